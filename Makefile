@@ -1,0 +1,34 @@
+# mariash — developer entry points.  Everything runs inside .venv.
+PY ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: venv test lint demo bench clean
+
+venv: $(STAMP)
+
+# Reinstall only when pyproject.toml changes (or the venv is missing).
+$(STAMP): pyproject.toml
+	test -x $(VPY) || $(PY) -m venv $(VENV)
+	$(VPY) -m pip install --upgrade pip
+	$(VPY) -m pip install -e '.[dev]'
+	touch $(STAMP)
+
+lint: venv
+	$(VENV)/bin/ruff check .
+
+test: venv
+	$(VENV)/bin/ruff check .
+	$(VPY) -m pytest -q
+
+# TODO: switch to `training.demo` once that module exists.
+demo: venv
+	$(VPY) -m mariash_env.demo
+
+bench: venv
+	$(VPY) scripts/bench_env.py
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -exec rm -rf {} +

@@ -1,0 +1,80 @@
+"""The action space: one ``Discrete(N_ACTIONS)`` shared by all seats (INTERFACE.md).
+
+Every index has one stable label; the ranges below are part of the public
+contract and only ever grow at the end.
+"""
+
+from __future__ import annotations
+
+from .cards import CARD_CODES, NCARDS
+
+TRUMP0 = 0  # trump:<card>, 32 of them
+TRUMP_BLIND = 32
+CONTRACT_SUIT = 33
+CONTRACT_BETL = 34
+CONTRACT_DURCH = 35
+CONTRACT_OPEN_BETL = 36
+CONTRACT_OPEN_DURCH = 37
+DISCARD0 = 38  # discard:<card>, 32
+GOOD = 70
+BAD = 71
+ANNOUNCE_HRA = 72
+ANNOUNCE_SEDMA = 73
+ANNOUNCE_STO = 74
+ANNOUNCE_STO_SEDMA = 75
+AGAINST_SEVEN = 76
+AGAINST_HUNDRED = 77
+FLEK0 = 78  # flek:game, flek:seven, flek:seven_against, flek:hundred_against
+PLAY0 = 82  # play:<card>, 32
+LAY_DOWN = 114
+N_ACTIONS = 115
+
+BET_NAMES = ("game", "seven", "seven_against", "hundred_against")
+
+
+def _labels() -> tuple[str, ...]:
+    out = [f"trump:{c}" for c in CARD_CODES]
+    out.append("trump:blind")
+    out += ["contract:suit", "contract:betl", "contract:durch"]
+    out += ["contract:open_betl", "contract:open_durch"]
+    out += [f"discard:{c}" for c in CARD_CODES]
+    out += ["good", "bad"]
+    out += ["announce:hra", "announce:sedma", "announce:sto", "announce:sto_sedma"]
+    out += ["against:seven", "against:hundred"]
+    out += [f"flek:{b}" for b in BET_NAMES]
+    out += [f"play:{c}" for c in CARD_CODES]
+    out.append("lay_down")
+    return tuple(out)
+
+
+ACTION_LABELS: tuple[str, ...] = _labels()
+assert len(ACTION_LABELS) == N_ACTIONS and ACTION_LABELS[PLAY0 + NCARDS - 1] == "play:Aa"
+_LABEL_TO_INDEX = {lab: i for i, lab in enumerate(ACTION_LABELS)}
+
+
+class ActionError(ValueError):
+    """An unknown action label or an out-of-range action index."""
+
+
+def action_label(index: int) -> str:
+    i = int(index)
+    if not 0 <= i < N_ACTIONS:
+        raise ActionError(f"action index {index!r} is out of range: expected 0..{N_ACTIONS - 1}")
+    return ACTION_LABELS[i]
+
+
+def action_index(label: str) -> int:
+    """Index of a label; card labels accept any case of the card code (``play:qh``)."""
+    if label in _LABEL_TO_INDEX:
+        return _LABEL_TO_INDEX[label]
+    if isinstance(label, str) and ":" in label:
+        head, _, tail = label.partition(":")
+        if len(tail) == 2 and head in ("trump", "discard", "play"):
+            fixed = f"{head}:{tail[0].upper()}{tail[1].lower()}"
+            if fixed in _LABEL_TO_INDEX:
+                return _LABEL_TO_INDEX[fixed]
+    raise ActionError(
+        f"unknown action label {label!r}: expected e.g. 'trump:Qh', 'contract:suit', "
+        "'discard:7b', 'good', 'bad', 'announce:sedma', 'against:seven', 'flek:game', "
+        "'play:Aa' or 'lay_down'"
+    )

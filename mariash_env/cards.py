@@ -1,0 +1,108 @@
+"""Cards of the German-suited 32-card pack and their canonical codes (RULES.md §1).
+
+A card is an index ``suit * 8 + rank`` with suits ``h b l a`` (červené, kule,
+zelené, žaludy) and ranks ``7 8 9 T J Q K A``; a set of cards is a 32-bit mask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+SUITS = "hbla"
+RANKS = "789TJQKA"
+NCARDS = 32
+ALL_CARDS = (1 << NCARDS) - 1
+
+SUIT_NAMES_CZ = ("červené", "kule", "zelené", "žaludy")
+SUIT_SYMBOLS = ("♥", "♦", "♠", "♣")
+RANK_NAMES_CZ = ("sedma", "osma", "devítka", "desítka", "spodek", "svršek", "král", "eso")
+
+CARD_CODES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+_CODE_TO_INDEX = {c: i for i, c in enumerate(CARD_CODES)}
+
+# Strength of a rank index in suit games (7 8 9 J Q K T A) and without trumps.
+TRUMP_STRENGTH = np.array([0, 1, 2, 6, 3, 4, 5, 7], dtype=np.int64)
+PLAIN_STRENGTH = np.arange(8, dtype=np.int64)
+RANK_T, RANK_J, RANK_Q, RANK_K, RANK_A = 3, 4, 5, 6, 7
+
+
+class CardError(ValueError):
+    """An unknown card code or index, or a malformed deck."""
+
+
+def card_index(card: str | int) -> int:
+    """Index of a card given as a code (``"Qh"``) or an index (``0..31``)."""
+    if isinstance(card, (int, np.integer)) and not isinstance(card, bool):
+        if 0 <= int(card) < NCARDS:
+            return int(card)
+        raise CardError(f"card index {card!r} is out of range: expected 0..31")
+    if isinstance(card, str):
+        code = card.strip()
+        if len(code) == 2:
+            code = code[0].upper() + code[1].lower()
+            if code in _CODE_TO_INDEX:
+                return _CODE_TO_INDEX[code]
+        raise CardError(
+            f"unknown card code {card!r}: expected rank+suit with rank in {RANKS!r} "
+            f"and suit in {SUITS!r}, e.g. 'Qh'"
+        )
+    raise CardError(f"a card must be a code like 'Qh' or an index 0..31, got {card!r}")
+
+
+def card_code(index: int) -> str:
+    return CARD_CODES[card_index(index)]
+
+
+def suit_of(index: int) -> int:
+    return index >> 3
+
+
+def rank_of(index: int) -> int:
+    return index & 7
+
+
+def mask_of(cards: Iterable[str | int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << card_index(c)
+    return m
+
+
+def cards_of(mask: int) -> list[int]:
+    mask = int(mask) & ALL_CARDS
+    return [i for i in range(NCARDS) if mask >> i & 1]
+
+
+def codes_of(mask: int) -> list[str]:
+    return [CARD_CODES[i] for i in cards_of(mask)]
+
+
+def parse_deck(deck: Iterable[str | int]) -> np.ndarray:
+    """A deck of 32 distinct cards, from the top, as an ``int64[32]`` of indices."""
+    try:
+        items = list(deck)
+    except TypeError as e:
+        raise CardError(f"a deck must be a sequence of 32 cards, got {deck!r}") from e
+    if len(items) != NCARDS:
+        raise CardError(f"a deck must hold exactly 32 cards, got {len(items)}")
+    idx = [card_index(c) for c in items]
+    seen: set[int] = set()
+    dup = [CARD_CODES[i] for i in idx if i in seen or seen.add(i)]
+    if dup:
+        missing = [CARD_CODES[i] for i in range(NCARDS) if i not in seen]
+        raise CardError(f"a deck must hold each card once: {dup} repeated, {missing} missing")
+    return np.array(idx, dtype=np.int64)
+
+
+def czech_name(index: int) -> str:
+    i = card_index(index)
+    return f"{SUIT_NAMES_CZ[i >> 3]} {RANK_NAMES_CZ[i & 7]}"
+
+
+def pretty(index: int) -> str:
+    """Short display form with a suit symbol, e.g. ``K♥``; the ten is shown as 10."""
+    i = card_index(index)
+    r = RANKS[i & 7]
+    return ("10" if r == "T" else r) + SUIT_SYMBOLS[i >> 3]

@@ -1,0 +1,192 @@
+"""Dealing, gathering and cutting (RULES.md §2): the cards of one deal shape the next."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import R_SHUFFLE_EVERY
+from .jit import njit
+from .state import (
+    ACTOR,
+    BAD_SEAT,
+    BET_SEAT,
+    BETL_SEAT,
+    C_NONE,
+    CHOOSER,
+    CLAIM_HANDS,
+    CLAIMER,
+    CONTRACT,
+    CUT,
+    DEAL_NO,
+    DEALER,
+    DISC,
+    DURCH_SEAT,
+    FOREHAND,
+    HAND,
+    LEADER,
+    MARR_ORD,
+    MARR_SEAT,
+    PARTIE_DONE,
+    PH_TRUMP,
+    PHASE,
+    POS,
+    SCORE,
+    SEVEN_SEAT,
+    SEVEN_TRICK,
+    STATE_SIZE,
+    TALON_OWNER,
+    TLEAD,
+    TO_MOVE,
+    TRICKS,
+    TRUMP_CARD,
+    TWIN,
+    getm,
+    rng_below,
+    setm,
+)
+from .tables import POS_SEAT
+
+
+@njit
+def deal_deck(st, deck, dealer):
+    """Start a deal: ``deck`` (32 card indices from the top) dealt in blocks by ``dealer``."""
+    for i in range(DEALER, STATE_SIZE):
+        st[i] = 0
+    for off in (TRUMP_CARD, ACTOR, CHOOSER, TALON_OWNER, BAD_SEAT, DURCH_SEAT, BETL_SEAT,
+                LEADER, SEVEN_TRICK, SEVEN_SEAT, CLAIMER):
+        st[off] = -1
+    for i in range(2):
+        st[DISC + i] = -1
+    for i in range(4):
+        st[BET_SEAT + i] = -1
+        st[MARR_SEAT + i] = -1
+        st[MARR_ORD + i] = -1
+    for i in range(30):
+        st[TRICKS + i] = -1
+    for i in range(10):
+        st[TLEAD + i] = -1
+        st[TWIN + i] = -1
+    f = (dealer + 1) % 3
+    st[DEALER] = dealer
+    st[FOREHAND] = f
+    hands = np.zeros(3, dtype=np.int64)
+    for p in range(32):
+        c = deck[p]
+        st[POS + c] = p
+        hands[(f + POS_SEAT[p]) % 3] |= np.int64(1) << c
+    for s in range(3):
+        setm(st, HAND + s, hands[s])
+    st[PHASE] = PH_TRUMP
+    st[TO_MOVE] = f
+
+
+@njit
+def shuffled_deck(st):
+    """A uniformly shuffled deck drawn from the state's generator (Fisher–Yates)."""
+    deck = np.arange(32, dtype=np.int64)
+    for i in range(31, 0, -1):
+        j = rng_below(st, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+    return deck
+
+
+@njit
+def start_partie(st, deck, dealer):
+    """Reset the partie (scores, deal counter) and deal ``deck`` by ``dealer``."""
+    st[DEAL_NO] = 0
+    st[PARTIE_DONE] = 0
+    for s in range(3):
+        st[SCORE + s] = 0
+    deal_deck(st, deck, dealer)
+
+
+@njit
+def deck_of(st):
+    """The current deal's deck as dealt (card at each position)."""
+    deck = np.empty(32, dtype=np.int64)
+    for c in range(32):
+        deck[st[POS + c]] = c
+    return deck
+
+
+
+@njit
+def _append_hand(dealt, m, stack, n):
+    """Append the cards of mask ``m`` in the order they were dealt."""
+    for p in range(32):
+        c = dealt[p]
+        if (m >> c) & 1:
+            stack[n] = c
+            n += 1
+    return n
+
+
+@njit
+def gathered_deck(st):
+    """The finished deal's cards gathered into the next deck, from the top, before the cut.
+
+    Piles bottom to top, per seat: the actor's final talon (discard order), its tricks in
+    the order taken (cards in play order), after a lay-down the claimed hands, then the
+    cards left in hand in dealt order.  Piles are stacked forehand, middlehand, dealer
+    (RULES.md §2, §12); the deck from the top is the stack reversed.
+    """
+    dealt = deck_of(st)
+    stack = np.empty(32, dtype=np.int64)
+    n = 0
+    f = st[FOREHAND]
+    actor = st[ACTOR]
+    for k in range(3):
+        seat = (f + k) % 3
+        if seat == actor and st[CONTRACT] != C_NONE and st[DISC + 1] >= 0:
+            stack[n] = st[DISC]
+            stack[n + 1] = st[DISC + 1]
+            n += 2
+        for t in range(10):
+            if st[TWIN + t] == seat:
+                for j in range(3):
+                    stack[n] = st[TRICKS + 3 * t + j]
+                    n += 1
+        if st[CLAIMER] == seat:
+            for j in range(3):
+                n = _append_hand(dealt, getm(st, CLAIM_HANDS + (seat + j) % 3), stack, n)
+        n = _append_hand(dealt, getm(st, HAND + seat), stack, n)
+    deck = np.empty(32, dtype=np.int64)
+    for i in range(32):
+        deck[i] = stack[31 - i]
+    return deck
+
+
+@njit
+def cut_deck(deck, k):
+    """Take ``k`` cards from the top and put them under the rest: ``deck[k:] + deck[:k]``."""
+    out = np.empty(32, dtype=np.int64)
+    for i in range(32):
+        out[i] = deck[(i + k) % 32]
+    return out
+
+
+@njit
+def next_deal(st, rules, k):
+    """Gather, cut (``k`` cards; ``k < 0`` draws 2..30 uniformly) and deal the next deal.
+
+    The new dealer is the old forehand.  Returns the cut used (0 when shuffled).
+    """
+    new_dealer = st[FOREHAND]
+    if rules[R_SHUFFLE_EVERY]:
+        deck = shuffled_deck(st)
+        k = 0
+    else:
+        deck = gathered_deck(st)
+        if k < 0:
+            k = 2 + rng_below(st, 29)
+        deck = cut_deck(deck, k)
+    st[DEAL_NO] += 1
+    deal_deck(st, deck, new_dealer)
+    st[CUT] = k
+    return k
+
+
+__all__ = ["deal_deck", "shuffled_deck", "start_partie", "gathered_deck", "cut_deck",
+           "next_deal", "deck_of"]

@@ -1,0 +1,420 @@
+"""The phase machine of a deal: legal actions and their effects (RULES.md §3–§8).
+
+``legal_actions(st, rules, mask)`` fills an ``int8[N_ACTIONS]`` mask for the seat
+to move; ``apply_action(st, rules, a)`` applies one action that the caller has
+checked is legal.  Both are pure functions of the compact state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import actions as A
+from ..rules import R_MAX_FLEK, R_NDEALS
+from .deal import next_deal
+from .jit import njit
+from .play import can_lay_down, held_marriages, lay_down, legal_cards, play_card
+from .settle import settle
+from .state import (
+    ACTOR,
+    AN_HRA,
+    AN_SEDMA,
+    AN_STO,
+    AN_STO_SEDMA,
+    ANNOUNCE,
+    ANNOUNCED_RND,
+    ANSWERS,
+    B_GAME,
+    B_HUNDRED_AG,
+    B_SEVEN,
+    B_SEVEN_AG,
+    BAD_SEAT,
+    BET_EXISTS,
+    BET_LEVEL,
+    BET_SEAT,
+    BETL_SEAT,
+    BLIND,
+    C_BETL,
+    C_DURCH,
+    C_NONE,
+    C_SUIT,
+    CHOOSER,
+    CONTRACT,
+    DEAL_NO,
+    DISC,
+    DURCH_SEAT,
+    END,
+    END_BROKEN,
+    END_CONCEDED,
+    END_LAID,
+    END_PLAYED,
+    END_SEDMA_VOID,
+    FLEK_ROUND,
+    FLEK_TURN,
+    FOREHAND,
+    GOOD_SEATS,
+    HAND,
+    LAID,
+    LEADER,
+    NDISC,
+    PARTIE_DONE,
+    PAY,
+    PH_ANNOUNCE,
+    PH_BARVA,
+    PH_BETL_ANSWER,
+    PH_CONTRACT,
+    PH_DISCARD,
+    PH_DONE,
+    PH_FLEK,
+    PH_PLAY,
+    PH_TRUMP,
+    PHASE,
+    POS,
+    RAISABLE,
+    RAISED_BY,
+    RAISED_RND,
+    SCORE,
+    TALON,
+    TALON_OWNER,
+    TO_MOVE,
+    TOOK,
+    TRICK_N,
+    TRICK_NO,
+    TRUMP_CARD,
+    TRUMP_PUBLIC,
+    TURN_DONE,
+    getm,
+    setm,
+)
+from .tables import BLIND_POS
+
+N_ACTIONS = A.N_ACTIONS
+
+
+@njit
+def _has(hand, c):
+    return (hand >> c) & 1 == 1
+
+
+@njit
+def _against_options(st, seat):
+    """Bits 0/1: may ``seat`` announce seven against / hundred against now (RULES.md §12)?"""
+    if st[CONTRACT] != C_SUIT or st[FLEK_ROUND] != 1:
+        return 0
+    hand = getm(st, HAND + seat)
+    trump = st[TRUMP_CARD] >> 3
+    out = 0
+    if (not st[BET_EXISTS + B_SEVEN] and not st[BET_EXISTS + B_SEVEN_AG]
+            and _has(hand, trump * 8)):
+        out |= 1
+    an = st[ANNOUNCE]
+    if (an != AN_STO and an != AN_STO_SEDMA and not st[BET_EXISTS + B_HUNDRED_AG]
+            and held_marriages(hand) != 0):
+        out |= 2
+    return out
+
+
+@njit
+def legal_actions(st, rules, mask):
+    """Fill ``mask`` (int8[N_ACTIONS]) with the legal actions of the seat to move."""
+    for i in range(N_ACTIONS):
+        mask[i] = 0
+    ph = st[PHASE]
+    seat = st[TO_MOVE]
+    if ph == PH_DONE or seat < 0:
+        return
+    hand = getm(st, HAND + seat)
+    if ph == PH_TRUMP:
+        for c in range(32):
+            if st[POS + c] < 7:
+                mask[A.TRUMP0 + c] = 1
+        mask[A.TRUMP_BLIND] = 1
+    elif ph == PH_CONTRACT:
+        if st[BAD_SEAT] < 0:
+            mask[A.CONTRACT_SUIT] = 1
+        mask[A.CONTRACT_BETL] = 1
+        mask[A.CONTRACT_DURCH] = 1
+    elif ph == PH_DISCARD:
+        suit = st[CONTRACT] == C_SUIT
+        for c in range(32):
+            if _has(hand, c):
+                r = c & 7
+                if suit and (r == 3 or r == 7 or c == st[TRUMP_CARD]):
+                    continue
+                mask[A.DISCARD0 + c] = 1
+    elif ph == PH_BARVA:
+        mask[A.GOOD] = 1
+        mask[A.BAD] = 1
+    elif ph == PH_BETL_ANSWER:
+        mask[A.GOOD] = 1
+        mask[A.CONTRACT_DURCH] = 1
+    elif ph == PH_ANNOUNCE:
+        s7 = _has(hand, (st[TRUMP_CARD] >> 3) * 8)
+        mar = held_marriages(hand) != 0
+        mask[A.ANNOUNCE_HRA] = 1
+        if s7:
+            mask[A.ANNOUNCE_SEDMA] = 1
+        if mar:
+            mask[A.ANNOUNCE_STO] = 1
+        if s7 and mar:
+            mask[A.ANNOUNCE_STO_SEDMA] = 1
+    elif ph == PH_FLEK:
+        avail = st[RAISABLE] & ~st[RAISED_RND]
+        for b in range(4):
+            if (avail >> b) & 1:
+                mask[A.FLEK0 + b] = 1
+        ag = _against_options(st, seat)
+        if ag & 1:
+            mask[A.AGAINST_SEVEN] = 1
+        if ag & 2:
+            mask[A.AGAINST_HUNDRED] = 1
+        mask[A.GOOD] = 1
+    elif ph == PH_PLAY:
+        legal = legal_cards(st, seat)
+        for c in range(32):
+            if (legal >> c) & 1:
+                mask[A.PLAY0 + c] = 1
+        if can_lay_down(st, seat):
+            mask[A.LAY_DOWN] = 1
+
+
+@njit
+def is_legal(st, rules, a, scratch):
+    if a < 0 or a >= N_ACTIONS:
+        return False
+    legal_actions(st, rules, scratch)
+    return scratch[a] == 1
+
+
+@njit
+def _take_talon(st, seat):
+    t = getm(st, TALON)
+    setm(st, HAND + seat, getm(st, HAND + seat) | t)
+    setm(st, TOOK + seat, getm(st, TOOK + seat) | t)
+    setm(st, TALON, 0)
+    st[DISC] = -1
+    st[DISC + 1] = -1
+    st[TALON_OWNER] = -1
+
+
+@njit
+def _start_flek(st, rules):
+    actor = st[ACTOR]
+    st[BET_EXISTS + B_GAME] = 1
+    st[PHASE] = PH_FLEK
+    st[FLEK_ROUND] = 1
+    st[FLEK_TURN] = 0
+    raisable = 0
+    for b in range(2):
+        if st[BET_EXISTS + b] and st[BET_LEVEL + b] < rules[R_MAX_FLEK]:
+            raisable |= 1 << b
+    st[RAISABLE] = raisable
+    st[RAISED_RND] = 0
+    st[ANNOUNCED_RND] = 0
+    st[TURN_DONE] = 0
+    st[TO_MOVE] = (actor + 1) % 3
+
+
+@njit
+def _finish(st, rules, end):
+    """End the deal: settle it and book the payments into the partie."""
+    st[END] = end
+    st[PHASE] = PH_DONE
+    st[TO_MOVE] = -1
+    settle(st, rules)
+    for s in range(3):
+        st[SCORE + s] += st[PAY + s]
+    if st[DEAL_NO] + 1 >= rules[R_NDEALS]:
+        st[PARTIE_DONE] = 1
+
+
+@njit
+def _end_flek(st, rules):
+    """After the last flek round: a deal that is not played (§5.4), or the first trick."""
+    st[RAISABLE] = 0
+    if st[CONTRACT] == C_SUIT:
+        against = st[BET_EXISTS + B_SEVEN_AG] or st[BET_EXISTS + B_HUNDRED_AG]
+        an = st[ANNOUNCE]
+        if an == AN_HRA and st[BET_LEVEL + B_GAME] == 0 and not against:
+            _finish(st, rules, END_CONCEDED)
+            return
+        if (an == AN_SEDMA and st[BET_LEVEL + B_GAME] == 1 and st[BET_LEVEL + B_SEVEN] == 0
+                and not against):
+            _finish(st, rules, END_SEDMA_VOID)
+            return
+        leader = st[FOREHAND]
+    else:
+        leader = st[ACTOR]
+    st[PHASE] = PH_PLAY
+    st[TRICK_NO] = 0
+    st[LEADER] = leader
+    st[TO_MOVE] = leader
+
+
+@njit
+def _flek_good(st, rules):
+    """``good`` ends a flek turn; the round ends after the side's last turn."""
+    actor = st[ACTOR]
+    defence_round = st[FLEK_ROUND] % 2 == 1
+    st[TURN_DONE] = 0
+    if defence_round and st[FLEK_TURN] == 0:
+        st[FLEK_TURN] = 1
+        st[TO_MOVE] = (actor + 2) % 3
+        return
+    moved = st[RAISED_RND] | st[ANNOUNCED_RND]
+    nxt = 0
+    for b in range(4):
+        if (moved >> b) & 1 and st[BET_LEVEL + b] < rules[R_MAX_FLEK]:
+            nxt |= 1 << b
+    if nxt == 0:
+        _end_flek(st, rules)
+        return
+    st[FLEK_ROUND] += 1
+    st[RAISABLE] = nxt
+    st[RAISED_RND] = 0
+    st[ANNOUNCED_RND] = 0
+    st[FLEK_TURN] = 0
+    st[TO_MOVE] = (actor + 1) % 3 if st[FLEK_ROUND] % 2 == 1 else actor
+
+
+@njit
+def apply_action(st, rules, a):
+    """Apply the legal action ``a`` of the seat to move.
+
+    Returns 1 when the action ended the deal (it is then settled), else 0.
+    """
+    ph = st[PHASE]
+    seat = st[TO_MOVE]
+    f = st[FOREHAND]
+    if ph == PH_TRUMP:
+        if a == A.TRUMP_BLIND:
+            for c in range(32):
+                if st[POS + c] == BLIND_POS:
+                    st[TRUMP_CARD] = c
+            st[BLIND] = 1
+        else:
+            st[TRUMP_CARD] = a - A.TRUMP0
+        st[PHASE] = PH_CONTRACT
+        st[CHOOSER] = f
+    elif ph == PH_CONTRACT:
+        if a == A.CONTRACT_SUIT:
+            st[CONTRACT] = C_SUIT
+        elif a == A.CONTRACT_BETL:
+            st[CONTRACT] = C_BETL
+            st[BETL_SEAT] = seat
+        else:
+            st[CONTRACT] = C_DURCH
+        st[ACTOR] = seat
+        st[PHASE] = PH_DISCARD
+        st[NDISC] = 0
+    elif ph == PH_DISCARD:
+        c = a - A.DISCARD0
+        setm(st, HAND + seat, getm(st, HAND + seat) & ~(np.int64(1) << c))
+        n = st[NDISC]
+        st[DISC + n] = c
+        st[NDISC] = n + 1
+        if n == 1:
+            talon = (np.int64(1) << st[DISC]) | (np.int64(1) << c)
+            setm(st, TALON, talon)
+            st[TALON_OWNER] = seat
+            setm(st, LAID + seat, getm(st, LAID + seat) | talon)
+            st[ANSWERS] = 0
+            con = st[CONTRACT]
+            if con == C_SUIT:
+                st[PHASE] = PH_BARVA
+                st[TO_MOVE] = (f + 1) % 3
+            elif con == C_BETL:
+                st[PHASE] = PH_BETL_ANSWER
+                st[TO_MOVE] = (seat + 1) % 3
+            else:
+                _start_flek(st, rules)
+    elif ph == PH_BARVA:
+        if a == A.GOOD:
+            st[GOOD_SEATS] |= 1 << seat
+            st[ANSWERS] += 1
+            if st[ANSWERS] == 2:
+                st[PHASE] = PH_ANNOUNCE
+                st[TO_MOVE] = f
+            else:
+                st[TO_MOVE] = (f + 2) % 3
+        else:
+            # The first "bad": the trump card goes back unshown, the talon to the bad-sayer.
+            st[BAD_SEAT] = seat
+            _take_talon(st, seat)
+            st[CONTRACT] = C_NONE
+            st[ACTOR] = -1
+            st[CHOOSER] = seat
+            st[PHASE] = PH_CONTRACT
+    elif ph == PH_BETL_ANSWER:
+        betl = st[BETL_SEAT]
+        if a == A.GOOD:
+            st[ANSWERS] += 1
+            if st[ANSWERS] == 2:
+                _start_flek(st, rules)
+            else:
+                st[TO_MOVE] = (betl + 2) % 3
+        else:
+            st[DURCH_SEAT] = seat
+            _take_talon(st, seat)
+            st[CONTRACT] = C_DURCH
+            st[ACTOR] = seat
+            st[CHOOSER] = seat
+            st[PHASE] = PH_DISCARD
+            st[NDISC] = 0
+    elif ph == PH_ANNOUNCE:
+        an = a - A.ANNOUNCE_HRA + AN_HRA
+        st[ANNOUNCE] = an
+        st[TRUMP_PUBLIC] = 1
+        if an == AN_SEDMA or an == AN_STO_SEDMA:
+            st[BET_EXISTS + B_SEVEN] = 1
+        _start_flek(st, rules)
+    elif ph == PH_FLEK:
+        if a == A.GOOD:
+            _flek_good(st, rules)
+        elif a == A.AGAINST_SEVEN or a == A.AGAINST_HUNDRED:
+            b = B_SEVEN_AG if a == A.AGAINST_SEVEN else B_HUNDRED_AG
+            st[BET_EXISTS + b] = 1
+            st[BET_LEVEL + b] = 0
+            st[BET_SEAT + b] = seat
+            st[ANNOUNCED_RND] |= 1 << b
+        else:
+            b = a - A.FLEK0
+            lvl = st[BET_LEVEL + b] + 1
+            st[BET_LEVEL + b] = lvl
+            st[RAISED_RND] |= 1 << b
+            if lvl <= 15:
+                st[RAISED_BY + b] |= (seat + 1) << (2 * (lvl - 1))
+    elif ph == PH_PLAY:
+        if a == A.LAY_DOWN:
+            lay_down(st, seat)
+            _finish(st, rules, END_LAID)
+            return 1
+        play_card(st, rules, seat, a - A.PLAY0)
+        con = st[CONTRACT]
+        t = st[TRICK_NO]
+        if st[TRICK_N] == 0:  # the trick closed
+            winner = st[LEADER]
+            actor = st[ACTOR]
+            if (con == C_BETL and winner == actor) or (con == C_DURCH and winner != actor):
+                _finish(st, rules, END_BROKEN)
+                return 1
+            if t == 10:
+                _finish(st, rules, END_PLAYED)
+                return 1
+            st[TO_MOVE] = winner
+        else:
+            st[TO_MOVE] = (seat + 1) % 3
+    return 1 if st[PHASE] == PH_DONE else 0
+
+
+@njit
+def advance_partie(st, rules, k):
+    """After a finished deal: deal the next one (cut ``k``, -1 = draw). Returns False at the end."""
+    if st[PARTIE_DONE]:
+        return False
+    next_deal(st, rules, k)
+    return True
+
+
+__all__ = ["legal_actions", "apply_action", "is_legal", "advance_partie", "N_ACTIONS",
+           "C_NONE", "TRICK_NO", "PH_DONE"]

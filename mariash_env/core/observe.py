@@ -1,0 +1,273 @@
+"""Observation and state encodings: a fixed layout of float32 features.
+
+Every seat sees its own perfect-recall information state; ``state()`` adds the
+hidden cards.  Seats are relative: 0 = the observing seat, 1 = next (clockwise),
+2 = the one after.  ``OBS_LAYOUT`` documents each block; bump ``OBS_VERSION``
+whenever the layout changes (exported robots check it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .jit import njit
+from .state import (
+    ACTOR,
+    ANNOUNCE,
+    ANNOUNCED_RND,
+    BAD_SEAT,
+    BET_EXISTS,
+    BET_LEVEL,
+    BET_SEAT,
+    BLIND,
+    CHOOSER,
+    CONTRACT,
+    DEAL_NO,
+    DEALER,
+    DURCH_SEAT,
+    FLEK_ROUND,
+    FOREHAND,
+    GOOD_SEATS,
+    HAND,
+    LAID,
+    MARR_ORD,
+    MARR_SEAT,
+    NDISC,
+    NTRICKS,
+    PH_DISCARD,
+    PH_TRUMP,
+    PHASE,
+    POS,
+    PTS,
+    RAISABLE,
+    RAISED_BY,
+    RAISED_RND,
+    SCORE,
+    TALON,
+    TALON_OWNER,
+    TLEAD,
+    TO_MOVE,
+    TOOK,
+    TRICK_N,
+    TRICK_NO,
+    TRICKS,
+    TRUMP_CARD,
+    TRUMP_PUBLIC,
+    getm,
+)
+
+OBS_VERSION = 1
+
+# Offsets of the observation blocks.
+O_HAND = 0
+O_LAID = 32
+O_TOOK = 64
+O_TALON = 96
+O_TRUMP_CARD = 128
+O_TRUMP_SUIT = 160
+O_BLIND = 164
+O_PLAYED_BY = 165
+O_PLAYED_IN = 261
+O_TRICK_LEADER = 581
+O_CUR_TRICK = 611
+O_CONTRACT = 675
+O_ANNOUNCE = 678
+O_ACTOR = 682
+O_FOREHAND = 685
+O_DEALER = 688
+O_CHOOSER = 691
+O_BAD = 694
+O_DURCH = 697
+O_GOOD = 700
+O_BET_EXISTS = 703
+O_BET_LEVEL = 707
+O_BET_SEAT = 739
+O_RAISED_BY = 745
+O_FLEK_ROUND = 829
+O_RAISABLE = 837
+O_RAISED_RND = 841
+O_ANNOUNCED_RND = 845
+O_MARRIAGE = 849
+O_FIRST_MARRIAGE = 861
+O_PHASE = 869
+O_NDISC = 878
+O_POINTS = 879
+O_NTRICKS = 882
+O_DEAL_NO = 885
+O_SCORE = 897
+OBS_SIZE = 900
+O_X_HANDS = 900
+O_X_TALON = 964
+O_X_TRUMP_CARD = 996
+O_X_TO_MOVE = 1028
+STATE_OBS_SIZE = 1031
+
+OBS_LAYOUT: tuple[tuple[str, int, int, str], ...] = (
+    ('hand', 0, 32, 'own hand (forehand sees only its first 7 cards until the trump is chosen)'),
+    ('laid', 32, 32, 'cards this seat has put into a talon'),
+    ('took', 64, 32, 'cards this seat has taken from a talon'),
+    ('talon', 96, 32, 'the talon, when this seat laid it'),
+    ('trump_card', 128, 32, 'the trump card, once this seat knows it'),
+    ('trump_suit', 160, 4, 'trump suit, once public (h b l a)'),
+    ('blind', 164, 1, 'trumps were chosen z lidu'),
+    ('played_by', 165, 96, '[relative seat][card]: cards played by each seat'),
+    ('played_in', 261, 320, '[card][trick]: the trick in which each card was played'),
+    ('trick_leader', 581, 30, '[trick][relative seat]: who led each trick'),
+    ('cur_trick', 611, 64, '[0..1][card]: first and second card of the current trick'),
+    ('contract', 675, 3, 'contract: suit, betl, durch'),
+    ('announce', 678, 4, 'hra, sedma, sto, sto a sedma'),
+    ('actor', 682, 3, 'relative seat of the actor'),
+    ('forehand', 685, 3, 'relative seat of forehand'),
+    ('dealer', 688, 3, 'relative seat of the dealer'),
+    ('chooser', 691, 3, 'relative seat naming a contract / discarding'),
+    ('bad', 694, 3, 'relative seat that said bad to Barva?'),
+    ('durch', 697, 3, 'relative seat that answered a betl with durch'),
+    ('good', 700, 3, 'relative seats that said good to Barva?'),
+    ('bet_exists', 703, 4, 'bets: game, seven, seven against, hundred against'),
+    ('bet_level', 707, 32, '[bet][level 0..7]: flek level of each bet (one-hot, 7 = 7 or more)'),
+    ('bet_seat', 739, 6, '[seven against, hundred against][relative seat]: who announced it'),
+    ('raised_by', 745, 84, '[bet][level 1..7][relative seat]: who raised each bet to each level'),
+    ('flek_round', 829, 8, 'flek round 1..8 (one-hot, 8 = 8 or more)'),
+    ('raisable', 837, 4, 'bets the side to speak may raise this round'),
+    ('raised_rnd', 841, 4, 'bets raised in the current round'),
+    ('announced_rnd', 845, 4, 'bets announced in the current round'),
+    ('marriage', 849, 12, '[suit][relative seat]: marriages announced'),
+    ('first_marriage', 861, 8, "[side: actor, defence][suit]: each side's first marriage"),
+    ('phase', 869, 9, 'phase: trump, contract, discard, barva, betl_answer, announce, flek, play, done'),
+    ('ndisc', 878, 1, 'one discard already made'),
+    ('points', 879, 3, '[relative seat]: card points taken / 100'),
+    ('ntricks', 882, 3, '[relative seat]: tricks taken / 10'),
+    ('deal_no', 885, 12, 'deal of the partie (one-hot, 11 = 12th or later)'),
+    ('score', 897, 3, '[relative seat]: running groše of the partie / 100'),
+    ('x_hands', 900, 64, 'state only: hands of the next and the previous seat'),
+    ('x_talon', 964, 32, 'state only: the talon'),
+    ('x_trump_card', 996, 32, 'state only: the trump card'),
+    ('x_to_move', 1028, 3, 'state only: relative seat to move'),
+)
+
+
+@njit
+def _bits(out, off, m):
+    for c in range(32):
+        if (m >> c) & 1:
+            out[off + c] = 1.0
+
+
+@njit
+def _rel_onehot(out, off, seat, me):
+    if seat >= 0:
+        out[off + (seat - me) % 3] = 1.0
+
+
+@njit
+def encode(st, me, out, omniscient):
+    """Write the observation of seat ``me`` into ``out`` (float32[OBS_SIZE]).
+
+    With ``omniscient`` the hidden blocks of :data:`STATE_OBS_SIZE` are filled too
+    and forehand's whole hand is shown during the trump choice.
+    """
+    n = STATE_OBS_SIZE if omniscient else OBS_SIZE
+    for i in range(n):
+        out[i] = 0.0
+    ph = st[PHASE]
+    f = st[FOREHAND]
+    hand = getm(st, HAND + me)
+    if ph == PH_TRUMP and me == f and not omniscient:
+        first7 = 0
+        for c in range(32):
+            if st[POS + c] < 7:
+                first7 |= np.int64(1) << c
+        hand &= first7
+    _bits(out, O_HAND, hand)
+    _bits(out, O_LAID, getm(st, LAID + me))
+    _bits(out, O_TOOK, getm(st, TOOK + me))
+    if st[TALON_OWNER] == me:
+        _bits(out, O_TALON, getm(st, TALON))
+    tc = st[TRUMP_CARD]
+    if tc >= 0 and (st[TRUMP_PUBLIC] or me == f):
+        out[O_TRUMP_CARD + tc] = 1.0
+    if st[TRUMP_PUBLIC]:
+        out[O_TRUMP_SUIT + (tc >> 3)] = 1.0
+    if st[BLIND]:
+        out[O_BLIND] = 1.0
+    # Card play, in order: who led each trick and who played what.
+    ntr = st[TRICK_NO]
+    for t in range(min(ntr + 1, 10)):
+        lead = st[TLEAD + t]
+        if lead < 0:
+            break
+        _rel_onehot(out, O_TRICK_LEADER + 3 * t, lead, me)
+        cnt = 3 if t < ntr else st[TRICK_N]
+        for j in range(cnt):
+            c = st[TRICKS + 3 * t + j]
+            r = (lead + j - me) % 3
+            out[O_PLAYED_BY + 32 * r + c] = 1.0
+            out[O_PLAYED_IN + 10 * c + t] = 1.0
+            if t == ntr and j < 2:
+                out[O_CUR_TRICK + 32 * j + c] = 1.0
+    con = st[CONTRACT]
+    if con > 0:
+        out[O_CONTRACT + con - 1] = 1.0
+    an = st[ANNOUNCE]
+    if an > 0:
+        out[O_ANNOUNCE + an - 1] = 1.0
+    actor = st[ACTOR]
+    _rel_onehot(out, O_ACTOR, actor, me)
+    _rel_onehot(out, O_FOREHAND, f, me)
+    _rel_onehot(out, O_DEALER, st[DEALER], me)
+    _rel_onehot(out, O_CHOOSER, st[CHOOSER], me)
+    _rel_onehot(out, O_BAD, st[BAD_SEAT], me)
+    _rel_onehot(out, O_DURCH, st[DURCH_SEAT], me)
+    for s in range(3):
+        if (st[GOOD_SEATS] >> s) & 1:
+            out[O_GOOD + (s - me) % 3] = 1.0
+    for b in range(4):
+        if st[BET_EXISTS + b]:
+            out[O_BET_EXISTS + b] = 1.0
+            out[O_BET_LEVEL + 8 * b + min(st[BET_LEVEL + b], 7)] = 1.0
+        rb = st[RAISED_BY + b]
+        for lvl in range(7):
+            s1 = (rb >> (2 * lvl)) & 3
+            if s1:
+                out[O_RAISED_BY + 21 * b + 3 * lvl + (s1 - 1 - me) % 3] = 1.0
+    for k in range(2):
+        _rel_onehot(out, O_BET_SEAT + 3 * k, st[BET_SEAT + 2 + k], me)
+    fr = st[FLEK_ROUND]
+    if fr > 0:
+        out[O_FLEK_ROUND + min(fr, 8) - 1] = 1.0
+    for b in range(4):
+        if (st[RAISABLE] >> b) & 1:
+            out[O_RAISABLE + b] = 1.0
+        if (st[RAISED_RND] >> b) & 1:
+            out[O_RAISED_RND + b] = 1.0
+        if (st[ANNOUNCED_RND] >> b) & 1:
+            out[O_ANNOUNCED_RND + b] = 1.0
+    first = np.full(2, 99, dtype=np.int64)
+    firsts = np.full(2, -1, dtype=np.int64)
+    for su in range(4):
+        ms = st[MARR_SEAT + su]
+        if ms >= 0:
+            out[O_MARRIAGE + 3 * su + (ms - me) % 3] = 1.0
+            side = 0 if ms == actor else 1
+            if st[MARR_ORD + su] < first[side]:
+                first[side] = st[MARR_ORD + su]
+                firsts[side] = su
+    for side in range(2):
+        if firsts[side] >= 0:
+            out[O_FIRST_MARRIAGE + 4 * side + firsts[side]] = 1.0
+    out[O_PHASE + ph] = 1.0
+    if ph == PH_DISCARD and st[NDISC] == 1:
+        out[O_NDISC] = 1.0
+    for s in range(3):
+        r = (s - me) % 3
+        out[O_POINTS + r] = st[PTS + s] / 100.0
+        out[O_NTRICKS + r] = st[NTRICKS + s] / 10.0
+        out[O_SCORE + r] = st[SCORE + s] / 100.0
+    out[O_DEAL_NO + min(st[DEAL_NO], 11)] = 1.0
+    if omniscient:
+        _bits(out, O_X_HANDS, getm(st, HAND + (me + 1) % 3))
+        _bits(out, O_X_HANDS + 32, getm(st, HAND + (me + 2) % 3))
+        _bits(out, O_X_TALON, getm(st, TALON))
+        if tc >= 0:
+            out[O_X_TRUMP_CARD + tc] = 1.0
+        _rel_onehot(out, O_X_TO_MOVE, st[TO_MOVE], me)

@@ -1,0 +1,312 @@
+"""Card play: trick legality, trick winner, marriages and laying down (RULES.md §6–§8)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import R_QUEEN_FIRST
+from .jit import njit
+from .state import (
+    ACTOR,
+    AN_STO,
+    AN_STO_SEDMA,
+    ANNOUNCE,
+    B_HUNDRED_AG,
+    B_SEVEN,
+    B_SEVEN_AG,
+    BET_EXISTS,
+    C_BETL,
+    C_DURCH,
+    C_SUIT,
+    CLAIM_HANDS,
+    CLAIMER,
+    CONTRACT,
+    HAND,
+    LEADER,
+    MARR_ORD,
+    MARR_SEAT,
+    NMARR,
+    NTRICKS,
+    PLAYED,
+    PTS,
+    SEVEN_SEAT,
+    SEVEN_TRICK,
+    SEVEN_WON,
+    TALON,
+    TLEAD,
+    TRICK_N,
+    TRICK_NO,
+    TRICKS,
+    TRUMP_CARD,
+    TWIN,
+    getm,
+    setm,
+)
+from .tables import ABOVE_PLAIN, ABOVE_TRUMP, ALL, BELOW_PLAIN, CARD_POINTS, SUIT_MASK
+
+
+@njit
+def trump_suit(st):
+    """The trump suit in a suit game, else -1 (betl, durch, or no contract yet)."""
+    if st[CONTRACT] == C_SUIT:
+        return st[TRUMP_CARD] >> 3
+    return -1
+
+
+@njit
+def beats(c, best, trump):
+    """Does card ``c`` beat the card ``best`` currently winning the trick?"""
+    if (c >> 3) == (best >> 3):
+        if trump >= 0:
+            return (ABOVE_TRUMP[best] >> c) & 1 == 1
+        return (ABOVE_PLAIN[best] >> c) & 1 == 1
+    return (c >> 3) == trump
+
+
+@njit
+def trick_best(st, n):
+    """Index (0..n-1 in play order) of the card winning the current trick so far."""
+    t = st[TRICK_NO]
+    trump = trump_suit(st)
+    bi = 0
+    best = st[TRICKS + 3 * t]
+    for j in range(1, n):
+        c = st[TRICKS + 3 * t + j]
+        if beats(c, best, trump):
+            best = c
+            bi = j
+    return bi
+
+
+@njit
+def seven_bet_open(st):
+    return st[BET_EXISTS + B_SEVEN] != 0 or st[BET_EXISTS + B_SEVEN_AG] != 0
+
+
+@njit
+def legal_cards(st, seat):
+    """Mask of the cards ``seat`` may play now (RULES.md §6, §12)."""
+    hand = getm(st, HAND + seat)
+    n = st[TRICK_N]
+    trump = trump_suit(st)
+    if n == 0:
+        legal = hand
+    else:
+        t = st[TRICK_NO]
+        led = st[TRICKS + 3 * t]
+        ls = led >> 3
+        best = st[TRICKS + 3 * t + trick_best(st, n)]
+        above = ABOVE_TRUMP[best] if trump >= 0 else ABOVE_PLAIN[best]
+        follow = hand & SUIT_MASK[ls]
+        if follow:
+            if trump >= 0 and ls != trump and (best >> 3) == trump:
+                legal = follow  # already trumped: follow suit, no need to beat
+            else:
+                beat = follow & above
+                legal = beat if beat else follow
+        elif trump >= 0 and hand & SUIT_MASK[trump]:
+            tr = hand & SUIT_MASK[trump]
+            if (best >> 3) == trump:
+                beat = tr & above
+                legal = beat if beat else tr
+            else:
+                legal = tr
+        else:
+            legal = hand
+    # An announced seven (or seven against) may go before the last trick only when forced.
+    if trump >= 0 and st[TRICK_NO] < 9 and seven_bet_open(st):
+        s7 = np.int64(1) << (trump * 8)
+        if legal & s7 and legal != s7:
+            legal &= ~s7
+    return legal
+
+
+@njit
+def side_of(st, seat):
+    """0 for the actor's side, 1 for the defence."""
+    return 0 if seat == st[ACTOR] else 1
+
+
+@njit
+def held_marriages(hand):
+    """Bit s set when the hand holds K and Q of suit s."""
+    out = 0
+    for s in range(4):
+        if (hand >> (8 * s + 5)) & 3 == 3:
+            out |= 1 << s
+    return out
+
+
+@njit
+def announce_marriage(st, seat, s):
+    st[MARR_SEAT + s] = seat
+    st[MARR_ORD + s] = st[NMARR]
+    st[NMARR] += 1
+
+
+@njit
+def play_card(st, rules, seat, c):
+    """Play ``c`` (legal) for ``seat``; returns the trick winner when the trick closes, else -1."""
+    hand = getm(st, HAND + seat)
+    t = st[TRICK_NO]
+    n = st[TRICK_N]
+    trump = trump_suit(st)
+    if trump >= 0:
+        r = c & 7
+        s = c >> 3
+        if (r == 5 and (hand >> (c + 1)) & 1) or (
+            r == 6 and not rules[R_QUEEN_FIRST] and (hand >> (c - 1)) & 1
+        ):
+            announce_marriage(st, seat, s)
+        if c == trump * 8:
+            st[SEVEN_TRICK] = t
+            st[SEVEN_SEAT] = seat
+    setm(st, HAND + seat, hand & ~(np.int64(1) << c))
+    setm(st, PLAYED, getm(st, PLAYED) | (np.int64(1) << c))
+    if n == 0:
+        st[TLEAD + t] = seat
+    st[TRICKS + 3 * t + n] = c
+    if n < 2:
+        st[TRICK_N] = n + 1
+        return -1
+    bi = trick_best(st, 3)
+    winner = (st[LEADER] + bi) % 3
+    pts = 0
+    for j in range(3):
+        pts += CARD_POINTS[st[TRICKS + 3 * t + j]]
+    if t == 9:
+        pts += 10
+    st[PTS + winner] += pts
+    st[NTRICKS + winner] += 1
+    st[TWIN + t] = winner
+    if trump >= 0 and st[SEVEN_TRICK] == t:
+        st[SEVEN_WON] = 1 if st[TRICKS + 3 * t + bi] == trump * 8 else 0
+    st[TRICK_N] = 0
+    st[TRICK_NO] = t + 1
+    st[LEADER] = winner
+    return winner
+
+
+@njit
+def outstanding(st, seat):
+    """Cards not in ``seat``'s hand, not played, and for the actor not in its talon."""
+    o = ALL & ~getm(st, HAND + seat) & ~getm(st, PLAYED)
+    if seat == st[ACTOR]:
+        o &= ~getm(st, TALON)
+    return o
+
+
+@njit
+def _hundred_withheld(st, claimer):
+    """Lay-down is withheld while an announced hundred's amount could depend on marriage order."""
+    an = st[ANNOUNCE]
+    if an == AN_STO or an == AN_STO_SEDMA:
+        hside = 0
+    elif st[BET_EXISTS + B_HUNDRED_AG]:
+        hside = 1
+    else:
+        return False
+    actor = st[ACTOR]
+    for s in range(4):
+        ms = st[MARR_SEAT + s]
+        if ms >= 0 and side_of(st, ms) == hside:
+            return False  # its first marriage is already fixed
+    trump = st[TRUMP_CARD] >> 3
+    vmin = 99
+    vmax = 0
+    for seat in range(3):
+        if side_of(st, seat) != hside:
+            continue
+        hm = held_marriages(getm(st, HAND + seat))
+        for s in range(4):
+            if (hm >> s) & 1:
+                v = 40 if s == trump else 20
+                vmin = min(vmin, v)
+                vmax = max(vmax, v)
+    if vmin >= vmax:
+        return False
+    cards = 0
+    for seat in range(3):
+        if side_of(st, seat) == hside:
+            cards += st[PTS + seat]
+    if side_of(st, claimer) == hside:
+        rem = 0
+        for seat in range(3):
+            rem |= getm(st, HAND + seat)
+        for c in range(32):
+            if (rem >> c) & 1:
+                cards += CARD_POINTS[c]
+        cards += 10
+    _ = actor
+    return cards + vmin < 100  # with the smaller marriage first the hundred may fail
+
+
+@njit
+def can_lay_down(st, seat):
+    """RULES.md §8: may ``seat``, on lead at the start of a trick, lay its cards down?"""
+    if st[TRICK_N] != 0 or st[LEADER] != seat:
+        return False
+    hand = getm(st, HAND + seat)
+    if hand == 0:
+        return False
+    o = outstanding(st, seat)
+    con = st[CONTRACT]
+    if con == C_SUIT:
+        trump = st[TRUMP_CARD] >> 3
+        if o & SUIT_MASK[trump]:
+            return False
+        for c in range(32):
+            if (hand >> c) & 1 and o & ABOVE_TRUMP[c]:
+                return False
+        return not _hundred_withheld(st, seat)
+    if seat != st[ACTOR]:
+        return False
+    if con == C_DURCH:
+        for c in range(32):
+            if (hand >> c) & 1 and o & ABOVE_PLAIN[c]:
+                return False
+        return True
+    if con == C_BETL:
+        any_open = False
+        for c in range(32):
+            if (hand >> c) & 1:
+                if o & BELOW_PLAIN[c]:
+                    return False
+                if o & SUIT_MASK[c >> 3]:
+                    any_open = True
+        return any_open
+    return False
+
+
+@njit
+def lay_down(st, seat):
+    """Settle the rest of the card play as laid down by ``seat`` (RULES.md §8)."""
+    st[CLAIMER] = seat
+    if st[CONTRACT] == C_BETL:
+        return  # the actor takes no further trick; the cards stay in the hands
+    rem = 0
+    for k in range(3):
+        s = (seat + k) % 3
+        h = getm(st, HAND + s)
+        setm(st, CLAIM_HANDS + s, h)
+        rem |= h
+    if st[CONTRACT] == C_SUIT:
+        trump = st[TRUMP_CARD] >> 3
+        for k in range(3):
+            s = (seat + k) % 3
+            hm = held_marriages(getm(st, HAND + s))
+            for su in range(4):
+                if (hm >> su) & 1:
+                    announce_marriage(st, s, su)
+        if (getm(st, HAND + seat) >> (trump * 8)) & 1:
+            st[SEVEN_TRICK] = 9
+            st[SEVEN_SEAT] = seat
+            st[SEVEN_WON] = 1
+    pts = 10
+    for c in range(32):
+        if (rem >> c) & 1:
+            pts += CARD_POINTS[c]
+    st[PTS + seat] += pts
+    st[NTRICKS + seat] += 10 - st[TRICK_NO]
+    for s in range(3):
+        setm(st, HAND + s, 0)

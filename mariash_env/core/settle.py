@@ -1,0 +1,174 @@
+"""Settlement in groše (RULES.md §9, §5.4, §12): pure arithmetic on a finished deal.
+
+Every line is an amount ``A`` per defender from the actor's point of view: the
+actor receives ``2A``, each defender pays ``A``.
+"""
+
+from __future__ import annotations
+
+from ..rules import R_BETL, R_CAP, R_DURCH, R_HRA, R_KILLED_SEVEN, R_SEDMA, R_STO
+from .jit import njit
+from .state import (
+    ACTOR,
+    AMT,
+    AN_STO,
+    AN_STO_SEDMA,
+    ANNOUNCE,
+    B_GAME,
+    B_HUNDRED_AG,
+    B_SEVEN,
+    B_SEVEN_AG,
+    BET_EXISTS,
+    BET_LEVEL,
+    C_BETL,
+    C_DURCH,
+    CONTRACT,
+    END,
+    END_BROKEN,
+    END_CONCEDED,
+    END_SEDMA_VOID,
+    L_GAME,
+    L_HUNDRED_AG,
+    L_SEVEN,
+    L_SEVEN_AG,
+    L_SILENT_SEVEN,
+    MARR_ORD,
+    MARR_SEAT,
+    PAY,
+    PTS,
+    SETTLED,
+    SEVEN_SEAT,
+    SEVEN_TRICK,
+    SEVEN_WON,
+    SIDE_FIRST,
+    SIDE_MARR,
+    SIDE_PTS,
+    SILENT100,
+    TRUMP_CARD,
+    WON,
+    WORTH,
+)
+
+
+@njit
+def _line(st, line, won, worth, sign_won, mult):
+    """Record a line: ``sign_won`` is +1 when winning it pays the actor, -1 for the defence's."""
+    st[WON + line] = 1 if won else 0
+    st[WORTH + line] = worth
+    st[AMT + line] = (sign_won if won else -sign_won) * worth * mult
+
+
+@njit
+def settle(st, rules):
+    """Compute every line of the settlement and the payments of a finished deal."""
+    for i in range(5):
+        st[AMT + i] = 0
+        st[WON + i] = 0
+        st[WORTH + i] = 0
+    st[SILENT100] = 0
+    actor = st[ACTOR]
+    con = st[CONTRACT]
+    end = st[END]
+    glevel = 1 << st[BET_LEVEL + B_GAME]
+    if con == C_BETL or con == C_DURCH:
+        price = rules[R_BETL] if con == C_BETL else rules[R_DURCH]
+        won = end != END_BROKEN  # broken at the first deciding trick, else won
+        _line(st, L_GAME, won, price, 1, glevel)
+    else:
+        h = 2 if (st[TRUMP_CARD] >> 3) == 0 else 1
+        hra = rules[R_HRA]
+        sedma = rules[R_SEDMA]
+        sto = rules[R_STO]
+        killed = rules[R_KILLED_SEVEN]
+        if end == END_CONCEDED:
+            _line(st, L_GAME, True, hra, 1, glevel * h)
+        elif end == END_SEDMA_VOID:
+            _line(st, L_GAME, False, hra, 1, glevel * h)
+            _line(st, L_SEVEN, True, sedma, 1, (1 << st[BET_LEVEL + B_SEVEN]) * h)
+        else:
+            # Points: cards (aces, tens, last trick) plus marriages, per side.
+            ca = st[PTS + actor]
+            cd = 0
+            for s in range(3):
+                if s != actor:
+                    cd += st[PTS + s]
+            trump = st[TRUMP_CARD] >> 3
+            ma = 0
+            md = 0
+            first_a = 0
+            first_d = 0
+            ord_a = 99
+            ord_d = 99
+            for su in range(4):
+                seat = st[MARR_SEAT + su]
+                if seat < 0:
+                    continue
+                v = 40 if su == trump else 20
+                o = st[MARR_ORD + su]
+                if seat == actor:
+                    ma += v
+                    if o < ord_a:
+                        ord_a = o
+                        first_a = v
+                else:
+                    md += v
+                    if o < ord_d:
+                        ord_d = o
+                        first_d = v
+            pa = ca + ma
+            pd = cd + md
+            st[SIDE_PTS] = ca
+            st[SIDE_PTS + 1] = cd
+            st[SIDE_MARR] = ma
+            st[SIDE_MARR + 1] = md
+            st[SIDE_FIRST] = first_a
+            st[SIDE_FIRST + 1] = first_d
+            an = st[ANNOUNCE]
+            if an == AN_STO or an == AN_STO_SEDMA:
+                counted = ca + first_a
+                if counted >= 100:
+                    _line(st, L_GAME, True, sto + sto * (pa - 100) // 10, 1, glevel * h)
+                else:
+                    _line(st, L_GAME, False, sto * (100 - counted) // 10 + sto * md // 10, 1,
+                          glevel * h)
+            else:
+                won = pa > pd
+                worth = hra
+                if won and pa >= 100:
+                    worth = 2 * hra + 2 * hra * (pa - 100) // 10
+                    st[SILENT100] = 1
+                elif not won and pd >= 100 and not st[BET_EXISTS + B_HUNDRED_AG]:
+                    worth = 2 * hra + 2 * hra * (pd - 100) // 10
+                    st[SILENT100] = 2
+                _line(st, L_GAME, won, worth, 1, glevel * h)
+            seven_last = st[SEVEN_TRICK] == 9 and st[SEVEN_WON] == 1
+            if st[BET_EXISTS + B_SEVEN]:
+                won = seven_last and st[SEVEN_SEAT] == actor
+                _line(st, L_SEVEN, won, sedma if won else killed, 1,
+                      (1 << st[BET_LEVEL + B_SEVEN]) * h)
+            if st[BET_EXISTS + B_SEVEN_AG]:
+                won = seven_last and st[SEVEN_SEAT] != actor
+                _line(st, L_SEVEN_AG, won, sedma if won else killed, -1,
+                      (1 << st[BET_LEVEL + B_SEVEN_AG]) * h)
+            if st[BET_EXISTS + B_HUNDRED_AG]:
+                counted = cd + first_d
+                mult = (1 << st[BET_LEVEL + B_HUNDRED_AG]) * h
+                if counted >= 100:
+                    _line(st, L_HUNDRED_AG, True, sto + sto * (pd - 100) // 10, -1, mult)
+                else:
+                    _line(st, L_HUNDRED_AG, False,
+                          sto * (100 - counted) // 10 + sto * ma // 10, -1, mult)
+            if (not st[BET_EXISTS + B_SEVEN] and not st[BET_EXISTS + B_SEVEN_AG]
+                    and st[SEVEN_TRICK] == 9):
+                # Silent seven: for the side of whoever played it to the last trick.
+                sign = 1 if st[SEVEN_SEAT] == actor else -1
+                _line(st, L_SILENT_SEVEN, st[SEVEN_WON] == 1, 1, sign, h)
+    a = 0
+    for i in range(5):
+        a += st[AMT + i]
+    cap = rules[R_CAP]
+    if cap > 0:
+        a = min(cap, max(-cap, a))
+    for s in range(3):
+        st[PAY + s] = 2 * a if s == actor else -a
+    st[SETTLED] = 1

@@ -1,0 +1,130 @@
+"""Rule sets and variants (RULES.md §11) as a validated configuration.
+
+A :class:`Rules` object is turned into a small ``int64`` vector that the
+compiled core reads; every variant is a switch there, never a fork of the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+# Indices into the rules vector read by the core.
+R_HRA, R_SEDMA, R_STO, R_BETL, R_DURCH = 0, 1, 2, 3, 4
+R_KILLED_SEVEN = 5
+R_MAX_FLEK = 6
+R_CAP = 7
+R_QUEEN_FIRST = 8
+R_SHUFFLE_EVERY = 9
+R_NDEALS = 10
+R_SIZE = 11
+
+TARIFFS = {
+    "home": {"hra": 1, "sedma": 2, "sto": 4, "betl": 5, "durch": 10},
+    "csm": {"hra": 1, "sedma": 2, "sto": 4, "betl": 15, "durch": 30},
+}
+UNLIMITED_FLEK = 24  # "unlimited" flek: far beyond any real table, still exact in int64
+
+
+class RulesError(ValueError):
+    """An unknown rule option or an invalid value for one."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rule switches of RULES.md §11; the defaults are the seed-001 table."""
+
+    rules: str = "voleny"
+    deals: int = 12
+    tariff: str = "home"
+    killed_seven: int = 2
+    max_flek: int | None = 4
+    payment_cap: int | None = None
+    marriage_order: str = "any"
+    shuffle: str = "partie"
+    hundred_counting: str = "first_played"
+    open_contracts: bool = False
+    players: int = 3
+    tariff_table: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("tariff_table")
+        return d
+
+    def vector(self) -> np.ndarray:
+        t = TARIFFS[self.tariff]
+        v = np.zeros(R_SIZE, dtype=np.int64)
+        v[R_HRA], v[R_SEDMA], v[R_STO] = t["hra"], t["sedma"], t["sto"]
+        v[R_BETL], v[R_DURCH] = t["betl"], t["durch"]
+        v[R_KILLED_SEVEN] = self.killed_seven
+        v[R_MAX_FLEK] = UNLIMITED_FLEK if self.max_flek is None else self.max_flek
+        v[R_CAP] = 0 if self.payment_cap is None else self.payment_cap
+        v[R_QUEEN_FIRST] = self.marriage_order == "queen_first"
+        v[R_SHUFFLE_EVERY] = self.shuffle == "every_deal"
+        v[R_NDEALS] = self.deals
+        return v
+
+
+_CHOICES = {
+    "rules": ("voleny",),
+    "tariff": tuple(TARIFFS),
+    "killed_seven": (2, 3),
+    "marriage_order": ("any", "queen_first"),
+    "shuffle": ("partie", "every_deal"),
+    "hundred_counting": ("first_played",),
+    "open_contracts": (False,),
+    "players": (3,),
+}
+_NOT_YET = {
+    ("rules", "licitovany"): "the auction game (licitovaný, seed 000)",
+    ("rules", "lizany"): "two-player lízaný",
+    ("hundred_counting", "order_free"): "order-free hundred counting with multiplicative pricing",
+    ("open_contracts", True): "open betl / open durch",
+    ("players", 4): "the four-player table",
+}
+
+
+def make_rules(**options: Any) -> Rules:
+    """Validate rule keyword arguments and build a :class:`Rules`.
+
+    Raises :class:`RulesError` naming the option and the accepted values.
+    """
+    known = {f for f in Rules.__dataclass_fields__ if f != "tariff_table"}
+    for key, value in options.items():
+        if key not in known:
+            raise RulesError(
+                f"unknown rule option {key!r}: expected one of {sorted(known)}"
+            )
+        if (key, value) in _NOT_YET:
+            raise RulesError(
+                f"rule option {key}={value!r} ({_NOT_YET[key, value]}) is a variant of "
+                f"RULES.md §11 that this version does not implement; accepted: "
+                f"{list(_CHOICES[key])}"
+            )
+        if key in _CHOICES and value not in _CHOICES[key]:
+            raise RulesError(
+                f"invalid value {value!r} for rule option {key!r}: expected one of "
+                f"{list(_CHOICES[key])}"
+            )
+    deals = options.get("deals", 12)
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+        raise RulesError(f"invalid value {deals!r} for rule option 'deals': expected an int >= 1")
+    mf = options.get("max_flek", 4)
+    if mf is not None and (
+        isinstance(mf, bool) or not isinstance(mf, (int, np.integer)) or not 0 <= mf <= 20
+    ):
+        raise RulesError(
+            f"invalid value {mf!r} for rule option 'max_flek': expected an int 0..20 "
+            "(4 = boty) or None for unlimited"
+        )
+    cap = options.get("payment_cap")
+    if cap is not None and (
+        isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap <= 0
+    ):
+        raise RulesError(
+            f"invalid value {cap!r} for rule option 'payment_cap': expected a positive int or None"
+        )
+    return Rules(**options)

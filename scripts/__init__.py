@@ -1,0 +1,1 @@
+"""Developer scripts (benchmarks, anchors)."""
