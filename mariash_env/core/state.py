@@ -192,3 +192,9 @@ def seed_words(seed: int | None) -> np.ndarray:
 
 def new_state() -> np.ndarray:
     return np.zeros(STATE_SIZE, dtype=np.int32)
+
+
+def seed_rng(st: np.ndarray, seed: int | None) -> None:
+    """Seed the state's generator from any integer seed (None: fresh entropy)."""
+    for i, w in enumerate(seed_words(seed)):
+        setm(st, RNG + i, int(w))

@@ -1,0 +1,272 @@
+"""One partie of volený mariáš as a Python object over the compact core state.
+
+:class:`Game` is what every Python front end drives (the AEC environment, the
+replayer, robots that search): it holds the ``int32`` state record and the
+rules vector, checks actions, keeps the game record of each deal, and reads
+the settlement out of the core.  It never decides a rule itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import actions as A
+from .cards import CARD_CODES, SUITS, parse_deck
+from .core import state as S
+from .core.deal import deal_deck, deck_of, shuffled_deck, start_partie
+from .core.engine import advance_partie, apply_action, legal_actions
+from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
+from .rules import Rules, make_rules
+
+LEVEL_NAMES = ("", "flek", "re", "tutti", "boty")
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal for the seat to move; nothing was applied."""
+
+
+class OptionError(ValueError):
+    """A malformed reset option (deck, dealer, cuts)."""
+
+
+def level_name(level: int) -> str:
+    return LEVEL_NAMES[level] if level < len(LEVEL_NAMES) else f"flek×{level}"
+
+
+class Game:
+    """A partie (``rules.deals`` deals) on one compact state record."""
+
+    def __init__(self, rules: Rules | None = None, **options: Any) -> None:
+        self.rules = rules if rules is not None else make_rules(**options)
+        self.rv = self.rules.vector()
+        self.st = S.new_state()
+        self._mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        self._cuts: list[int] = []
+        self.records: list[dict[str, Any]] = []
+        self.history: list[tuple[int, int]] = []
+        self.first_dealer = 0
+
+    # --- set-up -----------------------------------------------------------------------
+    def new_partie(
+        self,
+        seed: int | None = None,
+        deck: Sequence[str | int] | None = None,
+        dealer: int = 0,
+        cuts: Sequence[int] | None = None,
+    ) -> None:
+        """Start a partie: ``deck`` (from the top) is dealt as is, else shuffled from ``seed``."""
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not (
+            0 <= int(dealer) <= 2
+        ):
+            raise OptionError(f"invalid dealer {dealer!r}: expected a seat 0, 1 or 2")
+        cut_list: list[int] = []
+        if cuts is not None:
+            try:
+                cut_list = [int(k) for k in cuts]
+            except (TypeError, ValueError) as e:
+                raise OptionError(f"invalid cuts {cuts!r}: expected a list of ints 2..30") from e
+            bad = [k for k in cut_list if not 2 <= k <= 30]
+            if bad:
+                raise OptionError(f"invalid cut(s) {bad}: a cut takes 2..30 cards (RULES.md §2)")
+        fixed = parse_deck(deck) if deck is not None else None
+        st = S.new_state()
+        S.seed_rng(st, seed)
+        d = fixed if fixed is not None else shuffled_deck(st)
+        start_partie(st, d, int(dealer))
+        st[S.CUT] = -1
+        self.st = st
+        self._cuts = cut_list
+        self.records = []
+        self.history = []
+        self.first_dealer = int(dealer)
+
+    def deal_deck(self, deck: Sequence[str | int], dealer: int) -> None:
+        """Deal a given deck within the current partie (used by the replayer)."""
+        deal_deck(self.st, parse_deck(deck), int(dealer))
+        self.history = []
+
+    # --- queries ----------------------------------------------------------------------
+    @property
+    def to_move(self) -> int:
+        return int(self.st[S.TO_MOVE])
+
+    @property
+    def phase(self) -> int:
+        return int(self.st[S.PHASE])
+
+    @property
+    def phase_name(self) -> str:
+        return S.PHASE_NAMES[self.phase]
+
+    @property
+    def deal_no(self) -> int:
+        return int(self.st[S.DEAL_NO])
+
+    @property
+    def deal_over(self) -> bool:
+        return self.phase == S.PH_DONE
+
+    @property
+    def partie_over(self) -> bool:
+        return bool(self.st[S.PARTIE_DONE]) and self.deal_over
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self.st[S.SCORE : S.SCORE + 3].astype(np.int64)
+
+    def legal_mask(self, seat: int | None = None) -> np.ndarray:
+        """``int8[N_ACTIONS]``: the legal actions of ``seat`` (all zero when it is not to move)."""
+        if seat is not None and seat != self.to_move:
+            return np.zeros(A.N_ACTIONS, dtype=np.int8)
+        m = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        legal_actions(self.st, self.rv, m)
+        return m
+
+    def legal_actions(self, seat: int | None = None) -> list[int]:
+        return [int(i) for i in np.flatnonzero(self.legal_mask(seat))]
+
+    def legal_labels(self, seat: int | None = None) -> list[str]:
+        return [A.ACTION_LABELS[i] for i in self.legal_actions(seat)]
+
+    def hand(self, seat: int) -> int:
+        return int(S.getm(self.st, S.HAND + seat))
+
+    def deck(self) -> list[str]:
+        return [CARD_CODES[c] for c in deck_of(self.st)]
+
+    def observation(self, seat: int) -> np.ndarray:
+        out = np.zeros(OBS_SIZE, dtype=np.float32)
+        encode(self.st, seat, out, False)
+        return out
+
+    def full_state(self) -> np.ndarray:
+        out = np.zeros(STATE_OBS_SIZE, dtype=np.float32)
+        encode(self.st, 0, out, True)
+        return out
+
+    # --- acting -----------------------------------------------------------------------
+    def check(self, action: Any) -> int:
+        """The index of ``action`` (index or label) if legal now; else a clear error."""
+        if isinstance(action, str):
+            a = A.action_index(action)
+        else:
+            if isinstance(action, (bool, np.bool_)) or not isinstance(
+                action, (int, np.integer)
+            ):
+                raise IllegalActionError(
+                    f"an action must be an int index 0..{A.N_ACTIONS - 1} or a label, "
+                    f"got {action!r}"
+                )
+            a = int(action)
+            if not 0 <= a < A.N_ACTIONS:
+                raise IllegalActionError(
+                    f"action index {a} is out of range: expected 0..{A.N_ACTIONS - 1}; "
+                    f"legal now: {self.legal_labels()}"
+                )
+        if self.deal_over:
+            raise IllegalActionError(
+                f"the deal is over: no action is legal (got {A.ACTION_LABELS[a]!r})"
+            )
+        legal_actions(self.st, self.rv, self._mask)
+        if not self._mask[a]:
+            raise IllegalActionError(
+                f"illegal action {A.ACTION_LABELS[a]!r} (index {a}) for seat {self.to_move} "
+                f"in phase {self.phase_name}: legal are {self.legal_labels()}"
+            )
+        return a
+
+    def step(self, action: Any) -> bool:
+        """Apply an action of the seat to move; returns True when it ended the deal."""
+        a = self.check(action)
+        seat = self.to_move
+        if not self.history:
+            self._deal_start = (self.deck(), int(self.st[S.DEALER]), int(self.st[S.CUT]))
+        self.history.append((seat, a))
+        ended = bool(apply_action(self.st, self.rv, a))
+        if ended:
+            self.records.append(self.record())
+        return ended
+
+    def next_deal(self) -> bool:
+        """Gather, cut and deal the next deal of the partie; False when the partie is over."""
+        if not self.deal_over:
+            raise RuntimeError("the current deal is not finished")
+        n = self.deal_no
+        k = self._cuts[n] if n < len(self._cuts) else -1
+        ok = bool(advance_partie(self.st, self.rv, k))
+        if ok:
+            self.history = []
+        return ok
+
+    # --- results ----------------------------------------------------------------------
+    def settlement(self) -> dict[str, Any]:
+        """The settlement of the finished deal: bets, levels, outcomes, amounts, payments."""
+        st = self.st
+        if not st[S.SETTLED]:
+            raise RuntimeError("the deal is not settled yet")
+        con = int(st[S.CONTRACT])
+        actor = int(st[S.ACTOR])
+        out: dict[str, Any] = {
+            "contract": S.CONTRACT_NAMES[con],
+            "actor": actor,
+            "end": S.END_NAMES[int(st[S.END])],
+            "payments": [int(x) for x in st[S.PAY : S.PAY + 3]],
+            "amount": int(st[S.PAY + actor]) // 2,
+        }
+        bets = []
+        if con == S.C_SUIT:
+            out["trump"] = SUITS[int(st[S.TRUMP_CARD]) >> 3]
+            out["announcement"] = S.ANNOUNCE_NAMES[int(st[S.ANNOUNCE])]
+            kind = "sto" if st[S.ANNOUNCE] in (S.AN_STO, S.AN_STO_SEDMA) else "hra"
+            out["points"] = {
+                "actor_cards": int(st[S.SIDE_PTS]), "defence_cards": int(st[S.SIDE_PTS + 1]),
+                "actor_marriages": int(st[S.SIDE_MARR]),
+                "defence_marriages": int(st[S.SIDE_MARR + 1]),
+            }
+        else:
+            kind = S.CONTRACT_NAMES[con]
+        for line, name in enumerate(S.LINE_NAMES):
+            if line < 4 and not st[S.BET_EXISTS + line]:
+                continue
+            if line == S.L_SILENT_SEVEN and st[S.WORTH + line] == 0:
+                continue
+            item: dict[str, Any] = {
+                "bet": name,
+                "won": bool(st[S.WON + line]),
+                "worth": int(st[S.WORTH + line]),
+                "amount": int(st[S.AMT + line]),
+            }
+            if line < 4:
+                lvl = int(st[S.BET_LEVEL + line])
+                item["level"] = lvl
+                item["level_name"] = level_name(lvl)
+                item["owner"] = "actor" if line < 2 else "defence"
+                if line >= 2:
+                    item["seat"] = int(st[S.BET_SEAT + line])
+            else:
+                item["seat"] = int(st[S.SEVEN_SEAT])
+                item["owner"] = "actor" if st[S.SEVEN_SEAT] == actor else "defence"
+            if line == S.L_GAME:
+                item["kind"] = kind
+                if st[S.SILENT100]:
+                    item["silent_hundred"] = "actor" if st[S.SILENT100] == 1 else "defence"
+            bets.append(item)
+        out["bets"] = bets
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """The game record of the finished deal (INTERFACE.md): one JSON-able object."""
+        deck, dealer, cut = self._deal_start
+        return {
+            "format": "mariash-deal/1",
+            "rules": self.rules.to_dict(),
+            "deal": self.deal_no,
+            "dealer": dealer,
+            "deck": deck,
+            "cut": None if cut < 0 else cut,
+            "actions": [[s, A.ACTION_LABELS[a]] for s, a in self.history],
+            "settlement": self.settlement(),
+        }

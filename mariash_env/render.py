@@ -1,0 +1,72 @@
+"""The table as a mariáš player reads it (``ansi``/``human`` render modes)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .cards import SUIT_NAMES_CZ, cards_of, pretty
+from .core import state as S
+
+if TYPE_CHECKING:
+    from .game import Game
+
+ROLE = {0: "forhont", 1: "middlehand", 2: "dealer"}
+BET_LABELS = ("hra", "sedma", "sedma proti", "sto proti")
+LEVELS = ("", " flek", " re", " tutti", " boty")
+
+
+def _hand(m: int) -> str:
+    # Group by suit, highest first in trump ranking order is overkill: show natural order.
+    return " ".join(pretty(c) for c in sorted(cards_of(m), key=lambda c: (c >> 3, -(c & 7)))) or "—"
+
+
+def render_table(game: Game) -> str:
+    st = game.st
+    f = int(st[S.FOREHAND])
+    lines = [
+        f"deal {game.deal_no + 1}/{game.rules.deals}  dealer player_{int(st[S.DEALER])}  "
+        f"forhont player_{f}  phase {game.phase_name}"
+    ]
+    con = int(st[S.CONTRACT])
+    if con:
+        desc = S.CONTRACT_NAMES[con]
+        if con == S.C_SUIT and st[S.TRUMP_PUBLIC]:
+            desc += f", trumps {SUIT_NAMES_CZ[int(st[S.TRUMP_CARD]) >> 3]}"
+            desc += f" ({pretty(int(st[S.TRUMP_CARD]))}{' z lidu' if st[S.BLIND] else ''})"
+        if st[S.ANNOUNCE]:
+            desc += f", {S.ANNOUNCE_NAMES[int(st[S.ANNOUNCE])].replace('_', ' a ')}"
+        lines.append(f"contract: {desc}; actor player_{int(st[S.ACTOR])}")
+    bets = []
+    for b in range(4):
+        if st[S.BET_EXISTS + b]:
+            lvl = int(st[S.BET_LEVEL + b])
+            name = "betl" if con == S.C_BETL and b == 0 else "durch" if con == S.C_DURCH and b == 0 \
+                else BET_LABELS[b]
+            bets.append(name + (LEVELS[lvl] if lvl < len(LEVELS) else f" flek×{lvl}"))
+    if bets:
+        lines.append("bets: " + ", ".join(bets))
+    for seat in range(3):
+        role = ROLE[(seat - f) % 3]
+        mark = "→" if seat == game.to_move else " "
+        pts = int(st[S.PTS + seat])
+        marr = [SUIT_NAMES_CZ[s] for s in range(4) if st[S.MARR_SEAT + s] == seat]
+        extra = f"  points {pts}" + (f"  hlášky: {', '.join(marr)}" if marr else "")
+        lines.append(
+            f"{mark} player_{seat} ({role:10s}) {int(st[S.SCORE + seat]):+5d} groše  "
+            f"[{_hand(game.hand(seat))}]{extra}"
+        )
+    if st[S.PHASE] == S.PH_PLAY:
+        t = int(st[S.TRICK_NO])
+        n = int(st[S.TRICK_N])
+        lead = int(st[S.LEADER])
+        cards = [f"player_{(lead + j) % 3}: {pretty(int(st[S.TRICKS + 3 * t + j]))}"
+                 for j in range(n)]
+        lines.append(f"trick {t + 1}: " + (", ".join(cards) if cards else "(lead)"))
+    if st[S.SETTLED]:
+        s = game.settlement()
+        lines.append(
+            "settled: " + ", ".join(
+                f"{b['bet']} {'won' if b['won'] else 'lost'} {b['amount']:+d}" for b in s["bets"]
+            ) + f"; payments {s['payments']}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,517 @@
+"""Batched engine: ``N`` games of volený mariáš stepped together by one compiled loop.
+
+:class:`VectorEnv` keeps ``N`` independent games as rows of one ``int32[N, STATE_SIZE]``
+array (the compact state of :mod:`mariash_env.core.state`) and advances all of them
+with a single numba-compiled call per :meth:`~VectorEnv.step`, in the style of pgx.
+Every rule is the rules core's (:func:`~mariash_env.core.engine.legal_actions`,
+:func:`~mariash_env.core.engine.apply_action`,
+:func:`~mariash_env.core.engine.advance_partie`,
+:func:`~mariash_env.core.observe.encode`, ...); nothing is reimplemented here, so a
+game in the batch is move for move the game the AEC environment plays.
+
+Quick start
+-----------
+::
+
+    from mariash_env.vector import VectorEnv, random_legal_actions
+    import numpy as np
+
+    venv = VectorEnv(4096, seed=0)           # rule options as keywords: tariff="csm", ...
+    step = venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(1000):
+        actions = random_legal_actions(step.mask, rng)   # or: your policy(step.obs, step.mask)
+        step = venv.step(actions)
+        # step.rewards[i, s]: groše paid to absolute seat s of game i by a deal that ended now
+
+API
+---
+``VectorEnv(num_envs, seed=None, observations=True, deals=12, parallel=False, **rules)``
+    ``rules`` are the keyword options of :func:`mariash_env.rules.make_rules` (RULES.md
+    §11: ``tariff``, ``killed_seven``, ``max_flek``, ``payment_cap``, ``marriage_order``,
+    ``shuffle``, ...), validated there; ``deals`` is the length of a partie.
+    ``observations=False`` skips the observation encoding (``Step.obs`` is ``None``),
+    for search, self-play statistics or benchmarks that only need masks.
+    ``parallel=True`` steps the games with numba ``prange`` threads (the results are
+    identical; worth it only with several idle cores).
+    Attributes: ``num_envs``, ``obs_size`` (``OBS_SIZE`` = 900), ``state_obs_size``
+    (1031), ``num_actions`` (115), ``state_size`` (``STATE_SIZE`` = 197), ``rules``
+    (the :class:`~mariash_env.rules.Rules`), ``rules_vector``, ``seed`` (the base seed of
+    the last reset) and ``decisions`` (actions applied since construction).
+``reset(seed=None) -> Step``
+    Starts a fresh partie in every game (see *Seeding*).
+``step(actions) -> Step``
+    ``actions``: one integer per game, the action of the seat to move there
+    (``Step.player``).  All actions are checked against the current masks first; if any
+    is illegal a :class:`ValueError` names the games and actions and *nothing* is
+    applied.  ``step_unchecked(actions)`` skips the check (an illegal action there
+    corrupts the game silently; the check costs well under 1 % of a step).
+``current() -> Step``
+    The current player/mask/obs again, with zero rewards and flags (e.g. after
+    :meth:`restore_states`).
+``state() -> float32[N, STATE_OBS_SIZE]``
+    Perfect-information encodings (``encode(st, 0, out, True)``: seat 0's point of
+    view plus every hidden card), a fresh array.
+``copy_states() -> int32[N, STATE_SIZE]`` / ``restore_states(states)``
+    Snapshot and restore of the whole batch (see *Search*).
+``random_legal_actions(mask, rng, out=None) -> int64[N]``
+    Compiled helper: one uniformly random legal action per row of ``mask``, drawn
+    from the numpy ``Generator`` ``rng``.
+``game_seed_words(seed, i)``
+    The four generator words game ``i`` starts from after ``reset(seed)``.
+
+The ``Step`` record
+-------------------
+``player`` int64[N]
+    Absolute seat (0, 1, 2) to move now in each game.
+``obs`` float32[N, OBS_SIZE] or ``None``
+    That seat's observation (``encode(st, player, out, False)``; layout
+    ``mariash_env.core.observe.OBS_LAYOUT``).
+``mask`` int8[N, 115]
+    Legal actions of that seat (1 = legal).
+``rewards`` float32[N, 3]
+    Groše paid to each *absolute* seat by a deal that ended in this step, else 0.
+    Zero-sum per row.
+``deal_done`` bool[N]
+    A deal ended in this step; the game has already been advanced to the next deal.
+``partie_done`` bool[N]
+    That deal was the last of the partie; the game has already been reset into a new
+    partie (``deal_done`` is then true as well).
+``deal_no`` int64[N]
+    0-based index, within its partie, of the deal now being played.
+
+**The arrays of a Step are the engine's own buffers**: the next ``step``/``reset``/
+``restore_states`` overwrites them in place (no per-step allocation or copy).  Keep
+what you need with ``.copy()`` (or copy into your rollout storage) before stepping on.
+
+Auto-reset
+----------
+When an action ends a deal, the deal is settled (its payments are ``Step.rewards``
+and are booked into the partie score), and the game is immediately advanced:
+``advance_partie(st, rules, -1)`` gathers the cards, cuts (the cut drawn from the
+game's own generator) and deals the next deal.  When the partie is over (``deals``
+deals), a new partie starts at once: scores and deal counter cleared, a fresh deck
+``shuffled_deck(st)`` drawn from the game's own generator, dealt by seat 0 (every
+partie, like every partie of the AEC environment, is first dealt by seat 0).  So
+every row of a ``Step`` is always a decision of a live deal; an episode boundary is
+``partie_done``.  The partie score is in the state (``st[SCORE:SCORE+3]``) and in the
+observation's ``score`` block.
+
+Seeding and determinism
+-----------------------
+Each game has its own generator inside its state (xorshift128 at
+``st[RNG:RNG+4]``), used for the first shuffle and every cut.  ``reset(seed)`` gives
+game ``i`` the words ``seed_words(seed + i)`` (:func:`game_seed_words`), then deals
+``shuffled_deck(st)`` with dealer 0 -- exactly what ``mariash_env.env().reset(seed=seed
++ i)`` does, so game ``i`` of ``VectorEnv.reset(seed=s)`` is the AEC game with seed
+``s + i`` under the same actions.  ``reset()`` without a seed continues the seed
+sequence: it uses ``previous_seed + num_envs`` (the constructor's ``seed`` for the
+first reset; a random one when that is ``None``), so a run is reproducible from the
+constructor seed.  Same seed and same actions give identical trajectories; the
+engine itself draws no other randomness.
+
+Memory
+------
+``STATE_SIZE * 4`` = 788 bytes of state per game, plus the output buffers: 115 bytes
+of mask, 3,600 bytes of observation (when on) and ~40 bytes of the rest.  4,096 games
+hold 3.2 MB of state.
+
+Search: copy and restore
+------------------------
+``snap = venv.copy_states()`` copies the whole batch (788 bytes per game); after any
+number of steps ``venv.restore_states(snap)`` puts every game back exactly, including
+its generator, so the same actions reproduce the same continuation.  Call
+``venv.current()`` to get the restored games' player/mask/obs.  To explore several
+actions from one position, restore and step with a different action vector each
+time; or fill many rows with copies of one position (``snap[:] = snap[j]``) and step
+each row with a different action -- rows are independent games.  ``restore_states``
+checks shape and dtype and a few fields' ranges; the rows must be decision states
+as ``copy_states`` returns them (a finished, not advanced deal has an empty mask and
+cannot be stepped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from .actions import N_ACTIONS
+from .core.deal import shuffled_deck, start_partie
+from .core.engine import advance_partie, apply_action, legal_actions
+from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
+from .core.state import (
+    CONTRACT,
+    DEAL_NO,
+    DEALER,
+    FOREHAND,
+    PAY,
+    PHASE,
+    POS,
+    RNG,
+    STATE_SIZE,
+    TO_MOVE,
+    TRICK_N,
+    TRICK_NO,
+    TRUMP_CARD,
+    seed_words,
+    setm,
+)
+from .rules import make_rules
+
+__all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES"]
+
+STATE_BYTES = STATE_SIZE * 4
+"""Bytes of compact state per game."""
+
+FIRST_DEALER = 0
+"""Dealer of the first deal of every partie (as in the AEC environment)."""
+
+_jit = numba.njit(cache=True, nogil=True)
+_jit_par = numba.njit(cache=True, nogil=True, parallel=True)
+
+
+@dataclass
+class Step:
+    """What every game shows after ``reset``/``step`` (arrays are reused buffers)."""
+
+    player: np.ndarray
+    obs: np.ndarray | None
+    mask: np.ndarray
+    rewards: np.ndarray
+    deal_done: np.ndarray
+    partie_done: np.ndarray
+    deal_no: np.ndarray
+
+
+def game_seed_words(seed: int, i: int) -> np.ndarray:
+    """The generator words of game ``i`` after ``reset(seed)``: ``seed_words(seed + i)``."""
+    return seed_words(int(seed) + int(i))
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@_jit
+def _refresh_one(st, rules, i, masks, obs, player, deal_no, observations):
+    legal_actions(st, rules, masks[i])
+    p = st[TO_MOVE]
+    player[i] = p
+    deal_no[i] = st[DEAL_NO]
+    if observations:
+        encode(st, p, obs[i], False)
+
+
+@_jit
+def _advance_one(st, rules, i, a, rewards, deal_done, partie_done):
+    """Apply ``a`` to one game; settle, advance and auto-reset as needed."""
+    if apply_action(st, rules, a):
+        for s in range(3):
+            rewards[i, s] = st[PAY + s]
+        deal_done[i] = True
+        if advance_partie(st, rules, -1):
+            partie_done[i] = False
+        else:
+            start_partie(st, shuffled_deck(st), FIRST_DEALER)
+            partie_done[i] = True
+    else:
+        for s in range(3):
+            rewards[i, s] = 0.0
+        deal_done[i] = False
+        partie_done[i] = False
+
+
+@_jit
+def _check(masks, actions, bad):
+    """Indices of the games whose action is not legal now, into ``bad``; their count."""
+    nbad = 0
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= N_ACTIONS or masks[i, a] != 1:
+            bad[nbad] = i
+            nbad += 1
+    return nbad
+
+
+@_jit
+def _step_serial(states, rules, actions, check, bad, masks, obs, player, rewards,
+                 deal_done, partie_done, deal_no, observations):
+    if check:
+        nbad = _check(masks, actions, bad)
+        if nbad:
+            return nbad
+    for i in range(states.shape[0]):
+        st = states[i]
+        _advance_one(st, rules, i, actions[i], rewards, deal_done, partie_done)
+        _refresh_one(st, rules, i, masks, obs, player, deal_no, observations)
+    return 0
+
+
+@_jit_par
+def _step_parallel(states, rules, actions, check, bad, masks, obs, player, rewards,
+                   deal_done, partie_done, deal_no, observations):
+    if check:
+        nbad = _check(masks, actions, bad)
+        if nbad:
+            return nbad
+    for i in numba.prange(states.shape[0]):
+        st = states[i]
+        _advance_one(st, rules, i, actions[i], rewards, deal_done, partie_done)
+        _refresh_one(st, rules, i, masks, obs, player, deal_no, observations)
+    return 0
+
+
+@_jit
+def _reset_kernel(states, words, rules, masks, obs, player, rewards, deal_done,
+                  partie_done, deal_no, observations):
+    for i in range(states.shape[0]):
+        st = states[i]
+        for j in range(STATE_SIZE):
+            st[j] = 0
+        for j in range(4):
+            setm(st, RNG + j, words[i, j])
+        start_partie(st, shuffled_deck(st), FIRST_DEALER)
+        for s in range(3):
+            rewards[i, s] = 0.0
+        deal_done[i] = False
+        partie_done[i] = False
+        _refresh_one(st, rules, i, masks, obs, player, deal_no, observations)
+
+
+@_jit
+def _refresh_kernel(states, rules, masks, obs, player, rewards, deal_done, partie_done,
+                    deal_no, observations):
+    for i in range(states.shape[0]):
+        for s in range(3):
+            rewards[i, s] = 0.0
+        deal_done[i] = False
+        partie_done[i] = False
+        _refresh_one(states[i], rules, i, masks, obs, player, deal_no, observations)
+
+
+@_jit
+def _state_kernel(states, out):
+    for i in range(states.shape[0]):
+        encode(states[i], 0, out[i], True)
+
+
+@_jit
+def _uniform_legal(masks, u, out):
+    """Row ``i``: the ``floor(u[i] * n_legal)``-th legal action (-1 when none is legal)."""
+    na = masks.shape[1]
+    for i in range(masks.shape[0]):
+        row = masks[i]
+        cnt = 0
+        for a in range(na):
+            cnt += row[a]
+        if cnt == 0:
+            out[i] = -1
+            continue
+        k = np.int64(u[i] * cnt)
+        if k >= cnt:
+            k = cnt - 1
+        for a in range(na):
+            if row[a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
+                         out: np.ndarray | None = None) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask`` (int8[N, A]), compiled.
+
+    Uses one ``rng.random()`` float per row; rows without a legal action get -1.
+    """
+    mask = np.ascontiguousarray(mask, dtype=np.int8)
+    if mask.ndim != 2:
+        raise ValueError(f"mask must be 2-D [N, A], got shape {mask.shape}")
+    n = mask.shape[0]
+    if out is None:
+        out = np.empty(n, dtype=np.int64)
+    _uniform_legal(mask, rng.random(n), out)
+    return out
+
+
+# --------------------------------------------------------------------------- env
+
+
+class VectorEnv:
+    """``num_envs`` games of volený mariáš stepped together (see the module docstring)."""
+
+    obs_size = OBS_SIZE
+    state_obs_size = STATE_OBS_SIZE
+    num_actions = N_ACTIONS
+    state_size = STATE_SIZE
+
+    def __init__(self, num_envs: int, seed: int | None = None, observations: bool = True,
+                 deals: int = 12, parallel: bool = False, **rules):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        n = int(num_envs)
+        self.num_envs = n
+        self.rules = make_rules(deals=deals, **rules)
+        self.rules_vector = self.rules.vector()
+        self.observations = bool(observations)
+        self.parallel = bool(parallel)
+        self._step_kernel = _step_parallel if self.parallel else _step_serial
+        self._next_seed = (int(np.random.SeedSequence().entropy) if seed is None
+                           else int(seed))
+        self.seed: int | None = None
+        self.decisions = 0
+        self._states = np.zeros((n, STATE_SIZE), dtype=np.int32)
+        self._mask = np.zeros((n, N_ACTIONS), dtype=np.int8)
+        # Without observations the kernels still need an array of the right type.
+        self._obs = np.zeros((n if self.observations else 1, OBS_SIZE), dtype=np.float32)
+        self._player = np.zeros(n, dtype=np.int64)
+        self._rewards = np.zeros((n, 3), dtype=np.float32)
+        self._deal_done = np.zeros(n, dtype=np.bool_)
+        self._partie_done = np.zeros(n, dtype=np.bool_)
+        self._deal_no = np.zeros(n, dtype=np.int64)
+        self._bad = np.zeros(n, dtype=np.int64)
+        self._ready = False
+        self._result = Step(
+            player=self._player,
+            obs=self._obs if self.observations else None,
+            mask=self._mask,
+            rewards=self._rewards,
+            deal_done=self._deal_done,
+            partie_done=self._partie_done,
+            deal_no=self._deal_no,
+        )
+
+    # -- views -------------------------------------------------------------
+
+    @property
+    def states(self) -> np.ndarray:
+        """Read-only view of the live ``int32[N, STATE_SIZE]`` states."""
+        v = self._states.view()
+        v.flags.writeable = False
+        return v
+
+    def __repr__(self) -> str:
+        return (f"VectorEnv(num_envs={self.num_envs}, observations={self.observations}, "
+                f"parallel={self.parallel}, rules={self.rules!r})")
+
+    # -- episode control -----------------------------------------------------
+
+    def reset(self, seed: int | None = None) -> Step:
+        """Start a new partie in every game; game ``i`` from ``seed_words(seed + i)``."""
+        base = self._next_seed if seed is None else int(seed)
+        n = self.num_envs
+        words = np.empty((n, 4), dtype=np.int64)
+        for i in range(n):
+            words[i] = seed_words(base + i)
+        self.seed = base
+        self._next_seed = base + n
+        _reset_kernel(self._states, words, self.rules_vector, self._mask, self._obs,
+                      self._player, self._rewards, self._deal_done, self._partie_done,
+                      self._deal_no, self.observations)
+        self._ready = True
+        return self._result
+
+    def _actions(self, actions) -> np.ndarray:
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
+        if a.dtype != np.int64:
+            if a.dtype.kind not in "iu":
+                raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+            a = a.astype(np.int64)
+        elif not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a)
+        return a
+
+    def step(self, actions) -> Step:
+        """Apply one action per game (for ``Step.player``); illegal ones apply nothing."""
+        a = self._actions(actions)
+        nbad = self._step_kernel(self._states, self.rules_vector, a, True, self._bad,
+                                 self._mask, self._obs, self._player, self._rewards,
+                                 self._deal_done, self._partie_done, self._deal_no,
+                                 self.observations)
+        if nbad:
+            idx = self._bad[:nbad]
+            shown = ", ".join(f"game {int(i)}: action {int(a[i])}" for i in idx[:10])
+            more = f" and {nbad - 10} more" if nbad > 10 else ""
+            raise ValueError(
+                f"illegal action in {nbad} game(s) ({shown}{more}); "
+                "nothing was applied to any game"
+            )
+        self.decisions += self.num_envs
+        return self._result
+
+    def step_unchecked(self, actions) -> Step:
+        """:meth:`step` without the legality check (the caller guarantees legal actions)."""
+        a = self._actions(actions)
+        self._step_kernel(self._states, self.rules_vector, a, False, self._bad, self._mask,
+                          self._obs, self._player, self._rewards, self._deal_done,
+                          self._partie_done, self._deal_no, self.observations)
+        self.decisions += self.num_envs
+        return self._result
+
+    def current(self) -> Step:
+        """The current player/mask/obs (recomputed), with zero rewards and flags."""
+        if not self._ready:
+            raise RuntimeError("call reset() first")
+        _refresh_kernel(self._states, self.rules_vector, self._mask, self._obs,
+                        self._player, self._rewards, self._deal_done, self._partie_done,
+                        self._deal_no, self.observations)
+        return self._result
+
+    def state(self) -> np.ndarray:
+        """Perfect-information encodings ``float32[N, STATE_OBS_SIZE]`` (a fresh array)."""
+        out = np.empty((self.num_envs, STATE_OBS_SIZE), dtype=np.float32)
+        _state_kernel(self._states, out)
+        return out
+
+    # -- snapshots ---------------------------------------------------------------
+
+    def copy_states(self) -> np.ndarray:
+        """A copy of all game states, ``int32[N, STATE_SIZE]``."""
+        return self._states.copy()
+
+    def restore_states(self, states: np.ndarray) -> None:
+        """Put every game back to ``states`` (as returned by :meth:`copy_states`)."""
+        if not isinstance(states, np.ndarray):
+            raise TypeError(f"states must be a numpy array, got {type(states).__name__}")
+        if states.dtype != np.int32:
+            raise ValueError(f"states must have dtype int32, got {states.dtype}")
+        if states.shape != self._states.shape:
+            raise ValueError(
+                f"states must have shape {self._states.shape}, got {states.shape}")
+        _validate(states)
+        np.copyto(self._states, states)
+        self._ready = True
+        self.current()
+
+
+def _validate(states: np.ndarray) -> None:
+    """Range checks on the fields the compiled code indexes with (cheap, vectorized)."""
+    checks = (
+        ("phase", PHASE, 0, 8),
+        ("to_move", TO_MOVE, -1, 2),
+        ("forehand", FOREHAND, 0, 2),
+        ("dealer", DEALER, 0, 2),
+        ("trick_no", TRICK_NO, 0, 10),
+        ("trick_n", TRICK_N, 0, 2),
+        ("contract", CONTRACT, 0, 3),
+        ("trump_card", TRUMP_CARD, -1, 31),
+        ("deal_no", DEAL_NO, 0, 2**31 - 1),
+    )
+    for name, off, lo, hi in checks:
+        col = states[:, off]
+        badrows = np.flatnonzero((col < lo) | (col > hi))
+        if badrows.size:
+            raise ValueError(
+                f"states: field {name} out of range [{lo}, {hi}] in games "
+                f"{badrows[:10].tolist()}; not restored")
+    pos = states[:, POS:POS + 32]
+    badrows = np.flatnonzero(((pos < 0) | (pos > 31)).any(axis=1))
+    if badrows.size:
+        raise ValueError(f"states: deck positions out of range in games "
+                         f"{badrows[:10].tolist()}; not restored")
