@@ -114,8 +114,9 @@ class Game:
         return bool(self.st[S.PARTIE_DONE]) and self.deal_over
 
     @property
-    def scores(self) -> np.ndarray:
-        return self.st[S.SCORE : S.SCORE + 3].astype(np.int64)
+    def scores(self) -> list[int]:
+        """Running groše of the partie per seat."""
+        return [int(x) for x in self.st[S.SCORE : S.SCORE + 3]]
 
     def legal_mask(self, seat: int | None = None) -> np.ndarray:
         """``int8[N_ACTIONS]``: the legal actions of ``seat`` (all zero when it is not to move)."""

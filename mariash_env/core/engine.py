@@ -313,11 +313,12 @@ def apply_action(st, rules, a):
         n = st[NDISC]
         st[DISC + n] = c
         st[NDISC] = n + 1
+        # The talon grows card by card, so the discarding seat's view keeps its first discard.
+        bit = np.int64(1) << c
+        setm(st, TALON, getm(st, TALON) | bit)
+        st[TALON_OWNER] = seat
+        setm(st, LAID + seat, getm(st, LAID + seat) | bit)
         if n == 1:
-            talon = (np.int64(1) << st[DISC]) | (np.int64(1) << c)
-            setm(st, TALON, talon)
-            st[TALON_OWNER] = seat
-            setm(st, LAID + seat, getm(st, LAID + seat) | talon)
             st[ANSWERS] = 0
             con = st[CONTRACT]
             if con == C_SUIT:

@@ -1,0 +1,56 @@
+"""A rendered partie of robots with the running score: ``python -m mariash_env.demo``."""
+
+from __future__ import annotations
+
+import argparse
+
+from . import env as make_env
+from .robots import RandomRobot
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m mariash_env.demo", description=__doc__)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--deals", type=int, default=12)
+    ap.add_argument("--quiet", action="store_true", help="only the settlement of each deal")
+    args = ap.parse_args(argv)
+    e = make_env(render_mode="ansi", deals=args.deals)
+    e.reset(seed=args.seed)
+    robots = {a: RandomRobot(seed=args.seed + i) for i, a in enumerate(e.possible_agents)}
+    raw = e.unwrapped
+    shown = -1
+    for agent in e.agent_iter():
+        obs, _, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        if not args.quiet and info["phase"] == "play" and raw.game.st is not None:
+            deal = info["deal"]
+            if deal != shown:
+                print(f"\n=== deal {deal + 1} ===")
+                shown = deal
+        action = robots[agent].act(obs)
+        if not args.quiet:
+            print(f"{agent}: {raw.action_label(action)}")
+        e.step(action)
+        info = e.unwrapped.infos[agent]
+        if "settlement" in info:
+            s = info["settlement"]
+            bets = ", ".join(
+                f"{b['bet']}{' ' + b['level_name'] if b.get('level_name') else ''} "
+                f"{'won' if b['won'] else 'lost'} {b['amount']:+d}"
+                for b in s["bets"]
+            )
+            print(f"--- deal {info['settlement_deal'] + 1}: {s['contract']} by player_"
+                  f"{s['actor']} ({s['end']}): {bets}; payments {s['payments']}")
+            print(f"    running groše: {raw.game.scores}")
+    print("\nfinal table:")
+    print(raw.render())
+    scores = raw.game.scores
+    best = max(scores)
+    winners = [f"player_{i}" for i, s in enumerate(scores) if s == best]
+    print(f"partie won by {', '.join(winners)} with {best:+d} groše (totals {scores})")
+
+
+if __name__ == "__main__":
+    main()

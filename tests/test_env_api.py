@@ -1,0 +1,190 @@
+"""The PettingZoo AEC environment and the public contract of INTERFACE.md."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import mariash_env
+from mariash_env import IllegalActionError
+from mariash_env.actions import N_ACTIONS
+from mariash_env.cards import CARD_CODES
+from mariash_env.records import RecordError, load_records, replay_record, save_records
+
+
+def random_episode(e, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    n = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        a = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        e.step(a)
+        n += 1
+    return n
+
+
+def test_pettingzoo_api_test():
+    api_test(mariash_env.env(), num_cycles=3000)
+
+
+def test_pettingzoo_seed_test():
+    seed_test(mariash_env.env, num_cycles=1000)
+
+
+def test_pettingzoo_render_test():
+    render_test(lambda render_mode=None: mariash_env.env(render_mode=render_mode))
+
+
+def test_interface_names():
+    raw = mariash_env.raw_env()
+    assert raw.possible_agents == ["player_0", "player_1", "player_2"]
+    assert raw.action_space("player_0").n == N_ACTIONS
+    assert raw.observation_space("player_1") is raw.observation_space("player_1")  # cached
+    assert raw.action_label(raw.action_index("play:Qh")) == "play:Qh"
+    assert raw.action_index("trump:blind") == 32
+    assert raw.action_label(113) == "play:Aa"
+    for lab in ["contract:suit", "contract:betl", "contract:durch", "contract:open_betl",
+                "contract:open_durch", "good", "bad", "announce:hra", "announce:sedma",
+                "announce:sto", "announce:sto_sedma", "against:seven", "against:hundred",
+                "flek:game", "flek:seven", "flek:seven_against", "flek:hundred_against",
+                "lay_down", "discard:7h", "trump:Aa"]:
+        assert raw.action_label(raw.action_index(lab)) == lab
+    assert CARD_CODES[0] == "7h" and CARD_CODES[31] == "Aa" and CARD_CODES[5] == "Qh"
+
+
+def test_reset_infos_rewards_and_state():
+    e = mariash_env.env(deals=2)
+    e.reset(seed=1)
+    raw = e.unwrapped
+    assert raw.state().shape == raw.state_space.shape
+    agent = e.agent_selection
+    assert raw.legal_labels(agent) and all(lab.startswith("trump:") for lab in raw.legal_labels())
+    others = [a for a in raw.agents if a != agent]
+    assert all(raw.legal_labels(a) == [] for a in others)
+    assert e.infos[agent]["phase"] == "trump" and e.infos[agent]["deal"] == 0
+    totals = dict.fromkeys(raw.possible_agents, 0.0)
+    settlements = []
+    rng = np.random.default_rng(3)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if "settlement" in raw.infos[agent]:
+            settlements.append(raw.infos[agent]["settlement"])
+            for a in raw.possible_agents:
+                totals[a] += raw.rewards[a]
+    assert len(settlements) == 2
+    assert sum(totals.values()) == 0
+    assert list(totals.values()) == [sum(s["payments"][i] for s in settlements) for i in range(3)]
+    for s in settlements:
+        for b in s["bets"]:
+            assert {"bet", "won", "amount", "worth"} <= set(b)
+
+
+def test_illegal_action_raises_with_labels_and_applies_nothing():
+    e = mariash_env.env()
+    e.reset(seed=2)
+    raw = e.unwrapped
+    before = raw.game.st.copy()
+    with pytest.raises(IllegalActionError, match=r"illegal action 'play:Qh'.*legal are \['trump"):
+        e.step(raw.action_index("play:Qh"))
+    assert np.array_equal(before, raw.game.st)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        e.step(N_ACTIONS)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        e.step(-1)
+    assert np.array_equal(before, raw.game.st)
+
+
+def test_illegal_terminate_mode_gives_penalty():
+    e = mariash_env.env(illegal="terminate")
+    e.reset(seed=2)
+    agent = e.agent_selection
+    e.step(e.unwrapped.action_index("play:Qh"))
+    assert all(e.terminations.values())
+    assert e.rewards[agent] == -1
+
+
+def test_reset_options_deck_dealer_cuts():
+    deck = list(reversed(CARD_CODES))
+    e = mariash_env.env(deals=3)
+    e.reset(seed=0, options={"deck": deck, "dealer": 2, "cuts": [5, 7]})
+    raw = e.unwrapped
+    assert raw.game.deck() == deck
+    assert e.agent_selection == "player_0"  # forehand of dealer 2
+    random_episode(e, 1)
+    assert [r["cut"] for r in raw.records] == [None, 5, 7]
+    assert [r["dealer"] for r in raw.records] == [2, 0, 1]
+    with pytest.raises(mariash_env.CardError, match="exactly 32"):
+        e.reset(options={"deck": deck[:31]})
+    with pytest.raises(mariash_env.CardError, match="repeated"):
+        e.reset(options={"deck": deck[:31] + [deck[0]]})
+    with pytest.raises(mariash_env.CardError, match="unknown card code 'Xx'"):
+        e.reset(options={"deck": ["Xx"] + deck[1:]})
+    with pytest.raises(mariash_env.OptionError, match="dealer"):
+        e.reset(options={"dealer": 3})
+    with pytest.raises(mariash_env.OptionError, match="2..30"):
+        e.reset(options={"cuts": [1]})
+    e.reset(options={"deck": list(range(32))})
+    assert raw.game.deck() == list(CARD_CODES)
+
+
+def test_unknown_rules_are_refused():
+    with pytest.raises(mariash_env.RulesError, match="unknown rule option 'flek_max'"):
+        mariash_env.env(flek_max=3)
+    with pytest.raises(mariash_env.RulesError, match="tariff"):
+        mariash_env.env(tariff="cheap")
+    with pytest.raises(mariash_env.RulesError, match="does not implement"):
+        mariash_env.env(players=4)
+
+
+def test_records_replay_and_first_bad_action(tmp_path):
+    e = mariash_env.env(deals=12)
+    e.reset(seed=11)
+    random_episode(e, 5)
+    recs = e.unwrapped.records
+    assert len(recs) == 12
+    path = tmp_path / "deals.jsonl"
+    save_records(path, recs)
+    loaded = list(load_records(path))
+    assert loaded == json.loads(json.dumps(recs))
+    for r in loaded:
+        assert replay_record(r) == r["settlement"]
+    bad = json.loads(json.dumps(recs[0]))
+    seat, lab = bad["actions"][2]
+    bad["actions"][2] = [seat, "play:Aa" if lab != "play:Aa" else "play:7h"]
+    with pytest.raises(RecordError, match=r"action #2 .* does not replay"):
+        replay_record(bad)
+    wrong = json.loads(json.dumps(recs[1]))
+    wrong["settlement"]["payments"] = [9, -3, -6]
+    with pytest.raises(RecordError, match="settlement differs"):
+        replay_record(wrong)
+    save_records(tmp_path / "bad.jsonl", [recs[0], bad])
+    out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(tmp_path / "bad.jsonl")],
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and "record 2: action #2" in out.stdout
+    (tmp_path / "junk.jsonl").write_text("{not json\n")
+    out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(tmp_path / "junk.jsonl")],
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and "not a JSON object" in out.stdout
+
+
+def test_environment_does_not_import_torch():
+    code = ("import sys, mariash_env, mariash_env.robots, mariash_env.records; "
+            "e = mariash_env.env(); e.reset(seed=0); "
+            "assert 'torch' not in sys.modules, 'torch imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_render_ansi_shows_the_table():
+    e = mariash_env.env(render_mode="ansi")
+    e.reset(seed=4)
+    text = e.render()
+    assert "forhont" in text and "groše" in text and "phase trump" in text
