@@ -149,8 +149,7 @@ OBS_LAYOUT: tuple[tuple[str, int, int, str], ...] = (
 @njit
 def _bits(out, off, m):
     for c in range(32):
-        if (m >> c) & 1:
-            out[off + c] = 1.0
+        out[off + c] = np.float32((m >> c) & 1)  # branch-free: faster than a test
 
 
 @njit
@@ -242,19 +241,20 @@ def encode(st, me, out, omniscient):
             out[O_RAISED_RND + b] = 1.0
         if (st[ANNOUNCED_RND] >> b) & 1:
             out[O_ANNOUNCED_RND + b] = 1.0
-    first = np.full(2, 99, dtype=np.int64)
-    firsts = np.full(2, -1, dtype=np.int64)
+    ord_a, ord_d, first_a, first_d = 99, 99, -1, -1  # locals, not arrays: no allocation
     for su in range(4):
         ms = st[MARR_SEAT + su]
         if ms >= 0:
             out[O_MARRIAGE + 3 * su + (ms - me) % 3] = 1.0
-            side = 0 if ms == actor else 1
-            if st[MARR_ORD + su] < first[side]:
-                first[side] = st[MARR_ORD + su]
-                firsts[side] = su
-    for side in range(2):
-        if firsts[side] >= 0:
-            out[O_FIRST_MARRIAGE + 4 * side + firsts[side]] = 1.0
+            o = st[MARR_ORD + su]
+            if ms == actor and o < ord_a:
+                ord_a, first_a = o, su
+            elif ms != actor and o < ord_d:
+                ord_d, first_d = o, su
+    if first_a >= 0:
+        out[O_FIRST_MARRIAGE + first_a] = 1.0
+    if first_d >= 0:
+        out[O_FIRST_MARRIAGE + 4 + first_d] = 1.0
     out[O_PHASE + ph] = 1.0
     if ph == PH_DISCARD and st[NDISC] == 1:
         out[O_NDISC] = 1.0

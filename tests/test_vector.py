@@ -1,0 +1,475 @@
+"""The batched engine (mariash_env.vector): determinism, invariants, auto-reset, and
+differential tests against a plain per-game loop over the core and the AEC env."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mariash_env.core import state as S
+from mariash_env.core.deal import shuffled_deck, start_partie
+from mariash_env.core.engine import advance_partie, apply_action, legal_actions
+from mariash_env.core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
+from mariash_env.rules import RulesError, make_rules
+from mariash_env.vector import (
+    STATE_BYTES,
+    VectorEnv,
+    game_seed_words,
+    random_legal_actions,
+)
+
+ALL32 = (1 << 32) - 1
+SNAP_FIELDS = ("player", "mask", "rewards", "deal_done", "partie_done", "deal_no")
+
+
+def snap(step):
+    """A copy of a Step (its arrays are the engine's reused buffers)."""
+    out = {k: getattr(step, k).copy() for k in SNAP_FIELDS}
+    out["obs"] = None if step.obs is None else step.obs.copy()
+    return out
+
+
+def assert_same(a, b):
+    for k in (*SNAP_FIELDS, "obs"):
+        if a[k] is None or b[k] is None:
+            assert a[k] is None and b[k] is None, k
+        else:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+
+
+def play(venv, step, rng, nsteps):
+    """Random legal play; returns the list of (actions, step snapshot)."""
+    out = []
+    for _ in range(nsteps):
+        a = random_legal_actions(step.mask, rng)
+        step = venv.step(a)
+        out.append((a, snap(step)))
+    return out, step
+
+
+def popcounts(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.int64) & ALL32
+    return np.array([bin(int(v)).count("1") for v in x.ravel()]).reshape(x.shape)
+
+
+def card_sets(states: np.ndarray) -> np.ndarray:
+    """int64[N, 7]: the disjoint places a card can be: 3 hands, talon, played, claimed
+    hands (after a lay-down), and a first discard not yet in the talon."""
+    st = states.astype(np.int64) & ALL32
+    hands = st[:, S.HAND:S.HAND + 3]
+    talon = st[:, S.TALON]
+    played = st[:, S.PLAYED]
+    claim = st[:, S.CLAIM_HANDS] | st[:, S.CLAIM_HANDS + 1] | st[:, S.CLAIM_HANDS + 2]
+    # Between the two discards the first one is out of the hand; depending on the core's
+    # bookkeeping it is already in the talon or only in DISC[0].
+    d0 = states[:, S.DISC].astype(np.int64)
+    pending = np.where((states[:, S.PHASE] == S.PH_DISCARD) & (states[:, S.NDISC] == 1)
+                       & (d0 >= 0), np.left_shift(1, np.maximum(d0, 0)), 0)
+    pending &= ~talon
+    return np.column_stack([hands, talon, played, claim, pending])
+
+
+def assert_cards_conserved(states: np.ndarray) -> None:
+    sets = card_sets(states)
+    union = np.bitwise_or.reduce(sets, axis=1)
+    bad = np.flatnonzero((union != ALL32) | (popcounts(sets).sum(axis=1) != 32))
+    assert bad.size == 0, f"cards not conserved in games {bad[:10].tolist()}"
+
+
+# --------------------------------------------------------------------------- basics
+
+
+def test_shapes_and_attributes():
+    venv = VectorEnv(5, seed=1)
+    step = venv.reset()
+    assert venv.num_envs == 5 and venv.num_actions == 115
+    assert venv.obs_size == OBS_SIZE and venv.state_size == S.STATE_SIZE
+    assert STATE_BYTES == S.STATE_SIZE * 4 == 788
+    assert step.player.shape == (5,) and step.player.dtype == np.int64
+    assert step.obs.shape == (5, OBS_SIZE) and step.obs.dtype == np.float32
+    assert step.mask.shape == (5, 115) and step.mask.dtype == np.int8
+    assert step.rewards.shape == (5, 3) and step.rewards.dtype == np.float32
+    assert step.deal_done.dtype == np.bool_ and step.partie_done.dtype == np.bool_
+    assert step.deal_no.dtype == np.int64 and not step.deal_no.any()
+    assert (step.player == 1).all()  # forehand of the first dealer, seat 0
+    assert (step.mask.sum(axis=1) > 0).all()
+    full = venv.state()
+    assert full.shape == (5, STATE_OBS_SIZE) and full.dtype == np.float32
+    assert venv.copy_states().shape == (5, S.STATE_SIZE)
+    assert not venv.states.flags.writeable
+
+
+def test_bad_construction_and_use():
+    with pytest.raises(ValueError):
+        VectorEnv(0)
+    with pytest.raises(RulesError):
+        VectorEnv(2, colour="red")
+    with pytest.raises(RulesError):
+        VectorEnv(2, deals=0)
+    venv = VectorEnv(2, seed=0)
+    with pytest.raises(RuntimeError):
+        venv.step(np.zeros(2, dtype=np.int64))
+    step = venv.reset()
+    with pytest.raises(ValueError, match="shape"):
+        venv.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="integers"):
+        venv.step(step.mask.argmax(axis=1).astype(np.float64))
+    venv.step(step.mask.argmax(axis=1).astype(np.int32))  # any integer dtype is fine
+
+
+def test_rule_options_reach_the_core():
+    venv = VectorEnv(2, seed=0, tariff="csm", deals=3, max_flek=None)
+    assert venv.rules == make_rules(tariff="csm", deals=3, max_flek=None)
+    np.testing.assert_array_equal(venv.rules_vector, venv.rules.vector())
+
+
+# --------------------------------------------------------------------------- determinism
+
+
+def test_same_seed_same_trajectory_and_reset_reseeds():
+    a, b = VectorEnv(48, seed=123), VectorEnv(48, seed=123)
+    ta, _ = play(a, a.reset(), np.random.default_rng(5), 250)
+    tb, _ = play(b, b.reset(), np.random.default_rng(5), 250)
+    for (xa, sa), (xb, sb) in zip(ta, tb):
+        np.testing.assert_array_equal(xa, xb)
+        assert_same(sa, sb)
+    np.testing.assert_array_equal(a.copy_states(), b.copy_states())
+    # reset(seed) on a used env starts exactly like a fresh env
+    first = snap(VectorEnv(48, seed=123).reset())
+    assert_same(snap(a.reset(seed=123)), first)
+    assert a.seed == 123
+
+
+def test_per_game_streams():
+    n = 64
+    venv = VectorEnv(n, seed=9)
+    venv.reset()
+    st = venv.copy_states()
+    hands = st[:, S.HAND:S.HAND + 3]
+    assert len({tuple(r) for r in hands}) == n  # every game dealt differently
+    rng_words = st[:, S.RNG:S.RNG + 4]
+    assert len({tuple(r) for r in rng_words}) == n
+    # documented scheme: game i of reset(seed) starts from seed_words(seed + i)
+    shifted = VectorEnv(n - 1, seed=10)
+    shifted.reset()
+    np.testing.assert_array_equal(shifted.copy_states(), st[1:])
+    w = np.array([int(x) for x in game_seed_words(9, 3)], dtype=np.int64)
+    one = S.new_state()
+    for j in range(4):
+        S.setm(one, S.RNG + j, int(w[j]))
+    start_partie(one, shuffled_deck(one), 0)
+    one[S.CUT] = -1
+    np.testing.assert_array_equal(one, st[3])
+    # seedless resets continue the sequence deterministically
+    v1, v2 = VectorEnv(4, seed=50), VectorEnv(4, seed=54)
+    v1.reset()
+    v1.reset()
+    v2.reset()
+    np.testing.assert_array_equal(v1.copy_states(), v2.copy_states())
+    assert v1.seed == 54
+
+
+# --------------------------------------------------------------------------- invariants
+
+
+def test_zero_sum_and_cards_conserved():
+    venv = VectorEnv(128, seed=3, observations=False, deals=2)
+    step = venv.reset()
+    assert step.obs is None
+    rng = np.random.default_rng(3)
+    deals_seen = 0
+    cum = np.zeros((128, 3), dtype=np.int64)
+    for _ in range(400):  # ~50k decisions
+        step = venv.step(random_legal_actions(step.mask, rng))
+        st = venv.copy_states()
+        assert_cards_conserved(st)
+        assert (step.rewards.sum(axis=1) == 0).all()
+        assert (st[:, S.SCORE:S.SCORE + 3].sum(axis=1) == 0).all()
+        assert (step.player == st[:, S.TO_MOVE]).all() and (step.player >= 0).all()
+        assert (st[:, S.PHASE] != S.PH_DONE).all()
+        assert (step.mask.sum(axis=1) > 0).all()
+        cum = np.where(step.partie_done[:, None], 0, cum + step.rewards.astype(np.int64))
+        np.testing.assert_array_equal(cum, st[:, S.SCORE:S.SCORE + 3])
+        deals_seen += int(step.deal_done.sum())
+    assert deals_seen > 500
+    assert venv.decisions == 400 * 128
+
+
+def test_auto_reset_into_next_deal_and_partie():
+    deals = 2
+    n = 96
+    venv = VectorEnv(n, seed=4, deals=deals)
+    step = venv.reset()
+    rng = np.random.default_rng(4)
+    prev_no = step.deal_no.copy()
+    prev_st = venv.copy_states()
+    n_deal = n_partie = 0
+    for _ in range(300):
+        step = venv.step(random_legal_actions(step.mask, rng))
+        st = venv.copy_states()
+        d, p = step.deal_done, step.partie_done
+        assert not (p & ~d).any()
+        nxt = d & ~p
+        np.testing.assert_array_equal(step.deal_no[nxt], prev_no[nxt] + 1)
+        assert (prev_no[p] == deals - 1).all() and (step.deal_no[p] == 0).all()
+        np.testing.assert_array_equal(step.deal_no[~d], prev_no[~d])
+        np.testing.assert_array_equal(step.deal_no, st[:, S.DEAL_NO])
+        # a fresh partie: scores cleared, dealer 0, shuffled (no cut); next deal: cut 2..30
+        assert (st[p, S.SCORE:S.SCORE + 3] == 0).all()
+        assert (st[p, S.DEALER] == 0).all() and (st[p, S.CUT] == -1).all()
+        assert ((st[nxt, S.CUT] >= 2) & (st[nxt, S.CUT] <= 30)).all()
+        assert (st[d, S.PHASE] == S.PH_TRUMP).all()
+        assert (step.rewards[~d] == 0).all()
+        # the new deal's dealer is the old forehand
+        np.testing.assert_array_equal(st[nxt, S.DEALER], prev_st[nxt, S.FOREHAND])
+        prev_no = step.deal_no.copy()
+        prev_st = st
+        n_deal += int(d.sum())
+        n_partie += int(p.sum())
+    assert n_partie > 50 and n_deal > 2 * n_partie - n
+
+
+# --------------------------------------------------------------------------- illegal actions
+
+
+def test_illegal_action_raises_and_applies_nothing():
+    venv = VectorEnv(16, seed=11)
+    step = venv.reset()
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        step = venv.step(random_legal_actions(step.mask, rng))
+    before_states = venv.copy_states()
+    before = snap(step)
+    acts = random_legal_actions(step.mask, rng)
+    bad = acts.copy()
+    illegal = np.flatnonzero(step.mask[5] == 0)[0]
+    bad[5] = illegal
+    bad[9] = 115
+    bad[12] = -1
+    with pytest.raises(ValueError) as exc:
+        venv.step(bad)
+    msg = str(exc.value)
+    assert "3 game(s)" in msg and f"game 5: action {illegal}" in msg
+    assert "game 9: action 115" in msg and "game 12: action -1" in msg
+    np.testing.assert_array_equal(venv.copy_states(), before_states)
+    assert_same(snap(step), before)
+    assert venv.decisions == 30 * 16
+    # the env goes on exactly as if the bad call never happened
+    ref = VectorEnv(16, seed=11)
+    s2 = ref.reset()
+    r2 = np.random.default_rng(11)
+    for _ in range(30):
+        s2 = ref.step(random_legal_actions(s2.mask, r2))
+    random_legal_actions(s2.mask, r2)
+    assert_same(snap(venv.step(acts)), snap(ref.step(acts)))
+
+
+# --------------------------------------------------------------------------- copy / restore
+
+
+def test_copy_restore_round_trip():
+    venv = VectorEnv(32, seed=21, deals=3)
+    step = venv.reset()
+    rng = np.random.default_rng(21)
+    _, step = play(venv, step, rng, 40)
+    at_snap = snap(step)
+    saved = venv.copy_states()
+    rng_state = rng.bit_generator.state
+    first, _ = play(venv, step, rng, 120)
+    assert not np.array_equal(venv.copy_states(), saved)
+    venv.restore_states(saved)
+    np.testing.assert_array_equal(venv.copy_states(), saved)
+    step = venv.current()
+    assert_same(snap(step), at_snap)
+    rng.bit_generator.state = rng_state
+    second, _ = play(venv, step, rng, 120)
+    for (xa, sa), (xb, sb) in zip(first, second):
+        np.testing.assert_array_equal(xa, xb)
+        assert_same(sa, sb)
+    # restoring a different position per row: row j takes row 0's game
+    many = saved.copy()
+    many[:] = saved[0]
+    venv.restore_states(many)
+    cur = venv.current()
+    assert (cur.mask == cur.mask[0]).all() and (cur.obs == cur.obs[0]).all()
+
+
+def test_restore_validates():
+    venv = VectorEnv(4, seed=0)
+    venv.reset()
+    good = venv.copy_states()
+    with pytest.raises(ValueError, match="dtype"):
+        venv.restore_states(good.astype(np.int64))
+    with pytest.raises(ValueError, match="shape"):
+        venv.restore_states(good[:3])
+    with pytest.raises(TypeError):
+        venv.restore_states(good.tolist())
+    broken = good.copy()
+    broken[2, S.PHASE] = 42
+    with pytest.raises(ValueError, match=r"phase .*\[2\]"):
+        venv.restore_states(broken)
+    broken = good.copy()
+    broken[1, S.POS + 3] = 40
+    with pytest.raises(ValueError, match="positions"):
+        venv.restore_states(broken)
+    np.testing.assert_array_equal(venv.copy_states(), good)
+
+
+# --------------------------------------------------------------------------- differential
+
+
+def test_matches_plain_core_loop():
+    """Every output of every step equals a per-game Python loop over the core functions."""
+    n, seed, deals = 12, 1000, 3
+    rules = make_rules(deals=deals).vector()
+    venv = VectorEnv(n, seed=seed, deals=deals)
+    step = venv.reset()
+    games = []
+    for i in range(n):
+        st = S.new_state()
+        for j, w in enumerate(S.seed_words(seed + i)):
+            S.setm(st, S.RNG + j, int(w))
+        start_partie(st, shuffled_deck(st), 0)
+        st[S.CUT] = -1
+        games.append(st)
+    mask = np.zeros(115, dtype=np.int8)
+    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    full = np.zeros(STATE_OBS_SIZE, dtype=np.float32)
+    rng = np.random.default_rng(seed)
+    partie_ends = 0
+
+    def check(i, st, step):
+        legal_actions(st, rules, mask)
+        np.testing.assert_array_equal(step.mask[i], mask)
+        assert step.player[i] == st[S.TO_MOVE]
+        encode(st, st[S.TO_MOVE], obs, False)
+        np.testing.assert_array_equal(step.obs[i], obs)
+        assert step.deal_no[i] == st[S.DEAL_NO]
+
+    for i, st in enumerate(games):
+        check(i, st, step)
+    np.testing.assert_array_equal(venv.copy_states(), np.stack(games))
+    for t in range(330):  # ~4,000 decisions, 3 parties per game
+        acts = random_legal_actions(step.mask, rng)
+        step = venv.step(acts)
+        for i, st in enumerate(games):
+            ended = apply_action(st, rules, int(acts[i]))
+            assert bool(step.deal_done[i]) == bool(ended)
+            if ended:
+                assert st[S.PHASE] == S.PH_DONE
+                assert_cards_conserved(st[None, :])  # incl. claimed hands of a lay-down
+                pay = st[S.PAY:S.PAY + 3]
+                np.testing.assert_array_equal(step.rewards[i], pay)
+                assert pay.sum() == 0
+                if not advance_partie(st, rules, -1):
+                    start_partie(st, shuffled_deck(st), 0)
+                    st[S.CUT] = -1
+                    assert step.partie_done[i]
+                    partie_ends += 1
+                else:
+                    assert not step.partie_done[i]
+            else:
+                assert (step.rewards[i] == 0).all() and not step.partie_done[i]
+            check(i, st, step)
+        if t % 10 == 0:
+            np.testing.assert_array_equal(venv.copy_states(), np.stack(games))
+            full_v = venv.state()
+            for i, st in enumerate(games):
+                encode(st, 0, full, True)
+                np.testing.assert_array_equal(full_v[i], full)
+    np.testing.assert_array_equal(venv.copy_states(), np.stack(games))
+    assert partie_ends >= n
+
+
+def test_aec_env_matches_vector_env():
+    """Game i of VectorEnv(seed=s) is the AEC env reset with seed s + i, step for step."""
+    mariash_env = pytest.importorskip("mariash_env")
+    if not hasattr(mariash_env, "env"):
+        pytest.skip("the AEC env is not available")
+    n, seed, deals = 6, 77, 3
+    venv = VectorEnv(n, seed=seed, deals=deals)
+    step = venv.reset()
+    envs = []
+    for i in range(n):
+        e = mariash_env.env(deals=deals)
+        e.reset(seed=seed + i)
+        envs.append(e)
+    live = [True] * n
+    rng = np.random.default_rng(seed)
+    checked = 0
+    while any(live):
+        for i, e in enumerate(envs):
+            if not live[i]:
+                continue
+            agent = e.agent_selection
+            assert agent == f"player_{step.player[i]}"
+            o = e.observe(agent)
+            np.testing.assert_array_equal(o["observation"], step.obs[i])
+            np.testing.assert_array_equal(o["action_mask"], step.mask[i])
+            np.testing.assert_array_equal(e.unwrapped.game.st, venv.states[i])
+            checked += 1
+        acts = random_legal_actions(step.mask, rng)
+        step = venv.step(acts)
+        for i, e in enumerate(envs):
+            if not live[i]:
+                continue
+            e.step(int(acts[i]))
+            raw = e.unwrapped
+            got = [raw.rewards[f"player_{s}"] for s in range(3)]
+            np.testing.assert_array_equal(step.rewards[i], got)
+            if step.partie_done[i]:
+                assert all(raw.terminations.values())
+                live[i] = False
+            else:
+                assert not any(raw.terminations.values())
+                if step.deal_done[i]:
+                    assert raw.infos["player_0"]["deal"] == step.deal_no[i]
+    assert checked > 200
+
+
+# --------------------------------------------------------------------------- variants
+
+
+def test_without_observations_same_games():
+    a = VectorEnv(20, seed=8)
+    b = VectorEnv(20, seed=8, observations=False)
+    sa, sb = a.reset(), b.reset()
+    ra, rb = np.random.default_rng(1), np.random.default_rng(1)
+    for _ in range(150):
+        sa = a.step(random_legal_actions(sa.mask, ra))
+        sb = b.step_unchecked(random_legal_actions(sb.mask, rb))
+        np.testing.assert_array_equal(sa.mask, sb.mask)
+        np.testing.assert_array_equal(sa.rewards, sb.rewards)
+    np.testing.assert_array_equal(a.copy_states(), b.copy_states())
+
+
+def test_random_legal_actions():
+    rng = np.random.default_rng(0)
+    mask = (rng.random((500, 115)) < 0.05).astype(np.int8)
+    mask[0] = 0
+    mask[1] = 0
+    mask[1, 114] = 1
+    a = random_legal_actions(mask, rng)
+    assert a[0] == -1 and a[1] == 114
+    rows = np.flatnonzero(mask.any(axis=1))
+    assert (mask[rows, a[rows]] == 1).all()
+    # roughly uniform over two legal actions
+    two = np.zeros((4000, 115), dtype=np.int8)
+    two[:, [3, 90]] = 1
+    picks = random_legal_actions(two, rng)
+    assert set(np.unique(picks)) == {3, 90} and 1800 < (picks == 3).sum() < 2200
+
+
+def test_parallel_matches_serial():
+    a = VectorEnv(64, seed=2)
+    b = VectorEnv(64, seed=2, parallel=True)
+    sa, sb = a.reset(), b.reset()
+    ra, rb = np.random.default_rng(2), np.random.default_rng(2)
+    for _ in range(200):
+        sa = a.step(random_legal_actions(sa.mask, ra))
+        sb = b.step(random_legal_actions(sb.mask, rb))
+        assert_same(snap(sa), snap(sb))
+    bad = random_legal_actions(sb.mask, rb)
+    bad[7] = 115
+    with pytest.raises(ValueError, match="game 7"):
+        b.step(bad)
