@@ -6,7 +6,7 @@
 environment package never imports torch.
 """
 
-from .actions import ACTION_LABELS, N_ACTIONS, action_index, action_label
+from .actions import ACTION_LABELS, N_ACTIONS, ActionError, action_index, action_label
 from .cards import CARD_CODES, CardError
 from .env import AGENTS, env, raw_env
 from .game import Game, IllegalActionError, OptionError
@@ -15,6 +15,6 @@ from .rules import Rules, RulesError, make_rules
 __all__ = [
     "env", "raw_env", "AGENTS", "Game", "IllegalActionError", "OptionError", "Rules",
     "RulesError", "make_rules", "ACTION_LABELS", "N_ACTIONS", "action_index", "action_label",
-    "CARD_CODES", "CardError",
+    "CARD_CODES", "CardError", "ActionError",
 ]
 __version__ = "0.1.0"
