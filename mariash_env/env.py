@@ -92,6 +92,50 @@ from .rules import make_rules
 AGENTS = ("player_0", "player_1", "player_2")
 
 
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, with the hot attributes forwarded directly.
+
+    The stock wrapper reaches every attribute through two ``__getattr__`` hops,
+    which costs more than a whole step of the engine.
+    """
+
+    def _live(self) -> AECEnv:
+        if not self._has_reset:
+            raise AttributeError("the environment must be reset before it is used")
+        return self.env
+
+    @property
+    def agent_selection(self) -> str:
+        return self._live().agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        return self._live().agents
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        return self._live().rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        return self._live().terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        return self._live().truncations
+
+    @property
+    def infos(self) -> dict[str, dict]:
+        return self._live().infos
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self._live()._cumulative_rewards
+
+    def last(self, observe: bool = True):
+        return self._live().last(observe)
+
+
 def env(render_mode: str | None = None, illegal: str = "raise", **rules: Any) -> AECEnv:
     """The wrapped environment (order enforcing; ``illegal="terminate"`` adds the penalty)."""
     if illegal not in ("raise", "terminate"):
@@ -99,7 +143,7 @@ def env(render_mode: str | None = None, illegal: str = "raise", **rules: Any) ->
     e: AECEnv = raw_env(render_mode=render_mode, **rules)
     if illegal == "terminate":
         e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    return wrappers.OrderEnforcingWrapper(e)
+    return _OrderEnforcing(e)
 
 
 class raw_env(AECEnv):
@@ -185,16 +229,25 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        self._infos_extra = True
         self._set_infos(None)
         self.agent_selection = AGENTS[self.game.to_move]
         self._started = True
 
     def _set_infos(self, settlement: dict[str, Any] | None, deal: int | None = None) -> None:
-        info = {"phase": self.game.phase_name, "deal": self.game.deal_no}
+        phase, deal_no = self.game.phase_name, self.game.deal_no
+        if settlement is None and not self._infos_extra:
+            for info in self.infos.values():  # the common case: update in place
+                info["phase"] = phase
+                info["deal"] = deal_no
+            return
+        info = {"phase": phase, "deal": deal_no}
         if settlement is not None:
             info["settlement"] = settlement
             info["settlement_deal"] = deal
         self.infos = {a: dict(info) for a in AGENTS}
+        self._infos_extra = settlement is not None
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat(agent)
@@ -219,7 +272,9 @@ class raw_env(AECEnv):
             )
         game = self.game
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in AGENTS}
+        rewards = self.rewards
+        for a in AGENTS:
+            rewards[a] = 0.0
         ended = game.step(action)
         settlement = None
         deal = game.deal_no

@@ -42,6 +42,7 @@ class Game:
     def __init__(self, rules: Rules | None = None, **options: Any) -> None:
         self.rules = rules if rules is not None else make_rules(**options)
         self.rv = self.rules.vector()
+        self._rules_dict = self.rules.to_dict()
         self.st = S.new_state()
         self._mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
         self._cuts: list[int] = []
@@ -263,7 +264,7 @@ class Game:
         deck, dealer, cut = self._deal_start
         return {
             "format": "mariash-deal/1",
-            "rules": self.rules.to_dict(),
+            "rules": self._rules_dict,
             "deal": self.deal_no,
             "dealer": dealer,
             "deck": deck,
