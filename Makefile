@@ -22,9 +22,9 @@ test: venv
 	$(VENV)/bin/ruff check .
 	$(VPY) -m pytest -q
 
-# TODO: switch to `training.demo` once that module exists.
+# Trains an agent from scratch for ~5 minutes, evaluates, exports and plays a deal.
 demo: venv
-	$(VPY) -m mariash_env.demo
+	$(VPY) -m training.demo
 
 bench: venv
 	$(VPY) scripts/bench_env.py

@@ -1,0 +1,130 @@
+"""A robot that plays an exported neural policy with onnxruntime (no torch needed).
+
+::
+
+    from mariash_env.robots import OnnxRobot
+    robot = OnnxRobot("models/robot.onnx")
+    action = robot.act(env.observe(env.agent_selection))      # one decision
+    actions = robot.act_batch(step.obs, step.mask)             # a VectorEnv batch
+
+The model (written by ``python -m training.export``) maps ``observation``
+float32[B, OBS_SIZE] and ``action_mask`` int8[B, N_ACTIONS] to ``scores`` (masked
+Q-values or logits) and ``action`` (the argmax).  Its metadata must name the
+observation layout version and sizes of this environment: a model trained on another
+layout would silently misread every observation, so it is refused with
+:class:`OnnxRobotError`.  This module imports numpy and onnxruntime only.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..actions import ACTION_LABELS, N_ACTIONS
+from ..core.observe import OBS_SIZE, OBS_VERSION
+from .base import Robot
+
+ROBOT_FORMAT = "mariash-robot-v1"
+
+
+class OnnxRobotError(ValueError):
+    """The ONNX file is missing, unreadable, or made for another observation layout."""
+
+
+class OnnxRobot(Robot):
+    """Greedy player of an exported policy (see the module docstring).
+
+    ``threads``: onnxruntime intra-op threads (default 1: robots usually run many at
+    once); ``providers``: onnxruntime execution providers (default CPU).
+    """
+
+    name = "onnx"
+
+    def __init__(self, path: str | Path, threads: int = 1,
+                 providers: list[str] | None = None) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError as e:  # pragma: no cover
+            raise OnnxRobotError("OnnxRobot needs the onnxruntime package") from e
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise OnnxRobotError(f"no ONNX model at {self.path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, int(threads))
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(self.path), sess_options=opts,
+                                                providers=providers or ["CPUExecutionProvider"])
+        except Exception as e:  # onnxruntime raises its own exception types
+            raise OnnxRobotError(f"{self.path} is not a loadable ONNX model: {e}") from None
+        self.metadata: dict[str, str] = dict(self.session.get_modelmeta().custom_metadata_map)
+        self._check()
+        self.rules: dict[str, Any] = json.loads(self.metadata.get("mariash_rules", "{}"))
+        self.training: dict[str, Any] = json.loads(self.metadata.get("mariash_training", "{}"))
+
+    def _check(self) -> None:
+        m = self.metadata
+        where = str(self.path)
+        if m.get("mariash_format") != ROBOT_FORMAT:
+            raise OnnxRobotError(
+                f"{where} is not a mariash robot (metadata mariash_format = "
+                f"{m.get('mariash_format')!r}, expected {ROBOT_FORMAT!r}); export models "
+                "with python -m training.export")
+        for key, now, what in (("mariash_obs_version", OBS_VERSION, "observation layout version"),
+                               ("mariash_obs_size", OBS_SIZE, "observation size"),
+                               ("mariash_num_actions", N_ACTIONS, "number of actions")):
+            got = m.get(key)
+            if got is None or got != str(now):
+                raise OnnxRobotError(
+                    f"{where} was exported for {what} {got} but this environment has {now} "
+                    "(mariash_env.core.observe.OBS_VERSION / OBS_SIZE, actions.N_ACTIONS): the "
+                    "network would misread the observations; re-export it from a checkpoint "
+                    "trained on this layout")
+        labels = m.get("mariash_action_labels")
+        if labels is not None and json.loads(labels) != list(ACTION_LABELS):
+            raise OnnxRobotError(f"{where} was exported with other action labels than this "
+                                 "environment's")
+        inputs = {i.name: i for i in self.session.get_inputs()}
+        outputs = [o.name for o in self.session.get_outputs()]
+        if set(inputs) != {"observation", "action_mask"} or "action" not in outputs:
+            raise OnnxRobotError(f"{where} has inputs {sorted(inputs)} and outputs {outputs}; "
+                                 "expected inputs observation, action_mask and outputs "
+                                 "scores, action")
+        shape = inputs["observation"].shape
+        if len(shape) != 2 or shape[1] != OBS_SIZE:
+            raise OnnxRobotError(f"{where} expects observations of shape {shape}, this "
+                                 f"environment's have {OBS_SIZE} features")
+
+    # -- inference ---------------------------------------------------------------------------
+
+    def scores_and_actions(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(masked scores float32[N, A], actions int64[N])`` for a batch."""
+        obs = np.ascontiguousarray(obs, dtype=np.float32)
+        mask = np.ascontiguousarray(mask, dtype=np.int8)
+        if obs.ndim == 1:
+            obs, mask = obs[None], mask[None]
+        if obs.shape[1] != OBS_SIZE or mask.shape[1] != N_ACTIONS or len(obs) != len(mask):
+            raise ValueError(f"expected obs [N, {OBS_SIZE}] and mask [N, {N_ACTIONS}], got "
+                             f"{obs.shape} and {mask.shape}")
+        if not mask.any(axis=1).all():
+            raise ValueError("an action_mask has no legal action: is this seat to move?")
+        scores, actions = self.session.run(["scores", "action"],
+                                           {"observation": obs, "action_mask": mask})
+        return scores, actions.astype(np.int64)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        _, a = self.scores_and_actions(np.asarray(observation["observation"]),
+                                       np.asarray(observation["action_mask"]))
+        return int(a[0])
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if len(obs) == 0:
+            return np.zeros(0, np.int64)
+        return self.scores_and_actions(obs, mask)[1]
+
+    def __repr__(self) -> str:
+        return f"OnnxRobot({str(self.path)!r})"

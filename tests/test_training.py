@@ -1,0 +1,352 @@
+"""Training: the loop, exact resume, checkpoint refusal, ONNX export parity, OnnxRobot.
+
+Tiny configs keep the whole file well under 90 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+from training.checkpoint import (  # noqa: E402
+    CheckpointError,
+    read_checkpoint,
+    save_checkpoint,
+)
+from training.config import Config, ConfigError, load_config  # noqa: E402
+from training.evaluate import bootstrap_ci, duplicate_eval  # noqa: E402
+from training.export import export, load_policy, sample_observations  # noqa: E402
+from training.methods import get_method  # noqa: E402
+from training.trainer import Trainer  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = {
+    "seed": 3,
+    "env": {"num_envs": 48, "rollout_steps": 6},
+    "network": {"hidden": [48]},
+    "selfplay": {"pool_size": 2, "pool_every": 1, "pool_share": 0.3, "random_share": 0.2,
+                 "table_robot_share": 0.2},
+    "eval": {"every": 0, "deals": 40, "num_envs": 120, "bootstrap": 200},
+    "run": {"max_iterations": 4, "checkpoint_every": 2, "keep_checkpoints": 1,
+            "threads": 1, "progress": False, "tensorboard": False, "plot": False},
+    "dmc": {"batch_size": 64, "lr": 3e-3},
+}
+
+
+def tiny(**overrides) -> Config:
+    cfg = Config.from_dict(json.loads(json.dumps(TINY)), "tiny")
+    return cfg.replace(**overrides) if overrides else cfg
+
+
+def params_of(path: Path) -> dict[str, torch.Tensor]:
+    return read_checkpoint(path)["policy"]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> Path:
+    """A tiny run with logs, plot and TensorBoard on."""
+    out = tmp_path_factory.mktemp("run") / "tiny"
+    cfg = tiny(**{"run.tensorboard": True, "run.plot": True, "eval.every": 2,
+                  "eval.opponents": ["random"]})
+    Trainer(cfg, out).train()
+    return out
+
+
+# -- the loop ----------------------------------------------------------------------------
+
+
+def test_training_runs_and_writes_checkpoint(trained: Path) -> None:
+    ck = read_checkpoint(trained / "checkpoint.pt")
+    assert ck["counters"]["iteration"] == 4
+    assert ck["counters"]["decisions"] == 4 * 48 * 6
+    assert 0 < ck["counters"]["samples"] <= ck["counters"]["decisions"]
+    assert len(ck["pool"]["snapshots"]) == 2
+    rows = (trained / "metrics.csv").read_text().strip().splitlines()
+    assert len(rows) == 1 + 4
+    evals = (trained / "eval.csv").read_text().strip().splitlines()
+    assert len(evals) == 1 + 2  # iterations 2 and 4, vs random
+    assert (trained / "curves.png").stat().st_size > 1000
+    assert any((trained / "tb").iterdir())
+    assert len(list((trained / "checkpoints").glob("it*.pt"))) == 1
+    assert json.loads((trained / "config.json").read_text())["seed"] == 3
+
+
+def test_existing_run_needs_resume(trained: Path) -> None:
+    with pytest.raises(FileExistsError, match="--resume"):
+        Trainer(tiny(), trained)
+
+
+# -- exact resume --------------------------------------------------------------------------
+
+
+def _same_params(a: Path, b: Path) -> None:
+    pa, pb = params_of(a), params_of(b)
+    assert pa.keys() == pb.keys()
+    for k in pa:
+        assert torch.equal(pa[k], pb[k]), k
+
+
+@pytest.mark.parametrize("pipeline", [False, True], ids=["in-process", "pipelined-worker"])
+def test_resume_equals_uninterrupted_run(tmp_path: Path, pipeline: bool) -> None:
+    """Exact: same weights, optimizer state, counters and losses as the uninterrupted run."""
+    p = {"env.pipeline": pipeline}
+    full = tmp_path / "full"
+    Trainer(tiny(**p), full).train()
+    part = tmp_path / "part"
+    Trainer(tiny(**p, **{"run.max_iterations": 2}), part).train()
+    # "Kill": a fresh Trainer built from the files on disk.
+    resumed = Trainer(tiny(**p), part, resume=True)
+    assert resumed.counters["iteration"] == 2
+    resumed.train()
+    _same_params(full / "checkpoint.pt", part / "checkpoint.pt")
+    a, b = read_checkpoint(full / "checkpoint.pt"), read_checkpoint(part / "checkpoint.pt")
+    assert a["counters"] == {**b["counters"], "train_s": a["counters"]["train_s"]}
+    for sa, sb in zip(a["method"]["optimizer"]["state"].values(),
+                      b["method"]["optimizer"]["state"].values()):
+        assert torch.equal(sa["exp_avg"], sb["exp_avg"])
+    # The logs were cut back to the checkpoint and continued: same losses, row for row.
+    la = [r.split(",")[9] for r in (full / "metrics.csv").read_text().splitlines()]
+    lb = [r.split(",")[9] for r in (part / "metrics.csv").read_text().splitlines()]
+    assert la == lb
+
+
+def _cli(*args: str, **kw) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, "-m", "training.train", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def test_kill_and_resume_from_cli(tmp_path: Path) -> None:
+    """SIGKILL a training process after its first checkpoint; --resume in a new process;
+    stop that one with SIGTERM (graceful: checkpoint, exit 0); compare with one run."""
+    cfg_path = tmp_path / "tiny.json"
+    d = json.loads(json.dumps(TINY))
+    d["run"].update(max_iterations=100000, checkpoint_every=2)
+    cfg_path.write_text(json.dumps(d))
+    out = tmp_path / "killed"
+    ck = out / "checkpoint.pt"
+
+    def wait_for_checkpoint(p: subprocess.Popen, after: int) -> None:
+        deadline = time.time() + 90
+        while time.time() < deadline and p.poll() is None:
+            try:
+                if read_checkpoint(ck)["counters"]["iteration"] > after:
+                    return
+            except CheckpointError:
+                pass
+            time.sleep(0.05)
+        raise AssertionError(f"no checkpoint after iteration {after}: {p.stdout.read()}")
+
+    p = _cli("--config", str(cfg_path), "--out", str(out))
+    wait_for_checkpoint(p, 0)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    killed_at = read_checkpoint(ck)["counters"]["iteration"]  # intact despite the kill
+    r = _cli("--out", str(out), "--resume")
+    wait_for_checkpoint(r, killed_at)
+    r.send_signal(signal.SIGTERM)
+    log, _ = r.communicate(timeout=60)
+    assert r.returncode == 0, log
+    assert "SIGTERM: stopping after this iteration" in log
+    stopped_at = read_checkpoint(ck)["counters"]["iteration"]
+    assert stopped_at > killed_at
+    ref = tmp_path / "ref"
+    Trainer(tiny(**{"run.max_iterations": stopped_at}), ref).train()
+    _same_params(ref / "checkpoint.pt", ck)
+
+
+# -- refusing bad checkpoints -----------------------------------------------------------
+
+
+def test_truncated_checkpoint_refused(trained: Path, tmp_path: Path) -> None:
+    raw = (trained / "checkpoint.pt").read_bytes()
+    for n in (10, 100, len(raw) // 2, len(raw) - 1):
+        p = tmp_path / f"trunc{n}.pt"
+        p.write_bytes(raw[:n])
+        with pytest.raises(CheckpointError, match="truncated"):
+            read_checkpoint(p)
+
+
+def test_random_bytes_and_flipped_byte_refused(trained: Path, tmp_path: Path) -> None:
+    p = tmp_path / "noise.pt"
+    p.write_bytes(np.random.default_rng(0).bytes(5000))
+    with pytest.raises(CheckpointError, match="not a mariash training checkpoint"):
+        read_checkpoint(p)
+    raw = bytearray((trained / "checkpoint.pt").read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    p.write_bytes(bytes(raw))
+    with pytest.raises(CheckpointError, match="SHA-256"):
+        read_checkpoint(p)
+    plain = tmp_path / "plain.pt"
+    torch.save({"x": torch.zeros(2)}, plain)
+    with pytest.raises(CheckpointError, match="plain torch.save"):
+        read_checkpoint(plain)
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        read_checkpoint(tmp_path / "missing.pt")
+
+
+def test_wrong_layout_version_refused(trained: Path, tmp_path: Path) -> None:
+    ck = read_checkpoint(trained / "checkpoint.pt")
+    ck["obs_version"] = ck["obs_version"] + 1
+    p = tmp_path / "run" / "checkpoint.pt"
+    save_checkpoint(p, ck)
+    with pytest.raises(CheckpointError, match="observation layout version"):
+        read_checkpoint(p)
+    with pytest.raises(CheckpointError, match="observation layout version"):
+        Trainer(None, p.parent, resume=True)
+
+
+def test_mismatched_config_or_network_refused(trained: Path, tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match=r"env\.num_envs: checkpoint 48, now 64"):
+        Trainer(tiny(**{"env.num_envs": 64}), trained, resume=True)
+    with pytest.raises(CheckpointError, match=r"network\.hidden"):
+        Trainer(tiny(**{"network.hidden": [32]}), trained, resume=True)
+    # A checkpoint whose stored config no longer fits its weights: the shape check.
+    ck = read_checkpoint(trained / "checkpoint.pt")
+    ck["config"]["network"]["hidden"] = [32]
+    p = tmp_path / "bad" / "checkpoint.pt"
+    save_checkpoint(p, ck)
+    with pytest.raises(CheckpointError, match="network of another shape"):
+        load_policy(p)
+    # Budget and evaluation options may change on resume.
+    t = Trainer(tiny(**{"run.max_iterations": 5, "eval.deals": 10}), trained, resume=True)
+    assert t.counters["iteration"] == 4
+
+
+# -- export and the ONNX robot -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def exported(trained: Path, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("onnx") / "robot.onnx"
+    report = export(trained / "checkpoint.pt", out, check=512)
+    assert report["parity"]["same_action"] == 1.0
+    return out
+
+
+def test_export_parity_on_real_play(trained: Path, exported: Path) -> None:
+    from mariash_env.robots import OnnxRobot
+
+    net, _ = load_policy(trained / "checkpoint.pt")
+    robot = OnnxRobot(exported)
+
+    def policy(obs, mask):
+        with torch.inference_mode():
+            return net(torch.from_numpy(obs), torch.from_numpy(mask))[1].numpy()
+
+    # Observations from the trained policy's own games and from random games.
+    for pol in (policy, None):
+        obs, mask = sample_observations(3000, seed=11, policy=pol)
+        with torch.inference_mode():
+            q_t, a_t = net(torch.from_numpy(obs), torch.from_numpy(mask))
+        q_o, a_o = robot.scores_and_actions(obs, mask)
+        assert np.array_equal(a_t.numpy(), a_o)
+        legal = mask.astype(bool)
+        assert np.allclose(q_t.numpy()[legal], q_o[legal], atol=1e-4)
+        assert mask[np.arange(len(a_o)), a_o].all()
+    assert robot.act({"observation": obs[0], "action_mask": mask[0]}) == a_o[0]
+
+
+def test_onnx_robot_runs_without_torch(exported: Path, tmp_path: Path) -> None:
+    from mariash_env.robots import OnnxRobot
+
+    obs, mask = sample_observations(600, seed=5)
+    np.savez(tmp_path / "batch.npz", obs=obs, mask=mask)
+    expected = OnnxRobot(exported).act_batch(obs, mask)
+    code = f"""
+import sys
+sys.modules["torch"] = None  # any torch import now fails
+import numpy as np
+from mariash_env.robots import OnnxRobot
+d = np.load({str(tmp_path / "batch.npz")!r})
+r = OnnxRobot({str(exported)!r})
+a = r.act_batch(d["obs"], d["mask"])
+one = r.act({{"observation": d["obs"][0], "action_mask": d["mask"][0]}})
+assert one == a[0]
+assert sys.modules["torch"] is None
+np.save({str(tmp_path / "out.npy")!r}, a)
+"""
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert np.array_equal(np.load(tmp_path / "out.npy"), expected)
+
+
+def test_onnx_robot_refuses_other_layout(exported: Path, tmp_path: Path) -> None:
+    import onnx
+
+    from mariash_env.robots import OnnxRobot, OnnxRobotError
+
+    model = onnx.load(str(exported))
+    props = {p.key: p.value for p in model.metadata_props}
+    assert props["mariash_obs_version"] and json.loads(props["mariash_action_labels"])[0]
+    assert json.loads(props["mariash_rules"])["deals"] == 12
+    assert json.loads(props["mariash_training"])["method"] == "dmc"
+    for key, value, match in (("mariash_obs_version", "999", "layout version 999"),
+                              ("mariash_obs_size", "901", "observation size 901"),
+                              ("mariash_format", "other", "not a mariash robot")):
+        m = onnx.load(str(exported))
+        for p in m.metadata_props:
+            if p.key == key:
+                p.value = value
+        bad = tmp_path / f"bad_{key}.onnx"
+        onnx.save(m, str(bad))
+        with pytest.raises(OnnxRobotError, match=match):
+            OnnxRobot(bad)
+    with pytest.raises(OnnxRobotError, match="no ONNX model"):
+        OnnxRobot(tmp_path / "missing.onnx")
+
+
+# -- evaluation, config, registry ----------------------------------------------------------
+
+
+class FirstLegal:
+    name = "first"
+
+    def act_batch(self, obs, mask):
+        return np.argmax(mask, axis=1)
+
+
+def test_duplicate_eval_cancels_luck() -> None:
+    r = duplicate_eval(FirstLegal(), FirstLegal(), deals=60, seed=1, num_envs=90,
+                       bootstrap=100)
+    assert r.mean == 0.0 and r.ci_low == 0.0 and r.ci_high == 0.0  # same robot everywhere
+    from mariash_env.robots import RandomRobot
+
+    r = duplicate_eval(RandomRobot(seed=1), FirstLegal(), deals=60, seed=1, num_envs=90,
+                       bootstrap=100)
+    assert r.ci_low <= r.mean <= r.ci_high and r.deals == 60
+    lo, hi = bootstrap_ci(np.arange(100.0), 500, 0)
+    assert lo < 49.5 < hi
+
+
+def test_configs_load_and_validate(tmp_path: Path) -> None:
+    for name in ("default.toml", "demo.toml", "long.toml"):
+        cfg = load_config(ROOT / "training" / "configs" / name)
+        assert cfg.method == "dmc" and cfg.algo.batch_size > 0
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[env]\nnum_env = 3\n")
+    with pytest.raises(ConfigError, match="num_env"):
+        load_config(bad)
+    bad.write_text("[dmc]\nlr = 'fast'\n")
+    with pytest.raises(ConfigError, match="lr"):
+        load_config(bad)
+    bad.write_text("[env]\nrules = {tariff = 'nope'}\n")
+    with pytest.raises(ConfigError, match="tariff"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="unknown training method"):
+        Config.from_dict({"method": "ppo9"})
+    assert get_method("dmc").name == "dmc"

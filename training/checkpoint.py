@@ -1,0 +1,191 @@
+"""Checkpoints: written atomically, checked on reading, refused with a specific reason.
+
+File format: ``MAGIC`` (16 bytes), the payload length (8 bytes, little endian), the
+SHA-256 of the payload (32 bytes), then the payload, a ``torch.save`` dict read back
+with ``weights_only=True`` (tensors, numbers, strings, lists and dicts only: a
+checkpoint cannot run code).  Writing goes to a temporary file in the same directory,
+is flushed and fsynced, then ``os.replace``-d over the target, and the directory is
+fsynced: a crash leaves either the old or the new checkpoint, never a torn one.
+
+The payload holds the method's state (network, optimizer), the counters, the RNG states
+(python, numpy, torch, and the learner's numpy ``Generator``), the opponent pool, the
+evaluation history, the full config and the observation layout (``OBS_VERSION``,
+``OBS_SIZE``, ``N_ACTIONS``) and network signature it was trained with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import struct
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from mariash_env.actions import N_ACTIONS
+from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
+
+MAGIC = b"MARIASH-CKPT-v1\n"
+FORMAT = 1
+KIND = "mariash-training-checkpoint"
+_HEADER = len(MAGIC) + 8 + 32
+
+# Config sections that may differ when a run is resumed (budget, logs, evaluation).
+RESUMABLE_CHANGES = ("run.", "eval.")
+
+
+class CheckpointError(Exception):
+    """A checkpoint that cannot be used: missing, truncated, corrupt, or from another setup."""
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - e.g. Windows
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: str | Path, chunks: list[bytes]) -> None:
+    """Write ``chunks`` to ``path`` atomically (same-directory temp file, fsync, replace)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            for c in chunks:
+                f.write(c)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    _fsync_dir(path.parent)
+
+
+def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> int:
+    """Write ``payload`` atomically; returns the file size in bytes."""
+    buf = io.BytesIO()
+    torch.save(payload, buf)
+    data = buf.getvalue()
+    header = MAGIC + struct.pack("<Q", len(data)) + hashlib.sha256(data).digest()
+    atomic_write_bytes(path, [header, data])
+    return len(header) + len(data)
+
+
+def read_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Read and verify a checkpoint file (integrity and layout; not the config)."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint at {path}")
+    raw = path.read_bytes()
+    if raw[: len(MAGIC)] != MAGIC:
+        if len(raw) < len(MAGIC) and MAGIC.startswith(raw):
+            raise CheckpointError(f"checkpoint {path} is truncated: {len(raw)} bytes, not even "
+                                  "the header is complete")
+        hint = (" (it looks like a plain torch.save file)" if raw[:2] == b"PK" else "")
+        raise CheckpointError(
+            f"{path} is not a mariash training checkpoint: it does not start with the "
+            f"magic bytes {MAGIC!r}{hint}")
+    if len(raw) < _HEADER:
+        raise CheckpointError(f"checkpoint {path} is truncated: {len(raw)} bytes, the header "
+                              f"alone has {_HEADER}")
+    (n,) = struct.unpack("<Q", raw[len(MAGIC):len(MAGIC) + 8])
+    digest = raw[len(MAGIC) + 8:_HEADER]
+    data = raw[_HEADER:]
+    if len(data) < n:
+        raise CheckpointError(f"checkpoint {path} is truncated: the header announces {n} "
+                              f"payload bytes, the file holds {len(data)}")
+    if len(data) > n:
+        raise CheckpointError(f"checkpoint {path} is corrupt: {len(data) - n} unexpected "
+                              "bytes after the payload")
+    if hashlib.sha256(data).digest() != digest:
+        raise CheckpointError(f"checkpoint {path} is corrupt: the SHA-256 of its payload does "
+                              "not match the one in its header")
+    try:
+        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except (RuntimeError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError, ValueError,
+            AttributeError, TypeError) as e:
+        raise CheckpointError(f"checkpoint {path} is corrupt: its payload cannot be "
+                              f"loaded ({type(e).__name__}: {e})") from None
+    check_payload(payload, str(path))
+    return payload
+
+
+def check_payload(payload: Any, where: str) -> None:
+    """Refuse a payload of another kind, format, observation layout or action space."""
+    if not isinstance(payload, dict) or payload.get("kind") != KIND:
+        raise CheckpointError(f"{where} is not a mariash training checkpoint (payload kind "
+                              f"{payload.get('kind') if isinstance(payload, dict) else None!r})")
+    if payload.get("format") != FORMAT:
+        raise CheckpointError(f"{where} has checkpoint format {payload.get('format')!r}; "
+                              f"this version of training reads format {FORMAT}")
+    for key, now, what in (("obs_version", OBS_VERSION, "observation layout version"),
+                           ("obs_size", OBS_SIZE, "observation size"),
+                           ("num_actions", N_ACTIONS, "number of actions")):
+        if payload.get(key) != now:
+            raise CheckpointError(
+                f"{where} was trained with {what} {payload.get(key)!r} (OBS_VERSION/OBS_SIZE/"
+                f"N_ACTIONS of mariash_env then), but this environment has {now}: the network "
+                "would misread observations or actions; retrain, or use the mariash_env "
+                "version it was trained with")
+    for key in ("config", "method", "network", "counters", "rng", "pool"):
+        if key not in payload:
+            raise CheckpointError(f"{where} is incomplete: it has no {key!r} entry")
+
+
+def check_network(payload: dict[str, Any], signature: dict[str, Any], where: str) -> None:
+    """Refuse a checkpoint whose network shape differs from ``signature``."""
+    old = payload["network"]
+    if old.get("kind") != signature["kind"]:
+        raise CheckpointError(f"{where} holds a {old.get('kind')!r} network, the config builds "
+                              f"a {signature['kind']!r} network")
+    a, b = old.get("params", {}), signature["params"]
+    diffs = [f"{k}: checkpoint {a.get(k)}, config {b.get(k)}"
+             for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    if diffs:
+        shown = "; ".join(diffs[:6]) + (f"; and {len(diffs) - 6} more" if len(diffs) > 6 else "")
+        raise CheckpointError(f"{where} has a network of another shape than the config's: "
+                              f"{shown}")
+
+
+def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}} -> {"a.b": 1}``; a ``rules`` table stays one value."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and k != "rules":
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def config_differences(saved: dict[str, Any], now: dict[str, Any],
+                       allowed: tuple[str, ...] = RESUMABLE_CHANGES) -> list[str]:
+    """Config keys that differ (outside ``allowed`` prefixes), as readable lines."""
+    a, b = _flatten(saved), _flatten(now)
+    out = []
+    for k in sorted(set(a) | set(b)):
+        if k.startswith(allowed):
+            continue
+        if a.get(k, "<missing>") != b.get(k, "<missing>"):
+            out.append(f"{k}: checkpoint {a.get(k, '<missing>')!r}, now {b.get(k, '<missing>')!r}")
+    return out
+
+
+def check_config(payload: dict[str, Any], config: dict[str, Any], where: str) -> None:
+    diffs = config_differences(payload["config"], config)
+    if diffs:
+        raise CheckpointError(
+            f"{where} was written by a run with another configuration; refusing to resume "
+            f"with: {'; '.join(diffs)} (on --resume only [run] and [eval] options may change)")

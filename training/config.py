@@ -1,0 +1,333 @@
+"""Training configuration: dataclasses with documented defaults, loaded from TOML/JSON.
+
+A config file has top-level keys (``seed``, ``method``), the tables ``[env]``,
+``[network]``, ``[selfplay]``, ``[eval]``, ``[run]`` and one table named after the
+method (``[dmc]``) holding that method's own options (its dataclass is registered with
+the method, see :mod:`training.methods`).  Every key is optional; anything missing takes
+the default documented below (``python -m training.train --show-config`` prints the
+effective configuration, ``--describe-config`` every option with its documentation).
+
+Unknown keys are refused with :class:`ConfigError`, so a typo never silently falls back
+to a default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backport
+    import tomli as tomllib
+
+
+class ConfigError(ValueError):
+    """An invalid configuration file or value (unknown key, wrong type, bad range)."""
+
+
+def opt(default: Any, doc: str, *, factory: Any = None) -> Any:
+    """A dataclass field with its documentation in ``metadata["doc"]``."""
+    if factory is not None:
+        return field(default_factory=factory, metadata={"doc": doc})
+    return field(default=default, metadata={"doc": doc})
+
+
+@dataclass
+class EnvConfig:
+    """The batched self-play engine (:class:`mariash_env.vector.VectorEnv`)."""
+
+    num_envs: int = opt(1024, "games stepped together per rollout worker; every step is one "
+                              "batched forward pass over all of them")
+    rollout_steps: int = opt(32, "engine steps per iteration (one decision per game per step); "
+                                 "an iteration's data is num_envs x rollout_steps x workers "
+                                 "decisions minus the opponents' ones")
+    workers: int = opt(1, "rollout worker processes (each with its own VectorEnv of num_envs "
+                          "games; the learner waits for all of them, so runs stay "
+                          "deterministic). 1 = rollouts in the learner process, the right "
+                          "choice on a 2-core machine; on a many-core box use "
+                          "about cores-2 workers and a smaller num_envs each")
+    pipeline: bool = opt(False, "collect the next iteration in worker process(es) while the "
+                                "learner trains on this one (policy lag of one iteration; "
+                                "deterministic). Uses a worker process even with workers = 1: "
+                                "on 2 idle cores about twice the throughput")
+    deals: int = opt(12, "deals per partie (12 = a real partie, so the agent also sees the "
+                         "deal number and running score it meets at the table)")
+    rules: dict = opt(None, "rule options of mariash_env.make_rules (RULES.md §11), e.g. "
+                            "{shuffle = 'every_deal', tariff = 'csm'}; empty = the seed-001 "
+                            "table the robots are evaluated on", factory=dict)
+    actor_threads: int = opt(1, "torch threads of each rollout worker process (workers > 1)")
+
+
+@dataclass
+class NetworkConfig:
+    """The policy network (:mod:`training.networks`)."""
+
+    kind: str = opt("mlp", "network architecture (registered in training.networks)")
+    hidden: list = opt(None, "hidden layer widths of the MLP", factory=lambda: [512, 256])
+    layer_norm: bool = opt(True, "LayerNorm after every hidden Linear (before the ReLU)")
+
+
+@dataclass
+class SelfPlayConfig:
+    """Who sits at the learner's table.
+
+    At the start of every deal each game draws its table: with probability
+    ``table_robot_share`` the learner plays one random seat against two TableRobots
+    (when ``mariash_env.robots.table`` exists; otherwise that share plays self-play),
+    with ``pool_share`` against two copies of one earlier snapshot, with
+    ``random_share`` against two RandomRobots, and otherwise all three seats are the
+    current policy (self-play: every seat's decisions are training data).
+    """
+
+    pool_size: int = opt(8, "earlier snapshots kept as opponents (oldest dropped first)")
+    pool_every: int = opt(50, "iterations between snapshots added to the pool")
+    pool_share: float = opt(0.3, "share of deals against a snapshot from the pool")
+    table_robot_share: float = opt(0.0, "share of deals against two TableRobots "
+                                        "(ignored while mariash_env.robots.table is missing)")
+    random_share: float = opt(0.05, "share of deals against two RandomRobots")
+
+
+@dataclass
+class EvalConfig:
+    """Periodic duplicate evaluation (:mod:`training.evaluate`)."""
+
+    every: int = opt(100, "iterations between evaluations (0 = only at the end)")
+    deals: int = opt(1000, "duplicate deals per opponent; each is played three times, the "
+                           "agent in every seat once, so 3x as many games")
+    seed: int = opt(20240, "seed of the evaluation deals (the same deals every time)")
+    opponents: list = opt(None, "robots to evaluate against: 'random', 'table' (skipped "
+                                "while TableRobot is missing), or any mariash_env.robots."
+                                "make_robot spec such as 'pimc(worlds=8)' or 'onnx:PATH'",
+                          factory=lambda: ["random", "table"])
+    final_opponents: list = opt(None, "robots for the evaluation at the end of a run "
+                                      "(empty = the same as opponents)", factory=list)
+    num_envs: int = opt(3000, "games stepped together in an evaluation")
+    bootstrap: int = opt(2000, "bootstrap resamples for the 95% confidence interval")
+
+
+@dataclass
+class RunConfig:
+    """Budget, logging and checkpoints."""
+
+    max_decisions: int = opt(0, "stop after this many engine decisions (0 = no limit)")
+    max_iterations: int = opt(0, "stop after this many iterations (0 = no limit)")
+    time_budget_s: float = opt(0.0, "stop after this many seconds of training in this "
+                                    "process (0 = no limit); evaluation time is excluded")
+    checkpoint_every: int = opt(100, "iterations between checkpoints. The engines are "
+                                     "reseeded after each checkpoint, so a resumed run "
+                                     "continues exactly as the uninterrupted one")
+    keep_checkpoints: int = opt(3, "numbered checkpoints kept besides checkpoint.pt "
+                                   "(0 = only checkpoint.pt)")
+    device: str = opt("auto", "learner device: 'auto' (CUDA when available), 'cpu', 'cuda'")
+    threads: int = opt(1, "torch threads in the learner process (0 = torch's default: one "
+                          "per core). 1 is the safe choice: on a busy machine several "
+                          "threads are up to 10x slower than one (they wait on each other)")
+    progress: bool = opt(True, "show a tqdm progress bar")
+    tensorboard: bool = opt(True, "write TensorBoard event files to RUN/tb")
+    plot: bool = opt(True, "write the learning curve RUN/curves.png after each evaluation")
+
+
+@dataclass
+class Config:
+    """A training run.  See the section dataclasses for every option."""
+
+    seed: int = opt(0, "seed of everything (network init, exploration, tables, engines)")
+    method: str = opt("dmc", "training method (registered in training.methods)")
+    env: EnvConfig = opt(None, "rollouts", factory=EnvConfig)
+    network: NetworkConfig = opt(None, "policy network", factory=NetworkConfig)
+    selfplay: SelfPlayConfig = opt(None, "opponents", factory=SelfPlayConfig)
+    eval: EvalConfig = opt(None, "evaluation", factory=EvalConfig)
+    run: RunConfig = opt(None, "budget, logs, checkpoints", factory=RunConfig)
+    algo: Any = opt(None, "the method's own options (TOML table named after the method)")
+
+    def __post_init__(self) -> None:
+        if self.algo is None:
+            from .methods import get_method
+
+            self.algo = get_method(self.method).config_class()
+
+    # -- conversion ---------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"seed": self.seed, "method": self.method}
+        for name in ("env", "network", "selfplay", "eval", "run"):
+            d[name] = dataclasses.asdict(getattr(self, name))
+        d[self.method] = dataclasses.asdict(self.algo)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], source: str = "config") -> Config:
+        from .methods import get_method
+
+        d = dict(d)
+        method = d.pop("method", "dmc")
+        try:
+            mcls = get_method(method)
+        except KeyError as e:
+            raise ConfigError(f"{source}: {e.args[0]}") from None
+        seed = d.pop("seed", 0)
+        _check_type(source, "seed", seed, 0)
+        kw: dict[str, Any] = {"seed": seed, "method": method}
+        sections = {"env": EnvConfig, "network": NetworkConfig, "selfplay": SelfPlayConfig,
+                    "eval": EvalConfig, "run": RunConfig}
+        for name, sec_cls in sections.items():
+            kw[name] = _build(sec_cls, d.pop(name, {}), f"{source}: [{name}]")
+        kw["algo"] = _build(mcls.config_class, d.pop(method, {}), f"{source}: [{method}]")
+        if d:
+            raise ConfigError(
+                f"{source}: unknown key(s) {sorted(d)}: expected 'seed', 'method' and the "
+                f"tables {sorted(sections)} and [{method}]"
+            )
+        cfg = cls(**kw)
+        cfg.validate(source)
+        return cfg
+
+    def validate(self, source: str = "config") -> None:
+        def need(ok: bool, msg: str) -> None:
+            if not ok:
+                raise ConfigError(f"{source}: {msg}")
+
+        need(self.env.num_envs >= 1, "env.num_envs must be >= 1")
+        need(self.env.rollout_steps >= 1, "env.rollout_steps must be >= 1")
+        need(self.env.workers >= 1, "env.workers must be >= 1")
+        need(self.env.deals >= 1, "env.deals must be >= 1")
+        need(all(int(h) >= 1 for h in self.network.hidden) and len(self.network.hidden) >= 1,
+             "network.hidden must be a non-empty list of positive widths")
+        sp = self.selfplay
+        for k in ("pool_share", "table_robot_share", "random_share"):
+            v = getattr(sp, k)
+            need(0.0 <= v <= 1.0, f"selfplay.{k} must lie in [0, 1], got {v}")
+        need(sp.pool_share + sp.table_robot_share + sp.random_share <= 1.0 + 1e-9,
+             "selfplay shares (pool + table_robot + random) must sum to at most 1")
+        need(sp.pool_size >= 0 and sp.pool_every >= 1, "selfplay.pool_size >= 0, pool_every >= 1")
+        need(self.run.checkpoint_every >= 1, "run.checkpoint_every must be >= 1")
+        need(self.run.device in ("auto", "cpu", "cuda") or self.run.device.startswith("cuda:"),
+             f"run.device must be 'auto', 'cpu' or 'cuda', got {self.run.device!r}")
+        need(self.eval.deals >= 1 and self.eval.num_envs >= 3, "eval.deals >= 1, eval.num_envs >= 3")
+        for o in list(self.eval.opponents) + list(self.eval.final_opponents):
+            base = o.partition("(")[0].strip() if isinstance(o, str) else None
+            need(base in ("random", "table", "pimc") or str(o).startswith("onnx:"),
+                 f"eval.opponents: unknown robot {o!r} (expected 'random', 'table', "
+                 "'pimc(...)' or 'onnx:PATH')")
+        from mariash_env.rules import RulesError, make_rules
+
+        try:
+            make_rules(deals=self.env.deals, **self.env.rules)
+        except (RulesError, TypeError) as e:
+            raise ConfigError(f"{source}: [env] rules: {e}") from None
+        validate = getattr(self.algo, "validate", None)
+        if validate is not None:
+            try:
+                validate()
+            except ValueError as e:
+                raise ConfigError(f"{source}: [{self.method}] {e}") from None
+
+    def replace(self, **overrides: Any) -> Config:
+        """A copy with dotted overrides applied, e.g. ``replace(**{"run.max_iterations": 3})``."""
+        d = self.to_dict()
+        for key, value in overrides.items():
+            apply_override(d, key, value)
+        return Config.from_dict(d, "override")
+
+
+def _check_type(source: str, key: str, value: Any, default: Any) -> None:
+    if default is None:
+        return
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, type(default))
+    if not ok:
+        raise ConfigError(
+            f"{source}: {key} = {value!r} has the wrong type: expected "
+            f"{type(default).__name__}"
+        )
+
+
+def _build(cls: type, table: Any, source: str) -> Any:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source} must be a table, got {type(table).__name__}")
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(table) - set(known))
+    if unknown:
+        raise ConfigError(f"{source}: unknown key(s) {unknown}: expected some of {sorted(known)}")
+    kw = {}
+    for name, value in table.items():
+        f = known[name]
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        _check_type(source, name, value, default)
+        if isinstance(default, float) and isinstance(value, int):
+            value = float(value)
+        kw[name] = value
+    return cls(**kw)
+
+
+def apply_override(d: dict[str, Any], key: str, value: Any) -> None:
+    """Set ``d["a"]["b"] = value`` for ``key = "a.b"`` (creating tables as needed)."""
+    parts = key.split(".")
+    cur = d
+    for p in parts[:-1]:
+        cur = cur.setdefault(p, {})
+        if not isinstance(cur, dict):
+            raise ConfigError(f"override {key!r}: {p!r} is not a table")
+    cur[parts[-1]] = value
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """``"run.max_iterations=10"`` -> ``("run.max_iterations", 10)`` (value parsed as TOML)."""
+    if "=" not in text:
+        raise ConfigError(f"override {text!r}: expected KEY=VALUE, e.g. run.max_iterations=10")
+    key, _, raw = text.partition("=")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw  # a bare string
+    return key.strip(), value
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None) -> Config:
+    """Read a ``.toml`` or ``.json`` config (``None`` = all defaults) and apply overrides."""
+    d: dict[str, Any] = {}
+    source = "defaults"
+    if path is not None:
+        p = Path(path)
+        source = str(p)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as e:
+            raise ConfigError(f"cannot read config {p}: {e}") from None
+        try:
+            d = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
+        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
+            raise ConfigError(f"{p}: not valid {'JSON' if p.suffix == '.json' else 'TOML'}: {e}") \
+                from None
+    for ov in overrides or []:
+        k, v = parse_override(ov)
+        apply_override(d, k, v)
+    return Config.from_dict(d, source)
+
+
+def describe_config(cfg: Config | None = None) -> str:
+    """Every option with its default and documentation (for ``--describe-config``)."""
+    cfg = cfg or Config()
+    lines = []
+    top = [f for f in fields(Config) if f.name in ("seed", "method")]
+    for f in top:
+        lines.append(f"{f.name} = {json.dumps(getattr(cfg, f.name))}    # {f.metadata['doc']}")
+    sections = [(n, getattr(cfg, n)) for n in ("env", "network", "selfplay", "eval", "run")]
+    sections.append((cfg.method, cfg.algo))
+    for name, sec in sections:
+        lines.append("")
+        lines.append(f"[{name}]")
+        for f in fields(sec):
+            doc = f.metadata.get("doc", "")
+            lines.append(f"{f.name} = {json.dumps(getattr(sec, f.name))}    # {doc}")
+    return "\n".join(lines)

@@ -1,0 +1,264 @@
+"""Export a checkpoint's policy as an ONNX robot.
+
+    python -m training.export runs/NAME/checkpoint.pt -o robot.onnx
+
+The graph takes ``observation`` float32[B, OBS_SIZE] and ``action_mask`` int8[B, 115]
+(1 = legal) and returns ``scores`` float32[B, 115] (the masked Q-values or logits;
+illegal actions get -1e9) and ``action`` int64[B] (the argmax, computed in the graph).
+Metadata (``metadata_props``): ``mariash_obs_version`` (OBS_VERSION), ``mariash_obs_size``,
+``mariash_num_actions``, ``mariash_action_labels`` (JSON list), ``mariash_rules`` (JSON),
+``mariash_training`` (JSON: method, scores, counters, last evaluation, config),
+``mariash_format`` ("mariash-robot-v1").  :class:`mariash_env.robots.OnnxRobot` plays it
+with onnxruntime only (no torch) and refuses a model whose layout differs from the
+environment's.  After writing, the model is checked against the torch policy on real
+observations (same actions required).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from mariash_env.actions import ACTION_LABELS, N_ACTIONS
+from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
+from mariash_env.rules import make_rules
+
+from .checkpoint import CheckpointError, atomic_write_bytes, check_network, read_checkpoint
+from .config import Config
+from .networks import PolicyNet, build_network
+
+ROBOT_FORMAT = "mariash-robot-v1"
+OPSET = 17
+
+
+def load_policy(checkpoint: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
+    """The greedy policy network of a checkpoint (CPU, eval mode) and the payload."""
+    payload = read_checkpoint(checkpoint)
+    cfg = Config.from_dict(payload["config"], f"the config stored in {checkpoint}")
+    net = build_network(cfg.network)
+    check_network(payload, net.signature(), str(checkpoint))
+    state = payload.get("policy") or payload["method"].get("net")
+    if state is None:
+        raise CheckpointError(f"{checkpoint} holds no policy network")
+    net.load_state_dict(state)
+    net.eval()
+    return net, payload
+
+
+def training_info(payload: dict[str, Any]) -> dict[str, Any]:
+    c = payload.get("counters", {})
+    hist = payload.get("history", [])
+    last = {}
+    if hist:
+        it = hist[-1]["iteration"]
+        last = {h["opponent"]: {k: h[k] for k in ("mean", "ci_low", "ci_high", "deals")}
+                for h in hist if h["iteration"] == it}
+    return {
+        **payload.get("info", {}).get("describe", {}),
+        "iteration": c.get("iteration"),
+        "decisions": c.get("decisions"),
+        "updates": c.get("updates"),
+        "train_seconds": c.get("train_s"),
+        "last_eval_grose_per_deal": last,
+        "network": {k: v for k, v in payload["network"].items() if k != "params"},
+        "config": payload.get("config"),
+        "torch": payload.get("info", {}).get("torch"),
+        "written": payload.get("info", {}).get("time"),
+    }
+
+
+def sample_observations(n: int = 4096, seed: int = 123, rules: dict | None = None,
+                        policy: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` observations and masks from real play (random legal actions, or ``policy``)."""
+    from mariash_env.vector import VectorEnv, random_legal_actions
+
+    rules = dict(rules or {})
+    deals = rules.pop("deals", 12)
+    k = min(n, 512)
+    env = VectorEnv(k, seed=seed, deals=deals, **rules)
+    step = env.reset()
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    got = 0
+    while got < n:
+        obs.append(step.obs.copy())
+        masks.append(step.mask.copy())
+        got += k
+        a = random_legal_actions(step.mask, rng) if policy is None else policy(step.obs,
+                                                                               step.mask)
+        step = env.step(a)
+    return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
+
+
+def to_onnx_bytes(net: PolicyNet, metadata: dict[str, str], opset: int = OPSET) -> bytes:
+    """The ONNX model (bytes) of ``net.forward(observation, action_mask)``."""
+    import onnx
+
+    net = net.cpu().eval()
+    dummy = (torch.zeros(2, OBS_SIZE), torch.ones(2, N_ACTIONS, dtype=torch.int8))
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            net, dummy, buf,
+            input_names=["observation", "action_mask"],
+            output_names=["scores", "action"],
+            dynamic_axes={"observation": {0: "batch"}, "action_mask": {0: "batch"},
+                          "scores": {0: "batch"}, "action": {0: "batch"}},
+            opset_version=opset, dynamo=False,
+        )
+    model = onnx.load_from_string(buf.getvalue())
+    onnx.helper.set_model_props(model, metadata)
+    model.doc_string = "mariash robot: masked action scores and greedy action (training.export)"
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
+def robot_metadata(payload: dict[str, Any]) -> dict[str, str]:
+    cfg = payload["config"]
+    rules = make_rules(deals=cfg["env"]["deals"], **cfg["env"]["rules"]).to_dict()
+    return {
+        "mariash_format": ROBOT_FORMAT,
+        "mariash_obs_version": str(OBS_VERSION),
+        "mariash_obs_size": str(OBS_SIZE),
+        "mariash_num_actions": str(N_ACTIONS),
+        "mariash_action_labels": json.dumps(list(ACTION_LABELS)),
+        "mariash_rules": json.dumps(rules),
+        "mariash_training": json.dumps(training_info(payload), default=str),
+    }
+
+
+def check_parity(net: PolicyNet, onnx_path: str | Path, obs: np.ndarray,
+                 mask: np.ndarray) -> dict[str, float]:
+    """Compare the torch policy and the ONNX robot on ``obs``/``mask``."""
+    from mariash_env.robots.onnx_robot import OnnxRobot
+
+    robot = OnnxRobot(onnx_path)
+    with torch.inference_mode():
+        q_t, a_t = net(torch.from_numpy(obs), torch.from_numpy(mask))
+    q_o, a_o = robot.scores_and_actions(obs, mask)
+    legal = mask.astype(bool)
+    return {
+        "n": float(len(obs)),
+        "same_action": float((a_t.numpy() == a_o).mean()),
+        "max_abs_diff": float(np.abs(q_t.numpy()[legal] - q_o[legal]).max()),
+    }
+
+
+def export(checkpoint: str | Path, out: str | Path, check: int = 4096) -> dict[str, Any]:
+    """Write the ONNX robot of ``checkpoint`` to ``out``; returns facts and the parity check."""
+    net, payload = load_policy(checkpoint)
+    meta = robot_metadata(payload)
+    data = to_onnx_bytes(net, meta)
+    atomic_write_bytes(out, [data])
+    report: dict[str, Any] = {"path": str(out), "bytes": len(data)}
+    if check:
+        obs, mask = sample_observations(check, rules=dict(payload["config"]["env"]["rules"]))
+        report["parity"] = parity = check_parity(net, out, obs, mask)
+        if parity["same_action"] < 1.0:
+            raise RuntimeError(f"exported model disagrees with the torch policy on "
+                               f"{(1 - parity['same_action']) * 100:.3f}% of {check} "
+                               f"observations (max |dQ| {parity['max_abs_diff']:.2e})")
+    return report
+
+
+def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2000,
+               seed: int = 777) -> str:
+    """A model card (markdown) for an exported robot, with a fresh duplicate evaluation of
+    the ONNX file itself against RandomRobot and (when it exists) TableRobot."""
+    from mariash_env.robots.onnx_robot import OnnxRobot
+
+    from .evaluate import evaluate_all, format_table
+
+    robot = OnnxRobot(onnx_path)
+    info = robot.training
+    rules = dict(robot.rules)
+    results = []
+    if eval_deals > 0:
+        results = evaluate_all(robot, ["random", "table"], eval_deals, seed, rules)
+    net = info.get("network", {})
+    cfg = info.get("config") or {}
+    hidden = (cfg.get("network") or {}).get("hidden")
+    lines = [
+        "# mariash robot",
+        "",
+        f"`{Path(onnx_path).name}`: a volený mariáš player trained by self-play with "
+        f"{info.get('method', '?').upper()} (`training/`), exported by `python -m training.export`.",
+        "",
+        "```python",
+        "from mariash_env.robots import OnnxRobot   # numpy + onnxruntime, no torch",
+        f'robot = OnnxRobot("{Path(onnx_path).as_posix()}")',
+        "action = robot.act(observation)          # AEC observation dict",
+        "actions = robot.act_batch(obs, mask)     # VectorEnv batch",
+        "```",
+        "",
+        "## Model",
+        "",
+        f"- network: {net.get('kind', '?')} {hidden or ''}, inputs `observation` "
+        f"float32[B, {OBS_SIZE}] and `action_mask` int8[B, {N_ACTIONS}]; outputs `scores` "
+        f"({info.get('scores', 'scores')}, illegal actions -1e9) and `action` (argmax)",
+        f"- observation layout version {OBS_VERSION} (the robot refuses another layout)",
+        f"- size {Path(onnx_path).stat().st_size / 1e6:.1f} MB",
+        f"- rules: `{json.dumps(rules)}`",
+        "",
+        "## Training",
+        "",
+        f"- {info.get('iteration')} iterations, {info.get('decisions'):,} engine decisions, "
+        f"{info.get('updates'):,} gradient steps, {float(info.get('train_seconds') or 0) / 3600:.2f} h",
+        f"- seed {cfg.get('seed')}, written {info.get('written')}, torch {info.get('torch')}",
+        "",
+        "## Evaluation",
+        "",
+        f"Duplicate deals (seed {seed}): every deal is played three times with the robot in "
+        "each seat against two copies of the opponent; groše per deal won by the robot, "
+        "95% bootstrap interval.",
+        "",
+        "```",
+        format_table([(Path(onnx_path).name, r) for r in results]) if results else "(not run)",
+        "```",
+        "",
+        "## Limits",
+        "",
+        "- Trained and evaluated on the rules above only; other variants change the game.",
+        "- A greedy policy: it never randomizes, so opponents can learn to exploit it.",
+        "",
+    ]
+    text = "\n".join(lines)
+    atomic_write_bytes(card_path, [text.encode("utf-8")])
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.export", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("checkpoint", help="a training checkpoint (RUN/checkpoint.pt)")
+    ap.add_argument("-o", "--out", default="robot.onnx", help="ONNX file to write")
+    ap.add_argument("--check", type=int, default=4096,
+                    help="observations for the torch/ONNX parity check (0 = skip)")
+    ap.add_argument("--card", help="also write a model card, e.g. models/ROBOT.md, with a "
+                                   "fresh duplicate evaluation of the exported file")
+    ap.add_argument("--card-deals", type=int, default=2000,
+                    help="duplicate deals per opponent for the card's evaluation")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    try:
+        report = export(args.checkpoint, args.out, args.check)
+    except CheckpointError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(report, indent=2))
+    if args.card:
+        print(write_card(args.out, args.card, args.card_deals))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""Run logs: CSV files, TensorBoard scalars and the learning-curve PNG.
+
+``RUN/metrics.csv``: one row per iteration; ``RUN/eval.csv``: one row per evaluation and
+opponent; ``RUN/tb/``: TensorBoard events (x axis: engine decisions);
+``RUN/curves.png``: evaluation groše per deal with 95% intervals, and the training loss.
+On ``--resume`` rows written after the checkpoint are dropped, so the logs match the run.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+from typing import Any
+
+METRIC_FIELDS = [
+    "iteration", "decisions", "samples", "updates", "deals", "train_s", "dec_per_s",
+    "samples_per_s", "upd_per_s", "loss", "q_mean", "grad_norm", "target_mean", "epsilon",
+    "rollout_s", "policy_s", "update_s", "carried", "pool_size", "ret_vs_pool",
+    "ret_vs_random", "ret_vs_table",
+]
+EVAL_FIELDS = ["iteration", "decisions", "opponent", "mean", "ci_low", "ci_high", "std",
+               "deals", "forehand", "middlehand", "dealer", "seconds"]
+
+
+class CsvLog:
+    """Append rows to a CSV file with fixed columns (header written once)."""
+
+    def __init__(self, path: Path, fields: list[str], keep_until: int | None = None) -> None:
+        self.path = path
+        self.fields = fields
+        if keep_until is not None and path.exists():
+            self._truncate(keep_until)
+        new = not path.exists() or path.stat().st_size == 0
+        self.f = open(path, "a", newline="", encoding="utf-8")
+        self.w = csv.DictWriter(self.f, fieldnames=fields, extrasaction="ignore")
+        if new:
+            self.w.writeheader()
+            self.f.flush()
+
+    def _truncate(self, keep_until: int) -> None:
+        with open(self.path, newline="", encoding="utf-8") as f:
+            rows = [r for r in csv.DictReader(f) if int(float(r["iteration"])) <= keep_until]
+        with open(self.path, "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=self.fields, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
+
+    def write(self, row: dict[str, Any]) -> None:
+        self.w.writerow({k: _fmt(row.get(k, "")) for k in self.fields})
+        self.f.flush()
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def _fmt(v: Any) -> Any:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return v
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _num(x: str) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path | None:
+    """Draw ``curves.png`` of a run directory from its CSV logs (matplotlib, Agg)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    run_dir = Path(run_dir)
+    out = Path(out) if out else run_dir / "curves.png"
+    metrics = read_csv(run_dir / "metrics.csv")
+    evals = read_csv(run_dir / "eval.csv")
+    if not metrics and not evals:
+        return None
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    ax = axes[0]
+    for opp in sorted({r["opponent"] for r in evals}):
+        rows = [r for r in evals if r["opponent"] == opp]
+        x = [_num(r["decisions"]) / 1e6 for r in rows]
+        m = [_num(r["mean"]) for r in rows]
+        lo = [_num(r["ci_low"]) for r in rows]
+        hi = [_num(r["ci_high"]) for r in rows]
+        ax.plot(x, m, marker="o", label=f"vs {opp}")
+        ax.fill_between(x, lo, hi, alpha=0.25)
+    ax.axhline(0.0, color="gray", lw=0.8)
+    ax.set_xlabel("engine decisions (millions)")
+    ax.set_ylabel("groše per deal (duplicate)")
+    ax.set_title("evaluation, 95% bootstrap CI")
+    if evals:
+        ax.legend()
+    x = [_num(r["decisions"]) / 1e6 for r in metrics]
+    for ax, key, title in ((axes[1], "loss", "training loss"),
+                           (axes[2], "dec_per_s", "decisions per second")):
+        y = [_num(r[key]) for r in metrics]
+        ax.plot(x, y, lw=0.6, alpha=0.5)
+        if len(y) >= 10:
+            k = max(1, len(y) // 30)
+            sm = [sum(y[max(0, i - k):i + 1]) / len(y[max(0, i - k):i + 1])
+                  for i in range(len(y))]
+            ax.plot(x, sm, lw=1.5)
+        ax.set_xlabel("engine decisions (millions)")
+        ax.set_title(title)
+    fig.tight_layout()
+    tmp = out.with_name(f".{out.name}.tmp.png")
+    fig.savefig(tmp, dpi=90)
+    plt.close(fig)
+    tmp.replace(out)
+    return out
+
+
+class TensorBoard:
+    """Thin wrapper: no-op when disabled or when tensorboard is not installed."""
+
+    def __init__(self, log_dir: Path, enabled: bool, purge_step: int | None) -> None:
+        self.w = None
+        if enabled:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError:  # pragma: no cover
+                return
+            self.w = SummaryWriter(log_dir=str(log_dir), purge_step=purge_step)
+
+    def scalars(self, prefix: str, values: dict[str, Any], step: int) -> None:
+        if self.w is None:
+            return
+        for k, v in values.items():
+            if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
+                self.w.add_scalar(f"{prefix}/{k}", v, step)
+
+    def flush(self) -> None:
+        if self.w is not None:
+            self.w.flush()
+
+    def close(self) -> None:
+        if self.w is not None:
+            self.w.close()

@@ -1,0 +1,182 @@
+"""Deep Monte-Carlo (DMC), as in DouZero (Zha et al., 2021), adapted to mariáš.
+
+One Q-network ``Q(observation) -> float[115]`` scores every action of every phase.
+The learner acts epsilon-greedily on the legal actions; every decision it makes is
+regressed onto its Monte-Carlo return: the groše its seat received from the deal in
+which the decision was made (``RULES.md`` §9), optionally transformed
+(:class:`DMCConfig.reward_transform`).  No bootstrapping, no critic, no importance
+weights: the target of ``Q(s, a)`` is simply what happened after ``a``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from mariash_env.vector import random_legal_actions
+
+from ..config import opt
+from ..networks import PolicyNet, build_network
+from . import Method, register_method
+
+
+@dataclass
+class DMCConfig:
+    """Options of Deep Monte-Carlo (the ``[dmc]`` table)."""
+
+    lr: float = opt(5e-4, "learning rate")
+    optimizer: str = opt("adam", "'adam' or 'rmsprop' (DouZero's choice)")
+    batch_size: int = opt(1024, "rows per gradient step")
+    epochs: float = opt(1.0, "passes over each iteration's decisions (1 = every decision "
+                             "is used once, as in DouZero; fractions subsample)")
+    grad_clip: float = opt(10.0, "gradient-norm clip (0 = off)")
+    weight_decay: float = opt(0.0, "AdamW-style weight decay (0 = off)")
+    reward_transform: str = opt("scale", "'scale': target = groše x reward_scale (Q stays "
+                                         "an expected-groše estimate); 'symlog': target = "
+                                         "sign(g) log(1 + |g|) (tames the rare huge flekked "
+                                         "deals but ranks risky actions lower)")
+    reward_scale: float = opt(0.1, "factor of the 'scale' transform (Q in units of 10 groše)")
+    loss: str = opt("mse", "'mse' (DouZero) or 'huber'")
+    huber_delta: float = opt(1.0, "delta of the Huber loss, in transformed units")
+    eps_start: float = opt(0.10, "exploration: chance of a uniformly random legal action at "
+                                 "the start")
+    eps_end: float = opt(0.02, "exploration after eps_decay_decisions")
+    eps_decay_decisions: int = opt(20_000_000, "engine decisions over which epsilon decays "
+                                               "linearly from eps_start to eps_end")
+
+    def validate(self) -> None:
+        if self.optimizer not in ("adam", "rmsprop"):
+            raise ValueError(f"optimizer must be 'adam' or 'rmsprop', got {self.optimizer!r}")
+        if self.reward_transform not in ("scale", "symlog"):
+            raise ValueError(f"reward_transform must be 'scale' or 'symlog', "
+                             f"got {self.reward_transform!r}")
+        if self.loss not in ("mse", "huber"):
+            raise ValueError(f"loss must be 'mse' or 'huber', got {self.loss!r}")
+        if self.batch_size < 1 or self.epochs <= 0 or self.lr <= 0:
+            raise ValueError("batch_size >= 1, epochs > 0 and lr > 0 are required")
+        if not (0 <= self.eps_end <= 1 and 0 <= self.eps_start <= 1):
+            raise ValueError("eps_start and eps_end must lie in [0, 1]")
+
+
+def transform_returns(g: np.ndarray, cfg: DMCConfig) -> np.ndarray:
+    if cfg.reward_transform == "symlog":
+        return np.sign(g) * np.log1p(np.abs(g))
+    return g * cfg.reward_scale
+
+
+def untransform(q: np.ndarray, cfg: DMCConfig) -> np.ndarray:
+    """Q-values back in groše."""
+    if cfg.reward_transform == "symlog":
+        return np.sign(q) * np.expm1(np.abs(q))
+    return q / cfg.reward_scale
+
+
+@register_method
+class DMC(Method):
+    """Deep Monte-Carlo with epsilon-greedy self-play."""
+
+    name = "dmc"
+    config_class = DMCConfig
+    needs_masks = False
+    scores_kind = "q_values"
+
+    def __init__(self, cfg: Any, device: torch.device) -> None:
+        super().__init__(cfg, device)
+        self.algo: DMCConfig = cfg.algo
+        self._net = build_network(cfg.network).to(device)
+        a = self.algo
+        if a.optimizer == "adam":
+            if a.weight_decay:
+                self.opt = torch.optim.AdamW(self._net.parameters(), lr=a.lr,
+                                             weight_decay=a.weight_decay)
+            else:
+                self.opt = torch.optim.Adam(self._net.parameters(), lr=a.lr)
+        else:
+            self.opt = torch.optim.RMSprop(self._net.parameters(), lr=a.lr, alpha=0.99,
+                                           eps=1e-5, weight_decay=a.weight_decay)
+        self._loss = (nn.MSELoss() if a.loss == "mse"
+                      else nn.HuberLoss(delta=a.huber_delta))
+
+    @property
+    def net(self) -> PolicyNet:
+        return self._net
+
+    def epsilon(self, decisions: int) -> float:
+        a = self.algo
+        if a.eps_decay_decisions <= 0:
+            return a.eps_end
+        f = min(1.0, decisions / a.eps_decay_decisions)
+        return a.eps_start + f * (a.eps_end - a.eps_start)
+
+    def rollout_params(self, decisions: int) -> dict[str, Any]:
+        return {"epsilon": self.epsilon(decisions)}
+
+    @staticmethod
+    @torch.inference_mode()
+    def act(net: PolicyNet, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+            params: dict[str, Any]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        dev = next(net.parameters()).device
+        greedy = net(torch.from_numpy(obs).to(dev), torch.from_numpy(mask).to(dev))[1]
+        greedy = greedy.cpu().numpy()
+        # Always draw the same amount of randomness: the stream never depends on epsilon.
+        explore = rng.random(greedy.shape[0]) < params["epsilon"]
+        rand = random_legal_actions(mask, rng)
+        return np.where(explore, rand, greedy), {}
+
+    def update(self, batch: Any, rng: np.random.Generator) -> dict[str, float]:
+        a = self.algo
+        m = len(batch)
+        if m == 0:
+            return {"updates": 0.0}
+        target_all = transform_returns(batch.ret.astype(np.float32), a).astype(np.float32)
+        bs = min(a.batch_size, m)
+        n_upd = max(1, int(round(a.epochs * m / bs)))
+        order = np.concatenate([rng.permutation(m) for _ in range(-(-n_upd * bs // m))])
+        net = self._net
+        net.train()
+        dev = self.device
+        tot_loss = 0.0
+        tot_q = 0.0
+        tot_gn = 0.0
+        for u in range(n_upd):
+            idx = order[u * bs:(u + 1) * bs]
+            idx = np.sort(idx)  # friendlier memory access; the set is what matters
+            obs = torch.from_numpy(batch.obs[idx]).to(dev, non_blocking=True)
+            act = torch.from_numpy(batch.action[idx]).to(dev)
+            tgt = torch.from_numpy(target_all[idx]).to(dev)
+            q = net.scores(obs).gather(1, act[:, None]).squeeze(1)
+            loss = self._loss(q, tgt)
+            self.opt.zero_grad(set_to_none=True)
+            loss.backward()
+            if a.grad_clip > 0:
+                gn = nn.utils.clip_grad_norm_(net.parameters(), a.grad_clip)
+                tot_gn += float(gn)
+            self.opt.step()
+            tot_loss += float(loss.detach())
+            tot_q += float(q.detach().mean())
+        net.eval()
+        return {
+            "updates": float(n_upd),
+            "loss": tot_loss / n_upd,
+            "q_mean": tot_q / n_upd,
+            "grad_norm": tot_gn / n_upd,
+            "target_mean": float(target_all.mean()),
+            "samples_trained": float(n_upd * bs),
+        }
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"net": self._net.state_dict(), "optimizer": self.opt.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self._net.load_state_dict(state["net"])
+        self.opt.load_state_dict(state["optimizer"])
+
+    def describe(self) -> dict[str, Any]:
+        a = self.algo
+        unit = (f"groše x {a.reward_scale:g}" if a.reward_transform == "scale"
+                else "symlog(groše)")
+        return {"method": self.name, "scores": f"Q-values in {unit}"}

@@ -1,0 +1,94 @@
+"""Policy networks: one score per action over the whole ``Discrete(115)`` space.
+
+Every network here maps an observation ``float32[B, OBS_SIZE]`` to raw scores
+``float32[B, N_ACTIONS]`` (:meth:`PolicyNet.scores`: Q-values for DMC, logits for a
+policy-gradient method) and, given the legal-action mask, to the masked scores and the
+greedy action (:meth:`PolicyNet.forward`, the graph that is exported to ONNX): illegal
+actions get :data:`MASKED_VALUE`, so the argmax is always legal when any action is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from mariash_env.actions import N_ACTIONS
+from mariash_env.core.observe import OBS_SIZE
+
+MASKED_VALUE = -1e9
+"""Score of an illegal action (finite, so no NaN ever appears in a masked softmax)."""
+
+
+class PolicyNet(nn.Module):
+    """Base class: subclasses implement :meth:`scores`."""
+
+    obs_size: int = OBS_SIZE
+    num_actions: int = N_ACTIONS
+
+    def scores(self, obs: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(masked scores float32[B, A], greedy action int64[B])``; ``mask`` is 1 = legal."""
+        q = self.scores(obs)
+        q = torch.where(mask.to(torch.bool), q, torch.full_like(q, MASKED_VALUE))
+        return q, torch.argmax(q, dim=1)
+
+    def signature(self) -> dict[str, Any]:
+        """What must match for a state dict to load: kind, sizes, parameter shapes."""
+        return {
+            "kind": self.kind,
+            "obs_size": self.obs_size,
+            "num_actions": self.num_actions,
+            "params": {k: list(v.shape) for k, v in self.state_dict().items()},
+        }
+
+    kind = "base"
+
+
+class MLP(PolicyNet):
+    """``OBS_SIZE -> hidden... -> N_ACTIONS`` with LayerNorm + ReLU (default 900-512-256-115)."""
+
+    kind = "mlp"
+
+    def __init__(self, hidden: list[int] | tuple[int, ...] = (512, 256), layer_norm: bool = True,
+                 obs_size: int = OBS_SIZE, num_actions: int = N_ACTIONS) -> None:
+        super().__init__()
+        self.obs_size = obs_size
+        self.num_actions = num_actions
+        layers: list[nn.Module] = []
+        width = obs_size
+        for h in hidden:
+            layers.append(nn.Linear(width, int(h)))
+            if layer_norm:
+                layers.append(nn.LayerNorm(int(h)))
+            layers.append(nn.ReLU())
+            width = int(h)
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(width, num_actions)
+        # Small initial outputs: the first Q estimates are ~0 groše for every action.
+        nn.init.zeros_(self.head.bias)
+        nn.init.uniform_(self.head.weight, -1e-3, 1e-3)
+
+    def scores(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(obs))
+
+
+NETWORKS: dict[str, type[PolicyNet]] = {"mlp": MLP}
+
+
+def build_network(net_cfg: Any) -> PolicyNet:
+    """The network of a :class:`training.config.NetworkConfig` (or a dict of its fields)."""
+    d = net_cfg if isinstance(net_cfg, dict) else vars(net_cfg)
+    kind = d.get("kind", "mlp")
+    if kind not in NETWORKS:
+        raise ValueError(f"unknown network kind {kind!r}: expected one of {sorted(NETWORKS)}")
+    if kind == "mlp":
+        return MLP(hidden=list(d.get("hidden", [512, 256])), layer_norm=bool(d.get("layer_norm", True)))
+    return NETWORKS[kind]()  # pragma: no cover
+
+
+def count_parameters(net: nn.Module) -> int:
+    return sum(p.numel() for p in net.parameters())

@@ -1,0 +1,69 @@
+"""Train a mariáš agent.
+
+    python -m training.train --config training/configs/default.toml --out runs/NAME
+    python -m training.train --out runs/NAME --resume            # continue from its checkpoint
+    python -m training.train --config C --out runs/X --set run.max_iterations=50 --set seed=3
+    python -m training.train --describe-config                   # every option, documented
+
+``--resume`` reads ``RUN/checkpoint.pt`` (refusing a truncated, corrupt or mismatched
+one with a CheckpointError) and continues exactly where it stood; without ``--config``
+it reuses the run's stored config, with one only ``[run]`` and ``[eval]`` may differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .checkpoint import CheckpointError
+from .config import ConfigError, describe_config, load_config, parse_override
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.train", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", help="TOML or JSON config (default: built-in defaults)")
+    ap.add_argument("--out", help="run directory (checkpoints, logs, curves.png)")
+    ap.add_argument("--resume", action="store_true", help="continue the run in --out")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config option, e.g. run.time_budget_s=60 (repeatable)")
+    ap.add_argument("--show-config", action="store_true", help="print the effective config")
+    ap.add_argument("--describe-config", action="store_true",
+                    help="print every option with its default and documentation")
+    args = ap.parse_args(argv)
+    try:
+        if args.describe_config:
+            print(describe_config())
+            return 0
+        if args.resume and not args.config:
+            if not args.out:
+                ap.error("--resume needs --out")
+            # The run's stored config, with the --set overrides applied.
+            from .checkpoint import read_checkpoint
+            from .config import Config
+            from .trainer import CHECKPOINT
+
+            stored = read_checkpoint(f"{args.out}/{CHECKPOINT}")["config"]
+            cfg = Config.from_dict(stored, "stored config").replace(
+                **dict(parse_override(s) for s in args.set))
+        else:
+            cfg = load_config(args.config, args.set)
+        if args.show_config:
+            print(json.dumps(cfg.to_dict(), indent=2))
+            return 0
+        if not args.out:
+            ap.error("--out is required")
+        from .trainer import Trainer
+
+        trainer = Trainer(cfg, args.out, resume=args.resume)
+        summary = trainer.train()
+    except (ConfigError, CheckpointError, FileExistsError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

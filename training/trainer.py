@@ -1,0 +1,409 @@
+"""The training loop: rollouts, updates, opponent pool, evaluation, logs and checkpoints.
+
+One *iteration* = every rollout game steps ``env.rollout_steps`` times (batched forward
+passes), then the method learns from the learner's finished decisions.  Every
+``selfplay.pool_every`` iterations the current weights join the opponent pool; every
+``eval.every`` iterations the greedy policy is evaluated (duplicate deals); every
+``run.checkpoint_every`` iterations (and when the run stops) a checkpoint is written to
+``RUN/checkpoint.pt`` and the engines are reseeded (see :mod:`training.rollout`), so
+``--resume`` continues exactly where the last checkpoint stood.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from mariash_env.actions import N_ACTIONS
+from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
+
+from .actors import make_actors
+from .checkpoint import (
+    FORMAT,
+    KIND,
+    CheckpointError,
+    atomic_write_bytes,
+    check_config,
+    check_network,
+    read_checkpoint,
+    save_checkpoint,
+)
+from .config import Config
+from .evaluate import EvalResult, evaluate_all
+from .logs import EVAL_FIELDS, METRIC_FIELDS, CsvLog, TensorBoard, plot_run
+from .methods import get_method
+from .networks import count_parameters
+
+CHECKPOINT = "checkpoint.pt"
+
+
+def pick_device(name: str) -> torch.device:
+    """'auto' -> CUDA when available, else CPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise RuntimeError(f"run.device = {name!r} but CUDA is not available here; use 'auto'")
+    return torch.device(name)
+
+
+def _numpy_global_state() -> dict[str, Any]:
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    return {"name": name, "keys": [int(k) for k in keys], "pos": int(pos),
+            "has_gauss": int(has_gauss), "cached": float(cached)}
+
+
+def _set_numpy_global_state(s: dict[str, Any]) -> None:
+    np.random.set_state((s["name"], np.array(s["keys"], np.uint32), s["pos"], s["has_gauss"],
+                         s["cached"]))
+
+
+class Trainer:
+    """A training run in directory ``out`` (fresh, or ``resume=True`` from its checkpoint)."""
+
+    def __init__(self, cfg: Config | None, out: str | Path, resume: bool = False,
+                 log: Any = print) -> None:
+        self.out = Path(out)
+        self.log = log
+        ckpt_path = self.out / CHECKPOINT
+        payload = None
+        if resume:
+            payload = read_checkpoint(ckpt_path)
+            saved = Config.from_dict(payload["config"], f"the config stored in {ckpt_path}")
+            if cfg is None:
+                cfg = saved
+            else:
+                check_config(payload, cfg.to_dict(), str(ckpt_path))
+        else:
+            if ckpt_path.exists():
+                raise FileExistsError(
+                    f"{self.out} already holds a run ({CHECKPOINT}): pass --resume to continue "
+                    "it, or choose another --out")
+            cfg = cfg or Config()
+        self.cfg = cfg
+        self.device = pick_device(cfg.run.device)
+        if cfg.run.threads > 0:
+            torch.set_num_threads(cfg.run.threads)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed % 2**32)
+        torch.manual_seed(cfg.seed)
+        self.method = get_method(cfg.method)(cfg, self.device)
+        self.learner_rng = np.random.default_rng([cfg.seed, 0x1EA2])
+        self.counters: dict[str, Any] = {"iteration": 0, "decisions": 0, "samples": 0,
+                                         "updates": 0, "deals": 0, "train_s": 0.0}
+        self.pool: list[tuple[int, dict[str, torch.Tensor]]] = []
+        self.pool_next = 0
+        self.history: list[dict[str, Any]] = []
+        self.last_loss = float("nan")
+        self.resumed_from: int | None = None
+        self.last_results: list[EvalResult] = []
+        self._last_results_it = -1
+        self._paused_s = 0.0
+        if payload is not None:
+            self._restore(payload, str(ckpt_path))
+
+    # -- checkpoints ------------------------------------------------------------------------
+
+    def _restore(self, payload: dict[str, Any], where: str) -> None:
+        check_network(payload, self.method.net.signature(), where)
+        if payload.get("method_name") != self.cfg.method:
+            raise CheckpointError(f"{where} was trained with method "
+                                  f"{payload.get('method_name')!r}, the config says "
+                                  f"{self.cfg.method!r}")
+        try:
+            self.method.load_state_dict(payload["method"])
+            rng = payload["rng"]
+            random.setstate(rng["python"])
+            _set_numpy_global_state(rng["numpy"])
+            torch.set_rng_state(rng["torch"])
+            if torch.cuda.is_available() and rng.get("cuda"):
+                torch.cuda.set_rng_state_all(rng["cuda"])
+            self.learner_rng.bit_generator.state = rng["learner"]
+            self.counters = dict(payload["counters"])
+            self.pool = [(int(i), sd) for i, sd in payload["pool"]["snapshots"]]
+            self.pool_next = int(payload["pool"]["next_id"])
+            self.history = list(payload.get("history", []))
+        except (KeyError, ValueError, RuntimeError, TypeError) as e:
+            raise CheckpointError(f"{where} is inconsistent and cannot be restored "
+                                  f"({type(e).__name__}: {e})") from None
+        self.resumed_from = int(self.counters["iteration"])
+
+    def payload(self) -> dict[str, Any]:
+        rng = {
+            "python": random.getstate(),
+            "numpy": _numpy_global_state(),
+            "torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+            "learner": self.learner_rng.bit_generator.state,
+        }
+        return {
+            "kind": KIND,
+            "format": FORMAT,
+            "obs_version": OBS_VERSION,
+            "obs_size": OBS_SIZE,
+            "num_actions": N_ACTIONS,
+            "config": self.cfg.to_dict(),
+            "method_name": self.cfg.method,
+            "network": self.method.net.signature(),
+            "method": self.method.state_dict(),
+            "policy": self.method.net.state_dict(),
+            "counters": dict(self.counters),
+            "rng": rng,
+            "pool": {"next_id": self.pool_next,
+                     "snapshots": [[i, sd] for i, sd in self.pool]},
+            "history": list(self.history),
+            "info": {"torch": str(torch.__version__), "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                     "describe": self.method.describe()},
+        }
+
+    def save(self) -> Path:
+        path = self.out / CHECKPOINT
+        save_checkpoint(path, self.payload())
+        keep = self.cfg.run.keep_checkpoints
+        if keep > 0:
+            d = self.out / "checkpoints"
+            d.mkdir(exist_ok=True)
+            numbered = d / f"it{self.counters['iteration']:08d}.pt"
+            atomic_write_bytes(numbered, [path.read_bytes()])
+            old = sorted(d.glob("it*.pt"))
+            for p in old[:-keep]:
+                p.unlink()
+        return path
+
+    # -- evaluation -------------------------------------------------------------------------
+
+    def evaluate(self, opponents: list[str] | None = None,
+                 deals: int | None = None) -> list[EvalResult]:
+        e = self.cfg.eval
+        return evaluate_all(self.method.net, opponents or e.opponents, deals or e.deals, e.seed,
+                            self.cfg.env.rules, e.num_envs, e.bootstrap)
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def _elapsed(self, t_start: float) -> float:
+        """Seconds of training in this process (evaluations and checkpoints excluded)."""
+        return time.perf_counter() - t_start - self._paused_s
+
+    def _budget_done(self, t_start: float) -> bool:
+        r = self.cfg.run
+        c = self.counters
+        return bool((r.max_iterations and c["iteration"] >= r.max_iterations)
+                    or (r.max_decisions and c["decisions"] >= r.max_decisions)
+                    or (r.time_budget_s and self._elapsed(t_start) >= r.time_budget_s))
+
+    def _progress(self):
+        if not self.cfg.run.progress:
+            return None
+        from tqdm.auto import tqdm
+
+        r = self.cfg.run
+        c = self.counters
+        if r.time_budget_s:
+            return tqdm(total=round(r.time_budget_s), unit="s", desc="training", leave=True,
+                        bar_format="{l_bar}{bar}| {n:.0f}/{total_fmt}s [{elapsed}<{remaining}"
+                                   "{postfix}]")
+        if r.max_decisions:
+            return tqdm(total=r.max_decisions, initial=c["decisions"], unit="dec", unit_scale=True,
+                        desc="training")
+        if r.max_iterations:
+            return tqdm(total=r.max_iterations, initial=c["iteration"], unit="it",
+                        desc="training")
+        return tqdm(unit="it", desc="training")
+
+    def train(self) -> dict[str, Any]:
+        """Run until the budget of ``cfg.run`` is spent; returns a summary."""
+        cfg = self.cfg
+        self.out.mkdir(parents=True, exist_ok=True)
+        (self.out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+        c = self.counters
+        keep = self.resumed_from
+        metrics_log = CsvLog(self.out / "metrics.csv", METRIC_FIELDS, keep_until=keep)
+        eval_log = CsvLog(self.out / "eval.csv", EVAL_FIELDS, keep_until=keep)
+        tb = TensorBoard(self.out / "tb", cfg.run.tensorboard,
+                         purge_step=c["decisions"] if keep is not None else None)
+        self.log(f"[train] {cfg.method} on {self.device}: network {cfg.network.kind} "
+                 f"{cfg.network.hidden} ({count_parameters(self.method.net):,} parameters), "
+                 f"{cfg.env.workers} x {cfg.env.num_envs} games, run dir {self.out}"
+                 + (f", resumed at iteration {keep}" if keep is not None else ""))
+        actors = make_actors(cfg, self.method)
+        bar = None
+        self._stop_requested = False
+        old_handlers = self._install_stop_handlers()
+        try:
+            actors.set_pool(self.pool)
+            actors.begin_segment(c["iteration"])
+            bar = self._progress()
+            t_start = time.perf_counter()
+            last_ckpt = c["iteration"] if keep is not None else -1
+            multi = cfg.env.workers > 1 or cfg.env.pipeline
+            params: dict[str, Any] = {}
+            while not self._budget_done(t_start) and not self._stop_requested:
+                t0 = time.perf_counter()
+                if not actors.pending:
+                    params = self.method.rollout_params(c["decisions"])
+                    actors.start_collect(params, self.method.net.state_dict() if multi else None)
+                batch, rs = actors.finish_collect()
+                t1 = time.perf_counter()
+                this_params = params
+                nxt = c["iteration"] + 1  # the iteration being completed now
+                if (cfg.env.pipeline and nxt % cfg.run.checkpoint_every != 0
+                        and not (cfg.run.max_iterations and nxt >= cfg.run.max_iterations)):
+                    # Collect iteration nxt + 1 with the pre-update weights meanwhile.
+                    params = self.method.rollout_params(c["decisions"] + int(rs["decisions"]))
+                    actors.start_collect(params, self.method.net.state_dict())
+                ls = self.method.update(batch, self.learner_rng)
+                t2 = time.perf_counter()
+                c["iteration"] += 1
+                c["decisions"] += int(rs["decisions"])
+                c["samples"] += len(batch)
+                c["updates"] += int(ls.get("updates", 0))
+                c["deals"] += int(rs["deals"])
+                c["train_s"] += t2 - t0
+                if cfg.selfplay.pool_size > 0 and c["iteration"] % cfg.selfplay.pool_every == 0:
+                    sd = {k: v.detach().cpu().clone()
+                          for k, v in self.method.net.state_dict().items()}
+                    self.pool.append((self.pool_next, sd))
+                    self.pool_next += 1
+                    self.pool = self.pool[-cfg.selfplay.pool_size:]
+                    actors.set_pool(self.pool)
+                row = self._metrics_row(rs, ls, this_params, t0, t1, t2)
+                metrics_log.write(row)
+                tb.scalars("train", row, c["decisions"])
+                tp = time.perf_counter()
+                if cfg.eval.every and c["iteration"] % cfg.eval.every == 0:
+                    self._run_eval(eval_log, tb)
+                if c["iteration"] % cfg.run.checkpoint_every == 0:
+                    self.save()
+                    last_ckpt = c["iteration"]
+                    actors.begin_segment(c["iteration"])
+                self._paused_s += time.perf_counter() - tp
+                if bar is not None:
+                    self._bar_update(bar, row, t_start)
+            if bar is not None:
+                bar.close()
+                bar = None
+            if self._stop_requested and last_ckpt != c["iteration"]:
+                self.save()  # stopped by a signal: the checkpoint first, no final evaluation
+                last_ckpt = c["iteration"]
+            n_hist = len(self.history)
+            if not self._stop_requested:
+                final = cfg.eval.final_opponents or cfg.eval.opponents
+                if not self.history or self.history[-1]["iteration"] != c["iteration"]:
+                    self._run_eval(eval_log, tb, final)
+                elif set(final) - set(cfg.eval.opponents):
+                    self._run_eval(eval_log, tb, sorted(set(final) - set(cfg.eval.opponents)))
+            if last_ckpt != c["iteration"] or len(self.history) != n_hist:
+                self.save()
+        finally:
+            for sig, h in old_handlers.items():
+                signal.signal(sig, h)
+            if bar is not None:
+                bar.close()
+            actors.close()
+            metrics_log.close()
+            eval_log.close()
+            tb.close()
+        if cfg.run.plot:
+            plot_run(self.out)
+        return self.summary()
+
+    def _install_stop_handlers(self) -> dict[int, Any]:
+        """Ctrl-C / SIGTERM: finish the iteration, checkpoint, stop (twice: abort at once)."""
+        if threading.current_thread() is not threading.main_thread():
+            return {}
+
+        def handler(signum: int, frame: Any) -> None:
+            if self._stop_requested:
+                raise KeyboardInterrupt
+            self._stop_requested = True
+            self.log(f"\n[train] {signal.Signals(signum).name}: stopping after this iteration "
+                     "with a checkpoint (again to abort at once)")
+
+        old = {}
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            old[sig] = signal.signal(sig, handler)
+        return old
+
+    def _metrics_row(self, rs: dict[str, float], ls: dict[str, float], params: dict[str, Any],
+                     t0: float, t1: float, t2: float) -> dict[str, Any]:
+        c = self.counters
+        dt = max(t2 - t0, 1e-9)
+        loss = ls.get("loss", float("nan"))
+        self.last_loss = loss
+        row: dict[str, Any] = {
+            "iteration": c["iteration"], "decisions": c["decisions"], "samples": c["samples"],
+            "updates": c["updates"], "deals": c["deals"], "train_s": c["train_s"],
+            "dec_per_s": rs["decisions"] / dt, "samples_per_s": rs["samples"] / dt,
+            "upd_per_s": ls.get("updates", 0.0) / dt, "loss": loss,
+            "q_mean": ls.get("q_mean", float("nan")), "grad_norm": ls.get("grad_norm", float("nan")),
+            "target_mean": ls.get("target_mean", float("nan")),
+            "epsilon": params.get("epsilon", float("nan")),
+            "rollout_s": t1 - t0, "policy_s": rs.get("policy_s", 0.0), "update_s": t2 - t1,
+            "carried": rs.get("carried", 0.0), "pool_size": len(self.pool),
+        }
+        for t in ("pool", "random", "table"):
+            n = rs.get(f"n_vs_{t}", 0.0)
+            row[f"ret_vs_{t}"] = rs.get(f"ret_vs_{t}", 0.0) / n if n else float("nan")
+        return row
+
+    def _bar_update(self, bar: Any, row: dict[str, Any], t_start: float) -> None:
+        r = self.cfg.run
+        if r.time_budget_s:
+            bar.n = min(self._elapsed(t_start), r.time_budget_s)
+        elif r.max_decisions:
+            bar.n = min(self.counters["decisions"], r.max_decisions)
+        else:
+            bar.n = self.counters["iteration"]
+        post = {"it": self.counters["iteration"], "dec/s": f"{row['dec_per_s']:.0f}",
+                "upd/s": f"{row['upd_per_s']:.1f}", "loss": f"{row['loss']:.4f}"}
+        if self.history:
+            last_it = self.history[-1]["iteration"]
+            for h in self.history[-4:]:
+                if h["iteration"] == last_it:
+                    post[f"vs_{h['opponent']}"] = f"{h['mean']:+.2f}"
+        bar.set_postfix(post, refresh=False)
+        bar.refresh()
+
+    def _run_eval(self, eval_log: CsvLog, tb: TensorBoard,
+                  opponents: list[str] | None = None) -> list[EvalResult]:
+        results = self.evaluate(opponents)
+        c = self.counters
+        self.last_results = [r for r in self.last_results
+                             if r.opponent not in {x.opponent for x in results}
+                             and self._last_results_it == c["iteration"]] + results
+        self._last_results_it = c["iteration"]
+        for r in results:
+            rec = {"iteration": c["iteration"], "decisions": c["decisions"], **r.to_dict()}
+            rec.update(r.by_role)
+            rec.pop("by_role", None)
+            self.history.append(rec)
+            eval_log.write(rec)
+            tb.scalars(f"eval/{r.opponent}", {"mean": r.mean, "ci_low": r.ci_low,
+                                              "ci_high": r.ci_high, **r.by_role}, c["decisions"])
+        tb.flush()
+        if self.cfg.run.plot and results:
+            plot_run(self.out)
+        return results
+
+    def summary(self) -> dict[str, Any]:
+        c = self.counters
+        last = {}
+        for h in self.history:
+            if h["iteration"] == c["iteration"]:
+                last[h["opponent"]] = {k: h[k] for k in ("mean", "ci_low", "ci_high", "deals")}
+        ts = max(c["train_s"], 1e-9)
+        return {
+            **c,
+            "decisions_per_s": c["decisions"] / ts,
+            "updates_per_s": c["updates"] / ts,
+            "last_loss": self.last_loss,
+            "eval": last,
+            "checkpoint": str(self.out / CHECKPOINT),
+        }
