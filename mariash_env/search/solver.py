@@ -1,0 +1,1096 @@
+"""Double-dummy solver for the card play of a deal (all hands known).
+
+Minimax over the settlement amount ``A`` per defender (RULES.md §9): the actor
+maximises, the defence minimises.  Moves come from the core's ``legal_cards``,
+every move is applied with the core's ``apply_action`` on a copy of the state
+(a preallocated stack of ``int32`` records, no allocation per node) and every
+leaf is scored by the core's ``settle`` (via ``apply_action``); nothing of the
+rules is re-implemented here.
+
+Search (iterative, numba-compiled; numba's cache cannot hold self-recursive
+functions): alpha-beta with MTD(f) null-window iterations; a Zobrist-hashed
+transposition table probed at the start of each trick, keyed on the three hands,
+the leader, the marriages announced and (when a hundred bet exists) each side's
+first marriage, holding bounds per actor card-point total so far -- the value can
+only grow with those points, so a lower bound proved with fewer points and an upper
+bound proved with more also apply; equivalent-card pruning (same suit, adjacent in
+the rank order with no card of another hand or of the open trick between, equal card
+points, never the trump seven nor a K/Q whose partner is in the same hand, unless
+with its partner under the default marriage rule); move ordering; bound tests: the
+core's ``settle`` applied to the best and worst conceivable endings (every remaining
+point to one side, each possible fate of the trump seven, each order of first
+marriages; cached per scenario signature) closes subtrees that can no longer cross
+the window; the core's lay-down test (``can_lay_down`` + ``apply_action``) ends a
+search whose result can no longer change; the last trick (every card forced) is played
+out directly.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import actions as A
+from ..cards import CARD_CODES
+from ..core.engine import apply_action
+from ..core.jit import njit
+from ..core.play import beats, can_lay_down, legal_cards, trick_best, trump_suit
+from ..core.settle import settle
+from ..core.state import (
+    ACTOR,
+    AMT,
+    AN_STO,
+    AN_STO_SEDMA,
+    ANNOUNCE,
+    B_HUNDRED_AG,
+    BET_EXISTS,
+    C_BETL,
+    C_DURCH,
+    C_SUIT,
+    CONTRACT,
+    END,
+    END_BROKEN,
+    END_PLAYED,
+    HAND,
+    LEADER,
+    MARR_ORD,
+    MARR_SEAT,
+    NMARR,
+    PAY,
+    PH_PLAY,
+    PHASE,
+    PTS,
+    SEVEN_SEAT,
+    SEVEN_TRICK,
+    SEVEN_WON,
+    STATE_SIZE,
+    TO_MOVE,
+    TRICK_N,
+    TRICK_NO,
+    TRICKS,
+    TRUMP_CARD,
+    TWIN,
+    WON,
+    getm,
+    lowest,
+    popcount,
+)
+from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
+from ..rules import R_QUEEN_FIRST
+
+INF = np.int64(1) << 40
+MAXD = 32
+TT_CA = 10  # table bounds per actor card points so far: 0, 10, ..., 90
+# typed constants: literal arguments would make numba compile a second specialisation
+ZERO = np.int64(0)
+ONE = np.int64(1)
+MINUS1 = np.int64(-1)
+
+# Ranks (indices 7 8 9 T J Q K A) from the lowest to the highest card.
+ORDER_TRUMP = np.array([0, 1, 2, 4, 5, 6, 3, 7], dtype=np.int64)  # 7 8 9 J Q K T A
+ORDER_PLAIN = np.arange(8, dtype=np.int64)
+STRENGTH_TRUMP = np.array([0, 1, 2, 6, 3, 4, 5, 7], dtype=np.int64)
+
+# ctx slots: constants of one solve.
+(X_ACTOR, X_SALT, X_TTMASK, X_HUNDRED, X_QFIRST, X_TRUMP, X_CONTRACT, X_BOUNDS, X_LAYDOWN,
+ X_HIST, X_LO, X_HI) = range(12)
+X_SIZE = 12
+# stats slots
+S_NODES, S_TTHITS, S_BOUNDCUTS, S_LEAVES = range(4)
+S_HIST = 8  # history scores [seat * 32 + card] follow the counters
+S_SIZE = S_HIST + 96
+
+
+# --------------------------------------------------------------------------------------
+# Zobrist keys
+# --------------------------------------------------------------------------------------
+
+_ZR = np.random.default_rng(0x5EA2C4)
+ZCARD = _ZR.integers(1, 2**62, size=96, dtype=np.int64)  # [seat*32 + card]
+ZLEAD = _ZR.integers(1, 2**62, size=3, dtype=np.int64)
+ZMARR = _ZR.integers(1, 2**62, size=256, dtype=np.int64)
+ZFIRST = _ZR.integers(1, 2**62, size=25, dtype=np.int64)
+
+
+@njit
+def _bit(c):
+    return np.int64(1) << c
+
+
+@njit
+def hands_hash(st):
+    h = np.int64(0)
+    for s in range(3):
+        m = getm(st, HAND + s)
+        for c in range(32):
+            if (m >> c) & 1:
+                h ^= ZCARD[s * 32 + c]
+    return h
+
+
+@njit
+def _tt_key(st, h, ctx):
+    actor = ctx[X_ACTOR]
+    k = h ^ ZLEAD[st[LEADER]] ^ ctx[X_SALT]
+    mcode = 0
+    for s in range(4):
+        mcode |= (st[MARR_SEAT + s] + 1) << (2 * s)
+    k ^= ZMARR[mcode]
+    if ctx[X_HUNDRED]:
+        fa = 0
+        fd = 0
+        oa = 99
+        od = 99
+        for s in range(4):
+            ms = st[MARR_SEAT + s]
+            if ms < 0:
+                continue
+            o = st[MARR_ORD + s]
+            if ms == actor:
+                if o < oa:
+                    oa = o
+                    fa = s + 1
+            elif o < od:
+                od = o
+                fd = s + 1
+        k ^= ZFIRST[5 * fa + fd]
+    return k
+
+
+# --------------------------------------------------------------------------------------
+# Bounds from the core's settlement of the best and worst conceivable endings
+# --------------------------------------------------------------------------------------
+
+
+@njit
+def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
+    """Max (or min) of ``A`` over the endings still conceivable at this trick start,
+    with the actor's card points ending at ``ca``: the trump seven won or lost in the
+    last trick or spent before it, each order of the first marriages a hundred bet
+    counts; betl / durch: made or broken.  Evaluated by the core's ``settle`` on the
+    scratch record ``sc``."""
+    actor = ctx[X_ACTOR]
+    sc[:] = st
+    if ctx[X_CONTRACT] != C_SUIT:
+        best = -INF if want_max else INF
+        for k in range(2):
+            sc[END] = END_PLAYED if k == 0 else END_BROKEN
+            settle(sc, rules)
+            v = np.int64(sc[PAY + actor] // 2)
+            if (want_max and v > best) or (not want_max and v < best):
+                best = v
+        return best
+    trump = ctx[X_TRUMP]
+    sc[END] = END_PLAYED
+    h0 = getm(st, HAND)
+    h1 = getm(st, HAND + 1)
+    h2 = getm(st, HAND + 2)
+    total = st[PTS] + st[PTS + 1] + st[PTS + 2] + _remaining_points(st)
+    sc[PTS] = 0
+    sc[PTS + 1] = 0
+    sc[PTS + 2] = 0
+    sc[PTS + actor] = ca
+    sc[PTS + (actor + 1) % 3] = total - ca
+    # marriages still to come: the holder of both K and Q announces one (default order)
+    pend_seat = np.full(4, -1, dtype=np.int64)
+    npend = 0
+    for s in range(4):
+        if st[MARR_SEAT + s] < 0:
+            kq = np.int64(3) << (8 * s + 5)
+            if h0 & kq == kq:
+                pend_seat[s] = 0
+            elif h1 & kq == kq:
+                pend_seat[s] = 1
+            elif h2 & kq == kq:
+                pend_seat[s] = 2
+            if pend_seat[s] >= 0:
+                npend += 1
+    # the trump seven's possible fates
+    s7 = np.int64(1) << (trump * 8)
+    holder = 0 if h0 & s7 else (1 if h1 & s7 else (2 if h2 & s7 else -1))
+    nseven = 1 if holder < 0 else (2 if st[TRICK_NO] == 9 else 3)
+    # first-marriage choices: only for a hundred bet, and a side with no marriage yet
+    fa_choices = np.full(4, -1, dtype=np.int64)
+    fd_choices = np.full(4, -1, dtype=np.int64)
+    na = 1
+    nd = 1
+    if ctx[X_HUNDRED] and npend > 0:
+        has_a = False
+        has_d = False
+        for s in range(4):
+            ms = st[MARR_SEAT + s]
+            if ms >= 0:
+                if ms == actor:
+                    has_a = True
+                else:
+                    has_d = True
+        na = 0
+        nd = 0
+        for s in range(4):
+            p = pend_seat[s]
+            if p >= 0:
+                if p == actor and not has_a:
+                    fa_choices[na] = s
+                    na += 1
+                elif p != actor and not has_d:
+                    fd_choices[nd] = s
+                    nd += 1
+        if na == 0:
+            na = 1
+        if nd == 0:
+            nd = 1
+    best = -INF if want_max else INF
+    for ia in range(na):
+        for idd in range(nd):
+            if npend > 0:
+                nm = st[NMARR]
+                fa = fa_choices[ia]
+                fd = fd_choices[idd]
+                if fa >= 0:
+                    sc[MARR_SEAT + fa] = pend_seat[fa]
+                    sc[MARR_ORD + fa] = nm
+                    nm += 1
+                if fd >= 0:
+                    sc[MARR_SEAT + fd] = pend_seat[fd]
+                    sc[MARR_ORD + fd] = nm
+                    nm += 1
+                for s in range(4):
+                    if pend_seat[s] >= 0 and s != fa and s != fd:
+                        sc[MARR_SEAT + s] = pend_seat[s]
+                        sc[MARR_ORD + s] = nm
+                        nm += 1
+            for i7 in range(nseven):
+                if holder >= 0:
+                    sc[SEVEN_SEAT] = holder
+                    sc[SEVEN_TRICK] = 9 if i7 < 2 else st[TRICK_NO]
+                    sc[SEVEN_WON] = 1 if i7 == 0 else 0
+                settle(sc, rules)
+                v = np.int64(sc[PAY + actor] // 2)
+                if want_max:
+                    if v > best:
+                        best = v
+                elif v < best:
+                    best = v
+    return best
+
+
+@njit
+def _remaining_points(st):
+    """Card points still to be taken: cards in the hands and in the open trick, and the
+    last trick's 10."""
+    cards = getm(st, HAND) | getm(st, HAND + 1) | getm(st, HAND + 2)
+    t = st[TRICK_NO]
+    for j in range(st[TRICK_N]):
+        cards |= np.int64(1) << st[TRICKS + 3 * t + j]
+    return 10 + 10 * popcount(cards & SHARP_MASK)
+
+
+# --------------------------------------------------------------------------------------
+# Move generation: equivalent cards and ordering
+# --------------------------------------------------------------------------------------
+
+
+@njit
+def _actor_played(st, actor, n):
+    """Has the actor already played to the current trick (``n`` cards down)?"""
+    return (actor - st[LEADER]) % 3 < n
+
+
+@njit
+def _betl_lead_forces(st, seat, actor, c):
+    """Betl: does the defender's lead ``c`` force the actor to take this trick (follow
+    and beat whenever possible, RULES.md §6)?  1 yes, 0 no, -1 the actor is void (a free
+    discard for it); a move-ordering hint only."""
+    s = c >> 3
+    sm = np.int64(0xFF) << (8 * s)
+    a_s = getm(st, HAND + actor) & sm
+    if a_s == 0:
+        return -1
+    partner = 3 - seat - actor
+    p_s = getm(st, HAND + partner) & sm
+    above_c = ABOVE_PLAIN[c]
+    if (seat + 1) % 3 == actor:
+        b = a_s & above_c
+        if b == 0:
+            return 0
+        lowb = 0
+        while not (b >> lowb) & 1:
+            lowb += 1
+        return 1 if (p_s & ABOVE_PLAIN[lowb]) == 0 else 0
+    best = c
+    pb = p_s & above_c
+    if pb:
+        best = 0
+        while not (pb >> best) & 1:
+            best += 1
+    return 1 if a_s & ABOVE_PLAIN[best] else 0
+
+
+@njit
+def _gen_moves(st, seat, moves, ttmove, ctx, rep, stats):
+    """Representatives of the legal cards' equivalence classes, best-first; returns count.
+
+    ``rep`` (int64[32] or empty) receives each legal card's representative (-1 elsewhere).
+    """
+    legal = legal_cards(st, seat)
+    trump = ctx[X_TRUMP]
+    qfirst = ctx[X_QFIRST]
+    my = getm(st, HAND + seat)
+    sep = getm(st, HAND + (seat + 1) % 3) | getm(st, HAND + (seat + 2) % 3)
+    n = st[TRICK_N]
+    t = st[TRICK_NO]
+    for j in range(n):
+        sep |= _bit(st[TRICKS + 3 * t + j])
+    nm = 0
+    wrep = rep.shape[0] == 32
+    if wrep:
+        for c in range(32):
+            rep[c] = -1
+    cur = -1
+    for s in range(4):
+        if not (legal >> (8 * s)) & 0xFF:
+            continue
+        marr = trump >= 0 and (my >> (8 * s + 5)) & 1 and (my >> (8 * s + 6)) & 1
+        open_ = False
+        added = False
+        gsp = -1
+        gpts = -1
+        for k in range(8):
+            c = 8 * s + (ORDER_TRUMP[k] if trump >= 0 else k)
+            if (sep >> c) & 1:
+                open_ = False
+                continue
+            if not (my >> c) & 1:
+                continue
+            r = c & 7
+            sp = 0
+            if trump >= 0 and c == trump * 8:
+                sp = 100 + c
+            elif marr and (r == 5 or r == 6):
+                sp = 200 + c if qfirst else 10 + s
+            pts = CARD_POINTS[c] if trump >= 0 else 0  # points only count in suit games
+            lg = (legal >> c) & 1
+            if open_ and sp == gsp and pts == gpts and sp < 100:
+                if lg and not added:
+                    moves[nm] = c
+                    nm += 1
+                    added = True
+                    cur = c
+                if lg and wrep:
+                    rep[c] = cur
+                continue
+            open_ = True
+            gsp = sp
+            gpts = pts
+            added = lg == 1
+            if added:
+                moves[nm] = c
+                nm += 1
+                cur = c
+                if wrep:
+                    rep[c] = c
+    if nm <= 1:
+        return nm
+    # ordering scores
+    actor = ctx[X_ACTOR]
+    con = ctx[X_CONTRACT]
+    side = 0 if seat == actor else 1
+    if n > 0:
+        bi = trick_best(st, n)
+        best = st[TRICKS + 3 * t + bi]
+        winner = (st[LEADER] + bi) % 3
+        wside = 0 if winner == actor else 1
+    else:
+        best = -1
+        wside = -1
+    for i in range(nm):
+        c = moves[i]
+        r = c & 7
+        stg = STRENGTH_TRUMP[r] if trump >= 0 else r
+        pts = CARD_POINTS[c]
+        istr = 1 if trump >= 0 and (c >> 3) == trump else 0
+        if con == C_BETL:
+            if n == 0:
+                sc = -stg
+                if seat != actor:
+                    sc += 100 * _betl_lead_forces(st, seat, actor, c)
+            else:
+                wins = beats(c, best, trump)
+                if seat == actor:
+                    sc = (100 + stg) if not wins else -stg
+                elif wside == 0:
+                    sc = (100 + stg) if not wins else -stg
+                elif st[TRICKS + 3 * t] >= 0 and _actor_played(st, actor, n):
+                    sc = stg  # the trick is lost for forcing: shed a high card
+                else:
+                    sc = -stg
+        elif n == 0:
+            # lead: cards no other hand can beat in their suit first (aces), then low cards
+            higher = (ABOVE_TRUMP[c] if trump >= 0 else ABOVE_PLAIN[c]) & sep
+            if higher == 0 and trump >= 0 and not istr:
+                # a side-suit top card an opponent can ruff is no sure trick
+                sm = np.int64(0xFF) << (8 * (c >> 3))
+                tm = np.int64(0xFF) << (8 * trump)
+                for o in range(1, 3):
+                    ho = getm(st, HAND + (seat + o) % 3)
+                    if (((seat + o) % 3 == actor) != (seat == actor)) and not (ho & sm) and ho & tm:
+                        higher = 1
+            if higher == 0:
+                sc = 1000 + pts * 10 + stg + istr * 50 * (1 - side)
+            else:
+                sc = 500 - pts * 10 - stg - istr * 20
+        else:
+            wins = beats(c, best, trump)
+            if wside == side:
+                if n == 2:
+                    sc = 1000 + pts * 10 - stg - (50 if wins else 0)
+                else:
+                    sc = 800 + pts * 5 + (stg if wins else -stg)
+            else:
+                if wins:
+                    sc = 1000 + (pts * 10 if n == 2 else 0) - stg - istr * 30
+                else:
+                    sc = 500 - pts * 10 - stg - istr * 30
+        sc += 4096
+        if ctx[X_HIST]:
+            sc += stats[S_HIST + seat * 32 + c] << 13
+
+        if c == ttmove:
+            sc = np.int64(1) << 60
+        moves[32 + i] = sc
+    # insertion sort, descending
+    for i in range(1, nm):
+        c = moves[i]
+        v = moves[32 + i]
+        j = i - 1
+        while j >= 0 and moves[32 + j] < v:
+            moves[32 + j + 1] = moves[32 + j]
+            moves[j + 1] = moves[j]
+            j -= 1
+        moves[32 + j + 1] = v
+        moves[j + 1] = c
+    return nm
+
+
+# --------------------------------------------------------------------------------------
+# Alpha-beta
+# --------------------------------------------------------------------------------------
+
+
+# frame slots of the iterative search
+F_ALPHA, F_BETA, F_A0, F_B0, F_BEST, F_BM, F_I, F_NM, F_KEY, F_IDX, F_H, F_TT, F_CA = range(13)
+# The rows of ``fr`` after the frames cache the bounds per scenario signature: column 0
+# the signature, then the upper bounds for final actor points 0, 10, ..., then the lower.
+BC_SPAN = 11
+F_SIZE = 1 + 2 * BC_SPAN
+BC_ROW0 = MAXD + 1
+BC_ROWS = 1024
+
+
+@njit
+def _bound_row(st, rules, sc, ctx, fr):
+    """Row of ``fr`` holding, for this node's scenario signature (who holds the trump
+    seven or how it fared, pending and announced marriages and each side's first one,
+    last trick or not), the max and min of ``A`` for every final actor point total."""
+    h0 = getm(st, HAND)
+    h1 = getm(st, HAND + 1)
+    h2 = getm(st, HAND + 2)
+    code = np.int64(0)
+    for s in range(4):
+        kq = np.int64(3) << (8 * s + 5)
+        p = 0
+        if h0 & kq == kq:
+            p = 1
+        elif h1 & kq == kq:
+            p = 2
+        elif h2 & kq == kq:
+            p = 3
+        code = (code << 4) | (p << 2) | (st[MARR_SEAT + s] + 1)
+    s7 = np.int64(1) << (ctx[X_TRUMP] * 8)
+    holder = 1 if h0 & s7 else (2 if h1 & s7 else (3 if h2 & s7 else 0))
+    code = (code << 2) | holder
+    code = (code << 1) | (1 if st[TRICK_NO] == 9 else 0)
+    fate = 0
+    if st[SEVEN_TRICK] >= 0:
+        fate = 1 if st[SEVEN_TRICK] < 9 else 2 + 2 * st[SEVEN_SEAT] + st[SEVEN_WON]
+    code = (code << 4) | fate
+    if ctx[X_HUNDRED]:
+        actor = ctx[X_ACTOR]
+        oa = 99
+        od = 99
+        fa = 0
+        fd = 0
+        for s in range(4):
+            ms = st[MARR_SEAT + s]
+            if ms >= 0:
+                o = st[MARR_ORD + s]
+                if ms == actor:
+                    if o < oa:
+                        oa = o
+                        fa = s + 1
+                elif o < od:
+                    od = o
+                    fd = s + 1
+        code = (code << 6) | (fa << 3) | fd
+    code += 1  # 0 marks an empty row
+    row = BC_ROW0 + (((code * 0x9E3779B97F4A7C15) >> 40) & (BC_ROWS - 1))
+    if fr[row, 0] != code:
+        fr[row, 0] = code
+        for k in range(BC_SPAN):
+            fr[row, 1 + k] = _settle_scenarios(st, rules, sc, ctx, np.int64(10 * k), ONE)
+            fr[row, 1 + BC_SPAN + k] = _settle_scenarios(st, rules, sc, ctx, np.int64(10 * k),
+                                                         ZERO)
+    return row
+
+
+@njit
+def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, tmv, stats, fr):
+    """Open the node at depth ``d`` (window and hash already in its frame).
+
+    Returns ``(True, value)`` when the table or the bound test decides it at once,
+    else ``(False, 0)`` with its moves generated and its frame initialised."""
+    st = stk[d]
+    stats[S_NODES] += 1
+    actor = ctx[X_ACTOR]
+    alpha = fr[d, F_ALPHA]
+    beta = fr[d, F_BETA]
+    # every value in the tree lies in [X_LO, X_HI] (the root's bounds)
+    if beta <= ctx[X_LO]:
+        return True, ctx[X_LO]
+    if alpha >= ctx[X_HI]:
+        return True, ctx[X_HI]
+    ttmove = MINUS1
+    fr[d, F_TT] = 0
+    n = st[TRICK_N]
+    if n == 0 and st[TRICK_NO] == 9:
+        # the last trick: every card is forced, play it out
+        sc = stk[MAXD]
+        sc[:] = st
+        for _ in range(3):
+            c = lowest(legal_cards(sc, sc[TO_MOVE]))
+            if apply_action(sc, rules, A.PLAY0 + c):
+                break
+        stats[S_LEAVES] += 1
+        return True, np.int64(sc[PAY + actor] // 2)
+    if n == 0 and ctx[X_LAYDOWN]:
+        leader = st[TO_MOVE]
+        if can_lay_down(st, leader):
+            sc = stk[MAXD]
+            sc[:] = st
+            apply_action(sc, rules, A.LAY_DOWN)
+            stats[S_LEAVES] += 1
+            return True, np.int64(sc[PAY + actor] // 2)
+    if n == 0:
+        key = _tt_key(st, fr[d, F_H], ctx)
+        idx = key & ctx[X_TTMASK]
+        fr[d, F_TT] = 1
+        fr[d, F_KEY] = key
+        fr[d, F_IDX] = idx
+        ca = st[PTS + actor] // 10
+        fr[d, F_CA] = ca
+        if tkey[idx] == key:
+            # the value can only grow with the actor's points so far: a lower bound
+            # proved with fewer points and an upper bound proved with more still hold
+            lo = -INF
+            for j in range(ca + 1):
+                if tlo[idx, j] > lo:
+                    lo = tlo[idx, j]
+            hi = INF
+            for j in range(ca, TT_CA):
+                if thi[idx, j] < hi:
+                    hi = thi[idx, j]
+            if lo >= beta or lo == hi:
+                stats[S_TTHITS] += 1
+                return True, lo
+            if hi <= alpha:
+                stats[S_TTHITS] += 1
+                return True, hi
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+            ttmove = tmv[idx]
+    if ctx[X_BOUNDS] and (n == 0 or st[TRICK_NO] < 9):
+        # (in the last trick the seven's fate is open until the trick closes)
+        row = _bound_row(st, rules, stk[MAXD], ctx, fr)
+        ca = st[PTS + actor] // 10
+        ub = fr[row, 1 + ca + _remaining_points(st) // 10]
+        if ub <= alpha:
+            stats[S_BOUNDCUTS] += 1
+            return True, ub
+        lb = fr[row, 1 + BC_SPAN + ca]
+        if lb >= beta or lb == ub:
+            stats[S_BOUNDCUTS] += 1
+            return True, lb
+    seat = st[TO_MOVE]
+    fr[d, F_ALPHA] = alpha
+    fr[d, F_BETA] = beta
+    fr[d, F_A0] = alpha
+    fr[d, F_B0] = beta
+    fr[d, F_BEST] = -INF if seat == actor else INF
+    nm = _gen_moves(st, seat, mvs[d], ttmove, ctx, mvs[MAXD][:0], stats)
+    fr[d, F_NM] = nm
+    fr[d, F_I] = 0
+    fr[d, F_BM] = mvs[d, 0]
+    return False, 0
+
+
+@njit
+def _close(d, tkey, tlo, thi, tmv, fr):
+    """Store the finished node of depth ``d`` in the table; returns its value."""
+    best = fr[d, F_BEST]
+    if fr[d, F_TT]:
+        idx = fr[d, F_IDX]
+        key = fr[d, F_KEY]
+        ca = fr[d, F_CA]
+        if tkey[idx] != key:
+            tkey[idx] = key
+            for j in range(TT_CA):
+                tlo[idx, j] = -INF
+                thi[idx, j] = INF
+        if best < fr[d, F_B0] and best < thi[idx, ca]:
+            thi[idx, ca] = best
+        if best > fr[d, F_A0] and best > tlo[idx, ca]:
+            tlo[idx, ca] = best
+        tmv[idx] = fr[d, F_BM]
+    return best
+
+
+@njit
+def _ab(stk, mvs, d0, alpha, beta, h, rules, ctx, tkey, tlo, thi, tmv, stats, fr):
+    """Fail-soft alpha-beta value of ``stk[d0]`` in the window ``(alpha, beta)``.
+
+    Iterative (numba's cache cannot hold self-recursive functions): ``fr`` holds one
+    frame per depth, ``stk`` the states, ``mvs`` the ordered moves."""
+    actor = ctx[X_ACTOR]
+    fr[d0, F_ALPHA] = alpha
+    fr[d0, F_BETA] = beta
+    fr[d0, F_H] = h
+    d = d0
+    done, v = _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, tmv, stats, fr)
+    if done:
+        return v
+    while True:
+        i = fr[d, F_I]
+        if i >= fr[d, F_NM]:
+            # node d is finished: store it and hand its value to the parent
+            v = _close(d, tkey, tlo, thi, tmv, fr)
+            if d == d0:
+                return v
+            d -= 1
+        else:
+            fr[d, F_I] = i + 1
+            st = stk[d]
+            c = mvs[d, i]
+            ch = stk[d + 1]
+            ch[:] = st
+            if apply_action(ch, rules, A.PLAY0 + c):
+                stats[S_LEAVES] += 1
+                v = np.int64(ch[PAY + actor] // 2)
+            else:
+                fr[d + 1, F_ALPHA] = fr[d, F_ALPHA]
+                fr[d + 1, F_BETA] = fr[d, F_BETA]
+                fr[d + 1, F_H] = fr[d, F_H] ^ ZCARD[st[TO_MOVE] * 32 + c]
+                done, v = _enter(stk, mvs, d + 1, rules, ctx, tkey, tlo, thi, tmv, stats, fr)
+                if not done:
+                    d += 1
+                    continue
+        # fold the value v of the move just tried into node d
+        c = mvs[d, fr[d, F_I] - 1]
+        if stk[d][TO_MOVE] == actor:
+            if v > fr[d, F_BEST]:
+                fr[d, F_BEST] = v
+                fr[d, F_BM] = c
+                if v > fr[d, F_ALPHA]:
+                    fr[d, F_ALPHA] = v
+        elif v < fr[d, F_BEST]:
+            fr[d, F_BEST] = v
+            fr[d, F_BM] = c
+            if v < fr[d, F_BETA]:
+                fr[d, F_BETA] = v
+        if fr[d, F_ALPHA] >= fr[d, F_BETA]:
+            fr[d, F_I] = fr[d, F_NM]  # cutoff: close it on the next turn
+            rem = 30 - d
+            stats[S_HIST + stk[d][TO_MOVE] * 32 + c] += rem * rem
+
+
+
+@njit
+def _bounds(stk, d, rules, ctx):
+    """Bounds on the value of ``stk[d]`` from the conceivable endings (-INF / INF when
+    unknown: a suit game in mid-trick)."""
+    st = stk[d]
+    lo = -INF
+    hi = INF
+    if ctx[X_CONTRACT] != C_SUIT or (st[TRICK_N] == 0 and not ctx[X_QFIRST]):
+        ca = np.int64(st[PTS + ctx[X_ACTOR]])
+        lo = _settle_scenarios(st, rules, stk[MAXD], ctx, ca, ZERO)
+        hi = _settle_scenarios(st, rules, stk[MAXD], ctx, ca + _remaining_points(st), ONE)
+    return lo, hi
+
+
+@njit
+def _search_value(stk, mvs, d, lo_in, hi_in, guess, rules, ctx, tkey, tlo, thi, tmv, stats,
+                  fr):
+    """Exact minimax value of ``stk[d]`` by MTD(f) (null-window alpha-beta iterations)."""
+    st = stk[d]
+    h = hands_hash(st)
+    lo, hi = _bounds(stk, d, rules, ctx)
+    lo = max(lo, lo_in)
+    hi = min(hi, hi_in)
+    g = min(max(guess, lo), hi)
+    while lo < hi:
+        beta = g + 1 if g == lo else g
+        g = _ab(stk, mvs, d, beta - 1, beta, h, rules, ctx, tkey, tlo, thi, tmv, stats, fr)
+        if g < beta:
+            hi = g
+        else:
+            lo = g
+    return g
+
+
+@njit
+def _child_value(stk, mvs, d, c, rules, ctx, tkey, tlo, thi, tmv, stats, guess, fr):
+    """Exact value after playing card ``c`` at ``stk[d]`` (child written to ``stk[d+1]``)."""
+    st = stk[d]
+    ch = stk[d + 1]
+    ch[:] = st
+    if apply_action(ch, rules, A.PLAY0 + c):
+        return np.int64(ch[PAY + ctx[X_ACTOR]] // 2), True
+    v = _search_value(stk, mvs, d + 1, -INF, INF, guess, rules, ctx, tkey, tlo, thi, tmv,
+                      stats, fr)
+    return v, False
+
+
+@njit
+def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, tmv, stats, pv, all_moves, move_vals,
+                fr, full_pv):
+    """Value of the root and its principal variation (cards, into ``pv``; only the first
+    move unless ``full_pv``); returns (value, pv_len)."""
+    actor = ctx[X_ACTOR]
+    lo, hi = _bounds(stk, ZERO, rules, ctx)
+    ctx[X_LO] = lo
+    ctx[X_HI] = hi
+    v = _search_value(stk, mvs, ZERO, -INF, INF, ZERO, rules, ctx, tkey, tlo, thi, tmv, stats,
+                      fr)
+    if all_moves:
+        st = stk[0]
+        nm = _gen_moves(st, st[TO_MOVE], mvs[0], MINUS1, ctx, move_vals, stats)
+        reps = move_vals.copy()
+        cards = mvs[0][:nm].copy()
+        for i in range(nm):
+            cv, _ = _child_value(stk, mvs, ZERO, cards[i], rules, ctx, tkey, tlo, thi, tmv, stats,
+                                 v, fr)
+            for c in range(32):
+                if reps[c] == cards[i]:
+                    move_vals[c] = cv
+        for c in range(32):
+            if reps[c] < 0:
+                move_vals[c] = -INF - 1
+    # principal variation: at each node a move whose child keeps the value
+    d = ZERO
+    npv = 0
+    while True:
+        st = stk[d]
+        seat = st[TO_MOVE]
+        maxing = seat == actor
+        ttmove = MINUS1
+        if st[TRICK_N] == 0:
+            key = _tt_key(st, hands_hash(st), ctx)
+            idx = key & ctx[X_TTMASK]
+            if tkey[idx] == key:
+                ttmove = tmv[idx]
+        nm = _gen_moves(st, seat, mvs[d], ttmove, ctx, mvs[MAXD][:0], stats)
+        found = -1
+        for i in range(nm):
+            c = mvs[d][i]
+            ch = stk[d + 1]
+            ch[:] = st
+            if apply_action(ch, rules, A.PLAY0 + c):
+                cv = np.int64(ch[PAY + actor] // 2)
+                if cv == v:
+                    pv[npv] = c
+                    return v, npv + 1
+                continue
+            h = hands_hash(ch)
+            if maxing:
+                ok = _ab(stk, mvs, d + 1, v - 1, v, h, rules, ctx, tkey, tlo, thi, tmv, stats,
+                         fr) >= v
+            else:
+                ok = _ab(stk, mvs, d + 1, v, v + 1, h, rules, ctx, tkey, tlo, thi, tmv, stats,
+                         fr) <= v
+            if ok:
+                # the child's value is exactly v; its stack slot may have been overwritten
+                ch[:] = st
+                apply_action(ch, rules, A.PLAY0 + c)
+                found = c
+                break
+        if found < 0:
+            return v, -1
+        pv[npv] = found
+        npv += 1
+        if not full_pv:
+            return v, npv
+        d += 1
+
+
+# --------------------------------------------------------------------------------------
+# Plain minimax (reference for tests)
+# --------------------------------------------------------------------------------------
+
+
+@njit
+def _plain(stk, rules, actor, counter, limit, prune):
+    """Plain minimax over every legal card in index order, iteratively; with ``prune``
+    plain alpha-beta (no table, ordering or equivalences).  ``counter[0]``: moves tried;
+    gives up, setting ``counter[1]``, past ``limit`` of them."""
+    nxt = np.zeros(MAXD + 1, dtype=np.int64)  # next card to try at each depth
+    best = np.zeros(MAXD + 1, dtype=np.int64)
+    alpha = np.zeros(MAXD + 1, dtype=np.int64)
+    beta = np.zeros(MAXD + 1, dtype=np.int64)
+    d = 0
+    best[0] = -INF if stk[0][TO_MOVE] == actor else INF
+    alpha[0] = -INF
+    beta[0] = INF
+    while True:
+        st = stk[d]
+        legal = legal_cards(st, st[TO_MOVE])
+        c = nxt[d]
+        while c < 32 and not (legal >> c) & 1:
+            c += 1
+        if c == 32 or (prune and alpha[d] >= beta[d]):
+            v = best[d]
+            if d == 0:
+                return v
+            d -= 1
+        else:
+            nxt[d] = c + 1
+            counter[0] += 1
+            if counter[0] > limit:
+                counter[1] = 1
+                return np.int64(0)
+            ch = stk[d + 1]
+            ch[:] = st
+            if apply_action(ch, rules, A.PLAY0 + c):
+                v = np.int64(ch[PAY + actor] // 2)
+            else:
+                d += 1
+                nxt[d] = 0
+                best[d] = -INF if ch[TO_MOVE] == actor else INF
+                alpha[d] = alpha[d - 1]
+                beta[d] = beta[d - 1]
+                continue
+        if stk[d][TO_MOVE] == actor:
+            if v > best[d]:
+                best[d] = v
+            if v > alpha[d]:
+                alpha[d] = v
+        else:
+            if v < best[d]:
+                best[d] = v
+            if v < beta[d]:
+                beta[d] = v
+
+
+def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
+                      prune: bool = False) -> tuple[int, int]:
+    """Plain minimax (no table, ordering, equivalences, bounds or laying down) over every
+    legal card: ``(A, moves tried)``; ``prune`` adds plain alpha-beta cut-offs.
+    Exponential: for endgames and tests.  Raises RuntimeError past ``max_nodes`` moves."""
+    rv = _rules_vector(rules)
+    st = np.ascontiguousarray(st, dtype=np.int32)
+    _check_root(st)
+    stk = np.zeros((MAXD + 1, STATE_SIZE), dtype=np.int32)
+    stk[0] = st
+    counter = np.zeros(2, dtype=np.int64)
+    v = _plain(stk, rv, np.int64(st[ACTOR]), counter, np.int64(max_nodes), bool(prune))
+    if counter[1]:
+        raise RuntimeError(f"plain minimax gave up after {max_nodes} moves")
+    return int(v), int(counter[0])
+
+
+# --------------------------------------------------------------------------------------
+# Python API
+# --------------------------------------------------------------------------------------
+
+
+def _rules_vector(rules) -> np.ndarray:
+    if rules is None:
+        from ..rules import make_rules
+
+        return make_rules().vector()
+    if hasattr(rules, "vector"):
+        return rules.vector()
+    return np.asarray(rules, dtype=np.int64)
+
+
+def _check_root(st: np.ndarray) -> None:
+    if st.shape != (STATE_SIZE,):
+        raise ValueError(f"expected a state record of {STATE_SIZE} int32, got shape {st.shape}")
+    if st[PHASE] != PH_PLAY:
+        raise ValueError("solve() needs a deal in the card play (phase 'play')")
+
+
+@dataclass
+class Outcome:
+    """How the deal ends on the principal variation (the final, settled state)."""
+
+    actor_points: int  # card points of the actor (aces, tens, last trick)
+    defence_points: int
+    actor_marriages: int  # marriage points of each side
+    defence_marriages: int
+    marriages: dict  # suit letter -> seat that announced it
+    last_trick: int  # index of the deal's last trick played (9 unless it ended early)
+    last_trick_winner: int
+    seven_seat: int  # who played the trump seven to the last trick (-1: nobody)
+    seven_won: bool
+    contract_won: bool  # the game line won by the actor (betl / durch: the contract made)
+    amounts: np.ndarray  # AMT lines: game, seven, seven against, hundred against, silent seven
+    end: int
+    state: np.ndarray = field(repr=False)
+
+
+@dataclass
+class SolveResult:
+    """The result of :func:`solve`: ``value`` = ``A`` per defender (actor +2A)."""
+
+    value: int
+    action: int  # best action index (PLAY0 + card) for the seat to move
+    card: str
+    pv: list[int]  # principal variation, as action indices, to the end of the deal
+    outcome: Outcome | None
+    move_values: dict | None  # action -> exact value, with ``all_moves=True``
+    nodes: int
+    tt_hits: int
+    bound_cuts: int
+    seconds: float
+
+
+class _Buffers:
+    """One thread's transposition table (keys salted per solve) and search stacks."""
+
+    def __init__(self, bits: int) -> None:
+        size = 1 << bits
+        self.bits = bits
+        self.key = np.zeros(size, dtype=np.int64)
+        self.lo = np.zeros((size, TT_CA), dtype=np.int64)
+        self.hi = np.zeros((size, TT_CA), dtype=np.int64)
+        self.mv = np.zeros(size, dtype=np.int64)
+        self.stk = np.zeros((MAXD + 1, STATE_SIZE), dtype=np.int32)
+        self.mvs = np.zeros((MAXD + 1, 64), dtype=np.int64)
+        self.fr = np.zeros((BC_ROW0 + BC_ROWS, F_SIZE), dtype=np.int64)
+        self.salt = np.random.default_rng()
+
+
+_LOCAL = threading.local()
+
+
+def _buffers(bits: int) -> _Buffers:
+    tabs = getattr(_LOCAL, "tables", None)
+    if tabs is None:
+        tabs = _LOCAL.tables = {}
+    b = tabs.get(bits)
+    if b is None:
+        b = tabs[bits] = _Buffers(bits)
+    return b
+
+
+def _outcome(fin: np.ndarray, actor: int) -> Outcome:
+    from ..cards import SUITS
+
+    ca = int(fin[PTS + actor])
+    cd = int(sum(fin[PTS + s] for s in range(3) if s != actor))
+    trump = int(fin[TRUMP_CARD]) >> 3 if fin[CONTRACT] == C_SUIT else -1
+    marr = {}
+    ma = md = 0
+    for s in range(4):
+        ms = int(fin[MARR_SEAT + s])
+        if ms >= 0:
+            marr[SUITS[s]] = ms
+            v = 40 if s == trump else 20
+            if ms == actor:
+                ma += v
+            else:
+                md += v
+    last = max(t for t in range(10) if fin[TWIN + t] >= 0) if (fin[TWIN:TWIN + 10] >= 0).any() \
+        else -1
+    return Outcome(
+        actor_points=ca, defence_points=cd, actor_marriages=ma, defence_marriages=md,
+        marriages=marr, last_trick=last,
+        last_trick_winner=int(fin[TWIN + last]) if last >= 0 else -1,
+        seven_seat=int(fin[SEVEN_SEAT]) if fin[SEVEN_TRICK] == 9 else -1,
+        seven_won=bool(fin[SEVEN_TRICK] == 9 and fin[SEVEN_WON] == 1),
+        contract_won=bool(fin[WON]),
+        amounts=fin[AMT:AMT + 5].astype(np.int64),
+        end=int(fin[END]), state=fin.copy(),
+    )
+
+
+def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = False,
+          tt_bits: int = 17, bounds: bool = True, laydown: bool = True,
+          history: bool | None = None) -> SolveResult:
+    """Solve the card play of ``st`` (phase play, all hands known) exactly.
+
+    Returns the minimax value ``A`` (the amount each defender pays the actor, the actor
+    maximising and both defenders minimising), a best action of the seat to move,
+    with ``pv`` the principal variation to the end of the deal and the
+    :class:`Outcome` of its final state, with ``all_moves`` the exact value of every
+    legal card (a dict ``action -> A``).  Laying down is never needed by an exact
+    solver and is not searched.
+    """
+    t0 = time.perf_counter()
+    rv = _rules_vector(rules)
+    st = np.ascontiguousarray(st, dtype=np.int32)
+    _check_root(st)
+    tab = _buffers(int(tt_bits))
+    actor = int(st[ACTOR])
+    ctx = np.zeros(X_SIZE, dtype=np.int64)
+    ctx[X_ACTOR] = actor
+    ctx[X_SALT] = int(tab.salt.integers(1, 2**62))
+    ctx[X_TTMASK] = (1 << tab.bits) - 1
+    an = int(st[ANNOUNCE])
+    ctx[X_HUNDRED] = int(an in (AN_STO, AN_STO_SEDMA) or bool(st[BET_EXISTS + B_HUNDRED_AG]))
+    ctx[X_QFIRST] = int(rv[R_QUEEN_FIRST])
+    ctx[X_TRUMP] = int(trump_suit(st))
+    ctx[X_CONTRACT] = int(st[CONTRACT])
+    ctx[X_BOUNDS] = int(bounds and st[CONTRACT] == C_SUIT and not rv[R_QUEEN_FIRST])
+    ctx[X_LAYDOWN] = int(laydown)
+    ctx[X_HIST] = int(st[CONTRACT] == C_DURCH if history is None else history)
+    stk = tab.stk
+    stk[0] = st
+    fr = tab.fr
+    fr[BC_ROW0:, 0] = 0  # the bound cache holds this deal's bets only
+    stats = np.zeros(S_SIZE, dtype=np.int64)
+    pvbuf = np.full(32, -1, dtype=np.int64)
+    mvals = np.zeros(32, dtype=np.int64)
+    value, npv = _solve_root(stk, tab.mvs, rv, ctx, tab.key, tab.lo, tab.hi, tab.mv, stats,
+                             pvbuf, bool(all_moves), mvals, fr, bool(pv))
+    value = int(value)
+    if npv < 0:
+        raise RuntimeError("principal variation lost: solver inconsistency")
+    line = [A.PLAY0 + int(c) for c in pvbuf[:npv]]
+    fin = st.copy()
+    for a in line:
+        apply_action(fin, rv, a)
+    outcome = _outcome(fin, actor) if pv else None
+    move_values = None
+    if all_moves:
+        move_values = _expand_move_values(st, rv, mvals)
+    return SolveResult(
+        value=value, action=line[0], card=CARD_CODES[line[0] - A.PLAY0],
+        pv=line if pv else line[:1], outcome=outcome, move_values=move_values,
+        nodes=int(stats[S_NODES]), tt_hits=int(stats[S_TTHITS]),
+        bound_cuts=int(stats[S_BOUNDCUTS]), seconds=time.perf_counter() - t0,
+    )
+
+
+def _expand_move_values(st, rv, mvals) -> dict:
+    seat = int(st[TO_MOVE])
+    legal = int(legal_cards(st, seat))
+    return {A.PLAY0 + c: int(mvals[c]) for c in range(32) if legal >> c & 1}
+
+
+__all__ = ["solve", "SolveResult", "Outcome", "brute_force_value"]
