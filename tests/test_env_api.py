@@ -20,7 +20,7 @@ from mariash_env.records import RecordError, load_records, replay_record, save_r
 def random_episode(e, seed: int = 0):
     rng = np.random.default_rng(seed)
     n = 0
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         a = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
         e.step(a)

@@ -2,7 +2,7 @@
 
 Numba's on-disk cache (``cache=True``) does not notice when a *called*
 function changes in another module, so a stale cache could run old rules.  On
-import we hash the sources of the package and drop every cached compilation
+import we hash the sources of the compiled modules and drop every cached compilation
 when that hash changed (only ever during development; a fresh clone compiles
 once, then the cache holds).
 """
@@ -21,10 +21,11 @@ _PKG = Path(__file__).resolve().parent.parent
 def _refresh_cache() -> None:
     try:
         h = hashlib.sha256()
-        sources = sorted(_PKG.rglob("*.py"))
-        for p in sources:
-            h.update(str(p.relative_to(_PKG)).encode())
-            h.update(p.read_bytes())
+        for p in sorted(_PKG.rglob("*.py")):
+            text = p.read_bytes()
+            if b"njit" in text:  # only compiled modules can leave a stale cache
+                h.update(str(p.relative_to(_PKG)).encode())
+                h.update(text)
         digest = h.hexdigest()
         stamp = _PKG / "core" / "__pycache__" / "sources.sha256"
         if stamp.exists() and stamp.read_text() == digest:

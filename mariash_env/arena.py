@@ -1,0 +1,490 @@
+"""Duplicate evaluation of robots: the same deals, every seating, luck of the cards cancels.
+
+::
+
+    python -m mariash_env.arena --robots table,pimc,random --deals 2000 --jobs 2 \\
+        [--seed S] [--out DIR] [--no-plot]
+
+Every deal is a fixed deck (shuffled from ``seed`` and the deal's index) with a fixed
+dealer, played as a single deal (rules ``deals=1``) once under *every seating* of the
+robots: with three robots the 6 permutations; with two robots A, B the 6 seatings
+AAB, ABA, BAA, ABB, BAB, BBA; with more, all ordered choices of three different robots;
+with one, the robot against itself.  Each robot sits in each seat equally often on the
+same deck (:func:`seatings`).
+
+A robot's score on a deal is the mean of its groše over all the seats it filled on that
+deal; the match reports the mean over deals with a 95 % bootstrap confidence interval
+(resampling deals), the pairwise differences (paired per deal, with CIs), the contract
+mix of each robot as actor (suit games played / conceded / sedma not played, betl,
+durch), and its win rates as actor and in defence.  ``--out`` receives ``summary.csv``,
+``pairwise.csv``, ``deals.csv`` (per deal and robot) and ``groše.png`` (bar chart with
+error bars).
+
+As a library::
+
+    from mariash_env.arena import duplicate_match
+    from mariash_env.robots import TableRobot, RandomRobot
+    res = duplicate_match({"table": TableRobot, "random": RandomRobot}, deals=200, seed=1)
+    print(res.table())
+
+Robots that search (``wants_view = True``, e.g. :class:`~mariash_env.robots.PIMCRobot`)
+are called with :meth:`act_view` and a :class:`~mariash_env.robots.SeatView`, which
+samples worlds from the seat's knowledge but never shows the hidden cards; all others
+get ``act(observation)``.  A robot with ``seed_deal(seed)`` (or a numpy ``rng``
+attribute) is reseeded per deal and seating, so a match does not depend on ``jobs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .core import state as S
+from .game import Game
+from .rules import Rules, make_rules
+
+RobotFactory = Callable[[], Any]
+
+CONTRACT_KEYS = ("suit_played", "suit_conceded", "sedma_not_played", "betl", "durch")
+
+
+def seatings(k: int) -> list[tuple[int, int, int]]:
+    """Seatings (robot index per seat 0, 1, 2) of ``k`` robots, each robot in each seat
+    equally often."""
+    if k < 1:
+        raise ValueError("a match needs at least one robot")
+    if k == 1:
+        return [(0, 0, 0)]
+    if k == 2:
+        return [s for s in itertools.product((0, 1), repeat=3) if len(set(s)) == 2]
+    return list(itertools.permutations(range(k), 3))
+
+
+def deal_seed(seed: int, i: int) -> int:
+    return (int(seed) * 1_000_003 + int(i)) & ((1 << 62) - 1)
+
+
+def bootstrap_ci(x: np.ndarray, n_boot: int = 2000, alpha: float = 0.05,
+                 seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap CI of the mean over the first axis (per column of ``x``)."""
+    x = np.asarray(x, dtype=np.float64)
+    one = x.ndim == 1
+    if one:
+        x = x[:, None]
+    n = x.shape[0]
+    if n == 0:
+        nan = np.full(x.shape[1], np.nan)
+        return (nan[0], nan[0]) if one else (nan, nan)  # type: ignore[return-value]
+    rng = np.random.default_rng(seed)
+    means = np.empty((n_boot, x.shape[1]))
+    step = max(1, 2_000_000 // max(n, 1))
+    for b0 in range(0, n_boot, step):
+        b1 = min(n_boot, b0 + step)
+        idx = rng.integers(0, n, size=(b1 - b0, n))
+        means[b0:b1] = x[idx].mean(axis=1)
+    lo = np.quantile(means, alpha / 2, axis=0)
+    hi = np.quantile(means, 1 - alpha / 2, axis=0)
+    if one:
+        return lo[0], hi[0]
+    return lo, hi
+
+
+# --- playing ---------------------------------------------------------------------------------
+
+
+def _reseed(robot: Any, seed: int) -> None:
+    if hasattr(robot, "seed_deal"):
+        robot.seed_deal(seed)
+    elif isinstance(getattr(robot, "rng", None), np.random.Generator):
+        robot.rng = np.random.default_rng(seed)
+
+
+def play_deal(robots: list[Any], seating: tuple[int, int, int], seed: int, dealer: int,
+              rules: Rules) -> dict[str, Any]:
+    """Play one single deal with ``robots[seating[s]]`` in seat ``s``; returns its outcome."""
+    from .robots.pimc import SeatView
+
+    g = Game(rules)
+    g.new_partie(seed=seed, dealer=dealer)
+    for j, r in enumerate(robots):
+        r.reset()
+        _reseed(r, deal_seed(seed, 7919 * j + 31 * seating[0] + 7 * seating[1] + seating[2]))
+    decisions = [0, 0, 0]
+    think = [0.0, 0.0, 0.0]
+    while not g.deal_over:
+        seat = g.to_move
+        robot = robots[seating[seat]]
+        t0 = time.perf_counter()
+        if getattr(robot, "wants_view", False):
+            a = robot.act_view(SeatView.from_game(g, seat))
+        else:
+            a = robot.act({"observation": g.observation(seat), "action_mask": g.legal_mask()})
+        think[seat] += time.perf_counter() - t0
+        decisions[seat] += 1
+        g.step(int(a))
+    st = g.st
+    return {
+        "payments": [int(x) for x in st[S.PAY:S.PAY + 3]],
+        "actor": int(st[S.ACTOR]),
+        "contract": int(st[S.CONTRACT]),
+        "end": int(st[S.END]),
+        "decisions": decisions,
+        "think": think,
+    }
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(factories: list[RobotFactory], rules: Rules) -> None:
+    _WORKER["robots"] = [f() for f in factories]
+    _WORKER["rules"] = rules
+
+
+def _play_index(args: tuple[int, int, int]) -> tuple[int, list[dict[str, Any]]]:
+    i, seed, dealer = args
+    robots = _WORKER["robots"]
+    rules = _WORKER["rules"]
+    out = [play_deal(robots, s, seed, dealer, rules) for s in seatings(len(robots))]
+    return i, out
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+@dataclass
+class MatchResult:
+    """Outcome of :func:`duplicate_match`; ``per_deal[i, r]`` = robot ``r``'s mean groše
+    over its seats on deal ``i``."""
+
+    names: list[str]
+    seatings: list[tuple[int, int, int]]
+    per_deal: np.ndarray
+    seeds: np.ndarray
+    stats: list[dict[str, float]]
+    seconds: float = 0.0
+    n_boot: int = 2000
+    _ci: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def deals(self) -> int:
+        return int(self.per_deal.shape[0])
+
+    def means(self) -> np.ndarray:
+        return self.per_deal.mean(axis=0)
+
+    def ci(self) -> tuple[np.ndarray, np.ndarray]:
+        if "ci" not in self._ci:
+            self._ci["ci"] = bootstrap_ci(self.per_deal, self.n_boot)
+        return self._ci["ci"]
+
+    def summary(self) -> list[dict[str, Any]]:
+        lo, hi = self.ci()
+        rows = []
+        for r, name in enumerate(self.names):
+            st = self.stats[r]
+            row: dict[str, Any] = {
+                "robot": name,
+                "deals": self.deals,
+                "groše_per_deal": float(self.means()[r]),
+                "ci_low": float(lo[r]),
+                "ci_high": float(hi[r]),
+            }
+            row.update(st)
+            rows.append(row)
+        return rows
+
+    def pairwise(self) -> list[dict[str, Any]]:
+        rows = []
+        for a, b in itertools.combinations(range(len(self.names)), 2):
+            d = self.per_deal[:, a] - self.per_deal[:, b]
+            lo, hi = bootstrap_ci(d, self.n_boot, seed=1 + a * 31 + b)
+            rows.append({
+                "robot_a": self.names[a], "robot_b": self.names[b],
+                "diff": float(d.mean()), "ci_low": float(lo), "ci_high": float(hi),
+                "significant": bool(lo > 0 or hi < 0),
+            })
+        return rows
+
+    def table(self) -> str:
+        lines = [
+            f"duplicate match: {self.deals} deals x {len(self.seatings)} seatings "
+            f"({self.seconds:.0f} s)",
+            f"{'robot':<28}{'groše/deal':>11}{'95% CI':>20}{'actor%':>8}{'win as actor':>13}"
+            f"{'win in def.':>12}  contracts as actor (suit/conc./void/betl/durch %)",
+        ]
+        for row in self.summary():
+            mix = "/".join(f"{100 * row[k]:.0f}" for k in CONTRACT_KEYS)
+            lines.append(
+                f"{row['robot']:<28}{row['groše_per_deal']:>+11.3f}"
+                f"{'[' + format(row['ci_low'], '+.3f') + ', ' + format(row['ci_high'], '+.3f') + ']':>20}"
+                f"{100 * row['actor_share']:>7.1f}%{100 * row['actor_win_rate']:>12.1f}%"
+                f"{100 * row['defence_win_rate']:>11.1f}%  {mix}"
+            )
+        lines.append("pairwise differences (a - b, groše per deal):")
+        for p in self.pairwise():
+            mark = "*" if p["significant"] else " "
+            lines.append(
+                f"  {p['robot_a']} - {p['robot_b']}: {p['diff']:+.3f} "
+                f"[{p['ci_low']:+.3f}, {p['ci_high']:+.3f}] {mark}"
+            )
+        tt = [f"{n}: {1000 * self.stats[r]['seconds_per_decision']:.2f} ms"
+              for r, n in enumerate(self.names)]
+        lines.append("mean time per decision: " + ", ".join(tt))
+        return "\n".join(lines)
+
+    def save(self, out: str | os.PathLike, plot: bool = True) -> list[Path]:
+        d = Path(out)
+        d.mkdir(parents=True, exist_ok=True)
+        paths = []
+        rows = self.summary()
+        p = d / "summary.csv"
+        with p.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        paths.append(p)
+        p = d / "pairwise.csv"
+        pw = self.pairwise()
+        with p.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["robot_a", "robot_b", "diff", "ci_low", "ci_high",
+                                              "significant"])
+            w.writeheader()
+            w.writerows(pw)
+        paths.append(p)
+        p = d / "deals.csv"
+        with p.open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["deal", "seed", *self.names])
+            for i in range(self.deals):
+                w.writerow([i, int(self.seeds[i]), *(f"{x:.4f}" for x in self.per_deal[i])])
+        paths.append(p)
+        if plot:
+            paths.append(self.plot(d / "groše.png"))
+        return paths
+
+    def plot(self, path: str | os.PathLike) -> Path:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        m = self.means()
+        lo, hi = self.ci()
+        fig, ax = plt.subplots(figsize=(1.6 + 1.4 * len(self.names), 4))
+        x = np.arange(len(self.names))
+        colors = ["tab:green" if v > 0 else "tab:red" for v in m]
+        ax.bar(x, m, color=colors, alpha=0.8,
+               yerr=np.vstack([m - lo, hi - m]), capsize=6)
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_xticks(x, self.names, rotation=15)
+        ax.set_ylabel("groše per deal (mean, 95% bootstrap CI)")
+        ax.set_title(f"duplicate match, {self.deals} deals × {len(self.seatings)} seatings")
+        fig.tight_layout()
+        p = Path(path)
+        fig.savefig(p, dpi=110)
+        plt.close(fig)
+        return p
+
+
+def _stats(names: list[str], seats: list[tuple[int, int, int]],
+           outcomes: list[list[dict[str, Any]]]) -> list[dict[str, float]]:
+    k = len(names)
+    seat_n = np.zeros(k)
+    actor_n = np.zeros(k)
+    actor_win = np.zeros(k)
+    def_n = np.zeros(k)
+    def_win = np.zeros(k)
+    mix = np.zeros((k, len(CONTRACT_KEYS)))
+    dec = np.zeros(k)
+    think = np.zeros(k)
+    for deal in outcomes:
+        for seating, o in zip(seats, deal):
+            pay = o["payments"]
+            actor = o["actor"]
+            for s in range(3):
+                r = seating[s]
+                seat_n[r] += 1
+                dec[r] += o["decisions"][s]
+                think[r] += o["think"][s]
+                if s == actor:
+                    actor_n[r] += 1
+                    actor_win[r] += pay[s] > 0
+                    con, end = o["contract"], o["end"]
+                    if con == S.C_BETL:
+                        mix[r, 3] += 1
+                    elif con == S.C_DURCH:
+                        mix[r, 4] += 1
+                    elif end == S.END_CONCEDED:
+                        mix[r, 1] += 1
+                    elif end == S.END_SEDMA_VOID:
+                        mix[r, 2] += 1
+                    else:
+                        mix[r, 0] += 1
+                else:
+                    def_n[r] += 1
+                    def_win[r] += pay[s] > 0
+    out = []
+    for r in range(k):
+        a = max(actor_n[r], 1)
+        row = {
+            "seats_played": int(seat_n[r]),
+            "actor_share": float(actor_n[r] / max(seat_n[r], 1)),
+            "actor_win_rate": float(actor_win[r] / a),
+            "defence_win_rate": float(def_win[r] / max(def_n[r], 1)),
+        }
+        for j, key in enumerate(CONTRACT_KEYS):
+            row[key] = float(mix[r, j] / a)
+        row["seconds_per_decision"] = float(think[r] / max(dec[r], 1))
+        out.append(row)
+    return out
+
+
+def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed: int = 0,
+                    jobs: int = 1, rules: Rules | Mapping[str, Any] | None = None,
+                    progress: bool = True, n_boot: int = 2000) -> MatchResult:
+    """Play a duplicate match (module docstring).
+
+    ``robots``: display name -> factory (a class or any callable returning a robot); each
+    worker process builds its own robots.  ``rules``: a :class:`Rules` or rule keywords
+    (``deals`` is forced to 1).  ``jobs > 1`` plays deals in that many processes.
+    """
+    names = list(robots)
+    factories = [robots[n] for n in names]
+    if isinstance(rules, Rules):
+        rdict = rules.to_dict()
+    else:
+        rdict = dict(rules or {})
+    rdict["deals"] = 1
+    rules_obj = make_rules(**rdict)
+    seats = seatings(len(names))
+    tasks = [(i, deal_seed(seed, i), i % 3) for i in range(deals)]
+    results: list[list[dict[str, Any]] | None] = [None] * deals
+    t0 = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=deals, desc="deals", unit="deal", file=sys.stderr)
+    try:
+        if jobs <= 1:
+            _init_worker(factories, rules_obj)
+            for t in tasks:
+                i, out = _play_index(t)
+                results[i] = out
+                if bar is not None:
+                    bar.update(1)
+        else:
+            import multiprocessing as mp
+
+            ctx = mp.get_context("fork")
+            with ctx.Pool(jobs, initializer=_init_worker,
+                          initargs=(factories, rules_obj)) as pool:
+                chunk = max(1, min(8, deals // (4 * jobs)))
+                for i, out in pool.imap_unordered(_play_index, tasks, chunksize=chunk):
+                    results[i] = out
+                    if bar is not None:
+                        bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    k = len(names)
+    per_deal = np.zeros((deals, k))
+    for i, deal in enumerate(results):
+        assert deal is not None
+        tot = np.zeros(k)
+        cnt = np.zeros(k)
+        for seating, o in zip(seats, deal):
+            for s in range(3):
+                tot[seating[s]] += o["payments"][s]
+                cnt[seating[s]] += 1
+        per_deal[i] = tot / cnt
+    return MatchResult(
+        names=names, seatings=seats, per_deal=per_deal,
+        seeds=np.array([t[1] for t in tasks], dtype=np.int64),
+        stats=_stats(names, seats, results),  # type: ignore[arg-type]
+        seconds=time.perf_counter() - t0, n_boot=n_boot,
+    )
+
+
+def _factory(spec: str, pimc_kw: dict[str, Any]) -> RobotFactory:
+    from .robots import make_robot, parse_spec
+
+    base, _ = parse_spec(spec)
+    kw = dict(pimc_kw) if base == "pimc" else {}
+
+    def make() -> Any:
+        return make_robot(spec, **kw)
+
+    return make
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m mariash_env.arena",
+        description="Duplicate match of robots over the same deals in every seating.")
+    ap.add_argument("--robots", default="table,random",
+                    help="comma-separated robots: random, table, pimc, pimc(worlds=8), "
+                         "onnx:PATH (default: table,random)")
+    ap.add_argument("--deals", type=int, default=500)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=None, help="directory for the CSVs and the plot")
+    ap.add_argument("--worlds", type=int, default=None, help="PIMC worlds per decision")
+    ap.add_argument("--time-limit", type=float, default=None,
+                    help="PIMC seconds per decision")
+    ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    specs = [s for s in _split(args.robots) if s]
+    pimc_kw: dict[str, Any] = {}
+    if args.worlds is not None:
+        pimc_kw["worlds"] = args.worlds
+    if args.time_limit is not None:
+        pimc_kw["time_limit"] = args.time_limit
+    robots: dict[str, RobotFactory] = {}
+    for spec in specs:
+        name = spec
+        k = 2
+        while name in robots:
+            name = f"{spec}#{k}"
+            k += 1
+        robots[name] = _factory(spec, pimc_kw)
+    for f in robots.values():
+        f()  # fail early on a bad spec
+    res = duplicate_match(robots, deals=args.deals, seed=args.seed, jobs=args.jobs,
+                          progress=not args.quiet)
+    print(res.table())
+    out = args.out or os.path.join("runs", "arena", time.strftime("%Y%m%d-%H%M%S"))
+    paths = res.save(out, plot=not args.no_plot)
+    print("saved: " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def _split(s: str) -> list[str]:
+    """Split a robot list on commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    out.append(cur.strip())
+    return out
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,435 @@
+"""Decoding an observation vector into what a rule-based robot reasons about.
+
+:func:`decode` turns ``float32[OBS_SIZE]`` (layout :data:`mariash_env.core.observe.OBS_LAYOUT`)
+plus its action mask into an :class:`ObsInfo`: card sets as 32-bit ``int`` masks
+(bit ``c`` = card index ``c``, see :mod:`mariash_env.cards`), seats *relative* to the
+observer (0 = me, 1 = the next seat clockwise, 2 = the one after; -1 = none), the
+phase, the contract, the bets and the card play so far (tricks in playing order,
+voids inferred from it).  It only ever reads the observation, never the state, so a
+robot built on it sees exactly what its seat sees.
+
+The module also holds the small card helpers the robots share (suit masks, rank
+orders, trick winners, hole counting for betl and durch after seed 003).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..actions import N_ACTIONS
+from ..core import observe as O
+from ..core.state import C_BETL, C_DURCH, C_SUIT, PH_PLAY
+
+# --- card helpers ------------------------------------------------------------------------
+
+SUIT_MASKS = tuple(0xFF << (8 * s) for s in range(4))
+ALL_CARDS = 0xFFFFFFFF
+R7, R8, R9, RT, RJ, RQ, RK, RA = range(8)
+# Strength of a rank index with trumps (7 8 9 J Q K T A) and without (7 8 9 T J Q K A).
+TRUMP_ORDER = (0, 1, 2, 6, 3, 4, 5, 7)
+PLAIN_ORDER = (0, 1, 2, 3, 4, 5, 6, 7)
+SHARP = sum(1 << c for c in range(32) if c & 7 in (RT, RA))  # aces and tens
+ACES = sum(1 << (8 * s + RA) for s in range(4))
+SEVENS = sum(1 << (8 * s) for s in range(4))
+
+
+def popcount(m: int) -> int:
+    return bin(m).count("1")
+
+
+def cards(m: int) -> list[int]:
+    """Card indices in a mask, ascending."""
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
+def suit(c: int) -> int:
+    return c >> 3
+
+
+def rank(c: int) -> int:
+    return c & 7
+
+
+def strength(c: int, trump: int) -> int:
+    """Rank strength of ``c`` within its suit: trump order when there are trumps."""
+    return TRUMP_ORDER[c & 7] if trump >= 0 else c & 7
+
+
+def in_suit(m: int, s: int) -> int:
+    return m & SUIT_MASKS[s]
+
+
+def points(c: int) -> int:
+    return 10 if (SHARP >> c) & 1 else 0
+
+
+def beats(c: int, best: int, trump: int) -> bool:
+    """Does ``c`` beat ``best`` (the card winning the trick so far)?"""
+    if c >> 3 == best >> 3:
+        return strength(c, trump) > strength(best, trump)
+    return c >> 3 == trump
+
+
+def winning_index(trick: list[int], trump: int) -> int:
+    """Index into ``trick`` (play order) of the card that wins it so far."""
+    bi = 0
+    for j in range(1, len(trick)):
+        if beats(trick[j], trick[bi], trump):
+            bi = j
+    return bi
+
+
+def higher_in_suit(c: int, m: int, trump: int) -> int:
+    """The cards of ``m`` of ``c``'s suit that rank above ``c``."""
+    s = c >> 3
+    out = 0
+    sc = strength(c, trump)
+    for d in cards(in_suit(m, s)):
+        if strength(d, trump) > sc:
+            out |= 1 << d
+    return out
+
+
+def lower_in_suit(c: int, m: int, trump: int) -> int:
+    s = c >> 3
+    out = 0
+    sc = strength(c, trump)
+    for d in cards(in_suit(m, s)):
+        if strength(d, trump) < sc:
+            out |= 1 << d
+    return out
+
+
+def highest(m: int, trump: int) -> int:
+    """The strongest card of a (non-empty) mask by (is trump, rank strength)."""
+    return max(cards(m), key=lambda c: (c >> 3 == trump, strength(c, trump), -c))
+
+
+def lowest(m: int, trump: int) -> int:
+    return min(cards(m), key=lambda c: (c >> 3 == trump, strength(c, trump), c))
+
+
+def marriages(hand: int) -> list[int]:
+    """Suits in which the hand holds both king and queen."""
+    return [s for s in range(4) if (hand >> (8 * s + RQ)) & 3 == 3]
+
+
+def betl_holes(hand: int, known_out: int = 0) -> int:
+    """Seed 003's holes of a betl hand: cards missing from the run upward from the seven.
+
+    Per suit held: every card below the hand's highest card of that suit that is neither
+    in the hand nor in ``known_out`` (cards known to be out of play for the opponents,
+    e.g. one's own talon) is a hole, i.e. a card the defence can lead to force the
+    actor above it.  A hand with no hole is a *ložený betl*.
+    """
+    holes = 0
+    for s in range(4):
+        h = (hand >> (8 * s)) & 0xFF
+        if not h:
+            continue
+        top = h.bit_length() - 1
+        gone = (known_out >> (8 * s)) & 0xFF
+        below = (1 << top) - 1
+        holes += popcount(below & ~h & ~gone)
+    return holes
+
+
+def durch_hole_suits(hand: int, known_out: int = 0) -> int:
+    """Seed 003's holed suits of a durch hand (the number of them).
+
+    A suit is holed when the hand holds a card lower than some card the opponents may
+    hold in it, *and* the run of the hand's cards downward from the ace is shorter than
+    the number of that suit's cards in the opponents' hands (all cards of the suit that
+    are neither in the hand nor in ``known_out``).  With a run at least that long the
+    opponents are out of the suit before its low cards are led.
+    """
+    n = 0
+    for s in range(4):
+        h = (hand >> (8 * s)) & 0xFF
+        if not h:
+            continue
+        opp = 0xFF & ~h & ~((known_out >> (8 * s)) & 0xFF)
+        if not opp:
+            continue
+        low = h & -h
+        if opp.bit_length() - 1 < low.bit_length() - 1:
+            continue  # every opponents' card is below the hand's lowest: no hole
+        run = 0
+        r = 7
+        while r >= 0 and (h >> r) & 1:
+            run += 1
+            r -= 1
+        if run < popcount(opp):
+            n += 1
+    return n
+
+
+# --- the decoded observation ----------------------------------------------------------------
+
+
+@dataclass
+class Trick:
+    leader: int  # relative seat
+    cards: list[int]  # in playing order
+    by: list[int] = field(default_factory=list)  # relative seat of each card
+
+
+@dataclass
+class ObsInfo:
+    """Everything a seat knows, decoded.  Seats are relative: 0 me, 1 next, 2 after."""
+
+    hand: int
+    laid: int
+    took: int
+    talon: int  # the talon, when this seat laid it and it is still the talon
+    trump_card: int  # -1 when unknown to me
+    trump_public: int  # public trump suit, -1 before it is shown
+    blind: bool
+    played_by: tuple[int, int, int]
+    played: int
+    tricks: list[Trick]  # completed tricks in order
+    cur: Trick | None  # the current trick (possibly with no card yet), in the play phase
+    trick_no: int
+    contract: int  # C_NONE, C_SUIT, C_BETL, C_DURCH
+    announce: int  # 0 none, 1 hra, 2 sedma, 3 sto, 4 sto a sedma
+    actor: int
+    forehand: int
+    dealer: int
+    chooser: int
+    bad: int
+    durch: int
+    good: int  # bits of relative seats
+    bet_exists: tuple[bool, bool, bool, bool]
+    bet_level: tuple[int, int, int, int]
+    bet_seat: tuple[int, int]  # who announced seven against / hundred against
+    raised_by: list[list[int]]  # [bet][level-1] -> relative seat, -1 none
+    flek_round: int
+    raisable: int
+    raised_rnd: int
+    announced_rnd: int
+    marriage: tuple[int, int, int, int]  # [suit] -> relative seat that announced it
+    first_marriage: tuple[int, int]  # [actor side, defence side] -> suit, -1
+    phase: int
+    ndisc: int
+    points: tuple[int, int, int]
+    ntricks: tuple[int, int, int]
+    deal_no: int
+    score: tuple[int, int, int]
+    mask: np.ndarray
+    voids: list[int] = field(default_factory=lambda: [0, 0, 0])  # [rel seat] suit bits
+
+    @property
+    def legal(self) -> list[int]:
+        return [int(i) for i in np.flatnonzero(self.mask)]
+
+    @property
+    def trump(self) -> int:
+        """Trump suit as known to me: public, or my own trump card as forehand; else -1."""
+        if self.contract not in (0, C_SUIT):
+            return -1
+        if self.trump_public >= 0:
+            return self.trump_public
+        if self.trump_card >= 0:
+            return self.trump_card >> 3
+        return -1
+
+    @property
+    def suit_game(self) -> bool:
+        return self.contract == C_SUIT
+
+    @property
+    def no_trumps(self) -> bool:
+        return self.contract in (C_BETL, C_DURCH)
+
+    def partner(self) -> int:
+        """Relative seat of my partner when I defend, else -1."""
+        if self.actor < 0 or self.actor == 0:
+            return -1
+        return 3 - self.actor
+
+    def known_out(self) -> int:
+        """Cards I know are in no other hand: my hand, the played cards, my talon."""
+        return self.hand | self.played | self.talon
+
+    def unknown(self) -> int:
+        """Cards whose holder I do not know (the other hands and a talon I did not lay)."""
+        return ALL_CARDS & ~self.known_out()
+
+
+_LAYOUT = {name: (off, n) for name, off, n, _doc in O.OBS_LAYOUT if off < O.OBS_SIZE}
+
+
+def _mask_of(idx: list[int]) -> int:
+    m = 0
+    for i in idx:
+        m |= 1 << i
+    return m
+
+
+def decode(observation: np.ndarray, mask: np.ndarray | None = None) -> ObsInfo:
+    """Decode one observation vector (and optionally its action mask)."""
+    v = np.asarray(observation)
+    if v.shape[-1] < O.OBS_SIZE:
+        raise ValueError(f"an observation has {O.OBS_SIZE} floats, got shape {v.shape}")
+    big = int.from_bytes(np.packbits(v[: O.OBS_SIZE] > 0.5, bitorder="little").tobytes(),
+                         "little")
+
+    def field_(off: int, n: int) -> int:
+        return (big >> off) & ((1 << n) - 1)
+
+    def one_(off: int, n: int) -> int:
+        m = (big >> off) & ((1 << n) - 1)
+        return (m & -m).bit_length() - 1
+
+    def F(name: str) -> int:  # the block as a bit mask
+        return field_(*_LAYOUT[name])
+
+    def idx(name: str) -> list[int]:  # the set positions of a block
+        return cards(field_(*_LAYOUT[name]))
+
+    def one(name: str) -> int:
+        return one_(*_LAYOUT[name])
+
+    hand = F("hand")
+    tc = one("trump_card")
+    ts = one("trump_suit")
+    pbm = F("played_by")
+    pb = [(pbm >> (32 * r)) & ALL_CARDS for r in range(3)]
+    played = pb[0] | pb[1] | pb[2]
+    phase = one("phase")
+    con = one("contract") + 1
+    trump = -1
+    if con == C_SUIT or con == 0:
+        trump = ts if ts >= 0 else (tc >> 3 if tc >= 0 else -1)
+    # Tricks.
+    nplayed = popcount(played)
+    ctm = F("cur_trick")
+    cur_cards = [(m & -m).bit_length() - 1 for m in (ctm & ALL_CARDS, ctm >> 32) if m]
+    trick_no = (nplayed - len(cur_cards)) // 3
+    leaders = [-1] * 10
+    for k in idx("trick_leader"):
+        leaders[k // 3] = k % 3
+    tricks: list[Trick] = []
+    voids = [0, 0, 0]
+    if nplayed:
+        owner = {}
+        for r in range(3):
+            for c in cards(pb[r]):
+                owner[c] = r
+        per_trick: list[list[int]] = [[] for _ in range(10)]
+        for k in idx("played_in"):
+            per_trick[k % 10].append(k // 10)
+        for t in range(trick_no):
+            lead = leaders[t]
+            cs = sorted(per_trick[t], key=lambda c, lead=lead: (owner[c] - lead) % 3)
+            tricks.append(Trick(lead, cs, [owner[c] for c in cs]))
+    cur = None
+    if phase == PH_PLAY and trick_no < 10:
+        lead = leaders[trick_no]
+        if lead < 0:
+            lead = 0  # no card yet: the seat to move (me) leads
+        cur = Trick(lead, cur_cards, [(lead + j) % 3 for j in range(len(cur_cards))])
+    for tr in [*tricks, cur]:
+        if tr is None or not tr.cards:
+            continue
+        led = tr.cards[0] >> 3
+        for j in range(1, len(tr.cards)):
+            c = tr.cards[j]
+            if c >> 3 != led:
+                voids[tr.by[j]] |= 1 << led
+                if trump >= 0 and c >> 3 != trump:
+                    voids[tr.by[j]] |= 1 << trump
+    good = F("good")
+    ex = F("bet_exists")
+    levels = [0, 0, 0, 0]
+    for k in idx("bet_level"):
+        levels[k >> 3] = k & 7
+    raised_by = [[-1] * 7 for _ in range(4)]
+    for k in idx("raised_by"):
+        raised_by[k // 21][(k % 21) // 3] = k % 3
+    bet_seat = [-1, -1]
+    for k in idx("bet_seat"):
+        bet_seat[k // 3] = k % 3
+    marriage = [-1, -1, -1, -1]
+    for k in idx("marriage"):
+        marriage[k // 3] = k % 3
+    first_m = [-1, -1]
+    for k in idx("first_marriage"):
+        first_m[k >> 2] = k & 3
+    mask_arr = (np.zeros(N_ACTIONS, dtype=np.int8) if mask is None
+                else np.asarray(mask, dtype=np.int8))
+    pts = v[O.O_POINTS:O.O_POINTS + 3].tolist()
+    ntr = v[O.O_NTRICKS:O.O_NTRICKS + 3].tolist()
+    score = v[O.O_SCORE:O.O_SCORE + 3].tolist()
+    return ObsInfo(
+        hand=hand,
+        laid=F("laid"),
+        took=F("took"),
+        talon=F("talon"),
+        trump_card=tc,
+        trump_public=ts,
+        blind=bool(idx("blind")),
+        played_by=(pb[0], pb[1], pb[2]),
+        played=played,
+        tricks=tricks,
+        cur=cur,
+        trick_no=trick_no,
+        contract=con,
+        announce=one("announce") + 1,
+        actor=one("actor"),
+        forehand=one("forehand"),
+        dealer=one("dealer"),
+        chooser=one("chooser"),
+        bad=one("bad"),
+        durch=one("durch"),
+        good=good,
+        bet_exists=tuple(bool((ex >> b) & 1) for b in range(4)),  # type: ignore[arg-type]
+        bet_level=tuple(levels),  # type: ignore[arg-type]
+        bet_seat=(bet_seat[0], bet_seat[1]),
+        raised_by=raised_by,
+        flek_round=one("flek_round") + 1,
+        raisable=F("raisable"),
+        raised_rnd=F("raised_rnd"),
+        announced_rnd=F("announced_rnd"),
+        marriage=tuple(marriage),  # type: ignore[arg-type]
+        first_marriage=(first_m[0], first_m[1]),
+        phase=phase,
+        ndisc=int(bool(idx("ndisc"))),
+        points=tuple(int(round(x * 100)) for x in pts),  # type: ignore[arg-type]
+        ntricks=tuple(int(round(x * 10)) for x in ntr),  # type: ignore[arg-type]
+        deal_no=max(one("deal_no"), 0),
+        score=tuple(int(round(x * 100)) for x in score),  # type: ignore[arg-type]
+        mask=mask_arr,
+        voids=voids,
+    )
+
+
+def decode_dict(observation: dict) -> ObsInfo:
+    """Decode the AEC observation dict ``{"observation", "action_mask"}``."""
+    return decode(observation["observation"], observation["action_mask"])
+
+
+def betl_risk(hand: int, known_out: int = 0) -> int:
+    """Betl holes left after the actor's one free lead (its only sure lead in a betl).
+
+    The actor leads the first trick and, as long as it wins none, never leads again; so it
+    can shed exactly one card by leading.  This is :func:`betl_holes` less the largest
+    drop that removing one suit's top card gives.
+    """
+    total = betl_holes(hand, known_out)
+    best = 0
+    for s in range(4):
+        h = (hand >> (8 * s)) & 0xFF
+        if not h:
+            continue
+        top = 1 << (h.bit_length() - 1)
+        sub = hand & ~(top << (8 * s))
+        best = max(best, total - betl_holes(sub, known_out))
+    return total - best

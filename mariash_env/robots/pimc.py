@@ -1,0 +1,293 @@
+"""Perfect-Information Monte Carlo (PIMC): sample the hidden cards, solve each world.
+
+A searching robot needs more than the observation: it must draw *worlds* -- full
+states that agree with everything its seat knows, the hidden cards redealt
+(:func:`mariash_env.search.sample_worlds`).  It never sees the real hidden cards.  The
+arena therefore hands such robots a :class:`SeatView` (the seat's observation plus a
+world sampler over a private copy of the state) through :meth:`PIMCRobot.act_view`;
+``act_state(st, seat)`` does the same from a raw state, and a robot constructed with
+``game=`` can also be driven through the plain ``act(observation)``.
+
+Decisions:
+
+* **card play** -- for each sampled world and each legal card: play the card in the
+  world, then value the rest of the deal exactly with the double-dummy solver
+  :func:`mariash_env.search.solve` when that exists (otherwise by a rollout, below);
+  take the card with the best mean groše for the seat;
+* **bidding** (trump -- one candidate per suit plus *z lidu* --, contract, Barva?, betl
+  answers, announcement, flek) -- simulation: apply each candidate in each world and
+  play the deal out with a fast policy, the
+  :class:`~mariash_env.robots.table.TableRobot` at every seat (with
+  ``solve_bidding=True`` the card play of that simulation is valued by the solver
+  instead: exact, but about a hundred times slower); average the seat's settlement.
+  The discards are the table robot's unless ``simulate_discards=True``.
+
+``worlds`` (default 20) worlds per decision; ``time_limit`` (seconds, optional) stops
+sampling further worlds once spent (at least one world is always used).  The robot lays
+the cards down whenever that is offered, and a single legal action is taken at once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import actions as A
+from ..core import state as S
+from ..core.engine import apply_action, legal_actions
+from ..core.observe import OBS_SIZE, encode
+from ..rules import Rules, make_rules
+from .base import Robot
+from .features import TRUMP_ORDER, decode
+from .table import TableRobot
+
+
+class SearchUnavailableError(RuntimeError):
+    """The robot needs a state (a :class:`SeatView` or a Game) it was not given."""
+
+
+def _search_module():
+    try:
+        from .. import search
+    except ImportError:  # pragma: no cover - the search package is optional at runtime
+        return None
+    return search
+
+
+def solver_available() -> bool:
+    s = _search_module()
+    return s is not None and hasattr(s, "solve")
+
+
+class SeatView:
+    """What a searching robot may use at its turn, and nothing more.
+
+    It keeps a private copy of the full state, but exposes only the seat's observation,
+    its legal actions and worlds sampled from the seat's own knowledge
+    (:func:`mariash_env.search.sample_worlds`): the hidden cards themselves are never
+    handed out.
+    """
+
+    def __init__(self, st: np.ndarray, seat: int, rules: Rules | None = None) -> None:
+        self._st = np.array(st, dtype=np.int32, copy=True)
+        self.seat = int(seat)
+        self.rules = rules if rules is not None else make_rules()
+        self.rules_vector = self.rules.vector()
+        self._obs: np.ndarray | None = None
+
+    @classmethod
+    def from_game(cls, game: Any, seat: int | None = None) -> SeatView:
+        return cls(game.st, game.to_move if seat is None else seat, game.rules)
+
+    @property
+    def to_move(self) -> bool:
+        return int(self._st[S.TO_MOVE]) == self.seat
+
+    @property
+    def phase(self) -> int:
+        return int(self._st[S.PHASE])
+
+    def action_mask(self) -> np.ndarray:
+        m = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        if self.to_move:
+            legal_actions(self._st, self.rules_vector, m)
+        return m
+
+    def observation(self) -> np.ndarray:
+        if self._obs is None:
+            self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
+            encode(self._st, self.seat, self._obs, False)
+        return self._obs
+
+    def observation_dict(self) -> dict[str, np.ndarray]:
+        return {"observation": self.observation(), "action_mask": self.action_mask()}
+
+    def sample_worlds(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+        """``n`` full states consistent with what the seat knows (``int32[n, STATE_SIZE]``)."""
+        search = _search_module()
+        if search is None or not hasattr(search, "sample_worlds"):
+            raise SearchUnavailableError("mariash_env.search.sample_worlds is not available")
+        return search.sample_worlds(self._st, self.seat, n, rng, rules=self.rules)
+
+
+def _payoff(st: np.ndarray, seat: int) -> float:
+    return float(st[S.PAY + seat])
+
+
+class _Rollout:
+    """Plays a world to the end of the deal with the table robot at every seat (bidding and
+    card play), or -- with ``solver`` -- with the table robot up to the card play, which
+    the double-dummy solver then values exactly."""
+
+    def __init__(self, rules: Rules, solver: Callable | None) -> None:
+        self.rules = rules
+        self.rv = rules.vector()
+        self.table = TableRobot()
+        self.mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        self.obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.solve = solver
+
+    def table_action(self, w: np.ndarray) -> int:
+        seat = int(w[S.TO_MOVE])
+        legal_actions(w, self.rv, self.mask)
+        if self.mask[A.LAY_DOWN]:
+            return A.LAY_DOWN
+        nz = np.flatnonzero(self.mask)
+        if nz.size == 1:
+            return int(nz[0])
+        encode(w, seat, self.obs, False)
+        return self.table.decide(decode(self.obs, self.mask))
+
+    def value(self, w: np.ndarray, seat: int) -> float:
+        """The seat's groše at the end of the deal from world ``w`` (modified in place)."""
+        while w[S.PHASE] != S.PH_DONE:
+            if w[S.PHASE] == S.PH_PLAY and self.solve is not None:
+                amount = float(self.solve(w, self.rules, pv=False).value)
+                return 2 * amount if int(w[S.ACTOR]) == seat else -amount
+            apply_action(w, self.rv, self.table_action(w))
+        return _payoff(w, seat)
+
+
+class PIMCRobot(Robot):
+    """Perfect-Information Monte Carlo robot (module docstring).
+
+    ``worlds``: worlds sampled per decision; ``time_limit``: optional seconds per
+    decision; ``seed``: its generator; ``game``: a :class:`~mariash_env.game.Game` to
+    draw worlds from when driven through ``act(observation)``; ``use_solver``: value
+    card play with :func:`mariash_env.search.solve` when it exists (else rollouts);
+    ``bidding``: ``"simulate"`` (default) or ``"table"`` (the table robot's bidding,
+    search only for the card play); ``solve_bidding``: value the bidding simulations
+    with the solver from the first trick on instead of table-robot play (exact but
+    about a hundred times slower); ``simulate_discards``: also simulate the discards
+    (default: the table robot's discards, which the simulation's noise rarely beats).
+    """
+
+    name = "pimc"
+    wants_view = True
+
+    def __init__(self, worlds: int = 20, time_limit: float | None = None,
+                 seed: int | None = None, game: Any = None, use_solver: bool = True,
+                 bidding: str = "simulate", solve_bidding: bool = False,
+                 simulate_discards: bool = False) -> None:
+        if worlds < 1:
+            raise ValueError(f"worlds must be >= 1, got {worlds}")
+        if bidding not in ("simulate", "table"):
+            raise ValueError(f"bidding must be 'simulate' or 'table', got {bidding!r}")
+        self.worlds = int(worlds)
+        self.time_limit = time_limit
+        self.rng = np.random.default_rng(seed)
+        self.game = game
+        self.use_solver = use_solver
+        self.bidding = bidding
+        self.solve_bidding = solve_bidding
+        self.simulate_discards = simulate_discards
+        self.table = TableRobot()
+        self._rollouts: dict[tuple[Rules, bool], _Rollout] = {}
+        self.stats = {"decisions": 0, "searched": 0, "seconds": 0.0, "worlds": 0}
+
+    def reset(self) -> None:
+        self.table.reset()
+
+    def seed_deal(self, seed: int) -> None:
+        """Reseed the generator (the arena does it per deal for reproducible matches)."""
+        self.rng = np.random.default_rng(seed)
+
+    # --- entry points ---------------------------------------------------------------------
+    def act(self, observation: dict[str, Any]) -> int:
+        if self.game is None:
+            raise SearchUnavailableError(
+                "PIMCRobot needs the state to sample worlds: construct it with game=<Game>, "
+                "or call act_view(SeatView)/act_state(st, seat) (the arena does that)"
+            )
+        view = SeatView.from_game(self.game)
+        if not np.array_equal(np.asarray(observation["observation"]), view.observation()):
+            raise SearchUnavailableError(
+                "the observation is not that of the seat to move in the robot's game"
+            )
+        return self.act_view(view)
+
+    def act_state(self, st: np.ndarray, seat: int, rules: Rules | None = None) -> int:
+        return self.act_view(SeatView(st, seat, rules))
+
+    def act_view(self, view: SeatView) -> int:
+        mask = view.action_mask()
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError(f"seat {view.seat} is not to move")
+        self.stats["decisions"] += 1
+        if mask[A.LAY_DOWN]:
+            return A.LAY_DOWN
+        if legal.size == 1:
+            return int(legal[0])
+        fallback = self.table.decide(decode(view.observation(), mask))
+        ph = view.phase
+        if ph != S.PH_PLAY and (self.bidding == "table"
+                                or (ph == S.PH_DISCARD and not self.simulate_discards)):
+            return fallback
+        cands = [int(a) for a in legal]
+        if ph == S.PH_TRUMP:
+            cands = self._trump_candidates(cands, fallback)
+        return self.search(view, cands, fallback)
+
+    @staticmethod
+    def _trump_candidates(legal: list[int], fallback: int) -> list[int]:
+        """Trump choice: one card per suit (its lowest, trump order), z lidu, and the table
+        robot's choice -- which card of a suit becomes the trump card matters little."""
+        low: dict[int, int] = {}
+        for a in legal:
+            if a == A.TRUMP_BLIND:
+                continue
+            c = a - A.TRUMP0
+            s = c >> 3
+            if s not in low or TRUMP_ORDER[c & 7] < TRUMP_ORDER[low[s] & 7]:
+                low[s] = c
+        out = [A.TRUMP0 + c for c in low.values()]
+        for a in (A.TRUMP_BLIND, fallback):
+            if a not in out and a in legal:
+                out.append(a)
+        return out
+
+    # --- search --------------------------------------------------------------------------
+    def _rollout(self, rules: Rules, solver: Callable | None) -> _Rollout:
+        key = (rules, solver is not None)
+        r = self._rollouts.get(key)
+        if r is None:
+            r = self._rollouts[key] = _Rollout(rules, solver)
+        return r
+
+    def search(self, view: SeatView, cands: list[int], fallback: int) -> int:
+        """Mean groše of each candidate over the sampled worlds; the best one (ties: the
+        table robot's choice, else the first)."""
+        t0 = time.perf_counter()
+        worlds = view.sample_worlds(self.worlds, self.rng)
+        search = _search_module()
+        solve = search.solve if self.use_solver and solver_available() else None  # type: ignore[union-attr]
+        seat = view.seat
+        play = view.phase == S.PH_PLAY
+        roll = self._rollout(view.rules, solve if self.solve_bidding else None)
+        totals = np.zeros(len(cands))
+        n = 0
+        for w0 in worlds:
+            if play and solve is not None:
+                mv = solve(w0, view.rules, pv=False, all_moves=True).move_values
+                actor = int(w0[S.ACTOR]) == seat
+                for i, a in enumerate(cands):
+                    totals[i] += 2 * mv[a] if actor else -mv[a]
+            else:
+                for i, a in enumerate(cands):
+                    w = w0.copy()
+                    apply_action(w, roll.rv, a)
+                    totals[i] += roll.value(w, seat)
+            n += 1
+            if self.time_limit is not None and time.perf_counter() - t0 > self.time_limit:
+                break
+        self.stats["searched"] += 1
+        self.stats["worlds"] += n
+        self.stats["seconds"] += time.perf_counter() - t0
+        means = totals / n
+        best = float(means.max())
+        ties = [a for a, m in zip(cands, means) if m >= best - 1e-9]
+        return fallback if fallback in ties else ties[0]

@@ -1,0 +1,128 @@
+"""The duplicate arena: fair seatings, zero-sum bookkeeping, bootstrap CIs, files."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from mariash_env import arena
+from mariash_env.arena import bootstrap_ci, duplicate_match, seatings
+from mariash_env.robots import RandomRobot, TableRobot
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_seatings_are_fair(k):
+    ss = seatings(k)
+    assert len(set(ss)) == len(ss)
+    for s in ss:
+        assert len(s) == 3 and all(0 <= r < k for r in s)
+        if k >= 2:
+            assert len(set(s)) >= 2  # everybody plays somebody else
+    counts = Counter((r, seat) for s in ss for seat, r in enumerate(s))
+    per_seat = {counts[r, seat] for r in range(k) for seat in range(3)}
+    assert len(per_seat) == 1  # each robot in each seat equally often
+
+
+def test_two_robots_use_the_six_mixed_seatings():
+    assert sorted(seatings(2)) == sorted(
+        [(0, 0, 1), (0, 1, 0), (1, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 0)])
+    assert len(seatings(3)) == 6
+
+
+def test_bootstrap_ci_on_synthetic_data():
+    rng = np.random.default_rng(0)
+    n, mu, sd = 2000, 1.5, 4.0
+    x = rng.normal(mu, sd, size=n)
+    lo, hi = bootstrap_ci(x, n_boot=4000, seed=1)
+    se = x.std() / np.sqrt(n)
+    assert lo < x.mean() < hi
+    assert abs((hi - lo) - 2 * 1.96 * se) < 0.1 * (2 * 1.96 * se)
+    assert abs((lo + hi) / 2 - x.mean()) < 0.2 * se
+    # columns are handled independently
+    y = np.stack([x, -x, np.zeros(n)], axis=1)
+    lo2, hi2 = bootstrap_ci(y, n_boot=4000, seed=1)
+    assert lo2.shape == (3,) and lo2[2] == hi2[2] == 0
+    np.testing.assert_allclose(lo2[0], -hi2[1], atol=1e-12)
+    # coverage: the true mean lies inside the 95 % interval about 95 % of the time
+    hits = 0
+    for t in range(200):
+        s = rng.normal(mu, sd, size=100)
+        a, b = bootstrap_ci(s, n_boot=400, seed=t)
+        hits += a <= mu <= b
+    assert 0.88 <= hits / 200 <= 0.99
+
+
+class Spy(TableRobot):
+    """A table robot that records the seats it played in each (deal, seating)."""
+
+    wants_view = True
+
+    def __init__(self):
+        super().__init__()
+        self.games: list[set[int]] = []
+
+    def reset(self):
+        super().reset()
+        self.games.append(set())
+
+    def act_view(self, view):
+        self.games[-1].add(view.seat)
+        return self.act(view.observation_dict())
+
+
+def test_every_robot_sits_in_every_seat_equally_often_on_each_deck():
+    spies: dict[str, Spy] = {}
+
+    def factory(name):
+        def make():
+            spies[name] = Spy()
+            return spies[name]
+        return make
+
+    res = duplicate_match({"a": factory("a"), "b": factory("b")}, deals=2, seed=3, jobs=1,
+                          progress=False, n_boot=200)
+    assert res.per_deal.shape == (2, 2)
+    for spy in spies.values():
+        played = [g for g in spy.games if g]
+        assert len(played) == 2 * 6  # two deals, six seatings each
+        for d in range(2):
+            seats = Counter(s for g in played[6 * d:6 * d + 6] for s in g)
+            assert seats == {0: 3, 1: 3, 2: 3}
+
+
+def test_match_is_zero_sum_and_saves_files(tmp_path):
+    res = duplicate_match({"table": TableRobot, "random": lambda: RandomRobot(seed=0)},
+                          deals=5, seed=1, jobs=1, progress=False, n_boot=300)
+    np.testing.assert_allclose(res.per_deal.sum(axis=1), 0, atol=1e-9)
+    assert res.means()[0] > res.means()[1]
+    paths = res.save(tmp_path)
+    names = {p.name for p in paths}
+    assert {"summary.csv", "pairwise.csv", "deals.csv", "groše.png"} <= names
+    assert (tmp_path / "groše.png").stat().st_size > 1000
+    rows = list(csv.DictReader((tmp_path / "summary.csv").open()))
+    assert [r["robot"] for r in rows] == ["table", "random"]
+    for r in rows:
+        assert float(r["ci_low"]) <= float(r["groše_per_deal"]) <= float(r["ci_high"])
+        mix = sum(float(r[k]) for k in arena.CONTRACT_KEYS)
+        assert mix == pytest.approx(1.0) or float(r["actor_share"]) == 0
+    pw = list(csv.DictReader((tmp_path / "pairwise.csv").open()))
+    assert len(pw) == 1 and float(pw[0]["diff"]) == pytest.approx(res.means()[0] - res.means()[1])
+    assert "table - random" in res.table()
+
+
+def test_jobs_do_not_change_the_result():
+    robots = {"table": TableRobot, "random": RandomRobot}
+    a = duplicate_match(robots, deals=4, seed=7, jobs=1, progress=False, n_boot=100)
+    b = duplicate_match(robots, deals=4, seed=7, jobs=2, progress=False, n_boot=100)
+    np.testing.assert_array_equal(a.per_deal, b.per_deal)
+
+
+def test_cli(tmp_path, capsys):
+    assert arena.main(["--robots", "table,random,table", "--deals", "2", "--out",
+                       str(tmp_path), "--quiet", "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    assert "table#2" in out and "groše/deal" in out
+    assert (tmp_path / "summary.csv").exists() and not (tmp_path / "groše.png").exists()
