@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import njit
+from .play import first_marriages
 from .state import (
     ACTOR,
     ANNOUNCE,
@@ -30,7 +31,6 @@ from .state import (
     GOOD_SEATS,
     HAND,
     LAID,
-    MARR_ORD,
     MARR_SEAT,
     NDISC,
     NTRICKS,
@@ -241,16 +241,11 @@ def encode(st, me, out, omniscient):
             out[O_RAISED_RND + b] = 1.0
         if (st[ANNOUNCED_RND] >> b) & 1:
             out[O_ANNOUNCED_RND + b] = 1.0
-    ord_a, ord_d, first_a, first_d = 99, 99, -1, -1  # locals, not arrays: no allocation
     for su in range(4):
         ms = st[MARR_SEAT + su]
         if ms >= 0:
             out[O_MARRIAGE + 3 * su + (ms - me) % 3] = 1.0
-            o = st[MARR_ORD + su]
-            if ms == actor and o < ord_a:
-                ord_a, first_a = o, su
-            elif ms != actor and o < ord_d:
-                ord_d, first_d = o, su
+    first_a, first_d = first_marriages(st)
     if first_a >= 0:
         out[O_FIRST_MARRIAGE + first_a] = 1.0
     if first_d >= 0:

@@ -138,6 +138,24 @@ def held_marriages(hand):
 
 
 @njit
+def first_marriages(st):
+    """Suit of each side's first announced marriage: (actor's, defence's), -1 for none."""
+    actor = st[ACTOR]
+    oa, od, fa, fd = 99, 99, -1, -1
+    for su in range(4):
+        ms = st[MARR_SEAT + su]
+        if ms < 0:
+            continue
+        o = st[MARR_ORD + su]
+        if ms == actor:
+            if o < oa:
+                oa, fa = o, su
+        elif o < od:
+            od, fd = o, su
+    return fa, fd
+
+
+@njit
 def announce_marriage(st, seat, s):
     st[MARR_SEAT + s] = seat
     st[MARR_ORD + s] = st[NMARR]

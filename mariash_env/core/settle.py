@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..rules import R_BETL, R_CAP, R_DURCH, R_HRA, R_KILLED_SEVEN, R_SEDMA, R_STO
 from .jit import njit
+from .play import first_marriages
 from .state import (
     ACTOR,
     AMT,
@@ -32,7 +33,6 @@ from .state import (
     L_SEVEN,
     L_SEVEN_AG,
     L_SILENT_SEVEN,
-    MARR_ORD,
     MARR_SEAT,
     PAY,
     PTS,
@@ -95,26 +95,17 @@ def settle(st, rules):
             trump = st[TRUMP_CARD] >> 3
             ma = 0
             md = 0
-            first_a = 0
-            first_d = 0
-            ord_a = 99
-            ord_d = 99
             for su in range(4):
                 seat = st[MARR_SEAT + su]
-                if seat < 0:
-                    continue
-                v = 40 if su == trump else 20
-                o = st[MARR_ORD + su]
-                if seat == actor:
-                    ma += v
-                    if o < ord_a:
-                        ord_a = o
-                        first_a = v
-                else:
-                    md += v
-                    if o < ord_d:
-                        ord_d = o
-                        first_d = v
+                if seat >= 0:
+                    v = 40 if su == trump else 20
+                    if seat == actor:
+                        ma += v
+                    else:
+                        md += v
+            fa, fd = first_marriages(st)
+            first_a = 0 if fa < 0 else (40 if fa == trump else 20)
+            first_d = 0 if fd < 0 else (40 if fd == trump else 20)
             pa = ca + ma
             pd = cd + md
             st[SIDE_PTS] = ca

@@ -37,7 +37,7 @@ from .. import actions as A
 from ..cards import CARD_CODES
 from ..core.engine import apply_action
 from ..core.jit import njit
-from ..core.play import beats, can_lay_down, legal_cards, trick_best, trump_suit
+from ..core.play import beats, can_lay_down, first_marriages, legal_cards, trick_best, trump_suit
 from ..core.settle import settle
 from ..core.state import (
     ACTOR,
@@ -133,30 +133,14 @@ def hands_hash(st):
 
 @njit
 def _tt_key(st, h, ctx):
-    actor = ctx[X_ACTOR]
     k = h ^ ZLEAD[st[LEADER]] ^ ctx[X_SALT]
     mcode = 0
     for s in range(4):
         mcode |= (st[MARR_SEAT + s] + 1) << (2 * s)
     k ^= ZMARR[mcode]
     if ctx[X_HUNDRED]:
-        fa = 0
-        fd = 0
-        oa = 99
-        od = 99
-        for s in range(4):
-            ms = st[MARR_SEAT + s]
-            if ms < 0:
-                continue
-            o = st[MARR_ORD + s]
-            if ms == actor:
-                if o < oa:
-                    oa = o
-                    fa = s + 1
-            elif o < od:
-                od = o
-                fd = s + 1
-        k ^= ZFIRST[5 * fa + fd]
+        fa, fd = first_marriages(st)
+        k ^= ZFIRST[5 * (fa + 1) + (fd + 1)]
     return k
 
 
