@@ -128,3 +128,12 @@ def make_rules(**options: Any) -> Rules:
             f"invalid value {cap!r} for rule option 'payment_cap': expected a positive int or None"
         )
     return Rules(**options)
+
+
+def rules_vector(rules: Rules | np.ndarray | None) -> np.ndarray:
+    """The core's rules vector from a :class:`Rules`, an existing vector, or None (defaults)."""
+    if rules is None:
+        return make_rules().vector()
+    if isinstance(rules, Rules):
+        return rules.vector()
+    return np.asarray(rules, dtype=np.int64)

@@ -129,18 +129,8 @@ class ProcessActors:
             self.procs.append(p)
 
     def _all(self, cmd: str, arg: Any) -> list[Any]:
-        for c in self.conns:
-            c.send((cmd, arg))
-        out = []
-        for w, c in enumerate(self.conns):
-            try:
-                status, value = c.recv()
-            except EOFError:
-                raise RuntimeError(f"rollout worker {w} died") from None
-            if status != "ok":
-                raise RuntimeError(f"rollout worker {w} failed:\n{value}")
-            out.append(value)
-        return out
+        self._send_all(cmd, arg)
+        return self._recv_all()
 
     def _send_all(self, cmd: str, arg: Any) -> None:
         for c in self.conns:

@@ -80,6 +80,7 @@ from ..core.state import (
 )
 from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
 from ..rules import R_QUEEN_FIRST
+from ..rules import rules_vector as _rules_vector
 
 INF = np.int64(1) << 40
 MAXD = 32
@@ -901,14 +902,6 @@ def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
 # --------------------------------------------------------------------------------------
 
 
-def _rules_vector(rules) -> np.ndarray:
-    if rules is None:
-        from ..rules import make_rules
-
-        return make_rules().vector()
-    if hasattr(rules, "vector"):
-        return rules.vector()
-    return np.asarray(rules, dtype=np.int64)
 
 
 def _check_root(st: np.ndarray) -> None:

@@ -95,6 +95,7 @@ from ..core.state import (
     setm,
 )
 from ..core.tables import ALL, BLIND_POS, POS_SEAT
+from ..rules import rules_vector as _rules_vector
 
 LOC_NEXT, LOC_PREV, LOC_REST = 0, 1, 2
 LOCATION_NAMES = ("next", "prev", "rest")
@@ -920,14 +921,6 @@ def _sample_core(st, me, rules, cards, allow_list, counts, must, nmust, atmost, 
 # --------------------------------------------------------------------------------------
 
 
-def _rules_vector(rules) -> np.ndarray:
-    if rules is None:
-        from ..rules import make_rules
-
-        return make_rules().vector()
-    if hasattr(rules, "vector"):
-        return rules.vector()
-    return np.asarray(rules, dtype=np.int64)
 
 
 @dataclass(frozen=True)
