@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import njit
-from .play import first_marriages
+from .play import side_marriages
 from .state import (
     ACTOR,
     ANNOUNCE,
@@ -245,7 +245,7 @@ def encode(st, me, out, omniscient):
         ms = st[MARR_SEAT + su]
         if ms >= 0:
             out[O_MARRIAGE + 3 * su + (ms - me) % 3] = 1.0
-    first_a, first_d = first_marriages(st)
+    _, _, first_a, first_d = side_marriages(st)
     if first_a >= 0:
         out[O_FIRST_MARRIAGE + first_a] = 1.0
     if first_d >= 0:

@@ -138,21 +138,27 @@ def held_marriages(hand):
 
 
 @njit
-def first_marriages(st):
-    """Suit of each side's first announced marriage: (actor's, defence's), -1 for none."""
+def side_marriages(st):
+    """Marriages per side in one pass: (actor's points, defence's points, suit of the
+    actor's first marriage, suit of the defence's first), -1 for no marriage."""
     actor = st[ACTOR]
-    oa, od, fa, fd = 99, 99, -1, -1
+    trump = st[TRUMP_CARD] >> 3
+    ma, md, oa, od, fa, fd = 0, 0, 99, 99, -1, -1
     for su in range(4):
         ms = st[MARR_SEAT + su]
         if ms < 0:
             continue
+        v = 40 if su == trump else 20
         o = st[MARR_ORD + su]
         if ms == actor:
+            ma += v
             if o < oa:
                 oa, fa = o, su
-        elif o < od:
-            od, fd = o, su
-    return fa, fd
+        else:
+            md += v
+            if o < od:
+                od, fd = o, su
+    return ma, md, fa, fd
 
 
 @njit

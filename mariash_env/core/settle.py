@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..rules import R_BETL, R_CAP, R_DURCH, R_HRA, R_KILLED_SEVEN, R_SEDMA, R_STO
 from .jit import njit
-from .play import first_marriages
+from .play import side_marriages
 from .state import (
     ACTOR,
     AMT,
@@ -33,7 +33,6 @@ from .state import (
     L_SEVEN,
     L_SEVEN_AG,
     L_SILENT_SEVEN,
-    MARR_SEAT,
     PAY,
     PTS,
     SETTLED,
@@ -93,17 +92,7 @@ def settle(st, rules):
                 if s != actor:
                     cd += st[PTS + s]
             trump = st[TRUMP_CARD] >> 3
-            ma = 0
-            md = 0
-            for su in range(4):
-                seat = st[MARR_SEAT + su]
-                if seat >= 0:
-                    v = 40 if su == trump else 20
-                    if seat == actor:
-                        ma += v
-                    else:
-                        md += v
-            fa, fd = first_marriages(st)
+            ma, md, fa, fd = side_marriages(st)
             first_a = 0 if fa < 0 else (40 if fa == trump else 20)
             first_d = 0 if fd < 0 else (40 if fd == trump else 20)
             pa = ca + ma

@@ -37,7 +37,7 @@ from .. import actions as A
 from ..cards import CARD_CODES
 from ..core.engine import apply_action
 from ..core.jit import njit
-from ..core.play import beats, can_lay_down, first_marriages, legal_cards, trick_best, trump_suit
+from ..core.play import beats, can_lay_down, legal_cards, side_marriages, trick_best, trump_suit
 from ..core.settle import settle
 from ..core.state import (
     ACTOR,
@@ -140,7 +140,7 @@ def _tt_key(st, h, ctx):
         mcode |= (st[MARR_SEAT + s] + 1) << (2 * s)
     k ^= ZMARR[mcode]
     if ctx[X_HUNDRED]:
-        fa, fd = first_marriages(st)
+        _, _, fa, fd = side_marriages(st)
         k ^= ZFIRST[5 * (fa + 1) + (fd + 1)]
     return k
 
