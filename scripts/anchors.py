@@ -39,34 +39,44 @@ def _load_pettingzoo_card_env():
     return None
 
 
+def aec_episode(env, rng: np.random.Generator, seed: int) -> int:
+    """One episode of random legal play through an AEC env; returns the decisions made."""
+    env.reset(seed=seed)
+    n = 0
+    for _agent in env.agent_iter():
+        obs, _rew, term, trunc, _info = env.last()
+        if term or trunc:
+            action = None
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            n += 1
+        env.step(action)
+    return n
+
+
+def aec_rate(env, seconds: float, seed: int = 0) -> float:
+    """Decisions per second of random legal play through an AEC env (whole episodes)."""
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    episode = 0
+    start = time.perf_counter()
+    while True:
+        decisions += aec_episode(env, rng, seed + episode)
+        episode += 1
+        if time.perf_counter() - start >= seconds:
+            break
+    return decisions / (time.perf_counter() - start)
+
+
 def pettingzoo_classic(seconds: float = 3.0, seed: int = 0) -> tuple[str, float] | None:
     """Random legal play through PettingZoo's AEC loop on a classic card env."""
     loaded = _load_pettingzoo_card_env()
     if loaded is None:
         return None
     name, env = loaded
-    rng = np.random.default_rng(seed)
-    decisions = 0
-    episode = 0
-    env.reset(seed=seed)
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for _agent in env.agent_iter():
-            obs, _rew, term, trunc, _info = env.last()
-            if term or trunc:
-                action = None
-            else:
-                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-                decisions += 1
-            env.step(action)
-        episode += 1
-        if time.perf_counter() >= deadline:
-            break
-        env.reset(seed=seed + episode)
-    elapsed = time.perf_counter() - start
+    rate = aec_rate(env, seconds, seed)
     env.close()
-    return f"pettingzoo.classic.{name}", decisions / elapsed
+    return f"pettingzoo.classic.{name}", rate
 
 
 def openspiel_skat(

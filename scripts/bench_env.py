@@ -55,33 +55,10 @@ def bench_aec(seconds: float, seed: int = 0) -> tuple[str, float] | None:
     except (ImportError, AttributeError):
         return None
     env = make()
-    rng = np.random.default_rng(seed)
-
-    def play_one(episode: int) -> int:
-        env.reset(seed=seed + episode)
-        n = 0
-        for _agent in env.agent_iter():
-            obs, _rew, term, trunc, _info = env.last()
-            if term or trunc:
-                action = None
-            else:
-                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-                n += 1
-            env.step(action)
-        return n
-
-    play_one(10**6)  # warm-up: compile
-    decisions = 0
-    episode = 0
-    start = time.perf_counter()
-    while True:
-        decisions += play_one(episode)
-        episode += 1
-        if time.perf_counter() - start >= seconds:
-            break
-    elapsed = time.perf_counter() - start
+    anchors.aec_episode(env, np.random.default_rng(seed), 10**6)  # warm-up: compile
+    rate = anchors.aec_rate(env, seconds, seed)
     env.close()
-    return "mariash_env.env() AEC", decisions / elapsed
+    return "mariash_env.env() AEC", rate
 
 
 def bench_vector(seconds: float, num_envs: int, observations: bool, parallel: bool = False,
