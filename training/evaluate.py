@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from mariash_env.arena import bootstrap_ci as arena_bootstrap_ci
 from mariash_env.robots.base import RandomRobot
 from mariash_env.vector import VectorEnv
 
@@ -54,20 +55,13 @@ class EvalResult:
 
 def bootstrap_ci(x: np.ndarray, resamples: int = 2000, seed: int = 0,
                  level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``x``."""
+    """Percentile bootstrap interval of the mean of ``x`` (the arena's estimator)."""
     x = np.asarray(x, np.float64)
     if x.size == 0:
         return (math.nan, math.nan)
     if x.size == 1 or resamples <= 0:
         return (float(x.mean()), float(x.mean()))
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples)
-    chunk = max(1, 2_000_000 // x.size)
-    for s in range(0, resamples, chunk):
-        k = min(chunk, resamples - s)
-        means[s:s + k] = x[rng.integers(0, x.size, (k, x.size))].mean(axis=1)
-    a = (1 - level) / 2
-    lo, hi = np.quantile(means, [a, 1 - a])
+    lo, hi = arena_bootstrap_ci(x, n_boot=resamples, alpha=1 - level, seed=seed)
     return float(lo), float(hi)
 
 
