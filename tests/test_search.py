@@ -391,6 +391,85 @@ def test_solver_matches_brute_force_on_endgames():
     assert min(checked.values()) >= 8, checked
 
 
+def test_solver_deep_suit_positions_against_alpha_beta():
+    """Suit games with 7 to 9 tricks left: the transposition table then meets many
+    positions that differ only by cards already played, which its key (the shape of
+    the hands) treats as one; plain alpha-beta has no table and must agree."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(16):
+        st = random_position(int(rng.integers(1 << 40)), plays=3 * int(rng.integers(1, 4)),
+                             contract=S.C_SUIT)
+        try:
+            bf, _ = brute_force_value(st, RV, prune=True, max_nodes=2_500_000)
+        except RuntimeError:
+            continue  # too deep for the reference
+        assert solve(st, RV, pv=False).value == bf
+        checked += 1
+    assert checked >= 6, checked
+
+
+def test_solver_principal_variations_replay():
+    """On whole betl and durch deals (history ordering, many transpositions) the PV is
+    found and replays to the value.  Deal 100003 + 165 once lost its PV to a collision
+    of a weak hash of the table key."""
+    for i in range(100, 200, 2):
+        st = random_position(100003 + i, contract=S.C_DURCH if i >= 150 else S.C_BETL)
+        r = solve(st, RV)
+        fin = _replay(st, r.pv)
+        assert fin[S.PAY + st[S.ACTOR]] // 2 == r.value
+    st = random_position(100003 + 165, contract=S.C_DURCH)
+    assert _replay(st, solve(st, RV).pv)[S.PAY + st[S.ACTOR]] // 2 == solve(st, RV).value
+
+
+def _swap_in_play(st, x, y):
+    """``st`` with card ``x`` of a hand and card ``y`` played earlier exchanged."""
+    tw = st.copy()
+    for s in range(3):
+        h = S.getm(tw, S.HAND + s)
+        if h >> x & 1:
+            S.setm(tw, S.HAND + s, (h & ~(1 << x)) | (1 << y))
+    S.setm(tw, S.PLAYED, (S.getm(tw, S.PLAYED) & ~(1 << y)) | (1 << x))
+    for i in range(30):
+        if tw[S.TRICKS + i] == y:
+            tw[S.TRICKS + i] = x
+    return tw
+
+
+def test_table_key_ignores_cards_out_of_play():
+    """A held card and a played card of its suit, adjacent among the cards in play and of
+    the same kind, can change places without changing the table key or the value; a
+    swap that moves card points changes the key."""
+    from mariash_env.search import solver as SV
+
+    checked = same = 0
+    for seed in range(200):
+        st = random_position(seed, plays=6, contract=S.C_SUIT)
+        trump = int(st[S.TRUMP_CARD]) >> 3
+        ctx = np.zeros(SV.X_SIZE, dtype=np.int64)
+        ctx[SV.X_TRUMP] = trump
+        held = S.getm(st, S.HAND) | S.getm(st, S.HAND + 1) | S.getm(st, S.HAND + 2)
+        played = S.getm(st, S.PLAYED)
+        for su in range(4):
+            order = [8 * su + int(r) for r in SV.ORDER_TRUMP]
+            for a, b in itertools.pairwise(order):
+                pair = {a & 7, b & 7}
+                plain = pair <= {1, 2, 4} and not (su == trump and 0 in pair)  # 8 9 J
+                for x, y in ((a, b), (b, a)):
+                    if held >> x & 1 and played >> y & 1:
+                        tw = _swap_in_play(st, x, y)
+                        if plain:
+                            assert SV._shape_hash(tw, ctx) == SV._shape_hash(st, ctx)
+                            assert solve(tw, RV, pv=False).value == solve(st, RV, pv=False).value
+                            same += 1
+                        elif (a & 7 in (3, 7)) != (b & 7 in (3, 7)):  # a ten or ace and not
+                            assert SV._shape_hash(tw, ctx) != SV._shape_hash(st, ctx)
+                            checked += 1
+        if same >= 5 and checked >= 5:
+            break
+    assert same >= 5 and checked >= 5, (same, checked)
+
+
 def test_solver_whole_betl_and_durch_against_brute_force():
     """From the first card: durch by plain minimax (a lost durch ends early), betl by
     plain alpha-beta (no table, ordering or equivalences)."""

@@ -9,7 +9,8 @@ rules is re-implemented here.
 
 Search (iterative, numba-compiled; numba's cache cannot hold self-recursive
 functions): alpha-beta with MTD(f) null-window iterations; a Zobrist-hashed
-transposition table probed at the start of each trick, keyed on the three hands,
+transposition table probed at the start of each trick, keyed on the shape of the
+three hands (the ranks relabelled among the cards still in play, see ``_shape_hash``),
 the leader, the marriages announced and (when a hundred bet exists) each side's
 first marriage, holding bounds per actor card-point total so far -- the value can
 only grow with those points, so a lower bound proved with fewer points and an upper
@@ -106,11 +107,11 @@ S_SIZE = S_HIST + 96
 
 
 # --------------------------------------------------------------------------------------
-# Zobrist keys
+# Zobrist keys of the transposition table
 # --------------------------------------------------------------------------------------
 
 _ZR = np.random.default_rng(0x5EA2C4)
-ZCARD = _ZR.integers(1, 2**62, size=96, dtype=np.int64)  # [seat*32 + card]
+ZSHAPE = _ZR.integers(1, 2**62, size=4 * 8 * 3 * 5, dtype=np.int64)  # [suit, place, seat, class]
 ZLEAD = _ZR.integers(1, 2**62, size=3, dtype=np.int64)
 ZMARR = _ZR.integers(1, 2**62, size=256, dtype=np.int64)
 ZFIRST = _ZR.integers(1, 2**62, size=25, dtype=np.int64)
@@ -122,19 +123,52 @@ def _bit(c):
 
 
 @njit
-def hands_hash(st):
-    h = np.int64(0)
-    for s in range(3):
-        m = getm(st, HAND + s)
-        for c in range(32):
-            if (m >> c) & 1:
-                h ^= ZCARD[s * 32 + c]
-    return h
+def _shape_hash(st, ctx):
+    """Zobrist hash of the three hands up to relabelling of ranks: per suit, the cards
+    still in play in rank order, each keyed by (suit, place, holder, class), the class
+    telling card points, the trump seven and a K or Q whose partner is in the same hand
+    apart.  Positions with equal shapes differ only by cards no longer in play, so they
+    have the same value: the rules only ever compare ranks within a suit."""
+    h0 = getm(st, HAND)
+    h1 = getm(st, HAND + 1)
+    h2 = getm(st, HAND + 2)
+    allh = h0 | h1 | h2
+    trump = ctx[X_TRUMP]
+    k = np.int64(0)
+    for s in range(4):
+        place = 0
+        for kk in range(8 if (allh >> (8 * s)) & 0xFF else 0):
+            c = 8 * s + (ORDER_TRUMP[kk] if trump >= 0 else kk)
+            if not (allh >> c) & 1:
+                continue
+            if (h0 >> c) & 1:
+                own = 0
+                hh = h0
+            elif (h1 >> c) & 1:
+                own = 1
+                hh = h1
+            else:
+                own = 2
+                hh = h2
+            cls = 0  # points and marriages only exist in suit games
+            if trump >= 0:
+                r = c & 7
+                if r == 7 or r == 3:  # ace, ten
+                    cls = 1
+                elif r == 0 and s == trump:
+                    cls = 2
+                elif r == 5 and (hh >> (c + 1)) & 1:
+                    cls = 3
+                elif r == 6 and (hh >> (c - 1)) & 1:
+                    cls = 4
+            k ^= ZSHAPE[((s * 8 + place) * 3 + own) * 5 + cls]
+            place += 1
+    return k
 
 
 @njit
-def _tt_key(st, h, ctx):
-    k = h ^ ZLEAD[st[LEADER]] ^ ctx[X_SALT]
+def _tt_key(st, ctx):
+    k = _shape_hash(st, ctx) ^ ZLEAD[st[LEADER]] ^ ctx[X_SALT]
     mcode = 0
     for s in range(4):
         mcode |= (st[MARR_SEAT + s] + 1) << (2 * s)
@@ -315,7 +349,7 @@ def _betl_lead_forces(st, seat, actor, c):
 
 
 @njit
-def _gen_moves(st, seat, moves, ttmove, ctx, rep, stats):
+def _gen_moves(st, seat, moves, ctx, rep, stats):
     """Representatives of the legal cards' equivalence classes, best-first; returns count.
 
     ``rep`` (int64[32] or empty) receives each legal card's representative (-1 elsewhere).
@@ -443,8 +477,6 @@ def _gen_moves(st, seat, moves, ttmove, ctx, rep, stats):
         if ctx[X_HIST]:
             sc += stats[S_HIST + seat * 32 + c] << 13
 
-        if c == ttmove:
-            sc = np.int64(1) << 60
         moves[32 + i] = sc
     # insertion sort, descending
     for i in range(1, nm):
@@ -466,7 +498,7 @@ def _gen_moves(st, seat, moves, ttmove, ctx, rep, stats):
 
 
 # frame slots of the iterative search
-F_ALPHA, F_BETA, F_A0, F_B0, F_BEST, F_BM, F_I, F_NM, F_KEY, F_IDX, F_H, F_TT, F_CA = range(13)
+F_ALPHA, F_BETA, F_A0, F_B0, F_BEST, F_I, F_NM, F_KEY, F_IDX, F_TT, F_CA = range(11)
 # The rows of ``fr`` after the frames cache the bounds per scenario signature: column 0
 # the signature, then the upper bounds for final actor points 0, 10, ..., then the lower.
 BC_SPAN = 11
@@ -532,8 +564,8 @@ def _bound_row(st, rules, sc, ctx, fr):
 
 
 @njit
-def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, tmv, stats, fr):
-    """Open the node at depth ``d`` (window and hash already in its frame).
+def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr):
+    """Open the node at depth ``d`` (window already in its frame).
 
     Returns ``(True, value)`` when the table or the bound test decides it at once,
     else ``(False, 0)`` with its moves generated and its frame initialised."""
@@ -547,7 +579,6 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, tmv, stats, fr):
         return True, ctx[X_LO]
     if alpha >= ctx[X_HI]:
         return True, ctx[X_HI]
-    ttmove = MINUS1
     fr[d, F_TT] = 0
     n = st[TRICK_N]
     if n == 0 and st[TRICK_NO] == 9:
@@ -569,7 +600,7 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, tmv, stats, fr):
             stats[S_LEAVES] += 1
             return True, np.int64(sc[PAY + actor] // 2)
     if n == 0:
-        key = _tt_key(st, fr[d, F_H], ctx)
+        key = _tt_key(st, ctx)
         idx = key & ctx[X_TTMASK]
         fr[d, F_TT] = 1
         fr[d, F_KEY] = key
@@ -597,7 +628,6 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, tmv, stats, fr):
                 alpha = lo
             if hi < beta:
                 beta = hi
-            ttmove = tmv[idx]
     if ctx[X_BOUNDS] and (n == 0 or st[TRICK_NO] < 9):
         # (in the last trick the seven's fate is open until the trick closes)
         row = _bound_row(st, rules, stk[MAXD], ctx, fr)
@@ -616,15 +646,14 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, tmv, stats, fr):
     fr[d, F_A0] = alpha
     fr[d, F_B0] = beta
     fr[d, F_BEST] = -INF if seat == actor else INF
-    nm = _gen_moves(st, seat, mvs[d], ttmove, ctx, mvs[MAXD][:0], stats)
+    nm = _gen_moves(st, seat, mvs[d], ctx, mvs[MAXD][:0], stats)
     fr[d, F_NM] = nm
     fr[d, F_I] = 0
-    fr[d, F_BM] = mvs[d, 0]
     return False, 0
 
 
 @njit
-def _close(d, tkey, tlo, thi, tmv, fr):
+def _close(stk, d, ctx, tkey, tlo, thi, fr):
     """Store the finished node of depth ``d`` in the table; returns its value."""
     best = fr[d, F_BEST]
     if fr[d, F_TT]:
@@ -640,12 +669,11 @@ def _close(d, tkey, tlo, thi, tmv, fr):
             thi[idx, ca] = best
         if best > fr[d, F_A0] and best > tlo[idx, ca]:
             tlo[idx, ca] = best
-        tmv[idx] = fr[d, F_BM]
     return best
 
 
 @njit
-def _ab(stk, mvs, d0, alpha, beta, h, rules, ctx, tkey, tlo, thi, tmv, stats, fr):
+def _ab(stk, mvs, d0, alpha, beta, rules, ctx, tkey, tlo, thi, stats, fr):
     """Fail-soft alpha-beta value of ``stk[d0]`` in the window ``(alpha, beta)``.
 
     Iterative (numba's cache cannot hold self-recursive functions): ``fr`` holds one
@@ -653,16 +681,15 @@ def _ab(stk, mvs, d0, alpha, beta, h, rules, ctx, tkey, tlo, thi, tmv, stats, fr
     actor = ctx[X_ACTOR]
     fr[d0, F_ALPHA] = alpha
     fr[d0, F_BETA] = beta
-    fr[d0, F_H] = h
     d = d0
-    done, v = _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, tmv, stats, fr)
+    done, v = _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr)
     if done:
         return v
     while True:
         i = fr[d, F_I]
         if i >= fr[d, F_NM]:
             # node d is finished: store it and hand its value to the parent
-            v = _close(d, tkey, tlo, thi, tmv, fr)
+            v = _close(stk, d, ctx, tkey, tlo, thi, fr)
             if d == d0:
                 return v
             d -= 1
@@ -678,8 +705,7 @@ def _ab(stk, mvs, d0, alpha, beta, h, rules, ctx, tkey, tlo, thi, tmv, stats, fr
             else:
                 fr[d + 1, F_ALPHA] = fr[d, F_ALPHA]
                 fr[d + 1, F_BETA] = fr[d, F_BETA]
-                fr[d + 1, F_H] = fr[d, F_H] ^ ZCARD[st[TO_MOVE] * 32 + c]
-                done, v = _enter(stk, mvs, d + 1, rules, ctx, tkey, tlo, thi, tmv, stats, fr)
+                done, v = _enter(stk, mvs, d + 1, rules, ctx, tkey, tlo, thi, stats, fr)
                 if not done:
                     d += 1
                     continue
@@ -688,12 +714,10 @@ def _ab(stk, mvs, d0, alpha, beta, h, rules, ctx, tkey, tlo, thi, tmv, stats, fr
         if stk[d][TO_MOVE] == actor:
             if v > fr[d, F_BEST]:
                 fr[d, F_BEST] = v
-                fr[d, F_BM] = c
                 if v > fr[d, F_ALPHA]:
                     fr[d, F_ALPHA] = v
         elif v < fr[d, F_BEST]:
             fr[d, F_BEST] = v
-            fr[d, F_BM] = c
             if v < fr[d, F_BETA]:
                 fr[d, F_BETA] = v
         if fr[d, F_ALPHA] >= fr[d, F_BETA]:
@@ -718,18 +742,16 @@ def _bounds(stk, d, rules, ctx):
 
 
 @njit
-def _search_value(stk, mvs, d, lo_in, hi_in, guess, rules, ctx, tkey, tlo, thi, tmv, stats,
+def _search_value(stk, mvs, d, lo_in, hi_in, guess, rules, ctx, tkey, tlo, thi, stats,
                   fr):
     """Exact minimax value of ``stk[d]`` by MTD(f) (null-window alpha-beta iterations)."""
-    st = stk[d]
-    h = hands_hash(st)
     lo, hi = _bounds(stk, d, rules, ctx)
     lo = max(lo, lo_in)
     hi = min(hi, hi_in)
     g = min(max(guess, lo), hi)
     while lo < hi:
         beta = g + 1 if g == lo else g
-        g = _ab(stk, mvs, d, beta - 1, beta, h, rules, ctx, tkey, tlo, thi, tmv, stats, fr)
+        g = _ab(stk, mvs, d, beta - 1, beta, rules, ctx, tkey, tlo, thi, stats, fr)
         if g < beta:
             hi = g
         else:
@@ -738,20 +760,20 @@ def _search_value(stk, mvs, d, lo_in, hi_in, guess, rules, ctx, tkey, tlo, thi, 
 
 
 @njit
-def _child_value(stk, mvs, d, c, rules, ctx, tkey, tlo, thi, tmv, stats, guess, fr):
+def _child_value(stk, mvs, d, c, rules, ctx, tkey, tlo, thi, stats, guess, fr):
     """Exact value after playing card ``c`` at ``stk[d]`` (child written to ``stk[d+1]``)."""
     st = stk[d]
     ch = stk[d + 1]
     ch[:] = st
     if apply_action(ch, rules, A.PLAY0 + c):
         return np.int64(ch[PAY + ctx[X_ACTOR]] // 2), True
-    v = _search_value(stk, mvs, d + 1, -INF, INF, guess, rules, ctx, tkey, tlo, thi, tmv,
+    v = _search_value(stk, mvs, d + 1, -INF, INF, guess, rules, ctx, tkey, tlo, thi,
                       stats, fr)
     return v, False
 
 
 @njit
-def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, tmv, stats, pv, all_moves, move_vals,
+def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, stats, pv, all_moves, move_vals,
                 fr, full_pv):
     """Value of the root and its principal variation (cards, into ``pv``; only the first
     move unless ``full_pv``); returns (value, pv_len)."""
@@ -759,15 +781,15 @@ def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, tmv, stats, pv, all_moves,
     lo, hi = _bounds(stk, ZERO, rules, ctx)
     ctx[X_LO] = lo
     ctx[X_HI] = hi
-    v = _search_value(stk, mvs, ZERO, -INF, INF, ZERO, rules, ctx, tkey, tlo, thi, tmv, stats,
+    v = _search_value(stk, mvs, ZERO, -INF, INF, ZERO, rules, ctx, tkey, tlo, thi, stats,
                       fr)
     if all_moves:
         st = stk[0]
-        nm = _gen_moves(st, st[TO_MOVE], mvs[0], MINUS1, ctx, move_vals, stats)
+        nm = _gen_moves(st, st[TO_MOVE], mvs[0], ctx, move_vals, stats)
         reps = move_vals.copy()
         cards = mvs[0][:nm].copy()
         for i in range(nm):
-            cv, _ = _child_value(stk, mvs, ZERO, cards[i], rules, ctx, tkey, tlo, thi, tmv, stats,
+            cv, _ = _child_value(stk, mvs, ZERO, cards[i], rules, ctx, tkey, tlo, thi, stats,
                                  v, fr)
             for c in range(32):
                 if reps[c] == cards[i]:
@@ -782,13 +804,7 @@ def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, tmv, stats, pv, all_moves,
         st = stk[d]
         seat = st[TO_MOVE]
         maxing = seat == actor
-        ttmove = MINUS1
-        if st[TRICK_N] == 0:
-            key = _tt_key(st, hands_hash(st), ctx)
-            idx = key & ctx[X_TTMASK]
-            if tkey[idx] == key:
-                ttmove = tmv[idx]
-        nm = _gen_moves(st, seat, mvs[d], ttmove, ctx, mvs[MAXD][:0], stats)
+        nm = _gen_moves(st, seat, mvs[d], ctx, mvs[MAXD][:0], stats)
         found = -1
         for i in range(nm):
             c = mvs[d][i]
@@ -800,12 +816,11 @@ def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, tmv, stats, pv, all_moves,
                     pv[npv] = c
                     return v, npv + 1
                 continue
-            h = hands_hash(ch)
             if maxing:
-                ok = _ab(stk, mvs, d + 1, v - 1, v, h, rules, ctx, tkey, tlo, thi, tmv, stats,
+                ok = _ab(stk, mvs, d + 1, v - 1, v, rules, ctx, tkey, tlo, thi, stats,
                          fr) >= v
             else:
-                ok = _ab(stk, mvs, d + 1, v, v + 1, h, rules, ctx, tkey, tlo, thi, tmv, stats,
+                ok = _ab(stk, mvs, d + 1, v, v + 1, rules, ctx, tkey, tlo, thi, stats,
                          fr) <= v
             if ok:
                 # the child's value is exactly v; its stack slot may have been overwritten
@@ -955,7 +970,6 @@ class _Buffers:
         self.key = np.zeros(size, dtype=np.int64)
         self.lo = np.zeros((size, TT_CA), dtype=np.int64)
         self.hi = np.zeros((size, TT_CA), dtype=np.int64)
-        self.mv = np.zeros(size, dtype=np.int64)
         self.stk = np.zeros((MAXD + 1, STATE_SIZE), dtype=np.int32)
         self.mvs = np.zeros((MAXD + 1, 64), dtype=np.int64)
         self.fr = np.zeros((BC_ROW0 + BC_ROWS, F_SIZE), dtype=np.int64)
@@ -1043,7 +1057,7 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
     stats = np.zeros(S_SIZE, dtype=np.int64)
     pvbuf = np.full(32, -1, dtype=np.int64)
     mvals = np.zeros(32, dtype=np.int64)
-    value, npv = _solve_root(stk, tab.mvs, rv, ctx, tab.key, tab.lo, tab.hi, tab.mv, stats,
+    value, npv = _solve_root(stk, tab.mvs, rv, ctx, tab.key, tab.lo, tab.hi, stats,
                              pvbuf, bool(all_moves), mvals, fr, bool(pv))
     value = int(value)
     if npv < 0:
