@@ -226,6 +226,22 @@ def test_mismatched_config_or_network_refused(trained: Path, tmp_path: Path) -> 
     assert t.counters["iteration"] == 4
 
 
+def test_warm_start_from_another_run(trained: Path, tmp_path: Path) -> None:
+    """``init``: a new run starts from the weights of another run's checkpoint, with its
+    own optimizer, counters and pool; a checkpoint of another shape is refused."""
+    ck = trained / "checkpoint.pt"
+    t = Trainer(tiny(**{"init": str(ck), "dmc.lr": 1e-3}), tmp_path / "ft")
+    for k, v in t.method.net.state_dict().items():
+        assert torch.equal(v, params_of(ck)[k]), k
+    assert t.counters["iteration"] == 0 and not t.pool
+    t.train()
+    assert read_checkpoint(tmp_path / "ft" / "checkpoint.pt")["config"]["init"] == str(ck)
+    with pytest.raises(CheckpointError, match="network of another shape"):
+        Trainer(tiny(**{"init": str(ck), "network.hidden": [32]}), tmp_path / "ft2")
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        Trainer(tiny(**{"init": str(tmp_path / "missing.pt")}), tmp_path / "ft3")
+
+
 # -- export and the ONNX robot -------------------------------------------------------------
 
 
@@ -334,7 +350,8 @@ def test_duplicate_eval_cancels_luck() -> None:
 
 
 def test_configs_load_and_validate(tmp_path: Path) -> None:
-    for name in ("default.toml", "demo.toml", "long.toml"):
+    for name in ("default.toml", "demo.toml", "long.toml", "ship.toml",
+                 "ship_finetune.toml"):
         cfg = load_config(ROOT / "training" / "configs" / name)
         assert cfg.method == "dmc" and cfg.algo.batch_size > 0
     bad = tmp_path / "bad.toml"

@@ -137,6 +137,10 @@ class Config:
 
     seed: int = opt(0, "seed of everything (network init, exploration, tables, engines)")
     method: str = opt("dmc", "training method (registered in training.methods)")
+    init: str = opt("", "warm start: a checkpoint (RUN/checkpoint.pt) whose policy weights "
+                        "start this run, e.g. to fine-tune a finished run under other "
+                        "opponents or rates; its network must have this config's shape. The "
+                        "optimizer, counters and pool start fresh ('' = random init)")
     env: EnvConfig = opt(None, "rollouts", factory=EnvConfig)
     network: NetworkConfig = opt(None, "policy network", factory=NetworkConfig)
     selfplay: SelfPlayConfig = opt(None, "opponents", factory=SelfPlayConfig)
@@ -154,6 +158,8 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"seed": self.seed, "method": self.method}
+        if self.init:
+            d["init"] = self.init
         for name in ("env", "network", "selfplay", "eval", "run"):
             d[name] = dataclasses.asdict(getattr(self, name))
         d[self.method] = dataclasses.asdict(self.algo)
@@ -171,7 +177,9 @@ class Config:
             raise ConfigError(f"{source}: {e.args[0]}") from None
         seed = d.pop("seed", 0)
         _check_type(source, "seed", seed, 0)
-        kw: dict[str, Any] = {"seed": seed, "method": method}
+        init = d.pop("init", "")
+        _check_type(source, "init", init, "")
+        kw: dict[str, Any] = {"seed": seed, "method": method, "init": init}
         sections = {"env": EnvConfig, "network": NetworkConfig, "selfplay": SelfPlayConfig,
                     "eval": EvalConfig, "run": RunConfig}
         for name, sec_cls in sections.items():
@@ -179,7 +187,7 @@ class Config:
         kw["algo"] = _build(mcls.config_class, d.pop(method, {}), f"{source}: [{method}]")
         if d:
             raise ConfigError(
-                f"{source}: unknown key(s) {sorted(d)}: expected 'seed', 'method' and the "
+                f"{source}: unknown key(s) {sorted(d)}: expected 'seed', 'method', 'init' and the "
                 f"tables {sorted(sections)} and [{method}]"
             )
         cfg = cls(**kw)
@@ -319,7 +327,7 @@ def describe_config(cfg: Config | None = None) -> str:
     """Every option with its default and documentation (for ``--describe-config``)."""
     cfg = cfg or Config()
     lines = []
-    top = [f for f in fields(Config) if f.name in ("seed", "method")]
+    top = [f for f in fields(Config) if f.name in ("seed", "method", "init")]
     for f in top:
         lines.append(f"{f.name} = {json.dumps(getattr(cfg, f.name))}    # {f.metadata['doc']}")
     sections = [(n, getattr(cfg, n)) for n in ("env", "network", "selfplay", "eval", "run")]

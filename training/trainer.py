@@ -108,6 +108,8 @@ class Trainer:
         self._paused_s = 0.0
         if payload is not None:
             self._restore(payload, str(ckpt_path))
+        elif cfg.init:
+            self._warm_start(cfg.init)
 
     # -- checkpoints ------------------------------------------------------------------------
 
@@ -134,6 +136,18 @@ class Trainer:
             raise CheckpointError(f"{where} is inconsistent and cannot be restored "
                                   f"({type(e).__name__}: {e})") from None
         self.resumed_from = int(self.counters["iteration"])
+
+    def _warm_start(self, path: str) -> None:
+        """Start from the policy weights of another run's checkpoint (``config.init``)."""
+        init = read_checkpoint(path)
+        check_network(init, self.method.net.signature(), path)
+        try:
+            self.method.net.load_state_dict(init["policy"])
+        except (KeyError, RuntimeError) as e:
+            raise CheckpointError(f"{path}: its policy weights cannot be loaded "
+                                  f"({type(e).__name__}: {e})") from None
+        self.log(f"[train] warm start from {path} (iteration "
+                 f"{init['counters'].get('iteration', '?')} of that run)")
 
     def payload(self) -> dict[str, Any]:
         rng = {
