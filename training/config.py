@@ -158,7 +158,7 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"seed": self.seed, "method": self.method}
-        if self.init:
+        if self.init:  # only when set: runs stored before the option resume unchanged
             d["init"] = self.init
         for name in ("env", "network", "selfplay", "eval", "run"):
             d[name] = dataclasses.asdict(getattr(self, name))

@@ -136,8 +136,10 @@ def _shape_hash(st, ctx):
     trump = ctx[X_TRUMP]
     k = np.int64(0)
     for s in range(4):
+        if not (allh >> (8 * s)) & 0xFF:
+            continue
         place = 0
-        for kk in range(8 if (allh >> (8 * s)) & 0xFF else 0):
+        for kk in range(8):
             c = 8 * s + (ORDER_TRUMP[kk] if trump >= 0 else kk)
             if not (allh >> c) & 1:
                 continue
