@@ -27,7 +27,12 @@ from training.checkpoint import (  # noqa: E402
 )
 from training.config import Config, ConfigError, load_config  # noqa: E402
 from training.evaluate import bootstrap_ci, duplicate_eval  # noqa: E402
-from training.export import export, load_policy, sample_observations  # noqa: E402
+from training.export import (  # noqa: E402
+    export,
+    load_policy,
+    sample_observations,
+    write_card,
+)
 from training.methods import get_method  # noqa: E402
 from training.trainer import Trainer  # noqa: E402
 
@@ -235,7 +240,13 @@ def test_warm_start_from_another_run(trained: Path, tmp_path: Path) -> None:
         assert torch.equal(v, params_of(ck)[k]), k
     assert t.counters["iteration"] == 0 and not t.pool
     t.train()
-    assert read_checkpoint(tmp_path / "ft" / "checkpoint.pt")["config"]["init"] == str(ck)
+    ft = read_checkpoint(tmp_path / "ft" / "checkpoint.pt")
+    assert ft["config"]["init"] == str(ck)
+    assert [(x["checkpoint"], x["iteration"]) for x in ft["lineage"]] == [(str(ck), 4)]
+    # the exported robot's card lists both stages
+    export(tmp_path / "ft" / "checkpoint.pt", tmp_path / "ft.onnx", check=0)
+    card = write_card(tmp_path / "ft.onnx", tmp_path / "FT.md", eval_deals=0)
+    assert "Warm-started" in card and str(ck) in card and "in all: 2,304 engine decisions" in card
     with pytest.raises(CheckpointError, match="network of another shape"):
         Trainer(tiny(**{"init": str(ck), "network.hidden": [32]}), tmp_path / "ft2")
     with pytest.raises(CheckpointError, match="no checkpoint"):

@@ -189,3 +189,26 @@ def check_config(payload: dict[str, Any], config: dict[str, Any], where: str) ->
         raise CheckpointError(
             f"{where} was written by a run with another configuration; refusing to resume "
             f"with: {'; '.join(diffs)} (on --resume only [run] and [eval] options may change)")
+
+
+def lineage_after(init: dict[str, Any], path: str | Path) -> list[dict[str, Any]]:
+    """The lineage of a run warm-started from checkpoint ``init`` (read from ``path``)."""
+    c = init.get("counters", {})
+    return lineage_of(init) + [{
+        "checkpoint": str(path), "seed": init.get("config", {}).get("seed"),
+        "iteration": c.get("iteration"), "decisions": c.get("decisions"),
+        "updates": c.get("updates"), "train_s": c.get("train_s"),
+        "written": init.get("info", {}).get("time")}]
+
+
+def lineage_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The runs a checkpoint's run was warm-started from (``config.init``), oldest first.
+
+    A checkpoint stores it (``payload["lineage"]``); for one written before that field
+    existed it is rebuilt from the ``init`` checkpoint when that file is at hand."""
+    if "lineage" in payload:
+        return list(payload["lineage"])
+    path = payload.get("config", {}).get("init")
+    if not path or not Path(path).is_file():
+        return []
+    return lineage_after(read_checkpoint(path), path)

@@ -31,7 +31,13 @@ from mariash_env.actions import ACTION_LABELS, N_ACTIONS
 from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
 from mariash_env.rules import make_rules
 
-from .checkpoint import CheckpointError, atomic_write_bytes, check_network, read_checkpoint
+from .checkpoint import (
+    CheckpointError,
+    atomic_write_bytes,
+    check_network,
+    lineage_of,
+    read_checkpoint,
+)
 from .config import Config
 from .networks import PolicyNet, build_network
 
@@ -67,6 +73,7 @@ def training_info(payload: dict[str, Any]) -> dict[str, Any]:
         "decisions": c.get("decisions"),
         "updates": c.get("updates"),
         "train_seconds": c.get("train_s"),
+        "lineage": lineage_of(payload),
         "last_eval_grose_per_deal": last,
         "network": {k: v for k, v in payload["network"].items() if k != "params"},
         "config": payload.get("config"),
@@ -187,6 +194,20 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
     net = info.get("network", {})
     cfg = info.get("config") or {}
     hidden = (cfg.get("network") or {}).get("hidden")
+    stages = list(info.get("lineage") or []) + [{
+        "checkpoint": "this run", "iteration": info.get("iteration"),
+        "decisions": info.get("decisions"), "updates": info.get("updates"),
+        "train_s": info.get("train_seconds")}]
+    training = [
+        f"- {st.get('checkpoint')}: {st.get('iteration')} iterations, "
+        f"{int(st.get('decisions') or 0):,} engine decisions, {int(st.get('updates') or 0):,} "
+        f"gradient steps, {float(st.get('train_s') or 0) / 3600:.2f} h"
+        for st in stages]
+    if len(stages) > 1:
+        training = ["Warm-started (`init`) from the earlier runs listed first:", "",
+                    *training,
+                    f"- in all: {sum(int(st.get('decisions') or 0) for st in stages):,} engine "
+                    f"decisions, {sum(float(st.get('train_s') or 0) for st in stages) / 3600:.2f} h"]
     lines = [
         "# mariash robot",
         "",
@@ -211,8 +232,7 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
         "",
         "## Training",
         "",
-        f"- {info.get('iteration')} iterations, {info.get('decisions'):,} engine decisions, "
-        f"{info.get('updates'):,} gradient steps, {float(info.get('train_seconds') or 0) / 3600:.2f} h",
+        *training,
         f"- seed {cfg.get('seed')}, written {info.get('written')}, torch {info.get('torch')}",
         "",
         "## Evaluation",

@@ -33,6 +33,7 @@ from .checkpoint import (
     atomic_write_bytes,
     check_config,
     check_network,
+    lineage_after,
     read_checkpoint,
     save_checkpoint,
 )
@@ -103,6 +104,8 @@ class Trainer:
         self.history: list[dict[str, Any]] = []
         self.last_loss = float("nan")
         self.resumed_from: int | None = None
+        # earlier runs this one was warm-started from, oldest first (config.init)
+        self.lineage: list[dict[str, Any]] = []
         self.last_results: list[EvalResult] = []
         self._last_results_it = -1
         self._paused_s = 0.0
@@ -132,6 +135,7 @@ class Trainer:
             self.pool = [(int(i), sd) for i, sd in payload["pool"]["snapshots"]]
             self.pool_next = int(payload["pool"]["next_id"])
             self.history = list(payload.get("history", []))
+            self.lineage = list(payload.get("lineage", []))
         except (KeyError, ValueError, RuntimeError, TypeError) as e:
             raise CheckpointError(f"{where} is inconsistent and cannot be restored "
                                   f"({type(e).__name__}: {e})") from None
@@ -146,8 +150,9 @@ class Trainer:
         except (KeyError, RuntimeError) as e:
             raise CheckpointError(f"{path}: its policy weights cannot be loaded "
                                   f"({type(e).__name__}: {e})") from None
+        self.lineage = lineage_after(init, path)
         self.log(f"[train] warm start from {path} (iteration "
-                 f"{init['counters'].get('iteration', '?')} of that run)")
+                 f"{init['counters'].get('iteration')} of that run)")
 
     def payload(self) -> dict[str, Any]:
         rng = {
@@ -173,6 +178,7 @@ class Trainer:
             "pool": {"next_id": self.pool_next,
                      "snapshots": [[i, sd] for i, sd in self.pool]},
             "history": list(self.history),
+            "lineage": list(self.lineage),
             "info": {"torch": str(torch.__version__), "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
                      "describe": self.method.describe()},
         }
