@@ -34,6 +34,7 @@ from .checkpoint import (
     check_config,
     check_network,
     lineage_after,
+    lineage_of,
     read_checkpoint,
     save_checkpoint,
 )
@@ -135,7 +136,7 @@ class Trainer:
             self.pool = [(int(i), sd) for i, sd in payload["pool"]["snapshots"]]
             self.pool_next = int(payload["pool"]["next_id"])
             self.history = list(payload.get("history", []))
-            self.lineage = list(payload.get("lineage", []))
+            self.lineage = lineage_of(payload)
         except (KeyError, ValueError, RuntimeError, TypeError) as e:
             raise CheckpointError(f"{where} is inconsistent and cannot be restored "
                                   f"({type(e).__name__}: {e})") from None
