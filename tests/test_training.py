@@ -33,6 +33,7 @@ from training.export import (  # noqa: E402
     sample_observations,
     write_card,
 )
+from training.logs import plot_run  # noqa: E402
 from training.methods import get_method  # noqa: E402
 from training.trainer import Trainer  # noqa: E402
 
@@ -247,6 +248,8 @@ def test_warm_start_from_another_run(trained: Path, tmp_path: Path) -> None:
     export(tmp_path / "ft" / "checkpoint.pt", tmp_path / "ft.onnx", check=0)
     card = write_card(tmp_path / "ft.onnx", tmp_path / "FT.md", eval_deals=0)
     assert "Warm-started" in card and str(ck) in card and "in all: 2,304 engine decisions" in card
+    png = plot_run(tmp_path / "ft", tmp_path / "stages.png", lineage=ft["lineage"])
+    assert png.stat().st_size > 1000  # both stages' evaluations on one axis
     with pytest.raises(CheckpointError, match="network of another shape"):
         Trainer(tiny(**{"init": str(ck), "network.hidden": [32]}), tmp_path / "ft2")
     with pytest.raises(CheckpointError, match="no checkpoint"):

@@ -74,8 +74,14 @@ def _num(x: str) -> float:
         return math.nan
 
 
-def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path | None:
-    """Draw ``curves.png`` of a run directory from its CSV logs (matplotlib, Agg)."""
+def plot_run(run_dir: str | Path, out: str | Path | None = None,
+             lineage: list[dict[str, Any]] | None = None) -> Path | None:
+    """Draw ``curves.png`` of a run directory from its CSV logs (matplotlib, Agg).
+
+    One evaluation panel per opponent (each on its own scale), then the training loss
+    and the throughput.  With ``lineage`` (the runs this one was warm-started from), the
+    earlier stages' evaluations are drawn before it, on one decision axis, when their
+    run directories (beside their checkpoints) are at hand."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -87,25 +93,39 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path | None:
     evals = read_csv(run_dir / "eval.csv")
     if not metrics and not evals:
         return None
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-    ax = axes[0]
-    for opp in sorted({r["opponent"] for r in evals}):
-        rows = [r for r in evals if r["opponent"] == opp]
-        x = [_num(r["decisions"]) / 1e6 for r in rows]
-        m = [_num(r["mean"]) for r in rows]
-        lo = [_num(r["ci_low"]) for r in rows]
-        hi = [_num(r["ci_high"]) for r in rows]
-        ax.plot(x, m, marker="o", label=f"vs {opp}")
-        ax.fill_between(x, lo, hi, alpha=0.25)
-    ax.axhline(0.0, color="gray", lw=0.8)
-    ax.set_xlabel("engine decisions (millions)")
-    ax.set_ylabel("groše per deal (duplicate)")
-    ax.set_title("evaluation, 95% bootstrap CI")
-    if evals:
+    # earlier stages: (label, their eval rows, decisions before them)
+    stages = []
+    offset = 0.0
+    for st in lineage or []:
+        rows = read_csv(Path(st["checkpoint"]).parent / "eval.csv")
+        stages.append((Path(st["checkpoint"]).parent.name, rows, offset))
+        offset += _num(st.get("decisions") or 0)
+    opps = sorted({r["opponent"] for r in evals})
+    fig, axes = plt.subplots(1, len(opps) + 2, figsize=(5 * (len(opps) + 2), 4.2),
+                             squeeze=False)
+    axes = axes[0]
+    for ax, opp in zip(axes, opps):
+        for k, (label, rows, off) in enumerate(stages + [(run_dir.name, evals, offset)]):
+            rows = [r for r in rows if r["opponent"] == opp]
+            if not rows:
+                continue
+            x = [(off + _num(r["decisions"])) / 1e6 for r in rows]
+            m = [_num(r["mean"]) for r in rows]
+            color = f"C{k}"
+            ax.plot(x, m, marker="o", ms=3, color=color,
+                    label=label if stages else f"vs {opp}")
+            ax.fill_between(x, [_num(r["ci_low"]) for r in rows],
+                            [_num(r["ci_high"]) for r in rows], color=color, alpha=0.25)
+        if stages:
+            ax.axvline(offset / 1e6, color="gray", ls="--", lw=0.8)
+        ax.axhline(0.0, color="gray", lw=0.8)
+        ax.set_xlabel("engine decisions (millions)")
+        ax.set_ylabel("groše per deal (duplicate)")
+        ax.set_title(f"vs {opp}: 95% bootstrap CI")
         ax.legend()
-    x = [_num(r["decisions"]) / 1e6 for r in metrics]
-    for ax, key, title in ((axes[1], "loss", "training loss"),
-                           (axes[2], "dec_per_s", "decisions per second")):
+    x = [(offset + _num(r["decisions"])) / 1e6 for r in metrics]
+    for ax, key, title in ((axes[-2], "loss", "training loss"),
+                           (axes[-1], "dec_per_s", "decisions per second")):
         y = [_num(r[key]) for r in metrics]
         ax.plot(x, y, lw=0.6, alpha=0.5)
         if len(y) >= 10:

@@ -332,7 +332,7 @@ class Trainer:
             eval_log.close()
             tb.close()
         if cfg.run.plot:
-            plot_run(self.out)
+            plot_run(self.out, lineage=self.lineage)
         return self.summary()
 
     def _install_stop_handlers(self) -> dict[int, Any]:
@@ -410,7 +410,7 @@ class Trainer:
                                               "ci_high": r.ci_high, **r.by_role}, c["decisions"])
         tb.flush()
         if self.cfg.run.plot and results:
-            plot_run(self.out)
+            plot_run(self.out, lineage=self.lineage)
         return results
 
     def summary(self) -> dict[str, Any]:
