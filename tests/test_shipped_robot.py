@@ -20,3 +20,20 @@ def test_shipped_robot_plays_legal_actions():
         actions = robot.act_batch(step.obs, step.mask)
         assert step.mask[np.arange(64), actions].all()
         step = env.step(actions)
+
+
+def test_phase_ablation_swaps_exactly_the_named_parts():
+    """scripts/ablate_phases.py: TableRobot in every part is TableRobot itself (a duplicate
+    score of exactly 0 on every deal); in no part it is the robot."""
+    from scripts.ablate_phases import PARTS, PHASES, swapped
+    from training.evaluate import duplicate_eval
+
+    robot = make_robot(f"onnx:{MODEL}")
+    table = make_robot("table")
+    everything = swapped(robot, table, PHASES, None)
+    r = duplicate_eval(everything, table, deals=30, seed=4, num_envs=90, name="table")
+    assert r.mean == 0.0 and r.std == 0.0
+    nothing = swapped(robot, table, (), None)
+    assert duplicate_eval(nothing, table, deals=30, seed=4, num_envs=90).mean == \
+        duplicate_eval(robot, table, deals=30, seed=4, num_envs=90).mean
+    assert {p for phases, _ in PARTS.values() for p in phases} == set(PHASES) - {"done"}

@@ -1,0 +1,80 @@
+"""Where does a robot win or lose against the table robot?  A phase ablation.
+
+Plays the same duplicate deals as ``training.evaluate`` (the robot in every seat,
+TableRobot in the two others) once with the robot's own decisions and then once per
+part of the game with TableRobot's decisions in that part only.  A part whose swap
+*raises* the score is one the robot plays worse than TableRobot.
+
+    .venv/bin/python scripts/ablate_phases.py models/robot.onnx --deals 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mariash_env.core.observe import OBS_LAYOUT  # noqa: E402
+from mariash_env.robots import make_robot  # noqa: E402
+from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
+from training.evaluate import duplicate_eval  # noqa: E402
+
+BLOCK = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}
+PHASES = ("trump", "contract", "discard", "barva", "betl_answer", "announce", "flek", "play",
+          "done")
+# part of the game -> (phases, whose decisions: None = any seat, True = actor, False = defence)
+PARTS = {
+    "trump, contract, discards": (("trump", "contract", "discard"), None),
+    "Barva? and betl answers": (("barva", "betl_answer"), None),
+    "announcement": (("announce",), None),
+    "flek and against bets": (("flek",), None),
+    "card play as actor": (("play",), True),
+    "card play as defender": (("play",), False),
+}
+
+
+def swapped(robot, table, phases: tuple[str, ...], as_actor: bool | None):
+    """The robot's batch policy with TableRobot deciding in ``phases`` (for that side)."""
+    p0, _ = BLOCK["phase"]
+    a0, _ = BLOCK["actor"]
+    codes = [PHASES.index(p) for p in phases]
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        a = robot.act_batch(obs, mask)
+        sel = np.isin(obs[:, p0:p0 + len(PHASES)].argmax(1), codes)
+        if as_actor is not None:
+            me_actor = obs[:, a0] > 0  # relative seat 0 is the seat itself
+            sel &= me_actor if as_actor else ~me_actor
+        if sel.any():
+            a[sel] = table.act_batch(obs[sel], mask[sel])
+        return a
+
+    return act
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model", help="an exported robot (.onnx)")
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=777)
+    args = ap.parse_args(argv)
+    robot = OnnxRobot(args.model)
+    table = make_robot("table")
+    rows = [("the robot's own decisions", robot.act_batch)]
+    rows += [(f"TableRobot's {part}", swapped(robot, table, *spec))
+             for part, spec in PARTS.items()]
+    print(f"{args.model} vs TableRobot, {args.deals} duplicate deals (seed {args.seed}), "
+          "groše per deal and 95% CI")
+    for name, fn in rows:
+        r = duplicate_eval(fn, table, deals=args.deals, seed=args.seed, rules=robot.rules,
+                           num_envs=1500, name="table")
+        print(f"  {name:42s} {r.mean:+7.3f}  [{r.ci_low:+.3f}, {r.ci_high:+.3f}]", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
