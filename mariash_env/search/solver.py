@@ -478,7 +478,6 @@ def _gen_moves(st, seat, moves, ctx, rep, stats):
         sc += 4096
         if ctx[X_HIST]:
             sc += stats[S_HIST + seat * 32 + c] << 13
-
         moves[32 + i] = sc
     # insertion sort, descending
     for i in range(1, nm):
