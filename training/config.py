@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -25,15 +26,27 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backpor
     import tomli as tomllib
 
 
+SEED_MAX = 2**63 - 1  # the largest TOML integer; numpy and torch accept every seed up to it
+
+
 class ConfigError(ValueError):
     """An invalid configuration file or value (unknown key, wrong type, bad range)."""
 
 
-def opt(default: Any, doc: str, *, factory: Any = None) -> Any:
-    """A dataclass field with its documentation in ``metadata["doc"]``."""
+def opt(default: Any, doc: str, *, factory: Any = None, ge: float | None = None,
+        gt: float | None = None, le: float | None = None, choices: tuple | None = None,
+        item: type | None = None, nonempty: bool = False) -> Any:
+    """A dataclass field with its documentation and its accepted values in the metadata.
+
+    ``ge``/``gt``/``le`` bound a number (or, with ``item``, every item of a list of
+    ``item``s), ``choices`` lists the accepted strings, ``nonempty`` refuses an empty list.
+    :func:`check_fields` checks every field against them (numbers must also be finite).
+    """
+    meta = {"doc": doc, "ge": ge, "gt": gt, "le": le, "choices": choices, "item": item,
+            "nonempty": nonempty}
     if factory is not None:
-        return field(default_factory=factory, metadata={"doc": doc})
-    return field(default=default, metadata={"doc": doc})
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 @dataclass
@@ -41,25 +54,26 @@ class EnvConfig:
     """The batched self-play engine (:class:`mariash_env.vector.VectorEnv`)."""
 
     num_envs: int = opt(1024, "games stepped together per rollout worker; every step is one "
-                              "batched forward pass over all of them")
+                              "batched forward pass over all of them", ge=1)
     rollout_steps: int = opt(32, "engine steps per iteration (one decision per game per step); "
                                  "an iteration's data is num_envs x rollout_steps x workers "
-                                 "decisions minus the opponents' ones")
+                                 "decisions minus the opponents' ones", ge=1)
     workers: int = opt(1, "rollout worker processes (each with its own VectorEnv of num_envs "
                           "games; the learner waits for all of them, so runs stay "
                           "deterministic). 1 = rollouts in the learner process, the right "
                           "choice on a 2-core machine; on a many-core box use "
-                          "about cores-2 workers and a smaller num_envs each")
+                          "about cores-2 workers and a smaller num_envs each", ge=1)
     pipeline: bool = opt(False, "collect the next iteration in worker process(es) while the "
                                 "learner trains on this one (policy lag of one iteration; "
                                 "deterministic). Uses a worker process even with workers = 1: "
                                 "on 2 idle cores about twice the throughput")
     deals: int = opt(12, "deals per partie (12 = a real partie, so the agent also sees the "
-                         "deal number and running score it meets at the table)")
+                         "deal number and running score it meets at the table)", ge=1)
     rules: dict = opt(None, "rule options of mariash_env.make_rules (RULES.md §11), e.g. "
                             "{shuffle = 'every_deal', tariff = 'csm'}; empty = the seed-001 "
                             "table the robots are evaluated on", factory=dict)
-    actor_threads: int = opt(1, "torch threads of each rollout worker process (workers > 1)")
+    actor_threads: int = opt(1, "torch threads of each rollout worker process (workers > 1)",
+                             ge=1)
 
 
 @dataclass
@@ -67,7 +81,8 @@ class NetworkConfig:
     """The policy network (:mod:`training.networks`)."""
 
     kind: str = opt("mlp", "network architecture (registered in training.networks)")
-    hidden: list = opt(None, "hidden layer widths of the MLP", factory=lambda: [512, 256])
+    hidden: list = opt(None, "hidden layer widths of the MLP", factory=lambda: [512, 256],
+                       item=int, ge=1, nonempty=True)
     layer_norm: bool = opt(True, "LayerNorm after every hidden Linear (before the ReLU)")
 
 
@@ -83,49 +98,57 @@ class SelfPlayConfig:
     current policy (self-play: every seat's decisions are training data).
     """
 
-    pool_size: int = opt(8, "earlier snapshots kept as opponents (oldest dropped first)")
-    pool_every: int = opt(50, "iterations between snapshots added to the pool")
-    pool_share: float = opt(0.3, "share of deals against a snapshot from the pool")
+    pool_size: int = opt(8, "earlier snapshots kept as opponents (oldest dropped first)", ge=0)
+    pool_every: int = opt(50, "iterations between snapshots added to the pool", ge=1)
+    pool_share: float = opt(0.3, "share of deals against a snapshot from the pool", ge=0, le=1)
     table_robot_share: float = opt(0.0, "share of deals against two TableRobots "
-                                        "(ignored while mariash_env.robots.table is missing)")
-    random_share: float = opt(0.05, "share of deals against two RandomRobots")
+                                        "(ignored while mariash_env.robots.table is missing)",
+                                   ge=0, le=1)
+    random_share: float = opt(0.05, "share of deals against two RandomRobots", ge=0, le=1)
 
 
 @dataclass
 class EvalConfig:
     """Periodic duplicate evaluation (:mod:`training.evaluate`)."""
 
-    every: int = opt(100, "iterations between evaluations (0 = only at the end)")
+    every: int = opt(100, "iterations between evaluations (0 = only at the end)", ge=0)
     deals: int = opt(1000, "duplicate deals per opponent; each is played three times, the "
-                           "agent in every seat once, so 3x as many games")
-    seed: int = opt(20240, "seed of the evaluation deals (the same deals every time)")
+                           "agent in every seat once, so 3x as many games", ge=1)
+    seed: int = opt(20240, "seed of the evaluation deals (the same deals every time)", ge=0,
+                    le=SEED_MAX)
     opponents: list = opt(None, "robots to evaluate against: 'random', 'table' (skipped "
                                 "while TableRobot is missing), or any mariash_env.robots."
                                 "make_robot spec such as 'pimc(worlds=8)' or 'onnx:PATH'",
-                          factory=lambda: ["random", "table"])
+                          factory=lambda: ["random", "table"], item=str)
     final_opponents: list = opt(None, "robots for the evaluation at the end of a run "
-                                      "(empty = the same as opponents)", factory=list)
-    num_envs: int = opt(3000, "games stepped together in an evaluation")
-    bootstrap: int = opt(2000, "bootstrap resamples for the 95% confidence interval")
+                                      "(empty = the same as opponents)", factory=list,
+                                item=str)
+    num_envs: int = opt(3000, "games stepped together in an evaluation (three per deal)",
+                        ge=3)
+    bootstrap: int = opt(2000, "bootstrap resamples for the 95% confidence interval", ge=1)
 
 
 @dataclass
 class RunConfig:
     """Budget, logging and checkpoints."""
 
-    max_decisions: int = opt(0, "stop after this many engine decisions (0 = no limit)")
-    max_iterations: int = opt(0, "stop after this many iterations (0 = no limit)")
+    max_decisions: int = opt(0, "stop after this many engine decisions (0 = no limit)", ge=0)
+    max_iterations: int = opt(0, "stop after this many iterations (0 = no limit)", ge=0)
     time_budget_s: float = opt(0.0, "stop after this many seconds of training in this "
-                                    "process (0 = no limit); evaluation time is excluded")
-    checkpoint_every: int = opt(100, "iterations between checkpoints. The engines are "
-                                     "reseeded after each checkpoint, so a resumed run "
-                                     "continues exactly as the uninterrupted one")
+                                    "process (0 = no limit); evaluation time is excluded",
+                               ge=0)
+    checkpoint_every: int = opt(100, "iterations between checkpoints (one is also written "
+                                     "before every evaluation and at the end). The engines "
+                                     "are reseeded after each checkpoint, so a resumed run "
+                                     "continues exactly as the uninterrupted one", ge=1)
     keep_checkpoints: int = opt(3, "numbered checkpoints kept besides checkpoint.pt "
-                                   "(0 = only checkpoint.pt)")
-    device: str = opt("auto", "learner device: 'auto' (CUDA when available), 'cpu', 'cuda'")
+                                   "(0 = only checkpoint.pt)", ge=0)
+    device: str = opt("auto", "learner device: 'auto' (CUDA when available), 'cpu', 'cuda' "
+                              "or 'cuda:N'")
     threads: int = opt(1, "torch threads in the learner process (0 = torch's default: one "
                           "per core). 1 is the safe choice: on a busy machine several "
-                          "threads are up to 10x slower than one (they wait on each other)")
+                          "threads are up to 10x slower than one (they wait on each other)",
+                       ge=0)
     progress: bool = opt(True, "show a tqdm progress bar")
     tensorboard: bool = opt(True, "write TensorBoard event files to RUN/tb")
     plot: bool = opt(True, "write the learning curve RUN/curves.png after each evaluation")
@@ -135,7 +158,8 @@ class RunConfig:
 class Config:
     """A training run.  See the section dataclasses for every option."""
 
-    seed: int = opt(0, "seed of everything (network init, exploration, tables, engines)")
+    seed: int = opt(0, "seed of everything (network init, exploration, tables, engines)",
+                    ge=0, le=SEED_MAX)
     method: str = opt("dmc", "training method (registered in training.methods)")
     init: str = opt("", "warm start: a checkpoint (RUN/checkpoint.pt) whose policy weights "
                         "start this run, e.g. to fine-tune a finished run under other "
@@ -175,20 +199,19 @@ class Config:
             mcls = get_method(method)
         except KeyError as e:
             raise ConfigError(f"{source}: {e.args[0]}") from None
-        seed = d.pop("seed", 0)
-        _check_type(source, "seed", seed, 0)
-        init = d.pop("init", "")
-        _check_type(source, "init", init, "")
-        kw: dict[str, Any] = {"seed": seed, "method": method, "init": init}
-        sections = {"env": EnvConfig, "network": NetworkConfig, "selfplay": SelfPlayConfig,
-                    "eval": EvalConfig, "run": RunConfig}
-        for name, sec_cls in sections.items():
-            kw[name] = _build(sec_cls, d.pop(name, {}), f"{source}: [{name}]")
-        kw["algo"] = _build(mcls.config_class, d.pop(method, {}), f"{source}: [{method}]")
+        kw: dict[str, Any] = {"method": method}
+        top = {"seed": d.pop("seed", 0), "init": d.pop("init", "")}
+        known = {f.name: f for f in fields(cls)}
+        for name, value in top.items():
+            check_value(value, known[name], name, source)
+            kw[name] = value
+        for name, sec_cls in SECTIONS.items():
+            kw[name] = _build(sec_cls, d.pop(name, {}), source, name)
+        kw["algo"] = _build(mcls.config_class, d.pop(method, {}), source, method)
         if d:
             raise ConfigError(
                 f"{source}: unknown key(s) {sorted(d)}: expected 'seed', 'method', 'init' and the "
-                f"tables {sorted(sections)} and [{method}]"
+                f"tables {sorted(SECTIONS)} and [{method}]"
             )
         cfg = cls(**kw)
         cfg.validate(source)
@@ -199,28 +222,28 @@ class Config:
             if not ok:
                 raise ConfigError(f"{source}: {msg}")
 
-        need(self.env.num_envs >= 1, "env.num_envs must be >= 1")
-        need(self.env.rollout_steps >= 1, "env.rollout_steps must be >= 1")
-        need(self.env.workers >= 1, "env.workers must be >= 1")
-        need(self.env.deals >= 1, "env.deals must be >= 1")
-        need(all(int(h) >= 1 for h in self.network.hidden) and len(self.network.hidden) >= 1,
-             "network.hidden must be a non-empty list of positive widths")
+        check_fields(self, source)
+        for name in SECTIONS:
+            check_fields(getattr(self, name), source, name)
+        check_fields(self.algo, source, self.method)
+        from .networks import NETWORKS
+
+        need(self.network.kind in NETWORKS, f"network.kind = {self.network.kind!r}: expected "
+             f"one of {sorted(NETWORKS)}")
         sp = self.selfplay
-        for k in ("pool_share", "table_robot_share", "random_share"):
-            v = getattr(sp, k)
-            need(0.0 <= v <= 1.0, f"selfplay.{k} must lie in [0, 1], got {v}")
-        need(sp.pool_share + sp.table_robot_share + sp.random_share <= 1.0 + 1e-9,
-             "selfplay shares (pool + table_robot + random) must sum to at most 1")
-        need(sp.pool_size >= 0 and sp.pool_every >= 1, "selfplay.pool_size >= 0, pool_every >= 1")
-        need(self.run.checkpoint_every >= 1, "run.checkpoint_every must be >= 1")
-        need(self.run.device in ("auto", "cpu", "cuda") or self.run.device.startswith("cuda:"),
-             f"run.device must be 'auto', 'cpu' or 'cuda', got {self.run.device!r}")
-        need(self.eval.deals >= 1 and self.eval.num_envs >= 3, "eval.deals >= 1, eval.num_envs >= 3")
-        for o in list(self.eval.opponents) + list(self.eval.final_opponents):
-            base = o.partition("(")[0].strip() if isinstance(o, str) else None
-            need(base in ("random", "table", "pimc") or str(o).startswith("onnx:"),
-                 f"eval.opponents: unknown robot {o!r} (expected 'random', 'table', "
-                 "'pimc(...)' or 'onnx:PATH')")
+        total = sp.pool_share + sp.table_robot_share + sp.random_share
+        need(total <= 1.0 + 1e-9, f"selfplay shares (pool + table_robot + random) must sum to "
+             f"at most 1, got {total:g}")
+        dev = self.run.device
+        need(dev in ("auto", "cpu", "cuda") or (dev.startswith("cuda:") and dev[5:].isdigit()),
+             f"run.device = {dev!r}: expected 'auto', 'cpu', 'cuda' or 'cuda:N'")
+        # The robot specs' syntax here; Trainer builds every robot before its first iteration.
+        for key in ("opponents", "final_opponents"):
+            for o in getattr(self.eval, key):
+                base = o.partition("(")[0].strip()
+                need(base in ("random", "table", "pimc") or o.startswith("onnx:"),
+                     f"eval.{key}: unknown robot {o!r} (expected 'random', 'table', "
+                     "'pimc(...)' or 'onnx:PATH')")
         from mariash_env.rules import RulesError, make_rules
 
         try:
@@ -242,39 +265,107 @@ class Config:
         return Config.from_dict(d, "override")
 
 
-def _check_type(source: str, key: str, value: Any, default: Any) -> None:
-    if default is None:
-        return
+SECTIONS = {"env": EnvConfig, "network": NetworkConfig, "selfplay": SelfPlayConfig,
+            "eval": EvalConfig, "run": RunConfig}
+
+
+def _default(f: dataclasses.Field) -> Any:
+    return f.default if f.default is not dataclasses.MISSING else f.default_factory()
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _is_finite(v: Any) -> bool:
+    try:
+        return _is_number(v) and math.isfinite(v)
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
+def _accepted(kind: str, meta: dict[str, Any]) -> str:
+    """``"an integer >= 1"``, ``"a finite number in [0, 1]"``, ... from a field's metadata."""
+    ge, gt, le = meta.get("ge"), meta.get("gt"), meta.get("le")
+    if ge is not None and le is not None:
+        return f"{kind} in [{ge}, {le}]"
+    bounds = [f">= {ge}" if ge is not None else "", f"> {gt}" if gt is not None else "",
+              f"<= {le}" if le is not None else ""]
+    return " ".join([kind, *[b for b in bounds if b]])
+
+
+def _in_bounds(v: float, meta: dict[str, Any]) -> bool:
+    ge, gt, le = meta.get("ge"), meta.get("gt"), meta.get("le")
+    return ((ge is None or v >= ge) and (gt is None or v > gt) and (le is None or v <= le))
+
+
+def check_value(value: Any, f: dataclasses.Field, key: str, source: str = "config") -> None:
+    """Check ``value`` against field ``f``: its default's type and the bounds, choices and
+    item type declared with :func:`opt`; raise :class:`ConfigError` naming ``key``, the
+    value and what is accepted."""
+    meta = f.metadata
+    default = _default(f)
+    item = meta.get("item")
+    expected = None
     if isinstance(default, bool):
-        ok = isinstance(value, bool)
+        ok, expected = isinstance(value, bool), "true or false"
     elif isinstance(default, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
+        ok, expected = (_is_int(value) and _in_bounds(value, meta),
+                        _accepted("an integer", meta))
     elif isinstance(default, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    else:
-        ok = isinstance(value, type(default))
+        ok = _is_finite(value) and _in_bounds(value, meta)
+        expected = _accepted("a finite number", meta)
+    elif isinstance(default, str):
+        choices = meta.get("choices")
+        ok = isinstance(value, str) and (choices is None or value in choices)
+        expected = f"one of {list(choices)}" if choices else "a string"
+    elif isinstance(default, list):
+        kind = {int: "integers", str: "strings", float: "finite numbers"}.get(item, "values")
+        good = {int: _is_int, str: lambda v: isinstance(v, str),
+                float: _is_finite}.get(item, lambda v: True)
+        ok = (isinstance(value, list) and (len(value) > 0 or not meta.get("nonempty"))
+              and all(good(v) and (item is str or _in_bounds(v, meta)) for v in value))
+        expected = (f"a {'non-empty ' if meta.get('nonempty') else ''}list of "
+                    f"{_accepted(kind, meta) if item is not str else kind}")
+    elif isinstance(default, dict):
+        ok, expected = isinstance(value, dict), "a table"
+    else:  # pragma: no cover - every option has a typed default
+        return
     if not ok:
-        raise ConfigError(
-            f"{source}: {key} = {value!r} has the wrong type: expected "
-            f"{type(default).__name__}"
-        )
+        raise ConfigError(f"{source}: {key} = {value!r} is not accepted: expected {expected}")
 
 
-def _build(cls: type, table: Any, source: str) -> Any:
+def check_fields(obj: Any, source: str = "config", section: str = "") -> None:
+    """:func:`check_value` on every option of the dataclass ``obj`` (a config section)."""
+    for f in fields(obj):
+        if dataclasses.is_dataclass(_default(f)) or f.name == "algo":
+            continue  # a section: checked on its own
+        check_value(getattr(obj, f.name), f, f"{section}.{f.name}" if section else f.name,
+                    source)
+
+
+def _convert(value: Any, f: dataclasses.Field) -> Any:
+    """An integer given for a float option becomes a float (TOML ``lr = 1``); checked
+    before, so it fits."""
+    return float(value) if isinstance(_default(f), float) and _is_int(value) else value
+
+
+def _build(cls: type, table: Any, source: str, section: str) -> Any:
     if not isinstance(table, dict):
-        raise ConfigError(f"{source} must be a table, got {type(table).__name__}")
+        raise ConfigError(f"{source}: [{section}] must be a table, got {type(table).__name__}")
     known = {f.name: f for f in fields(cls)}
     unknown = sorted(set(table) - set(known))
     if unknown:
-        raise ConfigError(f"{source}: unknown key(s) {unknown}: expected some of {sorted(known)}")
+        raise ConfigError(f"{source}: [{section}] unknown key(s) {unknown}: expected some of "
+                          f"{sorted(known)}")
     kw = {}
     for name, value in table.items():
-        f = known[name]
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        _check_type(source, name, value, default)
-        if isinstance(default, float) and isinstance(value, int):
-            value = float(value)
-        kw[name] = value
+        check_value(value, known[name], f"{section}.{name}", source)
+        kw[name] = _convert(value, known[name])
     return cls(**kw)
 
 

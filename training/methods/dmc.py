@@ -28,38 +28,29 @@ from . import Method, register_method
 class DMCConfig:
     """Options of Deep Monte-Carlo (the ``[dmc]`` table)."""
 
-    lr: float = opt(5e-4, "learning rate")
-    optimizer: str = opt("adam", "'adam' or 'rmsprop' (DouZero's choice)")
-    batch_size: int = opt(1024, "rows per gradient step")
+    lr: float = opt(5e-4, "learning rate", gt=0)
+    optimizer: str = opt("adam", "'adam' or 'rmsprop' (DouZero's choice)",
+                         choices=("adam", "rmsprop"))
+    batch_size: int = opt(1024, "rows per gradient step", ge=1)
     epochs: float = opt(1.0, "passes over each iteration's decisions (1 = every decision "
-                             "is used once, as in DouZero; fractions subsample)")
-    grad_clip: float = opt(10.0, "gradient-norm clip (0 = off)")
-    weight_decay: float = opt(0.0, "AdamW-style weight decay (0 = off)")
+                             "is used once, as in DouZero; fractions subsample)", gt=0)
+    grad_clip: float = opt(10.0, "gradient-norm clip (0 = off)", ge=0)
+    weight_decay: float = opt(0.0, "AdamW-style weight decay (0 = off)", ge=0)
     reward_transform: str = opt("scale", "'scale': target = groše x reward_scale (Q stays "
                                          "an expected-groše estimate); 'symlog': target = "
                                          "sign(g) log(1 + |g|) (tames the rare huge flekked "
-                                         "deals but ranks risky actions lower)")
-    reward_scale: float = opt(0.1, "factor of the 'scale' transform (Q in units of 10 groše)")
-    loss: str = opt("mse", "'mse' (DouZero) or 'huber'")
-    huber_delta: float = opt(1.0, "delta of the Huber loss, in transformed units")
+                                         "deals but ranks risky actions lower)",
+                                choices=("scale", "symlog"))
+    reward_scale: float = opt(0.1, "factor of the 'scale' transform (Q in units of 10 groše)",
+                              gt=0)
+    loss: str = opt("mse", "'mse' (DouZero) or 'huber'", choices=("mse", "huber"))
+    huber_delta: float = opt(1.0, "delta of the Huber loss, in transformed units", gt=0)
     eps_start: float = opt(0.10, "exploration: chance of a uniformly random legal action at "
-                                 "the start")
-    eps_end: float = opt(0.02, "exploration after eps_decay_decisions")
+                                 "the start", ge=0, le=1)
+    eps_end: float = opt(0.02, "exploration after eps_decay_decisions", ge=0, le=1)
     eps_decay_decisions: int = opt(20_000_000, "engine decisions over which epsilon decays "
-                                               "linearly from eps_start to eps_end")
-
-    def validate(self) -> None:
-        if self.optimizer not in ("adam", "rmsprop"):
-            raise ValueError(f"optimizer must be 'adam' or 'rmsprop', got {self.optimizer!r}")
-        if self.reward_transform not in ("scale", "symlog"):
-            raise ValueError(f"reward_transform must be 'scale' or 'symlog', "
-                             f"got {self.reward_transform!r}")
-        if self.loss not in ("mse", "huber"):
-            raise ValueError(f"loss must be 'mse' or 'huber', got {self.loss!r}")
-        if self.batch_size < 1 or self.epochs <= 0 or self.lr <= 0:
-            raise ValueError("batch_size >= 1, epochs > 0 and lr > 0 are required")
-        if not (0 <= self.eps_end <= 1 and 0 <= self.eps_start <= 1):
-            raise ValueError("eps_start and eps_end must lie in [0, 1]")
+                                               "linearly from eps_start to eps_end (0 = "
+                                               "eps_end from the start)", ge=0)
 
 
 def transform_returns(g: np.ndarray, cfg: DMCConfig) -> np.ndarray:
