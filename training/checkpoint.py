@@ -73,6 +73,35 @@ def atomic_write_bytes(path: str | Path, chunks: list[bytes]) -> None:
     _fsync_dir(path.parent)
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True  # another user's process, or not a pid we can test: leave its file
+    return True
+
+
+def remove_stale_temp_files(directory: str | Path) -> list[Path]:
+    """Delete the ``.NAME.tmp-PID`` files that :func:`atomic_write_bytes` leaves when its
+    process is killed mid-write: only those whose process is gone (a live one may still be
+    writing).  Returns the files removed."""
+    removed = []
+    directory = Path(directory)
+    if not directory.is_dir():
+        return removed
+    for p in directory.glob(".*.tmp-*"):
+        pid = p.name.rpartition(".tmp-")[2]
+        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            try:
+                p.unlink()
+                removed.append(p)
+            except FileNotFoundError:  # removed by someone else meanwhile
+                pass
+    return removed
+
+
 def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> int:
     """Write ``payload`` atomically; returns the file size in bytes."""
     buf = io.BytesIO()

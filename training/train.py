@@ -18,6 +18,7 @@ import sys
 
 from .checkpoint import CheckpointError
 from .config import ConfigError, describe_config, load_config, parse_override
+from .trainer import EvaluationError, RunDirError, Trainer, read_run_checkpoint
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,11 +41,9 @@ def main(argv: list[str] | None = None) -> int:
             if not args.out:
                 ap.error("--resume needs --out")
             # The run's stored config, with the --set overrides applied.
-            from .checkpoint import read_checkpoint
             from .config import Config
-            from .trainer import CHECKPOINT
 
-            stored = read_checkpoint(f"{args.out}/{CHECKPOINT}")["config"]
+            stored = read_run_checkpoint(args.out)["config"]
             cfg = Config.from_dict(stored, "stored config").replace(
                 **dict(parse_override(s) for s in args.set))
         else:
@@ -54,13 +53,14 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if not args.out:
             ap.error("--out is required")
-        from .trainer import Trainer
-
         trainer = Trainer(cfg, args.out, resume=args.resume)
         summary = trainer.train()
-    except (ConfigError, CheckpointError, FileExistsError) as e:
+    except (ConfigError, CheckpointError, FileExistsError, RunDirError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except (EvaluationError, OSError) as e:  # e.g. a disk filled up: the last checkpoint stays
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     print(json.dumps(summary, indent=2, default=str))
     return 0
 

@@ -36,9 +36,10 @@ from .checkpoint import (
     lineage_after,
     lineage_of,
     read_checkpoint,
+    remove_stale_temp_files,
     save_checkpoint,
 )
-from .config import Config
+from .config import Config, ConfigError
 from .evaluate import EvalResult, evaluate_all
 from .logs import EVAL_FIELDS, METRIC_FIELDS, CsvLog, TensorBoard, plot_run
 from .methods import get_method
@@ -47,13 +48,65 @@ from .networks import count_parameters
 CHECKPOINT = "checkpoint.pt"
 
 
+class RunDirError(OSError):
+    """The run directory cannot be created or written."""
+
+
+class EvaluationError(RuntimeError):
+    """An evaluation failed during training (its checkpoint is already written)."""
+
+
 def pick_device(name: str) -> torch.device:
     """'auto' -> CUDA when available, else CPU."""
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name.startswith("cuda") and not torch.cuda.is_available():
-        raise RuntimeError(f"run.device = {name!r} but CUDA is not available here; use 'auto'")
+        raise ConfigError(f"run.device = {name!r} but CUDA is not available here: expected "
+                          "'auto' or 'cpu'")
+    if name.startswith("cuda:") and int(name[5:]) >= torch.cuda.device_count():
+        raise ConfigError(f"run.device = {name!r} but this machine has "
+                          f"{torch.cuda.device_count()} CUDA device(s)")
     return torch.device(name)
+
+
+def newest_good_checkpoint(out: str | Path) -> tuple[Path, int] | None:
+    """The newest readable ``RUN/checkpoints/itN.pt`` and its iteration, if any."""
+    for p in sorted((Path(out) / "checkpoints").glob("it*.pt"), reverse=True):
+        try:
+            return p, int(read_checkpoint(p)["counters"]["iteration"])
+        except (CheckpointError, KeyError, TypeError, ValueError):
+            continue
+    return None
+
+
+def read_run_checkpoint(out: str | Path) -> dict[str, Any]:
+    """``RUN/checkpoint.pt`` for ``--resume``; when it is missing or unreadable the error
+    names the newest good numbered checkpoint and how to resume from it."""
+    path = Path(out) / CHECKPOINT
+    try:
+        return read_checkpoint(path)
+    except CheckpointError as e:
+        good = newest_good_checkpoint(out)
+        if good is None:
+            raise
+        raise CheckpointError(
+            f"{e}. The newest good checkpoint is {good[0]} (iteration {good[1]}): to resume "
+            f"from it, copy it over {path} (cp {good[0]} {path}) and run --resume again"
+        ) from None
+
+
+def check_robots(specs: dict[str, list[str]], seed: int = 0) -> None:
+    """Build every robot of ``{config key: [spec, ...]}`` once, so that a bad spec (an
+    unknown name, bad arguments, a missing ``onnx:`` file) is refused with a
+    :class:`ConfigError` before training rather than in the evaluation after it."""
+    from .evaluate import make_opponent
+
+    for key, names in specs.items():
+        for name in names:
+            try:
+                make_opponent(name, seed)
+            except (ValueError, TypeError, OSError, ImportError) as e:
+                raise ConfigError(f"{key} = {name!r} cannot be built: {e}") from None
 
 
 def _numpy_global_state() -> dict[str, Any]:
@@ -77,7 +130,7 @@ class Trainer:
         ckpt_path = self.out / CHECKPOINT
         payload = None
         if resume:
-            payload = read_checkpoint(ckpt_path)
+            payload = read_run_checkpoint(self.out)
             saved = Config.from_dict(payload["config"], f"the config stored in {ckpt_path}")
             if cfg is None:
                 cfg = saved
@@ -89,6 +142,10 @@ class Trainer:
                     f"{self.out} already holds a run ({CHECKPOINT}): pass --resume to continue "
                     "it, or choose another --out")
             cfg = cfg or Config()
+        cfg.validate("config")  # also a Config built in Python, not from a file
+        check_robots({"eval.opponents": cfg.eval.opponents,
+                      "eval.final_opponents": cfg.eval.final_opponents}, cfg.eval.seed)
+        self._check_run_dir()
         self.cfg = cfg
         self.device = pick_device(cfg.run.device)
         if cfg.run.threads > 0:
@@ -116,6 +173,19 @@ class Trainer:
             self._warm_start(cfg.init)
 
     # -- checkpoints ------------------------------------------------------------------------
+
+    def _check_run_dir(self) -> None:
+        """Create the run directory and make sure it takes files, before any work is done."""
+        if self.out.exists() and not self.out.is_dir():
+            raise RunDirError(f"cannot use {self.out} as the run directory: it is not a "
+                              "directory")
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(self.out / ".write-test", [b""])
+            (self.out / ".write-test").unlink()
+        except OSError as e:
+            raise RunDirError(f"cannot write the run directory {self.out}: "
+                              f"{e.strerror or e}") from None
 
     def _restore(self, payload: dict[str, Any], where: str) -> None:
         check_network(payload, self.method.net.signature(), where)
@@ -242,7 +312,11 @@ class Trainer:
         """Run until the budget of ``cfg.run`` is spent; returns a summary."""
         cfg = self.cfg
         self.out.mkdir(parents=True, exist_ok=True)
-        (self.out / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2) + "\n")
+        for d in (self.out, self.out / "checkpoints"):
+            for p in remove_stale_temp_files(d):
+                self.log(f"[train] removed {p}, left by a process killed while writing it")
+        atomic_write_bytes(self.out / "config.json",
+                           [(json.dumps(cfg.to_dict(), indent=2) + "\n").encode()])
         c = self.counters
         keep = self.resumed_from
         metrics_log = CsvLog(self.out / "metrics.csv", METRIC_FIELDS, keep_until=keep)
@@ -260,6 +334,11 @@ class Trainer:
         try:
             actors.set_pool(self.pool)
             actors.begin_segment(c["iteration"])
+            if (keep is not None and self._eval_due(c["iteration"])
+                    and not any(h["iteration"] == c["iteration"] for h in self.history)):
+                # killed during this evaluation: run it, as the uninterrupted run did
+                self._run_eval(eval_log, tb)
+                self.save()
             bar = self._progress()
             t_start = time.perf_counter()
             last_ckpt = c["iteration"] if keep is not None else -1
@@ -274,7 +353,7 @@ class Trainer:
                 t1 = time.perf_counter()
                 this_params = params
                 nxt = c["iteration"] + 1  # the iteration being completed now
-                if (cfg.env.pipeline and nxt % cfg.run.checkpoint_every != 0
+                if (cfg.env.pipeline and not self._saves_at(nxt)
                         and not (cfg.run.max_iterations and nxt >= cfg.run.max_iterations)):
                     # Collect iteration nxt + 1 with the pre-update weights meanwhile.
                     params = self.method.rollout_params(c["decisions"] + int(rs["decisions"]))
@@ -298,20 +377,24 @@ class Trainer:
                 metrics_log.write(row)
                 tb.scalars("train", row, c["decisions"])
                 tp = time.perf_counter()
-                if cfg.eval.every and c["iteration"] % cfg.eval.every == 0:
-                    self._run_eval(eval_log, tb)
-                if c["iteration"] % cfg.run.checkpoint_every == 0:
+                if self._saves_at(c["iteration"]):
+                    # Before an evaluation too: a failure or a kill in it loses no training.
                     self.save()
                     last_ckpt = c["iteration"]
                     actors.begin_segment(c["iteration"])
+                if self._eval_due(c["iteration"]):
+                    self._run_eval(eval_log, tb)
+                    self.save()  # again, with the evaluation in its history
                 self._paused_s += time.perf_counter() - tp
                 if bar is not None:
                     self._bar_update(bar, row, t_start)
             if bar is not None:
                 bar.close()
                 bar = None
-            if self._stop_requested and last_ckpt != c["iteration"]:
-                self.save()  # stopped by a signal: the checkpoint first, no final evaluation
+            if last_ckpt != c["iteration"]:
+                # The checkpoint first: a failing or killed final evaluation loses nothing
+                # (and a run stopped by a signal skips it).
+                self.save()
                 last_ckpt = c["iteration"]
             n_hist = len(self.history)
             if not self._stop_requested:
@@ -320,7 +403,7 @@ class Trainer:
                     self._run_eval(eval_log, tb, final)
                 elif set(final) - set(cfg.eval.opponents):
                     self._run_eval(eval_log, tb, sorted(set(final) - set(cfg.eval.opponents)))
-            if last_ckpt != c["iteration"] or len(self.history) != n_hist:
+            if len(self.history) != n_hist:
                 self.save()
         finally:
             for sig, h in old_handlers.items():
@@ -334,6 +417,14 @@ class Trainer:
         if cfg.run.plot:
             plot_run(self.out, lineage=self.lineage)
         return self.summary()
+
+    def _eval_due(self, iteration: int) -> bool:
+        every = self.cfg.eval.every
+        return bool(every) and iteration > 0 and iteration % every == 0
+
+    def _saves_at(self, iteration: int) -> bool:
+        """A checkpoint is written (and the engines reseeded) after this iteration."""
+        return iteration % self.cfg.run.checkpoint_every == 0 or self._eval_due(iteration)
 
     def _install_stop_handlers(self) -> dict[int, Any]:
         """Ctrl-C / SIGTERM: finish the iteration, checkpoint, stop (twice: abort at once)."""
@@ -394,8 +485,17 @@ class Trainer:
 
     def _run_eval(self, eval_log: CsvLog, tb: TensorBoard,
                   opponents: list[str] | None = None) -> list[EvalResult]:
-        results = self.evaluate(opponents)
         c = self.counters
+        names = opponents or self.cfg.eval.opponents
+        self.log(f"[train] evaluating iteration {c['iteration']} against {', '.join(names)}")
+        try:
+            results = self.evaluate(opponents)
+        except Exception as e:
+            raise EvaluationError(
+                f"the evaluation of iteration {c['iteration']} against {', '.join(names)} "
+                f"failed ({type(e).__name__}: {e}); no training is lost: the checkpoint of "
+                f"iteration {c['iteration']} is {self.out / CHECKPOINT}, --resume runs the "
+                "evaluation again") from e
         self.last_results = [r for r in self.last_results
                              if r.opponent not in {x.opponent for x in results}
                              and self._last_results_it == c["iteration"]] + results
