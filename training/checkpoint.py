@@ -55,6 +55,31 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+class UnwritableError(OSError):
+    """An output file that cannot be written (checked before the work that produces it)."""
+
+
+def check_writable(path: str | Path) -> None:
+    """Make sure ``path`` can be written (creating its directory), before spending time on
+    its content: raise :class:`UnwritableError` naming the path and the reason."""
+    path = Path(path)
+    if path.is_dir():
+        raise UnwritableError(f"cannot write {path}: it is a directory")
+    for anc in path.parents:
+        if anc.exists():
+            if not anc.is_dir():
+                raise UnwritableError(f"cannot write {path}: {anc} is not a directory")
+            break
+    probe = path.with_name(f".{path.name}.probe.tmp-{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(probe, "wb"):
+            pass
+        probe.unlink()
+    except OSError as e:
+        raise UnwritableError(f"cannot write {path}: {e.strerror or e}") from None
+
+
 def atomic_write_bytes(path: str | Path, chunks: list[bytes]) -> None:
     """Write ``chunks`` to ``path`` atomically (same-directory temp file, fsync, replace)."""
     path = Path(path)

@@ -20,6 +20,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -96,26 +97,49 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=None)
     args = ap.parse_args(argv)
 
+    from .checkpoint import CheckpointError
     from .config import load_config
-    from .evaluate import format_table
-    from .export import export
-    from .trainer import Trainer
+    from .trainer import Trainer, check_robots
 
     overrides = []
     if args.seconds is not None:
         overrides.append(f"run.time_budget_s={float(args.seconds)}")
     if args.seed is not None:
         overrides.append(f"seed={args.seed}")
-    cfg = load_config(args.config, overrides)
-    out = Path(args.out)
-    if out.exists():
-        shutil.rmtree(out)
+    try:
+        if args.seconds is not None and not args.seconds > 0:
+            raise ValueError(f"--seconds {args.seconds}: expected a number of seconds > 0")
+        cfg = load_config(args.config, overrides)
+        check_robots(cfg)  # before replacing an old run
+        out = Path(args.out)
+        if out.exists():
+            if not _is_run_dir(out):
+                raise ValueError(f"--out {out} exists and is not a training run directory "
+                                 "(no checkpoint.pt or config.json): refusing to replace it")
+            shutil.rmtree(out)
+        trainer = Trainer(cfg, out)  # checks the robots and that out is writable
+    except (ValueError, CheckpointError, OSError) as e:  # ConfigError is a ValueError
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return _demo(trainer, out)
+
+
+def _is_run_dir(path: Path) -> bool:
+    """A directory the demo may replace: empty, or holding a training run."""
+    return path.is_dir() and (not any(path.iterdir()) or (path / "checkpoint.pt").is_file()
+                              or (path / "config.json").is_file())
+
+
+def _demo(trainer: Any, out: Path) -> int:
+    from .evaluate import format_table
+    from .export import export
+
+    cfg = trainer.cfg
     t_all = time.perf_counter()
     print(f"mariash demo: Deep Monte-Carlo self-play from scratch, "
           f"{cfg.run.time_budget_s:.0f} s of training on this machine's CPU/GPU "
           f"({cfg.env.num_envs} games in parallel).  Run directory: {out}\n")
 
-    trainer = Trainer(cfg, out)
     print("Evaluating the untrained network against RandomRobot ...")
     before = trainer.evaluate(["random"])
     summary = trainer.train()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -189,7 +190,7 @@ def format_table(rows: list[tuple[str, EvalResult]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model", help="a training checkpoint (.pt) or an exported robot (.onnx)")
@@ -201,26 +202,46 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--num-envs", type=int, default=3000)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (checkpoints)")
     args = ap.parse_args(argv)
-    rules: dict[str, Any] = {}
-    if args.model.endswith(".onnx"):
-        from mariash_env.robots.onnx_robot import OnnxRobot
-
-        agent: Any = OnnxRobot(args.model)
-        rules = agent.rules
-    else:
-        import torch
-
-        from .export import load_policy
-
-        torch.set_num_threads(max(1, args.threads))
-        agent, payload = load_policy(args.model)
-        rules = dict(payload["config"]["env"]["rules"])
+    robots = args.robot or ["random", "table"]
+    try:
+        for opt, v, least in (("--deals", args.deals, 1), ("--seed", args.seed, 0),
+                              ("--num-envs", args.num_envs, 3), ("--threads", args.threads, 1)):
+            if v < least:
+                raise ValueError(f"{opt} {v}: expected an integer >= {least}")
+        for name in robots:  # every robot before the first (long) evaluation
+            try:
+                make_opponent(name, args.seed)
+            except (ValueError, TypeError, OSError, ImportError) as e:
+                raise ValueError(f"--robot {name!r} cannot be built: {e}") from None
+        agent, rules = _load_agent(args.model, args.threads)
+    except ValueError as e:  # also CheckpointError and OnnxRobotError
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     rows = []
-    for r in evaluate_all(agent, args.robot or ["random", "table"], args.deals, args.seed,
-                          rules, args.num_envs):
+    for r in evaluate_all(agent, robots, args.deals, args.seed, rules, args.num_envs):
         rows.append((args.model.rsplit("/", 1)[-1], r))
     print(format_table(rows))
+    return 0
 
+
+def _load_agent(model: str, threads: int) -> tuple[Any, dict[str, Any]]:
+    """The agent of a ``.onnx`` robot or a training checkpoint, and its rules."""
+    if model.endswith(".onnx"):
+        from mariash_env.robots.onnx_robot import OnnxRobot
+
+        agent = OnnxRobot(model)
+        return agent, agent.rules
+    import torch
+
+    from .checkpoint import CheckpointError
+    from .export import load_policy
+
+    torch.set_num_threads(threads)
+    try:
+        agent, payload = load_policy(model)
+    except CheckpointError as e:
+        raise ValueError(str(e)) from None
+    return agent, dict(payload["config"]["env"]["rules"])
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -33,8 +34,10 @@ from mariash_env.rules import make_rules
 
 from .checkpoint import (
     CheckpointError,
+    UnwritableError,
     atomic_write_bytes,
     check_network,
+    check_writable,
     lineage_of,
     read_checkpoint,
 )
@@ -160,20 +163,38 @@ def check_parity(net: PolicyNet, onnx_path: str | Path, obs: np.ndarray,
     }
 
 
+class ParityError(RuntimeError):
+    """The exported model does not pick the torch policy's actions (nothing was written)."""
+
+
 def export(checkpoint: str | Path, out: str | Path, check: int = 4096) -> dict[str, Any]:
-    """Write the ONNX robot of ``checkpoint`` to ``out``; returns facts and the parity check."""
+    """Write the ONNX robot of ``checkpoint`` to ``out``; returns facts and the parity check.
+
+    ``out`` appears only once the model passed the parity check on ``check`` observations
+    (``0`` = no check): a failed check leaves an earlier file at ``out`` untouched."""
+    if isinstance(check, bool) or not isinstance(check, int) or check < 0:
+        raise ValueError(f"check = {check!r}: expected a number of observations >= 0 "
+                         "(0 = skip the parity check)")
+    out = Path(out)
+    check_writable(out)
     net, payload = load_policy(checkpoint)
     meta = robot_metadata(payload)
     data = to_onnx_bytes(net, meta)
-    atomic_write_bytes(out, [data])
     report: dict[str, Any] = {"path": str(out), "bytes": len(data)}
-    if check:
-        obs, mask = sample_observations(check, rules=dict(payload["config"]["env"]["rules"]))
-        report["parity"] = parity = check_parity(net, out, obs, mask)
-        if parity["same_action"] < 1.0:
-            raise RuntimeError(f"exported model disagrees with the torch policy on "
-                               f"{(1 - parity['same_action']) * 100:.3f}% of {check} "
-                               f"observations (max |dQ| {parity['max_abs_diff']:.2e})")
+    unchecked = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    try:
+        atomic_write_bytes(unchecked, [data])
+        if check:
+            obs, mask = sample_observations(check, rules=dict(payload["config"]["env"]["rules"]))
+            report["parity"] = parity = check_parity(net, unchecked, obs, mask)
+            if parity["same_action"] < 1.0:
+                raise ParityError(f"the exported model disagrees with the torch policy on "
+                                  f"{(1 - parity['same_action']) * 100:.3f}% of {check} "
+                                  f"observations (max |dQ| {parity['max_abs_diff']:.2e}); "
+                                  f"{out} was not written")
+        os.replace(unchecked, out)
+    finally:
+        unchecked.unlink(missing_ok=True)
     return report
 
 
@@ -270,13 +291,25 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     try:
+        for opt, v in (("--check", args.check), ("--card-deals", args.card_deals)):
+            if v < 0:
+                raise ValueError(f"{opt} {v}: expected a number >= 0 (0 = skip)")
+        if args.card:  # before the export and the card's evaluation, not after them
+            check_writable(args.card)
         report = export(args.checkpoint, args.out, args.check)
-    except CheckpointError as e:
+    except (CheckpointError, UnwritableError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except ParityError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     print(json.dumps(report, indent=2))
     if args.card:
-        print(write_card(args.out, args.card, args.card_deals))
+        try:
+            print(write_card(args.out, args.card, args.card_deals))
+        except OSError as e:
+            print(f"error: cannot write the card {args.card}: {e}", file=sys.stderr)
+            return 1
     return 0
 
 

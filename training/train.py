@@ -16,9 +16,9 @@ import argparse
 import json
 import sys
 
-from .checkpoint import CheckpointError
+from .checkpoint import CheckpointError, UnwritableError
 from .config import ConfigError, describe_config, load_config, parse_override
-from .trainer import EvaluationError, RunDirError, Trainer, read_run_checkpoint
+from .trainer import EvaluationError, Trainer, read_run_checkpoint
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--out is required")
         trainer = Trainer(cfg, args.out, resume=args.resume)
         summary = trainer.train()
-    except (ConfigError, CheckpointError, FileExistsError, RunDirError) as e:
+    except (ConfigError, CheckpointError, FileExistsError, UnwritableError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except (EvaluationError, OSError) as e:  # e.g. a disk filled up: the last checkpoint stays

@@ -33,6 +33,7 @@ from .checkpoint import (
     atomic_write_bytes,
     check_config,
     check_network,
+    check_writable,
     lineage_after,
     lineage_of,
     read_checkpoint,
@@ -46,10 +47,6 @@ from .methods import get_method
 from .networks import count_parameters
 
 CHECKPOINT = "checkpoint.pt"
-
-
-class RunDirError(OSError):
-    """The run directory cannot be created or written."""
 
 
 class EvaluationError(RuntimeError):
@@ -95,18 +92,18 @@ def read_run_checkpoint(out: str | Path) -> dict[str, Any]:
         ) from None
 
 
-def check_robots(specs: dict[str, list[str]], seed: int = 0) -> None:
-    """Build every robot of ``{config key: [spec, ...]}`` once, so that a bad spec (an
-    unknown name, bad arguments, a missing ``onnx:`` file) is refused with a
-    :class:`ConfigError` before training rather than in the evaluation after it."""
+def check_robots(cfg: Config) -> None:
+    """Build every robot of the config's ``[eval]`` once, so that a bad spec (an unknown
+    name, bad arguments, a missing ``onnx:`` file) is refused with a :class:`ConfigError`
+    before training rather than in the evaluation after it."""
     from .evaluate import make_opponent
 
-    for key, names in specs.items():
-        for name in names:
+    for key in ("opponents", "final_opponents"):
+        for name in getattr(cfg.eval, key):
             try:
-                make_opponent(name, seed)
+                make_opponent(name, cfg.eval.seed)
             except (ValueError, TypeError, OSError, ImportError) as e:
-                raise ConfigError(f"{key} = {name!r} cannot be built: {e}") from None
+                raise ConfigError(f"eval.{key} = {name!r} cannot be built: {e}") from None
 
 
 def _numpy_global_state() -> dict[str, Any]:
@@ -143,9 +140,8 @@ class Trainer:
                     "it, or choose another --out")
             cfg = cfg or Config()
         cfg.validate("config")  # also a Config built in Python, not from a file
-        check_robots({"eval.opponents": cfg.eval.opponents,
-                      "eval.final_opponents": cfg.eval.final_opponents}, cfg.eval.seed)
-        self._check_run_dir()
+        check_robots(cfg)
+        check_writable(self.out / CHECKPOINT)  # creates the run directory, before any work
         self.cfg = cfg
         self.device = pick_device(cfg.run.device)
         if cfg.run.threads > 0:
@@ -173,19 +169,6 @@ class Trainer:
             self._warm_start(cfg.init)
 
     # -- checkpoints ------------------------------------------------------------------------
-
-    def _check_run_dir(self) -> None:
-        """Create the run directory and make sure it takes files, before any work is done."""
-        if self.out.exists() and not self.out.is_dir():
-            raise RunDirError(f"cannot use {self.out} as the run directory: it is not a "
-                              "directory")
-        try:
-            self.out.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(self.out / ".write-test", [b""])
-            (self.out / ".write-test").unlink()
-        except OSError as e:
-            raise RunDirError(f"cannot write the run directory {self.out}: "
-                              f"{e.strerror or e}") from None
 
     def _restore(self, payload: dict[str, Any], where: str) -> None:
         check_network(payload, self.method.net.signature(), where)
