@@ -3,12 +3,14 @@
 ``RUN/metrics.csv``: one row per iteration; ``RUN/eval.csv``: one row per evaluation and
 opponent; ``RUN/tb/``: TensorBoard events (x axis: engine decisions);
 ``RUN/curves.png``: evaluation groše per deal with 95% intervals, and the training loss.
-On ``--resume`` rows written after the checkpoint are dropped, so the logs match the run.
+On ``--resume`` rows written after the checkpoint are dropped and ``eval.csv`` is
+rewritten from the checkpoint's evaluation history, so the logs match the run.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import math
 from pathlib import Path
 from typing import Any
@@ -26,10 +28,15 @@ EVAL_FIELDS = ["iteration", "decisions", "opponent", "mean", "ci_low", "ci_high"
 class CsvLog:
     """Append rows to a CSV file with fixed columns (header written once)."""
 
-    def __init__(self, path: Path, fields: list[str], keep_until: int | None = None) -> None:
+    def __init__(self, path: Path, fields: list[str], keep_until: int | None = None,
+                 rows: list[dict[str, Any]] | None = None) -> None:
+        """``keep_until``: drop the rows of later iterations; ``rows``: replace the file's
+        rows by these."""
         self.path = path
         self.fields = fields
-        if keep_until is not None and path.exists():
+        if rows is not None:
+            self._rewrite(rows)
+        elif keep_until is not None and path.exists():
             self._truncate(keep_until)
         new = not path.exists() or path.stat().st_size == 0
         self.f = open(path, "a", newline="", encoding="utf-8")
@@ -39,12 +46,16 @@ class CsvLog:
             self.f.flush()
 
     def _truncate(self, keep_until: int) -> None:
-        with open(self.path, newline="", encoding="utf-8") as f:
-            rows = [r for r in csv.DictReader(f) if int(float(r["iteration"])) <= keep_until]
-        with open(self.path, "w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, fieldnames=self.fields, extrasaction="ignore")
-            w.writeheader()
-            w.writerows(rows)
+        self._rewrite([r for r in read_csv(self.path) if int(float(r["iteration"])) <= keep_until])
+
+    def _rewrite(self, rows: list[dict[str, Any]]) -> None:
+        from .checkpoint import atomic_write_bytes  # (torch) only when resuming
+
+        buf = io.StringIO(newline="")
+        w = csv.DictWriter(buf, fieldnames=self.fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows({k: _fmt(r.get(k, "")) for k in self.fields} for r in rows)
+        atomic_write_bytes(self.path, [buf.getvalue().encode("utf-8")])  # a kill loses no row
 
     def write(self, row: dict[str, Any]) -> None:
         self.w.writerow({k: _fmt(row.get(k, "")) for k in self.fields})

@@ -302,8 +302,11 @@ class Trainer:
                            [(json.dumps(cfg.to_dict(), indent=2) + "\n").encode()])
         c = self.counters
         keep = self.resumed_from
-        metrics_log = CsvLog(self.out / "metrics.csv", METRIC_FIELDS, keep_until=keep)
-        eval_log = CsvLog(self.out / "eval.csv", EVAL_FIELDS, keep_until=keep)
+        # The logs hold exactly the iterations and evaluations of the checkpoint (none for
+        # a fresh run): rows of a killed process after its last checkpoint are dropped.
+        metrics_log = CsvLog(self.out / "metrics.csv", METRIC_FIELDS,
+                             keep_until=-1 if keep is None else keep)
+        eval_log = CsvLog(self.out / "eval.csv", EVAL_FIELDS, rows=self.history)
         tb = TensorBoard(self.out / "tb", cfg.run.tensorboard,
                          purge_step=c["decisions"] if keep is not None else None)
         self.log(f"[train] {cfg.method} on {self.device}: network {cfg.network.kind} "
