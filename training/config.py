@@ -248,7 +248,7 @@ class Config:
 
         try:
             make_rules(deals=self.env.deals, **self.env.rules)
-        except (RulesError, TypeError) as e:
+        except (RulesError, ValueError, TypeError, OverflowError) as e:
             raise ConfigError(f"{source}: [env] rules: {e}") from None
         validate = getattr(self.algo, "validate", None)
         if validate is not None:
