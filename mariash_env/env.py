@@ -41,7 +41,10 @@ In a flek turn a player may take several ``flek:*``/``against:*`` actions and
 ends its turn with ``good``.  An illegal action raises
 :class:`~mariash_env.game.IllegalActionError` naming the label and the legal
 labels (nothing is applied); ``env(illegal="terminate")`` instead ends the
-episode with reward -1 for the offender (PettingZoo's ``TerminateIllegalWrapper``).
+episode with reward -1 for the offender (as PettingZoo's ``TerminateIllegalWrapper``).
+Both modes parse actions alike (labels in any card case, ints and numpy ints,
+out-of-range ints, ``None``): what the default rejects with ``IllegalActionError``
+the terminate mode punishes; an unknown label raises ``ActionError`` in both.
 
 ## Observations
 A fixed-layout float32 vector per seat (see ``mariash_env.core.observe.OBS_LAYOUT``):
@@ -63,13 +66,24 @@ generator).  The same seed gives the same partie.
 ## Rules
 Keyword arguments select the variants of ``RULES.md`` §11 (``tariff="csm"``,
 ``killed_seven=3``, ``max_flek=None``, ``payment_cap=500``,
-``marriage_order="queen_first"``, ``shuffle="every_deal"``, ``deals=1``);
-an unknown option or value raises :class:`~mariash_env.rules.RulesError`.
+``marriage_order="queen_first"``, ``shuffle="every_deal"``, ``deals=1`` up to
+``deals=1_000_000``); an unknown option, a value of the wrong type
+(``killed_seven=2.0``) or out of range raises :class:`~mariash_env.rules.RulesError`.
 
 ## Game records
-``env.unwrapped.records`` holds one JSON-able record per finished deal;
-``mariash_env.records.save_records(path, records)`` writes them as JSON lines
-and ``python -m mariash_env.replay FILE.jsonl`` verifies a file.
+``env.unwrapped.records`` holds one JSON-able record per finished deal of the
+episode (about 3.3 KB each); ``mariash_env.records.save_records(path, records)``
+writes them as JSON lines and ``python -m mariash_env.replay FILE.jsonl``
+verifies a file.  ``env(records=False)`` keeps no records and ``env(records=N)``
+keeps the last ``N`` (a ``collections.deque``), for long parties; rewards and
+``infos`` are the same either way.
+
+## Infos and the end of an episode
+Every step stores fresh ``infos`` dicts, so an info returned by ``last()`` never
+changes afterwards.  Once every agent is done, ``last()`` answers the final
+observation, reward 0, the termination flags and the final info of
+``agent_selection``; ``observe()``, ``last()`` and ``state()`` before ``reset()``
+raise :class:`AttributeError` ("must be reset").
 """
 
 from __future__ import annotations

@@ -272,3 +272,14 @@ def test_arena_library_arguments_are_checked():
             arena.duplicate_match(robots, progress=False, **kw)
     with pytest.raises(ValueError, match="at least one robot"):
         arena.duplicate_match({}, deals=1, progress=False)
+
+
+@pytest.mark.parametrize(("args", "match"), [(["--deals", "0"], "'deals'"),
+                                             (["--deals", str(10**12)], "'deals'"),
+                                             (["--seed", "1.5"], "--seed")])
+def test_demo_bad_arguments_give_one_error_line(args, match):
+    out = run("mariash_env.demo", *args, "--quiet")
+    assert_clean(out)
+    assert out.returncode == 2 and out.stdout == ""
+    err = out.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and match in err[0], out.stderr
