@@ -283,3 +283,39 @@ def test_demo_bad_arguments_give_one_error_line(args, match):
     assert out.returncode == 2 and out.stdout == ""
     err = out.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and match in err[0], out.stderr
+
+
+JUNK = [None, True, -1, 0, 3, 31, 10**30, 1.5, float("nan"), "", "x", "play:Aa", [], {}, [[]],
+        [0, "good"], {"a": 1}]
+
+
+def _nodes(obj, path=()):
+    yield path
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _nodes(v, (*path, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _nodes(v, (*path, i))
+
+
+def test_random_mutations_of_records_only_ever_give_record_errors(partie):
+    """Seeded fuzz: any node of a record replaced by junk is a RecordError, never another
+    exception (and a mutation that changes nothing that matters still replays)."""
+    rng = np.random.default_rng(9)
+    base = partie[1]
+    nodes = [p for p in _nodes(base) if p]
+    kinds = set()
+    for _ in range(600):
+        rec = copy.deepcopy(base)
+        path = nodes[int(rng.integers(len(nodes)))]
+        obj = rec
+        for key in path[:-1]:
+            obj = obj[key]
+        obj[path[-1]] = copy.deepcopy(JUNK[int(rng.integers(len(JUNK)))])
+        checker = RecordChecker()
+        try:
+            checker.check(rec)
+        except RecordError as e:
+            kinds.add(e.field)
+    assert {"rules", "deck", "actions", "deal", "dealer", "cut", "format"} <= kinds
