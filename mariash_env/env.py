@@ -151,6 +151,13 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     def last(self, observe: bool = True):
         return self._live().last(observe)
 
+    # Before reset, observe() and state() raise as last() does (AttributeError).
+    def observe(self, agent: str):
+        return self._live().observe(agent)
+
+    def state(self) -> np.ndarray:
+        return self._live().state()
+
 
 class _TerminateIllegal(wrappers.BaseWrapper):
     """PettingZoo's ``TerminateIllegalWrapper`` on the environment's own action parsing.

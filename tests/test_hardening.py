@@ -5,6 +5,7 @@ clear errors before reset and after the episode."""
 from __future__ import annotations
 
 import collections
+import functools
 import json
 
 import numpy as np
@@ -127,11 +128,16 @@ def test_terminate_mode_passes_the_api_test():
 # --- item 9: before reset, after the episode -----------------------------------------------------
 
 
-def test_raw_env_observe_before_reset_raises_like_last():
+def test_observe_before_reset_raises_like_last():
     raw = mariash_env.raw_env()
     for call in (lambda: raw.observe("player_0"), raw.last, raw.state, raw.legal_labels):
         with pytest.raises(AttributeError, match="must be reset"):
             call()
+    for illegal in ("raise", "terminate"):
+        e = mariash_env.env(illegal=illegal)
+        for call in (functools.partial(e.observe, "player_0"), e.last, e.state):
+            with pytest.raises(AttributeError, match="must be reset"):
+                call()
 
 
 @pytest.mark.parametrize("illegal", ["raise", "terminate"])
