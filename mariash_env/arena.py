@@ -36,24 +36,29 @@ attribute) is reseeded per deal and seating, so a match does not depend on ``job
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import csv
 import itertools
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
+from .cli import ArgumentParser, fail
 from .core import state as S
 from .game import Game
-from .rules import Rules, make_rules
+from .rules import Rules, is_int, make_rules
 
 RobotFactory = Callable[[], Any]
+
+MAX_DEALS = 10_000_000
+"""Most deals in one match (about 30 days of the table robot on one core)."""
+MAX_JOBS = 256
 
 CONTRACT_KEYS = ("suit_played", "suit_conceded", "sedma_not_played", "betl", "durch")
 
@@ -244,30 +249,31 @@ class MatchResult:
         return "\n".join(lines)
 
     def save(self, out: str | os.PathLike, plot: bool = True) -> list[Path]:
+        """Write the CSVs (each atomically: a temporary file, then a rename) and the plot."""
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
         paths = []
+        p = d / "deals.csv"  # first: it holds the raw results
+        with _atomic(p) as f:
+            w = csv.writer(f)
+            w.writerow(["deal", "seed", *self.names])
+            for i in range(self.deals):
+                w.writerow([i, int(self.seeds[i]), *(f"{x:.4f}" for x in self.per_deal[i])])
+        paths.append(p)
         rows = self.summary()
         p = d / "summary.csv"
-        with p.open("w", newline="") as f:
+        with _atomic(p) as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
             w.writeheader()
             w.writerows(rows)
         paths.append(p)
         p = d / "pairwise.csv"
         pw = self.pairwise()
-        with p.open("w", newline="") as f:
+        with _atomic(p) as f:
             w = csv.DictWriter(f, fieldnames=["robot_a", "robot_b", "diff", "ci_low", "ci_high",
                                               "significant"])
             w.writeheader()
             w.writerows(pw)
-        paths.append(p)
-        p = d / "deals.csv"
-        with p.open("w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["deal", "seed", *self.names])
-            for i in range(self.deals):
-                w.writerow([i, int(self.seeds[i]), *(f"{x:.4f}" for x in self.per_deal[i])])
         paths.append(p)
         if plot:
             paths.append(self.plot(d / "groše.png"))
@@ -295,6 +301,18 @@ class MatchResult:
         fig.savefig(p, dpi=110)
         plt.close(fig)
         return p
+
+
+@contextlib.contextmanager
+def _atomic(path: Path) -> Iterator[TextIO]:
+    """A text file written under a temporary name and renamed into place when complete."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("w", newline="", encoding="utf-8") as f:
+            yield f
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _stats(names: list[str], seats: list[tuple[int, int, int]],
@@ -350,15 +368,61 @@ def _stats(names: list[str], seats: list[tuple[int, int, int]],
     return out
 
 
+def check_match_args(deals: Any, jobs: Any, seed: Any) -> None:
+    """ValueError naming a bad ``deals``, ``jobs`` or ``seed`` and what is accepted."""
+    if not is_int(deals) or not 1 <= deals <= MAX_DEALS:
+        raise ValueError(f"invalid deals={deals!r}: expected an int 1..{MAX_DEALS}")
+    if not is_int(jobs) or not 1 <= jobs <= MAX_JOBS:
+        raise ValueError(f"invalid jobs={jobs!r}: expected an int 1..{MAX_JOBS} (processes)")
+    if not is_int(seed):
+        raise ValueError(f"invalid seed={seed!r}: expected an int")
+
+
+class _DealWriter:
+    """``deals.csv`` written row by row as deals finish (flushed), so that a late failure
+    loses no finished deal; :meth:`MatchResult.save` rewrites it in deal order."""
+
+    def __init__(self, out: str | os.PathLike, names: list[str]) -> None:
+        self.path = Path(out) / "deals.csv"
+        self._fh = self.path.open("w", newline="", encoding="utf-8")
+        self._w = csv.writer(self._fh)
+        self._w.writerow(["deal", "seed", *names])
+        self._fh.flush()
+
+    def write(self, i: int, seed: int, row: np.ndarray) -> None:
+        self._w.writerow([i, seed, *(f"{x:.4f}" for x in row)])
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def _deal_means(k: int, seats: list[tuple[int, int, int]],
+                deal: list[dict[str, Any]]) -> np.ndarray:
+    """Each robot's mean groše over the seats it filled on one deal."""
+    tot = np.zeros(k)
+    cnt = np.zeros(k)
+    for seating, o in zip(seats, deal):
+        for s in range(3):
+            tot[seating[s]] += o["payments"][s]
+            cnt[seating[s]] += 1
+    return tot / cnt
+
+
 def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed: int = 0,
                     jobs: int = 1, rules: Rules | Mapping[str, Any] | None = None,
-                    progress: bool = True, n_boot: int = 2000) -> MatchResult:
+                    progress: bool = True, n_boot: int = 2000,
+                    out: str | os.PathLike | None = None) -> MatchResult:
     """Play a duplicate match (module docstring).
 
     ``robots``: display name -> factory (a class or any callable returning a robot); each
     worker process builds its own robots.  ``rules``: a :class:`Rules` or rule keywords
     (``deals`` is forced to 1).  ``jobs > 1`` plays deals in that many processes.
+    ``out``: a directory that receives ``deals.csv`` row by row as deals finish.
     """
+    check_match_args(deals, jobs, seed)
+    if not robots:
+        raise ValueError("a match needs at least one robot")
     names = list(robots)
     factories = [robots[n] for n in names]
     if isinstance(rules, Rules):
@@ -368,22 +432,33 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     rdict["deals"] = 1
     rules_obj = make_rules(**rdict)
     seats = seatings(len(names))
-    tasks = [(i, deal_seed(seed, i), i % 3) for i in range(deals)]
+    deals, seed = int(deals), int(seed)
+    seeds = np.array([deal_seed(seed, i) for i in range(deals)], dtype=np.int64)
+    tasks = ((i, int(seeds[i]), i % 3) for i in range(deals))
     results: list[list[dict[str, Any]] | None] = [None] * deals
+    k = len(names)
+    per_deal = np.zeros((deals, k))
+    writer = _DealWriter(out, names) if out is not None else None
     t0 = time.perf_counter()
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=deals, desc="deals", unit="deal", file=sys.stderr)
+
+    def done(i: int, outcome: list[dict[str, Any]]) -> None:
+        results[i] = outcome
+        per_deal[i] = _deal_means(k, seats, outcome)
+        if writer is not None:
+            writer.write(i, int(seeds[i]), per_deal[i])
+        if bar is not None:
+            bar.update(1)
+
     try:
         if jobs <= 1:
             _init_worker(factories, rules_obj)
             for t in tasks:
-                i, out = _play_index(t)
-                results[i] = out
-                if bar is not None:
-                    bar.update(1)
+                done(*_play_index(t))
         else:
             import multiprocessing as mp
 
@@ -391,27 +466,15 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             with ctx.Pool(jobs, initializer=_init_worker,
                           initargs=(factories, rules_obj)) as pool:
                 chunk = max(1, min(8, deals // (4 * jobs)))
-                for i, out in pool.imap_unordered(_play_index, tasks, chunksize=chunk):
-                    results[i] = out
-                    if bar is not None:
-                        bar.update(1)
+                for i, outcome in pool.imap_unordered(_play_index, tasks, chunksize=chunk):
+                    done(i, outcome)
     finally:
         if bar is not None:
             bar.close()
-    k = len(names)
-    per_deal = np.zeros((deals, k))
-    for i, deal in enumerate(results):
-        assert deal is not None
-        tot = np.zeros(k)
-        cnt = np.zeros(k)
-        for seating, o in zip(seats, deal):
-            for s in range(3):
-                tot[seating[s]] += o["payments"][s]
-                cnt[seating[s]] += 1
-        per_deal[i] = tot / cnt
+        if writer is not None:
+            writer.close()
     return MatchResult(
-        names=names, seatings=seats, per_deal=per_deal,
-        seeds=np.array([t[1] for t in tasks], dtype=np.int64),
+        names=names, seatings=seats, per_deal=per_deal, seeds=seeds,
         stats=_stats(names, seats, results),  # type: ignore[arg-type]
         seconds=time.perf_counter() - t0, n_boot=n_boot,
     )
@@ -429,44 +492,83 @@ def _factory(spec: str, pimc_kw: dict[str, Any]) -> RobotFactory:
     return make
 
 
+OUTPUTS = ("deals.csv", "summary.csv", "pairwise.csv", "groše.png")
+
+
+def check_out(out: str | os.PathLike) -> Path:
+    """Create ``out`` and make sure every output can be written there (OSError if not),
+    before any deal is played."""
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    probe = d / f".write-test-{os.getpid()}"
+    probe.write_bytes(b"")
+    probe.unlink()
+    for name in OUTPUTS:
+        p = d / name
+        if p.exists() and (not p.is_file() or not os.access(p, os.W_OK)):
+            raise PermissionError(f"cannot write {p}: it exists and is not a writable file")
+    return d
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog="python -m mariash_env.arena",
         description="Duplicate match of robots over the same deals in every seating.")
     ap.add_argument("--robots", default="table,random",
                     help="comma-separated robots: random, table, pimc, pimc(worlds=8), "
                          "onnx:PATH (default: table,random)")
-    ap.add_argument("--deals", type=int, default=500)
-    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--deals", type=int, default=500, help=f"1..{MAX_DEALS}")
+    ap.add_argument("--jobs", type=int, default=1, help=f"processes, 1..{MAX_JOBS}")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default=None, help="directory for the CSVs and the plot")
+    ap.add_argument("--out", default=None,
+                    help="directory for the CSVs and the plot (checked before playing; "
+                         "deals.csv is written as deals finish)")
     ap.add_argument("--worlds", type=int, default=None, help="PIMC worlds per decision")
     ap.add_argument("--time-limit", type=float, default=None,
-                    help="PIMC seconds per decision")
+                    help="PIMC seconds per decision (> 0)")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    specs = [s for s in _split(args.robots) if s]
-    pimc_kw: dict[str, Any] = {}
-    if args.worlds is not None:
-        pimc_kw["worlds"] = args.worlds
-    if args.time_limit is not None:
-        pimc_kw["time_limit"] = args.time_limit
-    robots: dict[str, RobotFactory] = {}
-    for spec in specs:
-        name = spec
-        k = 2
-        while name in robots:
-            name = f"{spec}#{k}"
-            k += 1
-        robots[name] = _factory(spec, pimc_kw)
-    for f in robots.values():
-        f()  # fail early on a bad spec
-    res = duplicate_match(robots, deals=args.deals, seed=args.seed, jobs=args.jobs,
-                          progress=not args.quiet)
-    print(res.table())
+    from .robots import check_robot_args
+
+    # Every argument, robot and output is checked before the first deal.
+    try:
+        check_match_args(args.deals, args.jobs, args.seed)
+        pimc_kw: dict[str, Any] = {}
+        if args.worlds is not None:
+            pimc_kw["worlds"] = args.worlds
+        if args.time_limit is not None:
+            pimc_kw["time_limit"] = args.time_limit
+        check_robot_args("pimc", pimc_kw)
+        specs = _split(args.robots)
+        if not all(specs):
+            raise ValueError(f"invalid --robots {args.robots!r}: an empty robot name")
+        robots: dict[str, RobotFactory] = {}
+        for spec in specs:
+            name = spec
+            k = 2
+            while name in robots:
+                name = f"{spec}#{k}"
+                k += 1
+            robots[name] = _factory(spec, pimc_kw)
+        for f in robots.values():
+            f()  # fail early on a bad spec
+    except ValueError as e:
+        fail(e)
     out = args.out or os.path.join("runs", "arena", time.strftime("%Y%m%d-%H%M%S"))
-    paths = res.save(out, plot=not args.no_plot)
+    try:
+        check_out(out)
+    except OSError as e:
+        fail(f"cannot write the results to --out {out}: {e.strerror or e}")
+    try:
+        res = duplicate_match(robots, deals=args.deals, seed=args.seed, jobs=args.jobs,
+                              progress=not args.quiet, out=out)
+        print(res.table())
+        paths = res.save(out, plot=not args.no_plot)
+    except Exception as e:  # a robot or the disk failing mid-match: one line, keep the rows
+        print(f"error: the match failed ({type(e).__name__}: {e}); the deals finished so far "
+              f"are in {Path(out) / 'deals.csv'}", file=sys.stderr)
+        return 1
     print("saved: " + ", ".join(str(p) for p in paths))
     return 0
 

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import argparse
-
 from . import env as make_env
+from .cli import ArgumentParser, fail
 from .robots import RandomRobot
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m mariash_env.demo", description=__doc__)
+    ap = ArgumentParser(prog="python -m mariash_env.demo", description=__doc__)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--deals", type=int, default=12)
     ap.add_argument("--quiet", action="store_true", help="only the settlement of each deal")
     args = ap.parse_args(argv)
-    e = make_env(render_mode="ansi", deals=args.deals)
+    try:
+        e = make_env(render_mode="ansi", deals=args.deals, records=False)
+    except ValueError as err:
+        fail(err)
     e.reset(seed=args.seed)
     robots = {a: RandomRobot(seed=args.seed + i) for i, a in enumerate(e.possible_agents)}
     raw = e.unwrapped

@@ -41,7 +41,10 @@ In a flek turn a player may take several ``flek:*``/``against:*`` actions and
 ends its turn with ``good``.  An illegal action raises
 :class:`~mariash_env.game.IllegalActionError` naming the label and the legal
 labels (nothing is applied); ``env(illegal="terminate")`` instead ends the
-episode with reward -1 for the offender (PettingZoo's ``TerminateIllegalWrapper``).
+episode with reward -1 for the offender (as PettingZoo's ``TerminateIllegalWrapper``).
+Both modes parse actions alike (labels in any card case, ints and numpy ints,
+out-of-range ints, ``None``): what the default rejects with ``IllegalActionError``
+the terminate mode punishes; an unknown label raises ``ActionError`` in both.
 
 ## Observations
 A fixed-layout float32 vector per seat (see ``mariash_env.core.observe.OBS_LAYOUT``):
@@ -63,17 +66,29 @@ generator).  The same seed gives the same partie.
 ## Rules
 Keyword arguments select the variants of ``RULES.md`` §11 (``tariff="csm"``,
 ``killed_seven=3``, ``max_flek=None``, ``payment_cap=500``,
-``marriage_order="queen_first"``, ``shuffle="every_deal"``, ``deals=1``);
-an unknown option or value raises :class:`~mariash_env.rules.RulesError`.
+``marriage_order="queen_first"``, ``shuffle="every_deal"``, ``deals=1`` up to
+``deals=1_000_000``); an unknown option, a value of the wrong type
+(``killed_seven=2.0``) or out of range raises :class:`~mariash_env.rules.RulesError`.
 
 ## Game records
-``env.unwrapped.records`` holds one JSON-able record per finished deal;
-``mariash_env.records.save_records(path, records)`` writes them as JSON lines
-and ``python -m mariash_env.replay FILE.jsonl`` verifies a file.
+``env.unwrapped.records`` holds one JSON-able record per finished deal of the
+episode (about 3.3 KB each); ``mariash_env.records.save_records(path, records)``
+writes them as JSON lines and ``python -m mariash_env.replay FILE.jsonl``
+verifies a file.  ``env(records=False)`` keeps no records and ``env(records=N)``
+keeps the last ``N`` (a ``collections.deque``), for long parties; rewards and
+``infos`` are the same either way.
+
+## Infos and the end of an episode
+Every step stores fresh ``infos`` dicts, so an info returned by ``last()`` never
+changes afterwards.  Once every agent is done, ``last()`` answers the final
+observation, reward 0, the termination flags and the final info of
+``agent_selection``; ``observe()``, ``last()`` and ``state()`` before ``reset()``
+raise :class:`AttributeError` ("must be reset").
 """
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 import gymnasium
@@ -81,6 +96,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from . import actions as A
 from .core import state as S
@@ -135,14 +151,62 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     def last(self, observe: bool = True):
         return self._live().last(observe)
 
+    # Before reset, observe() and state() raise as last() does (AttributeError).
+    def observe(self, agent: str):
+        return self._live().observe(agent)
 
-def env(render_mode: str | None = None, illegal: str = "raise", **rules: Any) -> AECEnv:
-    """The wrapped environment (order enforcing; ``illegal="terminate"`` adds the penalty)."""
-    if illegal not in ("raise", "terminate"):
+    def state(self) -> np.ndarray:
+        return self._live().state()
+
+
+class _TerminateIllegal(wrappers.BaseWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` on the environment's own action parsing.
+
+    An action is judged exactly as in the default mode (labels, numpy ints, out-of-range
+    ints, ``None``); where the default raises :class:`IllegalActionError` this ends the
+    episode with ``illegal_reward`` for the offender instead.  An unknown label still
+    raises :class:`~mariash_env.actions.ActionError`: it is no action at all.
+    """
+
+    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
+        super().__init__(env)
+        self._illegal_reward = float(illegal_reward)
+
+    def step(self, action: Any) -> None:
+        raw = self.env.unwrapped
+        try:
+            self.env.step(action)  # raw_env.step changes nothing when it raises
+        except IllegalActionError:
+            agent = raw.agent_selection
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0.0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.agents, 0.0)
+            raw.rewards[agent] = self._illegal_reward
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+
+    def last(self, observe: bool = True):
+        return self.env.last(observe)
+
+
+def env(
+    render_mode: str | None = None,
+    illegal: str = "raise",
+    records: bool | int = True,
+    **rules: Any,
+) -> AECEnv:
+    """The wrapped environment (order enforcing; ``illegal="terminate"`` adds the penalty).
+
+    ``records``: keep every deal's record (True, the default), none (False) or the last
+    ``N`` (an int >= 1); see the module documentation.
+    """
+    if not isinstance(illegal, str) or illegal not in ("raise", "terminate"):
         raise ValueError(f"invalid illegal={illegal!r}: expected 'raise' or 'terminate'")
-    e: AECEnv = raw_env(render_mode=render_mode, **rules)
+    e: AECEnv = raw_env(render_mode=render_mode, records=records, **rules)
     if illegal == "terminate":
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+        e = _TerminateIllegal(e, illegal_reward=-1)
     return _OrderEnforcing(e)
 
 
@@ -156,7 +220,9 @@ class raw_env(AECEnv):
         "render_fps": 1,
     }
 
-    def __init__(self, render_mode: str | None = None, **rules: Any) -> None:
+    def __init__(
+        self, render_mode: str | None = None, records: bool | int = True, **rules: Any
+    ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -165,7 +231,7 @@ class raw_env(AECEnv):
             )
         self.render_mode = render_mode
         self.rules = make_rules(**rules)
-        self.game = Game(self.rules)
+        self.game = Game(self.rules, records=records)
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
@@ -197,7 +263,12 @@ class raw_env(AECEnv):
     def action_index(label: str) -> int:
         return A.action_index(label)
 
+    def _check_reset(self) -> None:
+        if not self._started:
+            raise AttributeError("the environment must be reset before it is used")
+
     def _seat(self, agent: str | None) -> int:
+        self._check_reset()
         if agent is None:
             agent = self.agent_selection
         if agent not in self.agent_name_mapping:
@@ -229,25 +300,46 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: {} for a in AGENTS}
-        self._infos_extra = True
         self._set_infos(None)
+        self._gone: dict[str, tuple[bool, bool, dict[str, Any]]] = {}
         self.agent_selection = AGENTS[self.game.to_move]
         self._started = True
 
     def _set_infos(self, settlement: dict[str, Any] | None, deal: int | None = None) -> None:
+        # Fresh dicts on every step: an info once returned never changes afterwards.
         phase, deal_no = self.game.phase_name, self.game.deal_no
-        if settlement is None and not self._infos_extra:
-            for info in self.infos.values():  # the common case: update in place
-                info["phase"] = phase
-                info["deal"] = deal_no
+        if settlement is None:
+            self.infos = {a: {"phase": phase, "deal": deal_no} for a in AGENTS}
             return
-        info = {"phase": phase, "deal": deal_no}
-        if settlement is not None:
-            info["settlement"] = settlement
-            info["settlement_deal"] = deal
-        self.infos = {a: dict(info) for a in AGENTS}
-        self._infos_extra = settlement is not None
+        self.infos = {
+            a: {"phase": phase, "deal": deal_no, "settlement": settlement,
+                "settlement_deal": deal}
+            for a in AGENTS
+        }
+
+    def _was_dead_step(self, action: Any) -> None:
+        # Keep what a removed agent last saw, so that last() after the episode answers
+        # (terminated, its final info) instead of a KeyError; copy the outer dicts first
+        # so that ones handed out earlier are not changed.
+        agent = self.agent_selection
+        if agent in self.terminations:
+            self._gone[agent] = (
+                self.terminations[agent], self.truncations[agent], self.infos[agent]
+            )
+        self.infos = dict(self.infos)
+        self.terminations = dict(self.terminations)
+        self.truncations = dict(self.truncations)
+        super()._was_dead_step(action)
+
+    def last(self, observe: bool = True):
+        """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
+        move; once every agent is done, the final ones of ``agent_selection`` (reward 0)."""
+        self._check_reset()
+        agent = self.agent_selection
+        if agent in self.terminations:
+            return super().last(observe)
+        term, trunc, info = self._gone[agent]
+        return (self.observe(agent) if observe else None), 0.0, term, trunc, info
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat(agent)
@@ -259,11 +351,15 @@ class raw_env(AECEnv):
         }
 
     def state(self) -> np.ndarray:
+        self._check_reset()
         return self.game.full_state()
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        term = self.terminations.get(agent)
+        if term is None:
+            raise RuntimeError("the episode is over: call reset() to start a new one")
+        if term or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if action is None:
@@ -271,15 +367,15 @@ class raw_env(AECEnv):
                 f"{agent} is to move and must act: legal are {self.legal_labels(agent)}"
             )
         game = self.game
+        ended = game.step(action)  # raises before changing anything on a bad action
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
         for a in AGENTS:
             rewards[a] = 0.0
-        ended = game.step(action)
         settlement = None
         deal = game.deal_no
         if ended:
-            settlement = game.records[-1]["settlement"]
+            settlement = game.last_settlement
             for a, p in zip(AGENTS, settlement["payments"]):
                 self.rewards[a] = float(p)
             if not game.next_deal():
@@ -293,8 +389,9 @@ class raw_env(AECEnv):
 
     # --- records and rendering --------------------------------------------------------
     @property
-    def records(self) -> list[dict[str, Any]]:
-        """Records of the deals finished in this episode (JSON-able dicts)."""
+    def records(self) -> list[dict[str, Any]] | deque[dict[str, Any]]:
+        """Records of the deals finished in this episode (JSON-able dicts): all of them, the
+        last ``N`` (``records=N``, a deque) or none (``records=False``)."""
         return self.game.records
 
     def render(self) -> str | None:

@@ -8,6 +8,7 @@ the settlement out of the core.  It never decides a rule itself.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ from .core import state as S
 from .core.deal import deal_deck, deck_of, shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
-from .rules import Rules, make_rules
+from .rules import Rules, is_int, make_rules
 
 LEVEL_NAMES = ("", "flek", "re", "tutti", "boty")
 
@@ -29,7 +30,27 @@ class IllegalActionError(ValueError):
 
 
 class OptionError(ValueError):
-    """A malformed reset option (deck, dealer, cuts)."""
+    """A malformed reset option (seed, deck, dealer, cuts) or game option (records)."""
+
+
+def _parse_cuts(cuts: Any) -> list[int]:
+    """The cuts of the 2nd, 3rd, … deal as ints 2..30 (RULES.md §2); strict about types."""
+    if cuts is None:
+        return []
+    if isinstance(cuts, np.ndarray):
+        cuts = cuts.tolist() if cuts.ndim == 1 else cuts
+    if not isinstance(cuts, (list, tuple)):
+        raise OptionError(f"invalid cuts {cuts!r}: expected a list of ints 2..30")
+    bad_type = [k for k in cuts if not is_int(k)]
+    if bad_type:
+        raise OptionError(
+            f"invalid cuts {cuts!r}: {bad_type[0]!r} is not an int; expected a list of "
+            "ints 2..30"
+        )
+    bad = [int(k) for k in cuts if not 2 <= k <= 30]
+    if bad:
+        raise OptionError(f"invalid cut(s) {bad}: a cut takes 2..30 cards (RULES.md §2)")
+    return [int(k) for k in cuts]
 
 
 def level_name(level: int) -> str:
@@ -39,14 +60,28 @@ def level_name(level: int) -> str:
 class Game:
     """A partie (``rules.deals`` deals) on one compact state record."""
 
-    def __init__(self, rules: Rules | None = None, **options: Any) -> None:
+    def __init__(
+        self, rules: Rules | None = None, *, records: bool | int = True, **options: Any
+    ) -> None:
+        """``records``: keep every finished deal's record (True), none (False) or the last
+        ``N`` (an int >= 1, a deque); ``options``: rule keywords when ``rules`` is None."""
+        if isinstance(records, (bool, np.bool_)):
+            self._keep: int | None = None if records else 0
+        elif is_int(records) and records >= 1:
+            self._keep = int(records)
+        else:
+            raise OptionError(
+                f"invalid records={records!r}: expected True (keep all), False (keep none) "
+                "or an int N >= 1 (keep the last N)"
+            )
         self.rules = rules if rules is not None else make_rules(**options)
         self.rv = self.rules.vector()
         self._rules_dict = self.rules.to_dict()
         self.st = S.new_state()
         self._mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
         self._cuts: list[int] = []
-        self.records: list[dict[str, Any]] = []
+        self.records: list[dict[str, Any]] | deque[dict[str, Any]] = self._new_records()
+        self.last_settlement: dict[str, Any] | None = None
         self.history: list[tuple[int, int]] = []
         self.first_dealer = 0
 
@@ -59,19 +94,11 @@ class Game:
         cuts: Sequence[int] | None = None,
     ) -> None:
         """Start a partie: ``deck`` (from the top) is dealt as is, else shuffled from ``seed``."""
-        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not (
-            0 <= int(dealer) <= 2
-        ):
+        if not is_int(dealer) or not 0 <= dealer <= 2:
             raise OptionError(f"invalid dealer {dealer!r}: expected a seat 0, 1 or 2")
-        cut_list: list[int] = []
-        if cuts is not None:
-            try:
-                cut_list = [int(k) for k in cuts]
-            except (TypeError, ValueError) as e:
-                raise OptionError(f"invalid cuts {cuts!r}: expected a list of ints 2..30") from e
-            bad = [k for k in cut_list if not 2 <= k <= 30]
-            if bad:
-                raise OptionError(f"invalid cut(s) {bad}: a cut takes 2..30 cards (RULES.md §2)")
+        if seed is not None and not is_int(seed):
+            raise OptionError(f"invalid seed {seed!r}: expected an int or None")
+        cut_list = _parse_cuts(cuts)
         fixed = parse_deck(deck) if deck is not None else None
         st = S.new_state()
         S.seed_rng(st, seed)
@@ -80,9 +107,13 @@ class Game:
         st[S.CUT] = -1
         self.st = st
         self._cuts = cut_list
-        self.records = []
+        self.records = self._new_records()
+        self.last_settlement = None
         self.history = []
         self.first_dealer = int(dealer)
+
+    def _new_records(self) -> list[dict[str, Any]] | deque[dict[str, Any]]:
+        return [] if self._keep is None else deque(maxlen=self._keep)
 
     def deal_deck(self, deck: Sequence[str | int], dealer: int) -> None:
         """Deal a given deck within the current partie (used by the replayer)."""
@@ -184,12 +215,14 @@ class Game:
         """Apply an action of the seat to move; returns True when it ended the deal."""
         a = self.check(action)
         seat = self.to_move
-        if not self.history:
+        if not self.history and self._keep != 0:
             self._deal_start = (self.deck(), int(self.st[S.DEALER]), int(self.st[S.CUT]))
         self.history.append((seat, a))
         ended = bool(apply_action(self.st, self.rv, a))
         if ended:
-            self.records.append(self.record())
+            self.last_settlement = self.settlement()
+            if self._keep != 0:
+                self.records.append(self.record(self.last_settlement))
         return ended
 
     def next_deal(self) -> bool:
@@ -259,8 +292,10 @@ class Game:
         out["bets"] = bets
         return out
 
-    def record(self) -> dict[str, Any]:
+    def record(self, settlement: dict[str, Any] | None = None) -> dict[str, Any]:
         """The game record of the finished deal (INTERFACE.md): one JSON-able object."""
+        if self._keep == 0:
+            raise RuntimeError("this game keeps no records (records=False)")
         deck, dealer, cut = self._deal_start
         return {
             "format": "mariash-deal/1",
@@ -270,5 +305,5 @@ class Game:
             "deck": deck,
             "cut": None if cut < 0 else cut,
             "actions": [[s, A.ACTION_LABELS[a]] for s, a in self.history],
-            "settlement": self.settlement(),
+            "settlement": self.settlement() if settlement is None else settlement,
         }

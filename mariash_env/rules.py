@@ -85,12 +85,60 @@ _NOT_YET = {
     ("open_contracts", True): "open betl / open durch",
     ("players", 4): "the four-player table",
 }
+# The type each choice option must have: ``True == 1`` and ``2.0 == 2`` in Python, so a
+# membership test alone would accept ``killed_seven=2.0`` or ``players=True``.
+_TYPES: dict[str, tuple[type, ...]] = {
+    "rules": (str,), "tariff": (str,), "marriage_order": (str,), "shuffle": (str,),
+    "hundred_counting": (str,), "killed_seven": (int, np.integer), "players": (int, np.integer),
+    "open_contracts": (bool, np.bool_),
+}
+MAX_DEALS = 1_000_000
+"""Most deals in one partie: far beyond any table, and with it the deal counter and the
+running scores stay exact whatever the stakes."""
+MAX_PAYMENT_CAP = 2**31 - 1
+"""Largest ``payment_cap``: what the core's amounts can hold."""
+
+
+def is_int(value: Any) -> bool:
+    """An int or numpy integer, not a bool (``isinstance(True, int)`` holds in Python)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars as Python ones, so that records stay JSON-writable."""
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def _check_choice(key: str, value: Any) -> None:
+    types = _TYPES[key]
+    ok_type = isinstance(value, types) and (
+        key == "open_contracts" or not isinstance(value, (bool, np.bool_))
+    )
+    if ok_type and (key, _plain(value)) in _NOT_YET:
+        raise RulesError(
+            f"rule option {key}={value!r} ({_NOT_YET[key, _plain(value)]}) is a variant of "
+            f"RULES.md §11 that this version does not implement; accepted: "
+            f"{list(_CHOICES[key])}"
+        )
+    if not ok_type or _plain(value) not in _CHOICES[key]:
+        kind = {str: "a str", bool: "a bool", int: "an int"}[types[0]]
+        raise RulesError(
+            f"invalid value {value!r} for rule option {key!r}: expected {kind}, one of "
+            f"{list(_CHOICES[key])}"
+        )
 
 
 def make_rules(**options: Any) -> Rules:
     """Validate rule keyword arguments and build a :class:`Rules`.
 
-    Raises :class:`RulesError` naming the option and the accepted values.
+    Every value is type-checked (``killed_seven=2.0``, ``open_contracts=0`` and
+    ``deals=True`` are refused) and numpy scalars become Python ones.  ``deals`` is
+    1..:data:`MAX_DEALS`.  Raises :class:`RulesError` naming the option, the value and
+    the accepted values.
     """
     known = {f for f in Rules.__dataclass_fields__ if f != "tariff_table"}
     for key, value in options.items():
@@ -98,36 +146,26 @@ def make_rules(**options: Any) -> Rules:
             raise RulesError(
                 f"unknown rule option {key!r}: expected one of {sorted(known)}"
             )
-        if (key, value) in _NOT_YET:
-            raise RulesError(
-                f"rule option {key}={value!r} ({_NOT_YET[key, value]}) is a variant of "
-                f"RULES.md §11 that this version does not implement; accepted: "
-                f"{list(_CHOICES[key])}"
-            )
-        if key in _CHOICES and value not in _CHOICES[key]:
-            raise RulesError(
-                f"invalid value {value!r} for rule option {key!r}: expected one of "
-                f"{list(_CHOICES[key])}"
-            )
+        if key in _CHOICES:
+            _check_choice(key, value)
     deals = options.get("deals", 12)
-    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
-        raise RulesError(f"invalid value {deals!r} for rule option 'deals': expected an int >= 1")
+    if not is_int(deals) or not 1 <= deals <= MAX_DEALS:
+        raise RulesError(
+            f"invalid value {deals!r} for rule option 'deals': expected an int 1..{MAX_DEALS}"
+        )
     mf = options.get("max_flek", 4)
-    if mf is not None and (
-        isinstance(mf, bool) or not isinstance(mf, (int, np.integer)) or not 0 <= mf <= 20
-    ):
+    if mf is not None and (not is_int(mf) or not 0 <= mf <= 20):
         raise RulesError(
             f"invalid value {mf!r} for rule option 'max_flek': expected an int 0..20 "
             "(4 = boty) or None for unlimited"
         )
     cap = options.get("payment_cap")
-    if cap is not None and (
-        isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap <= 0
-    ):
+    if cap is not None and (not is_int(cap) or not 1 <= cap <= MAX_PAYMENT_CAP):
         raise RulesError(
-            f"invalid value {cap!r} for rule option 'payment_cap': expected a positive int or None"
+            f"invalid value {cap!r} for rule option 'payment_cap': expected an int "
+            f"1..{MAX_PAYMENT_CAP} or None"
         )
-    return Rules(**options)
+    return Rules(**{k: _plain(v) for k, v in options.items()})
 
 
 def rules_vector(rules: Rules | np.ndarray | None) -> np.ndarray:

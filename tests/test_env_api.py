@@ -169,7 +169,7 @@ def test_records_replay_and_first_bad_action(tmp_path):
     save_records(tmp_path / "bad.jsonl", [recs[0], bad])
     out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(tmp_path / "bad.jsonl")],
                          capture_output=True, text=True)
-    assert out.returncode == 1 and "record 2: action #2" in out.stdout
+    assert out.returncode == 1 and "bad.jsonl:2: record 2: field 'actions': action #2" in out.stdout
     (tmp_path / "junk.jsonl").write_text("{not json\n")
     out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(tmp_path / "junk.jsonl")],
                          capture_output=True, text=True)

@@ -14,15 +14,20 @@ Keyword arguments may also be written into the spec, ``"pimc(worlds=8, time_limi
 from __future__ import annotations
 
 import ast
+import math
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from ..rules import is_int
 from .base import RandomRobot, Robot
 from .pimc import PIMCRobot, SeatView
 from .table import TableRobot
 
 __all__ = [
     "Robot", "RandomRobot", "TableRobot", "PIMCRobot", "SeatView", "OnnxRobot",
-    "OnnxRobotError", "make_robot", "ROBOT_NAMES",
+    "OnnxRobotError", "make_robot", "ROBOT_NAMES", "check_robot_args",
 ]
 
 ROBOT_NAMES = ("random", "table", "pimc", "onnx:PATH")
@@ -46,33 +51,89 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name, _, args = spec[:-1].partition("(")
     kw: dict[str, Any] = {}
     if args.strip():
+        bad = ValueError(f"bad robot spec {spec!r}: arguments must be key=literal pairs")
         try:
             call = ast.parse(f"f({args})", mode="eval").body
-            assert isinstance(call, ast.Call) and not call.args
+            if not isinstance(call, ast.Call) or call.args or any(
+                k.arg is None for k in call.keywords
+            ):
+                raise bad
             for k in call.keywords:
                 kw[str(k.arg)] = ast.literal_eval(k.value)
-        except (SyntaxError, ValueError, AssertionError) as e:
-            raise ValueError(
-                f"bad robot spec {spec!r}: arguments must be key=literal pairs"
-            ) from e
+        except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as e:
+            raise bad from e
     return name.strip(), kw
 
 
+def _real(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
+        v, (bool, np.bool_))
+
+
+def _strings(v: Any) -> bool:
+    return isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)
+
+
+# Per robot: argument -> (check, what is accepted).  ``True == 1`` in Python, so bools
+# are told apart from ints explicitly.
+_ARGS: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
+    "random": {"seed": (lambda v: v is None or is_int(v), "an int or None")},
+    "table": {},
+    "pimc": {
+        "worlds": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
+        "time_limit": (lambda v: v is None or (_real(v) and 0 < v < math.inf),
+                       "a number > 0 (seconds per decision) or None"),
+        "seed": (lambda v: v is None or is_int(v), "an int or None"),
+        "game": (lambda v: True, "a Game"),
+        "use_solver": (lambda v: isinstance(v, bool), "True or False"),
+        "bidding": (lambda v: v in ("simulate", "table") and isinstance(v, str),
+                    "'simulate' or 'table'"),
+        "solve_bidding": (lambda v: isinstance(v, bool), "True or False"),
+        "simulate_discards": (lambda v: isinstance(v, bool), "True or False"),
+    },
+    "onnx": {
+        "threads": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
+        "providers": (lambda v: v is None or _strings(v), "a list of provider names or None"),
+    },
+}
+
+
+def check_robot_args(base: str, kw: dict[str, Any]) -> None:
+    """Raise ValueError naming a robot argument that is unknown or has a bad value."""
+    key = "onnx" if base.startswith("onnx:") else base
+    allowed = _ARGS[key]
+    for k, v in kw.items():
+        if k not in allowed:
+            raise ValueError(
+                f"unknown argument {k!r} for robot {key!r}: expected "
+                + (", ".join(sorted(allowed)) if allowed else "no arguments")
+            )
+        ok, what = allowed[k]
+        if not ok(v):
+            raise ValueError(f"invalid {k}={v!r} for robot {key!r}: expected {what}")
+
+
 def make_robot(name: str, **kw: Any) -> Robot:
-    """A robot from its registry name (module docstring); ``kw`` go to its constructor."""
+    """A robot from its registry name (module docstring); ``kw`` go to its constructor.
+
+    Every argument is checked first: an unknown robot, an unknown argument or a bad value
+    raises ValueError naming it and what is accepted.
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"a robot spec must be a str, got {name!r}")
     base, extra = parse_spec(name)
     kw = {**extra, **kw}
+    if base not in _ARGS and not base.startswith("onnx:"):
+        raise ValueError(f"unknown robot {name!r}: expected one of {', '.join(ROBOT_NAMES)}")
+    if base.startswith("onnx:") and not base[len("onnx:"):]:
+        raise ValueError("robot 'onnx:PATH' needs the path of an exported .onnx model")
+    check_robot_args(base, kw)
     if base == "random":
         return RandomRobot(**kw)
     if base == "table":
         return TableRobot(**kw)
     if base == "pimc":
         return PIMCRobot(**kw)
-    if base.startswith("onnx:"):
-        path = base[len("onnx:"):]
-        if not path:
-            raise ValueError("robot 'onnx:PATH' needs the path of an exported .onnx model")
-        from .onnx_robot import OnnxRobot
+    from .onnx_robot import OnnxRobot
 
-        return OnnxRobot(path, **kw)
-    raise ValueError(f"unknown robot {name!r}: expected one of {', '.join(ROBOT_NAMES)}")
+    return OnnxRobot(base[len("onnx:"):], **kw)
