@@ -62,7 +62,7 @@ generator).  The same seed gives the same partie.
 
 ## Rules
 Keyword arguments select the variants of ``RULES.md`` §11 (``tariff="csm"``,
-``killed_seven=3``, ``max_flek=None``, ``payment_cap=500``,
+``killed_seven=3``, ``max_flek=None`` (unlimited, bounded at level 24), ``payment_cap=500``,
 ``marriage_order="queen_first"``, ``shuffle="every_deal"``, ``deals=1``);
 an unknown option or value raises :class:`~mariash_env.rules.RulesError`.
 
