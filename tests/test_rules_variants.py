@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -229,6 +230,17 @@ def test_s9_payment_beyond_int32_is_exact():
     from mariash_env.records import replay_record
 
     assert replay_record(g.records[-1]) == s
+    # the AEC environment credits the same exact rewards
+    import mariash_env
+
+    env = mariash_env.env(deals=1, max_flek=None)
+    env.reset(options={"deck": g.records[-1]["deck"], "dealer": 2})
+    total = {a: 0.0 for a in env.possible_agents}
+    for _, label in g.records[-1]["actions"]:
+        env.step(env.unwrapped.action_index(label))
+        for a, r in env.rewards.items():
+            total[a] += r
+    assert list(total.values()) == [2 * BIG_A, -BIG_A, -BIG_A]
 
 
 def test_s10_partie_scores_beyond_int32_stay_exact_and_zero_sum():
@@ -307,3 +319,18 @@ def test_state_layout_fields_do_not_overlap():
         used[off:off + sizes.get(name, 1)] += 1
     assert (used == 1).all()
     assert S.SCORE % 2 == S.PAY % 2 == S.AMT % 2 == 0
+
+
+def test_records_made_before_the_int64_state_still_replay():
+    """Records written by commit 24542a8 (int32 amounts, the uncapped lay-down test):
+    random parties under every variant, flek up to level 24, lay-downs; each replays to
+    its recorded settlement."""
+    from mariash_env.records import load_records, replay_record
+
+    path = Path(__file__).resolve().parent / "data" / "records_24542a8.jsonl"
+    records = list(load_records(path))
+    assert len(records) == 25
+    assert {r["settlement"]["end"] for r in records} >= {"laid_down", "played"}
+    assert max(b.get("level", 0) for r in records for b in r["settlement"]["bets"]) == 24
+    for rec in records:
+        assert replay_record(rec) == rec["settlement"]
