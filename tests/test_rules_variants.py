@@ -334,3 +334,27 @@ def test_records_made_before_the_int64_state_still_replay():
     assert max(b.get("level", 0) for r in records for b in r["settlement"]["bets"]) == 24
     for rec in records:
         assert replay_record(rec) == rec["settlement"]
+
+
+def test_s9_settle_a_line_beyond_int32():
+    """§9, §12 on a hand-made finished deal: sto a sedma in hearts at level 24, lost with
+    0 counted points (the actor never announced its bells marriage, as queen_first
+    allows) against defence marriages 40 + 20 + 20; the seven killed (killed_seven=3).
+    Sto lost: 4 * (100 - 0) / 10 + 4 * 80 / 10 = 72; seven 3; times H * 2^24 = 2^25.
+    The sto line alone, 72 * 2^25 = 2,415,919,104, is beyond int32."""
+    from mariash_env.core.settle import settle
+
+    rv = make_rules(max_flek=None, killed_seven=3, tariff="csm").vector()
+    st = S.new_state()
+    st[S.ACTOR], st[S.CONTRACT], st[S.TRUMP_CARD] = 0, S.C_SUIT, 0  # 7h: hearts trumps
+    st[S.ANNOUNCE], st[S.END] = S.AN_STO_SEDMA, S.END_PLAYED
+    for b in (S.B_GAME, S.B_SEVEN):
+        st[S.BET_EXISTS + b], st[S.BET_LEVEL + b] = 1, UNLIMITED_FLEK
+    st[S.PTS:S.PTS + 3] = [0, 50, 40]
+    st[S.MARR_SEAT:S.MARR_SEAT + 4] = [1, -1, 2, 1]  # hearts, (bells: none), leaves, acorns
+    st[S.MARR_ORD:S.MARR_ORD + 4] = [0, -1, 1, 2]
+    st[S.SEVEN_TRICK], st[S.SEVEN_SEAT], st[S.SEVEN_WON] = 3, 0, 1  # played early: lost
+    settle(st, rv)
+    assert S.read64(st, S.AMT, 5).tolist() == [-72 << 25, -3 << 25, 0, 0, 0]
+    assert -72 << 25 < -(2**31)
+    assert S.read64(st, S.PAY, 3).tolist() == [-150 << 25, 75 << 25, 75 << 25]

@@ -18,7 +18,7 @@ allows ints up to 20), either tariff, times H = 2 for hearts:
 Summed: (72 + 72 + 3 + 3) * 2 * 2^24 + 2 = 5,033,164,802 per defender (2^32.2) and
 10,066,329,604 for the actor: beyond int32 (2^31 - 1 = 2,147,483,647), so every amount
 and the partie scores (engine ``_finish``) are int64; a score stays exact for fewer
-than 2^63 / 10,066,329,604 ~ 9.2e8 deals.  ``payment_cap`` only narrows ``A``.
+than 2^63 / 10,066,329,604 ~ 9.16e8 deals.  ``payment_cap`` only narrows ``A``.
 """
 
 from __future__ import annotations
