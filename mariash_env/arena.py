@@ -139,7 +139,7 @@ def play_deal(robots: list[Any], seating: tuple[int, int, int], seed: int, deale
         g.step(int(a))
     st = g.st
     return {
-        "payments": [int(x) for x in st[S.PAY:S.PAY + 3]],
+        "payments": [int(x) for x in S.read64(st, S.PAY, 3)],
         "actor": int(st[S.ACTOR]),
         "contract": int(st[S.CONTRACT]),
         "end": int(st[S.END]),

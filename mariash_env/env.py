@@ -65,9 +65,9 @@ generator).  The same seed gives the same partie.
 
 ## Rules
 Keyword arguments select the variants of ``RULES.md`` §11 (``tariff="csm"``,
-``killed_seven=3``, ``max_flek=None``, ``payment_cap=500``,
-``marriage_order="queen_first"``, ``shuffle="every_deal"``, ``deals=1`` up to
-``deals=1_000_000``); an unknown option, a value of the wrong type
+``killed_seven=3``, ``max_flek=None`` (unlimited, bounded at level 24),
+``payment_cap=500``, ``marriage_order="queen_first"``, ``shuffle="every_deal"``,
+``deals=1`` up to ``deals=1_000_000``); an unknown option, a value of the wrong type
 (``killed_seven=2.0``) or out of range raises :class:`~mariash_env.rules.RulesError`.
 
 ## Game records

@@ -148,7 +148,7 @@ class Game:
     @property
     def scores(self) -> list[int]:
         """Running groše of the partie per seat."""
-        return [int(x) for x in self.st[S.SCORE : S.SCORE + 3]]
+        return [int(x) for x in S.read64(self.st, S.SCORE, 3)]
 
     def legal_mask(self, seat: int | None = None) -> np.ndarray:
         """``int8[N_ACTIONS]``: the legal actions of ``seat`` (all zero when it is not to move)."""
@@ -248,8 +248,8 @@ class Game:
             "contract": S.CONTRACT_NAMES[con],
             "actor": actor,
             "end": S.END_NAMES[int(st[S.END])],
-            "payments": [int(x) for x in st[S.PAY : S.PAY + 3]],
-            "amount": int(st[S.PAY + actor]) // 2,
+            "payments": [int(x) for x in S.read64(st, S.PAY, 3)],
+            "amount": int(S.get64(st, S.PAY + 2 * actor)) // 2,
         }
         bets = []
         if con == S.C_SUIT:
@@ -272,7 +272,7 @@ class Game:
                 "bet": name,
                 "won": bool(st[S.WON + line]),
                 "worth": int(st[S.WORTH + line]),
-                "amount": int(st[S.AMT + line]),
+                "amount": int(S.get64(st, S.AMT + 2 * line)),
             }
             if line < 4:
                 lvl = int(st[S.BET_LEVEL + line])

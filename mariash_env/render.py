@@ -52,7 +52,7 @@ def render_table(game: Game) -> str:
         marr = [SUIT_NAMES_CZ[s] for s in range(4) if st[S.MARR_SEAT + s] == seat]
         extra = f"  points {pts}" + (f"  hlášky: {', '.join(marr)}" if marr else "")
         lines.append(
-            f"{mark} player_{seat} ({role:10s}) {int(st[S.SCORE + seat]):+5d} groše  "
+            f"{mark} player_{seat} ({role:10s}) {int(S.get64(st, S.SCORE + 2 * seat)):+5d} groše  "
             f"[{_hand(game.hand(seat))}]{extra}"
         )
     if st[S.PHASE] == S.PH_PLAY:

@@ -25,7 +25,7 @@ TARIFFS = {
     "home": {"hra": 1, "sedma": 2, "sto": 4, "betl": 5, "durch": 10},
     "csm": {"hra": 1, "sedma": 2, "sto": 4, "betl": 15, "durch": 30},
 }
-UNLIMITED_FLEK = 24  # "unlimited" flek: far beyond any real table, still exact in int64
+UNLIMITED_FLEK = 24  # max_flek=None: RULES.md §12 bounds every bet at level 24 (x 2^24)
 
 
 class RulesError(ValueError):
@@ -157,7 +157,8 @@ def make_rules(**options: Any) -> Rules:
     if mf is not None and (not is_int(mf) or not 0 <= mf <= 20):
         raise RulesError(
             f"invalid value {mf!r} for rule option 'max_flek': expected an int 0..20 "
-            "(4 = boty) or None for unlimited"
+            f"(4 = boty) or None for unlimited (bounded at level {UNLIMITED_FLEK}, "
+            "RULES.md §12)"
         )
     cap = options.get("payment_cap")
     if cap is not None and (not is_int(cap) or not 1 <= cap <= MAX_PAYMENT_CAP):

@@ -36,7 +36,7 @@ API
     identical; worth it only with idle cores: on a machine busy with other processes
     the threads wait for each other and it can be several times slower than serial).
     Attributes: ``num_envs``, ``obs_size`` (``OBS_SIZE`` = 900), ``state_obs_size``
-    (1031), ``num_actions`` (115), ``state_size`` (``STATE_SIZE`` = 197), ``rules``
+    (1031), ``num_actions`` (115), ``state_size`` (``STATE_SIZE`` = 208), ``rules``
     (the :class:`~mariash_env.rules.Rules`), ``rules_vector``, ``seed`` (the base seed of
     the last reset) and ``decisions`` (actions applied since construction).
 ``reset(seed=None) -> Step``
@@ -70,9 +70,9 @@ The ``Step`` record
     ``mariash_env.core.observe.OBS_LAYOUT``).
 ``mask`` int8[N, 115]
     Legal actions of that seat (1 = legal).
-``rewards`` float32[N, 3]
+``rewards`` float64[N, 3]
     Groše paid to each *absolute* seat by a deal that ended in this step, else 0.
-    Zero-sum per row.
+    Zero-sum per row; exact (a payment stays far below 2**53, see ``core/settle.py``).
 ``deal_done`` bool[N]
     A deal ended in this step; the game has already been advanced to the next deal.
 ``partie_done`` bool[N]
@@ -96,8 +96,8 @@ deals), a new partie starts at once: scores and deal counter cleared, a fresh de
 partie, like every partie of the AEC environment, is first dealt by seat 0; its
 ``st[CUT]`` is -1, "shuffled, not cut", as ``Game.new_partie`` leaves it).  So
 every row of a ``Step`` is always a decision of a live deal; an episode boundary is
-``partie_done``.  The partie score is in the state (``st[SCORE:SCORE+3]``) and in the
-observation's ``score`` block.
+``partie_done``.  The partie score is in the state (exact int64,
+``mariash_env.core.state.read64(st, SCORE, 3)``) and in the observation's ``score`` block.
 
 Seeding and determinism
 -----------------------
@@ -114,9 +114,9 @@ engine itself draws no other randomness.
 
 Memory
 ------
-``STATE_SIZE * 4`` = 788 bytes of state per game, plus the output buffers: 115 bytes
-of mask, 3,600 bytes of observation (when on) and ~40 bytes of the rest.  4,096 games
-hold 3.2 MB of state.
+``STATE_SIZE * 4`` = 832 bytes of state per game, plus the output buffers: 115 bytes
+of mask, 3,600 bytes of observation (when on) and ~50 bytes of the rest.  4,096 games
+hold 3.4 MB of state.
 
 Speed and compilation
 ---------------------
@@ -131,7 +131,7 @@ call, so batch at least a few hundred games.
 
 Search: copy and restore
 ------------------------
-``snap = venv.copy_states()`` copies the whole batch (788 bytes per game); after any
+``snap = venv.copy_states()`` copies the whole batch (832 bytes per game); after any
 number of steps ``venv.restore_states(snap)`` puts every game back exactly, including
 its generator, so the same actions reproduce the same continuation.  Call
 ``venv.current()`` to get the restored games' player/mask/obs.  To explore several
@@ -169,6 +169,7 @@ from .core.state import (
     TRICK_N,
     TRICK_NO,
     TRUMP_CARD,
+    get64,
     seed_words,
     setm,
 )
@@ -229,7 +230,7 @@ def _advance_one(st, rules, i, a, rewards, deal_done, partie_done):
     """Apply ``a`` to one game; settle, advance and auto-reset as needed."""
     if apply_action(st, rules, a):
         for s in range(3):
-            rewards[i, s] = st[PAY + s]
+            rewards[i, s] = get64(st, PAY + 2 * s)  # exact int64 in the state
         deal_done[i] = True
         if advance_partie(st, rules, -1):
             partie_done[i] = False
@@ -383,7 +384,7 @@ class VectorEnv:
         # Without observations the kernels still need an array of the right type.
         self._obs = np.zeros((n if self.observations else 1, OBS_SIZE), dtype=np.float32)
         self._player = np.zeros(n, dtype=np.int64)
-        self._rewards = np.zeros((n, 3), dtype=np.float32)
+        self._rewards = np.zeros((n, 3), dtype=np.float64)  # payments exceed float32's 2**24
         self._deal_done = np.zeros(n, dtype=np.bool_)
         self._partie_done = np.zeros(n, dtype=np.bool_)
         self._deal_no = np.zeros(n, dtype=np.int64)

@@ -16,6 +16,7 @@ from oracle import RefDeal
 from mariash_env import Game
 from mariash_env.core import state as S
 from mariash_env.core.observe import OBS_SIZE, encode
+from mariash_env.rules import UNLIMITED_FLEK
 
 ALL = (1 << 32) - 1
 SETTINGS = settings(max_examples=60, deadline=None,
@@ -81,7 +82,7 @@ def play_partie(seed: int, deals: int, check_leaks: bool = True, **rules) -> Gam
     g.new_partie(seed=seed)
     obs = np.zeros(OBS_SIZE, np.float32)
     obs2 = np.zeros(OBS_SIZE, np.float32)
-    max_flek = g.rules.max_flek if g.rules.max_flek is not None else 99
+    max_flek = g.rules.max_flek if g.rules.max_flek is not None else UNLIMITED_FLEK  # §12
     while True:
         ref = RefDeal(g.deck(), int(g.st[S.DEALER]), max_flek=max_flek,
                       queen_first=g.rules.marriage_order == "queen_first")

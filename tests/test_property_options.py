@@ -61,14 +61,14 @@ def play_batch(max_flek, j: int, combo: tuple, seed: int, n_envs: int = N_ENVS,
     step = venv.reset()
     ended = 0
     for _ in range(steps):
-        before = venv.states[:, S.SCORE:S.SCORE + 3].astype(np.int64)
+        before = S.read64(venv.states, S.SCORE, 3)
         step = venv.step(choose(step.mask, rng, boldness))
-        scores = venv.states[:, S.SCORE:S.SCORE + 3].astype(np.int64)
+        scores = S.read64(venv.states, S.SCORE, 3)
         assert not scores.sum(axis=1).any(), (rules, scores[scores.sum(axis=1) != 0])
         done = step.deal_done & ~step.partie_done
         if done.any():
             delta = scores[done] - before[done]
-            assert np.array_equal(delta.astype(np.float32), step.rewards[done]), (
+            assert np.array_equal(delta.astype(np.float64), step.rewards[done]), (
                 rules, delta, step.rewards[done])
             assert not delta.sum(axis=1).any()
             if rules["payment_cap"] is not None:  # RULES.md §9: the cap bounds A
@@ -79,10 +79,7 @@ def play_batch(max_flek, j: int, combo: tuple, seed: int, n_envs: int = N_ENVS,
     return ended
 
 
-OVERFLOW = pytest.mark.xfail(strict=False, reason="int32 overflow fixed on branch core-fine")
-
-
-@pytest.mark.parametrize("max_flek", [*MAX_FLEKS[:-1], pytest.param(None, marks=OVERFLOW)])
+@pytest.mark.parametrize("max_flek", MAX_FLEKS)
 def test_random_play_over_every_rule_option_is_exact_and_zero_sum(max_flek):
     ended = 0
     for j, combo in enumerate(CROSS):
@@ -90,7 +87,6 @@ def test_random_play_over_every_rule_option_is_exact_and_zero_sum(max_flek):
     assert ended > len(CROSS) * N_ENVS  # deals really end (and parties, with deals <= 3)
 
 
-@OVERFLOW
 def test_unlimited_flek_wars_keep_exact_scores():
     """``max_flek=None`` at the csm tariff with most games in flek wars: one deal can pay
     about 10^9 groše, so a 12-deal partie must keep its scores in 64 bits."""

@@ -379,12 +379,12 @@ def test_solver_matches_brute_force_on_endgames():
         bf, _ = brute_force_value(st, RV, prune=plays < 21)
         assert r.value == bf, (i, r.value, bf)
         fin = _replay(st, r.pv)
-        assert fin[S.PAY + st[S.ACTOR]] // 2 == r.value
+        assert S.get64(fin, S.PAY + 2 * st[S.ACTOR]) // 2 == r.value
         assert r.move_values[r.action] == r.value
         for a, v in r.move_values.items():
             ch = st.copy()
             if apply_action(ch, RV, a):
-                assert v == ch[S.PAY + st[S.ACTOR]] // 2
+                assert v == S.get64(ch, S.PAY + 2 * st[S.ACTOR]) // 2
             else:
                 assert v == brute_force_value(ch, RV, prune=True)[0]
         checked[con] += 1
@@ -417,9 +417,10 @@ def test_solver_principal_variations_replay():
         st = random_position(100003 + i, contract=S.C_DURCH if i >= 150 else S.C_BETL)
         r = solve(st, RV)
         fin = _replay(st, r.pv)
-        assert fin[S.PAY + st[S.ACTOR]] // 2 == r.value
+        assert S.get64(fin, S.PAY + 2 * st[S.ACTOR]) // 2 == r.value
     st = random_position(100003 + 165, contract=S.C_DURCH)
-    assert _replay(st, solve(st, RV).pv)[S.PAY + st[S.ACTOR]] // 2 == solve(st, RV).value
+    fin = _replay(st, solve(st, RV).pv)
+    assert S.get64(fin, S.PAY + 2 * st[S.ACTOR]) // 2 == solve(st, RV).value
 
 
 def _swap_in_play(st, x, y):
@@ -501,7 +502,7 @@ def test_solver_whole_deals_options_agree():
             assert solve(st, RV, pv=False, **kw).value == r.value, kw
         fin = _replay(st, r.pv)
         out = r.outcome
-        assert fin[S.PAY + st[S.ACTOR]] // 2 == r.value
+        assert S.get64(fin, S.PAY + 2 * st[S.ACTOR]) // 2 == r.value
         if con == S.C_SUIT:
             assert out.actor_points + out.defence_points == 90
             assert int(out.amounts.sum()) == r.value

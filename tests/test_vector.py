@@ -84,11 +84,11 @@ def test_shapes_and_attributes():
     step = venv.reset()
     assert venv.num_envs == 5 and venv.num_actions == 115
     assert venv.obs_size == OBS_SIZE and venv.state_size == S.STATE_SIZE
-    assert STATE_BYTES == S.STATE_SIZE * 4 == 788
+    assert STATE_BYTES == S.STATE_SIZE * 4 == 832
     assert step.player.shape == (5,) and step.player.dtype == np.int64
     assert step.obs.shape == (5, OBS_SIZE) and step.obs.dtype == np.float32
     assert step.mask.shape == (5, 115) and step.mask.dtype == np.int8
-    assert step.rewards.shape == (5, 3) and step.rewards.dtype == np.float32
+    assert step.rewards.shape == (5, 3) and step.rewards.dtype == np.float64
     assert step.deal_done.dtype == np.bool_ and step.partie_done.dtype == np.bool_
     assert step.deal_no.dtype == np.int64 and not step.deal_no.any()
     assert (step.player == 1).all()  # forehand of the first dealer, seat 0
@@ -184,12 +184,12 @@ def test_zero_sum_and_cards_conserved():
         st = venv.copy_states()
         assert_cards_conserved(st)
         assert (step.rewards.sum(axis=1) == 0).all()
-        assert (st[:, S.SCORE:S.SCORE + 3].sum(axis=1) == 0).all()
+        assert (S.read64(st, S.SCORE, 3).sum(axis=1) == 0).all()
         assert (step.player == st[:, S.TO_MOVE]).all() and (step.player >= 0).all()
         assert (st[:, S.PHASE] != S.PH_DONE).all()
         assert (step.mask.sum(axis=1) > 0).all()
         cum = np.where(step.partie_done[:, None], 0, cum + step.rewards.astype(np.int64))
-        np.testing.assert_array_equal(cum, st[:, S.SCORE:S.SCORE + 3])
+        np.testing.assert_array_equal(cum, S.read64(st, S.SCORE, 3))
         deals_seen += int(step.deal_done.sum())
     assert deals_seen > 500
     assert venv.decisions == 400 * 128
@@ -215,7 +215,7 @@ def test_auto_reset_into_next_deal_and_partie():
         np.testing.assert_array_equal(step.deal_no[~d], prev_no[~d])
         np.testing.assert_array_equal(step.deal_no, st[:, S.DEAL_NO])
         # a fresh partie: scores cleared, dealer 0, shuffled (no cut); next deal: cut 2..30
-        assert (st[p, S.SCORE:S.SCORE + 3] == 0).all()
+        assert (S.read64(st[p], S.SCORE, 3) == 0).all()
         assert (st[p, S.DEALER] == 0).all() and (st[p, S.CUT] == -1).all()
         assert ((st[nxt, S.CUT] >= 2) & (st[nxt, S.CUT] <= 30)).all()
         assert (st[d, S.PHASE] == S.PH_TRUMP).all()
@@ -358,7 +358,7 @@ def test_matches_plain_core_loop():
             if ended:
                 assert st[S.PHASE] == S.PH_DONE
                 assert_cards_conserved(st[None, :])  # incl. claimed hands of a lay-down
-                pay = st[S.PAY:S.PAY + 3]
+                pay = S.read64(st, S.PAY, 3)
                 np.testing.assert_array_equal(step.rewards[i], pay)
                 assert pay.sum() == 0
                 if not advance_partie(st, rules, -1):

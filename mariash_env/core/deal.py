@@ -97,8 +97,8 @@ def start_partie(st, deck, dealer):
     """Reset the partie (scores, deal counter) and deal ``deck`` by ``dealer``."""
     st[DEAL_NO] = 0
     st[PARTIE_DONE] = 0
-    for s in range(3):
-        st[SCORE + s] = 0
+    for i in range(6):  # three int64 scores
+        st[SCORE + i] = 0
     deal_deck(st, deck, dealer)
 
 

@@ -83,7 +83,9 @@ from .state import (
     TRUMP_CARD,
     TRUMP_PUBLIC,
     TURN_DONE,
+    get64,
     getm,
+    set64,
     setm,
 )
 from .tables import BLIND_POS
@@ -174,7 +176,7 @@ def legal_actions(st, rules, mask):
         for c in range(32):
             if (legal >> c) & 1:
                 mask[A.PLAY0 + c] = 1
-        if can_lay_down(st, seat):
+        if can_lay_down(st, rules, seat):
             mask[A.LAY_DOWN] = 1
 
 
@@ -223,7 +225,7 @@ def _finish(st, rules, end):
     st[TO_MOVE] = -1
     settle(st, rules)
     for s in range(3):
-        st[SCORE + s] += st[PAY + s]
+        set64(st, SCORE + 2 * s, get64(st, SCORE + 2 * s) + get64(st, PAY + 2 * s))
     if st[DEAL_NO] + 1 >= rules[R_NDEALS]:
         st[PARTIE_DONE] = 1
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import njit
-from .play import side_marriages
+from .settle import side_marriages
 from .state import (
     ACTOR,
     ANNOUNCE,
@@ -53,6 +53,7 @@ from .state import (
     TRICKS,
     TRUMP_CARD,
     TRUMP_PUBLIC,
+    get64,
     getm,
 )
 
@@ -257,7 +258,7 @@ def encode(st, me, out, omniscient):
         r = (s - me) % 3
         out[O_POINTS + r] = st[PTS + s] / 100.0
         out[O_NTRICKS + r] = st[NTRICKS + s] / 10.0
-        out[O_SCORE + r] = st[SCORE + s] / 100.0
+        out[O_SCORE + r] = get64(st, SCORE + 2 * s) / 100.0  # exact int64 (state.py)
     out[O_DEAL_NO + min(st[DEAL_NO], 11)] = 1.0
     if omniscient:
         _bits(out, O_X_HANDS, getm(st, HAND + (me + 1) % 3))

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..rules import R_QUEEN_FIRST
 from .jit import njit
+from .settle import settle, side_marriages  # noqa: F401 (side_marriages: re-exported)
 from .state import (
     ACTOR,
     AN_STO,
@@ -21,12 +22,15 @@ from .state import (
     CLAIM_HANDS,
     CLAIMER,
     CONTRACT,
+    END,
+    END_LAID,
     HAND,
     LEADER,
     MARR_ORD,
     MARR_SEAT,
     NMARR,
     NTRICKS,
+    PAY,
     PLAYED,
     PTS,
     SEVEN_SEAT,
@@ -39,7 +43,9 @@ from .state import (
     TRICKS,
     TRUMP_CARD,
     TWIN,
+    get64,
     getm,
+    popcount,
     setm,
 )
 from .tables import ABOVE_PLAIN, ABOVE_TRUMP, ALL, BELOW_PLAIN, CARD_POINTS, SUIT_MASK
@@ -138,30 +144,6 @@ def held_marriages(hand):
 
 
 @njit
-def side_marriages(st):
-    """Marriages per side in one pass: (actor's points, defence's points, suit of the
-    actor's first marriage, suit of the defence's first), -1 for no marriage."""
-    actor = st[ACTOR]
-    trump = st[TRUMP_CARD] >> 3
-    ma, md, oa, od, fa, fd = 0, 0, 99, 99, -1, -1
-    for su in range(4):
-        ms = st[MARR_SEAT + su]
-        if ms < 0:
-            continue
-        v = 40 if su == trump else 20
-        o = st[MARR_ORD + su]
-        if ms == actor:
-            ma += v
-            if o < oa:
-                oa, fa = o, su
-        else:
-            md += v
-            if o < od:
-                od, fd = o, su
-    return ma, md, fa, fd
-
-
-@njit
 def announce_marriage(st, seat, s):
     st[MARR_SEAT + s] = seat
     st[MARR_ORD + s] = st[NMARR]
@@ -221,8 +203,11 @@ def outstanding(st, seat):
 
 
 @njit
-def _hundred_withheld(st, claimer):
-    """Lay-down is withheld while an announced hundred's amount could depend on marriage order."""
+def _hundred_withheld(st, rules, claimer):
+    """RULES.md §8, §12: withhold a lay-down while an announced hundred's side has
+    announced no marriage yet and taking each marriage that side still holds as its
+    first gives different payments -- after ``payment_cap``, which can make the order
+    harmless.  Each candidate is laid down and settled on a copy by the core itself."""
     an = st[ANNOUNCE]
     if an == AN_STO or an == AN_STO_SEDMA:
         hside = 0
@@ -230,43 +215,40 @@ def _hundred_withheld(st, claimer):
         hside = 1
     else:
         return False
-    actor = st[ACTOR]
     for s in range(4):
         ms = st[MARR_SEAT + s]
         if ms >= 0 and side_of(st, ms) == hside:
             return False  # its first marriage is already fixed
-    trump = st[TRUMP_CARD] >> 3
-    vmin = 99
-    vmax = 0
+    n = 0
+    for seat in range(3):
+        if side_of(st, seat) == hside:
+            n += popcount(held_marriages(getm(st, HAND + seat)))
+    if n < 2:
+        return False
+    sc = np.empty_like(st)
+    pay0 = np.int64(0)
+    k = 0
     for seat in range(3):
         if side_of(st, seat) != hside:
             continue
         hm = held_marriages(getm(st, HAND + seat))
-        for s in range(4):
-            if (hm >> s) & 1:
-                v = 40 if s == trump else 20
-                vmin = min(vmin, v)
-                vmax = max(vmax, v)
-    if vmin >= vmax:
-        return False
-    cards = 0
-    for seat in range(3):
-        if side_of(st, seat) == hside:
-            cards += st[PTS + seat]
-    if side_of(st, claimer) == hside:
-        rem = 0
-        for seat in range(3):
-            rem |= getm(st, HAND + seat)
-        for c in range(32):
-            if (rem >> c) & 1:
-                cards += CARD_POINTS[c]
-        cards += 10
-    _ = actor
-    return cards + vmin < 100  # with the smaller marriage first the hundred may fail
+        for su in range(4):
+            if (hm >> su) & 1:
+                sc[:] = st
+                announce_marriage(sc, seat, su)  # this one first, then lay_down's order
+                lay_down(sc, claimer)
+                sc[END] = END_LAID
+                settle(sc, rules)
+                pay = get64(sc, PAY + 2 * sc[ACTOR])
+                if k > 0 and pay != pay0:
+                    return True
+                pay0 = pay
+                k += 1
+    return False
 
 
 @njit
-def can_lay_down(st, seat):
+def can_lay_down(st, rules, seat):
     """RULES.md §8: may ``seat``, on lead at the start of a trick, lay its cards down?"""
     if st[TRICK_N] != 0 or st[LEADER] != seat:
         return False
@@ -282,7 +264,7 @@ def can_lay_down(st, seat):
         for c in range(32):
             if (hand >> c) & 1 and o & ABOVE_TRUMP[c]:
                 return False
-        return not _hundred_withheld(st, seat)
+        return not _hundred_withheld(st, rules, seat)
     if seat != st[ACTOR]:
         return False
     if con == C_DURCH:
@@ -304,7 +286,10 @@ def can_lay_down(st, seat):
 
 @njit
 def lay_down(st, seat):
-    """Settle the rest of the card play as laid down by ``seat`` (RULES.md §8)."""
+    """Settle the rest of the card play as laid down by ``seat`` (RULES.md §8).
+
+    Marriages already announced stay as they are (``_hundred_withheld`` announces a
+    candidate first marriage before laying down a copy)."""
     st[CLAIMER] = seat
     if st[CONTRACT] == C_BETL:
         return  # the actor takes no further trick; the cards stay in the hands
@@ -320,7 +305,7 @@ def lay_down(st, seat):
             s = (seat + k) % 3
             hm = held_marriages(getm(st, HAND + s))
             for su in range(4):
-                if (hm >> su) & 1:
+                if (hm >> su) & 1 and st[MARR_SEAT + su] < 0:
                     announce_marriage(st, s, su)
         if (getm(st, HAND + seat) >> (trump * 8)) & 1:
             st[SEVEN_TRICK] = 9

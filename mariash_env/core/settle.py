@@ -2,13 +2,31 @@
 
 Every line is an amount ``A`` per defender from the actor's point of view: the
 actor receives ``2A``, each defender pays ``A``.
+
+Amounts are int64 (two state slots each, ``set64``).  The largest |line| at the
+highest level, ``UNLIMITED_FLEK`` = 24 (multiplier 2^24 = 16,777,216; ``make_rules``
+allows ints up to 20), either tariff, times H = 2 for hearts:
+
+- game: max of hra 1, silent hundred 2 + 2*(190-100)/10 = 20 (card points <= 90:
+  eight aces/tens + the last trick; marriages <= 100), sto won 4 + 4*(190-100)/10 = 40,
+  sto lost 4*(100-0)/10 + 4*80/10 = 72 (the sto player holds a marriage, so the
+  defence's are <= 80), betl 15 / durch 30 (csm, no H)  ->  72 * 2 * 2^24;
+- hundred against: the same bounds, 72 * 2 * 2^24;
+- seven, seven against: killed_seven 3 (> sedma 2), each 3 * 2 * 2^24;
+- silent seven: 1 * 2 (never flekked).
+
+Summed: (72 + 72 + 3 + 3) * 2 * 2^24 + 2 = 5,033,164,802 per defender (2^32.2) and
+10,066,329,604 for the actor: beyond int32 (2^31 - 1 = 2,147,483,647), so every amount
+and the partie scores (engine ``_finish``) are int64; a score stays exact for fewer
+than 2^63 / 10,066,329,604 ~ 9.16e8 deals.  ``payment_cap`` only narrows ``A``.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..rules import R_BETL, R_CAP, R_DURCH, R_HRA, R_KILLED_SEVEN, R_SEDMA, R_STO
 from .jit import njit
-from .play import side_marriages
 from .state import (
     ACTOR,
     AMT,
@@ -33,6 +51,8 @@ from .state import (
     L_SEVEN,
     L_SEVEN_AG,
     L_SILENT_SEVEN,
+    MARR_ORD,
+    MARR_SEAT,
     PAY,
     PTS,
     SETTLED,
@@ -46,7 +66,33 @@ from .state import (
     TRUMP_CARD,
     WON,
     WORTH,
+    get64,
+    set64,
 )
+
+
+@njit
+def side_marriages(st):
+    """Marriages per side in one pass: (actor's points, defence's points, suit of the
+    actor's first marriage, suit of the defence's first), -1 for no marriage."""
+    actor = st[ACTOR]
+    trump = st[TRUMP_CARD] >> 3
+    ma, md, oa, od, fa, fd = 0, 0, 99, 99, -1, -1
+    for su in range(4):
+        ms = st[MARR_SEAT + su]
+        if ms < 0:
+            continue
+        v = 40 if su == trump else 20
+        o = st[MARR_ORD + su]
+        if ms == actor:
+            ma += v
+            if o < oa:
+                oa, fa = o, su
+        else:
+            md += v
+            if o < od:
+                od, fd = o, su
+    return ma, md, fa, fd
 
 
 @njit
@@ -54,21 +100,21 @@ def _line(st, line, won, worth, sign_won, mult):
     """Record a line: ``sign_won`` is +1 when winning it pays the actor, -1 for the defence's."""
     st[WON + line] = 1 if won else 0
     st[WORTH + line] = worth
-    st[AMT + line] = (sign_won if won else -sign_won) * worth * mult
+    set64(st, AMT + 2 * line, np.int64(sign_won if won else -sign_won) * worth * mult)
 
 
 @njit
 def settle(st, rules):
     """Compute every line of the settlement and the payments of a finished deal."""
     for i in range(5):
-        st[AMT + i] = 0
+        set64(st, AMT + 2 * i, 0)
         st[WON + i] = 0
         st[WORTH + i] = 0
     st[SILENT100] = 0
     actor = st[ACTOR]
     con = st[CONTRACT]
     end = st[END]
-    glevel = 1 << st[BET_LEVEL + B_GAME]
+    glevel = np.int64(1) << st[BET_LEVEL + B_GAME]
     if con == C_BETL or con == C_DURCH:
         price = rules[R_BETL] if con == C_BETL else rules[R_DURCH]
         won = end != END_BROKEN  # broken at the first deciding trick, else won
@@ -83,7 +129,7 @@ def settle(st, rules):
             _line(st, L_GAME, True, hra, 1, glevel * h)
         elif end == END_SEDMA_VOID:
             _line(st, L_GAME, False, hra, 1, glevel * h)
-            _line(st, L_SEVEN, True, sedma, 1, (1 << st[BET_LEVEL + B_SEVEN]) * h)
+            _line(st, L_SEVEN, True, sedma, 1, (np.int64(1) << st[BET_LEVEL + B_SEVEN]) * h)
         else:
             # Points: cards (aces, tens, last trick) plus marriages, per side.
             ca = st[PTS + actor]
@@ -125,14 +171,14 @@ def settle(st, rules):
             if st[BET_EXISTS + B_SEVEN]:
                 won = seven_last and st[SEVEN_SEAT] == actor
                 _line(st, L_SEVEN, won, sedma if won else killed, 1,
-                      (1 << st[BET_LEVEL + B_SEVEN]) * h)
+                      (np.int64(1) << st[BET_LEVEL + B_SEVEN]) * h)
             if st[BET_EXISTS + B_SEVEN_AG]:
                 won = seven_last and st[SEVEN_SEAT] != actor
                 _line(st, L_SEVEN_AG, won, sedma if won else killed, -1,
-                      (1 << st[BET_LEVEL + B_SEVEN_AG]) * h)
+                      (np.int64(1) << st[BET_LEVEL + B_SEVEN_AG]) * h)
             if st[BET_EXISTS + B_HUNDRED_AG]:
                 counted = cd + first_d
-                mult = (1 << st[BET_LEVEL + B_HUNDRED_AG]) * h
+                mult = (np.int64(1) << st[BET_LEVEL + B_HUNDRED_AG]) * h
                 if counted >= 100:
                     _line(st, L_HUNDRED_AG, True, sto + sto * (pd - 100) // 10, -1, mult)
                 else:
@@ -143,12 +189,12 @@ def settle(st, rules):
                 # Silent seven: for the side of whoever played it to the last trick.
                 sign = 1 if st[SEVEN_SEAT] == actor else -1
                 _line(st, L_SILENT_SEVEN, st[SEVEN_WON] == 1, 1, sign, h)
-    a = 0
+    a = np.int64(0)
     for i in range(5):
-        a += st[AMT + i]
+        a += get64(st, AMT + 2 * i)
     cap = rules[R_CAP]
     if cap > 0:
         a = min(cap, max(-cap, a))
     for s in range(3):
-        st[PAY + s] = 2 * a if s == actor else -a
+        set64(st, PAY + 2 * s, 2 * a if s == actor else -a)
     st[SETTLED] = 1

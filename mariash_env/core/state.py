@@ -1,7 +1,9 @@
 """Layout of the compact per-game state: one ``int32[STATE_SIZE]`` record.
 
 Card sets are 32-bit masks kept in ``int32`` slots (bit 31 = ``Aa``); read them
-with :func:`getm` and write them with :func:`setm`.  Seats are absolute
+with :func:`getm` and write them with :func:`setm`.  Amounts in groše (SCORE, PAY,
+AMT) are exact int64 values in two slots each: :func:`get64`/:func:`set64`, and
+:func:`read64` for numpy arrays of states.  Seats are absolute
 (0, 1, 2).  -1 means "none".
 """
 
@@ -40,74 +42,77 @@ NBETS = 4
 END_NONE, END_PLAYED, END_CONCEDED, END_SEDMA_VOID, END_BROKEN, END_LAID = 0, 1, 2, 3, 4, 5
 END_NAMES = ("none", "played", "conceded", "sedma_not_played", "decided_early", "laid_down")
 
-# Offsets of the fields (slots) in the state record.
+# Offsets of the fields (slots) in the state record.  Everything before DEALER lasts the
+# whole partie; a new deal clears the rest.  SCORE, PAY and AMT hold exact 64-bit
+# amounts, two slots each (low word, high word; read with get64/read64): with
+# max_flek=None one deal can pay more than an int32 holds (see core/settle.py).
 DEAL_NO = 0
-SCORE = 1  # 3 slots
-RNG = 4  # 4 slots
-PARTIE_DONE = 8
-DEALER = 9
-FOREHAND = 10
-CUT = 11
-POS = 12  # 32 slots
-HAND = 44  # 3 slots
-PHASE = 47
-TO_MOVE = 48
-TRUMP_CARD = 49
-TRUMP_PUBLIC = 50
-BLIND = 51
-CONTRACT = 52
-ACTOR = 53
-CHOOSER = 54
-NDISC = 55
-DISC = 56  # 2 slots
-TALON = 58
-TALON_OWNER = 59
-LAID = 60  # 3 slots
-TOOK = 63  # 3 slots
-ANSWERS = 66
-BAD_SEAT = 67
-GOOD_SEATS = 68
-DURCH_SEAT = 69
-BETL_SEAT = 70
-ANNOUNCE = 71
-BET_EXISTS = 72  # 4 slots
-BET_LEVEL = 76  # 4 slots
-BET_SEAT = 80  # 4 slots
-RAISED_BY = 84  # 4 slots
-FLEK_ROUND = 88
-FLEK_TURN = 89
-RAISABLE = 90
-RAISED_RND = 91
-ANNOUNCED_RND = 92
-TURN_DONE = 93
-TRICK_NO = 94
-TRICK_N = 95
-LEADER = 96
-TRICKS = 97  # 30 slots
-TLEAD = 127  # 10 slots
-TWIN = 137  # 10 slots
-PLAYED = 147
-PTS = 148  # 3 slots
-NTRICKS = 151  # 3 slots
-MARR_SEAT = 154  # 4 slots
-MARR_ORD = 158  # 4 slots
-NMARR = 162
-SEVEN_TRICK = 163
-SEVEN_SEAT = 164
-SEVEN_WON = 165
-CLAIMER = 166
-CLAIM_HANDS = 167  # 3 slots
-END = 170
-SETTLED = 171
-PAY = 172  # 3 slots
-AMT = 175  # 5 slots
-WON = 180  # 5 slots
-WORTH = 185  # 5 slots
-SIDE_PTS = 190  # 2 slots
-SIDE_MARR = 192  # 2 slots
-SIDE_FIRST = 194  # 2 slots
-SILENT100 = 196
-STATE_SIZE = 197
+PARTIE_DONE = 1
+SCORE = 2  # 3 int64 values = 6 slots
+RNG = 8  # 4 slots
+DEALER = 12
+FOREHAND = 13
+CUT = 14
+POS = 15  # 32 slots
+HAND = 47  # 3 slots
+PHASE = 50
+TO_MOVE = 51
+TRUMP_CARD = 52
+TRUMP_PUBLIC = 53
+BLIND = 54
+CONTRACT = 55
+ACTOR = 56
+CHOOSER = 57
+NDISC = 58
+DISC = 59  # 2 slots
+TALON = 61
+TALON_OWNER = 62
+LAID = 63  # 3 slots
+TOOK = 66  # 3 slots
+ANSWERS = 69
+BAD_SEAT = 70
+GOOD_SEATS = 71
+DURCH_SEAT = 72
+BETL_SEAT = 73
+ANNOUNCE = 74
+BET_EXISTS = 75  # 4 slots
+BET_LEVEL = 79  # 4 slots
+BET_SEAT = 83  # 4 slots
+RAISED_BY = 87  # 4 slots
+FLEK_ROUND = 91
+FLEK_TURN = 92
+RAISABLE = 93
+RAISED_RND = 94
+ANNOUNCED_RND = 95
+TURN_DONE = 96
+TRICK_NO = 97
+TRICK_N = 98
+LEADER = 99
+TRICKS = 100  # 30 slots
+TLEAD = 130  # 10 slots
+TWIN = 140  # 10 slots
+PLAYED = 150
+PTS = 151  # 3 slots
+NTRICKS = 154  # 3 slots
+MARR_SEAT = 157  # 4 slots
+MARR_ORD = 161  # 4 slots
+NMARR = 165
+SEVEN_TRICK = 166
+SEVEN_SEAT = 167
+SEVEN_WON = 168
+CLAIMER = 169
+CLAIM_HANDS = 170  # 3 slots
+END = 173
+SETTLED = 174
+WON = 175  # 5 slots
+WORTH = 180  # 5 slots
+SIDE_PTS = 185  # 2 slots
+SIDE_MARR = 187  # 2 slots
+SIDE_FIRST = 189  # 2 slots
+SILENT100 = 191
+PAY = 192  # 3 int64 values = 6 slots
+AMT = 198  # 5 int64 values = 10 slots
+STATE_SIZE = 208
 
 # Lines of the settlement (AMT/WON/WORTH slots).
 L_GAME, L_SEVEN, L_SEVEN_AG, L_HUNDRED_AG, L_SILENT_SEVEN = 0, 1, 2, 3, 4
@@ -129,6 +134,27 @@ def setm(st, off, m):
     if m >= 0x80000000:
         m -= 0x100000000
     st[off] = m
+
+
+@njit
+def get64(st, off):
+    """Read the exact int64 amount kept in the slots ``off`` (low word) and ``off + 1``."""
+    return (np.int64(st[off + 1]) << 32) | (np.int64(st[off]) & MASK32)
+
+
+@njit
+def set64(st, off, v):
+    """Store an int64 amount in two int32 slots: the low 32 bits, then the signed rest."""
+    v = np.int64(v)
+    setm(st, off, v)
+    st[off + 1] = v >> 32
+
+
+def read64(states: np.ndarray, off: int, n: int) -> np.ndarray:
+    """``n`` consecutive 64-bit amounts at ``off`` of one state or a batch (``int64[..., n]``),
+    e.g. ``read64(states, SCORE, 3)``; the numpy counterpart of :func:`get64`."""
+    lo = states[..., off:off + 2 * n:2].astype(np.int64) & MASK32
+    return (states[..., off + 1:off + 2 * n:2].astype(np.int64) << 32) | lo
 
 
 @njit

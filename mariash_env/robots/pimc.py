@@ -114,7 +114,7 @@ class SeatView:
 
 
 def _payoff(st: np.ndarray, seat: int) -> float:
-    return float(st[S.PAY + seat])
+    return float(S.get64(st, S.PAY + 2 * seat))
 
 
 class _Rollout:

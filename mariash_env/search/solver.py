@@ -75,9 +75,11 @@ from ..core.state import (
     TRUMP_CARD,
     TWIN,
     WON,
+    get64,
     getm,
     lowest,
     popcount,
+    read64,
 )
 from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
 from ..rules import R_QUEEN_FIRST
@@ -200,7 +202,7 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
         for k in range(2):
             sc[END] = END_PLAYED if k == 0 else END_BROKEN
             settle(sc, rules)
-            v = np.int64(sc[PAY + actor] // 2)
+            v = get64(sc, PAY + 2 * actor) // 2
             if (want_max and v > best) or (not want_max and v < best):
                 best = v
         return best
@@ -289,7 +291,7 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
                     sc[SEVEN_TRICK] = 9 if i7 < 2 else st[TRICK_NO]
                     sc[SEVEN_WON] = 1 if i7 == 0 else 0
                 settle(sc, rules)
-                v = np.int64(sc[PAY + actor] // 2)
+                v = get64(sc, PAY + 2 * actor) // 2
                 if want_max:
                     if v > best:
                         best = v
@@ -591,15 +593,15 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr):
             if apply_action(sc, rules, A.PLAY0 + c):
                 break
         stats[S_LEAVES] += 1
-        return True, np.int64(sc[PAY + actor] // 2)
+        return True, get64(sc, PAY + 2 * actor) // 2
     if n == 0 and ctx[X_LAYDOWN]:
         leader = st[TO_MOVE]
-        if can_lay_down(st, leader):
+        if can_lay_down(st, rules, leader):
             sc = stk[MAXD]
             sc[:] = st
             apply_action(sc, rules, A.LAY_DOWN)
             stats[S_LEAVES] += 1
-            return True, np.int64(sc[PAY + actor] // 2)
+            return True, get64(sc, PAY + 2 * actor) // 2
     if n == 0:
         key = _tt_key(st, ctx)
         idx = key & ctx[X_TTMASK]
@@ -702,7 +704,7 @@ def _ab(stk, mvs, d0, alpha, beta, rules, ctx, tkey, tlo, thi, stats, fr):
             ch[:] = st
             if apply_action(ch, rules, A.PLAY0 + c):
                 stats[S_LEAVES] += 1
-                v = np.int64(ch[PAY + actor] // 2)
+                v = get64(ch, PAY + 2 * actor) // 2
             else:
                 fr[d + 1, F_ALPHA] = fr[d, F_ALPHA]
                 fr[d + 1, F_BETA] = fr[d, F_BETA]
@@ -767,7 +769,7 @@ def _child_value(stk, mvs, d, c, rules, ctx, tkey, tlo, thi, stats, guess, fr):
     ch = stk[d + 1]
     ch[:] = st
     if apply_action(ch, rules, A.PLAY0 + c):
-        return np.int64(ch[PAY + ctx[X_ACTOR]] // 2), True
+        return get64(ch, PAY + 2 * ctx[X_ACTOR]) // 2, True
     v = _search_value(stk, mvs, d + 1, -INF, INF, guess, rules, ctx, tkey, tlo, thi,
                       stats, fr)
     return v, False
@@ -812,7 +814,7 @@ def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, stats, pv, all_moves, move
             ch = stk[d + 1]
             ch[:] = st
             if apply_action(ch, rules, A.PLAY0 + c):
-                cv = np.int64(ch[PAY + actor] // 2)
+                cv = get64(ch, PAY + 2 * actor) // 2
                 if cv == v:
                     pv[npv] = c
                     return v, npv + 1
@@ -876,7 +878,7 @@ def _plain(stk, rules, actor, counter, limit, prune):
             ch = stk[d + 1]
             ch[:] = st
             if apply_action(ch, rules, A.PLAY0 + c):
-                v = np.int64(ch[PAY + actor] // 2)
+                v = get64(ch, PAY + 2 * actor) // 2
             else:
                 d += 1
                 nxt[d] = 0
@@ -1016,7 +1018,7 @@ def _outcome(fin: np.ndarray, actor: int) -> Outcome:
         seven_seat=int(fin[SEVEN_SEAT]) if fin[SEVEN_TRICK] == 9 else -1,
         seven_won=bool(fin[SEVEN_TRICK] == 9 and fin[SEVEN_WON] == 1),
         contract_won=bool(fin[WON]),
-        amounts=fin[AMT:AMT + 5].astype(np.int64),
+        amounts=read64(fin, AMT, 5),
         end=int(fin[END]), state=fin.copy(),
     )
 

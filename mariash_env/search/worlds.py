@@ -1026,7 +1026,7 @@ def _rng_words(rng) -> np.ndarray:
         seed = None
     else:
         seed = int(rng)
-    rs = np.zeros(8, dtype=np.int32)
+    rs = np.zeros(RNG + 4, dtype=np.int32)  # just the generator slots of a state record
     for i, w in enumerate(seed_words(seed)):
         setm(rs, RNG + i, int(w))
     return rs
