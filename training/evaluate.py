@@ -233,8 +233,7 @@ def _load_agent(model: str, threads: int) -> tuple[Any, dict[str, Any]]:
         return agent, agent.rules
     import torch
 
-    from .checkpoint import CheckpointError
-    from .export import load_policy
+    from .checkpoint import CheckpointError, load_policy
 
     torch.set_num_threads(threads)
     try:

@@ -36,30 +36,14 @@ from .checkpoint import (
     CheckpointError,
     UnwritableError,
     atomic_write_bytes,
-    check_network,
     check_writable,
     lineage_of,
-    read_checkpoint,
+    load_policy,
 )
-from .config import Config
-from .networks import PolicyNet, build_network
+from .networks import PolicyNet
 
 ROBOT_FORMAT = "mariash-robot-v1"
 OPSET = 17
-
-
-def load_policy(checkpoint: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
-    """The greedy policy network of a checkpoint (CPU, eval mode) and the payload."""
-    payload = read_checkpoint(checkpoint)
-    cfg = Config.from_dict(payload["config"], f"the config stored in {checkpoint}")
-    net = build_network(cfg.network)
-    check_network(payload, net.signature(), str(checkpoint))
-    state = payload.get("policy") or payload["method"].get("net")
-    if state is None:
-        raise CheckpointError(f"{checkpoint} holds no policy network")
-    net.load_state_dict(state)
-    net.eval()
-    return net, payload
 
 
 def training_info(payload: dict[str, Any]) -> dict[str, Any]:

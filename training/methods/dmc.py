@@ -19,9 +19,9 @@ from torch import nn
 
 from mariash_env.vector import random_legal_actions
 
-from ..config import opt
 from ..networks import PolicyNet, build_network
-from . import Method, register_method
+from ..options import opt
+from .base import Method, register_method
 
 
 @dataclass
