@@ -38,6 +38,12 @@ class Method(abc.ABC):
     config_class: ClassVar[type]
     needs_masks: ClassVar[bool] = False
     scores_kind: ClassVar[str] = "scores"
+    METRICS: ClassVar[tuple[str, ...]] = ()
+    """The method's own columns of ``metrics.csv`` (and TensorBoard ``train/`` scalars),
+    each taken from :meth:`update`'s statistics or else from :meth:`rollout_params`
+    (NaN when neither has it); ``loss`` and ``updates`` are the trainer's own."""
+    PROGRESS: ClassVar[tuple[str, ...]] = ()
+    """Which of :attr:`METRICS` the progress bar shows besides the loss."""
 
     def __init__(self, cfg: Config, device: torch.device) -> None:
         self.cfg = cfg

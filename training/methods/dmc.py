@@ -70,6 +70,9 @@ def untransform(q: np.ndarray, cfg: DMCConfig) -> np.ndarray:
 class DMC(Method):
     """Deep Monte-Carlo with epsilon-greedy self-play."""
 
+    METRICS = ("q_mean", "grad_norm", "target_mean", "epsilon")
+    PROGRESS = ("epsilon",)
+
     name = "dmc"
     config_class = DMCConfig
     needs_masks = False
