@@ -82,9 +82,7 @@ class SelfPlayConfig:
     pool_size: int = opt(8, "earlier snapshots kept as opponents (oldest dropped first)", ge=0)
     pool_every: int = opt(50, "iterations between snapshots added to the pool", ge=1)
     pool_share: float = opt(0.3, "share of deals against a snapshot from the pool", ge=0, le=1)
-    table_robot_share: float = opt(0.0, "share of deals against two TableRobots "
-                                        "(ignored while mariash_env.robots.table is missing)",
-                                   ge=0, le=1)
+    table_robot_share: float = opt(0.0, "share of deals against two TableRobots", ge=0, le=1)
     random_share: float = opt(0.05, "share of deals against two RandomRobots", ge=0, le=1)
 
 
@@ -93,18 +91,20 @@ class EvalConfig:
     """Periodic duplicate evaluation (:mod:`training.evaluate`)."""
 
     every: int = opt(100, "iterations between evaluations (0 = only at the end)", ge=0)
-    deals: int = opt(1000, "duplicate deals per opponent; each is played three times, the "
-                           "agent in every seat once, so 3x as many games", ge=1)
+    deals: int = opt(1000, "duplicate deals per opponent; each is played under the "
+                           "arena's six seatings (the agent alone in each seat, and the "
+                           "opponent alone in each seat), so 6x as many games", ge=1)
     seed: int = opt(20240, "seed of the evaluation deals (the same deals every time)", ge=0,
                     le=SEED_MAX)
-    opponents: list = opt(None, "robots to evaluate against: 'random', 'table' (skipped "
-                                "while TableRobot is missing), or any mariash_env.robots."
-                                "make_robot spec such as 'pimc(worlds=8)' or 'onnx:PATH'",
+    opponents: list = opt(None, "robots to evaluate against: 'random', 'table', or any "
+                                "mariash_env.robots.make_robot spec such as 'pimc(worlds=8)' "
+                                "or 'onnx:PATH'",
                           factory=lambda: ["random", "table"], item=str)
     final_opponents: list = opt(None, "robots for the evaluation at the end of a run "
                                       "(empty = the same as opponents)", factory=list,
                                 item=str)
-    num_envs: int = opt(3000, "games stepped together in an evaluation (three per deal)",
+    num_envs: int = opt(3000, "games played together in an evaluation (the arena's six "
+                              "seatings per deal)",
                         ge=3)
     bootstrap: int = opt(2000, "bootstrap resamples for the 95% confidence interval", ge=1)
 

@@ -185,7 +185,8 @@ def export(checkpoint: str | Path, out: str | Path, check: int = 4096) -> dict[s
 def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2000,
                seed: int = 777) -> str:
     """A model card (markdown) for an exported robot, with a fresh duplicate evaluation of
-    the ONNX file itself against RandomRobot and (when it exists) TableRobot."""
+    the ONNX file itself against RandomRobot and TableRobot (the arena's duplicate
+    match, :func:`training.evaluate.evaluate_all`)."""
     from mariash_env.robots.onnx_robot import OnnxRobot
 
     from .evaluate import evaluate_all, format_table
