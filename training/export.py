@@ -43,6 +43,7 @@ from .checkpoint import (
 from .networks import PolicyNet
 
 ROBOT_FORMAT = "mariash-robot-v1"
+CARD_ENVS = 3000  # games played together in the model card's evaluation (500 deals x 6)
 OPSET = 17
 
 
@@ -196,7 +197,8 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
     rules = dict(robot.rules)
     results = []
     if eval_deals > 0:
-        results = evaluate_all(robot, ["random", "table"], eval_deals, seed, rules)
+        results = evaluate_all(robot, ["random", "table"], eval_deals, seed, rules,
+                               num_envs=CARD_ENVS)
     net = info.get("network", {})
     cfg = info.get("config") or {}
     hidden = (cfg.get("network") or {}).get("hidden")
@@ -243,8 +245,11 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
         "",
         "## Evaluation",
         "",
-        f"Duplicate deals (seed {seed}): every deal is played three times with the robot in "
-        "each seat against two copies of the opponent; groše per deal won by the robot, "
+        f"Duplicate deals (seed {seed}), the arena's match (`python -m mariash_env.arena "
+        f"--robots onnx:ROBOT,OPPONENT --seed {seed} --batch {CARD_ENVS // 6}`): every deal "
+        "is played under the six "
+        "seatings of the two, the robot alone against two copies of the opponent and the "
+        "opponent alone against two copies of the robot; groše per deal won by the robot, "
         "95% bootstrap interval.",
         "",
         "```",
