@@ -161,7 +161,6 @@ def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
 
     n = len(states)
     env = VectorEnv(n, seed=0, **{**rules.to_dict(), "deals": 1})
-    env.reset(seed=0)
     env.restore_states(np.ascontiguousarray(states, dtype=np.int32))
     rv = env.rules_vector
     step = env.current()

@@ -73,11 +73,10 @@ def bootstrap_ci(x: np.ndarray, resamples: int = 2000, seed: int = 0,
 def as_robot(agent: Any, name: str = "agent") -> Robot:
     """A :class:`~mariash_env.robots.Robot` from a Robot, a PolicyNet (greedy, batched)
     or anything :func:`mariash_env.robots.as_robot` takes (``act_batch``, a callable)."""
-    try:
-        from .networks import PolicyNet
-    except ImportError:  # pragma: no cover - no torch: no PolicyNet to wrap
-        PolicyNet = None  # noqa: N806
-    if PolicyNet is not None and isinstance(agent, PolicyNet):
+    # A PolicyNet exists only once training.networks (torch) is imported: never import
+    # torch just to look (evaluating an ONNX robot stays torch-free and fast to start).
+    networks = sys.modules.get(f"{__package__}.networks")
+    if networks is not None and isinstance(agent, networks.PolicyNet):
         import torch
 
         net = agent
