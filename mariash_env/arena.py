@@ -3,7 +3,7 @@
 ::
 
     python -m mariash_env.arena --robots table,pimc,random --deals 2000 --jobs 2 \\
-        [--seed S] [--out DIR] [--no-plot]
+        [--seed S] [--batch B] [--out DIR] [--no-plot]
 
 Every deal is a fixed deck (shuffled from ``seed`` and the deal's index) with a fixed
 dealer, played as a single deal (rules ``deals=1``) once under *every seating* of the
@@ -27,11 +27,19 @@ As a library::
     res = duplicate_match({"table": TableRobot, "random": RandomRobot}, deals=200, seed=1)
     print(res.table())
 
-Robots that search (``wants_view = True``, e.g. :class:`~mariash_env.robots.PIMCRobot`)
-are called with :meth:`act_view` and a :class:`~mariash_env.robots.SeatView`, which
-samples worlds from the seat's knowledge but never shows the hidden cards; all others
-get ``act(observation)``.  A robot with ``seed_deal(seed)`` (or a numpy ``rng``
-attribute) is reseeded per deal and seating, so a match does not depend on ``jobs``.
+Robots are driven through the robot protocol of :mod:`mariash_env.robots.base`: each
+gets ``begin_deal(seed)`` before it plays, robots that search (``wants_view = True``,
+e.g. :class:`~mariash_env.robots.PIMCRobot`) get ``act_view`` with a
+:class:`~mariash_env.robots.SeatView` (which samples worlds from the seat's knowledge but
+never shows the hidden cards): a match with such a robot is played one game at a time,
+every robot asked per decision; otherwise all robots are asked for ``act_batch`` on all
+the games of a batch (``batch`` deals x every seating) in one
+:class:`~mariash_env.vector.VectorEnv`.  The seeds depend on the deal, the seating and
+the batch only, so a match does not depend on ``jobs``.
+
+This is the one duplicate evaluation of the project: ``training.evaluate`` (the learner
+against robots during training) and the model card of ``training.export`` call
+:func:`duplicate_match`.
 """
 
 from __future__ import annotations
@@ -51,14 +59,20 @@ import numpy as np
 
 from .cli import ArgumentParser, fail
 from .core import state as S
+from .core.engine import apply_action
 from .game import Game
+from .robots.base import Robot, as_robot
 from .rules import Rules, is_int, make_rules
 
 RobotFactory = Callable[[], Any]
+"""A robot class or any callable returning a robot (or what :func:`as_robot` accepts)."""
 
 MAX_DEALS = 10_000_000
 """Most deals in one match (about 30 days of the table robot on one core)."""
 MAX_JOBS = 256
+
+ROLES = ("dealer", "forehand", "middlehand")
+"""A seat's role in a deal: the dealer, the seat after it (forehand), the last."""
 
 CONTRACT_KEYS = ("suit_played", "suit_conceded", "sedma_not_played", "betl", "durch")
 
@@ -107,61 +121,136 @@ def bootstrap_ci(x: np.ndarray, n_boot: int = 2000, alpha: float = 0.05,
 # --- playing ---------------------------------------------------------------------------------
 
 
-def _reseed(robot: Any, seed: int) -> None:
-    if hasattr(robot, "seed_deal"):
-        robot.seed_deal(seed)
-    elif isinstance(getattr(robot, "rng", None), np.random.Generator):
-        robot.rng = np.random.default_rng(seed)
+def robot_seed(seed: int, robot: int, seating: tuple[int, int, int]) -> int:
+    """The seed robot ``robot`` gets (:meth:`~mariash_env.robots.Robot.begin_deal`) before
+    the deal of seed ``seed`` under ``seating`` (when it plays one game at a time)."""
+    return deal_seed(seed, 7919 * robot + 31 * seating[0] + 7 * seating[1] + seating[2])
+
+
+def batch_seed(seed: int, robot: int) -> int:
+    """The seed robot ``robot`` gets before a batch whose first deal has seed ``seed``."""
+    return deal_seed(seed, 7919 * robot + 1_000_003)
+
+
+def deal_states(seeds: np.ndarray, dealers: np.ndarray, rules: Rules) -> np.ndarray:
+    """The dealt states ``int32[n, STATE_SIZE]`` of single deals: a deck shuffled from
+    ``seeds[i]``, dealt by ``dealers[i]`` (``Game.new_partie``)."""
+    g = Game(rules)
+    out = np.empty((len(seeds), S.STATE_SIZE), np.int32)
+    for i, (sd, d) in enumerate(zip(seeds, dealers)):
+        g.new_partie(seed=int(sd), dealer=int(d))
+        out[i] = g.st
+    return out
+
+
+def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
+               rules: Rules, one_by_one: bool = False) -> list[dict[str, Any]]:
+    """Play every game (row of ``states``, a dealt single deal) to its end, robot
+    ``robots[seats[g, s]]`` in seat ``s`` of game ``g``, all games in one batched engine.
+
+    Robots are driven through the robot protocol (:mod:`mariash_env.robots.base`): those
+    with ``wants_view`` get :meth:`~mariash_env.robots.Robot.act_view` with the seat's
+    :class:`~mariash_env.robots.SeatView` per decision, all others one
+    :meth:`~mariash_env.robots.Robot.act_batch` per engine step for all the games where
+    they are to move; with ``one_by_one`` every robot gets ``act_view`` per decision.
+    Returns each game's outcome (payments per seat, actor, contract,
+    how it ended, decisions and thinking seconds per seat).
+    """
+    from .robots.view import SeatView
+    from .vector import VectorEnv
+
+    n = len(states)
+    env = VectorEnv(n, seed=0, **{**rules.to_dict(), "deals": 1})
+    env.restore_states(np.ascontiguousarray(states, dtype=np.int32))
+    rv = env.rules_vector
+    step = env.current()
+    out: list[dict[str, Any] | None] = [None] * n
+    decisions = np.zeros((n, 3), np.int64)
+    think = np.zeros((n, 3))
+    active = np.ones(n, bool)
+    actions = np.zeros(n, np.int64)
+    rows_all = np.arange(n)
+    while active.any():
+        player = step.player.copy()
+        who = seats[rows_all, player]
+        before = env.copy_states()
+        actions[:] = np.argmax(step.mask, axis=1)  # finished games: any legal action
+        for r, robot in enumerate(robots):
+            rows = np.flatnonzero(active & (who == r))
+            if rows.size == 0:
+                continue
+            t0 = time.perf_counter()
+            if robot.wants_view or one_by_one:
+                for i in rows:
+                    actions[i] = robot.act_view(SeatView(before[i], int(player[i]), rules))
+            else:
+                actions[rows] = robot.act_batch(step.obs[rows], step.mask[rows])
+            think[rows, player[rows]] += (time.perf_counter() - t0) / rows.size
+            decisions[rows, player[rows]] += 1
+        step = env.step(actions)
+        for i in np.flatnonzero(active & step.deal_done):
+            # the engine has moved on to the next partie: the finished deal's facts come
+            # from applying the last action again to the state before it (the same core)
+            st = before[i]
+            apply_action(st, rv, int(actions[i]))
+            out[i] = {
+                "payments": [int(x) for x in S.read64(st, S.PAY, 3)],
+                "actor": int(st[S.ACTOR]),
+                "contract": int(st[S.CONTRACT]),
+                "end": int(st[S.END]),
+                "decisions": [int(x) for x in decisions[i]],
+                "think": [float(x) for x in think[i]],
+            }
+            active[i] = False
+    return out  # type: ignore[return-value]
 
 
 def play_deal(robots: list[Any], seating: tuple[int, int, int], seed: int, dealer: int,
               rules: Rules) -> dict[str, Any]:
-    """Play one single deal with ``robots[seating[s]]`` in seat ``s``; returns its outcome."""
-    from .robots.pimc import SeatView
-
-    g = Game(rules)
-    g.new_partie(seed=seed, dealer=dealer)
-    for j, r in enumerate(robots):
-        r.reset()
-        _reseed(r, deal_seed(seed, 7919 * j + 31 * seating[0] + 7 * seating[1] + seating[2]))
-    decisions = [0, 0, 0]
-    think = [0.0, 0.0, 0.0]
-    while not g.deal_over:
-        seat = g.to_move
-        robot = robots[seating[seat]]
-        t0 = time.perf_counter()
-        if getattr(robot, "wants_view", False):
-            a = robot.act_view(SeatView.from_game(g, seat))
-        else:
-            a = robot.act({"observation": g.observation(seat), "action_mask": g.legal_mask()})
-        think[seat] += time.perf_counter() - t0
-        decisions[seat] += 1
-        g.step(int(a))
-    st = g.st
-    return {
-        "payments": [int(x) for x in S.read64(st, S.PAY, 3)],
-        "actor": int(st[S.ACTOR]),
-        "contract": int(st[S.CONTRACT]),
-        "end": int(st[S.END]),
-        "decisions": decisions,
-        "think": think,
-    }
+    """Play one single deal with ``robots[seating[s]]`` in seat ``s``; returns its outcome
+    (each robot first gets ``begin_deal``)."""
+    bots = [as_robot(r) for r in robots]
+    for j, r in enumerate(bots):
+        r.begin_deal(robot_seed(seed, j, seating))
+    st = deal_states(np.array([seed]), np.array([dealer]), rules)
+    return play_games(bots, st, np.array([seating]), rules, True)[0]
 
 
 _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(factories: list[RobotFactory], rules: Rules) -> None:
-    _WORKER["robots"] = [f() for f in factories]
+    _WORKER["robots"] = [as_robot(f()) for f in factories]
     _WORKER["rules"] = rules
 
 
-def _play_index(args: tuple[int, int, int]) -> tuple[int, list[dict[str, Any]]]:
-    i, seed, dealer = args
-    robots = _WORKER["robots"]
-    rules = _WORKER["rules"]
-    out = [play_deal(robots, s, seed, dealer, rules) for s in seatings(len(robots))]
-    return i, out
+def _play_batch(args: tuple[list[int], list[int], list[int]]
+                ) -> list[tuple[int, list[dict[str, Any]]]]:
+    """Play deals ``idx`` (seeds, dealers) under every seating.  When a robot wants a
+    view: one game at a time, every robot asked per decision (``act_view``) and given
+    ``begin_deal`` before each game; else all games of the batch together (``act_batch``,
+    ``begin_deal`` once per batch)."""
+    idx, seeds, dealers = args
+    robots: list[Robot] = _WORKER["robots"]
+    rules: Rules = _WORKER["rules"]
+    seats = seatings(len(robots))
+    states = deal_states(np.array(seeds), np.array(dealers), rules)
+    if any(r.wants_view for r in robots):
+        res = []
+        for d, sd in enumerate(seeds):
+            outs = []
+            for s in seats:
+                for j, r in enumerate(robots):
+                    r.begin_deal(robot_seed(sd, j, s))
+                outs += play_games(robots, states[d:d + 1], np.array([s]), rules, True)
+            res.append((idx[d], outs))
+        return res
+    for j, r in enumerate(robots):
+        r.begin_deal(batch_seed(seeds[0], j))
+    k = len(seats)
+    outs = play_games(robots, np.repeat(states, k, axis=0),
+                      np.tile(np.array(seats), (len(seeds), 1)), rules)
+    return [(i, outs[d * k:(d + 1) * k]) for d, i in enumerate(idx)]
 
 
 # --- results ---------------------------------------------------------------------------------
@@ -179,6 +268,8 @@ class MatchResult:
     stats: list[dict[str, float]]
     seconds: float = 0.0
     n_boot: int = 2000
+    outcomes: list[list[dict[str, Any]]] = field(default_factory=list, repr=False)
+    """Per deal, the outcome of each seating's game (:func:`play_games`)."""
     _ci: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -187,6 +278,21 @@ class MatchResult:
 
     def means(self) -> np.ndarray:
         return self.per_deal.mean(axis=0)
+
+    def by_role(self, r: int) -> dict[str, float]:
+        """Robot ``r``'s mean groše per game in each role (``dealer``, ``forehand``,
+        ``middlehand``; deal ``i`` is dealt by seat ``i % 3``)."""
+        tot = np.zeros(3)
+        cnt = np.zeros(3)
+        for i, deal in enumerate(self.outcomes):
+            for seating, o in zip(self.seatings, deal):
+                for s in range(3):
+                    if seating[s] == r:
+                        role = (s - i % 3) % 3
+                        tot[role] += o["payments"][s]
+                        cnt[role] += 1
+        return {name: float(tot[k] / cnt[k]) if cnt[k] else float("nan")
+                for k, name in enumerate(ROLES)}
 
     def ci(self) -> tuple[np.ndarray, np.ndarray]:
         if "ci" not in self._ci:
@@ -412,15 +518,20 @@ def _deal_means(k: int, seats: list[tuple[int, int, int]],
 def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed: int = 0,
                     jobs: int = 1, rules: Rules | Mapping[str, Any] | None = None,
                     progress: bool = True, n_boot: int = 2000,
-                    out: str | os.PathLike | None = None) -> MatchResult:
+                    out: str | os.PathLike | None = None, batch: int = 1) -> MatchResult:
     """Play a duplicate match (module docstring).
 
     ``robots``: display name -> factory (a class or any callable returning a robot); each
     worker process builds its own robots.  ``rules``: a :class:`Rules` or rule keywords
     (``deals`` is forced to 1).  ``jobs > 1`` plays deals in that many processes.
     ``out``: a directory that receives ``deals.csv`` row by row as deals finish.
+    ``batch``: deals whose games (all seatings) are played together in one batched engine
+    when no robot wants a view; robots are reseeded per batch, so a match depends on
+    ``batch`` (through the random robots' draws) but never on ``jobs``.
     """
     check_match_args(deals, jobs, seed)
+    if not is_int(batch) or not 1 <= batch <= MAX_DEALS:
+        raise ValueError(f"invalid batch={batch!r}: expected an int 1..{MAX_DEALS} (deals)")
     if not robots:
         raise ValueError("a match needs at least one robot")
     names = list(robots)
@@ -434,7 +545,10 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     seats = seatings(len(names))
     deals, seed = int(deals), int(seed)
     seeds = np.array([deal_seed(seed, i) for i in range(deals)], dtype=np.int64)
-    tasks = ((i, int(seeds[i]), i % 3) for i in range(deals))
+    batch = int(batch)
+    tasks = ((list(range(b, min(b + batch, deals))),
+              [int(x) for x in seeds[b:b + batch]],
+              [i % 3 for i in range(b, min(b + batch, deals))]) for b in range(0, deals, batch))
     results: list[list[dict[str, Any]] | None] = [None] * deals
     k = len(names)
     per_deal = np.zeros((deals, k))
@@ -458,16 +572,19 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         if jobs <= 1:
             _init_worker(factories, rules_obj)
             for t in tasks:
-                done(*_play_index(t))
+                for i, outcome in _play_batch(t):
+                    done(i, outcome)
         else:
             import multiprocessing as mp
 
             ctx = mp.get_context("fork")
             with ctx.Pool(jobs, initializer=_init_worker,
                           initargs=(factories, rules_obj)) as pool:
-                chunk = max(1, min(8, deals // (4 * jobs)))
-                for i, outcome in pool.imap_unordered(_play_index, tasks, chunksize=chunk):
-                    done(i, outcome)
+                n_tasks = -(-deals // batch)
+                chunk = max(1, min(8, n_tasks // (4 * jobs)))
+                for res in pool.imap_unordered(_play_batch, tasks, chunksize=chunk):
+                    for i, outcome in res:
+                        done(i, outcome)
     finally:
         if bar is not None:
             bar.close()
@@ -477,6 +594,7 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         names=names, seatings=seats, per_deal=per_deal, seeds=seeds,
         stats=_stats(names, seats, results),  # type: ignore[arg-type]
         seconds=time.perf_counter() - t0, n_boot=n_boot,
+        outcomes=results,  # type: ignore[arg-type]
     )
 
 
@@ -520,6 +638,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deals", type=int, default=500, help=f"1..{MAX_DEALS}")
     ap.add_argument("--jobs", type=int, default=1, help=f"processes, 1..{MAX_JOBS}")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--batch", type=int, default=1,
+                    help="deals played together in one batched engine (robots without a "
+                         "view; faster for network robots; reseeded per batch)")
     ap.add_argument("--out", default=None,
                     help="directory for the CSVs and the plot (checked before playing; "
                          "deals.csv is written as deals finish)")
@@ -534,6 +655,8 @@ def main(argv: list[str] | None = None) -> int:
     # Every argument, robot and output is checked before the first deal.
     try:
         check_match_args(args.deals, args.jobs, args.seed)
+        if not 1 <= args.batch <= MAX_DEALS:
+            raise ValueError(f"invalid --batch {args.batch}: expected an int 1..{MAX_DEALS}")
         pimc_kw: dict[str, Any] = {}
         if args.worlds is not None:
             pimc_kw["worlds"] = args.worlds
@@ -562,7 +685,7 @@ def main(argv: list[str] | None = None) -> int:
         fail(f"cannot write the results to --out {out}: {e.strerror or e}")
     try:
         res = duplicate_match(robots, deals=args.deals, seed=args.seed, jobs=args.jobs,
-                              progress=not args.quiet, out=out)
+                              progress=not args.quiet, out=out, batch=args.batch)
         print(res.table())
         paths = res.save(out, plot=not args.no_plot)
     except Exception as e:  # a robot or the disk failing mid-match: one line, keep the rows

@@ -99,7 +99,6 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from . import actions as A
-from .core import state as S
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE
 from .game import Game, IllegalActionError
 from .render import render_table
@@ -408,4 +407,4 @@ class raw_env(AECEnv):
         pass
 
 
-__all__ = ["env", "raw_env", "AGENTS", "IllegalActionError", "S"]
+__all__ = ["env", "raw_env", "AGENTS", "IllegalActionError"]

@@ -6,7 +6,7 @@ compiled core reads; every variant is a switch there, never a fork of the code.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -47,12 +47,9 @@ class Rules:
     hundred_counting: str = "first_played"
     open_contracts: bool = False
     players: int = 3
-    tariff_table: dict = field(default_factory=dict, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d.pop("tariff_table")
-        return d
+        return asdict(self)
 
     def vector(self) -> np.ndarray:
         t = TARIFFS[self.tariff]
@@ -140,7 +137,7 @@ def make_rules(**options: Any) -> Rules:
     1..:data:`MAX_DEALS`.  Raises :class:`RulesError` naming the option, the value and
     the accepted values.
     """
-    known = {f for f in Rules.__dataclass_fields__ if f != "tariff_table"}
+    known = set(Rules.__dataclass_fields__)
     for key, value in options.items():
         if key not in known:
             raise RulesError(

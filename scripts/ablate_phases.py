@@ -1,7 +1,7 @@
 """Where does a robot win or lose against the table robot?  A phase ablation.
 
-Plays the same duplicate deals as ``training.evaluate`` (the robot in every seat,
-TableRobot in the two others) once with the robot's own decisions and then once per
+Plays the same duplicate deals as ``training.evaluate`` (the arena's match: the six
+seatings of the robot and TableRobot) once with the robot's own decisions and then once per
 part of the game with TableRobot's decisions in that part only.  A part whose swap
 *raises* the score is one the robot plays worse than TableRobot.
 

@@ -6,5 +6,3 @@ Entry points: ``python -m training.train`` (train / resume), ``python -m trainin
 See ``training/README.md``.  Needs the ``train`` extra (torch); the exported robot
 (``mariash_env.robots.OnnxRobot``) does not.
 """
-
-__all__ = ["config", "networks", "methods", "trainer", "evaluate", "export"]

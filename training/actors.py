@@ -148,10 +148,6 @@ class ProcessActors:
             out.append(value)
         return out
 
-    def _all(self, cmd: str, arg: Any) -> list[Any]:
-        self._send_all(cmd, arg)
-        return self._recv_all()
-
     @property
     def pending(self) -> bool:
         return self._pending

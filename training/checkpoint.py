@@ -29,6 +29,9 @@ import torch
 from mariash_env.actions import N_ACTIONS
 from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
 
+from .config import Config
+from .networks import PolicyNet, build_network
+
 MAGIC = b"MARIASH-CKPT-v1\n"
 FORMAT = 1
 KIND = "mariash-training-checkpoint"
@@ -266,3 +269,17 @@ def lineage_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
     if not path or not Path(path).is_file():
         return []
     return lineage_after(read_checkpoint(path), path)
+
+
+def load_policy(checkpoint: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
+    """The greedy policy network of a checkpoint (CPU, eval mode) and the payload."""
+    payload = read_checkpoint(checkpoint)
+    cfg = Config.from_dict(payload["config"], f"the config stored in {checkpoint}")
+    net = build_network(cfg.network)
+    check_network(payload, net.signature(), str(checkpoint))
+    state = payload.get("policy") or payload["method"].get("net")
+    if state is None:
+        raise CheckpointError(f"{checkpoint} holds no policy network")
+    net.load_state_dict(state)
+    net.eval()
+    return net, payload

@@ -7,7 +7,7 @@
 1. evaluates the untrained network against RandomRobot (duplicate deals),
 2. trains it with Deep Monte-Carlo self-play on CPU (training/configs/demo.toml; a time
    budget of about four and a half minutes on 2 cores) with a progress bar,
-3. evaluates it again and prints the table (and against TableRobot when it exists),
+3. evaluates it again and prints the table (and against TableRobot),
 4. exports it to ONNX (checking that the ONNX robot picks the torch policy's actions),
 5. plays one deal with the exported robot (onnxruntime only) against two RandomRobots,
    printing every action and the final table.

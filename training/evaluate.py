@@ -1,11 +1,14 @@
-"""Duplicate evaluation on the batched engine: the same deals, the agent in every seat.
+"""Duplicate evaluation of a learner against robots: the arena's match, as a function.
 
-Each evaluation deal is dealt once (``VectorEnv(deals=1)``, seeded) and copied into
-three games; in game ``j`` the agent sits in seat ``j`` and the robot in the two other
-seats.  A deal's score is the agent's mean groše over its three seatings, so the
-luck of the cards cancels: with the same robot in all three seats every score is 0
-(the game is zero-sum).  The mean over deals comes with a 95% bootstrap confidence
-interval.
+``duplicate_eval(agent, robot)`` is :func:`mariash_env.arena.duplicate_match` of the two
+(the arena is the project's one duplicate-evaluation harness): every deal (a deck
+shuffled from ``seed`` and the deal's index, dealt by seat ``i % 3``) is played under
+the six seatings of two players (the agent alone in each seat against two copies of the
+robot, and the robot alone against two copies of the agent), so the luck of the cards
+cancels: with the same robot on both sides every score is 0 (the game is zero-sum).  A
+deal's score is the agent's mean groše over its seats; the mean over deals comes with
+the arena's 95% bootstrap confidence interval.  So a matchup has one figure, whether it
+comes from training, the model card or ``python -m mariash_env.arena``.
 
 ``python -m training.evaluate CHECKPOINT_OR_ONNX [--robot random|table] [--deals N]``
 evaluates a checkpoint (greedy policy) or an exported ONNX robot.
@@ -23,14 +26,15 @@ from typing import Any
 
 import numpy as np
 
+from mariash_env.arena import ROLES, duplicate_match
 from mariash_env.arena import bootstrap_ci as arena_bootstrap_ci
-from mariash_env.robots.base import RandomRobot
-from mariash_env.vector import VectorEnv
+from mariash_env.robots import PolicyRobot, RandomRobot, Robot, make_robot
+from mariash_env.robots import as_robot as robot_of
 
 ActFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-# In the first deal of a partie seat 0 deals, so seat 1 is forehand (forhont).
-SEAT_ROLES = ("dealer", "forehand", "middlehand")
+# A seat's role in a deal (the dealer, forehand after it, middlehand): EvalResult.by_role.
+SEAT_ROLES = ROLES
 
 
 @dataclass
@@ -66,17 +70,15 @@ def bootstrap_ci(x: np.ndarray, resamples: int = 2000, seed: int = 0,
     return float(lo), float(hi)
 
 
-def as_act_fn(agent: Any) -> ActFn:
-    """A callable ``(obs, mask) -> actions`` from a Robot, a PolicyNet or a callable."""
-    if hasattr(agent, "act_batch"):
-        return agent.act_batch
-    try:
+def as_robot(agent: Any, name: str = "agent") -> Robot:
+    """A :class:`~mariash_env.robots.Robot` from a Robot, a PolicyNet (greedy, batched)
+    or anything :func:`mariash_env.robots.as_robot` takes (``act_batch``, a callable)."""
+    # A PolicyNet exists only once training.networks (torch) is imported: never import
+    # torch just to look (evaluating an ONNX robot stays torch-free and fast to start).
+    networks = sys.modules.get(f"{__package__}.networks")
+    if networks is not None and isinstance(agent, networks.PolicyNet):
         import torch
 
-        from .networks import PolicyNet
-    except ImportError:  # pragma: no cover
-        PolicyNet = None  # noqa: N806
-    if PolicyNet is not None and isinstance(agent, PolicyNet):
         net = agent
         dev = next(net.parameters()).device
 
@@ -89,74 +91,46 @@ def as_act_fn(agent: Any) -> ActFn:
             net.train(was_training)
             return a.cpu().numpy()
 
-        return act
-    if callable(agent):
-        return agent
-    raise TypeError(f"cannot evaluate {type(agent).__name__}: expected a Robot, a PolicyNet "
-                    "or a callable (obs, mask) -> actions")
+        return PolicyRobot(act, name)
+    return robot_of(agent, name)
 
 
-def make_opponent(name: str, seed: int) -> Any | None:
-    """A robot by name: 'random', 'table', or any spec of ``mariash_env.robots.make_robot``
-    ('pimc(worlds=8)', 'onnx:PATH'); ``None`` for 'table' while TableRobot is missing."""
+def as_act_fn(agent: Any) -> ActFn:
+    """A callable ``(obs, mask) -> actions`` from a Robot, a PolicyNet or a callable."""
+    return as_robot(agent).act_batch
+
+
+def make_opponent(name: str, seed: int) -> Robot:
+    """A robot by name: 'random' (seeded), or any spec of
+    :func:`mariash_env.robots.make_robot` ('table', 'pimc(worlds=8)', 'onnx:PATH')."""
     if name == "random":
         return RandomRobot(seed=seed)
-    if name == "table":
-        from .rollout import load_table_robot_class, make_robot
-
-        cls = load_table_robot_class()
-        return None if cls is None else make_robot(cls, seed)
-    try:
-        from mariash_env.robots import make_robot as make_named
-    except ImportError:  # pragma: no cover - older mariash_env
-        raise ValueError(f"unknown robot {name!r}: expected 'random' or 'table'") from None
-    return make_named(name)
+    return make_robot(name)
 
 
 def duplicate_eval(agent: Any, robot: Any, deals: int = 1000, seed: int = 20240,
                    rules: dict[str, Any] | None = None, num_envs: int = 3000,
                    bootstrap: int = 2000, name: str | None = None) -> EvalResult:
-    """Play ``deals`` duplicate deals (3 games each) of ``agent`` against ``robot``."""
+    """The arena's duplicate match of ``agent`` against ``robot`` over ``deals`` deals
+    (module docstring); ``num_envs`` games are played together (``num_envs // 6`` deals
+    of six seatings per batch)."""
     t0 = time.perf_counter()
-    act_agent = as_act_fn(agent)
-    act_robot = as_act_fn(robot)
+    me = as_robot(agent)
+    other = as_robot(robot, name or getattr(robot, "name", type(robot).__name__))
     rules = dict(rules or {})
     rules.pop("deals", None)
-    per_chunk = max(1, num_envs // 3)
-    scores = np.empty((deals, 3), np.float64)
-    for start in range(0, deals, per_chunk):
-        d = min(per_chunk, deals - start)
-        src = VectorEnv(d, seed=0, observations=False, deals=1, **rules)
-        src.reset(seed=seed + start)
-        states = np.repeat(src.copy_states(), 3, axis=0)
-        env = VectorEnv(3 * d, seed=0, deals=1, **rules)
-        env.reset(seed=0)
-        env.restore_states(states)
-        step = env.current()
-        agent_seat = np.tile(np.arange(3), d)
-        result = np.zeros(3 * d, np.float64)
-        active = np.ones(3 * d, bool)
-        actions = np.zeros(3 * d, np.int64)
-        while active.any():
-            mine = active & (step.player == agent_seat)
-            theirs = active & ~mine
-            actions[:] = np.argmax(step.mask, axis=1)  # finished games: any legal action
-            if mine.any():
-                actions[mine] = act_agent(step.obs[mine], step.mask[mine])
-            if theirs.any():
-                actions[theirs] = act_robot(step.obs[theirs], step.mask[theirs])
-            step = env.step(actions)
-            ended = np.flatnonzero(active & step.deal_done)
-            result[ended] = step.rewards[ended, agent_seat[ended]]
-            active[ended] = False
-        scores[start:start + d] = result.reshape(d, 3)
-    per_deal = scores.mean(axis=1)
-    lo, hi = bootstrap_ci(per_deal, bootstrap, seed)
-    by_role = {SEAT_ROLES[s]: float(scores[:, s].mean()) for s in range(3)}
+    res = duplicate_match({"agent": lambda: me, "robot": lambda: other}, deals=deals,
+                          seed=seed, rules=rules, progress=False,
+                          n_boot=max(bootstrap, 1), batch=max(1, num_envs // 6))
+    per_deal = res.per_deal[:, 0]
+    if deals > 1 and bootstrap > 0:
+        lo, hi = (float(v[0]) for v in res.ci())
+    else:
+        lo = hi = float(res.means()[0])
     return EvalResult(
         opponent=name or getattr(robot, "name", type(robot).__name__),
-        deals=deals, mean=float(per_deal.mean()), ci_low=lo, ci_high=hi,
-        std=float(per_deal.std(ddof=1)) if deals > 1 else 0.0, by_role=by_role,
+        deals=deals, mean=float(res.means()[0]), ci_low=lo, ci_high=hi,
+        std=float(per_deal.std(ddof=1)) if deals > 1 else 0.0, by_role=res.by_role(0),
         seconds=time.perf_counter() - t0,
     )
 
@@ -164,15 +138,10 @@ def duplicate_eval(agent: Any, robot: Any, deals: int = 1000, seed: int = 20240,
 def evaluate_all(agent: Any, opponents: list[str], deals: int, seed: int,
                  rules: dict[str, Any] | None = None, num_envs: int = 3000,
                  bootstrap: int = 2000) -> list[EvalResult]:
-    """:func:`duplicate_eval` against each available robot in ``opponents``."""
-    out = []
-    for name in opponents:
-        robot = make_opponent(name, seed)
-        if robot is None:
-            continue
-        out.append(duplicate_eval(agent, robot, deals=deals, seed=seed, rules=rules,
-                                  num_envs=num_envs, bootstrap=bootstrap, name=name))
-    return out
+    """:func:`duplicate_eval` against each robot in ``opponents``."""
+    return [duplicate_eval(agent, make_opponent(name, seed), deals=deals, seed=seed,
+                           rules=rules, num_envs=num_envs, bootstrap=bootstrap, name=name)
+            for name in opponents]
 
 
 def format_table(rows: list[tuple[str, EvalResult]]) -> str:
@@ -233,8 +202,7 @@ def _load_agent(model: str, threads: int) -> tuple[Any, dict[str, Any]]:
         return agent, agent.rules
     import torch
 
-    from .checkpoint import CheckpointError
-    from .export import load_policy
+    from .checkpoint import CheckpointError, load_policy
 
     torch.set_num_threads(threads)
     try:

@@ -36,30 +36,15 @@ from .checkpoint import (
     CheckpointError,
     UnwritableError,
     atomic_write_bytes,
-    check_network,
     check_writable,
     lineage_of,
-    read_checkpoint,
+    load_policy,
 )
-from .config import Config
-from .networks import PolicyNet, build_network
+from .networks import PolicyNet
 
 ROBOT_FORMAT = "mariash-robot-v1"
+CARD_ENVS = 3000  # games played together in the model card's evaluation (500 deals x 6)
 OPSET = 17
-
-
-def load_policy(checkpoint: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
-    """The greedy policy network of a checkpoint (CPU, eval mode) and the payload."""
-    payload = read_checkpoint(checkpoint)
-    cfg = Config.from_dict(payload["config"], f"the config stored in {checkpoint}")
-    net = build_network(cfg.network)
-    check_network(payload, net.signature(), str(checkpoint))
-    state = payload.get("policy") or payload["method"].get("net")
-    if state is None:
-        raise CheckpointError(f"{checkpoint} holds no policy network")
-    net.load_state_dict(state)
-    net.eval()
-    return net, payload
 
 
 def training_info(payload: dict[str, Any]) -> dict[str, Any]:
@@ -201,7 +186,8 @@ def export(checkpoint: str | Path, out: str | Path, check: int = 4096) -> dict[s
 def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2000,
                seed: int = 777) -> str:
     """A model card (markdown) for an exported robot, with a fresh duplicate evaluation of
-    the ONNX file itself against RandomRobot and (when it exists) TableRobot."""
+    the ONNX file itself against RandomRobot and TableRobot (the arena's duplicate
+    match, :func:`training.evaluate.evaluate_all`)."""
     from mariash_env.robots.onnx_robot import OnnxRobot
 
     from .evaluate import evaluate_all, format_table
@@ -211,7 +197,8 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
     rules = dict(robot.rules)
     results = []
     if eval_deals > 0:
-        results = evaluate_all(robot, ["random", "table"], eval_deals, seed, rules)
+        results = evaluate_all(robot, ["random", "table"], eval_deals, seed, rules,
+                               num_envs=CARD_ENVS)
     net = info.get("network", {})
     cfg = info.get("config") or {}
     hidden = (cfg.get("network") or {}).get("hidden")
@@ -258,8 +245,11 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
         "",
         "## Evaluation",
         "",
-        f"Duplicate deals (seed {seed}): every deal is played three times with the robot in "
-        "each seat against two copies of the opponent; groše per deal won by the robot, "
+        f"Duplicate deals (seed {seed}), the arena's match (`python -m mariash_env.arena "
+        f"--robots onnx:ROBOT,OPPONENT --seed {seed} --batch {CARD_ENVS // 6}`): every deal "
+        "is played under the six "
+        "seatings of the two, the robot alone against two copies of the opponent and the "
+        "opponent alone against two copies of the robot; groše per deal won by the robot, "
         "95% bootstrap interval.",
         "",
         "```",

@@ -15,12 +15,23 @@ import math
 from pathlib import Path
 from typing import Any
 
-METRIC_FIELDS = [
-    "iteration", "decisions", "samples", "updates", "deals", "train_s", "dec_per_s",
-    "samples_per_s", "upd_per_s", "loss", "q_mean", "grad_norm", "target_mean", "epsilon",
-    "rollout_s", "policy_s", "update_s", "carried", "pool_size", "ret_vs_pool",
-    "ret_vs_random", "ret_vs_table",
-]
+# Columns of ``metrics.csv`` the trainer fills itself; a method's own metrics
+# (``Method.METRICS``) go between the counters and the timings (:func:`metric_fields`).
+COUNTER_FIELDS = ("iteration", "decisions", "samples", "updates", "deals", "train_s",
+                  "dec_per_s", "samples_per_s", "upd_per_s", "loss")
+TIMING_FIELDS = ("rollout_s", "policy_s", "update_s", "carried", "pool_size", "ret_vs_pool",
+                 "ret_vs_random", "ret_vs_table")
+
+
+def metric_fields(method_metrics: tuple[str, ...] = ()) -> list[str]:
+    """The columns of ``metrics.csv`` with a method's metrics (``Method.METRICS``)."""
+    clash = set(method_metrics) & set(COUNTER_FIELDS + TIMING_FIELDS)
+    if clash or len(set(method_metrics)) != len(method_metrics):
+        raise ValueError(f"method metrics {list(method_metrics)} repeat a name or reuse one "
+                         f"of the trainer's columns {sorted(clash)}")
+    return [*COUNTER_FIELDS, *method_metrics, *TIMING_FIELDS]
+
+
 EVAL_FIELDS = ["iteration", "decisions", "opponent", "mean", "ci_low", "ci_high", "std",
                "deals", "forehand", "middlehand", "dealer", "seconds"]
 

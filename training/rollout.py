@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from mariash_env.robots import TableRobot
 from mariash_env.vector import VectorEnv, random_legal_actions
 
 from .networks import PolicyNet, build_network
@@ -33,22 +34,6 @@ from .networks import PolicyNet, build_network
 # Kinds of tables.
 T_SELF, T_POOL, T_TABLE, T_RANDOM = 0, 1, 2, 3
 TABLE_NAMES = ("self", "pool", "table", "random")
-
-
-def load_table_robot_class() -> type | None:
-    """``mariash_env.robots.table.TableRobot`` when it exists, else ``None``."""
-    try:
-        from mariash_env.robots.table import TableRobot
-    except ImportError:
-        return None
-    return TableRobot
-
-
-def make_robot(cls: type, seed: int) -> Any:
-    try:
-        return cls(seed=seed)
-    except TypeError:
-        return cls()
 
 
 def segment_seed(seed: int, iteration: int, worker: int, num_envs: int) -> int:
@@ -104,7 +89,7 @@ class SelfPlayActor:
         self.net = net
         self.net.eval()
         self.pool: list[tuple[int, PolicyNet]] = []
-        self.table_cls = load_table_robot_class() if cfg.selfplay.table_robot_share > 0 else None
+        self.table_robot: TableRobot | None = None
         self.needs_masks = bool(getattr(method_cls, "needs_masks", False))
         self.step = None
         self.rng = np.random.default_rng(0)
@@ -130,8 +115,11 @@ class SelfPlayActor:
         """Reseed engines, exploration and robots from ``(seed, iteration, worker)``."""
         seed = self.cfg.seed
         self.rng = np.random.default_rng([seed, iteration, self.worker, 0x5E6])
-        self.table_robot = (make_robot(self.table_cls, int(self.rng.integers(2**62)))
-                            if self.table_cls is not None else None)
+        if self.cfg.selfplay.table_robot_share > 0:
+            # the robot's seed is drawn as before (runs keep their random stream); the
+            # table robot is deterministic, it only needs a fresh deal memory
+            self.table_robot = TableRobot()
+            self.table_robot.begin_deal(int(self.rng.integers(2**62)))
         self.step = self.env.reset(seed=segment_seed(seed, iteration, self.worker, self.n))
         n = self.n
         self.kind = np.zeros(n, np.int8)

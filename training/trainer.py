@@ -42,7 +42,7 @@ from .checkpoint import (
 )
 from .config import Config, ConfigError
 from .evaluate import EvalResult, evaluate_all
-from .logs import EVAL_FIELDS, METRIC_FIELDS, CsvLog, TensorBoard, plot_run
+from .logs import EVAL_FIELDS, CsvLog, TensorBoard, metric_fields, plot_run
 from .methods import get_method
 from .networks import count_parameters
 
@@ -304,7 +304,7 @@ class Trainer:
         keep = self.resumed_from
         # The logs hold exactly the iterations and evaluations of the checkpoint (none for
         # a fresh run): rows of a killed process after its last checkpoint are dropped.
-        metrics_log = CsvLog(self.out / "metrics.csv", METRIC_FIELDS,
+        metrics_log = CsvLog(self.out / "metrics.csv", metric_fields(self.method.METRICS),
                              keep_until=-1 if keep is None else keep)
         eval_log = CsvLog(self.out / "eval.csv", EVAL_FIELDS, rows=self.history)
         tb = TensorBoard(self.out / "tb", cfg.run.tensorboard,
@@ -440,9 +440,10 @@ class Trainer:
             "updates": c["updates"], "deals": c["deals"], "train_s": c["train_s"],
             "dec_per_s": rs["decisions"] / dt, "samples_per_s": rs["samples"] / dt,
             "upd_per_s": ls.get("updates", 0.0) / dt, "loss": loss,
-            "q_mean": ls.get("q_mean", float("nan")), "grad_norm": ls.get("grad_norm", float("nan")),
-            "target_mean": ls.get("target_mean", float("nan")),
-            "epsilon": params.get("epsilon", float("nan")),
+        }
+        for k in self.method.METRICS:  # the method's own (update statistics, else parameters)
+            row[k] = ls.get(k, params.get(k, float("nan")))
+        row |= {
             "rollout_s": t1 - t0, "policy_s": rs.get("policy_s", 0.0), "update_s": t2 - t1,
             "carried": rs.get("carried", 0.0), "pool_size": len(self.pool),
         }
@@ -461,6 +462,8 @@ class Trainer:
             bar.n = self.counters["iteration"]
         post = {"it": self.counters["iteration"], "dec/s": f"{row['dec_per_s']:.0f}",
                 "upd/s": f"{row['upd_per_s']:.1f}", "loss": f"{row['loss']:.4f}"}
+        for k in self.method.PROGRESS:
+            post[k] = f"{row[k]:.4g}"
         if self.history:
             last_it = self.history[-1]["iteration"]
             for h in self.history[-4:]:

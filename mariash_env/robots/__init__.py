@@ -9,6 +9,9 @@ neural policies (ONNX, no torch needed).
 * ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily).
 
 Keyword arguments may also be written into the spec, ``"pimc(worlds=8, time_limit=0.5)"``.
+
+Every robot follows the protocol of :mod:`mariash_env.robots.base` (``begin_deal``,
+``act`` / ``act_view`` / ``act_batch``, ``wants_view``), so each plays in every harness.
 """
 
 from __future__ import annotations
@@ -21,13 +24,15 @@ from typing import Any
 import numpy as np
 
 from ..rules import is_int
-from .base import RandomRobot, Robot
-from .pimc import PIMCRobot, SeatView
+from .base import PolicyRobot, RandomRobot, Robot, as_robot
+from .pimc import PIMCRobot
 from .table import TableRobot
+from .view import SeatView
 
 __all__ = [
     "Robot", "RandomRobot", "TableRobot", "PIMCRobot", "SeatView", "OnnxRobot",
-    "OnnxRobotError", "make_robot", "ROBOT_NAMES", "check_robot_args",
+    "OnnxRobotError", "PolicyRobot", "as_robot", "make_robot", "parse_spec", "ROBOT_NAMES",
+    "check_robot_args",
 ]
 
 ROBOT_NAMES = ("random", "table", "pimc", "onnx:PATH")

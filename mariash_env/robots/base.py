@@ -1,24 +1,57 @@
-"""The robot interface: ``act(observation) -> action``, given only what the seat sees.
+"""The robot protocol: what every harness (the arena, the training evaluation, the
+environment's own scripts) calls, and what a robot may optionally receive.
 
-``observation`` is what the AEC environment hands the seat to move: a dict with
-``"observation"`` (float32[OBS_SIZE], layout in :mod:`mariash_env.core.observe`)
-and ``"action_mask"`` (int8[N_ACTIONS]).  Robots never see another seat's cards.
+A robot decides for the seat to move from what that seat sees.  ``observation`` is what
+the AEC environment hands the seat: a dict with ``"observation"`` (float32[OBS_SIZE],
+layout in :mod:`mariash_env.core.observe`) and ``"action_mask"`` (int8[N_ACTIONS]).
+Robots never see another seat's cards.
+
+Every harness drives every robot through the same calls:
+
+* :meth:`Robot.begin_deal` ``(seed)`` before each deal it plays (a seed of that deal and
+  seating: a robot that draws random numbers reseeds from it, so results do not depend
+  on how the deals are spread over processes);
+* one decision: :meth:`Robot.act_view` ``(view)`` with a
+  :class:`~mariash_env.robots.view.SeatView` (the default asks :meth:`Robot.act` with
+  the view's observation), or a batch of decisions: :meth:`Robot.act_batch`
+  ``(obs, mask)``;
+* :attr:`Robot.wants_view`: ``False`` (the default) when the observation is all the
+  robot needs, so it may be handed batches of observations; ``True`` for a robot that
+  searches (it samples worlds from the view, e.g.
+  :class:`~mariash_env.robots.PIMCRobot`): it then gets one :meth:`act_view` per
+  decision and plays one game at a time.
+
+:func:`as_robot` turns a callable ``(obs, mask) -> actions`` or an object with
+``act_batch`` / ``act`` into a :class:`Robot`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .view import SeatView
+
+__all__ = ["Robot", "RandomRobot", "PolicyRobot", "as_robot", "legal_of"]
+
 
 class Robot:
-    """Base class of all robots; subclasses implement :meth:`act`."""
+    """Base class of all robots; subclasses implement :meth:`act` (module docstring)."""
 
     name = "robot"
+    wants_view: ClassVar[bool] = False
+    """Whether the robot needs the :class:`SeatView` (``act_view``) rather than the
+    observation alone; such a robot is never handed batches (``act_batch``)."""
 
     def act(self, observation: dict[str, Any]) -> int:
         raise NotImplementedError
+
+    def act_view(self, view: SeatView) -> int:
+        """One decision from the seat's view; by default :meth:`act` on its observation."""
+        return self.act(view.observation_dict())
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Actions for a batch of observations ``[N, D]`` with masks ``[N, A]``."""
@@ -29,6 +62,12 @@ class Robot:
 
     def reset(self) -> None:
         """Forget anything remembered from an earlier deal (robots are mostly stateless)."""
+
+    def begin_deal(self, seed: int) -> None:
+        """A deal starts (harnesses call it before each deal, with a seed of the deal and
+        seating): :meth:`reset`, and a robot that draws random numbers reseeds from
+        ``seed``."""
+        self.reset()
 
 
 def legal_of(observation: dict[str, Any]) -> np.ndarray:
@@ -46,9 +85,73 @@ class RandomRobot(Robot):
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def begin_deal(self, seed: int) -> None:
+        super().begin_deal(seed)
+        self.rng = np.random.default_rng(seed)
+
     def act(self, observation: dict[str, Any]) -> int:
         return int(self.rng.choice(legal_of(observation)))
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         u = self.rng.random(mask.shape) * (mask > 0)
         return np.argmax(u, axis=1).astype(np.int64)
+
+
+class PolicyRobot(Robot):
+    """A robot from a batch policy ``fn(obs [N, D], mask [N, A]) -> actions [N]``."""
+
+    def __init__(self, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                 name: str = "policy") -> None:
+        self.fn = fn
+        self.name = name
+
+    def act(self, observation: dict[str, Any]) -> int:
+        o = np.asarray(observation["observation"])[None]
+        m = np.asarray(observation["action_mask"])[None]
+        return int(np.asarray(self.fn(o, m))[0])
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return np.asarray(self.fn(obs, mask), dtype=np.int64)
+
+
+class _Duck(Robot):
+    """A robot-like object outside the class tree (``act`` and/or ``act_batch``, maybe
+    ``reset`` and a numpy ``rng``), driven through the protocol."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+        self.name = getattr(obj, "name", type(obj).__name__)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        if hasattr(self.obj, "act"):
+            return int(self.obj.act(observation))
+        return int(self.act_batch(np.asarray(observation["observation"])[None],
+                                  np.asarray(observation["action_mask"])[None])[0])
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if hasattr(self.obj, "act_batch"):
+            return np.asarray(self.obj.act_batch(obs, mask), dtype=np.int64)
+        return super().act_batch(obs, mask)
+
+    def reset(self) -> None:
+        if hasattr(self.obj, "reset"):
+            self.obj.reset()
+
+    def begin_deal(self, seed: int) -> None:
+        self.reset()
+        if isinstance(getattr(self.obj, "rng", None), np.random.Generator):
+            self.obj.rng = np.random.default_rng(seed)
+
+
+def as_robot(agent: Any, name: str | None = None) -> Robot:
+    """``agent`` as a :class:`Robot`: a Robot itself, an object with ``act_batch`` or
+    ``act`` (wrapped), or a callable batch policy ``(obs, mask) -> actions``."""
+    if isinstance(agent, Robot):
+        return agent
+    if hasattr(agent, "act_batch") or hasattr(agent, "act"):
+        return _Duck(agent)
+    if callable(agent):
+        return PolicyRobot(agent, name or getattr(agent, "__name__", "policy"))
+    raise TypeError(f"cannot play {type(agent).__name__}: expected a Robot, an object with "
+                    "act_batch(obs, mask) or act(observation), or a callable "
+                    "(obs, mask) -> actions")

@@ -4,7 +4,9 @@ A searching robot needs more than the observation: it must draw *worlds* -- full
 states that agree with everything its seat knows, the hidden cards redealt
 (:func:`mariash_env.search.sample_worlds`).  It never sees the real hidden cards.  The
 arena therefore hands such robots a :class:`SeatView` (the seat's observation plus a
-world sampler over a private copy of the state) through :meth:`PIMCRobot.act_view`;
+world sampler over a private copy of the state) through :meth:`PIMCRobot.act_view`, as
+the robot protocol has every harness do for ``wants_view`` robots
+(:mod:`mariash_env.robots.base`);
 ``act_state(st, seat)`` does the same from a raw state, and a robot constructed with
 ``game=`` can also be driven through the plain ``act(observation)``.
 
@@ -39,78 +41,18 @@ from .. import actions as A
 from ..core import state as S
 from ..core.engine import apply_action, legal_actions
 from ..core.observe import OBS_SIZE, encode
-from ..rules import Rules, make_rules
+from ..rules import Rules
 from .base import Robot
 from .features import TRUMP_ORDER, decode
 from .table import TableRobot
+from .view import SearchUnavailableError, SeatView, _search_module
 
-
-class SearchUnavailableError(RuntimeError):
-    """The robot needs a state (a :class:`SeatView` or a Game) it was not given."""
-
-
-def _search_module():
-    try:
-        from .. import search
-    except ImportError:  # pragma: no cover - the search package is optional at runtime
-        return None
-    return search
+__all__ = ["PIMCRobot", "SeatView", "SearchUnavailableError", "solver_available"]
 
 
 def solver_available() -> bool:
     s = _search_module()
     return s is not None and hasattr(s, "solve")
-
-
-class SeatView:
-    """What a searching robot may use at its turn, and nothing more.
-
-    It keeps a private copy of the full state, but exposes only the seat's observation,
-    its legal actions and worlds sampled from the seat's own knowledge
-    (:func:`mariash_env.search.sample_worlds`): the hidden cards themselves are never
-    handed out.
-    """
-
-    def __init__(self, st: np.ndarray, seat: int, rules: Rules | None = None) -> None:
-        self._st = np.array(st, dtype=np.int32, copy=True)
-        self.seat = int(seat)
-        self.rules = rules if rules is not None else make_rules()
-        self.rules_vector = self.rules.vector()
-        self._obs: np.ndarray | None = None
-
-    @classmethod
-    def from_game(cls, game: Any, seat: int | None = None) -> SeatView:
-        return cls(game.st, game.to_move if seat is None else seat, game.rules)
-
-    @property
-    def to_move(self) -> bool:
-        return int(self._st[S.TO_MOVE]) == self.seat
-
-    @property
-    def phase(self) -> int:
-        return int(self._st[S.PHASE])
-
-    def action_mask(self) -> np.ndarray:
-        m = np.zeros(A.N_ACTIONS, dtype=np.int8)
-        if self.to_move:
-            legal_actions(self._st, self.rules_vector, m)
-        return m
-
-    def observation(self) -> np.ndarray:
-        if self._obs is None:
-            self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
-            encode(self._st, self.seat, self._obs, False)
-        return self._obs
-
-    def observation_dict(self) -> dict[str, np.ndarray]:
-        return {"observation": self.observation(), "action_mask": self.action_mask()}
-
-    def sample_worlds(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
-        """``n`` full states consistent with what the seat knows (``int32[n, STATE_SIZE]``)."""
-        search = _search_module()
-        if search is None or not hasattr(search, "sample_worlds"):
-            raise SearchUnavailableError("mariash_env.search.sample_worlds is not available")
-        return search.sample_worlds(self._st, self.seat, n, rng, rules=self.rules)
 
 
 def _payoff(st: np.ndarray, seat: int) -> float:
@@ -191,16 +133,25 @@ class PIMCRobot(Robot):
     def reset(self) -> None:
         self.table.reset()
 
+    def begin_deal(self, seed: int) -> None:
+        """Reset and reseed the generator (every harness does it per deal and seating, so
+        a match does not depend on how its deals are spread over processes)."""
+        super().begin_deal(seed)
+        self.rng = np.random.default_rng(seed)
+
     def seed_deal(self, seed: int) -> None:
-        """Reseed the generator (the arena does it per deal for reproducible matches)."""
+        """Reseed the generator only (the name of :meth:`begin_deal` before the protocol)."""
         self.rng = np.random.default_rng(seed)
 
     # --- entry points ---------------------------------------------------------------------
     def act(self, observation: dict[str, Any]) -> int:
+        """Harnesses call :meth:`act_view` (``wants_view``); a bare observation is enough
+        only for a robot built with ``game=``, whose state it then reads."""
         if self.game is None:
             raise SearchUnavailableError(
-                "PIMCRobot needs the state to sample worlds: construct it with game=<Game>, "
-                "or call act_view(SeatView)/act_state(st, seat) (the arena does that)"
+                "PIMCRobot needs the state to sample worlds: harnesses pass it through "
+                "act_view(SeatView) (the robot protocol, wants_view = True); to call act(obs) "
+                "directly construct it with game=<Game>, or call act_state(st, seat)"
             )
         view = SeatView.from_game(self.game)
         if not np.array_equal(np.asarray(observation["observation"]), view.observation()):

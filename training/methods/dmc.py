@@ -19,9 +19,9 @@ from torch import nn
 
 from mariash_env.vector import random_legal_actions
 
-from ..config import opt
 from ..networks import PolicyNet, build_network
-from . import Method, register_method
+from ..options import opt
+from .base import Method, register_method
 
 
 @dataclass
@@ -69,6 +69,9 @@ def untransform(q: np.ndarray, cfg: DMCConfig) -> np.ndarray:
 @register_method
 class DMC(Method):
     """Deep Monte-Carlo with epsilon-greedy self-play."""
+
+    METRICS = ("q_mean", "grad_norm", "target_mean", "epsilon")
+    PROGRESS = ("epsilon",)
 
     name = "dmc"
     config_class = DMCConfig

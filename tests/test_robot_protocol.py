@@ -1,0 +1,159 @@
+"""The robot protocol (mariash_env/robots/base.py) and the one duplicate harness (the
+arena): every robot plays in every harness through the same calls, and a matchup has
+one figure whether it comes from the arena or from training.evaluate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mariash_env.arena import ROLES, duplicate_match
+from mariash_env.game import Game
+from mariash_env.robots import (
+    PIMCRobot,
+    PolicyRobot,
+    RandomRobot,
+    Robot,
+    SeatView,
+    TableRobot,
+    as_robot,
+    make_robot,
+)
+from mariash_env.robots.pimc import SearchUnavailableError
+from mariash_env.rules import Rules, make_rules
+
+MODEL = Path(__file__).resolve().parent.parent / "models" / "robot.onnx"
+SPECS = ["random", "table", "pimc(worlds=2, bidding='table')", f"onnx:{MODEL}"]
+
+
+class Counting(Robot):
+    """Records the protocol calls it gets; plays the first legal action."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int]] = []
+
+    def reset(self) -> None:
+        self.calls.append(("reset", 0))
+
+    def act(self, observation):
+        self.calls.append(("act", 0))
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def test_protocol_defaults():
+    r = Counting()
+    assert Robot.wants_view is False and r.wants_view is False
+    r.begin_deal(5)  # the default: reset
+    assert r.calls == [("reset", 0)]
+    g = Game()
+    g.new_partie(seed=1)
+    view = SeatView.from_game(g)
+    assert r.act_view(view) == int(np.flatnonzero(g.legal_mask())[0])  # default: act(obs)
+    assert r.act_batch(np.stack([view.observation()] * 2),
+                       np.stack([view.action_mask()] * 2)).tolist() == [r.act_view(view)] * 2
+
+
+def test_random_robot_reseeds_per_deal():
+    mask = np.ones((1, 115), np.int8)
+    obs = np.zeros((1, 900), np.float32)
+    a = RandomRobot(seed=1)
+    b = RandomRobot(seed=2)
+    a.begin_deal(9)
+    b.begin_deal(9)
+    assert [a.act_batch(obs, mask)[0] for _ in range(5)] == \
+        [b.act_batch(obs, mask)[0] for _ in range(5)]
+
+
+def test_as_robot_wraps_policies_and_duck_robots():
+    class OnlyAct:
+        rng = np.random.default_rng(0)
+
+        def act(self, observation):
+            return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+
+    mask = np.zeros((3, 115), np.int8)
+    mask[:, [4, 7]] = 1
+    obs = np.zeros((3, 900), np.float32)
+    first = as_robot(lambda o, m: np.argmax(m, axis=1))
+    assert isinstance(first, PolicyRobot) and first.act_batch(obs, mask).tolist() == [4, 4, 4]
+    assert first.act({"observation": obs[0], "action_mask": mask[0]}) == 4
+    duck = as_robot(OnlyAct())
+    duck.begin_deal(3)
+    x = duck.act_batch(obs, mask).tolist()
+    duck.begin_deal(3)  # the duck's numpy rng is reseeded by the adapter
+    assert duck.act_batch(obs, mask).tolist() == x and set(x) <= {4, 7}
+    t = TableRobot()
+    assert as_robot(t) is t
+    with pytest.raises(TypeError, match="cannot play int"):
+        as_robot(3)
+
+
+def test_pimc_gets_its_view_through_the_protocol():
+    """PIMC built without game= plays in the arena and in training's evaluation (it
+    declares wants_view, harnesses hand it act_view); a bare act() still explains."""
+    g = Game()
+    g.new_partie(seed=2)
+    p = make_robot("pimc(worlds=2, bidding='table')")
+    assert p.wants_view
+    with pytest.raises(SearchUnavailableError, match="act_view"):
+        p.act({"observation": g.observation(g.to_move), "action_mask": g.legal_mask()})
+    p.begin_deal(4)
+    a1 = p.act_view(SeatView.from_game(g))
+    p.begin_deal(4)
+    assert p.act_view(SeatView.from_game(g)) == a1  # begin_deal reseeds
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_every_robot_plays_in_the_arena_and_in_training_evaluation(spec):
+    res = duplicate_match({"x": lambda: make_robot(spec), "table": TableRobot}, deals=1,
+                          seed=3, progress=False, n_boot=20)
+    assert res.per_deal.shape == (1, 2) and res.per_deal.sum() == pytest.approx(0, abs=1e-9)
+    evaluate = pytest.importorskip("training.evaluate")
+    r = evaluate.duplicate_eval(make_robot(spec), TableRobot(), deals=1, seed=3,
+                                bootstrap=20, name="table")
+    assert r.mean == pytest.approx(res.per_deal[0, 0])  # one matchup, one figure
+
+
+def _onnx():
+    return make_robot(f"onnx:{MODEL}")
+
+
+def test_batches_and_jobs_do_not_change_deterministic_robots():
+    robots = {"onnx": _onnx, "table": TableRobot}
+    one = duplicate_match(robots, deals=6, seed=11, progress=False, n_boot=50)
+    many = duplicate_match(robots, deals=6, seed=11, progress=False, n_boot=50, batch=4)
+    np.testing.assert_array_equal(one.per_deal, many.per_deal)
+    rr = {"random": RandomRobot, "table": TableRobot}
+    a = duplicate_match(rr, deals=6, seed=11, progress=False, n_boot=50, batch=4)
+    b = duplicate_match(rr, deals=6, seed=11, progress=False, n_boot=50, batch=4, jobs=2)
+    np.testing.assert_array_equal(a.per_deal, b.per_deal)
+    with pytest.raises(ValueError, match="batch=0"):
+        duplicate_match(rr, deals=1, progress=False, batch=0)
+
+
+def test_training_evaluation_is_the_arenas_figure():
+    evaluate = pytest.importorskip("training.evaluate")
+    r = evaluate.duplicate_eval(_onnx(), TableRobot(), deals=12, seed=5, bootstrap=300,
+                                num_envs=24)
+    m = duplicate_match({"agent": _onnx, "robot": TableRobot}, deals=12, seed=5,
+                        progress=False, n_boot=300)
+    lo, hi = m.ci()
+    assert (r.mean, r.ci_low, r.ci_high) == (m.means()[0], lo[0], hi[0])
+    assert r.std == pytest.approx(m.per_deal[:, 0].std(ddof=1))
+    assert set(r.by_role) == set(ROLES)
+    # the agent fills each role equally often: the roles' mean is the overall mean
+    assert np.mean(list(r.by_role.values())) == pytest.approx(r.mean)
+
+
+def test_removed_build_order_leftovers():
+    assert "tariff_table" not in Rules.__dataclass_fields__
+    assert list(make_rules().to_dict()) == [
+        "rules", "deals", "tariff", "killed_seven", "max_flek", "payment_cap",
+        "marriage_order", "shuffle", "hundred_counting", "open_contracts", "players"]
+    evaluate = pytest.importorskip("training.evaluate")
+    rollout = pytest.importorskip("training.rollout")
+    assert isinstance(evaluate.make_opponent("table", 0), TableRobot)
+    assert not hasattr(rollout, "load_table_robot_class")
+    assert PIMCRobot.wants_view
