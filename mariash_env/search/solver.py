@@ -123,6 +123,14 @@ def _bit(c):
 
 
 @njit
+def _copy(dst, src):
+    """``dst[:] = src`` for state records: an explicit loop compiles to a vector copy,
+    numba's slice assignment costs several times more (it is done at every node)."""
+    for j in range(STATE_SIZE):
+        dst[j] = src[j]
+
+
+@njit
 def _shape_hash(st, ctx):
     """Zobrist hash of the three hands up to relabelling of ranks: per suit, the cards
     still in play in rank order, each keyed by (suit, place, holder, class), the class
@@ -194,7 +202,7 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     counts; betl / durch: made or broken.  Evaluated by the core's ``settle`` on the
     scratch record ``sc``."""
     actor = ctx[X_ACTOR]
-    sc[:] = st
+    _copy(sc, st)
     if ctx[X_CONTRACT] != C_SUIT:
         best = -INF if want_max else INF
         for k in range(2):
@@ -216,26 +224,29 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     sc[PTS + actor] = ca
     sc[PTS + (actor + 1) % 3] = total - ca
     # marriages still to come: the holder of both K and Q announces one (default order)
-    pend_seat = np.full(4, -1, dtype=np.int64)
+    # (small per-suit tables packed 4 bits a suit into an int: no allocation per call)
+    pend = np.int64(0)  # seat + 1 per suit, 0 = none
     npend = 0
     for s in range(4):
         if st[MARR_SEAT + s] < 0:
             kq = np.int64(3) << (8 * s + 5)
+            p = 0
             if h0 & kq == kq:
-                pend_seat[s] = 0
+                p = 1
             elif h1 & kq == kq:
-                pend_seat[s] = 1
+                p = 2
             elif h2 & kq == kq:
-                pend_seat[s] = 2
-            if pend_seat[s] >= 0:
+                p = 3
+            if p:
+                pend |= np.int64(p) << (4 * s)
                 npend += 1
     # the trump seven's possible fates
     s7 = np.int64(1) << (trump * 8)
     holder = 0 if h0 & s7 else (1 if h1 & s7 else (2 if h2 & s7 else -1))
     nseven = 1 if holder < 0 else (2 if st[TRICK_NO] == 9 else 3)
     # first-marriage choices: only for a hundred bet, and a side with no marriage yet
-    fa_choices = np.full(4, -1, dtype=np.int64)
-    fd_choices = np.full(4, -1, dtype=np.int64)
+    fa_choices = np.int64(0)  # suit + 1 of the k-th choice in bits 4k..4k+3, 0 = none
+    fd_choices = np.int64(0)
     na = 1
     nd = 1
     if ctx[X_HUNDRED] and npend > 0:
@@ -251,13 +262,13 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
         na = 0
         nd = 0
         for s in range(4):
-            p = pend_seat[s]
+            p = ((pend >> (4 * s)) & 15) - 1
             if p >= 0:
                 if p == actor and not has_a:
-                    fa_choices[na] = s
+                    fa_choices |= np.int64(s + 1) << (4 * na)
                     na += 1
                 elif p != actor and not has_d:
-                    fd_choices[nd] = s
+                    fd_choices |= np.int64(s + 1) << (4 * nd)
                     nd += 1
         if na == 0:
             na = 1
@@ -268,19 +279,20 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
         for idd in range(nd):
             if npend > 0:
                 nm = st[NMARR]
-                fa = fa_choices[ia]
-                fd = fd_choices[idd]
+                fa = ((fa_choices >> (4 * ia)) & 15) - 1
+                fd = ((fd_choices >> (4 * idd)) & 15) - 1
                 if fa >= 0:
-                    sc[MARR_SEAT + fa] = pend_seat[fa]
+                    sc[MARR_SEAT + fa] = ((pend >> (4 * fa)) & 15) - 1
                     sc[MARR_ORD + fa] = nm
                     nm += 1
                 if fd >= 0:
-                    sc[MARR_SEAT + fd] = pend_seat[fd]
+                    sc[MARR_SEAT + fd] = ((pend >> (4 * fd)) & 15) - 1
                     sc[MARR_ORD + fd] = nm
                     nm += 1
                 for s in range(4):
-                    if pend_seat[s] >= 0 and s != fa and s != fd:
-                        sc[MARR_SEAT + s] = pend_seat[s]
+                    ps = ((pend >> (4 * s)) & 15) - 1
+                    if ps >= 0 and s != fa and s != fd:
+                        sc[MARR_SEAT + s] = ps
                         sc[MARR_ORD + s] = nm
                         nm += 1
             for i7 in range(nseven):
@@ -585,7 +597,7 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr):
     if n == 0 and st[TRICK_NO] == 9:
         # the last trick: every card is forced, play it out
         sc = stk[MAXD]
-        sc[:] = st
+        _copy(sc, st)
         for _ in range(3):
             c = lowest(legal_cards(sc, sc[TO_MOVE]))
             if apply_action(sc, rules, A.PLAY0 + c):
@@ -596,7 +608,7 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr):
         leader = st[TO_MOVE]
         if can_lay_down(st, leader):
             sc = stk[MAXD]
-            sc[:] = st
+            _copy(sc, st)
             apply_action(sc, rules, A.LAY_DOWN)
             stats[S_LEAVES] += 1
             return True, np.int64(sc[PAY + actor] // 2)
@@ -699,7 +711,7 @@ def _ab(stk, mvs, d0, alpha, beta, rules, ctx, tkey, tlo, thi, stats, fr):
             st = stk[d]
             c = mvs[d, i]
             ch = stk[d + 1]
-            ch[:] = st
+            _copy(ch, st)
             if apply_action(ch, rules, A.PLAY0 + c):
                 stats[S_LEAVES] += 1
                 v = np.int64(ch[PAY + actor] // 2)
@@ -765,7 +777,7 @@ def _child_value(stk, mvs, d, c, rules, ctx, tkey, tlo, thi, stats, guess, fr):
     """Exact value after playing card ``c`` at ``stk[d]`` (child written to ``stk[d+1]``)."""
     st = stk[d]
     ch = stk[d + 1]
-    ch[:] = st
+    _copy(ch, st)
     if apply_action(ch, rules, A.PLAY0 + c):
         return np.int64(ch[PAY + ctx[X_ACTOR]] // 2), True
     v = _search_value(stk, mvs, d + 1, -INF, INF, guess, rules, ctx, tkey, tlo, thi,
@@ -810,7 +822,7 @@ def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, stats, pv, all_moves, move
         for i in range(nm):
             c = mvs[d][i]
             ch = stk[d + 1]
-            ch[:] = st
+            _copy(ch, st)
             if apply_action(ch, rules, A.PLAY0 + c):
                 cv = np.int64(ch[PAY + actor] // 2)
                 if cv == v:
@@ -825,7 +837,7 @@ def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, stats, pv, all_moves, move
                          fr) <= v
             if ok:
                 # the child's value is exactly v; its stack slot may have been overwritten
-                ch[:] = st
+                _copy(ch, st)
                 apply_action(ch, rules, A.PLAY0 + c)
                 found = c
                 break
@@ -874,7 +886,7 @@ def _plain(stk, rules, actor, counter, limit, prune):
                 counter[1] = 1
                 return np.int64(0)
             ch = stk[d + 1]
-            ch[:] = st
+            _copy(ch, st)
             if apply_action(ch, rules, A.PLAY0 + c):
                 v = np.int64(ch[PAY + actor] // 2)
             else:
