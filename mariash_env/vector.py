@@ -179,6 +179,10 @@ __all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STAT
 STATE_BYTES = STATE_SIZE * 4
 """Bytes of compact state per game."""
 
+# Per-game buffers besides state, mask and observation: player, rewards[3], deal_done,
+# partie_done, deal_no, bad (see VectorEnv.__init__).
+_SMALL_BYTES = 8 + 3 * 4 + 1 + 1 + 8 + 8
+
 FIRST_DEALER = 0
 """Dealer of the first deal of every partie (as in the AEC environment)."""
 
@@ -225,8 +229,18 @@ def _refresh_one(st, rules, i, masks, obs, player, deal_no, observations):
 
 
 @_jit
-def _advance_one(st, rules, i, a, rewards, deal_done, partie_done):
-    """Apply ``a`` to one game; settle, advance and auto-reset as needed."""
+def _advance_one(st, rules, i, a, masks, rewards, deal_done, partie_done):
+    """Apply ``a`` to one game; settle, advance and auto-reset as needed.
+
+    An action that the game's current mask does not allow (out of range included)
+    applies nothing: even an unchecked step never indexes the engine's tables with it.
+    Returns whether the game changed."""
+    if a < 0 or a >= N_ACTIONS or masks[i, a] != 1:
+        for s in range(3):
+            rewards[i, s] = 0.0
+        deal_done[i] = False
+        partie_done[i] = False
+        return False
     if apply_action(st, rules, a):
         for s in range(3):
             rewards[i, s] = st[PAY + s]
@@ -241,6 +255,7 @@ def _advance_one(st, rules, i, a, rewards, deal_done, partie_done):
             rewards[i, s] = 0.0
         deal_done[i] = False
         partie_done[i] = False
+    return True
 
 
 @_jit
@@ -264,8 +279,8 @@ def _step_serial(states, rules, actions, check, bad, masks, obs, player, rewards
             return nbad
     for i in range(states.shape[0]):
         st = states[i]
-        _advance_one(st, rules, i, actions[i], rewards, deal_done, partie_done)
-        _refresh_one(st, rules, i, masks, obs, player, deal_no, observations)
+        if _advance_one(st, rules, i, actions[i], masks, rewards, deal_done, partie_done):
+            _refresh_one(st, rules, i, masks, obs, player, deal_no, observations)
     return 0
 
 
@@ -278,8 +293,8 @@ def _step_parallel(states, rules, actions, check, bad, masks, obs, player, rewar
             return nbad
     for i in numba.prange(states.shape[0]):
         st = states[i]
-        _advance_one(st, rules, i, actions[i], rewards, deal_done, partie_done)
-        _refresh_one(st, rules, i, masks, obs, player, deal_no, observations)
+        if _advance_one(st, rules, i, actions[i], masks, rewards, deal_done, partie_done):
+            _refresh_one(st, rules, i, masks, obs, player, deal_no, observations)
     return 0
 
 
@@ -321,18 +336,33 @@ def _state_kernel(states, out):
 def _uniform_legal(masks, u, out):
     """Row ``i``: the ``floor(u[i] * n_legal)``-th legal action (-1 when none is legal)."""
     na = masks.shape[1]
-    legal = np.empty(na, dtype=np.int64)
+    nblk = na // 16
     for i in range(masks.shape[0]):
         row = masks[i]
         cnt = 0
-        for a in range(na):  # branch-free compaction of the legal indices
-            legal[cnt] = a
+        for a in range(na):  # a vectorised count
             cnt += row[a] != 0
         if cnt == 0:
             out[i] = -1
             continue
-        k = np.int64(u[i] * cnt)
-        out[i] = legal[min(k, cnt - 1)]
+        k = min(np.int64(u[i] * cnt), cnt - 1)
+        # skip whole blocks of 16 (vectorised counts), then walk to the k-th legal action
+        a = 0
+        for _ in range(nblk):
+            s = 0
+            for j in range(16):
+                s += row[a + j] != 0
+            if s > k:
+                break
+            k -= s
+            a += 16
+        while True:
+            if row[a] != 0:
+                if k == 0:
+                    break
+                k -= 1
+            a += 1
+        out[i] = a
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
@@ -398,6 +428,12 @@ class VectorEnv:
             partie_done=self._partie_done,
             deal_no=self._deal_no,
         )
+
+    @staticmethod
+    def bytes_per_game(observations: bool = True) -> int:
+        """Bytes one game holds: state, mask, observation (when on) and the small buffers."""
+        b = STATE_BYTES + N_ACTIONS + _SMALL_BYTES
+        return b + OBS_SIZE * 4 if observations else b
 
     # -- views -------------------------------------------------------------
 
