@@ -45,8 +45,10 @@ API
     ``actions``: one integer per game, the action of the seat to move there
     (``Step.player``).  All actions are checked against the current masks first; if any
     is illegal a :class:`ValueError` names the games and actions and *nothing* is
-    applied.  ``step_unchecked(actions)`` skips the check (an illegal action there
-    corrupts the game silently; the check costs well under 1 % of a step).
+    applied.  ``step_unchecked(actions)`` skips that up-front pass and its
+    all-or-nothing guarantee: a game whose action its current mask does not allow
+    (out of range, e.g. ``10**9`` or ``-1``, included) is left unchanged with zero
+    rewards and flags, the others step; nothing can index outside the engine's tables.
 ``current() -> Step``
     The current player/mask/obs again, with zero rewards and flags (e.g. after
     :meth:`restore_states`).
@@ -69,7 +71,8 @@ The ``Step`` record
     That seat's observation (``encode(st, player, out, False)``; layout
     ``mariash_env.core.observe.OBS_LAYOUT``).
 ``mask`` int8[N, 115]
-    Legal actions of that seat (1 = legal).
+    Legal actions of that seat (1 = legal); a read-only view, since every step checks
+    its actions against it.
 ``rewards`` float32[N, 3]
     Groše paid to each *absolute* seat by a deal that ended in this step, else 0.
     Zero-sum per row.
@@ -114,9 +117,14 @@ engine itself draws no other randomness.
 
 Memory
 ------
-``STATE_SIZE * 4`` = 788 bytes of state per game, plus the output buffers: 115 bytes
-of mask, 3,600 bytes of observation (when on) and ~40 bytes of the rest.  4,096 games
-hold 3.2 MB of state.
+Per game (``VectorEnv.bytes_per_game(observations)``): ``STATE_SIZE * 4`` = 788 bytes of
+state, 115 of mask, 38 of the small buffers (player, rewards, flags, deal number) and,
+with observations, 3,600 of observation: 941 bytes without observations, 4,541 with.
+4,096 games take 3.9 MB (18.6 MB with observations); a million, 0.94 GB (4.5 GB).
+The constructor warns (:class:`VectorMemoryWarning`, a ``UserWarning`` naming the bytes
+needed) when that exceeds ``MEMORY_FRACTION`` (half) of the memory the machine has
+available (:func:`available_memory`).  ``reset`` derives each game's seed in Python
+(~10 µs a game).
 
 Speed and compilation
 ---------------------
@@ -138,46 +146,69 @@ its generator, so the same actions reproduce the same continuation.  Call
 actions from one position, restore and step with a different action vector each
 time; or fill many rows with copies of one position (``snap[:] = snap[j]``) and step
 each row with a different action -- rows are independent games.  ``restore_states``
-checks shape and dtype and a few fields' ranges; the rows must be decision states
-as ``copy_states`` returns them (a finished, not advanced deal has an empty mask and
-cannot be stepped).
+checks shape, dtype, the range of every field the compiled code indexes with (phase,
+seats, cards, trick fields, counters, flags), that the deck positions are a permutation
+and that each card is in exactly one place; a bad row raises :class:`ValueError` naming
+the field, its accepted range and the games, and nothing is restored.  The rows should
+be decision states as ``copy_states`` returns them (a finished, not advanced deal has an
+empty mask and cannot be stepped).
 """
 
 from __future__ import annotations
 
+import os
+import warnings
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from .actions import N_ACTIONS
+from .core import state as S
 from .core.deal import shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
 from .core.state import (
-    CONTRACT,
     CUT,
     DEAL_NO,
-    DEALER,
-    FOREHAND,
     PAY,
-    PHASE,
-    POS,
     RNG,
     STATE_SIZE,
     TO_MOVE,
-    TRICK_N,
-    TRICK_NO,
-    TRUMP_CARD,
     seed_words,
     setm,
 )
 from .rules import make_rules
 
-__all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES"]
+__all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES",
+           "VectorMemoryWarning", "available_memory"]
 
 STATE_BYTES = STATE_SIZE * 4
 """Bytes of compact state per game."""
+
+MEMORY_FRACTION = 0.5
+"""``VectorEnv`` warns when its buffers would take more than this share of the memory
+the machine has available now."""
+
+
+class VectorMemoryWarning(UserWarning):
+    """A ``VectorEnv`` asked for more memory than the machine can comfortably hold."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (Linux ``MemAvailable``), or None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
 
 # Per-game buffers besides state, mask and observation: player, rewards[3], deal_done,
 # partie_done, deal_no, bad (see VectorEnv.__init__).
@@ -400,6 +431,16 @@ class VectorEnv:
         n = int(num_envs)
         self.num_envs = n
         self.rules = make_rules(deals=deals, **rules)
+        need = n * self.bytes_per_game(bool(observations))
+        avail = available_memory()
+        if avail is not None and need > MEMORY_FRACTION * avail:
+            warnings.warn(
+                f"VectorEnv({n}) needs {need:,} bytes ({need / 2**30:.2f} GiB: "
+                f"{self.bytes_per_game(bool(observations))} per game) but only "
+                f"{avail:,} bytes are available; above {MEMORY_FRACTION:.0%} of that the "
+                "machine may swap or kill the process: use fewer games"
+                + (" or observations=False" if observations else ""),
+                VectorMemoryWarning, stacklevel=2)
         self.rules_vector = self.rules.vector()
         self.observations = bool(observations)
         self.parallel = bool(parallel)
@@ -419,10 +460,13 @@ class VectorEnv:
         self._deal_no = np.zeros(n, dtype=np.int64)
         self._bad = np.zeros(n, dtype=np.int64)
         self._ready = False
+        # The mask is what every step checks its actions against: hand it out read-only.
+        mask_view = self._mask.view()
+        mask_view.flags.writeable = False
         self._result = Step(
             player=self._player,
             obs=self._obs if self.observations else None,
-            mask=self._mask,
+            mask=mask_view,
             rewards=self._rewards,
             deal_done=self._deal_done,
             partie_done=self._partie_done,
@@ -498,7 +542,8 @@ class VectorEnv:
         return self._result
 
     def step_unchecked(self, actions) -> Step:
-        """:meth:`step` without the legality check (the caller guarantees legal actions)."""
+        """:meth:`step` without the up-front legality pass: a game whose action its mask
+        does not allow (out of range included) is left unchanged, the others step."""
         a = self._actions(actions)
         self._step_kernel(self._states, self.rules_vector, a, False, self._bad, self._mask,
                           self._obs, self._player, self._rewards, self._deal_done,
@@ -542,28 +587,91 @@ class VectorEnv:
         self.current()
 
 
+# Every field the compiled code reads as an index, a seat, a card, a counter or a flag:
+# (name, first slot, slots, lowest, highest accepted value).
+_I32_MAX = 2**31 - 1
+_FIELDS = (
+    ("deal_no", S.DEAL_NO, 1, 0, _I32_MAX),
+    ("partie_done", S.PARTIE_DONE, 1, 0, 1),
+    ("dealer", S.DEALER, 1, 0, 2),
+    ("forehand", S.FOREHAND, 1, 0, 2),
+    ("cut", S.CUT, 1, -1, 30),
+    ("phase", S.PHASE, 1, 0, 8),
+    ("to_move", S.TO_MOVE, 1, -1, 2),
+    ("trump_card", S.TRUMP_CARD, 1, -1, 31),
+    ("trump_public", S.TRUMP_PUBLIC, 1, 0, 1),
+    ("blind", S.BLIND, 1, 0, 1),
+    ("contract", S.CONTRACT, 1, 0, 3),
+    ("actor", S.ACTOR, 1, -1, 2),
+    ("chooser", S.CHOOSER, 1, -1, 2),
+    ("ndisc", S.NDISC, 1, 0, 2),
+    ("disc", S.DISC, 2, -1, 31),
+    ("talon_owner", S.TALON_OWNER, 1, -1, 2),
+    ("answers", S.ANSWERS, 1, 0, 2),
+    ("bad_seat", S.BAD_SEAT, 1, -1, 2),
+    ("good_seats", S.GOOD_SEATS, 1, 0, 7),
+    ("durch_seat", S.DURCH_SEAT, 1, -1, 2),
+    ("betl_seat", S.BETL_SEAT, 1, -1, 2),
+    ("announce", S.ANNOUNCE, 1, 0, 4),
+    ("bet_exists", S.BET_EXISTS, 4, 0, 1),
+    ("bet_level", S.BET_LEVEL, 4, 0, _I32_MAX),
+    ("bet_seat", S.BET_SEAT, 4, -1, 2),
+    ("flek_round", S.FLEK_ROUND, 1, 0, _I32_MAX),
+    ("flek_turn", S.FLEK_TURN, 1, 0, 1),
+    ("raisable", S.RAISABLE, 1, 0, 15),
+    ("raised_rnd", S.RAISED_RND, 1, 0, 15),
+    ("announced_rnd", S.ANNOUNCED_RND, 1, 0, 15),
+    ("trick_no", S.TRICK_NO, 1, 0, 10),
+    ("trick_n", S.TRICK_N, 1, 0, 2),
+    ("leader", S.LEADER, 1, -1, 2),
+    ("tricks", S.TRICKS, 30, -1, 31),
+    ("trick_leader", S.TLEAD, 10, -1, 2),
+    ("trick_winner", S.TWIN, 10, -1, 2),
+    ("points", S.PTS, 3, 0, 90),
+    ("ntricks", S.NTRICKS, 3, 0, 10),
+    ("marriage_seat", S.MARR_SEAT, 4, -1, 2),
+    ("marriage_order", S.MARR_ORD, 4, -1, 3),
+    ("nmarriages", S.NMARR, 1, 0, 4),
+    ("seven_trick", S.SEVEN_TRICK, 1, -1, 9),
+    ("seven_seat", S.SEVEN_SEAT, 1, -1, 2),
+    ("seven_won", S.SEVEN_WON, 1, 0, 1),
+    ("claimer", S.CLAIMER, 1, -1, 2),
+    ("end", S.END, 1, 0, 5),
+    ("settled", S.SETTLED, 1, 0, 1),
+    ("silent100", S.SILENT100, 1, 0, 2),
+)
+
+
 def _validate(states: np.ndarray) -> None:
-    """Range checks on the fields the compiled code indexes with (cheap, vectorized)."""
-    checks = (
-        ("phase", PHASE, 0, 8),
-        ("to_move", TO_MOVE, -1, 2),
-        ("forehand", FOREHAND, 0, 2),
-        ("dealer", DEALER, 0, 2),
-        ("trick_no", TRICK_NO, 0, 10),
-        ("trick_n", TRICK_N, 0, 2),
-        ("contract", CONTRACT, 0, 3),
-        ("trump_card", TRUMP_CARD, -1, 31),
-        ("deal_no", DEAL_NO, 0, 2**31 - 1),
-    )
-    for name, off, lo, hi in checks:
-        col = states[:, off]
-        badrows = np.flatnonzero((col < lo) | (col > hi))
-        if badrows.size:
-            raise ValueError(
-                f"states: field {name} out of range [{lo}, {hi}] in games "
-                f"{badrows[:10].tolist()}; not restored")
-    pos = states[:, POS:POS + 32]
-    badrows = np.flatnonzero(((pos < 0) | (pos > 31)).any(axis=1))
-    if badrows.size:
-        raise ValueError(f"states: deck positions out of range in games "
-                         f"{badrows[:10].tolist()}; not restored")
+    """Check every field the compiled code indexes with, the deck positions and the cards
+    (vectorised, raising before anything is restored): a restored row can then never make
+    the engine read or write outside its buffers."""
+    def fail(what: str, rows: np.ndarray) -> None:
+        raise ValueError(f"states: {what} in games {rows[:10].tolist()}"
+                         f"{' and more' if rows.size > 10 else ''}; nothing was restored")
+
+    for name, off, n, lo, hi in _FIELDS:
+        block = states[:, off:off + n]
+        bad = (block < lo) | (block > hi)
+        rows = np.flatnonzero(bad.any(axis=1))
+        if rows.size:
+            k = int(np.flatnonzero(bad[rows[0]])[0])
+            slot = f"{name}[{k}]" if n > 1 else name
+            fail(f"field {slot} (slot {off + k}) = {int(block[rows[0], k])} is out of "
+                 f"range [{lo}, {hi}]", rows)
+    pos = states[:, S.POS:S.POS + 32]
+    rows = np.flatnonzero(((pos < 0) | (pos > 31)).any(axis=1)
+                          | (np.sort(pos, axis=1) != np.arange(32)).any(axis=1))
+    if rows.size:
+        fail("deck positions (slots POS..POS+31) are not a permutation of 0..31", rows)
+    # Each card in exactly one place: a hand, the talon, played, or claimed (lay-down).
+    cards = states.astype(np.int64) & 0xFFFFFFFF
+    places = np.concatenate([cards[:, S.HAND:S.HAND + 3], cards[:, S.TALON:S.TALON + 1],
+                             cards[:, S.PLAYED:S.PLAYED + 1],
+                             cards[:, S.CLAIM_HANDS:S.CLAIM_HANDS + 3]], axis=1)
+    union = np.bitwise_or.reduce(places, axis=1)
+    count = np.unpackbits(places.astype("<u4").view(np.uint8), axis=1).sum(axis=1)
+    rows = np.flatnonzero((union != 0xFFFFFFFF) | (count != 32))
+    if rows.size:
+        fail("the hands, talon, played and claimed cards do not hold each of the 32 "
+             "cards exactly once", rows)

@@ -198,12 +198,12 @@ def _null_aec_class():
     return NullAEC
 
 
-def null_aec_env(wrapped: bool = True):
+def null_aec_env(wrapped: bool = True, length: int = 400):
     """The do-nothing AEC env, behind the wrappers of ``mariash_env.env()`` by default."""
     import importlib
 
     env_module = importlib.import_module("mariash_env.env")  # the module, not env()
-    raw = _null_aec_class()()
+    raw = _null_aec_class()(length)
     return env_module._OrderEnforcing(raw) if wrapped else raw
 
 
