@@ -786,6 +786,21 @@ def _child_value(stk, mvs, d, c, rules, ctx, tkey, tlo, thi, stats, guess, fr):
 
 
 @njit
+def _playout(stk, mvs, rules, ctx, stats):
+    """The value of the deal played out with every seat's first-ordered move: MTD(f)'s
+    first guess (a good guess saves null-window passes; the value found is exact anyway)."""
+    d = 0
+    while True:
+        st = stk[d]
+        _gen_moves(st, st[TO_MOVE], mvs[d], ctx, mvs[MAXD][:0], stats)
+        ch = stk[d + 1]
+        _copy(ch, st)
+        if apply_action(ch, rules, A.PLAY0 + mvs[d][0]):
+            return np.int64(ch[PAY + ctx[X_ACTOR]] // 2)
+        d += 1
+
+
+@njit
 def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, stats, pv, all_moves, move_vals,
                 fr, full_pv):
     """Value of the root and its principal variation (cards, into ``pv``; only the first
@@ -794,8 +809,8 @@ def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, stats, pv, all_moves, move
     lo, hi = _bounds(stk, ZERO, rules, ctx)
     ctx[X_LO] = lo
     ctx[X_HI] = hi
-    v = _search_value(stk, mvs, ZERO, -INF, INF, ZERO, rules, ctx, tkey, tlo, thi, stats,
-                      fr)
+    v = _search_value(stk, mvs, ZERO, -INF, INF, _playout(stk, mvs, rules, ctx, stats),
+                      rules, ctx, tkey, tlo, thi, stats, fr)
     if all_moves:
         st = stk[0]
         nm = _gen_moves(st, st[TO_MOVE], mvs[0], ctx, move_vals, stats)
