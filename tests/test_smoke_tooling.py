@@ -67,7 +67,7 @@ def test_bench_env_runs_and_rejects_bad_arguments(tmp_path):
     rows = {row["ours"]: row for row in data["table"]}
     assert set(rows) == {"aec", "null_aec", "null_aec_raw", "vector_obs", "vector_masks"}
     assert rows["vector_masks"]["peer"] == "skat" and rows["vector_obs"]["peer"] == "skat_obs"
-    for row in rows.values():
+    for row in rows.values():  # one round: the ratio of the round is the ratio of medians
         assert row["ratio"] == pytest.approx(row["ours_rate"] / row["peer_rate"])
     bad = subprocess.run([sys.executable, "scripts/bench_env.py", "--slice", "-1"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
