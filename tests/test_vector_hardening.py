@@ -169,3 +169,30 @@ def test_memory_warning_names_the_bytes(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error", VectorMemoryWarning)
         VectorEnv(64, seed=0)
+
+
+def test_random_legal_actions_word_path_matches_byte_path():
+    """The 8-bytes-at-a-time sampler draws exactly what the byte loop draws (masks from
+    play, all-zero rows, values other than 0/1, odd row counts, unaligned views)."""
+    venv, step = played_env(40, 5, seed=6)
+    rng = np.random.default_rng(6)
+    masks = [np.array(step.mask)]
+    for _ in range(30):
+        step = venv.step(random_legal_actions(step.mask, rng))
+        masks.append(np.array(step.mask))
+    odd = rng.integers(0, 3, (24, 115)).astype(np.int8)
+    odd[3] = 0
+    masks += [odd, odd[1:], np.zeros((8, 115), np.int8)]
+    for m in masks:
+        u = rng.random(m.shape[0])
+        ref = np.empty(m.shape[0], np.int64)
+        V._uniform_legal(m, u, ref)
+        got = np.empty_like(ref)
+        if m.size % 8 == 0 and m.ctypes.data % 8 == 0:
+            V._uniform_legal_words(m.reshape(-1).view(np.uint64), m.shape[0], 115, u, got)
+            np.testing.assert_array_equal(got, ref)
+        # the public helper, whichever path it takes, with the same generator state
+        r1, r2 = np.random.default_rng(1), np.random.default_rng(1)
+        np.testing.assert_array_equal(random_legal_actions(m, r1),
+                                      random_legal_actions(m.copy(order="F"), r2))
+        assert ((ref == -1) == (m != 0).sum(axis=1).__eq__(0)).all()
