@@ -107,13 +107,11 @@ def test_gathered_deck_is_a_permutation_even_from_a_corrupted_deal():
 CRASHERS = """
 import numpy as np
 from mariash_env.core import state as S
-from mariash_env.vector import VectorEnv, random_legal_actions
+from mariash_env.vector import random_legal_actions
+from tests.test_vector_hardening import played_env
 
-venv = VectorEnv(16, seed=3)
-step = venv.reset()
+venv, step = played_env(16, 25, seed=3)
 rng = np.random.default_rng(3)
-for _ in range(25):
-    step = venv.step(random_legal_actions(step.mask, rng))
 good = venv.copy_states()
 rejected = 0
 for off, value in [(S.TRICKS + 4, 10**6), (S.TRICKS, -10**6), (S.TLEAD, 99), (S.TWIN + 2, -7),
