@@ -414,30 +414,33 @@ def _pop(x):
 @_jit
 def _uniform_legal_words(words, n, na, u, out):
     """:func:`_uniform_legal` on the mask's bytes read 8 at a time (``words``: the whole
-    C-contiguous ``int8[n, na]`` mask as uint64, ``na <= 128``): each row becomes a
+    C-contiguous ``int8[n, na]`` mask as uint64, ``na <= 121``): each row becomes a
     128-bit set of legal actions, then the k-th set bit is picked.  Same draws."""
     for i in range(n):
         b0 = i * na
-        b1 = b0 + na
-        lo = np.uint64(0)
-        hi = np.uint64(0)
-        for wi in range(b0 >> 3, ((b1 - 1) >> 3) + 1):
-            x = words[wi]
+        sh = b0 & 7  # the row starts sh bytes into its first word
+        w0 = b0 >> 3
+        nw = (sh + na + 7) >> 3  # at most 16 words: sh <= 7, na <= 121
+        alo = np.uint64(0)  # one flag bit per byte of the words, 128 bits
+        ahi = np.uint64(0)
+        for j in range(nw):
+            x = words[w0 + j]
             t = ((x & _M7) + _M7) | x  # high bit of each byte: byte != 0
             p = (((t & _M8) >> np.uint64(7)) * _MAG) >> np.uint64(56)  # 8 flags -> 8 bits
-            off = 8 * wi - b0
-            end = b1 - 8 * wi
-            if end < 8:
-                p &= np.uint64((1 << end) - 1)
-            if off < 0:
-                p >>= np.uint64(-off)
-                off = 0
-            if off < 64:
-                lo |= p << np.uint64(off)
-                if off > 56:
-                    hi |= p >> np.uint64(64 - off)
+            if j < 8:
+                alo |= p << np.uint64(8 * j)
             else:
-                hi |= p << np.uint64(off - 64)
+                ahi |= p << np.uint64(8 * j - 64)
+        # drop the sh bytes of the previous row, then the bytes past this row
+        lo = alo >> np.uint64(sh)
+        if sh:
+            lo |= ahi << np.uint64(64 - sh)
+        hi = ahi >> np.uint64(sh)
+        if na < 64:
+            lo &= (np.uint64(1) << np.uint64(na)) - np.uint64(1)
+            hi = np.uint64(0)
+        elif na < 128:
+            hi &= (np.uint64(1) << np.uint64(na - 64)) - np.uint64(1)
         c0 = _pop(lo)
         cnt = c0 + _pop(hi)
         if cnt == 0:
@@ -467,7 +470,7 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
     n, na = mask.shape
     if out is None:
         out = np.empty(n, dtype=np.int64)
-    if na <= 128 and mask.size % 8 == 0 and mask.ctypes.data % 8 == 0:
+    if na <= 121 and mask.size % 8 == 0 and mask.ctypes.data % 8 == 0:
         _uniform_legal_words(mask.reshape(-1).view(np.uint64), n, na, rng.random(n), out)
     else:
         _uniform_legal(mask, rng.random(n), out)
