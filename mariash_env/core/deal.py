@@ -115,7 +115,11 @@ def start_partie(st, deck, dealer):
 @njit
 def deck_of(st):
     """The current deal's deck as dealt (card at each position)."""
-    deck = np.empty(32, dtype=np.int64)
+    return _dealt_into(st, np.empty(32, dtype=np.int64))
+
+
+@njit
+def _dealt_into(st, deck):
     for c in range(32):
         deck[st[POS + c]] = c
     return deck
@@ -142,10 +146,12 @@ def gathered_deck(st):
     cards left in hand in dealt order.  Piles are stacked forehand, middlehand, dealer
     (RULES.md §2, §12); the deck from the top is the stack reversed.
     """
-    dealt = deck_of(st)
-    # Room for every pile a corrupted state could claim (2 + 30 + 3 * 32 + 32 cards):
-    # an unchecked illegal action may spoil the game, never write outside this buffer.
-    stack = np.empty(160, dtype=np.int64)
+    # One allocation for the dealt order, the stack and the deck.  The stack has room for
+    # every pile a corrupted state could claim (2 + 30 + 3 * 32 + 32 cards): an unchecked
+    # illegal action may spoil the game, never write outside this buffer.
+    buf = np.empty(224, dtype=np.int64)
+    dealt = _dealt_into(st, buf[:32])
+    stack = buf[32:192]
     n = 0
     f = st[FOREHAND]
     actor = st[ACTOR]
@@ -164,7 +170,7 @@ def gathered_deck(st):
             for j in range(3):
                 n = _append_hand(dealt, getm(st, CLAIM_HANDS + (seat + j) % 3), stack, n)
         n = _append_hand(dealt, getm(st, HAND + seat), stack, n)
-    deck = np.empty(32, dtype=np.int64)
+    deck = buf[192:]
     seen = np.int64(0)
     for i in range(min(n, 32)):
         c = stack[i]
