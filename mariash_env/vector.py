@@ -130,12 +130,12 @@ Speed and compilation
 ---------------------
 Random legal play, 4,096 games, one thread, timed by ``scripts/bench_env.py`` (the
 compiled ``random_legal_actions`` drawing the actions, its time counted): about
-130 ns of CPU per decision with masks only (~100 ns the step, ~30 ns the draw) --
-5.5-7 million decisions/s on the project's 2-core machine -- and about 2-2.5 million
+120 ns of CPU per decision with masks only (~90 ns the step, ~30 ns the draw) --
+6-7.5 million decisions/s on the project's 2-core machine -- and about 2-2.5 million
 with observations and masks (encoding the 900 floats is the larger part of such a
 step).  The step is one compiled loop over the games with the core's
-``apply_action`` and ``legal_actions`` compiled inline into it (calls passing arrays
-cost more than the rules).  ``parallel=True`` adds ~1.6x on two idle cores (and loses
+``apply_action`` and ``legal_actions`` (and ``play_card``, ``legal_cards``,
+``can_lay_down``) compiled inline into it: calls passing arrays cost more than the rules.  ``parallel=True`` adds ~1.6x on two idle cores (and loses
 badly on busy ones).  The first use in a fresh clone compiles the core and the kernels
 (~35 s); numba caches the machine code in ``__pycache__`` and later processes start in
 ~2 s.  ``reset`` costs ~10 µs per game (seed derivation in Python); ``step`` has a fixed
@@ -161,6 +161,7 @@ empty mask and cannot be stepped).
 from __future__ import annotations
 
 import os
+import types
 import warnings
 from dataclasses import dataclass
 
@@ -172,6 +173,7 @@ from .core import state as S
 from .core.deal import shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
+from .core.play import can_lay_down, legal_cards, play_card
 from .core.state import (
     CUT,
     DEAL_NO,
@@ -224,10 +226,23 @@ FIRST_DEALER = 0
 _jit = numba.njit(cache=True, nogil=True)
 _jit_par = numba.njit(cache=True, nogil=True, parallel=True)
 
-# The step kernel's two calls into the rules core, compiled from the core's own functions
-# but inlined into the kernel (a call passing arrays costs ~5 % of a step).
-_legal_actions_inline = numba.njit(inline="always")(legal_actions.py_func)
-_apply_action_inline = numba.njit(inline="always")(apply_action.py_func)
+
+
+def _inline_core(func, **callees):
+    """The rules core's ``func`` compiled inline into the kernel that calls it, with the
+    named core functions it calls inlined into it in turn: numba IR inlining of the
+    core's own source (no second copy of any rule), because a call passing arrays
+    costs more than most rules."""
+    py = func.py_func
+    env = dict(py.__globals__, **callees)
+    clone = types.FunctionType(py.__code__, env, py.__name__, py.__defaults__, py.__closure__)
+    return numba.njit(inline="always")(clone)
+
+
+# The step kernel's calls into the core and their hottest callees (~15 % of a step).
+_legal_actions_inline = _inline_core(legal_actions, legal_cards=_inline_core(legal_cards),
+                                     can_lay_down=_inline_core(can_lay_down))
+_apply_action_inline = _inline_core(apply_action, play_card=_inline_core(play_card))
 
 
 @dataclass
