@@ -137,8 +137,8 @@ step).  The step is one compiled loop over the games with the core's
 ``apply_action`` and ``legal_actions`` (and ``play_card``, ``legal_cards``,
 ``can_lay_down``) compiled inline into it: calls passing arrays cost more than the rules.  ``parallel=True`` adds ~1.6x on two idle cores (and loses
 badly on busy ones).  The first use in a fresh clone compiles the core and the kernels
-(~35 s); numba caches the machine code in ``__pycache__`` and later processes start in
-~2 s.  ``reset`` costs ~10 µs per game (seed derivation in Python); ``step`` has a fixed
+(~26 s); numba caches the machine code in ``__pycache__`` and later processes start in
+~1 s.  ``reset`` costs ~10 µs per game (seed derivation in Python); ``step`` has a fixed
 Python overhead of a few µs per call, so batch at least a few hundred games.
 
 Search: copy and restore
