@@ -341,13 +341,8 @@ class raw_env(AECEnv):
         return (self.observe(agent) if observe else None), 0.0, term, trunc, info
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat(agent)
-        return {
-            "observation": self.game.observation(seat),
-            "action_mask": self.game.legal_mask(seat)
-            if not self.game.deal_over
-            else np.zeros(A.N_ACTIONS, dtype=np.int8),
-        }
+        obs, mask = self.game.observe(self._seat(agent))  # mask all zero unless to move
+        return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         self._check_reset()

@@ -19,7 +19,7 @@ from .cards import CARD_CODES, SUITS, parse_deck
 from .core import state as S
 from .core.deal import deal_deck, deck_of, shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
-from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
+from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode, observe_into
 from .rules import Rules, is_int, make_rules
 
 LEVEL_NAMES = ("", "flek", "re", "tutti", "boty")
@@ -123,11 +123,11 @@ class Game:
     # --- queries ----------------------------------------------------------------------
     @property
     def to_move(self) -> int:
-        return int(self.st[S.TO_MOVE])
+        return self.st.item(S.TO_MOVE)  # a Python int, without a numpy scalar
 
     @property
     def phase(self) -> int:
-        return int(self.st[S.PHASE])
+        return self.st.item(S.PHASE)  # a Python int, without a numpy scalar
 
     @property
     def phase_name(self) -> str:
@@ -135,11 +135,11 @@ class Game:
 
     @property
     def deal_no(self) -> int:
-        return int(self.st[S.DEAL_NO])
+        return self.st.item(S.DEAL_NO)  # a Python int, without a numpy scalar
 
     @property
     def deal_over(self) -> bool:
-        return self.phase == S.PH_DONE
+        return self.st.item(S.PHASE) == S.PH_DONE
 
     @property
     def partie_over(self) -> bool:
@@ -171,9 +171,16 @@ class Game:
         return [CARD_CODES[c] for c in deck_of(self.st)]
 
     def observation(self, seat: int) -> np.ndarray:
-        out = np.zeros(OBS_SIZE, dtype=np.float32)
+        out = np.empty(OBS_SIZE, dtype=np.float32)  # encode writes every entry
         encode(self.st, seat, out, False)
         return out
+
+    def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(observation(seat), legal_mask(seat))`` in one compiled call (fresh arrays)."""
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+        mask = np.empty(A.N_ACTIONS, dtype=np.int8)
+        observe_into(self.st, self.rv, seat, out, mask)
+        return out, mask
 
     def full_state(self) -> np.ndarray:
         out = np.zeros(STATE_OBS_SIZE, dtype=np.float32)

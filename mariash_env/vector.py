@@ -45,8 +45,10 @@ API
     ``actions``: one integer per game, the action of the seat to move there
     (``Step.player``).  All actions are checked against the current masks first; if any
     is illegal a :class:`ValueError` names the games and actions and *nothing* is
-    applied.  ``step_unchecked(actions)`` skips the check (an illegal action there
-    corrupts the game silently; the check costs well under 1 % of a step).
+    applied.  ``step_unchecked(actions)`` skips that up-front pass and its
+    all-or-nothing guarantee: a game whose action its current mask does not allow
+    (out of range, e.g. ``10**9`` or ``-1``, included) is left unchanged with zero
+    rewards and flags, the others step; nothing can index outside the engine's tables.
 ``current() -> Step``
     The current player/mask/obs again, with zero rewards and flags (e.g. after
     :meth:`restore_states`).
@@ -69,7 +71,8 @@ The ``Step`` record
     That seat's observation (``encode(st, player, out, False)``; layout
     ``mariash_env.core.observe.OBS_LAYOUT``).
 ``mask`` int8[N, 115]
-    Legal actions of that seat (1 = legal).
+    Legal actions of that seat (1 = legal); a read-only view, since every step checks
+    its actions against it.
 ``rewards`` float64[N, 3]
     Groše paid to each *absolute* seat by a deal that ended in this step, else 0.
     Zero-sum per row; exact (a payment stays far below 2**53, see ``core/settle.py``).
@@ -114,20 +117,29 @@ engine itself draws no other randomness.
 
 Memory
 ------
-``STATE_SIZE * 4`` = 832 bytes of state per game, plus the output buffers: 115 bytes
-of mask, 3,600 bytes of observation (when on) and ~50 bytes of the rest.  4,096 games
-hold 3.4 MB of state.
+Per game (``VectorEnv.bytes_per_game(observations)``): ``STATE_SIZE * 4`` = 832 bytes of
+state, 115 of mask, 38 of the small buffers (player, rewards, flags, deal number) and,
+with observations, 3,600 of observation: 985 bytes without observations, 4,585 with.
+4,096 games take 4.0 MB (18.8 MB with observations); a million, 0.99 GB (4.6 GB).
+The constructor warns (:class:`VectorMemoryWarning`, a ``UserWarning`` naming the bytes
+needed) when that exceeds ``MEMORY_FRACTION`` (half) of the memory the machine has
+available (:func:`available_memory`).  ``reset`` derives each game's seed in Python
+(~10 µs a game).
 
 Speed and compilation
 ---------------------
-Random legal play on a 2-core machine, 4,096 games, one thread (``scripts/bench_env.py``):
-about 3.5 million decisions/s with masks only and 1.7 million with observations and
-masks (encoding the 900 floats is ~2/3 of a step); ``parallel=True`` adds ~1.6x on
-two idle cores (and loses badly on busy ones).  The first use in a fresh clone
-compiles the core and the kernels (~20 s); numba caches the machine code in
-``__pycache__`` and later processes start in ~1 s.  ``reset`` costs ~10 µs per game
-(seed derivation in Python); ``step`` has a fixed Python overhead of a few µs per
-call, so batch at least a few hundred games.
+Random legal play, 4,096 games, one thread, timed by ``scripts/bench_env.py`` (the
+compiled ``random_legal_actions`` drawing the actions, its time counted): about
+120 ns of CPU per decision with masks only (~90 ns the step, ~30 ns the draw) --
+6-7.5 million decisions/s on the project's 2-core machine -- and about 2-2.5 million
+with observations and masks (encoding the 900 floats is the larger part of such a
+step).  The step is one compiled loop over the games with the core's
+``apply_action`` and ``legal_actions`` (and ``play_card``, ``legal_cards``,
+``can_lay_down``) compiled inline into it: calls passing arrays cost more than the rules.  ``parallel=True`` adds ~1.6x on two idle cores (and loses
+badly on busy ones).  The first use in a fresh clone compiles the core and the kernels
+(~26 s); numba caches the machine code in ``__pycache__`` and later processes start in
+~1 s.  ``reset`` costs ~10 µs per game (seed derivation in Python); ``step`` has a fixed
+Python overhead of a few µs per call, so batch at least a few hundred games.
 
 Search: copy and restore
 ------------------------
@@ -138,53 +150,100 @@ its generator, so the same actions reproduce the same continuation.  Call
 actions from one position, restore and step with a different action vector each
 time; or fill many rows with copies of one position (``snap[:] = snap[j]``) and step
 each row with a different action -- rows are independent games.  ``restore_states``
-checks shape and dtype and a few fields' ranges; the rows must be decision states
-as ``copy_states`` returns them (a finished, not advanced deal has an empty mask and
-cannot be stepped).
+checks shape, dtype, the range of every field the compiled code indexes with (phase,
+seats, cards, trick fields, counters, flags), that the deck positions are a permutation
+and that each card is in exactly one place; a bad row raises :class:`ValueError` naming
+the field, its accepted range and the games, and nothing is restored.  The rows should
+be decision states as ``copy_states`` returns them (a finished, not advanced deal has an
+empty mask and cannot be stepped).
 """
 
 from __future__ import annotations
 
+import os
+import types
+import warnings
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from .actions import N_ACTIONS
+from .core import state as S
 from .core.deal import shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
+from .core.play import can_lay_down, legal_cards, play_card
 from .core.state import (
-    CONTRACT,
     CUT,
     DEAL_NO,
-    DEALER,
-    FOREHAND,
     PAY,
-    PHASE,
-    POS,
     RNG,
     STATE_SIZE,
     TO_MOVE,
-    TRICK_N,
-    TRICK_NO,
-    TRUMP_CARD,
     get64,
     seed_words,
     setm,
 )
 from .rules import make_rules
 
-__all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES"]
+__all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES",
+           "VectorMemoryWarning", "available_memory"]
 
 STATE_BYTES = STATE_SIZE * 4
 """Bytes of compact state per game."""
+
+MEMORY_FRACTION = 0.5
+"""``VectorEnv`` warns when its buffers would take more than this share of the memory
+the machine has available now."""
+
+
+class VectorMemoryWarning(UserWarning):
+    """A ``VectorEnv`` asked for more memory than the machine can comfortably hold."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (Linux ``MemAvailable``), or None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+# Per-game buffers besides state, mask and observation: player, rewards[3], deal_done,
+# partie_done, deal_no, bad (see VectorEnv.__init__).
+_SMALL_BYTES = 8 + 3 * 4 + 1 + 1 + 8 + 8
 
 FIRST_DEALER = 0
 """Dealer of the first deal of every partie (as in the AEC environment)."""
 
 _jit = numba.njit(cache=True, nogil=True)
 _jit_par = numba.njit(cache=True, nogil=True, parallel=True)
+
+
+
+def _inline_core(func, **callees):
+    """The rules core's ``func`` compiled inline into the kernel that calls it, with the
+    named core functions it calls inlined into it in turn: numba IR inlining of the
+    core's own source (no second copy of any rule), because a call passing arrays
+    costs more than most rules."""
+    py = func.py_func
+    env = dict(py.__globals__, **callees)
+    clone = types.FunctionType(py.__code__, env, py.__name__, py.__defaults__, py.__closure__)
+    return numba.njit(inline="always")(clone)
+
+
+# The step kernel's calls into the core and their hottest callees (~15 % of a step).
+_legal_actions_inline = _inline_core(legal_actions, legal_cards=_inline_core(legal_cards),
+                                     can_lay_down=_inline_core(can_lay_down))
+_apply_action_inline = _inline_core(apply_action, play_card=_inline_core(play_card))
 
 
 @dataclass
@@ -226,25 +285,6 @@ def _refresh_one(st, rules, i, masks, obs, player, deal_no, observations):
 
 
 @_jit
-def _advance_one(st, rules, i, a, rewards, deal_done, partie_done):
-    """Apply ``a`` to one game; settle, advance and auto-reset as needed."""
-    if apply_action(st, rules, a):
-        for s in range(3):
-            rewards[i, s] = get64(st, PAY + 2 * s)  # exact int64 in the state
-        deal_done[i] = True
-        if advance_partie(st, rules, -1):
-            partie_done[i] = False
-        else:
-            _new_partie(st)
-            partie_done[i] = True
-    else:
-        for s in range(3):
-            rewards[i, s] = 0.0
-        deal_done[i] = False
-        partie_done[i] = False
-
-
-@_jit
 def _check(masks, actions, bad):
     """Indices of the games whose action is not legal now, into ``bad``; their count."""
     nbad = 0
@@ -256,32 +296,54 @@ def _check(masks, actions, bad):
     return nbad
 
 
-@_jit
-def _step_serial(states, rules, actions, check, bad, masks, obs, player, rewards,
-                 deal_done, partie_done, deal_no, observations):
-    if check:
-        nbad = _check(masks, actions, bad)
-        if nbad:
-            return nbad
-    for i in range(states.shape[0]):
-        st = states[i]
-        _advance_one(st, rules, i, actions[i], rewards, deal_done, partie_done)
-        _refresh_one(st, rules, i, masks, obs, player, deal_no, observations)
-    return 0
+def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
+               deal_done, partie_done, deal_no, observations):
+    """Apply one action per game; settle, advance and auto-reset as needed; refresh.
 
-
-@_jit_par
-def _step_parallel(states, rules, actions, check, bad, masks, obs, player, rewards,
-                   deal_done, partie_done, deal_no, observations):
+    An action that the game's current mask does not allow (out of range included)
+    applies nothing: even an unchecked step never indexes the engine's tables with it.
+    The per-game work is written out here rather than in helpers: calls passing many
+    arrays cost more than the rules themselves (~30 % of a step)."""
     if check:
         nbad = _check(masks, actions, bad)
         if nbad:
             return nbad
     for i in numba.prange(states.shape[0]):
         st = states[i]
-        _advance_one(st, rules, i, actions[i], rewards, deal_done, partie_done)
-        _refresh_one(st, rules, i, masks, obs, player, deal_no, observations)
+        mrow = masks[i]
+        a = actions[i]
+        if a < 0 or a >= N_ACTIONS or mrow[a] != 1:
+            for s in range(3):
+                rewards[i, s] = 0.0
+            deal_done[i] = False
+            partie_done[i] = False
+            continue
+        if _apply_action_inline(st, rules, a):
+            for s in range(3):
+                rewards[i, s] = get64(st, PAY + 2 * s)  # exact int64 in the state
+            deal_done[i] = True
+            if advance_partie(st, rules, -1):
+                partie_done[i] = False
+            else:
+                _new_partie(st)
+                partie_done[i] = True
+        else:
+            for s in range(3):
+                rewards[i, s] = 0.0
+            deal_done[i] = False
+            partie_done[i] = False
+        _legal_actions_inline(st, rules, mrow)
+        p = st[TO_MOVE]
+        player[i] = p
+        deal_no[i] = st[DEAL_NO]
+        if observations:
+            encode(st, p, obs[i], False)
     return 0
+
+
+# One source, two compilations (prange is a plain range without parallel=True).
+_step_serial = _jit(_step_body)
+_step_parallel = _jit_par(_step_body)
 
 
 @_jit
@@ -322,18 +384,94 @@ def _state_kernel(states, out):
 def _uniform_legal(masks, u, out):
     """Row ``i``: the ``floor(u[i] * n_legal)``-th legal action (-1 when none is legal)."""
     na = masks.shape[1]
-    legal = np.empty(na, dtype=np.int64)
+    nblk = na // 16
     for i in range(masks.shape[0]):
         row = masks[i]
         cnt = 0
-        for a in range(na):  # branch-free compaction of the legal indices
-            legal[cnt] = a
+        for a in range(na):  # a vectorised count
             cnt += row[a] != 0
         if cnt == 0:
             out[i] = -1
             continue
-        k = np.int64(u[i] * cnt)
-        out[i] = legal[min(k, cnt - 1)]
+        k = min(np.int64(u[i] * cnt), cnt - 1)
+        # skip whole blocks of 16 (vectorised counts), then walk to the k-th legal action
+        a = 0
+        for _ in range(nblk):
+            s = 0
+            for j in range(16):
+                s += row[a + j] != 0
+            if s > k:
+                break
+            k -= s
+            a += 16
+        while True:
+            if row[a] != 0:
+                if k == 0:
+                    break
+                k -= 1
+            a += 1
+        out[i] = a
+
+
+_M7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_M8 = np.uint64(0x8080808080808080)
+_MAG = np.uint64(0x0102040810204080)
+
+
+@_jit
+def _pop(x):
+    """Set bits of a uint64 (SWAR)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@_jit
+def _uniform_legal_words(words, n, na, u, out):
+    """:func:`_uniform_legal` on the mask's bytes read 8 at a time (``words``: the whole
+    C-contiguous ``int8[n, na]`` mask as uint64, ``na <= 121``): each row becomes a
+    128-bit set of legal actions, then the k-th set bit is picked.  Same draws."""
+    for i in range(n):
+        b0 = i * na
+        sh = b0 & 7  # the row starts sh bytes into its first word
+        w0 = b0 >> 3
+        nw = (sh + na + 7) >> 3  # at most 16 words: sh <= 7, na <= 121
+        alo = np.uint64(0)  # one flag bit per byte of the words, 128 bits
+        ahi = np.uint64(0)
+        for j in range(nw):
+            x = words[w0 + j]
+            t = ((x & _M7) + _M7) | x  # high bit of each byte: byte != 0
+            p = (((t & _M8) >> np.uint64(7)) * _MAG) >> np.uint64(56)  # 8 flags -> 8 bits
+            if j < 8:
+                alo |= p << np.uint64(8 * j)
+            else:
+                ahi |= p << np.uint64(8 * j - 64)
+        # drop the sh bytes of the previous row, then the bytes past this row
+        lo = alo >> np.uint64(sh)
+        if sh:
+            lo |= ahi << np.uint64(64 - sh)
+        hi = ahi >> np.uint64(sh)
+        if na < 64:
+            lo &= (np.uint64(1) << np.uint64(na)) - np.uint64(1)
+            hi = np.uint64(0)
+        elif na < 128:
+            hi &= (np.uint64(1) << np.uint64(na - 64)) - np.uint64(1)
+        c0 = _pop(lo)
+        cnt = c0 + _pop(hi)
+        if cnt == 0:
+            out[i] = -1
+            continue
+        k = min(np.int64(u[i] * cnt), cnt - 1)
+        x = lo
+        base = 0
+        if k >= c0:
+            x = hi
+            base = 64
+            k -= c0
+        for _ in range(k):
+            x &= x - np.uint64(1)
+        out[i] = base + _pop((x & (~x + np.uint64(1))) - np.uint64(1))
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
@@ -345,10 +483,13 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
     mask = np.ascontiguousarray(mask, dtype=np.int8)
     if mask.ndim != 2:
         raise ValueError(f"mask must be 2-D [N, A], got shape {mask.shape}")
-    n = mask.shape[0]
+    n, na = mask.shape
     if out is None:
         out = np.empty(n, dtype=np.int64)
-    _uniform_legal(mask, rng.random(n), out)
+    if na <= 121 and mask.size % 8 == 0 and mask.ctypes.data % 8 == 0:
+        _uniform_legal_words(mask.reshape(-1).view(np.uint64), n, na, rng.random(n), out)
+    else:
+        _uniform_legal(mask, rng.random(n), out)
     return out
 
 
@@ -371,6 +512,16 @@ class VectorEnv:
         n = int(num_envs)
         self.num_envs = n
         self.rules = make_rules(deals=deals, **rules)
+        need = n * self.bytes_per_game(bool(observations))
+        avail = available_memory()
+        if avail is not None and need > MEMORY_FRACTION * avail:
+            warnings.warn(
+                f"VectorEnv({n}) needs {need:,} bytes ({need / 2**30:.2f} GiB: "
+                f"{self.bytes_per_game(bool(observations))} per game) but only "
+                f"{avail:,} bytes are available; above {MEMORY_FRACTION:.0%} of that the "
+                "machine may swap or kill the process: use fewer games"
+                + (" or observations=False" if observations else ""),
+                VectorMemoryWarning, stacklevel=2)
         self.rules_vector = self.rules.vector()
         self.observations = bool(observations)
         self.parallel = bool(parallel)
@@ -390,15 +541,24 @@ class VectorEnv:
         self._deal_no = np.zeros(n, dtype=np.int64)
         self._bad = np.zeros(n, dtype=np.int64)
         self._ready = False
+        # The mask is what every step checks its actions against: hand it out read-only.
+        mask_view = self._mask.view()
+        mask_view.flags.writeable = False
         self._result = Step(
             player=self._player,
             obs=self._obs if self.observations else None,
-            mask=self._mask,
+            mask=mask_view,
             rewards=self._rewards,
             deal_done=self._deal_done,
             partie_done=self._partie_done,
             deal_no=self._deal_no,
         )
+
+    @staticmethod
+    def bytes_per_game(observations: bool = True) -> int:
+        """Bytes one game holds: state, mask, observation (when on) and the small buffers."""
+        b = STATE_BYTES + N_ACTIONS + _SMALL_BYTES
+        return b + OBS_SIZE * 4 if observations else b
 
     # -- views -------------------------------------------------------------
 
@@ -463,7 +623,8 @@ class VectorEnv:
         return self._result
 
     def step_unchecked(self, actions) -> Step:
-        """:meth:`step` without the legality check (the caller guarantees legal actions)."""
+        """:meth:`step` without the up-front legality pass: a game whose action its mask
+        does not allow (out of range included) is left unchanged, the others step."""
         a = self._actions(actions)
         self._step_kernel(self._states, self.rules_vector, a, False, self._bad, self._mask,
                           self._obs, self._player, self._rewards, self._deal_done,
@@ -507,28 +668,68 @@ class VectorEnv:
         self.current()
 
 
+# Every field the compiled code reads as an index, a seat, a card, a counter or a flag,
+# grouped by accepted range: (lowest, highest, ((name, first slot, slots), ...)).
+_I32_MAX = 2**31 - 1
+_RANGES = (
+    (-1, 2, (("to_move", S.TO_MOVE, 1), ("actor", S.ACTOR, 1), ("chooser", S.CHOOSER, 1),
+             ("talon_owner", S.TALON_OWNER, 1), ("bad_seat", S.BAD_SEAT, 1),
+             ("durch_seat", S.DURCH_SEAT, 1), ("betl_seat", S.BETL_SEAT, 1),
+             ("bet_seat", S.BET_SEAT, 4), ("leader", S.LEADER, 1),
+             ("trick_leader", S.TLEAD, 10), ("trick_winner", S.TWIN, 10),
+             ("marriage_seat", S.MARR_SEAT, 4), ("seven_seat", S.SEVEN_SEAT, 1),
+             ("claimer", S.CLAIMER, 1))),
+    (0, 1, (("partie_done", S.PARTIE_DONE, 1), ("trump_public", S.TRUMP_PUBLIC, 1),
+            ("blind", S.BLIND, 1), ("bet_exists", S.BET_EXISTS, 4),
+            ("flek_turn", S.FLEK_TURN, 1), ("seven_won", S.SEVEN_WON, 1),
+            ("settled", S.SETTLED, 1))),
+    (-1, 31, (("trump_card", S.TRUMP_CARD, 1), ("disc", S.DISC, 2), ("tricks", S.TRICKS, 30))),
+    (0, 2, (("dealer", S.DEALER, 1), ("forehand", S.FOREHAND, 1), ("ndisc", S.NDISC, 1),
+            ("answers", S.ANSWERS, 1), ("trick_n", S.TRICK_N, 1), ("silent100", S.SILENT100, 1))),
+    (0, 15, (("raisable", S.RAISABLE, 1), ("raised_rnd", S.RAISED_RND, 1),
+             ("announced_rnd", S.ANNOUNCED_RND, 1))),
+    (0, 10, (("trick_no", S.TRICK_NO, 1), ("ntricks", S.NTRICKS, 3))),
+    (0, _I32_MAX, (("deal_no", S.DEAL_NO, 1), ("bet_level", S.BET_LEVEL, 4),
+                   ("flek_round", S.FLEK_ROUND, 1))),
+    (-1, 30, (("cut", S.CUT, 1),)), (0, 8, (("phase", S.PHASE, 1),)),
+    (0, 3, (("contract", S.CONTRACT, 1),)), (0, 7, (("good_seats", S.GOOD_SEATS, 1),)),
+    (0, 4, (("announce", S.ANNOUNCE, 1), ("nmarriages", S.NMARR, 1))),
+    (0, 90, (("points", S.PTS, 3),)), (-1, 3, (("marriage_order", S.MARR_ORD, 4),)),
+    (-1, 9, (("seven_trick", S.SEVEN_TRICK, 1),)), (0, 5, (("end", S.END, 1),)),
+)
+_FIELDS = tuple((name, off, n, lo, hi) for lo, hi, group in _RANGES for name, off, n in group)
+
+
 def _validate(states: np.ndarray) -> None:
-    """Range checks on the fields the compiled code indexes with (cheap, vectorized)."""
-    checks = (
-        ("phase", PHASE, 0, 8),
-        ("to_move", TO_MOVE, -1, 2),
-        ("forehand", FOREHAND, 0, 2),
-        ("dealer", DEALER, 0, 2),
-        ("trick_no", TRICK_NO, 0, 10),
-        ("trick_n", TRICK_N, 0, 2),
-        ("contract", CONTRACT, 0, 3),
-        ("trump_card", TRUMP_CARD, -1, 31),
-        ("deal_no", DEAL_NO, 0, 2**31 - 1),
-    )
-    for name, off, lo, hi in checks:
-        col = states[:, off]
-        badrows = np.flatnonzero((col < lo) | (col > hi))
-        if badrows.size:
-            raise ValueError(
-                f"states: field {name} out of range [{lo}, {hi}] in games "
-                f"{badrows[:10].tolist()}; not restored")
-    pos = states[:, POS:POS + 32]
-    badrows = np.flatnonzero(((pos < 0) | (pos > 31)).any(axis=1))
-    if badrows.size:
-        raise ValueError(f"states: deck positions out of range in games "
-                         f"{badrows[:10].tolist()}; not restored")
+    """Check every field the compiled code indexes with, the deck positions and the cards
+    (vectorised, raising before anything is restored): a restored row can then never make
+    the engine read or write outside its buffers."""
+    def fail(what: str, rows: np.ndarray) -> None:
+        raise ValueError(f"states: {what} in games {rows[:10].tolist()}"
+                         f"{' and more' if rows.size > 10 else ''}; nothing was restored")
+
+    for name, off, n, lo, hi in _FIELDS:
+        block = states[:, off:off + n]
+        bad = (block < lo) | (block > hi)
+        rows = np.flatnonzero(bad.any(axis=1))
+        if rows.size:
+            k = int(np.flatnonzero(bad[rows[0]])[0])
+            slot = f"{name}[{k}]" if n > 1 else name
+            fail(f"field {slot} (slot {off + k}) = {int(block[rows[0], k])} is out of "
+                 f"range [{lo}, {hi}]", rows)
+    pos = states[:, S.POS:S.POS + 32]
+    rows = np.flatnonzero(((pos < 0) | (pos > 31)).any(axis=1)
+                          | (np.sort(pos, axis=1) != np.arange(32)).any(axis=1))
+    if rows.size:
+        fail("deck positions (slots POS..POS+31) are not a permutation of 0..31", rows)
+    # Each card in exactly one place: a hand, the talon, played, or claimed (lay-down).
+    cards = states.astype(np.int64) & 0xFFFFFFFF
+    places = np.concatenate([cards[:, S.HAND:S.HAND + 3], cards[:, S.TALON:S.TALON + 1],
+                             cards[:, S.PLAYED:S.PLAYED + 1],
+                             cards[:, S.CLAIM_HANDS:S.CLAIM_HANDS + 3]], axis=1)
+    union = np.bitwise_or.reduce(places, axis=1)
+    count = np.unpackbits(places.astype("<u4").view(np.uint8), axis=1).sum(axis=1)
+    rows = np.flatnonzero((union != 0xFFFFFFFF) | (count != 32))
+    if rows.size:
+        fail("the hands, talon, played and claimed cards do not hold each of the 32 "
+             "cards exactly once", rows)

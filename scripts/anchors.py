@@ -1,10 +1,19 @@
-"""Speed anchors: random-legal-play decisions per second of other card-game environments.
+"""Speed anchors, timed fairly: random legal play with the cheapest harness on every side.
 
-Each function plays uniformly random legal actions for about ``seconds`` of wall time
-and returns ``(name, decisions_per_second)``, or ``None`` when the package it needs is
-not installed (or its environment cannot be built here). A *decision* is one action
-chosen by a player; chance outcomes, dummy steps of finished agents and resets are not
-counted, but their time is.
+Every contender is a *runner*: an object whose ``run(seconds)`` plays uniformly random
+legal actions for about ``seconds`` of wall time (whole episodes, resumed where the last
+slice stopped) and returns ``(decisions, elapsed)``.  A *decision* is one action chosen
+by a player; chance outcomes, dummy steps of finished agents and resets are not
+counted, but their time is.  The harness is the cheapest one for every side and the
+same for all of them: the stdlib :mod:`random` (``outcomes[random.randrange(n)]`` for
+OpenSpiel's chance nodes, ``random.choice(state.legal_actions())`` for its decisions;
+``random.choice`` over ``np.flatnonzero(obs["action_mask"])`` for an AEC env).
+
+:func:`interleaved` times the runners in slices (default 1.5 s) interleaved across
+contenders, ``repeats`` times, and reports the median rate of each, so that a busy
+machine slows every contender alike.  :class:`NullAEC` is a do-nothing PettingZoo AEC
+env with the spaces of ``mariash_env.env()``: timed behind the same wrappers in the same
+loop it is the AEC loop's own ceiling.
 
 Importable as ``scripts.anchors``; runnable as ``python scripts/anchors.py``.
 """
@@ -12,140 +21,228 @@ Importable as ``scripts.anchors``; runnable as ``python scripts/anchors.py``.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
+import random
+import statistics
+import sys
 import time
-import warnings
+from collections.abc import Callable
 
 import numpy as np
 
-# pygame (imported by PettingZoo's rlcard envs at module load) prints a banner otherwise.
+# pygame (imported by some PettingZoo envs at module load) prints a banner otherwise.
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-# PettingZoo classic card envs, tried in order; gin_rummy was dropped in PettingZoo 1.25+.
-PETTINGZOO_CARD_ENVS = ("gin_rummy_v4", "texas_holdem_v4", "leduc_holdem_v4")
+
+class Runner:
+    """Base of a timed contender: ``run(seconds) -> (decisions, elapsed)``."""
+
+    name = "runner"
+
+    def run(self, seconds: float) -> tuple[int, float]:  # pragma: no cover - interface
+        raise NotImplementedError
 
 
-def _load_pettingzoo_card_env():
-    for name in PETTINGZOO_CARD_ENVS:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                module = importlib.import_module(f"pettingzoo.classic.{name}")
-                env = module.env()
-        except Exception:  # ImportError, missing rlcard/pygame, deprecated-module errors
-            continue
-        return name, env
-    return None
+# --------------------------------------------------------------------------- OpenSpiel
 
 
-def aec_episode(env, rng: np.random.Generator, seed: int) -> int:
-    """One episode of random legal play through an AEC env; returns the decisions made."""
-    env.reset(seed=seed)
-    n = 0
-    for _agent in env.agent_iter():
-        obs, _rew, term, trunc, _info = env.last()
-        if term or trunc:
-            action = None
-        else:
-            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-            n += 1
-        env.step(action)
-    return n
+class SkatRunner(Runner):
+    """OpenSpiel's C++ ``skat``; with ``with_obs`` the mover's ``observation_tensor`` too."""
+
+    def __init__(self, with_obs: bool = False, seed: int = 0) -> None:
+        import pyspiel
+
+        self.game = pyspiel.load_game("skat")
+        self.with_obs = with_obs
+        self.random = random.Random(seed)
+        self.name = "open_spiel skat" + (" + observation_tensor" if with_obs else "")
+
+    def run(self, seconds: float) -> tuple[int, float]:
+        game = self.game
+        with_obs = self.with_obs
+        randrange = self.random.randrange
+        choice = self.random.choice
+        decisions = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()  # skat's deal is uniform
+                    state.apply_action(outcomes[randrange(len(outcomes))][0])
+                    continue
+                if with_obs:
+                    state.observation_tensor(state.current_player())
+                state.apply_action(choice(state.legal_actions()))
+                decisions += 1
+            if time.perf_counter() >= deadline:
+                break
+        return decisions, time.perf_counter() - start
 
 
-def aec_rate(env, seconds: float, seed: int = 0) -> float:
-    """Decisions per second of random legal play through an AEC env (whole episodes)."""
-    rng = np.random.default_rng(seed)
-    decisions = 0
-    episode = 0
-    start = time.perf_counter()
-    while True:
-        decisions += aec_episode(env, rng, seed + episode)
-        episode += 1
-        if time.perf_counter() - start >= seconds:
-            break
-    return decisions / (time.perf_counter() - start)
-
-
-def pettingzoo_classic(seconds: float = 3.0, seed: int = 0) -> tuple[str, float] | None:
-    """Random legal play through PettingZoo's AEC loop on a classic card env."""
-    loaded = _load_pettingzoo_card_env()
-    if loaded is None:
-        return None
-    name, env = loaded
-    rate = aec_rate(env, seconds, seed)
-    env.close()
-    return f"pettingzoo.classic.{name}", rate
-
-
-def openspiel_skat(
-    seconds: float = 3.0, with_obs: bool = False, seed: int = 0
-) -> tuple[str, float] | None:
-    """Random legal play of OpenSpiel's skat; chance nodes sampled from their outcomes.
-
-    With ``with_obs`` the acting player's observation tensor is also built at each
-    decision, as an agent would need it.
-    """
+def skat_available() -> bool:
+    """Whether OpenSpiel with its ``skat`` game is importable here."""
     try:
         import pyspiel
-    except ImportError:
-        return None
-    try:
-        game = pyspiel.load_game("skat")
-    except Exception:  # skat not compiled into this build
-        return None
-    rng = np.random.default_rng(seed)
-    decisions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                probs = np.fromiter((p for _, p in outcomes), float, len(outcomes))
-                idx = rng.choice(len(outcomes), p=probs / probs.sum())
-                state.apply_action(outcomes[idx][0])
-                continue
-            player = state.current_player()
-            if with_obs and player >= 0:
-                state.observation_tensor(player)
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
-            decisions += 1
-        if time.perf_counter() >= deadline:
-            break
-    elapsed = time.perf_counter() - start
-    name = "open_spiel.skat" + (" +obs" if with_obs else "")
-    return name, decisions / elapsed
+
+        pyspiel.load_game("skat")
+    except Exception:  # not installed, or skat not compiled into this build
+        return False
+    return True
 
 
-def all_anchors(seconds: float = 3.0) -> list[tuple[str, float]]:
-    """Every anchor that can run here, as (name, decisions/s)."""
-    results = [
-        pettingzoo_classic(seconds),
-        openspiel_skat(seconds, with_obs=False),
-        openspiel_skat(seconds, with_obs=True),
-    ]
-    return [r for r in results if r is not None]
+# --------------------------------------------------------------------------- AEC
+
+
+class AECRunner(Runner):
+    """Whole episodes through the standard PettingZoo loop (``agent_iter`` / ``last``)."""
+
+    def __init__(self, env, name: str, seed: int = 0) -> None:
+        self.env = env
+        self.name = name
+        self.random = random.Random(seed)
+        self.seed = seed
+
+    def episode(self) -> int:
+        env = self.env
+        choice = self.random.choice
+        flatnonzero = np.flatnonzero
+        env.reset(seed=self.seed)
+        self.seed += 1
+        n = 0
+        for _agent in env.agent_iter():
+            obs, _rew, term, trunc, _info = env.last()
+            if term or trunc:
+                action = None
+            else:
+                action = choice(flatnonzero(obs["action_mask"]))
+                n += 1
+            env.step(action)
+        return n
+
+    def run(self, seconds: float) -> tuple[int, float]:
+        decisions = 0
+        start = time.perf_counter()
+        while True:
+            decisions += self.episode()
+            if time.perf_counter() - start >= seconds:
+                break
+        return decisions, time.perf_counter() - start
+
+
+def _null_aec_class():
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+
+    from mariash_env.actions import N_ACTIONS
+    from mariash_env.core.observe import OBS_SIZE
+
+    class NullAEC(AECEnv):
+        """A do-nothing AEC env: three agents take turns for ``length`` decisions.
+
+        Same spaces as ``mariash_env.env()``; ``observe`` returns preallocated arrays
+        (a mask with a few legal actions) and ``step`` only does the AEC bookkeeping
+        every env needs (rewards, cumulative rewards, turn, termination).
+        """
+
+        metadata = {"name": "null_aec_v0", "render_modes": [], "is_parallelizable": False}
+
+        def __init__(self, length: int = 400) -> None:
+            super().__init__()
+            self.length = length
+            self.possible_agents = ["player_0", "player_1", "player_2"]
+            self.agents = list(self.possible_agents)
+            obs_space = spaces.Dict({
+                "observation": spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+            })
+            self.observation_spaces = {a: obs_space for a in self.possible_agents}
+            self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
+            mask = np.zeros(N_ACTIONS, dtype=np.int8)
+            mask[82:92] = 1
+            self._obs = {"observation": np.zeros(OBS_SIZE, dtype=np.float32),
+                         "action_mask": mask}
+
+        def observation_space(self, agent):
+            return self.observation_spaces[agent]
+
+        def action_space(self, agent):
+            return self.action_spaces[agent]
+
+        def reset(self, seed=None, options=None):
+            self.agents = list(self.possible_agents)
+            self.rewards = {a: 0.0 for a in self.agents}
+            self._cumulative_rewards = {a: 0.0 for a in self.agents}
+            self.terminations = {a: False for a in self.agents}
+            self.truncations = {a: False for a in self.agents}
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection = self.agents[0]
+            self._t = 0
+
+        def observe(self, agent):
+            return self._obs
+
+        def step(self, action):
+            agent = self.agent_selection
+            if self.terminations[agent] or self.truncations[agent]:
+                self._was_dead_step(action)
+                return
+            self._cumulative_rewards[agent] = 0.0
+            self._t += 1
+            if self._t >= self.length:
+                self.terminations = {a: True for a in self.agents}
+            self.agent_selection = self.possible_agents[self._t % 3]
+            self._accumulate_rewards()
+
+    return NullAEC
+
+
+def null_aec_env(wrapped: bool = True, length: int = 400):
+    """The do-nothing AEC env, behind the wrappers of ``mariash_env.env()`` by default."""
+    import importlib
+
+    env_module = importlib.import_module("mariash_env.env")  # the module, not env()
+    raw = _null_aec_class()(length)
+    return env_module._OrderEnforcing(raw) if wrapped else raw
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def interleaved(runners: list[Runner], slice_s: float = 1.5, repeats: int = 5,
+                log: Callable[[str], None] | None = None) -> dict[str, list[float]]:
+    """Rates (decisions/s) of every runner in ``repeats`` rounds of interleaved slices."""
+    rates: dict[str, list[float]] = {r.name: [] for r in runners}
+    for k in range(repeats):
+        for r in runners:
+            n, dt = r.run(slice_s)
+            rates[r.name].append(n / dt)
+            if log:
+                log(f"  round {k + 1}/{repeats} {r.name}: {n / dt:,.0f} decisions/s")
+    return rates
+
+
+def median(xs: list[float]) -> float:
+    return float(statistics.median(xs))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="wall time per anchor")
+    parser.add_argument("--slice", type=float, default=1.5, help="seconds per slice (1.5)")
+    parser.add_argument("--repeats", type=int, default=5, help="rounds of slices (5)")
     args = parser.parse_args(argv)
-    rows = [
-        ("pettingzoo classic", pettingzoo_classic(args.seconds)),
-        ("openspiel skat", openspiel_skat(args.seconds)),
-        ("openspiel skat +obs", openspiel_skat(args.seconds, with_obs=True)),
-    ]
-    for label, result in rows:
-        if result is None:
-            print(f"{label:<24} not installed")
-        else:
-            name, rate = result
-            print(f"{name:<36} {rate:>12,.0f} decisions/s")
+    if args.slice <= 0 or args.repeats < 1:
+        print("error: --slice must be > 0 and --repeats >= 1", file=sys.stderr)
+        return 2
+    if not skat_available():
+        print("error: OpenSpiel (pyspiel) with skat is not installed", file=sys.stderr)
+        return 2
+    runners: list[Runner] = [SkatRunner(False), SkatRunner(True)]
+    rates = interleaved(runners, args.slice, args.repeats,
+                        log=lambda s: print(s, file=sys.stderr))
+    for name, xs in rates.items():
+        print(f"{name:<40} {median(xs):>12,.0f} decisions/s (median of {len(xs)})")
     return 0
 
 

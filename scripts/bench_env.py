@@ -1,23 +1,23 @@
-"""Benchmark: decisions per second of random legal play, ours against the speed anchors.
+"""Benchmark: decisions per second of random legal play, ours against OpenSpiel's skat.
 
-One run measures, each for ``--seconds`` of wall time after a warm-up (JIT compile
-excluded):
+Every contender is timed with the cheapest harness, the same on both sides (see
+``scripts/anchors.py``): stdlib ``random`` for OpenSpiel's chance nodes and decisions and
+for the AEC loop, the compiled ``random_legal_actions`` for the batched engine (its time
+is counted).  Slices of ``--slice`` seconds (1.5) are interleaved across all contenders
+and repeated ``--repeats`` times (5), each contender right after its peer; the table
+shows median rates and, per row, the median over rounds of the ratio to its peer
+measured in the same round:
 
-* the AEC environment ``mariash_env.env()`` through the standard PettingZoo loop
-  (when it is importable);
-* the batched engine :class:`mariash_env.vector.VectorEnv` without observations and
-  with observations + masks (``--num-envs`` games; with ``--parallel`` also the
-  ``prange`` variant);
-* the anchors of ``scripts/anchors.py`` (PettingZoo classic card env, OpenSpiel skat
-  with and without observation tensors);
+* AEC env ``mariash_env.env()`` (observation + mask every decision) vs skat +
+  ``observation_tensor``; beside it the AEC loop's own ceiling: a do-nothing AEC env
+  with the same spaces behind the same wrappers (and unwrapped), in the same loop;
+* ``VectorEnv`` observations + masks vs skat + ``observation_tensor``;
+* ``VectorEnv`` masks only vs skat.
 
-and prints a table of decisions/s with the ratio of each row to each anchor, the
-compile time of a first import (cold numba cache) and of a warm one, and the bytes of
-state per game.  A *decision* is one action chosen by a player.  The batched engine's
-random actions are drawn by a compiled helper (``random_legal_actions``), so the
-figure is the engine's, not Python's; the share of time spent drawing them is shown.
+One thread (``parallel=False``); JIT compilation happens in a warm-up before timing.
+With ``--compile`` it also times a fresh process's first use (cold and warm numba cache).
 
-    python scripts/bench_env.py [--seconds 3] [--num-envs 4096] [--json PATH]
+    python scripts/bench_env.py [--slice 1.5] [--repeats 5] [--num-envs 4096] [--json PATH]
 """
 
 from __future__ import annotations
@@ -42,59 +42,38 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 from scripts import anchors  # noqa: E402
 
-TARGET_NO_OBS = 2_000_000
-TARGET_OBS = 500_000
+# Targets of issue #10, as ratios to the peer measured in the same run.
+TARGETS = {"aec": 0.5, "vector_obs": 10.0, "vector_masks": 20.0}
 
 
-def bench_aec(seconds: float, seed: int = 0) -> tuple[str, float] | None:
-    """Random legal play through ``mariash_env.env()`` with the standard AEC loop."""
-    try:
-        import mariash_env
+class VectorRunner(anchors.Runner):
+    """``VectorEnv.step`` (checked) with ``random_legal_actions``; decisions = steps x N."""
 
-        make = mariash_env.env
-    except (ImportError, AttributeError):
-        return None
-    env = make()
-    anchors.aec_episode(env, np.random.default_rng(seed), 10**6)  # warm-up: compile
-    rate = anchors.aec_rate(env, seconds, seed)
-    env.close()
-    return "mariash_env.env() AEC", rate
+    def __init__(self, num_envs: int, observations: bool, seed: int = 0) -> None:
+        from mariash_env.vector import VectorEnv, random_legal_actions
 
+        self.env = VectorEnv(num_envs, seed=seed, observations=observations)
+        self.sample = random_legal_actions
+        self.rng = np.random.default_rng(seed)
+        self.actions = np.empty(num_envs, dtype=np.int64)
+        self.step = self.env.reset()
+        self.name = f"VectorEnv N={num_envs} " + ("obs + masks" if observations
+                                                   else "masks only")
+        self.run(0.0)  # warm-up: compile or load the cache
 
-def bench_vector(seconds: float, num_envs: int, observations: bool, parallel: bool = False,
-                 seed: int = 0) -> tuple[str, float, float]:
-    """Random legal play of ``num_envs`` batched games: (name, decisions/s, sampling share)."""
-    from mariash_env.vector import VectorEnv, random_legal_actions
-
-    env = VectorEnv(num_envs, seed=seed, observations=observations, parallel=parallel)
-    rng = np.random.default_rng(seed)
-    actions = np.empty(num_envs, dtype=np.int64)
-    step = env.reset()
-    for _ in range(3):  # warm-up: compile
-        step = env.step(random_legal_actions(step.mask, rng, actions))
-    steps = 0
-    t_sample = 0.0
-    start = time.perf_counter()
-    while True:
-        for _ in range(8):
-            t0 = time.perf_counter()
-            random_legal_actions(step.mask, rng, actions)
-            t_sample += time.perf_counter() - t0
-            step = env.step(actions)
-        steps += 8
-        if time.perf_counter() - start >= seconds:
-            break
-    elapsed = time.perf_counter() - start
-    name = f"VectorEnv N={num_envs} " + ("obs+masks" if observations else "masks only")
-    if parallel:
-        name += f" parallel({_threads()})"
-    return name, steps * num_envs / elapsed, t_sample / elapsed
-
-
-def _threads() -> int:
-    import numba
-
-    return numba.get_num_threads()
+    def run(self, seconds: float) -> tuple[int, float]:
+        env, sample, rng, actions = self.env, self.sample, self.rng, self.actions
+        step = self.step
+        steps = 0
+        start = time.perf_counter()
+        while True:
+            for _ in range(8):
+                step = env.step(sample(step.mask, rng, actions))
+            steps += 8
+            if time.perf_counter() - start >= seconds:
+                break
+        self.step = step
+        return steps * env.num_envs, time.perf_counter() - start
 
 
 COMPILE_SNIPPET = (
@@ -108,11 +87,7 @@ COMPILE_SNIPPET = (
 
 
 def compile_times() -> tuple[float, float]:
-    """Wall time of a fresh process importing and first-stepping VectorEnv: cold, warm.
-
-    The cold run compiles everything into an empty, temporary numba cache
-    (``NUMBA_CACHE_DIR``); the warm run loads that cache.
-    """
+    """Wall time of a fresh process importing and first-stepping VectorEnv: cold, warm."""
     out = []
     with tempfile.TemporaryDirectory(prefix="mariash-numba-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
@@ -124,80 +99,86 @@ def compile_times() -> tuple[float, float]:
     return out[0], out[1]
 
 
+def _positive(kind):
+    def parse(text: str):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+        if not v > 0:
+            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+        return v
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0,
-                        help="wall time per measurement (default 3)")
-    parser.add_argument("--num-envs", type=int, default=4096,
+    parser.add_argument("--slice", type=_positive(float), default=1.5,
+                        help="seconds per slice (default 1.5)")
+    parser.add_argument("--repeats", type=_positive(int), default=5,
+                        help="rounds of interleaved slices (default 5)")
+    parser.add_argument("--num-envs", type=_positive(int), default=4096,
                         help="games in the batched engine (default 4096)")
-    parser.add_argument("--parallel", action="store_true",
-                        help="also measure VectorEnv(parallel=True) (numba prange)")
-    parser.add_argument("--no-anchors", action="store_true", help="skip the anchors")
-    parser.add_argument("--no-compile", action="store_true",
-                        help="skip the compile-time measurement")
+    parser.add_argument("--compile", action="store_true",
+                        help="also time a fresh process's first use (cold/warm cache)")
     parser.add_argument("--json", metavar="PATH", help="save the figures as JSON")
     args = parser.parse_args(argv)
+    if not anchors.skat_available():
+        print("error: OpenSpiel (pyspiel) with skat is not installed: "
+              "pip install -e '.[dev]'", file=sys.stderr)
+        return 2
 
-    from mariash_env.vector import STATE_BYTES
+    import mariash_env
+    from mariash_env.vector import VectorEnv
 
-    rows: list[dict] = []
+    aec = anchors.AECRunner(mariash_env.env(), "mariash_env.env() AEC, obs + mask")
+    aec.episode()  # warm-up
+    # Each contender right after its peer, so that a pair sees the same machine load.
+    runners = {
+        "skat": anchors.SkatRunner(with_obs=False),
+        "vector_masks": VectorRunner(args.num_envs, observations=False),
+        "skat_obs": anchors.SkatRunner(with_obs=True),
+        "vector_obs": VectorRunner(args.num_envs, observations=True),
+        "aec": aec,
+        "null_aec": anchors.AECRunner(anchors.null_aec_env(wrapped=True),
+                                      "do-nothing AEC env, same wrappers"),
+        "null_aec_raw": anchors.AECRunner(anchors.null_aec_env(wrapped=False),
+                                          "do-nothing AEC env, unwrapped"),
+    }
+    rates = anchors.interleaved(list(runners.values()), args.slice, args.repeats,
+                                log=lambda s: print(s, file=sys.stderr))
+    series = {k: rates[r.name] for k, r in runners.items()}
+    med = {k: anchors.median(v) for k, v in series.items()}
 
-    def add(name: str, rate: float, kind: str, extra: dict | None = None) -> None:
-        rows.append({"name": name, "decisions_per_s": rate, "kind": kind, **(extra or {})})
-        print(f"  measured {name}: {rate:,.0f} decisions/s", file=sys.stderr)
-
-    aec = bench_aec(args.seconds)
-    if aec is None:
-        print("  mariash_env.env() not available: AEC row skipped", file=sys.stderr)
-    else:
-        add(*aec, "ours")
-    variants = [(False, False), (True, False)]
-    if args.parallel:
-        variants += [(False, True), (True, True)]
-    for observations, parallel in variants:
-        name, rate, share = bench_vector(args.seconds, args.num_envs, observations, parallel)
-        add(name, rate, "ours", {"sampling_share": share, "observations": observations,
-                                 "parallel": parallel, "num_envs": args.num_envs})
-
-    anchor_rows: dict[str, float | None] = {}
-    if not args.no_anchors:
-        for key, fn in (
-            ("pettingzoo", lambda: anchors.pettingzoo_classic(args.seconds)),
-            ("skat", lambda: anchors.openspiel_skat(args.seconds, with_obs=False)),
-            ("skat+obs", lambda: anchors.openspiel_skat(args.seconds, with_obs=True)),
-        ):
-            res = fn()
-            anchor_rows[key] = None if res is None else res[1]
-            if res is not None:
-                add(res[0], res[1], "anchor", {"anchor": key})
+    rows = [  # (label, ours, peer)
+        ("AEC env, obs + mask vs skat + observation_tensor", "aec", "skat_obs"),
+        ("  AEC loop ceiling: do-nothing env, same wrappers", "null_aec", "skat_obs"),
+        ("  AEC loop ceiling: do-nothing env, unwrapped", "null_aec_raw", "skat_obs"),
+        ("VectorEnv obs + mask vs skat + observation_tensor", "vector_obs", "skat_obs"),
+        ("VectorEnv masks only vs skat", "vector_masks", "skat"),
+    ]
+    print()
+    print(f"medians of {args.repeats} rounds of interleaved {args.slice} s slices "
+          f"(ratio: median of the per-round ratios); VectorEnv N={args.num_envs}, one thread")
+    print(f"| {'':<52} | {'mariash':>10} | {'peer':>10} | {'ratio':>6} | target |")
+    print(f"| {'-' * 52} | {'-' * 9}: | {'-' * 9}: | {'-' * 5}: | ---: |")
+    table = []
+    for label, ours, peer in rows:
+        ratio = anchors.median([a / b for a, b in zip(series[ours], series[peer])])
+        target = TARGETS.get(ours)
+        mark = "" if target is None else (f"{target:g} " + ("met" if ratio >= target
+                                                             else "NOT met"))
+        print(f"| {label:<52} | {med[ours]:>10,.0f} | {med[peer]:>10,.0f} | {ratio:>6.2f} "
+              f"| {mark} |")
+        table.append({"row": label.strip(), "ours": ours, "peer": peer,
+                      "ours_rate": med[ours], "peer_rate": med[peer], "ratio": ratio,
+                      "target": target})
+    print(f"state per game: {VectorEnv.bytes_per_game(observations=False)} bytes "
+          f"(with observations {VectorEnv.bytes_per_game(observations=True)})")
 
     compile_cold = compile_warm = None
-    if not args.no_compile:
+    if args.compile:
         compile_cold, compile_warm = compile_times()
-
-    # ---- table
-    keys = [k for k, v in anchor_rows.items() if v]
-    head = f"{'environment':<44} {'decisions/s':>14}" + "".join(f" {'x ' + k:>12}" for k in keys)
-    print()
-    print(head)
-    print("-" * len(head))
-    for r in rows:
-        line = f"{r['name']:<44} {r['decisions_per_s']:>14,.0f}"
-        for k in keys:
-            ratio = r["decisions_per_s"] / anchor_rows[k]
-            r.setdefault("ratios", {})[k] = ratio
-            line += f" {ratio:>12.1f}"
-        if "sampling_share" in r:
-            line += f"   (action sampling {100 * r['sampling_share']:.0f}% of the time)"
-        print(line)
-    print()
-    for r in rows:
-        if r["kind"] == "ours" and "observations" in r and not r["parallel"]:
-            target = TARGET_OBS if r["observations"] else TARGET_NO_OBS
-            ok = "met" if r["decisions_per_s"] >= target else "NOT met"
-            print(f"target {target:,}/s for {r['name']}: {ok}")
-    print(f"state per game: {STATE_BYTES} bytes")
-    if compile_cold is not None:
         print(f"first use in a fresh process (import + reset + step + state): "
               f"{compile_cold:.1f} s cold cache, {compile_warm:.1f} s warm cache")
 
@@ -205,13 +186,14 @@ def main(argv: list[str] | None = None) -> int:
         import numba
 
         data = {
-            "rows": rows,
-            "anchors": anchor_rows,
-            "state_bytes_per_game": STATE_BYTES,
+            "table": table,
+            "rates": series,
+            "medians": med,
+            "slice_s": args.slice,
+            "repeats": args.repeats,
+            "num_envs": args.num_envs,
             "compile_cold_s": compile_cold,
             "compile_warm_s": compile_warm,
-            "seconds": args.seconds,
-            "num_envs": args.num_envs,
             "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
                         "numba": numba.__version__, "numpy": np.__version__,
                         "platform": platform.platform()},

@@ -44,7 +44,7 @@ from .state import (
     rng_below,
     setm,
 )
-from .tables import POS_SEAT
+from .tables import ALL, POS_SEAT
 
 
 @njit
@@ -69,13 +69,23 @@ def deal_deck(st, deck, dealer):
     f = (dealer + 1) % 3
     st[DEALER] = dealer
     st[FOREHAND] = f
-    hands = np.zeros(3, dtype=np.int64)
+    h0 = np.int64(0)  # three scalars rather than an array: no allocation per deal
+    h1 = np.int64(0)
+    h2 = np.int64(0)
     for p in range(32):
         c = deck[p]
         st[POS + c] = p
-        hands[(f + POS_SEAT[p]) % 3] |= np.int64(1) << c
-    for s in range(3):
-        setm(st, HAND + s, hands[s])
+        s = (f + POS_SEAT[p]) % 3
+        bit = np.int64(1) << c
+        if s == 0:
+            h0 |= bit
+        elif s == 1:
+            h1 |= bit
+        else:
+            h2 |= bit
+    setm(st, HAND, h0)
+    setm(st, HAND + 1, h1)
+    setm(st, HAND + 2, h2)
     st[PHASE] = PH_TRUMP
     st[TO_MOVE] = f
 
@@ -105,7 +115,11 @@ def start_partie(st, deck, dealer):
 @njit
 def deck_of(st):
     """The current deal's deck as dealt (card at each position)."""
-    deck = np.empty(32, dtype=np.int64)
+    return _dealt_into(st, np.empty(32, dtype=np.int64))
+
+
+@njit
+def _dealt_into(st, deck):
     for c in range(32):
         deck[st[POS + c]] = c
     return deck
@@ -132,8 +146,12 @@ def gathered_deck(st):
     cards left in hand in dealt order.  Piles are stacked forehand, middlehand, dealer
     (RULES.md §2, §12); the deck from the top is the stack reversed.
     """
-    dealt = deck_of(st)
-    stack = np.empty(32, dtype=np.int64)
+    # One allocation for the dealt order, the stack and the deck.  The stack has room for
+    # every pile a corrupted state could claim (2 + 30 + 3 * 32 + 32 cards): an unchecked
+    # illegal action may spoil the game, never write outside this buffer.
+    buf = np.empty(224, dtype=np.int64)
+    dealt = _dealt_into(st, buf[:32])
+    stack = buf[32:192]
     n = 0
     f = st[FOREHAND]
     actor = st[ACTOR]
@@ -152,9 +170,26 @@ def gathered_deck(st):
             for j in range(3):
                 n = _append_hand(dealt, getm(st, CLAIM_HANDS + (seat + j) % 3), stack, n)
         n = _append_hand(dealt, getm(st, HAND + seat), stack, n)
-    deck = np.empty(32, dtype=np.int64)
-    for i in range(32):
-        deck[i] = stack[31 - i]
+    deck = buf[192:]
+    seen = np.int64(0)
+    for i in range(min(n, 32)):
+        c = stack[i]
+        if 0 <= c < 32:
+            seen |= np.int64(1) << c
+    if n == 32 and seen == ALL:
+        for i in range(32):
+            deck[i] = stack[31 - i]
+        return deck
+    # Only a corrupted state gets here: keep the first copy of each valid card, then
+    # the missing ones in card order, so that the next deal is still a permutation.
+    seen = np.int64(0)
+    m = 0
+    for i in range(n + 32):
+        c = stack[i] if i < n else i - n
+        if 0 <= c < 32 and not (seen >> c) & 1:
+            seen |= np.int64(1) << c
+            deck[31 - m] = c
+            m += 1
     return deck
 
 

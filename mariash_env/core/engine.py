@@ -88,7 +88,7 @@ from .state import (
     set64,
     setm,
 )
-from .tables import BLIND_POS
+from .tables import BLIND_POS, SHARP_MASK
 
 N_ACTIONS = A.N_ACTIONS
 
@@ -137,13 +137,11 @@ def legal_actions(st, rules, mask):
         mask[A.CONTRACT_BETL] = 1
         mask[A.CONTRACT_DURCH] = 1
     elif ph == PH_DISCARD:
-        suit = st[CONTRACT] == C_SUIT
-        for c in range(32):
-            if _has(hand, c):
-                r = c & 7
-                if suit and (r == 3 or r == 7 or c == st[TRUMP_CARD]):
-                    continue
-                mask[A.DISCARD0 + c] = 1
+        allowed = hand
+        if st[CONTRACT] == C_SUIT:  # no ten, ace or the trump card to a suit talon
+            allowed &= ~SHARP_MASK & ~(np.int64(1) << st[TRUMP_CARD])
+        for c in range(32):  # branch-free: every slot written
+            mask[A.DISCARD0 + c] = (allowed >> c) & 1
     elif ph == PH_BARVA:
         mask[A.GOOD] = 1
         mask[A.BAD] = 1
@@ -173,9 +171,8 @@ def legal_actions(st, rules, mask):
         mask[A.GOOD] = 1
     elif ph == PH_PLAY:
         legal = legal_cards(st, seat)
-        for c in range(32):
-            if (legal >> c) & 1:
-                mask[A.PLAY0 + c] = 1
+        for c in range(32):  # branch-free: every slot written
+            mask[A.PLAY0 + c] = (legal >> c) & 1
         if can_lay_down(st, rules, seat):
             mask[A.LAY_DOWN] = 1
 

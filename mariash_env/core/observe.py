@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .engine import legal_actions
 from .jit import njit
 from .settle import side_marriages
 from .state import (
@@ -267,3 +268,15 @@ def encode(st, me, out, omniscient):
         if tc >= 0:
             out[O_X_TRUMP_CARD + tc] = 1.0
         _rel_onehot(out, O_X_TO_MOVE, st[TO_MOVE], me)
+
+
+@njit
+def observe_into(st, rules, me, out, mask):
+    """``encode(st, me, out, False)`` and, when ``me`` is to move, its legal actions into
+    ``mask`` (else all zero): what an agent sees, in one compiled call."""
+    encode(st, me, out, False)
+    if st[TO_MOVE] == me:
+        legal_actions(st, rules, mask)
+    else:
+        for i in range(mask.shape[0]):
+            mask[i] = 0

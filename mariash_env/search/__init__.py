@@ -73,10 +73,12 @@ durch deals.
 
 Measured (``.venv/bin/python scripts/bench_solver.py``: 200 random deals at their
 first card, 100 suit games, 50 betl, 50 durch, value + best move + PV; CPU time of the
-solving process on this 2-core machine): mean 10.5 ms per whole deal (median 0.5 ms,
-max 150 ms); suit games mean 21 ms (median 11 ms, about 61 000 nodes), betl 0.23 ms,
-durch 0.12 ms; about 2.9 million nodes/s.  Compiling (first use, cold numba cache)
-takes about 15 s of CPU for the solver and 15 s for the worlds.
+solving process on this 2-core machine, shared with other work): mean 4.7 ms per whole
+deal (median 0.3 ms, max 58 ms); suit games mean 9.3 ms (median 5.1 ms, about 36 500
+nodes), betl 0.1 ms, durch 0.08 ms; about 3.9 million nodes/s.  The code before issue
+#10's speed-ups, run alternately on the same machine: suit games 13.0-13.9 ms.
+Compiling (first use, cold numba cache) takes about 25 s of CPU for the solver and 15 s
+for the worlds.
 """
 
 from .solver import Outcome, SolveResult, brute_force_value, solve

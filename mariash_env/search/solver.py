@@ -32,6 +32,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from .. import actions as A
@@ -85,6 +86,11 @@ from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
 from ..rules import R_QUEEN_FIRST
 from ..rules import rules_vector as _rules_vector
 
+# Node entry and exit and the core's apply_action are compiled into the search loop: a
+# call passing many arrays costs more than most nodes' work (~20 % of the time).
+_inline = numba.njit(inline="always")
+_apply_inline = _inline(apply_action.py_func)
+
 INF = np.int64(1) << 40
 MAXD = 32
 TT_CA = 10  # table bounds per actor card points so far: 0, 10, ..., 90
@@ -122,6 +128,14 @@ ZFIRST = _ZR.integers(1, 2**62, size=25, dtype=np.int64)
 @njit
 def _bit(c):
     return np.int64(1) << c
+
+
+@njit
+def _copy(dst, src):
+    """``dst[:] = src`` for state records: an explicit loop compiles to a vector copy,
+    numba's slice assignment costs several times more (it is done at every node)."""
+    for j in range(STATE_SIZE):
+        dst[j] = src[j]
 
 
 @njit
@@ -196,7 +210,7 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     counts; betl / durch: made or broken.  Evaluated by the core's ``settle`` on the
     scratch record ``sc``."""
     actor = ctx[X_ACTOR]
-    sc[:] = st
+    _copy(sc, st)
     if ctx[X_CONTRACT] != C_SUIT:
         best = -INF if want_max else INF
         for k in range(2):
@@ -218,26 +232,29 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     sc[PTS + actor] = ca
     sc[PTS + (actor + 1) % 3] = total - ca
     # marriages still to come: the holder of both K and Q announces one (default order)
-    pend_seat = np.full(4, -1, dtype=np.int64)
+    # (small per-suit tables packed 4 bits a suit into an int: no allocation per call)
+    pend = np.int64(0)  # seat + 1 per suit, 0 = none
     npend = 0
     for s in range(4):
         if st[MARR_SEAT + s] < 0:
             kq = np.int64(3) << (8 * s + 5)
+            p = 0
             if h0 & kq == kq:
-                pend_seat[s] = 0
+                p = 1
             elif h1 & kq == kq:
-                pend_seat[s] = 1
+                p = 2
             elif h2 & kq == kq:
-                pend_seat[s] = 2
-            if pend_seat[s] >= 0:
+                p = 3
+            if p:
+                pend |= np.int64(p) << (4 * s)
                 npend += 1
     # the trump seven's possible fates
     s7 = np.int64(1) << (trump * 8)
     holder = 0 if h0 & s7 else (1 if h1 & s7 else (2 if h2 & s7 else -1))
     nseven = 1 if holder < 0 else (2 if st[TRICK_NO] == 9 else 3)
     # first-marriage choices: only for a hundred bet, and a side with no marriage yet
-    fa_choices = np.full(4, -1, dtype=np.int64)
-    fd_choices = np.full(4, -1, dtype=np.int64)
+    fa_choices = np.int64(0)  # suit + 1 of the k-th choice in bits 4k..4k+3, 0 = none
+    fd_choices = np.int64(0)
     na = 1
     nd = 1
     if ctx[X_HUNDRED] and npend > 0:
@@ -253,13 +270,13 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
         na = 0
         nd = 0
         for s in range(4):
-            p = pend_seat[s]
+            p = ((pend >> (4 * s)) & 15) - 1
             if p >= 0:
                 if p == actor and not has_a:
-                    fa_choices[na] = s
+                    fa_choices |= np.int64(s + 1) << (4 * na)
                     na += 1
                 elif p != actor and not has_d:
-                    fd_choices[nd] = s
+                    fd_choices |= np.int64(s + 1) << (4 * nd)
                     nd += 1
         if na == 0:
             na = 1
@@ -270,19 +287,20 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
         for idd in range(nd):
             if npend > 0:
                 nm = st[NMARR]
-                fa = fa_choices[ia]
-                fd = fd_choices[idd]
+                fa = ((fa_choices >> (4 * ia)) & 15) - 1
+                fd = ((fd_choices >> (4 * idd)) & 15) - 1
                 if fa >= 0:
-                    sc[MARR_SEAT + fa] = pend_seat[fa]
+                    sc[MARR_SEAT + fa] = ((pend >> (4 * fa)) & 15) - 1
                     sc[MARR_ORD + fa] = nm
                     nm += 1
                 if fd >= 0:
-                    sc[MARR_SEAT + fd] = pend_seat[fd]
+                    sc[MARR_SEAT + fd] = ((pend >> (4 * fd)) & 15) - 1
                     sc[MARR_ORD + fd] = nm
                     nm += 1
                 for s in range(4):
-                    if pend_seat[s] >= 0 and s != fa and s != fd:
-                        sc[MARR_SEAT + s] = pend_seat[s]
+                    ps = ((pend >> (4 * s)) & 15) - 1
+                    if ps >= 0 and s != fa and s != fd:
+                        sc[MARR_SEAT + s] = ps
                         sc[MARR_ORD + s] = nm
                         nm += 1
             for i7 in range(nseven):
@@ -566,7 +584,7 @@ def _bound_row(st, rules, sc, ctx, fr):
     return row
 
 
-@njit
+@_inline
 def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr):
     """Open the node at depth ``d`` (window already in its frame).
 
@@ -587,7 +605,7 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr):
     if n == 0 and st[TRICK_NO] == 9:
         # the last trick: every card is forced, play it out
         sc = stk[MAXD]
-        sc[:] = st
+        _copy(sc, st)
         for _ in range(3):
             c = lowest(legal_cards(sc, sc[TO_MOVE]))
             if apply_action(sc, rules, A.PLAY0 + c):
@@ -598,7 +616,7 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr):
         leader = st[TO_MOVE]
         if can_lay_down(st, rules, leader):
             sc = stk[MAXD]
-            sc[:] = st
+            _copy(sc, st)
             apply_action(sc, rules, A.LAY_DOWN)
             stats[S_LEAVES] += 1
             return True, get64(sc, PAY + 2 * actor) // 2
@@ -655,7 +673,7 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr):
     return False, 0
 
 
-@njit
+@_inline
 def _close(stk, d, ctx, tkey, tlo, thi, fr):
     """Store the finished node of depth ``d`` in the table; returns its value."""
     best = fr[d, F_BEST]
@@ -701,8 +719,8 @@ def _ab(stk, mvs, d0, alpha, beta, rules, ctx, tkey, tlo, thi, stats, fr):
             st = stk[d]
             c = mvs[d, i]
             ch = stk[d + 1]
-            ch[:] = st
-            if apply_action(ch, rules, A.PLAY0 + c):
+            _copy(ch, st)
+            if _apply_inline(ch, rules, A.PLAY0 + c):
                 stats[S_LEAVES] += 1
                 v = get64(ch, PAY + 2 * actor) // 2
             else:
@@ -767,12 +785,27 @@ def _child_value(stk, mvs, d, c, rules, ctx, tkey, tlo, thi, stats, guess, fr):
     """Exact value after playing card ``c`` at ``stk[d]`` (child written to ``stk[d+1]``)."""
     st = stk[d]
     ch = stk[d + 1]
-    ch[:] = st
+    _copy(ch, st)
     if apply_action(ch, rules, A.PLAY0 + c):
         return get64(ch, PAY + 2 * ctx[X_ACTOR]) // 2, True
     v = _search_value(stk, mvs, d + 1, -INF, INF, guess, rules, ctx, tkey, tlo, thi,
                       stats, fr)
     return v, False
+
+
+@njit
+def _playout(stk, mvs, rules, ctx, stats):
+    """The value of the deal played out with every seat's first-ordered move: MTD(f)'s
+    first guess (a good guess saves null-window passes; the value found is exact anyway)."""
+    d = 0
+    while True:
+        st = stk[d]
+        _gen_moves(st, st[TO_MOVE], mvs[d], ctx, mvs[MAXD][:0], stats)
+        ch = stk[d + 1]
+        _copy(ch, st)
+        if apply_action(ch, rules, A.PLAY0 + mvs[d][0]):
+            return np.int64(ch[PAY + ctx[X_ACTOR]] // 2)
+        d += 1
 
 
 @njit
@@ -784,8 +817,8 @@ def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, stats, pv, all_moves, move
     lo, hi = _bounds(stk, ZERO, rules, ctx)
     ctx[X_LO] = lo
     ctx[X_HI] = hi
-    v = _search_value(stk, mvs, ZERO, -INF, INF, ZERO, rules, ctx, tkey, tlo, thi, stats,
-                      fr)
+    v = _search_value(stk, mvs, ZERO, -INF, INF, _playout(stk, mvs, rules, ctx, stats),
+                      rules, ctx, tkey, tlo, thi, stats, fr)
     if all_moves:
         st = stk[0]
         nm = _gen_moves(st, st[TO_MOVE], mvs[0], ctx, move_vals, stats)
@@ -812,7 +845,7 @@ def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, stats, pv, all_moves, move
         for i in range(nm):
             c = mvs[d][i]
             ch = stk[d + 1]
-            ch[:] = st
+            _copy(ch, st)
             if apply_action(ch, rules, A.PLAY0 + c):
                 cv = get64(ch, PAY + 2 * actor) // 2
                 if cv == v:
@@ -827,7 +860,7 @@ def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, stats, pv, all_moves, move
                          fr) <= v
             if ok:
                 # the child's value is exactly v; its stack slot may have been overwritten
-                ch[:] = st
+                _copy(ch, st)
                 apply_action(ch, rules, A.PLAY0 + c)
                 found = c
                 break
@@ -876,7 +909,7 @@ def _plain(stk, rules, actor, counter, limit, prune):
                 counter[1] = 1
                 return np.int64(0)
             ch = stk[d + 1]
-            ch[:] = st
+            _copy(ch, st)
             if apply_action(ch, rules, A.PLAY0 + c):
                 v = get64(ch, PAY + 2 * actor) // 2
             else:
