@@ -5,6 +5,7 @@ hold is announced with a warning."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -194,3 +195,18 @@ def test_random_legal_actions_word_path_matches_byte_path():
         np.testing.assert_array_equal(random_legal_actions(m, r1),
                                       random_legal_actions(m.copy(order="F"), r2))
         assert ((ref == -1) == (m != 0).sum(axis=1).__eq__(0)).all()
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"observations": "no"}, "observations must be True or False, got 'no'"),
+    ({"observations": 0}, "observations must be True or False, got 0"),
+    ({"parallel": "yes"}, "parallel must be True or False, got 'yes'"),
+    ({"seed": 1.5}, "seed must be an int or None, got 1.5"),
+    ({"seed": True}, "seed must be an int or None, got True"),
+    ({"num_envs": 0}, "num_envs must be an int >= 1, got 0"),
+])
+def test_constructor_refuses_bad_flags_naming_them(kwargs, needle):
+    """Issue #9 item 7: a truthy string is no silent ``True``."""
+    args = {"num_envs": 2, **kwargs}
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        VectorEnv(**args)

@@ -114,7 +114,9 @@ class DMC(Method):
     def act(net: PolicyNet, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
             params: dict[str, Any]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         dev = next(net.parameters()).device
-        greedy = net(torch.from_numpy(obs).to(dev), torch.from_numpy(mask).to(dev))[1]
+        # Step.mask is read-only: torch wants a writable buffer (np.require copies only then)
+        m = torch.from_numpy(np.require(mask, requirements="W")).to(dev)
+        greedy = net(torch.from_numpy(obs).to(dev), m)[1]
         greedy = greedy.cpu().numpy()
         # Always draw the same amount of randomness: the stream never depends on epsilon.
         explore = rng.random(greedy.shape[0]) < params["epsilon"]
