@@ -275,7 +275,8 @@ def test_export_parity_on_real_play(trained: Path, exported: Path) -> None:
 
     def policy(obs, mask):
         with torch.inference_mode():
-            return net(torch.from_numpy(obs), torch.from_numpy(mask))[1].numpy()
+            m = np.require(mask, requirements="W")  # Step.mask is a read-only view
+            return net(torch.from_numpy(obs), torch.from_numpy(m))[1].numpy()
 
     # Observations from the trained policy's own games and from random games.
     for pol in (policy, None):

@@ -87,7 +87,7 @@ def as_robot(agent: Any, name: str = "agent") -> Robot:
             net.eval()
             with torch.inference_mode():
                 a = net(torch.from_numpy(np.ascontiguousarray(obs)).to(dev),
-                        torch.from_numpy(np.ascontiguousarray(mask)).to(dev))[1]
+                        torch.from_numpy(np.require(mask, requirements="CW")).to(dev))[1]
             net.train(was_training)
             return a.cpu().numpy()
 
