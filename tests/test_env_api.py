@@ -66,7 +66,8 @@ def test_reset_infos_rewards_and_state():
     assert raw.legal_labels(agent) and all(lab.startswith("trump:") for lab in raw.legal_labels())
     others = [a for a in raw.agents if a != agent]
     assert all(raw.legal_labels(a) == [] for a in others)
-    assert e.infos[agent]["phase"] == "trump" and e.infos[agent]["deal"] == 0
+    assert mariash_env.PHASE_NAMES[e.infos[agent]["phase"]] == "trump"
+    assert e.infos[agent]["deal"] == 0
     totals = dict.fromkeys(raw.possible_agents, 0.0)
     settlements = []
     rng = np.random.default_rng(3)
@@ -76,8 +77,8 @@ def test_reset_infos_rewards_and_state():
             e.step(None)
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        if "settlement" in raw.infos[agent]:
-            settlements.append(raw.infos[agent]["settlement"])
+        if raw.infos[agent]["settlement_deal"] >= 0:
+            settlements.append(raw.last_settlement)
             for a in raw.possible_agents:
                 totals[a] += raw.rewards[a]
     assert len(settlements) == 2
