@@ -1,0 +1,38 @@
+"""The integration examples under examples/ run for a few seconds (their packages are the
+``examples`` extra; a test is skipped, with the reason, only when its package is missing)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(script: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-W", "ignore", f"examples/{script}", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def _need(*modules: str) -> None:
+    for m in modules:
+        if importlib.util.find_spec(m) is None:
+            pytest.skip(f"{m} is not installed (pip install -e '.[examples]')")
+
+
+def test_sb3_maskable_ppo_runs():
+    _need("sb3_contrib", "stable_baselines3")
+    p = _run("sb3_maskable_ppo.py", "--seconds", "2", "--eval", "2")
+    assert p.returncode == 0, p.stderr
+    assert "trained " in p.stdout and "groše per deal over 2 deals" in p.stdout
+
+
+def test_sb3_example_bad_argument_is_one_error_line():
+    p = _run("sb3_maskable_ppo.py", "--seconds", "0")
+    assert p.returncode == 2 and p.stderr.startswith("error: ") and "Traceback" not in p.stderr
