@@ -8,7 +8,8 @@ import sys
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import mariash_env
 from mariash_env import IllegalActionError
@@ -30,6 +31,33 @@ def random_episode(e, seed: int = 0):
 
 def test_pettingzoo_api_test():
     api_test(mariash_env.env(), num_cycles=3000)
+
+
+@pytest.mark.parametrize("rich", [False, True])
+def test_pettingzoo_parallel_api_test(rich):
+    # The turn-based conversion is how parallel-API libraries take the AEC env.
+    parallel_api_test(
+        turn_based_aec_to_parallel(mariash_env.env(deals=2, rich_infos=rich)), num_cycles=1000
+    )
+
+
+def test_parallel_play_with_the_masks_pays_the_scores():
+    # Every agent answers each parallel step; only the agent to move has a legal mask
+    # and its action is the one applied.
+    par = turn_based_aec_to_parallel(mariash_env.env(deals=2))
+    obs, infos = par.reset(seed=6)
+    rng = np.random.default_rng(0)
+    totals = dict.fromkeys(par.possible_agents, 0.0)
+    while par.agents:
+        movers = [a for a in par.agents if obs[a]["action_mask"].any()]
+        assert len(movers) == 1
+        acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) if a in movers
+                else 0 for a in par.agents}
+        obs, rewards, terms, truncs, infos = par.step(acts)
+        for a, r in rewards.items():
+            totals[a] += r
+    raw = par.aec_env.unwrapped
+    assert list(totals.values()) == raw.game.scores and sum(totals.values()) == 0
 
 
 def test_pettingzoo_seed_test():
