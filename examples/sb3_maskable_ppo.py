@@ -32,8 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
-    except ImportError as e:
-        print(f"error: {e.name} is missing: pip install -e '.[examples]'", file=sys.stderr)
+    except ImportError as e:  # a missing package, or one of an incompatible version
+        print(f"error: {e} (pip install -e '.[examples]')", file=sys.stderr)
         return 2
     from mariash_env.single_agent import SingleAgentEnv
 

@@ -33,6 +33,27 @@ def test_sb3_maskable_ppo_runs():
     assert "trained " in p.stdout and "groše per deal over 2 deals" in p.stdout
 
 
-def test_sb3_example_bad_argument_is_one_error_line():
-    p = _run("sb3_maskable_ppo.py", "--seconds", "0")
-    assert p.returncode == 2 and p.stderr.startswith("error: ") and "Traceback" not in p.stderr
+def test_torchrl_ppo_runs():
+    _need("torchrl", "tensordict")
+    p = _run("torchrl_ppo.py", "--seconds", "1", "--frames", "64")
+    assert p.returncode == 0, p.stderr
+    assert "iteration 1: 64 steps" in p.stdout and "trained 1 PPO iterations" in p.stdout
+
+
+def test_tianshou_dqn_runs():
+    # Any unmasked action would raise IllegalActionError in the env and fail the run.
+    _need("tianshou")
+    p = _run("tianshou_dqn.py", "--seconds", "1", "--steps", "64", "--eval", "2")
+    assert p.returncode == 0, p.stderr
+    assert "decisions in the replay buffer" in p.stdout and "over 2 deals" in p.stdout
+
+
+@pytest.mark.parametrize(
+    ("script", "args"),
+    [("sb3_maskable_ppo.py", ["--seconds", "0"]), ("torchrl_ppo.py", ["--frames", "3"]), ("tianshou_dqn.py", ["--eval", "0"]),
+     ("tianshou_dqn.py", ["--opponents", "nope"]), ("sb3_maskable_ppo.py", ["--opponents", "x"])],
+)
+def test_example_bad_arguments_give_one_error_line(script, args):
+    p = _run(script, *args)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stderr.startswith("error: ") and "Traceback" not in p.stderr
