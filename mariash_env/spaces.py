@@ -31,7 +31,9 @@ class LegalDiscrete(spaces.Discrete):
         if mask is None and probability is None:
             legal = self._legal()
             if legal is not None and np.any(legal):
-                mask = np.asarray(legal, dtype=np.int8)
+                mask = legal
+        if mask is not None:
+            mask = np.asarray(mask).astype(np.int8, copy=False)  # float masks (RLlib) too
         return super().sample(mask=mask, probability=probability)
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -1,5 +1,7 @@
 """The integration examples under examples/ run for a few seconds (their packages are the
-``examples`` extra; a test is skipped, with the reason, only when its package is missing)."""
+``examples`` extra; a test is skipped, with the reason, only when its package is missing).
+examples/rllib_ppo.py is a recipe outside CI (ray[rllib] pins another gymnasium); its
+wrappers are tested in test_wrappers.py."""
 
 from __future__ import annotations
 
@@ -51,7 +53,8 @@ def test_tianshou_dqn_runs():
 @pytest.mark.parametrize(
     ("script", "args"),
     [("sb3_maskable_ppo.py", ["--seconds", "0"]), ("torchrl_ppo.py", ["--frames", "3"]), ("tianshou_dqn.py", ["--eval", "0"]),
-     ("tianshou_dqn.py", ["--opponents", "nope"]), ("sb3_maskable_ppo.py", ["--opponents", "x"])],
+     ("tianshou_dqn.py", ["--opponents", "nope"]), ("sb3_maskable_ppo.py", ["--opponents", "x"]),
+     ("rllib_ppo.py", ["--iterations", "0"])],
 )
 def test_example_bad_arguments_give_one_error_line(script, args):
     p = _run(script, *args)
