@@ -140,3 +140,55 @@ def test_cli_address_needs_the_ray_backend(tmp_path: Path) -> None:
                        timeout=120)
     assert p.returncode == 2 and "--address needs --backend ray" in p.stderr
     assert "Traceback" not in p.stderr and not (tmp_path / "x").exists()
+
+
+# --- the arena's ray backend (mariash_env.ray_pool) -------------------------------------
+
+
+def test_arena_ray_backend_plays_the_same_match(local_ray) -> None:
+    from mariash_env.arena import duplicate_match
+    from mariash_env.robots import RandomRobot, TableRobot
+
+    robots = {"table": TableRobot, "random": RandomRobot}
+    a = duplicate_match(robots, deals=12, seed=4, jobs=1, progress=False)
+    b = duplicate_match(robots, deals=12, seed=4, jobs=2, progress=False, backend="ray")
+    assert np.array_equal(a.per_deal, b.per_deal) and a.per_deal.any()
+    timing = "seconds_per_decision"
+    assert ([{k: v for k, v in r.items() if k != timing} for r in a.stats]
+            == [{k: v for k, v in r.items() if k != timing} for r in b.stats])
+
+
+def test_ray_pool_replaces_a_dead_actor_and_loses_no_task(local_ray, tmp_path: Path) -> None:
+    from mariash_env.ray_pool import ray_imap_unordered
+
+    # Local functions: Ray ships them by value (the test module is not importable there).
+    def _square_or_die(t: tuple[int, str]) -> int:
+        import os
+
+        i, marker = t
+        if i == 3 and not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)  # the actor's process dies once, in the middle of a chunk
+        if i == 99:
+            raise ValueError("task 99 is bad")
+        return i * i
+
+    def _noop() -> None:
+        pass
+
+    marker = str(tmp_path / "died")
+    tasks = [(i, marker) for i in range(10)]
+    out = sorted(ray_imap_unordered(_square_or_die, tasks, 2, _noop, chunksize=2))
+    assert Path(marker).exists() and out == [i * i for i in range(10)]
+    with pytest.raises(ValueError, match="task 99 is bad"):
+        list(ray_imap_unordered(_square_or_die, [(99, marker)], 1, _noop))
+
+
+def test_arena_backend_arguments_are_checked() -> None:
+    from mariash_env.arena import main
+
+    for args, match in ((["--backend", "dask"], "invalid backend='dask'"),
+                        (["--address", "auto"], "needs backend 'ray'")):
+        with pytest.raises(SystemExit) as e:
+            main(["--deals", "3", "--quiet", *args])
+        assert e.value.code == 2, match

@@ -109,13 +109,15 @@ class RayActors:
                 return ray.get(ref)
             except ray.exceptions.RayTaskError as e:  # the rollout code raised: a bug
                 raise RuntimeError(f"rollout worker {w} failed:\n{e}") from None
-            except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError):
+            except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError) as e:
+                last = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
                 ray.kill(self.workers[w], no_restart=True)
                 self.workers[w] = self._spawn(w)
                 self.restarts += 1
                 for cmd in self._log:
                     ref = self._submit(self.workers[w], cmd)  # executed in order
-        raise RuntimeError(f"rollout worker {w} died {MAX_RESTARTS + 1} times in a row")
+        raise RuntimeError(f"rollout worker {w} died {MAX_RESTARTS + 1} times in a row; "
+                           f"the last time: {last}")
 
     def _all(self, cmd: tuple[Any, ...]) -> list[Any]:
         self._log.append(cmd)
