@@ -115,7 +115,7 @@ from .core import state as S
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE
 from .core.state import PHASE_NAMES
 from .game import Game, IllegalActionError, OptionError
-from .render import render_table
+from .render import render_for
 from .rules import make_rules
 
 AGENTS = ("player_0", "player_1", "player_2")
@@ -433,14 +433,7 @@ class raw_env(AECEnv):
         return self.game.records
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode: nothing to render")
-            return None
-        text = render_table(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_for(self.game, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -42,7 +42,7 @@ from . import actions as A
 from .arena import _reseed
 from .core.observe import OBS_SIZE
 from .game import Game, IllegalActionError, OptionError
-from .render import render_table
+from .render import render_for
 from .robots import Robot, make_robot
 from .rules import is_int, make_rules
 from .spaces import LegalDiscrete
@@ -205,14 +205,7 @@ class SingleAgentEnv(gymnasium.Env):
         return [A.action_label(int(i)) for i in np.flatnonzero(self.action_masks())]
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode: nothing to render")
-            return None
-        text = render_table(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_for(self.game, self.render_mode)
 
     # --- internals --------------------------------------------------------------------
     def _new_deal(self) -> None:

@@ -133,3 +133,13 @@ def test_bad_reset_option_and_step_before_reset():
         env.step(0)
     with pytest.raises(OptionError, match="unknown reset option"):
         env.reset(options={"seed": 1})
+
+
+def test_render_modes():
+    env = SingleAgentEnv(render_mode="ansi", deals=1)
+    env.reset(seed=0)
+    assert env.render().startswith("deal 1/1")
+    quiet = SingleAgentEnv(deals=1)
+    quiet.reset(seed=0)
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert quiet.render() is None
