@@ -207,7 +207,9 @@ def test_records_replay_and_first_bad_action(tmp_path):
 
 def test_environment_does_not_import_torch():
     code = ("import sys, mariash_env, mariash_env.robots, mariash_env.records; "
+            "import mariash_env.single_agent, mariash_env.wrappers, mariash_env.ray_pool; "
             "e = mariash_env.env(); e.reset(seed=0); "
+            "mariash_env.single_agent.SingleAgentEnv(deals=1).reset(seed=0); "
             "assert 'torch' not in sys.modules, 'torch imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
