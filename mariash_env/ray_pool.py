@@ -39,12 +39,15 @@ def ray_imap_unordered(
     init: Callable[..., None], init_args: tuple = (), chunksize: int = 1,
     address: str | None = None,
 ) -> Iterator[Any]:
-    """``fn(task)`` for every task on ``jobs`` Ray actors (module documentation); joins
-    the cluster at ``address`` or starts a local one (shut down at the end)."""
+    """``fn(task)`` for every task on ``jobs`` Ray actors (at most one per CPU of the
+    cluster; module documentation); joins the cluster at ``address`` or starts a local
+    one (shut down at the end)."""
     ray = _import_ray()
     owns = not ray.is_initialized()
     if owns:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    # An actor holds its CPU until the end: more actors than CPUs would never run.
+    jobs = max(1, min(jobs, int(ray.cluster_resources().get("CPU", 1))))
     remote = ray.remote(num_cpus=1, max_restarts=0)(_Runner)
     actors = [remote.remote(init, init_args) for _ in range(jobs)]
     it = iter(tasks)

@@ -126,6 +126,12 @@ def test_a_killed_actor_is_replaced_and_redoes_its_segment(local_ray) -> None:
     assert len(reference[2][1]) > 0
 
 
+def test_more_workers_than_the_cluster_has_cpus_is_refused(local_ray) -> None:
+    with pytest.raises(RuntimeError, match="need 3 CPUs; the Ray cluster has 2"):
+        RayActors(small(**{"env.workers": 3}))
+    assert ray.is_initialized()  # not its Ray to shut down
+
+
 def test_backend_arguments_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown backend 'dask'"):
         Trainer(small(), tmp_path / "a", backend="dask")

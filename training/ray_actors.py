@@ -20,8 +20,9 @@ iterations for that costs one weight copy per iteration until the next
 checkpoint (``run.checkpoint_every``) starts a new segment.  An exception raised
 by the rollout code itself is a bug, not a lost worker: it is raised at once.
 
-Each actor reserves ``num_cpus = env.actor_threads``; a cluster needs at least
-``workers x actor_threads`` CPUs in all, or the run waits for them.
+Each actor reserves ``num_cpus = env.actor_threads``; a cluster with fewer than
+``workers x actor_threads`` CPUs in all is refused at the start (its actors would
+wait for CPUs forever).
 """
 
 from __future__ import annotations
@@ -79,6 +80,15 @@ class RayActors:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
         self._cfg_dict = cfg.to_dict()
         self._threads = int(cfg.env.actor_threads)
+        need = cfg.env.workers * self._threads
+        have = ray.cluster_resources().get("CPU", 0)
+        if have < need:
+            if self._owns_ray:
+                ray.shutdown()
+            raise RuntimeError(
+                f"env.workers = {cfg.env.workers} Ray actors of env.actor_threads = "
+                f"{self._threads} CPUs need {need} CPUs; the Ray cluster has {have:g}: "
+                "use fewer workers or add machines (ray start --address)")
         self._remote = ray.remote(num_cpus=self._threads, max_restarts=0)(_Worker)
         self.workers = [self._spawn(w) for w in range(cfg.env.workers)]
         self.restarts = 0
