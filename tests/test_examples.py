@@ -60,3 +60,27 @@ def test_example_bad_arguments_give_one_error_line(script, args):
     p = _run(script, *args)
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert p.stderr.startswith("error: ") and "Traceback" not in p.stderr
+
+
+def test_tianshou_pettingzoo_env_buffers_whole_parties():
+    # Issue 13: a nested info present only on some steps broke Tianshou's buffer (NaNs).
+    _need("tianshou")
+    from tianshou.algorithm.multiagent.marl import MultiAgentPolicy
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm as Rand
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+
+    import mariash_env
+
+    def make() -> PettingZooEnv:
+        return PettingZooEnv(mariash_env.env(deals=2))
+
+    probe = make()
+    policy = MultiAgentPolicy({a: Rand(probe.action_space).policy for a in probe.agents})
+    buf = VectorReplayBuffer(5000, 2)
+    collector = Collector(policy, DummyVectorEnv([make, make]), buf)
+    collector.reset()
+    stats = collector.collect(n_episode=4)
+    assert stats.n_collected_episodes >= 4 and len(buf) == stats.n_collected_steps
+    ended = buf.info.settlement_deal[: len(buf)]
+    assert set(ended.tolist()) == {-1, 0, 1}  # both deals of a partie end in the buffer
