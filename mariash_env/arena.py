@@ -484,6 +484,22 @@ def check_match_args(deals: Any, jobs: Any, seed: Any) -> None:
         raise ValueError(f"invalid seed={seed!r}: expected an int")
 
 
+BACKENDS = ("process", "ray")
+
+
+def check_backend(backend: Any, address: Any) -> None:
+    """ValueError naming a bad ``backend`` or an ``address`` without the ray backend."""
+    if backend not in BACKENDS:
+        raise ValueError(f"invalid backend={backend!r}: expected one of {', '.join(BACKENDS)}")
+    if address is not None and backend != "ray":
+        raise ValueError(f"address={address!r} needs backend 'ray'")
+    if backend == "ray":
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            raise ValueError("backend 'ray' needs Ray: pip install -e '.[ray]'")
+
+
 class _DealWriter:
     """``deals.csv`` written row by row as deals finish (flushed), so that a late failure
     loses no finished deal; :meth:`MatchResult.save` rewrites it in deal order."""
@@ -518,7 +534,8 @@ def _deal_means(k: int, seats: list[tuple[int, int, int]],
 def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed: int = 0,
                     jobs: int = 1, rules: Rules | Mapping[str, Any] | None = None,
                     progress: bool = True, n_boot: int = 2000,
-                    out: str | os.PathLike | None = None, batch: int = 1) -> MatchResult:
+                    out: str | os.PathLike | None = None, batch: int = 1,
+                    backend: str = "process", address: str | None = None) -> MatchResult:
     """Play a duplicate match (module docstring).
 
     ``robots``: display name -> factory (a class or any callable returning a robot); each
@@ -528,10 +545,13 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     ``batch``: deals whose games (all seatings) are played together in one batched engine
     when no robot wants a view; robots are reseeded per batch, so a match depends on
     ``batch`` (through the random robots' draws) but never on ``jobs``.
+    ``backend="ray"``: the ``jobs`` workers are Ray actors (:mod:`mariash_env.ray_pool`)
+    on the cluster at ``address`` (None: a local one); the result is the same.
     """
     check_match_args(deals, jobs, seed)
     if not is_int(batch) or not 1 <= batch <= MAX_DEALS:
         raise ValueError(f"invalid batch={batch!r}: expected an int 1..{MAX_DEALS} (deals)")
+    check_backend(backend, address)
     if not robots:
         raise ValueError("a match needs at least one robot")
     names = list(robots)
@@ -569,7 +589,17 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             bar.update(1)
 
     try:
-        if jobs <= 1:
+        if backend == "ray":
+            from .ray_pool import ray_imap_unordered
+
+            chunk = max(1, min(8, -(-deals // batch) // (4 * jobs)))
+            for res in ray_imap_unordered(
+                _play_batch, tasks, jobs, _init_worker, (factories, rules_obj),
+                chunksize=chunk, address=address,
+            ):
+                for i, outcome in res:
+                    done(i, outcome)
+        elif jobs <= 1:
             _init_worker(factories, rules_obj)
             for t in tasks:
                 for i, outcome in _play_batch(t):
@@ -636,7 +666,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated robots: random, table, pimc, pimc(worlds=8), "
                          "onnx:PATH (default: table,random)")
     ap.add_argument("--deals", type=int, default=500, help=f"1..{MAX_DEALS}")
-    ap.add_argument("--jobs", type=int, default=1, help=f"processes, 1..{MAX_JOBS}")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help=f"processes (or Ray actors), 1..{MAX_JOBS}")
+    ap.add_argument("--backend", default="process",
+                    help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
+    ap.add_argument("--address", default=None,
+                    help="Ray cluster to join with --backend ray ('auto': the one `ray start` "
+                         "began here; default: a new local one)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--batch", type=int, default=1,
                     help="deals played together in one batched engine (robots without a "
@@ -657,6 +693,7 @@ def main(argv: list[str] | None = None) -> int:
         check_match_args(args.deals, args.jobs, args.seed)
         if not 1 <= args.batch <= MAX_DEALS:
             raise ValueError(f"invalid --batch {args.batch}: expected an int 1..{MAX_DEALS}")
+        check_backend(args.backend, args.address)
         pimc_kw: dict[str, Any] = {}
         if args.worlds is not None:
             pimc_kw["worlds"] = args.worlds
@@ -685,7 +722,8 @@ def main(argv: list[str] | None = None) -> int:
         fail(f"cannot write the results to --out {out}: {e.strerror or e}")
     try:
         res = duplicate_match(robots, deals=args.deals, seed=args.seed, jobs=args.jobs,
-                              progress=not args.quiet, out=out, batch=args.batch)
+                              progress=not args.quiet, out=out, batch=args.batch,
+                              backend=args.backend, address=args.address)
         print(res.table())
         paths = res.save(out, plot=not args.no_plot)
     except Exception as e:  # a robot or the disk failing mid-match: one line, keep the rows

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import env as make_env
 from .cli import ArgumentParser, fail
+from .core.state import PHASE_NAMES
 from .robots import RandomRobot
 
 
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> None:
         if term or trunc:
             e.step(None)
             continue
-        if not args.quiet and info["phase"] == "play" and raw.game.st is not None:
+        if not args.quiet and PHASE_NAMES[info["phase"]] == "play":
             deal = info["deal"]
             if deal != shown:
                 print(f"\n=== deal {deal + 1} ===")
@@ -35,9 +36,9 @@ def main(argv: list[str] | None = None) -> None:
         if not args.quiet:
             print(f"{agent}: {raw.action_label(action)}")
         e.step(action)
-        info = e.unwrapped.infos[agent]
-        if "settlement" in info:
-            s = info["settlement"]
+        info = raw.infos[agent]
+        if info["settlement_deal"] >= 0:
+            s = raw.last_settlement
             bets = ", ".join(
                 f"{b['bet']}{' ' + b['level_name'] if b.get('level_name') else ''} "
                 f"{'won' if b['won'] else 'lost'} {b['amount']:+d}"

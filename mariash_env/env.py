@@ -27,9 +27,21 @@ and dealt in blocks (never reshuffled) so that one deal shapes the next.
 One episode is a partie of ``deals`` deals (12 by default; ``deals=1`` plays
 single deals).  When a deal ends every agent is credited its payment in groše
 (``RULES.md`` §9): the actor gets ``2A``, each defender ``-A``.  The next deal
-then starts at once with the next agent to move; ``infos[agent]`` carries
-``"phase"``, ``"deal"`` and, on the step a deal ends, ``"settlement"`` (every
-bet with its level, outcome and amount, and the payments per seat).
+then starts at once with the next agent to move.
+
+## Infos
+``infos[agent]`` has the same three int keys on every step, so that libraries
+which stack infos into tensors or buffers (TorchRL, Tianshou, RLlib) take them:
+``"phase"`` (an index into :data:`PHASE_NAMES`: ``trump``, ``contract``,
+``discard``, ``barva``, ``betl_answer``, ``announce``, ``flek``, ``play``,
+``done``), ``"deal"`` (0-based deal of the partie) and ``"settlement_deal"`` (the
+deal this step finished, ``-1`` on every other step).  The settlement of the
+deal that finished last (every bet with its level, outcome and amount, and the
+payments per seat) is ``env.unwrapped.last_settlement``; every finished deal's is
+also in its record (``env.unwrapped.records[-1]["settlement"]``).
+``env(rich_infos=True)`` gives the earlier infos instead: ``"phase"`` as its
+name, ``"deal"`` and, on the step a deal ends, ``"settlement"`` and
+``"settlement_deal"``.
 
 ## Actions
 `action_label(i)`, `action_index(label)`, `legal_labels(agent)`; the labels
@@ -100,8 +112,9 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from . import actions as A
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE
-from .game import Game, IllegalActionError
-from .render import render_table
+from .core.state import PHASE_NAMES
+from .game import Game, IllegalActionError, OptionError
+from .render import render_for
 from .rules import make_rules
 
 AGENTS = ("player_0", "player_1", "player_2")
@@ -194,16 +207,20 @@ def env(
     render_mode: str | None = None,
     illegal: str = "raise",
     records: bool | int = True,
+    rich_infos: bool = False,
     **rules: Any,
 ) -> AECEnv:
     """The wrapped environment (order enforcing; ``illegal="terminate"`` adds the penalty).
 
     ``records``: keep every deal's record (True, the default), none (False) or the last
-    ``N`` (an int >= 1); see the module documentation.
+    ``N`` (an int >= 1); ``rich_infos``: the settlement in ``infos`` (see the module
+    documentation).
     """
     if not isinstance(illegal, str) or illegal not in ("raise", "terminate"):
         raise ValueError(f"invalid illegal={illegal!r}: expected 'raise' or 'terminate'")
-    e: AECEnv = raw_env(render_mode=render_mode, records=records, **rules)
+    e: AECEnv = raw_env(
+        render_mode=render_mode, records=records, rich_infos=rich_infos, **rules
+    )
     if illegal == "terminate":
         e = _TerminateIllegal(e, illegal_reward=-1)
     return _OrderEnforcing(e)
@@ -220,7 +237,11 @@ class raw_env(AECEnv):
     }
 
     def __init__(
-        self, render_mode: str | None = None, records: bool | int = True, **rules: Any
+        self,
+        render_mode: str | None = None,
+        records: bool | int = True,
+        rich_infos: bool = False,
+        **rules: Any,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -228,6 +249,9 @@ class raw_env(AECEnv):
                 f"invalid render_mode {render_mode!r}: expected one of "
                 f"{self.metadata['render_modes']} or None"
             )
+        if not isinstance(rich_infos, (bool, np.bool_)):
+            raise OptionError(f"invalid rich_infos={rich_infos!r}: expected True or False")
+        self.rich_infos = bool(rich_infos)
         self.render_mode = render_mode
         self.rules = make_rules(**rules)
         self.game = Game(self.rules, records=records)
@@ -304,8 +328,16 @@ class raw_env(AECEnv):
         self.agent_selection = AGENTS[self.game.to_move]
         self._started = True
 
-    def _set_infos(self, settlement: dict[str, Any] | None, deal: int | None = None) -> None:
+    def _set_infos(self, settlement: dict[str, Any] | None, deal: int = -1) -> None:
         # Fresh dicts on every step: an info once returned never changes afterwards.
+        if not self.rich_infos:
+            # The same int keys on every step (libraries stack them); no nested dicts.
+            phase, deal_no = self.game.phase, self.game.deal_no
+            done = deal if settlement is not None else -1
+            self.infos = {
+                a: {"phase": phase, "deal": deal_no, "settlement_deal": done} for a in AGENTS
+            }
+            return
         phase, deal_no = self.game.phase_name, self.game.deal_no
         if settlement is None:
             self.infos = {a: {"phase": phase, "deal": deal_no} for a in AGENTS}
@@ -381,7 +413,13 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    # --- records and rendering --------------------------------------------------------
+    # --- results, records and rendering -----------------------------------------------
+    @property
+    def last_settlement(self) -> dict[str, Any] | None:
+        """The settlement of the deal that finished last in this episode (None before the
+        first): bets with level, outcome and amount, ``"payments"`` per seat."""
+        return self.game.last_settlement
+
     @property
     def records(self) -> list[dict[str, Any]] | deque[dict[str, Any]]:
         """Records of the deals finished in this episode (JSON-able dicts): all of them, the
@@ -389,17 +427,10 @@ class raw_env(AECEnv):
         return self.game.records
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode: nothing to render")
-            return None
-        text = render_table(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_for(self.game, self.render_mode)
 
     def close(self) -> None:
         pass
 
 
-__all__ = ["env", "raw_env", "AGENTS", "IllegalActionError"]
+__all__ = ["env", "raw_env", "AGENTS", "PHASE_NAMES", "IllegalActionError"]

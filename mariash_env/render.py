@@ -70,3 +70,18 @@ def render_table(game: Game) -> str:
             ) + f"; payments {s['payments']}"
         )
     return "\n".join(lines)
+
+
+def render_for(game: Game, render_mode: str | None) -> str | None:
+    """An environment's ``render()``: the table as text (``"ansi"``), printed
+    (``"human"``, returns None), or a warning and None without a render mode."""
+    if render_mode is None:
+        import gymnasium
+
+        gymnasium.logger.warn("render() called without a render_mode: nothing to render")
+        return None
+    text = render_table(game)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text

@@ -8,7 +8,8 @@ import sys
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import mariash_env
 from mariash_env import IllegalActionError
@@ -30,6 +31,33 @@ def random_episode(e, seed: int = 0):
 
 def test_pettingzoo_api_test():
     api_test(mariash_env.env(), num_cycles=3000)
+
+
+@pytest.mark.parametrize("rich", [False, True])
+def test_pettingzoo_parallel_api_test(rich):
+    # The turn-based conversion is how parallel-API libraries take the AEC env.
+    parallel_api_test(
+        turn_based_aec_to_parallel(mariash_env.env(deals=2, rich_infos=rich)), num_cycles=1000
+    )
+
+
+def test_parallel_play_with_the_masks_pays_the_scores():
+    # Every agent answers each parallel step; only the agent to move has a legal mask
+    # and its action is the one applied.
+    par = turn_based_aec_to_parallel(mariash_env.env(deals=2))
+    obs, infos = par.reset(seed=6)
+    rng = np.random.default_rng(0)
+    totals = dict.fromkeys(par.possible_agents, 0.0)
+    while par.agents:
+        movers = [a for a in par.agents if obs[a]["action_mask"].any()]
+        assert len(movers) == 1
+        acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) if a in movers
+                else 0 for a in par.agents}
+        obs, rewards, terms, truncs, infos = par.step(acts)
+        for a, r in rewards.items():
+            totals[a] += r
+    raw = par.aec_env.unwrapped
+    assert list(totals.values()) == raw.game.scores and sum(totals.values()) == 0
 
 
 def test_pettingzoo_seed_test():
@@ -66,7 +94,8 @@ def test_reset_infos_rewards_and_state():
     assert raw.legal_labels(agent) and all(lab.startswith("trump:") for lab in raw.legal_labels())
     others = [a for a in raw.agents if a != agent]
     assert all(raw.legal_labels(a) == [] for a in others)
-    assert e.infos[agent]["phase"] == "trump" and e.infos[agent]["deal"] == 0
+    assert mariash_env.PHASE_NAMES[e.infos[agent]["phase"]] == "trump"
+    assert e.infos[agent]["deal"] == 0
     totals = dict.fromkeys(raw.possible_agents, 0.0)
     settlements = []
     rng = np.random.default_rng(3)
@@ -76,8 +105,8 @@ def test_reset_infos_rewards_and_state():
             e.step(None)
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        if "settlement" in raw.infos[agent]:
-            settlements.append(raw.infos[agent]["settlement"])
+        if raw.infos[agent]["settlement_deal"] >= 0:
+            settlements.append(raw.last_settlement)
             for a in raw.possible_agents:
                 totals[a] += raw.rewards[a]
     assert len(settlements) == 2
@@ -178,7 +207,9 @@ def test_records_replay_and_first_bad_action(tmp_path):
 
 def test_environment_does_not_import_torch():
     code = ("import sys, mariash_env, mariash_env.robots, mariash_env.records; "
+            "import mariash_env.single_agent, mariash_env.wrappers, mariash_env.ray_pool; "
             "e = mariash_env.env(); e.reset(seed=0); "
+            "mariash_env.single_agent.SingleAgentEnv(deals=1).reset(seed=0); "
             "assert 'torch' not in sys.modules, 'torch imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 

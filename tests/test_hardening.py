@@ -35,8 +35,9 @@ def play_random(e, seed: int = 0, keep_infos: list | None = None) -> int:
 # --- item 4: infos are fresh objects ---------------------------------------------------------
 
 
-def test_returned_infos_never_change_on_later_steps():
-    e = mariash_env.env(deals=3)
+@pytest.mark.parametrize("rich", [False, True])
+def test_returned_infos_never_change_on_later_steps(rich):
+    e = mariash_env.env(deals=3, rich_infos=rich)
     e.reset(seed=5)
     kept: list = []
     stored_all = []
@@ -56,16 +57,68 @@ def test_returned_infos_never_change_on_later_steps():
 
 
 def test_infos_keep_the_interface_keys():
-    e = mariash_env.env(deals=1)
+    # INTERFACE.md's names: "phase", "deal" and "settlement" with rich_infos=True.
+    e = mariash_env.env(deals=1, rich_infos=True)
     e.reset(seed=3)
     assert set(e.infos["player_0"]) == {"phase", "deal"}
+    assert e.infos["player_0"]["phase"] == "trump"
     rng = np.random.default_rng(0)
     while not any(e.terminations.values()):
         obs = e.observe(e.agent_selection)
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     info = e.infos["player_0"]
-    assert {"phase", "deal", "settlement"} <= set(info)
+    assert {"phase", "deal", "settlement", "settlement_deal"} <= set(info)
     assert info["settlement"]["payments"] == e.unwrapped.records[-1]["settlement"]["payments"]
+    assert info["settlement"] == e.unwrapped.last_settlement
+
+
+def test_default_infos_are_the_same_ints_on_every_step():
+    # Libraries stack infos into tensors/buffers: one key set, ints only, on every step.
+    e = mariash_env.env(deals=3)
+    e.reset(seed=3)
+    raw = e.unwrapped
+    assert raw.last_settlement is None
+    rng = np.random.default_rng(0)
+    ended, phases = [], set()
+    for agent in e.agent_iter():
+        obs, _, term, trunc, info = e.last()
+        assert set(info) == {"phase", "deal", "settlement_deal"}
+        assert all(type(v) is int for v in info.values()), info
+        phases.add(mariash_env.PHASE_NAMES[info["phase"]])
+        if term or trunc:
+            e.step(None)
+            continue
+        deal = raw.game.deal_no
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        done = raw.infos[agent]["settlement_deal"]
+        assert all(i["settlement_deal"] == done for i in raw.infos.values())
+        if done >= 0:
+            assert done == deal and raw.last_settlement == raw.records[-1]["settlement"]
+            assert [raw.rewards[a] for a in raw.possible_agents] == (
+                raw.last_settlement["payments"])
+            ended.append(done)
+        else:
+            assert all(r == 0.0 for r in raw.rewards.values())
+    assert ended == [0, 1, 2]
+    assert {"trump", "play"} <= phases
+    e.reset(seed=4)
+    assert raw.last_settlement is None  # a new episode forgets the old settlement
+
+
+def test_demo_reports_each_settlement_from_last_settlement(capsys):
+    from mariash_env import demo
+
+    demo.main(["--deals", "2", "--seed", "1"])
+    out = capsys.readouterr().out
+    lines = [ln for ln in out.splitlines() if ln.startswith("--- deal ")]
+    assert [ln.split(":")[0] for ln in lines] == ["--- deal 1", "--- deal 2"]
+    assert "=== deal 1 ===" in out and "=== deal 2 ===" in out  # the play phase was seen
+
+
+@pytest.mark.parametrize("bad", [1, "yes", None])
+def test_rich_infos_must_be_a_bool(bad):
+    with pytest.raises(mariash_env.OptionError, match="rich_infos"):
+        mariash_env.env(rich_infos=bad)
 
 
 # --- item 6: one action parser in both modes ---------------------------------------------------
@@ -149,10 +202,10 @@ def test_last_after_the_episode_answers_terminated(illegal):
     assert e.agents == []
     obs, reward, term, trunc, info = e.last()
     assert term and not trunc and reward == 0.0
-    assert "settlement" in info and not obs["action_mask"].any()
+    assert info["settlement_deal"] == 0 and not obs["action_mask"].any()
     raw = e.unwrapped
     obs, reward, term, _, info = raw.last()
-    assert term and "settlement" in info
+    assert term and info["settlement_deal"] == 0
     with pytest.raises(RuntimeError, match="episode is over"):
         raw.step(None)
     for info, snapshot in kept:  # the dead steps did not change earlier infos either
@@ -292,8 +345,8 @@ def test_records_false_keeps_none_and_rewards_are_unchanged():
             obs, _, term, trunc, _ = e.last()
             e.step(None if term or trunc
                    else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            if agent in e.infos and "settlement" in e.infos[agent]:
-                settlements.append(e.infos[agent]["settlement"])
+            if agent in e.infos and e.infos[agent]["settlement_deal"] >= 0:
+                settlements.append(e.unwrapped.last_settlement)
             for a, r in e.rewards.items():
                 tot[a] += r
         totals.append((tot, settlements))

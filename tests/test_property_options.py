@@ -120,8 +120,8 @@ def test_aec_slice_pays_exact_zero_sum_settlements(options):
             e.step(int(choose(mask, rng, 0.8)[0]))
             decisions += 1
             info = raw.infos[agent]
-            if "settlement" in info:
-                pay = info["settlement"]["payments"]
+            if info["settlement_deal"] >= 0:
+                pay = raw.last_settlement["payments"]
                 assert sum(pay) == 0 and [raw.rewards[a] for a in raw.possible_agents] == pay
                 totals += pay
                 if not raw.game.partie_over:

@@ -76,15 +76,27 @@ def _from_numpy(sd: dict[str, Any]) -> dict[str, torch.Tensor]:
     return {k: torch.from_numpy(v) for k, v in sd.items()}
 
 
+def worker_actor(cfg_dict: dict[str, Any], worker: int, threads: int) -> SelfPlayActor:
+    """The :class:`SelfPlayActor` of remote worker ``worker`` (a process or a Ray actor)."""
+    torch.set_num_threads(max(1, threads))
+    from .config import Config
+    from .methods import get_method
+
+    cfg = Config.from_dict(cfg_dict, "worker config")
+    return SelfPlayActor(cfg, get_method(cfg.method), device="cpu", worker=worker)
+
+
+def worker_collect(actor: SelfPlayActor, params: dict[str, Any],
+                   weights: dict[str, Any]) -> tuple[Batch, dict]:
+    """One collection of a remote worker with the learner's weights (numpy copies)."""
+    actor.net.load_state_dict(_from_numpy(weights))
+    return actor.collect(params)
+
+
 def _worker_main(conn: Any, cfg_dict: dict[str, Any], worker: int, threads: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle
     try:
-        torch.set_num_threads(max(1, threads))
-        from .config import Config
-        from .methods import get_method
-
-        cfg = Config.from_dict(cfg_dict, "worker config")
-        actor = SelfPlayActor(cfg, get_method(cfg.method), device="cpu", worker=worker)
+        actor = worker_actor(cfg_dict, worker, threads)
         while True:
             cmd, arg = conn.recv()
             if cmd == "close":
@@ -96,9 +108,7 @@ def _worker_main(conn: Any, cfg_dict: dict[str, Any], worker: int, threads: int)
                 actor.set_pool([(i, _from_numpy(sd)) for i, sd in arg])
                 conn.send(("ok", None))
             elif cmd == "collect":
-                params, sd = arg
-                actor.net.load_state_dict(_from_numpy(sd))
-                conn.send(("ok", actor.collect(params)))
+                conn.send(("ok", worker_collect(actor, *arg)))
             else:  # pragma: no cover
                 conn.send(("error", f"unknown command {cmd!r}"))
     except (EOFError, KeyboardInterrupt):  # pragma: no cover - parent went away
@@ -200,8 +210,22 @@ class ProcessActors:
         self.conns, self.procs = [], []
 
 
-def make_actors(cfg: Any, method: Any) -> LocalActors | ProcessActors:
-    """In-process actors for ``workers = 1`` without pipelining, else worker processes."""
+BACKENDS = ("process", "ray")
+
+
+def make_actors(cfg: Any, method: Any, backend: str = "process",
+                address: str | None = None) -> Any:
+    """In-process actors for ``workers = 1`` without pipelining, else worker processes;
+    ``backend="ray"``: ``cfg.env.workers`` Ray actors (:mod:`training.ray_actors`) on the
+    cluster at ``address`` (None: a local one)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    if backend == "ray":
+        from .ray_actors import RayActors
+
+        return RayActors(cfg, address=address)
+    if address is not None:
+        raise ValueError("--address needs --backend ray")
     if cfg.env.workers <= 1 and not cfg.env.pipeline:
         return LocalActors(cfg, method)
     return ProcessActors(cfg, method)

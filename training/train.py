@@ -4,6 +4,7 @@
     python -m training.train --out runs/NAME --resume            # continue from its checkpoint
     python -m training.train --config C --out runs/X --set run.max_iterations=50 --set seed=3
     python -m training.train --describe-config                   # every option, documented
+    python -m training.train --out runs/NAME --backend ray --address auto   # on a Ray cluster
 
 ``--resume`` reads ``RUN/checkpoint.pt`` (refusing a truncated, corrupt or mismatched
 one with a CheckpointError) and continues exactly where it stood; without ``--config``
@@ -13,9 +14,11 @@ it reuses the run's stored config, with one only ``[run]`` and ``[eval]`` may di
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 
+from .actors import BACKENDS
 from .checkpoint import CheckpointError, UnwritableError
 from .config import ConfigError, describe_config, load_config, parse_override
 from .trainer import EvaluationError, Trainer, read_run_checkpoint
@@ -29,6 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true", help="continue the run in --out")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a config option, e.g. run.time_budget_s=60 (repeatable)")
+    ap.add_argument("--backend", choices=BACKENDS, default="process",
+                    help="rollout workers as local processes or as Ray actors (same results)")
+    ap.add_argument("--address", default=None,
+                    help="Ray cluster to join with --backend ray ('auto': the one `ray start` "
+                         "began here; default: a new local one)")
     ap.add_argument("--show-config", action="store_true", help="print the effective config")
     ap.add_argument("--describe-config", action="store_true",
                     help="print every option with its default and documentation")
@@ -53,7 +61,12 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if not args.out:
             ap.error("--out is required")
-        trainer = Trainer(cfg, args.out, resume=args.resume)
+        if args.address is not None and args.backend != "ray":
+            ap.error("--address needs --backend ray")
+        if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+            raise ConfigError("--backend ray needs Ray: pip install -e '.[ray]'")
+        trainer = Trainer(cfg, args.out, resume=args.resume, backend=args.backend,
+                          address=args.address)
         summary = trainer.train()
     except (ConfigError, CheckpointError, FileExistsError, UnwritableError) as e:
         print(f"error: {e}", file=sys.stderr)

@@ -25,7 +25,7 @@ import torch
 from mariash_env.actions import N_ACTIONS
 from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
 
-from .actors import make_actors
+from .actors import BACKENDS, LocalActors, make_actors
 from .checkpoint import (
     FORMAT,
     KIND,
@@ -121,7 +121,16 @@ class Trainer:
     """A training run in directory ``out`` (fresh, or ``resume=True`` from its checkpoint)."""
 
     def __init__(self, cfg: Config | None, out: str | Path, resume: bool = False,
-                 log: Any = print) -> None:
+                 log: Any = print, backend: str = "process", address: str | None = None) -> None:
+        """``backend``: where the rollout workers run, ``"process"`` (worker processes of
+        this machine) or ``"ray"`` (Ray actors on the cluster at ``address``, None: a
+        local one); either gives the same checkpoint for the same config."""
+        if backend not in BACKENDS:
+            raise ConfigError(f"unknown backend {backend!r}: expected one of "
+                              f"{', '.join(BACKENDS)}")
+        if address is not None and backend != "ray":
+            raise ConfigError(f"address={address!r} needs backend 'ray'")
+        self.backend, self.address = backend, address
         self.out = Path(out)
         self.log = log
         ckpt_path = self.out / CHECKPOINT
@@ -313,7 +322,7 @@ class Trainer:
                  f"{cfg.network.hidden} ({count_parameters(self.method.net):,} parameters), "
                  f"{cfg.env.workers} x {cfg.env.num_envs} games, run dir {self.out}"
                  + (f", resumed at iteration {keep}" if keep is not None else ""))
-        actors = make_actors(cfg, self.method)
+        actors = make_actors(cfg, self.method, self.backend, self.address)
         bar = None
         self._stop_requested = False
         old_handlers = self._install_stop_handlers()
@@ -328,7 +337,7 @@ class Trainer:
             bar = self._progress()
             t_start = time.perf_counter()
             last_ckpt = c["iteration"] if keep is not None else -1
-            multi = cfg.env.workers > 1 or cfg.env.pipeline
+            multi = not isinstance(actors, LocalActors)  # the workers need the weights
             params: dict[str, Any] = {}
             while not self._budget_done(t_start) and not self._stop_requested:
                 t0 = time.perf_counter()

@@ -1,0 +1,42 @@
+"""An action space whose ``sample()`` draws a legal action.
+
+Generic tools (Gymnasium's ``check_env``, RLlib's env checker and random
+exploration) call ``action_space.sample()`` without a mask; on mariáš almost
+every such action is illegal.  :class:`LegalDiscrete` is a ``Discrete(n)``
+(equal to one, and pickled as one) that asks its environment for the current
+legal mask when ``sample()`` gets no mask of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+__all__ = ["LegalDiscrete"]
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(n)`` sampling from ``legal()`` (an int8/bool mask, or None: no state)."""
+
+    def __init__(
+        self, n: int, legal: Callable[[], np.ndarray | None], seed: int | None = None
+    ) -> None:
+        super().__init__(n, seed=seed)
+        self._legal = legal
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        if mask is None and probability is None:
+            legal = self._legal()
+            if legal is not None and np.any(legal):
+                mask = legal
+        if mask is not None:
+            mask = np.asarray(mask).astype(np.int8, copy=False)  # float masks (RLlib) too
+        return super().sample(mask=mask, probability=probability)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A copy sent elsewhere (pickle, deepcopy) is a plain Discrete: the callback
+        # would drag the whole environment along.
+        return (spaces.Discrete, (int(self.n), None, int(self.start)))

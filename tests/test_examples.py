@@ -1,0 +1,86 @@
+"""The integration examples under examples/ run for a few seconds (their packages are the
+``examples`` extra; a test is skipped, with the reason, only when its package is missing).
+examples/rllib_ppo.py is a recipe outside CI (ray[rllib] pins another gymnasium); its
+wrappers are tested in test_wrappers.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(script: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-W", "ignore", f"examples/{script}", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def _need(*modules: str) -> None:
+    for m in modules:
+        if importlib.util.find_spec(m) is None:
+            pytest.skip(f"{m} is not installed (pip install -e '.[examples]')")
+
+
+def test_sb3_maskable_ppo_runs():
+    _need("sb3_contrib", "stable_baselines3")
+    p = _run("sb3_maskable_ppo.py", "--seconds", "2", "--eval", "2")
+    assert p.returncode == 0, p.stderr
+    assert "trained " in p.stdout and "groše per deal over 2 deals" in p.stdout
+
+
+def test_torchrl_ppo_runs():
+    _need("torchrl", "tensordict")
+    p = _run("torchrl_ppo.py", "--seconds", "1", "--frames", "64")
+    assert p.returncode == 0, p.stderr
+    assert "iteration 1: 64 steps" in p.stdout and "trained 1 PPO iterations" in p.stdout
+
+
+def test_tianshou_dqn_runs():
+    # Any unmasked action would raise IllegalActionError in the env and fail the run.
+    _need("tianshou")
+    p = _run("tianshou_dqn.py", "--seconds", "1", "--steps", "64", "--eval", "2")
+    assert p.returncode == 0, p.stderr
+    assert "decisions in the replay buffer" in p.stdout and "over 2 deals" in p.stdout
+
+
+@pytest.mark.parametrize(
+    ("script", "args"),
+    [("sb3_maskable_ppo.py", ["--seconds", "0"]), ("torchrl_ppo.py", ["--frames", "3"]), ("tianshou_dqn.py", ["--eval", "0"]),
+     ("tianshou_dqn.py", ["--opponents", "nope"]), ("sb3_maskable_ppo.py", ["--opponents", "x"]),
+     ("rllib_ppo.py", ["--iterations", "0"])],
+)
+def test_example_bad_arguments_give_one_error_line(script, args):
+    p = _run(script, *args)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stderr.startswith("error: ") and "Traceback" not in p.stderr
+
+
+def test_tianshou_pettingzoo_env_buffers_whole_parties():
+    # Issue 13: a nested info present only on some steps broke Tianshou's buffer (NaNs).
+    _need("tianshou")
+    from tianshou.algorithm.multiagent.marl import MultiAgentPolicy
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm as Rand
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+
+    import mariash_env
+
+    def make() -> PettingZooEnv:
+        return PettingZooEnv(mariash_env.env(deals=2))
+
+    probe = make()
+    policy = MultiAgentPolicy({a: Rand(probe.action_space).policy for a in probe.agents})
+    buf = VectorReplayBuffer(5000, 2)
+    collector = Collector(policy, DummyVectorEnv([make, make]), buf)
+    collector.reset()
+    stats = collector.collect(n_episode=4)
+    assert stats.n_collected_episodes >= 4 and len(buf) == stats.n_collected_steps
+    ended = buf.info.settlement_deal[: len(buf)]
+    assert set(ended.tolist()) == {-1, 0, 1}  # both deals of a partie end in the buffer

@@ -1,0 +1,200 @@
+"""training's Ray backend: Ray actors with the interface of the worker processes, the same
+checkpoint for the same seed, and a lost actor replaced without losing or changing data.
+
+One local ``ray.init(num_cpus=2)`` for the module, shut down at its end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
+
+from training.actors import ProcessActors  # noqa: E402
+from training.checkpoint import read_checkpoint  # noqa: E402
+from training.config import Config, ConfigError  # noqa: E402
+from training.methods import get_method  # noqa: E402
+from training.ray_actors import RayActors  # noqa: E402
+from training.trainer import Trainer  # noqa: E402
+
+SMALL = {
+    "seed": 5,
+    "env": {"num_envs": 16, "rollout_steps": 4, "workers": 2},
+    "network": {"hidden": [32]},
+    "selfplay": {"pool_size": 2, "pool_every": 1, "pool_share": 0.3, "random_share": 0.2,
+                 "table_robot_share": 0.2},
+    "eval": {"every": 0, "deals": 10, "num_envs": 10, "bootstrap": 50,
+             "opponents": ["random"]},
+    "run": {"max_iterations": 3, "checkpoint_every": 2, "keep_checkpoints": 0,
+            "threads": 1, "progress": False, "tensorboard": False, "plot": False},
+    "dmc": {"batch_size": 32, "lr": 3e-3},
+}
+
+
+def small(**overrides) -> Config:
+    cfg = Config.from_dict(json.loads(json.dumps(SMALL)), "small")
+    return cfg.replace(**overrides) if overrides else cfg
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             object_store_memory=100 * 2**20)
+    yield
+    ray.shutdown()
+
+
+def _equal(a, b, where: str = "") -> None:
+    if isinstance(a, torch.Tensor):
+        assert torch.equal(a, b), where
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            _equal(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _equal(x, y, f"{where}[{i}]")
+    else:
+        assert a == b or (a != a and b != b), where  # NaN == NaN here
+
+
+def test_ray_run_gives_the_checkpoint_of_the_process_run(local_ray, tmp_path: Path) -> None:
+    for backend in ("process", "ray"):
+        Trainer(small(), tmp_path / backend, backend=backend, log=lambda *_: None).train()
+    a, b = (read_checkpoint(tmp_path / k / "checkpoint.pt") for k in ("process", "ray"))
+    assert a["counters"]["iteration"] == 3
+    for key in ("policy", "method", "pool", "rng"):
+        _equal(a[key], b[key], key)
+    wall = {"seconds"}  # the evaluation's wall time
+    _equal([{k: v for k, v in h.items() if k not in wall} for h in a["history"]],
+           [{k: v for k, v in h.items() if k not in wall} for h in b["history"]], "history")
+    ca, cb = dict(a["counters"]), dict(b["counters"])
+    ca.pop("train_s"), cb.pop("train_s")  # wall time
+    assert ca == cb
+
+
+def _collect3(actors, cfg: Config, net, kill=None) -> list:
+    """Three collections of one segment with changing weights and a pool change."""
+    out = []
+    actors.set_pool([(0, net.state_dict())])
+    actors.begin_segment(7)
+    for it in range(3):
+        with torch.no_grad():
+            for p in net.parameters():
+                p.add_(0.01 * (it + 1))
+        if kill is not None and it == 2:
+            kill(actors)
+        actors.start_collect({"epsilon": 0.1}, net.state_dict())
+        if it == 1:
+            actors.set_pool([(0, net.state_dict()), (1, net.state_dict())])  # while pending
+        batch, stats = actors.finish_collect()
+        out.append((batch.obs.copy(), batch.action.copy(), batch.ret.copy(), stats["deals"]))
+    return out
+
+
+def test_a_killed_actor_is_replaced_and_redoes_its_segment(local_ray) -> None:
+    cfg = small()
+    method = get_method(cfg.method)(cfg, torch.device("cpu"))
+    init = {k: v.clone() for k, v in method.net.state_dict().items()}
+
+    def run(kind: str, kill=None) -> list:
+        method.net.load_state_dict(init)
+        actors = RayActors(cfg) if kind == "ray" else ProcessActors(cfg, method)
+        try:
+            return _collect3(actors, cfg, method.net, kill), getattr(actors, "restarts", 0)
+        finally:
+            actors.close()
+
+    def kill_worker_1(actors: RayActors) -> None:
+        ray.kill(actors.workers[1], no_restart=True)
+
+    reference, _ = run("process")
+    killed, restarts = run("ray", kill_worker_1)
+    assert restarts == 1
+    assert ray.is_initialized()  # RayActors did not own the module's Ray: it stays up
+    assert len(reference) == len(killed) == 3
+    for (o1, a1, r1, d1), (o2, a2, r2, d2) in zip(reference, killed):
+        assert np.array_equal(o1, o2) and np.array_equal(a1, a2) and np.array_equal(r1, r2)
+        assert d1 == d2
+    assert len(reference[2][1]) > 0
+
+
+def test_more_workers_than_the_cluster_has_cpus_is_refused(local_ray) -> None:
+    with pytest.raises(RuntimeError, match="need 3 CPUs; the Ray cluster has 2"):
+        RayActors(small(**{"env.workers": 3}))
+    assert ray.is_initialized()  # not its Ray to shut down
+
+
+def test_backend_arguments_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown backend 'dask'"):
+        Trainer(small(), tmp_path / "a", backend="dask")
+    with pytest.raises(ConfigError, match="needs backend 'ray'"):
+        Trainer(small(), tmp_path / "b", address="auto")
+
+
+def test_cli_address_needs_the_ray_backend(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    p = subprocess.run([sys.executable, "-m", "training.train", "--out", str(tmp_path / "x"),
+                        "--address", "auto"], cwd=root, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 2 and "--address needs --backend ray" in p.stderr
+    assert "Traceback" not in p.stderr and not (tmp_path / "x").exists()
+
+
+# --- the arena's ray backend (mariash_env.ray_pool) -------------------------------------
+
+
+def test_arena_ray_backend_plays_the_same_match(local_ray) -> None:
+    from mariash_env.arena import duplicate_match
+    from mariash_env.robots import RandomRobot, TableRobot
+
+    robots = {"table": TableRobot, "random": RandomRobot}
+    a = duplicate_match(robots, deals=12, seed=4, jobs=1, progress=False)
+    b = duplicate_match(robots, deals=12, seed=4, jobs=2, progress=False, backend="ray")
+    assert np.array_equal(a.per_deal, b.per_deal) and a.per_deal.any()
+    timing = "seconds_per_decision"
+    assert ([{k: v for k, v in r.items() if k != timing} for r in a.stats]
+            == [{k: v for k, v in r.items() if k != timing} for r in b.stats])
+
+
+def test_ray_pool_replaces_a_dead_actor_and_loses_no_task(local_ray, tmp_path: Path) -> None:
+    from mariash_env.ray_pool import ray_imap_unordered
+
+    # Local functions: Ray ships them by value (the test module is not importable there).
+    def _square_or_die(t: tuple[int, str]) -> int:
+        import os
+
+        i, marker = t
+        if i == 3 and not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)  # the actor's process dies once, in the middle of a chunk
+        if i == 99:
+            raise ValueError("task 99 is bad")
+        return i * i
+
+    def _noop() -> None:
+        pass
+
+    marker = str(tmp_path / "died")
+    tasks = [(i, marker) for i in range(10)]
+    out = sorted(ray_imap_unordered(_square_or_die, tasks, 2, _noop, chunksize=2))
+    assert Path(marker).exists() and out == [i * i for i in range(10)]
+    with pytest.raises(ValueError, match="task 99 is bad"):
+        list(ray_imap_unordered(_square_or_die, [(99, marker)], 1, _noop))
+
+
+def test_arena_backend_arguments_are_checked() -> None:
+    from mariash_env.arena import main
+
+    for args, match in ((["--backend", "dask"], "invalid backend='dask'"),
+                        (["--address", "auto"], "needs backend 'ray'")):
+        with pytest.raises(SystemExit) as e:
+            main(["--deals", "3", "--quiet", *args])
+        assert e.value.code == 2, match

@@ -1,0 +1,145 @@
+"""mariash_env.single_agent: one learning seat against two robots, as a Gymnasium env."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from gymnasium.utils.env_checker import check_env
+
+from mariash_env import IllegalActionError, OptionError
+from mariash_env.robots import RandomRobot
+from mariash_env.single_agent import SingleAgentEnv
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("obs_keys", [None, ("obs", "mask")])
+def test_gymnasium_check_env_passes(obs_keys):
+    # illegal="terminate": check_env steps an action sampled in another state.
+    check_env(SingleAgentEnv(deals=2, obs_keys=obs_keys, illegal="terminate"),
+              skip_render_check=True)
+
+
+def _play(env: SingleAgentEnv, seed: int, rng: np.random.Generator):
+    obs, info = env.reset(seed=seed)
+    trace, total, done = [], 0.0, False
+    while not done:
+        g = env.game
+        # The learner is asked only on its own turns, with its own legal mask.
+        assert g.to_move == env.seat and not g.deal_over
+        mask = env.action_masks()
+        assert mask.dtype == bool and (mask == g.legal_mask(env.seat).astype(bool)).all()
+        assert np.array_equal(obs if env._keys is None else obs[env._keys[0]],
+                              g.observation(env.seat))
+        obs, reward, done, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert not trunc and set(info) == {"deal", "settlement_deal"}
+        total += reward
+        trace.append((reward, info["settlement_deal"]))
+    return trace, total
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2])
+def test_rewards_add_up_to_the_learners_score(seat):
+    # RULES.md §9: each deal pays the learner its groše; the episode sums to its score.
+    env = SingleAgentEnv(seat=seat, opponents="table", deals=3)
+    trace, total = _play(env, seed=seat, rng=np.random.default_rng(seat))
+    assert env.game.partie_over
+    assert total == env.game.scores[seat]
+    ended = [d for _, d in trace if d >= 0]
+    assert ended == sorted(ended) and set(ended) <= {0, 1, 2}
+    assert env.last_settlement is not None
+    assert not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(0)
+
+
+def test_same_seed_same_episode_and_robot_pairs():
+    def run():
+        env = SingleAgentEnv(seat=1, opponents=("random", RandomRobot(seed=3)), deals=2)
+        return _play(env, seed=11, rng=np.random.default_rng(5))
+
+    assert run() == run()
+
+
+def test_dict_observation_layouts():
+    env = SingleAgentEnv(obs_keys=("observations", "action_mask"), deals=1)
+    obs, _ = env.reset(seed=2)
+    assert set(obs) == {"observations", "action_mask"} and obs in env.observation_space
+    assert (obs["action_mask"] == env.action_masks()).all()
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    env = SingleAgentEnv(deals=1)
+    env.reset(seed=4)
+    before = env.game.st.copy()
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    with pytest.raises(IllegalActionError, match="illegal action"):
+        env.step(illegal)
+    assert np.array_equal(env.game.st, before)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))  # still playable
+
+
+def test_terminate_mode_ends_with_minus_one():
+    env = SingleAgentEnv(deals=1, illegal="terminate")
+    env.reset(seed=4)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, done, trunc, _ = env.step(illegal)
+    assert (reward, done, trunc) == (-1.0, True, False) and not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(0)
+    env.reset(seed=4)
+    assert env.action_masks().any()
+
+
+def test_action_space_samples_legal_actions_and_copies_as_discrete():
+    env = SingleAgentEnv(deals=2)
+    assert env.action_space.sample() in env.action_space  # before reset: any action
+    env.reset(seed=1)
+    for _ in range(60):
+        a = env.action_space.sample()
+        assert env.action_masks()[a]
+        _, _, done, _, _ = env.step(a)
+        if done:
+            env.reset()
+    for copied in (pickle.loads(pickle.dumps(env.action_space)), copy.deepcopy(env.action_space)):
+        assert type(copied) is spaces.Discrete and copied == env.action_space
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"seat": 3}, "seat"),
+        ({"opponents": "nope"}, "unknown robot"),
+        ({"opponents": ["table"] * 3}, "pair"),
+        ({"opponents": 5}, "opponent"),
+        ({"obs_keys": ("a",)}, "obs_keys"),
+        ({"obs_keys": "ab"}, "obs_keys"),
+        ({"illegal": "ignore"}, "illegal"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"deals": 0}, "deals"),
+    ],
+)
+def test_bad_options_name_what_was_wrong(kw, match):
+    with pytest.raises(ValueError, match=match):
+        SingleAgentEnv(**kw)
+
+
+def test_bad_reset_option_and_step_before_reset():
+    env = SingleAgentEnv(deals=1)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    with pytest.raises(OptionError, match="unknown reset option"):
+        env.reset(options={"seed": 1})
+
+
+def test_render_modes():
+    env = SingleAgentEnv(render_mode="ansi", deals=1)
+    env.reset(seed=0)
+    assert env.render().startswith("deal 1/1")
+    quiet = SingleAgentEnv(deals=1)
+    quiet.reset(seed=0)
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert quiet.render() is None
