@@ -39,11 +39,12 @@ import numpy as np
 from gymnasium import spaces
 
 from . import actions as A
-from .arena import _reseed
 from .core.observe import OBS_SIZE
 from .game import Game, IllegalActionError, OptionError
 from .render import render_for
 from .robots import Robot, make_robot
+from .robots.base import as_robot
+from .robots.view import SeatView
 from .rules import is_int, make_rules
 from .spaces import LegalDiscrete
 
@@ -54,7 +55,7 @@ def _robot(spec: Any) -> Robot:
     if isinstance(spec, str):
         return make_robot(spec)
     if callable(getattr(spec, "act", None)):
-        return spec
+        return as_robot(spec)  # the robot protocol of robots/base.py, defaults filled in
     raise OptionError(
         f"invalid opponent {spec!r}: expected a robot spec (e.g. 'table', 'random') "
         "or an object with act(observation)"
@@ -211,8 +212,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _new_deal(self) -> None:
         for s, r in enumerate(self.robots):
             if r is not None:
-                r.reset()
-                _reseed(r, (self._seed * 1_000_003 + 97 * self.game.deal_no + s) % 2**63)
+                r.begin_deal((self._seed * 1_000_003 + 97 * self.game.deal_no + s) % 2**63)
 
     def _next_deal(self) -> bool:
         if not self.game.next_deal():
@@ -226,9 +226,7 @@ class SingleAgentEnv(gymnasium.Env):
         while game.to_move != self.seat:
             seat = game.to_move
             robot = self.robots[seat]
-            if getattr(robot, "wants_view", False):
-                from .robots.pimc import SeatView
-
+            if robot.wants_view:
                 a = robot.act_view(SeatView.from_game(game, seat))
             else:
                 a = robot.act({"observation": game.observation(seat),
