@@ -208,24 +208,3 @@ class ProcessActors:
             if p.is_alive():  # pragma: no cover
                 p.terminate()
         self.conns, self.procs = [], []
-
-
-BACKENDS = ("process", "ray")
-
-
-def make_actors(cfg: Any, method: Any, backend: str = "process",
-                address: str | None = None) -> Any:
-    """In-process actors for ``workers = 1`` without pipelining, else worker processes;
-    ``backend="ray"``: ``cfg.env.workers`` Ray actors (:mod:`training.ray_actors`) on the
-    cluster at ``address`` (None: a local one)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}: expected one of {', '.join(BACKENDS)}")
-    if backend == "ray":
-        from .ray_actors import RayActors
-
-        return RayActors(cfg, address=address)
-    if address is not None:
-        raise ValueError("--address needs --backend ray")
-    if cfg.env.workers <= 1 and not cfg.env.pipeline:
-        return LocalActors(cfg, method)
-    return ProcessActors(cfg, method)

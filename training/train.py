@@ -18,7 +18,7 @@ import importlib.util
 import json
 import sys
 
-from .actors import BACKENDS
+from .backends import BACKENDS
 from .checkpoint import CheckpointError, UnwritableError
 from .config import ConfigError, describe_config, load_config, parse_override
 from .trainer import EvaluationError, Trainer, read_run_checkpoint

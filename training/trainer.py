@@ -25,7 +25,8 @@ import torch
 from mariash_env.actions import N_ACTIONS
 from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
 
-from .actors import BACKENDS, LocalActors, make_actors
+from .actors import LocalActors
+from .backends import BACKENDS, make_actors
 from .checkpoint import (
     FORMAT,
     KIND,
