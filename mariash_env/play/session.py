@@ -1,0 +1,386 @@
+"""One human and two robots at a table: a whole partie, without any user interface.
+
+:class:`PlaySession` holds a :class:`~mariash_env.Game` and the robots, applies the
+human's actions and the robots' moves one at a time (so a front end can show them one
+by one), and publishes a versioned state (:meth:`PlaySession.state`).  Every request
+that changes the game names the session id and the ``move`` (the state version) it
+answers: a stale or illegal request raises :class:`PlayError` and changes nothing.
+Each finished deal is saved at once: the partie's records as JSON lines
+(``<id>.jsonl``, verified by ``python -m mariash_env.replay``) and a summary
+(``<id>.json``) that the series table (:mod:`mariash_env.play.series`) reads.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import secrets
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..actions import action_label
+from ..cards import CARD_CODES, cards_of
+from ..core.observe import OBS_LAYOUT
+from ..game import Game, IllegalActionError
+from ..records import save_records
+from ..robots import SeatView, make_robot
+from ..robots.base import Robot
+from .labels import SUIT_NAMES_EN, card_info, describe, level_word
+from .series import series_tables
+
+RULES = ("voleny",)
+ROLES = ("forhont", "middlehand", "dealer")
+CARD_HEADS = ("trump", "discard", "play")
+BETS = ("game", "seven", "seven_against", "hundred_against")
+_BLOCKS = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}
+
+
+class PlayError(ValueError):
+    """A request the table refuses; ``status`` is the HTTP status that fits it."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _block(obs: np.ndarray, name: str) -> np.ndarray:
+    off, size = _BLOCKS[name]
+    return obs[off:off + size]
+
+
+def check_rules(rules: str) -> str:
+    if rules not in RULES:
+        raise PlayError(f"unknown rules {rules!r}: only {', '.join(RULES)} can be played "
+                        "at the table for now (licitovaný comes later)")
+    return rules
+
+
+def parse_robots(spec: str | Sequence[str]) -> list[str]:
+    """Two robot specs from ``"table,onnx:m.onnx"`` or a list; PlayError naming a bad one."""
+    items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
+    if len(items) != 2 or not all(isinstance(s, str) and s for s in items):
+        raise PlayError(f"expected two robots, e.g. 'table,random', got {spec!r}")
+    return items
+
+
+def _robot(spec: str) -> Robot:
+    try:
+        return make_robot(spec)
+    except Exception as e:  # a missing ONNX file, a bad argument: name the spec
+        raise PlayError(f"cannot seat robot {spec!r}: {e}") from e
+
+
+class PlaySession:
+    """A partie with one human seat (module docstring)."""
+
+    def __init__(
+        self,
+        robots: str | Sequence[str],
+        *,
+        save_dir: str | os.PathLike,
+        human_seat: int = 0,
+        name: str = "you",
+        seed: int | None = None,
+        rules: str = "voleny",
+        session_id: str | None = None,
+        clock: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        check_rules(rules)
+        if not isinstance(human_seat, int) or not 0 <= human_seat <= 2:
+            raise PlayError(f"invalid human seat {human_seat!r}: expected 0, 1 or 2")
+        specs = parse_robots(robots)
+        self.rules = rules
+        self.human = human_seat
+        self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
+        self.seed = int(seed) if seed is not None else secrets.randbelow(2**31)
+        self.id = session_id or secrets.token_hex(6)
+        self.save_dir = Path(save_dir)
+        self.save_dir.mkdir(parents=True, exist_ok=True)
+        robot_seats = [s for s in range(3) if s != human_seat]
+        self.robots: dict[int, Robot] = {s: _robot(sp) for s, sp in zip(robot_seats, specs)}
+        self.names = {s: (name if s == human_seat else f"robot {self._spec_name(specs, s)}")
+                      for s in range(3)}
+        self.names = {s: f"{n} ({s})" if list(self.names.values()).count(n) > 1 else n
+                      for s, n in self.names.items()}
+        self.started = self.clock().isoformat()
+        self.move = 0
+        self.log: list[tuple[str, Any]] = []  # every change, to rebuild the game on undo
+        self.events: list[dict[str, Any]] = []
+        self.deals: list[dict[str, Any]] = []  # each finished deal's settlement lines
+        self._undo_ok = False
+        self._saving = True
+        self._new_game()
+
+    def _spec_name(self, specs: list[str], seat: int) -> str:
+        i = [s for s in range(3) if s != self.human].index(seat)
+        return specs[i]
+
+    def _new_game(self) -> None:
+        self.game = Game()
+        self.game.new_partie(seed=self.seed)
+        self._begin_deal()
+
+    def _begin_deal(self) -> None:
+        for s, r in self.robots.items():
+            r.begin_deal((self.seed * 1_000_003 + 97 * self.game.deal_no + s) % 2**63)
+
+    # --- requests ---------------------------------------------------------------------
+    def _check(self, session_id: str, move: Any) -> None:
+        if session_id != self.id:
+            raise PlayError(f"unknown session {session_id!r}: this table plays session "
+                            f"{self.id!r} (reload the page)", 404)
+        if isinstance(move, bool) or not isinstance(move, int):
+            raise PlayError(f"invalid move {move!r}: expected the int move number of the "
+                            "state the request answers", 400)
+        if move != self.move:
+            raise PlayError(f"stale request: it answers move {move}, the table is at move "
+                            f"{self.move} (reload the state)", 409)
+
+    @property
+    def waiting(self) -> str:
+        """Who the table waits for: human, robot, next_deal or partie_over."""
+        g = self.game
+        if g.deal_over:
+            return "partie_over" if g.partie_over else "next_deal"
+        return "human" if g.to_move == self.human else "robot"
+
+    def act(self, session_id: str, move: Any, label: Any) -> dict[str, Any]:
+        """The human's action ``label`` answering state ``move``."""
+        self._check(session_id, move)
+        if self.waiting != "human":
+            raise PlayError(f"not your turn: the table waits for {self.waiting}", 409)
+        if not isinstance(label, str):
+            raise PlayError(f"invalid action {label!r}: expected an action label string, "
+                            f"legal now: {self.game.legal_labels()}", 400)
+        if label not in self.game.legal_labels():
+            raise PlayError(f"illegal action {label!r}: legal now are "
+                            f"{self.game.legal_labels()}", 422)
+        self._apply(label)
+        self._undo_ok = True
+        return self.state()
+
+    def advance(self, session_id: str, move: Any) -> dict[str, Any]:
+        """One robot move (the robot to move decides from its own seat's view)."""
+        self._check(session_id, move)
+        if self.waiting != "robot":
+            raise PlayError(f"no robot is to move: the table waits for {self.waiting}", 409)
+        g = self.game
+        seat = g.to_move
+        robot = self.robots[seat]
+        view = SeatView.from_game(g, seat)
+        a = robot.act_view(view) if robot.wants_view else robot.act(view.observation_dict())
+        self._apply(action_label(g.check(int(a))))  # a robot's illegal move raises here
+        self._undo_ok = False
+        return self.state()
+
+    def next_deal(self, session_id: str, move: Any) -> dict[str, Any]:
+        """Gather, cut and deal the next deal once the human has seen the settlement."""
+        self._check(session_id, move)
+        if self.waiting != "next_deal":
+            raise PlayError(f"the deal is not over: the table waits for {self.waiting}", 409)
+        self._next()
+        self._undo_ok = False
+        return self.state()
+
+    def undo(self, session_id: str, move: Any) -> dict[str, Any]:
+        """Take back the human's last action while no robot has acted after it."""
+        self._check(session_id, move)
+        if not self._undo_ok:
+            raise PlayError("nothing to undo: only your last action, before the next "
+                            "robot acts", 409)
+        # The engine has no undo: replay the partie (same seed, same cuts) without the
+        # last action.  The replay must not log the moves again as shown events.
+        log, events, move = self.log[:-1], self.events[:-1], self.move
+        had = len(self.game.records)
+        self.log, self.deals = [], []
+        self._new_game()
+        self._saving = False
+        for kind, val in log:
+            self._apply(val) if kind == "act" else self._next()
+        self._saving = True
+        self.events, self.move, self._undo_ok = events, move + 1, False
+        if len(self.game.records) != had:  # the undone action had ended a deal
+            self.save()
+        return self.state()
+
+    def run_robots(self) -> dict[str, Any]:
+        """Let the robots move until the human is to act or the deal is over."""
+        while self.waiting == "robot":
+            self.advance(self.id, self.move)
+        return self.state()
+
+    # --- changes ----------------------------------------------------------------------
+    def _apply(self, label: str) -> None:
+        g = self.game
+        seat = g.to_move
+        level = self._next_level(label)
+        contract = self._contract()
+        ended = g.step(label)  # legal: checked by the caller or chosen from the mask
+        self.move += 1
+        self.log.append(("act", label))
+        self.events.append({"move": self.move, "deal": g.deal_no, "seat": seat,
+                            "name": self.names[seat], **describe(label, level, contract)})
+        if ended:
+            self._finish_deal()
+
+    def _next(self) -> None:
+        if not self.game.next_deal():
+            raise PlayError("the partie is over", 409)
+        self.move += 1
+        self.log.append(("next", None))
+        self.events = [e for e in self.events if e["deal"] == self.game.deal_no]
+        self._begin_deal()
+
+    def _finish_deal(self) -> None:
+        s = self.game.last_settlement
+        assert s is not None
+        self.deals.append({"deal": self.game.deal_no, "lines": settlement_lines(s, self.names),
+                           "payments": s["payments"], "scores": self.game.scores})
+        if self._saving:
+            self.save()
+
+    # --- saving -----------------------------------------------------------------------
+    @property
+    def records_path(self) -> Path:
+        return self.save_dir / f"{self.id}.jsonl"
+
+    def save(self) -> None:
+        """The records of the finished deals and the partie's summary, written atomically."""
+        save_records(self.records_path, self.game.records)
+        wins = [0, 0, 0]
+        for rec in self.game.records:
+            s = rec["settlement"]
+            if any(b["bet"] == "game" and b["won"] for b in s["bets"]):
+                wins[s["actor"]] += 1
+        meta = {
+            "id": self.id, "rules": self.rules, "seed": self.seed, "started": self.started,
+            "finished": self.clock().isoformat(), "deals": len(self.game.records),
+            "complete": self.game.partie_over, "human_seat": self.human,
+            "players": [{"seat": s, "name": self.names[s], "score": self.game.scores[s],
+                         "actor_wins": wins[s]} for s in range(3)],
+        }
+        path = self.save_dir / f"{self.id}.json"
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+
+    # --- what the human sees ----------------------------------------------------------
+    def _obs(self) -> np.ndarray:
+        return self.game.observation(self.human)
+
+    def _abs(self, rel: np.ndarray) -> int:
+        hit = np.flatnonzero(rel)
+        return int((hit[0] + self.human) % 3) if hit.size else -1
+
+    def _contract(self) -> str:
+        c = _block(self._obs(), "contract")
+        return ("suit", "betl", "durch")[int(np.argmax(c))] if c.any() else "suit"
+
+    def _bet_levels(self) -> list[int]:
+        lv = _block(self._obs(), "bet_level").reshape(4, 8)
+        return [int(np.argmax(r)) for r in lv]
+
+    def _next_level(self, label: str) -> int:
+        if label.startswith("flek:"):
+            return self._bet_levels()[BETS.index(label[5:])] + 1
+        return 1
+
+    def _tricks(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The current and the last complete trick of this deal, from the played cards."""
+        plays = [e for e in self.events if e["deal"] == self.game.deal_no
+                 and e["label"].startswith("play:")]
+        done = len(plays) - len(plays) % 3
+        cur = [{"seat": e["seat"], **card_info(e["label"][5:])} for e in plays[done:]]
+        last = [{"seat": e["seat"], **card_info(e["label"][5:])} for e in plays[done - 3:done]]
+        return cur, last if done else []
+
+    def state(self) -> dict[str, Any]:
+        """The JSON-able table as the human sees it (never another seat's cards)."""
+        g = self.game
+        obs = self._obs()
+        legal = g.legal_labels() if self.waiting == "human" else []
+        contract = self._contract()
+        levels = self._bet_levels()
+        hand_mask = _block(obs, "hand")
+        hand = [CARD_CODES[c] for c in cards_of(sum(1 << int(i) for i in np.flatnonzero(hand_mask)))]
+        card_legal = {lab.split(":")[1]: lab for lab in legal if lab.split(":")[0] in CARD_HEADS}
+        choices = [describe(lab, self._next_level(lab), contract) for lab in legal
+                   if lab.split(":")[0] not in CARD_HEADS]
+        points = np.rint(_block(obs, "points") * 100).astype(int)
+        tricks = np.rint(_block(obs, "ntricks") * 10).astype(int)
+        forehand = self._abs(_block(obs, "forehand"))
+        seats = []
+        for s in range(3):
+            rel = (s - self.human) % 3
+            seats.append({
+                "seat": s, "name": self.names[s], "human": s == self.human,
+                "role": ROLES[(s - forehand) % 3] if forehand >= 0 else "",
+                "score": g.scores[s], "points": int(points[rel]), "tricks": int(tricks[rel]),
+                "to_move": not g.deal_over and g.to_move == s,
+            })
+        trump = _block(obs, "trump_suit")
+        trump_card = np.flatnonzero(_block(obs, "trump_card"))
+        actor = self._abs(_block(obs, "actor"))
+        bets = []
+        if actor >= 0:
+            exists = _block(obs, "bet_exists")
+            for b, name in enumerate(BETS):
+                if exists[b]:
+                    bets.append({"bet": name, "level": levels[b],
+                                 "level_name": level_word(levels[b])})
+        announce = _block(obs, "announce")
+        cur, last = self._tricks()
+        return {
+            "session": self.id, "move": self.move, "rules": self.rules,
+            "deal": g.deal_no, "deals": g.rules.deals, "phase": g.phase_name,
+            "waiting": self.waiting, "human_seat": self.human, "seats": seats,
+            "to_move": None if g.deal_over else g.to_move,
+            "hand": [{**card_info(c), "label": card_legal.get(c)} for c in hand],
+            "choices": choices, "legal": legal, "can_undo": self._undo_ok,
+            "contract": {
+                "actor": actor if actor >= 0 else None,
+                "kind": contract if actor >= 0 else None,
+                "trump": "hbla"[int(np.argmax(trump))] if trump.any() else None,
+                "trump_en": SUIT_NAMES_EN[int(np.argmax(trump))] if trump.any() else None,
+                "trump_card": CARD_CODES[int(trump_card[0])] if trump_card.size else None,
+                "announce": (("hra", "sedma", "sto", "sto a sedma")[int(np.argmax(announce))]
+                             if announce.any() else None),
+                "bets": bets,
+            },
+            "trick": cur, "last_trick": last,
+            "events": [e for e in self.events if e["deal"] == g.deal_no],
+            "settlement": self.deals[-1] if g.deal_over and self.deals else None,
+            "deal_results": self.deals, "scores": g.scores,
+            "records": str(self.records_path),
+            "series": series_tables(self.save_dir, self.clock()),
+        }
+
+
+def settlement_lines(s: dict[str, Any], names: dict[int, str]) -> list[str]:
+    """A deal's settlement line by line, as the table reads it out."""
+    con = s["contract"]
+    head = f"{names[s['actor']]}: {con}"
+    if con == "suit":
+        head += f" ({s['trump']}, {s['announcement'].replace('_', ' a ')})"
+    lines = [head + f" — {s['end']}"]
+    if "points" in s:
+        p = s["points"]
+        lines.append(f"body / points: actor {p['actor_cards']} + hlášky {p['actor_marriages']}, "
+                     f"obrana {p['defence_cards']} + hlášky {p['defence_marriages']}")
+    for b in s["bets"]:
+        lvl = f" {b['level_name']}" if b.get("level_name") else ""
+        kind = b.get("kind", b["bet"])
+        silent = f" (tiché sto: {b['silent_hundred']})" if b.get("silent_hundred") else ""
+        lines.append(f"{kind}{lvl}: {'vyhráno / won' if b['won'] else 'prohráno / lost'}"
+                     f"{silent} {b['amount']:+d}")
+    lines.append("platby / payments: " + ", ".join(
+        f"{names[i]} {p:+d}" for i, p in enumerate(s["payments"])))
+    return lines
+
+
+__all__ = ["PlaySession", "PlayError", "parse_robots", "check_rules", "settlement_lines",
+           "IllegalActionError"]

@@ -1,0 +1,166 @@
+"""The game session behind the tables (mariash_env.play.session) and the seed-001 series
+table (mariash_env.play.series): no web, no terminal."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mariash_env.play.series import period_of, series_table
+from mariash_env.play.session import PlayError, PlaySession
+
+ROOT = Path(__file__).resolve().parents[1]
+T0 = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
+
+
+def _session(tmp_path, **kw):
+    kw.setdefault("seed", 5)
+    return PlaySession(kw.pop("robots", "table,random"), save_dir=tmp_path, clock=lambda: T0,
+                       **kw)
+
+
+def _until_human(s):
+    while s.waiting == "robot":
+        s.advance(s.id, s.move)
+    return s.state()
+
+
+def _play_partie(s, rng):
+    st = s.state()
+    while s.waiting != "partie_over":
+        if s.waiting == "robot":
+            st = s.advance(s.id, s.move)
+        elif s.waiting == "human":
+            st = s.act(s.id, s.move, rng.choice(st["legal"]))
+        else:
+            assert st["settlement"]["lines"][-1].startswith("platby / payments")
+            st = s.next_deal(s.id, s.move)
+    return st
+
+
+def test_whole_partie_saved_and_replays(tmp_path):
+    s = _session(tmp_path)
+    st = _play_partie(s, random.Random(1))
+    assert st["waiting"] == "partie_over" and len(st["deal_results"]) == 12
+    assert sum(st["scores"]) == 0  # RULES.md §10: totals sum to zero
+    out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(s.records_path)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "12 record(s) checked, 0 bad" in out.stdout
+    meta = json.loads((tmp_path / f"{s.id}.json").read_text())
+    assert meta["complete"] and [p["score"] for p in meta["players"]] == st["scores"]
+    # the partie is in this week's and this month's series
+    names = {r["name"] for r in st["series"]["week"]["rows"]}
+    assert names == {"you", "robot table", "robot random"}
+
+
+def test_robot_moves_come_one_by_one(tmp_path):
+    s = _session(tmp_path, human_seat=0)  # seat 1 is forehand of deal 1: robots move first
+    assert s.state()["waiting"] == "robot"
+    before = len(s.state()["events"])
+    st = s.advance(s.id, 0)
+    assert st["move"] == 1 and len(st["events"]) == before + 1
+    assert st["events"][-1]["seat"] == 1 and st["events"][-1]["name"] == "robot table"
+
+
+def test_stale_and_illegal_requests_change_nothing(tmp_path):
+    s = _session(tmp_path)
+    st = _until_human(s)
+    legal = st["legal"]
+    illegal = next(lab for lab in ("play:Aa", "good", "trump:blind", "lay_down")
+                   if lab not in legal)
+    cases = [
+        (lambda: s.act(s.id, st["move"] - 1, legal[0]), 409, "stale"),
+        (lambda: s.act("nope", st["move"], legal[0]), 404, "unknown session"),
+        (lambda: s.act(s.id, st["move"], illegal), 422, "illegal action"),
+        (lambda: s.act(s.id, st["move"], 7), 400, "invalid action"),
+        (lambda: s.act(s.id, "1", legal[0]), 400, "invalid move"),
+        (lambda: s.advance(s.id, st["move"]), 409, "no robot"),
+        (lambda: s.next_deal(s.id, st["move"]), 409, "not over"),
+        (lambda: s.undo(s.id, st["move"]), 409, "nothing to undo"),
+    ]
+    for call, status, words in cases:
+        with pytest.raises(PlayError, match=words) as e:
+            call()
+        assert e.value.status == status
+        assert s.state() == st  # nothing changed
+
+
+def test_reload_resumes_the_same_game(tmp_path):
+    s = _session(tmp_path)
+    st = _until_human(s)
+    assert s.state() == st  # a second poll (reload, another tab) sees the same table
+    assert st["hand"] and all(c["label"] is None or c["label"] in st["legal"]
+                              for c in st["hand"])
+
+
+def test_undo_takes_back_the_humans_last_action(tmp_path):
+    s = _session(tmp_path)
+    st = _until_human(s)
+    after = s.act(s.id, st["move"], st["legal"][-1])
+    assert after["can_undo"]
+    back = s.undo(s.id, after["move"])
+    assert back["move"] == after["move"] + 1  # a new version, so stale tabs are refused
+    strip = ("move", "can_undo")
+    assert {k: v for k, v in back.items() if k not in strip} == \
+        {k: v for k, v in st.items() if k not in strip}
+    if back["waiting"] == "human":
+        s.act(s.id, back["move"], back["legal"][0])
+    if s.waiting == "robot":
+        s.advance(s.id, s.move)
+        with pytest.raises(PlayError, match="nothing to undo"):
+            s.undo(s.id, s.move)
+
+
+def test_only_voleny_and_two_good_robots(tmp_path):
+    with pytest.raises(PlayError, match="licitovany.*only voleny"):
+        _session(tmp_path, rules="licitovany")
+    with pytest.raises(PlayError, match="expected two robots"):
+        _session(tmp_path, robots="table")
+    with pytest.raises(PlayError, match="cannot seat robot 'nobody'"):
+        _session(tmp_path, robots="table,nobody")
+    with pytest.raises(PlayError, match="cannot seat robot 'onnx:missing.onnx'"):
+        _session(tmp_path, robots="table,onnx:missing.onnx")
+
+
+def _meta(when, scores, wins=(0, 0)):
+    return {"finished": when, "players": [
+        {"name": "A", "score": scores[0], "actor_wins": wins[0]},
+        {"name": "B", "score": scores[1], "actor_wins": wins[1]}]}
+
+
+def test_series_best_three_of_a_week_zero_padded():
+    # seed 001: the sum of the best 3 parties of the week; missing ones count as zero
+    w = "2026-11-30T10:00:00+00:00"
+    parties = [_meta(w, (5, -5)), _meta(w, (7, -7)), _meta(w, (-1, 1)), _meta(w, (2, -2)),
+               _meta("2026-11-20T10:00:00+00:00", (100, -100))]  # another week
+    rows = series_table(parties, "week", period_of(w, "week"))
+    a = next(r for r in rows if r["name"] == "A")
+    b = next(r for r in rows if r["name"] == "B")
+    assert a["total"] == 7 + 5 + 2 and a["parties"] == 4
+    assert b["total"] == 1 - 2 - 5
+    rows = series_table([_meta(w, (-3, 3))], "week", period_of(w, "week"))
+    assert [r["total"] for r in rows] == [3, -3]  # one partie: the two missing count 0
+    month = series_table(parties, "month", "2026-11")
+    assert next(r for r in month if r["name"] == "A")["total"] == 100 + 7 + 5 + 2 - 1
+
+
+def test_series_tie_breaks_and_shared_places():
+    w = "2026-11-30T10:00:00+00:00"
+    key = period_of(w, "week")
+    # equal totals: more parties played ranks higher
+    rows = series_table([_meta(w, (4, 4)), _meta(w, (0, -9))], "week", key)
+    assert [r["name"] for r in rows] == ["A", "B"] and [r["place"] for r in rows] == [1, 2]
+    # equal totals and parties: more games won as actor in the counted parties
+    rows = series_table([_meta(w, (4, 4), (1, 2))], "week", key)
+    assert [r["name"] for r in rows] == ["B", "A"]
+    # a win in a partie that is not counted does not help
+    parties = [_meta(w, (3, 3)), _meta(w, (3, 3)), _meta(w, (3, 3)), _meta(w, (-9, -9), (5, 0))]
+    rows = series_table(parties, "week", key)
+    assert [r["place"] for r in rows] == [1, 1]  # all equal: a shared place
