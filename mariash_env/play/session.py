@@ -47,6 +47,12 @@ class PlayError(ValueError):
         self.status = status
 
 
+def _on_card(label: str) -> bool:
+    """Whether the label is a click on a card of the hand (trump:blind is a button)."""
+    head, _, tail = label.partition(":")
+    return head in CARD_HEADS and tail != "blind"
+
+
 def _block(obs: np.ndarray, name: str) -> np.ndarray:
     off, size = _BLOCKS[name]
     return obs[off:off + size]
@@ -307,9 +313,9 @@ class PlaySession:
         levels = self._bet_levels()
         hand_mask = _block(obs, "hand")
         hand = [CARD_CODES[c] for c in cards_of(sum(1 << int(i) for i in np.flatnonzero(hand_mask)))]
-        card_legal = {lab.split(":")[1]: lab for lab in legal if lab.split(":")[0] in CARD_HEADS}
+        card_legal = {lab.split(":")[1]: lab for lab in legal if _on_card(lab)}
         choices = [describe(lab, self._next_level(lab), contract) for lab in legal
-                   if lab.split(":")[0] not in CARD_HEADS]
+                   if not _on_card(lab)]
         points = np.rint(_block(obs, "points") * 100).astype(int)
         tricks = np.rint(_block(obs, "ntricks") * 10).astype(int)
         forehand = self._abs(_block(obs, "forehand"))

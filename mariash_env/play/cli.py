@@ -1,0 +1,94 @@
+"""``mariash play`` (sit at the table with two robots) and ``mariash serve-robot`` (a
+robot as an HTTP service).  Also ``python -m mariash_env.play [play options]``.
+
+Bad input gets one ``error: …`` line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..cli import ArgumentParser, fail
+from .session import PlayError, PlaySession, check_rules, parse_robots
+
+DEFAULT_SAVE = Path.home() / ".mariash" / "parties"
+
+
+def _port(text: str) -> int:
+    try:
+        p = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid port {text!r}: expected 1..65535") from None
+    if not 1 <= p <= 65535:
+        raise argparse.ArgumentTypeError(f"invalid port {p}: expected 1..65535")
+    return p
+
+
+def _play_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--robots", default="table,table",
+                    help="two robots: random, table, pimc, onnx:PATH (default table,table)")
+    ap.add_argument("--rules", default="voleny", help="only voleny for now")
+    ui = ap.add_mutually_exclusive_group()
+    ui.add_argument("--web", action="store_true", help="the browser table (the default)")
+    ui.add_argument("--terminal", action="store_true", help="the terminal table")
+    ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
+    ap.add_argument("--name", default="you", help="your name in the series table")
+    ap.add_argument("--seed", type=int, default=None, help="shuffle of the partie")
+    ap.add_argument("--save-dir", type=Path, default=DEFAULT_SAVE,
+                    help=f"where parties are saved (default {DEFAULT_SAVE})")
+    ap.add_argument("--host", default="127.0.0.1", help="web: address to bind")
+    ap.add_argument("--port", type=_port, default=8000, help="web: port (default 8000)")
+    ap.add_argument("--no-browser", action="store_true", help="web: do not open a browser")
+
+
+def play(args: argparse.Namespace) -> int:
+    try:
+        check_rules(args.rules)
+        robots = parse_robots(args.robots)
+
+        def new_session() -> PlaySession:
+            return PlaySession(robots, save_dir=args.save_dir, human_seat=args.seat,
+                               name=args.name, seed=args.seed)
+
+        first = new_session()  # bad robots or an unwritable folder fail here, before serving
+    except (PlayError, OSError) as e:
+        fail(e)
+    if args.terminal:
+        from .terminal import run_terminal
+
+        return run_terminal(first)
+    from .web import serve
+
+    sessions = iter([first])
+    serve(lambda: next(sessions, None) or new_session(), args.host, args.port,
+          open_browser=not args.no_browser)
+    return 0
+
+
+def serve_robot(args: argparse.Namespace) -> int:
+    from .service import serve_robot as run
+
+    try:
+        return run(args.robot, host=args.host, port=args.port)
+    except (ValueError, OSError) as e:
+        fail(e)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = ArgumentParser(prog="mariash", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
+    p = sub.add_parser("play", help="sit at the table with two robots")
+    _play_args(p)
+    r = sub.add_parser("serve-robot", help="answer observation+mask requests with a robot")
+    r.add_argument("robot", help="random, table, pimc or onnx:PATH")
+    r.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    r.add_argument("--port", type=_port, default=8765, help="port (default 8765)")
+    args = ap.parse_args(argv)
+    return play(args) if args.command == "play" else serve_robot(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

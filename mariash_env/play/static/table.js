@@ -1,0 +1,164 @@
+// The browser table: renders the server's state and sends the human's choices.
+// The game runs server-side; every request carries the session id and the move it answers.
+"use strict";
+const params = new URLSearchParams(location.search);
+const ROBOT_DELAY = Number(params.get("delay") ?? 700);  // ms between robot moves
+const SYMBOL = { h: "♥", b: "♦", l: "♠", a: "♣" };
+const SUIT_CZ = { h: "červené", b: "kule", l: "zelené", a: "žaludy" };
+const SUIT_EN = { h: "hearts", b: "bells", l: "leaves", a: "acorns" };
+const ROLE_CZ = { forhont: "forhont", middlehand: "zadák", dealer: "rozdávající" };
+let state = null;
+let timer = null;
+let busy = false;
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
+const signed = (n) => (n > 0 ? "+" : "") + n;
+
+function cardEl(c) {
+  const e = el("div", "card suit-" + c.suit);
+  e.title = c.cz;  // Czech name on hover
+  e.dataset.code = c.code;
+  const rank = c.short.slice(0, -1);
+  e.append(el("span", "r", rank), el("span", "s", SYMBOL[c.suit]), el("span", "r2", rank));
+  return e;
+}
+
+function showError(msg) {
+  const e = $("error"); e.textContent = msg; e.hidden = false;
+  clearTimeout(showError.t); showError.t = setTimeout(() => { e.hidden = true; }, 5000);
+}
+
+async function call(path, extra) {
+  if (busy) return;
+  busy = true;
+  try {
+    const res = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ session: state.session, move: state.move, ...extra }) });
+    const data = await res.json();
+    if (!res.ok) { showError(data.error || res.statusText); await load(); return; }
+    render(data);
+  } catch (err) { showError(String(err)); }
+  finally { busy = false; }
+}
+
+async function load() {
+  const res = await fetch("/api/state");
+  render(await res.json());
+}
+
+function seatBox(s, said) {
+  const box = el("div");
+  box.append(el("div", "name", s.name + (s.human ? " (vy / you)" : "")));
+  box.append(el("div", "role", s.role ? `${ROLE_CZ[s.role]} / ${s.role}` : ""));
+  const nums = el("div", "nums");
+  nums.innerHTML = `groše <b class="${s.score >= 0 ? "pos" : "neg"}">${signed(s.score)}</b> · body/points <b>${s.points}</b> · štychy/tricks <b>${s.tricks}</b>`;
+  box.append(nums, el("div", "said", said || ""));
+  return box;
+}
+
+function render(st) {
+  state = st;
+  document.body.dataset.waiting = st.waiting;
+  document.body.dataset.move = st.move;
+  $("deal-info").textContent = `rozdání / deal ${st.deal + 1}/${st.deals} · tah / move ${st.move}`;
+  // contract and bets
+  const c = st.contract, cont = $("contract");
+  cont.innerHTML = "";
+  if (c.kind) {
+    let txt = c.kind === "suit" ? "barva / suit game" : c.kind;
+    cont.append(el("span", "tag", `aktér / actor: ${st.seats[c.actor].name}`), el("span", "tag", txt));
+    if (c.trump) cont.append(el("span", "tag", `trumfy / trumps: ${SYMBOL[c.trump]} ${SUIT_CZ[c.trump]} / ${SUIT_EN[c.trump]}`));
+    if (c.announce) cont.append(el("span", "tag", c.announce));
+    for (const b of c.bets) cont.append(el("span", "tag", `${b.bet}${b.level ? " " + b.level_name : ""}`));
+  } else if (c.trump_card) {
+    cont.append(el("span", "tag", `tvůj trumf / your trump card: ${c.trump_card}`));
+  }
+  // seats: left is the next seat after the human, right the one before
+  const me = st.human_seat, left = (me + 1) % 3, right = (me + 2) % 3;
+  const said = {};
+  for (const e of st.events) said[e.seat] = `${e.cz}`;
+  for (const [id, seat] of [["seat-me", me], ["seat-left", left], ["seat-right", right]]) {
+    const box = $(id); box.innerHTML = "";
+    box.classList.toggle("to-move", st.seats[seat].to_move);
+    box.append(seatBox(st.seats[seat], said[seat]));
+  }
+  // tricks
+  const trick = $("trick"); trick.innerHTML = "";
+  for (const p of st.trick) {
+    const w = el("div", "played"); w.append(cardEl(p), el("span", "", st.seats[p.seat].name)); trick.append(w);
+  }
+  const last = $("last-trick"); last.innerHTML = "";
+  for (const p of st.last_trick) last.append(cardEl(p));
+  // hand
+  const hand = $("hand"); hand.innerHTML = "";
+  for (const card of st.hand) {
+    const e = cardEl(card);
+    if (c.trump && card.suit === c.trump) e.classList.add("trump");
+    if (card.label) {
+      e.classList.add("legal");
+      e.dataset.label = card.label;
+      e.title = `${card.cz} — ${card.label.split(":")[0]}`;
+      e.addEventListener("click", () => call("/api/act", { action: card.label }));
+    }
+    hand.append(e);
+  }
+  // choices
+  const ch = $("choices"); ch.innerHTML = "";
+  const button = (cz, en, cls, onclick, label) => {
+    const b = el("button", cls); b.append(el("span", "cz", cz), el("span", "en", en));
+    if (label) b.dataset.label = label;
+    b.addEventListener("click", onclick); ch.append(b); return b;
+  };
+  for (const x of st.choices) button(x.cz, x.en, "choice", () => call("/api/act", { action: x.label }), x.label);
+  if (st.can_undo) button("zpět", "undo", "undo", () => call("/api/undo", {}));
+  if (st.waiting === "next_deal") button("další rozdání", "next deal", "next", () => call("/api/next", {}));
+  if (st.waiting === "partie_over") button("nová partie", "new partie", "next", () => call("/api/new", {}));
+  // status line
+  const phaseHelp = { trump: "zvolte trumf / choose the trump card", contract: "zvolte hru / choose the contract",
+    discard: "odložte do talonu / discard to the talon", play: "hrajte kartu / play a card" };
+  let status = "";
+  if (st.waiting === "human") status = phaseHelp[st.phase] || "váš tah / your turn";
+  else if (st.waiting === "robot") status = `hraje / to move: ${st.seats[st.to_move].name}…`;
+  else if (st.waiting === "next_deal") status = "rozdání skončilo / the deal is over";
+  else status = "partie skončila / the partie is over";
+  $("status").textContent = status;
+  // events
+  const ev = $("events"); ev.innerHTML = "";
+  for (const e of st.events) {
+    const li = el("li", e.seat === me ? "me" : "", `${e.name}: ${e.cz}`); li.title = e.en; ev.append(li);
+  }
+  ev.scrollTop = ev.scrollHeight;
+  // settlement of the finished deal, line by line
+  const set = $("settlement"); set.innerHTML = "";
+  if (st.settlement) for (const l of st.settlement.lines) set.append(el("div", "line", l));
+  else set.textContent = "—";
+  // partie score per deal
+  const tb = $("partie"); tb.innerHTML = "";
+  const head = el("tr"); head.append(el("th", "", "#")); for (const s of st.seats) head.append(el("th", "", s.name)); tb.append(head);
+  for (const d of st.deal_results) {
+    const tr = el("tr"); tr.append(el("td", "", d.deal + 1));
+    d.payments.forEach((p, i) => { const td = el("td", p >= 0 ? "pos" : "neg", `${signed(p)} (${signed(d.scores[i])})`); tr.append(td); });
+    tb.append(tr);
+  }
+  // series
+  const ser = $("series"); ser.innerHTML = "";
+  for (const [period, cz] of [["week", "týden"], ["month", "měsíc"]]) {
+    const t = st.series[period];
+    ser.append(el("div", "", `${cz} / ${period} ${t.key} — nejlepší ${t.best} / best ${t.best}`));
+    const table = el("table"); const h = el("tr");
+    for (const x of ["#", "hráč / player", "součet / total", "partie", "výhry / wins"]) h.append(el("th", "", x));
+    table.append(h);
+    for (const r of t.rows) {
+      const tr = el("tr"); for (const x of [r.place, r.name, signed(r.total), r.parties, r.wins]) tr.append(el("td", "", x));
+      table.append(tr);
+    }
+    if (!t.rows.length) { const tr = el("tr"); tr.append(el("td", "", "žádná dohraná partie / no finished partie")); table.append(tr); }
+    ser.append(table);
+  }
+  // robots move one by one
+  clearTimeout(timer);
+  if (st.waiting === "robot") timer = setTimeout(() => call("/api/advance", {}), ROBOT_DELAY);
+}
+
+load();

@@ -1,0 +1,106 @@
+"""The browser table's JSON API (mariash_env.play.web) through Starlette's TestClient:
+a scripted partie, stale/illegal/malformed requests refused with nothing changed, resume."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+with warnings.catch_warnings():  # starlette asks for httpx2, which is not needed here
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+from mariash_env.play.session import PlaySession  # noqa: E402
+from mariash_env.play.web import create_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def client(tmp_path):
+    seeds = iter(range(7, 100))
+    app = create_app(lambda: PlaySession("table,random", save_dir=tmp_path, seed=next(seeds)))
+    with TestClient(app) as c:
+        yield c
+
+
+def _post(c, path, st, **extra):
+    return c.post(path, json={"session": st["session"], "move": st["move"], **extra})
+
+
+def test_page_and_static_files(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/table.js" in page.text
+    for f in ("table.js", "table.css"):
+        assert client.get(f"/static/{f}").status_code == 200
+    r = client.get("/nope")
+    assert r.status_code == 404 and "no such page" in r.json()["error"]
+
+
+def test_scripted_partie_through_the_api(client, tmp_path):
+    rng = random.Random(3)
+    st = client.get("/api/state").json()
+    seen_robot_steps = 0
+    while st["waiting"] != "partie_over":
+        if st["waiting"] == "robot":
+            r = _post(client, "/api/advance", st)
+            seen_robot_steps += 1
+        elif st["waiting"] == "human":
+            card_labels = [c["label"] for c in st["hand"] if c["label"]]
+            choice_labels = [x["label"] for x in st["choices"]]
+            assert sorted(card_labels + choice_labels) == sorted(st["legal"])
+            r = _post(client, "/api/act", st, action=rng.choice(st["legal"]))
+        else:
+            assert st["settlement"]["lines"]
+            r = _post(client, "/api/next", st)
+        assert r.status_code == 200, r.text
+        assert r.json()["move"] == st["move"] + 1  # one change per request
+        st = r.json()
+    assert len(st["deal_results"]) == 12 and seen_robot_steps > 0
+    files = list(tmp_path.glob("*.jsonl"))
+    out = subprocess.run([sys.executable, "-m", "mariash_env.replay", *map(str, files)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout
+    # a new partie starts a new session; the old id is refused
+    new = _post(client, "/api/new", st).json()
+    assert new["session"] != st["session"] and new["move"] == 0
+    r = _post(client, "/api/advance", st)
+    assert r.status_code == 404 and "unknown session" in r.json()["error"]
+
+
+def test_bad_requests_get_4xx_json_and_change_nothing(client):
+    st = client.get("/api/state").json()
+    while st["waiting"] == "robot":
+        st = _post(client, "/api/advance", st).json()
+    legal = st["legal"][0]
+    cases = [
+        (client.post("/api/act", content=b"{not json"), 400, "not JSON"),
+        (client.post("/api/act", json=[1, 2]), 400, "must be a JSON object"),
+        (client.post("/api/act", json={"session": st["session"], "move": st["move"]}), 400,
+         "missing field 'action'"),
+        (_post(client, "/api/act", st, action=legal, extra=1), 400, "unknown field 'extra'"),
+        (client.post("/api/act", json={"session": st["session"], "move": st["move"] - 1,
+                                       "action": legal}), 409, "stale request"),
+        (_post(client, "/api/act", st, action="play:nonsense"), 422, "illegal action"),
+        (_post(client, "/api/advance", st), 409, "no robot is to move"),
+        (_post(client, "/api/new", {**st, "move": st["move"] + 5}), 409, "stale request"),
+        (client.get("/api/act"), 405, "not allowed"),
+    ]
+    for r, status, words in cases:
+        assert r.status_code == status, r.text
+        assert words in r.json()["error"]
+        assert client.get("/api/state").json() == st
+
+
+def test_reload_and_second_tab_resume_the_game(client):
+    st = client.get("/api/state").json()
+    st = _post(client, "/api/advance", st).json() if st["waiting"] == "robot" else st
+    with TestClient(client.app) as tab2:  # the same server, another client
+        assert tab2.get("/api/state").json() == st
+    assert client.get("/api/state").json() == st
