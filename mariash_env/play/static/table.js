@@ -6,6 +6,7 @@ const ROBOT_DELAY = Number(params.get("delay") ?? 700);  // ms between robot mov
 const SYMBOL = { h: "♥", b: "♦", l: "♠", a: "♣" };
 const SUIT_CZ = { h: "červené", b: "kule", l: "zelené", a: "žaludy" };
 const SUIT_EN = { h: "hearts", b: "bells", l: "leaves", a: "acorns" };
+const BET_CZ = { seven: "sedma", seven_against: "sedma proti", hundred_against: "sto proti" };
 const ROLE_CZ = { forhont: "forhont", middlehand: "zadák", dealer: "rozdávající" };
 let state = null;
 let timer = null;
@@ -70,7 +71,10 @@ function render(st) {
     cont.append(el("span", "tag", `aktér / actor: ${st.seats[c.actor].name}`), el("span", "tag", txt));
     if (c.trump) cont.append(el("span", "tag", `trumfy / trumps: ${SYMBOL[c.trump]} ${SUIT_CZ[c.trump]} / ${SUIT_EN[c.trump]}`));
     if (c.announce) cont.append(el("span", "tag", c.announce));
-    for (const b of c.bets) cont.append(el("span", "tag", `${b.bet}${b.level ? " " + b.level_name : ""}`));
+    for (const b of c.bets) {
+      const name = b.bet === "game" ? (c.kind === "suit" ? "hra" : c.kind) : BET_CZ[b.bet];
+      cont.append(el("span", "tag", `${name}${b.level ? " " + b.level_name : ""}`));
+    }
   } else if (c.trump_card) {
     cont.append(el("span", "tag", `tvůj trumf / your trump card: ${c.trump_card}`));
   }
@@ -153,7 +157,10 @@ function render(st) {
       const tr = el("tr"); for (const x of [r.place, r.name, signed(r.total), r.parties, r.wins]) tr.append(el("td", "", x));
       table.append(tr);
     }
-    if (!t.rows.length) { const tr = el("tr"); tr.append(el("td", "", "žádná dohraná partie / no finished partie")); table.append(tr); }
+    if (!t.rows.length) {
+      const tr = el("tr"), td = el("td", "", "žádná dohraná partie / no finished partie");
+      td.colSpan = 5; tr.append(td); table.append(tr);
+    }
     ser.append(table);
   }
   // robots move one by one
