@@ -1,0 +1,71 @@
+"""The terminal table (mariash_env.play.terminal) driven by scripted input."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+pytest.importorskip("rich")
+from rich.console import Console  # noqa: E402
+
+from mariash_env.play.session import PlaySession  # noqa: E402
+from mariash_env.play.terminal import TerminalTable  # noqa: E402
+
+
+def _table(tmp_path, answers):
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, color_system="truecolor", width=120)
+    s = PlaySession("table,random", save_dir=tmp_path, seed=5, human_seat=1)
+    prompts = []
+
+    def read(prompt):
+        prompts.append(prompt)
+        return next(answers)
+
+    return TerminalTable(s, console=console, read=read), s, out, prompts
+
+
+def test_a_deal_with_a_misclick_undone(tmp_path):
+    # seat 1 is forehand: its first move is the trump choice; "9", "x" are refused, "1"
+    # picks a trump, "u" takes it back, then "1" everywhere until the deal ends, "q"
+    script = iter(["9", "x", "1", "u"] + ["1"] * 200)
+    answers = iter(script)
+    t, s, out, prompts = _table(tmp_path, answers)
+    first_trump = None
+
+    def read(prompt):
+        nonlocal first_trump
+        prompts.append(prompt)
+        if s.waiting == "next_deal":
+            return "q"
+        a = next(answers)
+        if a == "u":
+            first_trump = s.state()["events"][-1]["label"]
+        return a
+
+    t.read = read
+    assert t.run() == 0
+    text = out.getvalue()
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    assert "error: '9' is not a move: expected 1..8 or q" in plain  # 7 cards + z lidu
+    assert "error: 'x' is not a move" in plain
+    assert "zpět / undone" in plain
+    assert "u = zpět / undo" in prompts[3] and "u = zpět" not in prompts[0]
+    assert first_trump is not None and first_trump.startswith("trump:")
+    # the undo left the trump to choose again, and the same choice was made again
+    labels = [e["label"] for e in s.state()["events"]]
+    assert labels.count(first_trump) == 1
+    assert "vyúčtování / settlement" in plain and "platby / payments" in plain
+    assert s.waiting == "next_deal" and len(s.game.records) == 1
+    assert "\x1b[" in text and "♥" in plain  # cards in colour, suit symbols
+    assert "robot table" in plain and "robot random" in plain  # robots' moves shown
+
+
+def test_quit_at_once_and_a_numbered_move_list(tmp_path):
+    t, s, out, prompts = _table(tmp_path, iter(["q"]))
+    assert t.run() == 0
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
+    assert "  1. trump " in plain and "  8. z lidu / trumps blind" in plain
+    assert s.move == 0
