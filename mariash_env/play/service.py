@@ -1,0 +1,131 @@
+"""A robot as an HTTP service (``mariash serve-robot SPEC --port 8765``): the piece a game
+server uses to seat a robot opponent.  Stateless: every request carries what the robot
+needs, nothing is kept between requests.  Binds 127.0.0.1 unless told otherwise.
+
+``GET /info`` ->
+``{"robot": SPEC, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS}``
+
+``POST /act`` with the seat's observation and action mask, as the AEC environment
+hands them (``env.observe(agent)``)::
+
+    {"observation": [OBS_SIZE numbers], "action_mask": [N_ACTIONS 0/1]}
+
+-> ``{"action": 84, "label": "play:9h", "robot": SPEC}``.  A malformed body gets a 4xx
+``{"error": "..."}`` naming the problem.  Robots that search the hidden cards (``pimc``)
+need the full game state and cannot be served from an observation: they are refused at
+start.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from typing import Any
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from .. import ACTION_LABELS, N_ACTIONS
+from ..core.observe import OBS_SIZE
+from ..robots import make_robot
+from ..robots.base import Robot
+
+FIELDS = ("observation", "action_mask")
+
+
+class RequestError(ValueError):
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def load_robot(spec: str) -> Robot:
+    """The robot of ``spec``; ValueError when it cannot answer from an observation."""
+    robot = make_robot(spec)
+    if robot.wants_view:
+        raise ValueError(f"robot {spec!r} searches the game state and cannot answer from an "
+                         "observation: serve random, table or onnx:PATH")
+    return robot
+
+
+def parse_request(data: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(observation float32[OBS_SIZE], mask int8[N_ACTIONS])`` from a request body."""
+    if not isinstance(data, dict):
+        raise RequestError("the body must be a JSON object with 'observation' and "
+                           "'action_mask'")
+    missing = [f for f in FIELDS if f not in data]
+    if missing:
+        raise RequestError(f"missing field {missing[0]!r}: expected 'observation' "
+                           f"({OBS_SIZE} numbers) and 'action_mask' ({N_ACTIONS} 0/1)")
+    extra = sorted(set(data) - set(FIELDS))
+    if extra:
+        raise RequestError(f"unknown field {extra[0]!r}: expected only {', '.join(FIELDS)}")
+    obs, mask = data["observation"], data["action_mask"]
+    if not isinstance(obs, list) or len(obs) != OBS_SIZE:
+        got = f"{len(obs)} items" if isinstance(obs, list) else type(obs).__name__
+        raise RequestError(f"'observation' must be a list of {OBS_SIZE} numbers, got {got}",
+                           422)
+    bad = next((i for i, x in enumerate(obs) if isinstance(x, bool)
+                or not isinstance(x, (int, float)) or not math.isfinite(x)), None)
+    if bad is not None:
+        raise RequestError(f"'observation'[{bad}] = {obs[bad]!r} is not a finite number", 422)
+    if not isinstance(mask, list) or len(mask) != N_ACTIONS:
+        got = f"{len(mask)} items" if isinstance(mask, list) else type(mask).__name__
+        raise RequestError(f"'action_mask' must be a list of {N_ACTIONS} 0/1, got {got}", 422)
+    bad = next((i for i, x in enumerate(mask) if isinstance(x, bool) or x not in (0, 1)), None)
+    if bad is not None:
+        raise RequestError(f"'action_mask'[{bad}] = {mask[bad]!r}: expected 0 or 1", 422)
+    if not any(mask):
+        raise RequestError("'action_mask' has no legal action: the seat is not to move", 422)
+    return np.asarray(obs, dtype=np.float32), np.asarray(mask, dtype=np.int8)
+
+
+def create_service_app(spec: str) -> Starlette:
+    robot = load_robot(spec)
+
+    async def info(request: Request) -> JSONResponse:
+        return JSONResponse({"robot": spec, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS})
+
+    def decide(obs: np.ndarray, mask: np.ndarray) -> int:
+        # The robot's own state (a random robot's generator) is reset per request.
+        robot.begin_deal(zlib.crc32(obs.tobytes()) ^ zlib.crc32(mask.tobytes()) << 32)
+        return int(robot.act({"observation": obs, "action_mask": mask}))
+
+    async def act(request: Request) -> JSONResponse:
+        try:
+            try:
+                data = json.loads(await request.body() or b"null")
+            except (ValueError, UnicodeDecodeError) as e:
+                raise RequestError(f"the body is not JSON ({e})") from e
+            obs, mask = parse_request(data)
+        except RequestError as e:
+            return JSONResponse({"error": str(e)}, status_code=e.status)
+        a = decide(obs, mask)
+        if not mask[a]:  # a robot must answer a legal action; never pass an illegal one on
+            return JSONResponse({"error": f"robot {spec!r} chose the illegal action "
+                                 f"{ACTION_LABELS[a]!r}"}, status_code=500)
+        return JSONResponse({"action": a, "label": ACTION_LABELS[a], "robot": spec})
+
+    async def not_found(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"error": f"no such endpoint {request.url.path!r}: use POST /act "
+                             "or GET /info"}, status_code=404)
+
+    async def bad_method(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"error": f"method {request.method} is not allowed on "
+                             f"{request.url.path}"}, status_code=405)
+
+    return Starlette(routes=[Route("/info", info), Route("/act", act, methods=["POST"])],
+                     exception_handlers={404: not_found, 405: bad_method})
+
+
+def serve_robot(spec: str, host: str = "127.0.0.1", port: int = 8765) -> int:
+    import uvicorn
+
+    app = create_service_app(spec)  # a bad spec fails here, before binding
+    print(f"robot {spec} answers POST http://{host}:{port}/act (Ctrl+C to stop)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+    return 0

@@ -1,0 +1,145 @@
+"""The robot service (mariash serve-robot): validation through Starlette's TestClient and
+a real server on loopback answering like the robot itself."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+with warnings.catch_warnings():  # starlette asks for httpx2, which is not needed here
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+import mariash_env  # noqa: E402
+from mariash_env.play.service import create_service_app  # noqa: E402
+from mariash_env.robots import make_robot  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = ROOT / "models" / "robot.onnx"
+
+
+def _observations(n=40, seed=0):
+    """(obs, mask) pairs of the seat to move along a random deal."""
+    e = mariash_env.raw_env()
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        agent = e.agent_selection
+        o = e.observe(agent)
+        out.append((o["observation"].tolist(), o["action_mask"].astype(int).tolist()))
+        e.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+        if all(e.terminations.values()):
+            e.reset(seed=seed + len(out))
+    return out
+
+
+def test_table_robot_answers_as_itself():
+    client = TestClient(create_service_app("table"))
+    info = client.get("/info").json()
+    assert info["robot"] == "table" and info["n_actions"] == mariash_env.N_ACTIONS
+    local = make_robot("table")
+    for obs, mask in _observations():
+        r = client.post("/act", json={"observation": obs, "action_mask": mask})
+        assert r.status_code == 200, r.text
+        want = local.act({"observation": np.array(obs, np.float32),
+                          "action_mask": np.array(mask, np.int8)})
+        assert r.json()["action"] == want and mask[want] == 1
+        assert r.json()["label"] == mariash_env.action_label(want)
+
+
+def test_malformed_requests_get_4xx_naming_the_problem():
+    client = TestClient(create_service_app("random"))
+    obs, mask = _observations(1)[0]
+    n, m = len(obs), len(mask)
+    cases = [
+        (b"{nope", 400, "not JSON"),
+        ([1], 400, "must be a JSON object"),
+        ({"observation": obs}, 400, "missing field 'action_mask'"),
+        ({"observation": obs, "action_mask": mask, "x": 1}, 400, "unknown field 'x'"),
+        ({"observation": obs[:-1], "action_mask": mask}, 422, f"list of {n} numbers, got"),
+        ({"observation": [*obs[:-1], "a"], "action_mask": mask}, 422, f"[{n - 1}] = 'a'"),
+        ({"observation": [*obs[:-1], float("nan")], "action_mask": mask}, 422, "finite"),
+        ({"observation": obs, "action_mask": mask + [0]}, 422, f"list of {m} 0/1"),
+        ({"observation": obs, "action_mask": [2] + mask[1:]}, 422, "[0] = 2: expected 0 or 1"),
+        ({"observation": obs, "action_mask": [0] * m}, 422, "no legal action"),
+    ]
+    for body, status, words in cases:
+        if isinstance(body, bytes):
+            r = client.post("/act", content=body)
+        else:
+            r = client.post("/act", content=json.dumps(body))
+        assert r.status_code == status, (body if isinstance(body, bytes) else words, r.text)
+        assert words in r.json()["error"]
+    assert client.get("/act").status_code == 405
+    assert "no such endpoint" in client.get("/").json()["error"]
+
+
+def test_stateless_random_robot_same_request_same_answer():
+    client = TestClient(create_service_app("random"))
+    obs, mask = next((o, m) for o, m in _observations() if sum(m) > 3)
+    answers = {client.post("/act", json={"observation": obs, "action_mask": mask}).json()
+               ["action"] for _ in range(5)}
+    assert len(answers) == 1
+
+
+def test_searching_robots_and_bad_specs_refused():
+    with pytest.raises(ValueError, match="cannot answer from an observation"):
+        create_service_app("pimc")
+    out = subprocess.run([sys.executable, "-m", "mariash_env.play.cli", "serve-robot",
+                          "onnx:nowhere.onnx"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.startswith("error: ") and "Traceback" not in \
+        out.stderr
+    out = subprocess.run([sys.executable, "-m", "mariash_env.play.cli", "serve-robot", "table",
+                          "--port", "99999"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 2 and "invalid port 99999" in out.stderr
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_onnx_robot_served_on_loopback():
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mariash_env.play.cli", "serve-robot",
+                             f"onnx:{MODEL}", "--port", str(port)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            if proc.poll() is not None:
+                pytest.fail(proc.stdout.read())
+            try:
+                info = json.load(urllib.request.urlopen(url + "/info", timeout=1))
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert info["robot"] == f"onnx:{MODEL}"
+        local = make_robot(f"onnx:{MODEL}")
+        for obs, mask in _observations(15, seed=3):
+            req = urllib.request.Request(url + "/act", method="POST", data=json.dumps(
+                {"observation": obs, "action_mask": mask}).encode())
+            got = json.load(urllib.request.urlopen(req, timeout=10))
+            want = local.act({"observation": np.array(obs, np.float32),
+                              "action_mask": np.array(mask, np.int8)})
+            assert got["action"] == want
+        req = urllib.request.Request(url + "/act", method="POST", data=b"[]")
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=10)
+        assert e.value.code == 400 and "JSON object" in json.load(e.value)["error"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
