@@ -164,3 +164,19 @@ def test_series_tie_breaks_and_shared_places():
     parties = [_meta(w, (3, 3)), _meta(w, (3, 3)), _meta(w, (3, 3)), _meta(w, (-9, -9), (5, 0))]
     rows = series_table(parties, "week", key)
     assert [r["place"] for r in rows] == [1, 1]  # all equal: a shared place
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--rules", "licitovany"], "unknown rules 'licitovany'"),
+    (["--robots", "table"], "expected two robots"),
+    (["--robots", "table,onnx:none.onnx"], "cannot seat robot 'onnx:none.onnx'"),
+    (["--port", "0"], "invalid port 0"),
+    (["--web", "--terminal"], "not allowed with argument"),
+])
+def test_play_command_refuses_bad_input(tmp_path, args, words):
+    out = subprocess.run([sys.executable, "-m", "mariash_env.play", "--save-dir",
+                          str(tmp_path), "--no-browser", *args],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: ") and words in \
+        out.stderr

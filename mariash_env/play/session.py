@@ -146,6 +146,11 @@ class PlaySession:
             raise PlayError(f"stale request: it answers move {move}, the table is at move "
                             f"{self.move} (reload the state)", 409)
 
+    def _expect(self, session_id: str, move: Any, waiting: str, refusal: str) -> None:
+        self._check(session_id, move)
+        if self.waiting != waiting:
+            raise PlayError(f"{refusal}: the table waits for {self.waiting}", 409)
+
     @property
     def waiting(self) -> str:
         """Who the table waits for: human, robot, next_deal or partie_over."""
@@ -156,9 +161,7 @@ class PlaySession:
 
     def act(self, session_id: str, move: Any, label: Any) -> dict[str, Any]:
         """The human's action ``label`` answering state ``move``."""
-        self._check(session_id, move)
-        if self.waiting != "human":
-            raise PlayError(f"not your turn: the table waits for {self.waiting}", 409)
+        self._expect(session_id, move, "human", "not your turn")
         if not isinstance(label, str):
             raise PlayError(f"invalid action {label!r}: expected an action label string, "
                             f"legal now: {self.game.legal_labels()}", 400)
@@ -171,23 +174,18 @@ class PlaySession:
 
     def advance(self, session_id: str, move: Any) -> dict[str, Any]:
         """One robot move (the robot to move decides from its own seat's view)."""
-        self._check(session_id, move)
-        if self.waiting != "robot":
-            raise PlayError(f"no robot is to move: the table waits for {self.waiting}", 409)
+        self._expect(session_id, move, "robot", "no robot is to move")
         g = self.game
-        seat = g.to_move
-        robot = self.robots[seat]
-        view = SeatView.from_game(g, seat)
-        a = robot.act_view(view) if robot.wants_view else robot.act(view.observation_dict())
+        # act_view: a searching robot samples worlds from the view, others read its
+        # observation (robots/base.py)
+        a = self.robots[g.to_move].act_view(SeatView.from_game(g, g.to_move))
         self._apply(action_label(g.check(int(a))))  # a robot's illegal move raises here
         self._undo_ok = False
         return self.state()
 
     def next_deal(self, session_id: str, move: Any) -> dict[str, Any]:
         """Gather, cut and deal the next deal once the human has seen the settlement."""
-        self._check(session_id, move)
-        if self.waiting != "next_deal":
-            raise PlayError(f"the deal is not over: the table waits for {self.waiting}", 409)
+        self._expect(session_id, move, "next_deal", "the deal is not over")
         self._next()
         self._undo_ok = False
         return self.state()

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
@@ -60,19 +61,22 @@ def create_app(new_session: Callable[[], PlaySession]) -> Starlette:
             raise PlayError(f"unknown field {extra[0]!r}: expected only {', '.join(fields)}")
         return data
 
+    def locked(call: Callable[..., dict[str, Any]], **data: Any) -> dict[str, Any]:
+        with lock:
+            return call(table["session"], **data)
+
     def endpoint(fields: tuple[str, ...], call: Callable[..., dict[str, Any]]):
         async def handle(request: Request) -> JSONResponse:
             try:
                 data = await body(request, fields)
-                with lock:
-                    return JSONResponse(call(table["session"], **data))
+                # in a worker thread: a searching robot must not stall the server
+                return JSONResponse(await run_in_threadpool(locked, call, **data))
             except PlayError as e:
                 return _error(str(e), e.status)
         return handle
 
     async def state(request: Request) -> JSONResponse:
-        with lock:
-            return JSONResponse(table["session"].state())
+        return JSONResponse(await run_in_threadpool(locked, lambda s: s.state()))
 
     def new(s: PlaySession, session: str, move: Any) -> dict[str, Any]:
         s._check(session, move)  # a stale tab must not throw the partie away
