@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mariash_env.play.series import period_of, series_table
-from mariash_env.play.session import PlayError, PlaySession
+from mariash_env.play.session import PlayError, PlaySession, latest_unfinished
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
@@ -172,6 +172,7 @@ def test_series_tie_breaks_and_shared_places():
     (["--robots", "table,onnx:none.onnx"], "cannot seat robot 'onnx:none.onnx'"),
     (["--port", "0"], "invalid port 0"),
     (["--web", "--terminal"], "not allowed with argument"),
+    (["--resume"], "no unfinished partie in"),
 ])
 def test_play_command_refuses_bad_input(tmp_path, args, words):
     out = subprocess.run([sys.executable, "-m", "mariash_env.play", "--save-dir",
@@ -199,3 +200,38 @@ def test_undo_of_the_action_that_ended_a_deal_unsaves_it(tmp_path):
     assert s.records_path.read_text() == ""  # the undone deal is no longer saved
     meta = json.loads((s.save_dir / f"{s.id}.json").read_text())
     assert meta["deals"] == 0 and not meta["complete"]
+
+
+def test_resume_after_a_restart(tmp_path):
+    rng = random.Random(2)
+    s = _session(tmp_path)
+    for _ in range(60):  # into the second deal
+        st = s.state()
+        if s.waiting == "robot":
+            s.advance(s.id, s.move)
+        elif s.waiting == "human":
+            s.act(s.id, s.move, rng.choice(st["legal"]))
+        else:
+            s.next_deal(s.id, s.move)
+    st = s.state()
+    assert latest_unfinished(tmp_path) == s.session_path
+    again = PlaySession.resume(s.session_path, clock=lambda: T0)
+    assert again.state() == st
+    # it plays on, and its records are the same file, still replaying
+    if again.waiting == "robot":
+        again.advance(again.id, again.move)
+    with pytest.raises(PlayError, match="stale"):  # the old tab's move is refused
+        again.act(again.id, st["move"], "good")
+
+
+def test_resume_refuses_a_broken_file_and_keeps_it(tmp_path):
+    s = _session(tmp_path)
+    _until_human(s)
+    data = json.loads(s.session_path.read_text())
+    data["log"].insert(0, ["act", "play:Aa"])
+    s.session_path.write_text(json.dumps(data))
+    with pytest.raises(PlayError, match="cannot resume .*illegal action 'play:Aa'"):
+        PlaySession.resume(s.session_path)
+    assert json.loads(s.session_path.read_text()) == data  # nothing lost
+    with pytest.raises(PlayError, match="cannot resume"):
+        PlaySession.resume(tmp_path / "missing.session.json")

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from ..cli import ArgumentParser, fail
-from .session import PlayError, PlaySession, check_rules, parse_robots
+from .session import PlayError, PlaySession, check_rules, latest_unfinished, parse_robots
 
 DEFAULT_SAVE = Path.home() / ".mariash" / "parties"
 
@@ -38,6 +38,8 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--seed", type=int, default=None, help="shuffle of the partie")
     ap.add_argument("--save-dir", type=Path, default=DEFAULT_SAVE,
                     help=f"where parties are saved (default {DEFAULT_SAVE})")
+    ap.add_argument("--resume", action="store_true",
+                    help="go on with the last unfinished partie in --save-dir (its robots)")
     ap.add_argument("--host", default="127.0.0.1", help="web: address to bind")
     ap.add_argument("--port", type=_port, default=8000, help="web: port (default 8000)")
     ap.add_argument("--no-browser", action="store_true", help="web: do not open a browser")
@@ -52,7 +54,13 @@ def play(args: argparse.Namespace) -> int:
             return PlaySession(robots, save_dir=args.save_dir, human_seat=args.seat,
                                name=args.name, seed=args.seed)
 
-        first = new_session()  # bad robots or an unwritable folder fail here, before serving
+        if args.resume:
+            path = latest_unfinished(args.save_dir)
+            if path is None:
+                raise PlayError(f"no unfinished partie in {args.save_dir} to resume")
+            first = PlaySession.resume(path)
+        else:
+            first = new_session()  # bad robots or an unwritable folder fail here
     except (PlayError, OSError) as e:
         fail(e)
     if args.terminal:

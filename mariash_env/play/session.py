@@ -36,6 +36,7 @@ RULES = ("voleny",)
 ROLES = ("forhont", "middlehand", "dealer")
 CARD_HEADS = ("trump", "discard", "play")
 BETS = ("game", "seven", "seven_against", "hundred_against")
+SESSION_FORMAT = "mariash-session/1"
 _BLOCKS = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}
 
 
@@ -45,6 +46,25 @@ class PlayError(ValueError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    """Write atomically: a temporary file, then a rename."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def latest_unfinished(save_dir: str | os.PathLike) -> Path | None:
+    """The most recently changed saved session whose partie is not over."""
+    found = []
+    for p in Path(save_dir).glob("*.session.json"):
+        try:
+            if not json.loads(p.read_text(encoding="utf-8")).get("over", True):
+                found.append((p.stat().st_mtime, p))
+        except (OSError, ValueError, AttributeError):
+            continue  # not a session file: nothing to resume there
+    return max(found)[1] if found else None
 
 
 def _on_card(label: str) -> bool:
@@ -99,6 +119,7 @@ class PlaySession:
         if not isinstance(human_seat, int) or not 0 <= human_seat <= 2:
             raise PlayError(f"invalid human seat {human_seat!r}: expected 0, 1 or 2")
         specs = parse_robots(robots)
+        self.specs, self.name = specs, name
         self.rules = rules
         self.human = human_seat
         self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
@@ -119,7 +140,7 @@ class PlaySession:
         self.deals: list[dict[str, Any]] = []  # each finished deal's settlement lines
         self._undo_ok = False
         self._saving = True
-        self._new_game()
+        self._new_game()  # the session file is written at the first change (checkpoint)
 
     def _spec_name(self, specs: list[str], seat: int) -> str:
         i = [s for s in range(3) if s != self.human].index(seat)
@@ -170,6 +191,7 @@ class PlaySession:
                             f"{self.game.legal_labels()}", 422)
         self._apply(label)
         self._undo_ok = True
+        self.checkpoint()
         return self.state()
 
     def advance(self, session_id: str, move: Any) -> dict[str, Any]:
@@ -181,6 +203,7 @@ class PlaySession:
         a = self.robots[g.to_move].act_view(SeatView.from_game(g, g.to_move))
         self._apply(action_label(g.check(int(a))))  # a robot's illegal move raises here
         self._undo_ok = False
+        self.checkpoint()
         return self.state()
 
     def next_deal(self, session_id: str, move: Any) -> dict[str, Any]:
@@ -188,6 +211,7 @@ class PlaySession:
         self._expect(session_id, move, "next_deal", "the deal is not over")
         self._next()
         self._undo_ok = False
+        self.checkpoint()
         return self.state()
 
     def undo(self, session_id: str, move: Any) -> dict[str, Any]:
@@ -198,18 +222,56 @@ class PlaySession:
                             "robot acts", 409)
         # The engine has no undo: replay the partie (same seed, same cuts) without the
         # last action.  The replay must not log the moves again as shown events.
-        log, events, move = self.log[:-1], self.events[:-1], self.move
+        events, move = self.events[:-1], self.move
         had = len(self.game.records)
-        self.log, self.deals = [], []
-        self._new_game()
-        self._saving = False
-        for kind, val in log:
-            self._apply(val) if kind == "act" else self._next()
-        self._saving = True
+        self._replay(self.log[:-1])
         self.events, self.move, self._undo_ok = events, move + 1, False
         if len(self.game.records) != had:  # the undone action had ended a deal
             self.save()
+        self.checkpoint()
         return self.state()
+
+    def _replay(self, log: list[tuple[str, Any]]) -> None:
+        """Rebuild the game from the start through ``log`` (nothing saved meanwhile)."""
+        self.log, self.deals, self.events, self.move = [], [], [], 0
+        self._new_game()
+        self._saving = False
+        try:
+            for kind, val in log:
+                self._apply(val) if kind == "act" else self._next()
+        finally:
+            self._saving = True
+
+    # --- resuming after a restart -----------------------------------------------------
+    @property
+    def session_path(self) -> Path:
+        return self.save_dir / f"{self.id}.session.json"
+
+    def checkpoint(self) -> None:
+        """Write what rebuilds this session (:meth:`resume`): its set-up and every change."""
+        _write_json(self.session_path, {
+            "format": SESSION_FORMAT, "id": self.id, "rules": self.rules, "seed": self.seed,
+            "robots": self.specs, "human_seat": self.human, "name": self.name,
+            "started": self.started, "move": self.move, "over": self.game.partie_over,
+            "undo_ok": self._undo_ok,
+            "log": [[k, v] for k, v in self.log]})
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike, **kw: Any) -> PlaySession:
+        """The session saved at ``path`` (a ``*.session.json``), at the move it was left."""
+        try:
+            d = json.loads(Path(path).read_text(encoding="utf-8"))
+            if d.get("format") != SESSION_FORMAT:
+                raise ValueError(f"not a {SESSION_FORMAT} file")
+            s = cls(d["robots"], save_dir=Path(path).parent, human_seat=d["human_seat"],
+                    name=d["name"], seed=d["seed"], rules=d["rules"], session_id=d["id"],
+                    **kw)
+            s.started = d["started"]
+            s._replay([(k, v) for k, v in d["log"]])
+            s.move, s._undo_ok = int(d["move"]), bool(d["undo_ok"])
+        except (OSError, ValueError, KeyError, TypeError, IllegalActionError) as e:
+            raise PlayError(f"cannot resume {str(path)!r}: {e}") from e
+        return s
 
     def run_robots(self) -> dict[str, Any]:
         """Let the robots move until the human is to act or the deal is over."""
@@ -267,10 +329,7 @@ class PlaySession:
             "players": [{"seat": s, "name": self.names[s], "score": self.game.scores[s],
                          "actor_wins": wins[s]} for s in range(3)],
         }
-        path = self.save_dir / f"{self.id}.json"
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
+        _write_json(self.save_dir / f"{self.id}.json", meta)
 
     # --- what the human sees ----------------------------------------------------------
     def _obs(self) -> np.ndarray:
