@@ -4,6 +4,10 @@ same play and settlement as :class:`mariash_env.game.Game` (RULES.md §2 deals a
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -246,3 +250,17 @@ def test_openspiel_robot_arguments_are_checked():
         make_robot("os_ismcts(simulations=0)")
     with pytest.raises(ValueError, match="unknown argument 'worlds'"):
         make_robot("os_random(worlds=3)")
+
+
+def test_policy_gradient_example_runs():
+    """examples/openspiel_policy_gradient.py trains for a second and plays in the arena."""
+    pytest.importorskip("torch")
+    root = Path(__file__).resolve().parents[1]
+    p = subprocess.run(
+        [sys.executable, "-W", "ignore", "examples/openspiel_policy_gradient.py",
+         "--seconds", "1", "--eval", "2", "--hidden", "16"],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "self-play deals in 1 s" in p.stdout
+    assert "os_a2c" in p.stdout and "table" in p.stdout
