@@ -216,6 +216,7 @@ class _Context:
         self.rules = rules
         self.rv = rules.vector()
         self._dealer_game = Game(rules, records=False)
+        self.mask = np.zeros(A.N_ACTIONS, dtype=np.int8)  # scratch for legal_actions
 
     def __deepcopy__(self, memo: dict) -> _Context:
         return self
@@ -316,7 +317,7 @@ class MariashState(pyspiel.State):
         return st is not None and st[S.PHASE] == S.PH_DONE and bool(st[S.PARTIE_DONE])
 
     def _legal_actions(self, player: int) -> list[int]:
-        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        mask = self._g.mask
         legal_actions(self.st, self._g.rv, mask)
         return np.flatnonzero(mask).tolist()
 

@@ -264,3 +264,16 @@ def test_policy_gradient_example_runs():
     assert p.returncode == 0, p.stderr
     assert "self-play deals in 1 s" in p.stdout
     assert "os_a2c" in p.stdout and "table" in p.stdout
+
+
+def test_api_benchmark_runs():
+    """scripts/bench_apis.py (the README's research-section figures) runs every row."""
+    root = Path(__file__).resolve().parents[1]
+    p = subprocess.run(
+        [sys.executable, "scripts/bench_apis.py", "--seconds", "0.05", "--num-envs", "8"],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    for row in ("PettingZoo AEC", "VectorEnv (8 games)", "OpenSpiel game", "sample_worlds",
+                "search.solve"):
+        assert row in p.stdout
