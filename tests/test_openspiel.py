@@ -277,3 +277,16 @@ def test_api_benchmark_runs():
     for row in ("PettingZoo AEC", "VectorEnv (8 games)", "OpenSpiel game", "sample_worlds",
                 "search.solve"):
         assert row in p.stdout
+
+
+def test_openspiel_module_and_bots_import_no_torch():
+    """mariash_env stays torch-free with the OpenSpiel game and its IS-MCTS robot."""
+    code = (
+        "import sys, mariash_env.openspiel as o; from mariash_env.robots import make_robot; "
+        "r = make_robot('os_ismcts(simulations=2)'); r.bot(r._game(o.make_rules(deals=1)), 0); "
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
+    root = Path(__file__).resolve().parents[1]
+    p = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
