@@ -125,6 +125,8 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
         raise RulesError(f"invalid max_flek {mf!r}: expected 0..20, or -1 for unlimited")
     if cap == 0:
         cap = None
+    elif isinstance(cap, int) and cap < 0:
+        raise RulesError(f"invalid payment_cap {cap!r}: expected groše > 0, or 0 for none")
     return make_rules(
         rules=p["rules"], deals=p["deals"], tariff=p["tariff"],
         killed_seven=p["killed_seven"], max_flek=mf, payment_cap=cap,

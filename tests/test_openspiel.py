@@ -93,6 +93,8 @@ def test_game_type_and_info_are_true_to_the_game():
     ({"max_flek": -2}, "max_flek"),
     ({"deals": 0}, "deals"),
     ({"killed_seven": 4}, "killed_seven"),
+    ({"payment_cap": -5}, "payment_cap -5: expected groše > 0, or 0 for none"),
+    ({"foo": 1}, "Unknown parameter 'foo'"),
 ])
 def test_bad_parameters_are_refused_by_name(params, fragment):
     with pytest.raises((RulesError, pyspiel.SpielError, ValueError), match=fragment):
