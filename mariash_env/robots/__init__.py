@@ -6,7 +6,9 @@ neural policies (ONNX, no torch needed).
 * ``"random"`` -- :class:`RandomRobot` (uniform over the legal actions);
 * ``"table"`` -- :class:`TableRobot` (the deterministic rule-based robot, seeds 001/003);
 * ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts);
-* ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily).
+* ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily);
+* ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
+  (:class:`mariash_env.openspiel.OpenSpielRobot`; needs ``open_spiel``, imported lazily).
 
 Keyword arguments may also be written into the spec, ``"pimc(worlds=8, time_limit=0.5)"``.
 
@@ -35,7 +37,7 @@ __all__ = [
     "check_robot_args",
 ]
 
-ROBOT_NAMES = ("random", "table", "pimc", "onnx:PATH")
+ROBOT_NAMES = ("random", "table", "pimc", "onnx:PATH", "os_random", "os_ismcts")
 
 
 def __getattr__(name: str) -> Any:
@@ -96,6 +98,13 @@ _ARGS: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
         "solve_bidding": (lambda v: isinstance(v, bool), "True or False"),
         "simulate_discards": (lambda v: isinstance(v, bool), "True or False"),
     },
+    "os_random": {"seed": (lambda v: v is None or is_int(v), "an int or None")},
+    "os_ismcts": {
+        "simulations": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
+        "rollouts": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
+        "uct_c": (lambda v: _real(v) and 0 < v < math.inf, "a number > 0"),
+        "seed": (lambda v: v is None or is_int(v), "an int or None"),
+    },
     "onnx": {
         "threads": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
         "providers": (lambda v: v is None or _strings(v), "a list of provider names or None"),
@@ -139,6 +148,10 @@ def make_robot(name: str, **kw: Any) -> Robot:
         return TableRobot(**kw)
     if base == "pimc":
         return PIMCRobot(**kw)
+    if base in ("os_random", "os_ismcts"):
+        from ..openspiel import OpenSpielRobot
+
+        return OpenSpielRobot(base[3:], **kw)
     from .onnx_robot import OnnxRobot
 
     return OnnxRobot(base[len("onnx:"):], **kw)
