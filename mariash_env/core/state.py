@@ -286,26 +286,6 @@ def read64(states: np.ndarray, off: int, n: int) -> np.ndarray:
     return (states[..., off + 1:off + 2 * n:2].astype(np.int64) << 32) | lo
 
 
-@njit
-def popcount(m):
-    m = np.int64(m)
-    n = 0
-    while m:
-        m &= m - 1
-        n += 1
-    return n
-
-
-@njit
-def lowest(m):
-    """Index of the lowest set bit (m != 0)."""
-    i = 0
-    m = np.int64(m)
-    while not (m >> i) & 1:
-        i += 1
-    return i
-
-
 # --- a small, exactly reproducible generator kept inside the state (xorshift128) ---
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from .. import actions as A
 from ..core.engine import apply_action, legal_actions
 from ..core.jit import njit
-from ..core.play import held_marriages, legal_cards, play_card, trump_suit
+from ..core.play import held_marriages, legal_cards, play_card
 from ..core.state import (
     AN_SEDMA,
     AN_STO,
@@ -89,12 +89,12 @@ from ..core.state import (
     TRUMP_CARD,
     TRUMP_PUBLIC,
     getm,
-    popcount,
     rng_next,
     seed_words,
     setm,
 )
 from ..core.tables import ALL, BLIND_POS, POS_SEAT
+from ..core.tricks import popcount, trump_suit
 from ..rules import rules_vector as _rules_vector
 
 LOC_NEXT, LOC_PREV, LOC_REST = 0, 1, 2
