@@ -348,18 +348,24 @@ def _apply_trump(st, rules, seat, a):
 
 
 @njit_inline
-def _apply_contract(st, rules, seat, a):
-    """§4.1–4.2: the named contract makes its player the actor, who discards next."""
-    if a == A.CONTRACT_SUIT:
-        st[CONTRACT] = C_SUIT
-    elif a == A.CONTRACT_BETL:
-        st[CONTRACT] = C_BETL
-        st[BETL_SEAT] = seat
-    else:
-        st[CONTRACT] = C_DURCH
+def _name_contract(st, seat, con):
+    """§4.4: the last contract named makes its player the actor, who discards next."""
+    st[CONTRACT] = con
     st[ACTOR] = seat
     st[PHASE] = PH_DISCARD
     st[NDISC] = 0
+
+
+@njit_inline
+def _apply_contract(st, rules, seat, a):
+    """§4.1–4.2: the named contract makes its player the actor, who discards next."""
+    if a == A.CONTRACT_SUIT:
+        _name_contract(st, seat, C_SUIT)
+    elif a == A.CONTRACT_BETL:
+        st[BETL_SEAT] = seat
+        _name_contract(st, seat, C_BETL)
+    else:
+        _name_contract(st, seat, C_DURCH)
 
 
 @njit_inline
@@ -422,11 +428,8 @@ def _apply_betl_answer(st, rules, seat, a):
     else:
         st[DURCH_SEAT] = seat
         _take_talon(st, seat)
-        st[CONTRACT] = C_DURCH
-        st[ACTOR] = seat
         st[CHOOSER] = seat
-        st[PHASE] = PH_DISCARD
-        st[NDISC] = 0
+        _name_contract(st, seat, C_DURCH)
 
 
 @njit_inline

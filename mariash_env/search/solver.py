@@ -91,6 +91,19 @@ from ..rules import rules_vector as _rules_vector
 _inline = numba.njit(inline="always")
 _apply_inline = _inline(apply_action.py_func)
 
+
+@_inline
+def _kq_holder(h0, h1, h2, s):
+    """Seat + 1 of the hand holding both king and queen of suit ``s`` (§7), 0: none."""
+    kq = np.int64(3) << (8 * s + 5)
+    if h0 & kq == kq:
+        return 1
+    if h1 & kq == kq:
+        return 2
+    if h2 & kq == kq:
+        return 3
+    return 0
+
 INF = np.int64(1) << 40
 MAXD = 32
 TT_CA = 10  # table bounds per actor card points so far: 0, 10, ..., 90
@@ -233,14 +246,7 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     npend = 0
     for s in range(4):
         if st[MARR_SEAT + s] < 0:
-            kq = np.int64(3) << (8 * s + 5)
-            p = 0
-            if h0 & kq == kq:
-                p = 1
-            elif h1 & kq == kq:
-                p = 2
-            elif h2 & kq == kq:
-                p = 3
+            p = _kq_holder(h0, h1, h2, s)
             if p:
                 pend |= np.int64(p) << (4 * s)
                 npend += 1
@@ -534,14 +540,7 @@ def _bound_row(st, rules, sc, ctx, fr):
     h2 = getm(st, HAND + 2)
     code = np.int64(0)
     for s in range(4):
-        kq = np.int64(3) << (8 * s + 5)
-        p = 0
-        if h0 & kq == kq:
-            p = 1
-        elif h1 & kq == kq:
-            p = 2
-        elif h2 & kq == kq:
-            p = 3
+        p = _kq_holder(h0, h1, h2, s)
         code = (code << 4) | (p << 2) | (st[MARR_SEAT + s] + 1)
     s7 = np.int64(1) << (ctx[X_TRUMP] * 8)
     holder = 1 if h0 & s7 else (2 if h1 & s7 else (3 if h2 & s7 else 0))
