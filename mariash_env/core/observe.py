@@ -49,14 +49,13 @@ from .state import (
     TLEAD,
     TO_MOVE,
     TOOK,
-    TRICK_N,
     TRICK_NO,
-    TRICKS,
     TRUMP_CARD,
     TRUMP_PUBLIC,
     get64,
     getm,
 )
+from .tricks import trick_card, trick_cards, tricks_begun
 
 OBS_VERSION = 1
 
@@ -233,15 +232,14 @@ def encode(st, me, out, omniscient):
         out[O_BLIND] = 1.0
     # Card play, in order: who led each trick and who played what.
     ntr = st[TRICK_NO]
-    for t in range(min(ntr + 1, 10)):
-        lead = st[TLEAD + t]
-        if lead < 0:
+    for t in range(tricks_begun(st)):
+        n = trick_cards(st, t)
+        if n == 0:
             break
-        _rel_onehot(out, O_TRICK_LEADER + 3 * t, lead, me)
-        cnt = 3 if t < ntr else st[TRICK_N]
-        for j in range(cnt):
-            c = st[TRICKS + 3 * t + j]
-            r = (lead + j - me) % 3
+        _rel_onehot(out, O_TRICK_LEADER + 3 * t, st[TLEAD + t], me)
+        for j in range(n):
+            p, c = trick_card(st, t, j)
+            r = (p - me) % 3
             out[O_PLAYED_BY + 32 * r + c] = 1.0
             out[O_PLAYED_IN + 10 * c + t] = 1.0
             if t == ntr and j < 2:

@@ -1,5 +1,5 @@
 """The card vocabulary of trick play, once (RULES.md §1, §6): rank strength with and
-without trumps, beating, the trick winner, and popcount / lowest / highest of a card
+without trumps, beating, the trick winner, the walk over the tricks played, and popcount / lowest / highest of a card
 set (a 32-bit mask, bit ``c`` = card ``suit * 8 + rank``).
 
 Compiled functions for the core, the search and the vector kernels; the tables
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import PLAIN_STRENGTH, TRUMP_STRENGTH
-from .jit import njit
-from .state import C_SUIT, CONTRACT, TRICK_NO, TRICKS, TRUMP_CARD
+from .jit import njit, njit_inline
+from .state import C_SUIT, CONTRACT, TLEAD, TRICK_N, TRICK_NO, TRICKS, TRUMP_CARD
 from .tables import ABOVE_PLAIN, ABOVE_TRUMP
 
 # Ranks (indices 7 8 9 T J Q K A) from the weakest to the strongest card of a suit.
@@ -21,7 +21,8 @@ TRUMP_ORDER = np.argsort(TRUMP_STRENGTH).astype(np.int64)  # 7 8 9 J Q K T A
 PLAIN_ORDER = np.argsort(PLAIN_STRENGTH).astype(np.int64)  # 7 8 9 T J Q K A
 
 __all__ = ["TRUMP_STRENGTH", "PLAIN_STRENGTH", "TRUMP_ORDER", "PLAIN_ORDER", "popcount",
-           "lowest", "highest", "strength", "beats", "trump_suit", "trick_best"]
+           "lowest", "highest", "strength", "beats", "trump_suit", "trick_best",
+           "tricks_begun", "trick_cards", "trick_card"]
 
 
 @njit
@@ -95,3 +96,33 @@ def trick_best(st, n):
             best = c
             bi = j
     return bi
+
+
+# --- the walk over the tricks played so far, in play order:
+#     for t in range(tricks_begun(st)):
+#         n = trick_cards(st, t)
+#         if n == 0:
+#             break
+#         for j in range(n):
+#             seat, c = trick_card(st, t, j)
+
+
+@njit_inline
+def tricks_begun(st):
+    """How many tricks to walk: the finished ones and the current one (at most 10)."""
+    return min(st[TRICK_NO] + 1, 10)
+
+
+@njit_inline
+def trick_cards(st, t):
+    """§6: cards of trick ``t`` played so far: 3 once it is complete, the current
+    trick's count, 0 before it is led (its leader still -1)."""
+    if st[TLEAD + t] < 0:
+        return 0
+    return 3 if t < st[TRICK_NO] else st[TRICK_N]
+
+
+@njit_inline
+def trick_card(st, t, j):
+    """``(seat, card)`` of the ``j``-th card of trick ``t`` (play order from its leader)."""
+    return (st[TLEAD + t] + j) % 3, st[TRICKS + 3 * t + j]

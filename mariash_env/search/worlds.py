@@ -85,7 +85,6 @@ from ..core.state import (
     TOOK,
     TRICK_N,
     TRICK_NO,
-    TRICKS,
     TRUMP_CARD,
     TRUMP_PUBLIC,
     getm,
@@ -94,7 +93,15 @@ from ..core.state import (
     setm,
 )
 from ..core.tables import ALL, BLIND_POS, POS_SEAT
-from ..core.tricks import highest, lowest, popcount, trump_suit
+from ..core.tricks import (
+    highest,
+    lowest,
+    popcount,
+    trick_card,
+    trick_cards,
+    tricks_begun,
+    trump_suit,
+)
 from ..rules import rules_vector as _rules_vector
 
 LOC_NEXT, LOC_PREV, LOC_REST = 0, 1, 2
@@ -140,14 +147,13 @@ def played_by(st):
     out = np.zeros(3, dtype=np.int64)
     if st[PHASE] < PH_PLAY:
         return out
-    ntr = st[TRICK_NO]
-    for t in range(min(ntr + 1, 10)):
-        lead = st[TLEAD + t]
-        if lead < 0:
+    for t in range(tricks_begun(st)):
+        n = trick_cards(st, t)
+        if n == 0:
             break
-        cnt = 3 if t < ntr else st[TRICK_N]
-        for j in range(cnt):
-            out[(lead + j) % 3] |= _bit(st[TRICKS + 3 * t + j])
+        for j in range(n):
+            p, c = trick_card(st, t, j)
+            out[p] |= _bit(c)
     return out
 
 
@@ -317,16 +323,13 @@ def _allow_by_play(st, me, rules, hidden, allow, locbit):
     queen played without announcing the marriage (§7) places or excludes its partner."""
     trump = trump_suit(st)
     sc = st.copy()
-    ntr = st[TRICK_NO]
     kq_seen = np.zeros(3, dtype=np.int64)
-    for t in range(min(ntr + 1, 10)):
-        lead = st[TLEAD + t]
-        if lead < 0:
+    for t in range(tricks_begun(st)):
+        n = trick_cards(st, t)
+        if n == 0:
             break
-        cnt = 3 if t < ntr else st[TRICK_N]
-        for j in range(cnt):
-            p = (lead + j) % 3
-            c = st[TRICKS + 3 * t + j]
+        for j in range(n):
+            p, c = trick_card(st, t, j)
             if p == me:
                 continue
             b = locbit[p]
@@ -808,18 +811,15 @@ def _tricks_replay(w, rules, pb):
     for k in range(4):
         sc[MARR_SEAT + k] = -1
         sc[MARR_ORD + k] = -1
-    ntr = w[TRICK_NO]
     sc[LEADER] = w[TLEAD]
-    for t in range(min(ntr + 1, 10)):
-        lead = w[TLEAD + t]
-        if lead < 0:
+    for t in range(tricks_begun(w)):
+        n = trick_cards(w, t)
+        if n == 0:
             break
-        if lead != sc[LEADER]:
+        if w[TLEAD + t] != sc[LEADER]:
             return False
-        cnt = 3 if t < ntr else w[TRICK_N]
-        for j in range(cnt):
-            p = (lead + j) % 3
-            c = w[TRICKS + 3 * t + j]
+        for j in range(n):
+            p, c = trick_card(w, t, j)
             if not (legal_cards(sc, p) >> c) & 1:
                 return False
             play_card(sc, rules, p, c)
