@@ -55,3 +55,27 @@ def test_strongest_and_weakest_are_by_strength_not_by_code():
 def test_search_uses_the_core_tables():
     """No second copy of the trump order: the solver's names are the core's."""
     assert solver.ORDER_TRUMP is T.TRUMP_ORDER and solver.beats is T.beats
+
+
+def test_walk_over_the_tricks_played():
+    """The walk yields every played card once, in play order, by the seat that played it."""
+    from mariash_env.core import state as S
+    from mariash_env.search import random_position
+    from mariash_env.search.worlds import played_by
+
+    for seed in range(40):
+        st = random_position(seed, plays=seed % 30)
+        seen, by, order = 0, [0, 0, 0], []
+        for t in range(T.tricks_begun(st)):
+            n = T.trick_cards(st, t)
+            if n == 0:
+                break
+            for j in range(n):
+                seat, c = T.trick_card(st, t, j)
+                assert not (seen >> c) & 1
+                seen |= 1 << c
+                by[seat] |= 1 << c
+                order.append(c)
+        assert seen == S.getm(st, S.PLAYED)
+        assert by == [int(x) for x in played_by(st)]
+        assert len(order) == 3 * st[S.TRICK_NO] + st[S.TRICK_N]
