@@ -169,6 +169,7 @@ import numba
 import numpy as np
 
 from .actions import N_ACTIONS
+from .core import engine as E
 from .core import state as S
 from .core.deal import shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
@@ -240,10 +241,13 @@ def _inline_core(func, **callees):
     return numba.njit(inline="always")(clone)
 
 
-# The step kernel's calls into the core and their hottest callees (~15 % of a step).
-_legal_actions_inline = _inline_core(legal_actions, legal_cards=_inline_core(legal_cards),
-                                     can_lay_down=_inline_core(can_lay_down))
-_apply_action_inline = _inline_core(apply_action, play_card=_inline_core(play_card))
+# The step kernel's calls into the core and their hottest callees (~15 % of a step): the
+# dispatch, the play phase's functions (inline already) and what they call.
+_legal_actions_inline = _inline_core(
+    legal_actions, _legal_play=_inline_core(E._legal_play, legal_cards=_inline_core(legal_cards),
+                                            can_lay_down=_inline_core(can_lay_down)))
+_apply_action_inline = _inline_core(
+    apply_action, _apply_play=_inline_core(E._apply_play, play_card=_inline_core(play_card)))
 
 
 @dataclass
@@ -673,36 +677,10 @@ class VectorEnv:
         self.current()
 
 
-# Every field the compiled code reads as an index, a seat, a card, a counter or a flag,
-# grouped by accepted range: (lowest, highest, ((name, first slot, slots), ...)).
-_I32_MAX = 2**31 - 1
-_RANGES = (
-    (-1, 2, (("to_move", S.TO_MOVE, 1), ("actor", S.ACTOR, 1), ("chooser", S.CHOOSER, 1),
-             ("talon_owner", S.TALON_OWNER, 1), ("bad_seat", S.BAD_SEAT, 1),
-             ("durch_seat", S.DURCH_SEAT, 1), ("betl_seat", S.BETL_SEAT, 1),
-             ("bet_seat", S.BET_SEAT, 4), ("leader", S.LEADER, 1),
-             ("trick_leader", S.TLEAD, 10), ("trick_winner", S.TWIN, 10),
-             ("marriage_seat", S.MARR_SEAT, 4), ("seven_seat", S.SEVEN_SEAT, 1),
-             ("claimer", S.CLAIMER, 1))),
-    (0, 1, (("partie_done", S.PARTIE_DONE, 1), ("trump_public", S.TRUMP_PUBLIC, 1),
-            ("blind", S.BLIND, 1), ("bet_exists", S.BET_EXISTS, 4),
-            ("flek_turn", S.FLEK_TURN, 1), ("seven_won", S.SEVEN_WON, 1),
-            ("settled", S.SETTLED, 1))),
-    (-1, 31, (("trump_card", S.TRUMP_CARD, 1), ("disc", S.DISC, 2), ("tricks", S.TRICKS, 30))),
-    (0, 2, (("dealer", S.DEALER, 1), ("forehand", S.FOREHAND, 1), ("ndisc", S.NDISC, 1),
-            ("answers", S.ANSWERS, 1), ("trick_n", S.TRICK_N, 1), ("silent100", S.SILENT100, 1))),
-    (0, 15, (("raisable", S.RAISABLE, 1), ("raised_rnd", S.RAISED_RND, 1),
-             ("announced_rnd", S.ANNOUNCED_RND, 1))),
-    (0, 10, (("trick_no", S.TRICK_NO, 1), ("ntricks", S.NTRICKS, 3))),
-    (0, _I32_MAX, (("deal_no", S.DEAL_NO, 1), ("bet_level", S.BET_LEVEL, 4),
-                   ("flek_round", S.FLEK_ROUND, 1))),
-    (-1, 30, (("cut", S.CUT, 1),)), (0, 8, (("phase", S.PHASE, 1),)),
-    (0, 3, (("contract", S.CONTRACT, 1),)), (0, 7, (("good_seats", S.GOOD_SEATS, 1),)),
-    (0, 4, (("announce", S.ANNOUNCE, 1), ("nmarriages", S.NMARR, 1))),
-    (0, 90, (("points", S.PTS, 3),)), (-1, 3, (("marriage_order", S.MARR_ORD, 4),)),
-    (-1, 9, (("seven_trick", S.SEVEN_TRICK, 1),)), (0, 5, (("end", S.END, 1),)),
-)
-_FIELDS = tuple((name, off, n, lo, hi) for lo, hi, group in _RANGES for name, off, n in group)
+# Every field the compiled code reads as an index, a seat, a card, a counter or a flag, with
+# its accepted range, from the state schema: (name, first slot, slots, lowest, highest).
+_FIELDS = tuple((f.name.lower(), S.OFFSETS[f.name], f.slots, f.range[0], f.range[1])
+                for f in S.STATE_SCHEMA if f.range is not None)
 
 
 def _validate(states: np.ndarray) -> None:

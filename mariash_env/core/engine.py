@@ -2,7 +2,10 @@
 
 ``legal_actions(st, rules, mask)`` fills an ``int8[N_ACTIONS]`` mask for the seat
 to move; ``apply_action(st, rules, a)`` applies one action that the caller has
-checked is legal.  Both are pure functions of the compact state.
+checked is legal.  Both are pure functions of the compact state and dispatch on the
+phase to one small function per phase (``_legal_trump`` ... ``_apply_play``, each
+citing its RULES.md section), compiled inline into the dispatch.  A second game adds
+its own phase functions (and phases) and shares the trick ones of :mod:`.play`.
 """
 
 from __future__ import annotations
@@ -10,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import actions as A
+from ..actions import N_ACTIONS
 from ..rules import R_MAX_FLEK, R_NDEALS
 from .deal import next_deal
-from .jit import njit
+from .jit import njit, njit_inline
 from .play import can_lay_down, held_marriages, lay_down, legal_cards, play_card
 from .settle import settle
 from .state import (
@@ -90,8 +94,6 @@ from .state import (
 )
 from .tables import BLIND_POS, SHARP_MASK
 
-N_ACTIONS = A.N_ACTIONS
-
 
 @njit
 def _has(hand, c):
@@ -116,65 +118,117 @@ def _against_options(st, seat):
     return out
 
 
+# --- legality, one function per phase (each fills only its own slots of a zeroed mask) ---
+
+
+@njit_inline
+def _legal_trump(st, rules, seat, mask):
+    """§3: forehand picks a trump card among its first 7 cards, or z lidu (blind)."""
+    for c in range(32):
+        if st[POS + c] < 7:
+            mask[A.TRUMP0 + c] = 1
+    mask[A.TRUMP_BLIND] = 1
+
+
+@njit_inline
+def _legal_contract(st, rules, seat, mask):
+    """§4.1–4.2: suit, betl or durch; after a "bad" only betl or durch."""
+    if st[BAD_SEAT] < 0:
+        mask[A.CONTRACT_SUIT] = 1
+    mask[A.CONTRACT_BETL] = 1
+    mask[A.CONTRACT_DURCH] = 1
+
+
+@njit_inline
+def _legal_discard(st, rules, seat, mask):
+    """§4.1: two discards, one at a time; no ten, ace or the trump card to a suit talon."""
+    allowed = getm(st, HAND + seat)
+    if st[CONTRACT] == C_SUIT:
+        allowed &= ~SHARP_MASK & ~(np.int64(1) << st[TRUMP_CARD])
+    for c in range(32):  # branch-free: every slot written
+        mask[A.DISCARD0 + c] = (allowed >> c) & 1
+
+
+@njit_inline
+def _legal_barva(st, rules, seat, mask):
+    """§4.2: a defender answers "Barva?" good or bad."""
+    mask[A.GOOD] = 1
+    mask[A.BAD] = 1
+
+
+@njit_inline
+def _legal_betl_answer(st, rules, seat, mask):
+    """§4.3: the other two answer a betl good or durch."""
+    mask[A.GOOD] = 1
+    mask[A.CONTRACT_DURCH] = 1
+
+
+@njit_inline
+def _legal_announce(st, rules, seat, mask):
+    """§5.1: hra always; sedma holding the trump seven; sto holding a marriage."""
+    hand = getm(st, HAND + seat)
+    s7 = _has(hand, (st[TRUMP_CARD] >> 3) * 8)
+    mar = held_marriages(hand) != 0
+    mask[A.ANNOUNCE_HRA] = 1
+    if s7:
+        mask[A.ANNOUNCE_SEDMA] = 1
+    if mar:
+        mask[A.ANNOUNCE_STO] = 1
+    if s7 and mar:
+        mask[A.ANNOUNCE_STO_SEDMA] = 1
+
+
+@njit_inline
+def _legal_flek(st, rules, seat, mask):
+    """§5.3: raise a raisable bet not yet raised this round, announce against, or good."""
+    avail = st[RAISABLE] & ~st[RAISED_RND]
+    for b in range(4):
+        if (avail >> b) & 1:
+            mask[A.FLEK0 + b] = 1
+    ag = _against_options(st, seat)
+    if ag & 1:
+        mask[A.AGAINST_SEVEN] = 1
+    if ag & 2:
+        mask[A.AGAINST_HUNDRED] = 1
+    mask[A.GOOD] = 1
+
+
+@njit_inline
+def _legal_play(st, rules, seat, mask):
+    """§6: the legal cards of the trick; §8: laying down when nothing can change."""
+    legal = legal_cards(st, seat)
+    for c in range(32):  # branch-free: every slot written
+        mask[A.PLAY0 + c] = (legal >> c) & 1
+    if can_lay_down(st, rules, seat):
+        mask[A.LAY_DOWN] = 1
+
+
 @njit
 def legal_actions(st, rules, mask):
-    """Fill ``mask`` (int8[N_ACTIONS]) with the legal actions of the seat to move."""
+    """Fill ``mask`` (int8[N_ACTIONS]) with the legal actions of the seat to move:
+    the dispatch to the phase's ``_legal_*`` function."""
     for i in range(N_ACTIONS):
         mask[i] = 0
     ph = st[PHASE]
     seat = st[TO_MOVE]
     if ph == PH_DONE or seat < 0:
         return
-    hand = getm(st, HAND + seat)
-    if ph == PH_TRUMP:
-        for c in range(32):
-            if st[POS + c] < 7:
-                mask[A.TRUMP0 + c] = 1
-        mask[A.TRUMP_BLIND] = 1
-    elif ph == PH_CONTRACT:
-        if st[BAD_SEAT] < 0:
-            mask[A.CONTRACT_SUIT] = 1
-        mask[A.CONTRACT_BETL] = 1
-        mask[A.CONTRACT_DURCH] = 1
-    elif ph == PH_DISCARD:
-        allowed = hand
-        if st[CONTRACT] == C_SUIT:  # no ten, ace or the trump card to a suit talon
-            allowed &= ~SHARP_MASK & ~(np.int64(1) << st[TRUMP_CARD])
-        for c in range(32):  # branch-free: every slot written
-            mask[A.DISCARD0 + c] = (allowed >> c) & 1
-    elif ph == PH_BARVA:
-        mask[A.GOOD] = 1
-        mask[A.BAD] = 1
-    elif ph == PH_BETL_ANSWER:
-        mask[A.GOOD] = 1
-        mask[A.CONTRACT_DURCH] = 1
-    elif ph == PH_ANNOUNCE:
-        s7 = _has(hand, (st[TRUMP_CARD] >> 3) * 8)
-        mar = held_marriages(hand) != 0
-        mask[A.ANNOUNCE_HRA] = 1
-        if s7:
-            mask[A.ANNOUNCE_SEDMA] = 1
-        if mar:
-            mask[A.ANNOUNCE_STO] = 1
-        if s7 and mar:
-            mask[A.ANNOUNCE_STO_SEDMA] = 1
+    if ph == PH_PLAY:  # the most frequent phase first
+        _legal_play(st, rules, seat, mask)
     elif ph == PH_FLEK:
-        avail = st[RAISABLE] & ~st[RAISED_RND]
-        for b in range(4):
-            if (avail >> b) & 1:
-                mask[A.FLEK0 + b] = 1
-        ag = _against_options(st, seat)
-        if ag & 1:
-            mask[A.AGAINST_SEVEN] = 1
-        if ag & 2:
-            mask[A.AGAINST_HUNDRED] = 1
-        mask[A.GOOD] = 1
-    elif ph == PH_PLAY:
-        legal = legal_cards(st, seat)
-        for c in range(32):  # branch-free: every slot written
-            mask[A.PLAY0 + c] = (legal >> c) & 1
-        if can_lay_down(st, rules, seat):
-            mask[A.LAY_DOWN] = 1
+        _legal_flek(st, rules, seat, mask)
+    elif ph == PH_TRUMP:
+        _legal_trump(st, rules, seat, mask)
+    elif ph == PH_CONTRACT:
+        _legal_contract(st, rules, seat, mask)
+    elif ph == PH_DISCARD:
+        _legal_discard(st, rules, seat, mask)
+    elif ph == PH_BARVA:
+        _legal_barva(st, rules, seat, mask)
+    elif ph == PH_BETL_ANSWER:
+        _legal_betl_answer(st, rules, seat, mask)
+    elif ph == PH_ANNOUNCE:
+        _legal_announce(st, rules, seat, mask)
 
 
 @njit
@@ -276,134 +330,187 @@ def _flek_good(st, rules):
     st[TO_MOVE] = (actor + 1) % 3 if st[FLEK_ROUND] % 2 == 1 else actor
 
 
+# --- effects, one function per phase (the caller has checked the action is legal) ---
+
+
+@njit_inline
+def _apply_trump(st, rules, seat, a):
+    """§3: the trump card (or z lidu: deck position 17); then forehand names a contract."""
+    if a == A.TRUMP_BLIND:
+        for c in range(32):
+            if st[POS + c] == BLIND_POS:
+                st[TRUMP_CARD] = c
+        st[BLIND] = 1
+    else:
+        st[TRUMP_CARD] = a - A.TRUMP0
+    st[PHASE] = PH_CONTRACT
+    st[CHOOSER] = st[FOREHAND]
+
+
+@njit_inline
+def _name_contract(st, seat, con):
+    """§4.4: the last contract named makes its player the actor, who discards next."""
+    st[CONTRACT] = con
+    st[ACTOR] = seat
+    st[PHASE] = PH_DISCARD
+    st[NDISC] = 0
+
+
+@njit_inline
+def _apply_contract(st, rules, seat, a):
+    """§4.1–4.2: the named contract makes its player the actor, who discards next."""
+    if a == A.CONTRACT_SUIT:
+        _name_contract(st, seat, C_SUIT)
+    elif a == A.CONTRACT_BETL:
+        st[BETL_SEAT] = seat
+        _name_contract(st, seat, C_BETL)
+    else:
+        _name_contract(st, seat, C_DURCH)
+
+
+@njit_inline
+def _apply_discard(st, rules, seat, a):
+    """§4.1: one card to the talon; after the second, the answers (§4.2, §4.3) or flek."""
+    c = a - A.DISCARD0
+    setm(st, HAND + seat, getm(st, HAND + seat) & ~(np.int64(1) << c))
+    n = st[NDISC]
+    st[DISC + n] = c
+    st[NDISC] = n + 1
+    # The talon grows card by card, so the discarding seat's view keeps its first discard.
+    bit = np.int64(1) << c
+    setm(st, TALON, getm(st, TALON) | bit)
+    st[TALON_OWNER] = seat
+    setm(st, LAID + seat, getm(st, LAID + seat) | bit)
+    if n == 1:
+        st[ANSWERS] = 0
+        con = st[CONTRACT]
+        if con == C_SUIT:
+            st[PHASE] = PH_BARVA
+            st[TO_MOVE] = (st[FOREHAND] + 1) % 3
+        elif con == C_BETL:
+            st[PHASE] = PH_BETL_ANSWER
+            st[TO_MOVE] = (seat + 1) % 3
+        else:
+            _start_flek(st, rules)
+
+
+@njit_inline
+def _apply_barva(st, rules, seat, a):
+    """§4.2: two goods let the suit game stand; the first bad takes the talon."""
+    f = st[FOREHAND]
+    if a == A.GOOD:
+        st[GOOD_SEATS] |= 1 << seat
+        st[ANSWERS] += 1
+        if st[ANSWERS] == 2:
+            st[PHASE] = PH_ANNOUNCE
+            st[TO_MOVE] = f
+        else:
+            st[TO_MOVE] = (f + 2) % 3
+    else:
+        # The first "bad": the trump card goes back unshown, the talon to the bad-sayer.
+        st[BAD_SEAT] = seat
+        _take_talon(st, seat)
+        st[CONTRACT] = C_NONE
+        st[ACTOR] = -1
+        st[CHOOSER] = seat
+        st[PHASE] = PH_CONTRACT
+
+
+@njit_inline
+def _apply_betl_answer(st, rules, seat, a):
+    """§4.3: two goods let the betl stand; the first durch takes the talon and discards."""
+    if a == A.GOOD:
+        st[ANSWERS] += 1
+        if st[ANSWERS] == 2:
+            _start_flek(st, rules)
+        else:
+            st[TO_MOVE] = (st[BETL_SEAT] + 2) % 3
+    else:
+        st[DURCH_SEAT] = seat
+        _take_talon(st, seat)
+        st[CHOOSER] = seat
+        _name_contract(st, seat, C_DURCH)
+
+
+@njit_inline
+def _apply_announce(st, rules, seat, a):
+    """§5.1: the announcement makes the trump suit public; sedma adds the seven bet."""
+    an = a - A.ANNOUNCE_HRA + AN_HRA
+    st[ANNOUNCE] = an
+    st[TRUMP_PUBLIC] = 1
+    if an == AN_SEDMA or an == AN_STO_SEDMA:
+        st[BET_EXISTS + B_SEVEN] = 1
+    _start_flek(st, rules)
+
+
+@njit_inline
+def _apply_flek(st, rules, seat, a):
+    """§5.3: good ends the turn; an announcement against opens a bet; a flek raises one."""
+    if a == A.GOOD:
+        _flek_good(st, rules)
+    elif a == A.AGAINST_SEVEN or a == A.AGAINST_HUNDRED:
+        b = B_SEVEN_AG if a == A.AGAINST_SEVEN else B_HUNDRED_AG
+        st[BET_EXISTS + b] = 1
+        st[BET_LEVEL + b] = 0
+        st[BET_SEAT + b] = seat
+        st[ANNOUNCED_RND] |= 1 << b
+    else:
+        b = a - A.FLEK0
+        lvl = st[BET_LEVEL + b] + 1
+        st[BET_LEVEL + b] = lvl
+        st[RAISED_RND] |= 1 << b
+        if lvl <= 15:
+            st[RAISED_BY + b] |= (seat + 1) << (2 * (lvl - 1))
+
+
+@njit_inline
+def _apply_play(st, rules, seat, a):
+    """§6: one card to the trick; a closed trick may decide a betl or durch early or end
+    the deal; §8: laying down ends it at once."""
+    if a == A.LAY_DOWN:
+        lay_down(st, seat)
+        _finish(st, rules, END_LAID)
+        return
+    play_card(st, rules, seat, a - A.PLAY0)
+    if st[TRICK_N] == 0:  # the trick closed
+        con = st[CONTRACT]
+        winner = st[LEADER]
+        actor = st[ACTOR]
+        if (con == C_BETL and winner == actor) or (con == C_DURCH and winner != actor):
+            _finish(st, rules, END_BROKEN)
+        elif st[TRICK_NO] == 10:
+            _finish(st, rules, END_PLAYED)
+        else:
+            st[TO_MOVE] = winner
+    else:
+        st[TO_MOVE] = (seat + 1) % 3
+
+
 @njit
 def apply_action(st, rules, a):
-    """Apply the legal action ``a`` of the seat to move.
+    """Apply the legal action ``a`` of the seat to move: the dispatch to the phase's
+    ``_apply_*`` function.
 
     Returns 1 when the action ended the deal (it is then settled), else 0.
     """
     ph = st[PHASE]
     seat = st[TO_MOVE]
-    f = st[FOREHAND]
-    if ph == PH_TRUMP:
-        if a == A.TRUMP_BLIND:
-            for c in range(32):
-                if st[POS + c] == BLIND_POS:
-                    st[TRUMP_CARD] = c
-            st[BLIND] = 1
-        else:
-            st[TRUMP_CARD] = a - A.TRUMP0
-        st[PHASE] = PH_CONTRACT
-        st[CHOOSER] = f
-    elif ph == PH_CONTRACT:
-        if a == A.CONTRACT_SUIT:
-            st[CONTRACT] = C_SUIT
-        elif a == A.CONTRACT_BETL:
-            st[CONTRACT] = C_BETL
-            st[BETL_SEAT] = seat
-        else:
-            st[CONTRACT] = C_DURCH
-        st[ACTOR] = seat
-        st[PHASE] = PH_DISCARD
-        st[NDISC] = 0
-    elif ph == PH_DISCARD:
-        c = a - A.DISCARD0
-        setm(st, HAND + seat, getm(st, HAND + seat) & ~(np.int64(1) << c))
-        n = st[NDISC]
-        st[DISC + n] = c
-        st[NDISC] = n + 1
-        # The talon grows card by card, so the discarding seat's view keeps its first discard.
-        bit = np.int64(1) << c
-        setm(st, TALON, getm(st, TALON) | bit)
-        st[TALON_OWNER] = seat
-        setm(st, LAID + seat, getm(st, LAID + seat) | bit)
-        if n == 1:
-            st[ANSWERS] = 0
-            con = st[CONTRACT]
-            if con == C_SUIT:
-                st[PHASE] = PH_BARVA
-                st[TO_MOVE] = (f + 1) % 3
-            elif con == C_BETL:
-                st[PHASE] = PH_BETL_ANSWER
-                st[TO_MOVE] = (seat + 1) % 3
-            else:
-                _start_flek(st, rules)
-    elif ph == PH_BARVA:
-        if a == A.GOOD:
-            st[GOOD_SEATS] |= 1 << seat
-            st[ANSWERS] += 1
-            if st[ANSWERS] == 2:
-                st[PHASE] = PH_ANNOUNCE
-                st[TO_MOVE] = f
-            else:
-                st[TO_MOVE] = (f + 2) % 3
-        else:
-            # The first "bad": the trump card goes back unshown, the talon to the bad-sayer.
-            st[BAD_SEAT] = seat
-            _take_talon(st, seat)
-            st[CONTRACT] = C_NONE
-            st[ACTOR] = -1
-            st[CHOOSER] = seat
-            st[PHASE] = PH_CONTRACT
-    elif ph == PH_BETL_ANSWER:
-        betl = st[BETL_SEAT]
-        if a == A.GOOD:
-            st[ANSWERS] += 1
-            if st[ANSWERS] == 2:
-                _start_flek(st, rules)
-            else:
-                st[TO_MOVE] = (betl + 2) % 3
-        else:
-            st[DURCH_SEAT] = seat
-            _take_talon(st, seat)
-            st[CONTRACT] = C_DURCH
-            st[ACTOR] = seat
-            st[CHOOSER] = seat
-            st[PHASE] = PH_DISCARD
-            st[NDISC] = 0
-    elif ph == PH_ANNOUNCE:
-        an = a - A.ANNOUNCE_HRA + AN_HRA
-        st[ANNOUNCE] = an
-        st[TRUMP_PUBLIC] = 1
-        if an == AN_SEDMA or an == AN_STO_SEDMA:
-            st[BET_EXISTS + B_SEVEN] = 1
-        _start_flek(st, rules)
+    if ph == PH_PLAY:  # the most frequent phase first
+        _apply_play(st, rules, seat, a)
     elif ph == PH_FLEK:
-        if a == A.GOOD:
-            _flek_good(st, rules)
-        elif a == A.AGAINST_SEVEN or a == A.AGAINST_HUNDRED:
-            b = B_SEVEN_AG if a == A.AGAINST_SEVEN else B_HUNDRED_AG
-            st[BET_EXISTS + b] = 1
-            st[BET_LEVEL + b] = 0
-            st[BET_SEAT + b] = seat
-            st[ANNOUNCED_RND] |= 1 << b
-        else:
-            b = a - A.FLEK0
-            lvl = st[BET_LEVEL + b] + 1
-            st[BET_LEVEL + b] = lvl
-            st[RAISED_RND] |= 1 << b
-            if lvl <= 15:
-                st[RAISED_BY + b] |= (seat + 1) << (2 * (lvl - 1))
-    elif ph == PH_PLAY:
-        if a == A.LAY_DOWN:
-            lay_down(st, seat)
-            _finish(st, rules, END_LAID)
-            return 1
-        play_card(st, rules, seat, a - A.PLAY0)
-        con = st[CONTRACT]
-        t = st[TRICK_NO]
-        if st[TRICK_N] == 0:  # the trick closed
-            winner = st[LEADER]
-            actor = st[ACTOR]
-            if (con == C_BETL and winner == actor) or (con == C_DURCH and winner != actor):
-                _finish(st, rules, END_BROKEN)
-                return 1
-            if t == 10:
-                _finish(st, rules, END_PLAYED)
-                return 1
-            st[TO_MOVE] = winner
-        else:
-            st[TO_MOVE] = (seat + 1) % 3
+        _apply_flek(st, rules, seat, a)
+    elif ph == PH_TRUMP:
+        _apply_trump(st, rules, seat, a)
+    elif ph == PH_CONTRACT:
+        _apply_contract(st, rules, seat, a)
+    elif ph == PH_DISCARD:
+        _apply_discard(st, rules, seat, a)
+    elif ph == PH_BARVA:
+        _apply_barva(st, rules, seat, a)
+    elif ph == PH_BETL_ANSWER:
+        _apply_betl_answer(st, rules, seat, a)
+    elif ph == PH_ANNOUNCE:
+        _apply_announce(st, rules, seat, a)
     return 1 if st[PHASE] == PH_DONE else 0
 
 
@@ -415,6 +522,3 @@ def advance_partie(st, rules, k):
     next_deal(st, rules, k)
     return True
 
-
-__all__ = ["legal_actions", "apply_action", "is_legal", "advance_partie", "N_ACTIONS",
-           "C_NONE", "TRICK_NO", "PH_DONE"]

@@ -43,3 +43,7 @@ def _refresh_cache() -> None:
 _refresh_cache()
 
 njit = numba.njit(cache=True, nogil=True)
+
+njit_inline = numba.njit(cache=True, nogil=True, inline="always")
+"""For the small per-phase functions: compiled into their caller's IR (no call), so a
+dispatch over phases costs what one long chain of branches did."""

@@ -49,18 +49,18 @@ from .state import (
     TLEAD,
     TO_MOVE,
     TOOK,
-    TRICK_N,
     TRICK_NO,
-    TRICKS,
     TRUMP_CARD,
     TRUMP_PUBLIC,
     get64,
     getm,
 )
+from .tricks import trick_card, trick_cards, tricks_begun
 
 OBS_VERSION = 1
 
-# Offsets of the observation blocks.
+# Offsets of the observation blocks as plain constants (what numba compiles against),
+# checked against OBS_LAYOUT at import.
 O_HAND = 0
 O_LAID = 32
 O_TOOK = 64
@@ -104,48 +104,87 @@ O_X_TRUMP_CARD = 996
 O_X_TO_MOVE = 1028
 STATE_OBS_SIZE = 1031
 
-OBS_LAYOUT: tuple[tuple[str, int, int, str], ...] = (
-    ('hand', 0, 32, 'own hand (forehand sees only its first 7 cards until the trump is chosen)'),
-    ('laid', 32, 32, 'cards this seat has put into a talon'),
-    ('took', 64, 32, 'cards this seat has taken from a talon'),
-    ('talon', 96, 32, 'the talon, when this seat laid it'),
-    ('trump_card', 128, 32, 'the trump card, once this seat knows it'),
-    ('trump_suit', 160, 4, 'trump suit, once public (h b l a)'),
-    ('blind', 164, 1, 'trumps were chosen z lidu'),
-    ('played_by', 165, 96, '[relative seat][card]: cards played by each seat'),
-    ('played_in', 261, 320, '[card][trick]: the trick in which each card was played'),
-    ('trick_leader', 581, 30, '[trick][relative seat]: who led each trick'),
-    ('cur_trick', 611, 64, '[0..1][card]: first and second card of the current trick'),
-    ('contract', 675, 3, 'contract: suit, betl, durch'),
-    ('announce', 678, 4, 'hra, sedma, sto, sto a sedma'),
-    ('actor', 682, 3, 'relative seat of the actor'),
-    ('forehand', 685, 3, 'relative seat of forehand'),
-    ('dealer', 688, 3, 'relative seat of the dealer'),
-    ('chooser', 691, 3, 'relative seat naming a contract / discarding'),
-    ('bad', 694, 3, 'relative seat that said bad to Barva?'),
-    ('durch', 697, 3, 'relative seat that answered a betl with durch'),
-    ('good', 700, 3, 'relative seats that said good to Barva?'),
-    ('bet_exists', 703, 4, 'bets: game, seven, seven against, hundred against'),
-    ('bet_level', 707, 32, '[bet][level 0..7]: flek level of each bet (one-hot, 7 = 7 or more)'),
-    ('bet_seat', 739, 6, '[seven against, hundred against][relative seat]: who announced it'),
-    ('raised_by', 745, 84, '[bet][level 1..7][relative seat]: who raised each bet to each level'),
-    ('flek_round', 829, 8, 'flek round 1..8 (one-hot, 8 = 8 or more)'),
-    ('raisable', 837, 4, 'bets the side to speak may raise this round'),
-    ('raised_rnd', 841, 4, 'bets raised in the current round'),
-    ('announced_rnd', 845, 4, 'bets announced in the current round'),
-    ('marriage', 849, 12, '[suit][relative seat]: marriages announced'),
-    ('first_marriage', 861, 8, "[side: actor, defence][suit]: each side's first marriage"),
-    ('phase', 869, 9, 'phase: trump, contract, discard, barva, betl_answer, announce, flek, play, done'),
-    ('ndisc', 878, 1, 'one discard already made'),
-    ('points', 879, 3, '[relative seat]: card points taken / 100'),
-    ('ntricks', 882, 3, '[relative seat]: tricks taken / 10'),
-    ('deal_no', 885, 12, 'deal of the partie (one-hot, 11 = 12th or later)'),
-    ('score', 897, 3, '[relative seat]: running groše of the partie / 100'),
-    ('x_hands', 900, 64, 'state only: hands of the next and the previous seat'),
-    ('x_talon', 964, 32, 'state only: the talon'),
-    ('x_trump_card', 996, 32, 'state only: the trump card'),
-    ('x_to_move', 1028, 3, 'state only: relative seat to move'),
+# The observation declared once: (block, size, meaning) in order.  OBS_LAYOUT, the
+# offsets, OBS_SIZE / STATE_OBS_SIZE and the README table derive from it; the blocks
+# from "x_hands" on are in the perfect-information encoding only.
+_OBS_BLOCKS: tuple[tuple[str, int, str], ...] = (
+    ('hand', 32, 'own hand (forehand sees only its first 7 cards until the trump is chosen)'),
+    ('laid', 32, 'cards this seat has put into a talon'),
+    ('took', 32, 'cards this seat has taken from a talon'),
+    ('talon', 32, 'the talon, when this seat laid it'),
+    ('trump_card', 32, 'the trump card, once this seat knows it'),
+    ('trump_suit', 4, 'trump suit, once public (h b l a)'),
+    ('blind', 1, 'trumps were chosen z lidu'),
+    ('played_by', 96, '[relative seat][card]: cards played by each seat'),
+    ('played_in', 320, '[card][trick]: the trick in which each card was played'),
+    ('trick_leader', 30, '[trick][relative seat]: who led each trick'),
+    ('cur_trick', 64, '[0..1][card]: first and second card of the current trick'),
+    ('contract', 3, 'contract: suit, betl, durch'),
+    ('announce', 4, 'hra, sedma, sto, sto a sedma'),
+    ('actor', 3, 'relative seat of the actor'),
+    ('forehand', 3, 'relative seat of forehand'),
+    ('dealer', 3, 'relative seat of the dealer'),
+    ('chooser', 3, 'relative seat naming a contract / discarding'),
+    ('bad', 3, 'relative seat that said bad to Barva?'),
+    ('durch', 3, 'relative seat that answered a betl with durch'),
+    ('good', 3, 'relative seats that said good to Barva?'),
+    ('bet_exists', 4, 'bets: game, seven, seven against, hundred against'),
+    ('bet_level', 32, '[bet][level 0..7]: flek level of each bet (one-hot, 7 = 7 or more)'),
+    ('bet_seat', 6, '[seven against, hundred against][relative seat]: who announced it'),
+    ('raised_by', 84, '[bet][level 1..7][relative seat]: who raised each bet to each level'),
+    ('flek_round', 8, 'flek round 1..8 (one-hot, 8 = 8 or more)'),
+    ('raisable', 4, 'bets the side to speak may raise this round'),
+    ('raised_rnd', 4, 'bets raised in the current round'),
+    ('announced_rnd', 4, 'bets announced in the current round'),
+    ('marriage', 12, '[suit][relative seat]: marriages announced'),
+    ('first_marriage', 8, "[side: actor, defence][suit]: each side's first marriage"),
+    ('phase', 9, 'phase: trump, contract, discard, barva, betl_answer, announce, flek, play, done'),
+    ('ndisc', 1, 'one discard already made'),
+    ('points', 3, '[relative seat]: card points taken / 100'),
+    ('ntricks', 3, '[relative seat]: tricks taken / 10'),
+    ('deal_no', 12, 'deal of the partie (one-hot, 11 = 12th or later)'),
+    ('score', 3, '[relative seat]: running groše of the partie / 100'),
+    ('x_hands', 64, 'state only: hands of the next and the previous seat'),
+    ('x_talon', 32, 'state only: the talon'),
+    ('x_trump_card', 32, 'state only: the trump card'),
+    ('x_to_move', 3, 'state only: relative seat to move'),
 )
+
+
+def _layout(blocks: tuple[tuple[str, int, str], ...]) -> tuple[tuple[str, int, int, str], ...]:
+    out, off = [], 0
+    for name, size, meaning in blocks:
+        out.append((name, off, size, meaning))
+        off += size
+    return tuple(out)
+
+
+OBS_LAYOUT: tuple[tuple[str, int, int, str], ...] = _layout(_OBS_BLOCKS)
+"""``(block, offset, size, meaning)`` of every block of the encodings."""
+
+
+def _check_constants() -> None:
+    g = globals()
+    wrong = [f"O_{n.upper()} = {g.get('O_' + n.upper())}, layout {o}"
+             for n, o, _, _ in OBS_LAYOUT if g.get("O_" + n.upper()) != o]
+    first_x = next(o for n, o, _, _ in OBS_LAYOUT if n.startswith("x_"))
+    end = OBS_LAYOUT[-1][1] + OBS_LAYOUT[-1][2]
+    if (OBS_SIZE, STATE_OBS_SIZE) != (first_x, end):
+        wrong.append(f"OBS_SIZE, STATE_OBS_SIZE = {OBS_SIZE}, {STATE_OBS_SIZE}; "
+                     f"layout {first_x}, {end}")
+    if wrong:
+        raise ImportError("core/observe.py: offsets disagree with the layout: "
+                          + "; ".join(wrong))
+
+
+_check_constants()
+
+
+def layout_table() -> str:
+    """The Markdown table of the observation (README "Observation layout")."""
+    rows = ["| block | offset | size | content |", "| --- | ---: | ---: | --- |"]
+    rows += [f"| `{n}` | {o} | {k} | {m} |" for n, o, k, m in OBS_LAYOUT]
+    return "\n".join(rows)
 
 
 @njit
@@ -193,15 +232,14 @@ def encode(st, me, out, omniscient):
         out[O_BLIND] = 1.0
     # Card play, in order: who led each trick and who played what.
     ntr = st[TRICK_NO]
-    for t in range(min(ntr + 1, 10)):
-        lead = st[TLEAD + t]
-        if lead < 0:
+    for t in range(tricks_begun(st)):
+        n = trick_cards(st, t)
+        if n == 0:
             break
-        _rel_onehot(out, O_TRICK_LEADER + 3 * t, lead, me)
-        cnt = 3 if t < ntr else st[TRICK_N]
-        for j in range(cnt):
-            c = st[TRICKS + 3 * t + j]
-            r = (lead + j - me) % 3
+        _rel_onehot(out, O_TRICK_LEADER + 3 * t, st[TLEAD + t], me)
+        for j in range(n):
+            p, c = trick_card(st, t, j)
+            r = (p - me) % 3
             out[O_PLAYED_BY + 32 * r + c] = 1.0
             out[O_PLAYED_IN + 10 * c + t] = 1.0
             if t == ntr and j < 2:

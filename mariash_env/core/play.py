@@ -45,43 +45,10 @@ from .state import (
     TWIN,
     get64,
     getm,
-    popcount,
     setm,
 )
 from .tables import ABOVE_PLAIN, ABOVE_TRUMP, ALL, BELOW_PLAIN, CARD_POINTS, SUIT_MASK
-
-
-@njit
-def trump_suit(st):
-    """The trump suit in a suit game, else -1 (betl, durch, or no contract yet)."""
-    if st[CONTRACT] == C_SUIT:
-        return st[TRUMP_CARD] >> 3
-    return -1
-
-
-@njit
-def beats(c, best, trump):
-    """Does card ``c`` beat the card ``best`` currently winning the trick?"""
-    if (c >> 3) == (best >> 3):
-        if trump >= 0:
-            return (ABOVE_TRUMP[best] >> c) & 1 == 1
-        return (ABOVE_PLAIN[best] >> c) & 1 == 1
-    return (c >> 3) == trump
-
-
-@njit
-def trick_best(st, n):
-    """Index (0..n-1 in play order) of the card winning the current trick so far."""
-    t = st[TRICK_NO]
-    trump = trump_suit(st)
-    bi = 0
-    best = st[TRICKS + 3 * t]
-    for j in range(1, n):
-        c = st[TRICKS + 3 * t + j]
-        if beats(c, best, trump):
-            best = c
-            bi = j
-    return bi
+from .tricks import popcount, trick_best, trump_suit
 
 
 @njit

@@ -9,8 +9,11 @@ AMT) are exact int64 values in two slots each: :func:`get64`/:func:`set64`, and
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from ..cards import CARD_CODES
 from .jit import njit
 
 # Phases of the deal, in the order they happen (RULES.md §3–§6).
@@ -42,10 +45,120 @@ NBETS = 4
 END_NONE, END_PLAYED, END_CONCEDED, END_SEDMA_VOID, END_BROKEN, END_LAID = 0, 1, 2, 3, 4, 5
 END_NAMES = ("none", "played", "conceded", "sedma_not_played", "decided_early", "laid_down")
 
-# Offsets of the fields (slots) in the state record.  Everything before DEALER lasts the
-# whole partie; a new deal clears the rest.  SCORE, PAY and AMT hold exact 64-bit
-# amounts, two slots each (low word, high word; read with get64/read64): with
-# max_flek=None one deal can pay more than an int32 holds (see core/settle.py).
+# The state record, declared once: ``(name, slots, meaning)`` plus how to read a field
+# (``kind``: int, card (a card code or -1), mask (a card set), i64 (2 slots a value),
+# word) and, for every field the compiled code indexes with, its accepted ``(lo, hi)``
+# range (checked by ``VectorEnv.restore_states``).  Offsets, STATE_SIZE, the validator
+# data, :func:`describe` and the README table are derived from it.  Everything before
+# DEALER lasts the whole partie; a new deal clears the rest.  With max_flek=None one deal
+# can pay more than an int32 holds, so amounts are exact 64-bit (see core/settle.py).
+
+
+class Field(NamedTuple):
+    """One field of the state record (see :data:`STATE_SCHEMA`)."""
+
+    name: str
+    slots: int
+    meaning: str
+    kind: str = "int"
+    range: tuple[int, int] | None = None
+    names: tuple[str, ...] | None = None  # value names of an enumeration
+
+    @property
+    def count(self) -> int:
+        """Number of values (a 64-bit amount takes two slots)."""
+        return self.slots // 2 if self.kind == "i64" else self.slots
+
+
+_I32_MAX = 2**31 - 1
+_SEAT = (-1, 2)
+_FLAG = (0, 1)
+_CARD = (-1, 31)
+F = Field
+STATE_SCHEMA: tuple[Field, ...] = (
+    F("DEAL_NO", 1, "0-based deal of the partie", range=(0, _I32_MAX)),
+    F("PARTIE_DONE", 1, "the last deal of the partie is over", range=_FLAG),
+    F("SCORE", 6, "running groše of the partie per seat", "i64"),
+    F("RNG", 4, "xorshift128 generator words (shuffle, cuts)", "word"),
+    F("DEALER", 1, "seat dealing this deal", range=(0, 2)),
+    F("FOREHAND", 1, "seat left of the dealer (§3)", range=(0, 2)),
+    F("CUT", 1, "cut of this deal (-1: shuffled, not cut)", range=(-1, 30)),
+    F("POS", 32, "[card]: position of each card in the dealt deck (§2)"),
+    F("HAND", 3, "[seat]: cards in hand", "mask"),
+    F("PHASE", 1, "phase of the deal", range=(0, 8), names=PHASE_NAMES),
+    F("TO_MOVE", 1, "seat to move (-1 when the deal is over)", range=_SEAT),
+    F("TRUMP_CARD", 1, "the trump card (-1 before §3)", "card", _CARD),
+    F("TRUMP_PUBLIC", 1, "the trump suit has been shown (§5.1)", range=_FLAG),
+    F("BLIND", 1, "trumps chosen z lidu (§3)", range=_FLAG),
+    F("CONTRACT", 1, "contract (§4)", range=(0, 3), names=CONTRACT_NAMES),
+    F("ACTOR", 1, "seat that made the last contract (§4.4)", range=_SEAT),
+    F("CHOOSER", 1, "seat naming a contract / discarding", range=_SEAT),
+    F("NDISC", 1, "discards made so far", range=(0, 2)),
+    F("DISC", 2, "the discards in order", "card", _CARD),
+    F("TALON", 1, "the talon", "mask"),
+    F("TALON_OWNER", 1, "seat that laid the talon", range=_SEAT),
+    F("LAID", 3, "[seat]: cards each seat has put into a talon", "mask"),
+    F("TOOK", 3, "[seat]: cards each seat has taken from a talon", "mask"),
+    F("ANSWERS", 1, "answers given to Barva? or a betl", range=(0, 2)),
+    F("BAD_SEAT", 1, "seat that said bad to Barva? (§4.2)", range=_SEAT),
+    F("GOOD_SEATS", 1, "seats (bits) that said good to Barva?", range=(0, 7)),
+    F("DURCH_SEAT", 1, "seat that answered a betl with durch (§4.3)", range=_SEAT),
+    F("BETL_SEAT", 1, "seat that named the betl", range=_SEAT),
+    F("ANNOUNCE", 1, "forehand's announcement (§5.1)", range=(0, 4), names=ANNOUNCE_NAMES),
+    F("BET_EXISTS", 4, "[bet]: the bet exists (§5.2)", range=_FLAG),
+    F("BET_LEVEL", 4, "[bet]: flek level", range=(0, _I32_MAX)),
+    F("BET_SEAT", 4, "[bet]: seat that announced a bet against", range=_SEAT),
+    F("RAISED_BY", 4, "[bet]: 2 bits a level: seat + 1 that raised it to that level", "word"),
+    F("FLEK_ROUND", 1, "flek round, 1 = the defence's first (§5.3)", range=(0, _I32_MAX)),
+    F("FLEK_TURN", 1, "turn within a defence round", range=_FLAG),
+    F("RAISABLE", 1, "bets (bits) the side to speak may raise", range=(0, 15)),
+    F("RAISED_RND", 1, "bets (bits) raised this round", range=(0, 15)),
+    F("ANNOUNCED_RND", 1, "bets (bits) announced this round", range=(0, 15)),
+    F("TURN_DONE", 1, "reserved (always 0)"),
+    F("TRICK_NO", 1, "trick being played, 0..9 (10: all played)", range=(0, 10)),
+    F("TRICK_N", 1, "cards in the current trick", range=(0, 2)),
+    F("LEADER", 1, "seat leading the current trick", range=_SEAT),
+    F("TRICKS", 30, "[trick][0..2]: the cards of each trick in play order", "card", _CARD),
+    F("TLEAD", 10, "[trick]: seat that led it", range=_SEAT),
+    F("TWIN", 10, "[trick]: seat that won it", range=_SEAT),
+    F("PLAYED", 1, "cards played so far", "mask"),
+    F("PTS", 3, "[seat]: card points taken", range=(0, 90)),
+    F("NTRICKS", 3, "[seat]: tricks taken", range=(0, 10)),
+    F("MARR_SEAT", 4, "[suit]: seat that announced its marriage (§7)", range=_SEAT),
+    F("MARR_ORD", 4, "[suit]: order of that marriage", range=(-1, 3)),
+    F("NMARR", 1, "marriages announced", range=(0, 4)),
+    F("SEVEN_TRICK", 1, "trick in which the trump seven fell (-1: not yet)", range=(-1, 9)),
+    F("SEVEN_SEAT", 1, "seat that played the trump seven", range=_SEAT),
+    F("SEVEN_WON", 1, "the trump seven won its trick", range=_FLAG),
+    F("CLAIMER", 1, "seat that laid its cards down (§8)", range=_SEAT),
+    F("CLAIM_HANDS", 3, "[seat]: the hands at the lay-down", "mask"),
+    F("END", 1, "how the deal ended", range=(0, 5), names=END_NAMES),
+    F("SETTLED", 1, "the deal is settled (§9)", range=_FLAG),
+    F("WON", 5, "[line]: the line was won (§9)"),
+    F("WORTH", 5, "[line]: base price of the line"),
+    F("SIDE_PTS", 2, "[actor, defence]: points with marriages counted"),
+    F("SIDE_MARR", 2, "[actor, defence]: marriage points"),
+    F("SIDE_FIRST", 2, "[actor, defence]: each side's first marriage"),
+    F("SILENT100", 1, "silent hundred: 0 none, 1 actor, 2 defence", range=(0, 2)),
+    F("PAY", 6, "[seat]: groše paid to each seat by this deal", "i64"),
+    F("AMT", 10, "[line]: groše of each settlement line", "i64"),
+)
+del F
+
+
+def _offsets(schema: tuple[Field, ...]) -> tuple[dict[str, int], int]:
+    out, off = {}, 0
+    for f in schema:
+        out[f.name] = off
+        off += f.slots
+    return out, off
+
+
+OFFSETS, _SIZE = _offsets(STATE_SCHEMA)
+"""Offset of every field of :data:`STATE_SCHEMA` by name."""
+
+# The offsets as plain module constants (what numba compiles against and linters see);
+# checked against the schema just below.
 DEAL_NO = 0
 PARTIE_DONE = 1
 SCORE = 2  # 3 int64 values = 6 slots
@@ -114,6 +227,22 @@ PAY = 192  # 3 int64 values = 6 slots
 AMT = 198  # 5 int64 values = 10 slots
 STATE_SIZE = 208
 
+
+def _check_constants() -> None:
+    g = globals()
+    wrong = [f"{n} = {g.get(n)}, schema {o}" for n, o in OFFSETS.items() if g.get(n) != o]
+    if _SIZE != STATE_SIZE:
+        wrong.append(f"STATE_SIZE = {STATE_SIZE}, schema {_SIZE}")
+    for f in STATE_SCHEMA:
+        if f.kind == "i64" and OFFSETS[f.name] % 2:
+            wrong.append(f"{f.name}: a 64-bit field must start on an even slot")
+    if wrong:
+        raise ImportError("core/state.py: offsets disagree with STATE_SCHEMA: "
+                          + "; ".join(wrong))
+
+
+_check_constants()
+
 # Lines of the settlement (AMT/WON/WORTH slots).
 L_GAME, L_SEVEN, L_SEVEN_AG, L_HUNDRED_AG, L_SILENT_SEVEN = 0, 1, 2, 3, 4
 LINE_NAMES = ("game", "seven", "seven_against", "hundred_against", "silent_seven")
@@ -155,26 +284,6 @@ def read64(states: np.ndarray, off: int, n: int) -> np.ndarray:
     e.g. ``read64(states, SCORE, 3)``; the numpy counterpart of :func:`get64`."""
     lo = states[..., off:off + 2 * n:2].astype(np.int64) & MASK32
     return (states[..., off + 1:off + 2 * n:2].astype(np.int64) << 32) | lo
-
-
-@njit
-def popcount(m):
-    m = np.int64(m)
-    n = 0
-    while m:
-        m &= m - 1
-        n += 1
-    return n
-
-
-@njit
-def lowest(m):
-    """Index of the lowest set bit (m != 0)."""
-    i = 0
-    m = np.int64(m)
-    while not (m >> i) & 1:
-        i += 1
-    return i
 
 
 # --- a small, exactly reproducible generator kept inside the state (xorshift128) ---
@@ -224,3 +333,53 @@ def seed_rng(st: np.ndarray, seed: int | None) -> None:
     """Seed the state's generator from any integer seed (None: fresh entropy)."""
     for i, w in enumerate(seed_words(seed)):
         setm(st, RNG + i, int(w))
+
+
+# --- readable views of the record, derived from the schema ---
+
+
+def _value(f: Field, v: int) -> object:
+    if f.kind == "mask":
+        m = int(v) & MASK32
+        return [CARD_CODES[c] for c in range(32) if (m >> c) & 1]
+    if f.kind == "card":
+        return CARD_CODES[v] if 0 <= v < 32 else None
+    if f.names is not None and 0 <= v < len(f.names):
+        return f.names[v]
+    return int(v)
+
+
+def describe(st: np.ndarray) -> dict[str, object]:
+    """The record as named fields (lower-case schema names), for debugging: card sets as
+    lists of card codes, cards as codes (None for -1), 64-bit amounts as ints,
+    enumerations by name; a field of several values is a list."""
+    st = np.asarray(st)
+    if st.shape != (STATE_SIZE,) or st.dtype != np.int32:
+        raise ValueError(f"describe: expected one int32[{STATE_SIZE}] state record, got "
+                         f"{st.dtype}{list(st.shape)}")
+    out: dict[str, object] = {}
+    for f in STATE_SCHEMA:
+        off = OFFSETS[f.name]
+        if f.kind == "i64":
+            vals = [int(v) for v in read64(st, off, f.count)]
+        else:
+            vals = [_value(f, int(v)) for v in st[off:off + f.slots]]
+        out[f.name.lower()] = vals[0] if f.count == 1 else vals
+    return out
+
+
+def layout_table() -> str:
+    """The Markdown table of the state record (README "State record")."""
+    kinds = {"int": "int", "card": "card code", "mask": "card mask", "i64": "int64 x{n}",
+             "word": "uint32"}
+    rows = ["| field | offset | slots | type | range | meaning |",
+            "| --- | ---: | ---: | --- | --- | --- |"]
+    for f in STATE_SCHEMA:
+        rng = f"{f.range[0]}..{f.range[1]}" if f.range else ""
+        kind = kinds[f.kind].format(n=f.count)
+        meaning = f.meaning
+        if f.names:
+            meaning += ": " + ", ".join(f"{i} {n}" for i, n in enumerate(f.names))
+        rows.append(f"| `{f.name}` | {OFFSETS[f.name]} | {f.slots} | {kind} | {rng} | "
+                    f"{meaning} |")
+    return "\n".join(rows)

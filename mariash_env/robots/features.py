@@ -20,6 +20,7 @@ import numpy as np
 
 from ..actions import N_ACTIONS
 from ..core import observe as O
+from ..core import tricks as _tricks
 from ..core.state import C_BETL, C_DURCH, C_SUIT, PH_PLAY
 
 # --- card helpers ------------------------------------------------------------------------
@@ -27,15 +28,18 @@ from ..core.state import C_BETL, C_DURCH, C_SUIT, PH_PLAY
 SUIT_MASKS = tuple(0xFF << (8 * s) for s in range(4))
 ALL_CARDS = 0xFFFFFFFF
 R7, R8, R9, RT, RJ, RQ, RK, RA = range(8)
-# Strength of a rank index with trumps (7 8 9 J Q K T A) and without (7 8 9 T J Q K A).
-TRUMP_ORDER = (0, 1, 2, 6, 3, 4, 5, 7)
-PLAIN_ORDER = (0, 1, 2, 3, 4, 5, 6, 7)
+# Strength of a rank index with trumps (7 8 9 J Q K T A) and without (7 8 9 T J Q K A):
+# the core's tables (core/tricks.py) as tuples, which Python indexes fastest.
+TRUMP_STRENGTH = tuple(int(x) for x in _tricks.TRUMP_STRENGTH)
+PLAIN_STRENGTH = tuple(int(x) for x in _tricks.PLAIN_STRENGTH)
 SHARP = sum(1 << c for c in range(32) if c & 7 in (RT, RA))  # aces and tens
 ACES = sum(1 << (8 * s + RA) for s in range(4))
 SEVENS = sum(1 << (8 * s) for s in range(4))
 
 
 def popcount(m: int) -> int:
+    """Cards in a set held as a Python int (the compiled ``core.tricks.popcount`` would
+    cost a dispatcher call per use here)."""
     return bin(m).count("1")
 
 
@@ -59,7 +63,7 @@ def rank(c: int) -> int:
 
 def strength(c: int, trump: int) -> int:
     """Rank strength of ``c`` within its suit: trump order when there are trumps."""
-    return TRUMP_ORDER[c & 7] if trump >= 0 else c & 7
+    return TRUMP_STRENGTH[c & 7] if trump >= 0 else PLAIN_STRENGTH[c & 7]
 
 
 def in_suit(m: int, s: int) -> int:
@@ -71,10 +75,9 @@ def points(c: int) -> int:
 
 
 def beats(c: int, best: int, trump: int) -> bool:
-    """Does ``c`` beat ``best`` (the card winning the trick so far)?"""
-    if c >> 3 == best >> 3:
-        return strength(c, trump) > strength(best, trump)
-    return c >> 3 == trump
+    """Does ``c`` beat ``best`` (the card winning the trick so far)? The core's rule
+    (:func:`mariash_env.core.tricks.beats`)."""
+    return bool(_tricks.beats(c, best, trump))
 
 
 def winning_index(trick: list[int], trump: int) -> int:
@@ -107,12 +110,15 @@ def lower_in_suit(c: int, m: int, trump: int) -> int:
     return out
 
 
-def highest(m: int, trump: int) -> int:
-    """The strongest card of a (non-empty) mask by (is trump, rank strength)."""
+def strongest(m: int, trump: int) -> int:
+    """The strongest card of a (non-empty) set by (is trump, rank strength); not
+    :func:`mariash_env.core.tricks.highest`, the highest card code."""
     return max(cards(m), key=lambda c: (c >> 3 == trump, strength(c, trump), -c))
 
 
-def lowest(m: int, trump: int) -> int:
+def weakest(m: int, trump: int) -> int:
+    """The weakest card of a (non-empty) set by (is trump, rank strength); not
+    :func:`mariash_env.core.tricks.lowest`, the lowest card code."""
     return min(cards(m), key=lambda c: (c >> 3 == trump, strength(c, trump), c))
 
 

@@ -43,7 +43,7 @@ from ..core.engine import apply_action, legal_actions
 from ..core.observe import OBS_SIZE, encode
 from ..rules import Rules
 from .base import Robot
-from .features import TRUMP_ORDER, decode
+from .features import decode, strength
 from .table import TableRobot
 from .view import SearchUnavailableError, SeatView, _search_module
 
@@ -193,7 +193,7 @@ class PIMCRobot(Robot):
                 continue
             c = a - A.TRUMP0
             s = c >> 3
-            if s not in low or TRUMP_ORDER[c & 7] < TRUMP_ORDER[low[s] & 7]:
+            if s not in low or strength(c, s) < strength(low[s], s):
                 low[s] = c
         out = [A.TRUMP0 + c for c in low.values()]
         for a in (A.TRUMP_BLIND, fallback):

@@ -39,7 +39,7 @@ from .. import actions as A
 from ..cards import CARD_CODES
 from ..core.engine import apply_action
 from ..core.jit import njit
-from ..core.play import beats, can_lay_down, legal_cards, side_marriages, trick_best, trump_suit
+from ..core.play import can_lay_down, legal_cards, side_marriages
 from ..core.settle import settle
 from ..core.state import (
     ACTOR,
@@ -78,11 +78,11 @@ from ..core.state import (
     WON,
     get64,
     getm,
-    lowest,
-    popcount,
     read64,
 )
 from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
+from ..core.tricks import TRUMP_ORDER as ORDER_TRUMP  # ranks from the weakest, trumps
+from ..core.tricks import TRUMP_STRENGTH, beats, lowest, popcount, trick_best, trump_suit
 from ..rules import R_QUEEN_FIRST
 from ..rules import rules_vector as _rules_vector
 
@@ -90,6 +90,19 @@ from ..rules import rules_vector as _rules_vector
 # call passing many arrays costs more than most nodes' work (~20 % of the time).
 _inline = numba.njit(inline="always")
 _apply_inline = _inline(apply_action.py_func)
+
+
+@_inline
+def _kq_holder(h0, h1, h2, s):
+    """Seat + 1 of the hand holding both king and queen of suit ``s`` (§7), 0: none."""
+    kq = np.int64(3) << (8 * s + 5)
+    if h0 & kq == kq:
+        return 1
+    if h1 & kq == kq:
+        return 2
+    if h2 & kq == kq:
+        return 3
+    return 0
 
 INF = np.int64(1) << 40
 MAXD = 32
@@ -99,10 +112,6 @@ ZERO = np.int64(0)
 ONE = np.int64(1)
 MINUS1 = np.int64(-1)
 
-# Ranks (indices 7 8 9 T J Q K A) from the lowest to the highest card.
-ORDER_TRUMP = np.array([0, 1, 2, 4, 5, 6, 3, 7], dtype=np.int64)  # 7 8 9 J Q K T A
-ORDER_PLAIN = np.arange(8, dtype=np.int64)
-STRENGTH_TRUMP = np.array([0, 1, 2, 6, 3, 4, 5, 7], dtype=np.int64)
 
 # ctx slots: constants of one solve.
 (X_ACTOR, X_SALT, X_TTMASK, X_HUNDRED, X_QFIRST, X_TRUMP, X_CONTRACT, X_BOUNDS, X_LAYDOWN,
@@ -237,14 +246,7 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     npend = 0
     for s in range(4):
         if st[MARR_SEAT + s] < 0:
-            kq = np.int64(3) << (8 * s + 5)
-            p = 0
-            if h0 & kq == kq:
-                p = 1
-            elif h1 & kq == kq:
-                p = 2
-            elif h2 & kq == kq:
-                p = 3
+            p = _kq_holder(h0, h1, h2, s)
             if p:
                 pend |= np.int64(p) << (4 * s)
                 npend += 1
@@ -450,7 +452,7 @@ def _gen_moves(st, seat, moves, ctx, rep, stats):
     for i in range(nm):
         c = moves[i]
         r = c & 7
-        stg = STRENGTH_TRUMP[r] if trump >= 0 else r
+        stg = TRUMP_STRENGTH[r] if trump >= 0 else r
         pts = CARD_POINTS[c]
         istr = 1 if trump >= 0 and (c >> 3) == trump else 0
         if con == C_BETL:
@@ -538,14 +540,7 @@ def _bound_row(st, rules, sc, ctx, fr):
     h2 = getm(st, HAND + 2)
     code = np.int64(0)
     for s in range(4):
-        kq = np.int64(3) << (8 * s + 5)
-        p = 0
-        if h0 & kq == kq:
-            p = 1
-        elif h1 & kq == kq:
-            p = 2
-        elif h2 & kq == kq:
-            p = 3
+        p = _kq_holder(h0, h1, h2, s)
         code = (code << 4) | (p << 2) | (st[MARR_SEAT + s] + 1)
     s7 = np.int64(1) << (ctx[X_TRUMP] * 8)
     holder = 1 if h0 & s7 else (2 if h1 & s7 else (3 if h2 & s7 else 0))

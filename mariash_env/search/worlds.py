@@ -34,8 +34,8 @@ import numpy as np
 
 from .. import actions as A
 from ..core.engine import apply_action, legal_actions
-from ..core.jit import njit
-from ..core.play import held_marriages, legal_cards, play_card, trump_suit
+from ..core.jit import njit, njit_inline
+from ..core.play import held_marriages, legal_cards, play_card
 from ..core.state import (
     AN_SEDMA,
     AN_STO,
@@ -85,16 +85,23 @@ from ..core.state import (
     TOOK,
     TRICK_N,
     TRICK_NO,
-    TRICKS,
     TRUMP_CARD,
     TRUMP_PUBLIC,
     getm,
-    popcount,
     rng_next,
     seed_words,
     setm,
 )
 from ..core.tables import ALL, BLIND_POS, POS_SEAT
+from ..core.tricks import (
+    highest,
+    lowest,
+    popcount,
+    trick_card,
+    trick_cards,
+    tricks_begun,
+    trump_suit,
+)
 from ..rules import rules_vector as _rules_vector
 
 LOC_NEXT, LOC_PREV, LOC_REST = 0, 1, 2
@@ -140,14 +147,13 @@ def played_by(st):
     out = np.zeros(3, dtype=np.int64)
     if st[PHASE] < PH_PLAY:
         return out
-    ntr = st[TRICK_NO]
-    for t in range(min(ntr + 1, 10)):
-        lead = st[TLEAD + t]
-        if lead < 0:
+    for t in range(tricks_begun(st)):
+        n = trick_cards(st, t)
+        if n == 0:
             break
-        cnt = 3 if t < ntr else st[TRICK_N]
-        for j in range(cnt):
-            out[(lead + j) % 3] |= _bit(st[TRICKS + 3 * t + j])
+        for j in range(n):
+            p, c = trick_card(st, t, j)
+            out[p] |= _bit(c)
     return out
 
 
@@ -310,6 +316,91 @@ def _add_must(must, nmust, loc, alts, nalt, hidden, allow, locb, held):
     return nmust + 1
 
 
+@njit_inline
+def _allow_by_play(st, me, rules, hidden, allow, locbit):
+    """Knowledge step 1, the card play: a hidden card is possible for a seat only if its
+    plays stay legal with it (following, beating, trumping, RULES.md §6), and a king or
+    queen played without announcing the marriage (§7) places or excludes its partner."""
+    trump = trump_suit(st)
+    sc = st.copy()
+    kq_seen = np.zeros(3, dtype=np.int64)
+    for t in range(tricks_begun(st)):
+        n = trick_cards(st, t)
+        if n == 0:
+            break
+        for j in range(n):
+            p, c = trick_card(st, t, j)
+            if p == me:
+                continue
+            b = locbit[p]
+            sc[TRICK_NO] = t
+            sc[TRICK_N] = j
+            for h in range(32):
+                if (hidden >> h) & 1 and allow[h] & b:
+                    setm(sc, HAND + p, _bit(c) | _bit(h))
+                    if not (legal_cards(sc, p) >> c) & 1:
+                        allow[h] &= ~b
+            r = c & 7
+            if trump >= 0 and (r == 5 or r == 6):
+                s = c >> 3
+                q = c + 1 if r == 5 else c - 1
+                first = ((kq_seen[p] >> s) & 1) == 0
+                kq_seen[p] |= np.int64(1) << s
+                if first and (hidden >> q) & 1:
+                    if st[MARR_SEAT + s] == p:
+                        allow[q] &= b  # the marriage was announced: p held the partner
+                    else:
+                        s2 = st.copy()
+                        s2[TRICK_NO] = t
+                        s2[TRICK_N] = j
+                        s2[NMARR] = 0
+                        for k in range(4):
+                            s2[MARR_SEAT + k] = -1
+                        setm(s2, HAND + p, _bit(c) | _bit(q))
+                        play_card(s2, rules, p, c)
+                        if s2[NMARR] > 0:
+                            allow[q] &= ~b  # holding it would have announced one
+
+
+@njit_inline
+def _allow_by_talons(st, me, rules, hidden, allow, locbit, atmost, pb, layer, taker, n,
+                     f_suit):
+    """Knowledge step 3, the talons (RULES.md §4): forehand's suit-game talon on the table
+    holds no barred card; a talon this seat laid and another took went to the taker, and
+    on only through the taker's own talon.  Returns the rows written to ``atmost``."""
+    f = st[FOREHAND]
+    tc = st[TRUMP_CARD]
+    if n == 1 and f_suit and f != me and taker[0] < 0:
+        barred = _barred_discards(st, rules, f, tc if _tc_known(st, me) else -1)
+        for c in range(32):
+            if (barred >> c) & 1 and (hidden >> c) & 1:
+                allow[c] &= ~np.int64(1 << LOC_REST)
+    # A talon this seat laid and another took: its cards went to the taker, and on
+    # only through the taker's own talon.
+    natmost = 0
+    mine = getm(st, LAID + me) & hidden
+    for k in range(n):
+        if layer[k] != me or taker[k] < 0 or mine == 0:
+            continue
+        q = taker[k]
+        bits = locbit[q] | (1 << LOC_REST)
+        if k + 1 < n and taker[k + 1] >= 0:
+            r = taker[k + 1]
+            if r == me:
+                bits = locbit[q]
+            else:
+                bits = locbit[q] | locbit[r] | (1 << LOC_REST)
+                lim = 2 - popcount(getm(st, LAID + me) & pb[r])
+                atmost[natmost, 0] = mine
+                atmost[natmost, 1] = locbit[r] | (1 << LOC_REST)
+                atmost[natmost, 2] = lim
+                natmost += 1
+        for c in range(32):
+            if (mine >> c) & 1:
+                allow[c] &= bits
+    return natmost
+
+
 @njit
 def knowledge_core(st, me, rules):
     """Compiled :func:`knowledge`: reads only what seat ``me`` may know.
@@ -356,48 +447,7 @@ def knowledge_core(st, me, rules):
 
     # 1. The card play: following, beating, trumping (RULES.md §6) and marriages (§7).
     if ph == PH_PLAY:
-        trump = trump_suit(st)
-        sc = st.copy()
-        ntr = st[TRICK_NO]
-        kq_seen = np.zeros(3, dtype=np.int64)
-        for t in range(min(ntr + 1, 10)):
-            lead = st[TLEAD + t]
-            if lead < 0:
-                break
-            cnt = 3 if t < ntr else st[TRICK_N]
-            for j in range(cnt):
-                p = (lead + j) % 3
-                c = st[TRICKS + 3 * t + j]
-                if p == me:
-                    continue
-                b = locbit[p]
-                sc[TRICK_NO] = t
-                sc[TRICK_N] = j
-                for h in range(32):
-                    if (hidden >> h) & 1 and allow[h] & b:
-                        setm(sc, HAND + p, _bit(c) | _bit(h))
-                        if not (legal_cards(sc, p) >> c) & 1:
-                            allow[h] &= ~b
-                r = c & 7
-                if trump >= 0 and (r == 5 or r == 6):
-                    s = c >> 3
-                    q = c + 1 if r == 5 else c - 1
-                    first = ((kq_seen[p] >> s) & 1) == 0
-                    kq_seen[p] |= np.int64(1) << s
-                    if first and (hidden >> q) & 1:
-                        if st[MARR_SEAT + s] == p:
-                            allow[q] &= b  # the marriage was announced: p held the partner
-                        else:
-                            s2 = st.copy()
-                            s2[TRICK_NO] = t
-                            s2[TRICK_N] = j
-                            s2[NMARR] = 0
-                            for k in range(4):
-                                s2[MARR_SEAT + k] = -1
-                            setm(s2, HAND + p, _bit(c) | _bit(q))
-                            play_card(s2, rules, p, c)
-                            if s2[NMARR] > 0:
-                                allow[q] &= ~b  # holding it would have announced one
+        _allow_by_play(st, me, rules, hidden, allow, locbit)
 
     # 2. The trump card, once shown, went back into forehand's hand (never to a talon).
     tc = st[TRUMP_CARD]
@@ -405,34 +455,8 @@ def knowledge_core(st, me, rules):
         allow[tc] &= locbit[f]
 
     # 3. Talons.  Forehand's suit-game talon lying on the table holds no barred card.
-    if n == 1 and f_suit and f != me and taker[0] < 0:
-        barred = _barred_discards(st, rules, f, tc if _tc_known(st, me) else -1)
-        for c in range(32):
-            if (barred >> c) & 1 and (hidden >> c) & 1:
-                allow[c] &= ~np.int64(1 << LOC_REST)
-    # A talon this seat laid and another took: its cards went to the taker, and on
-    # only through the taker's own talon.
-    natmost = 0
-    mine = getm(st, LAID + me) & hidden
-    for k in range(n):
-        if layer[k] != me or taker[k] < 0 or mine == 0:
-            continue
-        q = taker[k]
-        bits = locbit[q] | (1 << LOC_REST)
-        if k + 1 < n and taker[k + 1] >= 0:
-            r = taker[k + 1]
-            if r == me:
-                bits = locbit[q]
-            else:
-                bits = locbit[q] | locbit[r] | (1 << LOC_REST)
-                lim = 2 - popcount(getm(st, LAID + me) & pb[r])
-                atmost[natmost, 0] = mine
-                atmost[natmost, 1] = locbit[r] | (1 << LOC_REST)
-                atmost[natmost, 2] = lim
-                natmost += 1
-        for c in range(32):
-            if (mine >> c) & 1:
-                allow[c] &= bits
+    natmost = _allow_by_talons(st, me, rules, hidden, allow, locbit, atmost, pb, layer,
+                               taker, n, f_suit)
 
     # 4. Announcements: sedma / seven against need the trump seven, sto / hundred
     #    against a marriage, held when announced (RULES.md §5, §12).
@@ -641,6 +665,32 @@ def _shuffle_positions(w, rs, cards, positions, npos):
             i += 1
 
 
+@njit_inline
+def _place_hidden(w, st, me, locm, rs):
+    """The assignment ``locm`` (next seat, previous seat, rest) into ``w``: the rest is
+    forehand's unseen five during the trump choice, else the talon another seat laid,
+    its two discards in a random order."""
+    f = st[FOREHAND]
+    setm(w, HAND + (me + 1) % 3, locm[0])
+    setm(w, HAND + (me + 2) % 3, locm[1])
+    rest = locm[2]
+    if st[PHASE] == PH_TRUMP and me == f:
+        setm(w, HAND + f, _seen_hand(st, me) | rest)
+    elif st[TALON_OWNER] >= 0 and st[TALON_OWNER] != me:
+        setm(w, TALON, rest)
+        if popcount(rest) == 2:
+            lo = lowest(rest)
+            hi = highest(rest)
+            if _below(rs, np.int64(2)) == 0:
+                w[DISC] = lo
+                w[DISC + 1] = hi
+            else:
+                w[DISC] = hi
+                w[DISC + 1] = lo
+        elif popcount(rest) == 1:
+            w[DISC] = lowest(rest)
+
+
 @njit
 def complete_world(w, st, me, rules, locm, rs):
     """Write the assignment ``locm`` into the copy ``w`` of ``st`` and fill in the hidden
@@ -649,33 +699,8 @@ def complete_world(w, st, me, rules, locm, rs):
     Returns False when no consistent completion exists."""
     f = st[FOREHAND]
     ph = st[PHASE]
-    nx = (me + 1) % 3
-    pv = (me + 2) % 3
-    setm(w, HAND + nx, locm[0])
-    setm(w, HAND + pv, locm[1])
     rest = locm[2]
-    if ph == PH_TRUMP and me == f:
-        setm(w, HAND + f, _seen_hand(st, me) | rest)
-    elif st[TALON_OWNER] >= 0 and st[TALON_OWNER] != me:
-        setm(w, TALON, rest)
-        if popcount(rest) == 2:
-            lo = np.int64(0)
-            while not (rest >> lo) & 1:
-                lo += 1
-            hi = np.int64(31)
-            while not (rest >> hi) & 1:
-                hi -= 1
-            if _below(rs, np.int64(2)) == 0:
-                w[DISC] = lo
-                w[DISC + 1] = hi
-            else:
-                w[DISC] = hi
-                w[DISC + 1] = lo
-        elif popcount(rest) == 1:
-            c = 0
-            while not (rest >> c) & 1:
-                c += 1
-            w[DISC] = c
+    _place_hidden(w, st, me, locm, rs)
     layer, taker, n, cur, f_suit = talon_chain(st)
     pb = played_by(st)
     tc_hidden = st[TRUMP_CARD] >= 0 and not _tc_known(st, me)
@@ -730,10 +755,7 @@ def complete_world(w, st, me, rules, locm, rs):
         got = _pick(rs, cand, np.int64(1))
         if got < 0:
             return False
-        c = 0
-        while not (got >> c) & 1:
-            c += 1
-        w[TRUMP_CARD] = c
+        w[TRUMP_CARD] = lowest(got)
     # Deck positions of the cards dealt to the other seats (and forehand's unseen five).
     positions = np.zeros(12, dtype=np.int64)
     for s in range(3):
@@ -769,58 +791,49 @@ def complete_world(w, st, me, rules, locm, rs):
     return True
 
 
-@njit
-def check_world(w, rules):
-    """Is the full state ``w`` explained by its own public history?  Checked with the
-    core: every card play legal (``legal_cards``) with the hands as they were, the
-    marriages announced exactly as recorded (``play_card``), forehand's announcement
-    and the defence's announcements legal for the hands then held, forehand's
-    suit-game discards legal, the trump card one forehand could choose, hand sizes."""
-    f = w[FOREHAND]
-    ph = w[PHASE]
-    size = hand_sizes(w)
+@njit_inline
+def _tricks_replay(w, rules, pb):
+    """§6, §7: every card play legal with the hands as they were, the marriages
+    announced exactly as recorded."""
+    sc = w.copy()
     for s in range(3):
-        if popcount(getm(w, HAND + s)) != size[s]:
+        setm(sc, HAND + s, getm(w, HAND + s) | pb[s])
+    setm(sc, PLAYED, 0)
+    sc[TRICK_NO] = 0
+    sc[TRICK_N] = 0
+    sc[NMARR] = 0
+    sc[SEVEN_TRICK] = -1
+    sc[SEVEN_SEAT] = -1
+    sc[SEVEN_WON] = 0
+    for s in range(3):
+        sc[PTS + s] = 0
+        sc[NTRICKS + s] = 0
+    for k in range(4):
+        sc[MARR_SEAT + k] = -1
+        sc[MARR_ORD + k] = -1
+    sc[LEADER] = w[TLEAD]
+    for t in range(tricks_begun(w)):
+        n = trick_cards(w, t)
+        if n == 0:
+            break
+        if w[TLEAD + t] != sc[LEADER]:
             return False
-    pb = played_by(w)
-    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-    # The tricks, replayed from the first with the hands held then.
-    if ph == PH_PLAY:
-        sc = w.copy()
-        for s in range(3):
-            setm(sc, HAND + s, getm(w, HAND + s) | pb[s])
-        setm(sc, PLAYED, 0)
-        sc[TRICK_NO] = 0
-        sc[TRICK_N] = 0
-        sc[NMARR] = 0
-        sc[SEVEN_TRICK] = -1
-        sc[SEVEN_SEAT] = -1
-        sc[SEVEN_WON] = 0
-        for s in range(3):
-            sc[PTS + s] = 0
-            sc[NTRICKS + s] = 0
-        for k in range(4):
-            sc[MARR_SEAT + k] = -1
-            sc[MARR_ORD + k] = -1
-        ntr = w[TRICK_NO]
-        sc[LEADER] = w[TLEAD]
-        for t in range(min(ntr + 1, 10)):
-            lead = w[TLEAD + t]
-            if lead < 0:
-                break
-            if lead != sc[LEADER]:
+        for j in range(n):
+            p, c = trick_card(w, t, j)
+            if not (legal_cards(sc, p) >> c) & 1:
                 return False
-            cnt = 3 if t < ntr else w[TRICK_N]
-            for j in range(cnt):
-                p = (lead + j) % 3
-                c = w[TRICKS + 3 * t + j]
-                if not (legal_cards(sc, p) >> c) & 1:
-                    return False
-                play_card(sc, rules, p, c)
-        for k in range(4):
-            if sc[MARR_SEAT + k] != w[MARR_SEAT + k] or sc[MARR_ORD + k] != w[MARR_ORD + k]:
-                return False
-    # Forehand's announcement, with its hand after the discards.
+            play_card(sc, rules, p, c)
+    for k in range(4):
+        if sc[MARR_SEAT + k] != w[MARR_SEAT + k] or sc[MARR_ORD + k] != w[MARR_ORD + k]:
+            return False
+    return True
+
+
+@njit_inline
+def _announcements_legal(w, rules, pb, mask):
+    """§5.1, §5.3: forehand's announcement with its hand after the discards, and the
+    defence's announcements in the first flek round, legal for the hands then held."""
+    f = w[FOREHAND]
     an = w[ANNOUNCE]
     if an > 0:
         sc = w.copy()
@@ -830,7 +843,6 @@ def check_world(w, rules):
         legal_actions(sc, rules, mask)
         if not mask[A.ANNOUNCE_HRA + an - 1]:
             return False
-    # The defence's announcements in the first flek round.
     for b in range(B_SEVEN_AG, B_HUNDRED_AG + 1):
         if w[BET_EXISTS + b]:
             p = w[BET_SEAT + b]
@@ -845,13 +857,20 @@ def check_world(w, rules):
             legal_actions(sc, rules, mask)
             if not mask[A.AGAINST_SEVEN if b == B_SEVEN_AG else A.AGAINST_HUNDRED]:
                 return False
-    layer, taker, n, cur, f_suit = talon_chain(w)
-    D = dealt_sets(w)
+    return True
+
+
+@njit_inline
+def _deal_consistent(w, rules, D, mask):
+    """§2–§4: the dealt hands disjoint and of 12/10/10 cards, forehand's suit-game
+    talon legal discards from its twelve, the trump card one forehand could choose, the
+    deck positions a permutation with each seat's cards at its own positions."""
+    f = w[FOREHAND]
     if popcount(D[f]) != 12 or popcount(D[(f + 1) % 3]) != 10 or popcount(D[(f + 2) % 3]) != 10:
         return False
     if D[0] & D[1] or D[0] & D[2] or D[1] & D[2]:
         return False
-    # Forehand's talon, in a suit game: each card a legal discard from its twelve.
+    layer, taker, n, cur, f_suit = talon_chain(w)
     if n > 0 and f_suit:
         T = _talons_of(w)
         sc = w.copy()
@@ -863,7 +882,6 @@ def check_world(w, rules):
         for c in range(32):
             if (T[0] >> c) & 1 and not mask[A.DISCARD0 + c]:
                 return False
-    # The trump card: one forehand could choose (first seven cards, or z lidu).
     tc = w[TRUMP_CARD]
     if tc >= 0:
         if not (D[f] >> tc) & 1:
@@ -878,7 +896,6 @@ def check_world(w, rules):
             legal_actions(sc, rules, mask)
             if not mask[A.TRUMP0 + tc]:
                 return False
-    # Deck positions: a permutation, each seat's dealt cards at its own positions.
     used = np.int64(0)
     for c in range(32):
         p = w[POS + c]
@@ -888,6 +905,25 @@ def check_world(w, rules):
         if not (D[(f + POS_SEAT[p]) % 3] >> c) & 1:
             return False
     return True
+
+
+@njit
+def check_world(w, rules):
+    """Is the full state ``w`` explained by its own public history?  Checked with the
+    core, in named steps: the hand sizes, the tricks replayed (:func:`_tricks_replay`),
+    the announcements (:func:`_announcements_legal`), the deal, talon, trump card and
+    deck positions (:func:`_deal_consistent`)."""
+    size = hand_sizes(w)
+    for s in range(3):
+        if popcount(getm(w, HAND + s)) != size[s]:
+            return False
+    pb = played_by(w)
+    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    if w[PHASE] == PH_PLAY and not _tricks_replay(w, rules, pb):
+        return False
+    if not _announcements_legal(w, rules, pb, mask):
+        return False
+    return _deal_consistent(w, rules, dealt_sets(w), mask)
 
 
 @njit

@@ -1,0 +1,124 @@
+"""The core's declared structure (issue #11): one function per phase citing RULES.md,
+the state record and the observation declared once (offsets, validator, debug dump and
+README tables derived from the declarations)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mariash_env import actions as A
+from mariash_env import cards
+from mariash_env import vector as V
+from mariash_env.core import engine as E
+from mariash_env.core import observe as O
+from mariash_env.core import state as S
+from mariash_env.game import Game
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("phase", S.PHASE_NAMES[:-1])
+def test_each_phase_has_its_functions_citing_rules(phase):
+    """Every phase but done has ``_legal_<phase>`` and ``_apply_<phase>``, each citing
+    its RULES.md section (§3–§8)."""
+    for kind in ("legal", "apply"):
+        fn = getattr(E, f"_{kind}_{phase}")
+        assert re.search(r"§[3-8]", fn.py_func.__doc__ or ""), f"_{kind}_{phase}"
+
+
+def test_dispatch_reaches_every_phase_function():
+    """legal_actions and apply_action name every phase function (nothing inlined by hand)."""
+    for name in ("legal", "apply"):
+        names = getattr(E, f"{name}_actions" if name == "legal" else "apply_action")
+        called = set(names.py_func.__code__.co_names)
+        want = {f"_{name}_{p}" for p in S.PHASE_NAMES[:-1]}
+        assert want <= called, want - called
+
+
+def test_engine_exports_only_its_own_names():
+    """The odd __all__ re-exports are gone; the names live where they belong."""
+    assert not hasattr(E, "__all__")
+    assert A.N_ACTIONS == 115 and S.C_NONE == 0 and S.PH_DONE == 8
+
+
+def test_state_schema_gives_the_offsets():
+    off = 0
+    for f in S.STATE_SCHEMA:
+        assert getattr(S, f.name) == off == S.OFFSETS[f.name], f.name
+        if f.kind == "i64":
+            assert f.slots % 2 == 0 and off % 2 == 0, f.name
+        off += f.slots
+    assert off == S.STATE_SIZE
+    # what the compiled code indexes with is range-checked on restore
+    for f in S.STATE_SCHEMA:
+        if f.kind == "card" or f.names is not None:
+            assert f.range is not None, f.name
+    assert {n for n, *_ in V._FIELDS} == {f.name.lower() for f in S.STATE_SCHEMA if f.range}
+
+
+def test_state_constants_are_checked_against_the_schema(monkeypatch):
+    monkeypatch.setattr(S, "HAND", S.HAND + 1)
+    with pytest.raises(ImportError, match="HAND = 48, schema 47"):
+        S._check_constants()
+
+
+def test_observation_constants_are_checked_against_the_layout(monkeypatch):
+    monkeypatch.setattr(O, "O_PHASE", O.O_PHASE + 1)
+    with pytest.raises(ImportError, match="O_PHASE"):
+        O._check_constants()
+    monkeypatch.undo()
+    monkeypatch.setattr(O, "OBS_SIZE", 899)
+    with pytest.raises(ImportError, match="OBS_SIZE"):
+        O._check_constants()
+
+
+def test_observation_layout_is_contiguous():
+    off = 0
+    for name, o, size, _ in O.OBS_LAYOUT:
+        assert o == off and getattr(O, "O_" + name.upper()) == o
+        off += size
+    assert off == O.STATE_OBS_SIZE and O.OBS_LAYOUT[-4][1] == O.OBS_SIZE
+
+
+@pytest.mark.parametrize("section,make", [("## Observation layout", O.layout_table),
+                                          ("## State record", S.layout_table)])
+def test_readme_tables_match_the_layouts(section, make):
+    """The README tables are the declared layouts (python scripts/layout_tables.py)."""
+    part = README[README.index(section + "\n"):]
+    table = "\n".join(ln for ln in part.split("\n## ")[0].splitlines() if ln.startswith("|"))
+    assert table == make(), f"README {section!r} is stale: run scripts/layout_tables.py"
+
+
+def test_describe_names_every_field():
+    g = Game()
+    g.new_partie(seed=3)
+    for _ in range(4):
+        g.step(g.legal_actions()[-1])
+    st = g.st.copy()
+    d = S.describe(st)
+    assert list(d) == [f.name.lower() for f in S.STATE_SCHEMA]
+    for s in range(3):
+        assert d["hand"][s] == cards.codes_of(S.getm(st, S.HAND + s))
+    assert d["phase"] == S.PHASE_NAMES[st[S.PHASE]]
+    assert d["contract"] == S.CONTRACT_NAMES[st[S.CONTRACT]]
+    assert d["trump_card"] == cards.CARD_CODES[st[S.TRUMP_CARD]]
+    assert d["pos"] == st[S.POS:S.POS + 32].tolist()
+    assert d["to_move"] == g.to_move and len(d["tricks"]) == 30
+    S.set64(st, S.PAY + 2, -(2**40) - 7)
+    S.set64(st, S.SCORE + 4, 2**35)
+    d = S.describe(st)
+    assert d["pay"] == [0, -(2**40) - 7, 0] and d["score"] == [0, 0, 2**35]
+    st[S.TRUMP_CARD] = -1
+    assert S.describe(st)["trump_card"] is None
+
+
+def test_describe_rejects_what_is_not_a_record():
+    with pytest.raises(ValueError, match="int32\\[208\\]"):
+        S.describe(np.zeros(207, np.int32))
+    with pytest.raises(ValueError, match="int32\\[208\\]"):
+        S.describe(np.zeros(208, np.int64))
