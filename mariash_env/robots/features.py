@@ -101,13 +101,9 @@ def higher_in_suit(c: int, m: int, trump: int) -> int:
 
 
 def lower_in_suit(c: int, m: int, trump: int) -> int:
-    s = c >> 3
-    out = 0
-    sc = strength(c, trump)
-    for d in cards(in_suit(m, s)):
-        if strength(d, trump) < sc:
-            out |= 1 << d
-    return out
+    """The cards of ``m`` of ``c``'s suit that rank below ``c`` (ranks in a suit are
+    distinct: everything of the suit but ``c`` and the higher ones)."""
+    return in_suit(m, c >> 3) & ~higher_in_suit(c, m, trump) & ~(1 << c)
 
 
 def strongest(m: int, trump: int) -> int:
