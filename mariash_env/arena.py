@@ -44,19 +44,19 @@ against robots during training) and the model card of ``training.export`` call
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import itertools
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 
+from .atomic import atomic_open
 from .cli import ArgumentParser, fail
 from .core import state as S
 from .core.engine import apply_action
@@ -360,7 +360,7 @@ class MatchResult:
         d.mkdir(parents=True, exist_ok=True)
         paths = []
         p = d / "deals.csv"  # first: it holds the raw results
-        with _atomic(p) as f:
+        with atomic_open(p, newline="") as f:
             w = csv.writer(f)
             w.writerow(["deal", "seed", *self.names])
             for i in range(self.deals):
@@ -368,14 +368,14 @@ class MatchResult:
         paths.append(p)
         rows = self.summary()
         p = d / "summary.csv"
-        with _atomic(p) as f:
+        with atomic_open(p, newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]))
             w.writeheader()
             w.writerows(rows)
         paths.append(p)
         p = d / "pairwise.csv"
         pw = self.pairwise()
-        with _atomic(p) as f:
+        with atomic_open(p, newline="") as f:
             w = csv.DictWriter(f, fieldnames=["robot_a", "robot_b", "diff", "ci_low", "ci_high",
                                               "significant"])
             w.writeheader()
@@ -407,18 +407,6 @@ class MatchResult:
         fig.savefig(p, dpi=110)
         plt.close(fig)
         return p
-
-
-@contextlib.contextmanager
-def _atomic(path: Path) -> Iterator[TextIO]:
-    """A text file written under a temporary name and renamed into place when complete."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with tmp.open("w", newline="", encoding="utf-8") as f:
-            yield f
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _stats(names: list[str], seats: list[tuple[int, int, int]],

@@ -19,12 +19,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .actions import ActionError, action_index
+from .atomic import atomic_open
 from .cards import CardError, parse_deck
 from .core import state as S
 from .core.deal import cut_deck, gathered_deck
@@ -46,14 +46,9 @@ class RecordError(ValueError):
 
 def save_records(path: str | os.PathLike, records: Iterable[dict[str, Any]]) -> None:
     """Write records as JSON lines, atomically (write a temporary file, then rename)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_open(path) as fh:
         for r in records:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def read_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any] | RecordError]]:

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from mariash_env.actions import N_ACTIONS
+from mariash_env.atomic import atomic_open
 from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
 
 from .config import Config
@@ -43,19 +44,6 @@ RESUMABLE_CHANGES = ("run.", "eval.")
 
 class CheckpointError(Exception):
     """A checkpoint that cannot be used: missing, truncated, corrupt, or from another setup."""
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # pragma: no cover - e.g. Windows
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
 
 
 class UnwritableError(OSError):
@@ -84,21 +72,13 @@ def check_writable(path: str | Path) -> None:
 
 
 def atomic_write_bytes(path: str | Path, chunks: list[bytes]) -> None:
-    """Write ``chunks`` to ``path`` atomically (same-directory temp file, fsync, replace)."""
+    """Write ``chunks`` to ``path`` atomically (:func:`mariash_env.atomic.atomic_open`),
+    creating its directory."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            for c in chunks:
-                f.write(c)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    _fsync_dir(path.parent)
+    with atomic_open(path, "wb") as f:
+        for c in chunks:
+            f.write(c)
 
 
 def _pid_alive(pid: int) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..actions import action_label
+from ..atomic import atomic_open
 from ..cards import CARD_CODES, cards_of
 from ..core.observe import OBS_LAYOUT
 from ..game import Game, IllegalActionError
@@ -49,10 +50,8 @@ class PlayError(ValueError):
 
 
 def _write_json(path: Path, obj: Any) -> None:
-    """Write atomically: a temporary file, then a rename."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    with atomic_open(path) as f:
+        f.write(json.dumps(obj, ensure_ascii=False, indent=1))
 
 
 def latest_unfinished(save_dir: str | os.PathLike) -> Path | None:
