@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from ..cards import SUIT_NAMES_CZ, card_index, czech_name, pretty
+from ..cards import SUIT_NAMES_CZ, SUITS, card_index, czech_name, pretty
+from ..game import level_name
 
-LEVELS = ("", "flek", "re", "tutti", "boty")
 SUIT_NAMES_EN = ("hearts", "bells", "leaves", "acorns")
 BET_CZ = {"game": "hru", "seven": "sedmu", "seven_against": "sedmu proti",
           "hundred_against": "sto proti"}
@@ -31,16 +31,11 @@ _FIXED: dict[str, tuple[str, str]] = {
 }
 
 
-def level_word(level: int) -> str:
-    """flek, re, tutti, boty, then ``flek×N`` (RULES.md §5.2)."""
-    return LEVELS[level] if 0 <= level < len(LEVELS) else f"flek×{level}"
-
-
 def card_info(code: str) -> dict[str, str]:
     """A card for display: code, short form with its suit symbol, Czech name, suit."""
     i = card_index(code)
     return {"code": code, "short": pretty(i), "cz": czech_name(i),
-            "suit": "hbla"[i >> 3], "suit_cz": SUIT_NAMES_CZ[i >> 3]}
+            "suit": SUITS[i >> 3], "suit_cz": SUIT_NAMES_CZ[i >> 3]}
 
 
 def describe(label: str, next_level: int = 1, contract: str = "suit") -> dict[str, str]:
@@ -56,7 +51,7 @@ def describe(label: str, next_level: int = 1, contract: str = "suit") -> dict[st
                     "play": ("hrát", "play")}[head]
             cz, en = f"{verb[0]} {c['short']} ({c['cz']})", f"{verb[1]} {c['short']}"
         elif head == "flek":
-            word = level_word(next_level)
+            word = level_name(next_level)
             bet_cz = contract if tail == "game" and contract != "suit" else BET_CZ[tail]
             bet_en = contract if tail == "game" and contract != "suit" else BET_EN[tail]
             cz, en = f"{word} na {bet_cz}", f"{word} on {bet_en}"

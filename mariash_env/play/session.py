@@ -24,13 +24,13 @@ import numpy as np
 
 from ..actions import action_label
 from ..atomic import atomic_open
-from ..cards import CARD_CODES, cards_of
+from ..cards import CARD_CODES, SUITS, cards_of
 from ..core.observe import OBS_LAYOUT
-from ..game import Game, IllegalActionError
+from ..game import Game, IllegalActionError, level_name
 from ..records import save_records
 from ..robots import SeatView, make_robot
 from ..robots.base import Robot
-from .labels import SUIT_NAMES_EN, card_info, describe, level_word
+from .labels import SUIT_NAMES_EN, card_info, describe
 from .series import series_tables
 
 RULES = ("voleny",)
@@ -393,7 +393,7 @@ class PlaySession:
             for b, name in enumerate(BETS):
                 if exists[b]:
                     bets.append({"bet": name, "level": levels[b],
-                                 "level_name": level_word(levels[b])})
+                                 "level_name": level_name(levels[b])})
         announce = _block(obs, "announce")
         cur, last = self._tricks()
         return {
@@ -406,7 +406,7 @@ class PlaySession:
             "contract": {
                 "actor": actor if actor >= 0 else None,
                 "kind": contract if actor >= 0 else None,
-                "trump": "hbla"[int(np.argmax(trump))] if trump.any() else None,
+                "trump": SUITS[int(np.argmax(trump))] if trump.any() else None,
                 "trump_en": SUIT_NAMES_EN[int(np.argmax(trump))] if trump.any() else None,
                 "trump_card": CARD_CODES[int(trump_card[0])] if trump_card.size else None,
                 "announce": (("hra", "sedma", "sto", "sto a sedma")[int(np.argmax(announce))]

@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..cards import SUIT_SYMBOLS, SUITS
 from .session import PlayError, PlaySession
 
 STYLE = {"h": "bold red", "b": "bold dark_orange", "l": "bold green", "a": "bold yellow4"}
-SYMBOL = {"h": "♥", "b": "♦", "l": "♠", "a": "♣"}
 
 
 def card_text(card: dict[str, Any]) -> Text:
@@ -61,7 +61,7 @@ class TerminalTable:
         if con["kind"]:
             line = f"aktér / actor: {names[con['actor']]} · {con['kind']}"
             if con["trump"]:
-                line += f" · trumfy / trumps {SYMBOL[con['trump']]} {con['trump_en']}"
+                line += f" · trumfy / trumps {SUIT_SYMBOLS[SUITS.index(con['trump'])]} {con['trump_en']}"
             if con["announce"]:
                 line += f" · {con['announce']}"
             for b in con["bets"]:
