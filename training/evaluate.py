@@ -77,19 +77,14 @@ def as_robot(agent: Any, name: str = "agent") -> Robot:
     # torch just to look (evaluating an ONNX robot stays torch-free and fast to start).
     networks = sys.modules.get(f"{__package__}.networks")
     if networks is not None and isinstance(agent, networks.PolicyNet):
-        import torch
-
         net = agent
-        dev = next(net.parameters()).device
 
         def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
             was_training = net.training
             net.eval()
-            with torch.inference_mode():
-                a = net(torch.from_numpy(np.ascontiguousarray(obs)).to(dev),
-                        torch.from_numpy(np.require(mask, requirements="CW")).to(dev))[1]
+            a = net.greedy(obs, mask)
             net.train(was_training)
-            return a.cpu().numpy()
+            return a
 
         return PolicyRobot(act, name)
     return robot_of(agent, name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -35,6 +36,16 @@ class PolicyNet(nn.Module):
         q = self.scores(obs)
         q = torch.where(mask.to(torch.bool), q, torch.full_like(q, MASKED_VALUE))
         return q, torch.argmax(q, dim=1)
+
+    @torch.inference_mode()
+    def greedy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Greedy actions ``int64[B]`` for numpy ``obs``/``mask`` batches, on the network's
+        device (a read-only mask such as ``Step.mask`` is copied: torch wants writable
+        buffers)."""
+        dev = next(self.parameters()).device
+        o = torch.from_numpy(np.require(obs, np.float32, "C")).to(dev)
+        m = torch.from_numpy(np.require(mask, requirements="CW")).to(dev)
+        return self(o, m)[1].cpu().numpy()
 
     def signature(self) -> dict[str, Any]:
         """What must match for a state dict to load: kind, sizes, parameter shapes."""

@@ -154,12 +154,8 @@ class SelfPlayActor:
 
     # -- one iteration --------------------------------------------------------------------
 
-    @torch.inference_mode()
     def _greedy(self, net: PolicyNet, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        o = torch.from_numpy(obs).to(self.device)
-        # Step.mask is read-only: torch wants a writable buffer (np.require copies only then)
-        m = torch.from_numpy(np.require(mask, requirements="W")).to(self.device)
-        return net(o, m)[1].cpu().numpy()
+        return net.greedy(obs, mask)
 
     def collect(self, params: dict[str, Any]) -> tuple[Batch, dict[str, float]]:
         """Step every game ``rollout_steps`` times; the learner's finished decisions."""

@@ -110,14 +110,9 @@ class DMC(Method):
         return {"epsilon": self.epsilon(decisions)}
 
     @staticmethod
-    @torch.inference_mode()
     def act(net: PolicyNet, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
             params: dict[str, Any]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        dev = next(net.parameters()).device
-        # Step.mask is read-only: torch wants a writable buffer (np.require copies only then)
-        m = torch.from_numpy(np.require(mask, requirements="W")).to(dev)
-        greedy = net(torch.from_numpy(obs).to(dev), m)[1]
-        greedy = greedy.cpu().numpy()
+        greedy = net.greedy(obs, mask)
         # Always draw the same amount of randomness: the stream never depends on epsilon.
         explore = rng.random(greedy.shape[0]) < params["epsilon"]
         rand = random_legal_actions(mask, rng)
