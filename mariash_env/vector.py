@@ -186,7 +186,7 @@ from .core.state import (
     seed_words,
     setm,
 )
-from .rules import make_rules
+from .rules import is_int, make_rules
 
 __all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES",
            "VectorMemoryWarning", "available_memory"]
@@ -510,13 +510,12 @@ class VectorEnv:
 
     def __init__(self, num_envs: int, seed: int | None = None, observations: bool = True,
                  deals: int = 12, parallel: bool = False, **rules):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
-                or num_envs < 1:
+        if not is_int(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         for name, flag in (("observations", observations), ("parallel", parallel)):
             if not isinstance(flag, (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {flag!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        if seed is not None and not is_int(seed):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         n = int(num_envs)
         self.num_envs = n
