@@ -110,8 +110,6 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from . import actions as A
-from .core.observe import OBS_SIZE, STATE_OBS_SIZE
 from .core.state import PHASE_NAMES
 from .game import Game, IllegalActionError, OptionError
 from .render import render_for
@@ -258,16 +256,17 @@ class raw_env(AECEnv):
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
+        self.kind = kind = self.game.kind
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32),
-                "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), np.int8),
+                "observation": spaces.Box(-np.inf, np.inf, (kind.obs_size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (kind.n_actions,), np.int8),
             }
         )
-        act_space = spaces.Discrete(A.N_ACTIONS)
+        act_space = spaces.Discrete(kind.n_actions)
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: act_space for a in AGENTS}
-        self.state_space = spaces.Box(-np.inf, np.inf, (STATE_OBS_SIZE,), np.float32)
+        self.state_space = spaces.Box(-np.inf, np.inf, (kind.state_obs_size,), np.float32)
         self._started = False
 
     # --- spaces (cached) --------------------------------------------------------------
@@ -278,13 +277,13 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     # --- labels -----------------------------------------------------------------------
-    @staticmethod
-    def action_label(index: int) -> str:
-        return A.action_label(index)
+    def action_label(self, index: int) -> str:
+        """The label of an action index of this game's table."""
+        return self.kind.action_label(index)
 
-    @staticmethod
-    def action_index(label: str) -> int:
-        return A.action_index(label)
+    def action_index(self, label: str) -> int:
+        """The index of a label of this game's table (ActionError for an unknown one)."""
+        return self.kind.action_index(label)
 
     def _check_reset(self) -> None:
         if not self._started:

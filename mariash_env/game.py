@@ -1,4 +1,5 @@
-"""One partie of volený mariáš as a Python object over the compact core state.
+"""One partie of mariáš (volený or licitovaný) as a Python object over the compact core
+state.
 
 :class:`Game` is what every Python front end drives (the AEC environment, the
 replayer, robots that search): it holds the ``int32`` state record and the
@@ -19,10 +20,11 @@ from .cards import CARD_CODES, SUITS, parse_deck
 from .core import state as S
 from .core.deal import deal_deck, deck_of, shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
-from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode, observe_into
-from .rules import Rules, is_int, make_rules
+from .kinds import kind_of
+from .licit_record import licit_settlement
+from .rules import G_LICIT, Rules, is_int, make_rules
 
-LEVEL_NAMES = ("", "flek", "re", "tutti", "boty")
+LEVEL_NAMES = ("", "flek", "re", "tutti", "boty", "kalhoty")
 
 
 class IllegalActionError(ValueError):
@@ -53,6 +55,20 @@ def _parse_cuts(cuts: Any) -> list[int]:
     return [int(k) for k in cuts]
 
 
+def _other_game_label(kind: Any, label: str) -> str | None:
+    """The other game whose table has ``label`` (an action of the wrong game), else None."""
+    from .kinds import KINDS
+
+    for other in KINDS.values():
+        if other is not kind:
+            try:
+                other.action_index(label)
+            except A.ActionError:
+                continue
+            return f"rules={other.name!r}"
+    return None
+
+
 def level_name(level: int) -> str:
     return LEVEL_NAMES[level] if level < len(LEVEL_NAMES) else f"flek×{level}"
 
@@ -75,10 +91,11 @@ class Game:
                 "or an int N >= 1 (keep the last N)"
             )
         self.rules = rules if rules is not None else make_rules(**options)
+        self.kind = kind_of(self.rules)
         self.rv = self.rules.vector()
         self._rules_dict = self.rules.to_dict()
         self.st = S.new_state()
-        self._mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        self._mask = np.zeros(self.kind.n_actions, dtype=np.int8)
         self._cuts: list[int] = []
         self.records: list[dict[str, Any]] | deque[dict[str, Any]] = self._new_records()
         self.last_settlement: dict[str, Any] | None = None
@@ -103,7 +120,7 @@ class Game:
         st = S.new_state()
         S.seed_rng(st, seed)
         d = fixed if fixed is not None else shuffled_deck(st)
-        start_partie(st, d, int(dealer))
+        start_partie(st, d, int(dealer), self.kind.game)
         st[S.CUT] = -1
         self.st = st
         self._cuts = cut_list
@@ -117,7 +134,7 @@ class Game:
 
     def deal_deck(self, deck: Sequence[str | int], dealer: int) -> None:
         """Deal a given deck within the current partie (used by the replayer)."""
-        deal_deck(self.st, parse_deck(deck), int(dealer))
+        deal_deck(self.st, parse_deck(deck), int(dealer), self.kind.game)
         self.history = []
 
     # --- queries ----------------------------------------------------------------------
@@ -151,10 +168,10 @@ class Game:
         return [int(x) for x in S.read64(self.st, S.SCORE, 3)]
 
     def legal_mask(self, seat: int | None = None) -> np.ndarray:
-        """``int8[N_ACTIONS]``: the legal actions of ``seat`` (all zero when it is not to move)."""
+        """``int8[N]``: the legal actions of ``seat`` (all zero when it is not to move)."""
         if seat is not None and seat != self.to_move:
-            return np.zeros(A.N_ACTIONS, dtype=np.int8)
-        m = np.zeros(A.N_ACTIONS, dtype=np.int8)
+            return np.zeros(self.kind.n_actions, dtype=np.int8)
+        m = np.zeros(self.kind.n_actions, dtype=np.int8)
         legal_actions(self.st, self.rv, m)
         return m
 
@@ -162,7 +179,7 @@ class Game:
         return [int(i) for i in np.flatnonzero(self.legal_mask(seat))]
 
     def legal_labels(self, seat: int | None = None) -> list[str]:
-        return [A.ACTION_LABELS[i] for i in self.legal_actions(seat)]
+        return [self.kind.labels[i] for i in self.legal_actions(seat)]
 
     def hand(self, seat: int) -> int:
         return int(S.getm(self.st, S.HAND + seat))
@@ -171,49 +188,59 @@ class Game:
         return [CARD_CODES[c] for c in deck_of(self.st)]
 
     def observation(self, seat: int) -> np.ndarray:
-        out = np.empty(OBS_SIZE, dtype=np.float32)  # encode writes every entry
-        encode(self.st, seat, out, False)
+        out = np.empty(self.kind.obs_size, dtype=np.float32)  # encode writes every entry
+        self.kind.encode(self.st, seat, out, False)
         return out
 
     def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """``(observation(seat), legal_mask(seat))`` in one compiled call (fresh arrays)."""
-        out = np.empty(OBS_SIZE, dtype=np.float32)
-        mask = np.empty(A.N_ACTIONS, dtype=np.int8)
-        observe_into(self.st, self.rv, seat, out, mask)
+        out = np.empty(self.kind.obs_size, dtype=np.float32)
+        mask = np.empty(self.kind.n_actions, dtype=np.int8)
+        self.kind.observe_into(self.st, self.rv, seat, out, mask)
         return out, mask
 
     def full_state(self) -> np.ndarray:
-        out = np.zeros(STATE_OBS_SIZE, dtype=np.float32)
-        encode(self.st, 0, out, True)
+        out = np.zeros(self.kind.state_obs_size, dtype=np.float32)
+        self.kind.encode(self.st, 0, out, True)
         return out
 
     # --- acting -----------------------------------------------------------------------
     def check(self, action: Any) -> int:
         """The index of ``action`` (index or label) if legal now; else a clear error."""
+        kind = self.kind
+        n = kind.n_actions
         if isinstance(action, str):
-            a = A.action_index(action)
+            try:
+                a = kind.action_index(action)
+            except A.ActionError:
+                other = _other_game_label(kind, action)
+                if other is None:
+                    raise
+                raise IllegalActionError(
+                    f"{action!r} is an action of {other}, not of rules={kind.name!r}; "
+                    f"legal now: {self.legal_labels()}"
+                ) from None
         else:
             if isinstance(action, (bool, np.bool_)) or not isinstance(
                 action, (int, np.integer)
             ):
                 raise IllegalActionError(
-                    f"an action must be an int index 0..{A.N_ACTIONS - 1} or a label, "
-                    f"got {action!r}"
+                    f"an action must be an int index 0..{n - 1} or a label, got {action!r}"
                 )
             a = int(action)
-            if not 0 <= a < A.N_ACTIONS:
+            if not 0 <= a < n:
                 raise IllegalActionError(
-                    f"action index {a} is out of range: expected 0..{A.N_ACTIONS - 1}; "
+                    f"action index {a} is out of range: expected 0..{n - 1}; "
                     f"legal now: {self.legal_labels()}"
                 )
         if self.deal_over:
             raise IllegalActionError(
-                f"the deal is over: no action is legal (got {A.ACTION_LABELS[a]!r})"
+                f"the deal is over: no action is legal (got {kind.labels[a]!r})"
             )
         legal_actions(self.st, self.rv, self._mask)
         if not self._mask[a]:
             raise IllegalActionError(
-                f"illegal action {A.ACTION_LABELS[a]!r} (index {a}) for seat {self.to_move} "
+                f"illegal action {kind.labels[a]!r} (index {a}) for seat {self.to_move} "
                 f"in phase {self.phase_name}: legal are {self.legal_labels()}"
             )
         return a
@@ -249,6 +276,8 @@ class Game:
         st = self.st
         if not st[S.SETTLED]:
             raise RuntimeError("the deal is not settled yet")
+        if self.kind.game == G_LICIT:
+            return licit_settlement(st)
         con = int(st[S.CONTRACT])
         actor = int(st[S.ACTOR])
         out: dict[str, Any] = {
@@ -311,6 +340,6 @@ class Game:
             "dealer": dealer,
             "deck": deck,
             "cut": None if cut < 0 else cut,
-            "actions": [[s, A.ACTION_LABELS[a]] for s, a in self.history],
+            "actions": [[s, self.kind.labels[a]] for s, a in self.history],
             "settlement": self.settlement() if settlement is None else settlement,
         }

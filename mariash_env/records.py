@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import ActionError, action_index
+from .actions import ActionError
 from .atomic import atomic_open
 from .cards import CardError, parse_deck
 from .core import state as S
@@ -153,7 +153,7 @@ def _replay(record: dict[str, Any]) -> Game:
                 "actions",
             )
         try:
-            game.step(action_index(label))
+            game.step(game.kind.action_index(label))
         except (ActionError, IllegalActionError) as e:
             raise RecordError(
                 f"action #{i} [{seat}, {label!r}] does not replay: {e}", "actions"

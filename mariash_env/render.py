@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 ROLE = {0: "forhont", 1: "middlehand", 2: "dealer"}
 BET_LABELS = ("hra", "sedma", "sedma proti", "sto proti")
-LEVELS = ("", " flek", " re", " tutti", " boty")
+LEVELS = ("", " flek", " re", " tutti", " boty", " kalhoty")
 
 
 def _hand(m: int) -> str:
@@ -20,15 +20,52 @@ def _hand(m: int) -> str:
     return " ".join(pretty(c) for c in sorted(cards_of(m), key=lambda c: (c >> 3, -(c & 7)))) or "—"
 
 
+def _render_licit(game: Game) -> list[str]:
+    """LICITOVANY.md: the auction so far, the game, its trumps and helping suit, and the
+    components with their flek levels."""
+    from .core.licit_games import COMPONENTS, GAME_NAMES_CZ
+
+    st = game.st
+    out = []
+    names = {a: game.kind.labels[a] for _, a in game.history}
+    auction = [f"player_{s} {names[a]}" for s, a in game.history
+               if names[a].startswith(("bid:", "pass")) or names[a] == "hold"]
+    if auction:
+        out.append("auction: " + ", ".join(auction))
+    high = int(st[S.LIC_HIGH])
+    if high and not st[S.LIC_GAME]:
+        out.append(f"standing bid: {GAME_NAMES_CZ[high - 1]} (player_{int(st[S.LIC_HIGH_SEAT])})")
+    g = int(st[S.LIC_GAME])
+    if g:
+        desc = GAME_NAMES_CZ[g - 1]
+        if st[S.TRUMP_PUBLIC]:
+            desc += f", trumps {SUIT_NAMES_CZ[int(st[S.TRUMP_CARD]) >> 3]}"
+        if st[S.LIC_HELP] >= 0:
+            desc += f", helping {SUIT_NAMES_CZ[int(st[S.LIC_HELP])]}"
+        out.append(f"game: {desc}; actor player_{int(st[S.ACTOR])}")
+        comps = []
+        for k, name in enumerate(S.COMPONENT_NAMES):
+            if (int(COMPONENTS[g]) >> k) & 1:
+                lvl = int(st[S.BET_LEVEL + k])
+                comps.append(name + (LEVELS[lvl] if lvl < len(LEVELS) else f" flek×{lvl}"))
+        out.append("components: " + ", ".join(comps))
+    return out
+
+
 def render_table(game: Game) -> str:
     st = game.st
+    licit = game.kind.name == "licitovany"
+    unit = "desetníky" if licit else "groše"
+    role_names = ("forhond", "zadák", "dealer") if licit else tuple(ROLE.values())
     f = int(st[S.FOREHAND])
     lines = [
         f"deal {game.deal_no + 1}/{game.rules.deals}  dealer player_{int(st[S.DEALER])}  "
-        f"forhont player_{f}  phase {game.phase_name}"
+        f"{'forhond' if licit else 'forhont'} player_{f}  phase {game.phase_name}"
     ]
     con = int(st[S.CONTRACT])
-    if con:
+    if licit:
+        lines += _render_licit(game)
+    elif con:
         desc = S.CONTRACT_NAMES[con]
         if con == S.C_SUIT and st[S.TRUMP_PUBLIC]:
             desc += f", trumps {SUIT_NAMES_CZ[int(st[S.TRUMP_CARD]) >> 3]}"
@@ -38,7 +75,7 @@ def render_table(game: Game) -> str:
         lines.append(f"contract: {desc}; actor player_{int(st[S.ACTOR])}")
     bets = []
     for b in range(4):
-        if st[S.BET_EXISTS + b]:
+        if st[S.BET_EXISTS + b] and not licit:
             lvl = int(st[S.BET_LEVEL + b])
             name = "betl" if con == S.C_BETL and b == 0 else "durch" if con == S.C_DURCH and b == 0 \
                 else BET_LABELS[b]
@@ -46,13 +83,14 @@ def render_table(game: Game) -> str:
     if bets:
         lines.append("bets: " + ", ".join(bets))
     for seat in range(3):
-        role = ROLE[(seat - f) % 3]
+        role = role_names[(seat - f) % 3]
         mark = "→" if seat == game.to_move else " "
         pts = int(st[S.PTS + seat])
         marr = [SUIT_NAMES_CZ[s] for s in range(4) if st[S.MARR_SEAT + s] == seat]
         extra = f"  points {pts}" + (f"  hlášky: {', '.join(marr)}" if marr else "")
         lines.append(
-            f"{mark} player_{seat} ({role:10s}) {int(S.get64(st, S.SCORE + 2 * seat)):+5d} groše  "
+            f"{mark} player_{seat} ({role:10s}) {int(S.get64(st, S.SCORE + 2 * seat)):+5d} "
+            f"{unit}  "
             f"[{_hand(game.hand(seat))}]{extra}"
         )
     if st[S.PHASE] == S.PH_PLAY:
@@ -64,10 +102,13 @@ def render_table(game: Game) -> str:
         lines.append(f"trick {t + 1}: " + (", ".join(cards) if cards else "(lead)"))
     if st[S.SETTLED]:
         s = game.settlement()
+        items = s["components"] if licit else s["bets"]
+        key = "component" if licit else "bet"
         lines.append(
             "settled: " + ", ".join(
-                f"{b['bet']} {'won' if b['won'] else 'lost'} {b['amount']:+d}" for b in s["bets"]
-            ) + f"; payments {s['payments']}"
+                f"{b[key]} {'won' if b['won'] else 'lost'} {b['amount']:+d}" for b in items
+            ) + (f"; {s['end'].replace('_', ' ')}" if licit and not items else "")
+            + f"; payments {s['payments']}"
         )
     return "\n".join(lines)
 

@@ -19,13 +19,21 @@ R_CAP = 7
 R_QUEEN_FIRST = 8
 R_SHUFFLE_EVERY = 9
 R_NDEALS = 10
-R_SIZE = 11
+R_GAME = 11  # which game: G_VOLENY or G_LICIT
+R_SIZE = 12
+
+G_VOLENY, G_LICIT = 0, 1
+GAMES = ("voleny", "licitovany")
 
 TARIFFS = {
     "home": {"hra": 1, "sedma": 2, "sto": 4, "betl": 5, "durch": 10},
     "csm": {"hra": 1, "sedma": 2, "sto": 4, "betl": 15, "durch": 30},
 }
 UNLIMITED_FLEK = 24  # max_flek=None: RULES.md §12 bounds every bet at level 24 (x 2^24)
+
+# Licitovaný mariáš (LICITOVANY.md §11): only these options apply; the defaults differ.
+LICIT_OPTIONS = ("rules", "deals", "max_flek", "payment_cap", "marriage_order", "shuffle")
+LICIT_DEFAULTS = {"max_flek": 5, "payment_cap": 500}
 
 
 class RulesError(ValueError):
@@ -48,8 +56,17 @@ class Rules:
     open_contracts: bool = False
     players: int = 3
 
+    @property
+    def game(self) -> int:
+        """``G_VOLENY`` or ``G_LICIT``: which game's phase machine runs."""
+        return GAMES.index(self.rules)
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The options as a dict (licitovaný: only the options that apply to it)."""
+        d = asdict(self)
+        if self.rules == "licitovany":
+            d = {k: d[k] for k in LICIT_OPTIONS}
+        return d
 
     def vector(self) -> np.ndarray:
         t = TARIFFS[self.tariff]
@@ -62,11 +79,12 @@ class Rules:
         v[R_QUEEN_FIRST] = self.marriage_order == "queen_first"
         v[R_SHUFFLE_EVERY] = self.shuffle == "every_deal"
         v[R_NDEALS] = self.deals
+        v[R_GAME] = self.game
         return v
 
 
 _CHOICES = {
-    "rules": ("voleny",),
+    "rules": GAMES,
     "tariff": tuple(TARIFFS),
     "killed_seven": (2, 3),
     "marriage_order": ("any", "queen_first"),
@@ -76,7 +94,6 @@ _CHOICES = {
     "players": (3,),
 }
 _NOT_YET = {
-    ("rules", "licitovany"): "the auction game (licitovaný, seed 000)",
     ("rules", "lizany"): "two-player lízaný",
     ("hundred_counting", "order_free"): "order-free hundred counting with multiplicative pricing",
     ("open_contracts", True): "open betl / open durch",
@@ -145,6 +162,15 @@ def make_rules(**options: Any) -> Rules:
             )
         if key in _CHOICES:
             _check_choice(key, value)
+    if options.get("rules") == "licitovany":
+        foreign = sorted(set(options) - set(LICIT_OPTIONS))
+        if foreign:
+            raise RulesError(
+                f"rule option(s) {foreign} are volený options that do not apply to "
+                f"rules='licitovany' (LICITOVANY.md §11); its options are "
+                f"{list(LICIT_OPTIONS)}"
+            )
+        options = {**LICIT_DEFAULTS, **options}
     deals = options.get("deals", 12)
     if not is_int(deals) or not 1 <= deals <= MAX_DEALS:
         raise RulesError(

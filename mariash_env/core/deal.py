@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules import R_SHUFFLE_EVERY
+from ..rules import G_LICIT, R_GAME, R_SHUFFLE_EVERY
 from .jit import njit
 from .state import (
     ACTOR,
@@ -24,9 +24,17 @@ from .state import (
     FOREHAND,
     HAND,
     LEADER,
+    LIC_CHALLENGER,
+    LIC_HELP,
+    LIC_HIGH_SEAT,
+    LIC_HOLDER,
+    LIC_LAID_PAYER,
+    LIC_LEAD,
+    LIC_SHOW_SEAT,
     MARR_ORD,
     MARR_SEAT,
     PARTIE_DONE,
+    PH_BID,
     PH_TRUMP,
     PHASE,
     POS,
@@ -34,6 +42,7 @@ from .state import (
     SEVEN_SEAT,
     SEVEN_TRICK,
     STATE_SIZE,
+    TALON,
     TALON_OWNER,
     TLEAD,
     TO_MOVE,
@@ -44,12 +53,23 @@ from .state import (
     rng_below,
     setm,
 )
-from .tables import ALL, POS_SEAT
+from .tables import ALL, POS_SEAT, POS_SEAT_LICIT
 
 
 @njit
-def deal_deck(st, deck, dealer):
-    """Start a deal: ``deck`` (32 card indices from the top) dealt in blocks by ``dealer``."""
+def deal_deck(st, deck, dealer, game=0):
+    """Start a deal: ``deck`` (32 card indices from the top) dealt in blocks by ``dealer``:
+    volený 7-5-5-5-5-5 (RULES.md §2), licitovaný (``game`` = G_LICIT) 5-5-5-2-5-5-5 with
+    the auction next (LICITOVANY.md §2, §4)."""
+    if game == G_LICIT:
+        _deal_licit(st, deck, dealer)
+    else:
+        _deal_voleny(st, deck, dealer)
+
+
+@njit
+def _clear_deal(st, dealer):
+    """Everything after the partie's fields to its start value; forehand from ``dealer``."""
     for i in range(DEALER, STATE_SIZE):
         st[i] = 0
     for off in (TRUMP_CARD, ACTOR, CHOOSER, TALON_OWNER, BAD_SEAT, DURCH_SEAT, BETL_SEAT,
@@ -66,9 +86,18 @@ def deal_deck(st, deck, dealer):
     for i in range(10):
         st[TLEAD + i] = -1
         st[TWIN + i] = -1
+    for off in (LIC_HIGH_SEAT, LIC_HOLDER, LIC_CHALLENGER, LIC_HELP, LIC_LEAD, LIC_SHOW_SEAT,
+                LIC_LAID_PAYER):
+        st[off] = -1
     f = (dealer + 1) % 3
     st[DEALER] = dealer
     st[FOREHAND] = f
+    return f
+
+
+@njit
+def _deal_voleny(st, deck, dealer):
+    f = _clear_deal(st, dealer)
     h0 = np.int64(0)  # three scalars rather than an array: no allocation per deal
     h1 = np.int64(0)
     h2 = np.int64(0)
@@ -91,6 +120,25 @@ def deal_deck(st, deck, dealer):
 
 
 @njit
+def _deal_licit(st, deck, dealer):
+    """LICITOVANY.md §2: forhond 0-4 and 17-21, zadák 5-9 and 22-26, the dealer 10-14 and
+    27-31, the talon 15-16 face down; §4: zadák challenges forhond, who holds."""
+    f = _clear_deal(st, dealer)
+    hands = np.zeros(4, dtype=np.int64)
+    for p in range(32):
+        c = deck[p]
+        st[POS + c] = p
+        hands[POS_SEAT_LICIT[p]] |= np.int64(1) << c
+    for k in range(3):
+        setm(st, HAND + (f + k) % 3, hands[k])
+    setm(st, TALON, hands[3])  # nobody's until the auction's winner takes it
+    st[LIC_HOLDER] = f
+    st[LIC_CHALLENGER] = (f + 1) % 3
+    st[PHASE] = PH_BID
+    st[TO_MOVE] = (f + 1) % 3
+
+
+@njit
 def shuffled_deck(st):
     """A uniformly shuffled deck drawn from the state's generator (Fisher–Yates)."""
     deck = np.arange(32, dtype=np.int64)
@@ -103,13 +151,13 @@ def shuffled_deck(st):
 
 
 @njit
-def start_partie(st, deck, dealer):
+def start_partie(st, deck, dealer, game=0):
     """Reset the partie (scores, deal counter) and deal ``deck`` by ``dealer``."""
     st[DEAL_NO] = 0
     st[PARTIE_DONE] = 0
     for i in range(6):  # three int64 scores
         st[SCORE + i] = 0
-    deal_deck(st, deck, dealer)
+    deal_deck(st, deck, dealer, game)
 
 
 @njit
@@ -144,7 +192,8 @@ def gathered_deck(st):
     Piles bottom to top, per seat: the actor's final talon (discard order), its tricks in
     the order taken (cards in play order), after a lay-down the claimed hands, then the
     cards left in hand in dealt order.  Piles are stacked forehand, middlehand, dealer
-    (RULES.md §2, §12); the deck from the top is the stack reversed.
+    (RULES.md §2, §12); the deck from the top is the stack reversed.  A licitovaný talon
+    nobody took lies under them all, position 15 below 16 (LICITOVANY.md §2).
     """
     # One allocation for the dealt order, the stack and the deck.  The stack has room for
     # every pile a corrupted state could claim (2 + 30 + 3 * 32 + 32 cards): an unchecked
@@ -153,6 +202,8 @@ def gathered_deck(st):
     dealt = _dealt_into(st, buf[:32])
     stack = buf[32:192]
     n = 0
+    if st[TALON_OWNER] < 0:  # only an untaken licitovaný talon is nobody's and not empty
+        n = _append_hand(dealt, getm(st, TALON), stack, n)
     f = st[FOREHAND]
     actor = st[ACTOR]
     for k in range(3):
@@ -218,7 +269,7 @@ def next_deal(st, rules, k):
             k = 2 + rng_below(st, 29)
         deck = cut_deck(deck, k)
     st[DEAL_NO] += 1
-    deal_deck(st, deck, new_dealer)
+    deal_deck(st, deck, new_dealer, rules[R_GAME])
     st[CUT] = k
     return k
 

@@ -14,11 +14,12 @@ import numpy as np
 
 from .. import actions as A
 from ..actions import N_ACTIONS
-from ..rules import R_MAX_FLEK, R_NDEALS
+from ..rules import G_LICIT, R_GAME, R_MAX_FLEK
 from .deal import next_deal
+from .flow import discard_card, finish, take_talon
 from .jit import njit, njit_inline
-from .play import can_lay_down, held_marriages, lay_down, legal_cards, play_card
-from .settle import settle
+from .licit import apply_licit, legal_licit
+from .play import can_lay_down, held_marriages, lay_down, legal_cards, play_card, trick_end
 from .state import (
     ACTOR,
     AN_HRA,
@@ -44,25 +45,19 @@ from .state import (
     C_SUIT,
     CHOOSER,
     CONTRACT,
-    DEAL_NO,
-    DISC,
     DURCH_SEAT,
-    END,
-    END_BROKEN,
     END_CONCEDED,
     END_LAID,
-    END_PLAYED,
+    END_NONE,
     END_SEDMA_VOID,
     FLEK_ROUND,
     FLEK_TURN,
     FOREHAND,
     GOOD_SEATS,
     HAND,
-    LAID,
     LEADER,
     NDISC,
     PARTIE_DONE,
-    PAY,
     PH_ANNOUNCE,
     PH_BARVA,
     PH_BETL_ANSWER,
@@ -77,20 +72,13 @@ from .state import (
     RAISABLE,
     RAISED_BY,
     RAISED_RND,
-    SCORE,
-    TALON,
-    TALON_OWNER,
     TO_MOVE,
-    TOOK,
     TRICK_N,
     TRICK_NO,
     TRUMP_CARD,
     TRUMP_PUBLIC,
     TURN_DONE,
-    get64,
     getm,
-    set64,
-    setm,
 )
 from .tables import BLIND_POS, SHARP_MASK
 
@@ -207,6 +195,9 @@ def _legal_play(st, rules, seat, mask):
 def legal_actions(st, rules, mask):
     """Fill ``mask`` (int8[N_ACTIONS]) with the legal actions of the seat to move:
     the dispatch to the phase's ``_legal_*`` function."""
+    if rules[R_GAME] == G_LICIT:
+        legal_licit(st, rules, mask)
+        return
     for i in range(N_ACTIONS):
         mask[i] = 0
     ph = st[PHASE]
@@ -233,21 +224,10 @@ def legal_actions(st, rules, mask):
 
 @njit
 def is_legal(st, rules, a, scratch):
-    if a < 0 or a >= N_ACTIONS:
+    if a < 0 or a >= scratch.shape[0]:
         return False
     legal_actions(st, rules, scratch)
     return scratch[a] == 1
-
-
-@njit
-def _take_talon(st, seat):
-    t = getm(st, TALON)
-    setm(st, HAND + seat, getm(st, HAND + seat) | t)
-    setm(st, TOOK + seat, getm(st, TOOK + seat) | t)
-    setm(st, TALON, 0)
-    st[DISC] = -1
-    st[DISC + 1] = -1
-    st[TALON_OWNER] = -1
 
 
 @njit
@@ -269,19 +249,6 @@ def _start_flek(st, rules):
 
 
 @njit
-def _finish(st, rules, end):
-    """End the deal: settle it and book the payments into the partie."""
-    st[END] = end
-    st[PHASE] = PH_DONE
-    st[TO_MOVE] = -1
-    settle(st, rules)
-    for s in range(3):
-        set64(st, SCORE + 2 * s, get64(st, SCORE + 2 * s) + get64(st, PAY + 2 * s))
-    if st[DEAL_NO] + 1 >= rules[R_NDEALS]:
-        st[PARTIE_DONE] = 1
-
-
-@njit
 def _end_flek(st, rules):
     """After the last flek round: a deal that is not played (§5.4), or the first trick."""
     st[RAISABLE] = 0
@@ -289,11 +256,11 @@ def _end_flek(st, rules):
         against = st[BET_EXISTS + B_SEVEN_AG] or st[BET_EXISTS + B_HUNDRED_AG]
         an = st[ANNOUNCE]
         if an == AN_HRA and st[BET_LEVEL + B_GAME] == 0 and not against:
-            _finish(st, rules, END_CONCEDED)
+            finish(st, rules, END_CONCEDED)
             return
         if (an == AN_SEDMA and st[BET_LEVEL + B_GAME] == 1 and st[BET_LEVEL + B_SEVEN] == 0
                 and not against):
-            _finish(st, rules, END_SEDMA_VOID)
+            finish(st, rules, END_SEDMA_VOID)
             return
         leader = st[FOREHAND]
     else:
@@ -371,17 +338,7 @@ def _apply_contract(st, rules, seat, a):
 @njit_inline
 def _apply_discard(st, rules, seat, a):
     """§4.1: one card to the talon; after the second, the answers (§4.2, §4.3) or flek."""
-    c = a - A.DISCARD0
-    setm(st, HAND + seat, getm(st, HAND + seat) & ~(np.int64(1) << c))
-    n = st[NDISC]
-    st[DISC + n] = c
-    st[NDISC] = n + 1
-    # The talon grows card by card, so the discarding seat's view keeps its first discard.
-    bit = np.int64(1) << c
-    setm(st, TALON, getm(st, TALON) | bit)
-    st[TALON_OWNER] = seat
-    setm(st, LAID + seat, getm(st, LAID + seat) | bit)
-    if n == 1:
+    if discard_card(st, seat, a - A.DISCARD0) == 2:
         st[ANSWERS] = 0
         con = st[CONTRACT]
         if con == C_SUIT:
@@ -409,7 +366,7 @@ def _apply_barva(st, rules, seat, a):
     else:
         # The first "bad": the trump card goes back unshown, the talon to the bad-sayer.
         st[BAD_SEAT] = seat
-        _take_talon(st, seat)
+        take_talon(st, seat)
         st[CONTRACT] = C_NONE
         st[ACTOR] = -1
         st[CHOOSER] = seat
@@ -427,7 +384,7 @@ def _apply_betl_answer(st, rules, seat, a):
             st[TO_MOVE] = (st[BETL_SEAT] + 2) % 3
     else:
         st[DURCH_SEAT] = seat
-        _take_talon(st, seat)
+        take_talon(st, seat)
         st[CHOOSER] = seat
         _name_contract(st, seat, C_DURCH)
 
@@ -469,19 +426,15 @@ def _apply_play(st, rules, seat, a):
     the deal; §8: laying down ends it at once."""
     if a == A.LAY_DOWN:
         lay_down(st, seat)
-        _finish(st, rules, END_LAID)
+        finish(st, rules, END_LAID)
         return
     play_card(st, rules, seat, a - A.PLAY0)
     if st[TRICK_N] == 0:  # the trick closed
-        con = st[CONTRACT]
-        winner = st[LEADER]
-        actor = st[ACTOR]
-        if (con == C_BETL and winner == actor) or (con == C_DURCH and winner != actor):
-            _finish(st, rules, END_BROKEN)
-        elif st[TRICK_NO] == 10:
-            _finish(st, rules, END_PLAYED)
+        end = trick_end(st)
+        if end != END_NONE:
+            finish(st, rules, end)
         else:
-            st[TO_MOVE] = winner
+            st[TO_MOVE] = st[LEADER]
     else:
         st[TO_MOVE] = (seat + 1) % 3
 
@@ -493,6 +446,8 @@ def apply_action(st, rules, a):
 
     Returns 1 when the action ended the deal (it is then settled), else 0.
     """
+    if rules[R_GAME] == G_LICIT:
+        return apply_licit(st, rules, a)
     ph = st[PHASE]
     seat = st[TO_MOVE]
     if ph == PH_PLAY:  # the most frequent phase first

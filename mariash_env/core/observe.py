@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import legal_actions
-from .jit import njit
+from .jit import njit, njit_inline
 from .settle import side_marriages
 from .state import (
     ACTOR,
@@ -199,6 +199,25 @@ def _rel_onehot(out, off, seat, me):
         out[off + (seat - me) % 3] = 1.0
 
 
+@njit_inline
+def encode_tricks(st, me, out, o_played_by, o_played_in, o_trick_leader, o_cur_trick):
+    """Card play, in order: who led each trick and who played what (both games' blocks
+    ``played_by``, ``played_in``, ``trick_leader`` and ``cur_trick``)."""
+    ntr = st[TRICK_NO]
+    for t in range(tricks_begun(st)):
+        n = trick_cards(st, t)
+        if n == 0:
+            break
+        _rel_onehot(out, o_trick_leader + 3 * t, st[TLEAD + t], me)
+        for j in range(n):
+            p, c = trick_card(st, t, j)
+            r = (p - me) % 3
+            out[o_played_by + 32 * r + c] = 1.0
+            out[o_played_in + 10 * c + t] = 1.0
+            if t == ntr and j < 2:
+                out[o_cur_trick + 32 * j + c] = 1.0
+
+
 @njit
 def encode(st, me, out, omniscient):
     """Write the observation of seat ``me`` into ``out`` (float32[OBS_SIZE]).
@@ -230,20 +249,7 @@ def encode(st, me, out, omniscient):
         out[O_TRUMP_SUIT + (tc >> 3)] = 1.0
     if st[BLIND]:
         out[O_BLIND] = 1.0
-    # Card play, in order: who led each trick and who played what.
-    ntr = st[TRICK_NO]
-    for t in range(tricks_begun(st)):
-        n = trick_cards(st, t)
-        if n == 0:
-            break
-        _rel_onehot(out, O_TRICK_LEADER + 3 * t, st[TLEAD + t], me)
-        for j in range(n):
-            p, c = trick_card(st, t, j)
-            r = (p - me) % 3
-            out[O_PLAYED_BY + 32 * r + c] = 1.0
-            out[O_PLAYED_IN + 10 * c + t] = 1.0
-            if t == ntr and j < 2:
-                out[O_CUR_TRICK + 32 * j + c] = 1.0
+    encode_tricks(st, me, out, O_PLAYED_BY, O_PLAYED_IN, O_TRICK_LEADER, O_CUR_TRICK)
     con = st[CONTRACT]
     if con > 0:
         out[O_CONTRACT + con - 1] = 1.0

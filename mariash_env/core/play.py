@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import R_QUEEN_FIRST
-from .jit import njit
+from .jit import njit, njit_inline
 from .settle import settle, side_marriages  # noqa: F401 (side_marriages: re-exported)
 from .state import (
     ACTOR,
@@ -23,7 +23,10 @@ from .state import (
     CLAIMER,
     CONTRACT,
     END,
+    END_BROKEN,
     END_LAID,
+    END_NONE,
+    END_PLAYED,
     HAND,
     LEADER,
     MARR_ORD,
@@ -59,6 +62,20 @@ def seven_bet_open(st):
 @njit
 def legal_cards(st, seat):
     """Mask of the cards ``seat`` may play now (RULES.md §6, §12)."""
+    legal = follow_cards(st, seat)
+    trump = trump_suit(st)
+    # An announced seven (or seven against) may go before the last trick only when forced.
+    if trump >= 0 and st[TRICK_NO] < 9 and seven_bet_open(st):
+        s7 = np.int64(1) << (trump * 8)
+        if legal & s7 and legal != s7:
+            legal &= ~s7
+    return legal
+
+
+@njit_inline
+def follow_cards(st, seat):
+    """RULES.md §6: the cards of ``seat``'s hand that follow suit, beat and trump as
+    the trick requires (both games; volený's and licitovaný's sevens restrict further)."""
     hand = getm(st, HAND + seat)
     n = st[TRICK_N]
     trump = trump_suit(st)
@@ -86,11 +103,6 @@ def legal_cards(st, seat):
                 legal = tr
         else:
             legal = hand
-    # An announced seven (or seven against) may go before the last trick only when forced.
-    if trump >= 0 and st[TRICK_NO] < 9 and seven_bet_open(st):
-        s7 = np.int64(1) << (trump * 8)
-        if legal & s7 and legal != s7:
-            legal &= ~s7
     return legal
 
 
@@ -158,6 +170,21 @@ def play_card(st, rules, seat, c):
     st[TRICK_NO] = t + 1
     st[LEADER] = winner
     return winner
+
+
+@njit_inline
+def trick_end(st):
+    """RULES.md §6 (LICITOVANY.md §7) after a closed trick: ``END_BROKEN`` when a betl's
+    actor took it or a durch's actor lost it, ``END_PLAYED`` after the tenth trick, else
+    ``END_NONE`` (play goes on)."""
+    con = st[CONTRACT]
+    winner = st[LEADER]
+    actor = st[ACTOR]
+    if (con == C_BETL and winner == actor) or (con == C_DURCH and winner != actor):
+        return END_BROKEN
+    if st[TRICK_NO] == 10:
+        return END_PLAYED
+    return END_NONE
 
 
 @njit

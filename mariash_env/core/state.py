@@ -26,8 +26,17 @@ PH_ANNOUNCE = 5  # forehand shows trumps and announces hra/sedma/sto/sto a sedma
 PH_FLEK = 6  # flek rounds
 PH_PLAY = 7  # the tricks
 PH_DONE = 8  # the deal is over and settled
+# Licitovaný mariáš (LICITOVANY.md §4–§5) adds its auction and the actor's choices; it
+# shares PH_DISCARD, PH_FLEK, PH_PLAY and PH_DONE.
+PH_BID = 9  # A1: the challenger bids or passes
+PH_HOLD = 10  # A2: the holder holds the standing bid or passes
+PH_LONE = 11  # A3: forhond alone, after two unbid passes, bids or passes
+PH_GAME = 12  # T1: the actor announces the game (or folds)
+PH_TRUMPS = 13  # T2: the actor names trumps in a plain suit game
+PH_HELPING = 14  # T3: the actor names the helping suit of two sevens
+PH_LEAD = 15  # T5: the actor lays the face-down lead card of betl / durch
 PHASE_NAMES = ("trump", "contract", "discard", "barva", "betl_answer", "announce", "flek",
-               "play", "done")
+               "play", "done", "bid", "hold", "lone_bid", "game", "trumps", "helping", "lead")
 
 # Contracts.
 C_NONE, C_SUIT, C_BETL, C_DURCH = 0, 1, 2, 3
@@ -43,7 +52,10 @@ NBETS = 4
 
 # How a deal ended.
 END_NONE, END_PLAYED, END_CONCEDED, END_SEDMA_VOID, END_BROKEN, END_LAID = 0, 1, 2, 3, 4, 5
-END_NAMES = ("none", "played", "conceded", "sedma_not_played", "decided_early", "laid_down")
+# Licitovaný's unplayed deals (LICITOVANY.md §6, §9).
+END_NO_BID, END_FOLD, END_SHOW, END_BARE_FLEK = 6, 7, 8, 9
+END_NAMES = ("none", "played", "conceded", "sedma_not_played", "decided_early", "laid_down",
+             "no_bid", "fold", "show", "bare_game_flek")
 
 # The state record, declared once: ``(name, slots, meaning)`` plus how to read a field
 # (``kind``: int, card (a card code or -1), mask (a card set), i64 (2 slots a value),
@@ -85,7 +97,7 @@ STATE_SCHEMA: tuple[Field, ...] = (
     F("CUT", 1, "cut of this deal (-1: shuffled, not cut)", range=(-1, 30)),
     F("POS", 32, "[card]: position of each card in the dealt deck (§2)"),
     F("HAND", 3, "[seat]: cards in hand", "mask"),
-    F("PHASE", 1, "phase of the deal", range=(0, 8), names=PHASE_NAMES),
+    F("PHASE", 1, "phase of the deal", range=(0, 15), names=PHASE_NAMES),
     F("TO_MOVE", 1, "seat to move (-1 when the deal is over)", range=_SEAT),
     F("TRUMP_CARD", 1, "the trump card (-1 before §3)", "card", _CARD),
     F("TRUMP_PUBLIC", 1, "the trump suit has been shown (§5.1)", range=_FLAG),
@@ -132,7 +144,7 @@ STATE_SCHEMA: tuple[Field, ...] = (
     F("SEVEN_WON", 1, "the trump seven won its trick", range=_FLAG),
     F("CLAIMER", 1, "seat that laid its cards down (§8)", range=_SEAT),
     F("CLAIM_HANDS", 3, "[seat]: the hands at the lay-down", "mask"),
-    F("END", 1, "how the deal ended", range=(0, 5), names=END_NAMES),
+    F("END", 1, "how the deal ended", range=(0, 9), names=END_NAMES),
     F("SETTLED", 1, "the deal is settled (§9)", range=_FLAG),
     F("WON", 5, "[line]: the line was won (§9)"),
     F("WORTH", 5, "[line]: base price of the line"),
@@ -142,6 +154,24 @@ STATE_SCHEMA: tuple[Field, ...] = (
     F("SILENT100", 1, "silent hundred: 0 none, 1 actor, 2 defence", range=(0, 2)),
     F("PAY", 6, "[seat]: groše paid to each seat by this deal", "i64"),
     F("AMT", 10, "[line]: groše of each settlement line", "i64"),
+    # Licitovaný mariáš only (LICITOVANY.md); zero in volený.  The contract reuses
+    # CONTRACT, ACTOR, TRUMP_CARD (the trump 7), TALON (the deal's talon, then the
+    # discards), BET_* (the components game, seven, hundred, two sevens) and the play.
+    F("LIC_HIGH", 1, "standing bid: game 1..12 of LICITOVANY.md §3, 0 none", range=(0, 12)),
+    F("LIC_HIGH_SEAT", 1, "seat owning the standing bid", range=_SEAT),
+    F("LIC_HOLDER", 1, "seat in the holder's position (§4)", range=_SEAT),
+    F("LIC_CHALLENGER", 1, "seat in the challenger's position (§4)", range=_SEAT),
+    F("LIC_DROPS", 1, "seats that passed in the auction", range=(0, 2)),
+    F("LIC_GAME", 1, "announced game 1..12 (§5 T1), 0 none", range=(0, 12)),
+    F("LIC_HELP", 1, "helping suit of two sevens (§5 T3), -1 none", range=(-1, 3)),
+    F("LIC_LEAD", 1, "face-down lead card of betl / durch (§5 T5)", "card", _CARD),
+    F("LIC_QUIET", 1, "consecutive flek turns without a raise (§6)", range=(0, 3)),
+    F("LIC_SHOW_SEAT", 1, "defender who must show (§6), -1 none", range=_SEAT),
+    F("LIC_LAID", 1, "the deal was laid when flekking ended (§9)", range=_FLAG),
+    F("LIC_LAID_PAYER", 1, "defender paying for both under the laid-game rule", range=_SEAT),
+    F("LIC_BID_BY", 12, "[game-1]: seat + 1 that bid it, 0 none", range=(0, 3)),
+    F("LIC_HOLD_BY", 12, "[game-1]: seat + 1 that held it, 0 none", range=(0, 3)),
+    F("LIC_PASS_AT", 3, "[seat]: standing bid + 1 when it passed, 0 not passed", range=(0, 13)),
 )
 del F
 
@@ -225,7 +255,22 @@ SIDE_FIRST = 189  # 2 slots
 SILENT100 = 191
 PAY = 192  # 3 int64 values = 6 slots
 AMT = 198  # 5 int64 values = 10 slots
-STATE_SIZE = 208
+LIC_HIGH = 208
+LIC_HIGH_SEAT = 209
+LIC_HOLDER = 210
+LIC_CHALLENGER = 211
+LIC_DROPS = 212
+LIC_GAME = 213
+LIC_HELP = 214
+LIC_LEAD = 215
+LIC_QUIET = 216
+LIC_SHOW_SEAT = 217
+LIC_LAID = 218
+LIC_LAID_PAYER = 219
+LIC_BID_BY = 220  # 12 slots
+LIC_HOLD_BY = 232  # 12 slots
+LIC_PASS_AT = 244  # 3 slots
+STATE_SIZE = 247
 
 
 def _check_constants() -> None:
@@ -246,6 +291,10 @@ _check_constants()
 # Lines of the settlement (AMT/WON/WORTH slots).
 L_GAME, L_SEVEN, L_SEVEN_AG, L_HUNDRED_AG, L_SILENT_SEVEN = 0, 1, 2, 3, 4
 LINE_NAMES = ("game", "seven", "seven_against", "hundred_against", "silent_seven")
+# Licitovaný's components share the slots (LICITOVANY.md §3): bets 0..3 and lines 0..4.
+K_GAME, K_SEVEN, K_HUNDRED, K_TWO_SEVENS = 0, 1, 2, 3
+COMPONENT_NAMES = ("game", "seven", "hundred", "two_sevens")
+LICIT_LINE_NAMES = ("game", "seven", "hundred", "two_sevens", "silent_seven")
 
 MASK32 = 0xFFFFFFFF
 

@@ -1,0 +1,75 @@
+"""Steps both games' phase machines share: taking a talon, discarding to it, and ending
+a deal (settlement into the partie's scores)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import G_LICIT, R_GAME, R_NDEALS
+from .jit import njit
+from .licit_settle import settle_licit
+from .settle import settle
+from .state import (
+    DEAL_NO,
+    DISC,
+    END,
+    HAND,
+    LAID,
+    NDISC,
+    PARTIE_DONE,
+    PAY,
+    PH_DONE,
+    PHASE,
+    SCORE,
+    TALON,
+    TALON_OWNER,
+    TO_MOVE,
+    TOOK,
+    get64,
+    getm,
+    set64,
+    setm,
+)
+
+
+@njit
+def take_talon(st, seat):
+    """The talon goes into ``seat``'s hand (RULES.md §4.2, LICITOVANY.md §5)."""
+    t = getm(st, TALON)
+    setm(st, HAND + seat, getm(st, HAND + seat) | t)
+    setm(st, TOOK + seat, getm(st, TOOK + seat) | t)
+    setm(st, TALON, 0)
+    st[DISC] = -1
+    st[DISC + 1] = -1
+    st[TALON_OWNER] = -1
+
+
+@njit
+def discard_card(st, seat, c):
+    """One card from ``seat``'s hand to its talon; returns how many it has laid now.
+    The talon grows card by card, so the discarding seat's view keeps its first discard."""
+    bit = np.int64(1) << c
+    setm(st, HAND + seat, getm(st, HAND + seat) & ~bit)
+    n = st[NDISC]
+    st[DISC + n] = c
+    st[NDISC] = n + 1
+    setm(st, TALON, getm(st, TALON) | bit)
+    st[TALON_OWNER] = seat
+    setm(st, LAID + seat, getm(st, LAID + seat) | bit)
+    return n + 1
+
+
+@njit
+def finish(st, rules, end):
+    """End the deal: settle it by its game's rules and book the payments into the partie."""
+    st[END] = end
+    st[PHASE] = PH_DONE
+    st[TO_MOVE] = -1
+    if rules[R_GAME] == G_LICIT:
+        settle_licit(st, rules)
+    else:
+        settle(st, rules)
+    for s in range(3):
+        set64(st, SCORE + 2 * s, get64(st, SCORE + 2 * s) + get64(st, PAY + 2 * s))
+    if st[DEAL_NO] + 1 >= rules[R_NDEALS]:
+        st[PARTIE_DONE] = 1
