@@ -14,6 +14,7 @@ from mariash_env import actions as A
 from mariash_env import cards
 from mariash_env import vector as V
 from mariash_env.core import engine as E
+from mariash_env.core import licit as LI
 from mariash_env.core import observe as O
 from mariash_env.core import state as S
 from mariash_env.game import Game
@@ -22,21 +23,44 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("phase", S.PHASE_NAMES[:-1])
+VOLENY_PHASES = S.PHASE_NAMES[:S.PH_DONE]
+# Licitovaný's phases and their functions (A1 and A3 share the bid's legality).
+LICIT_PHASES = {"bid": ("bid", "bid"), "hold": ("hold", "hold"), "lone_bid": ("bid", "lone"),
+                "game": ("game", "game"), "trumps": ("trumps", "trumps"),
+                "helping": ("helping", "helping"), "discard": ("discard", "discard"),
+                "lead": ("lead", "lead"), "flek": ("flek", "flek"), "play": ("play", "play")}
+
+
+@pytest.mark.parametrize("phase", VOLENY_PHASES)
 def test_each_phase_has_its_functions_citing_rules(phase):
-    """Every phase but done has ``_legal_<phase>`` and ``_apply_<phase>``, each citing
-    its RULES.md section (§3–§8)."""
+    """Every volený phase but done has ``_legal_<phase>`` and ``_apply_<phase>``, each
+    citing its RULES.md section (§3–§8)."""
     for kind in ("legal", "apply"):
         fn = getattr(E, f"_{kind}_{phase}")
         assert re.search(r"§[3-8]", fn.py_func.__doc__ or ""), f"_{kind}_{phase}"
 
 
+@pytest.mark.parametrize("phase", sorted(LICIT_PHASES))
+def test_each_licit_phase_has_its_functions_citing_rules(phase):
+    """Every licitovaný phase has its ``_legal_*`` and ``_apply_*`` in core/licit.py,
+    each citing its LICITOVANY.md section (§4–§7)."""
+    assert phase in S.PHASE_NAMES
+    for kind, name in zip(("legal", "apply"), LICIT_PHASES[phase]):
+        fn = getattr(LI, f"_{kind}_{name}")
+        assert re.search(r"§[4-7]", fn.py_func.__doc__ or ""), f"_{kind}_{name}"
+
+
 def test_dispatch_reaches_every_phase_function():
-    """legal_actions and apply_action name every phase function (nothing inlined by hand)."""
+    """legal_actions and apply_action name every phase function (nothing inlined by hand),
+    and so do licitovaný's legal_licit and apply_licit."""
     for name in ("legal", "apply"):
         names = getattr(E, f"{name}_actions" if name == "legal" else "apply_action")
         called = set(names.py_func.__code__.co_names)
-        want = {f"_{name}_{p}" for p in S.PHASE_NAMES[:-1]}
+        want = {f"_{name}_{p}" for p in VOLENY_PHASES}
+        assert want <= called, want - called
+        fn = LI.legal_licit if name == "legal" else LI.apply_licit
+        called = set(fn.py_func.__code__.co_names)
+        want = {f"_{name}_{v[0 if name == 'legal' else 1]}" for v in LICIT_PHASES.values()}
         assert want <= called, want - called
 
 

@@ -62,6 +62,7 @@ from .state import (
     LIC_LEAD,
     LIC_PASS_AT,
     LIC_QUIET,
+    LIC_RAISE_TURN,
     LIC_SHOW_SEAT,
     NDISC,
     PH_BID,
@@ -540,6 +541,8 @@ def _apply_flek(st, rules, seat, a):
         st[RAISED_RND] |= 1 << k
         if lvl <= 15:
             st[RAISED_BY + k] |= (seat + 1) << (2 * (lvl - 1))
+        if lvl <= 7:
+            st[LIC_RAISE_TURN + 7 * k + lvl - 1] = st[FLEK_ROUND] + 1
         return
     st[LIC_QUIET] = 0 if st[RAISED_RND] else st[LIC_QUIET] + 1
     st[RAISED_RND] = 0

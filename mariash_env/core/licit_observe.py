@@ -36,6 +36,7 @@ from .state import (
     LIC_LEAD,
     LIC_PASS_AT,
     LIC_QUIET,
+    LIC_RAISE_TURN,
     MARR_SEAT,
     NDISC,
     NTRICKS,
@@ -82,23 +83,24 @@ LO_HELPING = 796
 LO_COMP_EXISTS = 800
 LO_COMP_LEVEL = 804
 LO_RAISED_BY = 836
-LO_FLEK_TURN = 920
-LO_QUIET = 928
-LO_RAISED_TURN = 931
-LO_MARRIAGE = 935
-LO_FIRST_MARRIAGE = 947
-LO_PHASE = 955
-LO_NDISC = 966
-LO_POINTS = 967
-LO_NTRICKS = 970
-LO_DEAL_NO = 973
-LO_SCORE = 985
-LOBS_SIZE = 988
-LO_X_HANDS = 988
-LO_X_TALON = 1052
-LO_X_LEAD = 1084
-LO_X_TO_MOVE = 1116
-LSTATE_OBS_SIZE = 1119
+LO_RAISE_TURN = 920
+LO_FLEK_TURN = 948
+LO_QUIET = 956
+LO_RAISED_TURN = 959
+LO_MARRIAGE = 963
+LO_FIRST_MARRIAGE = 975
+LO_PHASE = 983
+LO_NDISC = 994
+LO_POINTS = 995
+LO_NTRICKS = 998
+LO_DEAL_NO = 1001
+LO_SCORE = 1013
+LOBS_SIZE = 1016
+LO_X_HANDS = 1016
+LO_X_TALON = 1080
+LO_X_LEAD = 1112
+LO_X_TO_MOVE = 1144
+LSTATE_OBS_SIZE = 1147
 
 _BLOCKS: tuple[tuple[str, int, str], ...] = (
     ('hand', 32, 'own hand'),
@@ -125,6 +127,7 @@ _BLOCKS: tuple[tuple[str, int, str], ...] = (
     ('comp_exists', 4, 'components: game, seven, hundred, two sevens'),
     ('comp_level', 32, '[component][level 0..7]: flek level (one-hot, 7 = 7 or more)'),
     ('raised_by', 84, '[component][level 1..7][relative seat]: who raised it to each level'),
+    ('raise_turn', 28, '[component][level 1..7]: (flek turn + 1) / 10 of that raise'),
     ('flek_turn', 8, 'flek turn 0..7 (one-hot, 7 = 7 or later)'),
     ('quiet', 3, 'raise-free flek turns in a row 0..2 (one-hot)'),
     ('raised_turn', 4, 'components raised in the current turn'),
@@ -223,6 +226,8 @@ def encode_licit(st, me, out, omniscient):
                 out[LO_RAISED_BY + 21 * k + 3 * lvl + (s1 - 1 - me) % 3] = 1.0
         if (st[RAISED_RND] >> k) & 1:
             out[LO_RAISED_TURN + k] = 1.0
+        for lvl in range(7):
+            out[LO_RAISE_TURN + 7 * k + lvl] = st[LIC_RAISE_TURN + 7 * k + lvl] / 10.0
     if ph == PH_FLEK:
         out[LO_FLEK_TURN + min(st[FLEK_ROUND], 7)] = 1.0
         out[LO_QUIET + min(st[LIC_QUIET], 2)] = 1.0

@@ -172,6 +172,7 @@ STATE_SCHEMA: tuple[Field, ...] = (
     F("LIC_BID_BY", 12, "[game-1]: seat + 1 that bid it, 0 none", range=(0, 3)),
     F("LIC_HOLD_BY", 12, "[game-1]: seat + 1 that held it, 0 none", range=(0, 3)),
     F("LIC_PASS_AT", 3, "[seat]: standing bid + 1 when it passed, 0 not passed", range=(0, 13)),
+    F("LIC_RAISE_TURN", 28, "[component][level 1..7]: flek turn + 1 of that raise, 0 none"),
 )
 del F
 
@@ -270,7 +271,8 @@ LIC_LAID_PAYER = 219
 LIC_BID_BY = 220  # 12 slots
 LIC_HOLD_BY = 232  # 12 slots
 LIC_PASS_AT = 244  # 3 slots
-STATE_SIZE = 247
+LIC_RAISE_TURN = 247  # 28 slots
+STATE_SIZE = 275
 
 
 def _check_constants() -> None:
