@@ -24,7 +24,7 @@ from .kinds import kind_of
 from .licit_record import licit_settlement
 from .rules import G_LICIT, Rules, is_int, make_rules
 
-LEVEL_NAMES = ("", "flek", "re", "tutti", "boty", "kalhoty")
+LEVEL_NAMES = ("", "flek", "re", "tutti", "boty")
 
 
 class IllegalActionError(ValueError):

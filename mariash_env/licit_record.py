@@ -15,7 +15,8 @@ from .core.licit_games import COMPONENTS, GAME_IDS, HEARTS
 LEVEL_NAMES = ("", "flek", "re", "tutti", "boty", "kalhoty")
 
 
-def _level_name(level: int) -> str:
+def level_name(level: int) -> str:
+    """flek, re, tutti, boty, kalhoty (LICITOVANY.md §6), then flek×n."""
     return LEVEL_NAMES[level] if level < len(LEVEL_NAMES) else f"flek×{level}"
 
 
@@ -49,7 +50,7 @@ def licit_settlement(st: np.ndarray) -> dict[str, Any]:
                 continue
             lvl = int(st[S.BET_LEVEL + k])
             item: dict[str, Any] = {
-                "component": name, "level": lvl, "level_name": _level_name(lvl),
+                "component": name, "level": lvl, "level_name": level_name(lvl),
                 "won": bool(st[S.WON + k]), "worth": int(st[S.WORTH + k]),
                 "amount": lines[k],
             }

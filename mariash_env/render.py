@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 ROLE = {0: "forhont", 1: "middlehand", 2: "dealer"}
 BET_LABELS = ("hra", "sedma", "sedma proti", "sto proti")
-LEVELS = ("", " flek", " re", " tutti", " boty", " kalhoty")
+LEVELS = ("", " flek", " re", " tutti", " boty")
 
 
 def _hand(m: int) -> str:
@@ -24,6 +24,7 @@ def _render_licit(game: Game) -> list[str]:
     """LICITOVANY.md: the auction so far, the game, its trumps and helping suit, and the
     components with their flek levels."""
     from .core.licit_games import COMPONENTS, GAME_NAMES_CZ
+    from .licit_record import level_name
 
     st = game.st
     out = []
@@ -47,7 +48,7 @@ def _render_licit(game: Game) -> list[str]:
         for k, name in enumerate(S.COMPONENT_NAMES):
             if (int(COMPONENTS[g]) >> k) & 1:
                 lvl = int(st[S.BET_LEVEL + k])
-                comps.append(name + (LEVELS[lvl] if lvl < len(LEVELS) else f" flek×{lvl}"))
+                comps.append(name + (f" {level_name(lvl)}" if lvl else ""))
         out.append("components: " + ", ".join(comps))
     return out
 

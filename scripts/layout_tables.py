@@ -15,12 +15,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mariash_env.core import observe, state  # noqa: E402
+from mariash_env.core import licit_observe, observe, state  # noqa: E402
 
 README = ROOT / "README.md"
 # Each table sits right after its section heading's prose: the first Markdown table there.
 SECTIONS = {"## Observation layout": observe.layout_table,
-            "## State record": state.layout_table}
+            "## State record": state.layout_table,
+            "### Licitovaný observation layout": licit_observe.layout_table}
 
 
 def readme_table(text: str, heading: str) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from mariash_env import cards
 from mariash_env import vector as V
 from mariash_env.core import engine as E
 from mariash_env.core import licit as LI
+from mariash_env.core import licit_observe as LO
 from mariash_env.core import observe as O
 from mariash_env.core import state as S
 from mariash_env.game import Game
@@ -110,7 +111,9 @@ def test_observation_layout_is_contiguous():
 
 
 @pytest.mark.parametrize("section,make", [("## Observation layout", O.layout_table),
-                                          ("## State record", S.layout_table)])
+                                          ("## State record", S.layout_table),
+                                          ("### Licitovaný observation layout",
+                                           LO.layout_table)])
 def test_readme_tables_match_the_layouts(section, make):
     """The README tables are the declared layouts (python scripts/layout_tables.py)."""
     part = README[README.index(section + "\n"):]
@@ -142,7 +145,7 @@ def test_describe_names_every_field():
 
 
 def test_describe_rejects_what_is_not_a_record():
-    with pytest.raises(ValueError, match="int32\\[208\\]"):
-        S.describe(np.zeros(207, np.int32))
-    with pytest.raises(ValueError, match="int32\\[208\\]"):
-        S.describe(np.zeros(208, np.int64))
+    with pytest.raises(ValueError, match=f"int32\\[{S.STATE_SIZE}\\]"):
+        S.describe(np.zeros(S.STATE_SIZE - 1, np.int32))
+    with pytest.raises(ValueError, match=f"int32\\[{S.STATE_SIZE}\\]"):
+        S.describe(np.zeros(S.STATE_SIZE, np.int64))
