@@ -43,7 +43,6 @@ from ..core.state import (
     B_GAME,
     B_SEVEN,
     C_BETL,
-    C_DURCH,
     C_SUIT,
     K_GAME,
     K_HUNDRED,
