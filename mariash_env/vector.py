@@ -172,8 +172,9 @@ from .actions import N_ACTIONS
 from .core import engine as E
 from .core import state as S
 from .core.deal import shuffled_deck, start_partie
+from .core.encoding import encode_game
 from .core.engine import advance_partie, apply_action, legal_actions
-from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
+from .core.observe import OBS_SIZE, STATE_OBS_SIZE
 from .core.play import can_lay_down, legal_cards, play_card
 from .core.state import (
     CUT,
@@ -186,7 +187,8 @@ from .core.state import (
     seed_words,
     setm,
 )
-from .rules import is_int, make_rules
+from .kinds import kind_of
+from .rules import R_GAME, is_int, make_rules
 
 __all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES",
            "VectorMemoryWarning", "available_memory"]
@@ -272,9 +274,9 @@ def game_seed_words(seed: int, i: int) -> np.ndarray:
 
 
 @_jit
-def _new_partie(st):
+def _new_partie(st, rules):
     """A new partie from the game's own generator, as ``Game.new_partie`` starts one."""
-    start_partie(st, shuffled_deck(st), FIRST_DEALER)
+    start_partie(st, shuffled_deck(st), FIRST_DEALER, rules[R_GAME])
     st[CUT] = -1  # the first deal of a partie is shuffled, not cut
 
 
@@ -285,7 +287,7 @@ def _refresh_one(st, rules, i, masks, obs, player, deal_no, observations):
     player[i] = p
     deal_no[i] = st[DEAL_NO]
     if observations:
-        encode(st, p, obs[i], False)
+        encode_game(st, rules, p, obs[i], False)
 
 
 @_jit
@@ -294,7 +296,7 @@ def _check(masks, actions, bad):
     nbad = 0
     for i in range(actions.shape[0]):
         a = actions[i]
-        if a < 0 or a >= N_ACTIONS or masks[i, a] != 1:
+        if a < 0 or a >= masks.shape[1] or masks[i, a] != 1:
             bad[nbad] = i
             nbad += 1
     return nbad
@@ -316,7 +318,7 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
         st = states[i]
         mrow = masks[i]
         a = actions[i]
-        if a < 0 or a >= N_ACTIONS or mrow[a] != 1:
+        if a < 0 or a >= mrow.shape[0] or mrow[a] != 1:
             for s in range(3):
                 rewards[i, s] = 0.0
             deal_done[i] = False
@@ -329,7 +331,7 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
             if advance_partie(st, rules, -1):
                 partie_done[i] = False
             else:
-                _new_partie(st)
+                _new_partie(st, rules)
                 partie_done[i] = True
         else:
             for s in range(3):
@@ -341,7 +343,7 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
         player[i] = p
         deal_no[i] = st[DEAL_NO]
         if observations:
-            encode(st, p, obs[i], False)
+            encode_game(st, rules, p, obs[i], False)
     return 0
 
 
@@ -359,7 +361,7 @@ def _reset_kernel(states, words, rules, masks, obs, player, rewards, deal_done,
             st[j] = 0
         for j in range(4):
             setm(st, RNG + j, words[i, j])
-        _new_partie(st)
+        _new_partie(st, rules)
         for s in range(3):
             rewards[i, s] = 0.0
         deal_done[i] = False
@@ -379,9 +381,9 @@ def _refresh_kernel(states, rules, masks, obs, player, rewards, deal_done, parti
 
 
 @_jit
-def _state_kernel(states, out):
+def _state_kernel(states, rules, out):
     for i in range(states.shape[0]):
-        encode(states[i], 0, out[i], True)
+        encode_game(states[i], rules, 0, out[i], True)
 
 
 @_jit
@@ -501,7 +503,8 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
 
 
 class VectorEnv:
-    """``num_envs`` games of volený mariáš stepped together (see the module docstring)."""
+    """``num_envs`` games of volený (or, with ``rules="licitovany"``, licitovaný) mariáš
+    stepped together (see the module docstring)."""
 
     obs_size = OBS_SIZE
     state_obs_size = STATE_OBS_SIZE
@@ -520,12 +523,17 @@ class VectorEnv:
         n = int(num_envs)
         self.num_envs = n
         self.rules = make_rules(deals=deals, **rules)
-        need = n * self.bytes_per_game(bool(observations))
+        self.kind = kind = kind_of(self.rules)
+        # The game's sizes (the class attributes are volený's).
+        self.obs_size = kind.obs_size
+        self.state_obs_size = kind.state_obs_size
+        self.num_actions = kind.n_actions
+        need = n * self._game_bytes(bool(observations))
         avail = available_memory()
         if avail is not None and need > MEMORY_FRACTION * avail:
             warnings.warn(
                 f"VectorEnv({n}) needs {need:,} bytes ({need / 2**30:.2f} GiB: "
-                f"{self.bytes_per_game(bool(observations))} per game) but only "
+                f"{self._game_bytes(bool(observations))} per game) but only "
                 f"{avail:,} bytes are available; above {MEMORY_FRACTION:.0%} of that the "
                 "machine may swap or kill the process: use fewer games"
                 + (" or observations=False" if observations else ""),
@@ -539,9 +547,9 @@ class VectorEnv:
         self.seed: int | None = None
         self.decisions = 0
         self._states = np.zeros((n, STATE_SIZE), dtype=np.int32)
-        self._mask = np.zeros((n, N_ACTIONS), dtype=np.int8)
+        self._mask = np.zeros((n, kind.n_actions), dtype=np.int8)
         # Without observations the kernels still need an array of the right type.
-        self._obs = np.zeros((n if self.observations else 1, OBS_SIZE), dtype=np.float32)
+        self._obs = np.zeros((n if self.observations else 1, kind.obs_size), dtype=np.float32)
         self._player = np.zeros(n, dtype=np.int64)
         self._rewards = np.zeros((n, 3), dtype=np.float64)  # payments exceed float32's 2**24
         self._deal_done = np.zeros(n, dtype=np.bool_)
@@ -563,10 +571,15 @@ class VectorEnv:
         )
 
     @staticmethod
-    def bytes_per_game(observations: bool = True) -> int:
-        """Bytes one game holds: state, mask, observation (when on) and the small buffers."""
-        b = STATE_BYTES + N_ACTIONS + _SMALL_BYTES
-        return b + OBS_SIZE * 4 if observations else b
+    def bytes_per_game(observations: bool = True, rules: str = "voleny") -> int:
+        """Bytes one game holds: state, mask, observation (when on) and the small buffers
+        (of the game ``rules`` names)."""
+        kind = kind_of(rules)
+        b = STATE_BYTES + kind.n_actions + _SMALL_BYTES
+        return b + kind.obs_size * 4 if observations else b
+
+    def _game_bytes(self, observations: bool) -> int:
+        return self.bytes_per_game(observations, self.rules.rules)
 
     # -- views -------------------------------------------------------------
 
@@ -651,8 +664,8 @@ class VectorEnv:
 
     def state(self) -> np.ndarray:
         """Perfect-information encodings ``float32[N, STATE_OBS_SIZE]`` (a fresh array)."""
-        out = np.empty((self.num_envs, STATE_OBS_SIZE), dtype=np.float32)
-        _state_kernel(self._states, out)
+        out = np.empty((self.num_envs, self.state_obs_size), dtype=np.float32)
+        _state_kernel(self._states, self.rules_vector, out)
         return out
 
     # -- snapshots ---------------------------------------------------------------

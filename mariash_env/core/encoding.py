@@ -1,0 +1,19 @@
+"""The observation encoder of whichever game the rules vector names: one compiled entry
+for the batched kernels, which serve both games (volený :mod:`.observe`, licitovaný
+:mod:`.licit_observe`)."""
+
+from __future__ import annotations
+
+from ..rules import G_LICIT, R_GAME
+from .jit import njit
+from .licit_observe import encode_licit
+from .observe import encode
+
+
+@njit
+def encode_game(st, rules, me, out, omniscient):
+    """``encode`` or ``encode_licit`` of seat ``me`` into ``out``, by ``rules[R_GAME]``."""
+    if rules[R_GAME] == G_LICIT:
+        encode_licit(st, me, out, omniscient)
+    else:
+        encode(st, me, out, omniscient)
