@@ -77,10 +77,11 @@ class Game:
     """A partie (``rules.deals`` deals) on one compact state record."""
 
     def __init__(
-        self, rules: Rules | None = None, *, records: bool | int = True, **options: Any
+        self, rules: Rules | str | None = None, *, records: bool | int = True, **options: Any
     ) -> None:
         """``records``: keep every finished deal's record (True), none (False) or the last
-        ``N`` (an int >= 1, a deque); ``options``: rule keywords when ``rules`` is None."""
+        ``N`` (an int >= 1, a deque); ``rules``: a Rules, a game name ('voleny',
+        'licitovany') or None; ``options``: rule keywords when it is not a Rules."""
         if isinstance(records, (bool, np.bool_)):
             self._keep: int | None = None if records else 0
         elif is_int(records) and records >= 1:
@@ -90,6 +91,8 @@ class Game:
                 f"invalid records={records!r}: expected True (keep all), False (keep none) "
                 "or an int N >= 1 (keep the last N)"
             )
+        if isinstance(rules, str):  # a game's name: Game("licitovany", deals=1)
+            rules = make_rules(rules=rules, **options)
         self.rules = rules if rules is not None else make_rules(**options)
         self.kind = kind_of(self.rules)
         self.rv = self.rules.vector()

@@ -84,7 +84,7 @@ def test_shapes_and_attributes():
     step = venv.reset()
     assert venv.num_envs == 5 and venv.num_actions == 115
     assert venv.obs_size == OBS_SIZE and venv.state_size == S.STATE_SIZE
-    assert STATE_BYTES == S.STATE_SIZE * 4 == 832
+    assert STATE_BYTES == S.STATE_SIZE * 4 == 1100
     assert step.player.shape == (5,) and step.player.dtype == np.int64
     assert step.obs.shape == (5, OBS_SIZE) and step.obs.dtype == np.float32
     assert step.mask.shape == (5, 115) and step.mask.dtype == np.int8
@@ -381,17 +381,19 @@ def test_matches_plain_core_loop():
     assert partie_ends >= n
 
 
-def test_aec_env_matches_vector_env():
-    """Game i of VectorEnv(seed=s) is the AEC env reset with seed s + i, step for step."""
+@pytest.mark.parametrize("rules", ["voleny", "licitovany"])
+def test_aec_env_matches_vector_env(rules):
+    """Game i of VectorEnv(seed=s) is the AEC env reset with seed s + i, step for step
+    (both games: the batched kernels serve licitovaný too)."""
     mariash_env = pytest.importorskip("mariash_env")
     if not hasattr(mariash_env, "env"):
         pytest.skip("the AEC env is not available")
     n, seed, deals = 6, 77, 3
-    venv = VectorEnv(n, seed=seed, deals=deals)
+    venv = VectorEnv(n, seed=seed, deals=deals, rules=rules)
     step = venv.reset()
     envs = []
     for i in range(n):
-        e = mariash_env.env(deals=deals)
+        e = mariash_env.env(deals=deals, rules=rules)
         e.reset(seed=seed + i)
         envs.append(e)
     live = [True] * n

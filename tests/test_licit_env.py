@@ -1,0 +1,187 @@
+"""Licitovaný mariáš behind every front end (issue #12): the AEC env passes PettingZoo's
+own tests, records replay through ``python -m mariash_env.replay``, the batched engine
+reports the game's sizes, and the hidden-world sampler keeps to what a seat knows
+(LICITOVANY.md §4–§7)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import mariash_env
+from mariash_env import licit_actions as LA
+from mariash_env.core import state as S
+from mariash_env.core.deal import shuffled_deck, start_partie
+from mariash_env.core.engine import apply_action, legal_actions
+from mariash_env.core.licit_observe import LOBS_SIZE, LSTATE_OBS_SIZE, encode_licit
+from mariash_env.game import Game, IllegalActionError
+from mariash_env.records import read_records, replay_record, save_records
+from mariash_env.rules import G_LICIT, RulesError, make_rules
+from mariash_env.search.licit_worlds import sample_licit_worlds
+from mariash_env.vector import VectorEnv
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES = make_rules(rules="licitovany")
+RV = RULES.vector()
+
+
+def _play_out(e, rng):
+    for _agent in e.agent_iter():
+        obs, _r, term, trunc, _info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_pettingzoo_api_seed_and_render_tests():
+    api_test(mariash_env.env(rules="licitovany"), num_cycles=200)
+    seed_test(lambda: mariash_env.env(rules="licitovany"), num_cycles=200)
+    render_test(lambda render_mode=None: mariash_env.env(rules="licitovany",
+                                                        render_mode=render_mode))
+
+
+def test_spaces_labels_and_render_show_the_auction():
+    e = mariash_env.env(rules="licitovany", render_mode="ansi")
+    raw = e.unwrapped
+    assert raw.action_space("player_0").n == LA.N_ACTIONS == 136
+    assert raw.observation_space("player_0")["observation"].shape == (LOBS_SIZE,)
+    assert raw.state_space.shape == (LSTATE_OBS_SIZE,)
+    for i in range(LA.N_ACTIONS):
+        assert raw.action_index(raw.action_label(i)) == i
+    e.reset(seed=4, options={"dealer": 0})
+    # Zadák (seat 2 when seat 0 deals) challenges first (LICITOVANY.md §4).
+    assert e.agent_selection == "player_2"
+    assert raw.legal_labels()[-1] == "pass"
+    e.step(raw.action_index("pass"))
+    text = e.render()
+    assert "auction: player_2 pass" in text and "desetníky" in text and "zadák" in text
+
+
+def test_rule_options_and_foreign_labels_are_refused():
+    with pytest.raises(RulesError, match="tariff.*licitovany"):
+        mariash_env.env(rules="licitovany", tariff="csm")
+    with pytest.raises(RulesError, match="killed_seven"):
+        make_rules(rules="licitovany", killed_seven=3)
+    assert make_rules(rules="licitovany").to_dict() == {
+        "rules": "licitovany", "deals": 12, "max_flek": 5, "payment_cap": 500,
+        "marriage_order": "any", "shuffle": "partie"}
+    g = Game(rules="licitovany")
+    g.new_partie(seed=1)
+    before = g.st.copy()
+    with pytest.raises(IllegalActionError, match="rules='voleny'"):
+        g.step("trump:Qh")  # a volený label
+    with pytest.raises(IllegalActionError, match="out of range"):
+        g.step(LA.N_ACTIONS)
+    v = Game(rules="voleny")
+    v.new_partie(seed=1)
+    with pytest.raises(IllegalActionError, match="rules='licitovany'"):
+        v.step("bid:sedma")
+    assert np.array_equal(g.st, before)
+
+
+def test_records_replay_through_the_cli(tmp_path):
+    e = mariash_env.env(rules="licitovany", deals=4)
+    e.reset(seed=11)
+    _play_out(e, np.random.default_rng(0))
+    recs = list(e.unwrapped.records)
+    assert len(recs) == 4
+    for r in recs:
+        assert replay_record(json.loads(json.dumps(r))) == r["settlement"]
+        assert r["rules"]["rules"] == "licitovany"
+    path = tmp_path / "licit.jsonl"
+    save_records(path, recs)
+    assert [r["settlement"] for _, r in read_records(path)] == [r["settlement"] for r in recs]
+    out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    bad = dict(recs[0])
+    bad["actions"] = [list(a) for a in recs[0]["actions"]]
+    bad["actions"][0][1] = "trump:Qh"
+    save_records(path, [bad])
+    out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode != 0 and "action #0" in out.stdout + out.stderr
+
+
+def test_vector_env_sizes_and_state():
+    v = VectorEnv(8, seed=3, rules="licitovany")
+    s = v.reset()
+    assert v.rules_vector[-1] == G_LICIT
+    assert s.obs.shape == (8, LOBS_SIZE) and s.mask.shape == (8, LA.N_ACTIONS)
+    assert v.state().shape == (8, LSTATE_OBS_SIZE)
+    assert v.num_actions == LA.N_ACTIONS and v.obs_size == LOBS_SIZE
+    assert (s.mask[np.arange(8), LA.PASS] == 1).all()  # the challenger may always pass
+
+
+def _random_positions(n, seed):
+    """``n`` positions of random play (``(state, seat to move)``), every phase."""
+    rng = np.random.default_rng(seed)
+    m = np.zeros(LA.N_ACTIONS, np.int8)
+    out = []
+    k = 0
+    while len(out) < n:
+        st = S.new_state()
+        S.seed_rng(st, seed * 1000 + k)
+        start_partie(st, shuffled_deck(st), k % 3, G_LICIT)
+        k += 1
+        stop = int(rng.integers(0, 60))
+        for _ in range(stop):
+            if st[S.PHASE] == S.PH_DONE:
+                break
+            legal_actions(st, RV, m)
+            apply_action(st, RV, int(rng.choice(np.flatnonzero(m))))
+        if st[S.PHASE] != S.PH_DONE:
+            out.append((st, int(st[S.TO_MOVE])))
+    return out
+
+
+def test_sampled_worlds_keep_what_the_seat_knows_and_play_on():
+    """Each world shows the seat exactly its own observation, holds every card once,
+    and can be played to the end under the rules (LICITOVANY.md §4–§7)."""
+    rng = np.random.default_rng(5)
+    m = np.zeros(LA.N_ACTIONS, np.int8)
+    want = np.zeros(LOBS_SIZE, np.float32)
+    got = np.zeros(LOBS_SIZE, np.float32)
+    phases = set()
+    for st, me in _random_positions(120, 1):
+        phases.add(int(st[S.PHASE]))
+        encode_licit(st, me, want, False)
+        for w in sample_licit_worlds(st, me, 4, rng=rng, rules=RULES):
+            encode_licit(w, me, got, False)
+            np.testing.assert_array_equal(got, want)
+            places = [int(S.getm(w, S.HAND + s)) for s in range(3)]
+            places += [int(S.getm(w, S.TALON)), int(S.getm(w, S.PLAYED))]
+            assert sum(bin(x).count("1") for x in places) == 32
+            assert np.bitwise_or.reduce(places) == 0xFFFFFFFF
+            assert sorted(w[S.POS:S.POS + 32]) == list(range(32))
+            w = w.copy()
+            while w[S.PHASE] != S.PH_DONE:
+                legal_actions(w, RV, m)
+                apply_action(w, RV, int(rng.choice(np.flatnonzero(m))))
+            assert S.read64(w, S.PAY, 3).sum() == 0
+    assert {S.PH_BID, S.PH_FLEK, S.PH_PLAY} <= phases
+
+
+def test_sampled_worlds_respect_the_auction_and_the_voids():
+    """A bidder of a seven game holds a trump-eligible 7 in every world; a seat that did
+    not follow suit holds none of it (LICITOVANY.md §3, §7)."""
+    g = Game(rules="licitovany")
+    # Dealer 0: forhond 1, zadák 2.  Zadák holds 7b (plain sedma's need).
+    zadak = ["7b", "8b", "9b", "Tb", "Jb", "Qb", "Kb", "Ab", "7l", "8l"]
+    forhond = ["9l", "Tl", "Jl", "Ql", "Kl", "Al", "7a", "8a", "9a", "Ta"]
+    dealer = ["7h", "8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah", "Ja", "Qa"]
+    talon = ["Ka", "Aa"]
+    deck = forhond[:5] + zadak[:5] + dealer[:5] + talon + forhond[5:] + zadak[5:] + dealer[5:]
+    g.new_partie(deck=deck, dealer=0)
+    g.step("bid:sedma")  # zadák
+    assert g.to_move == 1
+    sevens_but_hearts = (1 << 8) | (1 << 16) | (1 << 24)
+    for w in sample_licit_worlds(g.st, 1, 30, rng=2, rules=g.rules):
+        assert int(S.getm(w, S.HAND + 2)) & sevens_but_hearts
