@@ -82,6 +82,19 @@ Keyword arguments select the variants of ``RULES.md`` §11 (``tariff="csm"``,
 ``deals=1`` up to ``deals=1_000_000``); an unknown option, a value of the wrong type
 (``killed_seven=2.0``) or out of range raises :class:`~mariash_env.rules.RulesError`.
 
+## Licitovaný mariáš
+``env(rules="licitovany")`` plays the auction game of ``LICITOVANY.md`` (seed 000) in
+the same engine: its own ``Discrete(136)`` action table (``bid:<game>``, ``hold``,
+``pass``, ``fold``, ``game:<game>``, ``trump:b|l|a``, ``helping:<suit>``,
+``discard:<card>``, ``lead:<card>``, ``flek:game|seven|hundred|two_sevens``, ``good``,
+``show``, ``play:<card>``; :mod:`mariash_env.licit_actions`), its own perfect-recall
+observation (float32[1016], :mod:`mariash_env.core.licit_observe`; the state float32[1147])
+and rewards in desetníky.  Its options are ``deals``, ``max_flek`` (5), ``payment_cap``
+(500), ``marriage_order`` and ``shuffle``; volený's others raise ``RulesError``.  With
+``rich_infos=True`` its ``"phase"`` is ``auction``, ``announce``, ``flek``, ``play`` or
+``done`` and the settlement lists every component with its level, outcome and amount,
+the net before the cap and any laid-game transfer.
+
 ## Game records
 ``env.unwrapped.records`` holds one JSON-able record per finished deal of the
 episode (about 3.3 KB each); ``mariash_env.records.save_records(path, records)``
@@ -116,6 +129,12 @@ from .render import render_for
 from .rules import make_rules
 
 AGENTS = ("player_0", "player_1", "player_2")
+
+# Licitovaný's phases as LICITOVANY.md §12 names them in rich infos.
+LICIT_PHASE_GROUPS = {"bid": "auction", "hold": "auction", "lone_bid": "auction",
+                      "game": "announce", "trumps": "announce", "helping": "announce",
+                      "discard": "announce", "lead": "announce"}
+
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -338,6 +357,8 @@ class raw_env(AECEnv):
             }
             return
         phase, deal_no = self.game.phase_name, self.game.deal_no
+        if self.kind.name == "licitovany":  # LICITOVANY.md §12's phase names
+            phase = LICIT_PHASE_GROUPS.get(phase, phase)
         if settlement is None:
             self.infos = {a: {"phase": phase, "deal": deal_no} for a in AGENTS}
             return

@@ -185,3 +185,25 @@ def test_sampled_worlds_respect_the_auction_and_the_voids():
     sevens_but_hearts = (1 << 8) | (1 << 16) | (1 << 24)
     for w in sample_licit_worlds(g.st, 1, 30, rng=2, rules=g.rules):
         assert int(S.getm(w, S.HAND + 2)) & sevens_but_hearts
+
+
+def test_rich_infos_name_the_phases_of_the_spec_and_carry_the_settlement():
+    e = mariash_env.env(rules="licitovany", rich_infos=True, deals=2)
+    e.reset(seed=8)
+    seen = set()
+    rng = np.random.default_rng(1)
+    settled = []
+    for _agent in e.agent_iter():
+        obs, _r, term, trunc, info = e.last()
+        seen.add(info["phase"])
+        if "settlement" in info:
+            settled.append(info["settlement"])
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert seen <= {"auction", "announce", "flek", "play", "done"} and "auction" in seen
+    assert settled
+    for s in settled:
+        assert {"components", "net", "payments", "laid", "end"} <= set(s)
+        assert sum(s["payments"]) == 0
