@@ -176,7 +176,7 @@ from .core import engine as E
 from .core import state as S
 from .core.deal import shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
-from .core.jit import borrow, borrow_row
+from .core.jit import borrow, borrow_row, popcount64
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
 from .core.play import can_lay_down, legal_cards, play_card
 from .core.state import (
@@ -424,19 +424,6 @@ def _uniform_legal(masks, u, out):
 
 
 @intrinsic
-def _popcount64(typingctx, x):
-    """Set bits of a uint64: one instruction (LLVM's ctpop)."""
-    if not isinstance(x, nbtypes.Integer):
-        return None
-    sig = nbtypes.uint64(nbtypes.uint64)
-
-    def codegen(context, builder, sig, args):
-        return builder.ctpop(args[0])
-
-    return sig, codegen
-
-
-@intrinsic
 def _nonzero_bits64(typingctx, flat, off):
     """Bit ``j`` set when ``flat[off + j] != 0``, for ``j < 64``: one 64-byte vector load
     and compare (a C-contiguous int8 array; the caller keeps ``off + 64`` in bounds)."""
@@ -465,7 +452,7 @@ def _select_bit(x, k):
     pos = np.uint64(0)
     for w in (32, 16, 8, 4, 2, 1):
         ww = np.uint64(w)
-        c = _popcount64(x & ((_U1 << ww) - _U1))
+        c = popcount64(x & ((_U1 << ww) - _U1))
         take = k >= c
         k = k - c if take else k
         x = x >> ww if take else x
@@ -483,8 +470,8 @@ def _uniform_legal_bits(flat, n, na, u, out):
         b = i * na
         lo = _nonzero_bits64(flat, b)
         hi = _nonzero_bits64(flat, b + na - 64) >> np.uint64(128 - na)
-        c0 = _popcount64(lo)
-        cnt = c0 + _popcount64(hi)
+        c0 = popcount64(lo)
+        cnt = c0 + popcount64(hi)
         if cnt == 0:
             out[i] = -1
             continue

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import numba
+from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic
 
@@ -102,5 +103,32 @@ def borrow_row(typingctx, arr, i):
         return _borrowed_view(context, builder, sig.return_type, data,
                               cgutils.pack_array(builder, [ncol]),
                               cgutils.pack_array(builder, [stride]))
+
+    return sig, codegen
+
+
+@intrinsic
+def popcount64(typingctx, x):
+    """Set bits of an integer as a uint64: one instruction (LLVM's ctpop)."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def lowest_bit(typingctx, x):
+    """Index of the lowest set bit of an integer (``x != 0``; 64 for 0) as an int64: one
+    instruction (LLVM's cttz)."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
 
     return sig, codegen
