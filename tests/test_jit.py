@@ -1,12 +1,12 @@
-"""core.jit's intrinsics: borrowed views see and change the owner's memory; popcount64 and
-lowest_bit agree with plain Python on random words."""
+"""core.jit's intrinsics: borrowed views see and change the owner's memory; store_bits32,
+popcount64 and lowest_bit agree with plain Python on random words."""
 
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-from mariash_env.core.jit import borrow, borrow_row, lowest_bit, popcount64
+from mariash_env.core.jit import borrow, borrow_row, lowest_bit, popcount64, store_bits32
 
 
 @numba.njit
@@ -53,3 +53,19 @@ def test_popcount_and_lowest_bit():
     for x, (pc, lo) in zip(xs.tolist(), got.tolist()):
         assert pc == bin(x).count("1")
         assert lo == ((x & -x).bit_length() - 1 if x else -1)
+
+
+@numba.njit
+def _store(out, off, bits):
+    store_bits32(out, off, bits)
+
+
+def test_store_bits32_writes_exactly_its_32_slots():
+    rng = np.random.default_rng(1)
+    for bits in [0, 1, 2**31, 2**32 - 1, *rng.integers(0, 2**32, 20).tolist()]:
+        for off in (0, 3, 38, 82):
+            out = np.full(115, 7, dtype=np.int8)
+            _store(out, off, bits)
+            want = np.full(115, 7, dtype=np.int8)
+            want[off:off + 32] = [(bits >> j) & 1 for j in range(32)]
+            np.testing.assert_array_equal(out, want)

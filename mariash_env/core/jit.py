@@ -132,3 +132,30 @@ def lowest_bit(typingctx, x):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
 
     return sig, codegen
+
+
+@intrinsic
+def store_bits32(typingctx, out, off, bits):
+    """``out[off + j] = (bits >> j) & 1`` for ``j < 32``: one 32-byte vector store into an
+    int8 array (the caller keeps ``off + 32 <= len(out)``): a card set as mask slots."""
+    if not (isinstance(out, types.Array) and out.dtype == types.int8 and out.layout == "C"
+            and isinstance(off, types.Integer) and isinstance(bits, types.Integer)):
+        return None
+    sig = types.void(out, types.intp, types.int64)
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        i32 = ir.IntType(32)
+        lanes = ir.VectorType(i32, 32)
+        one = builder.insert_element(ir.Constant(lanes, ir.Undefined),
+                                     builder.trunc(args[2], i32), ir.Constant(i32, 0))
+        every = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined),
+                                       ir.Constant(lanes, [0] * 32))
+        bit = builder.and_(every, ir.Constant(lanes, [1 << j for j in range(32)]))
+        byte = ir.VectorType(ir.IntType(8), 32)
+        flags = builder.zext(builder.icmp_unsigned("!=", bit, ir.Constant(lanes, None)), byte)
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), byte.as_pointer())
+        builder.store(flags, ptr, align=1)
+        return context.get_dummy_value()
+
+    return sig, codegen
