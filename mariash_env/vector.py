@@ -130,13 +130,16 @@ Speed and compilation
 ---------------------
 Random legal play, 4,096 games, one thread, timed by ``scripts/bench_env.py`` (the
 compiled ``random_legal_actions`` drawing the actions, its time counted): about
-120 ns of CPU per decision with masks only (~90 ns the step, ~30 ns the draw) --
-6-7.5 million decisions/s on the project's 2-core machine -- and about 2-2.5 million
-with observations and masks (encoding the 900 floats is the larger part of such a
-step).  The step is one compiled loop over the games with the core's
-``apply_action`` and ``legal_actions`` (and ``play_card``, ``legal_cards``,
-``can_lay_down``) compiled inline into it: calls passing arrays cost more than the rules.  ``parallel=True`` adds ~1.6x on two idle cores (and loses
-badly on busy ones).  The first use in a fresh clone compiles the core and the kernels
+80 ns of CPU per decision with masks only (~70 ns the step, ~10 ns the draw), measured
+on the project's 2-core machine while it was loaded (~140 ns before the borrowed views
+and the vector sampler described here, in the same runs); with observations, encoding
+the 900 floats is the larger part of a step.  The step is one compiled loop over the games with the
+core's ``apply_action`` and ``legal_actions`` (and ``play_card``, ``legal_cards``,
+``can_lay_down``) compiled inline into it, each game's row handled through *borrowed*
+views (:func:`mariash_env.core.jit.borrow_row`: no reference counting, whose atomic
+operations cost more than most rules).  ``random_legal_actions`` reads each mask row
+with two 64-byte vector compares and picks the k-th legal action branch-free.
+``parallel=True`` adds ~1.6x on two idle cores (and loses badly on busy ones).  The first use in a fresh clone compiles the core and the kernels
 (~26 s); numba caches the machine code in ``__pycache__`` and later processes start in
 ~1 s.  ``reset`` costs ~10 µs per game (seed derivation in Python); ``step`` has a fixed
 Python overhead of a few µs per call, so batch at least a few hundred games.
@@ -312,7 +315,8 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
     An action that the game's current mask does not allow (out of range included)
     applies nothing: even an unchecked step never indexes the engine's tables with it.
     The per-game work is written out here rather than in helpers: calls passing many
-    arrays cost more than the rules themselves (~30 % of a step)."""
+    arrays cost more than the rules themselves; the rows are borrowed views (no
+    reference counting, see ``core.jit.borrow_row``)."""
     if check:
         nbad = _check(masks, actions, bad)
         if nbad:
