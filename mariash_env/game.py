@@ -99,6 +99,8 @@ class Game:
         self._rules_dict = self.rules.to_dict()
         self.st = S.new_state()
         self._mask = np.zeros(self.kind.n_actions, dtype=np.int8)
+        # observe()'s mask for check(): (state array, rules vector, state bytes, mask bytes)
+        self._legal_cache: tuple[np.ndarray, np.ndarray, bytes, bytes] | None = None
         self._cuts: list[int] = []
         self.records: list[dict[str, Any]] | deque[dict[str, Any]] = self._new_records()
         self.last_settlement: dict[str, Any] | None = None
@@ -196,11 +198,30 @@ class Game:
         return out
 
     def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(observation(seat), legal_mask(seat))`` in one compiled call (fresh arrays)."""
+        """``(observation(seat), legal_mask(seat))`` in one compiled call (fresh arrays).
+
+        The mask of the seat to move is remembered, with the state it was computed from,
+        for :meth:`check` (the AEC loop observes, then steps)."""
         out = np.empty(self.kind.obs_size, dtype=np.float32)
         mask = np.empty(self.kind.n_actions, dtype=np.int8)
-        self.kind.observe_into(self.st, self.rv, seat, out, mask)
+        st = self.st
+        self.kind.observe_into(st, self.rv, seat, out, mask)
+        if seat == st.item(S.TO_MOVE):
+            self._legal_cache = (st, self.rv, st.tobytes(), mask.tobytes())
         return out, mask
+
+    def _cached_legal(self) -> bytes | None:
+        """The mask remembered by :meth:`observe` if the state is still the one it was
+        computed from (the same array and rules, every slot equal: a change by any path,
+        in place or by replacing ``st``, invalidates it), else None."""
+        cache = self._legal_cache
+        if cache is None:
+            return None
+        st, rv, snap, mask = cache
+        if st is self.st and rv is self.rv and st.tobytes() == snap:
+            return mask
+        self._legal_cache = None
+        return None
 
     def full_state(self) -> np.ndarray:
         out = np.zeros(self.kind.state_obs_size, dtype=np.float32)
@@ -240,8 +261,11 @@ class Game:
             raise IllegalActionError(
                 f"the deal is over: no action is legal (got {kind.labels[a]!r})"
             )
-        legal_actions(self.st, self.rv, self._mask)
-        if not self._mask[a]:
+        mask = self._cached_legal()
+        if mask is None:
+            legal_actions(self.st, self.rv, self._mask)
+            mask = self._mask
+        if not mask[a]:
             raise IllegalActionError(
                 f"illegal action {kind.labels[a]!r} (index {a}) for seat {self.to_move} "
                 f"in phase {self.phase_name}: legal are {self.legal_labels()}"

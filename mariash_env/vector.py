@@ -131,13 +131,16 @@ Speed and compilation
 ---------------------
 Random legal play, 4,096 games, one thread, timed by ``scripts/bench_env.py`` (the
 compiled ``random_legal_actions`` drawing the actions, its time counted): about
-120 ns of CPU per decision with masks only (~90 ns the step, ~30 ns the draw) --
-6-7.5 million decisions/s on the project's 2-core machine -- and about 2-2.5 million
-with observations and masks (encoding the 900 floats is the larger part of such a
-step).  The step is one compiled loop over the games with the core's
-``apply_action`` and ``legal_actions`` (and ``play_card``, ``legal_cards``,
-``can_lay_down``) compiled inline into it: calls passing arrays cost more than the rules.  ``parallel=True`` adds ~1.6x on two idle cores (and loses
-badly on busy ones).  The first use in a fresh clone compiles the core and the kernels
+80 ns of CPU per decision with masks only (~70 ns the step, ~10 ns the draw), measured
+on the project's 2-core machine while it was loaded (~140 ns before the borrowed views
+and the vector sampler described here, in the same runs); with observations, encoding
+the 900 floats is the larger part of a step.  The step is one compiled loop over the games with the
+core's ``apply_action`` and ``legal_actions`` (and ``play_card``, ``legal_cards``,
+``can_lay_down``) compiled inline into it, each game's row handled through *borrowed*
+views (:func:`mariash_env.core.jit.borrow_row`: no reference counting, whose atomic
+operations cost more than most rules).  ``random_legal_actions`` reads each mask row
+with two 64-byte vector compares and picks the k-th legal action branch-free.
+``parallel=True`` adds ~1.6x on two idle cores (and loses badly on busy ones).  The first use in a fresh clone compiles the core and the kernels
 (~26 s); numba caches the machine code in ``__pycache__`` and later processes start in
 ~1 s.  ``reset`` costs ~10 µs per game (seed derivation in Python); ``step`` has a fixed
 Python overhead of a few µs per call, so batch at least a few hundred games.
@@ -168,6 +171,9 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types as nbtypes
+from numba.core.extending import intrinsic
 
 from .actions import N_ACTIONS
 from .core import engine as E
@@ -175,6 +181,7 @@ from .core import state as S
 from .core.deal import shuffled_deck, start_partie
 from .core.encoding import encode_game
 from .core.engine import advance_partie, apply_action, legal_actions
+from .core.jit import borrow, borrow_row, popcount64
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE
 from .core.play import can_lay_down, legal_cards, play_card
 from .core.state import (
@@ -230,6 +237,7 @@ FIRST_DEALER = 0
 
 _jit = numba.njit(cache=True, nogil=True)
 _jit_par = numba.njit(cache=True, nogil=True, parallel=True)
+_jit_inline = numba.njit(cache=True, nogil=True, inline="always")
 
 
 
@@ -310,14 +318,16 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
     An action that the game's current mask does not allow (out of range included)
     applies nothing: even an unchecked step never indexes the engine's tables with it.
     The per-game work is written out here rather than in helpers: calls passing many
-    arrays cost more than the rules themselves (~30 % of a step)."""
+    arrays cost more than the rules themselves; the rows are borrowed views (no
+    reference counting, see ``core.jit.borrow_row``)."""
     if check:
         nbad = _check(masks, actions, bad)
         if nbad:
             return nbad
+    rules = borrow(rules)
     for i in numba.prange(states.shape[0]):
-        st = states[i]
-        mrow = masks[i]
+        st = borrow_row(states, i)
+        mrow = borrow_row(masks, i)
         a = actions[i]
         if a < 0 or a >= mrow.shape[0] or mrow[a] != 1:
             for s in range(3):
@@ -344,7 +354,7 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
         player[i] = p
         deal_no[i] = st[DEAL_NO]
         if observations:
-            encode_game(st, rules, p, obs[i], False)
+            encode_game(st, rules, p, borrow_row(obs, i), False)
     return 0
 
 
@@ -420,65 +430,63 @@ def _uniform_legal(masks, u, out):
         out[i] = a
 
 
-_M7 = np.uint64(0x7F7F7F7F7F7F7F7F)
-_M8 = np.uint64(0x8080808080808080)
-_MAG = np.uint64(0x0102040810204080)
+@intrinsic
+def _nonzero_bits64(typingctx, flat, off):
+    """Bit ``j`` set when ``flat[off + j] != 0``, for ``j < 64``: one 64-byte vector load
+    and compare (a C-contiguous int8 array; the caller keeps ``off + 64`` in bounds)."""
+    if not (isinstance(flat, nbtypes.Array) and flat.dtype == nbtypes.int8
+            and flat.layout == "C" and isinstance(off, nbtypes.Integer)):
+        return None
+    sig = nbtypes.uint64(flat, nbtypes.intp)
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        vec = ir.VectorType(ir.IntType(8), 64)
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), vec.as_pointer())
+        nz = builder.icmp_unsigned("!=", builder.load(ptr, align=1), ir.Constant(vec, None))
+        return builder.bitcast(nz, ir.IntType(64))
+
+    return sig, codegen
+
+
+_U1 = np.uint64(1)
+
+
+@_jit_inline
+def _select_bit(x, k):
+    """Position of the ``k``-th (0-based) set bit of ``x`` (``k < popcount(x)``), by a
+    branch-free binary search: random rows defeat a branch predictor."""
+    pos = np.uint64(0)
+    for w in (32, 16, 8, 4, 2, 1):
+        ww = np.uint64(w)
+        c = popcount64(x & ((_U1 << ww) - _U1))
+        take = k >= c
+        k = k - c if take else k
+        x = x >> ww if take else x
+        pos = pos + ww if take else pos
+    return np.int64(pos)
 
 
 @_jit
-def _pop(x):
-    """Set bits of a uint64 (SWAR)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@_jit
-def _uniform_legal_words(words, n, na, u, out):
-    """:func:`_uniform_legal` on the mask's bytes read 8 at a time (``words``: the whole
-    C-contiguous ``int8[n, na]`` mask as uint64, ``na <= 121``): each row becomes a
-    128-bit set of legal actions, then the k-th set bit is picked.  Same draws."""
+def _uniform_legal_bits(flat, n, na, u, out):
+    """:func:`_uniform_legal` for ``64 < na <= 128`` on the whole C-contiguous mask
+    ``flat`` (``int8[n * na]``): each row becomes a 128-bit set of legal actions from two
+    vector compares (bytes 0..63 and na-64..na-1, both inside the row), then the k-th set
+    bit is picked.  Same draws."""
     for i in range(n):
-        b0 = i * na
-        sh = b0 & 7  # the row starts sh bytes into its first word
-        w0 = b0 >> 3
-        nw = (sh + na + 7) >> 3  # at most 16 words: sh <= 7, na <= 121
-        alo = np.uint64(0)  # one flag bit per byte of the words, 128 bits
-        ahi = np.uint64(0)
-        for j in range(nw):
-            x = words[w0 + j]
-            t = ((x & _M7) + _M7) | x  # high bit of each byte: byte != 0
-            p = (((t & _M8) >> np.uint64(7)) * _MAG) >> np.uint64(56)  # 8 flags -> 8 bits
-            if j < 8:
-                alo |= p << np.uint64(8 * j)
-            else:
-                ahi |= p << np.uint64(8 * j - 64)
-        # drop the sh bytes of the previous row, then the bytes past this row
-        lo = alo >> np.uint64(sh)
-        if sh:
-            lo |= ahi << np.uint64(64 - sh)
-        hi = ahi >> np.uint64(sh)
-        if na < 64:
-            lo &= (np.uint64(1) << np.uint64(na)) - np.uint64(1)
-            hi = np.uint64(0)
-        elif na < 128:
-            hi &= (np.uint64(1) << np.uint64(na - 64)) - np.uint64(1)
-        c0 = _pop(lo)
-        cnt = c0 + _pop(hi)
+        b = i * na
+        lo = _nonzero_bits64(flat, b)
+        hi = _nonzero_bits64(flat, b + na - 64) >> np.uint64(128 - na)
+        c0 = popcount64(lo)
+        cnt = c0 + popcount64(hi)
         if cnt == 0:
             out[i] = -1
             continue
-        k = min(np.int64(u[i] * cnt), cnt - 1)
-        x = lo
-        base = 0
-        if k >= c0:
-            x = hi
-            base = 64
-            k -= c0
-        for _ in range(k):
-            x &= x - np.uint64(1)
-        out[i] = base + _pop((x & (~x + np.uint64(1))) - np.uint64(1))
+        k = min(np.uint64(u[i] * np.float64(cnt)), cnt - _U1)
+        high = k >= c0  # selects rather than branches, as in _select_bit
+        x = hi if high else lo
+        k = k - c0 if high else k
+        out[i] = _select_bit(x, k) + (64 if high else 0)
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
@@ -493,8 +501,8 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
     n, na = mask.shape
     if out is None:
         out = np.empty(n, dtype=np.int64)
-    if na <= 121 and mask.size % 8 == 0 and mask.ctypes.data % 8 == 0:
-        _uniform_legal_words(mask.reshape(-1).view(np.uint64), n, na, rng.random(n), out)
+    if 64 < na <= 128:
+        _uniform_legal_bits(mask.reshape(-1), n, na, rng.random(n), out)
     else:
         _uniform_legal(mask, rng.random(n), out)
     return out

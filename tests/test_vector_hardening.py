@@ -170,25 +170,37 @@ def test_memory_warning_names_the_bytes(monkeypatch):
         VectorEnv(64, seed=0)
 
 
-def test_random_legal_actions_word_path_matches_byte_path():
-    """The 8-bytes-at-a-time sampler draws exactly what the byte loop draws (masks from
-    play, all-zero rows, values other than 0/1, odd row counts, unaligned views)."""
+def test_random_legal_actions_bit_path_matches_byte_path():
+    """The vector-compare sampler draws exactly what the byte loop draws (masks from
+    play, all-zero rows, values other than 0/1 and negative ones, odd row counts,
+    unaligned views, rows of 64..128 actions: 64 takes the byte loop)."""
     venv, step = played_env(40, 5, seed=6)
     rng = np.random.default_rng(6)
     masks = [np.array(step.mask)]
     for _ in range(30):
         step = venv.step(random_legal_actions(step.mask, rng))
         masks.append(np.array(step.mask))
-    odd = rng.integers(0, 3, (24, 115)).astype(np.int8)
+    odd = rng.integers(-2, 3, (24, 115)).astype(np.int8)
     odd[3] = 0
+    odd[5] = 0
+    odd[5, 114] = -1  # only the last action, negative: legal
+    odd[6] = 0
+    odd[6, 63:65] = 1  # the two halves' border
     masks += [odd, odd[1:], np.zeros((8, 115), np.int8)]
+    for na in (64, 65, 100, 127, 128):
+        m = (rng.random((17, na)) < 0.1).astype(np.int8)
+        m[0] = 0
+        m[1] = 1
+        masks.append(m)
     for m in masks:
         u = rng.random(m.shape[0])
+        u[:2] = (0.0, np.nextafter(1.0, 0.0))  # first and last legal action
         ref = np.empty(m.shape[0], np.int64)
         V._uniform_legal(m, u, ref)
-        got = np.empty_like(ref)
-        if m.size % 8 == 0 and m.ctypes.data % 8 == 0:
-            V._uniform_legal_words(m.reshape(-1).view(np.uint64), m.shape[0], 115, u, got)
+        if 64 < m.shape[1] <= 128:
+            got = np.empty_like(ref)
+            c = np.ascontiguousarray(m)
+            V._uniform_legal_bits(c.reshape(-1), c.shape[0], c.shape[1], u, got)
             np.testing.assert_array_equal(got, ref)
         # the public helper, whichever path it takes, with the same generator state
         r1, r2 = np.random.default_rng(1), np.random.default_rng(1)

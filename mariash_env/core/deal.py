@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import G_LICIT, R_GAME, R_SHUFFLE_EVERY
-from .jit import njit
+from .jit import lowest_bit, njit, njit_inline
 from .state import (
     ACTOR,
     BAD_SEAT,
@@ -163,26 +163,40 @@ def start_partie(st, deck, dealer, game=0):
 @njit
 def deck_of(st):
     """The current deal's deck as dealt (card at each position)."""
-    return _dealt_into(st, np.empty(32, dtype=np.int64))
-
-
-@njit
-def _dealt_into(st, deck):
-    for c in range(32):
-        deck[st[POS + c]] = c
+    deck = np.empty(32, dtype=np.int64)
+    _dealt_into(st, deck)
     return deck
 
 
+@njit_inline
+def _dealt_into(st, buf):
+    """``buf[0:32]``: the card at each deck position of the current deal."""
+    for c in range(32):
+        buf[st[POS + c] & 31] = c  # & 31: a corrupted position stays inside the buffer
 
-@njit
-def _append_hand(dealt, m, stack, n):
-    """Append the cards of mask ``m`` in the order they were dealt."""
-    for p in range(32):
-        c = dealt[p]
-        if (m >> c) & 1:
-            stack[n] = c
-            n += 1
+
+@njit_inline
+def _append_hand(buf, st, m, n):
+    """Append at ``buf[n]`` the cards of mask ``m`` in the order dealt (``buf[0:32]``);
+    returns the new end.  Walks the set bits (a hand's deck positions as a 32-bit set,
+    then its cards by position), not all 32 positions."""
+    pm = np.int64(0)
+    while m:
+        pm |= np.int64(1) << (st[POS + lowest_bit(m)] & 31)
+        m &= m - 1
+    while pm:
+        buf[n] = buf[lowest_bit(pm)]
+        n += 1
+        pm &= pm - 1
     return n
+
+
+# gathered_deck's buffer: the dealt order, then the stack (room for every pile a corrupted
+# state could claim: an untaken talon 32, the discards 2, tricks 30, one claimer's 3 hands
+# and the 3 hands, 32 each, plus the slots that the branch-free trick appends write past the
+# end), then the deck.
+_STACK = 32
+_DECK = _STACK + 32 + 2 + 30 + 3 * 32 + 3 * 32 + 3
 
 
 @njit
@@ -195,53 +209,52 @@ def gathered_deck(st):
     (RULES.md §2, §12); the deck from the top is the stack reversed.  A licitovaný talon
     nobody took lies under them all, position 15 below 16 (LICITOVANY.md §2).
     """
-    # One allocation for the dealt order, the stack and the deck.  The stack has room for
-    # every pile a corrupted state could claim (2 + 30 + 3 * 32 + 32 cards): an unchecked
-    # illegal action may spoil the game, never write outside this buffer.
-    buf = np.empty(224, dtype=np.int64)
-    dealt = _dealt_into(st, buf[:32])
-    stack = buf[32:192]
-    n = 0
+    # One allocation, indexed (no slices: a view costs reference counting); every write
+    # stays inside it whatever the state holds: an unchecked illegal action may spoil the
+    # game, never write outside this buffer.
+    buf = np.empty(_DECK + 32, dtype=np.int64)
+    _dealt_into(st, buf)
+    n = _STACK
     if st[TALON_OWNER] < 0:  # only an untaken licitovaný talon is nobody's and not empty
-        n = _append_hand(dealt, getm(st, TALON), stack, n)
+        n = _append_hand(buf, st, getm(st, TALON), n)
     f = st[FOREHAND]
     actor = st[ACTOR]
+    talon = st[CONTRACT] != C_NONE and st[DISC + 1] >= 0
     for k in range(3):
         seat = (f + k) % 3
-        if seat == actor and st[CONTRACT] != C_NONE and st[DISC + 1] >= 0:
-            stack[n] = st[DISC]
-            stack[n + 1] = st[DISC + 1]
+        if seat == actor and talon:
+            buf[n] = st[DISC]
+            buf[n + 1] = st[DISC + 1]
             n += 2
-        for t in range(10):
-            if st[TWIN + t] == seat:
-                for j in range(3):
-                    stack[n] = st[TRICKS + 3 * t + j]
-                    n += 1
+        for t in range(10):  # branch-free: the three cards written, kept when won
+            buf[n] = st[TRICKS + 3 * t]
+            buf[n + 1] = st[TRICKS + 3 * t + 1]
+            buf[n + 2] = st[TRICKS + 3 * t + 2]
+            n += 3 * (st[TWIN + t] == seat)
         if st[CLAIMER] == seat:
             for j in range(3):
-                n = _append_hand(dealt, getm(st, CLAIM_HANDS + (seat + j) % 3), stack, n)
-        n = _append_hand(dealt, getm(st, HAND + seat), stack, n)
-    deck = buf[192:]
+                n = _append_hand(buf, st, getm(st, CLAIM_HANDS + (seat + j) % 3), n)
+        n = _append_hand(buf, st, getm(st, HAND + seat), n)
+    n -= _STACK
     seen = np.int64(0)
     for i in range(min(n, 32)):
-        c = stack[i]
-        if 0 <= c < 32:
-            seen |= np.int64(1) << c
+        c = buf[_STACK + i]
+        seen |= np.int64(0 <= c < 32) << (c & 31)
     if n == 32 and seen == ALL:
         for i in range(32):
-            deck[i] = stack[31 - i]
-        return deck
+            buf[_DECK + i] = buf[_STACK + 31 - i]
+        return buf[_DECK:]
     # Only a corrupted state gets here: keep the first copy of each valid card, then
     # the missing ones in card order, so that the next deal is still a permutation.
     seen = np.int64(0)
     m = 0
     for i in range(n + 32):
-        c = stack[i] if i < n else i - n
+        c = buf[_STACK + i] if i < n else i - n
         if 0 <= c < 32 and not (seen >> c) & 1:
             seen |= np.int64(1) << c
-            deck[31 - m] = c
+            buf[_DECK + 31 - m] = c
             m += 1
-    return deck
+    return buf[_DECK:]
 
 
 @njit

@@ -17,7 +17,7 @@ from ..actions import N_ACTIONS
 from ..rules import G_LICIT, R_GAME, R_MAX_FLEK
 from .deal import next_deal
 from .flow import discard_card, finish, take_talon
-from .jit import njit, njit_inline
+from .jit import njit, njit_inline, store_bits32
 from .licit import apply_licit, legal_licit
 from .play import can_lay_down, held_marriages, lay_down, legal_cards, play_card, trick_end
 from .state import (
@@ -133,8 +133,7 @@ def _legal_discard(st, rules, seat, mask):
     allowed = getm(st, HAND + seat)
     if st[CONTRACT] == C_SUIT:
         allowed &= ~SHARP_MASK & ~(np.int64(1) << st[TRUMP_CARD])
-    for c in range(32):  # branch-free: every slot written
-        mask[A.DISCARD0 + c] = (allowed >> c) & 1
+    store_bits32(mask, A.DISCARD0, allowed)  # the 32 slots in one vector store
 
 
 @njit_inline
@@ -185,8 +184,7 @@ def _legal_flek(st, rules, seat, mask):
 def _legal_play(st, rules, seat, mask):
     """§6: the legal cards of the trick; §8: laying down when nothing can change."""
     legal = legal_cards(st, seat)
-    for c in range(32):  # branch-free: every slot written
-        mask[A.PLAY0 + c] = (legal >> c) & 1
+    store_bits32(mask, A.PLAY0, legal)  # the 32 slots in one vector store
     if can_lay_down(st, rules, seat):
         mask[A.LAY_DOWN] = 1
 

@@ -1,0 +1,71 @@
+"""core.jit's intrinsics: borrowed views see and change the owner's memory; store_bits32,
+popcount64 and lowest_bit agree with plain Python on random words."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from mariash_env.core.jit import borrow, borrow_row, lowest_bit, popcount64, store_bits32
+
+
+@numba.njit
+def _fill_rows(a, v):
+    for i in range(a.shape[0]):
+        row = borrow_row(a, i)
+        for j in range(row.shape[0]):
+            row[j] = v[i] * 1000 + j
+
+
+@numba.njit
+def _sum_borrowed(v):
+    b = borrow(v)
+    s = 0
+    for x in b:
+        s += x
+    return s, b.shape[0]
+
+
+def test_borrowed_views_are_views_of_the_owner():
+    for dtype in (np.int8, np.int32, np.float32):
+        a = np.zeros((5, 7), dtype=dtype)
+        _fill_rows(a, np.arange(5, dtype=np.int64) % 3)
+        want = (np.arange(5)[:, None] % 3) * 1000 + np.arange(7)[None, :]
+        np.testing.assert_array_equal(a, want.astype(dtype))
+    v = np.arange(11, dtype=np.int64)
+    assert _sum_borrowed(v) == (55, 11)
+
+
+@numba.njit
+def _bits(xs):
+    out = np.empty((xs.shape[0], 2), np.int64)
+    for i in range(xs.shape[0]):
+        out[i, 0] = popcount64(xs[i])
+        out[i, 1] = lowest_bit(xs[i]) if xs[i] else -1
+    return out
+
+
+def test_popcount_and_lowest_bit():
+    rng = np.random.default_rng(0)
+    xs = rng.integers(0, 2**63, 500, dtype=np.int64) >> rng.integers(0, 63, 500)
+    xs[:3] = (0, 1, 2**62)
+    got = _bits(xs)
+    for x, (pc, lo) in zip(xs.tolist(), got.tolist()):
+        assert pc == bin(x).count("1")
+        assert lo == ((x & -x).bit_length() - 1 if x else -1)
+
+
+@numba.njit
+def _store(out, off, bits):
+    store_bits32(out, off, bits)
+
+
+def test_store_bits32_writes_exactly_its_32_slots():
+    rng = np.random.default_rng(1)
+    for bits in [0, 1, 2**31, 2**32 - 1, *rng.integers(0, 2**32, 20).tolist()]:
+        for off in (0, 3, 38, 82):
+            out = np.full(115, 7, dtype=np.int8)
+            _store(out, off, bits)
+            want = np.full(115, 7, dtype=np.int8)
+            want[off:off + 32] = [(bits >> j) & 1 for j in range(32)]
+            np.testing.assert_array_equal(out, want)
