@@ -1,0 +1,274 @@
+"""Invariants of licitovaný mariáš over many seeded random deals (LICITOVANY.md, "L§n").
+
+The core is driven directly (``engine.legal_actions`` / ``engine.apply_action`` on the
+rules vector) by a compiled random player that checks, after every action: every card in
+exactly one place (hands, talon, played), a legal action until the deal ends, reserved
+sevens held back exactly as L§7 says (checked against the plain R§6 legal cards, not
+against the engine's own reserved-seven code), and at each deal's end zero-sum payments
+and, for played suit games, 90 card points.  Whole parties are played, so every later deal
+is a gathered and cut deck (L§2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit  # not the core's cached njit: a cache here would miss core edits
+
+from mariash_env.core import state as S
+from mariash_env.core.deal import shuffled_deck, start_partie
+from mariash_env.core.engine import advance_partie, apply_action, legal_actions
+from mariash_env.core.licit_games import COMPONENTS
+from mariash_env.core.licit_observe import LOBS_SIZE, LSTATE_OBS_SIZE, encode_licit
+from mariash_env.core.play import follow_cards
+from mariash_env.licit_actions import N_ACTIONS, PLAY0
+from mariash_env.rules import G_LICIT, make_rules
+
+ALL = np.int64(0xFFFFFFFF)
+SEVEN_BITS = (1 << S.K_SEVEN) | (1 << S.K_TWO_SEVENS)
+
+# Violation counters returned by _run (index: what broke).
+V_PARTITION, V_STUCK, V_RESERVED, V_ZERO_SUM, V_POINTS, V_SCORE = range(6)
+N_V = 6
+
+
+@njit
+def _early_sevens(st, seat):
+    """L§7, written from the text: the actor's reserved sevens that are early now."""
+    if seat != st[S.ACTOR] or st[S.CONTRACT] != S.C_SUIT:
+        return np.int64(0)
+    comp = COMPONENTS[st[S.LIC_GAME]]
+    hand = S.getm(st, S.HAND + seat)
+    t = st[S.TRICK_NO] + 1  # 1-based trick number
+    early = np.int64(0)
+    for which in range(2):
+        if which == 0:
+            if not comp & SEVEN_BITS:
+                continue
+            c, target = (st[S.TRUMP_CARD] >> 3) * 8, 10
+        else:
+            if not comp & (1 << S.K_TWO_SEVENS):
+                continue
+            c, target = st[S.LIC_HELP] * 8, 9
+        if not (hand >> c) & 1:
+            continue
+        suit = np.int64(0xFF) << (c & ~7)
+        if t < target or hand & suit & ~(np.int64(1) << c):
+            early |= np.int64(1) << c
+    return early
+
+
+@njit
+def _partition_ok(st):
+    h0 = S.getm(st, S.HAND)
+    h1 = S.getm(st, S.HAND + 1)
+    h2 = S.getm(st, S.HAND + 2)
+    tal = S.getm(st, S.TALON)
+    pl = S.getm(st, S.PLAYED)
+    parts = (h0, h1, h2, tal, pl)
+    union = np.int64(0)
+    total = 0
+    for m in parts:
+        union |= m
+        x = m
+        while x:
+            x &= x - 1
+            total += 1
+    return union == ALL and total == 32
+
+
+@njit
+def _run(st, seed, n_deals, rv):
+    """Play ``n_deals`` random deals (whole parties); return the violation counters and
+    how many deals ended each way (by END code), and how many actor plays were checked."""
+    viol = np.zeros(N_V, dtype=np.int64)
+    ends = np.zeros(16, dtype=np.int64)
+    checked = np.zeros(2, dtype=np.int64)  # actor play decisions; ones with an early seven
+    np.random.seed(seed)
+    start_partie(st, shuffled_deck(st), 0, G_LICIT)
+    mask = np.zeros(N_ACTIONS, dtype=np.int8)
+    legal = np.zeros(N_ACTIONS, dtype=np.int64)
+    done = 0
+    while done < n_deals:
+        if not _partition_ok(st):
+            viol[V_PARTITION] += 1
+        if st[S.PHASE] == S.PH_DONE:
+            done += 1
+            ends[st[S.END]] += 1
+            pay = np.int64(0)
+            for s in range(3):
+                pay += S.get64(st, S.PAY + 2 * s)
+            if pay != 0:
+                viol[V_ZERO_SUM] += 1
+            if st[S.END] == S.END_PLAYED and st[S.CONTRACT] == S.C_SUIT:
+                if st[S.PTS] + st[S.PTS + 1] + st[S.PTS + 2] != 90:
+                    viol[V_POINTS] += 1
+            if not advance_partie(st, rv, -1):
+                score = np.int64(0)
+                for s in range(3):
+                    score += S.get64(st, S.SCORE + 2 * s)
+                if score != 0:
+                    viol[V_SCORE] += 1
+                start_partie(st, shuffled_deck(st), done % 3, G_LICIT)
+            continue
+        legal_actions(st, rv, mask)
+        n = 0
+        for a in range(N_ACTIONS):
+            if mask[a]:
+                legal[n] = a
+                n += 1
+        if n == 0:
+            viol[V_STUCK] += 1
+            # Abandon the stuck deal so that the run goes on.
+            start_partie(st, shuffled_deck(st), 0, G_LICIT)
+            continue
+        seat = st[S.TO_MOVE]
+        if st[S.PHASE] == S.PH_PLAY and seat == st[S.ACTOR]:
+            base = follow_cards(st, seat)
+            early = _early_sevens(st, seat) & base
+            want = base & ~early if base & ~early else base
+            got = np.int64(0)
+            for a in range(PLAY0, PLAY0 + 32):
+                if mask[a]:
+                    got |= np.int64(1) << (a - PLAY0)
+            checked[0] += 1
+            if early:
+                checked[1] += 1
+            if got != want or n != _popcount(got):
+                viol[V_RESERVED] += 1
+        apply_action(st, rv, legal[np.random.randint(n)])
+    return viol, ends, checked
+
+
+@njit
+def _popcount(m):
+    c = 0
+    while m:
+        m &= m - 1
+        c += 1
+    return c
+
+
+def _state(seed: int) -> np.ndarray:
+    st = S.new_state()
+    S.seed_rng(st, seed)
+    return st
+
+
+def test_invariants_over_10000_random_deals():
+    """Zero-sum (every deal and every partie), every card in exactly one place after
+    every action, never stuck, reserved sevens exactly per L§7, 90 card points."""
+    rv = make_rules(rules="licitovany").vector()
+    viol, ends, checked = _run(_state(12), 12, 10_000, rv)
+    assert viol.tolist() == [0] * N_V, dict(zip(
+        ["partition", "stuck", "reserved", "zero_sum", "points", "score"], viol.tolist()))
+    assert ends.sum() == 10_000
+    # The random deals reach every kind of end, and early sevens were really exercised.
+    for end in (S.END_PLAYED, S.END_NO_BID, S.END_FOLD, S.END_BARE_FLEK, S.END_BROKEN,
+                S.END_SHOW):
+        assert ends[end] > 0, S.END_NAMES[end]
+    assert checked[1] > 1000 and checked[0] > checked[1]
+
+
+def test_invariants_unbounded_flek_and_no_cap():
+    """The same invariants with ``max_flek=None`` and ``payment_cap=None``."""
+    rv = make_rules(rules="licitovany", max_flek=None, payment_cap=None).vector()
+    viol, ends, _ = _run(_state(5), 5, 2000, rv)
+    assert viol.tolist() == [0] * N_V
+
+
+# --------------------------------------------------------------------------------------
+# Observations never show another seat's hidden cards
+# --------------------------------------------------------------------------------------
+
+
+def _hidden_swap(st: np.ndarray, me: int, rng: np.random.Generator) -> np.ndarray | None:
+    """A second world: one card exchanged between two places hidden from ``me`` (another
+    seat's hand, the untaken talon, another actor's discards), with every record that
+    names the card (talon taken, discards, face-down lead, deal position) following it."""
+    st2 = st.copy()
+    places = [S.getm(st, S.HAND + o) for o in range(3) if o != me]  # card masks
+    if st[S.TALON_OWNER] != me:
+        places.append(S.getm(st, S.TALON))
+    places = [m for m in places if m]
+    if len(places) < 2:
+        return None
+    i, j = rng.choice(len(places), 2, replace=False)
+    m1, m2 = places[i], places[j]
+    c = int(rng.choice([x for x in range(32) if m1 >> x & 1]))
+    d = int(rng.choice([x for x in range(32) if m2 >> x & 1]))
+    bc, bd = 1 << c, 1 << d
+
+    def swap_in(off: int) -> None:
+        m = S.getm(st2, off)
+        has_c, has_d = m & bc, m & bd
+        m &= ~(bc | bd)
+        if has_c:
+            m |= bd
+        if has_d:
+            m |= bc
+        S.setm(st2, off, m)
+
+    for off in [S.HAND + s for s in range(3)] + [S.TALON] + [S.TOOK + s for s in range(3)] \
+            + [S.LAID + s for s in range(3)]:
+        swap_in(off)
+    for off in (S.DISC, S.DISC + 1, S.LIC_LEAD):
+        if st2[off] == c:
+            st2[off] = d
+        elif st2[off] == d:
+            st2[off] = c
+    st2[S.POS + c], st2[S.POS + d] = st[S.POS + d], st[S.POS + c]
+    return st2
+
+
+def test_observation_hides_other_seats_cards():
+    """L§5, §7 Decision: a seat's observation is the same in two worlds that differ only
+    in cards hidden from it: other hands, the untaken talon, the actor's discards and his
+    face-down lead card (the omniscient state does differ)."""
+    from mariash_env import Game
+
+    rng = np.random.default_rng(3)
+    g = Game(make_rules(rules="licitovany"))
+    out1 = np.empty(LSTATE_OBS_SIZE, dtype=np.float32)
+    out2 = np.empty(LSTATE_OBS_SIZE, dtype=np.float32)
+    compared = 0
+    phases = set()
+    for deal in range(60):
+        g.new_partie(seed=deal)
+        while not g.deal_over:
+            for me in range(3):
+                st2 = _hidden_swap(g.st, me, rng)
+                if st2 is None:
+                    continue
+                encode_licit(g.st, me, out1, False)
+                encode_licit(st2, me, out2, False)
+                assert (out1[:LOBS_SIZE] == out2[:LOBS_SIZE]).all(), (g.phase_name, me)
+                encode_licit(g.st, me, out1, True)
+                encode_licit(st2, me, out2, True)
+                assert not (out1 == out2).all()  # the swap changed the hidden world
+                compared += 1
+                phases.add(g.phase_name)
+            labs = g.legal_labels()
+            g.step(labs[rng.integers(len(labs))])
+    assert compared > 1000
+    assert {"bid", "hold", "game", "discard", "flek", "play"} <= phases
+
+
+def test_observation_face_down_lead_hidden_from_defenders():
+    """L§5 T5: the betl / durch lead card is known only to the actor until played; the
+    defenders' observations agree whichever card it is."""
+    from tests.helpers import licit_game, play
+    from tests.test_licit_rules import LOW
+
+    outs = {}
+    for lead in ("7h", "7b"):
+        g = licit_game(LOW)
+        play(g, ["pass", "pass", "bid:betl", "game:betl", "discard:8a", "discard:9a",
+                 f"lead:{lead}"])
+        for me in range(3):
+            out = np.empty(LOBS_SIZE, dtype=np.float32)
+            encode_licit(g.st, me, out, False)
+            outs[lead, me] = out
+    actor = 1
+    for me in range(3):
+        same = (outs["7h", me] == outs["7b", me]).all()
+        assert same == (me != actor)
