@@ -272,3 +272,236 @@ def test_observation_face_down_lead_hidden_from_defenders():
     for me in range(3):
         same = (outs["7h", me] == outs["7b", me]).all()
         assert same == (me != actor)
+
+
+# --------------------------------------------------------------------------------------
+# Settlement against an independent oracle written from L§7–§9
+# --------------------------------------------------------------------------------------
+
+_TRUMP_ORDER = (0, 1, 2, 6, 3, 4, 5, 7)  # strength of 7 8 9 T J Q K A in suit games (R§6)
+_GAME_COMPONENTS = {  # L§3: game, seven, hundred, two sevens
+    "sedma": "gs", "lepsi_sedma": "gs", "sto": "h", "sto_sedma": "hs", "lepsi_sto": "h",
+    "lepsi_sto_sedma": "hs", "betl": "g", "durch": "g", "dve_sedmy": "t",
+    "dve_sedmy_sto": "th", "lepsi_dve_sedmy": "t", "lepsi_dve_sedmy_sto": "th"}
+_KEY = {"g": "game", "s": "seven", "h": "hundred", "t": "two_sevens"}
+
+
+def _suit(c: str) -> str:
+    return c[1]
+
+
+def _strength(c: str, plain: bool) -> int:
+    r = "789TJQKA".index(c[0])
+    return r if plain else _TRUMP_ORDER[r]
+
+
+def _trick_winner(cards: list[str], trump: str | None, plain: bool) -> int:
+    best = 0
+    for i, c in enumerate(cards[1:], 1):
+        b = cards[best]
+        if _suit(c) == _suit(b):
+            if _strength(c, plain) > _strength(b, plain):
+                best = i
+        elif trump and _suit(c) == trump:
+            best = i
+    return best
+
+
+def _oracle(deck: list[str], dealer: int, hist: list[tuple[int, str]], cap: int | None):
+    """Payments and component amounts of one licitovaný deal, from L§2–§9 alone."""
+    f = (dealer + 1) % 3
+    z = (dealer + 2) % 3
+    hands = {f: set(deck[0:5] + deck[17:22]), z: set(deck[5:10] + deck[22:27]),
+             dealer: set(deck[10:15] + deck[27:32])}
+    talon = set(deck[15:17])
+    actor = game = trump = helping = lead = None
+    levels = {k: 0 for k in _KEY.values()}
+    odd_raisers: set[int] = set()
+    plays: list[tuple[int, str]] = []
+    end = None
+    for seat, lab in hist:
+        head, _, arg = lab.partition(":")
+        if head == "game":
+            actor, game = seat, arg
+            hands[actor] |= talon
+            trump = "h" if arg.startswith("lepsi") else None
+        elif head == "fold":
+            end = "fold"
+            actor = seat
+        elif head == "trump":
+            trump = arg
+        elif head == "helping":
+            helping = arg
+        elif head == "discard":
+            hands[actor].discard(arg)
+        elif head == "lead":
+            lead = arg
+        elif head == "flek":
+            levels[arg] += 1
+            if levels[arg] % 2:
+                odd_raisers.add(seat)
+        elif head == "show":
+            end = "show"
+        elif head == "play":
+            plays.append((seat, arg))
+    if actor is None:
+        return [0, 0, 0], {}
+    lepsi = bool(game and game.startswith("lepsi"))
+    h = 2 if lepsi else 1
+    comps: dict[str, int] = {}
+    if end == "fold":
+        a = -6
+    elif end == "show":
+        a = -90 if lepsi else -60
+    else:
+        keys = [_KEY[k] for k in _GAME_COMPONENTS[game]]
+        plain = game in ("betl", "durch")
+        defenders = [(actor + 1) % 3, (actor + 2) % 3]
+        laid = _laid(game, trump, lead, hands, actor, defenders, plain)
+        top = max(levels.values())
+        payer = next(iter(odd_raisers)) if len(odd_raisers) == 1 and top >= 3 else None
+        if game in ("sedma", "lepsi_sedma") and levels["game"] == 1 and levels["seven"] == 0:
+            comps = {"game": -2 * h, "seven": 2 * h}
+            a = 0
+        else:
+            comps = _played(game, trump, helping, lead, hands, actor, f, plays, levels, h,
+                            keys, plain)
+            a = sum(comps.values())
+        if cap is not None:
+            a = max(-cap, min(cap, a))
+        pay = [-a, -a, -a]
+        pay[actor] = 2 * a
+        if laid and payer is not None and a > 0:
+            for d in defenders:
+                pay[d] = -2 * a if d == payer else 0
+        return pay, comps
+    pay = [-a, -a, -a]
+    pay[actor] = 2 * a
+    return pay, comps
+
+
+def _laid(game, trump, lead, hands, actor, defenders, plain) -> bool:
+    """L§9 (a) and §13, on the hands when flekking ends."""
+    mine = hands[actor]
+    theirs = hands[defenders[0]] | hands[defenders[1]]
+    if game == "betl":
+        if any(_suit(d) == _suit(c) and _strength(d, True) < _strength(c, True)
+               for c in mine for d in theirs):
+            return False
+        return any(_suit(d) == _suit(lead) for d in theirs)
+    if any(_suit(d) == _suit(c) and _strength(d, plain) > _strength(c, plain)
+           for c in mine for d in theirs):
+        return False
+    if game == "durch":
+        return True
+    if any(_suit(d) == trump for d in theirs):
+        return False
+    if "sto" in game and not any(f"K{s}" in mine and f"Q{s}" in mine for s in "hbla"):
+        return False
+    return True
+
+
+def _played(game, trump, helping, lead, hands, actor, f, plays, levels, h, keys, plain):
+    hands = {s: set(c) for s, c in hands.items()}
+    pts = [0, 0, 0]
+    marriages: list[tuple[int, str]] = []  # (seat, suit) in play order
+    tricks: list[tuple[int, list[tuple[int, str]], int]] = []  # leader, cards, winner
+    seq = list(plays)
+    if plain:
+        seq.insert(0, (actor, lead))
+    leader = actor if plain else f
+    for i in range(0, len(seq), 3):
+        trick = seq[i:i + 3]
+        assert trick[0][0] == leader
+        for seat, c in trick:
+            if not plain and c[0] in "KQ" and {"K" + c[1], "Q" + c[1]} <= hands[seat]:
+                marriages.append((seat, c[1]))
+            hands[seat].discard(c)
+        w = trick[_trick_winner([c for _, c in trick], None if plain else trump, plain)][0]
+        pts[w] += sum(10 for _, c in trick if c[0] in "TA")
+        tricks.append((leader, trick, w))
+        leader = w
+    if len(tricks) == 10:
+        pts[tricks[-1][2]] += 10
+
+    def mult(k):
+        return 2 ** levels[k]
+
+    comps = {}
+    if plain:
+        won = all(w != actor for _, _, w in tricks) if game == "betl" else \
+            all(w == actor for _, _, w in tricks)
+        price = 15 if game == "betl" else 30
+        comps["game"] = (price if won else -price) * mult("game")
+        return comps
+
+    def mval(suit):
+        return 40 if suit == trump else 20
+
+    ca = pts[actor]
+    cd = sum(pts) - ca
+    ma = sum(mval(s) for seat, s in marriages if seat == actor)
+    md = sum(mval(s) for seat, s in marriages if seat != actor)
+    first = next((mval(s) for seat, s in marriages if seat == actor), 0)
+    if keys == ["two_sevens"]:
+        ma = md = first = 0
+    pa, pd = ca + ma, cd + md
+
+    def took(t, card, seat):
+        if len(tricks) <= t:
+            return False
+        _, trick, w = tricks[t]
+        return (seat, card) in trick and w == seat
+
+    seven = "7" + trump
+    if "game" in keys:
+        won = pa > pd
+        best = pa if won else pd
+        worth = 2 * (best - 90) // 10 if best >= 100 else 1
+        comps["game"] = (1 if won else -1) * worth * h * mult("game")
+    if "seven" in keys:
+        comps["seven"] = (2 if took(9, seven, actor) else -2) * h * mult("seven")
+    if "hundred" in keys:
+        counted = ca + first
+        comps["hundred"] = (4 * (pa - 90) // 10 if counted >= 100 else
+                            -4 * ((100 - counted) + md) // 10) * h * mult("hundred")
+    if "two_sevens" in keys:
+        price = 60 if game.startswith("lepsi") else 40
+        won = took(8, "7" + helping, actor) and took(9, seven, actor)
+        comps["two_sevens"] = (price if won else -price) * mult("two_sevens")
+    if game in ("sto", "lepsi_sto") and len(tricks) == 10:
+        for seat, c in tricks[9][1]:
+            if c == seven:
+                mine = seat == actor
+                takes = tricks[9][2] == seat
+                comps["silent_seven"] = (1 if mine == takes else -1) * h
+    return comps
+
+
+def test_settlement_matches_oracle_on_random_deals():
+    """Every payment and component amount of 1500 random deals (random auctions, fleks and
+    play, whole parties so later decks are gathered) equals the oracle's."""
+    from mariash_env import Game
+
+    rng = np.random.default_rng(11)
+    g = Game(make_rules(rules="licitovany"))
+    ends: dict[str, int] = {}
+    n = 0
+    while n < 1500:
+        g.new_partie(seed=n)
+        while True:
+            deck, dealer = g.deck(), int(g.st[S.DEALER])
+            while not g.deal_over:
+                labs = g.legal_labels()
+                g.step(labs[rng.integers(len(labs))])
+            s = g.settlement()
+            hist = [(seat, g.kind.labels[a]) for seat, a in g.history]
+            pay, comps = _oracle(deck, dealer, hist, 500)
+            assert s["payments"] == pay, (deck, dealer, hist, s)
+            got = {c["component"]: c["amount"] for c in s["components"]}
+            assert got == comps, (deck, dealer, hist, s)
+            ends[s["end"]] = ends.get(s["end"], 0) + 1
+            n += 1
+            if not g.next_deal():
+                break
+    assert {"played", "decided_early", "fold", "no_bid", "bare_game_flek"} <= set(ends)

@@ -878,6 +878,16 @@ EXAMPLES = {
         "play:Jh play:Ab play:Kb play:Tb play:Kl play:Tl play:Al play:9h play:Qh play:Kh "
         "play:9a play:7a play:8h play:8a play:Jl play:7h play:7l play:9b play:8l",
     ),
+    "capnet": (
+        "Jh 9h Th Tb Ja 8h 9b 9a Ta 7a 8b Qa 8a 8l Jl Qh "
+        "Kh Ah 7h Ab 9l Aa 7l 7b Jb Al Ql Tl Ka Kb Kl Qb",
+        "pass pass bid:lepsi_sto_sedma game:lepsi_sto_sedma discard:Jh discard:9l flek:hundred "
+        "flek:seven good good flek:hundred flek:seven good flek:hundred good good flek:hundred "
+        "good good good good play:Ab play:Jb play:8b play:Ah play:8h play:Ka play:9h play:Al "
+        "play:Kb play:Th play:7a play:8a play:Kh play:Ta play:Jl play:Tb play:9b play:Qb "
+        "play:Qh play:7b play:8l play:Ja play:9a play:Qa play:Kl play:7h play:Ql play:Aa "
+        "play:7l play:Tl",
+    ),
 }
 
 
@@ -1006,6 +1016,16 @@ def test_s9_example_8_cap():
     assert amounts(s) == {"hundred": (3, False, -512)}
     assert s["net"] == -512 and s["capped"]
     check_payments(s, -500, ACTOR)
+
+
+def test_s9_cap_applies_to_the_net_not_per_component():
+    """L§9 Decision: the cap is per payer on the net: lepší sto a sedm, hundred at boty won
+    512, seven at re lost −16: net 496 is paid in full (a per-component cap would give
+    484)."""
+    g, s = run_example("capnet")
+    assert amounts(s) == {"hundred": (4, True, 512), "seven": (2, False, -16)}
+    assert s["net"] == 496 and not s["capped"]
+    check_payments(s, 496, ACTOR)
 
 
 def test_s9_cap_option_none():
