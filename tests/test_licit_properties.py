@@ -505,3 +505,235 @@ def test_settlement_matches_oracle_on_random_deals():
             if not g.next_deal():
                 break
     assert {"played", "decided_early", "fold", "no_bid", "bare_game_flek"} <= set(ends)
+
+
+# --------------------------------------------------------------------------------------
+# Every legal set against an independent §3–§7 state machine
+# --------------------------------------------------------------------------------------
+
+_GAMES = tuple(_GAME_COMPONENTS)  # §3 order (dict order)
+
+
+class _Machine:
+    """L§3–§7 written from the text: the legal labels of the seat to move, fed the labels
+    applied.  Trick legality of R§6 (unchanged) is the one thing read from the core."""
+
+    def __init__(self, deck: list[str], dealer: int, max_flek: int | None) -> None:
+        self.f, self.z, self.d = (dealer + 1) % 3, (dealer + 2) % 3, dealer
+        self.hands = {self.f: set(deck[0:5] + deck[17:22]),
+                      self.z: set(deck[5:10] + deck[22:27]),
+                      self.d: set(deck[10:15] + deck[27:32])}
+        self.talon = set(deck[15:17])
+        self.max_flek = 10**9 if max_flek is None else max_flek
+        self.phase, self.to_move = "A1", self.z
+        self.holder, self.challenger = self.f, self.z
+        self.high, self.high_seat, self.drops = 0, None, 0
+        self.actor = self.game = self.trump = self.helping = None
+        self.ndisc = 0
+        self.levels: dict[str, int] = {}
+        self.turn = self.quiet = 0
+        self.raised = False
+        self.show_seat = None
+        self.l_fleked = False
+
+    # --- §3 needs ---
+    def _trumps_ok(self, game: str, hand: set[str], t: str) -> bool:
+        comps = _GAME_COMPONENTS[game]
+        if "s" not in comps and "t" not in comps:
+            return True
+        if "7" + t not in hand:
+            return False
+        return "t" not in comps or any("7" + s in hand for s in "hbla" if s != t)
+
+    def _needs(self, game: str, hand: set[str]) -> bool:
+        if game in ("betl", "durch"):
+            return True
+        suits = "h" if game.startswith("lepsi") else "bla"
+        return any(self._trumps_ok(game, hand, t) for t in suits)
+
+    def _reserved(self) -> set[str]:
+        comps = _GAME_COMPONENTS[self.game]
+        out = set()
+        if "s" in comps or "t" in comps:
+            out.add("7" + self.trump)
+        if "t" in comps and self.helping:
+            out.add("7" + self.helping)
+        return out
+
+    # --- legal labels ---
+    def legal(self, seat: int, core_follow: set[str], trick_no: int) -> set[str]:
+        ph = self.phase
+        hand = self.hands[seat]
+        if ph in ("A1", "A3"):
+            lo = self.high if ph == "A1" else 0
+            return {f"bid:{g}" for g in _GAMES[lo:] if self._needs(g, hand)} | {"pass"}
+        if ph == "A2":
+            return ({"hold"} if self._needs(_GAMES[self.high - 1], hand) else set()) | {"pass"}
+        if ph == "T1":
+            out = {f"game:{g}" for g in _GAMES[self.high - 1:] if self._needs(g, hand)}
+            return out | ({"fold"} if self.high == 1 else set())
+        if ph == "T2":
+            return {f"trump:{t}" for t in "bla" if self._trumps_ok(self.game, hand, t)}
+        if ph == "T3":
+            return {f"helping:{s}" for s in "hbla" if s != self.trump and "7" + s in hand}
+        if ph == "T4":
+            if self.game in ("betl", "durch"):
+                return {f"discard:{c}" for c in hand}
+            bad = self._reserved()
+            return {f"discard:{c}" for c in hand if c[0] not in "TA" and c not in bad}
+        if ph == "T5":
+            return {f"lead:{c}" for c in hand}
+        if ph == "F":
+            if self.show_seat == seat and (self.turn == 0 or (self.turn == 1
+                                                               and not self.l_fleked)):
+                return {"show"}
+            parity = 1 if seat == self.actor else 0
+            return {f"flek:{k}" for k, v in self.levels.items()
+                    if v % 2 == parity and v < self.max_flek} | {"good"}
+        if ph == "P":
+            if seat != self.actor or self.game in ("betl", "durch"):
+                return {f"play:{c}" for c in core_follow}
+            early = set()
+            for c in self._reserved() & core_follow:
+                target = 10 if c == "7" + self.trump else 9
+                if trick_no < target or any(x[1] == c[1] and x != c for x in hand):
+                    early.add(c)
+            keep = core_follow - early
+            return {f"play:{c}" for c in (keep or core_follow)}
+        return set()
+
+    # --- transitions ---
+    def _drop(self, seat: int) -> None:
+        self.drops += 1
+        if self.drops == 1:
+            if seat == self.challenger:
+                self.challenger, self.phase = self.d, "A1"
+            else:
+                self.holder, self.phase = self.d, "A2"
+            self.to_move = self.d
+        elif self.high == 0:
+            self.phase, self.to_move = "A3", self.f
+        else:
+            self._win(self.high_seat)
+
+    def _win(self, seat: int) -> None:
+        self.actor = seat
+        self.hands[seat] |= self.talon
+        self.phase, self.to_move = "T1", seat
+
+    def _start_flek(self) -> None:
+        self.phase, self.to_move, self.turn, self.quiet = "F", (self.actor + 1) % 3, 0, 0
+        if self.game in ("dve_sedmy", "lepsi_dve_sedmy"):
+            for k in (1, 2):
+                d = (self.actor + k) % 3
+                if sum(c[1] == self.helping for c in self.hands[d]) >= 4:
+                    self.show_seat = d
+
+    def step(self, seat: int, lab: str) -> None:
+        head, _, arg = lab.partition(":")
+        ph = self.phase
+        if ph in ("A1", "A3"):
+            if lab == "pass":
+                if ph == "A3":
+                    self.phase = "done"
+                else:
+                    self._drop(seat)
+            else:
+                self.high, self.high_seat = _GAMES.index(arg) + 1, seat
+                if ph == "A3":
+                    self._win(seat)
+                else:
+                    self.phase, self.to_move = "A2", self.holder
+        elif ph == "A2":
+            if lab == "pass":
+                self._drop(seat)
+            else:
+                self.high_seat = seat
+                self.phase, self.to_move = "A1", self.challenger
+        elif ph == "T1":
+            if lab == "fold":
+                self.phase = "done"
+                return
+            self.game = arg
+            self.levels = {_KEY[k]: 0 for k in _GAME_COMPONENTS[arg]}
+            if arg in ("betl", "durch"):
+                self.phase = "T4"
+            elif arg.startswith("lepsi"):
+                self.trump = "h"
+                self.phase = "T3" if "t" in _GAME_COMPONENTS[arg] else "T4"
+            else:
+                self.phase = "T2"
+        elif ph == "T2":
+            self.trump = arg
+            self.phase = "T3" if "t" in _GAME_COMPONENTS[self.game] else "T4"
+        elif ph == "T3":
+            self.helping, self.phase = arg, "T4"
+        elif ph == "T4":
+            self.hands[seat].discard(arg)
+            self.ndisc += 1
+            if self.ndisc == 2:
+                if self.game in ("betl", "durch"):
+                    self.phase = "T5"
+                else:
+                    self._start_flek()
+        elif ph == "T5":
+            self.lead = arg
+            self._start_flek()
+        elif ph == "F":
+            if lab == "show":
+                self.phase = "done"
+            elif head == "flek":
+                self.levels[arg] += 1
+                self.raised = True
+                if self.turn == 0:
+                    self.l_fleked = True
+            else:
+                self.quiet = 0 if self.raised else self.quiet + 1
+                self.raised = False
+                self.turn += 1
+                if self.quiet == 3:
+                    g, lv = self.game, self.levels
+                    if g in ("sedma", "lepsi_sedma") and lv["game"] == 1 and lv["seven"] == 0:
+                        self.phase = "done"
+                        return
+                    self.phase = "P"
+                    if g in ("betl", "durch"):
+                        self.hands[self.actor].discard(self.lead)
+                        self.to_move = (self.actor + 1) % 3
+                    else:
+                        self.to_move = self.f
+                else:
+                    self.to_move = (self.to_move + 1) % 3
+        elif ph == "P":
+            self.hands[seat].discard(arg)  # the core tells whose turn is next in play
+
+
+def test_every_legal_set_matches_the_state_machine():
+    """At every step of 1500 random deals the seat to move and its legal labels are those
+    of the §3–§7 state machine (trick legality R§6 from the core)."""
+    from mariash_env import Game
+    from mariash_env.cards import codes_of
+
+    rng = np.random.default_rng(5)
+    for max_flek in (5, 2):
+        g = Game(make_rules(rules="licitovany", max_flek=max_flek))
+        n = 0
+        while n < 750:
+            g.new_partie(seed=1000 * max_flek + n)
+            while True:
+                m = _Machine(g.deck(), int(g.st[S.DEALER]), max_flek)
+                while not g.deal_over:
+                    seat = g.to_move
+                    if m.phase != "P":
+                        assert seat == m.to_move, (m.phase, g.history)
+                    follow = set(codes_of(follow_cards(g.st, seat)))
+                    want = m.legal(seat, follow, int(g.st[S.TRICK_NO]) + 1)
+                    assert set(g.legal_labels()) == want, (m.phase, seat, g.history)
+                    labs = sorted(want)
+                    lab = labs[rng.integers(len(labs))]
+                    g.step(lab)
+                    m.step(seat, lab)
+                assert m.phase in ("done", "P"), m.phase
+                n += 1
+                if not g.next_deal():
+                    break

@@ -140,6 +140,28 @@ def test_s2_gather_no_bid_talon_at_bottom_15_below_16():
     assert g.to_move == (FORHOND + 2) % 3  # the new zadák opens
 
 
+def test_s2_random_cut_by_the_new_zadak_2_to_30():
+    """L§2: without given cuts the cut k is drawn from 2..30 and the new deck is the
+    gathered stack cut by k; the dealer moves to forhond every deal."""
+    from mariash_env.core import state as S
+
+    g = licit_game(BASE)
+    seen = set()
+    for _ in range(11):
+        deck, dealer = g.deck(), int(g.st[S.DEALER])
+        f, z = (dealer + 1) % 3, (dealer + 2) % 3
+        play(g, ["pass", "pass", "pass"])
+        assert g.next_deal()
+        k = int(g.st[S.CUT])
+        assert 2 <= k <= 30 and int(g.st[S.DEALER]) == f
+        hands = {f: deck[0:5] + deck[17:22], z: deck[5:10] + deck[22:27],
+                 dealer: deck[10:15] + deck[27:32]}
+        stack = deck[15:17] + hands[f] + hands[z] + hands[dealer]
+        assert g.deck() == _stack_deck(stack, k)
+        seen.add(k)
+    assert len(seen) > 3
+
+
 def test_s2_gather_after_fold_actor_twelve_cards_by_deal_position():
     """L§2: after a fold the actor's 12 cards are gathered as hand cards by deal position
     (the talon's 15, 16 among them); there is no final talon."""
