@@ -920,6 +920,12 @@ def run_example(name: str, **rules):
     return g, settle(g)
 
 
+def twelve(name: str) -> set[str]:
+    """Forhond's (the actor's) 12 cards in an example: positions 0–4, talon, 17–21."""
+    d = EXAMPLES[name][0].split()
+    return set(d[0:5] + d[15:22])
+
+
 def points(s):
     p = s["points"]
     return (p["actor_cards"], p["actor_marriages"], p["actor_first_marriage"],
@@ -934,8 +940,7 @@ def test_s9_example_1_sedma():
     """L§9 ex. 1: sedma, acorns, no flek; actor 50 + 20 (bells) = 70 vs 40; trump 7
     takes trick 10: game 1 + seven 2 = 3."""
     g, s = run_example("ex1")
-    assert s["trump"] == "a" and {"Kb", "Qb"} <= set(EXAMPLES["ex1"][0].split()[:5] +
-                                                      EXAMPLES["ex1"][0].split()[15:22])
+    assert s["trump"] == "a" and {"Kb", "Qb"} <= twelve("ex1")  # the marriage in bells
     assert points(s) == (50, 20, 20, 40, 0)
     assert g.history[-1] == (ACTOR, LA.action_index("play:7a"))  # the trump 7 in trick 10
     assert amounts(s) == {"game": (0, True, 1), "seven": (0, True, 2)}
@@ -958,7 +963,7 @@ def test_s9_example_3_lepsi_sto_a_sedm():
     first, then 20: Ca 120, Pa 140; trump 7 takes trick 10: hundred 4·2·5 = 40, seven
     2·2·2 = 8: 48."""
     g, s = run_example("ex3")
-    assert points(s) == (80, 60, 40, 10, 0)
+    assert {"Kh", "Qh"} <= twelve("ex3") and points(s) == (80, 60, 40, 10, 0)
     assert amounts(s) == {"hundred": (0, True, 40), "seven": (1, True, 8)}
     assert s["lepsi"] and s["net"] == 48
     check_payments(s, 48, ACTOR)
@@ -968,6 +973,7 @@ def test_s9_example_4_stovka_first_marriage_counts():
     """L§9 ex. 4: stovka, bells, hundred at flek; 60, 20 (acorns) before 40 (bells): Ca 80,
     lost; defence 30 + 20: 4·2·(2 + 2) = −32 (actor −64)."""
     g, s = run_example("ex4")
+    assert {"Ka", "Qa", "Kb", "Qb"} <= twelve("ex4")
     assert s["trump"] == "b" and points(s) == (60, 60, 20, 30, 20)
     assert amounts(s) == {"hundred": (1, False, -32)}
     check_payments(s, -32, ACTOR)
@@ -986,6 +992,7 @@ def test_s9_example_5_stovka_lost_silent_seven_killed_by_partner():
     leads 7l, the actor (no trumps) plays 9b, L must beat with 8l: the defence's silent
     seven is killed by the partner, +1: −3."""
     g, s = run_example("ex5")
+    assert {"Kl", "Ql"} <= twelve("ex5")
     assert s["trump"] == "l" and points(s) == (50, 40, 40, 40, 0)
     last = [(seat, LA.action_label(a)) for seat, a in g.history[-3:]]
     assert last == [(R, "play:7l"), (ACTOR, "play:9b"), (L, "play:8l")]
@@ -1034,6 +1041,7 @@ def test_s9_example_8_cap():
     """L§9 ex. 8: lepší stovka at tutti; 40 + 20, Ca 60; defence 50 + 40 (hearts):
     4·2·8·(4 + 4) = 512 → −500 (actor −1000)."""
     g, s = run_example("ex8")
+    assert not {"Kh", "Qh"} & twelve("ex8")  # the defence's 40 is the hearts marriage
     assert points(s) == (40, 20, 20, 50, 40)
     assert amounts(s) == {"hundred": (3, False, -512)}
     assert s["net"] == -512 and s["capped"]
@@ -1077,6 +1085,7 @@ def test_s9_example_11_silent_hundred_carries_game_fleks():
     """L§9 ex. 11: sedma, bells; L fleks the game, actor re; 70 + 40 = 110 vs 20; trump 7
     takes trick 10: silent hundred 2·4·(110−90)/10 = 16, seven +2: 18."""
     g, s = run_example("ex11")
+    assert {"Kb", "Qb"} <= twelve("ex11")
     assert s["trump"] == "b" and points(s) == (70, 40, 40, 20, 0)
     assert amounts(s) == {"game": (2, True, 16), "seven": (0, True, 2)}
     assert comp(s, "game")["silent_hundred"] == "actor"
@@ -1116,6 +1125,27 @@ def test_s9_laid_transfer_after_the_cap_up_to_1000():
     s = laid_durch(fl)
     assert amounts(s) == {"game": (5, True, 960)} and s["capped"]
     assert s["payments"][L] == -1000 and s["payments"][R] == 0 and s["payments"][ACTOR] == 1000
+
+
+# TOP.  Forhond holds every acorn and the top bells (Ab Tb, Kb Qb from the talon): a laid
+# stovka in acorns (no defender trump, each card on top of its suit, a K+Q held).
+TOP = licit_deck(["7a", "8a", "9a", "Ta", "Ja", "Qa", "Ka", "Aa", "Ab", "Tb"],
+                 ["7h", "8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah", "7b", "8b"],
+                 ["7l", "8l", "9l", "Tl", "Jl", "Ql", "Kl", "Al", "9b", "Jb"], ["Kb", "Qb"])
+
+
+def test_s9_laid_suit_game_hundred_transfer():
+    """L§9 Laid (a) for a suit game with a hundred; L flek, actor re, L tutti: the actor
+    takes everything, 90 + 40 + 20: 4·8·(150−90)/10 = 192; L pays 384, R 0."""
+    g = licit_game(TOP)
+    lone(g, "sto")
+    play(g, ["game:sto", "trump:a", "discard:7a", "discard:8a"])
+    play(g, ["flek:hundred", "good", "good", "flek:hundred", "good", "flek:hundred", "good",
+             "good", "good", "good"])
+    s = play_out(g)
+    assert points(s)[:2] == (90, 60) and amounts(s) == {"hundred": (3, True, 192)}
+    assert s["laid"] and s["laid_transfer"] == {"payer": L, "amount": 384}
+    assert s["payments"][ACTOR] == 384 and s["payments"][L] == -384 and s["payments"][R] == 0
 
 
 def test_s9_laid_non_case_two_defenders_fleked():
