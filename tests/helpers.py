@@ -42,3 +42,29 @@ def play(game: Game, labels: Iterable[str]) -> None:
     """Apply labels in order; each must be legal for the seat to move."""
     for lab in labels:
         game.step(lab)
+
+
+def licit_deck(
+    forhond: Sequence[str], zadak: Sequence[str], dealer: Sequence[str], talon: Sequence[str]
+) -> list[str]:
+    """The deck (from the top) that deals these licitovaný hands (LICITOVANY.md §2, §13).
+
+    Positions: forhond 0–4 and 17–21, zadák 5–9 and 22–26, dealer 10–14 and 27–31, the
+    talon 15–16; each hand's first five cards are its first block.
+    """
+    f, z, d, t = list(forhond), list(zadak), list(dealer), list(talon)
+    assert len(f) == len(z) == len(d) == 10 and len(t) == 2
+    deck = f[:5] + z[:5] + d[:5] + t + f[5:] + z[5:] + d[5:]
+    assert sorted(deck) == sorted(CARD_CODES), "the hands and talon must hold each card once"
+    return deck
+
+
+def licit_game(
+    deck: Sequence[str], dealer: int = 0, cuts: Sequence[int] | None = None, **rules
+) -> Game:
+    """A licitovaný partie whose first deal is ``deck`` dealt by ``dealer``."""
+    from mariash_env.rules import make_rules
+
+    g = Game(make_rules(rules="licitovany", **rules))
+    g.new_partie(seed=0, deck=deck, dealer=dealer, cuts=cuts)
+    return g
