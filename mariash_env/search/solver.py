@@ -24,6 +24,19 @@ marriages; cached per scenario signature) closes subtrees that can no longer cro
 the window; the core's lay-down test (``can_lay_down`` + ``apply_action``) ends a
 search whose result can no longer change; the last trick (every card forced) is played
 out directly.
+
+Layout: ``solve`` builds one :data:`Search` record of buffers (states, moves, rules,
+constants, table, counters, frames); the steps of the search take it and are compiled
+without numba's reference counting (they allocate nothing).
+
+Contracts: the search itself only calls the core (``legal_cards``, ``apply_action``,
+``settle``), so a new contract plays and scores correctly once the core has it.  What
+knows contracts here, to extend for a new one: ``solve`` (the ``X_*`` constants:
+trump suit, which bets count first marriages, whether the bound test applies),
+``_settle_scenarios`` and ``_bound_row`` (the endings still conceivable: e.g. the fate of
+a second, helping seven), ``_shape_hash`` and ``_representatives`` (cards that must not
+be merged with their neighbours, like the trump seven and a K/Q of a marriage), and
+``_score_moves`` (move ordering, a speed matter only).
 """
 
 from __future__ import annotations
@@ -219,38 +232,26 @@ def _tt_key(st, ctx):
 # --------------------------------------------------------------------------------------
 
 
-@_no_refcount
-def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
-    """Max (or min) of ``A`` over the endings still conceivable at this trick start,
-    with the actor's card points ending at ``ca``: the trump seven won or lost in the
-    last trick or spent before it, each order of the first marriages a hundred bet
-    counts; betl / durch: made or broken.  Evaluated by the core's ``settle`` on the
-    scratch record ``sc``."""
-    actor = ctx[X_ACTOR]
-    _copy(sc, st)
-    if ctx[X_CONTRACT] != C_SUIT:
-        best = -INF if want_max else INF
-        for k in range(2):
-            sc[END] = END_PLAYED if k == 0 else END_BROKEN
-            settle(sc, rules)
-            v = get64(sc, PAY + 2 * actor) // 2
-            if (want_max and v > best) or (not want_max and v < best):
-                best = v
-        return best
-    trump = ctx[X_TRUMP]
-    sc[END] = END_PLAYED
+@_inline
+def _settled(sc, rules, actor, want_max, best):
+    """Settle the ending in ``sc`` with the core's ``settle`` and fold its ``A`` into the
+    running max (or min) ``best``."""
+    settle(sc, rules)
+    v = get64(sc, PAY + 2 * actor) // 2
+    if want_max:
+        return v if v > best else best
+    return v if v < best else best
+
+
+@_inline
+def _pending_marriages(st):
+    """Marriages still to come: per suit with none announced, the seat + 1 of the hand
+    holding both K and Q (it announces one, default order), packed 4 bits a suit (no
+    allocation per call); returns ``(packed, count)``."""
     h0 = getm(st, HAND)
     h1 = getm(st, HAND + 1)
     h2 = getm(st, HAND + 2)
-    total = st[PTS] + st[PTS + 1] + st[PTS + 2] + _remaining_points(st)
-    sc[PTS] = 0
-    sc[PTS + 1] = 0
-    sc[PTS + 2] = 0
-    sc[PTS + actor] = ca
-    sc[PTS + (actor + 1) % 3] = total - ca
-    # marriages still to come: the holder of both K and Q announces one (default order)
-    # (small per-suit tables packed 4 bits a suit into an int: no allocation per call)
-    pend = np.int64(0)  # seat + 1 per suit, 0 = none
+    pend = np.int64(0)
     npend = 0
     for s in range(4):
         if st[MARR_SEAT + s] < 0:
@@ -258,73 +259,115 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
             if p:
                 pend |= np.int64(p) << (4 * s)
                 npend += 1
-    # the trump seven's possible fates
-    s7 = np.int64(1) << (trump * 8)
-    holder = 0 if h0 & s7 else (1 if h1 & s7 else (2 if h2 & s7 else -1))
+    return pend, npend
+
+
+@_inline
+def _first_marriage_choices(st, actor, pend):
+    """For a hundred bet: the suits either side could still announce as its first
+    marriage (only a side with none announced yet), packed as suit + 1 in bits
+    4k..4k+3 of the k-th choice; returns ``(actor's, count, defence's, count)``, a
+    count of 1 with no choice meaning "as it comes"."""
+    has_a = False
+    has_d = False
+    for s in range(4):
+        ms = st[MARR_SEAT + s]
+        if ms >= 0:
+            if ms == actor:
+                has_a = True
+            else:
+                has_d = True
+    fa_choices = np.int64(0)
+    fd_choices = np.int64(0)
+    na = 0
+    nd = 0
+    for s in range(4):
+        p = ((pend >> (4 * s)) & 15) - 1
+        if p >= 0:
+            if p == actor and not has_a:
+                fa_choices |= np.int64(s + 1) << (4 * na)
+                na += 1
+            elif p != actor and not has_d:
+                fd_choices |= np.int64(s + 1) << (4 * nd)
+                nd += 1
+    return fa_choices, max(na, 1), fd_choices, max(nd, 1)
+
+
+@_inline
+def _announce_pending(sc, st, pend, fa, fd):
+    """Announce the pending marriages in ``sc``: the suits ``fa`` and ``fd`` (-1: none)
+    first, as the two sides' first marriages, then the rest in suit order."""
+    nm = st[NMARR]
+    if fa >= 0:
+        sc[MARR_SEAT + fa] = ((pend >> (4 * fa)) & 15) - 1
+        sc[MARR_ORD + fa] = nm
+        nm += 1
+    if fd >= 0:
+        sc[MARR_SEAT + fd] = ((pend >> (4 * fd)) & 15) - 1
+        sc[MARR_ORD + fd] = nm
+        nm += 1
+    for s in range(4):
+        ps = ((pend >> (4 * s)) & 15) - 1
+        if ps >= 0 and s != fa and s != fd:
+            sc[MARR_SEAT + s] = ps
+            sc[MARR_ORD + s] = nm
+            nm += 1
+
+
+@_inline
+def _split_card_points(sc, st, actor, ca):
+    """The ending's card points in ``sc``: ``ca`` for the actor, the rest of the deal's
+    (taken and still to take) for the defence."""
+    total = st[PTS] + st[PTS + 1] + st[PTS + 2] + _remaining_points(st)
+    sc[PTS] = 0
+    sc[PTS + 1] = 0
+    sc[PTS + 2] = 0
+    sc[PTS + actor] = ca
+    sc[PTS + (actor + 1) % 3] = total - ca
+
+
+@_no_refcount
+def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
+    """Max (or min) of ``A`` over the endings still conceivable at this trick start,
+    with the actor's card points ending at ``ca``: the trump seven won or lost in the
+    last trick or spent before it, each order of the first marriages a hundred bet
+    counts; betl / durch: made or broken.  Evaluated by the core's ``settle`` on the
+    scratch record ``sc``.  (A new contract adds its conceivable endings here.)"""
+    actor = ctx[X_ACTOR]
+    _copy(sc, st)
+    best = -INF if want_max else INF
+    if ctx[X_CONTRACT] != C_SUIT:
+        for end in (END_PLAYED, END_BROKEN):
+            sc[END] = end
+            best = _settled(sc, rules, actor, want_max, best)
+        return best
+    sc[END] = END_PLAYED
+    _split_card_points(sc, st, actor, ca)
+    pend, npend = _pending_marriages(st)
+    # the trump seven's possible fates: won or lost in the last trick, or spent before
+    s7 = np.int64(1) << (ctx[X_TRUMP] * 8)
+    holder = -1
+    for seat in range(3):
+        if getm(st, HAND + seat) & s7:
+            holder = seat
     nseven = 1 if holder < 0 else (2 if st[TRICK_NO] == 9 else 3)
-    # first-marriage choices: only for a hundred bet, and a side with no marriage yet
-    fa_choices = np.int64(0)  # suit + 1 of the k-th choice in bits 4k..4k+3, 0 = none
+    fa_choices = np.int64(0)
     fd_choices = np.int64(0)
     na = 1
     nd = 1
     if ctx[X_HUNDRED] and npend > 0:
-        has_a = False
-        has_d = False
-        for s in range(4):
-            ms = st[MARR_SEAT + s]
-            if ms >= 0:
-                if ms == actor:
-                    has_a = True
-                else:
-                    has_d = True
-        na = 0
-        nd = 0
-        for s in range(4):
-            p = ((pend >> (4 * s)) & 15) - 1
-            if p >= 0:
-                if p == actor and not has_a:
-                    fa_choices |= np.int64(s + 1) << (4 * na)
-                    na += 1
-                elif p != actor and not has_d:
-                    fd_choices |= np.int64(s + 1) << (4 * nd)
-                    nd += 1
-        if na == 0:
-            na = 1
-        if nd == 0:
-            nd = 1
-    best = -INF if want_max else INF
+        fa_choices, na, fd_choices, nd = _first_marriage_choices(st, actor, pend)
     for ia in range(na):
         for idd in range(nd):
             if npend > 0:
-                nm = st[NMARR]
-                fa = ((fa_choices >> (4 * ia)) & 15) - 1
-                fd = ((fd_choices >> (4 * idd)) & 15) - 1
-                if fa >= 0:
-                    sc[MARR_SEAT + fa] = ((pend >> (4 * fa)) & 15) - 1
-                    sc[MARR_ORD + fa] = nm
-                    nm += 1
-                if fd >= 0:
-                    sc[MARR_SEAT + fd] = ((pend >> (4 * fd)) & 15) - 1
-                    sc[MARR_ORD + fd] = nm
-                    nm += 1
-                for s in range(4):
-                    ps = ((pend >> (4 * s)) & 15) - 1
-                    if ps >= 0 and s != fa and s != fd:
-                        sc[MARR_SEAT + s] = ps
-                        sc[MARR_ORD + s] = nm
-                        nm += 1
+                _announce_pending(sc, st, pend, ((fa_choices >> (4 * ia)) & 15) - 1,
+                                  ((fd_choices >> (4 * idd)) & 15) - 1)
             for i7 in range(nseven):
                 if holder >= 0:
                     sc[SEVEN_SEAT] = holder
                     sc[SEVEN_TRICK] = 9 if i7 < 2 else st[TRICK_NO]
                     sc[SEVEN_WON] = 1 if i7 == 0 else 0
-                settle(sc, rules)
-                v = get64(sc, PAY + 2 * actor) // 2
-                if want_max:
-                    if v > best:
-                        best = v
-                elif v < best:
-                    best = v
+                best = _settled(sc, rules, actor, want_max, best)
     return best
 
 
