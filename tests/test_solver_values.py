@@ -5,6 +5,9 @@ speed-ups (tests/test_search.py compares the solver with plain alpha-beta)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from mariash_env.core.state import C_BETL, C_DURCH, C_SUIT, CONTRACT
@@ -38,3 +41,25 @@ def test_solver_values_on_the_benchmark_deals():
         got.append(r.value)
     assert got == EXPECTED
 
+
+
+def test_values_moves_and_lines_on_400_benchmark_deals():
+    """Every deal of ``scripts/bench_solver.py`` with seeds 1 and 2 (200 each: suit games,
+    betl, durch): the value, the principal variation (so the best move) and, on every
+    fourth deal, the value of every legal card, as the solver of commit 6daa69b (before
+    the solver's reference-counting-free search, issue #10) found them."""
+    from scripts.bench_solver import deals
+
+    rows = json.loads((Path(__file__).parent / "data" / "solver_bench_400.json").read_text())
+    rv = make_rules().vector()
+    positions = {seed: deals(200, seed) for seed in (1, 2)}
+    assert len(rows) == 400
+    for row in rows:
+        st = positions[row["seed"]][row["i"]]
+        r = solve(st, rv)
+        assert (r.value, r.pv) == (row["value"], row["pv"]), (row["seed"], row["i"])
+        assert r.action == row["pv"][0]
+        if "move_values" in row:
+            m = solve(st, rv, pv=False, all_moves=True)
+            assert sorted(m.move_values.items()) == [tuple(x) for x in row["move_values"]]
+            assert m.value == row["value"]

@@ -79,3 +79,40 @@ def test_walk_over_the_tricks_played():
         assert seen == S.getm(st, S.PLAYED)
         assert by == [int(x) for x in played_by(st)]
         assert len(order) == 3 * st[S.TRICK_NO] + st[S.TRICK_N]
+
+
+def test_python_twins_are_the_core_rules():
+    """One definition each (issue #11): the robots' and the world sampler's pure-Python
+    helpers are core/tricks.py's, and the compiled and Python forms share one rule."""
+    from mariash_env.robots import pimc, table
+    from mariash_env.search import worlds
+
+    assert F.popcount is T.popcount_py and F.strength is T.strength_py
+    assert F.beats is T.beats_py and F.winning_index is T.winning_index_py
+    assert table.winning_index is T.winning_index_py and pimc.strength is T.strength_py
+    assert worlds.popcount_py is T.popcount_py
+    assert T._beats.py_func is T._beats_rule and T._strength.py_func is T._strength_rule
+    for c in range(32):
+        for trump in (-1, 0, 3):
+            assert T.strength_py(c, trump) == T.strength(c, trump)
+            for b in range(32):
+                assert T.beats_py(c, b, trump) is bool(T.beats(c, b, trump))
+
+
+def test_winning_index_py_is_the_trick_winner():
+    """§6: the Python trick winner agrees with the core's ``trick_best`` on every open
+    trick of random deals (suit games, betl and durch)."""
+    from mariash_env.core import state as S
+    from mariash_env.search import random_position
+
+    checked = 0
+    for seed in range(120):
+        st = random_position(seed, plays=seed % 29)
+        n = int(st[S.TRICK_N])
+        if n == 0:
+            continue
+        t = int(st[S.TRICK_NO])
+        trick = [int(st[S.TRICKS + 3 * t + j]) for j in range(n)]
+        assert T.winning_index_py(trick, int(T.trump_suit(st))) == T.trick_best(st, n)
+        checked += 1
+    assert checked > 40

@@ -2,9 +2,13 @@
 without trumps, beating, the trick winner, the walk over the tricks played, and popcount / lowest / highest of a card
 set (a 32-bit mask, bit ``c`` = card ``suit * 8 + rank``).
 
-Compiled functions for the core, the search and the vector kernels; the tables
-(``TRUMP_STRENGTH``, ``TRUMP_ORDER``, ...) serve the pure-Python robots as well.  A
-second trick game shares these and adds its own phases (see ``core/engine.py``).
+Compiled functions for the core, the search and the vector kernels, and their pure-Python
+twins for the robots and the world sampling (``popcount_py``, ``strength_py``,
+``beats_py``, ``winning_index_py``: a compiled call from Python costs more than these
+functions' work).  A rule is written once (``_strength_rule``, ``_beats_rule``) and
+used both compiled, on the numpy tables, and as plain Python, on the same tables as
+tuples.  A second trick game shares these and adds its own phases (see
+``core/engine.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +26,14 @@ PLAIN_ORDER = np.argsort(PLAIN_STRENGTH).astype(np.int64)  # 7 8 9 T J Q K A
 
 __all__ = ["TRUMP_STRENGTH", "PLAIN_STRENGTH", "TRUMP_ORDER", "PLAIN_ORDER", "popcount",
            "lowest", "highest", "strength", "beats", "trump_suit", "trick_best",
-           "tricks_begun", "trick_cards", "trick_card"]
+           "tricks_begun", "trick_cards", "trick_card", "popcount_py", "strength_py",
+           "beats_py", "winning_index_py"]
+
+# The tables as tuples of Python ints, which Python indexes fastest (for the ``*_py`` twins).
+_TRUMP_STRENGTH_T = tuple(int(x) for x in TRUMP_STRENGTH)
+_PLAIN_STRENGTH_T = tuple(int(x) for x in PLAIN_STRENGTH)
+_ABOVE_TRUMP_T = tuple(int(x) for x in ABOVE_TRUMP)
+_ABOVE_PLAIN_T = tuple(int(x) for x in ABOVE_PLAIN)
 
 
 @njit
@@ -57,12 +68,30 @@ def highest(m):
     return i
 
 
-@njit
-def strength(c, trump):
+def _strength_rule(c, trump, trump_strength, plain_strength):
     """§6: strength of ``c``'s rank within its suit; with trumps (``trump >= 0``) the ten
     ranks between the king and the ace, in betl and durch (no trumps) below the jack."""
     r = c & 7
-    return TRUMP_STRENGTH[r] if trump >= 0 else PLAIN_STRENGTH[r]
+    return trump_strength[r] if trump >= 0 else plain_strength[r]
+
+
+_strength = njit_inline(_strength_rule)
+
+
+@njit
+def strength(c, trump):
+    """§6: strength of ``c``'s rank within its suit (``_strength_rule``)."""
+    return _strength(c, trump, TRUMP_STRENGTH, PLAIN_STRENGTH)
+
+
+def strength_py(c: int, trump: int) -> int:
+    """:func:`strength` for pure-Python callers."""
+    return _strength_rule(c, trump, _TRUMP_STRENGTH_T, _PLAIN_STRENGTH_T)
+
+
+def popcount_py(m: int) -> int:
+    """:func:`popcount` of a card set held as a Python int."""
+    return bin(m).count("1")
 
 
 @njit
@@ -73,14 +102,29 @@ def trump_suit(st):
     return -1
 
 
-@njit
-def beats(c, best, trump):
-    """§6: does card ``c`` beat the card ``best`` currently winning the trick?"""
+def _beats_rule(c, best, trump, above_trump, above_plain):
+    """§6: does card ``c`` beat the card ``best`` currently winning the trick?  A higher
+    card of the same suit (trump or plain rank order), or a trump on another suit."""
     if (c >> 3) == (best >> 3):
         if trump >= 0:
-            return (ABOVE_TRUMP[best] >> c) & 1 == 1
-        return (ABOVE_PLAIN[best] >> c) & 1 == 1
+            return (above_trump[best] >> c) & 1 == 1
+        return (above_plain[best] >> c) & 1 == 1
     return (c >> 3) == trump
+
+
+_beats = njit_inline(_beats_rule)
+
+
+@njit
+def beats(c, best, trump):
+    """§6: does card ``c`` beat the card ``best`` currently winning the trick?
+    (``_beats_rule``)"""
+    return _beats(c, best, trump, ABOVE_TRUMP, ABOVE_PLAIN)
+
+
+def beats_py(c: int, best: int, trump: int) -> bool:
+    """:func:`beats` for pure-Python callers."""
+    return _beats_rule(c, best, trump, _ABOVE_TRUMP_T, _ABOVE_PLAIN_T)
 
 
 @njit
@@ -94,6 +138,15 @@ def trick_best(st, n):
         c = st[TRICKS + 3 * t + j]
         if beats(c, best, trump):
             best = c
+            bi = j
+    return bi
+
+
+def winning_index_py(trick: list[int], trump: int) -> int:
+    """:func:`trick_best` of a trick given as its cards in play order (pure Python)."""
+    bi = 0
+    for j in range(1, len(trick)):
+        if _beats_rule(trick[j], trick[bi], trump, _ABOVE_TRUMP_T, _ABOVE_PLAIN_T):
             bi = j
     return bi
 

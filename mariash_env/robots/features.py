@@ -20,27 +20,23 @@ import numpy as np
 
 from ..actions import N_ACTIONS
 from ..core import observe as O
-from ..core import tricks as _tricks
 from ..core.state import C_BETL, C_DURCH, C_SUIT, PH_PLAY
+from ..core.tables import SHARP_MASK
+
+# the core's card vocabulary in its pure-Python form (re-exported for the robots)
+from ..core.tricks import beats_py as beats  # noqa: F401
+from ..core.tricks import popcount_py as popcount
+from ..core.tricks import strength_py as strength
+from ..core.tricks import winning_index_py as winning_index  # noqa: F401
 
 # --- card helpers ------------------------------------------------------------------------
 
 SUIT_MASKS = tuple(0xFF << (8 * s) for s in range(4))
 ALL_CARDS = 0xFFFFFFFF
 R7, R8, R9, RT, RJ, RQ, RK, RA = range(8)
-# Strength of a rank index with trumps (7 8 9 J Q K T A) and without (7 8 9 T J Q K A):
-# the core's tables (core/tricks.py) as tuples, which Python indexes fastest.
-TRUMP_STRENGTH = tuple(int(x) for x in _tricks.TRUMP_STRENGTH)
-PLAIN_STRENGTH = tuple(int(x) for x in _tricks.PLAIN_STRENGTH)
-SHARP = sum(1 << c for c in range(32) if c & 7 in (RT, RA))  # aces and tens
+SHARP = SHARP_MASK  # aces and tens: the cards with points (RULES.md §1)
 ACES = sum(1 << (8 * s + RA) for s in range(4))
 SEVENS = sum(1 << (8 * s) for s in range(4))
-
-
-def popcount(m: int) -> int:
-    """Cards in a set held as a Python int (the compiled ``core.tricks.popcount`` would
-    cost a dispatcher call per use here)."""
-    return bin(m).count("1")
 
 
 def cards(m: int) -> list[int]:
@@ -61,32 +57,12 @@ def rank(c: int) -> int:
     return c & 7
 
 
-def strength(c: int, trump: int) -> int:
-    """Rank strength of ``c`` within its suit: trump order when there are trumps."""
-    return TRUMP_STRENGTH[c & 7] if trump >= 0 else PLAIN_STRENGTH[c & 7]
-
-
 def in_suit(m: int, s: int) -> int:
     return m & SUIT_MASKS[s]
 
 
 def points(c: int) -> int:
     return 10 if (SHARP >> c) & 1 else 0
-
-
-def beats(c: int, best: int, trump: int) -> bool:
-    """Does ``c`` beat ``best`` (the card winning the trick so far)? The core's rule
-    (:func:`mariash_env.core.tricks.beats`)."""
-    return bool(_tricks.beats(c, best, trump))
-
-
-def winning_index(trick: list[int], trump: int) -> int:
-    """Index into ``trick`` (play order) of the card that wins it so far."""
-    bi = 0
-    for j in range(1, len(trick)):
-        if beats(trick[j], trick[bi], trump):
-            bi = j
-    return bi
 
 
 def higher_in_suit(c: int, m: int, trump: int) -> int:

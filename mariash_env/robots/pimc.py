@@ -41,9 +41,10 @@ from .. import actions as A
 from ..core import state as S
 from ..core.engine import apply_action, legal_actions
 from ..core.observe import OBS_SIZE, encode
+from ..core.tricks import strength_py as strength
 from ..rules import Rules
 from .base import Robot
-from .features import decode, strength
+from .features import decode
 from .table import TableRobot
 from .view import SearchUnavailableError, SeatView, _search_module
 

@@ -24,12 +24,26 @@ marriages; cached per scenario signature) closes subtrees that can no longer cro
 the window; the core's lay-down test (``can_lay_down`` + ``apply_action``) ends a
 search whose result can no longer change; the last trick (every card forced) is played
 out directly.
+
+Layout: ``solve`` builds one :data:`Search` record of buffers (states, moves, rules,
+constants, table, counters, frames); the steps of the search take it and are compiled
+without numba's reference counting (they allocate nothing).
+
+Contracts: the search itself only calls the core (``legal_cards``, ``apply_action``,
+``settle``), so a new contract plays and scores correctly once the core has it.  What
+knows contracts here, to extend for a new one: ``solve`` (the ``X_*`` constants:
+trump suit, which bets count first marriages, whether the bound test applies),
+``_settle_scenarios`` and ``_bound_row`` (the endings still conceivable: e.g. the fate of
+a second, helping seven), ``_shape_hash`` and ``_representatives`` (cards that must not
+be merged with their neighbours, like the trump seven and a K/Q of a marriage), and
+``_score_moves`` (move ordering, a speed matter only).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numba
@@ -89,6 +103,12 @@ from ..rules import rules_vector as _rules_vector
 # Node entry and exit and the core's apply_action are compiled into the search loop: a
 # call passing many arrays costs more than most nodes' work (~20 % of the time).
 _inline = numba.njit(inline="always")
+# The search's steps allocate nothing, so they are compiled without numba's reference
+# counting: it increments and decrements (atomically, through calls) the count of every
+# array, view and record member a step receives or takes, a third of the solver's time.
+# The arrays stay alive in the Python caller (``solve``) for the whole search.  Numba
+# refuses to compile an allocation in such a function, so this cannot leak or dangle.
+_no_refcount = numba.njit(cache=True, nogil=True, _nrt=False)
 _apply_inline = _inline(apply_action.py_func)
 
 
@@ -103,6 +123,7 @@ def _kq_holder(h0, h1, h2, s):
     if h2 & kq == kq:
         return 3
     return 0
+
 
 INF = np.int64(1) << 40
 MAXD = 32
@@ -139,7 +160,7 @@ def _bit(c):
     return np.int64(1) << c
 
 
-@njit
+@_no_refcount
 def _copy(dst, src):
     """``dst[:] = src`` for state records: an explicit loop compiles to a vector copy,
     numba's slice assignment costs several times more (it is done at every node)."""
@@ -147,7 +168,7 @@ def _copy(dst, src):
         dst[j] = src[j]
 
 
-@njit
+@_no_refcount
 def _shape_hash(st, ctx):
     """Zobrist hash of the three hands up to relabelling of ranks: per suit, the cards
     still in play in rank order, each keyed by (suit, place, holder, class), the class
@@ -193,7 +214,7 @@ def _shape_hash(st, ctx):
     return k
 
 
-@njit
+@_no_refcount
 def _tt_key(st, ctx):
     k = _shape_hash(st, ctx) ^ ZLEAD[st[LEADER]] ^ ctx[X_SALT]
     mcode = 0
@@ -211,38 +232,26 @@ def _tt_key(st, ctx):
 # --------------------------------------------------------------------------------------
 
 
-@njit
-def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
-    """Max (or min) of ``A`` over the endings still conceivable at this trick start,
-    with the actor's card points ending at ``ca``: the trump seven won or lost in the
-    last trick or spent before it, each order of the first marriages a hundred bet
-    counts; betl / durch: made or broken.  Evaluated by the core's ``settle`` on the
-    scratch record ``sc``."""
-    actor = ctx[X_ACTOR]
-    _copy(sc, st)
-    if ctx[X_CONTRACT] != C_SUIT:
-        best = -INF if want_max else INF
-        for k in range(2):
-            sc[END] = END_PLAYED if k == 0 else END_BROKEN
-            settle(sc, rules)
-            v = get64(sc, PAY + 2 * actor) // 2
-            if (want_max and v > best) or (not want_max and v < best):
-                best = v
-        return best
-    trump = ctx[X_TRUMP]
-    sc[END] = END_PLAYED
+@_inline
+def _settled(sc, rules, actor, want_max, best):
+    """Settle the ending in ``sc`` with the core's ``settle`` and fold its ``A`` into the
+    running max (or min) ``best``."""
+    settle(sc, rules)
+    v = get64(sc, PAY + 2 * actor) // 2
+    if want_max:
+        return v if v > best else best
+    return v if v < best else best
+
+
+@_inline
+def _pending_marriages(st):
+    """Marriages still to come: per suit with none announced, the seat + 1 of the hand
+    holding both K and Q (it announces one, default order), packed 4 bits a suit (no
+    allocation per call); returns ``(packed, count)``."""
     h0 = getm(st, HAND)
     h1 = getm(st, HAND + 1)
     h2 = getm(st, HAND + 2)
-    total = st[PTS] + st[PTS + 1] + st[PTS + 2] + _remaining_points(st)
-    sc[PTS] = 0
-    sc[PTS + 1] = 0
-    sc[PTS + 2] = 0
-    sc[PTS + actor] = ca
-    sc[PTS + (actor + 1) % 3] = total - ca
-    # marriages still to come: the holder of both K and Q announces one (default order)
-    # (small per-suit tables packed 4 bits a suit into an int: no allocation per call)
-    pend = np.int64(0)  # seat + 1 per suit, 0 = none
+    pend = np.int64(0)
     npend = 0
     for s in range(4):
         if st[MARR_SEAT + s] < 0:
@@ -250,77 +259,119 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
             if p:
                 pend |= np.int64(p) << (4 * s)
                 npend += 1
-    # the trump seven's possible fates
-    s7 = np.int64(1) << (trump * 8)
-    holder = 0 if h0 & s7 else (1 if h1 & s7 else (2 if h2 & s7 else -1))
+    return pend, npend
+
+
+@_inline
+def _first_marriage_choices(st, actor, pend):
+    """For a hundred bet: the suits either side could still announce as its first
+    marriage (only a side with none announced yet), packed as suit + 1 in bits
+    4k..4k+3 of the k-th choice; returns ``(actor's, count, defence's, count)``, a
+    count of 1 with no choice meaning "as it comes"."""
+    has_a = False
+    has_d = False
+    for s in range(4):
+        ms = st[MARR_SEAT + s]
+        if ms >= 0:
+            if ms == actor:
+                has_a = True
+            else:
+                has_d = True
+    fa_choices = np.int64(0)
+    fd_choices = np.int64(0)
+    na = 0
+    nd = 0
+    for s in range(4):
+        p = ((pend >> (4 * s)) & 15) - 1
+        if p >= 0:
+            if p == actor and not has_a:
+                fa_choices |= np.int64(s + 1) << (4 * na)
+                na += 1
+            elif p != actor and not has_d:
+                fd_choices |= np.int64(s + 1) << (4 * nd)
+                nd += 1
+    return fa_choices, max(na, 1), fd_choices, max(nd, 1)
+
+
+@_inline
+def _announce_pending(sc, st, pend, fa, fd):
+    """Announce the pending marriages in ``sc``: the suits ``fa`` and ``fd`` (-1: none)
+    first, as the two sides' first marriages, then the rest in suit order."""
+    nm = st[NMARR]
+    if fa >= 0:
+        sc[MARR_SEAT + fa] = ((pend >> (4 * fa)) & 15) - 1
+        sc[MARR_ORD + fa] = nm
+        nm += 1
+    if fd >= 0:
+        sc[MARR_SEAT + fd] = ((pend >> (4 * fd)) & 15) - 1
+        sc[MARR_ORD + fd] = nm
+        nm += 1
+    for s in range(4):
+        ps = ((pend >> (4 * s)) & 15) - 1
+        if ps >= 0 and s != fa and s != fd:
+            sc[MARR_SEAT + s] = ps
+            sc[MARR_ORD + s] = nm
+            nm += 1
+
+
+@_inline
+def _split_card_points(sc, st, actor, ca):
+    """The ending's card points in ``sc``: ``ca`` for the actor, the rest of the deal's
+    (taken and still to take) for the defence."""
+    total = st[PTS] + st[PTS + 1] + st[PTS + 2] + _remaining_points(st)
+    sc[PTS] = 0
+    sc[PTS + 1] = 0
+    sc[PTS + 2] = 0
+    sc[PTS + actor] = ca
+    sc[PTS + (actor + 1) % 3] = total - ca
+
+
+@_no_refcount
+def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
+    """Max (or min) of ``A`` over the endings still conceivable at this trick start,
+    with the actor's card points ending at ``ca``: the trump seven won or lost in the
+    last trick or spent before it, each order of the first marriages a hundred bet
+    counts; betl / durch: made or broken.  Evaluated by the core's ``settle`` on the
+    scratch record ``sc``.  (A new contract adds its conceivable endings here.)"""
+    actor = ctx[X_ACTOR]
+    _copy(sc, st)
+    best = -INF if want_max else INF
+    if ctx[X_CONTRACT] != C_SUIT:
+        for end in (END_PLAYED, END_BROKEN):
+            sc[END] = end
+            best = _settled(sc, rules, actor, want_max, best)
+        return best
+    sc[END] = END_PLAYED
+    _split_card_points(sc, st, actor, ca)
+    pend, npend = _pending_marriages(st)
+    # the trump seven's possible fates: won or lost in the last trick, or spent before
+    s7 = np.int64(1) << (ctx[X_TRUMP] * 8)
+    holder = -1
+    for seat in range(3):
+        if getm(st, HAND + seat) & s7:
+            holder = seat
     nseven = 1 if holder < 0 else (2 if st[TRICK_NO] == 9 else 3)
-    # first-marriage choices: only for a hundred bet, and a side with no marriage yet
-    fa_choices = np.int64(0)  # suit + 1 of the k-th choice in bits 4k..4k+3, 0 = none
+    fa_choices = np.int64(0)
     fd_choices = np.int64(0)
     na = 1
     nd = 1
     if ctx[X_HUNDRED] and npend > 0:
-        has_a = False
-        has_d = False
-        for s in range(4):
-            ms = st[MARR_SEAT + s]
-            if ms >= 0:
-                if ms == actor:
-                    has_a = True
-                else:
-                    has_d = True
-        na = 0
-        nd = 0
-        for s in range(4):
-            p = ((pend >> (4 * s)) & 15) - 1
-            if p >= 0:
-                if p == actor and not has_a:
-                    fa_choices |= np.int64(s + 1) << (4 * na)
-                    na += 1
-                elif p != actor and not has_d:
-                    fd_choices |= np.int64(s + 1) << (4 * nd)
-                    nd += 1
-        if na == 0:
-            na = 1
-        if nd == 0:
-            nd = 1
-    best = -INF if want_max else INF
+        fa_choices, na, fd_choices, nd = _first_marriage_choices(st, actor, pend)
     for ia in range(na):
         for idd in range(nd):
             if npend > 0:
-                nm = st[NMARR]
-                fa = ((fa_choices >> (4 * ia)) & 15) - 1
-                fd = ((fd_choices >> (4 * idd)) & 15) - 1
-                if fa >= 0:
-                    sc[MARR_SEAT + fa] = ((pend >> (4 * fa)) & 15) - 1
-                    sc[MARR_ORD + fa] = nm
-                    nm += 1
-                if fd >= 0:
-                    sc[MARR_SEAT + fd] = ((pend >> (4 * fd)) & 15) - 1
-                    sc[MARR_ORD + fd] = nm
-                    nm += 1
-                for s in range(4):
-                    ps = ((pend >> (4 * s)) & 15) - 1
-                    if ps >= 0 and s != fa and s != fd:
-                        sc[MARR_SEAT + s] = ps
-                        sc[MARR_ORD + s] = nm
-                        nm += 1
+                _announce_pending(sc, st, pend, ((fa_choices >> (4 * ia)) & 15) - 1,
+                                  ((fd_choices >> (4 * idd)) & 15) - 1)
             for i7 in range(nseven):
                 if holder >= 0:
                     sc[SEVEN_SEAT] = holder
                     sc[SEVEN_TRICK] = 9 if i7 < 2 else st[TRICK_NO]
                     sc[SEVEN_WON] = 1 if i7 == 0 else 0
-                settle(sc, rules)
-                v = get64(sc, PAY + 2 * actor) // 2
-                if want_max:
-                    if v > best:
-                        best = v
-                elif v < best:
-                    best = v
+                best = _settled(sc, rules, actor, want_max, best)
     return best
 
 
-@njit
+@_no_refcount
 def _remaining_points(st):
     """Card points still to be taken: cards in the hands and in the open trick, and the
     last trick's 10."""
@@ -372,21 +423,50 @@ def _betl_lead_forces(st, seat, actor, c):
     return 1 if a_s & ABOVE_PLAIN[best] else 0
 
 
-@njit
-def _gen_moves(st, seat, moves, ctx, rep, stats):
-    """Representatives of the legal cards' equivalence classes, best-first; returns count.
+@_no_refcount
+def _gen_moves(st, seat, moves, ctx, stats, rep):
+    """Representatives of the legal cards' equivalence classes, best-first, into
+    ``moves``; returns their count.  (A plain call: the record of buffers would cost
+    more to pass than the function's work, and inlined it bloats the search loop.)
 
     ``rep`` (int64[32] or empty) receives each legal card's representative (-1 elsewhere).
     """
+    nm = _representatives(st, seat, moves, ctx, rep)
+    if nm > 1:
+        _score_moves(st, seat, moves, nm, ctx, stats)
+        _sort_moves(moves, nm)
+    return nm
+
+
+@_inline
+def _moves_at(sv, d, rep):
+    """``_gen_moves`` for the node of depth ``d`` of the search, into ``mvs[d]``."""
+    st = sv.stk[d]
+    return _gen_moves(st, st[TO_MOVE], sv.mvs[d], sv.ctx, sv.stats, rep)
+
+
+@_inline
+def _others(st, seat):
+    """The cards of the other two hands and of the open trick: those that separate two
+    of ``seat``'s cards (not equivalent) or beat one."""
+    sep = getm(st, HAND + (seat + 1) % 3) | getm(st, HAND + (seat + 2) % 3)
+    t = st[TRICK_NO]
+    for j in range(st[TRICK_N]):
+        sep |= _bit(st[TRICKS + 3 * t + j])
+    return sep
+
+
+@_inline
+def _representatives(st, seat, moves, ctx, rep):
+    """One card of each class of equivalent legal cards (same suit, adjacent in the
+    rank order with no card of another hand or of the open trick between, equal card
+    points, never the trump seven nor a K/Q whose partner is in the same hand) into
+    ``moves[0:nm]``; returns ``nm``."""
     legal = legal_cards(st, seat)
     trump = ctx[X_TRUMP]
     qfirst = ctx[X_QFIRST]
     my = getm(st, HAND + seat)
-    sep = getm(st, HAND + (seat + 1) % 3) | getm(st, HAND + (seat + 2) % 3)
-    n = st[TRICK_N]
-    t = st[TRICK_NO]
-    for j in range(n):
-        sep |= _bit(st[TRICKS + 3 * t + j])
+    sep = _others(st, seat)
     nm = 0
     wrep = rep.shape[0] == 32
     if wrep:
@@ -435,9 +515,19 @@ def _gen_moves(st, seat, moves, ctx, rep, stats):
                 cur = c
                 if wrep:
                     rep[c] = c
-    if nm <= 1:
-        return nm
-    # ordering scores
+    return nm
+
+
+@_inline
+def _score_moves(st, seat, moves, nm, ctx, stats):
+    """Ordering scores of ``moves[0:nm]`` into ``moves[32:32 + nm]``: in betl the actor
+    ducks and the defence forces; else sure tricks and cheap winners first, points
+    given to a partner's trick, low cards when the trick is lost; with the history
+    heuristic (``X_HIST``) the cut-off counts first."""
+    trump = ctx[X_TRUMP]
+    sep = _others(st, seat)
+    n = st[TRICK_N]
+    t = st[TRICK_NO]
     actor = ctx[X_ACTOR]
     con = ctx[X_CONTRACT]
     side = 0 if seat == actor else 1
@@ -501,7 +591,11 @@ def _gen_moves(st, seat, moves, ctx, rep, stats):
         if ctx[X_HIST]:
             sc += stats[S_HIST + seat * 32 + c] << 13
         moves[32 + i] = sc
-    # insertion sort, descending
+
+
+@_inline
+def _sort_moves(moves, nm):
+    """Insertion sort of ``moves[0:nm]`` by their scores, descending (stable)."""
     for i in range(1, nm):
         c = moves[i]
         v = moves[32 + i]
@@ -512,7 +606,27 @@ def _gen_moves(st, seat, moves, ctx, rep, stats):
             j -= 1
         moves[32 + j + 1] = v
         moves[j + 1] = c
-    return nm
+
+
+# --------------------------------------------------------------------------------------
+# The search's buffers: one record
+# --------------------------------------------------------------------------------------
+
+
+Search = namedtuple("Search", ["stk", "mvs", "rules", "ctx", "tt", "stats", "fr"])
+Search.__doc__ = """The buffers of one solve, passed to every step of the search as one record.
+
+- ``stk``: int32[MAXD + 1, STATE_SIZE], the state at each depth (row ``MAXD``: scratch);
+- ``mvs``: int64[MAXD + 1, 64], the ordered moves at each depth (cards in 0..31, their
+  ordering scores in 32..63);
+- ``rules``: the rules vector;
+- ``ctx``: int64[X_SIZE], the constants of this solve (``X_*`` slots);
+- ``tt``: int64[2**bits, TT_W], the transposition table: key, lower bounds, upper bounds
+  (one row, so a probe touches neighbouring cache lines only);
+- ``stats``: int64[S_SIZE], counters (``S_*``) and the history scores;
+- ``fr``: int64[BC_ROW0 + BC_ROWS, F_SIZE], a frame per depth (``F_*`` slots), then the
+  bound cache rows.
+"""
 
 
 # --------------------------------------------------------------------------------------
@@ -528,9 +642,14 @@ BC_SPAN = 11
 F_SIZE = 1 + 2 * BC_SPAN
 BC_ROW0 = MAXD + 1
 BC_ROWS = 1024
+# transposition table row: key, lower bounds per actor points so far, upper bounds
+TT_KEY = 0
+TT_LO = 1
+TT_HI = 1 + TT_CA
+TT_W = 1 + 2 * TT_CA
 
 
-@njit
+@_no_refcount
 def _bound_row(st, rules, sc, ctx, fr):
     """Row of ``fr`` holding, for this node's scenario signature (who holds the trump
     seven or how it fared, pending and announced marriages and each side's first one,
@@ -580,14 +699,97 @@ def _bound_row(st, rules, sc, ctx, fr):
 
 
 @_inline
-def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr):
+def _ending_value(sv, st):
+    """The value of a node whose ending is already fixed, else ``(False, 0)``: the last
+    trick (every card forced: played out) or a lay-down the core allows (§8)."""
+    n = st[TRICK_N]
+    if n != 0:
+        return False, ZERO
+    rules = sv.rules
+    actor = sv.ctx[X_ACTOR]
+    if st[TRICK_NO] == 9:
+        sc = sv.stk[MAXD]
+        _copy(sc, st)
+        for _ in range(3):
+            c = lowest(legal_cards(sc, sc[TO_MOVE]))
+            if apply_action(sc, rules, A.PLAY0 + c):
+                break
+        sv.stats[S_LEAVES] += 1
+        return True, get64(sc, PAY + 2 * actor) // 2
+    if sv.ctx[X_LAYDOWN] and can_lay_down(st, rules, st[TO_MOVE]):
+        sc = sv.stk[MAXD]
+        _copy(sc, st)
+        apply_action(sc, rules, A.LAY_DOWN)
+        sv.stats[S_LEAVES] += 1
+        return True, get64(sc, PAY + 2 * actor) // 2
+    return False, ZERO
+
+
+@_inline
+def _tt_probe(sv, d, st, alpha, beta):
+    """Look the trick start of depth ``d`` up in the transposition table (its key and
+    slot kept in the frame for ``_close``).  Returns ``(decided, value, alpha, beta)``:
+    the value when the stored bounds decide the window, else the window narrowed."""
+    fr = sv.fr
+    tt = sv.tt
+    key = _tt_key(st, sv.ctx)
+    idx = key & sv.ctx[X_TTMASK]
+    fr[d, F_TT] = 1
+    fr[d, F_KEY] = key
+    fr[d, F_IDX] = idx
+    ca = st[PTS + sv.ctx[X_ACTOR]] // 10
+    fr[d, F_CA] = ca
+    if tt[idx, TT_KEY] == key:
+        # the value can only grow with the actor's points so far: a lower bound
+        # proved with fewer points and an upper bound proved with more still hold
+        lo = -INF
+        for j in range(ca + 1):
+            if tt[idx, TT_LO + j] > lo:
+                lo = tt[idx, TT_LO + j]
+        hi = INF
+        for j in range(ca, TT_CA):
+            if tt[idx, TT_HI + j] < hi:
+                hi = tt[idx, TT_HI + j]
+        if lo >= beta or lo == hi:
+            sv.stats[S_TTHITS] += 1
+            return True, lo, alpha, beta
+        if hi <= alpha:
+            sv.stats[S_TTHITS] += 1
+            return True, hi, alpha, beta
+        if lo > alpha:
+            alpha = lo
+        if hi < beta:
+            beta = hi
+    return False, ZERO, alpha, beta
+
+
+@_inline
+def _bound_test(sv, st, alpha, beta):
+    """The best and worst conceivable endings (``_bound_row``) against the window:
+    ``(True, bound)`` when one closes it, else ``(False, 0)``."""
+    ca = st[PTS + sv.ctx[X_ACTOR]] // 10
+    row = _bound_row(st, sv.rules, sv.stk[MAXD], sv.ctx, sv.fr)
+    ub = sv.fr[row, 1 + ca + _remaining_points(st) // 10]
+    if ub <= alpha:
+        sv.stats[S_BOUNDCUTS] += 1
+        return True, ub
+    lb = sv.fr[row, 1 + BC_SPAN + ca]
+    if lb >= beta or lb == ub:
+        sv.stats[S_BOUNDCUTS] += 1
+        return True, lb
+    return False, ZERO
+
+
+@_inline
+def _enter(sv, d):
     """Open the node at depth ``d`` (window already in its frame).
 
-    Returns ``(True, value)`` when the table or the bound test decides it at once,
-    else ``(False, 0)`` with its moves generated and its frame initialised."""
-    st = stk[d]
-    stats[S_NODES] += 1
-    actor = ctx[X_ACTOR]
+    Returns ``(True, value)`` when the ending, the table or the bound test decides it at
+    once, else ``(False, 0)`` with its moves generated and its frame initialised."""
+    st = sv.stk[d]
+    ctx = sv.ctx
+    fr = sv.fr
+    sv.stats[S_NODES] += 1
     alpha = fr[d, F_ALPHA]
     beta = fr[d, F_BETA]
     # every value in the tree lies in [X_LO, X_HI] (the root's bounds)
@@ -596,178 +798,140 @@ def _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr):
     if alpha >= ctx[X_HI]:
         return True, ctx[X_HI]
     fr[d, F_TT] = 0
+    done, v = _ending_value(sv, st)
+    if done:
+        return True, v
     n = st[TRICK_N]
-    if n == 0 and st[TRICK_NO] == 9:
-        # the last trick: every card is forced, play it out
-        sc = stk[MAXD]
-        _copy(sc, st)
-        for _ in range(3):
-            c = lowest(legal_cards(sc, sc[TO_MOVE]))
-            if apply_action(sc, rules, A.PLAY0 + c):
-                break
-        stats[S_LEAVES] += 1
-        return True, get64(sc, PAY + 2 * actor) // 2
-    if n == 0 and ctx[X_LAYDOWN]:
-        leader = st[TO_MOVE]
-        if can_lay_down(st, rules, leader):
-            sc = stk[MAXD]
-            _copy(sc, st)
-            apply_action(sc, rules, A.LAY_DOWN)
-            stats[S_LEAVES] += 1
-            return True, get64(sc, PAY + 2 * actor) // 2
     if n == 0:
-        key = _tt_key(st, ctx)
-        idx = key & ctx[X_TTMASK]
-        fr[d, F_TT] = 1
-        fr[d, F_KEY] = key
-        fr[d, F_IDX] = idx
-        ca = st[PTS + actor] // 10
-        fr[d, F_CA] = ca
-        if tkey[idx] == key:
-            # the value can only grow with the actor's points so far: a lower bound
-            # proved with fewer points and an upper bound proved with more still hold
-            lo = -INF
-            for j in range(ca + 1):
-                if tlo[idx, j] > lo:
-                    lo = tlo[idx, j]
-            hi = INF
-            for j in range(ca, TT_CA):
-                if thi[idx, j] < hi:
-                    hi = thi[idx, j]
-            if lo >= beta or lo == hi:
-                stats[S_TTHITS] += 1
-                return True, lo
-            if hi <= alpha:
-                stats[S_TTHITS] += 1
-                return True, hi
-            if lo > alpha:
-                alpha = lo
-            if hi < beta:
-                beta = hi
+        done, v, alpha, beta = _tt_probe(sv, d, st, alpha, beta)
+        if done:
+            return True, v
     if ctx[X_BOUNDS] and (n == 0 or st[TRICK_NO] < 9):
         # (in the last trick the seven's fate is open until the trick closes)
-        row = _bound_row(st, rules, stk[MAXD], ctx, fr)
-        ca = st[PTS + actor] // 10
-        ub = fr[row, 1 + ca + _remaining_points(st) // 10]
-        if ub <= alpha:
-            stats[S_BOUNDCUTS] += 1
-            return True, ub
-        lb = fr[row, 1 + BC_SPAN + ca]
-        if lb >= beta or lb == ub:
-            stats[S_BOUNDCUTS] += 1
-            return True, lb
+        done, v = _bound_test(sv, st, alpha, beta)
+        if done:
+            return True, v
     seat = st[TO_MOVE]
     fr[d, F_ALPHA] = alpha
     fr[d, F_BETA] = beta
     fr[d, F_A0] = alpha
     fr[d, F_B0] = beta
-    fr[d, F_BEST] = -INF if seat == actor else INF
-    nm = _gen_moves(st, seat, mvs[d], ctx, mvs[MAXD][:0], stats)
-    fr[d, F_NM] = nm
+    fr[d, F_BEST] = -INF if seat == ctx[X_ACTOR] else INF
+    fr[d, F_NM] = _moves_at(sv, d, sv.mvs[MAXD, :0])
     fr[d, F_I] = 0
-    return False, 0
+    return False, ZERO
 
 
 @_inline
-def _close(stk, d, ctx, tkey, tlo, thi, fr):
+def _close(sv, d):
     """Store the finished node of depth ``d`` in the table; returns its value."""
+    fr = sv.fr
+    tt = sv.tt
     best = fr[d, F_BEST]
     if fr[d, F_TT]:
         idx = fr[d, F_IDX]
         key = fr[d, F_KEY]
         ca = fr[d, F_CA]
-        if tkey[idx] != key:
-            tkey[idx] = key
+        if tt[idx, TT_KEY] != key:
+            tt[idx, TT_KEY] = key
             for j in range(TT_CA):
-                tlo[idx, j] = -INF
-                thi[idx, j] = INF
-        if best < fr[d, F_B0] and best < thi[idx, ca]:
-            thi[idx, ca] = best
-        if best > fr[d, F_A0] and best > tlo[idx, ca]:
-            tlo[idx, ca] = best
+                tt[idx, TT_LO + j] = -INF
+                tt[idx, TT_HI + j] = INF
+        if best < fr[d, F_B0] and best < tt[idx, TT_HI + ca]:
+            tt[idx, TT_HI + ca] = best
+        if best > fr[d, F_A0] and best > tt[idx, TT_LO + ca]:
+            tt[idx, TT_LO + ca] = best
     return best
 
 
-@njit
-def _ab(stk, mvs, d0, alpha, beta, rules, ctx, tkey, tlo, thi, stats, fr):
+@_inline
+def _fold(sv, d, c, v):
+    """Fold the value ``v`` of card ``c`` just tried into node ``d``: best, window,
+    and on a cut-off the history score and the node closed."""
+    fr = sv.fr
+    seat = sv.stk[d, TO_MOVE]
+    if seat == sv.ctx[X_ACTOR]:
+        if v > fr[d, F_BEST]:
+            fr[d, F_BEST] = v
+            if v > fr[d, F_ALPHA]:
+                fr[d, F_ALPHA] = v
+    elif v < fr[d, F_BEST]:
+        fr[d, F_BEST] = v
+        if v < fr[d, F_BETA]:
+            fr[d, F_BETA] = v
+    if fr[d, F_ALPHA] >= fr[d, F_BETA]:
+        fr[d, F_I] = fr[d, F_NM]  # cutoff: close it on the next turn
+        rem = 30 - d
+        sv.stats[S_HIST + seat * 32 + c] += rem * rem
+
+
+@_no_refcount
+def _ab(sv, d0, alpha, beta):
     """Fail-soft alpha-beta value of ``stk[d0]`` in the window ``(alpha, beta)``.
 
     Iterative (numba's cache cannot hold self-recursive functions): ``fr`` holds one
     frame per depth, ``stk`` the states, ``mvs`` the ordered moves."""
-    actor = ctx[X_ACTOR]
+    fr = sv.fr
+    stk = sv.stk
+    actor = sv.ctx[X_ACTOR]
     fr[d0, F_ALPHA] = alpha
     fr[d0, F_BETA] = beta
     d = d0
-    done, v = _enter(stk, mvs, d, rules, ctx, tkey, tlo, thi, stats, fr)
+    done, v = _enter(sv, d)
     if done:
         return v
     while True:
         i = fr[d, F_I]
         if i >= fr[d, F_NM]:
             # node d is finished: store it and hand its value to the parent
-            v = _close(stk, d, ctx, tkey, tlo, thi, fr)
+            v = _close(sv, d)
             if d == d0:
                 return v
             d -= 1
         else:
             fr[d, F_I] = i + 1
-            st = stk[d]
-            c = mvs[d, i]
+            c = sv.mvs[d, i]
             ch = stk[d + 1]
-            _copy(ch, st)
-            if _apply_inline(ch, rules, A.PLAY0 + c):
-                stats[S_LEAVES] += 1
+            _copy(ch, stk[d])
+            if _apply_inline(ch, sv.rules, A.PLAY0 + c):
+                sv.stats[S_LEAVES] += 1
                 v = get64(ch, PAY + 2 * actor) // 2
             else:
                 fr[d + 1, F_ALPHA] = fr[d, F_ALPHA]
                 fr[d + 1, F_BETA] = fr[d, F_BETA]
-                done, v = _enter(stk, mvs, d + 1, rules, ctx, tkey, tlo, thi, stats, fr)
+                done, v = _enter(sv, d + 1)
                 if not done:
                     d += 1
                     continue
-        # fold the value v of the move just tried into node d
-        c = mvs[d, fr[d, F_I] - 1]
-        if stk[d][TO_MOVE] == actor:
-            if v > fr[d, F_BEST]:
-                fr[d, F_BEST] = v
-                if v > fr[d, F_ALPHA]:
-                    fr[d, F_ALPHA] = v
-        elif v < fr[d, F_BEST]:
-            fr[d, F_BEST] = v
-            if v < fr[d, F_BETA]:
-                fr[d, F_BETA] = v
-        if fr[d, F_ALPHA] >= fr[d, F_BETA]:
-            fr[d, F_I] = fr[d, F_NM]  # cutoff: close it on the next turn
-            rem = 30 - d
-            stats[S_HIST + stk[d][TO_MOVE] * 32 + c] += rem * rem
+        _fold(sv, d, sv.mvs[d, fr[d, F_I] - 1], v)
 
 
-
-@njit
-def _bounds(stk, d, rules, ctx):
+@_no_refcount
+def _bounds(sv, d):
     """Bounds on the value of ``stk[d]`` from the conceivable endings (-INF / INF when
     unknown: a suit game in mid-trick)."""
-    st = stk[d]
+    st = sv.stk[d]
+    ctx = sv.ctx
     lo = -INF
     hi = INF
     if ctx[X_CONTRACT] != C_SUIT or (st[TRICK_N] == 0 and not ctx[X_QFIRST]):
         ca = np.int64(st[PTS + ctx[X_ACTOR]])
-        lo = _settle_scenarios(st, rules, stk[MAXD], ctx, ca, ZERO)
-        hi = _settle_scenarios(st, rules, stk[MAXD], ctx, ca + _remaining_points(st), ONE)
+        sc = sv.stk[MAXD]
+        lo = _settle_scenarios(st, sv.rules, sc, ctx, ca, ZERO)
+        hi = _settle_scenarios(st, sv.rules, sc, ctx, ca + _remaining_points(st), ONE)
     return lo, hi
 
 
-@njit
-def _search_value(stk, mvs, d, lo_in, hi_in, guess, rules, ctx, tkey, tlo, thi, stats,
-                  fr):
+@_no_refcount
+def _search_value(sv, d, lo_in, hi_in, guess):
     """Exact minimax value of ``stk[d]`` by MTD(f) (null-window alpha-beta iterations)."""
-    lo, hi = _bounds(stk, d, rules, ctx)
+    lo, hi = _bounds(sv, d)
     lo = max(lo, lo_in)
     hi = min(hi, hi_in)
     g = min(max(guess, lo), hi)
     while lo < hi:
         beta = g + 1 if g == lo else g
-        g = _ab(stk, mvs, d, beta - 1, beta, rules, ctx, tkey, tlo, thi, stats, fr)
+        g = _ab(sv, d, beta - 1, beta)
         if g < beta:
             hi = g
         else:
@@ -775,97 +939,110 @@ def _search_value(stk, mvs, d, lo_in, hi_in, guess, rules, ctx, tkey, tlo, thi, 
     return g
 
 
-@njit
-def _child_value(stk, mvs, d, c, rules, ctx, tkey, tlo, thi, stats, guess, fr):
+@_no_refcount
+def _child_value(sv, d, c, guess):
     """Exact value after playing card ``c`` at ``stk[d]`` (child written to ``stk[d+1]``)."""
-    st = stk[d]
-    ch = stk[d + 1]
-    _copy(ch, st)
-    if apply_action(ch, rules, A.PLAY0 + c):
-        return get64(ch, PAY + 2 * ctx[X_ACTOR]) // 2, True
-    v = _search_value(stk, mvs, d + 1, -INF, INF, guess, rules, ctx, tkey, tlo, thi,
-                      stats, fr)
-    return v, False
+    ch = sv.stk[d + 1]
+    _copy(ch, sv.stk[d])
+    if apply_action(ch, sv.rules, A.PLAY0 + c):
+        return get64(ch, PAY + 2 * sv.ctx[X_ACTOR]) // 2, True
+    return _search_value(sv, d + 1, -INF, INF, guess), False
 
 
-@njit
-def _playout(stk, mvs, rules, ctx, stats):
+@_no_refcount
+def _playout(sv):
     """The value of the deal played out with every seat's first-ordered move: MTD(f)'s
     first guess (a good guess saves null-window passes; the value found is exact anyway)."""
     d = 0
+    stk = sv.stk
     while True:
-        st = stk[d]
-        _gen_moves(st, st[TO_MOVE], mvs[d], ctx, mvs[MAXD][:0], stats)
+        _moves_at(sv, d, sv.mvs[MAXD, :0])
         ch = stk[d + 1]
+        _copy(ch, stk[d])
+        if apply_action(ch, sv.rules, A.PLAY0 + sv.mvs[d, 0]):
+            return get64(ch, PAY + 2 * sv.ctx[X_ACTOR]) // 2
+        d += 1
+
+
+@_no_refcount
+def _root_value(sv):
+    """The exact value of the root (``stk[0]``); sets the root's bounds in ``ctx``."""
+    lo, hi = _bounds(sv, ZERO)
+    sv.ctx[X_LO] = lo
+    sv.ctx[X_HI] = hi
+    return _search_value(sv, ZERO, -INF, INF, _playout(sv))
+
+
+@njit
+def _root_move_values(sv, v, move_vals):
+    """The exact value of every legal card of the root into ``move_vals`` (equivalent
+    cards share their representative's; ``-INF - 1`` for the illegal ones)."""
+    nm = _moves_at(sv, ZERO, move_vals)
+    reps = move_vals.copy()
+    cards = sv.mvs[0, :nm].copy()
+    for i in range(nm):
+        cv, _ = _child_value(sv, ZERO, cards[i], v)
+        for c in range(32):
+            if reps[c] == cards[i]:
+                move_vals[c] = cv
+    for c in range(32):
+        if reps[c] < 0:
+            move_vals[c] = -INF - 1
+
+
+@_no_refcount
+def _keeps_value(sv, d, c, v):
+    """Does card ``c`` at depth ``d`` keep the value ``v``?  Leaves the child in
+    ``stk[d + 1]`` (null-window tests: the child's value is exactly ``v`` when true)."""
+    actor = sv.ctx[X_ACTOR]
+    st = sv.stk[d]
+    ch = sv.stk[d + 1]
+    _copy(ch, st)
+    if apply_action(ch, sv.rules, A.PLAY0 + c):
+        return get64(ch, PAY + 2 * actor) // 2 == v
+    if st[TO_MOVE] == actor:
+        ok = _ab(sv, d + 1, v - 1, v) >= v
+    else:
+        ok = _ab(sv, d + 1, v, v + 1) <= v
+    if ok:
+        # the search may have overwritten the child's stack slot
         _copy(ch, st)
-        if apply_action(ch, rules, A.PLAY0 + mvs[d][0]):
-            return np.int64(ch[PAY + ctx[X_ACTOR]] // 2)
+        apply_action(ch, sv.rules, A.PLAY0 + c)
+    return ok
+
+
+@_no_refcount
+def _principal_variation(sv, v, pv, full_pv):
+    """At each node from the root the first ordered move that keeps the value ``v``,
+    into ``pv`` (only the root's unless ``full_pv``); returns its length, -1 when no
+    move keeps it (a solver inconsistency)."""
+    d = ZERO
+    npv = 0
+    while True:
+        nm = _moves_at(sv, d, sv.mvs[MAXD, :0])
+        found = -1
+        for i in range(nm):
+            c = sv.mvs[d, i]
+            if _keeps_value(sv, d, c, v):
+                found = c
+                break
+        if found < 0:
+            return -1
+        pv[npv] = found
+        npv += 1
+        if not full_pv or sv.stk[d + 1, PHASE] != PH_PLAY:
+            return npv
         d += 1
 
 
 @njit
-def _solve_root(stk, mvs, rules, ctx, tkey, tlo, thi, stats, pv, all_moves, move_vals,
-                fr, full_pv):
+def _solve_root(sv, pv, all_moves, move_vals, full_pv):
     """Value of the root and its principal variation (cards, into ``pv``; only the first
     move unless ``full_pv``); returns (value, pv_len)."""
-    actor = ctx[X_ACTOR]
-    lo, hi = _bounds(stk, ZERO, rules, ctx)
-    ctx[X_LO] = lo
-    ctx[X_HI] = hi
-    v = _search_value(stk, mvs, ZERO, -INF, INF, _playout(stk, mvs, rules, ctx, stats),
-                      rules, ctx, tkey, tlo, thi, stats, fr)
+    v = _root_value(sv)
     if all_moves:
-        st = stk[0]
-        nm = _gen_moves(st, st[TO_MOVE], mvs[0], ctx, move_vals, stats)
-        reps = move_vals.copy()
-        cards = mvs[0][:nm].copy()
-        for i in range(nm):
-            cv, _ = _child_value(stk, mvs, ZERO, cards[i], rules, ctx, tkey, tlo, thi, stats,
-                                 v, fr)
-            for c in range(32):
-                if reps[c] == cards[i]:
-                    move_vals[c] = cv
-        for c in range(32):
-            if reps[c] < 0:
-                move_vals[c] = -INF - 1
-    # principal variation: at each node a move whose child keeps the value
-    d = ZERO
-    npv = 0
-    while True:
-        st = stk[d]
-        seat = st[TO_MOVE]
-        maxing = seat == actor
-        nm = _gen_moves(st, seat, mvs[d], ctx, mvs[MAXD][:0], stats)
-        found = -1
-        for i in range(nm):
-            c = mvs[d][i]
-            ch = stk[d + 1]
-            _copy(ch, st)
-            if apply_action(ch, rules, A.PLAY0 + c):
-                cv = get64(ch, PAY + 2 * actor) // 2
-                if cv == v:
-                    pv[npv] = c
-                    return v, npv + 1
-                continue
-            if maxing:
-                ok = _ab(stk, mvs, d + 1, v - 1, v, rules, ctx, tkey, tlo, thi, stats,
-                         fr) >= v
-            else:
-                ok = _ab(stk, mvs, d + 1, v, v + 1, rules, ctx, tkey, tlo, thi, stats,
-                         fr) <= v
-            if ok:
-                # the child's value is exactly v; its stack slot may have been overwritten
-                _copy(ch, st)
-                apply_action(ch, rules, A.PLAY0 + c)
-                found = c
-                break
-        if found < 0:
-            return v, -1
-        pv[npv] = found
-        npv += 1
-        if not full_pv:
-            return v, npv
-        d += 1
+        _root_move_values(sv, v, move_vals)
+    return v, _principal_variation(sv, v, pv, full_pv)
 
 
 # --------------------------------------------------------------------------------------
@@ -998,9 +1175,7 @@ class _Buffers:
     def __init__(self, bits: int) -> None:
         size = 1 << bits
         self.bits = bits
-        self.key = np.zeros(size, dtype=np.int64)
-        self.lo = np.zeros((size, TT_CA), dtype=np.int64)
-        self.hi = np.zeros((size, TT_CA), dtype=np.int64)
+        self.tt = np.zeros((size, TT_W), dtype=np.int64)
         self.stk = np.zeros((MAXD + 1, STATE_SIZE), dtype=np.int32)
         self.mvs = np.zeros((MAXD + 1, 64), dtype=np.int64)
         self.fr = np.zeros((BC_ROW0 + BC_ROWS, F_SIZE), dtype=np.int64)
@@ -1081,15 +1256,13 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
     ctx[X_BOUNDS] = int(bounds and st[CONTRACT] == C_SUIT and not rv[R_QUEEN_FIRST])
     ctx[X_LAYDOWN] = int(laydown)
     ctx[X_HIST] = int(st[CONTRACT] == C_DURCH if history is None else history)
-    stk = tab.stk
-    stk[0] = st
-    fr = tab.fr
-    fr[BC_ROW0:, 0] = 0  # the bound cache holds this deal's bets only
+    tab.stk[0] = st
+    tab.fr[BC_ROW0:, 0] = 0  # the bound cache holds this deal's bets only
     stats = np.zeros(S_SIZE, dtype=np.int64)
     pvbuf = np.full(32, -1, dtype=np.int64)
     mvals = np.zeros(32, dtype=np.int64)
-    value, npv = _solve_root(stk, tab.mvs, rv, ctx, tab.key, tab.lo, tab.hi, stats,
-                             pvbuf, bool(all_moves), mvals, fr, bool(pv))
+    sv = Search(stk=tab.stk, mvs=tab.mvs, rules=rv, ctx=ctx, tt=tab.tt, stats=stats, fr=tab.fr)
+    value, npv = _solve_root(sv, pvbuf, bool(all_moves), mvals, bool(pv))
     value = int(value)
     if npv < 0:
         raise RuntimeError("principal variation lost: solver inconsistency")

@@ -97,6 +97,7 @@ from ..core.tricks import (
     highest,
     lowest,
     popcount,
+    popcount_py,
     trick_card,
     trick_cards,
     tricks_begun,
@@ -997,7 +998,7 @@ class Knowledge:
         constraint of this knowledge?"""
         locm = self.location_masks(st)
         for i in range(3):
-            if bin(locm[i]).count("1") != int(self.counts[i]):
+            if popcount_py(locm[i]) != int(self.counts[i]):
                 return False
         for c in self.cards:
             where = next(i for i in range(3) if locm[i] >> c & 1)
@@ -1007,7 +1008,7 @@ class Knowledge:
             if not any(a & locm[loc] == a for a in alts):
                 return False
         for cards, bits, limit in self.at_most:
-            cnt = sum(bin(cards & locm[i]).count("1") for i in range(3) if bits >> i & 1)
+            cnt = sum(popcount_py(cards & locm[i]) for i in range(3) if bits >> i & 1)
             if cnt > limit:
                 return False
         return True
