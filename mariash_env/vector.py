@@ -177,6 +177,7 @@ from numba.core.extending import intrinsic
 
 from .actions import N_ACTIONS
 from .core import engine as E
+from .core import licit as LI
 from .core import state as S
 from .core.deal import shuffled_deck, start_partie
 from .core.encoding import encode_game
@@ -254,11 +255,16 @@ def _inline_core(func, **callees):
 
 # The step kernel's calls into the core and their hottest callees (~15 % of a step): the
 # dispatch, the play phase's functions (inline already) and what they call.
+_play_card_inline = _inline_core(play_card)
 _legal_actions_inline = _inline_core(
     legal_actions, _legal_play=_inline_core(E._legal_play, legal_cards=_inline_core(legal_cards),
-                                            can_lay_down=_inline_core(can_lay_down)))
+                                            can_lay_down=_inline_core(can_lay_down)),
+    legal_licit=_inline_core(LI.legal_licit, _legal_play=_inline_core(
+        LI._legal_play, licit_cards=_inline_core(LI.licit_cards))))
 _apply_action_inline = _inline_core(
-    apply_action, _apply_play=_inline_core(E._apply_play, play_card=_inline_core(play_card)))
+    apply_action, _apply_play=_inline_core(E._apply_play, play_card=_play_card_inline),
+    apply_licit=_inline_core(LI.apply_licit, _apply_play=_inline_core(
+        LI._apply_play, play_card=_play_card_inline)))
 
 
 @dataclass
@@ -469,24 +475,30 @@ def _select_bit(x, k):
 
 @_jit
 def _uniform_legal_bits(flat, n, na, u, out):
-    """:func:`_uniform_legal` for ``64 < na <= 128`` on the whole C-contiguous mask
-    ``flat`` (``int8[n * na]``): each row becomes a 128-bit set of legal actions from two
-    vector compares (bytes 0..63 and na-64..na-1, both inside the row), then the k-th set
-    bit is picked.  Same draws."""
+    """:func:`_uniform_legal` for ``64 < na <= 192`` on the whole C-contiguous mask
+    ``flat`` (``int8[n * na]``): each row becomes a set of legal actions from two or three
+    vector compares (bytes 0..63, 64..127 when ``na > 128``, and na-64..na-1, all inside
+    the row), then the k-th set bit is picked.  Same draws."""
+    three = na > 128  # licitovaný's 136 actions
+    top = 192 if three else 128
     for i in range(n):
         b = i * na
         lo = _nonzero_bits64(flat, b)
-        hi = _nonzero_bits64(flat, b + na - 64) >> np.uint64(128 - na)
+        mid = _nonzero_bits64(flat, b + 64) if three else np.uint64(0)
+        hi = _nonzero_bits64(flat, b + na - 64) >> np.uint64(top - na)
         c0 = popcount64(lo)
-        cnt = c0 + popcount64(hi)
+        c1 = popcount64(mid)
+        cnt = c0 + c1 + popcount64(hi)
         if cnt == 0:
             out[i] = -1
             continue
         k = min(np.uint64(u[i] * np.float64(cnt)), cnt - _U1)
-        high = k >= c0  # selects rather than branches, as in _select_bit
-        x = hi if high else lo
-        k = k - c0 if high else k
-        out[i] = _select_bit(x, k) + (64 if high else 0)
+        if k < c0:
+            out[i] = _select_bit(lo, k)
+        elif k < c0 + c1:
+            out[i] = _select_bit(mid, k - c0) + 64
+        else:
+            out[i] = _select_bit(hi, k - c0 - c1) + top - 64
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
@@ -501,7 +513,7 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
     n, na = mask.shape
     if out is None:
         out = np.empty(n, dtype=np.int64)
-    if 64 < na <= 128:
+    if 64 < na <= 192:
         _uniform_legal_bits(mask.reshape(-1), n, na, rng.random(n), out)
     else:
         _uniform_legal(mask, rng.random(n), out)

@@ -173,7 +173,8 @@ def test_memory_warning_names_the_bytes(monkeypatch):
 def test_random_legal_actions_bit_path_matches_byte_path():
     """The vector-compare sampler draws exactly what the byte loop draws (masks from
     play, all-zero rows, values other than 0/1 and negative ones, odd row counts,
-    unaligned views, rows of 64..128 actions: 64 takes the byte loop)."""
+    unaligned views, rows of 64..192 actions: 64 takes the byte loop; licitovaný's 136
+    takes three words)."""
     venv, step = played_env(40, 5, seed=6)
     rng = np.random.default_rng(6)
     masks = [np.array(step.mask)]
@@ -187,7 +188,7 @@ def test_random_legal_actions_bit_path_matches_byte_path():
     odd[6] = 0
     odd[6, 63:65] = 1  # the two halves' border
     masks += [odd, odd[1:], np.zeros((8, 115), np.int8)]
-    for na in (64, 65, 100, 127, 128):
+    for na in (64, 65, 100, 127, 128, 129, 136, 191, 192):
         m = (rng.random((17, na)) < 0.1).astype(np.int8)
         m[0] = 0
         m[1] = 1
@@ -197,7 +198,7 @@ def test_random_legal_actions_bit_path_matches_byte_path():
         u[:2] = (0.0, np.nextafter(1.0, 0.0))  # first and last legal action
         ref = np.empty(m.shape[0], np.int64)
         V._uniform_legal(m, u, ref)
-        if 64 < m.shape[1] <= 128:
+        if 64 < m.shape[1] <= 192:
             got = np.empty_like(ref)
             c = np.ascontiguousarray(m)
             V._uniform_legal_bits(c.reshape(-1), c.shape[0], c.shape[1], u, got)
