@@ -12,7 +12,8 @@ measured in the same round:
   ``observation_tensor``; beside it the AEC loop's own ceiling: a do-nothing AEC env
   with the same spaces behind the same wrappers (and unwrapped), in the same loop;
 * ``VectorEnv`` observations + masks vs skat + ``observation_tensor``;
-* ``VectorEnv`` masks only vs skat.
+* ``VectorEnv`` masks only vs skat;
+* ``VectorEnv(rules="licitovany")`` masks only vs volený's (issue #12: within 0.8x).
 
 One thread (``parallel=False``); JIT compilation happens in a warm-up before timing.
 With ``--compile`` it also times a fresh process's first use (cold and warm numba cache).
@@ -43,22 +44,23 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 from scripts import anchors  # noqa: E402
 
 # Targets of issue #10, as ratios to the peer measured in the same run.
-TARGETS = {"aec": 0.5, "vector_obs": 10.0, "vector_masks": 20.0}
+TARGETS = {"aec": 0.5, "vector_obs": 10.0, "vector_masks": 20.0, "licit_masks": 0.8}
 
 
 class VectorRunner(anchors.Runner):
     """``VectorEnv.step`` (checked) with ``random_legal_actions``; decisions = steps x N."""
 
-    def __init__(self, num_envs: int, observations: bool, seed: int = 0) -> None:
+    def __init__(self, num_envs: int, observations: bool, seed: int = 0,
+                 rules: str = "voleny") -> None:
         from mariash_env.vector import VectorEnv, random_legal_actions
 
-        self.env = VectorEnv(num_envs, seed=seed, observations=observations)
+        self.env = VectorEnv(num_envs, seed=seed, observations=observations, rules=rules)
         self.sample = random_legal_actions
         self.rng = np.random.default_rng(seed)
         self.actions = np.empty(num_envs, dtype=np.int64)
         self.step = self.env.reset()
-        self.name = f"VectorEnv N={num_envs} " + ("obs + masks" if observations
-                                                   else "masks only")
+        self.name = f"VectorEnv N={num_envs} {rules} " + ("obs + masks" if observations
+                                                           else "masks only")
         self.run(0.0)  # warm-up: compile or load the cache
 
     def run(self, seconds: float) -> tuple[int, float]:
@@ -137,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     runners = {
         "skat": anchors.SkatRunner(with_obs=False),
         "vector_masks": VectorRunner(args.num_envs, observations=False),
+        "licit_masks": VectorRunner(args.num_envs, observations=False, rules="licitovany"),
         "skat_obs": anchors.SkatRunner(with_obs=True),
         "vector_obs": VectorRunner(args.num_envs, observations=True),
         "aec": aec,
@@ -156,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         ("  AEC loop ceiling: do-nothing env, unwrapped", "null_aec_raw", "skat_obs"),
         ("VectorEnv obs + mask vs skat + observation_tensor", "vector_obs", "skat_obs"),
         ("VectorEnv masks only vs skat", "vector_masks", "skat"),
+        ("VectorEnv licitovaný masks only vs volený's", "licit_masks", "vector_masks"),
     ]
     print()
     print(f"medians of {args.repeats} rounds of interleaved {args.slice} s slices "
