@@ -92,14 +92,18 @@ def test_state_constants_are_checked_against_the_schema(monkeypatch):
         S._check_constants()
 
 
-def test_observation_constants_are_checked_against_the_layout(monkeypatch):
-    monkeypatch.setattr(O, "O_PHASE", O.O_PHASE + 1)
-    with pytest.raises(ImportError, match="O_PHASE"):
-        O._check_constants()
-    monkeypatch.undo()
-    monkeypatch.setattr(O, "OBS_SIZE", 899)
-    with pytest.raises(ImportError, match="OBS_SIZE"):
-        O._check_constants()
+@pytest.mark.parametrize("mod,prefix,sizes,block", [
+    (O, "O_", ("OBS_SIZE", "STATE_OBS_SIZE"), "O_PHASE"),
+    (LO, "LO_", ("LOBS_SIZE", "LSTATE_OBS_SIZE"), "LO_HIGH")])
+def test_observation_constants_are_checked_against_the_layout(mod, prefix, sizes, block):
+    """Both games' offset constants and sizes are checked against their layouts."""
+    layout = O.OBS_LAYOUT if mod is O else LO.LOBS_LAYOUT
+    ns = dict(vars(mod))
+    O.check_layout(layout, prefix, "m", sizes, ns)  # as imported: consistent
+    with pytest.raises(ImportError, match=block):
+        O.check_layout(layout, prefix, "m", sizes, {**ns, block: ns[block] + 1})
+    with pytest.raises(ImportError, match=sizes[0]):
+        O.check_layout(layout, prefix, "m", sizes, {**ns, sizes[0]: ns[sizes[0]] - 1})
 
 
 def test_observation_layout_is_contiguous():

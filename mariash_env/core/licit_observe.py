@@ -14,7 +14,14 @@ import numpy as np
 
 from .jit import njit
 from .licit import legal_licit
-from .observe import _bits, _layout, _rel_onehot, encode_tricks
+from .observe import (
+    _bits,
+    _layout,
+    _rel_onehot,
+    check_layout,
+    encode_tricks,
+    layout_markdown,
+)
 from .settle import side_marriages
 from .state import (
     ACTOR,
@@ -153,28 +160,13 @@ LOBS_LAYOUT: tuple[tuple[str, int, int, str], ...] = _layout(_BLOCKS)
 _PHASE_SLOT = np.array([-1, -1, 6, -1, -1, -1, 8, 9, 10, 0, 1, 2, 3, 4, 5, 7], dtype=np.int64)
 
 
-def _check_constants() -> None:
-    g = globals()
-    wrong = [f"LO_{n.upper()} = {g.get('LO_' + n.upper())}, layout {o}"
-             for n, o, _, _ in LOBS_LAYOUT if g.get("LO_" + n.upper()) != o]
-    first_x = next(o for n, o, _, _ in LOBS_LAYOUT if n.startswith("x_"))
-    end = LOBS_LAYOUT[-1][1] + LOBS_LAYOUT[-1][2]
-    if (LOBS_SIZE, LSTATE_OBS_SIZE) != (first_x, end):
-        wrong.append(f"LOBS_SIZE, LSTATE_OBS_SIZE = {LOBS_SIZE}, {LSTATE_OBS_SIZE}; "
-                     f"layout {first_x}, {end}")
-    if wrong:
-        raise ImportError("core/licit_observe.py: offsets disagree with the layout: "
-                          + "; ".join(wrong))
-
-
-_check_constants()
+check_layout(LOBS_LAYOUT, "LO_", "core/licit_observe.py", ("LOBS_SIZE", "LSTATE_OBS_SIZE"),
+             globals())
 
 
 def layout_table() -> str:
     """The Markdown table of the licitovaný observation (README)."""
-    rows = ["| block | offset | size | content |", "| --- | ---: | ---: | --- |"]
-    rows += [f"| `{n}` | {o} | {k} | {m} |" for n, o, k, m in LOBS_LAYOUT]
-    return "\n".join(rows)
+    return layout_markdown(LOBS_LAYOUT)
 
 
 @njit

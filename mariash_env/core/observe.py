@@ -163,28 +163,35 @@ OBS_LAYOUT: tuple[tuple[str, int, int, str], ...] = _layout(_OBS_BLOCKS)
 """``(block, offset, size, meaning)`` of every block of the encodings."""
 
 
-def _check_constants() -> None:
-    g = globals()
-    wrong = [f"O_{n.upper()} = {g.get('O_' + n.upper())}, layout {o}"
-             for n, o, _, _ in OBS_LAYOUT if g.get("O_" + n.upper()) != o]
-    first_x = next(o for n, o, _, _ in OBS_LAYOUT if n.startswith("x_"))
-    end = OBS_LAYOUT[-1][1] + OBS_LAYOUT[-1][2]
-    if (OBS_SIZE, STATE_OBS_SIZE) != (first_x, end):
-        wrong.append(f"OBS_SIZE, STATE_OBS_SIZE = {OBS_SIZE}, {STATE_OBS_SIZE}; "
-                     f"layout {first_x}, {end}")
+def check_layout(layout: tuple[tuple[str, int, int, str], ...], prefix: str, where: str,
+                 sizes: tuple[str, str], namespace: dict) -> None:
+    """Import-time check that a module's plain offset constants (``<prefix><BLOCK>``, what
+    numba compiles against) and its two sizes (observation, state encoding) are those of
+    its declared ``layout``."""
+    wrong = [f"{prefix}{n.upper()} = {namespace.get(prefix + n.upper())}, layout {o}"
+             for n, o, _, _ in layout if namespace.get(prefix + n.upper()) != o]
+    first_x = next(o for n, o, _, _ in layout if n.startswith("x_"))
+    end = layout[-1][1] + layout[-1][2]
+    got = tuple(namespace.get(k) for k in sizes)
+    if got != (first_x, end):
+        wrong.append(f"{', '.join(sizes)} = {got}; layout {first_x}, {end}")
     if wrong:
-        raise ImportError("core/observe.py: offsets disagree with the layout: "
-                          + "; ".join(wrong))
+        raise ImportError(f"{where}: offsets disagree with the layout: " + "; ".join(wrong))
 
 
-_check_constants()
+check_layout(OBS_LAYOUT, "O_", "core/observe.py", ("OBS_SIZE", "STATE_OBS_SIZE"), globals())
+
+
+def layout_markdown(layout: tuple[tuple[str, int, int, str], ...]) -> str:
+    """A declared layout as a Markdown table (the README's observation tables)."""
+    rows = ["| block | offset | size | content |", "| --- | ---: | ---: | --- |"]
+    rows += [f"| `{n}` | {o} | {k} | {m} |" for n, o, k, m in layout]
+    return "\n".join(rows)
 
 
 def layout_table() -> str:
     """The Markdown table of the observation (README "Observation layout")."""
-    rows = ["| block | offset | size | content |", "| --- | ---: | ---: | --- |"]
-    rows += [f"| `{n}` | {o} | {k} | {m} |" for n, o, k, m in OBS_LAYOUT]
-    return "\n".join(rows)
+    return layout_markdown(OBS_LAYOUT)
 
 
 @njit
