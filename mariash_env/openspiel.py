@@ -360,11 +360,9 @@ class MariashState(pyspiel.State):
         self.st: np.ndarray | None = None  # None until the first deck is drawn
         self.drawn: list[int] = []  # cards drawn so far for the deal being dealt
         self._rewards = [0.0] * NUM_PLAYERS
-        # Per deal dealt so far: its (seat, action) decisions, its cut (0: first deal or
-        # reshuffled) and, once the partie moved on, its final record (perfect recall
-        # across deals and resampling read them).
+        # Per deal dealt so far: its (seat, action) decisions and, once the partie moved
+        # on, its final record (perfect recall across deals and resampling read them).
         self.deal_actions: list[list[tuple[int, int]]] = []
-        self.cuts: list[int] = []
         self.finished: list[np.ndarray] = []
         self.before_end: list[np.ndarray] = []  # per ended deal: the record before its end
         self.from_record = False  # made by state_from_record: no history to rebuild
@@ -423,7 +421,7 @@ class MariashState(pyspiel.State):
         if g.rules.shuffle == "partie" and self._between_deals():
             self.finished.append(self.st.copy())
             advance_partie(self.st, g.rv, outcome)  # gather and cut ``outcome`` cards
-            self._new_deal(outcome)
+            self.deal_actions.append([])
             return
         if not self.drawn and self.st is not None:
             self.finished.append(self.st.copy())  # every_deal: the first draw of a new deck
@@ -435,11 +433,7 @@ class MariashState(pyspiel.State):
         else:
             g.redeal(self.st, self.drawn)
         self.drawn = []
-        self._new_deal(0)
-
-    def _new_deal(self, cut: int) -> None:
         self.deal_actions.append([])
-        self.cuts.append(cut)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -477,6 +471,9 @@ class MariashState(pyspiel.State):
         rng = np.random.default_rng(_seed_of(probability_sampler))
         game = self.get_game()
         if self.from_record:
+            if self.dealing or self.st[S.PHASE] == S.PH_DONE:
+                raise ResampleError(f"seat {player_id}: a state made from a record has no "
+                                    "history and resamples only within a deal in progress")
             w = sample_worlds(self.st, player_id, 1, rng, self._g.rules)
             return state_from_record(game, w[0])
         records = self.recalled()
@@ -531,7 +528,7 @@ class MariashState(pyspiel.State):
             except ResampleError:
                 continue
             for i in range(1, len(records)):
-                out.apply_action(self.cuts[i])
+                out.apply_action(int(records[i][S.CUT]))
                 if not out._replay_deal(self.deal_actions[i], player, records[i], mask, rng):
                     break
                 if not np.array_equal(_encoding(out.st, player), want[i]):
@@ -657,7 +654,7 @@ def state_from_record(game: MariashGame, st: np.ndarray) -> MariashState:
     out = MariashState(game)
     out.st = np.array(st, dtype=np.int32, copy=True)
     out.from_record = True
-    out._new_deal(int(st[S.CUT]))  # decisions from here on
+    out.deal_actions.append([])  # decisions from here on
     return out
 
 

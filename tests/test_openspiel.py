@@ -342,9 +342,9 @@ def test_clone_is_independent_and_history_bounded():
             if not s.is_chance_node():
                 decisions += 1
                 c = s.clone()
-                before = str(s)
+                before = (str(s), s.information_state_string(0), s.history())
                 c.apply_action(c.legal_actions()[-1])
-                assert str(s) == before
+                assert (str(s), s.information_state_string(0), s.history()) == before
             s.apply_action(_random_action(s, rng))
         assert decisions <= game.max_game_length() == max_game_length(make_rules(deals=2))
 
@@ -353,6 +353,22 @@ def test_state_from_record_refuses_a_bad_record():
     game = pyspiel.load_game("mariash")
     with pytest.raises(ValueError, match="state record"):
         state_from_record(game, np.zeros(5, dtype=np.int32))
+
+
+def test_record_states_resample_within_their_deal():
+    """A state made from a core record has no history: it resamples to another such
+    search state inside the deal, and refuses by name once the deal is over."""
+    game = pyspiel.load_game("mariash", {"deals": 2})
+    rng = np.random.default_rng(4)
+    s = _random_states(game, 1, seed=3)[0]
+    r = state_from_record(game, s.st)
+    p = r.current_player()
+    w = r.resample_from_infostate(p, rng.random)
+    assert w.from_record and np.array_equal(w.observation_tensor(p), s.observation_tensor(p))
+    while not r.is_chance_node():
+        r.apply_action(_random_action(r, rng))
+    with pytest.raises(ResampleError, match="resamples only within a deal"):
+        r.resample_from_infostate(0, rng.random)
 
 
 @pytest.mark.parametrize("spec", ["os_random", "os_ismcts(simulations=8, seed=1)"])
