@@ -502,13 +502,17 @@ class MariashState(pyspiel.State):
         src = self.before_end[i] if ended else rec
         want = _encoding(rec, player)
         last = [acts[-1][1]] if ended else []
+        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
         for _ in range(RESAMPLE_TRIES):
             w = sample_worlds(src, player, 1, rng, self._g.rules)[0]
             out = start.clone()
-            for a in (*deck_of(w).tolist(), *_fill_hidden(acts[: len(acts) - len(last)], w,
-                                                          player), *last):
-                out.apply_action(int(a))
-            if np.array_equal(_encoding(out.st, player), want):
+            for c in deck_of(w).tolist():
+                out.apply_action(c)
+            # Every decision is checked (OpenSpiel applies whatever it is given): the last
+            # one of an ended deal was not known to the sampler.
+            if all(out._apply_legal(a, mask) for a in (
+                    *_fill_hidden(acts[: len(acts) - len(last)], w, player), *last)) and \
+                    np.array_equal(_encoding(out.st, player), want):
                 return out
         raise ResampleError(f"seat {player}: no world of deal {i} ends as the seat saw it in "
                             f"{RESAMPLE_TRIES} tries")
@@ -545,8 +549,8 @@ class MariashState(pyspiel.State):
         """Apply a deal's decisions, the other seats' hidden ones (trump card, discards)
         drawn among the legal ones unless ``player`` knows them; False at an illegal one."""
         for seat, a in actions:
-            legal_actions(self.st, self._g.rv, mask)
             if seat != player and _hidden(a):
+                legal_actions(self.st, self._g.rv, mask)
                 known = (a < A.TRUMP_BLIND and rec[S.TRUMP_PUBLIC]) or (
                     a >= A.DISCARD0 and S.getm(rec, S.TOOK + player) >> (a - A.DISCARD0) & 1)
                 if not known:
@@ -555,9 +559,16 @@ class MariashState(pyspiel.State):
                     if choices.size == 0:
                         return False
                     a = lo + int(rng.choice(choices))
-            if not mask[a]:
+            if not self._apply_legal(a, mask):
                 return False
-            self.apply_action(a)
+        return True
+
+    def _apply_legal(self, a: int, mask: np.ndarray) -> bool:
+        """Apply decision ``a`` if it is legal now (``mask``: scratch); else False."""
+        legal_actions(self.st, self._g.rv, mask)
+        if not mask[a]:
+            return False
+        self.apply_action(int(a))
         return True
 
     def encoding(self, player: int) -> np.ndarray:

@@ -276,8 +276,12 @@ def _check_resampled(game, s, r, p, rng):
     assert r.current_player() == s.current_player()
     if p == s.current_player():
         assert r.legal_actions() == s.legal_actions()
-    # The history replays to the same state; serialisation and clone round-trip.
-    t = _play(game, r.history())
+    # The history replays, every decision legal, to the same state; serialisation and
+    # clone round-trip.
+    t = game.new_initial_state()
+    for a in r.history():
+        assert t.is_chance_node() or a in t.legal_actions(), (a, str(t))
+        t.apply_action(a)
     assert str(t) == str(r) and np.array_equal(t.st, r.st) and t.history() == r.history()
     g2, r2 = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, r))
     assert r2.history() == r.history() and str(r2) == str(r)
@@ -438,3 +442,33 @@ def test_ismcts_searches_a_real_state_through_its_resampler():
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 4.0, 12,
                            random_state=rng)
     assert bot.step(s) in s.legal_actions()
+
+
+def test_resample_after_a_laid_down_deal():
+    """A deal that ended by a lay-down (RULES.md §8; the table robot always lays down)
+    is resampled before the lay-down, which must then be legal in the world: the next
+    deal's states resample for every seat with histories that replay legally."""
+    game = pyspiel.load_game("mariash", {"deals": 2, "shuffle": "every_deal"})
+    robot = TableRobot()
+    rng = np.random.default_rng(8)
+    found = 0
+    for _ in range(40):
+        s = game.new_initial_state()
+        while not s.is_terminal() and (not s.finished or s.is_chance_node()):
+            if s.is_chance_node():
+                s.apply_action(_random_action(s, rng))
+                continue
+            p = s.current_player()
+            mask = np.zeros(115, np.int8)
+            mask[s.legal_actions()] = 1
+            s.apply_action(robot.act({"observation": np.asarray(s.observation_tensor(p),
+                                                                 np.float32),
+                                      "action_mask": mask}))
+        if s.is_terminal() or s.finished[0][S.END] != S.END_NAMES.index("laid_down"):
+            continue
+        for p in range(3):
+            _check_resampled(game, s, s.resample_from_infostate(p, rng.random), p, rng)
+        found += 1
+        if found == 2:
+            break
+    assert found == 2
