@@ -41,13 +41,14 @@ rule.
 * **Information state**: perfect recall over the whole partie.  With
   ``shuffle="partie"`` the gathered, cut deck carries information from one deal to the
   next (RULES.md §2), so the seat recalls every deal dealt so far, not just the current
-  one.  The tensor (``info_state_size(rules)`` = ``deals * (900 + 32)`` floats) has one
+  one.  The tensor (``info_state_size(rules)`` = ``deals * (900 + 64)`` floats) has one
   block per deal of the partie: the seat's encoding of that deal (at its end for the deals
-  played, now for the current one, zeros for deals not yet dealt) and the deal's cut
-  ``k`` one-hot in 32 slots (none for the first or a reshuffled deal).  The string is
-  ``p<seat>``, then per deal ``| deal d cut k: <decisions> / <encoding>``: every decision
-  of the deal as ``seat:label``, another seat's trump card or discard as ``trump:?`` /
-  ``discard:?``, then the encoding's names.  The string is exactly the seat's
+  played, now for the current one, zeros for deals not yet dealt), the deal's cut ``k``
+  one-hot in 32 slots (none for the first or a reshuffled deal) and, when the seat was
+  forehand, the first seven cards it chose trumps from (32 slots).  The string is
+  ``p<seat>``, then per deal ``| deal d cut k [first7:<card>...]: <decisions> /
+  <encoding>``: every decision of the deal as ``seat:label``, another seat's trump card or
+  discard as ``trump:?`` / ``discard:?``, then the encoding's names.  The string is exactly the seat's
   action-observation history (it also keeps the order of the seat's own discards and flek
   raises above level 7, which the tensor does not).
 * ``resample_from_infostate(player, sampler)`` returns a state drawn from the seat's
@@ -295,13 +296,24 @@ class MariashGame(pyspiel.Game):
         return _Observer(self.rules.deals if recall else 0)
 
 
-CUT_SLOTS = 32  # one-hot cut k (2..30) of a deal in the information state
+# Per deal, after the encoding in the information state: the cut k (2..30) one-hot, then
+# the seat's first seven cards when it was forehand (what it chose trumps from, §3).
+CUT_SLOTS = 32
+FIRST7_SLOTS = 32
+INFO_BLOCK = OBS_SIZE + CUT_SLOTS + FIRST7_SLOTS
 
 
 def info_state_size(rules: Rules) -> int:
-    """Length of the information-state tensor: one block of ``OBS_SIZE + CUT_SLOTS`` per
-    deal of the partie (module docstring)."""
-    return rules.deals * (OBS_SIZE + CUT_SLOTS)
+    """Length of the information-state tensor: one block of ``INFO_BLOCK`` floats per deal
+    of the partie (module docstring)."""
+    return rules.deals * INFO_BLOCK
+
+
+def _first_seven(st: np.ndarray, player: int) -> list[int]:
+    """The cards ``player`` saw first as the deal's forehand (deck positions 0..6)."""
+    if int(st[S.FOREHAND]) != player:
+        return []
+    return [c for c in range(NCARDS) if st[S.POS + c] < 7]
 
 
 class _Observer:
@@ -310,7 +322,7 @@ class _Observer:
 
     def __init__(self, deals: int) -> None:
         self.deals = deals
-        size = deals * (OBS_SIZE + CUT_SLOTS) if deals else OBS_SIZE
+        size = deals * INFO_BLOCK if deals else OBS_SIZE
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"info_state" if deals else "observation": self.tensor}
         self._scratch = np.zeros(OBS_SIZE, np.float32)
@@ -325,13 +337,14 @@ class _Observer:
             return
         t = self.tensor
         t.fill(0.0)
-        block = OBS_SIZE + CUT_SLOTS
         for d, st in self._deals(state):
-            off = d * block
+            off = d * INFO_BLOCK
             encode(st, player, t[off:off + OBS_SIZE], False)
             k = int(st[S.CUT])
             if _CUT_MIN <= k <= _CUT_MAX:
                 t[off + OBS_SIZE + k] = 1.0
+            for c in _first_seven(st, player):
+                t[off + OBS_SIZE + CUT_SLOTS + c] = 1.0
 
     def string_from(self, state: MariashState, player: int) -> str:
         if not self.deals:
@@ -344,7 +357,8 @@ class _Observer:
             acts = state.deal_actions[i] if i < len(state.deal_actions) else []
             seen = " ".join(_seen_label(seat, a, player) for seat, a in acts)
             encode(st, player, self._scratch, False)
-            parts.append(f"| deal {d} cut {int(st[S.CUT])}: {seen} / "
+            first = "".join(f" first7:{CARD_CODES[c]}" for c in _first_seven(st, player))
+            parts.append(f"| deal {d} cut {int(st[S.CUT])}{first}: {seen} / "
                          f"{_encoding_string(self._scratch)}")
         if state.dealing:
             parts.append(f"| dealing {len(state.drawn)}/{NCARDS}")
@@ -485,8 +499,7 @@ class MariashState(pyspiel.State):
                 out = self._resample_deal(out, i, rec, player_id, rng)
         for c in rng.permutation(NCARDS)[: len(self.drawn)]:  # nobody has seen a drawn card
             out.apply_action(int(c))
-        if not self.dealing and not np.array_equal(out.encoding(player_id),
-                                                   self.encoding(player_id)):
+        if out.information_state_string(player_id) != self.information_state_string(player_id):
             raise ResampleError(f"seat {player_id}: a resampled world does not replay to the "
                                 "seat's information state")  # pragma: no cover - a bug guard
         return out
@@ -538,7 +551,9 @@ class MariashState(pyspiel.State):
                 if not np.array_equal(_encoding(out.st, player), want[i]):
                     break
             else:
-                return out
+                if out.information_state_string(player) == self.information_state_string(
+                        player):  # also forehand's first seven cards of each deal
+                    return out
         raise ResampleError(
             f"seat {player}: no world of the first deal replays to the seat's observations of "
             f"deals 1..{len(records) - 1} in {RESAMPLE_TRIES} tries"

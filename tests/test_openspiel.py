@@ -83,11 +83,11 @@ def test_game_type_and_info_are_true_to_the_game():
     assert game.utility_sum() == 0.0
     # home tariff, max_flek 4: A <= (2 * 144 + 2 * 4) * 2^4 + 4 = 4740, the actor 2A.
     assert game.max_utility() == 9480.0 == -game.min_utility()
-    assert game.information_state_tensor_shape() == [900 + 32]
+    assert game.information_state_tensor_shape() == [900 + 64]
     assert game.observation_tensor_shape() == [900]
-    assert info_state_size(make_rules()) == 12 * 932
+    assert info_state_size(make_rules()) == 12 * 964
     assert pyspiel.load_game("mariash", {"deals": 12}).information_state_tensor_shape() == [
-        12 * 932]
+        12 * 964]
     capped = load_game(make_rules(payment_cap=500, max_flek=None, deals=3))
     assert capped.max_utility() == 2 * 500 * 3
     unlimited = load_game(make_rules(max_flek=None))
@@ -170,7 +170,9 @@ def test_legal_actions_and_tensors_match_game_along_a_deal():
         assert s.legal_actions() == g.legal_actions()
         for seat in range(3):
             info = np.asarray(s.information_state_tensor(seat))
-            assert np.array_equal(info[:900], g.observation(seat)) and not info[900:].any()
+            assert np.array_equal(info[:900], g.observation(seat)) and not info[900:932].any()
+            first7 = [c for c in range(32) if g.st[S.POS + c] < 7] if seat == 1 else []
+            assert np.flatnonzero(info[932:]).tolist() == first7  # seat 1 is forehand
             assert np.array_equal(np.asarray(s.observation_tensor(seat)), g.observation(seat))
         a = _random_action(s, rng)
         s.apply_action(a)
@@ -264,8 +266,10 @@ def test_information_state_recalls_earlier_deals(shuffle):
         assert s1.information_state_string(p) != s2.information_state_string(p)
         assert not np.array_equal(s1.information_state_tensor(p), s2.information_state_tensor(p))
         i1 = np.asarray(s1.information_state_tensor(p))
-        assert np.array_equal(i1[932:932 + 900], s1.observation_tensor(p))
-        assert i1[932 + 900 + 7] == (1.0 if shuffle == "partie" else 0.0)  # the cut
+        assert np.array_equal(i1[964:964 + 900], s1.observation_tensor(p))
+        assert i1[964 + 900 + 7] == (1.0 if shuffle == "partie" else 0.0)  # the cut
+        # forehand's first seven cards (deal 0: seat 1, deck positions 0..6 = cards 0..6)
+        assert i1[900 + 32:964].tolist() == ([1.0] * 7 + [0.0] * 25 if p == 1 else [0.0] * 32)
 
 
 def _check_resampled(game, s, r, p, rng):
