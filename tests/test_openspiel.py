@@ -476,3 +476,14 @@ def test_resample_after_a_laid_down_deal():
         if found == 2:
             break
     assert found == 2
+
+
+def test_resample_benchmark_runs():
+    """scripts/bench_resample.py (the README's resampling figures) runs."""
+    root = Path(__file__).resolve().parents[1]
+    p = subprocess.run(
+        [sys.executable, "scripts/bench_resample.py", "--deals", "2", "--states", "2",
+         "--robot", "random"], cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "resamples succeed" in p.stdout and " of 6 " in p.stdout
