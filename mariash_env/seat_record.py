@@ -227,6 +227,9 @@ def seat_view(record: Any, rng: np.random.Generator | int | None = None) -> Seat
                    f"{[A.ACTION_LABELS[j] for j in np.flatnonzero(mask)]}" if who == seat
                    else f"no deal consistent with seat {seat}'s cards and the actions "
                    "before it allows it (or its marriage, per 'marriages')")
+            if who == seat and mask[a]:
+                why = ("the seat's cards make this play announce a marriage (RULES.md §7) "
+                       "exactly when 'marriages' does not list it")
             if who != seat and A.PLAY0 <= a < A.PLAY0 + 32 and (
                     S.getm(st, S.HAND + seat) >> (a - A.PLAY0) & 1):
                 why = f"{CARD_CODES[a - A.PLAY0]} is in seat {seat}'s hand"

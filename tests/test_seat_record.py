@@ -5,6 +5,7 @@ that are malformed or contradict the seat's cards are refused by name."""
 from __future__ import annotations
 
 import copy
+import itertools
 import re
 
 import numpy as np
@@ -40,12 +41,16 @@ def seat_record(game: Game, seat: int, history: list, marriages: list, rules: di
             "marriages": [list(m) for m in marriages]}
 
 
-def random_positions(n: int, seed: int, at_end: bool = False, **rules):
+def random_positions(n: int, seed: int, at_end: bool = False, **rules) -> list:
     """``(game, record)`` at ``n`` random decision points of random deals (``at_end``:
     at the end of the deal, for seat 0)."""
+    return list(itertools.islice(iter_positions(seed, at_end, **rules), n))
+
+
+def iter_positions(seed: int, at_end: bool = False, **rules):
+    """``(game, record)`` at random decision points of random deals, without end."""
     rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < n:
+    while True:
         g = Game(make_rules(deals=1, **rules))
         g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
         history: list = []  # (seat, action, revealed(seat) for discards)
@@ -55,7 +60,7 @@ def random_positions(n: int, seed: int, at_end: bool = False, **rules):
         while not g.deal_over:
             seat = g.to_move
             if len(history) >= stop:
-                out.append((g, seat_record(g, seat, history, marriages, {**rules, "deals": 1})))
+                yield g, seat_record(g, seat, history, marriages, {**rules, "deals": 1})
                 break
             a = int(rng.choice(g.legal_actions()))
             took = [S.getm(g.st, S.TOOK + s) for s in range(3)]
@@ -75,8 +80,7 @@ def random_positions(n: int, seed: int, at_end: bool = False, **rules):
                         seen.add(s)
                     pending = []
         if at_end and g.deal_over:
-            out.append((g, seat_record(g, 0, history, marriages, {**rules, "deals": 1})))
-    return out
+            yield g, seat_record(g, 0, history, marriages, {**rules, "deals": 1})
 
 
 @pytest.mark.parametrize("rules", [{}, {"marriage_order": "queen_first", "max_flek": 1}])
@@ -92,7 +96,8 @@ def test_rebuilt_view_is_the_seats_view(rules):
 
 
 def _record_at(n: int, pred, seed=0):
-    return next(rec for _, rec in random_positions(n, seed) if pred(rec))
+    """The first of ``n`` random positions' records that satisfies ``pred``."""
+    return next(rec for _, rec in itertools.islice(iter_positions(seed), n) if pred(rec))
 
 
 def _late(rec):
@@ -148,6 +153,14 @@ def test_a_history_that_contradicts_the_seats_cards_is_refused():
     bad["actions"][j][1] = f"play:{other}"
     with pytest.raises(SeatRecordError, match=f"action #{j} .*illegal for seat {seat}"):
         seat_view(bad)
+
+
+def test_marriages_must_match_the_seats_cards():
+    rec = _record_at(200, lambda r: any(w == r["seat"] for w, _ in r["marriages"]), seed=6)
+    w, card = next(m for m in rec["marriages"] if m[0] == rec["seat"])
+    with pytest.raises(SeatRecordError, match="announce a marriage") as e:
+        seat_view({**rec, "marriages": [m for m in rec["marriages"] if m != [w, card]]})
+    assert e.value.field == "actions"
 
 
 def test_what_the_seat_saw_must_be_given():
