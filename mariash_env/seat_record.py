@@ -8,11 +8,12 @@ The record (a JSON object; ``?`` marks what the seat has not seen)::
      "rules": {"tariff": "home", ...},    # optional: make_rules options (default seed 001)
      "deal": 0,                           # optional: deal of the partie, 0-based
      "scores": [0, 0, 0],                 # optional: running groše before this deal
-     "dealer": 2,                         # the dealer's seat
-     "seat": 0,                           # the seat the robot plays
+     "dealer": 2,                         # the dealer's seat (forehand: seat 0)
+     "seat": 1,                           # the seat the robot plays
      "hand": ["Qh", "7b", ...],           # the seat's cards as dealt, in dealt order:
                                           # 12 for forehand (its first 7 first), else 10
-     "actions": [[0, "trump:?"], [0, "contract:suit"], [0, "discard:?"], ...],
+     "actions": [[0, "trump:?"], [0, "contract:suit"], [0, "discard:?"],
+                 [0, "discard:?"]],
      "marriages": [[1, "Kh"], ...]}       # optional: the plays that announced a marriage
 
 ``actions`` are the deal's decisions so far as ``[seat, label]`` in order (the labels of
