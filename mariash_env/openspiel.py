@@ -31,23 +31,43 @@ rule.
   reads rewards at decision nodes; the next deal's chance nodes lie between), else zero.
   Bounds: :func:`utility_bound`.  With ``max_flek=-1`` a bet can reach level 24, so the bound is about 1e10 groše per deal: algorithms that
   normalise by ``max_utility`` should use a ``payment_cap`` or a finite ``max_flek``.
-* **Information state** (string and tensor): the project's 900-float encoding
-  (:mod:`mariash_env.core.observe`, ``OBS_LAYOUT``) of the seat: its cards, what it laid
-  and took, and the whole public history of the deal (who played which card in which
-  trick, bids, flek raises by level and seat).  It is perfect recall within a deal (flek
-  raises are kept by seat up to level 7); across deals it keeps the deal number and the
-  running scores, not the earlier deals' cards.  While the deck is being drawn nobody
-  has looked at a card yet: the information state is only how many cards are drawn.
-  The string lists the tensor's non-zero entries by name (``hand:Qh``, ``played_by+1:Ah``,
+* **Observation** (string and tensor): the seat's view of the current deal, the project's
+  900-float encoding (:mod:`mariash_env.core.observe`, ``OBS_LAYOUT``): its cards, what
+  it laid and took, and the deal's public history (who played which card in which
+  trick, bids, flek raises by level and seat up to level 7), the deal number and the
+  running scores.  While a deck is being drawn it is all zeros (nobody has seen a card).
+  The string lists the non-zero entries by name (``hand:Qh``, ``played_by+1:Ah``,
   ``points+0=0.3``...), so equal strings mean equal tensors.
-* **Observation** (string and tensor): the same encoding.  The project's observation is
-  already the seat's perfect-recall view of the deal, so OpenSpiel's observation and
-  information state coincide; ``use_observation_string`` changes nothing for IS-MCTS.
-* ``resample_from_infostate(player, sampler)`` uses the project's exact world sampler
-  (:func:`mariash_env.search.sample_worlds`, uniform over the worlds consistent with the
-  seat's knowledge); the sampler's own uniform draw seeds it.  A resampled state is a
-  search state: it continues exactly from the world, but its ``history()`` is empty
-  (the world has no action history), so it cannot be serialised.
+* **Information state**: perfect recall over the whole partie.  With
+  ``shuffle="partie"`` the gathered, cut deck carries information from one deal to the
+  next (RULES.md §2), so the seat recalls every deal dealt so far, not just the current
+  one.  The tensor (``info_state_size(rules)`` = ``deals * (900 + 64)`` floats) has one
+  block per deal of the partie: the seat's encoding of that deal (at its end for the deals
+  played, now for the current one, zeros for deals not yet dealt), the deal's cut ``k``
+  one-hot in 32 slots (none for the first or a reshuffled deal) and, when the seat was
+  forehand, the first seven cards it chose trumps from (32 slots).  The string is
+  ``p<seat>``, then per deal ``| deal d cut k [first7:<card>...]: <decisions> /
+  <encoding>``: every decision of the deal as ``seat:label``, another seat's trump card or
+  discard as ``trump:?`` / ``discard:?``, then the encoding's names.  The string is exactly the seat's
+  action-observation history (it also keeps the order of the seat's own discards and flek
+  raises above level 7, which the tensor does not).
+* ``resample_from_infostate(player, sampler)`` returns a state drawn from the seat's
+  information set, built by applying a history (so ``history()``, serialisation, clone
+  and the information state all work, and equal the original's for the seat).  Deal by
+  deal it uses the project's exact world sampler (:func:`mariash_env.search.sample_worlds`,
+  uniform over the worlds consistent with the seat's knowledge of the deal): the world's
+  deck as the deal's 32 chance draws, then the deal's decisions, the other seats' hidden
+  ones (trump card, discards) taken from the world.  An ended deal is sampled before its
+  last decision and kept only if it ends as the seat saw it (a lay-down shows hands).
+  Deals of ``deals=1`` and of ``shuffle="every_deal"`` are independent given what is
+  public and are sampled one by one.  With ``shuffle="partie"`` the first deal's world
+  decides every later deck, so first-deal worlds are drawn until the later deals replay
+  with the seat's observations (rejection; the other seats' hidden choices drawn among
+  their legal ones), at most ``RESAMPLE_TRIES`` times, then :class:`ResampleError`.  A
+  deal that ended early leaves many hidden cards to the gathering and the seat's next
+  hand pins them, so this often fails after such a deal (README, research section).
+  The sampler's own uniform draw seeds the resample.  A state made by
+  :func:`state_from_record` has no history: it resamples to another such search state.
 
 :class:`OpenSpielRobot` (``make_robot("os_random")`` / ``make_robot("os_ismcts(...)")``)
 plays OpenSpiel bots in the project's harnesses.
@@ -63,6 +83,7 @@ import pyspiel
 from . import actions as A
 from .cards import CARD_CODES
 from .core import state as S
+from .core.deal import deck_of
 from .core.engine import advance_partie, apply_action, legal_actions
 from .core.observe import OBS_LAYOUT, OBS_SIZE, encode
 from .game import Game
@@ -72,11 +93,13 @@ from .rules import TARIFFS, UNLIMITED_FLEK, Rules, RulesError, make_rules
 from .search import sample_worlds
 
 __all__ = [
-    "GAME_TYPE", "MariashGame", "MariashState", "OpenSpielRobot", "game_params",
-    "load_game", "max_game_length", "state_from_record", "utility_bound",
+    "GAME_TYPE", "RESAMPLE_TRIES", "MariashGame", "MariashState", "OpenSpielRobot",
+    "ResampleError", "game_params", "info_state_size", "load_game", "max_game_length",
+    "state_from_record", "utility_bound",
 ]
 
 NUM_PLAYERS = 3
+RESAMPLE_TRIES = 500  # first-deal worlds tried per resample of a later deal (partie)
 NCARDS = 32
 _CUT_MIN, _CUT_MAX = 2, 30
 
@@ -107,6 +130,10 @@ GAME_TYPE = pyspiel.GameType(
     provides_observation_tensor=True,
     parameter_specification=dict(_DEFAULTS),
 )
+
+
+class ResampleError(RuntimeError):
+    """No state of the information set was found (``shuffle="partie"`` rejection)."""
 
 
 def rules_from_params(params: dict[str, Any]) -> Rules:
@@ -265,23 +292,77 @@ class MariashGame(pyspiel.Game):
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
         if params:
             raise ValueError(f"mariash observers take no parameters, got {params!r}")
-        return _Observer()
+        recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return _Observer(self.rules.deals if recall else 0)
+
+
+# Per deal, after the encoding in the information state: the cut k (2..30) one-hot, then
+# the seat's first seven cards when it was forehand (what it chose trumps from, §3).
+CUT_SLOTS = 32
+FIRST7_SLOTS = 32
+INFO_BLOCK = OBS_SIZE + CUT_SLOTS + FIRST7_SLOTS
+
+
+def info_state_size(rules: Rules) -> int:
+    """Length of the information-state tensor: one block of ``INFO_BLOCK`` floats per deal
+    of the partie (module docstring)."""
+    return rules.deals * INFO_BLOCK
+
+
+def _first_seven(st: np.ndarray, player: int) -> list[int]:
+    """The cards ``player`` saw first as the deal's forehand (deck positions 0..6)."""
+    if int(st[S.FOREHAND]) != player:
+        return []
+    return [c for c in range(NCARDS) if st[S.POS + c] < 7]
+
 
 class _Observer:
-    """The project's encoding as OpenSpiel's observer (information state = observation)."""
+    """OpenSpiel's observer: ``deals == 0`` the observation (the seat's encoding of the
+    current deal), else the information state over the whole partie, one block per deal."""
 
-    def __init__(self) -> None:
-        self.tensor = np.zeros(OBS_SIZE, np.float32)
-        self.dict = {"observation": self.tensor}
+    def __init__(self, deals: int) -> None:
+        self.deals = deals
+        size = deals * INFO_BLOCK if deals else OBS_SIZE
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"info_state" if deals else "observation": self.tensor}
+        self._scratch = np.zeros(OBS_SIZE, np.float32)
+
+    @staticmethod
+    def _deals(state: MariashState) -> list[tuple[int, np.ndarray]]:
+        return [(int(st[S.DEAL_NO]), st) for st in state.recalled()]
 
     def set_from(self, state: MariashState, player: int) -> None:
-        state.encode_into(player, self.tensor)
+        if not self.deals:
+            state.encode_into(player, self.tensor)
+            return
+        t = self.tensor
+        t.fill(0.0)
+        for d, st in self._deals(state):
+            off = d * INFO_BLOCK
+            encode(st, player, t[off:off + OBS_SIZE], False)
+            k = int(st[S.CUT])
+            if _CUT_MIN <= k <= _CUT_MAX:
+                t[off + OBS_SIZE + k] = 1.0
+            for c in _first_seven(st, player):
+                t[off + OBS_SIZE + CUT_SLOTS + c] = 1.0
 
     def string_from(self, state: MariashState, player: int) -> str:
+        if not self.deals:
+            if state.dealing:
+                return f"p{player} dealing {len(state.drawn)}/{NCARDS}"
+            state.encode_into(player, self._scratch)
+            return f"p{player} {_encoding_string(self._scratch)}"
+        parts = [f"p{player}"]
+        for i, (d, st) in enumerate(self._deals(state)):
+            acts = state.deal_actions[i] if i < len(state.deal_actions) else []
+            seen = " ".join(_seen_label(seat, a, player) for seat, a in acts)
+            encode(st, player, self._scratch, False)
+            first = "".join(f" first7:{CARD_CODES[c]}" for c in _first_seven(st, player))
+            parts.append(f"| deal {d} cut {int(st[S.CUT])}{first}: {seen} / "
+                         f"{_encoding_string(self._scratch)}")
         if state.dealing:
-            return f"p{player} dealing {len(state.drawn)}/{NCARDS}"
-        state.encode_into(player, self.tensor)
-        return f"p{player} {_encoding_string(self.tensor)}"
+            parts.append(f"| dealing {len(state.drawn)}/{NCARDS}")
+        return " ".join(parts)
 
 
 class MariashState(pyspiel.State):
@@ -293,6 +374,12 @@ class MariashState(pyspiel.State):
         self.st: np.ndarray | None = None  # None until the first deck is drawn
         self.drawn: list[int] = []  # cards drawn so far for the deal being dealt
         self._rewards = [0.0] * NUM_PLAYERS
+        # Per deal dealt so far: its (seat, action) decisions and, once the partie moved
+        # on, its final record (perfect recall across deals and resampling read them).
+        self.deal_actions: list[list[tuple[int, int]]] = []
+        self.finished: list[np.ndarray] = []
+        self.before_end: list[np.ndarray] = []  # per ended deal: the record before its end
+        self.from_record = False  # made by state_from_record: no history to rebuild
 
     # --- OpenSpiel API --------------------------------------------------------------
     @property
@@ -335,7 +422,10 @@ class MariashState(pyspiel.State):
         if self.is_chance_node():
             self._apply_chance(action)  # the deal's rewards stay until the next decision
             return
+        self.deal_actions[-1].append((int(self.st[S.TO_MOVE]), action))
+        before = self.st.copy()
         if apply_action(self.st, self._g.rv, action):  # the deal ended and is settled
+            self.before_end.append(before)
             self._rewards = [float(x) for x in S.read64(self.st, S.PAY, 3)]
         else:
             self._rewards = [0.0] * NUM_PLAYERS
@@ -343,8 +433,12 @@ class MariashState(pyspiel.State):
     def _apply_chance(self, outcome: int) -> None:
         g = self._g
         if g.rules.shuffle == "partie" and self._between_deals():
+            self.finished.append(self.st.copy())
             advance_partie(self.st, g.rv, outcome)  # gather and cut ``outcome`` cards
+            self.deal_actions.append([])
             return
+        if not self.drawn and self.st is not None:
+            self.finished.append(self.st.copy())  # every_deal: the first draw of a new deck
         self.drawn.append(outcome)
         if len(self.drawn) < NCARDS:
             return
@@ -353,6 +447,7 @@ class MariashState(pyspiel.State):
         else:
             g.redeal(self.st, self.drawn)
         self.drawn = []
+        self.deal_actions.append([])
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -370,6 +465,13 @@ class MariashState(pyspiel.State):
             return [0.0] * NUM_PLAYERS
         return [float(x) for x in S.read64(self.st, S.SCORE, 3)]
 
+    def recalled(self) -> list[np.ndarray]:
+        """The records of the deals dealt so far: the ended ones the partie moved on from,
+        then the current one (also when it has ended) unless a new deck is being drawn."""
+        if self.st is None or self.drawn:
+            return self.finished
+        return [*self.finished, self.st]
+
     def encode_into(self, player: int, out: np.ndarray) -> None:
         """The seat's encoding (zeros while the deck is being drawn)."""
         if self.dealing:
@@ -378,17 +480,117 @@ class MariashState(pyspiel.State):
             encode(self.st, player, out, False)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> MariashState:
-        """A state drawn uniformly from ``player_id``'s information set (module docstring)."""
-        if self.dealing:
-            # Nothing seen yet: any deck prefix of the same length, drawn uniformly.
-            rng = np.random.default_rng(_seed_of(probability_sampler))
-            out = MariashState(self.get_game())
-            if self.st is not None:
-                out.st = self.st.copy()
-            out.drawn = rng.permutation(NCARDS)[: len(self.drawn)].tolist()
-            return out
-        w = sample_worlds(self.st, player_id, 1, _seed_of(probability_sampler), self._g.rules)
-        return state_from_record(self.get_game(), w[0])
+        """A state drawn from ``player_id``'s information set, with a history that replays
+        to it (module docstring)."""
+        rng = np.random.default_rng(_seed_of(probability_sampler))
+        game = self.get_game()
+        if self.from_record:
+            if self.dealing or self.st[S.PHASE] == S.PH_DONE:
+                raise ResampleError(f"seat {player_id}: a state made from a record has no "
+                                    "history and resamples only within a deal in progress")
+            w = sample_worlds(self.st, player_id, 1, rng, self._g.rules)
+            return state_from_record(game, w[0])
+        records = self.recalled()
+        if self._g.rules.shuffle == "partie" and len(records) > 1:
+            out = self._resample_partie(player_id, records, rng)
+        else:  # deals are independent given what is public: each is resampled on its own
+            out = game.new_initial_state()
+            for i, rec in enumerate(records):
+                out = self._resample_deal(out, i, rec, player_id, rng)
+        for c in rng.permutation(NCARDS)[: len(self.drawn)]:  # nobody has seen a drawn card
+            out.apply_action(int(c))
+        if out.information_state_string(player_id) != self.information_state_string(player_id):
+            raise ResampleError(f"seat {player_id}: a resampled world does not replay to the "
+                                "seat's information state")  # pragma: no cover - a bug guard
+        return out
+
+    def _resample_deal(self, start: MariashState, i: int, rec: np.ndarray, player: int,
+                       rng: np.random.Generator) -> MariashState:
+        """Deal ``i`` (record ``rec``) on ``out`` from a world of ``player``: its deck, then
+        its decisions with the other seats' hidden ones taken from the world.  The sampler
+        needs a deal in progress, so an ended deal is sampled before its last decision,
+        which then must end it as seen (a lay-down shows the hands: rejection)."""
+        acts = self.deal_actions[i]
+        ended = bool(rec[S.PHASE] == S.PH_DONE)
+        src = self.before_end[i] if ended else rec
+        want = _encoding(rec, player)
+        last = [acts[-1][1]] if ended else []
+        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        for _ in range(RESAMPLE_TRIES):
+            w = sample_worlds(src, player, 1, rng, self._g.rules)[0]
+            out = start.clone()
+            for c in deck_of(w).tolist():
+                out.apply_action(c)
+            # Every decision is checked (OpenSpiel applies whatever it is given): the last
+            # one of an ended deal was not known to the sampler.
+            if all(out._apply_legal(a, mask) for a in (
+                    *_fill_hidden(acts[: len(acts) - len(last)], w, player), *last)) and \
+                    np.array_equal(_encoding(out.st, player), want):
+                return out
+        raise ResampleError(f"seat {player}: no world of deal {i} ends as the seat saw it in "
+                            f"{RESAMPLE_TRIES} tries")
+
+    def _resample_partie(self, player: int, records: list[np.ndarray],
+                         rng: np.random.Generator) -> MariashState:
+        """``shuffle="partie"``: the first deal's world decides every later deck (gathered
+        and cut), so worlds of the first deal are drawn until the later deals replay with
+        the seat's observations (rejection; the other seats' hidden choices are drawn
+        uniformly among their legal ones)."""
+        want = [_encoding(rec, player) for rec in records]
+        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        game = self.get_game()
+        for _ in range(RESAMPLE_TRIES):
+            try:
+                out = self._resample_deal(game.new_initial_state(), 0, records[0], player, rng)
+            except ResampleError:
+                continue
+            for i in range(1, len(records)):
+                out.apply_action(int(records[i][S.CUT]))
+                if not out._replay_deal(self.deal_actions[i], player, records[i], mask, rng):
+                    break
+                if not np.array_equal(_encoding(out.st, player), want[i]):
+                    break
+            else:
+                if out.information_state_string(player) == self.information_state_string(
+                        player):  # also forehand's first seven cards of each deal
+                    return out
+        raise ResampleError(
+            f"seat {player}: no world of the first deal replays to the seat's observations of "
+            f"deals 1..{len(records) - 1} in {RESAMPLE_TRIES} tries"
+        )
+
+    def _replay_deal(self, actions: list[tuple[int, int]], player: int, rec: np.ndarray,
+                     mask: np.ndarray, rng: np.random.Generator) -> bool:
+        """Apply a deal's decisions, the other seats' hidden ones (trump card, discards)
+        drawn among the legal ones unless ``player`` knows them; False at an illegal one."""
+        for seat, a in actions:
+            if seat != player and _hidden(a):
+                legal_actions(self.st, self._g.rv, mask)
+                known = (a < A.TRUMP_BLIND and rec[S.TRUMP_PUBLIC]) or (
+                    a >= A.DISCARD0 and S.getm(rec, S.TOOK + player) >> (a - A.DISCARD0) & 1)
+                if not known:
+                    lo = A.TRUMP0 if a < A.TRUMP_BLIND else A.DISCARD0
+                    choices = np.flatnonzero(mask[lo:lo + NCARDS])
+                    if choices.size == 0:
+                        return False
+                    a = lo + int(rng.choice(choices))
+            if not self._apply_legal(a, mask):
+                return False
+        return True
+
+    def _apply_legal(self, a: int, mask: np.ndarray) -> bool:
+        """Apply decision ``a`` if it is legal now (``mask``: scratch); else False."""
+        legal_actions(self.st, self._g.rv, mask)
+        if not mask[a]:
+            return False
+        self.apply_action(int(a))
+        return True
+
+    def encoding(self, player: int) -> np.ndarray:
+        """The seat's 900-float encoding of the current deal (a fresh array)."""
+        out = np.empty(OBS_SIZE, np.float32)
+        self.encode_into(player, out)
+        return out
 
     def __str__(self) -> str:
         if self.st is None:
@@ -406,6 +608,55 @@ class MariashState(pyspiel.State):
             f"hands {hands} talon {talon} scores {self.returns()}"
             + (f" drawn {len(self.drawn)}" if self.drawn else "")
         )
+
+
+def _encoding(st: np.ndarray, player: int) -> np.ndarray:
+    out = np.empty(OBS_SIZE, np.float32)
+    encode(st, player, out, False)
+    return out
+
+
+def _hidden(a: int) -> bool:
+    """A decision other seats do not see: the trump card (not z lidu), a discard."""
+    return A.TRUMP0 <= a < A.TRUMP_BLIND or A.DISCARD0 <= a < A.DISCARD0 + NCARDS
+
+
+def _seen_label(seat: int, a: int, player: int) -> str:
+    """``seat:label`` of a decision as ``player`` saw it (another seat's trump card or
+    discard as ``?``)."""
+    if seat != player and _hidden(a):
+        return f"{seat}:{A.ACTION_LABELS[a].split(':')[0]}:?"
+    return f"{seat}:{A.ACTION_LABELS[a]}"
+
+
+def _fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, player: int) -> list[int]:
+    """A deal's decisions with the other seats' hidden ones taken from the world ``w``:
+    the trump card; the discards of the talon still lying in discard order, those of a
+    talon taken since from what its taker took (each seat takes at most one talon, and
+    the taker lays the next one, RULES.md §4); what the seat did or saw is kept."""
+    n_lying = int(w[S.DISC] >= 0) + int(w[S.DISC + 1] >= 0)
+    discards = [i for i, (_, a) in enumerate(actions) if A.DISCARD0 <= a < A.DISCARD0 + NCARDS]
+    lying = discards[len(discards) - n_lying:] if n_lying else []
+    pairs = [discards[j:j + 2] for j in range(0, len(discards) - n_lying, 2)]
+    layers = [actions[p[0]][0] for p in pairs] + [actions[i][0] for i in lying[:1]]
+    cards: dict[int, int] = {}  # action position -> card
+    for j, pair in enumerate(pairs):
+        if j + 1 < len(layers):
+            taker = layers[j + 1]
+        else:  # taken, and its taker has not laid the next talon yet
+            taker = next(t for t in range(NUM_PLAYERS)
+                         if S.getm(w, S.TOOK + t) and t not in layers[1:])
+        took = S.getm(w, S.TOOK + taker)
+        for i, c in zip(pair, (c for c in range(NCARDS) if took >> c & 1)):
+            cards[i] = c
+    for j, i in enumerate(lying):
+        cards[i] = int(w[S.DISC + j])
+    out = []
+    for i, (seat, a) in enumerate(actions):
+        if seat != player and _hidden(a):
+            a = A.TRUMP0 + int(w[S.TRUMP_CARD]) if a < A.TRUMP_BLIND else A.DISCARD0 + cards[i]
+        out.append(a)
+    return out
 
 
 def _seed_of(sampler: Any) -> int | None:
@@ -428,6 +679,8 @@ def state_from_record(game: MariashGame, st: np.ndarray) -> MariashState:
         raise ValueError(f"expected a state record of shape ({S.STATE_SIZE},), got {st.shape}")
     out = MariashState(game)
     out.st = np.array(st, dtype=np.int32, copy=True)
+    out.from_record = True
+    out.deal_actions.append([])  # decisions from here on
     return out
 
 

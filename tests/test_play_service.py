@@ -24,6 +24,8 @@ with warnings.catch_warnings():  # starlette asks for httpx2, which is not neede
 import mariash_env  # noqa: E402
 from mariash_env.play.service import create_service_app  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
+from mariash_env.robots.view import SeatView  # noqa: E402
+from tests.test_seat_record import random_positions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "robot.onnx"
@@ -66,6 +68,7 @@ def test_malformed_requests_get_4xx_naming_the_problem():
     cases = [
         (b"{nope", 400, "not JSON"),
         ([1], 400, "must be a JSON object"),
+        ({"observation": obs, "action_mask": mask, "record": {}}, 400, "next to 'record'"),
         ({"observation": obs}, 400, "missing field 'action_mask'"),
         ({"observation": obs, "action_mask": mask, "x": 1}, 400, "unknown field 'x'"),
         ({"observation": obs[:-1], "action_mask": mask}, 422, f"list of {n} numbers, got"),
@@ -94,9 +97,7 @@ def test_stateless_random_robot_same_request_same_answer():
     assert len(answers) == 1
 
 
-def test_searching_robots_and_bad_specs_refused():
-    with pytest.raises(ValueError, match="cannot answer from an observation"):
-        create_service_app("pimc")
+def test_bad_specs_refused():
     out = subprocess.run([sys.executable, "-m", "mariash_env.play.cli", "serve-robot",
                           "onnx:nowhere.onnx"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 2 and out.stderr.startswith("error: ") and "Traceback" not in \
@@ -104,6 +105,70 @@ def test_searching_robots_and_bad_specs_refused():
     out = subprocess.run([sys.executable, "-m", "mariash_env.play.cli", "serve-robot", "table",
                           "--port", "99999"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 2 and "invalid port 99999" in out.stderr
+
+
+def test_seat_records_answered_on_the_seats_view():
+    """A record of the deal so far from the seat's view (mariash-seat/1) gets the robot's
+    answer on the real seat's observation: the table robot answers as on the game."""
+    client = TestClient(create_service_app("table"))
+    assert client.get("/info").json()["accepts"] == ["record", "observation"]
+    local = make_robot("table")
+    for g, rec in random_positions(30, seed=12):
+        r = client.post("/act", json={"record": rec})
+        assert r.status_code == 200, r.text
+        seat = rec["seat"]
+        want = local.act({"observation": g.observation(seat),
+                          "action_mask": g.legal_mask(seat)})
+        assert r.json()["action"] == want and r.json()["label"] == mariash_env.action_label(want)
+
+
+def test_searching_robot_served_from_records_only():
+    client = TestClient(create_service_app("pimc(worlds=3)"))
+    assert client.get("/info").json()["accepts"] == ["record"]
+    for i, (g, rec) in enumerate(random_positions(6, seed=13)):
+        r = client.post("/act", json={"record": rec})
+        assert r.status_code == 200, r.text
+        assert g.legal_mask(rec["seat"])[r.json()["action"]] == 1
+        if i == 0:  # stateless: the same request, the same answer (seeded from it)
+            again = client.post("/act", json={"record": rec}).json()["action"]
+            assert again == r.json()["action"]
+            # the robot decided on the seat's view, as it would at the table
+            robot = make_robot("pimc(worlds=3)")
+            assert robot.act_view(SeatView.from_game(g)) in g.legal_actions()
+    obs, mask = _observations(1)[0]
+    r = client.post("/act", json={"observation": obs, "action_mask": mask})
+    assert r.status_code == 422 and "needs the deal so far" in r.json()["error"]
+
+
+def test_bad_records_get_4xx_naming_the_problem():
+    client = TestClient(create_service_app("table"))
+    g, rec = next((g, r) for g, r in random_positions(20, seed=14)
+                  if sum(lab.startswith("play:") for _, lab in r["actions"]) >= 2)
+    seat = rec["seat"]
+    i = next(i for i, (w, lab) in enumerate(rec["actions"])
+             if w != seat and lab.startswith("play:"))
+    gone = {lab.split(":")[-1] for w, lab in rec["actions"][:i] if w == seat}
+    mine = next(c for c in rec["hand"] if c not in gone)
+    contradicts = {**rec, "actions": rec["actions"][:i] + [[rec["actions"][i][0],
+                                                            f"play:{mine}"]]}
+    illegal = {**rec, "actions": rec["actions"] + [[seat, "contract:open_durch"]]}
+    cases = [
+        ({"record": rec, "observation": []}, 400, "unknown field 'observation' next to"),
+        ({"record": [1]}, 400, "must be an object"),
+        ({"record": {**rec, "deck": []}}, 400, "field 'deck': unknown field"),
+        ({"record": {k: v for k, v in rec.items() if k != "seat"}}, 400, "field 'seat': missing"),
+        ({"record": {**rec, "hand": rec["hand"][:3]}}, 422, "field 'hand'"),
+        ({"record": {**rec, "rules": {"max_flek": "x"}}}, 422, "max_flek"),
+        ({"record": {**rec, "actions": [[0, "play:Zz"]]}}, 422, "unknown action label"),
+        ({"record": illegal}, 422, f"illegal for seat {seat}"),
+        ({"record": contradicts}, 422, f"{mine} is in seat {seat}'s hand"),
+        ({"record": {**rec, "scores": [10**30, -10**30, 0]}}, 422, "field 'scores'"),
+    ]
+    for body, status, words in cases:
+        r = client.post("/act", json=body)
+        assert r.status_code == status, (words, r.text)
+        assert words in r.json()["error"], (words, r.text)
+    assert client.post("/act", json={"record": rec}).status_code == 200  # still serving
 
 
 def _free_port():
@@ -143,3 +208,13 @@ def test_onnx_robot_served_on_loopback():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_readme_record_example_is_answered():
+    """The README's example request is a valid seat record."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    body = text[text.index("curl -s localhost:8765/act -d '") + 31:]
+    body = json.loads(body[: body.index("'")])
+    r = TestClient(create_service_app("table")).post("/act", json=body)
+    assert r.status_code == 200, r.text
+    assert r.json()["label"].startswith("announce:")

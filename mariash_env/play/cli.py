@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
     p = sub.add_parser("play", help="sit at the table with two robots")
     _play_args(p)
-    r = sub.add_parser("serve-robot", help="answer observation+mask requests with a robot")
+    r = sub.add_parser("serve-robot",
+                       help="answer seat records or observation+mask requests with a robot")
     r.add_argument("robot", help="random, table, pimc or onnx:PATH")
     r.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     r.add_argument("--port", type=_port, default=8765, help="port (default 8765)")

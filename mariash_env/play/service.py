@@ -3,17 +3,34 @@ server uses to seat a robot opponent.  Stateless: every request carries what the
 needs, nothing is kept between requests.  Binds 127.0.0.1 unless told otherwise.
 
 ``GET /info`` ->
-``{"robot": SPEC, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS}``
+``{"robot": SPEC, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS, "accepts": [...],
+"record_format": "mariash-seat/1"}``
 
-``POST /act`` with the seat's observation and action mask, as the AEC environment
-hands them (``env.observe(agent)``)::
+``POST /act`` takes one of two bodies:
 
-    {"observation": [OBS_SIZE numbers], "action_mask": [N_ACTIONS 0/1]}
+* the deal so far as the robot's seat saw it (the deck stays unknown to the service)::
 
--> ``{"action": 84, "label": "play:9h", "robot": SPEC}``.  A malformed body gets a 4xx
-``{"error": "..."}`` naming the problem.  Robots that search the hidden cards (``pimc``)
-need the full game state and cannot be served from an observation: they are refused at
-start.
+      {"record": {"dealer": 2, "seat": 0, "hand": ["Qh", ...],
+                  "actions": [[0, "trump:?"], ...], ...}}
+
+  in the format ``mariash-seat/1`` of :mod:`mariash_env.seat_record` (rules, deal,
+  scores, the seat's cards as dealt, the decisions with the other seats' unseen trump
+  card and discards as ``?``, the plays that announced marriages).  The seat's view is
+  rebuilt through the engine (the hidden cards filled by a world consistent with what
+  the seat saw) and the robot decides on it; every robot, the searching ones (``pimc``,
+  ``os_ismcts``) too, can answer a record;
+* the seat's observation and action mask, as the AEC environment hands them
+  (``env.observe(agent)``)::
+
+      {"observation": [OBS_SIZE numbers], "action_mask": [N_ACTIONS 0/1]}
+
+  (not for the searching robots: they need the record).
+
+-> ``{"action": 84, "label": "play:9h", "robot": SPEC}``.  A malformed body, an unknown
+field, an illegal action in the record or a record that contradicts the seat's cards
+gets a 4xx ``{"error": "..."}`` naming the problem; the same request gets the same
+answer (a robot that draws random numbers, and the world a record is rebuilt in, are
+seeded from the request).
 """
 
 from __future__ import annotations
@@ -33,6 +50,8 @@ from .. import ACTION_LABELS, N_ACTIONS
 from ..core.observe import OBS_SIZE
 from ..robots import make_robot
 from ..robots.base import Robot
+from ..seat_record import FORMAT as RECORD_FORMAT
+from ..seat_record import SeatRecordError, seat_view
 
 FIELDS = ("observation", "action_mask")
 
@@ -44,19 +63,15 @@ class RequestError(ValueError):
 
 
 def load_robot(spec: str) -> Robot:
-    """The robot of ``spec``; ValueError when it cannot answer from an observation."""
-    robot = make_robot(spec)
-    if robot.wants_view:
-        raise ValueError(f"robot {spec!r} searches the game state and cannot answer from an "
-                         "observation: serve random, table or onnx:PATH")
-    return robot
+    """The robot of ``spec`` (ValueError naming a bad spec)."""
+    return make_robot(spec)
 
 
 def parse_request(data: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(observation float32[OBS_SIZE], mask int8[N_ACTIONS])`` from a request body."""
     if not isinstance(data, dict):
-        raise RequestError("the body must be a JSON object with 'observation' and "
-                           "'action_mask'")
+        raise RequestError("the body must be a JSON object: {'record': {...}} or "
+                           "'observation' and 'action_mask'")
     missing = [f for f in FIELDS if f not in data]
     if missing:
         raise RequestError(f"missing field {missing[0]!r}: expected 'observation' "
@@ -87,13 +102,27 @@ def parse_request(data: Any) -> tuple[np.ndarray, np.ndarray]:
 def create_service_app(spec: str) -> Starlette:
     robot = load_robot(spec)
 
+    accepts = ["record"] if robot.wants_view else ["record", "observation"]
+
     async def info(request: Request) -> JSONResponse:
-        return JSONResponse({"robot": spec, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS})
+        return JSONResponse({"robot": spec, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS,
+                             "accepts": accepts, "record_format": RECORD_FORMAT})
 
     def decide(obs: np.ndarray, mask: np.ndarray) -> int:
         # The robot's own state (a random robot's generator) is reset per request.
         robot.begin_deal(zlib.crc32(obs.tobytes()) ^ zlib.crc32(mask.tobytes()) << 32)
         return int(robot.act({"observation": obs, "action_mask": mask}))
+
+    def decide_record(record: Any) -> tuple[int, np.ndarray]:
+        """The robot's action on the seat's view rebuilt from ``record`` (and the mask)."""
+        seed = zlib.crc32(json.dumps(record, sort_keys=True).encode())
+        try:
+            view = seat_view(record, rng=seed)
+        except SeatRecordError as e:
+            structural = e.field is None or "missing" in str(e) or "unknown field" in str(e)
+            raise RequestError(f"record: {e}", 400 if structural else 422) from e
+        robot.begin_deal(seed)
+        return int(robot.act_view(view)), view.action_mask()
 
     async def act(request: Request) -> JSONResponse:
         try:
@@ -101,10 +130,23 @@ def create_service_app(spec: str) -> Starlette:
                 data = json.loads(await request.body() or b"null")
             except (ValueError, UnicodeDecodeError) as e:
                 raise RequestError(f"the body is not JSON ({e})") from e
-            obs, mask = parse_request(data)
+            except RecursionError as e:
+                raise RequestError("the body is not JSON (nested too deeply)") from e
+            if isinstance(data, dict) and "record" in data:
+                extra = sorted(set(data) - {"record"})
+                if extra:
+                    raise RequestError(f"unknown field {extra[0]!r} next to 'record': expected "
+                                       "only 'record'")
+                a, mask = decide_record(data["record"])
+            else:
+                obs, mask = parse_request(data)
+                if robot.wants_view:
+                    raise RequestError(f"robot {spec!r} searches the hidden cards and needs the "
+                                       "deal so far: send {'record': {...}} "
+                                       f"({RECORD_FORMAT}), not an observation", 422)
+                a = decide(obs, mask)
         except RequestError as e:
             return JSONResponse({"error": str(e)}, status_code=e.status)
-        a = decide(obs, mask)
         if not mask[a]:  # a robot must answer a legal action; never pass an illegal one on
             return JSONResponse({"error": f"robot {spec!r} chose the illegal action "
                                  f"{ACTION_LABELS[a]!r}"}, status_code=500)

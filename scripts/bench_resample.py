@@ -1,0 +1,80 @@
+"""Benchmark: OpenSpiel ``resample_from_infostate`` on the game ``"mariash"`` (README,
+research section): how many resamples succeed and how long a call takes.
+
+States are taken at random points of parties played by ``--robot`` (random or table;
+chance nodes drawn uniformly) and resampled for each seat.  For ``--deals`` > 1 only
+states from the second deal on are kept (a gathered partie resamples by rejection there).
+
+    python scripts/bench_resample.py [--deals 3] [--shuffle partie] [--robot table]
+                                     [--states 60] [--seed 11]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=3)
+    ap.add_argument("--shuffle", choices=("partie", "every_deal"), default="partie")
+    ap.add_argument("--robot", choices=("random", "table"), default="table")
+    ap.add_argument("--states", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=11)
+    args = ap.parse_args(argv)
+
+    import pyspiel
+
+    from mariash_env.actions import N_ACTIONS
+    from mariash_env.openspiel import ResampleError
+    from mariash_env.robots.table import TableRobot
+
+    game = pyspiel.load_game("mariash", {"deals": args.deals, "shuffle": args.shuffle})
+    rng = np.random.default_rng(args.seed)
+    table = TableRobot()
+
+    def act(s) -> int:
+        if s.is_chance_node():
+            outcomes, probs = zip(*s.chance_outcomes())
+            return int(rng.choice(outcomes, p=probs))
+        if args.robot == "random":
+            return int(rng.choice(s.legal_actions()))
+        mask = np.zeros(N_ACTIONS, np.int8)
+        mask[s.legal_actions()] = 1
+        obs = np.asarray(s.observation_tensor(s.current_player()), np.float32)
+        return int(table.act({"observation": obs, "action_mask": mask}))
+
+    ok = failed = states = 0
+    seconds = 0.0
+    while states < args.states:
+        s = game.new_initial_state()
+        stop = int(rng.integers(1, 40 + 80 * args.deals))
+        while not s.is_terminal() and len(s.history()) < stop:
+            s.apply_action(act(s))
+        if s.is_terminal() or (args.deals > 1 and len(s.recalled()) < 2):
+            continue
+        states += 1
+        for p in range(3):
+            t0 = time.perf_counter()
+            try:
+                s.resample_from_infostate(p, rng.random)
+                ok += 1
+            except ResampleError:
+                failed += 1
+            seconds += time.perf_counter() - t0
+    print(f"deals={args.deals} shuffle={args.shuffle} robot={args.robot}: {ok} of "
+          f"{ok + failed} resamples succeed, {1000 * seconds / (ok + failed):.1f} ms a call")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
