@@ -47,34 +47,58 @@ def _labels() -> tuple[str, ...]:
     return tuple(out)
 
 
-ACTION_LABELS: tuple[str, ...] = _labels()
-assert len(ACTION_LABELS) == N_ACTIONS and ACTION_LABELS[PLAY0 + NCARDS - 1] == "play:Aa"
-_LABEL_TO_INDEX = {lab: i for i, lab in enumerate(ACTION_LABELS)}
-
-
 class ActionError(ValueError):
     """An unknown action label or an out-of-range action index."""
 
 
+class ActionTable:
+    """One game's action labels, index <-> label, with card codes in any case."""
+
+    def __init__(self, labels: tuple[str, ...], game: str, examples: str,
+                 card_heads: tuple[str, ...], suit_heads: tuple[str, ...] = ()) -> None:
+        self.labels = labels
+        self.game = game
+        self.examples = examples
+        self._index = {lab: i for i, lab in enumerate(labels)}
+        self._card_heads = card_heads
+        self._suit_heads = suit_heads
+
+    def label(self, index: int) -> str:
+        i = int(index)
+        if not 0 <= i < len(self.labels):
+            raise ActionError(f"{self.game}action index {index!r} is out of range: expected "
+                              f"0..{len(self.labels) - 1}")
+        return self.labels[i]
+
+    def index(self, label: str) -> int:
+        """Index of a label; card codes (and suit letters) in any case (``play:qh``)."""
+        if label in self._index:
+            return self._index[label]
+        if isinstance(label, str) and ":" in label:
+            head, _, tail = label.partition(":")
+            fixed = None
+            if len(tail) == 2 and head in self._card_heads:
+                fixed = f"{head}:{tail[0].upper()}{tail[1].lower()}"
+            elif len(tail) == 1 and head in self._suit_heads:
+                fixed = f"{head}:{tail.lower()}"
+            if fixed in self._index:
+                return self._index[fixed]
+        raise ActionError(f"unknown {self.game}action label {label!r}: expected e.g. "
+                          f"{self.examples}")
+
+
+ACTION_LABELS: tuple[str, ...] = _labels()
+assert len(ACTION_LABELS) == N_ACTIONS and ACTION_LABELS[PLAY0 + NCARDS - 1] == "play:Aa"
+TABLE = ActionTable(
+    ACTION_LABELS, "", "'trump:Qh', 'contract:suit', 'discard:7b', 'good', 'bad', "
+    "'announce:sedma', 'against:seven', 'flek:game', 'play:Aa' or 'lay_down'",
+    ("trump", "discard", "play"))
+
+
 def action_label(index: int) -> str:
-    i = int(index)
-    if not 0 <= i < N_ACTIONS:
-        raise ActionError(f"action index {index!r} is out of range: expected 0..{N_ACTIONS - 1}")
-    return ACTION_LABELS[i]
+    return TABLE.label(index)
 
 
 def action_index(label: str) -> int:
     """Index of a label; card labels accept any case of the card code (``play:qh``)."""
-    if label in _LABEL_TO_INDEX:
-        return _LABEL_TO_INDEX[label]
-    if isinstance(label, str) and ":" in label:
-        head, _, tail = label.partition(":")
-        if len(tail) == 2 and head in ("trump", "discard", "play"):
-            fixed = f"{head}:{tail[0].upper()}{tail[1].lower()}"
-            if fixed in _LABEL_TO_INDEX:
-                return _LABEL_TO_INDEX[fixed]
-    raise ActionError(
-        f"unknown action label {label!r}: expected e.g. 'trump:Qh', 'contract:suit', "
-        "'discard:7b', 'good', 'bad', 'announce:sedma', 'against:seven', 'flek:game', "
-        "'play:Aa' or 'lay_down'"
-    )
+    return TABLE.index(label)

@@ -7,7 +7,7 @@ follow §12's order and only ever grow at the end.
 
 from __future__ import annotations
 
-from .actions import ActionError
+from .actions import ActionError, ActionTable  # noqa: F401 (ActionError re-exported)
 from .cards import CARD_CODES, NCARDS, SUITS
 from .core.licit_games import GAME_IDS
 from .core.state import COMPONENT_NAMES
@@ -45,32 +45,16 @@ def _labels() -> tuple[str, ...]:
 ACTION_LABELS: tuple[str, ...] = _labels()
 assert len(ACTION_LABELS) == N_ACTIONS and ACTION_LABELS[PLAY0 + NCARDS - 1] == "play:Aa"
 assert ACTION_LABELS[TRUMP0] == "trump:b" and ACTION_LABELS[HELP0] == "helping:h"
-_LABEL_TO_INDEX = {lab: i for i, lab in enumerate(ACTION_LABELS)}
+TABLE = ActionTable(
+    ACTION_LABELS, "licitovaný ", "'bid:sedma', 'hold', 'pass', 'fold', 'game:sto', "
+    "'trump:l', 'helping:h', 'discard:7b', 'lead:Ah', 'flek:seven', 'good', 'show' or "
+    "'play:Aa' (LICITOVANY.md §12)", ("discard", "lead", "play"), ("trump", "helping"))
 
 
 def action_label(index: int) -> str:
-    i = int(index)
-    if not 0 <= i < N_ACTIONS:
-        raise ActionError(f"licitovaný action index {index!r} is out of range: expected "
-                          f"0..{N_ACTIONS - 1}")
-    return ACTION_LABELS[i]
+    return TABLE.label(index)
 
 
 def action_index(label: str) -> int:
     """Index of a label; card labels accept any case of the card code (``play:qh``)."""
-    if label in _LABEL_TO_INDEX:
-        return _LABEL_TO_INDEX[label]
-    if isinstance(label, str) and ":" in label:
-        head, _, tail = label.partition(":")
-        if len(tail) == 2 and head in ("discard", "lead", "play"):
-            fixed = f"{head}:{tail[0].upper()}{tail[1].lower()}"
-            if fixed in _LABEL_TO_INDEX:
-                return _LABEL_TO_INDEX[fixed]
-        if len(tail) == 1 and head in ("trump", "helping") and f"{head}:{tail.lower()}" in \
-                _LABEL_TO_INDEX:
-            return _LABEL_TO_INDEX[f"{head}:{tail.lower()}"]
-    raise ActionError(
-        f"unknown licitovaný action label {label!r}: expected e.g. 'bid:sedma', 'hold', "
-        "'pass', 'fold', 'game:sto', 'trump:l', 'helping:h', 'discard:7b', 'lead:Ah', "
-        "'flek:seven', 'good', 'show' or 'play:Aa' (LICITOVANY.md §12)"
-    )
+    return TABLE.index(label)

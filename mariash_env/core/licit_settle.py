@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules import R_CAP
 from .jit import njit
 from .licit_games import COMPONENTS, G_LEPSI_STO, G_STO, HEARTS, KIND
-from .settle import _line, side_marriages
+from .settle import _line, capped_net, clear_lines, side_marriages
 from .state import (
     ACTOR,
-    AMT,
     BET_LEVEL,
     C_BETL,
     C_DURCH,
@@ -48,9 +46,6 @@ from .state import (
     TRICKS,
     TRUMP_CARD,
     TWIN,
-    WON,
-    WORTH,
-    get64,
     set64,
 )
 
@@ -130,31 +125,23 @@ def _played_lines(st):
 @njit
 def settle_licit(st, rules):
     """Compute every line and the payments of a finished licitovaný deal (§9)."""
-    for i in range(5):
-        set64(st, AMT + 2 * i, 0)
-        st[WON + i] = 0
-        st[WORTH + i] = 0
-    st[SILENT100] = 0
+    clear_lines(st)
     actor = st[ACTOR]
     end = st[END]
     g = st[LIC_GAME]
     h = np.int64(2 if HEARTS[g] else 1)
-    a = np.int64(0)
+    fixed = np.int64(0)  # the unplayed deals' fixed prices (no line)
     if end == END_FOLD:
-        a = np.int64(-FOLD_PRICE)
+        fixed = np.int64(-FOLD_PRICE)
     elif end == END_SHOW:
-        a = np.int64(-(SHOW_PRICE_LEPSI if HEARTS[g] else SHOW_PRICE))
+        fixed = np.int64(-(SHOW_PRICE_LEPSI if HEARTS[g] else SHOW_PRICE))
     elif end == END_BARE_FLEK:
         # The flekked game conceded and the seven conceded cancel (§6).
         _line(st, K_GAME, False, 1, 1, 2 * h)
         _line(st, K_SEVEN, True, 2, 1, h)
     elif end != END_NO_BID:
         _played_lines(st)
-    for i in range(5):
-        a += get64(st, AMT + 2 * i)
-    cap = rules[R_CAP]
-    if cap > 0:
-        a = min(cap, max(-cap, a))
+    a = capped_net(st, rules, fixed)
     for s in range(3):
         set64(st, PAY + 2 * s, 0)
     if actor >= 0:

@@ -96,6 +96,29 @@ def side_marriages(st):
 
 
 @njit
+def clear_lines(st):
+    """Every settlement line and the silent-hundred mark back to zero (both games)."""
+    for i in range(5):
+        set64(st, AMT + 2 * i, 0)
+        st[WON + i] = 0
+        st[WORTH + i] = 0
+    st[SILENT100] = 0
+
+
+@njit
+def capped_net(st, rules, fixed):
+    """The lines' sum plus ``fixed`` (a price outside the lines), ``A`` per defender,
+    clamped to ``payment_cap`` when one is set."""
+    a = np.int64(fixed)
+    for i in range(5):
+        a += get64(st, AMT + 2 * i)
+    cap = rules[R_CAP]
+    if cap > 0:
+        a = min(cap, max(-cap, a))
+    return a
+
+
+@njit
 def _line(st, line, won, worth, sign_won, mult):
     """Record a line: ``sign_won`` is +1 when winning it pays the actor, -1 for the defence's."""
     st[WON + line] = 1 if won else 0
@@ -106,11 +129,7 @@ def _line(st, line, won, worth, sign_won, mult):
 @njit
 def settle(st, rules):
     """Compute every line of the settlement and the payments of a finished deal."""
-    for i in range(5):
-        set64(st, AMT + 2 * i, 0)
-        st[WON + i] = 0
-        st[WORTH + i] = 0
-    st[SILENT100] = 0
+    clear_lines(st)
     actor = st[ACTOR]
     con = st[CONTRACT]
     end = st[END]
@@ -189,12 +208,7 @@ def settle(st, rules):
                 # Silent seven: for the side of whoever played it to the last trick.
                 sign = 1 if st[SEVEN_SEAT] == actor else -1
                 _line(st, L_SILENT_SEVEN, st[SEVEN_WON] == 1, 1, sign, h)
-    a = np.int64(0)
-    for i in range(5):
-        a += get64(st, AMT + 2 * i)
-    cap = rules[R_CAP]
-    if cap > 0:
-        a = min(cap, max(-cap, a))
+    a = capped_net(st, rules, 0)
     for s in range(3):
         set64(st, PAY + 2 * s, 2 * a if s == actor else -a)
     st[SETTLED] = 1
