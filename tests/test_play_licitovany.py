@@ -204,6 +204,12 @@ def test_settlement_lines_cap_and_laid_transfer():
     assert "od každého obránce / per defender: -512 desetníky" in lines
     assert "stovka tutti / hundred tutti: prohráno / lost -512" in lines
     assert lines[0].startswith("robot table (2): lepší stovka / better hundred (♥ červené")
+    # a defender's silent seven (§9 example 5): whose seven it was
+    five = {**capped, "components": [{"component": "silent_seven", "level": 0,
+                                      "level_name": "", "won": True, "worth": 1, "amount": -1,
+                                      "seat": 1, "owner": "defence"}]}
+    assert "tichá sedma / silent seven: vyhráno / won (robot table (1), obrana / defence) -1" \
+        in licit.settlement_lines(five, NAMES)
     # a deal nobody bid: nobody pays
     none = {"game": None, "bid": None, "actor": -1, "end": "no_bid", "payments": [0, 0, 0],
             "amount": 0, "net": 0, "capped": False, "laid": False, "components": []}

@@ -35,6 +35,7 @@ END_WORDS = {"played": ("dohráno", "played"), "decided_early": ("rozhodnuto př
              "bare_game_flek": ("jen flek na hru: nehraje se, nikdo neplatí",
                                 "a bare game flek: not played, nobody pays")}
 UNIT = "desetníky"
+OWNER = {"actor": "aktér / actor", "defence": "obrana / defence"}
 
 
 def licit_robot(spec: str) -> Robot:
@@ -197,6 +198,8 @@ def settlement_lines(s: dict[str, Any], names: dict[int, str]) -> list[str]:
         lvl = f" {c['level_name']}" if c["level_name"] else ""
         silent = f" (tiché sto / silent hundred: {c['silent_hundred']})" \
             if c.get("silent_hundred") else ""
+        if "owner" in c:  # the silent seven: whose seven won or lost (§9)
+            silent = f" ({names[c['seat']]}, {OWNER[c['owner']]})"
         lines.append(f"{cz}{lvl} / {en}{lvl}: "
                      f"{'vyhráno / won' if c['won'] else 'prohráno / lost'}{silent} "
                      f"{c['amount']:+d}")
