@@ -77,20 +77,44 @@ def _browser(p):
     return p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
 
 
+def _open(p, url):
+    """Chromium on the table, robots moving 30 ms apart, once the first state is shown."""
+    browser = _browser(p)
+    page = browser.new_page(viewport={"width": 1420, "height": 900})
+    page.goto(url + "?delay=30")
+    page.wait_for_function("document.body.dataset.waiting !== ''")
+    return browser, page
+
+
+def _wait_turn(page) -> str:
+    """Wait until the robots have moved: what the table waits for then."""
+    page.wait_for_function("['human', 'next_deal', 'partie_over']"
+                           ".includes(document.body.dataset.waiting)")
+    return page.evaluate("document.body.dataset.waiting")
+
+
+def _only_card_actions(cards, heads: tuple[str, ...]) -> None:
+    """Only legal cards are active: every active card carries a legal card action."""
+    for i in range(cards.count()):
+        assert cards.nth(i).get_attribute("data-label").split(":")[0] in heads
+
+
+def _click(page, target) -> None:
+    """Click and wait for the table's next state."""
+    move = page.evaluate("document.body.dataset.move")
+    target.click()
+    page.wait_for_function(f"document.body.dataset.move !== '{move}'")
+
+
 def test_a_whole_deal_by_clicking(server):
     sync_api = pytest.importorskip("playwright.sync_api")
     url, save_dir = server
     shots = {}
     with sync_api.sync_playwright() as p:
-        browser = _browser(p)
-        page = browser.new_page(viewport={"width": 1420, "height": 900})
-        page.goto(url + "?delay=30")
-        page.wait_for_function("document.body.dataset.waiting !== ''")
+        browser, page = _open(p, url)
         clicks = 0
         while True:
-            page.wait_for_function("['human', 'next_deal', 'partie_over']"
-                                   ".includes(document.body.dataset.waiting)")
-            waiting = page.evaluate("document.body.dataset.waiting")
+            waiting = _wait_turn(page)
             if waiting != "human":
                 break
             phase = page.evaluate("document.getElementById('status').textContent")
@@ -104,14 +128,8 @@ def test_a_whole_deal_by_clicking(server):
                 shots["play_trump.png"] = page.screenshot()
             if page.locator("#trick .card").count() == 2 and "play_trick.png" not in shots:
                 shots["play_trick.png"] = page.screenshot()
-            # only legal cards/buttons are active: every active card carries a legal label
-            for i in range(cards.count()):
-                assert cards.nth(i).get_attribute("data-label").split(":")[0] in (
-                    "trump", "discard", "play")
-            move = page.evaluate("document.body.dataset.move")
-            target = cards.first if cards.count() else page.locator("button.choice").first
-            target.click()
-            page.wait_for_function(f"document.body.dataset.move !== '{move}'")
+            _only_card_actions(cards, ("trump", "discard", "play"))
+            _click(page, cards.first if cards.count() else page.locator("button.choice").first)
             clicks += 1
         assert waiting == "next_deal" and clicks >= 5
         lines = page.locator("#settlement .line")
@@ -144,16 +162,11 @@ def test_a_licitovany_deal_by_clicking(licit_server):
     url, save_dir = licit_server
     shots = {}
     with sync_api.sync_playwright() as p:
-        browser = _browser(p)
-        page = browser.new_page(viewport={"width": 1420, "height": 900})
-        page.goto(url + "?delay=30")
-        page.wait_for_function("document.body.dataset.waiting !== ''")
+        browser, page = _open(p, url)
         assert page.locator("#title").text_content() == "Licitovaný mariáš"
         clicked, fleked = [], False
         while True:
-            page.wait_for_function("['human', 'next_deal', 'partie_over']"
-                                   ".includes(document.body.dataset.waiting)")
-            waiting = page.evaluate("document.body.dataset.waiting")
+            waiting = _wait_turn(page)
             if waiting != "human":
                 break
             tags = page.locator("#contract .tag").all_text_contents()
@@ -171,9 +184,7 @@ def test_a_licitovany_deal_by_clicking(licit_server):
             if page.locator("#trick .card").count() == 2 and "licit_trick" not in shots:
                 shots["licit_trick"] = page.screenshot()
             cards = page.locator("#hand .card.legal")
-            for i in range(cards.count()):  # only legal cards are active, as card actions
-                assert cards.nth(i).get_attribute("data-label").split(":")[0] in (
-                    "discard", "lead", "play")
+            _only_card_actions(cards, ("discard", "lead", "play"))
             if cards.count():
                 target = cards.first
             else:  # never fold; one flek, then good
@@ -182,9 +193,7 @@ def test_a_licitovany_deal_by_clicking(licit_server):
                 target = buttons.nth(keep[0])
                 fleked |= labels[keep[0]].startswith("flek:")
             clicked.append(target.get_attribute("data-label"))
-            move = page.evaluate("document.body.dataset.move")
-            target.click()
-            page.wait_for_function(f"document.body.dataset.move !== '{move}'")
+            _click(page, target)
         assert waiting == "next_deal"
         heads = {lab.split(":")[0] for lab in clicked}
         assert {"bid", "game", "discard", "play"} <= heads, clicked
