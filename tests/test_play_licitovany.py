@@ -75,6 +75,7 @@ def test_a_whole_deal_through_the_session(tmp_path):
     seen = []
     st = _deals(s, random.Random(1), 1, seen)
     phases = {x["phase"] for x in seen}
+    assert [p["role"] for p in seen[0]["seats"]] == ["dealer", "forhond", "middlehand"]
     assert {"bid", "play"} <= phases
     for x in seen:
         if x["phase"] in ("bid", "hold", "lone_bid"):  # LICITOVANY.md §4: the auction

@@ -23,6 +23,7 @@ from .labels import SUIT_NAMES_EN, card_info, game_words
 
 CARD_HEADS = ("discard", "lead", "play")  # trump:b / helping:h name suits: buttons
 AUCTION_HEADS = ("bid", "hold", "pass")
+ROLES = ("forhond", "middlehand", "dealer")  # LICITOVANY.md §1 spells forhond
 BLOCKS = {name: (off, size) for name, off, size, _ in LOBS_LAYOUT}
 COMPONENT_WORDS = {"game": ("hra", "game"), "seven": ("sedma", "seven"),
                    "hundred": ("stovka", "hundred"), "two_sevens": ("dvě sedmy", "two sevens"),

@@ -434,7 +434,7 @@ class PlaySession:
             hand = licit.hand(obs)
             points, tricks = licit.counts(obs)
             forehand = licit.forhond(obs, self.human)
-            heads = licit.CARD_HEADS
+            heads, roles = licit.CARD_HEADS, licit.ROLES
         else:
             table = self._voleny_table(obs)
             hand_mask = _block(obs, "hand")
@@ -444,7 +444,7 @@ class PlaySession:
             tricks = np.rint(_block(obs, "ntricks") * 10).astype(int)
             forehand = self._abs(_block(obs, "forehand"))
             forehand = forehand if forehand >= 0 else None
-            heads = CARD_HEADS
+            heads, roles = CARD_HEADS, ROLES
         positions = table.pop("positions", {})
         card_legal = {lab.split(":")[1]: lab for lab in legal if _on_card(lab, heads)}
         choices = [self._describe(lab) for lab in legal if not _on_card(lab, heads)]
@@ -453,7 +453,7 @@ class PlaySession:
             rel = (s - self.human) % 3
             seats.append({
                 "seat": s, "name": self.names[s], "human": s == self.human,
-                "role": ROLES[(s - forehand) % 3] if forehand is not None else "",
+                "role": roles[(s - forehand) % 3] if forehand is not None else "",
                 "position": positions.get(s, ""),
                 "score": g.scores[s], "points": int(points[rel]), "tricks": int(tricks[rel]),
                 "to_move": not g.deal_over and g.to_move == s,
