@@ -118,9 +118,9 @@ def test_undo_takes_back_the_humans_last_action(tmp_path):
             s.undo(s.id, s.move)
 
 
-def test_only_voleny_and_two_good_robots(tmp_path):
-    with pytest.raises(PlayError, match="licitovany.*only voleny"):
-        _session(tmp_path, rules="licitovany")
+def test_known_rules_and_two_good_robots(tmp_path):
+    with pytest.raises(PlayError, match="unknown rules 'x': expected voleny or licitovany"):
+        _session(tmp_path, rules="x")
     with pytest.raises(PlayError, match="expected two robots"):
         _session(tmp_path, robots="table")
     with pytest.raises(PlayError, match="cannot seat robot 'nobody'"):
@@ -167,7 +167,8 @@ def test_series_tie_breaks_and_shared_places():
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--rules", "licitovany"], "unknown rules 'licitovany'"),
+    (["--rules", "bridge"], "unknown rules 'bridge'"),
+    (["--rules", "licitovany", "--robots", "table,pimc"], "cannot seat robot 'pimc'"),
     (["--robots", "table"], "expected two robots"),
     (["--robots", "table,onnx:none.onnx"], "cannot seat robot 'onnx:none.onnx'"),
     (["--port", "0"], "invalid port 0"),

@@ -69,3 +69,26 @@ def test_quit_at_once_and_a_numbered_move_list(tmp_path):
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
     assert "  1. trump " in plain and "  8. z lidu / trumps blind" in plain
     assert s.move == 0
+
+
+def test_licitovany_deal_in_the_terminal(tmp_path):
+    # LICITOVANY.md §4-§9 at the terminal: the auction worded, numbered legal moves, undo,
+    # the settlement in desetníky
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, color_system="truecolor", width=160)
+    s = PlaySession("table,table", save_dir=tmp_path, seed=3, human_seat=1, rules="licitovany")
+    script = iter(["x", "1", "u"] + ["1"] * 300)
+
+    def read(prompt):
+        if s.waiting == "next_deal":
+            return "q"
+        return next(script)
+
+    assert TerminalTable(s, console=console, read=read).run() == 0
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
+    assert "licitace / auction" in plain and "licituje / challenger" in plain
+    assert "error: 'x' is not a move" in plain and "zpět / undone" in plain
+    assert "desetníky" in plain and "vyúčtování / settlement" in plain
+    assert "od každého obránce / per defender" in plain
+    assert "robot table (0): pas" in plain or "robot table (0): licit:" in plain
+    assert s.waiting == "next_deal" and len(s.game.records) == 1

@@ -29,7 +29,8 @@ def _port(text: str) -> int:
 def _play_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--robots", default="table,table",
                     help="two robots: random, table, pimc, onnx:PATH (default table,table)")
-    ap.add_argument("--rules", default="voleny", help="only voleny for now")
+    ap.add_argument("--rules", default="voleny",
+                    help="voleny (the default) or licitovany (robots: table, random)")
     ui = ap.add_mutually_exclusive_group()
     ui.add_argument("--web", action="store_true", help="the browser table (the default)")
     ui.add_argument("--terminal", action="store_true", help="the terminal table")
@@ -52,7 +53,7 @@ def play(args: argparse.Namespace) -> int:
 
         def new_session() -> PlaySession:
             return PlaySession(robots, save_dir=args.save_dir, human_seat=args.seat,
-                               name=args.name, seed=args.seed)
+                               name=args.name, seed=args.seed, rules=args.rules)
 
         if args.resume:
             path = latest_unfinished(args.save_dir)

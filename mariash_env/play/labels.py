@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from ..cards import SUIT_NAMES_CZ, SUITS, card_index, czech_name, pretty
+from ..core.licit_games import GAME_IDS, GAME_NAMES_CZ
 from ..game import level_name
+from ..licit_record import level_name as licit_level_name
 
 SUIT_NAMES_EN = ("hearts", "bells", "leaves", "acorns")
 BET_CZ = {"game": "hru", "seven": "sedmu", "seven_against": "sedmu proti",
@@ -38,6 +40,17 @@ def card_info(code: str) -> dict[str, str]:
             "suit": SUITS[i >> 3], "suit_cz": SUIT_NAMES_CZ[i >> 3]}
 
 
+_CARD_VERBS = {"trump": ("trumf", "trump card"), "discard": ("odložit", "discard"),
+               "play": ("hrát", "play"), "lead": ("vynést lícem dolů", "lead face down")}
+
+
+def _card_action(head: str, code: str) -> tuple[str, str]:
+    """Czech and English words of an action on one card (``play:Qh``)."""
+    c = card_info(code)
+    verb = _CARD_VERBS[head]
+    return f"{verb[0]} {c['short']} ({c['cz']})", f"{verb[1]} {c['short']}"
+
+
 def describe(label: str, next_level: int = 1, contract: str = "suit") -> dict[str, str]:
     """``{"label", "cz", "en"}`` for an action label; ``next_level`` is the level a
     ``flek:*`` would raise its bet to, ``contract`` names the game bet (suit/betl/durch)."""
@@ -46,10 +59,7 @@ def describe(label: str, next_level: int = 1, contract: str = "suit") -> dict[st
     else:
         head, _, tail = label.partition(":")
         if head in ("trump", "discard", "play"):
-            c = card_info(tail)
-            verb = {"trump": ("trumf", "trump card"), "discard": ("odložit", "discard"),
-                    "play": ("hrát", "play")}[head]
-            cz, en = f"{verb[0]} {c['short']} ({c['cz']})", f"{verb[1]} {c['short']}"
+            cz, en = _card_action(head, tail)
         elif head == "flek":
             word = level_name(next_level)
             bet_cz = contract if tail == "game" and contract != "suit" else BET_CZ[tail]
@@ -57,4 +67,51 @@ def describe(label: str, next_level: int = 1, contract: str = "suit") -> dict[st
             cz, en = f"{word} na {bet_cz}", f"{word} on {bet_en}"
         else:
             cz = en = label
+    return {"label": label, "cz": cz, "en": en}
+
+
+# --- licitovaný mariáš (LICITOVANY.md §12's labels) ------------------------------------
+GAME_NAMES_EN = ("seven", "better seven", "hundred", "hundred and seven", "better hundred",
+                 "better hundred and seven", "betl (misère)", "durch (slam)", "two sevens",
+                 "two sevens and hundred", "better two sevens", "better two sevens and hundred")
+COMPONENT_CZ = {"game": "hru", "seven": "sedmu", "hundred": "stovku",
+                "two_sevens": "dvě sedmy", "silent_seven": "tichou sedmu"}
+COMPONENT_EN = {"game": "the game", "seven": "the seven", "hundred": "the hundred",
+                "two_sevens": "the two sevens", "silent_seven": "the silent seven"}
+_LICIT_FIXED: dict[str, tuple[str, str]] = {
+    "hold": ("držím", "hold (take the standing bid)"),
+    "pass": ("pas", "pass (drop out)"),
+    "fold": ("složit (za omyl, 0,60)", "fold (pay 0.60 each)"),
+    "good": ("dobrý", "good (no more flek)"),
+    "show": ("ukázat", "show (4 cards of the helping suit)"),
+}
+
+
+def game_words(game: str) -> tuple[str, str]:
+    """Czech and English name of a licitovaný game id (``"sto_sedma"``)."""
+    i = GAME_IDS.index(game)
+    return GAME_NAMES_CZ[i], GAME_NAMES_EN[i]
+
+
+def describe_licit(label: str, next_level: int = 1) -> dict[str, str]:
+    """``{"label", "cz", "en"}`` for a licitovaný action label; ``next_level`` is the
+    level a ``flek:*`` would raise its component to (flek, re, tutti, boty, kalhoty)."""
+    head, _, tail = label.partition(":")
+    if label in _LICIT_FIXED:
+        cz, en = _LICIT_FIXED[label]
+    elif head in ("bid", "game"):
+        gcz, gen = game_words(tail)
+        cz, en = (f"licit: {gcz}", f"bid: {gen}") if head == "bid" else \
+            (f"hra: {gcz}", f"game: {gen}")
+    elif head in ("trump", "helping"):
+        s = SUITS.index(tail)
+        cz, en = ((f"trumfy {SUIT_NAMES_CZ[s]}", f"trumps {SUIT_NAMES_EN[s]}") if head == "trump"
+                  else (f"pomocná {SUIT_NAMES_CZ[s]}", f"helping suit {SUIT_NAMES_EN[s]}"))
+    elif head in ("discard", "lead", "play"):
+        cz, en = _card_action(head, tail)
+    elif head == "flek":
+        word = licit_level_name(next_level)
+        cz, en = f"{word} na {COMPONENT_CZ[tail]}", f"{word} on {COMPONENT_EN[tail]}"
+    else:
+        raise ValueError(f"unknown licitovaný action label {label!r}")
     return {"label": label, "cz": cz, "en": en}

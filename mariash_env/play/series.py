@@ -29,15 +29,17 @@ def period_of(when: str, period: str) -> str:
     raise ValueError(f"unknown period {period!r}: expected 'week' or 'month'")
 
 
-def load_parties(save_dir: str | Path) -> list[dict[str, Any]]:
-    """The finished parties' summaries (``*.json`` beside the records) in ``save_dir``."""
+def load_parties(save_dir: str | Path, rules: str | None = None) -> list[dict[str, Any]]:
+    """The finished parties' summaries (``*.json`` beside the records) in ``save_dir``;
+    with ``rules``, only that game's (a summary without ``rules`` is volený's)."""
     out = []
     for p in sorted(Path(save_dir).glob("*.json")):
         try:
             meta = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue  # not a partie summary: the table skips it rather than failing
-        if isinstance(meta, dict) and meta.get("complete") and "players" in meta:
+        if isinstance(meta, dict) and meta.get("complete") and "players" in meta and \
+                rules in (None, meta.get("rules", "voleny")):
             out.append(meta)
     return out
 
@@ -73,10 +75,12 @@ def series_table(parties: Iterable[dict[str, Any]], period: str, key: str) -> li
     return rows
 
 
-def series_tables(save_dir: str | Path, now: dt.datetime | None = None) -> dict[str, Any]:
-    """This week's and this month's tables over the parties saved in ``save_dir``."""
+def series_tables(save_dir: str | Path, now: dt.datetime | None = None,
+                  rules: str | None = None) -> dict[str, Any]:
+    """This week's and this month's tables over the parties saved in ``save_dir`` (with
+    ``rules``, that game's only: groše and desetníky do not add up)."""
     now = now or dt.datetime.now(dt.timezone.utc)
-    parties = load_parties(save_dir)
+    parties = load_parties(save_dir, rules)
     out: dict[str, Any] = {}
     for period in ("week", "month"):
         key = period_of(now.isoformat(), period)

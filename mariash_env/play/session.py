@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import action_label
 from ..atomic import atomic_open
 from ..cards import CARD_CODES, SUITS, cards_of
 from ..core.observe import OBS_LAYOUT
@@ -30,14 +29,19 @@ from ..game import Game, IllegalActionError, level_name
 from ..records import save_records
 from ..robots import SeatView, make_robot
 from ..robots.base import Robot
-from .labels import SUIT_NAMES_EN, card_info, describe
+from . import licit
+from .labels import SUIT_NAMES_EN, card_info, describe, describe_licit
 from .series import series_tables
 
-RULES = ("voleny",)
+RULES = ("voleny", "licitovany")
 ROLES = ("forhont", "middlehand", "dealer")
 CARD_HEADS = ("trump", "discard", "play")
 BETS = ("game", "seven", "seven_against", "hundred_against")
-SESSION_FORMAT = "mariash-session/1"
+# What the human sees of another seat's hidden action (its card stays hidden).
+HIDDEN = {"discard": {"cz": "odkládá kartu do talonu", "en": "discards a card"},
+          "lead": {"cz": "vynáší kartu lícem dolů", "en": "lays a face-down lead"}}
+SESSION_FORMAT = "mariash-session/2"  # /2: each log entry carries its move number
+OLD_FORMATS = ("mariash-session/1",)
 _BLOCKS = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}
 
 
@@ -66,21 +70,43 @@ def latest_unfinished(save_dir: str | os.PathLike) -> Path | None:
     return max(found)[1] if found else None
 
 
-def _on_card(label: str) -> bool:
-    """Whether the label is a click on a card of the hand (trump:blind is a button)."""
+def _on_card(label: str, heads: tuple[str, ...] = CARD_HEADS) -> bool:
+    """Whether the label is a click on a card of the hand (trump:blind, licitovaný's
+    trump:b name no card: buttons)."""
     head, _, tail = label.partition(":")
-    return head in CARD_HEADS and tail != "blind"
+    return head in heads and len(tail) == 2
 
 
-def _block(obs: np.ndarray, name: str) -> np.ndarray:
-    off, size = _BLOCKS[name]
+def _block(obs: np.ndarray, name: str,
+           blocks: dict[str, tuple[int, int]] = _BLOCKS) -> np.ndarray:
+    off, size = blocks[name]
     return obs[off:off + size]
+
+
+def tricks_seen(obs: np.ndarray, me: int, blocks: dict[str, tuple[int, int]] = _BLOCKS
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The current and the last complete trick from seat ``me``'s observation (both
+    games encode the card play alike), each card with the seat that played it."""
+    played_in = _block(obs, "played_in", blocks).reshape(32, 10)
+    by = _block(obs, "played_by", blocks).reshape(3, 32)
+    lead = _block(obs, "trick_leader", blocks).reshape(10, 3)
+    tricks = []
+    for t in range(10):
+        cards = np.flatnonzero(played_in[:, t])
+        if not cards.size:
+            break
+        first = int(np.argmax(lead[t]))
+        seat_of = {int(c): int(np.argmax(by[:, c])) for c in cards}
+        order = sorted(seat_of, key=lambda c: (seat_of[c] - first) % 3)
+        tricks.append([{"seat": (seat_of[c] + me) % 3, **card_info(CARD_CODES[c])}
+                       for c in order])
+    cur = tricks.pop() if tricks and len(tricks[-1]) < 3 else []
+    return cur, tricks[-1] if tricks else []
 
 
 def check_rules(rules: str) -> str:
     if rules not in RULES:
-        raise PlayError(f"unknown rules {rules!r}: only {', '.join(RULES)} can be played "
-                        "at the table for now (licitovaný comes later)")
+        raise PlayError(f"unknown rules {rules!r}: expected {' or '.join(RULES)}")
     return rules
 
 
@@ -92,9 +118,9 @@ def parse_robots(spec: str | Sequence[str]) -> list[str]:
     return items
 
 
-def _robot(spec: str) -> Robot:
+def _robot(spec: str, rules: str = "voleny") -> Robot:
     try:
-        return make_robot(spec)
+        return licit.licit_robot(spec) if rules == "licitovany" else make_robot(spec)
     except Exception as e:  # a missing ONNX file, a bad argument: name the spec
         raise PlayError(f"cannot seat robot {spec!r}: {e}") from e
 
@@ -120,6 +146,7 @@ class PlaySession:
         specs = parse_robots(robots)
         self.specs, self.name = specs, name
         self.rules = rules
+        self.licit = rules == "licitovany"
         self.human = human_seat
         self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
         self.seed = int(seed) if seed is not None else secrets.randbelow(2**31)
@@ -127,14 +154,16 @@ class PlaySession:
         self.save_dir = Path(save_dir)
         self.save_dir.mkdir(parents=True, exist_ok=True)
         robot_seats = [s for s in range(3) if s != human_seat]
-        self.robots: dict[int, Robot] = {s: _robot(sp) for s, sp in zip(robot_seats, specs)}
+        self.robots: dict[int, Robot] = {s: _robot(sp, rules) for s, sp in zip(robot_seats, specs)}
         self.names = {s: (name if s == human_seat else f"robot {self._spec_name(specs, s)}")
                       for s in range(3)}
         self.names = {s: f"{n} ({s})" if list(self.names.values()).count(n) > 1 else n
                       for s, n in self.names.items()}
         self.started = self.clock().isoformat()
         self.move = 0
-        self.log: list[tuple[str, Any]] = []  # every change, to rebuild the game on undo
+        # every change with its move number, to rebuild the game (and the numbers of the
+        # shown moves, which an undo skips ahead) on undo and resume
+        self.log: list[tuple[str, Any, int]] = []
         self.events: list[dict[str, Any]] = []
         self.deals: list[dict[str, Any]] = []  # each finished deal's settlement lines
         self._undo_ok = False
@@ -146,7 +175,7 @@ class PlaySession:
         return specs[i]
 
     def _new_game(self) -> None:
-        self.game = Game()
+        self.game = Game(self.rules)
         self.game.new_partie(seed=self.seed)
         self._begin_deal()
 
@@ -197,10 +226,15 @@ class PlaySession:
         """One robot move (the robot to move decides from its own seat's view)."""
         self._expect(session_id, move, "robot", "no robot is to move")
         g = self.game
-        # act_view: a searching robot samples worlds from the view, others read its
-        # observation (robots/base.py)
-        a = self.robots[g.to_move].act_view(SeatView.from_game(g, g.to_move))
-        self._apply(action_label(g.check(int(a))))  # a robot's illegal move raises here
+        robot = self.robots[g.to_move]
+        if self.licit:  # its robots read the seat's observation and mask (no SeatView)
+            obs, mask = g.observe(g.to_move)
+            a = robot.act({"observation": obs, "action_mask": mask})
+        else:
+            # act_view: a searching robot samples worlds from the view, others read its
+            # observation (robots/base.py)
+            a = robot.act_view(SeatView.from_game(g, g.to_move))
+        self._apply(g.kind.action_label(g.check(int(a))))  # a robot's illegal move raises here
         self._undo_ok = False
         self.checkpoint()
         return self.state()
@@ -230,13 +264,14 @@ class PlaySession:
         self.checkpoint()
         return self.state()
 
-    def _replay(self, log: list[tuple[str, Any]]) -> None:
+    def _replay(self, log: list[tuple[str, Any, int]]) -> None:
         """Rebuild the game from the start through ``log`` (nothing saved meanwhile)."""
         self.log, self.deals, self.events, self.move = [], [], [], 0
         self._new_game()
         self._saving = False
         try:
-            for kind, val in log:
+            for kind, val, move in log:
+                self.move = move - 1
                 self._apply(val) if kind == "act" else self._next()
         finally:
             self._saving = True
@@ -253,20 +288,22 @@ class PlaySession:
             "robots": self.specs, "human_seat": self.human, "name": self.name,
             "started": self.started, "move": self.move, "over": self.game.partie_over,
             "undo_ok": self._undo_ok,
-            "log": [[k, v] for k, v in self.log]})
+            "log": [list(e) for e in self.log]})
 
     @classmethod
     def resume(cls, path: str | os.PathLike, **kw: Any) -> PlaySession:
         """The session saved at ``path`` (a ``*.session.json``), at the move it was left."""
         try:
             d = json.loads(Path(path).read_text(encoding="utf-8"))
-            if d.get("format") != SESSION_FORMAT:
+            if d.get("format") not in (SESSION_FORMAT, *OLD_FORMATS):
                 raise ValueError(f"not a {SESSION_FORMAT} file")
             s = cls(d["robots"], save_dir=Path(path).parent, human_seat=d["human_seat"],
                     name=d["name"], seed=d["seed"], rules=d["rules"], session_id=d["id"],
                     **kw)
             s.started = d["started"]
-            s._replay([(k, v) for k, v in d["log"]])
+            # a /1 entry [kind, value] had no move number: the moves in order
+            s._replay([(e[0], e[1], int(e[2]) if len(e) > 2 else i + 1)
+                       for i, e in enumerate(d["log"])])
             s.move, s._undo_ok = int(d["move"]), bool(d["undo_ok"])
         except (OSError, ValueError, KeyError, TypeError, IllegalActionError) as e:
             raise PlayError(f"cannot resume {str(path)!r}: {e}") from e
@@ -282,13 +319,15 @@ class PlaySession:
     def _apply(self, label: str) -> None:
         g = self.game
         seat = g.to_move
-        level = self._next_level(label)
-        contract = self._contract()
+        head = label.partition(":")[0]
+        words = self._describe(label)
+        if seat != self.human and head in HIDDEN:  # another seat's talon, face-down lead
+            words = {"label": head, **HIDDEN[head]}
         ended = g.step(label)  # legal: checked by the caller or chosen from the mask
         self.move += 1
-        self.log.append(("act", label))
+        self.log.append(("act", label, self.move))
         self.events.append({"move": self.move, "deal": g.deal_no, "seat": seat,
-                            "name": self.names[seat], **describe(label, level, contract)})
+                            "name": self.names[seat], **words})
         if ended:
             self._finish_deal()
 
@@ -296,14 +335,15 @@ class PlaySession:
         if not self.game.next_deal():
             raise PlayError("the partie is over", 409)
         self.move += 1
-        self.log.append(("next", None))
+        self.log.append(("next", None, self.move))
         self.events = [e for e in self.events if e["deal"] == self.game.deal_no]
         self._begin_deal()
 
     def _finish_deal(self) -> None:
         s = self.game.last_settlement
         assert s is not None
-        self.deals.append({"deal": self.game.deal_no, "lines": settlement_lines(s, self.names),
+        lines = (licit.settlement_lines if self.licit else settlement_lines)(s, self.names)
+        self.deals.append({"deal": self.game.deal_no, "lines": lines,
                            "payments": s["payments"], "scores": self.game.scores})
         if self._saving:
             self.save()
@@ -319,7 +359,8 @@ class PlaySession:
         wins = [0, 0, 0]
         for rec in self.game.records:
             s = rec["settlement"]
-            if any(b["bet"] == "game" and b["won"] for b in s["bets"]):
+            if licit.actor_won(s) if self.licit else \
+                    any(b["bet"] == "game" and b["won"] for b in s["bets"]):
                 wins[s["actor"]] += 1
         meta = {
             "id": self.id, "rules": self.rules, "seed": self.seed, "started": self.started,
@@ -346,44 +387,21 @@ class PlaySession:
         lv = _block(self._obs(), "bet_level").reshape(4, 8)
         return [int(np.argmax(r)) for r in lv]
 
+    def _describe(self, label: str) -> dict[str, str]:
+        """The Czech and English words of ``label`` in the present state."""
+        if self.licit:
+            return describe_licit(label, licit.next_level(self._obs(), label))
+        return describe(label, self._next_level(label), self._contract())
+
     def _next_level(self, label: str) -> int:
         if label.startswith("flek:"):
             return self._bet_levels()[BETS.index(label[5:])] + 1
         return 1
 
-    def _tricks(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The current and the last complete trick of this deal, from the played cards."""
-        plays = [e for e in self.events if e["deal"] == self.game.deal_no
-                 and e["label"].startswith("play:")]
-        done = len(plays) - len(plays) % 3
-        cur = [{"seat": e["seat"], **card_info(e["label"][5:])} for e in plays[done:]]
-        last = [{"seat": e["seat"], **card_info(e["label"][5:])} for e in plays[done - 3:done]]
-        return cur, last if done else []
-
-    def state(self) -> dict[str, Any]:
-        """The JSON-able table as the human sees it (never another seat's cards)."""
-        g = self.game
-        obs = self._obs()
-        legal = g.legal_labels() if self.waiting == "human" else []
+    def _voleny_table(self, obs: np.ndarray) -> dict[str, Any]:
+        """Volený's contract: actor, game, trumps, announcement, bets with their levels."""
         contract = self._contract()
         levels = self._bet_levels()
-        hand_mask = _block(obs, "hand")
-        hand = [CARD_CODES[c] for c in cards_of(sum(1 << int(i) for i in np.flatnonzero(hand_mask)))]
-        card_legal = {lab.split(":")[1]: lab for lab in legal if _on_card(lab)}
-        choices = [describe(lab, self._next_level(lab), contract) for lab in legal
-                   if not _on_card(lab)]
-        points = np.rint(_block(obs, "points") * 100).astype(int)
-        tricks = np.rint(_block(obs, "ntricks") * 10).astype(int)
-        forehand = self._abs(_block(obs, "forehand"))
-        seats = []
-        for s in range(3):
-            rel = (s - self.human) % 3
-            seats.append({
-                "seat": s, "name": self.names[s], "human": s == self.human,
-                "role": ROLES[(s - forehand) % 3] if forehand >= 0 else "",
-                "score": g.scores[s], "points": int(points[rel]), "tricks": int(tricks[rel]),
-                "to_move": not g.deal_over and g.to_move == s,
-            })
         trump = _block(obs, "trump_suit")
         trump_card = np.flatnonzero(_block(obs, "trump_card"))
         actor = self._abs(_block(obs, "actor"))
@@ -395,30 +413,67 @@ class PlaySession:
                     bets.append({"bet": name, "level": levels[b],
                                  "level_name": level_name(levels[b])})
         announce = _block(obs, "announce")
-        cur, last = self._tricks()
+        return {"contract": {
+            "actor": actor if actor >= 0 else None,
+            "kind": contract if actor >= 0 else None,
+            "trump": SUITS[int(np.argmax(trump))] if trump.any() else None,
+            "trump_en": SUIT_NAMES_EN[int(np.argmax(trump))] if trump.any() else None,
+            "trump_card": CARD_CODES[int(trump_card[0])] if trump_card.size else None,
+            "announce": (("hra", "sedma", "sto", "sto a sedma")[int(np.argmax(announce))]
+                         if announce.any() else None),
+            "bets": bets,
+        }}
+
+    def state(self) -> dict[str, Any]:
+        """The JSON-able table as the human sees it (never another seat's cards)."""
+        g = self.game
+        obs = self._obs()
+        legal = g.legal_labels() if self.waiting == "human" else []
+        if self.licit:
+            table = licit.table(obs, self.human, self.names, g.phase_name)
+            hand = licit.hand(obs)
+            points, tricks = licit.counts(obs)
+            forehand = licit.forhond(obs, self.human)
+            heads, roles = licit.CARD_HEADS, licit.ROLES
+        else:
+            table = self._voleny_table(obs)
+            hand_mask = _block(obs, "hand")
+            hand = [CARD_CODES[c] for c in
+                    cards_of(sum(1 << int(i) for i in np.flatnonzero(hand_mask)))]
+            points = np.rint(_block(obs, "points") * 100).astype(int)
+            tricks = np.rint(_block(obs, "ntricks") * 10).astype(int)
+            forehand = self._abs(_block(obs, "forehand"))
+            forehand = forehand if forehand >= 0 else None
+            heads, roles = CARD_HEADS, ROLES
+        positions = table.pop("positions", {})
+        card_legal = {lab.split(":")[1]: lab for lab in legal if _on_card(lab, heads)}
+        choices = [self._describe(lab) for lab in legal if not _on_card(lab, heads)]
+        seats = []
+        for s in range(3):
+            rel = (s - self.human) % 3
+            seats.append({
+                "seat": s, "name": self.names[s], "human": s == self.human,
+                "role": roles[(s - forehand) % 3] if forehand is not None else "",
+                "position": positions.get(s, ""),
+                "score": g.scores[s], "points": int(points[rel]), "tricks": int(tricks[rel]),
+                "to_move": not g.deal_over and g.to_move == s,
+            })
+        cur, last = tricks_seen(obs, self.human, licit.BLOCKS if self.licit else _BLOCKS)
         return {
             "session": self.id, "move": self.move, "rules": self.rules,
+            "unit": licit.UNIT if self.licit else "groše",
             "deal": g.deal_no, "deals": g.rules.deals, "phase": g.phase_name,
             "waiting": self.waiting, "human_seat": self.human, "seats": seats,
             "to_move": None if g.deal_over else g.to_move,
             "hand": [{**card_info(c), "label": card_legal.get(c)} for c in hand],
             "choices": choices, "legal": legal, "can_undo": self._undo_ok,
-            "contract": {
-                "actor": actor if actor >= 0 else None,
-                "kind": contract if actor >= 0 else None,
-                "trump": SUITS[int(np.argmax(trump))] if trump.any() else None,
-                "trump_en": SUIT_NAMES_EN[int(np.argmax(trump))] if trump.any() else None,
-                "trump_card": CARD_CODES[int(trump_card[0])] if trump_card.size else None,
-                "announce": (("hra", "sedma", "sto", "sto a sedma")[int(np.argmax(announce))]
-                             if announce.any() else None),
-                "bets": bets,
-            },
+            **table,
             "trick": cur, "last_trick": last,
             "events": [e for e in self.events if e["deal"] == g.deal_no],
             "settlement": self.deals[-1] if g.deal_over and self.deals else None,
-            "deal_results": self.deals, "scores": g.scores,
+            "deal_results": list(self.deals), "scores": g.scores,  # a snapshot
             "records": str(self.records_path),
-            "series": series_tables(self.save_dir, self.clock()),
+            "series": series_tables(self.save_dir, self.clock(), self.rules),
         }
 
 

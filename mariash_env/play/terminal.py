@@ -58,7 +58,9 @@ class TerminalTable:
         names = [s["name"] for s in st["seats"]]
         c.rule(f"rozdání / deal {st['deal'] + 1}/{st['deals']} · tah / move {st['move']}")
         con = st["contract"]
-        if con["kind"]:
+        if con.get("tags"):  # licitovaný: the auction, then the contract, worded
+            c.print(" · ".join(con["tags"]))
+        elif con["kind"]:
             line = f"aktér / actor: {names[con['actor']]} · {con['kind']}"
             if con["trump"]:
                 line += f" · trumfy / trumps {SUIT_SYMBOLS[SUITS.index(con['trump'])]} {con['trump_en']}"
@@ -70,11 +72,12 @@ class TerminalTable:
         elif con["trump_card"]:
             c.print(Text("tvůj trumf / your trump card: ") + Text(con["trump_card"]))
         t = Table(show_edge=False, box=None, padding=(0, 2))
-        for col in ("hráč / player", "role", "groše", "body / points", "štychy / tricks"):
+        for col in ("hráč / player", "role", st["unit"], "body / points", "štychy / tricks"):
             t.add_column(col)
         for s in st["seats"]:
             mark = "→ " if s["to_move"] else "  "
-            t.add_row(mark + s["name"], s["role"], f"{s['score']:+d}", str(s["points"]),
+            role = f"{s['role']} · {s['position']}" if s["position"] else s["role"]
+            t.add_row(mark + s["name"], role, f"{s['score']:+d}", str(s["points"]),
                       str(s["tricks"]))
         c.print(t)
         c.print(Text("štych / trick: ") + _cards(st["trick"], [names[p["seat"]]
@@ -142,7 +145,7 @@ class TerminalTable:
             if st["waiting"] == "partie_over":
                 self.console.rule("konec partie / the partie is over")
                 for s in st["seats"]:
-                    self.console.print(f"  {s['name']}: {s['score']:+d} groše")
+                    self.console.print(f"  {s['name']}: {s['score']:+d} {st['unit']}")
                 for r in st["series"]["week"]["rows"]:
                     self.console.print(f"  týden / week {st['series']['week']['key']}: "
                                        f"{r['place']}. {r['name']} {r['total']:+d}")

@@ -7,7 +7,9 @@ const SYMBOL = { h: "♥", b: "♦", l: "♠", a: "♣" };
 const SUIT_CZ = { h: "červené", b: "kule", l: "zelené", a: "žaludy" };
 const SUIT_EN = { h: "hearts", b: "bells", l: "leaves", a: "acorns" };
 const BET_CZ = { seven: "sedma", seven_against: "sedma proti", hundred_against: "sto proti" };
-const ROLE_CZ = { forhont: "forhont", middlehand: "zadák", dealer: "rozdávající" };
+const ROLE_CZ = { forhont: "forhont", forhond: "forhond", middlehand: "zadák", dealer: "rozdávající" };
+const POSITION = { holder: "drží / holder", challenger: "licituje / challenger" };
+const TITLE = { voleny: "Volený mariáš", licitovany: "Licitovaný mariáš" };
 let state = null;
 let timer = null;
 let busy = false;
@@ -48,12 +50,13 @@ async function load() {
   render(await res.json());
 }
 
-function seatBox(s, said) {
+function seatBox(s, said, unit) {
   const box = el("div");
   box.append(el("div", "name", s.name + (s.human ? " (vy / you)" : "")));
-  box.append(el("div", "role", s.role ? `${ROLE_CZ[s.role]} / ${s.role}` : ""));
+  const role = s.role ? `${ROLE_CZ[s.role]} / ${s.role}` : "";
+  box.append(el("div", "role", s.position ? `${role} · ${POSITION[s.position]}` : role));
   const nums = el("div", "nums");
-  nums.innerHTML = `groše <b class="${s.score >= 0 ? "pos" : "neg"}">${signed(s.score)}</b> · body/points <b>${s.points}</b> · štychy/tricks <b>${s.tricks}</b>`;
+  nums.innerHTML = `${unit} <b class="${s.score >= 0 ? "pos" : "neg"}">${signed(s.score)}</b> · body/points <b>${s.points}</b> · štychy/tricks <b>${s.tricks}</b>`;
   box.append(nums, el("div", "said", said || ""));
   return box;
 }
@@ -62,11 +65,15 @@ function render(st) {
   state = st;
   document.body.dataset.waiting = st.waiting;
   document.body.dataset.move = st.move;
+  document.body.dataset.rules = st.rules;
+  $("title").textContent = TITLE[st.rules];
   $("deal-info").textContent = `rozdání / deal ${st.deal + 1}/${st.deals} · tah / move ${st.move}`;
   // contract and bets
   const c = st.contract, cont = $("contract");
   cont.innerHTML = "";
-  if (c.kind) {
+  if (c.tags) {  // licitovaný: the server words the auction and the contract
+    for (const t of c.tags) cont.append(el("span", "tag", t));
+  } else if (c.kind) {
     let txt = c.kind === "suit" ? "barva / suit game" : c.kind;
     cont.append(el("span", "tag", `aktér / actor: ${st.seats[c.actor].name}`), el("span", "tag", txt));
     if (c.trump) cont.append(el("span", "tag", `trumfy / trumps: ${SYMBOL[c.trump]} ${SUIT_CZ[c.trump]} / ${SUIT_EN[c.trump]}`));
@@ -85,7 +92,7 @@ function render(st) {
   for (const [id, seat] of [["seat-me", me], ["seat-left", left], ["seat-right", right]]) {
     const box = $(id); box.innerHTML = "";
     box.classList.toggle("to-move", st.seats[seat].to_move);
-    box.append(seatBox(st.seats[seat], said[seat]));
+    box.append(seatBox(st.seats[seat], said[seat], st.unit));
   }
   // tricks
   const trick = $("trick"); trick.innerHTML = "";
@@ -120,7 +127,11 @@ function render(st) {
   if (st.waiting === "partie_over") button("nová partie", "new partie", "next", () => call("/api/new", {}));
   // status line
   const phaseHelp = { trump: "zvolte trumf / choose the trump card", contract: "zvolte hru / choose the contract",
-    discard: "odložte do talonu / discard to the talon", play: "hrajte kartu / play a card" };
+    discard: "odložte do talonu / discard to the talon", play: "hrajte kartu / play a card",
+    bid: "licitujte, nebo pas / bid or pass", hold: "držte, nebo pas / hold or pass",
+    lone_bid: "licitujte sám, nebo pas / bid alone or pass", game: "zvolte hru / announce the game",
+    trumps: "zvolte trumfy / name trumps", helping: "zvolte pomocnou barvu / name the helping suit",
+    lead: "vyneste kartu lícem dolů / lay the face-down lead", flek: "flek, nebo dobrý / flek or good" };
   let status = "";
   if (st.waiting === "human") status = phaseHelp[st.phase] || "váš tah / your turn";
   else if (st.waiting === "robot") status = `hraje / to move: ${st.seats[st.to_move].name}…`;

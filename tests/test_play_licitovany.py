@@ -1,0 +1,230 @@
+"""The play table under licitovaný mariáš (LICITOVANY.md): the session with the
+licitovaný robots, the auction and contract as the human sees them, every §12 label worded
+for the buttons, the settlement of §9 line by line, refusals, undo, resume, records."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mariash_env.licit_actions import ACTION_LABELS
+from mariash_env.play import licit
+from mariash_env.play.labels import describe_licit
+from mariash_env.play.series import series_tables
+from mariash_env.play.session import PlayError, PlaySession
+from mariash_env.robots.licit_table import LicitTableRobot
+
+ROOT = Path(__file__).resolve().parents[1]
+T0 = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
+NAMES = {0: "you", 1: "robot table (1)", 2: "robot table (2)"}
+
+
+def _session(tmp_path, **kw):
+    kw.setdefault("seed", 3)
+    return PlaySession(kw.pop("robots", "table,table"), save_dir=tmp_path, clock=lambda: T0,
+                       rules="licitovany", **kw)
+
+
+def _step(s, rng, seen=None):
+    """One move of whoever the table waits for (the human picks a random legal action)."""
+    st = s.state()
+    if seen is not None:
+        seen.append(st)
+    if s.waiting == "robot":
+        return s.advance(s.id, s.move)
+    if s.waiting == "human":
+        return s.act(s.id, s.move, rng.choice(st["legal"]))
+    return s.next_deal(s.id, s.move)
+
+
+def _deals(s, rng, n, seen=None):
+    """Play until ``n`` deals are finished (and shown)."""
+    while len(s.deals) < n or s.waiting in ("robot", "human"):
+        _step(s, rng, seen)
+    return s.state()
+
+
+def test_every_licitovany_label_has_czech_and_english_words():
+    # LICITOVANY.md §12: every label is a button or a card with readable words
+    for label in ACTION_LABELS:
+        d = describe_licit(label, 2)
+        assert d["label"] == label and d["cz"] and d["en"]
+        assert ":" not in d["cz"].split()[0] or label.startswith(("bid:", "game:"))
+    # §6's level names, by the level the flek raises to
+    assert describe_licit("flek:seven", 1)["cz"] == "flek na sedmu"
+    assert describe_licit("flek:game", 2)["en"] == "re on the game"
+    assert describe_licit("flek:two_sevens", 3)["cz"] == "tutti na dvě sedmy"
+    assert describe_licit("flek:hundred", 4)["cz"] == "boty na stovku"
+    assert describe_licit("flek:hundred", 5)["en"] == "kalhoty on the hundred"
+    assert describe_licit("bid:lepsi_sto_sedma")["cz"] == "licit: lepší sto a sedm"
+    assert describe_licit("trump:l")["en"] == "trumps leaves"
+    assert describe_licit("helping:h")["cz"] == "pomocná červené"
+    with pytest.raises(ValueError, match="unknown licitovaný action label 'lay_down'"):
+        describe_licit("lay_down")
+
+
+def test_a_whole_deal_through_the_session(tmp_path):
+    s = _session(tmp_path)
+    seen = []
+    st = _deals(s, random.Random(1), 1, seen)
+    phases = {x["phase"] for x in seen}
+    assert [p["role"] for p in seen[0]["seats"]] == ["dealer", "forhond", "middlehand"]
+    assert {"bid", "play"} <= phases
+    for x in seen:
+        if x["phase"] in ("bid", "hold", "lone_bid"):  # LICITOVANY.md §4: the auction
+            assert x["auction"]["open"] and x["contract"]["tags"][0] == "licitace / auction"
+            positions = {p["position"] for p in x["seats"]}
+            assert positions <= {"holder", "challenger", ""}
+        if x["waiting"] == "human":
+            # the buttons and the active cards are exactly the legal actions
+            cards = [c["label"] for c in x["hand"] if c["label"]]
+            assert sorted(cards + [c["label"] for c in x["choices"]]) == sorted(x["legal"])
+            assert all(c["cz"] != c["label"] for c in x["choices"])
+            assert {lab.split(":")[0] for lab in cards} <= {"discard", "lead", "play"}
+    # the auction as it happened: every bid, hold and pass of the deal, named
+    auction = [e for e in seen[-1]["events"] if e["label"].split(":")[0] in licit.AUCTION_HEADS]
+    assert auction and all(e["name"] == NAMES[e["seat"]] for e in auction)
+    # the settlement of §9 line by line, as the engine computed it
+    rec = s.game.records[0]["settlement"]
+    lines = st["settlement"]["lines"]
+    assert lines == licit.settlement_lines(rec, NAMES)
+    for c in rec["components"]:
+        assert any(line.endswith(f"{c['amount']:+d}") and c["level_name"] in line
+                   for line in lines)
+    assert lines[-1] == "platby / payments: " + ", ".join(
+        f"{NAMES[i]} {p:+d}" for i, p in enumerate(rec["payments"])) + " (desetníky)"
+    assert st["unit"] == "desetníky" and sum(st["scores"]) == 0
+    # the record replays
+    out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(s.records_path)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0 and "1 record(s) checked, 0 bad" in out.stdout, out.stdout
+
+
+def test_other_seats_hidden_cards_stay_hidden(tmp_path):
+    # a robot's discards and face-down lead are shown as actions, never as cards
+    rng = random.Random(5)
+    s = _session(tmp_path, seed=1, human_seat=1)
+    hidden = 0
+    for _ in range(400):
+        st = _step(s, rng)
+        assert [c["code"] for c in st["hand"]] == licit.hand(s.game.observation(1))
+        for e in st["events"]:
+            if e["seat"] != 1:
+                assert not e["label"].startswith(("discard:", "lead:"))
+                hidden += e["label"] in ("discard", "lead")
+        if s.waiting == "partie_over":
+            break
+    robot_acts = [lab for rec in s.game.records for seat, lab in rec["actions"]
+                  if seat != 1 and lab.startswith(("discard:", "lead:"))]
+    assert robot_acts and hidden  # the robots were actors, their cards stayed hidden
+
+
+def test_refusals_change_nothing(tmp_path):
+    s = _session(tmp_path, human_seat=1)  # seat 1 is forhond of deal 1: holder first
+    rng = random.Random(2)
+    while s.waiting != "human":
+        _step(s, rng)
+    st = s.state()
+    legal = st["legal"]
+    cases = [
+        (lambda: s.act(s.id, st["move"] - 1, legal[0]), 409, "stale"),
+        (lambda: s.act(s.id, st["move"], "trump:blind"), 422, "illegal action 'trump:blind'"),
+        (lambda: s.act(s.id, st["move"], "play:Aa"), 422, "illegal action 'play:Aa'"),
+        (lambda: s.act(s.id, st["move"], 13), 400, "invalid action"),
+        (lambda: s.advance(s.id, st["move"]), 409, "no robot"),
+        (lambda: s.undo(s.id, st["move"]), 409, "nothing to undo"),
+    ]
+    for call, status, words in cases:
+        with pytest.raises(PlayError, match=words) as e:
+            call()
+        assert e.value.status == status
+        assert s.state() == st
+
+
+def test_undo_and_resume(tmp_path):
+    s = _session(tmp_path, human_seat=1)
+    rng = random.Random(4)
+    while s.waiting != "human":
+        _step(s, rng)
+    st = s.state()
+    after = s.act(s.id, st["move"], st["legal"][-1])
+    back = s.undo(s.id, after["move"])
+    strip = ("move", "can_undo")
+    assert {k: v for k, v in back.items() if k not in strip} == \
+        {k: v for k, v in st.items() if k not in strip}
+    _deals(s, rng, 2)  # into the second deal's settlement
+    st = s.state()
+    again = PlaySession.resume(s.session_path, clock=lambda: T0)
+    assert again.rules == "licitovany" and again.state() == st
+    assert json.loads((tmp_path / f"{s.id}.json").read_text())["rules"] == "licitovany"
+
+
+def test_licitovany_robots(tmp_path):
+    assert isinstance(licit.licit_robot("table"), LicitTableRobot)
+    assert licit.licit_robot("random(seed=3)").name == "random"
+    for spec, words in [("pimc", "has no licitovaný version"),
+                        ("onnx:models/robot.onnx", "has no licitovaný version"),
+                        ("table(x=1)", "takes no arguments")]:
+        with pytest.raises(PlayError, match=re.escape(f"cannot seat robot {spec!r}") + ".*"
+                           + words):
+            _session(tmp_path, robots=f"table,{spec}")
+
+
+def test_settlement_lines_cap_and_laid_transfer():
+    # LICITOVANY.md §9 worked example 12: a laid durch at tutti, L pays for both
+    laid = {"game": "durch", "bid": "durch", "actor": 0, "end": "played",
+            "payments": [480, -480, 0], "amount": 240, "net": 240, "capped": False,
+            "laid": True, "laid_transfer": {"payer": 1, "amount": 480},
+            "components": [{"component": "game", "level": 3, "level_name": "tutti",
+                            "won": True, "worth": 30, "amount": 240}],
+            "points": {"actor_cards": 0, "defence_cards": 0, "actor_marriages": 0,
+                       "defence_marriages": 0, "actor_first_marriage": 0}}
+    lines = licit.settlement_lines(laid, NAMES)
+    assert lines[0] == "you: durch / durch (slam) — dohráno / played"
+    assert "hra tutti / game tutti: vyhráno / won +240" in lines
+    assert "položená hra / laid game: robot table (1) platí za oba / pays for both 480" \
+        in lines
+    assert not any(line.startswith("body") for line in lines)  # durch has no points
+    # example 8: the cap of 50,- on the net deal amount
+    capped = {"game": "lepsi_sto", "bid": "lepsi_sto", "actor": 2, "end": "played",
+              "trump": "h", "payments": [500, 500, -1000], "amount": -500, "net": -512,
+              "capped": True, "laid": False,
+              "components": [{"component": "hundred", "level": 3, "level_name": "tutti",
+                              "won": False, "worth": 32, "amount": -512}],
+              "points": {"actor_cards": 40, "defence_cards": 50, "actor_marriages": 20,
+                         "defence_marriages": 40, "actor_first_marriage": 20}}
+    lines = licit.settlement_lines(capped, NAMES)
+    assert "strop 50,- / cap: -512 → -500" in lines
+    assert "od každého obránce / per defender: -512 desetníky" in lines
+    assert "stovka tutti / hundred tutti: prohráno / lost -512" in lines
+    assert lines[0].startswith("robot table (2): lepší stovka / better hundred (♥ červené")
+    # a defender's silent seven (§9 example 5): whose seven it was
+    five = {**capped, "components": [{"component": "silent_seven", "level": 0,
+                                      "level_name": "", "won": True, "worth": 1, "amount": -1,
+                                      "seat": 1, "owner": "defence"}]}
+    assert "tichá sedma / silent seven: vyhráno / won (robot table (1), obrana / defence) -1" \
+        in licit.settlement_lines(five, NAMES)
+    # a deal nobody bid: nobody pays
+    none = {"game": None, "bid": None, "actor": -1, "end": "no_bid", "payments": [0, 0, 0],
+            "amount": 0, "net": 0, "capped": False, "laid": False, "components": []}
+    assert licit.settlement_lines(none, NAMES)[0] == \
+        "nikdo nelicitoval, nikdo neplatí / nobody bid, nobody pays"
+
+
+def test_series_keep_the_games_apart(tmp_path):
+    for i, (rules, score) in enumerate([("voleny", 30), ("licitovany", 500), (None, 7)]):
+        meta = {"complete": True, "finished": T0.isoformat(),
+                "players": [{"name": "A", "score": score, "actor_wins": 0}]}
+        if rules:
+            meta["rules"] = rules
+        (tmp_path / f"p{i}.json").write_text(json.dumps(meta))
+    week = series_tables(tmp_path, T0, "licitovany")["week"]["rows"]
+    assert [r["total"] for r in week] == [500]
+    assert series_tables(tmp_path, T0, "voleny")["week"]["rows"][0]["total"] == 37
