@@ -63,6 +63,11 @@ lines ``AMT``), ``move_values`` with ``all_moves=True`` (exact ``A`` of every le
 card, e.g. for PIMC), and search statistics.  Laying down is not searched (it never
 changes an exact result); the core's lay-down test is used as a cut-off.
 
+Licitovaný mariáš: ``solve(st, make_rules(rules="licitovany"))`` solves every one of its
+twelve contracts the same way (``A`` in desetníky after the cap, play actions of the
+licitovaný table, moves legal by §7 with the reserved sevens);
+``licit_worlds.random_licit_position(seed, game, plays)`` draws test positions.
+
 Method: iterative alpha-beta with MTD(f), a transposition table at trick starts
 (bounds kept per actor point total and reused by monotonicity), equivalent cards,
 move ordering, and bound tests from ``settle`` on the best and worst conceivable

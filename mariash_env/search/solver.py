@@ -29,6 +29,16 @@ Layout: ``solve`` builds one :data:`Search` record of buffers (states, moves, ru
 constants, table, counters, frames); the steps of the search take it and are compiled
 without numba's reference counting (they allocate nothing).
 
+Licitovaný mariáš (rules vector ``R_GAME = G_LICIT``, LICITOVANY.md §7–§9): the same
+search over the same record; moves come from the core's ``licit_cards`` (R§6 less the
+actor's early reserved sevens, a legality rule), play actions are ``LA.PLAY0 + card``
+(``X_PLAY0``), leaves and endings are settled by ``settle_licit`` (``A`` after the cap;
+the laid-game transfer moves only the defenders' shares).  Its endings: the trump
+seven's fates (seven, silent seven of either side in (lepší) stovka), the first
+marriages of a hundred (``Ca``), two sevens won (while the helping 7 can still take
+trick 9 and the trump 7 trick 10: ``_two_sevens_open``) or lost; the helping 7 is never
+merged with a neighbour; no lay-down (§7).
+
 Contracts: the search itself only calls the core (``legal_cards``, ``apply_action``,
 ``settle``), so a new contract plays and scores correctly once the core has it.  What
 knows contracts here, to extend for a new one: ``solve`` (the ``X_*`` constants:
