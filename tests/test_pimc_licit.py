@@ -31,6 +31,10 @@ def test_seat_view_serves_licitovany():
     assert mask.shape == (LA.N_ACTIONS,) and view.observation().shape == (LOBS_SIZE,)
     assert kind_of(RULES).obs_size == LOBS_SIZE
     assert np.array_equal(np.flatnonzero(mask), g.legal_actions())
+    # a robot built with game= reads the state behind a plain observation
+    obs, m = g.observe(g.to_move)
+    a = PIMCRobot(worlds=2, seed=0, game=g).act({"observation": obs, "action_mask": m})
+    assert m[a]
     st = random_licit_position(11, plays=7)
     seat = int(st[S.TO_MOVE])
     view = SeatView(st, seat, RULES)

@@ -171,3 +171,23 @@ def test_licit_whole_late_deals_two_sevens_and_silent_seven(game):
 def test_random_licit_position_refuses_an_unknown_game():
     with pytest.raises(ValueError, match="game must be a licitovaný game id 1..12"):
         random_licit_position(1, game=13)
+
+
+def test_transposition_key_tells_the_helping_seven_apart():
+    """The table's shape hash relabels ranks among the cards still in play; the helping 7
+    keeps its own class, else a hand holding it (two sevens still open) and one holding
+    the 8 after the 7 is gone (lost) would share their entries."""
+    from mariash_env.search import solver as SV
+
+    ctx = np.zeros(SV.X_SIZE, dtype=np.int64)
+    ctx[SV.X_TRUMP] = 1
+    ctx[SV.X_HELP] = 2
+    st = S.new_state()
+    S.setm(st, S.HAND, (1 << 16) | (1 << 18))  # the actor: 7 and 9 of the helping suit
+    S.setm(st, S.HAND + 1, (1 << 9) | (1 << 10))
+    S.setm(st, S.HAND + 2, (1 << 11) | (1 << 12))
+    other = st.copy()
+    S.setm(other, S.HAND, (1 << 17) | (1 << 18))  # 8 and 9 instead
+    assert SV._shape_hash(st, ctx) != SV._shape_hash(other, ctx)
+    ctx[SV.X_HELP] = -1  # without a helping suit the two shapes are the same
+    assert SV._shape_hash(st, ctx) == SV._shape_hash(other, ctx)
