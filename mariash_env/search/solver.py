@@ -62,7 +62,7 @@ import numpy as np
 from .. import actions as A
 from .. import licit_actions as LA
 from ..cards import CARD_CODES
-from ..core.engine import apply_action
+from ..core.engine import apply_action, legal_actions
 from ..core.jit import njit
 from ..core.licit import licit_cards
 from ..core.licit_games import COMPONENTS
@@ -1132,10 +1132,12 @@ def _solve_root(sv, pv, all_moves, move_vals, full_pv):
 
 
 @njit
-def _plain(stk, rules, actor, counter, limit, prune, licit, play0):
-    """Plain minimax over every legal card in index order, iteratively; with ``prune``
+def _plain(stk, rules, actor, counter, limit, prune, play0, n_actions):
+    """Plain minimax over every card the engine's ``legal_actions`` offers (its
+    ``play0 + card`` actions; either game), in index order, iteratively; with ``prune``
     plain alpha-beta (no table, ordering or equivalences).  ``counter[0]``: moves tried;
     gives up, setting ``counter[1]``, past ``limit`` of them."""
+    masks = np.zeros((MAXD + 1, n_actions), dtype=np.int8)
     nxt = np.zeros(MAXD + 1, dtype=np.int64)  # next card to try at each depth
     best = np.zeros(MAXD + 1, dtype=np.int64)
     alpha = np.zeros(MAXD + 1, dtype=np.int64)
@@ -1144,11 +1146,11 @@ def _plain(stk, rules, actor, counter, limit, prune, licit, play0):
     best[0] = -INF if stk[0][TO_MOVE] == actor else INF
     alpha[0] = -INF
     beta[0] = INF
+    legal_actions(stk[0], rules, masks[0])
     while True:
         st = stk[d]
-        legal = _legal(st, st[TO_MOVE], licit)
         c = nxt[d]
-        while c < 32 and not (legal >> c) & 1:
+        while c < 32 and not masks[d, play0 + c]:
             c += 1
         if c == 32 or (prune and alpha[d] >= beta[d]):
             v = best[d]
@@ -1168,6 +1170,8 @@ def _plain(stk, rules, actor, counter, limit, prune, licit, play0):
             else:
                 d += 1
                 nxt[d] = 0
+                masks[d, :] = 0
+                legal_actions(ch, rules, masks[d])
                 best[d] = -INF if ch[TO_MOVE] == actor else INF
                 alpha[d] = alpha[d - 1]
                 beta[d] = beta[d - 1]
@@ -1187,7 +1191,7 @@ def _plain(stk, rules, actor, counter, limit, prune, licit, play0):
 def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
                       prune: bool = False) -> tuple[int, int]:
     """Plain minimax (no table, ordering, equivalences, bounds or laying down) over every
-    legal card: ``(A, moves tried)``; ``prune`` adds plain alpha-beta cut-offs.
+    card the engine's ``legal_actions`` offers (either game): ``(A, moves tried)``; ``prune`` adds plain alpha-beta cut-offs.
     Exponential: for endgames and tests.  Raises RuntimeError past ``max_nodes`` moves."""
     rv = _rules_vector(rules)
     st = np.ascontiguousarray(st, dtype=np.int32)
@@ -1195,9 +1199,8 @@ def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
     stk = np.zeros((MAXD + 1, STATE_SIZE), dtype=np.int32)
     stk[0] = st
     counter = np.zeros(2, dtype=np.int64)
-    licit = bool(rv[R_GAME] == G_LICIT)
-    v = _plain(stk, rv, np.int64(st[ACTOR]), counter, np.int64(max_nodes), bool(prune), licit,
-               np.int64(_play0(rv)))
+    v = _plain(stk, rv, np.int64(st[ACTOR]), counter, np.int64(max_nodes), bool(prune),
+               np.int64(_play0(rv)), np.int64(max(A.N_ACTIONS, LA.N_ACTIONS)))
     if counter[1]:
         raise RuntimeError(f"plain minimax gave up after {max_nodes} moves")
     return int(v), int(counter[0])
