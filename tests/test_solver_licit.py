@@ -91,7 +91,7 @@ def test_licit_move_values_are_exact():
     early_seen = 0
     for i in range(48):
         g = 1 + i % 12
-        plays = 6 + i % 5 if g in (G_BETL, G_DURCH) else 18 + i % 7
+        plays = 12 + i % 5 if g in (G_BETL, G_DURCH) else 18 + i % 7
         st = random_licit_position(7000 + i, game=g, plays=plays)
         r = solve(st, rv, all_moves=True)
         seat = int(st[S.TO_MOVE])
