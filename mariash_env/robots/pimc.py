@@ -24,6 +24,13 @@ Decisions:
   instead: exact, but about a hundred times slower); average the seat's settlement.
   The discards are the table robot's unless ``simulate_discards=True``.
 
+Licitovaný mariáš (``rules="licitovany"``) is played the same way: the worlds come from
+:func:`mariash_env.search.licit_worlds.sample_licit_worlds`, the card play is valued by
+the solver (every licitovaný contract, desetníky), and the other decisions (auction,
+game, trumps, helping suit, face-down lead, flek and show) are simulated with the
+:class:`~mariash_env.robots.licit_table.LicitTableRobot` at every seat, whose own choice
+breaks ties and makes the discards.
+
 ``worlds`` (default 20) worlds per decision; ``time_limit`` (seconds, optional) stops
 sampling further worlds once spent (at least one world is always used).  The robot lays
 the cards down whenever that is offered, and a single legal action is taken at once.
@@ -40,11 +47,12 @@ import numpy as np
 from .. import actions as A
 from ..core import state as S
 from ..core.engine import apply_action, legal_actions
-from ..core.observe import OBS_SIZE, encode
 from ..core.tricks import strength_py as strength
-from ..rules import Rules
+from ..kinds import kind_of
+from ..rules import G_LICIT, Rules
 from .base import Robot
 from .features import decode
+from .licit_table import LicitTableRobot
 from .table import TableRobot
 from .view import SearchUnavailableError, SeatView, _search_module
 
@@ -61,27 +69,33 @@ def _payoff(st: np.ndarray, seat: int) -> float:
 
 
 class _Rollout:
-    """Plays a world to the end of the deal with the table robot at every seat (bidding and
-    card play), or -- with ``solver`` -- with the table robot up to the card play, which
-    the double-dummy solver then values exactly."""
+    """Plays a world to the end of the deal with the table robot of the rules' game at every
+    seat (bidding and card play), or -- with ``solver`` -- with the table robot up to the
+    card play, which the double-dummy solver then values exactly."""
 
     def __init__(self, rules: Rules, solver: Callable | None) -> None:
         self.rules = rules
         self.rv = rules.vector()
+        self.kind = kind_of(rules)
+        self.licit = self.kind.game == G_LICIT
         self.table = TableRobot()
-        self.mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-        self.obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.licit_table = LicitTableRobot()
+        self.mask = np.zeros(self.kind.n_actions, dtype=np.int8)
+        self.obs = np.zeros(self.kind.obs_size, dtype=np.float32)
         self.solve = solver
 
     def table_action(self, w: np.ndarray) -> int:
         seat = int(w[S.TO_MOVE])
+        self.mask[:] = 0
         legal_actions(w, self.rv, self.mask)
-        if self.mask[A.LAY_DOWN]:
+        if not self.licit and self.mask[A.LAY_DOWN]:
             return A.LAY_DOWN
         nz = np.flatnonzero(self.mask)
         if nz.size == 1:
             return int(nz[0])
-        encode(w, seat, self.obs, False)
+        self.kind.encode(w, seat, self.obs, False)
+        if self.licit:
+            return self.licit_table.act({"observation": self.obs, "action_mask": self.mask})
         return self.table.decide(decode(self.obs, self.mask))
 
     def value(self, w: np.ndarray, seat: int) -> float:
@@ -128,11 +142,13 @@ class PIMCRobot(Robot):
         self.solve_bidding = solve_bidding
         self.simulate_discards = simulate_discards
         self.table = TableRobot()
+        self.licit_table = LicitTableRobot()
         self._rollouts: dict[tuple[Rules, bool], _Rollout] = {}
         self.stats = {"decisions": 0, "searched": 0, "seconds": 0.0, "worlds": 0}
 
     def reset(self) -> None:
         self.table.reset()
+        self.licit_table.reset()
 
     def begin_deal(self, seed: int) -> None:
         """Reset and reseed the generator (every harness does it per deal and seating, so
@@ -170,17 +186,21 @@ class PIMCRobot(Robot):
         if legal.size == 0:
             raise ValueError(f"seat {view.seat} is not to move")
         self.stats["decisions"] += 1
-        if mask[A.LAY_DOWN]:
+        licit = view.kind.game == G_LICIT
+        if not licit and mask[A.LAY_DOWN]:
             return A.LAY_DOWN
         if legal.size == 1:
             return int(legal[0])
-        fallback = self.table.decide(decode(view.observation(), mask))
+        if licit:
+            fallback = self.licit_table.act(view.observation_dict())
+        else:
+            fallback = self.table.decide(decode(view.observation(), mask))
         ph = view.phase
         if ph != S.PH_PLAY and (self.bidding == "table"
                                 or (ph == S.PH_DISCARD and not self.simulate_discards)):
             return fallback
         cands = [int(a) for a in legal]
-        if ph == S.PH_TRUMP:
+        if not licit and ph == S.PH_TRUMP:
             cands = self._trump_candidates(cands, fallback)
         return self.search(view, cands, fallback)
 

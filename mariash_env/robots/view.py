@@ -1,7 +1,9 @@
 """What a robot may see besides its observation: :class:`SeatView`, the seat's view of the
 state at its turn (observation, legal actions and worlds sampled from the seat's own
 knowledge, never the hidden cards).  Harnesses hand it to robots that declare
-``wants_view = True`` (:class:`~mariash_env.robots.base.Robot`)."""
+``wants_view = True`` (:class:`~mariash_env.robots.base.Robot`).  It serves both games:
+the mask and observation sizes are those of the rules' game
+(:func:`mariash_env.kinds.kind_of`), the worlds come from that game's sampler."""
 
 from __future__ import annotations
 
@@ -9,11 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import actions as A
 from ..core import state as S
 from ..core.engine import legal_actions
-from ..core.observe import OBS_SIZE, encode
-from ..rules import Rules, make_rules
+from ..kinds import kind_of
+from ..rules import G_LICIT, Rules, make_rules
 
 __all__ = ["SeatView", "SearchUnavailableError"]
 
@@ -44,6 +45,8 @@ class SeatView:
         self.seat = int(seat)
         self.rules = rules if rules is not None else make_rules()
         self.rules_vector = self.rules.vector()
+        self.kind = kind_of(self.rules)
+        self.licit = self.kind.game == G_LICIT
         self._obs: np.ndarray | None = None
 
     @classmethod
@@ -59,23 +62,29 @@ class SeatView:
         return int(self._st[S.PHASE])
 
     def action_mask(self) -> np.ndarray:
-        m = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        m = np.zeros(self.kind.n_actions, dtype=np.int8)
         if self.to_move:
             legal_actions(self._st, self.rules_vector, m)
         return m
 
     def observation(self) -> np.ndarray:
         if self._obs is None:
-            self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
-            encode(self._st, self.seat, self._obs, False)
+            self._obs = np.zeros(self.kind.obs_size, dtype=np.float32)
+            self.kind.encode(self._st, self.seat, self._obs, False)
         return self._obs
 
     def observation_dict(self) -> dict[str, np.ndarray]:
         return {"observation": self.observation(), "action_mask": self.action_mask()}
 
     def sample_worlds(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
-        """``n`` full states consistent with what the seat knows (``int32[n, STATE_SIZE]``)."""
+        """``n`` full states consistent with what the seat knows (``int32[n, STATE_SIZE]``):
+        :func:`mariash_env.search.sample_worlds`, in licitovaný
+        :func:`mariash_env.search.licit_worlds.sample_licit_worlds`."""
         search = _search_module()
         if search is None or not hasattr(search, "sample_worlds"):
             raise SearchUnavailableError("mariash_env.search.sample_worlds is not available")
+        if self.licit:
+            from ..search.licit_worlds import sample_licit_worlds
+
+            return sample_licit_worlds(self._st, self.seat, n, rng, rules=self.rules)
         return search.sample_worlds(self._st, self.seat, n, rng, rules=self.rules)

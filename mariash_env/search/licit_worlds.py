@@ -31,9 +31,9 @@ from ..core.licit_games import G_DVE, G_LEPSI_DVE, KIND
 from ..core.play import play_card
 from ..core.tables import POS_SEAT_LICIT, SHARP_MASK, SUIT_MASK
 from ..core.tricks import trick_card, trick_cards, tricks_begun
-from ..rules import Rules, make_rules
+from ..rules import R_GAME, Rules, make_rules
 
-__all__ = ["sample_licit_worlds", "LicitWorldError"]
+__all__ = ["sample_licit_worlds", "LicitWorldError", "random_licit_position"]
 
 ALL = 0xFFFFFFFF
 
@@ -318,3 +318,50 @@ def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
         out[got] = w
         got += 1
     return out
+
+
+def random_licit_position(seed: int, game: int | None = None, plays: int = 0,
+                          rules: Rules | None = None, max_attempts: int = 5000) -> np.ndarray:
+    """A licitovaný deal in its card play, ``plays`` cards in, reached by random legal
+    actions from a shuffled deck (for tests and benchmarks).
+
+    With ``game`` (1..12, ``core.licit_games``) only deals announcing that game count:
+    the auction avoids bids above it and the actor announces it when it is legal; other
+    deals are dealt again.  Fleks, trumps, helping suit, discards and cards are random.
+    """
+    from .. import licit_actions as LA
+    from ..core.deal import shuffled_deck, start_partie
+    from ..core.engine import apply_action, legal_actions
+
+    if game is not None and not 1 <= int(game) <= 12:
+        raise ValueError(f"game must be a licitovaný game id 1..12, got {game!r}")
+    rules = rules if rules is not None else make_rules(rules="licitovany")
+    rv = rules.vector()
+    rng = np.random.default_rng(seed)
+    mask = np.zeros(LA.N_ACTIONS, dtype=np.int8)
+    auction = (S.PH_BID, S.PH_HOLD, S.PH_LONE)
+    for _ in range(max_attempts):
+        st = S.new_state()
+        S.seed_rng(st, int(rng.integers(0, 2**62)))
+        start_partie(st, shuffled_deck(st), int(rng.integers(0, 3)), int(rv[R_GAME]))
+        played = 0
+        while st[S.PHASE] != S.PH_DONE:
+            ph = int(st[S.PHASE])
+            if ph == S.PH_PLAY:
+                if game is not None and int(st[S.LIC_GAME]) != game:
+                    break
+                if played >= plays:
+                    return st
+            legal_actions(st, rv, mask)
+            acts = np.flatnonzero(mask)
+            if game is not None and ph in auction:
+                low = [a for a in acts if not LA.BID0 + game <= a < LA.BID0 + 12]
+                acts = np.array(low or list(acts))
+            elif game is not None and ph == S.PH_GAME:
+                if not mask[LA.GAME0 + game - 1]:
+                    break
+                acts = np.array([LA.GAME0 + game - 1])
+            if ph == S.PH_PLAY:
+                played += 1
+            apply_action(st, rv, int(rng.choice(acts)))
+    raise RuntimeError("no random licitovaný deal reached the requested position")

@@ -29,6 +29,16 @@ Layout: ``solve`` builds one :data:`Search` record of buffers (states, moves, ru
 constants, table, counters, frames); the steps of the search take it and are compiled
 without numba's reference counting (they allocate nothing).
 
+Licitovaný mariáš (rules vector ``R_GAME = G_LICIT``, LICITOVANY.md §7–§9): the same
+search over the same record; moves come from the core's ``licit_cards`` (R§6 less the
+actor's early reserved sevens, a legality rule), play actions are ``LA.PLAY0 + card``
+(``X_PLAY0``), leaves and endings are settled by ``settle_licit`` (``A`` after the cap;
+the laid-game transfer moves only the defenders' shares).  Its endings: the trump
+seven's fates (seven, silent seven of either side in (lepší) stovka), the first
+marriages of a hundred (``Ca``), two sevens won (while the helping 7 can still take
+trick 9 and the trump 7 trick 10: ``_two_sevens_open``) or lost; the helping 7 is never
+merged with a neighbour; no lay-down (§7).
+
 Contracts: the search itself only calls the core (``legal_cards``, ``apply_action``,
 ``settle``), so a new contract plays and scores correctly once the core has it.  What
 knows contracts here, to extend for a new one: ``solve`` (the ``X_*`` constants:
@@ -50,9 +60,13 @@ import numba
 import numpy as np
 
 from .. import actions as A
+from .. import licit_actions as LA
 from ..cards import CARD_CODES
-from ..core.engine import apply_action
+from ..core.engine import apply_action, legal_actions
 from ..core.jit import njit
+from ..core.licit import licit_cards
+from ..core.licit_games import COMPONENTS
+from ..core.licit_settle import settle_licit
 from ..core.play import can_lay_down, legal_cards, side_marriages
 from ..core.settle import settle
 from ..core.state import (
@@ -71,7 +85,11 @@ from ..core.state import (
     END_BROKEN,
     END_PLAYED,
     HAND,
+    K_HUNDRED,
+    K_TWO_SEVENS,
     LEADER,
+    LIC_GAME,
+    LIC_HELP,
     MARR_ORD,
     MARR_SEAT,
     NMARR,
@@ -83,6 +101,7 @@ from ..core.state import (
     SEVEN_TRICK,
     SEVEN_WON,
     STATE_SIZE,
+    TLEAD,
     TO_MOVE,
     TRICK_N,
     TRICK_NO,
@@ -97,7 +116,7 @@ from ..core.state import (
 from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
 from ..core.tricks import TRUMP_ORDER as ORDER_TRUMP  # ranks from the weakest, trumps
 from ..core.tricks import TRUMP_STRENGTH, beats, lowest, popcount, trick_best, trump_suit
-from ..rules import R_QUEEN_FIRST
+from ..rules import G_LICIT, R_GAME, R_QUEEN_FIRST
 from ..rules import rules_vector as _rules_vector
 
 # Node entry and exit and the core's apply_action are compiled into the search loop: a
@@ -134,10 +153,12 @@ ONE = np.int64(1)
 MINUS1 = np.int64(-1)
 
 
-# ctx slots: constants of one solve.
+# ctx slots: constants of one solve.  X_LICIT: licitovaný (moves from ``licit_cards``,
+# leaves by ``settle_licit``); X_PLAY0: the game's first play action; X_HELP: the helping
+# suit of two sevens (-1: none); X_TWO7: the contract has the two-sevens component.
 (X_ACTOR, X_SALT, X_TTMASK, X_HUNDRED, X_QFIRST, X_TRUMP, X_CONTRACT, X_BOUNDS, X_LAYDOWN,
- X_HIST, X_LO, X_HI) = range(12)
-X_SIZE = 12
+ X_HIST, X_LO, X_HI, X_LICIT, X_PLAY0, X_HELP, X_TWO7) = range(16)
+X_SIZE = 16
 # stats slots
 S_NODES, S_TTHITS, S_BOUNDCUTS, S_LEAVES = range(4)
 S_HIST = 8  # history scores [seat * 32 + card] follow the counters
@@ -160,6 +181,15 @@ def _bit(c):
     return np.int64(1) << c
 
 
+@_inline
+def _legal(st, seat, licit):
+    """The seat's legal cards: R§6's, in licitovaný less the actor's early reserved
+    sevens (LICITOVANY.md §7, a legality rule)."""
+    if licit:
+        return licit_cards(st, seat)
+    return legal_cards(st, seat)
+
+
 @_no_refcount
 def _copy(dst, src):
     """``dst[:] = src`` for state records: an explicit loop compiles to a vector copy,
@@ -172,14 +202,15 @@ def _copy(dst, src):
 def _shape_hash(st, ctx):
     """Zobrist hash of the three hands up to relabelling of ranks: per suit, the cards
     still in play in rank order, each keyed by (suit, place, holder, class), the class
-    telling card points, the trump seven and a K or Q whose partner is in the same hand
-    apart.  Positions with equal shapes differ only by cards no longer in play, so they
+    telling card points, the trump and helping sevens and a K or Q whose partner is in
+    the same hand apart.  Positions with equal shapes differ only by cards no longer in play, so they
     have the same value: the rules only ever compare ranks within a suit."""
     h0 = getm(st, HAND)
     h1 = getm(st, HAND + 1)
     h2 = getm(st, HAND + 2)
     allh = h0 | h1 | h2
     trump = ctx[X_TRUMP]
+    help7 = ctx[X_HELP] * 8  # the helping seven (negative: none)
     k = np.int64(0)
     for s in range(4):
         if not (allh >> (8 * s)) & 0xFF:
@@ -203,7 +234,7 @@ def _shape_hash(st, ctx):
                 r = c & 7
                 if r == 7 or r == 3:  # ace, ten
                     cls = 1
-                elif r == 0 and s == trump:
+                elif r == 0 and (s == trump or c == help7):
                     cls = 2
                 elif r == 5 and (hh >> (c + 1)) & 1:
                     cls = 3
@@ -236,7 +267,10 @@ def _tt_key(st, ctx):
 def _settled(sc, rules, actor, want_max, best):
     """Settle the ending in ``sc`` with the core's ``settle`` and fold its ``A`` into the
     running max (or min) ``best``."""
-    settle(sc, rules)
+    if rules[R_GAME] == G_LICIT:
+        settle_licit(sc, rules)
+    else:
+        settle(sc, rules)
     v = get64(sc, PAY + 2 * actor) // 2
     if want_max:
         return v if v > best else best
@@ -326,13 +360,50 @@ def _split_card_points(sc, st, actor, ca):
     sc[PTS + (actor + 1) % 3] = total - ca
 
 
+@_inline
+def _two_sevens_open(st, ctx):
+    """Two sevens (LICITOVANY.md §8): can the helping 7 still take trick 9 and the trump 7
+    trick 10?  1 while the actor holds (or has just played to the open trick) the trump
+    7 and, before trick 9 is complete, the helping 7 -- after it, when it took trick 9."""
+    actor = ctx[X_ACTOR]
+    mine = getm(st, HAND + actor)
+    t = st[TRICK_NO]
+    n = st[TRICK_N]
+    if _actor_played(st, actor, n):
+        mine |= _bit(st[TRICKS + 3 * t + (actor - st[LEADER]) % 3])
+    if not (mine >> (ctx[X_TRUMP] * 8)) & 1:
+        return 0
+    h7 = ctx[X_HELP] * 8
+    if t > 8:
+        return 1 if (st[TWIN + 8] == actor
+                     and st[TRICKS + 24 + (actor - st[TLEAD + 8]) % 3] == h7) else 0
+    return (mine >> h7) & 1
+
+
+@_inline
+def _set_two_sevens(sc, ctx, won):
+    """Write the fate of two sevens into the ending ``sc``: won (the actor's helping 7
+    takes trick 9, his trump 7 trick 10) or lost; ``settle_licit`` reads only these."""
+    actor = ctx[X_ACTOR]
+    if won:
+        sc[TLEAD + 8] = actor
+        sc[TWIN + 8] = actor
+        sc[TRICKS + 24] = ctx[X_HELP] * 8
+        sc[TLEAD + 9] = actor
+        sc[TWIN + 9] = actor
+        sc[TRICKS + 27] = ctx[X_TRUMP] * 8
+    else:
+        sc[TWIN + 8] = (actor + 1) % 3
+
+
 @_no_refcount
 def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     """Max (or min) of ``A`` over the endings still conceivable at this trick start,
     with the actor's card points ending at ``ca``: the trump seven won or lost in the
     last trick or spent before it, each order of the first marriages a hundred bet
     counts; betl / durch: made or broken.  Evaluated by the core's ``settle`` on the
-    scratch record ``sc``.  (A new contract adds its conceivable endings here.)"""
+    scratch record ``sc``; two sevens: won (while still possible) or lost.  (A new
+    contract adds its conceivable endings here.)"""
     actor = ctx[X_ACTOR]
     _copy(sc, st)
     best = -INF if want_max else INF
@@ -357,6 +428,8 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     nd = 1
     if ctx[X_HUNDRED] and npend > 0:
         fa_choices, na, fd_choices, nd = _first_marriage_choices(st, actor, pend)
+    # two sevens: lost, and won while still possible
+    ntwo = 1 + _two_sevens_open(st, ctx) if ctx[X_TWO7] else 0
     for ia in range(na):
         for idd in range(nd):
             if npend > 0:
@@ -367,7 +440,11 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
                     sc[SEVEN_SEAT] = holder
                     sc[SEVEN_TRICK] = 9 if i7 < 2 else st[TRICK_NO]
                     sc[SEVEN_WON] = 1 if i7 == 0 else 0
-                best = _settled(sc, rules, actor, want_max, best)
+                if ntwo == 0:
+                    best = _settled(sc, rules, actor, want_max, best)
+                for i2 in range(ntwo):
+                    _set_two_sevens(sc, ctx, i2 == 1)
+                    best = _settled(sc, rules, actor, want_max, best)
     return best
 
 
@@ -460,10 +537,12 @@ def _others(st, seat):
 def _representatives(st, seat, moves, ctx, rep):
     """One card of each class of equivalent legal cards (same suit, adjacent in the
     rank order with no card of another hand or of the open trick between, equal card
-    points, never the trump seven nor a K/Q whose partner is in the same hand) into
+    points, never the trump or helping seven nor a K/Q whose partner is in the same hand
+    other than with that partner) into
     ``moves[0:nm]``; returns ``nm``."""
-    legal = legal_cards(st, seat)
+    legal = _legal(st, seat, ctx[X_LICIT])
     trump = ctx[X_TRUMP]
+    help7 = ctx[X_HELP] * 8
     qfirst = ctx[X_QFIRST]
     my = getm(st, HAND + seat)
     sep = _others(st, seat)
@@ -490,7 +569,7 @@ def _representatives(st, seat, moves, ctx, rep):
                 continue
             r = c & 7
             sp = 0
-            if trump >= 0 and c == trump * 8:
+            if trump >= 0 and (c == trump * 8 or c == help7):
                 sp = 100 + c
             elif marr and (r == 5 or r == 6):
                 sp = 200 + c if qfirst else 10 + s
@@ -653,7 +732,7 @@ TT_W = 1 + 2 * TT_CA
 def _bound_row(st, rules, sc, ctx, fr):
     """Row of ``fr`` holding, for this node's scenario signature (who holds the trump
     seven or how it fared, pending and announced marriages and each side's first one,
-    last trick or not), the max and min of ``A`` for every final actor point total."""
+    last trick or not, two sevens still open), the max and min of ``A`` for every final actor point total."""
     h0 = getm(st, HAND)
     h1 = getm(st, HAND + 1)
     h2 = getm(st, HAND + 2)
@@ -669,6 +748,8 @@ def _bound_row(st, rules, sc, ctx, fr):
     if st[SEVEN_TRICK] >= 0:
         fate = 1 if st[SEVEN_TRICK] < 9 else 2 + 2 * st[SEVEN_SEAT] + st[SEVEN_WON]
     code = (code << 4) | fate
+    if ctx[X_TWO7]:
+        code = (code << 1) | _two_sevens_open(st, ctx)
     if ctx[X_HUNDRED]:
         actor = ctx[X_ACTOR]
         oa = 99
@@ -711,8 +792,8 @@ def _ending_value(sv, st):
         sc = sv.stk[MAXD]
         _copy(sc, st)
         for _ in range(3):
-            c = lowest(legal_cards(sc, sc[TO_MOVE]))
-            if apply_action(sc, rules, A.PLAY0 + c):
+            c = lowest(_legal(sc, sc[TO_MOVE], sv.ctx[X_LICIT]))
+            if apply_action(sc, rules, sv.ctx[X_PLAY0] + c):
                 break
         sv.stats[S_LEAVES] += 1
         return True, get64(sc, PAY + 2 * actor) // 2
@@ -893,7 +974,7 @@ def _ab(sv, d0, alpha, beta):
             c = sv.mvs[d, i]
             ch = stk[d + 1]
             _copy(ch, stk[d])
-            if _apply_inline(ch, sv.rules, A.PLAY0 + c):
+            if _apply_inline(ch, sv.rules, sv.ctx[X_PLAY0] + c):
                 sv.stats[S_LEAVES] += 1
                 v = get64(ch, PAY + 2 * actor) // 2
             else:
@@ -944,7 +1025,7 @@ def _child_value(sv, d, c, guess):
     """Exact value after playing card ``c`` at ``stk[d]`` (child written to ``stk[d+1]``)."""
     ch = sv.stk[d + 1]
     _copy(ch, sv.stk[d])
-    if apply_action(ch, sv.rules, A.PLAY0 + c):
+    if apply_action(ch, sv.rules, sv.ctx[X_PLAY0] + c):
         return get64(ch, PAY + 2 * sv.ctx[X_ACTOR]) // 2, True
     return _search_value(sv, d + 1, -INF, INF, guess), False
 
@@ -959,7 +1040,7 @@ def _playout(sv):
         _moves_at(sv, d, sv.mvs[MAXD, :0])
         ch = stk[d + 1]
         _copy(ch, stk[d])
-        if apply_action(ch, sv.rules, A.PLAY0 + sv.mvs[d, 0]):
+        if apply_action(ch, sv.rules, sv.ctx[X_PLAY0] + sv.mvs[d, 0]):
             return get64(ch, PAY + 2 * sv.ctx[X_ACTOR]) // 2
         d += 1
 
@@ -998,7 +1079,7 @@ def _keeps_value(sv, d, c, v):
     st = sv.stk[d]
     ch = sv.stk[d + 1]
     _copy(ch, st)
-    if apply_action(ch, sv.rules, A.PLAY0 + c):
+    if apply_action(ch, sv.rules, sv.ctx[X_PLAY0] + c):
         return get64(ch, PAY + 2 * actor) // 2 == v
     if st[TO_MOVE] == actor:
         ok = _ab(sv, d + 1, v - 1, v) >= v
@@ -1007,7 +1088,7 @@ def _keeps_value(sv, d, c, v):
     if ok:
         # the search may have overwritten the child's stack slot
         _copy(ch, st)
-        apply_action(ch, sv.rules, A.PLAY0 + c)
+        apply_action(ch, sv.rules, sv.ctx[X_PLAY0] + c)
     return ok
 
 
@@ -1051,10 +1132,12 @@ def _solve_root(sv, pv, all_moves, move_vals, full_pv):
 
 
 @njit
-def _plain(stk, rules, actor, counter, limit, prune):
-    """Plain minimax over every legal card in index order, iteratively; with ``prune``
+def _plain(stk, rules, actor, counter, limit, prune, play0, n_actions):
+    """Plain minimax over every card the engine's ``legal_actions`` offers (its
+    ``play0 + card`` actions; either game), in index order, iteratively; with ``prune``
     plain alpha-beta (no table, ordering or equivalences).  ``counter[0]``: moves tried;
     gives up, setting ``counter[1]``, past ``limit`` of them."""
+    masks = np.zeros((MAXD + 1, n_actions), dtype=np.int8)
     nxt = np.zeros(MAXD + 1, dtype=np.int64)  # next card to try at each depth
     best = np.zeros(MAXD + 1, dtype=np.int64)
     alpha = np.zeros(MAXD + 1, dtype=np.int64)
@@ -1063,11 +1146,11 @@ def _plain(stk, rules, actor, counter, limit, prune):
     best[0] = -INF if stk[0][TO_MOVE] == actor else INF
     alpha[0] = -INF
     beta[0] = INF
+    legal_actions(stk[0], rules, masks[0])
     while True:
         st = stk[d]
-        legal = legal_cards(st, st[TO_MOVE])
         c = nxt[d]
-        while c < 32 and not (legal >> c) & 1:
+        while c < 32 and not masks[d, play0 + c]:
             c += 1
         if c == 32 or (prune and alpha[d] >= beta[d]):
             v = best[d]
@@ -1082,11 +1165,13 @@ def _plain(stk, rules, actor, counter, limit, prune):
                 return np.int64(0)
             ch = stk[d + 1]
             _copy(ch, st)
-            if apply_action(ch, rules, A.PLAY0 + c):
+            if apply_action(ch, rules, play0 + c):
                 v = get64(ch, PAY + 2 * actor) // 2
             else:
                 d += 1
                 nxt[d] = 0
+                masks[d, :] = 0
+                legal_actions(ch, rules, masks[d])
                 best[d] = -INF if ch[TO_MOVE] == actor else INF
                 alpha[d] = alpha[d - 1]
                 beta[d] = beta[d - 1]
@@ -1106,7 +1191,7 @@ def _plain(stk, rules, actor, counter, limit, prune):
 def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
                       prune: bool = False) -> tuple[int, int]:
     """Plain minimax (no table, ordering, equivalences, bounds or laying down) over every
-    legal card: ``(A, moves tried)``; ``prune`` adds plain alpha-beta cut-offs.
+    card the engine's ``legal_actions`` offers (either game): ``(A, moves tried)``; ``prune`` adds plain alpha-beta cut-offs.
     Exponential: for endgames and tests.  Raises RuntimeError past ``max_nodes`` moves."""
     rv = _rules_vector(rules)
     st = np.ascontiguousarray(st, dtype=np.int32)
@@ -1114,7 +1199,8 @@ def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
     stk = np.zeros((MAXD + 1, STATE_SIZE), dtype=np.int32)
     stk[0] = st
     counter = np.zeros(2, dtype=np.int64)
-    v = _plain(stk, rv, np.int64(st[ACTOR]), counter, np.int64(max_nodes), bool(prune))
+    v = _plain(stk, rv, np.int64(st[ACTOR]), counter, np.int64(max_nodes), bool(prune),
+               np.int64(_play0(rv)), np.int64(max(A.N_ACTIONS, LA.N_ACTIONS)))
     if counter[1]:
         raise RuntimeError(f"plain minimax gave up after {max_nodes} moves")
     return int(v), int(counter[0])
@@ -1125,6 +1211,11 @@ def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
 # --------------------------------------------------------------------------------------
 
 
+
+
+def _play0(rv: np.ndarray) -> int:
+    """The game's first play action: ``play:<card>`` is ``PLAY0 + card`` in either table."""
+    return LA.PLAY0 if rv[R_GAME] == G_LICIT else A.PLAY0
 
 
 def _check_root(st: np.ndarray) -> None:
@@ -1244,18 +1335,32 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
     _check_root(st)
     tab = _buffers(int(tt_bits))
     actor = int(st[ACTOR])
+    licit = bool(rv[R_GAME] == G_LICIT)
     ctx = np.zeros(X_SIZE, dtype=np.int64)
     ctx[X_ACTOR] = actor
     ctx[X_SALT] = int(tab.salt.integers(1, 2**62))
     ctx[X_TTMASK] = (1 << tab.bits) - 1
-    an = int(st[ANNOUNCE])
-    ctx[X_HUNDRED] = int(an in (AN_STO, AN_STO_SEDMA) or bool(st[BET_EXISTS + B_HUNDRED_AG]))
     ctx[X_QFIRST] = int(rv[R_QUEEN_FIRST])
     ctx[X_TRUMP] = int(trump_suit(st))
     ctx[X_CONTRACT] = int(st[CONTRACT])
     ctx[X_BOUNDS] = int(bounds and st[CONTRACT] == C_SUIT and not rv[R_QUEEN_FIRST])
-    ctx[X_LAYDOWN] = int(laydown)
     ctx[X_HIST] = int(st[CONTRACT] == C_DURCH if history is None else history)
+    ctx[X_LICIT] = int(licit)
+    ctx[X_PLAY0] = _play0(rv)
+    ctx[X_HELP] = -1
+    if licit:
+        # LICITOVANY.md §3, §8: the game's components; no lay-down (§7)
+        comp = int(COMPONENTS[int(st[LIC_GAME])])
+        ctx[X_HUNDRED] = int(bool(comp & (1 << K_HUNDRED)))
+        ctx[X_TWO7] = int(bool(comp & (1 << K_TWO_SEVENS)))
+        if ctx[X_TWO7] and st[CONTRACT] == C_SUIT:
+            ctx[X_HELP] = int(st[LIC_HELP])
+        ctx[X_LAYDOWN] = 0
+    else:
+        an = int(st[ANNOUNCE])
+        ctx[X_HUNDRED] = int(an in (AN_STO, AN_STO_SEDMA)
+                             or bool(st[BET_EXISTS + B_HUNDRED_AG]))
+        ctx[X_LAYDOWN] = int(laydown)
     tab.stk[0] = st
     tab.fr[BC_ROW0:, 0] = 0  # the bound cache holds this deal's bets only
     stats = np.zeros(S_SIZE, dtype=np.int64)
@@ -1266,7 +1371,8 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
     value = int(value)
     if npv < 0:
         raise RuntimeError("principal variation lost: solver inconsistency")
-    line = [A.PLAY0 + int(c) for c in pvbuf[:npv]]
+    play0 = int(ctx[X_PLAY0])
+    line = [play0 + int(c) for c in pvbuf[:npv]]
     fin = st.copy()
     for a in line:
         apply_action(fin, rv, a)
@@ -1275,7 +1381,7 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
     if all_moves:
         move_values = _expand_move_values(st, rv, mvals)
     return SolveResult(
-        value=value, action=line[0], card=CARD_CODES[line[0] - A.PLAY0],
+        value=value, action=line[0], card=CARD_CODES[line[0] - play0],
         pv=line if pv else line[:1], outcome=outcome, move_values=move_values,
         nodes=int(stats[S_NODES]), tt_hits=int(stats[S_TTHITS]),
         bound_cuts=int(stats[S_BOUNDCUTS]), seconds=time.perf_counter() - t0,
@@ -1284,8 +1390,10 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
 
 def _expand_move_values(st, rv, mvals) -> dict:
     seat = int(st[TO_MOVE])
-    legal = int(legal_cards(st, seat))
-    return {A.PLAY0 + c: int(mvals[c]) for c in range(32) if legal >> c & 1}
+    licit = bool(rv[R_GAME] == G_LICIT)
+    legal = int(licit_cards(st, seat) if licit else legal_cards(st, seat))
+    play0 = _play0(rv)
+    return {play0 + c: int(mvals[c]) for c in range(32) if legal >> c & 1}
 
 
 __all__ = ["solve", "SolveResult", "Outcome", "brute_force_value"]
