@@ -3,7 +3,9 @@
 A :class:`SelfPlayActor` steps ``num_envs`` games together.  Before every deal each
 game draws its *table* (``training.config.SelfPlayConfig``): plain self-play (all three
 seats are the learner), or the learner in one random seat against two copies of an
-earlier snapshot from the pool, two TableRobots, or two RandomRobots.  At each engine
+earlier snapshot from the pool, two table robots (the game's:
+:class:`~mariash_env.robots.TableRobot` or, under licitovaný rules,
+:class:`~mariash_env.robots.licit_table.LicitTableRobot`), or two RandomRobots.  At each engine
 step the rows are grouped by who is to move and each group gets one batched call: the
 learner through ``Method.act`` (e.g. epsilon-greedy on the Q-network), each pool
 snapshot through its greedy forward pass, the robots through ``act_batch``.
@@ -26,10 +28,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from mariash_env.robots import TableRobot
+from mariash_env.robots import Robot, make_robot
 from mariash_env.vector import VectorEnv, random_legal_actions
 
-from .networks import PolicyNet, build_network
+from .networks import PolicyNet, build_network, game_of
 
 # Kinds of tables.
 T_SELF, T_POOL, T_TABLE, T_RANDOM = 0, 1, 2, 3
@@ -83,13 +85,14 @@ class SelfPlayActor:
         self.worker = worker
         self.n = cfg.env.num_envs
         self.env = VectorEnv(self.n, seed=0, deals=cfg.env.deals, **cfg.env.rules)
+        self.game = game_of(cfg.env.rules)
         if net is None:
             with torch.random.fork_rng(devices=[]):
-                net = build_network(cfg.network).to(self.device)
+                net = build_network(cfg.network, self.game).to(self.device)
         self.net = net
         self.net.eval()
         self.pool: list[tuple[int, PolicyNet]] = []
-        self.table_robot: TableRobot | None = None
+        self.table_robot: Robot | None = None
         self.needs_masks = bool(getattr(method_cls, "needs_masks", False))
         self.step = None
         self.rng = np.random.default_rng(0)
@@ -105,7 +108,7 @@ class SelfPlayActor:
             net = have.get(sid)
             if net is None:
                 with torch.random.fork_rng(devices=[]):  # leave the global torch RNG alone
-                    net = build_network(self.cfg.network).to(self.device)
+                    net = build_network(self.cfg.network, self.game).to(self.device)
                 net.load_state_dict(sd)
                 net.eval()
             pool.append((sid, net))
@@ -118,7 +121,7 @@ class SelfPlayActor:
         if self.cfg.selfplay.table_robot_share > 0:
             # the robot's seed is drawn as before (runs keep their random stream); the
             # table robot is deterministic, it only needs a fresh deal memory
-            self.table_robot = TableRobot()
+            self.table_robot = make_robot("table", rules=self.game.name)
             self.table_robot.begin_deal(int(self.rng.integers(2**62)))
         self.step = self.env.reset(seed=segment_seed(seed, iteration, self.worker, self.n))
         n = self.n
