@@ -52,7 +52,9 @@ class EnvConfig:
                          "deal number and running score it meets at the table)", ge=1)
     rules: dict = opt(None, "rule options of mariash_env.make_rules (RULES.md §11), e.g. "
                             "{shuffle = 'every_deal', tariff = 'csm'}; empty = the seed-001 "
-                            "table the robots are evaluated on", factory=dict)
+                            "table the robots are evaluated on; {rules = 'licitovany'} "
+                            "trains licitovaný mariáš (LICITOVANY.md: its own action table, "
+                            "observation and table robot)", factory=dict)
     actor_threads: int = opt(1, "torch threads of each rollout worker process (workers > 1)",
                              ge=1)
 
