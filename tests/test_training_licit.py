@@ -23,9 +23,9 @@ pytest.importorskip("onnxruntime")
 from mariash_env.kinds import LICITOVANY, VOLENY  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.licit_table import LicitTableRobot  # noqa: E402
+from training import export as tx  # noqa: E402
 from training.checkpoint import CheckpointError, read_checkpoint, save_checkpoint  # noqa: E402
 from training.config import Config, load_config  # noqa: E402
-from training.export import export, load_policy, sample_observations, write_card  # noqa: E402
 from training.rollout import T_TABLE, SelfPlayActor  # noqa: E402
 from training.trainer import Trainer  # noqa: E402
 
@@ -128,7 +128,7 @@ def test_other_game_refused_on_resume_and_warm_start(trained: Path, voleny_run: 
     bad = tmp_path / "bad" / "checkpoint.pt"
     save_checkpoint(bad, ck)
     with pytest.raises(CheckpointError, match="licitovany mariáš but the config plays voleny"):
-        load_policy(bad)
+        tx.load_policy(bad)
     res = subprocess.run([sys.executable, "-m", "training.export", str(bad), "-o",
                           str(tmp_path / "x.onnx")], cwd=ROOT, capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300)
@@ -146,9 +146,9 @@ def test_other_game_refused_on_resume_and_warm_start(trained: Path, voleny_run: 
 
 @pytest.fixture(scope="module")
 def exported(trained: Path, tmp_path_factory) -> Path:
+    """The tiny run exported (its own parity check on licitovaný observations passed)."""
     out = tmp_path_factory.mktemp("licit_onnx") / "robot_licitovany.onnx"
-    report = export(trained / "checkpoint.pt", out, check=512)
-    assert report["parity"]["same_action"] == 1.0
+    assert tx.export(trained / "checkpoint.pt", out, check=512)["parity"]["same_action"] == 1.0
     return out
 
 
@@ -163,16 +163,14 @@ def test_export_parity_and_metadata(trained: Path, exported: Path) -> None:
     assert (props["mariash_obs_size"], props["mariash_num_actions"]) == ("1016", "136")
     assert json.loads(props["mariash_rules"])["rules"] == "licitovany"
     assert json.loads(props["mariash_action_labels"]) == list(LICITOVANY.labels)
-    net, _ = load_policy(trained / "checkpoint.pt")
+    net, _ = tx.load_policy(trained / "checkpoint.pt")
     robot = OnnxRobot(exported)
     assert robot.game is LICITOVANY
-    obs, mask = sample_observations(1500, seed=9, rules={"rules": "licitovany"})
+    obs, mask = tx.sample_observations(1500, seed=9, rules={"rules": "licitovany"})
     assert obs.shape == (1500, 1016) and mask.shape == (1500, 136)
-    with torch.inference_mode():
-        q_t, a_t = net(torch.from_numpy(obs), torch.from_numpy(mask))
-    q_o, a_o = robot.scores_and_actions(obs, mask)
-    assert np.array_equal(a_t.numpy(), a_o)
-    assert np.allclose(q_t.numpy()[mask.astype(bool)], q_o[mask.astype(bool)], atol=1e-4)
+    parity = tx.check_parity(net, exported, obs, mask)
+    assert parity["same_action"] == 1.0 and parity["max_abs_diff"] < 1e-4
+    a_o = robot.act_batch(obs, mask)
     assert mask[np.arange(len(a_o)), a_o].all()
     with pytest.raises(ValueError, match=r"obs \[N, 1016\] and mask \[N, 136\]"):
         robot.scores_and_actions(obs[:, :900], mask[:, :115])
@@ -205,7 +203,7 @@ sys.exit(rc)
                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300)
     assert res.returncode == 0, res.stderr
     assert "desetníky/deal" in res.stdout
-    card = write_card(exported, tmp_path / "CARD.md", eval_deals=3)
+    card = tx.write_card(exported, tmp_path / "CARD.md", eval_deals=3)
     assert "licitovaný mariáš player" in card and "float32[B, 1016]" in card
     assert "--rules licitovany" in card and "desetníky/deal" in card
 
