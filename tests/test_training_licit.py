@@ -95,6 +95,31 @@ def test_rollout_plays_the_licit_table_robot() -> None:
     assert batch.obs.shape[1] == 1016 and batch.action.max() < 136
 
 
+def test_guided_deals_record_the_table_robots_actions() -> None:
+    """selfplay.guide_share = 1: every learner decision is the table robot's action, and
+    it is recorded as the learner's (with the mask the robot saw)."""
+    from training.methods import get_method
+
+    cfg = tiny(**{"selfplay.guide_share": 1.0, "selfplay.pool_share": 0.0,
+                  "selfplay.random_share": 0.0, "selfplay.table_robot_share": 0.0})
+    actor = SelfPlayActor(cfg, get_method("dmc"))
+    actor.needs_masks = True  # keep the masks to ask the robot again
+    actor.begin_segment(0)
+    batch, _ = actor.collect({"epsilon": 1.0})  # the learner alone would play at random
+    assert len(batch) > 0
+    want = LicitTableRobot().act_batch(batch.obs, batch.mask)
+    assert np.array_equal(batch.action, want)
+    # unguided, the same exploration rate gives other actions
+    cfg = tiny(**{"selfplay.pool_share": 0.0, "selfplay.random_share": 0.0,
+                  "selfplay.table_robot_share": 0.0, "env.rollout_steps": 40})
+    actor = SelfPlayActor(cfg, get_method("dmc"))
+    actor.needs_masks = True
+    actor.begin_segment(0)
+    batch, _ = actor.collect({"epsilon": 1.0})
+    assert len(batch) > 0
+    assert not np.array_equal(batch.action, LicitTableRobot().act_batch(batch.obs, batch.mask))
+
+
 def test_licit_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
     cfg = {"eval.every": 0}
     full = tmp_path / "full"
@@ -208,8 +233,9 @@ sys.exit(rc)
     assert "--rules licitovany" in card and "desetníky/deal" in card
 
 
-def test_licitovany_config_loads() -> None:
-    cfg = load_config(ROOT / "training" / "configs" / "licitovany.toml")
+@pytest.mark.parametrize("name", ["licitovany", "licitovany_finetune", "licitovany_guided"])
+def test_licitovany_configs_load(name: str) -> None:
+    cfg = load_config(ROOT / "training" / "configs" / f"{name}.toml")
     assert cfg.env.rules == {"rules": "licitovany"}
     from training.methods import get_method
 

@@ -118,7 +118,8 @@ class SelfPlayActor:
         """Reseed engines, exploration and robots from ``(seed, iteration, worker)``."""
         seed = self.cfg.seed
         self.rng = np.random.default_rng([seed, iteration, self.worker, 0x5E6])
-        if self.cfg.selfplay.table_robot_share > 0:
+        sp = self.cfg.selfplay
+        if sp.table_robot_share > 0 or sp.guide_share > 0:
             # the robot's seed is drawn as before (runs keep their random stream); the
             # table robot is deterministic, it only needs a fresh deal memory
             self.table_robot = make_robot("table", rules=self.game.name)
@@ -128,6 +129,7 @@ class SelfPlayActor:
         self.kind = np.zeros(n, np.int8)
         self.learner_seat = np.zeros(n, np.int64)
         self.snap = np.zeros(n, np.int64)
+        self.guided = np.zeros(n, bool)
         self._draw_tables(np.arange(n))
         self.deal_id = np.arange(n, dtype=np.int64)
         self.next_deal = n
@@ -154,6 +156,8 @@ class SelfPlayActor:
         self.kind[idx] = kind
         self.learner_seat[idx] = seat
         self.snap[idx] = snap
+        if sp.guide_share > 0:  # drawn only when used: other runs keep their random stream
+            self.guided[idx] = self.rng.random(k) < sp.guide_share
 
     # -- one iteration --------------------------------------------------------------------
 
@@ -184,6 +188,10 @@ class SelfPlayActor:
                 obs_l = rows.add_obs(st.obs, li)  # a view of the row store (no extra copy)
                 mask_l = st.mask[li]
                 a, extras = act(self.net, obs_l, mask_l, self.rng, params)
+                gl = self.guided[li]
+                if gl.any():  # guided deals: the table robot's action is the learner's
+                    a = np.array(a, np.int64)
+                    a[gl] = self.table_robot.act_batch(obs_l[gl], mask_l[gl])
                 actions[li] = a
                 rows.add(a, self.deal_id[li], player[li], kind[li],
                          mask_l if self.needs_masks else None, extras)

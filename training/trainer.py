@@ -142,7 +142,9 @@ class Trainer:
             else:
                 # the game first: a clearer reason than the config difference it also is
                 check_game(payload, game_of(cfg.env.rules).name, str(ckpt_path))
-                check_config(payload, cfg.to_dict(), str(ckpt_path))
+                # the stored config with today's defaults for options added since
+                check_config({**payload, "config": saved.to_dict()}, cfg.to_dict(),
+                             str(ckpt_path))
         else:
             if ckpt_path.exists():
                 raise FileExistsError(
