@@ -56,8 +56,12 @@ def training_info(payload: dict[str, Any]) -> dict[str, Any]:
         it = hist[-1]["iteration"]
         last = {h["opponent"]: {k: h[k] for k in ("mean", "ci_low", "ci_high", "deals")}
                 for h in hist if h["iteration"] == it}
+    describe = dict(payload.get("info", {}).get("describe", {}))
+    if payload.get("game") == "licitovany" and "scores" in describe:
+        # DMC checkpoints written before the game's unit was known said groše for both
+        describe["scores"] = str(describe["scores"]).replace("groše", "desetníky")
     return {
-        **payload.get("info", {}).get("describe", {}),
+        **describe,
         "iteration": c.get("iteration"),
         "decisions": c.get("decisions"),
         "updates": c.get("updates"),

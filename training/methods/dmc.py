@@ -168,6 +168,7 @@ class DMC(Method):
 
     def describe(self) -> dict[str, Any]:
         a = self.algo
-        unit = (f"groše x {a.reward_scale:g}" if a.reward_transform == "scale"
-                else "symlog(groše)")
+        money = "desetníky" if game_of(self.cfg.env.rules).name == "licitovany" else "groše"
+        unit = (f"{money} x {a.reward_scale:g}" if a.reward_transform == "scale"
+                else f"symlog({money})")
         return {"method": self.name, "scores": f"Q-values in {unit}"}
