@@ -241,3 +241,15 @@ def test_licitovany_configs_load(name: str) -> None:
 
     net = get_method(cfg.method)(cfg, torch.device("cpu")).net
     assert (net.obs_size, net.num_actions) == (1016, 136)
+
+
+def test_checkpoint_without_newer_options_resumes(trained: Path, tmp_path: Path) -> None:
+    """A checkpoint written before an option existed (here selfplay.guide_share) resumes:
+    the stored config is compared with today's defaults filled in."""
+    ck = read_checkpoint(trained / "checkpoint.pt")
+    del ck["config"]["selfplay"]["guide_share"]
+    save_checkpoint(tmp_path / "old" / "checkpoint.pt", ck)
+    t = Trainer(tiny(**{"run.max_iterations": 5}), tmp_path / "old", resume=True)
+    assert t.counters["iteration"] == 4
+    with pytest.raises(CheckpointError, match="selfplay.guide_share: checkpoint 0.0, now 0.5"):
+        Trainer(tiny(**{"selfplay.guide_share": 0.5}), tmp_path / "old", resume=True)
