@@ -233,7 +233,8 @@ sys.exit(rc)
     assert "--rules licitovany" in card and "desetníky/deal" in card
 
 
-@pytest.mark.parametrize("name", ["licitovany", "licitovany_finetune", "licitovany_guided"])
+@pytest.mark.parametrize("name", ["licitovany", "licitovany_finetune", "licitovany_guided",
+                                  "licitovany_guided2"])
 def test_licitovany_configs_load(name: str) -> None:
     cfg = load_config(ROOT / "training" / "configs" / f"{name}.toml")
     assert cfg.env.rules == {"rules": "licitovany"}
