@@ -3,7 +3,7 @@
 ::
 
     python -m mariash_env.arena --robots table,pimc,random --deals 2000 --jobs 2 \\
-        [--seed S] [--batch B] [--out DIR] [--no-plot]
+        [--seed S] [--batch B] [--out DIR] [--no-plot] [--rules licitovany] [--rule K=V]
 
 Every deal is a fixed deck (shuffled from ``seed`` and the deal's index) with a fixed
 dealer, played as a single deal (rules ``deals=1``) once under *every seating* of the
@@ -12,8 +12,13 @@ AAB, ABA, BAA, ABB, BAB, BBA; with more, all ordered choices of three different 
 with one, the robot against itself.  Each robot sits in each seat equally often on the
 same deck (:func:`seatings`).
 
-A robot's score on a deal is the mean of its groše over all the seats it filled on that
-deal; the match reports the mean over deals with a 95 % bootstrap confidence interval
+Both games play here: ``--rules licitovany`` (or ``rules={"rules": "licitovany"}``)
+plays licitovaný mariáš, each robot spec built for that game
+(:func:`mariash_env.robots.make_robot`), the scores counted in its unit, desetníky;
+``--rule KEY=VALUE`` sets any other rule option (RULES.md §11, LICITOVANY.md §11).
+
+A robot's score on a deal is the mean of its groše (desetníky) over all the seats it
+filled on that deal; the match reports the mean over deals with a 95 % bootstrap confidence interval
 (resampling deals), the pairwise differences (paired per deal, with CIs), the contract
 mix of each robot as actor (suit games played / conceded / sedma not played, betl,
 durch), and its win rates as actor and in defence.  ``--out`` receives ``summary.csv``,
@@ -64,8 +69,9 @@ from .game import Game
 from .robots.base import Robot, as_robot
 from .rules import Rules, is_int, make_rules
 
-RobotFactory = Callable[[], Any]
-"""A robot class or any callable returning a robot (or what :func:`as_robot` accepts)."""
+RobotFactory = Callable[[], Any] | str
+"""A robot class or any callable returning a robot (or what :func:`as_robot` accepts), or
+a robot spec of :func:`mariash_env.robots.make_robot` (built for the match's game)."""
 
 MAX_DEALS = 10_000_000
 """Most deals in one match (about 30 days of the table robot on one core)."""
@@ -197,6 +203,7 @@ def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
                 "payments": [int(x) for x in S.read64(st, S.PAY, 3)],
                 "actor": int(st[S.ACTOR]),
                 "contract": int(st[S.CONTRACT]),
+                "game": int(st[S.LIC_GAME]),
                 "end": int(st[S.END]),
                 "decisions": [int(x) for x in decisions[i]],
                 "think": [float(x) for x in think[i]],
@@ -219,8 +226,17 @@ def play_deal(robots: list[Any], seating: tuple[int, int, int], seed: int, deale
 _WORKER: dict[str, Any] = {}
 
 
+def build_robot(factory: RobotFactory, rules: Rules) -> Robot:
+    """The robot of a factory, or of a spec string built for the game of ``rules``."""
+    if isinstance(factory, str):
+        from .robots import make_robot
+
+        return make_robot(factory, rules=rules)
+    return as_robot(factory())
+
+
 def _init_worker(factories: list[RobotFactory], rules: Rules) -> None:
-    _WORKER["robots"] = [as_robot(f()) for f in factories]
+    _WORKER["robots"] = [build_robot(f, rules) for f in factories]
     _WORKER["rules"] = rules
 
 
@@ -259,7 +275,7 @@ def _play_batch(args: tuple[list[int], list[int], list[int]]
 @dataclass
 class MatchResult:
     """Outcome of :func:`duplicate_match`; ``per_deal[i, r]`` = robot ``r``'s mean groše
-    over its seats on deal ``i``."""
+    (desetníky under licitovaný rules: :attr:`unit`) over its seats on deal ``i``."""
 
     names: list[str]
     seatings: list[tuple[int, int, int]]
@@ -270,11 +286,18 @@ class MatchResult:
     n_boot: int = 2000
     outcomes: list[list[dict[str, Any]]] = field(default_factory=list, repr=False)
     """Per deal, the outcome of each seating's game (:func:`play_games`)."""
+    rules: str = "voleny"
+    """The game played (``voleny`` / ``licitovany``)."""
     _ci: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def deals(self) -> int:
         return int(self.per_deal.shape[0])
+
+    @property
+    def unit(self) -> str:
+        """What the scores count: ``groše`` (volený) or ``desetníky`` (licitovaný)."""
+        return "desetníky" if self.rules == "licitovany" else "groše"
 
     def means(self) -> np.ndarray:
         return self.per_deal.mean(axis=0)
@@ -307,7 +330,7 @@ class MatchResult:
             row: dict[str, Any] = {
                 "robot": name,
                 "deals": self.deals,
-                "groše_per_deal": float(self.means()[r]),
+                f"{self.unit}_per_deal": float(self.means()[r]),
                 "ci_low": float(lo[r]),
                 "ci_high": float(hi[r]),
             }
@@ -331,18 +354,20 @@ class MatchResult:
         lines = [
             f"duplicate match: {self.deals} deals x {len(self.seatings)} seatings "
             f"({self.seconds:.0f} s)",
-            f"{'robot':<28}{'groše/deal':>11}{'95% CI':>20}{'actor%':>8}{'win as actor':>13}"
-            f"{'win in def.':>12}  contracts as actor (suit/conc./void/betl/durch %)",
+            f"{'robot':<28}{self.unit + '/deal':>11}{'95% CI':>20}{'actor%':>8}"
+            f"{'win as actor':>13}{'win in def.':>12}  contracts as actor "
+            + ("(suit/fold/-/betl/durch %)" if self.rules == "licitovany"
+               else "(suit/conc./void/betl/durch %)"),
         ]
         for row in self.summary():
             mix = "/".join(f"{100 * row[k]:.0f}" for k in CONTRACT_KEYS)
             lines.append(
-                f"{row['robot']:<28}{row['groše_per_deal']:>+11.3f}"
+                f"{row['robot']:<28}{row[self.unit + '_per_deal']:>+11.3f}"
                 f"{'[' + format(row['ci_low'], '+.3f') + ', ' + format(row['ci_high'], '+.3f') + ']':>20}"
                 f"{100 * row['actor_share']:>7.1f}%{100 * row['actor_win_rate']:>12.1f}%"
                 f"{100 * row['defence_win_rate']:>11.1f}%  {mix}"
             )
-        lines.append("pairwise differences (a - b, groše per deal):")
+        lines.append(f"pairwise differences (a - b, {self.unit} per deal):")
         for p in self.pairwise():
             mark = "*" if p["significant"] else " "
             lines.append(
@@ -400,7 +425,7 @@ class MatchResult:
                yerr=np.vstack([m - lo, hi - m]), capsize=6)
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xticks(x, self.names, rotation=15)
-        ax.set_ylabel("groše per deal (mean, 95% bootstrap CI)")
+        ax.set_ylabel(f"{self.unit} per deal (mean, 95% bootstrap CI)")
         ax.set_title(f"duplicate match, {self.deals} deals × {len(self.seatings)} seatings")
         fig.tight_layout()
         p = Path(path)
@@ -437,7 +462,7 @@ def _stats(names: list[str], seats: list[tuple[int, int, int]],
                         mix[r, 3] += 1
                     elif con == S.C_DURCH:
                         mix[r, 4] += 1
-                    elif end == S.END_CONCEDED:
+                    elif end in (S.END_CONCEDED, S.END_FOLD):
                         mix[r, 1] += 1
                     elif end == S.END_SEDMA_VOID:
                         mix[r, 2] += 1
@@ -613,19 +638,46 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         stats=_stats(names, seats, results),  # type: ignore[arg-type]
         seconds=time.perf_counter() - t0, n_boot=n_boot,
         outcomes=results,  # type: ignore[arg-type]
+        rules=rules_obj.rules,
     )
 
 
-def _factory(spec: str, pimc_kw: dict[str, Any]) -> RobotFactory:
+def _factory(spec: str, pimc_kw: dict[str, Any], rules: Rules | None = None) -> RobotFactory:
     from .robots import make_robot, parse_spec
 
     base, _ = parse_spec(spec)
     kw = dict(pimc_kw) if base == "pimc" else {}
 
     def make() -> Any:
-        return make_robot(spec, **kw)
+        return make_robot(spec, rules=rules, **kw)
 
     return make
+
+
+def parse_rule_options(game: str | None, options: list[str]) -> dict[str, Any]:
+    """Rule keywords from ``--rules NAME`` and ``--rule KEY=VALUE`` options (VALUE a Python
+    or JSON literal, else a string); ValueError naming a malformed one."""
+    import ast
+    import json
+
+    out: dict[str, Any] = {}
+    if game is not None:
+        out["rules"] = game
+    for opt in options:
+        key, eq, text = opt.partition("=")
+        key = key.strip()
+        if not eq or not key.isidentifier():
+            raise ValueError(f"invalid --rule {opt!r}: expected KEY=VALUE (e.g. deals=1)")
+        text = text.strip()
+        try:
+            value: Any = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = text
+        out[key] = value
+    return out
 
 
 OUTPUTS = ("deals.csv", "summary.csv", "pairwise.csv", "groše.png")
@@ -671,10 +723,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--worlds", type=int, default=None, help="PIMC worlds per decision")
     ap.add_argument("--time-limit", type=float, default=None,
                     help="PIMC seconds per decision (> 0)")
+    ap.add_argument("--rules", default=None,
+                    help="the game: voleny (default) or licitovany")
+    ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                    help="a rule option (RULES.md / LICITOVANY.md §11), repeatable, e.g. "
+                         "--rule tariff=csm")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     from .robots import check_robot_args
+    from .rules import RulesError
 
     # Every argument, robot and output is checked before the first deal.
     try:
@@ -688,6 +746,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.time_limit is not None:
             pimc_kw["time_limit"] = args.time_limit
         check_robot_args("pimc", pimc_kw)
+        try:
+            rules_obj = make_rules(**{**parse_rule_options(args.rules, args.rule), "deals": 1})
+        except (RulesError, TypeError) as e:
+            raise ValueError(f"--rules/--rule: {e}") from None
         specs = _split(args.robots)
         if not all(specs):
             raise ValueError(f"invalid --robots {args.robots!r}: an empty robot name")
@@ -698,7 +760,7 @@ def main(argv: list[str] | None = None) -> int:
             while name in robots:
                 name = f"{spec}#{k}"
                 k += 1
-            robots[name] = _factory(spec, pimc_kw)
+            robots[name] = _factory(spec, pimc_kw, rules_obj)
         for f in robots.values():
             f()  # fail early on a bad spec
     except ValueError as e:
@@ -710,7 +772,8 @@ def main(argv: list[str] | None = None) -> int:
         fail(f"cannot write the results to --out {out}: {e.strerror or e}")
     try:
         res = duplicate_match(robots, deals=args.deals, seed=args.seed, jobs=args.jobs,
-                              progress=not args.quiet, out=out, batch=args.batch,
+                              rules=rules_obj, progress=not args.quiet, out=out,
+                              batch=args.batch,
                               backend=args.backend, address=args.address)
         print(res.table())
         paths = res.save(out, plot=not args.no_plot)

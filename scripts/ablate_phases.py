@@ -19,13 +19,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mariash_env.core.observe import OBS_LAYOUT  # noqa: E402
-from mariash_env.core.state import PH_DONE, PHASE_NAMES  # noqa: E402
+from mariash_env.core.state import PHASE_NAMES  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
 from training.evaluate import duplicate_eval  # noqa: E402
 
 BLOCK = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}
-PHASES = PHASE_NAMES[:PH_DONE + 1]  # volený's phases: its observation's phase block
+# volený's phases: the first ones of PHASE_NAMES (licitovaný's follow, outside its one-hot)
+PHASES = PHASE_NAMES[:BLOCK["phase"][1]]
 # part of the game -> (phases, whose decisions: None = any seat, True = actor, False = defence)
 PARTS = {
     "trump, contract, discards": (("trump", "contract", "discard"), None),

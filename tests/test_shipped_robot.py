@@ -37,3 +37,25 @@ def test_phase_ablation_swaps_exactly_the_named_parts():
     assert duplicate_eval(nothing, table, deals=30, seed=4, num_envs=90).mean == \
         duplicate_eval(robot, table, deals=30, seed=4, num_envs=90).mean
     assert {p for phases, _ in PARTS.values() for p in phases} == set(PHASES) - {"done"}
+
+
+LICIT_MODEL = MODEL.parent / "robot_licitovany.onnx"
+
+
+def test_shipped_licitovany_robot_plays_legal_actions():
+    """models/robot_licitovany.onnx: a licitovaný model (LICITOVANY.md), loaded without
+    torch for that game only, legal in every phase of its games."""
+    robot = make_robot(f"onnx:{LICIT_MODEL}", rules="licitovany")
+    assert robot.game.name == "licitovany" and robot.rules["rules"] == "licitovany"
+    assert LICIT_MODEL.stat().st_size < 8_000_000
+    env = VectorEnv(64, seed=6, rules="licitovany")
+    step = env.reset()
+    kinds = set()
+    for _ in range(300):
+        actions = robot.act_batch(step.obs, step.mask)
+        assert step.mask[np.arange(64), actions].all()
+        kinds.update(robot.game.labels[a].split(":")[0] for a in actions)
+        step = env.step(actions)
+    assert {"pass", "play"} <= kinds  # the auction and the card play
+    card = (MODEL.parent / "ROBOT_LICITOVANY.md").read_text(encoding="utf-8")
+    assert "robot_licitovany.onnx" in card and "desetníky/deal" in card

@@ -9,8 +9,9 @@ fsynced: a crash leaves either the old or the new checkpoint, never a torn one.
 
 The payload holds the method's state (network, optimizer), the counters, the RNG states
 (python, numpy, torch, and the learner's numpy ``Generator``), the opponent pool, the
-evaluation history, the full config and the observation layout (``OBS_VERSION``,
-``OBS_SIZE``, ``N_ACTIONS``) and network signature it was trained with.
+evaluation history, the full config, the game (``voleny`` / ``licitovany``; absent in
+checkpoints from before licitovaný: volený) with its observation layout (version, size,
+number of actions, :mod:`mariash_env.kinds`) and network signature it was trained with.
 """
 
 from __future__ import annotations
@@ -26,12 +27,11 @@ from typing import Any
 
 import torch
 
-from mariash_env.actions import N_ACTIONS
 from mariash_env.atomic import atomic_open
-from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
+from mariash_env.kinds import KINDS
 
 from .config import Config
-from .networks import PolicyNet, build_network
+from .networks import PolicyNet, build_network, game_of
 
 MAGIC = b"MARIASH-CKPT-v1\n"
 FORMAT = 1
@@ -167,18 +167,38 @@ def check_payload(payload: Any, where: str) -> None:
     if payload.get("format") != FORMAT:
         raise CheckpointError(f"{where} has checkpoint format {payload.get('format')!r}; "
                               f"this version of training reads format {FORMAT}")
-    for key, now, what in (("obs_version", OBS_VERSION, "observation layout version"),
-                           ("obs_size", OBS_SIZE, "observation size"),
-                           ("num_actions", N_ACTIONS, "number of actions")):
+    game = payload.get("game", "voleny")
+    if game not in KINDS:
+        raise CheckpointError(f"{where} was trained for an unknown game {game!r}: expected one "
+                              f"of {', '.join(KINDS)}")
+    g = KINDS[game]
+    for key, now, what in (("obs_version", g.obs_version, "observation layout version"),
+                           ("obs_size", g.obs_size, "observation size"),
+                           ("num_actions", g.n_actions, "number of actions")):
         if payload.get(key) != now:
             raise CheckpointError(
-                f"{where} was trained with {what} {payload.get(key)!r} (OBS_VERSION/OBS_SIZE/"
-                f"N_ACTIONS of mariash_env then), but this environment has {now}: the network "
+                f"{where} was trained with {what} {payload.get(key)!r} ({game} mariáš of "
+                f"mariash_env then), but this environment has {now}: the network "
                 "would misread observations or actions; retrain, or use the mariash_env "
                 "version it was trained with")
     for key in ("config", "method", "network", "counters", "rng", "pool"):
         if key not in payload:
             raise CheckpointError(f"{where} is incomplete: it has no {key!r} entry")
+
+
+def game_of_checkpoint(payload: dict[str, Any]) -> str:
+    """The game a checkpoint was trained for (``voleny`` when it names none)."""
+    return str(payload.get("game", "voleny"))
+
+
+def check_game(payload: dict[str, Any], game: str, where: str) -> None:
+    """Refuse a checkpoint of another game than ``game`` (resume, warm start, export)."""
+    has = game_of_checkpoint(payload)
+    if has != game:
+        raise CheckpointError(
+            f"{where} was trained for {has} mariáš but the config plays {game} mariáš "
+            f"([env] rules); its network reads another game's observations and actions: "
+            f"use a checkpoint of {game}, or set [env] rules = {{rules = \"{has}\"}}")
 
 
 def check_network(payload: dict[str, Any], signature: dict[str, Any], where: str) -> None:
@@ -255,7 +275,8 @@ def load_policy(checkpoint: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     """The greedy policy network of a checkpoint (CPU, eval mode) and the payload."""
     payload = read_checkpoint(checkpoint)
     cfg = Config.from_dict(payload["config"], f"the config stored in {checkpoint}")
-    net = build_network(cfg.network)
+    check_game(payload, game_of(cfg.env.rules).name, str(checkpoint))
+    net = build_network(cfg.network, game_of(cfg.env.rules))
     check_network(payload, net.signature(), str(checkpoint))
     state = payload.get("policy") or payload["method"].get("net")
     if state is None:

@@ -52,7 +52,9 @@ class EnvConfig:
                          "deal number and running score it meets at the table)", ge=1)
     rules: dict = opt(None, "rule options of mariash_env.make_rules (RULES.md §11), e.g. "
                             "{shuffle = 'every_deal', tariff = 'csm'}; empty = the seed-001 "
-                            "table the robots are evaluated on", factory=dict)
+                            "table the robots are evaluated on; {rules = 'licitovany'} "
+                            "trains licitovaný mariáš (LICITOVANY.md: its own action table, "
+                            "observation and table robot)", factory=dict)
     actor_threads: int = opt(1, "torch threads of each rollout worker process (workers > 1)",
                              ge=1)
 
@@ -77,6 +79,11 @@ class SelfPlayConfig:
     with ``pool_share`` against two copies of one earlier snapshot, with
     ``random_share`` against two RandomRobots, and otherwise all three seats are the
     current policy (self-play: every seat's decisions are training data).
+
+    Independently, with probability ``guide_share`` a deal is *guided*: the learner's
+    seats play the table robot's actions there, recorded as the learner's decisions, so
+    the Q-values of what the robot does (its bids and contracts, which a learner that
+    never bids never tries) are learned from play that knows how to make them.
     """
 
     pool_size: int = opt(8, "earlier snapshots kept as opponents (oldest dropped first)", ge=0)
@@ -84,6 +91,9 @@ class SelfPlayConfig:
     pool_share: float = opt(0.3, "share of deals against a snapshot from the pool", ge=0, le=1)
     table_robot_share: float = opt(0.0, "share of deals against two TableRobots", ge=0, le=1)
     random_share: float = opt(0.05, "share of deals against two RandomRobots", ge=0, le=1)
+    guide_share: float = opt(0.0, "share of deals in which the learner's seats play the "
+                                  "table robot's actions (recorded as the learner's: "
+                                  "exploration guided by the robot)", ge=0, le=1)
 
 
 @dataclass

@@ -95,12 +95,12 @@ def as_act_fn(agent: Any) -> ActFn:
     return as_robot(agent).act_batch
 
 
-def make_opponent(name: str, seed: int) -> Robot:
-    """A robot by name: 'random' (seeded), or any spec of
+def make_opponent(name: str, seed: int, rules: dict[str, Any] | None = None) -> Robot:
+    """A robot by name for the game of ``rules``: 'random' (seeded), or any spec of
     :func:`mariash_env.robots.make_robot` ('table', 'pimc(worlds=8)', 'onnx:PATH')."""
     if name == "random":
         return RandomRobot(seed=seed)
-    return make_robot(name)
+    return make_robot(name, rules=rules)
 
 
 def duplicate_eval(agent: Any, robot: Any, deals: int = 1000, seed: int = 20240,
@@ -134,16 +134,16 @@ def evaluate_all(agent: Any, opponents: list[str], deals: int, seed: int,
                  rules: dict[str, Any] | None = None, num_envs: int = 3000,
                  bootstrap: int = 2000) -> list[EvalResult]:
     """:func:`duplicate_eval` against each robot in ``opponents``."""
-    return [duplicate_eval(agent, make_opponent(name, seed), deals=deals, seed=seed,
+    return [duplicate_eval(agent, make_opponent(name, seed, rules), deals=deals, seed=seed,
                            rules=rules, num_envs=num_envs, bootstrap=bootstrap, name=name)
             for name in opponents]
 
 
-def format_table(rows: list[tuple[str, EvalResult]]) -> str:
-    """A plain-text table of ``(label, result)`` rows."""
+def format_table(rows: list[tuple[str, EvalResult]], unit: str = "groše") -> str:
+    """A plain-text table of ``(label, result)`` rows (scores in ``unit`` per deal)."""
     wa = max([22] + [len(label) for label, _ in rows])
     wo = max([8] + [len(r.opponent) for _, r in rows])
-    head = (f"{'agent':<{wa}} {'vs':<{wo}} {'groše/deal':>10}  {'95% CI':<19} {'deals':>6}   "
+    head = (f"{'agent':<{wa}} {'vs':<{wo}} {unit + '/deal':>10}  {'95% CI':<19} {'deals':>6}   "
             f"{'as forehand':>11} {'middlehand':>10} {'dealer':>8}")
     lines = [head, "-" * len(head)]
     for label, r in rows:
@@ -178,13 +178,19 @@ def main(argv: list[str] | None = None) -> int:
             except (ValueError, TypeError, OSError, ImportError) as e:
                 raise ValueError(f"--robot {name!r} cannot be built: {e}") from None
         agent, rules = _load_agent(args.model, args.threads)
+        for name in robots:  # again for the model's game (licitovaný refuses some)
+            try:
+                make_opponent(name, args.seed, rules)
+            except (ValueError, TypeError, OSError, ImportError) as e:
+                raise ValueError(f"--robot {name!r} cannot play the model's game: {e}") from None
     except ValueError as e:  # also CheckpointError and OnnxRobotError
         print(f"error: {e}", file=sys.stderr)
         return 2
     rows = []
     for r in evaluate_all(agent, robots, args.deals, args.seed, rules, args.num_envs):
         rows.append((args.model.rsplit("/", 1)[-1], r))
-    print(format_table(rows))
+    print(format_table(rows, "desetníky" if (rules or {}).get("rules") == "licitovany"
+                       else "groše"))
     return 0
 
 

@@ -2,10 +2,12 @@
 
     python -m training.export runs/NAME/checkpoint.pt -o robot.onnx
 
-The graph takes ``observation`` float32[B, OBS_SIZE] and ``action_mask`` int8[B, 115]
-(1 = legal) and returns ``scores`` float32[B, 115] (the masked Q-values or logits;
-illegal actions get -1e9) and ``action`` int64[B] (the argmax, computed in the graph).
-Metadata (``metadata_props``): ``mariash_obs_version`` (OBS_VERSION), ``mariash_obs_size``,
+The graph takes ``observation`` float32[B, obs_size] and ``action_mask`` int8[B, A]
+(1 = legal) and returns ``scores`` float32[B, A] (the masked Q-values or logits;
+illegal actions get -1e9) and ``action`` int64[B] (the argmax, computed in the graph);
+the sizes are the game's (volený 900 and 115, licitovaný 1016 and 136).
+Metadata (``metadata_props``): ``mariash_game`` (``voleny`` / ``licitovany``),
+``mariash_obs_version`` (the game's layout version), ``mariash_obs_size``,
 ``mariash_num_actions``, ``mariash_action_labels`` (JSON list), ``mariash_rules`` (JSON),
 ``mariash_training`` (JSON: method, scores, counters, last evaluation, config),
 ``mariash_format`` ("mariash-robot-v1").  :class:`mariash_env.robots.OnnxRobot` plays it
@@ -28,8 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from mariash_env.actions import ACTION_LABELS, N_ACTIONS
-from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
+from mariash_env.kinds import kind_of
 from mariash_env.rules import make_rules
 
 from .checkpoint import (
@@ -55,8 +56,12 @@ def training_info(payload: dict[str, Any]) -> dict[str, Any]:
         it = hist[-1]["iteration"]
         last = {h["opponent"]: {k: h[k] for k in ("mean", "ci_low", "ci_high", "deals")}
                 for h in hist if h["iteration"] == it}
+    describe = dict(payload.get("info", {}).get("describe", {}))
+    if payload.get("game") == "licitovany" and "scores" in describe:
+        # DMC checkpoints written before the game's unit was known said groše for both
+        describe["scores"] = str(describe["scores"]).replace("groše", "desetníky")
     return {
-        **payload.get("info", {}).get("describe", {}),
+        **describe,
         "iteration": c.get("iteration"),
         "decisions": c.get("decisions"),
         "updates": c.get("updates"),
@@ -98,7 +103,7 @@ def to_onnx_bytes(net: PolicyNet, metadata: dict[str, str], opset: int = OPSET) 
     import onnx
 
     net = net.cpu().eval()
-    dummy = (torch.zeros(2, OBS_SIZE), torch.ones(2, N_ACTIONS, dtype=torch.int8))
+    dummy = (torch.zeros(2, net.obs_size), torch.ones(2, net.num_actions, dtype=torch.int8))
     buf = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -119,16 +124,20 @@ def to_onnx_bytes(net: PolicyNet, metadata: dict[str, str], opset: int = OPSET) 
 
 def robot_metadata(payload: dict[str, Any]) -> dict[str, str]:
     cfg = payload["config"]
-    rules = make_rules(deals=cfg["env"]["deals"], **cfg["env"]["rules"]).to_dict()
-    return {
+    r = make_rules(deals=cfg["env"]["deals"], **cfg["env"]["rules"])
+    rules = r.to_dict()
+    game = kind_of(r)
+    meta = {
         "mariash_format": ROBOT_FORMAT,
-        "mariash_obs_version": str(OBS_VERSION),
-        "mariash_obs_size": str(OBS_SIZE),
-        "mariash_num_actions": str(N_ACTIONS),
-        "mariash_action_labels": json.dumps(list(ACTION_LABELS)),
+        "mariash_obs_version": str(game.obs_version),
+        "mariash_obs_size": str(game.obs_size),
+        "mariash_num_actions": str(game.n_actions),
+        "mariash_action_labels": json.dumps(list(game.labels)),
         "mariash_rules": json.dumps(rules),
         "mariash_training": json.dumps(training_info(payload), default=str),
+        "mariash_game": game.name,
     }
+    return meta
 
 
 def check_parity(net: PolicyNet, onnx_path: str | Path, obs: np.ndarray,
@@ -195,6 +204,9 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
     robot = OnnxRobot(onnx_path)
     info = robot.training
     rules = dict(robot.rules)
+    game = robot.game
+    licit = game.name == "licitovany"
+    unit = "desetníky" if licit else "groše"
     results = []
     if eval_deals > 0:
         results = evaluate_all(robot, ["random", "table"], eval_deals, seed, rules,
@@ -217,9 +229,10 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
                     f"- in all: {sum(int(st.get('decisions') or 0) for st in stages):,} engine "
                     f"decisions, {sum(float(st.get('train_s') or 0) for st in stages) / 3600:.2f} h"]
     lines = [
-        "# mariash robot",
+        "# mariash robot" + (" (licitovaný)" if licit else ""),
         "",
-        f"`{Path(onnx_path).name}`: a volený mariáš player trained by self-play with "
+        f"`{Path(onnx_path).name}`: a {'licitovaný' if licit else 'volený'} mariáš player "
+        "trained by self-play with "
         f"{info.get('method', '?').upper()} (`training/`), exported by `python -m training.export`.",
         "",
         "```python",
@@ -232,9 +245,12 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
         "## Model",
         "",
         f"- network: {net.get('kind', '?')} {hidden or ''}, inputs `observation` "
-        f"float32[B, {OBS_SIZE}] and `action_mask` int8[B, {N_ACTIONS}]; outputs `scores` "
+        f"float32[B, {game.obs_size}] and `action_mask` int8[B, {game.n_actions}]; outputs "
+        "`scores` "
         f"({info.get('scores', 'scores')}, illegal actions -1e9) and `action` (argmax)",
-        f"- observation layout version {OBS_VERSION} (the robot refuses another layout)",
+        f"- observation layout version {game.obs_version}"
+        + (f" of {game.name} (metadata `mariash_game`; the robot refuses another game or "
+           "layout)" if licit else " (the robot refuses another layout)"),
         f"- size {Path(onnx_path).stat().st_size / 1e6:.1f} MB",
         f"- rules: `{json.dumps(rules)}`",
         "",
@@ -246,14 +262,16 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
         "## Evaluation",
         "",
         f"Duplicate deals (seed {seed}), the arena's match (`python -m mariash_env.arena "
-        f"--robots onnx:ROBOT,OPPONENT --seed {seed} --batch {CARD_ENVS // 6}`): every deal "
+        f"--robots onnx:ROBOT,OPPONENT --seed {seed} --batch {CARD_ENVS // 6}"
+        f"{' --rules licitovany' if licit else ''}`): every deal "
         "is played under the six "
         "seatings of the two, the robot alone against two copies of the opponent and the "
-        "opponent alone against two copies of the robot; groše per deal won by the robot, "
+        f"opponent alone against two copies of the robot; {unit} per deal won by the robot, "
         "95% bootstrap interval.",
         "",
         "```",
-        format_table([(Path(onnx_path).name, r) for r in results]) if results else "(not run)",
+        (format_table([(Path(onnx_path).name, r) for r in results], unit) if results
+         else "(not run)"),
         "```",
         "",
         "## Limits",

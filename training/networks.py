@@ -1,7 +1,8 @@
-"""Policy networks: one score per action over the whole ``Discrete(115)`` space.
+"""Policy networks: one score per action over the game's whole action space.
 
-Every network here maps an observation ``float32[B, OBS_SIZE]`` to raw scores
-``float32[B, N_ACTIONS]`` (:meth:`PolicyNet.scores`: Q-values for DMC, logits for a
+Every network here maps an observation ``float32[B, obs_size]`` to raw scores
+``float32[B, num_actions]``, both sizes those of the game's :class:`~mariash_env.kinds.GameKind`
+(volený 900 and 115, licitovaný 1016 and 136; :func:`game_of`) (:meth:`PolicyNet.scores`: Q-values for DMC, logits for a
 policy-gradient method) and, given the legal-action mask, to the masked scores and the
 greedy action (:meth:`PolicyNet.forward`, the graph that is exported to ONNX): illegal
 actions get :data:`MASKED_VALUE`, so the argmax is always legal when any action is.
@@ -17,6 +18,7 @@ from torch import nn
 
 from mariash_env.actions import N_ACTIONS
 from mariash_env.core.observe import OBS_SIZE
+from mariash_env.kinds import VOLENY, GameKind, kind_of
 
 MASKED_VALUE = -1e9
 """Score of an illegal action (finite, so no NaN ever appears in a masked softmax)."""
@@ -90,14 +92,29 @@ class MLP(PolicyNet):
 NETWORKS: dict[str, type[PolicyNet]] = {"mlp": MLP}
 
 
-def build_network(net_cfg: Any) -> PolicyNet:
-    """The network of a :class:`training.config.NetworkConfig` (or a dict of its fields)."""
+def game_of(rules: dict[str, Any] | None) -> GameKind:
+    """The game (:class:`~mariash_env.kinds.GameKind`) of a config's ``[env] rules`` table:
+    ``rules = "licitovany"`` in it picks licitovaný, anything else is volený."""
+    name = (rules or {}).get("rules", VOLENY.name)
+    try:
+        return kind_of(str(name))
+    except KeyError:
+        raise ValueError(f"[env] rules: unknown game rules = {name!r}: expected one of "
+                         "'voleny', 'licitovany'") from None
+
+
+def build_network(net_cfg: Any, game: GameKind | str = VOLENY) -> PolicyNet:
+    """The network of a :class:`training.config.NetworkConfig` (or a dict of its fields),
+    sized for ``game`` (its observation size and action count)."""
     d = net_cfg if isinstance(net_cfg, dict) else vars(net_cfg)
+    g = kind_of(game) if isinstance(game, str) else game
     kind = d.get("kind", "mlp")
     if kind not in NETWORKS:
         raise ValueError(f"unknown network kind {kind!r}: expected one of {sorted(NETWORKS)}")
     if kind == "mlp":
-        return MLP(hidden=list(d.get("hidden", [512, 256])), layer_norm=bool(d.get("layer_norm", True)))
+        return MLP(hidden=list(d.get("hidden", [512, 256])),
+                   layer_norm=bool(d.get("layer_norm", True)),
+                   obs_size=g.obs_size, num_actions=g.n_actions)
     return NETWORKS[kind]()  # pragma: no cover
 
 

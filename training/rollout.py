@@ -3,7 +3,9 @@
 A :class:`SelfPlayActor` steps ``num_envs`` games together.  Before every deal each
 game draws its *table* (``training.config.SelfPlayConfig``): plain self-play (all three
 seats are the learner), or the learner in one random seat against two copies of an
-earlier snapshot from the pool, two TableRobots, or two RandomRobots.  At each engine
+earlier snapshot from the pool, two table robots (the game's:
+:class:`~mariash_env.robots.TableRobot` or, under licitovaný rules,
+:class:`~mariash_env.robots.licit_table.LicitTableRobot`), or two RandomRobots.  At each engine
 step the rows are grouped by who is to move and each group gets one batched call: the
 learner through ``Method.act`` (e.g. epsilon-greedy on the Q-network), each pool
 snapshot through its greedy forward pass, the robots through ``act_batch``.
@@ -26,10 +28,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from mariash_env.robots import TableRobot
+from mariash_env.robots import Robot, make_robot
 from mariash_env.vector import VectorEnv, random_legal_actions
 
-from .networks import PolicyNet, build_network
+from .networks import PolicyNet, build_network, game_of
 
 # Kinds of tables.
 T_SELF, T_POOL, T_TABLE, T_RANDOM = 0, 1, 2, 3
@@ -83,13 +85,14 @@ class SelfPlayActor:
         self.worker = worker
         self.n = cfg.env.num_envs
         self.env = VectorEnv(self.n, seed=0, deals=cfg.env.deals, **cfg.env.rules)
+        self.game = game_of(cfg.env.rules)
         if net is None:
             with torch.random.fork_rng(devices=[]):
-                net = build_network(cfg.network).to(self.device)
+                net = build_network(cfg.network, self.game).to(self.device)
         self.net = net
         self.net.eval()
         self.pool: list[tuple[int, PolicyNet]] = []
-        self.table_robot: TableRobot | None = None
+        self.table_robot: Robot | None = None
         self.needs_masks = bool(getattr(method_cls, "needs_masks", False))
         self.step = None
         self.rng = np.random.default_rng(0)
@@ -105,7 +108,7 @@ class SelfPlayActor:
             net = have.get(sid)
             if net is None:
                 with torch.random.fork_rng(devices=[]):  # leave the global torch RNG alone
-                    net = build_network(self.cfg.network).to(self.device)
+                    net = build_network(self.cfg.network, self.game).to(self.device)
                 net.load_state_dict(sd)
                 net.eval()
             pool.append((sid, net))
@@ -115,16 +118,18 @@ class SelfPlayActor:
         """Reseed engines, exploration and robots from ``(seed, iteration, worker)``."""
         seed = self.cfg.seed
         self.rng = np.random.default_rng([seed, iteration, self.worker, 0x5E6])
-        if self.cfg.selfplay.table_robot_share > 0:
+        sp = self.cfg.selfplay
+        if sp.table_robot_share > 0 or sp.guide_share > 0:
             # the robot's seed is drawn as before (runs keep their random stream); the
             # table robot is deterministic, it only needs a fresh deal memory
-            self.table_robot = TableRobot()
+            self.table_robot = make_robot("table", rules=self.game.name)
             self.table_robot.begin_deal(int(self.rng.integers(2**62)))
         self.step = self.env.reset(seed=segment_seed(seed, iteration, self.worker, self.n))
         n = self.n
         self.kind = np.zeros(n, np.int8)
         self.learner_seat = np.zeros(n, np.int64)
         self.snap = np.zeros(n, np.int64)
+        self.guided = np.zeros(n, bool)
         self._draw_tables(np.arange(n))
         self.deal_id = np.arange(n, dtype=np.int64)
         self.next_deal = n
@@ -151,6 +156,8 @@ class SelfPlayActor:
         self.kind[idx] = kind
         self.learner_seat[idx] = seat
         self.snap[idx] = snap
+        if sp.guide_share > 0:  # drawn only when used: other runs keep their random stream
+            self.guided[idx] = self.rng.random(k) < sp.guide_share
 
     # -- one iteration --------------------------------------------------------------------
 
@@ -181,6 +188,10 @@ class SelfPlayActor:
                 obs_l = rows.add_obs(st.obs, li)  # a view of the row store (no extra copy)
                 mask_l = st.mask[li]
                 a, extras = act(self.net, obs_l, mask_l, self.rng, params)
+                gl = self.guided[li]
+                if gl.any():  # guided deals: the table robot's action is the learner's
+                    a = np.array(a, np.int64)
+                    a[gl] = self.table_robot.act_batch(obs_l[gl], mask_l[gl])
                 actions[li] = a
                 rows.add(a, self.deal_id[li], player[li], kind[li],
                          mask_l if self.needs_masks else None, extras)

@@ -22,9 +22,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from mariash_env.actions import N_ACTIONS
-from mariash_env.core.observe import OBS_SIZE, OBS_VERSION
-
 from .actors import LocalActors
 from .backends import BACKENDS, make_actors
 from .checkpoint import (
@@ -33,6 +30,7 @@ from .checkpoint import (
     CheckpointError,
     atomic_write_bytes,
     check_config,
+    check_game,
     check_network,
     check_writable,
     lineage_after,
@@ -45,7 +43,7 @@ from .config import Config, ConfigError
 from .evaluate import EvalResult, evaluate_all
 from .logs import EVAL_FIELDS, CsvLog, TensorBoard, metric_fields, plot_run
 from .methods import get_method
-from .networks import count_parameters
+from .networks import count_parameters, game_of
 
 CHECKPOINT = "checkpoint.pt"
 
@@ -102,7 +100,7 @@ def check_robots(cfg: Config) -> None:
     for key in ("opponents", "final_opponents"):
         for name in getattr(cfg.eval, key):
             try:
-                make_opponent(name, cfg.eval.seed)
+                make_opponent(name, cfg.eval.seed, cfg.env.rules)
             except (ValueError, TypeError, OSError, ImportError) as e:
                 raise ConfigError(f"eval.{key} = {name!r} cannot be built: {e}") from None
 
@@ -142,7 +140,11 @@ class Trainer:
             if cfg is None:
                 cfg = saved
             else:
-                check_config(payload, cfg.to_dict(), str(ckpt_path))
+                # the game first: a clearer reason than the config difference it also is
+                check_game(payload, game_of(cfg.env.rules).name, str(ckpt_path))
+                # the stored config with today's defaults for options added since
+                check_config({**payload, "config": saved.to_dict()}, cfg.to_dict(),
+                             str(ckpt_path))
         else:
             if ckpt_path.exists():
                 raise FileExistsError(
@@ -181,6 +183,7 @@ class Trainer:
     # -- checkpoints ------------------------------------------------------------------------
 
     def _restore(self, payload: dict[str, Any], where: str) -> None:
+        check_game(payload, game_of(self.cfg.env.rules).name, where)
         check_network(payload, self.method.net.signature(), where)
         if payload.get("method_name") != self.cfg.method:
             raise CheckpointError(f"{where} was trained with method "
@@ -208,6 +211,7 @@ class Trainer:
     def _warm_start(self, path: str) -> None:
         """Start from the policy weights of another run's checkpoint (``config.init``)."""
         init = read_checkpoint(path)
+        check_game(init, game_of(self.cfg.env.rules).name, path)
         check_network(init, self.method.net.signature(), path)
         try:
             self.method.net.load_state_dict(init["policy"])
@@ -226,12 +230,14 @@ class Trainer:
             "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
             "learner": self.learner_rng.bit_generator.state,
         }
+        game = game_of(self.cfg.env.rules)
         return {
             "kind": KIND,
             "format": FORMAT,
-            "obs_version": OBS_VERSION,
-            "obs_size": OBS_SIZE,
-            "num_actions": N_ACTIONS,
+            "game": game.name,
+            "obs_version": game.obs_version,
+            "obs_size": game.obs_size,
+            "num_actions": game.n_actions,
             "config": self.cfg.to_dict(),
             "method_name": self.cfg.method,
             "network": self.method.net.signature(),

@@ -4,13 +4,18 @@ neural policies (ONNX, no torch needed).
 ``make_robot(spec, **kw)`` builds one from a name:
 
 * ``"random"`` -- :class:`RandomRobot` (uniform over the legal actions);
-* ``"table"`` -- :class:`TableRobot` (the deterministic rule-based robot, seeds 001/003);
-* ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts);
+* ``"table"`` -- :class:`TableRobot` (the deterministic rule-based robot, seeds 001/003),
+  under licitovaný rules :class:`~mariash_env.robots.licit_table.LicitTableRobot`;
+* ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts; volený only: the
+  solver does not price licitovaný contracts yet);
 * ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily);
 * ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
   (:class:`mariash_env.openspiel.OpenSpielRobot`; needs ``open_spiel``, imported lazily).
 
 Keyword arguments may also be written into the spec, ``"pimc(worlds=8, time_limit=0.5)"``.
+``make_robot(spec, rules=...)`` names the game the robot will play (a
+:class:`~mariash_env.rules.Rules`, a rules dict or a game name; default volený): it picks the
+game's table robot and refuses an ONNX model trained for the other game.
 
 Every robot follows the protocol of :mod:`mariash_env.robots.base` (``begin_deal``,
 ``act`` / ``act_view`` / ``act_batch``, ``wants_view``), so each plays in every harness.
@@ -34,7 +39,7 @@ from .view import SeatView
 __all__ = [
     "Robot", "RandomRobot", "TableRobot", "PIMCRobot", "SeatView", "OnnxRobot",
     "OnnxRobotError", "PolicyRobot", "as_robot", "make_robot", "parse_spec", "ROBOT_NAMES",
-    "check_robot_args",
+    "check_robot_args", "game_name",
 ]
 
 ROBOT_NAMES = ("random", "table", "pimc", "onnx:PATH", "os_random", "os_ismcts")
@@ -127,11 +132,30 @@ def check_robot_args(base: str, kw: dict[str, Any]) -> None:
             raise ValueError(f"invalid {k}={v!r} for robot {key!r}: expected {what}")
 
 
-def make_robot(name: str, **kw: Any) -> Robot:
-    """A robot from its registry name (module docstring); ``kw`` go to its constructor.
+def game_name(rules: Any) -> str:
+    """The game (``"voleny"`` / ``"licitovany"``) of a Rules, a rules dict, a game name or
+    None (volený); ValueError naming anything else."""
+    from ..kinds import KINDS
+    from ..rules import Rules
+
+    if rules is None:
+        return "voleny"
+    if isinstance(rules, Rules):
+        return rules.rules
+    name = rules.get("rules", "voleny") if isinstance(rules, dict) else rules
+    if not isinstance(name, str) or name not in KINDS:
+        raise ValueError(f"unknown game rules {name!r}: expected one of {', '.join(KINDS)}")
+    return name
+
+
+def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
+    """A robot from its registry name (module docstring) for the game of ``rules`` (a
+    Rules, a rules dict, a game name or None = volený); ``kw`` go to its constructor.
 
     Every argument is checked first: an unknown robot, an unknown argument or a bad value
-    raises ValueError naming it and what is accepted.
+    raises ValueError naming it and what is accepted; so does a robot that cannot play the
+    game (``pimc`` and the OpenSpiel robots under licitovaný, an ONNX model of the other
+    game).
     """
     if not isinstance(name, str):
         raise ValueError(f"a robot spec must be a str, got {name!r}")
@@ -142,9 +166,19 @@ def make_robot(name: str, **kw: Any) -> Robot:
     if base.startswith("onnx:") and not base[len("onnx:"):]:
         raise ValueError("robot 'onnx:PATH' needs the path of an exported .onnx model")
     check_robot_args(base, kw)
+    game = game_name(rules)
+    if game == "licitovany" and base in ("pimc", "os_random", "os_ismcts"):
+        why = ("the double-dummy solver and PIMCRobot's world sampling and rollouts are "
+               "volený's" if base == "pimc" else "the OpenSpiel game is volený's")
+        raise ValueError(f"robot {base!r} cannot play licitovaný mariáš yet ({why}): "
+                         "expected random, table or onnx:PATH")
     if base == "random":
         return RandomRobot(**kw)
     if base == "table":
+        if game == "licitovany":
+            from .licit_table import LicitTableRobot
+
+            return LicitTableRobot(**kw)
         return TableRobot(**kw)
     if base == "pimc":
         return PIMCRobot(**kw)
@@ -154,4 +188,4 @@ def make_robot(name: str, **kw: Any) -> Robot:
         return OpenSpielRobot(base[3:], **kw)
     from .onnx_robot import OnnxRobot
 
-    return OnnxRobot(base[len("onnx:"):], **kw)
+    return OnnxRobot(base[len("onnx:"):], game=game, **kw)

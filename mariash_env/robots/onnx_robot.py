@@ -8,11 +8,14 @@
     actions = robot.act_batch(step.obs, step.mask)             # a VectorEnv batch
 
 The model (written by ``python -m training.export``) maps ``observation``
-float32[B, OBS_SIZE] and ``action_mask`` int8[B, N_ACTIONS] to ``scores`` (masked
-Q-values or logits) and ``action`` (the argmax).  Its metadata must name the
-observation layout version and sizes of this environment: a model trained on another
-layout would silently misread every observation, so it is refused with
-:class:`OnnxRobotError`.  This module imports numpy and onnxruntime only.
+float32[B, obs_size] and ``action_mask`` int8[B, num_actions] to ``scores`` (masked
+Q-values or logits) and ``action`` (the argmax), the sizes of its game
+(``mariash_game`` in its metadata: ``voleny``, the default of models that do not name
+one, or ``licitovany``; :mod:`mariash_env.kinds`).  Its metadata must name the
+observation layout version and sizes of that game in this environment: a model trained
+on another layout would silently misread every observation, so it is refused with
+:class:`OnnxRobotError`, and so is a model of another game than ``game`` when one is
+asked for.  This module imports numpy and onnxruntime only.
 """
 
 from __future__ import annotations
@@ -23,8 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import ACTION_LABELS, N_ACTIONS
-from ..core.observe import OBS_SIZE, OBS_VERSION
+from ..kinds import KINDS, GameKind
 from .base import Robot
 
 ROBOT_FORMAT = "mariash-robot-v1"
@@ -38,13 +40,16 @@ class OnnxRobot(Robot):
     """Greedy player of an exported policy (see the module docstring).
 
     ``threads``: onnxruntime intra-op threads (default 1: robots usually run many at
-    once); ``providers``: onnxruntime execution providers (default CPU).
+    once); ``providers``: onnxruntime execution providers (default CPU); ``game``: the
+    game it is to play (``"voleny"`` / ``"licitovany"``; None = the model's own).
     """
 
     name = "onnx"
 
     def __init__(self, path: str | Path, threads: int = 1,
-                 providers: list[str] | None = None) -> None:
+                 providers: list[str] | None = None, game: str | None = None) -> None:
+        if game is not None and game not in KINDS:
+            raise OnnxRobotError(f"unknown game {game!r}: expected one of {', '.join(KINDS)}")
         try:
             import onnxruntime as ort
         except ImportError as e:  # pragma: no cover
@@ -62,11 +67,13 @@ class OnnxRobot(Robot):
         except Exception as e:  # onnxruntime raises its own exception types
             raise OnnxRobotError(f"{self.path} is not a loadable ONNX model: {e}") from None
         self.metadata: dict[str, str] = dict(self.session.get_modelmeta().custom_metadata_map)
+        self.game: GameKind = self._game(game)
         self._check()
         self.rules: dict[str, Any] = json.loads(self.metadata.get("mariash_rules", "{}"))
         self.training: dict[str, Any] = json.loads(self.metadata.get("mariash_training", "{}"))
 
-    def _check(self) -> None:
+    def _game(self, want: str | None) -> GameKind:
+        """The model's game (its metadata), refused when it is not ``want``."""
         m = self.metadata
         where = str(self.path)
         if m.get("mariash_format") != ROBOT_FORMAT:
@@ -74,18 +81,34 @@ class OnnxRobot(Robot):
                 f"{where} is not a mariash robot (metadata mariash_format = "
                 f"{m.get('mariash_format')!r}, expected {ROBOT_FORMAT!r}); export models "
                 "with python -m training.export")
-        for key, now, what in (("mariash_obs_version", OBS_VERSION, "observation layout version"),
-                               ("mariash_obs_size", OBS_SIZE, "observation size"),
-                               ("mariash_num_actions", N_ACTIONS, "number of actions")):
+        has = m.get("mariash_game", "voleny")  # models before licitovaný are volený's
+        if has not in KINDS:
+            raise OnnxRobotError(f"{where} was exported for an unknown game {has!r}: expected "
+                                 f"one of {', '.join(KINDS)}")
+        if want is not None and has != want:
+            raise OnnxRobotError(
+                f"{where} is a robot of {has} mariáš but the game here is {want}: its "
+                "observations and actions are another game's; use a model trained with "
+                f"[env] rules = {{rules = \"{want}\"}}")
+        return KINDS[has]
+
+    def _check(self) -> None:
+        m = self.metadata
+        where = str(self.path)
+        g = self.game
+        for key, now, what in (("mariash_obs_version", g.obs_version,
+                                "observation layout version"),
+                               ("mariash_obs_size", g.obs_size, "observation size"),
+                               ("mariash_num_actions", g.n_actions, "number of actions")):
             got = m.get(key)
             if got is None or got != str(now):
                 raise OnnxRobotError(
-                    f"{where} was exported for {what} {got} but this environment has {now} "
-                    "(mariash_env.core.observe.OBS_VERSION / OBS_SIZE, actions.N_ACTIONS): the "
+                    f"{where} was exported for {what} {got} but {g.name} mariáš in this "
+                    f"environment has {now} (mariash_env.kinds.kind_of({g.name!r})): the "
                     "network would misread the observations; re-export it from a checkpoint "
                     "trained on this layout")
         labels = m.get("mariash_action_labels")
-        if labels is not None and json.loads(labels) != list(ACTION_LABELS):
+        if labels is not None and json.loads(labels) != list(g.labels):
             raise OnnxRobotError(f"{where} was exported with other action labels than this "
                                  "environment's")
         inputs = {i.name: i for i in self.session.get_inputs()}
@@ -95,9 +118,9 @@ class OnnxRobot(Robot):
                                  "expected inputs observation, action_mask and outputs "
                                  "scores, action")
         shape = inputs["observation"].shape
-        if len(shape) != 2 or shape[1] != OBS_SIZE:
+        if len(shape) != 2 or shape[1] != g.obs_size:
             raise OnnxRobotError(f"{where} expects observations of shape {shape}, this "
-                                 f"environment's have {OBS_SIZE} features")
+                                 f"environment's have {g.obs_size} features")
 
     # -- inference ---------------------------------------------------------------------------
 
@@ -107,9 +130,10 @@ class OnnxRobot(Robot):
         mask = np.ascontiguousarray(mask, dtype=np.int8)
         if obs.ndim == 1:
             obs, mask = obs[None], mask[None]
-        if obs.shape[1] != OBS_SIZE or mask.shape[1] != N_ACTIONS or len(obs) != len(mask):
-            raise ValueError(f"expected obs [N, {OBS_SIZE}] and mask [N, {N_ACTIONS}], got "
-                             f"{obs.shape} and {mask.shape}")
+        n_obs, n_act = self.game.obs_size, self.game.n_actions
+        if obs.shape[1] != n_obs or mask.shape[1] != n_act or len(obs) != len(mask):
+            raise ValueError(f"expected obs [N, {n_obs}] and mask [N, {n_act}] ({self.game.name}), "
+                             f"got {obs.shape} and {mask.shape}")
         if not mask.any(axis=1).all():
             raise ValueError("an action_mask has no legal action: is this seat to move?")
         scores, actions = self.session.run(["scores", "action"],

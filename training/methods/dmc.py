@@ -19,7 +19,7 @@ from torch import nn
 
 from mariash_env.vector import random_legal_actions
 
-from ..networks import PolicyNet, build_network
+from ..networks import PolicyNet, build_network, game_of
 from ..options import opt
 from .base import Method, register_method
 
@@ -81,7 +81,7 @@ class DMC(Method):
     def __init__(self, cfg: Any, device: torch.device) -> None:
         super().__init__(cfg, device)
         self.algo: DMCConfig = cfg.algo
-        self._net = build_network(cfg.network).to(device)
+        self._net = build_network(cfg.network, game_of(cfg.env.rules)).to(device)
         a = self.algo
         if a.optimizer == "adam":
             if a.weight_decay:
@@ -168,6 +168,7 @@ class DMC(Method):
 
     def describe(self) -> dict[str, Any]:
         a = self.algo
-        unit = (f"groše x {a.reward_scale:g}" if a.reward_transform == "scale"
-                else "symlog(groše)")
+        money = "desetníky" if game_of(self.cfg.env.rules).name == "licitovany" else "groše"
+        unit = (f"{money} x {a.reward_scale:g}" if a.reward_transform == "scale"
+                else f"symlog({money})")
         return {"method": self.name, "scores": f"Q-values in {unit}"}
