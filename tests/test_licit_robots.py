@@ -33,10 +33,20 @@ def test_make_robot_picks_the_licit_table_robot(rules):
 
 
 def test_robots_that_cannot_play_licitovany_are_refused():
-    with pytest.raises(ValueError, match="robot 'pimc' cannot play licitovaný.*solver"):
-        make_robot("pimc", rules="licitovany")
+    with pytest.raises(ValueError, match="robot 'os_random' cannot play licitovaný.*OpenSpiel"):
+        make_robot("os_random", rules="licitovany")
     with pytest.raises(ValueError, match="unknown game rules 'ferbl'"):
         make_robot("table", rules="ferbl")
+
+
+def test_pimc_plays_licitovany_in_the_arena(tmp_path):
+    """PIMC serves licitovaný (its worlds and solver): a short duplicate arena match."""
+    res = arena.main(["--rules", "licitovany", "--robots", "pimc(worlds=4),table",
+                      "--deals", "2", "--seed", "5", "--out", str(tmp_path), "--quiet",
+                      "--no-plot"])
+    assert res == 0
+    rows = list(csv.DictReader((tmp_path / "summary.csv").open()))
+    assert rows
 
 
 def test_licit_table_robot_plays_legal_actions_in_a_vector_env():
@@ -96,7 +106,7 @@ def test_arena_cli_licitovany(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, match", [
     (["--rules", "ferbl"], "ferbl"),
-    (["--rules", "licitovany", "--robots", "pimc,table"], "pimc"),
+    (["--rules", "licitovany", "--robots", "os_ismcts,table"], "os_ismcts"),
     (["--rules", "licitovany", "--rule", "tariff=csm"], "tariff"),
     (["--rule", "nonsense"], "KEY=VALUE"),
 ])

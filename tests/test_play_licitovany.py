@@ -19,7 +19,6 @@ from mariash_env.play import licit
 from mariash_env.play.labels import describe_licit
 from mariash_env.play.series import series_tables
 from mariash_env.play.session import PlayError, PlaySession
-from mariash_env.robots.licit_table import LicitTableRobot
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
@@ -167,11 +166,18 @@ def test_undo_and_resume(tmp_path):
 
 
 def test_licitovany_robots(tmp_path):
-    assert isinstance(licit.licit_robot("table"), LicitTableRobot)
-    assert licit.licit_robot("random(seed=3)").name == "random"
-    for spec, words in [("pimc", "has no licitovaný version"),
-                        ("onnx:models/robot.onnx", "has no licitovaný version"),
-                        ("table(x=1)", "takes no arguments")]:
+    """The table seats licitovaný robots through make_robot(spec, rules=...): the table
+    robot, random, PIMC and the licitovaný ONNX model; a volený model or OpenSpiel's
+    robots are refused, naming the spec."""
+    s = _session(tmp_path, robots="table,pimc(worlds=2)")
+    assert sorted(type(r).__name__ for r in s.robots.values()) == ["LicitTableRobot",
+                                                                    "PIMCRobot"]
+    s = _session(tmp_path, robots="onnx:models/robot_licitovany.onnx,random(seed=3)")
+    assert sorted(type(r).__name__ for r in s.robots.values()) == ["OnnxRobot",
+                                                                    "RandomRobot"]
+    for spec, words in [("os_random", "cannot play licitovaný"),
+                        ("onnx:models/robot.onnx", "volen"),
+                        ("table(x=1)", "x")]:
         with pytest.raises(PlayError, match=re.escape(f"cannot seat robot {spec!r}") + ".*"
                            + words):
             _session(tmp_path, robots=f"table,{spec}")

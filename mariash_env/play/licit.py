@@ -16,9 +16,6 @@ from ..core.licit_games import GAME_IDS
 from ..core.licit_observe import LOBS_LAYOUT
 from ..core.state import COMPONENT_NAMES
 from ..licit_record import level_name
-from ..robots import make_robot, parse_spec
-from ..robots.base import Robot
-from ..robots.licit_table import LicitTableRobot
 from .labels import SUIT_NAMES_EN, card_info, game_words
 
 CARD_HEADS = ("discard", "lead", "play")  # trump:b / helping:h name suits: buttons
@@ -37,23 +34,6 @@ END_WORDS = {"played": ("dohráno", "played"), "decided_early": ("rozhodnuto př
                                 "a bare game flek: not played, nobody pays")}
 UNIT = "desetníky"
 OWNER = {"actor": "aktér / actor", "defence": "obrana / defence"}
-
-
-def licit_robot(spec: str) -> Robot:
-    """The robot ``spec`` for a licitovaný seat: ``table`` is the licitovaný table robot,
-    ``random`` plays any legal action; the others have no licitovaný version here yet.
-
-    The one place the play table picks licitovaný robots, until ``make_robot`` takes the
-    game itself (``make_robot(spec, rules=...)``)."""
-    base, kw = parse_spec(spec)
-    if base == "table":
-        if kw:
-            raise ValueError(f"the licitovaný table robot takes no arguments, got {spec!r}")
-        return LicitTableRobot()
-    if base == "random":
-        return make_robot(spec)
-    raise ValueError(f"robot {spec!r} has no licitovaný version: expected table or random "
-                     "under --rules licitovany")
 
 
 def _block(obs: np.ndarray, name: str) -> np.ndarray:
@@ -221,4 +201,4 @@ def actor_won(s: dict[str, Any]) -> bool:
     return s["actor"] >= 0 and s["payments"][s["actor"]] > 0
 
 
-__all__ = ["licit_robot", "table", "settlement_lines", "actor_won"]
+__all__ = ["table", "settlement_lines", "actor_won"]

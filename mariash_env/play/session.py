@@ -120,7 +120,7 @@ def parse_robots(spec: str | Sequence[str]) -> list[str]:
 
 def _robot(spec: str, rules: str = "voleny") -> Robot:
     try:
-        return licit.licit_robot(spec) if rules == "licitovany" else make_robot(spec)
+        return make_robot(spec, rules=rules)
     except Exception as e:  # a missing ONNX file, a bad argument: name the spec
         raise PlayError(f"cannot seat robot {spec!r}: {e}") from e
 
@@ -227,13 +227,9 @@ class PlaySession:
         self._expect(session_id, move, "robot", "no robot is to move")
         g = self.game
         robot = self.robots[g.to_move]
-        if self.licit:  # its robots read the seat's observation and mask (no SeatView)
-            obs, mask = g.observe(g.to_move)
-            a = robot.act({"observation": obs, "action_mask": mask})
-        else:
-            # act_view: a searching robot samples worlds from the view, others read its
-            # observation (robots/base.py)
-            a = robot.act_view(SeatView.from_game(g, g.to_move))
+        # act_view: a searching robot samples worlds from the view, others read its
+        # observation (robots/base.py); both games
+        a = robot.act_view(SeatView.from_game(g, g.to_move))
         self._apply(g.kind.action_label(g.check(int(a))))  # a robot's illegal move raises here
         self._undo_ok = False
         self.checkpoint()

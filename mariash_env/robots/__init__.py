@@ -6,8 +6,7 @@ neural policies (ONNX, no torch needed).
 * ``"random"`` -- :class:`RandomRobot` (uniform over the legal actions);
 * ``"table"`` -- :class:`TableRobot` (the deterministic rule-based robot, seeds 001/003),
   under licitovaný rules :class:`~mariash_env.robots.licit_table.LicitTableRobot`;
-* ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts; volený only: the
-  solver does not price licitovaný contracts yet);
+* ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts; both games);
 * ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily);
 * ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
   (:class:`mariash_env.openspiel.OpenSpielRobot`; needs ``open_spiel``, imported lazily).
@@ -154,8 +153,7 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
 
     Every argument is checked first: an unknown robot, an unknown argument or a bad value
     raises ValueError naming it and what is accepted; so does a robot that cannot play the
-    game (``pimc`` and the OpenSpiel robots under licitovaný, an ONNX model of the other
-    game).
+    game (the OpenSpiel robots under licitovaný, an ONNX model of the other game).
     """
     if not isinstance(name, str):
         raise ValueError(f"a robot spec must be a str, got {name!r}")
@@ -167,11 +165,9 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
         raise ValueError("robot 'onnx:PATH' needs the path of an exported .onnx model")
     check_robot_args(base, kw)
     game = game_name(rules)
-    if game == "licitovany" and base in ("pimc", "os_random", "os_ismcts"):
-        why = ("the double-dummy solver and PIMCRobot's world sampling and rollouts are "
-               "volený's" if base == "pimc" else "the OpenSpiel game is volený's")
-        raise ValueError(f"robot {base!r} cannot play licitovaný mariáš yet ({why}): "
-                         "expected random, table or onnx:PATH")
+    if game == "licitovany" and base in ("os_random", "os_ismcts"):
+        raise ValueError(f"robot {base!r} cannot play licitovaný mariáš yet (the OpenSpiel "
+                         "game is volený's): expected random, table, pimc or onnx:PATH")
     if base == "random":
         return RandomRobot(**kw)
     if base == "table":
