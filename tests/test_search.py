@@ -515,7 +515,8 @@ def test_solve_rejects_positions_outside_the_play():
 
 
 @pytest.mark.parametrize("options", [{"marriage_order": "queen_first"},
-                                     {"tariff": "csm", "payment_cap": 30, "max_flek": None}])
+                                     {"tariff": "csm", "payment_cap": 30, "max_flek": None},
+                                     {"hundred_counting": "order_free"}])
 def test_solver_rule_variants(options):
     rv = make_rules(**options).vector()
     rng = np.random.default_rng(17)
