@@ -17,7 +17,7 @@ from mariash_env.core import state as S
 from mariash_env.core.observe import O_OPEN, O_OPEN_HAND, O_RAISED_BY, OBS_SIZE, OBS_VERSION
 from mariash_env.records import RecordChecker
 from mariash_env.rules import RulesError, make_rules
-from mariash_env.search.worlds import sample_worlds
+from mariash_env.search.worlds import check_world, sample_worlds
 from mariash_env.vector import VectorEnv, random_legal_actions
 from tests.helpers import deck_from_hands, play
 
@@ -173,6 +173,23 @@ def test_worlds_follow_a_chain_of_overcalls():
     for seat in range(3):
         ws = sample_worlds(g.st, seat, 20, rng=seat, rules=g.rules)
         assert len(ws) == 20
+
+
+def test_worlds_when_one_seat_takes_two_talons():
+    """betl (seat 1), durch (seat 2), open betl (seat 0), open durch (seat 2 again): four
+    talons, seat 2 takes two (TOOK is their union; TAKEN keeps each)."""
+    g = open_game()
+    play(g, ["trump:7h", "contract:betl", "discard:9b", "discard:Jh", "contract:durch",
+             "discard:9a", "discard:Jh", "contract:open_betl", "discard:9a", "discard:Kl",
+             "good", "contract:open_durch", "discard:9a", "discard:Kl", "good", "good"])
+    assert S.contract_name(g.st) == "open_durch" and g.st[S.ACTOR] == 2
+    assert [S.getm(g.st, S.TAKEN + k) for k in range(4)] == [
+        mask_of(["9b", "Jh"]), mask_of(["9a", "Jh"]), mask_of(["9a", "Kl"]), 0]
+    for seat in range(3):
+        ws = sample_worlds(g.st, seat, 10, rng=seat, rules=g.rules)
+        assert all(check_world(w, g.rules.vector()) for w in ws)
+        if seat != 2:  # the others do not know what seat 2 laid: several worlds
+            assert len({int(S.getm(w, S.HAND + 2)) for w in ws}) > 1
 
 
 def _finish_first_legal(g: Game) -> None:

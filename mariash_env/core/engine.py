@@ -73,6 +73,8 @@ from .state import (
     RAISABLE,
     RAISED_BY,
     RAISED_RND,
+    TAKEN,
+    TALON,
     TO_MOVE,
     TRICK_N,
     TRICK_NO,
@@ -80,6 +82,7 @@ from .state import (
     TRUMP_PUBLIC,
     getm,
     nt_rank,
+    setm,
 )
 from .tables import BLIND_POS, SHARP_MASK
 
@@ -304,6 +307,18 @@ def _flek_good(st, rules):
 
 
 @njit_inline
+def _take_talon_kept(st, seat):
+    """The talon to ``seat`` (§4.2, §4.3, §11.1), its cards kept in the first free TAKEN
+    slot: the world sampler needs each talon, and under open contracts one seat can take
+    two (TOOK holds only their union)."""
+    for k in range(4):
+        if getm(st, TAKEN + k) == 0:
+            setm(st, TAKEN + k, getm(st, TALON))
+            break
+    take_talon(st, seat)
+
+
+@njit_inline
 def _apply_trump(st, rules, seat, a):
     """§3: the trump card (or z lidu: deck position 17); then forehand names a contract."""
     if a == A.TRUMP_BLIND:
@@ -383,7 +398,7 @@ def _apply_barva(st, rules, seat, a):
     else:
         # The first "bad": the trump card goes back unshown, the talon to the bad-sayer.
         st[BAD_SEAT] = seat
-        take_talon(st, seat)
+        _take_talon_kept(st, seat)
         st[CONTRACT] = C_NONE
         st[ACTOR] = -1
         st[CHOOSER] = seat
@@ -410,7 +425,7 @@ def _apply_betl_answer(st, rules, seat, a):
             while (ov >> (2 * k)) & 3:
                 k += 1
             st[OVERCALLS] |= (seat + 1) << (2 * k + 1)
-        take_talon(st, seat)
+        _take_talon_kept(st, seat)
         st[CHOOSER] = seat
         st[OVERCALLS] &= ~1
         if a == A.CONTRACT_DURCH:

@@ -178,6 +178,9 @@ STATE_SCHEMA: tuple[Field, ...] = (
     F("LIC_HOLD_BY", 12, "[game-1]: seat + 1 that held it, 0 none", range=(0, 3)),
     F("LIC_PASS_AT", 3, "[seat]: standing bid + 1 when it passed, 0 not passed", range=(0, 13)),
     F("LIC_RAISE_TURN", 28, "[component][level 1..7]: flek turn + 1 of that raise, 0 none"),
+    # Volený: each talon taken in the deal, in order (§4.2, §4.3, §11.1): TOOK is their
+    # union per seat, and under open contracts one seat can take two.
+    F("TAKEN", 4, "[k]: the cards of the k-th talon taken this deal", "mask"),
 )
 del F
 
@@ -292,7 +295,8 @@ LIC_BID_BY = 220  # 12 slots
 LIC_HOLD_BY = 232  # 12 slots
 LIC_PASS_AT = 244  # 3 slots
 LIC_RAISE_TURN = 247  # 28 slots
-STATE_SIZE = 275
+TAKEN = 275  # 4 slots
+STATE_SIZE = 279
 
 
 def _check_constants() -> None:

@@ -80,6 +80,7 @@ from ..core.state import (
     SEVEN_TRICK,
     SEVEN_WON,
     STATE_SIZE,
+    TAKEN,
     TALON,
     TALON_OWNER,
     TLEAD,
@@ -647,12 +648,12 @@ def _pick(rs, cand, k):
 
 @njit
 def _talons_of(w):
-    """Each talon's cards in a (complete) world: taken ones from TOOK, the last from TALON."""
+    """Each talon's cards in a (complete) world: taken ones from TAKEN, the last from TALON."""
     layer, taker, n, cur, f_suit = talon_chain(w)
     T = np.zeros(MAX_TALONS, dtype=np.int64)
     for k in range(n):
         if taker[k] >= 0:
-            T[k] = getm(w, TOOK + taker[k])
+            T[k] = getm(w, TAKEN + k)
         else:
             T[k] = getm(w, TALON)
     return T
@@ -739,14 +740,14 @@ def complete_world(w, st, me, rules, locm, rs):
         if q < 0:
             T[k] = getm(w, TALON)
         elif p == me or q == me:
-            T[k] = getm(st, TOOK + q)
+            T[k] = getm(st, TAKEN + k)
         else:
             aq = getm(w, HAND + q) | pb[q]
             if k + 1 < n and layer[k + 1] == q:
                 aq |= T[k + 1]
             forced = np.int64(0)
             if k >= 1 and (layer[k - 1] == me or taker[k - 1] == me):
-                forced = getm(st, TOOK + taker[k - 1]) & aq
+                forced = getm(st, TAKEN + k - 1) & aq
             need = 2 - popcount(forced)
             cand = aq & ~forced
             if k == 0 and f_suit:
@@ -769,6 +770,9 @@ def complete_world(w, st, me, rules, locm, rs):
                 tk |= T[k]
         setm(w, LAID + s, lm)
         setm(w, TOOK + s, tk)
+    for k in range(n):
+        if taker[k] >= 0:
+            setm(w, TAKEN + k, T[k])
     D = dealt_sets(w)
     # The trump card while this seat does not know it: one of forehand's dealt cards
     # (not in a suit game's talon).
