@@ -19,9 +19,9 @@ R_CAP = 7
 R_QUEEN_FIRST = 8
 R_SHUFFLE_EVERY = 9
 R_NDEALS = 10
-R_GAME = 11  # which game: G_VOLENY or G_LICIT
-R_OPEN = 12  # open betl / open durch may be named (§11.1)
-R_ORDER_FREE = 13  # hundreds counted order-free, priced multiplicatively (§11.2)
+R_OPEN = 11  # open betl / open durch may be named (§11.1)
+R_ORDER_FREE = 12  # hundreds counted order-free, priced multiplicatively (§11.2)
+R_GAME = 13  # which game: G_VOLENY or G_LICIT (kept last)
 R_SIZE = 14
 
 G_VOLENY, G_LICIT = 0, 1

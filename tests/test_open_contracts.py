@@ -16,7 +16,7 @@ from mariash_env.cards import mask_of
 from mariash_env.core import state as S
 from mariash_env.core.observe import O_OPEN, O_OPEN_HAND, O_RAISED_BY, OBS_SIZE, OBS_VERSION
 from mariash_env.records import RecordChecker
-from mariash_env.rules import RulesError, make_rules
+from mariash_env.rules import R_OPEN, RulesError, make_rules
 from mariash_env.search.worlds import check_world, sample_worlds
 from mariash_env.vector import VectorEnv, random_legal_actions
 from tests.helpers import deck_from_hands, play
@@ -41,7 +41,7 @@ def bits(v: np.ndarray) -> int:
 
 
 def test_options_and_conflicts():
-    assert make_rules(open_contracts=True).vector()[12] == 1
+    assert make_rules(open_contracts=True).vector()[R_OPEN] == 1
     with pytest.raises(RulesError, match=r"open_contracts=True and tariff='csm'.*no open"):
         make_rules(open_contracts=True, tariff="csm")
     with pytest.raises(RulesError, match=r"open_contracts.*do not apply to.*licitovany"):

@@ -16,7 +16,7 @@ from mariash_env import Game
 from mariash_env.cards import card_index
 from mariash_env.core import state as S
 from mariash_env.core.settle import settle
-from mariash_env.rules import RulesError, make_rules
+from mariash_env.rules import R_ORDER_FREE, RulesError, make_rules
 from mariash_env.search import brute_force_value, random_position, solve
 from mariash_env.vector import VectorEnv
 from tests.helpers import play
@@ -61,7 +61,7 @@ def amount(st: np.ndarray, rv: np.ndarray) -> int:
 
 
 def test_the_option_is_accepted_and_conflicts_are_named():
-    assert make_rules(hundred_counting="order_free").vector()[13] == 1
+    assert make_rules(hundred_counting="order_free").vector()[R_ORDER_FREE] == 1
     with pytest.raises(RulesError, match=r"hundred_counting.*do not apply to.*licitovany"):
         make_rules(rules="licitovany", hundred_counting="order_free")
     with pytest.raises(RulesError, match="hundred_counting"):
