@@ -82,6 +82,22 @@ Keyword arguments select the variants of ``RULES.md`` §11 (``tariff="csm"``,
 ``deals=1`` up to ``deals=1_000_000``); an unknown option, a value of the wrong type
 (``killed_seven=2.0``) or out of range raises :class:`~mariash_env.rules.RulesError`.
 
+``open_contracts=True`` (seed 004, ``RULES.md`` §11.1) adds open betl and open durch
+(``contract:open_betl``, ``contract:open_durch``) above durch: forehand and a *bad*
+may name them, and any no-trump contract but open durch is answered *good* or with a
+higher one, which takes the talon and is answered again.  They are played and flekked
+as betl and durch and cost twice their price; once the first trick is complete the
+actor's remaining cards are in every seat's observation (slots 21..52 of the
+``raised_by`` block, which no betl or durch uses; slot 53 marks the open contract, so
+the layout and ``OBS_VERSION`` stay those of the other rules).  It conflicts with
+``tariff="csm"`` (no open contracts there) and is a volený option only.
+
+``hundred_counting="order_free"`` (seed 003, ``RULES.md`` §11.2): a hundred counts the
+card points plus 40 with the trump marriage, else 20 with any, whatever the order of
+play, and all other marriages once that reaches 100; hundreds are priced
+multiplicatively (won ``4·2^((P−100)/10)``, lost ``4·2^(max(0, Q−40)/10)``, silent
+``2^(1+(P−100)/10)``).  A volený option only.  ``docs/variants.md`` has worked examples.
+
 ## Licitovaný mariáš
 ``env(rules="licitovany")`` plays the auction game of ``LICITOVANY.md`` (seed 000) in
 the same engine: its own ``Discrete(136)`` action table (``bid:<game>``, ``hold``,

@@ -308,7 +308,7 @@ class Game:
         con = int(st[S.CONTRACT])
         actor = int(st[S.ACTOR])
         out: dict[str, Any] = {
-            "contract": S.CONTRACT_NAMES[con],
+            "contract": S.contract_name(st),
             "actor": actor,
             "end": S.END_NAMES[int(st[S.END])],
             "payments": [int(x) for x in S.read64(st, S.PAY, 3)],
@@ -325,7 +325,7 @@ class Game:
                 "defence_marriages": int(st[S.SIDE_MARR + 1]),
             }
         else:
-            kind = S.CONTRACT_NAMES[con]
+            kind = S.contract_name(st)
         for line, name in enumerate(S.LINE_NAMES):
             if line < 4 and not st[S.BET_EXISTS + line]:
                 continue

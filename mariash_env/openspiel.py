@@ -162,7 +162,16 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
 
 
 def game_params(rules: Rules) -> dict[str, Any]:
-    """OpenSpiel parameters of ``rules`` (the inverse of :func:`rules_from_params`)."""
+    """OpenSpiel parameters of ``rules`` (the inverse of :func:`rules_from_params`).
+    The variants it has no parameter for are refused, never dropped."""
+    extra = {k: v for k, v in (("open_contracts", rules.open_contracts),
+                                ("hundred_counting", rules.hundred_counting))
+             if v != Rules.__dataclass_fields__[k].default}
+    if extra:
+        raise RulesError(
+            f"the OpenSpiel game has no parameter for {extra}: it plays only the options "
+            f"{sorted(_DEFAULTS)}"
+        )
     return {
         "rules": rules.rules, "deals": rules.deals, "tariff": rules.tariff,
         "killed_seven": rules.killed_seven,

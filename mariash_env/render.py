@@ -67,7 +67,7 @@ def render_table(game: Game) -> str:
     if licit:
         lines += _render_licit(game)
     elif con:
-        desc = S.CONTRACT_NAMES[con]
+        desc = S.contract_name(st).replace("_", " ")
         if con == S.C_SUIT and st[S.TRUMP_PUBLIC]:
             desc += f", trumps {SUIT_NAMES_CZ[int(st[S.TRUMP_CARD]) >> 3]}"
             desc += f" ({pretty(int(st[S.TRUMP_CARD]))}{' z lidu' if st[S.BLIND] else ''})"
@@ -78,7 +78,7 @@ def render_table(game: Game) -> str:
     for b in range(4):
         if st[S.BET_EXISTS + b] and not licit:
             lvl = int(st[S.BET_LEVEL + b])
-            name = "betl" if con == S.C_BETL and b == 0 else "durch" if con == S.C_DURCH and b == 0 \
+            name = S.contract_name(st).replace("_", " ") if con != S.C_SUIT and b == 0 \
                 else BET_LABELS[b]
             bets.append(name + (LEVELS[lvl] if lvl < len(LEVELS) else f" flek×{lvl}"))
     if bets:

@@ -19,8 +19,10 @@ R_CAP = 7
 R_QUEEN_FIRST = 8
 R_SHUFFLE_EVERY = 9
 R_NDEALS = 10
-R_GAME = 11  # which game: G_VOLENY or G_LICIT
-R_SIZE = 12
+R_OPEN = 11  # open betl / open durch may be named (§11.1)
+R_ORDER_FREE = 12  # hundreds counted order-free, priced multiplicatively (§11.2)
+R_GAME = 13  # which game: G_VOLENY or G_LICIT (kept last)
+R_SIZE = 14
 
 G_VOLENY, G_LICIT = 0, 1
 GAMES = ("voleny", "licitovany")
@@ -80,6 +82,8 @@ class Rules:
         v[R_SHUFFLE_EVERY] = self.shuffle == "every_deal"
         v[R_NDEALS] = self.deals
         v[R_GAME] = self.game
+        v[R_OPEN] = self.open_contracts
+        v[R_ORDER_FREE] = self.hundred_counting == "order_free"
         return v
 
 
@@ -89,14 +93,12 @@ _CHOICES = {
     "killed_seven": (2, 3),
     "marriage_order": ("any", "queen_first"),
     "shuffle": ("partie", "every_deal"),
-    "hundred_counting": ("first_played",),
-    "open_contracts": (False,),
+    "hundred_counting": ("first_played", "order_free"),
+    "open_contracts": (False, True),
     "players": (3,),
 }
 _NOT_YET = {
     ("rules", "lizany"): "two-player lízaný",
-    ("hundred_counting", "order_free"): "order-free hundred counting with multiplicative pricing",
-    ("open_contracts", True): "open betl / open durch",
     ("players", 4): "the four-player table",
 }
 # The type each choice option must have: ``True == 1`` and ``2.0 == 2`` in Python, so a
@@ -188,6 +190,12 @@ def make_rules(**options: Any) -> Rules:
         raise RulesError(
             f"invalid value {cap!r} for rule option 'payment_cap': expected an int "
             f"1..{MAX_PAYMENT_CAP} or None"
+        )
+    if options.get("open_contracts") and options.get("tariff") == "csm":
+        raise RulesError(
+            "rule options open_contracts=True and tariff='csm' conflict: the ČSM tariff "
+            "has no open contracts (RULES.md §11.1, seed 004); use tariff='home' or "
+            "open_contracts=False"
         )
     return Rules(**{k: _plain(v) for k, v in options.items()})
 

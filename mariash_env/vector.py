@@ -36,7 +36,7 @@ API
     identical; worth it only with idle cores: on a machine busy with other processes
     the threads wait for each other and it can be several times slower than serial).
     Attributes: ``num_envs``, ``obs_size`` (``OBS_SIZE`` = 900), ``state_obs_size``
-    (1031), ``num_actions`` (115), ``state_size`` (``STATE_SIZE`` = 275), ``rules``
+    (1031), ``num_actions`` (115), ``state_size`` (``STATE_SIZE`` = 279), ``rules``
     (the :class:`~mariash_env.rules.Rules`), ``rules_vector``, ``seed`` (the base seed of
     the last reset) and ``decisions`` (actions applied since construction).
 ``reset(seed=None) -> Step``
@@ -117,11 +117,11 @@ engine itself draws no other randomness.
 
 Memory
 ------
-Per game (``VectorEnv.bytes_per_game(observations)``): ``STATE_SIZE * 4`` = 1,100 bytes
+Per game (``VectorEnv.bytes_per_game(observations)``): ``STATE_SIZE * 4`` = 1,116 bytes
 of state, 115 of mask, 38 of the small buffers (player, rewards, flags, deal number) and,
-with observations, 3,600 of observation: 1,253 bytes without observations, 4,853 with
-(licitovaný: 136 of mask and 4,064 of observation, 1,274 and 5,338).
-4,096 games take 5.1 MB (19.9 MB with observations); a million, 1.25 GB (4.85 GB).
+with observations, 3,600 of observation: 1,269 bytes without observations, 4,869 with
+(licitovaný: 136 of mask and 4,064 of observation, 1,290 and 5,354).
+4,096 games take 5.2 MB (19.9 MB with observations); a million, 1.27 GB (4.87 GB).
 The constructor warns (:class:`VectorMemoryWarning`, a ``UserWarning`` naming the bytes
 needed) when that exceeds ``MEMORY_FRACTION`` (half) of the memory the machine has
 available (:func:`available_memory`).  ``reset`` derives each game's seed in Python
@@ -147,7 +147,7 @@ Python overhead of a few µs per call, so batch at least a few hundred games.
 
 Search: copy and restore
 ------------------------
-``snap = venv.copy_states()`` copies the whole batch (1,100 bytes per game); after any
+``snap = venv.copy_states()`` copies the whole batch (1,116 bytes per game); after any
 number of steps ``venv.restore_states(snap)`` puts every game back exactly, including
 its generator, so the same actions reproduce the same continuation.  Call
 ``venv.current()`` to get the restored games' player/mask/obs.  To explore several

@@ -69,3 +69,22 @@ def test_store_bits32_writes_exactly_its_32_slots():
             want = np.full(115, 7, dtype=np.int8)
             want[off:off + 32] = [(bits >> j) & 1 for j in range(32)]
             np.testing.assert_array_equal(out, want)
+
+
+def test_the_cache_digest_covers_compiled_modules_and_constant_modules(tmp_path):
+    """A stale numba cache runs old constants: the digest must change with rules.py (whose
+    R_* indices the core freezes in) as with a compiled module, and not with the rest."""
+    from mariash_env.core.jit import sources_digest
+
+    (tmp_path / "core").mkdir()
+    (tmp_path / "rules.py").write_text("R_GAME = 11\n")
+    (tmp_path / "core" / "engine.py").write_text("from .jit import njit\n")
+    (tmp_path / "env.py").write_text("DOC = 1\n")
+    d0 = sources_digest(tmp_path)
+    (tmp_path / "env.py").write_text("DOC = 2\n")
+    assert sources_digest(tmp_path) == d0
+    (tmp_path / "rules.py").write_text("R_GAME = 13\n")
+    d1 = sources_digest(tmp_path)
+    assert d1 != d0
+    (tmp_path / "core" / "engine.py").write_text("from .jit import njit  # changed\n")
+    assert sources_digest(tmp_path) != d1

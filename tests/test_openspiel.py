@@ -115,6 +115,13 @@ def test_params_round_trip():
         assert pyspiel.load_game("mariash", game_params(rules)).ctx.rules == rules
 
 
+@pytest.mark.parametrize("options", [{"open_contracts": True},
+                                     {"hundred_counting": "order_free"}])
+def test_variants_without_a_parameter_are_refused_not_dropped(options):
+    with pytest.raises(RulesError, match=f"no parameter for.*{next(iter(options))}"):
+        load_game(make_rules(**options))
+
+
 @pytest.mark.parametrize("shuffle", ["partie", "every_deal"])
 def test_same_play_and_settlement_as_game(shuffle):
     """The chance draws deal the same deck as Game.new_partie(deck=...) (dealer 0), a cut

@@ -38,6 +38,7 @@ RV = make_rules().vector()
 TRUMP_ORDER = (0, 1, 2, 6, 3, 4, 5, 7)  # strength of ranks 7 8 9 T J Q K A with trumps
 HIDDEN_SLOTS = ({S.TALON, S.DISC, S.DISC + 1, S.TRUMP_CARD}
                 | set(range(S.HAND, S.HAND + 3)) | set(range(S.LAID, S.LAID + 3))
+                | set(range(S.TAKEN, S.TAKEN + 4))
                 | set(range(S.TOOK, S.TOOK + 3)) | set(range(S.POS, S.POS + 32)))
 
 
@@ -515,7 +516,8 @@ def test_solve_rejects_positions_outside_the_play():
 
 
 @pytest.mark.parametrize("options", [{"marriage_order": "queen_first"},
-                                     {"tariff": "csm", "payment_cap": 30, "max_flek": None}])
+                                     {"tariff": "csm", "payment_cap": 30, "max_flek": None},
+                                     {"hundred_counting": "order_free"}])
 def test_solver_rule_variants(options):
     rv = make_rules(**options).vector()
     rng = np.random.default_rng(17)

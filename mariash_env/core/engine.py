@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import actions as A
 from ..actions import N_ACTIONS
-from ..rules import G_LICIT, R_GAME, R_MAX_FLEK
+from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_OPEN
 from .deal import next_deal
 from .flow import discard_card, finish, take_talon
 from .jit import njit, njit_inline, store_bits32
@@ -57,6 +57,7 @@ from .state import (
     HAND,
     LEADER,
     NDISC,
+    OVERCALLS,
     PARTIE_DONE,
     PH_ANNOUNCE,
     PH_BARVA,
@@ -72,13 +73,16 @@ from .state import (
     RAISABLE,
     RAISED_BY,
     RAISED_RND,
+    TAKEN,
+    TALON,
     TO_MOVE,
     TRICK_N,
     TRICK_NO,
     TRUMP_CARD,
     TRUMP_PUBLIC,
-    TURN_DONE,
     getm,
+    nt_rank,
+    setm,
 )
 from .tables import BLIND_POS, SHARP_MASK
 
@@ -120,11 +124,15 @@ def _legal_trump(st, rules, seat, mask):
 
 @njit_inline
 def _legal_contract(st, rules, seat, mask):
-    """§4.1–4.2: suit, betl or durch; after a "bad" only betl or durch."""
+    """§4.1–4.2: suit, betl or durch; after a "bad" only betl or durch; §11.1: open
+    betl and open durch too."""
     if st[BAD_SEAT] < 0:
         mask[A.CONTRACT_SUIT] = 1
     mask[A.CONTRACT_BETL] = 1
     mask[A.CONTRACT_DURCH] = 1
+    if rules[R_OPEN]:
+        mask[A.CONTRACT_OPEN_BETL] = 1
+        mask[A.CONTRACT_OPEN_DURCH] = 1
 
 
 @njit_inline
@@ -145,9 +153,11 @@ def _legal_barva(st, rules, seat, mask):
 
 @njit_inline
 def _legal_betl_answer(st, rules, seat, mask):
-    """§4.3: the other two answer a betl good or durch."""
+    """§4.3: the other two answer a betl good or durch; §11.1: good or any higher
+    no-trump contract (actions CONTRACT_BETL.. in rank order)."""
     mask[A.GOOD] = 1
-    mask[A.CONTRACT_DURCH] = 1
+    for r in range(nt_rank(st) + 1, 4 if rules[R_OPEN] else 2):
+        mask[A.CONTRACT_BETL + r] = 1
 
 
 @njit_inline
@@ -242,7 +252,6 @@ def _start_flek(st, rules):
     st[RAISABLE] = raisable
     st[RAISED_RND] = 0
     st[ANNOUNCED_RND] = 0
-    st[TURN_DONE] = 0
     st[TO_MOVE] = (actor + 1) % 3
 
 
@@ -274,7 +283,6 @@ def _flek_good(st, rules):
     """``good`` ends a flek turn; the round ends after the side's last turn."""
     actor = st[ACTOR]
     defence_round = st[FLEK_ROUND] % 2 == 1
-    st[TURN_DONE] = 0
     if defence_round and st[FLEK_TURN] == 0:
         st[FLEK_TURN] = 1
         st[TO_MOVE] = (actor + 2) % 3
@@ -296,6 +304,18 @@ def _flek_good(st, rules):
 
 
 # --- effects, one function per phase (the caller has checked the action is legal) ---
+
+
+@njit_inline
+def _take_talon_kept(st, seat):
+    """The talon to ``seat`` (§4.2, §4.3, §11.1), its cards kept in the first free TAKEN
+    slot: the world sampler needs each talon, and under open contracts one seat can take
+    two (TOOK holds only their union)."""
+    for k in range(4):
+        if getm(st, TAKEN + k) == 0:
+            setm(st, TAKEN + k, getm(st, TALON))
+            break
+    take_talon(st, seat)
 
 
 @njit_inline
@@ -329,8 +349,21 @@ def _apply_contract(st, rules, seat, a):
     elif a == A.CONTRACT_BETL:
         st[BETL_SEAT] = seat
         _name_contract(st, seat, C_BETL)
+    elif a == A.CONTRACT_DURCH:
+        _name_contract(st, seat, C_DURCH)
+    else:
+        _name_open(st, seat, a)
+
+
+@njit_inline
+def _name_open(st, seat, a):
+    """§11.1: open betl / open durch are betl / durch with the open bit set."""
+    if a == A.CONTRACT_OPEN_BETL:
+        st[BETL_SEAT] = seat
+        _name_contract(st, seat, C_BETL)
     else:
         _name_contract(st, seat, C_DURCH)
+    st[OVERCALLS] |= 1
 
 
 @njit_inline
@@ -342,7 +375,8 @@ def _apply_discard(st, rules, seat, a):
         if con == C_SUIT:
             st[PHASE] = PH_BARVA
             st[TO_MOVE] = (st[FOREHAND] + 1) % 3
-        elif con == C_BETL:
+        elif con == C_BETL or (rules[R_OPEN] and nt_rank(st) < 3):
+            # §4.3 / §11.1: the other two answer, from the contract's player on.
             st[PHASE] = PH_BETL_ANSWER
             st[TO_MOVE] = (seat + 1) % 3
         else:
@@ -364,7 +398,7 @@ def _apply_barva(st, rules, seat, a):
     else:
         # The first "bad": the trump card goes back unshown, the talon to the bad-sayer.
         st[BAD_SEAT] = seat
-        take_talon(st, seat)
+        _take_talon_kept(st, seat)
         st[CONTRACT] = C_NONE
         st[ACTOR] = -1
         st[CHOOSER] = seat
@@ -373,18 +407,31 @@ def _apply_barva(st, rules, seat, a):
 
 @njit_inline
 def _apply_betl_answer(st, rules, seat, a):
-    """§4.3: two goods let the betl stand; the first durch takes the talon and discards."""
+    """§4.3: two goods let the betl stand; the first durch takes the talon and discards.
+    §11.1: any higher no-trump contract overcalls the same way, and the answering starts
+    again from its player (the first overcaller is DURCH_SEAT, later ones OVERCALLS)."""
     if a == A.GOOD:
         st[ANSWERS] += 1
         if st[ANSWERS] == 2:
             _start_flek(st, rules)
         else:
-            st[TO_MOVE] = (st[BETL_SEAT] + 2) % 3
+            st[TO_MOVE] = (st[ACTOR] + 2) % 3
     else:
-        st[DURCH_SEAT] = seat
-        take_talon(st, seat)
+        if st[DURCH_SEAT] < 0:
+            st[DURCH_SEAT] = seat
+        else:
+            ov = st[OVERCALLS] >> 1
+            k = 0
+            while (ov >> (2 * k)) & 3:
+                k += 1
+            st[OVERCALLS] |= (seat + 1) << (2 * k + 1)
+        _take_talon_kept(st, seat)
         st[CHOOSER] = seat
-        _name_contract(st, seat, C_DURCH)
+        st[OVERCALLS] &= ~1
+        if a == A.CONTRACT_DURCH:
+            _name_contract(st, seat, C_DURCH)
+        else:
+            _name_open(st, seat, a)
 
 
 @njit_inline

@@ -1,7 +1,8 @@
 """One place that decides how the core is compiled.
 
 Numba's on-disk cache (``cache=True``) does not notice when a *called*
-function changes in another module, so a stale cache could run old rules.  On
+function or an imported constant (``rules.R_GAME``) changes in another module, so a
+stale cache could run old rules.  On
 import we hash the sources of the compiled modules and drop every cached compilation
 when that hash changed (only ever during development; a fresh clone compiles
 once, then the cache holds).
@@ -21,15 +22,26 @@ from numba.core.extending import intrinsic
 _PKG = Path(__file__).resolve().parent.parent
 
 
+# Modules without compiled code whose constants the compiled code freezes in (the rules
+# vector's indices, action and card numbers): a change there must drop the cache too.
+_CONSTANT_MODULES = ("rules.py", "actions.py", "licit_actions.py", "cards.py")
+
+
+def sources_digest(pkg: Path) -> str:
+    """Hash of the sources a compiled function can depend on: every module with compiled
+    code and the constant modules."""
+    h = hashlib.sha256()
+    for p in sorted(pkg.rglob("*.py")):
+        text = p.read_bytes()
+        if b"njit" in text or p.relative_to(pkg).as_posix() in _CONSTANT_MODULES:
+            h.update(str(p.relative_to(pkg)).encode())
+            h.update(text)
+    return h.hexdigest()
+
+
 def _refresh_cache() -> None:
     try:
-        h = hashlib.sha256()
-        for p in sorted(_PKG.rglob("*.py")):
-            text = p.read_bytes()
-            if b"njit" in text:  # only compiled modules can leave a stale cache
-                h.update(str(p.relative_to(_PKG)).encode())
-                h.update(text)
-        digest = h.hexdigest()
+        digest = sources_digest(_PKG)
         stamp = _PKG / "core" / "__pycache__" / "sources.sha256"
         if stamp.exists() and stamp.read_text() == digest:
             return

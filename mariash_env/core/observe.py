@@ -35,7 +35,9 @@ from .state import (
     MARR_SEAT,
     NDISC,
     NTRICKS,
+    OVERCALLS,
     PH_DISCARD,
+    PH_PLAY,
     PH_TRUMP,
     PHASE,
     POS,
@@ -98,6 +100,12 @@ O_NTRICKS = 882
 O_DEAL_NO = 885
 O_SCORE = 897
 OBS_SIZE = 900
+# Open betl / durch (RULES.md §11.1) reuse slots that are always zero in a betl or durch,
+# where only the game bet exists: those of the other bets in ``raised_by``.  The layout
+# (size 900, OBS_VERSION 1) and every observation without the open contracts stay as
+# they were, so robots exported for it keep working.
+O_OPEN_HAND = O_RAISED_BY + 21  # 32 slots: the actor's face-up cards after trick 1
+O_OPEN = O_RAISED_BY + 53  # the contract is open betl / open durch
 O_X_HANDS = 900
 O_X_TALON = 964
 O_X_TRUMP_CARD = 996
@@ -131,7 +139,9 @@ _OBS_BLOCKS: tuple[tuple[str, int, str], ...] = (
     ('bet_exists', 4, 'bets: game, seven, seven against, hundred against'),
     ('bet_level', 32, '[bet][level 0..7]: flek level of each bet (one-hot, 7 = 7 or more)'),
     ('bet_seat', 6, '[seven against, hundred against][relative seat]: who announced it'),
-    ('raised_by', 84, '[bet][level 1..7][relative seat]: who raised each bet to each level'),
+    ('raised_by', 84, '[bet][level 1..7][relative seat]: who raised each bet to each level; '
+     'in open betl / durch (§11.1) slots 21..52 are the actor\'s face-up cards once the first '
+     'trick is complete, slot 53 marks the open contract'),
     ('flek_round', 8, 'flek round 1..8 (one-hot, 8 = 8 or more)'),
     ('raisable', 4, 'bets the side to speak may raise this round'),
     ('raised_rnd', 4, 'bets raised in the current round'),
@@ -282,6 +292,10 @@ def encode(st, me, out, omniscient):
             s1 = (rb >> (2 * lvl)) & 3
             if s1:
                 out[O_RAISED_BY + 21 * b + 3 * lvl + (s1 - 1 - me) % 3] = 1.0
+    if st[OVERCALLS] & 1:  # §11.1: the open contract; its hand face up after trick 1
+        out[O_OPEN] = 1.0
+        if st[PHASE] >= PH_PLAY and st[TRICK_NO] >= 1:
+            _bits(out, O_OPEN_HAND, getm(st, HAND + actor))
     for k in range(2):
         _rel_onehot(out, O_BET_SEAT + 3 * k, st[BET_SEAT + 2 + k], me)
     fr = st[FLEK_ROUND]

@@ -19,13 +19,27 @@ Summed: (72 + 72 + 3 + 3) * 2 * 2^24 + 2 = 5,033,164,802 per defender (2^32.2) a
 10,066,329,604 for the actor: beyond int32 (2^31 - 1 = 2,147,483,647), so every amount
 and the partie scores (engine ``_finish``) are int64; a score stays exact for fewer
 than 2^63 / 10,066,329,604 ~ 9.16e8 deals.  ``payment_cap`` only narrows ``A``.
+Under ``hundred_counting="order_free"`` (§11.2) a hundred is priced multiplicatively:
+won at most 4 * 2^9 = 2,048 (190 points), lost at most 4 * 2^13 = 32,768 (the other
+side's 90 card points + 80 of marriages: the hundred's side holds one), the silent
+hundred 2^10; so |A| <= (2 * 32,768 + 6) * 2 * 2^24 + 2 < 2^41, 2A < 2^42, and the
+scores stay exact for more than 2^21 > MAX_DEALS deals.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..rules import R_BETL, R_CAP, R_DURCH, R_HRA, R_KILLED_SEVEN, R_SEDMA, R_STO
+from ..rules import (
+    R_BETL,
+    R_CAP,
+    R_DURCH,
+    R_HRA,
+    R_KILLED_SEVEN,
+    R_ORDER_FREE,
+    R_SEDMA,
+    R_STO,
+)
 from .jit import njit
 from .state import (
     ACTOR,
@@ -53,6 +67,7 @@ from .state import (
     L_SILENT_SEVEN,
     MARR_ORD,
     MARR_SEAT,
+    OVERCALLS,
     PAY,
     PTS,
     SETTLED,
@@ -119,6 +134,43 @@ def capped_net(st, rules, fixed):
 
 
 @njit
+def _order_free_first(st, actor, trump, actor_side):
+    """§11.2: the marriage a side's hundred counts before reaching 100 -- 40 when it
+    announced the trump marriage, else 20 when it announced any, else 0."""
+    best = 0
+    for su in range(4):
+        ms = st[MARR_SEAT + su]
+        if ms >= 0 and (ms == actor) == actor_side:
+            best = max(best, 40 if su == trump else 20)
+    return best
+
+
+@njit
+def _hundred_worth(sto, won, counted, p, q, q_marr, free):
+    """Worth of a hundred (forehand's sto or the defence's hundred against) for the side
+    with ``counted`` points toward 100 and ``p`` with all its marriages; ``q`` the other
+    side's points with all marriages, ``q_marr`` its marriages.  §9: ``4 + 4 per ten over``
+    when won, ``4 per ten missing + 4 per ten of the other side's marriages`` when lost;
+    §11.2 (order-free): ``4 * 2^(tens over 100)`` won, ``4 * 2^(tens of q over 40)`` lost."""
+    if free:
+        if won:
+            return sto << ((p - 100) // 10)
+        return sto << (max(0, q - 40) // 10)
+    if won:
+        return sto + sto * (p - 100) // 10
+    return sto * (100 - counted) // 10 + sto * q_marr // 10
+
+
+@njit
+def _silent_worth(hra, p, free):
+    """The silent hundred of the side winning the game with ``p >= 100``: §9
+    ``2 + 2 per ten over 100``; §11.2 (order-free) ``2^(1 + tens over 100)``."""
+    if free:
+        return hra << (1 + (p - 100) // 10)
+    return 2 * hra + 2 * hra * (p - 100) // 10
+
+
+@njit
 def _line(st, line, won, worth, sign_won, mult):
     """Record a line: ``sign_won`` is +1 when winning it pays the actor, -1 for the defence's."""
     st[WON + line] = 1 if won else 0
@@ -136,6 +188,8 @@ def settle(st, rules):
     glevel = np.int64(1) << st[BET_LEVEL + B_GAME]
     if con == C_BETL or con == C_DURCH:
         price = rules[R_BETL] if con == C_BETL else rules[R_DURCH]
+        if st[OVERCALLS] & 1:  # §11.1: open betl / durch cost twice
+            price *= 2
         won = end != END_BROKEN  # broken at the first deciding trick, else won
         _line(st, L_GAME, won, price, 1, glevel)
     else:
@@ -160,6 +214,10 @@ def settle(st, rules):
             ma, md, fa, fd = side_marriages(st)
             first_a = 0 if fa < 0 else (40 if fa == trump else 20)
             first_d = 0 if fd < 0 else (40 if fd == trump else 20)
+            free = rules[R_ORDER_FREE] != 0
+            if free:  # §11.2: 40 with the trump marriage, else 20 with any, in any order
+                first_a = _order_free_first(st, actor, trump, True)
+                first_d = _order_free_first(st, actor, trump, False)
             pa = ca + ma
             pd = cd + md
             st[SIDE_PTS] = ca
@@ -171,19 +229,17 @@ def settle(st, rules):
             an = st[ANNOUNCE]
             if an == AN_STO or an == AN_STO_SEDMA:
                 counted = ca + first_a
-                if counted >= 100:
-                    _line(st, L_GAME, True, sto + sto * (pa - 100) // 10, 1, glevel * h)
-                else:
-                    _line(st, L_GAME, False, sto * (100 - counted) // 10 + sto * md // 10, 1,
-                          glevel * h)
+                won = counted >= 100
+                _line(st, L_GAME, won, _hundred_worth(sto, won, counted, pa, pd, md, free), 1,
+                      glevel * h)
             else:
                 won = pa > pd
                 worth = hra
                 if won and pa >= 100:
-                    worth = 2 * hra + 2 * hra * (pa - 100) // 10
+                    worth = _silent_worth(hra, pa, free)
                     st[SILENT100] = 1
                 elif not won and pd >= 100 and not st[BET_EXISTS + B_HUNDRED_AG]:
-                    worth = 2 * hra + 2 * hra * (pd - 100) // 10
+                    worth = _silent_worth(hra, pd, free)
                     st[SILENT100] = 2
                 _line(st, L_GAME, won, worth, 1, glevel * h)
             seven_last = st[SEVEN_TRICK] == 9 and st[SEVEN_WON] == 1
@@ -198,11 +254,9 @@ def settle(st, rules):
             if st[BET_EXISTS + B_HUNDRED_AG]:
                 counted = cd + first_d
                 mult = (np.int64(1) << st[BET_LEVEL + B_HUNDRED_AG]) * h
-                if counted >= 100:
-                    _line(st, L_HUNDRED_AG, True, sto + sto * (pd - 100) // 10, -1, mult)
-                else:
-                    _line(st, L_HUNDRED_AG, False,
-                          sto * (100 - counted) // 10 + sto * ma // 10, -1, mult)
+                won = counted >= 100
+                _line(st, L_HUNDRED_AG, won, _hundred_worth(sto, won, counted, pd, pa, ma, free),
+                      -1, mult)
             if (not st[BET_EXISTS + B_SEVEN] and not st[BET_EXISTS + B_SEVEN_AG]
                     and st[SEVEN_TRICK] == 9):
                 # Silent seven: for the side of whoever played it to the last trick.

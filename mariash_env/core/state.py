@@ -41,6 +41,9 @@ PHASE_NAMES = ("trump", "contract", "discard", "barva", "betl_answer", "announce
 # Contracts.
 C_NONE, C_SUIT, C_BETL, C_DURCH = 0, 1, 2, 3
 CONTRACT_NAMES = ("none", "suit", "betl", "durch")
+# The no-trump contracts by rank (RULES.md §4, §11.1): an open betl / durch is CONTRACT
+# C_BETL / C_DURCH with bit 0 of OVERCALLS set, so every betl / durch rule applies to it.
+NT_NAMES = ("betl", "durch", "open_betl", "open_durch")
 
 # Announcements (forehand's stake in a suit game).
 AN_NONE, AN_HRA, AN_SEDMA, AN_STO, AN_STO_SEDMA = 0, 1, 2, 3, 4
@@ -126,7 +129,9 @@ STATE_SCHEMA: tuple[Field, ...] = (
     F("RAISABLE", 1, "bets (bits) the side to speak may raise", range=(0, 15)),
     F("RAISED_RND", 1, "bets (bits) raised this round", range=(0, 15)),
     F("ANNOUNCED_RND", 1, "bets (bits) announced this round", range=(0, 15)),
-    F("TURN_DONE", 1, "reserved (always 0)"),
+    F("OVERCALLS", 1, "open contracts (§11.1): bit 0 the betl / durch is open; bits 2k+1.."
+      "2k+2 (k = 0, 1): seat + 1 of the (k+2)-th overcall (DURCH_SEAT is the first)",
+      range=(0, 31)),
     F("TRICK_NO", 1, "trick being played, 0..9 (10: all played)", range=(0, 10)),
     F("TRICK_N", 1, "cards in the current trick", range=(0, 2)),
     F("LEADER", 1, "seat leading the current trick", range=_SEAT),
@@ -173,8 +178,26 @@ STATE_SCHEMA: tuple[Field, ...] = (
     F("LIC_HOLD_BY", 12, "[game-1]: seat + 1 that held it, 0 none", range=(0, 3)),
     F("LIC_PASS_AT", 3, "[seat]: standing bid + 1 when it passed, 0 not passed", range=(0, 13)),
     F("LIC_RAISE_TURN", 28, "[component][level 1..7]: flek turn + 1 of that raise, 0 none"),
+    # Volený: each talon taken in the deal, in order (§4.2, §4.3, §11.1): TOOK is their
+    # union per seat, and under open contracts one seat can take two.
+    F("TAKEN", 4, "[k]: the cards of the k-th talon taken this deal", "mask"),
 )
 del F
+
+
+@njit
+def nt_rank(st):
+    """Rank of the no-trump contract: 0 betl, 1 durch, 2 open betl, 3 open durch; -1 none."""
+    con = st[CONTRACT]
+    if con != C_BETL and con != C_DURCH:
+        return -1
+    return con - C_BETL + 2 * (st[OVERCALLS] & 1)
+
+
+def contract_name(st) -> str:
+    """The contract's name (``open_betl`` / ``open_durch`` for the open ones)."""
+    r = nt_rank(st)
+    return NT_NAMES[r] if r >= 0 else CONTRACT_NAMES[int(st[CONTRACT])]
 
 
 def _offsets(schema: tuple[Field, ...]) -> tuple[dict[str, int], int]:
@@ -228,7 +251,7 @@ FLEK_TURN = 92
 RAISABLE = 93
 RAISED_RND = 94
 ANNOUNCED_RND = 95
-TURN_DONE = 96
+OVERCALLS = 96
 TRICK_NO = 97
 TRICK_N = 98
 LEADER = 99
@@ -272,7 +295,8 @@ LIC_BID_BY = 220  # 12 slots
 LIC_HOLD_BY = 232  # 12 slots
 LIC_PASS_AT = 244  # 3 slots
 LIC_RAISE_TURN = 247  # 28 slots
-STATE_SIZE = 275
+TAKEN = 275  # 4 slots
+STATE_SIZE = 279
 
 
 def _check_constants() -> None:

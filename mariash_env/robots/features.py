@@ -202,6 +202,8 @@ class ObsInfo:
     score: tuple[int, int, int]
     mask: np.ndarray
     voids: list[int] = field(default_factory=lambda: [0, 0, 0])  # [rel seat] suit bits
+    open: bool = False  # open betl / open durch (RULES.md §11.1)
+    open_hand: int = 0  # the actor's face-up cards, once the first trick is complete
 
     @property
     def legal(self) -> list[int]:
@@ -329,8 +331,12 @@ def decode(observation: np.ndarray, mask: np.ndarray | None = None) -> ObsInfo:
     levels = [0, 0, 0, 0]
     for k in idx("bet_level"):
         levels[k >> 3] = k & 7
+    is_open = bool((big >> O.O_OPEN) & 1)
+    open_hand = field_(O.O_OPEN_HAND, 32) if is_open else 0
     raised_by = [[-1] * 7 for _ in range(4)]
     for k in idx("raised_by"):
+        if is_open and k >= 21:  # the open contract's slots (core/observe.py)
+            break
         raised_by[k // 21][(k % 21) // 3] = k % 3
     bet_seat = [-1, -1]
     for k in idx("bet_seat"):
@@ -386,6 +392,8 @@ def decode(observation: np.ndarray, mask: np.ndarray | None = None) -> ObsInfo:
         score=tuple(int(round(x * 100)) for x in score),  # type: ignore[arg-type]
         mask=mask_arr,
         voids=voids,
+        open=is_open,
+        open_hand=open_hand,
     )
 
 

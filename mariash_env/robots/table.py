@@ -216,7 +216,9 @@ class TableRobot(Robot):
         elif ph == PH_BARVA:
             a = A.BAD if self.wants_bad(o) else A.GOOD
         elif ph == PH_BETL_ANSWER:
-            a = A.CONTRACT_DURCH if self.durch_hand(o.hand) else A.GOOD
+            # Under open contracts a durch is answered too (RULES.md §11.1): only good.
+            durch = o.mask[A.CONTRACT_DURCH] and self.durch_hand(o.hand)
+            a = A.CONTRACT_DURCH if durch else A.GOOD
         elif ph == PH_ANNOUNCE:
             a = self.choose_announcement(o)
         elif ph == PH_FLEK:

@@ -116,7 +116,7 @@ from ..core.state import (
 from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
 from ..core.tricks import TRUMP_ORDER as ORDER_TRUMP  # ranks from the weakest, trumps
 from ..core.tricks import TRUMP_STRENGTH, beats, lowest, popcount, trick_best, trump_suit
-from ..rules import G_LICIT, R_GAME, R_QUEEN_FIRST
+from ..rules import G_LICIT, R_GAME, R_ORDER_FREE, R_QUEEN_FIRST
 from ..rules import rules_vector as _rules_vector
 
 # Node entry and exit and the core's apply_action are compiled into the search loop: a
@@ -426,7 +426,7 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     fd_choices = np.int64(0)
     na = 1
     nd = 1
-    if ctx[X_HUNDRED] and npend > 0:
+    if ctx[X_HUNDRED] and npend > 0 and not rules[R_ORDER_FREE]:  # §11.2: order-free
         fa_choices, na, fd_choices, nd = _first_marriage_choices(st, actor, pend)
     # two sevens: lost, and won while still possible
     ntwo = 1 + _two_sevens_open(st, ctx) if ctx[X_TWO7] else 0

@@ -37,6 +37,7 @@ from ..core.engine import apply_action, legal_actions
 from ..core.jit import njit, njit_inline
 from ..core.play import held_marriages, legal_cards, play_card
 from ..core.state import (
+    ACTOR,
     AN_SEDMA,
     AN_STO,
     AN_STO_SEDMA,
@@ -61,6 +62,7 @@ from ..core.state import (
     NDISC,
     NMARR,
     NTRICKS,
+    OVERCALLS,
     PH_ANNOUNCE,
     PH_DISCARD,
     PH_DONE,
@@ -78,6 +80,7 @@ from ..core.state import (
     SEVEN_TRICK,
     SEVEN_WON,
     STATE_SIZE,
+    TAKEN,
     TALON,
     TALON_OWNER,
     TLEAD,
@@ -158,6 +161,10 @@ def played_by(st):
     return out
 
 
+MAX_TALONS = 5
+"""Most talons in one deal: forehand's, the bad-sayer's and three overcallers' (§11.1)."""
+
+
 @njit
 def talon_chain(st):
     """The public history of the talons.
@@ -172,27 +179,32 @@ def talon_chain(st):
     bad = st[BAD_SEAT]
     du = st[DURCH_SEAT]
     half = ph == PH_DISCARD and st[NDISC] == 1
-    layer = np.full(3, -1, dtype=np.int64)
-    taker = np.full(3, -1, dtype=np.int64)
+    # The seats that took a talon, in order: the bad-sayer, the overcallers (§4, §11.1).
+    takers = np.full(MAX_TALONS, -1, dtype=np.int64)
+    nt = 0
+    if bad >= 0:
+        takers[nt] = bad
+        nt += 1
+    if du >= 0:
+        takers[nt] = du
+        nt += 1
+    ov = st[OVERCALLS] >> 1
+    while ov & 3:
+        takers[nt] = (ov & 3) - 1
+        nt += 1
+        ov >>= 2
+    laid_last = ph > PH_DISCARD or half  # the last taker has laid (part of) its talon
+    layer = np.full(MAX_TALONS, -1, dtype=np.int64)
+    taker = np.full(MAX_TALONS, -1, dtype=np.int64)
     n = 0
-    if bad >= 0 or du >= 0 or ph > PH_DISCARD or half:
+    if nt > 0 or laid_last:
         layer[0] = f
         n = 1
-    if bad >= 0:
-        taker[0] = bad
-        if du >= 0 or ph > PH_DISCARD or half:
-            layer[1] = bad
-            n = 2
-        if du >= 0:
-            taker[1] = du
-            if ph > PH_DISCARD or half:
-                layer[2] = du
-                n = 3
-    elif du >= 0:
-        taker[0] = du
-        if ph > PH_DISCARD or half:
-            layer[1] = du
-            n = 2
+    for i in range(nt):
+        taker[i] = takers[i]
+        if i + 1 < nt or laid_last:
+            layer[i + 1] = takers[i]
+            n = i + 2
     cur = 0
     if n > 0 and taker[n - 1] < 0:
         cur = 1 if half else 2
@@ -455,6 +467,18 @@ def knowledge_core(st, me, rules):
     if st[TRUMP_PUBLIC] and tc >= 0 and (hidden >> tc) & 1 and f != me:
         allow[tc] &= locbit[f]
 
+    # 2b. Open betl / durch (RULES.md §11.1): the actor's hand lies face up after the
+    #     first trick, so each hidden card is known to be in it or not.
+    actor = st[ACTOR]
+    if st[OVERCALLS] & 1 and ph == PH_PLAY and st[TRICK_NO] >= 1 and actor != me:
+        shown = getm(st, HAND + actor)
+        for c in range(32):
+            if (hidden >> c) & 1:
+                if (shown >> c) & 1:
+                    allow[c] &= locbit[actor]
+                else:
+                    allow[c] &= ~locbit[actor]
+
     # 3. Talons.  Forehand's suit-game talon lying on the table holds no barred card.
     natmost = _allow_by_talons(st, me, rules, hidden, allow, locbit, atmost, pb, layer,
                                taker, n, f_suit)
@@ -624,12 +648,12 @@ def _pick(rs, cand, k):
 
 @njit
 def _talons_of(w):
-    """Each talon's cards in a (complete) world: taken ones from TOOK, the last from TALON."""
+    """Each talon's cards in a (complete) world: taken ones from TAKEN, the last from TALON."""
     layer, taker, n, cur, f_suit = talon_chain(w)
-    T = np.zeros(3, dtype=np.int64)
+    T = np.zeros(MAX_TALONS, dtype=np.int64)
     for k in range(n):
         if taker[k] >= 0:
-            T[k] = getm(w, TOOK + taker[k])
+            T[k] = getm(w, TAKEN + k)
         else:
             T[k] = getm(w, TALON)
     return T
@@ -709,21 +733,21 @@ def complete_world(w, st, me, rules, locm, rs):
     if f_suit and n > 0:
         barred = _barred_discards(st, rules, f, -1 if tc_hidden else st[TRUMP_CARD])
     # Talons, newest first: known ones stay, hidden ones are drawn.
-    T = np.zeros(3, dtype=np.int64)
+    T = np.zeros(MAX_TALONS, dtype=np.int64)
     for k in range(n - 1, -1, -1):
         p = layer[k]
         q = taker[k]
         if q < 0:
             T[k] = getm(w, TALON)
         elif p == me or q == me:
-            T[k] = getm(st, TOOK + q)
+            T[k] = getm(st, TAKEN + k)
         else:
             aq = getm(w, HAND + q) | pb[q]
             if k + 1 < n and layer[k + 1] == q:
                 aq |= T[k + 1]
             forced = np.int64(0)
             if k >= 1 and (layer[k - 1] == me or taker[k - 1] == me):
-                forced = getm(st, TOOK + taker[k - 1]) & aq
+                forced = getm(st, TAKEN + k - 1) & aq
             need = 2 - popcount(forced)
             cand = aq & ~forced
             if k == 0 and f_suit:
@@ -746,6 +770,9 @@ def complete_world(w, st, me, rules, locm, rs):
                 tk |= T[k]
         setm(w, LAID + s, lm)
         setm(w, TOOK + s, tk)
+    for k in range(n):
+        if taker[k] >= 0:
+            setm(w, TAKEN + k, T[k])
     D = dealt_sets(w)
     # The trump card while this seat does not know it: one of forehand's dealt cards
     # (not in a suit game's talon).
