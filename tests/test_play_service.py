@@ -218,3 +218,28 @@ def test_readme_record_example_is_answered():
     r = TestClient(create_service_app("table")).post("/act", json=body)
     assert r.status_code == 200, r.text
     assert r.json()["label"].startswith("announce:")
+
+
+def test_licitovany_service_answers_observations_of_its_game():
+    """``serve-robot --rules licitovany``: the game's sizes in /info, its labels in the
+    answer, the table robot's own choice; records (volený's format) are refused."""
+    import mariash_env
+    from mariash_env.robots.licit_table import LicitTableRobot
+
+    client = TestClient(create_service_app("table", rules="licitovany"))
+    info = client.get("/info").json()
+    assert (info["rules"], info["obs_size"], info["n_actions"]) == ("licitovany", 1016, 136)
+    assert info["accepts"] == ["observation"]
+    e = mariash_env.env(rules="licitovany")
+    e.reset(seed=3)
+    o = e.observe(e.agent_selection)
+    r = client.post("/act", json={"observation": o["observation"].tolist(),
+                                  "action_mask": o["action_mask"].tolist()})
+    assert r.status_code == 200
+    want = LicitTableRobot().act(o)
+    assert r.json()["action"] == want
+    assert r.json()["label"] == e.unwrapped.action_label(want)
+    bad = client.post("/act", json={"observation": [0.0] * 900, "action_mask": [1] * 115})
+    assert bad.status_code == 422 and "1016" in bad.json()["error"]
+    rec = client.post("/act", json={"record": {"dealer": 0}})
+    assert rec.status_code == 422 and "volený" in rec.json()["error"]

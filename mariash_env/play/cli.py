@@ -80,7 +80,7 @@ def serve_robot(args: argparse.Namespace) -> int:
     from .service import serve_robot as run
 
     try:
-        return run(args.robot, host=args.host, port=args.port)
+        return run(args.robot, host=args.host, port=args.port, rules=args.rules)
     except (ValueError, OSError) as e:
         fail(e)
 
@@ -96,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("robot", help="random, table, pimc or onnx:PATH")
     r.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     r.add_argument("--port", type=_port, default=8765, help="port (default 8765)")
+    r.add_argument("--rules", default="voleny", choices=("voleny", "licitovany"),
+                   help="the game the robot plays (default voleny)")
     args = ap.parse_args(argv)
     return play(args) if args.command == "play" else serve_robot(args)
 

@@ -3,8 +3,12 @@ server uses to seat a robot opponent.  Stateless: every request carries what the
 needs, nothing is kept between requests.  Binds 127.0.0.1 unless told otherwise.
 
 ``GET /info`` ->
-``{"robot": SPEC, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS, "accepts": [...],
-"record_format": "mariash-seat/1"}``
+``{"robot": SPEC, "rules": GAME, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS,
+"accepts": [...], "record_format": "mariash-seat/1"}``
+
+``mariash serve-robot SPEC --rules licitovany`` serves a licitovaný robot: the
+observation and mask of that game (its sizes in ``/info``), its labels; seat records
+are volený's (``mariash-seat/1``), so a licitovaný service answers observations only.
 
 ``POST /act`` takes one of two bodies:
 
@@ -46,8 +50,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from .. import ACTION_LABELS, N_ACTIONS
-from ..core.observe import OBS_SIZE
+from ..kinds import GameKind, kind_of
 from ..robots import make_robot
 from ..robots.base import Robot
 from ..seat_record import FORMAT as RECORD_FORMAT
@@ -62,35 +65,38 @@ class RequestError(ValueError):
         self.status = status
 
 
-def load_robot(spec: str) -> Robot:
-    """The robot of ``spec`` (ValueError naming a bad spec)."""
-    return make_robot(spec)
+def load_robot(spec: str, rules: str = "voleny") -> Robot:
+    """The robot of ``spec`` for the game ``rules`` (ValueError naming a bad spec)."""
+    return make_robot(spec, rules=rules)
 
 
-def parse_request(data: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``(observation float32[OBS_SIZE], mask int8[N_ACTIONS])`` from a request body."""
+def parse_request(data: Any, kind: GameKind | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(observation float32[OBS_SIZE], mask int8[N_ACTIONS])`` from a request body (the
+    sizes of the game ``kind``, volený's by default)."""
+    kind = kind if kind is not None else kind_of("voleny")
+    obs_size, n_actions = kind.obs_size, kind.n_actions
     if not isinstance(data, dict):
         raise RequestError("the body must be a JSON object: {'record': {...}} or "
                            "'observation' and 'action_mask'")
     missing = [f for f in FIELDS if f not in data]
     if missing:
         raise RequestError(f"missing field {missing[0]!r}: expected 'observation' "
-                           f"({OBS_SIZE} numbers) and 'action_mask' ({N_ACTIONS} 0/1)")
+                           f"({obs_size} numbers) and 'action_mask' ({n_actions} 0/1)")
     extra = sorted(set(data) - set(FIELDS))
     if extra:
         raise RequestError(f"unknown field {extra[0]!r}: expected only {', '.join(FIELDS)}")
     obs, mask = data["observation"], data["action_mask"]
-    if not isinstance(obs, list) or len(obs) != OBS_SIZE:
+    if not isinstance(obs, list) or len(obs) != obs_size:
         got = f"{len(obs)} items" if isinstance(obs, list) else type(obs).__name__
-        raise RequestError(f"'observation' must be a list of {OBS_SIZE} numbers, got {got}",
+        raise RequestError(f"'observation' must be a list of {obs_size} numbers, got {got}",
                            422)
     bad = next((i for i, x in enumerate(obs) if isinstance(x, bool)
                 or not isinstance(x, (int, float)) or not math.isfinite(x)), None)
     if bad is not None:
         raise RequestError(f"'observation'[{bad}] = {obs[bad]!r} is not a finite number", 422)
-    if not isinstance(mask, list) or len(mask) != N_ACTIONS:
+    if not isinstance(mask, list) or len(mask) != n_actions:
         got = f"{len(mask)} items" if isinstance(mask, list) else type(mask).__name__
-        raise RequestError(f"'action_mask' must be a list of {N_ACTIONS} 0/1, got {got}", 422)
+        raise RequestError(f"'action_mask' must be a list of {n_actions} 0/1, got {got}", 422)
     bad = next((i for i, x in enumerate(mask) if isinstance(x, bool) or x not in (0, 1)), None)
     if bad is not None:
         raise RequestError(f"'action_mask'[{bad}] = {mask[bad]!r}: expected 0 or 1", 422)
@@ -99,14 +105,21 @@ def parse_request(data: Any) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(obs, dtype=np.float32), np.asarray(mask, dtype=np.int8)
 
 
-def create_service_app(spec: str) -> Starlette:
-    robot = load_robot(spec)
-
-    accepts = ["record"] if robot.wants_view else ["record", "observation"]
+def create_service_app(spec: str, rules: str = "voleny") -> Starlette:
+    kind = kind_of(rules)  # KeyError for an unknown game: checked by make_robot first
+    robot = load_robot(spec, rules)
+    licit = kind.name == "licitovany"
+    if licit and robot.wants_view:
+        raise ValueError(f"robot {spec!r} needs seat records, which are volený's "
+                         f"({RECORD_FORMAT}): a licitovaný service answers observations only")
+    labels = kind.labels
+    accepts = (["observation"] if licit else ["record"] if robot.wants_view
+               else ["record", "observation"])
 
     async def info(request: Request) -> JSONResponse:
-        return JSONResponse({"robot": spec, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS,
-                             "accepts": accepts, "record_format": RECORD_FORMAT})
+        return JSONResponse({"robot": spec, "rules": kind.name, "obs_size": kind.obs_size,
+                             "n_actions": kind.n_actions, "accepts": accepts,
+                             "record_format": RECORD_FORMAT})
 
     def decide(obs: np.ndarray, mask: np.ndarray) -> int:
         # The robot's own state (a random robot's generator) is reset per request.
@@ -132,6 +145,10 @@ def create_service_app(spec: str) -> Starlette:
                 raise RequestError(f"the body is not JSON ({e})") from e
             except RecursionError as e:
                 raise RequestError("the body is not JSON (nested too deeply)") from e
+            if isinstance(data, dict) and "record" in data and licit:
+                raise RequestError(f"seat records ({RECORD_FORMAT}) are volený's: a "
+                                   "licitovaný robot answers 'observation' and "
+                                   "'action_mask'", 422)
             if isinstance(data, dict) and "record" in data:
                 extra = sorted(set(data) - {"record"})
                 if extra:
@@ -139,7 +156,7 @@ def create_service_app(spec: str) -> Starlette:
                                        "only 'record'")
                 a, mask = decide_record(data["record"])
             else:
-                obs, mask = parse_request(data)
+                obs, mask = parse_request(data, kind)
                 if robot.wants_view:
                     raise RequestError(f"robot {spec!r} searches the hidden cards and needs the "
                                        "deal so far: send {'record': {...}} "
@@ -149,8 +166,8 @@ def create_service_app(spec: str) -> Starlette:
             return JSONResponse({"error": str(e)}, status_code=e.status)
         if not mask[a]:  # a robot must answer a legal action; never pass an illegal one on
             return JSONResponse({"error": f"robot {spec!r} chose the illegal action "
-                                 f"{ACTION_LABELS[a]!r}"}, status_code=500)
-        return JSONResponse({"action": a, "label": ACTION_LABELS[a], "robot": spec})
+                                 f"{labels[a]!r}"}, status_code=500)
+        return JSONResponse({"action": a, "label": labels[a], "robot": spec})
 
     async def not_found(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": f"no such endpoint {request.url.path!r}: use POST /act "
@@ -164,10 +181,11 @@ def create_service_app(spec: str) -> Starlette:
                      exception_handlers={404: not_found, 405: bad_method})
 
 
-def serve_robot(spec: str, host: str = "127.0.0.1", port: int = 8765) -> int:
+def serve_robot(spec: str, host: str = "127.0.0.1", port: int = 8765,
+                rules: str = "voleny") -> int:
     import uvicorn
 
-    app = create_service_app(spec)  # a bad spec fails here, before binding
+    app = create_service_app(spec, rules)  # a bad spec fails here, before binding
     print(f"robot {spec} answers POST http://{host}:{port}/act (Ctrl+C to stop)")
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
