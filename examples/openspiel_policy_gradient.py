@@ -6,9 +6,10 @@ self-play through OpenSpiel's ``rl_environment``, then play in the project's are
     python examples/openspiel_policy_gradient.py --seconds 180 --eval 200
 
 The game is ``pyspiel.load_game("mariash")`` (:mod:`mariash_env.openspiel`); the agents
-read its information-state tensor, which is the project's observation, so the trained
-network plays in the duplicate arena as an ordinary batch robot (greedy over the legal
-actions) against the random and the table robot.  Rewards are groše (the deal's
+read its observation tensor (``ObservationType.OBSERVATION``), which is the project's
+observation, so the trained network plays in the duplicate arena as an ordinary batch
+robot (greedy over the legal actions) against the random and the table robot.  (The
+information-state tensor is the whole partie's history, ``deals x 964`` floats.)  Rewards are groše (the deal's
 settlement), used unscaled; gradients are clipped.
 """
 
@@ -33,7 +34,8 @@ def train(seconds: float, seed: int, hidden: int) -> tuple[list, int]:
     np.random.seed(seed)  # OpenSpiel's agents sample with np.random
     torch.manual_seed(seed)
     game = load_game(make_rules(deals=1))
-    env = rl_environment.Environment(game, seed=seed)
+    env = rl_environment.Environment(
+        game, seed=seed, observation_type=rl_environment.ObservationType.OBSERVATION)
     size = env.observation_spec()["info_state"][0]
     n_actions = env.action_spec()["num_actions"]
     agents = [
