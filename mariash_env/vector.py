@@ -182,6 +182,7 @@ from .core import state as S
 from .core.deal import shuffled_deck, start_partie
 from .core.encoding import encode_game
 from .core.engine import advance_partie, apply_action, legal_actions
+from .core.flow import play_turn
 from .core.jit import borrow, borrow_row, popcount64
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE
 from .core.play import can_lay_down, legal_cards, play_card
@@ -261,10 +262,11 @@ _legal_actions_inline = _inline_core(
                                             can_lay_down=_inline_core(can_lay_down)),
     legal_licit=_inline_core(LI.legal_licit, _legal_play=_inline_core(
         LI._legal_play, licit_cards=_inline_core(LI.licit_cards))))
+_play_turn_inline = _inline_core(play_turn, play_card=_play_card_inline)
 _apply_action_inline = _inline_core(
-    apply_action, _apply_play=_inline_core(E._apply_play, play_card=_play_card_inline),
+    apply_action, _apply_play=_inline_core(E._apply_play, play_turn=_play_turn_inline),
     apply_licit=_inline_core(LI.apply_licit, _apply_play=_inline_core(
-        LI._apply_play, play_card=_play_card_inline)))
+        LI._apply_play, play_turn=_play_turn_inline)))
 
 
 @dataclass

@@ -16,10 +16,10 @@ from .. import actions as A
 from ..actions import N_ACTIONS
 from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_OPEN
 from .deal import next_deal
-from .flow import discard_card, finish, take_talon
+from .flow import discard_card, finish, play_turn, take_talon
 from .jit import njit, njit_inline, store_bits32
 from .licit import apply_licit, legal_licit
-from .play import can_lay_down, held_marriages, lay_down, legal_cards, play_card, trick_end
+from .play import can_lay_down, held_marriages, lay_down, legal_cards
 from .state import (
     ACTOR,
     AN_HRA,
@@ -48,7 +48,6 @@ from .state import (
     DURCH_SEAT,
     END_CONCEDED,
     END_LAID,
-    END_NONE,
     END_SEDMA_VOID,
     FLEK_ROUND,
     FLEK_TURN,
@@ -76,7 +75,6 @@ from .state import (
     TAKEN,
     TALON,
     TO_MOVE,
-    TRICK_N,
     TRICK_NO,
     TRUMP_CARD,
     TRUMP_PUBLIC,
@@ -473,15 +471,7 @@ def _apply_play(st, rules, seat, a):
         lay_down(st, seat)
         finish(st, rules, END_LAID)
         return
-    play_card(st, rules, seat, a - A.PLAY0)
-    if st[TRICK_N] == 0:  # the trick closed
-        end = trick_end(st)
-        if end != END_NONE:
-            finish(st, rules, end)
-        else:
-            st[TO_MOVE] = st[LEADER]
-    else:
-        st[TO_MOVE] = (seat + 1) % 3
+    play_turn(st, rules, seat, a - A.PLAY0)
 
 
 @njit

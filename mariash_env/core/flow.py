@@ -6,15 +6,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import G_LICIT, R_GAME, R_NDEALS
-from .jit import njit
+from .jit import njit, njit_inline
 from .licit_settle import settle_licit
+from .play import play_card, trick_end
 from .settle import settle
 from .state import (
     DEAL_NO,
     DISC,
     END,
+    END_NONE,
     HAND,
     LAID,
+    LEADER,
     NDISC,
     PARTIE_DONE,
     PAY,
@@ -25,6 +28,7 @@ from .state import (
     TALON_OWNER,
     TO_MOVE,
     TOOK,
+    TRICK_N,
     get64,
     getm,
     set64,
@@ -73,3 +77,19 @@ def finish(st, rules, end):
         set64(st, SCORE + 2 * s, get64(st, SCORE + 2 * s) + get64(st, PAY + 2 * s))
     if st[DEAL_NO] + 1 >= rules[R_NDEALS]:
         st[PARTIE_DONE] = 1
+
+
+@njit_inline
+def play_turn(st, rules, seat, c):
+    """One card of ``seat`` to the trick (both games): a closed trick may end the deal
+    (``trick_end``: a betl or durch decided, the tenth trick), else its winner leads;
+    an open one passes the turn clockwise."""
+    play_card(st, rules, seat, c)
+    if st[TRICK_N] == 0:  # the trick closed
+        end = trick_end(st)
+        if end != END_NONE:
+            finish(st, rules, end)
+        else:
+            st[TO_MOVE] = st[LEADER]
+    else:
+        st[TO_MOVE] = (seat + 1) % 3

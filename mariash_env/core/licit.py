@@ -15,7 +15,7 @@ import numpy as np
 from .. import licit_actions as LA
 from ..licit_actions import N_ACTIONS
 from ..rules import R_MAX_FLEK
-from .flow import discard_card, finish, take_talon
+from .flow import discard_card, finish, play_turn, take_talon
 from .jit import njit, njit_inline
 from .licit_games import (
     COMPONENTS,
@@ -26,7 +26,7 @@ from .licit_games import (
     HEARTS,
     KIND,
 )
-from .play import follow_cards, held_marriages, play_card, trick_end
+from .play import follow_cards, held_marriages, play_card
 from .state import (
     ACTOR,
     BET_EXISTS,
@@ -38,7 +38,6 @@ from .state import (
     END_BARE_FLEK,
     END_FOLD,
     END_NO_BID,
-    END_NONE,
     END_SHOW,
     FLEK_ROUND,
     FOREHAND,
@@ -557,15 +556,7 @@ def _apply_flek(st, rules, seat, a):
 def _apply_play(st, rules, seat, a):
     """§7: one card to the trick; betl ends at the actor's first trick, durch at his
     first lost one, suit games after ten."""
-    play_card(st, rules, seat, a - LA.PLAY0)
-    if st[TRICK_N] == 0:
-        end = trick_end(st)
-        if end != END_NONE:
-            finish(st, rules, end)
-        else:
-            st[TO_MOVE] = st[LEADER]
-    else:
-        st[TO_MOVE] = (seat + 1) % 3
+    play_turn(st, rules, seat, a - LA.PLAY0)
 
 
 @njit
