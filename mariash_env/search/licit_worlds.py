@@ -32,6 +32,7 @@ from ..core.play import play_card
 from ..core.tables import POS_SEAT_LICIT, SHARP_MASK, SUIT_MASK
 from ..core.tricks import trick_card, trick_cards, tricks_begun
 from ..rules import R_GAME, Rules, make_rules
+from .worlds import count_table
 
 __all__ = ["sample_licit_worlds", "LicitWorldError", "random_licit_position"]
 
@@ -75,44 +76,19 @@ def _voids(st: np.ndarray, plays: list[tuple[int, int, int]]) -> list[int]:
     return out
 
 
-def _completions(allow: list[int], counts: list[int]) -> dict[tuple[int, int, int], int]:
-    """Number of ways to place cards ``i..`` with ``(a, b)`` still free in locations 0
-    and 1 (location 2 takes the rest), memoised."""
-    memo: dict[tuple[int, int, int], int] = {}
-    n = len(allow)
-
-    def f(i: int, a: int, b: int) -> int:
-        key = (i, a, b)
-        if key in memo:
-            return memo[key]
-        rest = (n - i) - a - b
-        if rest < 0 or a < 0 or b < 0:
-            return 0
-        if i == n:
-            v = 1 if (a, b, rest) == (0, 0, 0) else 0
-        else:
-            m = allow[i]
-            v = ((f(i + 1, a - 1, b) if m & 1 else 0) + (f(i + 1, a, b - 1) if m & 2 else 0)
-                 + (f(i + 1, a, b) if m & 4 and rest > 0 else 0))
-        memo[key] = v
-        return v
-
-    f(0, counts[0], counts[1])
-    return memo
-
-
-def _assign(allow: list[int], counts: list[int], memo, rng) -> list[int]:
-    """One assignment (a location per card) uniform among all valid ones."""
+def _assign(allow: list[int], counts: list[int], W: np.ndarray, rng) -> list[int]:
+    """One assignment (a location per card) uniform among all valid ones, weighted by
+    ``W`` (:func:`~mariash_env.search.worlds.count_table`'s counts of completions)."""
     a, b = counts[0], counts[1]
     out = []
     for i, m in enumerate(allow):
         opts = []
-        if m & 1:
-            opts.append((0, memo.get((i + 1, a - 1, b), 0)))
-        if m & 2:
-            opts.append((1, memo.get((i + 1, a, b - 1), 0)))
+        if m & 1 and a > 0:
+            opts.append((0, int(W[i + 1, a - 1, b])))
+        if m & 2 and b > 0:
+            opts.append((1, int(W[i + 1, a, b - 1])))
         if m & 4:
-            opts.append((2, memo.get((i + 1, a, b), 0)))
+            opts.append((2, int(W[i + 1, a, b])))
         r = int(rng.integers(0, sum(w for _, w in opts)))
         k = 0
         while r >= opts[k][1]:
@@ -248,8 +224,8 @@ def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
             if not (voids[s] >> c) & 1:
                 m |= 1 << i
         allow.append(m)
-    memo = _completions(allow, counts)
-    if memo.get((0, counts[0], counts[1]), 0) == 0:
+    W = count_table(np.array(allow, dtype=np.int64), counts[0], counts[1], counts[2])
+    if W[0, counts[0], counts[1]] == 0:
         raise LicitWorldError(f"seat {me}: no assignment of the hidden cards fits the counts")
     out = np.empty((n, S.STATE_SIZE), dtype=np.int32)
     got, tries = 0, 0
@@ -260,7 +236,7 @@ def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
         if tries > limit:
             raise LicitWorldError(f"seat {me}: only {got} of {n} consistent worlds in "
                                   f"{tries - 1} tries")
-        where = _assign(allow, counts, memo, rng)
+        where = _assign(allow, counts, W, rng)
         h = [hands[s] if s == me else 0 for s in range(3)]
         third = 0
         for c, loc in zip(cards, where):
