@@ -20,7 +20,7 @@ from .cards import CARD_CODES, SUITS, parse_deck
 from .core import state as S
 from .core.deal import deal_deck, deck_of, shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
-from .kinds import kind_of
+from .kinds import KINDS, kind_of
 from .licit_record import licit_settlement
 from .rules import G_LICIT, Rules, is_int, make_rules
 
@@ -57,8 +57,6 @@ def _parse_cuts(cuts: Any) -> list[int]:
 
 def _other_game_label(kind: Any, label: str) -> str | None:
     """The other game whose table has ``label`` (an action of the wrong game), else None."""
-    from .kinds import KINDS
-
     for other in KINDS.values():
         if other is not kind:
             try:
