@@ -1,11 +1,13 @@
 """Where does a robot win or lose against the table robot?  A phase ablation.
 
 Plays the same duplicate deals as ``training.evaluate`` (the arena's match: the six
-seatings of the robot and TableRobot) once with the robot's own decisions and then once per
-part of the game with TableRobot's decisions in that part only.  A part whose swap
-*raises* the score is one the robot plays worse than TableRobot.
+seatings of the robot and the table robot) once with the robot's own decisions and then
+once per part of the game with the table robot's decisions in that part only.  A part
+whose swap *raises* the score is one the robot plays worse than the table robot.  The
+model's game (volený or licitovaný) picks the table robot and the parts.
 
     .venv/bin/python scripts/ablate_phases.py models/robot.onnx --deals 1000
+    .venv/bin/python scripts/ablate_phases.py models/robot_licitovany.onnx --deals 1000
 """
 
 from __future__ import annotations
@@ -18,35 +20,54 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from mariash_env.core.licit_observe import LOBS_LAYOUT  # noqa: E402
 from mariash_env.core.observe import OBS_LAYOUT  # noqa: E402
 from mariash_env.core.state import PHASE_NAMES  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
 from training.evaluate import duplicate_eval  # noqa: E402
 
-BLOCK = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}
-# volený's phases: the first ones of PHASE_NAMES (licitovaný's follow, outside its one-hot)
-PHASES = PHASE_NAMES[:BLOCK["phase"][1]]
-# part of the game -> (phases, whose decisions: None = any seat, True = actor, False = defence)
-PARTS = {
-    "trump, contract, discards": (("trump", "contract", "discard"), None),
-    "Barva? and betl answers": (("barva", "betl_answer"), None),
-    "announcement": (("announce",), None),
-    "flek and against bets": (("flek",), None),
-    "card play as actor": (("play",), True),
-    "card play as defender": (("play",), False),
+VOLENE = {
+    "block": {name: (off, size) for name, off, size, _ in OBS_LAYOUT},
+    # volený's phases: the first ones of PHASE_NAMES (licitovaný's follow, outside its one-hot)
+    "phases": PHASE_NAMES[:9],
+    # part -> (phases, whose decisions: None = any seat, True = actor, False = defence)
+    "parts": {
+        "trump, contract, discards": (("trump", "contract", "discard"), None),
+        "Barva? and betl answers": (("barva", "betl_answer"), None),
+        "announcement": (("announce",), None),
+        "flek and against bets": (("flek",), None),
+        "card play as actor": (("play",), True),
+        "card play as defender": (("play",), False),
+    },
+}
+LICITOVANY = {
+    "block": {name: (off, size) for name, off, size, _ in LOBS_LAYOUT},
+    # the order of licit_observe's ``phase`` one-hot
+    "phases": ("bid", "hold", "lone_bid", "game", "trumps", "helping", "discard", "lead",
+               "flek", "play", "done"),
+    "parts": {
+        "auction": (("bid", "hold", "lone_bid"), None),
+        "game, trumps, helping suit, discards, lead": (
+            ("game", "trumps", "helping", "discard", "lead"), None),
+        "flek": (("flek",), None),
+        "card play as actor": (("play",), True),
+        "card play as defender": (("play",), False),
+    },
 }
 
 
-def swapped(robot, table, phases: tuple[str, ...], as_actor: bool | None):
-    """The robot's batch policy with TableRobot deciding in ``phases`` (for that side)."""
-    p0, _ = BLOCK["phase"]
-    a0, _ = BLOCK["actor"]
-    codes = [PHASES.index(p) for p in phases]
+def swapped(robot, table, game: dict, phases: tuple[str, ...], as_actor: bool | None):
+    """The robot's batch policy with the table robot deciding in ``phases`` (for that
+    side); ``game`` is :data:`VOLENE` or :data:`LICITOVANY`."""
+    p0, _ = game["block"]["phase"]
+    a0, _ = game["block"]["actor"]
+    names = game["phases"]
+    codes = [names.index(p) for p in phases]
 
     def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         a = robot.act_batch(obs, mask)
-        sel = np.isin(obs[:, p0:p0 + len(PHASES)].argmax(1), codes)
+        sel = np.isin(obs[:, p0:p0 + len(names)].argmax(1), codes)
         if as_actor is not None:
             me_actor = obs[:, a0] > 0  # relative seat 0 is the seat itself
             sel &= me_actor if as_actor else ~me_actor
@@ -64,12 +85,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=777)
     args = ap.parse_args(argv)
     robot = OnnxRobot(args.model)
-    table = make_robot("table")
+    licit = (robot.rules or {}).get("rules") == "licitovany"
+    game = LICITOVANY if licit else VOLENE
+    table = make_robot("table", rules=robot.rules)
+    who = type(table).__name__
     rows = [("the robot's own decisions", robot.act_batch)]
-    rows += [(f"TableRobot's {part}", swapped(robot, table, *spec))
-             for part, spec in PARTS.items()]
-    print(f"{args.model} vs TableRobot, {args.deals} duplicate deals (seed {args.seed}), "
-          "groše per deal and 95% CI")
+    rows += [(f"{who}'s {part}", swapped(robot, table, game, *spec))
+             for part, spec in game["parts"].items()]
+    unit = "desetníky" if licit else "groše"
+    print(f"{args.model} vs {who}, {args.deals} duplicate deals (seed {args.seed}), "
+          f"{unit} per deal and 95% CI")
     for name, fn in rows:
         r = duplicate_eval(fn, table, deals=args.deals, seed=args.seed, rules=robot.rules,
                            num_envs=1500, name="table")

@@ -233,8 +233,68 @@ sys.exit(rc)
     assert "--rules licitovany" in card and "desetníky/deal" in card
 
 
+def test_guided_rows_are_marked_with_their_masks_for_the_margin_loss() -> None:
+    """dmc.demo_margin: the rows keep their masks and say which deals were guided; the
+    guided rows' actions are the table robot's."""
+    from training.methods import get_method
+
+    cfg = tiny(**{"selfplay.guide_share": 0.5, "selfplay.pool_share": 0.0,
+                  "selfplay.random_share": 0.0, "selfplay.table_robot_share": 0.0,
+                  "dmc.demo_margin": 0.1, "env.rollout_steps": 40})
+    actor = SelfPlayActor(cfg, get_method("dmc"))
+    assert actor.needs_masks
+    actor.begin_segment(0)
+    batch, _ = actor.collect({"epsilon": 1.0})
+    g = batch.extras["guided"]
+    assert batch.mask is not None and g.dtype == bool and 0 < g.sum() < len(batch)
+    want = LicitTableRobot().act_batch(batch.obs[g], batch.mask[g])
+    assert np.array_equal(batch.action[g], want)
+    # unguided rows are the learner's own (epsilon = 1: random, not the robot's)
+    u = ~g
+    assert not np.array_equal(batch.action[u], LicitTableRobot().act_batch(batch.obs[u],
+                                                                           batch.mask[u]))
+
+
+def test_margin_loss_is_dqfds_and_teaches_the_demonstrated_action() -> None:
+    """The large-margin loss is max_a [Q(s,a) + m(a != a_E)] - Q(s,a_E) over the legal
+    actions of guided rows only; trained on it alone, the greedy action becomes a_E."""
+    from training.methods import get_method
+    from training.rollout import Batch
+
+    cfg = tiny(**{"selfplay.guide_share": 0.5, "dmc.demo_margin": 0.5, "dmc.lr": 1e-2,
+                  "dmc.batch_size": 8, "dmc.loss": "mse"})
+    dmc = get_method("dmc")(cfg, torch.device("cpu"))
+    scores = torch.tensor([[0.0, 1.0, 0.7, 5.0], [2.0, 0.0, 0.0, 0.0]])
+    act = torch.tensor([2, 0])
+    mask = np.array([[1, 1, 1, 0], [1, 1, 0, 0]], np.int8)  # action 3 of row 0 is illegal
+    # row 0: max(0+.5, 1+.5, .7, -inf) - .7 = 0.8; row 1 is not guided
+    got = dmc._margin_loss(scores, act, np.array([True, False]), mask)
+    assert float(got) == pytest.approx(0.8)
+    # both guided: row 1 already leads by more than the margin, so it adds nothing
+    got = dmc._margin_loss(scores, act, np.array([True, True]), mask)
+    assert float(got) == pytest.approx(0.8)
+    # training: 8 guided rows of one observation, demonstrated action 5, returns 0
+    rng = np.random.default_rng(0)
+    obs = np.repeat(rng.random((1, 1016), np.float32), 8, axis=0)
+    m = np.zeros((8, 136), np.int8)
+    m[:, :10] = 1
+    batch = Batch(obs=obs, action=np.full(8, 5), ret=np.zeros(8, np.float32),
+                  table=np.zeros(8, np.int8), mask=m, extras={"guided": np.ones(8, bool)})
+    for _ in range(60):
+        stats = dmc.update(batch, rng)
+    assert stats["demo_loss"] == pytest.approx(0.0, abs=1e-3)
+    assert dmc.net.greedy(obs[:1], m[:1])[0] == 5
+
+
+def test_margin_loss_needs_guided_deals() -> None:
+    from training.config import ConfigError
+
+    with pytest.raises(ConfigError, match="demo_margin = 0.1 .* needs selfplay.guide_share"):
+        tiny(**{"dmc.demo_margin": 0.1})
+
+
 @pytest.mark.parametrize("name", ["licitovany", "licitovany_finetune", "licitovany_guided",
-                                  "licitovany_guided2"])
+                                  "licitovany_guided2", "licitovany_demo"])
 def test_licitovany_configs_load(name: str) -> None:
     cfg = load_config(ROOT / "training" / "configs" / f"{name}.toml")
     assert cfg.env.rules == {"rules": "licitovany"}

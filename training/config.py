@@ -241,6 +241,9 @@ class Config:
             make_rules(deals=self.env.deals, **self.env.rules)
         except (RulesError, ValueError, TypeError, OverflowError) as e:
             raise ConfigError(f"{source}: [env] rules: {e}") from None
+        need(getattr(self.algo, "demo_margin", 0) == 0 or sp.guide_share > 0,
+             f"[{self.method}] demo_margin = {getattr(self.algo, 'demo_margin', 0):g} learns "
+             "from the guided deals: it needs selfplay.guide_share > 0")
         validate = getattr(self.algo, "validate", None)
         if validate is not None:
             try:

@@ -93,7 +93,10 @@ class SelfPlayActor:
         self.net.eval()
         self.pool: list[tuple[int, PolicyNet]] = []
         self.table_robot: Robot | None = None
-        self.needs_masks = bool(getattr(method_cls, "needs_masks", False))
+        self.needs_masks = bool(getattr(method_cls, "needs_masks", False)) or bool(
+            getattr(method_cls, "wants_masks", lambda c: False)(cfg))
+        # guided rows are marked (extras["guided"]) for methods that learn from them
+        self.mark_guided = cfg.selfplay.guide_share > 0
         self.step = None
         self.rng = np.random.default_rng(0)
         self.rows = RowStore(self.env.obs_size, self.env.num_actions)
@@ -192,6 +195,8 @@ class SelfPlayActor:
                 if gl.any():  # guided deals: the table robot's action is the learner's
                     a = np.array(a, np.int64)
                     a[gl] = self.table_robot.act_batch(obs_l[gl], mask_l[gl])
+                if self.mark_guided:
+                    extras = {**extras, "guided": gl}
                 actions[li] = a
                 rows.add(a, self.deal_id[li], player[li], kind[li],
                          mask_l if self.needs_masks else None, extras)

@@ -54,6 +54,12 @@ class Method(abc.ABC):
     def net(self) -> PolicyNet:
         """The learner's network (on the learner device)."""
 
+    @staticmethod
+    def wants_masks(cfg: Config) -> bool:
+        """Whether this run's rows keep their masks although :attr:`needs_masks` is false
+        (an option of the method that needs them)."""
+        return False
+
     @abc.abstractmethod
     def rollout_params(self, decisions: int) -> dict[str, Any]:
         """Parameters of :meth:`act` after ``decisions`` engine decisions (picklable)."""

@@ -6,6 +6,15 @@ regressed onto its Monte-Carlo return: the groše its seat received from the dea
 which the decision was made (``RULES.md`` §9), optionally transformed
 (:class:`DMCConfig.reward_transform`).  No bootstrapping, no critic, no importance
 weights: the target of ``Q(s, a)`` is simply what happened after ``a``.
+
+With ``demo_margin > 0`` the decisions of *guided* deals (``selfplay.guide_share``: the
+learner's seats played the table robot's actions) are also demonstrations, as in DQfD
+(Hester et al., 2018): a large-margin loss
+``max_a [Q(s, a) + m·(a ≠ a_E)] − Q(s, a_E)`` over the legal actions pulls the robot's
+action ``a_E`` at least ``m`` above every other.  Where the returns show an action
+clearly better than the robot's, the regression still wins; where the Q-values are
+guesses (actions the learner rarely tries, as the bids of a learner that never bids),
+the greedy policy falls back on the robot's choice instead of on an untried action.
 """
 
 from __future__ import annotations
@@ -51,6 +60,11 @@ class DMCConfig:
     eps_decay_decisions: int = opt(20_000_000, "engine decisions over which epsilon decays "
                                                "linearly from eps_start to eps_end (0 = "
                                                "eps_end from the start)", ge=0)
+    demo_margin: float = opt(0.0, "DQfD large-margin loss on the guided deals' decisions "
+                                  "(the table robot's actions), in transformed units (0 = "
+                                  "off; needs selfplay.guide_share > 0)", ge=0)
+    demo_weight: float = opt(1.0, "weight of the large-margin loss per guided decision",
+                             ge=0)
 
 
 def transform_returns(g: np.ndarray, cfg: DMCConfig) -> np.ndarray:
@@ -70,7 +84,7 @@ def untransform(q: np.ndarray, cfg: DMCConfig) -> np.ndarray:
 class DMC(Method):
     """Deep Monte-Carlo with epsilon-greedy self-play."""
 
-    METRICS = ("q_mean", "grad_norm", "target_mean", "epsilon")
+    METRICS = ("q_mean", "grad_norm", "target_mean", "epsilon", "demo_loss")
     PROGRESS = ("epsilon",)
 
     name = "dmc"
@@ -118,11 +132,32 @@ class DMC(Method):
         rand = random_legal_actions(mask, rng)
         return np.where(explore, rand, greedy), {}
 
+    @staticmethod
+    def wants_masks(cfg: Any) -> bool:
+        """The large-margin loss maximises over the legal actions: rows keep their masks."""
+        return cfg.algo.demo_margin > 0
+
+    def _margin_loss(self, scores: torch.Tensor, act: torch.Tensor, guided: np.ndarray,
+                     mask: np.ndarray) -> torch.Tensor:
+        """DQfD's ``max_a [Q(s,a) + m·(a != a_E)] - Q(s, a_E)`` summed over guided rows."""
+        g = torch.from_numpy(guided).to(scores.device)
+        s = scores[g]
+        ae = act[g][:, None]
+        legal = torch.from_numpy(mask[guided]).to(scores.device).bool()
+        margin = torch.full_like(s, self.algo.demo_margin).scatter_(1, ae, 0.0)
+        best = (s + margin).masked_fill(~legal, float("-inf")).max(1).values
+        return (best - s.gather(1, ae).squeeze(1)).sum()
+
     def update(self, batch: Any, rng: np.random.Generator) -> dict[str, float]:
         a = self.algo
         m = len(batch)
         if m == 0:
             return {"updates": 0.0}
+        guided = batch.extras.get("guided") if a.demo_margin > 0 else None
+        if guided is not None and batch.mask is None:
+            raise RuntimeError("dmc.demo_margin needs the rows' masks (SelfPlayActor keeps "
+                               "them when DMC.wants_masks)")
+        tot_demo = 0.0
         target_all = transform_returns(batch.ret.astype(np.float32), a).astype(np.float32)
         bs = min(a.batch_size, m)
         n_upd = max(1, int(round(a.epochs * m / bs)))
@@ -139,8 +174,13 @@ class DMC(Method):
             obs = torch.from_numpy(batch.obs[idx]).to(dev, non_blocking=True)
             act = torch.from_numpy(batch.action[idx]).to(dev)
             tgt = torch.from_numpy(target_all[idx]).to(dev)
-            q = net.scores(obs).gather(1, act[:, None]).squeeze(1)
+            scores = net.scores(obs)
+            q = scores.gather(1, act[:, None]).squeeze(1)
             loss = self._loss(q, tgt)
+            if guided is not None and guided[idx].any():
+                demo = self._margin_loss(scores, act, guided[idx], batch.mask[idx]) / len(idx)
+                loss = loss + a.demo_weight * demo
+                tot_demo += float(demo.detach())
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
             if a.grad_clip > 0:
@@ -156,6 +196,7 @@ class DMC(Method):
             "q_mean": tot_q / n_upd,
             "grad_norm": tot_gn / n_upd,
             "target_mean": float(target_all.mean()),
+            "demo_loss": tot_demo / n_upd,
             "samples_trained": float(n_upd * bs),
         }
 
