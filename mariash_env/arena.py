@@ -16,6 +16,8 @@ Both games play here: ``--rules licitovany`` (or ``rules={"rules": "licitovany"}
 plays licitovaný mariáš, each robot spec built for that game
 (:func:`mariash_env.robots.make_robot`), the scores counted in its unit, desetníky;
 ``--rule KEY=VALUE`` sets any other rule option (RULES.md §11, LICITOVANY.md §11).
+``--rules lizany`` plays the two-player game (:mod:`mariash_env.lizany`), every deck in
+both seatings; its scores are rewards (±1, ±2): :mod:`mariash_env.lizany_arena`.
 
 A robot's score on a deal is the mean of its groše (desetníky) over all the seats it
 filled on that deal; the match reports the mean over deals with a 95 % bootstrap confidence interval
@@ -296,26 +298,30 @@ class MatchResult:
 
     @property
     def unit(self) -> str:
-        """What the scores count: ``groše`` (volený) or ``desetníky`` (licitovaný)."""
-        return "desetníky" if self.rules == "licitovany" else "groše"
+        """What the scores count: ``groše`` (volený), ``desetníky`` (licitovaný) or
+        ``reward`` (lízaný's ±1, ±2)."""
+        return {"licitovany": "desetníky", "lizany": "reward"}.get(self.rules, "groše")
 
     def means(self) -> np.ndarray:
         return self.per_deal.mean(axis=0)
 
     def by_role(self, r: int) -> dict[str, float]:
         """Robot ``r``'s mean groše per game in each role (``dealer``, ``forehand``,
-        ``middlehand``; deal ``i`` is dealt by seat ``i % 3``)."""
-        tot = np.zeros(3)
-        cnt = np.zeros(3)
+        ``middlehand``; deal ``i`` is dealt by seat ``i % 3``; lízaný: ``leader``, the
+        seat leading the first trick, and ``second``)."""
+        lizany = self.rules == "lizany"
+        roles = ("leader", "second") if lizany else ROLES
+        tot = np.zeros(len(roles))
+        cnt = np.zeros(len(roles))
         for i, deal in enumerate(self.outcomes):
             for seating, o in zip(self.seatings, deal):
-                for s in range(3):
-                    if seating[s] == r:
-                        role = (s - i % 3) % 3
+                for s, rs in enumerate(seating):
+                    if rs == r:
+                        role = s if lizany else (s - i % 3) % 3
                         tot[role] += o["payments"][s]
                         cnt[role] += 1
         return {name: float(tot[k] / cnt[k]) if cnt[k] else float("nan")
-                for k, name in enumerate(ROLES)}
+                for k, name in enumerate(roles)}
 
     def ci(self) -> tuple[np.ndarray, np.ndarray]:
         if "ci" not in self._ci:
@@ -351,6 +357,26 @@ class MatchResult:
         return rows
 
     def table(self) -> str:
+        if self.rules == "lizany":
+            from .lizany_arena import table
+
+            lines = table(self).split("\n")
+        else:
+            lines = self._rows()
+        lines.append(f"pairwise differences (a - b, {self.unit} per deal):")
+        for p in self.pairwise():
+            mark = "*" if p["significant"] else " "
+            lines.append(
+                f"  {p['robot_a']} - {p['robot_b']}: {p['diff']:+.3f} "
+                f"[{p['ci_low']:+.3f}, {p['ci_high']:+.3f}] {mark}"
+            )
+        tt = [f"{n}: {1000 * self.stats[r]['seconds_per_decision']:.2f} ms"
+              for r, n in enumerate(self.names)]
+        lines.append("mean time per decision: " + ", ".join(tt))
+        return "\n".join(lines)
+
+    def _rows(self) -> list[str]:
+        """The table's head and a line per robot (the three-player games)."""
         lines = [
             f"duplicate match: {self.deals} deals x {len(self.seatings)} seatings "
             f"({self.seconds:.0f} s)",
@@ -367,17 +393,7 @@ class MatchResult:
                 f"{100 * row['actor_share']:>7.1f}%{100 * row['actor_win_rate']:>12.1f}%"
                 f"{100 * row['defence_win_rate']:>11.1f}%  {mix}"
             )
-        lines.append(f"pairwise differences (a - b, {self.unit} per deal):")
-        for p in self.pairwise():
-            mark = "*" if p["significant"] else " "
-            lines.append(
-                f"  {p['robot_a']} - {p['robot_b']}: {p['diff']:+.3f} "
-                f"[{p['ci_low']:+.3f}, {p['ci_high']:+.3f}] {mark}"
-            )
-        tt = [f"{n}: {1000 * self.stats[r]['seconds_per_decision']:.2f} ms"
-              for r, n in enumerate(self.names)]
-        lines.append("mean time per decision: " + ", ".join(tt))
-        return "\n".join(lines)
+        return lines
 
     def save(self, out: str | os.PathLike, plot: bool = True) -> list[Path]:
         """Write the CSVs (each atomically: a temporary file, then a rename) and the plot."""
@@ -532,16 +548,59 @@ class _DealWriter:
         self._fh.close()
 
 
-def _deal_means(k: int, seats: list[tuple[int, int, int]],
+def _deal_means(k: int, seats: list[tuple[int, ...]],
                 deal: list[dict[str, Any]]) -> np.ndarray:
     """Each robot's mean groše over the seats it filled on one deal."""
     tot = np.zeros(k)
     cnt = np.zeros(k)
     for seating, o in zip(seats, deal):
-        for s in range(3):
-            tot[seating[s]] += o["payments"][s]
-            cnt[seating[s]] += 1
+        for s, r in enumerate(seating):
+            tot[r] += o["payments"][s]
+            cnt[r] += 1
     return tot / cnt
+
+
+def _lizany_match(robots: Mapping[str, RobotFactory], deals: int, seed: int, progress: bool,
+                  n_boot: int, out: str | os.PathLike | None) -> MatchResult:
+    """:func:`duplicate_match` of two-player lízaný (:mod:`mariash_env.lizany_arena`): every
+    deck in every seating, one game at a time in this process."""
+    from . import lizany_arena as LA
+
+    names = list(robots)
+    bots = [build_robot(robots[n], LA.RULES) for n in names]  # type: ignore[arg-type]
+    seats = LA.seatings(len(names))
+    seeds = np.array([deal_seed(seed, i) for i in range(deals)], dtype=np.int64)
+    per_deal = np.zeros((deals, len(names)))
+    outcomes: list[list[dict[str, Any]]] = []
+    writer = _DealWriter(out, names) if out is not None else None
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=deals, desc="deals", unit="deal", file=sys.stderr)
+    t0 = time.perf_counter()
+    try:
+        for i, sd in enumerate(seeds):
+            outs = []
+            for s in seats:
+                for j, r in enumerate(bots):
+                    r.begin_deal(deal_seed(int(sd), 7919 * j + 31 * s[0] + s[1]))
+                outs.append(LA.play_deal(bots, s, int(sd)))
+            outcomes.append(outs)
+            per_deal[i] = _deal_means(len(names), seats, outs)  # type: ignore[arg-type]
+            if writer is not None:
+                writer.write(i, int(sd), per_deal[i])
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+        if writer is not None:
+            writer.close()
+    return MatchResult(
+        names=names, seatings=seats, per_deal=per_deal, seeds=seeds,  # type: ignore[arg-type]
+        stats=LA.stats(len(names), seats, outcomes), seconds=time.perf_counter() - t0,
+        n_boot=n_boot, outcomes=outcomes, rules=LA.LIZANY)
 
 
 def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed: int = 0,
@@ -573,6 +632,13 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         rdict = rules.to_dict()
     else:
         rdict = dict(rules or {})
+    if rdict.get("rules") == "lizany":  # the two-player game: its own engine and seatings
+        from .lizany_arena import lizany_rules
+
+        lizany_rules(rdict)
+        if backend != "process":
+            raise ValueError("a lízaný match plays in this process: expected backend 'process'")
+        return _lizany_match(robots, int(deals), int(seed), progress, n_boot, out)
     rdict["deals"] = 1
     rules_obj = make_rules(**rdict)
     seats = seatings(len(names))
@@ -642,7 +708,8 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     )
 
 
-def _factory(spec: str, pimc_kw: dict[str, Any], rules: Rules | None = None) -> RobotFactory:
+def _factory(spec: str, pimc_kw: dict[str, Any],
+             rules: Rules | dict[str, Any] | None = None) -> RobotFactory:
     from .robots import make_robot, parse_spec
 
     base, _ = parse_spec(spec)
@@ -724,7 +791,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=None,
                     help="PIMC seconds per decision (> 0)")
     ap.add_argument("--rules", default=None,
-                    help="the game: voleny (default) or licitovany")
+                    help="the game: voleny (default), licitovany or lizany (two players)")
     ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                     help="a rule option (RULES.md / LICITOVANY.md §11), repeatable, e.g. "
                          "--rule tariff=csm")
@@ -746,9 +813,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.time_limit is not None:
             pimc_kw["time_limit"] = args.time_limit
         check_robot_args("pimc", pimc_kw)
+        rule_opts = {**parse_rule_options(args.rules, args.rule), "deals": 1}
         try:
-            rules_obj = make_rules(**{**parse_rule_options(args.rules, args.rule), "deals": 1})
-        except (RulesError, TypeError) as e:
+            if rule_opts.get("rules") == "lizany":
+                from .lizany_arena import lizany_rules
+
+                rules_obj: Rules | dict[str, Any] = lizany_rules(rule_opts)
+            else:
+                rules_obj = make_rules(**rule_opts)
+        except (RulesError, TypeError, ValueError) as e:
             raise ValueError(f"--rules/--rule: {e}") from None
         specs = _split(args.robots)
         if not all(specs):
