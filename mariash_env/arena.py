@@ -228,7 +228,7 @@ def play_deal(robots: list[Any], seating: tuple[int, int, int], seed: int, deale
 _WORKER: dict[str, Any] = {}
 
 
-def build_robot(factory: RobotFactory, rules: Rules) -> Robot:
+def build_robot(factory: RobotFactory, rules: Rules | dict[str, Any]) -> Robot:
     """The robot of a factory, or of a spec string built for the game of ``rules``."""
     if isinstance(factory, str):
         from .robots import make_robot
@@ -560,49 +560,6 @@ def _deal_means(k: int, seats: list[tuple[int, ...]],
     return tot / cnt
 
 
-def _lizany_match(robots: Mapping[str, RobotFactory], deals: int, seed: int, progress: bool,
-                  n_boot: int, out: str | os.PathLike | None) -> MatchResult:
-    """:func:`duplicate_match` of two-player lízaný (:mod:`mariash_env.lizany_arena`): every
-    deck in every seating, one game at a time in this process."""
-    from . import lizany_arena as LA
-
-    names = list(robots)
-    bots = [build_robot(robots[n], LA.RULES) for n in names]  # type: ignore[arg-type]
-    seats = LA.seatings(len(names))
-    seeds = np.array([deal_seed(seed, i) for i in range(deals)], dtype=np.int64)
-    per_deal = np.zeros((deals, len(names)))
-    outcomes: list[list[dict[str, Any]]] = []
-    writer = _DealWriter(out, names) if out is not None else None
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=deals, desc="deals", unit="deal", file=sys.stderr)
-    t0 = time.perf_counter()
-    try:
-        for i, sd in enumerate(seeds):
-            outs = []
-            for s in seats:
-                for j, r in enumerate(bots):
-                    r.begin_deal(deal_seed(int(sd), 7919 * j + 31 * s[0] + s[1]))
-                outs.append(LA.play_deal(bots, s, int(sd)))
-            outcomes.append(outs)
-            per_deal[i] = _deal_means(len(names), seats, outs)  # type: ignore[arg-type]
-            if writer is not None:
-                writer.write(i, int(sd), per_deal[i])
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
-        if writer is not None:
-            writer.close()
-    return MatchResult(
-        names=names, seatings=seats, per_deal=per_deal, seeds=seeds,  # type: ignore[arg-type]
-        stats=LA.stats(len(names), seats, outcomes), seconds=time.perf_counter() - t0,
-        n_boot=n_boot, outcomes=outcomes, rules=LA.LIZANY)
-
-
 def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed: int = 0,
                     jobs: int = 1, rules: Rules | Mapping[str, Any] | None = None,
                     progress: bool = True, n_boot: int = 2000,
@@ -632,16 +589,18 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         rdict = rules.to_dict()
     else:
         rdict = dict(rules or {})
-    if rdict.get("rules") == "lizany":  # the two-player game: its own engine and seatings
-        from .lizany_arena import lizany_rules
+    lizany = rdict.get("rules") == "lizany"  # two players: mariash_env.lizany_arena
+    if lizany:
+        from . import lizany_arena as LA
 
-        lizany_rules(rdict)
+        liz_rules = LA.lizany_rules(rdict)
         if backend != "process":
             raise ValueError("a lízaný match plays in this process: expected backend 'process'")
-        return _lizany_match(robots, int(deals), int(seed), progress, n_boot, out)
-    rdict["deals"] = 1
-    rules_obj = make_rules(**rdict)
-    seats = seatings(len(names))
+        seats: list[tuple[int, ...]] = list(LA.seatings(len(names)))
+    else:
+        rdict["deals"] = 1
+        rules_obj = make_rules(**rdict)
+        seats = list(seatings(len(names)))
     deals, seed = int(deals), int(seed)
     seeds = np.array([deal_seed(seed, i) for i in range(deals)], dtype=np.int64)
     batch = int(batch)
@@ -668,7 +627,11 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             bar.update(1)
 
     try:
-        if backend == "ray":
+        if lizany:
+            bots = [build_robot(f, liz_rules) for f in factories]
+            for i, sd in enumerate(seeds):
+                done(i, LA.play_seatings(bots, seats, int(sd)))
+        elif backend == "ray":
             from .ray_pool import ray_imap_unordered
 
             chunk = max(1, min(8, -(-deals // batch) // (4 * jobs)))
@@ -700,11 +663,12 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         if writer is not None:
             writer.close()
     return MatchResult(
-        names=names, seatings=seats, per_deal=per_deal, seeds=seeds,
-        stats=_stats(names, seats, results),  # type: ignore[arg-type]
+        names=names, seatings=seats, per_deal=per_deal, seeds=seeds,  # type: ignore[arg-type]
+        stats=(LA.stats(k, seats, results) if lizany  # type: ignore[arg-type]
+               else _stats(names, seats, results)),  # type: ignore[arg-type]
         seconds=time.perf_counter() - t0, n_boot=n_boot,
         outcomes=results,  # type: ignore[arg-type]
-        rules=rules_obj.rules,
+        rules=LA.LIZANY if lizany else rules_obj.rules,
     )
 
 

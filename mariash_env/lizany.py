@@ -89,6 +89,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import ActionTable
 from .cards import CARD_CODES, NCARDS, SUIT_NAMES_CZ, cards_of, parse_deck, pretty
+from .core.observe import _layout
 from .core.tables import CARD_POINTS
 from .core.tricks import announces_marriage_py, follow_py, winning_index_py
 from .game import IllegalActionError, OptionError
@@ -121,16 +122,8 @@ def action_index(label: str) -> int:
     return TABLE.index(label)
 
 
-# --- the observation layout: (name, start, size, meaning) ----------------------------------
-def _layout(blocks: list[tuple[str, int, str]]) -> tuple[tuple[str, int, int, str], ...]:
-    out, at = [], 0
-    for name, size, what in blocks:
-        out.append((name, at, size, what))
-        at += size
-    return tuple(out)
-
-
-OBS_LAYOUT = _layout([
+# --- the observation layout: (name, start, size, meaning), as the main games declare theirs
+OBS_LAYOUT = _layout((
     ("hand", 32, "own cards"),
     ("trump_card", 32, "the turned-up card"),
     ("trump_suit", 4, "the trump suit"),
@@ -142,7 +135,7 @@ OBS_LAYOUT = _layout([
     ("scalars", 17, "stock/16, stock empty, points/90 me/opp, marriages/100 me/opp, "
                     "tricks/16 me/opp, on lead, to move, table led by me, trick/16, seat, "
                     "done, totals/190 me/opp, deal won"),
-])
+))
 OBS = {name: (start, size) for name, start, size, _ in OBS_LAYOUT}
 OBS_SIZE = OBS_LAYOUT[-1][1] + OBS_LAYOUT[-1][2]
 STATE_SIZE = OBS_SIZE + 2 * NCARDS

@@ -42,10 +42,21 @@ def seatings(k: int) -> list[tuple[int, int]]:
     return list(itertools.permutations(range(k), 2))
 
 
-def play_deal(robots: list[Robot], seating: tuple[int, int], seed: int) -> dict[str, Any]:
-    """Play the deck of ``seed`` with ``robots[seating[s]]`` as ``player_s`` (robots get
-    ``begin_deal`` from the caller); the outcome: rewards as ``payments``, points, tricks,
-    decisions and thinking seconds per seat."""
+def play_seatings(robots: list[Robot], seats: list[tuple[int, ...]],
+                  seed: int) -> list[dict[str, Any]]:
+    """The deck of ``seed`` played once in each seating (:func:`play_deal`); before each
+    game every robot gets ``begin_deal`` with a seed of the deal, the seating and itself."""
+    outs = []
+    for seating in seats:
+        for j, r in enumerate(robots):
+            r.begin_deal(int(np.random.SeedSequence([seed, j, *seating]).generate_state(1)[0]))
+        outs.append(play_deal(robots, seating, seed))
+    return outs
+
+
+def play_deal(robots: list[Robot], seating: tuple[int, ...], seed: int) -> dict[str, Any]:
+    """Play the deck of ``seed`` with ``robots[seating[s]]`` as ``player_s``; the outcome:
+    rewards as ``payments``, points, tricks, decisions and thinking seconds per seat."""
     g = LizanyGame(seed=seed)
     decisions = [0, 0]
     think = [0.0, 0.0]
@@ -60,7 +71,7 @@ def play_deal(robots: list[Robot], seating: tuple[int, int], seed: int) -> dict[
             "decisions": decisions, "think": think}
 
 
-def stats(k: int, seats: list[tuple[int, int]],
+def stats(k: int, seats: list[tuple[int, ...]],
           outcomes: list[list[dict[str, Any]]]) -> list[dict[str, float]]:
     """Per robot: seats played, win rates (all, leading, second), the share of its wins
     that were double (the loser took no trick), mean points, seconds per decision."""
