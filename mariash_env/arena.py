@@ -16,6 +16,8 @@ Both games play here: ``--rules licitovany`` (or ``rules={"rules": "licitovany"}
 plays licitovaný mariáš, each robot spec built for that game
 (:func:`mariash_env.robots.make_robot`), the scores counted in its unit, desetníky;
 ``--rule KEY=VALUE`` sets any other rule option (RULES.md §11, LICITOVANY.md §11).
+``--rules lizany`` plays the two-player game (:mod:`mariash_env.lizany`), every deck in
+both seatings; its scores are rewards (±1, ±2): :mod:`mariash_env.lizany_arena`.
 
 A robot's score on a deal is the mean of its groše (desetníky) over all the seats it
 filled on that deal; the match reports the mean over deals with a 95 % bootstrap confidence interval
@@ -226,7 +228,7 @@ def play_deal(robots: list[Any], seating: tuple[int, int, int], seed: int, deale
 _WORKER: dict[str, Any] = {}
 
 
-def build_robot(factory: RobotFactory, rules: Rules) -> Robot:
+def build_robot(factory: RobotFactory, rules: Rules | dict[str, Any]) -> Robot:
     """The robot of a factory, or of a spec string built for the game of ``rules``."""
     if isinstance(factory, str):
         from .robots import make_robot
@@ -296,26 +298,30 @@ class MatchResult:
 
     @property
     def unit(self) -> str:
-        """What the scores count: ``groše`` (volený) or ``desetníky`` (licitovaný)."""
-        return "desetníky" if self.rules == "licitovany" else "groše"
+        """What the scores count: ``groše`` (volený), ``desetníky`` (licitovaný) or
+        ``reward`` (lízaný's ±1, ±2)."""
+        return {"licitovany": "desetníky", "lizany": "reward"}.get(self.rules, "groše")
 
     def means(self) -> np.ndarray:
         return self.per_deal.mean(axis=0)
 
     def by_role(self, r: int) -> dict[str, float]:
         """Robot ``r``'s mean groše per game in each role (``dealer``, ``forehand``,
-        ``middlehand``; deal ``i`` is dealt by seat ``i % 3``)."""
-        tot = np.zeros(3)
-        cnt = np.zeros(3)
+        ``middlehand``; deal ``i`` is dealt by seat ``i % 3``; lízaný: ``leader``, the
+        seat leading the first trick, and ``second``)."""
+        lizany = self.rules == "lizany"
+        roles = ("leader", "second") if lizany else ROLES
+        tot = np.zeros(len(roles))
+        cnt = np.zeros(len(roles))
         for i, deal in enumerate(self.outcomes):
             for seating, o in zip(self.seatings, deal):
-                for s in range(3):
-                    if seating[s] == r:
-                        role = (s - i % 3) % 3
+                for s, rs in enumerate(seating):
+                    if rs == r:
+                        role = s if lizany else (s - i % 3) % 3
                         tot[role] += o["payments"][s]
                         cnt[role] += 1
         return {name: float(tot[k] / cnt[k]) if cnt[k] else float("nan")
-                for k, name in enumerate(ROLES)}
+                for k, name in enumerate(roles)}
 
     def ci(self) -> tuple[np.ndarray, np.ndarray]:
         if "ci" not in self._ci:
@@ -351,6 +357,26 @@ class MatchResult:
         return rows
 
     def table(self) -> str:
+        if self.rules == "lizany":
+            from .lizany_arena import table
+
+            lines = table(self).split("\n")
+        else:
+            lines = self._rows()
+        lines.append(f"pairwise differences (a - b, {self.unit} per deal):")
+        for p in self.pairwise():
+            mark = "*" if p["significant"] else " "
+            lines.append(
+                f"  {p['robot_a']} - {p['robot_b']}: {p['diff']:+.3f} "
+                f"[{p['ci_low']:+.3f}, {p['ci_high']:+.3f}] {mark}"
+            )
+        tt = [f"{n}: {1000 * self.stats[r]['seconds_per_decision']:.2f} ms"
+              for r, n in enumerate(self.names)]
+        lines.append("mean time per decision: " + ", ".join(tt))
+        return "\n".join(lines)
+
+    def _rows(self) -> list[str]:
+        """The table's head and a line per robot (the three-player games)."""
         lines = [
             f"duplicate match: {self.deals} deals x {len(self.seatings)} seatings "
             f"({self.seconds:.0f} s)",
@@ -367,17 +393,7 @@ class MatchResult:
                 f"{100 * row['actor_share']:>7.1f}%{100 * row['actor_win_rate']:>12.1f}%"
                 f"{100 * row['defence_win_rate']:>11.1f}%  {mix}"
             )
-        lines.append(f"pairwise differences (a - b, {self.unit} per deal):")
-        for p in self.pairwise():
-            mark = "*" if p["significant"] else " "
-            lines.append(
-                f"  {p['robot_a']} - {p['robot_b']}: {p['diff']:+.3f} "
-                f"[{p['ci_low']:+.3f}, {p['ci_high']:+.3f}] {mark}"
-            )
-        tt = [f"{n}: {1000 * self.stats[r]['seconds_per_decision']:.2f} ms"
-              for r, n in enumerate(self.names)]
-        lines.append("mean time per decision: " + ", ".join(tt))
-        return "\n".join(lines)
+        return lines
 
     def save(self, out: str | os.PathLike, plot: bool = True) -> list[Path]:
         """Write the CSVs (each atomically: a temporary file, then a rename) and the plot."""
@@ -532,15 +548,15 @@ class _DealWriter:
         self._fh.close()
 
 
-def _deal_means(k: int, seats: list[tuple[int, int, int]],
+def _deal_means(k: int, seats: list[tuple[int, ...]],
                 deal: list[dict[str, Any]]) -> np.ndarray:
     """Each robot's mean groše over the seats it filled on one deal."""
     tot = np.zeros(k)
     cnt = np.zeros(k)
     for seating, o in zip(seats, deal):
-        for s in range(3):
-            tot[seating[s]] += o["payments"][s]
-            cnt[seating[s]] += 1
+        for s, r in enumerate(seating):
+            tot[r] += o["payments"][s]
+            cnt[r] += 1
     return tot / cnt
 
 
@@ -573,9 +589,18 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         rdict = rules.to_dict()
     else:
         rdict = dict(rules or {})
-    rdict["deals"] = 1
-    rules_obj = make_rules(**rdict)
-    seats = seatings(len(names))
+    lizany = rdict.get("rules") == "lizany"  # two players: mariash_env.lizany_arena
+    if lizany:
+        from . import lizany_arena as LA
+
+        liz_rules = LA.lizany_rules(rdict)
+        if backend != "process":
+            raise ValueError("a lízaný match plays in this process: expected backend 'process'")
+        seats: list[tuple[int, ...]] = list(LA.seatings(len(names)))
+    else:
+        rdict["deals"] = 1
+        rules_obj = make_rules(**rdict)
+        seats = list(seatings(len(names)))
     deals, seed = int(deals), int(seed)
     seeds = np.array([deal_seed(seed, i) for i in range(deals)], dtype=np.int64)
     batch = int(batch)
@@ -602,7 +627,11 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             bar.update(1)
 
     try:
-        if backend == "ray":
+        if lizany:
+            bots = [build_robot(f, liz_rules) for f in factories]
+            for i, sd in enumerate(seeds):
+                done(i, LA.play_seatings(bots, seats, int(sd)))
+        elif backend == "ray":
             from .ray_pool import ray_imap_unordered
 
             chunk = max(1, min(8, -(-deals // batch) // (4 * jobs)))
@@ -634,15 +663,17 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         if writer is not None:
             writer.close()
     return MatchResult(
-        names=names, seatings=seats, per_deal=per_deal, seeds=seeds,
-        stats=_stats(names, seats, results),  # type: ignore[arg-type]
+        names=names, seatings=seats, per_deal=per_deal, seeds=seeds,  # type: ignore[arg-type]
+        stats=(LA.stats(k, seats, results) if lizany  # type: ignore[arg-type]
+               else _stats(names, seats, results)),  # type: ignore[arg-type]
         seconds=time.perf_counter() - t0, n_boot=n_boot,
         outcomes=results,  # type: ignore[arg-type]
-        rules=rules_obj.rules,
+        rules=LA.LIZANY if lizany else rules_obj.rules,
     )
 
 
-def _factory(spec: str, pimc_kw: dict[str, Any], rules: Rules | None = None) -> RobotFactory:
+def _factory(spec: str, pimc_kw: dict[str, Any],
+             rules: Rules | dict[str, Any] | None = None) -> RobotFactory:
     from .robots import make_robot, parse_spec
 
     base, _ = parse_spec(spec)
@@ -724,7 +755,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=None,
                     help="PIMC seconds per decision (> 0)")
     ap.add_argument("--rules", default=None,
-                    help="the game: voleny (default) or licitovany")
+                    help="the game: voleny (default), licitovany or lizany (two players)")
     ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                     help="a rule option (RULES.md / LICITOVANY.md §11), repeatable, e.g. "
                          "--rule tariff=csm")
@@ -746,9 +777,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.time_limit is not None:
             pimc_kw["time_limit"] = args.time_limit
         check_robot_args("pimc", pimc_kw)
+        rule_opts = {**parse_rule_options(args.rules, args.rule), "deals": 1}
         try:
-            rules_obj = make_rules(**{**parse_rule_options(args.rules, args.rule), "deals": 1})
-        except (RulesError, TypeError) as e:
+            if rule_opts.get("rules") == "lizany":
+                from .lizany_arena import lizany_rules
+
+                rules_obj: Rules | dict[str, Any] = lizany_rules(rule_opts)
+            else:
+                rules_obj = make_rules(**rule_opts)
+        except (RulesError, TypeError, ValueError) as e:
             raise ValueError(f"--rules/--rule: {e}") from None
         specs = _split(args.robots)
         if not all(specs):

@@ -51,7 +51,7 @@ from .state import (
     setm,
 )
 from .tables import ABOVE_PLAIN, ABOVE_TRUMP, ALL, BELOW_PLAIN, CARD_POINTS, SUIT_MASK
-from .tricks import popcount, trick_best, trump_suit
+from .tricks import announces_marriage, follow, popcount, trick_best, trump_suit
 
 
 @njit
@@ -78,32 +78,12 @@ def follow_cards(st, seat):
     the trick requires (both games; volený's and licitovaný's sevens restrict further)."""
     hand = getm(st, HAND + seat)
     n = st[TRICK_N]
-    trump = trump_suit(st)
     if n == 0:
-        legal = hand
-    else:
-        t = st[TRICK_NO]
-        led = st[TRICKS + 3 * t]
-        ls = led >> 3
-        best = st[TRICKS + 3 * t + trick_best(st, n)]
-        above = ABOVE_TRUMP[best] if trump >= 0 else ABOVE_PLAIN[best]
-        follow = hand & SUIT_MASK[ls]
-        if follow:
-            if trump >= 0 and ls != trump and (best >> 3) == trump:
-                legal = follow  # already trumped: follow suit, no need to beat
-            else:
-                beat = follow & above
-                legal = beat if beat else follow
-        elif trump >= 0 and hand & SUIT_MASK[trump]:
-            tr = hand & SUIT_MASK[trump]
-            if (best >> 3) == trump:
-                beat = tr & above
-                legal = beat if beat else tr
-            else:
-                legal = tr
-        else:
-            legal = hand
-    return legal
+        return hand
+    t = st[TRICK_NO]
+    best = st[TRICKS + 3 * t + trick_best(st, n)]
+    return follow(hand, st[TRICKS + 3 * t], best, trump_suit(st), SUIT_MASK, ABOVE_TRUMP,
+                  ABOVE_PLAIN)
 
 
 @njit
@@ -137,12 +117,8 @@ def play_card(st, rules, seat, c):
     n = st[TRICK_N]
     trump = trump_suit(st)
     if trump >= 0:
-        r = c & 7
-        s = c >> 3
-        if (r == 5 and (hand >> (c + 1)) & 1) or (
-            r == 6 and not rules[R_QUEEN_FIRST] and (hand >> (c - 1)) & 1
-        ):
-            announce_marriage(st, seat, s)
+        if announces_marriage(hand, c, rules[R_QUEEN_FIRST] != 0):
+            announce_marriage(st, seat, c >> 3)
         if c == trump * 8:
             st[SEVEN_TRICK] = t
             st[SEVEN_SEAT] = seat

@@ -18,7 +18,7 @@ import numpy as np
 from ..cards import PLAIN_STRENGTH, TRUMP_STRENGTH
 from .jit import njit, njit_inline
 from .state import C_SUIT, CONTRACT, TLEAD, TRICK_N, TRICK_NO, TRICKS, TRUMP_CARD
-from .tables import ABOVE_PLAIN, ABOVE_TRUMP
+from .tables import ABOVE_PLAIN, ABOVE_TRUMP, SUIT_MASK
 
 # Ranks (indices 7 8 9 T J Q K A) from the weakest to the strongest card of a suit.
 TRUMP_ORDER = np.argsort(TRUMP_STRENGTH).astype(np.int64)  # 7 8 9 J Q K T A
@@ -27,13 +27,15 @@ PLAIN_ORDER = np.argsort(PLAIN_STRENGTH).astype(np.int64)  # 7 8 9 T J Q K A
 __all__ = ["TRUMP_STRENGTH", "PLAIN_STRENGTH", "TRUMP_ORDER", "PLAIN_ORDER", "popcount",
            "lowest", "highest", "strength", "beats", "trump_suit", "trick_best",
            "tricks_begun", "trick_cards", "trick_card", "popcount_py", "strength_py",
-           "beats_py", "winning_index_py"]
+           "beats_py", "winning_index_py", "follow", "follow_py", "announces_marriage",
+           "announces_marriage_py"]
 
 # The tables as tuples of Python ints, which Python indexes fastest (for the ``*_py`` twins).
 _TRUMP_STRENGTH_T = tuple(int(x) for x in TRUMP_STRENGTH)
 _PLAIN_STRENGTH_T = tuple(int(x) for x in PLAIN_STRENGTH)
 _ABOVE_TRUMP_T = tuple(int(x) for x in ABOVE_TRUMP)
 _ABOVE_PLAIN_T = tuple(int(x) for x in ABOVE_PLAIN)
+_SUIT_MASK_T = tuple(int(x) for x in SUIT_MASK)
 
 
 @njit
@@ -125,6 +127,51 @@ def beats(c, best, trump):
 def beats_py(c: int, best: int, trump: int) -> bool:
     """:func:`beats` for pure-Python callers."""
     return _beats_rule(c, best, trump, _ABOVE_TRUMP_T, _ABOVE_PLAIN_T)
+
+
+def _follow_rule(hand, led, best, trump, suit_mask, above_trump, above_plain):
+    """§6: the cards of ``hand`` that may go to a trick led with ``led`` and won so far
+    by ``best``: follow suit and, unless a trump took a plain lead, beat if you can;
+    void, trump (beating a trump already there) if you can; else any card.  Three-seat
+    tricks (``core/play.py``) and lízaný's strict play once its stock is gone."""
+    ls = led >> 3
+    above = above_trump[best] if trump >= 0 else above_plain[best]
+    follow = hand & suit_mask[ls]
+    if follow:
+        if trump >= 0 and ls != trump and (best >> 3) == trump:
+            return follow  # already trumped: follow suit, no need to beat
+        beat = follow & above
+        return beat if beat else follow
+    if trump >= 0 and hand & suit_mask[trump]:
+        tr = hand & suit_mask[trump]
+        if (best >> 3) == trump:
+            beat = tr & above
+            return beat if beat else tr
+        return tr
+    return hand
+
+
+follow = njit_inline(_follow_rule)
+"""Compiled :func:`_follow_rule`: ``follow(hand, led, best, trump, SUIT_MASK, ABOVE_TRUMP,
+ABOVE_PLAIN)``."""
+
+
+def follow_py(hand: int, led: int, best: int, trump: int) -> int:
+    """:func:`_follow_rule` for pure-Python callers."""
+    return _follow_rule(hand, led, best, trump, _SUIT_MASK_T, _ABOVE_TRUMP_T, _ABOVE_PLAIN_T)
+
+
+def _marriage_rule(hand, c, queen_first):
+    """§7: does playing ``c`` from ``hand`` announce a marriage -- a queen while holding its
+    king, or (unless queens must go first, §11) a king while holding its queen?"""
+    r = c & 7
+    return (r == 5 and (hand >> (c + 1)) & 1 == 1) or (
+        r == 6 and not queen_first and (hand >> (c - 1)) & 1 == 1)
+
+
+announces_marriage = njit_inline(_marriage_rule)
+announces_marriage_py = _marriage_rule
+"""Both are :func:`_marriage_rule` (plain Python needs no tables)."""
 
 
 @njit

@@ -5,7 +5,10 @@ neural policies (ONNX, no torch needed).
 
 * ``"random"`` -- :class:`RandomRobot` (uniform over the legal actions);
 * ``"table"`` -- :class:`TableRobot` (the deterministic rule-based robot, seeds 001/003),
-  under licitovaný rules :class:`~mariash_env.robots.licit_table.LicitTableRobot`;
+  under licitovaný rules :class:`~mariash_env.robots.licit_table.LicitTableRobot`, under
+  lízaný rules (``rules="lizany"``) :class:`~mariash_env.robots.lizany_table.LizanyRuleRobot`;
+* ``"lizany_table"`` -- :class:`~mariash_env.robots.lizany_table.LizanyRuleRobot`, the
+  rule robot of two-player lízaný (:mod:`mariash_env.lizany`; ``random`` plays it too);
 * ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts; both games);
 * ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily);
 * ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
@@ -41,7 +44,9 @@ __all__ = [
     "check_robot_args", "game_name",
 ]
 
-ROBOT_NAMES = ("random", "table", "pimc", "onnx:PATH", "os_random", "os_ismcts")
+ROBOT_NAMES = ("random", "table", "pimc", "onnx:PATH", "os_random", "os_ismcts",
+               "lizany_table")
+LIZANY = "lizany"  # the two-player game (mariash_env.lizany): its own engine, not a Rules
 
 
 def __getattr__(name: str) -> Any:
@@ -90,6 +95,7 @@ def _strings(v: Any) -> bool:
 _ARGS: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
     "random": {"seed": (lambda v: v is None or is_int(v), "an int or None")},
     "table": {},
+    "lizany_table": {},
     "pimc": {
         "worlds": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
         "time_limit": (lambda v: v is None or (_real(v) and 0 < v < math.inf),
@@ -132,8 +138,8 @@ def check_robot_args(base: str, kw: dict[str, Any]) -> None:
 
 
 def game_name(rules: Any) -> str:
-    """The game (``"voleny"`` / ``"licitovany"``) of a Rules, a rules dict, a game name or
-    None (volený); ValueError naming anything else."""
+    """The game (``"voleny"`` / ``"licitovany"`` / ``"lizany"``) of a Rules, a rules dict, a
+    game name or None (volený); ValueError naming anything else."""
     from ..kinds import KINDS
     from ..rules import Rules
 
@@ -142,8 +148,9 @@ def game_name(rules: Any) -> str:
     if isinstance(rules, Rules):
         return rules.rules
     name = rules.get("rules", "voleny") if isinstance(rules, dict) else rules
-    if not isinstance(name, str) or name not in KINDS:
-        raise ValueError(f"unknown game rules {name!r}: expected one of {', '.join(KINDS)}")
+    if not isinstance(name, str) or (name not in KINDS and name != LIZANY):
+        raise ValueError(f"unknown game rules {name!r}: expected one of "
+                         f"{', '.join([*KINDS, LIZANY])}")
     return name
 
 
@@ -164,7 +171,17 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
     if base.startswith("onnx:") and not base[len("onnx:"):]:
         raise ValueError("robot 'onnx:PATH' needs the path of an exported .onnx model")
     check_robot_args(base, kw)
-    game = game_name(rules)
+    game = LIZANY if base == "lizany_table" and rules is None else game_name(rules)
+    if game == LIZANY and base not in ("random", "table", "lizany_table"):
+        raise ValueError(f"robot {base!r} cannot play lízaný mariáš: expected random, table "
+                         "or lizany_table")
+    if game != LIZANY and base == "lizany_table":
+        raise ValueError(f"robot 'lizany_table' cannot play {game} mariáš: it plays only "
+                         "rules='lizany'")
+    if game == LIZANY and base in ("table", "lizany_table"):
+        from .lizany_table import LizanyRuleRobot
+
+        return LizanyRuleRobot()
     if game == "licitovany" and base in ("os_random", "os_ismcts"):
         raise ValueError(f"robot {base!r} cannot play licitovaný mariáš yet (the OpenSpiel "
                          "game is volený's): expected random, table, pimc or onnx:PATH")
