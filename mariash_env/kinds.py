@@ -15,6 +15,7 @@ from . import actions as A
 from . import licit_actions as LA
 from .core import licit_observe as LO
 from .core import observe as O
+from .core.state import PHASE_NAMES
 from .rules import G_LICIT, Rules
 
 
@@ -35,14 +36,21 @@ class GameKind:
     encode: Any  # njit (st, me, out, omniscient)
     observe_into: Any  # njit (st, rules, me, out, mask)
     unit: str  # what rewards count: groše or desetníky
+    phase_names: tuple[str, ...]  # the slots of the observation's ``phase`` one-hot
+
+    def phase_of(self, obs: Any) -> Any:
+        """Index into :attr:`phase_names` of each observation row (``obs``: float[B, obs])."""
+        off = next(o for name, o, _, _ in self.obs_layout if name == "phase")
+        return obs[:, off:off + len(self.phase_names)].argmax(1)
 
 
 VOLENY = GameKind("voleny", 0, A.N_ACTIONS, A.ACTION_LABELS, A.action_index, A.action_label,
                   O.OBS_SIZE, O.STATE_OBS_SIZE, O.OBS_VERSION, O.OBS_LAYOUT, O.encode,
-                  O.observe_into, "groš")
+                  O.observe_into, "groš", PHASE_NAMES[:9])
 LICITOVANY = GameKind("licitovany", G_LICIT, LA.N_ACTIONS, LA.ACTION_LABELS, LA.action_index,
                       LA.action_label, LO.LOBS_SIZE, LO.LSTATE_OBS_SIZE, LO.LOBS_VERSION,
-                      LO.LOBS_LAYOUT, LO.encode_licit, LO.observe_licit, "desetník")
+                      LO.LOBS_LAYOUT, LO.encode_licit, LO.observe_licit, "desetník",
+                      LO.LOBS_PHASES)
 KINDS = {k.name: k for k in (VOLENY, LICITOVANY)}
 
 

@@ -20,19 +20,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mariash_env.core.licit_observe import LOBS_LAYOUT  # noqa: E402
-from mariash_env.core.observe import OBS_LAYOUT  # noqa: E402
-from mariash_env.core.state import PHASE_NAMES  # noqa: E402
+from mariash_env.kinds import LICITOVANY, VOLENY, GameKind  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
 from training.evaluate import duplicate_eval  # noqa: E402
 
-VOLENE = {
-    "block": {name: (off, size) for name, off, size, _ in OBS_LAYOUT},
-    # volený's phases: the first ones of PHASE_NAMES (licitovaný's follow, outside its one-hot)
-    "phases": PHASE_NAMES[:9],
-    # part -> (phases, whose decisions: None = any seat, True = actor, False = defence)
-    "parts": {
+# part of the game -> (phases, whose decisions: None = any seat, True = actor, False = defence)
+PARTS = {
+    "voleny": {
         "trump, contract, discards": (("trump", "contract", "discard"), None),
         "Barva? and betl answers": (("barva", "betl_answer"), None),
         "announcement": (("announce",), None),
@@ -40,13 +35,7 @@ VOLENE = {
         "card play as actor": (("play",), True),
         "card play as defender": (("play",), False),
     },
-}
-LICITOVANY = {
-    "block": {name: (off, size) for name, off, size, _ in LOBS_LAYOUT},
-    # the order of licit_observe's ``phase`` one-hot
-    "phases": ("bid", "hold", "lone_bid", "game", "trumps", "helping", "discard", "lead",
-               "flek", "play", "done"),
-    "parts": {
+    "licitovany": {
         "auction": (("bid", "hold", "lone_bid"), None),
         "game, trumps, helping suit, discards, lead": (
             ("game", "trumps", "helping", "discard", "lead"), None),
@@ -57,17 +46,15 @@ LICITOVANY = {
 }
 
 
-def swapped(robot, table, game: dict, phases: tuple[str, ...], as_actor: bool | None):
+def swapped(robot, table, game: GameKind, phases: tuple[str, ...], as_actor: bool | None):
     """The robot's batch policy with the table robot deciding in ``phases`` (for that
-    side); ``game`` is :data:`VOLENE` or :data:`LICITOVANY`."""
-    p0, _ = game["block"]["phase"]
-    a0, _ = game["block"]["actor"]
-    names = game["phases"]
-    codes = [names.index(p) for p in phases]
+    side)."""
+    a0 = next(off for name, off, _, _ in game.obs_layout if name == "actor")
+    codes = [game.phase_names.index(p) for p in phases]
 
     def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         a = robot.act_batch(obs, mask)
-        sel = np.isin(obs[:, p0:p0 + len(names)].argmax(1), codes)
+        sel = np.isin(game.phase_of(obs), codes)
         if as_actor is not None:
             me_actor = obs[:, a0] > 0  # relative seat 0 is the seat itself
             sel &= me_actor if as_actor else ~me_actor
@@ -86,12 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     robot = OnnxRobot(args.model)
     licit = (robot.rules or {}).get("rules") == "licitovany"
-    game = LICITOVANY if licit else VOLENE
+    game = LICITOVANY if licit else VOLENY
     table = make_robot("table", rules=robot.rules)
     who = type(table).__name__
     rows = [("the robot's own decisions", robot.act_batch)]
     rows += [(f"{who}'s {part}", swapped(robot, table, game, *spec))
-             for part, spec in game["parts"].items()]
+             for part, spec in PARTS[game.name].items()]
     unit = "desetníky" if licit else "groše"
     print(f"{args.model} vs {who}, {args.deals} duplicate deals (seed {args.seed}), "
           f"{unit} per deal and 95% CI")

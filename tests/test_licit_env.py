@@ -207,3 +207,30 @@ def test_rich_infos_name_the_phases_of_the_spec_and_carry_the_settlement():
     for s in settled:
         assert {"components", "net", "payments", "laid", "end"} <= set(s)
         assert sum(s["payments"]) == 0
+
+
+@pytest.mark.parametrize("game", ["voleny", "licitovany"])
+def test_game_kind_reads_the_phase_of_an_observation(game):
+    """``GameKind.phase_of`` names the core's phase from the observation alone (what the
+    training's per-phase options and scripts/ablate_phases.py rely on)."""
+    from mariash_env.kinds import KINDS
+
+    kind = KINDS[game]
+    g = G_LICIT if game == "licitovany" else 0
+    rules = RV if game == "licitovany" else make_rules().vector()
+    rng = np.random.default_rng(9)
+    m = np.zeros(kind.n_actions, np.int8)
+    obs = np.zeros((1, kind.obs_size), np.float32)
+    seen = set()
+    for k in range(40):
+        st = S.new_state()
+        S.seed_rng(st, 500 + k)
+        start_partie(st, shuffled_deck(st), k % 3, g)
+        while st[S.PHASE] != S.PH_DONE:
+            kind.encode(st, int(st[S.TO_MOVE]), obs[0], False)
+            name = kind.phase_names[int(kind.phase_of(obs)[0])]
+            assert name == S.PHASE_NAMES[int(st[S.PHASE])]
+            seen.add(name)
+            legal_actions(st, rules, m)
+            apply_action(st, rules, int(rng.choice(np.flatnonzero(m))))
+    assert {"flek", "play"} <= seen

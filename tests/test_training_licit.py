@@ -286,15 +286,47 @@ def test_margin_loss_is_dqfds_and_teaches_the_demonstrated_action() -> None:
     assert dmc.net.greedy(obs[:1], m[:1])[0] == 5
 
 
-def test_margin_loss_needs_guided_deals() -> None:
+def test_margin_loss_needs_guided_deals_and_known_phases() -> None:
     from training.config import ConfigError
 
     with pytest.raises(ConfigError, match="demo_margin = 0.1 .* needs selfplay.guide_share"):
         tiny(**{"dmc.demo_margin": 0.1})
+    with pytest.raises(ConfigError, match=r"unknown phase\(s\) \['barva'\] of licitovany"):
+        tiny(**{"dmc.demo_margin": 0.1, "selfplay.guide_share": 0.5,
+                "dmc.demo_skip_phases": ["flek", "barva"]})  # barva is volený's
+
+
+def test_skipped_phases_are_not_demonstrations() -> None:
+    """dmc.demo_skip_phases: guided rows of those phases get no margin loss."""
+    from training.methods import get_method
+
+    def demo_loss(skip: list[str]) -> float:
+        cfg = tiny(**{"selfplay.guide_share": 0.5, "dmc.demo_margin": 1.0, "dmc.lr": 1e-9,
+                      "dmc.batch_size": len(batch), "dmc.demo_skip_phases": skip})
+        torch.manual_seed(0)
+        dmc = get_method("dmc")(cfg, torch.device("cpu"))
+        return dmc.update(batch, np.random.default_rng(0))["demo_loss"]
+
+    cfg = tiny(**{"selfplay.guide_share": 1.0, "selfplay.pool_share": 0.0,
+                  "selfplay.random_share": 0.0, "selfplay.table_robot_share": 0.0,
+                  "dmc.demo_margin": 0.1, "env.rollout_steps": 60})
+    actor = SelfPlayActor(cfg, get_method("dmc"))
+    actor.begin_segment(0)
+    b, _ = actor.collect({"epsilon": 0.0})
+    phase = LICITOVANY.phase_of(b.obs)
+    names = np.array(LICITOVANY.phase_names)[phase]
+    assert {"bid", "flek", "play"} <= set(names)
+    batch = b  # one gradient step over all of it (batch_size = len)
+    every = demo_loss([])
+    assert every > 0
+    assert demo_loss(list(LICITOVANY.phase_names)) == 0.0
+    only_play = demo_loss([p for p in LICITOVANY.phase_names if p != "play"])
+    assert 0 < only_play < every
 
 
 @pytest.mark.parametrize("name", ["licitovany", "licitovany_finetune", "licitovany_guided",
-                                  "licitovany_guided2", "licitovany_demo"])
+                                  "licitovany_guided2", "licitovany_demo",
+                                  "licitovany_demo2"])
 def test_licitovany_configs_load(name: str) -> None:
     cfg = load_config(ROOT / "training" / "configs" / f"{name}.toml")
     assert cfg.env.rules == {"rules": "licitovany"}

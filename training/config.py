@@ -244,6 +244,14 @@ class Config:
         need(getattr(self.algo, "demo_margin", 0) == 0 or sp.guide_share > 0,
              f"[{self.method}] demo_margin = {getattr(self.algo, 'demo_margin', 0):g} learns "
              "from the guided deals: it needs selfplay.guide_share > 0")
+        skip = getattr(self.algo, "demo_skip_phases", [])
+        if skip:
+            from .networks import game_of
+
+            names = game_of(self.env.rules).phase_names
+            bad = [p for p in skip if p not in names]
+            need(not bad, f"[{self.method}] demo_skip_phases: unknown phase(s) {bad} of "
+                 f"{game_of(self.env.rules).name}: expected some of {list(names)}")
         validate = getattr(self.algo, "validate", None)
         if validate is not None:
             try:

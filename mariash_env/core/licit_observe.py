@@ -153,6 +153,10 @@ _BLOCKS: tuple[tuple[str, int, str], ...] = (
     ('x_to_move', 3, 'state only: relative seat to move'),
 )
 
+LOBS_PHASES = ("bid", "hold", "lone_bid", "game", "trumps", "helping", "discard", "lead",
+               "flek", "play", "done")
+"""The slots of the ``phase`` block, in order."""
+
 LOBS_LAYOUT: tuple[tuple[str, int, int, str], ...] = _layout(_BLOCKS)
 """``(block, offset, size, meaning)`` of every block of the licitovaný encodings."""
 

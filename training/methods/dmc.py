@@ -65,6 +65,11 @@ class DMCConfig:
                                   "off; needs selfplay.guide_share > 0)", ge=0)
     demo_weight: float = opt(1.0, "weight of the large-margin loss per guided decision",
                              ge=0)
+    demo_skip_phases: list = opt(None, "phases (names of the game's observation phase "
+                                       "block, mariash_env.kinds) whose guided decisions "
+                                       "are not demonstrations, e.g. ['flek'] where the "
+                                       "learner already plays better than the robot",
+                                 factory=list, item=str)
 
 
 def transform_returns(g: np.ndarray, cfg: DMCConfig) -> np.ndarray:
@@ -157,6 +162,10 @@ class DMC(Method):
         if guided is not None and batch.mask is None:
             raise RuntimeError("dmc.demo_margin needs the rows' masks (SelfPlayActor keeps "
                                "them when DMC.wants_masks)")
+        if guided is not None and a.demo_skip_phases:
+            kind = game_of(self.cfg.env.rules)
+            skip = [kind.phase_names.index(p) for p in a.demo_skip_phases]
+            guided = guided & ~np.isin(kind.phase_of(batch.obs), skip)
         tot_demo = 0.0
         target_all = transform_returns(batch.ret.astype(np.float32), a).astype(np.float32)
         bs = min(a.batch_size, m)
