@@ -84,7 +84,7 @@ def test_shapes_and_attributes():
     step = venv.reset()
     assert venv.num_envs == 5 and venv.num_actions == 115
     assert venv.obs_size == OBS_SIZE and venv.state_size == S.STATE_SIZE
-    assert STATE_BYTES == S.STATE_SIZE * 4 == 1116
+    assert STATE_BYTES == S.STATE_SIZE * 4 == 1152
     assert step.player.shape == (5,) and step.player.dtype == np.int64
     assert step.obs.shape == (5, OBS_SIZE) and step.obs.dtype == np.float32
     assert step.mask.shape == (5, 115) and step.mask.dtype == np.int8
