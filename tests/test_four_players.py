@@ -395,3 +395,47 @@ def test_s11_3_bad_options():
         Game().new_partie(dealer=3)
     with pytest.raises(RulesError):
         VectorEnv(2, players=4, rules="licitovany")
+
+
+# --------------------------------------------------------------------------------------
+# The arena: duplicate rotation over four seats
+# --------------------------------------------------------------------------------------
+
+
+def test_s11_3_arena_rotates_robots_over_four_seats():
+    from mariash_env.arena import ROLES4, duplicate_match, seatings
+
+    for k, n in ((1, 1), (2, 14), (3, 36), (4, 24), (5, 120)):
+        seats = seatings(k, 4)
+        assert len(seats) == n and len(set(seats)) == n
+        counts = np.zeros((k, 4), int)
+        for s in seats:
+            for pos, r in enumerate(s):
+                counts[r, pos] += 1
+        assert (counts == counts[0, 0]).all()  # each robot in each seat equally often
+    assert seatings(2) == seatings(2, 3) and len(seatings(3)) == 6  # three seats unchanged
+    res = duplicate_match({"table": "table", "random": "random"}, deals=4, seed=2,
+                          rules={"players": 4}, progress=False, n_boot=50)
+    assert res.per_deal.shape == (4, 2) and len(res.seatings) == 14
+    for i, deal in enumerate(res.outcomes):
+        for seating, o in zip(res.seatings, deal):
+            pay = o["payments"]
+            assert len(pay) == 4 and sum(pay) == 0 and o["actor"] != i % 4
+            a = pay[o["actor"]] // 3
+            assert pay == [3 * a if p == o["actor"] else -a for p in range(4)]
+            assert o["decisions"][i % 4] == 0  # the dealer sits out
+    # two robots, every seat filled by each equally: the means are opposite
+    assert res.per_deal.sum(axis=1) == pytest.approx(0)
+    assert list(res.by_role(0)) == list(ROLES4)
+
+
+def test_s11_3_arena_command_line(tmp_path):
+    cmd = [sys.executable, "-m", "mariash_env.arena", "--robots", "table,random", "--deals",
+           "2", "--rule", "players=4", "--no-plot", "--quiet", "--out", str(tmp_path)]
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "2 deals x 14 seatings" in run.stdout and (tmp_path / "deals.csv").exists()
+    run = subprocess.run(cmd + ["--rules", "licitovany"], cwd=ROOT, capture_output=True,
+                         text=True)
+    assert run.returncode == 2 and run.stderr.startswith("error: ")
+    assert "players=4 and rules='licitovany'" in run.stderr and "Traceback" not in run.stderr
