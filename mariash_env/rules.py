@@ -210,6 +210,17 @@ def make_rules(**options: Any) -> Rules:
     return Rules(**{k: _plain(v) for k, v in options.items()})
 
 
+def require_three(rules: Rules, where: str) -> None:
+    """RulesError when ``rules`` seat four players (RULES.md §11.3) at a front end that
+    plays three seats only (``where`` names it)."""
+    if rules.players != 3:
+        raise RulesError(
+            f"rule option players={rules.players} is not supported by {where}, which seats "
+            "three players; the four-player table runs in mariash_env.env, Game, "
+            "VectorEnv, the records and the arena"
+        )
+
+
 def rules_vector(rules: Rules | np.ndarray | None) -> np.ndarray:
     """The core's rules vector from a :class:`Rules`, an existing vector, or None (defaults)."""
     if rules is None:

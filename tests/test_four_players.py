@@ -418,7 +418,7 @@ def test_s11_3_arena_rotates_robots_over_four_seats():
                           rules={"players": 4}, progress=False, n_boot=50)
     assert res.per_deal.shape == (4, 2) and len(res.seatings) == 14
     for i, deal in enumerate(res.outcomes):
-        for seating, o in zip(res.seatings, deal):
+        for o in deal:
             pay = o["payments"]
             assert len(pay) == 4 and sum(pay) == 0 and o["actor"] != i % 4
             a = pay[o["actor"]] // 3
@@ -439,3 +439,18 @@ def test_s11_3_arena_command_line(tmp_path):
                          text=True)
     assert run.returncode == 2 and run.stderr.startswith("error: ")
     assert "players=4 and rules='licitovany'" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_s11_3_three_seat_front_ends_refuse_four_players():
+    """The single-agent env, seat records and training seat three: a RulesError (a
+    ConfigError in training) naming the option, never a silently wrong table."""
+    from mariash_env.seat_record import SeatRecordError, seat_view
+    from mariash_env.single_agent import SingleAgentEnv
+    from training.config import ConfigError, load_config
+
+    with pytest.raises(RulesError, match="players=4 is not supported by the single-agent"):
+        SingleAgentEnv(players=4)
+    with pytest.raises(SeatRecordError, match="players=4 is not supported by seat records"):
+        seat_view({"rules": {"players": 4}, "dealer": 2, "seat": 0, "hand": [], "actions": []})
+    with pytest.raises(ConfigError, match="players=4 is not supported by training"):
+        load_config(None, ["env.rules={players = 4}"])
