@@ -126,7 +126,7 @@ Memory
 Per game (``VectorEnv.bytes_per_game(observations)``): ``STATE_SIZE * 4`` = 1,152 bytes
 of state, 115 of mask, 38 of the small buffers (player, rewards, flags, deal number) and,
 with observations, 3,600 of observation: 1,305 bytes without observations, 4,905 with
-(licitovaný: 136 of mask and 4,064 of observation, 1,326 and 5,390; at four players 4
+(licitovaný: 136 of mask and 4,064 of observation, 1,326 and 5,390; at four players 8
 more of rewards and 3,696 of observation).
 4,096 games take 5.3 MB (20.1 MB with observations); a million, 1.31 GB (4.91 GB).
 The constructor warns (:class:`VectorMemoryWarning`, a ``UserWarning`` naming the bytes
@@ -627,7 +627,7 @@ class VectorEnv:
         kind = kind_of(rules)
         b = STATE_BYTES + kind.n_actions + _SMALL_BYTES
         if players == 4:  # a fourth reward and the four-player observation
-            return b + 4 + OBS4_SIZE * 4 if observations else b + 4
+            return b + 8 + OBS4_SIZE * 4 if observations else b + 8
         return b + kind.obs_size * 4 if observations else b
 
     def _game_bytes(self, observations: bool) -> int:

@@ -22,6 +22,7 @@ from .observe import (
     O_TRUMP_SUIT,
     OBS_SIZE,
     STATE_OBS_SIZE,
+    _layout,
     check_layout,
     encode,
     layout_markdown,
@@ -40,8 +41,7 @@ _OBS4_BLOCKS: tuple[tuple[str, int, str], ...] = (
     ("x_deal", STATE_OBS_SIZE - OBS_SIZE, "state only: the hidden blocks of the "
      "three-player state encoding (x_hands .. x_to_move) from forehand's seat"),
 )
-OBS4_LAYOUT: tuple[tuple[str, int, int, str], ...] = tuple(
-    (n, sum(k for _, k, _ in _OBS4_BLOCKS[:i]), k, m) for i, (n, k, m) in enumerate(_OBS4_BLOCKS))
+OBS4_LAYOUT: tuple[tuple[str, int, int, str], ...] = _layout(_OBS4_BLOCKS)
 """``(block, offset, size, meaning)`` of the four-player encodings."""
 
 Q_DEAL = 0
