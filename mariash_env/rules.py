@@ -21,8 +21,8 @@ R_SHUFFLE_EVERY = 9
 R_NDEALS = 10
 R_OPEN = 11  # open betl / open durch may be named (§11.1)
 R_ORDER_FREE = 12  # hundreds counted order-free, priced multiplicatively (§11.2)
-R_GAME = 13  # which game: G_VOLENY or G_LICIT
-R_PLAYERS = 14  # 3, or 4 with the dealer sitting out (§11.3)
+R_PLAYERS = 13  # 3, or 4 with the dealer sitting out (§11.3)
+R_GAME = 14  # which game: G_VOLENY or G_LICIT (kept last)
 R_SIZE = 15
 
 G_VOLENY, G_LICIT = 0, 1
