@@ -421,3 +421,19 @@ def test_s11_3_three_seat_front_ends_refuse_four_players():
         seat_view({"rules": {"players": 4}, "dealer": 2, "seat": 0, "hand": [], "actions": []})
     with pytest.raises(ConfigError, match="players=4 is not supported by training"):
         load_config(None, ["env.rules={players = 4}"])
+
+
+def test_s11_3_seat_view_from_game_is_the_players_seat_in_the_deal():
+    """Searching robots (PIMC) see a player's seat of the three-seat deal at four."""
+    from mariash_env.robots import make_robot
+    from mariash_env.robots.view import SeatView
+
+    g = game4(2)
+    view = SeatView.from_game(g)  # player 3, forehand: seat 0 of the deal
+    assert view.seat == 0 and view.to_move
+    np.testing.assert_array_equal(view.observation(), g.observation(3)[:O.OBS_SIZE])
+    np.testing.assert_array_equal(view.action_mask(), g.legal_mask(3))
+    assert SeatView.from_game(g, 1).seat == 2 and not SeatView.from_game(g, 1).to_move  # role
+    robot = make_robot("pimc(worlds=2)", rules=g.rules)
+    robot.begin_deal(0)
+    assert robot.act_view(view) in g.legal_actions()
