@@ -45,7 +45,8 @@ class RulesError(ValueError):
 
 @dataclass(frozen=True)
 class Rules:
-    """The rule switches of RULES.md §11; the defaults are the seed-001 table."""
+    """The rule switches of RULES.md §11; the defaults are the seed-001 table
+    (:func:`make_rules` gives ``deals=16`` with ``players=4``, §11.3)."""
 
     rules: str = "voleny"
     deals: int = 12

@@ -84,7 +84,7 @@ def test_s11_3_env_never_selects_the_dealer():
     reward when a deal ends (PettingZoo AEC)."""
     e = mariash_env.env(players=4, deals=4)
     e.reset(seed=3)
-    assert e.possible_agents == [f"player_{i}" for i in range(4)]
+    assert e.possible_agents == list(mariash_env.AGENTS4) == [f"player_{i}" for i in range(4)]
     rng = np.random.default_rng(3)
     dealt = 0
     totals = dict.fromkeys(e.possible_agents, 0.0)
