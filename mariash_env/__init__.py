@@ -10,12 +10,12 @@ environment package never imports torch.
 from . import lizany
 from .actions import ACTION_LABELS, N_ACTIONS, ActionError, action_index, action_label
 from .cards import CARD_CODES, CardError
-from .env import AGENTS, PHASE_NAMES, env, raw_env
+from .env import AGENTS, AGENTS4, PHASE_NAMES, env, raw_env
 from .game import Game, IllegalActionError, OptionError
 from .rules import Rules, RulesError, make_rules
 
 __all__ = [
-    "env", "raw_env", "AGENTS", "PHASE_NAMES", "Game", "IllegalActionError", "OptionError", "Rules",
+    "env", "raw_env", "AGENTS", "AGENTS4", "PHASE_NAMES", "Game", "IllegalActionError", "OptionError", "Rules",
     "RulesError", "make_rules", "ACTION_LABELS", "N_ACTIONS", "action_index", "action_label",
     "CARD_CODES", "CardError", "ActionError", "lizany",
 ]

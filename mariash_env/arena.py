@@ -12,6 +12,13 @@ AAB, ABA, BAA, ABB, BAB, BBA; with more, all ordered choices of three different 
 with one, the robot against itself.  Each robot sits in each seat equally often on the
 same deck (:func:`seatings`).
 
+Four players (``--rule players=4``, RULES.md §11.3) play the same way over four seats:
+every seating of the robots in seats 0..3 (four robots: the 24 permutations; fewer: every
+seating that uses them all, e.g. 14 for two), deal ``i`` dealt by seat ``i % 4``, who
+sits out and pays or collects with the defence; its payment counts in its robot's mean.
+Robots play from the three-player observation of the deal (the first 900 features of
+the four-player observation), so every robot built for three plays at four unchanged.
+
 Both games play here: ``--rules licitovany`` (or ``rules={"rules": "licitovany"}``)
 plays licitovaný mariáš, each robot spec built for that game
 (:func:`mariash_env.robots.make_robot`), the scores counted in its unit, desetníky;
@@ -67,6 +74,8 @@ from .atomic import atomic_open
 from .cli import ArgumentParser, fail
 from .core import state as S
 from .core.engine import apply_action
+from .core.four import payment4, player_of
+from .core.observe import OBS_SIZE
 from .game import Game
 from .robots.base import Robot, as_robot
 from .rules import Rules, is_int, make_rules
@@ -81,20 +90,21 @@ MAX_JOBS = 256
 
 ROLES = ("dealer", "forehand", "middlehand")
 """A seat's role in a deal: the dealer, the seat after it (forehand), the last."""
+ROLES4 = ("sitting_out", "forehand", "middlehand", "dealers_role")
+"""At four (RULES.md §11.3): the dealer sits out, the next three play the deal."""
 
 CONTRACT_KEYS = ("suit_played", "suit_conceded", "sedma_not_played", "betl", "durch")
 
 
-def seatings(k: int) -> list[tuple[int, int, int]]:
-    """Seatings (robot index per seat 0, 1, 2) of ``k`` robots, each robot in each seat
-    equally often."""
+def seatings(k: int, seats: int = 3) -> list[tuple[int, ...]]:
+    """Seatings (robot index per seat 0 .. ``seats``-1) of ``k`` robots, each robot in each
+    seat equally often: with no more robots than seats every seating that uses them all,
+    else every ordered choice of different robots."""
     if k < 1:
         raise ValueError("a match needs at least one robot")
-    if k == 1:
-        return [(0, 0, 0)]
-    if k == 2:
-        return [s for s in itertools.product((0, 1), repeat=3) if len(set(s)) == 2]
-    return list(itertools.permutations(range(k), 3))
+    if k <= seats:
+        return [s for s in itertools.product(range(k), repeat=seats) if len(set(s)) == k]
+    return list(itertools.permutations(range(k), seats))
 
 
 def deal_seed(seed: int, i: int) -> int:
@@ -129,10 +139,12 @@ def bootstrap_ci(x: np.ndarray, n_boot: int = 2000, alpha: float = 0.05,
 # --- playing ---------------------------------------------------------------------------------
 
 
-def robot_seed(seed: int, robot: int, seating: tuple[int, int, int]) -> int:
+def robot_seed(seed: int, robot: int, seating: tuple[int, ...]) -> int:
     """The seed robot ``robot`` gets (:meth:`~mariash_env.robots.Robot.begin_deal`) before
     the deal of seed ``seed`` under ``seating`` (when it plays one game at a time)."""
-    return deal_seed(seed, 7919 * robot + 31 * seating[0] + 7 * seating[1] + seating[2])
+    fourth = 101 * seating[3] if len(seating) > 3 else 0
+    return deal_seed(seed, 7919 * robot + 31 * seating[0] + 7 * seating[1] + seating[2]
+                     + fourth)
 
 
 def batch_seed(seed: int, robot: int) -> int:
@@ -162,7 +174,9 @@ def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
     :meth:`~mariash_env.robots.Robot.act_batch` per engine step for all the games where
     they are to move; with ``one_by_one`` every robot gets ``act_view`` per decision.
     Returns each game's outcome (payments per seat, actor, contract,
-    how it ended, decisions and thinking seconds per seat).
+    how it ended, decisions and thinking seconds per seat).  At four (RULES.md §11.3)
+    seats are the four players and robots see the three-player view of the deal (the
+    observation's first block, a :class:`SeatView` of the player's seat in the deal).
     """
     from .robots.view import SeatView
     from .vector import VectorEnv
@@ -173,8 +187,10 @@ def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
     rv = env.rules_vector
     step = env.current()
     out: list[dict[str, Any] | None] = [None] * n
-    decisions = np.zeros((n, 3), np.int64)
-    think = np.zeros((n, 3))
+    nseat = rules.players
+    deal_obs = OBS_SIZE if nseat == 4 else env.obs_size  # the deal block at four
+    decisions = np.zeros((n, nseat), np.int64)
+    think = np.zeros((n, nseat))
     active = np.ones(n, bool)
     actions = np.zeros(n, np.int64)
     rows_all = np.arange(n)
@@ -190,9 +206,10 @@ def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
             t0 = time.perf_counter()
             if robot.wants_view or one_by_one:
                 for i in rows:
-                    actions[i] = robot.act_view(SeatView(before[i], int(player[i]), rules))
+                    seat = int(before[i, S.TO_MOVE])  # the seat in the deal (core seat)
+                    actions[i] = robot.act_view(SeatView(before[i], seat, rules))
             else:
-                actions[rows] = robot.act_batch(step.obs[rows], step.mask[rows])
+                actions[rows] = robot.act_batch(step.obs[rows, :deal_obs], step.mask[rows])
             think[rows, player[rows]] += (time.perf_counter() - t0) / rows.size
             decisions[rows, player[rows]] += 1
         step = env.step(actions)
@@ -201,9 +218,15 @@ def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
             # from applying the last action again to the state before it (the same core)
             st = before[i]
             apply_action(st, rv, int(actions[i]))
+            actor = int(st[S.ACTOR])
+            if nseat == 4:
+                pay = [int(payment4(st, p)) for p in range(4)]
+                actor = int(player_of(st, actor)) if actor >= 0 else actor
+            else:
+                pay = [int(x) for x in S.read64(st, S.PAY, 3)]
             out[i] = {
-                "payments": [int(x) for x in S.read64(st, S.PAY, 3)],
-                "actor": int(st[S.ACTOR]),
+                "payments": pay,
+                "actor": actor,
                 "contract": int(st[S.CONTRACT]),
                 "game": int(st[S.LIC_GAME]),
                 "end": int(st[S.END]),
@@ -214,7 +237,7 @@ def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
     return out  # type: ignore[return-value]
 
 
-def play_deal(robots: list[Any], seating: tuple[int, int, int], seed: int, dealer: int,
+def play_deal(robots: list[Any], seating: tuple[int, ...], seed: int, dealer: int,
               rules: Rules) -> dict[str, Any]:
     """Play one single deal with ``robots[seating[s]]`` in seat ``s``; returns its outcome
     (each robot first gets ``begin_deal``)."""
@@ -251,7 +274,7 @@ def _play_batch(args: tuple[list[int], list[int], list[int]]
     idx, seeds, dealers = args
     robots: list[Robot] = _WORKER["robots"]
     rules: Rules = _WORKER["rules"]
-    seats = seatings(len(robots))
+    seats = seatings(len(robots), rules.players)
     states = deal_states(np.array(seeds), np.array(dealers), rules)
     if any(r.wants_view for r in robots):
         res = []
@@ -280,7 +303,7 @@ class MatchResult:
     (desetníky under licitovaný rules: :attr:`unit`) over its seats on deal ``i``."""
 
     names: list[str]
-    seatings: list[tuple[int, int, int]]
+    seatings: list[tuple[int, ...]]
     per_deal: np.ndarray
     seeds: np.ndarray
     stats: list[dict[str, float]]
@@ -307,17 +330,19 @@ class MatchResult:
 
     def by_role(self, r: int) -> dict[str, float]:
         """Robot ``r``'s mean groše per game in each role (``dealer``, ``forehand``,
-        ``middlehand``; deal ``i`` is dealt by seat ``i % 3``; lízaný: ``leader``, the
-        seat leading the first trick, and ``second``)."""
+        ``middlehand``; deal ``i`` is dealt by seat ``i % 3``; at four :data:`ROLES4`,
+        deal ``i`` dealt by seat ``i % 4``; lízaný: ``leader``, the seat leading the
+        first trick, and ``second``)."""
         lizany = self.rules == "lizany"
-        roles = ("leader", "second") if lizany else ROLES
+        n = len(self.seatings[0])
+        roles = ("leader", "second") if lizany else ROLES4 if n == 4 else ROLES
         tot = np.zeros(len(roles))
         cnt = np.zeros(len(roles))
         for i, deal in enumerate(self.outcomes):
             for seating, o in zip(self.seatings, deal):
-                for s, rs in enumerate(seating):
-                    if rs == r:
-                        role = s if lizany else (s - i % 3) % 3
+                for s in range(n):
+                    if seating[s] == r:
+                        role = s if lizany else (s - i % n) % n
                         tot[role] += o["payments"][s]
                         cnt[role] += 1
         return {name: float(tot[k] / cnt[k]) if cnt[k] else float("nan")
@@ -450,7 +475,7 @@ class MatchResult:
         return p
 
 
-def _stats(names: list[str], seats: list[tuple[int, int, int]],
+def _stats(names: list[str], seats: list[tuple[int, ...]],
            outcomes: list[list[dict[str, Any]]]) -> list[dict[str, float]]:
     k = len(names)
     seat_n = np.zeros(k)
@@ -465,7 +490,7 @@ def _stats(names: list[str], seats: list[tuple[int, int, int]],
         for seating, o in zip(seats, deal):
             pay = o["payments"]
             actor = o["actor"]
-            for s in range(3):
+            for s in range(len(seating)):
                 r = seating[s]
                 seat_n[r] += 1
                 dec[r] += o["decisions"][s]
@@ -554,9 +579,9 @@ def _deal_means(k: int, seats: list[tuple[int, ...]],
     tot = np.zeros(k)
     cnt = np.zeros(k)
     for seating, o in zip(seats, deal):
-        for s, r in enumerate(seating):
-            tot[r] += o["payments"][s]
-            cnt[r] += 1
+        for s in range(len(seating)):
+            tot[seating[s]] += o["payments"][s]
+            cnt[seating[s]] += 1
     return tot / cnt
 
 
@@ -597,16 +622,19 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         if backend != "process":
             raise ValueError("a lízaný match plays in this process: expected backend 'process'")
         seats: list[tuple[int, ...]] = list(LA.seatings(len(names)))
+        players = 2
     else:
         rdict["deals"] = 1
         rules_obj = make_rules(**rdict)
-        seats = list(seatings(len(names)))
+        players = rules_obj.players
+        seats = list(seatings(len(names), players))
     deals, seed = int(deals), int(seed)
     seeds = np.array([deal_seed(seed, i) for i in range(deals)], dtype=np.int64)
     batch = int(batch)
     tasks = ((list(range(b, min(b + batch, deals))),
               [int(x) for x in seeds[b:b + batch]],
-              [i % 3 for i in range(b, min(b + batch, deals))]) for b in range(0, deals, batch))
+              [i % players for i in range(b, min(b + batch, deals))])
+             for b in range(0, deals, batch))
     results: list[list[dict[str, Any]] | None] = [None] * deals
     k = len(names)
     per_deal = np.zeros((deals, k))

@@ -6,7 +6,7 @@
 | Import | `import mariash_env; env = mariash_env.env()` |
 | Actions | Discrete(115), one stable label per index |
 | Parallel API | no (turn-based AEC) |
-| Agents | `agents = ["player_0", "player_1", "player_2"]` |
+| Agents | `agents = ["player_0", "player_1", "player_2"]` (`players=4`: `player_3` too) |
 | Observation shape | `{"observation": float32[900], "action_mask": int8[115]}` |
 | State shape | float32[1031] (perfect information) |
 | Reward | the groše of each deal, zero-sum |
@@ -98,6 +98,22 @@ play, and all other marriages once that reaches 100; hundreds are priced
 multiplicatively (won ``4·2^((P−100)/10)``, lost ``4·2^(max(0, Q−40)/10)``, silent
 ``2^(1+(P−100)/10)``).  A volený option only.  ``docs/variants.md`` has worked examples.
 
+## Four players
+``env(players=4)`` (seed 004, ``RULES.md`` §11.3) seats four agents ``player_0`` ..
+``player_3`` (seats 0–3 clockwise).  The dealer ``d`` sits out the deal: no cards, no
+actions, never ``agent_selection`` (it stays in ``agents``, its mask is all zero and
+``legal_labels`` empty); ``(d+1)%4`` is forehand and ``(d+2)%4``, ``(d+3)%4`` play
+middlehand and the dealer's role of the three-player deal, which is played exactly.
+The dealer pays or collects with the defence: the actor gets ``3A``, each of the other
+three ``-A`` (``payment_cap`` caps ``A``; zero-sum).  The deal passes to the left and a
+partie is 16 deals (each player deals four times) unless ``deals=`` says otherwise;
+``reset(options={"dealer": d})`` takes ``d`` in 0..3; the settlement has four
+``payments`` and ``sitting_out``.  The observation is float32[924]
+(:mod:`mariash_env.core.observe4`, versioned): the three-player observation of the deal
+from the player's seat (the sitting-out dealer's shows no hidden card), then who sits
+out, the four totals and the deal, by relative player; ``state()`` float32[1055].  It
+conflicts with ``rules="licitovany"`` (:class:`~mariash_env.rules.RulesError`).
+
 ## Licitovaný mariáš
 ``env(rules="licitovany")`` plays the auction game of ``LICITOVANY.md`` (seed 000) in
 the same engine: its own ``Discrete(136)`` action table (``bid:<game>``, ``hold``,
@@ -145,6 +161,8 @@ from .render import render_for
 from .rules import make_rules
 
 AGENTS = ("player_0", "player_1", "player_2")
+AGENTS4 = (*AGENTS, "player_3")
+"""The agents at the four-player table (``players=4``)."""
 
 # Licitovaný's phases as LICITOVANY.md §12 names them in rich infos.
 LICIT_PHASE_GROUPS = {"bid": "auction", "hold": "auction", "lone_bid": "auction",
@@ -287,21 +305,22 @@ class raw_env(AECEnv):
         self.rich_infos = bool(rich_infos)
         self.render_mode = render_mode
         self.rules = make_rules(**rules)
-        self.game = Game(self.rules, records=records)
-        self.possible_agents = list(AGENTS)
-        self.agents = list(AGENTS)
-        self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
-        self.kind = kind = self.game.kind
+        self.game = game = Game(self.rules, records=records)
+        self._agents = agents = AGENTS4 if game.four else AGENTS
+        self.possible_agents = list(agents)
+        self.agents = list(agents)
+        self.agent_name_mapping = {a: i for i, a in enumerate(agents)}
+        self.kind = kind = game.kind
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (kind.obs_size,), np.float32),
+                "observation": spaces.Box(-np.inf, np.inf, (game.obs_size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (kind.n_actions,), np.int8),
             }
         )
         act_space = spaces.Discrete(kind.n_actions)
-        self.observation_spaces = {a: obs_space for a in AGENTS}
-        self.action_spaces = {a: act_space for a in AGENTS}
-        self.state_space = spaces.Box(-np.inf, np.inf, (kind.state_obs_size,), np.float32)
+        self.observation_spaces = {a: obs_space for a in agents}
+        self.action_spaces = {a: act_space for a in agents}
+        self.state_space = spaces.Box(-np.inf, np.inf, (game.state_obs_size,), np.float32)
         self._started = False
 
     # --- spaces (cached) --------------------------------------------------------------
@@ -329,7 +348,7 @@ class raw_env(AECEnv):
         if agent is None:
             agent = self.agent_selection
         if agent not in self.agent_name_mapping:
-            raise KeyError(f"unknown agent {agent!r}: expected one of {list(AGENTS)}")
+            raise KeyError(f"unknown agent {agent!r}: expected one of {list(self._agents)}")
         return self.agent_name_mapping[agent]
 
     def legal_labels(self, agent: str | None = None) -> list[str]:
@@ -352,14 +371,15 @@ class raw_env(AECEnv):
         self.game.new_partie(
             seed=seed, deck=opts.get("deck"), dealer=opts.get("dealer", 0), cuts=opts.get("cuts")
         )
-        self.agents = list(AGENTS)
-        self.rewards = {a: 0.0 for a in AGENTS}
-        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
-        self.terminations = {a: False for a in AGENTS}
-        self.truncations = {a: False for a in AGENTS}
+        agents = self._agents
+        self.agents = list(agents)
+        self.rewards = {a: 0.0 for a in agents}
+        self._cumulative_rewards = {a: 0.0 for a in agents}
+        self.terminations = {a: False for a in agents}
+        self.truncations = {a: False for a in agents}
         self._set_infos(None)
         self._gone: dict[str, tuple[bool, bool, dict[str, Any]]] = {}
-        self.agent_selection = AGENTS[self.game.to_move]
+        self.agent_selection = agents[self.game.to_move]
         self._started = True
 
     def _set_infos(self, settlement: dict[str, Any] | None, deal: int = -1) -> None:
@@ -369,19 +389,20 @@ class raw_env(AECEnv):
             phase, deal_no = self.game.phase, self.game.deal_no
             done = deal if settlement is not None else -1
             self.infos = {
-                a: {"phase": phase, "deal": deal_no, "settlement_deal": done} for a in AGENTS
+                a: {"phase": phase, "deal": deal_no, "settlement_deal": done}
+                for a in self._agents
             }
             return
         phase, deal_no = self.game.phase_name, self.game.deal_no
         if self.kind.name == "licitovany":  # LICITOVANY.md §12's phase names
             phase = LICIT_PHASE_GROUPS.get(phase, phase)
         if settlement is None:
-            self.infos = {a: {"phase": phase, "deal": deal_no} for a in AGENTS}
+            self.infos = {a: {"phase": phase, "deal": deal_no} for a in self._agents}
             return
         self.infos = {
             a: {"phase": phase, "deal": deal_no, "settlement": settlement,
                 "settlement_deal": deal}
-            for a in AGENTS
+            for a in self._agents
         }
 
     def _was_dead_step(self, action: Any) -> None:
@@ -429,22 +450,23 @@ class raw_env(AECEnv):
                 f"{agent} is to move and must act: legal are {self.legal_labels(agent)}"
             )
         game = self.game
+        agents = self._agents
         ended = game.step(action)  # raises before changing anything on a bad action
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
-        for a in AGENTS:
+        for a in agents:
             rewards[a] = 0.0
         settlement = None
         deal = game.deal_no
         if ended:
             settlement = game.last_settlement
-            for a, p in zip(AGENTS, settlement["payments"]):
+            for a, p in zip(agents, settlement["payments"]):
                 self.rewards[a] = float(p)
             if not game.next_deal():
-                self.terminations = {a: True for a in AGENTS}
+                self.terminations = {a: True for a in agents}
         self._set_infos(settlement, deal)
         if not game.deal_over:
-            self.agent_selection = AGENTS[game.to_move]
+            self.agent_selection = agents[game.to_move]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -469,4 +491,4 @@ class raw_env(AECEnv):
         pass
 
 
-__all__ = ["env", "raw_env", "AGENTS", "PHASE_NAMES", "IllegalActionError"]
+__all__ = ["env", "raw_env", "AGENTS", "AGENTS4", "PHASE_NAMES", "IllegalActionError"]

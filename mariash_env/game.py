@@ -20,6 +20,8 @@ from .cards import CARD_CODES, SUITS, parse_deck
 from .core import state as S
 from .core.deal import deal_deck, deck_of, shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
+from .core.four import CORE_DEALER, mirror_scores, payment4, player_of, seat_of
+from .core.observe4 import OBS4_SIZE, STATE4_OBS_SIZE, encode4, observe_into4
 from .kinds import KINDS, kind_of
 from .licit_record import licit_settlement
 from .rules import G_LICIT, Rules, is_int, make_rules
@@ -72,7 +74,12 @@ def level_name(level: int) -> str:
 
 
 class Game:
-    """A partie (``rules.deals`` deals) on one compact state record."""
+    """A partie (``rules.deals`` deals) on one compact state record.
+
+    Seats are the players ``0 .. players-1``: at four (``players=4``, RULES.md §11.3) the
+    deal is the core's three-seat deal and this class maps its seats to the players
+    (:meth:`core_seat`, :meth:`player`); every public method takes and returns players.
+    """
 
     def __init__(
         self, rules: Rules | str | None = None, *, records: bool | int = True, **options: Any
@@ -95,6 +102,10 @@ class Game:
         self.kind = kind_of(self.rules)
         self.rv = self.rules.vector()
         self._rules_dict = self.rules.to_dict()
+        self.players = self.rules.players
+        self.four = self.players == 4
+        self.obs_size = OBS4_SIZE if self.four else self.kind.obs_size
+        self.state_obs_size = STATE4_OBS_SIZE if self.four else self.kind.state_obs_size
         self.st = S.new_state()
         self._mask = np.zeros(self.kind.n_actions, dtype=np.int8)
         # observe()'s mask for check(): (state array, rules vector, state bytes, mask bytes)
@@ -114,8 +125,9 @@ class Game:
         cuts: Sequence[int] | None = None,
     ) -> None:
         """Start a partie: ``deck`` (from the top) is dealt as is, else shuffled from ``seed``."""
-        if not is_int(dealer) or not 0 <= dealer <= 2:
-            raise OptionError(f"invalid dealer {dealer!r}: expected a seat 0, 1 or 2")
+        if not is_int(dealer) or not 0 <= dealer < self.players:
+            raise OptionError(
+                f"invalid dealer {dealer!r}: expected a seat 0..{self.players - 1}")
         if seed is not None and not is_int(seed):
             raise OptionError(f"invalid seed {seed!r}: expected an int or None")
         cut_list = _parse_cuts(cuts)
@@ -123,7 +135,7 @@ class Game:
         st = S.new_state()
         S.seed_rng(st, seed)
         d = fixed if fixed is not None else shuffled_deck(st)
-        start_partie(st, d, int(dealer), self.kind.game)
+        start_partie(st, d, int(dealer), self.kind.game, self.players)
         st[S.CUT] = -1
         self.st = st
         self._cuts = cut_list
@@ -137,13 +149,38 @@ class Game:
 
     def deal_deck(self, deck: Sequence[str | int], dealer: int) -> None:
         """Deal a given deck within the current partie (used by the replayer)."""
-        deal_deck(self.st, parse_deck(deck), int(dealer), self.kind.game)
+        if self.four:  # ``dealer`` sits out; the core's seats keep their roles
+            deal_deck(self.st, parse_deck(deck), CORE_DEALER, self.kind.game)
+            self.st[S.P4_DEALER] = int(dealer)
+            mirror_scores(self.st)
+        else:
+            deal_deck(self.st, parse_deck(deck), int(dealer), self.kind.game)
         self.history = []
 
     # --- queries ----------------------------------------------------------------------
     @property
     def to_move(self) -> int:
-        return self.st.item(S.TO_MOVE)  # a Python int, without a numpy scalar
+        """The player to move (-1 when the deal is over)."""
+        c = self.st.item(S.TO_MOVE)  # a Python int, without a numpy scalar
+        return self.player(c) if self.four and c >= 0 else c
+
+    @property
+    def dealer(self) -> int:
+        """The player dealing this deal (at four the one who sits out)."""
+        return self.st.item(S.P4_DEALER if self.four else S.DEALER)
+
+    @property
+    def sitting_out(self) -> int | None:
+        """The player who sits out this deal (the dealer at four), None at three."""
+        return self.st.item(S.P4_DEALER) if self.four else None
+
+    def core_seat(self, player: int) -> int:
+        """The seat of the core's three-seat deal ``player`` holds (-1: sits out)."""
+        return int(seat_of(self.st, player)) if self.four else player
+
+    def player(self, seat: int) -> int:
+        """The player holding seat ``seat`` (0..2) of the core's deal; -1 stays -1."""
+        return int(player_of(self.st, seat)) if self.four and seat >= 0 else seat
 
     @property
     def phase(self) -> int:
@@ -167,7 +204,9 @@ class Game:
 
     @property
     def scores(self) -> list[int]:
-        """Running groše of the partie per seat."""
+        """Running groše of the partie per seat (per player at four)."""
+        if self.four:
+            return [int(x) for x in S.read64(self.st, S.P4_SCORE, 4)]
         return [int(x) for x in S.read64(self.st, S.SCORE, 3)]
 
     def legal_mask(self, seat: int | None = None) -> np.ndarray:
@@ -185,14 +224,18 @@ class Game:
         return [self.kind.labels[i] for i in self.legal_actions(seat)]
 
     def hand(self, seat: int) -> int:
-        return int(S.getm(self.st, S.HAND + seat))
+        c = self.core_seat(seat)
+        return int(S.getm(self.st, S.HAND + c)) if c >= 0 else 0
 
     def deck(self) -> list[str]:
         return [CARD_CODES[c] for c in deck_of(self.st)]
 
     def observation(self, seat: int) -> np.ndarray:
-        out = np.empty(self.kind.obs_size, dtype=np.float32)  # encode writes every entry
-        self.kind.encode(self.st, seat, out, False)
+        out = np.empty(self.obs_size, dtype=np.float32)  # encode writes every entry
+        if self.four:
+            encode4(self.st, seat, out, False)
+        else:
+            self.kind.encode(self.st, seat, out, False)
         return out
 
     def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
@@ -200,11 +243,11 @@ class Game:
 
         The mask of the seat to move is remembered, with the state it was computed from,
         for :meth:`check` (the AEC loop observes, then steps)."""
-        out = np.empty(self.kind.obs_size, dtype=np.float32)
+        out = np.empty(self.obs_size, dtype=np.float32)
         mask = np.empty(self.kind.n_actions, dtype=np.int8)
         st = self.st
-        self.kind.observe_into(st, self.rv, seat, out, mask)
-        if seat == st.item(S.TO_MOVE):
+        (observe_into4 if self.four else self.kind.observe_into)(st, self.rv, seat, out, mask)
+        if seat == self.to_move:
             self._legal_cache = (st, self.rv, st.tobytes(), mask.tobytes())
         return out, mask
 
@@ -222,8 +265,8 @@ class Game:
         return None
 
     def full_state(self) -> np.ndarray:
-        out = np.zeros(self.kind.state_obs_size, dtype=np.float32)
-        self.kind.encode(self.st, 0, out, True)
+        out = np.zeros(self.state_obs_size, dtype=np.float32)
+        (encode4 if self.four else self.kind.encode)(self.st, 0, out, True)
         return out
 
     # --- acting -----------------------------------------------------------------------
@@ -275,7 +318,7 @@ class Game:
         a = self.check(action)
         seat = self.to_move
         if not self.history and self._keep != 0:
-            self._deal_start = (self.deck(), int(self.st[S.DEALER]), int(self.st[S.CUT]))
+            self._deal_start = (self.deck(), self.dealer, int(self.st[S.CUT]))
         self.history.append((seat, a))
         ended = bool(apply_action(self.st, self.rv, a))
         if ended:
@@ -305,13 +348,17 @@ class Game:
             return licit_settlement(st)
         con = int(st[S.CONTRACT])
         actor = int(st[S.ACTOR])
+        pl = self.player
         out: dict[str, Any] = {
             "contract": S.contract_name(st),
-            "actor": actor,
+            "actor": pl(actor),
             "end": S.END_NAMES[int(st[S.END])],
             "payments": [int(x) for x in S.read64(st, S.PAY, 3)],
             "amount": int(S.get64(st, S.PAY + 2 * actor)) // 2,
         }
+        if self.four:  # §11.3: the dealer sits out and pays with the defence
+            out["payments"] = [int(payment4(st, p)) for p in range(4)]
+            out["sitting_out"] = self.dealer
         bets = []
         if con == S.C_SUIT:
             out["trump"] = SUITS[int(st[S.TRUMP_CARD]) >> 3]
@@ -341,9 +388,9 @@ class Game:
                 item["level_name"] = level_name(lvl)
                 item["owner"] = "actor" if line < 2 else "defence"
                 if line >= 2:
-                    item["seat"] = int(st[S.BET_SEAT + line])
+                    item["seat"] = pl(int(st[S.BET_SEAT + line]))
             else:
-                item["seat"] = int(st[S.SEVEN_SEAT])
+                item["seat"] = pl(int(st[S.SEVEN_SEAT]))
                 item["owner"] = "actor" if st[S.SEVEN_SEAT] == actor else "defence"
             if line == S.L_GAME:
                 item["kind"] = kind

@@ -111,8 +111,8 @@ def _fields(record: Any) -> Rules:
             "deal",
         )
     dealer = record["dealer"]
-    if not is_int(dealer) or not 0 <= dealer <= 2:
-        raise RecordError(f"{dealer!r}: expected a seat 0, 1 or 2", "dealer")
+    if not is_int(dealer) or not 0 <= dealer < rules.players:
+        raise RecordError(f"{dealer!r}: expected a seat 0..{rules.players - 1}", "dealer")
     cut = record["cut"]
     if deal == 0:
         if cut is not None:
@@ -211,7 +211,7 @@ class RecordChecker:
                     f"so it is deal {p_deal + 1}",
                     "deal",
                 )
-            forehand = int(p_game.st[S.FOREHAND])
+            forehand = p_game.player(int(p_game.st[S.FOREHAND]))  # at four: a player
             if deal == p_deal + 1 and record["dealer"] != forehand:
                 raise RecordError(
                     f"{record['dealer']}: the dealer of the next deal is the previous "

@@ -59,9 +59,11 @@ def render_table(game: Game) -> str:
     unit = "desetníky" if licit else "groše"
     role_names = ("forhond", "zadák", "dealer") if licit else tuple(ROLE.values())
     f = int(st[S.FOREHAND])
+    pl = game.player  # a core seat's player (at four, RULES.md §11.3, the dealer sits out)
+    out_note = " (sits out)" if game.sitting_out is not None else ""
     lines = [
-        f"deal {game.deal_no + 1}/{game.rules.deals}  dealer player_{int(st[S.DEALER])}  "
-        f"{'forhond' if licit else 'forhont'} player_{f}  phase {game.phase_name}"
+        f"deal {game.deal_no + 1}/{game.rules.deals}  dealer player_{game.dealer}{out_note}  "
+        f"{'forhond' if licit else 'forhont'} player_{pl(f)}  phase {game.phase_name}"
     ]
     con = int(st[S.CONTRACT])
     if licit:
@@ -73,7 +75,7 @@ def render_table(game: Game) -> str:
             desc += f" ({pretty(int(st[S.TRUMP_CARD]))}{' z lidu' if st[S.BLIND] else ''})"
         if st[S.ANNOUNCE]:
             desc += f", {S.ANNOUNCE_NAMES[int(st[S.ANNOUNCE])].replace('_', ' a ')}"
-        lines.append(f"contract: {desc}; actor player_{int(st[S.ACTOR])}")
+        lines.append(f"contract: {desc}; actor player_{pl(int(st[S.ACTOR]))}")
     bets = []
     for b in range(4):
         if st[S.BET_EXISTS + b] and not licit:
@@ -83,22 +85,26 @@ def render_table(game: Game) -> str:
             bets.append(name + (LEVELS[lvl] if lvl < len(LEVELS) else f" flek×{lvl}"))
     if bets:
         lines.append("bets: " + ", ".join(bets))
-    for seat in range(3):
+    scores = game.scores
+    for player in range(game.players):
+        seat = game.core_seat(player)
+        score = f"{scores[player]:+5d} {unit}"
+        if seat < 0:
+            lines.append(f"  player_{player} ({'sits out':10s}) {score}")
+            continue
         role = role_names[(seat - f) % 3]
-        mark = "→" if seat == game.to_move else " "
+        mark = "→" if player == game.to_move else " "
         pts = int(st[S.PTS + seat])
         marr = [SUIT_NAMES_CZ[s] for s in range(4) if st[S.MARR_SEAT + s] == seat]
         extra = f"  points {pts}" + (f"  hlášky: {', '.join(marr)}" if marr else "")
         lines.append(
-            f"{mark} player_{seat} ({role:10s}) {int(S.get64(st, S.SCORE + 2 * seat)):+5d} "
-            f"{unit}  "
-            f"[{_hand(game.hand(seat))}]{extra}"
+            f"{mark} player_{player} ({role:10s}) {score}  [{_hand(game.hand(player))}]{extra}"
         )
     if st[S.PHASE] == S.PH_PLAY:
         t = int(st[S.TRICK_NO])
         n = int(st[S.TRICK_N])
         lead = int(st[S.LEADER])
-        cards = [f"player_{(lead + j) % 3}: {pretty(int(st[S.TRICKS + 3 * t + j]))}"
+        cards = [f"player_{pl((lead + j) % 3)}: {pretty(int(st[S.TRICKS + 3 * t + j]))}"
                  for j in range(n)]
         lines.append(f"trick {t + 1}: " + (", ".join(cards) if cards else "(lead)"))
     if st[S.SETTLED]:

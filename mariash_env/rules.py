@@ -21,8 +21,9 @@ R_SHUFFLE_EVERY = 9
 R_NDEALS = 10
 R_OPEN = 11  # open betl / open durch may be named (§11.1)
 R_ORDER_FREE = 12  # hundreds counted order-free, priced multiplicatively (§11.2)
-R_GAME = 13  # which game: G_VOLENY or G_LICIT (kept last)
-R_SIZE = 14
+R_PLAYERS = 13  # 3, or 4 with the dealer sitting out (§11.3)
+R_GAME = 14  # which game: G_VOLENY or G_LICIT (kept last)
+R_SIZE = 15
 
 G_VOLENY, G_LICIT = 0, 1
 GAMES = ("voleny", "licitovany")
@@ -44,7 +45,8 @@ class RulesError(ValueError):
 
 @dataclass(frozen=True)
 class Rules:
-    """The rule switches of RULES.md §11; the defaults are the seed-001 table."""
+    """The rule switches of RULES.md §11; the defaults are the seed-001 table
+    (:func:`make_rules` gives ``deals=16`` with ``players=4``, §11.3)."""
 
     rules: str = "voleny"
     deals: int = 12
@@ -84,6 +86,7 @@ class Rules:
         v[R_GAME] = self.game
         v[R_OPEN] = self.open_contracts
         v[R_ORDER_FREE] = self.hundred_counting == "order_free"
+        v[R_PLAYERS] = self.players
         return v
 
 
@@ -95,12 +98,13 @@ _CHOICES = {
     "shuffle": ("partie", "every_deal"),
     "hundred_counting": ("first_played", "order_free"),
     "open_contracts": (False, True),
-    "players": (3,),
+    "players": (3, 4),
 }
 _NOT_YET = {
     ("rules", "lizany"): "two-player lízaný",
-    ("players", 4): "the four-player table",
 }
+DEALS_PER_PARTIE = {3: 12, 4: 16}
+"""A partie's deals by default: each seat deals four times (RULES.md §2, §11.3)."""
 # The type each choice option must have: ``True == 1`` and ``2.0 == 2`` in Python, so a
 # membership test alone would accept ``killed_seven=2.0`` or ``players=True``.
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -165,6 +169,12 @@ def make_rules(**options: Any) -> Rules:
         if key in _CHOICES:
             _check_choice(key, value)
     if options.get("rules") == "licitovany":
+        if _plain(options.get("players", 3)) == 4:
+            raise RulesError(
+                "rule options players=4 and rules='licitovany' conflict: the four-player "
+                "table (RULES.md §11.3) is a volený variant; licitovaný is played by three "
+                "(LICITOVANY.md §11)"
+            )
         foreign = sorted(set(options) - set(LICIT_OPTIONS))
         if foreign:
             raise RulesError(
@@ -173,7 +183,8 @@ def make_rules(**options: Any) -> Rules:
                 f"{list(LICIT_OPTIONS)}"
             )
         options = {**LICIT_DEFAULTS, **options}
-    deals = options.get("deals", 12)
+    deals = options.get("deals", DEALS_PER_PARTIE[options.get("players", 3)])
+    options.setdefault("deals", deals)
     if not is_int(deals) or not 1 <= deals <= MAX_DEALS:
         raise RulesError(
             f"invalid value {deals!r} for rule option 'deals': expected an int 1..{MAX_DEALS}"
@@ -198,6 +209,17 @@ def make_rules(**options: Any) -> Rules:
             "open_contracts=False"
         )
     return Rules(**{k: _plain(v) for k, v in options.items()})
+
+
+def require_three(rules: Rules, where: str) -> None:
+    """RulesError when ``rules`` seat four players (RULES.md §11.3) at a front end that
+    plays three seats only (``where`` names it)."""
+    if rules.players != 3:
+        raise RulesError(
+            f"rule option players={rules.players} is not supported by {where}, which seats "
+            "three players; the four-player table runs in mariash_env.env, Game, "
+            "VectorEnv, the records and the arena"
+        )
 
 
 def rules_vector(rules: Rules | np.ndarray | None) -> np.ndarray:

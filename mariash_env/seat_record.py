@@ -52,7 +52,7 @@ from .core.engine import apply_action, legal_actions
 from .core.tables import POS_SEAT
 from .records import RecordError
 from .robots.view import SeatView
-from .rules import Rules, RulesError, is_int, make_rules
+from .rules import Rules, RulesError, is_int, make_rules, require_three
 from .search import WorldError, sample_worlds
 
 __all__ = ["FORMAT", "SeatRecordError", "seat_view"]
@@ -100,6 +100,7 @@ def _parse(record: Any) -> tuple[Rules, int, int, int, list[int], list[int], set
         raise SeatRecordError("must be an object of rule options", "rules")
     try:
         rules = make_rules(**opts)
+        require_three(rules, "seat records")
     except (RulesError, TypeError) as e:
         raise SeatRecordError(str(e), "rules") from e
     deal = record.get("deal", 0)

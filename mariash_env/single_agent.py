@@ -45,7 +45,7 @@ from .render import render_for
 from .robots import Robot, make_robot
 from .robots.base import as_robot
 from .robots.view import SeatView
-from .rules import is_int, make_rules
+from .rules import is_int, make_rules, require_three
 from .spaces import LegalDiscrete
 
 __all__ = ["SingleAgentEnv", "IllegalActionError"]
@@ -106,6 +106,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal = illegal
         self.render_mode = render_mode
         self.rules = make_rules(**rules)
+        require_three(self.rules, "the single-agent env")
         self.game = Game(self.rules, records=False)
         # robots[s] plays seat s; None for the learner.
         self.robots: list[Robot | None] = [None, None, None]

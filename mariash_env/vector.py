@@ -26,17 +26,23 @@ Quick start
 
 API
 ---
-``VectorEnv(num_envs, seed=None, observations=True, deals=12, parallel=False, **rules)``
+``VectorEnv(num_envs, seed=None, observations=True, deals=None, parallel=False, **rules)``
     ``rules`` are the keyword options of :func:`mariash_env.rules.make_rules` (RULES.md
     §11: ``tariff``, ``killed_seven``, ``max_flek``, ``payment_cap``, ``marriage_order``,
-    ``shuffle``, ...), validated there; ``deals`` is the length of a partie.
+    ``shuffle``, ``players``, ...), validated there; ``deals`` is the length of a partie
+    (None: the rules' default, 12, or 16 with ``players=4``).
+    With ``players=4`` (RULES.md §11.3) every row is a four-player partie: ``player`` is
+    the player 0..3 to move (never the dealer, who sits out), ``rewards`` is
+    ``float64[N, 4]`` (actor ``+3A``, the other three ``-A``) and ``obs`` the four-player
+    observation (float32[924], :mod:`mariash_env.core.observe4`), exactly as the AEC
+    environment ``mariash_env.env(players=4)`` plays it.
     ``observations=False`` skips the observation encoding (``Step.obs`` is ``None``),
     for search, self-play statistics or benchmarks that only need masks.
     ``parallel=True`` steps the games with numba ``prange`` threads (the results are
     identical; worth it only with idle cores: on a machine busy with other processes
     the threads wait for each other and it can be several times slower than serial).
     Attributes: ``num_envs``, ``obs_size`` (``OBS_SIZE`` = 900), ``state_obs_size``
-    (1031), ``num_actions`` (115), ``state_size`` (``STATE_SIZE`` = 279), ``rules``
+    (1031), ``num_actions`` (115), ``state_size`` (``STATE_SIZE`` = 288), ``rules``
     (the :class:`~mariash_env.rules.Rules`), ``rules_vector``, ``seed`` (the base seed of
     the last reset) and ``decisions`` (actions applied since construction).
 ``reset(seed=None) -> Step``
@@ -66,14 +72,14 @@ API
 The ``Step`` record
 -------------------
 ``player`` int64[N]
-    Absolute seat (0, 1, 2) to move now in each game.
+    Absolute seat (0, 1, 2; at four the player 0..3) to move now in each game.
 ``obs`` float32[N, OBS_SIZE] or ``None``
     That seat's observation (``encode(st, player, out, False)``; layout
     ``mariash_env.core.observe.OBS_LAYOUT``).
 ``mask`` int8[N, 115]
     Legal actions of that seat (1 = legal); a read-only view, since every step checks
     its actions against it.
-``rewards`` float64[N, 3]
+``rewards`` float64[N, 3] (``[N, 4]`` at four)
     Groše paid to each *absolute* seat by a deal that ended in this step, else 0.
     Zero-sum per row; exact (a payment stays far below 2**53, see ``core/settle.py``).
 ``deal_done`` bool[N]
@@ -117,11 +123,12 @@ engine itself draws no other randomness.
 
 Memory
 ------
-Per game (``VectorEnv.bytes_per_game(observations)``): ``STATE_SIZE * 4`` = 1,116 bytes
+Per game (``VectorEnv.bytes_per_game(observations)``): ``STATE_SIZE * 4`` = 1,152 bytes
 of state, 115 of mask, 38 of the small buffers (player, rewards, flags, deal number) and,
-with observations, 3,600 of observation: 1,269 bytes without observations, 4,869 with
-(licitovaný: 136 of mask and 4,064 of observation, 1,290 and 5,354).
-4,096 games take 5.2 MB (19.9 MB with observations); a million, 1.27 GB (4.87 GB).
+with observations, 3,600 of observation: 1,305 bytes without observations, 4,905 with
+(licitovaný: 136 of mask and 4,064 of observation, 1,326 and 5,390; at four players 8
+more of rewards and 3,696 of observation).
+4,096 games take 5.3 MB (20.1 MB with observations); a million, 1.31 GB (4.91 GB).
 The constructor warns (:class:`VectorMemoryWarning`, a ``UserWarning`` naming the bytes
 needed) when that exceeds ``MEMORY_FRACTION`` (half) of the memory the machine has
 available (:func:`available_memory`).  ``reset`` derives each game's seed in Python
@@ -147,7 +154,7 @@ Python overhead of a few µs per call, so batch at least a few hundred games.
 
 Search: copy and restore
 ------------------------
-``snap = venv.copy_states()`` copies the whole batch (1,116 bytes per game); after any
+``snap = venv.copy_states()`` copies the whole batch (1,152 bytes per game); after any
 number of steps ``venv.restore_states(snap)`` puts every game back exactly, including
 its generator, so the same actions reproduce the same continuation.  Call
 ``venv.current()`` to get the restored games' player/mask/obs.  To explore several
@@ -183,8 +190,10 @@ from .core.deal import shuffled_deck, start_partie
 from .core.encoding import encode_game
 from .core.engine import advance_partie, apply_action, legal_actions
 from .core.flow import play_turn
+from .core.four import payment4, player_of
 from .core.jit import borrow, borrow_row, popcount64
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE
+from .core.observe4 import OBS4_SIZE, STATE4_OBS_SIZE
 from .core.play import can_lay_down, legal_cards, play_card
 from .core.state import (
     CUT,
@@ -198,7 +207,7 @@ from .core.state import (
     setm,
 )
 from .kinds import kind_of
-from .rules import R_GAME, is_int, make_rules
+from .rules import R_GAME, R_PLAYERS, is_int, make_rules
 
 __all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES",
            "VectorMemoryWarning", "available_memory"]
@@ -293,14 +302,27 @@ def game_seed_words(seed: int, i: int) -> np.ndarray:
 @_jit
 def _new_partie(st, rules):
     """A new partie from the game's own generator, as ``Game.new_partie`` starts one."""
-    start_partie(st, shuffled_deck(st), FIRST_DEALER, rules[R_GAME])
+    start_partie(st, shuffled_deck(st), FIRST_DEALER, rules[R_GAME], rules[R_PLAYERS])
     st[CUT] = -1  # the first deal of a partie is shuffled, not cut
+
+
+@_jit_inline
+def _mover(st, rules):
+    """The seat to move; at four (RULES.md §11.3) the player holding it."""
+    c = st[TO_MOVE]
+    return player_of(st, c) if rules[R_PLAYERS] == 4 and c >= 0 else c
+
+
+@_jit_inline
+def _payment(st, rules, s):
+    """Groše paid to seat ``s`` by the settled deal (at four: to player ``s``)."""
+    return payment4(st, s) if rules[R_PLAYERS] == 4 else get64(st, PAY + 2 * s)
 
 
 @_jit
 def _refresh_one(st, rules, i, masks, obs, player, deal_no, observations):
     legal_actions(st, rules, masks[i])
-    p = st[TO_MOVE]
+    p = _mover(st, rules)
     player[i] = p
     deal_no[i] = st[DEAL_NO]
     if observations:
@@ -338,14 +360,14 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
         mrow = borrow_row(masks, i)
         a = actions[i]
         if a < 0 or a >= mrow.shape[0] or mrow[a] != 1:
-            for s in range(3):
+            for s in range(rewards.shape[1]):
                 rewards[i, s] = 0.0
             deal_done[i] = False
             partie_done[i] = False
             continue
         if _apply_action_inline(st, rules, a):
-            for s in range(3):
-                rewards[i, s] = get64(st, PAY + 2 * s)  # exact int64 in the state
+            for s in range(rewards.shape[1]):
+                rewards[i, s] = _payment(st, rules, s)  # exact int64 in the state
             deal_done[i] = True
             if advance_partie(st, rules, -1):
                 partie_done[i] = False
@@ -353,12 +375,12 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
                 _new_partie(st, rules)
                 partie_done[i] = True
         else:
-            for s in range(3):
+            for s in range(rewards.shape[1]):
                 rewards[i, s] = 0.0
             deal_done[i] = False
             partie_done[i] = False
         _legal_actions_inline(st, rules, mrow)
-        p = st[TO_MOVE]
+        p = _mover(st, rules)
         player[i] = p
         deal_no[i] = st[DEAL_NO]
         if observations:
@@ -381,7 +403,7 @@ def _reset_kernel(states, words, rules, masks, obs, player, rewards, deal_done,
         for j in range(4):
             setm(st, RNG + j, words[i, j])
         _new_partie(st, rules)
-        for s in range(3):
+        for s in range(rewards.shape[1]):
             rewards[i, s] = 0.0
         deal_done[i] = False
         partie_done[i] = False
@@ -392,7 +414,7 @@ def _reset_kernel(states, words, rules, masks, obs, player, rewards, deal_done,
 def _refresh_kernel(states, rules, masks, obs, player, rewards, deal_done, partie_done,
                     deal_no, observations):
     for i in range(states.shape[0]):
-        for s in range(3):
+        for s in range(rewards.shape[1]):
             rewards[i, s] = 0.0
         deal_done[i] = False
         partie_done[i] = False
@@ -535,7 +557,7 @@ class VectorEnv:
     state_size = STATE_SIZE
 
     def __init__(self, num_envs: int, seed: int | None = None, observations: bool = True,
-                 deals: int = 12, parallel: bool = False, **rules):
+                 deals: int | None = None, parallel: bool = False, **rules):
         if not is_int(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         for name, flag in (("observations", observations), ("parallel", parallel)):
@@ -545,11 +567,14 @@ class VectorEnv:
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         n = int(num_envs)
         self.num_envs = n
-        self.rules = make_rules(deals=deals, **rules)
+        if deals is not None:  # else the rules' default: 12 deals, 16 at four
+            rules["deals"] = deals
+        self.rules = make_rules(**rules)
         self.kind = kind = kind_of(self.rules)
-        # The game's sizes (the class attributes are volený's).
-        self.obs_size = kind.obs_size
-        self.state_obs_size = kind.state_obs_size
+        self.players = players = self.rules.players
+        # The game's sizes (the class attributes are volený's at three).
+        self.obs_size = OBS4_SIZE if players == 4 else kind.obs_size
+        self.state_obs_size = STATE4_OBS_SIZE if players == 4 else kind.state_obs_size
         self.num_actions = kind.n_actions
         need = n * self._game_bytes(bool(observations))
         avail = available_memory()
@@ -572,9 +597,10 @@ class VectorEnv:
         self._states = np.zeros((n, STATE_SIZE), dtype=np.int32)
         self._mask = np.zeros((n, kind.n_actions), dtype=np.int8)
         # Without observations the kernels still need an array of the right type.
-        self._obs = np.zeros((n if self.observations else 1, kind.obs_size), dtype=np.float32)
+        self._obs = np.zeros((n if self.observations else 1, self.obs_size), dtype=np.float32)
         self._player = np.zeros(n, dtype=np.int64)
-        self._rewards = np.zeros((n, 3), dtype=np.float64)  # payments exceed float32's 2**24
+        # payments exceed float32's 2**24
+        self._rewards = np.zeros((n, players), dtype=np.float64)
         self._deal_done = np.zeros(n, dtype=np.bool_)
         self._partie_done = np.zeros(n, dtype=np.bool_)
         self._deal_no = np.zeros(n, dtype=np.int64)
@@ -594,15 +620,18 @@ class VectorEnv:
         )
 
     @staticmethod
-    def bytes_per_game(observations: bool = True, rules: str = "voleny") -> int:
+    def bytes_per_game(observations: bool = True, rules: str = "voleny",
+                       players: int = 3) -> int:
         """Bytes one game holds: state, mask, observation (when on) and the small buffers
-        (of the game ``rules`` names)."""
+        (of the game ``rules`` names, at a table of ``players``)."""
         kind = kind_of(rules)
         b = STATE_BYTES + kind.n_actions + _SMALL_BYTES
+        if players == 4:  # a fourth reward and the four-player observation
+            return b + 8 + OBS4_SIZE * 4 if observations else b + 8
         return b + kind.obs_size * 4 if observations else b
 
     def _game_bytes(self, observations: bool) -> int:
-        return self.bytes_per_game(observations, self.rules.rules)
+        return self.bytes_per_game(observations, self.rules.rules, self.rules.players)
 
     # -- views -------------------------------------------------------------
 

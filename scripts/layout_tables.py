@@ -15,11 +15,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mariash_env.core import licit_observe, observe, state  # noqa: E402
+from mariash_env.core import licit_observe, observe, observe4, state  # noqa: E402
 
 README = ROOT / "README.md"
 # Each table sits right after its section heading's prose: the first Markdown table there.
 SECTIONS = {"## Observation layout": observe.layout_table,
+            "## Four-player observation layout": observe4.layout_table,
             "## State record": state.layout_table,
             "### Licitovaný observation layout": licit_observe.layout_table}
 

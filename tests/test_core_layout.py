@@ -17,6 +17,7 @@ from mariash_env.core import engine as E
 from mariash_env.core import licit as LI
 from mariash_env.core import licit_observe as LO
 from mariash_env.core import observe as O
+from mariash_env.core import observe4 as Q
 from mariash_env.core import state as S
 from mariash_env.game import Game
 
@@ -115,6 +116,8 @@ def test_observation_layout_is_contiguous():
 
 
 @pytest.mark.parametrize("section,make", [("## Observation layout", O.layout_table),
+                                          ("## Four-player observation layout",
+                                           Q.layout_table),
                                           ("## State record", S.layout_table),
                                           ("### Licitovaný observation layout",
                                            LO.layout_table)])

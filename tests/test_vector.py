@@ -84,7 +84,7 @@ def test_shapes_and_attributes():
     step = venv.reset()
     assert venv.num_envs == 5 and venv.num_actions == 115
     assert venv.obs_size == OBS_SIZE and venv.state_size == S.STATE_SIZE
-    assert STATE_BYTES == S.STATE_SIZE * 4 == 1116
+    assert STATE_BYTES == S.STATE_SIZE * 4 == 1152
     assert step.player.shape == (5,) and step.player.dtype == np.int64
     assert step.obs.shape == (5, OBS_SIZE) and step.obs.dtype == np.float32
     assert step.mask.shape == (5, 115) and step.mask.dtype == np.int8
@@ -381,19 +381,23 @@ def test_matches_plain_core_loop():
     assert partie_ends >= n
 
 
-@pytest.mark.parametrize("rules", ["voleny", "licitovany"])
+@pytest.mark.parametrize("rules", [{"rules": "voleny"}, {"rules": "licitovany"},
+                                   {"players": 4}])
 def test_aec_env_matches_vector_env(rules):
     """Game i of VectorEnv(seed=s) is the AEC env reset with seed s + i, step for step
-    (both games: the batched kernels serve licitovaný too)."""
+    (both games: the batched kernels serve licitovaný too; and the four-player table,
+    RULES.md §11.3, rows with their own seat mapping, four rewards)."""
     mariash_env = pytest.importorskip("mariash_env")
     if not hasattr(mariash_env, "env"):
         pytest.skip("the AEC env is not available")
     n, seed, deals = 6, 77, 3
-    venv = VectorEnv(n, seed=seed, deals=deals, rules=rules)
+    venv = VectorEnv(n, seed=seed, deals=deals, **rules)
     step = venv.reset()
+    players = venv.players
+    assert step.rewards.shape == (n, players)
     envs = []
     for i in range(n):
-        e = mariash_env.env(deals=deals, rules=rules)
+        e = mariash_env.env(deals=deals, **rules)
         e.reset(seed=seed + i)
         envs.append(e)
     live = [True] * n
@@ -410,6 +414,11 @@ def test_aec_env_matches_vector_env(rules):
             np.testing.assert_array_equal(o["action_mask"], step.mask[i])
             np.testing.assert_array_equal(e.unwrapped.game.st, venv.states[i])
             checked += 1
+        if checked % 7 == 0:
+            full = venv.state()
+            for i, e in enumerate(envs):
+                if live[i]:
+                    np.testing.assert_array_equal(full[i], e.state())
         acts = random_legal_actions(step.mask, rng)
         step = venv.step(acts)
         for i, e in enumerate(envs):
@@ -417,8 +426,9 @@ def test_aec_env_matches_vector_env(rules):
                 continue
             e.step(int(acts[i]))
             raw = e.unwrapped
-            got = [raw.rewards[f"player_{s}"] for s in range(3)]
+            got = [raw.rewards[f"player_{s}"] for s in range(players)]
             np.testing.assert_array_equal(step.rewards[i], got)
+            assert step.rewards[i].sum() == 0
             if step.partie_done[i]:
                 assert all(raw.terminations.values())
                 live[i] = False

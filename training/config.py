@@ -235,10 +235,10 @@ class Config:
                 need(base in ("random", "table", "pimc") or o.startswith("onnx:"),
                      f"eval.{key}: unknown robot {o!r} (expected 'random', 'table', "
                      "'pimc(...)' or 'onnx:PATH')")
-        from mariash_env.rules import RulesError, make_rules
+        from mariash_env.rules import RulesError, make_rules, require_three
 
         try:
-            make_rules(deals=self.env.deals, **self.env.rules)
+            require_three(make_rules(deals=self.env.deals, **self.env.rules), "training")
         except (RulesError, ValueError, TypeError, OverflowError) as e:
             raise ConfigError(f"{source}: [env] rules: {e}") from None
         need(getattr(self.algo, "demo_margin", 0) == 0 or sp.guide_share > 0,

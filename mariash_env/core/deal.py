@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules import G_LICIT, R_GAME, R_SHUFFLE_EVERY
+from ..rules import G_LICIT, R_GAME, R_PLAYERS, R_SHUFFLE_EVERY
+from .four import CORE_DEALER, mirror_scores, start4
 from .jit import lowest_bit, njit, njit_inline
 from .state import (
     ACTOR,
@@ -33,6 +34,7 @@ from .state import (
     LIC_SHOW_SEAT,
     MARR_ORD,
     MARR_SEAT,
+    P4_DEALER,
     PARTIE_DONE,
     PH_BID,
     PH_TRUMP,
@@ -41,7 +43,6 @@ from .state import (
     SCORE,
     SEVEN_SEAT,
     SEVEN_TRICK,
-    STATE_SIZE,
     TALON,
     TALON_OWNER,
     TLEAD,
@@ -69,8 +70,9 @@ def deal_deck(st, deck, dealer, game=0):
 
 @njit
 def _clear_deal(st, dealer):
-    """Everything after the partie's fields to its start value; forehand from ``dealer``."""
-    for i in range(DEALER, STATE_SIZE):
+    """Every deal field (DEALER up to the four-player partie fields) to its start value;
+    forehand from ``dealer``."""
+    for i in range(DEALER, P4_DEALER):
         st[i] = 0
     for off in (TRUMP_CARD, ACTOR, CHOOSER, TALON_OWNER, BAD_SEAT, DURCH_SEAT, BETL_SEAT,
                 LEADER, SEVEN_TRICK, SEVEN_SEAT, CLAIMER):
@@ -151,13 +153,15 @@ def shuffled_deck(st):
 
 
 @njit
-def start_partie(st, deck, dealer, game=0):
-    """Reset the partie (scores, deal counter) and deal ``deck`` by ``dealer``."""
+def start_partie(st, deck, dealer, game=0, players=3):
+    """Reset the partie (scores, deal counter) and deal ``deck`` by ``dealer``; at four
+    (RULES.md §11.3) ``dealer`` is a player 0..3 who sits out, the core's dealer seat 2."""
     st[DEAL_NO] = 0
     st[PARTIE_DONE] = 0
     for i in range(6):  # three int64 scores
         st[SCORE + i] = 0
-    deal_deck(st, deck, dealer, game)
+    start4(st, dealer if players == 4 else 0)
+    deal_deck(st, deck, CORE_DEALER if players == 4 else dealer, game)
 
 
 @njit
@@ -270,9 +274,12 @@ def cut_deck(deck, k):
 def next_deal(st, rules, k):
     """Gather, cut (``k`` cards; ``k < 0`` draws 2..30 uniformly) and deal the next deal.
 
-    The new dealer is the old forehand.  Returns the cut used (0 when shuffled).
+    The new dealer is the old forehand.  Returns the cut used (0 when shuffled).  At four
+    (§11.3) the deal passes to the left too: the next player deals and sits out, and the
+    core seats keep their roles (forehand 0, the dealer's role 2).
     """
-    new_dealer = st[FOREHAND]
+    four = rules[R_PLAYERS] == 4
+    new_dealer = CORE_DEALER if four else st[FOREHAND]
     if rules[R_SHUFFLE_EVERY]:
         deck = shuffled_deck(st)
         k = 0
@@ -284,6 +291,9 @@ def next_deal(st, rules, k):
     st[DEAL_NO] += 1
     deal_deck(st, deck, new_dealer, rules[R_GAME])
     st[CUT] = k
+    if four:
+        st[P4_DEALER] = (st[P4_DEALER] + 1) % 4
+        mirror_scores(st)
     return k
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules import G_LICIT, R_GAME, R_NDEALS
+from ..rules import G_LICIT, R_GAME, R_NDEALS, R_PLAYERS
+from .four import book4
 from .jit import njit, njit_inline
 from .licit_settle import settle_licit
 from .play import play_card, trick_end
@@ -73,8 +74,11 @@ def finish(st, rules, end):
         settle_licit(st, rules)
     else:
         settle(st, rules)
-    for s in range(3):
-        set64(st, SCORE + 2 * s, get64(st, SCORE + 2 * s) + get64(st, PAY + 2 * s))
+    if rules[R_PLAYERS] == 4:  # §11.3: the sitting-out dealer pays with the defence
+        book4(st)
+    else:
+        for s in range(3):
+            set64(st, SCORE + 2 * s, get64(st, SCORE + 2 * s) + get64(st, PAY + 2 * s))
     if st[DEAL_NO] + 1 >= rules[R_NDEALS]:
         st[PARTIE_DONE] = 1
 

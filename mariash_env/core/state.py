@@ -65,7 +65,8 @@ END_NAMES = ("none", "played", "conceded", "sedma_not_played", "decided_early", 
 # word) and, for every field the compiled code indexes with, its accepted ``(lo, hi)``
 # range (checked by ``VectorEnv.restore_states``).  Offsets, STATE_SIZE, the validator
 # data, :func:`describe` and the README table are derived from it.  Everything before
-# DEALER lasts the whole partie; a new deal clears the rest.  With max_flek=None one deal
+# DEALER lasts the whole partie, so do the P4_* fields at the end; a new deal clears the
+# rest.  With max_flek=None one deal
 # can pay more than an int32 holds, so amounts are exact 64-bit (see core/settle.py).
 
 
@@ -181,6 +182,13 @@ STATE_SCHEMA: tuple[Field, ...] = (
     # Volený: each talon taken in the deal, in order (§4.2, §4.3, §11.1): TOOK is their
     # union per seat, and under open contracts one seat can take two.
     F("TAKEN", 4, "[k]: the cards of the k-th talon taken this deal", "mask"),
+    # The four-player table (players=4, RULES.md §11.3): partie fields like SCORE (a new
+    # deal keeps them).  The deal itself is a three-seat deal whose seats 0, 1, 2 are
+    # forehand, middlehand and the dealer's role (DEALER is 2); they are the players
+    # P4_DEALER + 1, + 2, + 3 (mod 4), and SCORE mirrors those players' P4_SCORE.
+    F("P4_DEALER", 1, "players=4: the dealer, who sits out this deal (0 with three)",
+      range=(0, 3)),
+    F("P4_SCORE", 8, "players=4: running groše of the partie per player", "i64"),
 )
 del F
 
@@ -296,7 +304,9 @@ LIC_HOLD_BY = 232  # 12 slots
 LIC_PASS_AT = 244  # 3 slots
 LIC_RAISE_TURN = 247  # 28 slots
 TAKEN = 275  # 4 slots
-STATE_SIZE = 279
+P4_DEALER = 279
+P4_SCORE = 280  # 4 int64 values = 8 slots
+STATE_SIZE = 288
 
 
 def _check_constants() -> None:

@@ -51,7 +51,11 @@ class SeatView:
 
     @classmethod
     def from_game(cls, game: Any, seat: int | None = None) -> SeatView:
-        return cls(game.st, game.to_move if seat is None else seat, game.rules)
+        """The view of ``seat`` (default: the player to move) of a
+        :class:`~mariash_env.game.Game`; at four (RULES.md §11.3) ``seat`` is a player and
+        the view is of the seat it holds in the deal."""
+        player = game.to_move if seat is None else seat
+        return cls(game.st, game.core_seat(player), game.rules)
 
     @property
     def to_move(self) -> bool:
