@@ -81,16 +81,19 @@ import numpy as np
 import pyspiel
 
 from . import actions as A
+from . import licit_actions as LA
 from .cards import CARD_CODES
 from .core import state as S
 from .core.deal import deck_of
 from .core.engine import advance_partie, apply_action, legal_actions
-from .core.observe import OBS_LAYOUT, OBS_SIZE, encode
+from .core.observe import OBS_SIZE
 from .game import Game
+from .kinds import GameKind, kind_of
 from .robots.base import Robot
 from .robots.view import SeatView
-from .rules import TARIFFS, UNLIMITED_FLEK, Rules, RulesError, make_rules
-from .search import sample_worlds
+from .rules import G_LICIT, TARIFFS, UNLIMITED_FLEK, Rules, RulesError, make_rules
+from .search import WorldError, sample_worlds
+from .search.licit_worlds import LicitWorldError, sample_licit_worlds
 
 __all__ = [
     "GAME_TYPE", "RESAMPLE_TRIES", "MariashGame", "MariashState", "OpenSpielRobot",
@@ -103,20 +106,29 @@ RESAMPLE_TRIES = 500  # first-deal worlds tried per resample of a later deal (pa
 NCARDS = 32
 _CUT_MIN, _CUT_MAX = 2, 30
 
+# The parameters and their defaults.  OpenSpiel fills in every default before the game
+# sees its parameters, so the defaults that differ between the games are sentinels:
+# ``max_flek`` -2 and ``payment_cap`` -1 mean the game's own default (volený 4 and none,
+# licitovaný 5 and 500).  The volený-only options are passed on to ``make_rules`` only when
+# they differ from their defaults, so that licitovaný refuses them by name.
+GAME_DEFAULT_FLEK, GAME_DEFAULT_CAP = -2, -1
 _DEFAULTS: dict[str, Any] = {
     "rules": "voleny",
     "deals": 1,
     "tariff": "home",
     "killed_seven": 2,
-    "max_flek": 4,
-    "payment_cap": 0,
+    "max_flek": GAME_DEFAULT_FLEK,
+    "payment_cap": GAME_DEFAULT_CAP,
     "marriage_order": "any",
     "shuffle": "partie",
+    "hundred_counting": "first_played",
+    "open_contracts": False,
+    "players": 3,
 }
 
 GAME_TYPE = pyspiel.GameType(
     short_name="mariash",
-    long_name="Volený mariáš (mariash engine)",
+    long_name="Mariáš, volený or licitovaný (mariash engine)",
     dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
     chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
@@ -137,48 +149,47 @@ class ResampleError(RuntimeError):
 
 
 def rules_from_params(params: dict[str, Any]) -> Rules:
-    """The :class:`Rules` of OpenSpiel parameters (sentinels -1 / 0 for None); RulesError
-    naming a bad one."""
+    """The :class:`Rules` of OpenSpiel parameters (module docstring: sentinels for None and
+    for the game's default); RulesError naming a bad one or a bad combination."""
     unknown = set(params) - set(_DEFAULTS)
     if unknown:
         raise RulesError(
             f"unknown mariash game parameter(s) {sorted(unknown)}: expected {sorted(_DEFAULTS)}"
         )
     p = {**_DEFAULTS, **params}
+    opts: dict[str, Any] = {"rules": p["rules"], "deals": p["deals"]}
     mf, cap = p["max_flek"], p["payment_cap"]
-    if mf == -1:
-        mf = None
-    elif isinstance(mf, int) and mf < -1:
-        raise RulesError(f"invalid max_flek {mf!r}: expected 0..20, or -1 for unlimited")
-    if cap == 0:
-        cap = None
-    elif isinstance(cap, int) and cap < 0:
-        raise RulesError(f"invalid payment_cap {cap!r}: expected groše > 0, or 0 for none")
-    return make_rules(
-        rules=p["rules"], deals=p["deals"], tariff=p["tariff"],
-        killed_seven=p["killed_seven"], max_flek=mf, payment_cap=cap,
-        marriage_order=p["marriage_order"], shuffle=p["shuffle"],
-    )
+    if isinstance(mf, int) and mf < GAME_DEFAULT_FLEK:
+        raise RulesError(f"invalid max_flek {mf!r}: expected 0..20, -1 for unlimited or -2 "
+                         "for the game's default")
+    if isinstance(cap, int) and cap < GAME_DEFAULT_CAP:
+        raise RulesError(f"invalid payment_cap {cap!r}: expected groše > 0, 0 for none or -1 "
+                         "for the game's default")
+    if mf != GAME_DEFAULT_FLEK:
+        opts["max_flek"] = None if mf == -1 else mf
+    if cap != GAME_DEFAULT_CAP:
+        opts["payment_cap"] = None if cap == 0 else cap
+    for k in ("tariff", "killed_seven", "marriage_order", "shuffle", "hundred_counting",
+              "open_contracts", "players"):
+        if p[k] != _DEFAULTS[k] or type(p[k]) is not type(_DEFAULTS[k]):
+            opts[k] = p[k]
+    return make_rules(**opts)
 
 
 def game_params(rules: Rules) -> dict[str, Any]:
-    """OpenSpiel parameters of ``rules`` (the inverse of :func:`rules_from_params`).
-    The variants it has no parameter for are refused, never dropped."""
-    extra = {k: v for k, v in (("open_contracts", rules.open_contracts),
-                                ("hundred_counting", rules.hundred_counting))
-             if v != Rules.__dataclass_fields__[k].default}
-    if extra:
-        raise RulesError(
-            f"the OpenSpiel game has no parameter for {extra}: it plays only the options "
-            f"{sorted(_DEFAULTS)}"
-        )
-    return {
-        "rules": rules.rules, "deals": rules.deals, "tariff": rules.tariff,
-        "killed_seven": rules.killed_seven,
+    """OpenSpiel parameters of ``rules`` (the inverse of :func:`rules_from_params`); for
+    licitovaný only the options that apply to it."""
+    out = {
+        "rules": rules.rules, "deals": rules.deals,
         "max_flek": -1 if rules.max_flek is None else rules.max_flek,
         "payment_cap": 0 if rules.payment_cap is None else rules.payment_cap,
         "marriage_order": rules.marriage_order, "shuffle": rules.shuffle,
     }
+    if rules.rules != "licitovany":
+        out.update(tariff=rules.tariff, killed_seven=rules.killed_seven,
+                   hundred_counting=rules.hundred_counting,
+                   open_contracts=rules.open_contracts, players=rules.players)
+    return out
 
 
 def _level(rules: Rules) -> int:
@@ -186,45 +197,67 @@ def _level(rules: Rules) -> int:
 
 
 def utility_bound(rules: Rules) -> float:
-    """Largest |groše| one seat can win or lose in a partie under ``rules``.
+    """Largest |groše| (licitovaný: desetníky) one seat can win or lose in a partie.
 
     Per deal the amount ``A`` per defender is at most the sum of the settlement lines'
-    maxima at the highest flek level (core/settle.py derives them: game and hundred
-    against <= 18 * sto * 2 (hearts), each seven line <= max(killed_seven, sedma) * 2,
-    the silent seven 2 * sedma), or ``payment_cap``; the actor gets ``2A``.
+    maxima at the highest flek level, or ``payment_cap``; the actor gets ``2A`` (and a
+    licitovaný laid-game payer pays at most ``2A``).  Volený (core/settle.py): game and
+    hundred against <= 18 * sto * 2 (hearts; order-free hundreds ``sto << 15``, silent
+    ``hra << 10``, RULES.md §11.2; open betl / durch twice the price, §11.1), each seven
+    line <= max(killed_seven, sedma) * 2, the silent seven 2 * sedma.  Licitovaný
+    (LICITOVANY.md §9, H = 2): game 2H per ten over 90 <= 40, seven 2H = 4, hundred lost
+    4H per ten of (100 - Ca) + Md <= 160, two sevens 60, durch 30; unflekked the silent
+    seven H and a show 90.
     """
-    t = TARIFFS[rules.tariff]
-    game = max(18 * t["sto"] * 2, t["betl"], t["durch"])
-    seven = max(rules.killed_seven, t["sedma"]) * 2
-    a = (2 * game + 2 * seven) * 2 ** _level(rules) + 2 * t["sedma"]
+    if rules.rules == "licitovany":
+        a = (40 + 4 + 160 + 60 + 30) * 2 ** _level(rules) + 2 + 90
+    else:
+        t = TARIFFS[rules.tariff]
+        game = max(18 * t["sto"] * 2, t["durch"] * (2 if rules.open_contracts else 1))
+        if rules.hundred_counting == "order_free":
+            game = max(game, (t["sto"] << 15) * 2, (t["hra"] << 10) * 2)
+        seven = max(rules.killed_seven, t["sedma"]) * 2
+        a = (2 * game + 2 * seven) * 2 ** _level(rules) + 2 * t["sedma"]
     if rules.payment_cap is not None:
         a = min(a, rules.payment_cap)
     return float(2 * a * rules.deals)
 
 
 def max_game_length(rules: Rules) -> int:
-    """A bound on the player decisions of a partie.
+    """A bound on the player decisions of a partie (``L`` the highest flek level).
 
-    Per deal: bidding <= 15 (trump 1, contracts 3, discards 6, Barva? 2, betl answers 2,
-    announcement 1); flek: every round but the last raises or announces a bet, so at most
-    ``4L + 2`` raises/announcements and ``4L + 3`` rounds of at most two ``good``; play 31.
+    Volený, per deal: bidding <= 15 (trump 1, contracts 3, discards 6, Barva? 2, betl
+    answers 2, announcement 1), with open contracts 5 more per overcall (three at most:
+    the contract, two discards, two answers); flek: every round but the last raises or
+    announces a bet, so at most ``4L + 2`` raises/announcements and ``4L + 3`` rounds of
+    at most two ``good``; play 31.  Licitovaný: auction <= 28 (12 bids, 12 holds, 3
+    passes, a lone bid), announcing 6 (game, trumps, helping, two discards, lead); flek
+    ``4L`` raises in at most ``4L`` raising turns, each after at most two raise-free turns
+    and three at the end, one ``good`` or ``show`` a turn: ``16L + 3``; play 30.
     """
     lv = _level(rules)
-    return rules.deals * (15 + (4 * lv + 2) + 2 * (4 * lv + 3) + 31)
+    if rules.rules == "licitovany":
+        return rules.deals * (28 + 6 + 16 * lv + 3 + 30)
+    bidding = 15 + (15 if rules.open_contracts else 0)
+    return rules.deals * (bidding + (4 * lv + 2) + 2 * (4 * lv + 3) + 31)
 
 
 # --- the information-state string: one name per encoding slot -------------------------
-def _slot_names() -> tuple[tuple[str, ...], frozenset[str]]:
-    """A name per encoding slot: card blocks by card (``hand:Qh``, ``played_by+1:Ah``,
-    ``played_in:Ah@3``), the others by block and index (``phase+7``)."""
-    cards = {"hand", "laid", "took", "talon", "trump_card", "played_by", "cur_trick"}
-    numeric = {"points", "ntricks", "score"}
-    names: list[str] = [""] * OBS_SIZE
-    for block, off, size, _ in OBS_LAYOUT:
-        if off >= OBS_SIZE:
+_CARD_BLOCKS = {"hand", "laid", "took", "talon", "trump_card", "played_by", "cur_trick",
+                "lead"}
+_NUMERIC_BLOCKS = {"points", "ntricks", "score", "raise_turn"}
+
+
+def _slot_names(kind: GameKind) -> tuple[str, ...]:
+    """A name per encoding slot of ``kind``'s observation: card blocks by card
+    (``hand:Qh``, ``played_by+1:Ah``, ``played_in:Ah@3``), the others by block and index
+    (``phase+7``)."""
+    names: list[str] = [""] * kind.obs_size
+    for block, off, size, _ in kind.obs_layout:
+        if off >= kind.obs_size:
             continue
         for i in range(size):
-            if block in cards:
+            if block in _CARD_BLOCKS:
                 sub, c = divmod(i, 32)
                 names[off + i] = f"{block}+{sub}:{CARD_CODES[c]}" if size > 32 else (
                     f"{block}:{CARD_CODES[c]}")
@@ -232,17 +265,22 @@ def _slot_names() -> tuple[tuple[str, ...], frozenset[str]]:
                 names[off + i] = f"played_in:{CARD_CODES[i // 10]}@{i % 10}"
             else:
                 names[off + i] = f"{block}+{i}"
-    return tuple(names), frozenset(n for n in names if n.split("+")[0] in numeric)
+    return tuple(names)
 
 
-_SLOT_NAMES, _NUMERIC = _slot_names()
+_SLOT_NAMES = {}
 
 
-def _encoding_string(t: np.ndarray) -> str:
+def _encoding_string(kind: GameKind, t: np.ndarray) -> str:
+    """The non-zero entries of an encoding by name, with the value unless it is 1 in a
+    flag block (so equal strings mean equal tensors)."""
+    names = _SLOT_NAMES.get(kind.name)
+    if names is None:
+        names = _SLOT_NAMES[kind.name] = _slot_names(kind)
     parts = []
     for i in np.flatnonzero(t):
-        n = _SLOT_NAMES[i]
-        parts.append(f"{n}={float(t[i]):g}" if n in _NUMERIC else n)
+        n, v = names[i], float(t[i])
+        parts.append(f"{n}={v:g}" if v != 1.0 or n.split("+")[0] in _NUMERIC_BLOCKS else n)
     return " ".join(parts)
 
 
@@ -253,8 +291,43 @@ class _Context:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.rv = rules.vector()
+        self.kind = kind_of(rules)
+        self.licit = self.kind.game == G_LICIT
+        self.block = info_block(rules)
         self._dealer_game = Game(rules, records=False)
-        self.mask = np.zeros(A.N_ACTIONS, dtype=np.int8)  # scratch for legal_actions
+        self.mask = np.zeros(self.kind.n_actions, dtype=np.int8)  # scratch for legal_actions
+
+    def encoding(self, st: np.ndarray, player: int) -> np.ndarray:
+        """The seat's encoding of the deal in ``st`` (a fresh array)."""
+        out = np.empty(self.kind.obs_size, np.float32)
+        self.kind.encode(st, player, out, False)
+        return out
+
+    def sample_world(self, st: np.ndarray, player: int,
+                     rng: np.random.Generator) -> np.ndarray | None:
+        """One world of the game's exact sampler (``search.sample_worlds``, licitovaný
+        ``search.licit_worlds.sample_licit_worlds``); None when it finds none."""
+        try:
+            if self.licit:
+                return sample_licit_worlds(st, player, 1, rng, self.rules)[0]
+            return sample_worlds(st, player, 1, rng, self.rules)[0]
+        except (WorldError, LicitWorldError):
+            return None
+
+    def hidden(self, a: int) -> bool:
+        """A decision other seats do not see: volený the trump card (not z lidu) and the
+        discards; licitovaný the discards and the face-down lead card (LICITOVANY.md §5)."""
+        if self.licit:
+            return LA.DISCARD0 <= a < LA.DISCARD0 + NCARDS or LA.LEAD0 <= a < LA.LEAD0 + NCARDS
+        return _hidden_voleny(a)
+
+    def seen_label(self, seat: int, a: int, player: int) -> str:
+        """``seat:label`` of a decision as ``player`` saw it (another seat's hidden one as
+        ``trump:?``, ``discard:?``, ``lead:?``)."""
+        label = self.kind.labels[a]
+        if seat != player and self.hidden(a):
+            return f"{seat}:{label.split(':')[0]}:?"
+        return f"{seat}:{label}"
 
     def __deepcopy__(self, memo: dict) -> _Context:
         return self
@@ -284,7 +357,7 @@ class MariashGame(pyspiel.Game):
         self.rv = self.rules.vector()
         bound = utility_bound(self.rules)
         info = pyspiel.GameInfo(
-            num_distinct_actions=A.N_ACTIONS,
+            num_distinct_actions=kind_of(self.rules).n_actions,
             max_chance_outcomes=NCARDS,
             num_players=NUM_PLAYERS,
             min_utility=-bound,
@@ -292,7 +365,9 @@ class MariashGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=max_game_length(self.rules),
         )
-        super().__init__(GAME_TYPE, info, {**_DEFAULTS, **params})
+        # The parameters as played (the game's defaults filled in): its string and
+        # serialisation name the rules exactly.
+        super().__init__(GAME_TYPE, info, {**_DEFAULTS, **game_params(self.rules)})
         self.ctx = _Context(self.rules)
 
     def new_initial_state(self) -> MariashState:
@@ -302,25 +377,33 @@ class MariashGame(pyspiel.Game):
         if params:
             raise ValueError(f"mariash observers take no parameters, got {params!r}")
         recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return _Observer(self.rules.deals if recall else 0)
+        return _Observer(self.ctx, self.rules.deals if recall else 0)
 
 
 # Per deal, after the encoding in the information state: the cut k (2..30) one-hot, then
-# the seat's first seven cards when it was forehand (what it chose trumps from, §3).
+# in volený the seat's first seven cards when it was forehand (what it chose trumps from,
+# RULES.md §3; licitovaný deals every hand whole before anyone acts, LICITOVANY.md §2).
 CUT_SLOTS = 32
 FIRST7_SLOTS = 32
-INFO_BLOCK = OBS_SIZE + CUT_SLOTS + FIRST7_SLOTS
+INFO_BLOCK = OBS_SIZE + CUT_SLOTS + FIRST7_SLOTS  # volený's
+
+
+def info_block(rules: Rules) -> int:
+    """Floats per deal in the information-state tensor: the game's observation, the cut
+    and (volený) forehand's first seven cards."""
+    kind = kind_of(rules)
+    return kind.obs_size + CUT_SLOTS + (0 if kind.game == G_LICIT else FIRST7_SLOTS)
 
 
 def info_state_size(rules: Rules) -> int:
-    """Length of the information-state tensor: one block of ``INFO_BLOCK`` floats per deal
-    of the partie (module docstring)."""
-    return rules.deals * INFO_BLOCK
+    """Length of the information-state tensor: one block of :func:`info_block` floats per
+    deal of the partie (module docstring)."""
+    return rules.deals * info_block(rules)
 
 
-def _first_seven(st: np.ndarray, player: int) -> list[int]:
-    """The cards ``player`` saw first as the deal's forehand (deck positions 0..6)."""
-    if int(st[S.FOREHAND]) != player:
+def _first_seven(ctx: _Context, st: np.ndarray, player: int) -> list[int]:
+    """The cards ``player`` saw first as a volený deal's forehand (deck positions 0..6)."""
+    if ctx.licit or int(st[S.FOREHAND]) != player:
         return []
     return [c for c in range(NCARDS) if st[S.POS + c] < 7]
 
@@ -329,12 +412,13 @@ class _Observer:
     """OpenSpiel's observer: ``deals == 0`` the observation (the seat's encoding of the
     current deal), else the information state over the whole partie, one block per deal."""
 
-    def __init__(self, deals: int) -> None:
+    def __init__(self, ctx: _Context, deals: int) -> None:
+        self.ctx = ctx
         self.deals = deals
-        size = deals * INFO_BLOCK if deals else OBS_SIZE
+        size = deals * ctx.block if deals else ctx.kind.obs_size
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"info_state" if deals else "observation": self.tensor}
-        self._scratch = np.zeros(OBS_SIZE, np.float32)
+        self._scratch = np.zeros(ctx.kind.obs_size, np.float32)
 
     @staticmethod
     def _deals(state: MariashState) -> list[tuple[int, np.ndarray]]:
@@ -346,29 +430,32 @@ class _Observer:
             return
         t = self.tensor
         t.fill(0.0)
+        ctx = self.ctx
+        n = ctx.kind.obs_size
         for d, st in self._deals(state):
-            off = d * INFO_BLOCK
-            encode(st, player, t[off:off + OBS_SIZE], False)
+            off = d * ctx.block
+            ctx.kind.encode(st, player, t[off:off + n], False)
             k = int(st[S.CUT])
             if _CUT_MIN <= k <= _CUT_MAX:
-                t[off + OBS_SIZE + k] = 1.0
-            for c in _first_seven(st, player):
-                t[off + OBS_SIZE + CUT_SLOTS + c] = 1.0
+                t[off + n + k] = 1.0
+            for c in _first_seven(ctx, st, player):
+                t[off + n + CUT_SLOTS + c] = 1.0
 
     def string_from(self, state: MariashState, player: int) -> str:
         if not self.deals:
             if state.dealing:
                 return f"p{player} dealing {len(state.drawn)}/{NCARDS}"
             state.encode_into(player, self._scratch)
-            return f"p{player} {_encoding_string(self._scratch)}"
+            return f"p{player} {_encoding_string(self.ctx.kind, self._scratch)}"
+        ctx = self.ctx
         parts = [f"p{player}"]
         for i, (d, st) in enumerate(self._deals(state)):
             acts = state.deal_actions[i] if i < len(state.deal_actions) else []
-            seen = " ".join(_seen_label(seat, a, player) for seat, a in acts)
-            encode(st, player, self._scratch, False)
-            first = "".join(f" first7:{CARD_CODES[c]}" for c in _first_seven(st, player))
+            seen = " ".join(ctx.seen_label(seat, a, player) for seat, a in acts)
+            ctx.kind.encode(st, player, self._scratch, False)
+            first = "".join(f" first7:{CARD_CODES[c]}" for c in _first_seven(ctx, st, player))
             parts.append(f"| deal {d} cut {int(st[S.CUT])}{first}: {seen} / "
-                         f"{_encoding_string(self._scratch)}")
+                         f"{_encoding_string(ctx.kind, self._scratch)}")
         if state.dealing:
             parts.append(f"| dealing {len(state.drawn)}/{NCARDS}")
         return " ".join(parts)
@@ -463,7 +550,7 @@ class MariashState(pyspiel.State):
             if self._g.rules.shuffle == "partie" and self._between_deals():
                 return f"cut:{action}"
             return f"deal:{CARD_CODES[action]}"
-        return A.ACTION_LABELS[action]
+        return self._g.kind.labels[action]
 
     def rewards(self) -> list[float]:
         """The groše of the deal the last action settled (zero for any other action)."""
@@ -486,7 +573,7 @@ class MariashState(pyspiel.State):
         if self.dealing:
             out.fill(0.0)
         else:
-            encode(self.st, player, out, False)
+            self._g.kind.encode(self.st, player, out, False)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> MariashState:
         """A state drawn from ``player_id``'s information set, with a history that replays
@@ -497,8 +584,10 @@ class MariashState(pyspiel.State):
             if self.dealing or self.st[S.PHASE] == S.PH_DONE:
                 raise ResampleError(f"seat {player_id}: a state made from a record has no "
                                     "history and resamples only within a deal in progress")
-            w = sample_worlds(self.st, player_id, 1, rng, self._g.rules)
-            return state_from_record(game, w[0])
+            w = self._g.sample_world(self.st, player_id, rng)
+            if w is None:
+                raise ResampleError(f"seat {player_id}: the sampler found no world")
+            return state_from_record(game, w)
         records = self.recalled()
         if self._g.rules.shuffle == "partie" and len(records) > 1:
             out = self._resample_partie(player_id, records, rng)
@@ -519,22 +608,26 @@ class MariashState(pyspiel.State):
         its decisions with the other seats' hidden ones taken from the world.  The sampler
         needs a deal in progress, so an ended deal is sampled before its last decision,
         which then must end it as seen (a lay-down shows the hands: rejection)."""
+        ctx = self._g
         acts = self.deal_actions[i]
         ended = bool(rec[S.PHASE] == S.PH_DONE)
         src = self.before_end[i] if ended else rec
-        want = _encoding(rec, player)
+        want = ctx.encoding(rec, player)
         last = [acts[-1][1]] if ended else []
-        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        fill = _fill_hidden_licit if ctx.licit else _fill_hidden
+        mask = np.zeros(ctx.kind.n_actions, dtype=np.int8)
         for _ in range(RESAMPLE_TRIES):
-            w = sample_worlds(src, player, 1, rng, self._g.rules)[0]
+            w = ctx.sample_world(src, player, rng)
+            if w is None:
+                continue
             out = start.clone()
             for c in deck_of(w).tolist():
                 out.apply_action(c)
             # Every decision is checked (OpenSpiel applies whatever it is given): the last
             # one of an ended deal was not known to the sampler.
             if all(out._apply_legal(a, mask) for a in (
-                    *_fill_hidden(acts[: len(acts) - len(last)], w, player), *last)) and \
-                    np.array_equal(_encoding(out.st, player), want):
+                    *fill(acts[: len(acts) - len(last)], w, player), *last)) and \
+                    np.array_equal(ctx.encoding(out.st, player), want):
                 return out
         raise ResampleError(f"seat {player}: no world of deal {i} ends as the seat saw it in "
                             f"{RESAMPLE_TRIES} tries")
@@ -545,8 +638,8 @@ class MariashState(pyspiel.State):
         and cut), so worlds of the first deal are drawn until the later deals replay with
         the seat's observations (rejection; the other seats' hidden choices are drawn
         uniformly among their legal ones)."""
-        want = [_encoding(rec, player) for rec in records]
-        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        want = [self._g.encoding(rec, player) for rec in records]
+        mask = np.zeros(self._g.kind.n_actions, dtype=np.int8)
         game = self.get_game()
         for _ in range(RESAMPLE_TRIES):
             try:
@@ -557,7 +650,7 @@ class MariashState(pyspiel.State):
                 out.apply_action(int(records[i][S.CUT]))
                 if not out._replay_deal(self.deal_actions[i], player, records[i], mask, rng):
                     break
-                if not np.array_equal(_encoding(out.st, player), want[i]):
+                if not np.array_equal(self._g.encoding(out.st, player), want[i]):
                     break
             else:
                 if out.information_state_string(player) == self.information_state_string(
@@ -572,13 +665,19 @@ class MariashState(pyspiel.State):
                      mask: np.ndarray, rng: np.random.Generator) -> bool:
         """Apply a deal's decisions, the other seats' hidden ones (trump card, discards)
         drawn among the legal ones unless ``player`` knows them; False at an illegal one."""
+        ctx = self._g
         for seat, a in actions:
-            if seat != player and _hidden(a):
-                legal_actions(self.st, self._g.rv, mask)
-                known = (a < A.TRUMP_BLIND and rec[S.TRUMP_PUBLIC]) or (
-                    a >= A.DISCARD0 and S.getm(rec, S.TOOK + player) >> (a - A.DISCARD0) & 1)
-                if not known:
+            if seat != player and ctx.hidden(a):
+                legal_actions(self.st, ctx.rv, mask)
+                if ctx.licit:  # the lead card is public once played (LICITOVANY.md §5)
+                    lo = LA.LEAD0 if a >= LA.LEAD0 else LA.DISCARD0
+                    known = lo == LA.LEAD0 and rec[S.TRICKS] >= 0
+                else:
                     lo = A.TRUMP0 if a < A.TRUMP_BLIND else A.DISCARD0
+                    known = (lo == A.TRUMP0 and rec[S.TRUMP_PUBLIC]) or (
+                        lo == A.DISCARD0
+                        and S.getm(rec, S.TOOK + player) >> (a - A.DISCARD0) & 1)
+                if not known:
                     choices = np.flatnonzero(mask[lo:lo + NCARDS])
                     if choices.size == 0:
                         return False
@@ -596,8 +695,9 @@ class MariashState(pyspiel.State):
         return True
 
     def encoding(self, player: int) -> np.ndarray:
-        """The seat's 900-float encoding of the current deal (a fresh array)."""
-        out = np.empty(OBS_SIZE, np.float32)
+        """The seat's encoding of the current deal (a fresh array; volený 900 floats,
+        licitovaný 1016)."""
+        out = np.empty(self._g.kind.obs_size, np.float32)
         self.encode_into(player, out)
         return out
 
@@ -619,23 +719,9 @@ class MariashState(pyspiel.State):
         )
 
 
-def _encoding(st: np.ndarray, player: int) -> np.ndarray:
-    out = np.empty(OBS_SIZE, np.float32)
-    encode(st, player, out, False)
-    return out
-
-
-def _hidden(a: int) -> bool:
-    """A decision other seats do not see: the trump card (not z lidu), a discard."""
+def _hidden_voleny(a: int) -> bool:
+    """A volený decision other seats do not see: the trump card (not z lidu), a discard."""
     return A.TRUMP0 <= a < A.TRUMP_BLIND or A.DISCARD0 <= a < A.DISCARD0 + NCARDS
-
-
-def _seen_label(seat: int, a: int, player: int) -> str:
-    """``seat:label`` of a decision as ``player`` saw it (another seat's trump card or
-    discard as ``?``)."""
-    if seat != player and _hidden(a):
-        return f"{seat}:{A.ACTION_LABELS[a].split(':')[0]}:?"
-    return f"{seat}:{A.ACTION_LABELS[a]}"
 
 
 def _fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, player: int) -> list[int]:
@@ -662,8 +748,25 @@ def _fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, player: int) -> 
         cards[i] = int(w[S.DISC + j])
     out = []
     for i, (seat, a) in enumerate(actions):
-        if seat != player and _hidden(a):
+        if seat != player and _hidden_voleny(a):
             a = A.TRUMP0 + int(w[S.TRUMP_CARD]) if a < A.TRUMP_BLIND else A.DISCARD0 + cards[i]
+        out.append(a)
+    return out
+
+
+def _fill_hidden_licit(actions: list[tuple[int, int]], w: np.ndarray,
+                       player: int) -> list[int]:
+    """A licitovaný deal's decisions with the actor's hidden ones taken from the world
+    ``w``: his discards in the world's discard order, his face-down lead card
+    (LICITOVANY.md §5); what the seat did or saw is kept."""
+    out = []
+    n = 0
+    for seat, a in actions:
+        if seat != player and LA.DISCARD0 <= a < LA.DISCARD0 + NCARDS:
+            a = LA.DISCARD0 + int(w[S.DISC + n])
+            n += 1
+        elif seat != player and LA.LEAD0 <= a < LA.LEAD0 + NCARDS:
+            a = LA.LEAD0 + int(w[S.LIC_LEAD])
         out.append(a)
     return out
 
@@ -693,9 +796,12 @@ def state_from_record(game: MariashGame, st: np.ndarray) -> MariashState:
     return out
 
 
-def load_game(rules: Rules | None = None, **params: Any) -> MariashGame:
-    """``pyspiel.load_game("mariash", params)`` from a :class:`Rules` or parameters."""
-    if rules is not None:
+def load_game(rules: Rules | str | None = None, **params: Any) -> MariashGame:
+    """``pyspiel.load_game("mariash", params)`` from a :class:`Rules`, or from a game name
+    (``"voleny"``, ``"licitovany"``) and parameters."""
+    if isinstance(rules, str):
+        params = {"rules": rules, **params}
+    elif rules is not None:
         params = {**game_params(rules), **params}
     return pyspiel.load_game("mariash", params)
 
