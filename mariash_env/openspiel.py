@@ -84,7 +84,7 @@ from . import actions as A
 from . import licit_actions as LA
 from .cards import CARD_CODES
 from .core import state as S
-from .core.deal import deck_of
+from .core.deal import deal_deck, deck_of, gathered_deck
 from .core.engine import advance_partie, apply_action, legal_actions
 from .core.observe import OBS_SIZE
 from .game import Game
@@ -94,6 +94,7 @@ from .robots.view import SeatView
 from .rules import G_LICIT, TARIFFS, UNLIMITED_FLEK, Rules, RulesError, make_rules
 from .search import WorldError, sample_worlds
 from .search.licit_worlds import LicitWorldError, sample_licit_worlds
+from .search.worlds import played_by
 
 __all__ = [
     "GAME_TYPE", "RESAMPLE_TRIES", "MariashGame", "MariashState", "OpenSpielRobot",
@@ -303,16 +304,39 @@ class _Context:
         self.kind.encode(st, player, out, False)
         return out
 
-    def sample_world(self, st: np.ndarray, player: int,
-                     rng: np.random.Generator) -> np.ndarray | None:
+    def sample_world(self, st: np.ndarray, player: int, rng: np.random.Generator,
+                     restrict: np.ndarray | None = None) -> np.ndarray | None:
         """One world of the game's exact sampler (``search.sample_worlds``, licitovaný
-        ``search.licit_worlds.sample_licit_worlds``); None when it finds none."""
+        ``search.licit_worlds.sample_licit_worlds``), the hidden cards' locations narrowed
+        by ``restrict``; None when it finds none."""
         try:
             if self.licit:
-                return sample_licit_worlds(st, player, 1, rng, self.rules)[0]
-            return sample_worlds(st, player, 1, rng, self.rules)[0]
+                return sample_licit_worlds(st, player, 1, rng, self.rules,
+                                           restrict=restrict)[0]
+            return sample_worlds(st, player, 1, rng, self.rules, restrict=restrict)[0]
         except (WorldError, LicitWorldError):
             return None
+
+    def buckets(self, dealer: int) -> np.ndarray:
+        """Who receives each deck position when ``dealer`` deals: seat 0..2, or 3 for the
+        volený forehand's first seven cards (RULES.md §2) and the licitovaný talon
+        (LICITOVANY.md §2); the engine deals an identity deck to find out."""
+        st = S.new_state()
+        deal_deck(st, np.arange(NCARDS, dtype=np.int64), int(dealer), self.kind.game)
+        out = np.full(NCARDS, 3, dtype=np.int64)
+        for seat in range(NUM_PLAYERS):
+            for p in _bits(S.getm(st, S.HAND + seat)):
+                out[p] = seat
+        if not self.licit:
+            out[:7] = 3  # forehand's first seven
+        return out
+
+    def own_buckets(self, st: np.ndarray, player: int) -> set[int]:
+        """The buckets (:meth:`buckets`) of ``player`` in the deal of ``st``."""
+        own = {player}
+        if not self.licit and int(st[S.FOREHAND]) == player:
+            own.add(3)
+        return own
 
     def hidden(self, a: int) -> bool:
         """A decision other seats do not see: volený the trump card (not z lidu) and the
@@ -604,85 +628,163 @@ class MariashState(pyspiel.State):
 
     def _resample_deal(self, start: MariashState, i: int, rec: np.ndarray, player: int,
                        rng: np.random.Generator) -> MariashState:
-        """Deal ``i`` (record ``rec``) on ``out`` from a world of ``player``: its deck, then
-        its decisions with the other seats' hidden ones taken from the world.  The sampler
-        needs a deal in progress, so an ended deal is sampled before its last decision,
-        which then must end it as seen (a lay-down shows the hands: rejection)."""
+        """Deal ``i`` (record ``rec``) on ``start`` from a world of ``player`` (rejection:
+        :meth:`_try_deal`)."""
+        for _ in range(RESAMPLE_TRIES):
+            tried = self._try_deal(start, i, rec, player, rng)
+            if tried is not None:
+                return tried[0]
+        raise ResampleError(f"seat {player}: no world of deal {i} ends as the seat saw it in "
+                            f"{RESAMPLE_TRIES} tries")
+
+    def _try_deal(self, start: MariashState, i: int, rec: np.ndarray, player: int,
+                  rng: np.random.Generator, restrict: np.ndarray | None = None,
+                  world: np.ndarray | None = None,
+                  ) -> tuple[MariashState, np.ndarray] | None:
+        """One try at deal ``i`` (record ``rec``) on ``start``: a world of ``player`` (the
+        sampler's, narrowed by ``restrict``, or ``world``), its deck as the deal's 32 chance
+        draws, then the deal's decisions with the other seats' hidden ones taken from the
+        world; ``(state, world)``, or None if it does not replay to the seat's encoding.
+        The sampler needs a deal in progress, so an ended deal is sampled before its last
+        decision, which then must end it as seen (a lay-down shows the hands)."""
         ctx = self._g
         acts = self.deal_actions[i]
         ended = bool(rec[S.PHASE] == S.PH_DONE)
-        src = self.before_end[i] if ended else rec
-        want = ctx.encoding(rec, player)
         last = [acts[-1][1]] if ended else []
-        fill = _fill_hidden_licit if ctx.licit else _fill_hidden
-        mask = np.zeros(ctx.kind.n_actions, dtype=np.int8)
-        for _ in range(RESAMPLE_TRIES):
-            w = ctx.sample_world(src, player, rng)
+        w = world
+        if w is None:
+            w = ctx.sample_world(self.before_end[i] if ended else rec, player, rng, restrict)
             if w is None:
-                continue
-            out = start.clone()
-            for c in deck_of(w).tolist():
-                out.apply_action(c)
-            # Every decision is checked (OpenSpiel applies whatever it is given): the last
-            # one of an ended deal was not known to the sampler.
-            if all(out._apply_legal(a, mask) for a in (
-                    *fill(acts[: len(acts) - len(last)], w, player), *last)) and \
-                    np.array_equal(ctx.encoding(out.st, player), want):
-                return out
-        raise ResampleError(f"seat {player}: no world of deal {i} ends as the seat saw it in "
-                            f"{RESAMPLE_TRIES} tries")
+                return None
+        fill = _fill_hidden_licit if ctx.licit else _fill_hidden
+        mask = ctx.mask
+        out = start.clone()
+        for c in deck_of(w).tolist():
+            out.apply_action(c)
+        # Every decision is checked (OpenSpiel applies whatever it is given): the last
+        # one of an ended deal was not known to the sampler.
+        if all(out._apply_legal(a, mask) for a in (
+                *fill(acts[: len(acts) - len(last)], w, player), *last)) and \
+                np.array_equal(ctx.encoding(out.st, player), ctx.encoding(rec, player)):
+            return out, w
+        return None
 
     def _resample_partie(self, player: int, records: list[np.ndarray],
                          rng: np.random.Generator) -> MariashState:
         """``shuffle="partie"``: the first deal's world decides every later deck (gathered
-        and cut), so worlds of the first deal are drawn until the later deals replay with
-        the seat's observations (rejection; the other seats' hidden choices are drawn
-        uniformly among their legal ones)."""
-        want = [self._g.encoding(rec, player) for rec in records]
-        mask = np.zeros(self._g.kind.n_actions, dtype=np.int8)
-        game = self.get_game()
+        and cut, RULES.md §2).  It is drawn conditioned on what the seat saw of the second
+        deal (:class:`_Link`): the sampler places the seat's own second-deal cards in the
+        first deal's piles they came from, then the order of every pile the seat did not
+        see (hands left in dealt order, an unseen discard order) is drawn among those that
+        deal the second deal's known cards where they were (the seat's hand, the cards
+        each seat played).  The later deals then replay (the other seats' hidden choices
+        drawn among the legal ones that fit their later play); what still does not fit is
+        rejected, at most ``RESAMPLE_TRIES`` times."""
+        links = [_Link(self, records, d, player) for d in range(len(records) - 1)]
+        links[0].slots = _first_slots(self, records, links, player)
+        links[0].restrict = links[0].sampler_restriction(records[0])
+        start = self.get_game().new_initial_state()
         for _ in range(RESAMPLE_TRIES):
-            try:
-                out = self._resample_deal(game.new_initial_state(), 0, records[0], player, rng)
-            except ResampleError:
+            tried = self._try_deal(start, 0, records[0], player, rng, links[0].restrict)
+            if tried is None:
                 continue
-            for i in range(1, len(records)):
-                out.apply_action(int(records[i][S.CUT]))
-                if not out._replay_deal(self.deal_actions[i], player, records[i], mask, rng):
-                    break
-                if not np.array_equal(self._g.encoding(out.st, player), want[i]):
-                    break
-            else:
-                if out.information_state_string(player) == self.information_state_string(
-                        player):  # also forehand's first seven cards of each deal
+            end, world = tried[0].st, tried[1]
+            extra: dict[int, list[tuple[_Link, int]]] = {}
+            for _ in range(len(records)):  # each round may add a later link's needs
+                out, failed = self._replay_partie(links, records, player, end, world,
+                                                  extra, rng)
+                if failed == 0:
                     return out
+                if out is None or not self._needs_of(out, links, records, failed, player,
+                                                     extra):
+                    break
         raise ResampleError(
             f"seat {player}: no world of the first deal replays to the seat's observations of "
             f"deals 1..{len(records) - 1} in {RESAMPLE_TRIES} tries"
         )
 
-    def _replay_deal(self, actions: list[tuple[int, int]], player: int, rec: np.ndarray,
-                     mask: np.ndarray, rng: np.random.Generator) -> bool:
-        """Apply a deal's decisions, the other seats' hidden ones (trump card, discards)
-        drawn among the legal ones unless ``player`` knows them; False at an illegal one."""
+    def _replay_partie(self, links: list[_Link], records: list[np.ndarray], player: int,
+                       end: np.ndarray, world: np.ndarray,
+                       extra: dict[int, list[tuple[_Link, int]]],
+                       rng: np.random.Generator) -> tuple[MariashState | None, int]:
+        """The first deal's ``world`` (``end``: its replayed end) arranged by the first link
+        (and ``extra``), then every deal replayed: ``(state, 0)`` when all replay to the
+        seat's information state, else ``(state or None, the first deal that failed)``."""
         ctx = self._g
+        w = links[0].arrange(end, world, rng, extra)
+        if w is None:
+            return None, 1
+        tried = self._try_deal(self.get_game().new_initial_state(), 0, records[0], player,
+                               rng, world=w)
+        if tried is None:  # a card moved within a seat's hand changed its deal
+            return None, 1
+        out = tried[0]
+        for i in range(1, len(records)):
+            out.apply_action(int(records[i][S.CUT]))
+            if not out._replay_deal(self.deal_actions[i], player, records[i], rng) or \
+                    not np.array_equal(ctx.encoding(out.st, player),
+                                       ctx.encoding(records[i], player)):
+                return out, i
+        if out.information_state_string(player) != self.information_state_string(player):
+            return out, len(records) - 1  # forehand's first seven of the last deal
+        return out, 0
+
+    @staticmethod
+    def _needs_of(out: MariashState, links: list[_Link], records: list[np.ndarray],
+                  failed: int, player: int, extra: dict[int, list[tuple[_Link, int]]]
+                  ) -> bool:
+        """Add to ``extra`` what deal ``failed`` asks of the first deal's piles: each card of
+        deal ``failed - 1``'s unseen piles (in ``out``'s replayed world) must fit its slot
+        of that deal's gathered deck, and reaches it from a slot of the first deal's
+        gathered deck (:func:`_trace`).  False if nothing new was added."""
+        if failed < 2 or len(out.finished) < failed:
+            return False
+        end = out.finished[failed - 1]
+        link = links[failed - 1]
+        slot = np.empty(NCARDS, dtype=np.int64)
+        slot[gathered_deck(end)] = np.arange(NCARDS)
+        added = False
+        for by_pos, cards, _ in _unseen_piles(out._g, end, out.deal_actions[failed - 1],
+                                              player):
+            if not by_pos:
+                continue
+            for c in _bits(cards):
+                j0 = _trace(out, records, failed - 1, int(end[S.POS + c]), player)
+                need = (link, int(slot[c]))
+                if j0 is not None and need not in extra.setdefault(j0, []):
+                    extra[j0].append(need)
+                    added = True
+        return added
+
+    def _replay_deal(self, actions: list[tuple[int, int]], player: int, rec: np.ndarray,
+                     rng: np.random.Generator) -> bool:
+        """Apply a deal's decisions, the other seats' hidden ones (trump card, discards,
+        lead card) drawn among the legal ones unless ``player`` knows them (a discard never
+        among the cards its seat plays later in the deal); False at an illegal one."""
+        ctx = self._g
+        mask = ctx.mask
+        plays = played_by(rec)
         for seat, a in actions:
             if seat != player and ctx.hidden(a):
                 legal_actions(self.st, ctx.rv, mask)
                 if ctx.licit:  # the lead card is public once played (LICITOVANY.md §5)
                     lo = LA.LEAD0 if a >= LA.LEAD0 else LA.DISCARD0
                     known = lo == LA.LEAD0 and rec[S.TRICKS] >= 0
+                    discard = lo == LA.DISCARD0
                 else:
                     lo = A.TRUMP0 if a < A.TRUMP_BLIND else A.DISCARD0
                     known = (lo == A.TRUMP0 and rec[S.TRUMP_PUBLIC]) or (
                         lo == A.DISCARD0
                         and S.getm(rec, S.TOOK + player) >> (a - A.DISCARD0) & 1)
+                    discard = lo == A.DISCARD0
                 if not known:
                     choices = np.flatnonzero(mask[lo:lo + NCARDS])
+                    if discard:
+                        choices = choices[(int(plays[seat]) >> choices) & 1 == 0]
                     if choices.size == 0:
                         return False
                     a = lo + int(rng.choice(choices))
-            if not self._apply_legal(a, mask):
+            if not self._apply_legal(a, ctx.mask):
                 return False
         return True
 
@@ -717,6 +819,296 @@ class MariashState(pyspiel.State):
             f"hands {hands} talon {talon} scores {self.returns()}"
             + (f" drawn {len(self.drawn)}" if self.drawn else "")
         )
+
+
+def _bits(m: int) -> list[int]:
+    m = int(m)
+    return [c for c in range(NCARDS) if m >> c & 1]
+
+
+def _loc_bit(seat: int, player: int) -> int:
+    """The samplers' location bit of ``seat``'s hand: 1 next seat, 2 previous seat."""
+    return 1 if seat == (player + 1) % 3 else 2
+
+
+def _unseen_piles(ctx: _Context, end: np.ndarray, acts: list[tuple[int, int]],
+                  player: int) -> list[tuple[bool, int, int]]:
+    """The piles of the finished deal ``end`` whose order in the gathered deck the seat did
+    not see (RULES.md §2, LICITOVANY.md §2): ``(by_position, cards, location bit)``.  By
+    deal position: another seat's cards left in hand or claimed at a lay-down, a
+    licitovaný talon nobody took; else another seat's lying discards, in discard order.
+    The location bit is where the samplers put those cards before the deal's last
+    decision (1 next seat, 2 previous seat, 4 the talon or discards)."""
+    out: list[tuple[bool, int, int]] = []
+    piled = 0
+    for seat in range(NUM_PLAYERS):
+        if seat == player:
+            continue
+        for off in (S.HAND, S.CLAIM_HANDS):
+            m = int(S.getm(end, off + seat))
+            if m:
+                out.append((True, m, _loc_bit(seat, player)))
+                piled |= m
+    if end[S.TALON_OWNER] < 0 and S.getm(end, S.TALON):
+        out.append((True, int(S.getm(end, S.TALON)), 4))
+        piled |= int(S.getm(end, S.TALON))
+    discards = [s for s, a in acts if ctx.kind.labels[a].startswith("discard:")]
+    if end[S.DISC + 1] >= 0 and discards and discards[-1] != player:
+        m = (1 << int(end[S.DISC])) | (1 << int(end[S.DISC + 1]))
+        if not m & piled:
+            out.append((False, m, 4))
+    return out
+
+
+class _Link:
+    """What the seat saw of deal ``d + 1`` of a gathered partie (RULES.md §2: its deck is
+    deal ``d``'s piles gathered and cut by ``k``), as constraints on deal ``d``'s piles:
+    each slot of the gathered deck becomes a position of the next deal, dealt to a bucket
+    (:meth:`_Context.buckets`).  The seat knows its own next-deal cards per bucket
+    exactly, and of the others' cards where each seat must have had them: the cards it
+    played (unless it took a talon in that deal: then anywhere but the seat's),
+    forehand's shown trump card among its first seven (volený), the licitovaný actor's
+    among his ten or the talon.  Only what the seat has seen is read: its own cards, the
+    public history, and of deal ``d`` which pile each slot of the gathered deck belongs
+    to (the piles' sizes are public)."""
+
+    def __init__(self, state: MariashState, records: list[np.ndarray], d: int,
+                 player: int) -> None:
+        ctx = state._g
+        self.ctx, self.player = ctx, player
+        first, second = records[d], records[d + 1]
+        self.k = int(second[S.CUT])
+        self.b0 = ctx.buckets(int(first[S.DEALER]))
+        b1 = ctx.buckets(int(second[S.DEALER]))
+        own1 = ctx.own_buckets(second, player)
+        others = sorted(set(b1.tolist()) - own1)
+        self.loc = {b: i for i, b in enumerate(others)}  # other buckets -> locations
+        # The bucket each slot of deal d's gathered deck is dealt to.
+        self.need = np.array([b1[(j - self.k) % NCARDS] for j in range(NCARDS)])
+        self.own_cls = np.full(NCARDS, -1, dtype=np.int64)  # own next-deal card: bucket
+        for c in range(NCARDS):
+            if b1[second[S.POS + c]] in own1:
+                self.own_cls[c] = b1[second[S.POS + c]]
+        self.allow = np.full(NCARDS, (1 << len(others)) - 1, dtype=np.int64)
+        plays = played_by(second)
+        forehand, actor = int(second[S.FOREHAND]), int(second[S.ACTOR])
+        for seat in range(NUM_PLAYERS):
+            if seat == player or (not ctx.licit and S.getm(second, S.TOOK + seat)):
+                continue
+            where = {seat} | ({3} if (seat == forehand and not ctx.licit) or (
+                ctx.licit and seat == actor) else set())
+            m = sum(1 << self.loc[b] for b in where if b in self.loc)
+            for c in _bits(plays[seat]):
+                self.allow[c] &= m
+        trump = [a - A.TRUMP0 for s, a in state.deal_actions[d + 1]
+                 if not ctx.licit and s == forehand and A.TRUMP0 <= a < A.TRUMP0 + NCARDS]
+        if trump and second[S.TRUMP_PUBLIC] and forehand != player:
+            self.allow[trump[0]] &= 1 << self.loc[3]
+        self.acts = state.deal_actions[d]
+        self.slots: dict[int, set[int]] = {}  # card -> the slots later links allow it
+
+    def sampler_restriction(self, first: np.ndarray) -> np.ndarray:
+        """The sampler's restriction for the first deal (before its last decision): the
+        cards the seat has not seen at its end lie in its unseen piles, own next-deal cards
+        in the pile whose slot they were gathered into, the others in a pile with a slot
+        of a bucket they may be in; a card the last decision played with its player."""
+        ctx, player = self.ctx, self.player
+        slot = np.empty(NCARDS, dtype=np.int64)
+        slot[gathered_deck(first)] = np.arange(NCARDS)
+        out = np.full(NCARDS, 7, dtype=np.int64)
+        piles = _unseen_piles(ctx, first, self.acts, player)
+        unseen = 0
+        for _, cards, _ in piles:
+            unseen |= cards
+        for c in _bits(unseen):
+            out[c] = 0
+        for _, cards, bit in piles:
+            pile_slots = {int(slot[c]) for c in _bits(cards)}
+            for c in _bits(unseen):
+                if (int(slot[c]) in pile_slots) if self.own_cls[c] >= 0 else any(
+                        self.fits(c, j) for j in pile_slots):
+                    out[c] |= bit
+        seat, a = self.acts[-1]
+        label = ctx.kind.labels[a]
+        if seat != player and label.startswith("play:"):
+            out[CARD_CODES.index(label[len("play:"):])] = _loc_bit(seat, player)
+        return out
+
+    def arrange(self, end: np.ndarray, w: np.ndarray, rng: np.random.Generator,
+                extra: dict[int, list[tuple[_Link, int]]]) -> np.ndarray | None:
+        """The world ``w`` of the first deal (``end``: its replayed end) with the order of
+        each unseen pile redrawn among those that gather the next deal's known cards into
+        their buckets (and meet ``extra``: per slot, later links' slots its card reaches):
+        a random fitting matching, per pile, of its cards to the deal positions of its
+        cards within each seat's buckets (a position changes nothing else the seat saw;
+        the replay checks it), and of the two discard orders; None if none fits."""
+        ctx = self.ctx
+        w = w.copy()
+        slot = np.empty(NCARDS, dtype=np.int64)
+        slot[gathered_deck(end)] = np.arange(NCARDS)
+
+        def fits(c: int, j: int) -> bool:
+            return self.fits(c, j) and all(link.fits(c, s) for link, s in extra.get(j, ()))
+
+        # Forehand's trump card stays among his first seven, or at position 17 when he
+        # chose z lidu (RULES.md §3).
+        trump = int(w[S.TRUMP_CARD]) if not ctx.licit and w[S.TRUMP_CARD] >= 0 else -1
+        blind = not ctx.licit and any(a == A.TRUMP_BLIND for _, a in self.acts)
+        holder = self._holders(end)
+        for by_pos, cards, _ in _unseen_piles(ctx, end, self.acts, self.player):
+            if not by_pos:  # the discard order: w's DISC, as _fill_hidden reads it
+                d = [int(w[S.DISC]), int(w[S.DISC + 1])]
+                slots = [int(slot[c]) for c in d]  # where DISC[0] and DISC[1] are gathered
+                orders = [o for o in (d, d[::-1]) if all(
+                    fits(c, j) for c, j in zip(o, slots))]
+                if not orders:
+                    return None
+                w[S.DISC], w[S.DISC + 1] = orders[int(rng.integers(len(orders)))]
+                continue
+            # The engine gathers the pile in dealt order: the card with the r-th deal
+            # position lands in slots[r], whichever card that is.
+            cs = sorted(_bits(cards), key=lambda c: int(w[S.POS + c]))
+            pos = [int(w[S.POS + c]) for c in cs]
+            slots = [int(slot[c]) for c in cs]
+            for b in {holder[self.b0[p]] for p in pos} - {self.player}:
+                ranks = [r for r in range(len(pos)) if holder[self.b0[pos[r]]] == b]
+                group = [cs[r] for r in ranks]
+
+                def ok(c: int, r: int, pos: list[int] = pos, slots: list[int] = slots) -> bool:
+                    if c == trump:
+                        at = pos[r] == w[S.POS + c] if blind else self.b0[pos[r]] == 3
+                        if not at:
+                            return False
+                    return fits(c, slots[r])
+
+                placed = _match(group, ranks, ok, rng)
+                if placed is None:
+                    return None
+                for c, r in zip(group, placed):
+                    w[S.POS + c] = pos[r]
+        return w
+
+    def _holders(self, end: np.ndarray) -> list[int]:
+        """Per bucket of deal ``d``, the seat holding its cards: positions move only among
+        one seat's buckets (forehand's first seven and the rest; the licitovaný talon and
+        the actor who took it); the replay then checks the deal as the seat saw it."""
+        out = [0, 1, 2, 3]
+        if not self.ctx.licit:
+            out[3] = int(end[S.FOREHAND])
+        elif end[S.ACTOR] >= 0:
+            out[3] = int(end[S.ACTOR])
+        return out
+
+    def fits(self, c: int, j: int) -> bool:
+        """Card ``c`` may be gathered into slot ``j`` of deal ``d``'s gathered deck."""
+        if c in self.slots and j not in self.slots[c]:
+            return False
+        need = int(self.need[j])
+        if self.own_cls[c] >= 0 or need not in self.loc:
+            return int(self.own_cls[c]) == need
+        return bool(self.allow[c] >> self.loc[need] & 1)
+
+
+def _first_slots(state: MariashState, records: list[np.ndarray], links: list[_Link],
+                 player: int) -> dict[int, set[int]]:
+    """Per card, the slots of the first deal's gathered deck it may hold for the later
+    links (the seat's own cards and the others' known ones of deals ``2..``), where the
+    seat can tell: going back deal by deal from a slot of deal ``m``'s gathered deck
+    through unseen piles that are a whole hand (no card played or laid from it, so the
+    deal positions of its ranks are public) to a slot of the first deal's; a slot the seat
+    saw filled holds no other card.  A card some of whose slots cannot be followed back,
+    or that the seat saw gathered, is left free."""
+    ctx = state._g
+    n = len(records) - 1
+    piles = [_unseen_piles(ctx, records[d], state.deal_actions[d], player) for d in range(n)]
+    decks = [gathered_deck(records[d]) for d in range(n)]
+
+    def back(m: int, s: int) -> int | None:
+        """The first deal's slot that slot ``s`` of deal ``m``'s gathered deck comes
+        from; -1 for a slot the seat saw filled, None if it cannot tell."""
+        while m > 0:
+            real = int(decks[m][s])
+            pile = next(((by_pos, c) for by_pos, c, _ in piles[m] if c >> real & 1), None)
+            if pile is None:
+                return -1
+            if not pile[0] or not _whole(ctx, records[m], pile[1]):
+                return None
+            s = (int(records[m][S.POS + real]) + int(records[m][S.CUT])) % NCARDS
+            m -= 1
+        return s
+
+    out: dict[int, set[int]] = {}
+    for m in range(1, n):
+        link = links[m]
+        for c in range(NCARDS):
+            if link.own_cls[c] < 0 and link.allow[c] == (1 << len(link.loc)) - 1:
+                continue  # nothing known of the card in deal m + 1
+            ok: set[int] | None = set()
+            for j in range(NCARDS):
+                if not link.fits(c, j):
+                    continue
+                first = back(m, j)
+                if first is None or (first == -1 and int(decks[m][j]) == c):
+                    ok = None  # a way the seat cannot follow, or it saw the card there
+                    break
+                if first >= 0:
+                    ok.add(first)
+            if ok is not None:
+                out[c] = out[c] & ok if c in out else ok
+    return out
+
+
+def _whole(ctx: _Context, end: np.ndarray, cards: int) -> bool:
+    """The pile ``cards`` holds every card dealt to the buckets it was dealt from (none
+    played or laid): its deal positions are public."""
+    b = ctx.buckets(int(end[S.DEALER]))
+    held = {int(b[end[S.POS + c]]) for c in _bits(cards)}
+    return sum(1 for x in b.tolist() if x in held) == bin(cards).count("1")
+
+
+def _match(cards: list[int], ranks: list[int], ok: Any,
+           rng: np.random.Generator) -> list[int] | None:
+    """A random perfect matching of ``cards`` to ``ranks`` with ``ok(card, rank)`` for
+    every pair (augmenting paths in a random order); None if there is none."""
+    n = len(cards)
+    adj = [[r for r in rng.permutation(ranks).tolist() if ok(c, r)] for c in cards]
+    owner: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for r in adj[i]:
+            if r not in seen:
+                seen.add(r)
+                if r not in owner or augment(owner[r], seen):
+                    owner[r] = i
+                    return True
+        return False
+
+    for i in rng.permutation(n).tolist():
+        if not augment(i, set()):
+            return None
+    out = [0] * n
+    for r, i in owner.items():
+        out[i] = r
+    return out
+
+
+def _trace(state: MariashState, records: list[np.ndarray], m: int, p: int,
+           player: int) -> int | None:
+    """The slot of the first deal's gathered deck whose card reaches position ``p`` of
+    deal ``m`` in ``state``'s replayed world, through the piles the seat did not see
+    (each keeps its cards in dealt order); None if the way passes a slot the seat saw."""
+    while m > 0:
+        end = state.finished[m - 1]
+        j = (p + int(records[m][S.CUT])) % NCARDS
+        c = int(gathered_deck(end)[j])
+        piles = _unseen_piles(state._g, end, state.deal_actions[m - 1], player)
+        if not any(by_pos and cards >> c & 1 for by_pos, cards, _ in piles):
+            return None
+        if m == 1:
+            return j
+        p = int(end[S.POS + c])
+        m -= 1
+    return None  # pragma: no cover - m >= 1
 
 
 def _hidden_voleny(a: int) -> bool:

@@ -185,9 +185,13 @@ def _set_positions(w: np.ndarray, st: np.ndarray, me: int, dealt: list[int], tal
 
 
 def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
-                        rules: Rules | None = None, max_tries: int | None = None) -> np.ndarray:
+                        rules: Rules | None = None, max_tries: int | None = None,
+                        restrict: np.ndarray | None = None) -> np.ndarray:
     """``n`` worlds (``int32[n, STATE_SIZE]``) consistent with what ``seat`` knows of the
-    licitovaný deal in ``st`` (module docstring); ``rng`` a Generator, a seed or None."""
+    licitovaný deal in ``st`` (module docstring); ``rng`` a Generator, a seed or None.
+    ``restrict`` (32 location masks: 1 next seat, 2 previous seat, 4 the third location)
+    narrows where each hidden card may lie: the worlds are then uniform among those that
+    also meet it (what a caller knows from elsewhere, e.g. a later deal)."""
     rules = rules if rules is not None else make_rules(rules="licitovany")
     rv = rules.vector()
     st = np.ascontiguousarray(st, dtype=np.int32)
@@ -223,7 +227,7 @@ def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
         for i, s in enumerate(locs):
             if not (voids[s] >> c) & 1:
                 m |= 1 << i
-        allow.append(m)
+        allow.append(m if restrict is None else m & int(restrict[c]))
     W = count_table(np.array(allow, dtype=np.int64), counts[0], counts[1], counts[2])
     if W[0, counts[0], counts[1]] == 0:
         raise LicitWorldError(f"seat {me}: no assignment of the hidden cards fits the counts")
