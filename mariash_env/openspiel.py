@@ -1,76 +1,99 @@
-"""Volený mariáš as an OpenSpiel game (``pyspiel.load_game("mariash")``), on the same engine.
+"""Mariáš as an OpenSpiel game (``pyspiel.load_game("mariash")``), on the same engine:
+volený (RULES.md) and licitovaný (LICITOVANY.md).
 
 Importing this module registers the Python game ``"mariash"`` with
 :func:`pyspiel.register_game`; OpenSpiel's algorithms (IS-MCTS, NFSP, policy gradient,
 its evaluation tools, ``pyspiel.random_sim_test``) then take it like any other game.
 ``open_spiel`` is needed only here (the ``dev`` / ``openspiel`` extras).
 
-Parameters (the options of :func:`mariash_env.make_rules`; OpenSpiel parameters cannot be
-None, hence the sentinels):
+Parameters: every option of :func:`mariash_env.make_rules`, which validates them (a bad
+value or combination, e.g. ``tariff="csm"`` with ``open_contracts=True`` or a volený
+option under licitovaný, raises ``RulesError`` naming it).  OpenSpiel parameters cannot
+be None and OpenSpiel fills in every default, hence the sentinels:
 
-* ``rules`` -- ``"voleny"`` (the only rule set implemented; others raise ``RulesError``);
+* ``rules`` -- ``"voleny"`` (default) or ``"licitovany"``;
 * ``deals`` -- deals in the partie (default 1: one deal is one OpenSpiel game);
-* ``tariff``, ``killed_seven``, ``marriage_order``, ``shuffle`` -- as in ``make_rules``;
-* ``max_flek`` -- highest flek level, ``-1`` for unlimited (``None``: bounded at level 24);
-* ``payment_cap`` -- groše per defender and deal, ``0`` for none.
+* ``tariff``, ``killed_seven``, ``open_contracts``, ``hundred_counting`` (volený only),
+  ``marriage_order``, ``shuffle``, ``players`` -- as in ``make_rules``;
+* ``max_flek`` -- highest flek level, ``-1`` for unlimited (``None``: bounded at level
+  24), ``-2`` (default) the game's default (volený 4, licitovaný 5);
+* ``payment_cap`` -- groše (licitovaný: desetníky) per defender and deal, ``0`` for none,
+  ``-1`` (default) the game's default (volený none, licitovaný 500).
+
+The game's parameters (its string, what serialisation stores) are the rules as played,
+defaults filled in; :func:`game_params` gives them for a :class:`Rules`.
 
 State: the compact core record (``int32[STATE_SIZE]``) driven by
 :func:`mariash_env.core.engine.legal_actions` / ``apply_action``; nothing here decides a
-rule.
+rule.  The game's tables come from :func:`mariash_env.kinds.kind_of`.
 
 * **Chance.**  The first deal's deck is drawn one card at a time from the top: 32 chance
   nodes, outcome = card index 0..31, uniform over the cards not yet drawn (as OpenSpiel's
   skat deals).  Seat 0 deals the first deal.  Between deals of a partie one chance node
   per deal: with ``shuffle="partie"`` the cut, outcome ``k`` in 2..30 uniform (RULES.md §2,
-  the engine gathers and cuts); with ``shuffle="every_deal"`` 32 card draws again.
-* **Players.**  Seats 0, 1, 2 (absolute); actions are the project's 115 indices
-  (:data:`mariash_env.actions.ACTION_LABELS`).
-* **Returns / rewards.**  Returns: running groše of the partie per seat (zero-sum); for
-  ``deals=1`` zero until the deal is settled.  Rewards (``RewardModel.REWARDS``): the
-  deal's payments from the action that settles it until the next decision (OpenSpiel
-  reads rewards at decision nodes; the next deal's chance nodes lie between), else zero.
-  Bounds: :func:`utility_bound`.  With ``max_flek=-1`` a bet can reach level 24, so the bound is about 1e10 groše per deal: algorithms that
-  normalise by ``max_utility`` should use a ``payment_cap`` or a finite ``max_flek``.
-* **Observation** (string and tensor): the seat's view of the current deal, the project's
-  900-float encoding (:mod:`mariash_env.core.observe`, ``OBS_LAYOUT``): its cards, what
-  it laid and took, and the deal's public history (who played which card in which
-  trick, bids, flek raises by level and seat up to level 7), the deal number and the
-  running scores.  While a deck is being drawn it is all zeros (nobody has seen a card).
-  The string lists the non-zero entries by name (``hand:Qh``, ``played_by+1:Ah``,
-  ``points+0=0.3``...), so equal strings mean equal tensors.
+  LICITOVANY.md §2: the engine gathers and cuts); with ``shuffle="every_deal"`` 32 card
+  draws again.
+* **Players.**  Seats 0, 1, 2 (absolute); actions are the game's indices: volený's 115
+  (:data:`mariash_env.actions.ACTION_LABELS`), licitovaný's 136
+  (:data:`mariash_env.licit_actions.ACTION_LABELS`).
+* **Returns / rewards.**  Returns: running groše (licitovaný: desetníky) of the partie per
+  seat (zero-sum); for ``deals=1`` zero until the deal is settled.  Rewards
+  (``RewardModel.REWARDS``): the deal's payments from the action that settles it until
+  the next decision (OpenSpiel reads rewards at decision nodes; the next deal's chance
+  nodes lie between), else zero.  Bounds: :func:`utility_bound`.  With ``max_flek=-1`` a
+  bet can reach level 24, so the bound is about 1e10 per deal: algorithms that normalise
+  by ``max_utility`` should use a ``payment_cap`` or a finite ``max_flek``.
+* **Observation** (string and tensor): the seat's view of the current deal, the game's
+  encoding (volený 900 floats, :mod:`mariash_env.core.observe`; licitovaný 1016,
+  :mod:`mariash_env.core.licit_observe`): its cards, what it laid and took, and the
+  deal's public history, the deal number and the running scores.  While a deck is being
+  drawn it is all zeros (nobody has seen a card).  The string lists the non-zero entries
+  by name (``hand:Qh``, ``played_by+1:Ah``, ``points+0=0.3``...), so equal strings mean
+  equal tensors.
 * **Information state**: perfect recall over the whole partie.  With
   ``shuffle="partie"`` the gathered, cut deck carries information from one deal to the
-  next (RULES.md §2), so the seat recalls every deal dealt so far, not just the current
-  one.  The tensor (``info_state_size(rules)`` = ``deals * (900 + 64)`` floats) has one
-  block per deal of the partie: the seat's encoding of that deal (at its end for the deals
-  played, now for the current one, zeros for deals not yet dealt), the deal's cut ``k``
-  one-hot in 32 slots (none for the first or a reshuffled deal) and, when the seat was
-  forehand, the first seven cards it chose trumps from (32 slots).  The string is
-  ``p<seat>``, then per deal ``| deal d cut k [first7:<card>...]: <decisions> /
-  <encoding>``: every decision of the deal as ``seat:label``, another seat's trump card or
-  discard as ``trump:?`` / ``discard:?``, then the encoding's names.  The string is exactly the seat's
-  action-observation history (it also keeps the order of the seat's own discards and flek
-  raises above level 7, which the tensor does not).
+  next, so the seat recalls every deal dealt so far, not just the current one.  The
+  tensor (``info_state_size(rules)`` = ``deals * info_block(rules)`` floats: volený
+  ``900 + 64``, licitovaný ``1016 + 32``) has one block per deal of the partie: the
+  seat's encoding of that deal (at its end for the deals played, now for the current one,
+  zeros for deals not yet dealt), the deal's cut ``k`` one-hot in 32 slots (none for the
+  first or a reshuffled deal) and, in volený when the seat was forehand, the first seven
+  cards it chose trumps from (32 slots).  The string is ``p<seat>``, then per deal
+  ``| deal d cut k [first7:<card>...]: <decisions> / <encoding>``: every decision of the
+  deal as ``seat:label``, another seat's hidden one as ``trump:?`` / ``discard:?`` /
+  ``lead:?`` (licitovaný's face-down lead card), then the encoding's names.  The string
+  is exactly the seat's action-observation history (it also keeps the order of the
+  seat's own discards, which the tensor does not).
 * ``resample_from_infostate(player, sampler)`` returns a state drawn from the seat's
   information set, built by applying a history (so ``history()``, serialisation, clone
   and the information state all work, and equal the original's for the seat).  Deal by
-  deal it uses the project's exact world sampler (:func:`mariash_env.search.sample_worlds`,
-  uniform over the worlds consistent with the seat's knowledge of the deal): the world's
-  deck as the deal's 32 chance draws, then the deal's decisions, the other seats' hidden
-  ones (trump card, discards) taken from the world.  An ended deal is sampled before its
-  last decision and kept only if it ends as the seat saw it (a lay-down shows hands).
-  Deals of ``deals=1`` and of ``shuffle="every_deal"`` are independent given what is
-  public and are sampled one by one.  With ``shuffle="partie"`` the first deal's world
-  decides every later deck, so first-deal worlds are drawn until the later deals replay
-  with the seat's observations (rejection; the other seats' hidden choices drawn among
-  their legal ones), at most ``RESAMPLE_TRIES`` times, then :class:`ResampleError`.  A
-  deal that ended early leaves many hidden cards to the gathering and the seat's next
-  hand pins them, so this often fails after such a deal (README, research section).
-  The sampler's own uniform draw seeds the resample.  A state made by
-  :func:`state_from_record` has no history: it resamples to another such search state.
+  deal it uses the game's exact world sampler (:func:`mariash_env.search.sample_worlds`,
+  :func:`mariash_env.search.licit_worlds.sample_licit_worlds`: uniform over the worlds
+  consistent with the seat's knowledge of the deal): the world's deck as the deal's 32
+  chance draws, then the deal's decisions, the other seats' hidden ones (trump card,
+  discards, lead card) taken from the world.  An ended deal is sampled before its last
+  decision (the cards the end shows, an open contract's hand, placed) and kept only if it
+  ends as the seat saw it.  Deals of ``deals=1`` and of ``shuffle="every_deal"`` are
+  independent given what is public and are sampled one by one.  With ``shuffle="partie"``
+  the first deal's world decides every later deck, so it is drawn conditioned on what the
+  seat saw of the later deals (:class:`_Link`): its own later cards and the others'
+  known ones (played, a shown trump card; a volený seat's voids and cards not held) must
+  be gathered into the buckets of the next deal they were dealt to.  The sampler places
+  them in the right piles (its ``restrict``), and the order of every pile the seat did
+  not see (hands left in dealt order, an unseen discard order) is drawn among those that
+  fit; needs of deals further on are followed back through whole unseen hands
+  (:func:`_first_slots`), or learnt from a replay that failed.  The later deals then
+  replay (the other seats' hidden choices drawn among the legal ones that fit their later
+  play) and must give the seat's information state; what does not is rejected, at most
+  ``RESAMPLE_TRIES`` worlds (``ARRANGE_TRIES`` orders each), then
+  :class:`ResampleError`.  Every state returned is in the seat's information set; the
+  draw is uniform within a deal, not exactly across a gathered partie (README, research
+  section: how often it succeeds).  The sampler's own uniform draw seeds the resample.
+  A state made by :func:`state_from_record` has no history: it resamples to another such
+  search state.
 
 :class:`OpenSpielRobot` (``make_robot("os_random")`` / ``make_robot("os_ismcts(...)")``)
-plays OpenSpiel bots in the project's harnesses.
+plays OpenSpiel bots in the project's harnesses, in both games.
 """
 
 from __future__ import annotations
@@ -92,18 +115,19 @@ from .kinds import GameKind, kind_of
 from .robots.base import Robot
 from .robots.view import SeatView
 from .rules import G_LICIT, TARIFFS, UNLIMITED_FLEK, Rules, RulesError, make_rules
-from .search import WorldError, sample_worlds
+from .search import WorldError, knowledge, sample_worlds
 from .search.licit_worlds import LicitWorldError, sample_licit_worlds
 from .search.worlds import played_by
 
 __all__ = [
-    "GAME_TYPE", "RESAMPLE_TRIES", "MariashGame", "MariashState", "OpenSpielRobot",
-    "ResampleError", "game_params", "info_state_size", "load_game", "max_game_length",
-    "state_from_record", "utility_bound",
+    "ARRANGE_TRIES", "GAME_TYPE", "RESAMPLE_TRIES", "MariashGame", "MariashState",
+    "OpenSpielRobot", "ResampleError", "game_params", "info_block", "info_state_size",
+    "load_game", "max_game_length", "state_from_record", "utility_bound",
 ]
 
 NUM_PLAYERS = 3
 RESAMPLE_TRIES = 500  # first-deal worlds tried per resample of a later deal (partie)
+ARRANGE_TRIES = 6  # orders of one first-deal world's piles tried (partie)
 NCARDS = 32
 _CUT_MIN, _CUT_MAX = 2, 30
 
@@ -653,6 +677,9 @@ class MariashState(pyspiel.State):
         last = [acts[-1][1]] if ended else []
         w = world
         if w is None:
+            if ended:  # what the end showed (an open contract's hand, RULES.md §11.1)
+                shown = _shown_at_end(ctx, rec, player)
+                restrict = shown if restrict is None else restrict & shown
             w = ctx.sample_world(self.before_end[i] if ended else rec, player, rng, restrict)
             if w is None:
                 return None
@@ -690,14 +717,17 @@ class MariashState(pyspiel.State):
                 continue
             end, world = tried[0].st, tried[1]
             extra: dict[int, list[tuple[_Link, int]]] = {}
-            for _ in range(len(records)):  # each round may add a later link's needs
+            for _ in range(ARRANGE_TRIES):  # orders of this world's piles, each failure
                 out, failed = self._replay_partie(links, records, player, end, world,
                                                   extra, rng)
                 if failed == 0:
                     return out
-                if out is None or not self._needs_of(out, links, records, failed, player,
-                                                     extra):
-                    break
+                if out is None:
+                    if failed == 1 and not extra:  # no order fits
+                        break
+                    extra = {} if failed == 1 else extra  # the later needs did not fit
+                    continue
+                self._needs_of(out, links, records, failed, player, extra)
         raise ResampleError(
             f"seat {player}: no world of the first deal replays to the seat's observations of "
             f"deals 1..{len(records) - 1} in {RESAMPLE_TRIES} tries"
@@ -709,15 +739,17 @@ class MariashState(pyspiel.State):
                        rng: np.random.Generator) -> tuple[MariashState | None, int]:
         """The first deal's ``world`` (``end``: its replayed end) arranged by the first link
         (and ``extra``), then every deal replayed: ``(state, 0)`` when all replay to the
-        seat's information state, else ``(state or None, the first deal that failed)``."""
+        seat's information state, else ``(state or None, the first deal that failed)``:
+        ``(None, 1)`` when no order fits, ``(None, -1)`` when the order changed the first
+        deal as the seat saw it."""
         ctx = self._g
         w = links[0].arrange(end, world, rng, extra)
         if w is None:
-            return None, 1
+            return None, 1  # no order fits
         tried = self._try_deal(self.get_game().new_initial_state(), 0, records[0], player,
                                rng, world=w)
         if tried is None:  # a card moved within a seat's hand changed its deal
-            return None, 1
+            return None, -1
         out = tried[0]
         for i in range(1, len(records)):
             out.apply_action(int(records[i][S.CUT]))
@@ -831,6 +863,24 @@ def _loc_bit(seat: int, player: int) -> int:
     return 1 if seat == (player + 1) % 3 else 2
 
 
+def _shown_at_end(ctx: _Context, end: np.ndarray, player: int) -> np.ndarray:
+    """Location masks (the samplers' ``restrict``) of the cards another seat still holds
+    at the end of a deal that the seat's encoding shows there (an open contract's hand):
+    the encoding changes when such a card is taken out of that hand."""
+    out = np.full(NCARDS, 7, dtype=np.int64)
+    want = ctx.encoding(end, player)
+    for seat in range(NUM_PLAYERS):
+        hand = int(S.getm(end, S.HAND + seat))
+        if seat == player:
+            continue
+        for c in _bits(hand):
+            t = end.copy()
+            S.setm(t, S.HAND + seat, hand & ~(1 << c))
+            if not np.array_equal(ctx.encoding(t, player), want):
+                out[c] = _loc_bit(seat, player)
+    return out
+
+
 def _unseen_piles(ctx: _Context, end: np.ndarray, acts: list[tuple[int, int]],
                   player: int) -> list[tuple[bool, int, int]]:
     """The piles of the finished deal ``end`` whose order in the gathered deck the seat did
@@ -904,8 +954,30 @@ class _Link:
                  if not ctx.licit and s == forehand and A.TRUMP0 <= a < A.TRUMP0 + NCARDS]
         if trump and second[S.TRUMP_PUBLIC] and forehand != player:
             self.allow[trump[0]] &= 1 << self.loc[3]
+        if not ctx.licit and not any(S.getm(second, S.TOOK + t) for t in range(3)):
+            self._known_holders(state, d + 1, second, forehand)
         self.acts = state.deal_actions[d]
         self.slots: dict[int, set[int]] = {}  # card -> the slots later links allow it
+
+    def _known_holders(self, state: MariashState, i: int, rec: np.ndarray,
+                       forehand: int) -> None:
+        """Volený, no talon taken in deal ``i``: the sampler's knowledge of that deal
+        (:func:`~mariash_env.search.knowledge`: voids, cards not held, … before its last
+        decision) says which seats may have been dealt each hidden card; the talon lying
+        was forehand's."""
+        ended = rec[S.PHASE] == S.PH_DONE
+        try:
+            k = knowledge(state.before_end[i] if ended else rec, self.player, self.ctx.rules)
+        except WorldError:  # pragma: no cover - the real state always has a world
+            return
+        seats = [k.locations[0], k.locations[1], forehand]
+        for c in k.cards:
+            m = 0
+            for li, seat in enumerate(seats):
+                if int(k.allowed[c]) >> li & 1:
+                    m |= sum(1 << self.loc[b] for b in self.loc if (
+                        b == seat or (b == 3 and seat == forehand)))
+            self.allow[c] &= m
 
     def sampler_restriction(self, first: np.ndarray) -> np.ndarray:
         """The sampler's restriction for the first deal (before its last decision): the
