@@ -246,3 +246,25 @@ def test_openspiel_robots_play_licitovany_in_the_arena(tmp_path, capsys):
                        "--no-plot"]) == 0
     out = capsys.readouterr().out
     assert "desetníky/deal" in out and "os_ismcts(simulations=4)" in out
+
+
+def test_licit_sampler_before_flekking_with_four_helping_cards():
+    """LICITOVANY.md §6: a defender with four cards of the helping suit shows on his first
+    flek turn; before flekking (the actor still discarding) nobody has had a turn, so the
+    sampler finds worlds for that defender (it once rejected every world there)."""
+    from mariash_env.core.tables import SUIT_MASK
+
+    rules = make_rules(rules="licitovany", deals=1)
+    rng = np.random.default_rng(15)
+    g = Game(rules)
+    g.new_partie(seed=15)
+    while g.phase != S.PH_DISCARD:  # into (lepší) dvě sedmy, its helping suit named
+        labels = g.legal_labels()
+        g.step(next((x for x in labels if "dve_sedmy" in x), None)
+               or labels[int(rng.integers(len(labels)))])
+    actor = int(g.st[S.ACTOR])
+    right = (actor + 2) % 3
+    helping = int(SUIT_MASK[int(g.st[S.LIC_HELP])])
+    assert bin(g.hand(right) & helping).count("1") >= 4
+    for w in sample_licit_worlds(g.st, right, 5, np.random.default_rng(0), rules):
+        assert S.getm(w, S.HAND + right) == g.hand(right)

@@ -129,7 +129,10 @@ def _show_ok(st: np.ndarray, dealt: list[int]) -> bool:
     if g not in (G_DVE, G_LEPSI_DVE) or st[S.LIC_HELP] < 0:
         return True
     ph = int(st[S.PHASE])
-    turn = int(st[S.FLEK_ROUND]) if ph == S.PH_FLEK else 99
+    # Flek turns taken: none before flekking (helping suit named, discards, lead card),
+    # all after it.
+    turn = int(st[S.FLEK_ROUND]) if ph == S.PH_FLEK else (
+        99 if ph in (S.PH_PLAY, S.PH_DONE) else 0)
     if ph == S.PH_DONE and st[S.END] == S.END_SHOW:
         return True  # the show itself is public: the world keeps the real cards' count
     actor = int(st[S.ACTOR])
