@@ -338,6 +338,9 @@ def _check_resampled(game, s, r, p, rng):
     ({}, 25),
     ({"deals": 3, "shuffle": "every_deal"}, 8),
     ({"deals": 3}, 8),
+    ({"rules": "licitovany"}, 10),  # search.licit_worlds' exact sampler
+    ({"rules": "licitovany", "deals": 3, "shuffle": "every_deal"}, 6),
+    ({"rules": "licitovany", "deals": 3}, 4),
 ])
 def test_resampled_states_have_a_history_that_replays(params, games):
     game = pyspiel.load_game("mariash", params)

@@ -137,33 +137,6 @@ def test_variant_parameters_reach_the_rules():
     assert {"contract:open_betl", "contract:open_durch"} <= labels
 
 
-@pytest.mark.parametrize("params,games", [
-    (LICIT, 10),
-    ({**LICIT, "deals": 3, "shuffle": "every_deal"}, 4),
-    ({**LICIT, "deals": 3}, 4),
-])
-def test_licitovany_resampled_states_are_in_the_information_set(params, games):
-    """Resampled licitovaný states (search.licit_worlds' exact sampler) have the seat's
-    information state and tensor, replay legally, serialise and clone; they differ from
-    the real state in the hidden cards."""
-    game = pyspiel.load_game("mariash", params)
-    rng = np.random.default_rng(21)
-    done = differs = 0
-    while done < 3 * games:
-        s = game.new_initial_state()
-        stop = int(rng.integers(1, 40 + 60 * game.get_parameters()["deals"]))
-        while not s.is_terminal() and len(s.history()) < stop:
-            s.apply_action(_random_action(s, rng))
-        if s.is_terminal():
-            continue
-        for p in range(3):
-            r = s.resample_from_infostate(p, rng.random)
-            differs += str(r) != str(s)
-            _check_resampled(game, s, r, p, rng)
-            done += 1
-    assert differs > done // 3
-
-
 def _table_states(game, n: int, seed: int, first_deal: int = 1):
     """States of parties played by the table robot, from deal ``first_deal + 1`` on."""
     table = make_robot("table", rules=game.ctx.rules)
