@@ -356,9 +356,10 @@ class _Context:
         return out
 
     def own_buckets(self, st: np.ndarray, player: int) -> set[int]:
-        """The buckets (:meth:`buckets`) of ``player`` in the deal of ``st``."""
+        """The buckets (:meth:`buckets`) whose cards ``player`` knows in the deal of
+        ``st``: its own, and forehand's first seven or the licitovaný talon it took."""
         own = {player}
-        if not self.licit and int(st[S.FOREHAND]) == player:
+        if int(st[S.FOREHAND if not self.licit else S.ACTOR]) == player:
             own.add(3)
         return own
 
