@@ -700,14 +700,17 @@ class MariashState(pyspiel.State):
     def _resample_partie(self, player: int, records: list[np.ndarray],
                          rng: np.random.Generator) -> MariashState:
         """``shuffle="partie"``: the first deal's world decides every later deck (gathered
-        and cut, RULES.md §2).  It is drawn conditioned on what the seat saw of the second
-        deal (:class:`_Link`): the sampler places the seat's own second-deal cards in the
-        first deal's piles they came from, then the order of every pile the seat did not
-        see (hands left in dealt order, an unseen discard order) is drawn among those that
-        deal the second deal's known cards where they were (the seat's hand, the cards
-        each seat played).  The later deals then replay (the other seats' hidden choices
-        drawn among the legal ones that fit their later play); what still does not fit is
-        rejected, at most ``RESAMPLE_TRIES`` times."""
+        and cut, RULES.md §2).  It is drawn conditioned on what the seat saw of the later
+        deals (:class:`_Link`, one per deal joined to the next): the sampler places the
+        known next-deal cards in the first deal's piles they must come from (the seat's
+        own, the cards each seat played; later deals' through whole unseen hands,
+        :func:`_first_slots`), then the order of every pile the seat did not see (hands
+        left in dealt order, an unseen discard order) is drawn among those that deal them
+        where they were.  The later deals then replay (the other seats' hidden choices
+        drawn among the legal ones that fit their later play); a deal that does not adds
+        what it needs of the first deal's piles (:meth:`_needs_of`) and the piles are
+        ordered again, at most ``ARRANGE_TRIES`` times a world, ``RESAMPLE_TRIES``
+        worlds."""
         links = [_Link(self, records, d, player) for d in range(len(records) - 1)]
         links[0].slots = _first_slots(self, records, links, player)
         links[0].restrict = links[0].sampler_restriction(records[0])
