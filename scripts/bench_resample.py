@@ -6,7 +6,7 @@ chance nodes drawn uniformly) and resampled for each seat.  For ``--deals`` > 1 
 states from the second deal on are kept (a gathered partie resamples by rejection there).
 
     python scripts/bench_resample.py [--deals 3] [--shuffle partie] [--robot table]
-                                     [--states 60] [--seed 11]
+                                     [--states 60] [--seed 11] [--rules licitovany]
 """
 
 from __future__ import annotations
@@ -30,17 +30,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--robot", choices=("random", "table"), default="table")
     ap.add_argument("--states", type=int, default=60)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--rules", choices=("voleny", "licitovany"), default="voleny")
     args = ap.parse_args(argv)
 
     import pyspiel
 
-    from mariash_env.actions import N_ACTIONS
     from mariash_env.openspiel import ResampleError
-    from mariash_env.robots.table import TableRobot
+    from mariash_env.robots import make_robot
 
-    game = pyspiel.load_game("mariash", {"deals": args.deals, "shuffle": args.shuffle})
+    game = pyspiel.load_game("mariash", {"rules": args.rules, "deals": args.deals,
+                                         "shuffle": args.shuffle})
     rng = np.random.default_rng(args.seed)
-    table = TableRobot()
+    table = make_robot("table", rules=args.rules)
 
     def act(s) -> int:
         if s.is_chance_node():
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
             return int(rng.choice(outcomes, p=probs))
         if args.robot == "random":
             return int(rng.choice(s.legal_actions()))
-        mask = np.zeros(N_ACTIONS, np.int8)
+        mask = np.zeros(game.num_distinct_actions(), np.int8)
         mask[s.legal_actions()] = 1
         obs = np.asarray(s.observation_tensor(s.current_player()), np.float32)
         return int(table.act({"observation": obs, "action_mask": mask}))
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
             except ResampleError:
                 failed += 1
             seconds += time.perf_counter() - t0
-    print(f"deals={args.deals} shuffle={args.shuffle} robot={args.robot}: {ok} of "
+    print(f"rules={args.rules} deals={args.deals} shuffle={args.shuffle} robot={args.robot}: {ok} of "
           f"{ok + failed} resamples succeed, {1000 * seconds / (ok + failed):.1f} ms a call")
     return 0
 

@@ -95,31 +95,51 @@ def test_game_type_and_info_are_true_to_the_game():
 
 
 @pytest.mark.parametrize("params,fragment", [
-    ({"rules": "licitovany"}, "licitovany"),
+    ({"rules": "lizany"}, "rules"),
+    ({"rules": "bridge"}, "invalid value 'bridge' for rule option 'rules'"),
     ({"tariff": "pub"}, "tariff"),
-    ({"max_flek": -2}, "max_flek"),
+    ({"max_flek": -3}, "max_flek"),
     ({"deals": 0}, "deals"),
     ({"killed_seven": 4}, "killed_seven"),
-    ({"payment_cap": -5}, "payment_cap -5: expected groše > 0, or 0 for none"),
+    ({"payment_cap": -5}, "payment_cap -5: expected groše > 0, 0 for none or -1"),
     ({"foo": 1}, "Unknown parameter 'foo'"),
+    ({"tariff": "csm", "open_contracts": True}, "open_contracts=True and tariff='csm'"),
+    ({"hundred_counting": "kilo"}, "hundred_counting"),
+    ({"players": 4}, "four-player"),
+    ({"rules": "licitovany", "tariff": "csm"}, "volený options that do not apply"),
+    ({"rules": "licitovany", "open_contracts": True}, "open_contracts"),
 ])
 def test_bad_parameters_are_refused_by_name(params, fragment):
     with pytest.raises((RulesError, pyspiel.SpielError, ValueError), match=fragment):
         pyspiel.load_game("mariash", params)
 
 
-def test_params_round_trip():
-    for rules in (make_rules(), make_rules(max_flek=None, payment_cap=300, deals=5,
-                                          shuffle="every_deal", tariff="csm")):
-        assert load_game(rules).ctx.rules == rules
-        assert pyspiel.load_game("mariash", game_params(rules)).ctx.rules == rules
+@pytest.mark.parametrize("rules", [
+    make_rules(deals=1), make_rules(max_flek=None, payment_cap=300, deals=5,
+                                    shuffle="every_deal", tariff="csm"),
+    make_rules(deals=2, open_contracts=True, hundred_counting="order_free"),
+    make_rules(rules="licitovany", deals=1), make_rules(rules="licitovany", deals=4,
+                                                       max_flek=None, payment_cap=None),
+    make_rules(rules="licitovany", deals=2, max_flek=2, marriage_order="queen_first",
+               shuffle="every_deal"),
+])
+def test_params_round_trip(rules):
+    """Every option reaches Rules, and the game's parameters (its string, what
+    serialisation stores) name the rules played."""
+    game = load_game(rules)
+    assert game.ctx.rules == rules
+    assert pyspiel.load_game("mariash", game_params(rules)).ctx.rules == rules
+    assert pyspiel.load_game(str(game)).ctx.rules == rules
 
 
-@pytest.mark.parametrize("options", [{"open_contracts": True},
-                                     {"hundred_counting": "order_free"}])
-def test_variants_without_a_parameter_are_refused_not_dropped(options):
-    with pytest.raises(RulesError, match=f"no parameter for.*{next(iter(options))}"):
-        load_game(make_rules(**options))
+def test_each_game_takes_its_own_defaults():
+    """max_flek / payment_cap left out: the game's defaults (volený 4 and none, RULES.md
+    §11; licitovaný 5 and 500, LICITOVANY.md §6, §9); -1 and 0 mean unlimited and none."""
+    assert load_game(deals=1).ctx.rules == make_rules(deals=1)
+    assert load_game(rules="licitovany").ctx.rules == make_rules(rules="licitovany", deals=1)
+    assert load_game(rules="licitovany").get_parameters()["max_flek"] == 5
+    r = load_game(rules="licitovany", max_flek=-1, payment_cap=0).ctx.rules
+    assert r.max_flek is None and r.payment_cap is None
 
 
 @pytest.mark.parametrize("shuffle", ["partie", "every_deal"])
@@ -318,6 +338,9 @@ def _check_resampled(game, s, r, p, rng):
     ({}, 25),
     ({"deals": 3, "shuffle": "every_deal"}, 8),
     ({"deals": 3}, 8),
+    ({"rules": "licitovany"}, 10),  # search.licit_worlds' exact sampler
+    ({"rules": "licitovany", "deals": 3, "shuffle": "every_deal"}, 6),
+    ({"rules": "licitovany", "deals": 3}, 4),
 ])
 def test_resampled_states_have_a_history_that_replays(params, games):
     game = pyspiel.load_game("mariash", params)

@@ -167,15 +167,15 @@ def test_undo_and_resume(tmp_path):
 
 def test_licitovany_robots(tmp_path):
     """The table seats licitovaný robots through make_robot(spec, rules=...): the table
-    robot, random, PIMC and the licitovaný ONNX model; a volený model or OpenSpiel's
-    robots are refused, naming the spec."""
+    robot, random, PIMC and the licitovaný ONNX model; a volený model or a bad argument
+    is refused, naming the spec."""
     s = _session(tmp_path, robots="table,pimc(worlds=2)")
     assert sorted(type(r).__name__ for r in s.robots.values()) == ["LicitTableRobot",
                                                                     "PIMCRobot"]
     s = _session(tmp_path, robots="onnx:models/robot_licitovany.onnx,random(seed=3)")
     assert sorted(type(r).__name__ for r in s.robots.values()) == ["OnnxRobot",
                                                                     "RandomRobot"]
-    for spec, words in [("os_random", "cannot play licitovaný"),
+    for spec, words in [("os_random(seed=-1.5)", "seed"),
                         ("onnx:models/robot.onnx", "volen"),
                         ("table(x=1)", "x")]:
         with pytest.raises(PlayError, match=re.escape(f"cannot seat robot {spec!r}") + ".*"

@@ -168,7 +168,8 @@ def test_series_tie_breaks_and_shared_places():
 
 @pytest.mark.parametrize("args, words", [
     (["--rules", "bridge"], "unknown rules 'bridge'"),
-    (["--rules", "licitovany", "--robots", "table,os_random"], "cannot seat robot 'os_random'"),
+    (["--rules", "licitovany", "--robots", "table,pimc(worlds=0)"],
+     "cannot seat robot 'pimc(worlds=0)'"),
     (["--robots", "table"], "expected two robots"),
     (["--robots", "table,onnx:none.onnx"], "cannot seat robot 'onnx:none.onnx'"),
     (["--port", "0"], "invalid port 0"),

@@ -160,7 +160,7 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
 
     Every argument is checked first: an unknown robot, an unknown argument or a bad value
     raises ValueError naming it and what is accepted; so does a robot that cannot play the
-    game (the OpenSpiel robots under licitovaný, an ONNX model of the other game).
+    game (an ONNX model of the other game).
     """
     if not isinstance(name, str):
         raise ValueError(f"a robot spec must be a str, got {name!r}")
@@ -182,9 +182,6 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
         from .lizany_table import LizanyRuleRobot
 
         return LizanyRuleRobot()
-    if game == "licitovany" and base in ("os_random", "os_ismcts"):
-        raise ValueError(f"robot {base!r} cannot play licitovaný mariáš yet (the OpenSpiel "
-                         "game is volený's): expected random, table, pimc or onnx:PATH")
     if base == "random":
         return RandomRobot(**kw)
     if base == "table":

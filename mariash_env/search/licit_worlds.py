@@ -129,7 +129,10 @@ def _show_ok(st: np.ndarray, dealt: list[int]) -> bool:
     if g not in (G_DVE, G_LEPSI_DVE) or st[S.LIC_HELP] < 0:
         return True
     ph = int(st[S.PHASE])
-    turn = int(st[S.FLEK_ROUND]) if ph == S.PH_FLEK else 99
+    # Flek turns taken: none before flekking (helping suit named, discards, lead card),
+    # all after it.
+    turn = int(st[S.FLEK_ROUND]) if ph == S.PH_FLEK else (
+        99 if ph in (S.PH_PLAY, S.PH_DONE) else 0)
     if ph == S.PH_DONE and st[S.END] == S.END_SHOW:
         return True  # the show itself is public: the world keeps the real cards' count
     actor = int(st[S.ACTOR])
@@ -185,9 +188,13 @@ def _set_positions(w: np.ndarray, st: np.ndarray, me: int, dealt: list[int], tal
 
 
 def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
-                        rules: Rules | None = None, max_tries: int | None = None) -> np.ndarray:
+                        rules: Rules | None = None, max_tries: int | None = None,
+                        restrict: np.ndarray | None = None) -> np.ndarray:
     """``n`` worlds (``int32[n, STATE_SIZE]``) consistent with what ``seat`` knows of the
-    licitovaný deal in ``st`` (module docstring); ``rng`` a Generator, a seed or None."""
+    licitovaný deal in ``st`` (module docstring); ``rng`` a Generator, a seed or None.
+    ``restrict`` (32 location masks: 1 next seat, 2 previous seat, 4 the third location)
+    narrows where each hidden card may lie: the worlds are then uniform among those that
+    also meet it (what a caller knows from elsewhere, e.g. a later deal)."""
     rules = rules if rules is not None else make_rules(rules="licitovany")
     rv = rules.vector()
     st = np.ascontiguousarray(st, dtype=np.int32)
@@ -223,7 +230,7 @@ def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
         for i, s in enumerate(locs):
             if not (voids[s] >> c) & 1:
                 m |= 1 << i
-        allow.append(m)
+        allow.append(m if restrict is None else m & int(restrict[c]))
     W = count_table(np.array(allow, dtype=np.int64), counts[0], counts[1], counts[2])
     if W[0, counts[0], counts[1]] == 0:
         raise LicitWorldError(f"seat {me}: no assignment of the hidden cards fits the counts")

@@ -1097,7 +1097,8 @@ def _rng_words(rng) -> np.ndarray:
 
 
 def sample_worlds(st: np.ndarray, seat: int, n: int, rng=None, rules=None,
-                  max_tries: int | None = None, stats: dict | None = None) -> np.ndarray:
+                  max_tries: int | None = None, stats: dict | None = None,
+                  restrict: np.ndarray | None = None) -> np.ndarray:
     """``n`` worlds (``int32[n, STATE_SIZE]``) consistent with what ``seat`` knows.
 
     Every world equals ``st`` in all that ``seat`` knows or is public (its hand, its
@@ -1109,6 +1110,9 @@ def sample_worlds(st: np.ndarray, seat: int, n: int, rng=None, rules=None,
     before it is shown, deck positions) are completed consistently.  Every world passes
     :func:`check_world`.  ``rng``: a ``numpy.random.Generator``, an int seed, or None.
     ``stats`` (a dict), if given, receives ``tries`` and ``rejected_by_check``.
+    ``restrict`` (32 location masks, bits as :func:`knowledge`'s) narrows where each hidden
+    card may lie: the worlds are then uniform among those that also meet it (what a
+    caller knows from elsewhere, e.g. a later deal of a gathered partie).
     """
     rv = _rules_vector(rules)
     st = np.ascontiguousarray(st, dtype=np.int32)
@@ -1119,6 +1123,8 @@ def sample_worlds(st: np.ndarray, seat: int, n: int, rng=None, rules=None,
         raise WorldError(f"seat {seat}: {_K_MESSAGES[status]}")
     cards = np.array([c for c in range(32) if hidden >> c & 1], dtype=np.int64)
     allow_list = allow[cards].copy() if cards.size else np.zeros(0, dtype=np.int64)
+    if restrict is not None and cards.size:
+        allow_list &= np.asarray(restrict, dtype=np.int64)[cards]
     out = np.empty((n, STATE_SIZE), dtype=np.int32)
     if n == 0:
         return out
