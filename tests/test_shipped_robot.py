@@ -25,21 +25,40 @@ def test_shipped_robot_plays_legal_actions():
 def test_phase_ablation_swaps_exactly_the_named_parts():
     """scripts/ablate_phases.py: TableRobot in every part is TableRobot itself (a duplicate
     score of exactly 0 on every deal); in no part it is the robot."""
-    from scripts.ablate_phases import PARTS, PHASES, swapped
+    from mariash_env.kinds import VOLENY
+    from scripts.ablate_phases import PARTS, swapped
     from training.evaluate import duplicate_eval
 
     robot = make_robot(f"onnx:{MODEL}")
     table = make_robot("table")
-    everything = swapped(robot, table, PHASES, None)
+    everything = swapped(robot, table, VOLENY, VOLENY.phase_names, None)
     r = duplicate_eval(everything, table, deals=30, seed=4, num_envs=90, name="table")
     assert r.mean == 0.0 and r.std == 0.0
-    nothing = swapped(robot, table, (), None)
+    nothing = swapped(robot, table, VOLENY, (), None)
     assert duplicate_eval(nothing, table, deals=30, seed=4, num_envs=90).mean == \
         duplicate_eval(robot, table, deals=30, seed=4, num_envs=90).mean
-    assert {p for phases, _ in PARTS.values() for p in phases} == set(PHASES) - {"done"}
+    assert {p for phases, _ in PARTS["voleny"].values() for p in phases} == \
+        set(VOLENY.phase_names) - {"done"}
 
 
 LICIT_MODEL = MODEL.parent / "robot_licitovany.onnx"
+
+
+def test_phase_ablation_of_the_licitovany_robot():
+    """scripts/ablate_phases.py on a licitovaný model: LicitTableRobot in every part is
+    LicitTableRobot itself; the parts cover every phase of the game but the end."""
+    from mariash_env.kinds import LICITOVANY
+    from scripts.ablate_phases import PARTS, swapped
+    from training.evaluate import duplicate_eval
+
+    robot = make_robot(f"onnx:{LICIT_MODEL}", rules="licitovany")
+    table = make_robot("table", rules="licitovany")
+    rules = {"rules": "licitovany"}
+    everything = swapped(robot, table, LICITOVANY, LICITOVANY.phase_names, None)
+    r = duplicate_eval(everything, table, deals=20, seed=4, rules=rules, num_envs=60)
+    assert r.mean == 0.0 and r.std == 0.0
+    assert {p for phases, _ in PARTS["licitovany"].values() for p in phases} == \
+        set(LICITOVANY.phase_names) - {"done"}
 
 
 def test_shipped_licitovany_robot_plays_legal_actions():

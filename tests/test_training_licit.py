@@ -326,7 +326,7 @@ def test_skipped_phases_are_not_demonstrations() -> None:
 
 @pytest.mark.parametrize("name", ["licitovany", "licitovany_finetune", "licitovany_guided",
                                   "licitovany_guided2", "licitovany_demo",
-                                  "licitovany_demo2"])
+                                  "licitovany_demo2", "licitovany_demo3"])
 def test_licitovany_configs_load(name: str) -> None:
     cfg = load_config(ROOT / "training" / "configs" / f"{name}.toml")
     assert cfg.env.rules == {"rules": "licitovany"}

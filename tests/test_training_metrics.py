@@ -19,11 +19,12 @@ from training.methods import METHODS, get_method, register_method  # noqa: E402
 from training.methods.dmc import DMC  # noqa: E402
 from training.trainer import Trainer  # noqa: E402
 
-# metrics.csv as it was before methods declared their metrics (runs resume onto it).
+# metrics.csv as it was before methods declared their metrics, plus demo_loss (runs
+# resume onto it: a resume rewrites an older file with these columns).
 DMC_COLUMNS = [
     "iteration", "decisions", "samples", "updates", "deals", "train_s", "dec_per_s",
     "samples_per_s", "upd_per_s", "loss", "q_mean", "grad_norm", "target_mean", "epsilon",
-    "rollout_s", "policy_s", "update_s", "carried", "pool_size", "ret_vs_pool",
+    "demo_loss", "rollout_s", "policy_s", "update_s", "carried", "pool_size", "ret_vs_pool",
     "ret_vs_random", "ret_vs_table",
 ]
 
