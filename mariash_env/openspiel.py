@@ -14,7 +14,8 @@ be None and OpenSpiel fills in every default, hence the sentinels:
 * ``rules`` -- ``"voleny"`` (default) or ``"licitovany"``;
 * ``deals`` -- deals in the partie (default 1: one deal is one OpenSpiel game);
 * ``tariff``, ``killed_seven``, ``open_contracts``, ``hundred_counting`` (volený only),
-  ``marriage_order``, ``shuffle``, ``players`` -- as in ``make_rules``;
+  ``marriage_order``, ``shuffle``, ``players`` -- as in ``make_rules``, but ``players=4``
+  (RULES.md §11.3) is refused: the four-player game is not implemented here yet;
 * ``max_flek`` -- highest flek level, ``-1`` for unlimited (``None``: bounded at level
   24), ``-2`` (default) the game's default (volený 4, licitovaný 5);
 * ``payment_cap`` -- groše (licitovaný: desetníky) per defender and deal, ``0`` for none,
