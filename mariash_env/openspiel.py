@@ -14,7 +14,8 @@ be None and OpenSpiel fills in every default, hence the sentinels:
 * ``rules`` -- ``"voleny"`` (default) or ``"licitovany"``;
 * ``deals`` -- deals in the partie (default 1: one deal is one OpenSpiel game);
 * ``tariff``, ``killed_seven``, ``open_contracts``, ``hundred_counting`` (volený only),
-  ``marriage_order``, ``shuffle``, ``players`` -- as in ``make_rules``;
+  ``marriage_order``, ``shuffle``, ``players`` -- as in ``make_rules``, but ``players=4``
+  (RULES.md §11.3) is refused: the four-player game is not implemented here yet;
 * ``max_flek`` -- highest flek level, ``-1`` for unlimited (``None``: bounded at level
   24), ``-2`` (default) the game's default (volený 4, licitovaný 5);
 * ``payment_cap`` -- groše (licitovaný: desetníky) per defender and deal, ``0`` for none,
@@ -98,6 +99,7 @@ plays OpenSpiel bots in the project's harnesses, in both games.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -114,7 +116,15 @@ from .game import Game
 from .kinds import GameKind, kind_of
 from .robots.base import Robot
 from .robots.view import SeatView
-from .rules import G_LICIT, TARIFFS, UNLIMITED_FLEK, Rules, RulesError, make_rules
+from .rules import (
+    G_LICIT,
+    TARIFFS,
+    UNLIMITED_FLEK,
+    Rules,
+    RulesError,
+    make_rules,
+    require_three,
+)
 from .search import WorldError, knowledge, sample_worlds
 from .search.licit_worlds import LicitWorldError, sample_licit_worlds
 from .search.worlds import played_by
@@ -198,7 +208,11 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
               "open_contracts", "players"):
         if p[k] != _DEFAULTS[k] or type(p[k]) is not type(_DEFAULTS[k]):
             opts[k] = p[k]
-    return make_rules(**opts)
+    rules = make_rules(**opts)
+    # Refused rather than played as three seats (num_players, returns, observations and
+    # resampling for four are not implemented here yet).
+    require_three(rules, "the OpenSpiel game 'mariash'")
+    return rules
 
 
 def game_params(rules: Rules) -> dict[str, Any]:
@@ -1278,6 +1292,17 @@ pyspiel.register_game(GAME_TYPE, MariashGame)
 
 
 # --- robots -------------------------------------------------------------------------------
+def _search_rules(rules: Rules) -> Rules:
+    """The rules of the robot's search game.  At four (RULES.md §11.3) a deal is the core's
+    three-seat deal, untouched, and the robot sees its core seat: it searches that one deal
+    as a three-player game.  Its ordering of outcomes is the four-player one (the actor's
+    2A there and 3A at four both grow with A, each defender's -A is the same); the later
+    deals of the partie are left out of the search."""
+    if rules.players == 3:
+        return rules
+    return replace(rules, players=3, deals=1)
+
+
 class OpenSpielRobot(Robot):
     """An OpenSpiel bot (``pyspiel.Bot``) playing through the robot protocol.
 
@@ -1315,7 +1340,7 @@ class OpenSpielRobot(Robot):
     def _game(self, rules: Rules) -> MariashGame:
         g = self._games.get(rules)
         if g is None:
-            g = self._games[rules] = load_game(rules)
+            g = self._games[rules] = load_game(_search_rules(rules))
         return g
 
     def bot(self, game: MariashGame, player: int) -> pyspiel.Bot:
