@@ -621,13 +621,12 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         liz_rules = LA.lizany_rules(rdict)
         if backend != "process":
             raise ValueError("a lízaný match plays in this process: expected backend 'process'")
-        seats: list[tuple[int, ...]] = list(LA.seatings(len(names)))
         players = 2
     else:
         rdict["deals"] = 1
         rules_obj = make_rules(**rdict)
         players = rules_obj.players
-        seats = list(seatings(len(names), players))
+    seats = seatings(len(names), players)
     deals, seed = int(deals), int(seed)
     seeds = np.array([deal_seed(seed, i) for i in range(deals)], dtype=np.int64)
     batch = int(batch)

@@ -12,7 +12,6 @@ A deal takes about a millisecond, so the match plays in the calling process.
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -33,13 +32,6 @@ def lizany_rules(options: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"rule option(s) {other} do not apply to rules='lizany': lízaný has "
                          "no rule options")
     return dict(RULES)
-
-
-def seatings(k: int) -> list[tuple[int, int]]:
-    """Seatings (robot index of ``player_0``, ``player_1``) of ``k`` robots."""
-    if k == 1:
-        return [(0, 0)]
-    return list(itertools.permutations(range(k), 2))
 
 
 def play_seatings(robots: list[Robot], seats: list[tuple[int, ...]],
