@@ -46,7 +46,8 @@ class GameKind:
 
 VOLENY = GameKind("voleny", 0, A.N_ACTIONS, A.ACTION_LABELS, A.action_index, A.action_label,
                   O.OBS_SIZE, O.STATE_OBS_SIZE, O.OBS_VERSION, O.OBS_LAYOUT, O.encode,
-                  O.observe_into, "groš", PHASE_NAMES[:9])
+                  O.observe_into, "groš",
+                  PHASE_NAMES[:next(n for b, _, n, _ in O.OBS_LAYOUT if b == "phase")])
 LICITOVANY = GameKind("licitovany", G_LICIT, LA.N_ACTIONS, LA.ACTION_LABELS, LA.action_index,
                       LA.action_label, LO.LOBS_SIZE, LO.LSTATE_OBS_SIZE, LO.LOBS_VERSION,
                       LO.LOBS_LAYOUT, LO.encode_licit, LO.observe_licit, "desetník",

@@ -50,6 +50,7 @@ from .state import (
     PH_DISCARD,
     PH_FLEK,
     PHASE,
+    PHASE_NAMES,
     PTS,
     RAISED_BY,
     RAISED_RND,
@@ -153,15 +154,14 @@ _BLOCKS: tuple[tuple[str, int, str], ...] = (
     ('x_to_move', 3, 'state only: relative seat to move'),
 )
 
-LOBS_PHASES = ("bid", "hold", "lone_bid", "game", "trumps", "helping", "discard", "lead",
-               "flek", "play", "done")
-"""The slots of the ``phase`` block, in order."""
-
 LOBS_LAYOUT: tuple[tuple[str, int, int, str], ...] = _layout(_BLOCKS)
 """``(block, offset, size, meaning)`` of every block of the licitovaný encodings."""
 
 # PHASE value -> slot of the ``phase`` block (volený-only phases never occur here).
 _PHASE_SLOT = np.array([-1, -1, 6, -1, -1, -1, 8, 9, 10, 0, 1, 2, 3, 4, 5, 7], dtype=np.int64)
+LOBS_PHASES = tuple(PHASE_NAMES[int(np.flatnonzero(_PHASE_SLOT == k)[0])]
+                    for k in range(int(_PHASE_SLOT.max()) + 1))
+"""The names of the ``phase`` block's slots, in order (read off :data:`_PHASE_SLOT`)."""
 
 
 check_layout(LOBS_LAYOUT, "LO_", "core/licit_observe.py", ("LOBS_SIZE", "LSTATE_OBS_SIZE"),
