@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mariash_env.kinds import LICITOVANY, VOLENY, GameKind  # noqa: E402
+from mariash_env.kinds import LICITOVANY, GameKind  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
 from training.evaluate import duplicate_eval  # noqa: E402
@@ -72,14 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=777)
     args = ap.parse_args(argv)
     robot = OnnxRobot(args.model)
-    licit = (robot.rules or {}).get("rules") == "licitovany"
-    game = LICITOVANY if licit else VOLENY
+    game = robot.game  # the model's own game, as its metadata says
     table = make_robot("table", rules=robot.rules)
     who = type(table).__name__
     rows = [("the robot's own decisions", robot.act_batch)]
     rows += [(f"{who}'s {part}", swapped(robot, table, game, *spec))
              for part, spec in PARTS[game.name].items()]
-    unit = "desetníky" if licit else "groše"
+    unit = "desetníky" if game is LICITOVANY else "groše"
     print(f"{args.model} vs {who}, {args.deals} duplicate deals (seed {args.seed}), "
           f"{unit} per deal and 95% CI")
     for name, fn in rows:
