@@ -271,6 +271,48 @@ def lineage_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
     return lineage_after(read_checkpoint(path), path)
 
 
+def read_onnx_policy(path: str | Path, net: PolicyNet) -> dict[str, Any]:
+    """The weights of an exported robot (``python -m training.export``) as ``net``'s state
+    dict, and its training facts: the export keeps every parameter under its torch name, so
+    a shipped model can start a run (``init = "models/robot.onnx"``) when its own checkpoint
+    is gone.  Refused with :class:`CheckpointError`: not a robot, another game or layout,
+    another network shape."""
+    import json
+
+    import onnx
+    from onnx import numpy_helper
+
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no exported model at {path}")
+    try:
+        model = onnx.load(str(path))
+    except Exception as e:  # onnx raises protobuf's own errors
+        raise CheckpointError(f"{path} is not a loadable ONNX model ({e})") from None
+    meta = {p.key: p.value for p in model.metadata_props}
+    if meta.get("mariash_format") != "mariash-robot-v1":
+        raise CheckpointError(f"{path} is not a mariash robot (no mariash_format metadata): "
+                              "export models with python -m training.export")
+    game = meta.get("mariash_game", "voleny")
+    g = KINDS.get(game)
+    if g is None or (meta.get("mariash_obs_version"), meta.get("mariash_obs_size"),
+                     meta.get("mariash_num_actions")) != (str(g.obs_version), str(g.obs_size),
+                                                          str(g.n_actions)):
+        raise CheckpointError(f"{path} was exported for another game or observation layout "
+                              f"than {game} mariáš of this environment")
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
+               for i in model.graph.initializer}
+    want = net.state_dict()
+    diffs = [f"{k}: model {list(weights[k].shape) if k in weights else None}, config "
+             f"{list(v.shape)}" for k, v in want.items()
+             if k not in weights or weights[k].shape != v.shape]
+    if diffs:
+        raise CheckpointError(f"{path} has a network of another shape than the config's: "
+                              + "; ".join(diffs[:6]))
+    training = json.loads(meta.get("mariash_training", "{}"))
+    return {"game": game, "state_dict": {k: weights[k] for k in want}, "training": training}
+
+
 def load_policy(checkpoint: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     """The greedy policy network of a checkpoint (CPU, eval mode) and the payload."""
     payload = read_checkpoint(checkpoint)

@@ -152,7 +152,8 @@ class Config:
     seed: int = opt(0, "seed of everything (network init, exploration, tables, engines)",
                     ge=0, le=SEED_MAX)
     method: str = opt("dmc", "training method (registered in training.methods)")
-    init: str = opt("", "warm start: a checkpoint (RUN/checkpoint.pt) whose policy weights "
+    init: str = opt("", "warm start: a checkpoint (RUN/checkpoint.pt) or an exported robot "
+                        "(.onnx, python -m training.export) whose policy weights "
                         "start this run, e.g. to fine-tune a finished run under other "
                         "opponents or rates; its network must have this config's shape. The "
                         "optimizer, counters and pool start fresh ('' = random init)")

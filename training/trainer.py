@@ -36,6 +36,7 @@ from .checkpoint import (
     lineage_after,
     lineage_of,
     read_checkpoint,
+    read_onnx_policy,
     remove_stale_temp_files,
     save_checkpoint,
 )
@@ -209,7 +210,20 @@ class Trainer:
         self.resumed_from = int(self.counters["iteration"])
 
     def _warm_start(self, path: str) -> None:
-        """Start from the policy weights of another run's checkpoint (``config.init``)."""
+        """Start from the policy weights of another run's checkpoint (``config.init``), or
+        of an exported robot (a ``.onnx`` path)."""
+        if str(path).endswith(".onnx"):
+            got = read_onnx_policy(path, self.method.net)
+            check_game({"game": got["game"]}, game_of(self.cfg.env.rules).name, path)
+            self.method.net.load_state_dict(got["state_dict"])
+            t = got["training"]
+            self.lineage = list(t.get("lineage") or []) + [{
+                "checkpoint": str(path), "seed": (t.get("config") or {}).get("seed"),
+                "iteration": t.get("iteration"), "decisions": t.get("decisions"),
+                "updates": t.get("updates"), "train_s": t.get("train_seconds"),
+                "written": t.get("written")}]
+            self.log(f"[train] warm start from the exported robot {path}")
+            return
         init = read_checkpoint(path)
         check_game(init, game_of(self.cfg.env.rules).name, path)
         check_network(init, self.method.net.signature(), path)

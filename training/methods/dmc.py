@@ -7,6 +7,11 @@ which the decision was made (``RULES.md`` §9), optionally transformed
 (:class:`DMCConfig.reward_transform`).  No bootstrapping, no critic, no importance
 weights: the target of ``Q(s, a)`` is simply what happened after ``a``.
 
+With ``label_data`` set, every gradient step also regresses the card-play Q-values of a
+batch of states labelled by PIMC (:mod:`training.pimc_labels`: the mean over sampled worlds
+of each legal card's exact value) on those values, all legal cards of a state at once --
+search distilled into the network, while self-play keeps training the bidding.
+
 With ``demo_margin > 0`` the decisions of *guided* deals (``selfplay.guide_share``: the
 learner's seats played the table robot's actions) are also demonstrations, as in DQfD
 (Hester et al., 2018): a large-margin loss
@@ -20,6 +25,7 @@ the greedy policy falls back on the robot's choice instead of on an untried acti
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,7 +35,7 @@ from torch import nn
 from mariash_env.vector import random_legal_actions
 
 from ..networks import PolicyNet, build_network, game_of
-from ..options import opt
+from ..options import ConfigError, opt
 from .base import Method, register_method
 
 
@@ -65,6 +71,15 @@ class DMCConfig:
                                   "off; needs selfplay.guide_share > 0)", ge=0)
     demo_weight: float = opt(1.0, "weight of the large-margin loss per guided decision",
                              ge=0)
+    label_data: str = opt("", "search distillation: a directory of PIMC card-play labels "
+                              "(python -m training.pimc_labels); every gradient step also "
+                              "regresses Q(s, a) of label_batch labelled states on PIMC's "
+                              "value of every legal card ('' = off; volený)")
+    label_weight: float = opt(1.0, "weight of the label loss against the DMC loss", ge=0)
+    label_batch: int = opt(512, "labelled states per gradient step", ge=1)
+    label_reload_every: int = opt(0, "updates between looks for new shards in label_data, "
+                                     "while the generator still runs (0 = read once; a run "
+                                     "that reloads depends on the generator's timing)", ge=0)
     demo_skip_phases: list = opt(None, "phases (names of the game's observation phase "
                                        "block, mariash_env.kinds) whose guided decisions "
                                        "are not demonstrations, e.g. ['flek'] where the "
@@ -89,7 +104,7 @@ def untransform(q: np.ndarray, cfg: DMCConfig) -> np.ndarray:
 class DMC(Method):
     """Deep Monte-Carlo with epsilon-greedy self-play."""
 
-    METRICS = ("q_mean", "grad_norm", "target_mean", "epsilon", "demo_loss")
+    METRICS = ("q_mean", "grad_norm", "target_mean", "epsilon", "demo_loss", "label_loss")
     PROGRESS = ("epsilon",)
 
     name = "dmc"
@@ -113,6 +128,47 @@ class DMC(Method):
                                            eps=1e-5, weight_decay=a.weight_decay)
         self._loss = (nn.MSELoss() if a.loss == "mse"
                       else nn.HuberLoss(delta=a.huber_delta))
+        self._labels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._label_files: set[str] = set()
+        self._label_calls = 0
+        if a.label_data:
+            if game_of(cfg.env.rules).name != "voleny":
+                raise ConfigError("dmc.label_data: PIMC labels are volený card play; this run "
+                                  f"plays {game_of(cfg.env.rules).name}")
+            if not Path(a.label_data).is_dir():
+                raise ConfigError(f"dmc.label_data = {a.label_data!r} is not a directory: make "
+                                  "the labels first (python -m training.pimc_labels --out DIR)")
+
+    def labels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The label set ``(obs, legal bool, target)``, read on first use (targets in the
+        DMC's transformed units, 0 where illegal)."""
+        a = self.algo
+        self._label_calls += 1
+        due = (self._labels is None or (a.label_reload_every > 0
+                                         and self._label_calls % a.label_reload_every == 0))
+        if due:
+            from ..pimc_labels import load_labels, shard_files
+
+            new = [f for f in shard_files(a.label_data) if f.name not in self._label_files]
+            if new or self._labels is None:
+                obs, mask, value = load_labels(a.label_data, files=new)
+                legal = mask.astype(bool) & ~np.isnan(value)
+                tgt = transform_returns(np.nan_to_num(value), a).astype(np.float32)
+                part = (obs, legal, np.where(legal, tgt, 0).astype(np.float32))
+                if self._labels is not None:
+                    part = tuple(np.concatenate([o, p]) for o, p in zip(self._labels, part))
+                self._labels = part  # type: ignore[assignment]
+                self._label_files.update(f.name for f in new)
+        return self._labels  # type: ignore[return-value]
+
+    def _label_loss(self, rng: np.random.Generator) -> torch.Tensor:
+        """Mean loss over the legal cards of ``label_batch`` random labelled states."""
+        obs, legal, tgt = self.labels()
+        idx = np.sort(rng.integers(len(obs), size=self.algo.label_batch))
+        dev = self.device
+        q = self._net.scores(torch.from_numpy(obs[idx]).to(dev))
+        lg = torch.from_numpy(legal[idx]).to(dev)
+        return self._loss(q[lg], torch.from_numpy(tgt[idx]).to(dev)[lg])
 
     @property
     def net(self) -> PolicyNet:
@@ -167,6 +223,7 @@ class DMC(Method):
             skip = [kind.phase_names.index(p) for p in a.demo_skip_phases]
             guided = guided & ~np.isin(kind.phase_of(batch.obs), skip)
         tot_demo = 0.0
+        tot_label = 0.0
         target_all = transform_returns(batch.ret.astype(np.float32), a).astype(np.float32)
         bs = min(a.batch_size, m)
         n_upd = max(1, int(round(a.epochs * m / bs)))
@@ -190,6 +247,10 @@ class DMC(Method):
                 demo = self._margin_loss(scores, act, guided[idx], batch.mask[idx]) / len(idx)
                 loss = loss + a.demo_weight * demo
                 tot_demo += float(demo.detach())
+            if a.label_data:
+                lab = self._label_loss(rng)
+                loss = loss + a.label_weight * lab
+                tot_label += float(lab.detach())
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
             if a.grad_clip > 0:
@@ -206,6 +267,7 @@ class DMC(Method):
             "grad_norm": tot_gn / n_upd,
             "target_mean": float(target_all.mean()),
             "demo_loss": tot_demo / n_upd,
+            "label_loss": tot_label / n_upd,
             "samples_trained": float(n_upd * bs),
         }
 

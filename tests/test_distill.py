@@ -1,0 +1,259 @@
+"""Search distillation (issue #16): PIMC card-play labels, the DMC label loss and warm
+starts from an exported robot.
+
+Labels are checked against the solver itself (one world = the real deal), shards against
+their own determinism and resumption, the loss against a hand computation, and training
+on labels against the labels' own best cards.  Tiny sizes keep the file to seconds.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+from mariash_env import actions as A  # noqa: E402
+from mariash_env.core import state as S  # noqa: E402
+from mariash_env.core.engine import legal_actions  # noqa: E402
+from mariash_env.kinds import VOLENY  # noqa: E402
+from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
+from mariash_env.rules import make_rules  # noqa: E402
+from mariash_env.search import random_position, solve  # noqa: E402
+from training import pimc_labels as pl  # noqa: E402
+from training.checkpoint import CheckpointError, read_checkpoint, read_onnx_policy  # noqa: E402
+from training.config import Config  # noqa: E402
+from training.methods.dmc import transform_returns  # noqa: E402
+from training.networks import MLP  # noqa: E402
+from training.options import ConfigError  # noqa: E402
+from training.trainer import Trainer  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+ROBOT = ROOT / "models" / "robot.onnx"
+RULES = make_rules()
+
+SETTINGS = {"format": pl.FORMAT, "worlds": 2, "shard_size": 6, "seed": 3,
+            "behaviour": str(ROBOT), "robot_share": 0.5, "epsilon": 0.1, "rules": {}}
+
+
+def _choice_position(seed: int, plays: int) -> np.ndarray:
+    """A card-play state whose seat to move has at least two legal cards."""
+    mask = np.zeros(A.N_ACTIONS, np.int8)
+    for s in range(seed, seed + 200):
+        st = random_position(s, plays=plays)
+        mask[:] = 0
+        legal_actions(st, RULES.vector(), mask)
+        if mask[pl.PLAY].sum() > 1:
+            return st
+    raise AssertionError("no position with a choice")
+
+
+@pytest.mark.parametrize("plays", [0, 4, 13])
+def test_label_of_one_true_world_is_the_solver_value(monkeypatch, plays):
+    """With the real deal as the only world the label is the solver's exact value of every
+    legal card, signed for the seat (actor 2A, defender -A); NaN elsewhere."""
+    st = _choice_position(100 + plays, plays)
+    seat = int(st[S.TO_MOVE])
+    monkeypatch.setattr("mariash_env.search.sample_worlds",
+                        lambda st_, seat_, n, rng, rules=None: np.array([st_] * n))
+    value = pl.label_state(st, seat, RULES, 3, np.random.default_rng(0))
+    mv = solve(st, RULES, pv=False, all_moves=True).move_values
+    sign = 2.0 if int(st[S.ACTOR]) == seat else -1.0
+    mask = np.zeros(A.N_ACTIONS, np.int8)
+    legal_actions(st, RULES.vector(), mask)
+    for a in range(A.N_ACTIONS):
+        if a == A.LAY_DOWN and mask[a]:
+            assert value[a] == max(sign * v for v in mv.values())
+        elif mask[a]:
+            assert value[a] == pytest.approx(sign * mv[a])
+        else:
+            assert np.isnan(value[a])
+
+
+def test_label_is_the_mean_over_sampled_worlds():
+    """The label averages the worlds PIMC would see: equal to a direct average over the
+    same draw (same generator state)."""
+    from mariash_env.search import sample_worlds
+
+    st = _choice_position(7, 6)
+    seat = int(st[S.TO_MOVE])
+    value = pl.label_state(st, seat, RULES, 5, np.random.default_rng(11))
+    ws = sample_worlds(st, seat, 5, np.random.default_rng(11), rules=RULES)
+    for a in np.flatnonzero(~np.isnan(value)):
+        if a == A.LAY_DOWN:
+            continue
+        vals = [(2.0 if int(w[S.ACTOR]) == seat else -1.0)
+                * solve(w, RULES, pv=False, all_moves=True).move_values[a] for w in ws]
+        assert value[a] == pytest.approx(np.mean(vals))
+
+
+def test_shards_are_deterministic_resumable_and_load(tmp_path):
+    a = pl.make_shard(SETTINGS, 0)
+    b = pl.make_shard(SETTINGS, 0)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+    assert (a["state"][:, S.PHASE] == S.PH_PLAY).all()
+    assert (a["mask"][:, pl.PLAY].sum(1) > 1).all()
+    assert not np.isnan(a["value"][a["mask"].astype(bool)]).any()
+    out = tmp_path / "labels"
+    r1 = pl.generate(out, SETTINGS, 2, jobs=1, progress=False)
+    assert (r1["made"], r1["states"]) == (2, 12)
+    first = (out / "shard_00000.npz").read_bytes()
+    r2 = pl.generate(out, SETTINGS, 3, jobs=1, progress=False)  # resumed and extended
+    assert (r2["made"], r2["kept"]) == (1, 2)
+    assert (out / "shard_00000.npz").read_bytes() == first
+    obs, mask, value = pl.load_labels(out)
+    assert obs.shape == (18, VOLENY.obs_size) and mask.shape == value.shape == (18, A.N_ACTIONS)
+    np.testing.assert_array_equal(mask[:6], a["mask"])
+    ref = np.zeros(VOLENY.obs_size, np.float32)
+    VOLENY.encode(a["state"][2], int(a["seat"][2]), ref, False)
+    np.testing.assert_array_equal(obs[2], ref)
+    assert not list(out.glob(".*tmp*"))
+
+
+def test_label_directory_errors(tmp_path):
+    out = tmp_path / "labels"
+    pl.generate(out, SETTINGS, 1, jobs=1, progress=False)
+    with pytest.raises(pl.LabelError, match="worlds: 2 there, 3 now"):
+        pl.generate(out, {**SETTINGS, "worlds": 3}, 1, jobs=1, progress=False)
+    (out / "shard_00000.npz").write_bytes(b"not a zip")
+    with pytest.raises(pl.LabelError, match="shard_00000.npz is corrupt"):
+        pl.load_labels(out)
+    with pytest.raises(pl.LabelError, match="not a label directory"):
+        pl.load_labels(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "training.pimc_labels", "--out", str(out),
+                        "--worlds", "0"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("error: --worlds must be >= 1")
+    assert "Traceback" not in r.stderr
+
+
+# --- warm start from an exported robot ---------------------------------------------------
+
+def test_onnx_weights_reproduce_the_robot():
+    net = MLP(hidden=[256, 256])
+    got = read_onnx_policy(ROBOT, net)
+    net.load_state_dict(got["state_dict"])
+    net.eval()
+    assert got["game"] == "voleny" and got["training"]["method"] == "dmc"
+    rob = OnnxRobot(ROBOT)
+    st = _choice_position(5, 3)
+    obs = np.zeros((1, VOLENY.obs_size), np.float32)
+    mask = np.zeros((1, A.N_ACTIONS), np.int8)
+    VOLENY.encode(st, int(st[S.TO_MOVE]), obs[0], False)
+    legal_actions(st, RULES.vector(), mask[0])
+    scores, _ = rob.scores_and_actions(obs, mask)
+    with torch.no_grad():
+        q, _ = net(torch.from_numpy(obs), torch.from_numpy(mask))
+    np.testing.assert_allclose(q.numpy()[mask.astype(bool)], scores[mask.astype(bool)],
+                               rtol=1e-4, atol=1e-4)
+    with pytest.raises(CheckpointError, match="another shape"):
+        read_onnx_policy(ROBOT, MLP(hidden=[64]))
+    with pytest.raises(CheckpointError, match="no exported model"):
+        read_onnx_policy(ROOT / "nope.onnx", net)
+
+
+# --- the label loss ------------------------------------------------------------------------
+
+def _cfg(labels: Path | str, **dmc) -> Config:
+    return Config.from_dict({
+        "seed": 2, "init": str(ROBOT),
+        "env": {"num_envs": 32, "rollout_steps": 40},
+        "network": {"hidden": [256, 256]},
+        "selfplay": {"pool_size": 1, "pool_every": 1, "pool_share": 0.0,
+                     "random_share": 0.0, "table_robot_share": 0.5},
+        "eval": {"every": 0, "deals": 6, "num_envs": 36, "bootstrap": 50, "opponents": [],
+                 "final_opponents": []},
+        "run": {"max_iterations": 2, "checkpoint_every": 1, "keep_checkpoints": 1,
+                "threads": 1, "progress": False, "tensorboard": False, "plot": False},
+        "dmc": {"batch_size": 64, "label_data": str(labels), "label_batch": 8, **dmc},
+    }, "test")
+
+
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("labels")
+    pl.generate(out, SETTINGS, 2, jobs=1, progress=False)
+    return out
+
+
+def test_label_loss_is_the_huber_over_legal_cards(labels, tmp_path):
+    tr = Trainer(_cfg(labels, loss="huber"), tmp_path / "run", log=lambda *a: None)
+    m = tr.method
+    obs, legal, tgt = m.labels()
+    _, mask, value = pl.load_labels(labels)
+    np.testing.assert_array_equal(legal, mask.astype(bool))
+    np.testing.assert_allclose(tgt[legal], transform_returns(value[legal], m.algo))
+    rng = np.random.default_rng(5)
+    idx = np.sort(np.random.default_rng(5).integers(len(obs), size=8))
+    with torch.no_grad():
+        got = float(m._label_loss(rng))
+        q = m.net.scores(torch.from_numpy(obs[idx])).numpy()
+    d = np.abs(q[legal[idx]] - tgt[idx][legal[idx]])
+    want = np.where(d < 1.0, 0.5 * d ** 2, d - 0.5).mean()
+    assert got == pytest.approx(want, rel=1e-5)
+
+
+def test_training_on_labels_learns_their_best_cards(labels, tmp_path):
+    """Label loss alone (a learning rate high enough to fit 12 states): the greedy card of
+    every labelled state becomes a card of the best label value."""
+    tr = Trainer(_cfg(labels, lr=1e-3, label_weight=1.0), tmp_path / "run",
+                 log=lambda *a: None)
+    m = tr.method
+    obs, legal, tgt = m.labels()
+    rng = np.random.default_rng(0)
+    first = None
+    for _ in range(300):
+        loss = m._label_loss(rng)
+        first = float(loss.detach()) if first is None else first
+        m.opt.zero_grad()
+        loss.backward()
+        m.opt.step()
+    assert float(m._label_loss(rng).detach()) < first / 5
+    with torch.no_grad():
+        q = m.net.scores(torch.from_numpy(obs)).numpy()
+    for i in range(len(obs)):
+        lg = np.flatnonzero(legal[i])
+        best = tgt[i][lg].max()
+        greedy = lg[np.argmax(q[i][lg])]
+        assert tgt[i][greedy] >= best - 0.05
+
+
+def test_a_run_with_labels_trains_and_logs_the_label_loss(labels, tmp_path):
+    out = tmp_path / "run"
+    Trainer(_cfg(labels), out, log=lambda *a: None).train()
+    rows = (out / "metrics.csv").read_text().splitlines()
+    head = rows[0].split(",")
+    col, upd = head.index("label_loss"), head.index("updates")
+    trained = [r.split(",") for r in rows[1:] if float(r.split(",")[upd]) > 0]
+    assert trained and all(float(r[col]) > 0 for r in trained)
+    pay = read_checkpoint(out / "checkpoint.pt")  # the warm start is in the lineage
+    assert pay["lineage"][-1]["checkpoint"] == str(ROBOT)
+
+
+def test_label_config_errors(tmp_path, labels):
+    with pytest.raises(ConfigError, match="is not a directory"):
+        Trainer(_cfg(tmp_path / "missing"), tmp_path / "a", log=lambda *a: None)
+    cfg = _cfg(labels)
+    d = cfg.to_dict()
+    d["env"]["rules"] = {"rules": "licitovany"}
+    d.pop("init")
+    d["network"] = {"hidden": [32]}
+    with pytest.raises(ConfigError, match="PIMC labels are volený"):
+        Trainer(Config.from_dict(d, "test"), tmp_path / "b", log=lambda *a: None)
+
+
+def test_labels_reload_new_shards_while_the_generator_runs(tmp_path):
+    out = tmp_path / "labels"
+    pl.generate(out, SETTINGS, 1, jobs=1, progress=False)
+    tr = Trainer(_cfg(out, label_reload_every=2), tmp_path / "run", log=lambda *a: None)
+    assert len(tr.method.labels()[0]) == 6
+    pl.generate(out, SETTINGS, 2, jobs=1, progress=False)
+    assert len(tr.method.labels()[0]) == 12  # the 2nd call looks again
+    assert len(tr.method.labels()[0]) == 12
+    obs, _, value = pl.load_labels(out)
+    np.testing.assert_array_equal(tr.method.labels()[0], obs)

@@ -1,0 +1,308 @@
+"""PIMC labels for card play: the data of the search-distillation stage (issue #16).
+
+``python -m training.pimc_labels --out runs/labels --states 100000 --jobs 2``
+
+Plays volený parties (12-deal parties of the rules of the shipped robot) with a
+behaviour policy -- at each seat, per deal, the exported robot (``--behaviour``) or the
+table robot, with a small share of uniformly random actions so that the states do not
+all lie on one policy's path -- and at every card-play decision with a choice labels
+the state with PIMC's per-action values: ``worlds`` worlds drawn from the seat's own
+knowledge (:func:`mariash_env.search.sample_worlds`, exact and uniform), each solved
+with every legal card (:func:`mariash_env.search.solve`, ``all_moves=True``), the seat's
+groše averaged over the worlds (actor ``2A``, defender ``-A``; lay-down, when legal,
+gets the best card's value: laying down never changes an exact result).  Those values
+are what :class:`~mariash_env.robots.PIMCRobot` maximises, so a network regressed on
+them (``[dmc] label_data``) learns PIMC's card play in the limit of many worlds, at
+the cost of one forward pass.
+
+Output: shards ``RUN/shard_NNNNN.npz`` of ``--shard-size`` rows, each written
+atomically, with ``state`` int32[n, STATE_SIZE] (the real state: observations are
+encoded from it when the rows are loaded, so a label set outlives an observation
+layout change), ``seat`` int8[n], ``mask`` int8[n, 115] and ``value`` float32[n, 115]
+(groše for the seat; NaN where illegal), plus ``RUN/labels.json`` (settings).  Shard
+``i`` is a pure function of (``seed``, ``i``) and the settings: a run stopped anywhere
+is resumed by running the same command again (existing shards are kept, missing ones
+made), and ``--states`` can be raised later to add shards.
+
+:func:`load_labels` reads a directory back as observations (encoded now), masks and
+values for training.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import time
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mariash_env import actions as A
+from mariash_env.atomic import atomic_open
+from mariash_env.core import state as S
+from mariash_env.game import Game
+from mariash_env.kinds import VOLENY
+from mariash_env.rules import make_rules
+
+FORMAT = "mariash-pimc-labels-v1"
+SETTINGS = ("worlds", "shard_size", "seed", "behaviour", "robot_share", "epsilon", "rules")
+PLAY = slice(A.PLAY0, A.PLAY0 + 32)
+
+
+class LabelError(ValueError):
+    """A label directory that cannot be used: other settings, missing or corrupt shards."""
+
+
+def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
+    d = vars(args) if isinstance(args, argparse.Namespace) else dict(args)
+    return {"format": FORMAT, **{k: d[k] for k in SETTINGS}}
+
+
+def label_state(st: np.ndarray, seat: int, rules: Any, worlds: int,
+                rng: np.random.Generator) -> np.ndarray:
+    """PIMC's per-action values (groše for ``seat``; NaN where illegal) of a card-play
+    state: the mean over ``worlds`` sampled worlds of the exact value of each legal card."""
+    from mariash_env.search import sample_worlds, solve
+
+    ws = sample_worlds(st, seat, worlds, rng, rules=rules)
+    total = np.zeros(A.N_ACTIONS)
+    for w in ws:
+        sign = 2.0 if int(w[S.ACTOR]) == seat else -1.0
+        for a, v in solve(w, rules, pv=False, all_moves=True).move_values.items():
+            total[a] += sign * v
+    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    from mariash_env.core.engine import legal_actions
+
+    legal_actions(st, rules.vector(), mask)
+    value = np.full(A.N_ACTIONS, np.nan, dtype=np.float32)
+    play = np.flatnonzero(mask[PLAY]) + A.PLAY0
+    value[play] = total[play] / len(ws)
+    if mask[A.LAY_DOWN]:
+        value[A.LAY_DOWN] = value[play].max()
+    return value
+
+
+class _Behaviour:
+    """The behaviour policy of one worker: robot or table per seat and deal, epsilon
+    random actions everywhere."""
+
+    def __init__(self, path: str, robot_share: float, epsilon: float) -> None:
+        from mariash_env.robots import TableRobot
+        from mariash_env.robots.features import decode
+        from mariash_env.robots.onnx_robot import OnnxRobot
+
+        self.robot = OnnxRobot(path, game="voleny") if robot_share > 0 else None
+        self.table = TableRobot()
+        self.decode = decode
+        self.robot_share = robot_share
+        self.epsilon = epsilon
+        self.uses_robot = [True, True, True]
+
+    def new_deal(self, rng: np.random.Generator) -> None:
+        self.uses_robot = [bool(rng.random() < self.robot_share) for _ in range(3)]
+
+    def act(self, seat: int, obs: np.ndarray, mask: np.ndarray,
+            rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(mask)
+        if rng.random() < self.epsilon:
+            return int(rng.choice(legal))
+        if self.uses_robot[seat] and self.robot is not None:
+            return self.robot.act({"observation": obs, "action_mask": mask})
+        return int(self.table.decide(self.decode(obs, mask)))
+
+
+def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
+    """The rows of shard ``index`` (a pure function of the settings and the index)."""
+    rules = make_rules(**settings["rules"])
+    rng = np.random.default_rng([int(settings["seed"]), int(index), 0x1AB])
+    beh = _Behaviour(settings["behaviour"], settings["robot_share"], settings["epsilon"])
+    n = int(settings["shard_size"])
+    states = np.zeros((n, S.STATE_SIZE), np.int32)
+    seats = np.zeros(n, np.int8)
+    masks = np.zeros((n, A.N_ACTIONS), np.int8)
+    values = np.zeros((n, A.N_ACTIONS), np.float32)
+    g = Game(rules, records=False)
+    g.new_partie(seed=int(rng.integers(2**62)), dealer=int(rng.integers(3)))
+    beh.new_deal(rng)
+    k = 0
+    while k < n:
+        if g.deal_over:
+            if not g.next_deal():
+                g.new_partie(seed=int(rng.integers(2**62)), dealer=int(rng.integers(3)))
+            beh.new_deal(rng)
+            continue
+        seat = g.to_move
+        obs, mask = g.observe(seat)
+        if g.phase == S.PH_PLAY and mask[PLAY].sum() > 1:
+            states[k] = g.st
+            seats[k] = seat
+            masks[k] = mask
+            values[k] = label_state(g.st, seat, rules, int(settings["worlds"]), rng)
+            k += 1
+        g.step(beh.act(seat, obs, mask, rng))
+    return {"state": states, "seat": seats, "mask": masks, "value": values}
+
+
+def shard_path(out: Path, index: int) -> Path:
+    return out / f"shard_{index:05d}.npz"
+
+
+def _write_shard(out: Path, index: int, rows: dict[str, np.ndarray]) -> None:
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **rows)
+    with atomic_open(shard_path(out, index), "wb") as f:
+        f.write(buf.getvalue())
+
+
+def _work(job: tuple[str, dict[str, Any], int]) -> tuple[int, int]:
+    out, settings, index = job
+    rows = make_shard(settings, index)
+    _write_shard(Path(out), index, rows)
+    return index, len(rows["seat"])
+
+
+def check_settings(out: Path, settings: dict[str, Any]) -> None:
+    """Write ``labels.json``, or refuse a directory made with other settings."""
+    meta = out / "labels.json"
+    if meta.exists():
+        try:
+            old = json.loads(meta.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as e:
+            raise LabelError(f"{meta} is unreadable ({e}); remove it or use another --out") \
+                from None
+        diff = [f"{k}: {old.get(k)!r} there, {settings.get(k)!r} now" for k in settings
+                if old.get(k) != settings.get(k)]
+        if diff:
+            raise LabelError(f"{out} holds labels made with other settings ({'; '.join(diff)}): "
+                             "rerun with the same options, or use another --out")
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_open(meta, "w") as f:
+        json.dump(settings, f, indent=1)
+
+
+def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int = 1,
+             progress: bool = True) -> dict[str, Any]:
+    """Make the missing shards ``0 .. shards-1`` in ``out`` (resumable); returns counts."""
+    out = Path(out)
+    check_settings(out, settings)
+    todo = [i for i in range(shards) if not shard_path(out, i).exists()]
+    t0 = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo) * settings["shard_size"], unit="state", desc="labels",
+                   dynamic_ncols=True)
+    done = 0
+    jobs_list = [(str(out), settings, i) for i in todo]
+    if jobs <= 1:
+        results = map(_work, jobs_list)
+        pool = None
+    else:
+        pool = get_context("spawn").Pool(jobs)
+        results = pool.imap_unordered(_work, jobs_list)
+    try:
+        for _, n in results:
+            done += n
+            if bar is not None:
+                bar.update(n)
+    finally:
+        if pool is not None:
+            pool.terminate()
+        if bar is not None:
+            bar.close()
+    return {"made": len(todo), "kept": shards - len(todo), "states": done,
+            "seconds": time.perf_counter() - t0}
+
+
+def shard_files(path: str | Path) -> list[Path]:
+    """The shards of a label directory, in shard order (LabelError if it is not one)."""
+    path = Path(path)
+    if not (path / "labels.json").is_file():
+        raise LabelError(f"{path} is not a label directory (no labels.json): make one with "
+                         "python -m training.pimc_labels --out DIR")
+    return sorted(path.glob("shard_*.npz"))
+
+
+def load_labels(path: str | Path, limit: int | None = None,
+                files: list[Path] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(obs float32[n, 900], mask int8[n, 115], value float32[n, 115])`` of every shard in
+    ``path`` (or of ``files`` only), observations encoded from the stored states now."""
+    if files is None:
+        files = shard_files(path)
+    if not files:
+        raise LabelError(f"{path} holds no shards (shard_*.npz)")
+    parts: dict[str, list[np.ndarray]] = {"state": [], "seat": [], "mask": [], "value": []}
+    total = 0
+    for f in files:
+        try:
+            with np.load(f) as z:
+                rows = {k: z[k] for k in parts}
+        except Exception as e:  # zipfile / ValueError / KeyError on a damaged file
+            raise LabelError(f"{f} is corrupt ({type(e).__name__}: {e}); delete it and rerun "
+                             "the generator to remake it") from None
+        if rows["state"].shape[1:] != (S.STATE_SIZE,) or rows["mask"].shape[1:] != (A.N_ACTIONS,):
+            raise LabelError(f"{f} has rows of shape {rows['state'].shape[1:]} / "
+                             f"{rows['mask'].shape[1:]}, expected ({S.STATE_SIZE},) / "
+                             f"({A.N_ACTIONS},)")
+        for k in parts:
+            parts[k].append(rows[k])
+        total += len(rows["seat"])
+        if limit is not None and total >= limit:
+            break
+    st = np.concatenate(parts["state"])[:limit]
+    seat = np.concatenate(parts["seat"])[:limit]
+    obs = np.zeros((len(st), VOLENY.obs_size), np.float32)
+    for i in range(len(st)):
+        VOLENY.encode(st[i], int(seat[i]), obs[i], False)
+    return obs, np.concatenate(parts["mask"])[:limit], np.concatenate(parts["value"])[:limit]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.pimc_labels", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True, help="label directory (resumed if it exists)")
+    ap.add_argument("--states", type=int, default=100_000, help="rows wanted in all")
+    ap.add_argument("--shard-size", dest="shard_size", type=int, default=1000)
+    ap.add_argument("--worlds", type=int, default=6, help="worlds per labelled state")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--behaviour", default="models/robot.onnx",
+                    help="exported robot of the behaviour policy")
+    ap.add_argument("--robot-share", dest="robot_share", type=float, default=0.7,
+                    help="share of seats (per deal) played by the robot, the rest by the "
+                         "table robot")
+    ap.add_argument("--epsilon", type=float, default=0.03, help="share of random actions")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes")
+    ap.add_argument("--no-progress", dest="progress", action="store_false")
+    args = ap.parse_args(argv)
+    for name, lo in (("states", 1), ("shard_size", 1), ("worlds", 1), ("jobs", 1)):
+        if getattr(args, name) < lo:
+            print(f"error: --{name.replace('_', '-')} must be >= {lo}, got "
+                  f"{getattr(args, name)}", file=sys.stderr)
+            return 2
+    if not 0 <= args.robot_share <= 1 or not 0 <= args.epsilon <= 1:
+        print("error: --robot-share and --epsilon must lie in [0, 1]", file=sys.stderr)
+        return 2
+    if args.robot_share > 0 and not Path(args.behaviour).is_file():
+        print(f"error: no behaviour robot at {args.behaviour}", file=sys.stderr)
+        return 2
+    args.rules = {}
+    settings = _settings(args)
+    shards = -(-args.states // args.shard_size)
+    try:
+        r = generate(args.out, settings, shards, args.jobs, args.progress)
+    except LabelError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"[labels] {r['made']} shards made, {r['kept']} kept, {r['states']} states in "
+          f"{r['seconds']:.0f} s -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
