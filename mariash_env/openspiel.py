@@ -141,6 +141,7 @@ MAX_PLAYERS = 4  # players=4: the dealer sits out each deal (RULES.md §11.3)
 GIBBS_STEPS = 9  # sampler steps of a public-only world (a four-player deal's dealer)
 RESAMPLE_TRIES = 500  # first-deal worlds tried per resample of a later deal (partie)
 ARRANGE_TRIES = 6  # orders of one first-deal world's piles tried (partie)
+RELABEL_STEPS = 1500  # proposals of the relabelling chain when rejection finds no world
 NCARDS = 32
 _CUT_MIN, _CUT_MAX = 2, 30
 
@@ -347,6 +348,8 @@ class _Context:
         self.block = info_block(rules)
         self._dealer_game = Game(rules, records=False)
         self.mask = np.zeros(self.kind.n_actions, dtype=np.int8)  # scratch for legal_actions
+        self._card_of: np.ndarray | None = None
+        self.card_base = np.zeros(0, dtype=np.int64)
 
     def seat(self, st: np.ndarray, player: int) -> int:
         """The core seat ``player`` holds in the deal of ``st``: the player itself at three,
@@ -444,6 +447,19 @@ class _Context:
         if seat != self.seat(st, player) and self.hidden(a):
             return f"{who}:{label.split(':')[0]}:?"
         return f"{who}:{label}"
+
+    @property
+    def card_of(self) -> np.ndarray:
+        """Per action index, the card it names (``play:Ah``, ``discard:Ah``, ...), else -1;
+        ``card_base`` the first index of its block (the block's cards in card order)."""
+        if self._card_of is None:
+            card = np.full(self.kind.n_actions, -1, dtype=np.int64)
+            for a, label in enumerate(self.kind.labels):
+                code = label.split(":")[-1]
+                if code in CARD_CODES:
+                    card[a] = CARD_CODES.index(code)
+            self._card_of, self.card_base = card, np.arange(card.size) - np.maximum(card, 0)
+        return self._card_of
 
     def __deepcopy__(self, memo: dict) -> _Context:
         return self
@@ -810,10 +826,70 @@ class MariashState(pyspiel.State):
                     extra = {} if failed == 1 else extra  # the later needs did not fit
                     continue
                 self._needs_of(out, links, records, failed, player, extra)
-        raise ResampleError(
-            f"seat {player}: no world of the first deal replays to the seat's observations of "
-            f"deals 1..{len(records) - 1} in {RESAMPLE_TRIES} tries"
-        )
+        return self._relabel_chain(player, rng)
+
+    def _relabel_chain(self, player: int, rng: np.random.Generator) -> MariashState:
+        """The fallback of :meth:`_resample_partie` when rejection found no world: a
+        Metropolis chain over the partie's histories (the first deck, the cuts, every
+        decision).  A proposal swaps two cards ``x``, ``y`` in part of the history, one of
+        three kinds drawn uniformly: (1) everywhere (the first deck's draws and every
+        decision naming a card), ``x, y`` among the cards the seat never saw; (2) in the
+        first deck only (their deal positions: the order of a hand, a talon card against a
+        hand card), among the cards not dealt to the seat in the first deal; (3) in the
+        decisions of deal ``d`` on (``d`` uniform; another hidden choice: a discard, a
+        trump or lead card), among the cards the seat did not hold in deal ``d``.  Each
+        set is fixed by the seat's information state and the pair drawn uniformly, so
+        every proposal is symmetric; it is accepted when the new history is legal and
+        gives the seat its information state.  The chain leaves the uniform distribution
+        over the histories it connects invariant; it starts from this state and runs
+        ``RELABEL_STEPS`` proposals."""
+        ctx = self._g
+        hist = np.array(self.history(), dtype=np.int64)
+        deck = np.zeros(hist.size, dtype=bool)
+        deck[:NCARDS] = True  # the first deck; later decks are gathered (cuts stay)
+        named = np.zeros(hist.size, dtype=bool)
+        starts = []  # per deal, the index of its first decision
+        i = NCARDS
+        for d, acts in enumerate(self.deal_actions):
+            starts.append(i)
+            named[i:i + len(acts)] = ctx.card_of[hist[i:i + len(acts)]] >= 0
+            i += len(acts) + (1 if d + 1 < len(self.deal_actions) else 0)
+        want = self.information_state_string(player)
+        sets = [np.flatnonzero(~_seen_cards(ctx, self, player))]
+        not_held = [np.flatnonzero(~_held_cards(ctx, rec, player)) for rec in self.recalled()]
+        cur, out = hist, self.clone()
+        for _ in range(RELABEL_STEPS):
+            kind = int(rng.integers(3))
+            d = int(rng.integers(len(starts)))
+            cand = sets[0] if kind == 0 else not_held[0 if kind == 1 else d]
+            if cand.size < 2:
+                continue
+            perm = np.arange(NCARDS)
+            a, b = rng.choice(cand, 2, replace=False)
+            perm[a], perm[b] = b, a
+            new = cur.copy()
+            if kind < 2:
+                new[deck] = perm[cur[deck]]
+            if kind != 1:
+                sel = named.copy()
+                sel[:starts[d] if kind == 2 else 0] = False
+                new[sel] = ctx.card_base[cur[sel]] + perm[ctx.card_of[cur[sel]]]
+            t = self._replay_history(new)
+            if t is not None and t.information_state_string(player) == want:
+                cur, out = new, t
+        return out
+
+    def _replay_history(self, hist: np.ndarray) -> MariashState | None:
+        """A new state of this game from ``hist`` (chance outcomes applied, every decision
+        checked legal), or None at an illegal decision."""
+        out = self.get_game().new_initial_state()
+        mask = self._g.mask
+        for a in hist.tolist():
+            if out.is_chance_node():
+                out.apply_action(a)
+            elif not out._apply_legal(a, mask):
+                return None
+        return out
 
     def _replay_partie(self, links: list[_Link], records: list[np.ndarray], player: int,
                        end: np.ndarray, world: np.ndarray,
@@ -965,6 +1041,36 @@ def _relative(restrict: np.ndarray, s: int) -> np.ndarray:
     r = np.asarray(restrict, dtype=np.int64)
     return ((r >> ((s + 1) % 3)) & 1) | (((r >> ((s + 2) % 3)) & 1) << 1) | (
         ((r >> 3) & 1) << 2)
+
+
+def _seen_cards(ctx: _Context, state: MariashState, player: int) -> np.ndarray:
+    """bool[32]: the cards ``player`` saw in any deal of ``state`` (its own dealt cards
+    and the talon it took, every card played, a public trump card); a function of its
+    information state."""
+    seen = np.zeros(NCARDS, dtype=bool)
+    for rec in state.recalled():
+        m = 0
+        for x in played_by(rec).tolist():
+            m |= int(x)
+        held = _held_cards(ctx, rec, player)
+        m |= sum(1 << int(c) for c in np.flatnonzero(held))
+        if rec[S.TRUMP_PUBLIC] and rec[S.TRUMP_CARD] >= 0:
+            m |= 1 << int(rec[S.TRUMP_CARD])
+        seen |= (m >> np.arange(NCARDS)) & 1 == 1
+    return seen
+
+
+def _held_cards(ctx: _Context, rec: np.ndarray, player: int) -> np.ndarray:
+    """bool[32]: the cards ``player`` held in the deal of ``rec``: dealt to it (its
+    buckets, :meth:`_Context.own_buckets`) or taken in a talon."""
+    me = ctx.seat(rec, player)
+    if me < 0:
+        return np.zeros(NCARDS, dtype=bool)
+    own = ctx.own_buckets(rec, me)
+    b = ctx.buckets(int(rec[S.DEALER]))
+    took = int(S.getm(rec, S.TOOK + me))
+    return np.array([int(b[rec[S.POS + c]]) in own or bool(took >> c & 1)
+                     for c in range(NCARDS)])
 
 
 def _shown_at_end(ctx: _Context, end: np.ndarray, player: int) -> np.ndarray:

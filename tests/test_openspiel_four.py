@@ -254,3 +254,21 @@ def test_arena_command_at_four(tmp_path):
     )
     assert p.returncode == 0, p.stderr
     assert "os_ismcts(simulations=4)" in p.stdout
+
+
+def test_resample_benchmark_at_four():
+    """scripts/bench_resample.py --players 4 resamples every player (4 per state); a
+    four-player licitovaný game is refused with one error line and status 2."""
+    p = subprocess.run(
+        [sys.executable, "scripts/bench_resample.py", "--players", "4", "--deals", "2",
+         "--states", "2", "--robot", "random"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "players=4" in p.stdout and "8 of 8 resamples succeed" in p.stdout
+    p = subprocess.run(
+        [sys.executable, "scripts/bench_resample.py", "--players", "4", "--rules",
+         "licitovany"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert p.returncode == 2 and p.stderr.startswith("error: ") and "Traceback" not in p.stderr
+    assert p.stderr.count("\n") == 1
