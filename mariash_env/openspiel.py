@@ -12,10 +12,11 @@ option under licitovaný, raises ``RulesError`` naming it).  OpenSpiel parameter
 be None and OpenSpiel fills in every default, hence the sentinels:
 
 * ``rules`` -- ``"voleny"`` (default) or ``"licitovany"``;
-* ``deals`` -- deals in the partie (default 1: one deal is one OpenSpiel game);
+* ``deals`` -- deals in the partie, ``-1`` (default) the game's default: 1 (one deal is
+  one OpenSpiel game), at four 16 (RULES.md §11.3);
 * ``tariff``, ``killed_seven``, ``open_contracts``, ``hundred_counting`` (volený only),
-  ``marriage_order``, ``shuffle``, ``players`` -- as in ``make_rules``, but ``players=4``
-  (RULES.md §11.3) is refused: the four-player game is not implemented here yet;
+  ``marriage_order``, ``shuffle``, ``players`` -- as in ``make_rules`` (``players=4``:
+  the four-player game, volený only);
 * ``max_flek`` -- highest flek level, ``-1`` for unlimited (``None``: bounded at level
   24), ``-2`` (default) the game's default (volený 4, licitovaný 5);
 * ``payment_cap`` -- groše (licitovaný: desetníky) per defender and deal, ``0`` for none,
@@ -36,7 +37,15 @@ rule.  The game's tables come from :func:`mariash_env.kinds.kind_of`.
   draws again.
 * **Players.**  Seats 0, 1, 2 (absolute); actions are the game's indices: volený's 115
   (:data:`mariash_env.actions.ACTION_LABELS`), licitovaný's 136
-  (:data:`mariash_env.licit_actions.ACTION_LABELS`).
+  (:data:`mariash_env.licit_actions.ACTION_LABELS`).  At four (``players=4``, RULES.md
+  §11.3) players 0..3: the dealer of each deal (player 0 the first, then to the left)
+  sits out and is never current, the other three hold the core deal's seats
+  (:mod:`mariash_env.core.four`: player ``d+1+c`` in core seat ``c``); returns and
+  rewards are the four players' (the actor ``+3A``, each other ``-A``: ``payment4``,
+  as ``Game(players=4)`` pays), observations the four-player ones
+  (:mod:`mariash_env.core.observe4`, 924 floats; the dealer's is the deal's public
+  part), and resampling maps the player to its seat of each deal (the one sitting out:
+  :meth:`_Context._public_world`).
 * **Returns / rewards.**  Returns: running groše (licitovaný: desetníky) of the partie per
   seat (zero-sum); for ``deals=1`` zero until the deal is settled.  Rewards
   (``RewardModel.REWARDS``): the deal's payments from the action that settles it until
@@ -55,13 +64,13 @@ rule.  The game's tables come from :func:`mariash_env.kinds.kind_of`.
   ``shuffle="partie"`` the gathered, cut deck carries information from one deal to the
   next, so the seat recalls every deal dealt so far, not just the current one.  The
   tensor (``info_state_size(rules)`` = ``deals * info_block(rules)`` floats: volený
-  ``900 + 64``, licitovaný ``1016 + 32``) has one block per deal of the partie: the
+  ``900 + 64``, licitovaný ``1016 + 32``, at four ``924 + 64``) has one block per deal of the partie: the
   seat's encoding of that deal (at its end for the deals played, now for the current one,
   zeros for deals not yet dealt), the deal's cut ``k`` one-hot in 32 slots (none for the
   first or a reshuffled deal) and, in volený when the seat was forehand, the first seven
   cards it chose trumps from (32 slots).  The string is ``p<seat>``, then per deal
   ``| deal d cut k [first7:<card>...]: <decisions> / <encoding>``: every decision of the
-  deal as ``seat:label``, another seat's hidden one as ``trump:?`` / ``discard:?`` /
+  deal as ``player:label``, another seat's hidden one as ``trump:?`` / ``discard:?`` /
   ``lead:?`` (licitovaný's face-down lead card), then the encoding's names.  The string
   is exactly the seat's action-observation history (it also keeps the order of the
   seat's own discards, which the tensor does not).
@@ -86,10 +95,12 @@ rule.  The game's tables come from :func:`mariash_env.kinds.kind_of`.
   (:func:`_first_slots`), or learnt from a replay that failed.  The later deals then
   replay (the other seats' hidden choices drawn among the legal ones that fit their later
   play) and must give the seat's information state; what does not is rejected, at most
-  ``RESAMPLE_TRIES`` worlds (``ARRANGE_TRIES`` orders each), then
-  :class:`ResampleError`.  Every state returned is in the seat's information set; the
-  draw is uniform within a deal, not exactly across a gathered partie (README, research
-  section: how often it succeeds).  The sampler's own uniform draw seeds the resample.
+  ``RESAMPLE_TRIES`` worlds (``ARRANGE_TRIES`` orders each); if none replays, a
+  Metropolis chain over the partie's histories from the real state
+  (:meth:`MariashState._relabel_chain`, symmetric card swaps kept when legal and true
+  to the seat's information state).  Every state returned is in the seat's information
+  set; the draw is uniform within a deal, not exactly across a gathered partie (README,
+  research section).  The sampler's own uniform draw seeds the resample.
   A state made by :func:`state_from_record` has no history: it resamples to another such
   search state.
 
@@ -185,7 +196,8 @@ GAME_TYPE = pyspiel.GameType(
 
 
 class ResampleError(RuntimeError):
-    """No state of the information set was found (``shuffle="partie"`` rejection)."""
+    """No state of the information set was found (a search state made from a record
+    outside a deal in progress; a bug guard)."""
 
 
 def rules_from_params(params: dict[str, Any]) -> Rules:
