@@ -31,6 +31,7 @@ from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.table import TableRobot  # noqa: E402
 from mariash_env.robots.view import SeatView  # noqa: E402
 from tests.test_openspiel import _check_resampled, _random_action  # noqa: E402
+from tests.test_openspiel_licit import _resample_checker  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FOUR = {"players": 4}
@@ -44,28 +45,6 @@ def _play(game, rng: np.random.Generator, stop: int | None = None):
     return s
 
 
-def _resample_all(every: int):
-    """A ``state_checker_fn`` for ``random_sim_test``: every ``every``-th decision state is
-    resampled for each of the four players (the sitting-out dealer too), which must keep
-    that player's information state."""
-    seen = [0]
-
-    def check(state) -> None:
-        if state.is_chance_node() or state.is_terminal():
-            return
-        seen[0] += 1
-        if seen[0] % every:
-            return
-        for p in range(4):
-            r = state.resample_from_infostate(p, np.random.default_rng(seen[0] + p).random)
-            assert r.information_state_string(p) == state.information_state_string(p)
-            assert r.current_player() == state.current_player()
-            if p == state.current_player():
-                assert r.legal_actions() == state.legal_actions()
-
-    return check
-
-
 @pytest.mark.parametrize("params,sims", [
     ({**FOUR, "deals": 1}, 3),
     ({**FOUR, "deals": 2}, 2),
@@ -76,7 +55,7 @@ def test_random_sim_test_at_four_with_resampling(params, sims):
     serialisation round trip) on four-player games, resampling every player on the way."""
     game = pyspiel.load_game("mariash", params)
     pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False,
-                            state_checker_fn=_resample_all(6))
+                            state_checker_fn=_resample_checker(6, everyone=True))
 
 
 def test_four_player_game_info():

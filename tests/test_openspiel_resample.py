@@ -14,31 +14,8 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from mariash_env import openspiel as O  # noqa: E402
 from mariash_env.core import state as S  # noqa: E402
-from mariash_env.robots import make_robot  # noqa: E402
-from tests.test_openspiel import _check_resampled, _random_action  # noqa: E402
-
-
-def _partie_states(game, n: int, seed: int, robot: str):
-    """``n`` states of parties (chance uniform, decisions by the ``robot``: random or
-    table) at random points from the second deal on."""
-    rng = np.random.default_rng(seed)
-    table = make_robot("table", rules=game.ctx.rules)
-    deals = game.ctx.rules.deals
-    out = []
-    while len(out) < n:
-        s = game.new_initial_state()
-        stop = int(rng.integers(1, 40 + 80 * deals))
-        while not s.is_terminal() and len(s.history()) < stop:
-            if s.is_chance_node() or robot == "random":
-                s.apply_action(_random_action(s, rng))
-                continue
-            mask = np.zeros(game.num_distinct_actions(), np.int8)
-            mask[s.legal_actions()] = 1
-            obs = np.asarray(s.observation_tensor(s.current_player()), np.float32)
-            s.apply_action(int(table.act({"observation": obs, "action_mask": mask})))
-        if not s.is_terminal() and len(s.recalled()) > 1:
-            out.append(s)
-    return out
+from tests.test_openspiel import _check_resampled  # noqa: E402
+from tests.test_openspiel_licit import _table_states  # noqa: E402
 
 
 def _early_ended(s) -> bool:
@@ -67,7 +44,7 @@ def test_gathered_partie_states_all_resample(params, robot, seed, monkeypatch):
 
     monkeypatch.setattr(O.MariashState, "_relabel_chain", spy)
     rng = np.random.default_rng(seed)
-    states = _partie_states(game, 24, seed, robot)
+    states = _table_states(game, 24, seed, robot=robot)
     assert sum(_early_ended(s) for s in states) >= 6
     for i, s in enumerate(states):
         p = i % 3
@@ -82,7 +59,7 @@ def test_chain_stays_in_the_information_set_and_moves():
     real state (the hidden cards redrawn)."""
     game = pyspiel.load_game("mariash", {"deals": 2})
     rng = np.random.default_rng(3)
-    s = next(t for t in _partie_states(game, 30, 5, "table")
+    s = next(t for t in _table_states(game, 30, 5)
              if t.current_player() >= 0 and len(t.recalled()) == 2)
     p = (s.current_player() + 1) % 3
     moved = []
