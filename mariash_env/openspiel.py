@@ -869,6 +869,7 @@ class MariashState(pyspiel.State):
         want = self.information_state_string(player)
         sets = [np.flatnonzero(~_seen_cards(ctx, self, player))]
         not_held = [np.flatnonzero(~_held_cards(ctx, rec, player)) for rec in self.recalled()]
+        ends = [ctx.encoding(rec, player) for rec in self.recalled()]
         cur, out = hist, self.clone()
         for _ in range(RELABEL_STEPS):
             kind = int(rng.integers(3))
@@ -886,20 +887,27 @@ class MariashState(pyspiel.State):
                 sel = named.copy()
                 sel[:starts[d] if kind == 2 else 0] = False
                 new[sel] = ctx.card_base[cur[sel]] + perm[ctx.card_of[cur[sel]]]
-            t = self._replay_history(new)
+            t = self._replay_history(new, player, ends)
             if t is not None and t.information_state_string(player) == want:
                 cur, out = new, t
         return out
 
-    def _replay_history(self, hist: np.ndarray) -> MariashState | None:
+    def _replay_history(self, hist: np.ndarray, player: int,
+                        ends: list[np.ndarray]) -> MariashState | None:
         """A new state of this game from ``hist`` (chance outcomes applied, every decision
-        checked legal), or None at an illegal decision."""
+        checked legal), or None at an illegal decision or at a deal that ends other than
+        ``player``'s encoding ``ends[i]`` of deal ``i``'s end (an early rejection)."""
+        ctx = self._g
         out = self.get_game().new_initial_state()
-        mask = self._g.mask
         for a in hist.tolist():
             if out.is_chance_node():
                 out.apply_action(a)
-            elif not out._apply_legal(a, mask):
+                continue
+            if not out._apply_legal(a, ctx.mask):
+                return None
+            i = len(out.finished)
+            if out.st[S.PHASE] == S.PH_DONE and i < len(ends) and not np.array_equal(
+                    ctx.encoding(out.st, player), ends[i]):
                 return None
         return out
 

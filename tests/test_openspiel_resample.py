@@ -43,6 +43,7 @@ def test_gathered_partie_states_all_resample(params, robot, seed, monkeypatch):
         return chain(self, player, rng)
 
     monkeypatch.setattr(O.MariashState, "_relabel_chain", spy)
+    monkeypatch.setattr(O, "RELABEL_STEPS", 300)  # its states are correct at any length
     rng = np.random.default_rng(seed)
     states = _table_states(game, 24, seed, robot=robot)
     assert sum(_early_ended(s) for s in states) >= 6
@@ -53,10 +54,11 @@ def test_gathered_partie_states_all_resample(params, robot, seed, monkeypatch):
     assert chained
 
 
-def test_chain_stays_in_the_information_set_and_moves():
+def test_chain_stays_in_the_information_set_and_moves(monkeypatch):
     """The chain alone (from the real state): every state it returns has the seat's
     information state and a history that replays legally, and it moves away from the
     real state (the hidden cards redrawn)."""
+    monkeypatch.setattr(O, "RELABEL_STEPS", 300)
     game = pyspiel.load_game("mariash", {"deals": 2})
     rng = np.random.default_rng(3)
     s = next(t for t in _table_states(game, 30, 5)
