@@ -12,10 +12,11 @@ option under licitovaný, raises ``RulesError`` naming it).  OpenSpiel parameter
 be None and OpenSpiel fills in every default, hence the sentinels:
 
 * ``rules`` -- ``"voleny"`` (default) or ``"licitovany"``;
-* ``deals`` -- deals in the partie (default 1: one deal is one OpenSpiel game);
+* ``deals`` -- deals in the partie, ``-1`` (default) the game's default: 1 (one deal is
+  one OpenSpiel game), at four 16 (RULES.md §11.3);
 * ``tariff``, ``killed_seven``, ``open_contracts``, ``hundred_counting`` (volený only),
-  ``marriage_order``, ``shuffle``, ``players`` -- as in ``make_rules``, but ``players=4``
-  (RULES.md §11.3) is refused: the four-player game is not implemented here yet;
+  ``marriage_order``, ``shuffle``, ``players`` -- as in ``make_rules`` (``players=4``:
+  the four-player game, volený only);
 * ``max_flek`` -- highest flek level, ``-1`` for unlimited (``None``: bounded at level
   24), ``-2`` (default) the game's default (volený 4, licitovaný 5);
 * ``payment_cap`` -- groše (licitovaný: desetníky) per defender and deal, ``0`` for none,
@@ -36,7 +37,15 @@ rule.  The game's tables come from :func:`mariash_env.kinds.kind_of`.
   draws again.
 * **Players.**  Seats 0, 1, 2 (absolute); actions are the game's indices: volený's 115
   (:data:`mariash_env.actions.ACTION_LABELS`), licitovaný's 136
-  (:data:`mariash_env.licit_actions.ACTION_LABELS`).
+  (:data:`mariash_env.licit_actions.ACTION_LABELS`).  At four (``players=4``, RULES.md
+  §11.3) players 0..3: the dealer of each deal (player 0 the first, then to the left)
+  sits out and is never current, the other three hold the core deal's seats
+  (:mod:`mariash_env.core.four`: player ``d+1+c`` in core seat ``c``); returns and
+  rewards are the four players' (the actor ``+3A``, each other ``-A``: ``payment4``,
+  as ``Game(players=4)`` pays), observations the four-player ones
+  (:mod:`mariash_env.core.observe4`, 924 floats; the dealer's is the deal's public
+  part), and resampling maps the player to its seat of each deal (the one sitting out:
+  :meth:`_Context._public_world`).
 * **Returns / rewards.**  Returns: running groše (licitovaný: desetníky) of the partie per
   seat (zero-sum); for ``deals=1`` zero until the deal is settled.  Rewards
   (``RewardModel.REWARDS``): the deal's payments from the action that settles it until
@@ -55,13 +64,13 @@ rule.  The game's tables come from :func:`mariash_env.kinds.kind_of`.
   ``shuffle="partie"`` the gathered, cut deck carries information from one deal to the
   next, so the seat recalls every deal dealt so far, not just the current one.  The
   tensor (``info_state_size(rules)`` = ``deals * info_block(rules)`` floats: volený
-  ``900 + 64``, licitovaný ``1016 + 32``) has one block per deal of the partie: the
+  ``900 + 64``, licitovaný ``1016 + 32``, at four ``924 + 64``) has one block per deal of the partie: the
   seat's encoding of that deal (at its end for the deals played, now for the current one,
   zeros for deals not yet dealt), the deal's cut ``k`` one-hot in 32 slots (none for the
   first or a reshuffled deal) and, in volený when the seat was forehand, the first seven
   cards it chose trumps from (32 slots).  The string is ``p<seat>``, then per deal
   ``| deal d cut k [first7:<card>...]: <decisions> / <encoding>``: every decision of the
-  deal as ``seat:label``, another seat's hidden one as ``trump:?`` / ``discard:?`` /
+  deal as ``player:label``, another seat's hidden one as ``trump:?`` / ``discard:?`` /
   ``lead:?`` (licitovaný's face-down lead card), then the encoding's names.  The string
   is exactly the seat's action-observation history (it also keeps the order of the
   seat's own discards, which the tensor does not).
@@ -86,10 +95,12 @@ rule.  The game's tables come from :func:`mariash_env.kinds.kind_of`.
   (:func:`_first_slots`), or learnt from a replay that failed.  The later deals then
   replay (the other seats' hidden choices drawn among the legal ones that fit their later
   play) and must give the seat's information state; what does not is rejected, at most
-  ``RESAMPLE_TRIES`` worlds (``ARRANGE_TRIES`` orders each), then
-  :class:`ResampleError`.  Every state returned is in the seat's information set; the
-  draw is uniform within a deal, not exactly across a gathered partie (README, research
-  section: how often it succeeds).  The sampler's own uniform draw seeds the resample.
+  ``RESAMPLE_TRIES`` worlds (``ARRANGE_TRIES`` orders each); if none replays, a
+  Metropolis chain over the partie's histories from the real state
+  (:meth:`MariashState._relabel_chain`, symmetric card swaps kept when legal and true
+  to the seat's information state).  Every state returned is in the seat's information
+  set; the draw is uniform within a deal, not exactly across a gathered partie (README,
+  research section).  The sampler's own uniform draw seeds the resample.
   A state made by :func:`state_from_record` has no history: it resamples to another such
   search state.
 
@@ -111,7 +122,9 @@ from .cards import CARD_CODES
 from .core import state as S
 from .core.deal import deal_deck, deck_of, gathered_deck
 from .core.engine import advance_partie, apply_action, legal_actions
+from .core.four import payment4, player_of, seat_of
 from .core.observe import OBS_SIZE
+from .core.observe4 import OBS4_LAYOUT, OBS4_SIZE, encode4
 from .game import Game
 from .kinds import GameKind, kind_of
 from .robots.base import Robot
@@ -123,7 +136,6 @@ from .rules import (
     Rules,
     RulesError,
     make_rules,
-    require_three,
 )
 from .search import WorldError, knowledge, sample_worlds
 from .search.licit_worlds import LicitWorldError, sample_licit_worlds
@@ -135,9 +147,12 @@ __all__ = [
     "load_game", "max_game_length", "state_from_record", "utility_bound",
 ]
 
-NUM_PLAYERS = 3
+NUM_PLAYERS = 3  # seats of the core's deal (the players at three)
+MAX_PLAYERS = 4  # players=4: the dealer sits out each deal (RULES.md §11.3)
+GIBBS_STEPS = 9  # sampler steps of a public-only world (a four-player deal's dealer)
 RESAMPLE_TRIES = 500  # first-deal worlds tried per resample of a later deal (partie)
 ARRANGE_TRIES = 6  # orders of one first-deal world's piles tried (partie)
+RELABEL_STEPS = 1500  # proposals of the relabelling chain when rejection finds no world
 NCARDS = 32
 _CUT_MIN, _CUT_MAX = 2, 30
 
@@ -147,9 +162,10 @@ _CUT_MIN, _CUT_MAX = 2, 30
 # licitovaný 5 and 500).  The volený-only options are passed on to ``make_rules`` only when
 # they differ from their defaults, so that licitovaný refuses them by name.
 GAME_DEFAULT_FLEK, GAME_DEFAULT_CAP = -2, -1
+GAME_DEFAULT_DEALS = -1  # one deal at three (one deal, one game); 16 at four (§11.3)
 _DEFAULTS: dict[str, Any] = {
     "rules": "voleny",
-    "deals": 1,
+    "deals": -1,
     "tariff": "home",
     "killed_seven": 2,
     "max_flek": GAME_DEFAULT_FLEK,
@@ -169,7 +185,7 @@ GAME_TYPE = pyspiel.GameType(
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.REWARDS,  # each deal's settlement
-    max_num_players=NUM_PLAYERS,
+    max_num_players=MAX_PLAYERS,
     min_num_players=NUM_PLAYERS,
     provides_information_state_string=True,
     provides_information_state_tensor=True,
@@ -180,7 +196,8 @@ GAME_TYPE = pyspiel.GameType(
 
 
 class ResampleError(RuntimeError):
-    """No state of the information set was found (``shuffle="partie"`` rejection)."""
+    """No state of the information set was found (a search state made from a record
+    outside a deal in progress; a bug guard)."""
 
 
 def rules_from_params(params: dict[str, Any]) -> Rules:
@@ -192,7 +209,11 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
             f"unknown mariash game parameter(s) {sorted(unknown)}: expected {sorted(_DEFAULTS)}"
         )
     p = {**_DEFAULTS, **params}
-    opts: dict[str, Any] = {"rules": p["rules"], "deals": p["deals"]}
+    opts: dict[str, Any] = {"rules": p["rules"]}
+    if p["deals"] != GAME_DEFAULT_DEALS:
+        opts["deals"] = p["deals"]
+    elif p["players"] == _DEFAULTS["players"]:
+        opts["deals"] = 1  # else make_rules' default: 16 at four
     mf, cap = p["max_flek"], p["payment_cap"]
     if isinstance(mf, int) and mf < GAME_DEFAULT_FLEK:
         raise RulesError(f"invalid max_flek {mf!r}: expected 0..20, -1 for unlimited or -2 "
@@ -208,11 +229,7 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
               "open_contracts", "players"):
         if p[k] != _DEFAULTS[k] or type(p[k]) is not type(_DEFAULTS[k]):
             opts[k] = p[k]
-    rules = make_rules(**opts)
-    # Refused rather than played as three seats (num_players, returns, observations and
-    # resampling for four are not implemented here yet).
-    require_three(rules, "the OpenSpiel game 'mariash'")
-    return rules
+    return make_rules(**opts)
 
 
 def game_params(rules: Rules) -> dict[str, Any]:
@@ -239,8 +256,8 @@ def utility_bound(rules: Rules) -> float:
     """Largest |groše| (licitovaný: desetníky) one seat can win or lose in a partie.
 
     Per deal the amount ``A`` per defender is at most the sum of the settlement lines'
-    maxima at the highest flek level, or ``payment_cap``; the actor gets ``2A`` (and a
-    licitovaný laid-game payer pays at most ``2A``).  Volený (core/settle.py): game and
+    maxima at the highest flek level, or ``payment_cap``; the actor gets ``2A`` (at four
+    ``3A``, RULES.md §11.3; a licitovaný laid-game payer pays at most ``2A``).  Volený (core/settle.py): game and
     hundred against <= 18 * sto * 2 (hearts; order-free hundreds ``sto << 15``, silent
     ``hra << 10``, RULES.md §11.2; open betl / durch twice the price, §11.1), each seven
     line <= max(killed_seven, sedma) * 2, the silent seven 2 * sedma.  Licitovaný
@@ -259,7 +276,7 @@ def utility_bound(rules: Rules) -> float:
         a = (2 * game + 2 * seven) * 2 ** _level(rules) + 2 * t["sedma"]
     if rules.payment_cap is not None:
         a = min(a, rules.payment_cap)
-    return float(2 * a * rules.deals)
+    return float((rules.players - 1) * a * rules.deals)  # the actor: 2A, at four 3A
 
 
 def max_game_length(rules: Rules) -> int:
@@ -284,13 +301,14 @@ def max_game_length(rules: Rules) -> int:
 # --- the information-state string: one name per encoding slot -------------------------
 _CARD_BLOCKS = {"hand", "laid", "took", "talon", "trump_card", "played_by", "cur_trick",
                 "lead"}
-_NUMERIC_BLOCKS = {"points", "ntricks", "score", "raise_turn"}
+_NUMERIC_BLOCKS = {"points", "ntricks", "score", "raise_turn", "score4"}
 
 
-def _slot_names(kind: GameKind) -> tuple[str, ...]:
-    """A name per encoding slot of ``kind``'s observation: card blocks by card
-    (``hand:Qh``, ``played_by+1:Ah``, ``played_in:Ah@3``), the others by block and index
-    (``phase+7``)."""
+def _slot_names(kind: GameKind, four: bool) -> tuple[str, ...]:
+    """A name per encoding slot of ``kind``'s observation (``four``: the four-player one,
+    :data:`~mariash_env.core.observe4.OBS4_LAYOUT`): card blocks by card (``hand:Qh``,
+    ``played_by+1:Ah``, ``played_in:Ah@3``), the others by block and index
+    (``phase+7``, ``sitting_out+2``)."""
     names: list[str] = [""] * kind.obs_size
     for block, off, size, _ in kind.obs_layout:
         if off >= kind.obs_size:
@@ -304,18 +322,22 @@ def _slot_names(kind: GameKind) -> tuple[str, ...]:
                 names[off + i] = f"played_in:{CARD_CODES[i // 10]}@{i % 10}"
             else:
                 names[off + i] = f"{block}+{i}"
+    if four:  # the deal's block is the three-player observation, then the partie at four
+        names += [f"{block}+{i}" for block, off, size, _ in OBS4_LAYOUT[1:]
+                  if off < OBS4_SIZE for i in range(size)]
     return tuple(names)
 
 
-_SLOT_NAMES = {}
+_SLOT_NAMES: dict[tuple[str, bool], tuple[str, ...]] = {}
 
 
 def _encoding_string(kind: GameKind, t: np.ndarray) -> str:
     """The non-zero entries of an encoding by name, with the value unless it is 1 in a
     flag block (so equal strings mean equal tensors)."""
-    names = _SLOT_NAMES.get(kind.name)
+    key = (kind.name, t.size == OBS4_SIZE)
+    names = _SLOT_NAMES.get(key)
     if names is None:
-        names = _SLOT_NAMES[kind.name] = _slot_names(kind)
+        names = _SLOT_NAMES[key] = _slot_names(kind, key[1])
     parts = []
     for i in np.flatnonzero(t):
         n, v = names[i], float(t[i])
@@ -332,28 +354,71 @@ class _Context:
         self.rv = rules.vector()
         self.kind = kind_of(rules)
         self.licit = self.kind.game == G_LICIT
+        self.players = rules.players
+        self.four = rules.players == 4
+        self.obs_size = OBS4_SIZE if self.four else self.kind.obs_size
         self.block = info_block(rules)
         self._dealer_game = Game(rules, records=False)
         self.mask = np.zeros(self.kind.n_actions, dtype=np.int8)  # scratch for legal_actions
+        self._card_of: np.ndarray | None = None
+        self.card_base = np.zeros(0, dtype=np.int64)
+
+    def seat(self, st: np.ndarray, player: int) -> int:
+        """The core seat ``player`` holds in the deal of ``st``: the player itself at three,
+        at four its seat of the deal or -1 for the dealer who sits out (RULES.md §11.3)."""
+        return int(seat_of(st, player)) if self.four else player
+
+    def player_at(self, st: np.ndarray, seat: int) -> int:
+        """The player holding core seat ``seat`` in the deal of ``st``."""
+        return int(player_of(st, seat)) if self.four else seat
+
+    def encode(self, st: np.ndarray, player: int, out: np.ndarray) -> None:
+        """The player's encoding of the deal in ``st`` into ``out``: the game's observation,
+        at four the four-player one (:mod:`mariash_env.core.observe4`)."""
+        if self.four:
+            encode4(st, player, out, False)
+        else:
+            self.kind.encode(st, player, out, False)
 
     def encoding(self, st: np.ndarray, player: int) -> np.ndarray:
-        """The seat's encoding of the deal in ``st`` (a fresh array)."""
-        out = np.empty(self.kind.obs_size, np.float32)
-        self.kind.encode(st, player, out, False)
+        """The player's encoding of the deal in ``st`` (a fresh array)."""
+        out = np.empty(self.obs_size, np.float32)
+        self.encode(st, player, out)
         return out
 
-    def sample_world(self, st: np.ndarray, player: int, rng: np.random.Generator,
+    def sample_world(self, st: np.ndarray, me: int, rng: np.random.Generator,
                      restrict: np.ndarray | None = None) -> np.ndarray | None:
-        """One world of the game's exact sampler (``search.sample_worlds``, licitovaný
-        ``search.licit_worlds.sample_licit_worlds``), the hidden cards' locations narrowed
-        by ``restrict``; None when it finds none."""
+        """One world of core seat ``me`` from the game's exact sampler
+        (``search.sample_worlds``, licitovaný ``search.licit_worlds.sample_licit_worlds``),
+        the hidden cards' locations narrowed by ``restrict``; None when it finds none.
+        ``me = -1`` (a four-player deal's dealer, who sees only what is public):
+        :meth:`_public_world`."""
+        if me < 0:
+            return self._public_world(st, rng, restrict)
         try:
             if self.licit:
-                return sample_licit_worlds(st, player, 1, rng, self.rules,
-                                           restrict=restrict)[0]
-            return sample_worlds(st, player, 1, rng, self.rules, restrict=restrict)[0]
+                return sample_licit_worlds(st, me, 1, rng, self.rules, restrict=restrict)[0]
+            return sample_worlds(st, me, 1, rng, self.rules, restrict=restrict)[0]
         except (WorldError, LicitWorldError):
             return None
+
+    def _public_world(self, st: np.ndarray, rng: np.random.Generator,
+                      restrict: np.ndarray | None) -> np.ndarray | None:
+        """A world consistent with the public history of the deal in ``st`` (and
+        ``restrict``, absolute location masks: bit ``s`` core seat ``s``'s hand, bit 3 the
+        third location), for a seat that holds no cards: a Gibbs chain of
+        ``GIBBS_STEPS`` exact draws, each from one core seat's knowledge in the current
+        world (it keeps that seat's cards, redraws the rest uniformly), started from
+        ``st``.  Each step leaves the uniform distribution over the worlds consistent with
+        the public history invariant; the chain forgets its start geometrically."""
+        w = st
+        for i, s in enumerate(rng.permutation(GIBBS_STEPS) % NUM_PLAYERS):
+            rel = None if restrict is None else _relative(restrict, int(s))
+            w2 = self.sample_world(w, int(s), rng, rel)
+            if w2 is None:  # pragma: no cover - the chain's state is always a world
+                return None if i == 0 else w
+            w = w2
+        return w
 
     def buckets(self, dealer: int) -> np.ndarray:
         """Who receives each deck position when ``dealer`` deals: seat 0..2, or 3 for the
@@ -369,11 +434,12 @@ class _Context:
             out[:7] = 3  # forehand's first seven
         return out
 
-    def own_buckets(self, st: np.ndarray, player: int) -> set[int]:
-        """The buckets (:meth:`buckets`) whose cards ``player`` knows in the deal of
-        ``st``: its own, and forehand's first seven or the licitovaný talon it took."""
-        own = {player}
-        if int(st[S.FOREHAND if not self.licit else S.ACTOR]) == player:
+    def own_buckets(self, st: np.ndarray, me: int) -> set[int]:
+        """The buckets (:meth:`buckets`) whose cards core seat ``me`` knows in the deal of
+        ``st``: its own, and forehand's first seven or the licitovaný talon it took (none
+        for ``me = -1``, the four-player dealer)."""
+        own = {me}
+        if me >= 0 and int(st[S.FOREHAND if not self.licit else S.ACTOR]) == me:
             own.add(3)
         return own
 
@@ -384,13 +450,28 @@ class _Context:
             return LA.DISCARD0 <= a < LA.DISCARD0 + NCARDS or LA.LEAD0 <= a < LA.LEAD0 + NCARDS
         return _hidden_voleny(a)
 
-    def seen_label(self, seat: int, a: int, player: int) -> str:
-        """``seat:label`` of a decision as ``player`` saw it (another seat's hidden one as
-        ``trump:?``, ``discard:?``, ``lead:?``)."""
+    def seen_label(self, st: np.ndarray, seat: int, a: int, player: int) -> str:
+        """``player:label`` of core seat ``seat``'s decision in the deal of ``st`` as
+        ``player`` saw it (another seat's hidden one as ``trump:?``, ``discard:?``,
+        ``lead:?``)."""
         label = self.kind.labels[a]
-        if seat != player and self.hidden(a):
-            return f"{seat}:{label.split(':')[0]}:?"
-        return f"{seat}:{label}"
+        who = self.player_at(st, seat)
+        if seat != self.seat(st, player) and self.hidden(a):
+            return f"{who}:{label.split(':')[0]}:?"
+        return f"{who}:{label}"
+
+    @property
+    def card_of(self) -> np.ndarray:
+        """Per action index, the card it names (``play:Ah``, ``discard:Ah``, ...), else -1;
+        ``card_base`` the first index of its block (the block's cards in card order)."""
+        if self._card_of is None:
+            card = np.full(self.kind.n_actions, -1, dtype=np.int64)
+            for a, label in enumerate(self.kind.labels):
+                code = label.split(":")[-1]
+                if code in CARD_CODES:
+                    card[a] = CARD_CODES.index(code)
+            self._card_of, self.card_base = card, np.arange(card.size) - np.maximum(card, 0)
+        return self._card_of
 
     def __deepcopy__(self, memo: dict) -> _Context:
         return self
@@ -407,7 +488,7 @@ class _Context:
         advance_partie(st, self.rv, -1)
         g = self._dealer_game
         g.st = st
-        g.deal_deck(deck, int(st[S.DEALER]))
+        g.deal_deck(deck, int(st[S.P4_DEALER if self.four else S.DEALER]))
 
 
 
@@ -422,7 +503,7 @@ class MariashGame(pyspiel.Game):
         info = pyspiel.GameInfo(
             num_distinct_actions=kind_of(self.rules).n_actions,
             max_chance_outcomes=NCARDS,
-            num_players=NUM_PLAYERS,
+            num_players=self.rules.players,
             min_utility=-bound,
             max_utility=bound,
             utility_sum=0.0,
@@ -452,10 +533,11 @@ INFO_BLOCK = OBS_SIZE + CUT_SLOTS + FIRST7_SLOTS  # volený's
 
 
 def info_block(rules: Rules) -> int:
-    """Floats per deal in the information-state tensor: the game's observation, the cut
-    and (volený) forehand's first seven cards."""
+    """Floats per deal in the information-state tensor: the game's observation (at four
+    the four-player one), the cut and (volený) forehand's first seven cards."""
     kind = kind_of(rules)
-    return kind.obs_size + CUT_SLOTS + (0 if kind.game == G_LICIT else FIRST7_SLOTS)
+    obs = OBS4_SIZE if rules.players == 4 else kind.obs_size
+    return obs + CUT_SLOTS + (0 if kind.game == G_LICIT else FIRST7_SLOTS)
 
 
 def info_state_size(rules: Rules) -> int:
@@ -466,7 +548,7 @@ def info_state_size(rules: Rules) -> int:
 
 def _first_seven(ctx: _Context, st: np.ndarray, player: int) -> list[int]:
     """The cards ``player`` saw first as a volený deal's forehand (deck positions 0..6)."""
-    if ctx.licit or int(st[S.FOREHAND]) != player:
+    if ctx.licit or int(st[S.FOREHAND]) != ctx.seat(st, player):
         return []
     return [c for c in range(NCARDS) if st[S.POS + c] < 7]
 
@@ -478,10 +560,10 @@ class _Observer:
     def __init__(self, ctx: _Context, deals: int) -> None:
         self.ctx = ctx
         self.deals = deals
-        size = deals * ctx.block if deals else ctx.kind.obs_size
+        size = deals * ctx.block if deals else ctx.obs_size
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"info_state" if deals else "observation": self.tensor}
-        self._scratch = np.zeros(ctx.kind.obs_size, np.float32)
+        self._scratch = np.zeros(ctx.obs_size, np.float32)
 
     @staticmethod
     def _deals(state: MariashState) -> list[tuple[int, np.ndarray]]:
@@ -494,10 +576,10 @@ class _Observer:
         t = self.tensor
         t.fill(0.0)
         ctx = self.ctx
-        n = ctx.kind.obs_size
+        n = ctx.obs_size
         for d, st in self._deals(state):
             off = d * ctx.block
-            ctx.kind.encode(st, player, t[off:off + n], False)
+            ctx.encode(st, player, t[off:off + n])
             k = int(st[S.CUT])
             if _CUT_MIN <= k <= _CUT_MAX:
                 t[off + n + k] = 1.0
@@ -514,8 +596,8 @@ class _Observer:
         parts = [f"p{player}"]
         for i, (d, st) in enumerate(self._deals(state)):
             acts = state.deal_actions[i] if i < len(state.deal_actions) else []
-            seen = " ".join(ctx.seen_label(seat, a, player) for seat, a in acts)
-            ctx.kind.encode(st, player, self._scratch, False)
+            seen = " ".join(ctx.seen_label(st, seat, a, player) for seat, a in acts)
+            ctx.encode(st, player, self._scratch)
             first = "".join(f" first7:{CARD_CODES[c]}" for c in _first_seven(ctx, st, player))
             parts.append(f"| deal {d} cut {int(st[S.CUT])}{first}: {seen} / "
                          f"{_encoding_string(ctx.kind, self._scratch)}")
@@ -532,7 +614,7 @@ class MariashState(pyspiel.State):
         self._g = game.ctx
         self.st: np.ndarray | None = None  # None until the first deck is drawn
         self.drawn: list[int] = []  # cards drawn so far for the deal being dealt
-        self._rewards = [0.0] * NUM_PLAYERS
+        self._rewards = [0.0] * self._g.players
         # Per deal dealt so far: its (seat, action) decisions and, once the partie moved
         # on, its final record (perfect recall across deals and resampling read them).
         self.deal_actions: list[list[tuple[int, int]]] = []
@@ -558,7 +640,7 @@ class MariashState(pyspiel.State):
             return pyspiel.PlayerId.CHANCE
         if st[S.PHASE] == S.PH_DONE:
             return pyspiel.PlayerId.TERMINAL
-        return int(st[S.TO_MOVE])
+        return self._g.player_at(st, int(st[S.TO_MOVE]))
 
     def is_terminal(self) -> bool:
         st = self.st
@@ -585,9 +667,9 @@ class MariashState(pyspiel.State):
         before = self.st.copy()
         if apply_action(self.st, self._g.rv, action):  # the deal ended and is settled
             self.before_end.append(before)
-            self._rewards = [float(x) for x in S.read64(self.st, S.PAY, 3)]
+            self._rewards = self._payments()
         else:
-            self._rewards = [0.0] * NUM_PLAYERS
+            self._rewards = [0.0] * self._g.players
 
     def _apply_chance(self, outcome: int) -> None:
         g = self._g
@@ -621,8 +703,17 @@ class MariashState(pyspiel.State):
 
     def returns(self) -> list[float]:
         if self.st is None:
-            return [0.0] * NUM_PLAYERS
+            return [0.0] * self._g.players
+        if self._g.four:
+            return [float(x) for x in S.read64(self.st, S.P4_SCORE, 4)]
         return [float(x) for x in S.read64(self.st, S.SCORE, 3)]
+
+    def _payments(self) -> list[float]:
+        """The settled deal's payments per player (at four the dealer pays with the
+        defence, RULES.md §11.3: the core's own :func:`~mariash_env.core.four.payment4`)."""
+        if self._g.four:
+            return [float(payment4(self.st, p)) for p in range(4)]
+        return [float(x) for x in S.read64(self.st, S.PAY, 3)]
 
     def recalled(self) -> list[np.ndarray]:
         """The records of the deals dealt so far: the ended ones the partie moved on from,
@@ -636,7 +727,7 @@ class MariashState(pyspiel.State):
         if self.dealing:
             out.fill(0.0)
         else:
-            self._g.kind.encode(self.st, player, out, False)
+            self._g.encode(self.st, player, out)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> MariashState:
         """A state drawn from ``player_id``'s information set, with a history that replays
@@ -647,7 +738,7 @@ class MariashState(pyspiel.State):
             if self.dealing or self.st[S.PHASE] == S.PH_DONE:
                 raise ResampleError(f"seat {player_id}: a state made from a record has no "
                                     "history and resamples only within a deal in progress")
-            w = self._g.sample_world(self.st, player_id, rng)
+            w = self._g.sample_world(self.st, self._g.seat(self.st, player_id), rng)
             if w is None:
                 raise ResampleError(f"seat {player_id}: the sampler found no world")
             return state_from_record(game, w)
@@ -687,6 +778,7 @@ class MariashState(pyspiel.State):
         The sampler needs a deal in progress, so an ended deal is sampled before its last
         decision, which then must end it as seen (a lay-down shows the hands)."""
         ctx = self._g
+        me = ctx.seat(rec, player)
         acts = self.deal_actions[i]
         ended = bool(rec[S.PHASE] == S.PH_DONE)
         last = [acts[-1][1]] if ended else []
@@ -695,7 +787,7 @@ class MariashState(pyspiel.State):
             if ended:  # what the end showed (an open contract's hand, RULES.md §11.1)
                 shown = _shown_at_end(ctx, rec, player)
                 restrict = shown if restrict is None else restrict & shown
-            w = ctx.sample_world(self.before_end[i] if ended else rec, player, rng, restrict)
+            w = ctx.sample_world(self.before_end[i] if ended else rec, me, rng, restrict)
             if w is None:
                 return None
         fill = _fill_hidden_licit if ctx.licit else _fill_hidden
@@ -706,7 +798,7 @@ class MariashState(pyspiel.State):
         # Every decision is checked (OpenSpiel applies whatever it is given): the last
         # one of an ended deal was not known to the sampler.
         if all(out._apply_legal(a, mask) for a in (
-                *fill(acts[: len(acts) - len(last)], w, player), *last)) and \
+                *fill(acts[: len(acts) - len(last)], w, me), *last)) and \
                 np.array_equal(ctx.encoding(out.st, player), ctx.encoding(rec, player)):
             return out, w
         return None
@@ -746,10 +838,78 @@ class MariashState(pyspiel.State):
                     extra = {} if failed == 1 else extra  # the later needs did not fit
                     continue
                 self._needs_of(out, links, records, failed, player, extra)
-        raise ResampleError(
-            f"seat {player}: no world of the first deal replays to the seat's observations of "
-            f"deals 1..{len(records) - 1} in {RESAMPLE_TRIES} tries"
-        )
+        return self._relabel_chain(player, rng)
+
+    def _relabel_chain(self, player: int, rng: np.random.Generator) -> MariashState:
+        """The fallback of :meth:`_resample_partie` when rejection found no world: a
+        Metropolis chain over the partie's histories (the first deck, the cuts, every
+        decision).  A proposal swaps two cards ``x``, ``y`` in part of the history, one of
+        three kinds drawn uniformly: (1) everywhere (the first deck's draws and every
+        decision naming a card), ``x, y`` among the cards the seat never saw; (2) in the
+        first deck only (their deal positions: the order of a hand, a talon card against a
+        hand card), among the cards not dealt to the seat in the first deal; (3) in the
+        decisions of deal ``d`` on (``d`` uniform; another hidden choice: a discard, a
+        trump or lead card), among the cards the seat did not hold in deal ``d``.  Each
+        set is fixed by the seat's information state and the pair drawn uniformly, so
+        every proposal is symmetric; it is accepted when the new history is legal and
+        gives the seat its information state.  The chain leaves the uniform distribution
+        over the histories it connects invariant; it starts from this state and runs
+        ``RELABEL_STEPS`` proposals."""
+        ctx = self._g
+        hist = np.array(self.history(), dtype=np.int64)
+        deck = np.zeros(hist.size, dtype=bool)
+        deck[:NCARDS] = True  # the first deck; later decks are gathered (cuts stay)
+        named = np.zeros(hist.size, dtype=bool)
+        starts = []  # per deal, the index of its first decision
+        i = NCARDS
+        for d, acts in enumerate(self.deal_actions):
+            starts.append(i)
+            named[i:i + len(acts)] = ctx.card_of[hist[i:i + len(acts)]] >= 0
+            i += len(acts) + (1 if d + 1 < len(self.deal_actions) else 0)
+        want = self.information_state_string(player)
+        sets = [np.flatnonzero(~_seen_cards(ctx, self, player))]
+        not_held = [np.flatnonzero(~_held_cards(ctx, rec, player)) for rec in self.recalled()]
+        ends = [ctx.encoding(rec, player) for rec in self.recalled()]
+        cur, out = hist, self.clone()
+        for _ in range(RELABEL_STEPS):
+            kind = int(rng.integers(3))
+            d = int(rng.integers(len(starts)))
+            cand = sets[0] if kind == 0 else not_held[0 if kind == 1 else d]
+            if cand.size < 2:
+                continue
+            perm = np.arange(NCARDS)
+            a, b = rng.choice(cand, 2, replace=False)
+            perm[a], perm[b] = b, a
+            new = cur.copy()
+            if kind < 2:
+                new[deck] = perm[cur[deck]]
+            if kind != 1:
+                sel = named.copy()
+                sel[:starts[d] if kind == 2 else 0] = False
+                new[sel] = ctx.card_base[cur[sel]] + perm[ctx.card_of[cur[sel]]]
+            t = self._replay_history(new, player, ends)
+            if t is not None and t.information_state_string(player) == want:
+                cur, out = new, t
+        return out
+
+    def _replay_history(self, hist: np.ndarray, player: int,
+                        ends: list[np.ndarray]) -> MariashState | None:
+        """A new state of this game from ``hist`` (chance outcomes applied, every decision
+        checked legal), or None at an illegal decision or at a deal that ends other than
+        ``player``'s encoding ``ends[i]`` of deal ``i``'s end (an early rejection)."""
+        ctx = self._g
+        out = self.get_game().new_initial_state()
+        for a in hist.tolist():
+            if out.is_chance_node():
+                out.apply_action(a)
+                continue
+            if not out._apply_legal(a, ctx.mask):
+                return None
+            i = len(out.finished)
+            if out.st[S.PHASE] == S.PH_DONE and i < len(ends) and not np.array_equal(
+                    ctx.encoding(out.st, player), ends[i]):
+                return None
+        return out
 
     def _replay_partie(self, links: list[_Link], records: list[np.ndarray], player: int,
                        end: np.ndarray, world: np.ndarray,
@@ -814,8 +974,9 @@ class MariashState(pyspiel.State):
         ctx = self._g
         mask = ctx.mask
         plays = played_by(rec)
+        me = ctx.seat(rec, player)
         for seat, a in actions:
-            if seat != player and ctx.hidden(a):
+            if seat != me and ctx.hidden(a):
                 legal_actions(self.st, ctx.rv, mask)
                 if ctx.licit:  # the lead card is public once played (LICITOVANY.md §5)
                     lo = LA.LEAD0 if a >= LA.LEAD0 else LA.DISCARD0
@@ -824,8 +985,8 @@ class MariashState(pyspiel.State):
                 else:
                     lo = A.TRUMP0 if a < A.TRUMP_BLIND else A.DISCARD0
                     known = (lo == A.TRUMP0 and rec[S.TRUMP_PUBLIC]) or (
-                        lo == A.DISCARD0
-                        and S.getm(rec, S.TOOK + player) >> (a - A.DISCARD0) & 1)
+                        lo == A.DISCARD0 and me >= 0
+                        and S.getm(rec, S.TOOK + me) >> (a - A.DISCARD0) & 1)
                     discard = lo == A.DISCARD0
                 if not known:
                     choices = np.flatnonzero(mask[lo:lo + NCARDS])
@@ -849,7 +1010,7 @@ class MariashState(pyspiel.State):
     def encoding(self, player: int) -> np.ndarray:
         """The seat's encoding of the current deal (a fresh array; volený 900 floats,
         licitovaný 1016)."""
-        out = np.empty(self._g.kind.obs_size, np.float32)
+        out = np.empty(self._g.obs_size, np.float32)
         self.encode_into(player, out)
         return out
 
@@ -876,26 +1037,78 @@ def _bits(m: int) -> list[int]:
     return [c for c in range(NCARDS) if m >> c & 1]
 
 
-def _loc_bit(seat: int, player: int) -> int:
-    """The samplers' location bit of ``seat``'s hand: 1 next seat, 2 previous seat."""
-    return 1 if seat == (player + 1) % 3 else 2
+def _loc_bit(seat: int, me: int) -> int:
+    """The samplers' location bit of ``seat``'s hand: 1 next seat, 2 previous seat; for
+    ``me = -1`` (a four-player deal's dealer, :meth:`_Context._public_world`) ``1 << seat``."""
+    if me < 0:
+        return 1 << seat
+    return 1 if seat == (me + 1) % 3 else 2
+
+
+def _third_bit(me: int) -> int:
+    """The samplers' location bit of the talon or discards (``me = -1``: absolute, 8)."""
+    return 8 if me < 0 else 4
+
+
+def _any_loc(me: int) -> int:
+    """Every location bit of the samplers' ``restrict`` for core seat ``me``."""
+    return 15 if me < 0 else 7
+
+
+def _relative(restrict: np.ndarray, s: int) -> np.ndarray:
+    """Absolute location masks (bit ``t`` core seat ``t``'s hand, bit 3 the third location)
+    as core seat ``s``'s sampler reads them: 1 next seat, 2 previous seat, 4 the third."""
+    r = np.asarray(restrict, dtype=np.int64)
+    return ((r >> ((s + 1) % 3)) & 1) | (((r >> ((s + 2) % 3)) & 1) << 1) | (
+        ((r >> 3) & 1) << 2)
+
+
+def _seen_cards(ctx: _Context, state: MariashState, player: int) -> np.ndarray:
+    """bool[32]: the cards ``player`` saw in any deal of ``state`` (its own dealt cards
+    and the talon it took, every card played, a public trump card); a function of its
+    information state."""
+    seen = np.zeros(NCARDS, dtype=bool)
+    for rec in state.recalled():
+        m = 0
+        for x in played_by(rec).tolist():
+            m |= int(x)
+        held = _held_cards(ctx, rec, player)
+        m |= sum(1 << int(c) for c in np.flatnonzero(held))
+        if rec[S.TRUMP_PUBLIC] and rec[S.TRUMP_CARD] >= 0:
+            m |= 1 << int(rec[S.TRUMP_CARD])
+        seen |= (m >> np.arange(NCARDS)) & 1 == 1
+    return seen
+
+
+def _held_cards(ctx: _Context, rec: np.ndarray, player: int) -> np.ndarray:
+    """bool[32]: the cards ``player`` held in the deal of ``rec``: dealt to it (its
+    buckets, :meth:`_Context.own_buckets`) or taken in a talon."""
+    me = ctx.seat(rec, player)
+    if me < 0:
+        return np.zeros(NCARDS, dtype=bool)
+    own = ctx.own_buckets(rec, me)
+    b = ctx.buckets(int(rec[S.DEALER]))
+    took = int(S.getm(rec, S.TOOK + me))
+    return np.array([int(b[rec[S.POS + c]]) in own or bool(took >> c & 1)
+                     for c in range(NCARDS)])
 
 
 def _shown_at_end(ctx: _Context, end: np.ndarray, player: int) -> np.ndarray:
     """Location masks (the samplers' ``restrict``) of the cards another seat still holds
     at the end of a deal that the seat's encoding shows there (an open contract's hand):
     the encoding changes when such a card is taken out of that hand."""
-    out = np.full(NCARDS, 7, dtype=np.int64)
+    me = ctx.seat(end, player)
+    out = np.full(NCARDS, _any_loc(me), dtype=np.int64)
     want = ctx.encoding(end, player)
     for seat in range(NUM_PLAYERS):
         hand = int(S.getm(end, S.HAND + seat))
-        if seat == player:
+        if seat == me:
             continue
         for c in _bits(hand):
             t = end.copy()
             S.setm(t, S.HAND + seat, hand & ~(1 << c))
             if not np.array_equal(ctx.encoding(t, player), want):
-                out[c] = _loc_bit(seat, player)
+                out[c] = _loc_bit(seat, me)
     return out
 
 
@@ -909,22 +1122,23 @@ def _unseen_piles(ctx: _Context, end: np.ndarray, acts: list[tuple[int, int]],
     decision (1 next seat, 2 previous seat, 4 the talon or discards)."""
     out: list[tuple[bool, int, int]] = []
     piled = 0
+    me = ctx.seat(end, player)
     for seat in range(NUM_PLAYERS):
-        if seat == player:
+        if seat == me:
             continue
         for off in (S.HAND, S.CLAIM_HANDS):
             m = int(S.getm(end, off + seat))
             if m:
-                out.append((True, m, _loc_bit(seat, player)))
+                out.append((True, m, _loc_bit(seat, me)))
                 piled |= m
     if end[S.TALON_OWNER] < 0 and S.getm(end, S.TALON):
-        out.append((True, int(S.getm(end, S.TALON)), 4))
+        out.append((True, int(S.getm(end, S.TALON)), _third_bit(me)))
         piled |= int(S.getm(end, S.TALON))
     discards = [s for s, a in acts if ctx.kind.labels[a].startswith("discard:")]
-    if end[S.DISC + 1] >= 0 and discards and discards[-1] != player:
+    if end[S.DISC + 1] >= 0 and discards and discards[-1] != me:
         m = (1 << int(end[S.DISC])) | (1 << int(end[S.DISC + 1]))
         if not m & piled:
-            out.append((False, m, 4))
+            out.append((False, m, _third_bit(me)))
     return out
 
 
@@ -945,10 +1159,13 @@ class _Link:
         ctx = state._g
         self.ctx, self.player = ctx, player
         first, second = records[d], records[d + 1]
+        # The player's core seats in the two deals (-1: the dealer sitting out at four).
+        self.me0, self.me1 = ctx.seat(first, player), ctx.seat(second, player)
+        me1 = self.me1
         self.k = int(second[S.CUT])
         self.b0 = ctx.buckets(int(first[S.DEALER]))
         b1 = ctx.buckets(int(second[S.DEALER]))
-        own1 = ctx.own_buckets(second, player)
+        own1 = ctx.own_buckets(second, me1)
         others = sorted(set(b1.tolist()) - own1)
         self.loc = {b: i for i, b in enumerate(others)}  # other buckets -> locations
         # The bucket each slot of deal d's gathered deck is dealt to.
@@ -961,7 +1178,7 @@ class _Link:
         plays = played_by(second)
         forehand, actor = int(second[S.FOREHAND]), int(second[S.ACTOR])
         for seat in range(NUM_PLAYERS):
-            if seat == player or (not ctx.licit and S.getm(second, S.TOOK + seat)):
+            if seat == me1 or (not ctx.licit and S.getm(second, S.TOOK + seat)):
                 continue
             where = {seat} | ({3} if (seat == forehand and not ctx.licit) or (
                 ctx.licit and seat == actor) else set())
@@ -970,9 +1187,10 @@ class _Link:
                 self.allow[c] &= m
         trump = [a - A.TRUMP0 for s, a in state.deal_actions[d + 1]
                  if not ctx.licit and s == forehand and A.TRUMP0 <= a < A.TRUMP0 + NCARDS]
-        if trump and second[S.TRUMP_PUBLIC] and forehand != player:
+        if trump and second[S.TRUMP_PUBLIC] and forehand != me1:
             self.allow[trump[0]] &= 1 << self.loc[3]
-        if not ctx.licit and not any(S.getm(second, S.TOOK + t) for t in range(3)):
+        if not ctx.licit and me1 >= 0 and not any(
+                S.getm(second, S.TOOK + t) for t in range(3)):
             self._known_holders(state, d + 1, second, forehand)
         self.acts = state.deal_actions[d]
         self.slots: dict[int, set[int]] = {}  # card -> the slots later links allow it
@@ -985,7 +1203,7 @@ class _Link:
         was forehand's."""
         ended = rec[S.PHASE] == S.PH_DONE
         try:
-            k = knowledge(state.before_end[i] if ended else rec, self.player, self.ctx.rules)
+            k = knowledge(state.before_end[i] if ended else rec, self.me1, self.ctx.rules)
         except WorldError:  # pragma: no cover - the real state always has a world
             return
         seats = [k.locations[0], k.locations[1], forehand]
@@ -1002,10 +1220,10 @@ class _Link:
         cards the seat has not seen at its end lie in its unseen piles, own next-deal cards
         in the pile whose slot they were gathered into, the others in a pile with a slot
         of a bucket they may be in; a card the last decision played with its player."""
-        ctx, player = self.ctx, self.player
+        ctx, player, me = self.ctx, self.player, self.me0
         slot = np.empty(NCARDS, dtype=np.int64)
         slot[gathered_deck(first)] = np.arange(NCARDS)
-        out = np.full(NCARDS, 7, dtype=np.int64)
+        out = np.full(NCARDS, _any_loc(me), dtype=np.int64)
         piles = _unseen_piles(ctx, first, self.acts, player)
         unseen = 0
         for _, cards, _ in piles:
@@ -1020,8 +1238,8 @@ class _Link:
                     out[c] |= bit
         seat, a = self.acts[-1]
         label = ctx.kind.labels[a]
-        if seat != player and label.startswith("play:"):
-            out[CARD_CODES.index(label[len("play:"):])] = _loc_bit(seat, player)
+        if seat != me and label.startswith("play:"):
+            out[CARD_CODES.index(label[len("play:"):])] = _loc_bit(seat, me)
         return out
 
     def arrange(self, end: np.ndarray, w: np.ndarray, rng: np.random.Generator,
@@ -1060,7 +1278,7 @@ class _Link:
             cs = sorted(_bits(cards), key=lambda c: int(w[S.POS + c]))
             pos = [int(w[S.POS + c]) for c in cs]
             slots = [int(slot[c]) for c in cs]
-            for b in {holder[self.b0[p]] for p in pos} - {self.player}:
+            for b in {holder[self.b0[p]] for p in pos} - {self.me0}:
                 ranks = [r for r in range(len(pos)) if holder[self.b0[pos[r]]] == b]
                 group = [cs[r] for r in ranks]
 
@@ -1206,7 +1424,7 @@ def _hidden_voleny(a: int) -> bool:
     return A.TRUMP0 <= a < A.TRUMP_BLIND or A.DISCARD0 <= a < A.DISCARD0 + NCARDS
 
 
-def _fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, player: int) -> list[int]:
+def _fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, me: int) -> list[int]:
     """A deal's decisions with the other seats' hidden ones taken from the world ``w``:
     the trump card; the discards of the talon still lying in discard order, those of a
     talon taken since from what its taker took (each seat takes at most one talon, and
@@ -1230,24 +1448,24 @@ def _fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, player: int) -> 
         cards[i] = int(w[S.DISC + j])
     out = []
     for i, (seat, a) in enumerate(actions):
-        if seat != player and _hidden_voleny(a):
+        if seat != me and _hidden_voleny(a):
             a = A.TRUMP0 + int(w[S.TRUMP_CARD]) if a < A.TRUMP_BLIND else A.DISCARD0 + cards[i]
         out.append(a)
     return out
 
 
 def _fill_hidden_licit(actions: list[tuple[int, int]], w: np.ndarray,
-                       player: int) -> list[int]:
+                       me: int) -> list[int]:
     """A licitovaný deal's decisions with the actor's hidden ones taken from the world
     ``w``: his discards in the world's discard order, his face-down lead card
     (LICITOVANY.md §5); what the seat did or saw is kept."""
     out = []
     n = 0
     for seat, a in actions:
-        if seat != player and LA.DISCARD0 <= a < LA.DISCARD0 + NCARDS:
+        if seat != me and LA.DISCARD0 <= a < LA.DISCARD0 + NCARDS:
             a = LA.DISCARD0 + int(w[S.DISC + n])
             n += 1
-        elif seat != player and LA.LEAD0 <= a < LA.LEAD0 + NCARDS:
+        elif seat != me and LA.LEAD0 <= a < LA.LEAD0 + NCARDS:
             a = LA.LEAD0 + int(w[S.LIC_LEAD])
         out.append(a)
     return out

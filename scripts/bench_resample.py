@@ -6,7 +6,7 @@ chance nodes drawn uniformly) and resampled for each seat.  For ``--deals`` > 1 
 states from the second deal on are kept (a gathered partie resamples by rejection there).
 
     python scripts/bench_resample.py [--deals 3] [--shuffle partie] [--robot table]
-                                     [--states 60] [--seed 11] [--rules licitovany]
+                                     [--states 60] [--seed 11] [--rules licitovany] [--players 4]
 """
 
 from __future__ import annotations
@@ -31,15 +31,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--states", type=int, default=60)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--rules", choices=("voleny", "licitovany"), default="voleny")
+    ap.add_argument("--players", type=int, choices=(3, 4), default=3)
     args = ap.parse_args(argv)
 
     import pyspiel
 
     from mariash_env.openspiel import ResampleError
     from mariash_env.robots import make_robot
+    from mariash_env.rules import RulesError
 
-    game = pyspiel.load_game("mariash", {"rules": args.rules, "deals": args.deals,
-                                         "shuffle": args.shuffle})
+    try:
+        game = pyspiel.load_game("mariash", {"rules": args.rules, "deals": args.deals,
+                                             "shuffle": args.shuffle, "players": args.players})
+    except RulesError as e:  # e.g. licitovaný at four
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     rng = np.random.default_rng(args.seed)
     table = make_robot("table", rules=args.rules)
 
@@ -64,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         if s.is_terminal() or (args.deals > 1 and len(s.recalled()) < 2):
             continue
         states += 1
-        for p in range(3):
+        for p in range(game.num_players()):
             t0 = time.perf_counter()
             try:
                 s.resample_from_infostate(p, rng.random)
@@ -72,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             except ResampleError:
                 failed += 1
             seconds += time.perf_counter() - t0
-    print(f"rules={args.rules} deals={args.deals} shuffle={args.shuffle} robot={args.robot}: {ok} of "
+    print(f"rules={args.rules} players={args.players} deals={args.deals} shuffle={args.shuffle} "
+          f"robot={args.robot}: {ok} of "
           f"{ok + failed} resamples succeed, {1000 * seconds / (ok + failed):.1f} ms a call")
     return 0
 

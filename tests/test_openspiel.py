@@ -105,7 +105,9 @@ def test_game_type_and_info_are_true_to_the_game():
     ({"foo": 1}, "Unknown parameter 'foo'"),
     ({"tariff": "csm", "open_contracts": True}, "open_contracts=True and tariff='csm'"),
     ({"hundred_counting": "kilo"}, "hundred_counting"),
-    ({"players": 4}, "four-player"),
+    ({"players": 4, "rules": "licitovany"}, "four-player"),
+    ({"players": 5}, "players"),
+    ({"deals": -2}, "deals"),
     ({"rules": "licitovany", "tariff": "csm"}, "volený options that do not apply"),
     ({"rules": "licitovany", "open_contracts": True}, "open_contracts"),
 ])
@@ -326,7 +328,7 @@ def _check_resampled(game, s, r, p, rng):
             assert abs(sum(pr for _, pr in r.chance_outcomes()) - 1.0) < 1e-9
         else:
             assert r.legal_actions()
-            for q in range(3):
+            for q in range(game.num_players()):
                 r.information_state_string(q)
                 r.observation_tensor(q)
         assert abs(sum(r.returns())) < 1e-9

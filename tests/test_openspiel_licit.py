@@ -28,9 +28,10 @@ from tests.test_openspiel import _check_resampled, _random_action  # noqa: E402
 LICIT = {"rules": "licitovany"}
 
 
-def _resample_checker(every: int):
+def _resample_checker(every: int, everyone: bool = False):
     """A ``state_checker_fn`` for ``random_sim_test``: every ``every``-th decision state is
-    resampled for the seat to move, which must keep the seat's information state."""
+    resampled for the seat to move (``everyone``: for every player), which must keep that
+    player's information state (and the mover's legal actions)."""
     seen = [0]
 
     def check(state) -> None:
@@ -39,10 +40,13 @@ def _resample_checker(every: int):
         seen[0] += 1
         if seen[0] % every:
             return
-        p = state.current_player()
-        r = state.resample_from_infostate(p, np.random.default_rng(seen[0]).random)
-        assert r.information_state_string(p) == state.information_state_string(p)
-        assert r.legal_actions() == state.legal_actions()
+        mover = state.current_player()
+        for p in range(state.num_players()) if everyone else [mover]:
+            r = state.resample_from_infostate(p, np.random.default_rng(seen[0] + p).random)
+            assert r.information_state_string(p) == state.information_state_string(p)
+            assert r.current_player() == mover
+            if p == mover:
+                assert r.legal_actions() == state.legal_actions()
 
     return check
 
@@ -137,8 +141,9 @@ def test_variant_parameters_reach_the_rules():
     assert {"contract:open_betl", "contract:open_durch"} <= labels
 
 
-def _table_states(game, n: int, seed: int, first_deal: int = 1):
-    """States of parties played by the table robot, from deal ``first_deal + 1`` on."""
+def _table_states(game, n: int, seed: int, first_deal: int = 1, robot: str = "table"):
+    """States of parties played by the table robot (``robot="random"``: random play), at
+    random points from deal ``first_deal + 1`` on."""
     table = make_robot("table", rules=game.ctx.rules)
     rng = np.random.default_rng(seed)
     out = []
@@ -146,7 +151,7 @@ def _table_states(game, n: int, seed: int, first_deal: int = 1):
         s = game.new_initial_state()
         stop = int(rng.integers(1, 40 + 80 * game.get_parameters()["deals"]))
         while not s.is_terminal() and len(s.history()) < stop:
-            if s.is_chance_node():
+            if s.is_chance_node() or robot == "random":
                 s.apply_action(_random_action(s, rng))
                 continue
             mask = np.zeros(game.num_distinct_actions(), np.int8)
