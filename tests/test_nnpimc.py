@@ -248,3 +248,52 @@ def test_arena_command_line_refuses_a_bad_nnpimc_spec():
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "floor" in lines[0]
     assert "Traceback" not in r.stderr
+
+
+def _play_position(seed: int) -> np.ndarray:
+    rules = make_rules()
+    rv = rules.vector()
+    rng = np.random.default_rng(seed)
+    while True:
+        st = _deal(int(rng.integers(1 << 30)), rules)
+        while st[S.PHASE] != S.PH_DONE and not (st[S.PHASE] == S.PH_PLAY
+                                                 and st[S.TRICK_NO] >= 3):
+            apply_action(st, rv, _random_action(st, rv, rng))
+        if st[S.PHASE] == S.PH_PLAY and st[S.CONTRACT] == S.C_SUIT:
+            return st
+
+
+def test_pimc_search_weighs_its_worlds():
+    """A world of weight 0 does not count: the weighted search over (w0, w1) with weights
+    (1, 0) decides as the plain search over w0 alone, and (0, 1) as over w1."""
+    from mariash_env.robots import PIMCRobot
+
+    robot = PIMCRobot(worlds=2, seed=0)
+    for seed in range(6):
+        st = _play_position(seed)
+        view = SeatView(st, int(st[S.TO_MOVE]))
+        cands = [int(a) for a in np.flatnonzero(view.action_mask()) if a != A.LAY_DOWN]
+        ws = view.sample_worlds(2, np.random.default_rng(seed))
+        for k in (0, 1):
+            wt = np.eye(2)[k]
+            assert (robot.search(view, cands, cands[0], ws, wt)
+                    == robot.search(view, cands, cands[0], ws[k:k + 1]))
+
+
+@pytest.mark.parametrize("candidates, solved", [(4, 4), (16, 4)])
+def test_nnpimc_solves_at_most_worlds_worlds(candidates, solved):
+    """candidates == worlds: every sampled world is solved (weighted); more candidates:
+    at most ``worlds`` distinct ones, drawn by weight."""
+    robot = NNPIMCRobot(MODEL, worlds=4, candidates=candidates, seed=0)
+    searched = 0
+    for seed in range(4):
+        st = _play_position(seed)
+        view = SeatView(st, int(st[S.TO_MOVE]))
+        worlds, weighed = robot.stats["worlds"], robot.stats["weighed"]
+        a = robot.act_view(view)
+        assert view.action_mask()[a]
+        if robot.stats["weighed"] > weighed:  # searched (not a single legal card)
+            n = robot.stats["worlds"] - worlds
+            assert n == solved if candidates == 4 else 1 <= n <= solved
+            searched += 1
+    assert searched >= 3

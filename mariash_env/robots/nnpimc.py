@@ -23,7 +23,8 @@ Card play, at each decision with a choice:
    less likely per card).  A huge ``temperature`` makes every weight 1, plain PIMC;
 4. draw ``worlds`` worlds from the candidates in proportion to their weights (with
    replacement) and run PIMC on the distinct ones, each counted as often as it was drawn
-   (:meth:`PIMCRobot.search` with weights).  ``time_limit`` counts from step 1.
+   (:meth:`PIMCRobot.search` with weights); with ``candidates == worlds`` every world is
+   solved and weighted instead.  ``time_limit`` counts from step 1.
 
 The other phases (trump, contract, discards, answers, announcement, flek) are PIMC's.
 Volený mariáš with three players only: licitovaný and the four-player table are refused.
@@ -135,6 +136,8 @@ class NNPIMCRobot(PIMCRobot):
         p /= p.sum()
         self.stats["weighed"] += 1
         self.stats["ess"] += float(1.0 / np.square(p).sum())
+        if self.candidates == self.worlds:  # every world solved, each with its weight
+            return super().search(view, cands, fallback, pool, p, t0)
         drawn = self.rng.choice(len(pool), size=self.worlds, p=p)
         counts = np.bincount(drawn, minlength=len(pool))
         order = list(dict.fromkeys(drawn.tolist()))  # distinct, in the order drawn
