@@ -297,3 +297,23 @@ def test_nnpimc_solves_at_most_worlds_worlds(candidates, solved):
             assert n == solved if candidates == 4 else 1 <= n <= solved
             searched += 1
     assert searched >= 3
+
+
+def test_inference_script_measures_and_refuses_bad_input():
+    """At a huge temperature the weights say nothing: the weighted figure is the uniform
+    one and the real world outweighs half of the sampled ones (ties count half)."""
+    cmd = [sys.executable, "scripts/nnpimc_inference.py", "--deals", "2", "--worlds", "8",
+           "--temperatures", "1e12,0.3"]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    uniform = float(lines[1].rsplit("=", 1)[1])
+    hot = lines[2]
+    assert float(hot.split("=", 1)[1].split(";")[0]) == pytest.approx(uniform, abs=1e-4)
+    assert "in 0.500 of pairs" in hot and lines[3].startswith("temperature 0.3:")
+    for bad, what in ((["--deals", "0"], "--deals"), (["--temperatures", "0"], "temperatures"),
+                      (["--model", "none.onnx"], "no ONNX model")):
+        r = subprocess.run([sys.executable, "scripts/nnpimc_inference.py", *bad], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 2 and r.stderr.startswith("error:") and what in r.stderr
+        assert "Traceback" not in r.stderr

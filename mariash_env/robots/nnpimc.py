@@ -70,14 +70,14 @@ class NNPIMCRobot(PIMCRobot):
     ``models/robot.onnx`` of the repository); ``worlds``: worlds solved per
     decision; ``candidates``: worlds sampled and weighted per card-play decision (default
     ``4 * worlds``); ``temperature``: of the softmax over the network's Q-values (groše x
-    0.1); ``floor``: least relative likelihood of one card (0 < floor <= 0.1);
+    0.1; default 0.3, the best of 0.1-1.0 in small matches, docs/nnpimc.md); ``floor``: least relative likelihood of one card (0 < floor <= 0.1);
     ``time_limit``, ``seed``, ``game``, ``bidding``: as :class:`PIMCRobot`.
     """
 
     name = "nnpimc"
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, worlds: int = 8,
-                 candidates: int | None = None, temperature: float = 1.0,
+                 candidates: int | None = None, temperature: float = 0.3,
                  floor: float = 0.1, time_limit: float | None = None,
                  seed: int | None = None, game: Any = None, bidding: str = "simulate",
                  threads: int = 1) -> None:
