@@ -699,12 +699,16 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     )
 
 
+PIMC_ROBOTS = ("pimc", "nnpimc")  # the robots --worlds / --time-limit reach
+
+
 def _factory(spec: str, pimc_kw: dict[str, Any],
              rules: Rules | dict[str, Any] | None = None) -> RobotFactory:
     from .robots import make_robot, parse_spec
 
     base, _ = parse_spec(spec)
-    kw = dict(pimc_kw) if base == "pimc" else {}
+    # --worlds / --time-limit are the search robots' (pimc and nnpimc), no other's
+    kw = dict(pimc_kw) if base in PIMC_ROBOTS else {}
 
     def make() -> Any:
         return make_robot(spec, rules=rules, **kw)
@@ -762,7 +766,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Duplicate match of robots over the same deals in every seating.")
     ap.add_argument("--robots", default="table,random",
                     help="comma-separated robots: random, table, pimc, pimc(worlds=8), "
-                         "onnx:PATH (default: table,random)")
+                         "nnpimc(model=PATH), onnx:PATH (default: table,random)")
     ap.add_argument("--deals", type=int, default=500, help=f"1..{MAX_DEALS}")
     ap.add_argument("--jobs", type=int, default=1,
                     help=f"processes (or Ray actors), 1..{MAX_JOBS}")
@@ -778,9 +782,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None,
                     help="directory for the CSVs and the plot (checked before playing; "
                          "deals.csv is written as deals finish)")
-    ap.add_argument("--worlds", type=int, default=None, help="PIMC worlds per decision")
+    ap.add_argument("--worlds", type=int, default=None,
+                    help="worlds per decision of pimc and nnpimc (overrides the spec's)")
     ap.add_argument("--time-limit", type=float, default=None,
-                    help="PIMC seconds per decision (> 0)")
+                    help="seconds per decision of pimc and nnpimc (> 0; overrides the "
+                         "spec's)")
     ap.add_argument("--rules", default=None,
                     help="the game: voleny (default), licitovany or lizany (two players)")
     ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",

@@ -10,6 +10,10 @@ neural policies (ONNX, no torch needed).
 * ``"lizany_table"`` -- :class:`~mariash_env.robots.lizany_table.LizanyRuleRobot`, the
   rule robot of two-player lízaný (:mod:`mariash_env.lizany`; ``random`` plays it too);
 * ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts; both games);
+* ``"nnpimc"`` -- :class:`~mariash_env.robots.nnpimc.NNPIMCRobot`, PIMC whose card-play
+  worlds are weighted by how likely an exported network finds the other seats' recorded
+  cards (``"nnpimc(model=models/robot.onnx, worlds=8)"``; volený, three players; imported
+  lazily);
 * ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily);
 * ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
   (:class:`mariash_env.openspiel.OpenSpielRobot`; needs ``open_spiel``, imported lazily).
@@ -44,7 +48,7 @@ __all__ = [
     "check_robot_args", "game_name",
 ]
 
-ROBOT_NAMES = ("random", "table", "pimc", "onnx:PATH", "os_random", "os_ismcts",
+ROBOT_NAMES = ("random", "table", "pimc", "nnpimc", "onnx:PATH", "os_random", "os_ismcts",
                "lizany_table")
 LIZANY = "lizany"  # the two-player game (mariash_env.lizany): its own engine, not a Rules
 
@@ -108,6 +112,22 @@ _ARGS: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
         "solve_bidding": (lambda v: isinstance(v, bool), "True or False"),
         "simulate_discards": (lambda v: isinstance(v, bool), "True or False"),
     },
+    "nnpimc": {
+        "model": (lambda v: isinstance(v, str) and bool(v), "the path of an exported .onnx "
+                  "model"),
+        "worlds": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
+        "candidates": (lambda v: v is None or (is_int(v) and v >= 1),
+                       "an int >= worlds or None (4 x worlds)"),
+        "temperature": (lambda v: _real(v) and 0 < v < math.inf, "a number > 0"),
+        "floor": (lambda v: _real(v) and 0 < v <= 0.1, "a number in (0, 0.1]"),
+        "time_limit": (lambda v: v is None or (_real(v) and 0 < v < math.inf),
+                       "a number > 0 (seconds per decision) or None"),
+        "seed": (lambda v: v is None or is_int(v), "an int or None"),
+        "game": (lambda v: True, "a Game"),
+        "bidding": (lambda v: v in ("simulate", "table") and isinstance(v, str),
+                    "'simulate' or 'table'"),
+        "threads": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
+    },
     "os_random": {"seed": (lambda v: v is None or is_int(v), "an int or None")},
     "os_ismcts": {
         "simulations": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
@@ -154,6 +174,24 @@ def game_name(rules: Any) -> str:
     return name
 
 
+def _make_nnpimc(rules: Any, game: str, kw: dict[str, Any]) -> Robot:
+    """NNPIMCRobot, refused by name for a game it does not play (volený, three players)."""
+    from ..rules import Rules
+    from .nnpimc import NNPIMCRobot
+
+    players = (rules.players if isinstance(rules, Rules)
+               else rules.get("players", 3) if isinstance(rules, dict) else 3)
+    if game != "voleny" or players != 3:
+        raise ValueError(f"robot 'nnpimc' cannot play {game} mariáš with {players} players: "
+                         "it plays volený mariáš with three players")
+    kw = dict(kw)
+    worlds = kw.get("worlds", 8)
+    if kw.get("candidates") is not None and kw["candidates"] < worlds:
+        raise ValueError(f"invalid candidates={kw['candidates']!r} for robot 'nnpimc': "
+                         f"expected an int >= worlds ({worlds})")
+    return NNPIMCRobot(**kw)
+
+
 def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
     """A robot from its registry name (module docstring) for the game of ``rules`` (a
     Rules, a rules dict, a game name or None = volený); ``kw`` go to its constructor.
@@ -192,6 +230,8 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
         return TableRobot(**kw)
     if base == "pimc":
         return PIMCRobot(**kw)
+    if base == "nnpimc":
+        return _make_nnpimc(rules, game, kw)
     if base in ("os_random", "os_ismcts"):
         from ..openspiel import OpenSpielRobot
 

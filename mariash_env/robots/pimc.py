@@ -230,11 +230,16 @@ class PIMCRobot(Robot):
             r = self._rollouts[key] = _Rollout(rules, solver)
         return r
 
-    def search(self, view: SeatView, cands: list[int], fallback: int) -> int:
+    def search(self, view: SeatView, cands: list[int], fallback: int,
+               worlds: np.ndarray | None = None, weights: np.ndarray | None = None,
+               t0: float | None = None) -> int:
         """Mean groše of each candidate over the sampled worlds; the best one (ties: the
-        table robot's choice, else the first)."""
-        t0 = time.perf_counter()
-        worlds = view.sample_worlds(self.worlds, self.rng)
+        table robot's choice, else the first).  A subclass may hand in the ``worlds`` (and
+        their ``weights``: a weighted mean then) and the time ``t0`` its decision began,
+        from which ``time_limit`` counts."""
+        t0 = time.perf_counter() if t0 is None else t0
+        if worlds is None:
+            worlds = view.sample_worlds(self.worlds, self.rng)
         search = _search_module()
         solve = search.solve if self.use_solver and solver_available() else None  # type: ignore[union-attr]
         seat = view.seat
@@ -242,24 +247,27 @@ class PIMCRobot(Robot):
         roll = self._rollout(view.rules, solve if self.solve_bidding else None)
         totals = np.zeros(len(cands))
         n = 0
-        for w0 in worlds:
+        mass = 0.0
+        for k, w0 in enumerate(worlds):
+            wt = 1.0 if weights is None else float(weights[k])
             if play and solve is not None:
                 mv = solve(w0, view.rules, pv=False, all_moves=True).move_values
                 actor = int(w0[S.ACTOR]) == seat
                 for i, a in enumerate(cands):
-                    totals[i] += 2 * mv[a] if actor else -mv[a]
+                    totals[i] += wt * (2 * mv[a] if actor else -mv[a])
             else:
                 for i, a in enumerate(cands):
                     w = w0.copy()
                     apply_action(w, roll.rv, a)
-                    totals[i] += roll.value(w, seat)
+                    totals[i] += wt * roll.value(w, seat)
             n += 1
+            mass += wt
             if self.time_limit is not None and time.perf_counter() - t0 > self.time_limit:
                 break
         self.stats["searched"] += 1
         self.stats["worlds"] += n
         self.stats["seconds"] += time.perf_counter() - t0
-        means = totals / n
+        means = totals / mass
         best = float(means.max())
         ties = [a for a, m in zip(cands, means) if m >= best - 1e-9]
         return fallback if fallback in ties else ties[0]

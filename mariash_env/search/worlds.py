@@ -88,8 +88,10 @@ from ..core.state import (
     TOOK,
     TRICK_N,
     TRICK_NO,
+    TRICKS,
     TRUMP_CARD,
     TRUMP_PUBLIC,
+    TWIN,
     getm,
     rng_next,
     seed_words,
@@ -819,13 +821,18 @@ def complete_world(w, st, me, rules, locm, rs):
     return True
 
 
-@njit_inline
-def _tricks_replay(w, rules, pb):
-    """§6, §7: every card play legal with the hands as they were, the marriages
-    announced exactly as recorded."""
+@njit
+def play_start(w):
+    """The state of ``w`` (phase play) at the start of its card play: every card a seat has
+    played back in its hand, the trick record, points, tricks, marriages and the trump
+    seven's fate cleared, the first trick's leader to move.  Replaying the recorded cards
+    on it with the core's ``apply_action`` gives ``w`` back exactly (tests/test_nnpimc.py)."""
+    pb = played_by(w)
     sc = w.copy()
     for s in range(3):
         setm(sc, HAND + s, getm(w, HAND + s) | pb[s])
+        sc[PTS + s] = 0
+        sc[NTRICKS + s] = 0
     setm(sc, PLAYED, 0)
     sc[TRICK_NO] = 0
     sc[TRICK_N] = 0
@@ -833,13 +840,25 @@ def _tricks_replay(w, rules, pb):
     sc[SEVEN_TRICK] = -1
     sc[SEVEN_SEAT] = -1
     sc[SEVEN_WON] = 0
-    for s in range(3):
-        sc[PTS + s] = 0
-        sc[NTRICKS + s] = 0
     for k in range(4):
         sc[MARR_SEAT + k] = -1
         sc[MARR_ORD + k] = -1
-    sc[LEADER] = w[TLEAD]
+    for i in range(30):
+        sc[TRICKS + i] = -1
+    for t in range(10):
+        sc[TLEAD + t] = -1
+        sc[TWIN + t] = -1
+    if w[TLEAD] >= 0:  # else no card is played yet: leader and seat to move are w's
+        sc[LEADER] = w[TLEAD]
+        sc[TO_MOVE] = w[TLEAD]
+    return sc
+
+
+@njit_inline
+def _tricks_replay(w, rules):
+    """§6, §7: every card play legal with the hands as they were, the marriages
+    announced exactly as recorded."""
+    sc = play_start(w)
     for t in range(tricks_begun(w)):
         n = trick_cards(w, t)
         if n == 0:
@@ -947,7 +966,7 @@ def check_world(w, rules):
             return False
     pb = played_by(w)
     mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-    if w[PHASE] == PH_PLAY and not _tricks_replay(w, rules, pb):
+    if w[PHASE] == PH_PLAY and not _tricks_replay(w, rules):
         return False
     if not _announcements_legal(w, rules, pb, mask):
         return False

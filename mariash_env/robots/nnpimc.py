@@ -1,0 +1,144 @@
+"""PIMC whose worlds are weighted by a network's inference (issue #16): ``nnpimc``.
+
+Plain PIMC (:class:`~mariash_env.robots.pimc.PIMCRobot`) treats every world consistent
+with the seat's knowledge as equally likely.  But the other seats chose their cards with
+the hands they held: a world in which a seat would have played a card its player finds
+poor is less likely than one in which the same card was the natural play.  The strongest
+Skat programs weight worlds that way; this robot asks an exported Q-network
+(:class:`~mariash_env.robots.onnx_robot.OnnxRobot`, ``models/robot.onnx`` or any model of
+that format) for it.
+
+Card play, at each decision with a choice:
+
+1. draw ``candidates`` worlds from the seat's knowledge (:meth:`SeatView.sample_worlds`,
+   uniform over the consistent worlds);
+2. in each world, rebuild the card play from its first trick and replay the recorded
+   cards with the core (:func:`mariash_env.search.inference.other_decisions`), taking
+   at every card another seat chose its observation *in that world* and its legal cards;
+   one batched network call scores them all;
+3. a world's log-weight is the sum over those decisions of
+   ``log max(L * softmax(Q / temperature)[card], floor)``, ``L`` the number of legal
+   cards: the likelihood of the card relative to a uniformly random choice, floored so
+   that one surprising card cannot rule a world out (``floor`` = 0.1: at most ten times
+   less likely per card).  A huge ``temperature`` makes every weight 1, plain PIMC;
+4. draw ``worlds`` worlds from the candidates in proportion to their weights (with
+   replacement) and run PIMC on the distinct ones, each counted as often as it was drawn
+   (:meth:`PIMCRobot.search` with weights); with ``candidates == worlds`` every world is
+   solved and weighted instead.  ``time_limit`` counts from step 1.
+
+The other phases (trump, contract, discards, answers, announcement, flek) are PIMC's.
+Volený mariáš with three players only: licitovaný and the four-player table are refused.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core import state as S
+from ..rules import Rules
+from .pimc import PIMCRobot, solver_available
+from .view import SeatView
+
+__all__ = ["NNPIMCRobot", "world_log_weights", "DEFAULT_MODEL"]
+
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "robot.onnx"
+
+
+def world_log_weights(scores: np.ndarray, mask: np.ndarray, action: np.ndarray,
+                      world: np.ndarray, n_worlds: int, temperature: float,
+                      floor: float) -> np.ndarray:
+    """Per world, the sum of ``log max(L * softmax(scores / temperature)[action], floor)``
+    over its decisions (rows; ``world[i]`` is the row's world, ``L`` the row's number of
+    legal actions): ``float64[n_worlds]``, 0 for a world without decisions."""
+    legal = mask.astype(bool)
+    z = np.where(legal, scores.astype(np.float64) / temperature, -np.inf)
+    z -= z.max(axis=1, keepdims=True)
+    logp = z[np.arange(len(z)), action] - np.log(np.exp(z).sum(axis=1))
+    rel = logp + np.log(legal.sum(axis=1))
+    return np.bincount(world, weights=np.maximum(rel, math.log(floor)), minlength=n_worlds)
+
+
+class NNPIMCRobot(PIMCRobot):
+    """PIMC with worlds weighted by a network's inference (module docstring).
+
+    ``model``: path of an exported volený robot (ONNX; default the shipped
+    ``models/robot.onnx`` of the repository); ``worlds``: worlds solved per
+    decision; ``candidates``: worlds sampled and weighted per card-play decision (default
+    ``4 * worlds``); ``temperature``: of the softmax over the network's Q-values (groše x
+    0.1; default 0.3, the best of 0.1-1.0 in small matches, docs/nnpimc.md); ``floor``: least relative likelihood of one card (0 < floor <= 0.1);
+    ``time_limit``, ``seed``, ``game``, ``bidding``: as :class:`PIMCRobot`.
+    """
+
+    name = "nnpimc"
+
+    def __init__(self, model: str | Path = DEFAULT_MODEL, worlds: int = 8,
+                 candidates: int | None = None, temperature: float = 0.3,
+                 floor: float = 0.1, time_limit: float | None = None,
+                 seed: int | None = None, game: Any = None, bidding: str = "simulate",
+                 threads: int = 1) -> None:
+        super().__init__(worlds=worlds, time_limit=time_limit, seed=seed, game=game,
+                         bidding=bidding)
+        if candidates is None:
+            candidates = 4 * self.worlds
+        if candidates < self.worlds:
+            raise ValueError(f"candidates must be >= worlds ({self.worlds}), got {candidates}")
+        if not 0 < temperature < math.inf:
+            raise ValueError(f"temperature must be a number > 0, got {temperature}")
+        # floor <= 0.1 keeps a uniformly random card (relative likelihood 1/L >= 0.1 for
+        # at most ten cards) above the floor, so a huge temperature gives weights 1.
+        if not 0 < floor <= 0.1:
+            raise ValueError(f"floor must be in (0, 0.1], got {floor}")
+        from .onnx_robot import OnnxRobot
+
+        self.net = OnnxRobot(model, threads=threads, game="voleny")
+        self.candidates = int(candidates)
+        self.temperature = float(temperature)
+        self.floor = float(floor)
+        self.stats["weighed"] = 0
+        self.stats["ess"] = 0.0
+
+    @staticmethod
+    def _check_rules(rules: Rules) -> None:
+        if rules.rules != "voleny" or rules.players != 3:
+            raise ValueError(f"robot 'nnpimc' plays volený mariáš with three players only, "
+                             f"got rules={rules.rules!r}, players={rules.players}")
+
+    def act_view(self, view: SeatView) -> int:
+        self._check_rules(view.rules)
+        return super().act_view(view)
+
+    def log_weights(self, worlds: np.ndarray, seat: int, rules: Rules) -> np.ndarray:
+        """The log-weight of each world (module docstring, step 3)."""
+        from ..search.inference import other_decisions
+
+        obs, mask, action, world = other_decisions(worlds, seat, rules)
+        if len(obs) == 0:
+            return np.zeros(len(worlds))
+        scores, _ = self.net.scores_and_actions(obs, mask)
+        return world_log_weights(scores, mask, action, world, len(worlds),
+                                 self.temperature, self.floor)
+
+    def search(self, view: SeatView, cands: list[int], fallback: int,
+               worlds: np.ndarray | None = None, weights: np.ndarray | None = None,
+               t0: float | None = None) -> int:
+        if view.phase != S.PH_PLAY or worlds is not None or not self.use_solver \
+                or not solver_available():
+            return super().search(view, cands, fallback, worlds, weights, t0)
+        t0 = time.perf_counter()
+        pool = view.sample_worlds(self.candidates, self.rng)
+        logw = self.log_weights(pool, view.seat, view.rules)
+        p = np.exp(logw - logw.max())
+        p /= p.sum()
+        self.stats["weighed"] += 1
+        self.stats["ess"] += float(1.0 / np.square(p).sum())
+        if self.candidates == self.worlds:  # every world solved, each with its weight
+            return super().search(view, cands, fallback, pool, p, t0)
+        drawn = self.rng.choice(len(pool), size=self.worlds, p=p)
+        counts = np.bincount(drawn, minlength=len(pool))
+        order = list(dict.fromkeys(drawn.tolist()))  # distinct, in the order drawn
+        return super().search(view, cands, fallback, pool[order], counts[order], t0)

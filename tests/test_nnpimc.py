@@ -1,0 +1,319 @@
+"""nnpimc: PIMC whose worlds are weighted by a network's inference (issue #16).
+
+The card play of a world is rebuilt from its first trick exactly (RULES.md §6, §7: hands,
+tricks, marriages, the trump seven replayed by the core), the other seats' decisions seen
+in a world are exactly those of the real game in that world, the weights follow the
+network (a card it likes makes a world likelier than one it dislikes; a huge temperature
+gives plain PIMC's uniform weights), the robot plays legal full deals through the arena's
+engine, and bad specs are refused by name.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mariash_env import actions as A
+from mariash_env.arena import _factory, deal_states, play_deal
+from mariash_env.core import state as S
+from mariash_env.core.engine import apply_action, legal_actions
+from mariash_env.core.observe import OBS_SIZE, encode
+from mariash_env.robots import OnnxRobotError, TableRobot, make_robot
+from mariash_env.robots.nnpimc import NNPIMCRobot, world_log_weights
+from mariash_env.robots.view import SeatView
+from mariash_env.rules import make_rules
+from mariash_env.search.inference import other_decisions
+from mariash_env.search.worlds import play_start
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = ROOT / "models" / "robot.onnx"
+
+
+def _deal(seed: int, rules) -> np.ndarray:
+    return deal_states(np.array([seed]), np.array([seed % 3]), rules)[0].copy()
+
+
+def _replay(start: np.ndarray, st: np.ndarray, rv: np.ndarray) -> np.ndarray:
+    """``start`` with the cards recorded in ``st`` played in order by the core."""
+    sc = start.copy()
+    for t in range(10):
+        for j in range(3):
+            c = int(st[S.TRICKS + 3 * t + j])
+            if c < 0:
+                return sc
+            apply_action(sc, rv, A.PLAY0 + c)
+    return sc
+
+
+def _random_action(st: np.ndarray, rv: np.ndarray, rng: np.random.Generator) -> int:
+    mask = np.zeros(A.N_ACTIONS, np.int8)
+    legal_actions(st, rv, mask)
+    if st[S.PHASE] == S.PH_PLAY and mask.sum() > 1:
+        mask[A.LAY_DOWN] = 0  # keep playing cards: more positions to check
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+@pytest.mark.parametrize("options", [{}, {"marriage_order": "queen_first"}])
+def test_play_start_rebuilds_the_real_deal_exactly(options):
+    """§6, §7: at every position of random deals, the state at the start of play is the one
+    the deal really had, and replaying the recorded cards on it gives the state back."""
+    rules = make_rules(**options)
+    rv = rules.vector()
+    rng = np.random.default_rng(1)
+    checked = 0
+    for seed in range(40):
+        st = _deal(seed, rules)
+        start = None
+        while st[S.PHASE] != S.PH_DONE:
+            if st[S.PHASE] == S.PH_PLAY:
+                if start is None:
+                    start = st.copy()
+                got = play_start(st)
+                assert np.array_equal(got, start), f"deal {seed}: start of play differs"
+                assert np.array_equal(_replay(got, st, rv), st), f"deal {seed}: replay"
+                checked += 1
+            apply_action(st, rv, _random_action(st, rv, rng))
+    assert checked > 200
+
+
+def test_other_decisions_are_the_real_games():
+    """In the real world, the decisions found by the replay are exactly the observations,
+    legal cards and cards of the other seats' choices recorded while the deal was played."""
+    rules = make_rules()
+    rv = rules.vector()
+    rng = np.random.default_rng(2)
+    compared = 0
+    for seed in range(25):
+        st = _deal(seed, rules)
+        rec: list[tuple[int, np.ndarray, np.ndarray, int]] = []
+        while st[S.PHASE] != S.PH_DONE:
+            a = _random_action(st, rv, rng)
+            if st[S.PHASE] == S.PH_PLAY:
+                me = int(st[S.TO_MOVE])
+                obs, mask, act, world = other_decisions(st[None], me, rules)
+                mine = [r for r in rec if r[0] != me]
+                assert len(obs) == len(mine)
+                assert (world == 0).all()
+                for k, (_, o, m, c) in enumerate(mine):
+                    assert np.array_equal(obs[k], o) and np.array_equal(mask[k], m)
+                    assert act[k] == c
+                compared += len(mine)
+                m = np.zeros(A.N_ACTIONS, np.int8)
+                legal_actions(st, rv, m)
+                m[A.LAY_DOWN] = 0
+                if m.sum() > 1:
+                    o = np.zeros(OBS_SIZE, np.float32)
+                    encode(st, me, o, False)
+                    rec.append((me, o, m, a))
+            apply_action(st, rv, a)
+    assert compared > 500
+
+
+def _first_lead_by_network(robot: NNPIMCRobot, seed: int) -> tuple[np.ndarray, int, int]:
+    """A deal brought to its card play by random bidding, whose leader then plays the
+    network's favourite card: ``(state after the lead, leader, card)``."""
+    rules = make_rules()
+    rv = rules.vector()
+    rng = np.random.default_rng(seed)
+    while True:
+        st = _deal(int(rng.integers(1 << 30)), rules)
+        while st[S.PHASE] not in (S.PH_PLAY, S.PH_DONE):
+            apply_action(st, rv, _random_action(st, rv, rng))
+        if st[S.PHASE] == S.PH_PLAY:
+            break
+    leader = int(st[S.TO_MOVE])
+    view = SeatView(st, leader, rules)
+    mask = view.action_mask()
+    mask[A.LAY_DOWN] = 0
+    scores, _ = robot.net.scores_and_actions(view.observation()[None], mask[None])
+    a = int(np.flatnonzero(mask)[np.argmax(scores[0][mask.astype(bool)])])
+    apply_action(st, rv, a)
+    return st, leader, a
+
+
+def _q_of(robot: NNPIMCRobot, start: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    view = SeatView(start, seat, make_rules())
+    mask = view.action_mask()
+    mask[A.LAY_DOWN] = 0
+    scores, _ = robot.net.scores_and_actions(view.observation()[None], mask[None])
+    return scores[0], mask.astype(bool)
+
+
+@pytest.mark.parametrize("seed", [1, 4, 5])
+def test_a_world_where_the_network_likes_the_lead_weighs_more(seed):
+    """The leader played the network's favourite card.  The real world weighs more than a
+    sampled world in which the network finds that card below the average of the leader's
+    cards there (a relative likelihood above 1 against one below it)."""
+    robot = NNPIMCRobot(MODEL, worlds=4, temperature=1.0, seed=0)
+    st, leader, a = _first_lead_by_network(robot, seed)
+    me = int(st[S.TO_MOVE])
+    worlds = SeatView(st, me).sample_worlds(200, np.random.default_rng(seed))
+    lw = robot.log_weights(np.vstack([st[None], worlds]), me, make_rules())
+    q, legal = _q_of(robot, play_start(st), leader)
+    z = q[legal] - q[legal].max()
+    expect = math.log(legal.sum() * math.exp(z[np.flatnonzero(legal) == a][0])
+                      / np.exp(z).sum())
+    assert lw[0] == pytest.approx(expect, abs=1e-5) and lw[0] > 0
+    poor = [i for i, w in enumerate(worlds)
+            if (lambda qm: qm[0][a] < qm[0][qm[1]].mean())(_q_of(robot, play_start(w), leader))]
+    assert poor, "no sampled world where the network dislikes the lead"
+    for i in poor:
+        assert lw[1 + i] < 0 < lw[0]
+
+
+def test_weights_are_uniform_at_a_huge_temperature_and_floored_at_a_tiny_one():
+    rules = make_rules()
+    rv = rules.vector()
+    rng = np.random.default_rng(5)
+    st = _deal(11, rules)
+    while not (st[S.PHASE] == S.PH_PLAY and st[S.TRICK_NO] >= 4) \
+            and st[S.PHASE] != S.PH_DONE:
+        apply_action(st, rv, _random_action(st, rv, rng))
+        if st[S.PHASE] == S.PH_DONE:
+            st = _deal(int(rng.integers(1 << 30)), rules)
+    me = int(st[S.TO_MOVE])
+    worlds = SeatView(st, me).sample_worlds(30, np.random.default_rng(0))
+    hot = NNPIMCRobot(MODEL, worlds=4, temperature=1e12)
+    assert np.abs(hot.log_weights(worlds, me, rules)).max() < 1e-6  # plain PIMC's
+    cold = NNPIMCRobot(MODEL, worlds=4, temperature=1e-9, floor=0.05)
+    lw = cold.log_weights(worlds, me, rules)
+    # At temperature -> 0 a decision counts log(L) for the network's favourite card and
+    # log(floor) for any other: the weights are sums of exactly those terms.
+    obs, mask, act, world = other_decisions(worlds, me, rules)
+    scores, best = cold.net.scores_and_actions(obs, mask)
+    terms = np.where(best == act, np.log(mask.sum(axis=1)), math.log(0.05))
+    assert np.allclose(lw, np.bincount(world, terms, minlength=len(worlds)))
+    assert (best != act).any() and len(set(np.round(lw, 6))) > 1
+    direct = world_log_weights(scores, mask, act, world, len(worlds), 1e-9, 0.05)
+    assert np.allclose(direct, lw)
+
+
+def test_nnpimc_plays_legal_full_deals_through_the_arena_engine():
+    """The arena's engine refuses any illegal action (ValueError); nnpimc's weighted search
+    ran at its card-play decisions."""
+    rules = make_rules()
+    robot = make_robot("nnpimc(worlds=2, candidates=6, bidding='table', seed=3)",
+                       model=str(MODEL))
+    assert isinstance(robot, NNPIMCRobot)
+    for seed, seating in ((7, (0, 1, 1)), (8, (1, 0, 1)), (9, (1, 1, 0))):
+        out = play_deal([robot, TableRobot()], seating, seed, seed % 3, rules)
+        assert len(out["payments"]) == 3 and sum(out["payments"]) == 0
+    assert robot.stats["weighed"] > 0 and robot.stats["searched"] >= robot.stats["weighed"]
+
+
+@pytest.mark.parametrize("spec, kw, what", [
+    ("nnpimc(worlds=0)", {}, "worlds"),
+    ("nnpimc(worlds=4, candidates=2)", {}, "candidates"),
+    ("nnpimc(temperature=0)", {}, "temperature"),
+    ("nnpimc(temperature=True)", {}, "temperature"),
+    ("nnpimc(floor=0.5)", {}, "floor"),
+    ("nnpimc(time_limit=-1)", {}, "time_limit"),
+    ("nnpimc(seed=1.5)", {}, "seed"),
+    ("nnpimc(model=3)", {}, "model"),
+    ("nnpimc(depth=2)", {}, "depth"),
+    ("nnpimc", {"rules": "licitovany"}, "licitovany"),
+    ("nnpimc", {"rules": {"players": 4}}, "4 players"),
+])
+def test_bad_specs_are_refused_by_name(spec, kw, what):
+    with pytest.raises(ValueError, match=what):
+        make_robot(spec, **kw)
+
+
+def test_a_missing_model_is_the_onnx_robots_error(tmp_path):
+    with pytest.raises(OnnxRobotError, match="no ONNX model"):
+        make_robot(f"nnpimc(model={str(tmp_path / 'none.onnx')!r})")
+
+
+def test_arena_worlds_and_time_limit_reach_only_the_search_robots():
+    kw = {"worlds": 3, "time_limit": 0.25}
+    nn = _factory(f"nnpimc(model={str(MODEL)!r}, worlds=2)", kw)()
+    assert (nn.worlds, nn.time_limit, nn.candidates) == (3, 0.25, 12)
+    pimc = _factory("pimc(worlds=2)", kw)()
+    assert (pimc.worlds, pimc.time_limit) == (3, 0.25)
+    assert isinstance(_factory("table", kw)(), TableRobot)
+    onnx = _factory(f"onnx:{MODEL}", kw)()
+    assert not hasattr(onnx, "worlds")
+
+
+def test_arena_command_line_refuses_a_bad_nnpimc_spec():
+    r = subprocess.run([sys.executable, "-m", "mariash_env.arena", "--robots",
+                        "nnpimc(floor=0.5),table", "--deals", "1", "--quiet", "--no-plot"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "floor" in lines[0]
+    assert "Traceback" not in r.stderr
+
+
+def _play_position(seed: int) -> np.ndarray:
+    rules = make_rules()
+    rv = rules.vector()
+    rng = np.random.default_rng(seed)
+    while True:
+        st = _deal(int(rng.integers(1 << 30)), rules)
+        while st[S.PHASE] != S.PH_DONE and not (st[S.PHASE] == S.PH_PLAY
+                                                 and st[S.TRICK_NO] >= 3):
+            apply_action(st, rv, _random_action(st, rv, rng))
+        if st[S.PHASE] == S.PH_PLAY and st[S.CONTRACT] == S.C_SUIT:
+            return st
+
+
+def test_pimc_search_weighs_its_worlds():
+    """A world of weight 0 does not count: the weighted search over (w0, w1) with weights
+    (1, 0) decides as the plain search over w0 alone, and (0, 1) as over w1."""
+    from mariash_env.robots import PIMCRobot
+
+    robot = PIMCRobot(worlds=2, seed=0)
+    for seed in range(6):
+        st = _play_position(seed)
+        view = SeatView(st, int(st[S.TO_MOVE]))
+        cands = [int(a) for a in np.flatnonzero(view.action_mask()) if a != A.LAY_DOWN]
+        ws = view.sample_worlds(2, np.random.default_rng(seed))
+        for k in (0, 1):
+            wt = np.eye(2)[k]
+            assert (robot.search(view, cands, cands[0], ws, wt)
+                    == robot.search(view, cands, cands[0], ws[k:k + 1]))
+
+
+@pytest.mark.parametrize("candidates, solved", [(4, 4), (16, 4)])
+def test_nnpimc_solves_at_most_worlds_worlds(candidates, solved):
+    """candidates == worlds: every sampled world is solved (weighted); more candidates:
+    at most ``worlds`` distinct ones, drawn by weight."""
+    robot = NNPIMCRobot(MODEL, worlds=4, candidates=candidates, seed=0)
+    searched = 0
+    for seed in range(4):
+        st = _play_position(seed)
+        view = SeatView(st, int(st[S.TO_MOVE]))
+        worlds, weighed = robot.stats["worlds"], robot.stats["weighed"]
+        a = robot.act_view(view)
+        assert view.action_mask()[a]
+        if robot.stats["weighed"] > weighed:  # searched (not a single legal card)
+            n = robot.stats["worlds"] - worlds
+            assert n == solved if candidates == 4 else 1 <= n <= solved
+            searched += 1
+    assert searched >= 3
+
+
+def test_inference_script_measures_and_refuses_bad_input():
+    """At a huge temperature the weights say nothing: the weighted figure is the uniform
+    one and the real world outweighs half of the sampled ones (ties count half)."""
+    cmd = [sys.executable, "scripts/nnpimc_inference.py", "--deals", "2", "--worlds", "8",
+           "--temperatures", "1e12,0.3"]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    uniform = float(lines[1].rsplit("=", 1)[1])
+    hot = lines[2]
+    assert float(hot.split("=", 1)[1].split(";")[0]) == pytest.approx(uniform, abs=1e-4)
+    assert "in 0.500 of pairs" in hot and lines[3].startswith("temperature 0.3:")
+    for bad, what in ((["--deals", "0"], "--deals"), (["--temperatures", "0"], "temperatures"),
+                      (["--model", "none.onnx"], "no ONNX model")):
+        r = subprocess.run([sys.executable, "scripts/nnpimc_inference.py", *bad], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 2 and r.stderr.startswith("error:") and what in r.stderr
+        assert "Traceback" not in r.stderr
