@@ -5,15 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from mariash_env.robots import make_robot
 from mariash_env.vector import VectorEnv
 
 MODEL = Path(__file__).resolve().parent.parent / "models" / "robot.onnx"
+DISTILLED = MODEL.with_name("robot_distilled.onnx")
 
 
-def test_shipped_robot_plays_legal_actions():
-    robot = make_robot(f"onnx:{MODEL}")
+@pytest.mark.parametrize("model", [MODEL, DISTILLED], ids=["robot", "robot_distilled"])
+def test_shipped_robot_plays_legal_actions(model):
+    robot = make_robot(f"onnx:{model}")
     env = VectorEnv(64, seed=5)
     step = env.reset()
     for _ in range(300):
