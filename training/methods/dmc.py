@@ -140,7 +140,8 @@ class DMC(Method):
                                   "the labels first (python -m training.pimc_labels --out DIR)")
 
     def labels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The label set ``(obs, legal bool, target)``, read on first use (targets in the
+        """The label set ``(obs, legal bool, target)``, read on first use and, every
+        ``label_reload_every`` calls, extended by shards written since (targets in the
         DMC's transformed units, 0 where illegal)."""
         a = self.algo
         self._label_calls += 1
