@@ -66,12 +66,13 @@ def label_state(st: np.ndarray, seat: int, rules: Any, worlds: int,
                 rng: np.random.Generator) -> np.ndarray:
     """PIMC's per-action values (groše for ``seat``; NaN where illegal) of a card-play
     state: the mean over ``worlds`` sampled worlds of the exact value of each legal card."""
+    from mariash_env.robots.pimc import seat_share
     from mariash_env.search import sample_worlds, solve
 
     ws = sample_worlds(st, seat, worlds, rng, rules=rules)
     total = np.zeros(A.N_ACTIONS)
     for w in ws:
-        sign = 2.0 if int(w[S.ACTOR]) == seat else -1.0
+        sign = seat_share(w, seat)
         for a, v in solve(w, rules, pv=False, all_moves=True).move_values.items():
             total[a] += sign * v
     mask = np.zeros(A.N_ACTIONS, dtype=np.int8)

@@ -68,6 +68,12 @@ def _payoff(st: np.ndarray, seat: int) -> float:
     return float(S.get64(st, S.PAY + 2 * seat))
 
 
+def seat_share(w: np.ndarray, seat: int) -> float:
+    """What ``seat`` gets per unit of the solver's amount ``A`` (each defender pays the
+    actor ``A``): 2 for the actor, -1 for a defender."""
+    return 2.0 if int(w[S.ACTOR]) == seat else -1.0
+
+
 class _Rollout:
     """Plays a world to the end of the deal with the table robot of the rules' game at every
     seat (bidding and card play), or -- with ``solver`` -- with the table robot up to the
@@ -103,7 +109,7 @@ class _Rollout:
         while w[S.PHASE] != S.PH_DONE:
             if w[S.PHASE] == S.PH_PLAY and self.solve is not None:
                 amount = float(self.solve(w, self.rules, pv=False).value)
-                return 2 * amount if int(w[S.ACTOR]) == seat else -amount
+                return seat_share(w, seat) * amount
             apply_action(w, self.rv, self.table_action(w))
         return _payoff(w, seat)
 
@@ -252,9 +258,9 @@ class PIMCRobot(Robot):
             wt = 1.0 if weights is None else float(weights[k])
             if play and solve is not None:
                 mv = solve(w0, view.rules, pv=False, all_moves=True).move_values
-                actor = int(w0[S.ACTOR]) == seat
+                share = wt * seat_share(w0, seat)
                 for i, a in enumerate(cands):
-                    totals[i] += wt * (2 * mv[a] if actor else -mv[a])
+                    totals[i] += share * mv[a]
             else:
                 for i, a in enumerate(cands):
                     w = w0.copy()
