@@ -248,14 +248,19 @@ def check_config(payload: dict[str, Any], config: dict[str, Any], where: str) ->
             f"with: {'; '.join(diffs)} (on --resume only [run] and [eval] options may change)")
 
 
+def _stage(path: str | Path, seed: Any, counters: dict[str, Any], written: Any
+           ) -> dict[str, Any]:
+    """One lineage entry: the run at ``path`` and how much it trained."""
+    return {"checkpoint": str(path), "seed": seed, "iteration": counters.get("iteration"),
+            "decisions": counters.get("decisions"), "updates": counters.get("updates"),
+            "train_s": counters.get("train_s"), "written": written}
+
+
 def lineage_after(init: dict[str, Any], path: str | Path) -> list[dict[str, Any]]:
     """The lineage of a run warm-started from checkpoint ``init`` (read from ``path``)."""
-    c = init.get("counters", {})
-    return lineage_of(init) + [{
-        "checkpoint": str(path), "seed": init.get("config", {}).get("seed"),
-        "iteration": c.get("iteration"), "decisions": c.get("decisions"),
-        "updates": c.get("updates"), "train_s": c.get("train_s"),
-        "written": init.get("info", {}).get("time")}]
+    return lineage_of(init) + [_stage(path, init.get("config", {}).get("seed"),
+                                      init.get("counters", {}),
+                                      init.get("info", {}).get("time"))]
 
 
 def lineage_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -273,35 +278,25 @@ def lineage_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
 
 def read_onnx_policy(path: str | Path, net: PolicyNet) -> dict[str, Any]:
     """The weights of an exported robot (``python -m training.export``) as ``net``'s state
-    dict, and its training facts: the export keeps every parameter under its torch name, so
-    a shipped model can start a run (``init = "models/robot.onnx"``) when its own checkpoint
-    is gone.  Refused with :class:`CheckpointError`: not a robot, another game or layout,
-    another network shape."""
-    import json
-
+    dict, its game and the lineage of a run warm-started from it: the export keeps every
+    parameter under its torch name, so a shipped model can start a run
+    (``init = "models/robot.onnx"``) when its own checkpoint is gone.  Refused with
+    :class:`CheckpointError`: not a robot, another observation layout (the checks of
+    :class:`~mariash_env.robots.onnx_robot.OnnxRobot`), another network shape."""
     import onnx
     from onnx import numpy_helper
+
+    from mariash_env.robots.onnx_robot import OnnxRobot, OnnxRobotError
 
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no exported model at {path}")
     try:
-        model = onnx.load(str(path))
-    except Exception as e:  # onnx raises protobuf's own errors
-        raise CheckpointError(f"{path} is not a loadable ONNX model ({e})") from None
-    meta = {p.key: p.value for p in model.metadata_props}
-    if meta.get("mariash_format") != "mariash-robot-v1":
-        raise CheckpointError(f"{path} is not a mariash robot (no mariash_format metadata): "
-                              "export models with python -m training.export")
-    game = meta.get("mariash_game", "voleny")
-    g = KINDS.get(game)
-    if g is None or (meta.get("mariash_obs_version"), meta.get("mariash_obs_size"),
-                     meta.get("mariash_num_actions")) != (str(g.obs_version), str(g.obs_size),
-                                                          str(g.n_actions)):
-        raise CheckpointError(f"{path} was exported for another game or observation layout "
-                              f"than {game} mariáš of this environment")
+        robot = OnnxRobot(path)
+    except OnnxRobotError as e:
+        raise CheckpointError(str(e)) from None
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
-               for i in model.graph.initializer}
+               for i in onnx.load(str(path)).graph.initializer}
     want = net.state_dict()
     diffs = [f"{k}: model {list(weights[k].shape) if k in weights else None}, config "
              f"{list(v.shape)}" for k, v in want.items()
@@ -309,8 +304,12 @@ def read_onnx_policy(path: str | Path, net: PolicyNet) -> dict[str, Any]:
     if diffs:
         raise CheckpointError(f"{path} has a network of another shape than the config's: "
                               + "; ".join(diffs[:6]))
-    training = json.loads(meta.get("mariash_training", "{}"))
-    return {"game": game, "state_dict": {k: weights[k] for k in want}, "training": training}
+    t = robot.training  # the export's training facts (training.export.training_info)
+    lineage = list(t.get("lineage") or []) + [
+        _stage(path, (t.get("config") or {}).get("seed"),
+               {**t, "train_s": t.get("train_seconds")}, t.get("written"))]
+    return {"game": robot.game.name, "state_dict": {k: weights[k] for k in want},
+            "training": t, "lineage": lineage}
 
 
 def load_policy(checkpoint: str | Path) -> tuple[PolicyNet, dict[str, Any]]:

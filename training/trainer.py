@@ -216,12 +216,7 @@ class Trainer:
             got = read_onnx_policy(path, self.method.net)
             check_game({"game": got["game"]}, game_of(self.cfg.env.rules).name, path)
             self.method.net.load_state_dict(got["state_dict"])
-            t = got["training"]
-            self.lineage = list(t.get("lineage") or []) + [{
-                "checkpoint": str(path), "seed": (t.get("config") or {}).get("seed"),
-                "iteration": t.get("iteration"), "decisions": t.get("decisions"),
-                "updates": t.get("updates"), "train_s": t.get("train_seconds"),
-                "written": t.get("written")}]
+            self.lineage = got["lineage"]
             self.log(f"[train] warm start from the exported robot {path}")
             return
         init = read_checkpoint(path)
