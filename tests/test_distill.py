@@ -1,5 +1,5 @@
-"""Search distillation (issue #16): PIMC card-play labels, the DMC label loss and warm
-starts from an exported robot.
+"""Search distillation (issue #16): PIMC card-play and bidding labels, the DMC label loss
+and warm starts from an exported robot.
 
 Labels are checked against the solver itself (one world = the real deal), shards against
 their own determinism and resumption, the loss against a hand computation, and training
@@ -132,6 +132,106 @@ def test_label_directory_errors(tmp_path):
     assert "Traceback" not in r.stderr
 
 
+# --- bidding labels -----------------------------------------------------------------------
+
+BID = {**SETTINGS, "phase": "bidding", "shard_size": 5}
+
+
+def _bidding_state(phase: int, seed: int = 0) -> tuple[np.ndarray, int]:
+    """The first state of ``phase`` with a choice, on a path of table-robot play."""
+    from mariash_env.game import Game
+    from mariash_env.robots import TableRobot
+    from mariash_env.robots.features import decode
+
+    table = TableRobot()
+    for s in range(seed, seed + 400):
+        g = Game(RULES, records=False)
+        g.new_partie(seed=s, dealer=s % 3)
+        while not g.deal_over:
+            obs, mask = g.observe(g.to_move)
+            if g.phase == phase and np.count_nonzero(mask) > 1:
+                return g.st.copy(), g.to_move
+            g.step(int(table.decide(decode(obs, mask))))
+    raise AssertionError(f"no state of phase {phase} with a choice")
+
+
+@pytest.mark.parametrize("phase", [S.PH_TRUMP, S.PH_CONTRACT, S.PH_FLEK])
+def test_bidding_label_is_pimcs_simulated_value(phase):
+    """Every legal action is labelled with the value PIMC's bidding maximises: each
+    candidate applied in the same worlds and the deal played out by the table robot (at the
+    trump choice every card of a suit has the suit's value)."""
+    from mariash_env.robots.pimc import PIMCRobot, _Rollout
+    from mariash_env.robots.view import SeatView
+
+    st, seat = _bidding_state(phase, seed=3)
+    value = pl.label_bidding(st.copy(), seat, RULES, 3, np.random.default_rng(4))
+    mask = np.zeros(A.N_ACTIONS, np.int8)
+    legal_actions(st, RULES.vector(), mask)
+    assert not np.isnan(value[mask.astype(bool)]).any()
+    assert np.isnan(value[~mask.astype(bool)]).all()
+    ws = SeatView(st, seat, RULES).sample_worlds(3, np.random.default_rng(4))
+    roll = _Rollout(RULES, None)
+    cands = (PIMCRobot._trump_candidates([int(a) for a in np.flatnonzero(mask)], 0)
+             if phase == S.PH_TRUMP else np.flatnonzero(mask))
+    for a in cands:
+        vals = []
+        for w0 in ws:
+            w = w0.copy()
+            from mariash_env.core.engine import apply_action
+
+            apply_action(w, roll.rv, int(a))
+            vals.append(roll.value(w, seat))
+        assert value[a] == pytest.approx(np.mean(vals))
+    if phase == S.PH_TRUMP:
+        for a in np.flatnonzero(mask[A.TRUMP0:A.TRUMP0 + 32]):
+            same = [c for c in cands if c != A.TRUMP_BLIND and c >> 3 == a >> 3]
+            assert value[a] in [value[c] for c in same]
+
+
+def test_bidding_shards_hold_the_decisions_before_play(tmp_path):
+    a = pl.make_shard(BID, 0)
+    b = pl.make_shard(BID, 0)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+    ph = a["state"][:, S.PHASE]
+    assert not np.isin(ph, [S.PH_PLAY, S.PH_DISCARD, S.PH_DONE]).any()
+    assert ((a["mask"] != 0).sum(1) > 1).all()
+    assert not np.isnan(a["value"][a["mask"].astype(bool)]).any()
+    out = tmp_path / "bid"
+    pl.generate(out, BID, 1, jobs=1, progress=False)
+    with pytest.raises(pl.LabelError, match="phase: 'bidding' there, 'play' now"):
+        pl.generate(out, {**BID, "phase": "play"}, 1, jobs=1, progress=False)
+
+
+def test_label_directories_made_before_phase_existed_still_resume(tmp_path):
+    import json
+
+    out = tmp_path / "old"
+    pl.generate(out, SETTINGS, 1, jobs=1, progress=False)  # SETTINGS has no "phase"
+    assert "phase" not in json.loads((out / "labels.json").read_text())
+    now = pl._settings(SETTINGS)
+    assert now["phase"] == "play"
+    r = pl.generate(out, now, 2, jobs=1, progress=False)
+    assert (r["made"], r["kept"]) == (1, 1)
+
+
+def test_a_run_with_bidding_labels_regresses_both_sets(labels, tmp_path):
+    bid = tmp_path / "bid"
+    pl.generate(bid, BID, 1, jobs=1, progress=False)
+    cfg = _cfg(labels, bid_label_data=str(bid), bid_label_batch=4)
+    tr = Trainer(cfg, tmp_path / "run", log=lambda *a: None)
+    sets = tr.method._label_sets
+    assert [n for _, n in sets] == [8, 4]
+    obs, legal, _ = sets[1][0].arrays()
+    assert len(obs) == 5 and (legal.sum(1) > 1).all()
+    assert not legal[:, pl.PLAY].any()  # no card play among the bidding rows
+    tr.train()
+    d = cfg.to_dict()
+    d["dmc"] = {**d["dmc"], "bid_label_data": str(tmp_path / "none")}
+    with pytest.raises(ConfigError, match="dmc.bid_label_data = .* is not a directory"):
+        Trainer(Config.from_dict(d, "test"), tmp_path / "b", log=lambda *a: None)
+
+
 # --- warm start from an exported robot ---------------------------------------------------
 
 def test_onnx_weights_reproduce_the_robot():
@@ -184,10 +284,11 @@ def labels(tmp_path_factory) -> Path:
 def test_label_loss_is_the_huber_over_legal_cards(labels, tmp_path):
     tr = Trainer(_cfg(labels, loss="huber"), tmp_path / "run", log=lambda *a: None)
     m = tr.method
-    obs, legal, tgt = m.labels()
+    obs, legal, raw = m._label_sets[0][0].arrays()
+    tgt = transform_returns(raw, m.algo)
     _, mask, value = pl.load_labels(labels)
     np.testing.assert_array_equal(legal, mask.astype(bool))
-    np.testing.assert_allclose(tgt[legal], transform_returns(value[legal], m.algo))
+    np.testing.assert_allclose(raw[legal], value[legal])
     rng = np.random.default_rng(5)
     idx = np.sort(np.random.default_rng(5).integers(len(obs), size=8))
     with torch.no_grad():
@@ -204,7 +305,8 @@ def test_training_on_labels_learns_their_best_cards(labels, tmp_path):
     tr = Trainer(_cfg(labels, lr=1e-3, label_weight=1.0), tmp_path / "run",
                  log=lambda *a: None)
     m = tr.method
-    obs, legal, tgt = m.labels()
+    obs, legal, raw = m._label_sets[0][0].arrays()
+    tgt = transform_returns(raw, m.algo)
     rng = np.random.default_rng(0)
     first = None
     for _ in range(300):
@@ -251,9 +353,9 @@ def test_labels_reload_new_shards_while_the_generator_runs(tmp_path):
     out = tmp_path / "labels"
     pl.generate(out, SETTINGS, 1, jobs=1, progress=False)
     tr = Trainer(_cfg(out, label_reload_every=2), tmp_path / "run", log=lambda *a: None)
-    assert len(tr.method.labels()[0]) == 6
+    assert len(tr.method._label_sets[0][0].arrays()[0]) == 6
     pl.generate(out, SETTINGS, 2, jobs=1, progress=False)
-    assert len(tr.method.labels()[0]) == 12  # the 2nd call looks again
-    assert len(tr.method.labels()[0]) == 12
+    assert len(tr.method._label_sets[0][0].arrays()[0]) == 12  # the 2nd call looks again
+    assert len(tr.method._label_sets[0][0].arrays()[0]) == 12
     obs, _, value = pl.load_labels(out)
-    np.testing.assert_array_equal(tr.method.labels()[0], obs)
+    np.testing.assert_array_equal(tr.method._label_sets[0][0].arrays()[0], obs)

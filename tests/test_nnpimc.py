@@ -206,6 +206,30 @@ def test_nnpimc_plays_legal_full_deals_through_the_arena_engine():
     assert robot.stats["weighed"] > 0 and robot.stats["searched"] >= robot.stats["weighed"]
 
 
+def test_network_bidding_is_the_models_choice_and_card_play_is_searched():
+    """bidding='network': every decision before the card play is the model's greedy action
+    on the same observation; the card play is still the weighted search."""
+    from mariash_env.robots import OnnxRobot
+
+    rules = make_rules()
+    robot = make_robot("nnpimc(worlds=2, candidates=4, bidding='network', seed=1)",
+                       model=str(MODEL))
+    net = OnnxRobot(MODEL, game="voleny")
+    rv = rules.vector()
+    seen = set()
+    for seed in range(4):
+        st = _deal(seed, rules)
+        while st[S.PHASE] != S.PH_DONE:
+            view = SeatView(st.copy(), int(st[S.TO_MOVE]), rules)
+            a = robot.act_view(view)
+            if st[S.PHASE] != S.PH_PLAY:
+                assert a == net.act(view.observation_dict())
+                seen.add(int(st[S.PHASE]))
+            apply_action(st, rv, a)
+    assert {S.PH_TRUMP, S.PH_CONTRACT} <= seen
+    assert robot.stats["weighed"] > 0
+
+
 @pytest.mark.parametrize("spec, kw, what", [
     ("nnpimc(worlds=0)", {}, "worlds"),
     ("nnpimc(worlds=4, candidates=2)", {}, "candidates"),
@@ -216,6 +240,7 @@ def test_nnpimc_plays_legal_full_deals_through_the_arena_engine():
     ("nnpimc(seed=1.5)", {}, "seed"),
     ("nnpimc(model=3)", {}, "model"),
     ("nnpimc(depth=2)", {}, "depth"),
+    ("nnpimc(bidding='oracle')", {}, "bidding"),
     ("nnpimc", {"rules": "licitovany"}, "licitovany"),
     ("nnpimc", {"rules": {"players": 4}}, "4 players"),
 ])

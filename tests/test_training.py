@@ -366,7 +366,7 @@ def test_duplicate_eval_cancels_luck() -> None:
 
 def test_configs_load_and_validate(tmp_path: Path) -> None:
     for name in ("default.toml", "demo.toml", "long.toml", "ship.toml",
-                 "ship_finetune.toml"):
+                 "ship_finetune.toml", "distill.toml", "distill_bid.toml"):
         cfg = load_config(ROOT / "training" / "configs" / name)
         assert cfg.method == "dmc" and cfg.algo.batch_size > 0
     bad = tmp_path / "bad.toml"

@@ -1,6 +1,7 @@
-"""PIMC labels for card play: the data of the search-distillation stage (issue #16).
+"""PIMC labels for card play and bidding: the data of the search-distillation stage (#16).
 
 ``python -m training.pimc_labels --out runs/labels --states 100000 --jobs 2``
+``python -m training.pimc_labels --out runs/bid_labels --phase bidding --worlds 12 ...``
 
 Plays volený parties (12-deal parties of the rules of the shipped robot) with a
 behaviour policy -- at each seat, per deal, the exported robot (``--behaviour``) or the
@@ -14,6 +15,15 @@ gets the best card's value: laying down never changes an exact result).  Those v
 are what :class:`~mariash_env.robots.PIMCRobot` maximises, so a network regressed on
 them (``[dmc] label_data``) learns PIMC's card play in the limit of many worlds, at
 the cost of one forward pass.
+
+``--phase bidding`` labels the other decisions with a choice instead (trump, contract,
+Barva?, betl answers, announcement, flek; not the discards, which PIMC leaves to the
+table robot): each candidate's mean groše over the worlds with the deal played out by the
+table robot at every seat -- :meth:`PIMCRobot.candidate_values`, the very values PIMC's
+bidding maximises.  At the trump choice PIMC simulates one card per suit (and *z lidu*);
+every legal card of a suit gets its suit's value.  Many states regressed on few-world
+values teach the network the expectation PIMC estimates with a handful of worlds per
+decision.
 
 Output: shards ``RUN/shard_NNNNN.npz`` of ``--shard-size`` rows, each written
 atomically, with ``state`` int32[n, STATE_SIZE] (the real state: observations are
@@ -49,7 +59,9 @@ from mariash_env.kinds import VOLENY
 from mariash_env.rules import make_rules
 
 FORMAT = "mariash-pimc-labels-v1"
-SETTINGS = ("worlds", "shard_size", "seed", "behaviour", "robot_share", "epsilon", "rules")
+SETTINGS = ("worlds", "shard_size", "seed", "behaviour", "robot_share", "epsilon", "rules",
+            "phase")
+PHASES = ("play", "bidding")
 PLAY = slice(A.PLAY0, A.PLAY0 + 32)
 
 
@@ -59,6 +71,7 @@ class LabelError(ValueError):
 
 def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
     d = vars(args) if isinstance(args, argparse.Namespace) else dict(args)
+    d.setdefault("phase", "play")
     return {"format": FORMAT, **{k: d[k] for k in SETTINGS}}
 
 
@@ -85,6 +98,45 @@ def label_state(st: np.ndarray, seat: int, rules: Any, worlds: int,
     if mask[A.LAY_DOWN]:
         value[A.LAY_DOWN] = value[play].max()
     return value
+
+
+def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
+                  rng: np.random.Generator, pimc: Any = None) -> np.ndarray:
+    """PIMC's per-action values (groše for ``seat``; NaN where illegal) of a decision before
+    the card play: :meth:`PIMCRobot.candidate_values` over ``worlds`` sampled worlds (the
+    deal played out by the table robot), every legal trump card valued as its suit's
+    candidate."""
+    from mariash_env.core.engine import legal_actions
+    from mariash_env.robots.pimc import PIMCRobot
+    from mariash_env.robots.view import SeatView
+
+    pimc = pimc if pimc is not None else PIMCRobot(worlds=worlds)
+    view = SeatView(st, seat, rules)
+    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    legal_actions(st, rules.vector(), mask)
+    legal = [int(a) for a in np.flatnonzero(mask)]
+    trump = int(st[S.PHASE]) == S.PH_TRUMP
+    cands = pimc._trump_candidates(legal, legal[0]) if trump else legal
+    means, _ = pimc.candidate_values(view, cands, view.sample_worlds(worlds, rng))
+    value = np.full(A.N_ACTIONS, np.nan, dtype=np.float32)
+    value[cands] = means
+    if trump:
+        from mariash_env.core.tricks import strength_py as strength
+
+        for a in legal:
+            if np.isnan(value[a]):  # another card of a simulated suit: the suit's value
+                s = (a - A.TRUMP0) >> 3
+                low = min((c for c in cands if c != A.TRUMP_BLIND and (c - A.TRUMP0) >> 3 == s),
+                          key=lambda c: strength(c - A.TRUMP0, s))
+                value[a] = value[low]
+    return value
+
+
+def wants_label(phase: str, st_phase: int, mask: np.ndarray) -> bool:
+    """Whether a decision is one a label set of ``phase`` labels (it has a choice)."""
+    if phase == "play":
+        return st_phase == S.PH_PLAY and int(mask[PLAY].sum()) > 1
+    return st_phase not in (S.PH_PLAY, S.PH_DISCARD) and int(np.count_nonzero(mask)) > 1
 
 
 class _Behaviour:
@@ -126,6 +178,12 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     seats = np.zeros(n, np.int8)
     masks = np.zeros((n, A.N_ACTIONS), np.int8)
     values = np.zeros((n, A.N_ACTIONS), np.float32)
+    phase = settings.get("phase", "play")
+    pimc = None
+    if phase == "bidding":
+        from mariash_env.robots.pimc import PIMCRobot
+
+        pimc = PIMCRobot(worlds=int(settings["worlds"]))
     g = Game(rules, records=False)
     g.new_partie(seed=int(rng.integers(2**62)), dealer=int(rng.integers(3)))
     beh.new_deal(rng)
@@ -138,11 +196,15 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
             continue
         seat = g.to_move
         obs, mask = g.observe(seat)
-        if g.phase == S.PH_PLAY and mask[PLAY].sum() > 1:
+        if wants_label(phase, g.phase, mask):
             states[k] = g.st
             seats[k] = seat
             masks[k] = mask
-            values[k] = label_state(g.st, seat, rules, int(settings["worlds"]), rng)
+            if phase == "play":
+                values[k] = label_state(g.st, seat, rules, int(settings["worlds"]), rng)
+            else:
+                values[k] = label_bidding(g.st.copy(), seat, rules, int(settings["worlds"]),
+                                          rng, pimc)
             k += 1
         g.step(beh.act(seat, obs, mask, rng))
     return {"state": states, "seat": seats, "mask": masks, "value": values}
@@ -175,6 +237,7 @@ def check_settings(out: Path, settings: dict[str, Any]) -> None:
         except (OSError, json.JSONDecodeError) as e:
             raise LabelError(f"{meta} is unreadable ({e}); remove it or use another --out") \
                 from None
+        old.setdefault("phase", "play")  # label sets made before --phase existed
         diff = [f"{k}: {old.get(k)!r} there, {settings.get(k)!r} now" for k in settings
                 if old.get(k) != settings.get(k)]
         if diff:
@@ -264,6 +327,43 @@ def load_labels(path: str | Path, limit: int | None = None,
     return obs, np.concatenate(parts["mask"])[:limit], np.concatenate(parts["value"])[:limit]
 
 
+class LabelSet:
+    """A label directory read for training: ``(obs, legal bool, value)`` with ``legal`` the
+    labelled legal actions (NaN values dropped), read on first use and, every
+    ``reload_every`` calls of :meth:`arrays`, extended by shards written since (so training
+    can start while the generator still runs)."""
+
+    def __init__(self, path: str | Path, reload_every: int = 0) -> None:
+        self.path = Path(path)
+        self.reload_every = int(reload_every)
+        self._rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._files: set[str] = set()
+        self._calls = 0
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self._calls += 1
+        due = self._rows is None or (self.reload_every > 0
+                                     and self._calls % self.reload_every == 0)
+        if due:
+            new = [f for f in shard_files(self.path) if f.name not in self._files]
+            if new or self._rows is None:
+                obs, mask, value = load_labels(self.path, files=new)
+                legal = mask.astype(bool) & ~np.isnan(value)
+                part = (obs, legal, np.where(legal, np.nan_to_num(value), 0).astype(np.float32))
+                if self._rows is not None:
+                    part = tuple(np.concatenate([o, p]) for o, p in zip(self._rows, part))
+                self._rows = part  # type: ignore[assignment]
+                self._files.update(f.name for f in new)
+        return self._rows  # type: ignore[return-value]
+
+    def sample(self, n: int, rng: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``n`` rows drawn with replacement (sorted indices)."""
+        obs, legal, value = self.arrays()
+        idx = np.sort(rng.integers(len(obs), size=n))
+        return obs[idx], legal[idx], value[idx]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.pimc_labels", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -271,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--states", type=int, default=100_000, help="rows wanted in all")
     ap.add_argument("--shard-size", dest="shard_size", type=int, default=1000)
     ap.add_argument("--worlds", type=int, default=6, help="worlds per labelled state")
+    ap.add_argument("--phase", choices=PHASES, default="play",
+                    help="the decisions labelled: card play (solver values) or the bidding "
+                         "before it (table-robot playouts)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--behaviour", default="models/robot.onnx",
                     help="exported robot of the behaviour policy")

@@ -26,7 +26,12 @@ Card play, at each decision with a choice:
    (:meth:`PIMCRobot.search` with weights); with ``candidates == worlds`` every world is
    solved and weighted instead.  ``time_limit`` counts from step 1.
 
-The other phases (trump, contract, discards, answers, announcement, flek) are PIMC's.
+The other phases (trump, contract, discards, answers, announcement, flek) are PIMC's
+(``bidding="simulate"``, default: simulated with table-robot playouts), the table robot's
+(``"table"``), or the network's greedy choice (``"network"``): a network distilled from
+PIMC's simulated values over many states (:mod:`training.pimc_labels` ``--phase
+bidding``) estimates what PIMC's few worlds per decision estimate, without their noise,
+at the cost of one forward pass.
 Volený mariáš with three players only: licitovaný and the four-player table are refused.
 """
 
@@ -71,7 +76,9 @@ class NNPIMCRobot(PIMCRobot):
     decision; ``candidates``: worlds sampled and weighted per card-play decision (default
     ``4 * worlds``); ``temperature``: of the softmax over the network's Q-values (groše x
     0.1; default 0.3, the best of 0.1-1.0 in small matches, docs/nnpimc.md); ``floor``: least relative likelihood of one card (0 < floor <= 0.1);
-    ``time_limit``, ``seed``, ``game``, ``bidding``: as :class:`PIMCRobot`.
+    ``bidding``: ``"simulate"`` or ``"table"`` as :class:`PIMCRobot`, or ``"network"``
+    (the model's greedy action before the card play); ``time_limit``, ``seed``,
+    ``game``: as :class:`PIMCRobot`.
     """
 
     name = "nnpimc"
@@ -81,8 +88,12 @@ class NNPIMCRobot(PIMCRobot):
                  floor: float = 0.1, time_limit: float | None = None,
                  seed: int | None = None, game: Any = None, bidding: str = "simulate",
                  threads: int = 1) -> None:
+        if bidding not in ("simulate", "table", "network"):
+            raise ValueError(f"bidding must be 'simulate', 'table' or 'network', got "
+                             f"{bidding!r}")
         super().__init__(worlds=worlds, time_limit=time_limit, seed=seed, game=game,
-                         bidding=bidding)
+                         bidding="table" if bidding == "network" else bidding)
+        self.network_bidding = bidding == "network"
         if candidates is None:
             candidates = 4 * self.worlds
         if candidates < self.worlds:
@@ -110,6 +121,9 @@ class NNPIMCRobot(PIMCRobot):
 
     def act_view(self, view: SeatView) -> int:
         self._check_rules(view.rules)
+        if self.network_bidding and view.phase != S.PH_PLAY:
+            self.stats["decisions"] += 1
+            return self.net.act(view.observation_dict())
         return super().act_view(view)
 
     def log_weights(self, worlds: np.ndarray, seat: int, rules: Rules) -> np.ndarray:

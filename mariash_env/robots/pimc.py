@@ -246,6 +246,23 @@ class PIMCRobot(Robot):
         t0 = time.perf_counter() if t0 is None else t0
         if worlds is None:
             worlds = view.sample_worlds(self.worlds, self.rng)
+        means, n = self.candidate_values(view, cands, worlds, weights, t0)
+        self.stats["searched"] += 1
+        self.stats["worlds"] += n
+        self.stats["seconds"] += time.perf_counter() - t0
+        best = float(means.max())
+        ties = [a for a, m in zip(cands, means) if m >= best - 1e-9]
+        return fallback if fallback in ties else ties[0]
+
+    def candidate_values(self, view: SeatView, cands: list[int], worlds: np.ndarray,
+                         weights: np.ndarray | None = None,
+                         t0: float | None = None) -> tuple[np.ndarray, int]:
+        """``(means, n)``: each candidate's mean groše for the seat over the first ``n`` of
+        ``worlds`` (all of them, or those searched before ``time_limit`` counted from
+        ``t0`` ran out) -- the values :meth:`search` maximises, and the labels of
+        :mod:`training.pimc_labels`.  Card play: the solver's exact value of each card in
+        each world; the other decisions: the candidate applied, the deal played out by
+        :class:`_Rollout`."""
         search = _search_module()
         solve = search.solve if self.use_solver and solver_available() else None  # type: ignore[union-attr]
         seat = view.seat
@@ -268,12 +285,7 @@ class PIMCRobot(Robot):
                     totals[i] += wt * roll.value(w, seat)
             n += 1
             mass += wt
-            if self.time_limit is not None and time.perf_counter() - t0 > self.time_limit:
+            if (self.time_limit is not None and t0 is not None
+                    and time.perf_counter() - t0 > self.time_limit):
                 break
-        self.stats["searched"] += 1
-        self.stats["worlds"] += n
-        self.stats["seconds"] += time.perf_counter() - t0
-        means = totals / mass
-        best = float(means.max())
-        ties = [a for a, m in zip(cands, means) if m >= best - 1e-9]
-        return fallback if fallback in ties else ties[0]
+        return totals / mass, n

@@ -10,7 +10,8 @@ weights: the target of ``Q(s, a)`` is simply what happened after ``a``.
 With ``label_data`` set, every gradient step also regresses the card-play Q-values of a
 batch of states labelled by PIMC (:mod:`training.pimc_labels`: the mean over sampled worlds
 of each legal card's exact value) on those values, all legal cards of a state at once --
-search distilled into the network, while self-play keeps training the bidding.
+search distilled into the network; ``bid_label_data`` does the same with PIMC's simulated
+values of the bidding decisions (trump, contract, flek...).
 
 With ``demo_margin > 0`` the decisions of *guided* deals (``selfplay.guide_share``: the
 learner's seats played the table robot's actions) are also demonstrations, as in DQfD
@@ -77,6 +78,10 @@ class DMCConfig:
                               "value of every legal card ('' = off; volený)")
     label_weight: float = opt(1.0, "weight of the label loss against the DMC loss", ge=0)
     label_batch: int = opt(512, "labelled states per gradient step", ge=1)
+    bid_label_data: str = opt("", "a directory of PIMC bidding labels (python -m "
+                                  "training.pimc_labels --phase bidding): trump, contract, "
+                                  "flek... regressed like label_data ('' = off; volený)")
+    bid_label_batch: int = opt(128, "bidding-labelled states per gradient step", ge=1)
     label_reload_every: int = opt(0, "updates between looks for new shards in label_data, "
                                      "while the generator still runs (0 = read once; a run "
                                      "that reloads depends on the generator's timing)", ge=0)
@@ -128,48 +133,32 @@ class DMC(Method):
                                            eps=1e-5, weight_decay=a.weight_decay)
         self._loss = (nn.MSELoss() if a.loss == "mse"
                       else nn.HuberLoss(delta=a.huber_delta))
-        self._labels: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._label_files: set[str] = set()
-        self._label_calls = 0
-        if a.label_data:
+        self._label_sets: list[tuple[Any, int]] = []
+        for name, batch in (("label_data", a.label_batch), ("bid_label_data", a.bid_label_batch)):
+            path = getattr(a, name)
+            if not path:
+                continue
             if game_of(cfg.env.rules).name != "voleny":
-                raise ConfigError("dmc.label_data: PIMC labels are volený card play; this run "
+                raise ConfigError(f"dmc.{name}: PIMC labels are volený decisions; this run "
                                   f"plays {game_of(cfg.env.rules).name}")
-            if not Path(a.label_data).is_dir():
-                raise ConfigError(f"dmc.label_data = {a.label_data!r} is not a directory: make "
-                                  "the labels first (python -m training.pimc_labels --out DIR)")
+            if not Path(path).is_dir():
+                raise ConfigError(f"dmc.{name} = {path!r} is not a directory: make the "
+                                  "labels first (python -m training.pimc_labels --out DIR)")
+            from ..pimc_labels import LabelSet
 
-    def labels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The label set ``(obs, legal bool, target)``, read on first use and, every
-        ``label_reload_every`` calls, extended by shards written since (targets in the
-        DMC's transformed units, 0 where illegal)."""
-        a = self.algo
-        self._label_calls += 1
-        due = (self._labels is None or (a.label_reload_every > 0
-                                         and self._label_calls % a.label_reload_every == 0))
-        if due:
-            from ..pimc_labels import load_labels, shard_files
-
-            new = [f for f in shard_files(a.label_data) if f.name not in self._label_files]
-            if new or self._labels is None:
-                obs, mask, value = load_labels(a.label_data, files=new)
-                legal = mask.astype(bool) & ~np.isnan(value)
-                tgt = transform_returns(np.nan_to_num(value), a).astype(np.float32)
-                part = (obs, legal, np.where(legal, tgt, 0).astype(np.float32))
-                if self._labels is not None:
-                    part = tuple(np.concatenate([o, p]) for o, p in zip(self._labels, part))
-                self._labels = part  # type: ignore[assignment]
-                self._label_files.update(f.name for f in new)
-        return self._labels  # type: ignore[return-value]
+            self._label_sets.append((LabelSet(path, a.label_reload_every), batch))
 
     def _label_loss(self, rng: np.random.Generator) -> torch.Tensor:
-        """Mean loss over the legal cards of ``label_batch`` random labelled states."""
-        obs, legal, tgt = self.labels()
-        idx = np.sort(rng.integers(len(obs), size=self.algo.label_batch))
+        """Mean loss over the labelled legal actions of ``label_batch`` card-play and
+        ``bid_label_batch`` bidding states, drawn at random (targets in the DMC's
+        transformed units)."""
+        parts = [ls.sample(n, rng) for ls, n in self._label_sets]
+        obs, legal, value = (np.concatenate(x) for x in zip(*parts))
+        tgt = transform_returns(value, self.algo).astype(np.float32)
         dev = self.device
-        q = self._net.scores(torch.from_numpy(obs[idx]).to(dev))
-        lg = torch.from_numpy(legal[idx]).to(dev)
-        return self._loss(q[lg], torch.from_numpy(tgt[idx]).to(dev)[lg])
+        q = self._net.scores(torch.from_numpy(obs).to(dev))
+        lg = torch.from_numpy(legal).to(dev)
+        return self._loss(q[lg], torch.from_numpy(tgt).to(dev)[lg])
 
     @property
     def net(self) -> PolicyNet:
@@ -248,7 +237,7 @@ class DMC(Method):
                 demo = self._margin_loss(scores, act, guided[idx], batch.mask[idx]) / len(idx)
                 loss = loss + a.demo_weight * demo
                 tot_demo += float(demo.detach())
-            if a.label_data:
+            if self._label_sets:
                 lab = self._label_loss(rng)
                 loss = loss + a.label_weight * lab
                 tot_label += float(lab.detach())
