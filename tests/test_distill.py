@@ -171,8 +171,8 @@ def test_bidding_label_is_pimcs_simulated_value(phase):
     assert np.isnan(value[~mask.astype(bool)]).all()
     ws = SeatView(st, seat, RULES).sample_worlds(3, np.random.default_rng(4))
     roll = _Rollout(RULES, None)
-    cands = (PIMCRobot._trump_candidates([int(a) for a in np.flatnonzero(mask)], 0)
-             if phase == S.PH_TRUMP else np.flatnonzero(mask))
+    legal = [int(a) for a in np.flatnonzero(mask)]
+    cands = PIMCRobot._trump_candidates(legal, legal[0]) if phase == S.PH_TRUMP else legal
     for a in cands:
         vals = []
         for w0 in ws:

@@ -116,6 +116,8 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
     legal_actions(st, rules.vector(), mask)
     legal = [int(a) for a in np.flatnonzero(mask)]
     trump = int(st[S.PHASE]) == S.PH_TRUMP
+    # PIMC's candidates: the lowest card of each suit and z lidu, plus its "fallback" --
+    # here the first legal card, simulated on its own (the label sets made so far did so)
     cands = pimc._trump_candidates(legal, legal[0]) if trump else legal
     means, _ = pimc.candidate_values(view, cands, view.sample_worlds(worlds, rng))
     value = np.full(A.N_ACTIONS, np.nan, dtype=np.float32)
