@@ -230,6 +230,12 @@ def test_a_run_with_bidding_labels_regresses_both_sets(labels, tmp_path):
     d["dmc"] = {**d["dmc"], "bid_label_data": str(tmp_path / "none")}
     with pytest.raises(ConfigError, match="dmc.bid_label_data = .* is not a directory"):
         Trainer(Config.from_dict(d, "test"), tmp_path / "b", log=lambda *a: None)
+    swapped = _cfg(bid, bid_label_data=str(labels))  # each set in the other's option
+    with pytest.raises(ConfigError, match="dmc.label_data = .* holds bidding labels, "
+                                          "expected play labels"):
+        Trainer(swapped, tmp_path / "c", log=lambda *a: None)
+    with pytest.raises(ConfigError, match="dmc.label_data: .* not a label directory"):
+        Trainer(_cfg(tmp_path), tmp_path / "d", log=lambda *a: None)
 
 
 # --- warm start from an exported robot ---------------------------------------------------

@@ -341,6 +341,12 @@ class LabelSet:
         self._rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._files: set[str] = set()
         self._calls = 0
+        shard_files(self.path)  # LabelError now if it is not a label directory
+        try:
+            meta = json.loads((self.path / "labels.json").read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as e:
+            raise LabelError(f"{self.path / 'labels.json'} is unreadable ({e})") from None
+        self.phase: str = meta.get("phase", "play")  # sets made before --phase: card play
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         self._calls += 1

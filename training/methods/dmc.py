@@ -82,7 +82,8 @@ class DMCConfig:
                                   "training.pimc_labels --phase bidding): trump, contract, "
                                   "flek... regressed like label_data ('' = off; volený)")
     bid_label_batch: int = opt(128, "bidding-labelled states per gradient step", ge=1)
-    label_reload_every: int = opt(0, "updates between looks for new shards in label_data, "
+    label_reload_every: int = opt(0, "updates between looks for new shards in the label "
+                                     "directories, "
                                      "while the generator still runs (0 = read once; a run "
                                      "that reloads depends on the generator's timing)", ge=0)
     demo_skip_phases: list = opt(None, "phases (names of the game's observation phase "
@@ -134,7 +135,8 @@ class DMC(Method):
         self._loss = (nn.MSELoss() if a.loss == "mse"
                       else nn.HuberLoss(delta=a.huber_delta))
         self._label_sets: list[tuple[Any, int]] = []
-        for name, batch in (("label_data", a.label_batch), ("bid_label_data", a.bid_label_batch)):
+        for name, batch, phase in (("label_data", a.label_batch, "play"),
+                                   ("bid_label_data", a.bid_label_batch, "bidding")):
             path = getattr(a, name)
             if not path:
                 continue
@@ -144,9 +146,17 @@ class DMC(Method):
             if not Path(path).is_dir():
                 raise ConfigError(f"dmc.{name} = {path!r} is not a directory: make the "
                                   "labels first (python -m training.pimc_labels --out DIR)")
-            from ..pimc_labels import LabelSet
+            from ..pimc_labels import LabelError, LabelSet
 
-            self._label_sets.append((LabelSet(path, a.label_reload_every), batch))
+            try:
+                ls = LabelSet(path, a.label_reload_every)
+            except LabelError as e:
+                raise ConfigError(f"dmc.{name}: {e}") from None
+            if ls.phase != phase:
+                raise ConfigError(f"dmc.{name} = {path!r} holds {ls.phase} labels, expected "
+                                  f"{phase} labels (python -m training.pimc_labels --phase "
+                                  f"{phase})")
+            self._label_sets.append((ls, batch))
 
     def _label_loss(self, rng: np.random.Generator) -> torch.Tensor:
         """Mean loss over the labelled legal actions of ``label_batch`` card-play and
