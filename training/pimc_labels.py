@@ -69,9 +69,26 @@ class LabelError(ValueError):
     """A label directory that cannot be used: other settings, missing or corrupt shards."""
 
 
+def phase_of(settings: dict[str, Any]) -> str:
+    """The decisions a label set labels; sets made before ``--phase`` existed: card play."""
+    return settings.get("phase", "play")
+
+
+def read_settings(out: Path) -> dict[str, Any]:
+    """The settings a label directory was made with (``labels.json``), phase filled in."""
+    meta = out / "labels.json"
+    try:
+        old = json.loads(meta.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise LabelError(f"{meta} is unreadable ({e}); remove it or use another --out") \
+            from None
+    old["phase"] = phase_of(old)
+    return old
+
+
 def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
     d = vars(args) if isinstance(args, argparse.Namespace) else dict(args)
-    d.setdefault("phase", "play")
+    d["phase"] = phase_of(d)
     return {"format": FORMAT, **{k: d[k] for k in SETTINGS}}
 
 
@@ -123,14 +140,10 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
     value = np.full(A.N_ACTIONS, np.nan, dtype=np.float32)
     value[cands] = means
     if trump:
-        from mariash_env.core.tricks import strength_py as strength
-
+        low = pimc._lowest_per_suit(legal)
         for a in legal:
             if np.isnan(value[a]):  # another card of a simulated suit: the suit's value
-                s = (a - A.TRUMP0) >> 3
-                low = min((c for c in cands if c != A.TRUMP_BLIND and (c - A.TRUMP0) >> 3 == s),
-                          key=lambda c: strength(c - A.TRUMP0, s))
-                value[a] = value[low]
+                value[a] = value[low[(a - A.TRUMP0) >> 3]]
     return value
 
 
@@ -180,7 +193,7 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     seats = np.zeros(n, np.int8)
     masks = np.zeros((n, A.N_ACTIONS), np.int8)
     values = np.zeros((n, A.N_ACTIONS), np.float32)
-    phase = settings.get("phase", "play")
+    phase = phase_of(settings)
     pimc = None
     if phase == "bidding":
         from mariash_env.robots.pimc import PIMCRobot
@@ -205,8 +218,8 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
             if phase == "play":
                 values[k] = label_state(g.st, seat, rules, int(settings["worlds"]), rng)
             else:
-                values[k] = label_bidding(g.st.copy(), seat, rules, int(settings["worlds"]),
-                                          rng, pimc)
+                values[k] = label_bidding(g.st, seat, rules, int(settings["worlds"]), rng,
+                                          pimc)
             k += 1
         g.step(beh.act(seat, obs, mask, rng))
     return {"state": states, "seat": seats, "mask": masks, "value": values}
@@ -234,12 +247,7 @@ def check_settings(out: Path, settings: dict[str, Any]) -> None:
     """Write ``labels.json``, or refuse a directory made with other settings."""
     meta = out / "labels.json"
     if meta.exists():
-        try:
-            old = json.loads(meta.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise LabelError(f"{meta} is unreadable ({e}); remove it or use another --out") \
-                from None
-        old.setdefault("phase", "play")  # label sets made before --phase existed
+        old = read_settings(out)
         diff = [f"{k}: {old.get(k)!r} there, {settings.get(k)!r} now" for k in settings
                 if old.get(k) != settings.get(k)]
         if diff:
@@ -342,11 +350,7 @@ class LabelSet:
         self._files: set[str] = set()
         self._calls = 0
         shard_files(self.path)  # LabelError now if it is not a label directory
-        try:
-            meta = json.loads((self.path / "labels.json").read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise LabelError(f"{self.path / 'labels.json'} is unreadable ({e})") from None
-        self.phase: str = meta.get("phase", "play")  # sets made before --phase: card play
+        self.phase: str = read_settings(self.path)["phase"]
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         self._calls += 1

@@ -211,18 +211,23 @@ class PIMCRobot(Robot):
         return self.search(view, cands, fallback)
 
     @staticmethod
-    def _trump_candidates(legal: list[int], fallback: int) -> list[int]:
-        """Trump choice: one card per suit (its lowest, trump order), z lidu, and the table
-        robot's choice -- which card of a suit becomes the trump card matters little."""
+    def _lowest_per_suit(legal: list[int]) -> dict[int, int]:
+        """Suit -> the trump action of its lowest legal card (trump order)."""
         low: dict[int, int] = {}
         for a in legal:
             if a == A.TRUMP_BLIND:
                 continue
             c = a - A.TRUMP0
             s = c >> 3
-            if s not in low or strength(c, s) < strength(low[s], s):
-                low[s] = c
-        out = [A.TRUMP0 + c for c in low.values()]
+            if s not in low or strength(c, s) < strength(low[s] - A.TRUMP0, s):
+                low[s] = a
+        return low
+
+    @staticmethod
+    def _trump_candidates(legal: list[int], fallback: int) -> list[int]:
+        """Trump choice: one card per suit (its lowest, trump order), z lidu, and the table
+        robot's choice -- which card of a suit becomes the trump card matters little."""
+        out = list(PIMCRobot._lowest_per_suit(legal).values())
         for a in (A.TRUMP_BLIND, fallback):
             if a not in out and a in legal:
                 out.append(a)
