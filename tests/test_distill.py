@@ -238,6 +238,28 @@ def test_a_run_with_bidding_labels_regresses_both_sets(labels, tmp_path):
         Trainer(_cfg(tmp_path), tmp_path / "d", log=lambda *a: None)
 
 
+def test_more_label_sets_each_add_their_batch(labels, tmp_path):
+    """``more_label_data`` (DAgger's aggregation): every further card-play directory adds
+    ``more_label_batch`` states to each step's label loss; a bidding set there is refused."""
+    second = tmp_path / "second"
+    pl.generate(second, {**SETTINGS, "seed": 9}, 1, jobs=1, progress=False)
+    cfg = _cfg(labels, more_label_data=[str(second), str(labels)], more_label_batch=3)
+    tr = Trainer(cfg, tmp_path / "run", log=lambda *a: None)
+    sets = tr.method._label_sets
+    assert [n for _, n in sets] == [8, 3, 3]
+    assert [ls.path for ls, _ in sets] == [labels, second, labels]
+    rng = np.random.default_rng(1)
+    obs, legal, _ = (np.concatenate(x) for x in zip(*[ls.sample(n, rng) for ls, n in sets]))
+    assert obs.shape[0] == 14 and legal[:, pl.PLAY].any(1).all()
+    assert np.isfinite(float(tr.method._label_loss(np.random.default_rng(1)).detach()))
+    bid = tmp_path / "bid"
+    pl.generate(bid, BID, 1, jobs=1, progress=False)
+    with pytest.raises(ConfigError, match=r"dmc.more_label_data\[1\] = .* holds bidding "
+                                          "labels, expected play labels"):
+        Trainer(_cfg(labels, more_label_data=[str(second), str(bid)]), tmp_path / "b",
+                log=lambda *a: None)
+
+
 # --- warm start from an exported robot ---------------------------------------------------
 
 def test_onnx_weights_reproduce_the_robot():
@@ -305,6 +327,29 @@ def test_label_loss_is_the_huber_over_legal_cards(labels, tmp_path):
     assert got == pytest.approx(want, rel=1e-5)
 
 
+def test_label_advantage_loss_adds_the_huber_of_centred_values(labels, tmp_path):
+    """``label_advantage_weight``: a second Huber term on each state's labelled Q-values
+    and targets minus their means over its labelled actions (the ranking, not the level)."""
+    def huber(d):
+        d = np.abs(d)
+        return np.where(d < 1.0, 0.5 * d ** 2, d - 0.5).mean()
+
+    tr = Trainer(_cfg(labels, loss="huber", label_advantage_weight=3.0), tmp_path / "run",
+                 log=lambda *a: None)
+    m = tr.method
+    obs, legal, raw = m._label_sets[0][0].arrays()
+    tgt = transform_returns(raw, m.algo)
+    idx = np.sort(np.random.default_rng(5).integers(len(obs), size=8))
+    with torch.no_grad():
+        got = float(m._label_loss(np.random.default_rng(5)))
+        q = m.net.scores(torch.from_numpy(obs[idx])).numpy()
+    lg, t = legal[idx], tgt[idx]
+    centre = [(q[i, lg[i]] - q[i, lg[i]].mean()) - (t[i, lg[i]] - t[i, lg[i]].mean())
+              for i in range(len(idx))]
+    want = huber(q[lg] - t[lg]) + 3.0 * huber(np.concatenate(centre))
+    assert got == pytest.approx(want, rel=1e-5) and huber(np.concatenate(centre)) > 0
+
+
 def test_training_on_labels_learns_their_best_cards(labels, tmp_path):
     """Label loss alone (a learning rate high enough to fit 12 states): the greedy card of
     every labelled state becomes a card of the best label value."""
@@ -365,3 +410,67 @@ def test_labels_reload_new_shards_while_the_generator_runs(tmp_path):
     assert len(tr.method._label_sets[0][0].arrays()[0]) == 12
     obs, _, value = pl.load_labels(out)
     np.testing.assert_array_equal(tr.method._label_sets[0][0].arrays()[0], obs)
+
+
+# --- scripts/label_regret.py ---------------------------------------------------------------
+
+def test_label_regret_measures_against_the_labels_best_card(labels, capsys, tmp_path):
+    from scripts import label_regret as lr
+
+    _, mask, value = pl.load_labels(labels)
+    best = np.nanargmax(np.where(mask > 0, value, np.nan), axis=1)
+    regret, agree = lr.regret_of(value, mask, best)
+    assert (regret == 0).all() and agree.all()
+    worst = np.nanargmin(np.where(mask > 0, value, np.nan), axis=1)
+    regret, agree = lr.regret_of(value, mask, worst)
+    spread = np.nanmax(np.where(mask > 0, value, np.nan), 1) - np.nanmin(
+        np.where(mask > 0, value, np.nan), 1)
+    np.testing.assert_allclose(regret, spread)
+    assert (agree == (spread == 0)).all()
+    with pytest.raises(ValueError, match="outside the labelled legal"):
+        lr.regret_of(value, mask, np.zeros(len(mask), np.int64))  # a bid, never in play
+    png = tmp_path / "regret.png"
+    assert lr.main([str(labels), str(ROBOT), "--states", "10", "--pimc", "2", "--plot",
+                    str(png)]) == 0
+    assert png.stat().st_size > 1000
+    out = capsys.readouterr().out
+    assert "10 labelled card-play states" in out and "pimc2" in out and "table" in out
+
+
+def test_augmented_label_rows_are_relabelled_states(labels, tmp_path):
+    """``augment``: every drawn row is the observation of a suit relabelling of a labelled
+    state (one that keeps the trumps), with the labels moved with the cards; a bidding set
+    cannot be augmented, and ``dmc.label_augment`` turns it on for the card-play sets."""
+    from mariash_env.core import symmetry as Y
+
+    plain = pl.LabelSet(labels)
+    aug = pl.LabelSet(labels, augment=True)
+    rows = pl.read_shards(labels, pl.shard_files(labels))
+    obs0, legal0, value0 = plain.arrays()
+    assert len(aug) == len(plain) == len(rows["seat"])
+    obs, legal, value = aug.sample(200, np.random.default_rng(3))
+    moved = 0
+    for o, lg, v in zip(obs, legal, value):
+        hit = False
+        for i, (st, seat) in enumerate(zip(rows["state"], rows["seat"])):
+            for p in Y.symmetries(st):
+                if (Y.permute_actions(legal0[i], p) == lg).all():
+                    ps = Y.permute_suits(st, p)
+                    want = np.zeros(VOLENY.obs_size, np.float32)
+                    VOLENY.encode(ps, int(seat), want, False)
+                    if (want == o).all():
+                        np.testing.assert_array_equal(v, Y.permute_actions(value0[i], p))
+                        hit, moved = True, moved + int((p != np.arange(4)).any())
+                        break
+            if hit:
+                break
+        assert hit
+    assert moved > 100  # most draws are relabelled
+    bid = tmp_path / "bid"
+    pl.generate(bid, BID, 1, jobs=1, progress=False)
+    with pytest.raises(pl.LabelError, match="only card-play labels"):
+        pl.LabelSet(bid, augment=True)
+    tr = Trainer(_cfg(labels, label_augment=True, bid_label_data=str(bid), bid_label_batch=4),
+                 tmp_path / "run", log=lambda *a: None)
+    assert [ls.augment for ls, _ in tr.method._label_sets] == [True, False]
+    assert np.isfinite(float(tr.method._label_loss(np.random.default_rng(0)).detach()))

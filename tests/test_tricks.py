@@ -57,8 +57,9 @@ def test_search_uses_the_core_tables():
     assert solver.ORDER_TRUMP is T.TRUMP_ORDER and solver.beats is T.beats
 
 
-def test_walk_over_the_tricks_played():
-    """The walk yields every played card once, in play order, by the seat that played it."""
+def test_walk_over_the_cards_played():
+    """The walk (``cards_played`` / ``played_card``) yields every played card once, in play
+    order, by the seat that played it, at its trick and place (``trick_card``)."""
     from mariash_env.core import state as S
     from mariash_env.search import random_position
     from mariash_env.search.worlds import played_by
@@ -66,16 +67,14 @@ def test_walk_over_the_tricks_played():
     for seed in range(40):
         st = random_position(seed, plays=seed % 30)
         seen, by, order = 0, [0, 0, 0], []
-        for t in range(T.tricks_begun(st)):
-            n = T.trick_cards(st, t)
-            if n == 0:
-                break
-            for j in range(n):
-                seat, c = T.trick_card(st, t, j)
-                assert not (seen >> c) & 1
-                seen |= 1 << c
-                by[seat] |= 1 << c
-                order.append(c)
+        for k in range(T.cards_played(st)):
+            t, j, seat, c = T.played_card(st, k)
+            assert 0 <= j < T.trick_cards(st, t) and t < T.tricks_begun(st)
+            assert (seat, c) == T.trick_card(st, t, j)
+            assert not (seen >> c) & 1
+            seen |= 1 << c
+            by[seat] |= 1 << c
+            order.append(c)
         assert seen == S.getm(st, S.PLAYED)
         assert by == [int(x) for x in played_by(st)]
         assert len(order) == 3 * st[S.TRICK_NO] + st[S.TRICK_N]

@@ -307,8 +307,21 @@ def load_labels(path: str | Path, limit: int | None = None,
                 files: list[Path] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(obs float32[n, 900], mask int8[n, 115], value float32[n, 115])`` of every shard in
     ``path`` (or of ``files`` only), observations encoded from the stored states now."""
-    if files is None:
-        files = shard_files(path)
+    rows = read_shards(path, shard_files(path) if files is None else files, limit)
+    return encode_states(rows["state"], rows["seat"]), rows["mask"], rows["value"]
+
+
+def encode_states(states: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """The observations (float32[n, 900]) of each state's seat."""
+    obs = np.zeros((len(states), VOLENY.obs_size), np.float32)
+    for i in range(len(states)):
+        VOLENY.encode(states[i], int(seats[i]), obs[i], False)
+    return obs
+
+
+def read_shards(path: str | Path, files: list[Path], limit: int | None = None
+                 ) -> dict[str, np.ndarray]:
+    """The rows (``state``, ``seat``, ``mask``, ``value``) of ``files``, checked."""
     if not files:
         raise LabelError(f"{path} holds no shards (shard_*.npz)")
     parts: dict[str, list[np.ndarray]] = {"state": [], "seat": [], "mask": [], "value": []}
@@ -329,51 +342,77 @@ def load_labels(path: str | Path, limit: int | None = None,
         total += len(rows["seat"])
         if limit is not None and total >= limit:
             break
-    st = np.concatenate(parts["state"])[:limit]
-    seat = np.concatenate(parts["seat"])[:limit]
-    obs = np.zeros((len(st), VOLENY.obs_size), np.float32)
-    for i in range(len(st)):
-        VOLENY.encode(st[i], int(seat[i]), obs[i], False)
-    return obs, np.concatenate(parts["mask"])[:limit], np.concatenate(parts["value"])[:limit]
+    return {k: np.concatenate(v)[:limit] for k, v in parts.items()}
 
 
 class LabelSet:
     """A label directory read for training: ``(obs, legal bool, value)`` with ``legal`` the
     labelled legal actions (NaN values dropped), read on first use and, every
     ``reload_every`` calls of :meth:`arrays`, extended by shards written since (so training
-    can start while the generator still runs)."""
+    can start while the generator still runs).
 
-    def __init__(self, path: str | Path, reload_every: int = 0) -> None:
+    ``augment``: card-play rows are drawn under a random suit relabelling that keeps the
+    trumps (:mod:`mariash_env.core.symmetry`), the observation encoded from the relabelled
+    state at each draw and the labels moved with the cards -- up to 6 (suit game) or 24
+    (betl, durch) distinct states per label.  The set then keeps the state records, not
+    the observations."""
+
+    def __init__(self, path: str | Path, reload_every: int = 0, augment: bool = False) -> None:
         self.path = Path(path)
         self.reload_every = int(reload_every)
+        self.augment = bool(augment)
         self._rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._files: set[str] = set()
         self._calls = 0
         shard_files(self.path)  # LabelError now if it is not a label directory
         self.phase: str = read_settings(self.path)["phase"]
+        if self.augment and self.phase != "play":
+            raise LabelError(f"{self.path} holds {self.phase} labels: only card-play labels "
+                             "can be augmented by suit symmetry")
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(obs or, with augment, (state, seat) rows, legal, value)`` of every row."""
         self._calls += 1
         due = self._rows is None or (self.reload_every > 0
                                      and self._calls % self.reload_every == 0)
         if due:
             new = [f for f in shard_files(self.path) if f.name not in self._files]
             if new or self._rows is None:
-                obs, mask, value = load_labels(self.path, files=new)
+                first, mask, value = (_load_states(self.path, new) if self.augment
+                                      else load_labels(self.path, files=new))
                 legal = mask.astype(bool) & ~np.isnan(value)
-                part = (obs, legal, np.where(legal, np.nan_to_num(value), 0).astype(np.float32))
+                part = (first, legal, np.where(legal, np.nan_to_num(value), 0).astype(np.float32))
                 if self._rows is not None:
                     part = tuple(np.concatenate([o, p]) for o, p in zip(self._rows, part))
                 self._rows = part  # type: ignore[assignment]
                 self._files.update(f.name for f in new)
         return self._rows  # type: ignore[return-value]
 
+    def __len__(self) -> int:
+        return len(self.arrays()[1])
+
     def sample(self, n: int, rng: np.random.Generator
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``n`` rows drawn with replacement (sorted indices)."""
-        obs, legal, value = self.arrays()
-        idx = np.sort(rng.integers(len(obs), size=n))
-        return obs[idx], legal[idx], value[idx]
+        """``n`` rows ``(obs, legal, value)`` drawn with replacement (sorted indices)."""
+        first, legal, value = self.arrays()
+        idx = np.sort(rng.integers(len(legal), size=n))
+        if not self.augment:
+            return first[idx], legal[idx], value[idx]
+        from mariash_env.core import symmetry as Y
+
+        rows = first[idx]
+        states, seats = rows[:, :-1], rows[:, -1]
+        perm = Y.random_symmetries(states, rng)
+        obs = encode_states(Y.permute_suits(states, perm), seats)
+        return (obs, Y.permute_actions(legal[idx], perm),
+                Y.permute_actions(value[idx], perm))
+
+
+def _load_states(path: Path, files: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(int32[n, STATE_SIZE + 1] state records with the seat appended, mask, value)``."""
+    rows = read_shards(path, files)
+    both = np.concatenate([rows["state"], rows["seat"][:, None].astype(np.int32)], 1)
+    return both, rows["mask"], rows["value"]
 
 
 def main(argv: list[str] | None = None) -> int:

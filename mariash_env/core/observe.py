@@ -57,7 +57,7 @@ from .state import (
     get64,
     getm,
 )
-from .tricks import trick_card, trick_cards, tricks_begun
+from .tricks import cards_played, played_card
 
 OBS_VERSION = 1
 
@@ -221,18 +221,15 @@ def encode_tricks(st, me, out, o_played_by, o_played_in, o_trick_leader, o_cur_t
     """Card play, in order: who led each trick and who played what (both games' blocks
     ``played_by``, ``played_in``, ``trick_leader`` and ``cur_trick``)."""
     ntr = st[TRICK_NO]
-    for t in range(tricks_begun(st)):
-        n = trick_cards(st, t)
-        if n == 0:
-            break
-        _rel_onehot(out, o_trick_leader + 3 * t, st[TLEAD + t], me)
-        for j in range(n):
-            p, c = trick_card(st, t, j)
-            r = (p - me) % 3
-            out[o_played_by + 32 * r + c] = 1.0
-            out[o_played_in + 10 * c + t] = 1.0
-            if t == ntr and j < 2:
-                out[o_cur_trick + 32 * j + c] = 1.0
+    for k in range(cards_played(st)):
+        t, j, p, c = played_card(st, k)
+        if j == 0:
+            _rel_onehot(out, o_trick_leader + 3 * t, st[TLEAD + t], me)
+        r = (p - me) % 3
+        out[o_played_by + 32 * r + c] = 1.0
+        out[o_played_in + 10 * c + t] = 1.0
+        if t == ntr and j < 2:
+            out[o_cur_trick + 32 * j + c] = 1.0
 
 
 @njit

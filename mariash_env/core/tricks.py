@@ -198,14 +198,10 @@ def winning_index_py(trick: list[int], trump: int) -> int:
     return bi
 
 
-# --- the walk over the tricks played so far, in play order:
-#     for t in range(tricks_begun(st)):
-#         n = trick_cards(st, t)
-#         if n == 0:
-#             break
-#         for j in range(n):
-#             seat, c = trick_card(st, t, j)
-
+# --- the walk over the cards played so far, in play order:
+#     for k in range(cards_played(st)):
+#         t, j, seat, c = played_card(st, k)
+#     (card j of trick t; the finished tricks and the current one)
 
 @njit_inline
 def tricks_begun(st):
@@ -220,6 +216,27 @@ def trick_cards(st, t):
     if st[TLEAD + t] < 0:
         return 0
     return 3 if t < st[TRICK_NO] else st[TRICK_N]
+
+
+@njit_inline
+def cards_played(st):
+    """§6: how many cards have been played in tricks so far (finished tricks and the
+    current one's cards; 0 before the first lead)."""
+    n = 0
+    for t in range(tricks_begun(st)):
+        k = trick_cards(st, t)
+        if k == 0:
+            break
+        n += k
+    return n
+
+
+@njit_inline
+def played_card(st, k):
+    """``(trick, place in it, seat, card)`` of the ``k``-th card played in the deal."""
+    t = k // 3
+    j = k - 3 * t
+    return t, j, (st[TLEAD + t] + j) % 3, st[TRICKS + k]
 
 
 @njit_inline

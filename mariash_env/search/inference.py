@@ -19,7 +19,7 @@ from ..core.engine import apply_action, legal_actions
 from ..core.jit import njit
 from ..core.observe import OBS_SIZE, encode
 from ..core.state import PH_PLAY, PHASE, STATE_SIZE
-from ..core.tricks import trick_card, trick_cards, tricks_begun
+from ..core.tricks import cards_played, played_card
 from ..rules import Rules, make_rules
 from .worlds import play_start
 
@@ -36,24 +36,20 @@ def _decisions(worlds, seat, rules, obs, masks, acts, widx):
     for i in range(worlds.shape[0]):
         w = worlds[i]
         sc = play_start(w)
-        for t in range(tricks_begun(w)):
-            k = trick_cards(w, t)
-            if k == 0:
-                break
-            for j in range(k):
-                p, c = trick_card(w, t, j)
-                if p != seat:
-                    legal_actions(sc, rules, m)
-                    # Laying down (§8) ends the deal and says nothing of the hand: a card
-                    # is chosen among the cards.
-                    m[A.LAY_DOWN] = 0
-                    if m.sum() > 1:
-                        encode(sc, p, obs[n], False)
-                        masks[n] = m
-                        acts[n] = A.PLAY0 + c
-                        widx[n] = i
-                        n += 1
-                apply_action(sc, rules, A.PLAY0 + c)
+        for k in range(cards_played(w)):
+            _, _, p, c = played_card(w, k)
+            if p != seat:
+                legal_actions(sc, rules, m)
+                # Laying down (§8) ends the deal and says nothing of the hand: a card is
+                # chosen among the cards.
+                m[A.LAY_DOWN] = 0
+                if m.sum() > 1:
+                    encode(sc, p, obs[n], False)
+                    masks[n] = m
+                    acts[n] = A.PLAY0 + c
+                    widx[n] = i
+                    n += 1
+            apply_action(sc, rules, A.PLAY0 + c)
     return n
 
 

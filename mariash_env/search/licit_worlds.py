@@ -30,7 +30,7 @@ from ..core.licit import licit_cards, needs_met, reserved_sevens, trumps_ok
 from ..core.licit_games import G_DVE, G_LEPSI_DVE, KIND
 from ..core.play import play_card
 from ..core.tables import POS_SEAT_LICIT, SHARP_MASK, SUIT_MASK
-from ..core.tricks import trick_card, trick_cards, tricks_begun
+from ..core.tricks import cards_played, played_card
 from ..rules import R_GAME, Rules, make_rules
 from .worlds import count_table
 
@@ -50,13 +50,9 @@ def _bits(m: int) -> list[int]:
 def _plays(st: np.ndarray) -> list[tuple[int, int, int]]:
     """``(trick, seat, card)`` of every card played so far, in play order."""
     out = []
-    for t in range(tricks_begun(st)):
-        n = trick_cards(st, t)
-        if n == 0:
-            break
-        for j in range(n):
-            p, c = trick_card(st, t, j)
-            out.append((t, int(p), int(c)))
+    for k in range(cards_played(st)):
+        t, _, p, c = played_card(st, k)
+        out.append((int(t), int(p), int(c)))
     return out
 
 

@@ -99,13 +99,12 @@ from ..core.state import (
 )
 from ..core.tables import ALL, BLIND_POS, POS_SEAT
 from ..core.tricks import (
+    cards_played,
     highest,
     lowest,
+    played_card,
     popcount,
     popcount_py,
-    trick_card,
-    trick_cards,
-    tricks_begun,
     trump_suit,
 )
 from ..rules import rules_vector as _rules_vector
@@ -153,13 +152,9 @@ def played_by(st):
     out = np.zeros(3, dtype=np.int64)
     if st[PHASE] < PH_PLAY:
         return out
-    for t in range(tricks_begun(st)):
-        n = trick_cards(st, t)
-        if n == 0:
-            break
-        for j in range(n):
-            p, c = trick_card(st, t, j)
-            out[p] |= _bit(c)
+    for k in range(cards_played(st)):
+        _, _, p, c = played_card(st, k)
+        out[p] |= _bit(c)
     return out
 
 
@@ -339,42 +334,38 @@ def _allow_by_play(st, me, rules, hidden, allow, locbit):
     trump = trump_suit(st)
     sc = st.copy()
     kq_seen = np.zeros(3, dtype=np.int64)
-    for t in range(tricks_begun(st)):
-        n = trick_cards(st, t)
-        if n == 0:
-            break
-        for j in range(n):
-            p, c = trick_card(st, t, j)
-            if p == me:
-                continue
-            b = locbit[p]
-            sc[TRICK_NO] = t
-            sc[TRICK_N] = j
-            for h in range(32):
-                if (hidden >> h) & 1 and allow[h] & b:
-                    setm(sc, HAND + p, _bit(c) | _bit(h))
-                    if not (legal_cards(sc, p) >> c) & 1:
-                        allow[h] &= ~b
-            r = c & 7
-            if trump >= 0 and (r == 5 or r == 6):
-                s = c >> 3
-                q = c + 1 if r == 5 else c - 1
-                first = ((kq_seen[p] >> s) & 1) == 0
-                kq_seen[p] |= np.int64(1) << s
-                if first and (hidden >> q) & 1:
-                    if st[MARR_SEAT + s] == p:
-                        allow[q] &= b  # the marriage was announced: p held the partner
-                    else:
-                        s2 = st.copy()
-                        s2[TRICK_NO] = t
-                        s2[TRICK_N] = j
-                        s2[NMARR] = 0
-                        for k in range(4):
-                            s2[MARR_SEAT + k] = -1
-                        setm(s2, HAND + p, _bit(c) | _bit(q))
-                        play_card(s2, rules, p, c)
-                        if s2[NMARR] > 0:
-                            allow[q] &= ~b  # holding it would have announced one
+    for k in range(cards_played(st)):
+        t, j, p, c = played_card(st, k)
+        if p == me:
+            continue
+        b = locbit[p]
+        sc[TRICK_NO] = t
+        sc[TRICK_N] = j
+        for h in range(32):
+            if (hidden >> h) & 1 and allow[h] & b:
+                setm(sc, HAND + p, _bit(c) | _bit(h))
+                if not (legal_cards(sc, p) >> c) & 1:
+                    allow[h] &= ~b
+        r = c & 7
+        if trump >= 0 and (r == 5 or r == 6):
+            s = c >> 3
+            q = c + 1 if r == 5 else c - 1
+            first = ((kq_seen[p] >> s) & 1) == 0
+            kq_seen[p] |= np.int64(1) << s
+            if first and (hidden >> q) & 1:
+                if st[MARR_SEAT + s] == p:
+                    allow[q] &= b  # the marriage was announced: p held the partner
+                else:
+                    s2 = st.copy()
+                    s2[TRICK_NO] = t
+                    s2[TRICK_N] = j
+                    s2[NMARR] = 0
+                    for i in range(4):
+                        s2[MARR_SEAT + i] = -1
+                    setm(s2, HAND + p, _bit(c) | _bit(q))
+                    play_card(s2, rules, p, c)
+                    if s2[NMARR] > 0:
+                        allow[q] &= ~b  # holding it would have announced one
 
 
 @njit_inline
@@ -859,17 +850,13 @@ def _tricks_replay(w, rules):
     """§6, §7: every card play legal with the hands as they were, the marriages
     announced exactly as recorded."""
     sc = play_start(w)
-    for t in range(tricks_begun(w)):
-        n = trick_cards(w, t)
-        if n == 0:
-            break
-        if w[TLEAD + t] != sc[LEADER]:
+    for k in range(cards_played(w)):
+        t, j, p, c = played_card(w, k)
+        if j == 0 and w[TLEAD + t] != sc[LEADER]:
             return False
-        for j in range(n):
-            p, c = trick_card(w, t, j)
-            if not (legal_cards(sc, p) >> c) & 1:
-                return False
-            play_card(sc, rules, p, c)
+        if not (legal_cards(sc, p) >> c) & 1:
+            return False
+        play_card(sc, rules, p, c)
     for k in range(4):
         if sc[MARR_SEAT + k] != w[MARR_SEAT + k] or sc[MARR_ORD + k] != w[MARR_ORD + k]:
             return False

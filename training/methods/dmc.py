@@ -11,7 +11,11 @@ With ``label_data`` set, every gradient step also regresses the card-play Q-valu
 batch of states labelled by PIMC (:mod:`training.pimc_labels`: the mean over sampled worlds
 of each legal card's exact value) on those values, all legal cards of a state at once --
 search distilled into the network; ``bid_label_data`` does the same with PIMC's simulated
-values of the bidding decisions (trump, contract, flek...).
+values of the bidding decisions (trump, contract, flek...), and ``more_label_data`` adds
+further card-play sets with a batch of their own (labels of the current model's own
+states beside older ones: DAgger's aggregation).  ``label_augment`` draws the card-play
+labels under random suit relabellings that keep the trumps (the game's symmetry,
+:mod:`mariash_env.core.symmetry`).
 
 With ``demo_margin > 0`` the decisions of *guided* deals (``selfplay.guide_share``: the
 learner's seats played the table robot's actions) are also demonstrations, as in DQfD
@@ -82,6 +86,21 @@ class DMCConfig:
                                   "training.pimc_labels --phase bidding): trump, contract, "
                                   "flek... regressed like label_data ('' = off; volený)")
     bid_label_batch: int = opt(128, "bidding-labelled states per gradient step", ge=1)
+    more_label_data: list = opt(None, "further card-play label directories, each regressed "
+                                      "like label_data with more_label_batch states per "
+                                      "step: e.g. labels of the current model's own states "
+                                      "(DAgger) beside the first set", factory=list, item=str)
+    more_label_batch: int = opt(256, "states per gradient step from each of more_label_data",
+                                ge=1)
+    label_advantage_weight: float = opt(0.0, "weight of a second label loss on the "
+                                             "differences between a state's labelled "
+                                             "actions (each Q and target minus its state's "
+                                             "mean): the ranking learned apart from the "
+                                             "level (0 = off)", ge=0)
+    label_augment: bool = opt(False, "draw the card-play labels under a random suit "
+                                      "relabelling that keeps the trumps (mariash_env.core."
+                                      "symmetry): up to 6 (suit game) or 24 (betl, durch) "
+                                      "states per label; observations encoded at each draw")
     label_reload_every: int = opt(0, "updates between looks for new shards in the label "
                                      "directories, "
                                      "while the generator still runs (0 = read once; a run "
@@ -135,9 +154,11 @@ class DMC(Method):
         self._loss = (nn.MSELoss() if a.loss == "mse"
                       else nn.HuberLoss(delta=a.huber_delta))
         self._label_sets: list[tuple[Any, int]] = []
-        for name, batch, phase in (("label_data", a.label_batch, "play"),
-                                   ("bid_label_data", a.bid_label_batch, "bidding")):
-            path = getattr(a, name)
+        sets = [("label_data", a.label_data, a.label_batch, "play"),
+                ("bid_label_data", a.bid_label_data, a.bid_label_batch, "bidding")]
+        sets += [(f"more_label_data[{i}]", p, a.more_label_batch, "play")
+                 for i, p in enumerate(a.more_label_data)]
+        for name, path, batch, phase in sets:
             if not path:
                 continue
             if game_of(cfg.env.rules).name != "voleny":
@@ -149,7 +170,8 @@ class DMC(Method):
             from ..pimc_labels import LabelError, LabelSet
 
             try:
-                ls = LabelSet(path, a.label_reload_every)
+                ls = LabelSet(path, a.label_reload_every,
+                              augment=a.label_augment and phase == "play")
             except LabelError as e:
                 raise ConfigError(f"dmc.{name}: {e}") from None
             if ls.phase != phase:
@@ -168,7 +190,17 @@ class DMC(Method):
         dev = self.device
         q = self._net.scores(torch.from_numpy(obs).to(dev))
         lg = torch.from_numpy(legal).to(dev)
-        return self._loss(q[lg], torch.from_numpy(tgt).to(dev)[lg])
+        t = torch.from_numpy(tgt).to(dev)
+        loss = self._loss(q[lg], t[lg])
+        if self.algo.label_advantage_weight > 0:
+            # The ranking of a state's actions, apart from its level: each labelled Q and
+            # target minus their state's mean over the labelled actions.
+            w = lg.to(q.dtype)
+            n = w.sum(1, keepdim=True)
+            qa = q - (q * w).sum(1, keepdim=True) / n
+            ta = t - (t * w).sum(1, keepdim=True) / n
+            loss = loss + self.algo.label_advantage_weight * self._loss(qa[lg], ta[lg])
+        return loss
 
     @property
     def net(self) -> PolicyNet:

@@ -1,0 +1,165 @@
+"""How closely does a robot play PIMC's card play?  Regret on a label set.
+
+For every labelled card-play state of a PIMC label directory (``python -m
+training.pimc_labels``; best a set the model was *not* trained on) each robot picks a card,
+and the script prints, by role (actor, defender) and contract, how often that card is
+PIMC's best one (the label's argmax) and its *regret*: the label value of PIMC's best card
+minus the label value of the robot's card, in groše for the seat.  A network that
+regresses the labels well has a regret near zero; the table robot and a uniformly random
+card are printed as yardsticks, and with ``--pimc W`` PIMC itself: the best card of a
+fresh label of W worlds, the card ``pimc(worlds=W)`` plays (the labels' own noise puts
+its regret above zero).  The labels are means over a few sampled worlds, so the
+figures measure agreement with PIMC's estimate, not with the truth.
+
+    .venv/bin/python scripts/label_regret.py runs/labels_b --states 8000 \\
+        models/robot_distilled_bid.onnx models/robot_distilled.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mariash_env.core import state as S  # noqa: E402
+from mariash_env.robots import TableRobot  # noqa: E402
+from mariash_env.robots.features import decode  # noqa: E402
+from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
+from mariash_env.rules import make_rules  # noqa: E402
+from training.pimc_labels import (  # noqa: E402
+    encode_states,
+    label_state,
+    phase_of,
+    read_settings,
+    read_shards,
+    shard_files,
+)
+
+
+def load_rows(path: str, states: int, skip: int = 0) -> dict[str, np.ndarray]:
+    """The first ``states`` rows after ``skip`` of a card-play label directory."""
+    if phase_of(read_settings(Path(path))) != "play":
+        raise SystemExit(f"{path} holds bidding labels; this script measures card play")
+    rows = read_shards(path, shard_files(path), skip + states)
+    rows = {k: v[skip:] for k, v in rows.items()}
+    if len(rows["seat"]) == 0:
+        raise SystemExit(f"{path} has no rows after {skip}")
+    return rows
+
+
+def choices(name: str, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+            rows: dict[str, np.ndarray], rules: Any) -> np.ndarray:
+    """The action each robot takes in each row."""
+    if name.startswith("pimc"):  # PIMC's own choice: a fresh label's best card
+        w = int(name[4:])
+        out = np.zeros(len(mask), np.int64)
+        for i, (st, seat) in enumerate(zip(rows["state"], rows["seat"])):
+            v = label_state(st, int(seat), rules, w, rng)
+            out[i] = int(np.nanargmax(np.where(mask[i] > 0, v, np.nan)))
+        return out
+    if name == "random":
+        return np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+    if name == "table":
+        t = TableRobot()
+        return np.array([t.decide(decode(o, m)) for o, m in zip(obs, mask)])
+    return OnnxRobot(name, game="voleny").act_batch(obs, mask)
+
+
+def regret_of(value: np.ndarray, mask: np.ndarray, actions: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the best labelled value minus the chosen action's (groše, >= 0) and whether
+    the chosen action is a best one."""
+    v = np.where(mask.astype(bool) & ~np.isnan(value), value, -np.inf)
+    best = v.max(1)
+    got = v[np.arange(len(v)), actions]
+    if not np.isfinite(got).all():
+        raise ValueError("an action chosen outside the labelled legal actions")
+    return best - got, got >= best - 1e-6
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("labels", help="a card-play label directory")
+    ap.add_argument("models", nargs="+", help="ONNX models (table and random are added)")
+    ap.add_argument("--states", type=int, default=8000)
+    ap.add_argument("--skip", type=int, default=0, help="rows to pass over first")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--pimc", type=int, default=0, metavar="W",
+                    help="also PIMC with W worlds (fresh worlds, not the label's): the "
+                         "regret of search itself against the labels (0 = off; slow, "
+                         "about 10 ms a state)")
+    ap.add_argument("--plot", metavar="PNG", help="also draw the regrets as bars")
+    args = ap.parse_args(argv)
+
+    rows = load_rows(args.labels, args.states, args.skip)
+    n = len(rows["seat"])
+    obs = encode_states(rows["state"], rows["seat"])
+    mask = rows["mask"]
+    actor = rows["state"][:, S.ACTOR] == rows["seat"]
+    contract = np.array([S.contract_name(st) for st in rows["state"]])
+    groups: list[tuple[str, np.ndarray]] = [("all", np.ones(n, bool)),
+                                            ("actor", actor), ("defender", ~actor)]
+    for c in sorted(set(contract)):
+        for role, sel in (("actor", actor), ("defender", ~actor)):
+            g = (contract == c) & sel
+            if g.sum() >= 50:
+                groups.append((f"{c} {role}", g))
+
+    rng = np.random.default_rng(args.seed)
+    names = list(args.models) + ["table", "random"]
+    if args.pimc:
+        names.insert(0, f"pimc{args.pimc}")
+    rules = make_rules(**read_settings(Path(args.labels))["rules"])
+    regret, agree = {}, {}
+    for name in names:
+        regret[name], agree[name] = regret_of(rows["value"], mask,
+                                              choices(name, obs, mask, rng, rows, rules))
+    print(f"{n} labelled card-play states of {args.labels} (rows {args.skip}..)\n")
+    short = [Path(m).stem[:22] for m in names]
+    print(f"{'regret, groše (agree %)':24s}{'states':>8s}"
+          + "".join(f"{s:>24s}" for s in short))
+    for label, g in groups:
+        cells = "".join(f"{regret[m][g].mean():>15.3f} ({100 * agree[m][g].mean():4.1f}%)"
+                        for m in names)
+        print(f"{label:24s}{int(g.sum()):8d}{cells}")
+    if args.plot:
+        plot(args.plot, groups, regret, names, f"{n} held-out card-play states of "
+             f"{Path(args.labels).name}")
+    return 0
+
+
+def plot(path: str, groups: list[tuple[str, np.ndarray]], regret: dict[str, np.ndarray],
+         names: list[str], title: str) -> None:
+    """Grouped bars: mean regret (groše a card decision) per group and robot, with the
+    95% normal interval of the mean."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.1 * len(groups) * len(names) / 3), 4.2))
+    width = 0.8 / len(names)
+    x = np.arange(len(groups))
+    for k, m in enumerate(names):
+        mean = [regret[m][g].mean() for _, g in groups]
+        half = [1.96 * regret[m][g].std() / np.sqrt(max(1, g.sum())) for _, g in groups]
+        ax.bar(x + (k - (len(names) - 1) / 2) * width, mean, width, yerr=half, capsize=2,
+               label=Path(m).stem)
+    ax.set_xticks(x, [f"{lab}\n({int(g.sum())})" for lab, g in groups], fontsize=8)
+    ax.set_ylabel("regret against PIMC's labels, groše")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
