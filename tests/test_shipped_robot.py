@@ -12,9 +12,11 @@ from mariash_env.vector import VectorEnv
 
 MODEL = Path(__file__).resolve().parent.parent / "models" / "robot.onnx"
 DISTILLED = MODEL.with_name("robot_distilled.onnx")
+SHIPPED = [MODEL, DISTILLED, MODEL.with_name("robot_distilled_bid.onnx"),
+           MODEL.with_name("robot_distilled_dagger.onnx")]
 
 
-@pytest.mark.parametrize("model", [MODEL, DISTILLED], ids=["robot", "robot_distilled"])
+@pytest.mark.parametrize("model", SHIPPED, ids=[m.stem for m in SHIPPED])
 def test_shipped_robot_plays_legal_actions(model):
     robot = make_robot(f"onnx:{model}")
     env = VectorEnv(64, seed=5)
