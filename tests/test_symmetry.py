@@ -94,7 +94,16 @@ def test_a_relabelled_deal_plays_and_pays_the_same(seed, plays, k):
         pa = int(np.flatnonzero(Y.permute_actions(np.eye(A.N_ACTIONS, dtype=np.int8)[a], p))[0])
         apply_action(st, RV, a)
         apply_action(ps, RV, pa)
-    np.testing.assert_array_equal(ps, Y.permute_suits(st, p))
+    want = Y.permute_suits(st, p)
+    if st[S.END] == S.END_LAID:
+        # RULES.md §12: the marriages still held at a lay-down are recorded in seat order
+        # from the claimer and suit order h b l a; the lay-down is withheld where which
+        # one counts first changes an amount, so only the record's order may differ.
+        for f in S.STATE_SCHEMA:
+            if f.name in ("MARR_ORD", "SIDE_FIRST"):
+                sl = slice(S.OFFSETS[f.name], S.OFFSETS[f.name] + f.slots)
+                ps[sl] = want[sl] = 0
+    np.testing.assert_array_equal(ps, want)
     for s in range(3):
         assert S.get64(ps, S.PAY + 2 * s) == S.get64(st, S.PAY + 2 * s)
 

@@ -389,7 +389,8 @@ class LabelSet:
         return self._rows  # type: ignore[return-value]
 
     def __len__(self) -> int:
-        return len(self.arrays()[1])
+        """Rows read so far (reads the directory on first use; not a reload tick)."""
+        return len((self._rows if self._rows is not None else self.arrays())[1])
 
     def sample(self, n: int, rng: np.random.Generator
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

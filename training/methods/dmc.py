@@ -196,7 +196,7 @@ class DMC(Method):
             # The ranking of a state's actions, apart from its level: each labelled Q and
             # target minus their state's mean over the labelled actions.
             w = lg.to(q.dtype)
-            n = w.sum(1, keepdim=True)
+            n = w.sum(1, keepdim=True).clamp(min=1)
             qa = q - (q * w).sum(1, keepdim=True) / n
             ta = t - (t * w).sum(1, keepdim=True) / n
             loss = loss + self.algo.label_advantage_weight * self._loss(qa[lg], ta[lg])
