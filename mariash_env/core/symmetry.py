@@ -34,6 +34,7 @@ SUIT_VALUED = ("LIC_HELP",)  # a suit number (-1 = none)
 _CARD_ACTIONS = ((A.TRUMP0, 32), (A.DISCARD0, 32), (A.PLAY0, 32))
 
 ALL_PERMS = np.array(list(permutations(range(4))), np.int64)  # 24, identity first
+_KEEP_TRUMP = np.stack([ALL_PERMS[ALL_PERMS[:, t] == t] for t in range(4)])  # [4, 6, 4]
 
 
 def card_map(perm: np.ndarray) -> np.ndarray:
@@ -51,12 +52,8 @@ def symmetries(st: np.ndarray) -> np.ndarray:
     if con in (S.C_BETL, S.C_DURCH):
         return ALL_PERMS
     if con == S.C_SUIT and st[S.TRUMP_CARD] >= 0:
-        t = int(st[S.TRUMP_CARD]) >> 3
-        return ALL_PERMS[ALL_PERMS[:, t] == t]
+        return _KEEP_TRUMP[int(st[S.TRUMP_CARD]) >> 3]
     return ALL_PERMS[:1]
-
-
-_KEEP_TRUMP = np.stack([ALL_PERMS[ALL_PERMS[:, t] == t] for t in range(4)])  # [4, 6, 4]
 
 
 def random_symmetries(states: np.ndarray, rng: np.random.Generator) -> np.ndarray:
