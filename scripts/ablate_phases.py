@@ -3,7 +3,8 @@
 Plays the same duplicate deals as ``training.evaluate`` (the arena's match: the six
 seatings of the robot and the table robot) once with the robot's own decisions and then
 once per part of the game with the table robot's decisions in that part only.  A part
-whose swap *raises* the score is one the robot plays worse than the table robot.  The
+whose swap *raises* the score is one the robot plays worse than the table robot: each
+row shows the change on the same deals, with its paired 95% CI.  The
 model's game (volený or licitovaný) picks the table robot and the parts.
 
     .venv/bin/python scripts/ablate_phases.py models/robot.onnx --deals 1000
@@ -20,10 +21,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from mariash_env.arena import duplicate_match  # noqa: E402
 from mariash_env.kinds import LICITOVANY, GameKind  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
-from training.evaluate import duplicate_eval  # noqa: E402
+from training.evaluate import as_robot, bootstrap_ci  # noqa: E402
 
 # part of the game -> (phases, whose decisions: None = any seat, True = actor, False = defence)
 PARTS = {
@@ -46,11 +48,26 @@ PARTS = {
 }
 
 
-def swapped(robot, table, game: GameKind, phases: tuple[str, ...], as_actor: bool | None):
+# the actor's card play split by contract (volený): which of its games a swap helps in
+SPLITS = {
+    "voleny": {
+        "card play as actor, suit games": (("play",), True, ("suit",)),
+        "card play as actor, betl and durch": (("play",), True, ("betl", "durch")),
+    },
+    "licitovany": {},
+}
+CONTRACTS = ("suit", "betl", "durch")  # the observation's contract slots, in order
+
+
+def swapped(robot, table, game: GameKind, phases: tuple[str, ...], as_actor: bool | None,
+            contracts: tuple[str, ...] | None = None):
     """The robot's batch policy with the table robot deciding in ``phases`` (for that
-    side)."""
+    side; in ``contracts`` only, when given)."""
     a0 = next(off for name, off, _, _ in game.obs_layout if name == "actor")
     codes = [game.phase_names.index(p) for p in phases]
+    if contracts is not None:
+        c0 = next(off for name, off, _, _ in game.obs_layout if name == "contract")
+        slots = [c0 + CONTRACTS.index(c) for c in contracts]
 
     def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         a = robot.act_batch(obs, mask)
@@ -58,6 +75,8 @@ def swapped(robot, table, game: GameKind, phases: tuple[str, ...], as_actor: boo
         if as_actor is not None:
             me_actor = obs[:, a0] > 0  # relative seat 0 is the seat itself
             sel &= me_actor if as_actor else ~me_actor
+        if contracts is not None:
+            sel &= obs[:, slots].max(1) > 0
         if sel.any():
             a[sel] = table.act_batch(obs[sel], mask[sel])
         return a
@@ -77,14 +96,26 @@ def main(argv: list[str] | None = None) -> int:
     who = type(table).__name__
     rows = [("the robot's own decisions", robot.act_batch)]
     rows += [(f"{who}'s {part}", swapped(robot, table, game, *spec))
-             for part, spec in PARTS[game.name].items()]
+             for part, spec in {**PARTS[game.name], **SPLITS[game.name]}.items()]
     unit = "desetníky" if game is LICITOVANY else "groše"
     print(f"{args.model} vs {who}, {args.deals} duplicate deals (seed {args.seed}), "
-          f"{unit} per deal and 95% CI")
+          f"{unit} per deal and 95% CI; the swap's change on the same deals (paired)")
+    rules = dict(robot.rules)
+    rules.pop("deals", None)
+    own = None
     for name, fn in rows:
-        r = duplicate_eval(fn, table, deals=args.deals, seed=args.seed, rules=robot.rules,
-                           num_envs=1500, name="table")
-        print(f"  {name:42s} {r.mean:+7.3f}  [{r.ci_low:+.3f}, {r.ci_high:+.3f}]", flush=True)
+        res = duplicate_match({"agent": lambda fn=fn: as_robot(fn), "robot": lambda: table},
+                              deals=args.deals, seed=args.seed, rules=rules, progress=False,
+                              batch=250)
+        x = res.per_deal[:, 0]
+        lo, hi = bootstrap_ci(x)
+        line = f"  {name:50s} {x.mean():+7.3f}  [{lo:+.3f}, {hi:+.3f}]"
+        if own is None:
+            own = x
+        else:  # the same deals and seatings: the difference is far less noisy than either
+            dlo, dhi = bootstrap_ci(x - own)
+            line += f"   change {(x - own).mean():+.3f}  [{dlo:+.3f}, {dhi:+.3f}]"
+        print(line, flush=True)
     return 0
 
 

@@ -215,6 +215,30 @@ def test_label_directories_made_before_phase_existed_still_resume(tmp_path):
     assert (r["made"], r["kept"]) == (1, 1)
 
 
+def test_focused_label_sets_hold_only_their_roles_and_contracts(tmp_path):
+    """``--roles actor --contracts betl,durch``: every row is the actor's card play in a
+    betl or durch, and the focus is part of the settings a directory is resumed with."""
+    focus = {**SETTINGS, "shard_size": 3, "roles": "actor", "contracts": ["durch", "betl"]}
+    rows = pl.make_shard(focus, 0)
+    st, seat = rows["state"], rows["seat"]
+    assert (st[:, S.PHASE] == S.PH_PLAY).all()
+    assert (seat == st[:, S.ACTOR]).all()
+    assert np.isin(st[:, S.CONTRACT], [S.CONTRACT_NAMES.index("betl"),
+                                       S.CONTRACT_NAMES.index("durch")]).all()
+    defend = pl.make_shard({**SETTINGS, "shard_size": 4, "roles": "defender"}, 0)
+    assert (defend["seat"] != defend["state"][:, S.ACTOR]).all()
+    out = tmp_path / "betl"
+    pl.generate(out, pl._settings(focus), 1, jobs=1, progress=False)
+    assert pl.read_settings(out)["contracts"] == ["betl", "durch"]  # canonical order
+    with pytest.raises(pl.LabelError, match="roles: 'actor' there, 'all' now"):
+        pl.generate(out, pl._settings({**focus, "roles": "all"}), 1, jobs=1, progress=False)
+    for bad, msg in ((["--contracts", "betl,sto"], "--contracts takes"),
+                     (["--phase", "bidding", "--roles", "actor"], "card-play label sets only")):
+        r = subprocess.run([sys.executable, "-m", "training.pimc_labels", "--out",
+                            str(tmp_path / "x"), *bad], cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr
+
+
 def test_a_run_with_bidding_labels_regresses_both_sets(labels, tmp_path):
     bid = tmp_path / "bid"
     pl.generate(bid, BID, 1, jobs=1, progress=False)

@@ -367,12 +367,15 @@ def test_duplicate_eval_cancels_luck() -> None:
 def test_configs_load_and_validate(tmp_path: Path) -> None:
     for name in ("default.toml", "demo.toml", "long.toml", "ship.toml",
                  "ship_finetune.toml", "distill.toml", "distill_bid.toml",
-                 "distill_dagger.toml"):
+                 "distill_dagger.toml", "distill_dagger2.toml"):
         cfg = load_config(ROOT / "training" / "configs" / name)
         assert cfg.method == "dmc" and cfg.algo.batch_size > 0
     dagger = load_config(ROOT / "training" / "configs" / "distill_dagger.toml").algo
     assert dagger.more_label_data == ["runs/labels_b"] and dagger.label_augment
     assert dagger.label_advantage_weight > 0
+    second = load_config(ROOT / "training" / "configs" / "distill_dagger2.toml")
+    assert second.init == "models/robot_distilled_dagger.onnx"
+    assert second.algo.more_label_data == ["runs/labels_actor", "runs/labels_betl"]
     bad = tmp_path / "bad.toml"
     bad.write_text("[env]\nnum_env = 3\n")
     with pytest.raises(ConfigError, match="num_env"):

@@ -16,6 +16,10 @@ are what :class:`~mariash_env.robots.PIMCRobot` maximises, so a network regresse
 them (``[dmc] label_data``) learns PIMC's card play in the limit of many worlds, at
 the cost of one forward pass.
 
+``--roles actor|defender`` and ``--contracts betl,durch`` (any of suit, betl, durch) keep
+a card-play set to the decisions where the robot is weakest: the deals are played as
+always, only the other decisions go unlabelled, so the labelling time all goes to them.
+
 ``--phase bidding`` labels the other decisions with a choice instead (trump, contract,
 Barva?, betl answers, announcement, flek; not the discards, which PIMC leaves to the
 table robot): each candidate's mean groše over the worlds with the deal played out by the
@@ -60,8 +64,13 @@ from mariash_env.rules import make_rules
 
 FORMAT = "mariash-pimc-labels-v1"
 SETTINGS = ("worlds", "shard_size", "seed", "behaviour", "robot_share", "epsilon", "rules",
-            "phase")
+            "phase", "roles", "contracts")
 PHASES = ("play", "bidding")
+ROLES = ("all", "actor", "defender")
+# the contracts a card-play label set can be kept to (CONTRACT_NAMES without "none")
+CONTRACTS = tuple(S.CONTRACT_NAMES[1:])
+# settings added after label sets were made: what the older sets hold
+DEFAULTS = {"phase": "play", "roles": "all", "contracts": list(CONTRACTS)}
 PLAY = slice(A.PLAY0, A.PLAY0 + 32)
 
 
@@ -71,7 +80,7 @@ class LabelError(ValueError):
 
 def phase_of(settings: dict[str, Any]) -> str:
     """The decisions a label set labels; sets made before ``--phase`` existed: card play."""
-    return settings.get("phase", "play")
+    return settings.get("phase", DEFAULTS["phase"])
 
 
 def read_settings(out: Path) -> dict[str, Any]:
@@ -82,13 +91,13 @@ def read_settings(out: Path) -> dict[str, Any]:
     except (OSError, json.JSONDecodeError) as e:
         raise LabelError(f"{meta} is unreadable ({e}); remove it or use another --out") \
             from None
-    old["phase"] = phase_of(old)
-    return old
+    return {**DEFAULTS, **old}
 
 
 def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
     d = vars(args) if isinstance(args, argparse.Namespace) else dict(args)
-    d["phase"] = phase_of(d)
+    d = {**DEFAULTS, **{k: v for k, v in d.items() if v is not None}}
+    d["contracts"] = sorted(d["contracts"], key=CONTRACTS.index)
     return {"format": FORMAT, **{k: d[k] for k in SETTINGS}}
 
 
@@ -147,11 +156,20 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
     return value
 
 
-def wants_label(phase: str, st_phase: int, mask: np.ndarray) -> bool:
-    """Whether a decision is one a label set of ``phase`` labels (it has a choice)."""
-    if phase == "play":
-        return st_phase == S.PH_PLAY and int(mask[PLAY].sum()) > 1
-    return st_phase not in (S.PH_PLAY, S.PH_DISCARD) and int(np.count_nonzero(mask)) > 1
+def wants_label(phase: str, st: np.ndarray, seat: int, mask: np.ndarray,
+                roles: str = "all", contracts: tuple[str, ...] | list[str] = CONTRACTS
+                ) -> bool:
+    """Whether a decision is one a label set labels: one with a choice, of ``phase``, and in
+    card play by a seat of ``roles`` in one of ``contracts`` (a set focused on the play
+    where the robot is weakest -- the actor's, betl's -- for the same labelling time)."""
+    st_phase = int(st[S.PHASE])
+    if phase != "play":
+        return st_phase not in (S.PH_PLAY, S.PH_DISCARD) and int(np.count_nonzero(mask)) > 1
+    if st_phase != S.PH_PLAY or int(mask[PLAY].sum()) <= 1:
+        return False
+    if roles != "all" and (seat == int(st[S.ACTOR])) != (roles == "actor"):
+        return False
+    return S.CONTRACT_NAMES[int(st[S.CONTRACT])] in contracts
 
 
 class _Behaviour:
@@ -194,6 +212,8 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     masks = np.zeros((n, A.N_ACTIONS), np.int8)
     values = np.zeros((n, A.N_ACTIONS), np.float32)
     phase = phase_of(settings)
+    roles = settings.get("roles", DEFAULTS["roles"])
+    contracts = settings.get("contracts", DEFAULTS["contracts"])
     pimc = None
     if phase == "bidding":
         from mariash_env.robots.pimc import PIMCRobot
@@ -211,7 +231,7 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
             continue
         seat = g.to_move
         obs, mask = g.observe(seat)
-        if wants_label(phase, g.phase, mask):
+        if wants_label(phase, g.st, seat, mask, roles, contracts):
             states[k] = g.st
             seats[k] = seat
             masks[k] = mask
@@ -426,6 +446,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phase", choices=PHASES, default="play",
                     help="the decisions labelled: card play (solver values) or the bidding "
                          "before it (table-robot playouts)")
+    ap.add_argument("--roles", choices=ROLES, default="all",
+                    help="card play: label only the actor's or only the defenders' decisions")
+    ap.add_argument("--contracts", type=lambda t: t.split(","), default=list(CONTRACTS),
+                    help="card play: label only these contracts, comma-separated, of "
+                         f"{','.join(CONTRACTS)} (default all)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--behaviour", default="models/robot.onnx",
                     help="exported robot of the behaviour policy")
@@ -441,6 +466,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --{name.replace('_', '-')} must be >= {lo}, got "
                   f"{getattr(args, name)}", file=sys.stderr)
             return 2
+    bad = [c for c in args.contracts if c not in CONTRACTS]
+    if bad or not args.contracts:
+        print(f"error: --contracts takes a comma-separated list of {', '.join(CONTRACTS)}, "
+              f"got {','.join(args.contracts)!r}", file=sys.stderr)
+        return 2
+    if args.phase != "play" and (args.roles != "all" or len(args.contracts) < len(CONTRACTS)):
+        print("error: --roles and --contracts keep card-play label sets only", file=sys.stderr)
+        return 2
     if not 0 <= args.robot_share <= 1 or not 0 <= args.epsilon <= 1:
         print("error: --robot-share and --epsilon must lie in [0, 1]", file=sys.stderr)
         return 2
