@@ -121,12 +121,13 @@ def main(argv: list[str] | None = None) -> int:
         regret[name], agree[name] = regret_of(rows["value"], mask,
                                               choices(name, obs, mask, rng, rows, rules))
     print(f"{n} labelled card-play states of {args.labels} (rows {args.skip}..)\n")
-    short = [Path(m).stem[:22] for m in names]
+    stems = [Path(m).stem for m in names]  # whole: models often differ only at the end
+    wide = [max(24, len(s) + 2) for s in stems]
     print(f"{'regret, groše (agree %)':24s}{'states':>8s}"
-          + "".join(f"{s:>24s}" for s in short))
+          + "".join(f"{s:>{w}s}" for s, w in zip(stems, wide)))
     for label, g in groups:
-        cells = "".join(f"{regret[m][g].mean():>15.3f} ({100 * agree[m][g].mean():4.1f}%)"
-                        for m in names)
+        cells = "".join(f"{regret[m][g].mean():>{w - 9}.3f} ({100 * agree[m][g].mean():4.1f}%)"
+                        for m, w in zip(names, wide))
         print(f"{label:24s}{int(g.sum()):8d}{cells}")
     if args.plot:
         plot(args.plot, groups, regret, names, f"{n} held-out card-play states of "

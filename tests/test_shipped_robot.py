@@ -13,7 +13,8 @@ from mariash_env.vector import VectorEnv
 MODEL = Path(__file__).resolve().parent.parent / "models" / "robot.onnx"
 DISTILLED = MODEL.with_name("robot_distilled.onnx")
 SHIPPED = [MODEL, DISTILLED, MODEL.with_name("robot_distilled_bid.onnx"),
-           MODEL.with_name("robot_distilled_dagger.onnx")]
+           MODEL.with_name("robot_distilled_dagger.onnx"),
+           MODEL.with_name("robot_distilled_dagger2.onnx")]
 
 
 @pytest.mark.parametrize("model", SHIPPED, ids=[m.stem for m in SHIPPED])
