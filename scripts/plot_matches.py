@@ -94,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="the arena seed of a match, kept in the table")
     ap.add_argument("--title", default="head to head, duplicate deals (95% CI)")
     args = ap.parse_args(argv)
+    odd = [x for x in args.label + args.seed if "=" not in x]
+    if odd:
+        print(f"error: --label and --seed take DIR=VALUE, got {odd}", file=sys.stderr)
+        return 2
     labels = dict(x.split("=", 1) for x in args.label)
     seeds = dict(x.split("=", 1) for x in args.seed)
     try:

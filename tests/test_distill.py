@@ -232,11 +232,23 @@ def test_focused_label_sets_hold_only_their_roles_and_contracts(tmp_path):
     assert pl.read_settings(out)["contracts"] == ["betl", "durch"]  # canonical order
     with pytest.raises(pl.LabelError, match="roles: 'actor' there, 'all' now"):
         pl.generate(out, pl._settings({**focus, "roles": "all"}), 1, jobs=1, progress=False)
-    for bad, msg in ((["--contracts", "betl,sto"], "--contracts takes"),
+    with pytest.raises(pl.LabelError, match="contracts of"):
+        pl._settings({**focus, "contracts": ["betl", "sto"]})
+    assert pl._settings({**focus, "contracts": ["durch", "betl", "durch"]})["contracts"] == \
+        ["betl", "durch"]
+    for bad, msg in ((["--contracts", "betl,sto"], "got roles 'all', contracts ['betl', 'sto']"),
                      (["--phase", "bidding", "--roles", "actor"], "card-play label sets only")):
         r = subprocess.run([sys.executable, "-m", "training.pimc_labels", "--out",
                             str(tmp_path / "x"), *bad], cwd=ROOT, capture_output=True, text=True)
         assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_focus_that_never_comes_stops_with_an_error(monkeypatch):
+    """A focused set whose decisions the deals never reach raises, naming the focus,
+    instead of playing forever."""
+    monkeypatch.setattr(pl, "MAX_DEALS_WITHOUT_LABEL", 2)
+    with pytest.raises(pl.LabelError, match="2 deals without a decision to label.*'durch'"):
+        pl.make_shard({**SETTINGS, "roles": "defender", "contracts": ["durch"]}, 0)
 
 
 def test_a_run_with_bidding_labels_regresses_both_sets(labels, tmp_path):

@@ -57,6 +57,8 @@ def test_a_malformed_table_or_directory_is_refused(match_dir, tmp_path, capsys):
     assert P.main([str(tmp_path), "-o", str(tmp_path / "x.png")]) == 2
     assert "has no pairwise.csv" in capsys.readouterr().err
     assert P.main(["-o", str(tmp_path / "x.png")]) == 2
+    assert P.main([str(match_dir), "-o", str(tmp_path / "x.png"), "--label", "oops"]) == 2
+    assert "take DIR=VALUE" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
 
 

@@ -70,7 +70,10 @@ ROLES = ("all", "actor", "defender")
 # the contracts a card-play label set can be kept to (CONTRACT_NAMES without "none")
 CONTRACTS = tuple(S.CONTRACT_NAMES[1:])
 # settings added after label sets were made: what the older sets hold
-DEFAULTS = {"phase": "play", "roles": "all", "contracts": list(CONTRACTS)}
+DEFAULTS = {"phase": "play", "roles": "all", "contracts": CONTRACTS}
+# a focused set whose decisions never come (a focus the rules or the behaviour never
+# reach) stops with an error after this many deals without a label, instead of looping
+MAX_DEALS_WITHOUT_LABEL = 20_000
 PLAY = slice(A.PLAY0, A.PLAY0 + 32)
 
 
@@ -91,13 +94,17 @@ def read_settings(out: Path) -> dict[str, Any]:
     except (OSError, json.JSONDecodeError) as e:
         raise LabelError(f"{meta} is unreadable ({e}); remove it or use another --out") \
             from None
-    return {**DEFAULTS, **old}
+    return {**DEFAULTS, "contracts": list(CONTRACTS), **old}
 
 
 def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
     d = vars(args) if isinstance(args, argparse.Namespace) else dict(args)
     d = {**DEFAULTS, **{k: v for k, v in d.items() if v is not None}}
-    d["contracts"] = sorted(d["contracts"], key=CONTRACTS.index)
+    bad = [c for c in d["contracts"] if c not in CONTRACTS]
+    if bad or not d["contracts"] or d["roles"] not in ROLES:
+        raise LabelError(f"a label set keeps roles of {ROLES} and contracts of {CONTRACTS}; "
+                         f"got roles {d['roles']!r}, contracts {list(d['contracts'])!r}")
+    d["contracts"] = sorted(set(d["contracts"]), key=CONTRACTS.index)  # one spelling per set
     return {"format": FORMAT, **{k: d[k] for k in SETTINGS}}
 
 
@@ -223,8 +230,15 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     g.new_partie(seed=int(rng.integers(2**62)), dealer=int(rng.integers(3)))
     beh.new_deal(rng)
     k = 0
+    dry = 0  # deals since the last label
     while k < n:
         if g.deal_over:
+            dry += 1
+            if dry > MAX_DEALS_WITHOUT_LABEL:
+                raise LabelError(f"{MAX_DEALS_WITHOUT_LABEL} deals without a decision to "
+                                 f"label (phase {phase!r}, roles {roles!r}, contracts "
+                                 f"{list(contracts)}): the rules or the behaviour never "
+                                 "reach that focus")
             if not g.next_deal():
                 g.new_partie(seed=int(rng.integers(2**62)), dealer=int(rng.integers(3)))
             beh.new_deal(rng)
@@ -241,6 +255,7 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
                 values[k] = label_bidding(g.st, seat, rules, int(settings["worlds"]), rng,
                                           pimc)
             k += 1
+            dry = 0
         g.step(beh.act(seat, obs, mask, rng))
     return {"state": states, "seat": seats, "mask": masks, "value": values}
 
@@ -466,11 +481,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --{name.replace('_', '-')} must be >= {lo}, got "
                   f"{getattr(args, name)}", file=sys.stderr)
             return 2
-    bad = [c for c in args.contracts if c not in CONTRACTS]
-    if bad or not args.contracts:
-        print(f"error: --contracts takes a comma-separated list of {', '.join(CONTRACTS)}, "
-              f"got {','.join(args.contracts)!r}", file=sys.stderr)
-        return 2
     if args.phase != "play" and (args.roles != "all" or len(args.contracts) < len(CONTRACTS)):
         print("error: --roles and --contracts keep card-play label sets only", file=sys.stderr)
         return 2
@@ -481,9 +491,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no behaviour robot at {args.behaviour}", file=sys.stderr)
         return 2
     args.rules = {}
-    settings = _settings(args)
     shards = -(-args.states // args.shard_size)
     try:
+        settings = _settings(args)
         r = generate(args.out, settings, shards, args.jobs, args.progress)
     except LabelError as e:
         print(f"error: {e}", file=sys.stderr)
