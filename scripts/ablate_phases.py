@@ -22,6 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mariash_env.arena import duplicate_match  # noqa: E402
+from mariash_env.core.state import CONTRACT_NAMES  # noqa: E402
 from mariash_env.kinds import LICITOVANY, GameKind  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
@@ -56,7 +57,7 @@ SPLITS = {
     },
     "licitovany": {},
 }
-CONTRACTS = ("suit", "betl", "durch")  # the observation's contract slots, in order
+CONTRACTS = CONTRACT_NAMES[1:]  # the observation's contract slots, in order (not "none")
 
 
 def swapped(robot, table, game: GameKind, phases: tuple[str, ...], as_actor: bool | None,

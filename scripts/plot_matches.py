@@ -22,6 +22,10 @@ import math
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mariash_env.atomic import atomic_open  # noqa: E402
+
 FIELDS = ("label", "robot_a", "robot_b", "deals", "seed", "diff", "ci_low", "ci_high")
 
 
@@ -62,13 +66,11 @@ def read_table(path: Path) -> list[dict[str, str]]:
 
 
 def write_table(path: Path, rows: list[dict[str, str]]) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
+    with atomic_open(path, newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    tmp.replace(path)
 
 
 def merge(rows: list[dict[str, str]], new: list[dict[str, str]]) -> list[dict[str, str]]:

@@ -234,6 +234,8 @@ def test_focused_label_sets_hold_only_their_roles_and_contracts(tmp_path):
         pl.generate(out, pl._settings({**focus, "roles": "all"}), 1, jobs=1, progress=False)
     with pytest.raises(pl.LabelError, match="contracts of"):
         pl._settings({**focus, "contracts": ["betl", "sto"]})
+    with pytest.raises(pl.LabelError, match="card-play label sets only"):
+        pl._settings({**focus, "phase": "bidding"})
     assert pl._settings({**focus, "contracts": ["durch", "betl", "durch"]})["contracts"] == \
         ["betl", "durch"]
     for bad, msg in ((["--contracts", "betl,sto"], "got roles 'all', contracts ['betl', 'sto']"),

@@ -105,6 +105,10 @@ def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
         raise LabelError(f"a label set keeps roles of {ROLES} and contracts of {CONTRACTS}; "
                          f"got roles {d['roles']!r}, contracts {list(d['contracts'])!r}")
     d["contracts"] = sorted(set(d["contracts"]), key=CONTRACTS.index)  # one spelling per set
+    if d["phase"] != "play" and (d["roles"] != "all" or len(d["contracts"]) < len(CONTRACTS)):
+        raise LabelError("--roles and --contracts keep card-play label sets only, got "
+                         f"phase {d['phase']!r} with roles {d['roles']!r}, contracts "
+                         f"{d['contracts']}")
     return {"format": FORMAT, **{k: d[k] for k in SETTINGS}}
 
 
@@ -481,9 +485,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --{name.replace('_', '-')} must be >= {lo}, got "
                   f"{getattr(args, name)}", file=sys.stderr)
             return 2
-    if args.phase != "play" and (args.roles != "all" or len(args.contracts) < len(CONTRACTS)):
-        print("error: --roles and --contracts keep card-play label sets only", file=sys.stderr)
-        return 2
     if not 0 <= args.robot_share <= 1 or not 0 <= args.epsilon <= 1:
         print("error: --robot-share and --epsilon must lie in [0, 1]", file=sys.stderr)
         return 2
