@@ -30,9 +30,12 @@ A robot's score on a deal is the mean of its groše (desetníky) over all the se
 filled on that deal; the match reports the mean over deals with a 95 % bootstrap confidence interval
 (resampling deals), the pairwise differences (paired per deal, with CIs), the contract
 mix of each robot as actor (suit games played / conceded / sedma not played, betl,
-durch), and its win rates as actor and in defence.  ``--out`` receives ``summary.csv``,
-``pairwise.csv``, ``deals.csv`` (per deal and robot) and ``groše.png`` (bar chart with
-error bars).
+durch), and its win rates as actor and in defence.  ``--by-contract`` splits each pair's
+difference over the games by who was actor and what was played (``actor pimc, betl:
+-1.2``; the rows add up to the difference, each with a paired CI), which tells where a
+robot loses.  ``--out`` receives ``summary.csv``, ``pairwise.csv``, ``deals.csv`` (per
+deal and robot), ``contracts.csv`` (that split) and ``groše.png`` (bar chart with error
+bars).
 
 As a library::
 
@@ -348,6 +351,78 @@ class MatchResult:
         return {name: float(tot[k] / cnt[k]) if cnt[k] else float("nan")
                 for k, name in enumerate(roles)}
 
+    def contributions(self) -> tuple[list[tuple[str, str]], np.ndarray]:
+        """Where the scores come from: the games of each deal split by who was actor (the
+        actor's robot) and the contract as played (:data:`CONTRACT_KEYS`; ``("-", "none")``:
+        no actor).  Returns the categories and ``c[i, r, j]``, robot ``r``'s groše on deal
+        ``i`` from the games of category ``j``, divided by the seats ``r`` filled on the
+        deal, so that ``c.sum(axis=2) == per_deal`` (an exact split of the scores)."""
+        if self.rules == "lizany":
+            raise ValueError("lízaný has no actor and no contracts: no contract breakdown")
+        cats = [(n, key) for n in self.names for key in CONTRACT_KEYS] + [("-", "none")]
+        c = np.zeros((self.deals, len(self.names), len(cats)))
+        cnt = np.zeros((self.deals, len(self.names)))
+        for i, deal in enumerate(self.outcomes):
+            for seating, o in zip(self.seatings, deal):
+                j = self._category(seating, o)
+                for s, r in enumerate(seating):
+                    c[i, r, j] += o["payments"][s]
+                    cnt[i, r] += 1
+        return cats, c / np.maximum(cnt, 1)[:, :, None]
+
+    def _category(self, seating: tuple[int, ...], outcome: Mapping[str, Any]) -> int:
+        """The index of a game's category in :meth:`contributions` (last: no actor)."""
+        a = outcome["actor"]
+        if a < 0:
+            return len(self.names) * len(CONTRACT_KEYS)
+        return seating[a] * len(CONTRACT_KEYS) + contract_key(outcome)
+
+    def breakdown(self) -> list[dict[str, Any]]:
+        """Each pair's difference (``a - b`` per deal, as :meth:`pairwise`) split over the
+        categories of :meth:`contributions` (games by the actor's robot and contract), with
+        a paired bootstrap CI per category; the rows of a pair add up to its difference.
+        ``share``: the category's share of all games.  Categories no game fell in are left
+        out."""
+        cats, c = self.contributions()
+        games = np.zeros(len(cats))
+        for deal in self.outcomes:
+            for seating, o in zip(self.seatings, deal):
+                games[self._category(seating, o)] += 1
+        share = games / max(games.sum(), 1)
+        rows = []
+        for a, b in itertools.combinations(range(len(self.names)), 2):
+            for j, (actor, key) in enumerate(cats):
+                if not games[j]:
+                    continue
+                d = c[:, a, j] - c[:, b, j]
+                lo, hi = bootstrap_ci(d, self.n_boot, seed=1 + a * 31 + b + 977 * j)
+                rows.append({
+                    "robot_a": self.names[a], "robot_b": self.names[b], "actor": actor,
+                    "contract": key, "share": float(share[j]),
+                    "a": float(c[:, a, j].mean()), "b": float(c[:, b, j].mean()),
+                    "diff": float(d.mean()), "ci_low": float(lo), "ci_high": float(hi),
+                })
+        return rows
+
+    def breakdown_table(self) -> str:
+        """:meth:`breakdown` as text, a block per pair."""
+        lines: list[str] = []
+        pair = None
+        wide = max(len(n) for n in self.names) + 2
+        for row in self.breakdown():
+            if (row["robot_a"], row["robot_b"]) != pair:
+                pair = (row["robot_a"], row["robot_b"])
+                lines += [f"{pair[0]} - {pair[1]} by the actor's robot and the contract "
+                          f"({self.unit} per deal; the rows add up to the difference):",
+                          f"  {'actor':<{wide}}{'contract':<18}{'games':>7}{'a':>9}{'b':>9}"
+                          f"{'a - b':>9}{'95% CI':>20}"]
+            ci = f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
+            mark = "*" if row["ci_low"] > 0 or row["ci_high"] < 0 else " "
+            lines.append(f"  {row['actor']:<{wide}}{row['contract']:<18}"
+                         f"{100 * row['share']:>6.1f}%{row['a']:>+9.3f}{row['b']:>+9.3f}"
+                         f"{row['diff']:>+9.3f}{ci:>20} {mark}")
+        return "\n".join(lines)
+
     def ci(self) -> tuple[np.ndarray, np.ndarray]:
         if "ci" not in self._ci:
             self._ci["ci"] = bootstrap_ci(self.per_deal, self.n_boot)
@@ -447,6 +522,14 @@ class MatchResult:
             w.writeheader()
             w.writerows(pw)
         paths.append(p)
+        if self.rules != "lizany" and len(self.names) > 1:
+            p = d / "contracts.csv"
+            rows = self.breakdown()
+            with atomic_open(p, newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(rows[0]))
+                w.writeheader()
+                w.writerows(rows)
+            paths.append(p)
         if plot:
             paths.append(self.plot(d / "groše.png"))
         return paths
@@ -475,6 +558,22 @@ class MatchResult:
         return p
 
 
+def contract_key(outcome: Mapping[str, Any]) -> int:
+    """The index in :data:`CONTRACT_KEYS` of a finished game (:func:`play_games`): its
+    contract as played -- a suit game played out or conceded (licitovaný: folded), a
+    sedma announced without a trump game to play it in (void), betl, durch."""
+    con, end = outcome["contract"], outcome["end"]
+    if con == S.C_BETL:
+        return 3
+    if con == S.C_DURCH:
+        return 4
+    if end in (S.END_CONCEDED, S.END_FOLD):
+        return 1
+    if end == S.END_SEDMA_VOID:
+        return 2
+    return 0
+
+
 def _stats(names: list[str], seats: list[tuple[int, ...]],
            outcomes: list[list[dict[str, Any]]]) -> list[dict[str, float]]:
     k = len(names)
@@ -498,17 +597,7 @@ def _stats(names: list[str], seats: list[tuple[int, ...]],
                 if s == actor:
                     actor_n[r] += 1
                     actor_win[r] += pay[s] > 0
-                    con, end = o["contract"], o["end"]
-                    if con == S.C_BETL:
-                        mix[r, 3] += 1
-                    elif con == S.C_DURCH:
-                        mix[r, 4] += 1
-                    elif end in (S.END_CONCEDED, S.END_FOLD):
-                        mix[r, 1] += 1
-                    elif end == S.END_SEDMA_VOID:
-                        mix[r, 2] += 1
-                    else:
-                        mix[r, 0] += 1
+                    mix[r, contract_key(o)] += 1
                 else:
                     def_n[r] += 1
                     def_win[r] += pay[s] > 0
@@ -742,7 +831,7 @@ def parse_rule_options(game: str | None, options: list[str]) -> dict[str, Any]:
     return out
 
 
-OUTPUTS = ("deals.csv", "summary.csv", "pairwise.csv", "groše.png")
+OUTPUTS = ("deals.csv", "summary.csv", "pairwise.csv", "contracts.csv", "groše.png")
 
 
 def check_out(out: str | os.PathLike) -> Path:
@@ -792,6 +881,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                     help="a rule option (RULES.md / LICITOVANY.md §11), repeatable, e.g. "
                          "--rule tariff=csm")
+    ap.add_argument("--by-contract", action="store_true",
+                    help="print each pair's difference split by the actor's robot and the "
+                         "contract played (always saved in contracts.csv)")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
@@ -846,6 +938,8 @@ def main(argv: list[str] | None = None) -> int:
                               batch=args.batch,
                               backend=args.backend, address=args.address)
         print(res.table())
+        if args.by_contract and res.rules != "lizany" and len(res.names) > 1:
+            print(res.breakdown_table())
         paths = res.save(out, plot=not args.no_plot)
     except Exception as e:  # a robot or the disk failing mid-match: one line, keep the rows
         print(f"error: the match failed ({type(e).__name__}: {e}); the deals finished so far "

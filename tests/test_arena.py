@@ -126,3 +126,46 @@ def test_cli(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "table#2" in out and "groše/deal" in out
     assert (tmp_path / "summary.csv").exists() and not (tmp_path / "groše.png").exists()
+
+
+def test_contract_breakdown_splits_the_scores_exactly(tmp_path, capsys):
+    """contributions() is an exact split of each deal's scores over (actor's robot, contract
+    as played); breakdown() rows of a pair add up to the pair's difference; the CLI prints
+    the split with --by-contract and saves contracts.csv."""
+    robots = {"table": TableRobot, "random": lambda: RandomRobot(seed=3)}
+    res = duplicate_match(robots, deals=12, seed=4, progress=False, n_boot=200, batch=12)
+    cats, c = res.contributions()
+    assert c.shape == (12, 2, len(cats)) and cats[-1] == ("-", "none")
+    np.testing.assert_allclose(c.sum(axis=2), res.per_deal, atol=1e-9)
+    # a deal's scores come only from the categories its games fell in (actor's robot and
+    # contract as played)
+    for i, deal in enumerate(res.outcomes):
+        fell = {cats.index((res.names[seating[o["actor"]]],
+                            arena.CONTRACT_KEYS[arena.contract_key(o)]))
+                for seating, o in zip(res.seatings, deal)}
+        for j in set(range(len(cats))) - fell:
+            assert not c[i, :, j].any()
+    rows = res.breakdown()
+    assert rows and all(r["robot_a"] == "table" and r["robot_b"] == "random" for r in rows)
+    assert sum(r["diff"] for r in rows) == pytest.approx(res.means()[0] - res.means()[1])
+    assert sum(r["share"] for r in rows) == pytest.approx(1.0)
+    for r in rows:
+        assert r["ci_low"] <= r["diff"] + 1e-9 and r["diff"] <= r["ci_high"] + 1e-9
+        assert r["diff"] == pytest.approx(r["a"] - r["b"])
+    # random bids betl and durch far more than the table robot: it must show as actor there
+    assert {r["contract"] for r in rows if r["actor"] == "random"} & {"betl", "durch"}
+    paths = res.save(tmp_path, plot=False)
+    saved = list(csv.DictReader((tmp_path / "contracts.csv").open()))
+    assert tmp_path / "contracts.csv" in paths and len(saved) == len(rows)
+    assert arena.main(["--robots", "table,random", "--deals", "2", "--out", str(tmp_path),
+                       "--quiet", "--no-plot", "--by-contract"]) == 0
+    out = capsys.readouterr().out
+    assert "table - random by the actor's robot and the contract" in out
+    assert "suit_played" in out
+
+
+def test_contract_breakdown_of_lizany_is_refused():
+    res = duplicate_match({"a": RandomRobot, "b": RandomRobot}, deals=2, seed=1,
+                          progress=False, n_boot=50, rules={"rules": "lizany"})
+    with pytest.raises(ValueError, match="lízaný has no actor"):
+        res.contributions()

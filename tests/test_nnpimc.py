@@ -230,6 +230,47 @@ def test_network_bidding_is_the_models_choice_and_card_play_is_searched():
     assert robot.stats["weighed"] > 0
 
 
+def test_network_leaves_are_playouts_of_the_network_at_every_seat():
+    """leaf='network': a card's value in a world is the seat's groše after that card and
+    the deal played out by the network at every seat from its own observation -- checked
+    against a playout one decision at a time; and a full deal is played legally."""
+    from mariash_env.kinds import VOLENY
+    from mariash_env.robots import OnnxRobot
+
+    rules = make_rules()
+    rv = rules.vector()
+    robot = make_robot("nnpimc(worlds=2, candidates=4, bidding='network', leaf='network', "
+                       "seed=2)", model=str(MODEL))
+    net = OnnxRobot(MODEL, game="voleny")
+    rng = np.random.default_rng(5)
+    obs = np.zeros(VOLENY.obs_size, np.float32)
+    mask = np.zeros(A.N_ACTIONS, np.int8)
+    checked = 0
+    for seed in range(3):
+        st = _deal(seed, rules)
+        while st[S.PHASE] != S.PH_DONE:
+            view = SeatView(st.copy(), int(st[S.TO_MOVE]), rules)
+            legal = np.flatnonzero(view.action_mask())
+            if view.phase == S.PH_PLAY and legal.size > 1 and A.LAY_DOWN not in legal:
+                worlds = view.sample_worlds(2, rng)
+                cands = [int(a) for a in legal]
+                got = robot.playout_values(worlds, view.seat, cands, rules)
+                for k, w0 in enumerate(worlds):
+                    for i, a in enumerate(cands):
+                        w = w0.copy()
+                        apply_action(w, rv, a)
+                        while w[S.PHASE] != S.PH_DONE:
+                            mask[:] = 0
+                            legal_actions(w, rv, mask)
+                            VOLENY.encode(w, int(w[S.TO_MOVE]), obs, False)
+                            apply_action(w, rv, net.act({"observation": obs,
+                                                          "action_mask": mask}))
+                        assert got[k, i] == S.get64(w, S.PAY + 2 * view.seat)
+                        checked += 1
+            apply_action(st, rv, robot.act_view(view))
+    assert checked > 50 and robot.stats["searched"] > 0
+
+
 @pytest.mark.parametrize("spec, kw, what", [
     ("nnpimc(worlds=0)", {}, "worlds"),
     ("nnpimc(worlds=4, candidates=2)", {}, "candidates"),
@@ -241,6 +282,7 @@ def test_network_bidding_is_the_models_choice_and_card_play_is_searched():
     ("nnpimc(model=3)", {}, "model"),
     ("nnpimc(depth=2)", {}, "depth"),
     ("nnpimc(bidding='oracle')", {}, "bidding"),
+    ("nnpimc(leaf='rollout')", {}, "leaf"),
     ("nnpimc", {"rules": "licitovany"}, "licitovany"),
     ("nnpimc", {"rules": {"players": 4}}, "4 players"),
 ])

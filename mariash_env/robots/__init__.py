@@ -127,6 +127,8 @@ _ARGS: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
         "bidding": (lambda v: v in ("simulate", "table", "network") and isinstance(v, str),
                     "'simulate', 'table' or 'network'"),
         "threads": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
+        "leaf": (lambda v: v in ("solver", "network") and isinstance(v, str),
+                 "'solver' or 'network'"),
     },
     "os_random": {"seed": (lambda v: v is None or is_int(v), "an int or None")},
     "os_ismcts": {

@@ -26,6 +26,16 @@ Card play, at each decision with a choice:
    (:meth:`PIMCRobot.search` with weights); with ``candidates == worlds`` every world is
    solved and weighted instead.  ``time_limit`` counts from step 1.
 
+``leaf="network"`` values the card play by *playouts* instead of the double-dummy
+solver: in each world every legal card is played and the deal then played out to its end
+by the network at every seat, each seat from its own observation (one batched
+:func:`mariash_env.arena.play_games` for all worlds and cards); the seat's mean groše is the
+card's value.  That is the value of the card followed by the network's imperfect-
+information play -- one step of policy improvement over the network -- where the solver's
+value assumes every seat, the robot's own later self included, sees all the cards
+(strategy fusion).  ``time_limit`` does not cut playouts short (all worlds are played
+together).
+
 The other phases (trump, contract, discards, answers, announcement, flek) are PIMC's
 (``bidding="simulate"``, default: simulated with table-robot playouts), the table robot's
 (``"table"``), or the network's greedy choice (``"network"``): a network distilled from
@@ -52,6 +62,8 @@ from .view import SeatView
 __all__ = ["NNPIMCRobot", "world_log_weights", "DEFAULT_MODEL"]
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "robot.onnx"
+LEAVES = ("solver", "network")
+"""How a card is valued in a world: the double-dummy solver, or a playout by the network."""
 
 
 def world_log_weights(scores: np.ndarray, mask: np.ndarray, action: np.ndarray,
@@ -77,8 +89,10 @@ class NNPIMCRobot(PIMCRobot):
     ``4 * worlds``); ``temperature``: of the softmax over the network's Q-values (groše x
     0.1; default 0.3, the best of 0.1-1.0 in small matches, docs/nnpimc.md); ``floor``: least relative likelihood of one card (0 < floor <= 0.1);
     ``bidding``: ``"simulate"`` or ``"table"`` as :class:`PIMCRobot`, or ``"network"``
-    (the model's greedy action before the card play); ``time_limit``, ``seed``,
-    ``game``: as :class:`PIMCRobot`.
+    (the model's greedy action before the card play); ``leaf``: ``"solver"`` (the
+    double-dummy value of each card, default) or ``"network"`` (the mean of network
+    playouts, module docstring); ``time_limit``, ``seed``, ``game``: as
+    :class:`PIMCRobot`.
     """
 
     name = "nnpimc"
@@ -87,10 +101,14 @@ class NNPIMCRobot(PIMCRobot):
                  candidates: int | None = None, temperature: float = 0.3,
                  floor: float = 0.1, time_limit: float | None = None,
                  seed: int | None = None, game: Any = None, bidding: str = "simulate",
-                 threads: int = 1) -> None:
+                 threads: int = 1, leaf: str = "solver") -> None:
         if bidding not in ("simulate", "table", "network"):
             raise ValueError(f"bidding must be 'simulate', 'table' or 'network', got "
                              f"{bidding!r}")
+        if leaf not in LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(map(repr, LEAVES))}, got "
+                             f"{leaf!r}")
+        self.leaf = leaf
         super().__init__(worlds=worlds, time_limit=time_limit, seed=seed, game=game,
                          bidding="table" if bidding == "network" else bidding)
         self.network_bidding = bidding == "network"
@@ -136,6 +154,38 @@ class NNPIMCRobot(PIMCRobot):
         scores, _ = self.net.scores_and_actions(obs, mask)
         return world_log_weights(scores, mask, action, world, len(worlds),
                                  self.temperature, self.floor)
+
+    def playout_values(self, worlds: np.ndarray, seat: int, cands: list[int],
+                       rules: Rules) -> np.ndarray:
+        """``values[k, i]``: the seat's groše when card ``cands[i]`` is played in world
+        ``k`` and the deal is then played out by the network at every seat."""
+        from ..arena import play_games
+        from ..core.engine import apply_action
+
+        rv = rules.vector()
+        n = len(cands)
+        states = np.repeat(np.asarray(worlds, dtype=np.int32), n, axis=0)
+        for j in range(len(states)):
+            apply_action(states[j], rv, cands[j % n])
+        done = states[:, S.PHASE] == S.PH_DONE
+        values = np.zeros(len(states))
+        for j in np.flatnonzero(done):  # the deal's last card
+            values[j] = float(S.get64(states[j], S.PAY + 2 * seat))
+        rest = np.flatnonzero(~done)
+        if rest.size:
+            outs = play_games([self.net], states[rest], np.zeros((rest.size, 3), np.int64),
+                              rules)
+            values[rest] = [o["payments"][seat] for o in outs]
+        return values.reshape(len(worlds), n)
+
+    def candidate_values(self, view: SeatView, cands: list[int], worlds: np.ndarray,
+                         weights: np.ndarray | None = None,
+                         t0: float | None = None) -> tuple[np.ndarray, int]:
+        if self.leaf != "network" or view.phase != S.PH_PLAY:
+            return super().candidate_values(view, cands, worlds, weights, t0)
+        v = self.playout_values(worlds, view.seat, cands, view.rules)
+        wt = np.ones(len(worlds)) if weights is None else np.asarray(weights, float)
+        return (wt[:, None] * v).sum(axis=0) / wt.sum(), len(worlds)
 
     def search(self, view: SeatView, cands: list[int], fallback: int,
                worlds: np.ndarray | None = None, weights: np.ndarray | None = None,
