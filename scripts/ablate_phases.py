@@ -9,6 +9,14 @@ model's game (volený or licitovaný) picks the table robot and the parts.
 
     .venv/bin/python scripts/ablate_phases.py models/robot.onnx --deals 1000
     .venv/bin/python scripts/ablate_phases.py models/robot_licitovany.onnx --deals 1000
+
+A robot spec of :func:`mariash_env.robots.make_robot` works too (volený), a searching one
+(``wants_view``) included, whose games are then played one decision at a time;
+``--parts`` keeps the rows whose names contain one of the given words:
+
+    .venv/bin/python scripts/ablate_phases.py \
+        "nnpimc(model='models/robot_distilled_dagger3.onnx', bidding='network', \
+        from_trick=4, inference=False)" --deals 1000 --parts "card play"
 """
 
 from __future__ import annotations
@@ -23,9 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mariash_env.arena import duplicate_match  # noqa: E402
 from mariash_env.core.state import CONTRACT_NAMES  # noqa: E402
-from mariash_env.kinds import LICITOVANY, GameKind  # noqa: E402
-from mariash_env.robots import make_robot  # noqa: E402
+from mariash_env.kinds import LICITOVANY, VOLENY, GameKind  # noqa: E402
+from mariash_env.robots import Robot, make_robot  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
+from mariash_env.rules import make_rules  # noqa: E402
 from training.evaluate import as_robot, bootstrap_ci  # noqa: E402
 
 # part of the game -> (phases, whose decisions: None = any seat, True = actor, False = defence)
@@ -60,24 +69,37 @@ SPLITS = {
 CONTRACTS = CONTRACT_NAMES[1:]  # the observation's contract slots, in order (not "none")
 
 
-def swapped(robot, table, game: GameKind, phases: tuple[str, ...], as_actor: bool | None,
-            contracts: tuple[str, ...] | None = None):
-    """The robot's batch policy with the table robot deciding in ``phases`` (for that
-    side; in ``contracts`` only, when given)."""
+def selector(game: GameKind, phases: tuple[str, ...], as_actor: bool | None,
+             contracts: tuple[str, ...] | None = None):
+    """``obs[B, n] -> bool[B]``: the decisions in ``phases`` (for that side; in
+    ``contracts`` only, when given)."""
     a0 = next(off for name, off, _, _ in game.obs_layout if name == "actor")
     codes = [game.phase_names.index(p) for p in phases]
     if contracts is not None:
         c0 = next(off for name, off, _, _ in game.obs_layout if name == "contract")
         slots = [c0 + CONTRACTS.index(c) for c in contracts]
 
-    def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        a = robot.act_batch(obs, mask)
+    def select(obs: np.ndarray) -> np.ndarray:
         sel = np.isin(game.phase_of(obs), codes)
         if as_actor is not None:
             me_actor = obs[:, a0] > 0  # relative seat 0 is the seat itself
             sel &= me_actor if as_actor else ~me_actor
         if contracts is not None:
             sel &= obs[:, slots].max(1) > 0
+        return sel
+
+    return select
+
+
+def swapped(robot, table, game: GameKind, phases: tuple[str, ...], as_actor: bool | None,
+            contracts: tuple[str, ...] | None = None):
+    """The robot's batch policy with the table robot deciding in ``phases`` (for that
+    side; in ``contracts`` only, when given)."""
+    select = selector(game, phases, as_actor, contracts)
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        a = robot.act_batch(obs, mask)
+        sel = select(obs)
         if sel.any():
             a[sel] = table.act_batch(obs[sel], mask[sel])
         return a
@@ -85,29 +107,66 @@ def swapped(robot, table, game: GameKind, phases: tuple[str, ...], as_actor: boo
     return act
 
 
+class SwappedView(Robot):
+    """A searching robot (``wants_view``) with the table robot deciding where ``select``
+    says (:func:`selector`), one decision at a time."""
+
+    wants_view = True
+
+    def __init__(self, robot: Robot, table: Robot, select=None) -> None:
+        self.robot, self.table, self.select = robot, table, select
+
+    def begin_deal(self, seed: int) -> None:
+        self.robot.begin_deal(seed)
+        self.table.begin_deal(seed)
+
+    def act_view(self, view) -> int:
+        obs, mask = view.observation()[None], view.action_mask()[None]
+        if self.select is not None and self.select(obs)[0]:
+            return int(self.table.act_batch(obs, mask)[0])
+        return self.robot.act_view(view)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("model", help="an exported robot (.onnx)")
+    ap.add_argument("model", help="an exported robot (.onnx), or a robot spec of "
+                                  "make_robot (volený)")
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=777)
+    ap.add_argument("--parts", nargs="*", default=None, metavar="WORD",
+                    help="keep only the swaps whose names contain one of these words")
+    ap.add_argument("--jobs", type=int, default=1, help="processes")
     args = ap.parse_args(argv)
-    robot = OnnxRobot(args.model)
-    game = robot.game  # the model's own game, as its metadata says
-    table = make_robot("table", rules=robot.rules)
+    if args.model.endswith(".onnx"):
+        robot = OnnxRobot(args.model)
+        game, rules = robot.game, dict(robot.rules)  # the model's own game and rules
+    else:
+        robot = make_robot(args.model)
+        game, rules = VOLENY, make_rules().to_dict()
+    table = make_robot("table", rules=rules)
     who = type(table).__name__
-    rows = [("the robot's own decisions", robot.act_batch)]
-    rows += [(f"{who}'s {part}", swapped(robot, table, game, *spec))
-             for part, spec in {**PARTS[game.name], **SPLITS[game.name]}.items()]
+    spec = {**PARTS[game.name], **SPLITS[game.name]}
+    if args.parts:
+        spec = {k: v for k, v in spec.items() if any(w in k for w in args.parts)}
+    if robot.wants_view:
+        rows = [("the robot's own decisions", lambda: SwappedView(robot, table))]
+        rows += [(f"{who}'s {part}",
+                  lambda sp=sp: SwappedView(robot, table, selector(game, *sp)))
+                 for part, sp in spec.items()]
+    else:
+        rows = [("the robot's own decisions", lambda: as_robot(robot.act_batch))]
+        rows += [(f"{who}'s {part}",
+                  lambda sp=sp: as_robot(swapped(robot, table, game, *sp)))
+                 for part, sp in spec.items()]
     unit = "desetníky" if game is LICITOVANY else "groše"
     print(f"{args.model} vs {who}, {args.deals} duplicate deals (seed {args.seed}), "
           f"{unit} per deal and 95% CI; the swap's change on the same deals (paired)")
-    rules = dict(robot.rules)
     rules.pop("deals", None)
     own = None
-    for name, fn in rows:
-        res = duplicate_match({"agent": lambda fn=fn: as_robot(fn), "robot": lambda: table},
+    for name, make in rows:
+        res = duplicate_match({"agent": make, "robot": lambda: table},
                               deals=args.deals, seed=args.seed, rules=rules, progress=False,
-                              batch=250)
+                              batch=250, jobs=args.jobs)
         x = res.per_deal[:, 0]
         lo, hi = bootstrap_ci(x)
         line = f"  {name:50s} {x.mean():+7.3f}  [{lo:+.3f}, {hi:+.3f}]"

@@ -271,6 +271,36 @@ def test_network_leaves_are_playouts_of_the_network_at_every_seat():
     assert checked > 50 and robot.stats["searched"] > 0
 
 
+def test_from_trick_leaves_the_early_tricks_to_the_network_and_searches_the_rest():
+    """from_trick=k: the card play of tricks 0..k-1 (and with bidding='network' every
+    decision before it) is the network's greedy action; from trick k on the robot
+    searches -- uniform worlds with inference=False, never weighed."""
+    from mariash_env.robots import OnnxRobot
+
+    rules = make_rules()
+    robot = make_robot("nnpimc(worlds=3, bidding='network', from_trick=6, inference=False, "
+                       "seed=4)", model=str(MODEL))
+    net = OnnxRobot(MODEL, game="voleny")
+    rv = rules.vector()
+    late = 0
+    for seed in range(6):
+        st = _deal(seed, rules)
+        while st[S.PHASE] != S.PH_DONE:
+            view = SeatView(st.copy(), int(st[S.TO_MOVE]), rules)
+            assert view.trick == st[S.TRICK_NO]
+            searched = robot.stats["searched"]
+            a = robot.act_view(view)
+            if st[S.PHASE] != S.PH_PLAY or st[S.TRICK_NO] < 6:
+                assert a == net.act(view.observation_dict())
+                assert robot.stats["searched"] == searched
+            elif np.count_nonzero(view.action_mask()) > 1 \
+                    and not view.action_mask()[A.LAY_DOWN]:
+                assert robot.stats["searched"] == searched + 1
+                late += 1
+            apply_action(st, rv, a)
+    assert late > 0 and robot.stats["weighed"] == 0
+
+
 @pytest.mark.parametrize("spec, kw, what", [
     ("nnpimc(worlds=0)", {}, "worlds"),
     ("nnpimc(worlds=4, candidates=2)", {}, "candidates"),
@@ -283,6 +313,9 @@ def test_network_leaves_are_playouts_of_the_network_at_every_seat():
     ("nnpimc(depth=2)", {}, "depth"),
     ("nnpimc(bidding='oracle')", {}, "bidding"),
     ("nnpimc(leaf='rollout')", {}, "leaf"),
+    ("nnpimc(from_trick=10)", {}, "from_trick"),
+    ("nnpimc(from_trick=2.0)", {}, "from_trick"),
+    ("nnpimc(inference=1)", {}, "inference"),
     ("nnpimc", {"rules": "licitovany"}, "licitovany"),
     ("nnpimc", {"rules": {"players": 4}}, "4 players"),
 ])

@@ -70,6 +70,30 @@ def test_phase_ablation_swaps_exactly_the_named_parts():
     assert 0 in seen  # suit games' actor decisions were met and swapped by one half
 
 
+def test_phase_ablation_of_a_searching_robot_swaps_per_decision():
+    """scripts/ablate_phases.py on a robot spec that searches (wants_view): with every
+    phase swapped its score is the table robot's own (0 on every deal), with none it is
+    the robot's; and the command line runs a named part."""
+    from mariash_env.arena import duplicate_match
+    from mariash_env.kinds import VOLENY
+    from scripts.ablate_phases import SwappedView, main, selector
+
+    spec = (f"nnpimc(model={str(MODEL)!r}, bidding='network', from_trick=8, "
+            "inference=False, worlds=2, seed=1)")
+    robot, table = make_robot(spec), make_robot("table")
+    every = SwappedView(robot, table, selector(VOLENY, VOLENY.phase_names, None))
+    res = duplicate_match({"a": lambda: every, "t": lambda: table}, deals=3, seed=2,
+                          progress=False)
+    assert not res.per_deal.any()
+    none = SwappedView(robot, table, selector(VOLENY, (), None))
+    a = duplicate_match({"a": lambda: none, "t": lambda: table}, deals=3, seed=2,
+                        progress=False)
+    b = duplicate_match({"a": lambda: robot, "t": lambda: table}, deals=3, seed=2,
+                        progress=False)
+    assert (a.per_deal == b.per_deal).all() and a.per_deal.any()
+    assert main([spec, "--deals", "2", "--parts", "as defender"]) == 0
+
+
 LICIT_MODEL = MODEL.parent / "robot_licitovany.onnx"
 
 

@@ -129,6 +129,8 @@ _ARGS: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
         "threads": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
         "leaf": (lambda v: v in ("solver", "network") and isinstance(v, str),
                  "'solver' or 'network'"),
+        "from_trick": (lambda v: is_int(v) and 0 <= v <= 9, "a trick 0..9"),
+        "inference": (lambda v: isinstance(v, bool), "True or False"),
     },
     "os_random": {"seed": (lambda v: v is None or is_int(v), "an int or None")},
     "os_ismcts": {

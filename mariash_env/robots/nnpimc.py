@@ -36,6 +36,13 @@ value assumes every seat, the robot's own later self included, sees all the card
 (strategy fusion).  ``time_limit`` does not cut playouts short (all worlds are played
 together).
 
+``from_trick=k`` leaves the card play of the first ``k`` tricks to the network's greedy
+choice and searches from trick ``k`` (0-based) on, where the hands are small and the
+solver takes a millisecond: the network's play with PIMC's endgame, at about the
+network's cost per decision.  ``inference=False`` searches uniform worlds there (plain
+PIMC: the inference's network calls over every recorded card cost more than the solver
+late in the deal).
+
 The other phases (trump, contract, discards, answers, announcement, flek) are PIMC's
 (``bidding="simulate"``, default: simulated with table-robot playouts), the table robot's
 (``"table"``), or the network's greedy choice (``"network"``): a network distilled from
@@ -91,8 +98,10 @@ class NNPIMCRobot(PIMCRobot):
     ``bidding``: ``"simulate"`` or ``"table"`` as :class:`PIMCRobot`, or ``"network"``
     (the model's greedy action before the card play); ``leaf``: ``"solver"`` (the
     double-dummy value of each card, default) or ``"network"`` (the mean of network
-    playouts, module docstring); ``time_limit``, ``seed``, ``game``: as
-    :class:`PIMCRobot`.
+    playouts, module docstring); ``from_trick``: the first trick (0-9) whose card play
+    is searched, the earlier ones are the network's greedy choice (default 0: all);
+    ``inference``: weight the worlds (default) or search uniform ones; ``time_limit``,
+    ``seed``, ``game``: as :class:`PIMCRobot`.
     """
 
     name = "nnpimc"
@@ -101,14 +110,19 @@ class NNPIMCRobot(PIMCRobot):
                  candidates: int | None = None, temperature: float = 0.3,
                  floor: float = 0.1, time_limit: float | None = None,
                  seed: int | None = None, game: Any = None, bidding: str = "simulate",
-                 threads: int = 1, leaf: str = "solver") -> None:
+                 threads: int = 1, leaf: str = "solver", from_trick: int = 0,
+                 inference: bool = True) -> None:
         if bidding not in ("simulate", "table", "network"):
             raise ValueError(f"bidding must be 'simulate', 'table' or 'network', got "
                              f"{bidding!r}")
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(map(repr, LEAVES))}, got "
                              f"{leaf!r}")
+        if not 0 <= from_trick <= 9:
+            raise ValueError(f"from_trick must be a trick 0..9, got {from_trick}")
         self.leaf = leaf
+        self.from_trick = int(from_trick)
+        self.inference = bool(inference)
         super().__init__(worlds=worlds, time_limit=time_limit, seed=seed, game=game,
                          bidding="table" if bidding == "network" else bidding)
         self.network_bidding = bidding == "network"
@@ -139,7 +153,8 @@ class NNPIMCRobot(PIMCRobot):
 
     def act_view(self, view: SeatView) -> int:
         self._check_rules(view.rules)
-        if self.network_bidding and view.phase != S.PH_PLAY:
+        if (self.network_bidding and view.phase != S.PH_PLAY) or (
+                view.phase == S.PH_PLAY and view.trick < self.from_trick):
             self.stats["decisions"] += 1
             return self.net.act(view.observation_dict())
         return super().act_view(view)
@@ -191,7 +206,7 @@ class NNPIMCRobot(PIMCRobot):
                worlds: np.ndarray | None = None, weights: np.ndarray | None = None,
                t0: float | None = None) -> int:
         if view.phase != S.PH_PLAY or worlds is not None or not self.use_solver \
-                or not solver_available():
+                or not solver_available() or not self.inference:
             return super().search(view, cands, fallback, worlds, weights, t0)
         t0 = time.perf_counter()
         pool = view.sample_worlds(self.candidates, self.rng)

@@ -65,6 +65,11 @@ class SeatView:
     def phase(self) -> int:
         return int(self._st[S.PHASE])
 
+    @property
+    def trick(self) -> int:
+        """The trick being played, 0..9 (public, like the phase)."""
+        return int(self._st[S.TRICK_NO])
+
     def action_mask(self) -> np.ndarray:
         m = np.zeros(self.kind.n_actions, dtype=np.int8)
         if self.to_move:
