@@ -788,7 +788,7 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     )
 
 
-PIMC_ROBOTS = ("pimc", "nnpimc")  # the robots --worlds / --time-limit reach
+PIMC_ROBOTS = ("pimc", "nnpimc", "strong")  # the robots --worlds / --time-limit reach
 
 
 def _factory(spec: str, pimc_kw: dict[str, Any],

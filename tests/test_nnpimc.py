@@ -417,3 +417,28 @@ def test_inference_script_measures_and_refuses_bad_input():
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 2 and r.stderr.startswith("error:") and what in r.stderr
         assert "Traceback" not in r.stderr
+
+
+def test_strong_is_nnpimc_with_its_preset_and_takes_overrides():
+    """make_robot('strong'): nnpimc with robots.STRONG (the shipped model of the repository,
+    the network's bidding and early tricks, uniform PIMC from trick 4); any setting can be
+    overridden, bad ones and other games are refused by name; the arena's --worlds reach
+    it; it plays legal full deals."""
+    from mariash_env.robots import STRONG
+
+    r = make_robot("strong")
+    assert isinstance(r, NNPIMCRobot)
+    assert (r.from_trick, r.inference, r.network_bidding, r.worlds) == (
+        STRONG["from_trick"], False, True, STRONG["worlds"])
+    assert Path(r.net.path).resolve() == (ROOT / STRONG["model"]).resolve()
+    o = make_robot(f"strong(from_trick=2, worlds=3, model={str(MODEL)!r})")
+    assert (o.from_trick, o.worlds) == (2, 3) and Path(o.net.path) == MODEL
+    with pytest.raises(ValueError, match="from_trick"):
+        make_robot("strong(from_trick=-1)")
+    with pytest.raises(ValueError, match="robot 'strong' cannot play licitovany"):
+        make_robot("strong", rules="licitovany")
+    assert _factory("strong", {"worlds": 2})().worlds == 2
+    rules = make_rules()
+    for seed, seating in ((3, (0, 1, 1)), (4, (1, 0, 0))):
+        out = play_deal([o, TableRobot()], seating, seed, seed % 3, rules)
+        assert sum(out["payments"]) == 0

@@ -14,6 +14,10 @@ neural policies (ONNX, no torch needed).
   worlds are weighted by how likely an exported network finds the other seats' recorded
   cards (``"nnpimc(model=models/robot.onnx, worlds=8)"``; volený, three players; imported
   lazily);
+* ``"strong"`` -- the strong cheap robot of issue #16: ``nnpimc`` with the settings of
+  :data:`STRONG` -- the distilled network's bidding and first four tricks, PIMC's
+  endgame (uniform worlds, solved exactly) from the fifth trick on; any of them can be
+  overridden (``"strong(from_trick=3)"``);
 * ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily);
 * ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
   (:class:`mariash_env.openspiel.OpenSpielRobot`; needs ``open_spiel``, imported lazily).
@@ -48,9 +52,14 @@ __all__ = [
     "check_robot_args", "game_name",
 ]
 
-ROBOT_NAMES = ("random", "table", "pimc", "nnpimc", "onnx:PATH", "os_random", "os_ismcts",
-               "lizany_table")
+ROBOT_NAMES = ("random", "table", "pimc", "nnpimc", "strong", "onnx:PATH", "os_random",
+               "os_ismcts", "lizany_table")
 LIZANY = "lizany"  # the two-player game (mariash_env.lizany): its own engine, not a Rules
+STRONG: dict[str, Any] = {
+    "model": "models/robot_distilled_dagger2.onnx",  # relative to the repository
+    "bidding": "network", "from_trick": 4, "inference": False, "worlds": 8,
+}
+"""The settings of robot ``"strong"`` (nnpimc): measured in docs/nnpimc.md."""
 
 
 def __getattr__(name: str) -> Any:
@@ -146,6 +155,9 @@ _ARGS: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
 }
 
 
+_ARGS["strong"] = _ARGS["nnpimc"]
+
+
 def check_robot_args(base: str, kw: dict[str, Any]) -> None:
     """Raise ValueError naming a robot argument that is unknown or has a bad value."""
     key = "onnx" if base.startswith("onnx:") else base
@@ -178,7 +190,7 @@ def game_name(rules: Any) -> str:
     return name
 
 
-def _make_nnpimc(rules: Any, game: str, kw: dict[str, Any]) -> Robot:
+def _make_nnpimc(rules: Any, game: str, kw: dict[str, Any], name: str = "nnpimc") -> Robot:
     """NNPIMCRobot, refused by name for a game it does not play (volený, three players)."""
     from ..rules import Rules
     from .nnpimc import NNPIMCRobot
@@ -186,12 +198,12 @@ def _make_nnpimc(rules: Any, game: str, kw: dict[str, Any]) -> Robot:
     players = (rules.players if isinstance(rules, Rules)
                else rules.get("players", 3) if isinstance(rules, dict) else 3)
     if game != "voleny" or players != 3:
-        raise ValueError(f"robot 'nnpimc' cannot play {game} mariáš with {players} players: "
+        raise ValueError(f"robot {name!r} cannot play {game} mariáš with {players} players: "
                          "it plays volený mariáš with three players")
     kw = dict(kw)
     worlds = kw.get("worlds", 8)
     if kw.get("candidates") is not None and kw["candidates"] < worlds:
-        raise ValueError(f"invalid candidates={kw['candidates']!r} for robot 'nnpimc': "
+        raise ValueError(f"invalid candidates={kw['candidates']!r} for robot {name!r}: "
                          f"expected an int >= worlds ({worlds})")
     return NNPIMCRobot(**kw)
 
@@ -236,6 +248,12 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
         return PIMCRobot(**kw)
     if base == "nnpimc":
         return _make_nnpimc(rules, game, kw)
+    if base == "strong":
+        from pathlib import Path
+
+        root = Path(__file__).resolve().parents[2]
+        model = kw.pop("model", None) or str(root / STRONG["model"])
+        return _make_nnpimc(rules, game, {**STRONG, "model": model, **kw}, "strong")
     if base in ("os_random", "os_ismcts"):
         from ..openspiel import OpenSpielRobot
 
