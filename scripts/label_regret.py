@@ -95,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
                          "regret of search itself against the labels (0 = off; slow, "
                          "about 10 ms a state)")
     ap.add_argument("--plot", metavar="PNG", help="also draw the regrets as bars")
+    ap.add_argument("--by-trick", action="store_true",
+                    help="also group the states by role and trick (0-9): where in the deal "
+                         "a robot gives its groše up")
     args = ap.parse_args(argv)
 
     rows = load_rows(args.labels, args.states, args.skip)
@@ -110,6 +113,13 @@ def main(argv: list[str] | None = None) -> int:
             g = (contract == c) & sel
             if g.sum() >= 50:
                 groups.append((f"{c} {role}", g))
+
+    if args.by_trick:
+        trick = rows["state"][:, S.TRICK_NO]
+        for role, sel in (("actor", actor), ("defender", ~actor)):
+            for t in range(10):
+                if (sel & (trick == t)).any():
+                    groups.append((f"{role}, trick {t}", sel & (trick == t)))
 
     rng = np.random.default_rng(args.seed)
     names = list(args.models) + ["table", "random"]

@@ -473,6 +473,12 @@ def test_label_regret_measures_against_the_labels_best_card(labels, capsys, tmp_
     assert png.stat().st_size > 1000
     out = capsys.readouterr().out
     assert "10 labelled card-play states" in out and "pimc2" in out and "table" in out
+    # --by-trick adds a row per role and trick met, each counting its states
+    assert lr.main([str(labels), str(ROBOT), "--states", "40", "--by-trick"]) == 0
+    out = capsys.readouterr().out
+    rows = [ln.split() for ln in out.splitlines() if ", trick " in ln]
+    n = int(out.split(" labelled card-play states")[0].split()[-1])
+    assert rows and sum(int(r[3]) for r in rows) == n > 0
 
 
 def test_augmented_label_rows_are_relabelled_states(labels, tmp_path):
