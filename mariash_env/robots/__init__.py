@@ -15,9 +15,9 @@ neural policies (ONNX, no torch needed).
   cards (``"nnpimc(model=models/robot.onnx, worlds=8)"``; volený, three players; imported
   lazily);
 * ``"strong"`` -- the strong cheap robot of issue #16: ``nnpimc`` with the settings of
-  :data:`STRONG` -- the distilled network's bidding and first four tricks, PIMC's
-  endgame (uniform worlds, solved exactly) from the fifth trick on; any of them can be
-  overridden (``"strong(from_trick=3)"``);
+  :data:`STRONG` -- the distilled network's bidding and first three tricks, PIMC's
+  endgame (uniform worlds, solved exactly) from the fourth trick on; any of them can be
+  overridden (``"strong(from_trick=4, worlds=8)"``);
 * ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily);
 * ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
   (:class:`mariash_env.openspiel.OpenSpielRobot`; needs ``open_spiel``, imported lazily).
@@ -57,7 +57,7 @@ ROBOT_NAMES = ("random", "table", "pimc", "nnpimc", "strong", "onnx:PATH", "os_r
 LIZANY = "lizany"  # the two-player game (mariash_env.lizany): its own engine, not a Rules
 STRONG: dict[str, Any] = {
     "model": "models/robot_distilled_dagger2.onnx",  # relative to the repository
-    "bidding": "network", "from_trick": 4, "inference": False, "worlds": 8,
+    "bidding": "network", "from_trick": 3, "inference": False, "worlds": 6,
 }
 """The settings of robot ``"strong"`` (nnpimc): measured in docs/nnpimc.md."""
 
