@@ -154,7 +154,23 @@ def plot(path: str, groups: list[tuple[str, np.ndarray]], regret: dict[str, np.n
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(max(7.0, 1.1 * len(groups) * len(names) / 3), 4.2))
+    by_trick = [(lab, g) for lab, g in groups if ", trick " in lab]
+    groups = [(lab, g) for lab, g in groups if ", trick " not in lab]
+    if by_trick:  # bars of the groups above, a line per robot over the tricks below
+        fig = plt.figure(figsize=(max(9.0, 1.1 * len(groups) * len(names) / 3), 8.0))
+        ax = fig.add_subplot(2, 1, 1)
+        for k, role in enumerate(("actor", "defender")):
+            sub = fig.add_subplot(2, 2, 3 + k)
+            rows = [(int(lab.rsplit(" ", 1)[1]), g) for lab, g in by_trick
+                    if lab.startswith(role + ",")]
+            for m in names:
+                sub.plot([t for t, _ in rows], [regret[m][g].mean() for _, g in rows],
+                         marker="o", label=Path(m).stem)
+            sub.set_xlabel(f"trick (0-9), {role}")
+            sub.set_ylabel("regret, groše")
+            sub.grid(alpha=0.3)
+    else:
+        fig, ax = plt.subplots(figsize=(max(7.0, 1.1 * len(groups) * len(names) / 3), 4.2))
     width = 0.8 / len(names)
     x = np.arange(len(groups))
     for k, m in enumerate(names):

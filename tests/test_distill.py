@@ -474,7 +474,9 @@ def test_label_regret_measures_against_the_labels_best_card(labels, capsys, tmp_
     out = capsys.readouterr().out
     assert "10 labelled card-play states" in out and "pimc2" in out and "table" in out
     # --by-trick adds a row per role and trick met, each counting its states
-    assert lr.main([str(labels), str(ROBOT), "--states", "40", "--by-trick"]) == 0
+    assert lr.main([str(labels), str(ROBOT), "--states", "40", "--by-trick", "--plot",
+                    str(tmp_path / "by_trick.png")]) == 0
+    assert (tmp_path / "by_trick.png").stat().st_size > 1000
     out = capsys.readouterr().out
     rows = [ln.split() for ln in out.splitlines() if ", trick " in ln]
     n = int(out.split(" labelled card-play states")[0].split()[-1])
