@@ -408,7 +408,7 @@ class MatchResult:
         """:meth:`breakdown` as text, a block per pair."""
         lines: list[str] = []
         pair = None
-        wide = max(len(n) for n in self.names) + 2
+        wide = max(len("actor"), *(len(n) for n in self.names)) + 2
         for row in self.breakdown():
             if (row["robot_a"], row["robot_b"]) != pair:
                 pair = (row["robot_a"], row["robot_b"])
