@@ -76,10 +76,7 @@ import numpy as np
 from .atomic import atomic_open
 from .cli import ArgumentParser, fail
 from .core import state as S
-from .core.engine import apply_action
-from .core.four import payment4, player_of
-from .core.observe import OBS_SIZE
-from .game import Game
+from .playout import deal_states, play_games
 from .robots.base import Robot, as_robot
 from .rules import Rules, is_int, make_rules
 
@@ -153,91 +150,6 @@ def robot_seed(seed: int, robot: int, seating: tuple[int, ...]) -> int:
 def batch_seed(seed: int, robot: int) -> int:
     """The seed robot ``robot`` gets before a batch whose first deal has seed ``seed``."""
     return deal_seed(seed, 7919 * robot + 1_000_003)
-
-
-def deal_states(seeds: np.ndarray, dealers: np.ndarray, rules: Rules) -> np.ndarray:
-    """The dealt states ``int32[n, STATE_SIZE]`` of single deals: a deck shuffled from
-    ``seeds[i]``, dealt by ``dealers[i]`` (``Game.new_partie``)."""
-    g = Game(rules)
-    out = np.empty((len(seeds), S.STATE_SIZE), np.int32)
-    for i, (sd, d) in enumerate(zip(seeds, dealers)):
-        g.new_partie(seed=int(sd), dealer=int(d))
-        out[i] = g.st
-    return out
-
-
-def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
-               rules: Rules, one_by_one: bool = False) -> list[dict[str, Any]]:
-    """Play every game (row of ``states``, a dealt single deal) to its end, robot
-    ``robots[seats[g, s]]`` in seat ``s`` of game ``g``, all games in one batched engine.
-
-    Robots are driven through the robot protocol (:mod:`mariash_env.robots.base`): those
-    with ``wants_view`` get :meth:`~mariash_env.robots.Robot.act_view` with the seat's
-    :class:`~mariash_env.robots.SeatView` per decision, all others one
-    :meth:`~mariash_env.robots.Robot.act_batch` per engine step for all the games where
-    they are to move; with ``one_by_one`` every robot gets ``act_view`` per decision.
-    Returns each game's outcome (payments per seat, actor, contract,
-    how it ended, decisions and thinking seconds per seat).  At four (RULES.md §11.3)
-    seats are the four players and robots see the three-player view of the deal (the
-    observation's first block, a :class:`SeatView` of the player's seat in the deal).
-    """
-    from .robots.view import SeatView
-    from .vector import VectorEnv
-
-    n = len(states)
-    env = VectorEnv(n, seed=0, **{**rules.to_dict(), "deals": 1})
-    env.restore_states(np.ascontiguousarray(states, dtype=np.int32))
-    rv = env.rules_vector
-    step = env.current()
-    out: list[dict[str, Any] | None] = [None] * n
-    nseat = rules.players
-    deal_obs = OBS_SIZE if nseat == 4 else env.obs_size  # the deal block at four
-    decisions = np.zeros((n, nseat), np.int64)
-    think = np.zeros((n, nseat))
-    active = np.ones(n, bool)
-    actions = np.zeros(n, np.int64)
-    rows_all = np.arange(n)
-    while active.any():
-        player = step.player.copy()
-        who = seats[rows_all, player]
-        before = env.copy_states()
-        actions[:] = np.argmax(step.mask, axis=1)  # finished games: any legal action
-        for r, robot in enumerate(robots):
-            rows = np.flatnonzero(active & (who == r))
-            if rows.size == 0:
-                continue
-            t0 = time.perf_counter()
-            if robot.wants_view or one_by_one:
-                for i in rows:
-                    seat = int(before[i, S.TO_MOVE])  # the seat in the deal (core seat)
-                    actions[i] = robot.act_view(SeatView(before[i], seat, rules))
-            else:
-                actions[rows] = robot.act_batch(step.obs[rows, :deal_obs], step.mask[rows])
-            think[rows, player[rows]] += (time.perf_counter() - t0) / rows.size
-            decisions[rows, player[rows]] += 1
-        step = env.step(actions)
-        for i in np.flatnonzero(active & step.deal_done):
-            # the engine has moved on to the next partie: the finished deal's facts come
-            # from applying the last action again to the state before it (the same core)
-            st = before[i]
-            apply_action(st, rv, int(actions[i]))
-            actor = int(st[S.ACTOR])
-            if nseat == 4:
-                pay = [int(payment4(st, p)) for p in range(4)]
-                actor = int(player_of(st, actor)) if actor >= 0 else actor
-            else:
-                pay = [int(x) for x in S.read64(st, S.PAY, 3)]
-            out[i] = {
-                "payments": pay,
-                "actor": actor,
-                "contract": int(st[S.CONTRACT]),
-                "game": int(st[S.LIC_GAME]),
-                "end": int(st[S.END]),
-                "decisions": [int(x) for x in decisions[i]],
-                "think": [float(x) for x in think[i]],
-            }
-            active[i] = False
-    return out  # type: ignore[return-value]
 
 
 def play_deal(robots: list[Any], seating: tuple[int, ...], seed: int, dealer: int,

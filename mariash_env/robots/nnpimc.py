@@ -29,7 +29,7 @@ Card play, at each decision with a choice:
 ``leaf="network"`` values the card play by *playouts* instead of the double-dummy
 solver: in each world every legal card is played and the deal then played out to its end
 by the network at every seat, each seat from its own observation (one batched
-:func:`mariash_env.arena.play_games` for all worlds and cards); the seat's mean groše is the
+:func:`mariash_env.playout.play_games` for all worlds and cards); the seat's mean groše is the
 card's value.  That is the value of the card followed by the network's imperfect-
 information play -- one step of policy improvement over the network -- where the solver's
 value assumes every seat, the robot's own later self included, sees all the cards
@@ -174,8 +174,8 @@ class NNPIMCRobot(PIMCRobot):
                        rules: Rules) -> np.ndarray:
         """``values[k, i]``: the seat's groše when card ``cands[i]`` is played in world
         ``k`` and the deal is then played out by the network at every seat."""
-        from ..arena import play_games
         from ..core.engine import apply_action
+        from ..playout import play_games
 
         rv = rules.vector()
         n = len(cands)
