@@ -14,9 +14,7 @@ A robot spec of :func:`mariash_env.robots.make_robot` works too (volený), a sea
 (``wants_view``) included, whose games are then played one decision at a time;
 ``--parts`` keeps the rows whose names contain one of the given words:
 
-    .venv/bin/python scripts/ablate_phases.py \
-        "nnpimc(model='models/robot_distilled_dagger3.onnx', bidding='network', \
-        from_trick=4, inference=False)" --deals 1000 --parts "card play"
+    .venv/bin/python scripts/ablate_phases.py strong --deals 1000 --parts "card play"
 """
 
 from __future__ import annotations
@@ -141,13 +139,20 @@ def main(argv: list[str] | None = None) -> int:
         robot = OnnxRobot(args.model)
         game, rules = robot.game, dict(robot.rules)  # the model's own game and rules
     else:
-        robot = make_robot(args.model)
+        try:
+            robot = make_robot(args.model)
+        except ValueError as e:
+            raise SystemExit(f"error: {e}") from None
         game, rules = VOLENY, make_rules().to_dict()
     table = make_robot("table", rules=rules)
     who = type(table).__name__
     spec = {**PARTS[game.name], **SPLITS[game.name]}
     if args.parts:
-        spec = {k: v for k, v in spec.items() if any(w in k for w in args.parts)}
+        kept = {k: v for k, v in spec.items() if any(w in k for w in args.parts)}
+        if not kept:
+            raise SystemExit(f"error: --parts {' '.join(args.parts)} names no swap; the "
+                             f"swaps are: {'; '.join(spec)}")
+        spec = kept
     if robot.wants_view:
         rows = [("the robot's own decisions", lambda: SwappedView(robot, table))]
         rows += [(f"{who}'s {part}",

@@ -92,6 +92,10 @@ def test_phase_ablation_of_a_searching_robot_swaps_per_decision():
                         progress=False)
     assert (a.per_deal == b.per_deal).all() and a.per_deal.any()
     assert main([spec, "--deals", "2", "--parts", "as defender"]) == 0
+    with pytest.raises(SystemExit, match="names no swap"):
+        main([spec, "--parts", "dessert"])
+    with pytest.raises(SystemExit, match="unknown robot"):
+        main(["oracle", "--deals", "2"])
 
 
 LICIT_MODEL = MODEL.parent / "robot_licitovany.onnx"
