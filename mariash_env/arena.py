@@ -269,37 +269,37 @@ class MatchResult:
         no actor).  Returns the categories and ``c[i, r, j]``, robot ``r``'s groše on deal
         ``i`` from the games of category ``j``, divided by the seats ``r`` filled on the
         deal, so that ``c.sum(axis=2) == per_deal`` (an exact split of the scores)."""
+        cats, c, _ = self._split()
+        return cats, c
+
+    def _split(self) -> tuple[list[tuple[str, str]], np.ndarray, np.ndarray]:
+        """:meth:`contributions` and the number of games in each category, in one pass."""
         if self.rules == "lizany":
             raise ValueError("lízaný has no actor and no contracts: no contract breakdown")
+        nk = len(CONTRACT_KEYS)
         cats = [(n, key) for n in self.names for key in CONTRACT_KEYS] + [("-", "none")]
         c = np.zeros((self.deals, len(self.names), len(cats)))
         cnt = np.zeros((self.deals, len(self.names)))
+        games = np.zeros(len(cats))
         for i, deal in enumerate(self.outcomes):
             for seating, o in zip(self.seatings, deal):
-                j = self._category(seating, o)
+                a = o["actor"]
+                j = seating[a] * nk + contract_key(o) if a >= 0 else len(cats) - 1
+                games[j] += 1
                 for s, r in enumerate(seating):
                     c[i, r, j] += o["payments"][s]
                     cnt[i, r] += 1
-        return cats, c / np.maximum(cnt, 1)[:, :, None]
-
-    def _category(self, seating: tuple[int, ...], outcome: Mapping[str, Any]) -> int:
-        """The index of a game's category in :meth:`contributions` (last: no actor)."""
-        a = outcome["actor"]
-        if a < 0:
-            return len(self.names) * len(CONTRACT_KEYS)
-        return seating[a] * len(CONTRACT_KEYS) + contract_key(outcome)
+        return cats, c / np.maximum(cnt, 1)[:, :, None], games
 
     def breakdown(self) -> list[dict[str, Any]]:
         """Each pair's difference (``a - b`` per deal, as :meth:`pairwise`) split over the
         categories of :meth:`contributions` (games by the actor's robot and contract), with
         a paired bootstrap CI per category; the rows of a pair add up to its difference.
         ``share``: the category's share of all games.  Categories no game fell in are left
-        out."""
-        cats, c = self.contributions()
-        games = np.zeros(len(cats))
-        for deal in self.outcomes:
-            for seating, o in zip(self.seatings, deal):
-                games[self._category(seating, o)] += 1
+        out.  Computed once (the bootstraps), then kept."""
+        if "breakdown" in self._ci:
+            return self._ci["breakdown"]
+        cats, c, games = self._split()
         share = games / max(games.sum(), 1)
         rows = []
         for a, b in itertools.combinations(range(len(self.names)), 2):
@@ -314,6 +314,7 @@ class MatchResult:
                     "a": float(c[:, a, j].mean()), "b": float(c[:, b, j].mean()),
                     "diff": float(d.mean()), "ci_low": float(lo), "ci_high": float(hi),
                 })
+        self._ci["breakdown"] = rows
         return rows
 
     def breakdown_table(self) -> str:

@@ -63,7 +63,7 @@ import numpy as np
 
 from ..core import state as S
 from ..rules import Rules
-from .pimc import PIMCRobot, solver_available
+from .pimc import PIMCRobot, _payoff, solver_available
 from .view import SeatView
 
 __all__ = ["NNPIMCRobot", "world_log_weights", "DEFAULT_MODEL"]
@@ -185,7 +185,7 @@ class NNPIMCRobot(PIMCRobot):
         done = states[:, S.PHASE] == S.PH_DONE
         values = np.zeros(len(states))
         for j in np.flatnonzero(done):  # the deal's last card
-            values[j] = float(S.get64(states[j], S.PAY + 2 * seat))
+            values[j] = _payoff(states[j], seat)
         rest = np.flatnonzero(~done)
         if rest.size:
             outs = play_games([self.net], states[rest], np.zeros((rest.size, 3), np.int64),
