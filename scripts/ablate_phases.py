@@ -56,11 +56,13 @@ PARTS = {
 }
 
 
-# the actor's card play split by contract (volený): which of its games a swap helps in
+# the card play of each side split by contract (volený): which of its games a swap helps in
 SPLITS = {
     "voleny": {
         "card play as actor, suit games": (("play",), True, ("suit",)),
         "card play as actor, betl and durch": (("play",), True, ("betl", "durch")),
+        "card play as defender, suit games": (("play",), False, ("suit",)),
+        "card play as defender, betl and durch": (("play",), False, ("betl", "durch")),
     },
     "licitovany": {},
 }

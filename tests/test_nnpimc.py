@@ -274,31 +274,89 @@ def test_network_leaves_are_playouts_of_the_network_at_every_seat():
 def test_from_trick_leaves_the_early_tricks_to_the_network_and_searches_the_rest():
     """from_trick=k: the card play of tricks 0..k-1 (and with bidding='network' every
     decision before it) is the network's greedy action; from trick k on the robot
-    searches -- uniform worlds with inference=False, never weighed."""
+    searches -- uniform worlds with inference=False, never weighed.  nt_from_trick sets
+    that first searched trick for betl and durch apart."""
     from mariash_env.robots import OnnxRobot
 
     rules = make_rules()
-    robot = make_robot("nnpimc(worlds=3, bidding='network', from_trick=6, inference=False, "
-                       "seed=4)", model=str(MODEL))
+    robot = make_robot("nnpimc(worlds=3, bidding='network', from_trick=6, nt_from_trick=1, "
+                       "inference=False, seed=4)", model=str(MODEL))
+    assert (robot.from_trick, robot.nt_from_trick) == (6, 1)
+    assert make_robot("nnpimc(from_trick=5)", model=str(MODEL)).nt_from_trick == 5
     net = OnnxRobot(MODEL, game="voleny")
     rv = rules.vector()
-    late = 0
-    for seed in range(6):
+    late = {S.C_SUIT: 0, S.C_BETL: 0, S.C_DURCH: 0}
+    for seed in (*range(6), 33):  # the model bids betl in deal 33
         st = _deal(seed, rules)
         while st[S.PHASE] != S.PH_DONE:
             view = SeatView(st.copy(), int(st[S.TO_MOVE]), rules)
-            assert view.trick == st[S.TRICK_NO]
+            assert view.trick == st[S.TRICK_NO] and view.contract == st[S.CONTRACT]
+            first = 1 if st[S.CONTRACT] in (S.C_BETL, S.C_DURCH) else 6
             searched = robot.stats["searched"]
             a = robot.act_view(view)
-            if st[S.PHASE] != S.PH_PLAY or st[S.TRICK_NO] < 6:
+            if st[S.PHASE] != S.PH_PLAY or st[S.TRICK_NO] < first:
                 assert a == net.act(view.observation_dict())
                 assert robot.stats["searched"] == searched
             elif np.count_nonzero(view.action_mask()) > 1 \
                     and not view.action_mask()[A.LAY_DOWN]:
                 assert robot.stats["searched"] == searched + 1
-                late += 1
+                late[int(st[S.CONTRACT])] += 1
             apply_action(st, rv, a)
-    assert late > 0 and robot.stats["weighed"] == 0
+    assert late[S.C_SUIT] > 0 and late[S.C_BETL] + late[S.C_DURCH] > 0
+    assert robot.stats["weighed"] == 0
+
+
+def _walk_bidding(seeds, rules, choose) -> None:
+    """Every decision before the card play of the deals ``seeds``: ``choose(view)`` returns
+    the action played."""
+    rv = rules.vector()
+    for seed in seeds:
+        st = _deal(seed, rules)
+        while st[S.PHASE] not in (S.PH_PLAY, S.PH_DONE):
+            apply_action(st, rv, choose(SeatView(st.copy(), int(st[S.TO_MOVE]), rules)))
+
+
+def test_betl_and_durch_bias_move_only_the_network_s_betl_and_durch_choices():
+    """betl_bias (groše, network bidding): a huge bias names betl wherever it is legal, a
+    huge negative one never; every other decision stays the network's greedy one.  The
+    same for durch_bias, which outbids a betl bias (durch wherever legal)."""
+    from mariash_env.robots import OnnxRobot
+
+    rules = make_rules()
+    net = OnnxRobot(MODEL, game="voleny")
+    spec = "nnpimc(worlds=2, bidding='network', from_trick=9, inference=False, seed=1, "
+    yes = make_robot(spec + "betl_bias=1000)", model=str(MODEL))
+    no = make_robot(spec + "betl_bias=-1000)", model=str(MODEL))
+    assert yes.betl_bias == 1000.0 and make_robot(spec[:-2] + ")", model=str(MODEL)).betl_bias == 0
+    both = make_robot(spec + "betl_bias=1000, durch_bias=2000)", model=str(MODEL))
+    met = {"betl": 0, "durch": 0}
+
+    def check(view) -> int:
+        mask = view.action_mask()
+        own = net.act(view.observation_dict())
+        if mask[A.CONTRACT_BETL]:
+            met["betl"] += 1
+            assert yes.act_view(view) == A.CONTRACT_BETL
+            assert no.act_view(view) != A.CONTRACT_BETL
+            assert no.act_view(view) == own or own == A.CONTRACT_BETL
+        else:
+            assert yes.act_view(view) == own == no.act_view(view)
+        return own
+
+    def check_both(view) -> int:
+        mask, a = view.action_mask(), both.act_view(view)
+        if mask[A.CONTRACT_DURCH]:
+            met["durch"] += 1
+            assert a == A.CONTRACT_DURCH
+        elif mask[A.CONTRACT_BETL]:
+            assert a == A.CONTRACT_BETL
+        else:
+            assert a == net.act(view.observation_dict())
+        return a
+
+    _walk_bidding(range(8), rules, check)
+    _walk_bidding(range(8), rules, check_both)
+    assert met["betl"] >= 8 and met["durch"] >= 8
 
 
 @pytest.mark.parametrize("spec, kw, what", [
@@ -315,6 +373,10 @@ def test_from_trick_leaves_the_early_tricks_to_the_network_and_searches_the_rest
     ("nnpimc(leaf='rollout')", {}, "leaf"),
     ("nnpimc(from_trick=10)", {}, "from_trick"),
     ("nnpimc(from_trick=2.0)", {}, "from_trick"),
+    ("nnpimc(nt_from_trick=-1)", {}, "nt_from_trick"),
+    ("nnpimc(betl_bias=1e999)", {}, "betl_bias"),
+    ("nnpimc(betl_bias='2')", {}, "betl_bias"),
+    ("nnpimc(durch_bias=1e999)", {}, "durch_bias"),
     ("nnpimc(inference=1)", {}, "inference"),
     ("nnpimc", {"rules": "licitovany"}, "licitovany"),
     ("nnpimc", {"rules": {"players": 4}}, "4 players"),
@@ -421,18 +483,19 @@ def test_inference_script_measures_and_refuses_bad_input():
 
 def test_strong_is_nnpimc_with_its_preset_and_takes_overrides():
     """make_robot('strong'): nnpimc with robots.STRONG (the shipped model of the repository,
-    the network's bidding and early tricks, uniform PIMC from trick 4); any setting can be
-    overridden, bad ones and other games are refused by name; the arena's --worlds reach
-    it; it plays legal full deals."""
+    the network's bidding and early suit-game tricks, uniform PIMC from trick 4 and in all
+    of betl and durch); any setting can be overridden, bad ones and other games are
+    refused by name; the arena's --worlds reach it; it plays legal full deals."""
     from mariash_env.robots import STRONG
 
     r = make_robot("strong")
     assert isinstance(r, NNPIMCRobot)
-    assert (r.from_trick, r.inference, r.network_bidding, r.worlds) == (
-        STRONG["from_trick"], False, True, STRONG["worlds"])
+    assert (r.from_trick, r.nt_from_trick, r.inference, r.network_bidding, r.worlds) == (
+        STRONG["from_trick"], STRONG["nt_from_trick"], False, True, STRONG["worlds"])
     assert Path(r.net.path).resolve() == (ROOT / STRONG["model"]).resolve()
     o = make_robot(f"strong(from_trick=2, worlds=3, model={str(MODEL)!r})")
-    assert (o.from_trick, o.worlds) == (2, 3) and Path(o.net.path) == MODEL
+    assert (o.from_trick, o.nt_from_trick, o.worlds) == (2, 0, 3)
+    assert Path(o.net.path) == MODEL
     with pytest.raises(ValueError, match="from_trick"):
         make_robot("strong(from_trick=-1)")
     with pytest.raises(ValueError, match="robot 'strong' cannot play licitovany"):

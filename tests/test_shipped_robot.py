@@ -45,29 +45,32 @@ def test_phase_ablation_swaps_exactly_the_named_parts():
         duplicate_eval(robot, table, deals=30, seed=4, num_envs=90).mean
     assert {p for phases, _ in PARTS["voleny"].values() for p in phases} == \
         set(VOLENY.phase_names) - {"done"}
-    # the actor's card play split by contract: the two halves swap disjoint decisions whose
-    # union is the whole (a decision of each kind is the robot's in one half only)
+    # each side's card play split by contract: the two halves of a side swap disjoint
+    # decisions whose union is the side's whole (a decision is the robot's in one half only)
     from scripts.ablate_phases import SPLITS
 
     c0 = next(off for name, off, _, _ in VOLENY.obs_layout if name == "contract")
-    env = VectorEnv(200, seed=8)
-    step = env.reset()
-    halves = [swapped(robot, table, VOLENY, *spec) for spec in SPLITS["voleny"].values()]
-    whole = swapped(robot, table, VOLENY, ("play",), True)
     mine, theirs = robot.act_batch, table.act_batch
-    seen = set()
-    for _ in range(60):
-        obs, mask = step.obs, step.mask
-        own, tab = mine(obs, mask), theirs(obs, mask)
-        both = [h(obs, mask) for h in halves]
-        full = whole(obs, mask)
-        for i in np.flatnonzero(own != tab):
-            took = [bool(b[i] == tab[i]) for b in both]
-            assert sum(took) == int(full[i] == tab[i])  # at most one half swaps it
-            if full[i] == tab[i]:
-                seen.add(int(obs[i, c0:c0 + 3].argmax()))
-        step = env.step(full)
-    assert 0 in seen  # suit games' actor decisions were met and swapped by one half
+    for side in (True, False):
+        env = VectorEnv(200, seed=8)
+        step = env.reset()
+        halves = [swapped(robot, table, VOLENY, *spec) for spec in SPLITS["voleny"].values()
+                  if spec[1] is side]
+        assert len(halves) == 2
+        whole = swapped(robot, table, VOLENY, ("play",), side)
+        seen = set()
+        for _ in range(60):
+            obs, mask = step.obs, step.mask
+            own, tab = mine(obs, mask), theirs(obs, mask)
+            both = [h(obs, mask) for h in halves]
+            full = whole(obs, mask)
+            for i in np.flatnonzero(own != tab):
+                took = [bool(b[i] == tab[i]) for b in both]
+                assert sum(took) == int(full[i] == tab[i])  # at most one half swaps it
+                if full[i] == tab[i]:
+                    seen.add(int(obs[i, c0:c0 + 3].argmax()))
+            step = env.step(full)
+        assert 0 in seen  # suit games' decisions of the side were met and swapped by one half
 
 
 def test_phase_ablation_of_a_searching_robot_swaps_per_decision():

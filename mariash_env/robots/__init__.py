@@ -15,9 +15,9 @@ neural policies (ONNX, no torch needed).
   cards (``"nnpimc(model=models/robot.onnx, worlds=8)"``; volený, three players; imported
   lazily);
 * ``"strong"`` -- the strong cheap robot of issue #16: ``nnpimc`` with the settings of
-  :data:`STRONG` -- the distilled network's bidding and first three tricks, PIMC's
-  endgame (uniform worlds, solved exactly) from the fourth trick on; any of them can be
-  overridden (``"strong(from_trick=4, worlds=8)"``);
+  :data:`STRONG` -- the distilled network's bidding and the first three tricks of suit
+  games, PIMC (uniform worlds, solved exactly) from the fourth trick on and in every trick
+  of betl and durch; any of them can be overridden (``"strong(from_trick=4, worlds=8)"``);
 * ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily);
 * ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
   (:class:`mariash_env.openspiel.OpenSpielRobot`; needs ``open_spiel``, imported lazily).
@@ -57,7 +57,8 @@ ROBOT_NAMES = ("random", "table", "pimc", "nnpimc", "strong", "onnx:PATH", "os_r
 LIZANY = "lizany"  # the two-player game (mariash_env.lizany): its own engine, not a Rules
 STRONG: dict[str, Any] = {
     "model": "models/robot_distilled_dagger2.onnx",  # relative to the repository
-    "bidding": "network", "from_trick": 3, "inference": False, "worlds": 6,
+    "bidding": "network", "from_trick": 3, "nt_from_trick": 0, "inference": False,
+    "worlds": 6,
 }
 """The settings of robot ``"strong"`` (nnpimc): measured in docs/nnpimc.md."""
 
@@ -139,7 +140,13 @@ _ARGS: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
         "leaf": (lambda v: v in ("solver", "network") and isinstance(v, str),
                  "'solver' or 'network'"),
         "from_trick": (lambda v: is_int(v) and 0 <= v <= 9, "a trick 0..9"),
+        "nt_from_trick": (lambda v: v is None or (is_int(v) and 0 <= v <= 9),
+                          "a trick 0..9 or None"),
         "inference": (lambda v: isinstance(v, bool), "True or False"),
+        "betl_bias": (lambda v: _real(v) and -math.inf < v < math.inf,
+                      "a finite number of groše"),
+        "durch_bias": (lambda v: _real(v) and -math.inf < v < math.inf,
+                       "a finite number of groše"),
     },
     "os_random": {"seed": (lambda v: v is None or is_int(v), "an int or None")},
     "os_ismcts": {

@@ -41,14 +41,20 @@ choice and searches from trick ``k`` (0-based) on, where the hands are small and
 solver takes a millisecond: the network's play with PIMC's endgame, at about the
 network's cost per decision.  ``inference=False`` searches uniform worlds there (plain
 PIMC: the inference's network calls over every recorded card cost more than the solver
-late in the deal).
+late in the deal).  ``nt_from_trick=k`` sets that first searched trick for betl and durch
+apart (default: ``from_trick``): those contracts are mostly decided in the first tricks,
+where one guard kept or dropped wins or loses ten groše, and their search is cheap (no
+trumps, a lost trick ends the deal).
 
 The other phases (trump, contract, discards, answers, announcement, flek) are PIMC's
 (``bidding="simulate"``, default: simulated with table-robot playouts), the table robot's
 (``"table"``), or the network's greedy choice (``"network"``): a network distilled from
 PIMC's simulated values over many states (:mod:`training.pimc_labels` ``--phase
 bidding``) estimates what PIMC's few worlds per decision estimate, without their noise,
-at the cost of one forward pass.
+at the cost of one forward pass.  ``betl_bias`` and ``durch_bias`` (groše, default 0)
+are added to the network's values of naming betl and durch there (as a contract or as
+the answer to a betl): the network learnt those values for betl and durch played by its
+own card play, and with ``nt_from_trick`` the search plays them instead.
 Volený mariáš with three players only: licitovaný and the four-player table are refused.
 """
 
@@ -61,6 +67,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import actions as A
 from ..core import state as S
 from ..rules import Rules
 from .pimc import PIMCRobot, _payoff, solver_available
@@ -69,6 +76,8 @@ from .view import SeatView
 __all__ = ["NNPIMCRobot", "world_log_weights", "DEFAULT_MODEL"]
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "robot.onnx"
+BET_UNIT = 0.1
+"""The exported networks' scores are in units of 10 groše (``reward_scale`` 0.1)."""
 LEAVES = ("solver", "network")
 """How a card is valued in a world: the double-dummy solver, or a playout by the network."""
 
@@ -100,6 +109,9 @@ class NNPIMCRobot(PIMCRobot):
     double-dummy value of each card, default) or ``"network"`` (the mean of network
     playouts, module docstring); ``from_trick``: the first trick (0-9) whose card play
     is searched, the earlier ones are the network's greedy choice (default 0: all);
+    ``nt_from_trick``: the same for betl and durch (default ``from_trick``);
+    ``betl_bias``, ``durch_bias``: groše added to the network's values of naming betl
+    and durch (``"network"`` bidding; module docstring);
     ``inference``: weight the worlds (default) or search uniform ones; ``time_limit``,
     ``seed``, ``game``: as :class:`PIMCRobot`.
     """
@@ -111,7 +123,8 @@ class NNPIMCRobot(PIMCRobot):
                  floor: float = 0.1, time_limit: float | None = None,
                  seed: int | None = None, game: Any = None, bidding: str = "simulate",
                  threads: int = 1, leaf: str = "solver", from_trick: int = 0,
-                 inference: bool = True) -> None:
+                 inference: bool = True, nt_from_trick: int | None = None,
+                 betl_bias: float = 0.0, durch_bias: float = 0.0) -> None:
         if bidding not in ("simulate", "table", "network"):
             raise ValueError(f"bidding must be 'simulate', 'table' or 'network', got "
                              f"{bidding!r}")
@@ -120,8 +133,16 @@ class NNPIMCRobot(PIMCRobot):
                              f"{leaf!r}")
         if not 0 <= from_trick <= 9:
             raise ValueError(f"from_trick must be a trick 0..9, got {from_trick}")
+        if nt_from_trick is not None and not 0 <= nt_from_trick <= 9:
+            raise ValueError(f"nt_from_trick must be a trick 0..9, got {nt_from_trick}")
+        for name, v in (("betl_bias", betl_bias), ("durch_bias", durch_bias)):
+            if not -math.inf < v < math.inf:
+                raise ValueError(f"{name} must be a finite number of groše, got {v}")
+        self.betl_bias = float(betl_bias)
+        self.durch_bias = float(durch_bias)
         self.leaf = leaf
         self.from_trick = int(from_trick)
+        self.nt_from_trick = self.from_trick if nt_from_trick is None else int(nt_from_trick)
         self.inference = bool(inference)
         super().__init__(worlds=worlds, time_limit=time_limit, seed=seed, game=game,
                          bidding="table" if bidding == "network" else bidding)
@@ -154,10 +175,26 @@ class NNPIMCRobot(PIMCRobot):
     def act_view(self, view: SeatView) -> int:
         self._check_rules(view.rules)
         if (self.network_bidding and view.phase != S.PH_PLAY) or (
-                view.phase == S.PH_PLAY and view.trick < self.from_trick):
+                view.phase == S.PH_PLAY and view.trick < self.first_searched(view)):
             self.stats["decisions"] += 1
+            mask = view.action_mask()
+            bias = [(a, b) for a, b in ((A.CONTRACT_BETL, self.betl_bias),
+                                        (A.CONTRACT_DURCH, self.durch_bias))
+                    if b and mask[a] and view.phase != S.PH_PLAY]
+            if bias:
+                scores, _ = self.net.scores_and_actions(view.observation(), mask)
+                q = np.where(mask > 0, scores[0].astype(np.float64), -np.inf)
+                for a, b in bias:
+                    q[a] += BET_UNIT * b
+                return int(np.argmax(q))
             return self.net.act(view.observation_dict())
         return super().act_view(view)
+
+    def first_searched(self, view: SeatView) -> int:
+        """The first trick whose card play is searched in the view's contract."""
+        if view.contract in (S.C_BETL, S.C_DURCH):
+            return self.nt_from_trick
+        return self.from_trick
 
     def log_weights(self, worlds: np.ndarray, seat: int, rules: Rules) -> np.ndarray:
         """The log-weight of each world (module docstring, step 3)."""

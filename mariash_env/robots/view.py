@@ -70,6 +70,12 @@ class SeatView:
         """The trick being played, 0..9 (public, like the phase)."""
         return int(self._st[S.TRICK_NO])
 
+    @property
+    def contract(self) -> int:
+        """The contract named so far (``S.C_NONE``, ``C_SUIT``, ``C_BETL``, ``C_DURCH``):
+        public, every seat hears it."""
+        return int(self._st[S.CONTRACT])
+
     def action_mask(self) -> np.ndarray:
         m = np.zeros(self.kind.n_actions, dtype=np.int8)
         if self.to_move:

@@ -1,0 +1,118 @@
+"""Pool saved arena matches: each robot's groše per deal and the pairwise differences over
+all their deals together, with 95% bootstrap CIs.
+
+A long match is best played in parts (several seeds, several sessions); each part's
+``deals.csv`` (``python -m mariash_env.arena --out DIR``) holds every deal's result per
+robot, averaged over its seatings, so the parts pool exactly: the pooled figure is the
+one a single match over all their deals would print.
+
+    .venv/bin/python scripts/pool_matches.py runs/m_strong_pimc41 runs/m_strong_pimc3
+
+The matches must have the same robots in the same order (``--rename`` pools them by
+position under the first match's names, for one robot written two ways) and no deal in
+common (a deal seed seen twice would count twice).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mariash_env.arena import bootstrap_ci  # noqa: E402
+
+
+class PoolError(ValueError):
+    """Matches that cannot be pooled, or a deals.csv that cannot be read."""
+
+
+def read_deals(path: str | Path) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(robot names, deal seeds int64[n], per-deal groše float64[n, robots])`` of a
+    match directory (or its ``deals.csv``)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "deals.csv"
+    try:
+        with open(p, newline="") as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        raise PoolError(f"cannot read {p}: {e.strerror or e}") from None
+    if not rows or rows[0][:2] != ["deal", "seed"] or len(rows[0]) < 3:
+        raise PoolError(f"{p} is not an arena deals.csv: expected the header "
+                        "deal,seed,<robot>,...")
+    names = rows[0][2:]
+    seeds, vals = [], []
+    for k, r in enumerate(rows[1:], start=2):
+        try:
+            if len(r) != len(names) + 2:
+                raise ValueError(f"{len(r)} fields, expected {len(names) + 2}")
+            seeds.append(int(r[1]))
+            vals.append([float(x) for x in r[2:]])
+        except ValueError as e:
+            raise PoolError(f"{p} line {k} is malformed: {e}") from None
+    if not seeds:
+        raise PoolError(f"{p} holds no deals")
+    return names, np.array(seeds, np.int64), np.array(vals, np.float64)
+
+
+def pool(paths: list[str | Path], rename: bool = False) -> tuple[list[str], np.ndarray]:
+    """The first match's robot names and every match's per-deal rows stacked."""
+    if not paths:
+        raise PoolError("no match to pool")
+    names, seeds, vals = read_deals(paths[0])
+    all_seeds, all_vals = [seeds], [vals]
+    for p in paths[1:]:
+        n, s, v = read_deals(p)
+        if n != names and not (rename and len(n) == len(names)):
+            raise PoolError(f"{p} has the robots {n}, {paths[0]} has {names}: pool the "
+                            "same robots in the same order (--rename pools by position)")
+        all_seeds.append(s)
+        all_vals.append(v)
+    seeds = np.concatenate(all_seeds)
+    uniq, counts = np.unique(seeds, return_counts=True)
+    if (counts > 1).any():
+        raise PoolError(f"{int((counts > 1).sum())} deal seed(s) appear in more than one "
+                        f"match (e.g. {int(uniq[counts > 1][0])}): each deal may count once")
+    return names, np.concatenate(all_vals)
+
+
+def table(names: list[str], vals: np.ndarray) -> list[str]:
+    """Per-robot means and pairwise differences (a - b) with 95% bootstrap CIs (those of
+    one match are the arena's own, up to the rounding of deals.csv)."""
+    lines = [f"pooled: {len(vals)} deals"]
+    lo, hi = bootstrap_ci(vals)
+    for i, name in enumerate(names):
+        lines.append(f"  {name:<36}{vals[:, i].mean():>+9.3f}  [{lo[i]:+.3f}, {hi[i]:+.3f}]")
+    lines.append("pairwise differences (a - b, groše per deal):")
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            d = vals[:, i] - vals[:, j]
+            dl, dh = bootstrap_ci(d, seed=1 + i * 31 + j)  # the arena's resamples
+            star = " *" if dl > 0 or dh < 0 else ""
+            lines.append(f"  {names[i]} - {names[j]}: {d.mean():+.3f} [{dl:+.3f}, {dh:+.3f}]"
+                         f"{star}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("matches", nargs="+", help="arena --out directories (or deals.csv files)")
+    ap.add_argument("--rename", action="store_true",
+                    help="pool robots by position under the first match's names")
+    args = ap.parse_args(argv)
+    try:
+        names, vals = pool(args.matches, args.rename)
+    except PoolError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(table(names, vals)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""scripts/pool_matches.py: saved arena matches pooled over all their deals."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from mariash_env.arena import duplicate_match
+from scripts.pool_matches import PoolError, main, pool, read_deals
+
+
+@pytest.fixture(scope="module")
+def matches(tmp_path_factory):
+    out = {}
+    for seed in (1, 2):
+        d = tmp_path_factory.mktemp(f"m{seed}")
+        res = duplicate_match({"table": "table", "random": "random"}, deals=12, seed=seed,
+                              progress=False)
+        res.save(d, plot=False)
+        out[seed] = (d, res)
+    return out
+
+
+def test_one_match_pools_to_the_arena_s_own_figures(matches, capsys):
+    d, res = matches[1]
+    names, vals = pool([d])
+    assert names == res.names and vals.shape == (12, 2)
+    assert main([str(d)]) == 0
+    text = capsys.readouterr().out
+    p = res.pairwise()[0]
+    assert f"{p['diff']:+.3f} [{p['ci_low']:+.3f}, {p['ci_high']:+.3f}]" in text
+
+
+def test_two_matches_pool_every_deal_once(matches):
+    (d1, r1), (d2, r2) = matches[1], matches[2]
+    names, vals = pool([d1, d2])
+    assert vals.shape == (24, 2)
+    mean = (r1.pairwise()[0]["diff"] + r2.pairwise()[0]["diff"]) / 2
+    assert (vals[:, 0] - vals[:, 1]).mean() == pytest.approx(mean, abs=1e-3)
+    with pytest.raises(PoolError, match="more than one match"):
+        pool([d1, d1])
+
+
+def test_other_robots_or_a_bad_file_are_refused_by_name(matches, tmp_path, capsys):
+    d1, _ = matches[1]
+    other = tmp_path / "other"
+    other.mkdir()
+    with open(d1 / "deals.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    rows[0][2] = "pimc"
+    rows[1:] = [[r[0], str(int(r[1]) + 10**9), *r[2:]] for r in rows[1:]]
+    with open(other / "deals.csv", "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    with pytest.raises(PoolError, match="same robots"):
+        pool([d1, other])
+    names, vals = pool([d1, other], rename=True)  # by position, the first match's names
+    assert names == read_deals(d1)[0] and len(vals) == 24
+    bad = tmp_path / "bad.csv"
+    bad.write_text("deal,seed,table,random\n0,5,1.0\n")
+    with pytest.raises(PoolError, match="line 2 is malformed"):
+        read_deals(bad)
+    assert main([str(tmp_path / "missing")]) == 2
+    assert "cannot read" in capsys.readouterr().err
