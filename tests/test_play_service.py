@@ -122,8 +122,9 @@ def test_seat_records_answered_on_the_seats_view():
         assert r.json()["action"] == want and r.json()["label"] == mariash_env.action_label(want)
 
 
-def test_searching_robot_served_from_records_only():
-    client = TestClient(create_service_app("pimc(worlds=3)"))
+@pytest.mark.parametrize("spec", ["pimc(worlds=3)", "strong(worlds=2)"])
+def test_searching_robot_served_from_records_only(spec):
+    client = TestClient(create_service_app(spec))
     assert client.get("/info").json()["accepts"] == ["record"]
     for i, (g, rec) in enumerate(random_positions(6, seed=13)):
         r = client.post("/act", json={"record": rec})
@@ -133,7 +134,7 @@ def test_searching_robot_served_from_records_only():
             again = client.post("/act", json={"record": rec}).json()["action"]
             assert again == r.json()["action"]
             # the robot decided on the seat's view, as it would at the table
-            robot = make_robot("pimc(worlds=3)")
+            robot = make_robot(spec)
             assert robot.act_view(SeatView.from_game(g)) in g.legal_actions()
     obs, mask = _observations(1)[0]
     r = client.post("/act", json={"observation": obs, "action_mask": mask})

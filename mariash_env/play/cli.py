@@ -28,7 +28,8 @@ def _port(text: str) -> int:
 
 def _play_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--robots", default="table,table",
-                    help="two robots: random, table, pimc, onnx:PATH (default table,table)")
+                    help="two robots: random, table, pimc, strong (the strongest, volený), "
+                         "onnx:PATH (default table,table)")
     ap.add_argument("--rules", default="voleny",
                     help="voleny (the default) or licitovany (robots: table, random)")
     ui = ap.add_mutually_exclusive_group()
