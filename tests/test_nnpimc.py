@@ -359,6 +359,30 @@ def test_betl_and_durch_bias_move_only_the_network_s_betl_and_durch_choices():
     assert met["betl"] >= 8 and met["durch"] >= 8
 
 
+def test_a_bias_needs_network_bidding_and_a_linear_score_scale():
+    """A bias in groše needs the network's bidding and scores linear in groše, read from
+    the model's training metadata; anything else is refused by name."""
+    from types import SimpleNamespace
+
+    from mariash_env.robots.nnpimc import score_unit
+
+    assert make_robot("nnpimc(bidding='network', betl_bias=2)",
+                      model=str(MODEL)).score_unit == 0.1  # trained with reward_scale 0.1
+    with pytest.raises(ValueError, match="need bidding='network'"):
+        make_robot("nnpimc(betl_bias=2)", model=str(MODEL))
+
+    def fake(training):
+        return SimpleNamespace(path="m.onnx", metadata={"mariash_training": training})
+
+    assert score_unit(fake('{"config": {"dmc": {"reward_scale": 0.05}}}')) == 0.05
+    with pytest.raises(ValueError, match="'symlog' rewards"):
+        score_unit(fake('{"config": {"dmc": {"reward_transform": "symlog", '
+                        '"reward_scale": 0.1}}}'))
+    for bad in ('{"config": {}}', "not json"):
+        with pytest.raises(ValueError, match="does not say how its scores relate"):
+            score_unit(fake(bad))
+
+
 @pytest.mark.parametrize("spec, kw, what", [
     ("nnpimc(worlds=0)", {}, "worlds"),
     ("nnpimc(worlds=4, candidates=2)", {}, "candidates"),

@@ -76,10 +76,26 @@ from .view import SeatView
 __all__ = ["NNPIMCRobot", "world_log_weights", "DEFAULT_MODEL"]
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "robot.onnx"
-BET_UNIT = 0.1
-"""The exported networks' scores are in units of 10 groše (``reward_scale`` 0.1)."""
 LEAVES = ("solver", "network")
 """How a card is valued in a world: the double-dummy solver, or a playout by the network."""
+
+
+def score_unit(net: Any) -> float:
+    """The network's score per groš: its training's ``reward_scale`` (metadata
+    ``mariash_training``), for a network trained with the linear ``"scale"`` transform."""
+    import json
+
+    try:
+        dmc = json.loads(net.metadata["mariash_training"])["config"]["dmc"]
+        transform, scale = dmc.get("reward_transform", "scale"), float(dmc["reward_scale"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"{net.path}: its metadata does not say how its scores relate to "
+                         "groše (mariash_training config.dmc.reward_scale), so a bias in "
+                         "groše cannot be added") from None
+    if transform != "scale":
+        raise ValueError(f"{net.path} was trained on {transform!r} rewards: a bias in groše "
+                         "is only defined for the linear 'scale' transform")
+    return scale
 
 
 def world_log_weights(scores: np.ndarray, mask: np.ndarray, action: np.ndarray,
@@ -160,6 +176,12 @@ class NNPIMCRobot(PIMCRobot):
         from .onnx_robot import OnnxRobot
 
         self.net = OnnxRobot(model, threads=threads, game="voleny")
+        self.score_unit = 0.0
+        if self.betl_bias or self.durch_bias:
+            if not self.network_bidding:
+                raise ValueError("betl_bias and durch_bias move the network's bidding: they "
+                                 "need bidding='network'")
+            self.score_unit = score_unit(self.net)
         self.candidates = int(candidates)
         self.temperature = float(temperature)
         self.floor = float(floor)
@@ -185,7 +207,7 @@ class NNPIMCRobot(PIMCRobot):
                 scores, _ = self.net.scores_and_actions(view.observation(), mask)
                 q = np.where(mask > 0, scores[0].astype(np.float64), -np.inf)
                 for a, b in bias:
-                    q[a] += BET_UNIT * b
+                    q[a] += self.score_unit * b
                 return int(np.argmax(q))
             return self.net.act(view.observation_dict())
         return super().act_view(view)
