@@ -53,8 +53,9 @@ PIMC's simulated values over many states (:mod:`training.pimc_labels` ``--phase
 bidding``) estimates what PIMC's few worlds per decision estimate, without their noise,
 at the cost of one forward pass.  ``betl_bias`` and ``durch_bias`` (groše, default 0)
 are added to the network's values of naming betl and durch there (as a contract or as
-the answer to a betl): the network learnt those values for betl and durch played by its
-own card play, and with ``nt_from_trick`` the search plays them instead.
+the answer to a betl; not the open ones of the variant): the network learnt those
+values for betl and durch played by its own card play, and with ``nt_from_trick`` the
+search plays them instead (measured in docs/nnpimc.md: no gain, default 0).
 Volený mariáš with three players only: licitovaný and the four-player table are refused.
 """
 
