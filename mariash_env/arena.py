@@ -111,6 +111,12 @@ def deal_seed(seed: int, i: int) -> int:
     return (int(seed) * 1_000_003 + int(i)) & ((1 << 62) - 1)
 
 
+def pair_seed(a: int, b: int) -> int:
+    """The bootstrap seed of the pair of robots ``a < b`` (one stream per pair, so that a
+    pair's CI does not depend on the other robots of the match)."""
+    return 1 + a * 31 + b
+
+
 def bootstrap_ci(x: np.ndarray, n_boot: int = 2000, alpha: float = 0.05,
                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap CI of the mean over the first axis (per column of ``x``)."""
@@ -307,7 +313,7 @@ class MatchResult:
                 if not games[j]:
                     continue
                 d = c[:, a, j] - c[:, b, j]
-                lo, hi = bootstrap_ci(d, self.n_boot, seed=1 + a * 31 + b + 977 * j)
+                lo, hi = bootstrap_ci(d, self.n_boot, seed=pair_seed(a, b) + 977 * j)
                 rows.append({
                     "robot_a": self.names[a], "robot_b": self.names[b], "actor": actor,
                     "contract": key, "share": float(share[j]),
@@ -361,7 +367,7 @@ class MatchResult:
         rows = []
         for a, b in itertools.combinations(range(len(self.names)), 2):
             d = self.per_deal[:, a] - self.per_deal[:, b]
-            lo, hi = bootstrap_ci(d, self.n_boot, seed=1 + a * 31 + b)
+            lo, hi = bootstrap_ci(d, self.n_boot, seed=pair_seed(a, b))
             rows.append({
                 "robot_a": self.names[a], "robot_b": self.names[b],
                 "diff": float(d.mean()), "ci_low": float(lo), "ci_high": float(hi),

@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mariash_env.arena import bootstrap_ci  # noqa: E402
+from mariash_env.arena import bootstrap_ci, pair_seed  # noqa: E402
 
 
 class PoolError(ValueError):
@@ -92,7 +92,7 @@ def table(names: list[str], vals: np.ndarray) -> list[str]:
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
             d = vals[:, i] - vals[:, j]
-            dl, dh = bootstrap_ci(d, seed=1 + i * 31 + j)  # the arena's resamples
+            dl, dh = bootstrap_ci(d, seed=pair_seed(i, j))  # the arena's resamples
             star = " *" if dl > 0 or dh < 0 else ""
             lines.append(f"  {names[i]} - {names[j]}: {d.mean():+.3f} [{dl:+.3f}, {dh:+.3f}]"
                          f"{star}")

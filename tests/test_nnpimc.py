@@ -10,6 +10,7 @@ engine, and bad specs are refused by name.
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -372,13 +373,13 @@ def test_a_bias_needs_network_bidding_and_a_linear_score_scale():
         make_robot("nnpimc(betl_bias=2)", model=str(MODEL))
 
     def fake(training):
-        return SimpleNamespace(path="m.onnx", metadata={"mariash_training": training})
+        return SimpleNamespace(path="m.onnx", training=json.loads(training))
 
     assert score_unit(fake('{"config": {"dmc": {"reward_scale": 0.05}}}')) == 0.05
     with pytest.raises(ValueError, match="'symlog' rewards"):
         score_unit(fake('{"config": {"dmc": {"reward_transform": "symlog", '
                         '"reward_scale": 0.1}}}'))
-    for bad in ('{"config": {}}', "not json"):
+    for bad in ('{"config": {}}', '{"config": {"dmc": {"reward_scale": "ten"}}}', "{}"):
         with pytest.raises(ValueError, match="does not say how its scores relate"):
             score_unit(fake(bad))
 

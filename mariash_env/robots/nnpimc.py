@@ -83,11 +83,10 @@ LEAVES = ("solver", "network")
 
 def score_unit(net: Any) -> float:
     """The network's score per groš: its training's ``reward_scale`` (metadata
-    ``mariash_training``), for a network trained with the linear ``"scale"`` transform."""
-    import json
-
+    ``mariash_training``, read by :class:`OnnxRobot` into ``training``), for a network
+    trained with the linear ``"scale"`` transform."""
     try:
-        dmc = json.loads(net.metadata["mariash_training"])["config"]["dmc"]
+        dmc = net.training["config"]["dmc"]
         transform, scale = dmc.get("reward_transform", "scale"), float(dmc["reward_scale"])
     except (KeyError, TypeError, ValueError):
         raise ValueError(f"{net.path}: its metadata does not say how its scores relate to "
@@ -200,17 +199,19 @@ class NNPIMCRobot(PIMCRobot):
         if (self.network_bidding and view.phase != S.PH_PLAY) or (
                 view.phase == S.PH_PLAY and view.trick < self.first_searched(view)):
             self.stats["decisions"] += 1
-            mask = view.action_mask()
-            bias = [(a, b) for a, b in ((A.CONTRACT_BETL, self.betl_bias),
-                                        (A.CONTRACT_DURCH, self.durch_bias))
-                    if b and mask[a] and view.phase != S.PH_PLAY]
-            if bias:
-                scores, _ = self.net.scores_and_actions(view.observation(), mask)
-                q = np.where(mask > 0, scores[0].astype(np.float64), -np.inf)
-                for a, b in bias:
-                    q[a] += self.score_unit * b
-                return int(np.argmax(q))
-            return self.net.act(view.observation_dict())
+            obs = view.observation_dict()
+            if self.score_unit and view.phase != S.PH_PLAY:  # a bias is set
+                mask = obs["action_mask"]
+                bias = [(a, b) for a, b in ((A.CONTRACT_BETL, self.betl_bias),
+                                            (A.CONTRACT_DURCH, self.durch_bias))
+                        if b and mask[a]]
+                if bias:
+                    scores, _ = self.net.scores_and_actions(obs["observation"], mask)
+                    q = np.where(mask > 0, scores[0].astype(np.float64), -np.inf)
+                    for a, b in bias:
+                        q[a] += self.score_unit * b
+                    return int(np.argmax(q))
+            return self.net.act(obs)
         return super().act_view(view)
 
     def first_searched(self, view: SeatView) -> int:
