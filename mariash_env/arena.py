@@ -74,7 +74,7 @@ from typing import Any
 import numpy as np
 
 from .atomic import atomic_open
-from .cli import ArgumentParser, fail
+from .cli import ArgumentParser, fail, path_error
 from .core import state as S
 from .playout import deal_states, play_games
 from .robots.base import Robot, as_robot
@@ -536,6 +536,17 @@ def _stats(names: list[str], seats: list[tuple[int, ...]],
     return out
 
 
+def single_deal_rules(options: Mapping[str, Any], what: str) -> None:
+    """ValueError when rule ``options`` name a ``deals`` other than 1: a match plays single
+    deals (how many is the match's ``deals``), so any other value would be ignored."""
+    if "deals" in options:
+        v = options["deals"]
+        if not (is_int(v) and v == 1):
+            raise ValueError(f"invalid {what}={v!r}: a match plays single deals, so only "
+                             "deals=1 is accepted; the number of deals is the match's "
+                             "--deals (duplicate_match(deals=N))")
+
+
 def check_match_args(deals: Any, jobs: Any, seed: Any) -> None:
     """ValueError naming a bad ``deals``, ``jobs`` or ``seed`` and what is accepted."""
     if not is_int(deals) or not 1 <= deals <= MAX_DEALS:
@@ -619,9 +630,10 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     names = list(robots)
     factories = [robots[n] for n in names]
     if isinstance(rules, Rules):
-        rdict = rules.to_dict()
+        rdict = rules.to_dict()  # its deals (12 by default) is no choice: forced to 1
     else:
         rdict = dict(rules or {})
+        single_deal_rules(rdict, "rule option deals")
     lizany = rdict.get("rules") == "lizany"  # two players: mariash_env.lizany_arena
     if lizany:
         from . import lizany_arena as LA
@@ -821,7 +833,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.time_limit is not None:
             pimc_kw["time_limit"] = args.time_limit
         check_robot_args("pimc", pimc_kw)
-        rule_opts = {**parse_rule_options(args.rules, args.rule), "deals": 1}
+        rule_opts = parse_rule_options(args.rules, args.rule)
+        single_deal_rules(rule_opts, "--rule deals")
+        rule_opts["deals"] = 1
         try:
             if rule_opts.get("rules") == "lizany":
                 from .lizany_arena import lizany_rules
@@ -846,6 +860,8 @@ def main(argv: list[str] | None = None) -> int:
             f()  # fail early on a bad spec
     except ValueError as e:
         fail(e)
+    except OSError as e:  # a robot's model file that cannot be read (name too long, …)
+        fail(f"--robots: {path_error(e, 'read')}")
     out = args.out or os.path.join("runs", "arena", time.strftime("%Y%m%d-%H%M%S"))
     try:
         check_out(out)

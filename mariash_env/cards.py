@@ -6,7 +6,8 @@ zelené, žaludy) and ranks ``7 8 9 T J Q K A``; a set of cards is a 32-bit mask
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +31,10 @@ RANK_T, RANK_J, RANK_Q, RANK_K, RANK_A = 3, 4, 5, 6, 7
 
 class CardError(ValueError):
     """An unknown card code or index, or a malformed deck."""
+
+
+class DeckTypeError(CardError, TypeError):
+    """A deck that is not an ordered sequence (a set, a dict, a generator, a string, …)."""
 
 
 def card_index(card: str | int) -> int:
@@ -79,12 +84,27 @@ def codes_of(mask: int) -> list[str]:
     return [CARD_CODES[i] for i in cards_of(mask)]
 
 
-def parse_deck(deck: Iterable[str | int]) -> np.ndarray:
-    """A deck of 32 distinct cards, from the top, as an ``int64[32]`` of indices."""
-    try:
-        items = list(deck)
-    except TypeError as e:
-        raise CardError(f"a deck must be a sequence of 32 cards, got {deck!r}") from e
+DECK_TYPES = "a list, tuple or 1-D numpy array of card codes like 'Qh' or indices 0..31"
+
+
+def _deck_items(deck: Any) -> list[Any]:
+    """The cards of an ordered deck; DeckTypeError for anything else: a set or a dict has
+    no order of its own (a set's iteration order differs from process to process)."""
+    if isinstance(deck, np.ndarray) and deck.ndim == 1:
+        return deck.tolist()
+    if isinstance(deck, Sequence) and not isinstance(deck, (str, bytes, bytearray)):
+        return list(deck)
+    kind = f"a {deck.ndim}-D array" if isinstance(deck, np.ndarray) else type(deck).__name__
+    why = f": a {kind} has no order" if isinstance(deck, (set, frozenset, dict)) else ""
+    raise DeckTypeError(
+        f"a deck must be a sequence of 32 cards from the top ({DECK_TYPES}), got {kind} "
+        f"{deck!r:.60}{why}")
+
+
+def parse_deck(deck: Sequence[str | int] | np.ndarray) -> np.ndarray:
+    """A deck of 32 distinct cards, from the top, as an ``int64[32]`` of indices
+    (:data:`DECK_TYPES`; anything unordered raises :class:`DeckTypeError`)."""
+    items = _deck_items(deck)
     if len(items) != NCARDS:
         raise CardError(f"a deck must hold exactly 32 cards, got {len(items)}")
     idx = [card_index(c) for c in items]

@@ -1,9 +1,19 @@
-"""What the command-line tools share: bad input gives one ``error: …`` line, exit status 2."""
+"""What the command-line tools share: bad input gives one ``error: …`` line, exit status 2.
+
+Besides :class:`ArgumentParser` and :func:`fail`: argparse types for numeric options
+(:func:`positive`, :func:`nonnegative`), :func:`check_writable` for an output file checked
+before the work that produces it, and :func:`path_error` for the one line of an
+:class:`OSError` on a path given on the command line.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
 
@@ -18,3 +28,70 @@ def fail(message: object) -> NoReturn:
     """Print ``error: message`` on stderr and exit with status 2 (bad input)."""
     print(f"error: {message}", file=sys.stderr)
     raise SystemExit(2)
+
+
+def _number(kind: type, least: float, strict: bool) -> Callable[[str], int | float]:
+    what = "an int" if kind is int else "a number"
+    bound = f"> {least:g}" if strict else f">= {least:g}"
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        # nan and inf pass float() but are no count, size or duration
+        if value is None or not math.isfinite(value) or not (
+                value > least if strict else value >= least):
+            raise argparse.ArgumentTypeError(f"expected {what} {bound}, got {text!r}")
+        return value
+
+    parse.__name__ = f"{kind.__name__} {bound}"  # argparse names the type in some errors
+    return parse
+
+
+def positive(kind: type = int) -> Callable[[str], int | float]:
+    """An argparse ``type``: ``kind`` (int or float) > 0, finite."""
+    return _number(kind, 0, strict=True)
+
+
+def nonnegative(kind: type = int) -> Callable[[str], int | float]:
+    """An argparse ``type``: ``kind`` (int or float) >= 0, finite."""
+    return _number(kind, 0, strict=False)
+
+
+def path_error(e: OSError, what: str = "open") -> str:
+    """One line for an OSError on a path: ``cannot <what> PATH: <reason>``."""
+    name = e.filename if e.filename is not None else "the file"
+    return f"cannot {what} {name}: {e.strerror or e}"
+
+
+class UnwritableError(OSError):
+    """An output file that cannot be written (checked before the work that produces it)."""
+
+
+def check_writable(path: str | os.PathLike) -> None:
+    """Make sure ``path`` can be written (creating its directory), before spending time on
+    its content: raise :class:`UnwritableError` naming the path and the reason.  An existing
+    file is left as it is (a probe file next to it is created and removed)."""
+    try:
+        path = Path(path)
+        if path.is_dir():
+            raise UnwritableError(f"cannot write {path}: it is a directory")
+        for anc in path.parents:
+            if anc.exists():
+                if not anc.is_dir():
+                    raise UnwritableError(f"cannot write {path}: {anc} is not a directory")
+                break
+        if path.exists() and not os.access(path, os.W_OK):
+            raise UnwritableError(f"cannot write {path}: permission denied")
+        # a probe next to it, as atomic writes need one (its temporary file)
+        probe = path.with_name(f".{path.name}.probe.tmp-{os.getpid()}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(probe, "wb"):
+            pass
+        probe.unlink()
+    except UnwritableError:
+        raise
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise UnwritableError(f"cannot write {path}: {reason}") from None

@@ -73,7 +73,10 @@ perfect-recall information state and never shows a card the seat has not seen.
 ``deck`` is the first deal's 32 cards from the top (codes like ``"Qh"`` or
 indices), dealt as is; ``dealer`` the first dealer (0); ``cuts`` the cut of the
 2nd, 3rd, … deal (otherwise drawn uniformly from 2..30 from the seeded
-generator).  The same seed gives the same partie.
+generator).  The same seed gives the same partie.  ``seed`` is an int >= 0 or None and
+``options`` a dict or None (:class:`~mariash_env.game.OptionError` otherwise; an unknown
+key is warned about and ignored); the deck must be ordered (a list, tuple or 1-D array: a
+set raises :class:`~mariash_env.cards.DeckTypeError`, a ``CardError`` and ``TypeError``).
 
 ## Rules
 Keyword arguments select the variants of ``RULES.md`` §11 (``tariff="csm"``,
@@ -156,7 +159,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .core.state import PHASE_NAMES
-from .game import Game, IllegalActionError, OptionError
+from .game import RESET_OPTIONS, Game, IllegalActionError, OptionError, reset_options
 from .render import render_for
 from .rules import make_rules
 
@@ -360,14 +363,7 @@ class raw_env(AECEnv):
 
     # --- AEC API ----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        opts = dict(options or {})
-        unknown = set(opts) - {"deck", "dealer", "cuts"}
-        if unknown:
-            # PettingZoo's api_test passes foreign options: warn rather than refuse.
-            gymnasium.logger.warn(
-                f"ignoring unknown reset option(s) {sorted(unknown)}: "
-                "expected 'deck', 'dealer', 'cuts'"
-            )
+        opts = reset_options(options, RESET_OPTIONS)
         self.game.new_partie(
             seed=seed, deck=opts.get("deck"), dealer=opts.get("dealer", 0), cuts=opts.get("cuts")
         )

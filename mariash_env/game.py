@@ -9,8 +9,9 @@ the settlement out of the core.  It never decides a rule itself.
 
 from __future__ import annotations
 
+import warnings
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,44 @@ class IllegalActionError(ValueError):
 
 class OptionError(ValueError):
     """A malformed reset option (seed, deck, dealer, cuts) or game option (records)."""
+
+
+RESET_OPTIONS = ("deck", "dealer", "cuts")
+"""The keys of a game's ``reset(options=...)`` (INTERFACE.md)."""
+
+
+def check_seed(seed: Any) -> int | None:
+    """``seed`` as a Python int (None stays None), the one seed check of every environment:
+    an int or numpy integer >= 0 (Gymnasium's seeding refuses negative seeds), never a
+    bool; OptionError naming it otherwise."""
+    if seed is None:
+        return None
+    if not is_int(seed):
+        raise OptionError(f"invalid seed: seed must be an int or None, got {seed!r}; expected "
+                          "an int >= 0 (a numpy integer too, not a bool) or None")
+    if seed < 0:
+        raise OptionError(f"invalid seed: seed must be an int >= 0 or None, got {seed!r}")
+    return int(seed)
+
+
+def reset_options(options: Any, accepted: tuple[str, ...], *,
+                  strict: bool = False) -> dict[str, Any]:
+    """The ``options`` of a ``reset`` as a dict: a mapping (or None) whose keys are among
+    ``accepted``, else OptionError naming what is wrong.  An unknown key is refused when
+    ``strict``, else only warned about: PettingZoo's ``api_test`` passes foreign options to
+    an AEC environment's reset."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise OptionError(f"invalid reset options {options!r:.80}: expected a dict with keys "
+                          f"among {list(accepted)} or None")
+    unknown = sorted((k for k in options if k not in accepted), key=repr)
+    if unknown:
+        msg = f"unknown reset option(s) {unknown}: expected keys among {list(accepted)}"
+        if strict:
+            raise OptionError(msg)
+        warnings.warn(f"ignoring {msg}", UserWarning, stacklevel=3)
+    return dict(options)
 
 
 def _parse_cuts(cuts: Any) -> list[int]:
@@ -120,7 +159,7 @@ class Game:
     def new_partie(
         self,
         seed: int | None = None,
-        deck: Sequence[str | int] | None = None,
+        deck: Sequence[str | int] | np.ndarray | None = None,
         dealer: int = 0,
         cuts: Sequence[int] | None = None,
     ) -> None:
@@ -128,8 +167,7 @@ class Game:
         if not is_int(dealer) or not 0 <= dealer < self.players:
             raise OptionError(
                 f"invalid dealer {dealer!r}: expected a seat 0..{self.players - 1}")
-        if seed is not None and not is_int(seed):
-            raise OptionError(f"invalid seed {seed!r}: expected an int or None")
+        seed = check_seed(seed)
         cut_list = _parse_cuts(cuts)
         fixed = parse_deck(deck) if deck is not None else None
         st = S.new_state()

@@ -67,9 +67,10 @@ in drawing order (each card's place, ``(k + 1)/16``).
 
 ## Reset options and records
 ``env.reset(seed=..., options={"deck": [...]})``: ``deck`` is the 32 cards from the top
-(codes like ``"Qh"`` or indices; a malformed one raises
-:class:`~mariash_env.cards.CardError`), else the deck is shuffled from ``seed`` (the same
-seed gives the same deal).  ``env.unwrapped.record`` is the finished deal's record
+(codes like ``"Qh"`` or indices, in a list, tuple or 1-D array; a malformed one raises
+:class:`~mariash_env.cards.CardError`), else the deck is shuffled from ``seed``, an int >= 0
+(the same seed gives the same deal).  A bad seed or ``options`` that are not a dict raise
+:class:`~mariash_env.game.OptionError`.  ``env.unwrapped.record`` is the finished deal's record
 (deck, ``[seat, label]`` actions, rules and result); :func:`replay` plays it again and
 checks every field (:class:`~mariash_env.records.RecordError`).  An illegal action raises
 :class:`~mariash_env.game.IllegalActionError` naming the legal labels (nothing applied);
@@ -92,7 +93,7 @@ from .cards import CARD_CODES, NCARDS, SUIT_NAMES_CZ, cards_of, parse_deck, pret
 from .core.observe import _layout
 from .core.tables import CARD_POINTS
 from .core.tricks import announces_marriage_py, follow_py, winning_index_py
-from .game import IllegalActionError, OptionError
+from .game import IllegalActionError, check_seed, reset_options
 from .rules import is_int
 
 __all__ = ["env", "raw_env", "LizanyGame", "replay", "AGENTS", "ACTION_LABELS", "N_ACTIONS",
@@ -160,8 +161,7 @@ class LizanyGame:
     documentation for the rules.  ``play(card)`` plays for the seat to move."""
 
     def __init__(self, deck: Any = None, seed: int | None = None) -> None:
-        if seed is not None and not is_int(seed):
-            raise OptionError(f"invalid seed {seed!r}: expected an int or None")
+        seed = check_seed(seed)
         if deck is None:
             d = np.random.default_rng(seed).permutation(NCARDS)
         else:
@@ -384,7 +384,7 @@ def replay(record: Any) -> LizanyGame:
     naming the field (and the first bad action).  Returns the finished game."""
     from .actions import ActionError
     from .cards import CardError
-    from .records import RecordError
+    from .record_error import RecordError
 
     if not isinstance(record, dict):
         raise RecordError(f"a record must be an object, got {type(record).__name__}")
@@ -488,11 +488,7 @@ class raw_env(AECEnv):
         return self._game().legal_labels(seat)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        opts = dict(options or {})
-        unknown = set(opts) - {"deck"}
-        if unknown:  # PettingZoo's api_test passes foreign options: warn rather than refuse
-            gymnasium.logger.warn(f"ignoring unknown reset option(s) {sorted(unknown)}: "
-                                  "expected 'deck'")
+        opts = reset_options(options, ("deck",))
         self.game = LizanyGame(deck=opts.get("deck"), seed=seed)
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}

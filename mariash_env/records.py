@@ -9,15 +9,21 @@ the engine and compares the settlement; a record that does not replay raises
 Every field is checked: the format tag, the rules (as :func:`make_rules` checks them),
 the deal number against the rules' ``deals``, the dealer, the deck, the cut (none for the
 first deal of a partie, 2..30 after a gathering, 0 after a reshuffle), every ``[seat,
-label]`` action, and the settlement in full.  :class:`RecordChecker` checks a sequence:
-when a record is the next deal of the one before it, its dealer, cut and deck must be
-what gathering and cutting that deal gives (RULES.md §2).
+label]`` action, and the settlement in full, with JSON types kept apart (``1.0`` and
+``true`` are not ``1``, a deck is a list of 32 distinct card codes).
+:class:`RecordChecker` checks a sequence as parties: each record of a partie is the next
+deal of the one before it (same rules, the deal number one up, dealt by the previous
+forehand, its cut and deck what gathering and cutting that deal gives, RULES.md §2), and
+a new partie starts at deal 0 once the one before is complete; so a deal deleted,
+duplicated or moved is caught.  Lízaný records (``mariash-lizany/1``, independent deals)
+are replayed by :func:`mariash_env.lizany.replay`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import reprlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -25,23 +31,16 @@ import numpy as np
 
 from .actions import ActionError
 from .atomic import atomic_open
-from .cards import CardError, parse_deck
+from .cards import CARD_CODES, CardError, parse_deck
 from .core import state as S
 from .core.deal import cut_deck, gathered_deck
 from .game import Game, IllegalActionError
+from .record_error import RecordError
 from .rules import Rules, RulesError, is_int, make_rules
 
 FORMAT = "mariash-deal/1"
 FIELDS = ("format", "rules", "deal", "dealer", "deck", "cut", "actions", "settlement")
 REQUIRED = FIELDS
-
-
-class RecordError(ValueError):
-    """A record that is malformed or does not replay; ``field`` names the culprit."""
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        self.field = field
-        super().__init__(f"field {field!r}: {message}" if field else message)
 
 
 def save_records(path: str | os.PathLike, records: Iterable[dict[str, Any]]) -> None:
@@ -67,6 +66,9 @@ def read_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any] 
             except RecursionError:
                 yield n, RecordError("not a JSON object (nested too deeply)")
                 continue
+            except ValueError as e:  # an int over Python's int-string conversion limit
+                yield n, RecordError(f"not a JSON object we read ({e})")
+                continue
             if not isinstance(rec, dict):
                 yield n, RecordError(
                     f"a record must be a JSON object, got a JSON {type(rec).__name__}"
@@ -81,6 +83,71 @@ def load_records(path: str | os.PathLike) -> Iterator[dict[str, Any]]:
         if isinstance(rec, RecordError):
             raise RecordError(f"{path}:{n}: {rec}")
         yield rec
+
+
+def _kind(x: Any) -> str:
+    """The JSON type of ``x`` (``bool`` and ``int`` apart, numpy ints as ints)."""
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if x is None:
+        return "null"
+    return "int" if is_int(x) else type(x).__name__
+
+
+def _first_difference(want: Any, got: Any, path: str = "") -> str | None:
+    """Where the recorded ``want`` and the replayed ``got`` first differ, in value or in
+    JSON type (``==`` holds for ``1``, ``1.0`` and ``True``); None when they are the same.
+    Recurses only as deep as ``got`` (the engine's own, shallow, value)."""
+    if _kind(want) != _kind(got):
+        return f"{path or 'the value'}: recorded {_kind(want)} {_short(want)}, replayed " \
+               f"{_kind(got)} {_short(got)}"
+    if isinstance(got, dict):
+        for k in sorted(set(want) | set(got), key=str):
+            at = f"{path}.{k}" if path else str(k)
+            if k not in got:
+                return f"{at}: not in the replay"
+            if k not in want:
+                return f"{at}: missing from the record"
+            d = _first_difference(want[k], got[k], at)
+            if d:
+                return d
+        return None
+    if isinstance(got, list):
+        if len(want) != len(got):
+            return f"{path}: recorded {len(want)} items, replayed {len(got)}"
+        for i, (w, g) in enumerate(zip(want, got)):
+            d = _first_difference(w, g, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    return None if want == got else f"{path}: recorded {_short(want)}, replayed {_short(got)}"
+
+
+def _short(x: Any) -> str:
+    """``repr`` cut short (a record may hold long strings, huge ints, deep lists)."""
+    return _REPR.repr(x)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
+
+
+def check_deck(deck: Any, field: str = "deck") -> np.ndarray:
+    """A recorded deck: a list of the 32 card codes (``"Qh"``, as records write them), each
+    once; RecordError naming the first fault."""
+    if not isinstance(deck, list):
+        raise RecordError(f"expected a list of 32 card codes, got a JSON {_kind(deck)}", field)
+    if len(deck) != len(CARD_CODES):
+        raise RecordError(f"expected 32 card codes, got {len(deck)}", field)
+    bad = next((i for i, c in enumerate(deck) if not (isinstance(c, str) and c in CARD_CODES)),
+               None)
+    if bad is not None:
+        raise RecordError(f"item {bad} = {_short(deck[bad])}: expected a card code such as "
+                          "'Qh' (rank 789TJQKA, suit hlba)", field)
+    try:
+        return parse_deck(deck)
+    except CardError as e:
+        raise RecordError(str(e), field) from e
 
 
 def _fields(record: Any) -> Rules:
@@ -104,6 +171,9 @@ def _fields(record: Any) -> Rules:
     if rules.to_dict() != record["rules"]:
         missing_opts = sorted(set(rules.to_dict()) - set(record["rules"]))
         raise RecordError(f"must name every rule option; lacks {missing_opts}", "rules")
+    typed = _first_difference(record["rules"], rules.to_dict())
+    if typed:
+        raise RecordError(f"{typed} (as make_rules reads it)", "rules")
     deal = record["deal"]
     if not is_int(deal) or not 0 <= deal < rules.deals:
         raise RecordError(
@@ -132,9 +202,10 @@ def _fields(record: Any) -> Rules:
 def _replay(record: dict[str, Any]) -> Game:
     """The game after replaying ``record`` (every field checked); RecordError at a fault."""
     rules = _fields(record)
+    deck = check_deck(record["deck"])
     game = Game(rules, records=False)
     try:
-        game.new_partie(seed=0, deck=record["deck"], dealer=record["dealer"])
+        game.new_partie(seed=0, deck=deck, dealer=record["dealer"])
     except (CardError, ValueError) as e:
         raise RecordError(str(e), "deck") from e
     actions = record["actions"]
@@ -164,14 +235,30 @@ def _replay(record: dict[str, Any]) -> Game:
         )
     got = game.last_settlement
     want = record["settlement"]
-    if got != want:
-        keys = [k for k in sorted(set(got) | set(want)) if got.get(k) != want.get(k)]
+    where = _first_difference(want, got, "settlement")
+    if where:
+        keys = [k for k in sorted(set(got) | set(want))
+                if k not in got or k not in want or _first_difference(want[k], got[k])]
         raise RecordError(
-            f"settlement differs in {keys}: recorded payments {want.get('payments')}, "
-            f"replayed {got['payments']}",
+            f"settlement differs in {keys} (first at {where}): recorded payments "
+            f"{_short(want.get('payments'))}, replayed {got['payments']}",
             f"settlement.{keys[0]}",
         )
     return game
+
+
+def _replay_lizany(record: dict[str, Any]) -> dict[str, Any]:
+    """A lízaný record replayed (:func:`mariash_env.lizany.replay`, its deck and result
+    type-checked here too); returns its result."""
+    from . import lizany
+
+    if "deck" in record:  # else lizany.replay names the missing field
+        check_deck(record["deck"])
+    result = lizany.replay(record).result()
+    where = _first_difference(record["result"], result, "result")
+    if where:
+        raise RecordError(f"differs from the replay: {where}", "result")
+    return result
 
 
 def replay_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -180,46 +267,94 @@ def replay_record(record: dict[str, Any]) -> dict[str, Any]:
 
 
 class RecordChecker:
-    """Replays records in file order and checks that consecutive deals of a partie join.
+    """Replays records in file order and checks that they make parties.
 
-    After a record of the same rules, a record whose deck is that deal gathered and cut
-    at its ``cut`` (RULES.md §2) must be the next deal, dealt by the previous forehand; a
-    record numbered as the next deal must join so.  A tampered ``deal``, ``cut``,
-    ``dealer`` or deck is caught wherever the deal before it is in the file.
+    The first record (and the first after a bad one) may be any deal; after it each
+    record is the next deal of the same partie, or deal 0 of a new partie once the one
+    before has had all its ``deals``.  The next deal keeps the rules, is numbered one up,
+    is dealt by the previous forehand, and its deck is that deal gathered and cut at its
+    ``cut`` (RULES.md §2; ``shuffle="every_deal"`` reshuffles, so there only the number
+    and the dealer tell).  A deal deleted, duplicated or swapped, or a tampered ``deal``,
+    ``cut``, ``dealer`` or deck, is caught at the first record that does not follow.
+    ``parties=False`` checks each record alone (a file of unrelated deals).  Lízaný
+    records are independent deals: each is replayed alone.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, parties: bool = True) -> None:
+        self.parties = parties
         self._prev: tuple[dict[str, Any], int, Game] | None = None
+        self._first = 0  # the first deal of the partie being read
 
     def check(self, record: Any) -> dict[str, Any]:
         """Check one record (RecordError naming the field); returns its settlement."""
         prev, self._prev = self._prev, None
+        if isinstance(record, dict) and record.get("format") == "mariash-lizany/1":
+            result = _replay_lizany(record)
+            self._prev = prev  # a lízaný deal between two deals of a partie hides no gap
+            return result
         game = _replay(record)
         deal = record["deal"]
-        if prev is not None and prev[0] == record["rules"]:
-            p_deal, p_game = prev[1], prev[2]
-            joins = self._joins(record, p_game, p_deal)
-            if deal == p_deal + 1 and not joins:
-                raise RecordError(
-                    f"{record['cut']}: the previous deal gathered and cut at "
-                    f"{record['cut']} does not give this record's deck (tampered cut or deck)",
-                    "cut",
-                )
-            if joins and deal != p_deal + 1:
-                raise RecordError(
-                    f"{deal}: this deal's deck continues deal {p_deal} of the record before, "
-                    f"so it is deal {p_deal + 1}",
-                    "deal",
-                )
-            forehand = p_game.player(int(p_game.st[S.FOREHAND]))  # at four: a player
-            if deal == p_deal + 1 and record["dealer"] != forehand:
-                raise RecordError(
-                    f"{record['dealer']}: the dealer of the next deal is the previous "
-                    f"forehand, seat {forehand}",
-                    "dealer",
-                )
+        if prev is None:
+            self._first = deal
+        elif self.parties:
+            if self._follows(record, prev):
+                self._first = 0
         self._prev = (record["rules"], deal, game)
         return game.last_settlement  # type: ignore[return-value]
+
+    def _follows(self, record: dict[str, Any], prev: tuple[dict[str, Any], int, Game]) -> bool:
+        """RecordError unless ``record`` is the deal after ``prev`` or starts a partie
+        (then True)."""
+        p_rules, p_deal, p_game = prev
+        deal, deals = record["deal"], p_game.rules.deals
+        if deal == 0:
+            if p_deal != deals - 1:
+                raise RecordError(
+                    f"0: a new partie starts but the partie before ended at deal {p_deal} "
+                    f"of 0..{deals - 1} (deals {p_deal + 1}.. missing)", "deal")
+            if self._first != 0:  # only the file's first partie may be an excerpt
+                raise RecordError(
+                    f"0: a new partie starts but the partie before holds only deals "
+                    f"{self._first}..{p_deal} (a file may begin inside a partie; a partie "
+                    "followed by another is whole)", "deal")
+            return True
+        if record["rules"] != p_rules:
+            raise RecordError(
+                f"differ from the record before (deal {p_deal}); a partie keeps its rules, "
+                "and a partie of other rules starts at deal 0", "rules")
+        self._joins_previous(record, p_game, p_deal)
+        if deal != p_deal + 1:
+            what = ("the same deal again (a duplicate)" if deal == p_deal else
+                    f"deals {p_deal + 1}..{deal - 1} missing" if deal > p_deal else
+                    "out of order")
+            raise RecordError(
+                f"{deal}: the record before is deal {p_deal} of this partie, so this is "
+                f"deal {p_deal + 1}: {what}", "deal")
+        return False
+
+    def _joins_previous(self, record: dict[str, Any], p_game: Game, p_deal: int) -> None:
+        """The deck and the dealer of ``record`` against deal ``p_deal`` (``p_game``)."""
+        deal = record["deal"]
+        joins = self._joins(record, p_game, p_deal)
+        if deal == p_deal + 1 and not joins:
+            raise RecordError(
+                f"{record['cut']}: the previous deal gathered and cut at "
+                f"{record['cut']} does not give this record's deck (tampered cut or deck)",
+                "cut",
+            )
+        if joins and deal != p_deal + 1:
+            raise RecordError(
+                f"{deal}: this deal's deck continues deal {p_deal} of the record before, "
+                f"so it is deal {p_deal + 1}",
+                "deal",
+            )
+        forehand = p_game.player(int(p_game.st[S.FOREHAND]))  # at four: a player
+        if deal == p_deal + 1 and record["dealer"] != forehand:
+            raise RecordError(
+                f"{record['dealer']}: the dealer of the next deal is the previous "
+                f"forehand, seat {forehand}",
+                "dealer",
+            )
 
     @staticmethod
     def _joins(record: dict[str, Any], prev: Game, prev_deal: int) -> bool:

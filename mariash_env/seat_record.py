@@ -103,6 +103,10 @@ def _parse(record: Any) -> tuple[Rules, int, int, int, list[int], list[int], set
         require_three(rules, "seat records")
     except (RulesError, TypeError) as e:
         raise SeatRecordError(str(e), "rules") from e
+    if rules.rules != "voleny":  # the labels, the deal and the replay are volený's
+        raise SeatRecordError(f"{opts.get('rules')!r}: seat records ({FORMAT}) are volený "
+                              "mariáš's: expected rules of volený (no 'rules' option or "
+                              "'voleny')", "rules")
     deal = record.get("deal", 0)
     if not is_int(deal) or not 0 <= deal < rules.deals:
         raise SeatRecordError(f"{deal!r}: expected an int 0..{rules.deals - 1}", "deal")

@@ -40,7 +40,7 @@ from gymnasium import spaces
 
 from . import actions as A
 from .core.observe import OBS_SIZE
-from .game import Game, IllegalActionError, OptionError
+from .game import RESET_OPTIONS, Game, IllegalActionError, OptionError, check_seed, reset_options
 from .render import render_for
 from .robots import Robot, make_robot
 from .robots.base import as_robot
@@ -128,13 +128,11 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, int]]:
+        # Checked before Gymnasium's seeding, which takes no numpy ints and raises its own
+        # error, and before anything is changed.
+        seed = check_seed(seed)
+        opts = reset_options(options, RESET_OPTIONS, strict=True)
         super().reset(seed=seed)
-        opts = dict(options or {})
-        unknown = set(opts) - {"deck", "dealer", "cuts"}
-        if unknown:
-            raise OptionError(
-                f"unknown reset option(s) {sorted(unknown)}: expected 'deck', 'dealer', 'cuts'"
-            )
         # Without a seed the partie is still drawn from the env's seeded generator, so
         # reset(seed=s) followed by resets without a seed is reproducible.
         game_seed = seed if seed is not None else int(self.np_random.integers(2**31))

@@ -163,10 +163,13 @@ time; or fill many rows with copies of one position (``snap[:] = snap[j]``) and 
 each row with a different action -- rows are independent games.  ``restore_states``
 checks shape, dtype, the range of every field the compiled code indexes with (phase,
 seats, cards, trick fields, counters, flags), that the deck positions are a permutation
-and that each card is in exactly one place; a bad row raises :class:`ValueError` naming
-the field, its accepted range and the games, and nothing is restored.  The rows should
-be decision states as ``copy_states`` returns them (a finished, not advanced deal has an
-empty mask and cannot be stepped).
+and that each card is in exactly one place, then what the game and phase need (levels
+within ``max_flek``, flek rounds within what they allow, the deal within the partie, the
+seat to move, the card counts and the fields the phase reads, and at least one legal
+action); a bad row raises :class:`ValueError` naming the field (its accepted range or
+what the phase expects) and the games, and nothing is restored.  The rows should be
+decision states as ``copy_states`` returns them (a finished, not advanced deal has an
+empty mask and an all-zero observation and cannot be stepped).
 """
 
 from __future__ import annotations
@@ -192,12 +195,14 @@ from .core.engine import advance_partie, apply_action, legal_actions
 from .core.flow import play_turn
 from .core.four import payment4, player_of
 from .core.jit import borrow, borrow_row, popcount64
+from .core.licit_games import COMPONENTS, HEARTS, KIND
 from .core.observe import OBS_SIZE, STATE_OBS_SIZE
 from .core.observe4 import OBS4_SIZE, STATE4_OBS_SIZE
 from .core.play import can_lay_down, legal_cards, play_card
 from .core.state import (
     CUT,
     DEAL_NO,
+    K_TWO_SEVENS,
     PAY,
     RNG,
     STATE_SIZE,
@@ -206,8 +211,9 @@ from .core.state import (
     seed_words,
     setm,
 )
+from .game import check_seed
 from .kinds import kind_of
-from .rules import R_GAME, R_PLAYERS, is_int, make_rules
+from .rules import G_LICIT, R_GAME, R_MAX_FLEK, R_NDEALS, R_PLAYERS, is_int, make_rules
 
 __all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES",
            "VectorMemoryWarning", "available_memory"]
@@ -263,18 +269,32 @@ def _inline_core(func, **callees):
     return numba.njit(inline="always")(clone)
 
 
+@_jit_inline
+def _sized3(a, b, c):
+    """Stands in for the core's buffer-size checks in the step kernel: its buffers are
+    the game's own (sized by the constructor), and a ``raise`` compiled into a ``prange``
+    loop would keep it from running in parallel."""
+
+
+@_jit_inline
+def _sized4(a, b, c, d):
+    """:func:`_sized3` for licitovaný's check."""
+
+
 # The step kernel's calls into the core and their hottest callees (~15 % of a step): the
 # dispatch, the play phase's functions (inline already) and what they call.
 _play_card_inline = _inline_core(play_card)
 _legal_actions_inline = _inline_core(
-    legal_actions, _legal_play=_inline_core(E._legal_play, legal_cards=_inline_core(legal_cards),
-                                            can_lay_down=_inline_core(can_lay_down)),
-    legal_licit=_inline_core(LI.legal_licit, _legal_play=_inline_core(
+    legal_actions, check_legal=_sized3,
+    _legal_play=_inline_core(E._legal_play, legal_cards=_inline_core(legal_cards),
+                             can_lay_down=_inline_core(can_lay_down)),
+    legal_licit=_inline_core(LI.legal_licit, check_licit=_sized4, _legal_play=_inline_core(
         LI._legal_play, licit_cards=_inline_core(LI.licit_cards))))
 _play_turn_inline = _inline_core(play_turn, play_card=_play_card_inline)
 _apply_action_inline = _inline_core(
-    apply_action, _apply_play=_inline_core(E._apply_play, play_turn=_play_turn_inline),
-    apply_licit=_inline_core(LI.apply_licit, _apply_play=_inline_core(
+    apply_action, check_apply=_sized3,
+    _apply_play=_inline_core(E._apply_play, play_turn=_play_turn_inline),
+    apply_licit=_inline_core(LI.apply_licit, check_licit=_sized4, _apply_play=_inline_core(
         LI._apply_play, play_turn=_play_turn_inline)))
 
 
@@ -326,7 +346,16 @@ def _refresh_one(st, rules, i, masks, obs, player, deal_no, observations):
     player[i] = p
     deal_no[i] = st[DEAL_NO]
     if observations:
-        encode_game(st, rules, p, obs[i], False)
+        _observe(st, rules, p, obs[i])
+
+
+@_jit
+def _observe(st, rules, p, out):
+    """The observation of ``p``; a deal over (nobody to move, ``p`` = -1) shows zeros."""
+    if p >= 0:
+        encode_game(st, rules, p, out, False)
+    else:
+        out[:] = 0.0
 
 
 @_jit
@@ -384,7 +413,7 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
         player[i] = p
         deal_no[i] = st[DEAL_NO]
         if observations:
-            encode_game(st, rules, p, borrow_row(obs, i), False)
+            _observe(st, rules, p, borrow_row(obs, i))
     return 0
 
 
@@ -563,8 +592,7 @@ class VectorEnv:
         for name, flag in (("observations", observations), ("parallel", parallel)):
             if not isinstance(flag, (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {flag!r}")
-        if seed is not None and not is_int(seed):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        seed = check_seed(seed)  # the same check as reset's (and every environment's)
         n = int(num_envs)
         self.num_envs = n
         if deals is not None:  # else the rules' default: 12 deals, 16 at four
@@ -650,7 +678,8 @@ class VectorEnv:
 
     def reset(self, seed: int | None = None) -> Step:
         """Start a new partie in every game; game ``i`` from ``seed_words(seed + i)``."""
-        base = self._next_seed if seed is None else int(seed)
+        seed = check_seed(seed)
+        base = self._next_seed if seed is None else seed
         n = self.num_envs
         words = np.empty((n, 4), dtype=np.int64)
         for i in range(n):
@@ -735,7 +764,7 @@ class VectorEnv:
         if states.shape != self._states.shape:
             raise ValueError(
                 f"states must have shape {self._states.shape}, got {states.shape}")
-        _validate(states)
+        _validate(states, self.rules_vector)
         np.copyto(self._states, states)
         self._ready = True
         self.current()
@@ -747,10 +776,11 @@ _FIELDS = tuple((f.name.lower(), S.OFFSETS[f.name], f.slots, f.range[0], f.range
                 for f in S.STATE_SCHEMA if f.range is not None)
 
 
-def _validate(states: np.ndarray) -> None:
+def _validate(states: np.ndarray, rules: np.ndarray) -> None:
     """Check every field the compiled code indexes with, the deck positions and the cards
-    (vectorised, raising before anything is restored): a restored row can then never make
-    the engine read or write outside its buffers."""
+    (vectorised), then what each game's phase needs (:func:`_semantic_row`), all before
+    anything is restored: a restored row can then never make the engine read or write
+    outside its buffers, overflow a counter, or stand at a decision with no legal move."""
     def fail(what: str, rows: np.ndarray) -> None:
         raise ValueError(f"states: {what} in games {rows[:10].tolist()}"
                          f"{' and more' if rows.size > 10 else ''}; nothing was restored")
@@ -780,3 +810,245 @@ def _validate(states: np.ndarray) -> None:
     if rows.size:
         fail("the hands, talon, played and claimed cards do not hold each of the 32 "
              "cards exactly once", rows)
+    codes = np.zeros(states.shape[0], dtype=np.int64)
+    _semantic_kernel(np.ascontiguousarray(states), rules, codes)
+    rows = np.flatnonzero(codes)
+    if rows.size:
+        st = states[rows[0]]
+        code = int(codes[rows[0]])
+        rows = rows[codes[rows] == code]
+        field, what = _SEMANTIC[code - 1]
+        value = (f" = {int(st[S.OFFSETS[field.upper()]])}" if field.upper() in S.OFFSETS
+                 and S.STATE_SCHEMA[list(S.OFFSETS).index(field.upper())].slots == 1 else "")
+        phase = S.PHASE_NAMES[int(st[S.PHASE])]
+        fail(f"field {field}{value} in phase {phase}: expected {what}", rows)
+
+
+# What each game's phase needs of a state (``_semantic_row``'s codes, 1-based): the field
+# at fault and what it must be.
+_SEMANTIC = (
+    ("deal_no", "a deal of the partie: below the rules' deals"),
+    ("partie_done", "0 while a deal is in progress"),
+    ("phase", "a phase of the game the rules name (volený 0..8, licitovaný 2, 6..15)"),
+    ("forehand", "the seat after the dealer, (dealer + 1) % 3"),
+    ("dealer", "seat 2 at four players (p4_dealer sits out), p4_dealer 0 at three"),
+    ("bet_level", "at most the rules' max_flek, and 0 for a bet that does not exist"),
+    ("flek_round", "at most the rounds the rules' max_flek allows (volený 1 + 4 * max_flek "
+     "+ 2, licitovaný 3 * (4 * max_flek + 1) turns), and >= 1 in a volený flek phase"),
+    ("trump_public", "0 before a trump card is chosen"),
+    ("to_move", "the seat whose turn the phase gives (-1 exactly when the deal is over)"),
+    ("hand", "the phase's card counts: 12 for the seat holding the talon (less its "
+     "discards), 10 for the others; in play 10 - trick_no, less the card each seat has "
+     "laid to the current trick"),
+    ("talon", "the phase's talon: none before the discards, then the discards so far, "
+     "then 2 cards"),
+    ("trump_card", "a trump card once the trumps are chosen"),
+    ("actor", "a seat once the contract has a player"),
+    ("contract", "the contract the phase needs (a suit game to answer Barva? or announce, "
+     "betl or durch to answer a betl, one of them from the discards on; licitovaný: the "
+     "kind of lic_game)"),
+    ("ndisc", "at most 1 while discarding, 0 before"),
+    ("answers", "at most 1 while answering"),
+    ("bet_exists", "the game bet exists once flekking starts"),
+    ("raisable", "only bets that exist and are below max_flek (less raised_rnd)"),
+    ("lic_holder", "the holder and the challenger: two different seats"),
+    ("lic_high", "a standing bid whose needs its seat's cards meet (and one to hold)"),
+    ("lic_drops", "at most 1 while bidding and holding"),
+    ("lic_game", "the announced game the phase needs (trumps: a plain suit game, helping: "
+     "two sevens, lead: betl or durch)"),
+    ("lic_help", "in two sevens a helping suit other than trumps"),
+    ("lic_quiet", "at most 2 while flekking"),
+    ("lic_lead", "in betl or durch a lead card in the actor's hand"),
+    ("trick_no", "0..9 during play"),
+    ("leader", "a seat during play"),
+    ("tricks", "the cards laid so far to the current trick"),
+    ("phase", "a decision with at least one legal action"),
+)
+_NO_LEGAL = len(_SEMANTIC)
+
+
+@_jit
+def _popc(st, off):
+    return popcount64(np.int64(st[off]) & 0xFFFFFFFF)
+
+
+@_jit
+def _hands_are(st, big, nbig, talon):
+    """The three hands hold 10 cards but seat ``big`` (``nbig``) and the talon ``talon``."""
+    for s in range(3):
+        if _popc(st, S.HAND + s) != (nbig if s == big else 10):
+            return False
+    return _popc(st, S.TALON) == talon
+
+
+@_jit
+def _semantic_row(st, rules, mask):
+    """0, or the code (``_SEMANTIC``) of the first thing ``st`` lacks for its phase; the
+    fields are in range already (``_FIELDS``), so nothing here indexes outside a table."""
+    licit = rules[R_GAME] == G_LICIT
+    mf = rules[R_MAX_FLEK]
+    ph = st[S.PHASE]
+    tm = st[TO_MOVE]
+    actor = st[S.ACTOR]
+    f = st[S.FOREHAND]
+    if st[DEAL_NO] >= rules[R_NDEALS]:
+        return 1
+    if st[S.PARTIE_DONE] and ph != S.PH_DONE:
+        return 2
+    if (licit and (ph < S.PH_BID and ph != S.PH_DISCARD and ph < S.PH_FLEK)
+            or not licit and ph > S.PH_DONE):
+        return 3
+    if f != (st[S.DEALER] + 1) % 3:
+        return 4
+    if (st[S.DEALER] != 2 if rules[R_PLAYERS] == 4 else st[S.P4_DEALER] != 0):
+        return 5
+    for b in range(4):
+        lvl = st[S.BET_LEVEL + b]
+        if lvl > mf or (st[S.BET_EXISTS + b] == 0 and lvl != 0):
+            return 6
+    rounds = st[S.FLEK_ROUND]
+    if rounds > (3 * (4 * mf + 1) if licit else 4 * mf + 3):
+        return 7
+    if st[S.TRUMP_PUBLIC] and st[S.TRUMP_CARD] < 0:
+        return 8
+    if ph == S.PH_DONE or tm < 0:
+        return 0 if ph == S.PH_DONE and tm < 0 else 9
+    con = st[S.CONTRACT]
+    betl_durch = con == S.C_BETL or con == S.C_DURCH
+    if ph == S.PH_PLAY:
+        t = st[S.TRICK_NO]
+        n = st[S.TRICK_N]
+        lead = st[S.LEADER]
+        if t > 9:
+            return 26
+        if lead < 0:
+            return 27
+        if tm != (lead + n) % 3:
+            return 9
+        for j in range(n):
+            if st[S.TRICKS + 3 * t + j] < 0:
+                return 28
+        for s in range(3):
+            if _popc(st, S.HAND + s) != 10 - t - ((s - lead) % 3 < n):
+                return 10
+        if _popc(st, S.TALON) != 2:
+            return 11
+    if not licit:
+        if ph == S.PH_TRUMP:
+            if tm != f:
+                return 9
+            if not _hands_are(st, f, 12, 0):
+                return 10
+        elif ph == S.PH_CONTRACT:
+            if tm != st[S.CHOOSER]:
+                return 9
+            if st[S.TRUMP_CARD] < 0:
+                return 12
+            if not _hands_are(st, tm, 12, 0):
+                return 10
+        else:
+            if actor < 0:
+                return 13
+            if st[S.TRUMP_CARD] < 0:
+                return 12
+            if ((ph == S.PH_BARVA or ph == S.PH_ANNOUNCE) and con != S.C_SUIT
+                    or ph == S.PH_BETL_ANSWER and not betl_durch or con == S.C_NONE):
+                return 14
+            if ph == S.PH_DISCARD:
+                if tm != actor:
+                    return 9
+                if st[S.NDISC] > 1:
+                    return 15
+                if not _hands_are(st, actor, 12 - st[S.NDISC], st[S.NDISC]):
+                    return 10
+            elif ph == S.PH_BARVA or ph == S.PH_BETL_ANSWER:
+                if st[S.ANSWERS] > 1:
+                    return 16
+            elif ph == S.PH_ANNOUNCE:
+                if tm != f:
+                    return 9
+            elif ph == S.PH_FLEK:
+                if st[S.BET_EXISTS] != 1:
+                    return 17
+                if rounds < 1:
+                    return 7
+                avail = st[S.RAISABLE] & ~st[S.RAISED_RND]  # what _legal_flek offers
+                for b in range(4):
+                    if (avail >> b) & 1 and (st[S.BET_EXISTS + b] == 0
+                                             or st[S.BET_LEVEL + b] >= mf):
+                        return 18
+            if ph != S.PH_DISCARD and ph != S.PH_PLAY and not _hands_are(st, -1, 10, 2):
+                return 10
+    else:
+        if ph == S.PH_BID or ph == S.PH_HOLD or ph == S.PH_LONE:
+            h, c = st[S.LIC_HOLDER], st[S.LIC_CHALLENGER]
+            high = st[S.LIC_HIGH]
+            hs = st[S.LIC_HIGH_SEAT]
+            if ph != S.PH_LONE and (h < 0 or c < 0 or h == c):
+                return 19
+            if tm != (c if ph == S.PH_BID else h if ph == S.PH_HOLD else f):
+                return 9
+            if ph != S.PH_LONE and (high > 0 or ph == S.PH_HOLD) and (
+                    high == 0 or hs < 0 or not LI.needs_met(high, S.getm(st, S.HAND + hs))):
+                return 20
+            if ph != S.PH_LONE and st[S.LIC_DROPS] > 1:
+                return 21
+            if not _hands_are(st, -1, 10, 2):
+                return 10
+            return _any_legal(st, rules, mask)
+        if actor < 0:
+            return 13
+        g = st[S.LIC_GAME]
+        if ph != S.PH_FLEK and ph != S.PH_PLAY and tm != actor:
+            return 9
+        if ph == S.PH_GAME:
+            if st[S.LIC_HIGH] == 0:
+                return 20
+            if not _hands_are(st, actor, 12, 0):
+                return 10
+            return _any_legal(st, rules, mask)
+        two = (COMPONENTS[g] >> K_TWO_SEVENS) & 1
+        if (g == 0 or con != KIND[g] or ph == S.PH_TRUMPS and (KIND[g] != S.C_SUIT or HEARTS[g])
+                or ph == S.PH_HELPING and not two or ph == S.PH_LEAD and not betl_durch):
+            return 22
+        if (ph == S.PH_TRUMPS or ph == S.PH_HELPING) and st[S.NDISC] != 0:
+            return 15
+        if ph == S.PH_TRUMPS:
+            return _any_legal(st, rules, mask) if _hands_are(st, actor, 12, 0) else 10
+        if con == S.C_SUIT and st[S.TRUMP_CARD] < 0:
+            return 12
+        if ph == S.PH_HELPING:
+            return _any_legal(st, rules, mask) if _hands_are(st, actor, 12, 0) else 10
+        if two and (st[S.LIC_HELP] < 0 or st[S.LIC_HELP] == st[S.TRUMP_CARD] >> 3):
+            return 23
+        if ph == S.PH_DISCARD:
+            if st[S.NDISC] > 1:
+                return 15
+            if not _hands_are(st, actor, 12 - st[S.NDISC], st[S.NDISC]):
+                return 10
+        elif ph == S.PH_LEAD or ph == S.PH_FLEK:
+            if ph == S.PH_FLEK and st[S.LIC_QUIET] > 2:
+                return 24
+            if ph == S.PH_FLEK and betl_durch and (
+                    st[S.LIC_LEAD] < 0 or not (S.getm(st, S.HAND + actor) >> st[S.LIC_LEAD]) & 1):
+                return 25
+            if not _hands_are(st, -1, 10, 2):
+                return 10
+    return _any_legal(st, rules, mask)
+
+
+@_jit
+def _any_legal(st, rules, mask):
+    """0 when the seat to move has a legal action, else the "no legal action" code."""
+    legal_actions(st, rules, mask)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            return 0
+    return _NO_LEGAL
+
+
+@_jit
+def _semantic_kernel(states, rules, codes):
+    mask = np.zeros(E.n_actions_of(rules), dtype=np.int8)
+    for i in range(states.shape[0]):
+        codes[i] = _semantic_row(states[i], rules, mask)

@@ -19,7 +19,6 @@ A robot spec of :func:`mariash_env.robots.make_robot` works too (volený), a sea
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -27,7 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mariash_env.arena import duplicate_match  # noqa: E402
+from mariash_env.arena import MAX_JOBS, check_match_args, duplicate_match  # noqa: E402
+from mariash_env.cli import ArgumentParser, fail, nonnegative, path_error, positive  # noqa: E402
 from mariash_env.core.state import CONTRACT_NAMES  # noqa: E402
 from mariash_env.kinds import LICITOVANY, VOLENY, GameKind  # noqa: E402
 from mariash_env.robots import Robot, make_robot  # noqa: E402
@@ -128,32 +128,35 @@ class SwappedView(Robot):
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model", help="an exported robot (.onnx), or a robot spec of "
                                   "make_robot (volený)")
-    ap.add_argument("--deals", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=777)
+    ap.add_argument("--deals", type=positive(int), default=1000)
+    ap.add_argument("--seed", type=nonnegative(int), default=777)
     ap.add_argument("--parts", nargs="*", default=None, metavar="WORD",
                     help="keep only the swaps whose names contain one of these words")
-    ap.add_argument("--jobs", type=int, default=1, help="processes")
+    ap.add_argument("--jobs", type=positive(int), default=1, help=f"processes (1..{MAX_JOBS})")
     args = ap.parse_args(argv)
-    if args.model.endswith(".onnx"):
-        robot = OnnxRobot(args.model)
-        game, rules = robot.game, dict(robot.rules)  # the model's own game and rules
-    else:
-        try:
+    try:  # every argument before the first (long) match
+        check_match_args(args.deals, args.jobs, args.seed)
+        if args.model.endswith(".onnx"):
+            robot = OnnxRobot(args.model)
+            game, rules = robot.game, dict(robot.rules)  # the model's own game and rules
+        else:
             robot = make_robot(args.model)
-        except ValueError as e:
-            raise SystemExit(f"error: {e}") from None
-        game, rules = VOLENY, make_rules().to_dict()
+            game, rules = VOLENY, make_rules().to_dict()
+    except ValueError as e:  # also OnnxRobotError
+        fail(e)
+    except OSError as e:  # a model path the system refuses (e.g. a name too long)
+        fail(path_error(e, "read"))
     table = make_robot("table", rules=rules)
     who = type(table).__name__
     spec = {**PARTS[game.name], **SPLITS[game.name]}
     if args.parts:
         kept = {k: v for k, v in spec.items() if any(w in k for w in args.parts)}
         if not kept:
-            raise SystemExit(f"error: --parts {' '.join(args.parts)} names no swap; the "
-                             f"swaps are: {'; '.join(spec)}")
+            fail(f"--parts {' '.join(args.parts)} names no swap; the swaps are: "
+                 f"{'; '.join(spec)}")
         spec = kept
     if robot.wants_view:
         rows = [("the robot's own decisions", lambda: SwappedView(robot, table))]

@@ -20,7 +20,6 @@ Importable as ``scripts.anchors``; runnable as ``python scripts/anchors.py``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import statistics
@@ -228,13 +227,13 @@ def median(xs: list[float]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--slice", type=float, default=1.5, help="seconds per slice (1.5)")
-    parser.add_argument("--repeats", type=int, default=5, help="rounds of slices (5)")
+    from mariash_env.cli import ArgumentParser, positive
+
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--slice", type=positive(float), default=1.5,
+                        help="seconds per slice (1.5)")
+    parser.add_argument("--repeats", type=positive(int), default=5, help="rounds of slices (5)")
     args = parser.parse_args(argv)
-    if args.slice <= 0 or args.repeats < 1:
-        print("error: --slice must be > 0 and --repeats >= 1", file=sys.stderr)
-        return 2
     if not skat_available():
         print("error: OpenSpiel (pyspiel) with skat is not installed", file=sys.stderr)
         return 2

@@ -13,7 +13,6 @@ Each is timed for ``--seconds`` after a warm-up (JIT compilation excluded), one 
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -24,6 +23,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from mariash_env.cli import ArgumentParser, positive  # noqa: E402
 
 
 def _timed(fn, seconds: float) -> tuple[int, float]:
@@ -130,9 +131,9 @@ def solver(seconds: float) -> tuple[int, float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="random playouts per second through each API")
-    ap.add_argument("--seconds", type=float, default=5.0)
-    ap.add_argument("--num-envs", type=int, default=1024)
+    ap = ArgumentParser(description="random playouts per second through each API")
+    ap.add_argument("--seconds", type=positive(float), default=5.0)
+    ap.add_argument("--num-envs", type=positive(int), default=1024)
     args = ap.parse_args(argv)
     if args.seconds <= 0 or args.num_envs < 1:
         ap.error("--seconds must be > 0 and --num-envs >= 1")

@@ -23,7 +23,6 @@ With ``--compile`` it also times a fresh process's first use (cold and warm numb
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -41,6 +40,13 @@ if str(ROOT) not in sys.path:
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
+from mariash_env.cli import (  # noqa: E402
+    ArgumentParser,
+    UnwritableError,
+    check_writable,
+    path_error,
+    positive,
+)
 from scripts import anchors  # noqa: E402
 
 # Targets of issue #10, as ratios to the peer measured in the same run.
@@ -101,30 +107,24 @@ def compile_times() -> tuple[float, float]:
     return out[0], out[1]
 
 
-def _positive(kind):
-    def parse(text: str):
-        try:
-            v = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-        if not v > 0:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-        return v
-    return parse
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--slice", type=_positive(float), default=1.5,
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--slice", type=positive(float), default=1.5,
                         help="seconds per slice (default 1.5)")
-    parser.add_argument("--repeats", type=_positive(int), default=5,
+    parser.add_argument("--repeats", type=positive(int), default=5,
                         help="rounds of interleaved slices (default 5)")
-    parser.add_argument("--num-envs", type=_positive(int), default=4096,
+    parser.add_argument("--num-envs", type=positive(int), default=4096,
                         help="games in the batched engine (default 4096)")
     parser.add_argument("--compile", action="store_true",
                         help="also time a fresh process's first use (cold/warm cache)")
     parser.add_argument("--json", metavar="PATH", help="save the figures as JSON")
     args = parser.parse_args(argv)
+    try:  # before the benchmark, not after it
+        if args.json:
+            check_writable(args.json)
+    except UnwritableError as e:
+        print(f"error: --json: {e}", file=sys.stderr)
+        return 2
     if not anchors.skat_available():
         print("error: OpenSpiel (pyspiel) with skat is not installed: "
               "pip install -e '.[dev]'", file=sys.stderr)
@@ -202,7 +202,11 @@ def main(argv: list[str] | None = None) -> int:
                         "numba": numba.__version__, "numpy": np.__version__,
                         "platform": platform.platform()},
         }
-        Path(args.json).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        try:
+            Path(args.json).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        except OSError as e:  # e.g. the disk filled up during the benchmark
+            print(f"error: --json: {path_error(e, 'write')}", file=sys.stderr)
+            return 1
         print(f"saved {args.json}")
     return 0
 

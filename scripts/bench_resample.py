@@ -11,7 +11,6 @@ states from the second deal on are kept (a gathered partie resamples by rejectio
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -22,14 +21,16 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from mariash_env.cli import ArgumentParser, nonnegative, positive  # noqa: E402
+
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=3)
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=positive(int), default=3)
     ap.add_argument("--shuffle", choices=("partie", "every_deal"), default="partie")
     ap.add_argument("--robot", choices=("random", "table"), default="table")
-    ap.add_argument("--states", type=int, default=60)
-    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--states", type=positive(int), default=60)
+    ap.add_argument("--seed", type=nonnegative(int), default=11)
     ap.add_argument("--rules", choices=("voleny", "licitovany"), default="voleny")
     ap.add_argument("--players", type=int, choices=(3, 4), default=3)
     args = ap.parse_args(argv)

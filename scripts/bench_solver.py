@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from mariash_env.cli import ArgumentParser, nonnegative  # noqa: E402
 from mariash_env.core.licit_games import GAME_IDS  # noqa: E402
 from mariash_env.core.state import C_BETL, C_DURCH, C_SUIT, CONTRACT  # noqa: E402
 from mariash_env.rules import make_rules  # noqa: E402
@@ -47,15 +48,14 @@ def deals(n: int, seed: int) -> list[np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=200, help="number of deals (default 200)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=nonnegative(int), default=200,
+                    help="number of deals (default 200, 0: none)")
+    ap.add_argument("--seed", type=nonnegative(int), default=1)
     ap.add_argument("--no-pv", action="store_true", help="value and best move only")
-    ap.add_argument("--licit", type=int, default=10,
+    ap.add_argument("--licit", type=nonnegative(int), default=10,
                     help="licitovaný deals per game (default 10, 0: none)")
     args = ap.parse_args(argv)
-    if args.n < 0 or args.licit < 0:
-        ap.error("--n and --licit must be >= 0")
     if args.n:
         bench_voleny(args)
     if args.licit:

@@ -26,6 +26,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from mariash_env.cli import (  # noqa: E402
+    ArgumentParser,
+    UnwritableError,
+    check_writable,
+    fail,
+    nonnegative,
+    path_error,
+    positive,
+)
 from mariash_env.core import state as S  # noqa: E402
 from mariash_env.robots import TableRobot  # noqa: E402
 from mariash_env.robots.features import decode  # noqa: E402
@@ -44,11 +53,11 @@ from training.pimc_labels import (  # noqa: E402
 def load_rows(path: str, states: int, skip: int = 0) -> dict[str, np.ndarray]:
     """The first ``states`` rows after ``skip`` of a card-play label directory."""
     if phase_of(read_settings(Path(path))) != "play":
-        raise SystemExit(f"{path} holds bidding labels; this script measures card play")
+        fail(f"{path} holds bidding labels; this script measures card play")
     rows = read_shards(path, shard_files(path), skip + states)
     rows = {k: v[skip:] for k, v in rows.items()}
     if len(rows["seat"]) == 0:
-        raise SystemExit(f"{path} has no rows after {skip}")
+        fail(f"{path} has no rows after {skip}")
     return rows
 
 
@@ -83,14 +92,13 @@ def regret_of(value: np.ndarray, mask: np.ndarray, actions: np.ndarray
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("labels", help="a card-play label directory")
     ap.add_argument("models", nargs="+", help="ONNX models (table and random are added)")
-    ap.add_argument("--states", type=int, default=8000)
-    ap.add_argument("--skip", type=int, default=0, help="rows to pass over first")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--pimc", type=int, default=0, metavar="W",
+    ap.add_argument("--states", type=positive(int), default=8000)
+    ap.add_argument("--skip", type=nonnegative(int), default=0, help="rows to pass over first")
+    ap.add_argument("--seed", type=nonnegative(int), default=0)
+    ap.add_argument("--pimc", type=nonnegative(int), default=0, metavar="W",
                     help="also PIMC with W worlds (fresh worlds, not the label's): the "
                          "regret of search itself against the labels (0 = off; slow, "
                          "about 10 ms a state)")
@@ -100,7 +108,16 @@ def main(argv: list[str] | None = None) -> int:
                          "a robot gives its groše up")
     args = ap.parse_args(argv)
 
-    rows = load_rows(args.labels, args.states, args.skip)
+    try:  # every input and output before the (long) labelling
+        if args.plot:
+            check_writable(args.plot)
+        for m in args.models:
+            OnnxRobot(m, game="voleny")
+        rows = load_rows(args.labels, args.states, args.skip)
+    except (UnwritableError, ValueError) as e:  # also LabelError and OnnxRobotError
+        fail(e)
+    except OSError as e:  # a path the system refuses (e.g. a name too long)
+        fail(path_error(e, "read"))
     n = len(rows["seat"])
     obs = encode_states(rows["state"], rows["seat"])
     mask = rows["mask"]

@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mariash_env.arena import deal_states  # noqa: E402
-from mariash_env.cli import ArgumentParser, fail  # noqa: E402
+from mariash_env.cli import ArgumentParser, fail, path_error  # noqa: E402
 from mariash_env.core import state as S  # noqa: E402
 from mariash_env.core.engine import apply_action  # noqa: E402
 from mariash_env.robots import OnnxRobotError, PIMCRobot  # noqa: E402
@@ -100,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         res = measure(args.model, args.deals, args.worlds, temps)
     except OnnxRobotError as e:
         fail(e)
+    except OSError as e:  # a model path the system refuses (e.g. a name too long)
+        fail(path_error(e, "read"))
     print(f"{res['positions']:.0f} positions, {res['cards']:.0f} hidden cards in hands")
     print(f"uniform worlds: mean log P(true holder) = {res['uniform']:.4f}")
     for t in temps:

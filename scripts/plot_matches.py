@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mariash_env.atomic import atomic_open  # noqa: E402
+from mariash_env.cli import ArgumentParser, UnwritableError, check_writable, path_error  # noqa: E402
 
 FIELDS = ("label", "robot_a", "robot_b", "deals", "seed", "diff", "ci_low", "ci_high")
 
@@ -86,8 +87,7 @@ def merge(rows: list[dict[str, str]], new: list[dict[str, str]]) -> list[dict[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="*", type=Path)
     ap.add_argument("-o", "--out", type=Path, required=True, help="the PNG to write")
     ap.add_argument("--csv", type=Path, help="the match table to add to and to draw")
@@ -103,14 +103,20 @@ def main(argv: list[str] | None = None) -> int:
     labels = dict(x.split("=", 1) for x in args.label)
     seeds = dict(x.split("=", 1) for x in args.seed)
     try:
+        for out in (args.out, args.csv):  # the outputs before the inputs are read
+            if out is not None:
+                check_writable(out)
         new = []
         for d in args.dirs:
             p = read_pair(d)
             new.append({**p, "label": labels.get(str(d)) or f"{p['robot_a']} − {p['robot_b']}",
                         "seed": seeds.get(str(d), "")})
         rows = merge(read_table(args.csv), new) if args.csv else new
-    except (OSError, ValueError, KeyError) as e:
+    except (UnwritableError, ValueError, KeyError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # an input the system refuses (missing, a name too long, …)
+        print(f"error: {path_error(e, 'read')}", file=sys.stderr)
         return 2
     if not rows:
         print("error: no match to draw: give arena directories or a --csv table with rows",

@@ -15,7 +15,6 @@ common (a deal seed seen twice would count twice).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mariash_env.arena import bootstrap_ci, pair_seed  # noqa: E402
+from mariash_env.cli import ArgumentParser  # noqa: E402
 
 
 class PoolError(ValueError):
@@ -35,9 +35,9 @@ def read_deals(path: str | Path) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(robot names, deal seeds int64[n], per-deal groše float64[n, robots])`` of a
     match directory (or its ``deals.csv``)."""
     p = Path(path)
-    if p.is_dir():
-        p = p / "deals.csv"
-    try:
+    try:  # is_dir() too raises for a path the system refuses (e.g. a name too long)
+        if p.is_dir():
+            p = p / "deals.csv"
         with open(p, newline="") as f:
             rows = list(csv.reader(f))
     except OSError as e:
@@ -100,7 +100,7 @@ def table(names: list[str], vals: np.ndarray) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("matches", nargs="+", help="arena --out directories (or deals.csv files)")
     ap.add_argument("--rename", action="store_true",
                     help="pool robots by position under the first match's names")

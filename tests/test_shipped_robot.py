@@ -73,7 +73,7 @@ def test_phase_ablation_swaps_exactly_the_named_parts():
         assert 0 in seen  # suit games' decisions of the side were met and swapped by one half
 
 
-def test_phase_ablation_of_a_searching_robot_swaps_per_decision():
+def test_phase_ablation_of_a_searching_robot_swaps_per_decision(capsys):
     """scripts/ablate_phases.py on a robot spec that searches (wants_view): with every
     phase swapped its score is the table robot's own (0 on every deal), with none it is
     the robot's; and the command line runs a named part."""
@@ -95,10 +95,13 @@ def test_phase_ablation_of_a_searching_robot_swaps_per_decision():
                         progress=False)
     assert (a.per_deal == b.per_deal).all() and a.per_deal.any()
     assert main([spec, "--deals", "2", "--parts", "as defender"]) == 0
-    with pytest.raises(SystemExit, match="names no swap"):
-        main([spec, "--parts", "dessert"])
-    with pytest.raises(SystemExit, match="unknown robot"):
-        main(["oracle", "--deals", "2"])
+    for argv, why in (([spec, "--parts", "dessert"], "names no swap"),
+                      (["oracle", "--deals", "2"], "unknown robot")):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert why in err and err.startswith("error: ") and err.count("\n") == 1
 
 
 LICIT_MODEL = MODEL.parent / "robot_licitovany.onnx"

@@ -28,6 +28,8 @@ from typing import Any
 import torch
 
 from mariash_env.atomic import atomic_open
+from mariash_env.cli import UnwritableError as UnwritableError  # one check for every tool
+from mariash_env.cli import check_writable as check_writable
 from mariash_env.kinds import KINDS
 
 from .config import Config
@@ -44,31 +46,6 @@ RESUMABLE_CHANGES = ("run.", "eval.")
 
 class CheckpointError(Exception):
     """A checkpoint that cannot be used: missing, truncated, corrupt, or from another setup."""
-
-
-class UnwritableError(OSError):
-    """An output file that cannot be written (checked before the work that produces it)."""
-
-
-def check_writable(path: str | Path) -> None:
-    """Make sure ``path`` can be written (creating its directory), before spending time on
-    its content: raise :class:`UnwritableError` naming the path and the reason."""
-    path = Path(path)
-    if path.is_dir():
-        raise UnwritableError(f"cannot write {path}: it is a directory")
-    for anc in path.parents:
-        if anc.exists():
-            if not anc.is_dir():
-                raise UnwritableError(f"cannot write {path}: {anc} is not a directory")
-            break
-    probe = path.with_name(f".{path.name}.probe.tmp-{os.getpid()}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(probe, "wb"):
-            pass
-        probe.unlink()
-    except OSError as e:
-        raise UnwritableError(f"cannot write {path}: {e.strerror or e}") from None
 
 
 def atomic_write_bytes(path: str | Path, chunks: list[bytes]) -> None:
@@ -123,9 +100,12 @@ def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> int:
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """Read and verify a checkpoint file (integrity and layout; not the config)."""
     path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {path}")
-    raw = path.read_bytes()
+    try:  # is_file() too raises for a path the system refuses (e.g. a name too long)
+        if not path.is_file():
+            raise CheckpointError(f"no checkpoint at {path}")
+        raw = path.read_bytes()
+    except OSError as e:
+        raise CheckpointError(f"cannot read the checkpoint {path}: {e.strerror or e}") from None
     if raw[: len(MAGIC)] != MAGIC:
         if len(raw) < len(MAGIC) and MAGIC.startswith(raw):
             raise CheckpointError(f"checkpoint {path} is truncated: {len(raw)} bytes, not even "

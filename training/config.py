@@ -320,7 +320,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         try:
             text = p.read_text(encoding="utf-8")
         except OSError as e:
-            raise ConfigError(f"cannot read config {p}: {e}") from None
+            raise ConfigError(f"cannot read config {p}: {e.strerror or e}") from None
         try:
             d = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
         except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:

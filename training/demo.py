@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from mariash_env.cli import ArgumentParser, UnwritableError, path_error
+
 CONFIG = Path(__file__).with_name("configs") / "demo.toml"
 
 
@@ -88,8 +90,8 @@ def _play_vector(robot, others, seed: int, robot_seat: int) -> None:  # pragma: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.demo", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = ArgumentParser(prog="python -m training.demo", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="runs/demo", help="run directory (replaced)")
     ap.add_argument("--seconds", type=float, default=None,
                     help="training time budget (default: demo.toml's)")
@@ -118,8 +120,11 @@ def main(argv: list[str] | None = None) -> int:
                                  "(no checkpoint.pt or config.json): refusing to replace it")
             shutil.rmtree(out)
         trainer = Trainer(cfg, out)  # checks the robots and that out is writable
-    except (ValueError, CheckpointError, OSError) as e:  # ConfigError is a ValueError
+    except (ValueError, CheckpointError, UnwritableError) as e:  # ConfigError: a ValueError
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # --out refused by the system (e.g. a name too long)
+        print(f"error: {path_error(e)}", file=sys.stderr)
         return 2
     return _demo(trainer, out)
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from mariash_env.arena import ROLES, duplicate_match
 from mariash_env.arena import bootstrap_ci as arena_bootstrap_ci
+from mariash_env.cli import ArgumentParser, path_error
 from mariash_env.robots import PolicyRobot, RandomRobot, Robot, make_robot
 from mariash_env.robots import as_robot as robot_of
 
@@ -155,8 +156,8 @@ def format_table(rows: list[tuple[str, EvalResult]], unit: str = "groše") -> st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = ArgumentParser(prog="python -m training.evaluate", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model", help="a training checkpoint (.pt) or an exported robot (.onnx)")
     ap.add_argument("--robot", action="append",
                     help="opponent robot: random, table, pimc(...), onnx:PATH (repeatable; "
@@ -185,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--robot {name!r} cannot play the model's game: {e}") from None
     except ValueError as e:  # also CheckpointError and OnnxRobotError
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # the model's path refused by the system (e.g. a name too long)
+        print(f"error: {path_error(e, 'read')}", file=sys.stderr)
         return 2
     rows = []
     for r in evaluate_all(agent, robots, args.deals, args.seed, rules, args.num_envs):

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from mariash_env.cli import ArgumentParser, path_error
 from mariash_env.kinds import kind_of
 from mariash_env.rules import make_rules
 
@@ -286,8 +287,8 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.export", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = ArgumentParser(prog="python -m training.export", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkpoint", help="a training checkpoint (RUN/checkpoint.pt)")
     ap.add_argument("-o", "--out", default="robot.onnx", help="ONNX file to write")
     ap.add_argument("--check", type=int, default=4096,
@@ -307,6 +308,9 @@ def main(argv: list[str] | None = None) -> int:
         report = export(args.checkpoint, args.out, args.check)
     except (CheckpointError, UnwritableError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a path the system refuses (e.g. a file name too long)
+        print(f"error: {path_error(e)}", file=sys.stderr)
         return 2
     except ParityError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -18,6 +18,8 @@ import importlib.util
 import json
 import sys
 
+from mariash_env.cli import ArgumentParser
+
 from .backends import BACKENDS
 from .checkpoint import CheckpointError, UnwritableError
 from .config import ConfigError, describe_config, load_config, parse_override
@@ -25,8 +27,8 @@ from .trainer import EvaluationError, Trainer, read_run_checkpoint
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.train", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = ArgumentParser(prog="python -m training.train", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", help="TOML or JSON config (default: built-in defaults)")
     ap.add_argument("--out", help="run directory (checkpoints, logs, curves.png)")
     ap.add_argument("--resume", action="store_true", help="continue the run in --out")

@@ -68,7 +68,11 @@ def pick_device(name: str) -> torch.device:
 
 def newest_good_checkpoint(out: str | Path) -> tuple[Path, int] | None:
     """The newest readable ``RUN/checkpoints/itN.pt`` and its iteration, if any."""
-    for p in sorted((Path(out) / "checkpoints").glob("it*.pt"), reverse=True):
+    try:
+        found = sorted((Path(out) / "checkpoints").glob("it*.pt"), reverse=True)
+    except OSError:  # a run directory the system refuses (e.g. a name too long): none
+        return None
+    for p in found:
         try:
             return p, int(read_checkpoint(p)["counters"]["iteration"])
         except (CheckpointError, KeyError, TypeError, ValueError):

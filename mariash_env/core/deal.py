@@ -43,6 +43,7 @@ from .state import (
     SCORE,
     SEVEN_SEAT,
     SEVEN_TRICK,
+    STATE_SIZE,
     TALON,
     TALON_OWNER,
     TLEAD,
@@ -56,12 +57,24 @@ from .state import (
 )
 from .tables import ALL, POS_SEAT, POS_SEAT_LICIT
 
+_DECK_MSG = (f"deal: expected an int32[{STATE_SIZE}] state, a deck holding each card "
+             "0..31 once and a dealer seat 0..2 (a player 0..3 at four)")
+
 
 @njit
 def deal_deck(st, deck, dealer, game=0):
     """Start a deal: ``deck`` (32 card indices from the top) dealt in blocks by ``dealer``:
     volený 7-5-5-5-5-5 (RULES.md §2), licitovaný (``game`` = G_LICIT) 5-5-5-2-5-5-5 with
-    the auction next (LICITOVANY.md §2, §4)."""
+    the auction next (LICITOVANY.md §2, §4).  The cards index the state: ValueError
+    unless ``deck`` is a permutation of 0..31 (and ``st`` a whole record)."""
+    seen = np.int64(0)
+    if deck.shape[0] == 32:
+        for p in range(32):
+            c = deck[p]
+            if 0 <= c < 32:
+                seen |= np.int64(1) << c
+    if st.shape[0] < STATE_SIZE or seen != ALL or not 0 <= dealer <= 2:
+        raise ValueError(_DECK_MSG)
     if game == G_LICIT:
         _deal_licit(st, deck, dealer)
     else:
@@ -156,6 +169,8 @@ def shuffled_deck(st):
 def start_partie(st, deck, dealer, game=0, players=3):
     """Reset the partie (scores, deal counter) and deal ``deck`` by ``dealer``; at four
     (RULES.md §11.3) ``dealer`` is a player 0..3 who sits out, the core's dealer seat 2."""
+    if st.shape[0] < STATE_SIZE or not 0 <= dealer < (4 if players == 4 else 3):
+        raise ValueError(_DECK_MSG)
     st[DEAL_NO] = 0
     st[PARTIE_DONE] = 0
     for i in range(6):  # three int64 scores

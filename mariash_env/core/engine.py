@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import actions as A
 from ..actions import N_ACTIONS
-from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_OPEN
+from ..licit_actions import N_ACTIONS as LN_ACTIONS
+from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_OPEN, R_SIZE
 from .deal import next_deal
 from .flow import discard_card, finish, play_turn, take_talon
 from .jit import njit, njit_inline, store_bits32
@@ -72,6 +73,7 @@ from .state import (
     RAISABLE,
     RAISED_BY,
     RAISED_RND,
+    STATE_SIZE,
     TAKEN,
     TALON,
     TO_MOVE,
@@ -197,10 +199,45 @@ def _legal_play(st, rules, seat, mask):
         mask[A.LAY_DOWN] = 1
 
 
+# Numba does not check bounds: every entry taking caller-provided arrays checks their
+# sizes first (constant messages: numba raises only those).
+_ST_MSG = f"the state must be an int32[{STATE_SIZE}] record (core.state.STATE_SIZE)"
+_RULES_MSG = f"the rules vector must have {R_SIZE} values (Rules.vector())"
+_MASK_MSG = (f"mask must have the game's action count of slots ({N_ACTIONS} volený, "
+             f"{LN_ACTIONS} licitovaný: kind_of(rules).n_actions)")
+_ACTION_MSG = "apply_action: the action is outside the game's action table"
+
+
+@njit_inline
+def check_state(st, rules):
+    """Raise ValueError unless ``st`` and ``rules`` are the sizes the engine indexes."""
+    if st.shape[0] < STATE_SIZE:
+        raise ValueError(_ST_MSG)
+    if rules.shape[0] < R_SIZE:
+        raise ValueError(_RULES_MSG)
+
+
+@njit
+def n_actions_of(rules):
+    """The action count of the game ``rules`` names (volený 115, licitovaný 136)."""
+    return LN_ACTIONS if rules[R_GAME] == G_LICIT else N_ACTIONS
+
+
+@njit_inline
+def check_legal(st, rules, mask):
+    """Raise ValueError unless ``st``, ``rules`` and ``mask`` are the sizes the game
+    indexes (``VectorEnv``'s step, whose buffers are the game's own, compiles it out)."""
+    check_state(st, rules)
+    if mask.shape[0] < n_actions_of(rules):
+        raise ValueError(_MASK_MSG)
+
+
 @njit
 def legal_actions(st, rules, mask):
-    """Fill ``mask`` (int8[N_ACTIONS]) with the legal actions of the seat to move:
-    the dispatch to the phase's ``_legal_*`` function."""
+    """Fill ``mask`` (int8[N_ACTIONS] of the game ``rules`` names) with the legal actions
+    of the seat to move: the dispatch to the phase's ``_legal_*`` function.  Raises
+    ValueError when ``st``, ``rules`` or ``mask`` is too small for the game."""
+    check_legal(st, rules, mask)
     if rules[R_GAME] == G_LICIT:
         legal_licit(st, rules, mask)
         return
@@ -474,13 +511,25 @@ def _apply_play(st, rules, seat, a):
     play_turn(st, rules, seat, a - A.PLAY0)
 
 
+@njit_inline
+def check_apply(st, rules, a):
+    """Raise ValueError unless ``st`` and ``rules`` are the engine's sizes and ``a`` is in
+    the game's action table (see :func:`check_legal`)."""
+    check_state(st, rules)
+    if a < 0 or a >= n_actions_of(rules):
+        raise ValueError(_ACTION_MSG)
+
+
 @njit
 def apply_action(st, rules, a):
     """Apply the legal action ``a`` of the seat to move: the dispatch to the phase's
     ``_apply_*`` function.
 
-    Returns 1 when the action ended the deal (it is then settled), else 0.
+    Returns 1 when the action ended the deal (it is then settled), else 0.  Raises
+    ValueError when ``st`` or ``rules`` is too small or ``a`` outside the action table
+    (its legality is the caller's to check: ``legal_actions``).
     """
+    check_apply(st, rules, a)
     if rules[R_GAME] == G_LICIT:
         return apply_licit(st, rules, a)
     ph = st[PHASE]
@@ -507,6 +556,7 @@ def apply_action(st, rules, a):
 @njit
 def advance_partie(st, rules, k):
     """After a finished deal: deal the next one (cut ``k``, -1 = draw). Returns False at the end."""
+    check_state(st, rules)
     if st[PARTIE_DONE]:
         return False
     next_deal(st, rules, k)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import licit_actions as LA
 from ..licit_actions import N_ACTIONS
-from ..rules import R_MAX_FLEK
+from ..rules import R_MAX_FLEK, R_SIZE
 from .flow import discard_card, finish, play_turn, take_talon
 from .jit import njit, njit_inline
 from .licit_games import (
@@ -78,6 +78,7 @@ from .state import (
     PHASE,
     RAISED_BY,
     RAISED_RND,
+    STATE_SIZE,
     TO_MOVE,
     TRICK_N,
     TRICK_NO,
@@ -266,10 +267,33 @@ def _legal_play(st, rules, seat, mask):
         mask[LA.PLAY0 + c] = (legal >> c) & 1
 
 
+_ST_MSG = f"the state must be an int32[{STATE_SIZE}] record (core.state.STATE_SIZE)"
+_RULES_MSG = f"the rules vector must have {R_SIZE} values (Rules.vector())"
+_MASK_MSG = f"a licitovaný mask must have {N_ACTIONS} slots (licit_actions.N_ACTIONS)"
+_ACTION_MSG = "apply_licit: the action is outside licitovaný's action table"
+
+
+@njit_inline
+def check_licit(st, rules, n, a):
+    """Raise ValueError unless ``st`` and ``rules`` are the engine's sizes, ``n`` (a mask's
+    length) holds the action table and ``0 <= a < N_ACTIONS`` (numba checks no bounds;
+    ``VectorEnv``'s step, whose buffers are the game's own, compiles it out)."""
+    if st.shape[0] < STATE_SIZE:
+        raise ValueError(_ST_MSG)
+    if rules.shape[0] < R_SIZE:
+        raise ValueError(_RULES_MSG)
+    if n < N_ACTIONS:
+        raise ValueError(_MASK_MSG)
+    if a < 0 or a >= N_ACTIONS:
+        raise ValueError(_ACTION_MSG)
+
+
 @njit
 def legal_licit(st, rules, mask):
     """Fill ``mask`` (int8[N_ACTIONS] of the licitovaný table) with the legal actions of
-    the seat to move: the dispatch to the phase's ``_legal_*`` function."""
+    the seat to move: the dispatch to the phase's ``_legal_*`` function (ValueError for
+    a buffer too small)."""
+    check_licit(st, rules, mask.shape[0], 0)
     for i in range(N_ACTIONS):
         mask[i] = 0
     ph = st[PHASE]
@@ -562,7 +586,9 @@ def _apply_play(st, rules, seat, a):
 @njit
 def apply_licit(st, rules, a):
     """Apply the legal licitovaný action ``a`` of the seat to move: the dispatch to the
-    phase's ``_apply_*`` function.  Returns 1 when the action ended the deal."""
+    phase's ``_apply_*`` function.  Returns 1 when the action ended the deal (ValueError
+    for a buffer too small or an action outside the table)."""
+    check_licit(st, rules, N_ACTIONS, a)
     ph = st[PHASE]
     seat = st[TO_MOVE]
     if ph == PH_PLAY:

@@ -18,6 +18,7 @@ from .observe import (
     _bits,
     _layout,
     _rel_onehot,
+    check_encode,
     check_layout,
     encode_tricks,
     layout_markdown,
@@ -178,6 +179,7 @@ def encode_licit(st, me, out, omniscient):
     """Write seat ``me``'s licitovaný observation into ``out`` (float32[LOBS_SIZE]); with
     ``omniscient`` also the hidden blocks of :data:`LSTATE_OBS_SIZE`."""
     n = LSTATE_OBS_SIZE if omniscient else LOBS_SIZE
+    check_encode(st, me, 3, out, n)
     for i in range(n):
         out[i] = 0.0
     ph = st[PHASE]

@@ -46,6 +46,7 @@ from .state import (
     RAISED_BY,
     RAISED_RND,
     SCORE,
+    STATE_SIZE,
     TALON,
     TALON_OWNER,
     TLEAD,
@@ -232,14 +233,34 @@ def encode_tricks(st, me, out, o_played_by, o_played_in, o_trick_leader, o_cur_t
             out[o_cur_trick + 32 * j + c] = 1.0
 
 
+_ENC_ST_MSG = f"encode: the state must be an int32[{STATE_SIZE}] record"
+_ENC_SEAT_MSG = "encode: the observing seat must be 0..2 (0..3 players at four)"
+_ENC_OUT_MSG = ("encode: out is shorter than the observation (kind_of(rules).obs_size, "
+                "or state_obs_size when omniscient)")
+
+
+@njit_inline
+def check_encode(st, me, seats, out, n):
+    """Raise ValueError unless ``st`` is a whole record, ``0 <= me < seats`` and ``out``
+    holds ``n`` values: numba checks no bounds, and the encoders index with all three."""
+    if st.shape[0] < STATE_SIZE:
+        raise ValueError(_ENC_ST_MSG)
+    if me < 0 or me >= seats:
+        raise ValueError(_ENC_SEAT_MSG)
+    if out.shape[0] < n:
+        raise ValueError(_ENC_OUT_MSG)
+
+
 @njit
 def encode(st, me, out, omniscient):
     """Write the observation of seat ``me`` into ``out`` (float32[OBS_SIZE]).
 
     With ``omniscient`` the hidden blocks of :data:`STATE_OBS_SIZE` are filled too
-    and forehand's whole hand is shown during the trump choice.
+    and forehand's whole hand is shown during the trump choice.  ValueError when ``st``
+    or ``out`` is too small or ``me`` not a seat.
     """
     n = STATE_OBS_SIZE if omniscient else OBS_SIZE
+    check_encode(st, me, 3, out, n)
     for i in range(n):
         out[i] = 0.0
     ph = st[PHASE]

@@ -23,6 +23,7 @@ from .observe import (
     OBS_SIZE,
     STATE_OBS_SIZE,
     _layout,
+    check_encode,
     check_layout,
     encode,
     layout_markdown,
@@ -63,7 +64,9 @@ def layout_table() -> str:
 @njit
 def encode4(st, p, out, omniscient):
     """Write player ``p``'s observation (float32[OBS4_SIZE]) into ``out``; with
-    ``omniscient`` the state encoding (float32[STATE4_OBS_SIZE]) from forehand's seat."""
+    ``omniscient`` the state encoding (float32[STATE4_OBS_SIZE]) from forehand's seat;
+    ValueError when ``st`` or ``out`` is too small or ``p`` not a player 0..3."""
+    check_encode(st, p, 4, out, STATE4_OBS_SIZE if omniscient else OBS4_SIZE)
     if omniscient:
         p = player_of(st, 0)
         tmp = np.empty(STATE_OBS_SIZE, dtype=np.float32)

@@ -57,14 +57,16 @@ def play(args: argparse.Namespace) -> int:
                                name=args.name, seed=args.seed, rules=args.rules)
 
         if args.resume:
-            path = latest_unfinished(args.save_dir)
+            unreadable: list[str] = []
+            path = latest_unfinished(args.save_dir, unreadable)
             if path is None:
-                raise PlayError(f"no unfinished partie in {args.save_dir} to resume")
+                raise PlayError(f"no unfinished partie in {args.save_dir} to resume" + (
+                    f"; unreadable: {', '.join(unreadable)}" if unreadable else ""))
             first = PlaySession.resume(path)
         else:
             first = new_session()  # bad robots or an unwritable folder fail here
     except (PlayError, OSError) as e:
-        fail(e)
+        fail(" ".join(str(e).split("\n")))  # one line, whatever a file held
     if args.terminal:
         from .terminal import run_terminal
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 BEST = {"week": 3, "month": 5}
+log = logging.getLogger(__name__)
+_warned: set[tuple[str, float, str]] = set()  # each bad file is logged once, not per poll
 
 
 def period_of(when: str, period: str) -> str:
@@ -29,19 +32,66 @@ def period_of(when: str, period: str) -> str:
     raise ValueError(f"unknown period {period!r}: expected 'week' or 'month'")
 
 
-def load_parties(save_dir: str | Path, rules: str | None = None) -> list[dict[str, Any]]:
+def summary_problem(meta: Any) -> str | None:
+    """What makes ``meta`` no usable finished-partie summary, or None; an unfinished
+    partie's summary (``complete`` false) is fine (it is not counted yet)."""
+    if not isinstance(meta, dict):
+        return f"expected a JSON object, got a JSON {type(meta).__name__}"
+    if not isinstance(meta.get("complete", False), bool):
+        return f"complete is {meta['complete']!r:.40}: expected true or false"
+    if not isinstance(meta.get("rules", "voleny"), str):
+        return "rules: expected a string"
+    if not meta.get("complete"):
+        return None
+    try:
+        period_of(meta["finished"], "week")
+    except (KeyError, TypeError, ValueError):
+        return "finished: expected an ISO time"
+    players = meta.get("players")
+    if not isinstance(players, list) or not players:
+        return "players: expected a list of {name, score, actor_wins}"
+    for i, pl in enumerate(players):
+        if not (isinstance(pl, dict) and isinstance(pl.get("name"), str)
+                and all(isinstance(pl.get(k), int) and not isinstance(pl.get(k), bool)
+                        for k in ("score", "actor_wins"))):
+            return f"players[{i}]: expected {{name: string, score: int, actor_wins: int}}"
+    return None
+
+
+def load_parties(save_dir: str | Path, rules: str | None = None,
+                 skipped: list[dict[str, str]] | None = None) -> list[dict[str, Any]]:
     """The finished parties' summaries (``*.json`` beside the records) in ``save_dir``;
-    with ``rules``, only that game's (a summary without ``rules`` is volený's)."""
+    with ``rules``, only that game's (a summary without ``rules`` is volený's).  A file
+    that is no summary is skipped with a warning (logged once) and listed in ``skipped``
+    as ``{file, error}``: one bad file must not take the table down (issue #29 item 6)."""
     out = []
     for p in sorted(Path(save_dir).glob("*.json")):
+        if p.name.endswith(".session.json"):
+            continue  # a session checkpoint (session.py), no summary
         try:
             meta = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # not a partie summary: the table skips it rather than failing
-        if isinstance(meta, dict) and meta.get("complete") and "players" in meta and \
-                rules in (None, meta.get("rules", "voleny")):
+            problem = summary_problem(meta)
+        except (OSError, ValueError) as e:
+            problem = f"not JSON ({e})"
+        except RecursionError:
+            problem = "not JSON (nested too deeply)"
+        if problem is not None:
+            _skip(p, problem, skipped)
+        elif meta.get("complete") and rules in (None, meta.get("rules", "voleny")):
             out.append(meta)
     return out
+
+
+def _skip(path: Path, problem: str, skipped: list[dict[str, str]] | None) -> None:
+    if skipped is not None:
+        skipped.append({"file": path.name, "error": problem})
+    try:
+        key = (str(path), path.stat().st_mtime, problem)
+    except OSError:
+        key = (str(path), 0.0, problem)
+    if key not in _warned:
+        _warned.add(key)
+        log.warning("skipping %s in the series: %s", path, problem)
 
 
 def series_table(parties: Iterable[dict[str, Any]], period: str, key: str) -> list[dict[str, Any]]:
@@ -78,12 +128,15 @@ def series_table(parties: Iterable[dict[str, Any]], period: str, key: str) -> li
 def series_tables(save_dir: str | Path, now: dt.datetime | None = None,
                   rules: str | None = None) -> dict[str, Any]:
     """This week's and this month's tables over the parties saved in ``save_dir`` (with
-    ``rules``, that game's only: groše and desetníky do not add up)."""
+    ``rules``, that game's only: groše and desetníky do not add up), and ``skipped``: the
+    files left out as no partie summary (:func:`load_parties`)."""
     now = now or dt.datetime.now(dt.timezone.utc)
-    parties = load_parties(save_dir, rules)
+    skipped: list[dict[str, str]] = []
+    parties = load_parties(save_dir, rules, skipped)
     out: dict[str, Any] = {}
     for period in ("week", "month"):
         key = period_of(now.isoformat(), period)
         out[period] = {"key": key, "best": BEST[period],
                        "rows": series_table(parties, period, key)}
+    out["skipped"] = skipped
     return out

@@ -34,13 +34,16 @@ are volený's (``mariash-seat/1``), so a licitovaný service answers observation
 field, an illegal action in the record or a record that contradicts the seat's cards
 gets a 4xx ``{"error": "..."}`` naming the problem; the same request gets the same
 answer (a robot that draws random numbers, and the world a record is rebuilt in, are
-seeded from the request).
+seeded from the request).  Nothing compiled runs on a request before it is checked: a
+body over ``max_body`` bytes (default 1 MiB) is refused with 413 unread, JSON nested
+deeper than ``MAX_DEPTH`` gets a 400, a number that is not finite in float32 or an
+observation no game produces gets a 422, and a record for another game than the one
+served (its ``rules``) gets a 422 naming both games.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import zlib
 from typing import Any
 
@@ -53,16 +56,99 @@ from starlette.routing import Route
 from ..kinds import GameKind, kind_of
 from ..robots import make_robot
 from ..robots.base import Robot
+from ..rules import is_int
 from ..seat_record import FORMAT as RECORD_FORMAT
 from ..seat_record import SeatRecordError, seat_view
 
 FIELDS = ("observation", "action_mask")
+MAX_BODY = 1 << 20  # bytes: a full record or 1016 floats as JSON text is ~30 KB
+MAX_DEPTH = 32  # JSON nesting: a seat record is 4 deep
+F32_MAX = float(np.finfo(np.float32).max)  # an observation is float32: larger is inf
 
 
 class RequestError(ValueError):
+    """A request the service refuses; ``status`` is the HTTP status of the answer."""
+
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+class ErrorSafeJSON(JSONResponse):
+    """JSON as ASCII: an error message may quote a lone surrogate from the request (valid
+    JSON, not encodable as UTF-8), which Starlette's UTF-8 rendering turns into a 500."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False,
+                          separators=(",", ":")).encode("ascii")
+
+
+async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
+    """The request body, refused with 413 once it is known to pass ``limit`` bytes: by
+    its Content-Length before reading, else while streaming it (chunked bodies)."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not (length.isascii() and length.isdigit()):
+            raise RequestError(f"bad Content-Length {length[:40]!r}: expected a byte count")
+        if len(length) > 18 or int(length) > limit:
+            raise RequestError(f"the body has {length[:40]} bytes, over the limit of {limit}",
+                               413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise RequestError(f"the body is over the limit of {limit} bytes", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_json(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """The JSON value of ``body`` (RequestError 400: not JSON, or nested deeper than
+    ``max_depth`` arrays/objects, which later checks and messages would recurse into)."""
+    try:
+        data = json.loads(body or b"null")
+    except RecursionError as e:
+        raise RequestError(f"the body is nested deeper than {max_depth} levels") from e
+    except ValueError as e:  # UnicodeDecodeError and the int-digits limit are ValueErrors
+        raise RequestError(f"the body is not JSON ({e})") from e
+    stack = [(data, 1)]
+    while stack:
+        x, depth = stack.pop()
+        if isinstance(x, (dict, list)):
+            if depth > max_depth:
+                raise RequestError(f"the body is nested deeper than {max_depth} levels")
+            stack.extend((v, depth + 1) for v in (x.values() if isinstance(x, dict) else x))
+    return data
+
+
+def _is_f32(x: Any) -> bool:
+    """A JSON number that float32 holds finitely (NaN fails both comparisons; a huge int
+    compares exactly, never converted)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and -F32_MAX <= x <= F32_MAX
+
+
+def _quote(x: Any) -> str:
+    """A request's value as quoted in an error: short (not a 400-digit int, nor a list
+    echoed back whole)."""
+    if isinstance(x, (list, dict)):
+        return f"a JSON {'array' if isinstance(x, list) else 'object'}"
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def record_game(record: Any) -> str | None:
+    """The game a seat record's ``rules`` name (``voleny`` when it names none), or None
+    when ``rules`` is malformed (the record's parser names that)."""
+    if not isinstance(record, dict):
+        return None
+    opts = record.get("rules", {})
+    if not isinstance(opts, dict):
+        return None
+    game = opts.get("rules", "voleny")
+    if not isinstance(game, str):
+        raise RequestError(f"record: field 'rules': 'rules' = {game!r}: expected a game name",
+                           422)
+    return game
 
 
 def load_robot(spec: str, rules: str = "voleny") -> Robot:
@@ -90,22 +176,27 @@ def parse_request(data: Any, kind: GameKind | None = None) -> tuple[np.ndarray, 
         got = f"{len(obs)} items" if isinstance(obs, list) else type(obs).__name__
         raise RequestError(f"'observation' must be a list of {obs_size} numbers, got {got}",
                            422)
-    bad = next((i for i, x in enumerate(obs) if isinstance(x, bool)
-                or not isinstance(x, (int, float)) or not math.isfinite(x)), None)
+    bad = next((i for i, x in enumerate(obs) if not _is_f32(x)), None)
     if bad is not None:
-        raise RequestError(f"'observation'[{bad}] = {obs[bad]!r} is not a finite number", 422)
+        raise RequestError(f"'observation'[{bad}] = {_quote(obs[bad])}: expected a number "
+                           f"finite in float32 (|x| <= {F32_MAX:.4g})", 422)
     if not isinstance(mask, list) or len(mask) != n_actions:
         got = f"{len(mask)} items" if isinstance(mask, list) else type(mask).__name__
         raise RequestError(f"'action_mask' must be a list of {n_actions} 0/1, got {got}", 422)
-    bad = next((i for i, x in enumerate(mask) if isinstance(x, bool) or x not in (0, 1)), None)
+    bad = next((i for i, x in enumerate(mask) if not _is_f32(x) or x not in (0, 1)), None)
     if bad is not None:
-        raise RequestError(f"'action_mask'[{bad}] = {mask[bad]!r}: expected 0 or 1", 422)
+        raise RequestError(f"'action_mask'[{bad}] = {_quote(mask[bad])}: expected 0 or 1", 422)
     if not any(mask):
         raise RequestError("'action_mask' has no legal action: the seat is not to move", 422)
     return np.asarray(obs, dtype=np.float32), np.asarray(mask, dtype=np.int8)
 
 
-def create_service_app(spec: str, rules: str = "voleny") -> Starlette:
+def create_service_app(spec: str, rules: str = "voleny",
+                       max_body: int = MAX_BODY) -> Starlette:
+    """The service's app for robot ``spec`` playing ``rules``; bodies over ``max_body``
+    bytes get a 413."""
+    if not is_int(max_body) or max_body < 1:
+        raise ValueError(f"max_body={max_body!r}: expected a positive number of bytes")
     kind = kind_of(rules)  # KeyError for an unknown game: checked by make_robot first
     robot = load_robot(spec, rules)
     licit = kind.name == "licitovany"
@@ -117,17 +208,34 @@ def create_service_app(spec: str, rules: str = "voleny") -> Starlette:
                else ["record", "observation"])
 
     async def info(request: Request) -> JSONResponse:
-        return JSONResponse({"robot": spec, "rules": kind.name, "obs_size": kind.obs_size,
+        return ErrorSafeJSON({"robot": spec, "rules": kind.name, "obs_size": kind.obs_size,
                              "n_actions": kind.n_actions, "accepts": accepts,
                              "record_format": RECORD_FORMAT})
 
     def decide(obs: np.ndarray, mask: np.ndarray) -> int:
         # The robot's own state (a random robot's generator) is reset per request.
         robot.begin_deal(zlib.crc32(obs.tobytes()) ^ zlib.crc32(mask.tobytes()) << 32)
-        return int(robot.act({"observation": obs, "action_mask": mask}))
+        try:
+            a = int(robot.act({"observation": obs, "action_mask": mask}))
+        except (ValueError, LookupError) as e:
+            # Any numbers of the right size pass parse_request.  Ones no seat sees fail in
+            # the robot's decoding (robots.features.ObservationError, a ValueError), and a
+            # mask of another phase than the observation's leaves a hand-written robot no
+            # card to choose (min() of nothing, an index past a list): the request's fault.
+            raise RequestError("'observation' and 'action_mask' are not a position the game "
+                               f"gives a seat ({type(e).__name__}: {e})", 422) from e
+        if not (0 <= a < kind.n_actions and mask[a]):
+            # The robot read a legal move out of the observation that the mask forbids.
+            raise RequestError("'observation' and 'action_mask' disagree: the observation "
+                               f"allows action {a}, the mask does not", 422)
+        return a
 
     def decide_record(record: Any) -> tuple[int, np.ndarray]:
         """The robot's action on the seat's view rebuilt from ``record`` (and the mask)."""
+        game = record_game(record)
+        if game is not None and game != kind.name:  # before anything compiled reads it
+            raise RequestError(f"record: field 'rules': the record is for {game}, this "
+                               f"service plays {kind.name}", 422)
         seed = zlib.crc32(json.dumps(record, sort_keys=True).encode())
         try:
             view = seat_view(record, rng=seed)
@@ -139,15 +247,12 @@ def create_service_app(spec: str, rules: str = "voleny") -> Starlette:
 
     async def act(request: Request) -> JSONResponse:
         try:
-            try:
-                data = json.loads(await request.body() or b"null")
-            except (ValueError, UnicodeDecodeError) as e:
-                raise RequestError(f"the body is not JSON ({e})") from e
-            except RecursionError as e:
-                raise RequestError("the body is not JSON (nested too deeply)") from e
+            data = parse_json(await read_body(request, max_body))
             if isinstance(data, dict) and "record" in data and licit:
-                raise RequestError(f"seat records ({RECORD_FORMAT}) are volený's: a "
-                                   "licitovaný robot answers 'observation' and "
+                game = record_game(data["record"]) or "voleny"
+                raise RequestError(f"the record is for {game}, this service plays "
+                                   f"{kind.name}: seat records ({RECORD_FORMAT}) are "
+                                   "volený's, a licitovaný robot answers 'observation' and "
                                    "'action_mask'", 422)
             if isinstance(data, dict) and "record" in data:
                 extra = sorted(set(data) - {"record"})
@@ -163,18 +268,18 @@ def create_service_app(spec: str, rules: str = "voleny") -> Starlette:
                                        f"({RECORD_FORMAT}), not an observation", 422)
                 a = decide(obs, mask)
         except RequestError as e:
-            return JSONResponse({"error": str(e)}, status_code=e.status)
+            return ErrorSafeJSON({"error": str(e)}, status_code=e.status)
         if not mask[a]:  # a robot must answer a legal action; never pass an illegal one on
-            return JSONResponse({"error": f"robot {spec!r} chose the illegal action "
+            return ErrorSafeJSON({"error": f"robot {spec!r} chose the illegal action "
                                  f"{labels[a]!r}"}, status_code=500)
-        return JSONResponse({"action": a, "label": labels[a], "robot": spec})
+        return ErrorSafeJSON({"action": a, "label": labels[a], "robot": spec})
 
     async def not_found(request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"error": f"no such endpoint {request.url.path!r}: use POST /act "
+        return ErrorSafeJSON({"error": f"no such endpoint {request.url.path!r}: use POST /act "
                              "or GET /info"}, status_code=404)
 
     async def bad_method(request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"error": f"method {request.method} is not allowed on "
+        return ErrorSafeJSON({"error": f"method {request.method} is not allowed on "
                              f"{request.url.path}"}, status_code=405)
 
     return Starlette(routes=[Route("/info", info), Route("/act", act, methods=["POST"])],
@@ -182,10 +287,10 @@ def create_service_app(spec: str, rules: str = "voleny") -> Starlette:
 
 
 def serve_robot(spec: str, host: str = "127.0.0.1", port: int = 8765,
-                rules: str = "voleny") -> int:
+                rules: str = "voleny", max_body: int = MAX_BODY) -> int:
     import uvicorn
 
-    app = create_service_app(spec, rules)  # a bad spec fails here, before binding
+    app = create_service_app(spec, rules, max_body)  # a bad spec fails here, before binding
     print(f"robot {spec} answers POST http://{host}:{port}/act (Ctrl+C to stop)")
     uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,6 +30,7 @@ from ..game import Game, IllegalActionError, level_name
 from ..records import save_records
 from ..robots import SeatView, make_robot
 from ..robots.base import Robot
+from ..rules import is_int
 from . import licit
 from .labels import SUIT_NAMES_EN, card_info, describe, describe_licit
 from .series import series_tables
@@ -37,20 +39,48 @@ RULES = ("voleny", "licitovany")
 ROLES = ("forhont", "middlehand", "dealer")
 CARD_HEADS = ("trump", "discard", "play")
 BETS = ("game", "seven", "seven_against", "hundred_against")
-# What the human sees of another seat's hidden action (its card stays hidden).
+# What the human sees of another seat's hidden action (its card stays hidden): a talon
+# card, licitovaný's face-down lead, volený's trump card chosen face down (RULES.md §3;
+# the table shows it from the human's observation once it is shown, §5.1).
 HIDDEN = {"discard": {"cz": "odkládá kartu do talonu", "en": "discards a card"},
-          "lead": {"cz": "vynáší kartu lícem dolů", "en": "lays a face-down lead"}}
+          "lead": {"cz": "vynáší kartu lícem dolů", "en": "lays a face-down lead"},
+          "trump": {"cz": "volí trumf lícem dolů", "en": "chooses the trump card face down"}}
 SESSION_FORMAT = "mariash-session/2"  # /2: each log entry carries its move number
 OLD_FORMATS = ("mariash-session/1",)
 _BLOCKS = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}
 
 
-class PlayError(ValueError):
-    """A request the table refuses; ``status`` is the HTTP status that fits it."""
+# Session and client ids name files and tabs: a strict pattern keeps every path made of
+# one inside the save folder (issue #29 item 7).
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
-    def __init__(self, message: str, status: int = 400) -> None:
+
+class PlayError(ValueError):
+    """A request the table refuses; ``status`` is the HTTP status that fits it, ``code``
+    a short machine-readable reason (``stale``, ``settled``, ``follower``...) or None."""
+
+    def __init__(self, message: str, status: int = 400, code: str | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.code = code
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters: an error names a bad value without
+    echoing a 64 KiB one."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = f"<a deeply nested {type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def check_id(value: Any, what: str = "session id") -> str:
+    """``value`` if it is an id of :data:`ID_PATTERN`; else PlayError (400) naming it."""
+    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
+        raise PlayError(f"invalid {what} {shown(value)}: expected 1 to 64 letters, digits, "
+                        "'_' or '-'", 400, "invalid")
+    return value
 
 
 def _write_json(path: Path, obj: Any) -> None:
@@ -58,15 +88,20 @@ def _write_json(path: Path, obj: Any) -> None:
         f.write(json.dumps(obj, ensure_ascii=False, indent=1))
 
 
-def latest_unfinished(save_dir: str | os.PathLike) -> Path | None:
-    """The most recently changed saved session whose partie is not over."""
+def latest_unfinished(save_dir: str | os.PathLike,
+                      unreadable: list[str] | None = None) -> Path | None:
+    """The most recently changed saved session whose partie is not over; a file that is
+    no session is passed over (named, with why, in ``unreadable``)."""
     found = []
     for p in Path(save_dir).glob("*.session.json"):
         try:
             if not json.loads(p.read_text(encoding="utf-8")).get("over", True):
                 found.append((p.stat().st_mtime, p))
-        except (OSError, ValueError, AttributeError):
-            continue  # not a session file: nothing to resume there
+        except (OSError, ValueError, AttributeError, RecursionError) as e:
+            if unreadable is not None:  # not a session file: nothing to resume there
+                why = "nested too deeply" if isinstance(e, RecursionError) else \
+                    "not a JSON object" if isinstance(e, AttributeError) else str(e)
+                unreadable.append(f"{p.name} ({shown(why, 100)})")
     return max(found)[1] if found else None
 
 
@@ -105,16 +140,17 @@ def tricks_seen(obs: np.ndarray, me: int, blocks: dict[str, tuple[int, int]] = _
 
 
 def check_rules(rules: str) -> str:
-    if rules not in RULES:
-        raise PlayError(f"unknown rules {rules!r}: expected {' or '.join(RULES)}")
+    if not isinstance(rules, str) or rules not in RULES:
+        raise PlayError(f"unknown rules {shown(rules)}: expected {' or '.join(RULES)}")
     return rules
 
 
 def parse_robots(spec: str | Sequence[str]) -> list[str]:
     """Two robot specs from ``"table,onnx:m.onnx"`` or a list; PlayError naming a bad one."""
-    items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
+    items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else \
+        list(spec) if isinstance(spec, (list, tuple)) else []
     if len(items) != 2 or not all(isinstance(s, str) and s for s in items):
-        raise PlayError(f"expected two robots, e.g. 'table,random', got {spec!r}")
+        raise PlayError(f"expected two robots, e.g. 'table,random', got {shown(spec)}")
     return items
 
 
@@ -141,8 +177,13 @@ class PlaySession:
         clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
         check_rules(rules)
-        if not isinstance(human_seat, int) or not 0 <= human_seat <= 2:
-            raise PlayError(f"invalid human seat {human_seat!r}: expected 0, 1 or 2")
+        if isinstance(human_seat, bool) or not isinstance(human_seat, int) or \
+                not 0 <= human_seat <= 2:
+            raise PlayError(f"invalid human seat {shown(human_seat)}: expected 0, 1 or 2")
+        if seed is not None and not is_int(seed):
+            raise PlayError(f"invalid seed {shown(seed)}: expected an int or None")
+        if not isinstance(name, str) or not name:
+            raise PlayError(f"invalid name {shown(name)}: expected a non-empty string")
         specs = parse_robots(robots)
         self.specs, self.name = specs, name
         self.rules = rules
@@ -150,9 +191,11 @@ class PlaySession:
         self.human = human_seat
         self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
         self.seed = int(seed) if seed is not None else secrets.randbelow(2**31)
-        self.id = session_id or secrets.token_hex(6)
+        self.id = secrets.token_hex(6) if session_id is None else check_id(session_id)
         self.save_dir = Path(save_dir)
         self.save_dir.mkdir(parents=True, exist_ok=True)
+        for suffix in (".session.json", ".jsonl", ".json"):  # refused now, not mid-deal
+            self._file(suffix)
         robot_seats = [s for s in range(3) if s != human_seat]
         self.robots: dict[int, Robot] = {s: _robot(sp, rules) for s, sp in zip(robot_seats, specs)}
         self.names = {s: (name if s == human_seat else f"robot {self._spec_name(specs, s)}")
@@ -184,21 +227,21 @@ class PlaySession:
             r.begin_deal((self.seed * 1_000_003 + 97 * self.game.deal_no + s) % 2**63)
 
     # --- requests ---------------------------------------------------------------------
-    def _check(self, session_id: str, move: Any) -> None:
-        if session_id != self.id:
+    def _check(self, session_id: Any, move: Any) -> None:
+        if check_id(session_id) != self.id:
             raise PlayError(f"unknown session {session_id!r}: this table plays session "
-                            f"{self.id!r} (reload the page)", 404)
+                            f"{self.id!r} (reload the page)", 404, "unknown_session")
         if isinstance(move, bool) or not isinstance(move, int):
-            raise PlayError(f"invalid move {move!r}: expected the int move number of the "
-                            "state the request answers", 400)
+            raise PlayError(f"invalid move {shown(move)}: expected the int move number of "
+                            "the state the request answers", 400, "invalid")
         if move != self.move:
-            raise PlayError(f"stale request: it answers move {move}, the table is at move "
-                            f"{self.move} (reload the state)", 409)
+            raise PlayError(f"stale request: it answers move {shown(move)}, the table is at "
+                            f"move {self.move} (reload the state)", 409, "stale")
 
-    def _expect(self, session_id: str, move: Any, waiting: str, refusal: str) -> None:
+    def _expect(self, session_id: Any, move: Any, waiting: str, refusal: str) -> None:
         self._check(session_id, move)
         if self.waiting != waiting:
-            raise PlayError(f"{refusal}: the table waits for {self.waiting}", 409)
+            raise PlayError(f"{refusal}: the table waits for {self.waiting}", 409, "waiting")
 
     @property
     def waiting(self) -> str:
@@ -212,13 +255,14 @@ class PlaySession:
         """The human's action ``label`` answering state ``move``."""
         self._expect(session_id, move, "human", "not your turn")
         if not isinstance(label, str):
-            raise PlayError(f"invalid action {label!r}: expected an action label string, "
-                            f"legal now: {self.game.legal_labels()}", 400)
+            raise PlayError(f"invalid action {shown(label)}: expected an action label "
+                            f"string, legal now: {self.game.legal_labels()}", 400, "invalid")
         if label not in self.game.legal_labels():
-            raise PlayError(f"illegal action {label!r}: legal now are "
-                            f"{self.game.legal_labels()}", 422)
+            raise PlayError(f"illegal action {shown(label)}: legal now are "
+                            f"{self.game.legal_labels()}", 422, "illegal")
         self._apply(label)
-        self._undo_ok = True
+        # undo ends at the settlement: a settled deal is saved and stays (issue #29 item 4)
+        self._undo_ok = not self.game.deal_over
         self.checkpoint()
         return self.state()
 
@@ -244,38 +288,57 @@ class PlaySession:
         return self.state()
 
     def undo(self, session_id: str, move: Any) -> dict[str, Any]:
-        """Take back the human's last action while no robot has acted after it."""
+        """Take back the human's last action while no robot has acted after it and the
+        deal is not settled (a settled deal is saved, and a saved record stays)."""
         self._check(session_id, move)
+        if self.game.deal_over:
+            raise PlayError("cannot undo: the deal is settled and its record saved (undo "
+                            "ends at the settlement)", 409, "settled")
         if not self._undo_ok:
             raise PlayError("nothing to undo: only your last action, before the next "
-                            "robot acts", 409)
+                            "robot acts", 409, "nothing_to_undo")
         # The engine has no undo: replay the partie (same seed, same cuts) without the
         # last action.  The replay must not log the moves again as shown events.
         events, move = self.events[:-1], self.move
-        had = len(self.game.records)
         self._replay(self.log[:-1])
         self.events, self.move, self._undo_ok = events, move + 1, False
-        if len(self.game.records) != had:  # the undone action had ended a deal
-            self.save()
         self.checkpoint()
         return self.state()
 
     def _replay(self, log: list[tuple[str, Any, int]]) -> None:
-        """Rebuild the game from the start through ``log`` (nothing saved meanwhile)."""
+        """Rebuild the game from the start through ``log`` (nothing saved meanwhile); an
+        entry that does not replay raises PlayError naming it."""
         self.log, self.deals, self.events, self.move = [], [], [], 0
         self._new_game()
         self._saving = False
         try:
-            for kind, val, move in log:
+            for i, (kind, val, move) in enumerate(log):
                 self.move = move - 1
-                self._apply(val) if kind == "act" else self._next()
+                try:
+                    if kind == "act":
+                        self.game.check(val)  # unknown or illegal: refused before worded
+                        self._apply(val)
+                    else:
+                        self._next()
+                except ValueError as e:  # IllegalActionError, ActionError, PlayError
+                    raise PlayError(f"log entry {i} ({kind} {shown(val)}): {e}") from e
         finally:
             self._saving = True
 
     # --- resuming after a restart -----------------------------------------------------
+    def _file(self, suffix: str) -> Path:
+        """``<save_dir>/<id><suffix>``, refused unless it resolves inside the save folder
+        (a link out of it, issue #29 item 7; the id itself cannot name another folder)."""
+        path = self.save_dir / f"{self.id}{suffix}"
+        root = self.save_dir.resolve()
+        if path.resolve().parent != root:
+            raise PlayError(f"refusing {str(path)!r}: it resolves outside the save folder "
+                            f"{str(root)!r}", 403, "outside")
+        return path
+
     @property
     def session_path(self) -> Path:
-        return self.save_dir / f"{self.id}.session.json"
+        return self._file(".session.json")
 
     def checkpoint(self) -> None:
         """Write what rebuilds this session (:meth:`resume`): its set-up and every change."""
@@ -288,21 +351,23 @@ class PlaySession:
 
     @classmethod
     def resume(cls, path: str | os.PathLike, **kw: Any) -> PlaySession:
-        """The session saved at ``path`` (a ``*.session.json``), at the move it was left."""
+        """The session saved at ``path`` (a ``*.session.json``), at the move it was left;
+        PlayError naming the file and what is wrong with it otherwise."""
+        path = Path(path)
         try:
-            d = json.loads(Path(path).read_text(encoding="utf-8"))
-            if d.get("format") not in (SESSION_FORMAT, *OLD_FORMATS):
-                raise ValueError(f"not a {SESSION_FORMAT} file")
-            s = cls(d["robots"], save_dir=Path(path).parent, human_seat=d["human_seat"],
+            d = _session_file(path)
+            s = cls(d["robots"], save_dir=path.parent, human_seat=d["human_seat"],
                     name=d["name"], seed=d["seed"], rules=d["rules"], session_id=d["id"],
                     **kw)
             s.started = d["started"]
-            # a /1 entry [kind, value] had no move number: the moves in order
-            s._replay([(e[0], e[1], int(e[2]) if len(e) > 2 else i + 1)
-                       for i, e in enumerate(d["log"])])
-            s.move, s._undo_ok = int(d["move"]), bool(d["undo_ok"])
-        except (OSError, ValueError, KeyError, TypeError, IllegalActionError) as e:
-            raise PlayError(f"cannot resume {str(path)!r}: {e}") from e
+            s._replay(d["log"])
+            s.move, s._undo_ok = d["move"], d["undo_ok"] and not s.game.deal_over
+            saved = _count_records(s.records_path)
+            if saved > len(s.game.records):  # a save would drop records: keep them
+                raise PlayError(f"its log rebuilds {len(s.game.records)} finished deal(s) "
+                                f"but {str(s.records_path)!r} holds {saved}")
+        except PlayError as e:
+            raise PlayError(f"cannot resume {str(path)!r}: {e}", e.status, e.code) from e
         return s
 
     def run_robots(self) -> dict[str, Any]:
@@ -328,8 +393,10 @@ class PlaySession:
             self._finish_deal()
 
     def _next(self) -> None:
+        if not self.game.deal_over:
+            raise PlayError("the deal is not over", 409, "waiting")
         if not self.game.next_deal():
-            raise PlayError("the partie is over", 409)
+            raise PlayError("the partie is over", 409, "waiting")
         self.move += 1
         self.log.append(("next", None, self.move))
         self.events = [e for e in self.events if e["deal"] == self.game.deal_no]
@@ -347,7 +414,7 @@ class PlaySession:
     # --- saving -----------------------------------------------------------------------
     @property
     def records_path(self) -> Path:
-        return self.save_dir / f"{self.id}.jsonl"
+        return self._file(".jsonl")
 
     def save(self) -> None:
         """The records of the finished deals and the partie's summary, written atomically."""
@@ -365,7 +432,7 @@ class PlaySession:
             "players": [{"seat": s, "name": self.names[s], "score": self.game.scores[s],
                          "actor_wins": wins[s]} for s in range(3)],
         }
-        _write_json(self.save_dir / f"{self.id}.json", meta)
+        _write_json(self._file(".json"), meta)
 
     # --- what the human sees ----------------------------------------------------------
     def _obs(self) -> np.ndarray:
@@ -462,7 +529,8 @@ class PlaySession:
             "waiting": self.waiting, "human_seat": self.human, "seats": seats,
             "to_move": None if g.deal_over else g.to_move,
             "hand": [{**card_info(c), "label": card_legal.get(c)} for c in hand],
-            "choices": choices, "legal": legal, "can_undo": self._undo_ok,
+            "choices": choices, "legal": legal,
+            "can_undo": self._undo_ok and not g.deal_over,
             **table,
             "trick": cur, "last_trick": last,
             "events": [e for e in self.events if e["deal"] == g.deal_no],
@@ -471,6 +539,66 @@ class PlaySession:
             "records": str(self.records_path),
             "series": series_tables(self.save_dir, self.clock(), self.rules),
         }
+
+
+SESSION_KEYS = ("id", "rules", "seed", "robots", "human_seat", "name", "started", "move",
+                "undo_ok", "log")
+
+
+def _session_file(path: Path) -> dict[str, Any]:
+    """The fields of a saved session, each checked (PlayError naming the first bad one);
+    ``log`` as ``(kind, value, move)`` entries (a /1 entry ``[kind, value]`` had no move
+    number: the moves in order)."""
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise PlayError(f"cannot read it ({e})") from e
+    except ValueError as e:
+        raise PlayError(f"not JSON ({e})") from e
+    except RecursionError:
+        raise PlayError("not JSON (nested too deeply)") from None
+    if not isinstance(d, dict):
+        raise PlayError(f"expected a JSON object, got a JSON {type(d).__name__}")
+    if d.get("format") not in (SESSION_FORMAT, *OLD_FORMATS):
+        raise PlayError(f"format {shown(d.get('format'))}: expected {SESSION_FORMAT!r}")
+    missing = [k for k in SESSION_KEYS if k not in d]
+    if missing:
+        raise PlayError(f"missing field {missing[0]!r}")
+    if not isinstance(d["started"], str):
+        raise PlayError(f"invalid started {shown(d['started'])}: expected an ISO time string")
+    if not isinstance(d["undo_ok"], bool):
+        raise PlayError(f"invalid undo_ok {shown(d['undo_ok'])}: expected true or false")
+    if not isinstance(d["log"], list):
+        raise PlayError(f"invalid log {shown(d['log'])}: expected a list of entries")
+    log, last = [], 0
+    for i, e in enumerate(d["log"]):
+        if not isinstance(e, list) or len(e) not in (2, 3):
+            raise PlayError(f"log entry {i} is {shown(e)}: expected [kind, value, move]")
+        kind, val, move = e[0], e[1], e[2] if len(e) == 3 else last + 1
+        if not (kind == "act" and isinstance(val, str) or kind == "next" and val is None):
+            raise PlayError(f"log entry {i} is {shown(e)}: expected [\"act\", label, move] "
+                            "or [\"next\", null, move]")
+        if isinstance(move, bool) or not isinstance(move, int) or move < max(last, 1):
+            raise PlayError(f"log entry {i} has move {shown(move)}: expected an int from 1, "
+                            f"not below the entry before's {last}")
+        log.append((kind, val, move))
+        last = move
+    move = d["move"]
+    if isinstance(move, bool) or not isinstance(move, int) or move < last:
+        raise PlayError(f"invalid move {shown(move)}: expected an int, at least the log's "
+                        f"last move {last}")
+    return {**d, "log": log}
+
+
+def _count_records(path: Path) -> int:
+    """The records saved at ``path`` (0 when there is no file yet)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return sum(1 for line in f if line.strip())
+    except FileNotFoundError:
+        return 0
+    except OSError as e:
+        raise PlayError(f"cannot read {str(path)!r} ({e})") from e
 
 
 def settlement_lines(s: dict[str, Any], names: dict[int, str]) -> list[str]:
@@ -495,5 +623,5 @@ def settlement_lines(s: dict[str, Any], names: dict[int, str]) -> list[str]:
     return lines
 
 
-__all__ = ["PlaySession", "PlayError", "parse_robots", "check_rules", "settlement_lines",
-           "IllegalActionError"]
+__all__ = ["PlaySession", "PlayError", "parse_robots", "check_rules", "check_id",
+           "settlement_lines", "IllegalActionError", "ID_PATTERN"]

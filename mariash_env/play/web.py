@@ -3,23 +3,34 @@ one :class:`~mariash_env.play.session.PlaySession` (the game runs here, server-s
 
 =================  ==========================================================
 ``GET /``          the page (``static/index.html``, plain HTML/CSS/JS)
-``GET /api/state`` the table as the human sees it (a reload resumes the game)
+``GET /api/state`` the table as the human sees it (a reload resumes the game);
+                   ``?client=ID`` names the tab asking
 ``POST /api/act``  ``{"session", "move", "action"}``: the human's action label
 ``POST /api/advance``  ``{"session", "move"}``: one robot move
 ``POST /api/next`` ``{"session", "move"}``: deal the next deal
 ``POST /api/undo`` ``{"session", "move"}``: take back the human's last action
 ``POST /api/new``  ``{"session", "move"}``: a new partie with the same robots
+``POST /api/leave`` ``{"client"}``: the tab is closing (it drives no more)
 =================  ==========================================================
 
 ``move`` is the state version the request answers: a stale one gets 409, an illegal
-action 422, a malformed body 400, an unknown session 404 — each a JSON
-``{"error": "..."}`` — and nothing changes.
+action 422, a malformed body 400, a body over :data:`MAX_BODY` bytes 413, an unknown
+session 404 — each a JSON ``{"error": "...", "code": "..."}`` — and nothing changes.
+
+One tab drives (issue #29 item 5): every POST may carry ``"client"`` (the tab's id; a
+request without one speaks for the anonymous client, a script, which drives only while
+no tab does), and every answer holds ``"driver"``: whether the asking tab drives.  The
+driver is the tab that made the last move (act, undo, next, new), else the first to ask
+while none drives; only it may advance the robots (another tab's advance gets 409
+``follower``).  A driver that has not been heard of for ``lease`` seconds, or that left,
+hands over to the next tab that asks, so a reload of the only tab drives again.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,52 +42,184 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .session import PlayError, PlaySession
+from .session import PlayError, PlaySession, check_id, shown
 
 STATIC = Path(__file__).parent / "static"
+MAX_BODY = 64 * 1024  # a request is a few ids and a label: refuse anything near this
+ANONYMOUS = ""  # the client of requests that name none (scripts, older pages)
 
 
-def _error(message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+class TableJSON(JSONResponse):
+    """JSON in UTF-8; a string the codec refuses (a lone surrogate from a request or a
+    saved file) is escaped instead of failing the response."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return json.dumps(content, ensure_ascii=True, allow_nan=False,
+                              separators=(",", ":")).encode("ascii")
 
 
-def create_app(new_session: Callable[[], PlaySession]) -> Starlette:
-    """The app over the sessions ``new_session()`` makes (one at a time)."""
+def _error(message: str, status: int, code: str | None = None) -> TableJSON:
+    return TableJSON({"error": message, "code": code}, status_code=status)
+
+
+class Driver:
+    """Which tab drives the table (module docstring); used under the app's lock.  The
+    anonymous client (a script, a readiness probe) never takes the table from a tab: it
+    drives only while no tab does."""
+
+    def __init__(self, lease: float, clock: Callable[[], float]) -> None:
+        self.lease, self.clock = lease, clock
+        self.client: str | None = None
+        self.seen = 0.0
+
+    def _live(self) -> bool:
+        return self.client is not None and self.clock() - self.seen <= self.lease
+
+    def drives(self, client: str) -> bool:
+        return client == self.client or client == ANONYMOUS and not self._live()
+
+    def polled(self, client: str) -> bool:
+        """A state request from ``client``: it drives if it did, or if nobody does."""
+        if client != ANONYMOUS and (client == self.client or not self._live()):
+            self.client, self.seen = client, self.clock()
+        return self.drives(client)
+
+    def may_advance(self, client: str) -> bool:
+        return client == self.client or not self._live()
+
+    def moved(self, client: str) -> None:
+        """``client`` changed the table: it drives now."""
+        if client != ANONYMOUS:
+            self.client, self.seen = client, self.clock()
+
+    def left(self, client: str) -> bool:
+        if client != self.client:
+            return False
+        self.client = None
+        return True
+
+
+async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
+    """The request body, refused with 413 once it is over ``limit`` bytes: by its
+    Content-Length before reading, else while it streams in (issue #29 item 6)."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise PlayError(f"invalid Content-Length {shown(length)}: expected a byte count",
+                            400, "invalid")
+        if int(length) > limit:
+            raise PlayError(f"the request body is {length} bytes: the table takes at most "
+                            f"{limit}", 413, "too_large")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PlayError(f"the request body is over {limit} bytes: the table takes at "
+                            f"most {limit}", 413, "too_large")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def body(request: Request, fields: tuple[str, ...],
+               optional: tuple[str, ...] = ("client",)) -> dict[str, Any]:
+    """The JSON object of the request, with every field of ``fields`` and no field but
+    those and ``optional``; PlayError (4xx) naming what is wrong."""
+    want = ", ".join(fields)
+    raw = await read_body(request)
+    try:
+        data = json.loads(raw or b"null")
+    except (ValueError, UnicodeDecodeError) as e:
+        raise PlayError(f"the request body is not JSON ({shown(str(e), 120)}): expected an "
+                        f"object with {want}", 400, "invalid") from e
+    except RecursionError:
+        raise PlayError(f"the request body is nested too deeply: expected an object with "
+                        f"{want}", 400, "invalid") from None
+    if not isinstance(data, dict):
+        raise PlayError(f"the request body must be a JSON object with {want}", 400, "invalid")
+    missing = [f for f in fields if f not in data]
+    if missing:
+        raise PlayError(f"missing field {missing[0]!r}: expected {want}", 400, "invalid")
+    extra = sorted(set(data) - set(fields) - set(optional))
+    if extra:
+        raise PlayError(f"unknown field {shown(extra[0])}: expected only {want} (and "
+                        f"{', '.join(optional)})", 400, "invalid")
+    return data
+
+
+def _client(value: Any) -> str:
+    return ANONYMOUS if value is None else check_id(value, "client id")
+
+
+def create_app(new_session: Callable[[], PlaySession], *, lease: float = 10.0,
+               clock: Callable[[], float] = time.monotonic) -> Starlette:
+    """The app over the sessions ``new_session()`` makes (one at a time); ``lease``: the
+    seconds a silent driving tab keeps the table (module docstring)."""
     lock = threading.Lock()  # one request at a time changes or reads the game
     table = {"session": new_session()}
+    driver = Driver(lease, clock)
 
-    async def body(request: Request, fields: tuple[str, ...]) -> dict[str, Any]:
-        try:
-            data = json.loads(await request.body() or b"null")
-        except (ValueError, UnicodeDecodeError) as e:
-            raise PlayError(f"the request body is not JSON ({e}): expected an object "
-                            f"with {', '.join(fields)}") from e
-        if not isinstance(data, dict):
-            raise PlayError(f"the request body must be a JSON object with {', '.join(fields)}")
-        missing = [f for f in fields if f not in data]
-        if missing:
-            raise PlayError(f"missing field {missing[0]!r}: expected {', '.join(fields)}")
-        extra = sorted(set(data) - set(fields))
-        if extra:
-            raise PlayError(f"unknown field {extra[0]!r}: expected only {', '.join(fields)}")
-        return data
-
-    def locked(call: Callable[..., dict[str, Any]], **data: Any) -> dict[str, Any]:
+    def locked(call: Callable[..., dict[str, Any]], client: str, **data: Any
+               ) -> dict[str, Any]:
         with lock:
-            return call(table["session"], **data)
+            out = call(table["session"], client, **data)
+            return {**out, "driver": driver.drives(client)}
 
     def endpoint(fields: tuple[str, ...], call: Callable[..., dict[str, Any]]):
-        async def handle(request: Request) -> JSONResponse:
+        async def handle(request: Request) -> TableJSON:
             try:
                 data = await body(request, fields)
+                client = _client(data.pop("client", None))
                 # in a worker thread: a searching robot must not stall the server
-                return JSONResponse(await run_in_threadpool(locked, call, **data))
+                return TableJSON(await run_in_threadpool(locked, call, client, **data))
             except PlayError as e:
-                return _error(str(e), e.status)
+                return _error(str(e), e.status, e.code)
         return handle
 
-    async def state(request: Request) -> JSONResponse:
-        return JSONResponse(await run_in_threadpool(locked, lambda s: s.state()))
+    def human(change: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+        """A change the human makes: the tab that made it drives from now on."""
+        def call(s: PlaySession, client: str, **data: Any) -> dict[str, Any]:
+            out = change(s, **data)
+            driver.moved(client)
+            return out
+        return call
+
+    def advance(s: PlaySession, client: str, session: Any, move: Any) -> dict[str, Any]:
+        s._check(session, move)
+        if not driver.may_advance(client):
+            raise PlayError("this tab follows: another tab drives the robots (it made the "
+                            "last move); a move here makes this tab drive", 409, "follower")
+        out = s.advance(session, move)
+        driver.moved(client)
+        return out
+
+    def read(client: str) -> dict[str, Any]:
+        with lock:
+            return {**table["session"].state(), "driver": driver.polled(client)}
+
+    def leave(client: str) -> dict[str, Any]:
+        with lock:
+            return {"left": driver.left(client)}
+
+    async def state(request: Request) -> TableJSON:
+        try:
+            extra = sorted(set(request.query_params) - {"client"})
+            if extra:
+                raise PlayError(f"unknown query parameter {shown(extra[0])}: expected only "
+                                "client", 400, "invalid")
+            client = _client(request.query_params.get("client"))
+            return TableJSON(await run_in_threadpool(read, client))
+        except PlayError as e:
+            return _error(str(e), e.status, e.code)
+
+    async def leave_handle(request: Request) -> TableJSON:
+        try:
+            data = await body(request, ("client",), ())
+            return TableJSON(await run_in_threadpool(leave, _client(data["client"])))
+        except PlayError as e:
+            return _error(str(e), e.status, e.code)
 
     def new(s: PlaySession, session: str, move: Any) -> dict[str, Any]:
         s._check(session, move)  # a stale tab must not throw the partie away
@@ -86,25 +229,27 @@ def create_app(new_session: Callable[[], PlaySession]) -> Starlette:
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
-    async def not_found(request: Request, exc: Exception) -> JSONResponse:
-        return _error(f"no such page {request.url.path!r}: the API is under /api/", 404)
+    async def not_found(request: Request, exc: Exception) -> TableJSON:
+        return _error(f"no such page {shown(request.url.path)}: the API is under /api/", 404,
+                      "not_found")
 
-    async def bad_method(request: Request, exc: Exception) -> JSONResponse:
-        return _error(f"method {request.method} is not allowed on {request.url.path}", 405)
+    async def bad_method(request: Request, exc: Exception) -> TableJSON:
+        return _error(f"method {shown(request.method)} is not allowed on "
+                      f"{shown(request.url.path)}", 405, "method")
 
     ids = ("session", "move")
     routes = [
         Route("/", index),
         Route("/api/state", state),
-        Route("/api/act", endpoint(ids + ("action",), lambda s, session, move, action:
-                                   s.act(session, move, action)), methods=["POST"]),
-        Route("/api/advance", endpoint(ids, lambda s, session, move: s.advance(session, move)),
-              methods=["POST"]),
-        Route("/api/next", endpoint(ids, lambda s, session, move: s.next_deal(session, move)),
-              methods=["POST"]),
-        Route("/api/undo", endpoint(ids, lambda s, session, move: s.undo(session, move)),
-              methods=["POST"]),
-        Route("/api/new", endpoint(ids, new), methods=["POST"]),
+        Route("/api/act", endpoint(ids + ("action",), human(
+            lambda s, session, move, action: s.act(session, move, action))), methods=["POST"]),
+        Route("/api/advance", endpoint(ids, advance), methods=["POST"]),
+        Route("/api/next", endpoint(ids, human(
+            lambda s, session, move: s.next_deal(session, move))), methods=["POST"]),
+        Route("/api/undo", endpoint(ids, human(
+            lambda s, session, move: s.undo(session, move))), methods=["POST"]),
+        Route("/api/new", endpoint(ids, human(new)), methods=["POST"]),
+        Route("/api/leave", leave_handle, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: bad_method})

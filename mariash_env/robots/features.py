@@ -20,6 +20,7 @@ import numpy as np
 
 from ..actions import N_ACTIONS
 from ..core import observe as O
+from ..core.observe4 import OBS4_SIZE
 from ..core.state import C_BETL, C_DURCH, C_SUIT, PH_PLAY
 from ..core.tables import SHARP_MASK
 
@@ -246,6 +247,118 @@ class ObsInfo:
 _LAYOUT = {name: (off, n) for name, off, n, _doc in O.OBS_LAYOUT if off < O.OBS_SIZE}
 
 
+class ObservationError(ValueError):
+    """An observation vector (or its mask) that no seat's observation can be: the check
+    names the block at fault and what a canonical observation holds there."""
+
+
+# Lengths decode accepts: the observation, and the four-player one whose first block it is.
+_LENGTHS = (O.OBS_SIZE, OBS4_SIZE)
+_SCALED = ("points", "ntricks", "score")  # numbers; every other slot is 0 or 1
+# One-hot groups, as (block, group size): at most one slot of each group is set ...
+_AT_MOST_ONE = (("trump_card", 32), ("trump_suit", 4), ("trick_leader", 3),
+                ("cur_trick", 32), ("contract", 3), ("announce", 4), ("actor", 3),
+                ("chooser", 3), ("bad", 3), ("durch", 3), ("bet_level", 8),
+                ("bet_seat", 3), ("flek_round", 8), ("marriage", 3),
+                ("first_marriage", 4))
+# ... and exactly one of these (the encoder always sets them).
+_EXACTLY_ONE = (("forehand", 3), ("dealer", 3), ("phase", 9), ("deal_no", 12))
+
+
+def _check_canonical(v: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """``v`` as float32[OBS_SIZE] when it is a canonical observation (and ``mask`` a 0/1
+    action mask), else ObservationError naming what is wrong and what was expected."""
+    if v.dtype == object or v.dtype.kind not in "biuf":
+        raise ObservationError(f"an observation is numbers, got dtype {v.dtype}")
+    if v.ndim != 1 or v.shape[0] not in _LENGTHS:
+        raise ObservationError(f"an observation is a vector of {O.OBS_SIZE} floats (or the "
+                               f"four-player {OBS4_SIZE}), got shape {v.shape}")
+    v = v[:O.OBS_SIZE].astype(np.float64)
+    if not np.isfinite(v).all():
+        raise ObservationError(f"observation[{int(np.flatnonzero(~np.isfinite(v))[0])}] is "
+                               "not finite: expected finite floats")
+    binary = np.ones(O.OBS_SIZE, dtype=bool)
+    for name in _SCALED:
+        off, n = _LAYOUT[name]
+        binary[off:off + n] = False
+    bad = np.flatnonzero(binary & (v != 0) & (v != 1))
+    if bad.size:
+        i = int(bad[0])
+        block = next(name for name, (off, n) in _LAYOUT.items() if off <= i < off + n)
+        raise ObservationError(f"observation[{i}] = {v[i]!r} (block {block!r}): expected 0 "
+                               "or 1 outside the points, ntricks and score blocks")
+    bits = v > 0.5
+
+    def groups(name: str, size: int) -> np.ndarray:
+        off, n = _LAYOUT[name]
+        return bits[off:off + n].reshape(-1, size).sum(axis=1)
+
+    for name, size in _AT_MOST_ONE:
+        g = groups(name, size)
+        if (g > 1).any():
+            raise ObservationError(f"block {name!r} group {int(np.flatnonzero(g > 1)[0])} has "
+                                   f"{int(g.max())} slots set: expected a one-hot group of "
+                                   f"{size} (at most one set)")
+    for name, size in _EXACTLY_ONE:
+        g = groups(name, size)
+        if (g != 1).any():
+            raise ObservationError(f"block {name!r} has {int(g[0])} slots set: expected "
+                                   f"exactly one of {size}")
+    # raised_by: [bet][level] groups of 3, less the open contract's slots (core/observe.py).
+    rb = groups("raised_by", 3)
+    if bits[O.O_OPEN]:
+        rb = rb[:7]
+    if (rb > 1).any():
+        raise ObservationError("block 'raised_by' names two seats for one raise: expected at "
+                               "most one per bet and level")
+    ex = bits[O.O_BET_EXISTS:O.O_BET_EXISTS + 4]
+    lv = groups("bet_level", 8)
+    if ((lv == 1) != ex).any():
+        b = int(np.flatnonzero((lv == 1) != ex)[0])
+        raise ObservationError(f"bet {b}: 'bet_level' has {int(lv[b])} slots set but "
+                               f"'bet_exists' says {int(ex[b])}: expected a level exactly for "
+                               "each bet that exists")
+    off, _ = _LAYOUT["played_by"]
+    by = bits[off:off + 96].reshape(3, 32)
+    off, _ = _LAYOUT["played_in"]
+    inn = bits[off:off + 320].reshape(32, 10)
+    if (by.sum(axis=0) > 1).any():
+        raise ObservationError("block 'played_by' gives a card two players: expected each "
+                               "played card once")
+    if (inn.sum(axis=1) > 1).any() or (inn.any(axis=1) != by.any(axis=0)).any():
+        raise ObservationError("blocks 'played_in' and 'played_by' disagree: expected the "
+                               "same played cards, each in one trick")
+    off, _ = _LAYOUT["cur_trick"]
+    cur = bits[off:off + 64].reshape(2, 32)
+    ncur = int(cur[0].any()) + int(cur[1].any())
+    nplayed = int(by.sum())
+    per_trick = inn.sum(axis=0)
+    t = (nplayed - ncur) // 3
+    off, _ = _LAYOUT["trick_leader"]
+    lead = bits[off:off + 30].reshape(10, 3)
+    owner = by.argmax(axis=0)
+    if (cur[1].any() and not cur[0].any()) or (nplayed - ncur) % 3 or t > 10 or (
+            ncur and (t >= 10 or per_trick[t] != ncur or not inn[cur.any(axis=0), t].all())):
+        raise ObservationError("block 'cur_trick' does not continue the played tricks: "
+                               "expected its cards, first then second, to be the cards "
+                               "played in the trick after the complete ones")
+    for k in range(10):
+        n = per_trick[k]
+        full = 3 if k < t else ncur if k == t else 0
+        seats = {int(owner[c]) for c in np.flatnonzero(inn[:, k])}
+        if n != full or len(seats) != n or lead[k].any() != (n > 0):
+            raise ObservationError(f"trick {k} has {int(n)} cards by {len(seats)} seats and "
+                                   f"{int(lead[k].sum())} leaders: expected {full} cards by "
+                                   "different seats, with its leader once begun")
+    if mask is not None:
+        m = np.asarray(mask)
+        if m.shape != (N_ACTIONS,) or m.dtype.kind not in "biuf" or (
+                (m != 0) & (m != 1)).any():
+            raise ObservationError(f"an action mask is {N_ACTIONS} values 0 or 1, got "
+                                   f"{m.dtype}{list(m.shape)}")
+    return v.astype(np.float32)
+
+
 def _mask_of(idx: list[int]) -> int:
     m = 0
     for i in idx:
@@ -254,10 +367,13 @@ def _mask_of(idx: list[int]) -> int:
 
 
 def decode(observation: np.ndarray, mask: np.ndarray | None = None) -> ObsInfo:
-    """Decode one observation vector (and optionally its action mask)."""
-    v = np.asarray(observation)
-    if v.shape[-1] < O.OBS_SIZE:
-        raise ValueError(f"an observation has {O.OBS_SIZE} floats, got shape {v.shape}")
+    """Decode one observation vector (and optionally its action mask); ObservationError
+    for anything that is not a canonical observation (see :func:`_check_canonical`)."""
+    try:
+        v = np.asarray(observation)
+    except (ValueError, TypeError) as e:  # ragged or odd sequences
+        raise ObservationError(f"an observation is a vector of {O.OBS_SIZE} floats: {e}") from e
+    v = _check_canonical(v, mask)
     big = int.from_bytes(np.packbits(v[: O.OBS_SIZE] > 0.5, bitorder="little").tobytes(),
                          "little")
 
@@ -398,7 +514,14 @@ def decode(observation: np.ndarray, mask: np.ndarray | None = None) -> ObsInfo:
 
 
 def decode_dict(observation: dict) -> ObsInfo:
-    """Decode the AEC observation dict ``{"observation", "action_mask"}``."""
+    """Decode the AEC observation dict ``{"observation", "action_mask"}``
+    (ObservationError when it is not one)."""
+    if not isinstance(observation, dict) or not {"observation", "action_mask"} <= set(
+            observation):
+        raise ObservationError("expected a dict with 'observation' and 'action_mask', got "
+                               f"{type(observation).__name__}"
+                               + (f" with keys {sorted(map(str, observation))}"
+                                  if isinstance(observation, dict) else ""))
     return decode(observation["observation"], observation["action_mask"])
 
 

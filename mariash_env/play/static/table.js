@@ -1,8 +1,14 @@
 // The browser table: renders the server's state and sends the human's choices.
 // The game runs server-side; every request carries the session id and the move it answers.
+// One tab drives (web.py): the tab that made the last move advances the robots; any other
+// tab follows by polling the state, and a move made there makes it the driver.
 "use strict";
 const params = new URLSearchParams(location.search);
 const ROBOT_DELAY = Number(params.get("delay") ?? 700);  // ms between robot moves
+const POLL = { driver: 2000, follower: 1000 };  // ms; the driver's poll keeps its lease
+// This page's id (a reload is a new page; the old one leaves on pagehide)
+const CLIENT = "tab-" + Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
+const QUIET = new Set(["stale", "follower"]);  // the table moved on: just show it
 const SYMBOL = { h: "♥", b: "♦", l: "♠", a: "♣" };
 const SUIT_CZ = { h: "červené", b: "kule", l: "zelené", a: "žaludy" };
 const SUIT_EN = { h: "hearts", b: "bells", l: "leaves", a: "acorns" };
@@ -11,7 +17,8 @@ const ROLE_CZ = { forhont: "forhont", forhond: "forhond", middlehand: "zadák", 
 const POSITION = { holder: "drží / holder", challenger: "licituje / challenger" };
 const TITLE = { voleny: "Volený mariáš", licitovany: "Licitovaný mariáš" };
 let state = null;
-let timer = null;
+let shownJson = "";
+let timer = null, timerMove = null, pollTimer = null;
 let busy = false;
 
 const $ = (id) => document.getElementById(id);
@@ -37,18 +44,38 @@ async function call(path, extra) {
   busy = true;
   try {
     const res = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ session: state.session, move: state.move, ...extra }) });
+      body: JSON.stringify({ session: state.session, move: state.move, client: CLIENT, ...extra }) });
     const data = await res.json();
-    if (!res.ok) { showError(data.error || res.statusText); await load(); return; }
+    if (!res.ok) {
+      if (!QUIET.has(data.code)) showError(data.error || res.statusText);
+      busy = false; await load(); return;
+    }
     render(data);
   } catch (err) { showError(String(err)); }
   finally { busy = false; }
 }
 
 async function load() {
-  const res = await fetch("/api/state");
-  render(await res.json());
+  try {
+    const res = await fetch("/api/state?client=" + encodeURIComponent(CLIENT));
+    const data = await res.json();
+    if (res.ok) render(data); else showError(data.error || res.statusText);
+  } catch (err) { showError(String(err)); }
 }
+
+// Every tab polls: a follower to see the driver's moves, the driver to keep its lease.
+function schedulePoll() {
+  clearTimeout(pollTimer);
+  pollTimer = setTimeout(async () => {
+    if (!busy) await load();
+    schedulePoll();
+  }, state && state.driver ? POLL.driver : POLL.follower);
+}
+
+addEventListener("pagehide", () => {
+  const body = new Blob([JSON.stringify({ client: CLIENT })], { type: "application/json" });
+  navigator.sendBeacon("/api/leave", body);  // a reload drives again at once
+});
 
 function seatBox(s, said, unit) {
   const box = el("div");
@@ -62,7 +89,30 @@ function seatBox(s, said, unit) {
 }
 
 function render(st) {
-  state = st;
+  // an answer that crossed a newer one on the way (polls race the moves) is dropped
+  if (state && st.session === state.session && st.move < state.move) return;
+  const json = JSON.stringify(st);
+  if (json !== shownJson) {  // an unchanged poll keeps the page as it is
+    shownJson = json;
+    state = st;
+    draw(st);
+  }
+  scheduleAdvance(st);
+}
+
+// Robots move one by one, advanced by the driving tab only.
+function scheduleAdvance(st) {
+  if (st.waiting === "robot" && st.driver) {
+    if (timerMove !== st.move) {
+      clearTimeout(timer);
+      timerMove = st.move;
+      timer = setTimeout(() => { timerMove = null; call("/api/advance", {}); }, ROBOT_DELAY);
+    }
+  } else { clearTimeout(timer); timerMove = null; }
+}
+
+function draw(st) {
+  document.body.dataset.role = st.driver ? "driver" : "follower";
   document.body.dataset.waiting = st.waiting;
   document.body.dataset.move = st.move;
   document.body.dataset.rules = st.rules;
@@ -137,6 +187,7 @@ function render(st) {
   else if (st.waiting === "robot") status = `hraje / to move: ${st.seats[st.to_move].name}…`;
   else if (st.waiting === "next_deal") status = "rozdání skončilo / the deal is over";
   else status = "partie skončila / the partie is over";
+  if (!st.driver) status += " · sledujete / following: hraje se v jiné kartě / another tab plays";
   $("status").textContent = status;
   // events
   const ev = $("events"); ev.innerHTML = "";
@@ -174,9 +225,9 @@ function render(st) {
     }
     ser.append(table);
   }
-  // robots move one by one
-  clearTimeout(timer);
-  if (st.waiting === "robot") timer = setTimeout(() => call("/api/advance", {}), ROBOT_DELAY);
+  for (const f of st.series.skipped || []) {
+    ser.append(el("div", "skipped", `vynecháno / skipped ${f.file}: ${f.error}`));
+  }
 }
 
-load();
+load().then(schedulePoll);

@@ -1,0 +1,54 @@
+"""Issue #29 item 3: everything the play table sends is derived from the human seat's
+information set.  scripts/fuzz_table.py permutes the cards the human cannot know (the
+other seats' hands, the talon, a face-down trump card or lead), replays the same action
+labels on that deal, and wherever the human's observation is the same, the state JSON
+must be too; for every game the table plays."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import mariash_env.play.session as session
+from mariash_env.play.session import RULES, PlaySession
+from scripts.fuzz_table import check_hidden, run_hidden
+
+
+def test_a_robots_trump_card_stays_face_down(tmp_path):
+    """Issue #29 item 3, as reported: the robot forehand's trump card was in the events
+    ('trump:7a', 'trump card 7♣') while the human's observation had no trump card."""
+    s = PlaySession(["table", "table"], save_dir=tmp_path, human_seat=0, seed=0)
+    st = s.advance(s.id, 0)
+    robot_trump = s.log[-1][1]
+    assert robot_trump.startswith("trump:") and st["contract"]["trump_card"] is None
+    shown = json.dumps([st["events"], st["contract"], st["choices"], st["seats"]],
+                       ensure_ascii=False)
+    card = robot_trump.split(":")[1]
+    assert robot_trump not in json.dumps(st) and card not in shown
+    assert st["events"][-1]["en"] == "chooses the trump card face down"
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_the_state_depends_on_no_hidden_card(rules):
+    """Issue #29 item 3: parties with the human in each seat, every deal's hidden cards
+    permuted several ways: no state differs where the human could not tell."""
+    rep = run_hidden(parties=6, deals=2, seed=11, rules=[rules], variants=4)
+    assert rep.leaks == []
+    assert rep.compared >= 200 and rep.variants >= 30  # the check had states to compare
+
+
+@pytest.mark.parametrize("rules, hidden", [("voleny", "trump"), ("voleny", "discard"),
+                                           ("licitovany", "discard")])
+def test_the_check_finds_a_shown_hidden_card(monkeypatch, rules, hidden):
+    """The permutation check is not blind: showing the robots' hidden actions' cards
+    (as the table did for the trump card) is found."""
+    monkeypatch.delitem(session.HIDDEN, hidden)
+    leaks = []
+    for seed in range(6):
+        leaks += check_hidden(rules, seed, seed % 3, deals=2, variants=4,
+                              rng=random.Random(seed)).leaks
+        if leaks:
+            break
+    assert leaks and "events" in leaks[0]

@@ -1,0 +1,211 @@
+"""The robot service under malformed requests (issue #29 items 1, 6 and 9): every bad
+request gets a 4xx JSON error naming it, bodies are bounded, and nothing compiled runs on
+a record of another game; ``scripts/fuzz_service.py`` finds no 5xx or crash."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mariash_env.play.service import (
+    MAX_BODY,
+    MAX_DEPTH,
+    ErrorSafeJSON,
+    create_service_app,
+)
+from scripts import fuzz_service
+
+warnings.filterwarnings("ignore", message=".*httpx.*")
+from starlette.testclient import TestClient  # noqa: E402  (after the warning filter)
+
+ROOT = Path(__file__).resolve().parents[1]
+README = fuzz_service.README_RECORD
+
+
+@pytest.fixture(scope="module")
+def voleny():
+    return TestClient(create_service_app("table"), raise_server_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def licit():
+    return TestClient(create_service_app("table", rules="licitovany"),
+                      raise_server_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def position():
+    return fuzz_service.positions("voleny", 1, 0)[0]
+
+
+def test_item1_a_record_of_another_game_is_refused_before_the_engine_runs():
+    """Issue #29 item 1: the README's record with ``"rules": {"rules": "licitovany"}`` to
+    a volený service gave 500s and heap corruption at exit (the compiled volený kernels
+    ran on licitovaný rules).  Now a 422 naming both games, every time, and the process
+    exits cleanly (a subprocess, so a crash fails this test, not the run)."""
+    code = f"""
+import json, warnings
+warnings.filterwarnings("ignore")
+from starlette.testclient import TestClient
+from mariash_env.play.service import create_service_app
+rec = {json.dumps(README)}
+c = TestClient(create_service_app("table"), raise_server_exceptions=False)
+out = []
+for i in range(60):
+    rules = [{{"rules": "licitovany"}}, {{"rules": "licitovany", "deals": 4}}][i % 2]
+    r = c.post("/act", json={{"record": {{**rec, "rules": rules, "deal": i % 4}}}})
+    out.append([r.status_code, r.json()["error"]])
+print(json.dumps(out))
+"""
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=240)
+    assert run.returncode == 0, run.stderr[-2000:]
+    answers = json.loads(run.stdout.strip().splitlines()[-1])
+    assert {s for s, _ in answers} == {422}
+    assert all("the record is for licitovany, this service plays voleny" in e
+               for _, e in answers)
+
+
+def test_item1_every_game_mismatch_is_named(voleny, licit):
+    """Issue #29 item 1: lízaný rules, a non-string game and, on a licitovaný service, any
+    seat record get a 4xx that says which game the record is for."""
+    r = voleny.post("/act", json={"record": {**README, "rules": {"rules": "lizany"}}})
+    assert r.status_code == 422 and "is for lizany, this service plays voleny" in r.text
+    r = voleny.post("/act", json={"record": {**README, "rules": {"rules": ["voleny"]}}})
+    assert r.status_code == 422 and "expected a game name" in r.json()["error"]
+    r = licit.post("/act", json={"record": README})
+    assert r.status_code == 422
+    assert "the record is for voleny, this service plays licitovany" in r.json()["error"]
+    assert voleny.post("/act", json={"record": README}).status_code == 200
+
+
+@pytest.mark.parametrize("value", [1e39, -1e39, 10**400, 2.0**200],
+                         ids=["1e39", "-1e39", "int_400_digits", "2^200"])
+def test_item6_numbers_beyond_float32_get_422(voleny, position, value):
+    """Issue #29 item 6: ``[1e39]*900`` passed the finiteness check and overflowed float32
+    (an int of 400 digits raised OverflowError, a 500).  Each is now a 422 naming the
+    index and float32."""
+    obs = list(position["observation"])
+    obs[7] = value
+    r = voleny.post("/act", content=json.dumps({**position, "observation": obs}))
+    assert r.status_code == 422, r.text
+    assert "'observation'[7]" in r.json()["error"] and "float32" in r.json()["error"]
+
+
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity", b"9" * 5000],
+                         ids=["NaN", "Infinity", "-Infinity", "int_5000_digits"])
+def test_item6_json_tokens_that_are_no_number_we_take(voleny, position, token):
+    """Issue #29 item 6: Python's JSON reads NaN/Infinity, and a 5000-digit int only past
+    its conversion limit: each is a 4xx JSON error."""
+    obs = ["TOKEN", *position["observation"][1:]]
+    text = json.dumps({**position, "observation": obs}).encode().replace(b'"TOKEN"', token)
+    r = voleny.post("/act", content=text)
+    assert 400 <= r.status_code < 500 and isinstance(r.json()["error"], str), r.text
+
+
+def test_item6_observations_no_seat_sees_get_422(voleny, licit, position):
+    """Issue #29 item 6: random numbers of the right size (the table robot's decoder
+    failed on them, a 500) and an observation that another position's mask contradicts
+    get a 4xx, never a 5xx, for both games."""
+    rng = np.random.default_rng(0)
+    lic = fuzz_service.positions("licitovany", 1, 0)[0]
+    statuses = []
+    for client, pos in ((voleny, position), (licit, lic)):
+        for _ in range(25):
+            obs = rng.choice([0.0, 1.0, 0.5, -3.0], size=len(pos["observation"]))
+            r = client.post("/act", json={**pos, "observation": obs.tolist()})
+            statuses.append(r.status_code)
+            assert r.status_code < 500, r.text
+            if r.status_code == 200:
+                assert pos["action_mask"][r.json()["action"]]
+            else:
+                assert "'observation'" in r.json()["error"]
+    # A real observation with another position's mask: the licitovaný table robot found
+    # no card to choose (IndexError, ValueError of an empty min()), a 500.
+    lics = fuzz_service.positions("licitovany", 12, 1)
+    for p in lics:
+        for q in lics:
+            r = licit.post("/act", json={**p, "action_mask": q["action_mask"]})
+            statuses.append(r.status_code)
+            assert r.status_code < 500, r.text
+    assert set(statuses) <= {200, 422} and 422 in statuses
+
+
+@pytest.mark.parametrize(("mask", "words"), [
+    ("zeros", "no legal action"), ("twos", "expected 0 or 1"), ("short", "must be a list"),
+    ("strings", "expected 0 or 1"), ("nested", "expected 0 or 1")])
+def test_item6_bad_masks_get_422(voleny, position, mask, words):
+    """Issue #29 item 6: a mask with no legal action, values other than 0/1, the wrong
+    size or nested garbage."""
+    m = position["action_mask"]
+    bad = {"zeros": [0] * len(m), "twos": [2] * len(m), "short": m[:-1],
+           "strings": ["1"] * len(m), "nested": [[1]] * len(m)}[mask]
+    r = voleny.post("/act", json={**position, "action_mask": bad})
+    assert r.status_code == 422 and words in r.json()["error"], r.text
+
+
+def test_item6_error_messages_quoting_a_lone_surrogate_render():
+    """Issue #29 item 6: a lone surrogate is valid JSON but not UTF-8; Starlette's
+    JSONResponse raised UnicodeEncodeError (a 500) on a message quoting one."""
+    from starlette.responses import JSONResponse
+
+    with pytest.raises(UnicodeEncodeError):
+        JSONResponse({"error": "\ud800"})
+    assert json.loads(ErrorSafeJSON({"error": "bad \ud800"}).body) == {"error": "bad \ud800"}
+
+
+def test_item9_bodies_over_the_limit_get_413_unread(voleny):
+    """Issue #29 item 9: a body over the limit (1 MiB by default) is refused with 413 by
+    its Content-Length, or while streaming when it comes chunked."""
+    r = voleny.post("/act", content=b" " * (MAX_BODY + 1))
+    assert r.status_code == 413 and "over the limit" in r.json()["error"]
+    r = voleny.post("/act", content=iter([b" " * 65536] * (MAX_BODY // 65536 + 1)))
+    assert r.status_code == 413
+    r = voleny.post("/act", content=b"{}", headers={"content-length": "9" * 40})
+    assert r.status_code == 413
+    r = voleny.post("/act", content=b"{}", headers={"content-length": "x1"})
+    assert r.status_code == 400 and "Content-Length" in r.json()["error"]
+
+
+def test_item9_the_limit_is_configurable_and_fits_a_full_request(position):
+    """Issue #29 item 9: ``max_body`` sets the limit; the default takes the largest real
+    body (a licitovaný observation of 1016 floats) with room to spare."""
+    small = TestClient(create_service_app("random", max_body=200),
+                       raise_server_exceptions=False)
+    r = small.post("/act", json={"record": README})
+    assert r.status_code == 413 and "200" in r.json()["error"]
+    lic = fuzz_service.positions("licitovany", 1, 0)[0]
+    lic["observation"] = [1 / 3] * len(lic["observation"])
+    assert len(json.dumps(lic)) < MAX_BODY // 10
+    with pytest.raises(ValueError, match="max_body"):
+        create_service_app("random", max_body=0)
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 900, 100_000])
+def test_item9_deep_nesting_gets_400(voleny, depth):
+    """Issue #29 item 9: JSON nested deeper than MAX_DEPTH is a 400 naming the nesting
+    (a record field 900 deep was echoed back in a 422, deeper bodies could recurse)."""
+    body = (b'{"record": {"dealer": 0, "seat": 0, "hand": [], "actions": [], "dealer": '
+            + b"[" * depth + b"]" * depth + b"}}")
+    r = voleny.post("/act", content=body)
+    assert r.status_code == 400 and "nested deeper" in r.json()["error"], r.text[:200]
+
+
+def test_fuzz_batches_find_no_5xx_for_either_game_and_robot():
+    """Issue #29 items 1, 6, 9: the service fuzzer (small counts) gets no 5xx, no non-JSON
+    answer and no crash: in this process for each robot and game, and once isolated in a
+    subprocess (a crash there counts as a failure)."""
+    for spec in ("table", "random"):
+        for game in fuzz_service.GAMES:
+            res = fuzz_service.run_batch(spec, game, 40, seed=3, seconds=60)
+            assert res["failures"] == [], res["failures"]
+            assert res["requests"] >= 40 and "200" in res["by_status"]
+            assert not any(k.startswith("5") for k in res["by_status"])
+    res = fuzz_service.run_isolated("table", "voleny", 20, seed=4, seconds=60)
+    assert res["failures"] == [] and res["requests"] > 20, res
