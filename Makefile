@@ -4,7 +4,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint demo bench clean
+.PHONY: venv test lint demo bench docs clean
 
 venv: $(STAMP)
 
@@ -29,6 +29,17 @@ demo: venv
 bench: venv
 	$(VPY) scripts/bench_env.py
 
+# The documentation site into site/; --strict turns every warning (a broken link or anchor,
+# a page missing from the nav, a stale reference) into a failure.
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): pyproject.toml | $(STAMP)
+	$(VPY) -m pip install -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: venv $(DOCS_STAMP)
+	$(VPY) scripts/layout_tables.py --check
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf build dist site *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -exec rm -rf {} +

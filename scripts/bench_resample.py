@@ -1,5 +1,5 @@
-"""Benchmark: OpenSpiel ``resample_from_infostate`` on the game ``"mariash"`` (README,
-research section): how many resamples succeed and how long a call takes.
+"""Benchmark: OpenSpiel ``resample_from_infostate`` on the game ``"mariash"``
+(docs/openspiel.md, the resampling figures): how many resamples succeed and how long a call takes.
 
 States are taken at random points of parties played by ``--robot`` (random or table;
 chance nodes drawn uniformly) and resampled for each seat.  For ``--deals`` > 1 only

@@ -1,31 +1,66 @@
-"""Regenerate (or check) the README's observation and state tables from the declared
-layouts (``core.observe.OBS_LAYOUT``, ``core.state.STATE_SCHEMA``).
+"""Regenerate (or check) the documentation's layout tables from their declarations:
+the observations (``core.observe.OBS_LAYOUT``, ``OBS4_LAYOUT``, ``LOBS_LAYOUT``), the
+state record (``core.state.STATE_SCHEMA``) and both games' action tables.
 
-    python scripts/layout_tables.py          # rewrite README.md in place
-    python scripts/layout_tables.py --check  # exit 1 when README.md is out of date
+    python scripts/layout_tables.py          # rewrite docs/layouts.md in place
+    python scripts/layout_tables.py --check  # exit 1 when docs/layouts.md is out of date
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from mariash_env import actions, licit_actions  # noqa: E402
 from mariash_env.core import licit_observe, observe, observe4, state  # noqa: E402
 
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "layouts.md"
+
+
+def action_table(labels: Sequence[str]) -> str:
+    """An action table as Markdown: one row per run of labels sharing a prefix
+    (``play:7h`` … ``play:Aa`` is one row), in index order."""
+    rows = ["| indices | labels | count |", "| ---: | --- | ---: |"]
+    i = 0
+    while i < len(labels):
+        prefix = labels[i].split(":")[0] + ":" if ":" in labels[i] else None
+        j = i + 1
+        while prefix and j < len(labels) and labels[j].startswith(prefix):
+            j += 1
+        span = str(i) if j - i == 1 else f"{i}–{j - 1}"
+        names = (f"`{labels[i]}`" if j - i == 1
+                 else f"`{labels[i]}` … `{labels[j - 1]}`")
+        rows.append(f"| {span} | {names} | {j - i} |")
+        i = j
+    return "\n".join(rows)
+
+
+def voleny_actions() -> str:
+    return action_table(actions.ACTION_LABELS)
+
+
+def licit_action_table() -> str:
+    return action_table(licit_actions.ACTION_LABELS)
+
+
 # Each table sits right after its section heading's prose: the first Markdown table there.
-SECTIONS = {"## Observation layout": observe.layout_table,
-            "## Four-player observation layout": observe4.layout_table,
-            "## State record": state.layout_table,
-            "### Licitovaný observation layout": licit_observe.layout_table}
+SECTIONS: dict[str, Callable[[], str]] = {
+    "## Observation layout": observe.layout_table,
+    "## Four-player observation layout": observe4.layout_table,
+    "## State record": state.layout_table,
+    "## Licitovaný observation layout": licit_observe.layout_table,
+    "## Volený action table": voleny_actions,
+    "## Licitovaný action table": licit_action_table,
+}
 
 
-def readme_table(text: str, heading: str) -> tuple[int, int]:
+def section_table(text: str, heading: str) -> tuple[int, int]:
     """Character span of the first table under ``heading`` in ``text``."""
     start = text.index(heading + "\n")
     lines = text[start:].split("\n")
@@ -38,10 +73,17 @@ def readme_table(text: str, heading: str) -> tuple[int, int]:
     return a, b
 
 
+def page_table(table: str) -> str:
+    """A generated table as the page holds it: ``[`` escaped, so that index notes such
+    as ``[relative seat][card]`` are not read as Markdown reference links."""
+    return table.replace("[", "\\[")
+
+
 def updated(text: str) -> str:
+    """``text`` with every declared table replaced by its current rendering."""
     for heading, make in SECTIONS.items():
-        a, b = readme_table(text, heading)
-        text = text[:a] + make() + text[b:]
+        a, b = section_table(text, heading)
+        text = text[:a] + page_table(make()) + text[b:]
     return text
 
 
@@ -49,16 +91,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="only check, write nothing")
     args = ap.parse_args(argv)
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     new = updated(text)
     if args.check:
         if new != text:
-            print("error: README.md tables differ from the layouts; "
+            print(f"error: {PAGE.relative_to(ROOT)} tables differ from the declarations; "
                   "run python scripts/layout_tables.py", file=sys.stderr)
             return 1
         return 0
     if new != text:
-        README.write_text(new, encoding="utf-8")
+        PAGE.write_text(new, encoding="utf-8")
     return 0
 
 

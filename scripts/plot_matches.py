@@ -8,7 +8,7 @@ pair is plotted; ``--label DIR=TEXT`` names a bar).
 ``--csv docs/robot_matches.csv`` keeps the matches in a committed table, since ``runs/``
 does not outlive a machine: the directories given are added to it (a row with the same
 label is replaced) and the chart shows every row of the table.  Also prints the rows as a
-markdown table for the README.
+markdown table for the docs (docs/robots.md, docs/research/distillation.md).
 
     python scripts/plot_matches.py --csv docs/robot_matches.csv -o docs/robot_matches.png \\
         runs/m_new --label "runs/m_new=robot_x − table" --seed runs/m_new=11

@@ -1,6 +1,6 @@
 """The core's declared structure (issue #11): one function per phase citing RULES.md,
 the state record and the observation declared once (offsets, validator, debug dump and
-README tables derived from the declarations)."""
+documentation tables in docs/layouts.md derived from the declarations)."""
 
 from __future__ import annotations
 
@@ -20,9 +20,10 @@ from mariash_env.core import observe as O
 from mariash_env.core import observe4 as Q
 from mariash_env.core import state as S
 from mariash_env.game import Game
+from scripts import layout_tables as T
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+LAYOUTS = (ROOT / "docs" / "layouts.md").read_text(encoding="utf-8")
 
 
 VOLENY_PHASES = S.PHASE_NAMES[:S.PH_DONE]
@@ -119,13 +120,36 @@ def test_observation_layout_is_contiguous():
                                           ("## Four-player observation layout",
                                            Q.layout_table),
                                           ("## State record", S.layout_table),
-                                          ("### Licitovaný observation layout",
+                                          ("## Licitovaný observation layout",
                                            LO.layout_table)])
-def test_readme_tables_match_the_layouts(section, make):
-    """The README tables are the declared layouts (python scripts/layout_tables.py)."""
-    part = README[README.index(section + "\n"):]
+def test_docs_tables_match_the_layouts(section, make):
+    """The docs/layouts.md tables are the declared layouts (python scripts/layout_tables.py)."""
+    part = LAYOUTS[LAYOUTS.index(section + "\n"):]
     table = "\n".join(ln for ln in part.split("\n## ")[0].splitlines() if ln.startswith("|"))
-    assert table == make(), f"README {section!r} is stale: run scripts/layout_tables.py"
+    assert table == T.page_table(make()), f"docs/layouts.md {section!r} is stale: run scripts/layout_tables.py"
+
+
+def test_docs_action_tables_match_the_action_labels():
+    """The action tables of docs/layouts.md cover every label of both games in index
+    order, and the page is what scripts/layout_tables.py writes (its --check passes)."""
+    from mariash_env import licit_actions as LA
+
+    for section, labels in (("## Volený action table", A.ACTION_LABELS),
+                            ("## Licitovaný action table", LA.ACTION_LABELS)):
+        part = LAYOUTS[LAYOUTS.index(section + "\n"):].split("\n## ")[0]
+        rows = [ln for ln in part.splitlines() if ln.startswith("|")][2:]
+        covered = 0
+        for row in rows:
+            span, names, count = (c.strip() for c in row.strip("|").split("|"))
+            lo, _, hi = span.partition("–")
+            first, _, last = names.partition(" … ")
+            assert int(lo) == covered and int(count) == int(hi or lo) - int(lo) + 1
+            assert first.strip("`") == labels[int(lo)]
+            assert (last or first).strip("`") == labels[int(hi or lo)]
+            covered += int(count)
+        assert covered == len(labels), section
+    assert T.updated(LAYOUTS) == LAYOUTS, "docs/layouts.md is stale: run scripts/layout_tables.py"
+    assert T.main(["--check"]) == 0
 
 
 def test_describe_names_every_field():

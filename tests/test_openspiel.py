@@ -442,7 +442,7 @@ def test_policy_gradient_example_runs():
 
 
 def test_api_benchmark_runs():
-    """scripts/bench_apis.py (the README's research-section figures) runs every row."""
+    """scripts/bench_apis.py (the figures of docs/benchmarks.md) runs every row."""
     root = Path(__file__).resolve().parents[1]
     p = subprocess.run(
         [sys.executable, "scripts/bench_apis.py", "--seconds", "0.05", "--num-envs", "8"],
@@ -511,7 +511,7 @@ def test_resample_after_a_laid_down_deal():
 
 
 def test_resample_benchmark_runs():
-    """scripts/bench_resample.py (the README's resampling figures) runs."""
+    """scripts/bench_resample.py (the resampling figures of docs/openspiel.md) runs."""
     root = Path(__file__).resolve().parents[1]
     p = subprocess.run(
         [sys.executable, "scripts/bench_resample.py", "--deals", "2", "--states", "2",

@@ -1,6 +1,6 @@
 """A real browser at the table: Playwright drives Debian's Chromium (/usr/bin/chromium, no
 browser download) through a whole deal by clicking, and saves screenshots of the table
-at three moments under docs/ (shown in the README)."""
+at three moments under docs/ (shown in docs/play.md and the README)."""
 
 from __future__ import annotations
 

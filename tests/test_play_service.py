@@ -211,9 +211,9 @@ def test_onnx_robot_served_on_loopback():
         proc.wait(timeout=10)
 
 
-def test_readme_record_example_is_answered():
-    """The README's example request is a valid seat record."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_docs_record_example_is_answered():
+    """The robot service page's example request (docs/service.md) is a valid seat record."""
+    text = (ROOT / "docs" / "service.md").read_text(encoding="utf-8")
     body = text[text.index("curl -s localhost:8765/act -d '") + 31:]
     body = json.loads(body[: body.index("'")])
     r = TestClient(create_service_app("table")).post("/act", json=body)
