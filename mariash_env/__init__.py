@@ -1,22 +1,47 @@
-"""mariash_env — volený mariáš for reinforcement learning.
+"""mariash_env — mariáš for reinforcement learning: volený mariáš (three players, and
+four with the dealer sitting out), licitovaný mariáš (the auction game) and lízaný mariáš
+(two players), each a game package under :mod:`mariash_env.games` behind one registry.
 
-``mariash_env.env()`` / ``raw_env()`` give the PettingZoo AEC environment;
-``mariash_env.vector`` the batched engine; ``mariash_env.robots`` opponents;
-``mariash_env.search`` hidden-hand sampling and a double-dummy solver;
-``mariash_env.lizany`` the two-player game (its own small AEC environment).  The
-environment package never imports torch.
+``mariash_env.env()`` / ``raw_env()`` give the PettingZoo AEC environment (``rules=``
+names the game); ``mariash_env.vector`` the batched engine, ``torchrl_env`` a TorchRL env
+over it and ``mariash_env.gym_vector`` a Gymnasium vector env; ``SingleAgentEnv`` (also
+``gymnasium.make("mariash/SingleAgent-v0")``) one learning seat against robots;
+``mariash_env.robots`` opponents; ``mariash_env.search`` hidden-hand sampling and a
+double-dummy solver.  The environment package never imports torch (``torchrl_env``
+imports torchrl only when called).
 """
 
-from . import lizany
-from .actions import ACTION_LABELS, N_ACTIONS, ActionError, action_index, action_label
 from .cards import CARD_CODES, CardError
 from .env import AGENTS, AGENTS4, PHASE_NAMES, env, raw_env
 from .game import Game, IllegalActionError, OptionError
+from .games.lizany import game as lizany
+from .games.voleny.actions import ACTION_LABELS, N_ACTIONS, ActionError, action_index, action_label
 from .rules import Rules, RulesError, make_rules
+from .torchrl_env import torchrl_env
 
 __all__ = [
     "env", "raw_env", "AGENTS", "AGENTS4", "PHASE_NAMES", "Game", "IllegalActionError", "OptionError", "Rules",
     "RulesError", "make_rules", "ACTION_LABELS", "N_ACTIONS", "action_index", "action_label",
-    "CARD_CODES", "CardError", "ActionError", "lizany",
+    "CARD_CODES", "CardError", "ActionError", "lizany", "SingleAgentEnv", "torchrl_env",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+
+def __getattr__(name: str):
+    # The single-agent env builds robots (onnxruntime): imported on first use, not with
+    # the package.
+    if name == "SingleAgentEnv":
+        from .single_agent import SingleAgentEnv
+        return SingleAgentEnv
+    raise AttributeError(f"module 'mariash_env' has no attribute {name!r}")
+
+
+def _register_with_gymnasium() -> None:
+    import gymnasium
+
+    if "mariash/SingleAgent-v0" not in gymnasium.registry:
+        gymnasium.register("mariash/SingleAgent-v0",
+                           entry_point="mariash_env.single_agent:SingleAgentEnv")
+
+
+_register_with_gymnasium()

@@ -24,7 +24,7 @@ plays licitovaný mariáš, each robot spec built for that game
 (:func:`mariash_env.robots.make_robot`), the scores counted in its unit, desetníky;
 ``--rule KEY=VALUE`` sets any other rule option (RULES.md §11, LICITOVANY.md §11).
 ``--rules lizany`` plays the two-player game (:mod:`mariash_env.lizany`), every deck in
-both seatings; its scores are rewards (±1, ±2): :mod:`mariash_env.lizany_arena`.
+both seatings; its scores are rewards (±1, ±2): :mod:`mariash_env.games.lizany.arena`.
 
 A robot's score on a deal is the mean of its groše (desetníky) over all the seats it
 filled on that deal; the match reports the mean over deals with a 95 % bootstrap confidence interval
@@ -76,6 +76,7 @@ import numpy as np
 from .atomic import atomic_open
 from .cli import ArgumentParser, fail, path_error
 from .core import state as S
+from .games.registry import game_kind
 from .playout import deal_states, play_games
 from .robots.base import Robot, as_robot
 from .rules import Rules, is_int, make_rules
@@ -244,7 +245,7 @@ class MatchResult:
     def unit(self) -> str:
         """What the scores count: ``groše`` (volený), ``desetníky`` (licitovaný) or
         ``reward`` (lízaný's ±1, ±2)."""
-        return {"licitovany": "desetníky", "lizany": "reward"}.get(self.rules, "groše")
+        return game_kind(self.rules).units
 
     def means(self) -> np.ndarray:
         return self.per_deal.mean(axis=0)
@@ -377,7 +378,7 @@ class MatchResult:
 
     def table(self) -> str:
         if self.rules == "lizany":
-            from .lizany_arena import table
+            from .games.lizany.arena import table
 
             lines = table(self).split("\n")
         else:
@@ -634,9 +635,9 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     else:
         rdict = dict(rules or {})
         single_deal_rules(rdict, "rule option deals")
-    lizany = rdict.get("rules") == "lizany"  # two players: mariash_env.lizany_arena
+    lizany = rdict.get("rules") == "lizany"  # two players: mariash_env.games.lizany.arena
     if lizany:
-        from . import lizany_arena as LA
+        from .games.lizany import arena as LA
 
         liz_rules = LA.lizany_rules(rdict)
         if backend != "process":
@@ -795,6 +796,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--address", default=None,
                     help="Ray cluster to join with --backend ray ('auto': the one `ray start` "
                          "began here; default: a new local one)")
+    ap.add_argument("--ray-timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="with --backend ray: how long joining the cluster and replacing a "
+                         "lost actor may take (then it goes on with fewer; docs/ray.md)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--batch", type=int, default=1,
                     help="deals played together in one batched engine (robots without a "
@@ -838,7 +842,7 @@ def main(argv: list[str] | None = None) -> int:
         rule_opts["deals"] = 1
         try:
             if rule_opts.get("rules") == "lizany":
-                from .lizany_arena import lizany_rules
+                from .games.lizany.arena import lizany_rules
 
                 rules_obj: Rules | dict[str, Any] = lizany_rules(rule_opts)
             else:
@@ -862,6 +866,13 @@ def main(argv: list[str] | None = None) -> int:
         fail(e)
     except OSError as e:  # a robot's model file that cannot be read (name too long, …)
         fail(f"--robots: {path_error(e, 'read')}")
+    if args.backend == "ray":  # joined before --out is made: a bad cluster fails in seconds
+        from .ray_pool import RayClusterError, join
+
+        try:
+            join(args.address, args.ray_timeout)
+        except (RayClusterError, ValueError) as e:
+            fail(e)
     out = args.out or os.path.join("runs", "arena", time.strftime("%Y%m%d-%H%M%S"))
     try:
         check_out(out)

@@ -76,8 +76,15 @@ def mask_of(cards: Iterable[str | int]) -> int:
 
 
 def cards_of(mask: int) -> list[int]:
-    mask = int(mask) & ALL_CARDS
-    return [i for i in range(NCARDS) if mask >> i & 1]
+    """The card indices of a card set (bit ``i`` = card ``i``), ascending: the one such
+    helper of the package (robots, world samplers and OpenSpiel read it)."""
+    m = int(mask) & ALL_CARDS
+    out = []
+    while m:  # lowest set bit first: as many steps as cards, not 32
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
 
 
 def codes_of(mask: int) -> list[str]:

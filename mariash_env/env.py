@@ -59,7 +59,7 @@ out-of-range ints, ``None``): what the default rejects with ``IllegalActionError
 the terminate mode punishes; an unknown label raises ``ActionError`` in both.
 
 ## Observations
-A fixed-layout float32 vector per seat (see ``mariash_env.core.observe.OBS_LAYOUT``):
+A fixed-layout float32 vector per seat (see ``mariash_env.games.voleny.observe.OBS_LAYOUT``):
 own hand, talon cards it laid or took, the trump card once it knows it, every
 card played with who played it and in which trick, who led each trick, the
 current trick, contract and announcement, every bet with its level, who raised
@@ -112,7 +112,7 @@ three ``-A`` (``payment_cap`` caps ``A``; zero-sum).  The deal passes to the lef
 partie is 16 deals (each player deals four times) unless ``deals=`` says otherwise;
 ``reset(options={"dealer": d})`` takes ``d`` in 0..3; the settlement has four
 ``payments`` and ``sitting_out``.  The observation is float32[924]
-(:mod:`mariash_env.core.observe4`, versioned): the three-player observation of the deal
+(:mod:`mariash_env.games.voleny.observe4`, versioned): the three-player observation of the deal
 from the player's seat (the sitting-out dealer's shows no hidden card), then who sits
 out, the four totals and the deal, by relative player; ``state()`` float32[1055].  It
 conflicts with ``rules="licitovany"`` (:class:`~mariash_env.rules.RulesError`).
@@ -122,8 +122,8 @@ conflicts with ``rules="licitovany"`` (:class:`~mariash_env.rules.RulesError`).
 the same engine: its own ``Discrete(136)`` action table (``bid:<game>``, ``hold``,
 ``pass``, ``fold``, ``game:<game>``, ``trump:b|l|a``, ``helping:<suit>``,
 ``discard:<card>``, ``lead:<card>``, ``flek:game|seven|hundred|two_sevens``, ``good``,
-``show``, ``play:<card>``; :mod:`mariash_env.licit_actions`), its own perfect-recall
-observation (float32[1016], :mod:`mariash_env.core.licit_observe`; the state float32[1147])
+``show``, ``play:<card>``; :mod:`mariash_env.games.licitovany.actions`), its own perfect-recall
+observation (float32[1016], :mod:`mariash_env.games.licitovany.observe`; the state float32[1147])
 and rewards in desetníky.  Its options are ``deals``, ``max_flek`` (5), ``payment_cap``
 (500), ``marriage_order`` and ``shuffle``; volený's others raise ``RulesError``.  With
 ``rich_infos=True`` its ``"phase"`` is ``auction``, ``announce``, ``flek``, ``play`` or
@@ -160,6 +160,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from .core.state import PHASE_NAMES
 from .game import RESET_OPTIONS, Game, IllegalActionError, OptionError, reset_options
+from .kinds import LICITOVANY
 from .render import render_for
 from .rules import make_rules
 
@@ -167,10 +168,8 @@ AGENTS = ("player_0", "player_1", "player_2")
 AGENTS4 = (*AGENTS, "player_3")
 """The agents at the four-player table (``players=4``)."""
 
-# Licitovaný's phases as LICITOVANY.md §12 names them in rich infos.
-LICIT_PHASE_GROUPS = {"bid": "auction", "hold": "auction", "lone_bid": "auction",
-                      "game": "announce", "trumps": "announce", "helping": "announce",
-                      "discard": "announce", "lead": "announce"}
+# Licitovaný's phases as LICITOVANY.md §12 names them in rich infos (its GameKind's).
+LICIT_PHASE_GROUPS = dict(LICITOVANY.phase_groups)
 
 
 
@@ -314,6 +313,7 @@ class raw_env(AECEnv):
         self.agents = list(agents)
         self.agent_name_mapping = {a: i for i, a in enumerate(agents)}
         self.kind = kind = game.kind
+        self._phase_groups = dict(kind.phase_groups)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(-np.inf, np.inf, (game.obs_size,), np.float32),
@@ -390,8 +390,8 @@ class raw_env(AECEnv):
             }
             return
         phase, deal_no = self.game.phase_name, self.game.deal_no
-        if self.kind.name == "licitovany":  # LICITOVANY.md §12's phase names
-            phase = LICIT_PHASE_GROUPS.get(phase, phase)
+        if self._phase_groups:  # the game's public phase names (licitovaný: §12's)
+            phase = self._phase_groups.get(phase, phase)
         if settlement is None:
             self.infos = {a: {"phase": phase, "deal": deal_no} for a in self._agents}
             return

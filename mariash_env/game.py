@@ -16,15 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from . import actions as A
 from .cards import CARD_CODES, SUITS, parse_deck
 from .core import state as S
 from .core.deal import deal_deck, deck_of, shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
-from .core.four import CORE_DEALER, mirror_scores, payment4, player_of, seat_of
-from .core.observe4 import OBS4_SIZE, STATE4_OBS_SIZE, encode4, observe_into4
+from .games.licitovany.record import licit_settlement
+from .games.voleny import actions as A
+from .games.voleny.four import CORE_DEALER, mirror_scores, payment4, player_of, seat_of
 from .kinds import KINDS, kind_of
-from .licit_record import licit_settlement
 from .rules import G_LICIT, Rules, is_int, make_rules
 
 LEVEL_NAMES = ("", "flek", "re", "tutti", "boty")
@@ -143,8 +142,10 @@ class Game:
         self._rules_dict = self.rules.to_dict()
         self.players = self.rules.players
         self.four = self.players == 4
-        self.obs_size = OBS4_SIZE if self.four else self.kind.obs_size
-        self.state_obs_size = STATE4_OBS_SIZE if self.four else self.kind.state_obs_size
+        # the observation of this seat count (volený at four has its own, §11.3)
+        self.layout = layout = self.kind.layout(self.players)
+        self.obs_size = layout.obs_size
+        self.state_obs_size = layout.state_obs_size
         self.st = S.new_state()
         self._mask = np.zeros(self.kind.n_actions, dtype=np.int8)
         # observe()'s mask for check(): (state array, rules vector, state bytes, mask bytes)
@@ -270,10 +271,7 @@ class Game:
 
     def observation(self, seat: int) -> np.ndarray:
         out = np.empty(self.obs_size, dtype=np.float32)  # encode writes every entry
-        if self.four:
-            encode4(self.st, seat, out, False)
-        else:
-            self.kind.encode(self.st, seat, out, False)
+        self.layout.encode(self.st, seat, out, False)
         return out
 
     def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
@@ -284,7 +282,7 @@ class Game:
         out = np.empty(self.obs_size, dtype=np.float32)
         mask = np.empty(self.kind.n_actions, dtype=np.int8)
         st = self.st
-        (observe_into4 if self.four else self.kind.observe_into)(st, self.rv, seat, out, mask)
+        self.layout.observe_into(st, self.rv, seat, out, mask)
         if seat == self.to_move:
             self._legal_cache = (st, self.rv, st.tobytes(), mask.tobytes())
         return out, mask
@@ -304,7 +302,7 @@ class Game:
 
     def full_state(self) -> np.ndarray:
         out = np.zeros(self.state_obs_size, dtype=np.float32)
-        (encode4 if self.four else self.kind.encode)(self.st, 0, out, True)
+        self.layout.encode(self.st, 0, out, True)
         return out
 
     # --- acting -----------------------------------------------------------------------

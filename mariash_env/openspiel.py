@@ -37,13 +37,13 @@ rule.  The game's tables come from :func:`mariash_env.kinds.kind_of`.
   draws again.
 * **Players.**  Seats 0, 1, 2 (absolute); actions are the game's indices: volený's 115
   (:data:`mariash_env.actions.ACTION_LABELS`), licitovaný's 136
-  (:data:`mariash_env.licit_actions.ACTION_LABELS`).  At four (``players=4``, RULES.md
+  (:data:`mariash_env.games.licitovany.actions.ACTION_LABELS`).  At four (``players=4``, RULES.md
   §11.3) players 0..3: the dealer of each deal (player 0 the first, then to the left)
   sits out and is never current, the other three hold the core deal's seats
-  (:mod:`mariash_env.core.four`: player ``d+1+c`` in core seat ``c``); returns and
+  (:mod:`mariash_env.games.voleny.four`: player ``d+1+c`` in core seat ``c``); returns and
   rewards are the four players' (the actor ``+3A``, each other ``-A``: ``payment4``,
   as ``Game(players=4)`` pays), observations the four-player ones
-  (:mod:`mariash_env.core.observe4`, 924 floats; the dealer's is the deal's public
+  (:mod:`mariash_env.games.voleny.observe4`, 924 floats; the dealer's is the deal's public
   part), and resampling maps the player to its seat of each deal (the one sitting out:
   :meth:`_Context._public_world`).
 * **Returns / rewards.**  Returns: running groše (licitovaný: desetníky) of the partie per
@@ -54,8 +54,8 @@ rule.  The game's tables come from :func:`mariash_env.kinds.kind_of`.
   bet can reach level 24, so the bound is about 1e10 per deal: algorithms that normalise
   by ``max_utility`` should use a ``payment_cap`` or a finite ``max_flek``.
 * **Observation** (string and tensor): the seat's view of the current deal, the game's
-  encoding (volený 900 floats, :mod:`mariash_env.core.observe`; licitovaný 1016,
-  :mod:`mariash_env.core.licit_observe`): its cards, what it laid and took, and the
+  encoding (volený 900 floats, :mod:`mariash_env.games.voleny.observe`; licitovaný 1016,
+  :mod:`mariash_env.games.licitovany.observe`): its cards, what it laid and took, and the
   deal's public history, the deal number and the running scores.  While a deck is being
   drawn it is all zeros (nobody has seen a card).  The string lists the non-zero entries
   by name (``hand:Qh``, ``played_by+1:Ah``, ``points+0=0.3``...), so equal strings mean
@@ -78,7 +78,7 @@ rule.  The game's tables come from :func:`mariash_env.kinds.kind_of`.
   information set, built by applying a history (so ``history()``, serialisation, clone
   and the information state all work, and equal the original's for the seat).  Deal by
   deal it uses the game's exact world sampler (:func:`mariash_env.search.sample_worlds`,
-  :func:`mariash_env.search.licit_worlds.sample_licit_worlds`: uniform over the worlds
+  :func:`mariash_env.games.licitovany.worlds.sample_licit_worlds`: uniform over the worlds
   consistent with the seat's knowledge of the deal): the world's deck as the deal's 32
   chance draws, then the deal's decisions, the other seats' hidden ones (trump card,
   discards, lead card) taken from the world.  An ended deal is sampled before its last
@@ -116,16 +116,18 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from . import actions as A
-from . import licit_actions as LA
-from .cards import CARD_CODES
+from .cards import CARD_CODES, cards_of
 from .core import state as S
 from .core.deal import deal_deck, deck_of, gathered_deck
 from .core.engine import advance_partie, apply_action, legal_actions
-from .core.four import payment4, player_of, seat_of
-from .core.observe import OBS_SIZE
-from .core.observe4 import OBS4_LAYOUT, OBS4_SIZE, encode4
 from .game import Game
+from .games.licitovany import actions as LA
+from .games.licitovany.worlds import LicitWorldError, sample_licit_worlds
+from .games.voleny import actions as A
+from .games.voleny.four import payment4, player_of, seat_of
+from .games.voleny.observe import OBS_SIZE
+from .games.voleny.observe4 import OBS4_LAYOUT, OBS4_SIZE, encode4
+from .games.voleny.worlds import played_by
 from .kinds import GameKind, kind_of
 from .robots.base import Robot
 from .robots.view import SeatView
@@ -138,8 +140,6 @@ from .rules import (
     make_rules,
 )
 from .search import WorldError, knowledge, sample_worlds
-from .search.licit_worlds import LicitWorldError, sample_licit_worlds
-from .search.worlds import played_by
 
 __all__ = [
     "ARRANGE_TRIES", "GAME_TYPE", "RESAMPLE_TRIES", "MariashGame", "MariashState",
@@ -232,6 +232,10 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
     return make_rules(**opts)
 
 
+# The parameters only some games take: written when the game's kind accepts them.
+_OWN_OPTIONS = ("tariff", "killed_seven", "hundred_counting", "open_contracts", "players")
+
+
 def game_params(rules: Rules) -> dict[str, Any]:
     """OpenSpiel parameters of ``rules`` (the inverse of :func:`rules_from_params`); for
     licitovaný only the options that apply to it."""
@@ -241,10 +245,8 @@ def game_params(rules: Rules) -> dict[str, Any]:
         "payment_cap": 0 if rules.payment_cap is None else rules.payment_cap,
         "marriage_order": rules.marriage_order, "shuffle": rules.shuffle,
     }
-    if rules.rules != "licitovany":
-        out.update(tariff=rules.tariff, killed_seven=rules.killed_seven,
-                   hundred_counting=rules.hundred_counting,
-                   open_contracts=rules.open_contracts, players=rules.players)
+    accepted = kind_of(rules).options  # volený's own options (licitovaný has none of them)
+    out.update({k: getattr(rules, k) for k in _OWN_OPTIONS if k in accepted})
     return out
 
 
@@ -306,7 +308,7 @@ _NUMERIC_BLOCKS = {"points", "ntricks", "score", "raise_turn", "score4"}
 
 def _slot_names(kind: GameKind, four: bool) -> tuple[str, ...]:
     """A name per encoding slot of ``kind``'s observation (``four``: the four-player one,
-    :data:`~mariash_env.core.observe4.OBS4_LAYOUT`): card blocks by card (``hand:Qh``,
+    :data:`~mariash_env.games.voleny.observe4.OBS4_LAYOUT`): card blocks by card (``hand:Qh``,
     ``played_by+1:Ah``, ``played_in:Ah@3``), the others by block and index
     (``phase+7``, ``sitting_out+2``)."""
     names: list[str] = [""] * kind.obs_size
@@ -356,7 +358,7 @@ class _Context:
         self.licit = self.kind.game == G_LICIT
         self.players = rules.players
         self.four = rules.players == 4
-        self.obs_size = OBS4_SIZE if self.four else self.kind.obs_size
+        self.obs_size = self.kind.layout(rules.players).obs_size
         self.block = info_block(rules)
         self._dealer_game = Game(rules, records=False)
         self.mask = np.zeros(self.kind.n_actions, dtype=np.int8)  # scratch for legal_actions
@@ -374,7 +376,7 @@ class _Context:
 
     def encode(self, st: np.ndarray, player: int, out: np.ndarray) -> None:
         """The player's encoding of the deal in ``st`` into ``out``: the game's observation,
-        at four the four-player one (:mod:`mariash_env.core.observe4`)."""
+        at four the four-player one (:mod:`mariash_env.games.voleny.observe4`)."""
         if self.four:
             encode4(st, player, out, False)
         else:
@@ -428,7 +430,7 @@ class _Context:
         deal_deck(st, np.arange(NCARDS, dtype=np.int64), int(dealer), self.kind.game)
         out = np.full(NCARDS, 3, dtype=np.int64)
         for seat in range(NUM_PLAYERS):
-            for p in _bits(S.getm(st, S.HAND + seat)):
+            for p in cards_of(S.getm(st, S.HAND + seat)):
                 out[p] = seat
         if not self.licit:
             out[:7] = 3  # forehand's first seven
@@ -536,7 +538,7 @@ def info_block(rules: Rules) -> int:
     """Floats per deal in the information-state tensor: the game's observation (at four
     the four-player one), the cut and (volený) forehand's first seven cards."""
     kind = kind_of(rules)
-    obs = OBS4_SIZE if rules.players == 4 else kind.obs_size
+    obs = kind.layout(rules.players).obs_size
     return obs + CUT_SLOTS + (0 if kind.game == G_LICIT else FIRST7_SLOTS)
 
 
@@ -710,7 +712,7 @@ class MariashState(pyspiel.State):
 
     def _payments(self) -> list[float]:
         """The settled deal's payments per player (at four the dealer pays with the
-        defence, RULES.md §11.3: the core's own :func:`~mariash_env.core.four.payment4`)."""
+        defence, RULES.md §11.3: the core's own :func:`~mariash_env.games.voleny.four.payment4`)."""
         if self._g.four:
             return [float(payment4(self.st, p)) for p in range(4)]
         return [float(x) for x in S.read64(self.st, S.PAY, 3)]
@@ -958,7 +960,7 @@ class MariashState(pyspiel.State):
                                               player):
             if not by_pos:
                 continue
-            for c in _bits(cards):
+            for c in cards_of(cards):
                 j0 = _trace(out, records, failed - 1, int(end[S.POS + c]), player)
                 need = (link, int(slot[c]))
                 if j0 is not None and need not in extra.setdefault(j0, []):
@@ -1032,11 +1034,6 @@ class MariashState(pyspiel.State):
         )
 
 
-def _bits(m: int) -> list[int]:
-    m = int(m)
-    return [c for c in range(NCARDS) if m >> c & 1]
-
-
 def _loc_bit(seat: int, me: int) -> int:
     """The samplers' location bit of ``seat``'s hand: 1 next seat, 2 previous seat; for
     ``me = -1`` (a four-player deal's dealer, :meth:`_Context._public_world`) ``1 << seat``."""
@@ -1104,7 +1101,7 @@ def _shown_at_end(ctx: _Context, end: np.ndarray, player: int) -> np.ndarray:
         hand = int(S.getm(end, S.HAND + seat))
         if seat == me:
             continue
-        for c in _bits(hand):
+        for c in cards_of(hand):
             t = end.copy()
             S.setm(t, S.HAND + seat, hand & ~(1 << c))
             if not np.array_equal(ctx.encoding(t, player), want):
@@ -1183,7 +1180,7 @@ class _Link:
             where = {seat} | ({3} if (seat == forehand and not ctx.licit) or (
                 ctx.licit and seat == actor) else set())
             m = sum(1 << self.loc[b] for b in where if b in self.loc)
-            for c in _bits(plays[seat]):
+            for c in cards_of(plays[seat]):
                 self.allow[c] &= m
         trump = [a - A.TRUMP0 for s, a in state.deal_actions[d + 1]
                  if not ctx.licit and s == forehand and A.TRUMP0 <= a < A.TRUMP0 + NCARDS]
@@ -1228,11 +1225,11 @@ class _Link:
         unseen = 0
         for _, cards, _ in piles:
             unseen |= cards
-        for c in _bits(unseen):
+        for c in cards_of(unseen):
             out[c] = 0
         for _, cards, bit in piles:
-            pile_slots = {int(slot[c]) for c in _bits(cards)}
-            for c in _bits(unseen):
+            pile_slots = {int(slot[c]) for c in cards_of(cards)}
+            for c in cards_of(unseen):
                 if (int(slot[c]) in pile_slots) if self.own_cls[c] >= 0 else any(
                         self.fits(c, j) for j in pile_slots):
                     out[c] |= bit
@@ -1275,7 +1272,7 @@ class _Link:
                 continue
             # The engine gathers the pile in dealt order: the card with the r-th deal
             # position lands in slots[r], whichever card that is.
-            cs = sorted(_bits(cards), key=lambda c: int(w[S.POS + c]))
+            cs = sorted(cards_of(cards), key=lambda c: int(w[S.POS + c]))
             pos = [int(w[S.POS + c]) for c in cs]
             slots = [int(slot[c]) for c in cs]
             for b in {holder[self.b0[p]] for p in pos} - {self.me0}:
@@ -1370,7 +1367,7 @@ def _whole(ctx: _Context, end: np.ndarray, cards: int) -> bool:
     """The pile ``cards`` holds every card dealt to the buckets it was dealt from (none
     played or laid): its deal positions are public."""
     b = ctx.buckets(int(end[S.DEALER]))
-    held = {int(b[end[S.POS + c]]) for c in _bits(cards)}
+    held = {int(b[end[S.POS + c]]) for c in cards_of(cards)}
     return sum(1 for x in b.tolist() if x in held) == bin(cards).count("1")
 
 

@@ -16,9 +16,9 @@ import numpy as np
 
 from .core import state as S
 from .core.engine import apply_action
-from .core.four import payment4, player_of
-from .core.observe import OBS_SIZE
 from .game import Game
+from .games.voleny.four import payment4, player_of
+from .games.voleny.observe import OBS_SIZE
 from .robots.base import Robot
 from .rules import Rules
 

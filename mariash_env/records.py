@@ -29,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from .actions import ActionError
 from .atomic import atomic_open
 from .cards import CARD_CODES, CardError, parse_deck
 from .core import state as S
 from .core.deal import cut_deck, gathered_deck
 from .game import Game, IllegalActionError
+from .games.voleny.actions import ActionError
 from .record_error import RecordError
 from .rules import Rules, RulesError, is_int, make_rules
 
@@ -250,7 +250,7 @@ def _replay(record: dict[str, Any]) -> Game:
 def _replay_lizany(record: dict[str, Any]) -> dict[str, Any]:
     """A lízaný record replayed (:func:`mariash_env.lizany.replay`, its deck and result
     type-checked here too); returns its result."""
-    from . import lizany
+    from .games.lizany import game as lizany
 
     if "deck" in record:  # else lizany.replay names the missing field
         check_deck(record["deck"])

@@ -23,8 +23,8 @@ def _hand(m: int) -> str:
 def _render_licit(game: Game) -> list[str]:
     """LICITOVANY.md: the auction so far, the game, its trumps and helping suit, and the
     components with their flek levels."""
-    from .core.licit_games import COMPONENTS, GAME_NAMES_CZ
-    from .licit_record import level_name
+    from .games.licitovany.games import COMPONENTS, GAME_NAMES_CZ
+    from .games.licitovany.record import level_name
 
     st = game.st
     out = []
@@ -56,7 +56,7 @@ def _render_licit(game: Game) -> list[str]:
 def render_table(game: Game) -> str:
     st = game.st
     licit = game.kind.name == "licitovany"
-    unit = "desetníky" if licit else "groše"
+    unit = game.kind.units
     role_names = ("forhond", "zadák", "dealer") if licit else tuple(ROLE.values())
     f = int(st[S.FOREHAND])
     pl = game.player  # a core seat's player (at four, RULES.md §11.3, the dealer sits out)

@@ -44,12 +44,12 @@ from typing import Any
 
 import numpy as np
 
-from . import actions as A
 from .cards import CARD_CODES, CardError, card_index
 from .core import state as S
 from .core.deal import start_partie
 from .core.engine import apply_action, legal_actions
 from .core.tables import POS_SEAT
+from .games.voleny import actions as A
 from .records import RecordError
 from .robots.view import SeatView
 from .rules import Rules, RulesError, is_int, make_rules, require_three

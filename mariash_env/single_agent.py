@@ -38,9 +38,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import actions as A
-from .core.observe import OBS_SIZE
 from .game import RESET_OPTIONS, Game, IllegalActionError, OptionError, check_seed, reset_options
+from .games.registry import game_kind
+from .games.voleny import actions as A
+from .games.voleny.observe import OBS_SIZE
 from .render import render_for
 from .robots import Robot, make_robot
 from .robots.base import as_robot
@@ -107,6 +108,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.rules = make_rules(**rules)
         require_three(self.rules, "the single-agent env")
+        # its spaces are volený's: the registry says which games it plays (GameError)
+        game_kind(self.rules, front_end="single_agent")
         self.game = Game(self.rules, records=False)
         # robots[s] plays seat s; None for the learner.
         self.robots: list[Robot | None] = [None, None, None]

@@ -185,19 +185,13 @@ from llvmlite import ir
 from numba.core import types as nbtypes
 from numba.core.extending import intrinsic
 
-from .actions import N_ACTIONS
 from .core import engine as E
-from .core import licit as LI
 from .core import state as S
 from .core.deal import shuffled_deck, start_partie
 from .core.encoding import encode_game
 from .core.engine import advance_partie, apply_action, legal_actions
 from .core.flow import play_turn
-from .core.four import payment4, player_of
 from .core.jit import borrow, borrow_row, popcount64
-from .core.licit_games import COMPONENTS, HEARTS, KIND
-from .core.observe import OBS_SIZE, STATE_OBS_SIZE
-from .core.observe4 import OBS4_SIZE, STATE4_OBS_SIZE
 from .core.play import can_lay_down, legal_cards, play_card
 from .core.state import (
     CUT,
@@ -212,6 +206,11 @@ from .core.state import (
     setm,
 )
 from .game import check_seed
+from .games.licitovany import phases as LI
+from .games.licitovany.games import COMPONENTS, HEARTS, KIND
+from .games.voleny.actions import N_ACTIONS
+from .games.voleny.four import payment4, player_of
+from .games.voleny.observe import OBS_SIZE, STATE_OBS_SIZE
 from .kinds import kind_of
 from .rules import G_LICIT, R_GAME, R_MAX_FLEK, R_NDEALS, R_PLAYERS, is_int, make_rules
 
@@ -601,8 +600,9 @@ class VectorEnv:
         self.kind = kind = kind_of(self.rules)
         self.players = players = self.rules.players
         # The game's sizes (the class attributes are volený's at three).
-        self.obs_size = OBS4_SIZE if players == 4 else kind.obs_size
-        self.state_obs_size = STATE4_OBS_SIZE if players == 4 else kind.state_obs_size
+        layout = kind.layout(players)  # volený at four has its own observation
+        self.obs_size = layout.obs_size
+        self.state_obs_size = layout.state_obs_size
         self.num_actions = kind.n_actions
         need = n * self._game_bytes(bool(observations))
         avail = available_memory()
@@ -653,10 +653,8 @@ class VectorEnv:
         """Bytes one game holds: state, mask, observation (when on) and the small buffers
         (of the game ``rules`` names, at a table of ``players``)."""
         kind = kind_of(rules)
-        b = STATE_BYTES + kind.n_actions + _SMALL_BYTES
-        if players == 4:  # a fourth reward and the four-player observation
-            return b + 8 + OBS4_SIZE * 4 if observations else b + 8
-        return b + kind.obs_size * 4 if observations else b
+        b = STATE_BYTES + kind.n_actions + _SMALL_BYTES + 8 * (players - 3)  # rewards
+        return b + kind.layout(players).obs_size * 4 if observations else b
 
     def _game_bytes(self, observations: bool) -> int:
         return self.bytes_per_game(observations, self.rules.rules, self.rules.players)

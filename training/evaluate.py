@@ -29,6 +29,7 @@ import numpy as np
 from mariash_env.arena import ROLES, duplicate_match
 from mariash_env.arena import bootstrap_ci as arena_bootstrap_ci
 from mariash_env.cli import ArgumentParser, path_error
+from mariash_env.games.registry import game_kind
 from mariash_env.robots import PolicyRobot, RandomRobot, Robot, make_robot
 from mariash_env.robots import as_robot as robot_of
 
@@ -193,8 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for r in evaluate_all(agent, robots, args.deals, args.seed, rules, args.num_envs):
         rows.append((args.model.rsplit("/", 1)[-1], r))
-    print(format_table(rows, "desetníky" if (rules or {}).get("rules") == "licitovany"
-                       else "groše"))
+    print(format_table(rows, game_kind(rules).units))
     return 0
 
 

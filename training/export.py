@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from mariash_env.cli import ArgumentParser, path_error
-from mariash_env.kinds import kind_of
+from mariash_env.kinds import KINDS, kind_of
 from mariash_env.rules import make_rules
 
 from .checkpoint import (
@@ -58,9 +58,10 @@ def training_info(payload: dict[str, Any]) -> dict[str, Any]:
         last = {h["opponent"]: {k: h[k] for k in ("mean", "ci_low", "ci_high", "deals")}
                 for h in hist if h["iteration"] == it}
     describe = dict(payload.get("info", {}).get("describe", {}))
-    if payload.get("game") == "licitovany" and "scores" in describe:
+    if payload.get("game") in KINDS and "scores" in describe:
         # DMC checkpoints written before the game's unit was known said groše for both
-        describe["scores"] = str(describe["scores"]).replace("groše", "desetníky")
+        describe["scores"] = str(describe["scores"]).replace("groše",
+                                                             KINDS[payload["game"]].units)
     return {
         **describe,
         "iteration": c.get("iteration"),
@@ -207,7 +208,7 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
     rules = dict(robot.rules)
     game = robot.game
     licit = game.name == "licitovany"
-    unit = "desetníky" if licit else "groše"
+    unit = game.units
     results = []
     if eval_deals > 0:
         results = evaluate_all(robot, ["random", "table"], eval_deals, seed, rules,

@@ -282,6 +282,23 @@ def _work(job: tuple[str, dict[str, Any], int]) -> tuple[int, int]:
     return index, len(rows["seat"])
 
 
+def _remote_shard(job: tuple[dict[str, Any], int]) -> tuple[int, dict[str, np.ndarray]]:
+    """A Ray actor's task: the shard's rows, written by the driver (the label directory
+    is on its machine, not the node's)."""
+    settings, index = job
+    return index, make_shard(settings, index)
+
+
+def _no_init() -> None:
+    pass
+
+
+def _written(out: Path, shards: Any) -> Any:
+    for index, rows in shards:
+        _write_shard(out, index, rows)
+        yield index, len(rows["seat"])
+
+
 def check_settings(out: Path, settings: dict[str, Any]) -> None:
     """Write ``labels.json``, or refuse a directory made with other settings."""
     meta = out / "labels.json"
@@ -299,8 +316,15 @@ def check_settings(out: Path, settings: dict[str, Any]) -> None:
 
 
 def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int = 1,
-             progress: bool = True) -> dict[str, Any]:
-    """Make the missing shards ``0 .. shards-1`` in ``out`` (resumable); returns counts."""
+             progress: bool = True, backend: str = "process",
+             address: str | None = None) -> dict[str, Any]:
+    """Make the missing shards ``0 .. shards-1`` in ``out`` (resumable); returns counts.
+    ``backend="ray"``: ``jobs`` Ray actors (:mod:`mariash_env.ray_pool`) on the cluster at
+    ``address`` make them (the same shards); this process writes them."""
+    if backend not in ("process", "ray"):
+        raise LabelError(f"invalid backend={backend!r}: expected 'process' or 'ray'")
+    if address is not None and backend != "ray":
+        raise LabelError(f"address={address!r} needs backend 'ray'")
     out = Path(out)
     check_settings(out, settings)
     todo = [i for i in range(shards) if not shard_path(out, i).exists()]
@@ -313,9 +337,14 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
                    dynamic_ncols=True)
     done = 0
     jobs_list = [(str(out), settings, i) for i in todo]
-    if jobs <= 1:
+    pool = None
+    if backend == "ray":
+        from mariash_env.ray_pool import ray_imap_unordered
+
+        results = _written(out, ray_imap_unordered(
+            _remote_shard, [(settings, i) for i in todo], jobs, _no_init, address=address))
+    elif jobs <= 1:
         results = map(_work, jobs_list)
-        pool = None
     else:
         pool = get_context("spawn").Pool(jobs)
         results = pool.imap_unordered(_work, jobs_list)
@@ -477,7 +506,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of seats (per deal) played by the robot, the rest by the "
                          "table robot")
     ap.add_argument("--epsilon", type=float, default=0.03, help="share of random actions")
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (or Ray actors)")
+    ap.add_argument("--backend", choices=("process", "ray"), default="process",
+                    help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
+    ap.add_argument("--address", default=None,
+                    help="Ray cluster to join with --backend ray ('auto': the one `ray start` "
+                         "began here; default: a new local one)")
+    ap.add_argument("--ray-timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="with --backend ray: how long joining the cluster and replacing a "
+                         "lost actor may take (docs/ray.md)")
     ap.add_argument("--no-progress", dest="progress", action="store_false")
     args = ap.parse_args(argv)
     for name, lo in (("states", 1), ("shard_size", 1), ("worlds", 1), ("jobs", 1)):
@@ -491,11 +528,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.robot_share > 0 and not Path(args.behaviour).is_file():
         print(f"error: no behaviour robot at {args.behaviour}", file=sys.stderr)
         return 2
+    if args.address is not None and args.backend != "ray":
+        print("error: --address needs --backend ray", file=sys.stderr)
+        return 2
+    if args.backend == "ray":  # joined before --out is made: a bad cluster fails in seconds
+        from mariash_env.ray_pool import RayClusterError, join
+
+        try:
+            join(args.address, args.ray_timeout)
+        except (RayClusterError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     args.rules = {}
     shards = -(-args.states // args.shard_size)
     try:
         settings = _settings(args)
-        r = generate(args.out, settings, shards, args.jobs, args.progress)
+        r = generate(args.out, settings, shards, args.jobs, args.progress,
+                     backend=args.backend, address=args.address)
     except LabelError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -9,16 +9,24 @@ games) as a worker process of :mod:`training.actors`, with the same interface
 batches are joined in worker order, so a seeded run gives the same checkpoint
 on either backend.
 
-The learner's weights go into Ray's object store once per iteration
-(``ray.put``) and every actor reads that one copy.  A worker that dies (its
-node lost, the process killed) is replaced by a fresh actor which redoes the
-segment: every command since the segment began (the pool, the segment's seed,
-each collection with the weights of its iteration) is replayed on it in order,
-so the batch it returns is the one the lost actor would have returned; nothing
-is lost and the run stays reproducible.  Keeping the weights of a segment's
-iterations for that costs one weight copy per iteration until the next
-checkpoint (``run.checkpoint_every``) starts a new segment.  An exception raised
-by the rollout code itself is a bug, not a lost worker: it is raised at once.
+The learner's weights go into Ray's object store once per collection (``ray.put``),
+every actor reads that one copy, and the reference is dropped when the collection is
+done, so the store holds no weights no worker needs.  A worker that dies (its node
+lost, the process killed) is replaced by a fresh actor which redoes the segment:
+every command since the segment began (the pool, the segment's seed, each collection
+with the weights of its iteration) is replayed on it in order, so the batch it
+returns is the one the lost actor would have returned; nothing is lost and the run
+stays reproducible.  The weights of a segment's iterations, kept for that replay, are
+numpy copies in the learner's memory (never the object store) until the next
+checkpoint (``run.checkpoint_every``) starts a new segment.  Each restart and its
+cause is logged (``[ray] ...`` on stderr).
+
+A replacement must start within the session's timeout (``--ray-timeout``,
+:func:`mariash_env.ray_pool.join`): when no node has a free CPU for it (a lost node
+and no spare), it is started without reserving a CPU, sharing one with another worker
+(slower, the same batches); when even that cannot start, :class:`RayClusterError`
+stops the run at its last checkpoint with one line.  An exception raised by the
+rollout code itself is a bug, not a lost worker: it is raised at once.
 
 Each actor reserves ``num_cpus = env.actor_threads``; a cluster with fewer than
 ``workers x actor_threads`` CPUs in all is refused at the start (its actors would
@@ -27,15 +35,21 @@ wait for CPUs forever).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
 
+from mariash_env.ray_pool import RayClusterError, join, timeout_s
+from mariash_env.ray_pool import log as ray_log
+
 from .actors import _from_numpy, _merge_stats, _to_numpy, worker_actor, worker_collect
 from .rollout import Batch
 
 MAX_RESTARTS = 3  # per worker and command: a worker that keeps dying is an error
+
+__all__ = ["RayActors", "RayClusterError", "MAX_RESTARTS"]
 
 
 def _ray() -> Any:
@@ -52,7 +66,19 @@ class _Worker:
     """The body of one Ray actor (wrapped with ``ray.remote`` in :class:`RayActors`)."""
 
     def __init__(self, cfg_dict: dict[str, Any], worker: int, threads: int) -> None:
-        self.actor = worker_actor(cfg_dict, worker, threads)
+        # Built on the first command, so that ``ready`` answers as soon as the actor has
+        # its CPU and process (the engine may compile for a minute: not a placement fault).
+        self._args = (cfg_dict, worker, threads)
+        self._actor: Any = None
+
+    @property
+    def actor(self) -> Any:
+        if self._actor is None:
+            self._actor = worker_actor(*self._args)
+        return self._actor
+
+    def ready(self) -> bool:
+        return True
 
     def begin_segment(self, iteration: int) -> None:
         self.actor.begin_segment(iteration)
@@ -71,13 +97,15 @@ def _writable(sd: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 class RayActors:
-    """``cfg.env.workers`` rollout workers as Ray actors (see the module documentation)."""
+    """``cfg.env.workers`` rollout workers as Ray actors (see the module documentation);
+    ``log`` receives one line per restart (default: stderr)."""
 
-    def __init__(self, cfg: Any, address: str | None = None) -> None:
+    def __init__(self, cfg: Any, address: str | None = None,
+                 log: Callable[[str], None] = ray_log) -> None:
         ray = self._ray = _ray()
-        self._owns_ray = not ray.is_initialized()
-        if self._owns_ray:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        self._owns_ray = join(address, timeout_s())
+        self._timeout = timeout_s()
+        self._logf = log
         self._cfg_dict = cfg.to_dict()
         self._threads = int(cfg.env.actor_threads)
         need = cfg.env.workers * self._threads
@@ -92,51 +120,97 @@ class RayActors:
         self._remote = ray.remote(num_cpus=self._threads, max_restarts=0)(_Worker)
         self.workers = [self._spawn(w) for w in range(cfg.env.workers)]
         self.restarts = 0
+        self.shared = 0  # replacements that share a CPU (none was free for them)
         # Every command sent to all workers since the segment began, in order: what a
-        # replacement worker replays.  ("pool", ref) | ("segment", it) | ("collect", p, ref)
+        # replacement worker replays; weights and pools as numpy, put again on replay.
+        # ("pool", snaps) | ("segment", it) | ("collect", params, weights)
         self._log: list[tuple[Any, ...]] = []
-        self._pool_ref: Any = None  # the pool the workers hold now
+        self._pool: Any = None  # the pool the workers hold now
         self._pool_later: Any = None
         self._pending: list[Any] | None = None
+        self._pending_ref: Any = None  # the weights of the running collection
+        try:
+            for w, wk in enumerate(self.workers):
+                self._wait_ready(w, wk, "at the start")
+        except BaseException:
+            self.close()
+            raise
 
-    def _spawn(self, w: int) -> Any:
-        return self._remote.remote(self._cfg_dict, w, self._threads)
+    def _spawn(self, w: int, cpus: int | None = None) -> Any:
+        remote = self._remote if cpus is None else self._remote.options(num_cpus=cpus)
+        return remote.remote(self._cfg_dict, w, self._threads)
 
-    @staticmethod
-    def _submit(worker: Any, cmd: tuple[Any, ...]) -> Any:
+    def _wait_ready(self, w: int, worker: Any, when: str) -> bool:
+        try:
+            self._ray.get(worker.ready.remote(), timeout=self._timeout)
+            return True
+        except self._ray.exceptions.GetTimeoutError:
+            if when == "replacement":
+                return False
+            raise RayClusterError(
+                f"rollout worker {w} did not start within {self._timeout:g} s "
+                f"(--ray-timeout) {when}: the cluster has the CPUs but no node could "
+                "host it (`ray status`)") from None
+
+    def _submit(self, worker: Any, cmd: tuple[Any, ...], ref: Any = None) -> Any:
+        """Send ``cmd``; its weights or pool are ``ref`` (put now when None)."""
         if cmd[0] == "segment":
             return worker.begin_segment.remote(cmd[1])
         if cmd[0] == "pool":
-            return worker.set_pool.remote(cmd[1])
-        return worker.collect.remote(cmd[1], cmd[2])
+            return worker.set_pool.remote(ref if ref is not None else self._ray.put(cmd[1]))
+        return worker.collect.remote(cmd[1], ref if ref is not None else self._ray.put(cmd[2]))
+
+    def _replace(self, w: int, cause: str) -> None:
+        """A new worker ``w``; one without a reserved CPU when none is free in time."""
+        ray = self._ray
+        ray.kill(self.workers[w], no_restart=True)
+        self.restarts += 1
+        self.workers[w] = self._spawn(w)
+        if self._wait_ready(w, self.workers[w], "replacement"):
+            self._logf(f"rollout worker {w} lost ({cause}); replaced "
+                       f"(restart {self.restarts})")
+            return
+        ray.kill(self.workers[w], no_restart=True)
+        self.workers[w] = self._spawn(w, cpus=0)
+        if self._wait_ready(w, self.workers[w], "replacement"):
+            self.shared += 1
+            self._logf(f"rollout worker {w} lost ({cause}); no free CPU within "
+                       f"{self._timeout:g} s (--ray-timeout): its replacement shares a CPU "
+                       f"(restart {self.restarts}; slower, the same batches)")
+            return
+        raise RayClusterError(
+            f"rollout worker {w} lost ({cause}) and no node could start a replacement "
+            f"within 2 x {self._timeout:g} s (--ray-timeout): the run stops at its last "
+            "checkpoint; resume it with --resume once the cluster is back")
 
     def _get(self, w: int, ref: Any) -> Any:
         """The result of worker ``w``'s last command; a dead worker is replaced and redoes
         the segment (the replay ends with that same command)."""
         ray = self._ray
+        last = ""
         for _ in range(MAX_RESTARTS + 1):
             try:
                 return ray.get(ref)
             except ray.exceptions.RayTaskError as e:  # the rollout code raised: a bug
                 raise RuntimeError(f"rollout worker {w} failed:\n{e}") from None
             except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError) as e:
-                last = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-                ray.kill(self.workers[w], no_restart=True)
-                self.workers[w] = self._spawn(w)
-                self.restarts += 1
+                text = str(e).strip()
+                last = text.splitlines()[0] if text else type(e).__name__
+                self._replace(w, f"{type(e).__name__}: {last}")
                 for cmd in self._log:
                     ref = self._submit(self.workers[w], cmd)  # executed in order
-        raise RuntimeError(f"rollout worker {w} died {MAX_RESTARTS + 1} times in a row; "
-                           f"the last time: {last}")
+        raise RayClusterError(f"rollout worker {w} died {MAX_RESTARTS + 1} times in a row; "
+                              f"the last time: {last}")
 
     def _all(self, cmd: tuple[Any, ...]) -> list[Any]:
         self._log.append(cmd)
-        refs = [self._submit(wk, cmd) for wk in self.workers]
+        ref = self._ray.put(cmd[1]) if cmd[0] == "pool" else None  # one copy for all
+        refs = [self._submit(wk, cmd, ref) for wk in self.workers]
         return [self._get(w, r) for w, r in enumerate(refs)]
 
-    def _send_pool(self, ref: Any) -> None:
-        self._pool_ref = ref
-        self._all(("pool", ref))
+    def _send_pool(self, snaps: Any) -> None:
+        self._pool = snaps
+        self._all(("pool", snaps))
 
     # --- the actor interface of training.actors ---------------------------------------
     @property
@@ -147,16 +221,16 @@ class RayActors:
         if self.pending:
             raise RuntimeError("begin_segment() while a collection is running")
         # A new segment: the old log (and the weights it holds) is no longer needed.
-        self._log = [("pool", self._pool_ref)] if self._pool_ref is not None else []
+        self._log = [("pool", self._pool)] if self._pool is not None else []
         self._all(("segment", int(iteration)))
 
     def set_pool(self, snapshots: list[tuple[int, dict[str, torch.Tensor]]]) -> None:
-        ref = self._ray.put([(i, _to_numpy(sd)) for i, sd in snapshots])
+        snaps = [(i, _to_numpy(sd)) for i, sd in snapshots]
         if self.pending:
-            self._pool_later = ref  # applies from the next collection, as with processes
+            self._pool_later = snaps  # applies from the next collection, as with processes
         else:
             self._pool_later = None
-            self._send_pool(ref)
+            self._send_pool(snaps)
 
     def start_collect(self, params: dict[str, Any], state_dict: Any = None) -> None:
         if self.pending:
@@ -164,17 +238,22 @@ class RayActors:
         if state_dict is None:
             raise ValueError("the ray backend needs the learner's state_dict")
         if self._pool_later is not None:
-            ref, self._pool_later = self._pool_later, None
-            self._send_pool(ref)
-        cmd = ("collect", params, self._ray.put(_to_numpy(state_dict)))  # once for all
+            snaps, self._pool_later = self._pool_later, None
+            self._send_pool(snaps)
+        cmd = ("collect", params, _to_numpy(state_dict))
         self._log.append(cmd)
-        self._pending = [self._submit(wk, cmd) for wk in self.workers]
+        self._pending_ref = self._ray.put(cmd[2])  # once for all, dropped when done
+        self._pending = [self._submit(wk, cmd, self._pending_ref) for wk in self.workers]
 
     def finish_collect(self) -> tuple[Batch, dict]:
         if self._pending is None:
             raise RuntimeError("finish_collect() without start_collect()")
         refs, self._pending = self._pending, None
-        results = [self._get(w, r) for w, r in enumerate(refs)]  # in worker order
+        try:
+            results = [self._get(w, r) for w, r in enumerate(refs)]  # in worker order
+        finally:
+            self._pending_ref = None
+        del refs
         batch = Batch.concat([b for b, _ in results])
         return batch, _merge_stats([s for _, s in results])
 
@@ -185,6 +264,6 @@ class RayActors:
                 ray.kill(wk, no_restart=True)
             except Exception:  # pragma: no cover - already gone
                 pass
-        self.workers, self._log, self._pending = [], [], None
+        self.workers, self._log, self._pending, self._pending_ref = [], [], None, None
         if self._owns_ray and ray.is_initialized():
             ray.shutdown()

@@ -39,6 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--address", default=None,
                     help="Ray cluster to join with --backend ray ('auto': the one `ray start` "
                          "began here; default: a new local one)")
+    ap.add_argument("--ray-timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="with --backend ray: how long joining the cluster and starting a "
+                         "replacement for a lost worker may take before the run stops with "
+                         "one line (default 60; docs/ray.md)")
     ap.add_argument("--show-config", action="store_true", help="print the effective config")
     ap.add_argument("--describe-config", action="store_true",
                     help="print every option with its default and documentation")
@@ -67,6 +71,12 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--address needs --backend ray")
         if args.backend == "ray" and importlib.util.find_spec("ray") is None:
             raise ConfigError("--backend ray needs Ray: pip install -e '.[ray]'")
+        if args.backend == "ray":
+            if not args.ray_timeout > 0:
+                ap.error(f"invalid --ray-timeout {args.ray_timeout:g}: expected seconds > 0")
+            from mariash_env.ray_pool import join
+
+            join(args.address, args.ray_timeout)  # fails within seconds, before --out exists
         trainer = Trainer(cfg, args.out, resume=args.resume, backend=args.backend,
                           address=args.address)
         summary = trainer.train()
@@ -76,6 +86,14 @@ def main(argv: list[str] | None = None) -> int:
     except (EvaluationError, OSError) as e:  # e.g. a disk filled up: the last checkpoint stays
         print(f"error: {e}", file=sys.stderr)
         return 1
+    except RuntimeError as e:
+        if type(e).__name__ != "RayClusterError":  # the ray extra is optional: by name
+            raise
+        print(f"error: {e}", file=sys.stderr)  # the last checkpoint stays
+        return 1
+    except KeyboardInterrupt:  # a second Ctrl-C / SIGTERM: the last checkpoint stays
+        print(f"error: interrupted; the last checkpoint is in {args.out}", file=sys.stderr)
+        return 130
     print(json.dumps(summary, indent=2, default=str))
     return 0
 

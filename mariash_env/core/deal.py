@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.voleny.four import CORE_DEALER, mirror_scores, start4
 from ..rules import G_LICIT, R_GAME, R_PLAYERS, R_SHUFFLE_EVERY
-from .four import CORE_DEALER, mirror_scores, start4
 from .jit import lowest_bit, njit, njit_inline
 from .state import (
     ACTOR,

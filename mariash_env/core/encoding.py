@@ -4,11 +4,11 @@ for the batched kernels, which serve both games (volený :mod:`.observe`, licito
 
 from __future__ import annotations
 
+from ..games.licitovany.observe import encode_licit
+from ..games.voleny.observe import encode
+from ..games.voleny.observe4 import encode4
 from ..rules import G_LICIT, R_GAME, R_PLAYERS
 from .jit import njit
-from .licit_observe import encode_licit
-from .observe import encode
-from .observe4 import encode4
 
 
 @njit

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import actions as A
-from ..actions import N_ACTIONS
-from ..licit_actions import N_ACTIONS as LN_ACTIONS
+from ..games.licitovany.actions import N_ACTIONS as LN_ACTIONS
+from ..games.licitovany.phases import apply_licit, legal_licit
+from ..games.voleny import actions as A
+from ..games.voleny.actions import N_ACTIONS
 from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_OPEN, R_SIZE
 from .deal import next_deal
 from .flow import discard_card, finish, play_turn, take_talon
 from .jit import njit, njit_inline, store_bits32
-from .licit import apply_licit, legal_licit
 from .play import can_lay_down, held_marriages, lay_down, legal_cards
 from .state import (
     ACTOR,

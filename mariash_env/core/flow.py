@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.licitovany.settle import settle_licit
+from ..games.voleny.four import book4
+from ..games.voleny.settle import settle
 from ..rules import G_LICIT, R_GAME, R_NDEALS, R_PLAYERS
-from .four import book4
 from .jit import njit, njit_inline
-from .licit_settle import settle_licit
 from .play import play_card, trick_end
-from .settle import settle
 from .state import (
     DEAL_NO,
     DISC,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.voleny.settle import settle, side_marriages  # noqa: F401 (side_marriages: re-exported)
 from ..rules import R_QUEEN_FIRST
 from .jit import njit, njit_inline
-from .settle import settle, side_marriages  # noqa: F401 (side_marriages: re-exported)
 from .state import (
     ACTOR,
     AN_STO,

@@ -19,7 +19,7 @@ from itertools import permutations
 
 import numpy as np
 
-from .. import actions as A
+from ..games.voleny import actions as A
 from . import state as S
 
 # Where a state record holds cards, from the schema: card values (-1 = none), card masks,

@@ -10,7 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..cli import ArgumentParser, fail
+from ..cli import ArgumentParser, fail, nonnegative
+from ..games.registry import games
 from .session import PlayError, PlaySession, check_rules, latest_unfinished, parse_robots
 
 DEFAULT_SAVE = Path.home() / ".mariash" / "parties"
@@ -37,7 +38,8 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
     ui.add_argument("--terminal", action="store_true", help="the terminal table")
     ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
     ap.add_argument("--name", default="you", help="your name in the series table")
-    ap.add_argument("--seed", type=int, default=None, help="shuffle of the partie")
+    ap.add_argument("--seed", type=nonnegative(int), default=None,
+                    help="shuffle of the partie (an int >= 0)")
     ap.add_argument("--save-dir", type=Path, default=DEFAULT_SAVE,
                     help=f"where parties are saved (default {DEFAULT_SAVE})")
     ap.add_argument("--resume", action="store_true",
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("robot", help="random, table, pimc or onnx:PATH")
     r.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     r.add_argument("--port", type=_port, default=8765, help="port (default 8765)")
-    r.add_argument("--rules", default="voleny", choices=("voleny", "licitovany"),
+    r.add_argument("--rules", default="voleny", choices=[k.name for k in games("service")],
                    help="the game the robot plays (default voleny)")
     args = ap.parse_args(argv)
     return play(args) if args.command == "play" else serve_robot(args)

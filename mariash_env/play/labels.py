@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from ..cards import SUIT_NAMES_CZ, SUITS, card_index, czech_name, pretty
-from ..core.licit_games import GAME_IDS, GAME_NAMES_CZ
 from ..game import level_name
-from ..licit_record import level_name as licit_level_name
+from ..games.licitovany.games import GAME_IDS, GAME_NAMES_CZ
+from ..games.licitovany.record import level_name as licit_level_name
 
 SUIT_NAMES_EN = ("hearts", "bells", "leaves", "acorns")
 BET_CZ = {"game": "hru", "seven": "sedmu", "seven_against": "sedmu proti",

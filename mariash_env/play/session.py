@@ -25,17 +25,18 @@ import numpy as np
 
 from ..atomic import atomic_open
 from ..cards import CARD_CODES, SUITS, cards_of
-from ..core.observe import OBS_LAYOUT
 from ..game import Game, IllegalActionError, level_name
+from ..games.licitovany import play as licit
+from ..games.registry import games
+from ..games.voleny.observe import OBS_LAYOUT
 from ..records import save_records
 from ..robots import SeatView, make_robot
 from ..robots.base import Robot
 from ..rules import is_int
-from . import licit
 from .labels import SUIT_NAMES_EN, card_info, describe, describe_licit
 from .series import series_tables
 
-RULES = ("voleny", "licitovany")
+RULES = tuple(k.name for k in games("play"))  # the games the table plays
 ROLES = ("forhont", "middlehand", "dealer")
 CARD_HEADS = ("trump", "discard", "play")
 BETS = ("game", "seven", "seven_against", "hundred_against")
@@ -180,8 +181,8 @@ class PlaySession:
         if isinstance(human_seat, bool) or not isinstance(human_seat, int) or \
                 not 0 <= human_seat <= 2:
             raise PlayError(f"invalid human seat {shown(human_seat)}: expected 0, 1 or 2")
-        if seed is not None and not is_int(seed):
-            raise PlayError(f"invalid seed {shown(seed)}: expected an int or None")
+        if seed is not None and (not is_int(seed) or seed < 0):
+            raise PlayError(f"invalid seed {shown(seed)}: expected an int >= 0 or None")
         if not isinstance(name, str) or not name:
             raise PlayError(f"invalid name {shown(name)}: expected a non-empty string")
         specs = parse_robots(robots)

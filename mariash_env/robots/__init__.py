@@ -5,9 +5,11 @@ neural policies (ONNX, no torch needed).
 
 * ``"random"`` -- :class:`RandomRobot` (uniform over the legal actions);
 * ``"table"`` -- :class:`TableRobot` (the deterministic rule-based robot, seeds 001/003),
-  under licitovaný rules :class:`~mariash_env.robots.licit_table.LicitTableRobot`, under
-  lízaný rules (``rules="lizany"``) :class:`~mariash_env.robots.lizany_table.LizanyRuleRobot`;
-* ``"lizany_table"`` -- :class:`~mariash_env.robots.lizany_table.LizanyRuleRobot`, the
+  under licitovaný rules
+  :class:`~mariash_env.games.licitovany.table_robot.LicitTableRobot`, under lízaný rules
+  (``rules="lizany"``) :class:`~mariash_env.games.lizany.table_robot.LizanyRuleRobot` (each
+  game's ``table_robot`` in the registry);
+* ``"lizany_table"`` -- :class:`~mariash_env.games.lizany.table_robot.LizanyRuleRobot`, the
   rule robot of two-player lízaný (:mod:`mariash_env.lizany`; ``random`` plays it too);
 * ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts; both games);
 * ``"nnpimc"`` -- :class:`~mariash_env.robots.nnpimc.NNPIMCRobot`, PIMC whose card-play
@@ -40,10 +42,10 @@ from typing import Any
 
 import numpy as np
 
+from ..games.voleny.table_robot import TableRobot
 from ..rules import is_int
 from .base import PolicyRobot, RandomRobot, Robot, as_robot
 from .pimc import PIMCRobot
-from .table import TableRobot
 from .view import SeatView
 
 __all__ = [
@@ -183,18 +185,9 @@ def check_robot_args(base: str, kw: dict[str, Any]) -> None:
 def game_name(rules: Any) -> str:
     """The game (``"voleny"`` / ``"licitovany"`` / ``"lizany"``) of a Rules, a rules dict, a
     game name or None (volený); ValueError naming anything else."""
-    from ..kinds import KINDS
-    from ..rules import Rules
+    from ..games.registry import game_kind
 
-    if rules is None:
-        return "voleny"
-    if isinstance(rules, Rules):
-        return rules.rules
-    name = rules.get("rules", "voleny") if isinstance(rules, dict) else rules
-    if not isinstance(name, str) or (name not in KINDS and name != LIZANY):
-        raise ValueError(f"unknown game rules {name!r}: expected one of "
-                         f"{', '.join([*KINDS, LIZANY])}")
-    return name
+    return game_kind(rules).name  # GameError (a ValueError) names the registered games
 
 
 def _make_nnpimc(rules: Any, game: str, kw: dict[str, Any], name: str = "nnpimc") -> Robot:
@@ -232,25 +225,24 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
     if base.startswith("onnx:") and not base[len("onnx:"):]:
         raise ValueError("robot 'onnx:PATH' needs the path of an exported .onnx model")
     check_robot_args(base, kw)
-    game = LIZANY if base == "lizany_table" and rules is None else game_name(rules)
-    if game == LIZANY and base not in ("random", "table", "lizany_table"):
-        raise ValueError(f"robot {base!r} cannot play lízaný mariáš: expected random, table "
+    from ..games.registry import game_kind
+
+    kind = game_kind(LIZANY if base == "lizany_table" and rules is None else rules)
+    game = kind.name
+    # a game without the compiled core (lízaný) has only the random robot and its own
+    # table robot; the others play on the engine's state
+    if not kind.supports("game") and base not in ("random", "table", "lizany_table"):
+        raise ValueError(f"robot {base!r} cannot play {kind.title}: expected random, table "
                          "or lizany_table")
     if game != LIZANY and base == "lizany_table":
         raise ValueError(f"robot 'lizany_table' cannot play {game} mariáš: it plays only "
                          "rules='lizany'")
-    if game == LIZANY and base in ("table", "lizany_table"):
-        from .lizany_table import LizanyRuleRobot
-
-        return LizanyRuleRobot()
+    if not kind.supports("game") and base in ("table", "lizany_table"):
+        return kind.load("table_robot")()
     if base == "random":
         return RandomRobot(**kw)
     if base == "table":
-        if game == "licitovany":
-            from .licit_table import LicitTableRobot
-
-            return LicitTableRobot(**kw)
-        return TableRobot(**kw)
+        return kind.load("table_robot")(**kw)  # the game's own table robot
     if base == "pimc":
         return PIMCRobot(**kw)
     if base == "nnpimc":

@@ -3,7 +3,7 @@ environment's own scripts) calls, and what a robot may optionally receive.
 
 A robot decides for the seat to move from what that seat sees.  ``observation`` is what
 the AEC environment hands the seat: a dict with ``"observation"`` (float32[OBS_SIZE],
-layout in :mod:`mariash_env.core.observe`) and ``"action_mask"`` (int8[N_ACTIONS]).
+layout in :mod:`mariash_env.games.voleny.observe`) and ``"action_mask"`` (int8[N_ACTIONS]).
 Robots never see another seat's cards.
 
 Every harness drives every robot through the same calls:

@@ -1,6 +1,6 @@
 """Decoding an observation vector into what a rule-based robot reasons about.
 
-:func:`decode` turns ``float32[OBS_SIZE]`` (layout :data:`mariash_env.core.observe.OBS_LAYOUT`)
+:func:`decode` turns ``float32[OBS_SIZE]`` (layout :data:`mariash_env.games.voleny.observe.OBS_LAYOUT`)
 plus its action mask into an :class:`ObsInfo`: card sets as 32-bit ``int`` masks
 (bit ``c`` = card index ``c``, see :mod:`mariash_env.cards`), seats *relative* to the
 observer (0 = me, 1 = the next seat clockwise, 2 = the one after; -1 = none), the
@@ -18,9 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..actions import N_ACTIONS
-from ..core import observe as O
-from ..core.observe4 import OBS4_SIZE
+from ..cards import cards_of as cards  # the robots' name for it
 from ..core.state import C_BETL, C_DURCH, C_SUIT, PH_PLAY
 from ..core.tables import SHARP_MASK
 
@@ -29,6 +27,9 @@ from ..core.tricks import beats_py as beats  # noqa: F401
 from ..core.tricks import popcount_py as popcount
 from ..core.tricks import strength_py as strength
 from ..core.tricks import winning_index_py as winning_index  # noqa: F401
+from ..games.voleny import observe as O
+from ..games.voleny.actions import N_ACTIONS
+from ..games.voleny.observe4 import OBS4_SIZE
 
 # --- card helpers ------------------------------------------------------------------------
 
@@ -38,16 +39,6 @@ R7, R8, R9, RT, RJ, RQ, RK, RA = range(8)
 SHARP = SHARP_MASK  # aces and tens: the cards with points (RULES.md §1)
 ACES = sum(1 << (8 * s + RA) for s in range(4))
 SEVENS = sum(1 << (8 * s) for s in range(4))
-
-
-def cards(m: int) -> list[int]:
-    """Card indices in a mask, ascending."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 def suit(c: int) -> int:

@@ -68,8 +68,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import actions as A
 from ..core import state as S
+from ..games.voleny import actions as A
 from ..rules import Rules
 from .pimc import PIMCRobot, _payoff, solver_available
 from .view import SeatView

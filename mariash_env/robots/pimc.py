@@ -19,16 +19,16 @@ Decisions:
 * **bidding** (trump -- one candidate per suit plus *z lidu* --, contract, Barva?, betl
   answers, announcement, flek) -- simulation: apply each candidate in each world and
   play the deal out with a fast policy, the
-  :class:`~mariash_env.robots.table.TableRobot` at every seat (with
+  :class:`~mariash_env.games.voleny.table_robot.TableRobot` at every seat (with
   ``solve_bidding=True`` the card play of that simulation is valued by the solver
   instead: exact, but about a hundred times slower); average the seat's settlement.
   The discards are the table robot's unless ``simulate_discards=True``.
 
 Licitovaný mariáš (``rules="licitovany"``) is played the same way: the worlds come from
-:func:`mariash_env.search.licit_worlds.sample_licit_worlds`, the card play is valued by
+:func:`mariash_env.games.licitovany.worlds.sample_licit_worlds`, the card play is valued by
 the solver (every licitovaný contract, desetníky), and the other decisions (auction,
 game, trumps, helping suit, face-down lead, flek and show) are simulated with the
-:class:`~mariash_env.robots.licit_table.LicitTableRobot` at every seat, whose own choice
+:class:`~mariash_env.games.licitovany.table_robot.LicitTableRobot` at every seat, whose own choice
 breaks ties and makes the discards.
 
 ``worlds`` (default 20) worlds per decision; ``time_limit`` (seconds, optional) stops
@@ -44,16 +44,16 @@ from typing import Any
 
 import numpy as np
 
-from .. import actions as A
 from ..core import state as S
 from ..core.engine import apply_action, legal_actions
 from ..core.tricks import strength_py as strength
+from ..games.licitovany.table_robot import LicitTableRobot
+from ..games.voleny import actions as A
+from ..games.voleny.table_robot import TableRobot
 from ..kinds import kind_of
 from ..rules import G_LICIT, Rules
 from .base import Robot
 from .features import decode
-from .licit_table import LicitTableRobot
-from .table import TableRobot
 from .view import SearchUnavailableError, SeatView, _search_module
 
 __all__ = ["PIMCRobot", "SeatView", "SearchUnavailableError", "solver_available"]

@@ -94,12 +94,12 @@ class SeatView:
     def sample_worlds(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
         """``n`` full states consistent with what the seat knows (``int32[n, STATE_SIZE]``):
         :func:`mariash_env.search.sample_worlds`, in licitovaný
-        :func:`mariash_env.search.licit_worlds.sample_licit_worlds`."""
+        :func:`mariash_env.games.licitovany.worlds.sample_licit_worlds`."""
         search = _search_module()
         if search is None or not hasattr(search, "sample_worlds"):
             raise SearchUnavailableError("mariash_env.search.sample_worlds is not available")
         if self.licit:
-            from ..search.licit_worlds import sample_licit_worlds
+            from ..games.licitovany.worlds import sample_licit_worlds
 
             return sample_licit_worlds(self._st, self.seat, n, rng, rules=self.rules)
         return search.sample_worlds(self._st, self.seat, n, rng, rules=self.rules)

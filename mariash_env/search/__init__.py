@@ -89,8 +89,7 @@ Compiling (first use, cold numba cache) takes about 25 s of CPU for the solver a
 for the worlds.
 """
 
-from .solver import Outcome, SolveResult, brute_force_value, solve
-from .worlds import (
+from ..games.voleny.worlds import (
     Knowledge,
     WorldError,
     check_world,
@@ -98,6 +97,7 @@ from .worlds import (
     random_position,
     sample_worlds,
 )
+from .solver import Outcome, SolveResult, brute_force_value, solve
 
 __all__ = [
     "Knowledge",

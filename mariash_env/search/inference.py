@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import actions as A
 from ..core.engine import apply_action, legal_actions
 from ..core.jit import njit
-from ..core.observe import OBS_SIZE, encode
 from ..core.state import PH_PLAY, PHASE, STATE_SIZE
 from ..core.tricks import cards_played, played_card
+from ..games.voleny import actions as A
+from ..games.voleny.observe import OBS_SIZE, encode
+from ..games.voleny.worlds import play_start
 from ..rules import Rules, make_rules
-from .worlds import play_start
 
 __all__ = ["other_decisions"]
 

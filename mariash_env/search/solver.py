@@ -59,16 +59,10 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from .. import actions as A
-from .. import licit_actions as LA
 from ..cards import CARD_CODES
 from ..core.engine import apply_action, legal_actions
 from ..core.jit import njit
-from ..core.licit import licit_cards
-from ..core.licit_games import COMPONENTS
-from ..core.licit_settle import settle_licit
 from ..core.play import can_lay_down, legal_cards, side_marriages
-from ..core.settle import settle
 from ..core.state import (
     ACTOR,
     AMT,
@@ -116,6 +110,12 @@ from ..core.state import (
 from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
 from ..core.tricks import TRUMP_ORDER as ORDER_TRUMP  # ranks from the weakest, trumps
 from ..core.tricks import TRUMP_STRENGTH, beats, lowest, popcount, trick_best, trump_suit
+from ..games.licitovany import actions as LA
+from ..games.licitovany.games import COMPONENTS
+from ..games.licitovany.phases import licit_cards
+from ..games.licitovany.settle import settle_licit
+from ..games.voleny import actions as A
+from ..games.voleny.settle import settle
 from ..rules import G_LICIT, R_GAME, R_ORDER_FREE, R_QUEEN_FIRST
 from ..rules import rules_vector as _rules_vector
 

@@ -312,7 +312,7 @@ class DMC(Method):
 
     def describe(self) -> dict[str, Any]:
         a = self.algo
-        money = "desetníky" if game_of(self.cfg.env.rules).name == "licitovany" else "groše"
+        money = game_of(self.cfg.env.rules).units
         unit = (f"{money} x {a.reward_scale:g}" if a.reward_transform == "scale"
                 else f"symlog({money})")
         return {"method": self.name, "scores": f"Q-values in {unit}"}

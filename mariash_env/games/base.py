@@ -1,0 +1,118 @@
+"""What a game is to the front ends: :class:`GameKind`, one per game, and the front-end
+names a game declares it supports.  Names no game; the games are listed only in
+:mod:`mariash_env.games.registry`."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# Every front end a game can be driven by.  A front end refuses a game by asking
+# ``kind.supports(front_end)`` (GameError naming what it does support), never by its name.
+FRONT_ENDS = ("game", "aec", "parallel", "vector", "records", "single_agent", "arena",
+              "openspiel", "play", "service", "training", "export")
+
+
+class GameError(ValueError, KeyError):
+    """An unknown game, or a front end asked for a game it does not drive.  A KeyError
+    too: ``kinds.kind_of`` raised KeyError for an unknown game before the registry."""
+
+    __str__ = ValueError.__str__  # the message itself, not KeyError's repr of it
+
+
+@dataclass(frozen=True)
+class SeatLayout:
+    """The observation of one seat count of a game (volený with four players has its own)."""
+
+    players: int
+    obs_size: int
+    state_obs_size: int
+    obs_layout: tuple[tuple[str, int, int, str], ...]
+    encode: Any  # njit (st, me, out, omniscient)
+    observe_into: Any  # njit (st, rules, me, out, mask)
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """One game's public tables and compiled encoders, and what front ends need of it.
+
+    ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
+    is driven only by the front ends it lists in ``front_ends``).  ``table_robot`` and
+    ``replay`` are ``"module:name"`` paths, loaded by :meth:`load` when asked for, so that
+    the registry imports no front end.
+    """
+
+    name: str
+    game: int | None
+    n_actions: int
+    labels: tuple[str, ...]
+    action_index: Callable[[str], int]
+    action_label: Callable[[int], str]
+    obs_size: int
+    state_obs_size: int
+    obs_version: int
+    obs_layout: tuple[tuple[str, int, int, str], ...]
+    encode: Any  # njit (st, me, out, omniscient); None without a compiled core
+    observe_into: Any  # njit (st, rules, me, out, mask); None without a compiled core
+    unit: str  # what rewards count: groše, desetníky or the deal's reward
+    phase_names: tuple[str, ...]  # the slots of the observation's ``phase`` one-hot
+    players: tuple[int, ...] = (3,)  # the seat counts it is played with
+    front_ends: frozenset[str] = frozenset(FRONT_ENDS)
+    options: tuple[str, ...] = ("rules",)  # the rule options it accepts
+    table_robot: str = ""  # "module:Class" of its rule-based robot
+    replay: str = ""  # "module:function" replaying one of its records
+    title: str = ""  # the game's name for people
+    units: str = ""  # the unit in tables of scores (plural); "" = ``unit``
+    phase_groups: tuple[tuple[str, str], ...] = ()  # core phase -> its name in infos
+    seat_layouts: tuple[SeatLayout, ...] = ()  # the other seat counts' observations
+
+    def __post_init__(self) -> None:
+        unknown = set(self.front_ends) - set(FRONT_ENDS)
+        if unknown:
+            raise GameError(f"game {self.name!r}: unknown front ends {sorted(unknown)}: "
+                            f"expected some of {', '.join(FRONT_ENDS)}")
+        if not self.units:
+            object.__setattr__(self, "units", self.unit)
+        missing = set(self.players[1:]) - {s.players for s in self.seat_layouts}
+        if missing:
+            raise GameError(f"game {self.name!r}: no observation for {sorted(missing)} players")
+
+    def phase_of(self, obs: Any) -> Any:
+        """Index into :attr:`phase_names` of each observation row (``obs``: float[B, obs])."""
+        off = next(o for name, o, _, _ in self.obs_layout if name == "phase")
+        return obs[:, off:off + len(self.phase_names)].argmax(1)
+
+    def supports(self, front_end: str) -> bool:
+        """Whether ``front_end`` (one of :data:`FRONT_ENDS`) drives this game."""
+        if front_end not in FRONT_ENDS:
+            raise GameError(f"unknown front end {front_end!r}: expected one of "
+                            f"{', '.join(FRONT_ENDS)}")
+        return front_end in self.front_ends
+
+    def require(self, front_end: str) -> None:
+        """GameError unless ``front_end`` drives this game (names the ones that do)."""
+        if not self.supports(front_end):
+            have = ", ".join(f for f in FRONT_ENDS if f in self.front_ends)
+            raise GameError(f"the {front_end} front end does not play {self.title or self.name} "
+                            f"(rules={self.name!r}); it is played by: {have}")
+
+    def layout(self, players: int) -> SeatLayout:
+        """The observation of this game with ``players`` seats (GameError if not played so)."""
+        if players == self.players[0]:  # the default seat count: the kind's own fields
+            return SeatLayout(players, self.obs_size, self.state_obs_size, self.obs_layout,
+                              self.encode, self.observe_into)
+        for s in self.seat_layouts:
+            if s.players == players:
+                return s
+        raise GameError(f"{self.title or self.name} is not played with {players} players: "
+                        f"expected one of {self.players}")
+
+    def load(self, what: str) -> Any:
+        """The object a ``"module:name"`` field (``table_robot``, ``replay``) names."""
+        path = getattr(self, what)
+        if not path:
+            raise GameError(f"game {self.name!r} has no {what}")
+        module, _, name = path.partition(":")
+        return getattr(importlib.import_module(module), name)

@@ -1,0 +1,23 @@
+"""Licitovaný mariáš (LICITOVANY.md) as the registry sees it."""
+
+from __future__ import annotations
+
+from ...rules import G_LICIT, LICIT_OPTIONS
+from ..base import FRONT_ENDS, GameKind
+from . import actions as LA
+from . import observe as LO
+
+KIND = GameKind(
+    "licitovany", G_LICIT, LA.N_ACTIONS, LA.ACTION_LABELS, LA.action_index, LA.action_label,
+    LO.LOBS_SIZE, LO.LSTATE_OBS_SIZE, LO.LOBS_VERSION, LO.LOBS_LAYOUT, LO.encode_licit,
+    LO.observe_licit, "desetník", LO.LOBS_PHASES,
+    # SingleAgentEnv declares volený's spaces (issue #30): not this game's front end yet
+    front_ends=frozenset(FRONT_ENDS) - {"single_agent"},
+    options=LICIT_OPTIONS,
+    table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
+    replay="mariash_env.records:replay_record", title="licitovaný mariáš",
+    units="desetníky",
+    # LICITOVANY.md §12's phase names in the environment's rich infos
+    phase_groups=(("bid", "auction"), ("hold", "auction"), ("lone_bid", "auction"),
+                  ("game", "announce"), ("trumps", "announce"), ("helping", "announce"),
+                  ("discard", "announce"), ("lead", "announce")))

@@ -1,0 +1,297 @@
+"""The table robot of licitovaný mariáš (LICITOVANY.md): deterministic, from the seat's
+observation alone.
+
+* **auction** -- it values its hand for every game of §3 (:func:`makeable`: sure trumps
+  and sevens, estimated points, marriages, betl holes, durch holes) and never bids above
+  the highest game it can make: the challenger bids the lowest game above the standing
+  bid, the holder holds while he could still play a game at or above it, forhond alone
+  bids the lowest;
+* **announcement** -- the highest game it can make with the 12 cards at or above the bid,
+  else the cheapest (``fold`` after a sedma bid), trumps by seed 003's suit score, the
+  helping suit it is longest in, the discards of the volený robot's cost functions, a
+  betl's low lead from its shortest suit, a durch's top card from its longest;
+* **flek and card play** -- the volený :class:`~mariash_env.games.voleny.table_robot.TableRobot`'s
+  rules and technique on a volený view of the same cards (:func:`card_play_view`): the
+  game and hundred are flekked as volený's game bet, the seven and two sevens as its
+  seven, and the reserved sevens are already held back by the action mask.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...core.state import (
+    AN_HRA,
+    AN_SEDMA,
+    AN_STO,
+    AN_STO_SEDMA,
+    B_GAME,
+    B_SEVEN,
+    C_BETL,
+    C_SUIT,
+    K_GAME,
+    K_HUNDRED,
+    K_SEVEN,
+    K_TWO_SEVENS,
+    PH_FLEK,
+    PH_PLAY,
+)
+from ...robots.base import Robot
+from ...robots.features import ObsInfo, cards, decode, in_suit, popcount
+from ..voleny import actions as A
+from ..voleny import observe as O
+from ..voleny.table_robot import (
+    STO_MIN_ESTIMATE,
+    TableRobot,
+    _best_pair,
+    estimate_points,
+    suit_score,
+    trumps_in,
+)
+from . import actions as LA
+from .games import (
+    COMPONENTS,
+    G_BETL,
+    G_DURCH,
+    G_SEDMA,
+    HEARTS,
+    KIND,
+)
+from .observe import LOBS_LAYOUT, LOBS_SIZE
+from .phases import needs_met, trumps_ok
+
+_L = {name: (off, n) for name, off, n, _ in LOBS_LAYOUT if off < LOBS_SIZE}
+_V = {name: (off, n) for name, off, n, _ in O.OBS_LAYOUT if off < O.OBS_SIZE}
+# Blocks with the same meaning and shape in both observations.
+_SHARED = ("hand", "took", "talon", "played_by", "played_in", "trick_leader", "cur_trick",
+           "actor", "dealer", "marriage", "first_marriage", "points", "ntricks", "deal_no",
+           "score")
+_PHASE_SLOTS = ("bid", "hold", "lone_bid", "game", "trumps", "helping", "discard", "lead",
+                "flek", "play", "done")
+
+
+def _block(v: np.ndarray, name: str) -> np.ndarray:
+    off, n = _L[name]
+    return v[off:off + n]
+
+
+def _one(v: np.ndarray, name: str) -> int:
+    """Index of the set entry of a one-hot block, -1 if none."""
+    nz = np.flatnonzero(_block(v, name) > 0.5)
+    return int(nz[0]) if nz.size else -1
+
+
+def card_play_view(observation: np.ndarray, mask: np.ndarray) -> ObsInfo:
+    """The seat's licitovaný observation as the volený robot's decoded view of the same
+    cards: contract and trumps, the components as volený bets (a hundred is volený's sto
+    on the game bet; two sevens a seven), the tricks, and ``play:`` actions at volený's
+    indices.  Only what card play and flekking read is filled."""
+    v = np.asarray(observation, dtype=np.float32)
+    w = np.zeros(O.OBS_SIZE, dtype=np.float32)
+    for name in _SHARED:
+        lo, n = _L[name]
+        vo, vn = _V[name]
+        assert n == vn, name
+        w[vo:vo + n] = v[lo:lo + n]
+    lo, _ = _L["forhond"]
+    w[O.O_FOREHAND:O.O_FOREHAND + 3] = v[lo:lo + 3]
+    g = _one(v, "game") + 1
+    trump = _one(v, "trump_suit")
+    comp = int(COMPONENTS[g]) if g > 0 else 0
+    if g > 0:
+        w[O.O_CONTRACT + int(KIND[g]) - 1] = 1.0
+    if trump >= 0:
+        w[O.O_TRUMP_SUIT + trump] = 1.0
+        w[O.O_TRUMP_CARD + 8 * trump] = 1.0
+    seven = comp & ((1 << K_SEVEN) | (1 << K_TWO_SEVENS))
+    if comp & (1 << K_HUNDRED):
+        an = AN_STO_SEDMA if seven else AN_STO
+    else:
+        an = AN_SEDMA if seven else AN_HRA
+    if g > 0 and KIND[g] == C_SUIT:
+        w[O.O_ANNOUNCE + an - 1] = 1.0
+    exists = _block(v, "comp_exists")
+    levels = _block(v, "comp_level").reshape(4, 8)
+    for k, b in ((K_GAME, B_GAME), (K_HUNDRED, B_GAME), (K_SEVEN, B_SEVEN),
+                 (K_TWO_SEVENS, B_SEVEN)):
+        if exists[k] > 0.5:
+            w[O.O_BET_EXISTS + b] = 1.0
+            w[O.O_BET_LEVEL + 8 * b:O.O_BET_LEVEL + 8 * b + 8] = levels[k]
+    phase = _PHASE_SLOTS[_one(v, "phase")] if _one(v, "phase") >= 0 else "done"
+    w[O.O_PHASE + (PH_PLAY if phase == "play" else PH_FLEK)] = 1.0
+    vm = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    m = np.asarray(mask)
+    vm[A.PLAY0:A.PLAY0 + 32] = m[LA.PLAY0:LA.PLAY0 + 32]
+    return decode(w, vm)
+
+
+def _best_trump(hand: int, g: int) -> int:
+    """The trump suit the game ``g`` would take from ``hand`` (needs met), -1 if none."""
+    if HEARTS[g]:
+        return 0 if trumps_ok(g, hand, 0) else -1
+    ok = [t for t in (1, 2, 3) if trumps_ok(g, hand, t)]
+    return max(ok, key=lambda t: (suit_score(hand, t), t)) if ok else -1
+
+
+def _helping(hand: int, trump: int) -> int:
+    """The helping suit: a non-trump 7 held, the suit it is longest in."""
+    ok = [s for s in range(4) if s != trump and (hand >> (8 * s)) & 1]
+    return max(ok, key=lambda s: (popcount(in_suit(hand, s)), s)) if ok else -1
+
+
+def makeable(hand: int, g: int) -> bool:
+    """Does the robot value ``hand`` (10 cards in the auction, 12 at announcing) good
+    enough to play game ``g``?  Its needs must be met; then by component: a seven wants
+    five trumps (four with the trump ace or ten and 40 points), a hundred an estimated 100
+    (90 with the talon still to come), two sevens six trumps with ace and ten and four
+    cards of the helping suit with its ace; betl and durch follow the volený robot's hole
+    counts."""
+    if not needs_met(g, hand):
+        return False
+    n = popcount(hand)
+    if g == G_BETL:
+        return TableRobot.betl_hand_10(hand) if n <= 10 else TableRobot.betl_hand(hand)[0] <= 2
+    if g == G_DURCH:
+        return (TableRobot.durch_hand(hand) if n <= 10
+                else TableRobot.durch_hand_12(hand)[0] == 0)
+    t = _best_trump(hand, g)
+    if t < 0:
+        return False
+    comp = int(COMPONENTS[g])
+    ntr = trumps_in(hand, t)
+    est = estimate_points(hand, t)
+    top = (hand >> (8 * t + 7)) & 1, (hand >> (8 * t + 3)) & 1
+    if comp & (1 << K_TWO_SEVENS):
+        y = _helping(hand, t)
+        if not (ntr >= 6 and all(top) and y >= 0 and popcount(in_suit(hand, y)) >= 4
+                and (hand >> (8 * y + 7)) & 1):
+            return False
+    if comp & (1 << K_SEVEN) and not (ntr >= 5 or (ntr == 4 and any(top) and est >= 40)):
+        return False
+    if comp & (1 << K_HUNDRED) and est < STO_MIN_ESTIMATE - (10 if n <= 10 else 0):
+        return False
+    return True
+
+
+def best_game(hand: int, lo: int = 1) -> int:
+    """The highest game at or above ``lo`` the robot can make with ``hand``; 0 if none."""
+    for g in range(12, lo - 1, -1):
+        if makeable(hand, g):
+            return g
+    return 0
+
+
+class LicitTableRobot(Robot):
+    """The deterministic rule-based robot of licitovaný mariáš (module docstring)."""
+
+    name = "table"
+
+    def __init__(self) -> None:
+        self._voleny = TableRobot()
+
+    def act(self, observation: dict[str, Any]) -> int:
+        obs = np.asarray(observation["observation"], dtype=np.float32)
+        mask = np.asarray(observation["action_mask"])
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        if len(legal) == 1:
+            return legal[0]
+        phase = _PHASE_SLOTS[_one(obs, "phase")]
+        hand = 0
+        for c in np.flatnonzero(_block(obs, "hand") > 0.5):
+            hand |= 1 << int(c)
+        high = _one(obs, "high")
+        a = getattr(self, f"_{phase}")(obs, mask, hand, high)
+        return a if mask[a] else legal[0]
+
+    # --- auction (§4) -------------------------------------------------------------------
+    def _bid(self, obs, mask, hand, high):
+        top = best_game(hand)
+        for g in range(max(high, 0) + 1, top + 1):
+            if mask[LA.BID0 + g - 1]:
+                return LA.BID0 + g - 1
+        return LA.PASS
+
+    _lone_bid = _bid
+
+    def _hold(self, obs, mask, hand, high):
+        return LA.HOLD if mask[LA.HOLD] and best_game(hand) >= high else LA.PASS
+
+    # --- the actor's choices (§5) ---------------------------------------------------------
+    def _game(self, obs, mask, hand, high):
+        g = best_game(hand, high)
+        if g and mask[LA.GAME0 + g - 1]:
+            return LA.GAME0 + g - 1
+        if mask[LA.FOLD] and trumps_in(hand, _best_trump(hand, G_SEDMA)) < 4:
+            return LA.FOLD
+        for g in range(high, 13):  # the cheapest game it may announce
+            if mask[LA.GAME0 + g - 1]:
+                return LA.GAME0 + g - 1
+        return LA.FOLD
+
+    def _trumps(self, obs, mask, hand, high):
+        ok = [t for t in (1, 2, 3) if mask[LA.TRUMP0 + t - 1]]
+        return LA.TRUMP0 + max(ok, key=lambda t: (suit_score(hand, t), t)) - 1
+
+    def _helping(self, obs, mask, hand, high):
+        ok = [s for s in range(4) if mask[LA.HELP0 + s]]
+        return LA.HELP0 + max(ok, key=lambda s: (popcount(in_suit(hand, s)), s))
+
+    def _discard(self, obs, mask, hand, high):
+        allowed = 0
+        for c in range(32):
+            if mask[LA.DISCARD0 + c]:
+                allowed |= 1 << c
+        g = _one(obs, "game") + 1
+        trump = _one(obs, "trump_suit")
+        kind = int(KIND[g])
+        talon = 0
+        for c in np.flatnonzero(_block(obs, "talon") > 0.5):
+            talon |= 1 << int(c)
+        if popcount(allowed) < 2:
+            return LA.DISCARD0 + cards(allowed)[0]
+        a, b = _best_pair(hand, allowed, kind, trump, talon)
+        return LA.DISCARD0 + a
+
+    def _lead(self, obs, mask, hand, high):
+        g = _one(obs, "game") + 1
+        suits = [s for s in range(4) if in_suit(hand, s)]
+        if KIND[g] == C_BETL:  # the lowest card of the shortest suit
+            s = min(suits, key=lambda s: (popcount(in_suit(hand, s)), s))
+            return LA.LEAD0 + cards(in_suit(hand, s))[0]
+        s = max(suits, key=lambda s: (popcount(in_suit(hand, s)), s))  # durch
+        return LA.LEAD0 + cards(in_suit(hand, s))[-1]
+
+    # --- flek (§6) and play (§7): the volený robot's rules on a volený view -------------------
+    def _flek(self, obs, mask, hand, high):
+        o = card_play_view(obs, mask)
+        actor = _one(obs, "actor")
+        turn = _one(obs, "flek_turn")
+        o.flek_round = 2 if actor == 0 else (1 if turn <= 1 else 3)
+        g = _one(obs, "game") + 1
+        comp = int(COMPONENTS[g])
+        o.raisable = 0
+        for b, k in ((B_GAME, K_GAME if comp & (1 << K_GAME) else K_HUNDRED),
+                     (B_SEVEN, K_SEVEN if comp & (1 << K_SEVEN) else K_TWO_SEVENS)):
+            if mask[LA.FLEK0 + k]:
+                o.raisable |= 1 << b
+        for va in self._voleny.flek_actions(o):
+            if A.FLEK0 <= va < A.FLEK0 + 2:
+                b = va - A.FLEK0
+                ks = (K_GAME, K_HUNDRED, K_TWO_SEVENS) if b == B_GAME else (K_SEVEN,
+                                                                            K_TWO_SEVENS)
+                for k in ks:
+                    if mask[LA.FLEK0 + k]:
+                        return LA.FLEK0 + k
+        return LA.GOOD
+
+    def _play(self, obs, mask, hand, high):
+        o = card_play_view(obs, mask)
+        return LA.PLAY0 + self._voleny.choose_card(o) - A.PLAY0
+
+    def _done(self, obs, mask, hand, high):  # pragma: no cover - never asked
+        return int(np.flatnonzero(mask)[0])
+
+
+__all__ = ["LicitTableRobot", "card_play_view", "makeable", "best_game"]

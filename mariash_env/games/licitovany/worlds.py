@@ -1,0 +1,343 @@
+"""Worlds of licitovaný mariáš consistent with what one seat knows (LICITOVANY.md).
+
+A world is a full state record equal to the real one in everything the seat knows, the
+hidden cards redealt: the other hands, the talon while nobody has taken it, the actor's
+talon cards and discards and his face-down lead card when the seat defends.
+
+Sampling is exact: the hidden cards are assigned to their locations (next seat, previous
+seat, the talon or the actor's discards) uniformly among all assignments with the right
+counts that respect the per-card masks (voids shown in play; a suit game's discards are
+no ten, ace or reserved seven), by sequential choice weighted with integer counts of
+completions; everything else is checked on the world and rejected when broken:
+
+* the auction: every bid and hold met its needs on that seat's dealt 10 cards, the
+  announced game, trumps and helping seven on the actor's 12 (§3–§5);
+* showing (§6): a defender who did not show held fewer than 4 cards of the helping suit;
+* the play (§7): the tricks are replayed on the world with the core's own card
+  legality (:func:`mariash_env.games.licitovany.phases.licit_cards`) and must announce exactly the
+  recorded marriages.
+
+The actor's two talon cards, unknown to a defender, are 2 of his 12 drawn uniformly (then
+checked with the rest), so the worlds stay uniform over consistent deals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...cards import cards_of
+from ...core import state as S
+from ...core.play import play_card
+from ...core.tables import POS_SEAT_LICIT, SHARP_MASK, SUIT_MASK
+from ...core.tricks import cards_played, played_card
+from ...rules import R_GAME, Rules, make_rules
+from ..voleny.worlds import count_table
+from .games import G_DVE, G_LEPSI_DVE, KIND
+from .phases import licit_cards, needs_met, reserved_sevens, trumps_ok
+
+__all__ = ["sample_licit_worlds", "LicitWorldError", "random_licit_position"]
+
+ALL = 0xFFFFFFFF
+
+
+class LicitWorldError(RuntimeError):
+    """No consistent world could be found (the state contradicts itself)."""
+
+
+def _plays(st: np.ndarray) -> list[tuple[int, int, int]]:
+    """``(trick, seat, card)`` of every card played so far, in play order."""
+    out = []
+    for k in range(cards_played(st)):
+        t, _, p, c = played_card(st, k)
+        out.append((int(t), int(p), int(c)))
+    return out
+
+
+def _voids(st: np.ndarray, plays: list[tuple[int, int, int]]) -> list[int]:
+    """Per seat, the suits (a card mask) it has shown it no longer holds (§7, R§6)."""
+    trump = int(st[S.TRUMP_CARD]) >> 3 if st[S.CONTRACT] == S.C_SUIT else -1
+    out = [0, 0, 0]
+    led = -1
+    for i, (t, p, c) in enumerate(plays):
+        if i == 0 or plays[i - 1][0] != t:
+            led = c >> 3
+            continue
+        if c >> 3 != led:
+            out[p] |= int(SUIT_MASK[led])
+            if trump >= 0 and c >> 3 != trump:
+                out[p] |= int(SUIT_MASK[trump])
+    return out
+
+
+def _assign(allow: list[int], counts: list[int], W: np.ndarray, rng) -> list[int]:
+    """One assignment (a location per card) uniform among all valid ones, weighted by
+    ``W`` (:func:`~mariash_env.games.voleny.worlds.count_table`'s counts of completions)."""
+    a, b = counts[0], counts[1]
+    out = []
+    for i, m in enumerate(allow):
+        opts = []
+        if m & 1 and a > 0:
+            opts.append((0, int(W[i + 1, a - 1, b])))
+        if m & 2 and b > 0:
+            opts.append((1, int(W[i + 1, a, b - 1])))
+        if m & 4:
+            opts.append((2, int(W[i + 1, a, b])))
+        r = int(rng.integers(0, sum(w for _, w in opts)))
+        k = 0
+        while r >= opts[k][1]:
+            r -= opts[k][1]
+            k += 1
+        loc = opts[k][0]
+        out.append(loc)
+        if loc == 0:
+            a -= 1
+        elif loc == 1:
+            b -= 1
+    return out
+
+
+def _needs_ok(st: np.ndarray, dealt: list[int], twelve: int) -> bool:
+    """§3–§5: bids and holds on the dealt 10 cards; game, trumps, helping on the 12."""
+    for g in range(1, 13):
+        for off in (S.LIC_BID_BY, S.LIC_HOLD_BY):
+            s = int(st[off + g - 1]) - 1
+            if s >= 0 and not needs_met(g, dealt[s]):
+                return False
+    g = int(st[S.LIC_GAME])
+    if g:
+        if not needs_met(g, twelve):
+            return False
+        if st[S.TRUMP_PUBLIC] and KIND[g] == S.C_SUIT:
+            if not trumps_ok(g, twelve, int(st[S.TRUMP_CARD]) >> 3):
+                return False
+        h = int(st[S.LIC_HELP])
+        if h >= 0 and not (twelve >> (8 * h)) & 1:
+            return False
+    return True
+
+
+def _show_ok(st: np.ndarray, dealt: list[int]) -> bool:
+    """§6: a defender past his first flek turn without showing held < 4 helping cards."""
+    g = int(st[S.LIC_GAME])
+    if g not in (G_DVE, G_LEPSI_DVE) or st[S.LIC_HELP] < 0:
+        return True
+    ph = int(st[S.PHASE])
+    # Flek turns taken: none before flekking (helping suit named, discards, lead card),
+    # all after it.
+    turn = int(st[S.FLEK_ROUND]) if ph == S.PH_FLEK else (
+        99 if ph in (S.PH_PLAY, S.PH_DONE) else 0)
+    if ph == S.PH_DONE and st[S.END] == S.END_SHOW:
+        return True  # the show itself is public: the world keeps the real cards' count
+    actor = int(st[S.ACTOR])
+    hs = int(SUIT_MASK[int(st[S.LIC_HELP])])
+    left, right = (actor + 1) % 3, (actor + 2) % 3
+    if turn >= 1 and bin(dealt[left] & hs).count("1") >= 4:
+        return False
+    l_raised = any(int(st[S.LIC_RAISE_TURN + i]) == 1 for i in range(28))
+    return not (turn >= 2 and not l_raised and bin(dealt[right] & hs).count("1") >= 4)
+
+
+def _replay_play(w: np.ndarray, st: np.ndarray, rules_v: np.ndarray, start: list[int],
+                 plays: list[tuple[int, int, int]]) -> bool:
+    """§7: replay the tricks from the play's start hands with the core; every card legal
+    and the marriages announced as recorded.  ``w`` ends at the current position."""
+    for off, n, v in ((S.TRICKS, 30, -1), (S.TLEAD, 10, -1), (S.TWIN, 10, -1),
+                      (S.MARR_SEAT, 4, -1), (S.MARR_ORD, 4, -1), (S.PTS, 3, 0),
+                      (S.NTRICKS, 3, 0)):
+        w[off:off + n] = v
+    for k in (S.NMARR, S.TRICK_NO, S.TRICK_N, S.PLAYED, S.SEVEN_WON):
+        w[k] = 0
+    w[S.SEVEN_TRICK] = -1
+    w[S.SEVEN_SEAT] = -1
+    for s in range(3):
+        S.setm(w, S.HAND + s, start[s])
+    w[S.LEADER] = plays[0][1]
+    for i, (_t, p, c) in enumerate(plays):
+        auto = i == 0 and w[S.CONTRACT] != S.C_SUIT  # the face-down lead (§5 T5)
+        if not auto and not (int(licit_cards(w, p)) >> c) & 1:
+            return False
+        play_card(w, rules_v, p, c)
+    return (np.array_equal(w[S.MARR_SEAT:S.MARR_SEAT + 4], st[S.MARR_SEAT:S.MARR_SEAT + 4])
+            and np.array_equal(w[S.MARR_ORD:S.MARR_ORD + 4], st[S.MARR_ORD:S.MARR_ORD + 4]))
+
+
+def _set_positions(w: np.ndarray, st: np.ndarray, me: int, dealt: list[int], talon: int,
+                   rng) -> None:
+    """Deck positions consistent with the world's deal (§2); the seat's own are kept."""
+    f = int(st[S.FOREHAND])
+    slots: dict[int, list[int]] = {0: [], 1: [], 2: [], 3: []}
+    for p in range(32):
+        slots[int(POS_SEAT_LICIT[p])].append(p)
+    for k in range(3):
+        s = (f + k) % 3
+        if s == me:
+            continue
+        cs = cards_of(dealt[s])
+        for c, p in zip(cs, rng.permutation(slots[k])):
+            w[S.POS + c] = p
+    cs = cards_of(talon)
+    for c, p in zip(cs, rng.permutation(slots[3])):
+        w[S.POS + c] = p
+
+
+def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
+                        rules: Rules | None = None, max_tries: int | None = None,
+                        restrict: np.ndarray | None = None) -> np.ndarray:
+    """``n`` worlds (``int32[n, STATE_SIZE]``) consistent with what ``seat`` knows of the
+    licitovaný deal in ``st`` (module docstring); ``rng`` a Generator, a seed or None.
+    ``restrict`` (32 location masks: 1 next seat, 2 previous seat, 4 the third location)
+    narrows where each hidden card may lie: the worlds are then uniform among those that
+    also meet it (what a caller knows from elsewhere, e.g. a later deal)."""
+    rules = rules if rules is not None else make_rules(rules="licitovany")
+    rv = rules.vector()
+    st = np.ascontiguousarray(st, dtype=np.int32)
+    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    me = int(seat)
+    actor = int(st[S.ACTOR])
+    hands = [int(S.getm(st, S.HAND + s)) for s in range(3)]
+    plays = _plays(st)
+    played = [0, 0, 0]
+    for _t, p, c in plays:
+        played[p] |= 1 << c
+    talon = int(S.getm(st, S.TALON))
+    mine_talon = talon if st[S.TALON_OWNER] == me else 0
+    took = int(S.getm(st, S.TOOK + actor)) if actor >= 0 else 0
+    lead_hidden = (st[S.LIC_LEAD] >= 0 and st[S.PHASE] == S.PH_FLEK and me != actor)
+    locs = [(me + 1) % 3, (me + 2) % 3]
+    counts = [bin(hands[s]).count("1") for s in locs]
+    known = hands[me] | played[0] | played[1] | played[2] | mine_talon
+    if me == actor:
+        known |= took
+    hidden = ALL & ~known
+    counts.append(bin(hidden).count("1") - counts[0] - counts[1])
+    voids = _voids(st, plays)
+    discard_ok = ALL
+    if actor >= 0 and st[S.CONTRACT] == S.C_SUIT:
+        discard_ok &= ~SHARP_MASK & ~int(reserved_sevens(st))
+    cards = cards_of(hidden)
+    allow = []
+    for c in cards:
+        # The third location: the untaken talon in the auction, else the actor's discards
+        # (a defender's view; only legal discards), empty for the actor himself.
+        m = 4 if (discard_ok >> c) & 1 else 0
+        for i, s in enumerate(locs):
+            if not (voids[s] >> c) & 1:
+                m |= 1 << i
+        allow.append(m if restrict is None else m & int(restrict[c]))
+    W = count_table(np.array(allow, dtype=np.int64), counts[0], counts[1], counts[2])
+    if W[0, counts[0], counts[1]] == 0:
+        raise LicitWorldError(f"seat {me}: no assignment of the hidden cards fits the counts")
+    out = np.empty((n, S.STATE_SIZE), dtype=np.int32)
+    got, tries = 0, 0
+    limit = max_tries if max_tries is not None else 2000 * n + 1000
+    start_plays = [0, 0, 0]
+    while got < n:
+        tries += 1
+        if tries > limit:
+            raise LicitWorldError(f"seat {me}: only {got} of {n} consistent worlds in "
+                                  f"{tries - 1} tries")
+        where = _assign(allow, counts, W, rng)
+        h = [hands[s] if s == me else 0 for s in range(3)]
+        third = 0
+        for c, loc in zip(cards, where):
+            if loc < 2:
+                h[locs[loc]] |= 1 << c
+            else:
+                third |= 1 << c
+        # The deal as dealt: each seat's current cards plus those it played; the actor's
+        # 12 are his 10 and the talon, his discards lie in the third location.
+        cur = h
+        if actor < 0:
+            dealt = [cur[s] | played[s] for s in range(3)]
+            deal_talon = third
+            twelve = 0
+        else:
+            discards = mine_talon if actor == me else third
+            twelve = cur[actor] | played[actor] | discards
+            if actor == me:
+                t2 = took
+            else:
+                pick = rng.choice(cards_of(twelve), 2, replace=False)
+                t2 = (1 << int(pick[0])) | (1 << int(pick[1]))
+            dealt = [cur[s] | played[s] for s in range(3)]
+            dealt[actor] = twelve & ~t2
+            deal_talon = t2
+        if not _needs_ok(st, dealt, twelve) or not _show_ok(st, dealt):
+            continue
+        w = st.copy()
+        if plays:
+            for s in range(3):
+                start_plays[s] = cur[s] | played[s]
+            if actor >= 0:
+                start_plays[actor] = twelve & ~(third if actor != me else mine_talon)
+            if not _replay_play(w, st, rv, start_plays, plays):
+                continue
+            w[S.TO_MOVE] = st[S.TO_MOVE]
+            w[S.PHASE] = st[S.PHASE]
+            w[S.LEADER] = st[S.LEADER]
+        for s in range(3):
+            S.setm(w, S.HAND + s, cur[s])
+        if actor < 0:
+            S.setm(w, S.TALON, deal_talon)
+        elif actor != me:
+            S.setm(w, S.TOOK + actor, deal_talon)
+            if st[S.NDISC] > 0:
+                ds = cards_of(third)
+                rng.shuffle(ds)
+                for i, c in enumerate(ds):
+                    w[S.DISC + i] = c
+                S.setm(w, S.TALON, third)
+                S.setm(w, S.LAID + actor, third)
+            if lead_hidden:
+                w[S.LIC_LEAD] = int(rng.choice(cards_of(cur[actor])))
+        _set_positions(w, st, me, dealt, deal_talon, rng)
+        out[got] = w
+        got += 1
+    return out
+
+
+def random_licit_position(seed: int, game: int | None = None, plays: int = 0,
+                          rules: Rules | None = None, max_attempts: int = 5000) -> np.ndarray:
+    """A licitovaný deal in its card play, ``plays`` cards in, reached by random legal
+    actions from a shuffled deck (for tests and benchmarks).
+
+    With ``game`` (1..12, ``core.licit_games``) only deals announcing that game count:
+    the auction avoids bids above it and the actor announces it when it is legal; other
+    deals are dealt again.  Fleks, trumps, helping suit, discards and cards are random.
+    """
+    from ...core.deal import shuffled_deck, start_partie
+    from ...core.engine import apply_action, legal_actions
+    from . import actions as LA
+
+    if game is not None and not 1 <= int(game) <= 12:
+        raise ValueError(f"game must be a licitovaný game id 1..12, got {game!r}")
+    rules = rules if rules is not None else make_rules(rules="licitovany")
+    rv = rules.vector()
+    rng = np.random.default_rng(seed)
+    mask = np.zeros(LA.N_ACTIONS, dtype=np.int8)
+    auction = (S.PH_BID, S.PH_HOLD, S.PH_LONE)
+    for _ in range(max_attempts):
+        st = S.new_state()
+        S.seed_rng(st, int(rng.integers(0, 2**62)))
+        start_partie(st, shuffled_deck(st), int(rng.integers(0, 3)), int(rv[R_GAME]))
+        played = 0
+        while st[S.PHASE] != S.PH_DONE:
+            ph = int(st[S.PHASE])
+            if ph == S.PH_PLAY:
+                if game is not None and int(st[S.LIC_GAME]) != game:
+                    break
+                if played >= plays:
+                    return st
+            legal_actions(st, rv, mask)
+            acts = np.flatnonzero(mask)
+            if game is not None and ph in auction:
+                low = [a for a in acts if not LA.BID0 + game <= a < LA.BID0 + 12]
+                acts = np.array(low or list(acts))
+            elif game is not None and ph == S.PH_GAME:
+                if not mask[LA.GAME0 + game - 1]:
+                    break
+                acts = np.array([LA.GAME0 + game - 1])
+            if ph == S.PH_PLAY:
+                played += 1
+            apply_action(st, rv, int(rng.choice(acts)))
+    raise RuntimeError("no random licitovaný deal reached the requested position")

@@ -1,0 +1,531 @@
+"""
+# Lízaný mariáš (two players)
+
+| | |
+|---|---|
+| Import | `from mariash_env import lizany; env = lizany.env()` |
+| Actions | Discrete(32): `play:<card>` |
+| Parallel API | no (turn-based AEC) |
+| Agents | `agents = ["player_0", "player_1"]` |
+| Observation shape | `{"observation": float32[221], "action_mask": int8[32]}` |
+| State shape | float32[285] (perfect information) |
+| Reward | ±1 to the player with more points, ±2 when the loser took no trick; zero-sum |
+
+The two-player mariáš of seed 004 ("Two players (lízaný): 8 cards each, the rest form a
+stock.  Draw after each trick; once the stock is empty, follow suit and beat if you
+can").  It plays on the main game's card vocabulary (``core/tricks.py``: rank order,
+beating, the trick winner, RULES.md §6's follow-and-beat rule, §7's marriage rule) and
+card points (``core/tables.py``); nothing of a rule is written twice.  The seed is brief;
+these are the decisions, after common table practice:
+
+## The deal
+* 32 cards.  One episode is one deal.  The deck is read from the top: positions 0–7 are
+  ``player_0``'s hand, 8–15 ``player_1``'s, position 16 is turned up and names trumps (the
+  *trump card*, public), 17–31 are the stock, face down.  The trump card lies under the
+  stock and is the last card drawn.
+* ``player_0`` leads the first trick.  (The arena evens out the lead by playing every
+  deck in both seatings.)
+
+## Play
+* A trick is two cards; the higher card of the led suit wins, or the higher trump
+  (RULES.md §6 ranking: ``7 8 9 J Q K T A``).  The winner leads the next trick.
+* **While the stock lasts** any card of the hand may be played: no obligation to follow,
+  beat or trump.  After each such trick the winner draws the top card of the stock, then
+  the other player; after the 8th trick the stock is gone and the loser of that trick
+  has drawn the trump card.
+* **Once the stock is empty** (tricks 9–16) the follower must follow suit and beat if it
+  can; void in the led suit, trump (and beat a led trump) if it can; otherwise any card —
+  RULES.md §6 for two players (the same function as the three-seat game).
+* No exchange of the trump seven for the trump card and no closing of the stock: some
+  tables play them; this version does not.
+
+## Marriages (hlášky)
+* **Decision: credited automatically**, as RULES.md §7: playing a K or Q while holding the
+  other of its suit announces the marriage — 20, 40 in trumps — for its player, whoever
+  wins the trick, whether leading or following, with or without the stock.  There is no
+  separate marriage action, so every action is a ``play:<card>``; the partner card is
+  then known to the opponent (it appears in the opponent's ``opp_known`` block).
+
+## Points and rewards
+* Each ace and ten taken in tricks is 10, the last (16th) trick 10: 90 card points.  A
+  player's points are its card points plus its marriages.
+* The player with more points wins: reward +1, the other −1; **+2/−2 when the loser took
+  no trick**.  **Decision: equal points** — the winner of the last trick wins the deal
+  (it earned the last 10).  The rewards sum to zero.
+
+## Actions, observations, state
+``play:<card>`` for the 32 cards (index = card index, ``ACTION_LABELS``); ``action_mask``
+holds exactly the legal cards of the agent to move (all zero for the other).  The
+observation (float32 in [0, 1], layout ``OBS_LAYOUT``) shows the seat's own hand, the
+trump card and suit, every card played by itself and by the opponent, the card on the
+table, the opponent's cards known from public play (the trump card once it drew it, the
+partner of a marriage it announced), the marriages of both, the stock's size, points,
+marriage points and tricks of both, whose lead and turn, the trick number and its own
+seat.  It never shows the opponent's other cards or the order of the stock.
+``state()`` is ``player_0``'s observation followed by ``player_1``'s hand and the stock
+in drawing order (each card's place, ``(k + 1)/16``).
+
+## Reset options and records
+``env.reset(seed=..., options={"deck": [...]})``: ``deck`` is the 32 cards from the top
+(codes like ``"Qh"`` or indices, in a list, tuple or 1-D array; a malformed one raises
+:class:`~mariash_env.cards.CardError`), else the deck is shuffled from ``seed``, an int >= 0
+(the same seed gives the same deal).  A bad seed or ``options`` that are not a dict raise
+:class:`~mariash_env.game.OptionError`.  ``env.unwrapped.record`` is the finished deal's record
+(deck, ``[seat, label]`` actions, rules and result); :func:`replay` plays it again and
+checks every field (:class:`~mariash_env.records.RecordError`).  An illegal action raises
+:class:`~mariash_env.game.IllegalActionError` naming the legal labels (nothing applied);
+an unknown label :class:`~mariash_env.actions.ActionError`.  ``render_mode="ansi"``:
+``render()`` returns the table as text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ...cards import CARD_CODES, NCARDS, SUIT_NAMES_CZ, cards_of, parse_deck, pretty
+from ...core.tables import CARD_POINTS
+from ...core.tricks import announces_marriage_py, follow_py, winning_index_py
+from ...game import IllegalActionError, check_seed, reset_options
+from ...rules import is_int
+from .actions import (  # noqa: F401 (re-exported: mariash_env.lizany's names)
+    ACTION_LABELS,
+    AGENTS,
+    FORMAT,
+    N_ACTIONS,
+    OBS,
+    OBS_LAYOUT,
+    OBS_SIZE,
+    RULES,
+    SC_DONE,
+    SC_EMPTY,
+    SC_LEAD,
+    SC_LED_BY_ME,
+    SC_MARR_ME,
+    SC_MARR_OPP,
+    SC_PTS_ME,
+    SC_PTS_OPP,
+    SC_SEAT,
+    SC_STOCK,
+    SC_TO_MOVE,
+    SC_TOTAL_ME,
+    SC_TOTAL_OPP,
+    SC_TRICK,
+    SC_TRICKS_ME,
+    SC_TRICKS_OPP,
+    SC_WON,
+    STATE_SIZE,
+    TABLE,
+    action_index,
+    action_label,
+)
+
+__all__ = ["env", "raw_env", "LizanyGame", "replay", "AGENTS", "ACTION_LABELS", "N_ACTIONS",
+           "OBS_LAYOUT", "OBS_SIZE", "STATE_SIZE", "RULES", "FORMAT", "action_index",
+           "action_label"]
+
+HAND = 8
+TRUMP_POS = 2 * HAND  # the turned-up card's deck position
+N_TRICKS = NCARDS // 2
+STOCK = NCARDS - 2 * HAND  # 15 face down + the trump card
+LAST_TRICK = 10
+_CARD_POINTS = tuple(int(x) for x in CARD_POINTS)
+_BITS = 1 << np.arange(NCARDS, dtype=np.int64)
+
+
+def _put_mask(out: np.ndarray, name: str, m: int) -> None:
+    start, _ = OBS[name]
+    out[start:start + NCARDS] = (m & _BITS) != 0
+
+
+def mask_from(vec: np.ndarray) -> int:
+    """The card set of a 32-slot 0/1 block of an observation."""
+    return int(_BITS[np.asarray(vec[:NCARDS]) > 0.5].sum())
+
+
+class LizanyGame:
+    """One deal of lízaný on plain ints (card sets as 32-bit masks); see the module
+    documentation for the rules.  ``play(card)`` plays for the seat to move."""
+
+    def __init__(self, deck: Any = None, seed: int | None = None) -> None:
+        seed = check_seed(seed)
+        if deck is None:
+            d = np.random.default_rng(seed).permutation(NCARDS)
+        else:
+            d = parse_deck(deck)
+        self.deck = [int(c) for c in d]
+        self.hands = [_mask(self.deck[:HAND]), _mask(self.deck[HAND:2 * HAND])]
+        self.trump_card = self.deck[TRUMP_POS]
+        self.trump = self.trump_card >> 3
+        # cards still to draw, the next first; the trump card last
+        self.stock = self.deck[TRUMP_POS + 1:] + [self.trump_card]
+        self.to_move = 0
+        self.table = -1  # card led to the current trick
+        self.played = [0, 0]
+        self.known = [0, 0]  # cards of a hand its opponent knows (trump card, marriage partner)
+        self.points = [0, 0]  # card points, the last trick included
+        self.marriages = [0, 0]
+        self.marriage_by = [-1] * 4  # per suit: who announced it
+        self.tricks = [0, 0]
+        self.trick_no = 0
+        self.last_winner = -1
+        self.history: list[tuple[int, int]] = []  # (seat, card)
+        self.rewards = (0, 0)
+        self.over = False
+
+    # --- rules -------------------------------------------------------------------------
+    @property
+    def stock_left(self) -> int:
+        return len(self.stock)
+
+    def legal_cards(self, seat: int | None = None) -> int:
+        """The cards ``seat`` (default: to move) may play now, as a mask (0 if not to move)."""
+        seat = self.to_move if seat is None else seat
+        if self.over or seat != self.to_move:
+            return 0
+        hand = self.hands[seat]
+        if self.table < 0 or self.stock:
+            return hand  # a lead, or free play while the stock lasts
+        return follow_py(hand, self.table, self.table, self.trump)  # RULES.md §6
+
+    def legal_mask(self, seat: int | None = None) -> np.ndarray:
+        return ((self.legal_cards(seat) & _BITS) != 0).astype(np.int8)
+
+    def legal_labels(self, seat: int | None = None) -> list[str]:
+        return [ACTION_LABELS[c] for c in cards_of(self.legal_cards(seat))]
+
+    def check(self, action: Any) -> int:
+        """The card of ``action`` (index or label) if legal now; else a clear error."""
+        if isinstance(action, str):
+            a = action_index(action)  # ActionError for an unknown label
+        else:
+            if not is_int(action):
+                raise IllegalActionError(
+                    f"an action must be an int index 0..{N_ACTIONS - 1} or a label "
+                    f"'play:<card>', got {action!r}")
+            a = int(action)
+            if not 0 <= a < N_ACTIONS:
+                raise IllegalActionError(
+                    f"action index {a} is out of range: expected 0..{N_ACTIONS - 1}; "
+                    f"legal now: {self.legal_labels()}")
+        if self.over:
+            raise IllegalActionError(
+                f"the deal is over: no action is legal (got {ACTION_LABELS[a]!r})")
+        if not (self.legal_cards() >> a) & 1:
+            why = "not in its hand" if not (self.hands[self.to_move] >> a) & 1 else \
+                "it must follow suit and beat, or trump, once the stock is empty"
+            raise IllegalActionError(
+                f"illegal action {ACTION_LABELS[a]!r} for player_{self.to_move} ({why}): "
+                f"legal are {self.legal_labels()}")
+        return a
+
+    def play(self, action: Any) -> bool:
+        """Play a card for the seat to move; True when it ended the deal."""
+        c = self.check(action)
+        seat = self.to_move
+        hand = self.hands[seat]
+        bit = 1 << c
+        if announces_marriage_py(hand, c, False):  # RULES.md §7, any order
+            s = c >> 3
+            self.marriage_by[s] = seat
+            self.marriages[seat] += 40 if s == self.trump else 20
+            self.known[seat] |= 1 << (c + 1 if c & 7 == 5 else c - 1)  # the partner
+        self.hands[seat] = hand & ~bit
+        self.known[seat] &= ~bit
+        self.played[seat] |= bit
+        self.history.append((seat, c))
+        if self.table < 0:
+            self.table = c
+            self.to_move = 1 - seat
+            return False
+        leader = 1 - seat
+        w = leader if winning_index_py([self.table, c], self.trump) == 0 else seat
+        self.points[w] += _CARD_POINTS[self.table] + _CARD_POINTS[c]
+        self.tricks[w] += 1
+        self.trick_no += 1
+        self.table = -1
+        self.last_winner = w
+        self.to_move = w
+        if self.stock:  # the winner draws first, then the other
+            for s in (w, 1 - w):
+                d = self.stock.pop(0)
+                self.hands[s] |= 1 << d
+                if d == self.trump_card:
+                    self.known[s] |= 1 << d
+        if self.trick_no == N_TRICKS:
+            self.points[w] += LAST_TRICK
+            self.over = True
+            self.rewards = self._rewards()
+        return self.over
+
+    def totals(self) -> tuple[int, int]:
+        """Each player's points: card points and marriages."""
+        return (self.points[0] + self.marriages[0], self.points[1] + self.marriages[1])
+
+    def _rewards(self) -> tuple[int, int]:
+        t = self.totals()
+        win = 0 if t[0] > t[1] else 1 if t[1] > t[0] else self.last_winner  # tie: last trick
+        r = 2 if self.tricks[1 - win] == 0 else 1
+        return (r, -r) if win == 0 else (-r, r)
+
+    # --- views -------------------------------------------------------------------------
+    def observe(self, me: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Seat ``me``'s observation (module documentation, ``OBS_LAYOUT``)."""
+        o = np.zeros(OBS_SIZE, np.float32) if out is None else out
+        if out is not None:
+            o[:OBS_SIZE] = 0
+        opp = 1 - me
+        _put_mask(o, "hand", self.hands[me])
+        _put_mask(o, "trump_card", 1 << self.trump_card)
+        o[OBS["trump_suit"][0] + self.trump] = 1
+        _put_mask(o, "played_me", self.played[me])
+        _put_mask(o, "played_opp", self.played[opp])
+        if self.table >= 0:
+            _put_mask(o, "table", 1 << self.table)
+        _put_mask(o, "opp_known", self.known[opp])
+        m0 = OBS["marriages"][0]
+        for s in range(4):
+            if self.marriage_by[s] >= 0:
+                o[m0 + 2 * s + (self.marriage_by[s] != me)] = 1
+        sc = OBS["scalars"][0]
+        tot = self.totals()
+        vals = {
+            SC_STOCK: len(self.stock) / STOCK, SC_EMPTY: not self.stock,
+            SC_PTS_ME: self.points[me] / 90, SC_PTS_OPP: self.points[opp] / 90,
+            SC_MARR_ME: self.marriages[me] / 100, SC_MARR_OPP: self.marriages[opp] / 100,
+            SC_TRICKS_ME: self.tricks[me] / N_TRICKS, SC_TRICKS_OPP: self.tricks[opp] / N_TRICKS,
+            SC_LEAD: not self.over and self.table < 0 and self.to_move == me,
+            SC_TO_MOVE: not self.over and self.to_move == me,
+            SC_LED_BY_ME: self.table >= 0 and self.to_move != me,
+            SC_TRICK: self.trick_no / N_TRICKS, SC_SEAT: me, SC_DONE: self.over,
+            SC_TOTAL_ME: tot[me] / 190, SC_TOTAL_OPP: tot[opp] / 190,
+            SC_WON: self.over and self.rewards[me] > 0,
+        }
+        for k, v in vals.items():
+            o[sc + k] = float(v)
+        return o
+
+    def state(self) -> np.ndarray:
+        """Perfect information: ``player_0``'s observation, ``player_1``'s hand, the stock's
+        order (card -> (k + 1)/16 for the k-th card to draw)."""
+        out = np.zeros(STATE_SIZE, np.float32)
+        self.observe(0, out)
+        h = out[OBS_SIZE:OBS_SIZE + NCARDS]
+        h[:] = (self.hands[1] & _BITS) != 0
+        order = out[OBS_SIZE + NCARDS:]
+        for k, c in enumerate(self.stock):
+            order[c] = (k + 1) / STOCK
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """The deal's record: rules, deck, ``[seat, label]`` actions and (once over) result."""
+        return {
+            "format": FORMAT,
+            "rules": dict(RULES),
+            "deck": [CARD_CODES[c] for c in self.deck],
+            "actions": [[s, ACTION_LABELS[c]] for s, c in self.history],
+            "result": self.result() if self.over else None,
+        }
+
+    def result(self) -> dict[str, Any]:
+        return {"points": list(self.points), "marriages": list(self.marriages),
+                "tricks": list(self.tricks), "rewards": list(self.rewards)}
+
+    def render(self) -> str:
+        lines = [f"lízaný mariáš  trick {min(self.trick_no + 1, N_TRICKS)}/{N_TRICKS}  "
+                 f"trumps {SUIT_NAMES_CZ[self.trump]} ({pretty(self.trump_card)}"
+                 f"{', drawn' if self.trump_card not in self.stock else ' under the stock'})  "
+                 f"stock {len(self.stock)}"]
+        for s in range(2):
+            mark = "→" if not self.over and s == self.to_move else " "
+            marr = [SUIT_NAMES_CZ[x] for x in range(4) if self.marriage_by[x] == s]
+            lines.append(
+                f"{mark} player_{s}: {_hand_str(self.hands[s])}   points {self.points[s]}"
+                f" + marriages {self.marriages[s]}{' (' + ', '.join(marr) + ')' if marr else ''}"
+                f", tricks {self.tricks[s]}")
+        if self.table >= 0:
+            lines.append(f"table: {pretty(self.table)} (led by player_{1 - self.to_move})")
+        if self.over:
+            lines.append(f"deal over: rewards {list(self.rewards)}")
+        return "\n".join(lines)
+
+
+def _mask(cards: list[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def _hand_str(m: int) -> str:
+    return " ".join(pretty(c) for c in sorted(cards_of(m), key=lambda c: (c >> 3, -(c & 7))))
+
+
+# --- records -------------------------------------------------------------------------------
+RECORD_FIELDS = ("format", "rules", "deck", "actions", "result")
+
+
+def replay(record: Any) -> LizanyGame:
+    """Play a record (:meth:`LizanyGame.record`) again from its deck; every field is checked
+    and a record that does not replay raises :class:`~mariash_env.records.RecordError`
+    naming the field (and the first bad action).  Returns the finished game."""
+    from ...cards import CardError
+    from ...record_error import RecordError
+    from ..voleny.actions import ActionError
+
+    if not isinstance(record, dict):
+        raise RecordError(f"a record must be an object, got {type(record).__name__}")
+    missing = [f for f in RECORD_FIELDS if f not in record]
+    if missing:
+        raise RecordError(f"missing: expected all of {list(RECORD_FIELDS)}", missing[0])
+    extra = [f for f in record if f not in RECORD_FIELDS]
+    if extra:
+        raise RecordError(f"unknown field: expected only {list(RECORD_FIELDS)}", extra[0])
+    if record["format"] != FORMAT:
+        raise RecordError(f"{record['format']!r} is not the format {FORMAT!r}", "format")
+    if record["rules"] != RULES:
+        raise RecordError(f"{record['rules']!r}: expected {RULES!r}", "rules")
+    try:
+        g = LizanyGame(deck=record["deck"])
+    except (CardError, TypeError) as e:
+        raise RecordError(str(e), "deck") from e
+    acts = record["actions"]
+    if not isinstance(acts, list):
+        raise RecordError("must be a list of [seat, label] pairs", "actions")
+    for i, item in enumerate(acts):
+        if not (isinstance(item, (list, tuple)) and len(item) == 2 and is_int(item[0])
+                and isinstance(item[1], str)):
+            raise RecordError(f"action #{i} {item!r} is not a [seat, label] pair", "actions")
+        if g.over:
+            raise RecordError(f"action #{i} {item!r} comes after the end of the deal",
+                              "actions")
+        if item[0] != g.to_move:
+            raise RecordError(f"action #{i} {item!r}: player_{g.to_move} is to move",
+                              "actions")
+        try:
+            g.play(item[1])
+        except (IllegalActionError, ActionError) as e:
+            raise RecordError(f"action #{i} {item!r}: {e}", "actions") from e
+    if not g.over:
+        raise RecordError(f"the deal is not finished after {len(acts)} actions", "actions")
+    if record["result"] != g.result():
+        raise RecordError(f"{record['result']!r} differs from the replay's {g.result()!r}",
+                          "result")
+    return g
+
+
+# --- the AEC environment -------------------------------------------------------------------
+def env(render_mode: str | None = None) -> AECEnv:
+    """The wrapped environment (PettingZoo's order enforcing)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(render_mode=render_mode))
+
+
+class raw_env(AECEnv):
+    """Lízaný mariáš as a PettingZoo AEC environment (see the module documentation)."""
+
+    metadata = {"name": "mariash_lizany_v0", "render_modes": ["ansi"],
+                "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"invalid render_mode {render_mode!r}: expected one of "
+                             f"{self.metadata['render_modes']} or None")
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), np.float32)
+        self.game: LizanyGame | None = None
+
+    def observation_space(self, agent: str) -> gymnasium.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.Space:
+        return self.action_spaces[agent]
+
+    def action_label(self, index: int) -> str:
+        return action_label(index)
+
+    def action_index(self, label: str) -> int:
+        return action_index(label)
+
+    def _game(self) -> LizanyGame:
+        if self.game is None:
+            raise AttributeError("the environment must be reset before it is used")
+        return self.game
+
+    def _seat(self, agent: str | None) -> int:
+        g = self._game()
+        if agent is None:
+            return g.to_move
+        if agent not in self.agent_name_mapping:
+            raise KeyError(f"unknown agent {agent!r}: expected one of {list(AGENTS)}")
+        return self.agent_name_mapping[agent]
+
+    def legal_labels(self, agent: str | None = None) -> list[str]:
+        """Labels of the legal actions of ``agent`` (default: the agent to move)."""
+        seat = self._seat(agent)
+        return self._game().legal_labels(seat)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        opts = reset_options(options, ("deck",))
+        self.game = LizanyGame(deck=opts.get("deck"), seed=seed)
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0.0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[self.game.to_move]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat(agent)
+        g = self._game()
+        return {"observation": g.observe(seat), "action_mask": g.legal_mask(seat)}
+
+    def state(self) -> np.ndarray:
+        return self._game().state()
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        g = self._game()
+        if action is None:
+            raise IllegalActionError(
+                f"{agent} is to move and must act: legal are {g.legal_labels()}")
+        ended = g.play(action)  # raises before changing anything on a bad action
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in AGENTS}
+        if ended:
+            self.rewards = {a: float(r) for a, r in zip(AGENTS, g.rewards)}
+            self.terminations = {a: True for a in AGENTS}
+        self.agent_selection = AGENTS[g.to_move]
+        self._accumulate_rewards()
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The deal's record (:meth:`LizanyGame.record`; its ``result`` once it is over)."""
+        return self._game().record()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() without a render_mode: use render_mode='ansi'")
+            return None
+        return self._game().render()
+
+    def close(self) -> None:
+        pass

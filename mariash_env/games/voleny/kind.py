@@ -1,0 +1,24 @@
+"""Volený mariáš (RULES.md) as the registry sees it: three players, or four with the
+dealer sitting out (§11.3, its own observation)."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from ...core.state import PHASE_NAMES
+from ...rules import Rules
+from ..base import FRONT_ENDS, GameKind, SeatLayout
+from . import actions as A
+from . import observe as O
+from . import observe4 as Q
+
+KIND = GameKind(
+    "voleny", 0, A.N_ACTIONS, A.ACTION_LABELS, A.action_index, A.action_label,
+    O.OBS_SIZE, O.STATE_OBS_SIZE, O.OBS_VERSION, O.OBS_LAYOUT, O.encode, O.observe_into,
+    "groš", PHASE_NAMES[:next(n for b, _, n, _ in O.OBS_LAYOUT if b == "phase")],
+    players=(3, 4), front_ends=frozenset(FRONT_ENDS),
+    options=tuple(f.name for f in fields(Rules)),
+    table_robot="mariash_env.games.voleny.table_robot:TableRobot",
+    replay="mariash_env.records:replay_record", title="volený mariáš", units="groše",
+    seat_layouts=(SeatLayout(4, Q.OBS4_SIZE, Q.STATE4_OBS_SIZE, Q.OBS4_LAYOUT, Q.encode4,
+                             Q.observe_into4),))

@@ -1,0 +1,746 @@
+"""The table robot: the fixed rule-based player of the online table (seeds 001 and 003).
+
+:class:`TableRobot` decides from the observation alone (decoded by
+:mod:`mariash_env.robots.features`), deterministically: the same observation always
+gives the same action, on every seat.  Its parts:
+
+* **flek, re, tutti, hry proti** -- exactly the rule of seed 001's last paragraph, one
+  method per sentence (:meth:`TableRobot.flek_actions`, the docstrings quote the Czech);
+* **trump choice** -- seed 003: compare the suits' strength by a point score and take
+  the lowest card of the strongest suit when it stands out enough, else *z lidu*;
+* **contract, discards, Barva?, betl answers** -- seed 003's hole counting
+  (:func:`~mariash_env.robots.features.betl_holes`,
+  :func:`~mariash_env.robots.features.durch_hole_suits`);
+* **announcement** -- sedma with the trump seven and four trumps, sto with a marriage
+  and an estimated hundred, both, or hra;
+* **card play** -- plain suit-game technique (cash aces, catch tens with aces, draw
+  trumps with the boss trump, keep the trump seven for the last trick, smear points
+  to a winning partner, play high behind the actor), betl and durch attack, and the
+  defence priorities of seed 003;
+* it lays the cards down whenever that is offered.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import combinations
+from typing import Any
+
+from ...core.state import (
+    AN_HRA,
+    AN_SEDMA,
+    AN_STO,
+    AN_STO_SEDMA,
+    B_GAME,
+    B_HUNDRED_AG,
+    B_SEVEN,
+    B_SEVEN_AG,
+    C_BETL,
+    C_DURCH,
+    C_SUIT,
+    PH_ANNOUNCE,
+    PH_BARVA,
+    PH_BETL_ANSWER,
+    PH_CONTRACT,
+    PH_DISCARD,
+    PH_FLEK,
+    PH_PLAY,
+    PH_TRUMP,
+)
+from ...robots.base import Robot
+from ...robots.features import (
+    ACES,
+    RA,
+    RK,
+    RQ,
+    RT,
+    SEVENS,
+    SHARP,
+    SUIT_MASKS,
+    ObsInfo,
+    beats,
+    betl_holes,
+    betl_risk,
+    cards,
+    decode_dict,
+    durch_hole_suits,
+    higher_in_suit,
+    in_suit,
+    lower_in_suit,
+    marriages,
+    points,
+    popcount,
+    strength,
+    winning_index,
+)
+from . import actions as A
+
+# --- tunable thresholds (documented where used) ------------------------------------------
+# Trump choice: per-card value by rank (7 8 9 T J Q K A) plus a length bonus per card.
+TRUMP_CARD_VALUE = (2, 1, 1, 4, 2, 3, 3, 5)
+TRUMP_LENGTH_BONUS = 2
+TRUMP_MARRIAGE_BONUS = 2
+TRUMP_MIN_GAP = 10  # strongest minus weakest suit score needed to choose a suit
+BETL_MAX_RISK = 2  # a betl is played with at most this many holes after the first lead
+DURCH_MAX_HOLED = 0  # a durch only with no holed suit
+STO_MIN_ESTIMATE = 100
+
+
+def trumps_in(hand: int, trump: int) -> int:
+    return popcount(in_suit(hand, trump)) if trump >= 0 else 0
+
+
+def sharps_in(hand: int) -> int:
+    return popcount(hand & SHARP)
+
+
+def suit_score(hand: int, s: int) -> int:
+    """Seed 003's point score of a suit for the trump choice."""
+    m = in_suit(hand, s)
+    sc = sum(TRUMP_CARD_VALUE[c & 7] + TRUMP_LENGTH_BONUS for c in cards(m))
+    if (hand >> (8 * s + RQ)) & 3 == 3:
+        sc += TRUMP_MARRIAGE_BONUS
+    return sc
+
+
+def estimate_points(hand: int, trump: int) -> int:
+    """A rough count of the points a 10-card suit hand takes as actor (for sto).
+
+    Aces 10 each; tens 10 when their ace is held too, or in trumps with four trumps;
+    the first marriage (40 in trumps, else 20); the last trick with five trumps; and
+    10 for every trump beyond four (long trumps catch the defence's aces and tens).
+    """
+    ntr = trumps_in(hand, trump)
+    est = 10 * popcount(hand & ACES)
+    for s in range(4):
+        if (hand >> (8 * s + RT)) & 1 and ((hand >> (8 * s + RA)) & 1 or (s == trump and ntr >= 4)):
+            est += 10
+    ms = marriages(hand)
+    if trump in ms:
+        est += 40
+    elif ms:
+        est += 20
+    if ntr >= 5:
+        est += 10
+    est += 10 * max(0, ntr - 4)
+    return est
+
+
+def suit_keep_value(hand: int, trump: int) -> float:
+    """How good a 10-card hand is for a suit game (to choose the discards)."""
+    v = 0.0
+    for s in range(4):
+        m = in_suit(hand, s)
+        n = popcount(m)
+        if s == trump:
+            v += 12 * n
+            continue
+        if n == 0:
+            v += 6  # a void: the suit can be trumped
+            continue
+        for c in cards(m):
+            r = c & 7
+            v += (0, 0.2, 0.4, 5, 1, 2, 2.5, 6)[r]
+        if (hand >> (8 * s + RQ)) & 3 == 3:
+            v += 10
+        if (m >> (8 * s + RT)) & 1 and not (m >> (8 * s + RA)) & 1:
+            v += 1.0 * (n - 1)  # guards of an unprotected ten
+        if n == 1 and not m & SHARP:
+            v -= 1.5  # a low singleton: better discarded to a void
+    return v
+
+
+def best_discards(hand: int, allowed: int, cost) -> tuple[int, int]:
+    """The pair of ``allowed`` cards whose removal minimizes ``cost(rest, pair_mask)``."""
+    best = None
+    best_pair = (-1, -1)
+    for a, b in combinations(cards(allowed), 2):
+        pm = (1 << a) | (1 << b)
+        k = cost(hand & ~pm, pm)
+        if best is None or k < best:
+            best = k
+            best_pair = (b, a) if (b & 7) > (a & 7) else (a, b)
+    return best_pair
+
+
+def betl_cost(rest: int, out: int) -> tuple[int, int, int, int]:
+    voids = sum(1 for s in range(4) if not in_suit(rest, s))
+    return (betl_risk(rest, out), betl_holes(rest, out), -voids, sum(c & 7 for c in cards(rest)))
+
+
+def durch_cost(rest: int, out: int) -> tuple[int, int, int]:
+    voids = sum(1 for s in range(4) if not in_suit(rest, s))
+    return (durch_hole_suits(rest, out), -voids, -sum(c & 7 for c in cards(rest)))
+
+
+def _discard_cost(contract: int, trump: int, talon: int):
+    if contract == C_SUIT:
+        return lambda rest, _pm: -suit_keep_value(rest, trump)
+    if contract == C_BETL:
+        return lambda rest, pm: betl_cost(rest, pm | talon)
+    return lambda rest, pm: durch_cost(rest, pm | talon)
+
+
+@lru_cache(maxsize=4096)
+def _best_pair(hand: int, allowed: int, contract: int, trump: int, talon: int) -> tuple[int, int]:
+    return best_discards(hand, allowed, _discard_cost(contract, trump, talon))
+
+
+class TableRobot(Robot):
+    """The deterministic rule-based robot of the online table (module docstring)."""
+
+    name = "table"
+
+    def __init__(self) -> None:
+        self.fallbacks = 0  # decisions where the rules above picked an illegal action
+
+    # --- entry points ---------------------------------------------------------------
+    def act(self, observation: dict[str, Any]) -> int:
+        return self.decide(decode_dict(observation))
+
+    def decide(self, o: ObsInfo) -> int:
+        legal = o.legal
+        if not legal:
+            raise ValueError("the observation's action_mask has no legal action: is this seat to move?")
+        if o.mask[A.LAY_DOWN]:
+            return A.LAY_DOWN
+        if len(legal) == 1:
+            return legal[0]
+        ph = o.phase
+        if ph == PH_TRUMP:
+            a = self.choose_trump(o)
+        elif ph == PH_CONTRACT:
+            a = self.choose_contract(o)
+        elif ph == PH_DISCARD:
+            a = self.choose_discard(o)
+        elif ph == PH_BARVA:
+            a = A.BAD if self.wants_bad(o) else A.GOOD
+        elif ph == PH_BETL_ANSWER:
+            # Under open contracts a durch is answered too (RULES.md §11.1): only good.
+            durch = o.mask[A.CONTRACT_DURCH] and self.durch_hand(o.hand)
+            a = A.CONTRACT_DURCH if durch else A.GOOD
+        elif ph == PH_ANNOUNCE:
+            a = self.choose_announcement(o)
+        elif ph == PH_FLEK:
+            a = self.choose_flek(o)
+        elif ph == PH_PLAY:
+            a = self.choose_card(o)
+        else:
+            a = legal[0]
+        if not o.mask[a]:  # a safety net: never return an illegal action (tests count them)
+            self.fallbacks += 1
+            a = legal[0]
+        return int(a)
+
+    # --- trumps, contract, discards ----------------------------------------------------
+    def choose_trump(self, o: ObsInfo) -> int:
+        """Seed 003: *Počítač vybírá trumf tak, že porovná sílu všech barev a pokud je rozdíl
+        v bodovém hodnocení nejsilnější a nejslabší barvy dost velký, zvolí za trumf nejslabší
+        kartu z této barvy, jinak volí z lidu.*
+
+        Each suit of the first seven cards scores ``TRUMP_CARD_VALUE`` per card plus a length
+        bonus (and a bonus for a marriage); when the strongest suit beats the weakest by at
+        least ``TRUMP_MIN_GAP`` its lowest card (trump order) is the trump card, otherwise
+        ``trump:blind``.  Ties go to the suit with more cards, then to hearts first.
+        """
+        scores = [suit_score(o.hand, s) for s in range(4)]
+        best = max(range(4), key=lambda s: (scores[s], popcount(in_suit(o.hand, s)), -s))
+        if scores[best] - min(scores) < TRUMP_MIN_GAP:
+            return A.TRUMP_BLIND
+        m = in_suit(o.hand, best)
+        low = min(cards(m), key=lambda c: strength(c, best))
+        return A.TRUMP0 + low
+
+    @staticmethod
+    @lru_cache(maxsize=4096)
+    def betl_hand(hand12: int, out: int = 0) -> tuple[int, tuple[int, int]]:
+        """Least betl risk (:func:`~mariash_env.robots.features.betl_risk`) over the 66
+        discard pairs of a 12-card hand, and that pair."""
+        pair = best_discards(hand12, hand12, lambda r, p: betl_cost(r, out | p))
+        pm = (1 << pair[0]) | (1 << pair[1])
+        return betl_risk(hand12 & ~pm, out | pm), pair
+
+    @staticmethod
+    @lru_cache(maxsize=4096)
+    def durch_hand_12(hand12: int, out: int = 0) -> tuple[int, tuple[int, int]]:
+        pair = best_discards(hand12, hand12, lambda r, p: durch_cost(r, out | p))
+        pm = (1 << pair[0]) | (1 << pair[1])
+        return durch_hole_suits(hand12 & ~pm, out | pm), pair
+
+    @staticmethod
+    def durch_hand(hand10: int) -> bool:
+        """A durch-worthy 10-card hand: no holed suit (seed 003).  Taking a talon and
+        discarding two can only keep or improve it."""
+        return durch_hole_suits(hand10) <= DURCH_MAX_HOLED
+
+    @staticmethod
+    def betl_hand_10(hand10: int) -> bool:
+        """A betl-worthy 10-card hand: at most ``BETL_MAX_RISK`` holes after the first lead."""
+        return betl_risk(hand10) <= BETL_MAX_RISK
+
+    def choose_contract(self, o: ObsInfo) -> int:
+        """Durch with no holed suit, else betl with at most ``BETL_MAX_RISK`` holes (best
+        discards of the 12 cards), else the suit game; a bad-sayer, who has no suit game,
+        takes whichever of betl and durch is closer to safe."""
+        dh, _ = self.durch_hand_12(o.hand, o.talon)
+        if dh <= DURCH_MAX_HOLED and o.mask[A.CONTRACT_DURCH]:
+            return A.CONTRACT_DURCH
+        bh, _ = self.betl_hand(o.hand, o.talon)
+        if bh <= BETL_MAX_RISK and o.mask[A.CONTRACT_BETL]:
+            return A.CONTRACT_BETL
+        if o.mask[A.CONTRACT_SUIT]:
+            return A.CONTRACT_SUIT
+        return A.CONTRACT_DURCH if dh == 0 or 2 * dh < bh else A.CONTRACT_BETL
+
+    def choose_discard(self, o: ObsInfo) -> int:
+        """Suit game: drop cards that keep the hand strongest (short low side suits into
+        voids; never aces, tens or the trump card, which the rules bar anyway; trumps and
+        marriage cards last).  Betl / durch: drop the cards that leave the fewest holes."""
+        allowed = 0
+        for a in o.legal:
+            if A.DISCARD0 <= a < A.DISCARD0 + 32:
+                allowed |= 1 << (a - A.DISCARD0)
+        if o.ndisc == 0:
+            return A.DISCARD0 + _best_pair(o.hand, allowed, o.contract, o.trump, o.talon)[0]
+        # The second card: the best partner of the first (the observation shows the first
+        # discard in ``talon``), which is the second card of the best pair.
+        cost = _discard_cost(o.contract, o.trump, o.talon)
+        best = min(cards(allowed), key=lambda c: (cost(o.hand & ~(1 << c), 1 << c), -(c & 7)))
+        return A.DISCARD0 + best
+
+    def wants_bad(self, o: ObsInfo) -> bool:
+        """Barva? -- *špatná* only with a betl or durch already in the own ten cards (the
+        talon taken after *špatná* can only improve them)."""
+        return self.durch_hand(o.hand) or self.betl_hand_10(o.hand)
+
+    def choose_announcement(self, o: ObsInfo) -> int:
+        """Sedma with the trump seven and at least four trumps; sto with a marriage and an
+        estimated hundred (:func:`estimate_points`); sto a sedma with both; else hra."""
+        t = o.trump
+        sedma = bool(o.mask[A.ANNOUNCE_SEDMA]) and trumps_in(o.hand, t) >= 4
+        sto = bool(o.mask[A.ANNOUNCE_STO]) and estimate_points(o.hand, t) >= STO_MIN_ESTIMATE
+        if sedma and sto and o.mask[A.ANNOUNCE_STO_SEDMA]:
+            return A.ANNOUNCE_STO_SEDMA
+        if sto:
+            return A.ANNOUNCE_STO
+        if sedma:
+            return A.ANNOUNCE_SEDMA
+        return A.ANNOUNCE_HRA
+
+    # --- flek (seed 001, last paragraph) ---------------------------------------------------
+    def choose_flek(self, o: ObsInfo) -> int:
+        for a in self.flek_actions(o):
+            if o.mask[a]:
+                return a
+        return A.GOOD
+
+    def flek_actions(self, o: ObsInfo) -> list[int]:
+        """The raises and announcements the robot wants in this flek turn (it then says
+        *dobrá*).  *Roboti flekují podle jednoho pevného pravidla — na každém sedadle stejně
+        a nikdy náhodně.*"""
+        if o.actor == 0:
+            return self.actor_raises(o)
+        if o.flek_round == 1:
+            return self.defence_first_round(o)
+        return self.defence_later_round(o)
+
+    def defence_first_round(self, o: ObsInfo) -> list[int]:
+        """The defence's first answer to the stake.
+
+        * *Hru (i hru v sedmě) flekují s hláškou (král a filek jedné barvy), se třemi trumfy
+          nebo se třemi esy a desítkami v ruce* -- the game bet of hra or sedma: flek with a
+          marriage (K+Q of one suit), or at least three trumps, or at least three aces and
+          tens together.
+        * *sto se čtyřmi trumfy nebo čtyřmi esy a desítkami* -- sto (also in sto a sedma):
+          four trumps or four aces-and-tens.
+        * *sedmu se třemi trumfy* -- the seven bet: three trumps.
+        * *betl se dvěma sedmami, durch se dvěma esy* -- betl: two sevens; durch: two aces.
+        * *Sedmu proti ohlásí s trumfovou sedmou a pěti trumfy, sto proti jen s hláškou v
+          trumfech a pěti esy a desítkami — tedy výjimečně.* -- seven against: the trump seven
+          and five trumps; hundred against: the trump marriage and five aces-and-tens.
+        """
+        h = o.hand
+        out: list[int] = []
+        if o.contract == C_SUIT:
+            t = o.trump
+            ntr = trumps_in(h, t)
+            sharp = sharps_in(h)
+            if (h >> (8 * t)) & 1 and ntr >= 5:
+                out.append(A.AGAINST_SEVEN)
+            if t in marriages(h) and sharp >= 5:
+                out.append(A.AGAINST_HUNDRED)
+            if o.announce in (AN_STO, AN_STO_SEDMA):
+                if ntr >= 4 or sharp >= 4:
+                    out.append(A.FLEK0 + B_GAME)
+            elif marriages(h) or ntr >= 3 or sharp >= 3:
+                out.append(A.FLEK0 + B_GAME)
+            if o.bet_exists[B_SEVEN] and ntr >= 3:
+                out.append(A.FLEK0 + B_SEVEN)
+        elif o.contract == C_BETL:
+            if popcount(h & SEVENS) >= 2:
+                out.append(A.FLEK0 + B_GAME)
+        elif o.contract == C_DURCH:
+            if popcount(h & ACES) >= 2:
+                out.append(A.FLEK0 + B_GAME)
+        return out
+
+    def defence_later_round(self, o: ObsInfo) -> list[int]:
+        """After the actor's *re*.
+
+        * *Flekují jen jednou; tutti řeknou jen výjimečně — na hru, na kterou forhont dal re,
+          když drží hlášku v trumfech nebo dvě hlášky.* -- they flek only once; *tutti* only
+          on a game (hra, also in a sedma) that forehand re'd, holding the trump marriage or
+          two marriages.
+        * *Boty nehrají.* and *na re k ní obrana od robotů nepřijde* -- nothing else: no re
+          on an against-bet the actor flekked, no further levels.
+        """
+        h = o.hand
+        if (o.contract == C_SUIT and o.announce in (AN_HRA, AN_SEDMA)
+                and o.bet_level[B_GAME] == 2 and (o.raisable >> B_GAME) & 1):
+            ms = marriages(h)
+            if o.trump in ms or len(ms) >= 2:
+                return [A.FLEK0 + B_GAME]
+        return []
+
+    def actor_raises(self, o: ObsInfo) -> list[int]:
+        """The actor's answers.
+
+        * *Když robot hraje sám, odpoví na flek re jen s velmi silnou kartou: na hru se šesti
+          trumfy (nebo pěti s trumfovým esem a desítkou a čtyřmi esy a desítkami celkem), na
+          sedmu se šesti trumfy včetně sedmy, na betl se třemi sedmami a ničím nad devítku.*
+          -- re on the game (hra, also in a sedma) with six trumps, or five including the
+          trump ace and ten with four aces-and-tens in all; on the seven with six trumps
+          including the seven; on a betl with three sevens and no card above the nine.  The
+          sentence names no re on sto or durch, so there is none.
+        * *Hru proti mu ohlášenou zaflekuje — sedmu proti se čtyřmi trumfy, sto proti se třemi
+          esy a desítkami* -- it flekks seven against with four trumps, hundred against with
+          three aces-and-tens.
+        * *Boty nehrají*, *flekují jen jednou* -- no boty, no second flek on an against-bet.
+        """
+        h = o.hand
+        out: list[int] = []
+        t = o.trump
+        ntr = trumps_in(h, t)
+        sharp = sharps_in(h)
+        lv = o.bet_level
+        if lv[B_GAME] == 1:
+            if o.contract == C_SUIT and o.announce in (AN_HRA, AN_SEDMA):
+                if ntr >= 6 or (ntr == 5 and (h >> (8 * t + RA)) & 1 and (h >> (8 * t + RT)) & 1
+                                and sharp >= 4):
+                    out.append(A.FLEK0 + B_GAME)
+            elif o.contract == C_BETL:
+                high = h & ~sum(0x7 << (8 * s) for s in range(4))  # cards above the nine
+                if popcount(h & SEVENS) >= 3 and not high:
+                    out.append(A.FLEK0 + B_GAME)
+        if o.bet_exists[B_SEVEN] and lv[B_SEVEN] == 1 and ntr >= 6 and (h >> (8 * t)) & 1:
+            out.append(A.FLEK0 + B_SEVEN)
+        if o.bet_exists[B_SEVEN_AG] and lv[B_SEVEN_AG] == 0 and ntr >= 4:
+            out.append(A.FLEK0 + B_SEVEN_AG)
+        if o.bet_exists[B_HUNDRED_AG] and lv[B_HUNDRED_AG] == 0 and sharp >= 3:
+            out.append(A.FLEK0 + B_HUNDRED_AG)
+        return out
+
+    # --- card play ---------------------------------------------------------------------------
+    def choose_card(self, o: ObsInfo) -> int:
+        legal = 0
+        for a in o.legal:
+            if A.PLAY0 <= a < A.PLAY0 + 32:
+                legal |= 1 << (a - A.PLAY0)
+        if o.contract == C_BETL:
+            c = self._play_betl(o, legal)
+        elif o.contract == C_DURCH:
+            c = self._play_durch(o, legal)
+        else:
+            c = self._play_suit(o, legal)
+        return A.PLAY0 + c
+
+    # Helpers on the decoded observation.
+    @staticmethod
+    def _side(o: ObsInfo, rel: int) -> int:
+        return 0 if rel == o.actor else 1
+
+    @staticmethod
+    def _may_trump(o: ObsInfo, rel: int, led: int, out: int) -> bool:
+        t = o.trump
+        if led == t or t < 0:
+            return False
+        v = o.voids[rel]
+        return bool((v >> led) & 1 and not (v >> t) & 1 and in_suit(out, t))
+
+    def _safe_winner(self, o: ObsInfo, c: int, rel_after: list[int], out: int) -> bool:
+        """Does ``c``, once winning, stay winning against the seats still to play?"""
+        t = o.trump
+        led = o.cur.cards[0] >> 3 if o.cur and o.cur.cards else c >> 3
+        for rel in rel_after:
+            v = o.voids[rel]
+            if c >> 3 == t:
+                if higher_in_suit(c, out, t) and not (v >> t) & 1:
+                    return False
+            else:
+                if self._may_trump(o, rel, led, out):
+                    return False
+                if not (v >> (c >> 3)) & 1 and higher_in_suit(c, out, t):
+                    return False
+        return True
+
+    # Suit games.
+    def _play_suit(self, o: ObsInfo, legal: int) -> int:
+        t = o.trump
+        seven = 1 << (8 * t) if t >= 0 else 0
+        if o.trick_no < 9 and legal & ~seven:
+            legal &= ~seven  # keep the trump seven for the last trick
+        if popcount(legal) == 1:
+            return cards(legal)[0]
+        if not o.cur or not o.cur.cards:
+            return self._lead_suit(o, legal)
+        return self._follow_suit(o, legal)
+
+    def _lead_suit(self, o: ObsInfo, legal: int) -> int:
+        t = o.trump
+        out = o.unknown()
+        h = o.hand
+        tr_out = in_suit(out, t)
+        my_tr = in_suit(legal, t)
+        actor = o.actor == 0
+        opps = [1, 2] if actor else [o.actor]
+        sto = actor and o.announce in (AN_STO, AN_STO_SEDMA)
+        # Sto: the trump marriage first, then any marriage (only the first one counts).
+        if sto and o.first_marriage[0] < 0:
+            for s in ([t] if t in marriages(h) else []) + marriages(h):
+                for r in (RQ, RK):
+                    c = 8 * s + r
+                    if (legal >> c) & 1:
+                        return c
+        if actor and tr_out and my_tr:
+            top = max(cards(my_tr), key=lambda c: strength(c, t))
+            if not higher_in_suit(top, tr_out, t):
+                return top  # the boss trump draws the defence's trumps
+            if trumps_in(h, t) >= 3 and popcount(tr_out) <= trumps_in(h, t):
+                cheap = [c for c in cards(my_tr) if not points(c)]
+                if cheap:
+                    return min(cheap, key=lambda c: strength(c, t))
+        # Cash boss side cards where no opponent can trump.
+        bosses = []
+        for c in cards(legal & ~SUIT_MASKS[t] if t >= 0 else legal):
+            s = c >> 3
+            if higher_in_suit(c, out, t) or not in_suit(out, s):
+                continue
+            if any(self._may_trump(o, r, s, out) for r in opps):
+                continue
+            if not actor and tr_out and o.actor >= 0 and (o.voids[o.actor] >> s) & 1:
+                continue
+            bosses.append(c)
+        if bosses:
+            return max(bosses, key=lambda c: (points(c), c & 7, -popcount(in_suit(h, c >> 3))))
+        # Otherwise a low card: from the shortest side suit without a ten to protect.
+        side = legal & ~SUIT_MASKS[t] if t >= 0 else legal
+        cand = [c for c in cards(side) if not points(c)]
+        if cand:
+            def key(c: int):
+                s = c >> 3
+                m = in_suit(h, s)
+                unguarded_ten = (m >> (8 * s + RT)) & 1 and not (m >> (8 * s + RA)) & 1
+                in_marriage = s in marriages(h) and (c & 7) in (RQ, RK)
+                if not actor and o.actor == 1:
+                    # lead through the actor: a suit the partner (behind it) may win
+                    partner_void = (o.voids[2] >> s) & 1
+                    return (in_marriage, unguarded_ten, partner_void, -popcount(m),
+                            strength(c, t))
+                return (in_marriage, unguarded_ten, popcount(m), strength(c, t))
+            return min(cand, key=key)
+        if side:
+            return min(cards(side), key=lambda c: (points(c), strength(c, t)))
+        return min(cards(legal), key=lambda c: (points(c), strength(c, t)))
+
+    def _follow_suit(self, o: ObsInfo, legal: int) -> int:
+        t = o.trump
+        out = o.unknown()
+        tr = o.cur
+        pos = len(tr.cards)
+        bi = winning_index(tr.cards, t)
+        wcard = tr.cards[bi]
+        my_side = self._side(o, 0)
+        partner_wins = self._side(o, tr.by[bi]) == my_side
+        win = [c for c in cards(legal) if beats(c, wcard, t)]
+        lose = [c for c in cards(legal) if not beats(c, wcard, t)]
+
+        def cheapest(cs: list[int]) -> int:
+            return min(cs, key=lambda c: (points(c), c >> 3 == t, strength(c, t)))
+
+        def smear(cs: list[int]) -> int:
+            # the most points, a ten before an ace, no trump if possible
+            return max(cs, key=lambda c: (points(c), c >> 3 != t, (c & 7) == RT, -strength(c, t)))
+
+        if pos == 2:
+            if partner_wins:
+                return smear(lose) if lose else cheapest(win)
+            if win:
+                led = tr.cards[0] >> 3
+                sharp_win = [c for c in win if points(c) and c >> 3 == led]
+                if sharp_win:
+                    return max(sharp_win, key=lambda c: strength(c, t))
+                return min(win, key=lambda c: (c >> 3 == t, points(c), strength(c, t)))
+            return cheapest(lose)
+        # Second to play.
+        third = (tr.leader + 2) % 3
+        if self._side(o, third) == my_side:
+            # Our side plays last: whatever I win stays ours.
+            if win:
+                return max(win, key=lambda c: (points(c), c >> 3 != t, -strength(c, t)))
+            return cheapest(lose)
+        safe = [c for c in win if self._safe_winner(o, c, [third], out)]
+        if partner_wins:
+            # The partner led; the actor plays last.
+            if self._safe_winner(o, wcard, [third], out):
+                return smear(lose) if lose else smear(
+                    [c for c in win if self._safe_winner(o, c, [third], out)] or win)
+            if safe:
+                return max(safe, key=lambda c: (points(c), -strength(c, t)))
+            return cheapest(lose) if lose else cheapest(win)
+        # I am the actor behind a defender's lead (the other defender plays last).
+        if safe:
+            return max(safe, key=lambda c: (points(c), -strength(c, t)))
+        return cheapest(lose) if lose else cheapest(win)
+
+    # Betl.
+    def _play_betl(self, o: ObsInfo, legal: int) -> int:
+        out = o.unknown()
+        tr = o.cur
+        if o.actor == 0:
+            if not tr.cards:
+                return self._lead_betl(o, legal, out)
+            bi = winning_index(tr.cards, -1)
+            w = tr.cards[bi]
+            under = [c for c in cards(legal) if not beats(c, w, -1)]
+            if under:
+                # Dump the most dangerous card that stays under: the highest, most holes.
+                return max(under, key=lambda c: (
+                    c >> 3 == w >> 3, popcount(lower_in_suit(c, out, -1)), c & 7))
+            return min(cards(legal), key=lambda c: c & 7)
+        return self._defend_betl(o, legal, out)
+
+    def _lead_betl(self, o: ObsInfo, legal: int, out: int) -> int:
+        def key(c: int):
+            s = c >> 3
+            above = higher_in_suit(c, out, -1)
+            both_void = all((o.voids[r] >> s) & 1 for r in (1, 2))
+            covered = bool(above) and not both_void
+            danger = popcount(lower_in_suit(c, out, -1))
+            return (covered, danger > 0 and popcount(above) >= 1, danger, popcount(above), -(c & 7))
+        return max(cards(legal), key=key)
+
+    def _defend_betl(self, o: ObsInfo, legal: int, out: int) -> int:
+        tr = o.cur
+        actor = o.actor
+        partner = 3 - actor
+        if not tr.cards:
+            # Attack (seed 003): lead from the bottom where the actor may be forced over.
+            best = None
+            best_key = None
+            for s in range(4):
+                m = in_suit(legal, s)
+                if not m or (o.voids[actor] >> s) & 1:
+                    continue
+                c = min(cards(m), key=lambda x: x & 7)
+                above = higher_in_suit(c, out, -1)
+                key = ((o.voids[partner] >> s) & 1, popcount(above) > 0, popcount(above),
+                       -(c & 7))
+                if best_key is None or key > best_key:
+                    best, best_key = c, key
+            if best is not None:
+                return best
+            return min(cards(legal), key=lambda c: c & 7)
+        bi = winning_index(tr.cards, -1)
+        w = tr.cards[bi]
+        actor_winning = tr.by[bi] == actor
+        actor_played = actor in tr.by
+        led = tr.cards[0] >> 3
+        follow = in_suit(legal, led)
+        if not follow:
+            # Void: throw the highest card, from a suit the actor no longer holds first.
+            return max(cards(legal), key=lambda c: ((o.voids[actor] >> (c >> 3)) & 1, c & 7))
+        if actor_played:
+            under = [c for c in cards(legal) if not beats(c, w, -1)]
+            if actor_winning and under:
+                return max(under, key=lambda c: c & 7)  # let the actor keep the trick
+            return max(cards(legal), key=lambda c: c & 7)  # shed high cards, keep low ones
+        # The actor plays after me: keep the winning card as low as the rules allow.
+        return min(cards(legal), key=lambda c: c & 7)
+
+    # Durch.
+    def _play_durch(self, o: ObsInfo, legal: int) -> int:
+        out = o.unknown()
+        tr = o.cur
+        if o.actor == 0:
+            if not tr.cards:
+                def key(c: int):
+                    boss = not higher_in_suit(c, out, -1)
+                    n_out = popcount(in_suit(out, c >> 3))
+                    return (boss, n_out if boss else -popcount(higher_in_suit(c, out, -1)), c & 7)
+                return max(cards(legal), key=key)
+            return max(cards(legal), key=lambda c: c & 7)
+        return self._defend_durch(o, legal, out)
+
+    def _partner_signals(self, o: ObsInfo) -> int:
+        """Suits in which the partner threw off the highest card still unplayed (seed 003)."""
+        partner = 3 - o.actor
+        seen = 0
+        sig = 0
+        for tr in [*o.tricks, o.cur]:
+            if tr is None:
+                continue
+            led = tr.cards[0] >> 3 if tr.cards else -1
+            for c, by in zip(tr.cards, tr.by):
+                if by == partner and c >> 3 != led and not higher_in_suit(
+                        c, 0xFFFFFFFF & ~seen & ~(1 << c), -1):
+                    sig |= 1 << (c >> 3)
+                seen |= 1 << c
+        return sig
+
+    def _defend_durch(self, o: ObsInfo, legal: int, out: int) -> int:
+        tr = o.cur
+        led = tr.cards[0] >> 3 if tr.cards else -1
+        if led >= 0 and in_suit(legal, led):
+            return min(cards(legal), key=lambda c: c & 7)  # keep the guards
+        actor = o.actor
+        partner = 3 - actor
+        unplayed = 0xFFFFFFFF & ~o.played
+        signals = self._partner_signals(o)
+        actor_led = 0
+        for t in o.tricks:
+            if t.leader == actor and t.cards:
+                actor_led |= 1 << (t.cards[0] >> 3)
+        best = None
+        best_key = None
+        for s in range(4):
+            m = in_suit(legal, s)
+            if not m:
+                continue
+            mine = cards(m)
+            top = max(mine, key=lambda c: c & 7)
+            others = in_suit(unplayed & ~o.hand, s)
+            above = higher_in_suit(top, others, -1)
+            # 1. I hold the two highest unplayed cards: throw the highest (a signal).
+            second = max((c for c in mine if c != top), key=lambda c: c & 7, default=-1)
+            top2 = second >= 0 and not above and not higher_in_suit(second, others, -1)
+            guard = popcount(m) >= 1 + popcount(above)
+            catchable = bool(in_suit(out, s)) and not (o.voids[actor] >> s) & 1
+            if top2:
+                pri, card = 6, top
+            elif (signals >> s) & 1:
+                pri, card = 5, top  # 2. follow the partner's signal: throw from the top
+            elif not catchable:
+                pri, card = 4, min(mine, key=lambda c: c & 7)  # 4. nothing to catch here
+            elif not guard:
+                pri, card = 3, min(mine, key=lambda c: c & 7)
+            elif (o.voids[partner] >> s) & 1:
+                pri, card = 0, min(mine, key=lambda c: c & 7)  # 3. the partner's gap: keep
+            else:
+                # 5./6. keep promising guards; tear a suit the actor led or the partner threw
+                pri, card = 1, min(mine, key=lambda c: c & 7)
+                if (actor_led >> s) & 1:
+                    pri = 2
+            key = (pri, -popcount(above), -len(mine))
+            if best_key is None or key > best_key:
+                best, best_key = card, key
+        return best if best is not None else min(cards(legal), key=lambda c: c & 7)

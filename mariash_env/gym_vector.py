@@ -1,0 +1,144 @@
+"""A Gymnasium ``VectorEnv`` over the compiled batched engine (:class:`~mariash_env.vector.VectorEnv`).
+
+::
+
+    from mariash_env.gym_vector import GymVectorEnv
+    envs = GymVectorEnv(1024, deals=1)              # any rule option: rules="licitovany", players=4
+    obs, infos = envs.reset(seed=0)
+    for _ in range(100):
+        actions = my_policy(obs, infos["action_mask"])   # one legal action per game
+        obs, reward, terminated, truncated, infos = envs.step(actions)
+
+Self-play: in every game the seat to move (``infos["seat"]``) acts, all seats through one
+policy.  ``observation_space``: ``Box(float32[obs_size])`` per game (the seat to move's
+observation); ``action_space``: ``MultiDiscrete([n_actions] * num_envs)``.  Every call
+returns fresh arrays and ``infos`` with
+
+``"action_mask"`` bool[N, n_actions]
+    the legal actions of the seat to move (an illegal action raises ``ValueError`` and
+    nothing is applied);
+``"seat"`` int64[N]
+    the seat to move (0..2; at ``players=4`` the player 0..3);
+``"rewards"`` float64[N, players]  (``step`` only)
+    each seat's payment on the step its deal ends, else 0 (zero-sum per game);
+``"deal_done"`` bool[N]  (``step`` only)
+    a deal ended in this step (a partie of ``deals`` deals is the episode).
+
+``reward`` is the payment of the seat that moved (``rewards[i, seat before the step]``).
+
+Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.NEXT_STEP`` (the mode
+Gymnasium's vector wrappers accept): a step that ends a partie returns
+``terminated=True`` with the terminal observation (all zeros, the engine's observation of
+a finished deal); the next ``step`` ignores that game's action and returns the first
+decision of its new partie with reward 0.  The mask of a terminated game already is that
+of the new partie, so a masked sampler never meets an empty mask.  No truncation.
+
+Seeding follows Gymnasium: ``reset(seed=s)`` gives game ``i`` the deals of AEC seed
+``s + i``; a later ``reset()`` continues the sequence (``+ num_envs``); the constructor's
+``seed`` stands for the first reset without one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from .vector import VectorEnv
+
+__all__ = ["GymVectorEnv", "ResetOptionError"]
+
+
+class ResetOptionError(ValueError):
+    """``reset(options=...)`` got something other than None or an empty dict."""
+
+
+class GymVectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` self-play games in one Gymnasium vector env (module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs: int, seed: int | None = None, **rules: Any) -> None:
+        if "observations" in rules:
+            raise TypeError("GymVectorEnv always encodes observations: "
+                            "drop the 'observations' option")
+        self._venv = venv = VectorEnv(num_envs, seed=seed, **rules)
+        self.num_envs = venv.num_envs
+        self.num_players = venv.players
+        self.single_observation_space = spaces.Box(-np.inf, np.inf, (venv.obs_size,),
+                                                   np.float32)
+        self.single_action_space = spaces.Discrete(venv.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._seat = np.zeros(self.num_envs, dtype=np.int64)
+        self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
+        self._started = False
+        self._last: Any = None  # the engine's Step (its buffers are updated in place)
+        self._rows = np.arange(self.num_envs)
+
+    @property
+    def vector_env(self) -> VectorEnv:
+        """The engine underneath (its buffers are overwritten by every step)."""
+        return self._venv
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        if options:  # no option applies to a whole batch of self-play games
+            raise ResetOptionError(f"GymVectorEnv.reset takes no options, got {options!r}; "
+                                   "expected None or {}")
+        step = self._last = self._venv.reset(seed=seed)
+        self._autoreset[:] = False
+        self._started = True
+        np.copyto(self._seat, step.player)
+        return step.obs.copy(), {"action_mask": step.mask.astype(np.bool_),
+                                 "seat": step.player.copy()}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                          dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
+                             f"shape {a.shape} of {a.dtype}")
+        a = a.astype(np.int64)
+        restarted = self._autoreset.copy()
+        if restarted.any():
+            # Those games were restarted by the engine in the step that ended them: their
+            # action is ignored (-1: the unchecked step applies nothing there).
+            self._check(a, ~restarted)
+            step = self._venv.step_unchecked(np.where(restarted, -1, a))
+        else:
+            step = self._venv.step(a)
+        self._last = step
+        per_seat = step.rewards.copy()
+        reward = per_seat[self._rows, self._seat]
+        terminated = step.partie_done.copy()
+        obs = step.obs.copy()
+        obs[terminated] = 0.0  # the engine's observation of a finished deal
+        np.copyto(self._autoreset, terminated)
+        np.copyto(self._seat, step.player)
+        infos = {"action_mask": step.mask.astype(np.bool_), "seat": step.player.copy(),
+                 "rewards": per_seat, "deal_done": step.deal_done.copy()}
+        return obs, reward, terminated, np.zeros(self.num_envs, dtype=np.bool_), infos
+
+    def _check(self, a: np.ndarray, rows: np.ndarray) -> None:
+        """The engine's all-or-nothing legality check, on ``rows`` only."""
+        mask = self._last.mask  # the engine's current masks
+        idx = np.flatnonzero(rows)
+        act = a[idx]
+        ok = (act >= 0) & (act < mask.shape[1])
+        ok[ok] = mask[idx[ok], act[ok]] == 1
+        if not ok.all():
+            bad = idx[~ok]
+            shown = ", ".join(f"game {int(i)}: action {int(a[i])}" for i in bad[:10])
+            more = f" and {bad.size - 10} more" if bad.size > 10 else ""
+            raise ValueError(f"illegal action in {bad.size} game(s) ({shown}{more}); "
+                             "nothing was applied to any game")
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release: the engine holds only numpy arrays."""

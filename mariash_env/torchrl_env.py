@@ -1,0 +1,273 @@
+"""TorchRL environment over the compiled batched engine (:class:`~mariash_env.vector.VectorEnv`).
+
+::
+
+    from mariash_env.torchrl_env import torchrl_env
+    env = torchrl_env(4096, seed=0, deals=1)      # any rule option: rules="licitovany", players=4
+    td = env.reset()
+    for _ in range(100):
+        td = env.rand_action(td)                    # or: policy(td), masked by td["action_mask"]
+        data, td = env.step_and_maybe_reset(td)
+
+Self-play: one policy acts for the seat to move in every game.  A TorchRL ``EnvBase`` with
+``batch_size=(num_envs,)`` and these keys:
+
+``"observation"`` float32[obs_size]
+    The observation of the seat to move (the engine's ``Step.obs``).
+``"action_mask"`` bool[n_actions]
+    Its legal actions.
+``"seat"`` int64
+    The seat to move (0..2; at ``players=4`` the player 0..3).
+``"action"`` int64 index (``Categorical(n_actions)``, not one-hot)
+    Checked against the mask: an illegal action raises ``ValueError`` and nothing is
+    applied (the engine's all-or-nothing step).
+``"reward"`` float32[players]
+    Each seat's payment (groše; licitovaný: desetníky) on the step its deal ends, else 0;
+    zero-sum per game.
+``"done"`` / ``"terminated"`` bool[1]
+    The partie is over (after ``deals`` deals; ``deals=1``: every deal is an episode).
+    No truncation.
+
+Auto-reset: the engine restarts a finished game inside the step that ends it, so the
+``"next"`` observation of a terminal step already is the first decision of the new
+partie (it is not used by value targets: the step is terminated).  The reset that
+``step_and_maybe_reset`` then asks for (``"_reset"`` = done) keeps those games as they
+are; a ``"_reset"`` row that is *not* fresh (an explicit partial reset) gets a new
+partie from the env's seed sequence, the other rows are untouched.  ``reset()`` without
+``"_reset"`` restarts every game.
+
+Seeding: ``seed=`` or ``set_seed(s)`` fixes the next full reset (game ``i`` gets the deals
+of ``VectorEnv.reset(seed=s)``, i.e. AEC seed ``s + i``); every later reset continues
+the sequence (``+ num_envs``, ``+ k`` for a partial reset of ``k`` games), and
+:meth:`rand_action` draws from a generator seeded by the same seed: the same seed and
+calls give the same rollout.  ``"_step"`` (TorchRL's partial steps) is honoured: the
+rows not stepped stay as they are.
+
+Zero copy: the engine's buffers are wrapped once by ``torch.from_numpy`` and copied
+once into each output TensorDict (the engine overwrites them on the next step).
+``torchrl`` is imported only when :func:`torchrl_env` is called.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .vector import VectorEnv, random_legal_actions
+
+__all__ = ["torchrl_env", "ResetRowsError"]
+
+_CLASS: Any = None
+
+
+def torchrl_env(num_envs: int, device: Any = "cpu", seed: int | None = None,
+                **rules: Any) -> Any:
+    """A TorchRL ``EnvBase`` of ``num_envs`` self-play games (module docstring); ``rules``:
+    the keywords of :class:`~mariash_env.vector.VectorEnv` (rule options, ``deals``,
+    ``parallel``)."""
+    global _CLASS
+    if _CLASS is None:
+        _CLASS = _make_class()
+    return _CLASS(num_envs, device=device, seed=seed, **rules)
+
+
+class ResetRowsError(ValueError):
+    """A ``"_reset"`` entry that is not one boolean per game."""
+
+
+def _make_class() -> type:
+    import torch
+    from tensordict import TensorDict, TensorDictBase
+    from torchrl.data import Bounded, Categorical, Composite, Unbounded
+    from torchrl.envs import EnvBase
+
+    class MariashTorchRLEnv(EnvBase):
+        """Self-play TorchRL env over :class:`VectorEnv` (:mod:`mariash_env.torchrl_env`)."""
+
+        def __init__(self, num_envs: int, device: Any = "cpu", seed: int | None = None,
+                     **rules: Any) -> None:
+            if "observations" in rules:
+                raise TypeError("torchrl_env always encodes observations: "
+                                "drop the 'observations' option")
+            self._venv = VectorEnv(num_envs, seed=seed, **rules)
+            self._rules = rules
+            n = self._venv.num_envs
+            super().__init__(device=device, batch_size=torch.Size([n]))
+            venv = self._venv
+            self.num_players = venv.players
+            self.n_actions = venv.num_actions
+            self.obs_size = venv.obs_size
+            dev = self.device
+            self.observation_spec = Composite(
+                observation=Unbounded(shape=(n, venv.obs_size), dtype=torch.float32,
+                                      device=dev),
+                action_mask=Categorical(2, shape=(n, venv.num_actions), dtype=torch.bool,
+                                        device=dev),
+                seat=Bounded(0, venv.players - 1, shape=(n,), dtype=torch.int64,
+                             device=dev),
+                shape=(n,), device=dev)
+            self.action_spec = Categorical(venv.num_actions, shape=(n,), dtype=torch.int64,
+                                           device=dev)
+            self.reward_spec = Unbounded(shape=(n, venv.players), dtype=torch.float32,
+                                         device=dev)
+            self.done_spec = Composite(
+                done=Categorical(2, shape=(n, 1), dtype=torch.bool, device=dev),
+                terminated=Categorical(2, shape=(n, 1), dtype=torch.bool, device=dev),
+                shape=(n,), device=dev)
+            # The seed of the next reset: VectorEnv's own sequence, kept here so that a
+            # partial reset can continue it.
+            self._next_seed = (int(np.random.SeedSequence().entropy) if seed is None
+                               else int(seed))
+            self._rng = np.random.default_rng(self._next_seed)
+            # Games that stand at the first decision of a partie never stepped since.
+            self._fresh = np.zeros(n, dtype=np.bool_)
+            self._src: Any = None
+            self._last: Any = None  # the engine's Step (the same buffers every call)
+            self._last_out: Any = None  # the observation tensor the last _step returned
+            self._cpu = self.device.type == "cpu"
+
+        # -- buffers ---------------------------------------------------------
+
+        def _wrap(self, step: Any) -> None:
+            """Torch views of the engine's buffers, made once (they are reused in place)."""
+            self._last = step
+            if self._src is step.obs:
+                return
+            with warnings.catch_warnings():  # the mask is read-only; we only copy it
+                warnings.simplefilter("ignore", UserWarning)
+                self._t_obs = torch.from_numpy(step.obs)
+                self._t_mask = torch.from_numpy(step.mask.view(np.bool_))
+                self._t_seat = torch.from_numpy(step.player)
+                self._t_rew = torch.from_numpy(step.rewards)
+                self._t_done = torch.from_numpy(step.partie_done).view(-1, 1)
+            self._src = step.obs
+
+        def _copy(self, t: torch.Tensor) -> torch.Tensor:
+            return t.clone() if self._cpu else t.to(self.device)
+
+        def _observation(self, out: dict[str, Any]) -> dict[str, Any]:
+            out["observation"] = self._copy(self._t_obs)
+            out["action_mask"] = self._copy(self._t_mask)
+            out["seat"] = self._copy(self._t_seat)
+            return out
+
+        # -- EnvBase ---------------------------------------------------------
+
+        def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
+            action = tensordict.get("action")
+            a = action.detach().reshape(-1).to("cpu", torch.int64).numpy()
+            rows = tensordict.get("_step", None)
+            if rows is None:
+                step = self._venv.step(a)
+                np.copyto(self._fresh, step.partie_done)
+            else:
+                rows = rows.reshape(-1).cpu().numpy().astype(np.bool_)
+                step = self._step_rows(a, rows)
+            self._wrap(step)
+            done = self._copy(self._t_done)
+            out = self._observation({
+                "reward": self._t_rew.to(self.device, torch.float32, copy=True),
+                "done": done, "terminated": done.clone()})
+            self._last_out = out["observation"]
+            return TensorDict(out, batch_size=self.batch_size, device=self.device)
+
+        def _step_rows(self, a: np.ndarray, rows: np.ndarray) -> Any:
+            """Step only ``rows``: the others get the action -1, which the unchecked step
+            leaves unapplied, after the same all-or-nothing legality check."""
+            mask = self._current().mask
+            idx = np.flatnonzero(rows)
+            act = a[idx]
+            ok = (act >= 0) & (act < self.n_actions)
+            ok[ok] = mask[idx[ok], act[ok]]
+            if not ok.all():
+                bad = idx[~ok][:10]
+                raise ValueError(
+                    f"illegal action in {int((~ok).sum())} game(s) ("
+                    + ", ".join(f"game {int(i)}: action {int(a[i])}" for i in bad)
+                    + "); nothing was applied to any game")
+            step = self._venv.step_unchecked(np.where(rows, a, -1))
+            self._fresh[idx] = step.partie_done[idx]
+            return step
+
+        def _reset(self, tensordict: TensorDictBase | None = None,
+                   **kwargs: Any) -> TensorDictBase:
+            n = self.batch_size[0]
+            rows = None if tensordict is None else tensordict.get("_reset", None)
+            if rows is None or self._last is None:  # (nothing to keep before the first)
+                step = self._venv.reset(seed=self._next_seed)
+                self._next_seed += n
+                self._fresh[:] = True
+            else:
+                rows = rows.detach().cpu().numpy()
+                if rows.size != n or rows.dtype != np.bool_:
+                    raise ResetRowsError(f"'_reset' must be {n} booleans (one per game), "
+                                         f"got shape {tuple(rows.shape)} of {rows.dtype}")
+                rows = rows.reshape(n)
+                restart = np.flatnonzero(rows & ~self._fresh)
+                step = self._restart(restart) if restart.size else self._current()
+                self._fresh |= rows
+            self._wrap(step)
+            self._last_out = None
+            zero = torch.zeros((n, 1), dtype=torch.bool, device=self.device)
+            out = self._observation({"done": zero, "terminated": zero.clone()})
+            return TensorDict(out, batch_size=self.batch_size, device=self.device)
+
+        def maybe_reset(self, tensordict: TensorDictBase) -> TensorDictBase:
+            """``step_and_maybe_reset``'s reset of the finished games.  When
+            ``tensordict`` carries the observation of this env's last step (the case
+            inside ``step_and_maybe_reset``), its finished games already hold their new
+            partie (the engine restarts them in the step): only their done flags are
+            cleared, with no copy.  Otherwise TorchRL's reset (``_reset`` with
+            ``"_reset"``) runs."""
+            if tensordict.get("observation", None) is not self._last_out:
+                return super().maybe_reset(tensordict)
+            done = tensordict.get("done")
+            if done.any():
+                rows = done.reshape(-1).cpu().numpy()
+                self._fresh |= rows
+                tensordict.set("done", torch.zeros_like(done))
+                tensordict.set("terminated", torch.zeros_like(done))
+            return tensordict
+
+        def _current(self) -> Any:
+            """The engine's current Step; its buffers already hold every game's decision
+            (a game ended by the last step has been restarted by the engine)."""
+            return self._venv.current() if self._last is None else self._last
+
+        def _restart(self, idx: np.ndarray) -> Any:
+            """New parties in games ``idx`` only, from the next seeds of the sequence."""
+            k = int(idx.size)
+            fresh = VectorEnv(k, observations=False, **self._rules)
+            fresh.reset(seed=self._next_seed)
+            self._next_seed += k
+            states = self._venv.copy_states()
+            states[idx] = fresh.copy_states()
+            self._venv.restore_states(states)
+            return self._venv.current()
+
+        def _set_seed(self, seed: int | None) -> None:
+            if seed is None:
+                seed = int(np.random.SeedSequence().entropy)
+            self._next_seed = int(seed)
+            self._rng = np.random.default_rng(int(seed))
+
+        def rand_action(self, tensordict: TensorDictBase | None = None) -> TensorDictBase:
+            """A uniformly random *legal* action per game (the compiled sampler on the
+            tensordict's ``"action_mask"``; the action spec alone knows no mask)."""
+            if tensordict is None:
+                mask = self._current().mask
+                tensordict = TensorDict({}, batch_size=self.batch_size, device=self.device)
+            else:
+                mask = tensordict.get("action_mask").cpu().numpy().view(np.int8)
+            a = random_legal_actions(mask, self._rng)
+            tensordict.set("action", torch.from_numpy(a).to(self.device))
+            return tensordict
+
+        @property
+        def vector_env(self) -> VectorEnv:
+            """The engine underneath (its buffers are overwritten by every step)."""
+            return self._venv
+
+    return MariashTorchRLEnv

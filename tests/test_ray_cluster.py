@@ -1,0 +1,201 @@
+"""The ``--backend ray`` front ends on a local multi-node Ray cluster (issue #29 / #36).
+
+One module cluster (``ray.cluster_utils.Cluster``): a head without CPUs (they stay the
+learner's) and two 1-CPU worker nodes; the command lines join it by its address.  The
+test that removes a node runs last and adds one back."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
+
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from mariash_env.ray_pool import RayClusterError, join  # noqa: E402
+from training.checkpoint import read_checkpoint  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TRAIN_SET = ["seed=5", "env.num_envs=8", "env.rollout_steps=4", "env.workers=2",
+             "network.hidden=[16]", "eval.every=0", "eval.deals=4", "eval.num_envs=4",
+             "eval.opponents=['random']", "run.max_iterations=2", "run.checkpoint_every=1",
+             "run.progress=false", "run.tensorboard=false", "run.plot=false",
+             "run.threads=1", "dmc.batch_size=16"]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    c = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 0, "_system_config": {"health_check_period_ms": 500,
+                                          "health_check_failure_threshold": 4}})
+    nodes = [c.add_node(num_cpus=1) for _ in range(2)]
+    c.wait_for_nodes()
+    c.nodes_ = nodes
+    yield c
+    if ray.is_initialized():
+        ray.shutdown()
+    c.shutdown()
+
+
+def _cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.mark.slow
+def test_the_arena_runs_from_the_command_line_on_the_cluster(cluster, tmp_path):
+    """#29 item 1 (#36): ``python -m mariash_env.arena --backend ray --address`` on two
+    nodes plays the match of ``--backend process`` (it failed with KeyError: 'robots':
+    its ``__main__`` functions were shipped by value, each with its own worker dict)."""
+    a = cluster.address
+    arena = ["mariash_env.arena", "--robots", "table,random", "--deals", "4", "--quiet",
+             "--no-plot"]
+    p = _cli(*arena, "--backend", "ray", "--address", a, "--jobs", "2",
+             "--out", str(tmp_path / "ar"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    q = _cli(*arena, "--out", str(tmp_path / "ap"))
+    assert q.returncode == 0, q.stderr[-2000:]
+    assert ((tmp_path / "ar" / "deals.csv").read_text()
+            == (tmp_path / "ap" / "deals.csv").read_text())
+
+
+@pytest.mark.slow
+def test_label_generation_runs_from_the_command_line_on_the_cluster(cluster, tmp_path):
+    """#29 item 1 (#36): ``python -m training.pimc_labels --backend ray --address`` makes
+    the shards of ``--backend process`` (written by the driver, not the nodes)."""
+    a = cluster.address
+    labels = ["training.pimc_labels", "--states", "6", "--shard-size", "3", "--worlds", "1",
+              "--robot-share", "0", "--no-progress"]
+    p = _cli(*labels, "--backend", "ray", "--address", a, "--jobs", "2",
+             "--out", str(tmp_path / "lr"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    q = _cli(*labels, "--out", str(tmp_path / "lp"))
+    assert q.returncode == 0, q.stderr[-2000:]
+    for i in range(2):
+        with np.load(tmp_path / "lr" / f"shard_{i:05d}.npz") as x, \
+                np.load(tmp_path / "lp" / f"shard_{i:05d}.npz") as y:
+            assert x.files == y.files
+            assert all(np.array_equal(x[k], y[k], equal_nan=x[k].dtype.kind == "f")
+                       for k in x.files)  # a value is NaN for an illegal action
+
+
+@pytest.mark.slow
+def test_training_runs_from_the_command_line_on_the_cluster(cluster, tmp_path):
+    """#29 items 1 and 6 (#36): ``python -m training.train --backend ray --address`` on two
+    nodes writes the checkpoint of ``--backend process`` (weights, pool, every RNG)."""
+    a = cluster.address
+    sets = [f"--set={s}" for s in TRAIN_SET]
+    p = _cli("training.train", "--backend", "ray", "--address", a, *sets,
+             "--out", str(tmp_path / "tr"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    q = _cli("training.train", *sets, "--out", str(tmp_path / "tp"))
+    assert q.returncode == 0, q.stderr[-2000:]
+    r, s = (read_checkpoint(tmp_path / k / "checkpoint.pt") for k in ("tr", "tp"))
+    assert r["counters"]["iteration"] == 2
+    for key in ("policy", "method", "pool", "rng"):
+        assert _same(r[key], s[key]), key
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor):
+        return torch.equal(a, b)
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+@pytest.mark.parametrize("front", ["training.train", "mariash_env.arena"])
+def test_a_wrong_address_fails_in_seconds_naming_it(front, tmp_path):
+    """#29 item 3 (#36): ``--address nohost:6379`` fails within seconds with one line
+    naming it, before the run directory exists (it retried for ten minutes)."""
+    t0 = time.perf_counter()
+    p = _cli(front, "--backend", "ray", "--address", "nohost:6379",
+             "--out", str(tmp_path / "x"), timeout=120)
+    assert p.returncode in (1, 2) and "nohost:6379" in p.stderr, p.stderr[-2000:]
+    assert "Traceback" not in p.stderr and not (tmp_path / "x").exists()
+    assert time.perf_counter() - t0 < 60  # the interpreter's start is most of it
+
+
+def test_an_auth_failure_is_named_in_one_line():
+    """#29 item 4 (#36): a worker refused for a missing token is reported as that, naming
+    RAY_AUTH_TOKEN and ~/.ray/auth_token (not "rollout worker 0 died 4 times")."""
+    from mariash_env import ray_pool
+
+    err = ray_pool._auth_error("head:6379", "Missing authorization header")
+    assert "RAY_AUTH_TOKEN" in str(err) and "~/.ray/auth_token" in str(err)
+    assert ray_pool._is_auth("RpcError: Missing authorization header")
+    assert ray_pool._is_auth("InvalidAuthToken") and not ray_pool._is_auth("ActorDiedError")
+
+
+def test_joining_leaves_pythons_random_as_it_was(cluster):
+    """#29 item 6 (#36): ``ray.init`` draws from Python's ``random``; :func:`join` puts
+    its state back, so a run that joins the cluster itself matches ``--backend process``."""
+    random.seed(11)
+    before = random.getstate()
+    assert join(cluster.address, 20.0)
+    assert random.getstate() == before
+    ray.shutdown()
+
+
+def test_join_refuses_a_bad_address_and_timeout():
+    """#29 item 3 (#36): an address that is no HOST:PORT, or nothing listening there."""
+    with pytest.raises(RayClusterError, match="invalid --address 'nohost'"):
+        join("nohost", 5.0)
+    with pytest.raises(RayClusterError, match="cannot reach the Ray cluster at --address "
+                                              "127.0.0.1:1"):
+        join("127.0.0.1:1", 5.0)
+    with pytest.raises(ValueError, match="invalid timeout=0"):
+        join(None, 0)
+
+
+def test_a_lost_node_without_a_spare_cpu_is_reported_and_the_run_goes_on(cluster):
+    """#29 items 2 and 5 (#36): the node of worker 1 is removed and no free CPU is left:
+    within the timeout its replacement starts without a CPU of its own, the restart and
+    its cause are logged, and the batches are those of worker processes; no weights of
+    past collections stay referenced in the object store.  (It hung forever.)"""
+    from tests.test_ray_backend import _collect3, small
+    from training.actors import ProcessActors
+    from training.methods import get_method
+    from training.ray_actors import RayActors
+
+    cfg = small()
+    method = get_method(cfg.method)(cfg, torch.device("cpu"))
+    init = {k: v.clone() for k, v in method.net.state_dict().items()}
+    reference = _collect3(ProcessActors(cfg, method), cfg, method.net)
+    method.net.load_state_dict(init)
+    join(cluster.address, 5.0)
+    lines: list[str] = []
+    actors = RayActors(cfg, log=lines.append)
+    counts = ray._private.worker.global_worker.core_worker.get_all_reference_counts
+
+    def lose_a_node(acts: RayActors) -> None:
+        assert len(counts()) <= 2  # no past weights or pools held (3 collections' before)
+        where = ray._private.state.actors(acts.workers[1]._actor_id.hex())["Address"]
+        [node] = [n for n in cluster.nodes_ if n.node_id == where["NodeID"]]
+        cluster.remove_node(node)
+
+    t0 = time.perf_counter()
+    try:
+        killed = _collect3(actors, cfg, method.net, lose_a_node)
+        assert actors.restarts == 1 and actors.shared == 1
+    finally:
+        actors.close()
+        ray.shutdown()
+        cluster.add_node(num_cpus=1)
+    assert time.perf_counter() - t0 < 120
+    assert len(lines) == 1 and "rollout worker 1 lost" in lines[0] and "shares a CPU" in lines[0]
+    for (o1, a1, r1, d1), (o2, a2, r2, d2) in zip(reference, killed):
+        assert np.array_equal(o1, o2) and np.array_equal(a1, a2) and np.array_equal(r1, r2)
+        assert d1 == d2

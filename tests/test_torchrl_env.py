@@ -1,0 +1,311 @@
+"""Issue #31 (the libraries and the compiled engine): ``mariash_env.torchrl_env`` (a TorchRL
+env over VectorEnv), ``mariash_env.gym_vector`` (a Gymnasium vector env over it), the
+TorchRL PPO example and the side-by-side benchmark."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("torchrl")
+
+from torchrl.envs.utils import check_env_specs  # noqa: E402
+
+from mariash_env.gym_vector import GymVectorEnv, ResetOptionError  # noqa: E402
+from mariash_env.torchrl_env import torchrl_env  # noqa: E402
+from mariash_env.vector import VectorEnv, random_legal_actions  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = [pytest.param({}, id="voleny"), pytest.param({"rules": "licitovany"}, id="licitovany"),
+         pytest.param({"players": 4}, id="four")]
+
+
+def _rollout(env, steps):
+    """``steps`` random legal steps through step_and_maybe_reset; the stacked data."""
+    td = env.reset()
+    out = []
+    for _ in range(steps):
+        td = env.rand_action(td)
+        data, td = env.step_and_maybe_reset(td)
+        out.append(data.clone())
+    return torch.stack(out, 0)
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_specs(rules):
+    """Issue #31, TorchRL env: TorchRL's check_env_specs passes (both rollout modes) and
+    the specs have the contract's shapes and dtypes, for every game."""
+    env = torchrl_env(6, seed=1, deals=1, **rules)
+    check_env_specs(env, break_when_any_done="both")
+    venv = VectorEnv(1, **rules)
+    spec = env.observation_spec
+    assert spec["observation"].shape == (6, venv.obs_size)
+    assert spec["action_mask"].dtype == torch.bool
+    assert spec["action_mask"].shape == (6, venv.num_actions)
+    assert spec["seat"].dtype == torch.int64
+    assert env.action_spec.dtype == torch.int64 and env.action_spec.shape == (6,)
+    assert env.action_spec.space.n == venv.num_actions
+    assert env.reward_spec.shape == (6, venv.players)
+    assert env.reward_spec.dtype == torch.float32
+    assert env.full_done_spec["done"].shape == (6, 1)
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_matches_vector_env(rules):
+    """Issue #31, TorchRL env: under the same seed and actions every step's observation,
+    mask, seat, rewards and done are the raw VectorEnv's (masks included), the finished
+    games restart through step_and_maybe_reset, and rewards are zero-sum and paid."""
+    n, steps = 8, 120
+    env = torchrl_env(n, seed=7, deals=1, **rules)
+    venv = VectorEnv(n, seed=7, deals=1, **rules)
+    step = venv.reset(seed=7)
+    td = env.reset()
+    paid = 0
+    for _ in range(steps):
+        np.testing.assert_array_equal(td["observation"].numpy(), step.obs)
+        np.testing.assert_array_equal(td["action_mask"].numpy(), step.mask.astype(bool))
+        np.testing.assert_array_equal(td["seat"].numpy(), step.player)
+        assert not td["done"].any()
+        td = env.rand_action(td)
+        step = venv.step(td["action"].numpy())
+        data, td = env.step_and_maybe_reset(td)
+        nxt = data["next"]
+        np.testing.assert_array_equal(nxt["reward"].numpy(), step.rewards.astype(np.float32))
+        np.testing.assert_array_equal(nxt["done"].numpy()[:, 0], step.partie_done)
+        np.testing.assert_array_equal(nxt["terminated"].numpy()[:, 0], step.partie_done)
+        assert torch.all(nxt["reward"].sum(-1).abs() < 1e-3)
+        paid += int((nxt["reward"] != 0).any(-1).sum())
+    assert paid > 0
+
+
+def test_same_seed_same_rollout():
+    """Issue #31, seeding: the same seed gives the same rollout (deals and random
+    actions), set by the constructor or by set_seed; another seed another one."""
+    a = _rollout(torchrl_env(4, seed=3, deals=1), 60)
+    b = _rollout(torchrl_env(4, seed=3, deals=1), 60)
+    env = torchrl_env(4, deals=1)
+    env.set_seed(3)
+    c = _rollout(env, 60)
+    d = _rollout(torchrl_env(4, seed=4, deals=1), 60)
+    for other in (b, c):
+        assert torch.equal(a["action"], other["action"])
+        assert torch.equal(a["next", "observation"], other["next", "observation"])
+        assert torch.equal(a["next", "reward"], other["next", "reward"])
+    assert not torch.equal(a["observation"][0], d["observation"][0])
+
+
+def test_seeded_reset_is_aec_seed():
+    """Issue #31, seeding: game i of a reset from seed s is VectorEnv.reset(seed=s)'s game
+    i; the next full reset continues the sequence (s + num_envs)."""
+    env = torchrl_env(3, seed=10)
+    venv = VectorEnv(3)
+    first = env.reset()
+    np.testing.assert_array_equal(first["observation"].numpy(), venv.reset(seed=10).obs)
+    second = env.reset()
+    np.testing.assert_array_equal(second["observation"].numpy(), venv.reset(seed=13).obs)
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_partial_reset(rules):
+    """Issue #31, partial reset: an explicit ``"_reset"`` restarts only those games (a new
+    partie from the next seeds of the sequence); the others keep their position."""
+    n = 6
+    env = torchrl_env(n, seed=20, **rules)
+    td = env.reset()
+    for _ in range(5):
+        td = env.rand_action(td)
+        _, td = env.step_and_maybe_reset(td)
+    before = env.vector_env.copy_states()
+    rows = torch.tensor([True, False, False, True, False, False])
+    reset_td = td.exclude("action").clone()
+    reset_td["_reset"] = rows[:, None]
+    out = env.reset(reset_td)
+    after = env.vector_env.copy_states()
+    keep = ~rows.numpy()
+    np.testing.assert_array_equal(after[keep], before[keep])
+    fresh = VectorEnv(2, **rules)
+    fresh.reset(seed=20 + n)  # the sequence after the first full reset
+    np.testing.assert_array_equal(after[rows.numpy()], fresh.copy_states())
+    np.testing.assert_array_equal(out["observation"].numpy(), env.vector_env.current().obs)
+    assert not out["done"].any()
+
+
+def test_partial_reset_before_the_first_reset():
+    """Issue #31, partial reset: a ``"_reset"`` before any reset starts every game (there
+    is no position to keep); a malformed one is refused."""
+    from tensordict import TensorDict
+
+    from mariash_env.torchrl_env import ResetRowsError
+
+    env = torchrl_env(3, seed=30)
+    rows = torch.tensor([[True], [False], [False]])
+    out = env.reset(TensorDict({"_reset": rows}, batch_size=[3]))
+    np.testing.assert_array_equal(out["observation"][0].numpy(),
+                                  VectorEnv(3).reset(seed=30).obs[0])
+    bad = TensorDict({"_reset": torch.ones(3, 1, dtype=torch.int64)}, batch_size=[3])
+    with pytest.raises(ResetRowsError):
+        env._reset(bad)
+
+
+def test_transformed_env_resets_only_finished_games():
+    """Issue #31, partial reset: through a TransformedEnv (TorchRL's own reset with a
+    ``"_reset"`` mask of the finished games) the rollout is the plain env's: the finished
+    games restart as the engine restarted them, the others are untouched."""
+    from torchrl.envs import StepCounter, TransformedEnv
+
+    plain = _rollout(torchrl_env(5, seed=2, deals=1), 80)
+    wrapped = _rollout(TransformedEnv(torchrl_env(5, seed=2, deals=1), StepCounter()), 80)
+    assert plain["next", "done"].any()
+    assert torch.equal(plain["action"], wrapped["action"])
+    assert torch.equal(plain["observation"], wrapped["observation"])
+    assert torch.equal(plain["next", "reward"], wrapped["next", "reward"])
+    assert torch.equal(plain["next", "done"], wrapped["next", "done"])
+
+
+def test_partial_step_and_illegal_action():
+    """Issue #31, TorchRL env: ``"_step"`` steps only its rows (the others keep their
+    decision), and an illegal action raises ValueError with nothing applied."""
+    env = torchrl_env(4, seed=5)
+    td = env.rand_action(env.reset())
+    before = env.vector_env.copy_states()
+    td["_step"] = torch.tensor([True, False, True, False])
+    out = env.step(td)
+    after = env.vector_env.copy_states()
+    np.testing.assert_array_equal(after[[1, 3]], before[[1, 3]])
+    assert (after[[0, 2]] != before[[0, 2]]).any(axis=1).all()
+    assert torch.equal(out["next", "observation"][[1, 3]], td["observation"][[1, 3]])
+    td = env.step_mdp(out)
+    bad = td.clone()
+    bad["action"] = (~bad["action_mask"]).int().argmax(-1)
+    snap = env.vector_env.copy_states()
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step(bad)
+    np.testing.assert_array_equal(env.vector_env.copy_states(), snap)
+    bad["_step"] = torch.tensor([False, True, False, False])
+    with pytest.raises(ValueError, match="game 1"):
+        env.step(bad)
+    np.testing.assert_array_equal(env.vector_env.copy_states(), snap)
+
+
+def test_torchrl_imported_lazily():
+    """Issue #31 (INTERFACE.md): importing the module does not import torchrl."""
+    code = ("import sys, mariash_env.torchrl_env, mariash_env.gym_vector; "
+            "assert 'torchrl' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+# ---------------------------------------------------------------- Gymnasium vector env
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_gym_vector_next_step_autoreset(rules):
+    """Issue #31, Gymnasium VectorEnv: NEXT_STEP autoreset (terminal observation zeros,
+    then the new partie with reward 0 and the action ignored), the mover's reward as the
+    scalar, per-seat rewards zero-sum in info, masks and seats equal to VectorEnv's."""
+    from gymnasium.vector import AutoresetMode
+
+    n = 8
+    env = GymVectorEnv(n, deals=1, **rules)
+    assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    venv = VectorEnv(n, deals=1, **rules)
+    obs, info = env.reset(seed=4)
+    step = venv.reset(seed=4)
+    rng = np.random.default_rng(1)
+    restarting = np.zeros(n, dtype=bool)
+    ends = 0
+    for _ in range(150):
+        assert env.observation_space.contains(obs)
+        mover = info["seat"].copy()
+        np.testing.assert_array_equal(info["seat"], step.player)
+        np.testing.assert_array_equal(info["action_mask"], step.mask.astype(bool))
+        np.testing.assert_array_equal(obs[~restarting], step.obs[~restarting])
+        a = random_legal_actions(info["action_mask"].view(np.int8), rng)
+        obs, reward, term, trunc, info = env.step(a)
+        step = venv.step_unchecked(np.where(restarting, -1, a))
+        assert not trunc.any()
+        np.testing.assert_array_equal(term, step.partie_done)
+        np.testing.assert_array_equal(info["rewards"], step.rewards)
+        np.testing.assert_allclose(info["rewards"].sum(1), 0)
+        np.testing.assert_array_equal(reward, step.rewards[np.arange(n), mover])
+        assert (reward[restarting] == 0).all() and not term[restarting].any()
+        assert (obs[term] == 0).all()
+        ends += int(term.sum())
+        restarting = term
+    assert ends > 0
+
+
+def test_gym_vector_wrappers_seeding_and_checks():
+    """Issue #31, Gymnasium VectorEnv: Gymnasium's vector wrappers (observation wrappers
+    accept NEXT_STEP only) run on it, the same seed gives the same data, returned arrays
+    are never shared between calls, bad actions and options are refused."""
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import data_equivalence
+    from gymnasium.utils.passive_env_checker import check_action_space, check_observation_space
+    from gymnasium.wrappers.vector import NormalizeObservation, RecordEpisodeStatistics
+
+    def run(seed):
+        env = RecordEpisodeStatistics(NormalizeObservation(GymVectorEnv(4, deals=1)))
+        obs, info = env.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        got, episodes = [(obs, info)], 0
+        for _ in range(80):
+            a = random_legal_actions(info["action_mask"].view(np.int8), rng)
+            *out, info = env.step(a)
+            episodes += int(info.pop("_episode", np.zeros(1)).sum())
+            info.pop("episode", None)  # its wall times differ from run to run
+            got.append((*out, info))
+        assert episodes > 0
+        return got
+
+    a, b = run(9), run(9)
+    assert data_equivalence(a, b, exact=True)
+    assert not data_equivalence(a, run(10))
+    env = GymVectorEnv(3)
+    check_observation_space(env.single_observation_space)
+    check_action_space(env.single_action_space)
+    assert isinstance(env.action_space, gym.spaces.MultiDiscrete)
+    o1, i1 = env.reset(seed=1)
+    o2, _, _, _, i2 = env.step(random_legal_actions(i1["action_mask"].view(np.int8),
+                                                    np.random.default_rng(0)))
+    assert not np.shares_memory(o1, o2)
+    assert not np.shares_memory(i1["action_mask"], i2["action_mask"])
+    o3, _ = env.reset(seed=1)
+    assert np.array_equal(o1, o3) and not np.shares_memory(o1, o3)
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step((~i2["action_mask"]).argmax(1))
+    with pytest.raises(ValueError, match="3 integers"):
+        env.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(ResetOptionError):
+        env.reset(options={"deck": []})
+
+
+# ---------------------------------------------------------------- example and benchmark
+
+
+def test_ppo_example_beats_random():
+    """Issue #31, the TorchRL PPO example: a short training run (50 s) beats the random
+    robot in a duplicate match, the 95 % CI of the difference above zero."""
+    p = subprocess.run([sys.executable, "-W", "ignore", "examples/torchrl_vector_ppo.py",
+                        "--seconds", "50", "--eval-deals", "100"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    m = re.search(r"result: diff=([-+.\d]+) ci_low=([-+.\d]+) ci_high=([-+.\d]+)", p.stdout)
+    assert m, p.stdout[-2000:]
+    diff, lo = float(m.group(1)), float(m.group(2))
+    assert diff > 0 and lo > 0, p.stdout[-2000:]
+
+
+def test_bench_script_reports_ratio():
+    """Issue #31, the side-by-side benchmark runs and prints both rates and their ratio."""
+    p = subprocess.run([sys.executable, "scripts/bench_torchrl.py", "--envs", "32",
+                        "--slices", "1", "--steps", "4", "--deals", "1"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert re.search(r"raw VectorEnv [\d,]+ decisions/s, TorchRL [\d,]+ decisions/s, "
+                     r"ratio \d+\.\d+x", p.stdout), p.stdout
