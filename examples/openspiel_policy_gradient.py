@@ -11,6 +11,12 @@ observation, so the trained network plays in the duplicate arena as an ordinary 
 robot (greedy over the legal actions) against the random and the table robot.  (The
 information-state tensor is the whole partie's history, ``deals x 964`` floats.)  Rewards are groše (the deal's
 settlement), used unscaled; gradients are clipped.
+
+Measured on the project's 2-core machine (shared with other jobs), torch on one thread:
+``python examples/openspiel_policy_gradient.py --seconds 30 --eval 100``: after 30 s of
+self-play the A2C agent scored +3.7 groše per deal in the duplicate arena (100 deals x 6
+seatings), +21.3 [+18.4, +24.4] ahead of the random robot and -10.1 [-13.1, -7.7] behind the
+table robot (47 s wall in all).
 """
 
 from __future__ import annotations
@@ -31,6 +37,9 @@ from mariash_env.rules import make_rules
 
 def train(seconds: float, seed: int, hidden: int) -> tuple[list, int]:
     """Self-play A2C, one agent per seat, for ``seconds``; returns (agents, episodes)."""
+    # One thread: on a few cores torch's default pool fights the environment's process and
+    # makes small networks 6-8x slower (issue #31); raise it for big networks on big machines.
+    torch.set_num_threads(1)
     np.random.seed(seed)  # OpenSpiel's agents sample with np.random
     torch.manual_seed(seed)
     game = load_game(make_rules(deals=1))

@@ -17,6 +17,10 @@ mask; any illegal action raises ``IllegalActionError``).  RLlib's own
 only the seat to move gets an observation, and every seat its reward when a deal
 ends.  ``--single-agent`` trains seat 0 against two table robots instead
 (``mariash_env.single_agent.SingleAgentEnv`` with RLlib's keys).
+
+No figures: ``ray[rllib]`` does not install beside the project's pins (it pins
+gymnasium 1.2.2), so this recipe was not run here.  Self-play's ``episode_return_mean``
+reads 0 (zero-sum): read the per-agent returns (``docs/pitfalls.md``).
 """
 
 from __future__ import annotations
@@ -47,8 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as e:
         print(f"error: {e} (RLlib: pip install 'ray[rllib]==2.60.0')", file=sys.stderr)
         return 2
+    import torch
+
     from mariash_env.single_agent import SingleAgentEnv
     from mariash_env.wrappers import rllib_env
+
+    # One thread in the driver (its local learner): on a few cores torch's default pool
+    # fights the env runners and makes small networks several times slower (issue #31).
+    torch.set_num_threads(1)
 
     model = {"head_fcnet_hiddens": [256, 256], "head_fcnet_activation": "relu"}
     module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)

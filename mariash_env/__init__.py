@@ -12,7 +12,7 @@ imports torchrl only when called).
 """
 
 from .cards import CARD_CODES, CardError
-from .env import AGENTS, AGENTS4, PHASE_NAMES, env, raw_env
+from .env import AGENTS, AGENTS4, PHASE_NAMES, env, parallel_env, raw_env
 from .game import Game, IllegalActionError, OptionError
 from .games.lizany import game as lizany
 from .games.voleny.actions import ACTION_LABELS, N_ACTIONS, ActionError, action_index, action_label
@@ -20,7 +20,7 @@ from .rules import Rules, RulesError, make_rules
 from .torchrl_env import torchrl_env
 
 __all__ = [
-    "env", "raw_env", "AGENTS", "AGENTS4", "PHASE_NAMES", "Game", "IllegalActionError", "OptionError", "Rules",
+    "env", "raw_env", "parallel_env", "AGENTS", "AGENTS4", "PHASE_NAMES", "Game", "IllegalActionError", "OptionError", "Rules",
     "RulesError", "make_rules", "ACTION_LABELS", "N_ACTIONS", "action_index", "action_label",
     "CARD_CODES", "CardError", "ActionError", "lizany", "SingleAgentEnv", "torchrl_env",
 ]

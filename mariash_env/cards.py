@@ -77,8 +77,12 @@ def mask_of(cards: Iterable[str | int]) -> int:
 
 def cards_of(mask: int) -> list[int]:
     """The card indices of a card set (bit ``i`` = card ``i``), ascending: the one such
-    helper of the package (robots, world samplers and OpenSpiel read it)."""
-    m = int(mask) & ALL_CARDS
+    helper of the package (robots, world samplers and OpenSpiel read it).  A negative
+    mask is an int32 slot of the state with card 31 in it (its 32 bits are read); a wider
+    one keeps its high bits (the table robot's shifted sets rely on it)."""
+    m = int(mask)
+    if m < 0:
+        m &= ALL_CARDS
     out = []
     while m:  # lowest set bit first: as many steps as cards, not 32
         low = m & -m

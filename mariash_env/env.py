@@ -5,7 +5,7 @@
 |---|---|
 | Import | `import mariash_env; env = mariash_env.env()` |
 | Actions | Discrete(115), one stable label per index |
-| Parallel API | no (turn-based AEC) |
+| Parallel API | `mariash_env.parallel_env()` (PettingZoo's conversion of the turn-based game) |
 | Agents | `agents = ["player_0", "player_1", "player_2"]` (`players=4`: `player_3` too) |
 | Observation shape | `{"observation": float32[900], "action_mask": int8[115]}` |
 | State shape | float32[1031] (perfect information) |
@@ -73,10 +73,21 @@ perfect-recall information state and never shows a card the seat has not seen.
 ``deck`` is the first deal's 32 cards from the top (codes like ``"Qh"`` or
 indices), dealt as is; ``dealer`` the first dealer (0); ``cuts`` the cut of the
 2nd, 3rd, … deal (otherwise drawn uniformly from 2..30 from the seeded
-generator).  The same seed gives the same partie.  ``seed`` is an int >= 0 or None and
+generator).  The same seed gives the same partie; later ``reset()`` calls without a seed
+continue the generator ``reset(seed=s)`` seeded (the same calls give the same parties in
+any process), and with no seed ever given a reset draws fresh entropy.  ``seed`` is an
+int >= 0 or None and
 ``options`` a dict or None (:class:`~mariash_env.game.OptionError` otherwise; an unknown
 key is warned about and ignored); the deck must be ordered (a list, tuple or 1-D array: a
 set raises :class:`~mariash_env.cards.DeckTypeError`, a ``CardError`` and ``TypeError``).
+
+## Options for other libraries
+``env(mask_in_info=True)`` also puts the mask in ``infos[agent]["action_mask"]``
+(:class:`MaskInInfo`, AgileRL's convention); ``env(flat_obs=True)`` answers the
+observation vector as a ``Box`` with the mask in ``infos`` (:class:`FlatObs`, for
+SuperSuit's observation wrappers; ``obs_clip=c`` bounds it to ``[-c, c]``).
+``rules="lizany"`` gives two-player lízaný's own env (:mod:`mariash_env.games.lizany.game`)
+under the same wrappers.  ``docs/pitfalls.md`` has each library's pitfalls.
 
 ## Rules
 Keyword arguments select the variants of ``RULES.md`` §11 (``tariff="csm"``,
@@ -85,7 +96,7 @@ Keyword arguments select the variants of ``RULES.md`` §11 (``tariff="csm"``,
 ``deals=1`` up to ``deals=1_000_000``); an unknown option, a value of the wrong type
 (``killed_seven=2.0``) or out of range raises :class:`~mariash_env.rules.RulesError`.
 
-``open_contracts=True`` (seed 004, ``RULES.md`` §11.1) adds open betl and open durch
+``open_contracts=True`` (the English rules guide, ``RULES.md`` §11.1) adds open betl and open durch
 (``contract:open_betl``, ``contract:open_durch``) above durch: forehand and a *bad*
 may name them, and any no-trump contract but open durch is answered *good* or with a
 higher one, which takes the talon and is answered again.  They are played and flekked
@@ -95,14 +106,14 @@ actor's remaining cards are in every seat's observation (slots 21..52 of the
 the layout and ``OBS_VERSION`` stay those of the other rules).  It conflicts with
 ``tariff="csm"`` (no open contracts there) and is a volený option only.
 
-``hundred_counting="order_free"`` (seed 003, ``RULES.md`` §11.2): a hundred counts the
+``hundred_counting="order_free"`` (the program's rules, ``RULES.md`` §11.2): a hundred counts the
 card points plus 40 with the trump marriage, else 20 with any, whatever the order of
 play, and all other marriages once that reaches 100; hundreds are priced
 multiplicatively (won ``4·2^((P−100)/10)``, lost ``4·2^(max(0, Q−40)/10)``, silent
 ``2^(1+(P−100)/10)``).  A volený option only.  ``docs/variants.md`` has worked examples.
 
 ## Four players
-``env(players=4)`` (seed 004, ``RULES.md`` §11.3) seats four agents ``player_0`` ..
+``env(players=4)`` (the English rules guide, ``RULES.md`` §11.3) seats four agents ``player_0`` ..
 ``player_3`` (seats 0–3 clockwise).  The dealer ``d`` sits out the deal: no cards, no
 actions, never ``agent_selection`` (it stays in ``agents``, its mask is all zero and
 ``legal_labels`` empty); ``(d+1)%4`` is forehand and ``(d+2)%4``, ``(d+3)%4`` play
@@ -118,7 +129,7 @@ out, the four totals and the deal, by relative player; ``state()`` float32[1055]
 conflicts with ``rules="licitovany"`` (:class:`~mariash_env.rules.RulesError`).
 
 ## Licitovaný mariáš
-``env(rules="licitovany")`` plays the auction game of ``LICITOVANY.md`` (seed 000) in
+``env(rules="licitovany")`` plays the desetník table's auction game (``LICITOVANY.md``) in
 the same engine: its own ``Discrete(136)`` action table (``bid:<game>``, ``hold``,
 ``pass``, ``fold``, ``game:<game>``, ``trump:b|l|a``, ``helping:<suit>``,
 ``discard:<card>``, ``lead:<card>``, ``flek:game|seven|hundred|two_sevens``, ``good``,
@@ -154,15 +165,23 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
+from .core.state import DEAL_NO as _DEAL_NO
+from .core.state import PHASE as _PHASE
 from .core.state import PHASE_NAMES
-from .game import RESET_OPTIONS, Game, IllegalActionError, OptionError, reset_options
+from .game import RESET_OPTIONS, EpisodeSeeds, Game, IllegalActionError, OptionError, reset_options
 from .kinds import LICITOVANY
 from .render import render_for
-from .rules import make_rules
+from .rules import RulesError, make_rules
+from .spaces import LegalDiscrete
 
 AGENTS = ("player_0", "player_1", "player_2")
 AGENTS4 = (*AGENTS, "player_3")
@@ -171,6 +190,24 @@ AGENTS4 = (*AGENTS, "player_3")
 # Licitovaný's phases as LICITOVANY.md §12 names them in rich infos (its GameKind's).
 LICIT_PHASE_GROUPS = dict(LICITOVANY.phase_groups)
 
+
+
+class _OrderIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent iterator, reading the wrapped env directly."""
+
+    def __next__(self) -> str:
+        inner = self.env.env
+        if not inner.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return inner.agent_selection
+
+
+class _OrderIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _OrderIterator:
+        return _OrderIterator(self.env, self.max_iter)
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -214,7 +251,25 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return self._live()._cumulative_rewards
 
     def last(self, observe: bool = True):
-        return self._live().last(observe)
+        if not self._has_reset:
+            raise AttributeError("the environment must be reset before it is used")
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        # The stock step, without its hops through BaseWrapper.step and self.agents.
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> _OrderIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderIterable(self, max_iter)
 
     # Before reset, observe() and state() raise as last() does (AttributeError).
     def observe(self, agent: str):
@@ -256,27 +311,165 @@ class _TerminateIllegal(wrappers.BaseWrapper):
         return self.env.last(observe)
 
 
+class MaskInInfo(wrappers.BaseWrapper):
+    """``infos[agent]["action_mask"]`` for every live agent (AgileRL and others read the
+    mask there): the legal actions of the agent to move, all zero for the others, beside
+    the mask of the Dict observation.  The infos are built once a step (``last()`` and
+    ``infos`` answer the same dicts and arrays) and fresh after it: an info once returned
+    never changes."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        n = env.action_space(env.possible_agents[0]).n
+        self._n = int(n)
+        self._infos: dict[str, dict] | None = None
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._infos = None
+        self.env.reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> None:
+        self.env.step(action)  # an action refused changes nothing: the infos stand
+        self._infos = None
+
+    def _mask(self, agent: str) -> np.ndarray:
+        raw = self.env.unwrapped
+        if (agent != raw.agent_selection or raw.terminations.get(agent, True)
+                or raw.truncations.get(agent, True)):
+            return np.zeros(self._n, dtype=np.int8)
+        return raw.game.legal_mask(raw.agent_name_mapping[agent])
+
+    @property
+    def infos(self) -> dict[str, dict]:
+        if self._infos is None:
+            self._infos = {a: {**info, "action_mask": self._mask(a)}
+                           for a, info in self.env.infos.items()}
+        return self._infos
+
+    def last(self, observe: bool = True):
+        obs, reward, term, trunc, info = self.env.last(observe)
+        agent = self.agent_selection
+        infos = self.infos
+        if agent in infos:
+            return obs, reward, term, trunc, infos[agent]
+        return obs, reward, term, trunc, {**info, "action_mask": self._mask(agent)}
+
+
+class FlatObs(MaskInInfo):
+    """The observation vector alone, as a ``Box`` (SuperSuit's ``flatten_v0``,
+    ``dtype_v0``, ``normalize_obs_v0``, ``frame_stack_v1`` and others take no Dict), the
+    mask in ``infos[agent]["action_mask"]``; ``action_space(agent).sample()`` draws a legal
+    action.  ``obs_clip=c`` declares the bounds ``[-c, c]`` and clips to them (the running
+    totals are unbounded; ``normalize_obs_v0`` wants finite bounds)."""
+
+    def __init__(self, env: AECEnv, obs_clip: float | None = None) -> None:
+        super().__init__(env)
+        if obs_clip is not None and (isinstance(obs_clip, (bool, np.bool_))
+                                     or not isinstance(obs_clip, (int, float, np.number))
+                                     or not 0 < float(obs_clip) < np.inf):
+            raise OptionError(f"invalid obs_clip={obs_clip!r}: expected a finite number > 0 "
+                              "or None")
+        self._clip = None if obs_clip is None else float(obs_clip)
+        inner = env.observation_space(env.possible_agents[0])["observation"]
+        if self._clip is None:
+            box = inner
+        else:
+            low = np.maximum(inner.low, -self._clip).astype(np.float32)
+            high = np.minimum(inner.high, self._clip).astype(np.float32)
+            box = spaces.Box(low, high, inner.shape, np.float32)
+        self._box = box
+        self._act_spaces = {a: LegalDiscrete(self._n, self._legal_of(a))
+                            for a in env.possible_agents}
+
+    def _legal_of(self, agent: str) -> Any:
+        def legal() -> np.ndarray | None:
+            try:
+                return self._mask(agent)
+            except AttributeError:  # before reset
+                return None
+        return legal
+
+    def observation_space(self, agent: str) -> gymnasium.Space:
+        return self._box
+
+    def action_space(self, agent: str) -> gymnasium.Space:
+        return self._act_spaces[agent]
+
+    def _flat(self, obs: dict[str, np.ndarray] | None) -> np.ndarray | None:
+        if obs is None:
+            return None
+        vec = obs["observation"]
+        return vec if self._clip is None else np.clip(vec, self._box.low, self._box.high)
+
+    def observe(self, agent: str) -> np.ndarray | None:
+        return self._flat(self.env.observe(agent))
+
+    def last(self, observe: bool = True):
+        obs, reward, term, trunc, info = super().last(observe)
+        return self._flat(obs), reward, term, trunc, info
+
+
+def _lizany_raw(render_mode: str | None, rules: dict[str, Any]) -> AECEnv:
+    """Lízaný's AEC env (its own module); RulesError naming an option it does not take."""
+    from .games.lizany import game as lizany
+
+    extra = sorted(k for k in rules if k != "rules")
+    if extra:
+        raise RulesError(f"rule option(s) {extra} do not apply to rules='lizany' (two-player "
+                         "lízaný takes no rule options)")
+    return lizany.raw_env(render_mode=render_mode)
+
+
 def env(
     render_mode: str | None = None,
     illegal: str = "raise",
     records: bool | int = True,
     rich_infos: bool = False,
+    mask_in_info: bool = False,
+    flat_obs: bool = False,
+    obs_clip: float | None = None,
     **rules: Any,
 ) -> AECEnv:
     """The wrapped environment (order enforcing; ``illegal="terminate"`` adds the penalty).
 
     ``records``: keep every deal's record (True, the default), none (False) or the last
     ``N`` (an int >= 1); ``rich_infos``: the settlement in ``infos`` (see the module
-    documentation).
+    documentation).  ``mask_in_info``: the mask in ``infos[agent]["action_mask"]`` too
+    (:class:`MaskInInfo`); ``flat_obs``: the observation vector as a Box, the mask in
+    ``infos`` (:class:`FlatObs`, ``obs_clip`` its bounds).  ``rules="lizany"`` is
+    lízaný's env under the same wrappers.
     """
     if not isinstance(illegal, str) or illegal not in ("raise", "terminate"):
         raise ValueError(f"invalid illegal={illegal!r}: expected 'raise' or 'terminate'")
-    e: AECEnv = raw_env(
-        render_mode=render_mode, records=records, rich_infos=rich_infos, **rules
-    )
+    for name, flag in (("mask_in_info", mask_in_info), ("flat_obs", flat_obs)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise OptionError(f"invalid {name}={flag!r}: expected True or False")
+    if obs_clip is not None and not flat_obs:
+        raise OptionError(f"obs_clip={obs_clip!r} bounds the flat observation: it needs "
+                          "flat_obs=True")
+    e: AECEnv
+    if rules.get("rules") == "lizany":
+        if records is not True or rich_infos:
+            raise RulesError("records= and rich_infos= do not apply to rules='lizany' (one "
+                             "deal: its record is env.unwrapped.record)")
+        e = _lizany_raw(render_mode, rules)
+    else:
+        e = raw_env(render_mode=render_mode, records=records, rich_infos=rich_infos, **rules)
     if illegal == "terminate":
         e = _TerminateIllegal(e, illegal_reward=-1)
+    if flat_obs:
+        e = FlatObs(e, obs_clip=obs_clip)
+    elif mask_in_info:
+        e = MaskInInfo(e)
     return _OrderEnforcing(e)
+
+
+def parallel_env(render_mode: str | None = None, **kwargs: Any) -> ParallelEnv:
+    """PettingZoo's parallel API over the turn-based game (INTERFACE.md), for every game:
+    :func:`env` (same keywords) through ``turn_based_aec_to_parallel``.  Each step takes
+    one action per live agent and applies that of the agent to move (the others' are
+    ignored; their masks are all zero); ``infos[agent]["active_agent"]`` names the next."""
+    return turn_based_aec_to_parallel(env(render_mode=render_mode, **kwargs))
 
 
 class raw_env(AECEnv):
@@ -288,6 +481,15 @@ class raw_env(AECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
+
+    def __new__(cls, render_mode: str | None = None, records: bool | int = True,
+                rich_infos: bool = False, **rules: Any) -> AECEnv:
+        # raw_env(rules="lizany") is lízaný's own env class (a game with no compiled core).
+        if rules.get("rules") == "lizany":
+            if records is not True or rich_infos:
+                raise RulesError("records= and rich_infos= do not apply to rules='lizany'")
+            return _lizany_raw(render_mode, rules)
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -325,6 +527,7 @@ class raw_env(AECEnv):
         self.action_spaces = {a: act_space for a in agents}
         self.state_space = spaces.Box(-np.inf, np.inf, (game.state_obs_size,), np.float32)
         self._started = False
+        self._seeds = EpisodeSeeds()
 
     # --- spaces (cached) --------------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.Space:
@@ -364,9 +567,10 @@ class raw_env(AECEnv):
     # --- AEC API ----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         opts = reset_options(options, RESET_OPTIONS)
-        self.game.new_partie(
-            seed=seed, deck=opts.get("deck"), dealer=opts.get("dealer", 0), cuts=opts.get("cuts")
-        )
+        # reset(seed=s) plays seed s; later unseeded resets continue its generator.
+        with self._seeds.drawn(seed) as partie_seed:
+            self.game.new_partie(seed=partie_seed, deck=opts.get("deck"),
+                                 dealer=opts.get("dealer", 0), cuts=opts.get("cuts"))
         agents = self._agents
         self.agents = list(agents)
         self.rewards = {a: 0.0 for a in agents}
@@ -382,7 +586,8 @@ class raw_env(AECEnv):
         # Fresh dicts on every step: an info once returned never changes afterwards.
         if not self.rich_infos:
             # The same int keys on every step (libraries stack them); no nested dicts.
-            phase, deal_no = self.game.phase, self.game.deal_no
+            st = self.game.st  # (Game.phase and Game.deal_no, inlined: the hot path)
+            phase, deal_no = st.item(_PHASE), st.item(_DEAL_NO)
             done = deal if settlement is not None else -1
             self.infos = {
                 a: {"phase": phase, "deal": deal_no, "settlement_deal": done}
@@ -420,13 +625,19 @@ class raw_env(AECEnv):
         move; once every agent is done, the final ones of ``agent_selection`` (reward 0)."""
         self._check_reset()
         agent = self.agent_selection
-        if agent in self.terminations:
-            return super().last(observe)
+        term = self.terminations.get(agent)
+        if term is not None:  # AECEnv.last, inlined (the hot path)
+            return ((self.observe(agent) if observe else None),
+                    self._cumulative_rewards[agent], term, self.truncations[agent],
+                    self.infos[agent])
         term, trunc, info = self._gone[agent]
         return (self.observe(agent) if observe else None), 0.0, term, trunc, info
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        obs, mask = self.game.observe(self._seat(agent))  # mask all zero unless to move
+        seat = self.agent_name_mapping.get(agent) if self._started else None
+        if seat is None:
+            seat = self._seat(agent)  # raises the error that names what is wrong
+        obs, mask = self.game.observe(seat)  # mask all zero unless to move
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
@@ -453,8 +664,9 @@ class raw_env(AECEnv):
         for a in agents:
             rewards[a] = 0.0
         settlement = None
-        deal = game.deal_no
+        deal = -1
         if ended:
+            deal = game.deal_no  # the deal that ended (before next_deal)
             settlement = game.last_settlement
             for a, p in zip(agents, settlement["payments"]):
                 self.rewards[a] = float(p)
@@ -463,7 +675,8 @@ class raw_env(AECEnv):
         self._set_infos(settlement, deal)
         if not game.deal_over:
             self.agent_selection = agents[game.to_move]
-        self._accumulate_rewards()
+        if ended:  # (otherwise every reward is 0.0: nothing to add)
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -487,4 +700,5 @@ class raw_env(AECEnv):
         pass
 
 
-__all__ = ["env", "raw_env", "AGENTS", "AGENTS4", "PHASE_NAMES", "IllegalActionError"]
+__all__ = ["env", "raw_env", "parallel_env", "MaskInInfo", "FlatObs", "AGENTS", "AGENTS4",
+           "PHASE_NAMES", "IllegalActionError"]

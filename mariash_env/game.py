@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import warnings
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,46 @@ def check_seed(seed: Any) -> int | None:
     if seed < 0:
         raise OptionError(f"invalid seed: seed must be an int >= 0 or None, got {seed!r}")
     return int(seed)
+
+
+def continue_seed(np_random: np.random.Generator) -> int:
+    """The partie seed an unseeded ``reset()`` draws from its environment's generator
+    (every environment draws it alike, so one seed gives the same parties everywhere)."""
+    return int(np_random.integers(2**31))
+
+
+class EpisodeSeeds:
+    """Gymnasium/PettingZoo seeding of an environment's episodes (INTERFACE.md).
+
+    ``seed_of(s)`` answers ``s`` itself (the partie of seed ``s``, as always) and seeds
+    the generator the later ``seed_of(None)`` calls continue: the same calls give the same
+    parties in any process.  Before any seed it answers None: fresh entropy.  The
+    generator is Gymnasium's (``np_random``), the one ``SingleAgentEnv`` draws from.
+    """
+
+    def __init__(self) -> None:
+        self.np_random: np.random.Generator | None = None
+
+    def seed_of(self, seed: Any) -> int | None:
+        seed = check_seed(seed)
+        if seed is not None:
+            self.np_random = np.random.default_rng(seed)  # = gymnasium's np_random(seed)
+            return seed
+        return None if self.np_random is None else continue_seed(self.np_random)
+
+    @contextmanager
+    def drawn(self, seed: Any) -> Iterator[int | None]:
+        """``seed_of(seed)`` for a reset that may still fail (a bad deck): if the body
+        raises, the generator is as it was (nothing half-applied)."""
+        rng = self.np_random
+        saved = None if rng is None else rng.bit_generator.state
+        try:
+            yield self.seed_of(seed)
+        except BaseException:
+            self.np_random = rng
+            if rng is not None:
+                rng.bit_generator.state = saved
+            raise
 
 
 def reset_options(options: Any, accepted: tuple[str, ...], *,
@@ -267,7 +308,7 @@ class Game:
         return int(S.getm(self.st, S.HAND + c)) if c >= 0 else 0
 
     def deck(self) -> list[str]:
-        return [CARD_CODES[c] for c in deck_of(self.st)]
+        return [CARD_CODES[c] for c in deck_of(self.st).tolist()]  # Python ints: faster
 
     def observation(self, seat: int) -> np.ndarray:
         out = np.empty(self.obs_size, dtype=np.float32)  # encode writes every entry
@@ -283,7 +324,8 @@ class Game:
         mask = np.empty(self.kind.n_actions, dtype=np.int8)
         st = self.st
         self.layout.observe_into(st, self.rv, seat, out, mask)
-        if seat == self.to_move:
+        c = st.item(S.TO_MOVE)  # self.to_move, inlined (the hot path)
+        if seat == (self.player(c) if self.four and c >= 0 else c):
             self._legal_cache = (st, self.rv, st.tobytes(), mask.tobytes())
         return out, mask
 

@@ -205,7 +205,7 @@ def make_rules(**options: Any) -> Rules:
     if options.get("open_contracts") and options.get("tariff") == "csm":
         raise RulesError(
             "rule options open_contracts=True and tariff='csm' conflict: the ČSM tariff "
-            "has no open contracts (RULES.md §11.1, seed 004); use tariff='home' or "
+            "has no open contracts (RULES.md §11.1, the English rules guide); use tariff='home' or "
             "open_contracts=False"
         )
     return Rules(**{k: _plain(v) for k, v in options.items()})

@@ -5,7 +5,7 @@ serve-robot``, :mod:`mariash_env.play.service`) without revealing the deck.
 The record (a JSON object; ``?`` marks what the seat has not seen)::
 
     {"format": "mariash-seat/1",          # optional
-     "rules": {"tariff": "home", ...},    # optional: make_rules options (default seed 001)
+     "rules": {"tariff": "home", ...},    # optional: make_rules options (default: online table)
      "deal": 0,                           # optional: deal of the partie, 0-based
      "scores": [0, 0, 0],                 # optional: running groše before this deal
      "dealer": 2,                         # the dealer's seat (forehand: seat 0)

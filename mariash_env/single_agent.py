@@ -1,32 +1,56 @@
-"""One seat learning against two robots, as a plain Gymnasium environment.
+"""One seat learning against robots in the others, as a plain Gymnasium environment, for
+every game of the registry (``games("single_agent")``).
 
 | | |
 |---|---|
-| Import | `from mariash_env.single_agent import SingleAgentEnv` |
-| Actions | Discrete(115), the labels of the AEC environment |
-| Observation | float32[900] (the learner's seat), or a Dict with `obs_keys` |
-| Mask | `env.action_masks()` (bool[115]) for sb3-contrib's `MaskablePPO` |
-| Reward | the learner's groše of each deal, credited on its next decision |
+| Import | `mariash_env.SingleAgentEnv(...)` or `gymnasium.make("mariash/SingleAgent-v0", ...)` |
+| Actions | Discrete(n_actions) of the game, the labels of its AEC environment |
+| Observation | float32[obs_size] of the game and seat count (the learner's seat), or a Dict with `obs_keys` |
+| Mask | `env.action_masks()` (bool[n_actions]) for sb3-contrib's `MaskablePPO` |
+| Reward | the learner's payment of each deal in the game's unit, credited on its next decision |
 
-``SingleAgentEnv(seat=0, opponents="table", **rules)``: the learner sits in
-``seat``; the other two seats are robots (``mariash_env.robots.make_robot``
-specs such as ``"table"``, ``"random"``, ``"pimc(worlds=8)"``, or ``Robot``
-instances; one for both seats or a pair).  Every ``step`` applies the learner's
-action and then lets the robots move until the learner is to move again or the
-episode ends; the reward is the learner's payment of every deal that ended
-meanwhile.  An episode is one partie of ``deals`` deals (``deals=1``: single
-deals).  An illegal action raises :class:`~mariash_env.game.IllegalActionError`
-and changes nothing; ``illegal="terminate"`` instead ends the episode with
-reward -1 (as the AEC environment's option), which is what lets Gymnasium's
-``check_env`` pass in full: it steps an action sampled in another state.
+| game | rules | seats | Observation | Actions | unit |
+|---|---|---|---|---|---|
+| volený | (default) | 3 | 900 | 115 | groše |
+| volený, four players | `players=4` | 4 | 924 | 115 | groše |
+| licitovaný | `rules="licitovany"` | 3 | 1016 | 136 | desetníky |
+| lízaný | `rules="lizany"` | 2 | 221 | 32 | the deal's ±1 / ±2 |
+
+The sizes are the registry's (``game_kind(rules).layout(players)``, ``n_actions``).
+
+``SingleAgentEnv(seat=0, opponents="table", **rules)``: the learner sits in ``seat``; the
+other seats are robots: a ``mariash_env.robots.make_robot`` spec built for the game
+(``"table"`` is the game's own table robot, the registry's ``table_robot``; ``"random"``,
+``"pimc(worlds=8)"``, ``"onnx:PATH"`` of a model of the game, ...), or a ``Robot``
+instance; one for every other seat or a list with one per other seat (a pair at three
+players).  A robot that does not play the game (its ``games`` / ``seat_counts``) is
+refused by name (:class:`~mariash_env.robots.RobotGameError`).  At four players robots
+see the deal's three-seat observation (the first block of the four-player one), as in the
+arena.  Every ``step`` applies the learner's action and then lets the robots move until
+the learner is to move again or the episode ends; the reward is the learner's payment of
+every deal that ended meanwhile.  At four players (RULES.md §11.3) the dealer sits out and
+pays with the defence: a deal the learner sits out is played by the robots and its payment
+credited on the learner's next step (or its last one).  An episode is one partie of
+``deals`` deals (``deals=1``: single deals; lízaný: one deal).  With ``players=4,
+deals=1`` the learner never deals: the default dealer is then the seat before it, and
+``reset(options={"dealer": seat})`` is refused.  ``reset`` takes the AEC environment's
+options (``deck``, ``dealer``, ``cuts``; lízaný ``deck``).  An illegal action raises
+:class:`~mariash_env.game.IllegalActionError` and changes nothing; ``illegal="terminate"``
+instead ends the episode with reward -1 (as the AEC environment's option), which is what
+lets Gymnasium's ``check_env`` pass in full: it steps an action sampled in another state.
 ``action_space.sample()`` draws a legal action of the current state.
 
-``obs_keys=("obs", "mask")`` answers ``{"obs": float32[900], "mask": int8[115]}``
-instead of the bare vector (Tianshou's masked policies read ``obs.mask``);
-``("observations", "action_mask")`` is RLlib's action-masking layout.
-``info`` is ``{"deal": int, "settlement_deal": int}`` (the last deal that ended
-during the step, else -1); the settlement itself is :attr:`last_settlement`.
-The rules core is the one :class:`~mariash_env.game.Game` every front end uses.
+``obs_keys=("obs", "mask")`` answers ``{"obs": float32[obs_size], "mask":
+int8[n_actions]}`` instead of the bare vector (Tianshou's masked policies read
+``obs.mask``); ``("observations", "action_mask")`` is RLlib's action-masking layout.
+``info`` is ``{"deal": int, "settlement_deal": int}`` (the last deal that ended during the
+step, else -1); the settlement itself is :attr:`last_settlement`.  The rules core is the
+one :class:`~mariash_env.game.Game` every front end uses (lízaný, which has no compiled
+core yet, its own deal, :class:`~mariash_env.games.lizany.game.LizanyGame`).
+
+Registered with Gymnasium on ``import mariash_env``: ``gymnasium.make(
+"mariash/SingleAgent-v0", rules="licitovany", seat=1, opponents="random")`` passes every
+keyword to the constructor (wrapped in Gymnasium's usual checkers).
 """
 
 from __future__ import annotations
@@ -38,33 +62,60 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .game import RESET_OPTIONS, Game, IllegalActionError, OptionError, check_seed, reset_options
+from .game import (
+    RESET_OPTIONS,
+    Game,
+    IllegalActionError,
+    OptionError,
+    check_seed,
+    continue_seed,
+    reset_options,
+)
+from .games.base import GameKind
 from .games.registry import game_kind
-from .games.voleny import actions as A
-from .games.voleny.observe import OBS_SIZE
 from .render import render_for
 from .robots import Robot, make_robot
-from .robots.base import as_robot
+from .robots.base import RobotGameError, as_robot, check_plays
 from .robots.view import SeatView
-from .rules import is_int, make_rules, require_three
+from .rules import RulesError, is_int, make_rules
 from .spaces import LegalDiscrete
 
 __all__ = ["SingleAgentEnv", "IllegalActionError"]
 
 
-def _robot(spec: Any) -> Robot:
+def _robot(spec: Any, rules: Any, kind: GameKind, players: int) -> Robot:
+    """An opponent for the game: a ``make_robot`` spec built for it, or a robot object
+    that plays it (its ``games`` / ``seat_counts``; RobotGameError naming it otherwise)."""
     if isinstance(spec, str):
-        return make_robot(spec)
+        return make_robot(spec, rules=rules)
     if callable(getattr(spec, "act", None)):
-        return as_robot(spec)  # the robot protocol of robots/base.py, defaults filled in
+        robot = as_robot(spec)  # the robot protocol of robots/base.py, defaults filled in
+        check_plays(robot, kind, players)
+        if robot.wants_view and not kind.supports("game"):
+            raise RobotGameError(f"robot {robot.name!r} searches a SeatView, which "
+                                 f"{kind.title} has not: it cannot play rules={kind.name!r}")
+        return robot
     raise OptionError(
         f"invalid opponent {spec!r}: expected a robot spec (e.g. 'table', 'random') "
         "or an object with act(observation)"
     )
 
 
+def _game_of(rules: dict[str, Any]) -> tuple[GameKind, Any]:
+    """The game of the rule keywords and what plays it: a :class:`Game` on the compiled
+    core, or for a game without one (lízaný) its own deal behind :class:`_OwnGame`."""
+    kind = game_kind(rules.get("rules", "voleny"), front_end="single_agent")
+    if kind.supports("game"):
+        return kind, Game(make_rules(**rules), records=False)
+    unknown = sorted(set(rules) - set(kind.options))
+    if unknown:
+        raise RulesError(f"unknown rule option(s) {unknown} for {kind.title}: it accepts "
+                         f"only {list(kind.options)}")
+    return kind, _OwnGame(kind)
+
+
 class SingleAgentEnv(gymnasium.Env):
-    """One learning seat, two robot seats (see the module documentation)."""
+    """One learning seat, robots in the other seats (see the module documentation)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
@@ -79,22 +130,28 @@ class SingleAgentEnv(gymnasium.Env):
     ) -> None:
         if not isinstance(illegal, str) or illegal not in ("raise", "terminate"):
             raise OptionError(f"invalid illegal={illegal!r}: expected 'raise' or 'terminate'")
-        if not is_int(seat) or not 0 <= seat <= 2:
-            raise OptionError(f"invalid seat {seat!r}: expected 0, 1 or 2")
+        # the game first: it says how many seats there are (GameError for one not played)
+        self.kind, self.game = _game_of(rules)
+        self.players = players = self.game.players
+        if not is_int(seat) or not 0 <= seat < players:
+            raise OptionError(f"invalid seat {seat!r}: expected a seat 0..{players - 1}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise OptionError(
                 f"invalid render_mode {render_mode!r}: expected one of "
                 f"{self.metadata['render_modes']} or None"
             )
-        pair = opponents if isinstance(opponents, (list, tuple)) else [opponents, opponents]
-        if len(pair) != 2:
+        n = players - 1
+        others = opponents if isinstance(opponents, (list, tuple)) else [opponents] * n
+        if len(others) != n:
+            what = {1: "one robot", 2: "one robot or a pair of robots"}.get(
+                n, f"one robot or a list of {n} robots")
             raise OptionError(
-                f"invalid opponents {opponents!r}: expected one robot or a pair of robots"
+                f"invalid opponents {opponents!r}: expected {what} (one per other seat of "
+                f"{self.kind.title} with {players} players)"
             )
-        if isinstance(pair[0], str) and pair[0] == pair[1]:
-            robots = [_robot(pair[0]), _robot(pair[1])]  # two instances: own state each
-        else:
-            robots = [_robot(p) for p in pair]
+        rule_set = self.game.rules if self.game.rules is not None else self.kind.name
+        # a spec builds one instance per seat (each its own state); objects are used as given
+        robots = [_robot(p, rule_set, self.kind, players) for p in others]
         if obs_keys is not None and (
             isinstance(obs_keys, str) or len(obs_keys) != 2
             or not all(isinstance(k, str) for k in obs_keys) or obs_keys[0] == obs_keys[1]
@@ -106,25 +163,29 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat = int(seat)
         self.illegal = illegal
         self.render_mode = render_mode
-        self.rules = make_rules(**rules)
-        require_three(self.rules, "the single-agent env")
-        # its spaces are volený's: the registry says which games it plays (GameError)
-        game_kind(self.rules, front_end="single_agent")
-        self.game = Game(self.rules, records=False)
+        self.rules = rule_set  # a Rules; a game name for a game without the compiled core
         # robots[s] plays seat s; None for the learner.
-        self.robots: list[Robot | None] = [None, None, None]
-        for k, s in enumerate(s for s in range(3) if s != self.seat):
+        self.robots: list[Robot | None] = [None] * players
+        for k, s in enumerate(s for s in range(players) if s != self.seat):
             self.robots[s] = robots[k]
+        # Robots built for three read the deal's three-seat block of the four-player
+        # observation (as in the arena); every other layout is the game's whole vector.
+        self._robot_obs = self.kind.obs_size
+        self._reset_keys = _OwnGame.RESET_OPTIONS if isinstance(self.game, _OwnGame) \
+            else RESET_OPTIONS
         self._keys = tuple(obs_keys) if obs_keys is not None else None
-        vec = spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32)
+        layout = self.kind.layout(players)
+        low, high = (0.0, 1.0) if isinstance(self.game, _OwnGame) else (-np.inf, np.inf)
+        vec = spaces.Box(low, high, (layout.obs_size,), np.float32)  # as the AEC env's
+        n_actions = self.kind.n_actions
         if self._keys is None:
             self.observation_space = vec
         else:
             self.observation_space = spaces.Dict(
-                {self._keys[0]: vec, self._keys[1]: spaces.Box(0, 1, (A.N_ACTIONS,), np.int8)}
+                {self._keys[0]: vec, self._keys[1]: spaces.Box(0, 1, (n_actions,), np.int8)}
             )
         # sample() draws a legal action (check_env and random exploration call it).
-        self.action_space = LegalDiscrete(A.N_ACTIONS, self._legal_or_none)
+        self.action_space = LegalDiscrete(n_actions, self._legal_or_none)
         self._started = False
 
     # --- Gymnasium API ----------------------------------------------------------------
@@ -134,14 +195,14 @@ class SingleAgentEnv(gymnasium.Env):
         # Checked before Gymnasium's seeding, which takes no numpy ints and raises its own
         # error, and before anything is changed.
         seed = check_seed(seed)
-        opts = reset_options(options, RESET_OPTIONS, strict=True)
+        opts = reset_options(options, self._reset_keys, strict=True)
+        dealer = self._dealer(opts.get("dealer"))
         super().reset(seed=seed)
         # Without a seed the partie is still drawn from the env's seeded generator, so
         # reset(seed=s) followed by resets without a seed is reproducible.
-        game_seed = seed if seed is not None else int(self.np_random.integers(2**31))
+        game_seed = seed if seed is not None else continue_seed(self.np_random)
         self.game.new_partie(
-            seed=game_seed, deck=opts.get("deck"), dealer=opts.get("dealer", 0),
-            cuts=opts.get("cuts"),
+            seed=game_seed, deck=opts.get("deck"), dealer=dealer, cuts=opts.get("cuts"),
         )
         self._seed = game_seed
         self._started = True
@@ -152,7 +213,7 @@ class SingleAgentEnv(gymnasium.Env):
             # The robots finished the whole partie without the learner (rare with
             # deals=1): there is nothing to learn from it, play the next one.
             self._seed = (self._seed * 1_000_003 + 1) % 2**31
-            self.game.new_partie(seed=self._seed)
+            self.game.new_partie(seed=self._seed, dealer=dealer)
             self._new_deal()
             reward, ended, done = self._advance()
         # The robots alone may finish a deal before the learner's first decision; its
@@ -188,11 +249,12 @@ class SingleAgentEnv(gymnasium.Env):
         return self._obs(), reward, done, False, self._info(ended)
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions (bool[115]); all False once the episode is over."""
+        """The learner's legal actions (bool[n_actions] of the game); all False once the
+        episode is over."""
         if not self._started:
             raise RuntimeError("call reset() before action_masks()")
         if self._over or self.game.deal_over or self.game.to_move != self.seat:
-            return np.zeros(A.N_ACTIONS, dtype=bool)
+            return np.zeros(self.kind.n_actions, dtype=bool)
         return self.game.legal_mask(self.seat).astype(bool)
 
     def _legal_or_none(self) -> np.ndarray | None:
@@ -205,12 +267,29 @@ class SingleAgentEnv(gymnasium.Env):
 
     def legal_labels(self) -> list[str]:
         """Labels of the learner's legal actions."""
-        return [A.action_label(int(i)) for i in np.flatnonzero(self.action_masks())]
+        return [self.kind.action_label(int(i)) for i in np.flatnonzero(self.action_masks())]
 
     def render(self) -> str | None:
+        if isinstance(self.game, _OwnGame):
+            return self.game.render(self.render_mode)
         return render_for(self.game, self.render_mode)
 
     # --- internals --------------------------------------------------------------------
+    def _dealer(self, dealer: Any) -> Any:
+        """The partie's first dealer: the option, else 0.  At four players (RULES.md §11.3)
+        the dealer sits out; in a one-deal partie the learner must not, so the default is
+        then the seat before it, and the option naming the learner's seat is refused."""
+        game = self.game
+        only = game.players == 4 and game.rules.deals == 1
+        if dealer is None:
+            return (self.seat - 1) % 4 if only and self.seat == 0 else 0
+        if only and is_int(dealer) and dealer == self.seat:
+            raise OptionError(
+                f"invalid dealer {dealer!r}: at four players the dealer sits out, and with "
+                f"deals=1 the learner (seat {self.seat}) would never move; expected another "
+                "seat 0..3")
+        return dealer  # Game.new_partie checks it
+
     def _new_deal(self) -> None:
         for s, r in enumerate(self.robots):
             if r is not None:
@@ -231,7 +310,7 @@ class SingleAgentEnv(gymnasium.Env):
             if robot.wants_view:
                 a = robot.act_view(SeatView.from_game(game, seat))
             else:
-                a = robot.act({"observation": game.observation(seat),
+                a = robot.act({"observation": game.observation(seat)[:self._robot_obs],
                                "action_mask": game.legal_mask(seat)})
             if game.step(int(a)):
                 reward += float(game.last_settlement["payments"][self.seat])
@@ -249,3 +328,69 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _info(self, ended: int) -> dict[str, int]:
         return {"deal": self.game.deal_no, "settlement_deal": ended}
+
+
+class _OwnGame:
+    """A game without the compiled core (lízaný: one deal is its partie) behind the part
+    of :class:`~mariash_env.game.Game` the env drives; ``last_settlement["payments"]``
+    are the deal's rewards per seat."""
+
+    RESET_OPTIONS = ("deck",)
+
+    def __init__(self, kind: GameKind) -> None:
+        from .games.lizany.game import LizanyGame
+
+        self.kind = kind
+        self.players = kind.players[0]
+        self.rules = None  # no Rules: the game is its name (kind.name)
+        self._new = LizanyGame
+        self.deal: Any = None
+        self.last_settlement: dict[str, Any] | None = None
+
+    def new_partie(self, seed: int | None = None, deck: Any = None, dealer: int = 0,
+                   cuts: Any = None) -> None:
+        self.deal = self._new(deck=deck, seed=seed)
+        self.last_settlement = None
+
+    @property
+    def to_move(self) -> int:
+        return -1 if self.deal.over else self.deal.to_move
+
+    @property
+    def deal_over(self) -> bool:
+        return self.deal.over
+
+    partie_over = deal_over
+    deal_no = 0
+
+    @property
+    def scores(self) -> list[int]:
+        return list(self.deal.rewards)
+
+    def check(self, action: Any) -> int:
+        return self.deal.check(action)
+
+    def step(self, action: Any) -> bool:
+        ended = self.deal.play(action)
+        if ended:
+            self.last_settlement = {"payments": list(self.deal.rewards), **self.deal.result()}
+        return ended
+
+    def next_deal(self) -> bool:
+        return False  # a partie of one deal
+
+    def legal_mask(self, seat: int | None = None) -> np.ndarray:
+        return self.deal.legal_mask(seat)
+
+    def observation(self, seat: int) -> np.ndarray:
+        return self.deal.observe(seat)
+
+    def render(self, render_mode: str | None) -> str | None:
+        if render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode: nothing to render")
+            return None
+        text = self.deal.render()
+        if render_mode == "human":
+            print(text)
+            return None
+        return text

@@ -43,8 +43,10 @@ the sequence (``+ num_envs``, ``+ k`` for a partial reset of ``k`` games), and
 calls give the same rollout.  ``"_step"`` (TorchRL's partial steps) is honoured: the
 rows not stepped stay as they are.
 
-Zero copy: the engine's buffers are wrapped once by ``torch.from_numpy`` and copied
-once into each output TensorDict (the engine overwrites them on the next step).
+Zero copy: each step allocates fresh tensors for the observation, mask, seat and done
+flag and the engine writes straight into them (``VectorEnv.step(actions, out=...)`` on
+their ``.numpy()`` views), so they go into the TensorDict as they are; only the small
+rewards are converted (float64 to float32).  A reset copies the engine's buffers once.
 ``torchrl`` is imported only when :func:`torchrl_env` is called.
 """
 
@@ -159,23 +161,34 @@ def _make_class() -> type:
             action = tensordict.get("action")
             a = action.detach().reshape(-1).to("cpu", torch.int64).numpy()
             rows = tensordict.get("_step", None)
+            # The engine writes this step's observation, mask, seat and done flags
+            # straight into fresh tensors (VectorEnv.step's out): no copy of them.
+            n = self.batch_size[0]
+            obs = torch.empty((n, self.obs_size), dtype=torch.float32)
+            mask = torch.empty((n, self.n_actions), dtype=torch.bool)
+            seat = torch.empty(n, dtype=torch.int64)
+            done = torch.empty((n, 1), dtype=torch.bool)
+            out = {"obs": obs.numpy(), "mask": mask.numpy(), "player": seat.numpy(),
+                   "partie_done": done.numpy().reshape(n)}
             if rows is None:
-                step = self._venv.step(a)
+                step = self._venv.step(a, out=out)
                 np.copyto(self._fresh, step.partie_done)
             else:
                 rows = rows.reshape(-1).cpu().numpy().astype(np.bool_)
-                step = self._step_rows(a, rows)
-            self._wrap(step)
-            done = self._copy(self._t_done)
-            out = self._observation({
-                "reward": self._t_rew.to(self.device, torch.float32, copy=True),
-                "done": done, "terminated": done.clone()})
-            self._last_out = out["observation"]
-            return TensorDict(out, batch_size=self.batch_size, device=self.device)
+                step = self._step_rows(a, rows, out)
+            reward = self._t_rew.to(torch.float32, copy=True)
+            if not self._cpu:
+                obs, mask, seat, done, reward = (
+                    t.to(self.device) for t in (obs, mask, seat, done, reward))
+            self._last_out = obs
+            return TensorDict({"observation": obs, "action_mask": mask, "seat": seat,
+                               "reward": reward, "done": done, "terminated": done.clone()},
+                              batch_size=self.batch_size, device=self.device)
 
-        def _step_rows(self, a: np.ndarray, rows: np.ndarray) -> Any:
+        def _step_rows(self, a: np.ndarray, rows: np.ndarray, out: dict[str, Any]) -> Any:
             """Step only ``rows``: the others get the action -1, which the unchecked step
-            leaves unapplied, after the same all-or-nothing legality check."""
+            leaves unapplied (their outputs are those of their unchanged state), after
+            the same all-or-nothing legality check."""
             mask = self._current().mask
             idx = np.flatnonzero(rows)
             act = a[idx]
@@ -187,7 +200,7 @@ def _make_class() -> type:
                     f"illegal action in {int((~ok).sum())} game(s) ("
                     + ", ".join(f"game {int(i)}: action {int(a[i])}" for i in bad)
                     + "); nothing was applied to any game")
-            step = self._venv.step_unchecked(np.where(rows, a, -1))
+            step = self._venv.step_unchecked(np.where(rows, a, -1), out=out)
             self._fresh[idx] = step.partie_done[idx]
             return step
 
@@ -206,7 +219,9 @@ def _make_class() -> type:
                                          f"got shape {tuple(rows.shape)} of {rows.dtype}")
                 rows = rows.reshape(n)
                 restart = np.flatnonzero(rows & ~self._fresh)
-                step = self._restart(restart) if restart.size else self._current()
+                # (the steps wrote their outputs into their own tensors, not the
+                # engine's buffers: current() refreshes those)
+                step = self._restart(restart) if restart.size else self._venv.current()
                 self._fresh |= rows
             self._wrap(step)
             self._last_out = None
@@ -232,8 +247,10 @@ def _make_class() -> type:
             return tensordict
 
         def _current(self) -> Any:
-            """The engine's current Step; its buffers already hold every game's decision
-            (a game ended by the last step has been restarted by the engine)."""
+            """The engine's own Step, for its mask: the engine keeps that up to date in
+            every step (a game ended by the last step has been restarted by the engine);
+            its other buffers are current only after a reset (the steps write theirs
+            into the step's tensors)."""
             return self._venv.current() if self._last is None else self._last
 
         def _restart(self, idx: np.ndarray) -> Any:

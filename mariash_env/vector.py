@@ -47,7 +47,7 @@ API
     the last reset) and ``decisions`` (actions applied since construction).
 ``reset(seed=None) -> Step``
     Starts a fresh partie in every game (see *Seeding*).
-``step(actions) -> Step``
+``step(actions, out=None) -> Step``
     ``actions``: one integer per game, the action of the seat to move there
     (``Step.player``).  All actions are checked against the current masks first; if any
     is illegal a :class:`ValueError` names the games and actions and *nothing* is
@@ -93,6 +93,25 @@ The ``Step`` record
 **The arrays of a Step are the engine's own buffers**: the next ``step``/``reset``/
 ``restore_states`` overwrites them in place (no per-step allocation or copy).  Keep
 what you need with ``.copy()`` (or copy into your rollout storage) before stepping on.
+
+Output buffers
+--------------
+``step(actions, out={...})`` / ``step_unchecked(actions, out={...})`` write the step's
+outputs straight into the caller's arrays instead of the engine's buffers (no copy: e.g.
+``torch.empty(...).numpy()`` views that then go on as the step's tensors).  ``out`` maps
+any of the Step fields to an array: ``"obs"`` float32[N, obs_size] (not with
+``observations=False``), ``"mask"`` int8 or bool[N, num_actions], ``"player"`` int64[N],
+``"rewards"`` float64[N, players], ``"deal_done"``/``"partie_done"`` bool[N],
+``"deal_no"`` int64[N]; each must be writeable, aligned, C-contiguous and overlap
+neither the engine's state and mask nor another ``out`` array.  Anything else raises
+:class:`OutBufferError` (a ``ValueError`` naming the field and what it must be) before
+any kernel runs: nothing is applied.  The returned ``Step`` shows the given arrays in
+place of the engine's; the fields not given are the engine's own buffers, and the
+engine's buffers of the given fields keep what they held.  The engine always keeps its
+own mask (what the next step checks its actions against, so a caller's array never
+decides legality): ``out["mask"]`` receives a copy of each new row, made while the row
+is in cache.  A game an unchecked step leaves unchanged gets the outputs of its
+unchanged state (zero rewards and flags), so every row of the given arrays is written.
 
 Auto-reset
 ----------
@@ -177,6 +196,7 @@ from __future__ import annotations
 import os
 import types
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numba
@@ -215,7 +235,7 @@ from .kinds import kind_of
 from .rules import G_LICIT, R_GAME, R_MAX_FLEK, R_NDEALS, R_PLAYERS, is_int, make_rules
 
 __all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES",
-           "VectorMemoryWarning", "available_memory"]
+           "VectorMemoryWarning", "OutBufferError", "available_memory"]
 
 STATE_BYTES = STATE_SIZE * 4
 """Bytes of compact state per game."""
@@ -227,6 +247,15 @@ the machine has available now."""
 
 class VectorMemoryWarning(UserWarning):
     """A ``VectorEnv`` asked for more memory than the machine can comfortably hold."""
+
+
+class OutBufferError(ValueError):
+    """An ``out`` buffer given to :meth:`VectorEnv.step` that the kernels cannot write
+    (unknown field, wrong type, dtype, shape or layout, read-only, overlapping)."""
+
+
+# The Step fields a step writes, in the order of VectorEnv._buffers.
+_OUT_FIELDS = ("obs", "mask", "player", "rewards", "deal_done", "partie_done", "deal_no")
 
 
 def available_memory() -> int | None:
@@ -370,11 +399,15 @@ def _check(masks, actions, bad):
 
 
 def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
-               deal_done, partie_done, deal_no, observations):
+               deal_done, partie_done, deal_no, observations, mask_out, copy_mask):
     """Apply one action per game; settle, advance and auto-reset as needed; refresh.
 
     An action that the game's current mask does not allow (out of range included)
-    applies nothing: even an unchecked step never indexes the engine's tables with it.
+    applies nothing: even an unchecked step never indexes the engine's tables with it;
+    such a game's outputs are recomputed from its unchanged state (the same values, also
+    when they go to a caller's buffers, see ``VectorEnv.step``'s ``out``).  ``masks`` is
+    the engine's own (what the next step checks against); with ``copy_mask`` each new
+    row is copied into ``mask_out`` as well, while it is in cache.
     The per-game work is written out here rather than in helpers: calls passing many
     arrays cost more than the rules themselves; the rows are borrowed views (no
     reference counting, see ``core.jit.borrow_row``)."""
@@ -392,8 +425,7 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
                 rewards[i, s] = 0.0
             deal_done[i] = False
             partie_done[i] = False
-            continue
-        if _apply_action_inline(st, rules, a):
+        elif _apply_action_inline(st, rules, a):
             for s in range(rewards.shape[1]):
                 rewards[i, s] = _payment(st, rules, s)  # exact int64 in the state
             deal_done[i] = True
@@ -408,6 +440,10 @@ def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards,
             deal_done[i] = False
             partie_done[i] = False
         _legal_actions_inline(st, rules, mrow)
+        if copy_mask:
+            orow = borrow_row(mask_out, i)
+            for j in range(mrow.shape[0]):
+                orow[j] = mrow[j]
         p = _mover(st, rules)
         player[i] = p
         deal_no[i] = st[DEAL_NO]
@@ -646,6 +682,19 @@ class VectorEnv:
             partie_done=self._partie_done,
             deal_no=self._deal_no,
         )
+        # What a step writes, in _OUT_FIELDS order, and what ``out`` may replace.
+        self._buffers = (self._obs, self._mask, self._player, self._rewards,
+                         self._deal_done, self._partie_done, self._deal_no)
+        self._result_fields = tuple(getattr(self._result, f) for f in _OUT_FIELDS)
+        self._out_specs = {
+            "obs": ((np.dtype(np.float32),), (n, self.obs_size)),
+            "mask": ((np.dtype(np.int8), np.dtype(np.bool_)), (n, kind.n_actions)),
+            "player": ((np.dtype(np.int64),), (n,)),
+            "rewards": ((np.dtype(np.float64),), (n, players)),
+            "deal_done": ((np.dtype(np.bool_),), (n,)),
+            "partie_done": ((np.dtype(np.bool_),), (n,)),
+            "deal_no": ((np.dtype(np.int64),), (n,)),
+        }
 
     @staticmethod
     def bytes_per_game(observations: bool = True, rules: str = "voleny",
@@ -704,13 +753,56 @@ class VectorEnv:
             a = np.ascontiguousarray(a)
         return a
 
-    def step(self, actions) -> Step:
-        """Apply one action per game (for ``Step.player``); illegal ones apply nothing."""
+    def _outputs(self, out: Mapping[str, np.ndarray] | None) -> tuple:
+        """The buffers a step writes (the engine's own, or the caller's ``out``, each
+        checked before any kernel runs) and the :class:`Step` that shows them."""
+        if out is None:
+            return self._buffers, self._result
+        if not isinstance(out, Mapping):
+            raise OutBufferError(f"out must be a mapping of Step field names to numpy "
+                                 f"arrays, got {type(out).__name__}")
+        unknown = sorted(set(out) - set(self._out_specs))
+        if unknown:
+            raise OutBufferError(f"out: unknown field(s) {unknown}; accepted: "
+                                 f"{list(self._out_specs)}")
+        if "obs" in out and not self.observations:
+            raise OutBufferError("out['obs']: this VectorEnv encodes no observations "
+                                 "(observations=False)")
+        bufs = dict(zip(_OUT_FIELDS, self._buffers))
+        given = []
+        for name, arr in out.items():
+            dtypes, shape = self._out_specs[name]
+            if not isinstance(arr, np.ndarray):
+                raise OutBufferError(f"out[{name!r}] must be a numpy array, got "
+                                     f"{type(arr).__name__}")
+            if arr.dtype not in dtypes or arr.shape != shape:
+                raise OutBufferError(
+                    f"out[{name!r}] must be {' or '.join(str(d) for d in dtypes)} of "
+                    f"shape {shape}, got {arr.dtype} of shape {arr.shape}")
+            if not (arr.flags.c_contiguous and arr.flags.writeable and arr.flags.aligned):
+                raise OutBufferError(f"out[{name!r}] must be a writeable, aligned, "
+                                     "C-contiguous array")
+            for other in (self._states, self._mask, *given):
+                if np.may_share_memory(arr, other):
+                    raise OutBufferError(f"out[{name!r}] overlaps the engine's state, "
+                                         "its mask or another out buffer")
+            given.append(arr)
+            bufs[name] = arr.view(np.int8) if name == "mask" else arr
+        fields = dict(zip(_OUT_FIELDS, self._result_fields))
+        fields.update(out)
+        return tuple(bufs.values()), Step(**fields)
+
+    def step(self, actions, out: Mapping[str, np.ndarray] | None = None) -> Step:
+        """Apply one action per game (for ``Step.player``); illegal ones apply nothing.
+
+        ``out``: buffers of the caller to write this step's outputs into instead of the
+        engine's own (see the module docstring, *Output buffers*)."""
         a = self._actions(actions)
+        bufs, result = self._outputs(out)
+        obs, mask, player, rewards, deal_done, partie_done, deal_no = bufs
         nbad = self._step_kernel(self._states, self.rules_vector, a, True, self._bad,
-                                 self._mask, self._obs, self._player, self._rewards,
-                                 self._deal_done, self._partie_done, self._deal_no,
-                                 self.observations)
+                                 self._mask, obs, player, rewards, deal_done, partie_done,
+                                 deal_no, self.observations, mask, mask is not self._mask)
         if nbad:
             idx = self._bad[:nbad]
             shown = ", ".join(f"game {int(i)}: action {int(a[i])}" for i in idx[:10])
@@ -720,17 +812,20 @@ class VectorEnv:
                 "nothing was applied to any game"
             )
         self.decisions += self.num_envs
-        return self._result
+        return result
 
-    def step_unchecked(self, actions) -> Step:
+    def step_unchecked(self, actions, out: Mapping[str, np.ndarray] | None = None) -> Step:
         """:meth:`step` without the up-front legality pass: a game whose action its mask
-        does not allow (out of range included) is left unchanged, the others step."""
+        does not allow (out of range included) is left unchanged, the others step (its
+        outputs are those of its unchanged state)."""
         a = self._actions(actions)
+        bufs, result = self._outputs(out)
+        obs, mask, player, rewards, deal_done, partie_done, deal_no = bufs
         self._step_kernel(self._states, self.rules_vector, a, False, self._bad, self._mask,
-                          self._obs, self._player, self._rewards, self._deal_done,
-                          self._partie_done, self._deal_no, self.observations)
+                          obs, player, rewards, deal_done, partie_done, deal_no,
+                          self.observations, mask, mask is not self._mask)
         self.decisions += self.num_envs
-        return self._result
+        return result
 
     def current(self) -> Step:
         """The current player/mask/obs (recomputed), with zero rewards and flags."""

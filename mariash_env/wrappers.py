@@ -8,6 +8,12 @@ mask (which on mariáš almost always picks an illegal action).  :func:`rllib_en
 ``ObsKeys(env(**kw), "observations", "action_mask", mask_dtype=np.float32)``, the layout
 of RLlib's ``ActionMaskingTorchRLModule``; wrap it in
 ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` (see examples/rllib_ppo.py).
+
+The environment's own options are wrappers too, defined beside ``env()`` (which applies
+them) and named here: :class:`MaskInInfo` (``env(mask_in_info=True)``: the mask also in
+``infos[agent]["action_mask"]``, as AgileRL reads it) and :class:`FlatObs`
+(``env(flat_obs=True)``: a ``Box`` observation, the mask in ``infos``, for SuperSuit's
+observation wrappers); :func:`parallel_env` is the parallel API over any of them.
 """
 
 from __future__ import annotations
@@ -20,10 +26,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from .env import FlatObs, MaskInInfo, parallel_env
 from .env import env as make_env
 from .spaces import LegalDiscrete
 
-__all__ = ["ObsKeys", "rllib_env"]
+__all__ = ["ObsKeys", "rllib_env", "MaskInInfo", "FlatObs", "parallel_env"]
 
 
 class ObsKeys(BaseWrapper):

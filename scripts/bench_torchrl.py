@@ -8,17 +8,18 @@ same compiled sampler drawing a uniformly random legal action per game:
 
 * raw: ``a = random_legal_actions(step.mask, rng, out); step = venv.step(a)``;
 * TorchRL: ``td = env.rand_action(td); data, td = env.step_and_maybe_reset(td)``
-  (:func:`mariash_env.torchrl_env.torchrl_env`: one copy of the engine's buffers into each
-  TensorDict, the auto-reset of finished games, TorchRL's own bookkeeping).
+  (:func:`mariash_env.torchrl_env.torchrl_env`: the engine writes each step's observation,
+  mask, seat and done flag straight into fresh tensors, ``VectorEnv.step(a, out=...)``,
+  which go into the TensorDict as they are; the auto-reset of finished games; TorchRL's
+  own bookkeeping).
 
 The two run in interleaved slices of ``--steps`` steps (raw, TorchRL, raw, ...), so a
 machine shared with other processes slows both alike; the ratio is of the summed times.
-Torch runs on one thread (the copies are memory-bound; more threads only contend).
-Goal (issue #31): TorchRL >= 0.5x the raw rate.  Measured on the 2-core machine (shared):
-4096 games, 0.44x with ``--deals 1`` (1.61M vs 0.71M decisions/s) and 0.45x with 12 deals.
-The gap is one copy of the observation into each TensorDict (14.7 MB a step at 4096
-games: about as long as the engine's step, which only writes it); the engine restarts
-finished games itself, so ``step_and_maybe_reset`` adds no copy for them.
+Torch runs on one thread (more threads only contend).
+Goal (issue #31): TorchRL >= 0.5x the raw rate.  Measured on the 2-core machine (shared),
+4096 games, 12 deals: 0.53x-0.66x in six runs (raw 1.16-1.50M, TorchRL 0.73-0.85M
+decisions/s), where copying the engine's buffers into each TensorDict (14.7 MB of
+observations a step) gave 0.42x and 0.48x in runs alternating with them.
 """
 
 from __future__ import annotations

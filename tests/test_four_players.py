@@ -1,4 +1,4 @@
-"""The four-player table, ``players=4`` (RULES.md §11.3, seed 004).
+"""The four-player table, ``players=4`` (RULES.md §11.3, the English rules guide).
 
 The dealer ``d`` sits out; ``(d+1)%4``, ``(d+2)%4``, ``(d+3)%4`` play the three-player deal
 as forehand, middlehand and the dealer's role; the sitting-out dealer pays or collects

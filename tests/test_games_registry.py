@@ -71,7 +71,7 @@ def test_unknown_or_unsupported_game_is_refused_by_the_registry():
         game_kind("bridge")
     with pytest.raises(KeyError):
         kind_of("lizany")  # no compiled core: not a game of the engine
-    with pytest.raises(ValueError, match="it is played by: aec, records, arena"):
+    with pytest.raises(ValueError, match="it is played by: aec, parallel, records, single_agent, arena"):
         game_kind("lizany", front_end="vector")
     assert game_kind("lizany", front_end="arena").name == "lizany"
     with pytest.raises(GameError, match="unknown front end"):
@@ -184,12 +184,19 @@ def test_one_card_set_helper():
         assert cards.cards_of(int(m)) == [i for i in range(32) if int(m) >> i & 1]
 
 
-def test_single_agent_env_refuses_a_game_it_does_not_play():
-    """Issue #30 item 3: SingleAgentEnv asks the registry; licitovaný, whose spaces it
-    does not declare (Box(900)/Discrete(115) are volený's), is refused by name."""
+def test_single_agent_env_refuses_a_game_it_does_not_play(monkeypatch):
+    """Issue #30 item 3: SingleAgentEnv asks the registry: it plays every game that lists
+    it (tests/test_single_agent_games.py), and refuses by name one that does not."""
+    import dataclasses
+
+    from mariash_env.games import registry
     from mariash_env.single_agent import SingleAgentEnv
 
+    licit = game_kind("licitovany")
+    assert licit.supports("single_agent")
+    assert SingleAgentEnv(rules="licitovany").game.kind is licit
+    without = dataclasses.replace(licit, front_ends=licit.front_ends - {"single_agent"})
+    monkeypatch.setitem(registry._GAMES, "licitovany", without)
     with pytest.raises(GameError, match="single_agent front end does not play licitovaný"):
         SingleAgentEnv(rules="licitovany")
-    assert not game_kind("licitovany").supports("single_agent")
     assert SingleAgentEnv().game.kind is game_kind("voleny")

@@ -1,4 +1,4 @@
-"""Lízaný, the two-player game (``mariash_env.lizany``; seed 004, RULES.md §1, §6, §7 for
+"""Lízaný, the two-player game (``mariash_env.lizany``; the English guide, RULES.md §1, §6, §7 for
 the shared card, trick and marriage rules; the module docstring for its decisions)."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def play_out(g: LizanyGame, rng: np.random.Generator) -> None:
 
 
 def oracle_legal(hand: int, led: int, trump: int, stock_left: int) -> int:
-    """Seed 004 / RULES.md §6 for two players, written independently of the engine."""
+    """The English guide / RULES.md §6 for two players, written independently of the engine."""
     if led < 0 or stock_left:
         return hand
     cards = cards_of(hand)
@@ -96,7 +96,7 @@ def test_render_ansi_shows_the_table():
 # --- the deal and the draw ------------------------------------------------------------------
 
 def test_deal_trump_card_and_first_trick_draws():
-    """Seed 004: 8 cards each, the next card names trumps and lies under the stock; the
+    """The English guide: 8 cards each, the next card names trumps and lies under the stock; the
     trick's winner draws first, then the other."""
     g = LizanyGame(deck=DECK)
     assert g.hands == [m("Ah Th Kh Qh 7b 8b 9b Jb"), m("7h 8h 9h Jh Ab Tb Kb Qb")]

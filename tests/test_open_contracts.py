@@ -1,4 +1,4 @@
-"""Open betl and open durch (RULES.md §11.1, seed 004; issue #15): the contract chain,
+"""Open betl and open durch (RULES.md §11.1, the English guide; issue #15): the contract chain,
 the face-up hand after the first trick, the hidden-world sampler, the price and records.
 
 Expected amounts are worked out by hand from the rule text: open betl and open durch

@@ -1,5 +1,5 @@
-"""Order-free hundred counting with multiplicative prices (RULES.md §11.2, seed 003
-"Sto neboli Kilo" and "Hra"; issue #15).
+"""Order-free hundred counting with multiplicative prices (RULES.md §11.2, the computer
+program's rules "Sto neboli Kilo" and "Hra"; issue #15).
 
 Expected amounts are worked out by hand from the rule text in the comments; ``A`` is
 the amount per defender (actor +2A, each defender -A).  Trumps are bells (b) unless

@@ -136,7 +136,7 @@ def _meta(when, scores, wins=(0, 0)):
 
 
 def test_series_best_three_of_a_week_zero_padded():
-    # seed 001: the sum of the best 3 parties of the week; missing ones count as zero
+    # the online table: the sum of the best 3 parties of the week; missing ones count as zero
     w = "2026-11-30T10:00:00+00:00"
     parties = [_meta(w, (5, -5)), _meta(w, (7, -7)), _meta(w, (-1, 1)), _meta(w, (2, -2)),
                _meta("2026-11-20T10:00:00+00:00", (100, -100))]  # another week

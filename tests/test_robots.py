@@ -1,4 +1,4 @@
-"""Robots: the table robot's fixed flek rule (seed 001), its bidding helpers, legality of
+"""Robots: the table robot's fixed flek rule (the online table's), its bidding helpers, legality of
 every robot's actions over many deals, determinism, and the PIMC robot."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The seed-001 series table over saved parties.
 
-Seed 001: "Týdenní a měsíční žebříček je série: součet tvých 3 (týden), resp. 5 (měsíc)
+The online table: "Týdenní a měsíční žebříček je série: součet tvých 3 (týden), resp. 5 (měsíc)
 nejlepších partií. V pořadí jsi hned od první partie — dokud jich tolik nemáš, chybějící
 se počítají nulou. Při shodě je výš ten, kdo v období odehrál víc partií, pak ten, kdo
 v započtených partiích víckrát vyhrál hru jako aktér."  A partie's score is the groše it

@@ -1,10 +1,10 @@
-"""Robot opponents: random, the table robot of seed 001, PIMC search, and exported
+"""Robot opponents: random, the table robot of the online table, PIMC search, and exported
 neural policies (ONNX, no torch needed).
 
 ``make_robot(spec, **kw)`` builds one from a name:
 
 * ``"random"`` -- :class:`RandomRobot` (uniform over the legal actions);
-* ``"table"`` -- :class:`TableRobot` (the deterministic rule-based robot, seeds 001/003),
+* ``"table"`` -- :class:`TableRobot` (the deterministic rule robot of the online table),
   under licitovaný rules
   :class:`~mariash_env.games.licitovany.table_robot.LicitTableRobot`, under lízaný rules
   (``rules="lizany"``) :class:`~mariash_env.games.lizany.table_robot.LizanyRuleRobot` (each
@@ -30,7 +30,12 @@ Keyword arguments may also be written into the spec, ``"pimc(worlds=8, time_limi
 game's table robot and refuses an ONNX model trained for the other game.
 
 Every robot follows the protocol of :mod:`mariash_env.robots.base` (``begin_deal``,
-``act`` / ``act_view`` / ``act_batch``, ``wants_view``), so each plays in every harness.
+``act`` / ``act_view`` / ``act_batch``, ``wants_view``), so each plays in every harness,
+and declares the games it plays (``games``, registry names, None = every game;
+``seat_counts``): ``random`` every game, ``table`` the game's own, ``pimc`` volený and
+licitovaný, ``nnpimc`` / ``strong`` volený with three players, ``onnx:PATH`` its model's
+game.  ``make_robot`` refuses a robot for a game it does not play with
+:class:`RobotGameError` (a ValueError) naming both, :func:`check_plays` checks any robot.
 """
 
 from __future__ import annotations
@@ -44,21 +49,21 @@ import numpy as np
 
 from ..games.voleny.table_robot import TableRobot
 from ..rules import is_int
-from .base import PolicyRobot, RandomRobot, Robot, as_robot
+from .base import PolicyRobot, RandomRobot, Robot, RobotGameError, as_robot, check_plays
 from .pimc import PIMCRobot
 from .view import SeatView
 
 __all__ = [
     "Robot", "RandomRobot", "TableRobot", "PIMCRobot", "SeatView", "OnnxRobot",
     "OnnxRobotError", "PolicyRobot", "as_robot", "make_robot", "parse_spec", "ROBOT_NAMES",
-    "check_robot_args", "game_name",
+    "check_robot_args", "game_name", "RobotGameError", "check_plays",
 ]
 
 ROBOT_NAMES = ("random", "table", "pimc", "nnpimc", "strong", "onnx:PATH", "os_random",
                "os_ismcts", "lizany_table")
 LIZANY = "lizany"  # the two-player game (mariash_env.lizany): its own engine, not a Rules
 STRONG: dict[str, Any] = {
-    "model": "models/robot_distilled_dagger2.onnx",  # relative to the repository
+    "model": "models/robot_distilled_dagger2.onnx",  # a shipped model (mariash_env.shipped)
     "bidding": "network", "from_trick": 3, "nt_from_trick": 0, "inference": False,
     "worlds": 6,
 }
@@ -190,15 +195,23 @@ def game_name(rules: Any) -> str:
     return game_kind(rules).name  # GameError (a ValueError) names the registered games
 
 
-def _make_nnpimc(rules: Any, game: str, kw: dict[str, Any], name: str = "nnpimc") -> Robot:
-    """NNPIMCRobot, refused by name for a game it does not play (volený, three players)."""
+def _players(rules: Any, kind: Any) -> int:
+    """The seat count of ``rules`` (a Rules, a rules dict, a game name or None)."""
     from ..rules import Rules
+
+    if isinstance(rules, Rules):
+        return rules.players
+    if isinstance(rules, dict) and "players" in rules:
+        return rules["players"]
+    return kind.players[0]
+
+
+def _make_nnpimc(players: int, game: str, kw: dict[str, Any], name: str = "nnpimc") -> Robot:
+    """NNPIMCRobot, refused by name for a game it does not play (volený, three players)."""
     from .nnpimc import NNPIMCRobot
 
-    players = (rules.players if isinstance(rules, Rules)
-               else rules.get("players", 3) if isinstance(rules, dict) else 3)
     if game != "voleny" or players != 3:
-        raise ValueError(f"robot {name!r} cannot play {game} mariáš with {players} players: "
+        raise RobotGameError(f"robot {name!r} cannot play {game} mariáš with {players} players: "
                          "it plays volený mariáš with three players")
     kw = dict(kw)
     worlds = kw.get("worlds", 8)
@@ -229,34 +242,36 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
 
     kind = game_kind(LIZANY if base == "lizany_table" and rules is None else rules)
     game = kind.name
-    # a game without the compiled core (lízaný) has only the random robot and its own
-    # table robot; the others play on the engine's state
-    if not kind.supports("game") and base not in ("random", "table", "lizany_table"):
-        raise ValueError(f"robot {base!r} cannot play {kind.title}: expected random, table "
-                         "or lizany_table")
-    if game != LIZANY and base == "lizany_table":
-        raise ValueError(f"robot 'lizany_table' cannot play {game} mariáš: it plays only "
-                         "rules='lizany'")
-    if not kind.supports("game") and base in ("table", "lizany_table"):
-        return kind.load("table_robot")()
-    if base == "random":
-        return RandomRobot(**kw)
-    if base == "table":
-        return kind.load("table_robot")(**kw)  # the game's own table robot
-    if base == "pimc":
-        return PIMCRobot(**kw)
-    if base == "nnpimc":
-        return _make_nnpimc(rules, game, kw)
-    if base == "strong":
-        from pathlib import Path
+    players = _players(rules, kind)
+    if base in ("nnpimc", "strong"):
+        if base == "strong":
+            from ..shipped import shipped_model
 
-        root = Path(__file__).resolve().parents[2]
-        model = kw.pop("model", None) or str(root / STRONG["model"])
-        return _make_nnpimc(rules, game, {**STRONG, "model": model, **kw}, "strong")
+            name = STRONG["model"].rsplit("/", 1)[-1]  # the shipped file, checkout or wheel
+            model = kw.pop("model", None) or str(shipped_model(name))
+            kw = {**STRONG, "model": model, **kw}
+        return _make_nnpimc(players, game, kw, base)
     if base in ("os_random", "os_ismcts"):
+        kind.require("openspiel")  # GameError naming the front ends that play the game
         from ..openspiel import OpenSpielRobot
 
         return OpenSpielRobot(base[3:], **kw)
-    from .onnx_robot import OnnxRobot
+    # Each robot class declares the games it plays (Robot.games): refused by name before
+    # it is built, and once built (an ONNX model plays its metadata's game only).
+    args: tuple[Any, ...] = ()
+    if base == "random":
+        cls: Any = RandomRobot
+    elif base == "table":
+        cls = kind.load("table_robot")  # the game's own table robot
+    elif base == "lizany_table":
+        cls = game_kind(LIZANY).load("table_robot")
+    elif base == "pimc":
+        cls = PIMCRobot
+    else:
+        from .onnx_robot import OnnxRobot
 
-    return OnnxRobot(base[len("onnx:"):], game=game, **kw)
+        cls, args, kw = OnnxRobot, (base[len("onnx:"):],), {**kw, "game": game}
+    check_plays(cls, kind, players, base)
+    robot = cls(*args, **kw)
+    check_plays(robot, kind, players, base)
+    return robot

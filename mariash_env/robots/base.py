@@ -23,6 +23,10 @@ Every harness drives every robot through the same calls:
 
 :func:`as_robot` turns a callable ``(obs, mask) -> actions`` or an object with
 ``act_batch`` / ``act`` into a :class:`Robot`.
+
+A robot declares the games it plays: :attr:`Robot.games` (registry names; None: every
+game) and :attr:`Robot.seat_counts`; :func:`check_plays` refuses it for another game with
+:class:`RobotGameError` naming both (``make_robot`` and ``SingleAgentEnv`` ask it).
 """
 
 from __future__ import annotations
@@ -35,7 +39,12 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from .view import SeatView
 
-__all__ = ["Robot", "RandomRobot", "PolicyRobot", "as_robot", "legal_of"]
+__all__ = ["Robot", "RandomRobot", "PolicyRobot", "RobotGameError", "as_robot", "check_plays",
+           "legal_of"]
+
+
+class RobotGameError(ValueError):
+    """A robot asked to play a game (or a seat count) it does not play."""
 
 
 class Robot:
@@ -45,6 +54,12 @@ class Robot:
     wants_view: ClassVar[bool] = False
     """Whether the robot needs the :class:`SeatView` (``act_view``) rather than the
     observation alone; such a robot is never handed batches (``act_batch``)."""
+
+    games: tuple[str, ...] | None = None
+    """The games it plays (registry names, ``mariash_env.games.registry``); None: every
+    game (a robot that reads only what it is handed, or one whose author did not say)."""
+    seat_counts: tuple[int, ...] | None = None
+    """The seat counts it plays (None: every one of its games')."""
 
     def act(self, observation: dict[str, Any]) -> int:
         raise NotImplementedError
@@ -77,10 +92,31 @@ def legal_of(observation: dict[str, Any]) -> np.ndarray:
     return legal
 
 
+def check_plays(robot: Any, game: Any, players: int | None = None,
+                name: str | None = None) -> None:
+    """RobotGameError naming the robot (``name``, default its own) unless it plays ``game``
+    (a GameKind) with ``players`` seats (default: the game's own), as its ``games`` /
+    ``seat_counts`` say; ``robot`` may be a robot class (checked before it is built)."""
+    players = game.players[0] if players is None else players
+    games = getattr(robot, "games", None)
+    counts = getattr(robot, "seat_counts", None)
+    if name is None:
+        name = getattr(robot, "name", None) or getattr(robot, "__name__", type(robot).__name__)
+    if games is not None and game.name not in games:
+        raise RobotGameError(
+            f"robot {name!r} cannot play {game.title or game.name} (rules={game.name!r}): it "
+            f"plays only {', '.join(f'rules={g!r}' for g in games)}")
+    if counts is not None and players not in counts:
+        raise RobotGameError(
+            f"robot {name!r} cannot play {game.title or game.name} with {players} players: "
+            f"it plays {' or '.join(map(str, counts))} players")
+
+
 class RandomRobot(Robot):
     """Uniform over the legal actions."""
 
     name = "random"
+    games = None  # every game: it reads only the mask
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -121,6 +157,8 @@ class _Duck(Robot):
     def __init__(self, obj: Any) -> None:
         self.obj = obj
         self.name = getattr(obj, "name", type(obj).__name__)
+        self.games = getattr(obj, "games", None)
+        self.seat_counts = getattr(obj, "seat_counts", None)
 
     def act(self, observation: dict[str, Any]) -> int:
         if hasattr(self.obj, "act"):

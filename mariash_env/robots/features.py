@@ -9,7 +9,7 @@ voids inferred from it).  It only ever reads the observation, never the state, s
 robot built on it sees exactly what its seat sees.
 
 The module also holds the small card helpers the robots share (suit masks, rank
-orders, trick winners, hole counting for betl and durch after seed 003).
+orders, trick winners, hole counting for betl and durch after the computer program's notes).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def marriages(hand: int) -> list[int]:
 
 
 def betl_holes(hand: int, known_out: int = 0) -> int:
-    """Seed 003's holes of a betl hand: cards missing from the run upward from the seven.
+    """The program's holes of a betl hand: cards missing from the run upward from the seven.
 
     Per suit held: every card below the hand's highest card of that suit that is neither
     in the hand nor in ``known_out`` (cards known to be out of play for the opponents,
@@ -112,7 +112,7 @@ def betl_holes(hand: int, known_out: int = 0) -> int:
 
 
 def durch_hole_suits(hand: int, known_out: int = 0) -> int:
-    """Seed 003's holed suits of a durch hand (the number of them).
+    """The program's holed suits of a durch hand (the number of them).
 
     A suit is holed when the hand holds a card lower than some card the opponents may
     hold in it, *and* the run of the hand's cards downward from the ace is shorter than

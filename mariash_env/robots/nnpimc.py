@@ -71,12 +71,13 @@ import numpy as np
 from ..core import state as S
 from ..games.voleny import actions as A
 from ..rules import Rules
+from ..shipped import shipped_model
 from .pimc import PIMCRobot, _payoff, solver_available
 from .view import SeatView
 
 __all__ = ["NNPIMCRobot", "world_log_weights", "DEFAULT_MODEL"]
 
-DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "robot.onnx"
+DEFAULT_MODEL = shipped_model("robot.onnx")
 LEAVES = ("solver", "network")
 """How a card is valued in a world: the double-dummy solver, or a playout by the network."""
 
@@ -116,7 +117,7 @@ class NNPIMCRobot(PIMCRobot):
     """PIMC with worlds weighted by a network's inference (module docstring).
 
     ``model``: path of an exported volený robot (ONNX; default the shipped
-    ``models/robot.onnx`` of the repository); ``worlds``: worlds solved per
+    ``models/robot.onnx``, :mod:`mariash_env.shipped`); ``worlds``: worlds solved per
     decision; ``candidates``: worlds sampled and weighted per card-play decision (default
     ``4 * worlds``); ``temperature``: of the softmax over the network's Q-values (groše x
     0.1; default 0.3, the best of 0.1-1.0 in small matches, docs/nnpimc.md); ``floor``: least relative likelihood of one card (0 < floor <= 0.1);
@@ -133,6 +134,8 @@ class NNPIMCRobot(PIMCRobot):
     """
 
     name = "nnpimc"
+    games = ("voleny",)
+    seat_counts = (3,)
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, worlds: int = 8,
                  candidates: int | None = None, temperature: float = 0.3,

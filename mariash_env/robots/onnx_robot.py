@@ -45,6 +45,7 @@ class OnnxRobot(Robot):
     """
 
     name = "onnx"
+    games: tuple[str, ...] | None = tuple(KINDS)  # the model's own game once it is loaded
 
     def __init__(self, path: str | Path, threads: int = 1,
                  providers: list[str] | None = None, game: str | None = None) -> None:
@@ -68,6 +69,7 @@ class OnnxRobot(Robot):
             raise OnnxRobotError(f"{self.path} is not a loadable ONNX model: {e}") from None
         self.metadata: dict[str, str] = dict(self.session.get_modelmeta().custom_metadata_map)
         self.game: GameKind = self._game(game)
+        self.games = (self.game.name,)  # the model's own game, from its metadata
         self._check()
         self.rules: dict[str, Any] = json.loads(self.metadata.get("mariash_rules", "{}"))
         self.training: dict[str, Any] = json.loads(self.metadata.get("mariash_training", "{}"))

@@ -130,6 +130,7 @@ class PIMCRobot(Robot):
 
     name = "pimc"
     wants_view = True
+    games = ("voleny", "licitovany")  # the games with a world sampler and the solver
 
     def __init__(self, worlds: int = 20, time_limit: float | None = None,
                  seed: int | None = None, game: Any = None, use_solver: bool = True,

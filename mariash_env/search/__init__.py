@@ -46,8 +46,7 @@ hundred against ⇒ some marriage held then (must-hold); a talon this seat laid 
 another took lies with the taker, in the taker's own talon, or (through it) with the
 seat that took that one (at most two of its cards).
 
-Speed (this 2-core machine, numba-compiled, cache warm): ``knowledge`` about 13 µs a
-call; ``sample_worlds`` about 2.4 µs a world (100 worlds a call, random positions).
+Their speed is measured in ``docs/benchmarks.md`` (``scripts/bench_apis.py``).
 
 Solver — :func:`solve`
 ----------------------
@@ -76,17 +75,8 @@ minimax reference; the tests compare them on random endgames (every rule variant
 the ``make_rules`` switches that matter: marriage order, tariff, cap) and whole betl /
 durch deals.
 
-Measured (``.venv/bin/python scripts/bench_solver.py``: 200 random deals at their
-first card, 100 suit games, 50 betl, 50 durch, value + best move + PV; CPU time of the
-solving process on this 2-core machine, shared with other work): mean 4.7 ms per whole
-deal (median 0.3 ms, max 58 ms); suit games mean 9.3 ms (median 5.1 ms, about 36 500
-nodes), betl 0.1 ms, durch 0.08 ms; about 3.9 million nodes/s.  The code before issue
-#10's speed-ups, run alternately on the same machine: suit games 13.0-13.9 ms.
-Licitovaný (``scripts/bench_solver.py --n 0 --licit 20``: 20 whole deals of each of its
-twelve games): mean 4.6 ms per deal (median 0.3 ms, max 173 ms); stovka is the slowest
-(mean 19 ms), betl, durch and two sevens without sto under 0.2 ms.
-Compiling (first use, cold numba cache) takes about 25 s of CPU for the solver and 15 s
-for the worlds.
+Its speed (``scripts/bench_solver.py``, both games) and first-use compile times are in
+``docs/benchmarks.md``.
 """
 
 from ..games.voleny.worlds import (

@@ -11,8 +11,7 @@ KIND = GameKind(
     "licitovany", G_LICIT, LA.N_ACTIONS, LA.ACTION_LABELS, LA.action_index, LA.action_label,
     LO.LOBS_SIZE, LO.LSTATE_OBS_SIZE, LO.LOBS_VERSION, LO.LOBS_LAYOUT, LO.encode_licit,
     LO.observe_licit, "desetník", LO.LOBS_PHASES,
-    # SingleAgentEnv declares volený's spaces (issue #30): not this game's front end yet
-    front_ends=frozenset(FRONT_ENDS) - {"single_agent"},
+    front_ends=frozenset(FRONT_ENDS),
     options=LICIT_OPTIONS,
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",

@@ -7,7 +7,7 @@ observation alone.
   bid, the holder holds while he could still play a game at or above it, forhond alone
   bids the lowest;
 * **announcement** -- the highest game it can make with the 12 cards at or above the bid,
-  else the cheapest (``fold`` after a sedma bid), trumps by seed 003's suit score, the
+  else the cheapest (``fold`` after a sedma bid), trumps by the program's suit score, the
   helping suit it is longest in, the discards of the volený robot's cost functions, a
   betl's low lead from its shortest suit, a durch's top card from its longest;
 * **flek and card play** -- the volený :class:`~mariash_env.games.voleny.table_robot.TableRobot`'s
@@ -187,6 +187,7 @@ class LicitTableRobot(Robot):
     """The deterministic rule-based robot of licitovaný mariáš (module docstring)."""
 
     name = "table"
+    games = ("licitovany",)
 
     def __init__(self) -> None:
         self._voleny = TableRobot()

@@ -11,7 +11,7 @@
 | State shape | float32[285] (perfect information) |
 | Reward | ±1 to the player with more points, ±2 when the loser took no trick; zero-sum |
 
-The two-player mariáš of seed 004 ("Two players (lízaný): 8 cards each, the rest form a
+The two-player mariáš of the English guide ("Two players (lízaný): 8 cards each, the rest form a
 stock.  Draw after each trick; once the stock is empty, follow suit and beat if you
 can").  It plays on the main game's card vocabulary (``core/tricks.py``: rank order,
 beating, the trick winner, RULES.md §6's follow-and-beat rule, §7's marriage rule) and
@@ -91,7 +91,7 @@ from pettingzoo.utils import wrappers
 from ...cards import CARD_CODES, NCARDS, SUIT_NAMES_CZ, cards_of, parse_deck, pretty
 from ...core.tables import CARD_POINTS
 from ...core.tricks import announces_marriage_py, follow_py, winning_index_py
-from ...game import IllegalActionError, check_seed, reset_options
+from ...game import EpisodeSeeds, IllegalActionError, check_seed, reset_options
 from ...rules import is_int
 from .actions import (  # noqa: F401 (re-exported: mariash_env.lizany's names)
     ACTION_LABELS,
@@ -448,6 +448,7 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
         self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), np.float32)
         self.game: LizanyGame | None = None
+        self._seeds = EpisodeSeeds()
 
     def observation_space(self, agent: str) -> gymnasium.Space:
         return self.observation_spaces[agent]
@@ -481,7 +482,9 @@ class raw_env(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         opts = reset_options(options, ("deck",))
-        self.game = LizanyGame(deck=opts.get("deck"), seed=seed)
+        # reset(seed=s) deals seed s; later unseeded resets continue its generator.
+        with self._seeds.drawn(seed) as deal_seed:
+            self.game = LizanyGame(deck=opts.get("deck"), seed=deal_seed)
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}

@@ -36,6 +36,7 @@ class LizanyRuleRobot(Robot):
     """Deterministic rule robot of lízaný (module documentation)."""
 
     name = "lizany_table"
+    games = ("lizany",)
 
     def act(self, observation: dict[str, Any]) -> int:
         o = np.asarray(observation["observation"])

@@ -1,14 +1,14 @@
-"""The table robot: the fixed rule-based player of the online table (seeds 001 and 003).
+"""The table robot: the online table's fixed rule-based player (its rules, a program's notes).
 
 :class:`TableRobot` decides from the observation alone (decoded by
 :mod:`mariash_env.robots.features`), deterministically: the same observation always
 gives the same action, on every seat.  Its parts:
 
-* **flek, re, tutti, hry proti** -- exactly the rule of seed 001's last paragraph, one
+* **flek, re, tutti, hry proti** -- exactly the online table's rule (its last paragraph), one
   method per sentence (:meth:`TableRobot.flek_actions`, the docstrings quote the Czech);
-* **trump choice** -- seed 003: compare the suits' strength by a point score and take
-  the lowest card of the strongest suit when it stands out enough, else *z lidu*;
-* **contract, discards, Barva?, betl answers** -- seed 003's hole counting
+* **trump choice** -- the program's notes: compare the suits' strength by a point score
+  and take the lowest card of the strongest suit when it stands out enough, else *z lidu*;
+* **contract, discards, Barva?, betl answers** -- the program's hole counting
   (:func:`~mariash_env.robots.features.betl_holes`,
   :func:`~mariash_env.robots.features.durch_hole_suits`);
 * **announcement** -- sedma with the trump seven and four trumps, sto with a marriage
@@ -16,7 +16,7 @@ gives the same action, on every seat.  Its parts:
 * **card play** -- plain suit-game technique (cash aces, catch tens with aces, draw
   trumps with the boss trump, keep the trump seven for the last trick, smear points
   to a winning partner, play high behind the actor), betl and durch attack, and the
-  defence priorities of seed 003;
+  defence priorities of the program's notes;
 * it lays the cards down whenever that is offered.
 """
 
@@ -95,7 +95,7 @@ def sharps_in(hand: int) -> int:
 
 
 def suit_score(hand: int, s: int) -> int:
-    """Seed 003's point score of a suit for the trump choice."""
+    """The program's point score of a suit for the trump choice."""
     m = in_suit(hand, s)
     sc = sum(TRUMP_CARD_VALUE[c & 7] + TRUMP_LENGTH_BONUS for c in cards(m))
     if (hand >> (8 * s + RQ)) & 3 == 3:
@@ -190,6 +190,7 @@ class TableRobot(Robot):
     """The deterministic rule-based robot of the online table (module docstring)."""
 
     name = "table"
+    games = ("voleny",)  # at four players from the deal's three-seat observation
 
     def __init__(self) -> None:
         self.fallbacks = 0  # decisions where the rules above picked an illegal action
@@ -234,9 +235,9 @@ class TableRobot(Robot):
 
     # --- trumps, contract, discards ----------------------------------------------------
     def choose_trump(self, o: ObsInfo) -> int:
-        """Seed 003: *Počítač vybírá trumf tak, že porovná sílu všech barev a pokud je rozdíl
-        v bodovém hodnocení nejsilnější a nejslabší barvy dost velký, zvolí za trumf nejslabší
-        kartu z této barvy, jinak volí z lidu.*
+        """The program's notes: *Počítač vybírá trumf tak, že porovná sílu všech barev a pokud
+        je rozdíl v bodovém hodnocení nejsilnější a nejslabší barvy dost velký, zvolí za trumf
+        nejslabší kartu z této barvy, jinak volí z lidu.*
 
         Each suit of the first seven cards scores ``TRUMP_CARD_VALUE`` per card plus a length
         bonus (and a bonus for a marriage); when the strongest suit beats the weakest by at
@@ -269,7 +270,7 @@ class TableRobot(Robot):
 
     @staticmethod
     def durch_hand(hand10: int) -> bool:
-        """A durch-worthy 10-card hand: no holed suit (seed 003).  Taking a talon and
+        """A durch-worthy 10-card hand: no holed suit (the program's notes).  Taking a talon and
         discarding two can only keep or improve it."""
         return durch_hole_suits(hand10) <= DURCH_MAX_HOLED
 
@@ -327,7 +328,7 @@ class TableRobot(Robot):
             return A.ANNOUNCE_SEDMA
         return A.ANNOUNCE_HRA
 
-    # --- flek (seed 001, last paragraph) ---------------------------------------------------
+    # --- flek (the online table's rules, last paragraph) ------------------------------------
     def choose_flek(self, o: ObsInfo) -> int:
         for a in self.flek_actions(o):
             if o.mask[a]:
@@ -634,7 +635,7 @@ class TableRobot(Robot):
         actor = o.actor
         partner = 3 - actor
         if not tr.cards:
-            # Attack (seed 003): lead from the bottom where the actor may be forced over.
+            # Attack (the program's notes): lead from the bottom where the actor may be forced over.
             best = None
             best_key = None
             for s in range(4):
@@ -682,7 +683,7 @@ class TableRobot(Robot):
         return self._defend_durch(o, legal, out)
 
     def _partner_signals(self, o: ObsInfo) -> int:
-        """Suits in which the partner threw off the highest card still unplayed (seed 003)."""
+        """Suits where the partner threw off the highest unplayed card (the program's notes)."""
         partner = 3 - o.actor
         seen = 0
         sig = 0

@@ -1,0 +1,179 @@
+"""Packaging (issue #32, item 1: clean packaging).
+
+The wheel adds no top-level import name but ``mariash_env`` (no ``training``, no
+``models``), carries the shipped models as ``mariash_env/models``, and installed into a
+fresh venv gives the env, the robots and the ``mariash`` commands with the working
+directory outside the checkout.  The checkout keeps ``models/`` and ``training``; the one
+locator of a shipped model is :func:`mariash_env.shipped.shipped_model`.
+
+The fresh venv sees the dependencies of ``.venv`` through a ``.pth`` file naming a folder
+of links to them, without the editable install of the project (its finder, ``.pth`` and
+metadata are left out), so the test runs offline.  The installed package compiles its
+core afresh (numba's cache is per source path), hence ``slow``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from mariash_env.robots import STRONG, make_robot
+from mariash_env.shipped import ShippedModelError, models_dir, shipped_model, shipped_models
+
+ROOT = Path(__file__).resolve().parents[1]
+# what a build must not see: environments, caches and build outputs of the checkout
+COPY_IGNORE = shutil.ignore_patterns(".venv", ".git", "site", "runs", "build", "dist",
+                                     "*.egg-info", "__pycache__", ".hypothesis",
+                                     ".ruff_cache", ".pytest_cache", "*.nbi", "*.nbc")
+
+
+def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    assert r.returncode == 0, f"{cmd} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}"
+    return r
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from a copy of the checkout (a build writes build/ and *.egg-info
+    into its source folder; other runs share the checkout)."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    shutil.copytree(ROOT, src, ignore=COPY_IGNORE)
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+          "--no-index", "-q", "-w", str(tmp / "dist"), str(src)])
+    (whl,) = (tmp / "dist").glob("mariash-*.whl")
+    return whl
+
+
+def _top_level(names: list[str]) -> set[str]:
+    """The import names a wheel installs: first path parts, less its metadata folders."""
+    tops = {n.split("/", 1)[0] for n in names}
+    return {t.removesuffix(".py") for t in tops if not t.endswith((".dist-info", ".data"))}
+
+
+def test_wheel_installs_only_mariash_env_with_the_models(wheel: Path) -> None:
+    """Issue #32 item 1: one top-level name (RECORD and top_level.txt agree), every module
+    of the checkout's mariash_env/ in it, the shipped models and cards under
+    mariash_env/models, the play table's static files; no training, no models."""
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/RECORD"))
+        record = [line.split(",")[0] for line in
+                  z.read(f"{info}/RECORD").decode().splitlines() if line]
+        top_txt = z.read(f"{info}/top_level.txt").decode().split()
+    assert _top_level(names) == {"mariash_env"}
+    assert _top_level(record) == {"mariash_env"}
+    assert top_txt == ["mariash_env"]
+    have = set(names)
+    modules = {f"mariash_env/{p.relative_to(ROOT / 'mariash_env').as_posix()}"
+               for p in (ROOT / "mariash_env").rglob("*.py") if "__pycache__" not in p.parts}
+    assert not modules - have, "modules left out of the wheel (pyproject packages list)"
+    shipped = sorted(p.name for p in (ROOT / "models").iterdir() if p.suffix in (".onnx", ".md"))
+    assert {"robot.onnx", "robot_distilled_dagger2.onnx", "ROBOT.md"} <= set(shipped)
+    assert {f"mariash_env/models/{n}" for n in shipped} <= have
+    assert {"mariash_env/play/static/index.html", "mariash_env/play/static/table.js"} <= have
+    with zipfile.ZipFile(wheel) as z:
+        assert z.read("mariash_env/models/robot.onnx") == (ROOT / "models/robot.onnx").read_bytes()
+
+
+CHECK = textwrap.dedent('''
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    import mariash_env
+    from mariash_env.arena import play_deal
+    from mariash_env.robots import make_robot
+    from mariash_env.rules import make_rules
+    from mariash_env.shipped import shipped_model
+
+    venv = Path(sys.prefix).resolve()
+    pkg = Path(mariash_env.__file__).resolve()
+    assert venv in pkg.parents, f"mariash_env from {pkg}, not the fresh venv {venv}"
+    for name in ("training", "models"):
+        assert importlib.util.find_spec(name) is None, f"{name} is importable"
+    assert shipped_model("robot.onnx") == pkg.parent / "models" / "robot.onnx"
+
+    e = mariash_env.env()
+    e.reset(seed=3)
+    for _ in range(6):
+        mask = e.observe(e.agent_selection)["action_mask"]
+        e.step(int(np.flatnonzero(mask)[0]))
+
+    strong = make_robot("strong")
+    assert Path(strong.net.path).parent == pkg.parent / "models"
+    assert Path(make_robot("nnpimc").net.path).name == "robot.onnx"
+    net = make_robot(f"onnx:{shipped_model('robot_distilled.onnx')}")
+    make_robot(f"onnx:{shipped_model('robot_licitovany.onnx')}", rules="licitovany")
+    out = play_deal([strong, net, make_robot("table")], (0, 1, 2), 7, 0, make_rules())
+    assert min(out["decisions"]) > 0 and sum(out["payments"]) == 0, out
+    print("installed wheel ok")
+''')
+
+
+@pytest.mark.slow
+def test_installed_wheel_plays_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:
+    """Issue #32 item 1: pip install of the wheel into a fresh venv; from a folder outside
+    the checkout: the env steps, ``strong`` (its shipped model), ``nnpimc`` and ONNX
+    robots of shipped models play a deal, ``mariash play/serve-robot --help`` exit 0."""
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    py = venv / "bin" / "python"
+    site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                      "['purelib'])"]).stdout.strip())
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    ours = re.compile(r"^(mariash|__editable__)|\.pth$")
+    for key in ("purelib", "platlib"):
+        for p in Path(sysconfig.get_paths()[key]).iterdir():
+            if not ours.search(p.name) and not (deps / p.name).exists():
+                (deps / p.name).symlink_to(p)
+    (site / "_mariash_test_deps.pth").write_text(f"{deps}\n")
+    _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps",
+          "--no-index", "-q", str(wheel)])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    (work / "check.py").write_text(CHECK)
+    r = _run([str(py), "check.py"], cwd=work, env=env, timeout=900)
+    assert "installed wheel ok" in r.stdout
+    for cmd in ("play", "serve-robot"):
+        r = _run([str(venv / "bin" / "mariash"), cmd, "--help"], cwd=work, env=env,
+                 timeout=300)
+        assert r.stdout.startswith(f"usage: mariash {cmd}"), r.stdout
+
+
+def test_shipped_model_in_the_checkout() -> None:
+    """Issue #32 item 1: in the checkout shipped_model finds models/<name> (the paths of
+    docs and configs); anything else is refused by name, listing the shipped ones."""
+    assert models_dir() == ROOT / "models"
+    assert shipped_model("robot.onnx") == ROOT / "models" / "robot.onnx"
+    assert "robot_distilled_dagger2.onnx" in shipped_models()
+    with pytest.raises(ShippedModelError, match=r"no shipped model 'nope\.onnx'.*robot\.onnx"):
+        shipped_model("nope.onnx")
+    for bad in ("models/robot.onnx", "", "../pyproject.toml", None):
+        with pytest.raises(ShippedModelError, match="bad shipped model name"):
+            shipped_model(bad)  # type: ignore[arg-type]
+    strong = make_robot("strong")
+    assert Path(strong.net.path) == ROOT / STRONG["model"]
+
+
+def test_default_model_paths_use_the_locator() -> None:
+    """Issue #32 item 1: no module of mariash_env/ builds a path to models/ itself (it
+    would point beside site-packages in an installed wheel)."""
+    pattern = re.compile(r"""["']models["']|parents\[\d\]\s*/\s*["']models""")
+    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "mariash_env").rglob("*.py")
+                 if p.name != "shipped.py" and pattern.search(p.read_text())]
+    assert not offenders

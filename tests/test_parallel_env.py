@@ -1,0 +1,81 @@
+"""``mariash_env.parallel_env(**rules)``: PettingZoo's parallel API over the turn-based
+game, for every game (issue #31 item 2, "there is no ``parallel_env()``"; cited with the
+hardening list of issue #29)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import parallel_api_test
+
+import mariash_env
+from mariash_env.games.registry import games
+from mariash_env.rules import RulesError
+
+# Every registered game that has an AEC env, and volený at four.
+CASES = [{"rules": k.name} for k in games("aec")] + [{"players": 4}]
+
+
+def _ids(kw: dict) -> str:
+    return "-".join(f"{k}={v}" for k, v in kw.items())
+
+
+def test_every_aec_game_is_covered() -> None:
+    """Issue #31 item 2 (#29): the three games of the registry are all here."""
+    assert {c.get("rules") for c in CASES} >= {"voleny", "licitovany", "lizany"}
+
+
+@pytest.mark.parametrize("kw", CASES, ids=_ids)
+def test_parallel_api_test_passes(kw: dict) -> None:
+    """Issue #31 item 2 (#29): PettingZoo's parallel_api_test for every game."""
+    parallel_api_test(mariash_env.parallel_env(**kw), num_cycles=400)
+
+
+@pytest.mark.parametrize("kw", CASES, ids=_ids)
+def test_parallel_episode_carries_masks_and_rewards(kw: dict) -> None:
+    """Issue #31 item 2 (#29): a whole episode through the parallel API: only the agent to
+    move has legal actions in its mask, its action is applied, the others' are ignored,
+    and every agent's payments add up to what the AEC env pays on the same deals."""
+    extra = {} if kw.get("rules") == "lizany" else {"deals": 2}
+    p = mariash_env.parallel_env(**kw, **extra)
+    obs, infos = p.reset(seed=7)
+    assert set(obs) == set(p.agents) == set(infos)
+    rng = np.random.default_rng(0)
+    totals = dict.fromkeys(p.possible_agents, 0.0)
+    chosen = []
+    while p.agents:
+        movers = [a for a in p.agents if obs[a]["action_mask"].any()]
+        assert len(movers) == 1, movers
+        legal = np.flatnonzero(obs[movers[0]]["action_mask"])
+        a = int(rng.choice(legal))
+        chosen.append(a)
+        # every other agent submits an illegal action: it must be ignored
+        acts = {ag: (a if ag == movers[0] else 10**6) for ag in p.agents}
+        obs, rew, term, trunc, infos = p.step(acts)
+        for ag, r in rew.items():
+            totals[ag] += r
+    assert abs(sum(totals.values())) < 1e-9
+    # the same actions through the AEC env
+    e = mariash_env.env(**kw, **extra)
+    e.reset(seed=7)
+    aec = dict.fromkeys(e.possible_agents, 0.0)
+    it = iter(chosen)
+    for _agent in e.agent_iter():
+        _, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else next(it))
+        for ag, r in e.rewards.items():
+            aec[ag] += r
+    assert totals == pytest.approx(aec)
+    assert any(totals.values())
+
+
+def test_parallel_env_takes_the_env_options() -> None:
+    """Issue #31 item 2 (#29): env()'s keywords (mask_in_info, flat_obs) and rule options
+    pass through; an option that does not apply to a game is a RulesError naming it."""
+    p = mariash_env.parallel_env(flat_obs=True, deals=1)
+    obs, infos = p.reset(seed=1)
+    mover = next(a for a in p.agents if infos[a]["action_mask"].any())
+    assert obs[mover].shape == p.observation_space(mover).shape
+    with pytest.raises(RulesError, match="deals"):
+        mariash_env.parallel_env(rules="lizany", deals=2)
+    assert "parallel_env" in mariash_env.__all__

@@ -1,0 +1,284 @@
+"""SingleAgentEnv for every game the registry lists for it (issue #30 item "lízaný in every
+front end", issue #31 item 2): spaces from the game's layout, the AEC env's masks and
+payments, the game's own table robot, the Gymnasium registration.  Parametrised over
+``games("single_agent")`` and each game's seat counts, so a registered game gets every
+check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import mariash_env
+from mariash_env import OptionError
+from mariash_env.games.base import GameError
+from mariash_env.games.registry import game_kind, games
+from mariash_env.robots import Robot, RobotGameError, make_robot
+from mariash_env.single_agent import SingleAgentEnv
+
+CASES = [(k.name, p) for k in games("single_agent") for p in k.players]
+IDS = [f"{g}-{p}" for g, p in CASES]
+
+
+def _rules(game: str, players: int, deals: int = 2) -> dict[str, Any]:
+    kind = game_kind(game)
+    kw: dict[str, Any] = {"rules": game}
+    if players != kind.players[0]:
+        kw["players"] = players
+    if "deals" in kind.options:
+        kw["deals"] = deals
+    return kw
+
+
+def _aec(game: str, kw: dict[str, Any]) -> Any:
+    """The game's AEC environment (lízaný has its own, without the compiled core)."""
+    if game_kind(game).supports("game"):
+        return mariash_env.env(**kw)
+    return mariash_env.lizany.env()
+
+
+class _Logged(Robot):
+    """An opponent that appends every action it takes to a log shared by the table."""
+
+    def __init__(self, inner: Robot, log: list[int]) -> None:
+        self.inner, self.log = inner, log
+        self.name, self.games = inner.name, inner.games
+
+    def begin_deal(self, seed: int) -> None:
+        self.inner.begin_deal(seed)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        a = int(self.inner.act(observation))
+        self.log.append(a)
+        return a
+
+
+def test_the_registry_lists_every_game_with_an_aec_env():
+    """Issue #30: every game with an AEC env has the single-agent front end."""
+    assert {k.name for k in games("single_agent")} == {k.name for k in games("aec")} == {
+        "voleny", "licitovany", "lizany"}
+    assert ("voleny", 4) in CASES and ("lizany", 2) in CASES
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_check_env_and_spaces_are_the_games(game, players):
+    """Issue #30/#31 item 2: Gymnasium's check_env passes and the spaces are the game's
+    layout (before: licitovaný declared volený's Box(900)/Discrete(115))."""
+    kind = game_kind(game)
+    kw = _rules(game, players)
+    check_env(SingleAgentEnv(illegal="terminate", **kw), skip_render_check=True)
+    env = SingleAgentEnv(**kw)
+    layout = kind.layout(players)
+    assert env.observation_space.shape == (layout.obs_size,)
+    assert env.action_space.n == kind.n_actions
+    aec = _aec(game, kw)
+    agent = aec.possible_agents[0]
+    assert len(aec.possible_agents) == players == env.players
+    assert env.observation_space == aec.observation_space(agent)["observation"]
+    assert env.action_space.n == aec.action_space(agent).n
+    keyed = SingleAgentEnv(obs_keys=("obs", "mask"), **kw)
+    obs, _ = keyed.reset(seed=1)
+    assert obs in keyed.observation_space and obs["mask"].shape == (kind.n_actions,)
+    assert keyed.legal_labels() == [kind.action_label(int(i))
+                                    for i in np.flatnonzero(obs["mask"])]
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_masks_observations_and_payments_are_the_aec_envs(game, players, seat):
+    """Issue #30/#31 item 2: a random partie through SingleAgentEnv, replayed action for
+    action in the AEC env of the same seed: the learner's masks and observations are that
+    env's, its rewards add up to the AEC env's payments of its seat (and the partie's
+    score), and the payments are zero-sum over the table."""
+    kw = _rules(game, players)
+    log: list[int] = []
+    robots = [_Logged(make_robot("random", rules=game), log) for _ in range(players - 1)]
+    env = SingleAgentEnv(seat=seat, opponents=robots, **kw)
+    rng = np.random.default_rng(seat)
+    obs, _ = env.reset(seed=7)
+    learner: list[tuple[int, np.ndarray, np.ndarray]] = []  # (log position, obs, mask)
+    total, done = 0.0, False
+    while not done:
+        mask = env.action_masks()
+        assert mask.dtype == bool and mask.shape == (env.kind.n_actions,) and mask.any()
+        a = int(rng.choice(np.flatnonzero(mask)))
+        learner.append((len(log), obs, mask))
+        log.append(a)
+        obs, reward, done, _, _ = env.step(a)
+        total += reward
+    assert total == env.game.scores[seat]
+
+    aec = _aec(game, kw)
+    dealer = env.game.first_dealer if hasattr(env.game, "first_dealer") else 0
+    aec.reset(seed=7, options={"dealer": dealer} if "deals" in kw else None)
+    me = aec.possible_agents[seat]
+    paid = dict.fromkeys(aec.possible_agents, 0.0)
+    turns = iter(learner)
+    at, want_obs, want_mask = next(turns)
+    for i, a in enumerate(log):
+        assert aec.agents, f"the AEC partie ended before action #{i}"
+        agent = aec.agent_selection
+        if i == at:
+            assert agent == me
+            seen = aec.observe(me)
+            assert np.array_equal(seen["action_mask"].astype(bool), want_mask)
+            assert np.array_equal(seen["observation"], want_obs)
+            at, want_obs, want_mask = next(turns, (-1, None, None))
+        else:
+            assert agent != me
+        aec.step(a)
+        for ag, r in aec.rewards.items():
+            paid[ag] += r
+    assert at == -1
+    assert all(aec.terminations.values()) or not aec.agents
+    assert paid[me] == total
+    assert sum(paid.values()) == 0  # zero-sum over the table
+
+
+class _Spy(Robot):
+    """Checks that every observation handed to a robot is of its own game's layout."""
+
+    def __init__(self, inner: Robot, size: int, n_actions: int) -> None:
+        self.inner, self.size, self.n_actions, self.calls = inner, size, n_actions, 0
+        self.name, self.games = inner.name, inner.games
+
+    def begin_deal(self, seed: int) -> None:
+        self.inner.begin_deal(seed)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        assert observation["observation"].shape == (self.size,)
+        assert observation["action_mask"].shape == (self.n_actions,)
+        self.calls += 1
+        return self.inner.act(observation)
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_table_opponents_are_the_games_table_robot(game, players):
+    """Issue #30 (``SingleAgentEnv(rules="licitovany", opponents="table")`` crashed in
+    robots/features.py: volený's robot reading a licitovaný observation): every other
+    seat holds the registry's table robot of the game, handed the game's own vector (at
+    four players the deal's three-seat block, as in the arena), and plays to the end."""
+    kind = game_kind(game)
+    env = SingleAgentEnv(seat=1, **_rules(game, players))
+    table = kind.load("table_robot")
+    assert [type(r) for r in env.robots if r is not None] == [table] * (players - 1)
+    assert env.robots[1] is None and len({id(r) for r in env.robots}) == players
+    spies = []
+    for s, r in enumerate(env.robots):
+        if r is not None:
+            env.robots[s] = spy = _Spy(r, kind.obs_size, kind.n_actions)
+            spies.append(spy)
+    env.reset(seed=3)
+    done, rng = False, np.random.default_rng(0)
+    while not done:
+        _, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    assert all(s.calls > 0 for s in spies)
+
+
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_same_seed_same_episode(game, players):
+    """Issue #31 item 2: the same seed (and the resets after it without one) give the same
+    episodes, robots' choices included."""
+
+    def run() -> list[Any]:
+        env = SingleAgentEnv(seat=0, opponents="random", **_rules(game, players, deals=1))
+        trace: list[Any] = []
+        for seed in (5, None, None):
+            obs, _ = env.reset(seed=seed)
+            trace.append(obs.tobytes())
+            done, rng = False, np.random.default_rng(1)
+            while not done:
+                obs, r, done, _, _ = env.step(int(rng.choice(np.flatnonzero(
+                    env.action_masks()))))
+                trace.append((obs.tobytes(), r))
+        return trace
+
+    assert run() == run()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_gymnasium_make_for_every_game(game, players):
+    """Issue #31 item 2: ``gymnasium.make("mariash/SingleAgent-v0", **kwargs)`` passes
+    the keywords through for every game."""
+    kind = game_kind(game)
+    env = gymnasium.make("mariash/SingleAgent-v0", seat=1, opponents="random",
+                         **_rules(game, players))
+    assert isinstance(env.unwrapped, SingleAgentEnv) and env.unwrapped.kind is kind
+    assert env.observation_space.shape == (kind.layout(players).obs_size,)
+    obs, _ = env.reset(seed=2)
+    assert obs.shape == env.observation_space.shape
+    a = int(np.flatnonzero(env.unwrapped.action_masks())[0])
+    env.step(a)
+
+
+def test_robots_that_do_not_play_the_game_are_refused_by_name():
+    """Issue #30 (robots declare the games they play): a spec or a robot object of
+    another game is refused by name, before any play."""
+
+    class LicitOnly(Robot):
+        name = "licit_only"
+        games = ("licitovany",)
+
+        def act(self, observation: dict[str, Any]) -> int:
+            return 0
+
+    with pytest.raises(RobotGameError, match="robot 'pimc' cannot play lízaný mariáš"):
+        SingleAgentEnv(rules="lizany", opponents="pimc")
+    with pytest.raises(RobotGameError, match="'lizany_table' cannot play volený"):
+        SingleAgentEnv(opponents="lizany_table")
+    with pytest.raises(RobotGameError, match="'licit_only' cannot play volený mariáš"):
+        SingleAgentEnv(opponents=[LicitOnly(), "table"])
+    with pytest.raises(ValueError, match="'strong' cannot play voleny mariáš with 4"):
+        SingleAgentEnv(players=4, opponents="strong")
+    assert SingleAgentEnv(rules="licitovany", opponents=[LicitOnly(), "random"]).robots[1]
+    with pytest.raises(OptionError, match="one robot or a list of 3 robots"):
+        SingleAgentEnv(players=4, opponents=["table", "table"])
+    with pytest.raises(OptionError, match=r"expected one robot \(one per other seat"):
+        SingleAgentEnv(rules="lizany", opponents=["table", "table"])
+    with pytest.raises(OptionError, match="seat 0..1"):
+        SingleAgentEnv(rules="lizany", seat=2)
+    with pytest.raises(ValueError, match="unknown rule option"):
+        SingleAgentEnv(rules="lizany", deals=2)
+    with pytest.raises(GameError, match="unknown game rules"):
+        SingleAgentEnv(rules="bridge")
+
+
+def test_make_robot_declared_games():
+    """Issue #30: each robot class declares its games; make_robot checks them."""
+    from mariash_env.robots import PIMCRobot, RandomRobot, TableRobot
+
+    assert RandomRobot.games is None and TableRobot.games == ("voleny",)
+    assert PIMCRobot.games == ("voleny", "licitovany")
+    for kind in games():
+        assert kind.name in kind.load("table_robot").games
+        assert isinstance(make_robot("random", rules=kind.name), RandomRobot)
+    with pytest.raises(RobotGameError, match="'onnx:models/robot.onnx' cannot play lízaný"):
+        make_robot("onnx:models/robot.onnx", rules="lizany")
+
+
+def test_four_players_the_learner_never_sits_out_its_only_deal():
+    """Issue #30 (``players=4`` was refused): with deals=1 the learner in seat 0 is not
+    dealt out (the default dealer is the seat before it), the option naming its seat is
+    refused; over a partie of four deals it sits out one, whose payment it is credited."""
+    env = SingleAgentEnv(seat=0, players=4, deals=1)
+    env.reset(seed=1)
+    assert env.game.dealer == 3 and env.game.sitting_out != 0
+    with pytest.raises(OptionError, match="would never move"):
+        env.reset(seed=1, options={"dealer": 0})
+    env = SingleAgentEnv(seat=2, players=4, deals=4, opponents="random")
+    env.reset(seed=4)
+    done, total, rng = False, 0.0, np.random.default_rng(2)
+    dealt = []
+    while not done:
+        _, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        total += r
+        if info["settlement_deal"] >= 0:
+            dealt.append(env.last_settlement["sitting_out"])
+    # seat 2 dealt the third deal; its payment (with the defence) is in the rewards too
+    assert 2 in dealt and total == env.game.scores[2] and sum(env.game.scores) == 0
