@@ -150,26 +150,22 @@ more of rewards and 3,696 of observation).
 4,096 games take 5.3 MB (20.1 MB with observations); a million, 1.31 GB (4.91 GB).
 The constructor warns (:class:`VectorMemoryWarning`, a ``UserWarning`` naming the bytes
 needed) when that exceeds ``MEMORY_FRACTION`` (half) of the memory the machine has
-available (:func:`available_memory`).  ``reset`` derives each game's seed in Python
-(~10 µs a game).
+available (:func:`available_memory`).
 
 Speed and compilation
 ---------------------
-Random legal play, 4,096 games, one thread, timed by ``scripts/bench_env.py`` (the
-compiled ``random_legal_actions`` drawing the actions, its time counted): about
-80 ns of CPU per decision with masks only (~70 ns the step, ~10 ns the draw), measured
-on the project's 2-core machine while it was loaded (~140 ns before the borrowed views
-and the vector sampler described here, in the same runs); with observations, encoding
-the 900 floats is the larger part of a step.  The step is one compiled loop over the games with the
-core's ``apply_action`` and ``legal_actions`` (and ``play_card``, ``legal_cards``,
-``can_lay_down``) compiled inline into it, each game's row handled through *borrowed*
-views (:func:`mariash_env.core.jit.borrow_row`: no reference counting, whose atomic
-operations cost more than most rules).  ``random_legal_actions`` reads each mask row
-with two 64-byte vector compares and picks the k-th legal action branch-free.
-``parallel=True`` adds ~1.6x on two idle cores (and loses badly on busy ones).  The first use in a fresh clone compiles the core and the kernels
-(~26 s); numba caches the machine code in ``__pycache__`` and later processes start in
-~1 s.  ``reset`` costs ~10 µs per game (seed derivation in Python); ``step`` has a fixed
-Python overhead of a few µs per call, so batch at least a few hundred games.
+The step is one compiled loop over the games with the core's ``apply_action`` and
+``legal_actions`` (and ``play_card``, ``legal_cards``, ``can_lay_down``) compiled inline
+into it, each game's row handled through *borrowed* views
+(:func:`mariash_env.core.jit.borrow_row`: no reference counting, whose atomic operations
+cost more than most rules); with observations, encoding them is the larger part of a
+step.  ``random_legal_actions`` reads each mask row with two 64-byte vector compares and
+picks the k-th legal action branch-free.  ``parallel=True`` pays off only on idle cores.
+The first use in a fresh clone compiles the core and the kernels; numba caches the
+machine code in ``__pycache__`` and later processes start in about a second.  ``reset``
+derives each game's seed in Python and ``step`` has a fixed Python overhead per call, so
+batch at least a few hundred games.  The measured figures, and how they were measured
+(``scripts/bench_env.py``), are in ``docs/benchmarks.md``.
 
 Search: copy and restore
 ------------------------

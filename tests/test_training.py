@@ -1,6 +1,6 @@
 """Training: the loop, exact resume, checkpoint refusal, ONNX export parity, OnnxRobot.
 
-Tiny configs keep the whole file well under 90 s on 2 cores.
+Tiny configs keep the whole file short.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 table, checkpoints that record the game, exact resume, export and the ONNX robot, and
 every crossing of the two games refused with a clear error.
 
-Tiny configs keep the file well under a minute on 2 cores.
+Tiny configs keep the file short.
 """
 
 from __future__ import annotations

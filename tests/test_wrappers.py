@@ -37,7 +37,7 @@ def test_rllib_layout_and_unmasked_sampling_is_legal():
         assert raw.game.legal_mask(raw.game.to_move)[a] == 1
         e.step(a)
         steps += 1
-    assert steps > 20 and len(raw.records) == 2
+    assert steps >= 2 * 8 and len(raw.records) == 2  # two whole deals, every action legal
 
 
 def test_obs_keys_other_names_and_bad_arguments():
