@@ -74,7 +74,7 @@ from typing import Any
 import numpy as np
 
 from .atomic import atomic_open
-from .cli import ArgumentParser, fail, path_error
+from .cli import ArgumentParser, add_ray_arguments, fail, path_error
 from .core import state as S
 from .games.registry import game_kind
 from .playout import deal_states, play_games
@@ -793,12 +793,7 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"processes (or Ray actors), 1..{MAX_JOBS}")
     ap.add_argument("--backend", default="process",
                     help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
-    ap.add_argument("--address", default=None,
-                    help="Ray cluster to join with --backend ray ('auto': the one `ray start` "
-                         "began here; default: a new local one)")
-    ap.add_argument("--ray-timeout", type=float, default=60.0, metavar="SECONDS",
-                    help="with --backend ray: how long joining the cluster and replacing a "
-                         "lost actor may take (then it goes on with fewer; docs/ray.md)")
+    add_ray_arguments(ap, "it goes on with fewer")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--batch", type=int, default=1,
                     help="deals played together in one batched engine (robots without a "

@@ -95,3 +95,15 @@ def check_writable(path: str | os.PathLike) -> None:
     except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         raise UnwritableError(f"cannot write {path}: {reason}") from None
+
+
+def add_ray_arguments(ap: argparse.ArgumentParser, on_loss: str) -> None:
+    """``--address`` and ``--ray-timeout`` of a command that takes ``--backend ray``
+    (docs/ray.md); ``on_loss`` says what the command does when a lost actor cannot be
+    replaced in time."""
+    ap.add_argument("--address", default=None,
+                    help="Ray cluster to join with --backend ray ('auto': the one `ray start` "
+                         "began here; default: a new local one)")
+    ap.add_argument("--ray-timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="with --backend ray: how long joining the cluster and replacing a "
+                         f"lost actor may take (default 60; then {on_loss}; docs/ray.md)")

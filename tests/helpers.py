@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
 
 from mariash_env import Game
 from mariash_env.cards import CARD_CODES, mask_of
@@ -68,3 +71,24 @@ def licit_game(
     g = Game(make_rules(rules="licitovany", **rules))
     g.new_partie(seed=0, deck=deck, dealer=dealer, cuts=cuts)
     return g
+
+
+# --- the play table ------------------------------------------------------------------------
+T0 = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)  # the tables' fixed clock
+
+
+def table_session(save_dir: Path, **kw: Any):
+    """A :class:`~mariash_env.play.session.PlaySession` of ``table,random`` robots (seed 5
+    unless given) saving into ``save_dir``, on the fixed clock :data:`T0`."""
+    from mariash_env.play.session import PlaySession
+
+    kw.setdefault("seed", 5)
+    return PlaySession(kw.pop("robots", "table,random"), save_dir=save_dir, clock=lambda: T0,
+                       **kw)
+
+
+def until_human(s) -> dict[str, Any]:
+    """Let the robots of session ``s`` act until the table waits for something else."""
+    while s.waiting == "robot":
+        s.advance(s.id, s.move)
+    return s.state()

@@ -6,7 +6,6 @@ one-line error for a corrupt session on --resume (item 9), and the request fuzze
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import logging
 import random
@@ -27,28 +26,16 @@ with warnings.catch_warnings():  # starlette asks for httpx2, which is not neede
     from starlette.testclient import TestClient
 
 from mariash_env.play.web import MAX_BODY, create_app  # noqa: E402
+from tests.helpers import T0, table_session, until_human  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-T0 = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
-
-
-def _session(tmp_path, **kw):
-    kw.setdefault("seed", 5)
-    return PlaySession(kw.pop("robots", "table,random"), save_dir=tmp_path, clock=lambda: T0,
-                       **kw)
-
-
-def _to_human(s):
-    while s.waiting == "robot":
-        s.advance(s.id, s.move)
-    return s.state()
 
 
 def _deal_ended_by_the_human(tmp_path):
     """A session whose first deal the human's own (random) action settled."""
     rng = random.Random(0)
     for seed in range(60):
-        s = _session(tmp_path / str(seed), seed=seed)
+        s = table_session(tmp_path / str(seed), seed=seed)
         while s.waiting in ("robot", "human"):
             if s.waiting == "robot":
                 s.advance(s.id, s.move)
@@ -93,8 +80,8 @@ def test_undo_ends_at_the_settlement(tmp_path):
 
 def test_undo_before_the_settlement_still_works(tmp_path):
     """Issue #29 item 4: undo stays for a move that did not settle the deal."""
-    s = _session(tmp_path)
-    st = _to_human(s)
+    s = table_session(tmp_path)
+    st = until_human(s)
     after = s.act(s.id, st["move"], st["legal"][0])  # the trump card: no settlement
     assert after["waiting"] in ("human", "robot") and after["can_undo"]
     assert s.undo(s.id, after["move"])["hand"] == st["hand"]
@@ -110,7 +97,7 @@ class _Clock:
 
 
 def _app(tmp_path, clock=None, seed=5):
-    return create_app(lambda: _session(tmp_path, seed=seed), lease=10.0,
+    return create_app(lambda: table_session(tmp_path, seed=seed), lease=10.0,
                       clock=clock or _Clock())
 
 
@@ -266,8 +253,8 @@ def test_an_id_cannot_leave_the_save_folder(tmp_path):
     nothing is written outside --save-dir; ids are checked wherever they come from, and a
     path that resolves outside the folder is refused."""
     save = tmp_path / "saves"
-    s = _session(save)
-    _to_human(s)
+    s = table_session(save)
+    until_human(s)
     data = json.loads(s.session_path.read_text())
     data["id"] = "../escaped"
     s.session_path.write_text(json.dumps(data))
@@ -277,12 +264,12 @@ def test_an_id_cannot_leave_the_save_folder(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == before == ["saves"]
     for bad in ("../x", "a/b", "", "x" * 65, ".", "a b"):
         with pytest.raises(PlayError, match="invalid session id"):
-            _session(save, session_id=bad)
+            table_session(save, session_id=bad)
     # a link planted under the session's name cannot carry its files out of the folder
     outside = tmp_path / "outside.jsonl"
     (save / "linked.jsonl").symlink_to(outside)
     with pytest.raises(PlayError, match="resolves outside the save folder"):
-        _session(save, session_id="linked")
+        table_session(save, session_id="linked")
     assert not outside.exists()
 
 
@@ -326,8 +313,8 @@ CORRUPT = [
 def test_resume_names_what_is_wrong(tmp_path, change, words, rules):
     """Issue #29 item 9: a corrupt session log gets PlayError naming the file and the
     fault, not a traceback (IndexError, RuntimeError, AttributeError before)."""
-    s = _session(tmp_path, rules=rules)
-    _to_human(s)
+    s = table_session(tmp_path, rules=rules)
+    until_human(s)
     _corrupt(s, change)
     with pytest.raises(PlayError, match=words) as e:
         PlaySession.resume(s.session_path)
@@ -348,8 +335,8 @@ def test_resume_refuses_to_drop_saved_records(tmp_path):
 def test_play_resume_gives_one_line_and_status_2(tmp_path, capsys, change):
     """Issue #29 item 9: `mariash play --resume` on a corrupt session log: one error line
     naming the file, exit status 2."""
-    s = _session(tmp_path)
-    _to_human(s)
+    s = table_session(tmp_path)
+    until_human(s)
     _corrupt(s, change)
     with pytest.raises(SystemExit) as e:
         cli_main(["play", "--resume", "--save-dir", str(tmp_path), "--no-browser"])
@@ -362,8 +349,8 @@ def test_play_resume_gives_one_line_and_status_2(tmp_path, capsys, change):
 def test_play_resume_names_an_unreadable_session(tmp_path, capsys, raw):
     """Issue #29 item 9: a session file that is not even JSON is named in the one-line
     error too (it was passed over in silence)."""
-    s = _session(tmp_path)
-    _to_human(s)
+    s = table_session(tmp_path)
+    until_human(s)
     s.session_path.write_text(raw)
     with pytest.raises(SystemExit) as e:
         cli_main(["play", "--resume", "--save-dir", str(tmp_path), "--no-browser"])
@@ -374,8 +361,8 @@ def test_play_resume_names_an_unreadable_session(tmp_path, capsys, raw):
 
 def test_play_resume_subprocess_one_line(tmp_path):
     """Issue #29 item 9, as a user runs it: no traceback on stderr."""
-    s = _session(tmp_path)
-    _to_human(s)
+    s = table_session(tmp_path)
+    until_human(s)
     _corrupt(s, _append([["nested"], None]))
     out = subprocess.run([sys.executable, "-m", "mariash_env.play", "--resume", "--save-dir",
                           str(tmp_path), "--no-browser"], cwd=ROOT, capture_output=True,

@@ -3,7 +3,6 @@ table (mariash_env.play.series): no web, no terminal."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import random
 import subprocess
@@ -14,21 +13,9 @@ import pytest
 
 from mariash_env.play.series import period_of, series_table
 from mariash_env.play.session import PlayError, PlaySession, latest_unfinished
+from tests.helpers import T0, table_session, until_human
 
 ROOT = Path(__file__).resolve().parents[1]
-T0 = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
-
-
-def _session(tmp_path, **kw):
-    kw.setdefault("seed", 5)
-    return PlaySession(kw.pop("robots", "table,random"), save_dir=tmp_path, clock=lambda: T0,
-                       **kw)
-
-
-def _until_human(s):
-    while s.waiting == "robot":
-        s.advance(s.id, s.move)
-    return s.state()
 
 
 def _play_partie(s, rng):
@@ -45,7 +32,7 @@ def _play_partie(s, rng):
 
 
 def test_whole_partie_saved_and_replays(tmp_path):
-    s = _session(tmp_path)
+    s = table_session(tmp_path)
     st = _play_partie(s, random.Random(1))
     assert st["waiting"] == "partie_over" and len(st["deal_results"]) == 12
     assert sum(st["scores"]) == 0  # RULES.md §10: totals sum to zero
@@ -61,7 +48,7 @@ def test_whole_partie_saved_and_replays(tmp_path):
 
 
 def test_robot_moves_come_one_by_one(tmp_path):
-    s = _session(tmp_path, human_seat=0)  # seat 1 is forehand of deal 1: robots move first
+    s = table_session(tmp_path, human_seat=0)  # seat 1 is forehand of deal 1: robots move first
     assert s.state()["waiting"] == "robot"
     before = len(s.state()["events"])
     st = s.advance(s.id, 0)
@@ -70,8 +57,8 @@ def test_robot_moves_come_one_by_one(tmp_path):
 
 
 def test_stale_and_illegal_requests_change_nothing(tmp_path):
-    s = _session(tmp_path)
-    st = _until_human(s)
+    s = table_session(tmp_path)
+    st = until_human(s)
     legal = st["legal"]
     illegal = next(lab for lab in ("play:Aa", "good", "trump:blind", "lay_down")
                    if lab not in legal)
@@ -93,16 +80,16 @@ def test_stale_and_illegal_requests_change_nothing(tmp_path):
 
 
 def test_reload_resumes_the_same_game(tmp_path):
-    s = _session(tmp_path)
-    st = _until_human(s)
+    s = table_session(tmp_path)
+    st = until_human(s)
     assert s.state() == st  # a second poll (reload, another tab) sees the same table
     assert st["hand"] and all(c["label"] is None or c["label"] in st["legal"]
                               for c in st["hand"])
 
 
 def test_undo_takes_back_the_humans_last_action(tmp_path):
-    s = _session(tmp_path)
-    st = _until_human(s)
+    s = table_session(tmp_path)
+    st = until_human(s)
     after = s.act(s.id, st["move"], st["legal"][-1])
     assert after["can_undo"]
     back = s.undo(s.id, after["move"])
@@ -120,13 +107,13 @@ def test_undo_takes_back_the_humans_last_action(tmp_path):
 
 def test_known_rules_and_two_good_robots(tmp_path):
     with pytest.raises(PlayError, match="unknown rules 'x': expected voleny or licitovany"):
-        _session(tmp_path, rules="x")
+        table_session(tmp_path, rules="x")
     with pytest.raises(PlayError, match="expected two robots"):
-        _session(tmp_path, robots="table")
+        table_session(tmp_path, robots="table")
     with pytest.raises(PlayError, match="cannot seat robot 'nobody'"):
-        _session(tmp_path, robots="table,nobody")
+        table_session(tmp_path, robots="table,nobody")
     with pytest.raises(PlayError, match="cannot seat robot 'onnx:missing.onnx'"):
-        _session(tmp_path, robots="table,onnx:missing.onnx")
+        table_session(tmp_path, robots="table,onnx:missing.onnx")
 
 
 def _meta(when, scores, wins=(0, 0)):
@@ -191,7 +178,7 @@ def test_play_command_refuses_bad_input(tmp_path, args, words):
 
 def test_resume_after_a_restart(tmp_path):
     rng = random.Random(2)
-    s = _session(tmp_path)
+    s = table_session(tmp_path)
     for _ in range(60):  # into the second deal
         st = s.state()
         if s.waiting == "robot":
@@ -212,8 +199,8 @@ def test_resume_after_a_restart(tmp_path):
 
 
 def test_resume_refuses_a_broken_file_and_keeps_it(tmp_path):
-    s = _session(tmp_path)
-    _until_human(s)
+    s = table_session(tmp_path)
+    until_human(s)
     data = json.loads(s.session_path.read_text())
     data["log"].insert(0, ["act", "play:Aa"])
     s.session_path.write_text(json.dumps(data))

@@ -57,6 +57,7 @@ import numpy as np
 
 from mariash_env import actions as A
 from mariash_env.atomic import atomic_open
+from mariash_env.cli import add_ray_arguments
 from mariash_env.core import state as S
 from mariash_env.game import Game
 from mariash_env.kinds import VOLENY
@@ -509,12 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (or Ray actors)")
     ap.add_argument("--backend", choices=("process", "ray"), default="process",
                     help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
-    ap.add_argument("--address", default=None,
-                    help="Ray cluster to join with --backend ray ('auto': the one `ray start` "
-                         "began here; default: a new local one)")
-    ap.add_argument("--ray-timeout", type=float, default=60.0, metavar="SECONDS",
-                    help="with --backend ray: how long joining the cluster and replacing a "
-                         "lost actor may take (docs/ray.md)")
+    add_ray_arguments(ap, "it goes on with fewer")
     ap.add_argument("--no-progress", dest="progress", action="store_false")
     args = ap.parse_args(argv)
     for name, lo in (("states", 1), ("shard_size", 1), ("worlds", 1), ("jobs", 1)):

@@ -18,7 +18,7 @@ import importlib.util
 import json
 import sys
 
-from mariash_env.cli import ArgumentParser
+from mariash_env.cli import ArgumentParser, add_ray_arguments
 
 from .backends import BACKENDS
 from .checkpoint import CheckpointError, UnwritableError
@@ -36,13 +36,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="override a config option, e.g. run.time_budget_s=60 (repeatable)")
     ap.add_argument("--backend", choices=BACKENDS, default="process",
                     help="rollout workers as local processes or as Ray actors (same results)")
-    ap.add_argument("--address", default=None,
-                    help="Ray cluster to join with --backend ray ('auto': the one `ray start` "
-                         "began here; default: a new local one)")
-    ap.add_argument("--ray-timeout", type=float, default=60.0, metavar="SECONDS",
-                    help="with --backend ray: how long joining the cluster and starting a "
-                         "replacement for a lost worker may take before the run stops with "
-                         "one line (default 60; docs/ray.md)")
+    add_ray_arguments(ap, "the run stops with one line")
     ap.add_argument("--show-config", action="store_true", help="print the effective config")
     ap.add_argument("--describe-config", action="store_true",
                     help="print every option with its default and documentation")
