@@ -12,7 +12,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(VPY) || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install --upgrade pip
-	$(VPY) -m pip install -e '.[dev,examples,ray,play]'
+	$(VPY) -m pip install -e '.[dev,examples,ray,rllib,play]'
 	touch $(STAMP)
 
 lint: venv

@@ -8,6 +8,10 @@ mask (which on mariáš almost always picks an illegal action).  :func:`rllib_en
 ``ObsKeys(env(**kw), "observations", "action_mask", mask_dtype=np.float32)``, the layout
 of RLlib's ``ActionMaskingTorchRLModule``; wrap it in
 ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` (see examples/rllib_ppo.py).
+:attr:`ObsKeys.returns` holds every seat's payments since the reset, the sitting-out
+dealer's at four players too; :func:`rllib_seat_returns`, RLlib's ``on_episode_end``
+callback, logs them as ``seat_returns_mean`` (RLlib's own ``agent_episode_returns_mean``
+misses a seat that never moved in the episode: ``docs/pitfalls.md``).
 
 The environment's own options are wrappers too, defined beside ``env()`` (which applies
 them) and named here: :class:`MaskInInfo` (``env(mask_in_info=True)``: the mask also in
@@ -30,7 +34,8 @@ from .env import FlatObs, MaskInInfo, parallel_env
 from .env import env as make_env
 from .spaces import LegalDiscrete
 
-__all__ = ["ObsKeys", "rllib_env", "MaskInInfo", "FlatObs", "parallel_env"]
+__all__ = ["ObsKeys", "rllib_env", "rllib_seat_returns", "MaskInInfo", "FlatObs",
+           "parallel_env"]
 
 
 class ObsKeys(BaseWrapper):
@@ -57,6 +62,9 @@ class ObsKeys(BaseWrapper):
         })
         self._obs_spaces = {a: space for a in env.possible_agents}
         self._act_spaces = {a: LegalDiscrete(n, self._legal_of(a)) for a in env.possible_agents}
+        #: each seat's payments since the last reset (all seats, including one that
+        #: never moves: the four-player dealer sitting out)
+        self.returns: dict[str, float] = dict.fromkeys(env.possible_agents, 0.0)
 
     def _legal_of(self, agent: str) -> Any:
         def legal() -> np.ndarray | None:
@@ -65,6 +73,19 @@ class ObsKeys(BaseWrapper):
             except AttributeError:  # before reset
                 return None
         return legal
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.env.reset(seed=seed, options=options)
+        self.returns = dict.fromkeys(self.possible_agents, 0.0)
+
+    def step(self, action: Any) -> None:
+        agent = self.env.agent_selection
+        live = not (self.env.terminations.get(agent, True) or self.env.truncations[agent])
+        self.env.step(action)
+        if live:  # a dead agent's step leaves the last rewards in place: count them once
+            returns = self.returns
+            for a, r in self.env.rewards.items():
+                returns[a] += r
 
     def observation_space(self, agent: str) -> gymnasium.Space:
         return self._obs_spaces[agent]
@@ -81,3 +102,31 @@ class ObsKeys(BaseWrapper):
 def rllib_env(**kw: Any) -> ObsKeys:
     """``mariash_env.env(**kw)`` in RLlib's action-masking layout (module docs)."""
     return ObsKeys(make_env(**kw), "observations", "action_mask", mask_dtype=np.float32)
+
+
+def rllib_seat_returns(*, env: Any, env_index: int, metrics_logger: Any,
+                       env_runner: Any = None, **_: Any) -> None:
+    """RLlib ``on_episode_end`` callback: each seat's return as ``seat_returns_mean``.
+
+    ``config.callbacks(on_episode_end=rllib_seat_returns)`` with
+    ``PettingZooEnv(rllib_env(...))``; the result then has
+    ``result["env_runners"]["seat_returns_mean"][agent]`` for every seat, averaged over
+    the same window as RLlib's own episode metrics.  Unlike ``agent_episode_returns_mean``
+    it has the seat that sat out the whole episode (the four-player dealer at
+    ``deals=1``), so the seats' means sum to zero.  RLlib resets a finished episode's
+    environment only at the next step, so the callback still sees its totals.
+    """
+    sub = env.envs[env_index].unwrapped  # RLlib's PettingZooEnv (a gymnasium.Env)
+    inner = getattr(sub, "env", None)
+    while inner is not None and not isinstance(inner, ObsKeys):
+        inner = getattr(inner, "env", None)
+    if inner is None:
+        raise TypeError(
+            f"rllib_seat_returns needs PettingZooEnv(rllib_env(...)), got {type(sub).__name__}"
+        )
+    window = None
+    if env_runner is not None:  # RLlib's rule: the smoothing window over the env runners
+        cfg = env_runner.config
+        window = max(1, -(-cfg.metrics_num_episodes_for_smoothing
+                          // max(cfg.num_env_runners or 1, 1)))
+    metrics_logger.log_dict({"seat_returns_mean": dict(inner.returns)}, window=window)
