@@ -224,6 +224,7 @@ from .core.state import (
 from .game import check_seed
 from .games.licitovany import phases as LI
 from .games.licitovany.games import COMPONENTS, HEARTS, KIND
+from .games.registry import games
 from .games.voleny.actions import N_ACTIONS
 from .games.voleny.four import payment4, player_of
 from .games.voleny.observe import OBS_SIZE, STATE_OBS_SIZE
@@ -287,7 +288,7 @@ def _inline_core(func, **callees):
     named core functions it calls inlined into it in turn: numba IR inlining of the
     core's own source (no second copy of any rule), because a call passing arrays
     costs more than most rules."""
-    py = func.py_func
+    py = getattr(func, "py_func", func)  # the function itself under NUMBA_DISABLE_JIT=1
     env = dict(py.__globals__, **callees)
     clone = types.FunctionType(py.__code__, env, py.__name__, py.__defaults__, py.__closure__)
     return numba.njit(inline="always")(clone)
@@ -616,16 +617,18 @@ class VectorEnv:
     num_actions = N_ACTIONS
     state_size = STATE_SIZE
 
+    def __new__(cls, *args, **kwargs):
+        """A game with a batched engine of its own (the registry's ``kind.vector``, e.g.
+        lízaný) gets that engine, a subclass, from ``VectorEnv(n, rules=...)``."""
+        if cls is VectorEnv and isinstance(kwargs.get("rules"), str):
+            kind = next((k for k in games("vector") if k.name == kwargs["rules"]), None)
+            if kind is not None and kind.vector:
+                cls = kind.load("vector")
+        return super().__new__(cls)
+
     def __init__(self, num_envs: int, seed: int | None = None, observations: bool = True,
                  deals: int | None = None, parallel: bool = False, **rules):
-        if not is_int(num_envs) or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-        for name, flag in (("observations", observations), ("parallel", parallel)):
-            if not isinstance(flag, (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {flag!r}")
-        seed = check_seed(seed)  # the same check as reset's (and every environment's)
-        n = int(num_envs)
-        self.num_envs = n
+        n, seed = self._check_arguments(num_envs, seed, observations, parallel)
         if deals is not None:  # else the rules' default: 12 deals, 16 at four
             rules["deals"] = deals
         self.rules = make_rules(**rules)
@@ -636,6 +639,26 @@ class VectorEnv:
         self.obs_size = layout.obs_size
         self.state_obs_size = layout.state_obs_size
         self.num_actions = kind.n_actions
+        self.rules_vector = self.rules.vector()
+        self._step_kernel = _step_parallel if parallel else _step_serial
+        self._allocate(n, seed, observations, parallel, STATE_SIZE)
+
+    @staticmethod
+    def _check_arguments(num_envs, seed, observations, parallel) -> tuple[int, int | None]:
+        """The arguments every batched engine takes, checked: ``(num_envs, seed)``."""
+        if not is_int(num_envs) or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        for name, flag in (("observations", observations), ("parallel", parallel)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {flag!r}")
+        return int(num_envs), check_seed(seed)  # the same check as reset's
+
+    def _allocate(self, n: int, seed: int | None, observations: bool, parallel: bool,
+                  state_size: int) -> None:
+        """The buffers, the Step showing them and what ``out`` may replace (sizes from
+        ``obs_size``, ``num_actions``, ``players``, set before); warns when they would
+        not fit in memory."""
+        self.num_envs = n
         need = n * self._game_bytes(bool(observations))
         avail = available_memory()
         if avail is not None and need > MEMORY_FRACTION * avail:
@@ -645,17 +668,16 @@ class VectorEnv:
                 f"{avail:,} bytes are available; above {MEMORY_FRACTION:.0%} of that the "
                 "machine may swap or kill the process: use fewer games"
                 + (" or observations=False" if observations else ""),
-                VectorMemoryWarning, stacklevel=2)
-        self.rules_vector = self.rules.vector()
+                VectorMemoryWarning, stacklevel=3)
+        players = self.players
         self.observations = bool(observations)
         self.parallel = bool(parallel)
-        self._step_kernel = _step_parallel if self.parallel else _step_serial
         self._next_seed = (int(np.random.SeedSequence().entropy) if seed is None
                            else int(seed))
         self.seed: int | None = None
         self.decisions = 0
-        self._states = np.zeros((n, STATE_SIZE), dtype=np.int32)
-        self._mask = np.zeros((n, kind.n_actions), dtype=np.int8)
+        self._states = np.zeros((n, state_size), dtype=np.int32)
+        self._mask = np.zeros((n, self.num_actions), dtype=np.int8)
         # Without observations the kernels still need an array of the right type.
         self._obs = np.zeros((n if self.observations else 1, self.obs_size), dtype=np.float32)
         self._player = np.zeros(n, dtype=np.int64)
@@ -684,7 +706,7 @@ class VectorEnv:
         self._result_fields = tuple(getattr(self._result, f) for f in _OUT_FIELDS)
         self._out_specs = {
             "obs": ((np.dtype(np.float32),), (n, self.obs_size)),
-            "mask": ((np.dtype(np.int8), np.dtype(np.bool_)), (n, kind.n_actions)),
+            "mask": ((np.dtype(np.int8), np.dtype(np.bool_)), (n, self.num_actions)),
             "player": ((np.dtype(np.int64),), (n,)),
             "rewards": ((np.dtype(np.float64),), (n, players)),
             "deal_done": ((np.dtype(np.bool_),), (n,)),
@@ -844,6 +866,10 @@ class VectorEnv:
         """A copy of all game states, ``int32[N, STATE_SIZE]``."""
         return self._states.copy()
 
+    def _validate_states(self, states: np.ndarray) -> None:
+        """ValueError naming the field and the games unless every row can be restored."""
+        _validate(states, self.rules_vector)
+
     def restore_states(self, states: np.ndarray) -> None:
         """Put every game back to ``states`` (as returned by :meth:`copy_states`)."""
         if not isinstance(states, np.ndarray):
@@ -853,7 +879,7 @@ class VectorEnv:
         if states.shape != self._states.shape:
             raise ValueError(
                 f"states must have shape {self._states.shape}, got {states.shape}")
-        _validate(states, self.rules_vector)
+        self._validate_states(states)
         np.copyto(self._states, states)
         self._ready = True
         self.current()

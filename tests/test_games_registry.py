@@ -71,8 +71,9 @@ def test_unknown_or_unsupported_game_is_refused_by_the_registry():
         game_kind("bridge")
     with pytest.raises(KeyError):
         kind_of("lizany")  # no compiled core: not a game of the engine
-    with pytest.raises(ValueError, match="it is played by: aec, parallel, records, single_agent, arena"):
-        game_kind("lizany", front_end="vector")
+    with pytest.raises(ValueError, match="it is played by: aec, parallel, vector, records, "
+                                         "single_agent, arena"):
+        game_kind("lizany", front_end="play")
     assert game_kind("lizany", front_end="arena").name == "lizany"
     with pytest.raises(GameError, match="unknown front end"):
         game_kind("voleny").supports("telnet")

@@ -25,7 +25,7 @@ _PKG = Path(__file__).resolve().parent.parent
 # Modules without compiled code whose constants the compiled code freezes in (the rules
 # vector's indices, action and card numbers): a change there must drop the cache too.
 _CONSTANT_MODULES = ("rules.py", "games/voleny/actions.py", "games/licitovany/actions.py",
-                     "cards.py")
+                     "games/lizany/actions.py", "cards.py")
 
 
 def sources_digest(pkg: Path) -> str:

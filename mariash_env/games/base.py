@@ -39,9 +39,9 @@ class GameKind:
     """One game's public tables and compiled encoders, and what front ends need of it.
 
     ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
-    is driven only by the front ends it lists in ``front_ends``).  ``table_robot`` and
-    ``replay`` are ``"module:name"`` paths, loaded by :meth:`load` when asked for, so that
-    the registry imports no front end.
+    is driven only by the front ends it lists in ``front_ends``).  ``table_robot``,
+    ``replay`` and ``vector`` are ``"module:name"`` paths, loaded by :meth:`load` when
+    asked for, so that the registry imports no front end.
     """
 
     name: str
@@ -63,6 +63,7 @@ class GameKind:
     options: tuple[str, ...] = ("rules",)  # the rule options it accepts
     table_robot: str = ""  # "module:Class" of its rule-based robot
     replay: str = ""  # "module:function" replaying one of its records
+    vector: str = ""  # "module:Class" of its own batched engine ("": the compiled core's)
     title: str = ""  # the game's name for people
     units: str = ""  # the unit in tables of scores (plural); "" = ``unit``
     phase_groups: tuple[tuple[str, str], ...] = ()  # core phase -> its name in infos
@@ -110,7 +111,8 @@ class GameKind:
                         f"expected one of {self.players}")
 
     def load(self, what: str) -> Any:
-        """The object a ``"module:name"`` field (``table_robot``, ``replay``) names."""
+        """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``)
+        names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

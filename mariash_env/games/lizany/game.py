@@ -6,6 +6,7 @@
 | Import | `from mariash_env import lizany; env = lizany.env()` |
 | Actions | Discrete(32): `play:<card>` |
 | Parallel API | no (turn-based AEC) |
+| Batched engine | `mariash_env.vector.VectorEnv(num_envs, rules="lizany")` (compiled) |
 | Agents | `agents = ["player_0", "player_1"]` |
 | Observation shape | `{"observation": float32[221], "action_mask": int8[32]}` |
 | State shape | float32[285] (perfect information) |
@@ -15,8 +16,11 @@ The two-player mariáš of the English guide ("Two players (lízaný): 8 cards e
 stock.  Draw after each trick; once the stock is empty, follow suit and beat if you
 can").  It plays on the main game's card vocabulary (``core/tricks.py``: rank order,
 beating, the trick winner, RULES.md §6's follow-and-beat rule, §7's marriage rule) and
-card points (``core/tables.py``); nothing of a rule is written twice.  The seed is brief;
-these are the decisions, after common table practice:
+card points (``core/tables.py``); nothing of a rule is written twice.  The rules run
+compiled (:mod:`mariash_env.games.lizany.core`: a deal is a compact ``int32`` record, ``st``
+of :class:`LizanyGame`), the same functions the batched engine
+(``VectorEnv(n, rules="lizany")``) steps.  The seed is brief; these are the decisions,
+after common table practice:
 
 ## The deal
 * 32 cards.  One episode is one deal.  The deck is read from the top: positions 0–7 are
@@ -89,10 +93,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ...cards import CARD_CODES, NCARDS, SUIT_NAMES_CZ, cards_of, parse_deck, pretty
-from ...core.tables import CARD_POINTS
-from ...core.tricks import announces_marriage_py, follow_py, winning_index_py
+from ...core.state import MASK32
 from ...game import EpisodeSeeds, IllegalActionError, check_seed, reset_options
 from ...rules import is_int
+from . import core as C
 from .actions import (  # noqa: F401 (re-exported: mariash_env.lizany's names)
     ACTION_LABELS,
     AGENTS,
@@ -129,18 +133,12 @@ __all__ = ["env", "raw_env", "LizanyGame", "replay", "AGENTS", "ACTION_LABELS", 
            "OBS_LAYOUT", "OBS_SIZE", "STATE_SIZE", "RULES", "FORMAT", "action_index",
            "action_label"]
 
-HAND = 8
-TRUMP_POS = 2 * HAND  # the turned-up card's deck position
-N_TRICKS = NCARDS // 2
-STOCK = NCARDS - 2 * HAND  # 15 face down + the trump card
-LAST_TRICK = 10
-_CARD_POINTS = tuple(int(x) for x in CARD_POINTS)
+HAND = C.HAND_SIZE
+TRUMP_POS = C.TRUMP_POS  # the turned-up card's deck position
+N_TRICKS = C.N_TRICKS
+STOCK = C.STOCK_SIZE  # 15 face down + the trump card
+LAST_TRICK = C.LAST_TRICK
 _BITS = 1 << np.arange(NCARDS, dtype=np.int64)
-
-
-def _put_mask(out: np.ndarray, name: str, m: int) -> None:
-    start, _ = OBS[name]
-    out[start:start + NCARDS] = (m & _BITS) != 0
 
 
 def mask_from(vec: np.ndarray) -> int:
@@ -148,50 +146,141 @@ def mask_from(vec: np.ndarray) -> int:
     return int(_BITS[np.asarray(vec[:NCARDS]) > 0.5].sum())
 
 
+def _slot(value: int, card_set: bool) -> int:
+    """``value`` as an int32 slot holds it (a card set's bit 31 as the sign)."""
+    v = int(value)
+    return v - (1 << 32) if card_set and v >= 1 << 31 else v
+
+
+class _Slots:
+    """Consecutive slots of a game's state (the two hands, points, ...) as the list they
+    were: indexing, item assignment (``g.hands[1] |= bit``), iteration, ``==`` a list."""
+
+    __slots__ = ("_st", "_off", "_n", "_set")
+
+    def __init__(self, st: np.ndarray, off: int, n: int, card_set: bool) -> None:
+        self._st, self._off, self._n, self._set = st, off, n, card_set
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return list(self)[i]
+        v = int(self._st[self._off + range(self._n)[i]])
+        return v & MASK32 if self._set else v
+
+    def __setitem__(self, i: int, value: int) -> None:
+        self._st[self._off + range(self._n)[i]] = _slot(value, self._set)
+
+    def __iter__(self) -> Any:
+        return (self[i] for i in range(self._n))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (list, _Slots)) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the lists were
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+class _Field:
+    """A field of :data:`core.LZ_LAYOUT` as an attribute of :class:`LizanyGame`: an int
+    (a bool for ``over``), or a :class:`_Slots` list view; assignable as before."""
+
+    def __init__(self, name: str, card_set: bool = False, kind: type = int) -> None:
+        self.off = C.LZ_OFFSETS[name]
+        self.n = C.LZ_SLOTS[name]
+        self.card_set, self.kind = card_set, kind
+
+    def __get__(self, g: Any, owner: type) -> Any:
+        if g is None:
+            return self
+        if self.n == 1:
+            return self.kind(g.st[self.off])
+        return _Slots(g.st, self.off, self.n, self.card_set)
+
+    def __set__(self, g: Any, value: Any) -> None:
+        if self.n == 1:
+            g.st[self.off] = int(value)
+            return
+        values = list(value)
+        if len(values) != self.n:
+            raise ValueError(f"expected {self.n} values, got {values!r}")
+        for k, v in enumerate(values):
+            g.st[self.off + k] = _slot(v, self.card_set)
+
+
+def seeded_deck(seed: int | None) -> np.ndarray:
+    """The deck of ``LizanyGame(seed=seed)``: shuffled by numpy's generator of ``seed``
+    (an int >= 0; None: fresh entropy)."""
+    return np.random.default_rng(check_seed(seed)).permutation(NCARDS)
+
+
 class LizanyGame:
-    """One deal of lízaný on plain ints (card sets as 32-bit masks); see the module
-    documentation for the rules.  ``play(card)`` plays for the seat to move."""
+    """One deal of lízaný (see the module documentation for the rules) on the compiled core
+    (:mod:`mariash_env.games.lizany.core`): the deal is the ``int32`` record ``st``; card
+    sets read as 32-bit masks.  ``play(card)`` plays for the seat to move."""
+
+    hands = _Field("hand", card_set=True)
+    played = _Field("played", card_set=True)
+    known = _Field("known", card_set=True)  # cards of a hand its opponent knows
+    points = _Field("points")  # card points, the last trick included
+    marriages = _Field("marriages")
+    marriage_by = _Field("marriage_by")  # per suit: who announced it, -1 none
+    tricks = _Field("tricks")
+    to_move = _Field("to_move")
+    table = _Field("table")  # card led to the current trick, -1 none
+    trump_card = _Field("trump_card")
+    trick_no = _Field("trick_no")
+    last_winner = _Field("last_winner")
+    over = _Field("over", kind=bool)
 
     def __init__(self, deck: Any = None, seed: int | None = None) -> None:
-        seed = check_seed(seed)
-        if deck is None:
-            d = np.random.default_rng(seed).permutation(NCARDS)
-        else:
-            d = parse_deck(deck)
-        self.deck = [int(c) for c in d]
-        self.hands = [_mask(self.deck[:HAND]), _mask(self.deck[HAND:2 * HAND])]
-        self.trump_card = self.deck[TRUMP_POS]
-        self.trump = self.trump_card >> 3
-        # cards still to draw, the next first; the trump card last
-        self.stock = self.deck[TRUMP_POS + 1:] + [self.trump_card]
-        self.to_move = 0
-        self.table = -1  # card led to the current trick
-        self.played = [0, 0]
-        self.known = [0, 0]  # cards of a hand its opponent knows (trump card, marriage partner)
-        self.points = [0, 0]  # card points, the last trick included
-        self.marriages = [0, 0]
-        self.marriage_by = [-1] * 4  # per suit: who announced it
-        self.tricks = [0, 0]
-        self.trick_no = 0
-        self.last_winner = -1
+        d = seeded_deck(seed) if deck is None else parse_deck(deck)
+        self.st = np.zeros(C.LZ_STATE_SIZE, np.int32)
+        C.new_deal(self.st, np.asarray(d, dtype=np.int64))
         self.history: list[tuple[int, int]] = []  # (seat, card)
-        self.rewards = (0, 0)
-        self.over = False
+
+    @property
+    def deck(self) -> list[int]:
+        """The deck as dealt, from the top."""
+        return [int(c) for c in self.st[C.DECK:C.DECK + NCARDS]]
+
+    @property
+    def trump(self) -> int:
+        return self.trump_card >> 3
+
+    @property
+    def stock(self) -> list[int]:
+        """Cards still to draw, the next first; the trump card last."""
+        return [int(c) for c in self.st[C.STOCK + self.st[C.STOCK_POS]:C.STOCK + STOCK]]
+
+    @stock.setter
+    def stock(self, cards: list[int]) -> None:
+        cards = [int(c) for c in cards]
+        if len(cards) > STOCK:
+            raise ValueError(f"a stock holds at most {STOCK} cards, got {len(cards)}")
+        pos = STOCK - len(cards)
+        self.st[C.STOCK_POS] = pos
+        self.st[C.STOCK + pos:C.STOCK + STOCK] = cards
+
+    @property
+    def rewards(self) -> tuple[int, int]:
+        """The deal's rewards once it is over, else (0, 0)."""
+        return (int(self.st[C.REWARDS]), int(self.st[C.REWARDS + 1]))
 
     # --- rules -------------------------------------------------------------------------
     @property
     def stock_left(self) -> int:
-        return len(self.stock)
+        return STOCK - int(self.st[C.STOCK_POS])
 
     def legal_cards(self, seat: int | None = None) -> int:
         """The cards ``seat`` (default: to move) may play now, as a mask (0 if not to move)."""
-        seat = self.to_move if seat is None else seat
-        if self.over or seat != self.to_move:
-            return 0
-        hand = self.hands[seat]
-        if self.table < 0 or self.stock:
-            return hand  # a lead, or free play while the stock lasts
-        return follow_py(hand, self.table, self.table, self.trump)  # RULES.md §6
+        if seat is None:
+            return int(C.legal_cards(self.st))
+        return int(C.legal_cards_of(self.st, seat))  # RULES.md §6 once the stock is gone
 
     def legal_mask(self, seat: int | None = None) -> np.ndarray:
         return ((self.legal_cards(seat) & _BITS) != 0).astype(np.int8)
@@ -225,101 +314,29 @@ class LizanyGame:
         return a
 
     def play(self, action: Any) -> bool:
-        """Play a card for the seat to move; True when it ended the deal."""
+        """Play a card for the seat to move (:func:`core.play_card`: marriages, the trick,
+        the draw, the last trick and the rewards); True when it ended the deal."""
         c = self.check(action)
-        seat = self.to_move
-        hand = self.hands[seat]
-        bit = 1 << c
-        if announces_marriage_py(hand, c, False):  # RULES.md §7, any order
-            s = c >> 3
-            self.marriage_by[s] = seat
-            self.marriages[seat] += 40 if s == self.trump else 20
-            self.known[seat] |= 1 << (c + 1 if c & 7 == 5 else c - 1)  # the partner
-        self.hands[seat] = hand & ~bit
-        self.known[seat] &= ~bit
-        self.played[seat] |= bit
-        self.history.append((seat, c))
-        if self.table < 0:
-            self.table = c
-            self.to_move = 1 - seat
-            return False
-        leader = 1 - seat
-        w = leader if winning_index_py([self.table, c], self.trump) == 0 else seat
-        self.points[w] += _CARD_POINTS[self.table] + _CARD_POINTS[c]
-        self.tricks[w] += 1
-        self.trick_no += 1
-        self.table = -1
-        self.last_winner = w
-        self.to_move = w
-        if self.stock:  # the winner draws first, then the other
-            for s in (w, 1 - w):
-                d = self.stock.pop(0)
-                self.hands[s] |= 1 << d
-                if d == self.trump_card:
-                    self.known[s] |= 1 << d
-        if self.trick_no == N_TRICKS:
-            self.points[w] += LAST_TRICK
-            self.over = True
-            self.rewards = self._rewards()
-        return self.over
+        self.history.append((int(self.st[C.TO_MOVE]), c))
+        return bool(C.play_card(self.st, c))
 
     def totals(self) -> tuple[int, int]:
         """Each player's points: card points and marriages."""
-        return (self.points[0] + self.marriages[0], self.points[1] + self.marriages[1])
-
-    def _rewards(self) -> tuple[int, int]:
-        t = self.totals()
-        win = 0 if t[0] > t[1] else 1 if t[1] > t[0] else self.last_winner  # tie: last trick
-        r = 2 if self.tricks[1 - win] == 0 else 1
-        return (r, -r) if win == 0 else (-r, r)
+        p, m = self.points, self.marriages
+        return (p[0] + m[0], p[1] + m[1])
 
     # --- views -------------------------------------------------------------------------
     def observe(self, me: int, out: np.ndarray | None = None) -> np.ndarray:
         """Seat ``me``'s observation (module documentation, ``OBS_LAYOUT``)."""
-        o = np.zeros(OBS_SIZE, np.float32) if out is None else out
-        if out is not None:
-            o[:OBS_SIZE] = 0
-        opp = 1 - me
-        _put_mask(o, "hand", self.hands[me])
-        _put_mask(o, "trump_card", 1 << self.trump_card)
-        o[OBS["trump_suit"][0] + self.trump] = 1
-        _put_mask(o, "played_me", self.played[me])
-        _put_mask(o, "played_opp", self.played[opp])
-        if self.table >= 0:
-            _put_mask(o, "table", 1 << self.table)
-        _put_mask(o, "opp_known", self.known[opp])
-        m0 = OBS["marriages"][0]
-        for s in range(4):
-            if self.marriage_by[s] >= 0:
-                o[m0 + 2 * s + (self.marriage_by[s] != me)] = 1
-        sc = OBS["scalars"][0]
-        tot = self.totals()
-        vals = {
-            SC_STOCK: len(self.stock) / STOCK, SC_EMPTY: not self.stock,
-            SC_PTS_ME: self.points[me] / 90, SC_PTS_OPP: self.points[opp] / 90,
-            SC_MARR_ME: self.marriages[me] / 100, SC_MARR_OPP: self.marriages[opp] / 100,
-            SC_TRICKS_ME: self.tricks[me] / N_TRICKS, SC_TRICKS_OPP: self.tricks[opp] / N_TRICKS,
-            SC_LEAD: not self.over and self.table < 0 and self.to_move == me,
-            SC_TO_MOVE: not self.over and self.to_move == me,
-            SC_LED_BY_ME: self.table >= 0 and self.to_move != me,
-            SC_TRICK: self.trick_no / N_TRICKS, SC_SEAT: me, SC_DONE: self.over,
-            SC_TOTAL_ME: tot[me] / 190, SC_TOTAL_OPP: tot[opp] / 190,
-            SC_WON: self.over and self.rewards[me] > 0,
-        }
-        for k, v in vals.items():
-            o[sc + k] = float(v)
+        o = np.empty(OBS_SIZE, np.float32) if out is None else out
+        C.encode(self.st, int(me), o, False)
         return o
 
     def state(self) -> np.ndarray:
         """Perfect information: ``player_0``'s observation, ``player_1``'s hand, the stock's
         order (card -> (k + 1)/16 for the k-th card to draw)."""
-        out = np.zeros(STATE_SIZE, np.float32)
-        self.observe(0, out)
-        h = out[OBS_SIZE:OBS_SIZE + NCARDS]
-        h[:] = (self.hands[1] & _BITS) != 0
-        order = out[OBS_SIZE + NCARDS:]
-        for k, c in enumerate(self.stock):
-            order[c] = (k + 1) / STOCK
+        out = np.empty(STATE_SIZE, np.float32)
+        C.encode(self.st, 0, out, True)
         return out
 
     def record(self) -> dict[str, Any]:
@@ -340,7 +357,7 @@ class LizanyGame:
         lines = [f"lízaný mariáš  trick {min(self.trick_no + 1, N_TRICKS)}/{N_TRICKS}  "
                  f"trumps {SUIT_NAMES_CZ[self.trump]} ({pretty(self.trump_card)}"
                  f"{', drawn' if self.trump_card not in self.stock else ' under the stock'})  "
-                 f"stock {len(self.stock)}"]
+                 f"stock {self.stock_left}"]
         for s in range(2):
             mark = "→" if not self.over and s == self.to_move else " "
             marr = [SUIT_NAMES_CZ[x] for x in range(4) if self.marriage_by[x] == s]
@@ -353,13 +370,6 @@ class LizanyGame:
         if self.over:
             lines.append(f"deal over: rewards {list(self.rewards)}")
         return "\n".join(lines)
-
-
-def _mask(cards: list[int]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 def _hand_str(m: int) -> str:

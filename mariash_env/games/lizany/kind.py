@@ -1,15 +1,21 @@
-"""Two-player lízaný as the registry sees it: no compiled core yet, so only its own AEC
-environment, records, the single-agent env (over its own game) and the arena drive it."""
+"""Two-player lízaný as the registry sees it: its own compiled core (``core.py``: the
+encoder and the observation protocol below) but no rules vector (``game`` is None, so it
+is no game of the three-seat engine); driven by its own AEC environment, records, the
+single-agent env, the arena and its own batched engine (``vector.py``, which
+``mariash_env.vector.VectorEnv(n, rules="lizany")`` returns)."""
 
 from __future__ import annotations
 
 from ..base import GameKind
 from . import actions as Z
+from . import core as C
 
 KIND = GameKind(
     "lizany", None, Z.N_ACTIONS, Z.ACTION_LABELS, Z.action_index, Z.action_label,
-    Z.OBS_SIZE, Z.STATE_SIZE, 1, Z.OBS_LAYOUT, None, None, "reward", ("play",),
-    players=(2,), front_ends=frozenset({"aec", "parallel", "records", "single_agent", "arena"}),
+    Z.OBS_SIZE, Z.STATE_SIZE, 1, Z.OBS_LAYOUT, C.encode, C.observe_into, "reward", ("play",),
+    players=(2,),
+    front_ends=frozenset({"aec", "parallel", "vector", "records", "single_agent", "arena"}),
     options=("rules",),
     table_robot="mariash_env.games.lizany.table_robot:LizanyRuleRobot",
-    replay="mariash_env.records:replay_record", title="lízaný mariáš")
+    replay="mariash_env.records:replay_record", title="lízaný mariáš",
+    vector="mariash_env.games.lizany.vector:LizanyVectorEnv")
