@@ -234,7 +234,7 @@ def test_robots_that_do_not_play_the_game_are_refused_by_name():
         SingleAgentEnv(opponents="lizany_table")
     with pytest.raises(RobotGameError, match="'licit_only' cannot play volený mariáš"):
         SingleAgentEnv(opponents=[LicitOnly(), "table"])
-    with pytest.raises(ValueError, match="'strong' cannot play voleny mariáš with 4"):
+    with pytest.raises(ValueError, match="'strong' cannot play volený mariáš with 4"):
         SingleAgentEnv(players=4, opponents="strong")
     assert SingleAgentEnv(rules="licitovany", opponents=[LicitOnly(), "random"]).robots[1]
     with pytest.raises(OptionError, match="one robot or a list of 3 robots"):

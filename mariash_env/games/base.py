@@ -41,7 +41,9 @@ class GameKind:
     ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
     is driven only by the front ends it lists in ``front_ends``).  ``table_robot``,
     ``replay`` and ``vector`` are ``"module:name"`` paths, loaded by :meth:`load` when
-    asked for, so that the registry imports no front end.
+    asked for, so that the registry imports no front end.  ``net`` and ``strong``
+    are the robot specs that ``make_robot("net")`` and ``make_robot("strong")`` play in
+    this game.
     """
 
     name: str
@@ -68,6 +70,11 @@ class GameKind:
     units: str = ""  # the unit in tables of scores (plural); "" = ``unit``
     phase_groups: tuple[tuple[str, str], ...] = ()  # core phase -> its name in infos
     seat_layouts: tuple[SeatLayout, ...] = ()  # the other seat counts' observations
+    # Robot specs (mariash_env.robots.make_robot) of robots "net" (the best shipped network
+    # alone) and "strong" (the strongest at about a millisecond a decision); "" = none
+    # yet.  A shipped model is named "models/FILE" (found in a checkout or a wheel).
+    net: str = ""
+    strong: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.front_ends) - set(FRONT_ENDS)

@@ -42,39 +42,51 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
+from ..games.base import GameKind
+from ..games.registry import game_kind
 from ..games.voleny.table_robot import TableRobot
-from ..rules import is_int
-from .base import PolicyRobot, RandomRobot, Robot, RobotGameError, as_robot, check_plays
+from ..shipped import shipped_model
+from .base import (
+    PolicyRobot,
+    RandomRobot,
+    Robot,
+    RobotGameError,
+    as_robot,
+    check_plays,
+)
+from .onnx_robot import OnnxRobot, OnnxRobotError
 from .pimc import PIMCRobot
+from .registry import (
+    ANY_GAME,
+    FLAG,
+    SEED,
+    TIME_LIMIT,
+    RobotEntry,
+    check_args,
+    int_at_least,
+    one_of,
+    positive_number,
+    real,
+    register_robot,
+    robot_entries,
+    robot_entry,
+    robot_names,
+)
 from .view import SeatView
 
 __all__ = [
     "Robot", "RandomRobot", "TableRobot", "PIMCRobot", "SeatView", "OnnxRobot",
     "OnnxRobotError", "PolicyRobot", "as_robot", "make_robot", "parse_spec", "ROBOT_NAMES",
-    "check_robot_args", "game_name", "RobotGameError", "check_plays",
+    "check_robot_args", "game_name", "RobotGameError", "check_plays", "register_robot",
+    "robots_of",
 ]
-
-ROBOT_NAMES = ("random", "table", "pimc", "nnpimc", "strong", "onnx:PATH", "os_random",
-               "os_ismcts", "lizany_table")
-LIZANY = "lizany"  # the two-player game (mariash_env.lizany): its own engine, not a Rules
-STRONG: dict[str, Any] = {
-    "model": "models/robot_distilled_dagger2.onnx",  # a shipped model (mariash_env.shipped)
-    "bidding": "network", "from_trick": 3, "nt_from_trick": 0, "inference": False,
-    "worlds": 6,
-}
-"""The settings of robot ``"strong"`` (nnpimc): measured in docs/nnpimc.md."""
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("OnnxRobot", "OnnxRobotError"):
-        from . import onnx_robot
-
-        return getattr(onnx_robot, name)
+    if name == "ROBOT_NAMES":  # read from the registry, so a robot registered later is in it
+        return robot_names()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -102,96 +114,105 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), kw
 
 
-def _real(v: Any) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
-        v, (bool, np.bool_))
+def _table_robot(kind: Any, players: int, **kw: Any) -> Robot:
+    """Robot ``"table"``: the game's own rule robot (its kind's ``table_robot``)."""
+    cls = kind.load("table_robot")
+    check_plays(cls, kind, players, "table")
+    return cls(**kw)
 
 
-def _strings(v: Any) -> bool:
-    return isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)
-
-
-# Per robot: argument -> (check, what is accepted).  ``True == 1`` in Python, so bools
-# are told apart from ints explicitly.
-_ARGS: dict[str, dict[str, tuple[Callable[[Any], bool], str]]] = {
-    "random": {"seed": (lambda v: v is None or is_int(v), "an int or None")},
-    "table": {},
-    "lizany_table": {},
-    "pimc": {
-        "worlds": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
-        "time_limit": (lambda v: v is None or (_real(v) and 0 < v < math.inf),
-                       "a number > 0 (seconds per decision) or None"),
-        "seed": (lambda v: v is None or is_int(v), "an int or None"),
-        "game": (lambda v: True, "a Game"),
-        "use_solver": (lambda v: isinstance(v, bool), "True or False"),
-        "bidding": (lambda v: v in ("simulate", "table") and isinstance(v, str),
-                    "'simulate' or 'table'"),
-        "solve_bidding": (lambda v: isinstance(v, bool), "True or False"),
-        "simulate_discards": (lambda v: isinstance(v, bool), "True or False"),
-    },
-    "nnpimc": {
-        "model": (lambda v: isinstance(v, str) and bool(v), "the path of an exported .onnx "
-                  "model"),
-        "worlds": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
-        "candidates": (lambda v: v is None or (is_int(v) and v >= 1),
-                       "an int >= worlds or None (4 x worlds)"),
-        "temperature": (lambda v: _real(v) and 0 < v < math.inf, "a number > 0"),
-        "floor": (lambda v: _real(v) and 0 < v <= 0.1, "a number in (0, 0.1]"),
-        "time_limit": (lambda v: v is None or (_real(v) and 0 < v < math.inf),
-                       "a number > 0 (seconds per decision) or None"),
-        "seed": (lambda v: v is None or is_int(v), "an int or None"),
-        "game": (lambda v: True, "a Game"),
-        "bidding": (lambda v: v in ("simulate", "table", "network") and isinstance(v, str),
-                    "'simulate', 'table' or 'network'"),
-        "threads": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
-        "leaf": (lambda v: v in ("solver", "network") and isinstance(v, str),
-                 "'solver' or 'network'"),
-        "from_trick": (lambda v: is_int(v) and 0 <= v <= 9, "a trick 0..9"),
-        "nt_from_trick": (lambda v: v is None or (is_int(v) and 0 <= v <= 9),
-                          "a trick 0..9 or None"),
-        "inference": (lambda v: isinstance(v, bool), "True or False"),
-        "betl_bias": (lambda v: _real(v) and -math.inf < v < math.inf,
-                      "a finite number of groše"),
-        "durch_bias": (lambda v: _real(v) and -math.inf < v < math.inf,
-                       "a finite number of groše"),
-    },
-    "os_random": {"seed": (lambda v: v is None or is_int(v), "an int or None")},
-    "os_ismcts": {
-        "simulations": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
-        "rollouts": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
-        "uct_c": (lambda v: _real(v) and 0 < v < math.inf, "a number > 0"),
-        "seed": (lambda v: v is None or is_int(v), "an int or None"),
-    },
-    "onnx": {
-        "threads": (lambda v: is_int(v) and v >= 1, "an int >= 1"),
-        "providers": (lambda v: v is None or _strings(v), "a list of provider names or None"),
-    },
+# The robots defined elsewhere: each game's table robot, and those imported only when
+# built ("module:name"): nnpimc reads the shipped models, OpenSpiel's needs open_spiel.
+register_robot("table", _table_robot)
+register_robot("lizany_table", "mariash_env.games.lizany.table_robot:LizanyRuleRobot",
+               games=("lizany",))
+NNPIMC_ARGS = {
+    "model": (lambda v: isinstance(v, str) and bool(v), "the path of an exported .onnx model"),
+    "worlds": int_at_least(1),
+    "candidates": (lambda v: v is None or (int_at_least(1)[0](v)),
+                   "an int >= worlds or None (4 x worlds)"),
+    "temperature": positive_number(),
+    "floor": (lambda v: real(v) and 0 < v <= 0.1, "a number in (0, 0.1]"),
+    "time_limit": TIME_LIMIT, "seed": SEED, "game": ANY_GAME,
+    "bidding": one_of("simulate", "table", "network"),
+    "threads": int_at_least(1),
+    "leaf": one_of("solver", "network"),
+    "from_trick": (lambda v: int_at_least(0)[0](v) and v <= 9, "a trick 0..9"),
+    "nt_from_trick": (lambda v: v is None or (int_at_least(0)[0](v) and v <= 9),
+                      "a trick 0..9 or None"),
+    "inference": FLAG,
+    "betl_bias": (lambda v: real(v) and -math.inf < v < math.inf, "a finite number of groše"),
+    "durch_bias": (lambda v: real(v) and -math.inf < v < math.inf,
+                   "a finite number of groše"),
 }
+register_robot("nnpimc", "mariash_env.robots.nnpimc:NNPIMCRobot", games=("voleny",),
+               seat_counts=(3,), needs_view=True, args=NNPIMC_ARGS)
+register_robot("net", per_game="net")  # the game's kind names it (GameKind.net)
+register_robot("strong", per_game="strong")
+for _bot, _args in (("random", {"seed": SEED}),
+                    ("ismcts", {"simulations": int_at_least(1), "rollouts": int_at_least(1),
+                                "uct_c": positive_number(), "seed": SEED})):
+    register_robot(f"os_{_bot}", "mariash_env.openspiel:OpenSpielRobot", front_end="openspiel",
+                   needs_view=True, args=_args, defaults={"kind": _bot})
+
+STRONG: dict[str, Any] = dict(parse_spec(game_kind("voleny").strong)[1])
+"""The settings of volený's robot ``"strong"`` (nnpimc; its kind's ``strong`` spec, measured
+in docs/nnpimc.md)."""
 
 
-_ARGS["strong"] = _ARGS["nnpimc"]
+def _per_game(entry: RobotEntry, kind: Any, name: str) -> tuple[RobotEntry, str | None,
+                                                                 dict[str, Any]]:
+    """The robot ``entry`` (``"net"``, ``"strong"``) stands for in ``kind``'s game: its
+    entry, path and keyword arguments, a shipped model ``models/FILE`` located (a checkout
+    or a wheel); RobotGameError naming the game's robots when it names none."""
+    spec = getattr(kind, entry.per_game)
+    if not spec:
+        raise RobotGameError(
+            f"robot {name!r} cannot play {kind.name}: {kind.title or kind.name} has no "
+            f"{entry.name!r} robot yet (GameKind.{entry.per_game} is empty); it is played by "
+            f"{', '.join(robots_of(kind))}")
+    base, kw = parse_spec(spec)
+    shipped = "models/"
+    if base.startswith("onnx:" + shipped):
+        base = "onnx:" + str(shipped_model(base[len("onnx:" + shipped):]))
+    if str(kw.get("model", "")).startswith(shipped):
+        kw["model"] = str(shipped_model(kw["model"][len(shipped):]))
+    real_entry, path = robot_entry(base)
+    if real_entry.per_game:
+        raise ValueError(f"{kind.name}'s {entry.per_game} = {spec!r} names another per-game "
+                         "robot: expected a robot spec")
+    return real_entry, path, kw
 
 
-def check_robot_args(base: str, kw: dict[str, Any]) -> None:
-    """Raise ValueError naming a robot argument that is unknown or has a bad value."""
-    key = "onnx" if base.startswith("onnx:") else base
-    allowed = _ARGS[key]
-    for k, v in kw.items():
-        if k not in allowed:
-            raise ValueError(
-                f"unknown argument {k!r} for robot {key!r}: expected "
-                + (", ".join(sorted(allowed)) if allowed else "no arguments")
-            )
-        ok, what = allowed[k]
-        if not ok(v):
-            raise ValueError(f"invalid {k}={v!r} for robot {key!r}: expected {what}")
+def robots_of(rules: Any = None, players: int | None = None) -> tuple[str, ...]:
+    """The registered robots that play the game of ``rules`` (a game name, Rules, rules
+    dict, a GameKind or None = volený) with ``players`` seats (default: the game's own)."""
+    kind = rules if isinstance(rules, GameKind) else game_kind(rules)
+    players = kind.players[0] if players is None else players
+    out = []
+    for e in robot_entries():
+        # "net" / "strong" play where the robot their game names does
+        r = robot_entry(parse_spec(getattr(kind, e.per_game))[0])[0] if (
+            e.per_game and e.plays(kind)) else e
+        if e.plays(kind) and r.plays(kind) and players in (r.seat_counts or [players]):
+            out.append(e.spec)
+    return tuple(out)
+
+
+def check_robot_args(base: str, kw: dict[str, Any], rules: Any = None) -> None:
+    """Raise ValueError naming a robot argument that is unknown or has a bad value (a
+    ``"net"`` / ``"strong"`` robot: of the robot it is in the game of ``rules``)."""
+    entry = {e.name: e for e in robot_entries()}.get(base.partition(":")[0])
+    if entry is None:
+        raise ValueError(f"unknown robot {base!r}: expected one of {', '.join(robot_names())}")
+    if entry.per_game:
+        entry = _per_game(entry, game_kind(rules), base)[0]
+    check_args(entry, kw, base.partition(":")[0])
 
 
 def game_name(rules: Any) -> str:
     """The game (``"voleny"`` / ``"licitovany"`` / ``"lizany"``) of a Rules, a rules dict, a
     game name or None (volený); ValueError naming anything else."""
-    from ..games.registry import game_kind
-
     return game_kind(rules).name  # GameError (a ValueError) names the registered games
 
 
@@ -206,72 +227,41 @@ def _players(rules: Any, kind: Any) -> int:
     return kind.players[0]
 
 
-def _make_nnpimc(players: int, game: str, kw: dict[str, Any], name: str = "nnpimc") -> Robot:
-    """NNPIMCRobot, refused by name for a game it does not play (volený, three players)."""
-    from .nnpimc import NNPIMCRobot
-
-    if game != "voleny" or players != 3:
-        raise RobotGameError(f"robot {name!r} cannot play {game} mariáš with {players} players: "
-                         "it plays volený mariáš with three players")
-    kw = dict(kw)
-    worlds = kw.get("worlds", 8)
-    if kw.get("candidates") is not None and kw["candidates"] < worlds:
-        raise ValueError(f"invalid candidates={kw['candidates']!r} for robot {name!r}: "
-                         f"expected an int >= worlds ({worlds})")
-    return NNPIMCRobot(**kw)
-
-
 def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
-    """A robot from its registry name (module docstring) for the game of ``rules`` (a
-    Rules, a rules dict, a game name or None = volený); ``kw`` go to its constructor.
+    """A robot from its registered name (module docstring) for the game of ``rules`` (a
+    Rules, a rules dict, a game name or None: volený, or the one game of a robot that
+    plays no other); ``kw`` go to its constructor.
 
     Every argument is checked first: an unknown robot, an unknown argument or a bad value
-    raises ValueError naming it and what is accepted; so does a robot that cannot play the
-    game (an ONNX model of the other game).
+    raises ValueError naming it and what is accepted; a robot that cannot play the game
+    (an ONNX model of another game, ``"strong"`` where the game has none)
+    :class:`RobotGameError` naming the game and the robots it has.
     """
     if not isinstance(name, str):
         raise ValueError(f"a robot spec must be a str, got {name!r}")
     base, extra = parse_spec(name)
     kw = {**extra, **kw}
-    if base not in _ARGS and not base.startswith("onnx:"):
-        raise ValueError(f"unknown robot {name!r}: expected one of {', '.join(ROBOT_NAMES)}")
-    if base.startswith("onnx:") and not base[len("onnx:"):]:
-        raise ValueError("robot 'onnx:PATH' needs the path of an exported .onnx model")
-    check_robot_args(base, kw)
-    from ..games.registry import game_kind
-
-    kind = game_kind(LIZANY if base == "lizany_table" and rules is None else rules)
-    game = kind.name
+    entry, path = robot_entry(base)
+    if rules is None and entry.games and "voleny" not in entry.games:
+        rules = entry.games[0]  # a robot of one game plays that game by default
+    kind = game_kind(rules)
     players = _players(rules, kind)
-    if base in ("nnpimc", "strong"):
-        if base == "strong":
-            from ..shipped import shipped_model
-
-            name = STRONG["model"].rsplit("/", 1)[-1]  # the shipped file, checkout or wheel
-            model = kw.pop("model", None) or str(shipped_model(name))
-            kw = {**STRONG, "model": model, **kw}
-        return _make_nnpimc(players, game, kw, base)
-    if base in ("os_random", "os_ismcts"):
-        kind.require("openspiel")  # GameError naming the front ends that play the game
-        from ..openspiel import OpenSpielRobot
-
-        return OpenSpielRobot(base[3:], **kw)
-    # Each robot class declares the games it plays (Robot.games): refused by name before
-    # it is built, and once built (an ONNX model plays its metadata's game only).
-    args: tuple[Any, ...] = ()
-    if base == "random":
-        cls: Any = RandomRobot
-    elif base == "table":
-        cls = kind.load("table_robot")  # the game's own table robot
-    elif base == "lizany_table":
-        cls = game_kind(LIZANY).load("table_robot")
-    elif base == "pimc":
-        cls = PIMCRobot
-    else:
-        from .onnx_robot import OnnxRobot
-
-        cls, args, kw = OnnxRobot, (base[len("onnx:"):],), {**kw, "game": game}
-    check_plays(cls, kind, players, base)
-    robot = cls(*args, **kw)
-    check_plays(robot, kind, players, base)
+    if entry.per_game:
+        entry, path, own = _per_game(entry, kind, base)
+        check_args(entry, kw, base)  # the caller's arguments, named as the caller wrote them
+        kw = {**own, **kw}
+    check_args(entry, kw, base)
+    if entry.front_end is not None:
+        kind.require(entry.front_end)  # GameError naming the front ends that play the game
+    try:
+        check_plays(entry, kind, players, base)
+    except RobotGameError as e:
+        raise RobotGameError(f"{e}; {kind.title or kind.name} with {players} players is "
+                             f"played by {', '.join(robots_of(kind, players))}") from None
+    factory = entry.load()
+    args = () if path is None else (path,)
+    kw = {**entry.defaults, **kw}
+    robot = (factory(*args, **kw) if isinstance(factory, type)
+             else factory(kind, players, *args, **kw))
+    check_plays(robot, kind, players, base)  # an ONNX model plays its metadata's game only
     return robot

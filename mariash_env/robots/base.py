@@ -36,15 +36,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from .registry import SEED, RobotGameError, register_robot
+
 if TYPE_CHECKING:  # pragma: no cover
     from .view import SeatView
 
 __all__ = ["Robot", "RandomRobot", "PolicyRobot", "RobotGameError", "as_robot", "check_plays",
            "legal_of"]
-
-
-class RobotGameError(ValueError):
-    """A robot asked to play a game (or a seat count) it does not play."""
 
 
 class Robot:
@@ -131,6 +129,9 @@ class RandomRobot(Robot):
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         u = self.rng.random(mask.shape) * (mask > 0)
         return np.argmax(u, axis=1).astype(np.int64)
+
+
+register_robot("random", RandomRobot, args={"seed": SEED})
 
 
 class PolicyRobot(Robot):

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..kinds import KINDS, GameKind
 from .base import Robot
+from .registry import int_at_least, register_robot
 
 ROBOT_FORMAT = "mariash-robot-v1"
 
@@ -154,3 +155,14 @@ class OnnxRobot(Robot):
 
     def __repr__(self) -> str:
         return f"OnnxRobot({str(self.path)!r})"
+
+
+@register_robot("onnx", spec="onnx:PATH", games=OnnxRobot.games, args={
+    "threads": int_at_least(1),
+    "providers": (lambda v: v is None or (isinstance(v, (list, tuple))
+                                          and all(isinstance(x, str) for x in v)),
+                  "a list of provider names or None")})
+def onnx_robot(kind: GameKind, players: int, path: str, **kw: Any) -> OnnxRobot:
+    """Robot ``"onnx:PATH"``: the exported policy at ``path``, refused unless it is a
+    model of ``kind``'s game."""
+    return OnnxRobot(path, game=kind.name, **kw)

@@ -54,6 +54,7 @@ from ..kinds import kind_of
 from ..rules import G_LICIT, Rules
 from .base import Robot
 from .features import decode
+from .registry import ANY_GAME, FLAG, SEED, TIME_LIMIT, int_at_least, one_of, register_robot
 from .view import SearchUnavailableError, SeatView, _search_module
 
 __all__ = ["PIMCRobot", "SeatView", "SearchUnavailableError", "solver_available"]
@@ -295,3 +296,9 @@ class PIMCRobot(Robot):
                     and time.perf_counter() - t0 > self.time_limit):
                 break
         return totals / mass, n
+
+
+register_robot("pimc", PIMCRobot, games=PIMCRobot.games, needs_view=True, args={
+    "worlds": int_at_least(1), "time_limit": TIME_LIMIT, "seed": SEED, "game": ANY_GAME,
+    "use_solver": FLAG, "bidding": one_of("simulate", "table"), "solve_bidding": FLAG,
+    "simulate_discards": FLAG})

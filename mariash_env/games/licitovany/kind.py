@@ -15,7 +15,7 @@ KIND = GameKind(
     options=LICIT_OPTIONS,
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
-    units="desetníky",
+    units="desetníky", net="onnx:models/robot_licitovany.onnx",
     # LICITOVANY.md §12's phase names in the environment's rich infos
     phase_groups=(("bid", "auction"), ("hold", "auction"), ("lone_bid", "auction"),
                   ("game", "announce"), ("trumps", "announce"), ("helping", "announce"),

@@ -21,4 +21,9 @@ KIND = GameKind(
     table_robot="mariash_env.games.voleny.table_robot:TableRobot",
     replay="mariash_env.records:replay_record", title="volený mariáš", units="groše",
     seat_layouts=(SeatLayout(4, Q.OBS4_SIZE, Q.STATE4_OBS_SIZE, Q.OBS4_LAYOUT, Q.encode4,
-                             Q.observe_into4),))
+                             Q.observe_into4),),
+    net="onnx:models/robot_distilled_dagger2.onnx",
+    # issue #16's strong cheap robot, measured in docs/nnpimc.md: the distilled network's
+    # bidding and first three tricks of suit games, exact PIMC on uniform worlds after
+    strong="nnpimc(model='models/robot_distilled_dagger2.onnx', bidding='network', "
+           "from_trick=3, nt_from_trick=0, inference=False, worlds=6)")
