@@ -181,6 +181,37 @@ def test_checkpoint_written_before_a_failing_evaluation(tmp_path: Path, monkeypa
     assert [int(r.split(",")[0]) for r in rows] == evals
 
 
+def test_a_run_stopped_by_a_lost_cluster_checkpoints_its_last_iteration(
+        tmp_path: Path, monkeypatch) -> None:
+    """#36: when the cluster can no longer start a worker (RayClusterError, raised by the
+    ray backend) the run writes a checkpoint of its last whole iteration, names it in the
+    error, and --resume continues from it (before, the last periodic checkpoint stayed)."""
+    from mariash_env.ray_pool import RayClusterError
+    from training.actors import LocalActors
+
+    out = tmp_path / "run"
+    cfg = tiny(**{"run.max_iterations": 4, "run.checkpoint_every": 100, "eval.every": 0,
+                  "eval.deals": 4, "eval.opponents": ["random"]})
+    real = LocalActors.finish_collect
+    calls = []
+
+    def lost_at_the_third(self):
+        calls.append(1)
+        if len(calls) == 3:
+            raise RayClusterError("rollout worker 1 lost and no node could start it")
+        return real(self)
+
+    with monkeypatch.context() as m:
+        m.setattr(LocalActors, "finish_collect", lost_at_the_third)
+        with pytest.raises(RayClusterError, match="no node could start it; the checkpoint "
+                                                  "of iteration 2 is ") as e:
+            Trainer(cfg, out, log=lambda *_: None).train()
+    assert str(out / "checkpoint.pt") in str(e.value)
+    assert read_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 2
+    Trainer(None, out, resume=True, log=lambda *_: None).train()
+    assert read_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 4
+
+
 # -- stale temporary files and unreadable checkpoints ------------------------------------
 
 

@@ -25,7 +25,8 @@ A replacement must start within the session's timeout (``--ray-timeout``,
 :func:`mariash_env.ray_pool.join`): when no node has a free CPU for it (a lost node
 and no spare), it is started without reserving a CPU, sharing one with another worker
 (slower, the same batches); when even that cannot start, :class:`RayClusterError`
-stops the run at its last checkpoint with one line.  An exception raised by the
+stops the run with one line, and the trainer writes a checkpoint of its last whole
+iteration first.  An exception raised by the
 rollout code itself is a bug, not a lost worker: it is raised at once.
 
 Each actor reserves ``num_cpus = env.actor_threads``; a cluster with fewer than
@@ -180,8 +181,9 @@ class RayActors:
             return
         raise RayClusterError(
             f"rollout worker {w} lost ({cause}) and no node could start a replacement "
-            f"within 2 x {self._timeout:g} s (--ray-timeout): the run stops at its last "
-            "checkpoint; resume it with --resume once the cluster is back")
+            f"within 2 x {self._timeout:g} s (--ray-timeout): the run stops with a "
+            "checkpoint of its last whole iteration; --resume continues it once the cluster "
+            "is back")
 
     def _get(self, w: int, ref: Any) -> Any:
         """The result of worker ``w``'s last command; a dead worker is replaced and redoes

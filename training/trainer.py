@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from mariash_env.ray_pool import RayClusterError  # imports ray only when used
+
 from .actors import LocalActors
 from .backends import BACKENDS, make_actors
 from .checkpoint import (
@@ -346,6 +348,7 @@ class Trainer:
         bar = None
         self._stop_requested = False
         old_handlers = self._install_stop_handlers()
+        last_ckpt = c["iteration"] if keep is not None else -1
         try:
             actors.set_pool(self.pool)
             actors.begin_segment(c["iteration"])
@@ -356,7 +359,6 @@ class Trainer:
                 self.save()
             bar = self._progress()
             t_start = time.perf_counter()
-            last_ckpt = c["iteration"] if keep is not None else -1
             multi = not isinstance(actors, LocalActors)  # the workers need the weights
             params: dict[str, Any] = {}
             while not self._budget_done(t_start) and not self._stop_requested:
@@ -420,6 +422,12 @@ class Trainer:
                     self._run_eval(eval_log, tb, sorted(set(final) - set(cfg.eval.opponents)))
             if len(self.history) != n_hist:
                 self.save()
+        except RayClusterError as e:
+            # The cluster can no longer run the workers: keep every whole iteration.
+            if last_ckpt != c["iteration"]:
+                self.save()
+            raise RayClusterError(f"{e}; the checkpoint of iteration {c['iteration']} is "
+                                  f"{self.out / CHECKPOINT}") from None
         finally:
             for sig, h in old_handlers.items():
                 signal.signal(sig, h)
