@@ -13,7 +13,9 @@ measured in the same round:
   with the same spaces behind the same wrappers (and unwrapped), in the same loop;
 * ``VectorEnv`` observations + masks vs skat + ``observation_tensor``;
 * ``VectorEnv`` masks only vs skat;
-* ``VectorEnv(rules="licitovany")`` masks only vs volený's (issue #12: within 0.8x).
+* ``VectorEnv(rules="licitovany")`` masks only vs volený's (issue #12: within 0.8x);
+* ``VectorEnv(rules="lizany")`` observations + masks vs lízaný's own AEC env
+  ``mariash_env.lizany.env()`` (the Python game on the same compiled core).
 
 One thread (``parallel=False``); JIT compilation happens in a warm-up before timing.
 With ``--compile`` it also times a fresh process's first use (cold and warm numba cache).
@@ -135,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
 
     aec = anchors.AECRunner(mariash_env.env(), "mariash_env.env() AEC, obs + mask")
     aec.episode()  # warm-up
+    lizany_aec = anchors.AECRunner(mariash_env.lizany.env(), "mariash_env.lizany.env() AEC, "
+                                   "obs + mask")
+    lizany_aec.episode()  # warm-up: the compiled core
     # Each contender right after its peer, so that a pair sees the same machine load.
     runners = {
         "skat": anchors.SkatRunner(with_obs=False),
@@ -147,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
                                       "do-nothing AEC env, same wrappers"),
         "null_aec_raw": anchors.AECRunner(anchors.null_aec_env(wrapped=False),
                                           "do-nothing AEC env, unwrapped"),
+        "lizany_aec": lizany_aec,
+        "lizany_obs": VectorRunner(args.num_envs, observations=True, rules="lizany"),
     }
     rates = anchors.interleaved(list(runners.values()), args.slice, args.repeats,
                                 log=lambda s: print(s, file=sys.stderr))
@@ -160,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         ("VectorEnv obs + mask vs skat + observation_tensor", "vector_obs", "skat_obs"),
         ("VectorEnv masks only vs skat", "vector_masks", "skat"),
         ("VectorEnv licitovaný masks only vs volený's", "licit_masks", "vector_masks"),
+        ("VectorEnv lízaný obs + mask vs its AEC env", "lizany_obs", "lizany_aec"),
     ]
     print()
     print(f"medians of {args.repeats} rounds of interleaved {args.slice} s slices "
