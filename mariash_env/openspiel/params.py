@@ -1,0 +1,167 @@
+"""The parameters of the OpenSpiel game ``"mariash"`` over the compiled engine (volený,
+licitovaný, four-player volený) and what follows from them: the :class:`Rules` they name,
+the bounds OpenSpiel's ``GameInfo`` declares, the size of the information-state tensor.
+No pyspiel here: scripts and tests read these without OpenSpiel's game objects.
+
+OpenSpiel parameters cannot be None and OpenSpiel fills in every default, hence the
+sentinels (``deals`` -1, ``max_flek`` -2, ``payment_cap`` -1: the game's own default).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..games.registry import game_kind
+from ..games.voleny.observe import OBS_SIZE
+from ..rules import G_LICIT, TARIFFS, UNLIMITED_FLEK, Rules, RulesError, make_rules
+
+NUM_PLAYERS = 3  # seats of the core's deal (the players at three)
+MAX_PLAYERS = 4  # players=4: the dealer sits out each deal (RULES.md §11.3)
+NCARDS = 32
+CUT_MIN, CUT_MAX = 2, 30  # the cut between deals of a gathered partie (RULES.md §2)
+
+
+# The parameters and their defaults.  OpenSpiel fills in every default before the game
+# sees its parameters, so the defaults that differ between the games are sentinels:
+# ``max_flek`` -2 and ``payment_cap`` -1 mean the game's own default (volený 4 and none,
+# licitovaný 5 and 500).  The volený-only options are passed on to ``make_rules`` only when
+# they differ from their defaults, so that licitovaný refuses them by name.
+GAME_DEFAULT_FLEK, GAME_DEFAULT_CAP = -2, -1
+GAME_DEFAULT_DEALS = -1  # one deal at three (one deal, one game); 16 at four (§11.3)
+_DEFAULTS: dict[str, Any] = {
+    "rules": "voleny",
+    "deals": -1,
+    "tariff": "home",
+    "killed_seven": 2,
+    "max_flek": GAME_DEFAULT_FLEK,
+    "payment_cap": GAME_DEFAULT_CAP,
+    "marriage_order": "any",
+    "shuffle": "partie",
+    "hundred_counting": "first_played",
+    "open_contracts": False,
+    "players": 3,
+}
+
+
+def rules_from_params(params: dict[str, Any]) -> Rules:
+    """The :class:`Rules` of OpenSpiel parameters (module docstring: sentinels for None and
+    for the game's default); RulesError naming a bad one or a bad combination."""
+    unknown = set(params) - set(_DEFAULTS)
+    if unknown:
+        raise RulesError(
+            f"unknown mariash game parameter(s) {sorted(unknown)}: expected {sorted(_DEFAULTS)}"
+        )
+    p = {**_DEFAULTS, **params}
+    opts: dict[str, Any] = {"rules": p["rules"]}
+    if p["deals"] != GAME_DEFAULT_DEALS:
+        opts["deals"] = p["deals"]
+    elif p["players"] == _DEFAULTS["players"]:
+        opts["deals"] = 1  # else make_rules' default: 16 at four
+    mf, cap = p["max_flek"], p["payment_cap"]
+    if isinstance(mf, int) and mf < GAME_DEFAULT_FLEK:
+        raise RulesError(f"invalid max_flek {mf!r}: expected 0..20, -1 for unlimited or -2 "
+                         "for the game's default")
+    if isinstance(cap, int) and cap < GAME_DEFAULT_CAP:
+        raise RulesError(f"invalid payment_cap {cap!r}: expected groše > 0, 0 for none or -1 "
+                         "for the game's default")
+    if mf != GAME_DEFAULT_FLEK:
+        opts["max_flek"] = None if mf == -1 else mf
+    if cap != GAME_DEFAULT_CAP:
+        opts["payment_cap"] = None if cap == 0 else cap
+    for k in ("tariff", "killed_seven", "marriage_order", "shuffle", "hundred_counting",
+              "open_contracts", "players"):
+        if p[k] != _DEFAULTS[k] or type(p[k]) is not type(_DEFAULTS[k]):
+            opts[k] = p[k]
+    return make_rules(**opts)
+
+
+# The parameters only some games take: written when the game's kind accepts them.
+_OWN_OPTIONS = ("tariff", "killed_seven", "hundred_counting", "open_contracts", "players")
+
+
+def game_params(rules: Rules) -> dict[str, Any]:
+    """OpenSpiel parameters of ``rules`` (the inverse of :func:`rules_from_params`); for
+    licitovaný only the options that apply to it."""
+    out = {
+        "rules": rules.rules, "deals": rules.deals,
+        "max_flek": -1 if rules.max_flek is None else rules.max_flek,
+        "payment_cap": 0 if rules.payment_cap is None else rules.payment_cap,
+        "marriage_order": rules.marriage_order, "shuffle": rules.shuffle,
+    }
+    # volený's own options (licitovaný has none of them)
+    accepted = game_kind(rules, front_end="openspiel").options
+    out.update({k: getattr(rules, k) for k in _OWN_OPTIONS if k in accepted})
+    return out
+
+
+def _level(rules: Rules) -> int:
+    return UNLIMITED_FLEK if rules.max_flek is None else rules.max_flek
+
+
+def utility_bound(rules: Rules) -> float:
+    """Largest |groše| (licitovaný: desetníky) one seat can win or lose in a partie.
+
+    Per deal the amount ``A`` per defender is at most the sum of the settlement lines'
+    maxima at the highest flek level, or ``payment_cap``; the actor gets ``2A`` (at four
+    ``3A``, RULES.md §11.3; a licitovaný laid-game payer pays at most ``2A``).  Volený (core/settle.py): game and
+    hundred against <= 18 * sto * 2 (hearts; order-free hundreds ``sto << 15``, silent
+    ``hra << 10``, RULES.md §11.2; open betl / durch twice the price, §11.1), each seven
+    line <= max(killed_seven, sedma) * 2, the silent seven 2 * sedma.  Licitovaný
+    (LICITOVANY.md §9, H = 2): game 2H per ten over 90 <= 40, seven 2H = 4, hundred lost
+    4H per ten of (100 - Ca) + Md <= 160, two sevens 60, durch 30; unflekked the silent
+    seven H and a show 90.
+    """
+    if rules.rules == "licitovany":
+        a = (40 + 4 + 160 + 60 + 30) * 2 ** _level(rules) + 2 + 90
+    else:
+        t = TARIFFS[rules.tariff]
+        game = max(18 * t["sto"] * 2, t["durch"] * (2 if rules.open_contracts else 1))
+        if rules.hundred_counting == "order_free":
+            game = max(game, (t["sto"] << 15) * 2, (t["hra"] << 10) * 2)
+        seven = max(rules.killed_seven, t["sedma"]) * 2
+        a = (2 * game + 2 * seven) * 2 ** _level(rules) + 2 * t["sedma"]
+    if rules.payment_cap is not None:
+        a = min(a, rules.payment_cap)
+    return float((rules.players - 1) * a * rules.deals)  # the actor: 2A, at four 3A
+
+
+def max_game_length(rules: Rules) -> int:
+    """A bound on the player decisions of a partie (``L`` the highest flek level).
+
+    Volený, per deal: bidding <= 15 (trump 1, contracts 3, discards 6, Barva? 2, betl
+    answers 2, announcement 1), with open contracts 5 more per overcall (three at most:
+    the contract, two discards, two answers); flek: every round but the last raises or
+    announces a bet, so at most ``4L + 2`` raises/announcements and ``4L + 3`` rounds of
+    at most two ``good``; play 31.  Licitovaný: auction <= 28 (12 bids, 12 holds, 3
+    passes, a lone bid), announcing 6 (game, trumps, helping, two discards, lead); flek
+    ``4L`` raises in at most ``4L`` raising turns, each after at most two raise-free turns
+    and three at the end, one ``good`` or ``show`` a turn: ``16L + 3``; play 30.
+    """
+    lv = _level(rules)
+    if rules.rules == "licitovany":
+        return rules.deals * (28 + 6 + 16 * lv + 3 + 30)
+    bidding = 15 + (15 if rules.open_contracts else 0)
+    return rules.deals * (bidding + (4 * lv + 2) + 2 * (4 * lv + 3) + 31)
+
+
+# Per deal, after the encoding in the information state: the cut k (2..30) one-hot, then
+# in volený the seat's first seven cards when it was forehand (what it chose trumps from,
+# RULES.md §3; licitovaný deals every hand whole before anyone acts, LICITOVANY.md §2).
+CUT_SLOTS = 32
+FIRST7_SLOTS = 32
+INFO_BLOCK = OBS_SIZE + CUT_SLOTS + FIRST7_SLOTS  # volený's
+
+
+def info_block(rules: Rules) -> int:
+    """Floats per deal in the information-state tensor: the game's observation (at four
+    the four-player one), the cut and (volený) forehand's first seven cards."""
+    kind = game_kind(rules, front_end="openspiel")
+    obs = kind.layout(rules.players).obs_size
+    return obs + CUT_SLOTS + (0 if kind.game == G_LICIT else FIRST7_SLOTS)
+
+
+def info_state_size(rules: Rules) -> int:
+    """Length of the information-state tensor: one block of :func:`info_block` floats per
+    deal of the partie (module docstring)."""
+    return rules.deals * info_block(rules)
+

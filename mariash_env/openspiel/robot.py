@@ -1,0 +1,102 @@
+"""OpenSpiel bots as robots of the project's harnesses: :class:`OpenSpielRobot`
+(``make_robot("os_random")`` / ``make_robot("os_ismcts(...)")``), in volený (at three and
+four) and licitovaný."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pyspiel
+
+from ..robots.base import Robot
+from ..robots.view import SeatView
+from ..rules import Rules
+from .game import MariashGame, load_game
+from .state import MariashState, state_from_record
+
+
+def _search_rules(rules: Rules) -> Rules:
+    """The rules of the robot's search game.  At four (RULES.md §11.3) a deal is the core's
+    three-seat deal, untouched, and the robot sees its core seat: it searches that one deal
+    as a three-player game.  Its ordering of outcomes is the four-player one (the actor's
+    2A there and 3A at four both grow with A, each defender's -A is the same); the later
+    deals of the partie are left out of the search."""
+    if rules.players == 3:
+        return rules
+    return replace(rules, players=3, deals=1)
+
+
+class OpenSpielRobot(Robot):
+    """An OpenSpiel bot (``pyspiel.Bot``) playing through the robot protocol.
+
+    The robot sees a :class:`SeatView`; it builds the OpenSpiel state from one world
+    sampled from the seat's knowledge (every such world has the seat's information state,
+    so a bot that only reads the seat's view or resamples, as IS-MCTS does, decides as on
+    the real state) and asks the bot for one step.
+
+    ``kind``: ``"random"`` (``UniformRandomBot``) or ``"ismcts"`` (``ISMCTSBot`` with the
+    project's resampler and random-rollout evaluation); ``simulations``, ``rollouts``,
+    ``uct_c`` (in groše: the exploration constant of UCT), ``seed``.
+    """
+
+    wants_view = True
+
+    def __init__(self, kind: str = "ismcts", simulations: int = 200, rollouts: int = 1,
+                 uct_c: float = 4.0, seed: int | None = None) -> None:
+        if kind not in ("random", "ismcts"):
+            raise ValueError(f"invalid kind {kind!r}: expected 'random' or 'ismcts'")
+        self.kind = kind
+        self.name = f"os_{kind}"
+        self.simulations = int(simulations)
+        self.rollouts = int(rollouts)
+        self.uct_c = float(uct_c)
+        self._games: dict[Rules, MariashGame] = {}
+        self._reseed(seed)
+
+    def _reseed(self, seed: int | None) -> None:
+        self.rng = np.random.RandomState(None if seed is None else seed % 2**32)
+
+    def begin_deal(self, seed: int) -> None:
+        super().begin_deal(seed)
+        self._reseed(seed)
+
+    def _game(self, rules: Rules) -> MariashGame:
+        g = self._games.get(rules)
+        if g is None:
+            g = self._games[rules] = load_game(_search_rules(rules))
+        return g
+
+    def bot(self, game: MariashGame, player: int) -> pyspiel.Bot:
+        """The OpenSpiel bot of this robot for ``player``."""
+        if self.kind == "random":
+            from open_spiel.python.bots.uniform_random import UniformRandomBot
+
+            return UniformRandomBot(player, self.rng)
+        from open_spiel.python.algorithms import ismcts, mcts
+
+        bot = ismcts.ISMCTSBot(
+            game, mcts.RandomRolloutEvaluator(self.rollouts, self.rng), self.uct_c,
+            self.simulations, random_state=self.rng,
+            final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+        )
+        bot.set_resampler(self._resample)
+        return bot
+
+    def _resample(self, state: MariashState, player: int) -> MariashState:
+        return state.resample_from_infostate(player, lambda: self.rng.random_sample())
+
+    def act_view(self, view: SeatView) -> int:
+        mask = view.action_mask()
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError(f"seat {view.seat} is not to move")
+        if legal.size == 1:
+            return int(legal[0])
+        game = self._game(view.rules)
+        world = view.sample_worlds(1, int(self.rng.randint(0, 2**31 - 1)))[0]
+        state = state_from_record(game, world)
+        a = int(self.bot(game, view.seat).step(state))
+        if not mask[a]:  # pragma: no cover - a bot is asked on the seat's own legal set
+            raise RuntimeError(f"OpenSpiel bot chose illegal action {a}")
+        return a
