@@ -1,5 +1,7 @@
 """``mariash play`` (sit at the table with two robots) and ``mariash serve-robot`` (a
 robot as an HTTP service).  Also ``python -m mariash_env.play [play options]``.
+``mariash dataset`` and ``mariash ladder`` are the research tools of
+:mod:`mariash_env.research` (each with its own ``--help``).
 
 Bad input gets one ``error: …`` line and exit status 2.
 """
@@ -90,10 +92,23 @@ def serve_robot(args: argparse.Namespace) -> int:
         fail(e)
 
 
+# Research tools (mariash_env.research): each parses its own options.
+RESEARCH = {"dataset": "play deals with robots and write one row per decision (Parquet)",
+            "ladder": "rate every robot of every game from duplicate matches"}
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in RESEARCH:
+        import importlib
+
+        mod = importlib.import_module(f"mariash_env.research.{argv[0]}")
+        return mod.main(argv[1:], prog=f"mariash {argv[0]}")
     ap = ArgumentParser(prog="mariash", description=__doc__,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
+    for name, text in RESEARCH.items():
+        sub.add_parser(name, help=text, add_help=False)
     p = sub.add_parser("play", help="sit at the table with two robots")
     _play_args(p)
     r = sub.add_parser("serve-robot",

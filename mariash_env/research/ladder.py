@@ -1,0 +1,496 @@
+"""One rating per robot and game from duplicate matches: ``mariash ladder``.
+
+::
+
+    mariash ladder --deals 200 --jobs 2 --matches runs/ladder --out docs
+    mariash ladder --game voleny=random,table,onnx:models/robot.onnx --game lizany=random,table
+    mariash ladder --game voleny=random,table,strong --slow-deals 10 --slow-opponents table
+
+For every game, every pair of its robots plays a duplicate match of the arena
+(:func:`mariash_env.arena.duplicate_match`: the same decks in every seating, the luck of the
+cards cancels).  All pairs of a game play the same decks (``--seed``), so that a pair's
+deals can be resampled together.  On each deal the robot with the higher mean score over
+its seats beats the other (equal: half a win each); a Bradley–Terry model,
+``P(i beats j) = 1 / (1 + 10 ** ((R_j - R_i) / 400))``, is fitted to those wins by maximum
+likelihood (:func:`fit_bradley_terry`; Elo's scale, the random robot at 0 where it plays,
+else the mean at 0).  95 % confidence intervals: the fit repeated on deals resampled
+with replacement (the same deal indices in every pair; :func:`bootstrap_ratings`).
+
+Robots that search (``wants_view``: ``pimc``, ``nnpimc``, ``strong``) take seconds per
+game, so their pairs play ``--slow-deals`` deals, and only against ``--slow-opponents``
+(default: every robot) -- the rating of such a robot then rests on fewer games (wider CI).
+
+Each pair's match is saved as it finishes (``MATCHES/GAME/A--B/``: the arena's CSVs and
+``pair.json``); a rerun of the same command skips the pairs already played, so a stopped
+ladder resumes.  Pairs play in ``--jobs`` processes.  The ladder is written to
+``OUT/ladder.csv``, ``OUT/ladder.md`` (a table per game, the command that made it) and
+``OUT/ladder.png`` (a chart), each rating with the robot's mean time per decision (as the
+arena measures it: in batches for robots that are handed batches).
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import math
+import os
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..arena import _split, build_robot, duplicate_match
+from ..atomic import atomic_open
+from ..cli import ArgumentParser, fail, path_error, positive
+from ..games.registry import game_kind
+
+MAX_JOBS = 256
+ELO = 400.0 / math.log(10.0)  # natural-log strengths to Elo points
+
+ROSTER: dict[str, list[str]] = {
+    "voleny": ["random", "table", "onnx:models/robot.onnx", "onnx:models/robot_distilled.onnx",
+               "onnx:models/robot_distilled_bid.onnx",
+               "onnx:models/robot_distilled_dagger.onnx",
+               "onnx:models/robot_distilled_dagger2.onnx"],
+    "licitovany": ["random", "table", "onnx:models/robot_licitovany.onnx"],
+    "lizany": ["random", "table"],
+}
+"""The robots a ladder rates by default: the fast ones of every game (search robots take
+seconds per game: add them with ``--game`` and ``--slow-deals``)."""
+
+PAIR_FILE = "pair.json"
+
+
+class LadderError(ValueError):
+    """Bad ladder settings or results that cannot be fitted (names what is wrong)."""
+
+
+def short_name(spec: str) -> str:
+    """A robot spec as a label: ``onnx:models/robot.onnx`` -> ``onnx:robot``."""
+    if spec.startswith("onnx:"):
+        return "onnx:" + Path(spec[5:]).stem
+    return spec
+
+
+# --- Bradley–Terry ----------------------------------------------------------------------------
+
+
+def fit_bradley_terry(wins: np.ndarray, prior: float = 0.5, iters: int = 2000,
+                      tol: float = 1e-10) -> np.ndarray:
+    """Natural-log strengths ``s`` (mean 0) maximising the Bradley–Terry likelihood of
+    ``wins[i, j]`` (games ``i`` won against ``j``; a tie adds 0.5 to both), by the
+    minorise-maximise iteration of Hunter (2004).  ``prior``: that many virtual games each
+    robot won and lost against every robot it met (keeps a robot that won every game at a
+    finite strength).  LadderError when the robots that met do not form one connected
+    group (their strengths are then not comparable)."""
+    w = np.asarray(wins, dtype=np.float64)
+    k = w.shape[0]
+    if w.ndim != 2 or w.shape != (k, k) or k < 1:
+        raise LadderError(f"wins must be a square matrix, got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or (w < 0).any():
+        raise LadderError("wins must be finite and >= 0")
+    games = w + w.T
+    met = games > 0
+    np.fill_diagonal(met, False)
+    seen = {0}
+    todo = [0]
+    while todo:
+        i = todo.pop()
+        for j in np.flatnonzero(met[i]):
+            if j not in seen:
+                seen.add(int(j))
+                todo.append(int(j))
+    if len(seen) < k:
+        raise LadderError(f"robots {sorted(set(range(k)) - seen)} met none of robot 0's "
+                          "group: no common scale")
+    w = w + prior * met
+    games = w + w.T
+    won = w.sum(axis=1)
+    p = np.ones(k)
+    for _ in range(iters):
+        denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
+        new = won / denom
+        new /= math.exp(np.log(new).mean())
+        if np.max(np.abs(np.log(new) - np.log(p))) < tol:
+            p = new
+            break
+        p = new
+    s = np.log(p)
+    return s - s.mean()
+
+
+def wins_of(per_deal: Mapping[tuple[int, int], np.ndarray], k: int,
+            rows: np.ndarray | None = None) -> np.ndarray:
+    """The win matrix of pairs' per-deal scores: ``per_deal[(a, b)]`` float[deals, 2] (a's
+    and b's mean score per deal); ``rows``: the deals to count (resampled indices)."""
+    w = np.zeros((k, k))
+    for (a, b), x in per_deal.items():
+        x = x if rows is None else x[rows[rows < len(x)]]
+        d = x[:, 0] - x[:, 1]
+        ties = float((d == 0).sum())
+        w[a, b] += float((d > 0).sum()) + 0.5 * ties
+        w[b, a] += float((d < 0).sum()) + 0.5 * ties
+    return w
+
+
+def bootstrap_ratings(per_deal: Mapping[tuple[int, int], np.ndarray], k: int,
+                      n_boot: int = 300, seed: int = 0, alpha: float = 0.05,
+                      anchor: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Strengths (:func:`fit_bradley_terry`; ``anchor``: that robot's at 0, else the mean)
+    and their percentile bootstrap CI: the deals resampled with replacement, the same deal
+    indices in every pair (a pair of fewer deals, whose decks are the first of the
+    others', keeps the drawn indices below its count)."""
+    s = fit_bradley_terry(wins_of(per_deal, k))
+    n = max(len(x) for x in per_deal.values())
+    rng = np.random.default_rng(seed)
+    boot = np.empty((n_boot, k))
+    for b in range(n_boot):
+        boot[b] = fit_bradley_terry(wins_of(per_deal, k, rng.integers(0, n, size=n)))
+    if anchor is not None:
+        s = s - s[anchor]
+        boot -= boot[:, anchor:anchor + 1]
+    return s, np.quantile(boot, alpha / 2, axis=0), np.quantile(boot, 1 - alpha / 2, axis=0)
+
+
+# --- playing the pairs ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One match of the ladder: robots ``a`` and ``b`` (specs) of ``game``."""
+
+    game: str
+    a: str
+    b: str
+    deals: int
+    seed: int
+    batch: int
+
+    def settings(self) -> dict[str, Any]:
+        return {"game": self.game, "a": self.a, "b": self.b, "deals": self.deals,
+                "seed": self.seed, "batch": self.batch}
+
+    def folder(self, matches: Path) -> Path:
+        def safe(s: str) -> str:
+            return "".join(c if c.isalnum() or c in "._-" else "_" for c in short_name(s))
+
+        return matches / self.game / f"{safe(self.a)}--{safe(self.b)}"
+
+
+def load_pair(pair: Pair, matches: Path) -> dict[str, Any] | None:
+    """The saved result of ``pair`` (None when it was not played with these settings)."""
+    p = pair.folder(matches) / PAIR_FILE
+    try:
+        saved = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if saved.get("settings") != pair.settings():
+        return None
+    saved["per_deal"] = np.asarray(saved["per_deal"], dtype=np.float64).reshape(-1, 2)
+    return saved
+
+
+def play_pair(pair: Pair, matches: Path) -> dict[str, Any]:
+    """Play ``pair``'s duplicate match and save it (the arena's CSVs, then ``pair.json``
+    last: a pair counts as played only once that is written)."""
+    names = {pair.a: pair.a, pair.b: pair.b}
+    res = duplicate_match(names, deals=pair.deals, seed=pair.seed, rules={"rules": pair.game},
+                          progress=False, batch=pair.batch)
+    d = pair.folder(matches)
+    res.save(d, plot=False)
+    spd = {n: res.stats[r]["seconds_per_decision"] for r, n in enumerate(res.names)}
+    saved = {"settings": pair.settings(), "seconds": res.seconds,
+             "seconds_per_decision": [spd[pair.a], spd[pair.b]],
+             "seats": [res.stats[r]["seats_played"] for r in range(2)],
+             "means": [float(m) for m in res.means()],
+             "per_deal": res.per_deal.round(6).tolist()}
+    with atomic_open(d / PAIR_FILE) as f:
+        json.dump(saved, f)
+    saved["per_deal"] = res.per_deal
+    return saved
+
+
+def _play(job: tuple[Pair, str]) -> tuple[Pair, dict[str, Any]]:
+    pair, matches = job
+    return pair, play_pair(pair, Path(matches))
+
+
+def slow(spec: str, game: str) -> bool:
+    """Whether a robot searches (``wants_view``): its pairs play ``--slow-deals``."""
+    return bool(build_robot(spec, {"rules": game}).wants_view)
+
+
+def plan(roster: Mapping[str, Sequence[str]], deals: int, seed: int, batch: int = 50,
+         slow_deals: int = 20, slow_opponents: Sequence[str] | None = None) -> list[Pair]:
+    """Every pair of every game's robots (``slow_opponents``: the only opponents of a
+    searching robot; None: every robot)."""
+    pairs = []
+    for game, specs in roster.items():
+        if len(set(specs)) != len(specs) or len(specs) < 2:
+            raise LadderError(f"game {game}: expected two or more different robots, got "
+                              f"{list(specs)}")
+        kind = game_kind(game)
+        kind.require("arena")
+        is_slow = {s: slow(s, game) for s in specs}
+        for a, b in itertools.combinations(specs, 2):
+            if is_slow[a] or is_slow[b]:
+                if slow_opponents is not None and not (
+                        (is_slow[a] and b in slow_opponents)
+                        or (is_slow[b] and a in slow_opponents)):
+                    continue
+                pairs.append(Pair(game, a, b, slow_deals, seed, 1))
+            else:
+                pairs.append(Pair(game, a, b, deals, seed, batch))
+    return pairs
+
+
+def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
+        progress: bool = True) -> dict[Pair, dict[str, Any]]:
+    """Every pair's result: the saved ones read back, the others played (``jobs``
+    processes) and saved as each finishes."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise LadderError(f"invalid jobs={jobs!r}: expected an int 1..{MAX_JOBS}")
+    m = Path(matches)
+    m.mkdir(parents=True, exist_ok=True)
+    out: dict[Pair, dict[str, Any]] = {}
+    todo = []
+    for p in pairs:
+        got = load_pair(p, m)
+        if got is None:
+            todo.append(p)
+        else:
+            out[p] = got
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(pairs), initial=len(out), desc="pairs", unit="pair",
+                   file=sys.stderr)
+    try:
+        if jobs <= 1 or len(todo) <= 1:
+            results = map(_play, [(p, str(m)) for p in todo])
+            for p, r in results:
+                out[p] = r
+                if bar is not None:
+                    bar.update(1)
+        else:
+            import multiprocessing as mp
+
+            # the slowest first, so that the last process does not start a long pair late
+            todo.sort(key=lambda p: -p.deals * (100 if p.batch == 1 else 1))
+            with mp.get_context("fork").Pool(min(jobs, len(todo))) as pool:
+                for p, r in pool.imap_unordered(_play, [(p, str(m)) for p in todo]):
+                    out[p] = r
+                    if bar is not None:
+                        bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return out
+
+
+# --- the ladder -------------------------------------------------------------------------------
+
+
+def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300,
+            seed: int = 0) -> list[dict[str, Any]]:
+    """One row per game and robot: Elo-scale rating with its 95 % CI, the pairs and deals
+    it played, its mean score difference against the others (paired per deal), its mean
+    seconds per decision; sorted by game, then rating."""
+    rows: list[dict[str, Any]] = []
+    for game in dict.fromkeys(p.game for p in results):
+        pairs = {p: r for p, r in results.items() if p.game == game}
+        specs = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
+        k = len(specs)
+        ix = {s: i for i, s in enumerate(specs)}
+        per_deal = {(ix[p.a], ix[p.b]): r["per_deal"] for p, r in pairs.items()}
+        s, lo, hi = bootstrap_ratings(per_deal, k, n_boot, seed, anchor=ix.get("random"))
+        for i, spec in enumerate(specs):
+            mine = [(p, r) for p, r in pairs.items() if spec in (p.a, p.b)]
+            diffs, times, seats, deals = [], [], [], 0
+            for p, r in mine:
+                j = 0 if p.a == spec else 1
+                x = r["per_deal"]
+                diffs.append((x[:, j] - x[:, 1 - j]).mean())
+                times.append(r["seconds_per_decision"][j])
+                seats.append(r["seats"][j])
+                deals += len(x)
+            rows.append({
+                "game": game, "robot": short_name(spec), "spec": spec,
+                "rating": round(ELO * s[i], 1),
+                "ci_low": round(ELO * lo[i], 1),
+                "ci_high": round(ELO * hi[i], 1),
+                "pairs": len(mine), "deals": deals,
+                "mean_diff": round(float(np.mean(diffs)), 3),
+                "unit": game_kind(game).units,
+                "ms_per_decision": round(1000 * float(np.average(times, weights=seats)),
+                                         3),
+            })
+    order = list(dict.fromkeys(r["game"] for r in rows))
+    rows.sort(key=lambda r: (order.index(r["game"]), -r["rating"]))
+    return rows
+
+
+CSV_FIELDS = ("game", "robot", "spec", "rating", "ci_low", "ci_high", "pairs", "deals",
+              "mean_diff", "unit", "ms_per_decision")
+
+
+def write_csv(rows: list[dict[str, Any]], path: str | os.PathLike) -> Path:
+    p = Path(path)
+    with atomic_open(p, newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(CSV_FIELDS))
+        w.writeheader()
+        w.writerows(rows)
+    return p
+
+
+def markdown(rows: list[dict[str, Any]], command: str, seconds: float | None = None,
+             notes: str = "") -> str:
+    """The ladder as a markdown page: one table per game and the command that made it."""
+    lines = ["# Ladder", "",
+             "<!-- written by `mariash ladder` (mariash_env/research/ladder.py); do not edit -->",
+             "",
+             "One Bradley–Terry rating per robot and game (Elo scale, the random robot at 0), "
+             "fitted to the per-deal wins of duplicate matches between every pair; 95 % "
+             "bootstrap CIs over the deals.  *Mean diff*: the robot's mean score per deal "
+             "minus its opponent's, averaged over its pairs.  *ms/decision*: its mean "
+             "thinking time per decision in these matches.  How it is made: "
+             "[the ladder](research/ladder.md).", "",
+             "Made by:", "", "```", command, "```", ""]
+    if seconds is not None:
+        lines += [f"The matches took {seconds / 60:.1f} minutes (summed over the pairs, each "
+                  "in one process).", ""]
+    if notes:
+        lines += [notes, ""]
+    lines.append("![ladder](ladder.png)")
+    lines.append("")
+    for game in dict.fromkeys(r["game"] for r in rows):
+        mine = [r for r in rows if r["game"] == game]
+        kind = game_kind(game)
+        lines += [f"## {kind.title or game}", "",
+                  f"| robot | rating | 95% CI | pairs | deals | mean diff ({mine[0]['unit']}) "
+                  "| ms/decision |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for r in mine:
+            lines.append(f"| `{r['robot']}` | {r['rating']:+.0f} | [{r['ci_low']:+.0f}, "
+                         f"{r['ci_high']:+.0f}] | {r['pairs']} | {r['deals']} | "
+                         f"{r['mean_diff']:+.2f} | {r['ms_per_decision']:.3f} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(rows: list[dict[str, Any]], path: str | os.PathLike) -> Path:
+    """Ratings with their CIs, a panel per game, each robot's ms/decision beside it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = list(dict.fromkeys(r["game"] for r in rows))
+    heights = [max(1.2, 0.45 * sum(r["game"] == g for r in rows)) for g in games]
+    fig, axes = plt.subplots(len(games), 1, figsize=(8, 1.2 + sum(heights)),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, game in zip(axes[:, 0], games):
+        mine = [r for r in rows if r["game"] == game][::-1]
+        y = np.arange(len(mine))
+        v = np.array([r["rating"] for r in mine])
+        err = np.array([[r["rating"] - r["ci_low"] for r in mine],
+                        [r["ci_high"] - r["rating"] for r in mine]])
+        ax.errorbar(v, y, xerr=err, fmt="o", capsize=4, color="tab:blue")
+        ax.set_yticks(y, [f"{r['robot']}  ({r['ms_per_decision']:.2g} ms)" for r in mine])
+        ax.axvline(0, color="grey", linewidth=0.8)
+        ax.set_title(game_kind(game).title or game, fontsize=10)
+    axes[-1, 0].set_xlabel("Bradley–Terry rating (Elo scale, random = 0; 95% bootstrap CI)")
+    fig.tight_layout()
+    p = Path(path)
+    fig.savefig(p, dpi=100)
+    plt.close(fig)
+    return p
+
+
+def parse_games(options: Sequence[str]) -> dict[str, list[str]]:
+    """``--game NAME=spec,spec`` options as a roster (none: :data:`ROSTER`)."""
+    if not options:
+        return {g: list(s) for g, s in ROSTER.items()}
+    out: dict[str, list[str]] = {}
+    for opt in options:
+        name, eq, specs = opt.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise LadderError(f"invalid --game {opt!r}: expected NAME=ROBOT,ROBOT,... "
+                              "(e.g. voleny=random,table)")
+        game_kind(name)  # GameError (a ValueError) naming the games
+        if name in out:
+            raise LadderError(f"--game {name} is given twice")
+        out[name] = [s for s in _split(specs)]
+        if not all(out[name]):
+            raise LadderError(f"invalid --game {opt!r}: an empty robot spec")
+    return out
+
+
+def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
+    ap = ArgumentParser(prog=prog, description="Rate every robot of every game from duplicate "
+                        "matches of every pair (docs/research/ladder.md).")
+    ap.add_argument("--game", action="append", default=[], metavar="NAME=ROBOTS",
+                    help="a game and its robots, repeatable (default: the fast robots of "
+                         "every game: " + "; ".join(f"{g}={','.join(map(short_name, s))}"
+                                                    for g, s in ROSTER.items()) + ")")
+    ap.add_argument("--deals", type=positive(int), default=200, help="deals per pair")
+    ap.add_argument("--slow-deals", type=positive(int), default=20,
+                    help="deals per pair of a searching robot (pimc, nnpimc, strong)")
+    ap.add_argument("--slow-opponents", default=None,
+                    help="comma-separated: the only opponents of a searching robot "
+                         "(default: every robot)")
+    ap.add_argument("--seed", type=int, default=0, help="the decks of every pair")
+    ap.add_argument("--batch", type=positive(int), default=50,
+                    help="deals per batched engine of the fast pairs (default 50)")
+    ap.add_argument("--jobs", type=positive(int), default=1, help="pairs played at once")
+    ap.add_argument("--boot", type=positive(int), default=300, help="bootstrap resamples")
+    ap.add_argument("--matches", default="runs/ladder",
+                    help="folder of each pair's match, saved as it finishes (resume)")
+    ap.add_argument("--out", default="docs",
+                    help="folder of ladder.csv, ladder.md and ladder.png (default docs)")
+    ap.add_argument("--note", default="", help="a paragraph for the page (e.g. what is left out)")
+    ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    given = sys.argv[1:] if argv is None else argv
+    command = " ".join([prog, *map(shlex.quote, given)])
+    try:
+        if args.jobs > MAX_JOBS:
+            raise LadderError(f"invalid --jobs {args.jobs}: expected 1..{MAX_JOBS}")
+        roster = parse_games(args.game)
+        opponents = _split(args.slow_opponents) if args.slow_opponents else None
+        for game, specs in roster.items():
+            for spec in specs:
+                build_robot(spec, {"rules": game})  # a bad spec fails before any match
+        pairs = plan(roster, args.deals, args.seed, args.batch, args.slow_deals, opponents)
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        results = run(pairs, args.matches, args.jobs, not args.quiet)
+        rows = ratings(results, args.boot, args.seed)
+    except ValueError as e:
+        fail(e)
+    except OSError as e:
+        fail(path_error(e, "write"))
+    seconds = sum(r["seconds"] for r in results.values())
+    paths = [write_csv(rows, out / "ladder.csv")]
+    with atomic_open(out / "ladder.md") as f:
+        f.write(markdown(rows, command, seconds, args.note))
+    paths.append(out / "ladder.md")
+    if not args.no_plot:
+        paths.append(plot(rows, out / "ladder.png"))
+    for r in rows:
+        print(f"{r['game']:<11}{r['robot']:<28}{r['rating']:>+7.0f} "
+              f"[{r['ci_low']:+.0f}, {r['ci_high']:+.0f}]  {r['ms_per_decision']:.3f} ms")
+    print("saved: " + ", ".join(map(str, paths)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,159 @@
+"""``mariash dataset`` (mariash_env.research.dataset), its PyTorch loader
+(training.decisions) and behaviour cloning (training.bc): tiny data sets of a few deals."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from mariash_env.games.registry import game_kind
+from mariash_env.research import dataset as D
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """Four deals of the table robot against random, two deals per shard."""
+    out = tmp_path_factory.mktemp("ds") / "table"
+    settings = D.make_settings(["table", "random"], 4, seed=3, shard_deals=2)
+    D.generate(out, settings, progress=False, command="test")
+    return out, settings
+
+
+def _zero_sum_per_deal(rows):
+    """Each deal's returns, one per seat that decided (RULES.md §9: payments sum to 0)."""
+    per = defaultdict(dict)
+    for deal, seat, r in zip(rows["deal"], rows["seat"], rows["final_return"]):
+        assert per[deal].setdefault(seat, r) == r  # one return per seat and deal
+    return {d: sum(v.values()) for d, v in per.items()}
+
+
+def test_schema_rows_and_consistency(small):
+    out, _ = small
+    man = json.loads((out / "manifest.json").read_text())
+    assert [c["name"] for c in man["schema"]] == [n for n, _ in D.COLUMNS]
+    assert man["complete"] and len(man["shards"]) == 2 and man["robots"] == ["table", "random"]
+    assert pq.read_schema(out / "shard-00000.parquet").field("observation").type.list_size == 900
+    rows = D.load(out)
+    n = len(rows["action"])
+    kind = game_kind("voleny")
+    assert rows["observation"].shape == (n, kind.obs_size)
+    assert rows["action_mask"].shape == (n, kind.n_actions)
+    # every action taken is legal in its own mask, and its label is the action's
+    assert (rows["action_mask"][np.arange(n), rows["action"]] == 1).all()
+    assert list(rows["action_label"]) == [kind.labels[a] for a in rows["action"]]
+    assert set(rows["phase"]) <= set(kind.phase_names) and "play" in set(rows["phase"])
+    assert sorted(set(rows["deal"])) == [0, 1, 2, 3]
+    assert set(_zero_sum_per_deal(rows).values()) == {0.0}
+    for d in range(4):  # decisions numbered 0.. within each deal, in order
+        assert list(rows["decision"][rows["deal"] == d]) == list(range((rows["deal"] == d).sum()))
+    # the arena's seatings: deal i seats seating i % 6 of table (0) and random (1)
+    assert set(rows["robot"]) == {"table", "random"}
+    assert np.isnan(rows["action_values"]).all()  # neither robot searches
+
+
+def test_same_command_same_rows_any_jobs_and_resume(small, tmp_path):
+    out, settings = small
+    other = tmp_path / "again"
+    D.generate(other, settings, jobs=2, progress=False, command="test")
+    for i in range(2):
+        assert pq.read_table(other / f"shard-0000{i}.parquet").equals(
+            pq.read_table(out / f"shard-0000{i}.parquet"))
+    # resume: a missing shard is made again, a written one is kept as it is
+    kept = (other / "shard-00000.parquet").stat().st_mtime_ns
+    (other / "shard-00001.parquet").unlink()
+    with pytest.raises(D.DatasetError, match="incomplete"):
+        D.load(other)
+    man = D.generate(other, settings, progress=False, command="test")
+    assert man["complete"] and (other / "shard-00000.parquet").stat().st_mtime_ns == kept
+    assert pq.read_table(other / "shard-00001.parquet").equals(
+        pq.read_table(out / "shard-00001.parquet"))
+    # another data set's folder is refused, naming what differs
+    with pytest.raises(D.DatasetError, match="seed"):
+        D.generate(other, {**settings, "seed": 4}, progress=False)
+
+
+def test_incomplete_set_is_refused(small, tmp_path):
+    out, settings = small
+    part = tmp_path / "part"
+    part.mkdir()
+    (part / "shard-00000.parquet").write_bytes((out / "shard-00000.parquet").read_bytes())
+    D.write_manifest(part, settings, {0: 1}, "the command")
+    with pytest.raises(D.DatasetError, match="incomplete.*the command"):
+        D.load(part)
+    with pytest.raises(D.DatasetError, match="no data set"):
+        D.load(tmp_path)
+
+
+def test_search_values_recorded():
+    settings = D.make_settings(["pimc(worlds=2)", "table"], 1, seed=0)
+    rows = D.to_numpy(D.to_table(D.play_shard(settings, 0), game_kind("voleny"), 3))
+    has = ~np.isnan(rows["action_values"]).all(axis=1)
+    assert has.any() and set(rows["robot"][has]) == {"pimc(worlds=2)"}
+    for v, m, a in zip(rows["action_values"][has], rows["action_mask"][has],
+                       rows["action"][has]):
+        valued = ~np.isnan(v)
+        assert (m[valued] == 1).all()  # only legal actions are valued
+        assert v[a] == np.nanmax(v)  # PIMC plays its best candidate
+
+
+@pytest.mark.parametrize("rules,players", [({"rules": "licitovany"}, 3),
+                                           ({"rules": "lizany"}, 2),
+                                           ({"players": 4}, 4)])
+def test_other_games(rules, players):
+    settings = D.make_settings(["table", "random"], 2, rules=rules)
+    kind = game_kind(rules.get("rules", "voleny"))
+    rows = D.to_numpy(D.to_table(D.play_shard(settings, 0), kind, players))
+    n = len(rows["action"])
+    assert rows["observation"].shape == (n, kind.layout(players).obs_size)
+    assert (rows["action_mask"][np.arange(n), rows["action"]] == 1).all()
+    assert set(rows["players"]) == {players} and set(rows["game"]) == {kind.name}
+    if players < 4:  # at four the dealer sits out and pays without a decision
+        assert set(_zero_sum_per_deal(rows).values()) == {0.0}
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"robots": []}, "robot specs"),
+    ({"robots": "table"}, "robot specs"),
+    ({"deals": 0}, "deals=0"),
+    ({"seed": -1}, "seed=-1"),
+    ({"shard_deals": 0}, "shard_deals=0"),
+    ({"rules": {"rules": "nope"}}, "nope"),
+    ({"rules": {"deals": 12}}, "deals=12"),
+])
+def test_bad_settings(kw, match):
+    args = {"robots": ["table"], "deals": 2, **kw}
+    with pytest.raises(D.DatasetError, match=match):
+        D.make_settings(**args)
+
+
+def test_command_line_errors(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        D.main(["--robots", "tabel", "--deals", "2", "--out", str(tmp_path / "x")])
+    assert e.value.code == 2 and "tabel" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        D.main(["--deals", "0", "--out", str(tmp_path / "x")])
+    assert "--deals" in capsys.readouterr().err
+
+
+def test_torch_loader_and_behaviour_cloning(small, tmp_path):
+    from training import bc
+    from training.decisions import DecisionDataset, ShardStream
+
+    out, _ = small
+    data = DecisionDataset(out)
+    item = data[0]
+    assert len(data) == len(D.load(out, ["action"])["action"])
+    assert item["observation"].shape == (900,) and item["action_mask"][item["action"]]
+    assert sum(1 for _ in ShardStream(out, shuffle=True)) == len(data)
+    assert bc.main(["--data", str(out), "--out", str(tmp_path / "bc"), "--epochs", "1",
+                    "--hidden", "16", "--eval-deals", "0", "--threads", "1"]) == 0
+    from mariash_env.robots import make_robot
+
+    robot = make_robot(f"onnx:{tmp_path / 'bc' / 'bc.onnx'}")
+    acts = robot.act_batch(data.data["observation"][:8].numpy(),
+                           data.data["action_mask"][:8].numpy().astype(np.int8))
+    assert (data.data["action_mask"][:8].numpy()[np.arange(8), acts]).all()

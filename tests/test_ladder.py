@@ -1,0 +1,102 @@
+"""``mariash ladder`` (mariash_env.research.ladder): Bradley–Terry on synthetic results, and
+a tiny ladder of real duplicate matches (resumed, written)."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+from mariash_env.research import ladder as L
+
+
+def _games(strength: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Wins of ``n`` games per pair drawn from Bradley–Terry with natural-log strengths."""
+    k = len(strength)
+    w = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            p = 1 / (1 + np.exp(strength[j] - strength[i]))
+            won = rng.binomial(n, p)
+            w[i, j], w[j, i] = won, n - won
+    return w
+
+
+def test_bradley_terry_recovers_known_strengths():
+    true = np.array([0.0, 1.0, 2.0, -0.5, 0.3])
+    fit = L.fit_bradley_terry(_games(true, 4000, np.random.default_rng(0)), prior=0)
+    assert np.abs(fit - (true - true.mean())).max() < 0.08
+    assert list(np.argsort(fit)) == list(np.argsort(true))
+
+
+def test_per_deal_wins_ties_and_bootstrap():
+    # robot 1 beats robot 0 on 3 deals of 4, one tie: 3.5 to 0.5
+    per_deal = {(0, 1): np.array([[0, 1], [0, 2], [-1, 3], [2, 2]], float)}
+    assert L.wins_of(per_deal, 2).tolist() == [[0, 0.5], [3.5, 0]]
+    rng = np.random.default_rng(1)
+    true = np.array([0.0, 0.8, 1.6])
+    scores = {}
+    for a, b in [(0, 1), (0, 2), (1, 2)]:  # per deal: a wins with BT probability
+        p = 1 / (1 + np.exp(true[b] - true[a]))
+        win = rng.random(600) < p
+        scores[(a, b)] = np.stack([win, ~win], axis=1).astype(float)
+    s, lo, hi = L.bootstrap_ratings(scores, 3, n_boot=100, anchor=0)
+    assert s[0] == 0 and lo[0] == hi[0] == 0  # the anchor's own rating is exact
+    assert (lo <= s).all() and (s <= hi).all()
+    assert (lo[1:] < true[1:]).all() and (true[1:] < hi[1:]).all()
+
+
+def test_bradley_terry_bad_input():
+    with pytest.raises(L.LadderError, match="square"):
+        L.fit_bradley_terry(np.zeros((2, 3)))
+    with pytest.raises(L.LadderError, match=">= 0"):
+        L.fit_bradley_terry(np.array([[0, -1], [1, 0]]))
+    two_groups = np.array([[0, 3, 0, 0], [1, 0, 0, 0], [0, 0, 0, 2], [0, 0, 2, 0]], float)
+    with pytest.raises(L.LadderError, match="no common scale"):
+        L.fit_bradley_terry(two_groups)
+
+
+def test_tiny_ladder_resumes_and_writes(tmp_path, monkeypatch):
+    roster = {"voleny": ["random", "table"], "lizany": ["random", "table"]}
+    pairs = L.plan(roster, deals=3, seed=5, batch=3)
+    assert [(p.game, p.a, p.b) for p in pairs] == [("voleny", "random", "table"),
+                                                    ("lizany", "random", "table")]
+    first = L.run(pairs, tmp_path / "m", progress=False)
+    assert all((p.folder(tmp_path / "m") / "deals.csv").is_file() for p in pairs)
+
+    def played(*a, **k):
+        raise AssertionError("a finished pair was played again")
+
+    monkeypatch.setattr(L, "play_pair", played)
+    again = L.run(pairs, tmp_path / "m", progress=False)  # every pair read back
+    for p in pairs:
+        assert np.allclose(again[p]["per_deal"], first[p]["per_deal"], atol=1e-6)
+    rows = L.ratings(again, n_boot=20)
+    assert [(r["game"], r["robot"]) for r in rows if r["rating"] == 0] == [
+        ("voleny", "random"), ("lizany", "random")]
+    assert all(r["ms_per_decision"] > 0 and r["deals"] == 3 for r in rows)
+    L.write_csv(rows, tmp_path / "ladder.csv")
+    with open(tmp_path / "ladder.csv", newline="") as f:
+        assert len(list(csv.DictReader(f))) == 4
+    page = L.markdown(rows, "mariash ladder --deals 3")
+    assert "mariash ladder --deals 3" in page and "## lízaný mariáš" in page
+    assert L.plot(rows, tmp_path / "ladder.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("games,match", [
+    (["voleny"], "NAME=ROBOT"),
+    (["nope=random,table"], "nope"),
+    (["voleny=random", "voleny=table"], "twice"),
+])
+def test_bad_games(games, match):
+    with pytest.raises(ValueError, match=match):
+        L.parse_games(games)
+
+
+def test_bad_plan_and_command_line(capsys):
+    with pytest.raises(L.LadderError, match="two or more different robots"):
+        L.plan({"voleny": ["table", "table"]}, deals=2, seed=0)
+    with pytest.raises(SystemExit) as e:
+        L.main(["--game", "voleny=random,tabel", "--deals", "2"])
+    assert e.value.code == 2 and "tabel" in capsys.readouterr().err
