@@ -30,8 +30,8 @@ from mariash_env.openspiel import (  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.table import TableRobot  # noqa: E402
 
+# The default game of every registry game: tests/test_conformance.py.
 VARIANTS = [
-    ({}, 20),
     ({"deals": 3}, 4),
     ({"deals": 2, "shuffle": "every_deal", "max_flek": -1, "payment_cap": 500}, 4),
     ({"tariff": "csm", "killed_seven": 3, "marriage_order": "queen_first", "max_flek": 1}, 8),
@@ -95,7 +95,7 @@ def test_game_type_and_info_are_true_to_the_game():
 
 
 @pytest.mark.parametrize("params,fragment", [
-    ({"rules": "lizany"}, "rules"),
+    ({"rules": "lizany", "tariff": "csm"}, "invalid tariff='csm' for rules='lizany'"),
     ({"rules": "bridge"}, "invalid value 'bridge' for rule option 'rules'"),
     ({"tariff": "pub"}, "tariff"),
     ({"max_flek": -3}, "max_flek"),

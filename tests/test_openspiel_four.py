@@ -46,7 +46,6 @@ def _play(game, rng: np.random.Generator, stop: int | None = None):
 
 
 @pytest.mark.parametrize("params,sims", [
-    ({**FOUR, "deals": 1}, 3),
     ({**FOUR, "deals": 2}, 2),
     ({**FOUR, "deals": 2, "shuffle": "every_deal", "open_contracts": True}, 1),
 ])

@@ -63,6 +63,7 @@ from .registry import (
     FLAG,
     SEED,
     TIME_LIMIT,
+    VIEW_FRONT_END,
     RobotEntry,
     check_args,
     int_at_least,
@@ -153,6 +154,7 @@ for _bot, _args in (("random", {"seed": SEED}),
                     ("ismcts", {"simulations": int_at_least(1), "rollouts": int_at_least(1),
                                 "uct_c": positive_number(), "seed": SEED})):
     register_robot(f"os_{_bot}", "mariash_env.openspiel:OpenSpielRobot", front_end="openspiel",
+                   games=("voleny", "licitovany"),  # lízaný's OpenSpiel game has no robot
                    needs_view=True, args=_args, defaults={"kind": _bot})
 
 STRONG: dict[str, Any] = dict(parse_spec(game_kind("voleny").strong)[1])
@@ -253,6 +255,11 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
     check_args(entry, kw, base)
     if entry.front_end is not None:
         kind.require(entry.front_end)  # GameError naming the front ends that play the game
+    if entry.needs_view and not kind.supports(VIEW_FRONT_END):
+        raise RobotGameError(
+            f"robot {base!r} cannot play {kind.title or kind.name} (rules={kind.name!r}): it "
+            f"decides from the game view (SeatView), which that game does not have; it is "
+            f"played by {', '.join(robots_of(kind, players))}")
     try:
         check_plays(entry, kind, players, base)
     except RobotGameError as e:
