@@ -108,6 +108,32 @@ def test_zero_sum_play(kw: dict[str, Any]) -> None:
         assert abs(sum(totals.values())) < 1e-9 and any(totals.values())
 
 
+def core_cases() -> list[Any]:
+    """The vector cases of the games on the shared compiled core (``kind.game``, its
+    rules vector's R_GAME), whose states keep every card's place in the same slots."""
+    return [c for c in cases("vector") if game_kind(c.values[0]["rules"]).game is not None]
+
+
+@pytest.mark.parametrize("kw", core_cases())
+def test_cards_conserved_and_zero_sum_in_the_batched_engine(kw: dict[str, Any]) -> None:
+    """RULES.md §2-§7 (LICITOVANY.md §3-§8): after every step of random play each of the
+    32 cards is in exactly one place (a hand, the talon, played, claimed, a discard under
+    way), and every deal's payments add up to zero (§9, §10)."""
+    from mariash_env.vector import VectorEnv, random_legal_actions
+    from tests.test_vector import assert_cards_conserved
+
+    venv = VectorEnv(16, seed=3, observations=False, **short(kw, deals=2))
+    step = venv.reset()
+    rng = np.random.default_rng(3)
+    deals = 0
+    for _ in range(120):
+        step = venv.step(random_legal_actions(step.mask, rng))
+        assert_cards_conserved(venv.copy_states())
+        assert (step.rewards.sum(axis=1) == 0).all()
+        deals += int(step.deal_done.sum())
+    assert deals >= 16
+
+
 # --- records ----------------------------------------------------------------------------------
 
 
