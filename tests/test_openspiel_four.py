@@ -196,6 +196,33 @@ def test_sitting_out_world_redraws_every_hand():
     assert kept.max() <= 1
 
 
+def test_ismcts_plays_the_four_player_game_for_every_player():
+    """OpenSpiel's ISMCTSBot on the four-player game itself (``num_players() == 4``), one
+    bot per player, each simulation resampling the mover's information state: the
+    deal's decisions until each of the three playing has decided, each legal, the dealer
+    sitting out never asked (§11.3)."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from mariash_env.core import state as S
+
+    game = pyspiel.load_game("mariash", {**FOUR, "deals": 1})
+    rng = np.random.RandomState(3)
+    bots = [ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 4.0, 6,
+                             random_state=rng) for _ in range(4)]
+    s = game.new_initial_state()
+    movers = []
+    while s.is_chance_node():
+        s.apply_action(_random_action(s, np.random.default_rng(len(s.history()))))
+    while len(set(movers)) < 3 and len(movers) < 40 and not s.is_terminal():
+        p = s.current_player()
+        assert p != int(s.st[S.P4_DEALER])
+        a = bots[p].step(s)
+        assert a in s.legal_actions()
+        s.apply_action(a)
+        movers.append(p)
+    assert len(set(movers)) == 3 and int(s.st[S.P4_DEALER]) not in movers
+
+
 def test_openspiel_robot_plays_a_four_player_partie():
     """Every decision of a four-player Game (both deals, each dealer sitting out, §11.3)
     made by OpenSpiel robots is legal for the player to move."""

@@ -51,6 +51,7 @@ import pyspiel
 from ..rules import make_rules
 from . import resample as _resample
 from .game import GAME_TYPE, MariashGame, load_game
+from .lizany import MariashLizanyGame, MariashLizanyState
 from .params import (
     game_params,
     info_block,
@@ -64,17 +65,23 @@ from .robot import OpenSpielRobot
 from .state import MariashState, state_from_record
 
 __all__ = [
-    "ARRANGE_TRIES", "GAME_TYPE", "RESAMPLE_TRIES", "MariashGame", "MariashState",
-    "OpenSpielRobot", "ResampleError", "game_params", "info_block", "info_state_size",
+    "ARRANGE_TRIES", "GAME_TYPE", "RESAMPLE_TRIES", "MariashGame", "MariashLizanyGame",
+    "MariashLizanyState", "MariashState", "OpenSpielRobot", "ResampleError", "game_params", "info_block", "info_state_size",
     "load_game", "max_game_length", "state_from_record", "utility_bound",
 ]
 # Names other modules and tests read from here besides __all__.
 _ALSO = (make_rules, rules_from_params, RELABEL_STEPS)
 
 
+# The adapter of each game that is not on the compiled engine's record (every game the
+# registry lets the "openspiel" front end drive; the others are MariashGame's, which asks
+# the registry itself and refuses a game it does not drive by name).
+_ADAPTERS: dict[str, type[pyspiel.Game]] = {"lizany": MariashLizanyGame}
+
+
 def _create(params: dict[str, Any] | None = None) -> pyspiel.Game:
-    """The game OpenSpiel loads for ``params``: the one adapter for ``params["rules"]``."""
-    return MariashGame(params)
+    """The game OpenSpiel loads for ``params``: the adapter of ``params["rules"]``."""
+    return _ADAPTERS.get((params or {}).get("rules"), MariashGame)(params)
 
 
 class _Package(types.ModuleType):

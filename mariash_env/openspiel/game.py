@@ -82,27 +82,42 @@ from .params import (
 )
 from .state import MariashState, _Context
 
-GAME_TYPE = pyspiel.GameType(
-    short_name="mariash",
-    long_name="Mariáš, volený or licitovaný (mariash engine)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.REWARDS,  # each deal's settlement
-    max_num_players=MAX_PLAYERS,
-    min_num_players=NUM_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=dict(_DEFAULTS),
-)
+
+def game_type(long_name: str, min_players: int, max_players: int,
+              reward_model: pyspiel.GameType.RewardModel) -> pyspiel.GameType:
+    """The OpenSpiel type of a ``"mariash"`` game: what every game of the package shares
+    (sequential, explicit chance, imperfect information, zero-sum, every tensor and
+    string), its seat counts and reward model its own."""
+    return pyspiel.GameType(
+        short_name="mariash",
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=reward_model,
+        max_num_players=max_players,
+        min_num_players=min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=dict(_DEFAULTS),
+    )
+
+
+# The type registered under "mariash" covers every game it loads; each game carries its
+# own: the engine's games at three or four players, paying each deal's settlement as it
+# is made (rewards), lízaný at two (lizany.py).
+GAME_TYPE = game_type("Mariáš: volený, licitovaný or lízaný (mariash engine)", 2,
+                      MAX_PLAYERS, pyspiel.GameType.RewardModel.REWARDS)
+CORE_TYPE = game_type("Mariáš, volený or licitovaný (mariash engine)", NUM_PLAYERS,
+                      MAX_PLAYERS, pyspiel.GameType.RewardModel.REWARDS)
 
 
 # --- the information-state string: one name per encoding slot -------------------------
 _CARD_BLOCKS = {"hand", "laid", "took", "talon", "trump_card", "played_by", "cur_trick",
-                "lead"}
+                "lead", "played_me", "played_opp", "table", "opp_known"}  # the last: lízaný
 _NUMERIC_BLOCKS = {"points", "ntricks", "score", "raise_turn", "score4"}
 
 
@@ -133,7 +148,7 @@ def _slot_names(kind: GameKind, four: bool) -> tuple[str, ...]:
 _SLOT_NAMES: dict[tuple[str, bool], tuple[str, ...]] = {}
 
 
-def _encoding_string(kind: GameKind, t: np.ndarray) -> str:
+def encoding_string(kind: GameKind, t: np.ndarray) -> str:
     """The non-zero entries of an encoding by name, with the value unless it is 1 in a
     flag block (so equal strings mean equal tensors)."""
     key = (kind.name, t.size == OBS4_SIZE)
@@ -166,7 +181,7 @@ class MariashGame(pyspiel.Game):
         )
         # The parameters as played (the game's defaults filled in): its string and
         # serialisation name the rules exactly.
-        super().__init__(GAME_TYPE, info, {**_DEFAULTS, **game_params(self.rules)})
+        super().__init__(CORE_TYPE, info, {**_DEFAULTS, **game_params(self.rules)})
         self.ctx = _Context(self.rules)
 
     def new_initial_state(self) -> MariashState:
@@ -224,7 +239,7 @@ class _Observer:
             if state.dealing:
                 return f"p{player} dealing {len(state.drawn)}/{NCARDS}"
             state.encode_into(player, self._scratch)
-            return f"p{player} {_encoding_string(self.ctx.kind, self._scratch)}"
+            return f"p{player} {encoding_string(self.ctx.kind, self._scratch)}"
         ctx = self.ctx
         parts = [f"p{player}"]
         for i, (d, st) in enumerate(self._deals(state)):
@@ -233,7 +248,7 @@ class _Observer:
             ctx.encode(st, player, self._scratch)
             first = "".join(f" first7:{CARD_CODES[c]}" for c in _first_seven(ctx, st, player))
             parts.append(f"| deal {d} cut {int(st[S.CUT])}{first}: {seen} / "
-                         f"{_encoding_string(ctx.kind, self._scratch)}")
+                         f"{encoding_string(ctx.kind, self._scratch)}")
         if state.dealing:
             parts.append(f"| dealing {len(state.drawn)}/{NCARDS}")
         return " ".join(parts)

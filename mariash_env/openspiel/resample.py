@@ -73,7 +73,7 @@ class ResampleError(RuntimeError):
 def resample(state: MariashState, player_id: int, probability_sampler: Any) -> MariashState:
     """A state drawn from ``player_id``'s information set, with a history that replays
     to it (module docstring)."""
-    rng = np.random.default_rng(_seed_of(probability_sampler))
+    rng = np.random.default_rng(seed_of(probability_sampler))
     game = state.get_game()
     if state.from_record:
         if state.dealing or state.st[S.PHASE] == S.PH_DONE:
@@ -818,7 +818,7 @@ def _fill_hidden_licit(actions: list[tuple[int, int]], w: np.ndarray,
     return out
 
 
-def _seed_of(sampler: Any) -> int | None:
+def seed_of(sampler: Any) -> int | None:
     """A seed from OpenSpiel's probability sampler (a callable giving a uniform [0, 1))."""
     if sampler is None:
         return None

@@ -41,6 +41,9 @@ class OpenSpielRobot(Robot):
     """
 
     wants_view = True
+    # The games whose SeatView it reads (lízaný's OpenSpiel game, lizany.py, is played by
+    # OpenSpiel's own bots on its states, not through this robot).
+    games = ("voleny", "licitovany")
 
     def __init__(self, kind: str = "ismcts", simulations: int = 200, rollouts: int = 1,
                  uct_c: float = 4.0, seed: int | None = None) -> None:
