@@ -720,16 +720,14 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     )
 
 
-PIMC_ROBOTS = ("pimc", "nnpimc", "strong")  # the robots --worlds / --time-limit reach
-
-
 def _factory(spec: str, pimc_kw: dict[str, Any],
              rules: Rules | dict[str, Any] | None = None) -> RobotFactory:
-    from .robots import make_robot, parse_spec
+    from .robots import make_robot, parse_spec, robot_args
 
     base, _ = parse_spec(spec)
-    # --worlds / --time-limit are the search robots' (pimc and nnpimc), no other's
-    kw = dict(pimc_kw) if base in PIMC_ROBOTS else {}
+    # --worlds / --time-limit reach the robots that take both (the searching ones: pimc,
+    # nnpimc, a game's strong), no other
+    kw = dict(pimc_kw) if {"worlds", "time_limit"} <= robot_args(base, rules) else {}
 
     def make() -> Any:
         return make_robot(spec, rules=rules, **kw)
@@ -785,9 +783,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(
         prog="python -m mariash_env.arena",
         description="Duplicate match of robots over the same deals in every seating.")
+    from .robots import ROBOT_NAMES
+
     ap.add_argument("--robots", default="table,random",
-                    help="comma-separated robots: random, table, pimc, pimc(worlds=8), "
-                         "nnpimc(model=PATH), onnx:PATH (default: table,random)")
+                    help=f"comma-separated robots ({', '.join(ROBOT_NAMES)}) with their "
+                         "arguments, e.g. pimc(worlds=8) (default: table,random)")
     ap.add_argument("--deals", type=int, default=500, help=f"1..{MAX_DEALS}")
     ap.add_argument("--jobs", type=int, default=1,
                     help=f"processes (or Ray actors), 1..{MAX_JOBS}")

@@ -1,40 +1,45 @@
 """Robot opponents: random, the table robot of the online table, PIMC search, and exported
 neural policies (ONNX, no torch needed).
 
-``make_robot(spec, **kw)`` builds one from a name:
+``make_robot(spec, rules=...)`` builds one by the name it is registered under
+(:mod:`mariash_env.robots.registry`: each robot is registered where it is defined, with
+the games it plays, its arguments and whether it needs the game view; :data:`ROBOT_NAMES`
+and :func:`robots_of` read the registry):
 
-* ``"random"`` -- :class:`RandomRobot` (uniform over the legal actions);
-* ``"table"`` -- :class:`TableRobot` (the deterministic rule robot of the online table),
-  under licitovaný rules
-  :class:`~mariash_env.games.licitovany.table_robot.LicitTableRobot`, under lízaný rules
-  (``rules="lizany"``) :class:`~mariash_env.games.lizany.table_robot.LizanyRuleRobot` (each
-  game's ``table_robot`` in the registry);
-* ``"lizany_table"`` -- :class:`~mariash_env.games.lizany.table_robot.LizanyRuleRobot`, the
-  rule robot of two-player lízaný (:mod:`mariash_env.lizany`; ``random`` plays it too);
-* ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts; both games);
+* ``"random"`` -- :class:`RandomRobot` (uniform over the legal actions; every game);
+* ``"table"`` -- the game's own rule robot (its kind's ``table_robot``): :class:`TableRobot`
+  (volený), :class:`~mariash_env.games.licitovany.table_robot.LicitTableRobot`,
+  :class:`~mariash_env.games.lizany.table_robot.LizanyRuleRobot`;
+* ``"lizany_table"`` -- lízaný's rule robot by its own name (lízaný by default);
+* ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts; volený and
+  licitovaný);
 * ``"nnpimc"`` -- :class:`~mariash_env.robots.nnpimc.NNPIMCRobot`, PIMC whose card-play
   worlds are weighted by how likely an exported network finds the other seats' recorded
   cards (``"nnpimc(model=models/robot.onnx, worlds=8)"``; volený, three players; imported
-  lazily);
-* ``"strong"`` -- the strong cheap robot of issue #16: ``nnpimc`` with the settings of
-  :data:`STRONG` -- the distilled network's bidding and the first three tricks of suit
-  games, PIMC (uniform worlds, solved exactly) from the fourth trick on and in every trick
-  of betl and durch; any of them can be overridden (``"strong(from_trick=4, worlds=8)"``);
-* ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy (imported lazily);
+  when built);
+* ``"net"`` and ``"strong"`` -- per game, the robot spec its kind names
+  (``GameKind.net``: the best shipped network alone, no search; ``GameKind.strong``: the
+  strongest robot at about a millisecond a decision).  Volený: ``net`` is
+  ``models/robot_distilled_dagger2.onnx``, ``strong`` the strong cheap robot of issue #16
+  (``nnpimc`` with the settings of :data:`STRONG`: the distilled network's bidding and
+  first three tricks of suit games, exact PIMC on uniform worlds from the fourth trick on
+  and in every trick of betl and durch); licitovaný: ``net`` is
+  ``models/robot_licitovany.onnx``.  A game that names none refuses them with
+  :class:`RobotGameError` naming the robots it has.  Arguments override the kind's
+  (``"strong(from_trick=4, worlds=8)"``);
+* ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy of the game;
 * ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
-  (:class:`mariash_env.openspiel.OpenSpielRobot`; needs ``open_spiel``, imported lazily).
+  (:class:`mariash_env.openspiel.OpenSpielRobot`; needs ``open_spiel``, imported when
+  built; every game OpenSpiel drives that has the game view).
 
 Keyword arguments may also be written into the spec, ``"pimc(worlds=8, time_limit=0.5)"``.
-``make_robot(spec, rules=...)`` names the game the robot will play (a
-:class:`~mariash_env.rules.Rules`, a rules dict or a game name; default volený): it picks the
-game's table robot and refuses an ONNX model trained for the other game.
+``rules`` names the game the robot will play (a :class:`~mariash_env.rules.Rules`, a rules
+dict or a game name; default volený).
 
 Every robot follows the protocol of :mod:`mariash_env.robots.base` (``begin_deal``,
 ``act`` / ``act_view`` / ``act_batch``, ``wants_view``), so each plays in every harness,
 and declares the games it plays (``games``, registry names, None = every game;
-``seat_counts``): ``random`` every game, ``table`` the game's own, ``pimc`` volený and
-licitovaný, ``nnpimc`` / ``strong`` volený with three players, ``onnx:PATH`` its model's
-game.  ``make_robot`` refuses a robot for a game it does not play with
+``seat_counts``).  ``make_robot`` refuses a robot for a game it does not play with
 :class:`RobotGameError` (a ValueError) naming both, :func:`check_plays` checks any robot.
 """
 
@@ -63,6 +68,7 @@ from .registry import (
     FLAG,
     SEED,
     TIME_LIMIT,
+    VIEW_FRONT_END,
     RobotEntry,
     check_args,
     int_at_least,
@@ -80,7 +86,7 @@ __all__ = [
     "Robot", "RandomRobot", "TableRobot", "PIMCRobot", "SeatView", "OnnxRobot",
     "OnnxRobotError", "PolicyRobot", "as_robot", "make_robot", "parse_spec", "ROBOT_NAMES",
     "check_robot_args", "game_name", "RobotGameError", "check_plays", "register_robot",
-    "robots_of",
+    "robots_of", "robot_args",
 ]
 
 
@@ -200,6 +206,19 @@ def robots_of(rules: Any = None, players: int | None = None) -> tuple[str, ...]:
     return tuple(out)
 
 
+def robot_args(base: str, rules: Any = None) -> frozenset[str]:
+    """The keyword arguments robot ``base`` takes in the game of ``rules`` (``"net"`` /
+    ``"strong"``: those of the robot the game names); none for an unknown robot or one
+    the game lacks (``make_robot`` names what is wrong)."""
+    entry = {e.name: e for e in robot_entries()}.get(base.partition(":")[0])
+    if entry is not None and entry.per_game:
+        try:
+            entry = _per_game(entry, game_kind(rules), base)[0]
+        except ValueError:
+            return frozenset()
+    return frozenset(entry.args) if entry is not None else frozenset()
+
+
 def check_robot_args(base: str, kw: dict[str, Any], rules: Any = None) -> None:
     """Raise ValueError naming a robot argument that is unknown or has a bad value (a
     ``"net"`` / ``"strong"`` robot: of the robot it is in the game of ``rules``)."""
@@ -254,6 +273,11 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
     check_args(entry, kw, base)
     if entry.front_end is not None:
         kind.require(entry.front_end)  # GameError naming the front ends that play the game
+    if entry.needs_view and not kind.supports(VIEW_FRONT_END):
+        raise RobotGameError(
+            f"robot {base!r} cannot play {kind.title or kind.name} (rules={kind.name!r}): it "
+            f"decides from the game view (SeatView), which that game does not have; it is "
+            f"played by {', '.join(robots_of(kind, players))}")
     try:
         check_plays(entry, kind, players, base)
     except RobotGameError as e:
