@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.test import parallel_api_test
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import mariash_env
@@ -27,10 +27,6 @@ def random_episode(e, seed: int = 0):
         e.step(a)
         n += 1
     return n
-
-
-def test_pettingzoo_api_test():
-    api_test(mariash_env.env(), num_cycles=3000)
 
 
 @pytest.mark.parametrize("rich", [False, True])
@@ -58,14 +54,6 @@ def test_parallel_play_with_the_masks_pays_the_scores():
             totals[a] += r
     raw = par.aec_env.unwrapped
     assert list(totals.values()) == raw.game.scores and sum(totals.values()) == 0
-
-
-def test_pettingzoo_seed_test():
-    seed_test(mariash_env.env, num_cycles=1000)
-
-
-def test_pettingzoo_render_test():
-    render_test(lambda render_mode=None: mariash_env.env(render_mode=render_mode))
 
 
 def test_interface_names():

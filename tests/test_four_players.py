@@ -286,13 +286,6 @@ def test_s11_3_same_seed_same_partie():
     assert runs[0] == runs[1] and len(runs[0]) == 16
 
 
-def test_s11_3_env_api_and_seed_tests():
-    from pettingzoo.test import api_test, seed_test
-
-    api_test(mariash_env.env(players=4), num_cycles=300)
-    seed_test(lambda: mariash_env.env(players=4), num_cycles=300)
-
-
 # --------------------------------------------------------------------------------------
 # The batched engine
 # --------------------------------------------------------------------------------------

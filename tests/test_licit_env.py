@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
 
 import mariash_env
 from mariash_env import licit_actions as LA
@@ -38,13 +37,6 @@ def _play_out(e, rng):
             e.step(None)
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-
-
-def test_pettingzoo_api_seed_and_render_tests():
-    api_test(mariash_env.env(rules="licitovany"), num_cycles=200)
-    seed_test(lambda: mariash_env.env(rules="licitovany"), num_cycles=200)
-    render_test(lambda render_mode=None: mariash_env.env(rules="licitovany",
-                                                        render_mode=render_mode))
 
 
 def test_spaces_labels_and_render_show_the_auction():

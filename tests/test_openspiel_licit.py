@@ -52,7 +52,6 @@ def _resample_checker(every: int, everyone: bool = False):
 
 
 @pytest.mark.parametrize("params,sims", [
-    (LICIT, 6),
     ({**LICIT, "deals": 2}, 2),
     ({**LICIT, "deals": 2, "shuffle": "every_deal", "max_flek": -1, "payment_cap": 0,
       "marriage_order": "queen_first"}, 2),

@@ -2,7 +2,8 @@
 information set.  scripts/fuzz_table.py permutes the cards the human cannot know (the
 other seats' hands, the talon, a face-down trump card or lead), replays the same action
 labels on that deal, and wherever the human's observation is the same, the state JSON
-must be too; for every game the table plays."""
+must be too; for every game the table plays (that check of every game:
+tests/test_conformance.py; here the reported case and the check finding a leak)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import random
 import pytest
 
 import mariash_env.play.session as session
-from mariash_env.play.session import RULES, PlaySession
-from scripts.fuzz_table import check_hidden, run_hidden
+from mariash_env.play.session import PlaySession
+from scripts.fuzz_table import check_hidden
 
 
 def test_a_robots_trump_card_stays_face_down(tmp_path):
@@ -28,15 +29,6 @@ def test_a_robots_trump_card_stays_face_down(tmp_path):
     card = robot_trump.split(":")[1]
     assert robot_trump not in json.dumps(st) and card not in shown
     assert st["events"][-1]["en"] == "chooses the trump card face down"
-
-
-@pytest.mark.parametrize("rules", RULES)
-def test_the_state_depends_on_no_hidden_card(rules):
-    """Issue #29 item 3: parties with the human in each seat, every deal's hidden cards
-    permuted several ways: no state differs where the human could not tell."""
-    rep = run_hidden(parties=6, deals=2, seed=11, rules=[rules], variants=4)
-    assert rep.leaks == []
-    assert rep.compared >= 200 and rep.variants >= 30  # the check had states to compare
 
 
 @pytest.mark.parametrize("rules, hidden", [("voleny", "trump"), ("voleny", "discard"),

@@ -11,7 +11,6 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 import mariash_env
 from mariash_env import OptionError
@@ -62,30 +61,6 @@ def test_the_registry_lists_every_game_with_an_aec_env():
     assert {k.name for k in games("single_agent")} == {k.name for k in games("aec")} == {
         "voleny", "licitovany", "lizany"}
     assert ("voleny", 4) in CASES and ("lizany", 2) in CASES
-
-
-@pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
-def test_check_env_and_spaces_are_the_games(game, players):
-    """Issue #30/#31 item 2: Gymnasium's check_env passes and the spaces are the game's
-    layout (before: licitovaný declared volený's Box(900)/Discrete(115))."""
-    kind = game_kind(game)
-    kw = _rules(game, players)
-    check_env(SingleAgentEnv(illegal="terminate", **kw), skip_render_check=True)
-    env = SingleAgentEnv(**kw)
-    layout = kind.layout(players)
-    assert env.observation_space.shape == (layout.obs_size,)
-    assert env.action_space.n == kind.n_actions
-    aec = _aec(game, kw)
-    agent = aec.possible_agents[0]
-    assert len(aec.possible_agents) == players == env.players
-    assert env.observation_space == aec.observation_space(agent)["observation"]
-    assert env.action_space.n == aec.action_space(agent).n
-    keyed = SingleAgentEnv(obs_keys=("obs", "mask"), **kw)
-    obs, _ = keyed.reset(seed=1)
-    assert obs in keyed.observation_space and obs["mask"].shape == (kind.n_actions,)
-    assert keyed.legal_labels() == [kind.action_label(int(i))
-                                    for i in np.flatnonzero(obs["mask"])]
 
 
 @pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)

@@ -381,64 +381,6 @@ def test_matches_plain_core_loop():
     assert partie_ends >= n
 
 
-@pytest.mark.parametrize("rules", [{"rules": "voleny"}, {"rules": "licitovany"},
-                                   {"players": 4}])
-def test_aec_env_matches_vector_env(rules):
-    """Game i of VectorEnv(seed=s) is the AEC env reset with seed s + i, step for step
-    (both games: the batched kernels serve licitovaný too; and the four-player table,
-    RULES.md §11.3, rows with their own seat mapping, four rewards)."""
-    mariash_env = pytest.importorskip("mariash_env")
-    if not hasattr(mariash_env, "env"):
-        pytest.skip("the AEC env is not available")
-    n, seed, deals = 6, 77, 3
-    venv = VectorEnv(n, seed=seed, deals=deals, **rules)
-    step = venv.reset()
-    players = venv.players
-    assert step.rewards.shape == (n, players)
-    envs = []
-    for i in range(n):
-        e = mariash_env.env(deals=deals, **rules)
-        e.reset(seed=seed + i)
-        envs.append(e)
-    live = [True] * n
-    rng = np.random.default_rng(seed)
-    checked = 0
-    while any(live):
-        for i, e in enumerate(envs):
-            if not live[i]:
-                continue
-            agent = e.agent_selection
-            assert agent == f"player_{step.player[i]}"
-            o = e.observe(agent)
-            np.testing.assert_array_equal(o["observation"], step.obs[i])
-            np.testing.assert_array_equal(o["action_mask"], step.mask[i])
-            np.testing.assert_array_equal(e.unwrapped.game.st, venv.states[i])
-            checked += 1
-        if checked % 7 == 0:
-            full = venv.state()
-            for i, e in enumerate(envs):
-                if live[i]:
-                    np.testing.assert_array_equal(full[i], e.state())
-        acts = random_legal_actions(step.mask, rng)
-        step = venv.step(acts)
-        for i, e in enumerate(envs):
-            if not live[i]:
-                continue
-            e.step(int(acts[i]))
-            raw = e.unwrapped
-            got = [raw.rewards[f"player_{s}"] for s in range(players)]
-            np.testing.assert_array_equal(step.rewards[i], got)
-            assert step.rewards[i].sum() == 0
-            if step.partie_done[i]:
-                assert all(raw.terminations.values())
-                live[i] = False
-            else:
-                assert not any(raw.terminations.values())
-                if step.deal_done[i]:
-                    assert raw.infos["player_0"]["deal"] == step.deal_no[i]
-    assert checked > 200
-
-
 # --------------------------------------------------------------------------- variants
 
 

@@ -71,6 +71,7 @@ class OnnxRobot(Robot):
         self.metadata: dict[str, str] = dict(self.session.get_modelmeta().custom_metadata_map)
         self.game: GameKind = self._game(game)
         self.games = (self.game.name,)  # the model's own game, from its metadata
+        self.seat_counts = (self.game.players[0],)  # its observation is that seat count's
         self._check()
         self.rules: dict[str, Any] = json.loads(self.metadata.get("mariash_rules", "{}"))
         self.training: dict[str, Any] = json.loads(self.metadata.get("mariash_training", "{}"))
@@ -157,7 +158,9 @@ class OnnxRobot(Robot):
         return f"OnnxRobot({str(self.path)!r})"
 
 
-@register_robot("onnx", spec="onnx:PATH", games=OnnxRobot.games, args={
+# A model reads the observation of its game's own seat count (not volený's at four).
+@register_robot("onnx", spec="onnx:PATH", games=OnnxRobot.games,
+                seat_counts=tuple(sorted({KINDS[g].players[0] for g in KINDS})), args={
     "threads": int_at_least(1),
     "providers": (lambda v: v is None or (isinstance(v, (list, tuple))
                                           and all(isinstance(x, str) for x in v)),

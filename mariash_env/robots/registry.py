@@ -51,6 +51,11 @@ __all__ = ["ArgCheck", "RobotEntry", "RobotGameError", "register_robot", "robot_
            "robot_entries", "robot_names", "check_args", "SEED", "FLAG", "TIME_LIMIT",
            "ANY_GAME", "int_at_least", "positive_number", "one_of"]
 
+VIEW_FRONT_END = "game"
+"""The game view (:class:`~mariash_env.robots.view.SeatView`) is of a
+:class:`~mariash_env.game.Game`: a robot that needs it plays the games that front end
+drives."""
+
 ArgCheck = tuple[Callable[[Any], bool], str]
 """One keyword argument's check and what it accepts (``"an int >= 1"``)."""
 
@@ -118,6 +123,8 @@ class RobotEntry:
         if self.front_end is not None and not kind.supports(self.front_end):
             return False
         if self.per_game and not getattr(kind, self.per_game):
+            return False
+        if self.needs_view and not kind.supports(VIEW_FRONT_END):
             return False
         return self.games is None or kind.name in self.games
 
