@@ -1,12 +1,15 @@
 """A real browser at the table: Playwright drives Debian's Chromium (/usr/bin/chromium, no
-browser download) through a whole deal by clicking, and saves screenshots of the table
-at three moments under docs/ (shown in docs/play.md and the README)."""
+browser download) through whole deals of every game by clicking, on a desktop (1280×800)
+and a phone (390×844) screen, checks the layout (nothing off-screen, no page wider than
+the screen, no scrolling on the desktop) and the hidden-card rule on every state the page
+received, and saves screenshots under docs/ (shown in docs/play.md and the README)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -71,19 +74,93 @@ def licit_server(tmp_path):
     proc.wait(timeout=10)
 
 
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+CODE = re.compile(r"^(?:[a-z_]+:)?([789TJQKA][hbla])$")
+
+
 def _browser(p):
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)")
-    return p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    return p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
 
 
-def _open(p, url):
-    """Chromium on the table, robots moving 30 ms apart, once the first state is shown."""
+def _open(p, url, viewport, states):
+    """Chromium on the table, robots moving 30 ms apart, once the first state is shown;
+    every table state the page receives is appended to ``states``."""
     browser = _browser(p)
-    page = browser.new_page(viewport={"width": 1420, "height": 900})
+    page = browser.new_page(viewport=viewport)
+
+    def seen(response):
+        if "/api/" in response.url and response.request.method in ("GET", "POST") and \
+                response.ok and any(k in response.url for k in ("state", "act", "advance",
+                                                                 "next", "undo")):
+            states.append(response.json())
+
+    page.on("response", seen)
     page.goto(url + "?delay=30")
     page.wait_for_function("document.body.dataset.waiting !== ''")
     return browser, page
+
+
+def _codes(x, out):
+    """Every card code in a JSON value (``"9h"``, ``"play:9h"``)."""
+    if isinstance(x, dict):
+        for v in x.values():
+            _codes(v, out)
+    elif isinstance(x, list):
+        for v in x:
+            _codes(v, out)
+    elif isinstance(x, str) and (m := CODE.match(x)):
+        out.add(m.group(1))
+    return out
+
+
+def _check_hidden(states) -> int:
+    """Issue #29 item 3 at the page: a state of a deal in play names no card but the
+    human's hand, the cards played, and what the human itself did or was shown (its own
+    discards, its trump card, its face-down lead); a settled deal's review opens all."""
+    checked = 0
+    for st in states:
+        if st["waiting"] not in ("human", "robot"):
+            continue
+        allowed = {c["code"] for c in st["hand"]}
+        for e in st["events"]:
+            allowed |= {e["card"]} if "card" in e else set()
+            if e["seat"] == st["human_seat"]:
+                allowed |= _codes(e["label"], set())
+        allowed |= {st["contract"].get("trump_card"), st["contract"].get("lead")}
+        shown = _codes({k: v for k, v in st.items() if k not in ("deal_results", "series")},
+                       set())
+        assert shown <= allowed, (shown - allowed, st["move"])
+        checked += 1
+    return checked
+
+
+LAYOUT = """(desktop) => {
+  const W = innerWidth, H = innerHeight, bad = [];
+  for (const e of document.querySelectorAll("body *")) {
+    if (e.closest("[hidden]") || getComputedStyle(e).visibility === "hidden") continue;
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    const scrolls = e.closest("aside, #events, .panel, select");
+    if (r.left < -1 || r.right > W + 1 || desktop && !scrolls && r.bottom > H + 1)
+      bad.push(`${e.tagName}#${e.id}.${e.className} ${Math.round(r.left)}..${Math.round(r.right)} ` +
+               `x ${Math.round(r.top)}..${Math.round(r.bottom)}`);
+  }
+  const d = document.documentElement;
+  return {width: d.scrollWidth, height: d.scrollHeight, bad: bad.slice(0, 5)};
+}"""
+
+
+def _layout_ok(page, viewport) -> None:
+    """Nothing off-screen sideways, no page wider than the screen; on the desktop no
+    scrolling at all (the side panel scrolls inside itself)."""
+    desktop = viewport["width"] > 760
+    got = page.evaluate(LAYOUT, desktop)
+    assert got["width"] <= viewport["width"] and got["bad"] == [], got
+    if desktop:
+        assert got["height"] <= viewport["height"], got
 
 
 def _wait_turn(page) -> str:
@@ -100,69 +177,123 @@ def _only_card_actions(cards, heads: tuple[str, ...]) -> None:
 
 
 def _click(page, target) -> None:
-    """Click and wait for the table's next state."""
+    """Click and wait for the table's next state; a card on its visible left strip (the
+    hand overlaps on a phone)."""
     move = page.evaluate("document.body.dataset.move")
-    target.click()
+    is_card = "card" in (target.get_attribute("class") or "").split()
+    target.click(position={"x": 6, "y": 30} if is_card else None)
     page.wait_for_function(f"document.body.dataset.move !== '{move}'")
 
 
-def test_a_whole_deal_by_clicking(server):
+def _play_voleny_deal(page, viewport, shots, prefix) -> int:
+    """One volený deal by clicking (the first legal card or button); screenshots and
+    layout checks at the trump choice, the 12-card hand and a trick."""
+    clicks = 0
+    while True:
+        waiting = _wait_turn(page)
+        if waiting != "human":
+            return clicks
+        status = page.locator("#status").text_content()
+        hand = page.locator("#hand .card")
+        cards = page.locator("#hand .card.legal")
+        if "trumf" in status and f"{prefix}trump" not in shots:
+            shots[f"{prefix}trump"] = page.screenshot()
+            _layout_ok(page, viewport)
+        if hand.count() == 12 and f"{prefix}hand12" not in shots:  # the talon taken up
+            _layout_ok(page, viewport)
+            shots[f"{prefix}hand12"] = page.screenshot()
+        if page.locator("#trick .card").count() == 2 and f"{prefix}trick" not in shots:
+            # a greyed card says why it is not legal (from the rule that forbids it)
+            grey = page.locator("#hand .card:not(.legal)")
+            if grey.count():
+                assert grey.first.get_attribute("data-why")
+                grey.first.click(position={"x": 6, "y": 30})
+                assert page.locator("#why").text_content()
+            _layout_ok(page, viewport)
+            shots[f"{prefix}trick"] = page.screenshot()
+        _only_card_actions(cards, ("trump", "discard", "play"))
+        _click(page, cards.first if cards.count() else page.locator("button.choice").first)
+        clicks += 1
+
+
+def test_whole_volený_deals_by_clicking_on_a_desktop_and_a_phone(server):
     sync_api = pytest.importorskip("playwright.sync_api")
     url, save_dir = server
-    shots = {}
+    shots, states = {}, []
     with sync_api.sync_playwright() as p:
-        browser, page = _open(p, url)
-        clicks = 0
-        while True:
-            waiting = _wait_turn(page)
-            if waiting != "human":
-                break
-            phase = page.evaluate("document.getElementById('status').textContent")
-            cards = page.locator("#hand .card.legal")
-            if clicks == 0:
-                # seat 1 is forehand of the first deal: the trump choice from 7 cards
-                assert page.locator("#hand .card").count() == 7 and "trumf" in phase
-                # Czech card names on hover
-                assert page.locator("#hand .card").first.get_attribute("title").split()[0] in (
-                    "červené", "kule", "zelené", "žaludy")
-                shots["play_trump.png"] = page.screenshot()
-            if page.locator("#trick .card").count() == 2 and "play_trick.png" not in shots:
-                shots["play_trick.png"] = page.screenshot()
-            _only_card_actions(cards, ("trump", "discard", "play"))
-            _click(page, cards.first if cards.count() else page.locator("button.choice").first)
-            clicks += 1
-        assert waiting == "next_deal" and clicks >= 5
+        browser, page = _open(p, url, DESKTOP, states)
+        # seat 1 is forehand of the first deal: the trump choice from 7 cards
+        assert page.locator("#hand .card").count() == 7
+        assert page.locator("#hand .card img").first.get_attribute("src").endswith(".svg")
+        assert page.locator("#hand .card").first.get_attribute("title").split()[0] in (
+            "červená", "červený", "červené", "kulová", "kulový", "kulové", "zelená", "zelený",
+            "zelené", "žaludská", "žaludský", "žaludské")
+        # a robot's hint names a legal action
+        page.locator("button.hint").click()
+        page.wait_for_function("document.getElementById('why').textContent !== ''")
+        assert "robot by hrál" in page.locator("#why").text_content()
+        clicks = _play_voleny_deal(page, DESKTOP, shots, "")
+        assert page.evaluate("document.body.dataset.waiting") == "next_deal" and clicks >= 5
+        # the end-of-deal banner: the settlement in words, no raw ids
+        banner = page.locator("#banner-lines .line").all_text_contents()
+        assert banner[-1].startswith("platby: ") and not any("_" in b for b in banner)
         lines = page.locator("#settlement .line")
-        assert lines.count() >= 2 and "platby / payments" in lines.last.text_content()
+        assert lines.count() >= 2 and lines.last.text_content().startswith("platby: ")
         assert page.locator("#partie tr").count() == 2  # header and the first deal
+        tricks = page.locator("#tricks .trick-row")
+        assert tricks.count() >= 1 and "bere" in tricks.first.text_content() or \
+            "berete" in tricks.first.text_content()
         week = page.locator("#series table").first.locator("tr")
         assert week.count() == 4  # the header and three players
         assert week.nth(1).locator("td").nth(1).text_content() == "robot table (0)"
         assert week.nth(1).locator("td").nth(2).text_content() == "+6"
-        shots["play_settlement.png"] = page.screenshot()
-        # the next deal starts by a click, and a reload resumes the same table
-        page.locator("button.next").click()
-        page.wait_for_function("document.body.dataset.move !== ''")
+        shots["settlement"] = page.screenshot()
+        # the review: the hands as dealt and every trick
+        page.locator("#banner-review").click()
+        assert page.locator("#review .review-hand").count() >= 3
+        assert page.locator("#review .review-hand .card").count() >= 30
+        _layout_ok(page, DESKTOP)
+        shots["review"] = page.screenshot()
+        page.locator("#review-close").click()
+        # English at a click: the same table in words of the other language
+        page.locator("#btn-lang").click()
+        assert page.locator("#banner-lines .line").last.text_content().startswith("payments: ")
+        page.locator("#btn-lang").click()
+        # the next deal on a phone, after a reload (it resumes the same table)
+        page.locator("#banner-next").click()
+        page.wait_for_function("document.body.dataset.waiting !== 'next_deal'")
+        page.set_viewport_size(PHONE)
         move = page.evaluate("document.body.dataset.move")
         page.reload()
         page.wait_for_function("document.body.dataset.waiting !== ''")
         assert int(page.evaluate("document.body.dataset.move")) >= int(move)
+        _layout_ok(page, PHONE)
+        _play_voleny_deal(page, PHONE, shots, "phone_")
+        assert page.evaluate("document.body.dataset.waiting") == "next_deal"
+        page.locator("#banner-close").click()  # the table under the banner
+        shots["phone_settlement"] = page.screenshot()
+        _layout_ok(page, PHONE)
         browser.close()
+    assert _check_hidden(states) >= 20
     assert len(list(save_dir.glob("*.jsonl"))) == 1
     docs = ROOT / "docs"
-    for name, png in shots.items():
-        (docs / name).write_bytes(png)
-    assert set(shots) == {"play_trump.png", "play_trick.png", "play_settlement.png"}
+    names = {"trump": "play_trump.png", "trick": "play_trick.png", "hand12": "play_hand.png",
+             "settlement": "play_settlement.png", "review": "play_review.png",
+             "phone_trick": "play_phone_trick.png",
+             "phone_settlement": "play_phone_settlement.png"}
+    assert set(names) <= set(shots), set(names) - set(shots)
+    for key, name in names.items():
+        (docs / name).write_bytes(shots[key])
 
 
-def test_a_licitovany_deal_by_clicking(licit_server):
+def test_a_licitovany_deal_by_clicking_on_a_phone(licit_server):
     # LICITOVANY.md at the browser table: the auction as it happens, the actor's choices,
     # the flek turns, the tricks and the settlement in desetníky, all by clicking
     sync_api = pytest.importorskip("playwright.sync_api")
     url, save_dir = licit_server
-    shots = {}
+    shots, states = {}, []
     with sync_api.sync_playwright() as p:
-        browser, page = _open(p, url)
+        browser, page = _open(p, url, PHONE, states)
         assert page.locator("#title").text_content() == "Licitovaný mariáš"
         clicked, fleked = [], False
         while True:
@@ -173,16 +304,17 @@ def test_a_licitovany_deal_by_clicking(licit_server):
             status = page.locator("#status").text_content()
             buttons = page.locator("button.choice")
             labels = [buttons.nth(i).get_attribute("data-label") for i in range(buttons.count())]
-            if "licitace / auction" in tags and "licit_auction" not in shots:
-                # the auction: the standing bid and the two positions, bid/hold/pass buttons
-                assert any(t.startswith("licituje / challenger") for t in tags)
+            if "licitace" in tags and "auction" not in shots:
+                # the auction: the standing bid and the positions, bid/hold/pass buttons
                 assert "pas" in buttons.all_text_contents()[-1] and "licit" in status
-                shots["licit_auction"] = page.screenshot()
-            if any(lab.startswith("flek:") for lab in labels) and "licit_flek" not in shots:
+                _layout_ok(page, PHONE)
+                shots["auction"] = page.screenshot()
+            if any(lab.startswith("flek:") for lab in labels) and "flek" not in shots:
                 assert "good" in labels and "flek" in status
-                shots["licit_flek"] = page.screenshot()
-            if page.locator("#trick .card").count() == 2 and "licit_trick" not in shots:
-                shots["licit_trick"] = page.screenshot()
+                shots["flek"] = page.screenshot()
+            if page.locator("#trick .card").count() == 2 and "trick" not in shots:
+                _layout_ok(page, PHONE)
+                shots["trick"] = page.screenshot()
             cards = page.locator("#hand .card.legal")
             _only_card_actions(cards, ("discard", "lead", "play"))
             if cards.count():
@@ -198,17 +330,18 @@ def test_a_licitovany_deal_by_clicking(licit_server):
         heads = {lab.split(":")[0] for lab in clicked}
         assert {"bid", "game", "discard", "play"} <= heads, clicked
         lines = page.locator("#settlement .line").all_text_contents()
-        assert lines[-1].startswith("platby / payments") and lines[-1].endswith("(desetníky)")
-        assert any(line.startswith("od každého obránce / per defender") for line in lines)
+        assert lines[-1].startswith("platby: ") and lines[-1].endswith("(desetníky)")
+        assert any(line.startswith("od každého obránce: ") for line in lines)
         assert "desetníky" in page.locator("#seat-me .nums").text_content()
         events = page.locator("#events li").all_text_contents()
         assert any(": licit: " in e for e in events) and any(": pas" in e for e in events)
-        shots["licit_settlement"] = page.screenshot()
+        shots["settlement"] = page.screenshot()
         browser.close()
+    assert _check_hidden(states) >= 10
     out = subprocess.run([sys.executable, "-m", "mariash_env.replay",
                           *map(str, save_dir.glob("*.jsonl"))],
                          cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0 and "1 record(s) checked, 0 bad" in out.stdout, out.stdout
-    assert set(shots) == {"licit_auction", "licit_flek", "licit_trick", "licit_settlement"}
+    assert set(shots) == {"auction", "flek", "trick", "settlement"}
     for name, png in shots.items():
-        (ROOT / "docs" / f"play_licitovany_{name[6:]}.png").write_bytes(png)
+        (ROOT / "docs" / f"play_licitovany_{name}.png").write_bytes(png)

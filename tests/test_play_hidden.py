@@ -13,6 +13,7 @@ import random
 import pytest
 
 import mariash_env.play.session as session
+from mariash_env.cards import CARD_CODES, cards_of
 from mariash_env.play.session import PlaySession
 from scripts.fuzz_table import check_hidden
 
@@ -44,3 +45,36 @@ def test_the_check_finds_a_shown_hidden_card(monkeypatch, rules, hidden):
         if leaks:
             break
     assert leaks and "events" in leaks[0]
+
+
+def test_the_new_fields_are_compared_and_a_leak_in_them_is_found(monkeypatch, tmp_path):
+    """Issue #33's fields (each trick with who took it, the hlášky, why a card is not
+    legal, the contract's words) are part of every compared state, and a hidden card shown
+    through one of them is found."""
+    s = PlaySession(["table", "random"], save_dir=tmp_path, human_seat=0, seed=2)
+    rng = random.Random(0)
+    whys = set()
+    while s.waiting in ("human", "robot"):
+        st = s.state()
+        whys |= {c["why"]["en"] for c in st["hand"] if c["why"]}
+        s.advance(s.id, s.move) if s.waiting == "robot" else \
+            s.act(s.id, s.move, rng.choice(st["legal"]))
+    st = s.state()
+    assert st["tricks"] and whys and all(set(t) == {"cz", "en"} for t in st["contract"]["tags"])
+    original = PlaySession._play_news
+
+    def leaky(self, before, after, card):
+        out = original(self, before, after, card)
+        nxt = (self.human + 1) % 3
+        out["cz"] += " " + ",".join(CARD_CODES[c] for c in cards_of(self.game.hand(nxt)))
+        return out
+
+    monkeypatch.setattr(PlaySession, "_play_news", leaky)
+    leaks = []
+    for seed in range(4):
+        leaks += check_hidden("voleny", seed, 0, deals=1, variants=4,
+                              rng=random.Random(seed)).leaks
+        if leaks:
+            break
+    assert leaks and "events" in leaks[0]
+

@@ -55,7 +55,8 @@ def test_every_licitovany_label_has_czech_and_english_words():
     for label in ACTION_LABELS:
         d = describe_licit(label, 2)
         assert d["label"] == label and d["cz"] and d["en"]
-        assert ":" not in d["cz"].split()[0] or label.startswith(("bid:", "game:"))
+        assert d["cz"] != label and not any(w in d["cz"].split() for w in (
+            "play", "trump", "discard", "lead", "game", "seven"))  # no English word
     # §6's level names, by the level the flek raises to
     assert describe_licit("flek:seven", 1)["cz"] == "flek na sedmu"
     assert describe_licit("flek:game", 2)["en"] == "re on the game"
@@ -63,8 +64,9 @@ def test_every_licitovany_label_has_czech_and_english_words():
     assert describe_licit("flek:hundred", 4)["cz"] == "boty na stovku"
     assert describe_licit("flek:hundred", 5)["en"] == "kalhoty on the hundred"
     assert describe_licit("bid:lepsi_sto_sedma")["cz"] == "licit: lepší sto a sedm"
-    assert describe_licit("trump:l")["en"] == "trumps leaves"
-    assert describe_licit("helping:h")["cz"] == "pomocná červené"
+    assert describe_licit("trump:l")["en"] == "trumps: leaves"
+    assert describe_licit("helping:h")["cz"] == "pomocná barva: červené"
+    assert describe_licit("play:Ja")["cz"] == "hraje žaludského spodka"  # accusative
     with pytest.raises(ValueError, match="unknown licitovaný action label 'lay_down'"):
         describe_licit("lay_down")
 
@@ -78,7 +80,8 @@ def test_a_whole_deal_through_the_session(tmp_path):
     assert {"bid", "play"} <= phases
     for x in seen:
         if x["phase"] in ("bid", "hold", "lone_bid"):  # LICITOVANY.md §4: the auction
-            assert x["auction"]["open"] and x["contract"]["tags"][0] == "licitace / auction"
+            assert x["auction"]["open"] and x["contract"]["tags"][0] == {"cz": "licitace",
+                                                                         "en": "auction"}
             positions = {p["position"] for p in x["seats"]}
             assert positions <= {"holder", "challenger", ""}
         if x["waiting"] == "human":
@@ -92,13 +95,16 @@ def test_a_whole_deal_through_the_session(tmp_path):
     assert auction and all(e["name"] == NAMES[e["seat"]] for e in auction)
     # the settlement of §9 line by line, as the engine computed it
     rec = s.game.records[0]["settlement"]
-    lines = st["settlement"]["lines"]
-    assert lines == licit.settlement_lines(rec, NAMES)
+    lines = st["settlement"]["lines"]["cz"]
+    assert lines == licit.settlement_lines(rec, s.shown_names["cz"], "cz")
+    assert st["settlement"]["lines"]["en"] == licit.settlement_lines(rec, s.shown_names["en"],
+                                                                     "en")
     for c in rec["components"]:
         assert any(line.endswith(f"{c['amount']:+d}") and c["level_name"] in line
                    for line in lines)
-    assert lines[-1] == "platby / payments: " + ", ".join(
-        f"{NAMES[i]} {p:+d}" for i, p in enumerate(rec["payments"])) + " (desetníky)"
+    shown = s.shown_names["cz"]
+    assert lines[-1] == "platby: " + ", ".join(
+        f"{shown[i]} {p:+d}" for i, p in enumerate(rec["payments"])) + " (desetníky)"
     assert st["unit"] == "desetníky" and sum(st["scores"]) == 0
     # the record replays
     out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(s.records_path)],
@@ -195,11 +201,13 @@ def test_settlement_lines_cap_and_laid_transfer():
             "points": {"actor_cards": 0, "defence_cards": 0, "actor_marriages": 0,
                        "defence_marriages": 0, "actor_first_marriage": 0}}
     lines = licit.settlement_lines(laid, NAMES)
-    assert lines[0] == "you: durch / durch (slam) — dohráno / played"
-    assert "hra tutti / game tutti: vyhráno / won +240" in lines
-    assert "položená hra / laid game: robot table (1) platí za oba / pays for both 480" \
-        in lines
+    assert lines[0] == "you: durch — dohráno"
+    assert "hra tutti: vyhráno — aktér vzal všechny štychy +240" in lines
+    assert "položená hra: robot table (1) platí za oba 480" in lines
     assert not any(line.startswith("body") for line in lines)  # durch has no points
+    en = licit.settlement_lines(laid, NAMES, "en")
+    assert en[0] == "you: durch (slam) — played out"
+    assert "game tutti: won — the actor took every trick +240" in en
     # example 8: the cap of 50,- on the net deal amount
     capped = {"game": "lepsi_sto", "bid": "lepsi_sto", "actor": 2, "end": "played",
               "trump": "h", "payments": [500, 500, -1000], "amount": -500, "net": -512,
@@ -209,21 +217,22 @@ def test_settlement_lines_cap_and_laid_transfer():
               "points": {"actor_cards": 40, "defence_cards": 50, "actor_marriages": 20,
                          "defence_marriages": 40, "actor_first_marriage": 20}}
     lines = licit.settlement_lines(capped, NAMES)
-    assert "strop 50,- / cap: -512 → -500" in lines
-    assert "od každého obránce / per defender: -512 desetníky" in lines
-    assert "stovka tutti / hundred tutti: prohráno / lost -512" in lines
-    assert lines[0].startswith("robot table (2): lepší stovka / better hundred (♥ červené")
+    assert "strop 50,-: -512 → -500" in lines
+    assert "od každého obránce: -512 desetníky" in lines
+    assert "stovka tutti: prohráno — 60 : 90 bodů -512" in lines  # 40+20 against 50+40
+    assert lines[0].startswith("robot table (2): lepší stovka (trumfy: červené")
+    assert "cap: -512 → -500" in licit.settlement_lines(capped, NAMES, "en")
     # a defender's silent seven (§9 example 5): whose seven it was
     five = {**capped, "components": [{"component": "silent_seven", "level": 0,
                                       "level_name": "", "won": True, "worth": 1, "amount": -1,
                                       "seat": 1, "owner": "defence"}]}
-    assert "tichá sedma / silent seven: vyhráno / won (robot table (1), obrana / defence) -1" \
+    assert "tichá sedma: vyhráno — sedma vzala poslední štych (robot table (1), obrana) -1" \
         in licit.settlement_lines(five, NAMES)
     # a deal nobody bid: nobody pays
     none = {"game": None, "bid": None, "actor": -1, "end": "no_bid", "payments": [0, 0, 0],
             "amount": 0, "net": 0, "capped": False, "laid": False, "components": []}
-    assert licit.settlement_lines(none, NAMES)[0] == \
-        "nikdo nelicitoval, nikdo neplatí / nobody bid, nobody pays"
+    assert licit.settlement_lines(none, NAMES)[0] == "nikdo nelicitoval, nikdo neplatí"
+    assert licit.settlement_lines(none, NAMES, "en")[0] == "nobody bid, nobody pays"
 
 
 def test_series_keep_the_games_apart(tmp_path):

@@ -26,7 +26,8 @@ def _play_partie(s, rng):
         elif s.waiting == "human":
             st = s.act(s.id, s.move, rng.choice(st["legal"]))
         else:
-            assert st["settlement"]["lines"][-1].startswith("platby / payments")
+            assert st["settlement"]["lines"]["cz"][-1].startswith("platby: ")
+            assert st["settlement"]["lines"]["en"][-1].startswith("payments: ")
             st = s.next_deal(s.id, s.move)
     return st
 

@@ -49,26 +49,38 @@ def test_a_deal_with_a_misclick_undone(tmp_path):
     assert t.run() == 0
     text = out.getvalue()
     plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
-    assert "error: '9' is not a move: expected 1..8 or q" in plain  # 7 cards + z lidu
-    assert "error: 'x' is not a move" in plain
-    assert "zpět / undone" in plain
-    assert "u = zpět / undo" in prompts[3] and "u = zpět" not in prompts[0]
+    assert "chyba: '9' není tah: čekám 1..8 nebo q" in plain  # 7 cards + z lidu
+    assert "chyba: 'x' není tah" in plain
+    assert "vzato zpět" in plain
+    assert "u = zpět" in prompts[3] and "u = zpět" not in prompts[0]
     assert first_trump is not None and first_trump.startswith("trump:")
     # the undo left the trump to choose again, and the same choice was made again
     labels = [e["label"] for e in s.state()["events"]]
     assert labels.count(first_trump) == 1
-    assert "vyúčtování / settlement" in plain and "platby / payments" in plain
+    assert "Vyúčtování" in plain and "platby: " in plain
     assert s.waiting == "next_deal" and len(s.game.records) == 1
-    assert "\x1b[" in text and "♥" in plain  # cards in colour, suit symbols
-    assert "robot table" in plain and "robot random" in plain  # robots' moves shown
+    assert "\x1b[" in text  # cards in colour, named in Czech (no English word on a line)
+    assert re.search(r"(červen|kulov|zelen|žaludsk)(á|ý|é) (sedma|osma|devítka|desítka|"
+                     r"spodek|svršek|král|eso)", plain)
+    assert "robot stolní: hraje" in plain and "robot náhodný: hraje" in plain
+    assert not re.search(r"\b(play|trick|hand|settlement|payments)\b", plain)
 
 
 def test_quit_at_once_and_a_numbered_move_list(tmp_path):
     t, s, out, prompts = _table(tmp_path, iter(["q"]))
     assert t.run() == 0
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
-    assert "  1. trump " in plain and "  8. z lidu / trumps blind" in plain
+    assert "  1. trumf: " in plain and "  8. z lidu" in plain
     assert s.move == 0
+
+
+def test_the_terminal_in_english(tmp_path):
+    t, s, out, prompts = _table(tmp_path, iter(["q"]))
+    t.lang = "en"
+    assert t.run() == 0
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
+    assert "  1. trump card: " in plain and " of " in plain and "  8. trumps blind" in plain
+    assert "q = quit" in prompts[0] and "robot" in plain
 
 
 def test_licitovany_deal_in_the_terminal(tmp_path):
@@ -86,9 +98,11 @@ def test_licitovany_deal_in_the_terminal(tmp_path):
 
     assert TerminalTable(s, console=console, read=read).run() == 0
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
-    assert "licitace / auction" in plain and "licituje / challenger" in plain
-    assert "error: 'x' is not a move" in plain and "zpět / undone" in plain
-    assert "desetníky" in plain and "vyúčtování / settlement" in plain
-    assert "od každého obránce / per defender" in plain
-    assert "robot table (0): pas" in plain or "robot table (0): licit:" in plain
+    assert "licitace" in plain and "vy: licit: " in plain
+    # both robots passed: nobody is shown holding or challenging (issue #33)
+    assert "licituje" not in plain and "drží" not in plain
+    assert "chyba: 'x' není tah" in plain and "vzato zpět" in plain
+    assert "desetníky" in plain and "Vyúčtování" in plain
+    assert "od každého obránce" in plain
+    assert "robot stolní (0): pas" in plain or "robot stolní (0): licit:" in plain
     assert s.waiting == "next_deal" and len(s.game.records) == 1

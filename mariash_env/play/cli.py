@@ -38,6 +38,8 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
     ui = ap.add_mutually_exclusive_group()
     ui.add_argument("--web", action="store_true", help="the browser table (the default)")
     ui.add_argument("--terminal", action="store_true", help="the terminal table")
+    ap.add_argument("--lang", choices=("cz", "en"), default="cz",
+                    help="terminal: Czech (the default) or English (the page has a switch)")
     ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
     ap.add_argument("--name", default="you", help="your name in the series table")
     ap.add_argument("--seed", type=nonnegative(int), default=None,
@@ -56,9 +58,16 @@ def play(args: argparse.Namespace) -> int:
         check_rules(args.rules)
         robots = parse_robots(args.robots)
 
-        def new_session() -> PlaySession:
-            return PlaySession(robots, save_dir=args.save_dir, human_seat=args.seat,
-                               name=args.name, seed=args.seed, rules=args.rules)
+        def new_session(setup: dict | None = None) -> PlaySession:
+            """A partie as the command line set it up, or as the page's ``setup`` chose
+            (rules, robots, seat, options; a fresh shuffle)."""
+            if setup is None:
+                return PlaySession(robots, save_dir=args.save_dir, human_seat=args.seat,
+                                   name=args.name, seed=args.seed, rules=args.rules)
+            return PlaySession(setup.get("robots", robots), save_dir=args.save_dir,
+                               human_seat=setup.get("seat", args.seat), name=args.name,
+                               rules=check_rules(setup.get("rules", args.rules)),
+                               options=setup.get("options"))
 
         if args.resume:
             unreadable: list[str] = []
@@ -74,11 +83,12 @@ def play(args: argparse.Namespace) -> int:
     if args.terminal:
         from .terminal import run_terminal
 
-        return run_terminal(first)
+        return run_terminal(first, lang=args.lang)
     from .web import serve
 
     sessions = iter([first])
-    serve(lambda: next(sessions, None) or new_session(), args.host, args.port,
+    serve(lambda setup=None: (next(sessions, None) if setup is None else None)
+          or new_session(setup), args.host, args.port,
           open_browser=not args.no_browser)
     return 0
 

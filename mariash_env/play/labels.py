@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from ..cards import SUIT_NAMES_CZ, SUITS, card_index, czech_name, pretty
+from ..cards import SUITS, card_index, pretty
 from ..game import level_name
 from ..games.licitovany.games import GAME_IDS, GAME_NAMES_CZ
 from ..games.licitovany.record import level_name as licit_level_name
+from .i18n import SUIT_CZ, card_name
 
 SUIT_NAMES_EN = ("hearts", "bells", "leaves", "acorns")
 BET_CZ = {"game": "hru", "seven": "sedmu", "seven_against": "sedmu proti",
@@ -16,7 +17,7 @@ BET_EN = {"game": "the game", "seven": "the seven", "seven_against": "the seven 
 
 _FIXED: dict[str, tuple[str, str]] = {
     "trump:blind": ("z lidu", "trumps blind (from the people)"),
-    "contract:suit": ("Barva?", "suit game"),
+    "contract:suit": ("hra v barvě", "suit game"),
     "contract:betl": ("betl", "betl (misère)"),
     "contract:durch": ("durch", "durch (slam)"),
     "contract:open_betl": ("otevřený betl", "open betl"),
@@ -34,21 +35,26 @@ _FIXED: dict[str, tuple[str, str]] = {
 
 
 def card_info(code: str) -> dict[str, str]:
-    """A card for display: code, short form with its suit symbol, Czech name, suit."""
+    """A card for display: code, short form with its suit symbol, its Czech and English
+    names (``červená devítka``, ``nine of hearts``), suit."""
     i = card_index(code)
-    return {"code": code, "short": pretty(i), "cz": czech_name(i),
-            "suit": SUITS[i >> 3], "suit_cz": SUIT_NAMES_CZ[i >> 3]}
+    return {"code": code, "short": pretty(i), "cz": card_name(code), "en": card_name(code, "en"),
+            "suit": SUITS[i >> 3], "suit_cz": SUIT_CZ[SUITS[i >> 3]]}
 
 
-_CARD_VERBS = {"trump": ("trumf", "trump card"), "discard": ("odložit", "discard"),
-               "play": ("hrát", "play"), "lead": ("vynést lícem dolů", "lead face down")}
+# An action on one card as the move list says it (Czech takes the accusative)
+_CARD_VERBS = {"trump": ("volí trumf: {acc}", "chooses the trump card: {en}"),
+               "discard": ("odkládá do talonu {acc}", "discards {en}"),
+               "play": ("hraje {acc}", "plays {en}"),
+               "lead": ("vynáší lícem dolů {acc}", "leads {en} face down")}
 
 
 def _card_action(head: str, code: str) -> tuple[str, str]:
-    """Czech and English words of an action on one card (``play:Qh``)."""
-    c = card_info(code)
-    verb = _CARD_VERBS[head]
-    return f"{verb[0]} {c['short']} ({c['cz']})", f"{verb[1]} {c['short']}"
+    """Czech and English words of an action on one card (``play:Qh``: "hraje červeného
+    svrška", "plays the ober of hearts")."""
+    cz, en = _CARD_VERBS[head]
+    return (cz.format(acc=card_name(code, "cz", "acc")),
+            en.format(en=card_name(code, "en", "acc")))
 
 
 def describe(label: str, next_level: int = 1, contract: str = "suit") -> dict[str, str]:
@@ -105,8 +111,8 @@ def describe_licit(label: str, next_level: int = 1) -> dict[str, str]:
             (f"hra: {gcz}", f"game: {gen}")
     elif head in ("trump", "helping"):
         s = SUITS.index(tail)
-        cz, en = ((f"trumfy {SUIT_NAMES_CZ[s]}", f"trumps {SUIT_NAMES_EN[s]}") if head == "trump"
-                  else (f"pomocná {SUIT_NAMES_CZ[s]}", f"helping suit {SUIT_NAMES_EN[s]}"))
+        cz, en = ((f"trumfy: {SUIT_CZ[tail]}", f"trumps: {SUIT_NAMES_EN[s]}") if head == "trump"
+                  else (f"pomocná barva: {SUIT_CZ[tail]}", f"helping suit: {SUIT_NAMES_EN[s]}"))
     elif head in ("discard", "lead", "play"):
         cz, en = _card_action(head, tail)
     elif head == "flek":

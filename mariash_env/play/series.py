@@ -140,3 +140,44 @@ def series_tables(save_dir: str | Path, now: dt.datetime | None = None,
                        "rows": series_table(parties, period, key)}
     out["skipped"] = skipped
     return out
+
+
+def party_stats(save_dir: str | Path) -> dict[str, Any]:
+    """Statistics over every partie saved in ``save_dir`` (finished or not), per game:
+    parties, deals, the human's payments in all and per deal (groše, desetníky), and the
+    contracts the human played as actor with how many were won.  Reads each partie's
+    summary (``<id>.json``: the game, the human's seat) and its records (``<id>.jsonl``);
+    a file that does not read is skipped and named in ``skipped``."""
+    games: dict[str, dict[str, Any]] = {}
+    skipped: list[dict[str, str]] = []
+    for p in sorted(Path(save_dir).glob("*.jsonl")):
+        meta_path = p.with_suffix(".json")
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            seat = meta["human_seat"]
+            rules = meta.get("rules", "voleny")
+            records = [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines()
+                       if line.strip()]
+            settlements = [r["settlement"] for r in records]
+            pays = [int(s["payments"][seat]) for s in settlements]
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
+            skipped.append({"file": p.name, "error": f"{type(e).__name__}: {e}"[:120]})
+            continue
+        g = games.setdefault(rules, {"parties": 0, "deals": 0, "total": 0, "contracts": {}})
+        g["parties"] += 1
+        g["deals"] += len(pays)
+        g["total"] += sum(pays)
+        for s, pay in zip(settlements, pays):
+            if s.get("actor") != seat:
+                continue
+            # volený's suit games by their announcement (hra, sedma, sto, sto_sedma)
+            name = s.get("announcement") if s.get("contract") == "suit" else \
+                s.get("contract") or s.get("game") or s.get("bid")
+            if name is None:
+                continue
+            c = g["contracts"].setdefault(name, {"played": 0, "won": 0})
+            c["played"] += 1
+            c["won"] += pay > 0
+    for g in games.values():
+        g["per_deal"] = round(g["total"] / g["deals"], 2) if g["deals"] else 0.0
+    return {"games": games, "skipped": skipped}

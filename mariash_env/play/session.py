@@ -32,11 +32,13 @@ from ..games.voleny.observe import OBS_LAYOUT
 from ..records import save_records
 from ..robots import SeatView, make_robot
 from ..robots.base import Robot
-from ..rules import is_int
+from ..rules import is_int, make_rules
+from .i18n import LANGS, MESSAGES, SUIT_CZ, SUIT_EN, bet_why, both, card_names, t
 from .labels import SUIT_NAMES_EN, card_info, describe, describe_licit
 from .series import series_tables
 
 RULES = tuple(k.name for k in games("play"))  # the games the table plays
+HINT_ROBOT = "table"  # the hint's robot: quick, and it plays every game of the table
 ROLES = ("forhont", "middlehand", "dealer")
 CARD_HEADS = ("trump", "discard", "play")
 BETS = ("game", "seven", "seven_against", "hundred_against")
@@ -49,6 +51,7 @@ HIDDEN = {"discard": {"cz": "odkládá kartu do talonu", "en": "discards a card"
 SESSION_FORMAT = "mariash-session/2"  # /2: each log entry carries its move number
 OLD_FORMATS = ("mariash-session/1",)
 _BLOCKS = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}
+ANNOUNCE = ("hra", "sedma", "sto", "sto_sedma")
 
 
 # Session and client ids name files and tabs: a strict pattern keeps every path made of
@@ -127,17 +130,77 @@ def tricks_seen(obs: np.ndarray, me: int, blocks: dict[str, tuple[int, int]] = _
     by = _block(obs, "played_by", blocks).reshape(3, 32)
     lead = _block(obs, "trick_leader", blocks).reshape(10, 3)
     tricks = []
-    for t in range(10):
-        cards = np.flatnonzero(played_in[:, t])
+    for k in range(10):
+        cards = np.flatnonzero(played_in[:, k])
         if not cards.size:
             break
-        first = int(np.argmax(lead[t]))
+        first = int(np.argmax(lead[k]))
         seat_of = {int(c): int(np.argmax(by[:, c])) for c in cards}
         order = sorted(seat_of, key=lambda c: (seat_of[c] - first) % 3)
         tricks.append([{"seat": (seat_of[c] + me) % 3, **card_info(CARD_CODES[c])}
                        for c in order])
     cur = tricks.pop() if tricks and len(tricks[-1]) < 3 else []
     return cur, tricks[-1] if tricks else []
+
+
+def why_not(code: str, hand: list[str], trick: list[dict[str, Any]], trump: str | None,
+            phase: str, my_turn: bool, trump_card: str | None = None) -> dict[str, str]:
+    """Why card ``code`` of the hand may not be played (or discarded) now, in both
+    languages, from the rule that forbids it (RULES.md §4, §6; LICITOVANY.md §5, §7); read
+    only from what the human knows: the hand, the trick, trumps, the phase."""
+    suit, rank = code[1], code[0]
+    if not my_turn:
+        return both("why.not_your_turn")
+    if phase == "discard":
+        key = "why.ace_ten" if rank in "TA" else "why.trump_card" if code == trump_card \
+            else "why.reserved_seven" if rank == "7" and suit == trump else "why.rule"
+        return both(key)
+    if phase != "play":
+        return both("why.phase")
+    led = trick[0]["suit"] if trick else None
+    has_led = led is not None and any(c[1] == led for c in hand)
+    if trump and code == "7" + trump and not (has_led and led != trump):
+        return both("why.seven")
+    if led is not None:
+        if suit != led and has_led:
+            return both("why.follow", suit={"cz": SUIT_CZ[led], "en": SUIT_EN[led]})
+        if suit == led:
+            return both("why.beat")
+        if trump and suit != trump and any(c[1] == trump for c in hand):
+            return both("why.trump")
+        if trump and suit == trump:
+            return both("why.beat_trump")
+    return both("why.rule")
+
+
+def tricks_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The finished tricks of a deal from its play events: each trick's cards in the order
+    played (seat and card) and the seat that took it."""
+    out, cur = [], []
+    for e in events:
+        if "card" in e:
+            cur.append({"seat": e["seat"], **card_info(e["card"])})
+            if "takes" in e:
+                out.append({"no": len(out) + 1, "cards": cur, "winner": e["takes"]})
+                cur = []
+    return out
+
+
+def check_options(rules: str, options: Any) -> dict[str, Any]:
+    """The rule options of a partie (``deals``, ``tariff``, ``max_flek`` …) as a dict,
+    checked by the rules module; PlayError naming a bad one."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise PlayError(f"invalid options {shown(options)}: expected an object of rule "
+                        "options such as {\"deals\": 12}")
+    if "rules" in options:
+        raise PlayError("invalid options: the game is chosen by 'rules', not an option")
+    try:
+        make_rules(rules=rules, **options)
+    except (ValueError, TypeError) as e:
+        raise PlayError(f"invalid options: {e}") from e
+    return dict(options)
 
 
 def check_rules(rules: str) -> str:
@@ -176,8 +239,10 @@ class PlaySession:
         rules: str = "voleny",
         session_id: str | None = None,
         clock: Callable[[], dt.datetime] | None = None,
+        options: dict[str, Any] | None = None,
     ) -> None:
         check_rules(rules)
+        self.options = check_options(rules, options)
         if isinstance(human_seat, bool) or not isinstance(human_seat, int) or \
                 not 0 <= human_seat <= 2:
             raise PlayError(f"invalid human seat {shown(human_seat)}: expected 0, 1 or 2")
@@ -189,6 +254,7 @@ class PlaySession:
         self.specs, self.name = specs, name
         self.rules = rules
         self.licit = rules == "licitovany"
+        self._blocks = licit.BLOCKS if self.licit else _BLOCKS
         self.human = human_seat
         self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
         self.seed = int(seed) if seed is not None else secrets.randbelow(2**31)
@@ -203,6 +269,9 @@ class PlaySession:
                       for s in range(3)}
         self.names = {s: f"{n} ({s})" if list(self.names.values()).count(n) > 1 else n
                       for s, n in self.names.items()}
+        # the names as each language shows them: "vy" for the default "you", the robots'
+        # kinds in words (the saved summaries keep ``names``, the series matches on them)
+        self.shown_names = {k: {s: self._shown(s, k) for s in range(3)} for k in LANGS}
         self.started = self.clock().isoformat()
         self.move = 0
         # every change with its move number, to rebuild the game (and the numbers of the
@@ -214,16 +283,30 @@ class PlaySession:
         self._saving = True
         self._new_game()  # the session file is written at the first change (checkpoint)
 
+    def _shown(self, seat: int, lang: str) -> str:
+        name = self.names[seat]
+        if seat == self.human:
+            return t("you", lang) if self.name == "you" else name
+        spec = self._spec_name(self.specs, seat)
+        word = t(f"robot.{spec}", lang) if f"robot.{spec}" in MESSAGES else spec
+        return name.replace(f"robot {spec}", f"robot {word}", 1)
+
     def _spec_name(self, specs: list[str], seat: int) -> str:
         i = [s for s in range(3) if s != self.human].index(seat)
         return specs[i]
 
     def _new_game(self) -> None:
-        self.game = Game(self.rules)
+        self.game = Game(self.rules, **self.options)
         self.game.new_partie(seed=self.seed)
         self._begin_deal()
 
     def _begin_deal(self) -> None:
+        g = self.game
+        # the hands as dealt (and licitovaný's talon), shown in the deal's review once it
+        # is settled; never in the state before
+        self._dealt = [[CARD_CODES[c] for c in cards_of(g.hand(s))] for s in range(3)]
+        held = {c for h in self._dealt for c in h}
+        self._talon = [c for c in CARD_CODES if c not in held]
         for s, r in self.robots.items():
             r.begin_deal((self.seed * 1_000_003 + 97 * self.game.deal_no + s) % 2**63)
 
@@ -347,7 +430,7 @@ class PlaySession:
             "format": SESSION_FORMAT, "id": self.id, "rules": self.rules, "seed": self.seed,
             "robots": self.specs, "human_seat": self.human, "name": self.name,
             "started": self.started, "move": self.move, "over": self.game.partie_over,
-            "undo_ok": self._undo_ok,
+            "undo_ok": self._undo_ok, "options": self.options,
             "log": [list(e) for e in self.log]})
 
     @classmethod
@@ -359,7 +442,7 @@ class PlaySession:
             d = _session_file(path)
             s = cls(d["robots"], save_dir=path.parent, human_seat=d["human_seat"],
                     name=d["name"], seed=d["seed"], rules=d["rules"], session_id=d["id"],
-                    **kw)
+                    options=d.get("options"), **kw)
             s.started = d["started"]
             s._replay(d["log"])
             s.move, s._undo_ok = d["move"], d["undo_ok"] and not s.game.deal_over
@@ -371,6 +454,17 @@ class PlaySession:
             raise PlayError(f"cannot resume {str(path)!r}: {e}", e.status, e.code) from e
         return s
 
+    def hint(self, session_id: str, move: Any) -> dict[str, str]:
+        """What the table robot would do in the human's seat now, from that seat's view
+        only (the hint knows no card the human does not): ``{"label", "cz", "en"}``."""
+        self._expect(session_id, move, "human", "no hint now")
+        g = self.game
+        robot = _robot(HINT_ROBOT, self.rules)
+        robot.begin_deal((self.seed * 1_000_003 + 7919 * self.move) % 2**63)
+        label = g.kind.action_label(g.check(int(robot.act_view(SeatView.from_game(
+            g, self.human)))))
+        return self._describe(label)
+
     def run_robots(self) -> dict[str, Any]:
         """Let the robots move until the human is to act or the deal is over."""
         while self.waiting == "robot":
@@ -381,17 +475,50 @@ class PlaySession:
     def _apply(self, label: str) -> None:
         g = self.game
         seat = g.to_move
-        head = label.partition(":")[0]
+        head, _, tail = label.partition(":")
         words = self._describe(label)
         if seat != self.human and head in HIDDEN:  # another seat's talon, face-down lead
             words = {"label": head, **HIDDEN[head]}
+        before = self._obs()
         ended = g.step(label)  # legal: checked by the caller or chosen from the mask
         self.move += 1
         self.log.append(("act", label, self.move))
-        self.events.append({"move": self.move, "deal": g.deal_no, "seat": seat,
-                            "name": self.names[seat], **words})
+        event = {"move": self.move, "deal": g.deal_no, "seat": seat,
+                 "name": self.names[seat], **words}
+        if head == "play":
+            news = self._play_news(before, self._obs(), tail)
+            for k in LANGS:
+                event[k] += news.pop(k)
+            event.update(news)
+        self.events.append(event)
         if ended:
             self._finish_deal()
+
+    def _play_news(self, before: np.ndarray, after: np.ndarray, card: str) -> dict[str, Any]:
+        """What a played card made public, read from the human's observation before and
+        after it: the card, a marriage it announced (RULES.md §7) and, when it closed the
+        trick, who takes it ("bere …")."""
+        blocks = self._blocks
+        out: dict[str, Any] = {"card": card}
+        new = np.flatnonzero(_block(after, "marriage", blocks) > _block(before, "marriage",
+                                                                         blocks))
+        words = {k: "" for k in LANGS}
+        if new.size:
+            suit = SUITS[int(new[0]) // 3]
+            trump = _block(after, "trump_suit", blocks)
+            points = 40 if trump.any() and SUITS[int(np.argmax(trump))] == suit else 20
+            out["marriage"] = {"suit": suit, "points": points}
+            for k in LANGS:
+                words[k] += f" · {t('marriage.short', k, points=points)}"
+        took = np.flatnonzero(_block(after, "ntricks", blocks) > _block(before, "ntricks",
+                                                                        blocks))
+        if took.size:
+            winner = int((took[0] + self.human) % 3)
+            out["takes"] = winner
+            for k in LANGS:
+                words[k] += " · " + (t("takes.you", k) if winner == self.human else
+                                     t("takes", k, name=self.shown_names[k][winner]))
+        return {**words, **out}
 
     def _next(self) -> None:
         if not self.game.deal_over:
@@ -406,11 +533,23 @@ class PlaySession:
     def _finish_deal(self) -> None:
         s = self.game.last_settlement
         assert s is not None
-        lines = (licit.settlement_lines if self.licit else settlement_lines)(s, self.names)
+        words = licit.settlement_lines if self.licit else settlement_lines
+        lines = {k: words(s, self.shown_names[k], k) for k in LANGS}
         self.deals.append({"deal": self.game.deal_no, "lines": lines,
-                           "payments": s["payments"], "scores": self.game.scores})
+                           "payments": s["payments"], "scores": self.game.scores,
+                           "review": self._review()})
         if self._saving:
             self.save()
+
+    def _review(self) -> dict[str, Any]:
+        """The settled deal laid open: every hand as dealt, the talon (licitovaný's dealt
+        one), the actor's discards, and every trick with who took it."""
+        deal = self.game.deal_no
+        discards = [lab[8:] for _, lab in self.game.records[-1]["actions"]
+                    if lab.startswith("discard:")] if self.game.records else []
+        return {"hands": self._dealt, "talon": self._talon if self.licit else [],
+                "discards": discards[-2:],  # the final talon's two
+                "tricks": tricks_of([e for e in self.events if e["deal"] == deal])}
 
     # --- saving -----------------------------------------------------------------------
     @property
@@ -477,13 +616,32 @@ class PlaySession:
                     bets.append({"bet": name, "level": levels[b],
                                  "level_name": level_name(levels[b])})
         announce = _block(obs, "announce")
+        tags: list[dict[str, str]] = []
+        if actor >= 0:
+            tags.append(both("actor", name={k: self.shown_names[k][actor] for k in LANGS}))
+            if contract != "suit":  # a suit game shows its announcement and trumps
+                tags.append(both(f"contract.{contract}"))
+            if announce.any():
+                tags.append(both("announce." + ANNOUNCE[int(np.argmax(announce))]))
+            if trump.any():
+                su = SUITS[int(np.argmax(trump))]
+                tags.append(both("trumps", suit={"cz": SUIT_CZ[su], "en": SUIT_EN[su]}))
+            for b in bets:
+                if b["level"]:
+                    name = both(f"contract.{contract}") if b["bet"] == "game" and \
+                        contract != "suit" else both(f"bet.{b['bet']}")
+                    tags.append({k: f"{name[k]} {b['level_name']}" for k in LANGS})
+        elif trump_card.size:
+            code = CARD_CODES[int(trump_card[0])]
+            tags.append(both("your_trump_card", card=card_names(code)))
         return {"contract": {
+            "tags": tags,
             "actor": actor if actor >= 0 else None,
             "kind": contract if actor >= 0 else None,
             "trump": SUITS[int(np.argmax(trump))] if trump.any() else None,
             "trump_en": SUIT_NAMES_EN[int(np.argmax(trump))] if trump.any() else None,
             "trump_card": CARD_CODES[int(trump_card[0])] if trump_card.size else None,
-            "announce": (("hra", "sedma", "sto", "sto a sedma")[int(np.argmax(announce))]
+            "announce": (ANNOUNCE[int(np.argmax(announce))].replace("_", " a ")
                          if announce.any() else None),
             "bets": bets,
         }}
@@ -494,7 +652,7 @@ class PlaySession:
         obs = self._obs()
         legal = g.legal_labels() if self.waiting == "human" else []
         if self.licit:
-            table = licit.table(obs, self.human, self.names, g.phase_name)
+            table = licit.table(obs, self.human, self.shown_names, g.phase_name)
             hand = licit.hand(obs)
             points, tricks = licit.counts(obs)
             forehand = licit.forhond(obs, self.human)
@@ -517,6 +675,7 @@ class PlaySession:
             rel = (s - self.human) % 3
             seats.append({
                 "seat": s, "name": self.names[s], "human": s == self.human,
+                "names": {k: self.shown_names[k][s] for k in LANGS},
                 "role": roles[(s - forehand) % 3] if forehand is not None else "",
                 "position": positions.get(s, ""),
                 "score": g.scores[s], "points": int(points[rel]), "tricks": int(tricks[rel]),
@@ -529,7 +688,12 @@ class PlaySession:
             "deal": g.deal_no, "deals": g.rules.deals, "phase": g.phase_name,
             "waiting": self.waiting, "human_seat": self.human, "seats": seats,
             "to_move": None if g.deal_over else g.to_move,
-            "hand": [{**card_info(c), "label": card_legal.get(c)} for c in hand],
+            "hand": [{**card_info(c), "label": card_legal.get(c),
+                      "why": None if c in card_legal else why_not(
+                          c, hand, cur, table["contract"]["trump"], g.phase_name,
+                          self.waiting == "human", table["contract"].get("trump_card"))}
+                     for c in hand],
+            "tricks": tricks_of([e for e in self.events if e["deal"] == g.deal_no]),
             "choices": choices, "legal": legal,
             "can_undo": self._undo_ok and not g.deal_over,
             **table,
@@ -602,25 +766,39 @@ def _count_records(path: Path) -> int:
         raise PlayError(f"cannot read {str(path)!r} ({e})") from e
 
 
-def settlement_lines(s: dict[str, Any], names: dict[int, str]) -> list[str]:
-    """A deal's settlement line by line, as the table reads it out."""
+def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz") -> list[str]:
+    """A volený deal's settlement in words, line by line, in ``lang``: who played what and
+    how it ended, the points, each bet won or lost and why with its amount, the payments."""
     con = s["contract"]
-    head = f"{names[s['actor']]}: {con}"
+    contract = t(f"contract.{con}", lang)
     if con == "suit":
-        head += f" ({s['trump']}, {s['announcement'].replace('_', ' a ')})"
-    lines = [head + f" — {s['end']}"]
+        suit = (SUIT_CZ if lang == "cz" else SUIT_EN)[s["trump"]]
+        contract = f"{t('announce.' + s['announcement'], lang)}, {t('trumps', lang, suit=suit)}"
+    lines = [t("settle.head", lang, name=names[s["actor"]], contract=contract)
+             + f" — {t('end.' + s['end'], lang)}"]
     if "points" in s:
         p = s["points"]
-        lines.append(f"body / points: actor {p['actor_cards']} + hlášky {p['actor_marriages']}, "
-                     f"obrana {p['defence_cards']} + hlášky {p['defence_marriages']}")
+        lines.append(t("settle.points", lang, ac=p["actor_cards"], am=p["actor_marriages"],
+                       dc=p["defence_cards"], dm=p["defence_marriages"]))
     for b in s["bets"]:
-        lvl = f" {b['level_name']}" if b.get("level_name") else ""
         kind = b.get("kind", b["bet"])
-        silent = f" (tiché sto: {b['silent_hundred']})" if b.get("silent_hundred") else ""
-        lines.append(f"{kind}{lvl}: {'vyhráno / won' if b['won'] else 'prohráno / lost'}"
-                     f"{silent} {b['amount']:+d}")
-    lines.append("platby / payments: " + ", ".join(
-        f"{names[i]} {p:+d}" for i, p in enumerate(s["payments"])))
+        name = t(f"contract.{kind}", lang) if kind in ("betl", "durch", "open_betl",
+                                                      "open_durch") else \
+            t("announce.sto" if kind == "sto" else f"bet.{b['bet']}", lang)
+        if b.get("level_name"):
+            name += f" {b['level_name']}"
+        why = bet_why(kind if kind in ("betl", "durch", "open_betl", "open_durch") else
+                      b["bet"], b["won"], s, lang)
+        if b.get("silent_hundred"):
+            why += t("settle.silent_hundred", lang, side=t(f"side.{b['silent_hundred']}", lang))
+        if b["bet"] == "silent_seven":
+            why += t("settle.silent_seven", lang, name=names[b["seat"]],
+                     side=t(f"side.{b['owner']}", lang))
+        lines.append(t("settle.bet", lang, bet=name, outcome=t("won" if b["won"] else "lost",
+                                                               lang),
+                       why=why, amount=f"{b['amount']:+d}"))
+    lines.append(t("settle.payments", lang, list=", ".join(
+        f"{names[i]} {p:+d}" for i, p in enumerate(s["payments"]))))
     return lines
 
 

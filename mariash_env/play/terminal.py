@@ -1,6 +1,8 @@
 """The terminal table (``mariash play --terminal``): the same session as the browser
 table, drawn with rich — cards in colour, the legal moves numbered, ``u`` to take back
-a misclick before the next robot acts, ``q`` to leave (finished deals are saved)."""
+a misclick before the next robot acts, ``q`` to leave (finished deals are saved).  Its
+words come from the table's catalogue (:mod:`.i18n`) in one language, Czech unless
+``lang="en"``."""
 
 from __future__ import annotations
 
@@ -12,22 +14,24 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..cards import SUIT_SYMBOLS, SUITS
+from .i18n import LANGS, t
 from .session import PlayError, PlaySession
 
 STYLE = {"h": "bold red", "b": "bold dark_orange", "l": "bold green", "a": "bold yellow4"}
 
 
-def card_text(card: dict[str, Any]) -> Text:
-    return Text(card["short"], style=STYLE[card["suit"]])
+def card_text(card: dict[str, Any], lang: str = "cz") -> Text:
+    """The card's name in its suit's colour (``červená devítka``)."""
+    return Text(card[lang], style=STYLE[card["suit"]])
 
 
-def _cards(cards: list[dict[str, Any]], names: list[str] | None = None) -> Text:
+def _cards(cards: list[dict[str, Any]], names: list[str] | None = None,
+           lang: str = "cz") -> Text:
     out = Text()
     for i, c in enumerate(cards):
         if i:
-            out.append("  ")
-        out.append_text(card_text(c))
+            out.append(", ")
+        out.append_text(card_text(c, lang))
         if names:
             out.append(f" ({names[i]})", style="dim")
     return out or Text("—", style="dim")
@@ -37,7 +41,11 @@ class TerminalTable:
     """Draws a :class:`PlaySession` and reads the human's moves from ``read``."""
 
     def __init__(self, session: PlaySession, console: Console | None = None,
-                 read: Callable[[str], str] = input, robot_delay: float = 0.0) -> None:
+                 read: Callable[[str], str] = input, robot_delay: float = 0.0,
+                 lang: str = "cz") -> None:
+        if lang not in LANGS:
+            raise ValueError(f"unknown language {lang!r}: expected one of {LANGS}")
+        self.lang = lang
         self.s = session
         self.console = console or Console()
         self.read = read
@@ -49,53 +57,48 @@ class TerminalTable:
         for e in st["events"]:
             if e["move"] > self._last:
                 style = "green" if e["seat"] == st["human_seat"] else "cyan"
-                self.console.print(Text(f"  {e['name']}: ", style=style) + Text(e["cz"])
-                                   + Text(f"  / {e['en']}", style="dim"))
+                name = st["seats"][e["seat"]]["names"][self.lang]
+                self.console.print(Text(f"  {name}: ", style=style) + Text(e[self.lang]))
                 self._last = e["move"]
 
     def draw(self, st: dict[str, Any]) -> None:
-        c = self.console
-        names = [s["name"] for s in st["seats"]]
-        c.rule(f"rozdání / deal {st['deal'] + 1}/{st['deals']} · tah / move {st['move']}")
-        con = st["contract"]
-        if con.get("tags"):  # licitovaný: the auction, then the contract, worded
-            c.print(" · ".join(con["tags"]))
-        elif con["kind"]:
-            line = f"aktér / actor: {names[con['actor']]} · {con['kind']}"
-            if con["trump"]:
-                line += f" · trumfy / trumps {SUIT_SYMBOLS[SUITS.index(con['trump'])]} {con['trump_en']}"
-            if con["announce"]:
-                line += f" · {con['announce']}"
-            for b in con["bets"]:
-                line += f" · {b['bet']}{' ' + b['level_name'] if b['level'] else ''}"
-            c.print(line)
-        elif con["trump_card"]:
-            c.print(Text("tvůj trumf / your trump card: ") + Text(con["trump_card"]))
-        t = Table(show_edge=False, box=None, padding=(0, 2))
-        for col in ("hráč / player", "role", st["unit"], "body / points", "štychy / tricks"):
-            t.add_column(col)
+        c, lang = self.console, self.lang
+        names = [s["names"][lang] for s in st["seats"]]
+        c.rule(t("deal_info", lang, deal=st["deal"] + 1, deals=st["deals"], move=st["move"]))
+        if st["contract"]["tags"]:
+            c.print(" · ".join(tag[lang] for tag in st["contract"]["tags"]))
+        tb = Table(show_edge=False, box=None, padding=(0, 2))
+        for col in (t("term.player", lang), t("term.role", lang), t(f"unit.{st['unit']}", lang),
+                    t("points", lang, points="").strip(),
+                    t("tricks_taken", lang, tricks="").strip()):
+            tb.add_column(col)
         for s in st["seats"]:
             mark = "→ " if s["to_move"] else "  "
-            role = f"{s['role']} · {s['position']}" if s["position"] else s["role"]
-            t.add_row(mark + s["name"], role, f"{s['score']:+d}", str(s["points"]),
-                      str(s["tricks"]))
-        c.print(t)
-        c.print(Text("štych / trick: ") + _cards(st["trick"], [names[p["seat"]]
-                                                               for p in st["trick"]]))
-        if st["last_trick"]:
-            c.print(Text("poslední / last: ", style="dim") + _cards(st["last_trick"]))
-        c.print(Text("ruka / hand: ") + _cards(st["hand"]))
+            role = t(f"role.{s['role']}", lang) if s["role"] else ""
+            if s["position"]:
+                role += f" · {t('position.' + s['position'], lang)}"
+            tb.add_row(mark + s["names"][lang], role, f"{s['score']:+d}", str(s["points"]),
+                       str(s["tricks"]))
+        c.print(tb)
+        c.print(Text(t("trick", lang) + ": ") + _cards(
+            st["trick"], [names[p["seat"]] for p in st["trick"]], lang))
+        if st["tricks"]:
+            last = st["tricks"][-1]
+            took = t("takes.you", lang) if last["winner"] == st["human_seat"] else \
+                t("takes", lang, name=names[last["winner"]])
+            c.print(Text(t("term.last", lang), style="dim") + _cards(last["cards"], None, lang)
+                    + Text(f" · {took}", style="dim"))
+        c.print(Text(t("term.hand", lang)) + _cards(st["hand"], None, lang))
 
     def moves(self, st: dict[str, Any]) -> list[tuple[str, Text]]:
         """The legal moves in the order shown, numbered from 1."""
         out = []
         for card in st["hand"]:
             if card["label"]:
-                verb = card["label"].split(":")[0]
-                out.append((card["label"], Text(f"{verb} ") + card_text(card)
-                            + Text(f" ({card['cz']})", style="dim")))
+                verb = t(f"verb.{card['label'].split(':')[0]}", self.lang)
+                out.append((card["label"], Text(f"{verb}: ") + card_text(card, self.lang)))
         for ch in st["choices"]:
-            out.append((ch["label"], Text(ch["cz"], style="bold") + Text(f" / {ch['en']}")))
+            out.append((ch["label"], Text(ch[self.lang], style="bold")))
         return out
 
     def ask(self, st: dict[str, Any]) -> dict[str, Any] | None:
@@ -103,9 +106,10 @@ class TerminalTable:
         moves = self.moves(st)
         for i, (_, text) in enumerate(moves, 1):
             self.console.print(Text(f"{i:>3}. ") + text)
-        extra = " · u = zpět / undo" if st["can_undo"] else ""
+        lang = self.lang
+        extra = t("term.undo", lang) if st["can_undo"] else ""
         while True:
-            answer = self.read(f"tah 1-{len(moves)}{extra} · q = konec / quit > ").strip()
+            answer = self.read(t("term.prompt", lang, n=len(moves), undo=extra)).strip()
             if answer == "q":
                 return None
             try:
@@ -116,10 +120,11 @@ class TerminalTable:
                     raise ValueError
                 return self.s.act(self.s.id, st["move"], moves[n - 1][0])
             except ValueError as e:
-                msg = str(e) if isinstance(e, PlayError) else f"{answer!r} is not a move"
-                self.console.print(Text(f"error: {msg}: expected 1..{len(moves)}"
-                                        + (", u" if st["can_undo"] else "") + " or q",
-                                        style="red"))
+                undo = ", u" if st["can_undo"] else ""
+                msg = t("term.bad", lang, answer=answer, n=len(moves), undo=undo)
+                if isinstance(e, PlayError):  # the table's own reason (English, as the API's)
+                    msg = f"{e}: {msg}"
+                self.console.print(Text(t("term.error", lang) + msg, style="red"))
 
     def run(self) -> int:
         st = self.s.state()
@@ -136,25 +141,27 @@ class TerminalTable:
                 if new is None:
                     break
                 if len(new["events"]) < len(st["events"]):
-                    self.console.print("zpět / undone", style="yellow")
+                    self.console.print(t("term.undone", self.lang), style="yellow")
                 st = new
                 continue
-            self.console.rule("vyúčtování / settlement")
-            for line in st["settlement"]["lines"]:
+            self.console.rule(t("settlement", self.lang))
+            for line in st["settlement"]["lines"][self.lang]:
                 self.console.print("  " + line)
             if st["waiting"] == "partie_over":
-                self.console.rule("konec partie / the partie is over")
+                self.console.rule(t("term.over", self.lang))
                 for s in st["seats"]:
-                    self.console.print(f"  {s['name']}: {s['score']:+d} {st['unit']}")
-                for r in st["series"]["week"]["rows"]:
-                    self.console.print(f"  týden / week {st['series']['week']['key']}: "
-                                       f"{r['place']}. {r['name']} {r['total']:+d}")
+                    self.console.print(f"  {s['names'][self.lang]}: {s['score']:+d} "
+                                       f"{t('unit.' + st['unit'], self.lang)}")
+                week = st["series"]["week"]
+                for r in week["rows"]:
+                    self.console.print("  " + t("term.week", self.lang, key=week["key"],
+                                                place=r["place"], name=r["name"],
+                                                total=f"{r['total']:+d}"))
                 break
-            if self.read("Enter = další rozdání / next deal · q = konec / quit > ").strip() \
-                    == "q":
+            if self.read(t("term.next", self.lang)).strip() == "q":
                 break
             st = self.s.next_deal(self.s.id, st["move"])
-        self.console.print(f"záznam / records: {self.s.records_path}")
+        self.console.print(t("term.records", self.lang, path=self.s.records_path))
         return 0
 
 

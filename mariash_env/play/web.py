@@ -9,8 +9,16 @@ one :class:`~mariash_env.play.session.PlaySession` (the game runs here, server-s
 ``POST /api/advance``  ``{"session", "move"}``: one robot move
 ``POST /api/next`` ``{"session", "move"}``: deal the next deal
 ``POST /api/undo`` ``{"session", "move"}``: take back the human's last action
-``POST /api/new``  ``{"session", "move"}``: a new partie with the same robots
+``POST /api/new``  ``{"session", "move"[, "setup"]}``: a new partie, with the same
+                   robots or those of ``setup`` (``{"rules", "robots", "seat",
+                   "options"}``)
+``POST /api/hint`` ``{"session", "move"}``: what a robot would do in your seat
 ``POST /api/leave`` ``{"client"}``: the tab is closing (it drives no more)
+``GET /api/messages`` the page's words in Czech and English (:mod:`.i18n`)
+``GET /api/setup`` what the page's new-partie form offers: games, robots, tariffs
+``GET /api/stats`` statistics over the saved parties (:func:`.series.party_stats`)
+``GET /cards/X.svg`` a card drawn by :mod:`.cards_svg` (``9h``, ``9h-en``, ``back``)
+``GET /rules/GAME`` the rules page of a game (``voleny``, ``licitovany``)
 =================  ==========================================================
 
 ``move`` is the state version the request answers: a stale one gets 409, an illegal
@@ -38,11 +46,14 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .session import PlayError, PlaySession, check_id, shown
+from .cards_svg import svg_for
+from .i18n import catalogue
+from .series import party_stats
+from .session import RULES, PlayError, PlaySession, check_id, shown
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # a request is a few ids and a label: refuse anything near this
@@ -153,10 +164,11 @@ def _client(value: Any) -> str:
     return ANONYMOUS if value is None else check_id(value, "client id")
 
 
-def create_app(new_session: Callable[[], PlaySession], *, lease: float = 10.0,
+def create_app(new_session: Callable[..., PlaySession], *, lease: float = 10.0,
                clock: Callable[[], float] = time.monotonic) -> Starlette:
-    """The app over the sessions ``new_session()`` makes (one at a time); ``lease``: the
-    seconds a silent driving tab keeps the table (module docstring)."""
+    """The app over the sessions ``new_session()`` makes (one at a time; a ``setup``
+    chosen in the page is passed as ``new_session(setup)``); ``lease``: the seconds a
+    silent driving tab keeps the table (module docstring)."""
     lock = threading.Lock()  # one request at a time changes or reads the game
     table = {"session": new_session()}
     driver = Driver(lease, clock)
@@ -167,10 +179,11 @@ def create_app(new_session: Callable[[], PlaySession], *, lease: float = 10.0,
             out = call(table["session"], client, **data)
             return {**out, "driver": driver.drives(client)}
 
-    def endpoint(fields: tuple[str, ...], call: Callable[..., dict[str, Any]]):
+    def endpoint(fields: tuple[str, ...], call: Callable[..., dict[str, Any]],
+                 optional: tuple[str, ...] = ("client",)):
         async def handle(request: Request) -> TableJSON:
             try:
-                data = await body(request, fields)
+                data = await body(request, fields, optional)
                 client = _client(data.pop("client", None))
                 # in a worker thread: a searching robot must not stall the server
                 return TableJSON(await run_in_threadpool(locked, call, client, **data))
@@ -221,10 +234,40 @@ def create_app(new_session: Callable[[], PlaySession], *, lease: float = 10.0,
         except PlayError as e:
             return _error(str(e), e.status, e.code)
 
-    def new(s: PlaySession, session: str, move: Any) -> dict[str, Any]:
+    def new(s: PlaySession, session: str, move: Any, setup: Any = None) -> dict[str, Any]:
         s._check(session, move)  # a stale tab must not throw the partie away
-        table["session"] = new_session()
+        table["session"] = new_session() if setup is None else new_session(
+            check_setup(setup))
         return table["session"].state()
+
+    def hint(s: PlaySession, client: str, session: Any, move: Any) -> dict[str, Any]:
+        return {"hint": s.hint(session, move), "move": s.move}
+
+    async def messages(request: Request) -> TableJSON:
+        return TableJSON(catalogue())
+
+    async def setup_choices(request: Request) -> TableJSON:
+        return TableJSON(setup_options())
+
+    async def stats(request: Request) -> TableJSON:
+        save_dir = table["session"].save_dir
+        return TableJSON(await run_in_threadpool(party_stats, save_dir))
+
+    async def card(request: Request) -> Response:
+        try:
+            svg = svg_for(request.path_params["name"])
+        except ValueError as e:
+            return _error(str(e), 404, "not_found")
+        return Response(svg, media_type="image/svg+xml",
+                        headers={"Cache-Control": "max-age=86400"})
+
+    async def rules_page(request: Request) -> Response:
+        game = request.path_params["game"]
+        path = STATIC / f"rules_{game}.html"
+        if game not in RULES or not path.exists():
+            return _error(f"no rules page {shown(game)}: expected one of {list(RULES)}", 404,
+                          "not_found")
+        return FileResponse(path)
 
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
@@ -248,11 +291,45 @@ def create_app(new_session: Callable[[], PlaySession], *, lease: float = 10.0,
             lambda s, session, move: s.next_deal(session, move))), methods=["POST"]),
         Route("/api/undo", endpoint(ids, human(
             lambda s, session, move: s.undo(session, move))), methods=["POST"]),
-        Route("/api/new", endpoint(ids, human(new)), methods=["POST"]),
+        Route("/api/new", endpoint(ids, human(new), ("client", "setup")), methods=["POST"]),
+        Route("/api/hint", endpoint(ids, hint), methods=["POST"]),
+        Route("/api/messages", messages),
+        Route("/api/setup", setup_choices),
+        Route("/api/stats", stats),
+        Route("/cards/{name}.svg", card),
+        Route("/rules/{game}", rules_page),
         Route("/api/leave", leave_handle, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: bad_method})
+
+
+SETUP_KEYS = ("rules", "robots", "seat", "options")
+TABLE_ROBOTS = ("random", "table", "pimc", "strong")  # weakest to strongest
+
+
+def setup_options() -> dict[str, Any]:
+    """The choices of the page's new-partie form: the games the table plays, each with the
+    robots (of :data:`TABLE_ROBOTS`, weakest first) that play it, and volený's tariffs."""
+    from ..robots import robots_of
+    from ..rules import TARIFFS
+
+    return {"games": list(RULES),
+            "robots": {g: [r for r in TABLE_ROBOTS if r in robots_of(g)] for g in RULES},
+            "tariffs": list(TARIFFS)}
+
+
+def check_setup(setup: Any) -> dict[str, Any]:
+    """A new partie's ``setup`` from the page: an object with some of :data:`SETUP_KEYS`;
+    PlayError naming what is wrong (the session checks each value)."""
+    if not isinstance(setup, dict):
+        raise PlayError(f"invalid setup {shown(setup)}: expected an object with "
+                        f"{', '.join(SETUP_KEYS)}", 400, "invalid")
+    extra = sorted(set(setup) - set(SETUP_KEYS))
+    if extra:
+        raise PlayError(f"unknown setup field {shown(extra[0])}: expected only "
+                        f"{', '.join(SETUP_KEYS)}", 400, "invalid")
+    return setup
 
 
 def serve(new_session: Callable[[], PlaySession], host: str = "127.0.0.1",

@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ...cards import CARD_CODES, SUIT_NAMES_CZ, SUIT_SYMBOLS, SUITS, cards_of
+from ...cards import CARD_CODES, SUITS, cards_of
 from ...core.state import COMPONENT_NAMES
-from ...play.labels import SUIT_NAMES_EN, card_info, game_words
+from ...play.i18n import LANGS, MESSAGES, SUIT_CZ, SUIT_EN, bet_why, card_name, t
+from ...play.labels import SUIT_NAMES_EN, game_words
 from .games import GAME_IDS
 from .observe import LOBS_LAYOUT
 from .record import level_name
@@ -25,15 +26,7 @@ BLOCKS = {name: (off, size) for name, off, size, _ in LOBS_LAYOUT}
 COMPONENT_WORDS = {"game": ("hra", "game"), "seven": ("sedma", "seven"),
                    "hundred": ("stovka", "hundred"), "two_sevens": ("dvě sedmy", "two sevens"),
                    "silent_seven": ("tichá sedma", "silent seven")}
-END_WORDS = {"played": ("dohráno", "played"), "decided_early": ("rozhodnuto předčasně",
-                                                               "decided early"),
-             "no_bid": ("nikdo nelicitoval, nikdo neplatí", "nobody bid, nobody pays"),
-             "fold": ("složeno za omyl", "folded"),
-             "show": ("obránce ukázal pomocnou barvu", "a defender showed the helping suit"),
-             "bare_game_flek": ("jen flek na hru: nehraje se, nikdo neplatí",
-                                "a bare game flek: not played, nobody pays")}
 UNIT = "desetníky"
-OWNER = {"actor": "aktér / actor", "defence": "obrana / defence"}
 
 
 def _block(obs: np.ndarray, name: str) -> np.ndarray:
@@ -79,9 +72,11 @@ def next_level(obs: np.ndarray, label: str) -> int:
     return 1
 
 
-def table(obs: np.ndarray, me: int, names: dict[int, str], phase: str) -> dict[str, Any]:
+def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
+          ) -> dict[str, Any]:
     """The auction and the contract as the human seat ``me`` knows them, with ``tags``:
-    the lines a front end shows above the table (Czech / English)."""
+    the lines a front end shows above the table, each ``{"cz", "en"}``; ``names[lang]``
+    are the seats' names in each language."""
     high = _one(obs, "high") or 0
     high_seat = _seat(obs, "high_seat", me)
     in_auction = phase in ("bid", "hold", "lone_bid")
@@ -89,8 +84,10 @@ def table(obs: np.ndarray, me: int, names: dict[int, str], phase: str) -> dict[s
         "open": in_auction,
         "high": GAME_IDS[high - 1] if high else None,
         "high_seat": high_seat,
-        "holder": _seat(obs, "holder", me) if in_auction else None,
-        "challenger": _seat(obs, "challenger", me) if in_auction else None,
+        # bidding alone (both others passed) nobody holds or challenges any more
+        "holder": _seat(obs, "holder", me) if in_auction and phase != "lone_bid" else None,
+        "challenger": _seat(obs, "challenger", me) if in_auction and phase != "lone_bid"
+        else None,
     }
     g = _one(obs, "game")
     actor = _seat(obs, "actor", me)
@@ -102,36 +99,42 @@ def table(obs: np.ndarray, me: int, names: dict[int, str], phase: str) -> dict[s
         if exists[k]:
             bets.append({"bet": name, "level": lvl, "level_name": level_name(lvl),
                          "cz": COMPONENT_WORDS[name][0], "en": COMPONENT_WORDS[name][1]})
-    tags = []
+    tags: list[dict[str, str]] = []
+
+    def tag(cz: str, en: str) -> None:
+        tags.append({"cz": cz, "en": en})
+
     if in_auction:
-        tags.append("licitace / auction")
+        tag("licitace", "auction")
         if high:
             cz, en = game_words(GAME_IDS[high - 1])
-            tags.append(f"nejvyšší / standing bid: {cz} / {en} ({names[high_seat]})")
+            tag(f"nejvyšší licit: {cz} ({names['cz'][high_seat]})",
+                f"standing bid: {en} ({names['en'][high_seat]})")
         else:
-            tags.append("zatím bez licitu / no bid yet")
-        for key, cz, en in (("holder", "drží", "holder"), ("challenger", "licituje",
-                                                            "challenger")):
+            tag("zatím bez licitu", "no bid yet")
+        for key, cz, en in (("holder", "drží", "holds"), ("challenger", "licituje", "bids")):
             if auction[key] is not None:
-                tags.append(f"{cz} / {en}: {names[auction[key]]}")
+                tag(f"{cz}: {names['cz'][auction[key]]}", f"{en}: {names['en'][auction[key]]}")
     elif high and actor is not None:
-        tags.append(f"aktér / actor: {names[actor]}")
+        tag(f"aktér: {names['cz'][actor]}", f"actor: {names['en'][actor]}")
         bid_cz, bid_en = game_words(GAME_IDS[high - 1])
         if g is None:
-            tags.append(f"vydražil / won the auction at: {bid_cz} / {bid_en}")
+            tag(f"vydražil: {bid_cz}", f"won the auction at: {bid_en}")
         else:
             cz, en = game_words(GAME_IDS[g])
-            tags.append(f"hra / game: {cz} / {en}")
+            tag(f"hra: {cz}", f"game: {en}")
         if trump is not None:
-            tags.append(f"trumfy / trumps: {_suit_words(trump)}")
+            tag(f"trumfy: {SUIT_CZ[SUITS[trump]]}", f"trumps: {SUIT_EN[SUITS[trump]]}")
         if helping is not None:
-            tags.append(f"pomocná / helping: {_suit_words(helping)}")
+            tag(f"pomocná barva: {SUIT_CZ[SUITS[helping]]}",
+                f"helping suit: {SUIT_EN[SUITS[helping]]}")
         for b in bets:
             if b["level"]:
-                tags.append(f"{b['cz']} {b['level_name']} / {b['en']} {b['level_name']}")
+                tag(f"{b['cz']} {b['level_name']}", f"{b['en']} {b['level_name']}")
         if lead.size:
-            c = card_info(CARD_CODES[int(lead[0])])
-            tags.append(f"vaše karta lícem dolů / your face-down lead: {c['short']}")
+            code = CARD_CODES[int(lead[0])]
+            tag(f"vaše karta lícem dolů: {card_name(code)}",
+                f"your face-down lead: {card_name(code, 'en')}")
     contract = {
         "actor": actor, "kind": GAME_IDS[g] if g is not None else None,
         "game_cz": game_words(GAME_IDS[g])[0] if g is not None else None,
@@ -149,51 +152,52 @@ def table(obs: np.ndarray, me: int, names: dict[int, str], phase: str) -> dict[s
                           if s is not None}}
 
 
-def _suit_words(s: int) -> str:
-    return f"{SUIT_SYMBOLS[s]} {SUIT_NAMES_CZ[s]} / {SUIT_NAMES_EN[s]}"
-
-
-def settlement_lines(s: dict[str, Any], names: dict[int, str]) -> list[str]:
-    """A licitovaný deal's settlement line by line (LICITOVANY.md §9): every component with
-    its level, outcome and amount, the net per defender, the cap, a laid-game transfer and
-    the payments, in desetníky."""
-    end_cz, end_en = END_WORDS.get(s["end"], (s["end"], s["end"]))
+def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz") -> list[str]:
+    """A licitovaný deal's settlement in words, line by line, in ``lang`` (LICITOVANY.md
+    §9): every component with its level, outcome, why and amount, the net per defender,
+    the cap, a laid-game transfer and the payments, in desetníky."""
+    k = LANGS.index(lang)
+    end = t(f"end.{s['end']}", lang) if f"end.{s['end']}" in MESSAGES else s["end"]
     if s["game"] is None and s["bid"] is None:
-        head = f"{end_cz} / {end_en}"
+        head = end
     else:
-        game = s["game"] or s["bid"]
-        cz, en = game_words(game)
-        head = f"{names[s['actor']]}: {cz} / {en}"
-        extra = [_suit_words(SUITS.index(s[k])) for k in ("trump", "helping") if k in s]
-        if extra:
-            head += f" ({', '.join(extra)})"
-        head += f" — {end_cz} / {end_en}"
+        game = game_words(s["game"] or s["bid"])[k]
+        extra = [t("trumps", lang, suit=_suit(s["trump"], lang))] if "trump" in s else []
+        if "helping" in s:
+            extra.append(("helping suit: " if k else "pomocná barva: ") + _suit(s["helping"], lang))
+        head = t("settle.head", lang, name=names[s["actor"]],
+                 contract=game + (f" ({', '.join(extra)})" if extra else "")) + f" — {end}"
     lines = [head]
     if "points" in s and s["game"] not in ("betl", "durch"):
         p = s["points"]
-        lines.append(f"body / points: aktér / actor {p['actor_cards']} + hlášky "
-                     f"{p['actor_marriages']}, obrana / defence {p['defence_cards']} + hlášky "
-                     f"{p['defence_marriages']}")
+        lines.append(t("settle.points", lang, ac=p["actor_cards"], am=p["actor_marriages"],
+                       dc=p["defence_cards"], dm=p["defence_marriages"]))
     for c in s["components"]:
-        cz, en = COMPONENT_WORDS[c["component"]]
-        lvl = f" {c['level_name']}" if c["level_name"] else ""
-        silent = f" (tiché sto / silent hundred: {c['silent_hundred']})" \
-            if c.get("silent_hundred") else ""
+        name = COMPONENT_WORDS[c["component"]][k] + (f" {c['level_name']}" if c["level_name"]
+                                                    else "")
+        why = bet_why(s["game"] if s["game"] in ("betl", "durch") else c["component"],
+                      c["won"], s, lang)
+        if c.get("silent_hundred"):
+            why += t("settle.silent_hundred", lang, side=t(f"side.{c['silent_hundred']}", lang))
         if "owner" in c:  # the silent seven: whose seven won or lost (§9)
-            silent = f" ({names[c['seat']]}, {OWNER[c['owner']]})"
-        lines.append(f"{cz}{lvl} / {en}{lvl}: "
-                     f"{'vyhráno / won' if c['won'] else 'prohráno / lost'}{silent} "
-                     f"{c['amount']:+d}")
-    lines.append(f"od každého obránce / per defender: {s['net']:+d} {UNIT}")
+            why += t("settle.silent_seven", lang, name=names[c["seat"]],
+                     side=t(f"side.{c['owner']}", lang))
+        lines.append(t("settle.bet", lang, bet=name, outcome=t("won" if c["won"] else "lost",
+                                                               lang),
+                       why=why, amount=f"{c['amount']:+d}"))
+    lines.append(t("settle.per_defender", lang, net=f"{s['net']:+d}", unit=UNIT))
     if s["capped"]:
-        lines.append(f"strop 50,- / cap: {s['net']:+d} → {s['amount']:+d}")
+        lines.append(t("settle.cap", lang, net=f"{s['net']:+d}", amount=f"{s['amount']:+d}"))
     if "laid_transfer" in s:
-        t = s["laid_transfer"]
-        lines.append(f"položená hra / laid game: {names[t['payer']]} platí za oba / pays for "
-                     f"both {t['amount']}")
-    lines.append("platby / payments: " + ", ".join(
-        f"{names[i]} {p:+d}" for i, p in enumerate(s["payments"])) + f" ({UNIT})")
+        tr = s["laid_transfer"]
+        lines.append(t("settle.laid", lang, name=names[tr["payer"]], amount=tr["amount"]))
+    lines.append(t("settle.payments", lang, list=", ".join(
+        f"{names[i]} {p:+d}" for i, p in enumerate(s["payments"]))) + f" ({UNIT})")
     return lines
+
+
+def _suit(code: str, lang: str) -> str:
+    return (SUIT_CZ if lang == "cz" else SUIT_EN)[code]
 
 
 def actor_won(s: dict[str, Any]) -> bool:

@@ -2,35 +2,40 @@
 // The game runs server-side; every request carries the session id and the move it answers.
 // One tab drives (web.py): the tab that made the last move advances the robots; any other
 // tab follows by polling the state, and a move made there makes it the driver.
+// Words come from the server's catalogue (i18n.py, GET /api/messages) in Czech or English;
+// the cards are the project's own SVG drawings (cards_svg.py, GET /cards/<code>.svg).
 "use strict";
 const params = new URLSearchParams(location.search);
-const ROBOT_DELAY = Number(params.get("delay") ?? 700);  // ms between robot moves
+const SPEEDS = { slow: 1400, normal: 800, fast: 250 };  // ms between robot moves
 const POLL = { driver: 2000, follower: 1000 };  // ms; the driver's poll keeps its lease
 // This page's id (a reload is a new page; the old one leaves on pagehide)
 const CLIENT = "tab-" + Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
 const QUIET = new Set(["stale", "follower"]);  // the table moved on: just show it
-const SYMBOL = { h: "♥", b: "♦", l: "♠", a: "♣" };
-const SUIT_CZ = { h: "červené", b: "kule", l: "zelené", a: "žaludy" };
-const SUIT_EN = { h: "hearts", b: "bells", l: "leaves", a: "acorns" };
-const BET_CZ = { seven: "sedma", seven_against: "sedma proti", hundred_against: "sto proti" };
-const ROLE_CZ = { forhont: "forhont", forhond: "forhond", middlehand: "zadák", dealer: "rozdávající" };
-const POSITION = { holder: "drží / holder", challenger: "licituje / challenger" };
-const TITLE = { voleny: "Volený mariáš", licitovany: "Licitovaný mariáš" };
+let MSG = { cz: {}, en: {} };
+let SETUP = null;
+let lang = localStorage.getItem("mariash.lang") === "en" ? "en" : "cz";
+let speed = localStorage.getItem("mariash.speed") || "normal";
 let state = null;
 let shownJson = "";
 let timer = null, timerMove = null, pollTimer = null;
-let busy = false;
+let busy = false, skipping = false, bannerMove = null;
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
 const signed = (n) => (n > 0 ? "+" : "") + n;
+// A catalogue message with its {fields} filled
+const T = (key, fields = {}) => (MSG[lang][key] ?? key).replace(/\{(\w+)\}/g, (m, k) => fields[k] ?? m);
+const W = (pair) => (pair ? pair[lang] ?? pair.cz : "");  // a {cz, en} pair from the server
+const robotDelay = () => (params.has("delay") ? Number(params.get("delay")) : SPEEDS[speed] ?? SPEEDS.normal);
+const nameOf = (seat) => (state ? state.seats[seat].names[lang] : "");
 
-function cardEl(c) {
-  const e = el("div", "card suit-" + c.suit);
-  e.title = c.cz;  // Czech name on hover
+function cardEl(c, extra) {
+  const e = el("div", "card suit-" + c.suit + (extra ? " " + extra : ""));
   e.dataset.code = c.code;
-  const rank = c.short.slice(0, -1);
-  e.append(el("span", "r", rank), el("span", "s", SYMBOL[c.suit]), el("span", "r2", rank));
+  e.title = T("card." + c.code);
+  const img = el("img"); img.alt = T("card." + c.code); img.draggable = false;
+  img.src = `/cards/${c.code}${lang === "en" ? "-en" : ""}.svg`;
+  e.append(img);
   return e;
 }
 
@@ -39,13 +44,17 @@ function showError(msg) {
   clearTimeout(showError.t); showError.t = setTimeout(() => { e.hidden = true; }, 5000);
 }
 
+async function post(path, extra) {
+  const res = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ session: state.session, move: state.move, client: CLIENT, ...extra }) });
+  return [res, await res.json()];
+}
+
 async function call(path, extra) {
   if (busy) return;
   busy = true;
   try {
-    const res = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ session: state.session, move: state.move, client: CLIENT, ...extra }) });
-    const data = await res.json();
+    const [res, data] = await post(path, extra);
     if (!res.ok) {
       if (!QUIET.has(data.code)) showError(data.error || res.statusText);
       busy = false; await load(); return;
@@ -77,22 +86,11 @@ addEventListener("pagehide", () => {
   navigator.sendBeacon("/api/leave", body);  // a reload drives again at once
 });
 
-function seatBox(s, said, unit) {
-  const box = el("div");
-  box.append(el("div", "name", s.name + (s.human ? " (vy / you)" : "")));
-  const role = s.role ? `${ROLE_CZ[s.role]} / ${s.role}` : "";
-  box.append(el("div", "role", s.position ? `${role} · ${POSITION[s.position]}` : role));
-  const nums = el("div", "nums");
-  nums.innerHTML = `${unit} <b class="${s.score >= 0 ? "pos" : "neg"}">${signed(s.score)}</b> · body/points <b>${s.points}</b> · štychy/tricks <b>${s.tricks}</b>`;
-  box.append(nums, el("div", "said", said || ""));
-  return box;
-}
-
-function render(st) {
+function render(st, force) {
   // an answer that crossed a newer one on the way (polls race the moves) is dropped
   if (state && st.session === state.session && st.move < state.move) return;
   const json = JSON.stringify(st);
-  if (json !== shownJson) {  // an unchanged poll keeps the page as it is
+  if (json !== shownJson || force) {  // an unchanged poll keeps the page as it is
     shownJson = json;
     state = st;
     draw(st);
@@ -100,15 +98,41 @@ function render(st) {
   scheduleAdvance(st);
 }
 
-// Robots move one by one, advanced by the driving tab only.
+// Robots move one by one, advanced by the driving tab only; a finished trick stays on
+// the felt a little longer, and "skip" runs them at once up to the human's turn.
 function scheduleAdvance(st) {
   if (st.waiting === "robot" && st.driver) {
     if (timerMove !== st.move) {
       clearTimeout(timer);
       timerMove = st.move;
-      timer = setTimeout(() => { timerMove = null; call("/api/advance", {}); }, ROBOT_DELAY);
+      const last = st.events[st.events.length - 1];
+      const wait = skipping ? 0 : robotDelay() * (last && last.takes !== undefined ? 2 : 1);
+      timer = setTimeout(() => { timerMove = null; call("/api/advance", {}); }, wait);
     }
-  } else { clearTimeout(timer); timerMove = null; }
+  } else {
+    clearTimeout(timer); timerMove = null;
+    if (st.waiting !== "robot") skipping = false;
+  }
+}
+
+function seatBox(s, said, unit) {
+  const box = el("div");
+  const head = el("div", "name", s.names[lang] + (s.human && s.names[lang] !== T("you") ? ` (${T("you")})` : ""));
+  box.append(head);
+  const role = s.role ? T("role." + s.role) : "";
+  box.append(el("div", "role", s.position ? `${role} · ${T("position." + s.position)}` : role));
+  const nums = el("div", "nums");
+  nums.append(el("b", s.score >= 0 ? "pos" : "neg", `${signed(s.score)} ${T("unit." + unit)}`),
+    document.createTextNode(` · ${T("points", { points: s.points })} · ${T("tricks_taken", { tricks: s.tricks })}`));
+  box.append(nums, el("div", "said", said || ""));
+  return box;
+}
+
+function applyWords() {
+  document.documentElement.lang = lang === "cz" ? "cs" : "en";
+  document.body.dataset.lang = lang;
+  for (const e of document.querySelectorAll("[data-msg]")) e.textContent = T(e.dataset.msg, { n: e.dataset.n });
+  for (const o of $("speed").options) o.textContent = T("speed." + o.value);
 }
 
 function draw(st) {
@@ -116,118 +140,316 @@ function draw(st) {
   document.body.dataset.waiting = st.waiting;
   document.body.dataset.move = st.move;
   document.body.dataset.rules = st.rules;
-  $("title").textContent = TITLE[st.rules];
-  $("deal-info").textContent = `rozdání / deal ${st.deal + 1}/${st.deals} · tah / move ${st.move}`;
-  // contract and bets
-  const c = st.contract, cont = $("contract");
-  cont.innerHTML = "";
-  if (c.tags) {  // licitovaný: the server words the auction and the contract
-    for (const t of c.tags) cont.append(el("span", "tag", t));
-  } else if (c.kind) {
-    let txt = c.kind === "suit" ? "barva / suit game" : c.kind;
-    cont.append(el("span", "tag", `aktér / actor: ${st.seats[c.actor].name}`), el("span", "tag", txt));
-    if (c.trump) cont.append(el("span", "tag", `trumfy / trumps: ${SYMBOL[c.trump]} ${SUIT_CZ[c.trump]} / ${SUIT_EN[c.trump]}`));
-    if (c.announce) cont.append(el("span", "tag", c.announce));
-    for (const b of c.bets) {
-      const name = b.bet === "game" ? (c.kind === "suit" ? "hra" : c.kind) : BET_CZ[b.bet];
-      cont.append(el("span", "tag", `${name}${b.level ? " " + b.level_name : ""}`));
-    }
-  } else if (c.trump_card) {
-    cont.append(el("span", "tag", `tvůj trumf / your trump card: ${c.trump_card}`));
-  }
+  applyWords();
+  $("title").textContent = T("title." + st.rules);
+  $("deal-info").textContent = T("deal_info", { deal: st.deal + 1, deals: st.deals, move: st.move });
+  const cont = $("contract"); cont.innerHTML = "";
+  for (const t of st.contract.tags) cont.append(el("span", "tag", W(t)));
   // seats: left is the next seat after the human, right the one before
   const me = st.human_seat, left = (me + 1) % 3, right = (me + 2) % 3;
   const said = {};
-  for (const e of st.events) said[e.seat] = `${e.cz}`;
+  for (const e of st.events) said[e.seat] = W(e);
   for (const [id, seat] of [["seat-me", me], ["seat-left", left], ["seat-right", right]]) {
     const box = $(id); box.innerHTML = "";
     box.classList.toggle("to-move", st.seats[seat].to_move);
     box.append(seatBox(st.seats[seat], said[seat], st.unit));
   }
-  // tricks
+  drawFelt(st);
+  drawHand(st);
+  drawChoices(st);
+  drawStatus(st);
+  drawSide(st);
+  drawBanner(st);
+}
+
+// The felt: the trick being played, each card with its player; between tricks the
+// finished one with who takes it; a marriage announced by the last card.
+function drawFelt(st) {
   const trick = $("trick"); trick.innerHTML = "";
-  for (const p of st.trick) {
-    const w = el("div", "played"); w.append(cardEl(p), el("span", "", st.seats[p.seat].name)); trick.append(w);
+  const note = $("trick-note"); note.textContent = "";
+  let cards = st.trick, done = null;
+  if (!cards.length && st.tricks.length && st.waiting !== "next_deal" && st.waiting !== "partie_over") {
+    done = st.tricks[st.tricks.length - 1]; cards = done.cards;
   }
-  const last = $("last-trick"); last.innerHTML = "";
-  for (const p of st.last_trick) last.append(cardEl(p));
-  // hand
+  for (const p of cards) {
+    const w = el("div", "played" + (done && p.seat === done.winner ? " winner" : ""));
+    w.append(cardEl(p), el("span", "who", nameOf(p.seat)));
+    trick.append(w);
+  }
+  trick.classList.toggle("done", !!done);
+  const last = st.events[st.events.length - 1];
+  const parts = [];
+  if (done) parts.push(`${T("trick_no", { no: done.no })}: ${done.winner === st.human_seat ? T("takes.you") : T("takes", { name: nameOf(done.winner) })}`);
+  if (last && last.marriage) parts.push(`${nameOf(last.seat)}: ${T("marriage.short", { points: last.marriage.points })} (${T("suit." + last.marriage.suit)})`);
+  note.textContent = parts.join(" · ");
+  note.classList.toggle("marriage", !!(last && last.marriage));
+}
+
+function drawHand(st) {
   const hand = $("hand"); hand.innerHTML = "";
+  const c = st.contract;
   for (const card of st.hand) {
     const e = cardEl(card);
     if (c.trump && card.suit === c.trump) e.classList.add("trump");
     if (card.label) {
       e.classList.add("legal");
       e.dataset.label = card.label;
-      e.title = `${card.cz} — ${card.label.split(":")[0]}`;
       e.addEventListener("click", () => call("/api/act", { action: card.label }));
+    } else {
+      if (card.why) { e.title += " — " + W(card.why); e.dataset.why = card.why.cz; }
+      e.addEventListener("click", () => { $("why").textContent = `${T("card." + card.code)}: ${card.why ? W(card.why) : ""}`; });
     }
     hand.append(e);
   }
-  // choices
+  fitHand();
+}
+
+// One row: the cards overlap as much as the width needs (12 cards on a phone too).
+function fitHand() {
+  const hand = $("hand"), cards = hand.querySelectorAll(".card");
+  if (!cards.length) return;
+  const w = cards[0].getBoundingClientRect().width, gap = 6, room = hand.clientWidth - 4;
+  const need = cards.length * w + (cards.length - 1) * gap;
+  const step = need > room ? (room - w) / (cards.length - 1) : w + gap;
+  cards.forEach((e, i) => { e.style.marginLeft = i ? `${step - w}px` : "0"; });
+}
+addEventListener("resize", fitHand);
+
+function drawChoices(st) {
   const ch = $("choices"); ch.innerHTML = "";
-  const button = (cz, en, cls, onclick, label) => {
-    const b = el("button", cls); b.append(el("span", "cz", cz), el("span", "en", en));
+  const button = (text, cls, onclick, label) => {
+    const b = el("button", cls, text);
     if (label) b.dataset.label = label;
     b.addEventListener("click", onclick); ch.append(b); return b;
   };
-  for (const x of st.choices) button(x.cz, x.en, "choice", () => call("/api/act", { action: x.label }), x.label);
-  if (st.can_undo) button("zpět", "undo", "undo", () => call("/api/undo", {}));
-  if (st.waiting === "next_deal") button("další rozdání", "next deal", "next", () => call("/api/next", {}));
-  if (st.waiting === "partie_over") button("nová partie", "new partie", "next", () => call("/api/new", {}));
-  // status line
-  const phaseHelp = { trump: "zvolte trumf / choose the trump card", contract: "zvolte hru / choose the contract",
-    discard: "odložte do talonu / discard to the talon", play: "hrajte kartu / play a card",
-    bid: "licitujte, nebo pas / bid or pass", hold: "držte, nebo pas / hold or pass",
-    lone_bid: "licitujte sám, nebo pas / bid alone or pass", game: "zvolte hru / announce the game",
-    trumps: "zvolte trumfy / name trumps", helping: "zvolte pomocnou barvu / name the helping suit",
-    lead: "vyneste kartu lícem dolů / lay the face-down lead", flek: "flek, nebo dobrý / flek or good" };
+  for (const x of st.choices) button(W(x), "choice", () => call("/api/act", { action: x.label }), x.label);
+  if (st.can_undo) button(T("btn.undo"), "undo", () => call("/api/undo", {}));
+  if (st.waiting === "human") button(T("btn.hint"), "hint small", askHint);
+  if (st.waiting === "robot" && st.driver) button(T("btn.skip"), "skip small", () => { skipping = true; clearTimeout(timer); timerMove = null; scheduleAdvance(state); });
+  if (st.waiting === "next_deal") button(T("btn.next"), "next", () => call("/api/next", {}));
+  if (st.waiting === "partie_over") button(T("btn.new"), "next", () => call("/api/new", {}));
+}
+
+async function askHint() {
+  try {
+    const [res, data] = await post("/api/hint", {});
+    if (!res.ok) { showError(data.error); return; }
+    $("why").textContent = T("hint", { what: W(data.hint) });
+    const code = data.hint.label.split(":")[1];
+    for (const e of document.querySelectorAll("#hand .card")) e.classList.toggle("hinted", e.dataset.code === code);
+    for (const b of document.querySelectorAll("#choices button.choice")) b.classList.toggle("hinted", b.dataset.label === data.hint.label);
+  } catch (err) { showError(String(err)); }
+}
+
+function drawStatus(st) {
   let status = "";
-  if (st.waiting === "human") status = phaseHelp[st.phase] || "váš tah / your turn";
-  else if (st.waiting === "robot") status = `hraje / to move: ${st.seats[st.to_move].name}…`;
-  else if (st.waiting === "next_deal") status = "rozdání skončilo / the deal is over";
-  else status = "partie skončila / the partie is over";
-  if (!st.driver) status += " · sledujete / following: hraje se v jiné kartě / another tab plays";
+  if (st.waiting === "human") {
+    const key = st.phase === "flek" && st.rules === "licitovany" ? "status.flek.licitovany" : "status." + st.phase;
+    status = MSG[lang][key] ? T(key) : T("status.your_turn");
+  } else if (st.waiting === "robot") status = T("status.robot", { name: nameOf(st.to_move) });
+  else status = T("status." + st.waiting);
+  if (!st.driver) status += " · " + T("status.following");
   $("status").textContent = status;
-  // events
+  $("why").textContent = "";
+}
+
+function drawSide(st) {
+  const me = st.human_seat;
   const ev = $("events"); ev.innerHTML = "";
-  for (const e of st.events) {
-    const li = el("li", e.seat === me ? "me" : "", `${e.name}: ${e.cz}`); li.title = e.en; ev.append(li);
-  }
+  for (const e of st.events) ev.append(el("li", e.seat === me ? "me" : "", `${nameOf(e.seat)}: ${W(e)}`));
   ev.scrollTop = ev.scrollHeight;
-  // settlement of the finished deal, line by line
-  const set = $("settlement"); set.innerHTML = "";
-  if (st.settlement) for (const l of st.settlement.lines) set.append(el("div", "line", l));
-  else set.textContent = "—";
-  // partie score per deal
-  const tb = $("partie"); tb.innerHTML = "";
-  const head = el("tr"); head.append(el("th", "", "#")); for (const s of st.seats) head.append(el("th", "", s.name)); tb.append(head);
-  for (const d of st.deal_results) {
-    const tr = el("tr"); tr.append(el("td", "", d.deal + 1));
-    d.payments.forEach((p, i) => { const td = el("td", p >= 0 ? "pos" : "neg", `${signed(p)} (${signed(d.scores[i])})`); tr.append(td); });
-    tb.append(tr);
+  // each player's moves of this deal, side by side
+  const ps = $("per-seat"); ps.innerHTML = "";
+  const hr = el("tr"); for (const s of st.seats) hr.append(el("th", "", s.names[lang])); ps.append(hr);
+  const cols = st.seats.map((s) => st.events.filter((e) => e.seat === s.seat));
+  const rows = Math.max(0, ...cols.map((c) => c.length));
+  for (let i = 0; i < rows; i++) {
+    const tr = el("tr");
+    for (const c of cols) {
+      const e = c[i], td = el("td");
+      if (e && e.card) td.append(cardEl({ code: e.card, suit: e.card[1] }, "mini"));  // a played card
+      else if (e) td.textContent = W(e);
+      tr.append(td);
+    }
+    ps.append(tr);
   }
-  // series
+  // the finished tricks of the deal with who took each
+  const tr = $("tricks"); tr.innerHTML = "";
+  for (const t of st.tricks) tr.append(trickRow(t, st));
+  if (!st.tricks.length) tr.textContent = T("none");
+  const set = $("settlement"); set.innerHTML = "";
+  if (st.settlement) for (const l of st.settlement.lines[lang]) set.append(el("div", "line", l));
+  else set.textContent = T("none");
+  // the partie's deals; a click opens the review of one
+  const tb = $("partie"); tb.innerHTML = "";
+  const head = el("tr"); head.append(el("th", "", "#")); for (const s of st.seats) head.append(el("th", "", s.names[lang])); tb.append(head);
+  for (const d of st.deal_results) {
+    const row = el("tr", "deal-row"); row.append(el("td", "", d.deal + 1));
+    d.payments.forEach((p, i) => row.append(el("td", p >= 0 ? "pos" : "neg", `${signed(p)} (${signed(d.scores[i])})`)));
+    row.title = T("review.show");
+    row.addEventListener("click", () => showReview(d));
+    tb.append(row);
+  }
+  drawSeries(st);
+}
+
+function trickRow(t, st) {
+  const row = el("div", "trick-row");
+  row.append(el("span", "no", t.no + "."));
+  for (const p of t.cards) {
+    const c = el("span", "tc" + (p.seat === t.winner ? " won" : ""));
+    c.append(cardEl(p, "mini"), el("small", "", nameOf(p.seat)));
+    row.append(c);
+  }
+  row.append(el("span", "takes", t.winner === st.human_seat ? T("takes.you") : T("takes", { name: nameOf(t.winner) })));
+  return row;
+}
+
+function drawSeries(st) {
   const ser = $("series"); ser.innerHTML = "";
-  for (const [period, cz] of [["week", "týden"], ["month", "měsíc"]]) {
+  for (const period of ["week", "month"]) {
     const t = st.series[period];
-    ser.append(el("div", "", `${cz} / ${period} ${t.key} — nejlepší ${t.best} / best ${t.best}`));
+    ser.append(el("div", "", T("series." + period, { key: t.key })));
     const table = el("table"); const h = el("tr");
-    for (const x of ["#", "hráč / player", "součet / total", "partie", "výhry / wins"]) h.append(el("th", "", x));
+    for (const x of ["#", T("series.player"), T("series.total"), T("partie"), T("series.wins")]) h.append(el("th", "", x));
     table.append(h);
     for (const r of t.rows) {
       const tr = el("tr"); for (const x of [r.place, r.name, signed(r.total), r.parties, r.wins]) tr.append(el("td", "", x));
       table.append(tr);
     }
     if (!t.rows.length) {
-      const tr = el("tr"), td = el("td", "", "žádná dohraná partie / no finished partie");
+      const tr = el("tr"), td = el("td", "", T("series.empty"));
       td.colSpan = 5; tr.append(td); table.append(tr);
     }
     ser.append(table);
   }
-  for (const f of st.series.skipped || []) {
-    ser.append(el("div", "skipped", `vynecháno / skipped ${f.file}: ${f.error}`));
-  }
+  for (const f of st.series.skipped || []) ser.append(el("div", "skipped", T("series.skipped", f)));
 }
 
-load().then(schedulePoll);
+async function loadStats() {
+  try {
+    const data = await (await fetch("/api/stats")).json();
+    const box = $("stats"); box.innerHTML = "";
+    const games = Object.entries(data.games);
+    if (!games.length) { box.textContent = T("stats.none"); return; }
+    for (const [game, g] of games) {
+      const unit = T(game === "licitovany" ? "unit.desetníky" : "unit.groše");
+      box.append(el("div", "stat-head", `${T("title." + game)}: ${g.parties} ${T("stats.parties")}, ${g.deals} ${T("stats.deals")}, ${T("stats.per_deal", { unit })} ${signed(g.per_deal)}`));
+      const table = el("table"), h = el("tr");
+      for (const x of [T("stats.contract"), T("stats.played"), T("stats.won")]) h.append(el("th", "", x));
+      table.append(h);
+      for (const [name, c] of Object.entries(g.contracts)) {
+        const tr = el("tr");
+        for (const x of [name.replaceAll("_", " "), c.played, c.won]) tr.append(el("td", "", x));
+        table.append(tr);
+      }
+      box.append(table);
+    }
+  } catch (err) { showError(String(err)); }
+}
+
+// The end of a deal: a banner with the settlement in words, the review a click away.
+function drawBanner(st) {
+  const over = st.waiting === "next_deal" || st.waiting === "partie_over";
+  const banner = $("banner");
+  if (!over || !st.settlement) { banner.hidden = true; bannerMove = null; return; }
+  if (bannerMove === st.move) return;  // closed by the player: stays closed
+  $("banner-title").textContent = T(st.waiting === "partie_over" ? "banner.partie_over" : "banner.deal_over");
+  const lines = $("banner-lines"); lines.innerHTML = "";
+  for (const l of st.settlement.lines[lang]) lines.append(el("div", "line", l));
+  const btns = $("banner-buttons"); btns.innerHTML = "";
+  const b = el("button", "next", T(st.waiting === "partie_over" ? "btn.new" : "btn.next"));
+  b.id = "banner-next";
+  b.addEventListener("click", () => call(st.waiting === "partie_over" ? "/api/new" : "/api/next", {}));
+  btns.append(b);
+  $("banner-review").onclick = () => showReview(st.settlement);
+  banner.hidden = false;
+  loadStats();
+}
+
+// The review of a settled deal: the hands as dealt, the talon, every trick.
+function showReview(d) {
+  const r = d.review, body = $("review-body"); body.innerHTML = "";
+  $("review-deal").textContent = `${d.deal + 1}`;
+  body.append(el("h3", "", T("review.dealt")));
+  r.hands.forEach((h, seat) => {
+    const row = el("div", "review-hand");
+    row.append(el("span", "who", nameOf(seat)));
+    for (const code of h) row.append(cardEl({ code, suit: code[1] }, "mini"));
+    body.append(row);
+  });
+  const talon = [...r.talon, ...r.discards];
+  if (talon.length) {
+    const row = el("div", "review-hand"); row.append(el("span", "who", T("review.talon")));
+    for (const code of r.talon.length ? r.talon : r.discards) row.append(cardEl({ code, suit: code[1] }, "mini"));
+    if (r.talon.length && r.discards.length) {
+      row.append(el("span", "who", "→"));
+      for (const code of r.discards) row.append(cardEl({ code, suit: code[1] }, "mini"));
+    }
+    body.append(row);
+  }
+  body.append(el("h3", "", T("tricks_of_deal")));
+  for (const t of r.tricks) body.append(trickRow(t, state));
+  for (const l of d.lines[lang]) body.append(el("div", "line", l));
+  $("review").hidden = false;
+}
+
+$("review-close").addEventListener("click", () => { $("review").hidden = true; });
+$("btn-lang").addEventListener("click", () => {
+  lang = lang === "cz" ? "en" : "cz";
+  localStorage.setItem("mariash.lang", lang);
+  if (state) render(state, true);
+  fillSetup();
+  loadStats();
+});
+$("btn-rules").addEventListener("click", () => window.open(`/rules/${state ? state.rules : "voleny"}?lang=${lang}`, "_blank"));
+$("speed").addEventListener("change", (e) => { speed = e.target.value; localStorage.setItem("mariash.speed", speed); });
+$("btn-setup").addEventListener("click", () => { fillSetup(); $("setup").hidden = false; });
+$("setup-cancel").addEventListener("click", () => { $("setup").hidden = true; });
+$("banner-close").addEventListener("click", () => { $("banner").hidden = true; bannerMove = state.move; });
+
+// The new-partie form: game, seat, variant options, robots and their speed.
+function fillSetup() {
+  if (!SETUP) return;
+  applyWords();
+  const f = $("setup-form");
+  const fill = (sel, values, words, keep) => {
+    const old = keep ?? sel.value; sel.innerHTML = "";
+    for (const v of values) { const o = el("option", "", words(v)); o.value = v; sel.append(o); }
+    if (values.includes(old)) sel.value = old;
+  };
+  const game = f.rules.value || (state ? state.rules : SETUP.games[0]);
+  fill(f.rules, SETUP.games, (g) => T("title." + g), game);
+  const robots = SETUP.robots[f.rules.value];
+  fill(f.robot1, robots, (r) => T("robot." + r), f.robot1.value || "table");
+  fill(f.robot2, robots, (r) => T("robot." + r), f.robot2.value || "table");
+  fill(f.tariff, SETUP.tariffs, (x) => x);
+  fill(f.speed, Object.keys(SPEEDS), (s) => T("speed." + s), speed);
+  f.max_flek.max = 5;
+  for (const e of f.querySelectorAll(".voleny-only")) e.hidden = f.rules.value !== "voleny";
+}
+$("setup-form").rules.addEventListener("change", fillSetup);
+$("setup-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const f = ev.target;
+  const options = { deals: Number(f.deals.value), max_flek: Number(f.max_flek.value) };
+  if (f.rules.value === "voleny") options.tariff = f.tariff.value;
+  speed = f.speed.value; localStorage.setItem("mariash.speed", speed); $("speed").value = speed;
+  $("setup").hidden = true;
+  await call("/api/new", { setup: { rules: f.rules.value, seat: Number(f.seat.value), robots: [f.robot1.value, f.robot2.value], options } });
+  loadStats();
+});
+
+async function start() {
+  try {
+    [MSG, SETUP] = await Promise.all([(await fetch("/api/messages")).json(), (await fetch("/api/setup")).json()]);
+  } catch (err) { showError(String(err)); }
+  const sp = $("speed");
+  for (const s of Object.keys(SPEEDS)) { const o = el("option", "", T("speed." + s)); o.value = s; sp.append(o); }
+  sp.value = speed;
+  applyWords();
+  await load();
+  loadStats();
+  schedulePoll();
+}
+start();

@@ -1,0 +1,308 @@
+"""The table's words in Czech (the default) and English: one message catalogue for the
+browser page (served as JSON by ``GET /api/messages``) and the terminal table, and the
+cards' names in correct Czech grammar.
+
+A card's Czech name puts the suit as an adjective agreeing with the gender of the rank
+noun: sedma, osma, devítka and desítka are feminine (červená sedma), spodek, svršek and
+král masculine (kulový svršek), eso neuter (žaludské eso).  The accusative ("hraje
+červenou sedmu", "vynáší zeleného krále") is what an event line needs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cards import card_index
+
+LANGS = ("cz", "en")  # the state's text fields are named so ("cz", "en")
+SUITS = "hbla"
+# Adjective stems of the suits (červen-ý, kulov-ý, zelen-ý, žaludsk-ý)
+_SUIT_STEM = {"h": "červen", "b": "kulov", "l": "zelen", "a": "žaludsk"}
+# Rank nouns 7, 8, 9, 10, spodek, svršek, král, eso: (nominative, accusative, gender)
+_RANK_CZ = (("sedma", "sedmu", "f"), ("osma", "osmu", "f"), ("devítka", "devítku", "f"),
+            ("desítka", "desítku", "f"), ("spodek", "spodka", "m"), ("svršek", "svrška", "m"),
+            ("král", "krále", "m"), ("eso", "eso", "n"))
+# Adjective endings by case and gender (spodek, svršek and král are animate: -ého)
+_ADJ_END = {"nom": {"f": "á", "m": "ý", "n": "é"}, "acc": {"f": "ou", "m": "ého", "n": "é"}}
+_RANK_EN = ("seven", "eight", "nine", "ten", "unter", "ober", "king", "ace")
+SUIT_CZ = {"h": "červené", "b": "kule", "l": "zelené", "a": "žaludy"}  # trumfy jsou …
+SUIT_EN = {"h": "hearts", "b": "bells", "l": "leaves", "a": "acorns"}
+# The short index in a card's corner: Czech 7 8 9 10 S(podek) Sv(ršek) K(rál) E(so)
+INDEX = {"cz": ("7", "8", "9", "10", "S", "Sv", "K", "E"),
+         "en": ("7", "8", "9", "10", "U", "O", "K", "A")}
+
+
+def card_name(code: str, lang: str = "cz", case: str = "nom") -> str:
+    """The card's name: ``card_name("9h") == "červená devítka"``, ``card_name("Ja", case=
+    "acc") == "žaludského spodka"``, ``card_name("Kb", "en") == "king of bells"``."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: expected one of {LANGS}")
+    if case not in _ADJ_END:
+        raise ValueError(f"unknown case {case!r}: expected 'nom' or 'acc'")
+    i = card_index(code)
+    suit, rank = SUITS[i >> 3], i & 7
+    if lang == "en":
+        return f"{'the ' if case == 'acc' else ''}{_RANK_EN[rank]} of {SUIT_EN[suit]}"
+    nom, acc, gender = _RANK_CZ[rank]
+    return f"{_SUIT_STEM[suit]}{_ADJ_END[case][gender]} {nom if case == 'nom' else acc}"
+
+
+def card_names(code: str) -> dict[str, str]:
+    """``{"cz", "en"}``: the card's name in both languages (nominative)."""
+    return {lang: card_name(code, lang) for lang in LANGS}
+
+
+# key: (Czech, English); ``{name}`` fields are filled by :func:`t`.
+MESSAGES: dict[str, tuple[str, str]] = {
+    # the page's frame
+    "title.voleny": ("Volený mariáš", "Volený mariáš"),
+    "title.licitovany": ("Licitovaný mariáš", "Licitovaný mariáš"),
+    "subtitle": ("u stolu s roboty", "at the table with the robots"),
+    "lang.switch": ("English", "Česky"),
+    "deal_info": ("rozdání {deal}/{deals} · tah {move}", "deal {deal}/{deals} · move {move}"),
+    "you": ("vy", "you"),
+    "score": ("{unit} {score}", "{unit} {score}"),
+    "points": ("body {points}", "points {points}"),
+    "tricks_taken": ("štychy {tricks}", "tricks {tricks}"),
+    "unit.groše": ("groše", "groše"),
+    "unit.desetníky": ("desetníky", "desetníky"),
+    "role.forhont": ("forhont", "forehand"),
+    "role.forhond": ("forhond", "forehand"),
+    "role.middlehand": ("zadák", "middlehand"),
+    "role.dealer": ("rozdávající", "dealer"),
+    "position.holder": ("drží", "holds the bid"),
+    "position.challenger": ("licituje", "bids"),
+    "trick": ("štych", "trick"),
+    "trick_no": ("{no}. štych", "trick {no}"),
+    "takes": ("bere {name}", "{name} takes it"),
+    "takes.you": ("berete vy", "you take it"),
+    "marriage.short": ("hláška {points}", "marriage {points}"),
+    "tricks_of_deal": ("Štychy", "Tricks"),
+    "history": ("Průběh rozdání", "The deal so far"),
+    "history.seat": ("Tahy hráčů", "Each player's moves"),
+    "settlement": ("Vyúčtování", "Settlement"),
+    "partie": ("Partie", "Partie"),
+    "series": ("Žebříček", "Series"),
+    "stats": ("Statistika", "Statistics"),
+    "review": ("Rozbor rozdání", "Review of the deal"),
+    "review.dealt": ("karty, jak byly rozdány", "hands as dealt"),
+    "review.talon": ("talon", "talon"),
+    "review.show": ("rozbor", "review"),
+    "review.close": ("zavřít", "close"),
+    "banner.deal_over": ("Konec rozdání", "The deal is over"),
+    "banner.partie_over": ("Konec partie", "The partie is over"),
+    "none": ("—", "—"),
+    # buttons
+    "btn.undo": ("zpět", "undo"),
+    "btn.next": ("další rozdání", "next deal"),
+    "btn.new": ("nová partie", "new partie"),
+    "btn.skip": ("přeskočit roboty", "skip the robots"),
+    "btn.hint": ("poradit", "hint"),
+    "btn.rules": ("pravidla", "rules"),
+    "btn.setup": ("nová hra…", "new game…"),
+    "btn.start": ("začít", "start"),
+    "btn.cancel": ("zrušit", "cancel"),
+    "hint": ("robot by hrál: {what}", "a robot would: {what}"),
+    # the status line
+    "status.trump": ("zvolte trumf", "choose the trump card"),
+    "status.contract": ("zvolte hru", "choose the contract"),
+    "status.discard": ("odložte dvě karty do talonu", "discard two cards to the talon"),
+    "status.play": ("hrajte kartu", "play a card"),
+    "status.bid": ("licitujte, nebo dejte pas", "bid or pass"),
+    "status.hold": ("držte, nebo dejte pas", "hold or pass"),
+    "status.lone_bid": ("licitujte sám, nebo dejte pas", "bid alone or pass"),
+    "status.game": ("zvolte hru", "announce the game"),
+    "status.trumps": ("zvolte trumfy", "name the trumps"),
+    "status.helping": ("zvolte pomocnou barvu", "name the helping suit"),
+    "status.lead": ("vyneste kartu lícem dolů", "lay the face-down lead"),
+    "status.flek": ("flek, nebo dobrá", "flek, or good"),
+    "status.flek.licitovany": ("flek, nebo dobrý", "flek, or good"),
+    "status.barva": ("dobrá, nebo špatná", "good or bad"),
+    "status.betl_answer": ("dobrá, nebo durch", "good or durch"),
+    "status.announce": ("ohlaste hru", "announce your game"),
+    "status.your_turn": ("jste na tahu", "your turn"),
+    "status.robot": ("hraje {name}…", "{name} to move…"),
+    "status.next_deal": ("rozdání skončilo", "the deal is over"),
+    "status.partie_over": ("partie skončila", "the partie is over"),
+    "status.following": ("sledujete: hraje se v jiné kartě", "following: another tab plays"),
+    # the contract line
+    "actor": ("aktér: {name}", "actor: {name}"),
+    "trumps": ("trumfy: {suit}", "trumps: {suit}"),
+    "your_trump_card": ("váš trumf: {card}", "your trump card: {card}"),
+    "contract.suit": ("barva", "suit game"),
+    "contract.betl": ("betl", "betl"),
+    "contract.durch": ("durch", "durch"),
+    "contract.open_betl": ("otevřený betl", "open betl"),
+    "contract.open_durch": ("otevřený durch", "open durch"),
+    "announce.hra": ("hra", "game"),
+    "announce.sedma": ("sedma", "seven"),
+    "announce.sto": ("sto", "hundred"),
+    "announce.sto_sedma": ("sto a sedma", "hundred and seven"),
+    "bet.game": ("hra", "game"),
+    "bet.seven": ("sedma", "seven"),
+    "bet.seven_against": ("sedma proti", "seven against"),
+    "bet.hundred_against": ("sto proti", "hundred against"),
+    "bet.silent_seven": ("tichá sedma", "silent seven"),
+    # why a card is not legal now (RULES.md §4, §6; LICITOVANY.md §5, §7)
+    "why.not_your_turn": ("nejste na tahu", "it is not your turn"),
+    "why.phase": ("teď se karty nehrají", "no card is played now"),
+    "why.follow": ("musíte přiznat barvu ({suit})", "you must follow suit ({suit})"),
+    "why.beat": ("musíte přebít, máte vyšší kartu v barvě",
+                 "you must beat the trick: you hold a higher card of the suit"),
+    "why.trump": ("nemáte barvu: musíte trumfnout", "you cannot follow: you must trump"),
+    "why.beat_trump": ("musíte přebít nejvyšší trumf ve štychu",
+                       "you must beat the highest trump in the trick"),
+    "why.seven": ("trumfovou sedmu hrajete až v posledním štychu (nebo když nic jiného nejde)",
+                  "the trump seven waits for the last trick (unless nothing else is legal)"),
+    "why.ace_ten": ("eso ani desítku nelze odložit do talonu",
+                    "an ace or a ten may not go to the talon"),
+    "why.trump_card": ("trumfovou kartu nelze odložit", "the trump card may not be discarded"),
+    "why.reserved_seven": ("sedmu, kterou hrajete, nelze odložit",
+                           "the seven you play may not be discarded"),
+    "why.rule": ("pravidla ji teď nedovolují", "the rules do not allow it now"),
+    # the start form
+    "setup.title": ("Nová partie", "New partie"),
+    "setup.game": ("hra", "game"),
+    "setup.robot": ("robot {n}", "robot {n}"),
+    "setup.seat": ("vaše místo", "your seat"),
+    "setup.deals": ("počet rozdání", "deals"),
+    "setup.tariff": ("sazebník", "tariff"),
+    "setup.max_flek": ("nejvyšší flek", "highest flek"),
+    "setup.speed": ("rychlost robotů", "robots' speed"),
+    "speed.slow": ("pomalu", "slow"),
+    "speed.normal": ("normálně", "normal"),
+    "speed.fast": ("rychle", "fast"),
+    "robot.random": ("náhodný", "random"),
+    "robot.table": ("stolní", "table"),
+    "robot.pimc": ("hledající (PIMC)", "searching (PIMC)"),
+    "robot.strong": ("nejsilnější", "strongest"),
+    "rules.title": ("Pravidla", "Rules"),
+    # settlement words
+    "end.played": ("dohráno", "played out"),
+    "end.conceded": ("obrana hru vzdala", "the defence conceded"),
+    "end.sedma_not_played": ("nehrálo se, nikdo neplatí", "not played, nobody pays"),
+    "end.decided_early": ("rozhodnuto před posledním štychem",
+                          "decided before the last trick"),
+    "end.laid_down": ("karty položeny", "the cards were laid down"),
+    "end.no_bid": ("nikdo nelicitoval, nikdo neplatí", "nobody bid, nobody pays"),
+    "end.fold": ("složeno za omyl", "folded"),
+    "end.show": ("obránce ukázal pomocnou barvu", "a defender showed the helping suit"),
+    "end.bare_game_flek": ("jen flek na hru: nehraje se, nikdo neplatí",
+                           "a bare game flek: not played, nobody pays"),
+    "res.betl.won": ("aktér nevzal žádný štych", "the actor took no trick"),
+    "res.betl.lost": ("aktér vzal štych", "the actor took a trick"),
+    "res.durch.won": ("aktér vzal všechny štychy", "the actor took every trick"),
+    "res.durch.lost": ("aktér ztratil štych", "the actor lost a trick"),
+    "res.seven.won": ("sedma vzala poslední štych", "the trump seven took the last trick"),
+    "res.seven.lost": ("sedma nevzala poslední štych",
+                       "the trump seven did not take the last trick"),
+    "res.seven_against.won": ("sedma obrany vzala poslední štych",
+                              "the defence's seven took the last trick"),
+    "res.seven_against.lost": ("sedma obrany nevzala poslední štych",
+                               "the defence's seven did not take the last trick"),
+    "res.points": ("{a} : {d} bodů", "{a} : {d} points"),
+    "won": ("vyhráno", "won"),
+    "lost": ("prohráno", "lost"),
+    "side.actor": ("aktér", "the actor"),
+    "side.defence": ("obrana", "the defence"),
+    "settle.head": ("{name}: {contract}", "{name}: {contract}"),
+    "settle.points": ("body: aktér {ac} + hlášky {am}, obrana {dc} + hlášky {dm}",
+                      "points: actor {ac} + marriages {am}, defence {dc} + marriages {dm}"),
+    "settle.bet": ("{bet}: {outcome}{why} {amount}", "{bet}: {outcome}{why} {amount}"),
+    "settle.silent_hundred": (" (tiché sto: {side})", " (silent hundred: {side})"),
+    "settle.silent_seven": (" ({name}, {side})", " ({name}, {side})"),
+    "settle.payments": ("platby: {list}", "payments: {list}"),
+    "settle.per_defender": ("od každého obránce: {net} {unit}", "per defender: {net} {unit}"),
+    "settle.cap": ("strop 50,-: {net} → {amount}", "cap: {net} → {amount}"),
+    "settle.laid": ("položená hra: {name} platí za oba {amount}",
+                    "laid game: {name} pays for both {amount}"),
+    # statistics
+    "stats.deals": ("rozdání", "deals"),
+    "stats.per_deal": ("{unit} na rozdání", "{unit} per deal"),
+    "stats.played": ("hráno", "played"),
+    "stats.won": ("vyhráno", "won"),
+    "stats.parties": ("partií", "parties"),
+    "stats.contract": ("hra", "contract"),
+    "stats.none": ("zatím žádná uložená partie", "no saved partie yet"),
+    # the series table
+    "series.week": ("týden {key}", "week {key}"),
+    "series.month": ("měsíc {key}", "month {key}"),
+    "series.player": ("hráč", "player"),
+    "series.total": ("součet", "total"),
+    "series.wins": ("výhry", "wins"),
+    "series.empty": ("žádná dohraná partie", "no finished partie"),
+    "series.skipped": ("vynecháno {file}: {error}", "skipped {file}: {error}"),
+    # the terminal table
+    "term.player": ("hráč", "player"),
+    "verb.trump": ("trumf", "trump card"),
+    "verb.discard": ("odložit", "discard"),
+    "verb.play": ("hrát", "play"),
+    "verb.lead": ("vynést lícem dolů", "lead face down"),
+    "term.role": ("role", "role"),
+    "term.hand": ("ruka: ", "hand: "),
+    "term.last": ("poslední štych: ", "last trick: "),
+    "term.prompt": ("tah 1-{n}{undo} · q = konec > ", "move 1-{n}{undo} · q = quit > "),
+    "term.undo": (" · u = zpět", " · u = undo"),
+    "term.error": ("chyba: ", "error: "),
+    "term.undone": ("vzato zpět", "undone"),
+    "term.bad": ("'{answer}' není tah: čekám 1..{n}{undo} nebo q",
+                 "'{answer}' is not a move: expected 1..{n}{undo} or q"),
+    "term.next": ("Enter = další rozdání · q = konec > ", "Enter = next deal · q = quit > "),
+    "term.over": ("konec partie", "the partie is over"),
+    "term.week": ("týden {key}: {place}. {name} {total}", "week {key}: {place}. {name} {total}"),
+    "term.records": ("záznam: {path}", "records: {path}"),
+}
+
+
+def t(key: str, lang: str = "cz", **fields: Any) -> str:
+    """The message ``key`` in ``lang`` with its ``{fields}`` filled in."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: expected one of {LANGS}")
+    try:
+        text = MESSAGES[key][LANGS.index(lang)]
+    except KeyError:
+        raise KeyError(f"no message {key!r} in the table's catalogue") from None
+    return text.format(**fields) if fields else text
+
+
+def both(key: str, **fields: Any) -> dict[str, str]:
+    """``{"cz", "en"}``: the message in both languages (a field may itself be such a
+    pair, then each language takes its own)."""
+    return {lang: t(key, lang, **{k: v[lang] if isinstance(v, dict) else v
+                                  for k, v in fields.items()}) for lang in LANGS}
+
+
+def bet_why(bet: str, won: bool, s: dict[str, Any], lang: str) -> str:
+    """`` — why`` a bet (or licitovaný component) ended as it did, from the settlement's
+    own figures: how the deal ended, the tricks that decide betl, durch and a seven
+    (RULES.md §6), else the points (§10)."""
+    bet = bet.replace("open_", "")
+    if s["end"] not in ("played", "decided_early") or s["end"] == "decided_early" and \
+            bet not in ("betl", "durch"):
+        return " — " + t(f"end.{s['end']}", lang)
+    bet = {"two_sevens": "seven", "silent_seven": "seven"}.get(bet, bet)
+    if bet in ("betl", "durch", "seven", "seven_against"):
+        return " — " + t(f"res.{bet}.{'won' if won else 'lost'}", lang)
+    p = s.get("points")
+    if p:
+        return " — " + t("res.points", lang, a=p["actor_cards"] + p["actor_marriages"],
+                         d=p["defence_cards"] + p["defence_marriages"])
+    return ""
+
+
+def catalogue() -> dict[str, dict[str, str]]:
+    """``{"cz": {key: text}, "en": {key: text}}`` for the page, with the card names
+    (``card.<code>``) and the suits (``suit.<s>``)."""
+    from ..cards import CARD_CODES
+
+    out: dict[str, dict[str, str]] = {lang: {} for lang in LANGS}
+    for i, lang in enumerate(LANGS):
+        out[lang].update({k: v[i] for k, v in MESSAGES.items()})
+        out[lang].update({f"card.{c}": card_name(c, lang) for c in CARD_CODES})
+        out[lang].update({f"suit.{s}": (SUIT_CZ if lang == "cz" else SUIT_EN)[s]
+                          for s in SUITS})
+        out[lang].update({f"index.{r}": INDEX[lang][k] for k, r in enumerate("789TJQKA")})
+    return out
+
+
+__all__ = ["LANGS", "MESSAGES", "card_name", "card_names", "t", "both", "bet_why", "catalogue"]
