@@ -188,6 +188,8 @@ function drawFelt(st) {
 function drawHand(st) {
   const hand = $("hand"); hand.innerHTML = "";
   const c = st.contract;
+  // grey the cards that may not be played only while a card is to be chosen
+  hand.classList.toggle("choosing", st.hand.some((x) => x.label));
   for (const card of st.hand) {
     const e = cardEl(card);
     if (c.trump && card.suit === c.trump) e.classList.add("trump");
