@@ -176,6 +176,8 @@ def test_a_new_partie_with_options_and_statistics(tmp_path):
     assert resumed.options == {"deals": 1, "tariff": "csm"}
     with pytest.raises(PlayError, match="invalid options: unknown rule option 'speed'"):
         PlaySession("table,table", save_dir=tmp_path, options={"speed": 2})
+    with pytest.raises(PlayError, match="'players' is not an option of the table"):
+        PlaySession("table,table", save_dir=tmp_path, options={"players": 4})
     stats = party_stats(tmp_path)
     g = stats["games"]["voleny"]
     rec = s.game.records[0]["settlement"]

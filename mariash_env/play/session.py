@@ -175,11 +175,12 @@ def why_not(code: str, hand: list[str], trick: list[dict[str, Any]], trump: str 
 
 def tricks_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The finished tricks of a deal from its play events: each trick's cards in the order
-    played (seat and card) and the seat that took it."""
+    played (seat, code, suit: the words are the page's, every deal's review holds ten)
+    and the seat that took it."""
     out, cur = [], []
     for e in events:
         if "card" in e:
-            cur.append({"seat": e["seat"], **card_info(e["card"])})
+            cur.append({"seat": e["seat"], "code": e["card"], "suit": e["card"][1]})
             if "takes" in e:
                 out.append({"no": len(out) + 1, "cards": cur, "winner": e["takes"]})
                 cur = []
@@ -194,8 +195,10 @@ def check_options(rules: str, options: Any) -> dict[str, Any]:
     if not isinstance(options, dict):
         raise PlayError(f"invalid options {shown(options)}: expected an object of rule "
                         "options such as {\"deals\": 12}")
-    if "rules" in options:
-        raise PlayError("invalid options: the game is chosen by 'rules', not an option")
+    for key in ("rules", "players"):  # the game is chosen apart; the table seats three
+        if key in options:
+            raise PlayError(f"invalid options: {key!r} is not an option of the table (the "
+                            "game is chosen by rules, and the table seats three players)")
     try:
         make_rules(rules=rules, **options)
     except (ValueError, TypeError) as e:

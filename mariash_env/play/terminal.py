@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .i18n import LANGS, t
+from .i18n import LANGS, card_name, t
 from .session import PlayError, PlaySession
 
 STYLE = {"h": "bold red", "b": "bold dark_orange", "l": "bold green", "a": "bold yellow4"}
@@ -22,7 +22,7 @@ STYLE = {"h": "bold red", "b": "bold dark_orange", "l": "bold green", "a": "bold
 
 def card_text(card: dict[str, Any], lang: str = "cz") -> Text:
     """The card's name in its suit's colour (``červená devítka``)."""
-    return Text(card[lang], style=STYLE[card["suit"]])
+    return Text(card_name(card["code"], lang), style=STYLE[card["suit"]])
 
 
 def _cards(cards: list[dict[str, Any]], names: list[str] | None = None,
