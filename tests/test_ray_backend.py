@@ -78,6 +78,21 @@ def test_ray_run_gives_the_checkpoint_of_the_process_run(local_ray, tmp_path: Pa
     ca, cb = dict(a["counters"]), dict(b["counters"])
     ca.pop("train_s"), cb.pop("train_s")  # wall time
     assert ca == cb
+    # Byte for byte once the three wall-clock fields are blanked (docs/ray.md).
+    assert _without_wall_time(a) == _without_wall_time(b)
+
+
+def _without_wall_time(ckpt: dict) -> bytes:
+    """The checkpoint's payload serialized as save_checkpoint does, with its wall-clock
+    fields (counters.train_s, info.time, each evaluation's seconds) set to 0."""
+    import io
+
+    ckpt = dict(ckpt, counters={**ckpt["counters"], "train_s": 0.0},
+                info={**ckpt["info"], "time": ""},
+                history=[{**h, "seconds": 0.0} for h in ckpt["history"]])
+    buf = io.BytesIO()
+    torch.save(ckpt, buf)
+    return buf.getvalue()
 
 
 def _collect3(actors, cfg: Config, net, kill=None) -> list:
@@ -124,6 +139,79 @@ def test_a_killed_actor_is_replaced_and_redoes_its_segment(local_ray) -> None:
         assert np.array_equal(o1, o2) and np.array_equal(a1, a2) and np.array_equal(r1, r2)
         assert d1 == d2
     assert len(reference[2][1]) > 0
+
+
+def test_asynchronous_sampling_bounds_the_lag_and_reports_each_worker(local_ray) -> None:
+    """#36: env.max_lag = 1: the workers sample on between collections (each has its next
+    batch queued in the object store), no batch older than one update reaches the
+    learner, stale ones are dropped unread, and each worker's throughput is logged."""
+    from training.ray_actors import AsyncRayActors
+
+    cfg = small(**{"env.max_lag": 1})
+    net = get_method(cfg.method)(cfg, torch.device("cpu")).net
+    lines: list[str] = []
+    actors = AsyncRayActors(cfg, log=lines.append)
+    try:
+        actors.set_pool([(0, net.state_dict())])
+        actors.begin_segment(0)
+        for _ in range(2):
+            actors.start_collect({"epsilon": 0.1}, net.state_dict())
+            batch, stats = actors.finish_collect()
+            assert stats["decisions"] > 0 and stats["lag_mean"] <= 1
+            assert len(actors._queued) == 2 and not actors.pending  # sampling on
+        ray.wait([q[0] for q in actors._queued], num_returns=2)  # both queued ones done
+        actors._version += 2  # as if the learner had updated twice without sampling
+        actors.start_collect({"epsilon": 0.1}, net.state_dict())
+        batch, stats = actors.finish_collect()
+        assert actors.dropped == 2 and stats["lag_mean"] == 0 and stats["decisions"] > 0
+        assert len(actors.throughput()) == 2 and min(actors.throughput()) > 0
+    finally:
+        actors.close()
+    assert "asynchronous sampling (max lag 1): 6 batches taken" in lines[-1]
+    assert "2 dropped as too old; decisions/s per worker 0: " in lines[-1]
+
+
+def test_an_asynchronous_run_trains_and_needs_the_ray_backend(local_ray, tmp_path) -> None:
+    cfg = small(**{"env.max_lag": 2})
+    Trainer(cfg, tmp_path / "a", backend="ray", log=lambda *_: None).train()
+    assert read_checkpoint(tmp_path / "a" / "checkpoint.pt")["counters"]["iteration"] == 3
+    with pytest.raises(ConfigError, match="env.max_lag = 2 .* needs --backend ray"):
+        Trainer(cfg, tmp_path / "b")
+    with pytest.raises(ConfigError, match="and env.pipeline = false"):
+        Trainer(small(**{"env.max_lag": 1, "env.pipeline": True}), tmp_path / "c",
+                backend="ray")
+
+
+def test_sigterm_under_ray_checkpoints_and_stops(local_ray, tmp_path: Path) -> None:
+    """#36: the first SIGTERM to a run on Ray (whose ``ray.init`` set a handler that exits
+    at once) finishes the iteration, writes its checkpoint and returns; the evaluation at
+    the end is skipped."""
+    import os
+    import signal
+    import threading
+    import time
+
+    out = tmp_path / "t"
+    cfg = small(**{"run.max_iterations": 10**6, "run.checkpoint_every": 10**6})
+    lines: list[str] = []
+
+    def terminate_after_the_first_iteration() -> None:
+        metrics = out / "metrics.csv"
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            if metrics.exists() and len(metrics.read_text().splitlines()) >= 2:
+                os.kill(os.getpid(), signal.SIGTERM)  # the run is in its loop
+                return
+            time.sleep(0.05)
+
+    t = threading.Thread(target=terminate_after_the_first_iteration, daemon=True)
+    t.start()
+    Trainer(cfg, out, backend="ray", log=lines.append).train()
+    t.join()
+    assert any("SIGTERM: stopping after this iteration" in x for x in lines)
+    ck = read_checkpoint(out / "checkpoint.pt")
+    rows = (out / "metrics.csv").read_text().splitlines()[1:]
+    assert ck["counters"]["iteration"] == len(rows) >= 1 and ck["history"] == []
 
 
 def test_more_workers_than_the_cluster_has_cpus_is_refused(local_ray) -> None:

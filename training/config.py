@@ -54,9 +54,15 @@ class EnvConfig:
                             "{shuffle = 'every_deal', tariff = 'csm'}; empty = the seed-001 "
                             "table the robots are evaluated on; {rules = 'licitovany'} "
                             "trains licitovaný mariáš (LICITOVANY.md: its own action table, "
-                            "observation and table robot)", factory=dict)
+                            "observation and table robot), {rules = 'lizany'} two-player "
+                            "lízaný (with deals = 1)", factory=dict)
     actor_threads: int = opt(1, "torch threads of each rollout worker process (workers > 1)",
                              ge=1)
+    max_lag: int = opt(0, "0 = synchronous; L > 0 (--backend ray, no pipeline): "
+                          "asynchronous sampling, each worker keeps L collections queued "
+                          "with the weights it was sent and the learner drops a batch "
+                          "more than L updates old (IMPALA/DouZero-style; not "
+                          "reproducible)", ge=0)
 
 
 @dataclass
@@ -236,10 +242,16 @@ class Config:
                 need(base in ("random", "table", "pimc") or o.startswith("onnx:"),
                      f"eval.{key}: unknown robot {o!r} (expected 'random', 'table', "
                      "'pimc(...)' or 'onnx:PATH')")
+        from mariash_env.games.registry import game_kind
         from mariash_env.rules import RulesError, make_rules, require_three
+        from mariash_env.vector import VectorEnv
 
         try:
-            require_three(make_rules(deals=self.env.deals, **self.env.rules), "training")
+            game = game_kind(self.env.rules, front_end="training")
+            if game.game is None:  # a game with its own batched engine (lízaný)
+                VectorEnv(1, deals=self.env.deals, observations=False, **self.env.rules)
+            else:
+                require_three(make_rules(deals=self.env.deals, **self.env.rules), "training")
         except (RulesError, ValueError, TypeError, OverflowError) as e:
             raise ConfigError(f"{source}: [env] rules: {e}") from None
         need(getattr(self.algo, "demo_margin", 0) == 0 or sp.guide_share > 0,
@@ -247,12 +259,10 @@ class Config:
              "from the guided deals: it needs selfplay.guide_share > 0")
         skip = getattr(self.algo, "demo_skip_phases", [])
         if skip:
-            from .networks import game_of
-
-            names = game_of(self.env.rules).phase_names
+            names = game.phase_names
             bad = [p for p in skip if p not in names]
             need(not bad, f"[{self.method}] demo_skip_phases: unknown phase(s) {bad} of "
-                 f"{game_of(self.env.rules).name}: expected some of {list(names)}")
+                 f"{game.name}: expected some of {list(names)}")
         validate = getattr(self.algo, "validate", None)
         if validate is not None:
             try:

@@ -32,10 +32,21 @@ rollout code itself is a bug, not a lost worker: it is raised at once.
 Each actor reserves ``num_cpus = env.actor_threads``; a cluster with fewer than
 ``workers x actor_threads`` CPUs in all is refused at the start (its actors would
 wait for CPUs forever).
+
+``env.max_lag = L > 0`` makes sampling asynchronous (:class:`AsyncRayActors`,
+IMPALA/DouZero-style): every worker keeps ``L`` collections queued, each with the
+newest weights when it was sent, so it samples on while the learner updates, saves or
+evaluates.  A finished batch stays in the object store until the learner takes it; an
+iteration takes the first ``workers`` batches to finish, from whichever workers, and a
+batch more than ``L`` learner updates old is dropped unread.  The run is not
+reproducible (which batches arrive first depends on timing); a lost worker is replaced
+without a replay.  Throughput per worker, the lag and the drops are logged
+(``[ray] ...``) at every checkpoint and at the end.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -50,7 +61,7 @@ from .rollout import Batch
 
 MAX_RESTARTS = 3  # per worker and command: a worker that keeps dying is an error
 
-__all__ = ["RayActors", "RayClusterError", "MAX_RESTARTS"]
+__all__ = ["RayActors", "AsyncRayActors", "RayClusterError", "MAX_RESTARTS"]
 
 
 def _ray() -> Any:
@@ -89,7 +100,9 @@ class _Worker:
 
     def collect(self, params: dict[str, Any],
                 weights: dict[str, np.ndarray]) -> tuple[Batch, dict]:
-        return worker_collect(self.actor, params, _writable(weights))
+        t0 = time.perf_counter()
+        batch, stats = worker_collect(self.actor, params, _writable(weights))
+        return batch, {**stats, "worker_s": time.perf_counter() - t0}  # its own busy time
 
 
 def _writable(sd: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -269,3 +282,142 @@ class RayActors:
         self.workers, self._log, self._pending, self._pending_ref = [], [], None, None
         if self._owns_ray and ray.is_initialized():
             ray.shutdown()
+
+
+class AsyncRayActors(RayActors):
+    """Asynchronous, lag-bounded sampling (``env.max_lag > 0``; the module documentation):
+    the interface of :class:`RayActors`, but ``finish_collect`` returns the first
+    ``workers`` batches to finish whose policy lag is at most ``max_lag``.
+
+    The lag of a batch is the number of learner updates between the weights it was
+    sampled with and the update it feeds: 0 is synchronous, 1 the lag of
+    ``env.pipeline``."""
+
+    def __init__(self, cfg: Any, address: str | None = None,
+                 log: Callable[[str], None] = ray_log) -> None:
+        self.max_lag = int(cfg.env.max_lag)
+        if self.max_lag < 1:
+            raise ValueError(f"AsyncRayActors needs env.max_lag >= 1, got {self.max_lag}")
+        super().__init__(cfg, address, log)
+        n = len(self.workers)
+        self._version = 0  # learner weight versions sent (one per start_collect)
+        self._latest: tuple[dict[str, Any], Any, int] | None = None  # params, weights, version
+        self._queued: list[tuple[Any, int, int]] = []  # (batch ref, worker, version), FIFO
+        self._waiting = False  # start_collect() called, finish_collect() not yet
+        self._segment: int | None = None
+        self._pool_ref: Any = None
+        self._fails = [0] * n  # consecutive losses per worker
+        self.taken = 0
+        self.dropped = 0
+        self.lag_sum = 0
+        self.decisions = [0.0] * n
+        self.busy_s = [0.0] * n  # each worker's own time in collect
+
+    @property
+    def pending(self) -> bool:
+        return self._waiting
+
+    def begin_segment(self, iteration: int) -> None:
+        # Queued behind each worker's collections (an actor runs its calls in order).
+        self._segment = int(iteration)
+        for wk in self.workers:
+            wk.begin_segment.remote(self._segment)
+        if self.taken:
+            self._logf(self.report())
+
+    def set_pool(self, snapshots: list[tuple[int, dict[str, torch.Tensor]]]) -> None:
+        self._pool = [(i, _to_numpy(sd)) for i, sd in snapshots]
+        self._pool_ref = self._ray.put(self._pool)  # one copy; freed once all have read it
+        for wk in self.workers:
+            wk.set_pool.remote(self._pool_ref)
+
+    def start_collect(self, params: dict[str, Any], state_dict: Any = None) -> None:
+        if self._waiting:
+            raise RuntimeError("start_collect() while a collection is running")
+        if state_dict is None:
+            raise ValueError("the ray backend needs the learner's state_dict")
+        self._version += 1
+        # The older weights stay in the store only while a queued collection reads them.
+        self._latest = (params, self._ray.put(_to_numpy(state_dict)), self._version)
+        self._waiting = True
+        for w in range(len(self.workers)):
+            self._fill(w)
+
+    def _fill(self, w: int) -> None:
+        """Queue collections on worker ``w`` with the newest weights, up to ``max_lag``."""
+        params, ref, version = self._latest
+        have = sum(1 for _, x, _ in self._queued if x == w)
+        for _ in range(self.max_lag - have):
+            self._queued.append((self.workers[w].collect.remote(params, ref), w, version))
+
+    def _lost(self, w: int, e: BaseException) -> None:
+        """Replace worker ``w`` (no replay: asynchronous runs are not reproducible)."""
+        self._fails[w] += 1
+        text = str(e).strip()
+        cause = f"{type(e).__name__}: {text.splitlines()[0] if text else ''}"
+        if self._fails[w] > MAX_RESTARTS:
+            raise RayClusterError(f"rollout worker {w} died {self._fails[w]} times in a "
+                                  f"row; the last time: {cause}")
+        self._queued = [q for q in self._queued if q[1] != w]
+        self._replace(w, cause)
+        wk = self.workers[w]
+        if self._pool_ref is not None:
+            wk.set_pool.remote(self._pool_ref)
+        if self._segment is not None:
+            wk.begin_segment.remote(self._segment)
+        self._fill(w)
+
+    def finish_collect(self) -> tuple[Batch, dict]:
+        if not self._waiting:
+            raise RuntimeError("finish_collect() without start_collect()")
+        ray = self._ray
+        need = len(self.workers)
+        got: list[tuple[Batch, dict]] = []
+        lags: list[int] = []
+        while len(got) < need:
+            refs = [q[0] for q in self._queued]
+            ray.wait(refs, num_returns=1)
+            done, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+            done_set = set(done)
+            i = next(k for k, r in enumerate(refs) if r in done_set)  # the oldest first
+            ready, w, version = self._queued.pop(i)
+            lag = self._version - version
+            if lag > self.max_lag:
+                self.dropped += 1  # never fetched: freed in the object store
+            else:
+                try:
+                    batch, stats = ray.get(ready)
+                except ray.exceptions.RayTaskError as e:  # the rollout code raised: a bug
+                    raise RuntimeError(f"rollout worker {w} failed:\n{e}") from None
+                except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError) as e:
+                    self._lost(w, e)
+                    continue
+                self._fails[w] = 0
+                got.append((batch, stats))
+                lags.append(lag)
+                self.decisions[w] += float(stats.get("decisions", 0.0))
+                self.busy_s[w] += float(stats.get("worker_s", 0.0))
+            self._fill(w)  # the worker samples on with the newest weights
+        self._waiting = False
+        self.taken += len(got)
+        self.lag_sum += sum(lags)
+        stats = _merge_stats([st for _, st in got])
+        stats["lag_mean"] = sum(lags) / len(lags)
+        return Batch.concat([b for b, _ in got]), stats
+
+    def throughput(self) -> list[float]:
+        """Decisions per second of each worker's own sampling time, so far."""
+        return [d / s if s > 0 else 0.0 for d, s in zip(self.decisions, self.busy_s)]
+
+    def report(self) -> str:
+        """One line: batches taken and dropped, the mean lag, each worker's throughput."""
+        per = ", ".join(f"{w}: {x:,.0f}" for w, x in enumerate(self.throughput()))
+        return (f"asynchronous sampling (max lag {self.max_lag}): {self.taken} batches taken, "
+                f"mean lag {self.lag_sum / max(self.taken, 1):.2f}, {self.dropped} dropped "
+                f"as too old; decisions/s per worker {per}")
+
+    def close(self) -> None:
+        if self.taken and self.workers:
+            self._logf(self.report())
+        self._queued, self._latest, self._pool_ref = [], None, None
+        super().close()

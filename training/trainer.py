@@ -159,6 +159,10 @@ class Trainer:
                     "it, or choose another --out")
             cfg = cfg or Config()
         cfg.validate("config")  # also a Config built in Python, not from a file
+        if cfg.env.max_lag > 0 and (backend != "ray" or cfg.env.pipeline):
+            raise ConfigError(f"env.max_lag = {cfg.env.max_lag} (asynchronous sampling) needs "
+                              "--backend ray and env.pipeline = false (it overlaps "
+                              "sampling and learning itself)")
         check_robots(cfg)
         check_writable(self.out / CHECKPOINT)  # creates the run directory, before any work
         self.cfg = cfg
