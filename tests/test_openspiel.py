@@ -301,14 +301,20 @@ def test_information_state_recalls_earlier_deals(shuffle):
         assert i1[900 + 32:964].tolist() == ([1.0] * 7 + [0.0] * 25 if p == 1 else [0.0] * 32)
 
 
-def _check_resampled(game, s, r, p, rng):
-    """``r`` (resampled from ``s`` for ``p``) is a real state of ``p``'s information set."""
+def _same_view(s, r, p):
+    """``r`` shows player ``p`` what ``s`` shows it: information state (string and
+    tensor), observation, the player to move and, if ``p``, its legal actions."""
     assert r.information_state_string(p) == s.information_state_string(p)
     assert np.array_equal(r.information_state_tensor(p), s.information_state_tensor(p))
     assert np.array_equal(r.observation_tensor(p), s.observation_tensor(p))
     assert r.current_player() == s.current_player()
     if p == s.current_player():
         assert r.legal_actions() == s.legal_actions()
+
+
+def _check_resampled(game, s, r, p, rng):
+    """``r`` (resampled from ``s`` for ``p``) is a real state of ``p``'s information set."""
+    _same_view(s, r, p)
     # The history replays, every decision legal, to the same state; serialisation and
     # clone round-trip.
     t = game.new_initial_state()

@@ -17,7 +17,7 @@ from mariash_env.games.lizany.actions import OBS_SIZE  # noqa: E402
 from mariash_env.games.lizany.game import LizanyGame  # noqa: E402
 from mariash_env.openspiel import MariashLizanyGame  # noqa: E402
 from mariash_env.openspiel.lizany import INFO_SIZE  # noqa: E402
-from tests.test_openspiel import _random_action  # noqa: E402
+from tests.test_openspiel import _random_action, _same_view  # noqa: E402
 from tests.test_openspiel_licit import _resample_checker  # noqa: E402
 
 LIZANY = {"rules": "lizany"}
@@ -146,12 +146,7 @@ def test_information_state_is_the_seats_history():
 def _check_resampled(game, s, r, p, rng):
     """``r`` (resampled from ``s`` for ``p``) is a state of ``p``'s information set with a
     history that replays legally; serialisation and clone round-trip; it plays on."""
-    assert r.information_state_string(p) == s.information_state_string(p)
-    assert np.array_equal(r.information_state_tensor(p), s.information_state_tensor(p))
-    assert np.array_equal(r.observation_tensor(p), s.observation_tensor(p))
-    assert r.current_player() == s.current_player()
-    if p == s.current_player():
-        assert r.legal_actions() == s.legal_actions()
+    _same_view(s, r, p)
     t = game.new_initial_state()
     for a in r.history():
         assert t.is_chance_node() or a in t.legal_actions()

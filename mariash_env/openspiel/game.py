@@ -188,10 +188,17 @@ class MariashGame(pyspiel.Game):
         return MariashState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
-        if params:
-            raise ValueError(f"mariash observers take no parameters, got {params!r}")
-        recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return _Observer(self.ctx, self.rules.deals if recall else 0)
+        return _Observer(self.ctx, self.rules.deals if perfect_recall(iig_obs_type, params)
+                         else 0)
+
+
+def perfect_recall(iig_obs_type: Any, params: Any) -> bool:
+    """Whether OpenSpiel asks an observer for the information state (perfect recall)
+    rather than the observation (``iig_obs_type`` None: the observation); the mariash
+    observers take no ``params`` (ValueError naming them)."""
+    if params:
+        raise ValueError(f"mariash observers take no parameters, got {params!r}")
+    return iig_obs_type is not None and bool(iig_obs_type.perfect_recall)
 
 
 def _first_seven(ctx: _Context, st: np.ndarray, player: int) -> list[int]:
@@ -254,9 +261,9 @@ class _Observer:
         return " ".join(parts)
 
 
-def load_game(rules: Rules | str | None = None, **params: Any) -> MariashGame:
+def load_game(rules: Rules | str | None = None, **params: Any) -> pyspiel.Game:
     """``pyspiel.load_game("mariash", params)`` from a :class:`Rules`, or from a game name
-    (``"voleny"``, ``"licitovany"``) and parameters."""
+    (``"voleny"``, ``"licitovany"``, ``"lizany"``) and parameters."""
     if isinstance(rules, str):
         params = {"rules": rules, **params}
     elif rules is not None:

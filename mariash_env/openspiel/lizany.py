@@ -41,7 +41,7 @@ from ..games.lizany.actions import ACTION_LABELS, N_ACTIONS, OBS_SIZE
 from ..games.lizany.game import LizanyGame
 from ..games.registry import game_kind
 from ..rules import RulesError
-from .game import encoding_string, game_type
+from .game import encoding_string, game_type, perfect_recall
 from .params import _DEFAULTS
 from .resample import ResampleError, seed_of
 
@@ -104,10 +104,7 @@ class MariashLizanyGame(pyspiel.Game):
         return MariashLizanyState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
-        if params:
-            raise ValueError(f"mariash observers take no parameters, got {params!r}")
-        recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return _Observer(self.kind, recall)
+        return _Observer(self.kind, perfect_recall(iig_obs_type, params))
 
 
 class _Observer:
