@@ -48,7 +48,7 @@ from typing import Any
 
 import pyspiel
 
-from ..rules import make_rules
+from ..rules import make_rules  # noqa: F401 (read as mariash_env.openspiel.make_rules)
 from . import resample as _resample
 from .game import GAME_TYPE, MariashGame, load_game
 from .lizany import MariashLizanyGame, MariashLizanyState
@@ -65,17 +65,16 @@ from .robot import OpenSpielRobot
 from .state import MariashState, state_from_record
 
 __all__ = [
-    "ARRANGE_TRIES", "GAME_TYPE", "RESAMPLE_TRIES", "MariashGame", "MariashLizanyGame",
-    "MariashLizanyState", "MariashState", "OpenSpielRobot", "ResampleError", "game_params", "info_block", "info_state_size",
-    "load_game", "max_game_length", "state_from_record", "utility_bound",
+    "ARRANGE_TRIES", "GAME_TYPE", "RELABEL_STEPS", "RESAMPLE_TRIES", "MariashGame",
+    "MariashLizanyGame", "MariashLizanyState", "MariashState", "OpenSpielRobot",
+    "ResampleError", "game_params", "info_block", "info_state_size", "load_game",
+    "max_game_length", "rules_from_params", "state_from_record", "utility_bound",
 ]
-# Names other modules and tests read from here besides __all__.
-_ALSO = (make_rules, rules_from_params, RELABEL_STEPS)
 
 
-# The adapter of each game that is not on the compiled engine's record (every game the
-# registry lets the "openspiel" front end drive; the others are MariashGame's, which asks
-# the registry itself and refuses a game it does not drive by name).
+# The games with an adapter of their own (not on the compiled engine's record); any other
+# name goes to MariashGame.  Each adapter asks the registry for its game with the
+# "openspiel" front end, so a game the registry keeps from OpenSpiel is refused by name.
 _ADAPTERS: dict[str, type[pyspiel.Game]] = {"lizany": MariashLizanyGame}
 
 
