@@ -14,7 +14,16 @@ from pathlib import Path
 
 from ..cli import ArgumentParser, fail, nonnegative
 from ..games.registry import games
-from .session import PlayError, PlaySession, check_rules, latest_unfinished, parse_robots
+from .session import (
+    TABLE_GAMES,
+    PlayError,
+    PlaySession,
+    check_rules,
+    latest_unfinished,
+    open_table,
+    parse_robots,
+    resume_table,
+)
 
 DEFAULT_SAVE = Path.home() / ".mariash" / "parties"
 
@@ -34,7 +43,8 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
                     help="two robots: random, table, pimc, strong (the strongest, volený), "
                          "onnx:PATH (default table,table)")
     ap.add_argument("--rules", default="voleny",
-                    help="voleny (the default) or licitovany (robots: table, random)")
+                    help="voleny (the default), licitovany (robots: table, random) or lizany "
+                         "(two players: you and the first robot)")
     ui = ap.add_mutually_exclusive_group()
     ui.add_argument("--web", action="store_true", help="the browser table (the default)")
     ui.add_argument("--terminal", action="store_true", help="the terminal table")
@@ -55,19 +65,19 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
 
 def play(args: argparse.Namespace) -> int:
     try:
-        check_rules(args.rules)
+        check_rules(args.rules, TABLE_GAMES)
         robots = parse_robots(args.robots)
 
         def new_session(setup: dict | None = None) -> PlaySession:
             """A partie as the command line set it up, or as the page's ``setup`` chose
             (rules, robots, seat, options; a fresh shuffle)."""
             if setup is None:
-                return PlaySession(robots, save_dir=args.save_dir, human_seat=args.seat,
-                                   name=args.name, seed=args.seed, rules=args.rules)
-            return PlaySession(setup.get("robots", robots), save_dir=args.save_dir,
-                               human_seat=setup.get("seat", args.seat), name=args.name,
-                               rules=check_rules(setup.get("rules", args.rules)),
-                               options=setup.get("options"))
+                return open_table(robots, save_dir=args.save_dir, human_seat=args.seat,
+                                  name=args.name, seed=args.seed, rules=args.rules)
+            return open_table(setup.get("robots", robots), save_dir=args.save_dir,
+                              human_seat=setup.get("seat", args.seat), name=args.name,
+                              rules=check_rules(setup.get("rules", args.rules), TABLE_GAMES),
+                              options=setup.get("options"))
 
         if args.resume:
             unreadable: list[str] = []
@@ -75,7 +85,7 @@ def play(args: argparse.Namespace) -> int:
             if path is None:
                 raise PlayError(f"no unfinished partie in {args.save_dir} to resume" + (
                     f"; unreadable: {', '.join(unreadable)}" if unreadable else ""))
-            first = PlaySession.resume(path)
+            first = resume_table(path)
         else:
             first = new_session()  # bad robots or an unwritable folder fail here
     except (PlayError, OSError) as e:

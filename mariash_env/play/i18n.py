@@ -57,6 +57,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # the page's frame
     "title.voleny": ("Volený mariáš", "Volený mariáš"),
     "title.licitovany": ("Licitovaný mariáš", "Licitovaný mariáš"),
+    "title.lizany": ("Lízaný mariáš", "Lízaný mariáš"),
     "subtitle": ("u stolu s roboty", "at the table with the robots"),
     "lang.switch": ("English", "Česky"),
     "deal_info": ("rozdání {deal}/{deals} · tah {move}", "deal {deal}/{deals} · move {move}"),
@@ -66,6 +67,20 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "tricks_taken": ("štychy {tricks}", "tricks {tricks}"),
     "unit.groše": ("groše", "groše"),
     "unit.desetníky": ("desetníky", "desetníky"),
+    "unit.výhry": ("výhry", "wins"),
+    "role.leader": ("začíná", "leads"),
+    "role.second": ("odpovídá", "second"),
+    "lizany.stock": ("v balíčku: {n}", "stock: {n}"),
+    "lizany.trump_card": ("trumfová karta: {card}", "trump card: {card}"),
+    "lizany.points": ("{name}: {points} bodů (karty {cards} + hlášky {marriages}), štychů "
+                      "{tricks}", "{name}: {points} points (cards {cards} + marriages "
+                      "{marriages}), {tricks} tricks"),
+    "lizany.wins": ("vyhrává {name}", "{name} wins"),
+    "lizany.more": ("víc bodů", "more points"),
+    "lizany.last_trick": ("stejně bodů, rozhoduje poslední štych",
+                          "equal points: the last trick decides"),
+    "lizany.no_trick": ("soupeř nevzal žádný štych: dvojnásob",
+                        "the loser took no trick: double"),
     "role.forhont": ("forhont", "forehand"),
     "role.forhond": ("forhond", "forehand"),
     "role.middlehand": ("zadák", "middlehand"),

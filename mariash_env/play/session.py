@@ -144,10 +144,12 @@ def tricks_seen(obs: np.ndarray, me: int, blocks: dict[str, tuple[int, int]] = _
 
 
 def why_not(code: str, hand: list[str], trick: list[dict[str, Any]], trump: str | None,
-            phase: str, my_turn: bool, trump_card: str | None = None) -> dict[str, str]:
+            phase: str, my_turn: bool, trump_card: str | None = None,
+            seven_rule: bool = True) -> dict[str, str]:
     """Why card ``code`` of the hand may not be played (or discarded) now, in both
     languages, from the rule that forbids it (RULES.md §4, §6; LICITOVANY.md §5, §7); read
-    only from what the human knows: the hand, the trick, trumps, the phase."""
+    only from what the human knows: the hand, the trick, trumps, the phase.  ``seven_rule``:
+    the game holds the trump seven back for the last trick (not lízaný)."""
     suit, rank = code[1], code[0]
     if not my_turn:
         return both("why.not_your_turn")
@@ -159,7 +161,7 @@ def why_not(code: str, hand: list[str], trick: list[dict[str, Any]], trump: str 
         return both("why.phase")
     led = trick[0]["suit"] if trick else None
     has_led = led is not None and any(c[1] == led for c in hand)
-    if trump and code == "7" + trump and not (has_led and led != trump):
+    if seven_rule and trump and code == "7" + trump and not (has_led and led != trump):
         return both("why.seven")
     if led is not None:
         if suit != led and has_led:
@@ -187,6 +189,32 @@ def tricks_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+TABLE_GAMES = (*RULES, "lizany")  # lízaný has its own session (lizany_table.py)
+
+
+def open_table(robots: str | Sequence[str], *, rules: str = "voleny", **kw: Any) -> Any:
+    """A new partie of ``rules`` at the table: a :class:`PlaySession`, or for lízaný a
+    :class:`~mariash_env.play.lizany_table.LizanySession` (the same requests and state)."""
+    if rules == "lizany":
+        from .lizany_table import LizanySession
+
+        return LizanySession(robots, **kw)
+    return PlaySession(robots, rules=rules, **kw)
+
+
+def resume_table(path: str | os.PathLike, **kw: Any) -> Any:
+    """The saved session at ``path``, of whichever game it plays."""
+    try:
+        lizany = '"mariash-lizany-session/' in Path(path).read_text(encoding="utf-8")[:200]
+    except (OSError, UnicodeDecodeError):
+        lizany = False
+    if lizany:
+        from .lizany_table import LizanySession
+
+        return LizanySession.resume(path, **kw)
+    return PlaySession.resume(path, **kw)
+
+
 def check_options(rules: str, options: Any) -> dict[str, Any]:
     """The rule options of a partie (``deals``, ``tariff``, ``max_flek`` …) as a dict,
     checked by the rules module; PlayError naming a bad one."""
@@ -206,9 +234,9 @@ def check_options(rules: str, options: Any) -> dict[str, Any]:
     return dict(options)
 
 
-def check_rules(rules: str) -> str:
-    if not isinstance(rules, str) or rules not in RULES:
-        raise PlayError(f"unknown rules {shown(rules)}: expected {' or '.join(RULES)}")
+def check_rules(rules: str, games: tuple[str, ...] = RULES) -> str:
+    if not isinstance(rules, str) or rules not in games:
+        raise PlayError(f"unknown rules {shown(rules)}: expected {' or '.join(games)}")
     return rules
 
 

@@ -18,7 +18,7 @@ one :class:`~mariash_env.play.session.PlaySession` (the game runs here, server-s
 ``GET /api/setup`` what the page's new-partie form offers: games, robots, tariffs
 ``GET /api/stats`` statistics over the saved parties (:func:`.series.party_stats`)
 ``GET /cards/X.svg`` a card drawn by :mod:`.cards_svg` (``9h``, ``9h-en``, ``back``)
-``GET /rules/GAME`` the rules page of a game (``voleny``, ``licitovany``)
+``GET /rules/GAME`` the rules page of a game (``voleny``, ``licitovany``, ``lizany``)
 =================  ==========================================================
 
 ``move`` is the state version the request answers: a stale one gets 409, an illegal
@@ -53,7 +53,7 @@ from starlette.staticfiles import StaticFiles
 from .cards_svg import svg_for
 from .i18n import catalogue
 from .series import party_stats
-from .session import RULES, PlayError, PlaySession, check_id, shown
+from .session import TABLE_GAMES, PlayError, PlaySession, check_id, shown
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # a request is a few ids and a label: refuse anything near this
@@ -264,8 +264,8 @@ def create_app(new_session: Callable[..., PlaySession], *, lease: float = 10.0,
     async def rules_page(request: Request) -> Response:
         game = request.path_params["game"]
         path = STATIC / f"rules_{game}.html"
-        if game not in RULES or not path.exists():
-            return _error(f"no rules page {shown(game)}: expected one of {list(RULES)}", 404,
+        if game not in TABLE_GAMES or not path.exists():
+            return _error(f"no rules page {shown(game)}: expected one of {list(TABLE_GAMES)}", 404,
                           "not_found")
         return FileResponse(path)
 
@@ -314,8 +314,8 @@ def setup_options() -> dict[str, Any]:
     from ..robots import robots_of
     from ..rules import TARIFFS
 
-    return {"games": list(RULES),
-            "robots": {g: [r for r in TABLE_ROBOTS if r in robots_of(g)] for g in RULES},
+    return {"games": list(TABLE_GAMES),
+            "robots": {g: [r for r in TABLE_ROBOTS if r in robots_of(g)] for g in TABLE_GAMES},
             "tariffs": list(TARIFFS)}
 
 

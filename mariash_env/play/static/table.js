@@ -145,11 +145,14 @@ function draw(st) {
   $("deal-info").textContent = T("deal_info", { deal: st.deal + 1, deals: st.deals, move: st.move });
   const cont = $("contract"); cont.innerHTML = "";
   for (const t of st.contract.tags) cont.append(el("span", "tag", W(t)));
-  // seats: left is the next seat after the human, right the one before
-  const me = st.human_seat, left = (me + 1) % 3, right = (me + 2) % 3;
+  // seats: left is the next seat after the human, right the one before (lízaný: two)
+  const n = st.seats.length, me = st.human_seat, left = (me + 1) % n, right = (me + n - 1) % n;
   const said = {};
   for (const e of st.events) said[e.seat] = W(e);
-  for (const [id, seat] of [["seat-me", me], ["seat-left", left], ["seat-right", right]]) {
+  $("seat-right").hidden = n === 2;
+  const boxes = [["seat-me", me], ["seat-left", left]];
+  if (n === 3) boxes.push(["seat-right", right]);
+  for (const [id, seat] of boxes) {
     const box = $(id); box.innerHTML = "";
     box.classList.toggle("to-move", st.seats[seat].to_move);
     box.append(seatBox(st.seats[seat], said[seat], st.unit));
@@ -429,16 +432,20 @@ function fillSetup() {
   fill(f.speed, Object.keys(SPEEDS), (s) => T("speed." + s), speed);
   f.max_flek.max = 5;
   for (const e of f.querySelectorAll(".voleny-only")) e.hidden = f.rules.value !== "voleny";
+  for (const e of f.querySelectorAll(".three-only")) e.hidden = f.rules.value === "lizany";
 }
 $("setup-form").rules.addEventListener("change", fillSetup);
 $("setup-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const f = ev.target;
-  const options = { deals: Number(f.deals.value), max_flek: Number(f.max_flek.value) };
+  const lizany = f.rules.value === "lizany";  // two players: no flek, one robot, seat 0 or 1
+  const options = { deals: Number(f.deals.value) };
+  if (!lizany) options.max_flek = Number(f.max_flek.value);
   if (f.rules.value === "voleny") options.tariff = f.tariff.value;
   speed = f.speed.value; localStorage.setItem("mariash.speed", speed); $("speed").value = speed;
   $("setup").hidden = true;
-  await call("/api/new", { setup: { rules: f.rules.value, seat: Number(f.seat.value), robots: [f.robot1.value, f.robot2.value], options } });
+  const seat = lizany ? Math.min(Number(f.seat.value), 1) : Number(f.seat.value);
+  await call("/api/new", { setup: { rules: f.rules.value, seat, robots: [f.robot1.value, lizany ? f.robot1.value : f.robot2.value], options } });
   loadStats();
 });
 

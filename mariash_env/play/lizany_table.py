@@ -1,0 +1,404 @@
+"""Lízaný mariáš at the table: one human and one robot, a partie of deals of the
+two-player game (:mod:`mariash_env.games.lizany.game`), with the same requests and the
+same state as :class:`~mariash_env.play.session.PlaySession` so the browser and terminal
+tables show it unchanged (two seats instead of three).
+
+A partie is ``deals`` deals (12 by default); the lead alternates, seat ``k % 2`` leading
+deal ``k`` (it is the game's ``player_0``).  A deal's score is its reward: +1 to the player
+with more points, +2 when the loser took no trick, the other the negative.  What the state
+shows is public or the human's own: the human's hand, the trump card (turned up under the
+stock, public until drawn), the stock's size, the card on the table, every card played,
+points, marriages and tricks; never the robot's hand or the stock's order, until the deal
+is over and its review opens them.  Saved like the other games: the records as JSON lines
+(``<id>.jsonl``, each the deal's :meth:`LizanyGame.record`), the partie's summary
+(``<id>.json``) for the series table, and the session file that rebuilds it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import secrets
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..cards import CARD_CODES, cards_of
+from ..games.lizany.game import LizanyGame
+from ..records import save_records
+from ..robots import make_robot
+from ..robots.base import Robot
+from ..rules import is_int
+from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, card_name, t
+from .labels import card_info
+from .series import series_tables
+from .session import PlayError, _write_json, check_id, parse_robots, shown, tricks_of, why_not
+
+RULES_NAME = "lizany"
+FORMAT = "mariash-lizany-session/1"
+ROLES = ("leader", "second")  # the game's player_0 leads the deal's first trick
+HINT_ROBOT = "table"
+
+
+class LizanySession:
+    """A partie of lízaný with one human seat (module docstring)."""
+
+    rules = RULES_NAME
+    licit = False
+
+    def __init__(self, robots: str | Sequence[str], *, save_dir: str | os.PathLike,
+                 human_seat: int = 0, name: str = "you", seed: int | None = None,
+                 session_id: str | None = None,
+                 clock: Callable[[], dt.datetime] | None = None,
+                 options: dict[str, Any] | None = None, **_: Any) -> None:
+        if isinstance(human_seat, bool) or human_seat not in (0, 1):
+            raise PlayError(f"invalid human seat {shown(human_seat)}: lízaný seats two, "
+                            "expected 0 or 1")
+        if seed is not None and (not is_int(seed) or seed < 0):
+            raise PlayError(f"invalid seed {shown(seed)}: expected an int >= 0 or None")
+        if not isinstance(name, str) or not name:
+            raise PlayError(f"invalid name {shown(name)}: expected a non-empty string")
+        options = dict(options or {})
+        deals = options.pop("deals", 12)
+        options.pop("max_flek", None)  # the page's form sends it for every game
+        if options:
+            raise PlayError(f"invalid options: lízaný takes only 'deals', not "
+                            f"{sorted(options)[0]!r}")
+        if isinstance(deals, bool) or not is_int(deals) or not 1 <= deals <= 12:
+            raise PlayError(f"invalid options: deals {shown(deals)}: expected 1..12")
+        self.options = {"deals": int(deals)}
+        self.specs = parse_robots(robots)
+        self.spec = self.specs[0]  # one opponent: the first robot named
+        try:
+            self.robot: Robot = make_robot(self.spec, rules=RULES_NAME)
+        except Exception as e:  # a robot of another game, a missing file: name the spec
+            raise PlayError(f"cannot seat robot {self.spec!r}: {e}") from e
+        self.human, self.name = human_seat, name
+        self.seed = int(seed) if seed is not None else secrets.randbelow(2**31)
+        self.id = secrets.token_hex(6) if session_id is None else check_id(session_id)
+        self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
+        self.save_dir = Path(save_dir)
+        self.save_dir.mkdir(parents=True, exist_ok=True)
+        for suffix in (".session.json", ".jsonl", ".json"):
+            self._file(suffix)
+        robot_name = f"robot {self.spec}"
+        self.names = {s: name if s == human_seat else robot_name for s in range(2)}
+        self.shown_names = {k: {s: (t("you", k) if name == "you" else name)
+                                if s == human_seat else robot_name.replace(
+                                    self.spec, t(f"robot.{self.spec}", k) if self.spec in
+                                    ("random", "table") else self.spec)
+                                for s in range(2)} for k in LANGS}
+        self.started = self.clock().isoformat()
+        self._reset()
+
+    def _reset(self) -> None:
+        self.move, self.deal = 0, 0
+        self.log: list[tuple[str, Any, int]] = []
+        self.events: list[dict[str, Any]] = []
+        self.deals: list[dict[str, Any]] = []
+        self.records: list[dict[str, Any]] = []
+        self.scores = [0, 0]
+        self._undo_ok = False
+        self._saving = True
+        self._new_deal()
+
+    def _new_deal(self) -> None:
+        self.game = LizanyGame(seed=(self.seed * 1_000_003 + self.deal) % 2**31)
+        self._dealt = [[CARD_CODES[c] for c in cards_of(self.game.hands[self._player(s)])]
+                       for s in range(2)]
+        self._stock = [CARD_CODES[c] for c in self.game.stock]
+        self.robot.begin_deal((self.seed * 1_000_003 + 97 * self.deal) % 2**63)
+
+    # the game's player_0 leads: seat deal % 2
+    def _player(self, seat: int) -> int:
+        return (seat + self.deal) % 2
+
+    def _seat(self, player: int) -> int:
+        return (player + self.deal) % 2
+
+    # --- requests ---------------------------------------------------------------------
+    def _check(self, session_id: Any, move: Any) -> None:
+        if check_id(session_id) != self.id:
+            raise PlayError(f"unknown session {session_id!r}: this table plays session "
+                            f"{self.id!r} (reload the page)", 404, "unknown_session")
+        if isinstance(move, bool) or not isinstance(move, int):
+            raise PlayError(f"invalid move {shown(move)}: expected the int move number of "
+                            "the state the request answers", 400, "invalid")
+        if move != self.move:
+            raise PlayError(f"stale request: it answers move {shown(move)}, the table is at "
+                            f"move {self.move} (reload the state)", 409, "stale")
+
+    def _expect(self, session_id: Any, move: Any, waiting: str, refusal: str) -> None:
+        self._check(session_id, move)
+        if self.waiting != waiting:
+            raise PlayError(f"{refusal}: the table waits for {self.waiting}", 409, "waiting")
+
+    @property
+    def partie_over(self) -> bool:
+        return self.game.over and self.deal + 1 >= self.options["deals"]
+
+    @property
+    def waiting(self) -> str:
+        if self.game.over:
+            return "partie_over" if self.partie_over else "next_deal"
+        return "human" if self._seat(self.game.to_move) == self.human else "robot"
+
+    def act(self, session_id: str, move: Any, label: Any) -> dict[str, Any]:
+        """The human's card ``label`` (``play:9h``) answering state ``move``."""
+        self._expect(session_id, move, "human", "not your turn")
+        legal = self.game.legal_labels()
+        if not isinstance(label, str) or label not in legal:
+            raise PlayError(f"illegal action {shown(label)}: legal now are {legal}", 422,
+                            "illegal")
+        self._apply(label)
+        self._undo_ok = not self.game.over
+        self.checkpoint()
+        return self.state()
+
+    def _obs(self, player: int) -> dict[str, Any]:
+        return {"observation": self.game.observe(player),
+                "action_mask": self.game.legal_mask(player)}
+
+    def advance(self, session_id: str, move: Any) -> dict[str, Any]:
+        """One robot move, from the robot's own observation."""
+        self._expect(session_id, move, "robot", "no robot is to move")
+        g = self.game
+        card = g.check(int(self.robot.act(self._obs(g.to_move))))
+        self._apply(f"play:{CARD_CODES[card]}")
+        self._undo_ok = False
+        self.checkpoint()
+        return self.state()
+
+    def hint(self, session_id: str, move: Any) -> dict[str, str]:
+        """What the table robot would play in the human's seat, from its observation."""
+        self._expect(session_id, move, "human", "no hint now")
+        robot = make_robot(HINT_ROBOT, rules=RULES_NAME)
+        robot.begin_deal((self.seed * 1_000_003 + 7919 * self.move) % 2**63)
+        card = self.game.check(int(robot.act(self._obs(self.game.to_move))))
+        return self._words(f"play:{CARD_CODES[card]}")
+
+    def next_deal(self, session_id: str, move: Any) -> dict[str, Any]:
+        self._expect(session_id, move, "next_deal", "the deal is not over")
+        self._next()
+        self._undo_ok = False
+        self.checkpoint()
+        return self.state()
+
+    def undo(self, session_id: str, move: Any) -> dict[str, Any]:
+        """Take back the human's last card before the robot answers it."""
+        self._check(session_id, move)
+        if self.game.over:
+            raise PlayError("cannot undo: the deal is settled and its record saved (undo "
+                            "ends at the settlement)", 409, "settled")
+        if not self._undo_ok:
+            raise PlayError("nothing to undo: only your last action, before the next "
+                            "robot acts", 409, "nothing_to_undo")
+        events, move = self.events[:-1], self.move
+        self._replay(self.log[:-1])
+        self.events, self.move, self._undo_ok = events, move + 1, False
+        self.checkpoint()
+        return self.state()
+
+    def _replay(self, log: list[tuple[str, Any, int]]) -> None:
+        self._reset()
+        self._saving = False
+        try:
+            for i, (kind, val, move) in enumerate(log):
+                self.move = move - 1
+                try:
+                    if kind == "act":
+                        self.game.check(val)
+                        self._apply(val)
+                    else:
+                        self._next()
+                except ValueError as e:
+                    raise PlayError(f"log entry {i} ({kind} {shown(val)}): {e}") from e
+        finally:
+            self._saving = True
+
+    def run_robots(self) -> dict[str, Any]:
+        while self.waiting == "robot":
+            self.advance(self.id, self.move)
+        return self.state()
+
+    # --- changes ----------------------------------------------------------------------
+    def _words(self, label: str) -> dict[str, str]:
+        code = label[5:]
+        return {"label": label, "cz": f"hraje {card_name(code, 'cz', 'acc')}",
+                "en": f"plays {card_name(code, 'en', 'acc')}"}
+
+    def _apply(self, label: str) -> None:
+        g = self.game
+        seat = self._seat(g.to_move)
+        marr, tricks = list(g.marriage_by), list(g.tricks)
+        g.play(label)
+        self.move += 1
+        self.log.append(("act", label, self.move))
+        event = {"move": self.move, "deal": self.deal, "seat": seat, "name": self.names[seat],
+                 **self._words(label), "card": label[5:]}
+        new = [s for s in range(4) if g.marriage_by[s] != marr[s]]
+        if new:
+            points = 40 if new[0] == g.trump else 20
+            event["marriage"] = {"suit": "hbla"[new[0]], "points": points}
+            for k in LANGS:
+                event[k] += f" · {t('marriage.short', k, points=points)}"
+        took = [p for p in range(2) if g.tricks[p] > tricks[p]]
+        if took:
+            winner = self._seat(took[0])
+            event["takes"] = winner
+            for k in LANGS:
+                event[k] += " · " + (t("takes.you", k) if winner == self.human else
+                                     t("takes", k, name=self.shown_names[k][winner]))
+        self.events.append(event)
+        if g.over:
+            self._finish_deal()
+
+    def _next(self) -> None:
+        if not self.game.over or self.partie_over:
+            raise PlayError("the deal is not over" if not self.game.over else
+                            "the partie is over", 409, "waiting")
+        self.deal += 1
+        self.move += 1
+        self.log.append(("next", None, self.move))
+        self.events = [e for e in self.events if e["deal"] == self.deal]
+        self._new_deal()
+
+    def _finish_deal(self) -> None:
+        g = self.game
+        pay = [g.rewards[self._player(s)] for s in range(2)]
+        self.scores = [a + b for a, b in zip(self.scores, pay)]
+        self.records.append(g.record())
+        self.deals.append({"deal": self.deal, "payments": pay, "scores": list(self.scores),
+                           "lines": {k: self._lines(k) for k in LANGS},
+                           "review": {"hands": self._dealt, "talon": self._stock,
+                                      "discards": [],
+                                      "tricks": tricks_of([e for e in self.events
+                                                           if e["deal"] == self.deal])}})
+        if self._saving:
+            self.save()
+
+    def _lines(self, lang: str) -> list[str]:
+        """The deal's result in words: each player's points, who won and why, payments."""
+        g, names = self.game, self.shown_names[lang]
+        total = [g.totals()[self._player(s)] for s in range(2)]
+        pay = [g.rewards[self._player(s)] for s in range(2)]
+        winner = 0 if pay[0] > 0 else 1
+        lines = [t("lizany.points", lang, name=names[s], points=total[s],
+                   cards=g.points[self._player(s)], marriages=g.marriages[self._player(s)],
+                   tricks=g.tricks[self._player(s)]) for s in range(2)]
+        why = "lizany.no_trick" if abs(pay[winner]) == 2 else \
+            "lizany.last_trick" if total[0] == total[1] else "lizany.more"
+        lines.append(t("lizany.wins", lang, name=names[winner]) + " — " + t(why, lang))
+        lines.append(t("settle.payments", lang, list=", ".join(
+            f"{names[s]} {pay[s]:+d}" for s in range(2))))
+        return lines
+
+    # --- saving -----------------------------------------------------------------------
+    def _file(self, suffix: str) -> Path:
+        path = self.save_dir / f"{self.id}{suffix}"
+        root = self.save_dir.resolve()
+        if path.resolve().parent != root:
+            raise PlayError(f"refusing {str(path)!r}: it resolves outside the save folder "
+                            f"{str(root)!r}", 403, "outside")
+        return path
+
+    @property
+    def session_path(self) -> Path:
+        return self._file(".session.json")
+
+    @property
+    def records_path(self) -> Path:
+        return self._file(".jsonl")
+
+    def save(self) -> None:
+        """The finished deals' records and the partie's summary (the series reads it)."""
+        save_records(self.records_path, self.records)
+        wins = [sum(1 for d in self.deals if d["payments"][s] > 0) for s in range(2)]
+        _write_json(self._file(".json"), {
+            "id": self.id, "rules": RULES_NAME, "seed": self.seed, "started": self.started,
+            "finished": self.clock().isoformat(), "deals": len(self.deals),
+            "complete": self.partie_over, "human_seat": self.human,
+            "players": [{"seat": s, "name": self.names[s], "score": self.scores[s],
+                         "actor_wins": wins[s]} for s in range(2)]})
+
+    def checkpoint(self) -> None:
+        _write_json(self.session_path, {
+            "format": FORMAT, "id": self.id, "rules": RULES_NAME, "seed": self.seed,
+            "robots": self.specs, "human_seat": self.human, "name": self.name,
+            "started": self.started, "move": self.move, "over": self.partie_over,
+            "undo_ok": self._undo_ok, "options": self.options,
+            "log": [list(e) for e in self.log]})
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike, **kw: Any) -> LizanySession:
+        """The lízaný session saved at ``path``, at the move it was left."""
+        path = Path(path)
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(d, dict) or d.get("format") != FORMAT:
+                raise PlayError(f"format {shown(d.get('format') if isinstance(d, dict) else d)}"
+                                f": expected {FORMAT!r}")
+            s = cls(d["robots"], save_dir=path.parent, human_seat=d["human_seat"],
+                    name=d["name"], seed=d["seed"], session_id=d["id"],
+                    options=d.get("options"), **kw)
+            s.started = d["started"]
+            s._replay([(k, v, m) for k, v, m in d["log"]])
+            s.move, s._undo_ok = d["move"], bool(d["undo_ok"]) and not s.game.over
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise PlayError(f"cannot resume {str(path)!r}: {e}") from e
+        return s
+
+    # --- what the human sees ----------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """The table as the human sees it: its own hand, public cards and counts."""
+        g = self.game
+        me = self._player(self.human)
+        human_turn = self.waiting == "human"
+        legal = g.legal_labels() if human_turn else []
+        trick = []
+        if g.table >= 0 and not g.over:
+            code = CARD_CODES[g.table]
+            trick = [{"seat": self._seat(1 - g.to_move), "code": code, "suit": code[1]}]
+        trump = "hbla"[g.trump]
+        hand = [CARD_CODES[c] for c in cards_of(g.hands[me])]
+        free = g.stock_left > 0  # while the stock lasts any card may be played
+        table_trick = [{"suit": trick[0]["suit"]}] if trick else []
+        tags = [both("trumps", suit={"cz": SUIT_CZ[trump], "en": SUIT_EN[trump]}),
+                both("lizany.stock", n=g.stock_left)]
+        if g.stock_left:  # the trump card lies turned up under the stock
+            tags.append(both("lizany.trump_card", card={k: card_name(CARD_CODES[g.trump_card],
+                                                                     k) for k in LANGS}))
+        seats = []
+        for s in range(2):
+            p = self._player(s)
+            seats.append({
+                "seat": s, "name": self.names[s], "human": s == self.human,
+                "names": {k: self.shown_names[k][s] for k in LANGS},
+                "role": ROLES[p], "position": "", "score": self.scores[s],
+                "points": int(g.totals()[p]), "tricks": int(g.tricks[p]),
+                "to_move": not g.over and g.to_move == p})
+        tricks = tricks_of([e for e in self.events if e["deal"] == self.deal])
+        return {
+            "session": self.id, "move": self.move, "rules": RULES_NAME, "unit": "výhry",
+            "deal": self.deal, "deals": self.options["deals"], "phase": "play",
+            "waiting": self.waiting, "human_seat": self.human, "seats": seats,
+            "to_move": None if g.over else self._seat(g.to_move),
+            "hand": [{**card_info(c), "label": f"play:{c}" if f"play:{c}" in legal else None,
+                      "why": None if f"play:{c}" in legal or free and human_turn else why_not(
+                          c, hand, table_trick, trump, "play", human_turn, seven_rule=False)}
+                     for c in hand],
+            "choices": [], "legal": legal, "can_undo": self._undo_ok and not g.over,
+            "contract": {"tags": tags, "trump": trump, "kind": None, "actor": None,
+                         "bets": [], "trump_card": None},
+            "trick": trick, "last_trick": tricks[-1]["cards"] if tricks else [],
+            "tricks": tricks, "stock": g.stock_left,
+            "events": [e for e in self.events if e["deal"] == self.deal],
+            "settlement": self.deals[-1] if g.over and self.deals else None,
+            "deal_results": list(self.deals), "scores": list(self.scores),
+            "records": str(self.records_path),
+            "series": series_tables(self.save_dir, self.clock(), RULES_NAME),
+        }
+
+
+__all__ = ["LizanySession"]
