@@ -1,13 +1,19 @@
 """training's Ray backend: Ray actors with the interface of the worker processes, the same
 checkpoint for the same seed, and a lost actor replaced without losing or changing data.
 
-One local ``ray.init(num_cpus=2)`` for the module, shut down at its end."""
+One local ``ray.init(num_cpus=2, num_gpus=1)`` for the module (the GPU a logical one: the
+learner actor is placed by it, torch finds no CUDA and trains on the CPU), shut down at
+its end."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +50,7 @@ def small(**overrides) -> Config:
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+    ray.init(num_cpus=2, num_gpus=1, include_dashboard=False, log_to_driver=False,
              object_store_memory=100 * 2**20)
     yield
     ray.shutdown()
@@ -171,10 +177,48 @@ def test_asynchronous_sampling_bounds_the_lag_and_reports_each_worker(local_ray)
     assert "2 dropped as too old; decisions/s per worker 0: " in lines[-1]
 
 
-def test_an_asynchronous_run_trains_and_needs_the_ray_backend(local_ray, tmp_path) -> None:
-    cfg = small(**{"env.max_lag": 2})
-    Trainer(cfg, tmp_path / "a", backend="ray", log=lambda *_: None).train()
-    assert read_checkpoint(tmp_path / "a" / "checkpoint.pt")["counters"]["iteration"] == 3
+def _sigterm_once_iterating(out: Path) -> threading.Thread:
+    """A thread that sends this process SIGTERM once ``out/metrics.csv`` has a row (the
+    run is then in its loop, its handler installed)."""
+
+    def run() -> None:
+        metrics = out / "metrics.csv"
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            if metrics.exists() and len(metrics.read_text().splitlines()) >= 2:
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+            time.sleep(0.05)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+def _stopped_by_sigterm(out: Path, lines: list[str]) -> int:
+    assert any("SIGTERM: stopping after this iteration" in x for x in lines)
+    ck = read_checkpoint(out / "checkpoint.pt")
+    rows = (out / "metrics.csv").read_text().splitlines()[1:]
+    assert ck["counters"]["iteration"] == len(rows) >= 1 and ck["history"] == []
+    return len(rows)
+
+
+ENDLESS = {"run.max_iterations": 10**6, "run.checkpoint_every": 10**6}
+
+
+def test_sigterm_stops_an_asynchronous_run_on_ray_with_a_checkpoint(local_ray,
+                                                                     tmp_path: Path) -> None:
+    """#36: the first SIGTERM to a run on Ray (whose ``ray.init`` set a handler that exits
+    at once) finishes the iteration, writes its checkpoint and returns; the evaluation at
+    the end is skipped.  The run samples asynchronously (env.max_lag), which needs the
+    ray backend and no pipeline."""
+    out = tmp_path / "t"
+    lines: list[str] = []
+    cfg = small(**ENDLESS, **{"env.max_lag": 2})
+    t = _sigterm_once_iterating(out)
+    Trainer(cfg, out, backend="ray", log=lines.append).train()
+    t.join()
+    _stopped_by_sigterm(out, lines)
     with pytest.raises(ConfigError, match="env.max_lag = 2 .* needs --backend ray"):
         Trainer(cfg, tmp_path / "b")
     with pytest.raises(ConfigError, match="and env.pipeline = false"):
@@ -182,36 +226,29 @@ def test_an_asynchronous_run_trains_and_needs_the_ray_backend(local_ray, tmp_pat
                 backend="ray")
 
 
-def test_sigterm_under_ray_checkpoints_and_stops(local_ray, tmp_path: Path) -> None:
-    """#36: the first SIGTERM to a run on Ray (whose ``ray.init`` set a handler that exits
-    at once) finishes the iteration, writes its checkpoint and returns; the evaluation at
-    the end is skipped."""
-    import os
-    import signal
-    import threading
-    import time
+def test_the_learner_runs_on_the_clusters_gpu_when_it_has_one(local_ray, tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """#36: --learner-on-gpu: the learner is an actor holding the cluster's GPU (run.device
+    'auto' falls back to the CPU where torch finds no CUDA); its log reaches the driver and
+    SIGTERM is forwarded to it.  A cluster without a GPU starts nothing: the caller
+    trains in the driver."""
+    from training.ray_actors import train_on_gpu_node
+    from training.train import main
 
-    out = tmp_path / "t"
-    cfg = small(**{"run.max_iterations": 10**6, "run.checkpoint_every": 10**6})
+    out = tmp_path / "g"
     lines: list[str] = []
-
-    def terminate_after_the_first_iteration() -> None:
-        metrics = out / "metrics.csv"
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            if metrics.exists() and len(metrics.read_text().splitlines()) >= 2:
-                os.kill(os.getpid(), signal.SIGTERM)  # the run is in its loop
-                return
-            time.sleep(0.05)
-
-    t = threading.Thread(target=terminate_after_the_first_iteration, daemon=True)
-    t.start()
-    Trainer(cfg, out, backend="ray", log=lines.append).train()
+    t = _sigterm_once_iterating(out)
+    summary = train_on_gpu_node(small(**ENDLESS), str(out), log=lines.append)
     t.join()
-    assert any("SIGTERM: stopping after this iteration" in x for x in lines)
-    ck = read_checkpoint(out / "checkpoint.pt")
-    rows = (out / "metrics.csv").read_text().splitlines()[1:]
-    assert ck["counters"]["iteration"] == len(rows) >= 1 and ck["history"] == []
+    assert summary["iteration"] == _stopped_by_sigterm(out, lines)
+    assert lines[0].startswith("[ray] learner on node ") and "GPU(s) []" not in lines[0]
+    assert any(x.startswith("[train] dmc on cpu") for x in lines)
+    monkeypatch.setattr(ray, "cluster_resources", lambda: {"CPU": 2.0})
+    assert train_on_gpu_node(small(), str(tmp_path / "n")) is None
+    assert not (tmp_path / "n").exists()
+    with pytest.raises(SystemExit) as e:
+        main(["--learner-on-gpu", "--out", str(tmp_path / "x")])
+    assert e.value.code == 2 and not (tmp_path / "x").exists()
 
 
 def test_more_workers_than_the_cluster_has_cpus_is_refused(local_ray) -> None:

@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", choices=BACKENDS, default="process",
                     help="rollout workers as local processes or as Ray actors (same results)")
     add_ray_arguments(ap, "the run stops with one line")
+    ap.add_argument("--learner-on-gpu", action="store_true",
+                    help="with --backend ray: the learner runs in a Ray actor holding one GPU "
+                         "of the cluster (its node writes --out); with no GPU there, here")
     ap.add_argument("--show-config", action="store_true", help="print the effective config")
     ap.add_argument("--describe-config", action="store_true",
                     help="print every option with its default and documentation")
@@ -63,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--out is required")
         if args.address is not None and args.backend != "ray":
             ap.error("--address needs --backend ray")
+        if args.learner_on_gpu and args.backend != "ray":
+            ap.error("--learner-on-gpu needs --backend ray")
         if args.backend == "ray" and importlib.util.find_spec("ray") is None:
             raise ConfigError("--backend ray needs Ray: pip install -e '.[ray]'")
         if args.backend == "ray":
@@ -71,9 +76,18 @@ def main(argv: list[str] | None = None) -> int:
             from mariash_env.ray_pool import join
 
             join(args.address, args.ray_timeout)  # fails within seconds, before --out exists
-        trainer = Trainer(cfg, args.out, resume=args.resume, backend=args.backend,
-                          address=args.address)
-        summary = trainer.train()
+        summary = None
+        if args.learner_on_gpu:
+            from .ray_actors import train_on_gpu_node
+
+            summary = train_on_gpu_node(cfg, args.out, args.resume)
+            if summary is None:
+                print("[train] --learner-on-gpu: the Ray cluster has no GPU; the learner "
+                      "runs here", file=sys.stderr)
+        if summary is None:
+            trainer = Trainer(cfg, args.out, resume=args.resume, backend=args.backend,
+                              address=args.address)
+            summary = trainer.train()
     except (ConfigError, CheckpointError, FileExistsError, UnwritableError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
