@@ -14,6 +14,7 @@ from mariash_env.cards import CARD_CODES
 from mariash_env.game import IllegalActionError
 from mariash_env.games.lizany.game import LizanyGame, replay
 from mariash_env.play.lizany_table import LizanySession
+from mariash_env.play.series import party_stats
 from mariash_env.play.session import PlayError, open_table, resume_table
 
 
@@ -56,6 +57,8 @@ def test_a_lizany_partie_at_the_table(tmp_path):
         assert replay(rec).record() == rec
     meta = json.loads((tmp_path / f"{s.id}.json").read_text())
     assert meta["complete"] and meta["rules"] == "lizany"
+    stats = party_stats(tmp_path)["games"]["lizany"]
+    assert stats["deals"] == 2 and stats["total"] == s.scores[1] and stats["contracts"] == {}
     again = resume_table(s.session_path)
     assert isinstance(again, LizanySession) and again.state() == s.state()
     with pytest.raises(PlayError, match="lízaný seats two"):

@@ -144,8 +144,8 @@ def series_tables(save_dir: str | Path, now: dt.datetime | None = None,
 
 def party_stats(save_dir: str | Path) -> dict[str, Any]:
     """Statistics over every partie saved in ``save_dir`` (finished or not), per game:
-    parties, deals, the human's payments in all and per deal (groše, desetníky), and the
-    contracts the human played as actor with how many were won.  Reads each partie's
+    parties, deals, the human's payments in all and per deal (groše, desetníky; lízaný's
+    ±1/±2), and the contracts the human played as actor with how many were won.  Reads each partie's
     summary (``<id>.json``: the game, the human's seat) and its records (``<id>.jsonl``);
     a file that does not read is skipped and named in ``skipped``."""
     games: dict[str, dict[str, Any]] = {}
@@ -158,8 +158,13 @@ def party_stats(save_dir: str | Path) -> dict[str, Any]:
             rules = meta.get("rules", "voleny")
             records = [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines()
                        if line.strip()]
-            settlements = [r["settlement"] for r in records]
-            pays = [int(s["payments"][seat]) for s in settlements]
+            if rules == "lizany":  # a result per deal, the lead (player_0) alternating
+                settlements = []
+                pays = [int(r["result"]["rewards"][(seat + k) % 2])
+                        for k, r in enumerate(records)]
+            else:
+                settlements = [r["settlement"] for r in records]
+                pays = [int(s["payments"][seat]) for s in settlements]
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
             skipped.append({"file": p.name, "error": f"{type(e).__name__}: {e}"[:120]})
             continue
