@@ -162,6 +162,6 @@ def info_block(rules: Rules) -> int:
 
 def info_state_size(rules: Rules) -> int:
     """Length of the information-state tensor: one block of :func:`info_block` floats per
-    deal of the partie (module docstring)."""
+    deal of the partie (:mod:`~mariash_env.openspiel.game`)."""
     return rules.deals * info_block(rules)
 

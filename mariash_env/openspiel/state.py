@@ -30,6 +30,17 @@ if TYPE_CHECKING:
     from .game import MariashGame
 
 
+_CONTEXTS: dict[Rules, _Context] = {}
+
+
+def _context_of(rules: Rules) -> _Context:
+    """The context unpickled states of ``rules`` share (made on first use)."""
+    ctx = _CONTEXTS.get(rules)
+    if ctx is None:
+        ctx = _CONTEXTS[rules] = _Context(rules)
+    return ctx
+
+
 class _Context:
     """What every state of one game shares: rules, rules vector, a Game to deal with.
     States are cloned by ``copy.deepcopy``: the context is shared, never copied."""
@@ -127,6 +138,11 @@ class _Context:
     def __deepcopy__(self, memo: dict) -> _Context:
         return self
 
+    def __reduce__(self) -> tuple[Any, tuple[Rules]]:
+        # A pickled state (OpenSpiel serialises Python states by pickling them) names its
+        # context by the rules: the compiled encoders and the dealing Game are not pickled.
+        return _context_of, (self.rules,)
+
     def deal(self, deck: list[int]) -> np.ndarray:
         """A fresh partie record with ``deck`` (card indices from the top) dealt by seat 0."""
         g = self._dealer_game
@@ -143,7 +159,7 @@ class _Context:
 
 
 class MariashState(pyspiel.State):
-    """One partie on the compact core record (module docstring)."""
+    """One partie on the compact core record (:mod:`~mariash_env.openspiel.game`)."""
 
     def __init__(self, game: MariashGame) -> None:
         super().__init__(game)
