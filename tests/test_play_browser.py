@@ -245,7 +245,7 @@ def test_whole_volený_deals_by_clicking_on_a_desktop_and_a_phone(server):
             "berete" in tricks.first.text_content()
         week = page.locator("#series table").first.locator("tr")
         assert week.count() == 4  # the header and three players
-        assert week.nth(1).locator("td").nth(1).text_content() == "robot table (0)"
+        assert week.nth(1).locator("td").nth(1).text_content() == "robot stolní (0)"
         assert week.nth(1).locator("td").nth(2).text_content() == "+6"
         shots["settlement"] = page.screenshot()
         # the review: the hands as dealt and every trick

@@ -102,6 +102,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "review": ("Rozbor rozdání", "Review of the deal"),
     "review.dealt": ("karty, jak byly rozdány", "hands as dealt"),
     "review.talon": ("talon", "talon"),
+    "review.stock": ("balíček (pořadí lízání)", "stock (in drawing order)"),
     "review.show": ("rozbor", "review"),
     "review.close": ("zavřít", "close"),
     "banner.deal_over": ("Konec rozdání", "The deal is over"),

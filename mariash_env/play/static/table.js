@@ -312,6 +312,8 @@ function trickRow(t, st) {
 
 function drawSeries(st) {
   const ser = $("series"); ser.innerHTML = "";
+  // the saved names ("you", "robot table (0)") as this table words them
+  const shown = Object.fromEntries(st.seats.map((s) => [s.name, s.names[lang]]));
   for (const period of ["week", "month"]) {
     const t = st.series[period];
     ser.append(el("div", "", T("series." + period, { key: t.key })));
@@ -319,7 +321,7 @@ function drawSeries(st) {
     for (const x of ["#", T("series.player"), T("series.total"), T("partie"), T("series.wins")]) h.append(el("th", "", x));
     table.append(h);
     for (const r of t.rows) {
-      const tr = el("tr"); for (const x of [r.place, r.name, signed(r.total), r.parties, r.wins]) tr.append(el("td", "", x));
+      const tr = el("tr"); for (const x of [r.place, shown[r.name] ?? r.name, signed(r.total), r.parties, r.wins]) tr.append(el("td", "", x));
       table.append(tr);
     }
     if (!t.rows.length) {
@@ -385,7 +387,8 @@ function showReview(d) {
   });
   const talon = [...r.talon, ...r.discards];
   if (talon.length) {
-    const row = el("div", "review-hand"); row.append(el("span", "who", T("review.talon")));
+    const row = el("div", "review-hand");
+    row.append(el("span", "who", T(state && state.rules === "lizany" ? "review.stock" : "review.talon")));
     for (const code of r.talon.length ? r.talon : r.discards) row.append(cardEl({ code, suit: code[1] }, "mini"));
     if (r.talon.length && r.discards.length) {
       row.append(el("span", "who", "→"));
