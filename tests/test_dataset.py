@@ -134,8 +134,10 @@ def test_command_line_errors(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         D.main(["--robots", "tabel", "--deals", "2", "--out", str(tmp_path / "x")])
     assert e.value.code == 2 and "tabel" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        D.main(["--deals", "0", "--out", str(tmp_path / "x")])
+    from mariash_env.play.cli import main as mariash
+
+    with pytest.raises(SystemExit):  # through the console script's subcommand
+        mariash(["dataset", "--deals", "0", "--out", str(tmp_path / "x")])
     assert "--deals" in capsys.readouterr().err
 
 

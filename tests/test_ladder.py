@@ -72,15 +72,18 @@ def test_tiny_ladder_resumes_and_writes(tmp_path, monkeypatch):
     again = L.run(pairs, tmp_path / "m", progress=False)  # every pair read back
     for p in pairs:
         assert np.allclose(again[p]["per_deal"], first[p]["per_deal"], atol=1e-6)
-    rows = L.ratings(again, n_boot=20)
-    assert [(r["game"], r["robot"]) for r in rows if r["rating"] == 0] == [
-        ("voleny", "random"), ("lizany", "random")]
+    rows = L.ratings(again, n_boot=20, anchor="random")
+    assert [(r["game"], r["robot"], r["ci_low"], r["ci_high"]) for r in rows
+            if r["rating"] == 0] == [("voleny", "random", 0, 0), ("lizany", "random", 0, 0)]
+    mean = L.ratings(again, n_boot=20, anchor=None)
+    assert abs(sum(r["rating"] for r in mean if r["game"] == "voleny")) < 0.2
     assert all(r["ms_per_decision"] > 0 and r["deals"] == 3 for r in rows)
     L.write_csv(rows, tmp_path / "ladder.csv")
     with open(tmp_path / "ladder.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == 4
-    page = L.markdown(rows, "mariash ladder --deals 3")
+    page = L.markdown(rows, "mariash ladder --deals 3", anchor="random")
     assert "mariash ladder --deals 3" in page and "## lízaný mariáš" in page
+    assert "`random` at 0" in page
     assert L.plot(rows, tmp_path / "ladder.png").stat().st_size > 0
 
 

@@ -23,6 +23,7 @@ observations, as robots play at four) and licitovaný.
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 import time
@@ -60,8 +61,9 @@ def robot_metadata(manifest: dict[str, Any], info: dict[str, Any]) -> dict[str, 
 
 def train(data: DecisionDataset, hidden: list[int], epochs: int, batch: int, lr: float,
           seed: int) -> tuple[MLP, list[dict[str, float]]]:
-    """Fit an MLP to the data set's actions; returns it and one row per epoch (train loss,
-    held-out loss and accuracy)."""
+    """Fit an MLP to the data set's actions; returns it (its weights of the epoch with the
+    best held-out accuracy) and one row per epoch (train loss, held-out loss and
+    accuracy)."""
     torch.manual_seed(seed)
     d = data.data
     obs, mask, act = d["observation"], d["action_mask"], d["action"]
@@ -71,6 +73,7 @@ def train(data: DecisionDataset, hidden: list[int], epochs: int, batch: int, lr:
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     gen = torch.Generator().manual_seed(seed)
     history = []
+    best: tuple[float, dict[str, torch.Tensor]] | None = None
     for epoch in range(epochs):
         net.train()
         perm = tr[torch.randperm(len(tr), generator=gen)]
@@ -87,9 +90,13 @@ def train(data: DecisionDataset, hidden: list[int], epochs: int, batch: int, lr:
         row = {"epoch": epoch + 1, "train_loss": total / max(n, 1)}
         row.update(evaluate(net, obs[va], mask[va], act[va]))
         history.append(row)
+        if best is None or not row["heldout_accuracy"] <= best[0]:
+            best = (row["heldout_accuracy"], copy.deepcopy(net.state_dict()))
         print(f"epoch {epoch + 1}: loss {row['train_loss']:.4f}, held-out loss "
               f"{row['heldout_loss']:.4f}, accuracy {100 * row['heldout_accuracy']:.2f}%",
               file=sys.stderr)
+    if best is not None:
+        net.load_state_dict(best[1])
     net.eval()
     return net, history
 
@@ -104,6 +111,20 @@ def evaluate(net: MLP, obs: torch.Tensor, mask: torch.Tensor,
     logits, greedy = net(obs, mask)
     return {"heldout_loss": float(F.cross_entropy(logits, act)),
             "heldout_accuracy": float((greedy == act).float().mean())}
+
+
+def by_phase(net: MLP, data: DecisionDataset, path: str) -> dict[str, float]:
+    """Held-out accuracy per phase of the deal (where the clone departs from its teacher)."""
+    from mariash_env.research.dataset import load
+
+    phase = load(path, ["phase"])["phase"]
+    d = data.data
+    held = ((d["deal"] % 10) == 0).numpy()
+    with torch.inference_mode():
+        greedy = net(d["observation"][held], d["action_mask"][held])[1].numpy()
+    ok = greedy == d["action"].numpy()[held]
+    ph = phase[held]
+    return {p: round(float(ok[ph == p].mean()), 4) for p in dict.fromkeys(ph)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,8 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     parity = check_parity(net, model, data.data["observation"][held][:4096].numpy(),
                           data.data["action_mask"][held][:4096].numpy().astype(np.int8))
     info["parity"] = parity
-    print(f"wrote {model} (held-out accuracy {100 * history[-1]['heldout_accuracy']:.2f}%, "
-          f"parity {parity['same_action']:.4f})")
+    info["heldout_accuracy_by_phase"] = by_phase(net, data, args.data)
+    acc = max(h["heldout_accuracy"] for h in history)
+    print(f"wrote {model} (held-out accuracy {100 * acc:.2f}%, parity "
+          f"{parity['same_action']:.4f}); by phase: " + ", ".join(
+              f"{k} {100 * v:.1f}%" for k, v in info["heldout_accuracy_by_phase"].items()))
     if args.eval_deals:
         from mariash_env.arena import duplicate_match
 

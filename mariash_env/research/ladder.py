@@ -12,8 +12,8 @@ cards cancels).  All pairs of a game play the same decks (``--seed``), so that a
 deals can be resampled together.  On each deal the robot with the higher mean score over
 its seats beats the other (equal: half a win each); a Bradley–Terry model,
 ``P(i beats j) = 1 / (1 + 10 ** ((R_j - R_i) / 400))``, is fitted to those wins by maximum
-likelihood (:func:`fit_bradley_terry`; Elo's scale, the random robot at 0 where it plays,
-else the mean at 0).  95 % confidence intervals: the fit repeated on deals resampled
+likelihood (:func:`fit_bradley_terry`; Elo's scale, ``--anchor`` -- the table robot by
+default -- at 0, ``mean``: each game's mean at 0).  95 % confidence intervals: the fit repeated on deals resampled
 with replacement (the same deal indices in every pair; :func:`bootstrap_ratings`).
 
 Robots that search (``wants_view``: ``pimc``, ``nnpimc``, ``strong``) take seconds per
@@ -60,8 +60,9 @@ ROSTER: dict[str, list[str]] = {
     "licitovany": ["random", "table", "onnx:models/robot_licitovany.onnx"],
     "lizany": ["random", "table"],
 }
-"""The robots a ladder rates by default: the fast ones of every game (search robots take
-seconds per game: add them with ``--game`` and ``--slow-deals``)."""
+"""The robots a ladder rates by default: the fast ones of every game (random, table, the
+shipped networks).  The searching robots (``strong``, ``pimc``: seconds per game) are added
+with ``--game``; their pairs play ``--slow-deals``."""
 
 PAIR_FILE = "pair.json"
 
@@ -297,9 +298,11 @@ def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
 # --- the ladder -------------------------------------------------------------------------------
 
 
-def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300,
-            seed: int = 0) -> list[dict[str, Any]]:
-    """One row per game and robot: Elo-scale rating with its 95 % CI, the pairs and deals
+def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300, seed: int = 0,
+            anchor: str | None = "table") -> list[dict[str, Any]]:
+    """One row per game and robot: Elo-scale rating with its 95 % CI (``anchor``: the
+    robot spec rated 0 in each game, and in each resample; absent or None: the mean of the
+    game's robots is 0), the pairs and deals
     it played, its mean score difference against the others (paired per deal), its mean
     seconds per decision; sorted by game, then rating."""
     rows: list[dict[str, Any]] = []
@@ -309,7 +312,8 @@ def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300,
         k = len(specs)
         ix = {s: i for i, s in enumerate(specs)}
         per_deal = {(ix[p.a], ix[p.b]): r["per_deal"] for p, r in pairs.items()}
-        s, lo, hi = bootstrap_ratings(per_deal, k, n_boot, seed, anchor=ix.get("random"))
+        s, lo, hi = bootstrap_ratings(per_deal, k, n_boot, seed,
+                                      anchor=None if anchor is None else ix.get(anchor))
         for i, spec in enumerate(specs):
             mine = [(p, r) for p, r in pairs.items() if spec in (p.a, p.b)]
             diffs, times, seats, deals = [], [], [], 0
@@ -350,12 +354,13 @@ def write_csv(rows: list[dict[str, Any]], path: str | os.PathLike) -> Path:
 
 
 def markdown(rows: list[dict[str, Any]], command: str, seconds: float | None = None,
-             notes: str = "") -> str:
+             notes: str = "", anchor: str | None = "table") -> str:
     """The ladder as a markdown page: one table per game and the command that made it."""
+    zero = f"`{short_name(anchor)}` at 0" if anchor else "each game's mean at 0"
     lines = ["# Ladder", "",
              "<!-- written by `mariash ladder` (mariash_env/research/ladder.py); do not edit -->",
              "",
-             "One Bradley–Terry rating per robot and game (Elo scale, the random robot at 0), "
+             f"One Bradley–Terry rating per robot and game (Elo scale, {zero}), "
              "fitted to the per-deal wins of duplicate matches between every pair; 95 % "
              "bootstrap CIs over the deals.  *Mean diff*: the robot's mean score per deal "
              "minus its opponent's, averaged over its pairs.  *ms/decision*: its mean "
@@ -405,7 +410,7 @@ def plot(rows: list[dict[str, Any]], path: str | os.PathLike) -> Path:
         ax.set_yticks(y, [f"{r['robot']}  ({r['ms_per_decision']:.2g} ms)" for r in mine])
         ax.axvline(0, color="grey", linewidth=0.8)
         ax.set_title(game_kind(game).title or game, fontsize=10)
-    axes[-1, 0].set_xlabel("Bradley–Terry rating (Elo scale, random = 0; 95% bootstrap CI)")
+    axes[-1, 0].set_xlabel("Bradley–Terry rating (Elo scale; 95% bootstrap CI)")
     fig.tight_layout()
     p = Path(path)
     fig.savefig(p, dpi=100)
@@ -451,6 +456,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                     help="deals per batched engine of the fast pairs (default 50)")
     ap.add_argument("--jobs", type=positive(int), default=1, help="pairs played at once")
     ap.add_argument("--boot", type=positive(int), default=300, help="bootstrap resamples")
+    ap.add_argument("--anchor", default="table",
+                    help="the robot rated 0 in every game (default table; 'mean': the mean "
+                         "of each game's robots)")
     ap.add_argument("--matches", default="runs/ladder",
                     help="folder of each pair's match, saved as it finishes (resume)")
     ap.add_argument("--out", default="docs",
@@ -473,7 +481,8 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         results = run(pairs, args.matches, args.jobs, not args.quiet)
-        rows = ratings(results, args.boot, args.seed)
+        anchor = None if args.anchor == "mean" else args.anchor
+        rows = ratings(results, args.boot, args.seed, anchor)
     except ValueError as e:
         fail(e)
     except OSError as e:
@@ -481,7 +490,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
     seconds = sum(r["seconds"] for r in results.values())
     paths = [write_csv(rows, out / "ladder.csv")]
     with atomic_open(out / "ladder.md") as f:
-        f.write(markdown(rows, command, seconds, args.note))
+        f.write(markdown(rows, command, seconds, args.note, anchor))
     paths.append(out / "ladder.md")
     if not args.no_plot:
         paths.append(plot(rows, out / "ladder.png"))
