@@ -1,26 +1,30 @@
-"""RLlib (a recipe, not run in CI): PPO of one masked policy shared by the three seats.
+"""RLlib: PPO of one masked policy shared by the seats, from RLlib's own recipe.
 
-    python -m venv .venv-rllib && .venv-rllib/bin/pip install -e . "ray[rllib]==2.60.0" torch
-    .venv-rllib/bin/python examples/rllib_ppo.py --iterations 20
+    pip install -e '.[rllib]'
+    python examples/rllib_ppo.py --iterations 20 [--players 4]
 
-RLlib gets its own virtual environment: ``ray[rllib]`` is a large install and pins
-its own gymnasium, so it is not part of the ``examples`` extra (plain ``ray``, for
-training's ``--backend ray``, is the ``ray`` extra).
+RLlib's recipe for a PettingZoo game with action masking: its ``PettingZooEnv`` wrapper
+over the AEC env and its ``ActionMaskingTorchRLModule``.  The ``rllib`` extra installs
+``ray[rllib]``'s requirements except its gymnasium==1.2.2 pin (RLlib 2.60 runs on the
+project's gymnasium 1.x); ``tests/test_rllib.py`` trains this configuration.
 
 Two things RLlib needs are shipped, and tested, in ``mariash_env.wrappers``:
 :func:`~mariash_env.wrappers.rllib_env` renames the observation keys to
-``"observations"``/``"action_mask"`` (float32), the layout RLlib's
-``ActionMaskingTorchRLModule`` reads, and gives each agent an action space whose
-``sample()`` draws a legal action (RLlib's environment check samples without the
-mask; any illegal action raises ``IllegalActionError``).  RLlib's own
-``PettingZooEnv`` wrapper turns the turn-based AEC env into its multi-agent env:
-only the seat to move gets an observation, and every seat its reward when a deal
-ends.  ``--single-agent`` trains seat 0 against two table robots instead
-(``mariash_env.single_agent.SingleAgentEnv`` with RLlib's keys).
+``"observations"``/``"action_mask"`` (float32), the layout the masking module reads, and
+gives each agent an action space whose ``sample()`` draws a legal action (RLlib's
+environment check samples without the mask; any illegal action raises
+``IllegalActionError``).  :func:`~mariash_env.wrappers.rllib_seat_returns` reports every
+seat's return (``seat_returns_mean``): self-play's ``episode_return_mean`` reads 0
+(zero-sum), and RLlib's ``agent_episode_returns_mean`` misses the four-player dealer who
+sits out (``docs/pitfalls.md``).  ``--single-agent`` trains seat 0 against two table
+robots instead (``mariash_env.single_agent.SingleAgentEnv`` with RLlib's keys).
 
-No figures: ``ray[rllib]`` does not install beside the project's pins (it pins
-gymnasium 1.2.2), so this recipe was not run here.  Self-play's ``episode_return_mean``
-reads 0 (zero-sum): read the per-agent returns (``docs/pitfalls.md``).
+Figures (the 2-core machine shared with other jobs, load 7-14; torch with one thread,
+one env runner, 4,000 env steps an iteration, 256x256 heads): six iterations in 362 s;
+iterations 5 and 6 took 26-33 s each (about 120-150 env steps/s, sampling and the PPO
+update together), the first ones up to 111 s under the heavier load.  The per-seat
+returns of self-play sum to zero (iteration 6: seat 0 +0.0, 1 -6.3, 2 +6.3); no
+evaluation against a robot is made here.
 """
 
 from __future__ import annotations
@@ -32,12 +36,18 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iterations", type=int, default=20)
-    ap.add_argument("--env-runners", type=int, default=2)
+    # One env runner: on 2 cores the driver's learner needs the other one.
+    ap.add_argument("--env-runners", type=int, default=1)
+    ap.add_argument("--players", type=int, default=3, choices=(3, 4),
+                    help="4: four-player volený, the dealer sitting out each deal")
     ap.add_argument("--single-agent", action="store_true",
                     help="seat 0 learns against two table robots (no self-play)")
     args = ap.parse_args(argv)
     if args.iterations < 1 or args.env_runners < 0:
         print("error: --iterations must be >= 1 and --env-runners >= 0", file=sys.stderr)
+        return 2
+    if args.single_agent and args.players != 3:
+        print("error: --single-agent plays three players (no --players 4)", file=sys.stderr)
         return 2
     try:
         from ray.rllib.algorithms.ppo import PPOConfig
@@ -49,12 +59,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         from ray.tune.registry import register_env
     except ImportError as e:
-        print(f"error: {e} (RLlib: pip install 'ray[rllib]==2.60.0')", file=sys.stderr)
+        print(f"error: {e} (RLlib: pip install -e '.[rllib]')", file=sys.stderr)
         return 2
     import torch
 
     from mariash_env.single_agent import SingleAgentEnv
-    from mariash_env.wrappers import rllib_env
+    from mariash_env.wrappers import rllib_env, rllib_seat_returns
 
     # One thread in the driver (its local learner): on a few cores torch's default pool
     # fights the env runners and makes small networks several times slower (issue #31).
@@ -69,15 +79,19 @@ def main(argv: list[str] | None = None) -> int:
             seat=0, opponents="table", deals=1, obs_keys=("observations", "action_mask")))
         config = config.environment("mariash_seat0").rl_module(rl_module_spec=module)
     else:
-        register_env("mariash", lambda _cfg: PettingZooEnv(rllib_env(deals=1)))
+        rules = {"deals": 1} if args.players == 3 else {"deals": 1, "players": 4}
+        register_env("mariash", lambda _cfg: PettingZooEnv(rllib_env(**rules)))
         config = (
             config.environment("mariash")
             .multi_agent(policies={"shared"},
                          policy_mapping_fn=lambda agent_id, *a, **kw: "shared")
             .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": module}))
+            .callbacks(on_episode_end=rllib_seat_returns)
         )
     config = (
-        config.env_runners(num_env_runners=args.env_runners)
+        # RLlib discards a remote runner's samples that take longer than sample_timeout_s
+        # (60 s): on a slow or busy machine every iteration then trains on nothing.
+        config.env_runners(num_env_runners=args.env_runners, sample_timeout_s=3600.0)
         .training(train_batch_size_per_learner=4000, minibatch_size=256, num_epochs=4,
                   lr=3e-4, gamma=1.0, entropy_coeff=0.01)
     )
@@ -86,9 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.iterations):
             result = algo.train()
             runners = result.get("env_runners", {})
-            print(f"iteration {i + 1}: episode return mean "
-                  f"{runners.get('episode_return_mean', float('nan')):+.2f}, "
-                  f"{runners.get('num_env_steps_sampled_lifetime', 0)} steps")
+            seats = runners.get("seat_returns_mean") or {"player_0": runners.get(
+                "episode_return_mean", float("nan"))}  # single agent: seat 0's return
+            print(f"iteration {i + 1}: {runners.get('num_env_steps_sampled_lifetime', 0):.0f} "
+                  f"steps in {result.get('time_total_s', 0.0):.0f} s, return per seat "
+                  + " ".join(f"{a[-1]}:{v:+.1f}" for a, v in sorted(seats.items())))
     finally:
         algo.stop()
     return 0
