@@ -30,7 +30,7 @@ import torch
 from mariash_env.atomic import atomic_open
 from mariash_env.cli import UnwritableError as UnwritableError  # one check for every tool
 from mariash_env.cli import check_writable as check_writable
-from mariash_env.kinds import KINDS
+from mariash_env.games.registry import games
 
 from .config import Config
 from .networks import PolicyNet, build_network, game_of
@@ -148,10 +148,11 @@ def check_payload(payload: Any, where: str) -> None:
         raise CheckpointError(f"{where} has checkpoint format {payload.get('format')!r}; "
                               f"this version of training reads format {FORMAT}")
     game = payload.get("game", "voleny")
-    if game not in KINDS:
+    trained = {k.name: k for k in games("training")}
+    if game not in trained:
         raise CheckpointError(f"{where} was trained for an unknown game {game!r}: expected one "
-                              f"of {', '.join(KINDS)}")
-    g = KINDS[game]
+                              f"of {', '.join(trained)}")
+    g = trained[game]
     for key, now, what in (("obs_version", g.obs_version, "observation layout version"),
                            ("obs_size", g.obs_size, "observation size"),
                            ("num_actions", g.n_actions, "number of actions")):

@@ -145,14 +145,17 @@ def format_table(rows: list[tuple[str, EvalResult]], unit: str = "groše") -> st
     """A plain-text table of ``(label, result)`` rows (scores in ``unit`` per deal)."""
     wa = max([22] + [len(label) for label, _ in rows])
     wo = max([8] + [len(r.opponent) for _, r in rows])
+    # the game's roles (forehand, middlehand, dealer; lízaný's leader and second)
+    roles = list(rows[0][1].by_role) if rows else ["forehand", "middlehand", "dealer"]
+    cols = [("as forehand" if k == "forehand" else k, k) for k in roles]
     head = (f"{'agent':<{wa}} {'vs':<{wo}} {unit + '/deal':>10}  {'95% CI':<19} {'deals':>6}   "
-            f"{'as forehand':>11} {'middlehand':>10} {'dealer':>8}")
+            + " ".join(f"{name:>{max(8, len(name))}}" for name, _ in cols))
     lines = [head, "-" * len(head)]
     for label, r in rows:
         ci = f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]"
         lines.append(f"{label:<{wa}} {r.opponent:<{wo}} {r.mean:>+10.3f}  {ci:<19} "
-                     f"{r.deals:>6}   {r.by_role['forehand']:>+11.2f} "
-                     f"{r.by_role['middlehand']:>+10.2f} {r.by_role['dealer']:>+8.2f}")
+                     f"{r.deals:>6}   " + " ".join(f"{r.by_role[k]:>+{max(8, len(name))}.2f}"
+                                                  for name, k in cols))
     return "\n".join(lines)
 
 

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from mariash_env.cli import ArgumentParser, path_error
-from mariash_env.kinds import KINDS, kind_of
+from mariash_env.games.registry import games
 from mariash_env.rules import make_rules
 
 from .checkpoint import (
@@ -42,7 +42,7 @@ from .checkpoint import (
     lineage_of,
     load_policy,
 )
-from .networks import PolicyNet
+from .networks import PolicyNet, game_of
 
 ROBOT_FORMAT = "mariash-robot-v1"
 CARD_ENVS = 3000  # games played together in the model card's evaluation (500 deals x 6)
@@ -58,10 +58,11 @@ def training_info(payload: dict[str, Any]) -> dict[str, Any]:
         last = {h["opponent"]: {k: h[k] for k in ("mean", "ci_low", "ci_high", "deals")}
                 for h in hist if h["iteration"] == it}
     describe = dict(payload.get("info", {}).get("describe", {}))
-    if payload.get("game") in KINDS and "scores" in describe:
+    trained = {k.name: k for k in games("training")}
+    if payload.get("game") in trained and "scores" in describe:
         # DMC checkpoints written before the game's unit was known said groše for both
         describe["scores"] = str(describe["scores"]).replace("groše",
-                                                             KINDS[payload["game"]].units)
+                                                             trained[payload["game"]].units)
     return {
         **describe,
         "iteration": c.get("iteration"),
@@ -126,9 +127,11 @@ def to_onnx_bytes(net: PolicyNet, metadata: dict[str, str], opset: int = OPSET) 
 
 def robot_metadata(payload: dict[str, Any]) -> dict[str, str]:
     cfg = payload["config"]
-    r = make_rules(deals=cfg["env"]["deals"], **cfg["env"]["rules"])
-    rules = r.to_dict()
-    game = kind_of(r)
+    game = game_of(cfg["env"]["rules"])
+    if game.game is None:  # a game with its own engine (lízaný): no rule options
+        rules = dict(cfg["env"]["rules"])
+    else:
+        rules = make_rules(deals=cfg["env"]["deals"], **cfg["env"]["rules"]).to_dict()
     meta = {
         "mariash_format": ROBOT_FORMAT,
         "mariash_obs_version": str(game.obs_version),
@@ -181,7 +184,8 @@ def export(checkpoint: str | Path, out: str | Path, check: int = 4096) -> dict[s
     try:
         atomic_write_bytes(unchecked, [data])
         if check:
-            obs, mask = sample_observations(check, rules=dict(payload["config"]["env"]["rules"]))
+            env = payload["config"]["env"]
+            obs, mask = sample_observations(check, rules={**env["rules"], "deals": env["deals"]})
             report["parity"] = parity = check_parity(net, unchecked, obs, mask)
             if parity["same_action"] < 1.0:
                 raise ParityError(f"the exported model disagrees with the torch policy on "
@@ -207,7 +211,8 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
     info = robot.training
     rules = dict(robot.rules)
     game = robot.game
-    licit = game.name == "licitovany"
+    other = game.name != "voleny"  # its game named in the card (licitovaný, lízaný)
+    word = game.title.split()[0]  # "licitovaný", "lízaný", "volený"
     unit = game.units
     results = []
     if eval_deals > 0:
@@ -231,9 +236,9 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
                     f"- in all: {sum(int(st.get('decisions') or 0) for st in stages):,} engine "
                     f"decisions, {sum(float(st.get('train_s') or 0) for st in stages) / 3600:.2f} h"]
     lines = [
-        "# mariash robot" + (" (licitovaný)" if licit else ""),
+        "# mariash robot" + (f" ({word})" if other else ""),
         "",
-        f"`{Path(onnx_path).name}`: a {'licitovaný' if licit else 'volený'} mariáš player "
+        f"`{Path(onnx_path).name}`: a {word} mariáš player "
         "trained by self-play with "
         f"{info.get('method', '?').upper()} (`training/`), exported by `python -m training.export`.",
         "",
@@ -252,7 +257,7 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
         f"({info.get('scores', 'scores')}, illegal actions -1e9) and `action` (argmax)",
         f"- observation layout version {game.obs_version}"
         + (f" of {game.name} (metadata `mariash_game`; the robot refuses another game or "
-           "layout)" if licit else " (the robot refuses another layout)"),
+           "layout)" if other else " (the robot refuses another layout)"),
         f"- size {Path(onnx_path).stat().st_size / 1e6:.1f} MB",
         f"- rules: `{json.dumps(rules)}`",
         "",
@@ -265,11 +270,11 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
         "",
         f"Duplicate deals (seed {seed}), the arena's match (`python -m mariash_env.arena "
         f"--robots onnx:ROBOT,OPPONENT --seed {seed} --batch {CARD_ENVS // 6}"
-        f"{' --rules licitovany' if licit else ''}`): every deal "
-        "is played under the six "
-        "seatings of the two, the robot alone against two copies of the opponent and the "
-        f"opponent alone against two copies of the robot; {unit} per deal won by the robot, "
-        "95% bootstrap interval.",
+        f"{f' --rules {game.name}' if other else ''}`): every deal is played under "
+        + ("both seatings of the two (each leads the first trick once)" if game.players[0] == 2
+           else "the six seatings of the two, the robot alone against two copies of the "
+                "opponent and the opponent alone against two copies of the robot")
+        + f"; {unit} per deal won by the robot, 95% bootstrap interval.",
         "",
         "```",
         (format_table([(Path(onnx_path).name, r) for r in results], unit) if results

@@ -18,7 +18,8 @@ from torch import nn
 
 from mariash_env.actions import N_ACTIONS
 from mariash_env.core.observe import OBS_SIZE
-from mariash_env.kinds import VOLENY, GameKind, kind_of
+from mariash_env.games.registry import game_kind, games
+from mariash_env.kinds import VOLENY, GameKind
 
 MASKED_VALUE = -1e9
 """Score of an illegal action (finite, so no NaN ever appears in a masked softmax)."""
@@ -94,20 +95,21 @@ NETWORKS: dict[str, type[PolicyNet]] = {"mlp": MLP}
 
 def game_of(rules: dict[str, Any] | None) -> GameKind:
     """The game (:class:`~mariash_env.kinds.GameKind`) of a config's ``[env] rules`` table:
-    ``rules = "licitovany"`` in it picks licitovaný, anything else is volený."""
+    ``rules = "licitovany"`` (or another game the registry trains) picks it, no ``rules``
+    volený."""
     name = (rules or {}).get("rules", VOLENY.name)
     try:
-        return kind_of(str(name))
+        return game_kind(str(name), front_end="training")
     except KeyError:
         raise ValueError(f"[env] rules: unknown game rules = {name!r}: expected one of "
-                         "'voleny', 'licitovany'") from None
+                         f"{', '.join(repr(k.name) for k in games('training'))}") from None
 
 
 def build_network(net_cfg: Any, game: GameKind | str = VOLENY) -> PolicyNet:
     """The network of a :class:`training.config.NetworkConfig` (or a dict of its fields),
     sized for ``game`` (its observation size and action count)."""
     d = net_cfg if isinstance(net_cfg, dict) else vars(net_cfg)
-    g = kind_of(game) if isinstance(game, str) else game
+    g = game_kind(game) if isinstance(game, str) else game
     kind = d.get("kind", "mlp")
     if kind not in NETWORKS:
         raise ValueError(f"unknown network kind {kind!r}: expected one of {sorted(NETWORKS)}")

@@ -136,7 +136,7 @@ class SelfPlayActor:
         self._draw_tables(np.arange(n))
         self.deal_id = np.arange(n, dtype=np.int64)
         self.next_deal = n
-        self.outcomes = np.full((max(4 * n, 1024), 3), np.nan, np.float32)
+        self.outcomes = np.full((max(4 * n, 1024), self.env.players), np.nan, np.float32)
         self.rows.clear()
 
     def _draw_tables(self, idx: np.ndarray) -> None:
@@ -145,7 +145,7 @@ class SelfPlayActor:
         if k == 0:
             return
         u = self.rng.random(k)
-        seat = self.rng.integers(0, 3, k)
+        seat = self.rng.integers(0, self.env.players, k)
         snap = self.rng.integers(0, max(len(self.pool), 1), k)
         kind = np.full(k, T_SELF, np.int8)
         lo = 0.0
@@ -224,7 +224,8 @@ class SelfPlayActor:
                 self.deal_id[done] = self.next_deal + np.arange(done.size)
                 self.next_deal += done.size
                 if self.next_deal > self.outcomes.shape[0]:
-                    grow = np.full((2 * self.next_deal, 3), np.nan, np.float32)
+                    grow = np.full((2 * self.next_deal, self.env.players), np.nan,
+                                   np.float32)
                     grow[: self.outcomes.shape[0]] = self.outcomes
                     self.outcomes = grow
                 self._draw_tables(done)

@@ -26,11 +26,13 @@ from typing import Any
 
 import numpy as np
 
+from ..games.registry import games
 from ..kinds import KINDS, GameKind
 from .base import Robot
 from .registry import int_at_least, register_robot
 
 ROBOT_FORMAT = "mariash-robot-v1"
+_EXPORTED = {k.name: k for k in games("export")}  # the games whose models it reads
 
 
 class OnnxRobotError(ValueError):
@@ -50,8 +52,9 @@ class OnnxRobot(Robot):
 
     def __init__(self, path: str | Path, threads: int = 1,
                  providers: list[str] | None = None, game: str | None = None) -> None:
-        if game is not None and game not in KINDS:
-            raise OnnxRobotError(f"unknown game {game!r}: expected one of {', '.join(KINDS)}")
+        if game is not None and game not in _EXPORTED:
+            raise OnnxRobotError(f"unknown game {game!r}: expected one of "
+                                 f"{', '.join(_EXPORTED)}")
         try:
             import onnxruntime as ort
         except ImportError as e:  # pragma: no cover
@@ -86,15 +89,15 @@ class OnnxRobot(Robot):
                 f"{m.get('mariash_format')!r}, expected {ROBOT_FORMAT!r}); export models "
                 "with python -m training.export")
         has = m.get("mariash_game", "voleny")  # models before licitovaný are volený's
-        if has not in KINDS:
+        if has not in _EXPORTED:
             raise OnnxRobotError(f"{where} was exported for an unknown game {has!r}: expected "
-                                 f"one of {', '.join(KINDS)}")
+                                 f"one of {', '.join(_EXPORTED)}")
         if want is not None and has != want:
             raise OnnxRobotError(
                 f"{where} is a robot of {has} mariáš but the game here is {want}: its "
                 "observations and actions are another game's; use a model trained with "
                 f"[env] rules = {{rules = \"{want}\"}}")
-        return KINDS[has]
+        return _EXPORTED[has]
 
     def _check(self) -> None:
         m = self.metadata
