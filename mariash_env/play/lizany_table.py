@@ -33,7 +33,16 @@ from ..rules import is_int
 from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, card_name, t
 from .labels import card_info
 from .series import series_tables
-from .session import PlayError, _write_json, check_id, parse_robots, shown, tricks_of, why_not
+from .session import (
+    PlayError,
+    TableSession,
+    _write_json,
+    check_id,
+    parse_robots,
+    shown,
+    tricks_of,
+    why_not,
+)
 
 RULES_NAME = "lizany"
 FORMAT = "mariash-lizany-session/1"
@@ -41,7 +50,7 @@ ROLES = ("leader", "second")  # the game's player_0 leads the deal's first trick
 HINT_ROBOT = "table"
 
 
-class LizanySession:
+class LizanySession(TableSession):
     """A partie of lízaný with one human seat (module docstring)."""
 
     rules = RULES_NAME
@@ -118,21 +127,9 @@ class LizanySession:
         return (player + self.deal) % 2
 
     # --- requests ---------------------------------------------------------------------
-    def _check(self, session_id: Any, move: Any) -> None:
-        if check_id(session_id) != self.id:
-            raise PlayError(f"unknown session {session_id!r}: this table plays session "
-                            f"{self.id!r} (reload the page)", 404, "unknown_session")
-        if isinstance(move, bool) or not isinstance(move, int):
-            raise PlayError(f"invalid move {shown(move)}: expected the int move number of "
-                            "the state the request answers", 400, "invalid")
-        if move != self.move:
-            raise PlayError(f"stale request: it answers move {shown(move)}, the table is at "
-                            f"move {self.move} (reload the state)", 409, "stale")
-
-    def _expect(self, session_id: Any, move: Any, waiting: str, refusal: str) -> None:
-        self._check(session_id, move)
-        if self.waiting != waiting:
-            raise PlayError(f"{refusal}: the table waits for {self.waiting}", 409, "waiting")
+    @property
+    def _deal_over(self) -> bool:
+        return self.game.over
 
     @property
     def partie_over(self) -> bool:
@@ -178,49 +175,8 @@ class LizanySession:
         card = self.game.check(int(robot.act(self._obs(self.game.to_move))))
         return self._words(f"play:{CARD_CODES[card]}")
 
-    def next_deal(self, session_id: str, move: Any) -> dict[str, Any]:
-        self._expect(session_id, move, "next_deal", "the deal is not over")
-        self._next()
-        self._undo_ok = False
-        self.checkpoint()
-        return self.state()
-
-    def undo(self, session_id: str, move: Any) -> dict[str, Any]:
-        """Take back the human's last card before the robot answers it."""
-        self._check(session_id, move)
-        if self.game.over:
-            raise PlayError("cannot undo: the deal is settled and its record saved (undo "
-                            "ends at the settlement)", 409, "settled")
-        if not self._undo_ok:
-            raise PlayError("nothing to undo: only your last action, before the next "
-                            "robot acts", 409, "nothing_to_undo")
-        events, move = self.events[:-1], self.move
-        self._replay(self.log[:-1])
-        self.events, self.move, self._undo_ok = events, move + 1, False
-        self.checkpoint()
-        return self.state()
-
-    def _replay(self, log: list[tuple[str, Any, int]]) -> None:
+    def _restart(self) -> None:
         self._reset()
-        self._saving = False
-        try:
-            for i, (kind, val, move) in enumerate(log):
-                self.move = move - 1
-                try:
-                    if kind == "act":
-                        self.game.check(val)
-                        self._apply(val)
-                    else:
-                        self._next()
-                except ValueError as e:
-                    raise PlayError(f"log entry {i} ({kind} {shown(val)}): {e}") from e
-        finally:
-            self._saving = True
-
-    def run_robots(self) -> dict[str, Any]:
-        while self.waiting == "robot":
-            self.advance(self.id, self.move)
-        return self.state()
 
     # --- changes ----------------------------------------------------------------------
     def _words(self, label: str) -> dict[str, str]:
@@ -295,22 +251,6 @@ class LizanySession:
         return lines
 
     # --- saving -----------------------------------------------------------------------
-    def _file(self, suffix: str) -> Path:
-        path = self.save_dir / f"{self.id}{suffix}"
-        root = self.save_dir.resolve()
-        if path.resolve().parent != root:
-            raise PlayError(f"refusing {str(path)!r}: it resolves outside the save folder "
-                            f"{str(root)!r}", 403, "outside")
-        return path
-
-    @property
-    def session_path(self) -> Path:
-        return self._file(".session.json")
-
-    @property
-    def records_path(self) -> Path:
-        return self._file(".jsonl")
-
     def save(self) -> None:
         """The finished deals' records and the partie's summary (the series reads it)."""
         save_records(self.records_path, self.records)

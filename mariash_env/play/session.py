@@ -256,7 +256,109 @@ def _robot(spec: str, rules: str = "voleny") -> Robot:
         raise PlayError(f"cannot seat robot {spec!r}: {e}") from e
 
 
-class PlaySession:
+class TableSession:
+    """What every game's session at the table shares: the checks of a request (its
+    session id and move), undo of the human's last action, the files of the partie in the
+    save folder.  A subclass has ``id``, ``move``, ``save_dir``, ``log``, ``events``,
+    ``_undo_ok``, ``_saving``, ``game``, :attr:`waiting`, :attr:`_deal_over` and
+    ``_restart``, ``_apply``, ``_next``, ``advance``, ``checkpoint`` and ``state``."""
+
+    id: str
+    move: int
+    save_dir: Path
+    log: list[tuple[str, Any, int]]
+    events: list[dict[str, Any]]
+    _undo_ok: bool
+    _saving: bool
+
+    def _check(self, session_id: Any, move: Any) -> None:
+        if check_id(session_id) != self.id:
+            raise PlayError(f"unknown session {session_id!r}: this table plays session "
+                            f"{self.id!r} (reload the page)", 404, "unknown_session")
+        if isinstance(move, bool) or not isinstance(move, int):
+            raise PlayError(f"invalid move {shown(move)}: expected the int move number of "
+                            "the state the request answers", 400, "invalid")
+        if move != self.move:
+            raise PlayError(f"stale request: it answers move {shown(move)}, the table is at "
+                            f"move {self.move} (reload the state)", 409, "stale")
+
+    def _expect(self, session_id: Any, move: Any, waiting: str, refusal: str) -> None:
+        self._check(session_id, move)
+        if self.waiting != waiting:
+            raise PlayError(f"{refusal}: the table waits for {self.waiting}", 409, "waiting")
+
+    def next_deal(self, session_id: str, move: Any) -> dict[str, Any]:
+        """The next deal (``_next``) once the human has seen the settlement."""
+        self._expect(session_id, move, "next_deal", "the deal is not over")
+        self._next()
+        self._undo_ok = False
+        self.checkpoint()
+        return self.state()
+
+    def _replay(self, log: list[tuple[str, Any, int]]) -> None:
+        """Rebuild the game from the start through ``log`` (nothing saved meanwhile); an
+        entry that does not replay raises PlayError naming it."""
+        self._restart()
+        self._saving = False
+        try:
+            for i, (kind, val, move) in enumerate(log):
+                self.move = move - 1
+                try:
+                    if kind == "act":
+                        self.game.check(val)  # unknown or illegal: refused before worded
+                        self._apply(val)
+                    else:
+                        self._next()
+                except ValueError as e:  # IllegalActionError, ActionError, PlayError
+                    raise PlayError(f"log entry {i} ({kind} {shown(val)}): {e}") from e
+        finally:
+            self._saving = True
+
+    def undo(self, session_id: str, move: Any) -> dict[str, Any]:
+        """Take back the human's last action while no robot has acted after it and the
+        deal is not settled (a settled deal is saved, and a saved record stays)."""
+        self._check(session_id, move)
+        if self._deal_over:
+            raise PlayError("cannot undo: the deal is settled and its record saved (undo "
+                            "ends at the settlement)", 409, "settled")
+        if not self._undo_ok:
+            raise PlayError("nothing to undo: only your last action, before the next "
+                            "robot acts", 409, "nothing_to_undo")
+        # The engine has no undo: replay the partie (same seed, same cuts) without the
+        # last action.  The replay must not log the moves again as shown events.
+        events, move = self.events[:-1], self.move
+        self._replay(self.log[:-1])
+        self.events, self.move, self._undo_ok = events, move + 1, False
+        self.checkpoint()
+        return self.state()
+
+    def _file(self, suffix: str) -> Path:
+        """``<save_dir>/<id><suffix>``, refused unless it resolves inside the save folder
+        (a link out of it, issue #29 item 7; the id itself cannot name another folder)."""
+        path = self.save_dir / f"{self.id}{suffix}"
+        root = self.save_dir.resolve()
+        if path.resolve().parent != root:
+            raise PlayError(f"refusing {str(path)!r}: it resolves outside the save folder "
+                            f"{str(root)!r}", 403, "outside")
+        return path
+
+    @property
+    def session_path(self) -> Path:
+        return self._file(".session.json")
+
+    @property
+    def records_path(self) -> Path:
+        return self._file(".jsonl")
+
+    def run_robots(self) -> dict[str, Any]:
+        """Let the robots move until the human is to act or the deal is over."""
+        while self.waiting == "robot":
+            self.advance(self.id, self.move)
+        return self.state()
+
+
+
+class PlaySession(TableSession):
     """A partie with one human seat (module docstring)."""
 
     def __init__(
@@ -342,21 +444,9 @@ class PlaySession:
             r.begin_deal((self.seed * 1_000_003 + 97 * self.game.deal_no + s) % 2**63)
 
     # --- requests ---------------------------------------------------------------------
-    def _check(self, session_id: Any, move: Any) -> None:
-        if check_id(session_id) != self.id:
-            raise PlayError(f"unknown session {session_id!r}: this table plays session "
-                            f"{self.id!r} (reload the page)", 404, "unknown_session")
-        if isinstance(move, bool) or not isinstance(move, int):
-            raise PlayError(f"invalid move {shown(move)}: expected the int move number of "
-                            "the state the request answers", 400, "invalid")
-        if move != self.move:
-            raise PlayError(f"stale request: it answers move {shown(move)}, the table is at "
-                            f"move {self.move} (reload the state)", 409, "stale")
-
-    def _expect(self, session_id: Any, move: Any, waiting: str, refusal: str) -> None:
-        self._check(session_id, move)
-        if self.waiting != waiting:
-            raise PlayError(f"{refusal}: the table waits for {self.waiting}", 409, "waiting")
+    @property
+    def _deal_over(self) -> bool:
+        return self.game.deal_over
 
     @property
     def waiting(self) -> str:
@@ -394,67 +484,12 @@ class PlaySession:
         self.checkpoint()
         return self.state()
 
-    def next_deal(self, session_id: str, move: Any) -> dict[str, Any]:
-        """Gather, cut and deal the next deal once the human has seen the settlement."""
-        self._expect(session_id, move, "next_deal", "the deal is not over")
-        self._next()
-        self._undo_ok = False
-        self.checkpoint()
-        return self.state()
-
-    def undo(self, session_id: str, move: Any) -> dict[str, Any]:
-        """Take back the human's last action while no robot has acted after it and the
-        deal is not settled (a settled deal is saved, and a saved record stays)."""
-        self._check(session_id, move)
-        if self.game.deal_over:
-            raise PlayError("cannot undo: the deal is settled and its record saved (undo "
-                            "ends at the settlement)", 409, "settled")
-        if not self._undo_ok:
-            raise PlayError("nothing to undo: only your last action, before the next "
-                            "robot acts", 409, "nothing_to_undo")
-        # The engine has no undo: replay the partie (same seed, same cuts) without the
-        # last action.  The replay must not log the moves again as shown events.
-        events, move = self.events[:-1], self.move
-        self._replay(self.log[:-1])
-        self.events, self.move, self._undo_ok = events, move + 1, False
-        self.checkpoint()
-        return self.state()
-
-    def _replay(self, log: list[tuple[str, Any, int]]) -> None:
-        """Rebuild the game from the start through ``log`` (nothing saved meanwhile); an
-        entry that does not replay raises PlayError naming it."""
+    def _restart(self) -> None:
+        """Back to the partie's first state (the same seed, the same cuts)."""
         self.log, self.deals, self.events, self.move = [], [], [], 0
         self._new_game()
-        self._saving = False
-        try:
-            for i, (kind, val, move) in enumerate(log):
-                self.move = move - 1
-                try:
-                    if kind == "act":
-                        self.game.check(val)  # unknown or illegal: refused before worded
-                        self._apply(val)
-                    else:
-                        self._next()
-                except ValueError as e:  # IllegalActionError, ActionError, PlayError
-                    raise PlayError(f"log entry {i} ({kind} {shown(val)}): {e}") from e
-        finally:
-            self._saving = True
 
     # --- resuming after a restart -----------------------------------------------------
-    def _file(self, suffix: str) -> Path:
-        """``<save_dir>/<id><suffix>``, refused unless it resolves inside the save folder
-        (a link out of it, issue #29 item 7; the id itself cannot name another folder)."""
-        path = self.save_dir / f"{self.id}{suffix}"
-        root = self.save_dir.resolve()
-        if path.resolve().parent != root:
-            raise PlayError(f"refusing {str(path)!r}: it resolves outside the save folder "
-                            f"{str(root)!r}", 403, "outside")
-        return path
-
-    @property
-    def session_path(self) -> Path:
-        return self._file(".session.json")
-
     def checkpoint(self) -> None:
         """Write what rebuilds this session (:meth:`resume`): its set-up and every change."""
         _write_json(self.session_path, {
@@ -495,12 +530,6 @@ class PlaySession:
         label = g.kind.action_label(g.check(int(robot.act_view(SeatView.from_game(
             g, self.human)))))
         return self._describe(label)
-
-    def run_robots(self) -> dict[str, Any]:
-        """Let the robots move until the human is to act or the deal is over."""
-        while self.waiting == "robot":
-            self.advance(self.id, self.move)
-        return self.state()
 
     # --- changes ----------------------------------------------------------------------
     def _apply(self, label: str) -> None:
@@ -583,10 +612,6 @@ class PlaySession:
                 "tricks": tricks_of([e for e in self.events if e["deal"] == deal])}
 
     # --- saving -----------------------------------------------------------------------
-    @property
-    def records_path(self) -> Path:
-        return self._file(".jsonl")
-
     def save(self) -> None:
         """The records of the finished deals and the partie's summary, written atomically."""
         save_records(self.records_path, self.game.records)
