@@ -217,39 +217,18 @@ def test_vector_env_is_the_aec_env_step_for_step(kw: dict[str, Any]) -> None:
 # --- OpenSpiel --------------------------------------------------------------------------------
 
 
-def _resample_checker(every: int):
-    """A ``state_checker_fn``: every ``every``-th decision state is resampled for every
-    player, which keeps that player's information state (the mover's legal actions)."""
-    seen = [0]
-
-    def check(state: Any) -> None:
-        if state.is_chance_node() or state.is_terminal():
-            return
-        seen[0] += 1
-        if seen[0] % every:
-            return
-        mover = state.current_player()
-        for p in range(state.num_players()):
-            r = state.resample_from_infostate(p, np.random.default_rng(seen[0] + p).random)
-            assert r.information_state_string(p) == state.information_state_string(p)
-            assert r.current_player() == mover
-            if p == mover:
-                assert r.legal_actions() == state.legal_actions()
-
-    return check
-
-
 @pytest.mark.parametrize("kw", cases("openspiel"))
 def test_openspiel_random_sim_test_with_resampling(kw: dict[str, Any]) -> None:
     """Issue #30: pyspiel's random_sim_test (chance, legal actions, rewards against
     returns, clone, serialisation) resampling every player on the way."""
     pyspiel = pytest.importorskip("pyspiel")
     import mariash_env.openspiel  # noqa: F401  (registers the game)
+    from tests.test_openspiel_licit import _resample_checker
 
     game = pyspiel.load_game("mariash", short(kw))
     assert game.num_players() == kw.get("players", game_kind(kw["rules"]).players[0])
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False,
-                            state_checker_fn=_resample_checker(7))
+                            state_checker_fn=_resample_checker(7, everyone=True))
 
 
 # --- the single-agent env ---------------------------------------------------------------------
