@@ -235,13 +235,17 @@ class Config:
         dev = self.run.device
         need(dev in ("auto", "cpu", "cuda") or (dev.startswith("cuda:") and dev[5:].isdigit()),
              f"run.device = {dev!r}: expected 'auto', 'cpu', 'cuda' or 'cuda:N'")
-        # The robot specs' syntax here; Trainer builds every robot before its first iteration.
+        from mariash_env.robots import ROBOT_NAMES
+
+        # The robot specs' syntax here (any registered robot); Trainer builds every robot
+        # before its first iteration.
         for key in ("opponents", "final_opponents"):
             for o in getattr(self.eval, key):
-                base = o.partition("(")[0].strip()
-                need(base in ("random", "table", "pimc") or o.startswith("onnx:"),
+                base = o.partition("(")[0].strip().partition(":")[0]
+                need(base in {n.partition(":")[0] for n in ROBOT_NAMES},
                      f"eval.{key}: unknown robot {o!r} (expected 'random', 'table', "
-                     "'pimc(...)' or 'onnx:PATH')")
+                     f"'pimc(...)', 'onnx:PATH' or another registered robot: "
+                     f"{', '.join(ROBOT_NAMES)})")
         from mariash_env.games.registry import game_kind
         from mariash_env.rules import RulesError, make_rules, require_three
         from mariash_env.vector import VectorEnv
