@@ -318,6 +318,7 @@ class AsyncRayActors(RayActors):
         self._pool_ref: Any = None
         self._fails = [0] * n  # consecutive losses per worker
         self.taken = 0
+        self._reported = 0  # batches taken at the last report line
         self.dropped = 0
         self.lag_sum = 0
         self.decisions = [0.0] * n
@@ -332,8 +333,7 @@ class AsyncRayActors(RayActors):
         self._segment = int(iteration)
         for wk in self.workers:
             wk.begin_segment.remote(self._segment)
-        if self.taken:
-            self._logf(self.report())
+        self._report()
 
     def set_pool(self, snapshots: list[tuple[int, dict[str, torch.Tensor]]]) -> None:
         self._pool = [(i, _to_numpy(sd)) for i, sd in snapshots]
@@ -426,9 +426,14 @@ class AsyncRayActors(RayActors):
                 f"mean lag {self.lag_sum / max(self.taken, 1):.2f}, {self.dropped} dropped "
                 f"as too old; decisions/s per worker {per}")
 
-    def close(self) -> None:
-        if self.taken and self.workers:
+    def _report(self) -> None:
+        if self.taken > self._reported:  # once per stretch: not again at a final checkpoint
+            self._reported = self.taken
             self._logf(self.report())
+
+    def close(self) -> None:
+        if self.workers:
+            self._report()
         self._queued, self._latest, self._pool_ref = [], None, None
         super().close()
 
