@@ -51,6 +51,13 @@ __all__ = ["LizanyVectorEnv"]
 # partie_done, deal_no, bad.
 _SMALL_BYTES = 8 + 2 * 8 + 1 + 1 + 8 + 8
 
+if numba.config.DISABLE_JIT:  # the intrinsics need the compiler: plain views and stores
+    def borrow_row(a: np.ndarray, i: int) -> np.ndarray:  # noqa: F811
+        return a[i]
+
+    def store_bits32(out: np.ndarray, off: int, bits: int) -> None:  # noqa: F811
+        out[off:off + NCARDS] = (int(bits) >> np.arange(NCARDS)) & 1
+
 
 @njit
 def _refresh_row(st, i, mrow, obs, player, deal_no, observations, mask_out, copy_mask):
