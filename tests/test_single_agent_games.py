@@ -233,8 +233,8 @@ def test_make_robot_declared_games():
     for kind in games():
         assert kind.name in kind.load("table_robot").games
         assert isinstance(make_robot("random", rules=kind.name), RandomRobot)
-    with pytest.raises(RobotGameError, match="'onnx:models/robot.onnx' cannot play lízaný"):
-        make_robot("onnx:models/robot.onnx", rules="lizany")
+    with pytest.raises(ValueError, match="robot of voleny mariáš but the game here is lizany"):
+        make_robot("onnx:models/robot.onnx", rules="lizany")  # a model of another game
 
 
 def test_four_players_the_learner_never_sits_out_its_only_deal():

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..games.registry import games
-from ..kinds import KINDS, GameKind
+from ..kinds import GameKind
 from .base import Robot
 from .registry import int_at_least, register_robot
 
@@ -48,7 +48,7 @@ class OnnxRobot(Robot):
     """
 
     name = "onnx"
-    games: tuple[str, ...] | None = tuple(KINDS)  # the model's own game once it is loaded
+    games: tuple[str, ...] | None = tuple(_EXPORTED)  # the model's own once it is loaded
 
     def __init__(self, path: str | Path, threads: int = 1,
                  providers: list[str] | None = None, game: str | None = None) -> None:
@@ -163,7 +163,7 @@ class OnnxRobot(Robot):
 
 # A model reads the observation of its game's own seat count (not volený's at four).
 @register_robot("onnx", spec="onnx:PATH", games=OnnxRobot.games,
-                seat_counts=tuple(sorted({KINDS[g].players[0] for g in KINDS})), args={
+                seat_counts=tuple(sorted({k.players[0] for k in _EXPORTED.values()})), args={
     "threads": int_at_least(1),
     "providers": (lambda v: v is None or (isinstance(v, (list, tuple))
                                           and all(isinstance(x, str) for x in v)),

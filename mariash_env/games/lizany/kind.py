@@ -19,4 +19,5 @@ KIND = GameKind(
     options=("rules",),
     table_robot="mariash_env.games.lizany.table_robot:LizanyRuleRobot",
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
+    net="onnx:models/robot_lizany.onnx",
     vector="mariash_env.games.lizany.vector:LizanyVectorEnv")
