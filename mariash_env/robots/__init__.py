@@ -52,6 +52,7 @@ from typing import Any
 from ..games.base import GameKind
 from ..games.registry import game_kind
 from ..games.voleny.table_robot import TableRobot
+from ..rules import is_int
 from ..shipped import shipped_model
 from .base import (
     PolicyRobot,
@@ -135,7 +136,7 @@ register_robot("lizany_table", "mariash_env.games.lizany.table_robot:LizanyRuleR
 NNPIMC_ARGS = {
     "model": (lambda v: isinstance(v, str) and bool(v), "the path of an exported .onnx model"),
     "worlds": int_at_least(1),
-    "candidates": (lambda v: v is None or (int_at_least(1)[0](v)),
+    "candidates": (lambda v: v is None or (is_int(v) and v >= 1),
                    "an int >= worlds or None (4 x worlds)"),
     "temperature": positive_number(),
     "floor": (lambda v: real(v) and 0 < v <= 0.1, "a number in (0, 0.1]"),
@@ -143,8 +144,8 @@ NNPIMC_ARGS = {
     "bidding": one_of("simulate", "table", "network"),
     "threads": int_at_least(1),
     "leaf": one_of("solver", "network"),
-    "from_trick": (lambda v: int_at_least(0)[0](v) and v <= 9, "a trick 0..9"),
-    "nt_from_trick": (lambda v: v is None or (int_at_least(0)[0](v) and v <= 9),
+    "from_trick": (lambda v: is_int(v) and 0 <= v <= 9, "a trick 0..9"),
+    "nt_from_trick": (lambda v: v is None or (is_int(v) and 0 <= v <= 9),
                       "a trick 0..9 or None"),
     "inference": FLAG,
     "betl_bias": (lambda v: real(v) and -math.inf < v < math.inf, "a finite number of groše"),
