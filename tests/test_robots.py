@@ -453,6 +453,55 @@ def test_make_robot_registry():
         make_robot("onnx:")
 
 
+def test_a_robot_registered_where_it_is_defined_is_made_by_name(monkeypatch):
+    """Issue #30: one register_robot call (or decorator) makes a robot known to
+    make_robot, ROBOT_NAMES and robots_of, its arguments checked and its games kept."""
+    import mariash_env.robots as R
+    from mariash_env.robots import registry
+
+    monkeypatch.setattr(registry, "_ROBOTS", dict(registry._ROBOTS))  # leave the real one
+
+    @registry.register_robot("first_legal", games=("licitovany",),
+                             args={"offset": registry.int_at_least(0)})
+    class FirstLegal(Robot):
+        games = ("licitovany",)
+
+        def __init__(self, offset: int = 0) -> None:
+            self.offset = offset
+
+        def act(self, observation):
+            return int(np.flatnonzero(observation["action_mask"])[0])
+
+    assert "first_legal" in R.ROBOT_NAMES and "first_legal" in R.robots_of("licitovany")
+    assert "first_legal" not in R.robots_of("voleny")
+    assert make_robot("first_legal(offset=2)", rules="licitovany").offset == 2
+    with pytest.raises(ValueError, match=r"invalid offset=-1 for robot 'first_legal': "
+                       "expected an int >= 0"):
+        make_robot("first_legal(offset=-1)", rules="licitovany")
+    assert make_robot("first_legal").offset == 0  # a robot of one game plays it by default
+    with pytest.raises(R.RobotGameError, match="'first_legal' cannot play volený.*played by"):
+        make_robot("first_legal", rules="voleny")
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register_robot("first_legal", FirstLegal)
+    with pytest.raises(ValueError, match="expected 'module:name'"):
+        registry.register_robot("other", "no_colon")
+
+
+def test_the_registry_keeps_optional_imports_lazy():
+    """Issue #30: importing the robots (every one registered) imports neither onnxruntime
+    nor open_spiel nor the robots registered by "module:name"."""
+    import subprocess
+    import sys
+
+    code = ("import sys, mariash_env.robots as R; assert 'strong' in R.ROBOT_NAMES; "
+            "print([m for m in ('onnxruntime', 'pyspiel', 'torch', 'mariash_env.openspiel', "
+            "'mariash_env.robots.nnpimc') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
 # ----------------------------------------------------------------------------------------------
 # PIMC
 # ----------------------------------------------------------------------------------------------
