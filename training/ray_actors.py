@@ -52,6 +52,7 @@ in the driver (on its CPU or GPU, ``run.device``).
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -503,15 +504,16 @@ def train_on_gpu_node(cfg: Any, out: str, resume: bool = False,
                       log: Callable[[str], None] = print) -> dict[str, Any] | None:
     """Train in a Ray actor holding one of the cluster's GPUs (module documentation); the
     run's summary, or None when the cluster has no GPU (nothing was started).  The run
-    directory ``out`` is written on the learner's node.  Call after
+    directory ``out`` (made absolute here) is written on the learner's node.  Call after
     :func:`mariash_env.ray_pool.join`."""
     ray = _ray()
     if ray.cluster_resources().get("GPU", 0) < 1:
         return None
     remote = ray.remote(num_cpus=0, num_gpus=1, max_restarts=0, max_concurrency=3)(_Learner)
     learner = remote.remote()
-    ref = learner.train.remote(None if cfg is None else cfg.to_dict(), str(out), resume,
-                               timeout_s())
+    # An absolute path: the actor's working directory is not the driver's.
+    ref = learner.train.remote(None if cfg is None else cfg.to_dict(),
+                               os.path.abspath(out), resume, timeout_s())
     stops = 0
 
     def handler(signum: int, frame: Any) -> None:
