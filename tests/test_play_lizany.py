@@ -15,7 +15,8 @@ from mariash_env.game import IllegalActionError
 from mariash_env.games.lizany.game import LizanyGame, replay
 from mariash_env.play.lizany_table import LizanySession
 from mariash_env.play.series import party_stats
-from mariash_env.play.session import PlayError, open_table, resume_table
+from mariash_env.play.session import PlayError
+from mariash_env.play.tables import open_table, resume_table
 
 
 def _play(s, rng, stop=None):

@@ -20,10 +20,9 @@ from .session import (
     PlaySession,
     check_rules,
     latest_unfinished,
-    open_table,
     parse_robots,
-    resume_table,
 )
+from .tables import open_table, resume_table
 
 DEFAULT_SAVE = Path.home() / ".mariash" / "parties"
 

@@ -189,30 +189,7 @@ def tricks_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-TABLE_GAMES = (*RULES, "lizany")  # lízaný has its own session (lizany_table.py)
-
-
-def open_table(robots: str | Sequence[str], *, rules: str = "voleny", **kw: Any) -> Any:
-    """A new partie of ``rules`` at the table: a :class:`PlaySession`, or for lízaný a
-    :class:`~mariash_env.play.lizany_table.LizanySession` (the same requests and state)."""
-    if rules == "lizany":
-        from .lizany_table import LizanySession
-
-        return LizanySession(robots, **kw)
-    return PlaySession(robots, rules=rules, **kw)
-
-
-def resume_table(path: str | os.PathLike, **kw: Any) -> Any:
-    """The saved session at ``path``, of whichever game it plays."""
-    try:
-        lizany = '"mariash-lizany-session/' in Path(path).read_text(encoding="utf-8")[:200]
-    except (OSError, UnicodeDecodeError):
-        lizany = False
-    if lizany:
-        from .lizany_table import LizanySession
-
-        return LizanySession.resume(path, **kw)
-    return PlaySession.resume(path, **kw)
+TABLE_GAMES = (*RULES, "lizany")  # lízaný has its own session (lizany_table.py, tables.py)
 
 
 def check_options(rules: str, options: Any) -> dict[str, Any]:
