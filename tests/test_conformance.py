@@ -66,16 +66,8 @@ def test_pettingzoo_api_and_seed_tests(kw: dict[str, Any]) -> None:
 
 
 def render_cases() -> list[Any]:
-    """The AEC cases; PettingZoo's render_test opens render_mode="human" first, which
-    lízaný's env does not offer yet (a known gap, games/lizany/game.py)."""
-    out = []
-    for case in cases("aec"):
-        if "human" in mariash_env.env(**case.values[0]).metadata["render_modes"]:
-            out.append(case)
-        else:
-            out.append(pytest.param(*case.values, id=case.id, marks=pytest.mark.xfail(
-                strict=True, raises=ValueError, reason="no render_mode='human'")))
-    return out
+    """The AEC cases; PettingZoo's render_test opens render_mode="human" first."""
+    return cases("aec")
 
 
 @pytest.mark.parametrize("kw", render_cases())

@@ -79,7 +79,7 @@ in drawing order (each card's place, ``(k + 1)/16``).
 checks every field (:class:`~mariash_env.records.RecordError`).  An illegal action raises
 :class:`~mariash_env.game.IllegalActionError` naming the legal labels (nothing applied);
 an unknown label :class:`~mariash_env.actions.ActionError`.  ``render_mode="ansi"``:
-``render()`` returns the table as text.
+``render()`` returns the table as text (``"human"`` prints it).
 """
 
 from __future__ import annotations
@@ -438,7 +438,7 @@ def env(render_mode: str | None = None) -> AECEnv:
 class raw_env(AECEnv):
     """Lízaný mariáš as a PettingZoo AEC environment (see the module documentation)."""
 
-    metadata = {"name": "mariash_lizany_v0", "render_modes": ["ansi"],
+    metadata = {"name": "mariash_lizany_v0", "render_modes": ["ansi", "human"],
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None) -> None:
@@ -538,7 +538,11 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() without a render_mode: use render_mode='ansi'")
             return None
-        return self._game().render()
+        text = self._game().render()
+        if self.render_mode == "human":  # printed, as the three-seat games do
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass
