@@ -159,3 +159,22 @@ def test_torch_loader_and_behaviour_cloning(small, tmp_path):
     acts = robot.act_batch(data.data["observation"][:8].numpy(),
                            data.data["action_mask"][:8].numpy().astype(np.int8))
     assert (data.data["action_mask"][:8].numpy()[np.arange(8), acts]).all()
+
+
+def test_failed_shard_is_named_and_the_rest_kept(small, tmp_path, monkeypatch):
+    out, settings = small
+    real = D.write_shard
+
+    def failing(dest, st, index, robots=None):
+        if index == 1:
+            raise RuntimeError("a robot broke")
+        return real(dest, st, index, robots)
+
+    monkeypatch.setattr(D, "write_shard", failing)
+    with pytest.raises(D.ShardError, match="shard 1 failed.*a robot broke"):
+        D.generate(tmp_path / "f", settings, progress=False, command="test")
+    man = D.read_manifest(tmp_path / "f")
+    assert not man["complete"] and [s["rows"] is not None for s in man["shards"]] == [True,
+                                                                                      False]
+    monkeypatch.setattr(D, "write_shard", real)
+    assert D.generate(tmp_path / "f", settings, progress=False, command="test")["complete"]

@@ -97,9 +97,19 @@ def test_bad_games(games, match):
         L.parse_games(games)
 
 
-def test_bad_plan_and_command_line(capsys):
+def test_bad_plan_and_command_line(capsys, tmp_path, monkeypatch):
     with pytest.raises(L.LadderError, match="two or more different robots"):
         L.plan({"voleny": ["table", "table"]}, deals=2, seed=0)
+    with pytest.raises(L.LadderError, match="tabel"):
+        L.plan({"voleny": ["random", "table"]}, deals=2, seed=0, slow_opponents=["tabel"])
+
+    def broken(pair, matches):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(L, "play_pair", broken)
+    with pytest.raises(L.PairError, match="random - table of lizany failed.*disk full"):
+        L.run(L.plan({"lizany": ["random", "table"]}, deals=2, seed=0), tmp_path,
+              progress=False)
     with pytest.raises(SystemExit) as e:
         L.main(["--game", "voleny=random,tabel", "--deals", "2"])
     assert e.value.code == 2 and "tabel" in capsys.readouterr().err

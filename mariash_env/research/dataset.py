@@ -425,9 +425,16 @@ def _init_worker(settings: dict[str, Any]) -> None:
                          for s in settings["robots"]]
 
 
+class ShardError(RuntimeError):
+    """Playing or writing a shard failed (a robot or the disk); written shards are kept."""
+
+
 def _work(job: tuple[str, int]) -> tuple[int, int]:
     out, index = job
-    return index, write_shard(out, _WORKER["settings"], index, _WORKER["robots"])
+    try:
+        return index, write_shard(out, _WORKER["settings"], index, _WORKER["robots"])
+    except Exception as e:  # named by its shard: the traceback of a worker process is lost
+        raise ShardError(f"shard {index} failed ({type(e).__name__}: {e})") from e
 
 
 def _versions() -> dict[str, str]:
@@ -665,6 +672,10 @@ def main(argv: list[str] | None = None, prog: str = "mariash dataset") -> int:
         fail(e)
     except OSError as e:
         fail(path_error(e, "write"))
+    except ShardError as e:
+        print(f"error: {e}; the shards written so far are kept in {args.out}: the same "
+              "command resumes", file=sys.stderr)
+        return 1
     print(f"{man['rows']} decisions of {settings['deals']} deals in {len(man['shards'])} "
           f"shards: {args.out}")
     return 0

@@ -216,9 +216,17 @@ def play_pair(pair: Pair, matches: Path) -> dict[str, Any]:
     return saved
 
 
+class PairError(RuntimeError):
+    """A pair's match failed (a robot or the disk); the pairs finished before are saved."""
+
+
 def _play(job: tuple[Pair, str]) -> tuple[Pair, dict[str, Any]]:
     pair, matches = job
-    return pair, play_pair(pair, Path(matches))
+    try:
+        return pair, play_pair(pair, Path(matches))
+    except Exception as e:  # named by its pair: the traceback of a worker process is lost
+        raise PairError(f"the match {pair.a} - {pair.b} of {pair.game} failed "
+                        f"({type(e).__name__}: {e})") from e
 
 
 def slow(spec: str, game: str) -> bool:
@@ -230,6 +238,11 @@ def plan(roster: Mapping[str, Sequence[str]], deals: int, seed: int, batch: int 
          slow_deals: int = 20, slow_opponents: Sequence[str] | None = None) -> list[Pair]:
     """Every pair of every game's robots (``slow_opponents``: the only opponents of a
     searching robot; None: every robot)."""
+    every = {s for specs in roster.values() for s in specs}
+    unknown = sorted(set(slow_opponents or ()) - every)
+    if unknown:
+        raise LadderError(f"slow opponents {unknown} play in no game of the ladder: expected "
+                          f"some of {sorted(every)}")
     pairs = []
     for game, specs in roster.items():
         if len(set(specs)) != len(specs) or len(specs) < 2:
@@ -487,6 +500,10 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
         fail(e)
     except OSError as e:
         fail(path_error(e, "write"))
+    except PairError as e:
+        print(f"error: {e}; the pairs finished so far are saved in {args.matches}: the same "
+              "command resumes", file=sys.stderr)
+        return 1
     seconds = sum(r["seconds"] for r in results.values())
     paths = [write_csv(rows, out / "ladder.csv")]
     with atomic_open(out / "ladder.md") as f:
