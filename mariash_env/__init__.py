@@ -33,6 +33,9 @@ def __getattr__(name: str):
     if name == "SingleAgentEnv":
         from .single_agent import SingleAgentEnv
         return SingleAgentEnv
+    if name == "warmup":  # the search kernels compiled ahead (mariash_env.compile)
+        from .compile import warmup
+        return warmup
     raise AttributeError(f"module 'mariash_env' has no attribute {name!r}")
 
 

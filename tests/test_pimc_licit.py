@@ -104,3 +104,69 @@ def test_pimc_card_play_not_worse_than_the_table_robot_on_duplicate_deals():
             pimc = PIMCRobot(worlds=6, seed=100 * i + seat)
             gain += _card_play(st, seat, pimc) - _card_play(st, seat, None)
     assert gain >= 0, gain
+
+
+# --- issue #35: the race among candidates and the solved endgame of the simulations -----
+
+
+def test_beaten_and_decided():
+    from mariash_env.robots.pimc import beaten, decided
+
+    rng = np.random.default_rng(0)
+    base = rng.normal(0, 10, size=8)
+    # leader; 5 behind in every world; the leader's values +-3 (the same mean); a copy
+    swing = np.array([3.0, -3.0] * 4)
+    values = np.stack([base, base - 5, base + swing, base], axis=1)
+    alive = np.ones(4, dtype=bool)
+    out = beaten(values, alive)
+    assert out.tolist() == [False, True, False, False]
+    assert not beaten(values, np.array([True, False, True, True]))[1]  # already out
+    assert not decided(values, alive)
+    assert decided(values, np.array([True, True, False, True]) & ~out)  # equal columns
+    assert decided(values, np.array([False, False, True, False]))  # one left
+
+
+def test_race_keeps_the_leaders_mean_and_prunes_only_the_behind():
+    """A licitovaný card-play decision with the race on: the search stops on a multiple
+    of RACE worlds (or all of them), the pruned cards are -inf and every card still in
+    the race has exactly its mean over the same worlds without the race."""
+    from mariash_env.robots.pimc import RACE
+
+    st = random_licit_position(22, game=1, plays=4)
+    seat = int(st[S.TO_MOVE])
+    view = SeatView(st, seat, RULES)
+    cands = [int(a) for a in np.flatnonzero(view.action_mask())]
+    assert len(cands) >= 2
+    r = PIMCRobot(worlds=16, seed=3, warm=False)
+    worlds = view.sample_worlds(16, 4)
+    raced, n = r.candidate_values(view, cands, worlds, race=RACE)
+    assert n == 16 or n % RACE == 0
+    full, m = r.candidate_values(view, cands, worlds[:n])
+    assert m == n
+    live = np.isfinite(raced)
+    assert live.any() and np.allclose(raced[live], full[live])
+    assert (full[~live] < full[live].max()).all()  # only cards behind were pruned
+
+
+def test_race_and_endgame_defaults_per_game():
+    """Volený PIMC keeps its search (no race, simulations played out by the table robot);
+    licitovaný's defaults are RACE and ENDGAME, and the old settings stay reachable."""
+    from mariash_env.robots import make_robot
+    from mariash_env.robots.pimc import ENDGAME, RACE
+    from mariash_env.rules import make_rules as mk
+
+    r = PIMCRobot(warm=False)
+    vol = SeatView(random_licit_position(1), 0, RULES)
+    assert (r.race_every(vol), r.endgame_from(vol)) == (RACE, ENDGAME)
+    from mariash_env.search import random_position
+
+    v = SeatView(random_position(1), 0, mk())
+    assert (r.race_every(v), r.endgame_from(v)) == (0, 10)
+    old = make_robot("pimc(race=0, endgame=10)", rules="licitovany")
+    assert (old.race_every(vol), old.endgame_from(vol)) == (0, 10)
+    assert PIMCRobot(solve_bidding=True, warm=False).endgame_from(vol) == 0
+    for spec, what in (("pimc(race=-1)", "race"), ("pimc(endgame=11)", "endgame")):
+        with pytest.raises(ValueError, match=what):
+            make_robot(spec, rules="licitovany")
+    with pytest.raises(ValueError, match="race must be an int >= 0"):
+        PIMCRobot(race=-2, warm=False)

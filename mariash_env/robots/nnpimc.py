@@ -24,7 +24,8 @@ Card play, at each decision with a choice:
 4. draw ``worlds`` worlds from the candidates in proportion to their weights (with
    replacement) and run PIMC on the distinct ones, each counted as often as it was drawn
    (:meth:`PIMCRobot.search` with weights); with ``candidates == worlds`` every world is
-   solved and weighted instead.  ``time_limit`` counts from step 1.
+   solved and weighted instead.  ``time_limit`` is PIMC's hard budget, counted from the
+   call (steps 1-3 included).
 
 ``leaf="network"`` values the card play by *playouts* instead of the double-dummy
 solver: in each world every legal card is played and the deal then played out to its end
@@ -62,7 +63,6 @@ Volený mariáš with three players only: licitovaný and the four-player table 
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from typing import Any
 
@@ -130,12 +130,13 @@ class NNPIMCRobot(PIMCRobot):
     ``betl_bias``, ``durch_bias``: groše added to the network's values of naming betl
     and durch (``"network"`` bidding; module docstring);
     ``inference``: weight the worlds (default) or search uniform ones; ``time_limit``,
-    ``seed``, ``game``: as :class:`PIMCRobot`.
+    ``seed``, ``game``, ``warm``: as :class:`PIMCRobot`.
     """
 
     name = "nnpimc"
     games = ("voleny",)
     seat_counts = (3,)
+    _warm_network = True
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, worlds: int = 8,
                  candidates: int | None = None, temperature: float = 0.3,
@@ -143,7 +144,8 @@ class NNPIMCRobot(PIMCRobot):
                  seed: int | None = None, game: Any = None, bidding: str = "simulate",
                  threads: int = 1, leaf: str = "solver", from_trick: int = 0,
                  inference: bool = True, nt_from_trick: int | None = None,
-                 betl_bias: float = 0.0, durch_bias: float = 0.0) -> None:
+                 betl_bias: float = 0.0, durch_bias: float = 0.0,
+                 warm: bool = True) -> None:
         if bidding not in ("simulate", "table", "network"):
             raise ValueError(f"bidding must be 'simulate', 'table' or 'network', got "
                              f"{bidding!r}")
@@ -164,7 +166,7 @@ class NNPIMCRobot(PIMCRobot):
         self.nt_from_trick = self.from_trick if nt_from_trick is None else int(nt_from_trick)
         self.inference = bool(inference)
         super().__init__(worlds=worlds, time_limit=time_limit, seed=seed, game=game,
-                         bidding="table" if bidding == "network" else bidding)
+                         bidding="table" if bidding == "network" else bidding, warm=False)
         self.network_bidding = bidding == "network"
         if candidates is None:
             candidates = 4 * self.worlds
@@ -190,6 +192,8 @@ class NNPIMCRobot(PIMCRobot):
         self.floor = float(floor)
         self.stats["weighed"] = 0
         self.stats["ess"] = 0.0
+        if warm:  # after every argument was checked
+            self.warm_up()
 
     @staticmethod
     def _check_rules(rules: Rules) -> None:
@@ -258,10 +262,10 @@ class NNPIMCRobot(PIMCRobot):
         return values.reshape(len(worlds), n)
 
     def candidate_values(self, view: SeatView, cands: list[int], worlds: np.ndarray,
-                         weights: np.ndarray | None = None,
-                         t0: float | None = None) -> tuple[np.ndarray, int]:
+                         weights: np.ndarray | None = None, t0: float | None = None,
+                         race: int = 0) -> tuple[np.ndarray, int]:
         if self.leaf != "network" or view.phase != S.PH_PLAY:
-            return super().candidate_values(view, cands, worlds, weights, t0)
+            return super().candidate_values(view, cands, worlds, weights, t0, race)
         v = self.playout_values(worlds, view.seat, cands, view.rules)
         wt = np.ones(len(worlds)) if weights is None else np.asarray(weights, float)
         return (wt[:, None] * v).sum(axis=0) / wt.sum(), len(worlds)
@@ -272,7 +276,7 @@ class NNPIMCRobot(PIMCRobot):
         if view.phase != S.PH_PLAY or worlds is not None or not self.use_solver \
                 or not solver_available() or not self.inference:
             return super().search(view, cands, fallback, worlds, weights, t0)
-        t0 = time.perf_counter()
+        t0 = self.clock() if t0 is None else t0
         pool = view.sample_worlds(self.candidates, self.rng)
         logw = self.log_weights(pool, view.seat, view.rules)
         p = np.exp(logw - logw.max())

@@ -31,13 +31,23 @@ game, trumps, helping suit, face-down lead, flek and show) are simulated with th
 :class:`~mariash_env.games.licitovany.table_robot.LicitTableRobot` at every seat, whose own choice
 breaks ties and makes the discards.
 
-``worlds`` (default 20) worlds per decision; ``time_limit`` (seconds, optional) stops
-sampling further worlds once spent (at least one world is always used).  The robot lays
-the cards down whenever that is offered, and a single legal action is taken at once.
+``worlds`` (default 20) worlds per decision; ``time_limit`` (seconds, optional) is a hard
+budget per decision, counted from the call: a world is searched only while the longest
+world of the decision so far still fits in what is left (the first is always searched
+when it is one solver call), and a simulated world is dropped when the budget runs out
+while its candidates are played out -- with no world complete the table robot's choice
+is taken.  A decision thus overruns its ``time_limit`` by at most one solver call or one
+playout.  The robot lays the cards down whenever that is offered, and a single legal
+action is taken at once.
+
+Construction compiles the search kernels (:func:`mariash_env.compile.warmup`, once per
+process; a progress line on stderr when that takes more than a second), so that no
+decision, the first included, compiles them.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -57,7 +67,8 @@ from .features import decode
 from .registry import ANY_GAME, FLAG, SEED, TIME_LIMIT, int_at_least, one_of, register_robot
 from .view import SearchUnavailableError, SeatView, _search_module
 
-__all__ = ["PIMCRobot", "SeatView", "SearchUnavailableError", "solver_available"]
+__all__ = ["PIMCRobot", "SeatView", "SearchUnavailableError", "solver_available", "beaten",
+           "decided", "RACE", "ENDGAME"]
 
 
 def solver_available() -> bool:
@@ -75,21 +86,65 @@ def seat_share(w: np.ndarray, seat: int) -> float:
     return 2.0 if int(w[S.ACTOR]) == seat else -1.0
 
 
+RACE = 4
+"""Licitovaný's default: the candidates are pruned after every 4 worlds."""
+ENDGAME = 4
+"""Licitovaný's default: a simulation's last six tricks are valued by the solver."""
+RACE_Z = 2.0
+"""How many standard errors behind the leader a pruned candidate is."""
+
+
+def beaten(values: np.ndarray, alive: np.ndarray, z: float = RACE_Z) -> np.ndarray:
+    """The candidates (columns of ``values``, one row per world searched, the same worlds
+    for all) clearly behind the leader: among those ``alive``, each whose mean shortfall
+    against the leader's value in the same worlds exceeds ``z`` standard errors of that
+    shortfall (a candidate behind in every world, by the same amount, is beaten too).
+    The leader is never beaten."""
+    n = len(values)
+    means = np.where(alive, values.mean(axis=0), -np.inf)
+    lead = int(np.argmax(means))
+    d = values[:, [lead]] - values  # shortfall per world
+    se = d.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(values.shape[1], np.inf)
+    out = alive & (d.mean(axis=0) > z * se) & (d.mean(axis=0) > 0)
+    out[lead] = False
+    return out
+
+
+SAME_WORLDS = 8
+"""Worlds in which the candidates left must have had equal values, varying from world to
+world, before the race is :func:`decided` (equivalent cards)."""
+
+
+def decided(values: np.ndarray, alive: np.ndarray) -> bool:
+    """Whether the race is over: one candidate ``alive`` is left, or those left have had
+    the same value in each of at least :data:`SAME_WORLDS` worlds searched while that value
+    varied between worlds (equivalent cards such as neighbours in a suit; equal values
+    that never vary, e.g. a deal already decided in the worlds seen so far, prove
+    nothing)."""
+    v = values[:, alive]
+    if v.shape[1] == 1:
+        return True
+    return bool(len(v) >= SAME_WORLDS and (v == v[:, :1]).all() and np.ptp(v[:, 0]) > 0)
+
+
 class _Rollout:
     """Plays a world to the end of the deal with the table robot of the rules' game at every
-    seat (bidding and card play), or -- with ``solver`` -- with the table robot up to the
-    card play, which the double-dummy solver then values exactly."""
+    seat (bidding and card play), or -- with ``solver`` -- with the table robot up to
+    trick ``from_trick`` of the card play, whose rest the double-dummy solver then values
+    exactly."""
 
-    def __init__(self, rules: Rules, solver: Callable | None) -> None:
+    def __init__(self, rules: Rules, solver: Callable | None, from_trick: int = 0) -> None:
         self.rules = rules
         self.rv = rules.vector()
         self.kind = kind_of(rules)
         self.licit = self.kind.game == G_LICIT
         self.table = TableRobot()
         self.licit_table = LicitTableRobot()
+        self.licit_table.check = False  # the observations below are the encoder's own
         self.mask = np.zeros(self.kind.n_actions, dtype=np.int8)
         self.obs = np.zeros(self.kind.obs_size, dtype=np.float32)
         self.solve = solver
+        self.from_trick = from_trick  # the solver values the card play from this trick on
 
     def table_action(self, w: np.ndarray) -> int:
         seat = int(w[S.TO_MOVE])
@@ -103,12 +158,13 @@ class _Rollout:
         self.kind.encode(w, seat, self.obs, False)
         if self.licit:
             return self.licit_table.act({"observation": self.obs, "action_mask": self.mask})
-        return self.table.decide(decode(self.obs, self.mask))
+        return self.table.decide(decode(self.obs, self.mask, check=False))
 
     def value(self, w: np.ndarray, seat: int) -> float:
         """The seat's groše at the end of the deal from world ``w`` (modified in place)."""
         while w[S.PHASE] != S.PH_DONE:
-            if w[S.PHASE] == S.PH_PLAY and self.solve is not None:
+            if (w[S.PHASE] == S.PH_PLAY and self.solve is not None
+                    and w[S.TRICK_NO] >= self.from_trick):
                 amount = float(self.solve(w, self.rules, pv=False).value)
                 return seat_share(w, seat) * amount
             apply_action(w, self.rv, self.table_action(w))
@@ -126,8 +182,15 @@ class PIMCRobot(Robot):
     search only for the card play); ``solve_bidding``: value the bidding simulations
     with the solver from the first trick on instead of table-robot play (exact but
     about a hundred times slower); ``simulate_discards``: also simulate the discards
-    (default: the table robot's discards, which the simulation's noise rarely beats).
+    (default: the table robot's discards, which the simulation's noise rarely beats);
+    ``race``: prune the candidates every ``race`` worlds (:func:`beaten`; 0:
+    never, None: :data:`RACE` in licitovaný, never in volený); ``endgame``: the
+    simulations' card play from this trick (0-9) on is valued by the solver (10: never,
+    None: :data:`ENDGAME` in licitovaný, never in volený); ``warm``: compile the
+    search kernels now (default; module docstring).
     """
+
+    _warm_network = False  # nnpimc also warms its inference over worlds
 
     name = "pimc"
     wants_view = True
@@ -136,11 +199,21 @@ class PIMCRobot(Robot):
     def __init__(self, worlds: int = 20, time_limit: float | None = None,
                  seed: int | None = None, game: Any = None, use_solver: bool = True,
                  bidding: str = "simulate", solve_bidding: bool = False,
-                 simulate_discards: bool = False) -> None:
+                 simulate_discards: bool = False, race: int | None = None,
+                 endgame: int | None = None, warm: bool = True) -> None:
         if worlds < 1:
             raise ValueError(f"worlds must be >= 1, got {worlds}")
         if bidding not in ("simulate", "table"):
             raise ValueError(f"bidding must be 'simulate' or 'table', got {bidding!r}")
+        if race is not None and not (isinstance(race, (int, np.integer)) and race >= 0):
+            raise ValueError(f"race must be an int >= 0 (worlds between prunings, 0: "
+                             f"none) or None (the game's default), got {race!r}")
+        self.race = None if race is None else int(race)
+        if endgame is not None and not (isinstance(endgame, (int, np.integer))
+                                        and 0 <= endgame <= 10):
+            raise ValueError(f"endgame must be a trick 0..10 (10: none) or None (the "
+                             f"game's default), got {endgame!r}")
+        self.endgame = None if endgame is None else int(endgame)
         self.worlds = int(worlds)
         self.time_limit = time_limit
         self.rng = np.random.default_rng(seed)
@@ -153,6 +226,16 @@ class PIMCRobot(Robot):
         self.licit_table = LicitTableRobot()
         self._rollouts: dict[tuple[Rules, bool], _Rollout] = {}
         self.stats = {"decisions": 0, "searched": 0, "seconds": 0.0, "worlds": 0}
+        self.clock: Callable[[], float] = time.perf_counter  # the budget's clock
+        if warm:
+            self.warm_up()
+
+    def warm_up(self) -> float:
+        """Compile (or load from the disk cache) the kernels this robot's decisions call,
+        once per process (:func:`mariash_env.compile.warmup`); the seconds it took."""
+        from ..compile import warmup
+
+        return warmup(type(self).games, network=self._warm_network)
 
     def reset(self) -> None:
         self.table.reset()
@@ -189,6 +272,7 @@ class PIMCRobot(Robot):
         return self.act_view(SeatView(st, seat, rules))
 
     def act_view(self, view: SeatView) -> int:
+        t0 = self.clock()  # time_limit counts from here
         mask = view.action_mask()
         legal = np.flatnonzero(mask)
         if legal.size == 0:
@@ -210,7 +294,7 @@ class PIMCRobot(Robot):
         cands = [int(a) for a in legal]
         if not licit and ph == S.PH_TRUMP:
             cands = self._trump_candidates(cands, fallback)
-        return self.search(view, cands, fallback)
+        return self.search(view, cands, fallback, t0=t0)
 
     @staticmethod
     def _lowest_per_suit(legal: list[int]) -> dict[int, int]:
@@ -236,12 +320,22 @@ class PIMCRobot(Robot):
         return out
 
     # --- search --------------------------------------------------------------------------
-    def _rollout(self, rules: Rules, solver: Callable | None) -> _Rollout:
-        key = (rules, solver is not None)
+    def _rollout(self, rules: Rules, solver: Callable | None, from_trick: int = 0) -> _Rollout:
+        key = (rules, solver is not None, from_trick)
         r = self._rollouts.get(key)
         if r is None:
-            r = self._rollouts[key] = _Rollout(rules, solver)
+            r = self._rollouts[key] = _Rollout(rules, solver, from_trick)
         return r
+
+    def endgame_from(self, view: SeatView) -> int:
+        """The first trick of a simulation's card play valued by the solver (10: none):
+        0 with ``solve_bidding``, else ``endgame``, or by default :data:`ENDGAME` in
+        licitovaný mariáš and none in volený."""
+        if self.solve_bidding:
+            return 0
+        if self.endgame is not None:
+            return self.endgame
+        return ENDGAME if view.licit else 10
 
     def search(self, view: SeatView, cands: list[int], fallback: int,
                worlds: np.ndarray | None = None, weights: np.ndarray | None = None,
@@ -250,55 +344,100 @@ class PIMCRobot(Robot):
         table robot's choice, else the first).  A subclass may hand in the ``worlds`` (and
         their ``weights``: a weighted mean then) and the time ``t0`` its decision began,
         from which ``time_limit`` counts."""
-        t0 = time.perf_counter() if t0 is None else t0
+        t0 = self.clock() if t0 is None else t0
         if worlds is None:
             worlds = view.sample_worlds(self.worlds, self.rng)
-        means, n = self.candidate_values(view, cands, worlds, weights, t0)
+        race = self.race_every(view) if weights is None else 0
+        means, n = self.candidate_values(view, cands, worlds, weights, t0, race)
         self.stats["searched"] += 1
         self.stats["worlds"] += n
-        self.stats["seconds"] += time.perf_counter() - t0
+        self.stats["seconds"] += self.clock() - t0
+        if n == 0:  # the budget ran out inside the first simulated world
+            return fallback
         best = float(means.max())
         ties = [a for a, m in zip(cands, means) if m >= best - 1e-9]
         return fallback if fallback in ties else ties[0]
 
+    def race_every(self, view: SeatView) -> int:
+        """Worlds between two prunings of the candidates (0: none): ``race``, or
+        by default :data:`RACE` in licitovaný mariáš and none in volený."""
+        if self.race is not None:
+            return self.race
+        return RACE if view.licit else 0
+
     def candidate_values(self, view: SeatView, cands: list[int], worlds: np.ndarray,
                          weights: np.ndarray | None = None,
-                         t0: float | None = None) -> tuple[np.ndarray, int]:
+                         t0: float | None = None, race: int = 0) -> tuple[np.ndarray, int]:
         """``(means, n)``: each candidate's mean groše for the seat over the first ``n`` of
-        ``worlds`` (all of them, or those searched before ``time_limit`` counted from
-        ``t0`` ran out) -- the values :meth:`search` maximises, and the labels of
+        ``worlds`` (all of them, or those the budget ``time_limit`` counted from ``t0``
+        allowed: module docstring; ``n == 0``, means 0, when not even the first simulated
+        world was complete) -- the values :meth:`search` maximises, and the labels of
         :mod:`training.pimc_labels`.  Card play: the solver's exact value of each card in
         each world; the other decisions: the candidate applied, the deal played out by
-        :class:`_Rollout`."""
+        :class:`_Rollout`.  With ``race`` > 0 (unweighted worlds only) the candidates are
+        pruned every ``race`` worlds (:func:`beaten`; a pruned one's mean is ``-inf`` and
+        it is simulated no more), and the search stops when the race is
+        :func:`decided`."""
         search = _search_module()
         solve = search.solve if self.use_solver and solver_available() else None  # type: ignore[union-attr]
         seat = view.seat
         play = view.phase == S.PH_PLAY
-        roll = self._rollout(view.rules, solve if self.solve_bidding else None)
+        endgame = self.endgame_from(view)
+        roll = self._rollout(view.rules, solve if endgame < 10 else None, endgame)
         totals = np.zeros(len(cands))
+        row = np.zeros(len(cands))
+        alive = np.ones(len(cands), dtype=bool)
+        race = race if race > 0 and weights is None else 0
+        seen = np.zeros((len(worlds) if race else 0, len(cands)))  # values per world
         n = 0
         mass = 0.0
+        deadline = (math.inf if self.time_limit is None or t0 is None
+                    else t0 + self.time_limit)
+        longest = 0.0  # the longest world of this decision so far
         for k, w0 in enumerate(worlds):
+            start = self.clock()
+            if n and start + longest > deadline:  # the next world would not fit
+                break
             wt = 1.0 if weights is None else float(weights[k])
-            if play and solve is not None:
+            if play and solve is not None:  # one solver call: never cut
                 mv = solve(w0, view.rules, pv=False, all_moves=True).move_values
                 share = wt * seat_share(w0, seat)
                 for i, a in enumerate(cands):
-                    totals[i] += share * mv[a]
+                    row[i] = share * mv[a]
             else:
+                first = True
                 for i, a in enumerate(cands):
+                    if not alive[i]:
+                        continue
+                    if not first and self.clock() > deadline:
+                        return self._means(totals, mass, n, alive)  # this world dropped
+                    first = False
                     w = w0.copy()
                     apply_action(w, roll.rv, a)
-                    totals[i] += wt * roll.value(w, seat)
+                    row[i] = wt * roll.value(w, seat)
+            totals += row
             n += 1
             mass += wt
-            if (self.time_limit is not None and t0 is not None
-                    and time.perf_counter() - t0 > self.time_limit):
-                break
-        return totals / mass, n
+            longest = max(longest, self.clock() - start)
+            if race:
+                seen[n - 1] = row
+                if n % race == 0 and n < len(worlds):
+                    alive &= ~beaten(seen[:n], alive)
+                    if decided(seen[:n], alive):
+                        break
+        return self._means(totals, mass, n, alive)
+
+    @staticmethod
+    def _means(totals: np.ndarray, mass: float, n: int,
+               alive: np.ndarray) -> tuple[np.ndarray, int]:
+        """Means of the candidates still in the race, ``-inf`` for the pruned ones."""
+        return np.where(alive, totals / mass if n else totals, -np.inf), n
 
 
 register_robot("pimc", PIMCRobot, games=PIMCRobot.games, needs_view=True, args={
     "worlds": int_at_least(1), "time_limit": TIME_LIMIT, "seed": SEED, "game": ANY_GAME,
     "use_solver": FLAG, "bidding": one_of("simulate", "table"), "solve_bidding": FLAG,
-    "simulate_discards": FLAG})
+    "simulate_discards": FLAG,
+    "race": (lambda v: v is None or int_at_least(0)[0](v), "an int >= 0 or None"),
+    "endgame": (lambda v: v is None or (int_at_least(0)[0](v) and v <= 10),
+                "a trick 0..10 or None")})

@@ -83,11 +83,12 @@ def _one(v: np.ndarray, name: str) -> int:
     return int(nz[0]) if nz.size else -1
 
 
-def card_play_view(observation: np.ndarray, mask: np.ndarray) -> ObsInfo:
+def card_play_view(observation: np.ndarray, mask: np.ndarray, check: bool = True) -> ObsInfo:
     """The seat's licitovaný observation as the volený robot's decoded view of the same
     cards: contract and trumps, the components as volený bets (a hundred is volený's sto
     on the game bet; two sevens a seven), the tricks, and ``play:`` actions at volený's
-    indices.  Only what card play and flekking read is filled."""
+    indices.  Only what card play and flekking read is filled.  ``check=False``: the
+    observation is the encoder's own (no canonical check, :func:`decode`)."""
     v = np.asarray(observation, dtype=np.float32)
     w = np.zeros(O.OBS_SIZE, dtype=np.float32)
     for name in _SHARED:
@@ -124,7 +125,7 @@ def card_play_view(observation: np.ndarray, mask: np.ndarray) -> ObsInfo:
     vm = np.zeros(A.N_ACTIONS, dtype=np.int8)
     m = np.asarray(mask)
     vm[A.PLAY0:A.PLAY0 + 32] = m[LA.PLAY0:LA.PLAY0 + 32]
-    return decode(w, vm)
+    return decode(w, vm, check=check)
 
 
 def _best_trump(hand: int, g: int) -> int:
@@ -191,6 +192,9 @@ class LicitTableRobot(Robot):
 
     def __init__(self) -> None:
         self._voleny = TableRobot()
+        # False only where the observations come straight from the encoder (a search's
+        # playouts): their canonical check is most of a card's time there.
+        self.check = True
 
     def act(self, observation: dict[str, Any]) -> int:
         obs = np.asarray(observation["observation"], dtype=np.float32)
@@ -266,7 +270,7 @@ class LicitTableRobot(Robot):
 
     # --- flek (§6) and play (§7): the volený robot's rules on a volený view -------------------
     def _flek(self, obs, mask, hand, high):
-        o = card_play_view(obs, mask)
+        o = card_play_view(obs, mask, self.check)
         actor = _one(obs, "actor")
         turn = _one(obs, "flek_turn")
         o.flek_round = 2 if actor == 0 else (1 if turn <= 1 else 3)
@@ -288,7 +292,7 @@ class LicitTableRobot(Robot):
         return LA.GOOD
 
     def _play(self, obs, mask, hand, high):
-        o = card_play_view(obs, mask)
+        o = card_play_view(obs, mask, self.check)
         return LA.PLAY0 + self._voleny.choose_card(o) - A.PLAY0
 
     def _done(self, obs, mask, hand, high):  # pragma: no cover - never asked

@@ -1,0 +1,167 @@
+"""Compile the search kernels ahead of the first decision (issue #35).
+
+Numba compiles a kernel on its first call and caches it on disk (``__pycache__`` next to
+the module, or ``NUMBA_CACHE_DIR``).  On an empty cache -- a fresh clone, a pip install, a
+new machine, a cache dropped after a source change (:mod:`mariash_env.core.jit`) -- the
+first searched decision of ``pimc``, ``nnpimc`` or ``strong`` would compile the world
+samplers and the double-dummy solver inside ``act``: tens of seconds in one decision.
+
+:func:`warmup` runs every kernel a searching robot calls once, on small positions of each
+game, so that the compiling happens here instead: the searching robots call it when they
+are constructed (the arena's workers, the play table and the robot service build their
+robots at start), ``make venv`` runs ``python -m mariash_env.compile`` after installing,
+and anyone can call ``mariash_env.warmup()``.  Once per process and game; with the disk
+cache warm it only loads the cached code (about a second).  When it compiles and takes
+longer than a second it says so on stderr, so that a long first start is not mistaken for
+a hang.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["warmup", "main", "GAMES", "decision_positions"]
+
+GAMES = ("voleny", "licitovany")
+"""The games with searching robots (world samplers and the solver)."""
+
+_DONE: set[tuple[str, bool]] = set()
+_LOCK = threading.Lock()
+_NOTICE_AFTER = 1.0  # seconds of warm-up before it is announced
+
+
+def decision_positions(game: str) -> tuple[np.ndarray, np.ndarray, object]:
+    """``(bidding, play)``: a decision before the card play and one in the card play, each
+    with a choice, from a deal played by the game's table robot at every seat."""
+    from .core import state as S
+    from .core.engine import apply_action, legal_actions
+    from .kinds import kind_of
+    from .playout import deal_states
+    from .rules import make_rules
+
+    rules = make_rules(rules=game)
+    kind = kind_of(rules)
+    robot = kind.load("table_robot")()
+    rv = rules.vector()
+    mask = np.zeros(kind.n_actions, dtype=np.int8)
+    obs = np.zeros(kind.obs_size, dtype=np.float32)
+    for seed in range(50):
+        st = deal_states(np.array([seed]), np.array([0]), rules)[0].copy()
+        bid = None
+        while st[S.PHASE] != S.PH_DONE:
+            mask[:] = 0
+            legal_actions(st, rv, mask)
+            if mask.sum() > 1 and st[S.PHASE] != S.PH_PLAY and bid is None:
+                bid = st.copy()
+            if mask.sum() > 2 and st[S.PHASE] == S.PH_PLAY and bid is not None:
+                return bid, st.copy(), rules
+            kind.encode(st, int(st[S.TO_MOVE]), obs, False)
+            apply_action(st, rv, int(robot.act({"observation": obs, "action_mask": mask})))
+    raise RuntimeError(f"no {game} deal of the first 50 gave a bidding and a card-play choice")
+
+
+def _warm_game(game: str, network: bool) -> None:
+    """Every kernel a searching robot's decisions call, on the types they call it with:
+    worlds of a bidding and a card-play decision, the solver on them (PIMC's card play,
+    and the solved endgames of its simulations), the simulations' engine calls (the deal
+    played by :func:`decision_positions`) and, with ``network``, nnpimc's replay of the
+    other seats' decisions."""
+    from .core import state as S
+    from .robots.view import SeatView
+    from .search import solve
+
+    bid, play, rules = decision_positions(game)
+    rng = np.random.default_rng(0)
+    for st in (bid, play):
+        worlds = SeatView(st, int(st[S.TO_MOVE]), rules).sample_worlds(2, rng)
+    for w in worlds:
+        solve(w, rules, pv=False, all_moves=True)
+        solve(w, rules)
+    S.get64(play, S.PAY)  # a simulation's payment, read from Python
+    if network and game == "voleny":
+        from .search.inference import other_decisions
+
+        other_decisions(worlds, int(play[S.TO_MOVE]), rules)
+
+
+def _solver_cached() -> bool:
+    """Whether numba's disk cache holds the solver (its index file exists): then the
+    warm-up only loads code and is not announced.  True when that cannot be told."""
+    from .search import solver
+
+    try:
+        return Path(solver._solve_root._cache._cache_file._index_path).exists()
+    except (AttributeError, TypeError):  # another numba's internals
+        return True
+
+
+def warmup(games: Iterable[str] = GAMES, network: bool = False,
+           quiet: bool = False) -> float:
+    """Compile (or load from numba's disk cache) every kernel the searching robots of
+    ``games`` call; with ``network`` also nnpimc's inference over worlds (volený).  Once
+    per process and game; returns the seconds it took.  Unless ``quiet``, a warm-up that
+    compiles (numba's disk cache does not hold the solver) and lasts more than a second is
+    announced on stderr."""
+    games = tuple(games)
+    for g in games:
+        if g not in GAMES:
+            raise ValueError(f"warmup: unknown game {g!r}; searching robots play "
+                             f"{', '.join(GAMES)}")
+    t0 = time.perf_counter()
+    with _LOCK:
+        todo = [(g, network and g == "voleny") for g in games
+                if (g, network and g == "voleny") not in _DONE]
+        if not todo:
+            return 0.0
+        notice = None
+        quiet = quiet or _solver_cached()
+        if not quiet:
+            names = ", ".join(g for g, _ in todo)
+            notice = threading.Timer(_NOTICE_AFTER, lambda: print(
+                f"mariash: compiling the search kernels ({names}; first use with this "
+                "numba cache, kept on disk afterwards, about a minute) ...",
+                file=sys.stderr, flush=True))
+            notice.daemon = True
+            notice.start()
+        try:
+            for g, net in todo:
+                _warm_game(g, net)
+                _DONE.add((g, net))
+                if net:  # the search without the network is warm too
+                    _DONE.add((g, False))
+        finally:
+            if notice is not None:
+                notice.cancel()
+        dt = time.perf_counter() - t0
+        if not quiet and dt > _NOTICE_AFTER:
+            print(f"mariash: search kernels ready ({dt:.0f} s)", file=sys.stderr, flush=True)
+        return dt
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m mariash_env.compile",
+        description="Compile the search kernels of the searching robots (pimc, nnpimc, "
+                    "strong) into numba's disk cache, so that no robot's first decision "
+                    "compiles them.")
+    p.add_argument("--games", default=",".join(GAMES),
+                   help=f"comma-separated games (default {','.join(GAMES)})")
+    a = p.parse_args(argv)
+    games = [g for g in a.games.split(",") if g]
+    try:
+        dt = warmup(games, network=True, quiet=True)
+    except ValueError as e:
+        p.error(str(e))
+    print(f"search kernels of {', '.join(games)} compiled or loaded in {dt:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

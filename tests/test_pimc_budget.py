@@ -1,0 +1,176 @@
+"""The searching robots' hard time budget and their warm-up (issue #35).
+
+The budget is checked on a fake clock that moves only when a world is valued (a solver
+call or a playout costs a fixed amount), so the number of worlds searched and the time a
+decision takes are exact, whatever the machine's load.  The warm-up is checked in a fresh
+process: once a robot is constructed, its decisions compile no kernel of their own.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mariash_env.search as search
+from mariash_env.compile import decision_positions, warmup
+from mariash_env.core import state as S
+from mariash_env.robots import pimc as P
+from mariash_env.robots.pimc import PIMCRobot
+from mariash_env.robots.view import SeatView
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLVE = 0.125  # fake seconds per solver call (binary fractions: exact sums)
+PLAYOUT = 0.03125  # fake seconds per playout
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """A clock that advances SOLVE per solver call and PLAYOUT per playout."""
+    c = FakeClock()
+    solve, value = search.solve, P._Rollout.value
+
+    def timed_solve(*a, **k):
+        c.t += SOLVE
+        return solve(*a, **k)
+
+    def timed_value(self, *a, **k):
+        c.t += PLAYOUT
+        return value(self, *a, **k)
+
+    monkeypatch.setattr(search, "solve", timed_solve)
+    monkeypatch.setattr(P._Rollout, "value", timed_value)
+    return c
+
+
+def _robot(clock: FakeClock, time_limit: float | None, worlds: int = 20) -> PIMCRobot:
+    # endgame=10: a playout is the table robot's alone (no solver call inside it)
+    r = PIMCRobot(worlds=worlds, time_limit=time_limit, seed=5, endgame=10, warm=False)
+    r.clock = clock
+    return r
+
+
+def _view(st: np.ndarray, rules) -> SeatView:
+    return SeatView(st, int(st[S.TO_MOVE]), rules)
+
+
+@pytest.mark.parametrize("game", ["voleny", "licitovany"])
+def test_card_play_stops_before_the_world_that_would_not_fit(clock, game):
+    _, play, rules = decision_positions(game)
+    r = _robot(clock, time_limit=0.4)
+    r.act_view(_view(play, rules))
+    # worlds end at 0.125, 0.25, 0.375; a fourth would end at 0.5 > 0.4
+    assert r.stats["worlds"] == 3 and clock.t == 3 * SOLVE
+    unlimited = _robot(clock, time_limit=None)
+    unlimited.act_view(_view(play, rules))
+    assert unlimited.stats["worlds"] == 20
+
+
+@pytest.mark.parametrize("game", ["voleny", "licitovany"])
+def test_simulated_decisions_keep_the_budget(clock, game):
+    bid, _, rules = decision_positions(game)
+    view = _view(bid, rules)
+    _robot(clock, time_limit=None, worlds=1).act_view(view)
+    per_world = clock.t  # a playout per candidate
+    assert per_world >= 2 * PLAYOUT
+    clock.t = 0.0
+    r = _robot(clock, time_limit=2.5 * per_world)
+    r.act_view(view)
+    assert r.stats["worlds"] == 2 and clock.t == pytest.approx(2 * per_world)
+    # a budget that ends inside the first world: that world is dropped, the table robot's
+    # choice taken, the decision over by less than one playout
+    fallback = r.licit_table.act(view.observation_dict()) if view.licit else None
+    t0 = clock.t
+    short = _robot(clock, time_limit=1.5 * PLAYOUT)
+    a = short.act_view(view)
+    assert short.stats["worlds"] == 0 and short.stats["searched"] == 1
+    assert clock.t - t0 <= 1.5 * PLAYOUT + PLAYOUT
+    if fallback is not None:
+        assert a == fallback
+
+
+@pytest.mark.parametrize("game", ["voleny", "licitovany"])
+def test_no_decision_of_a_deal_overruns_by_more_than_one_world(clock, game):
+    """Every decision of a whole deal (bidding simulated, card play solved) within
+    time_limit plus one solver call."""
+    from mariash_env.core.engine import apply_action
+
+    bid, _, rules = decision_positions(game)
+    limit = 0.3
+    r = _robot(clock, time_limit=limit)
+    st = bid.copy()
+    longest, searched = 0.0, 0
+    while st[S.PHASE] != S.PH_DONE:
+        t0, n0 = clock.t, r.stats["searched"]
+        a = r.act_view(_view(st, rules))
+        longest = max(longest, clock.t - t0)
+        searched += r.stats["searched"] - n0
+        apply_action(st, rules.vector(), a)
+    assert searched >= 2
+    assert limit < longest + SOLVE  # the budget was reached ...
+    assert longest <= limit + SOLVE  # ... and never overrun by more than one world
+
+
+def test_time_limit_leaves_the_choice_alone_when_it_is_not_reached(clock):
+    _, play, rules = decision_positions("voleny")
+    a = _robot(clock, time_limit=None, worlds=6).act_view(_view(play, rules))
+    b = _robot(clock, time_limit=100.0, worlds=6).act_view(_view(play, rules))
+    assert a == b
+
+
+def test_warmup_refuses_an_unknown_game():
+    with pytest.raises(ValueError, match="unknown game 'lizany'.*voleny, licitovany"):
+        warmup(["lizany"])
+
+
+def test_decisions_after_construction_compile_nothing():
+    """In a fresh process: construct the robots (the warm-up), then take bidding and
+    card-play decisions of both games with pimc, and nnpimc's weighted card play; no numba
+    kernel gains a compiled signature."""
+    code = textwrap.dedent("""
+        import json, sys
+        import numba
+        from mariash_env.compile import decision_positions
+        from mariash_env.core import state as S
+        from mariash_env.robots import make_robot
+        from mariash_env.robots.pimc import PIMCRobot
+        from mariash_env.robots.view import SeatView
+
+        def compiled():
+            out = {}
+            for name, mod in list(sys.modules.items()):
+                if name.startswith("mariash_env"):
+                    for k, f in list(vars(mod).items()):
+                        if isinstance(f, numba.core.dispatcher.Dispatcher):
+                            out[name + "." + k] = len(f.overloads)
+            return out
+
+        robot = PIMCRobot(worlds=3, seed=1)
+        nn = make_robot("nnpimc(worlds=2, candidates=4, seed=1)")
+        pos = {g: decision_positions(g) for g in ("voleny", "licitovany")}
+        before = compiled()
+        for bid, play, rules in pos.values():
+            for st in (bid, play):
+                robot.act_view(SeatView(st, int(st[S.TO_MOVE]), rules))
+        play = pos["voleny"][1]
+        nn.act_view(SeatView(play, int(play[S.TO_MOVE]), pos["voleny"][2]))
+        after = compiled()
+        print(json.dumps({k: (before.get(k, 0), n) for k, n in after.items()
+                          if n != before.get(k, 0)}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {}
