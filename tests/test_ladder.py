@@ -110,6 +110,9 @@ def test_bad_plan_and_command_line(capsys, tmp_path, monkeypatch):
     with pytest.raises(L.PairError, match="random - table of lizany failed.*disk full"):
         L.run(L.plan({"lizany": ["random", "table"]}, deals=2, seed=0), tmp_path,
               progress=False)
+    assert L.main(["--game", "lizany=random,table", "--deals", "2", "--quiet",
+                   "--matches", str(tmp_path / "m"), "--out", str(tmp_path / "o")]) == 1
+    assert "disk full" in capsys.readouterr().err
     with pytest.raises(SystemExit) as e:
         L.main(["--game", "voleny=random,tabel", "--deals", "2"])
     assert e.value.code == 2 and "tabel" in capsys.readouterr().err

@@ -60,10 +60,11 @@ from ..arena import (
     single_deal_rules,
 )
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, fail, path_error, positive
+from ..cli import ArgumentParser, positive
 from ..games.base import GameKind
 from ..games.registry import game_kind
 from ..robots.base import Robot
+from . import PartialRunError, run_command
 
 FORMAT = "mariash-dataset-v1"
 MANIFEST = "manifest.json"
@@ -425,7 +426,7 @@ def _init_worker(settings: dict[str, Any]) -> None:
                          for s in settings["robots"]]
 
 
-class ShardError(RuntimeError):
+class ShardError(PartialRunError):
     """Playing or writing a shard failed (a robot or the disk); written shards are kept."""
 
 
@@ -659,7 +660,8 @@ def main(argv: list[str] | None = None, prog: str = "mariash dataset") -> int:
     ap.add_argument("--jobs", type=positive(int), default=1, help="processes (default 1)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    try:
+
+    def body() -> int:
         specs = _split(args.robots)
         settings = make_settings(specs, args.deals, args.seed,
                                  parse_rule_options(args.rules, args.rule), args.shard_deals)
@@ -668,17 +670,11 @@ def main(argv: list[str] | None = None, prog: str = "mariash dataset") -> int:
         given = sys.argv[1:] if argv is None else argv
         command = " ".join([prog, *map(shlex.quote, given)])
         man = generate(args.out, settings, args.jobs, not args.quiet, command)
-    except ValueError as e:
-        fail(e)
-    except OSError as e:
-        fail(path_error(e, "write"))
-    except ShardError as e:
-        print(f"error: {e}; the shards written so far are kept in {args.out}: the same "
-              "command resumes", file=sys.stderr)
-        return 1
-    print(f"{man['rows']} decisions of {settings['deals']} deals in {len(man['shards'])} "
-          f"shards: {args.out}")
-    return 0
+        print(f"{man['rows']} decisions of {settings['deals']} deals in "
+              f"{len(man['shards'])} shards: {args.out}")
+        return 0
+
+    return run_command(body, f"the shards written so far are kept in {args.out}")
 
 
 if __name__ == "__main__":

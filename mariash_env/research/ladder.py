@@ -46,8 +46,9 @@ import numpy as np
 
 from ..arena import _split, build_robot, duplicate_match
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, fail, path_error, positive
+from ..cli import ArgumentParser, positive
 from ..games.registry import game_kind
+from . import PartialRunError, run_command
 
 MAX_JOBS = 256
 ELO = 400.0 / math.log(10.0)  # natural-log strengths to Elo points
@@ -216,7 +217,7 @@ def play_pair(pair: Pair, matches: Path) -> dict[str, Any]:
     return saved
 
 
-class PairError(RuntimeError):
+class PairError(PartialRunError):
     """A pair's match failed (a robot or the disk); the pairs finished before are saved."""
 
 
@@ -482,7 +483,8 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
     args = ap.parse_args(argv)
     given = sys.argv[1:] if argv is None else argv
     command = " ".join([prog, *map(shlex.quote, given)])
-    try:
+
+    def body() -> int:
         if args.jobs > MAX_JOBS:
             raise LadderError(f"invalid --jobs {args.jobs}: expected 1..{MAX_JOBS}")
         roster = parse_games(args.game)
@@ -496,26 +498,20 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
         results = run(pairs, args.matches, args.jobs, not args.quiet)
         anchor = None if args.anchor == "mean" else args.anchor
         rows = ratings(results, args.boot, args.seed, anchor)
-    except ValueError as e:
-        fail(e)
-    except OSError as e:
-        fail(path_error(e, "write"))
-    except PairError as e:
-        print(f"error: {e}; the pairs finished so far are saved in {args.matches}: the same "
-              "command resumes", file=sys.stderr)
-        return 1
-    seconds = sum(r["seconds"] for r in results.values())
-    paths = [write_csv(rows, out / "ladder.csv")]
-    with atomic_open(out / "ladder.md") as f:
-        f.write(markdown(rows, command, seconds, args.note, anchor))
-    paths.append(out / "ladder.md")
-    if not args.no_plot:
-        paths.append(plot(rows, out / "ladder.png"))
-    for r in rows:
-        print(f"{r['game']:<11}{r['robot']:<28}{r['rating']:>+7.0f} "
-              f"[{r['ci_low']:+.0f}, {r['ci_high']:+.0f}]  {r['ms_per_decision']:.3f} ms")
-    print("saved: " + ", ".join(map(str, paths)))
-    return 0
+        seconds = sum(r["seconds"] for r in results.values())
+        paths = [write_csv(rows, out / "ladder.csv")]
+        with atomic_open(out / "ladder.md") as f:
+            f.write(markdown(rows, command, seconds, args.note, anchor))
+        paths.append(out / "ladder.md")
+        if not args.no_plot:
+            paths.append(plot(rows, out / "ladder.png"))
+        for r in rows:
+            print(f"{r['game']:<11}{r['robot']:<28}{r['rating']:>+7.0f} "
+                  f"[{r['ci_low']:+.0f}, {r['ci_high']:+.0f}]  {r['ms_per_decision']:.3f} ms")
+        print("saved: " + ", ".join(map(str, paths)))
+        return 0
+
+    return run_command(body, f"the pairs finished so far are saved in {args.matches}")
 
 
 if __name__ == "__main__":
