@@ -34,6 +34,7 @@ from .cards import CARD_CODES, CardError, parse_deck
 from .core import state as S
 from .core.deal import cut_deck, gathered_deck
 from .game import Game, IllegalActionError
+from .games.lizany.actions import FORMAT as LIZANY_FORMAT
 from .games.voleny.actions import ActionError
 from .record_error import RecordError
 from .rules import Rules, RulesError, is_int, make_rules
@@ -262,7 +263,10 @@ def _replay_lizany(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def replay_record(record: dict[str, Any]) -> dict[str, Any]:
-    """Replay one record; returns its settlement, or raises RecordError at the first fault."""
+    """Replay one record of any game; returns its settlement (a lízaný record: its
+    result), or raises RecordError at the first fault."""
+    if isinstance(record, dict) and record.get("format") == LIZANY_FORMAT:
+        return _replay_lizany(record)
     return _replay(record).last_settlement  # type: ignore[return-value]
 
 
@@ -288,7 +292,7 @@ class RecordChecker:
     def check(self, record: Any) -> dict[str, Any]:
         """Check one record (RecordError naming the field); returns its settlement."""
         prev, self._prev = self._prev, None
-        if isinstance(record, dict) and record.get("format") == "mariash-lizany/1":
+        if isinstance(record, dict) and record.get("format") == LIZANY_FORMAT:
             result = _replay_lizany(record)
             self._prev = prev  # a lízaný deal between two deals of a partie hides no gap
             return result

@@ -232,7 +232,7 @@ def test_the_learner_runs_on_the_clusters_gpu_when_it_has_one(local_ray, tmp_pat
     'auto' falls back to the CPU where torch finds no CUDA); its log reaches the driver and
     SIGTERM is forwarded to it.  A cluster without a GPU starts nothing: the caller
     trains in the driver."""
-    from training.ray_actors import train_on_gpu_node
+    from training.ray_learner import train_on_gpu_node
     from training.train import main
 
     out = tmp_path / "g"

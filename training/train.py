@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
             join(args.address, args.ray_timeout)  # fails within seconds, before --out exists
         summary = None
         if args.learner_on_gpu:
-            from .ray_actors import train_on_gpu_node
+            from .ray_learner import train_on_gpu_node
 
             summary = train_on_gpu_node(cfg, args.out, args.resume)
             if summary is None:
