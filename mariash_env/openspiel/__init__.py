@@ -78,9 +78,17 @@ __all__ = [
 _ADAPTERS: dict[str, type[pyspiel.Game]] = {"lizany": MariashLizanyGame}
 
 
-def _create(params: dict[str, Any] | None = None) -> pyspiel.Game:
-    """The game OpenSpiel loads for ``params``: the adapter of ``params["rules"]``."""
-    return _ADAPTERS.get((params or {}).get("rules"), MariashGame)(params)
+class _Create:
+    """The game OpenSpiel loads for ``params``: the adapter of ``params["rules"]``.
+
+    A class, not a function: pyspiel keeps the registered factory in a C++ static that is
+    destroyed after the interpreter has finalised.  A class refers to itself (its
+    ``__mro__``), so that last reference never frees it there; a plain function, once the
+    module's namespace is cleared, would be freed without the GIL and abort the process
+    at exit (seen under pytest)."""
+
+    def __new__(cls, params: dict[str, Any] | None = None) -> pyspiel.Game:  # type: ignore[misc]
+        return _ADAPTERS.get((params or {}).get("rules"), MariashGame)(params)
 
 
 class _Package(types.ModuleType):
@@ -94,4 +102,4 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
-pyspiel.register_game(GAME_TYPE, _create)
+pyspiel.register_game(GAME_TYPE, _Create)
