@@ -57,13 +57,13 @@ ROSTER: dict[str, list[str]] = {
     "voleny": ["random", "table", "onnx:models/robot.onnx", "onnx:models/robot_distilled.onnx",
                "onnx:models/robot_distilled_bid.onnx",
                "onnx:models/robot_distilled_dagger.onnx",
-               "onnx:models/robot_distilled_dagger2.onnx"],
+               "onnx:models/robot_distilled_dagger2.onnx", "strong"],
     "licitovany": ["random", "table", "onnx:models/robot_licitovany.onnx"],
     "lizany": ["random", "table"],
 }
-"""The robots a ladder rates by default: the fast ones of every game (random, table, the
-shipped networks).  The searching robots (``strong``, ``pimc``: seconds per game) are added
-with ``--game``; their pairs play ``--slow-deals``."""
+"""The robots a ladder rates by default: every shipped robot of every game but ``pimc``
+(about half a second per decision; add it with ``--game``).  ``strong`` searches, one game
+at a time: its pairs play ``--slow-deals``."""
 
 PAIR_FILE = "pair.json"
 
