@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
                 make_opponent(name, args.seed)
             except (ValueError, TypeError, OSError, ImportError) as e:
                 raise ValueError(f"--robot {name!r} cannot be built: {e}") from None
-        agent, rules = _load_agent(args.model, args.threads)
+        agent, rules = load_agent(args.model, args.threads)
         for name in robots:  # again for the model's game (licitovaný refuses some)
             try:
                 make_opponent(name, args.seed, rules)
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _load_agent(model: str, threads: int) -> tuple[Any, dict[str, Any]]:
+def load_agent(model: str, threads: int = 1) -> tuple[Any, dict[str, Any]]:
     """The agent of a ``.onnx`` robot or a training checkpoint, and its rules."""
     if model.endswith(".onnx"):
         from mariash_env.robots.onnx_robot import OnnxRobot

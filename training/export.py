@@ -199,10 +199,12 @@ def export(checkpoint: str | Path, out: str | Path, check: int = 4096) -> dict[s
 
 
 def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2000,
-               seed: int = 777) -> str:
+               seed: int = 777, reproduce: str | None = None) -> str:
     """A model card (markdown) for an exported robot, with a fresh duplicate evaluation of
     the ONNX file itself against RandomRobot and TableRobot (the arena's duplicate
-    match, :func:`training.evaluate.evaluate_all`)."""
+    match, :func:`training.evaluate.evaluate_all`).  ``reproduce``: the one command that
+    makes the model from scratch (a recipe of :mod:`training.pipeline`), in a section of
+    its own."""
     from mariash_env.robots.onnx_robot import OnnxRobot
 
     from .evaluate import evaluate_all, format_table
@@ -281,6 +283,8 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
          else "(not run)"),
         "```",
         "",
+        *(["## Reproduce", "", "From scratch, every stage resumable (rerun the same command):",
+           "", "```bash", reproduce, "```", ""] if reproduce else []),
         "## Limits",
         "",
         "- Trained and evaluated on the rules above only; other variants change the game.",

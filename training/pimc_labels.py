@@ -334,7 +334,7 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(todo) * settings["shard_size"], unit="state", desc="labels",
+        bar = tqdm(total=len(todo) * settings["shard_size"], unit="label", desc="labels",
                    dynamic_ncols=True)
     done = 0
     jobs_list = [(str(out), settings, i) for i in todo]

@@ -1,0 +1,802 @@
+"""One declared training pipeline per model: a recipe runs every stage, resumably.
+
+    python -m training.pipeline training/recipes/voleny_net.toml --out runs/voleny_net
+    python -m training.pipeline RECIPE --out RUN --dry-run          # the plan, the commands
+    python -m training.pipeline RECIPE --out RUN --until distill    # stop after that stage
+    python -m training.pipeline RECIPE --out RUN --only gate_final   # that stage alone
+    python -m training.pipeline RECIPE --out RUN --plot             # redraw RUN/curve.png
+
+A recipe (TOML) has a ``[recipe]`` table (``name``, ``game`` -- a game of the registry
+that the training front end drives --, ``seed``, optional ``description``) and an
+ordered list of ``[[stage]]`` tables, each with a ``name``, a ``kind`` and that kind's
+keys (:data:`KEYS`):
+
+- ``labels``: PIMC teacher labels (:func:`training.pimc_labels.generate`, ``jobs``
+  worker processes or Ray actors, a labels/s bar); volený decisions only.
+- ``train``: a run of :class:`training.trainer.Trainer` from an existing config file
+  (``config``), with ``init``, ``seed`` and dotted ``set`` overrides; the last
+  checkpoint is also exported as ``model.onnx`` so later stages can play it.
+- ``dagger``: one DAgger round: labels of the states the ``student`` reaches itself
+  (it is the behaviour robot), then a ``train`` stage with those labels put ``into``
+  a label option of the config (``dmc.more_label_data`` by default).
+- ``gate``: the arena's duplicate match of ``model`` against each of ``robots``; with
+  ``min_gain`` (mean) or ``min_ci_low`` (the 95% CI's lower end) the pipeline stops when
+  a robot's figure falls short.  Rows go to ``RUN/gates.csv``; ``RUN/curve.png`` plots
+  every gate's score by stage (the learning curve).
+- ``export``: the ONNX robot and its model card (:mod:`training.export`), whose
+  "Reproduce" section names this pipeline's command.
+
+A value ``"@stage.output"`` is an earlier stage's output (:data:`OUTPUTS`: a label
+``dir``, a ``checkpoint``, a ``model``...), e.g. ``init = "@ship.checkpoint"`` or
+``behaviour = "@distill.model"``.  The whole recipe is checked before anything runs.
+
+Every stage's outputs live in ``RUN/<stage>/``.  ``RUN/pipeline.json`` (written
+atomically) records the finished stages, which a rerun skips; an interrupted stage
+resumes where it stood (label shards are kept, a training run continues from its
+checkpoint), so rerunning the same command after any stop goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import re
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backport
+    import tomli as tomllib
+
+from mariash_env.atomic import atomic_open
+
+FORMAT = "mariash-pipeline-v1"
+STATE = "pipeline.json"
+GATES = "gates.csv"
+CURVE = "curve.png"
+RECIPE_KEYS = {"name": str, "game": str, "seed": int, "description": str}
+LABEL_KEYS = {"states": int, "shard_size": int, "worlds": int, "phase": str, "roles": str,
+              "contracts": list, "seed": int, "robot_share": float, "epsilon": float,
+              "jobs": int, "backend": str}
+TRAIN_KEYS = {"config": str, "init": str, "seed": int, "set": dict}
+KEYS: dict[str, dict[str, type]] = {
+    "labels": {**LABEL_KEYS, "behaviour": str},
+    "train": TRAIN_KEYS,
+    "dagger": {**LABEL_KEYS, **TRAIN_KEYS, "student": str, "into": str},
+    "gate": {"model": str, "robots": list, "deals": int, "seed": int, "min_gain": float,
+             "min_ci_low": float},
+    "export": {"model": str, "out": str, "card": str, "card_deals": int, "check": int},
+}
+REQUIRED = {"labels": ("states",), "train": ("config",),
+            "dagger": ("student", "states", "config"), "gate": ("model", "robots"),
+            "export": ("model",)}
+# what a later stage may refer to as "@stage.output"
+OUTPUTS = {"labels": ("dir",), "train": ("dir", "checkpoint", "model"),
+           "dagger": ("dir", "labels", "checkpoint", "model"), "gate": (),
+           "export": ("model", "card")}
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+REF = re.compile(r"@([A-Za-z][A-Za-z0-9_]*)\.([a-z]+)\Z")
+GATE_FIELDS = ("gate", "model_stage", "model", "robot", "deals", "seed", "mean", "ci_low",
+               "ci_high", "unit")
+PARITY_CHECK = 512  # observations of the torch/ONNX check of a stage's model.onnx
+
+
+class PipelineError(ValueError):
+    """A recipe that cannot run: the message names the stage and key and what was expected."""
+
+
+class GateError(RuntimeError):
+    """A gate's figure fell short of its threshold (one line, naming the figure)."""
+
+
+class StageStopped(RuntimeError):
+    """A stage stopped before its end (a signal); rerunning the command resumes it."""
+
+
+@dataclass
+class Stage:
+    """One ``[[stage]]`` of a recipe, its references resolved to paths."""
+
+    name: str
+    kind: str
+    index: int
+    args: dict[str, Any]  # as written in the recipe
+    resolved: dict[str, Any]  # references replaced by the earlier stages' paths
+    outputs: dict[str, str]
+    refs: dict[str, str] = field(default_factory=dict)  # key -> the stage it refers to
+
+
+@dataclass
+class Recipe:
+    """A checked recipe: its stages in order, every path under ``out``."""
+
+    path: Path
+    name: str
+    game: str
+    seed: int
+    out: Path
+    stages: list[Stage]
+    description: str = ""
+
+    def stage(self, name: str) -> Stage:
+        for s in self.stages:
+            if s.name == name:
+                return s
+        raise PipelineError(f"{self.path}: no stage {name!r}: expected one of "
+                            f"{[s.name for s in self.stages]}")
+
+    def command(self) -> str:
+        """The one command that runs this recipe (the model cards' "Reproduce")."""
+        return f"python -m training.pipeline {self.path.as_posix()} --out {self.out.as_posix()}"
+
+
+# -- reading and checking a recipe -------------------------------------------------------
+
+
+def _outputs(kind: str, out: Path, name: str, args: dict[str, Any]) -> dict[str, str]:
+    d = out / name
+    if kind == "labels":
+        return {"dir": str(d)}
+    if kind == "train":
+        return {"dir": str(d), "checkpoint": str(d / "checkpoint.pt"),
+                "model": str(d / "model.onnx")}
+    if kind == "dagger":
+        return {"dir": str(d), "labels": str(d / "labels"),
+                "checkpoint": str(d / "train" / "checkpoint.pt"),
+                "model": str(d / "train" / "model.onnx")}
+    if kind == "export":
+        onnx = out / args.get("out", f"{name}.onnx")
+        card = out / args.get("card", f"{Path(onnx).stem.upper()}.md")
+        return {"model": str(onnx), "card": str(card)}
+    return {}
+
+
+def _check_type(where: str, value: Any, want: type) -> None:
+    if want is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif want is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, want)
+    if not ok:
+        raise PipelineError(f"{where}: expected {want.__name__}, got {type(value).__name__} "
+                            f"{value!r}")
+
+
+def load_recipe(path: str | Path, out: str | Path | None = None) -> Recipe:
+    """Read and check a whole recipe (PipelineError naming the stage and key otherwise);
+    ``out`` is the run directory (default ``runs/<recipe name>``)."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise PipelineError(f"cannot read the recipe {path}: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise PipelineError(f"{path}: not valid TOML: {e}") from None
+    extra = sorted(set(raw) - {"recipe", "stage"})
+    if extra:
+        raise PipelineError(f"{path}: unknown table(s) {extra}: expected [recipe] and "
+                            "[[stage]] tables")
+    head = raw.get("recipe")
+    if not isinstance(head, dict):
+        raise PipelineError(f"{path}: no [recipe] table (name, game, seed)")
+    for key in sorted(set(head) - set(RECIPE_KEYS)):
+        raise PipelineError(f"{path}: [recipe] unknown key {key!r}: expected some of "
+                            f"{sorted(RECIPE_KEYS)}")
+    for key in ("name", "game"):
+        if key not in head:
+            raise PipelineError(f"{path}: [recipe] needs {key!r}")
+    for key, value in head.items():
+        _check_type(f"{path}: [recipe] {key}", value, RECIPE_KEYS[key])
+    from mariash_env.games.base import GameError
+    from mariash_env.games.registry import game_kind
+
+    try:
+        game = game_kind(head["game"], front_end="training").name
+    except GameError as e:
+        raise PipelineError(f"{path}: [recipe] game = {head['game']!r}: {e}") from None
+    recipe = Recipe(path, head["name"], game, int(head.get("seed", 0)),
+                    Path(out) if out is not None else Path("runs") / head["name"], [],
+                    head.get("description", ""))
+    tables = raw.get("stage", [])
+    if not isinstance(tables, list) or not tables:
+        raise PipelineError(f"{path}: no stages: expected [[stage]] tables")
+    for i, table in enumerate(tables):
+        recipe.stages.append(_read_stage(recipe, i, table))
+    for stage in recipe.stages:
+        _check_stage(recipe, stage)
+    return recipe
+
+
+def _read_stage(recipe: Recipe, index: int, table: dict[str, Any]) -> Stage:
+    name = table.get("name")
+    where = f"{recipe.path}: stage {index + 1}"
+    if not isinstance(name, str) or not NAME.match(name):
+        raise PipelineError(f"{where}: 'name' = {name!r}: expected a name of letters, digits "
+                            "and _ (starting with a letter)")
+    where = f"{recipe.path}: stage {name!r}"
+    if any(s.name == name for s in recipe.stages):
+        raise PipelineError(f"{where}: the name is taken by an earlier stage")
+    kind = table.get("kind")
+    if kind not in KEYS:
+        raise PipelineError(f"{where}: kind = {kind!r}: expected one of {list(KEYS)}")
+    args = {k: v for k, v in table.items() if k not in ("name", "kind")}
+    for key in args:
+        if key not in KEYS[kind]:
+            raise PipelineError(f"{where}: unknown key {key!r} for a {kind} stage: expected "
+                                f"some of {sorted(KEYS[kind])}")
+        _check_type(f"{where}: {key}", args[key], KEYS[kind][key])
+    for key in REQUIRED[kind]:
+        if key not in args:
+            raise PipelineError(f"{where}: a {kind} stage needs {key!r}")
+    stage = Stage(name, kind, index, args, {}, _outputs(kind, recipe.out, name, args))
+    stage.resolved = {k: _resolve(recipe, stage, k, v) for k, v in args.items()}
+    return stage
+
+
+def _resolve(recipe: Recipe, stage: Stage, key: str, value: Any) -> Any:
+    """``value`` with every ``"@stage.output"`` replaced by that earlier stage's path."""
+    if isinstance(value, list):
+        return [_resolve(recipe, stage, key, v) for v in value]
+    if isinstance(value, dict):
+        return {k: _resolve(recipe, stage, f"{key}.{k}", v) for k, v in value.items()}
+    if not (isinstance(value, str) and value.startswith("@")):
+        return value
+    where = f"{recipe.path}: stage {stage.name!r} key {key!r}"
+    m = REF.match(value)
+    if not m:
+        raise PipelineError(f"{where}: reference {value!r}: expected '@stage.output'")
+    target, output = m.groups()
+    earlier = {s.name: s for s in recipe.stages}
+    if target not in earlier:  # a later stage, the stage itself or none at all
+        raise PipelineError(f"{where}: reference {value!r}: {target!r} is not an earlier "
+                            f"stage (the stages before it: {list(earlier)})")
+    t = earlier[target]
+    if output not in OUTPUTS[t.kind]:
+        raise PipelineError(f"{where}: reference {value!r}: a {t.kind} stage has the "
+                            f"outputs {list(OUTPUTS[t.kind])}, not {output!r}")
+    stage.refs[key] = target
+    return t.outputs[output]
+
+
+def _need(ok: bool, where: str, msg: str) -> None:
+    if not ok:
+        raise PipelineError(f"{where}: {msg}")
+
+
+def _check_stage(recipe: Recipe, stage: Stage) -> None:
+    where = f"{recipe.path}: stage {stage.name!r}"
+    a = stage.resolved
+    if stage.kind in ("labels", "dagger"):
+        _need(recipe.game == "voleny", f"{where} kind", f"PIMC teacher labels are volený "
+              f"decisions; this recipe's game is {recipe.game}")
+        _label_settings(recipe, stage, "(student)")  # raises on bad label options
+        for key in ("states", "shard_size", "worlds", "jobs"):
+            _need(a.get(key, 1) >= 1, f"{where} key {key!r}", f"expected >= 1, got {a.get(key)}")
+        _need(a.get("backend", "process") in ("process", "ray"), f"{where} key 'backend'",
+              f"expected 'process' or 'ray', got {a.get('backend')!r}")
+    if stage.kind == "labels" and a.get("robot_share", 0.7) > 0:
+        _need_file(recipe, stage, "behaviour", a.get("behaviour", "models/robot.onnx"))
+    if stage.kind in ("train", "dagger"):
+        cfg = stage_config(recipe, stage, planned=True)
+        from .networks import game_of
+
+        got = game_of(cfg.env.rules).name
+        _need(got == recipe.game, f"{where} key 'config'", f"{a['config']} trains {got}, "
+              f"the recipe's game is {recipe.game}")
+        if a.get("init"):
+            _need_file(recipe, stage, "init", a["init"])
+        elif cfg.init and stage.kind == "train":  # a dagger stage starts from its student
+            _need_file(recipe, stage, "init (from the config)", cfg.init)
+    if stage.kind == "dagger":
+        _need_file(recipe, stage, "student", a["student"])
+    if stage.kind == "gate":
+        _need_file(recipe, stage, "model", a["model"])
+        robots = a["robots"]
+        _need(bool(robots) and all(isinstance(r, str) for r in robots), f"{where} key 'robots'",
+              f"expected a list of robot names, got {robots!r}")
+        from mariash_env.robots import ROBOT_NAMES
+
+        known = {n.partition(":")[0] for n in ROBOT_NAMES}
+        for r in robots:
+            base = r.partition("(")[0].strip().partition(":")[0]
+            _need(base in known, f"{where} key 'robots'", f"unknown robot {r!r}: expected "
+                  f"one of {', '.join(ROBOT_NAMES)}")
+        _need(a.get("deals", 1000) >= 1, f"{where} key 'deals'", "expected >= 1")
+        _need(not ("min_gain" in a and "min_ci_low" in a), where,
+              "give one threshold: min_gain (the mean) or min_ci_low (the CI's lower end)")
+    if stage.kind == "export":
+        _need(stage.outputs["model"].endswith(".onnx"), f"{where} key 'out'",
+              f"expected a .onnx file name, got {a.get('out')!r}")
+        _need(not a["model"].endswith(".onnx"), f"{where} key 'model'",
+              "export needs a training checkpoint ('@stage.checkpoint'), not an ONNX robot")
+        _need_file(recipe, stage, "model", a["model"])
+        for key in ("card_deals", "check"):
+            _need(a.get(key, 0) >= 0, f"{where} key {key!r}", "expected >= 0")
+
+
+def _need_file(recipe: Recipe, stage: Stage, key: str, path: str) -> None:
+    """A path not made by an earlier stage must exist already."""
+    if stage.refs.get(key.split()[0]) is None and not Path(path).exists():
+        raise PipelineError(f"{recipe.path}: stage {stage.name!r} key {key!r}: {path} does "
+                            "not exist (give a file, or '@stage.output' of an earlier stage)")
+
+
+def _label_settings(recipe: Recipe, stage: Stage, behaviour: str) -> dict[str, Any]:
+    """The settings of :mod:`training.pimc_labels` for a labels or dagger stage."""
+    from .pimc_labels import CONTRACTS, LabelError, _settings
+
+    a = stage.resolved
+    opts = {"worlds": a.get("worlds", 6), "shard_size": a.get("shard_size", 1000),
+            "seed": a.get("seed", recipe.seed), "behaviour": behaviour,
+            "robot_share": float(a.get("robot_share", 0.7)),
+            "epsilon": float(a.get("epsilon", 0.03)), "rules": {},
+            "phase": a.get("phase", "play"), "roles": a.get("roles", "all"),
+            "contracts": a.get("contracts", list(CONTRACTS))}
+    where = f"{recipe.path}: stage {stage.name!r}"
+    _need(opts["phase"] in ("play", "bidding"), f"{where} key 'phase'",
+          f"expected 'play' or 'bidding', got {opts['phase']!r}")
+    for key in ("robot_share", "epsilon"):
+        _need(0 <= opts[key] <= 1, f"{where} key {key!r}", f"expected 0..1, got {opts[key]}")
+    try:
+        return _settings(opts)
+    except LabelError as e:
+        raise PipelineError(f"{where}: {e}") from None
+
+
+def _overrides(recipe: Recipe, stage: Stage) -> dict[str, Any]:
+    """The dotted config overrides of a train or dagger stage (``set``, ``init``, ``seed``
+    and, for dagger, its labels put ``into`` the config)."""
+    a = stage.resolved
+    ov = dict(a.get("set", {}))
+    if "init" in a:
+        ov["init"] = a["init"]
+    elif stage.kind == "dagger":
+        ov["init"] = a["student"]
+    if "seed" in a and stage.kind == "train":
+        ov["seed"] = a["seed"]
+    return ov
+
+
+def _dagger_into(d: dict[str, Any], stage: Stage) -> tuple[str, Any]:
+    """The config option a DAgger stage's labels go into and its new value: appended to
+    a list option (``dmc.more_label_data``), replacing a directory option."""
+    into = stage.resolved.get("into", "dmc.more_label_data")
+    section, _, opt = into.partition(".")
+    have = d.get(section, {}).get(opt) if isinstance(d.get(section), dict) else None
+    labels = stage.outputs["labels"]
+    if isinstance(have, list) or (have is None and opt == "more_label_data"):
+        return into, [*(have or []), labels]
+    return into, labels
+
+
+def stage_config(recipe: Recipe, stage: Stage, planned: bool = False) -> Any:
+    """The :class:`training.config.Config` of a train or dagger stage (PipelineError
+    naming the stage when its config or overrides are refused)."""
+    from .config import Config, ConfigError, apply_override
+
+    a = stage.resolved
+    where = f"{recipe.path}: stage {stage.name!r}"
+    p = Path(a["config"])
+    try:
+        d = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise PipelineError(f"{where} key 'config': cannot read {p}: {e.strerror or e}") \
+            from None
+    except tomllib.TOMLDecodeError as e:
+        raise PipelineError(f"{where} key 'config': {p} is not valid TOML: {e}") from None
+    try:
+        for key, value in _overrides(recipe, stage).items():
+            apply_override(d, key, value)
+        if stage.kind == "dagger":
+            apply_override(d, *_dagger_into(d, stage))
+        return Config.from_dict(d, f"{p} (stage {stage.name!r})")
+    except ConfigError as e:
+        raise PipelineError(f"{where}: {e}") from None
+
+
+# -- the plan ----------------------------------------------------------------------------
+
+
+def _flags(pairs: list[tuple[str, Any]]) -> str:
+    out = []
+    for flag, value in pairs:
+        if value is None:
+            continue
+        if isinstance(value, list):
+            value = ",".join(map(str, value))
+        out += [flag, str(value)]
+    return shlex.join(out)
+
+
+def _label_command(recipe: Recipe, stage: Stage, out: str, behaviour: str) -> str:
+    s = _label_settings(recipe, stage, behaviour)
+    a = stage.resolved
+    return "python -m training.pimc_labels " + _flags([
+        ("--out", out), ("--states", a["states"]), ("--shard-size", s["shard_size"]),
+        ("--worlds", s["worlds"]), ("--phase", s["phase"]), ("--roles", s["roles"]),
+        ("--contracts", s["contracts"]), ("--seed", s["seed"]), ("--behaviour", behaviour),
+        ("--robot-share", s["robot_share"]), ("--epsilon", s["epsilon"]),
+        ("--jobs", a.get("jobs", 1)), ("--backend", a.get("backend", "process"))])
+
+
+def _train_commands(recipe: Recipe, stage: Stage, out: str, ckpt: str, model: str
+                    ) -> list[str]:
+    from .config import apply_override
+
+    sets = []
+    for k, v in _overrides(recipe, stage).items():
+        sets += ["--set", f"{k}={json.dumps(v) if not isinstance(v, str) else v}"]
+    if stage.kind == "dagger":
+        d = tomllib.loads(Path(stage.resolved["config"]).read_text(encoding="utf-8"))
+        for k, v in _overrides(recipe, stage).items():
+            apply_override(d, k, v)
+        k, v = _dagger_into(d, stage)
+        sets += ["--set", f"{k}={json.dumps(v) if not isinstance(v, str) else v}"]
+    return [shlex.join(["python", "-m", "training.train", "--config", stage.resolved["config"],
+                        "--out", out, *sets]) + "   # --resume after a stop",
+            shlex.join(["python", "-m", "training.export", ckpt, "-o", model, "--check",
+                        str(PARITY_CHECK)])]
+
+
+def commands(recipe: Recipe, stage: Stage) -> list[str]:
+    """The single commands a stage stands for (what ``--dry-run`` prints)."""
+    a, o = stage.resolved, stage.outputs
+    if stage.kind == "labels":
+        return [_label_command(recipe, stage, o["dir"],
+                               a.get("behaviour", "models/robot.onnx"))]
+    if stage.kind == "train":
+        return _train_commands(recipe, stage, o["dir"], o["checkpoint"], o["model"])
+    if stage.kind == "dagger":
+        student = _student_onnx(stage)
+        cmds = []
+        if student != a["student"]:
+            cmds.append(shlex.join(["python", "-m", "training.export", a["student"], "-o",
+                                    student]))
+        cmds.append(_label_command(recipe, stage, o["labels"], student))
+        return cmds + _train_commands(recipe, stage, str(Path(o["dir"]) / "train"),
+                                      o["checkpoint"], o["model"])
+    if stage.kind == "gate":
+        robots = [x for r in a["robots"] for x in ("--robot", r)]
+        return [shlex.join(["python", "-m", "training.evaluate", a["model"], *robots,
+                            "--deals", str(a.get("deals", 1000)), "--seed",
+                            str(a.get("seed", recipe.seed))])]
+    return [shlex.join(["python", "-m", "training.export", a["model"], "-o", o["model"],
+                        "--check", str(a.get("check", 4096)), "--card", o["card"],
+                        "--card-deals", str(a.get("card_deals", 2000))])]
+
+
+def plan(recipe: Recipe) -> str:
+    """The plan: every stage with its resolved arguments and its equivalent commands."""
+    lines = [f"recipe {recipe.name} ({recipe.game}, seed {recipe.seed}) from {recipe.path}, "
+             f"run directory {recipe.out}", f"reproduce: {recipe.command()}"]
+    done = _read_state(recipe)["stages"] if (recipe.out / STATE).exists() else {}
+    for s in recipe.stages:
+        status = "done" if done.get(s.name, {}).get("done") else "to run"
+        lines.append(f"\n[{s.index + 1}/{len(recipe.stages)}] {s.name} ({s.kind}, {status})")
+        for k, v in s.args.items():
+            r = s.resolved[k]
+            lines.append(f"    {k} = {json.dumps(v)}" + (f"  -> {json.dumps(r)}" if r != v
+                                                          else ""))
+        for c in commands(recipe, s):
+            lines.append(f"  $ {c}")
+    return "\n".join(lines)
+
+
+# -- running -----------------------------------------------------------------------------
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _read_state(recipe: Recipe) -> dict[str, Any]:
+    p = recipe.out / STATE
+    if not p.exists():
+        return {"format": FORMAT, "recipe": recipe.name, "path": str(recipe.path),
+                "stages": {}}
+    try:
+        st = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise PipelineError(f"{p} is unreadable ({e}): remove it to start the pipeline "
+                            "over, or use another --out") from None
+    if st.get("format") != FORMAT or st.get("recipe") != recipe.name:
+        raise PipelineError(f"{p} belongs to recipe {st.get('recipe')!r}, not "
+                            f"{recipe.name!r}: use another --out")
+    return st
+
+
+def _write_state(recipe: Recipe, st: dict[str, Any]) -> None:
+    recipe.out.mkdir(parents=True, exist_ok=True)
+    with atomic_open(recipe.out / STATE, "w") as f:
+        json.dump(st, f, indent=1, default=str)
+        f.write("\n")
+
+
+def run(recipe: Recipe, until: str | None = None, only: str | None = None,
+        progress: bool = True, log: Any = print) -> dict[str, Any]:
+    """Run the recipe's stages in order (or ``only`` one, or up to ``until``), skipping
+    the finished ones; returns the state of ``RUN/pipeline.json``."""
+    names = [s.name for s in recipe.stages]
+    for flag, v in (("--until", until), ("--only", only)):
+        if v is not None and v not in names:
+            raise PipelineError(f"{flag} {v!r}: no such stage in {recipe.path}: expected "
+                                f"one of {names}")
+    stages = recipe.stages
+    if only is not None:
+        stages = [recipe.stage(only)]
+    elif until is not None:
+        stages = stages[:names.index(until) + 1]
+    st = _read_state(recipe)
+    for stage in stages:
+        rec = st["stages"].get(stage.name)
+        banner = f"[{stage.index + 1}/{len(recipe.stages)}] {stage.name} ({stage.kind})"
+        if rec and rec.get("done"):
+            if rec.get("args") != stage.resolved:
+                raise PipelineError(
+                    f"stage {stage.name!r} finished with other arguments ({rec.get('args')}) "
+                    f"than {recipe.path} gives now: remove its entry from "
+                    f"{recipe.out / STATE} to run it again, or use another --out")
+            log(f"[pipeline] {banner}: done {rec.get('finished')}, skipped")
+            continue
+        for key, target in stage.refs.items():
+            if not st["stages"].get(target, {}).get("done"):
+                raise PipelineError(f"stage {stage.name!r} key {key!r} needs stage "
+                                    f"{target!r}, which has not finished: run it first")
+        log(f"[pipeline] ===== {banner} " + ("resumed " if rec else "") + "=====")
+        t0 = time.perf_counter()
+        st["stages"][stage.name] = {"kind": stage.kind, "done": False,
+                                    "started": (rec or {}).get("started", _now()),
+                                    "args": stage.resolved}
+        _write_state(recipe, st)
+        try:
+            result = RUNNERS[stage.kind](recipe, stage, progress, log)
+        except GateError as e:
+            st["stages"][stage.name]["result"] = e.args[1] if len(e.args) > 1 else None
+            _write_state(recipe, st)
+            raise GateError(e.args[0]) from None
+        seconds = time.perf_counter() - t0 + float((rec or {}).get("seconds", 0))
+        st["stages"][stage.name].update(done=True, finished=_now(), seconds=round(seconds, 1),
+                                        result=result)
+        _write_state(recipe, st)
+        log(f"[pipeline] {stage.name}: done in {seconds:.0f} s")
+    return st
+
+
+def _run_labels(recipe: Recipe, stage: Stage, out: str, behaviour: str, progress: bool,
+                log: Any) -> dict[str, Any]:
+    from .pimc_labels import generate
+
+    a = stage.resolved
+    settings = _label_settings(recipe, stage, behaviour)
+    shards = -(-int(a["states"]) // int(settings["shard_size"]))
+    r = generate(out, settings, shards, int(a.get("jobs", 1)), progress,
+                 backend=a.get("backend", "process"))
+    r["labels_per_s"] = round(r["states"] / max(r["seconds"], 1e-9), 1)
+    log(f"[pipeline] labels: {r['made']} shards made, {r['kept']} kept, {r['states']} "
+        f"labels in {r['seconds']:.0f} s ({r['labels_per_s']:.1f}/s) -> {out}")
+    return r
+
+
+def _run_train(recipe: Recipe, stage: Stage, out: Path, progress: bool, log: Any
+               ) -> dict[str, Any]:
+    from .checkpoint import CheckpointError
+    from .config import ConfigError
+    from .export import export
+    from .trainer import Trainer
+
+    cfg = stage_config(recipe, stage)
+    if not progress:
+        cfg = cfg.replace(**{"run.progress": False})
+    resume = (out / "checkpoint.pt").exists()
+    try:
+        trainer = Trainer(cfg, out, resume=resume, log=log)
+        summary = trainer.train()
+    except (ConfigError, CheckpointError) as e:
+        raise PipelineError(f"stage {stage.name!r}: {e}") from None
+    if trainer._stop_requested:
+        raise StageStopped(f"stage {stage.name!r} stopped at iteration "
+                           f"{summary['iteration']}; its checkpoint is {out / 'checkpoint.pt'}")
+    model = out / "model.onnx"
+    export(out / "checkpoint.pt", model, check=PARITY_CHECK)
+    log(f"[pipeline] {stage.name}: {summary['iteration']} iterations, "
+        f"{summary['decisions']:,} decisions, {summary['train_s']:.0f} s of training -> {model}")
+    return {k: summary[k] for k in ("iteration", "decisions", "updates", "train_s", "eval")}
+
+
+def _student_onnx(stage: Stage) -> str:
+    """A DAgger student as an ONNX robot (the behaviour of the label generator)."""
+    student = stage.resolved["student"]
+    if student.endswith(".onnx"):
+        return student
+    return str(Path(stage.outputs["dir"]) / "student.onnx")
+
+
+def run_labels(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
+    """A ``labels`` stage: the missing shards of its label directory."""
+    return _run_labels(recipe, stage, stage.outputs["dir"],
+                       stage.resolved.get("behaviour", "models/robot.onnx"), progress, log)
+
+
+def run_train(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
+    """A ``train`` stage: a new run, or its checkpoint resumed; then ``model.onnx``."""
+    return _run_train(recipe, stage, Path(stage.outputs["dir"]), progress, log)
+
+
+def run_dagger(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
+    """A ``dagger`` stage: labels of the student's own states, then training on them."""
+    student = _student_onnx(stage)
+    if not Path(student).exists():  # export writes it whole or not at all
+        from .export import export
+
+        Path(student).parent.mkdir(parents=True, exist_ok=True)
+        export(stage.resolved["student"], student, check=PARITY_CHECK)
+    labels = _run_labels(recipe, stage, stage.outputs["labels"], student, progress, log)
+    train = _run_train(recipe, stage, Path(stage.outputs["dir"]) / "train", progress, log)
+    return {"labels": labels, "train": train}
+
+
+def run_gate(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
+    """A ``gate`` stage: the arena's duplicate match against each robot, the rows in
+    ``RUN/gates.csv``, the curve redrawn, the threshold checked."""
+    from mariash_env.games.registry import game_kind
+
+    from .evaluate import duplicate_eval, load_agent, make_opponent
+
+    a = stage.resolved
+    agent, rules = load_agent(a["model"])
+    deals, seed = int(a.get("deals", 1000)), int(a.get("seed", recipe.seed))
+    unit = game_kind(rules).units
+    rows = []
+    for name in a["robots"]:
+        r = duplicate_eval(agent, make_opponent(name, seed, rules), deals=deals, seed=seed,
+                           rules=rules, num_envs=min(3000, 6 * deals), name=name)
+        log(f"[pipeline] {stage.name}: {stage.refs.get('model', a['model'])} vs {name}: "
+            f"{r.mean:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] {unit}/deal, {deals} deals")
+        rows.append({"gate": stage.name, "model_stage": stage.refs.get("model", ""),
+                     "model": a["model"], "robot": name, "deals": deals, "seed": seed,
+                     "mean": round(r.mean, 4), "ci_low": round(r.ci_low, 4),
+                     "ci_high": round(r.ci_high, 4), "unit": unit})
+    _write_gates(recipe, stage.name, rows)
+    plot_curve(recipe.out)
+    for row in rows:
+        for key, figure, label in (("min_gain", "mean", "mean"),
+                                   ("min_ci_low", "ci_low", "95% CI lower end")):
+            if key in a and row[figure] < a[key]:
+                raise GateError(
+                    f"gate {stage.name!r}: {row['model_stage'] or row['model']} against "
+                    f"{row['robot']}: {label} {row[figure]:+.3f} < {key} = {a[key]:+g} "
+                    f"({row['mean']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}] "
+                    f"{unit}/deal over {deals} deals)", rows)
+    return {"rows": rows}
+
+
+def _write_gates(recipe: Recipe, gate: str, rows: list[dict[str, Any]]) -> None:
+    """``RUN/gates.csv`` with this gate's rows replacing its earlier ones (rewritten
+    atomically: a killed gate leaves the file as it was)."""
+    path = recipe.out / GATES
+    old = read_gates(recipe.out)
+    keep = [r for r in old if r["gate"] != gate] + rows
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=GATE_FIELDS)
+    w.writeheader()
+    w.writerows(keep)
+    with atomic_open(path, "w", newline="") as f:
+        f.write(buf.getvalue())
+
+
+def read_gates(out: str | Path) -> list[dict[str, Any]]:
+    """The rows of ``RUN/gates.csv`` (none when no gate has run)."""
+    path = Path(out) / GATES
+    if not path.exists():
+        return []
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def run_export(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
+    """An ``export`` stage: the ONNX robot and its card, whose "Reproduce" section names
+    this recipe's command."""
+    from .export import export, write_card
+
+    a, o = stage.resolved, stage.outputs
+    report = export(a["model"], o["model"], check=int(a.get("check", 4096)))
+    write_card(o["model"], o["card"], int(a.get("card_deals", 2000)),
+               reproduce=recipe.command())
+    log(f"[pipeline] {stage.name}: {o['model']} and its card {o['card']}")
+    return {"model": o["model"], "card": o["card"],
+            **{k: report[k] for k in ("parity", "size_bytes") if k in report}}
+
+
+RUNNERS = {"labels": run_labels, "train": run_train, "dagger": run_dagger, "gate": run_gate,
+           "export": run_export}
+
+
+def plot_curve(out: str | Path, title: str | None = None) -> Path | None:
+    """``RUN/curve.png``: each gate's score (with its 95% CI) against each gate robot, by
+    stage -- the recipe's learning curve.  None when no gate has run."""
+    rows = read_gates(out)
+    if not rows:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    gates = list(dict.fromkeys(r["gate"] for r in rows))
+    labels = [next(r["model_stage"] or r["gate"] for r in rows if r["gate"] == g)
+              for g in gates]
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(gates) + 2), 3.6))
+    for robot in dict.fromkeys(r["robot"] for r in rows):
+        pts = [(gates.index(r["gate"]), float(r["mean"]), float(r["ci_low"]),
+                float(r["ci_high"])) for r in rows if r["robot"] == robot]
+        x, y, lo, hi = (list(v) for v in zip(*pts))
+        ax.errorbar(x, y, yerr=[[a - b for a, b in zip(y, lo)], [b - a for a, b in zip(y, hi)]],
+                    marker="o", capsize=3, label=f"vs {robot}")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xticks(range(len(gates)), labels, rotation=20)
+    ax.set_xlabel("stage")
+    ax.set_ylabel(f"{rows[0]['unit']} per deal (95% CI)")
+    ax.set_title(title or f"{Path(out).name}: strength by stage")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = Path(out) / CURVE
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    from mariash_env.cli import ArgumentParser
+
+    ap = ArgumentParser(prog="python -m training.pipeline", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("recipe", help="a recipe file, e.g. training/recipes/voleny_net.toml")
+    ap.add_argument("--out", help="run directory (default runs/<recipe name>)")
+    ap.add_argument("--until", metavar="STAGE", help="stop after this stage")
+    ap.add_argument("--only", metavar="STAGE", help="run only this stage (its inputs done)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the plan: stages, resolved references, equivalent commands")
+    ap.add_argument("--plot", action="store_true", help="only redraw RUN/curve.png")
+    ap.add_argument("--no-progress", dest="progress", action="store_false")
+    args = ap.parse_args(argv)
+    if args.until and args.only:
+        ap.error("give --until or --only, not both")
+    try:
+        recipe = load_recipe(args.recipe, args.out)
+        if args.dry_run:
+            print(plan(recipe))
+            return 0
+        if args.plot:
+            path = plot_curve(recipe.out, recipe.name)
+            print(f"[pipeline] {path or 'no gate has run yet: no curve'}")
+            return 0 if path else 1
+        st = run(recipe, args.until, args.only, args.progress)
+        path = plot_curve(recipe.out, recipe.name)
+    except PipelineError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (GateError, StageStopped) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    done = [n for n, s in st["stages"].items() if s.get("done")]
+    print(f"[pipeline] {recipe.name}: {len(done)}/{len(recipe.stages)} stages done "
+          f"({math.fsum(float(s.get('seconds', 0)) for s in st['stages'].values()):.0f} s)"
+          + (f", curve {path}" if path else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
