@@ -433,14 +433,15 @@ def _train_commands(recipe: Recipe, stage: Stage, out: str, ckpt: str, model: st
                     ) -> list[str]:
     from .config import apply_override
 
-    sets = []
-    for k, v in _overrides(recipe, stage).items():
-        sets += ["--set", f"{k}={json.dumps(v) if not isinstance(v, str) else v}"]
-    if stage.kind == "dagger":
+    overrides = _overrides(recipe, stage)
+    if stage.kind == "dagger":  # its labels join the option named by "into"
         d = tomllib.loads(Path(stage.resolved["config"]).read_text(encoding="utf-8"))
-        for k, v in _overrides(recipe, stage).items():
+        for k, v in overrides.items():
             apply_override(d, k, v)
         k, v = _dagger_into(d, stage)
+        overrides = {**{o: w for o, w in overrides.items() if o != k}, k: v}
+    sets = []
+    for k, v in overrides.items():
         sets += ["--set", f"{k}={json.dumps(v) if not isinstance(v, str) else v}"]
     return [shlex.join(["python", "-m", "training.train", "--config", stage.resolved["config"],
                         "--out", out, *sets]) + "   # --resume after a stop",
@@ -541,7 +542,7 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
         rec = st["stages"].get(stage.name)
         banner = f"[{stage.index + 1}/{len(recipe.stages)}] {stage.name} ({stage.kind})"
         if rec and rec.get("done"):
-            if rec.get("args") != stage.resolved:
+            if rec.get("args") != stage.args:
                 raise PipelineError(
                     f"stage {stage.name!r} finished with other arguments ({rec.get('args')}) "
                     f"than {recipe.path} gives now: remove its entry from "
@@ -556,7 +557,7 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
         t0 = time.perf_counter()
         st["stages"][stage.name] = {"kind": stage.kind, "done": False,
                                     "started": (rec or {}).get("started", _now()),
-                                    "args": stage.resolved}
+                                    "args": stage.args}  # as written: a run can move
         _write_state(recipe, st)
         try:
             result = RUNNERS[stage.kind](recipe, stage, progress, log)

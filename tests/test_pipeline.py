@@ -1,0 +1,236 @@
+"""training.pipeline: a recipe runs every stage kind end to end, resumes, refuses bad
+recipes by stage and key, and prints its plan.
+
+The tiny recipe (training/recipes/tiny.toml) takes seconds per stage; it runs once for
+the module and the other tests work on copies of its run directory.  Its teacher is a
+stand-in (:func:`_teacher`): PIMC's labels are checked in tests/test_distill.py, and the
+solver's compile (about a minute on a cold numba cache) stays out of this file's time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("onnxruntime")
+
+from mariash_env import actions as A  # noqa: E402
+from mariash_env.rules import Rules  # noqa: E402
+from training import pipeline  # noqa: E402
+from training.pipeline import PipelineError, load_recipe  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "training" / "recipes" / "tiny.toml"
+STAGES = ["labels", "train", "gate_train", "dagger", "gate", "export"]
+
+
+def _main(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
+    rc = pipeline.main([*map(str, argv), "--no-progress"])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _state(run: Path) -> dict:
+    return json.loads((run / "pipeline.json").read_text())
+
+
+def _teacher(st: np.ndarray, seat: int, rules: Rules, worlds: int,
+             rng: np.random.Generator) -> np.ndarray:
+    """Labels of PIMC's shape (groše per legal card, NaN elsewhere) without the solver."""
+    from mariash_env.core.engine import legal_actions
+
+    mask = np.zeros(A.N_ACTIONS, np.int8)
+    legal_actions(st, rules.vector(), mask)
+    values = np.full(A.N_ACTIONS, np.nan, np.float32)
+    legal = np.flatnonzero(mask)
+    values[legal] = rng.normal(size=len(legal))
+    return values
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The tiny recipe run in two invocations: --until train, then the rest."""
+    run = tmp_path_factory.mktemp("pipeline") / "tiny"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("training.pimc_labels.label_state", _teacher)
+        mp.chdir(ROOT)  # the recipe names its configs from the repository root
+        logs = []
+        for extra in (["--until", "train"], [], []):
+            rc = pipeline.main([str(TINY), "--out", str(run), "--no-progress", *extra])
+            assert rc == 0
+            logs.append(_state(run))
+    return {"run": run, "states": logs}
+
+
+def test_tiny_recipe_runs_every_stage_kind(tiny_run: dict) -> None:
+    run = tiny_run["run"]
+    first, full, _ = tiny_run["states"]
+    assert [n for n, s in first["stages"].items() if s["done"]] == ["labels", "train"]
+    assert [n for n, s in full["stages"].items() if s["done"]] == STAGES
+    assert full["stages"]["labels"]["result"]["states"] == 6
+    assert full["stages"]["dagger"]["result"]["labels"]["states"] == 4
+    # the dagger round's labels are the student's own states (it was their behaviour)
+    labels = json.loads((run / "dagger" / "labels" / "labels.json").read_text())
+    assert labels["behaviour"] == str(run / "dagger" / "student.onnx")
+    assert labels["robot_share"] == 1.0
+    cfg = json.loads((run / "dagger" / "train" / "config.json").read_text())
+    assert cfg["dmc"]["label_data"] == str(run / "dagger" / "labels")
+    assert cfg["init"] == str(run / "train" / "checkpoint.pt")
+    gates = pipeline.read_gates(run)
+    assert [(g["gate"], g["model_stage"], g["robot"]) for g in gates] == [
+        ("gate_train", "train", "random"), ("gate", "dagger", "random")]
+    assert (run / "curve.png").stat().st_size > 0
+    card = (run / "ROBOT_TINY.md").read_text()
+    assert "## Reproduce" in card
+    assert f"python -m training.pipeline {TINY} --out {run}" in card
+    from mariash_env.robots import OnnxRobot
+
+    assert OnnxRobot(str(run / "robot_tiny.onnx")).game.name == "voleny"
+
+
+def test_a_finished_stage_is_skipped_and_pipeline_json_kept(tiny_run: dict) -> None:
+    _, full, again = tiny_run["states"]
+    assert again == full  # the third invocation ran nothing: every entry as it was
+
+
+def test_rerun_skips_finished_stages(tiny_run: dict, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run["run"], run)
+    rc, out, _ = _main(capsys, TINY, "--out", run, "--until", "gate_train")
+    assert rc == 0
+    assert re.findall(r"\[\d/6\] (\w+) \(\w+\): done .*, skipped", out) == [
+        "labels", "train", "gate_train"]
+    assert "=====" not in out  # no stage ran
+
+
+def test_interrupted_stages_resume(tmp_path: Path,
+                                   capsys: pytest.CaptureFixture,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A label stage killed mid-way keeps its shards; a train stage resumes from its
+    checkpoint (here one already at its last iteration: it only finishes)."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr("training.pimc_labels.label_state", _teacher)
+    run = tmp_path / "tiny"  # a run of its own: a checkpoint names its label paths
+    assert _main(capsys, TINY, "--out", run, "--until", "train")[0] == 0
+    st = _state(run)
+    st["stages"]["labels"]["done"] = st["stages"]["train"]["done"] = False
+    (run / "pipeline.json").write_text(json.dumps(st))
+    (run / "labels" / "shard_00001.npz").unlink()
+    (run / "train" / "model.onnx").unlink()
+    rc, out, err = _main(capsys, TINY, "--out", run, "--until", "train")
+    assert rc == 0, err
+    assert "1 shards made, 1 kept" in out
+    assert "resumed at iteration 2" in out
+    assert (run / "train" / "model.onnx").exists()
+    after = _state(run)
+    assert [n for n, s in after["stages"].items() if s["done"]] == ["labels", "train"]
+    assert after["stages"]["train"]["result"]["iteration"] == 2
+
+
+def test_gate_below_its_threshold_stops_with_one_line(tiny_run: dict, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run["run"], run)
+    recipe = tmp_path / "tiny.toml"
+    recipe.write_text(TINY.read_text().replace("min_gain = -1000.0", "min_gain = 1000.0"))
+    rc, _, err = _main(capsys, recipe, "--out", run)
+    assert rc == 2 and "finished with other arguments" in err  # the recipe changed
+    st = _state(run)
+    del st["stages"]["gate"]
+    (run / "pipeline.json").write_text(json.dumps(st))
+    rc, _, err = _main(capsys, recipe, "--out", run, "--only", "gate")
+    assert rc == 1
+    assert len(err.strip().splitlines()) == 1
+    assert "gate 'gate': dagger against random: mean" in err
+    assert "< min_gain = +1000" in err
+    assert not _state(run)["stages"]["gate"]["done"]
+
+
+def test_dry_run_prints_the_plan(capsys: pytest.CaptureFixture,
+                                 monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "r"
+    rc, out, _ = _main(capsys, TINY, "--out", run, "--dry-run")
+    assert rc == 0 and not run.exists()
+    assert f"reproduce: python -m training.pipeline {TINY} --out {run}" in out
+    assert f'student = "@train.checkpoint"  -> "{run}/train/checkpoint.pt"' in out
+    assert (f"$ python -m training.pimc_labels --out {run}/dagger/labels --states 4 "
+            "--shard-size 2 --worlds 1") in out
+    assert f"--behaviour {run}/dagger/student.onnx --robot-share 1.0" in out
+    assert f"--set dmc.label_data={run}/labels" in out
+    assert f"$ python -m training.export {run}/dagger/train/checkpoint.pt -o " \
+           f"{run}/robot_tiny.onnx" in out
+    assert "[5/6] gate (gate, to run)" in out
+
+
+@pytest.mark.parametrize("recipe", ["voleny_net", "licitovany_net", "lizany_net"])
+def test_shipped_recipes_are_valid(recipe: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    r = load_recipe(ROOT / "training" / "recipes" / f"{recipe}.toml")
+    assert r.stages[-1].kind == "export" and r.stages[-2].kind == "gate"
+    assert r.stages[-2].resolved["min_ci_low"] == 0.0
+
+
+def _bad(tmp_path: Path, text: str) -> str:
+    p = tmp_path / "bad.toml"
+    p.write_text(text)
+    with pytest.raises(PipelineError) as e:
+        load_recipe(p, tmp_path / "run")
+    return str(e.value)
+
+
+HEAD = '[recipe]\nname = "bad"\ngame = "voleny"\n'
+TRAIN = '[[stage]]\nname = "t"\nkind = "train"\nconfig = "training/configs/demo.toml"\n'
+
+
+@pytest.mark.parametrize("body, words", [
+    ('[[stage]]\nname = "x"\nkind = "selfplay"\n', ["stage 'x'", "kind = 'selfplay'",
+                                                   "'labels'", "'export'"]),
+    (TRAIN + 'epochs = 3\n', ["stage 't'", "unknown key 'epochs'", "'config'"]),
+    (TRAIN.replace('"t"', '"a"') + 'init = "@b.checkpoint"\n' + TRAIN.replace('"t"', '"b"'),
+     ["stage 'a' key 'init'", "'@b.checkpoint'", "'b' is not an earlier stage"]),
+    (TRAIN + '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "@t.labels"\nrobots = ["table"]\n',
+     ["stage 'g' key 'model'", "outputs ['dir', 'checkpoint', 'model'], not 'labels'"]),
+    (TRAIN + '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "@t.model"\nrobots = ["hal"]\n',
+     ["stage 'g' key 'robots'", "unknown robot 'hal'"]),
+    (TRAIN + '[stage.set]\n"dmc.lr" = "fast"\n', ["stage 't'", "dmc.lr"]),
+    (TRAIN.replace("demo.toml", "lizany.toml"), ["stage 't' key 'config'", "trains lizany",
+                                                "recipe's game is voleny"]),
+    (TRAIN + '[[stage]]\nname = "e"\nkind = "export"\nmodel = "@t.model"\n',
+     ["stage 'e' key 'model'", "needs a training checkpoint"]),
+])
+def test_bad_recipes_are_refused_by_stage_and_key(tmp_path: Path, body: str, words: list,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    msg = _bad(tmp_path, HEAD + body)
+    for w in words:
+        assert w in msg, msg
+
+
+def test_labels_in_a_game_without_them_and_games_not_trained(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    msg = _bad(tmp_path, HEAD.replace("voleny", "licitovany")
+               + '[[stage]]\nname = "l"\nkind = "labels"\nstates = 4\nrobot_share = 0.0\n')
+    assert "stage 'l' kind" in msg and "game is licitovany" in msg
+    assert "[recipe] game = 'skat'" in _bad(tmp_path, HEAD.replace("voleny", "skat") + TRAIN)
+    # a registered game whose kind the training front end does not drive
+    from mariash_env.games import registry
+
+    kind = registry.game_kind("lizany")
+    monkeypatch.setitem(registry._GAMES, "lizany",
+                        dataclasses.replace(kind, front_ends=frozenset({"arena"})))
+    msg = _bad(tmp_path, HEAD.replace("voleny", "lizany") + TRAIN)
+    assert "[recipe] game = 'lizany'" in msg and "training" in msg
