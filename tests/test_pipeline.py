@@ -234,3 +234,17 @@ def test_labels_in_a_game_without_them_and_games_not_trained(
                         dataclasses.replace(kind, front_ends=frozenset({"arena"})))
     msg = _bad(tmp_path, HEAD.replace("voleny", "lizany") + TRAIN)
     assert "[recipe] game = 'lizany'" in msg and "training" in msg
+
+
+def test_a_failing_stage_is_named(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A label directory made with other settings is refused, naming the stage (status 1);
+    nothing is marked done."""
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "tiny"
+    (run / "labels").mkdir(parents=True)
+    (run / "labels" / "labels.json").write_text(json.dumps({"worlds": 9}))
+    rc, _, err = _main(capsys, TINY, "--out", run, "--only", "labels")
+    assert rc == 1
+    assert "stage 'labels' (labels) failed: LabelError" in err and "worlds: 9 there" in err
+    assert not _state(run)["stages"]["labels"]["done"]

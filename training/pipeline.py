@@ -102,6 +102,11 @@ class StageStopped(RuntimeError):
     """A stage stopped before its end (a signal); rerunning the command resumes it."""
 
 
+class StageError(RuntimeError):
+    """A stage failed (a refused label directory or checkpoint, a disk error...): the
+    message names the stage; what it finished is kept and the same command resumes."""
+
+
 @dataclass
 class Stage:
     """One ``[[stage]]`` of a recipe, its references resolved to paths."""
@@ -527,6 +532,8 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
         progress: bool = True, log: Any = print) -> dict[str, Any]:
     """Run the recipe's stages in order (or ``only`` one, or up to ``until``), skipping
     the finished ones; returns the state of ``RUN/pipeline.json``."""
+    from .checkpoint import CheckpointError
+
     names = [s.name for s in recipe.stages]
     for flag, v in (("--until", until), ("--only", only)):
         if v is not None and v not in names:
@@ -565,6 +572,11 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
             st["stages"][stage.name]["result"] = e.args[1] if len(e.args) > 1 else None
             _write_state(recipe, st)
             raise GateError(e.args[0]) from None
+        except (PipelineError, StageStopped):
+            raise
+        except (ValueError, OSError, RuntimeError, CheckpointError) as e:  # LabelError...
+            raise StageError(f"stage {stage.name!r} ({stage.kind}) failed: "
+                             f"{type(e).__name__}: {e}") from e
         seconds = time.perf_counter() - t0 + float((rec or {}).get("seconds", 0))
         st["stages"][stage.name].update(done=True, finished=_now(), seconds=round(seconds, 1),
                                         result=result)
@@ -603,7 +615,7 @@ def _run_train(recipe: Recipe, stage: Stage, out: Path, progress: bool, log: Any
         trainer = Trainer(cfg, out, resume=resume, log=log)
         summary = trainer.train()
     except (ConfigError, CheckpointError) as e:
-        raise PipelineError(f"stage {stage.name!r}: {e}") from None
+        raise StageError(f"stage {stage.name!r}: {e}") from None
     if trainer._stop_requested:
         raise StageStopped(f"stage {stage.name!r} stopped at iteration "
                            f"{summary['iteration']}; its checkpoint is {out / 'checkpoint.pt'}")
@@ -786,7 +798,7 @@ def main(argv: list[str] | None = None) -> int:
     except PipelineError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except (GateError, StageStopped) as e:
+    except (GateError, StageStopped, StageError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
