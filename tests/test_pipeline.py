@@ -248,3 +248,18 @@ def test_a_failing_stage_is_named(tmp_path: Path, capsys: pytest.CaptureFixture,
     assert rc == 1
     assert "stage 'labels' (labels) failed: LabelError" in err and "worlds: 9 there" in err
     assert not _state(run)["stages"]["labels"]["done"]
+
+
+@pytest.mark.parametrize("card", sorted(p.name for p in (ROOT / "models").glob("*.md")))
+def test_every_shipped_card_names_its_recipe_command(card: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    m = re.search(r"^python -m training\.pipeline (training/recipes/\w+\.toml) --out (\S+)"
+                  r"(?: --until (\w+))?$", (ROOT / "models" / card).read_text(), re.M)
+    assert m, f"models/{card} has no Reproduce command"
+    recipe = load_recipe(m[1], m[2])
+    if m[3]:
+        assert recipe.stage(m[3]).kind in ("train", "dagger")
+    else:
+        assert recipe.stages[-1].kind == "export"
+        assert Path(recipe.stages[-1].outputs["card"]).name == card
