@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from .games.base import REGISTERED
+
 # Indices into the rules vector read by the core.
 R_HRA, R_SEDMA, R_STO, R_BETL, R_DURCH = 0, 1, 2, 3, 4
 R_KILLED_SEVEN = 5
@@ -25,8 +27,7 @@ R_PLAYERS = 13  # 3, or 4 with the dealer sitting out (§11.3)
 R_GAME = 14  # which game: G_VOLENY or G_LICIT (kept last)
 R_SIZE = 15
 
-G_VOLENY, G_LICIT = 0, 1
-GAMES = ("voleny", "licitovany")
+G_VOLENY, G_LICIT = 0, 1  # the R_GAME of each game's kind (games/*/kind.py)
 
 TARIFFS = {
     "home": {"hra": 1, "sedma": 2, "sto": 4, "betl": 5, "durch": 10},
@@ -62,15 +63,14 @@ class Rules:
 
     @property
     def game(self) -> int:
-        """``G_VOLENY`` or ``G_LICIT``: which game's phase machine runs."""
-        return GAMES.index(self.rules)
+        """``G_VOLENY`` or ``G_LICIT``: which game's phase machine runs (the registered
+        game's ``R_GAME``)."""
+        return _vector_game(self.rules).game
 
     def to_dict(self) -> dict[str, Any]:
-        """The options as a dict (licitovaný: only the options that apply to it)."""
+        """The options as a dict (only those that apply to the game: licitovaný's six)."""
         d = asdict(self)
-        if self.rules == "licitovany":
-            d = {k: d[k] for k in LICIT_OPTIONS}
-        return d
+        return {k: d[k] for k in _vector_game(self.rules).options}
 
     def vector(self) -> np.ndarray:
         t = TARIFFS[self.tariff]
@@ -90,8 +90,8 @@ class Rules:
         return v
 
 
+# The choice options but ``rules``, whose values are the registry's (_rules_choices).
 _CHOICES = {
-    "rules": GAMES,
     "tariff": tuple(TARIFFS),
     "killed_seven": (2, 3),
     "marriage_order": ("any", "queen_first"),
@@ -100,15 +100,12 @@ _CHOICES = {
     "open_contracts": (False, True),
     "players": (3, 4),
 }
-_NOT_YET = {
-    ("rules", "lizany"): "two-player lízaný",
-}
 DEALS_PER_PARTIE = {3: 12, 4: 16}
 """A partie's deals by default: each seat deals four times (RULES.md §2, §11.3)."""
 # The type each choice option must have: ``True == 1`` and ``2.0 == 2`` in Python, so a
 # membership test alone would accept ``killed_seven=2.0`` or ``players=True``.
 _TYPES: dict[str, tuple[type, ...]] = {
-    "rules": (str,), "tariff": (str,), "marriage_order": (str,), "shuffle": (str,),
+    "tariff": (str,), "marriage_order": (str,), "shuffle": (str,),
     "hundred_counting": (str,), "killed_seven": (int, np.integer), "players": (int, np.integer),
     "open_contracts": (bool, np.bool_),
 }
@@ -133,17 +130,33 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _rules_choices() -> tuple[str, ...]:
+    """The values of option ``rules``: the registered games that the compiled core runs
+    from a rules vector (asked of the registry, :data:`games.base.REGISTERED`)."""
+    return tuple(n for n, k in REGISTERED.items() if k.game is not None)
+
+
+def _vector_game(name: Any) -> Any:
+    """The registered GameKind of ``name``, a game with a rules vector (RulesError naming
+    the accepted games otherwise; a registered game with its own engine is named so)."""
+    kind = REGISTERED.get(name) if isinstance(name, str) else None
+    if kind is not None and kind.game is None:
+        raise RulesError(
+            f"rule option rules={name!r}: {kind.title or name} has its own engine and no "
+            f"rules vector (Rules); its front ends take rules={name!r} by name "
+            f"(mariash_env.env, VectorEnv, ...); accepted here: {list(_rules_choices())}"
+        )
+    if kind is None:
+        raise RulesError(f"invalid value {name!r} for rule option 'rules': expected a str, "
+                         f"one of {list(_rules_choices())}")
+    return kind
+
+
 def _check_choice(key: str, value: Any) -> None:
     types = _TYPES[key]
     ok_type = isinstance(value, types) and (
         key == "open_contracts" or not isinstance(value, (bool, np.bool_))
     )
-    if ok_type and (key, _plain(value)) in _NOT_YET:
-        raise RulesError(
-            f"rule option {key}={value!r} ({_NOT_YET[key, _plain(value)]}) is a variant of "
-            f"RULES.md §11 that this version does not implement; accepted: "
-            f"{list(_CHOICES[key])}"
-        )
     if not ok_type or _plain(value) not in _CHOICES[key]:
         kind = {str: "a str", bool: "a bool", int: "an int"}[types[0]]
         raise RulesError(
@@ -166,23 +179,25 @@ def make_rules(**options: Any) -> Rules:
             raise RulesError(
                 f"unknown rule option {key!r}: expected one of {sorted(known)}"
             )
-        if key in _CHOICES:
+        if key == "rules":
+            _vector_game(value)
+        elif key in _CHOICES:
             _check_choice(key, value)
-    if options.get("rules") == "licitovany":
-        if _plain(options.get("players", 3)) == 4:
-            raise RulesError(
-                "rule options players=4 and rules='licitovany' conflict: the four-player "
-                "table (RULES.md §11.3) is a volený variant; licitovaný is played by three "
-                "(LICITOVANY.md §11)"
-            )
-        foreign = sorted(set(options) - set(LICIT_OPTIONS))
-        if foreign:
-            raise RulesError(
-                f"rule option(s) {foreign} are volený options that do not apply to "
-                f"rules='licitovany' (LICITOVANY.md §11); its options are "
-                f"{list(LICIT_OPTIONS)}"
-            )
-        options = {**LICIT_DEFAULTS, **options}
+    game = _vector_game(options.get("rules", "voleny"))
+    players = _plain(options.get("players", 3))
+    if players not in game.players:
+        raise RulesError(
+            f"rule options players={players} and rules={game.name!r} conflict: "
+            f"{game.title} is played by {' or '.join(map(str, game.players))} players (the "
+            "four-player table, RULES.md §11.3, is a volený variant)"
+        )
+    foreign = sorted(set(options) - set(game.options))
+    if foreign:
+        raise RulesError(
+            f"rule option(s) {foreign} are volený options that do not apply to "
+            f"rules={game.name!r} ({game.title}); its options are {list(game.options)}"
+        )
+    options = {**dict(game.rule_defaults), **options}
     deals = options.get("deals", DEALS_PER_PARTIE[options.get("players", 3)])
     options.setdefault("deals", deals)
     if not is_int(deals) or not 1 <= deals <= MAX_DEALS:

@@ -203,9 +203,14 @@ from numba.core.extending import intrinsic
 
 from .core import engine as E
 from .core import state as S
-from .core.deal import shuffled_deck, start_partie
-from .core.encoding import encode_game
-from .core.engine import advance_partie, apply_action, legal_actions
+from .core.deal import shuffled_deck
+from .core.engine import (
+    advance_partie,
+    apply_action,
+    encode_game,
+    legal_actions,
+    start_partie_of,
+)
 from .core.flow import play_turn
 from .core.jit import borrow, borrow_row, popcount64
 from .core.play import can_lay_down, legal_cards, play_card
@@ -225,6 +230,7 @@ from .game import check_seed
 from .games.licitovany import phases as LI
 from .games.licitovany.games import COMPONENTS, HEARTS, KIND
 from .games.registry import games
+from .games.voleny import phases as VP
 from .games.voleny.actions import N_ACTIONS
 from .games.voleny.four import payment4, player_of
 from .games.voleny.observe import OBS_SIZE, STATE_OBS_SIZE
@@ -295,7 +301,7 @@ def _inline_core(func, **callees):
 
 
 @_jit_inline
-def _sized3(a, b, c):
+def _sized2(a, b):
     """Stands in for the core's buffer-size checks in the step kernel: its buffers are
     the game's own (sized by the constructor), and a ``raise`` compiled into a ``prange``
     loop would keep it from running in parallel."""
@@ -303,22 +309,25 @@ def _sized3(a, b, c):
 
 @_jit_inline
 def _sized4(a, b, c, d):
-    """:func:`_sized3` for licitovaný's check."""
+    """:func:`_sized2` for each game's own check of its mask and action."""
 
 
 # The step kernel's calls into the core and their hottest callees (~15 % of a step): the
-# dispatch, the play phase's functions (inline already) and what they call.
+# dispatch, each game's phase machine, the play phase's functions (inline already) and
+# what they call.
 _play_card_inline = _inline_core(play_card)
 _legal_actions_inline = _inline_core(
-    legal_actions, check_legal=_sized3,
-    _legal_play=_inline_core(E._legal_play, legal_cards=_inline_core(legal_cards),
-                             can_lay_down=_inline_core(can_lay_down)),
+    legal_actions, check_state=_sized2,
+    legal_voleny=_inline_core(VP.legal_voleny, check_voleny=_sized4, _legal_play=_inline_core(
+        VP._legal_play, legal_cards=_inline_core(legal_cards),
+        can_lay_down=_inline_core(can_lay_down))),
     legal_licit=_inline_core(LI.legal_licit, check_licit=_sized4, _legal_play=_inline_core(
         LI._legal_play, licit_cards=_inline_core(LI.licit_cards))))
 _play_turn_inline = _inline_core(play_turn, play_card=_play_card_inline)
 _apply_action_inline = _inline_core(
-    apply_action, check_apply=_sized3,
-    _apply_play=_inline_core(E._apply_play, play_turn=_play_turn_inline),
+    apply_action, check_state=_sized2,
+    apply_voleny=_inline_core(VP.apply_voleny, check_voleny=_sized4, _apply_play=_inline_core(
+        VP._apply_play, play_turn=_play_turn_inline)),
     apply_licit=_inline_core(LI.apply_licit, check_licit=_sized4, _apply_play=_inline_core(
         LI._apply_play, play_turn=_play_turn_inline)))
 
@@ -347,7 +356,7 @@ def game_seed_words(seed: int, i: int) -> np.ndarray:
 @_jit
 def _new_partie(st, rules):
     """A new partie from the game's own generator, as ``Game.new_partie`` starts one."""
-    start_partie(st, shuffled_deck(st), FIRST_DEALER, rules[R_GAME], rules[R_PLAYERS])
+    start_partie_of(st, shuffled_deck(st), FIRST_DEALER, rules)
     st[CUT] = -1  # the first deal of a partie is shuffled, not cut
 
 
@@ -538,6 +547,11 @@ def _nonzero_bits64(typingctx, flat, off):
         return builder.bitcast(nz, ir.IntType(64))
 
     return sig, codegen
+
+
+if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the intrinsic needs the compiler
+    def _nonzero_bits64(flat: np.ndarray, off: int) -> np.uint64:  # noqa: F811
+        return np.uint64(sum(1 << j for j in range(64) if flat[off + j] != 0))
 
 
 _U1 = np.uint64(1)

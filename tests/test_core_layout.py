@@ -20,6 +20,7 @@ from mariash_env.core import observe as O
 from mariash_env.core import observe4 as Q
 from mariash_env.core import state as S
 from mariash_env.game import Game
+from mariash_env.games.voleny import phases as VP
 from scripts import layout_tables as T
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +40,7 @@ def test_each_phase_has_its_functions_citing_rules(phase):
     """Every volený phase but done has ``_legal_<phase>`` and ``_apply_<phase>``, each
     citing its RULES.md section (§3–§8)."""
     for kind in ("legal", "apply"):
-        fn = getattr(E, f"_{kind}_{phase}")
+        fn = getattr(VP, f"_{kind}_{phase}")
         assert re.search(r"§[3-8]", fn.py_func.__doc__ or ""), f"_{kind}_{phase}"
 
 
@@ -54,10 +55,13 @@ def test_each_licit_phase_has_its_functions_citing_rules(phase):
 
 
 def test_dispatch_reaches_every_phase_function():
-    """legal_actions and apply_action name every phase function (nothing inlined by hand),
-    and so do licitovaný's legal_licit and apply_licit."""
+    """legal_actions and apply_action dispatch to each game's phase machine, and volený's
+    legal_voleny and apply_voleny (licitovaný's legal_licit and apply_licit) name every
+    phase function (nothing inlined by hand)."""
     for name in ("legal", "apply"):
-        names = getattr(E, f"{name}_actions" if name == "legal" else "apply_action")
+        entry = getattr(E, f"{name}_actions" if name == "legal" else "apply_action")
+        assert {f"{name}_voleny", f"{name}_licit"} <= set(entry.py_func.__code__.co_names)
+        names = getattr(VP, f"{name}_voleny")
         called = set(names.py_func.__code__.co_names)
         want = {f"_{name}_{p}" for p in VOLENY_PHASES}
         assert want <= called, want - called

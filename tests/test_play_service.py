@@ -244,3 +244,33 @@ def test_licitovany_service_answers_observations_of_its_game():
     assert bad.status_code == 422 and "1016" in bad.json()["error"]
     rec = client.post("/act", json={"record": {"dealer": 0}})
     assert rec.status_code == 422 and "volený" in rec.json()["error"]
+
+
+def test_lizany_service_answers_both_seats_of_the_two_player_game():
+    """``serve-robot --rules lizany``: lízaný's sizes in /info (221 floats, 32 actions),
+    the rule robot's own choice for either seat along a deal, records refused by name."""
+    from mariash_env.games.lizany.table_robot import LizanyRuleRobot
+
+    client = TestClient(create_service_app("table", rules="lizany"))
+    info = client.get("/info").json()
+    assert (info["rules"], info["obs_size"], info["n_actions"]) == ("lizany", 221, 32)
+    assert info["accepts"] == ["observation"]
+    e = mariash_env.env(rules="lizany")
+    e.reset(seed=5)
+    robot, seats = LizanyRuleRobot(), set()
+    while not any(e.terminations.values()):
+        agent = e.agent_selection
+        o = e.observe(agent)
+        r = client.post("/act", json={"observation": o["observation"].tolist(),
+                                      "action_mask": o["action_mask"].astype(int).tolist()})
+        assert r.status_code == 200, r.text
+        want = robot.act(o)
+        assert (r.json()["action"], r.json()["label"]) == (want, e.unwrapped.action_label(want))
+        seats.add(agent)
+        e.step(want)
+    assert len(seats) == 2
+    bad = client.post("/act", json={"observation": [0.0] * 900, "action_mask": [1] * 115})
+    assert bad.status_code == 422 and "221" in bad.json()["error"]
+    rec = client.post("/act", json={"record": {"dealer": 0}})
+    assert rec.status_code == 422
+    assert "for voleny, this service plays lizany" in rec.json()["error"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.voleny.four import CORE_DEALER, mirror_scores, start4
-from ..rules import G_LICIT, R_GAME, R_PLAYERS, R_SHUFFLE_EVERY
+from ..rules import G_LICIT, R_PLAYERS, R_SHUFFLE_EVERY
 from .jit import lowest_bit, njit, njit_inline
 from .state import (
     ACTOR,
@@ -286,8 +286,10 @@ def cut_deck(deck, k):
 
 
 @njit
-def next_deal(st, rules, k):
-    """Gather, cut (``k`` cards; ``k < 0`` draws 2..30 uniformly) and deal the next deal.
+def next_deal(st, rules, k, game):
+    """Gather, cut (``k`` cards; ``k < 0`` draws 2..30 uniformly) and deal the next deal
+    in the pattern of ``game`` (the rules vector's game, read by the core's dispatch,
+    ``engine.advance_partie``).
 
     The new dealer is the old forehand.  Returns the cut used (0 when shuffled).  At four
     (§11.3) the deal passes to the left too: the next player deals and sits out, and the
@@ -304,7 +306,7 @@ def next_deal(st, rules, k):
             k = 2 + rng_below(st, 29)
         deck = cut_deck(deck, k)
     st[DEAL_NO] += 1
-    deal_deck(st, deck, new_dealer, rules[R_GAME])
+    deal_deck(st, deck, new_dealer, game)
     st[CUT] = k
     if four:
         st[P4_DEALER] = (st[P4_DEALER] + 1) % 4

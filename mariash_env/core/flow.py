@@ -1,14 +1,14 @@
-"""Steps both games' phase machines share: taking a talon, discarding to it, and ending
-a deal (settlement into the partie's scores)."""
+"""Steps both games' phase machines share: taking a talon, discarding to it, playing a
+card to the trick, and ending a deal (its settlement booked into the partie's scores).
+Names no game: each game's phase machine settles its own deals between
+:func:`end_deal` and :func:`book_deal`."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..games.licitovany.settle import settle_licit
 from ..games.voleny.four import book4
-from ..games.voleny.settle import settle
-from ..rules import G_LICIT, R_GAME, R_NDEALS, R_PLAYERS
+from ..rules import R_NDEALS, R_PLAYERS
 from .jit import njit, njit_inline
 from .play import play_card, trick_end
 from .state import (
@@ -65,15 +65,17 @@ def discard_card(st, seat, c):
 
 
 @njit
-def finish(st, rules, end):
-    """End the deal: settle it by its game's rules and book the payments into the partie."""
+def end_deal(st, end):
+    """The deal ends (``end``: how): nobody moves any more; its game settles it next."""
     st[END] = end
     st[PHASE] = PH_DONE
     st[TO_MOVE] = -1
-    if rules[R_GAME] == G_LICIT:
-        settle_licit(st, rules)
-    else:
-        settle(st, rules)
+
+
+@njit
+def book_deal(st, rules):
+    """Book the settled deal's payments into the partie's scores; the partie ends with
+    its last deal."""
     if rules[R_PLAYERS] == 4:  # §11.3: the sitting-out dealer pays with the defence
         book4(st)
     else:
@@ -85,15 +87,15 @@ def finish(st, rules, end):
 
 @njit_inline
 def play_turn(st, rules, seat, c):
-    """One card of ``seat`` to the trick (both games): a closed trick may end the deal
-    (``trick_end``: a betl or durch decided, the tenth trick), else its winner leads;
-    an open one passes the turn clockwise."""
+    """One card of ``seat`` to the trick (both games).  Returns how a closed trick ends
+    the deal (``trick_end``: a betl or durch decided, the tenth trick), which the
+    game's phase machine then settles, else ``END_NONE``: the trick's winner leads, or
+    an open trick passes the turn clockwise."""
     play_card(st, rules, seat, c)
     if st[TRICK_N] == 0:  # the trick closed
         end = trick_end(st)
-        if end != END_NONE:
-            finish(st, rules, end)
-        else:
+        if end == END_NONE:
             st[TO_MOVE] = st[LEADER]
-    else:
-        st[TO_MOVE] = (seat + 1) % 3
+        return end
+    st[TO_MOVE] = (seat + 1) % 3
+    return END_NONE

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 import numba
+import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic
@@ -172,3 +173,23 @@ def store_bits32(typingctx, out, off, bits):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+# NUMBA_DISABLE_JIT=1 runs the core as plain Python, where an intrinsic cannot run (it
+# emits compiler IR): the same results from plain views and operations.
+if numba.config.DISABLE_JIT:
+    def borrow(arr):  # noqa: F811
+        return arr
+
+    def borrow_row(arr, i):  # noqa: F811
+        return arr[i]
+
+    def popcount64(x):  # noqa: F811
+        return np.uint64(bin(int(x) & 0xFFFF_FFFF_FFFF_FFFF).count("1"))
+
+    def lowest_bit(x):  # noqa: F811
+        x = int(x) & 0xFFFF_FFFF_FFFF_FFFF
+        return np.int64((x & -x).bit_length() - 1 if x else 64)
+
+    def store_bits32(out, off, bits):  # noqa: F811
+        out[off:off + 32] = (int(bits) >> np.arange(32)) & 1

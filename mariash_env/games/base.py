@@ -12,7 +12,16 @@ from typing import Any
 # Every front end a game can be driven by.  A front end refuses a game by asking
 # ``kind.supports(front_end)`` (GameError naming what it does support), never by its name.
 FRONT_ENDS = ("game", "aec", "parallel", "vector", "records", "single_agent", "arena",
-              "openspiel", "play", "service", "training", "export")
+              "openspiel", "play", "service", "training", "export", "seat_record")
+# ``seat_record``: the seat records (``mariash-seat/1``) a game server sends the robot
+# service, replayed into the seat's view (:mod:`mariash_env.seat_record`).
+
+
+REGISTERED: dict[str, GameKind] = {}
+"""The registered games by name, in registration order: written only by
+:func:`mariash_env.games.registry.register_game` (the one list of games).  It lives
+here, in a module that imports no game, so that :mod:`mariash_env.rules` (which every
+game's package imports) reads the games without importing the registry."""
 
 
 class GameError(ValueError, KeyError):
@@ -75,6 +84,8 @@ class GameKind:
     # yet.  A shipped model is named "models/FILE" (found in a checkout or a wheel).
     net: str = ""
     strong: str = ""
+    # Rule options (``make_rules``) whose defaults in this game differ from Rules' own.
+    rule_defaults: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         unknown = set(self.front_ends) - set(FRONT_ENDS)

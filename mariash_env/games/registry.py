@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import GameError, GameKind
+from .base import REGISTERED, GameError, GameKind
 from .licitovany.kind import KIND as LICITOVANY
 from .lizany.kind import KIND as LIZANY
 from .voleny.kind import KIND as VOLENY
 
-_GAMES: dict[str, GameKind] = {}
+_GAMES = REGISTERED  # kept in games.base so that rules reads it without importing this
 
 
 def register_game(kind: GameKind) -> GameKind:

@@ -6,9 +6,12 @@ needs, nothing is kept between requests.  Binds 127.0.0.1 unless told otherwise.
 ``{"robot": SPEC, "rules": GAME, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS,
 "accepts": [...], "record_format": "mariash-seat/1"}``
 
-``mariash serve-robot SPEC --rules licitovany`` serves a licitovaný robot: the
-observation and mask of that game (its sizes in ``/info``), its labels; seat records
-are volený's (``mariash-seat/1``), so a licitovaný service answers observations only.
+``mariash serve-robot SPEC --rules GAME`` serves a robot of any game whose kind lists the
+``service`` front end (``games("service")``): the observation and mask of that game (its
+sizes in ``/info``), its labels.  Seat records (``mariash-seat/1``) are read for the games
+that list the ``seat_record`` front end (volený); a service of another game (licitovaný,
+two-player lízaný, whose seat's view is its observation and mask) answers observations
+only.
 
 ``POST /act`` takes one of two bodies:
 
@@ -53,7 +56,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ..kinds import GameKind, kind_of
+from ..games.base import GameKind
+from ..games.registry import game_kind, games
 from ..robots import make_robot
 from ..robots.base import Robot
 from ..rules import is_int
@@ -159,7 +163,7 @@ def load_robot(spec: str, rules: str = "voleny") -> Robot:
 def parse_request(data: Any, kind: GameKind | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(observation float32[OBS_SIZE], mask int8[N_ACTIONS])`` from a request body (the
     sizes of the game ``kind``, volený's by default)."""
-    kind = kind if kind is not None else kind_of("voleny")
+    kind = kind if kind is not None else game_kind("voleny")
     obs_size, n_actions = kind.obs_size, kind.n_actions
     if not isinstance(data, dict):
         raise RequestError("the body must be a JSON object: {'record': {...}} or "
@@ -197,14 +201,16 @@ def create_service_app(spec: str, rules: str = "voleny",
     bytes get a 413."""
     if not is_int(max_body) or max_body < 1:
         raise ValueError(f"max_body={max_body!r}: expected a positive number of bytes")
-    kind = kind_of(rules)  # KeyError for an unknown game: checked by make_robot first
+    kind = game_kind(rules, "service")  # GameError (a ValueError) naming what is served
     robot = load_robot(spec, rules)
-    licit = kind.name == "licitovany"
-    if licit and robot.wants_view:
-        raise ValueError(f"robot {spec!r} needs seat records, which are volený's "
-                         f"({RECORD_FORMAT}): a licitovaný service answers observations only")
+    records = kind.supports("seat_record")
+    readers = " and ".join(k.title or k.name for k in games("seat_record"))
+    if not records and robot.wants_view:
+        raise ValueError(f"robot {spec!r} needs seat records ({RECORD_FORMAT}), which are "
+                         f"{readers}'s: a {kind.title or kind.name} service answers "
+                         "observations only")
     labels = kind.labels
-    accepts = (["observation"] if licit else ["record"] if robot.wants_view
+    accepts = (["observation"] if not records else ["record"] if robot.wants_view
                else ["record", "observation"])
 
     async def info(request: Request) -> JSONResponse:
@@ -248,12 +254,13 @@ def create_service_app(spec: str, rules: str = "voleny",
     async def act(request: Request) -> JSONResponse:
         try:
             data = parse_json(await read_body(request, max_body))
-            if isinstance(data, dict) and "record" in data and licit:
+            if isinstance(data, dict) and "record" in data and not records:
                 game = record_game(data["record"]) or "voleny"
-                raise RequestError(f"the record is for {game}, this service plays "
-                                   f"{kind.name}: seat records ({RECORD_FORMAT}) are "
-                                   "volený's, a licitovaný robot answers 'observation' and "
-                                   "'action_mask'", 422)
+                other = f"the record is for {game}, " if game != kind.name else ""
+                raise RequestError(f"{other}this service plays {kind.name}: seat records "
+                                   f"({RECORD_FORMAT}) are {readers}'s, a "
+                                   f"{kind.title or kind.name} robot answers 'observation' "
+                                   "and 'action_mask'", 422)
             if isinstance(data, dict) and "record" in data:
                 extra = sorted(set(data) - {"record"})
                 if extra:

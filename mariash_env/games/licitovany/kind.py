@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...rules import G_LICIT, LICIT_OPTIONS
+from ...rules import G_LICIT, LICIT_DEFAULTS, LICIT_OPTIONS
 from ..base import FRONT_ENDS, GameKind
 from . import actions as LA
 from . import observe as LO
@@ -11,8 +11,8 @@ KIND = GameKind(
     "licitovany", G_LICIT, LA.N_ACTIONS, LA.ACTION_LABELS, LA.action_index, LA.action_label,
     LO.LOBS_SIZE, LO.LSTATE_OBS_SIZE, LO.LOBS_VERSION, LO.LOBS_LAYOUT, LO.encode_licit,
     LO.observe_licit, "desetník", LO.LOBS_PHASES,
-    front_ends=frozenset(FRONT_ENDS),
-    options=LICIT_OPTIONS,
+    front_ends=frozenset(FRONT_ENDS) - {"seat_record"},  # seat records are volený's
+    options=LICIT_OPTIONS, rule_defaults=tuple(LICIT_DEFAULTS.items()),
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
     units="desetníky", net="onnx:models/robot_licitovany.onnx",

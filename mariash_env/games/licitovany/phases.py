@@ -4,15 +4,15 @@ code as volený (:mod:`.engine`, :mod:`.play`).
 
 ``legal_licit(st, rules, mask)`` fills an ``int8[N_ACTIONS]`` mask of the licitovaný
 action table (:mod:`mariash_env.licit_actions`); ``apply_licit(st, rules, a)`` applies a
-legal action and returns 1 when it ended the deal.  ``engine.legal_actions`` and
-``engine.apply_action`` dispatch here when the rules vector says ``R_GAME = G_LICIT``.
+legal action and returns 1 when it ended the deal.  The core's dispatch
+(``engine.legal_actions``, ``engine.apply_action``) calls them for licitovaný.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...core.flow import discard_card, finish, play_turn, take_talon
+from ...core.flow import book_deal, discard_card, end_deal, play_turn, take_talon
 from ...core.jit import njit, njit_inline
 from ...core.play import follow_cards, held_marriages, play_card
 from ...core.state import (
@@ -26,6 +26,7 @@ from ...core.state import (
     END_BARE_FLEK,
     END_FOLD,
     END_NO_BID,
+    END_NONE,
     END_SHOW,
     FLEK_ROUND,
     FOREHAND,
@@ -88,6 +89,7 @@ from .games import (
     HEARTS,
     KIND,
 )
+from .settle import settle_licit
 
 SEVENS = np.int64(0x01010101)  # 7h 7b 7l 7a
 _HAS_SEVEN = (1 << K_SEVEN) | (1 << K_TWO_SEVENS)
@@ -269,7 +271,8 @@ def _legal_play(st, rules, seat, mask):
 
 _ST_MSG = f"the state must be an int32[{STATE_SIZE}] record (core.state.STATE_SIZE)"
 _RULES_MSG = f"the rules vector must have {R_SIZE} values (Rules.vector())"
-_MASK_MSG = f"a licitovaný mask must have {N_ACTIONS} slots (licit_actions.N_ACTIONS)"
+_MASK_MSG = (f"mask must have the game's action count of slots ({N_ACTIONS} licitovaný: "
+             "game_kind(rules).n_actions)")
 _ACTION_MSG = "apply_licit: the action is outside licitovaný's action table"
 
 
@@ -323,6 +326,15 @@ def legal_licit(st, rules, mask):
 
 
 # --- effects ---
+
+
+@njit
+def finish(st, rules, end):
+    """End a licitovaný deal: settle it (LICITOVANY.md §8–§9) and book it into the
+    partie."""
+    end_deal(st, end)
+    settle_licit(st, rules)
+    book_deal(st, rules)
 
 
 @njit
@@ -580,7 +592,9 @@ def _apply_flek(st, rules, seat, a):
 def _apply_play(st, rules, seat, a):
     """§7: one card to the trick; betl ends at the actor's first trick, durch at his
     first lost one, suit games after ten."""
-    play_turn(st, rules, seat, a - LA.PLAY0)
+    end = play_turn(st, rules, seat, a - LA.PLAY0)
+    if end != END_NONE:
+        finish(st, rules, end)
 
 
 @njit

@@ -15,7 +15,7 @@ KIND = GameKind(
     Z.OBS_SIZE, Z.STATE_SIZE, 1, Z.OBS_LAYOUT, C.encode, C.observe_into, "reward", ("play",),
     players=(2,),
     front_ends=frozenset({"aec", "parallel", "vector", "records", "single_agent", "arena",
-                          "training", "export", "openspiel"}),
+                          "training", "export", "openspiel", "service"}),
     options=("rules",),
     table_robot="mariash_env.games.lizany.table_robot:LizanyRuleRobot",
     replay="mariash_env.records:replay_record", title="lízaný mariáš",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.engine import legal_actions
 from ...core.jit import njit, njit_inline
 from ...core.state import (
     ACTOR,
@@ -58,6 +57,7 @@ from ...core.state import (
     getm,
 )
 from ...core.tricks import cards_played, played_card
+from .phases import legal_voleny
 from .settle import side_marriages
 
 OBS_VERSION = 1
@@ -359,7 +359,7 @@ def observe_into(st, rules, me, out, mask):
     ``mask`` (else all zero): what an agent sees, in one compiled call."""
     encode(st, me, out, False)
     if st[TO_MOVE] == me:
-        legal_actions(st, rules, mask)
+        legal_voleny(st, rules, mask)
     else:
         for i in range(mask.shape[0]):
             mask[i] = 0

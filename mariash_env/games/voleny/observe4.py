@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.engine import legal_actions
 from ...core.jit import njit
 from ...core.state import DEAL_NO, P4_DEALER, P4_SCORE, TO_MOVE, TRUMP_CARD, TRUMP_PUBLIC, get64
 from .four import player_of, seat_of
@@ -29,6 +28,7 @@ from .observe import (
     encode,
     layout_markdown,
 )
+from .phases import legal_voleny
 
 OBS4_VERSION = 1
 
@@ -97,7 +97,7 @@ def observe_into4(st, rules, p, out, mask):
     encode4(st, p, out, False)
     c = seat_of(st, p)
     if c >= 0 and st[TO_MOVE] == c:
-        legal_actions(st, rules, mask)
+        legal_voleny(st, rules, mask)
     else:
         for i in range(mask.shape[0]):
             mask[i] = 0
