@@ -111,6 +111,9 @@ def test_rerun_skips_finished_stages(tiny_run: dict, tmp_path: Path,
     assert re.findall(r"\[\d/6\] (\w+) \(\w+\): done .*, skipped", out) == [
         "labels", "train", "gate_train"]
     assert "=====" not in out  # no stage ran
+    (run / "curve.png").unlink()
+    rc, out, _ = _main(capsys, TINY, "--out", run, "--plot")
+    assert rc == 0 and (run / "curve.png").stat().st_size > 0
 
 
 def test_interrupted_stages_resume(tmp_path: Path,

@@ -66,7 +66,7 @@ CURVE = "curve.png"
 RECIPE_KEYS = {"name": str, "game": str, "seed": int, "description": str}
 LABEL_KEYS = {"states": int, "shard_size": int, "worlds": int, "phase": str, "roles": str,
               "contracts": list, "seed": int, "robot_share": float, "epsilon": float,
-              "jobs": int, "backend": str}
+              "jobs": int, "backend": str, "address": str}
 TRAIN_KEYS = {"config": str, "init": str, "seed": int, "set": dict}
 KEYS: dict[str, dict[str, type]] = {
     "labels": {**LABEL_KEYS, "behaviour": str},
@@ -289,10 +289,12 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
             _need(a.get(key, 1) >= 1, f"{where} key {key!r}", f"expected >= 1, got {a.get(key)}")
         _need(a.get("backend", "process") in ("process", "ray"), f"{where} key 'backend'",
               f"expected 'process' or 'ray', got {a.get('backend')!r}")
+        _need("address" not in a or a.get("backend") == "ray", f"{where} key 'address'",
+              "a Ray cluster's address needs backend = 'ray'")
     if stage.kind == "labels" and a.get("robot_share", 0.7) > 0:
         _need_file(recipe, stage, "behaviour", a.get("behaviour", "models/robot.onnx"))
     if stage.kind in ("train", "dagger"):
-        cfg = stage_config(recipe, stage, planned=True)
+        cfg = stage_config(recipe, stage)
         from .networks import game_of
 
         got = game_of(cfg.env.rules).name
@@ -384,7 +386,7 @@ def _dagger_into(d: dict[str, Any], stage: Stage) -> tuple[str, Any]:
     return into, labels
 
 
-def stage_config(recipe: Recipe, stage: Stage, planned: bool = False) -> Any:
+def stage_config(recipe: Recipe, stage: Stage) -> Any:
     """The :class:`training.config.Config` of a train or dagger stage (PipelineError
     naming the stage when its config or overrides are refused)."""
     from .config import Config, ConfigError, apply_override
@@ -431,7 +433,8 @@ def _label_command(recipe: Recipe, stage: Stage, out: str, behaviour: str) -> st
         ("--worlds", s["worlds"]), ("--phase", s["phase"]), ("--roles", s["roles"]),
         ("--contracts", s["contracts"]), ("--seed", s["seed"]), ("--behaviour", behaviour),
         ("--robot-share", s["robot_share"]), ("--epsilon", s["epsilon"]),
-        ("--jobs", a.get("jobs", 1)), ("--backend", a.get("backend", "process"))])
+        ("--jobs", a.get("jobs", 1)), ("--backend", a.get("backend", "process")),
+        ("--address", a.get("address"))])
 
 
 def _train_commands(recipe: Recipe, stage: Stage, out: str, ckpt: str, model: str
@@ -593,7 +596,7 @@ def _run_labels(recipe: Recipe, stage: Stage, out: str, behaviour: str, progress
     settings = _label_settings(recipe, stage, behaviour)
     shards = -(-int(a["states"]) // int(settings["shard_size"]))
     r = generate(out, settings, shards, int(a.get("jobs", 1)), progress,
-                 backend=a.get("backend", "process"))
+                 backend=a.get("backend", "process"), address=a.get("address"))
     r["labels_per_s"] = round(r["states"] / max(r["seconds"], 1e-9), 1)
     log(f"[pipeline] labels: {r['made']} shards made, {r['kept']} kept, {r['states']} "
         f"labels in {r['seconds']:.0f} s ({r['labels_per_s']:.1f}/s) -> {out}")
@@ -680,7 +683,7 @@ def run_gate(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str
                      "mean": round(r.mean, 4), "ci_low": round(r.ci_low, 4),
                      "ci_high": round(r.ci_high, 4), "unit": unit})
     _write_gates(recipe, stage.name, rows)
-    plot_curve(recipe.out)
+    plot_curve(recipe.out, recipe.name)
     for row in rows:
         for key, figure, label in (("min_gain", "mean", "mean"),
                                    ("min_ci_low", "ci_low", "95% CI lower end")):
