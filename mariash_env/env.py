@@ -178,6 +178,8 @@ from .core.state import DEAL_NO as _DEAL_NO
 from .core.state import PHASE as _PHASE
 from .core.state import PHASE_NAMES
 from .game import RESET_OPTIONS, EpisodeSeeds, Game, IllegalActionError, OptionError, reset_options
+from .games.base import GameKind
+from .games.registry import games
 from .kinds import LICITOVANY
 from .render import render_for
 from .rules import RulesError, make_rules
@@ -409,15 +411,25 @@ class FlatObs(MaskInInfo):
         return self._flat(obs), reward, term, trunc, info
 
 
-def _lizany_raw(render_mode: str | None, rules: dict[str, Any]) -> AECEnv:
-    """Lízaný's AEC env (its own module); RulesError naming an option it does not take."""
-    from .games.lizany import game as lizany
+def _own_env(rules: dict[str, Any]) -> GameKind | None:
+    """The registered kind of ``rules``' game when it has an AEC env of its own (lízaný),
+    else None (the three-seat engine's env; an unknown game fails in make_rules)."""
+    name = rules.get("rules", "voleny")
+    return next((k for k in games("aec") if k.name == name and k.aec), None)
 
-    extra = sorted(k for k in rules if k != "rules")
+
+def _own_raw(kind: GameKind, render_mode: str | None, rules: dict[str, Any], records: Any,
+             rich_infos: bool) -> AECEnv:
+    """The game's own AEC env (``kind.aec``); RulesError naming an option it does not
+    take."""
+    if records is not True or rich_infos:
+        raise RulesError(f"records= and rich_infos= do not apply to rules={kind.name!r} (one "
+                         "deal: its record is env.unwrapped.record)")
+    extra = sorted(set(rules) - set(kind.options))
     if extra:
-        raise RulesError(f"rule option(s) {extra} do not apply to rules='lizany' (two-player "
-                         "lízaný takes no rule options)")
-    return lizany.raw_env(render_mode=render_mode)
+        raise RulesError(f"rule option(s) {extra} do not apply to rules={kind.name!r} "
+                         f"({kind.title} takes {', '.join(kind.options)} only)")
+    return kind.load("aec")(render_mode=render_mode)
 
 
 def env(
@@ -448,11 +460,9 @@ def env(
         raise OptionError(f"obs_clip={obs_clip!r} bounds the flat observation: it needs "
                           "flat_obs=True")
     e: AECEnv
-    if rules.get("rules") == "lizany":
-        if records is not True or rich_infos:
-            raise RulesError("records= and rich_infos= do not apply to rules='lizany' (one "
-                             "deal: its record is env.unwrapped.record)")
-        e = _lizany_raw(render_mode, rules)
+    own = _own_env(rules)
+    if own is not None:
+        e = _own_raw(own, render_mode, rules, records, rich_infos)
     else:
         e = raw_env(render_mode=render_mode, records=records, rich_infos=rich_infos, **rules)
     if illegal == "terminate":
@@ -485,10 +495,9 @@ class raw_env(AECEnv):
     def __new__(cls, render_mode: str | None = None, records: bool | int = True,
                 rich_infos: bool = False, **rules: Any) -> AECEnv:
         # raw_env(rules="lizany") is lízaný's own env class (a game with no compiled core).
-        if rules.get("rules") == "lizany":
-            if records is not True or rich_infos:
-                raise RulesError("records= and rich_infos= do not apply to rules='lizany'")
-            return _lizany_raw(render_mode, rules)
+        own = _own_env(rules)
+        if own is not None:
+            return _own_raw(own, render_mode, rules, records, rich_infos)
         return super().__new__(cls)
 
     def __init__(

@@ -49,7 +49,7 @@ class GameKind:
 
     ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
     is driven only by the front ends it lists in ``front_ends``).  ``table_robot``,
-    ``replay`` and ``vector`` are ``"module:name"`` paths, loaded by :meth:`load` when
+    ``replay``, ``vector`` and ``aec`` are ``"module:name"`` paths, loaded by :meth:`load` when
     asked for, so that the registry imports no front end.  ``net`` and ``strong``
     are the robot specs that ``make_robot("net")`` and ``make_robot("strong")`` play in
     this game.
@@ -75,6 +75,7 @@ class GameKind:
     table_robot: str = ""  # "module:Class" of its rule-based robot
     replay: str = ""  # "module:function" replaying one of its records
     vector: str = ""  # "module:Class" of its own batched engine ("": the compiled core's)
+    aec: str = ""  # "module:Class" of its own AEC env ("": env.raw_env, on Game)
     title: str = ""  # the game's name for people
     units: str = ""  # the unit in tables of scores (plural); "" = ``unit``
     phase_groups: tuple[tuple[str, str], ...] = ()  # core phase -> its name in infos
@@ -129,8 +130,8 @@ class GameKind:
                         f"expected one of {self.players}")
 
     def load(self, what: str) -> Any:
-        """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``)
-        names."""
+        """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
+        ``aec``) names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

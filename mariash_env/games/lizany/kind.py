@@ -20,4 +20,5 @@ KIND = GameKind(
     table_robot="mariash_env.games.lizany.table_robot:LizanyRuleRobot",
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
     net="onnx:models/robot_lizany.onnx",
-    vector="mariash_env.games.lizany.vector:LizanyVectorEnv")
+    vector="mariash_env.games.lizany.vector:LizanyVectorEnv",
+    aec="mariash_env.games.lizany.game:raw_env")
