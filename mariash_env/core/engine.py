@@ -27,25 +27,11 @@ from ..games.voleny.actions import N_ACTIONS
 from ..games.voleny.observe import encode
 from ..games.voleny.observe4 import encode4
 from ..games.voleny.phases import apply_voleny, legal_voleny
-from ..rules import G_LICIT, R_GAME, R_PLAYERS, R_SIZE
+from ..rules import G_LICIT, R_GAME, R_PLAYERS
 from .deal import next_deal, start_partie
-from .jit import njit, njit_inline
-from .state import PARTIE_DONE, STATE_SIZE
-
-# Numba does not check bounds: every entry taking caller-provided arrays checks their
-# sizes first (constant messages: numba raises only those); each game's phase machine
-# checks the mask and the action against its own table.
-_ST_MSG = f"the state must be an int32[{STATE_SIZE}] record (core.state.STATE_SIZE)"
-_RULES_MSG = f"the rules vector must have {R_SIZE} values (Rules.vector())"
-
-
-@njit_inline
-def check_state(st, rules):
-    """Raise ValueError unless ``st`` and ``rules`` are the sizes the engine indexes."""
-    if st.shape[0] < STATE_SIZE:
-        raise ValueError(_ST_MSG)
-    if rules.shape[0] < R_SIZE:
-        raise ValueError(_RULES_MSG)
+from .flow import check_state
+from .jit import njit
+from .state import PARTIE_DONE
 
 
 @njit

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.voleny.four import book4
-from ..rules import R_NDEALS, R_PLAYERS
+from ..rules import R_NDEALS, R_PLAYERS, R_SIZE
 from .jit import njit, njit_inline
 from .play import play_card, trick_end
 from .state import (
@@ -25,6 +25,7 @@ from .state import (
     PH_DONE,
     PHASE,
     SCORE,
+    STATE_SIZE,
     TALON,
     TALON_OWNER,
     TO_MOVE,
@@ -35,6 +36,20 @@ from .state import (
     set64,
     setm,
 )
+
+# Numba does not check bounds: every entry taking caller-provided arrays checks their
+# sizes first (constant messages: numba raises only those).
+_ST_MSG = f"the state must be an int32[{STATE_SIZE}] record (core.state.STATE_SIZE)"
+_RULES_MSG = f"the rules vector must have {R_SIZE} values (Rules.vector())"
+
+
+@njit_inline
+def check_state(st, rules):
+    """Raise ValueError unless ``st`` and ``rules`` are the sizes the engine indexes."""
+    if st.shape[0] < STATE_SIZE:
+        raise ValueError(_ST_MSG)
+    if rules.shape[0] < R_SIZE:
+        raise ValueError(_RULES_MSG)
 
 
 @njit

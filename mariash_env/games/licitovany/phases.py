@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.flow import book_deal, discard_card, end_deal, play_turn, take_talon
+from ...core.flow import book_deal, check_state, discard_card, end_deal, play_turn, take_talon
 from ...core.jit import njit, njit_inline
 from ...core.play import follow_cards, held_marriages, play_card
 from ...core.state import (
@@ -67,7 +67,6 @@ from ...core.state import (
     PHASE,
     RAISED_BY,
     RAISED_RND,
-    STATE_SIZE,
     TO_MOVE,
     TRICK_N,
     TRICK_NO,
@@ -77,7 +76,7 @@ from ...core.state import (
 )
 from ...core.tables import ABOVE_PLAIN, ABOVE_TRUMP, BELOW_PLAIN, SHARP_MASK, SUIT_MASK
 from ...core.tricks import popcount
-from ...rules import R_MAX_FLEK, R_SIZE
+from ...rules import R_MAX_FLEK
 from . import actions as LA
 from .actions import N_ACTIONS
 from .games import (
@@ -269,8 +268,6 @@ def _legal_play(st, rules, seat, mask):
         mask[LA.PLAY0 + c] = (legal >> c) & 1
 
 
-_ST_MSG = f"the state must be an int32[{STATE_SIZE}] record (core.state.STATE_SIZE)"
-_RULES_MSG = f"the rules vector must have {R_SIZE} values (Rules.vector())"
 _MASK_MSG = (f"mask must have the game's action count of slots ({N_ACTIONS} licitovaný: "
              "game_kind(rules).n_actions)")
 _ACTION_MSG = "apply_licit: the action is outside licitovaný's action table"
@@ -281,10 +278,7 @@ def check_licit(st, rules, n, a):
     """Raise ValueError unless ``st`` and ``rules`` are the engine's sizes, ``n`` (a mask's
     length) holds the action table and ``0 <= a < N_ACTIONS`` (numba checks no bounds;
     ``VectorEnv``'s step, whose buffers are the game's own, compiles it out)."""
-    if st.shape[0] < STATE_SIZE:
-        raise ValueError(_ST_MSG)
-    if rules.shape[0] < R_SIZE:
-        raise ValueError(_RULES_MSG)
+    check_state(st, rules)
     if n < N_ACTIONS:
         raise ValueError(_MASK_MSG)
     if a < 0 or a >= N_ACTIONS:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.flow import book_deal, discard_card, end_deal, play_turn, take_talon
+from ...core.flow import book_deal, check_state, discard_card, end_deal, play_turn, take_talon
 from ...core.jit import njit, njit_inline, store_bits32
 from ...core.play import can_lay_down, held_marriages, lay_down, legal_cards
 from ...core.state import (
@@ -65,7 +65,6 @@ from ...core.state import (
     RAISABLE,
     RAISED_BY,
     RAISED_RND,
-    STATE_SIZE,
     TAKEN,
     TALON,
     TO_MOVE,
@@ -77,7 +76,7 @@ from ...core.state import (
     setm,
 )
 from ...core.tables import BLIND_POS, SHARP_MASK
-from ...rules import R_MAX_FLEK, R_OPEN, R_SIZE
+from ...rules import R_MAX_FLEK, R_OPEN
 from . import actions as A
 from .actions import N_ACTIONS
 from .settle import settle
@@ -201,8 +200,6 @@ def _legal_play(st, rules, seat, mask):
 
 # Numba does not check bounds: the entries taking caller-provided arrays check their sizes
 # first (constant messages: numba raises only those).
-_ST_MSG = f"the state must be an int32[{STATE_SIZE}] record (core.state.STATE_SIZE)"
-_RULES_MSG = f"the rules vector must have {R_SIZE} values (Rules.vector())"
 _MASK_MSG = (f"mask must have the game's action count of slots ({N_ACTIONS} volený: "
              "game_kind(rules).n_actions)")
 _ACTION_MSG = "apply_action: the action is outside volený's action table"
@@ -213,10 +210,7 @@ def check_voleny(st, rules, n, a):
     """Raise ValueError unless ``st`` and ``rules`` are the engine's sizes, ``n`` (a mask's
     length) holds the action table and ``0 <= a < N_ACTIONS`` (numba checks no bounds;
     ``VectorEnv``'s step, whose buffers are the game's own, compiles it out)."""
-    if st.shape[0] < STATE_SIZE:
-        raise ValueError(_ST_MSG)
-    if rules.shape[0] < R_SIZE:
-        raise ValueError(_RULES_MSG)
+    check_state(st, rules)
     if n < N_ACTIONS:
         raise ValueError(_MASK_MSG)
     if a < 0 or a >= N_ACTIONS:
