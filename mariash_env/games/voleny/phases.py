@@ -194,10 +194,6 @@ def _legal_play(st, rules, seat, mask):
         mask[A.LAY_DOWN] = 1
 
 
-# Numba does not check bounds: every entry taking caller-provided arrays checks their
-# sizes first (constant messages: numba raises only those).
-
-
 # Numba does not check bounds: the entries taking caller-provided arrays check their sizes
 # first (constant messages: numba raises only those).
 _MASK_MSG = (f"mask must have the game's action count of slots ({N_ACTIONS} volený: "
