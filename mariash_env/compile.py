@@ -12,8 +12,8 @@ are constructed (the arena's workers, the play table and the robot service build
 robots at start), ``make venv`` runs ``python -m mariash_env.compile`` after installing,
 and anyone can call ``mariash_env.warmup()``.  Once per process and game; with the disk
 cache warm it only loads the cached code (about a second).  When it compiles and takes
-longer than a second it says so on stderr, so that a long first start is not mistaken for
-a hang.
+longer than a second it says so on stderr (a terminal), so that a long first start is not
+mistaken for a hang.
 """
 
 from __future__ import annotations
@@ -91,6 +91,13 @@ def _warm_game(game: str, network: bool) -> None:
         other_decisions(worlds, int(play[S.TO_MOVE]), rules)
 
 
+def _isatty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
+
+
 def _solver_cached() -> bool:
     """Whether numba's disk cache holds the solver (its index file exists): then the
     warm-up only loads code and is not announced.  True when that cannot be told."""
@@ -108,7 +115,7 @@ def warmup(games: Iterable[str] = GAMES, network: bool = False,
     ``games`` call; with ``network`` also nnpimc's inference over worlds (volený).  Once
     per process and game; returns the seconds it took.  Unless ``quiet``, a warm-up that
     compiles (numba's disk cache does not hold the solver) and lasts more than a second is
-    announced on stderr."""
+    announced on stderr when that is a terminal."""
     games = tuple(games)
     for g in games:
         if g not in GAMES:
@@ -121,7 +128,8 @@ def warmup(games: Iterable[str] = GAMES, network: bool = False,
         if not todo:
             return 0.0
         notice = None
-        quiet = quiet or _solver_cached()
+        # for people at a terminal: a pipe (a test, a log parser) gets no extra line
+        quiet = quiet or not _isatty() or _solver_cached()
         if not quiet:
             names = ", ".join(g for g, _ in todo)
             notice = threading.Timer(_NOTICE_AFTER, lambda: print(

@@ -88,8 +88,11 @@ def seat_share(w: np.ndarray, seat: int) -> float:
 
 RACE = 4
 """Licitovaný's default: the candidates are pruned after every 4 worlds."""
-ENDGAME = 4
-"""Licitovaný's default: a simulation's last six tricks are valued by the solver."""
+ENDGAME = 10
+"""Licitovaný's default: no trick of a simulation valued by the solver.  Solving the last
+six (``endgame=4``) was 20% faster but changed 18% of the bidding decisions and lost
+(issue #35, docs/benchmarks.md): the double-dummy endgame is no estimate of the table
+robots' play that the rest of a simulation assumes."""
 RACE_Z = 2.0
 """How many standard errors behind the leader a pruned candidate is."""
 
@@ -185,8 +188,8 @@ class PIMCRobot(Robot):
     (default: the table robot's discards, which the simulation's noise rarely beats);
     ``race``: prune the candidates every ``race`` worlds (:func:`beaten`; 0:
     never, None: :data:`RACE` in licitovaný, never in volený); ``endgame``: the
-    simulations' card play from this trick (0-9) on is valued by the solver (10: never,
-    None: :data:`ENDGAME` in licitovaný, never in volený); ``warm``: compile the
+    simulations' card play from this trick (0-9) on is valued by the solver (10: never;
+    None: :data:`ENDGAME`, never); ``warm``: compile the
     search kernels now (default; module docstring).
     """
 
