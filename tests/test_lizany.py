@@ -88,7 +88,14 @@ def test_render_ansi_shows_the_table():
     e.step(card_index("Ah"))
     assert "table: A♥ (led by player_0)" in e.render()
     with pytest.raises(ValueError, match="render_mode"):
-        lizany.env(render_mode="human")
+        lizany.env(render_mode="rgb_array")
+
+
+def test_render_human_prints_the_table(capsys):
+    e = lizany.env(render_mode="human")
+    e.reset(options={"deck": DECK})
+    assert e.render() is None
+    assert "7♣ under the stock" in capsys.readouterr().out
 
 
 # --- the deal and the draw ------------------------------------------------------------------

@@ -66,7 +66,7 @@ def test_bench_env_runs_and_rejects_bad_arguments(tmp_path):
     data = json.loads(out.read_text(encoding="utf-8"))
     rows = {row["ours"]: row for row in data["table"]}
     assert set(rows) == {"aec", "null_aec", "null_aec_raw", "vector_obs", "vector_masks",
-                         "licit_masks"}
+                         "licit_masks", "lizany_obs"}
     assert rows["vector_masks"]["peer"] == "skat" and rows["vector_obs"]["peer"] == "skat_obs"
     assert rows["licit_masks"]["peer"] == "vector_masks"
     for row in rows.values():  # one round: the ratio of the round is the ratio of medians
