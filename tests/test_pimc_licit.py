@@ -148,25 +148,36 @@ def test_race_keeps_the_leaders_mean_and_prunes_only_the_behind():
     assert (full[~live] < full[live].max()).all()  # only cards behind were pruned
 
 
-def test_race_and_endgame_defaults_per_game():
-    """Volený PIMC keeps its search (no race, simulations played out by the table robot);
-    licitovaný's defaults are RACE and ENDGAME, and the old settings stay reachable."""
+def test_race_and_endgame_are_options_off_by_default():
+    """PIMC keeps its full search by default in both games (no race, simulations played
+    out by the table robot); the measured settings are options, checked by name."""
     from mariash_env.robots import make_robot
     from mariash_env.robots.pimc import ENDGAME, RACE
-    from mariash_env.rules import make_rules as mk
 
-    r = PIMCRobot(warm=False)
     vol = SeatView(random_licit_position(1), 0, RULES)
-    assert (r.race_every(vol), r.endgame_from(vol)) == (RACE, ENDGAME)
-    from mariash_env.search import random_position
-
-    v = SeatView(random_position(1), 0, mk())
-    assert (r.race_every(v), r.endgame_from(v)) == (0, 10)
-    old = make_robot("pimc(race=0, endgame=10)", rules="licitovany")
-    assert (old.race_every(vol), old.endgame_from(vol)) == (0, 10)
+    for rules in ("voleny", "licitovany"):
+        r = make_robot("pimc", rules=rules)
+        assert (r.race, r.endgame_from(vol)) == (0, 10) and ENDGAME == 10
+    fast = make_robot(f"pimc(race={RACE}, endgame=4)", rules="licitovany")
+    assert (fast.race, fast.endgame_from(vol)) == (RACE, 4)
     assert PIMCRobot(solve_bidding=True, warm=False).endgame_from(vol) == 0
     for spec, what in (("pimc(race=-1)", "race"), ("pimc(endgame=11)", "endgame")):
         with pytest.raises(ValueError, match=what):
             make_robot(spec, rules="licitovany")
     with pytest.raises(ValueError, match="race must be an int >= 0"):
         PIMCRobot(race=-2, warm=False)
+
+
+def test_unchecked_playouts_play_the_checked_moves():
+    """Playouts without the observation check (the default) choose what the checked ones
+    chose: the same licitovaný decisions, same worlds."""
+    from mariash_env.compile import decision_positions
+
+    bid, play, rules = decision_positions("licitovany")
+    for st in (bid, play):
+        picks = []
+        for check in (False, True):
+            r = PIMCRobot(worlds=3, seed=7, warm=False)
+            r._rollout(rules, None, 10).licit_table.check = check
+            picks.append(r.act_view(SeatView(st, int(st[S.TO_MOVE]), rules)))
+        assert picks[0] == picks[1]

@@ -29,7 +29,13 @@ Licitovaný mariáš (``rules="licitovany"``) is played the same way: the worlds
 the solver (every licitovaný contract, desetníky), and the other decisions (auction,
 game, trumps, helping suit, face-down lead, flek and show) are simulated with the
 :class:`~mariash_env.games.licitovany.table_robot.LicitTableRobot` at every seat, whose own choice
-breaks ties and makes the discards.
+breaks ties and makes the discards.  The table robots of a simulation read the
+encoder's own observations, so they skip the input check of
+:func:`~mariash_env.robots.features.decode` (the same moves, in licitovaný 2.6x less
+time).  ``race=k`` prunes the candidates every ``k`` worlds (:func:`beaten`) and stops
+once the race is :func:`decided`; ``endgame=t`` values a simulation's card play from
+trick ``t`` on with the solver.  Both are off by default: measured in issue #35 (see
+:data:`RACE`, :data:`ENDGAME`).
 
 ``worlds`` (default 20) worlds per decision; ``time_limit`` (seconds, optional) is a hard
 budget per decision, counted from the call: a world is searched only while the longest
@@ -87,12 +93,14 @@ def seat_share(w: np.ndarray, seat: int) -> float:
 
 
 RACE = 4
-"""Licitovaný's default: the candidates are pruned after every 4 worlds."""
+"""The race measured in issue #35 (``pimc(race=4)``): the candidates pruned every 4
+worlds.  Not the default: in licitovaný it changed 1.7% of the decisions for 3.4x less
+time, and its match against the full search leaned to a loss (docs/benchmarks.md)."""
 ENDGAME = 10
-"""Licitovaný's default: no trick of a simulation valued by the solver.  Solving the last
-six (``endgame=4``) was 20% faster but changed 18% of the bidding decisions and lost
-(issue #35, docs/benchmarks.md): the double-dummy endgame is no estimate of the table
-robots' play that the rest of a simulation assumes."""
+"""The default: no trick of a simulation valued by the solver.  Solving the last six in
+licitovaný (``endgame=4``) was 20% faster but changed 18% of the bidding decisions and
+lost (issue #35, docs/benchmarks.md): the double-dummy endgame is no estimate of the
+table robots' play that the rest of a simulation assumes."""
 RACE_Z = 2.0
 """How many standard errors behind the leader a pruned candidate is."""
 
@@ -186,10 +194,10 @@ class PIMCRobot(Robot):
     with the solver from the first trick on instead of table-robot play (exact but
     about a hundred times slower); ``simulate_discards``: also simulate the discards
     (default: the table robot's discards, which the simulation's noise rarely beats);
-    ``race``: prune the candidates every ``race`` worlds (:func:`beaten`; 0:
-    never, None: :data:`RACE` in licitovaný, never in volený); ``endgame``: the
-    simulations' card play from this trick (0-9) on is valued by the solver (10: never;
-    None: :data:`ENDGAME`, never); ``warm``: compile the
+    ``race``: prune the candidates every ``race`` worlds (:func:`beaten`; default 0:
+    never; :data:`RACE` is the measured setting); ``endgame``: the simulations' card
+    play from this trick (0-9) on is valued by the solver (10 or None: never, the
+    default); ``warm``: compile the
     search kernels now (default; module docstring).
     """
 
@@ -202,20 +210,20 @@ class PIMCRobot(Robot):
     def __init__(self, worlds: int = 20, time_limit: float | None = None,
                  seed: int | None = None, game: Any = None, use_solver: bool = True,
                  bidding: str = "simulate", solve_bidding: bool = False,
-                 simulate_discards: bool = False, race: int | None = None,
+                 simulate_discards: bool = False, race: int = 0,
                  endgame: int | None = None, warm: bool = True) -> None:
         if worlds < 1:
             raise ValueError(f"worlds must be >= 1, got {worlds}")
         if bidding not in ("simulate", "table"):
             raise ValueError(f"bidding must be 'simulate' or 'table', got {bidding!r}")
-        if race is not None and not (isinstance(race, (int, np.integer)) and race >= 0):
+        if isinstance(race, bool) or not (isinstance(race, (int, np.integer)) and race >= 0):
             raise ValueError(f"race must be an int >= 0 (worlds between prunings, 0: "
-                             f"none) or None (the game's default), got {race!r}")
-        self.race = None if race is None else int(race)
+                             f"none), got {race!r}")
+        self.race = int(race)
         if endgame is not None and not (isinstance(endgame, (int, np.integer))
                                         and 0 <= endgame <= 10):
-            raise ValueError(f"endgame must be a trick 0..10 (10: none) or None (the "
-                             f"game's default), got {endgame!r}")
+            raise ValueError(f"endgame must be a trick 0..10 (10 or None: none), got "
+                             f"{endgame!r}")
         self.endgame = None if endgame is None else int(endgame)
         self.worlds = int(worlds)
         self.time_limit = time_limit
@@ -332,13 +340,10 @@ class PIMCRobot(Robot):
 
     def endgame_from(self, view: SeatView) -> int:
         """The first trick of a simulation's card play valued by the solver (10: none):
-        0 with ``solve_bidding``, else ``endgame``, or by default :data:`ENDGAME` in
-        licitovaný mariáš and none in volený."""
+        0 with ``solve_bidding``, else ``endgame`` (default :data:`ENDGAME`: none)."""
         if self.solve_bidding:
             return 0
-        if self.endgame is not None:
-            return self.endgame
-        return ENDGAME if view.licit else 10
+        return ENDGAME if self.endgame is None else self.endgame
 
     def search(self, view: SeatView, cands: list[int], fallback: int,
                worlds: np.ndarray | None = None, weights: np.ndarray | None = None,
@@ -350,7 +355,7 @@ class PIMCRobot(Robot):
         t0 = self.clock() if t0 is None else t0
         if worlds is None:
             worlds = view.sample_worlds(self.worlds, self.rng)
-        race = self.race_every(view) if weights is None else 0
+        race = self.race if weights is None else 0
         means, n = self.candidate_values(view, cands, worlds, weights, t0, race)
         self.stats["searched"] += 1
         self.stats["worlds"] += n
@@ -360,13 +365,6 @@ class PIMCRobot(Robot):
         best = float(means.max())
         ties = [a for a, m in zip(cands, means) if m >= best - 1e-9]
         return fallback if fallback in ties else ties[0]
-
-    def race_every(self, view: SeatView) -> int:
-        """Worlds between two prunings of the candidates (0: none): ``race``, or
-        by default :data:`RACE` in licitovaný mariáš and none in volený."""
-        if self.race is not None:
-            return self.race
-        return RACE if view.licit else 0
 
     def candidate_values(self, view: SeatView, cands: list[int], worlds: np.ndarray,
                          weights: np.ndarray | None = None,
@@ -441,6 +439,6 @@ register_robot("pimc", PIMCRobot, games=PIMCRobot.games, needs_view=True, args={
     "worlds": int_at_least(1), "time_limit": TIME_LIMIT, "seed": SEED, "game": ANY_GAME,
     "use_solver": FLAG, "bidding": one_of("simulate", "table"), "solve_bidding": FLAG,
     "simulate_discards": FLAG,
-    "race": (lambda v: v is None or int_at_least(0)[0](v), "an int >= 0 or None"),
+    "race": int_at_least(0),
     "endgame": (lambda v: v is None or (int_at_least(0)[0](v) and v <= 10),
                 "a trick 0..10 or None")})
