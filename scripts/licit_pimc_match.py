@@ -10,7 +10,7 @@ card of a simulation decoded with the observation check.  The check changes no m
 (the new robot skips it because the observations are the encoder's own), so to save the
 shared machine's time ``old`` decodes with it only in the first ``--timed`` deals, whose
 seconds are its seconds per deal; its moves are the same in every deal.  ``new`` is
-``make_robot("pimc", rules="licitovany")``.  ``--out`` receives the arena's
+``pimc(race=R)`` (``--race``, default 4: the race measured in issue #35).  ``--out`` receives the arena's
 ``deals.csv`` as deals finish and ``times.json`` after every deal, so a run cut short
 still counts.
 """
@@ -35,6 +35,7 @@ TIMES: dict[str, dict[str, float]] = {}
 
 SEATINGS = 6  # of two robots in three seats: begin_deal calls per deal
 TIMED = [10]  # deals in which old decodes with the check (--timed)
+RACE = [4]  # new's race (--race)
 
 
 class _Timed:
@@ -78,6 +79,9 @@ class OldPIMC(_Timed, PIMCRobot):
 class NewPIMC(_Timed, PIMCRobot):
     label = "new"
 
+    def __init__(self) -> None:
+        super().__init__(race=RACE[0])
+
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -86,8 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--timed", type=int, default=10,
                    help="deals in which old runs as before (its seconds per deal)")
+    p.add_argument("--race", type=int, default=4, help="new's race (pimc(race=...))")
     a = p.parse_args(argv)
     TIMED[0] = a.timed
+    RACE[0] = a.race
     a.out.mkdir(parents=True, exist_ok=True)
 
     def factory(cls: type) -> Any:
