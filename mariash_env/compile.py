@@ -27,10 +27,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .games.registry import games
+
 __all__ = ["warmup", "main", "GAMES", "decision_positions"]
 
-GAMES = ("voleny", "licitovany")
-"""The games with searching robots (world samplers and the solver)."""
+GAMES = tuple(k.name for k in games() if k.game is not None)
+"""The games with searching robots: those on the shared compiled core (a rules vector),
+whose world samplers and solver these kernels are; read from the registry."""
 
 _DONE: set[tuple[str, bool]] = set()
 _LOCK = threading.Lock()
