@@ -6,6 +6,7 @@ test that removes a node runs last and adds one back."""
 
 from __future__ import annotations
 
+import csv
 import random
 import subprocess
 import sys
@@ -116,7 +117,8 @@ def _same(a, b) -> bool:
     return a == b
 
 
-@pytest.mark.parametrize("front", ["training.train", "mariash_env.arena"])
+@pytest.mark.parametrize("front", ["training.train", "mariash_env.arena",
+                                   "mariash_env.research.ladder"])
 def test_a_wrong_address_fails_in_seconds_naming_it(front, tmp_path):
     """#29 item 3 (#36): ``--address nohost:6379`` fails within seconds with one line
     naming it, before the run directory exists (it retried for ten minutes)."""
@@ -200,3 +202,26 @@ def test_a_lost_node_without_a_spare_cpu_is_reported_and_the_run_goes_on(cluster
     for (o1, a1, r1, d1), (o2, a2, r2, d2) in zip(reference, killed):
         assert np.array_equal(o1, o2) and np.array_equal(a1, a2) and np.array_equal(r1, r2)
         assert d1 == d2
+
+
+@pytest.mark.slow
+def test_the_ladder_runs_from_the_command_line_on_the_cluster(cluster, tmp_path):
+    """#36 (#34): ``mariash ladder --backend ray --address`` plays each pair's deals on the
+    cluster and rates the robots as ``--backend process`` does (the timing columns aside)."""
+    ladder = ["mariash_env.research.ladder", "--game", "voleny=random,table", "--deals", "4",
+              "--batch", "2", "--boot", "20", "--quiet", "--no-plot"]
+    p = _cli(*ladder, "--backend", "ray", "--address", cluster.address, "--jobs", "2",
+             "--matches", str(tmp_path / "mr"), "--out", str(tmp_path / "lr"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    q = _cli(*ladder, "--matches", str(tmp_path / "mp"), "--out", str(tmp_path / "lp"))
+    assert q.returncode == 0, q.stderr[-2000:]
+
+    def rows(path):
+        with open(path / "ladder.csv", newline="") as f:
+            return [{k: v for k, v in r.items() if k != "ms_per_decision"}
+                    for r in csv.DictReader(f)]
+
+    assert rows(tmp_path / "lr") == rows(tmp_path / "lp") and len(rows(tmp_path / "lp")) == 2
+    # the same deals, played on the cluster or here
+    deals = [next((tmp_path / m).rglob("deals.csv")).read_text() for m in ("mr", "mp")]
+    assert deals[0] == deals[1]

@@ -22,7 +22,10 @@ game, so their pairs play ``--slow-deals`` deals, and only against ``--slow-oppo
 
 Each pair's match is saved as it finishes (``MATCHES/GAME/A--B/``: the arena's CSVs and
 ``pair.json``); a rerun of the same command skips the pairs already played, so a stopped
-ladder resumes.  Pairs play in ``--jobs`` processes.  The ladder is written to
+ladder resumes.  Pairs play in ``--jobs`` processes; with ``--backend ray [--address
+A]`` the pairs play one after another, each pair's deals spread over ``--jobs`` Ray
+actors of the cluster (the arena's Ray backend: the same match as in processes; a lízaný
+pair, whose match plays in the driver, stays there).  The ladder is written to
 ``OUT/ladder.csv``, ``OUT/ladder.md`` (a table per game, the command that made it) and
 ``OUT/ladder.png`` (a chart), each rating with the robot's mean time per decision (as the
 arena measures it: in batches for robots that are handed batches).
@@ -44,9 +47,9 @@ from typing import Any
 
 import numpy as np
 
-from ..arena import _split, build_robot, duplicate_match
+from ..arena import _split, build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, positive
+from ..cli import ArgumentParser, add_ray_arguments, positive
 from ..games.registry import game_kind
 from . import PartialRunError, run_command
 
@@ -197,12 +200,18 @@ def load_pair(pair: Pair, matches: Path) -> dict[str, Any] | None:
     return saved
 
 
-def play_pair(pair: Pair, matches: Path) -> dict[str, Any]:
+def play_pair(pair: Pair, matches: Path, jobs: int = 1, backend: str = "process",
+              address: str | None = None) -> dict[str, Any]:
     """Play ``pair``'s duplicate match and save it (the arena's CSVs, then ``pair.json``
-    last: a pair counts as played only once that is written)."""
+    last: a pair counts as played only once that is written).  ``jobs``/``backend``/
+    ``address``: where its deals play (:func:`~mariash_env.arena.duplicate_match`; the
+    result does not depend on them)."""
     names = {pair.a: pair.a, pair.b: pair.b}
+    if game_kind(pair.game).players == (2,):  # lízaný's match plays in the driver
+        jobs, backend, address = 1, "process", None
     res = duplicate_match(names, deals=pair.deals, seed=pair.seed, rules={"rules": pair.game},
-                          progress=False, batch=pair.batch)
+                          progress=False, batch=pair.batch, jobs=jobs, backend=backend,
+                          address=address)
     d = pair.folder(matches)
     res.save(d, plot=False)
     spd = {n: res.stats[r]["seconds_per_decision"] for r, n in enumerate(res.names)}
@@ -265,11 +274,14 @@ def plan(roster: Mapping[str, Sequence[str]], deals: int, seed: int, batch: int 
 
 
 def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
-        progress: bool = True) -> dict[Pair, dict[str, Any]]:
+        progress: bool = True, backend: str = "process",
+        address: str | None = None) -> dict[Pair, dict[str, Any]]:
     """Every pair's result: the saved ones read back, the others played (``jobs``
-    processes) and saved as each finishes."""
+    processes, or with ``backend="ray"`` each pair's deals on ``jobs`` Ray actors) and
+    saved as each finishes."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise LadderError(f"invalid jobs={jobs!r}: expected an int 1..{MAX_JOBS}")
+    check_backend(backend, address)
     m = Path(matches)
     m.mkdir(parents=True, exist_ok=True)
     out: dict[Pair, dict[str, Any]] = {}
@@ -287,7 +299,16 @@ def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
         bar = tqdm(total=len(pairs), initial=len(out), desc="pairs", unit="pair",
                    file=sys.stderr)
     try:
-        if jobs <= 1 or len(todo) <= 1:
+        if backend == "ray":  # pairs in turn, each one's deals over the cluster
+            for p in todo:
+                try:
+                    out[p] = play_pair(p, m, jobs, backend, address)
+                except Exception as e:
+                    raise PairError(f"the match {p.a} - {p.b} of {p.game} failed "
+                                    f"({type(e).__name__}: {e})") from e
+                if bar is not None:
+                    bar.update(1)
+        elif jobs <= 1 or len(todo) <= 1:
             results = map(_play, [(p, str(m)) for p in todo])
             for p, r in results:
                 out[p] = r
@@ -468,7 +489,12 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
     ap.add_argument("--seed", type=int, default=0, help="the decks of every pair")
     ap.add_argument("--batch", type=positive(int), default=50,
                     help="deals per batched engine of the fast pairs (default 50)")
-    ap.add_argument("--jobs", type=positive(int), default=1, help="pairs played at once")
+    ap.add_argument("--jobs", type=positive(int), default=1,
+                    help="pairs played at once (with --backend ray: each pair's deals on "
+                         "that many Ray actors)")
+    ap.add_argument("--backend", choices=("process", "ray"), default="process",
+                    help="where the matches play: local processes, or a Ray cluster")
+    add_ray_arguments(ap, "the ladder stops, the pairs finished so far saved")
     ap.add_argument("--boot", type=positive(int), default=300, help="bootstrap resamples")
     ap.add_argument("--anchor", default="table",
                     help="the robot rated 0 in every game (default table; 'mean': the mean "
@@ -492,10 +518,19 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
         for game, specs in roster.items():
             for spec in specs:
                 build_robot(spec, {"rules": game})  # a bad spec fails before any match
+        check_backend(args.backend, args.address)
         pairs = plan(roster, args.deals, args.seed, args.batch, args.slow_deals, opponents)
+        if args.backend == "ray":  # joined before any folder is made: fails in seconds
+            from ..ray_pool import RayClusterError, join
+
+            try:
+                join(args.address, args.ray_timeout)
+            except RayClusterError as e:
+                raise LadderError(str(e)) from None
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        results = run(pairs, args.matches, args.jobs, not args.quiet)
+        results = run(pairs, args.matches, args.jobs, not args.quiet, args.backend,
+                      args.address)
         anchor = None if args.anchor == "mean" else args.anchor
         rows = ratings(results, args.boot, args.seed, anchor)
         seconds = sum(r["seconds"] for r in results.values())
