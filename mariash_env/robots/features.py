@@ -256,6 +256,45 @@ _AT_MOST_ONE = (("trump_card", 32), ("trump_suit", 4), ("trick_leader", 3),
 _EXACTLY_ONE = (("forehand", 3), ("dealer", 3), ("phase", 9), ("deal_no", 12))
 
 
+def check_tricks(bits: np.ndarray, layout: dict[str, tuple[int, int]]) -> None:
+    """ObservationError unless the card-play blocks of an observation's set ``bits``
+    (``played_by``, ``played_in``, ``trick_leader``, ``cur_trick``, at the offsets of
+    ``layout``: block -> (offset, size)) tell one consistent history of tricks.  Both
+    games' observations share these blocks' shapes."""
+    off, _ = layout["played_by"]
+    by = bits[off:off + 96].reshape(3, 32)
+    off, _ = layout["played_in"]
+    inn = bits[off:off + 320].reshape(32, 10)
+    if (by.sum(axis=0) > 1).any():
+        raise ObservationError("block 'played_by' gives a card two players: expected each "
+                               "played card once")
+    if (inn.sum(axis=1) > 1).any() or (inn.any(axis=1) != by.any(axis=0)).any():
+        raise ObservationError("blocks 'played_in' and 'played_by' disagree: expected the "
+                               "same played cards, each in one trick")
+    off, _ = layout["cur_trick"]
+    cur = bits[off:off + 64].reshape(2, 32)
+    ncur = int(cur[0].any()) + int(cur[1].any())
+    nplayed = int(by.sum())
+    per_trick = inn.sum(axis=0)
+    t = (nplayed - ncur) // 3
+    off, _ = layout["trick_leader"]
+    lead = bits[off:off + 30].reshape(10, 3)
+    owner = by.argmax(axis=0)
+    if (cur[1].any() and not cur[0].any()) or (nplayed - ncur) % 3 or t > 10 or (
+            ncur and (t >= 10 or per_trick[t] != ncur or not inn[cur.any(axis=0), t].all())):
+        raise ObservationError("block 'cur_trick' does not continue the played tricks: "
+                               "expected its cards, first then second, to be the cards "
+                               "played in the trick after the complete ones")
+    for k in range(10):
+        n = per_trick[k]
+        full = 3 if k < t else ncur if k == t else 0
+        seats = {int(owner[c]) for c in np.flatnonzero(inn[:, k])}
+        if n != full or len(seats) != n or lead[k].any() != (n > 0):
+            raise ObservationError(f"trick {k} has {int(n)} cards by {len(seats)} seats and "
+                                   f"{int(lead[k].sum())} leaders: expected {full} cards by "
+                                   "different seats, with its leader once begun")
+
+
 def _check_canonical(v: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
     """``v`` as float32[OBS_SIZE] when it is a canonical observation (and ``mask`` a 0/1
     action mask), else ObservationError naming what is wrong and what was expected."""
@@ -309,38 +348,7 @@ def _check_canonical(v: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         raise ObservationError(f"bet {b}: 'bet_level' has {int(lv[b])} slots set but "
                                f"'bet_exists' says {int(ex[b])}: expected a level exactly for "
                                "each bet that exists")
-    off, _ = _LAYOUT["played_by"]
-    by = bits[off:off + 96].reshape(3, 32)
-    off, _ = _LAYOUT["played_in"]
-    inn = bits[off:off + 320].reshape(32, 10)
-    if (by.sum(axis=0) > 1).any():
-        raise ObservationError("block 'played_by' gives a card two players: expected each "
-                               "played card once")
-    if (inn.sum(axis=1) > 1).any() or (inn.any(axis=1) != by.any(axis=0)).any():
-        raise ObservationError("blocks 'played_in' and 'played_by' disagree: expected the "
-                               "same played cards, each in one trick")
-    off, _ = _LAYOUT["cur_trick"]
-    cur = bits[off:off + 64].reshape(2, 32)
-    ncur = int(cur[0].any()) + int(cur[1].any())
-    nplayed = int(by.sum())
-    per_trick = inn.sum(axis=0)
-    t = (nplayed - ncur) // 3
-    off, _ = _LAYOUT["trick_leader"]
-    lead = bits[off:off + 30].reshape(10, 3)
-    owner = by.argmax(axis=0)
-    if (cur[1].any() and not cur[0].any()) or (nplayed - ncur) % 3 or t > 10 or (
-            ncur and (t >= 10 or per_trick[t] != ncur or not inn[cur.any(axis=0), t].all())):
-        raise ObservationError("block 'cur_trick' does not continue the played tricks: "
-                               "expected its cards, first then second, to be the cards "
-                               "played in the trick after the complete ones")
-    for k in range(10):
-        n = per_trick[k]
-        full = 3 if k < t else ncur if k == t else 0
-        seats = {int(owner[c]) for c in np.flatnonzero(inn[:, k])}
-        if n != full or len(seats) != n or lead[k].any() != (n > 0):
-            raise ObservationError(f"trick {k} has {int(n)} cards by {len(seats)} seats and "
-                                   f"{int(lead[k].sum())} leaders: expected {full} cards by "
-                                   "different seats, with its leader once begun")
+    check_tricks(bits, _LAYOUT)
     if mask is not None:
         m = np.asarray(mask)
         if m.shape != (N_ACTIONS,) or m.dtype.kind not in "biuf" or (
@@ -399,43 +407,8 @@ def decode(observation: np.ndarray, mask: np.ndarray | None = None, *,
     if con == C_SUIT or con == 0:
         trump = ts if ts >= 0 else (tc >> 3 if tc >= 0 else -1)
     # Tricks.
-    nplayed = popcount(played)
-    ctm = F("cur_trick")
-    cur_cards = [(m & -m).bit_length() - 1 for m in (ctm & ALL_CARDS, ctm >> 32) if m]
-    trick_no = (nplayed - len(cur_cards)) // 3
-    leaders = [-1] * 10
-    for k in idx("trick_leader"):
-        leaders[k // 3] = k % 3
-    tricks: list[Trick] = []
-    voids = [0, 0, 0]
-    if nplayed:
-        owner = {}
-        for r in range(3):
-            for c in cards(pb[r]):
-                owner[c] = r
-        per_trick: list[list[int]] = [[] for _ in range(10)]
-        for k in idx("played_in"):
-            per_trick[k % 10].append(k // 10)
-        for t in range(trick_no):
-            lead = leaders[t]
-            cs = sorted(per_trick[t], key=lambda c, lead=lead: (owner[c] - lead) % 3)
-            tricks.append(Trick(lead, cs, [owner[c] for c in cs]))
-    cur = None
-    if phase == PH_PLAY and trick_no < 10:
-        lead = leaders[trick_no]
-        if lead < 0:
-            lead = 0  # no card yet: the seat to move (me) leads
-        cur = Trick(lead, cur_cards, [(lead + j) % 3 for j in range(len(cur_cards))])
-    for tr in [*tricks, cur]:
-        if tr is None or not tr.cards:
-            continue
-        led = tr.cards[0] >> 3
-        for j in range(1, len(tr.cards)):
-            c = tr.cards[j]
-            if c >> 3 != led:
-                voids[tr.by[j]] |= 1 << led
-                if trump >= 0 and c >> 3 != trump:
-                    voids[tr.by[j]] |= 1 << trump
+    tricks, cur, trick_no, voids = play_history(pb, F("played_in"), F("trick_leader"),
+                                                F("cur_trick"), phase == PH_PLAY, trump)
     good = F("good")
     ex = F("bet_exists")
     levels = [0, 0, 0, 0]
@@ -505,6 +478,55 @@ def decode(observation: np.ndarray, mask: np.ndarray | None = None, *,
         open=is_open,
         open_hand=open_hand,
     )
+
+
+def play_history(played_by: list[int], played_in: int, trick_leader: int, cur_trick: int,
+                 in_play: bool, trump: int) -> tuple[list[Trick], Trick | None, int, list[int]]:
+    """The card play so far from an observation's card-play blocks, as bit masks:
+    ``played_by`` (one card set per relative seat), ``played_in`` (bit ``10 * card +
+    trick``), ``trick_leader`` (bit ``3 * trick + seat``), ``cur_trick`` (first card, then
+    second, 32 bits each).  Returns the complete tricks in order, the trick being played
+    (``None`` unless ``in_play``), the trick number and the voids each seat has shown
+    (``trump`` -1 in no-trump games).  Both games' observations share these blocks."""
+    played = played_by[0] | played_by[1] | played_by[2]
+    nplayed = popcount(played)
+    cur_cards = [(m & -m).bit_length() - 1 for m in (cur_trick & ALL_CARDS, cur_trick >> 32)
+                 if m]
+    trick_no = (nplayed - len(cur_cards)) // 3
+    leaders = [-1] * 10
+    for k in cards(trick_leader):
+        leaders[k // 3] = k % 3
+    tricks: list[Trick] = []
+    voids = [0, 0, 0]
+    if nplayed:
+        owner = {}
+        for r in range(3):
+            for c in cards(played_by[r]):
+                owner[c] = r
+        per_trick: list[list[int]] = [[] for _ in range(10)]
+        for k in cards(played_in):
+            per_trick[k % 10].append(k // 10)
+        for t in range(trick_no):
+            lead = leaders[t]
+            cs = sorted(per_trick[t], key=lambda c, lead=lead: (owner[c] - lead) % 3)
+            tricks.append(Trick(lead, cs, [owner[c] for c in cs]))
+    cur = None
+    if in_play and trick_no < 10:
+        lead = leaders[trick_no]
+        if lead < 0:
+            lead = 0  # no card yet: the seat to move (me) leads
+        cur = Trick(lead, cur_cards, [(lead + j) % 3 for j in range(len(cur_cards))])
+    for tr in [*tricks, cur]:
+        if tr is None or not tr.cards:
+            continue
+        led = tr.cards[0] >> 3
+        for j in range(1, len(tr.cards)):
+            c = tr.cards[j]
+            if c >> 3 != led:
+                voids[tr.by[j]] |= 1 << led
+                if trump >= 0 and c >> 3 != trump:
+                    voids[tr.by[j]] |= 1 << trump
+    return tricks, cur, trick_no, voids
 
 
 def decode_dict(observation: dict) -> ObsInfo:

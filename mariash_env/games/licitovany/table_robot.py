@@ -35,13 +35,19 @@ from ...core.state import (
     K_HUNDRED,
     K_SEVEN,
     K_TWO_SEVENS,
-    PH_FLEK,
-    PH_PLAY,
 )
 from ...robots.base import Robot
-from ...robots.features import ObsInfo, cards, decode, in_suit, popcount
+from ...robots.card_view import CardPlayView
+from ...robots.features import (
+    ALL_CARDS,
+    ObservationError,
+    cards,
+    check_tricks,
+    in_suit,
+    play_history,
+    popcount,
+)
 from ..voleny import actions as A
-from ..voleny import observe as O
 from ..voleny.table_robot import (
     STO_MIN_ESTIMATE,
     TableRobot,
@@ -59,17 +65,19 @@ from .games import (
     HEARTS,
     KIND,
 )
-from .observe import LOBS_LAYOUT, LOBS_SIZE
+from .observe import LOBS_LAYOUT, LOBS_SIZE, LSTATE_OBS_SIZE
 from .phases import needs_met, trumps_ok
 
 _L = {name: (off, n) for name, off, n, _ in LOBS_LAYOUT if off < LOBS_SIZE}
-_V = {name: (off, n) for name, off, n, _ in O.OBS_LAYOUT if off < O.OBS_SIZE}
-# Blocks with the same meaning and shape in both observations.
-_SHARED = ("hand", "took", "talon", "played_by", "played_in", "trick_leader", "cur_trick",
-           "actor", "dealer", "marriage", "first_marriage", "points", "ntricks", "deal_no",
-           "score")
 _PHASE_SLOTS = ("bid", "hold", "lone_bid", "game", "trumps", "helping", "discard", "lead",
                 "flek", "play", "done")
+# The blocks the card-play view reads: 0/1 slots, at most one set per group of the size.
+_VIEW_ONE_HOT = (("trump_suit", 4), ("trick_leader", 3), ("cur_trick", 32), ("actor", 3),
+                 ("game", 12), ("first_marriage", 4), ("comp_level", 8), ("phase", 11))
+_VIEW_SETS = ("hand", "talon", "played_by", "played_in", "comp_exists")
+# The volený bet each component is flekked as: the game and hundred as the game bet, the
+# seven and two sevens as the seven (the later component's level wins, as one bet).
+_BET_OF = ((K_GAME, B_GAME), (K_HUNDRED, B_GAME), (K_SEVEN, B_SEVEN), (K_TWO_SEVENS, B_SEVEN))
 
 
 def _block(v: np.ndarray, name: str) -> np.ndarray:
@@ -83,49 +91,100 @@ def _one(v: np.ndarray, name: str) -> int:
     return int(nz[0]) if nz.size else -1
 
 
-def card_play_view(observation: np.ndarray, mask: np.ndarray, check: bool = True) -> ObsInfo:
-    """The seat's licitovaný observation as the volený robot's decoded view of the same
-    cards: contract and trumps, the components as volený bets (a hundred is volený's sto
-    on the game bet; two sevens a seven), the tricks, and ``play:`` actions at volený's
-    indices.  Only what card play and flekking read is filled.  ``check=False``: the
-    observation is the encoder's own (no canonical check, :func:`decode`)."""
-    v = np.asarray(observation, dtype=np.float32)
-    w = np.zeros(O.OBS_SIZE, dtype=np.float32)
-    for name in _SHARED:
-        lo, n = _L[name]
-        vo, vn = _V[name]
-        assert n == vn, name
-        w[vo:vo + n] = v[lo:lo + n]
-    lo, _ = _L["forhond"]
-    w[O.O_FOREHAND:O.O_FOREHAND + 3] = v[lo:lo + 3]
-    g = _one(v, "game") + 1
-    trump = _one(v, "trump_suit")
-    comp = int(COMPONENTS[g]) if g > 0 else 0
-    if g > 0:
-        w[O.O_CONTRACT + int(KIND[g]) - 1] = 1.0
-    if trump >= 0:
-        w[O.O_TRUMP_SUIT + trump] = 1.0
-        w[O.O_TRUMP_CARD + 8 * trump] = 1.0
-    seven = comp & ((1 << K_SEVEN) | (1 << K_TWO_SEVENS))
-    if comp & (1 << K_HUNDRED):
-        an = AN_STO_SEDMA if seven else AN_STO
-    else:
-        an = AN_SEDMA if seven else AN_HRA
-    if g > 0 and KIND[g] == C_SUIT:
-        w[O.O_ANNOUNCE + an - 1] = 1.0
-    exists = _block(v, "comp_exists")
-    levels = _block(v, "comp_level").reshape(4, 8)
-    for k, b in ((K_GAME, B_GAME), (K_HUNDRED, B_GAME), (K_SEVEN, B_SEVEN),
-                 (K_TWO_SEVENS, B_SEVEN)):
-        if exists[k] > 0.5:
-            w[O.O_BET_EXISTS + b] = 1.0
-            w[O.O_BET_LEVEL + 8 * b:O.O_BET_LEVEL + 8 * b + 8] = levels[k]
-    phase = _PHASE_SLOTS[_one(v, "phase")] if _one(v, "phase") >= 0 else "done"
-    w[O.O_PHASE + (PH_PLAY if phase == "play" else PH_FLEK)] = 1.0
-    vm = np.zeros(A.N_ACTIONS, dtype=np.int8)
+def _check_view(v: np.ndarray, mask: np.ndarray) -> None:
+    """ObservationError unless the blocks the view reads are a seat's licitovaný
+    observation's and ``mask`` a licitovaný action mask."""
+    if v.ndim != 1 or v.shape[0] not in (LOBS_SIZE, LSTATE_OBS_SIZE):
+        raise ObservationError(f"a licitovaný observation is a vector of {LOBS_SIZE} floats "
+                               f"(or the omniscient {LSTATE_OBS_SIZE}), got shape {v.shape}")
+    for name in (*_VIEW_SETS, *(n for n, _ in _VIEW_ONE_HOT)):
+        b = _block(v, name)
+        bad = np.flatnonzero((b != 0) & (b != 1))
+        if bad.size:
+            raise ObservationError(f"observation block {name!r}[{int(bad[0])}] = "
+                                   f"{b[bad[0]]!r}: expected 0 or 1")
+    bits = v > 0.5
+    for name, size in _VIEW_ONE_HOT:
+        g = _block(bits, name).reshape(-1, size).sum(axis=1)
+        if (g > 1).any():
+            raise ObservationError(f"block {name!r} group {int(np.flatnonzero(g > 1)[0])} "
+                                   f"has {int(g.max())} slots set: expected a one-hot group "
+                                   f"of {size} (at most one set)")
+    check_tricks(bits, _L)
     m = np.asarray(mask)
-    vm[A.PLAY0:A.PLAY0 + 32] = m[LA.PLAY0:LA.PLAY0 + 32]
-    return decode(w, vm, check=check)
+    if m.shape != (LA.N_ACTIONS,) or m.dtype.kind not in "biuf" or ((m != 0) & (m != 1)).any():
+        raise ObservationError(f"a licitovaný action mask is {LA.N_ACTIONS} values 0 or 1, "
+                               f"got {m.dtype}{list(m.shape)}")
+
+
+def card_play_view(observation: np.ndarray, mask: np.ndarray, check: bool = True,
+                   flek_round: int = 0, raisable: int = 0) -> CardPlayView:
+    """The seat's licitovaný observation (and action mask) as the table robot's
+    :class:`~mariash_env.robots.card_view.CardPlayView`: contract kind and trumps, the
+    components as volený bets (a hundred is flekked as the game bet, two sevens as the
+    seven), the tricks and the legal cards.  ``flek_round`` and ``raisable`` are the flek
+    turn's (:meth:`LicitTableRobot._flek`).  ObservationError for what no seat's
+    observation can be; ``check=False`` skips that for the encoder's own observations."""
+    try:
+        v = np.asarray(observation, dtype=np.float32)
+    except (ValueError, TypeError) as e:
+        raise ObservationError(f"a licitovaný observation is a vector of {LOBS_SIZE} "
+                               f"floats: {e}") from e
+    if check:
+        _check_view(v, mask)
+    big = int.from_bytes(np.packbits(v[:LOBS_SIZE] > 0.5, bitorder="little").tobytes(),
+                         "little")
+
+    def F(name: str) -> int:  # the block as a bit mask
+        off, n = _L[name]
+        return (big >> off) & ((1 << n) - 1)
+
+    def one(name: str) -> int:
+        m = F(name)
+        return (m & -m).bit_length() - 1
+
+    g = one("game") + 1
+    contract = int(KIND[g]) if g > 0 else 0
+    ts = one("trump_suit")
+    trump = ts if contract in (0, C_SUIT) else -1
+    comp = int(COMPONENTS[g]) if g > 0 else 0
+    announce = 0
+    if contract == C_SUIT:
+        seven = comp & ((1 << K_SEVEN) | (1 << K_TWO_SEVENS))
+        if comp & (1 << K_HUNDRED):
+            announce = AN_STO_SEDMA if seven else AN_STO
+        else:
+            announce = AN_SEDMA if seven else AN_HRA
+    exists = F("comp_exists")
+    levels = F("comp_level")
+    bet_exists = [False] * 4
+    bet_level = [0] * 4
+    for k, b in _BET_OF:
+        if (exists >> k) & 1:
+            bet_exists[b] = True
+            row = (levels >> (8 * k)) & 0xFF
+            bet_level[b] = row.bit_length() - 1 if row else 0
+    pbm = F("played_by")
+    pb = ((pbm & ALL_CARDS), (pbm >> 32) & ALL_CARDS, (pbm >> 64) & ALL_CARDS)
+    phase = one("phase")
+    tricks, cur, trick_no, voids = play_history(
+        list(pb), F("played_in"), F("trick_leader"), F("cur_trick"),
+        phase == _PHASE_SLOTS.index("play"), trump)
+    fm = F("first_marriage")
+    first = [-1, -1]
+    for k in cards(fm):
+        first[k >> 2] = k & 3
+    legal = 0
+    for c in np.flatnonzero(np.asarray(mask)[LA.PLAY0:LA.PLAY0 + 32]):
+        legal |= 1 << int(c)
+    return CardPlayView(
+        hand=F("hand"), talon=F("talon"), played_by=pb, played=pb[0] | pb[1] | pb[2],
+        tricks=tuple(tricks), cur=cur, trick_no=trick_no, contract=contract, trump=trump,
+        announce=announce, actor=one("actor"), first_marriage=(first[0], first[1]),
+        voids=(voids[0], voids[1], voids[2]), legal=legal,
+        bet_exists=tuple(bet_exists),  # type: ignore[arg-type]
+        bet_level=tuple(bet_level),  # type: ignore[arg-type]
+        raisable=raisable, flek_round=flek_round)
 
 
 def _best_trump(hand: int, g: int) -> int:
@@ -270,17 +329,18 @@ class LicitTableRobot(Robot):
 
     # --- flek (§6) and play (§7): the volený robot's rules on a volený view -------------------
     def _flek(self, obs, mask, hand, high):
-        o = card_play_view(obs, mask, self.check)
         actor = _one(obs, "actor")
         turn = _one(obs, "flek_turn")
-        o.flek_round = 2 if actor == 0 else (1 if turn <= 1 else 3)
         g = _one(obs, "game") + 1
         comp = int(COMPONENTS[g])
-        o.raisable = 0
+        raisable = 0
         for b, k in ((B_GAME, K_GAME if comp & (1 << K_GAME) else K_HUNDRED),
                      (B_SEVEN, K_SEVEN if comp & (1 << K_SEVEN) else K_TWO_SEVENS)):
             if mask[LA.FLEK0 + k]:
-                o.raisable |= 1 << b
+                raisable |= 1 << b
+        o = card_play_view(obs, mask, self.check,
+                           flek_round=2 if actor == 0 else (1 if turn <= 1 else 3),
+                           raisable=raisable)
         for va in self._voleny.flek_actions(o):
             if A.FLEK0 <= va < A.FLEK0 + 2:
                 b = va - A.FLEK0
@@ -292,8 +352,7 @@ class LicitTableRobot(Robot):
         return LA.GOOD
 
     def _play(self, obs, mask, hand, high):
-        o = card_play_view(obs, mask, self.check)
-        return LA.PLAY0 + self._voleny.choose_card(o) - A.PLAY0
+        return LA.PLAY0 + self._voleny.play_card(card_play_view(obs, mask, self.check))
 
     def _done(self, obs, mask, hand, high):  # pragma: no cover - never asked
         return int(np.flatnonzero(mask)[0])

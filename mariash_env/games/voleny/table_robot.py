@@ -48,6 +48,7 @@ from ...core.state import (
     PH_TRUMP,
 )
 from ...robots.base import Robot
+from ...robots.card_view import CardPlayView
 from ...robots.features import (
     ACES,
     RA,
@@ -330,22 +331,25 @@ class TableRobot(Robot):
 
     # --- flek (the online table's rules, last paragraph) ------------------------------------
     def choose_flek(self, o: ObsInfo) -> int:
-        for a in self.flek_actions(o):
+        for a in self.flek_actions(CardPlayView.of_info(o)):
             if o.mask[a]:
                 return a
         return A.GOOD
 
-    def flek_actions(self, o: ObsInfo) -> list[int]:
+    def flek_actions(self, o: CardPlayView | ObsInfo) -> list[int]:
         """The raises and announcements the robot wants in this flek turn (it then says
         *dobrá*).  *Roboti flekují podle jednoho pevného pravidla — na každém sedadle stejně
-        a nikdy náhodně.*"""
+        a nikdy náhodně.*  Read from the game's :class:`CardPlayView` (a decoded volený
+        observation is viewed first)."""
+        if isinstance(o, ObsInfo):
+            o = CardPlayView.of_info(o)
         if o.actor == 0:
             return self.actor_raises(o)
         if o.flek_round == 1:
             return self.defence_first_round(o)
         return self.defence_later_round(o)
 
-    def defence_first_round(self, o: ObsInfo) -> list[int]:
+    def defence_first_round(self, o: CardPlayView) -> list[int]:
         """The defence's first answer to the stake.
 
         * *Hru (i hru v sedmě) flekují s hláškou (král a filek jedné barvy), se třemi trumfy
@@ -385,7 +389,7 @@ class TableRobot(Robot):
                 out.append(A.FLEK0 + B_GAME)
         return out
 
-    def defence_later_round(self, o: ObsInfo) -> list[int]:
+    def defence_later_round(self, o: CardPlayView) -> list[int]:
         """After the actor's *re*.
 
         * *Flekují jen jednou; tutti řeknou jen výjimečně — na hru, na kterou forhont dal re,
@@ -403,7 +407,7 @@ class TableRobot(Robot):
                 return [A.FLEK0 + B_GAME]
         return []
 
-    def actor_raises(self, o: ObsInfo) -> list[int]:
+    def actor_raises(self, o: CardPlayView) -> list[int]:
         """The actor's answers.
 
         * *Když robot hraje sám, odpoví na flek re jen s velmi silnou kartou: na hru se šesti
@@ -442,33 +446,39 @@ class TableRobot(Robot):
         return out
 
     # --- card play ---------------------------------------------------------------------------
-    def choose_card(self, o: ObsInfo) -> int:
-        legal = 0
-        for a in o.legal:
-            if A.PLAY0 <= a < A.PLAY0 + 32:
-                legal |= 1 << (a - A.PLAY0)
+    def choose_card(self, o: CardPlayView | ObsInfo) -> int:
+        """The ``play:`` action of :meth:`play_card` (a decoded volený observation is
+        viewed first)."""
+        if isinstance(o, ObsInfo):
+            o = CardPlayView.of_info(o)
+        return A.PLAY0 + self.play_card(o)
+
+    def play_card(self, o: CardPlayView) -> int:
+        """The card to play, from the game's :class:`CardPlayView` alone (any game whose
+        card play is volený's: suit games, betl and durch)."""
+        legal = o.legal
         if o.contract == C_BETL:
             c = self._play_betl(o, legal)
         elif o.contract == C_DURCH:
             c = self._play_durch(o, legal)
         else:
             c = self._play_suit(o, legal)
-        return A.PLAY0 + c
+        return c
 
     # Helpers on the decoded observation.
     @staticmethod
-    def _side(o: ObsInfo, rel: int) -> int:
+    def _side(o: CardPlayView, rel: int) -> int:
         return 0 if rel == o.actor else 1
 
     @staticmethod
-    def _may_trump(o: ObsInfo, rel: int, led: int, out: int) -> bool:
+    def _may_trump(o: CardPlayView, rel: int, led: int, out: int) -> bool:
         t = o.trump
         if led == t or t < 0:
             return False
         v = o.voids[rel]
         return bool((v >> led) & 1 and not (v >> t) & 1 and in_suit(out, t))
 
-    def _safe_winner(self, o: ObsInfo, c: int, rel_after: list[int], out: int) -> bool:
+    def _safe_winner(self, o: CardPlayView, c: int, rel_after: list[int], out: int) -> bool:
         """Does ``c``, once winning, stay winning against the seats still to play?"""
         t = o.trump
         led = o.cur.cards[0] >> 3 if o.cur and o.cur.cards else c >> 3
@@ -485,7 +495,7 @@ class TableRobot(Robot):
         return True
 
     # Suit games.
-    def _play_suit(self, o: ObsInfo, legal: int) -> int:
+    def _play_suit(self, o: CardPlayView, legal: int) -> int:
         t = o.trump
         seven = 1 << (8 * t) if t >= 0 else 0
         if o.trick_no < 9 and legal & ~seven:
@@ -496,7 +506,7 @@ class TableRobot(Robot):
             return self._lead_suit(o, legal)
         return self._follow_suit(o, legal)
 
-    def _lead_suit(self, o: ObsInfo, legal: int) -> int:
+    def _lead_suit(self, o: CardPlayView, legal: int) -> int:
         t = o.trump
         out = o.unknown()
         h = o.hand
@@ -553,7 +563,7 @@ class TableRobot(Robot):
             return min(cards(side), key=lambda c: (points(c), strength(c, t)))
         return min(cards(legal), key=lambda c: (points(c), strength(c, t)))
 
-    def _follow_suit(self, o: ObsInfo, legal: int) -> int:
+    def _follow_suit(self, o: CardPlayView, legal: int) -> int:
         t = o.trump
         out = o.unknown()
         tr = o.cur
@@ -604,7 +614,7 @@ class TableRobot(Robot):
         return cheapest(lose) if lose else cheapest(win)
 
     # Betl.
-    def _play_betl(self, o: ObsInfo, legal: int) -> int:
+    def _play_betl(self, o: CardPlayView, legal: int) -> int:
         out = o.unknown()
         tr = o.cur
         if o.actor == 0:
@@ -620,7 +630,7 @@ class TableRobot(Robot):
             return min(cards(legal), key=lambda c: c & 7)
         return self._defend_betl(o, legal, out)
 
-    def _lead_betl(self, o: ObsInfo, legal: int, out: int) -> int:
+    def _lead_betl(self, o: CardPlayView, legal: int, out: int) -> int:
         def key(c: int):
             s = c >> 3
             above = higher_in_suit(c, out, -1)
@@ -630,7 +640,7 @@ class TableRobot(Robot):
             return (covered, danger > 0 and popcount(above) >= 1, danger, popcount(above), -(c & 7))
         return max(cards(legal), key=key)
 
-    def _defend_betl(self, o: ObsInfo, legal: int, out: int) -> int:
+    def _defend_betl(self, o: CardPlayView, legal: int, out: int) -> int:
         tr = o.cur
         actor = o.actor
         partner = 3 - actor
@@ -669,7 +679,7 @@ class TableRobot(Robot):
         return min(cards(legal), key=lambda c: c & 7)
 
     # Durch.
-    def _play_durch(self, o: ObsInfo, legal: int) -> int:
+    def _play_durch(self, o: CardPlayView, legal: int) -> int:
         out = o.unknown()
         tr = o.cur
         if o.actor == 0:
@@ -682,7 +692,7 @@ class TableRobot(Robot):
             return max(cards(legal), key=lambda c: c & 7)
         return self._defend_durch(o, legal, out)
 
-    def _partner_signals(self, o: ObsInfo) -> int:
+    def _partner_signals(self, o: CardPlayView) -> int:
         """Suits where the partner threw off the highest unplayed card (the program's notes)."""
         partner = 3 - o.actor
         seen = 0
@@ -698,7 +708,7 @@ class TableRobot(Robot):
                 seen |= 1 << c
         return sig
 
-    def _defend_durch(self, o: ObsInfo, legal: int, out: int) -> int:
+    def _defend_durch(self, o: CardPlayView, legal: int, out: int) -> int:
         tr = o.cur
         led = tr.cards[0] >> 3 if tr.cards else -1
         if led >= 0 and in_suit(legal, led):
