@@ -11,9 +11,11 @@ observation alone.
   helping suit it is longest in, the discards of the volený robot's cost functions, a
   betl's low lead from its shortest suit, a durch's top card from its longest;
 * **flek and card play** -- the volený :class:`~mariash_env.games.voleny.table_robot.TableRobot`'s
-  rules and technique on a volený view of the same cards (:func:`card_play_view`): the
-  game and hundred are flekked as volený's game bet, the seven and two sevens as its
-  seven, and the reserved sevens are already held back by the action mask.
+  rules and technique, read from the typed
+  :class:`~mariash_env.robots.card_view.CardPlayView` this module builds from the
+  licitovaný observation itself (:func:`card_play_view`): the game and hundred are flekked
+  as volený's game bet, the seven and two sevens as its seven, and the reserved sevens
+  are already held back by the action mask.
 """
 
 from __future__ import annotations
