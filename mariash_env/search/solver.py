@@ -39,6 +39,10 @@ marriages of a hundred (``Ca``), two sevens won (while the helping 7 can still t
 trick 9 and the trump 7 trick 10: ``_two_sevens_open``) or lost; the helping 7 is never
 merged with a neighbour; no lay-down (§7).
 
+Games: the legal cards, the end-of-deal settlement, ``PLAY0`` and the contract's flags
+come from the game's package (``games/voleny/solve.py``, ``games/licitovany/solve.py``),
+chosen by ``_legal``, ``_settled`` and ``_game``.
+
 Contracts: the search itself only calls the core (``legal_cards``, ``apply_action``,
 ``settle``), so a new contract plays and scores correctly once the core has it.  What
 knows contracts here, to extend for a new one: ``solve`` (the ``X_*`` constants:
@@ -62,15 +66,10 @@ import numpy as np
 from ..cards import CARD_CODES
 from ..core.engine import apply_action, legal_actions
 from ..core.jit import njit
-from ..core.play import can_lay_down, legal_cards, side_marriages
+from ..core.play import can_lay_down, side_marriages
 from ..core.state import (
     ACTOR,
     AMT,
-    AN_STO,
-    AN_STO_SEDMA,
-    ANNOUNCE,
-    B_HUNDRED_AG,
-    BET_EXISTS,
     C_BETL,
     C_DURCH,
     C_SUIT,
@@ -79,11 +78,7 @@ from ..core.state import (
     END_BROKEN,
     END_PLAYED,
     HAND,
-    K_HUNDRED,
-    K_TWO_SEVENS,
     LEADER,
-    LIC_GAME,
-    LIC_HELP,
     MARR_ORD,
     MARR_SEAT,
     NMARR,
@@ -111,11 +106,9 @@ from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
 from ..core.tricks import TRUMP_ORDER as ORDER_TRUMP  # ranks from the weakest, trumps
 from ..core.tricks import TRUMP_STRENGTH, beats, lowest, popcount, trick_best, trump_suit
 from ..games.licitovany import actions as LA
-from ..games.licitovany.games import COMPONENTS
-from ..games.licitovany.phases import licit_cards
-from ..games.licitovany.settle import settle_licit
+from ..games.licitovany import solve as licit_game
 from ..games.voleny import actions as A
-from ..games.voleny.settle import settle
+from ..games.voleny import solve as voleny_game
 from ..rules import G_LICIT, R_GAME, R_ORDER_FREE, R_QUEEN_FIRST
 from ..rules import rules_vector as _rules_vector
 
@@ -128,7 +121,7 @@ _inline = numba.njit(inline="always")
 # The arrays stay alive in the Python caller (``solve``) for the whole search.  Numba
 # refuses to compile an allocation in such a function, so this cannot leak or dangle.
 _no_refcount = numba.njit(cache=True, nogil=True, _nrt=False)
-_apply_inline = _inline(apply_action.py_func)
+_apply_inline = _inline(getattr(apply_action, "py_func", apply_action))  # NUMBA_DISABLE_JIT: plain
 
 
 @_inline
@@ -186,8 +179,8 @@ def _legal(st, seat, licit):
     """The seat's legal cards: R§6's, in licitovaný less the actor's early reserved
     sevens (LICITOVANY.md §7, a legality rule)."""
     if licit:
-        return licit_cards(st, seat)
-    return legal_cards(st, seat)
+        return licit_game.legal(st, seat)
+    return voleny_game.legal(st, seat)
 
 
 @_no_refcount
@@ -268,9 +261,9 @@ def _settled(sc, rules, actor, want_max, best):
     """Settle the ending in ``sc`` with the core's ``settle`` and fold its ``A`` into the
     running max (or min) ``best``."""
     if rules[R_GAME] == G_LICIT:
-        settle_licit(sc, rules)
+        licit_game.settle_end(sc, rules)
     else:
-        settle(sc, rules)
+        voleny_game.settle_end(sc, rules)
     v = get64(sc, PAY + 2 * actor) // 2
     if want_max:
         return v if v > best else best
@@ -1213,9 +1206,15 @@ def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
 
 
 
+def _game(rv: np.ndarray):
+    """The game's solver parts (``games/<game>/solve.py``): the one branch on the game
+    outside the compiled search."""
+    return licit_game if rv[R_GAME] == G_LICIT else voleny_game
+
+
 def _play0(rv: np.ndarray) -> int:
     """The game's first play action: ``play:<card>`` is ``PLAY0 + card`` in either table."""
-    return LA.PLAY0 if rv[R_GAME] == G_LICIT else A.PLAY0
+    return _game(rv).PLAY0
 
 
 def _check_root(st: np.ndarray) -> None:
@@ -1346,21 +1345,10 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
     ctx[X_BOUNDS] = int(bounds and st[CONTRACT] == C_SUIT and not rv[R_QUEEN_FIRST])
     ctx[X_HIST] = int(st[CONTRACT] == C_DURCH if history is None else history)
     ctx[X_LICIT] = int(licit)
-    ctx[X_PLAY0] = _play0(rv)
-    ctx[X_HELP] = -1
-    if licit:
-        # LICITOVANY.md §3, §8: the game's components; no lay-down (§7)
-        comp = int(COMPONENTS[int(st[LIC_GAME])])
-        ctx[X_HUNDRED] = int(bool(comp & (1 << K_HUNDRED)))
-        ctx[X_TWO7] = int(bool(comp & (1 << K_TWO_SEVENS)))
-        if ctx[X_TWO7] and st[CONTRACT] == C_SUIT:
-            ctx[X_HELP] = int(st[LIC_HELP])
-        ctx[X_LAYDOWN] = 0
-    else:
-        an = int(st[ANNOUNCE])
-        ctx[X_HUNDRED] = int(an in (AN_STO, AN_STO_SEDMA)
-                             or bool(st[BET_EXISTS + B_HUNDRED_AG]))
-        ctx[X_LAYDOWN] = int(laydown)
+    game = _game(rv)
+    ctx[X_PLAY0] = game.PLAY0
+    ctx[X_HUNDRED], ctx[X_TWO7], ctx[X_HELP], ctx[X_LAYDOWN] = game.contract_flags(
+        st, bool(laydown))
     tab.stk[0] = st
     tab.fr[BC_ROW0:, 0] = 0  # the bound cache holds this deal's bets only
     stats = np.zeros(S_SIZE, dtype=np.int64)
@@ -1390,8 +1378,7 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
 
 def _expand_move_values(st, rv, mvals) -> dict:
     seat = int(st[TO_MOVE])
-    licit = bool(rv[R_GAME] == G_LICIT)
-    legal = int(licit_cards(st, seat) if licit else legal_cards(st, seat))
+    legal = int(_game(rv).legal(st, seat))
     play0 = _play0(rv)
     return {play0 + c: int(mvals[c]) for c in range(32) if legal >> c & 1}
 
