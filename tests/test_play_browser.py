@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from mariash_env.play.i18n import LANGS, card_name
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("MARIASH_CHROMIUM", "/usr/bin/chromium")
 
@@ -34,10 +36,12 @@ def _serve(tmp_path, rules: str, seed: int):
     """``mariash play --rules RULES`` on a free port, with two parties of that game
     finished earlier this week, so the series table has rows to show."""
     now = dt.datetime.now(dt.timezone.utc).isoformat()
+    names = ("robot table", "you") if rules == "lizany" else \
+        ("robot table (0)", "you", "robot table (2)")
     for i, scores in enumerate([(12, -20, 8), (-6, 9, -3)]):
+        scores = (scores[0], -scores[0]) if rules == "lizany" else scores
         players = [{"seat": s, "name": n, "score": sc, "actor_wins": 1}
-                   for s, (n, sc) in enumerate(zip(("robot table (0)", "you", "robot table (2)"),
-                                                   scores))]
+                   for s, (n, sc) in enumerate(zip(names, scores))]
         (tmp_path / f"earlier{i}.json").write_text(json.dumps(
             {"complete": True, "finished": now, "players": players, "rules": rules}))
     port = _free_port()
@@ -58,20 +62,40 @@ def _serve(tmp_path, rules: str, seed: int):
     return proc, url
 
 
-@pytest.fixture
-def server(tmp_path):
-    proc, url = _serve(tmp_path, "voleny", 11)
+def _served(tmp_path, rules: str, seed: int):
+    """The table's URL and save folder while a test uses it."""
+    proc, url = _serve(tmp_path, rules, seed)
     yield url, tmp_path
     proc.terminate()
     proc.wait(timeout=10)
+
+
+@pytest.fixture
+def server(tmp_path):
+    yield from _served(tmp_path, "voleny", 11)
 
 
 @pytest.fixture
 def licit_server(tmp_path):
-    proc, url = _serve(tmp_path, "licitovany", 4)
-    yield url, tmp_path
-    proc.terminate()
-    proc.wait(timeout=10)
+    yield from _served(tmp_path, "licitovany", 4)
+
+
+@pytest.fixture
+def lizany_server(tmp_path):
+    yield from _served(tmp_path, "lizany", 7)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One Chromium for every game's page (a launch costs a second or two)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        yield browser
+        browser.close()
 
 
 DESKTOP = {"width": 1280, "height": 800}
@@ -79,16 +103,9 @@ PHONE = {"width": 390, "height": 844}
 CODE = re.compile(r"^(?:[a-z_]+:)?([789TJQKA][hbla])$")
 
 
-def _browser(p):
-    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)")
-    return p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-
-
-def _open(p, url, viewport, states):
-    """Chromium on the table, robots moving 30 ms apart, once the first state is shown;
-    every table state the page receives is appended to ``states``."""
-    browser = _browser(p)
+def _open(browser, url, viewport, states):
+    """A page of Chromium on the table, robots moving 30 ms apart, once the first state is
+    shown; every table state the page receives is appended to ``states``."""
     page = browser.new_page(viewport=viewport)
 
     def seen(response):
@@ -100,27 +117,39 @@ def _open(p, url, viewport, states):
     page.on("response", seen)
     page.goto(url + "?delay=30")
     page.wait_for_function("document.body.dataset.waiting !== ''")
-    return browser, page
+    return page
 
 
-def _codes(x, out):
-    """Every card code in a JSON value (``"9h"``, ``"play:9h"``)."""
+NAMES = {code: {card_name(code, k, case) for k in LANGS for case in ("nom", "acc")}
+         for code in (r + su for r in "789TJQKA" for su in "hbla")}
+TRUMP_CARD = "trumfová karta: "  # lízaný's turned-up trump card, a tag while the stock lasts
+
+
+def _strings(x, out):
+    """Every string in a JSON value."""
     if isinstance(x, dict):
         for v in x.values():
-            _codes(v, out)
+            _strings(v, out)
     elif isinstance(x, list):
         for v in x:
-            _codes(v, out)
-    elif isinstance(x, str) and (m := CODE.match(x)):
-        out.add(m.group(1))
+            _strings(v, out)
+    elif isinstance(x, str):
+        out.append(x)
     return out
 
 
+def _codes(x) -> set[str]:
+    """Every card code in a JSON value (``"9h"``, ``"play:9h"``)."""
+    return {m.group(1) for v in _strings(x, []) if (m := CODE.match(v))}
+
+
 def _check_hidden(states) -> int:
-    """Issue #29 item 3 at the page: a state of a deal in play names no card but the
-    human's hand, the cards played, and what the human itself did or was shown (its own
-    discards, its trump card, its face-down lead); a settled deal's review opens all."""
-    checked = 0
+    """Issue #29 item 3 at the page: a state of a deal in play names no card, by code or in
+    words, but the human's hand (lízaný: with its draws), the cards played, what the human
+    itself did or was shown (its own discards, its trump card, its face-down lead), and
+    lízaný's trump card turned up under the stock (the one the deal's first state shows,
+    the same while the stock lasts); a settled deal's review opens all."""
+    checked, trump_card = 0, {}
     for st in states:
         if st["waiting"] not in ("human", "robot"):
             continue
@@ -128,11 +157,20 @@ def _check_hidden(states) -> int:
         for e in st["events"]:
             allowed |= {e["card"]} if "card" in e else set()
             if e["seat"] == st["human_seat"]:
-                allowed |= _codes(e["label"], set())
+                allowed |= _codes(e["label"])
         allowed |= {st["contract"].get("trump_card"), st["contract"].get("lead")}
-        shown = _codes({k: v for k, v in st.items() if k not in ("deal_results", "series")},
-                       set())
+        if st["rules"] == "lizany":
+            turned = [tag["cz"][len(TRUMP_CARD):] for tag in st["contract"]["tags"]
+                      if tag["cz"].startswith(TRUMP_CARD)]
+            first = trump_card.setdefault(st["deal"], turned[0] if turned else None)
+            assert first and turned in ([], [first]), (turned, first, st["move"])
+            allowed |= {c for c, names in NAMES.items() if first in names}
+        public = {k: v for k, v in st.items() if k not in ("deal_results", "series")}
+        shown = _codes(public)
         assert shown <= allowed, (shown - allowed, st["move"])
+        text = " | ".join(_strings(public, [])).lower()
+        named = {c for c, names in NAMES.items() if any(n in text for n in names)}
+        assert named <= allowed, (named - allowed, st["move"])
         checked += 1
     return checked
 
@@ -216,64 +254,62 @@ def _play_voleny_deal(page, viewport, shots, prefix) -> int:
         clicks += 1
 
 
-def test_whole_volený_deals_by_clicking_on_a_desktop_and_a_phone(server):
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_whole_volený_deals_by_clicking_on_a_desktop_and_a_phone(chromium, server):
     url, save_dir = server
     shots, states = {}, []
-    with sync_api.sync_playwright() as p:
-        browser, page = _open(p, url, DESKTOP, states)
-        # seat 1 is forehand of the first deal: the trump choice from 7 cards
-        assert page.locator("#hand .card").count() == 7
-        assert page.locator("#hand .card img").first.get_attribute("src").endswith(".svg")
-        assert page.locator("#hand .card").first.get_attribute("title").split()[0] in (
-            "červená", "červený", "červené", "kulová", "kulový", "kulové", "zelená", "zelený",
-            "zelené", "žaludská", "žaludský", "žaludské")
-        # a robot's hint names a legal action
-        page.locator("button.hint").click()
-        page.wait_for_function("document.getElementById('why').textContent !== ''")
-        assert "robot by hrál" in page.locator("#why").text_content()
-        clicks = _play_voleny_deal(page, DESKTOP, shots, "")
-        assert page.evaluate("document.body.dataset.waiting") == "next_deal" and clicks >= 5
-        # the end-of-deal banner: the settlement in words, no raw ids
-        banner = page.locator("#banner-lines .line").all_text_contents()
-        assert banner[-1].startswith("platby: ") and not any("_" in b for b in banner)
-        lines = page.locator("#settlement .line")
-        assert lines.count() >= 2 and lines.last.text_content().startswith("platby: ")
-        assert page.locator("#partie tr").count() == 2  # header and the first deal
-        tricks = page.locator("#tricks .trick-row")
-        assert tricks.count() >= 1 and "bere" in tricks.first.text_content() or \
-            "berete" in tricks.first.text_content()
-        week = page.locator("#series table").first.locator("tr")
-        assert week.count() == 4  # the header and three players
-        assert week.nth(1).locator("td").nth(1).text_content() == "robot stolní (0)"
-        assert week.nth(1).locator("td").nth(2).text_content() == "+6"
-        shots["settlement"] = page.screenshot()
-        # the review: the hands as dealt and every trick
-        page.locator("#banner-review").click()
-        assert page.locator("#review .review-hand").count() >= 3
-        assert page.locator("#review .review-hand .card").count() >= 30
-        _layout_ok(page, DESKTOP)
-        shots["review"] = page.screenshot()
-        page.locator("#review-close").click()
-        # English at a click: the same table in words of the other language
-        page.locator("#btn-lang").click()
-        assert page.locator("#banner-lines .line").last.text_content().startswith("payments: ")
-        page.locator("#btn-lang").click()
-        # the next deal on a phone, after a reload (it resumes the same table)
-        page.locator("#banner-next").click()
-        page.wait_for_function("document.body.dataset.waiting !== 'next_deal'")
-        page.set_viewport_size(PHONE)
-        move = page.evaluate("document.body.dataset.move")
-        page.reload()
-        page.wait_for_function("document.body.dataset.waiting !== ''")
-        assert int(page.evaluate("document.body.dataset.move")) >= int(move)
-        _layout_ok(page, PHONE)
-        _play_voleny_deal(page, PHONE, shots, "phone_")
-        assert page.evaluate("document.body.dataset.waiting") == "next_deal"
-        page.locator("#banner-close").click()  # the table under the banner
-        shots["phone_settlement"] = page.screenshot()
-        _layout_ok(page, PHONE)
-        browser.close()
+    page = _open(chromium, url, DESKTOP, states)
+    # seat 1 is forehand of the first deal: the trump choice from 7 cards
+    assert page.locator("#hand .card").count() == 7
+    assert page.locator("#hand .card img").first.get_attribute("src").endswith(".svg")
+    assert page.locator("#hand .card").first.get_attribute("title").split()[0] in (
+        "červená", "červený", "červené", "kulová", "kulový", "kulové", "zelená", "zelený",
+        "zelené", "žaludská", "žaludský", "žaludské")
+    # a robot's hint names a legal action
+    page.locator("button.hint").click()
+    page.wait_for_function("document.getElementById('why').textContent !== ''")
+    assert "robot by hrál" in page.locator("#why").text_content()
+    clicks = _play_voleny_deal(page, DESKTOP, shots, "")
+    assert page.evaluate("document.body.dataset.waiting") == "next_deal" and clicks >= 5
+    # the end-of-deal banner: the settlement in words, no raw ids
+    banner = page.locator("#banner-lines .line").all_text_contents()
+    assert banner[-1].startswith("platby: ") and not any("_" in b for b in banner)
+    lines = page.locator("#settlement .line")
+    assert lines.count() >= 2 and lines.last.text_content().startswith("platby: ")
+    assert page.locator("#partie tr").count() == 2  # header and the first deal
+    tricks = page.locator("#tricks .trick-row")
+    assert tricks.count() >= 1 and "bere" in tricks.first.text_content() or \
+        "berete" in tricks.first.text_content()
+    week = page.locator("#series table").first.locator("tr")
+    assert week.count() == 4  # the header and three players
+    assert week.nth(1).locator("td").nth(1).text_content() == "robot stolní (0)"
+    assert week.nth(1).locator("td").nth(2).text_content() == "+6"
+    shots["settlement"] = page.screenshot()
+    # the review: the hands as dealt and every trick
+    page.locator("#banner-review").click()
+    assert page.locator("#review .review-hand").count() >= 3
+    assert page.locator("#review .review-hand .card").count() >= 30
+    _layout_ok(page, DESKTOP)
+    shots["review"] = page.screenshot()
+    page.locator("#review-close").click()
+    # English at a click: the same table in words of the other language
+    page.locator("#btn-lang").click()
+    assert page.locator("#banner-lines .line").last.text_content().startswith("payments: ")
+    page.locator("#btn-lang").click()
+    # the next deal on a phone, after a reload (it resumes the same table)
+    page.locator("#banner-next").click()
+    page.wait_for_function("document.body.dataset.waiting !== 'next_deal'")
+    page.set_viewport_size(PHONE)
+    move = page.evaluate("document.body.dataset.move")
+    page.reload()
+    page.wait_for_function("document.body.dataset.waiting !== ''")
+    assert int(page.evaluate("document.body.dataset.move")) >= int(move)
+    _layout_ok(page, PHONE)
+    _play_voleny_deal(page, PHONE, shots, "phone_")
+    assert page.evaluate("document.body.dataset.waiting") == "next_deal"
+    page.locator("#banner-close").click()  # the table under the banner
+    shots["phone_settlement"] = page.screenshot()
+    _layout_ok(page, PHONE)
+    page.close()
     assert _check_hidden(states) >= 20
     assert len(list(save_dir.glob("*.jsonl"))) == 1
     names = {"trump": "play_trump.png", "trick": "play_trick.png", "hand12": "play_hand.png",
@@ -284,64 +320,132 @@ def test_whole_volený_deals_by_clicking_on_a_desktop_and_a_phone(server):
     _save_screenshots({name: shots[key] for key, name in names.items()})
 
 
-def test_a_licitovany_deal_by_clicking_on_a_phone(licit_server):
+def _play_licit_deal(page, viewport, shots, prefix) -> list[str]:
+    """One licitovaný deal by clicking (the first legal card, never fold, one flek then
+    good): the layout checked at every turn, screenshots of the auction, a flek turn and a
+    trick; the labels clicked."""
+    clicked, fleked = [], False
+    while True:
+        if _wait_turn(page) != "human":
+            return clicked
+        _layout_ok(page, viewport)  # at desktop size too: 12 cards and the game buttons
+        tags = page.locator("#contract .tag").all_text_contents()
+        status = page.locator("#status").text_content()
+        buttons = page.locator("button.choice")
+        labels = [buttons.nth(i).get_attribute("data-label") for i in range(buttons.count())]
+        if "licitace" in tags and f"{prefix}auction" not in shots:
+            # the auction: the standing bid and the positions, bid/hold/pass buttons
+            assert "pas" in buttons.all_text_contents()[-1] and "licit" in status
+            shots[f"{prefix}auction"] = page.screenshot()
+        if any(lab.startswith("flek:") for lab in labels) and f"{prefix}flek" not in shots:
+            assert "good" in labels and "flek" in status
+            shots[f"{prefix}flek"] = page.screenshot()
+        if page.locator("#trick .card").count() == 2 and f"{prefix}trick" not in shots:
+            shots[f"{prefix}trick"] = page.screenshot()
+        cards = page.locator("#hand .card.legal")
+        _only_card_actions(cards, ("discard", "lead", "play"))
+        if cards.count():
+            target = cards.first
+        else:  # never fold; one flek, then good
+            keep = [i for i, lab in enumerate(labels) if lab != "fold"
+                    and not (fleked and lab.startswith("flek:"))]
+            target = buttons.nth(keep[0])
+            fleked |= labels[keep[0]].startswith("flek:")
+        clicked.append(target.get_attribute("data-label"))
+        _click(page, target)
+
+
+def _next_deal_at(page, viewport) -> None:
+    """The banner's next deal, then the table at another screen size, once the page has
+    had its resize event (the hand is fitted to the width then, in the next frame)."""
+    page.locator("#banner-next").click()
+    page.wait_for_function("document.body.dataset.waiting !== 'next_deal'")
+    page.set_viewport_size(viewport)
+    page.evaluate("new Promise(done => requestAnimationFrame(() => done()))")
+
+
+def test_licitovany_deals_by_clicking_on_a_phone_and_a_desktop(chromium, licit_server):
     # LICITOVANY.md at the browser table: the auction as it happens, the actor's choices,
     # the flek turns, the tricks and the settlement in desetníky, all by clicking
-    sync_api = pytest.importorskip("playwright.sync_api")
     url, save_dir = licit_server
     shots, states = {}, []
-    with sync_api.sync_playwright() as p:
-        browser, page = _open(p, url, PHONE, states)
-        assert page.locator("#title").text_content() == "Licitovaný mariáš"
-        clicked, fleked = [], False
-        while True:
-            waiting = _wait_turn(page)
-            if waiting != "human":
-                break
-            tags = page.locator("#contract .tag").all_text_contents()
-            status = page.locator("#status").text_content()
-            buttons = page.locator("button.choice")
-            labels = [buttons.nth(i).get_attribute("data-label") for i in range(buttons.count())]
-            if "licitace" in tags and "auction" not in shots:
-                # the auction: the standing bid and the positions, bid/hold/pass buttons
-                assert "pas" in buttons.all_text_contents()[-1] and "licit" in status
-                _layout_ok(page, PHONE)
-                shots["auction"] = page.screenshot()
-            if any(lab.startswith("flek:") for lab in labels) and "flek" not in shots:
-                assert "good" in labels and "flek" in status
-                shots["flek"] = page.screenshot()
-            if page.locator("#trick .card").count() == 2 and "trick" not in shots:
-                _layout_ok(page, PHONE)
-                shots["trick"] = page.screenshot()
-            cards = page.locator("#hand .card.legal")
-            _only_card_actions(cards, ("discard", "lead", "play"))
-            if cards.count():
-                target = cards.first
-            else:  # never fold; one flek, then good
-                keep = [i for i, lab in enumerate(labels) if lab != "fold"
-                        and not (fleked and lab.startswith("flek:"))]
-                target = buttons.nth(keep[0])
-                fleked |= labels[keep[0]].startswith("flek:")
-            clicked.append(target.get_attribute("data-label"))
-            _click(page, target)
-        assert waiting == "next_deal"
-        heads = {lab.split(":")[0] for lab in clicked}
-        assert {"bid", "game", "discard", "play"} <= heads, clicked
-        lines = page.locator("#settlement .line").all_text_contents()
-        assert lines[-1].startswith("platby: ") and lines[-1].endswith("(desetníky)")
-        assert any(line.startswith("od každého obránce: ") for line in lines)
-        assert "desetníky" in page.locator("#seat-me .nums").text_content()
-        events = page.locator("#events li").all_text_contents()
-        assert any(": licit: " in e for e in events) and any(": pas" in e for e in events)
-        shots["settlement"] = page.screenshot()
-        browser.close()
-    assert _check_hidden(states) >= 10
+    page = _open(chromium, url, PHONE, states)
+    assert page.locator("#title").text_content() == "Licitovaný mariáš"
+    clicked = _play_licit_deal(page, PHONE, shots, "")
+    assert page.evaluate("document.body.dataset.waiting") == "next_deal"
+    heads = {lab.split(":")[0] for lab in clicked}
+    assert {"bid", "game", "discard", "play"} <= heads, clicked
+    lines = page.locator("#settlement .line").all_text_contents()
+    assert lines[-1].startswith("platby: ") and lines[-1].endswith("(desetníky)")
+    assert any(line.startswith("od každého obránce: ") for line in lines)
+    assert "desetníky" in page.locator("#seat-me .nums").text_content()
+    events = page.locator("#events li").all_text_contents()
+    assert any(": licit: " in e for e in events) and any(": pas" in e for e in events)
+    shots["settlement"] = page.screenshot()
+    # the second deal on a desktop
+    _next_deal_at(page, DESKTOP)
+    clicked = _play_licit_deal(page, DESKTOP, shots, "desktop_")
+    assert page.evaluate("document.body.dataset.waiting") == "next_deal"
+    assert {"bid", "play"} <= {lab.split(":")[0] for lab in clicked}, clicked
+    lines = page.locator("#settlement .line").all_text_contents()
+    assert lines[-1].startswith("platby: ") and lines[-1].endswith("(desetníky)")
+    _layout_ok(page, DESKTOP)
+    page.close()
+    assert _check_hidden(states) >= 20
     out = subprocess.run([sys.executable, "-m", "mariash_env.replay",
                           *map(str, save_dir.glob("*.jsonl"))],
                          cwd=ROOT, capture_output=True, text=True)
-    assert out.returncode == 0 and "1 record(s) checked, 0 bad" in out.stdout, out.stdout
-    assert set(shots) == {"auction", "flek", "trick", "settlement"}
+    assert out.returncode == 0 and "2 record(s) checked, 0 bad" in out.stdout, out.stdout
+    assert {"auction", "flek", "trick", "settlement", "desktop_auction",
+            "desktop_trick"} <= set(shots), set(shots)
     _save_screenshots({f"play_licitovany_{name}.png": png for name, png in shots.items()})
+
+
+def _play_lizany_deal(page, viewport, shots, prefix) -> int:
+    """One lízaný deal by clicking the first legal card: the layout checked at every turn,
+    a screenshot of the robot's card on the table; the clicks."""
+    clicks = 0
+    while True:
+        if _wait_turn(page) != "human":
+            return clicks
+        _layout_ok(page, viewport)
+        assert page.locator("#hand .card").count() in range(1, 9)  # eight, then fewer
+        if page.locator("#trick .card").count() == 1 and f"{prefix}trick" not in shots:
+            shots[f"{prefix}trick"] = page.screenshot()
+        cards = page.locator("#hand .card.legal")
+        _only_card_actions(cards, ("play",))
+        _click(page, cards.first)
+        clicks += 1
+
+
+def test_lizany_deals_by_clicking_on_a_desktop_and_a_phone(chromium, lizany_server):
+    # the two-player game at the browser table: you against one robot, a deal at each size
+    url, save_dir = lizany_server
+    shots, states = {}, []
+    page = _open(chromium, url, DESKTOP, states)
+    assert page.locator("#title").text_content() == "Lízaný mariáš"
+    assert page.locator("#seat-right").is_hidden()
+    for viewport, prefix in ((DESKTOP, ""), (PHONE, "phone_")):
+        if prefix:
+            _next_deal_at(page, viewport)
+        clicks = _play_lizany_deal(page, viewport, shots, prefix)
+        assert page.evaluate("document.body.dataset.waiting") == "next_deal" and clicks == 16
+        lines = page.locator("#settlement .line").all_text_contents()
+        assert lines[-1].startswith("platby: ") and "vyhrává" in lines[-2], lines
+        assert page.locator("#tricks .trick-row").count() == 16
+        shots[f"{prefix}settlement"] = page.screenshot()
+        _layout_ok(page, viewport)
+    page.locator("#banner-close").click()  # the table under the banner
+    _layout_ok(page, PHONE)
+    page.close()
+    # every state: two seats, the stock drawn down from 16 to none
+    assert _check_hidden(states) >= 32
+    assert {len(st["seats"]) for st in states} == {2}
+    assert max(st["stock"] for st in states) == 16 and min(st["stock"] for st in states) == 0
+    assert {st["deal"] for st in states} == {0, 1}
+    assert len(next(save_dir.glob("*.jsonl")).read_text().splitlines()) == 2
+    assert {"trick", "settlement", "phone_trick", "phone_settlement"} <= set(shots), set(shots)
+    _save_screenshots({f"play_lizany_{name}.png": png for name, png in shots.items()})
 
 
 def _save_screenshots(shots: dict[str, bytes]) -> None:
