@@ -90,7 +90,6 @@ from ..core.state import (
     SEVEN_TRICK,
     SEVEN_WON,
     STATE_SIZE,
-    TLEAD,
     TO_MOVE,
     TRICK_N,
     TRICK_NO,
@@ -356,37 +355,15 @@ def _split_card_points(sc, st, actor, ca):
 @_inline
 def _two_sevens_open(st, ctx):
     """Two sevens (LICITOVANY.md §8): can the helping 7 still take trick 9 and the trump 7
-    trick 10?  1 while the actor holds (or has just played to the open trick) the trump
-    7 and, before trick 9 is complete, the helping 7 -- after it, when it took trick 9."""
-    actor = ctx[X_ACTOR]
-    mine = getm(st, HAND + actor)
-    t = st[TRICK_NO]
-    n = st[TRICK_N]
-    if _actor_played(st, actor, n):
-        mine |= _bit(st[TRICKS + 3 * t + (actor - st[LEADER]) % 3])
-    if not (mine >> (ctx[X_TRUMP] * 8)) & 1:
-        return 0
-    h7 = ctx[X_HELP] * 8
-    if t > 8:
-        return 1 if (st[TWIN + 8] == actor
-                     and st[TRICKS + 24 + (actor - st[TLEAD + 8]) % 3] == h7) else 0
-    return (mine >> h7) & 1
+    trick 10?  (:func:`..games.licitovany.solve.two_sevens_open`)"""
+    return licit_game.two_sevens_open(st, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_HELP])
 
 
 @_inline
 def _set_two_sevens(sc, ctx, won):
-    """Write the fate of two sevens into the ending ``sc``: won (the actor's helping 7
-    takes trick 9, his trump 7 trick 10) or lost; ``settle_licit`` reads only these."""
-    actor = ctx[X_ACTOR]
-    if won:
-        sc[TLEAD + 8] = actor
-        sc[TWIN + 8] = actor
-        sc[TRICKS + 24] = ctx[X_HELP] * 8
-        sc[TLEAD + 9] = actor
-        sc[TWIN + 9] = actor
-        sc[TRICKS + 27] = ctx[X_TRUMP] * 8
-    else:
-        sc[TWIN + 8] = (actor + 1) % 3
+    """Write the fate of two sevens into the ending ``sc``
+    (:func:`..games.licitovany.solve.set_two_sevens`)."""
+    licit_game.set_two_sevens(sc, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_HELP], won)
 
 
 @_no_refcount

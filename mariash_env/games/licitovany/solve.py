@@ -10,7 +10,22 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.jit import njit_inline
-from ...core.state import C_SUIT, CONTRACT, K_HUNDRED, K_TWO_SEVENS, LIC_GAME, LIC_HELP
+from ...core.state import (
+    C_SUIT,
+    CONTRACT,
+    HAND,
+    K_HUNDRED,
+    K_TWO_SEVENS,
+    LEADER,
+    LIC_GAME,
+    LIC_HELP,
+    TLEAD,
+    TRICK_N,
+    TRICK_NO,
+    TRICKS,
+    TWIN,
+    getm,
+)
 from . import actions as LA
 from .games import COMPONENTS
 from .phases import licit_cards
@@ -40,3 +55,37 @@ def contract_flags(st: np.ndarray, laydown: bool) -> tuple[int, int, int, int]:
     two7 = int(bool(comp & (1 << K_TWO_SEVENS)))
     help_suit = int(st[LIC_HELP]) if two7 and st[CONTRACT] == C_SUIT else -1
     return int(bool(comp & (1 << K_HUNDRED))), two7, help_suit, 0
+
+
+@njit_inline
+def two_sevens_open(st, actor, trump, help_suit):
+    """Two sevens (§8): can the helping 7 still take trick 9 and the trump 7 trick 10?
+    1 while the actor holds (or has just played to the open trick) the trump 7 and,
+    before trick 9 is complete, the helping 7 -- after it, when it took trick 9."""
+    mine = getm(st, HAND + actor)
+    t = st[TRICK_NO]
+    n = st[TRICK_N]
+    if (actor - st[LEADER]) % 3 < n:  # the actor has played to the open trick
+        mine |= np.int64(1) << st[TRICKS + 3 * t + (actor - st[LEADER]) % 3]
+    if not (mine >> (trump * 8)) & 1:
+        return 0
+    h7 = help_suit * 8
+    if t > 8:
+        return 1 if (st[TWIN + 8] == actor
+                     and st[TRICKS + 24 + (actor - st[TLEAD + 8]) % 3] == h7) else 0
+    return (mine >> h7) & 1
+
+
+@njit_inline
+def set_two_sevens(sc, actor, trump, help_suit, won):
+    """Write the fate of two sevens into the ending ``sc``: won (the actor's helping 7
+    takes trick 9, his trump 7 trick 10) or lost; ``settle_licit`` reads only these."""
+    if won:
+        sc[TLEAD + 8] = actor
+        sc[TWIN + 8] = actor
+        sc[TRICKS + 24] = help_suit * 8
+        sc[TLEAD + 9] = actor
+        sc[TWIN + 9] = actor
+        sc[TRICKS + 27] = trump * 8
+    else:
+        sc[TWIN + 8] = (actor + 1) % 3
