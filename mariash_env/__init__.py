@@ -48,3 +48,8 @@ def _register_with_gymnasium() -> None:
 
 
 _register_with_gymnasium()
+
+# The robots' package is initialised with mariash_env: each game's table robot imports
+# robots.base, whose package imports the table robots, so a first import of a table
+# robot's module (mariash_env.games.voleny.table_robot) must find that package complete.
+from . import robots as robots  # noqa: E402
