@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .lizany_table import FORMAT as LIZANY_FORMAT
 from .lizany_table import LizanySession
 from .session import PlaySession
 
@@ -26,7 +27,8 @@ def open_table(robots: str | Sequence[str], *, rules: str = "voleny", **kw: Any)
 def resume_table(path: str | os.PathLike, **kw: Any) -> Any:
     """The saved session at ``path``, of whichever game it plays."""
     try:
-        lizany = '"mariash-lizany-session/' in Path(path).read_text(encoding="utf-8")[:200]
+        head = Path(path).read_text(encoding="utf-8")[:200]
+        lizany = f'"{LIZANY_FORMAT.rpartition("/")[0]}/' in head  # any version of its format
     except (OSError, UnicodeDecodeError):
         lizany = False
     if lizany:
