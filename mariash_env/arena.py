@@ -76,6 +76,7 @@ import numpy as np
 from .atomic import atomic_open
 from .cli import ArgumentParser, add_ray_arguments, fail, path_error
 from .core import state as S
+from .games.base import GameArena, GameError
 from .games.registry import game_kind
 from .playout import deal_states, play_games
 from .robots.base import Robot, as_robot
@@ -173,6 +174,17 @@ def play_deal(robots: list[Any], seating: tuple[int, ...], seed: int, dealer: in
 _WORKER: dict[str, Any] = {}
 
 
+def own_arena(game: Any) -> GameArena | None:
+    """The arena of a game with its own engine (its kind's ``arena``), None for a game
+    of the compiled core or a name the registry does not know (``make_rules`` refuses it
+    then, naming the games)."""
+    try:
+        kind = game_kind(game)
+    except GameError:
+        return None
+    return kind.load("arena") if kind.arena else None
+
+
 def build_robot(factory: RobotFactory, rules: Rules | dict[str, Any]) -> Robot:
     """The robot of a factory, or of a spec string built for the game of ``rules``."""
     if isinstance(factory, str):
@@ -234,7 +246,7 @@ class MatchResult:
     outcomes: list[list[dict[str, Any]]] = field(default_factory=list, repr=False)
     """Per deal, the outcome of each seating's game (:func:`play_games`)."""
     rules: str = "voleny"
-    """The game played (``voleny`` / ``licitovany``)."""
+    """The game played (a registered game's name: ``voleny``, ``licitovany``, ``lizany``)."""
     _ci: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -255,16 +267,16 @@ class MatchResult:
         ``middlehand``; deal ``i`` is dealt by seat ``i % 3``; at four :data:`ROLES4`,
         deal ``i`` dealt by seat ``i % 4``; lízaný: ``leader``, the seat leading the
         first trick, and ``second``)."""
-        lizany = self.rules == "lizany"
+        own = own_arena(self.rules)  # its roles are its seats
         n = len(self.seatings[0])
-        roles = ("leader", "second") if lizany else ROLES4 if n == 4 else ROLES
+        roles = own.roles if own else ROLES4 if n == 4 else ROLES
         tot = np.zeros(len(roles))
         cnt = np.zeros(len(roles))
         for i, deal in enumerate(self.outcomes):
             for seating, o in zip(self.seatings, deal):
                 for s in range(n):
                     if seating[s] == r:
-                        role = s if lizany else (s - i % n) % n
+                        role = s if own else (s - i % n) % n
                         tot[role] += o["payments"][s]
                         cnt[role] += 1
         return {name: float(tot[k] / cnt[k]) if cnt[k] else float("nan")
@@ -281,8 +293,10 @@ class MatchResult:
 
     def _split(self) -> tuple[list[tuple[str, str]], np.ndarray, np.ndarray]:
         """:meth:`contributions` and the number of games in each category, in one pass."""
-        if self.rules == "lizany":
-            raise ValueError("lízaný has no actor and no contracts: no contract breakdown")
+        own = own_arena(self.rules)
+        if own:
+            raise ValueError(f"{own.title} has no actor and no contracts: no contract "
+                             "breakdown")
         nk = len(CONTRACT_KEYS)
         cats = [(n, key) for n in self.names for key in CONTRACT_KEYS] + [("-", "none")]
         c = np.zeros((self.deals, len(self.names), len(cats)))
@@ -343,6 +357,12 @@ class MatchResult:
                          f"{row['diff']:>+9.3f}{ci:>20} {mark}")
         return "\n".join(lines)
 
+    @property
+    def has_contracts(self) -> bool:
+        """Whether the game has actors and contracts (:meth:`contributions`): a game of
+        the compiled core, not one with its own arena."""
+        return own_arena(self.rules) is None
+
     def ci(self) -> tuple[np.ndarray, np.ndarray]:
         if "ci" not in self._ci:
             self._ci["ci"] = bootstrap_ci(self.per_deal, self.n_boot)
@@ -377,10 +397,9 @@ class MatchResult:
         return rows
 
     def table(self) -> str:
-        if self.rules == "lizany":
-            from .games.lizany.arena import table
-
-            lines = table(self).split("\n")
+        own = own_arena(self.rules)
+        if own:
+            lines = own.table(self).split("\n")
         else:
             lines = self._rows()
         lines.append(f"pairwise differences (a - b, {self.unit} per deal):")
@@ -402,8 +421,7 @@ class MatchResult:
             f"({self.seconds:.0f} s)",
             f"{'robot':<28}{self.unit + '/deal':>11}{'95% CI':>20}{'actor%':>8}"
             f"{'win as actor':>13}{'win in def.':>12}  contracts as actor "
-            + ("(suit/fold/-/betl/durch %)" if self.rules == "licitovany"
-               else "(suit/conc./void/betl/durch %)"),
+            + f"({game_kind(self.rules).arena_contracts} %)",
         ]
         for row in self.summary():
             mix = "/".join(f"{100 * row[k]:.0f}" for k in CONTRACT_KEYS)
@@ -442,7 +460,7 @@ class MatchResult:
             w.writeheader()
             w.writerows(pw)
         paths.append(p)
-        if self.rules != "lizany" and len(self.names) > 1:
+        if self.has_contracts and len(self.names) > 1:
             p = d / "contracts.csv"
             rows = self.breakdown()
             with atomic_open(p, newline="") as f:
@@ -635,14 +653,13 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     else:
         rdict = dict(rules or {})
         single_deal_rules(rdict, "rule option deals")
-    lizany = rdict.get("rules") == "lizany"  # two players: mariash_env.games.lizany.arena
-    if lizany:
-        from .games.lizany import arena as LA
-
-        liz_rules = LA.lizany_rules(rdict)
-        if backend != "process":
-            raise ValueError("a lízaný match plays in this process: expected backend 'process'")
-        players = 2
+    own = own_arena(rdict.get("rules", "voleny"))  # a game with its own engine
+    if own:
+        own_rules = own.rules(rdict)
+        if backend != "process":  # its deals take milliseconds: no pool, no Ray
+            raise ValueError(f"a {own.title} match plays in this process: expected backend "
+                             "'process'")
+        players = game_kind(rdict["rules"]).players[0]
     else:
         rdict["deals"] = 1
         rules_obj = make_rules(**rdict)
@@ -675,10 +692,10 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             bar.update(1)
 
     try:
-        if lizany:
-            bots = [build_robot(f, liz_rules) for f in factories]
+        if own:
+            bots = [build_robot(f, own_rules) for f in factories]
             for i, sd in enumerate(seeds):
-                done(i, LA.play_seatings(bots, seats, int(sd)))
+                done(i, own.play_seatings(bots, seats, int(sd)))
         elif backend == "ray":
             from .ray_pool import ray_imap_unordered
 
@@ -712,11 +729,11 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             writer.close()
     return MatchResult(
         names=names, seatings=seats, per_deal=per_deal, seeds=seeds,  # type: ignore[arg-type]
-        stats=(LA.stats(k, seats, results) if lizany  # type: ignore[arg-type]
+        stats=(own.stats(k, seats, results) if own  # type: ignore[arg-type]
                else _stats(names, seats, results)),  # type: ignore[arg-type]
         seconds=time.perf_counter() - t0, n_boot=n_boot,
         outcomes=results,  # type: ignore[arg-type]
-        rules=LA.LIZANY if lizany else rules_obj.rules,
+        rules=rdict["rules"] if own else rules_obj.rules,
     )
 
 
@@ -836,10 +853,9 @@ def main(argv: list[str] | None = None) -> int:
         single_deal_rules(rule_opts, "--rule deals")
         rule_opts["deals"] = 1
         try:
-            if rule_opts.get("rules") == "lizany":
-                from .games.lizany.arena import lizany_rules
-
-                rules_obj: Rules | dict[str, Any] = lizany_rules(rule_opts)
+            own = own_arena(rule_opts.get("rules", "voleny"))
+            if own:
+                rules_obj: Rules | dict[str, Any] = own.rules(rule_opts)
             else:
                 rules_obj = make_rules(**rule_opts)
         except (RulesError, TypeError, ValueError) as e:
@@ -879,7 +895,7 @@ def main(argv: list[str] | None = None) -> int:
                               batch=args.batch,
                               backend=args.backend, address=args.address)
         print(res.table())
-        if args.by_contract and res.rules != "lizany" and len(res.names) > 1:
+        if args.by_contract and res.has_contracts and len(res.names) > 1:
             print(res.breakdown_table())
         paths = res.save(out, plot=not args.no_plot)
     except Exception as e:  # a robot or the disk failing mid-match: one line, keep the rows

@@ -44,15 +44,30 @@ class SeatLayout:
 
 
 @dataclass(frozen=True)
+class GameArena:
+    """How the arena (:mod:`mariash_env.arena`) plays a game with its own engine (a
+    GameKind's ``arena``): the duplicate match, seatings and bootstrap stay the arena's;
+    its deals are played in the calling process (backend ``process``).  A game without
+    one is played by the compiled core, with the contract breakdown."""
+
+    title: str  # the game in the arena's messages ("a lízaný match ...")
+    rules: Callable[[Any], Any]  # rule options -> the match's rules (ValueError naming one)
+    play_seatings: Callable[..., Any]  # (robots, seatings, seed) -> an outcome per seating
+    stats: Callable[..., Any]  # (k, seatings, outcomes) -> a summary row per robot
+    table: Callable[[Any], str]  # MatchResult -> its head and a line per robot
+    roles: tuple[str, ...]  # MatchResult.by_role's names, one per seat
+
+
+@dataclass(frozen=True)
 class GameKind:
     """One game's public tables and compiled encoders, and what front ends need of it.
 
     ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
     is driven only by the front ends it lists in ``front_ends``).  ``table_robot``,
-    ``replay``, ``vector`` and ``aec`` are ``"module:name"`` paths, loaded by :meth:`load` when
-    asked for, so that the registry imports no front end.  ``net`` and ``strong``
-    are the robot specs that ``make_robot("net")`` and ``make_robot("strong")`` play in
-    this game.
+    ``replay``, ``vector``, ``aec`` and ``arena`` are ``"module:name"`` paths, loaded by
+    :meth:`load` when asked for, so that the registry
+    imports no front end.  ``net`` and ``strong`` are the robot specs that
+    ``make_robot("net")`` and ``make_robot("strong")`` play in this game.
     """
 
     name: str
@@ -76,6 +91,10 @@ class GameKind:
     replay: str = ""  # "module:function" replaying one of its records
     vector: str = ""  # "module:Class" of its own batched engine ("": the compiled core's)
     aec: str = ""  # "module:Class" of its own AEC env ("": env.raw_env, on Game)
+    arena: str = ""  # "module:name" of its own arena (a GameArena; "": the compiled core's)
+    # the arena's "contracts as actor" columns (mariash_env.arena.CONTRACT_KEYS) as people
+    # read them in this game
+    arena_contracts: str = "suit/conc./void/betl/durch"
     title: str = ""  # the game's name for people
     units: str = ""  # the unit in tables of scores (plural); "" = ``unit``
     phase_groups: tuple[tuple[str, str], ...] = ()  # core phase -> its name in infos
@@ -131,7 +150,7 @@ class GameKind:
 
     def load(self, what: str) -> Any:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
-        ``aec``) names."""
+        ``aec``, ``arena``) names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

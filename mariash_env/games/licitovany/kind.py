@@ -15,7 +15,8 @@ KIND = GameKind(
     options=LICIT_OPTIONS, rule_defaults=tuple(LICIT_DEFAULTS.items()),
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
-    units="desetníky", net="onnx:models/robot_licitovany.onnx",
+    units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold
+    net="onnx:models/robot_licitovany.onnx",
     # LICITOVANY.md §12's phase names in the environment's rich infos
     phase_groups=(("bid", "auction"), ("hold", "auction"), ("lone_bid", "auction"),
                   ("game", "announce"), ("trumps", "announce"), ("helping", "announce"),

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...robots.base import Robot
+from ..base import GameArena
 from .game import RULES, LizanyGame
 
 LIZANY = RULES["rules"]
@@ -108,3 +109,9 @@ def table(res: Any) -> str:
             f"{100 * row['win_rate_second']:>7.1f}%{100 * row['double_win_share']:>8.1f}%"
             f"{row['points_per_deal']:>8.1f}")
     return "\n".join(lines)
+
+
+ARENA = GameArena(title="lízaný", rules=lizany_rules, play_seatings=play_seatings,
+                  stats=stats, table=table, roles=("leader", "second"))
+"""The kind's ``arena``: every deal in the calling process (a deal takes a millisecond);
+``by_role`` by seat: ``player_0`` leads the first trick."""

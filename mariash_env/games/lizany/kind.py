@@ -21,4 +21,5 @@ KIND = GameKind(
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
     net="onnx:models/robot_lizany.onnx",
     vector="mariash_env.games.lizany.vector:LizanyVectorEnv",
-    aec="mariash_env.games.lizany.game:raw_env")
+    aec="mariash_env.games.lizany.game:raw_env",
+    arena="mariash_env.games.lizany.arena:ARENA")
