@@ -59,14 +59,26 @@ class GameArena:
 
 
 @dataclass(frozen=True)
+class TableText:
+    """How :mod:`mariash_env.render` writes the table of a game of the compiled core (a
+    GameKind's ``render``): what is the game's own; the seats, hands, trick and payments
+    are written alike."""
+
+    roles: tuple[str, ...]  # a seat's role from forehand on; the first names forehand
+    contract: Callable[[Any], list[str]]  # Game -> the lines on its bidding and contract
+    settled: tuple[str, str] = ("bets", "bet")  # settlement()'s list, each item's name key
+    show_end: bool = False  # name how the deal ended when nothing was settled (a fold)
+
+
+@dataclass(frozen=True)
 class GameKind:
     """One game's public tables and compiled encoders, and what front ends need of it.
 
     ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
     is driven only by the front ends it lists in ``front_ends``).  ``table_robot``,
-    ``replay``, ``vector``, ``aec`` and ``arena`` are ``"module:name"`` paths, loaded by
-    :meth:`load` when asked for, so that the registry
-    imports no front end.  ``net`` and ``strong`` are the robot specs that
+    ``replay``, ``vector``, ``aec``, ``arena`` and ``render`` are ``"module:name"``
+    paths, loaded by :meth:`load` when asked for, so that the registry imports no front
+    end.  ``net`` and ``strong`` are the robot specs that
     ``make_robot("net")`` and ``make_robot("strong")`` play in this game.
     """
 
@@ -91,6 +103,7 @@ class GameKind:
     replay: str = ""  # "module:function" replaying one of its records
     vector: str = ""  # "module:Class" of its own batched engine ("": the compiled core's)
     aec: str = ""  # "module:Class" of its own AEC env ("": env.raw_env, on Game)
+    render: str = ""  # "module:name" of its TableText (render_mode "ansi" on Game)
     arena: str = ""  # "module:name" of its own arena (a GameArena; "": the compiled core's)
     # the arena's "contracts as actor" columns (mariash_env.arena.CONTRACT_KEYS) as people
     # read them in this game
@@ -150,7 +163,7 @@ class GameKind:
 
     def load(self, what: str) -> Any:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
-        ``aec``, ``arena``) names."""
+        ``aec``, ``arena``, ``render``) names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

@@ -14,6 +14,7 @@ KIND = GameKind(
     front_ends=frozenset(FRONT_ENDS) - {"seat_record"},  # seat records are volený's
     options=LICIT_OPTIONS, rule_defaults=tuple(LICIT_DEFAULTS.items()),
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
+    render="mariash_env.games.licitovany.render:TEXT",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
     units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold
     net="onnx:models/robot_licitovany.onnx",
