@@ -55,6 +55,7 @@ class LizanySession(TableSession):
 
     rules = RULES_NAME
     licit = False
+    FORMAT = FORMAT  # what resume_table knows its saved sessions by
 
     def __init__(self, robots: str | Sequence[str], *, save_dir: str | os.PathLike,
                  human_seat: int = 0, name: str = "you", seed: int | None = None,

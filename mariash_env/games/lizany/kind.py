@@ -22,4 +22,5 @@ KIND = GameKind(
     net="onnx:models/robot_lizany.onnx",
     vector="mariash_env.games.lizany.vector:LizanyVectorEnv",
     aec="mariash_env.games.lizany.game:raw_env",
-    arena="mariash_env.games.lizany.arena:ARENA")
+    arena="mariash_env.games.lizany.arena:ARENA",
+    table_session="mariash_env.play.lizany_table:LizanySession")
