@@ -2,8 +2,7 @@
 (issue #18 x #15): four players, the dealer of each deal sitting out (never to move), the
 deal's payments as ``Game(players=4)`` pays them (actor +3A, each of the other three -A),
 the four-player observation, resampling for every player incl. the one sitting out; and
-the OpenSpiel robots in four-player arena matches (they search the deal's three-seat core
-game)."""
+the OpenSpiel robots in four-player arena matches (they search the four-player game)."""
 
 from __future__ import annotations
 
@@ -241,6 +240,37 @@ def test_openspiel_robot_plays_a_four_player_partie():
         if g.deal_over and not g.partie_over:
             g.next_deal()
     assert moves > 0 and sum(g.scores) == 0
+
+
+def test_ismcts_robot_searches_the_four_player_game():
+    """At four (RULES.md §11.3) ``os_ismcts`` searches the four-player OpenSpiel game
+    itself, its bot the player holding the robot's seat (not a three-seat copy of the
+    deal): every bot it makes is over a game of ``num_players() == 4`` for the player to
+    move, and its moves are legal for that player, the dealer never asked."""
+    robot = make_robot("os_ismcts(simulations=3, seed=4)")
+    made = []
+    bot_of = robot.bot
+
+    def bot(game, player):
+        made.append((game.num_players(), player))
+        return bot_of(game, player)
+
+    robot.bot = bot
+    g = Game(players=4, deals=1)
+    g.new_partie(seed=3, dealer=1)
+    asked = []
+    while not g.deal_over:
+        p = g.to_move
+        view = SeatView.from_game(g, p)
+        n = len(made)
+        a = robot.act_view(view)
+        assert a in g.legal_actions(p)
+        if len(made) > n:  # a decision with a choice: one bot, for this player
+            assert made[-1] == (4, p)
+            asked.append(p)
+        g.step(a)
+    assert len(asked) > 10 and g.sitting_out not in asked and len(set(asked)) == 3
+    assert robot._game(g.rules).num_players() == 4
 
 
 @pytest.mark.parametrize("spec", ["os_random", "os_ismcts(simulations=4, seed=1)"])

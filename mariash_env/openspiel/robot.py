@@ -4,8 +4,6 @@ four) and licitovaný."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pyspiel
 
@@ -16,24 +14,16 @@ from .game import MariashGame, load_game
 from .state import MariashState, state_from_record
 
 
-def _search_rules(rules: Rules) -> Rules:
-    """The rules of the robot's search game.  At four (RULES.md §11.3) a deal is the core's
-    three-seat deal, untouched, and the robot sees its core seat: it searches that one deal
-    as a three-player game.  Its ordering of outcomes is the four-player one (the actor's
-    2A there and 3A at four both grow with A, each defender's -A is the same); the later
-    deals of the partie are left out of the search."""
-    if rules.players == 3:
-        return rules
-    return replace(rules, players=3, deals=1)
-
-
 class OpenSpielRobot(Robot):
     """An OpenSpiel bot (``pyspiel.Bot``) playing through the robot protocol.
 
     The robot sees a :class:`SeatView`; it builds the OpenSpiel state from one world
     sampled from the seat's knowledge (every such world has the seat's information state,
     so a bot that only reads the seat's view or resamples, as IS-MCTS does, decides as on
-    the real state) and asks the bot for one step.
+    the real state) and asks the bot for one step.  It searches the game of the view's
+    rules itself: at four (RULES.md §11.3) the four-player OpenSpiel game, the robot as
+    the player holding its seat, the returns the four-player payments (the dealer sitting
+    out pays with the defence).
 
     ``kind``: ``"random"`` (``UniformRandomBot``) or ``"ismcts"`` (``ISMCTSBot`` with the
     project's resampler and random-rollout evaluation); ``simulations``, ``rollouts``,
@@ -67,7 +57,7 @@ class OpenSpielRobot(Robot):
     def _game(self, rules: Rules) -> MariashGame:
         g = self._games.get(rules)
         if g is None:
-            g = self._games[rules] = load_game(_search_rules(rules))
+            g = self._games[rules] = load_game(rules)
         return g
 
     def bot(self, game: MariashGame, player: int) -> pyspiel.Bot:
@@ -99,7 +89,8 @@ class OpenSpielRobot(Robot):
         game = self._game(view.rules)
         world = view.sample_worlds(1, int(self.rng.randint(0, 2**31 - 1)))[0]
         state = state_from_record(game, world)
-        a = int(self.bot(game, view.seat).step(state))
+        player = game.ctx.player_at(world, view.seat)  # at four the seat's player
+        a = int(self.bot(game, player).step(state))
         if not mask[a]:  # pragma: no cover - a bot is asked on the seat's own legal set
             raise RuntimeError(f"OpenSpiel bot chose illegal action {a}")
         return a
