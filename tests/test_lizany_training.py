@@ -50,7 +50,7 @@ def test_rollout_plays_two_seats_and_returns_the_deal_rewards():
     actor = SelfPlayActor(tiny(), get_method("dmc"))
     actor.begin_segment(0)
     assert isinstance(actor.table_robot, LizanyRuleRobot) and actor.env.players == 2
-    assert set(actor.learner_seat.tolist()) <= {0, 1} and (actor.kind == T_TABLE).any()
+    assert set(actor.learner_seats.tolist()) <= {1, 2} and (actor.kind == T_TABLE).any()
     batch, stats = actor.collect({"epsilon": 0.1})
     assert stats["deals"] == 40 and len(batch) > 0  # 33 steps: each game ended a deal (32)
     assert batch.obs.shape[1] == lizany.OBS_SIZE

@@ -58,6 +58,12 @@ class EnvConfig:
                             "lízaný (with deals = 1)", factory=dict)
     actor_threads: int = opt(1, "torch threads of each rollout worker process (workers > 1)",
                              ge=1)
+    endgame_tricks: int = opt(0, "0 = whole deals; k > 0: every deal is the last k tricks "
+                                 "of one volený deal, its remaining cards dealt anew "
+                                 "(mariash_env.research.endgame: the small game on which a "
+                                 "best response is checked against the exact one; needs "
+                                 "deals = 1)", ge=0, le=10)
+    endgame_seed: int = opt(0, "the deal whose last endgame_tricks tricks are played", ge=0)
     max_lag: int = opt(0, "0 = synchronous; L > 0 (--backend ray, no pipeline): "
                           "asynchronous sampling, each worker keeps L collections queued "
                           "with the weights it was sent and the learner drops a batch "
@@ -83,7 +89,9 @@ class SelfPlayConfig:
     ``table_robot_share`` the learner plays one random seat against two TableRobots
     (when ``mariash_env.robots.table`` exists; otherwise that share plays self-play),
     with ``pool_share`` against two copies of one earlier snapshot, with
-    ``random_share`` against two RandomRobots, and otherwise all three seats are the
+    ``random_share`` against two RandomRobots, with ``frozen_share`` against the robot
+    ``frozen`` (any robot spec) in all seats but the learner's ``frozen_seats`` (a best
+    response: :mod:`training.best_response`), and otherwise all seats are the
     current policy (self-play: every seat's decisions are training data).
 
     Independently, with probability ``guide_share`` a deal is *guided*: the learner's
@@ -100,6 +108,15 @@ class SelfPlayConfig:
     guide_share: float = opt(0.0, "share of deals in which the learner's seats play the "
                                   "table robot's actions (recorded as the learner's: "
                                   "exploration guided by the robot)", ge=0, le=1)
+    frozen: str = opt("", "a robot spec (mariash_env.robots.make_robot: 'table', 'net', "
+                          "'onnx:PATH', 'strong', 'pimc(...)') frozen in the other seats of "
+                          "the frozen_share deals: the opponent a best response is trained "
+                          "against (training.best_response)")
+    frozen_share: float = opt(0.0, "share of deals against the frozen robot (needs frozen)",
+                              ge=0, le=1)
+    frozen_seats: int = opt(1, "the learner's seats at a frozen table: 1 (alone against the "
+                               "frozen robot in every other seat) or more (the frozen robot "
+                               "in one seat)", ge=1, le=3)
 
 
 @dataclass
@@ -229,9 +246,15 @@ class Config:
         need(self.network.kind in NETWORKS, f"network.kind = {self.network.kind!r}: expected "
              f"one of {sorted(NETWORKS)}")
         sp = self.selfplay
-        total = sp.pool_share + sp.table_robot_share + sp.random_share
-        need(total <= 1.0 + 1e-9, f"selfplay shares (pool + table_robot + random) must sum to "
-             f"at most 1, got {total:g}")
+        total = sp.pool_share + sp.table_robot_share + sp.random_share + sp.frozen_share
+        need(total <= 1.0 + 1e-9, f"selfplay shares (pool + table_robot + random + frozen) "
+             f"must sum to at most 1, got {total:g}")
+        need(not self.env.endgame_tricks or (self.env.deals == 1 and not self.env.rules),
+             "env.endgame_tricks plays a volený endgame: it needs deals = 1 and the default "
+             f"rules, got deals = {self.env.deals} and rules = {self.env.rules!r}")
+        need(bool(sp.frozen) == (sp.frozen_share > 0),
+             f"selfplay.frozen = {sp.frozen!r} and frozen_share = {sp.frozen_share:g}: a "
+             "frozen robot needs a share of deals, and a share needs the robot")
         dev = self.run.device
         need(dev in ("auto", "cpu", "cuda") or (dev.startswith("cuda:") and dev[5:].isdigit()),
              f"run.device = {dev!r}: expected 'auto', 'cpu', 'cuda' or 'cuda:N'")
@@ -239,13 +262,15 @@ class Config:
 
         # The robot specs' syntax here (any registered robot); Trainer builds every robot
         # before its first iteration.
-        for key in ("opponents", "final_opponents"):
-            for o in getattr(self.eval, key):
-                base = o.partition("(")[0].strip().partition(":")[0]
-                need(base in {n.partition(":")[0] for n in ROBOT_NAMES},
-                     f"eval.{key}: unknown robot {o!r} (expected 'random', 'table', "
-                     f"'pimc(...)', 'onnx:PATH' or another registered robot: "
-                     f"{', '.join(ROBOT_NAMES)})")
+        specs = [(f"eval.{key}", o) for key in ("opponents", "final_opponents")
+                 for o in getattr(self.eval, key)]
+        specs += [("selfplay.frozen", sp.frozen)] if sp.frozen else []
+        for key, o in specs:
+            base = o.partition("(")[0].strip().partition(":")[0]
+            need(base in {n.partition(":")[0] for n in ROBOT_NAMES},
+                 f"{key}: unknown robot {o!r} (expected 'random', 'table', "
+                 f"'pimc(...)', 'onnx:PATH' or another registered robot: "
+                 f"{', '.join(ROBOT_NAMES)})")
         from mariash_env.games.registry import game_kind
         from mariash_env.rules import RulesError, make_rules, require_three
         from mariash_env.vector import VectorEnv

@@ -5,10 +5,14 @@ game draws its *table* (``training.config.SelfPlayConfig``): plain self-play (al
 seats are the learner), or the learner in one random seat against two copies of an
 earlier snapshot from the pool, two table robots (the game's:
 :class:`~mariash_env.robots.TableRobot` or, under licitovaný rules,
-:class:`~mariash_env.robots.licit_table.LicitTableRobot`), or two RandomRobots.  At each engine
-step the rows are grouped by who is to move and each group gets one batched call: the
-learner through ``Method.act`` (e.g. epsilon-greedy on the Q-network), each pool
-snapshot through its greedy forward pass, the robots through ``act_batch``.
+:class:`~mariash_env.robots.licit_table.LicitTableRobot`), two RandomRobots, or the
+*frozen* robot of ``selfplay.frozen`` (any robot spec; the learner in
+``selfplay.frozen_seats`` seats: a best response, :mod:`training.best_response`).  At each
+engine step the rows are grouped by who is to move and each group gets one batched call:
+the learner through ``Method.act`` (e.g. epsilon-greedy on the Q-network), each pool
+snapshot through its greedy forward pass, the robots through ``act_batch`` (a robot that
+searches, ``wants_view``, one ``act_view`` per row with the seat's
+:class:`~mariash_env.robots.view.SeatView` of that row's state).
 
 Only the learner's decisions are recorded.  When a deal ends, every decision made in
 it gets the acting seat's groše of that deal as its return; decisions of deals still
@@ -34,8 +38,8 @@ from mariash_env.vector import VectorEnv, random_legal_actions
 from .networks import PolicyNet, build_network, game_of
 
 # Kinds of tables.
-T_SELF, T_POOL, T_TABLE, T_RANDOM = 0, 1, 2, 3
-TABLE_NAMES = ("self", "pool", "table", "random")
+T_SELF, T_POOL, T_TABLE, T_RANDOM, T_FROZEN = 0, 1, 2, 3, 4
+TABLE_NAMES = ("self", "pool", "table", "random", "frozen")
 
 
 def segment_seed(seed: int, iteration: int, worker: int, num_envs: int) -> int:
@@ -93,6 +97,7 @@ class SelfPlayActor:
         self.net.eval()
         self.pool: list[tuple[int, PolicyNet]] = []
         self.table_robot: Robot | None = None
+        self.frozen_robot: Robot | None = None
         self.needs_masks = bool(getattr(method_cls, "needs_masks", False)) or bool(
             getattr(method_cls, "wants_masks", lambda c: False)(cfg))
         # guided rows are marked (extras["guided"]) for methods that learn from them
@@ -100,6 +105,11 @@ class SelfPlayActor:
         self.step = None
         self.rng = np.random.default_rng(0)
         self.rows = RowStore(self.env.obs_size, self.env.num_actions)
+        self.endgame = None
+        if cfg.env.endgame_tricks:  # every deal a fresh deal of one endgame's cards
+            from mariash_env.research.endgame import Endgame
+
+            self.endgame = Endgame(seed=cfg.env.endgame_seed, tricks=cfg.env.endgame_tricks)
 
     # -- pool and segments ----------------------------------------------------------------
 
@@ -127,10 +137,16 @@ class SelfPlayActor:
             # table robot is deterministic, it only needs a fresh deal memory
             self.table_robot = make_robot("table", rules=self.game.name)
             self.table_robot.begin_deal(int(self.rng.integers(2**62)))
+        if sp.frozen_share > 0:  # drawn only when used: other runs keep their random stream
+            self.frozen_robot = make_frozen(sp.frozen, self.cfg.env.rules, self.env.players)
+            self.frozen_robot.begin_deal(int(self.rng.integers(2**62)))
         self.step = self.env.reset(seed=segment_seed(seed, iteration, self.worker, self.n))
+        if self.endgame is not None:
+            self.step = self._deal_endgames(np.arange(self.n))
         n = self.n
         self.kind = np.zeros(n, np.int8)
-        self.learner_seat = np.zeros(n, np.int64)
+        # the learner's seats of each game, one bit per seat (every seat at self-play)
+        self.learner_seats = np.zeros(n, np.int64)
         self.snap = np.zeros(n, np.int64)
         self.guided = np.zeros(n, bool)
         self._draw_tables(np.arange(n))
@@ -151,13 +167,17 @@ class SelfPlayActor:
         lo = 0.0
         for share, t, ok in ((sp.table_robot_share, T_TABLE, self.table_robot is not None),
                              (sp.pool_share, T_POOL, len(self.pool) > 0),
-                             (sp.random_share, T_RANDOM, True)):
+                             (sp.random_share, T_RANDOM, True),
+                             (sp.frozen_share, T_FROZEN, self.frozen_robot is not None)):
             sel = (u >= lo) & (u < lo + share)
             if ok:
                 kind[sel] = t
             lo += share
         self.kind[idx] = kind
-        self.learner_seat[idx] = seat
+        bits = np.left_shift(1, seat)
+        if sp.frozen_seats > 1:  # the learner in every seat but ``seat`` at a frozen table
+            bits = np.where(kind == T_FROZEN, ((1 << self.env.players) - 1) ^ bits, bits)
+        self.learner_seats[idx] = bits
         self.snap[idx] = snap
         if sp.guide_share > 0:  # drawn only when used: other runs keep their random stream
             self.guided[idx] = self.rng.random(k) < sp.guide_share
@@ -184,7 +204,7 @@ class SelfPlayActor:
             st = self.step
             player = st.player
             kind = self.kind
-            learner = (kind == T_SELF) | (player == self.learner_seat)
+            learner = (kind == T_SELF) | ((self.learner_seats >> player) & 1).astype(bool)
             tp = time.perf_counter()
             li = all_idx[learner]
             if li.size:
@@ -214,6 +234,9 @@ class SelfPlayActor:
                 ti = all_idx[opp & (kind == T_TABLE)]
                 if ti.size:
                     actions[ti] = self.table_robot.act_batch(st.obs[ti], st.mask[ti])
+                fi = all_idx[opp & (kind == T_FROZEN)]
+                if fi.size:
+                    actions[fi] = self._frozen_actions(fi, st)
             t_policy += time.perf_counter() - tp
             st = self.env.step(actions)
             decisions += n
@@ -229,6 +252,8 @@ class SelfPlayActor:
                     grow[: self.outcomes.shape[0]] = self.outcomes
                     self.outcomes = grow
                 self._draw_tables(done)
+                if self.endgame is not None:
+                    st = self._deal_endgames(done)
             self.step = st
         batch, carried = rows.take_finished(self.outcomes)
         dt = time.perf_counter() - t0
@@ -240,11 +265,43 @@ class SelfPlayActor:
             "rollout_s": dt,
             "policy_s": t_policy,
         }
-        for t in (T_POOL, T_TABLE, T_RANDOM):
+        for t in (T_POOL, T_TABLE, T_RANDOM, T_FROZEN):
             sel = batch.table == t
             stats[f"n_vs_{TABLE_NAMES[t]}"] = float(sel.sum())
             stats[f"ret_vs_{TABLE_NAMES[t]}"] = float(batch.ret[sel].sum())
         return batch, stats
+
+
+    def _deal_endgames(self, rows: np.ndarray) -> Any:
+        """Replace the games ``rows`` by new deals of the endgame's cards; the current Step
+        (the step's rewards were read before: the engine's buffers are rewritten)."""
+        states = self.env.copy_states()
+        states[rows] = self.endgame.start_states(rows.size, self.rng)
+        self.env.restore_states(states)
+        return self.env.current()
+
+    def _frozen_actions(self, rows: np.ndarray, st: Any) -> np.ndarray:
+        robot = self.frozen_robot
+        if not robot.wants_view:
+            return robot.act_batch(st.obs[rows], st.mask[rows])
+        # a searching robot: one decision at a time, from the seat's view of the row's state
+        from mariash_env.robots.view import SeatView
+
+        states = self.env.states
+        rules = self.env.rules
+        return np.array([robot.act_view(SeatView(states[i], int(st.player[i]), rules))
+                         for i in rows], np.int64)
+
+
+def make_frozen(spec: str, rules: dict[str, Any] | None, players: int) -> Robot:
+    """The frozen robot of ``selfplay.frozen`` for the game of ``rules`` (ValueError naming
+    what it cannot play: a robot that searches needs a seat's view of a three-seat deal)."""
+    robot = make_robot(spec, rules=dict(rules or {}) or None)
+    if robot.wants_view and players != 3:
+        raise ValueError(f"selfplay.frozen = {spec!r} searches the seat's view, which the "
+                         f"batched engine gives only at three players (this game has "
+                         f"{players}): freeze a robot that decides from observations")
+    return robot
 
 
 class RowStore:

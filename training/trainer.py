@@ -110,6 +110,16 @@ def check_robots(cfg: Config) -> None:
                 make_opponent(name, cfg.eval.seed, cfg.env.rules)
             except (ValueError, TypeError, OSError, ImportError) as e:
                 raise ConfigError(f"eval.{key} = {name!r} cannot be built: {e}") from None
+    if cfg.selfplay.frozen:
+        from .rollout import make_frozen
+
+        rules = cfg.env.rules or {}
+        try:
+            make_frozen(cfg.selfplay.frozen, rules,
+                        int(rules.get("players") or game_of(rules).players[0]))
+        except (ValueError, TypeError, OSError, ImportError) as e:
+            raise ConfigError(f"selfplay.frozen = {cfg.selfplay.frozen!r} cannot be built: "
+                              f"{e}") from None
 
 
 def _numpy_global_state() -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """``mariash play`` (sit at the table with two robots) and ``mariash serve-robot`` (a
 robot as an HTTP service).  Also ``python -m mariash_env.play [play options]``.
-``mariash dataset`` and ``mariash ladder`` are the research tools of
+``mariash dataset``, ``mariash ladder`` and ``mariash best-response`` are the research tools of
 :mod:`mariash_env.research` (each with its own ``--help``).
 
 Bad input gets one ``error: …`` line and exit status 2.
@@ -113,7 +113,8 @@ def serve_robot(args: argparse.Namespace) -> int:
 
 # Research tools (mariash_env.research): each parses its own options.
 RESEARCH = {"dataset": "play deals with robots and write one row per decision (Parquet)",
-            "ladder": "rate every robot of every game from duplicate matches"}
+            "ladder": "rate every robot of every game from duplicate matches",
+            "best-response": "train a best response to a robot: how exploitable it is"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in RESEARCH:
         import importlib
 
-        mod = importlib.import_module(f"mariash_env.research.{argv[0]}")
+        mod = importlib.import_module(f"mariash_env.research.{argv[0].replace('-', '_')}")
         return mod.main(argv[1:], prog=f"mariash {argv[0]}")
     ap = ArgumentParser(prog="mariash", description=__doc__,
                         formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -5,8 +5,10 @@ environment package never imports this one (it needs pyarrow and matplotlib)."""
 
 from __future__ import annotations
 
+import argparse
+import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..cli import fail, path_error
 
@@ -30,3 +32,17 @@ def run_command(body: Callable[[], int], kept: str) -> int:
     except PartialRunError as e:
         print(f"error: {e}; {kept}: the same command resumes", file=sys.stderr)
         return 1
+
+
+def parse_page_args(ap: argparse.ArgumentParser, argv: Sequence[str] | None, prog: str,
+                    note: str = "a paragraph for the page"
+                    ) -> tuple[argparse.Namespace, str]:
+    """The options every tool that writes a page shares (``--note``, ``--no-plot``,
+    ``--quiet``) added to ``ap``, the parsed arguments and the command line that made the
+    page (written on it)."""
+    ap.add_argument("--note", default="", help=note)
+    ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    given = sys.argv[1:] if argv is None else argv
+    return args, " ".join([prog, *map(shlex.quote, given)])

@@ -38,7 +38,6 @@ import itertools
 import json
 import math
 import os
-import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -51,7 +50,7 @@ from ..arena import _split, build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
 from ..cli import ArgumentParser, add_ray_arguments, positive
 from ..games.registry import game_kind
-from . import PartialRunError, run_command
+from . import PartialRunError, parse_page_args, run_command
 
 MAX_JOBS = 256
 ELO = 400.0 / math.log(10.0)  # natural-log strengths to Elo points
@@ -503,12 +502,8 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                     help="folder of each pair's match, saved as it finishes (resume)")
     ap.add_argument("--out", default="docs",
                     help="folder of ladder.csv, ladder.md and ladder.png (default docs)")
-    ap.add_argument("--note", default="", help="a paragraph for the page (e.g. what is left out)")
-    ap.add_argument("--no-plot", action="store_true")
-    ap.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = ap.parse_args(argv)
-    given = sys.argv[1:] if argv is None else argv
-    command = " ".join([prog, *map(shlex.quote, given)])
+    args, command = parse_page_args(ap, argv, prog,
+                                    "a paragraph for the page (e.g. what is left out)")
 
     def body() -> int:
         if args.jobs > MAX_JOBS:

@@ -1,0 +1,411 @@
+"""How exploitable is a robot: ``mariash best-response``.
+
+::
+
+    mariash best-response --robot table --rules voleny --minutes 5 --out runs/br/table
+    mariash best-response --robot net --rules licitovany --exploiter onnx:runs/x.onnx
+    mariash best-response --table --game voleny=random,table,net --out docs
+
+A robot's *exploitability* is what a best response gains against it: freeze the robot
+in every seat but one, find the policy that wins the most in that seat, and compare
+its score with the robot's own in the same seat.  No exact best response is within
+reach in a game of 32 cards, so this trains one (Deep Monte-Carlo on the batched
+engine, warm-started from the game's shipped network: :mod:`training.best_response`)
+and measures what it gains: the figure is a **lower bound** on the robot's
+exploitability, as good as the exploiter the budget bought.
+
+The gain is measured on duplicate deals (the arena's: the same decks in every
+seating).  On every deal the exploiter takes each seat in turn (``--seats 1``: alone
+against two copies of the frozen robot; ``--seats 2``: in two seats against one),
+and the frozen robot plays all the seats of the same deal on its own as the baseline:
+
+    gain = mean over deals and exploiter seats of (exploiter's payment − the frozen
+    robot's payment in that seat of the baseline game)
+
+With one exploiter seat the baseline sums to zero over the three seats (a zero-sum
+deal), so the gain is the exploiter's mean score; the baseline still matters for the
+split by **role**: the gain is cut exactly into the part from the games in which the
+exploiter (resp. the frozen robot of the baseline, in the same seat) was the actor, a
+defender, or in no game (nobody played: licitovaný's passed deal); lízaný has no actor,
+its roles are the seat leading the first trick and the other.  95% confidence
+intervals: bootstrap over deals.
+
+The exploiter before training (the warm start alone) is measured the same way, so
+that the table shows what the training added.  :func:`exploiter_gain` measures any
+robot spec against any other (no torch needed); training needs the checkout's
+``training`` package and torch.  ``--table`` runs every robot of ``--game`` (resumable:
+each robot's run and result stay in ``--runs``) and writes ``best_response.csv``,
+``best_response.md`` and ``best_response.png`` to ``--out``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..arena import bootstrap_ci, duplicate_match
+from ..atomic import atomic_open
+from ..cli import ArgumentParser, fail, nonnegative, positive
+from ..games.registry import game_kind
+from . import parse_page_args, run_command
+
+ROLES = ("actor", "defender", "no game")
+SEAT_ROLES = ("leader", "second")  # lízaný: no actor (the seat leading the first trick)
+
+# The robots of the shipped table per game (``--table`` without ``--game``): every kind of
+# robot a user is handed.  PIMC at a tenth of its default time, so that a match fits.
+TABLE_ROBOTS: dict[str, list[str]] = {
+    "voleny": ["random", "table", "net", "strong", "pimc(worlds=8, time_limit=0.05)"],
+    "licitovany": ["random", "table", "net"],
+    "lizany": ["random", "table", "net"],
+}
+
+
+class BestResponseError(ValueError):
+    """Bad settings of a best response (names what is wrong and what is expected)."""
+
+
+@dataclass
+class Gain:
+    """What an exploiter gains over a frozen robot in the frozen robot's seats."""
+
+    game: str
+    unit: str
+    frozen: str
+    exploiter: str
+    seats: int
+    deals: int
+    mean: float
+    ci_low: float
+    ci_high: float
+    roles: dict[str, float] = field(default_factory=dict)  # the gain split exactly by role
+    role_ci: dict[str, list[float]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        parts = ", ".join(f"{k} {v:+.2f}" for k, v in self.roles.items())
+        return (f"{self.exploiter} over {self.frozen} ({self.seats} seat(s), {self.deals} "
+                f"deals): {self.mean:+.3f} [{self.ci_low:+.3f}, {self.ci_high:+.3f}] "
+                f"{self.unit}/deal ({parts})")
+
+
+def _role(outcome: dict[str, Any], seat: int) -> int:
+    actor = outcome.get("actor", -1)
+    return 0 if actor == seat else 2 if actor is None or actor < 0 else 1
+
+
+def gain_per_deal(match: Any, baseline: Any, seats: int, exploiter: int = 0
+                  ) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Per deal, the exploiter's gain (float[D]) and its split by role (float[D, R]) from
+    a duplicate match of the exploiter (robot index ``exploiter``) against the frozen
+    robot and the frozen robot's match alone on the same decks (module docstring)."""
+    lizany = "actor" not in baseline.outcomes[0][0]
+    roles = SEAT_ROLES if lizany else ROLES
+    n = match.deals
+    gain = np.zeros(n)
+    split = np.zeros((n, len(roles)))
+    picked = [j for j, s in enumerate(match.seatings) if s.count(exploiter) == seats]
+    if not picked:
+        raise BestResponseError(f"no seating of the match puts the exploiter in {seats} "
+                                f"seat(s) (seatings {match.seatings})")
+    for i in range(n):
+        base = baseline.outcomes[i][0]
+        cnt = 0
+        for j in picked:
+            o = match.outcomes[i][j]
+            for s, r in enumerate(match.seatings[j]):
+                if r != exploiter:
+                    continue
+                mine, theirs = o["payments"][s], base["payments"][s]
+                gain[i] += mine - theirs
+                if lizany:
+                    split[i, s] += mine - theirs
+                else:
+                    split[i, _role(o, s)] += mine
+                    split[i, _role(base, s)] -= theirs
+                cnt += 1
+        gain[i] /= cnt
+        split[i] /= cnt
+    return gain, split, roles
+
+
+def exploiter_gain(exploiter: str, frozen: str, rules: str = "voleny", seats: int = 1,
+                   deals: int = 500, seed: int = 0, jobs: int = 1, batch: int = 50,
+                   n_boot: int = 2000, progress: bool = True,
+                   rule_options: dict[str, Any] | None = None) -> Gain:
+    """The gain of robot spec ``exploiter`` over robot spec ``frozen`` in its seats
+    (module docstring): two duplicate matches on the same decks."""
+    kind = game_kind(rules, front_end="arena")
+    players = kind.players[0]
+    if not 1 <= seats < players:
+        raise BestResponseError(f"invalid seats={seats!r}: the exploiter takes 1..{players - 1} "
+                                f"of the {players} seats of {kind.title or kind.name}")
+    rdict = {"rules": kind.name, **(rule_options or {})}
+    import time
+
+    t0 = time.perf_counter()
+    match = duplicate_match({"exploiter": exploiter, "frozen": frozen}, deals=deals,
+                            seed=seed, jobs=jobs, rules=rdict, progress=progress,
+                            batch=batch, n_boot=n_boot)
+    baseline = duplicate_match({"frozen": frozen}, deals=deals, seed=seed, jobs=jobs,
+                               rules=rdict, progress=progress, batch=batch, n_boot=n_boot)
+    gain, split, roles = gain_per_deal(match, baseline, seats)
+    lo, hi = bootstrap_ci(gain, n_boot) if deals > 1 else (np.nan, np.nan)
+    rlo, rhi = bootstrap_ci(split, n_boot) if deals > 1 else (
+        np.full(len(roles), np.nan), np.full(len(roles), np.nan))
+    return Gain(game=kind.name, unit=kind.units, frozen=frozen, exploiter=exploiter,
+                seats=seats, deals=deals, mean=float(gain.mean()), ci_low=float(lo),
+                ci_high=float(hi),
+                roles={r: float(v) for r, v in zip(roles, split.mean(0))},
+                role_ci={r: [float(a), float(b)] for r, a, b in zip(roles, rlo, rhi)},
+                seconds=time.perf_counter() - t0)
+
+
+# --- a whole best response: train, then measure ---------------------------------------------
+
+
+@dataclass
+class Settings:
+    """One best response's settings (what ``mariash best-response`` parses)."""
+
+    robot: str
+    rules: str = "voleny"
+    seats: int = 1
+    init: str = ""  # "" = the game's shipped network; "none" = from scratch
+    decisions: int = 2_000_000
+    minutes: float = 10.0
+    num_envs: int = 256
+    deals: int = 500
+    seed: int = 0
+    jobs: int = 1
+    exploiter: str = ""  # a robot spec to measure instead of training one
+
+
+def _train_module():
+    try:
+        from training import best_response
+    except ImportError as e:  # a pip-installed package: no training package or no torch
+        raise BestResponseError(
+            f"training a best response needs torch and the checkout's training package "
+            f"({e}); measure a given exploiter with --exploiter SPEC instead") from None
+    return best_response
+
+
+def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> dict[str, Any]:
+    """Train (unless ``s.exploiter``) and measure one best response in ``out``; resumable:
+    a finished stage is read back (``out/result.json`` is the whole answer)."""
+    out.mkdir(parents=True, exist_ok=True)
+    done = out / "result.json"
+    if done.is_file():
+        return json.loads(done.read_text())
+    result: dict[str, Any] = {"settings": asdict(s)}
+    if s.exploiter:
+        exploiter, before = s.exploiter, None
+    else:
+        br = _train_module()
+        trained = br.train_exploiter(s, out, progress=progress, log=log)
+        exploiter, before = trained["exploiter"], trained["init"]
+        result["training"] = trained
+    rules = game_kind(s.rules).name
+    kw = dict(rules=rules, seats=s.seats, deals=s.deals, seed=s.seed, jobs=s.jobs,
+              progress=progress)
+    after = exploiter_gain(exploiter, s.robot, **kw)
+    log(after.line())
+    result["gain"] = asdict(after)
+    if before:
+        warm = exploiter_gain(before, s.robot, **kw)
+        log("before training: " + warm.line())
+        result["before"] = asdict(warm)
+    with atomic_open(done, "w") as f:
+        json.dump(result, f, indent=1)
+    return result
+
+
+# --- the table of the shipped robots --------------------------------------------------------
+
+
+TABLE_FIELDS = ("game", "robot", "seats", "deals", "unit", "gain", "ci_low", "ci_high",
+                "before", "before_low", "before_high", "train_decisions", "worst_role",
+                "roles")
+
+
+def table_rows(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for r in results:
+        g, b = r["gain"], r.get("before") or {}
+        roles = g["roles"]
+        rows.append({
+            "game": g["game"], "robot": g["frozen"], "seats": g["seats"], "deals": g["deals"],
+            "unit": g["unit"], "gain": g["mean"], "ci_low": g["ci_low"], "ci_high": g["ci_high"],
+            "before": b.get("mean", float("nan")), "before_low": b.get("ci_low", float("nan")),
+            "before_high": b.get("ci_high", float("nan")),
+            "train_decisions": (r.get("training") or {}).get("decisions", 0),
+            "worst_role": max(roles, key=roles.get) if roles else "",
+            "roles": "; ".join(f"{k} {v:+.2f}" for k, v in roles.items()),
+        })
+    return rows
+
+
+def write_table(rows: list[dict[str, Any]], out: Path, command: str, note: str = "",
+                plot: bool = True) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_open(out / "best_response.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=TABLE_FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+    lines = ["# How exploitable are the robots", "",
+             "What a trained best response gains over each robot in its own seats: the "
+             "exploiter alone against two copies of the robot (lízaný: against one), "
+             "duplicate deals, 95% bootstrap CI; a lower bound on the robot's "
+             "exploitability. *Before* is the warm start (the game's shipped network) "
+             "before any training against the robot; *role* splits the gain by the "
+             "exploiter's role (where the robot loses). Made by", "",
+             f"    {command}", ""]
+    if note:
+        lines += [note, ""]
+    for game in dict.fromkeys(r["game"] for r in rows):
+        g = [r for r in rows if r["game"] == game]
+        unit = g[0]["unit"]
+        lines += [f"## {game_kind(game).title or game}", "",
+                  f"| robot | gain ({unit}/deal) | 95% CI | before training | trained on "
+                  "(decisions) | by role |", "| --- | --- | --- | --- | --- | --- |"]
+        for r in sorted(g, key=lambda r: r["gain"]):
+            lines.append(f"| `{r['robot']}` | {r['gain']:+.2f} | [{r['ci_low']:+.2f}, "
+                         f"{r['ci_high']:+.2f}] | {r['before']:+.2f} | "
+                         f"{r['train_decisions']:,} | {r['roles']} |")
+        lines.append("")
+    with atomic_open(out / "best_response.md", "w") as f:
+        f.write("\n".join(lines))
+    if plot:
+        plot_table(rows, out / "best_response.png")
+
+
+def plot_table(rows: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    games = list(dict.fromkeys(r["game"] for r in rows))
+    fig, axes = plt.subplots(1, len(games), figsize=(5.2 * len(games), 3.6), squeeze=False)
+    for ax, game in zip(axes[0], games):
+        g = sorted((r for r in rows if r["game"] == game), key=lambda r: r["gain"])
+        y = np.arange(len(g))
+        gain = np.array([r["gain"] for r in g])
+        err = np.array([[r["gain"] - r["ci_low"] for r in g], [r["ci_high"] - r["gain"] for r in g]])
+        ax.barh(y, gain, xerr=err, color="#b03a2e", alpha=0.85, label="trained exploiter")
+        ax.scatter([r["before"] for r in g], y, color="k", marker="|", s=160, zorder=3,
+                   label="before training")
+        ax.set_yticks(y, [r["robot"] for r in g], fontsize=8)
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_xlabel(f"gain over the robot ({g[0]['unit']}/deal)")
+        ax.set_title(game_kind(game).title or game)
+    axes[0][0].legend(fontsize=7, loc="lower right")
+    fig.suptitle("Approximate best response: what an exploiter gains (lower bound)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def parse_game(text: str) -> tuple[str, list[str]]:
+    """``NAME=ROBOT,ROBOT`` (robot specs may hold commas inside parentheses)."""
+    name, eq, robots = text.partition("=")
+    if not eq:
+        return game_kind(name).name, TABLE_ROBOTS.get(game_kind(name).name, [])
+    specs, depth, cur = [], 0, ""
+    for ch in robots:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            specs.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        specs.append(cur.strip())
+    if not specs:
+        raise BestResponseError(f"--game {text!r}: expected NAME=ROBOT[,ROBOT...]")
+    return game_kind(name).name, specs
+
+
+def _slug(spec: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in spec).strip("_")
+
+
+def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> int:
+    ap = ArgumentParser(prog=prog, description="Train a best response to a frozen robot and "
+                        "measure what it gains (a lower bound on the robot's exploitability).")
+    ap.add_argument("--robot", help="the frozen robot (a make_robot spec: random, table, net, "
+                    "strong, pimc(...), onnx:PATH)")
+    ap.add_argument("--rules", default="voleny", help="the game (default voleny)")
+    ap.add_argument("--seats", type=positive(int), default=1,
+                    help="the exploiter's seats (default 1: alone against the robot)")
+    ap.add_argument("--init", default="", help="warm start: an exported robot (.onnx) or a "
+                    "checkpoint; default the game's shipped network, 'none' from scratch")
+    ap.add_argument("--decisions", type=positive(int), default=2_000_000,
+                    help="training budget in engine decisions (default 2,000,000)")
+    ap.add_argument("--minutes", type=positive(float), default=10.0,
+                    help="training budget in minutes (whichever ends first; default 10)")
+    ap.add_argument("--num-envs", type=positive(int), default=256,
+                    help="games stepped together in training (default 256)")
+    ap.add_argument("--deals", type=positive(int), default=500,
+                    help="duplicate deals of the measurement (default 500)")
+    ap.add_argument("--seed", type=nonnegative(int), default=0, help="decks and training seed")
+    ap.add_argument("--jobs", type=positive(int), default=1, help="processes of the matches")
+    ap.add_argument("--exploiter", default="", help="measure this robot spec as the exploiter "
+                    "instead of training one (no torch needed)")
+    ap.add_argument("--out", default="", help="the run's folder (default runs/best_response/"
+                    "GAME/ROBOT); a rerun resumes there")
+    ap.add_argument("--table", action="store_true",
+                    help="every robot of --game: write best_response.{csv,md,png} to --out")
+    ap.add_argument("--game", action="append", default=[], metavar="NAME[=ROBOTS]",
+                    help="with --table: a game and its robots (repeatable; default every game "
+                         "with " + "; ".join(f"{g}={','.join(r)}" for g, r in
+                                             TABLE_ROBOTS.items()) + ")")
+    ap.add_argument("--runs", default="runs/best_response",
+                    help="with --table: the folder of every robot's run (resume)")
+    ap.add_argument("--slow-deals", type=positive(int), default=60,
+                    help="with --table: deals of the measurement of a searching robot")
+    args, command = parse_page_args(ap, argv, prog, "with --table: a paragraph for the page")
+    progress = not args.quiet
+
+    def settings(robot: str, rules: str, deals: int) -> Settings:
+        return Settings(robot=robot, rules=rules, seats=args.seats, init=args.init,
+                        decisions=args.decisions, minutes=args.minutes,
+                        num_envs=args.num_envs, deals=deals, seed=args.seed, jobs=args.jobs,
+                        exploiter=args.exploiter)
+
+    def body() -> int:
+        if args.table:
+            from ..robots import make_robot
+
+            plan = [parse_game(g) for g in args.game] or [
+                (g, list(r)) for g, r in TABLE_ROBOTS.items()]
+            results = []
+            for game, robots in plan:
+                for robot in robots:
+                    slow = make_robot(robot, rules=game).wants_view
+                    s = settings(robot, game, args.slow_deals if slow else args.deals)
+                    print(f"[best-response] {game}: {robot}", file=sys.stderr)
+                    results.append(run_one(s, Path(args.runs) / game / _slug(robot),
+                                           progress=progress))
+            write_table(table_rows(results), Path(args.out or "docs"), command, args.note,
+                        plot=not args.no_plot)
+            print(f"wrote {Path(args.out or 'docs') / 'best_response.md'}")
+            return 0
+        if not args.robot:
+            fail("--robot is required (or --table)")
+        game = game_kind(args.rules).name
+        out = Path(args.out) if args.out else Path(args.runs) / game / _slug(args.robot)
+        res = run_one(settings(args.robot, game, args.deals), out, progress=progress)
+        print(json.dumps(res["gain"], indent=1))
+        return 0
+
+    return run_command(body, "the finished stages are kept in the run's folder")

@@ -1,0 +1,138 @@
+"""``mariash best-response`` (issue #34): the gain of an exploiter over a frozen robot in
+the robot's seats (duplicate deals, the robot alone as the baseline, split by role), the
+frozen tables of the rollouts that train it, and the command end to end on lízaný."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from mariash_env.arena import seatings
+from mariash_env.research.best_response import (
+    BestResponseError,
+    exploiter_gain,
+    gain_per_deal,
+    main,
+    parse_game,
+)
+
+
+def _outcome(payments, actor=-1):
+    return {"payments": list(payments), "actor": actor}
+
+
+def test_gain_is_the_exploiters_payment_minus_the_robots_in_the_same_seat():
+    """Hand-made deals: the gain averages, over the seatings with the exploiter in
+    ``seats`` seats, its payment minus the frozen robot's in the same seat of the
+    baseline game; the role split adds up to it exactly."""
+    seats3 = seatings(2, 3)  # (0,0,1), (0,1,0), (0,1,1), (1,0,0), (1,0,1), (1,1,0)
+    base = _outcome([4, -2, -2], actor=0)
+    games = []
+    for s in seats3:
+        # the exploiter (robot 0) as actor wins 10 in its seat; else it defends and pays 1
+        pay = [10 if (r == 0 and k == 0) else (-1 if r == 0 else 0) for k, r in enumerate(s)]
+        games.append(_outcome(pay, actor=0))
+    match = SimpleNamespace(deals=1, seatings=seats3, outcomes=[games])
+    baseline = SimpleNamespace(deals=1, seatings=[(0, 0, 0)], outcomes=[[base]])
+    g1, split1, roles = gain_per_deal(match, baseline, seats=1)
+    # one exploiter seat: (0,1,1) seat 0 -> 10 - 4; (1,0,1) seat 1 -> -1 + 2; (1,1,0) -> -1 + 2
+    assert roles == ("actor", "defender", "no game")
+    assert g1[0] == pytest.approx((6 + 1 + 1) / 3)
+    assert split1[0] == pytest.approx([(10 - 4) / 3, (-1 - 1 + 2 + 2) / 3, 0])
+    g2, split2, _ = gain_per_deal(match, baseline, seats=2)
+    # two exploiter seats: (0,0,1): 6, 1; (0,1,0): 6, 1; (1,0,0): 1, 1
+    assert g2[0] == pytest.approx((6 + 1 + 6 + 1 + 1 + 1) / 6)
+    assert split2[0].sum() == pytest.approx(g2[0])
+
+
+def test_a_robot_gains_nothing_over_itself():
+    """The deterministic table robot as its own exploiter plays the baseline's games move
+    for move: gain exactly 0 in every role (volený and lízaný)."""
+    for rules in ("voleny", "lizany"):
+        g = exploiter_gain("table", "table", rules=rules, deals=6, progress=False, n_boot=50)
+        assert g.mean == 0.0 and all(v == 0.0 for v in g.roles.values())
+
+
+def test_random_play_loses_against_the_table_robot_and_the_split_is_exact():
+    g = exploiter_gain("random", "table", rules="voleny", deals=20, progress=False,
+                       n_boot=200)
+    assert g.mean < 0 and g.ci_high < 0 and g.unit == "groše"
+    assert sum(g.roles.values()) == pytest.approx(g.mean)
+    with pytest.raises(BestResponseError, match="1..1 of the 2 seats"):
+        exploiter_gain("random", "table", rules="lizany", seats=2, deals=2, progress=False)
+
+
+def test_parse_game():
+    assert parse_game("voleny=table,pimc(worlds=4, time_limit=0.05)") == (
+        "voleny", ["table", "pimc(worlds=4, time_limit=0.05)"])
+    assert parse_game("lizany")[1] == ["random", "table", "net"]
+
+
+# --- training: the frozen tables of the rollouts ---------------------------------------------
+
+torch = pytest.importorskip("torch")
+
+from training.config import Config, ConfigError  # noqa: E402
+from training.methods import get_method  # noqa: E402
+from training.rollout import T_FROZEN, SelfPlayActor  # noqa: E402
+
+
+def _cfg(**selfplay) -> Config:
+    return Config.from_dict({
+        "seed": 1, "env": {"num_envs": 12, "rollout_steps": 40, "deals": 1},
+        "network": {"hidden": [16]},
+        "selfplay": {"pool_size": 0, "pool_share": 0.0, "random_share": 0.0,
+                     "frozen": "table", "frozen_share": 1.0, **selfplay},
+        "eval": {"every": 0, "opponents": []},
+        "run": {"progress": False, "tensorboard": False, "plot": False},
+    }, "test")
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_frozen_tables_give_the_robot_every_seat_but_the_learners(k):
+    actor = SelfPlayActor(_cfg(frozen_seats=k), get_method("dmc"))
+    actor.begin_segment(0)
+    asked = []
+    inner = actor._frozen_actions
+
+    def spy(rows, st):
+        bits = actor.learner_seats[rows]
+        asked.append(((bits >> st.player[rows]) & 1).sum())
+        return inner(rows, st)
+
+    actor._frozen_actions = spy
+    batch, stats = actor.collect({"epsilon": 0.1})
+    assert (actor.kind == T_FROZEN).all()
+    popcount = np.array([bin(int(b)).count("1") for b in actor.learner_seats])
+    assert (popcount == k).all()
+    assert asked and sum(asked) == 0  # never asked for a learner's seat
+    assert len(batch) > 0 and set(batch.table.tolist()) == {T_FROZEN}
+    assert stats["n_vs_frozen"] == len(batch)
+
+
+def test_a_frozen_robot_needs_its_share():
+    with pytest.raises(ConfigError, match="frozen robot needs a share"):
+        _cfg(frozen_share=0.0)
+    with pytest.raises(ConfigError, match="unknown robot"):
+        _cfg(frozen="nobody")
+
+
+def test_the_command_trains_measures_and_resumes(tmp_path, capsys):
+    """``mariash best-response`` on lízaný: a short training warm-started from the shipped
+    network, the exploiter exported, the gain written; a rerun reads the result back."""
+    out = tmp_path / "br"
+    argv = ["--robot", "table", "--rules", "lizany", "--decisions", "4096", "--num-envs",
+            "64", "--deals", "20", "--seed", "3", "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    res = json.loads((out / "result.json").read_text())
+    assert res["training"]["decisions"] >= 4096 and (out / "exploiter.onnx").is_file()
+    assert res["training"]["init"].endswith("robot_lizany.onnx")
+    assert res["gain"]["exploiter"].endswith("exploiter.onnx") and res["gain"]["deals"] == 20
+    assert set(res["gain"]["roles"]) == {"leader", "second"} and "before" in res
+    (out / "train" / "checkpoint.pt").unlink()  # the result is all a rerun reads
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["mean"] == res["gain"]["mean"]
