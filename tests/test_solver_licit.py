@@ -137,7 +137,7 @@ def test_transposition_key_tells_the_helping_seven_apart():
 
     ctx = np.zeros(SV.X_SIZE, dtype=np.int64)
     ctx[SV.X_TRUMP] = 1
-    ctx[SV.X_HELP] = 2
+    ctx[SV.X_APART] = 1 << 16  # what licitovaný's contract_flags keeps apart: the 7 of suit 2
     st = S.new_state()
     S.setm(st, S.HAND, (1 << 16) | (1 << 18))  # the actor: 7 and 9 of the helping suit
     S.setm(st, S.HAND + 1, (1 << 9) | (1 << 10))
@@ -145,5 +145,26 @@ def test_transposition_key_tells_the_helping_seven_apart():
     other = st.copy()
     S.setm(other, S.HAND, (1 << 17) | (1 << 18))  # 8 and 9 instead
     assert SV._shape_hash(st, ctx) != SV._shape_hash(other, ctx)
-    ctx[SV.X_HELP] = -1  # without a helping suit the two shapes are the same
+    ctx[SV.X_APART] = 0  # without a helping suit the two shapes are the same
     assert SV._shape_hash(st, ctx) == SV._shape_hash(other, ctx)
+
+
+def test_each_game_writes_its_own_solve_flags():
+    """The generic search names no game: licitovaný's ``contract_flags`` keeps the helping
+    7 of two sevens (§8) apart and never searches a lay-down (§7); volený's lay-down
+    action (RULES.md §8) comes from its own package, -1 when not asked."""
+    from mariash_env.games.licitovany import solve as licit_solve
+    from mariash_env.games.voleny import actions as VA
+    from mariash_env.games.voleny import solve as voleny_solve
+    from mariash_env.search import random_position
+
+    st = random_licit_position(77, game=G_DVE, plays=0, rules=RULES[0])
+    help_suit = int(st[S.LIC_HELP])
+    assert help_suit >= 0
+    assert licit_solve.contract_flags(st, True) == (0, -1, 1 << (8 * help_suit), 1,
+                                                     help_suit)
+    assert licit_solve.contract_flags(random_licit_position(77, game=G_BETL, plays=0),
+                                      True)[1:] == (-1, 0, 0, -1)
+    vst = random_position(5, contract=S.C_SUIT)
+    assert voleny_solve.contract_flags(vst, True)[1:] == (VA.LAY_DOWN, 0, 0, 0)
+    assert voleny_solve.contract_flags(vst, False)[1] == -1

@@ -29,27 +29,24 @@ Layout: ``solve`` builds one :data:`Search` record of buffers (states, moves, ru
 constants, table, counters, frames); the steps of the search take it and are compiled
 without numba's reference counting (they allocate nothing).
 
-Licitovaný mariáš (rules vector ``R_GAME = G_LICIT``, LICITOVANY.md §7–§9): the same
-search over the same record; moves come from the core's ``licit_cards`` (R§6 less the
-actor's early reserved sevens, a legality rule), play actions are ``LA.PLAY0 + card``
-(``X_PLAY0``), leaves and endings are settled by ``settle_licit`` (``A`` after the cap;
-the laid-game transfer moves only the defenders' shares).  Its endings: the trump
-seven's fates (seven, silent seven of either side in (lepší) stovka), the first
-marriages of a hundred (``Ca``), two sevens won (while the helping 7 can still take
-trick 9 and the trump 7 trick 10: ``_two_sevens_open``) or lost; the helping 7 is never
-merged with a neighbour; no lay-down (§7).
-
-Games: the legal cards, the end-of-deal settlement, ``PLAY0`` and the contract's flags
-come from the game's package (``games/voleny/solve.py``, ``games/licitovany/solve.py``),
-chosen by ``_legal``, ``_settled`` and ``_game``.
+Games: the search names no game.  What a game adds is in its package
+(``games/voleny/solve.py``, ``games/licitovany/solve.py``): its legal cards, its
+end-of-deal settlement, ``PLAY0``, and the contract's flags of one solve
+(``contract_flags``: whether first marriages count, the lay-down action, the cards
+kept apart from their neighbours, two constants of the game's own), and the endings it
+tells apart beyond the trump seven's and the marriages' (``ending_fates`` and
+``set_ending_fate``: licitovaný's two sevens, LICITOVANY.md §8).  The search reads
+which game it solves in one place, the dispatch section below (``X_GAME``, and
+``_game`` outside the compiled code).
 
 Contracts: the search itself only calls the core (``legal_cards``, ``apply_action``,
 ``settle``), so a new contract plays and scores correctly once the core has it.  What
 knows contracts here, to extend for a new one: ``solve`` (the ``X_*`` constants:
 trump suit, which bets count first marriages, whether the bound test applies),
-``_settle_scenarios`` and ``_bound_row`` (the endings still conceivable: e.g. the fate of
-a second, helping seven), ``_shape_hash`` and ``_representatives`` (cards that must not
-be merged with their neighbours, like the trump seven and a K/Q of a marriage), and
+``_settle_scenarios`` and ``_bound_row`` (the endings still conceivable; a game's own, like
+the fate of a second, helping seven, are its ``ending_fates``), ``_shape_hash`` and
+``_representatives`` (cards that must not be merged with their neighbours, like the trump
+seven and a K/Q of a marriage; a game's own are its ``X_APART``), and
 ``_score_moves`` (move ordering, a speed matter only).
 """
 
@@ -64,7 +61,7 @@ import numba
 import numpy as np
 
 from ..cards import CARD_CODES
-from ..core.engine import apply_action, legal_actions
+from ..core.engine import apply_action, legal_actions, n_actions_of
 from ..core.jit import njit
 from ..core.play import can_lay_down, side_marriages
 from ..core.state import (
@@ -104,11 +101,9 @@ from ..core.state import (
 from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
 from ..core.tricks import TRUMP_ORDER as ORDER_TRUMP  # ranks from the weakest, trumps
 from ..core.tricks import TRUMP_STRENGTH, beats, lowest, popcount, trick_best, trump_suit
-from ..games.licitovany import actions as LA
 from ..games.licitovany import solve as licit_game
-from ..games.voleny import actions as A
 from ..games.voleny import solve as voleny_game
-from ..rules import G_LICIT, R_GAME, R_ORDER_FREE, R_QUEEN_FIRST
+from ..rules import G_LICIT, G_VOLENY, R_GAME, R_ORDER_FREE, R_QUEEN_FIRST
 from ..rules import rules_vector as _rules_vector
 
 # Node entry and exit and the core's apply_action are compiled into the search loop: a
@@ -145,12 +140,14 @@ ONE = np.int64(1)
 MINUS1 = np.int64(-1)
 
 
-# ctx slots: constants of one solve.  X_LICIT: licitovaný (moves from ``licit_cards``,
-# leaves by ``settle_licit``); X_PLAY0: the game's first play action; X_HELP: the helping
-# suit of two sevens (-1: none); X_TWO7: the contract has the two-sevens component.
+# ctx slots: constants of one solve.  X_GAME: the game (``rules[R_GAME]``, read by the
+# dispatch only); X_PLAY0: the game's first play action; X_LAYDOWN: the game's lay-down
+# action (-1: none searched); X_APART: cards (bits) never merged with a neighbour, with
+# a class of their own in the table key, besides the trump seven and marriages;
+# X_G0, X_G1: the game's own constants (its ``contract_flags``), passed to its parts.
 (X_ACTOR, X_SALT, X_TTMASK, X_HUNDRED, X_QFIRST, X_TRUMP, X_CONTRACT, X_BOUNDS, X_LAYDOWN,
- X_HIST, X_LO, X_HI, X_LICIT, X_PLAY0, X_HELP, X_TWO7) = range(16)
-X_SIZE = 16
+ X_HIST, X_LO, X_HI, X_GAME, X_PLAY0, X_APART, X_G0, X_G1) = range(17)
+X_SIZE = 17
 # stats slots
 S_NODES, S_TTHITS, S_BOUNDCUTS, S_LEAVES = range(4)
 S_HIST = 8  # history scores [seat * 32 + card] follow the counters
@@ -173,13 +170,53 @@ def _bit(c):
     return np.int64(1) << c
 
 
+# --------------------------------------------------------------------------------------
+# Games: the one place the search reads which game it solves (``ctx[X_GAME]``); each
+# part is the game's own, from ``games/<game>/solve.py``
+# --------------------------------------------------------------------------------------
+
+
 @_inline
-def _legal(st, seat, licit):
-    """The seat's legal cards: R§6's, in licitovaný less the actor's early reserved
-    sevens (LICITOVANY.md §7, a legality rule)."""
-    if licit:
+def _legal(st, seat, ctx):
+    """The seat's legal cards, by the game's rules (R§6; licitovaný's LICITOVANY.md §7)."""
+    if ctx[X_GAME] == G_LICIT:
         return licit_game.legal(st, seat)
     return voleny_game.legal(st, seat)
+
+
+@_inline
+def _settle_end(sc, rules, ctx):
+    """Settle the ending in ``sc`` (its ``PAY`` lines) by the game's settlement."""
+    if ctx[X_GAME] == G_LICIT:
+        licit_game.settle_end(sc, rules)
+    else:
+        voleny_game.settle_end(sc, rules)
+
+
+@_inline
+def _ending_fates(st, ctx):
+    """How many endings the game tells apart at this trick start beyond the trump seven's
+    and the marriages' (0: none, else 1..3, each written by ``_set_ending_fate``)."""
+    if ctx[X_GAME] == G_LICIT:
+        return licit_game.ending_fates(st, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1])
+    return voleny_game.ending_fates(st, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1])
+
+
+@_inline
+def _set_ending_fate(sc, ctx, i):
+    """Write the game's ending ``i`` (of ``_ending_fates``) into the ending ``sc``."""
+    if ctx[X_GAME] == G_LICIT:
+        licit_game.set_ending_fate(sc, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1], i)
+    else:
+        voleny_game.set_ending_fate(sc, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1], i)
+
+
+_GAMES = {G_VOLENY: voleny_game, G_LICIT: licit_game}
+
+
+def _game(rv: np.ndarray):
+    """The game's solver parts (``games/<game>/solve.py``), outside the compiled search."""
+    return _GAMES.get(int(rv[R_GAME]), voleny_game)
 
 
 @_no_refcount
@@ -194,15 +231,16 @@ def _copy(dst, src):
 def _shape_hash(st, ctx):
     """Zobrist hash of the three hands up to relabelling of ranks: per suit, the cards
     still in play in rank order, each keyed by (suit, place, holder, class), the class
-    telling card points, the trump and helping sevens and a K or Q whose partner is in
-    the same hand apart.  Positions with equal shapes differ only by cards no longer in play, so they
-    have the same value: the rules only ever compare ranks within a suit."""
+    telling card points, the trump seven and the cards the game keeps apart
+    (``X_APART``), and a K or Q whose partner is in the same hand apart.  Positions with
+    equal shapes differ only by cards no longer in play, so they have the same value:
+    the rules only ever compare ranks within a suit."""
     h0 = getm(st, HAND)
     h1 = getm(st, HAND + 1)
     h2 = getm(st, HAND + 2)
     allh = h0 | h1 | h2
     trump = ctx[X_TRUMP]
-    help7 = ctx[X_HELP] * 8  # the helping seven (negative: none)
+    apart = ctx[X_APART]
     k = np.int64(0)
     for s in range(4):
         if not (allh >> (8 * s)) & 0xFF:
@@ -226,7 +264,7 @@ def _shape_hash(st, ctx):
                 r = c & 7
                 if r == 7 or r == 3:  # ace, ten
                     cls = 1
-                elif r == 0 and (s == trump or c == help7):
+                elif r == 0 and s == trump or ((apart >> c) & 1) != 0:
                     cls = 2
                 elif r == 5 and (hh >> (c + 1)) & 1:
                     cls = 3
@@ -256,14 +294,11 @@ def _tt_key(st, ctx):
 
 
 @_inline
-def _settled(sc, rules, actor, want_max, best):
-    """Settle the ending in ``sc`` with the core's ``settle`` and fold its ``A`` into the
+def _settled(sc, rules, ctx, want_max, best):
+    """Settle the ending in ``sc`` by the game's settlement and fold its ``A`` into the
     running max (or min) ``best``."""
-    if rules[R_GAME] == G_LICIT:
-        licit_game.settle_end(sc, rules)
-    else:
-        voleny_game.settle_end(sc, rules)
-    v = get64(sc, PAY + 2 * actor) // 2
+    _settle_end(sc, rules, ctx)
+    v = get64(sc, PAY + 2 * ctx[X_ACTOR]) // 2
     if want_max:
         return v if v > best else best
     return v if v < best else best
@@ -352,35 +387,21 @@ def _split_card_points(sc, st, actor, ca):
     sc[PTS + (actor + 1) % 3] = total - ca
 
 
-@_inline
-def _two_sevens_open(st, ctx):
-    """Two sevens (LICITOVANY.md §8): can the helping 7 still take trick 9 and the trump 7
-    trick 10?  (:func:`..games.licitovany.solve.two_sevens_open`)"""
-    return licit_game.two_sevens_open(st, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_HELP])
-
-
-@_inline
-def _set_two_sevens(sc, ctx, won):
-    """Write the fate of two sevens into the ending ``sc``
-    (:func:`..games.licitovany.solve.set_two_sevens`)."""
-    licit_game.set_two_sevens(sc, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_HELP], won)
-
-
 @_no_refcount
 def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     """Max (or min) of ``A`` over the endings still conceivable at this trick start,
     with the actor's card points ending at ``ca``: the trump seven won or lost in the
     last trick or spent before it, each order of the first marriages a hundred bet
     counts; betl / durch: made or broken.  Evaluated by the core's ``settle`` on the
-    scratch record ``sc``; two sevens: won (while still possible) or lost.  (A new
-    contract adds its conceivable endings here.)"""
+    scratch record ``sc``; and each ending the game tells apart (``_ending_fates``).
+    (A new contract adds its conceivable endings here.)"""
     actor = ctx[X_ACTOR]
     _copy(sc, st)
     best = -INF if want_max else INF
     if ctx[X_CONTRACT] != C_SUIT:
         for end in (END_PLAYED, END_BROKEN):
             sc[END] = end
-            best = _settled(sc, rules, actor, want_max, best)
+            best = _settled(sc, rules, ctx, want_max, best)
         return best
     sc[END] = END_PLAYED
     _split_card_points(sc, st, actor, ca)
@@ -398,8 +419,7 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
     nd = 1
     if ctx[X_HUNDRED] and npend > 0 and not rules[R_ORDER_FREE]:  # §11.2: order-free
         fa_choices, na, fd_choices, nd = _first_marriage_choices(st, actor, pend)
-    # two sevens: lost, and won while still possible
-    ntwo = 1 + _two_sevens_open(st, ctx) if ctx[X_TWO7] else 0
+    nfate = _ending_fates(st, ctx)  # the game's own endings (0: none)
     for ia in range(na):
         for idd in range(nd):
             if npend > 0:
@@ -410,11 +430,11 @@ def _settle_scenarios(st, rules, sc, ctx, ca, want_max):
                     sc[SEVEN_SEAT] = holder
                     sc[SEVEN_TRICK] = 9 if i7 < 2 else st[TRICK_NO]
                     sc[SEVEN_WON] = 1 if i7 == 0 else 0
-                if ntwo == 0:
-                    best = _settled(sc, rules, actor, want_max, best)
-                for i2 in range(ntwo):
-                    _set_two_sevens(sc, ctx, i2 == 1)
-                    best = _settled(sc, rules, actor, want_max, best)
+                if nfate == 0:
+                    best = _settled(sc, rules, ctx, want_max, best)
+                for i in range(nfate):
+                    _set_ending_fate(sc, ctx, i)
+                    best = _settled(sc, rules, ctx, want_max, best)
     return best
 
 
@@ -507,12 +527,12 @@ def _others(st, seat):
 def _representatives(st, seat, moves, ctx, rep):
     """One card of each class of equivalent legal cards (same suit, adjacent in the
     rank order with no card of another hand or of the open trick between, equal card
-    points, never the trump or helping seven nor a K/Q whose partner is in the same hand
-    other than with that partner) into
+    points, never the trump seven or a card the game keeps apart (``X_APART``) nor a K/Q
+    whose partner is in the same hand other than with that partner) into
     ``moves[0:nm]``; returns ``nm``."""
-    legal = _legal(st, seat, ctx[X_LICIT])
+    legal = _legal(st, seat, ctx)
     trump = ctx[X_TRUMP]
-    help7 = ctx[X_HELP] * 8
+    apart = ctx[X_APART]
     qfirst = ctx[X_QFIRST]
     my = getm(st, HAND + seat)
     sep = _others(st, seat)
@@ -539,7 +559,7 @@ def _representatives(st, seat, moves, ctx, rep):
                 continue
             r = c & 7
             sp = 0
-            if trump >= 0 and (c == trump * 8 or c == help7):
+            if trump >= 0 and (c == trump * 8 or ((apart >> c) & 1) != 0):
                 sp = 100 + c
             elif marr and (r == 5 or r == 6):
                 sp = 200 + c if qfirst else 10 + s
@@ -702,7 +722,7 @@ TT_W = 1 + 2 * TT_CA
 def _bound_row(st, rules, sc, ctx, fr):
     """Row of ``fr`` holding, for this node's scenario signature (who holds the trump
     seven or how it fared, pending and announced marriages and each side's first one,
-    last trick or not, two sevens still open), the max and min of ``A`` for every final actor point total."""
+    last trick or not, the game's own endings), the max and min of ``A`` for every final actor point total."""
     h0 = getm(st, HAND)
     h1 = getm(st, HAND + 1)
     h2 = getm(st, HAND + 2)
@@ -718,8 +738,9 @@ def _bound_row(st, rules, sc, ctx, fr):
     if st[SEVEN_TRICK] >= 0:
         fate = 1 if st[SEVEN_TRICK] < 9 else 2 + 2 * st[SEVEN_SEAT] + st[SEVEN_WON]
     code = (code << 4) | fate
-    if ctx[X_TWO7]:
-        code = (code << 1) | _two_sevens_open(st, ctx)
+    nfate = _ending_fates(st, ctx)
+    if nfate:
+        code = (code << 2) | nfate
     if ctx[X_HUNDRED]:
         actor = ctx[X_ACTOR]
         oa = 99
@@ -762,15 +783,15 @@ def _ending_value(sv, st):
         sc = sv.stk[MAXD]
         _copy(sc, st)
         for _ in range(3):
-            c = lowest(_legal(sc, sc[TO_MOVE], sv.ctx[X_LICIT]))
+            c = lowest(_legal(sc, sc[TO_MOVE], sv.ctx))
             if apply_action(sc, rules, sv.ctx[X_PLAY0] + c):
                 break
         sv.stats[S_LEAVES] += 1
         return True, get64(sc, PAY + 2 * actor) // 2
-    if sv.ctx[X_LAYDOWN] and can_lay_down(st, rules, st[TO_MOVE]):
+    if sv.ctx[X_LAYDOWN] >= 0 and can_lay_down(st, rules, st[TO_MOVE]):
         sc = sv.stk[MAXD]
         _copy(sc, st)
-        apply_action(sc, rules, A.LAY_DOWN)
+        apply_action(sc, rules, sv.ctx[X_LAYDOWN])
         sv.stats[S_LEAVES] += 1
         return True, get64(sc, PAY + 2 * actor) // 2
     return False, ZERO
@@ -1170,7 +1191,7 @@ def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
     stk[0] = st
     counter = np.zeros(2, dtype=np.int64)
     v = _plain(stk, rv, np.int64(st[ACTOR]), counter, np.int64(max_nodes), bool(prune),
-               np.int64(_play0(rv)), np.int64(max(A.N_ACTIONS, LA.N_ACTIONS)))
+               np.int64(_play0(rv)), np.int64(n_actions_of(rv)))
     if counter[1]:
         raise RuntimeError(f"plain minimax gave up after {max_nodes} moves")
     return int(v), int(counter[0])
@@ -1181,12 +1202,6 @@ def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
 # --------------------------------------------------------------------------------------
 
 
-
-
-def _game(rv: np.ndarray):
-    """The game's solver parts (``games/<game>/solve.py``): the one branch on the game
-    outside the compiled search."""
-    return licit_game if rv[R_GAME] == G_LICIT else voleny_game
 
 
 def _play0(rv: np.ndarray) -> int:
@@ -1311,7 +1326,6 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
     _check_root(st)
     tab = _buffers(int(tt_bits))
     actor = int(st[ACTOR])
-    licit = bool(rv[R_GAME] == G_LICIT)
     ctx = np.zeros(X_SIZE, dtype=np.int64)
     ctx[X_ACTOR] = actor
     ctx[X_SALT] = int(tab.salt.integers(1, 2**62))
@@ -1321,11 +1335,11 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
     ctx[X_CONTRACT] = int(st[CONTRACT])
     ctx[X_BOUNDS] = int(bounds and st[CONTRACT] == C_SUIT and not rv[R_QUEEN_FIRST])
     ctx[X_HIST] = int(st[CONTRACT] == C_DURCH if history is None else history)
-    ctx[X_LICIT] = int(licit)
+    ctx[X_GAME] = int(rv[R_GAME])
     game = _game(rv)
     ctx[X_PLAY0] = game.PLAY0
-    ctx[X_HUNDRED], ctx[X_TWO7], ctx[X_HELP], ctx[X_LAYDOWN] = game.contract_flags(
-        st, bool(laydown))
+    (ctx[X_HUNDRED], ctx[X_LAYDOWN], ctx[X_APART], ctx[X_G0],
+     ctx[X_G1]) = game.contract_flags(st, bool(laydown))
     tab.stk[0] = st
     tab.fr[BC_ROW0:, 0] = 0  # the bound cache holds this deal's bets only
     stats = np.zeros(S_SIZE, dtype=np.int64)

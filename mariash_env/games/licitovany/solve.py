@@ -1,8 +1,11 @@
 """Licitovaný mariáš's parts of the double-dummy solver (issue #30).
 
 The generic alpha-beta of :mod:`mariash_env.search.solver` asks the game for its legal
-cards, its end-of-deal settlement and the contract's flags of one solve; these are
-licitovaný's (LICITOVANY.md §3, §7–§9).  Volený's twins are in :mod:`..voleny.solve`.
+cards, its end-of-deal settlement, the contract's flags of one solve and the endings it
+tells apart; these are licitovaný's (LICITOVANY.md §3, §7–§9).  Its own endings are two
+sevens (§8): won while the helping 7 can still take trick 9 and the trump 7 trick 10,
+or lost; the search keeps the helping 7 apart from its neighbours.  Volený's twins are
+in :mod:`..voleny.solve`.
 """
 
 from __future__ import annotations
@@ -47,14 +50,33 @@ def settle_end(sc, rules):
     settle_licit(sc, rules)
 
 
-def contract_flags(st: np.ndarray, laydown: bool) -> tuple[int, int, int, int]:
-    """``(hundred, two_sevens, helping_suit, laydown)`` of one solve of ``st``: the
-    game's components (§3, §8), the helping suit of two sevens in a suit game (-1:
-    none); never a lay-down (§7), whatever ``laydown`` asks."""
+def contract_flags(st: np.ndarray, laydown: bool) -> tuple[int, int, int, int, int]:
+    """``(hundred, laydown_action, apart, two_sevens, helping_suit)`` of one solve of
+    ``st``: whether the game counts first marriages (§3, §8); never a lay-down (-1,
+    §7), whatever ``laydown`` asks; the helping 7 kept apart from its neighbours (a
+    card bit, 0: none); and the game's own constants, two sevens (§8) and its helping
+    suit in a suit game (-1: none), passed back to :func:`ending_fates`."""
     comp = int(COMPONENTS[int(st[LIC_GAME])])
     two7 = int(bool(comp & (1 << K_TWO_SEVENS)))
     help_suit = int(st[LIC_HELP]) if two7 and st[CONTRACT] == C_SUIT else -1
-    return int(bool(comp & (1 << K_HUNDRED))), two7, help_suit, 0
+    apart = 1 << (8 * help_suit) if help_suit >= 0 else 0
+    return int(bool(comp & (1 << K_HUNDRED))), -1, apart, two7, help_suit
+
+
+@njit_inline
+def ending_fates(st, actor, trump, two7, help_suit):
+    """The endings of two sevens (§8) still conceivable at this trick start: none
+    without the component, else lost, and won while still possible (2)."""
+    if not two7:
+        return 0
+    return 1 + two_sevens_open(st, actor, trump, help_suit)
+
+
+@njit_inline
+def set_ending_fate(sc, actor, trump, two7, help_suit, i):
+    """Write the ending ``i`` of :func:`ending_fates` into ``sc``: 0 two sevens lost,
+    1 won."""
+    set_two_sevens(sc, actor, trump, help_suit, i == 1)
 
 
 @njit_inline
