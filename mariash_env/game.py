@@ -17,17 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from .cards import CARD_CODES, SUITS, parse_deck
+from .cards import CARD_CODES, parse_deck
 from .core import state as S
 from .core.deal import deal_deck, deck_of, shuffled_deck, start_partie
 from .core.engine import advance_partie, apply_action, legal_actions
-from .games.licitovany.record import licit_settlement
 from .games.voleny import actions as A
-from .games.voleny.four import CORE_DEALER, mirror_scores, payment4, player_of, seat_of
+from .games.voleny.four import CORE_DEALER, mirror_scores, player_of, seat_of
+from .games.voleny.record import LEVEL_NAMES, level_name  # noqa: F401 - public here too
 from .kinds import KINDS, kind_of
-from .rules import G_LICIT, Rules, is_int, make_rules
-
-LEVEL_NAMES = ("", "flek", "re", "tutti", "boty")
+from .rules import Rules, is_int, make_rules
 
 
 class IllegalActionError(ValueError):
@@ -146,10 +144,6 @@ def _other_game_label(kind: Any, label: str) -> str | None:
                 continue
             return f"rules={other.name!r}"
     return None
-
-
-def level_name(level: int) -> str:
-    return LEVEL_NAMES[level] if level < len(LEVEL_NAMES) else f"flek×{level}"
 
 
 class Game:
@@ -418,65 +412,13 @@ class Game:
 
     # --- results ----------------------------------------------------------------------
     def settlement(self) -> dict[str, Any]:
-        """The settlement of the finished deal: bets, levels, outcomes, amounts, payments."""
+        """The settlement of the finished deal: bets, levels, outcomes, amounts, payments
+        (its game's ``settlement``: :mod:`mariash_env.games.voleny.record`,
+        :mod:`mariash_env.games.licitovany.record`)."""
         st = self.st
         if not st[S.SETTLED]:
             raise RuntimeError("the deal is not settled yet")
-        if self.kind.game == G_LICIT:
-            return licit_settlement(st)
-        con = int(st[S.CONTRACT])
-        actor = int(st[S.ACTOR])
-        pl = self.player
-        out: dict[str, Any] = {
-            "contract": S.contract_name(st),
-            "actor": pl(actor),
-            "end": S.END_NAMES[int(st[S.END])],
-            "payments": [int(x) for x in S.read64(st, S.PAY, 3)],
-            "amount": int(S.get64(st, S.PAY + 2 * actor)) // 2,
-        }
-        if self.four:  # §11.3: the dealer sits out and pays with the defence
-            out["payments"] = [int(payment4(st, p)) for p in range(4)]
-            out["sitting_out"] = self.dealer
-        bets = []
-        if con == S.C_SUIT:
-            out["trump"] = SUITS[int(st[S.TRUMP_CARD]) >> 3]
-            out["announcement"] = S.ANNOUNCE_NAMES[int(st[S.ANNOUNCE])]
-            kind = "sto" if st[S.ANNOUNCE] in (S.AN_STO, S.AN_STO_SEDMA) else "hra"
-            out["points"] = {
-                "actor_cards": int(st[S.SIDE_PTS]), "defence_cards": int(st[S.SIDE_PTS + 1]),
-                "actor_marriages": int(st[S.SIDE_MARR]),
-                "defence_marriages": int(st[S.SIDE_MARR + 1]),
-            }
-        else:
-            kind = S.contract_name(st)
-        for line, name in enumerate(S.LINE_NAMES):
-            if line < 4 and not st[S.BET_EXISTS + line]:
-                continue
-            if line == S.L_SILENT_SEVEN and st[S.WORTH + line] == 0:
-                continue
-            item: dict[str, Any] = {
-                "bet": name,
-                "won": bool(st[S.WON + line]),
-                "worth": int(st[S.WORTH + line]),
-                "amount": int(S.get64(st, S.AMT + 2 * line)),
-            }
-            if line < 4:
-                lvl = int(st[S.BET_LEVEL + line])
-                item["level"] = lvl
-                item["level_name"] = level_name(lvl)
-                item["owner"] = "actor" if line < 2 else "defence"
-                if line >= 2:
-                    item["seat"] = pl(int(st[S.BET_SEAT + line]))
-            else:
-                item["seat"] = pl(int(st[S.SEVEN_SEAT]))
-                item["owner"] = "actor" if st[S.SEVEN_SEAT] == actor else "defence"
-            if line == S.L_GAME:
-                item["kind"] = kind
-                if st[S.SILENT100]:
-                    item["silent_hundred"] = "actor" if st[S.SILENT100] == 1 else "defence"
-            bets.append(item)
-        out["bets"] = bets
-        return out
+        return self.kind.load("settlement")(self)
 
     def record(self, settlement: dict[str, Any] | None = None) -> dict[str, Any]:
         """The game record of the finished deal (INTERFACE.md): one JSON-able object."""

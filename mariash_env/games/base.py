@@ -76,10 +76,10 @@ class GameKind:
 
     ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
     is driven only by the front ends it lists in ``front_ends``).  ``table_robot``,
-    ``replay``, ``vector``, ``aec``, ``arena``, ``render`` and ``table_session`` are
-    ``"module:name"`` paths, loaded by :meth:`load` when asked for, so that the registry
-    imports no front end.  ``net`` and ``strong`` are the robot specs that
-    ``make_robot("net")`` and ``make_robot("strong")`` play in this game.
+    ``replay``, ``vector``, ``aec``, ``arena``, ``render``, ``table_session`` and
+    ``settlement`` are ``"module:name"`` paths, loaded by :meth:`load` when asked for,
+    so that the registry imports no front end.  ``net`` and ``strong`` are the robot
+    specs that ``make_robot("net")`` and ``make_robot("strong")`` play in this game.
     """
 
     name: str
@@ -104,6 +104,7 @@ class GameKind:
     vector: str = ""  # "module:Class" of its own batched engine ("": the compiled core's)
     aec: str = ""  # "module:Class" of its own AEC env ("": env.raw_env, on Game)
     table_session: str = ""  # "module:Class" of its own play table ("": PlaySession)
+    settlement: str = ""  # "module:function": Game -> its finished deal's settlement dict
     render: str = ""  # "module:name" of its TableText (render_mode "ansi" on Game)
     arena: str = ""  # "module:name" of its own arena (a GameArena; "": the compiled core's)
     # the arena's "contracts as actor" columns (mariash_env.arena.CONTRACT_KEYS) as people
@@ -164,7 +165,7 @@ class GameKind:
 
     def load(self, what: str) -> Any:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
-        ``aec``, ``arena``, ``render``, ``table_session``) names."""
+        ``aec``, ``arena``, ``render``, ``table_session``, ``settlement``) names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

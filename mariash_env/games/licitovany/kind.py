@@ -15,6 +15,7 @@ KIND = GameKind(
     options=LICIT_OPTIONS, rule_defaults=tuple(LICIT_DEFAULTS.items()),
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
     render="mariash_env.games.licitovany.render:TEXT",
+    settlement="mariash_env.games.licitovany.record:settlement",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
     units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold
     net="onnx:models/robot_licitovany.onnx",

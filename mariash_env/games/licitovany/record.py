@@ -20,6 +20,12 @@ def level_name(level: int) -> str:
     return LEVEL_NAMES[level] if level < len(LEVEL_NAMES) else f"flek×{level}"
 
 
+def settlement(game: Any) -> dict[str, Any]:
+    """The kind's ``settlement``: that of the finished deal of ``game`` (a
+    :class:`~mariash_env.game.Game`), :func:`licit_settlement` of its record."""
+    return licit_settlement(game.st)
+
+
 def licit_settlement(st: np.ndarray) -> dict[str, Any]:
     """The settlement of the finished licitovaný deal in ``st`` (amounts in desetníky)."""
     actor = int(st[S.ACTOR])

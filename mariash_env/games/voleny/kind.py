@@ -20,6 +20,7 @@ KIND = GameKind(
     options=tuple(f.name for f in fields(Rules)),
     table_robot="mariash_env.games.voleny.table_robot:TableRobot",
     render="mariash_env.games.voleny.render:TEXT",
+    settlement="mariash_env.games.voleny.record:settlement",
     replay="mariash_env.records:replay_record", title="volený mariáš", units="groše",
     seat_layouts=(SeatLayout(4, Q.OBS4_SIZE, Q.STATE4_OBS_SIZE, Q.OBS4_LAYOUT, Q.encode4,
                              Q.observe_into4),),
