@@ -737,9 +737,34 @@ RUNNERS = {"labels": run_labels, "train": run_train, "dagger": run_dagger, "gate
            "export": run_export}
 
 
+def training_curve(out: str | Path) -> list[dict[str, Any]]:
+    """The periodic evaluations of the recipe's training runs (each stage's ``eval.csv``,
+    stages in the order they ran), with ``x`` the engine decisions since the recipe's
+    first run (a stage continues where the one before it stopped) and ``stage``."""
+    out = Path(out)
+    try:
+        stages = json.loads((out / STATE).read_text())["stages"]
+    except (OSError, ValueError, KeyError):
+        return []
+    rows, offset = [], 0
+    for name in stages:
+        path = out / name / "eval.csv"
+        if not path.is_file():
+            continue
+        with open(path, newline="") as f:
+            got = list(csv.DictReader(f))
+        for r in got:
+            rows.append({**r, "stage": name, "x": offset + int(float(r["decisions"]))})
+        if got:
+            offset += int(float(got[-1]["decisions"]))
+    return rows
+
+
 def plot_curve(out: str | Path, title: str | None = None) -> Path | None:
-    """``RUN/curve.png``: each gate's score (with its 95% CI) against each gate robot, by
-    stage -- the recipe's learning curve.  None when no gate has run."""
+    """``RUN/curve.png``, the recipe's learning curve: on the left every training stage's
+    periodic evaluation against engine decisions (stages one after another), on the right
+    each gate's score (with its 95% CI) against each gate robot, by stage.  None when no
+    gate has run."""
     rows = read_gates(out)
     if not rows:
         return None
@@ -748,10 +773,31 @@ def plot_curve(out: str | Path, title: str | None = None) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    curve = training_curve(out)
     gates = list(dict.fromkeys(r["gate"] for r in rows))
     labels = [next(r["model_stage"] or r["gate"] for r in rows if r["gate"] == g)
               for g in gates]
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(gates) + 2), 3.6))
+    width = max(5.0, 1.2 * len(gates) + 2)
+    fig, axes = plt.subplots(1, 2 if curve else 1, figsize=(width + (6 if curve else 0), 3.6),
+                             squeeze=False, width_ratios=[6, width] if curve else None)
+    if curve:
+        cx = axes[0][0]
+        for robot in dict.fromkeys(r["opponent"] for r in curve):
+            pts = [r for r in curve if r["opponent"] == robot]
+            x = [r["x"] / 1e6 for r in pts]
+            y = [float(r["mean"]) for r in pts]
+            cx.plot(x, y, marker=".", label=f"vs {robot}")
+            cx.fill_between(x, [float(r["ci_low"]) for r in pts],
+                            [float(r["ci_high"]) for r in pts], alpha=0.2)
+        for name in list(dict.fromkeys(r["stage"] for r in curve))[1:]:
+            cx.axvline(min(r["x"] for r in curve if r["stage"] == name) / 1e6, color="grey",
+                       ls=":", lw=0.8)
+        cx.axhline(0, color="grey", lw=0.8)
+        cx.set_xlabel("engine decisions (millions; dotted: a new stage)")
+        cx.set_ylabel(f"{rows[0]['unit']} per deal (95% CI)")
+        cx.set_title("training stages: periodic evaluation", fontsize=9)
+        cx.legend(fontsize=8)
+    ax = axes[0][-1]
     for robot in dict.fromkeys(r["robot"] for r in rows):
         pts = [(gates.index(r["gate"]), float(r["mean"]), float(r["ci_low"]),
                 float(r["ci_high"])) for r in rows if r["robot"] == robot]
@@ -762,8 +808,11 @@ def plot_curve(out: str | Path, title: str | None = None) -> Path | None:
     ax.set_xticks(range(len(gates)), labels, rotation=20)
     ax.set_xlabel("stage")
     ax.set_ylabel(f"{rows[0]['unit']} per deal (95% CI)")
-    ax.set_title(title or f"{Path(out).name}: strength by stage")
+    ax.set_title("gates" if curve else (title or f"{Path(out).name}: strength by stage"),
+                 fontsize=9 if curve else None)
     ax.legend(fontsize=8)
+    if curve:
+        fig.suptitle(title or Path(out).name, fontsize=10)
     fig.tight_layout()
     path = Path(out) / CURVE
     fig.savefig(path, dpi=110)

@@ -189,6 +189,9 @@ class Settings:
 
 
 def _train_module():
+    root = Path(__file__).resolve().parents[2]  # the checkout of an editable install
+    if (root / "training" / "__init__.py").is_file() and str(root) not in sys.path:
+        sys.path.append(str(root))  # the ``mariash`` script runs from anywhere
     try:
         from training import best_response
     except ImportError as e:  # a pip-installed package: no training package or no torch
