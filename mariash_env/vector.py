@@ -214,10 +214,28 @@ from .core.engine import (
 from .core.flow import play_turn
 from .core.jit import borrow, borrow_row, popcount64
 from .core.play import can_lay_down, legal_cards, play_card
+from .core.semantic import (
+    SEMANTIC,
+    V_BET_LEVEL,
+    V_DEAL_NO,
+    V_DEALER,
+    V_FLEK_ROUND,
+    V_FOREHAND,
+    V_HAND,
+    V_LEADER,
+    V_NO_LEGAL,
+    V_PARTIE_DONE,
+    V_PHASE,
+    V_TALON,
+    V_TO_MOVE,
+    V_TRICK_NO,
+    V_TRICKS,
+    V_TRUMP_PUBLIC,
+    popc,
+)
 from .core.state import (
     CUT,
     DEAL_NO,
-    K_TWO_SEVENS,
     PAY,
     RNG,
     STATE_SIZE,
@@ -228,14 +246,13 @@ from .core.state import (
 )
 from .game import check_seed
 from .games.licitovany import phases as LI
-from .games.licitovany.games import COMPONENTS, HEARTS, KIND
 from .games.registry import games
 from .games.voleny import phases as VP
 from .games.voleny.actions import N_ACTIONS
 from .games.voleny.four import payment4, player_of
 from .games.voleny.observe import OBS_SIZE, STATE_OBS_SIZE
 from .kinds import kind_of
-from .rules import G_LICIT, R_GAME, R_MAX_FLEK, R_NDEALS, R_PLAYERS, is_int, make_rules
+from .rules import R_MAX_FLEK, R_NDEALS, R_PLAYERS, is_int, make_rules
 
 __all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES",
            "VectorMemoryWarning", "OutBufferError", "available_memory"]
@@ -954,215 +971,60 @@ def _validate(states: np.ndarray, rules: np.ndarray) -> None:
 
 
 # What each game's phase needs of a state (``_semantic_row``'s codes, 1-based): the field
-# at fault and what it must be.
-_SEMANTIC = (
-    ("deal_no", "a deal of the partie: below the rules' deals"),
-    ("partie_done", "0 while a deal is in progress"),
-    ("phase", "a phase of the game the rules name (volený 0..8, licitovaný 2, 6..15)"),
-    ("forehand", "the seat after the dealer, (dealer + 1) % 3"),
-    ("dealer", "seat 2 at four players (p4_dealer sits out), p4_dealer 0 at three"),
-    ("bet_level", "at most the rules' max_flek, and 0 for a bet that does not exist"),
-    ("flek_round", "at most the rounds the rules' max_flek allows (volený 1 + 4 * max_flek "
-     "+ 2, licitovaný 3 * (4 * max_flek + 1) turns), and >= 1 in a volený flek phase"),
-    ("trump_public", "0 before a trump card is chosen"),
-    ("to_move", "the seat whose turn the phase gives (-1 exactly when the deal is over)"),
-    ("hand", "the phase's card counts: 12 for the seat holding the talon (less its "
-     "discards), 10 for the others; in play 10 - trick_no, less the card each seat has "
-     "laid to the current trick"),
-    ("talon", "the phase's talon: none before the discards, then the discards so far, "
-     "then 2 cards"),
-    ("trump_card", "a trump card once the trumps are chosen"),
-    ("actor", "a seat once the contract has a player"),
-    ("contract", "the contract the phase needs (a suit game to answer Barva? or announce, "
-     "betl or durch to answer a betl, one of them from the discards on; licitovaný: the "
-     "kind of lic_game)"),
-    ("ndisc", "at most 1 while discarding, 0 before"),
-    ("answers", "at most 1 while answering"),
-    ("bet_exists", "the game bet exists once flekking starts"),
-    ("raisable", "only bets that exist and are below max_flek (less raised_rnd)"),
-    ("lic_holder", "the holder and the challenger: two different seats"),
-    ("lic_high", "a standing bid whose needs its seat's cards meet (and one to hold)"),
-    ("lic_drops", "at most 1 while bidding and holding"),
-    ("lic_game", "the announced game the phase needs (trumps: a plain suit game, helping: "
-     "two sevens, lead: betl or durch)"),
-    ("lic_help", "in two sevens a helping suit other than trumps"),
-    ("lic_quiet", "at most 2 while flekking"),
-    ("lic_lead", "in betl or durch a lead card in the actor's hand"),
-    ("trick_no", "0..9 during play"),
-    ("leader", "a seat during play"),
-    ("tricks", "the cards laid so far to the current trick"),
-    ("phase", "a decision with at least one legal action"),
-)
-_NO_LEGAL = len(_SEMANTIC)
-
-
-@_jit
-def _popc(st, off):
-    return popcount64(np.int64(st[off]) & 0xFFFFFFFF)
-
-
-@_jit
-def _hands_are(st, big, nbig, talon):
-    """The three hands hold 10 cards but seat ``big`` (``nbig``) and the talon ``talon``."""
-    for s in range(3):
-        if _popc(st, S.HAND + s) != (nbig if s == big else 10):
-            return False
-    return _popc(st, S.TALON) == talon
+# at fault and what it must be (:mod:`.core.semantic`).
+_SEMANTIC = SEMANTIC
+_NO_LEGAL = V_NO_LEGAL
 
 
 @_jit
 def _semantic_row(st, rules, mask):
     """0, or the code (``_SEMANTIC``) of the first thing ``st`` lacks for its phase; the
-    fields are in range already (``_FIELDS``), so nothing here indexes outside a table."""
-    licit = rules[R_GAME] == G_LICIT
+    fields are in range already (``_FIELDS``), so nothing here indexes outside a table.
+    What the phases of the rules' game need is the game's (``engine.phase_check``)."""
     mf = rules[R_MAX_FLEK]
     ph = st[S.PHASE]
     tm = st[TO_MOVE]
-    actor = st[S.ACTOR]
-    f = st[S.FOREHAND]
     if st[DEAL_NO] >= rules[R_NDEALS]:
-        return 1
+        return V_DEAL_NO
     if st[S.PARTIE_DONE] and ph != S.PH_DONE:
-        return 2
-    if (licit and (ph < S.PH_BID and ph != S.PH_DISCARD and ph < S.PH_FLEK)
-            or not licit and ph > S.PH_DONE):
-        return 3
-    if f != (st[S.DEALER] + 1) % 3:
-        return 4
+        return V_PARTIE_DONE
+    if not E.phase_of_game(rules, ph):
+        return V_PHASE
+    if st[S.FOREHAND] != (st[S.DEALER] + 1) % 3:
+        return V_FOREHAND
     if (st[S.DEALER] != 2 if rules[R_PLAYERS] == 4 else st[S.P4_DEALER] != 0):
-        return 5
+        return V_DEALER
     for b in range(4):
         lvl = st[S.BET_LEVEL + b]
         if lvl > mf or (st[S.BET_EXISTS + b] == 0 and lvl != 0):
-            return 6
-    rounds = st[S.FLEK_ROUND]
-    if rounds > (3 * (4 * mf + 1) if licit else 4 * mf + 3):
-        return 7
+            return V_BET_LEVEL
+    if st[S.FLEK_ROUND] > E.flek_rounds_of(rules):
+        return V_FLEK_ROUND
     if st[S.TRUMP_PUBLIC] and st[S.TRUMP_CARD] < 0:
-        return 8
+        return V_TRUMP_PUBLIC
     if ph == S.PH_DONE or tm < 0:
-        return 0 if ph == S.PH_DONE and tm < 0 else 9
-    con = st[S.CONTRACT]
-    betl_durch = con == S.C_BETL or con == S.C_DURCH
+        return 0 if ph == S.PH_DONE and tm < 0 else V_TO_MOVE
     if ph == S.PH_PLAY:
         t = st[S.TRICK_NO]
         n = st[S.TRICK_N]
         lead = st[S.LEADER]
         if t > 9:
-            return 26
+            return V_TRICK_NO
         if lead < 0:
-            return 27
+            return V_LEADER
         if tm != (lead + n) % 3:
-            return 9
+            return V_TO_MOVE
         for j in range(n):
             if st[S.TRICKS + 3 * t + j] < 0:
-                return 28
+                return V_TRICKS
         for s in range(3):
-            if _popc(st, S.HAND + s) != 10 - t - ((s - lead) % 3 < n):
-                return 10
-        if _popc(st, S.TALON) != 2:
-            return 11
-    if not licit:
-        if ph == S.PH_TRUMP:
-            if tm != f:
-                return 9
-            if not _hands_are(st, f, 12, 0):
-                return 10
-        elif ph == S.PH_CONTRACT:
-            if tm != st[S.CHOOSER]:
-                return 9
-            if st[S.TRUMP_CARD] < 0:
-                return 12
-            if not _hands_are(st, tm, 12, 0):
-                return 10
-        else:
-            if actor < 0:
-                return 13
-            if st[S.TRUMP_CARD] < 0:
-                return 12
-            if ((ph == S.PH_BARVA or ph == S.PH_ANNOUNCE) and con != S.C_SUIT
-                    or ph == S.PH_BETL_ANSWER and not betl_durch or con == S.C_NONE):
-                return 14
-            if ph == S.PH_DISCARD:
-                if tm != actor:
-                    return 9
-                if st[S.NDISC] > 1:
-                    return 15
-                if not _hands_are(st, actor, 12 - st[S.NDISC], st[S.NDISC]):
-                    return 10
-            elif ph == S.PH_BARVA or ph == S.PH_BETL_ANSWER:
-                if st[S.ANSWERS] > 1:
-                    return 16
-            elif ph == S.PH_ANNOUNCE:
-                if tm != f:
-                    return 9
-            elif ph == S.PH_FLEK:
-                if st[S.BET_EXISTS] != 1:
-                    return 17
-                if rounds < 1:
-                    return 7
-                avail = st[S.RAISABLE] & ~st[S.RAISED_RND]  # what _legal_flek offers
-                for b in range(4):
-                    if (avail >> b) & 1 and (st[S.BET_EXISTS + b] == 0
-                                             or st[S.BET_LEVEL + b] >= mf):
-                        return 18
-            if ph != S.PH_DISCARD and ph != S.PH_PLAY and not _hands_are(st, -1, 10, 2):
-                return 10
-    else:
-        if ph == S.PH_BID or ph == S.PH_HOLD or ph == S.PH_LONE:
-            h, c = st[S.LIC_HOLDER], st[S.LIC_CHALLENGER]
-            high = st[S.LIC_HIGH]
-            hs = st[S.LIC_HIGH_SEAT]
-            if ph != S.PH_LONE and (h < 0 or c < 0 or h == c):
-                return 19
-            if tm != (c if ph == S.PH_BID else h if ph == S.PH_HOLD else f):
-                return 9
-            if ph != S.PH_LONE and (high > 0 or ph == S.PH_HOLD) and (
-                    high == 0 or hs < 0 or not LI.needs_met(high, S.getm(st, S.HAND + hs))):
-                return 20
-            if ph != S.PH_LONE and st[S.LIC_DROPS] > 1:
-                return 21
-            if not _hands_are(st, -1, 10, 2):
-                return 10
-            return _any_legal(st, rules, mask)
-        if actor < 0:
-            return 13
-        g = st[S.LIC_GAME]
-        if ph != S.PH_FLEK and ph != S.PH_PLAY and tm != actor:
-            return 9
-        if ph == S.PH_GAME:
-            if st[S.LIC_HIGH] == 0:
-                return 20
-            if not _hands_are(st, actor, 12, 0):
-                return 10
-            return _any_legal(st, rules, mask)
-        two = (COMPONENTS[g] >> K_TWO_SEVENS) & 1
-        if (g == 0 or con != KIND[g] or ph == S.PH_TRUMPS and (KIND[g] != S.C_SUIT or HEARTS[g])
-                or ph == S.PH_HELPING and not two or ph == S.PH_LEAD and not betl_durch):
-            return 22
-        if (ph == S.PH_TRUMPS or ph == S.PH_HELPING) and st[S.NDISC] != 0:
-            return 15
-        if ph == S.PH_TRUMPS:
-            return _any_legal(st, rules, mask) if _hands_are(st, actor, 12, 0) else 10
-        if con == S.C_SUIT and st[S.TRUMP_CARD] < 0:
-            return 12
-        if ph == S.PH_HELPING:
-            return _any_legal(st, rules, mask) if _hands_are(st, actor, 12, 0) else 10
-        if two and (st[S.LIC_HELP] < 0 or st[S.LIC_HELP] == st[S.TRUMP_CARD] >> 3):
-            return 23
-        if ph == S.PH_DISCARD:
-            if st[S.NDISC] > 1:
-                return 15
-            if not _hands_are(st, actor, 12 - st[S.NDISC], st[S.NDISC]):
-                return 10
-        elif ph == S.PH_LEAD or ph == S.PH_FLEK:
-            if ph == S.PH_FLEK and st[S.LIC_QUIET] > 2:
-                return 24
-            if ph == S.PH_FLEK and betl_durch and (
-                    st[S.LIC_LEAD] < 0 or not (S.getm(st, S.HAND + actor) >> st[S.LIC_LEAD]) & 1):
-                return 25
-            if not _hands_are(st, -1, 10, 2):
-                return 10
+            if popc(st, S.HAND + s) != 10 - t - ((s - lead) % 3 < n):
+                return V_HAND
+        if popc(st, S.TALON) != 2:
+            return V_TALON
+    code = E.phase_check(st, rules)
+    if code:
+        return code
     return _any_legal(st, rules, mask)
 
 

@@ -10,7 +10,10 @@ once, used by ``Game``, the environments, ``VectorEnv``, OpenSpiel and the searc
 * ``encode_game(st, rules, me, out, omniscient)``: the game's observation of ``me``;
 * ``start_partie_of(st, deck, dealer, rules)`` deals a partie's first deal and
   ``advance_partie(st, rules, k)`` the next one, in the game's dealing pattern;
-* ``n_actions_of(rules)``: the game's action count.
+* ``n_actions_of(rules)``: the game's action count;
+* ``phase_of_game(rules, ph)``, ``flek_rounds_of(rules)`` and ``phase_check(st, rules)``:
+  the game's part of the check of restored states (``games/<game>/validate.py``, the
+  codes of :mod:`.semantic`).
 
 Each game's phase machine is in its package (:mod:`mariash_env.games.voleny.phases`,
 :mod:`mariash_env.games.licitovany.phases`; volený's is compiled inline here); both
@@ -20,14 +23,16 @@ Lízaný has a core of its own (:mod:`mariash_env.games.lizany.core`).
 
 from __future__ import annotations
 
+from ..games.licitovany import validate as licit_validate
 from ..games.licitovany.actions import N_ACTIONS as LN_ACTIONS
 from ..games.licitovany.observe import encode_licit
 from ..games.licitovany.phases import apply_licit, legal_licit
+from ..games.voleny import validate as voleny_validate
 from ..games.voleny.actions import N_ACTIONS
 from ..games.voleny.observe import encode
 from ..games.voleny.observe4 import encode4
 from ..games.voleny.phases import apply_voleny, legal_voleny
-from ..rules import G_LICIT, R_GAME, R_PLAYERS
+from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_PLAYERS
 from .deal import next_deal, start_partie
 from .flow import check_state
 from .jit import njit
@@ -103,3 +108,28 @@ def encode_game(st, rules, me, out, omniscient):
         encode4(st, me, out, omniscient)
     else:
         encode(st, me, out, omniscient)
+
+
+@njit
+def phase_of_game(rules, ph):
+    """Is ``ph`` a phase of the game ``rules`` names?"""
+    if rules[R_GAME] == G_LICIT:
+        return licit_validate.phase_known(ph)
+    return voleny_validate.phase_known(ph)
+
+
+@njit
+def flek_rounds_of(rules):
+    """The most flek rounds (licitovaný: turns) the rules' ``max_flek`` allows."""
+    if rules[R_GAME] == G_LICIT:
+        return licit_validate.flek_rounds_max(rules[R_MAX_FLEK])
+    return voleny_validate.flek_rounds_max(rules[R_MAX_FLEK])
+
+
+@njit
+def phase_check(st, rules):
+    """0, or the :mod:`.semantic` code of the first thing the game's phase of ``st``
+    lacks (a deal in progress whose generic fields passed)."""
+    if rules[R_GAME] == G_LICIT:
+        return licit_validate.phase_code(st, rules)
+    return voleny_validate.phase_code(st, rules)
