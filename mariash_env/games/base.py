@@ -76,8 +76,8 @@ class GameKind:
 
     ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
     is driven only by the front ends it lists in ``front_ends``).  ``table_robot``,
-    ``replay``, ``vector``, ``aec``, ``arena``, ``render``, ``table_session`` and
-    ``settlement`` are ``"module:name"`` paths, loaded by :meth:`load` when asked for,
+    ``replay``, ``vector``, ``aec``, ``arena``, ``render``, ``table_session``,
+    ``settlement`` and ``search_candidates`` are ``"module:name"`` paths, loaded by :meth:`load` when asked for,
     so that the registry imports no front end.  ``net`` and ``strong`` are the robot
     specs that ``make_robot("net")`` and ``make_robot("strong")`` play in this game.
     """
@@ -105,6 +105,12 @@ class GameKind:
     aec: str = ""  # "module:Class" of its own AEC env ("": env.raw_env, on Game)
     table_session: str = ""  # "module:Class" of its own play table ("": PlaySession)
     settlement: str = ""  # "module:function": Game -> its finished deal's settlement dict
+    # "module:function" (phase, legal, table robot's choice) -> the decisions a searching
+    # robot tries ("": every legal one)
+    search_candidates: str = ""
+    # actions every bundled robot takes whenever legal, unsearched (volený's lay-down,
+    # RULES.md §8)
+    claim_actions: tuple[int, ...] = ()
     render: str = ""  # "module:name" of its TableText (render_mode "ansi" on Game)
     arena: str = ""  # "module:name" of its own arena (a GameArena; "": the compiled core's)
     # the arena's "contracts as actor" columns (mariash_env.arena.CONTRACT_KEYS) as people
@@ -165,7 +171,8 @@ class GameKind:
 
     def load(self, what: str) -> Any:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
-        ``aec``, ``arena``, ``render``, ``table_session``, ``settlement``) names."""
+        ``aec``, ``arena``, ``render``, ``table_session``, ``settlement``,
+        ``search_candidates``) names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

@@ -62,14 +62,11 @@ import numpy as np
 
 from ..core import state as S
 from ..core.engine import apply_action, legal_actions
-from ..core.tricks import strength_py as strength
-from ..games.licitovany.table_robot import LicitTableRobot
-from ..games.voleny import actions as A
-from ..games.voleny.table_robot import TableRobot
+from ..games.base import GameKind
+from ..games.voleny.candidates import lowest_per_suit, trump_candidates
 from ..kinds import kind_of
-from ..rules import G_LICIT, Rules
+from ..rules import Rules
 from .base import Robot
-from .features import decode
 from .registry import ANY_GAME, FLAG, SEED, TIME_LIMIT, int_at_least, one_of, register_robot
 from .view import SearchUnavailableError, SeatView, _search_module
 
@@ -148,28 +145,30 @@ class _Rollout:
         self.rules = rules
         self.rv = rules.vector()
         self.kind = kind_of(rules)
-        self.licit = self.kind.game == G_LICIT
-        self.table = TableRobot()
-        self.licit_table = LicitTableRobot()
-        self.licit_table.check = False  # the observations below are the encoder's own
+        self.robot = self.kind.load("table_robot")()  # the game's table robot
+        self.robot.check = False  # the observations below are the encoder's own
         self.mask = np.zeros(self.kind.n_actions, dtype=np.int8)
         self.obs = np.zeros(self.kind.obs_size, dtype=np.float32)
         self.solve = solver
         self.from_trick = from_trick  # the solver values the card play from this trick on
 
+    @property
+    def licit_table(self) -> Robot:
+        """The old name of :attr:`robot` (scripts set its ``check``)."""
+        return self.robot
+
     def table_action(self, w: np.ndarray) -> int:
         seat = int(w[S.TO_MOVE])
         self.mask[:] = 0
         legal_actions(w, self.rv, self.mask)
-        if not self.licit and self.mask[A.LAY_DOWN]:
-            return A.LAY_DOWN
+        for a in self.kind.claim_actions:
+            if self.mask[a]:
+                return a
         nz = np.flatnonzero(self.mask)
         if nz.size == 1:
             return int(nz[0])
         self.kind.encode(w, seat, self.obs, False)
-        if self.licit:
-            return self.licit_table.act({"observation": self.obs, "action_mask": self.mask})
-        return self.table.decide(decode(self.obs, self.mask, check=False))
+        return self.robot.act({"observation": self.obs, "action_mask": self.mask})
 
     def value(self, w: np.ndarray, seat: int) -> float:
         """The seat's groše at the end of the deal from world ``w`` (modified in place)."""
@@ -233,8 +232,7 @@ class PIMCRobot(Robot):
         self.bidding = bidding
         self.solve_bidding = solve_bidding
         self.simulate_discards = simulate_discards
-        self.table = TableRobot()
-        self.licit_table = LicitTableRobot()
+        self._tables: dict[str, Robot] = {}  # per game, its table robot (the fallback)
         self._rollouts: dict[tuple[Rules, bool], _Rollout] = {}
         self.stats = {"decisions": 0, "searched": 0, "seconds": 0.0, "worlds": 0}
         self.clock: Callable[[], float] = time.perf_counter  # the budget's clock
@@ -249,8 +247,15 @@ class PIMCRobot(Robot):
         return warmup(type(self).games, network=self._warm_network)
 
     def reset(self) -> None:
-        self.table.reset()
-        self.licit_table.reset()
+        for t in self._tables.values():
+            t.reset()
+
+    def _table(self, kind: GameKind) -> Robot:
+        """The table robot of ``kind``'s game (made on first use)."""
+        t = self._tables.get(kind.name)
+        if t is None:
+            t = self._tables[kind.name] = kind.load("table_robot")()
+        return t
 
     def begin_deal(self, seed: int) -> None:
         """Reset and reseed the generator (every harness does it per deal and seating, so
@@ -289,46 +294,25 @@ class PIMCRobot(Robot):
         if legal.size == 0:
             raise ValueError(f"seat {view.seat} is not to move")
         self.stats["decisions"] += 1
-        licit = view.kind.game == G_LICIT
-        if not licit and mask[A.LAY_DOWN]:
-            return A.LAY_DOWN
+        kind = view.kind
+        for a in kind.claim_actions:  # volený's lay-down: bundled robots always use it
+            if mask[a]:
+                return a
         if legal.size == 1:
             return int(legal[0])
-        if licit:
-            fallback = self.licit_table.act(view.observation_dict())
-        else:
-            fallback = self.table.decide(decode(view.observation(), mask))
+        fallback = self._table(kind).act(view.observation_dict())
         ph = view.phase
         if ph != S.PH_PLAY and (self.bidding == "table"
                                 or (ph == S.PH_DISCARD and not self.simulate_discards)):
             return fallback
         cands = [int(a) for a in legal]
-        if not licit and ph == S.PH_TRUMP:
-            cands = self._trump_candidates(cands, fallback)
+        if kind.search_candidates:  # the game's narrowing (volený's trump choice)
+            cands = kind.load("search_candidates")(ph, cands, fallback)
         return self.search(view, cands, fallback, t0=t0)
 
-    @staticmethod
-    def _lowest_per_suit(legal: list[int]) -> dict[int, int]:
-        """Suit -> the trump action of its lowest legal card (trump order)."""
-        low: dict[int, int] = {}
-        for a in legal:
-            if a == A.TRUMP_BLIND:
-                continue
-            c = a - A.TRUMP0
-            s = c >> 3
-            if s not in low or strength(c, s) < strength(low[s] - A.TRUMP0, s):
-                low[s] = a
-        return low
-
-    @staticmethod
-    def _trump_candidates(legal: list[int], fallback: int) -> list[int]:
-        """Trump choice: one card per suit (its lowest, trump order), z lidu, and the table
-        robot's choice -- which card of a suit becomes the trump card matters little."""
-        out = list(PIMCRobot._lowest_per_suit(legal).values())
-        for a in (A.TRUMP_BLIND, fallback):
-            if a not in out and a in legal:
-                out.append(a)
-        return out
+    # volený's trump candidates (games/voleny/candidates.py), kept here for their callers
+    _lowest_per_suit = staticmethod(lowest_per_suit)
+    _trump_candidates = staticmethod(trump_candidates)
 
     # --- search --------------------------------------------------------------------------
     def _rollout(self, rules: Rules, solver: Callable | None, from_trick: int = 0) -> _Rollout:

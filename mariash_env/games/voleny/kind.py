@@ -21,6 +21,8 @@ KIND = GameKind(
     table_robot="mariash_env.games.voleny.table_robot:TableRobot",
     render="mariash_env.games.voleny.render:TEXT",
     settlement="mariash_env.games.voleny.record:settlement",
+    search_candidates="mariash_env.games.voleny.candidates:candidates",
+    claim_actions=(A.LAY_DOWN,),
     replay="mariash_env.records:replay_record", title="volený mariáš", units="groše",
     seat_layouts=(SeatLayout(4, Q.OBS4_SIZE, Q.STATE4_OBS_SIZE, Q.OBS4_LAYOUT, Q.encode4,
                              Q.observe_into4),),
