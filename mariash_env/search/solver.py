@@ -1,11 +1,10 @@
 """Double-dummy solver for the card play of a deal (all hands known).
 
 Minimax over the settlement amount ``A`` per defender (RULES.md §9): the actor
-maximises, the defence minimises.  Moves come from the core's ``legal_cards``,
-every move is applied with the core's ``apply_action`` on a copy of the state
-(a preallocated stack of ``int32`` records, no allocation per node) and every
-leaf is scored by the core's ``settle`` (via ``apply_action``); nothing of the
-rules is re-implemented here.
+maximises, the defence minimises.  Moves are the game's legal cards, every move is
+applied with the core's ``apply_action`` on a copy of the state (a preallocated stack
+of ``int32`` records, no allocation per node) and every leaf is scored by the game's
+settlement (via ``apply_action``); nothing of the rules is re-implemented here.
 
 Search (iterative, numba-compiled; numba's cache cannot hold self-recursive
 functions): alpha-beta with MTD(f) null-window iterations; a Zobrist-hashed
