@@ -68,7 +68,7 @@ def test_random_play_loses_against_the_table_robot_and_the_split_is_exact():
 def test_parse_game():
     assert parse_game("voleny=table,pimc(worlds=4, time_limit=0.05)") == (
         "voleny", ["table", "pimc(worlds=4, time_limit=0.05)"])
-    assert parse_game("lizany")[1] == ["random", "table", "net"]
+    assert parse_game("lizany")[1] == ["table", "net"]
 
 
 # --- training: the frozen tables of the rollouts ---------------------------------------------
@@ -130,8 +130,13 @@ def test_the_command_trains_measures_and_resumes(tmp_path, capsys):
     res = json.loads((out / "result.json").read_text())
     assert res["training"]["decisions"] >= 4096 and (out / "exploiter.onnx").is_file()
     assert res["training"]["init"].endswith("robot_lizany.onnx")
-    assert res["gain"]["exploiter"].endswith("exploiter.onnx") and res["gain"]["deals"] == 20
-    assert set(res["gain"]["roles"]) == {"leader", "second"} and "before" in res
+    assert res["trained"]["exploiter"].endswith("exploiter.onnx") and res["gain"]["deals"] == 20
+    assert set(res["gain"]["roles"]) == {"leader", "second"}
+    # the gain is the trained network's or its warm start's, whichever won on other deals
+    sel = res["selection"]
+    best = "trained" if sel["trained"] >= sel["warm_start"] else "before"
+    assert sel["chosen"] == ("trained" if best == "trained" else "warm start")
+    assert res["gain"] == res[best] and sel["seed"] != res["gain"]["deals"]
     (out / "train" / "checkpoint.pt").unlink()  # the result is all a rerun reads
     capsys.readouterr()
     assert main(argv) == 0

@@ -15,6 +15,7 @@ evaluate during training), exported to ``OUT/exploiter.onnx`` at the end.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -31,9 +32,9 @@ from .trainer import Trainer
 
 # The DMC options of a best response that do not come from the warm start: no search
 # labels (the exploiter learns from its games only), little exploration (a strong start).
-_DMC = {"eps_start": 0.05, "eps_end": 0.02, "eps_decay_decisions": 500_000,
+_DMC = {"lr": 1e-4, "eps_start": 0.03, "eps_end": 0.01, "eps_decay_decisions": 500_000,
         "label_data": "", "bid_label_data": "", "more_label_data": [], "demo_margin": 0.0}
-_KEEP = ("lr", "optimizer", "batch_size", "grad_clip", "weight_decay", "reward_transform",
+_KEEP = ("optimizer", "batch_size", "grad_clip", "weight_decay", "reward_transform",
          "reward_scale", "loss", "huber_delta")
 
 
@@ -62,7 +63,7 @@ def exploiter_config(s: Any, init: Path | None) -> Config:
     (:class:`mariash_env.research.best_response.Settings`)."""
     kind = game_kind(s.rules, front_end="training")
     network: dict[str, Any] = {"kind": "mlp", "hidden": [256, 256], "layer_norm": True}
-    dmc: dict[str, Any] = {"lr": 2.5e-4}
+    dmc: dict[str, Any] = {}
     if init is not None and init.suffix == ".onnx":
         stored = OnnxRobot(init).training.get("config") or {}
         network = stored.get("network") or network
@@ -79,13 +80,13 @@ def exploiter_config(s: Any, init: Path | None) -> Config:
         "selfplay": {"pool_size": 0, "pool_share": 0.0, "table_robot_share": 0.0,
                      "random_share": 0.0, "frozen": s.robot, "frozen_share": 1.0,
                      "frozen_seats": s.seats},
-        # the learning curve: the exploiter against the frozen robot every 50 iterations
+        # the learning curve: the exploiter against the frozen robot every 100 iterations
         # (a searching robot is measured only afterwards: its matches take minutes)
-        "eval": {"every": 0 if searching else 50, "deals": 200, "seed": 20240 + s.seed,
+        "eval": {"every": 0 if searching else 100, "deals": 150, "seed": 20240 + s.seed,
                  "opponents": [] if searching else [s.robot], "final_opponents": [],
                  "num_envs": 1200},
         "run": {"max_decisions": s.decisions, "time_budget_s": s.minutes * 60.0,
-                "checkpoint_every": 50, "keep_checkpoints": 0, "threads": 1,
+                "checkpoint_every": 100, "keep_checkpoints": 0, "threads": 1,
                 "tensorboard": False, "plot": True, "progress": True},
         "dmc": {**dmc, **_DMC},
     }, "the best response's config")
@@ -158,7 +159,6 @@ def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
     separates them is only what the training missed.  Resumable (``out/check.json``)."""
     import json
 
-    from mariash_env.research.best_response import Settings
     from mariash_env.research.endgame import Endgame, exact_best_response
     from mariash_env.robots import as_robot
 
@@ -171,8 +171,8 @@ def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
     frozen = make_robot(robot)
     own = [eg.robot_value(frozen, s) for s in range(3)]
     exact = [exact_best_response(eg, frozen, s) - own[s] for s in range(3)]
-    s = Settings(robot=robot, rules="voleny", init=init, decisions=decisions,
-                 minutes=minutes, num_envs=256, seed=seed)
+    s = SimpleNamespace(robot=robot, rules="voleny", seats=1, init=init, decisions=decisions,
+                        minutes=minutes, num_envs=256, seed=seed)
     cfg = exploiter_config(s, init_model("voleny", init))
     cfg.env.endgame_tricks, cfg.env.endgame_seed = tricks, seed
     cfg.eval.every, cfg.eval.opponents = 0, []

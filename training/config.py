@@ -249,7 +249,8 @@ class Config:
         total = sp.pool_share + sp.table_robot_share + sp.random_share + sp.frozen_share
         need(total <= 1.0 + 1e-9, f"selfplay shares (pool + table_robot + random + frozen) "
              f"must sum to at most 1, got {total:g}")
-        need(not self.env.endgame_tricks or (self.env.deals == 1 and not self.env.rules),
+        need(not self.env.endgame_tricks or (self.env.deals == 1 and self.env.rules in (
+            {}, {"rules": "voleny"})),
              "env.endgame_tricks plays a volený endgame: it needs deals = 1 and the default "
              f"rules, got deals = {self.env.deals} and rules = {self.env.rules!r}")
         need(bool(sp.frozen) == (sp.frozen_share > 0),

@@ -57,14 +57,15 @@ from ..games.registry import game_kind
 from . import parse_page_args, run_command
 
 ROLES = ("actor", "defender", "no game")
+SELECT_SEED = 7_000_003  # the decks that choose between the trained exploiter and its start
 SEAT_ROLES = ("leader", "second")  # lízaný: no actor (the seat leading the first trick)
 
 # The robots of the shipped table per game (``--table`` without ``--game``): every kind of
 # robot a user is handed.  PIMC at a tenth of its default time, so that a match fits.
 TABLE_ROBOTS: dict[str, list[str]] = {
     "voleny": ["random", "table", "net", "strong", "pimc(worlds=8, time_limit=0.05)"],
-    "licitovany": ["random", "table", "net"],
-    "lizany": ["random", "table", "net"],
+    "licitovany": ["table", "net"],
+    "lizany": ["table", "net"],
 }
 
 
@@ -219,13 +220,24 @@ def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> 
     rules = game_kind(s.rules).name
     kw = dict(rules=rules, seats=s.seats, deals=s.deals, seed=s.seed, jobs=s.jobs,
               progress=progress)
+    chosen = exploiter
+    if before:
+        # the exploiter is the trained network or its warm start, whichever gains more
+        # on deals of their own: the measurement's deals then give an unbiased figure
+        sel = {**kw, "deals": max(2, s.deals // 3), "seed": s.seed + SELECT_SEED}
+        picks = {spec: exploiter_gain(spec, s.robot, **sel).mean for spec in (exploiter, before)}
+        chosen = max(picks, key=picks.get)
+        result["selection"] = {"deals": sel["deals"], "seed": sel["seed"],
+                               "trained": picks[exploiter], "warm_start": picks[before],
+                               "chosen": "trained" if chosen == exploiter else "warm start"}
     after = exploiter_gain(exploiter, s.robot, **kw)
     log(after.line())
-    result["gain"] = asdict(after)
+    result["trained"] = asdict(after)
     if before:
         warm = exploiter_gain(before, s.robot, **kw)
         log("before training: " + warm.line())
         result["before"] = asdict(warm)
+    result["gain"] = asdict(after if chosen == exploiter else warm)
     with atomic_open(done, "w") as f:
         json.dump(result, f, indent=1)
     return result
@@ -235,20 +247,23 @@ def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> 
 
 
 TABLE_FIELDS = ("game", "robot", "seats", "deals", "unit", "gain", "ci_low", "ci_high",
-                "before", "before_low", "before_high", "train_decisions", "worst_role",
-                "roles")
+                "exploiter", "before", "before_low", "before_high", "trained", "trained_low",
+                "trained_high", "train_decisions", "worst_role", "roles")
 
 
 def table_rows(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for r in results:
-        g, b = r["gain"], r.get("before") or {}
+        g, b, t = r["gain"], r.get("before") or {}, r.get("trained") or {}
         roles = g["roles"]
         rows.append({
             "game": g["game"], "robot": g["frozen"], "seats": g["seats"], "deals": g["deals"],
             "unit": g["unit"], "gain": g["mean"], "ci_low": g["ci_low"], "ci_high": g["ci_high"],
+            "exploiter": (r.get("selection") or {}).get("chosen", "given"),
             "before": b.get("mean", float("nan")), "before_low": b.get("ci_low", float("nan")),
             "before_high": b.get("ci_high", float("nan")),
+            "trained": t.get("mean", float("nan")), "trained_low": t.get("ci_low", float("nan")),
+            "trained_high": t.get("ci_high", float("nan")),
             "train_decisions": (r.get("training") or {}).get("decisions", 0),
             "worst_role": max(roles, key=roles.get) if roles else "",
             "roles": "; ".join(f"{k} {v:+.2f}" for k, v in roles.items()),
@@ -265,12 +280,14 @@ def write_table(rows: list[dict[str, Any]], out: Path, command: str, note: str =
         for r in rows:
             w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
     lines = ["# How exploitable are the robots", "",
-             "What a trained best response gains over each robot in its own seats: the "
+             "What a best response gains over each robot in its own seats: the "
              "exploiter alone against two copies of the robot (lízaný: against one), "
              "duplicate deals, 95% bootstrap CI; a lower bound on the robot's "
-             "exploitability. *Before* is the warm start (the game's shipped network) "
-             "before any training against the robot; *role* splits the gain by the "
-             "exploiter's role (where the robot loses). Made by", "",
+             "exploitability (docs/research/best_response.md). The exploiter is the "
+             "network trained against the robot or its warm start (the game's shipped "
+             "network), whichever gained more on other deals; both are measured. *By "
+             "role* splits the gain by the exploiter's role: where the robot loses. "
+             "Made by", "",
              f"    {command}", ""]
     if note:
         lines += [note, ""]
@@ -278,12 +295,13 @@ def write_table(rows: list[dict[str, Any]], out: Path, command: str, note: str =
         g = [r for r in rows if r["game"] == game]
         unit = g[0]["unit"]
         lines += [f"## {game_kind(game).title or game}", "",
-                  f"| robot | gain ({unit}/deal) | 95% CI | before training | trained on "
-                  "(decisions) | by role |", "| --- | --- | --- | --- | --- | --- |"]
+                  f"| robot | gain ({unit}/deal) | 95% CI | exploiter | warm start | trained "
+                  "| trained on (decisions) | by role |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in sorted(g, key=lambda r: r["gain"]):
             lines.append(f"| `{r['robot']}` | {r['gain']:+.2f} | [{r['ci_low']:+.2f}, "
-                         f"{r['ci_high']:+.2f}] | {r['before']:+.2f} | "
-                         f"{r['train_decisions']:,} | {r['roles']} |")
+                         f"{r['ci_high']:+.2f}] | {r['exploiter']} | {r['before']:+.2f} | "
+                         f"{r['trained']:+.2f} | {r['train_decisions']:,} | {r['roles']} |")
         lines.append("")
     with atomic_open(out / "best_response.md", "w") as f:
         f.write("\n".join(lines))
@@ -304,9 +322,11 @@ def plot_table(rows: list[dict[str, Any]], path: Path) -> None:
         y = np.arange(len(g))
         gain = np.array([r["gain"] for r in g])
         err = np.array([[r["gain"] - r["ci_low"] for r in g], [r["ci_high"] - r["gain"] for r in g]])
-        ax.barh(y, gain, xerr=err, color="#b03a2e", alpha=0.85, label="trained exploiter")
+        ax.barh(y, gain, xerr=err, color="#b03a2e", alpha=0.85, label="best response")
         ax.scatter([r["before"] for r in g], y, color="k", marker="|", s=160, zorder=3,
-                   label="before training")
+                   label="warm start")
+        ax.scatter([r["trained"] for r in g], y, color="#1f618d", marker="x", s=40, zorder=3,
+                   label="trained")
         ax.set_yticks(y, [r["robot"] for r in g], fontsize=8)
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_xlabel(f"gain over the robot ({g[0]['unit']}/deal)")
@@ -366,6 +386,11 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                     "instead of training one (no torch needed)")
     ap.add_argument("--out", default="", help="the run's folder (default runs/best_response/"
                     "GAME/ROBOT); a rerun resumes there")
+    ap.add_argument("--endgame", type=positive(int), default=0, metavar="TRICKS",
+                    help="the check against an exact best response: train against --robot "
+                         "on the last TRICKS tricks of one volený deal (--seed picks it; "
+                         "mariash_env.research.endgame) and compare the trained exploiter's "
+                         "exact gain with OpenSpiel's exact best response, seat by seat")
     ap.add_argument("--table", action="store_true",
                     help="every robot of --game: write best_response.{csv,md,png} to --out")
     ap.add_argument("--game", action="append", default=[], metavar="NAME[=ROBOTS]",
@@ -405,6 +430,18 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
             return 0
         if not args.robot:
             fail("--robot is required (or --table)")
+        if args.endgame:
+            out = Path(args.out or Path(args.runs) / f"endgame{args.endgame}-{args.seed}" /
+                       _slug(args.robot))
+            res = _train_module().endgame_check(
+                args.robot, out, seed=args.seed, tricks=args.endgame, decisions=args.decisions,
+                minutes=args.minutes, init=args.init, progress=progress)
+            for k in range(3):
+                print(f"seat {k}: exact best response gains {res['exact_gain'][k]:+.4f}, the "
+                      f"trained exploiter {res['approx_gain'][k]:+.4f} groše/deal")
+            print(f"mean: exact {res['exact_mean']:+.4f}, trained {res['approx_mean']:+.4f} "
+                  f"({res['approx_mean'] / res['exact_mean']:.0%} of it)")
+            return 0
         game = game_kind(args.rules).name
         out = Path(args.out) if args.out else Path(args.runs) / game / _slug(args.robot)
         res = run_one(settings(args.robot, game, args.deals), out, progress=progress)
