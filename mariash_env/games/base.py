@@ -71,6 +71,37 @@ class TableText:
 
 
 @dataclass(frozen=True)
+class HiddenInfo:
+    """What a seat of a compiled-core game knows of a deal and which of the deal's decisions
+    the other seats do not see (a GameKind's ``hidden_info``): read by the OpenSpiel
+    adapter's information state and resampler (:mod:`mariash_env.openspiel`) and by the
+    robots' :class:`~mariash_env.robots.view.SeatView`.  The deal's deck positions go to
+    buckets: core seats 0..2, and 3 for the cards one seat alone sees besides its dealt
+    hand (volený forehand's first seven, the licitovaný talon)."""
+
+    # (st, seat, n, rng, rules, restrict=None) -> int32[n, STATE_SIZE]: worlds uniform over
+    # what ``seat`` knows of the deal in ``st``; raises one of ``world_errors`` if none fits
+    sample_worlds: Callable[..., Any]
+    world_errors: tuple[type[Exception], ...]
+    first_seen: int  # deck positions forehand sees before the rest (bucket 3); 0: none
+    third_holder: int  # the record slot (core.state) of the seat that knows bucket 3
+    hidden: Callable[[int], bool]  # a decision the other seats do not see
+    # (decisions, world, me) -> the decisions with the other seats' hidden ones the world's
+    fill_hidden: Callable[..., list[int]]
+    # (a, record, me) -> another seat's hidden decision as ``me`` replays it: (its block's
+    # first index, whether ``me`` knows it, whether it is a discard)
+    hidden_choice: Callable[..., tuple[int, bool, bool]]
+    # (record, decisions) -> a card bucket 3's holder showed from it (-1: none)
+    shown_third: Callable[..., int]
+    # (world, decisions) -> (a card that stays in bucket 3 or -1, at its very position)
+    kept_third: Callable[..., tuple[int, bool]]
+    talon_from_hands: bool  # a taken talon holds other seats' cards (its plays say nothing)
+    # (st, seat, rules) -> what the seat knows of each hidden card (voids, ...), read when
+    # no talon was taken; None: nothing but the hands
+    knowledge: Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True)
 class GameKind:
     """One game's public tables and compiled encoders, and what front ends need of it.
 
@@ -127,6 +158,12 @@ class GameKind:
     strong: str = ""
     # Rule options (``make_rules``) whose defaults in this game differ from Rules' own.
     rule_defaults: tuple[tuple[str, Any], ...] = ()
+    # "module:name" of its HiddenInfo (what a seat knows of a deal: OpenSpiel's information
+    # state and resampling, SeatView's worlds); "module:function" (rules, highest flek
+    # level) -> (the most a defender pays in a deal before the cap, decisions in a deal),
+    # OpenSpiel's GameInfo bounds
+    hidden_info: str = ""
+    deal_bounds: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.front_ends) - set(FRONT_ENDS)
@@ -172,7 +209,7 @@ class GameKind:
     def load(self, what: str) -> Any:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
         ``aec``, ``arena``, ``render``, ``table_session``, ``settlement``,
-        ``search_candidates``) names."""
+        ``search_candidates``, ``hidden_info``, ``deal_bounds``) names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

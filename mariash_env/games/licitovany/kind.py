@@ -16,6 +16,8 @@ KIND = GameKind(
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
     render="mariash_env.games.licitovany.render:TEXT",
     settlement="mariash_env.games.licitovany.record:settlement",
+    hidden_info="mariash_env.games.licitovany.hidden:HIDDEN",
+    deal_bounds="mariash_env.games.licitovany.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
     units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold
     net="onnx:models/robot_licitovany.onnx",

@@ -1,0 +1,109 @@
+"""What a seat of volený knows of a deal and which of the deal's decisions the other seats
+do not see (:data:`HIDDEN`, the kind's ``hidden_info``), and the deal's bounds for
+OpenSpiel's ``GameInfo`` (:func:`deal_bounds`, the kind's ``deal_bounds``).
+
+Forehand sees the first seven cards of the deck and chooses trumps from them (RULES.md
+§2, §3): they are his own bucket (3) of the deal.  The trump card (unless chosen z lidu)
+and every discard are hidden from the other seats (§3, §4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...cards import NCARDS
+from ...core import state as S
+from ...rules import TARIFFS, Rules
+from ..base import HiddenInfo
+from . import actions as A
+from .worlds import WorldError, knowledge, sample_worlds
+
+
+def hidden(a: int) -> bool:
+    """A volený decision other seats do not see: the trump card (not z lidu), a discard."""
+    return A.TRUMP0 <= a < A.TRUMP_BLIND or A.DISCARD0 <= a < A.DISCARD0 + NCARDS
+
+
+def fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, me: int) -> list[int]:
+    """A deal's decisions with the other seats' hidden ones taken from the world ``w``:
+    the trump card; the discards of the talon still lying in discard order, those of a
+    talon taken since from what its taker took (each seat takes at most one talon, and
+    the taker lays the next one, RULES.md §4); what the seat did or saw is kept."""
+    n_lying = int(w[S.DISC] >= 0) + int(w[S.DISC + 1] >= 0)
+    discards = [i for i, (_, a) in enumerate(actions) if A.DISCARD0 <= a < A.DISCARD0 + NCARDS]
+    lying = discards[len(discards) - n_lying:] if n_lying else []
+    pairs = [discards[j:j + 2] for j in range(0, len(discards) - n_lying, 2)]
+    layers = [actions[p[0]][0] for p in pairs] + [actions[i][0] for i in lying[:1]]
+    cards: dict[int, int] = {}  # action position -> card
+    for j, pair in enumerate(pairs):
+        if j + 1 < len(layers):
+            taker = layers[j + 1]
+        else:  # taken, and its taker has not laid the next talon yet
+            taker = next(t for t in range(3)
+                         if S.getm(w, S.TOOK + t) and t not in layers[1:])
+        took = S.getm(w, S.TOOK + taker)
+        for i, c in zip(pair, (c for c in range(NCARDS) if took >> c & 1)):
+            cards[i] = c
+    for j, i in enumerate(lying):
+        cards[i] = int(w[S.DISC + j])
+    out = []
+    for i, (seat, a) in enumerate(actions):
+        if seat != me and hidden(a):
+            a = A.TRUMP0 + int(w[S.TRUMP_CARD]) if a < A.TRUMP_BLIND else A.DISCARD0 + cards[i]
+        out.append(a)
+    return out
+
+
+def hidden_choice(a: int, rec: np.ndarray, me: int) -> tuple[int, bool, bool]:
+    """Another seat's hidden decision ``a`` in the deal of ``rec`` as core seat ``me``
+    replays it: its block's first index, whether ``me`` knows it (a trump card shown,
+    a discard of the talon ``me`` took since) and whether it is a discard."""
+    lo = A.TRUMP0 if a < A.TRUMP_BLIND else A.DISCARD0
+    known = (lo == A.TRUMP0 and rec[S.TRUMP_PUBLIC]) or (
+        lo == A.DISCARD0 and me >= 0 and S.getm(rec, S.TOOK + me) >> (a - A.DISCARD0) & 1)
+    return lo, bool(known), lo == A.DISCARD0
+
+
+def shown_third(rec: np.ndarray, actions: list[tuple[int, int]]) -> int:
+    """Forehand's trump card (chosen from his first seven, RULES.md §3) once shown; -1."""
+    forehand = int(rec[S.FOREHAND])
+    trump = [a - A.TRUMP0 for s, a in actions
+             if s == forehand and A.TRUMP0 <= a < A.TRUMP0 + NCARDS]
+    return trump[0] if trump and rec[S.TRUMP_PUBLIC] else -1
+
+
+def kept_third(w: np.ndarray, actions: list[tuple[int, int]]) -> tuple[int, bool]:
+    """The world's trump card (-1: none), which stays among forehand's first seven, and
+    whether he chose it z lidu (then it stays at its deal position, RULES.md §3)."""
+    trump = int(w[S.TRUMP_CARD]) if w[S.TRUMP_CARD] >= 0 else -1
+    return trump, any(a == A.TRUMP_BLIND for _, a in actions)
+
+
+HIDDEN = HiddenInfo(
+    sample_worlds=sample_worlds, world_errors=(WorldError,), first_seen=7,
+    third_holder=S.FOREHAND, hidden=hidden, fill_hidden=fill_hidden,
+    hidden_choice=hidden_choice, shown_third=shown_third, kept_third=kept_third,
+    talon_from_hands=True, knowledge=knowledge)
+
+
+def deal_bounds(rules: Rules, level: int) -> tuple[int, int]:
+    """``(A, L)``: the largest amount one defender pays or is paid in a deal before the
+    ``payment_cap`` (``level`` the highest flek level) and a bound on the deal's player
+    decisions.
+
+    ``A`` (core/settle.py): game and hundred against <= 18 * sto * 2 (hearts; order-free
+    hundreds ``sto << 15``, silent ``hra << 10``, RULES.md §11.2; open betl / durch twice
+    the price, §11.1), each seven line <= max(killed_seven, sedma) * 2, the silent seven
+    2 * sedma.  ``L``: bidding <= 15 (trump 1, contracts 3, discards 6, Barva? 2, betl
+    answers 2, announcement 1), with open contracts 5 more per overcall (three at most:
+    the contract, two discards, two answers); flek: every round but the last raises or
+    announces a bet, so at most ``4L + 2`` raises/announcements and ``4L + 3`` rounds of
+    at most two ``good``; play 31."""
+    t = TARIFFS[rules.tariff]
+    game = max(18 * t["sto"] * 2, t["durch"] * (2 if rules.open_contracts else 1))
+    if rules.hundred_counting == "order_free":
+        game = max(game, (t["sto"] << 15) * 2, (t["hra"] << 10) * 2)
+    seven = max(rules.killed_seven, t["sedma"]) * 2
+    a = (2 * game + 2 * seven) * 2 ** level + 2 * t["sedma"]
+    bidding = 15 + (15 if rules.open_contracts else 0)
+    return a, bidding + (4 * level + 2) + 2 * (4 * level + 3) + 31
