@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .games.registry import games
+from .games.registry import game_kind, games
 
 __all__ = ["warmup", "main", "GAMES", "decision_positions"]
 
@@ -88,10 +88,16 @@ def _warm_game(game: str, network: bool) -> None:
         solve(w, rules, pv=False, all_moves=True)
         solve(w, rules)
     S.get64(play, S.PAY)  # a simulation's payment, read from Python
-    if network and game == "voleny":
+    if _network(game, network):
         from .search.inference import other_decisions
 
         other_decisions(worlds, int(play[S.TO_MOVE]), rules)
+
+
+def _network(game: str, network: bool) -> bool:
+    """Whether ``game``'s warm-up asked for ``network`` includes nnpimc's inference over
+    worlds: the games whose kind says the network replays decisions there."""
+    return network and game_kind(game).world_inference
 
 
 def _isatty() -> bool:
@@ -115,7 +121,8 @@ def _solver_cached() -> bool:
 def warmup(games: Iterable[str] = GAMES, network: bool = False,
            quiet: bool = False) -> float:
     """Compile (or load from numba's disk cache) every kernel the searching robots of
-    ``games`` call; with ``network`` also nnpimc's inference over worlds (volený).  Once
+    ``games`` call; with ``network`` also nnpimc's inference over worlds (the games whose
+    kind has ``world_inference``: volený).  Once
     per process and game; returns the seconds it took.  Unless ``quiet``, a warm-up that
     compiles (numba's disk cache does not hold the solver) and lasts more than a second is
     announced on stderr when that is a terminal."""
@@ -126,8 +133,8 @@ def warmup(games: Iterable[str] = GAMES, network: bool = False,
                              f"{', '.join(GAMES)}")
     t0 = time.perf_counter()
     with _LOCK:
-        todo = [(g, network and g == "voleny") for g in games
-                if (g, network and g == "voleny") not in _DONE]
+        todo = [(g, _network(g, network)) for g in games
+                if (g, _network(g, network)) not in _DONE]
         if not todo:
             return 0.0
         notice = None

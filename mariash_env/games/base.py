@@ -56,6 +56,9 @@ class GameArena:
     stats: Callable[..., Any]  # (k, seatings, outcomes) -> a summary row per robot
     table: Callable[[Any], str]  # MatchResult -> its head and a line per robot
     roles: tuple[str, ...]  # MatchResult.by_role's names, one per seat
+    # seed -> one deal of its engine (``over``, ``to_move``, ``observe(seat)``,
+    # ``legal_mask(seat)``, ``play(action)``, ``rewards``): the data set's rows
+    deal: Callable[[int], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,28 @@ class TableText:
     contract: Callable[[Any], list[str]]  # Game -> the lines on its bidding and contract
     settled: tuple[str, str] = ("bets", "bet")  # settlement()'s list, each item's name key
     show_end: bool = False  # name how the deal ended when nothing was settled (a fold)
+
+
+@dataclass(frozen=True)
+class TableView:
+    """What the play table (:class:`mariash_env.play.session.PlaySession`) shows of a game
+    of the compiled core (a GameKind's ``table_view``), each read from the human seat's
+    observation (``obs``) or a finished deal's settlement: the requests, seats, tricks,
+    events and files are the session's, alike in every game."""
+
+    blocks: dict[str, tuple[int, int]]  # the observation's blocks: name -> (offset, size)
+    card_heads: tuple[str, ...]  # action heads whose ``head:CARD`` is a click on the hand
+    roles: tuple[str, ...]  # a seat's role from forehand on
+    hand: Callable[[Any], list[str]]  # obs -> the hand's card codes
+    counts: Callable[[Any], tuple[Any, Any]]  # obs -> card points, tricks per relative seat
+    forehand: Callable[[Any, int], int | None]  # (obs, me) -> forehand's seat, None unknown
+    # (obs, me, names[lang][seat], phase) -> "contract" (with "tags", "trump", "trump_card"),
+    # and whatever else the game shows ("auction"; "positions": seat -> a position's name)
+    table: Callable[..., dict[str, Any]]
+    describe: Callable[[Any, str], dict[str, str]]  # (obs, label) -> {"label", "cz", "en"}
+    settlement_lines: Callable[..., list[str]]  # (settlement, names, lang) -> its lines
+    actor_won: Callable[[dict[str, Any]], bool]  # settlement -> the actor won (series' count)
+    talon: bool = False  # a talon is dealt face down: the deal's review shows it
 
 
 @dataclass(frozen=True)
@@ -108,7 +133,7 @@ class GameKind:
     ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
     is driven only by the front ends it lists in ``front_ends``).  ``table_robot``,
     ``replay``, ``vector``, ``aec``, ``arena``, ``render``, ``table_session``,
-    ``settlement`` and ``search_candidates`` are ``"module:name"`` paths, loaded by :meth:`load` when asked for,
+    ``table_view``, ``settlement`` and ``search_candidates`` are ``"module:name"`` paths, loaded by :meth:`load` when asked for,
     so that the registry imports no front end.  ``net`` and ``strong`` are the robot
     specs that ``make_robot("net")`` and ``make_robot("strong")`` play in this game.
     """
@@ -135,6 +160,7 @@ class GameKind:
     vector: str = ""  # "module:Class" of its own batched engine ("": the compiled core's)
     aec: str = ""  # "module:Class" of its own AEC env ("": env.raw_env, on Game)
     table_session: str = ""  # "module:Class" of its own play table ("": PlaySession)
+    table_view: str = ""  # "module:name" of its TableView (what PlaySession shows of it)
     settlement: str = ""  # "module:function": Game -> its finished deal's settlement dict
     # "module:function" (phase, legal, table robot's choice) -> the decisions a searching
     # robot tries ("": every legal one)
@@ -156,6 +182,14 @@ class GameKind:
     # yet.  A shipped model is named "models/FILE" (found in a checkout or a wheel).
     net: str = ""
     strong: str = ""
+    # whether nnpimc's network replays the other seats' decisions in its worlds here
+    # (``inference=True``: :func:`mariash_env.search.inference.other_decisions`), so that
+    # :func:`mariash_env.compile.warmup` with ``network`` compiles that too
+    world_inference: bool = False
+    # a partie's records hold each deal's result by player (``result.rewards``), player_0
+    # being seat ``k % players`` in deal ``k`` (lízaný's lead passing each deal), instead of
+    # a settlement with payments by seat
+    results_by_player: bool = False
     # Rule options (``make_rules``) whose defaults in this game differ from Rules' own.
     rule_defaults: tuple[tuple[str, Any], ...] = ()
     # "module:name" of its HiddenInfo (what a seat knows of a deal: OpenSpiel's information
@@ -208,7 +242,7 @@ class GameKind:
 
     def load(self, what: str) -> Any:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
-        ``aec``, ``arena``, ``render``, ``table_session``, ``settlement``,
+        ``aec``, ``arena``, ``render``, ``table_session``, ``table_view``, ``settlement``,
         ``search_candidates``, ``hidden_info``, ``deal_bounds``) names."""
         path = getattr(self, what)
         if not path:

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..games.registry import games as registered_games
+
 BEST = {"week": 3, "month": 5}
 log = logging.getLogger(__name__)
 _warned: set[tuple[str, float, str]] = set()  # each bad file is logged once, not per poll
@@ -150,6 +152,7 @@ def party_stats(save_dir: str | Path) -> dict[str, Any]:
     a file that does not read is skipped and named in ``skipped``."""
     games: dict[str, dict[str, Any]] = {}
     skipped: list[dict[str, str]] = []
+    kinds = {k.name: k for k in registered_games()}
     for p in sorted(Path(save_dir).glob("*.jsonl")):
         meta_path = p.with_suffix(".json")
         try:
@@ -158,9 +161,11 @@ def party_stats(save_dir: str | Path) -> dict[str, Any]:
             rules = meta.get("rules", "voleny")
             records = [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines()
                        if line.strip()]
-            if rules == "lizany":  # a result per deal, the lead (player_0) alternating
+            kind = kinds.get(rules)
+            if kind is not None and kind.results_by_player:  # the lead passing each deal
+                n = kind.players[0]
                 settlements = []
-                pays = [int(r["result"]["rewards"][(seat + k) % 2])
+                pays = [int(r["result"]["rewards"][(seat - k) % n])
                         for k, r in enumerate(records)]
             else:
                 settlements = [r["settlement"] for r in records]

@@ -25,23 +25,20 @@ import numpy as np
 
 from ..atomic import atomic_open
 from ..cards import CARD_CODES, SUITS, cards_of
-from ..game import Game, IllegalActionError, level_name
-from ..games.licitovany import play as licit
-from ..games.registry import games
+from ..game import Game, IllegalActionError
+from ..games.base import TableView
+from ..games.registry import game_kind, games
 from ..games.voleny.observe import OBS_LAYOUT
 from ..records import save_records
 from ..robots import SeatView, make_robot
 from ..robots.base import Robot
 from ..rules import is_int, make_rules
-from .i18n import LANGS, MESSAGES, SUIT_CZ, SUIT_EN, bet_why, both, card_names, t
-from .labels import SUIT_NAMES_EN, card_info, describe, describe_licit
+from .i18n import LANGS, MESSAGES, SUIT_CZ, SUIT_EN, both, t
+from .labels import card_info
 from .series import series_tables
 
 RULES = tuple(k.name for k in games("play"))  # the games the table plays
 HINT_ROBOT = "table"  # the hint's robot: quick, and it plays every game of the table
-ROLES = ("forhont", "middlehand", "dealer")
-CARD_HEADS = ("trump", "discard", "play")
-BETS = ("game", "seven", "seven_against", "hundred_against")
 # What the human sees of another seat's hidden action (its card stays hidden): a talon
 # card, licitovaný's face-down lead, volený's trump card chosen face down (RULES.md §3;
 # the table shows it from the human's observation once it is shown, §5.1).
@@ -50,8 +47,7 @@ HIDDEN = {"discard": {"cz": "odkládá kartu do talonu", "en": "discards a card"
           "trump": {"cz": "volí trumf lícem dolů", "en": "chooses the trump card face down"}}
 SESSION_FORMAT = "mariash-session/2"  # /2: each log entry carries its move number
 OLD_FORMATS = ("mariash-session/1",)
-_BLOCKS = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}
-ANNOUNCE = ("hra", "sedma", "sto", "sto_sedma")
+_BLOCKS = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}  # volený's
 
 
 # Session and client ids name files and tabs: a strict pattern keeps every path made of
@@ -109,8 +105,9 @@ def latest_unfinished(save_dir: str | os.PathLike,
     return max(found)[1] if found else None
 
 
-def _on_card(label: str, heads: tuple[str, ...] = CARD_HEADS) -> bool:
-    """Whether the label is a click on a card of the hand (trump:blind, licitovaný's
+def _on_card(label: str, heads: tuple[str, ...]) -> bool:
+    """Whether the label is a click on a card of the hand: its head is one of the game's
+    ``heads`` (TableView.card_heads) and it names a card (trump:blind, licitovaný's
     trump:b name no card: buttons)."""
     head, _, tail = label.partition(":")
     return head in heads and len(tail) == 2
@@ -189,7 +186,8 @@ def tricks_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-TABLE_GAMES = (*RULES, "lizany")  # lízaný has its own session (lizany_table.py, tables.py)
+# and the games with a session of their own (lízaný's two seats: lizany_table.py, tables.py)
+TABLE_GAMES = (*RULES, *(k.name for k in games() if k.table_session and k.name not in RULES))
 
 
 def check_options(rules: str, options: Any) -> dict[str, Any]:
@@ -363,8 +361,8 @@ class PlaySession(TableSession):
         specs = parse_robots(robots)
         self.specs, self.name = specs, name
         self.rules = rules
-        self.licit = rules == "licitovany"
-        self._blocks = licit.BLOCKS if self.licit else _BLOCKS
+        # what the table shows of the game: the registry's per-game view
+        self.view: TableView = game_kind(rules).load("table_view")
         self.human = human_seat
         self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
         self.seed = int(seed) if seed is not None else secrets.randbelow(2**31)
@@ -535,7 +533,7 @@ class PlaySession(TableSession):
         """What a played card made public, read from the human's observation before and
         after it: the card, a marriage it announced (RULES.md §7) and, when it closed the
         trick, who takes it ("bere …")."""
-        blocks = self._blocks
+        blocks = self.view.blocks
         out: dict[str, Any] = {"card": card}
         new = np.flatnonzero(_block(after, "marriage", blocks) > _block(before, "marriage",
                                                                          blocks))
@@ -570,7 +568,7 @@ class PlaySession(TableSession):
     def _finish_deal(self) -> None:
         s = self.game.last_settlement
         assert s is not None
-        words = licit.settlement_lines if self.licit else settlement_lines
+        words = self.view.settlement_lines
         lines = {k: words(s, self.shown_names[k], k) for k in LANGS}
         self.deals.append({"deal": self.game.deal_no, "lines": lines,
                            "payments": s["payments"], "scores": self.game.scores,
@@ -584,7 +582,7 @@ class PlaySession(TableSession):
         deal = self.game.deal_no
         discards = [lab[8:] for _, lab in self.game.records[-1]["actions"]
                     if lab.startswith("discard:")] if self.game.records else []
-        return {"hands": self._dealt, "talon": self._talon if self.licit else [],
+        return {"hands": self._dealt, "talon": self._talon if self.view.talon else [],
                 "discards": discards[-2:],  # the final talon's two
                 "tricks": tricks_of([e for e in self.events if e["deal"] == deal])}
 
@@ -595,8 +593,7 @@ class PlaySession(TableSession):
         wins = [0, 0, 0]
         for rec in self.game.records:
             s = rec["settlement"]
-            if licit.actor_won(s) if self.licit else \
-                    any(b["bet"] == "game" and b["won"] for b in s["bets"]):
+            if self.view.actor_won(s):
                 wins[s["actor"]] += 1
         meta = {
             "id": self.id, "rules": self.rules, "seed": self.seed, "started": self.started,
@@ -611,95 +608,21 @@ class PlaySession(TableSession):
     def _obs(self) -> np.ndarray:
         return self.game.observation(self.human)
 
-    def _abs(self, rel: np.ndarray) -> int:
-        hit = np.flatnonzero(rel)
-        return int((hit[0] + self.human) % 3) if hit.size else -1
-
-    def _contract(self) -> str:
-        c = _block(self._obs(), "contract")
-        return ("suit", "betl", "durch")[int(np.argmax(c))] if c.any() else "suit"
-
-    def _bet_levels(self) -> list[int]:
-        lv = _block(self._obs(), "bet_level").reshape(4, 8)
-        return [int(np.argmax(r)) for r in lv]
-
     def _describe(self, label: str) -> dict[str, str]:
         """The Czech and English words of ``label`` in the present state."""
-        if self.licit:
-            return describe_licit(label, licit.next_level(self._obs(), label))
-        return describe(label, self._next_level(label), self._contract())
-
-    def _next_level(self, label: str) -> int:
-        if label.startswith("flek:"):
-            return self._bet_levels()[BETS.index(label[5:])] + 1
-        return 1
-
-    def _voleny_table(self, obs: np.ndarray) -> dict[str, Any]:
-        """Volený's contract: actor, game, trumps, announcement, bets with their levels."""
-        contract = self._contract()
-        levels = self._bet_levels()
-        trump = _block(obs, "trump_suit")
-        trump_card = np.flatnonzero(_block(obs, "trump_card"))
-        actor = self._abs(_block(obs, "actor"))
-        bets = []
-        if actor >= 0:
-            exists = _block(obs, "bet_exists")
-            for b, name in enumerate(BETS):
-                if exists[b]:
-                    bets.append({"bet": name, "level": levels[b],
-                                 "level_name": level_name(levels[b])})
-        announce = _block(obs, "announce")
-        tags: list[dict[str, str]] = []
-        if actor >= 0:
-            tags.append(both("actor", name={k: self.shown_names[k][actor] for k in LANGS}))
-            if contract != "suit":  # a suit game shows its announcement and trumps
-                tags.append(both(f"contract.{contract}"))
-            if announce.any():
-                tags.append(both("announce." + ANNOUNCE[int(np.argmax(announce))]))
-            if trump.any():
-                su = SUITS[int(np.argmax(trump))]
-                tags.append(both("trumps", suit={"cz": SUIT_CZ[su], "en": SUIT_EN[su]}))
-            for b in bets:
-                if b["level"]:
-                    name = both(f"contract.{contract}") if b["bet"] == "game" and \
-                        contract != "suit" else both(f"bet.{b['bet']}")
-                    tags.append({k: f"{name[k]} {b['level_name']}" for k in LANGS})
-        elif trump_card.size:
-            code = CARD_CODES[int(trump_card[0])]
-            tags.append(both("your_trump_card", card=card_names(code)))
-        return {"contract": {
-            "tags": tags,
-            "actor": actor if actor >= 0 else None,
-            "kind": contract if actor >= 0 else None,
-            "trump": SUITS[int(np.argmax(trump))] if trump.any() else None,
-            "trump_en": SUIT_NAMES_EN[int(np.argmax(trump))] if trump.any() else None,
-            "trump_card": CARD_CODES[int(trump_card[0])] if trump_card.size else None,
-            "announce": (ANNOUNCE[int(np.argmax(announce))].replace("_", " a ")
-                         if announce.any() else None),
-            "bets": bets,
-        }}
+        return self.view.describe(self._obs(), label)
 
     def state(self) -> dict[str, Any]:
         """The JSON-able table as the human sees it (never another seat's cards)."""
         g = self.game
         obs = self._obs()
         legal = g.legal_labels() if self.waiting == "human" else []
-        if self.licit:
-            table = licit.table(obs, self.human, self.shown_names, g.phase_name)
-            hand = licit.hand(obs)
-            points, tricks = licit.counts(obs)
-            forehand = licit.forhond(obs, self.human)
-            heads, roles = licit.CARD_HEADS, licit.ROLES
-        else:
-            table = self._voleny_table(obs)
-            hand_mask = _block(obs, "hand")
-            hand = [CARD_CODES[c] for c in
-                    cards_of(sum(1 << int(i) for i in np.flatnonzero(hand_mask)))]
-            points = np.rint(_block(obs, "points") * 100).astype(int)
-            tricks = np.rint(_block(obs, "ntricks") * 10).astype(int)
-            forehand = self._abs(_block(obs, "forehand"))
-            forehand = forehand if forehand >= 0 else None
-            heads, roles = CARD_HEADS, ROLES
+        view = self.view
+        table = view.table(obs, self.human, self.shown_names, g.phase_name)
+        hand = view.hand(obs)
+        points, tricks = view.counts(obs)
+        forehand = view.forehand(obs, self.human)
+        heads, roles = view.card_heads, view.roles
         positions = table.pop("positions", {})
         card_legal = {lab.split(":")[1]: lab for lab in legal if _on_card(lab, heads)}
         choices = [self._describe(lab) for lab in legal if not _on_card(lab, heads)]
@@ -714,10 +637,10 @@ class PlaySession(TableSession):
                 "score": g.scores[s], "points": int(points[rel]), "tricks": int(tricks[rel]),
                 "to_move": not g.deal_over and g.to_move == s,
             })
-        cur, last = tricks_seen(obs, self.human, licit.BLOCKS if self.licit else _BLOCKS)
+        cur, last = tricks_seen(obs, self.human, view.blocks)
         return {
             "session": self.id, "move": self.move, "rules": self.rules,
-            "unit": licit.UNIT if self.licit else "groše",
+            "unit": g.kind.units,
             "deal": g.deal_no, "deals": g.rules.deals, "phase": g.phase_name,
             "waiting": self.waiting, "human_seat": self.human, "seats": seats,
             "to_move": None if g.deal_over else g.to_move,
@@ -800,39 +723,9 @@ def _count_records(path: Path) -> int:
 
 
 def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz") -> list[str]:
-    """A volený deal's settlement in words, line by line, in ``lang``: who played what and
-    how it ended, the points, each bet won or lost and why with its amount, the payments."""
-    con = s["contract"]
-    contract = t(f"contract.{con}", lang)
-    if con == "suit":
-        suit = (SUIT_CZ if lang == "cz" else SUIT_EN)[s["trump"]]
-        contract = f"{t('announce.' + s['announcement'], lang)}, {t('trumps', lang, suit=suit)}"
-    lines = [t("settle.head", lang, name=names[s["actor"]], contract=contract)
-             + f" — {t('end.' + s['end'], lang)}"]
-    if "points" in s:
-        p = s["points"]
-        lines.append(t("settle.points", lang, ac=p["actor_cards"], am=p["actor_marriages"],
-                       dc=p["defence_cards"], dm=p["defence_marriages"]))
-    for b in s["bets"]:
-        kind = b.get("kind", b["bet"])
-        name = t(f"contract.{kind}", lang) if kind in ("betl", "durch", "open_betl",
-                                                      "open_durch") else \
-            t("announce.sto" if kind == "sto" else f"bet.{b['bet']}", lang)
-        if b.get("level_name"):
-            name += f" {b['level_name']}"
-        why = bet_why(kind if kind in ("betl", "durch", "open_betl", "open_durch") else
-                      b["bet"], b["won"], s, lang)
-        if b.get("silent_hundred"):
-            why += t("settle.silent_hundred", lang, side=t(f"side.{b['silent_hundred']}", lang))
-        if b["bet"] == "silent_seven":
-            why += t("settle.silent_seven", lang, name=names[b["seat"]],
-                     side=t(f"side.{b['owner']}", lang))
-        lines.append(t("settle.bet", lang, bet=name, outcome=t("won" if b["won"] else "lost",
-                                                               lang),
-                       why=why, amount=f"{b['amount']:+d}"))
-    lines.append(t("settle.payments", lang, list=", ".join(
-        f"{names[i]} {p:+d}" for i, p in enumerate(s["payments"]))))
-    return lines
+    """A volený deal's settlement in words, line by line, in ``lang`` (volený's table view,
+    :func:`mariash_env.games.voleny.play.settlement_lines`; this old name stays)."""
+    return game_kind("voleny").load("table_view").settlement_lines(s, names, lang)
 
 
 __all__ = ["PlaySession", "PlayError", "parse_robots", "check_rules", "check_id",

@@ -131,10 +131,8 @@ def make_settings(robots: Sequence[str], deals: int, seed: int = 0,
         raise DatasetError(str(e)) from None
     try:
         kind = game_kind(opts)
-        if kind.name == "lizany":
-            from ..games.lizany.arena import lizany_rules
-
-            rdict = lizany_rules(opts)
+        if kind.arena:  # a game of its own engine: its arena's rules
+            rdict = kind.load("arena").rules(opts)
         else:
             kind.require("vector")
             rdict = make_rules(**{**opts, "deals": 1}).to_dict()
@@ -215,8 +213,8 @@ def play_shard(settings: dict[str, Any], index: int,
     idx = range(lo, min(lo + settings["shard_deals"], settings["deals"]))
     seeds = np.array([deal_seed(settings["seed"], i) for i in idx], dtype=np.int64)
     seating = _seating_table(settings, players, idx)
-    if kind.name == "lizany":
-        cols = _play_lizany(robots, seeds, seating, kind)
+    if kind.arena:  # a game of its own engine (lízaný): deal by deal, as its arena plays
+        cols = _play_own(robots, seeds, seating, kind)
     else:
         cols = _play_compiled(robots, seeds, seating, idx, settings["rules"], kind)
     g = cols.pop("game_index")
@@ -293,18 +291,18 @@ def _play_compiled(robots: list[Robot], seeds: np.ndarray, seating: np.ndarray,
     return cols
 
 
-def _play_lizany(robots: list[Robot], seeds: np.ndarray, seating: np.ndarray,
-                 kind: GameKind) -> dict[str, Any]:
-    """Lízaný's deals one by one (:mod:`mariash_env.games.lizany.arena`), every decision
-    recorded; each robot gets ``begin_deal`` before each deal."""
-    from ..games.lizany.game import LizanyGame
-
+def _play_own(robots: list[Robot], seeds: np.ndarray, seating: np.ndarray,
+              kind: GameKind) -> dict[str, Any]:
+    """The deals of a game of its own engine one by one (its arena's ``deal``, e.g.
+    :mod:`mariash_env.games.lizany.arena`), every decision recorded; each robot gets
+    ``begin_deal`` before each deal."""
+    new_deal = kind.load("arena").deal
     parts: list[dict[str, Any]] = []
-    returns = np.zeros((len(seeds), 2))
+    returns = np.zeros((len(seeds), kind.players[0]))
     for d, sd in enumerate(seeds):
         for j, r in enumerate(robots):
             r.begin_deal(batch_seed(int(sd), j))
-        g = LizanyGame(seed=int(sd))
+        g = new_deal(int(sd))
         k = 0
         while not g.over:
             s = g.to_move
@@ -319,7 +317,8 @@ def _play_lizany(robots: list[Robot], seeds: np.ndarray, seating: np.ndarray,
             k += 1
         returns[d] = g.rewards
     cols = _concat(parts)
-    cols["phase"] = np.zeros(len(cols["action"]), np.int64)  # lízaný has one phase: play
+    # the engine reports no phase: every row in the first (lízaný has one, play)
+    cols["phase"] = np.zeros(len(cols["action"]), np.int64)
     cols["returns"] = returns
     return cols
 

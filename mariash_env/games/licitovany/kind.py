@@ -16,6 +16,7 @@ KIND = GameKind(
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
     render="mariash_env.games.licitovany.render:TEXT",
     settlement="mariash_env.games.licitovany.record:settlement",
+    table_view="mariash_env.games.licitovany.play:VIEW",
     hidden_info="mariash_env.games.licitovany.hidden:HIDDEN",
     deal_bounds="mariash_env.games.licitovany.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",

@@ -14,7 +14,8 @@ import numpy as np
 from ...cards import CARD_CODES, SUITS, cards_of
 from ...core.state import COMPONENT_NAMES
 from ...play.i18n import LANGS, MESSAGES, SUIT_CZ, SUIT_EN, bet_why, card_name, t
-from ...play.labels import SUIT_NAMES_EN, game_words
+from ...play.labels import SUIT_NAMES_EN, describe_licit, game_words
+from ..base import TableView
 from .games import GAME_IDS
 from .observe import LOBS_LAYOUT
 from .record import level_name
@@ -70,6 +71,11 @@ def next_level(obs: np.ndarray, label: str) -> int:
     if label.startswith("flek:"):
         return levels(obs)[COMPONENT_NAMES.index(label[5:])] + 1
     return 1
+
+
+def describe(obs: np.ndarray, label: str) -> dict[str, str]:
+    """The Czech and English words of ``label`` in the state of ``obs``."""
+    return describe_licit(label, next_level(obs, label))
 
 
 def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
@@ -205,4 +211,9 @@ def actor_won(s: dict[str, Any]) -> bool:
     return s["actor"] >= 0 and s["payments"][s["actor"]] > 0
 
 
-__all__ = ["table", "settlement_lines", "actor_won"]
+VIEW = TableView(BLOCKS, CARD_HEADS, ROLES, hand, counts, forhond, table, describe,
+                 settlement_lines, actor_won, talon=True)
+"""The kind's ``table_view``: the talon is dealt face down (LICITOVANY.md), shown in the
+deal's review."""
+
+__all__ = ["VIEW", "table", "settlement_lines", "actor_won"]

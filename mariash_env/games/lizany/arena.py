@@ -47,10 +47,15 @@ def play_seatings(robots: list[Robot], seats: list[tuple[int, ...]],
     return outs
 
 
+def new_deal(seed: int) -> LizanyGame:
+    """The deal of the deck shuffled from ``seed`` (the arena's and the data set's)."""
+    return LizanyGame(seed=seed)
+
+
 def play_deal(robots: list[Robot], seating: tuple[int, ...], seed: int) -> dict[str, Any]:
     """Play the deck of ``seed`` with ``robots[seating[s]]`` as ``player_s``; the outcome:
     rewards as ``payments``, points, tricks, decisions and thinking seconds per seat."""
-    g = LizanyGame(seed=seed)
+    g = new_deal(seed)
     decisions = [0, 0]
     think = [0.0, 0.0]
     while not g.over:
@@ -112,6 +117,6 @@ def table(res: Any) -> str:
 
 
 ARENA = GameArena(title="lízaný", rules=lizany_rules, play_seatings=play_seatings,
-                  stats=stats, table=table, roles=("leader", "second"))
+                  stats=stats, table=table, roles=("leader", "second"), deal=new_deal)
 """The kind's ``arena``: every deal in the calling process (a deal takes a millisecond);
 ``by_role`` by seat: ``player_0`` leads the first trick."""

@@ -23,4 +23,5 @@ KIND = GameKind(
     vector="mariash_env.games.lizany.vector:LizanyVectorEnv",
     aec="mariash_env.games.lizany.game:raw_env",
     arena="mariash_env.games.lizany.arena:ARENA",
-    table_session="mariash_env.play.lizany_table:LizanySession")
+    table_session="mariash_env.play.lizany_table:LizanySession",
+    results_by_player=True)  # its records: the deal's rewards by player, the lead alternating
