@@ -204,3 +204,45 @@ def test_single_agent_env_refuses_a_game_it_does_not_play(monkeypatch):
     with pytest.raises(GameError, match="single_agent front end does not play licitovaný"):
         SingleAgentEnv(rules="licitovany")
     assert SingleAgentEnv().game.kind is game_kind("voleny")
+
+
+def test_table_series_and_warmup_read_the_kind(monkeypatch, tmp_path):
+    """Issue #30: the play table shows what the kind's ``table_view`` says, the series
+    reads rewards by player where ``results_by_player`` says so, and ``warmup``'s network
+    part follows ``world_inference``; none of them tests the game's name."""
+    import dataclasses
+    import json
+
+    from mariash_env import compile as C
+    from mariash_env.games import registry
+    from mariash_env.games.licitovany import play as licit_play
+    from mariash_env.play.series import party_stats
+    from mariash_env.play.session import PlaySession
+
+    for k in games("play"):
+        assert isinstance(k.load("table_view"), base.TableView)
+    licit = game_kind("licitovany")
+    view = dataclasses.replace(licit.load("table_view"), roles=("r0", "r1", "r2"))
+    monkeypatch.setattr(licit_play, "TEST_VIEW", view, raising=False)
+    monkeypatch.setitem(registry._GAMES, "licitovany", dataclasses.replace(
+        licit, table_view=f"{licit_play.__name__}:TEST_VIEW", world_inference=True))
+    st = PlaySession("table,table", rules="licitovany", save_dir=tmp_path, seed=1).state()
+    assert sorted(s["role"] for s in st["seats"]) == ["r0", "r1", "r2"]
+
+    calls: list[tuple[str, bool]] = []
+    monkeypatch.setattr(C, "_warm_game", lambda g, net: calls.append((g, net)))
+    monkeypatch.setattr(C, "_DONE", set())
+    C.warmup(["licitovany"], network=True, quiet=True)
+    monkeypatch.setitem(registry._GAMES, "licitovany", licit)
+    C.warmup(["licitovany", "voleny"], network=True, quiet=True)
+    assert calls == [("licitovany", True), ("voleny", True)]
+
+    # a lízaný partie of two deals: the human (seat 1) is player_1, then player_0
+    (tmp_path / "z.json").write_text(json.dumps({"human_seat": 1, "rules": "lizany"}))
+    (tmp_path / "z.jsonl").write_text("".join(
+        json.dumps({"result": {"rewards": r}}) + "\n" for r in ([2, -2], [-1, 1])))
+    assert party_stats(tmp_path)["games"]["lizany"]["total"] == -3
+    lizany = game_kind("lizany")
+    monkeypatch.setitem(registry._GAMES, "lizany",
+                        dataclasses.replace(lizany, results_by_player=False))
+    assert party_stats(tmp_path)["skipped"][-1]["file"] == "z.jsonl"  # read as settlements
