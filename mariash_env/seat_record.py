@@ -49,6 +49,7 @@ from .core import state as S
 from .core.deal import start_partie
 from .core.engine import apply_action, legal_actions
 from .core.tables import POS_SEAT
+from .games.registry import game_kind, games
 from .games.voleny import actions as A
 from .records import RecordError
 from .robots.view import SeatView
@@ -103,10 +104,13 @@ def _parse(record: Any) -> tuple[Rules, int, int, int, list[int], list[int], set
         require_three(rules, "seat records")
     except (RulesError, TypeError) as e:
         raise SeatRecordError(str(e), "rules") from e
-    if rules.rules != "voleny":  # the labels, the deal and the replay are volený's
-        raise SeatRecordError(f"{opts.get('rules')!r}: seat records ({FORMAT}) are volený "
-                              "mariáš's: expected rules of volený (no 'rules' option or "
-                              "'voleny')", "rules")
+    kind = game_kind(rules)
+    if not kind.supports("seat_record"):  # the labels, the deal and the replay are volený's
+        have = [k.name for k in games("seat_record")]
+        raise SeatRecordError(f"{opts.get('rules')!r}: seat records ({FORMAT}) are "
+                              f"{' and '.join(have)}'s, not {kind.title or kind.name}'s: "
+                              f"expected rules of {' or '.join(map(repr, have))} (no 'rules' "
+                              "option for volený)", "rules")
     deal = record.get("deal", 0)
     if not is_int(deal) or not 0 <= deal < rules.deals:
         raise SeatRecordError(f"{deal!r}: expected an int 0..{rules.deals - 1}", "deal")

@@ -220,3 +220,13 @@ def test_corrupted_records_only_raise_seat_record_errors():
         except SeatRecordError:
             refused += 1
     assert refused > 150
+
+
+def test_a_game_without_seat_records_is_refused_by_the_registry():
+    """Seat records are a front end of the registry (``seat_record``): licitovaný does not
+    take them, and the error names the games that do."""
+    from mariash_env.seat_record import SeatRecordError, seat_view
+
+    rec = {"dealer": 0, "seat": 1, "hand": [], "actions": [], "rules": {"rules": "licitovany"}}
+    with pytest.raises(SeatRecordError, match=r"are voleny's, not licitovaný mariáš's"):
+        seat_view(rec)
