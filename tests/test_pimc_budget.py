@@ -92,7 +92,7 @@ def test_simulated_decisions_keep_the_budget(clock, game):
     assert r.stats["worlds"] == 2 and clock.t == pytest.approx(2 * per_world)
     # a budget that ends inside the first world: that world is dropped, the table robot's
     # choice taken, the decision over by less than one playout
-    fallback = r._table(view.kind).act(view.observation_dict()) if view.licit else None
+    fallback = r._table(view.kind).act(view.observation_dict()) if game == "licitovany" else None
     t0 = clock.t
     short = _robot(clock, time_limit=1.5 * PLAYOUT)
     a = short.act_view(view)

@@ -202,10 +202,12 @@ def perfect_recall(iig_obs_type: Any, params: Any) -> bool:
 
 
 def _first_seven(ctx: _Context, st: np.ndarray, player: int) -> list[int]:
-    """The cards ``player`` saw first as a volený deal's forehand (deck positions 0..6)."""
-    if ctx.licit or int(st[S.FOREHAND]) != ctx.seat(st, player):
+    """The cards ``player`` saw first as the deal's forehand (deck positions below the
+    game's ``info.first_seen``: volený's first seven, RULES.md §3; none in licitovaný)."""
+    first = ctx.info.first_seen
+    if not first or int(st[S.FOREHAND]) != ctx.seat(st, player):
         return []
-    return [c for c in range(NCARDS) if st[S.POS + c] < 7]
+    return [c for c in range(NCARDS) if st[S.POS + c] < first]
 
 
 class _Observer:
@@ -263,7 +265,7 @@ class _Observer:
 
 def load_game(rules: Rules | str | None = None, **params: Any) -> pyspiel.Game:
     """``pyspiel.load_game("mariash", params)`` from a :class:`Rules`, or from a game name
-    (``"voleny"``, ``"licitovany"``, ``"lizany"``) and parameters."""
+    of the registry (:func:`mariash_env.games.registry.games`) and parameters."""
     if isinstance(rules, str):
         params = {"rules": rules, **params}
     elif rules is not None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..games.registry import game_kind
 from ..games.voleny.observe import OBS_SIZE
-from ..rules import G_LICIT, TARIFFS, UNLIMITED_FLEK, Rules, RulesError, make_rules
+from ..rules import UNLIMITED_FLEK, Rules, RulesError, make_rules
 
 NUM_PLAYERS = 3  # seats of the core's deal (the players at three)
 MAX_PLAYERS = 4  # players=4: the dealer sits out each deal (RULES.md §11.3)
@@ -29,7 +29,7 @@ CUT_MIN, CUT_MAX = 2, 30  # the cut between deals of a gathered partie (RULES.md
 GAME_DEFAULT_FLEK, GAME_DEFAULT_CAP = -2, -1
 GAME_DEFAULT_DEALS = -1  # one deal at three (one deal, one game); 16 at four (§11.3)
 _DEFAULTS: dict[str, Any] = {
-    "rules": "voleny",
+    "rules": game_kind().name,  # the registry's default game
     "deals": -1,
     "tariff": "home",
     "killed_seven": 2,
@@ -98,55 +98,36 @@ def _level(rules: Rules) -> int:
     return UNLIMITED_FLEK if rules.max_flek is None else rules.max_flek
 
 
+def _deal_bounds(rules: Rules) -> tuple[int, int]:
+    """The game's per-deal bounds (its kind's ``deal_bounds``, derived there): the most a
+    defender pays or is paid before the cap, and the deal's player decisions."""
+    return game_kind(rules, front_end="openspiel").load("deal_bounds")(rules, _level(rules))
+
+
 def utility_bound(rules: Rules) -> float:
     """Largest |groše| (licitovaný: desetníky) one seat can win or lose in a partie.
 
     Per deal the amount ``A`` per defender is at most the sum of the settlement lines'
-    maxima at the highest flek level, or ``payment_cap``; the actor gets ``2A`` (at four
-    ``3A``, RULES.md §11.3; a licitovaný laid-game payer pays at most ``2A``).  Volený (core/settle.py): game and
-    hundred against <= 18 * sto * 2 (hearts; order-free hundreds ``sto << 15``, silent
-    ``hra << 10``, RULES.md §11.2; open betl / durch twice the price, §11.1), each seven
-    line <= max(killed_seven, sedma) * 2, the silent seven 2 * sedma.  Licitovaný
-    (LICITOVANY.md §9, H = 2): game 2H per ten over 90 <= 40, seven 2H = 4, hundred lost
-    4H per ten of (100 - Ca) + Md <= 160, two sevens 60, durch 30; unflekked the silent
-    seven H and a show 90.
+    maxima at the highest flek level (the game's ``deal_bounds``), or ``payment_cap``;
+    the actor gets ``2A`` (at four ``3A``, RULES.md §11.3; a licitovaný laid-game payer
+    pays at most ``2A``).
     """
-    if rules.rules == "licitovany":
-        a = (40 + 4 + 160 + 60 + 30) * 2 ** _level(rules) + 2 + 90
-    else:
-        t = TARIFFS[rules.tariff]
-        game = max(18 * t["sto"] * 2, t["durch"] * (2 if rules.open_contracts else 1))
-        if rules.hundred_counting == "order_free":
-            game = max(game, (t["sto"] << 15) * 2, (t["hra"] << 10) * 2)
-        seven = max(rules.killed_seven, t["sedma"]) * 2
-        a = (2 * game + 2 * seven) * 2 ** _level(rules) + 2 * t["sedma"]
+    a = _deal_bounds(rules)[0]
     if rules.payment_cap is not None:
         a = min(a, rules.payment_cap)
     return float((rules.players - 1) * a * rules.deals)  # the actor: 2A, at four 3A
 
 
 def max_game_length(rules: Rules) -> int:
-    """A bound on the player decisions of a partie (``L`` the highest flek level).
-
-    Volený, per deal: bidding <= 15 (trump 1, contracts 3, discards 6, Barva? 2, betl
-    answers 2, announcement 1), with open contracts 5 more per overcall (three at most:
-    the contract, two discards, two answers); flek: every round but the last raises or
-    announces a bet, so at most ``4L + 2`` raises/announcements and ``4L + 3`` rounds of
-    at most two ``good``; play 31.  Licitovaný: auction <= 28 (12 bids, 12 holds, 3
-    passes, a lone bid), announcing 6 (game, trumps, helping, two discards, lead); flek
-    ``4L`` raises in at most ``4L`` raising turns, each after at most two raise-free turns
-    and three at the end, one ``good`` or ``show`` a turn: ``16L + 3``; play 30.
-    """
-    lv = _level(rules)
-    if rules.rules == "licitovany":
-        return rules.deals * (28 + 6 + 16 * lv + 3 + 30)
-    bidding = 15 + (15 if rules.open_contracts else 0)
-    return rules.deals * (bidding + (4 * lv + 2) + 2 * (4 * lv + 3) + 31)
+    """A bound on the player decisions of a partie: the deals times the game's bound per
+    deal at the highest flek level (its ``deal_bounds``, derived there)."""
+    return rules.deals * _deal_bounds(rules)[1]
 
 
 # Per deal, after the encoding in the information state: the cut k (2..30) one-hot, then
-# in volený the seat's first seven cards when it was forehand (what it chose trumps from,
-# RULES.md §3; licitovaný deals every hand whole before anyone acts, LICITOVANY.md §2).
+# in a game whose forehand sees cards first (``HiddenInfo.first_seen``) the seat's first
+# cards when it was forehand (volený's first seven, what it chose trumps from, RULES.md §3;
+# licitovaný deals every hand whole before anyone acts, LICITOVANY.md §2).
 CUT_SLOTS = 32
 FIRST7_SLOTS = 32
 INFO_BLOCK = OBS_SIZE + CUT_SLOTS + FIRST7_SLOTS  # volený's
@@ -157,7 +138,7 @@ def info_block(rules: Rules) -> int:
     the four-player one), the cut and (volený) forehand's first seven cards."""
     kind = game_kind(rules, front_end="openspiel")
     obs = kind.layout(rules.players).obs_size
-    return obs + CUT_SLOTS + (0 if kind.game == G_LICIT else FIRST7_SLOTS)
+    return obs + CUT_SLOTS + (FIRST7_SLOTS if kind.load("hidden_info").first_seen else 0)
 
 
 def info_state_size(rules: Rules) -> int:

@@ -4,11 +4,11 @@ the seat's information set, built by applying a history (so ``history()``,
 serialisation, clone and the information state all work, and equal the original's for
 the seat).
 
-Deal by deal it uses the game's exact world sampler (:func:`mariash_env.search.sample_worlds`,
-:func:`mariash_env.games.licitovany.worlds.sample_licit_worlds`: uniform over the worlds
-consistent with the seat's knowledge of the deal): the world's deck as the deal's 32
-chance draws, then the deal's decisions, the other seats' hidden ones (trump card,
-discards, lead card) taken from the world.  An ended deal is sampled before its last
+Deal by deal it uses the game's exact world sampler (its
+:class:`~mariash_env.games.base.HiddenInfo`, the kind's ``hidden_info``: uniform over the
+worlds consistent with the seat's knowledge of the deal): the world's deck as the deal's
+32 chance draws, then the deal's decisions, the other seats' hidden ones (trump card,
+discards, lead card) taken from the world (its ``fill_hidden``).  An ended deal is sampled before its last
 decision (the cards the end shows, an open contract's hand, placed) and kept only if it
 ends as the seat saw it.  At four (RULES.md §11.3) the player is mapped to its seat of
 each deal; the dealer sitting out sees only what is public (:func:`_public_world`).
@@ -47,11 +47,7 @@ from ..cards import CARD_CODES, cards_of
 from ..core import state as S
 from ..core.deal import deck_of, gathered_deck
 from ..core.engine import legal_actions
-from ..games.licitovany import actions as LA
-from ..games.licitovany.worlds import LicitWorldError, sample_licit_worlds
-from ..games.voleny import actions as A
 from ..games.voleny.worlds import played_by
-from ..search import WorldError, knowledge, sample_worlds
 from .params import NCARDS, NUM_PLAYERS
 
 if TYPE_CHECKING:
@@ -133,7 +129,7 @@ def _try_deal(state: MariashState, start: MariashState, i: int, rec: np.ndarray,
         w = sample_world(ctx, state.before_end[i] if ended else rec, me, rng, restrict)
         if w is None:
             return None
-    fill = _fill_hidden_licit if ctx.licit else _fill_hidden
+    fill = ctx.info.fill_hidden
     mask = ctx.mask
     out = start.clone()
     for c in deck_of(w).tolist():
@@ -326,16 +322,7 @@ def _replay_deal(state: MariashState, actions: list[tuple[int, int]], player: in
     for seat, a in actions:
         if seat != me and ctx.hidden(a):
             legal_actions(state.st, ctx.rv, mask)
-            if ctx.licit:  # the lead card is public once played (LICITOVANY.md §5)
-                lo = LA.LEAD0 if a >= LA.LEAD0 else LA.DISCARD0
-                known = lo == LA.LEAD0 and rec[S.TRICKS] >= 0
-                discard = lo == LA.DISCARD0
-            else:
-                lo = A.TRUMP0 if a < A.TRUMP_BLIND else A.DISCARD0
-                known = (lo == A.TRUMP0 and rec[S.TRUMP_PUBLIC]) or (
-                    lo == A.DISCARD0 and me >= 0
-                    and S.getm(rec, S.TOOK + me) >> (a - A.DISCARD0) & 1)
-                discard = lo == A.DISCARD0
+            lo, known, discard = ctx.info.hidden_choice(a, rec, me)
             if not known:
                 choices = np.flatnonzero(mask[lo:lo + NCARDS])
                 if discard:
@@ -350,18 +337,16 @@ def _replay_deal(state: MariashState, actions: list[tuple[int, int]], player: in
 
 def sample_world(ctx: _Context, st: np.ndarray, me: int, rng: np.random.Generator,
                  restrict: np.ndarray | None = None) -> np.ndarray | None:
-    """One world of core seat ``me`` from the game's exact sampler
-    (``search.sample_worlds``, licitovaný ``search.licit_worlds.sample_licit_worlds``),
-    the hidden cards' locations narrowed by ``restrict``; None when it finds none.
+    """One world of core seat ``me`` from the game's exact sampler (``info.sample_worlds``:
+    volený's ``search.sample_worlds``, licitovaný's ``sample_licit_worlds``), the hidden
+    cards' locations narrowed by ``restrict``; None when it finds none.
     ``me = -1`` (a four-player deal's dealer, who sees only what is public):
     :func:`_public_world`."""
     if me < 0:
         return _public_world(ctx, st, rng, restrict)
     try:
-        if ctx.licit:
-            return sample_licit_worlds(st, me, 1, rng, ctx.rules, restrict=restrict)[0]
-        return sample_worlds(st, me, 1, rng, ctx.rules, restrict=restrict)[0]
-    except (WorldError, LicitWorldError):
+        return ctx.info.sample_worlds(st, me, 1, rng, ctx.rules, restrict=restrict)[0]
+    except ctx.info.world_errors:
         return None
 
 
@@ -523,35 +508,36 @@ class _Link:
                 self.own_cls[c] = b1[second[S.POS + c]]
         self.allow = np.full(NCARDS, (1 << len(others)) - 1, dtype=np.int64)
         plays = played_by(second)
-        forehand, actor = int(second[S.FOREHAND]), int(second[S.ACTOR])
+        info = ctx.info
+        holder = int(second[info.third_holder])  # who knows bucket 3
         for seat in range(NUM_PLAYERS):
-            if seat == me1 or (not ctx.licit and S.getm(second, S.TOOK + seat)):
+            if seat == me1 or (info.talon_from_hands and S.getm(second, S.TOOK + seat)):
                 continue
-            where = {seat} | ({3} if (seat == forehand and not ctx.licit) or (
-                ctx.licit and seat == actor) else set())
+            where = {seat} | ({3} if seat == holder else set())
             m = sum(1 << self.loc[b] for b in where if b in self.loc)
             for c in cards_of(plays[seat]):
                 self.allow[c] &= m
-        trump = [a - A.TRUMP0 for s, a in state.deal_actions[d + 1]
-                 if not ctx.licit and s == forehand and A.TRUMP0 <= a < A.TRUMP0 + NCARDS]
-        if trump and second[S.TRUMP_PUBLIC] and forehand != me1:
-            self.allow[trump[0]] &= 1 << self.loc[3]
-        if not ctx.licit and me1 >= 0 and not any(
+        shown = info.shown_third(second, state.deal_actions[d + 1])
+        if shown >= 0 and holder != me1:
+            self.allow[shown] &= 1 << self.loc[3]
+        if info.knowledge is not None and me1 >= 0 and not any(
                 S.getm(second, S.TOOK + t) for t in range(3)):
-            self._known_holders(state, d + 1, second, forehand)
+            self._known_holders(state, d + 1, second, holder)
         self.acts = state.deal_actions[d]
         self.slots: dict[int, set[int]] = {}  # card -> the slots later links allow it
 
     def _known_holders(self, state: MariashState, i: int, rec: np.ndarray,
                        forehand: int) -> None:
-        """Volený, no talon taken in deal ``i``: the sampler's knowledge of that deal
-        (:func:`~mariash_env.search.knowledge`: voids, cards not held, … before its last
-        decision) says which seats may have been dealt each hidden card; the talon lying
-        was forehand's."""
+        """No talon taken in deal ``i`` (a game with ``info.knowledge``, volený's
+        :func:`~mariash_env.search.knowledge`): the sampler's knowledge of that deal
+        (voids, cards not held, … before its last decision) says which seats may have been
+        dealt each hidden card; the talon lying was forehand's (bucket 3's holder)."""
         ended = rec[S.PHASE] == S.PH_DONE
+        info = self.ctx.info
         try:
-            k = knowledge(state.before_end[i] if ended else rec, self.me1, self.ctx.rules)
-        except WorldError:  # pragma: no cover - the real state always has a world
+            k = info.knowledge(state.before_end[i] if ended else rec, self.me1,
+                               self.ctx.rules)
+        except info.world_errors:  # pragma: no cover - the real state always has a world
             return
         seats = [k.locations[0], k.locations[1], forehand]
         for c in k.cards:
@@ -605,13 +591,12 @@ class _Link:
         def fits(c: int, j: int) -> bool:
             return self.fits(c, j) and all(link.fits(c, s) for link, s in extra.get(j, ()))
 
-        # Forehand's trump card stays among his first seven, or at position 17 when he
-        # chose z lidu (RULES.md §3).
-        trump = int(w[S.TRUMP_CARD]) if not ctx.licit and w[S.TRUMP_CARD] >= 0 else -1
-        blind = not ctx.licit and any(a == A.TRUMP_BLIND for _, a in self.acts)
+        # A card that stays in bucket 3 (``info.kept_third``: volený forehand's trump card
+        # among his first seven, or at position 17 when he chose z lidu, RULES.md §3).
+        trump, blind = ctx.info.kept_third(w, self.acts)
         holder = self._holders(end)
         for by_pos, cards, _ in _unseen_piles(ctx, end, self.acts, self.player):
-            if not by_pos:  # the discard order: w's DISC, as _fill_hidden reads it
+            if not by_pos:  # the discard order: w's DISC, as info.fill_hidden reads it
                 d = [int(w[S.DISC]), int(w[S.DISC + 1])]
                 slots = [int(slot[c]) for c in d]  # where DISC[0] and DISC[1] are gathered
                 orders = [o for o in (d, d[::-1]) if all(
@@ -645,13 +630,13 @@ class _Link:
 
     def _holders(self, end: np.ndarray) -> list[int]:
         """Per bucket of deal ``d``, the seat holding its cards: positions move only among
-        one seat's buckets (forehand's first seven and the rest; the licitovaný talon and
-        the actor who took it); the replay then checks the deal as the seat saw it."""
+        one seat's buckets (bucket 3 its holder's, ``info.third_holder``: forehand's first
+        seven and the rest; the licitovaný talon and the actor who took it); the replay
+        then checks the deal as the seat saw it."""
         out = [0, 1, 2, 3]
-        if not self.ctx.licit:
-            out[3] = int(end[S.FOREHAND])
-        elif end[S.ACTOR] >= 0:
-            out[3] = int(end[S.ACTOR])
+        holder = int(end[self.ctx.info.third_holder])
+        if holder >= 0:
+            out[3] = holder
         return out
 
     def fits(self, c: int, j: int) -> bool:
@@ -764,58 +749,6 @@ def _trace(state: MariashState, records: list[np.ndarray], m: int, p: int,
         p = int(end[S.POS + c])
         m -= 1
     return None  # pragma: no cover - m >= 1
-
-
-def hidden_voleny(a: int) -> bool:
-    """A volený decision other seats do not see: the trump card (not z lidu), a discard."""
-    return A.TRUMP0 <= a < A.TRUMP_BLIND or A.DISCARD0 <= a < A.DISCARD0 + NCARDS
-
-
-def _fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, me: int) -> list[int]:
-    """A deal's decisions with the other seats' hidden ones taken from the world ``w``:
-    the trump card; the discards of the talon still lying in discard order, those of a
-    talon taken since from what its taker took (each seat takes at most one talon, and
-    the taker lays the next one, RULES.md §4); what the seat did or saw is kept."""
-    n_lying = int(w[S.DISC] >= 0) + int(w[S.DISC + 1] >= 0)
-    discards = [i for i, (_, a) in enumerate(actions) if A.DISCARD0 <= a < A.DISCARD0 + NCARDS]
-    lying = discards[len(discards) - n_lying:] if n_lying else []
-    pairs = [discards[j:j + 2] for j in range(0, len(discards) - n_lying, 2)]
-    layers = [actions[p[0]][0] for p in pairs] + [actions[i][0] for i in lying[:1]]
-    cards: dict[int, int] = {}  # action position -> card
-    for j, pair in enumerate(pairs):
-        if j + 1 < len(layers):
-            taker = layers[j + 1]
-        else:  # taken, and its taker has not laid the next talon yet
-            taker = next(t for t in range(NUM_PLAYERS)
-                         if S.getm(w, S.TOOK + t) and t not in layers[1:])
-        took = S.getm(w, S.TOOK + taker)
-        for i, c in zip(pair, (c for c in range(NCARDS) if took >> c & 1)):
-            cards[i] = c
-    for j, i in enumerate(lying):
-        cards[i] = int(w[S.DISC + j])
-    out = []
-    for i, (seat, a) in enumerate(actions):
-        if seat != me and hidden_voleny(a):
-            a = A.TRUMP0 + int(w[S.TRUMP_CARD]) if a < A.TRUMP_BLIND else A.DISCARD0 + cards[i]
-        out.append(a)
-    return out
-
-
-def _fill_hidden_licit(actions: list[tuple[int, int]], w: np.ndarray,
-                       me: int) -> list[int]:
-    """A licitovaný deal's decisions with the actor's hidden ones taken from the world
-    ``w``: his discards in the world's discard order, his face-down lead card
-    (LICITOVANY.md §5); what the seat did or saw is kept."""
-    out = []
-    n = 0
-    for seat, a in actions:
-        if seat != me and LA.DISCARD0 <= a < LA.DISCARD0 + NCARDS:
-            a = LA.DISCARD0 + int(w[S.DISC + n])
-            n += 1
-        elif seat != me and LA.LEAD0 <= a < LA.LEAD0 + NCARDS:
-            a = LA.LEAD0 + int(w[S.LIC_LEAD])
-        out.append(a)
-    return out
 
 
 def seed_of(sampler: Any) -> int | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from ..games.registry import games as registered
 from ..robots.base import Robot
 from ..robots.view import SeatView
 from ..rules import Rules
@@ -31,9 +32,10 @@ class OpenSpielRobot(Robot):
     """
 
     wants_view = True
-    # The games whose SeatView it reads (lízaný's OpenSpiel game, lizany.py, is played by
-    # OpenSpiel's own bots on its states, not through this robot).
-    games = ("voleny", "licitovany")
+    # The games whose SeatView it reads: OpenSpiel's games of the compiled core, those
+    # that say what a seat knows (``hidden_info``; lízaný's OpenSpiel game, lizany.py, is
+    # played by OpenSpiel's own bots on its states, not through this robot).
+    games = tuple(k.name for k in registered("openspiel") if k.hidden_info)
 
     def __init__(self, kind: str = "ismcts", simulations: int = 200, rollouts: int = 1,
                  uct_c: float = 4.0, seed: int | None = None) -> None:

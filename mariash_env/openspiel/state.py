@@ -18,13 +18,12 @@ from ..core import state as S
 from ..core.deal import deal_deck
 from ..core.engine import advance_partie, apply_action, legal_actions
 from ..game import Game
-from ..games.licitovany import actions as LA
 from ..games.registry import game_kind
 from ..games.voleny.four import payment4, player_of, seat_of
 from ..games.voleny.observe4 import encode4
-from ..rules import G_LICIT, Rules
+from ..rules import Rules
 from .params import CUT_MAX, CUT_MIN, NCARDS, NUM_PLAYERS, info_block
-from .resample import hidden_voleny, relabel_chain, resample
+from .resample import relabel_chain, resample
 
 if TYPE_CHECKING:
     from .game import MariashGame
@@ -42,14 +41,15 @@ def _context_of(rules: Rules) -> _Context:
 
 
 class _Context:
-    """What every state of one game shares: rules, rules vector, a Game to deal with.
+    """What every state of one game shares: rules, rules vector, a Game to deal with, what
+    a seat knows of a deal (the game's :class:`~mariash_env.games.base.HiddenInfo`).
     States are cloned by ``copy.deepcopy``: the context is shared, never copied."""
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.rv = rules.vector()
         self.kind = game_kind(rules, front_end="openspiel")
-        self.licit = self.kind.game == G_LICIT
+        self.info = self.kind.load("hidden_info")
         self.players = rules.players
         self.four = rules.players == 4
         self.obs_size = self.kind.layout(rules.players).obs_size
@@ -84,33 +84,33 @@ class _Context:
 
     def buckets(self, dealer: int) -> np.ndarray:
         """Who receives each deck position when ``dealer`` deals: seat 0..2, or 3 for the
-        volený forehand's first seven cards (RULES.md §2) and the licitovaný talon
-        (LICITOVANY.md §2); the engine deals an identity deck to find out."""
+        cards forehand sees first (``info.first_seen``: volený's first seven, RULES.md §2)
+        and a talon dealt to no hand (licitovaný's, LICITOVANY.md §2); the engine deals an
+        identity deck to find out."""
         st = S.new_state()
         deal_deck(st, np.arange(NCARDS, dtype=np.int64), int(dealer), self.kind.game)
         out = np.full(NCARDS, 3, dtype=np.int64)
         for seat in range(NUM_PLAYERS):
             for p in cards_of(S.getm(st, S.HAND + seat)):
                 out[p] = seat
-        if not self.licit:
-            out[:7] = 3  # forehand's first seven
+        out[:self.info.first_seen] = 3  # what forehand sees first
         return out
 
     def own_buckets(self, st: np.ndarray, me: int) -> set[int]:
         """The buckets (:meth:`buckets`) whose cards core seat ``me`` knows in the deal of
-        ``st``: its own, and forehand's first seven or the licitovaný talon it took (none
-        for ``me = -1``, the four-player dealer)."""
+        ``st``: its own, and bucket 3 when it holds it (``info.third_holder``: volený's
+        forehand, licitovaný's actor who took the talon; none for ``me = -1``, the
+        four-player dealer)."""
         own = {me}
-        if me >= 0 and int(st[S.FOREHAND if not self.licit else S.ACTOR]) == me:
+        if me >= 0 and int(st[self.info.third_holder]) == me:
             own.add(3)
         return own
 
     def hidden(self, a: int) -> bool:
-        """A decision other seats do not see: volený the trump card (not z lidu) and the
-        discards; licitovaný the discards and the face-down lead card (LICITOVANY.md §5)."""
-        if self.licit:
-            return LA.DISCARD0 <= a < LA.DISCARD0 + NCARDS or LA.LEAD0 <= a < LA.LEAD0 + NCARDS
-        return hidden_voleny(a)
+        """A decision other seats do not see (the game's ``info.hidden``: volený the trump
+        card, not z lidu, and the discards; licitovaný the discards and the face-down lead
+        card, LICITOVANY.md §5)."""
+        return self.info.hidden(a)
 
     def seen_label(self, st: np.ndarray, seat: int, a: int, player: int) -> str:
         """``player:label`` of core seat ``seat``'s decision in the deal of ``st`` as

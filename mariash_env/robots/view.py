@@ -1,9 +1,10 @@
 """What a robot may see besides its observation: :class:`SeatView`, the seat's view of the
 state at its turn (observation, legal actions and worlds sampled from the seat's own
 knowledge, never the hidden cards).  Harnesses hand it to robots that declare
-``wants_view = True`` (:class:`~mariash_env.robots.base.Robot`).  It serves both games:
-the mask and observation sizes are those of the rules' game
-(:func:`mariash_env.kinds.kind_of`), the worlds come from that game's sampler."""
+``wants_view = True`` (:class:`~mariash_env.robots.base.Robot`).  It serves every game of
+the compiled core: the mask and observation sizes are those of the rules' game
+(:func:`mariash_env.kinds.kind_of`), the worlds come from that game's sampler (its
+:class:`~mariash_env.games.base.HiddenInfo`, the kind's ``hidden_info``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 from ..core import state as S
 from ..core.engine import legal_actions
 from ..kinds import kind_of
-from ..rules import G_LICIT, Rules, make_rules
+from ..rules import Rules, make_rules
 
 __all__ = ["SeatView", "SearchUnavailableError"]
 
@@ -46,7 +47,6 @@ class SeatView:
         self.rules = rules if rules is not None else make_rules()
         self.rules_vector = self.rules.vector()
         self.kind = kind_of(self.rules)
-        self.licit = self.kind.game == G_LICIT
         self._obs: np.ndarray | None = None
 
     @classmethod
@@ -93,13 +93,11 @@ class SeatView:
 
     def sample_worlds(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
         """``n`` full states consistent with what the seat knows (``int32[n, STATE_SIZE]``):
-        :func:`mariash_env.search.sample_worlds`, in licitovaný
-        :func:`mariash_env.games.licitovany.worlds.sample_licit_worlds`."""
+        the game's sampler (``hidden_info.sample_worlds``: volený's
+        :func:`mariash_env.search.sample_worlds`, licitovaný's
+        :func:`mariash_env.games.licitovany.worlds.sample_licit_worlds`)."""
         search = _search_module()
         if search is None or not hasattr(search, "sample_worlds"):
             raise SearchUnavailableError("mariash_env.search.sample_worlds is not available")
-        if self.licit:
-            from ..games.licitovany.worlds import sample_licit_worlds
-
-            return sample_licit_worlds(self._st, self.seat, n, rng, rules=self.rules)
-        return search.sample_worlds(self._st, self.seat, n, rng, rules=self.rules)
+        sample = self.kind.load("hidden_info").sample_worlds
+        return sample(self._st, self.seat, n, rng, rules=self.rules)
