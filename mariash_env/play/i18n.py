@@ -68,6 +68,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "unit.groše": ("groše", "groše"),
     "unit.desetníky": ("desetníky", "desetníky"),
     "unit.výhry": ("výhry", "wins"),
+    "unit.reward": ("výhry", "wins"),  # lízaný's unit in the registry (GameKind.units)
     "role.leader": ("začíná", "leads"),
     "role.second": ("odpovídá", "second"),
     "lizany.stock": ("v balíčku: {n}", "stock: {n}"),
@@ -102,7 +103,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "review": ("Rozbor rozdání", "Review of the deal"),
     "review.dealt": ("karty, jak byly rozdány", "hands as dealt"),
     "review.talon": ("talon", "talon"),
-    "review.stock": ("balíček (pořadí lízání)", "stock (in drawing order)"),
+    "review.talon.lizany": ("balíček (pořadí lízání)", "stock (in drawing order)"),
     "review.show": ("rozbor", "review"),
     "review.close": ("zavřít", "close"),
     "banner.deal_over": ("Konec rozdání", "The deal is over"),

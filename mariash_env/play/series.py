@@ -173,7 +173,8 @@ def party_stats(save_dir: str | Path) -> dict[str, Any]:
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
             skipped.append({"file": p.name, "error": f"{type(e).__name__}: {e}"[:120]})
             continue
-        g = games.setdefault(rules, {"parties": 0, "deals": 0, "total": 0, "contracts": {}})
+        g = games.setdefault(rules, {"parties": 0, "deals": 0, "total": 0, "contracts": {},
+                                     "unit": kind.units if kind is not None else "groše"})
         g["parties"] += 1
         g["deals"] += len(pays)
         g["total"] += sum(pays)

@@ -306,16 +306,22 @@ def create_app(new_session: Callable[..., PlaySession], *, lease: float = 10.0,
 
 SETUP_KEYS = ("rules", "robots", "seat", "options")
 TABLE_ROBOTS = ("random", "table", "pimc", "strong")  # weakest to strongest
+FORM_OPTIONS = ("tariff", "max_flek")  # the rule options the new-partie form offers
 
 
 def setup_options() -> dict[str, Any]:
     """The choices of the page's new-partie form: the games the table plays, each with the
-    robots (of :data:`TABLE_ROBOTS`, weakest first) that play it, and volený's tariffs."""
+    robots (of :data:`TABLE_ROBOTS`, weakest first) that play it, its seats and which of
+    the form's rule options it takes (the registry's), and the tariffs."""
+    from ..games.registry import game_kind
     from ..robots import robots_of
     from ..rules import TARIFFS
 
+    kinds = {g: game_kind(g) for g in TABLE_GAMES}
     return {"games": list(TABLE_GAMES),
             "robots": {g: [r for r in TABLE_ROBOTS if r in robots_of(g)] for g in TABLE_GAMES},
+            "players": {g: k.players[0] for g, k in kinds.items()},
+            "options": {g: [o for o in FORM_OPTIONS if o in k.options] for g, k in kinds.items()},
             "tariffs": list(TARIFFS)}
 
 

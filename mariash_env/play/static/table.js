@@ -249,7 +249,8 @@ async function askHint() {
 function drawStatus(st) {
   let status = "";
   if (st.waiting === "human") {
-    const key = st.phase === "flek" && st.rules === "licitovany" ? "status.flek.licitovany" : "status." + st.phase;
+    const own = "status." + st.phase + "." + st.rules;  // a game's own wording of a phase
+    const key = MSG[lang][own] ? own : "status." + st.phase;
     status = MSG[lang][key] ? T(key) : T("status.your_turn");
   } else if (st.waiting === "robot") status = T("status.robot", { name: nameOf(st.to_move) });
   else status = T("status." + st.waiting);
@@ -340,7 +341,7 @@ async function loadStats() {
     const games = Object.entries(data.games);
     if (!games.length) { box.textContent = T("stats.none"); return; }
     for (const [game, g] of games) {
-      const unit = T(game === "licitovany" ? "unit.desetníky" : "unit.groše");
+      const unit = T("unit." + (g.unit || "groše"));
       box.append(el("div", "stat-head", `${T("title." + game)}: ${g.parties} ${T("stats.parties")}, ${g.deals} ${T("stats.deals")}, ${T("stats.per_deal", { unit })} ${signed(g.per_deal)}`));
       const table = el("table"), h = el("tr");
       for (const x of [T("stats.contract"), T("stats.played"), T("stats.won")]) h.append(el("th", "", x));
@@ -388,7 +389,8 @@ function showReview(d) {
   const talon = [...r.talon, ...r.discards];
   if (talon.length) {
     const row = el("div", "review-hand");
-    row.append(el("span", "who", T(state && state.rules === "lizany" ? "review.stock" : "review.talon")));
+    const own = state ? "review.talon." + state.rules : "";  // lízaný's stock
+    row.append(el("span", "who", T(MSG[lang][own] ? own : "review.talon")));
     for (const code of r.talon.length ? r.talon : r.discards) row.append(cardEl({ code, suit: code[1] }, "mini"));
     if (r.talon.length && r.discards.length) {
       row.append(el("span", "who", "→"));
@@ -434,21 +436,22 @@ function fillSetup() {
   fill(f.tariff, SETUP.tariffs, (x) => x);
   fill(f.speed, Object.keys(SPEEDS), (s) => T("speed." + s), speed);
   f.max_flek.max = 5;
-  for (const e of f.querySelectorAll(".voleny-only")) e.hidden = f.rules.value !== "voleny";
-  for (const e of f.querySelectorAll(".three-only")) e.hidden = f.rules.value === "lizany";
+  // the form shows the options the game takes and a second robot where there are three seats
+  for (const e of f.querySelectorAll("[data-option]")) e.hidden = !SETUP.options[f.rules.value].includes(e.dataset.option);
+  for (const e of f.querySelectorAll(".three-only")) e.hidden = SETUP.players[f.rules.value] < 3;
 }
 $("setup-form").rules.addEventListener("change", fillSetup);
 $("setup-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const f = ev.target;
-  const lizany = f.rules.value === "lizany";  // two players: no flek, one robot, seat 0 or 1
-  const options = { deals: Number(f.deals.value) };
-  if (!lizany) options.max_flek = Number(f.max_flek.value);
-  if (f.rules.value === "voleny") options.tariff = f.tariff.value;
+  const takes = SETUP.options[f.rules.value], two = SETUP.players[f.rules.value] === 2;
+  const options = { deals: Number(f.deals.value) };  // two players: one robot, seat 0 or 1
+  if (takes.includes("max_flek")) options.max_flek = Number(f.max_flek.value);
+  if (takes.includes("tariff")) options.tariff = f.tariff.value;
   speed = f.speed.value; localStorage.setItem("mariash.speed", speed); $("speed").value = speed;
   $("setup").hidden = true;
-  const seat = lizany ? Math.min(Number(f.seat.value), 1) : Number(f.seat.value);
-  await call("/api/new", { setup: { rules: f.rules.value, seat, robots: [f.robot1.value, lizany ? f.robot1.value : f.robot2.value], options } });
+  const seat = two ? Math.min(Number(f.seat.value), 1) : Number(f.seat.value);
+  await call("/api/new", { setup: { rules: f.rules.value, seat, robots: [f.robot1.value, two ? f.robot1.value : f.robot2.value], options } });
   loadStats();
 });
 
