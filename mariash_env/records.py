@@ -34,7 +34,7 @@ from .cards import CARD_CODES, CardError, parse_deck
 from .core import state as S
 from .core.deal import cut_deck, gathered_deck
 from .game import Game, IllegalActionError
-from .games.lizany.actions import FORMAT as LIZANY_FORMAT
+from .games.registry import games as registered_games
 from .games.voleny.actions import ActionError
 from .record_error import RecordError
 from .rules import Rules, RulesError, is_int, make_rules
@@ -248,25 +248,22 @@ def _replay(record: dict[str, Any]) -> Game:
     return game
 
 
-def _replay_lizany(record: dict[str, Any]) -> dict[str, Any]:
-    """A lízaný record replayed (:func:`mariash_env.lizany.replay`, its deck and result
-    type-checked here too); returns its result."""
-    from .games.lizany import game as lizany
-
-    if "deck" in record:  # else lizany.replay names the missing field
-        check_deck(record["deck"])
-    result = lizany.replay(record).result()
-    where = _first_difference(record["result"], result, "result")
-    if where:
-        raise RecordError(f"differs from the replay: {where}", "result")
-    return result
+def _own_replay(record: Any) -> Any:
+    """The replay of a game whose records are a format of its own (the registry's
+    ``record_format``, e.g. lízaný's independent deals), or None."""
+    fmt = record.get("format") if isinstance(record, dict) else None
+    for kind in registered_games():
+        if kind.record_format and kind.record_format == fmt:
+            return kind.load("record_replay")
+    return None
 
 
 def replay_record(record: dict[str, Any]) -> dict[str, Any]:
     """Replay one record of any game; returns its settlement (a lízaný record: its
     result), or raises RecordError at the first fault."""
-    if isinstance(record, dict) and record.get("format") == LIZANY_FORMAT:
-        return _replay_lizany(record)
+    own = _own_replay(record)
+    if own is not None:
+        return own(record)
     return _replay(record).last_settlement  # type: ignore[return-value]
 
 
@@ -292,8 +289,9 @@ class RecordChecker:
     def check(self, record: Any) -> dict[str, Any]:
         """Check one record (RecordError naming the field); returns its settlement."""
         prev, self._prev = self._prev, None
-        if isinstance(record, dict) and record.get("format") == LIZANY_FORMAT:
-            result = _replay_lizany(record)
+        own = _own_replay(record)
+        if own is not None:
+            result = own(record)
             self._prev = prev  # a lízaný deal between two deals of a partie hides no gap
             return result
         game = _replay(record)

@@ -157,6 +157,10 @@ class GameKind:
     options: tuple[str, ...] = ("rules",)  # the rule options it accepts
     table_robot: str = ""  # "module:Class" of its rule-based robot
     replay: str = ""  # "module:function" replaying one of its records
+    # a game whose records are a format of their own (not the engine's deal records): that
+    # format, and "module:function" replaying one such record (checked) to its result
+    record_format: str = ""
+    record_replay: str = ""
     vector: str = ""  # "module:Class" of its own batched engine ("": the compiled core's)
     aec: str = ""  # "module:Class" of its own AEC env ("": env.raw_env, on Game)
     table_session: str = ""  # "module:Class" of its own play table ("": PlaySession)
