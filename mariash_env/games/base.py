@@ -161,6 +161,8 @@ class GameKind:
     # format, and "module:function" replaying one such record (checked) to its result
     record_format: str = ""
     record_replay: str = ""
+    # "module:Class" of its own OpenSpiel game ("": the adapter of the compiled engine)
+    openspiel_game: str = ""
     vector: str = ""  # "module:Class" of its own batched engine ("": the compiled core's)
     aec: str = ""  # "module:Class" of its own AEC env ("": env.raw_env, on Game)
     table_session: str = ""  # "module:Class" of its own play table ("": PlaySession)

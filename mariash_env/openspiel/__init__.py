@@ -48,6 +48,7 @@ from typing import Any
 
 import pyspiel
 
+from ..games.registry import REGISTERED  # importing the registry registers the games
 from ..rules import make_rules  # noqa: F401 (read as mariash_env.openspiel.make_rules)
 from . import resample as _resample
 from .game import GAME_TYPE, MariashGame, load_game
@@ -72,10 +73,15 @@ __all__ = [
 ]
 
 
-# The games with an adapter of their own (not on the compiled engine's record); any other
-# name goes to MariashGame.  Each adapter asks the registry for its game with the
-# "openspiel" front end, so a game the registry keeps from OpenSpiel is refused by name.
-_ADAPTERS: dict[str, type[pyspiel.Game]] = {"lizany": MariashLizanyGame}
+def _adapter(rules: Any) -> type[pyspiel.Game]:
+    """The OpenSpiel game class of the game ``rules`` names: its own adapter when the
+    registry names one (``GameKind.openspiel_game``: a game not on the compiled engine's
+    record), else MariashGame.  Each adapter asks the registry for its game with the
+    "openspiel" front end, so a game the registry keeps from OpenSpiel (or an unknown
+    name) is refused there, by name."""
+    kind = REGISTERED.get(rules) if isinstance(rules, str) else None
+    return kind.load("openspiel_game") if kind is not None and kind.openspiel_game \
+        else MariashGame
 
 
 class _Create:
@@ -88,7 +94,7 @@ class _Create:
     at exit (seen under pytest)."""
 
     def __new__(cls, params: dict[str, Any] | None = None) -> pyspiel.Game:  # type: ignore[misc]
-        return _ADAPTERS.get((params or {}).get("rules"), MariashGame)(params)
+        return _adapter((params or {}).get("rules"))(params)
 
 
 class _Package(types.ModuleType):

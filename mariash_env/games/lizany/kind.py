@@ -19,6 +19,7 @@ KIND = GameKind(
     options=("rules",),
     table_robot="mariash_env.games.lizany.table_robot:LizanyRuleRobot",
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
+    openspiel_game="mariash_env.openspiel.lizany:MariashLizanyGame",
     record_format=Z.FORMAT, record_replay="mariash_env.games.lizany.record:replay_result",
     net="onnx:models/robot_lizany.onnx",
     vector="mariash_env.games.lizany.vector:LizanyVectorEnv",
