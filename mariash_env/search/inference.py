@@ -18,6 +18,7 @@ from ..core.engine import apply_action, legal_actions
 from ..core.jit import njit
 from ..core.state import PH_PLAY, PHASE, STATE_SIZE
 from ..core.tricks import cards_played, played_card
+from ..games.registry import game_kind, games
 from ..games.voleny import actions as A
 from ..games.voleny.observe import OBS_SIZE, encode
 from ..games.voleny.worlds import play_start
@@ -62,9 +63,13 @@ def other_decisions(worlds: np.ndarray, seat: int, rules: Rules | None = None
     cards (laying down left out), the card's action and the world's index, in play order.
     """
     rules = rules if rules is not None else make_rules()
-    if rules.rules != "voleny" or rules.players != 3:
-        raise ValueError(f"other_decisions: volený mariáš with three players only, got "
-                         f"rules={rules.rules!r}, players={rules.players}")
+    kind = game_kind(rules)
+    if not kind.world_inference or rules.players != 3:  # the registry's (GameKind)
+        raise ValueError(f"other_decisions: the games whose worlds replay the other "
+                         f"seats' decisions "
+                         f"({', '.join(k.name for k in games() if k.world_inference)}) with "
+                         f"three players only, got rules={rules.rules!r}, "
+                         f"players={rules.players}")
     worlds = np.ascontiguousarray(worlds, dtype=np.int32)
     if worlds.ndim != 2 or worlds.shape[1] != STATE_SIZE:
         raise ValueError(f"other_decisions: expected worlds int32[W, {STATE_SIZE}], got "
