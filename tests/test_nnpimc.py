@@ -403,7 +403,12 @@ def test_a_bias_needs_network_bidding_and_a_linear_score_scale():
     ("nnpimc(betl_bias='2')", {}, "betl_bias"),
     ("nnpimc(durch_bias=1e999)", {}, "durch_bias"),
     ("nnpimc(inference=1)", {}, "inference"),
-    ("nnpimc", {"rules": "licitovany"}, "licitovany"),
+    # nnpimc plays licitovaný with a licitovaný network, without what is volený's own
+    ("nnpimc(inference=True)", {"rules": "licitovany"}, "cannot use inference=True"),
+    ("nnpimc(inference=False, leaf='network')", {"rules": "licitovany"}, "leaf='network'"),
+    ("nnpimc(inference=False, bidding='network', durch_bias=1)", {"rules": "licitovany"},
+     "cannot use durch_bias"),
+    (f"nnpimc(model={str(MODEL)!r})", {"rules": "licitovany"}, "licitovany"),
     ("nnpimc", {"rules": {"players": 4}}, "4 players"),
 ])
 def test_bad_specs_are_refused_by_name(spec, kw, what):
@@ -523,10 +528,56 @@ def test_strong_is_nnpimc_with_its_preset_and_takes_overrides():
     assert Path(o.net.path) == MODEL
     with pytest.raises(ValueError, match="from_trick"):
         make_robot("strong(from_trick=-1)")
-    with pytest.raises(ValueError, match="robot 'strong' cannot play licitovany"):
-        make_robot("strong", rules="licitovany")
     assert _factory("strong", {"worlds": 2})().worlds == 2
     rules = make_rules()
     for seed, seating in ((3, (0, 1, 1)), (4, (1, 0, 0))):
         out = play_deal([o, TableRobot()], seating, seed, seed % 3, rules)
+        assert sum(out["payments"]) == 0
+
+
+def test_licitovany_strong_is_the_networks_bidding_and_early_tricks_then_pimc():
+    """make_robot('strong', rules='licitovany') (issue #35): nnpimc with the licitovaný
+    network (its kind's preset): every decision before the card play -- auction, game,
+    trumps, talon, face-down lead, flek (LICITOVANY.md §5-§7) -- and the card play
+    before ``from_trick`` (``nt_from_trick`` in betl and durch, §5) are the network's
+    greedy action on the seat's observation; later cards are searched on uniform worlds.
+    Every action is legal and the deals settle zero-sum (§8)."""
+    from mariash_env.games.registry import game_kind
+    from mariash_env.robots import OnnxRobot, parse_spec
+
+    rules = make_rules(rules="licitovany")
+    preset = parse_spec(game_kind("licitovany").strong)[1]
+    robot = make_robot("strong(worlds=2, seed=5)", rules="licitovany")
+    assert isinstance(robot, NNPIMCRobot) and robot.games == ("licitovany",)
+    assert (robot.from_trick, robot.nt_from_trick, robot.inference, robot.network_bidding,
+            robot.leaf) == (preset["from_trick"], preset["nt_from_trick"], False, True,
+                            "solver")
+    assert Path(robot.net.path).resolve() == (ROOT / preset["model"]).resolve()
+    net = OnnxRobot(ROOT / preset["model"], game="licitovany")
+    rv = rules.vector()
+    phases, played = set(), 0
+    for seed in range(12):
+        st = _deal(seed, rules)
+        while st[S.PHASE] != S.PH_DONE:
+            view = SeatView(st.copy(), int(st[S.TO_MOVE]), rules)
+            mask = view.action_mask()
+            searched = robot.stats["searched"]
+            a = robot.act_view(view)
+            assert mask[a], (seed, a)
+            nt = st[S.CONTRACT] in (S.C_BETL, S.C_DURCH)
+            first = robot.nt_from_trick if nt else robot.from_trick
+            if st[S.PHASE] != S.PH_PLAY or st[S.TRICK_NO] < first:
+                assert a == net.act(view.observation_dict())
+                assert robot.stats["searched"] == searched
+                phases.add(int(st[S.PHASE]))
+            elif np.count_nonzero(mask) > 1:
+                assert robot.stats["searched"] == searched + 1
+                played += 1
+            apply_action(st, rv, a)
+        assert S.get64(st, S.PAY) + S.get64(st, S.PAY + 2) + S.get64(st, S.PAY + 4) == 0
+    assert {S.PH_BID, S.PH_GAME} <= phases and played > 0
+    assert robot.stats["weighed"] == 0
+    for seed, seating in ((3, (0, 1, 1)), (4, (1, 0, 0))):  # the arena's engine
+        out = play_deal([robot, make_robot("table", rules="licitovany")], seating, seed,
+                        seed % 3, rules)
         assert sum(out["payments"]) == 0

@@ -15,8 +15,8 @@ and :func:`robots_of` read the registry):
   licitovaný);
 * ``"nnpimc"`` -- :class:`~mariash_env.robots.nnpimc.NNPIMCRobot`, PIMC whose card-play
   worlds are weighted by how likely an exported network finds the other seats' recorded
-  cards (``"nnpimc(model=models/robot.onnx, worlds=8)"``; volený, three players; imported
-  when built);
+  cards (``"nnpimc(model=models/robot.onnx, worlds=8)"``; volený, three players, or
+  licitovaný with a licitovaný model and uniform worlds; imported when built);
 * ``"net"`` and ``"strong"`` -- per game, the robot spec its kind names
   (``GameKind.net``: the best shipped network alone, no search; ``GameKind.strong``: the
   strongest robot at about a millisecond a decision).  Volený: ``net`` is
@@ -24,8 +24,10 @@ and :func:`robots_of` read the registry):
   (``nnpimc`` with the settings of :data:`STRONG`: the distilled network's bidding and
   first three tricks of suit games, exact PIMC on uniform worlds from the fourth trick on
   and in every trick of betl and durch); licitovaný: ``net`` is
-  ``models/robot_licitovany.onnx``.  A game that names none refuses them with
-  :class:`RobotGameError` naming the robots it has.  Arguments override the kind's
+  ``models/robot_licitovany.onnx``, ``strong`` ``nnpimc`` with that network's bidding
+  and first four tricks and uniform PIMC after (issue #35, its kind's ``strong``).  A
+  game that names none refuses them with :class:`RobotGameError` naming the robots it
+  has.  Arguments override the kind's
   (``"strong(from_trick=4, worlds=8)"``);
 * ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy of the game;
 * ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
@@ -152,7 +154,8 @@ NNPIMC_ARGS = {
     "durch_bias": (lambda v: real(v) and -math.inf < v < math.inf,
                    "a finite number of groše"),
 }
-register_robot("nnpimc", "mariash_env.robots.nnpimc:NNPIMCRobot", games=("voleny",),
+register_robot("nnpimc", "mariash_env.robots.nnpimc:make_nnpimc",
+               games=("voleny", "licitovany"),  # the game of its model
                seat_counts=(3,), needs_view=True, args=NNPIMC_ARGS)
 register_robot("net", per_game="net")  # the game's kind names it (GameKind.net)
 register_robot("strong", per_game="strong")

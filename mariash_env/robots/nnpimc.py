@@ -57,7 +57,18 @@ are added to the network's values of naming betl and durch there (as a contract 
 the answer to a betl; not the open ones of the variant): the network learnt those
 values for betl and durch played by its own card play, and with ``nt_from_trick`` the
 search plays them instead (measured in docs/nnpimc.md: no gain, default 0).
-Volený mariáš with three players only: licitovaný and the four-player table are refused.
+
+The game is the network's (its metadata, :class:`OnnxRobot`): volený mariáš with three
+players (the four-player table is refused), or licitovaný mariáš (LICITOVANY.md) with a
+licitovaný network such as ``models/robot_licitovany.onnx``.  In licitovaný the robot
+plays the settings of its ``strong`` robot: ``bidding="network"`` (every decision before
+the card play -- auction, game, trumps, helping suit, talon, face-down lead, flek and
+show -- is the network's greedy action; ``"simulate"`` and ``"table"`` are PIMC's), the
+network's card play before ``from_trick`` (``nt_from_trick`` for betl and durch) and PIMC
+with the solver on uniform worlds after (``inference=False``, ``leaf="solver"``).  What
+is built on volený's own modules is refused there with a ValueError: the inference over
+worlds (:func:`mariash_env.search.inference.other_decisions` replays volený's card
+play), ``leaf="network"`` and ``betl_bias`` / ``durch_bias`` (volený's contract actions).
 """
 
 from __future__ import annotations
@@ -69,17 +80,25 @@ from typing import Any
 import numpy as np
 
 from ..core import state as S
+from ..games.base import GameKind
 from ..games.voleny import actions as A
+from ..kinds import kind_of
 from ..rules import Rules
 from ..shipped import shipped_model
 from .pimc import PIMCRobot, _payoff, solver_available
 from .view import SeatView
 
-__all__ = ["NNPIMCRobot", "world_log_weights", "DEFAULT_MODEL"]
+__all__ = ["NNPIMCRobot", "make_nnpimc", "world_log_weights", "DEFAULT_MODEL",
+           "VOLENY_ONLY"]
 
 DEFAULT_MODEL = shipped_model("robot.onnx")
 LEAVES = ("solver", "network")
 """How a card is valued in a world: the double-dummy solver, or a playout by the network."""
+VOLENY_GAME = "voleny"
+"""The game whose modules (actions, inference over worlds, playouts) the settings of
+:data:`VOLENY_ONLY` are built on."""
+VOLENY_ONLY = ("inference=True", "leaf='network'", "betl_bias", "durch_bias")
+"""The settings another game's network refuses (module docstring)."""
 
 
 def score_unit(net: Any) -> float:
@@ -116,8 +135,9 @@ def world_log_weights(scores: np.ndarray, mask: np.ndarray, action: np.ndarray,
 class NNPIMCRobot(PIMCRobot):
     """PIMC with worlds weighted by a network's inference (module docstring).
 
-    ``model``: path of an exported volený robot (ONNX; default the shipped
-    ``models/robot.onnx``, :mod:`mariash_env.shipped`); ``worlds``: worlds solved per
+    ``model``: path of an exported robot (ONNX; default the shipped volený
+    ``models/robot.onnx``, :mod:`mariash_env.shipped`), whose game (its metadata) the
+    robot plays (module docstring: licitovaný refuses :data:`VOLENY_ONLY`); ``worlds``: worlds solved per
     decision; ``candidates``: worlds sampled and weighted per card-play decision (default
     ``4 * worlds``); ``temperature``: of the softmax over the network's Q-values (groše x
     0.1; default 0.3, the best of 0.1-1.0 in small matches, docs/nnpimc.md); ``floor``: least relative likelihood of one card (0 < floor <= 0.1);
@@ -129,12 +149,13 @@ class NNPIMCRobot(PIMCRobot):
     ``nt_from_trick``: the same for betl and durch (default ``from_trick``);
     ``betl_bias``, ``durch_bias``: groše added to the network's values of naming betl
     and durch (``"network"`` bidding; module docstring);
-    ``inference``: weight the worlds (default) or search uniform ones; ``time_limit``,
+    ``inference``: weight the worlds or search uniform ones (default: weight them with
+    a volený network, the only game it has); ``time_limit``,
     ``seed``, ``game``, ``warm``: as :class:`PIMCRobot`.
     """
 
     name = "nnpimc"
-    games = ("voleny",)
+    games = ("voleny", "licitovany")  # an instance plays its network's game only
     seat_counts = (3,)
     _warm_network = True
 
@@ -143,7 +164,7 @@ class NNPIMCRobot(PIMCRobot):
                  floor: float = 0.1, time_limit: float | None = None,
                  seed: int | None = None, game: Any = None, bidding: str = "simulate",
                  threads: int = 1, leaf: str = "solver", from_trick: int = 0,
-                 inference: bool = True, nt_from_trick: int | None = None,
+                 inference: bool | None = None, nt_from_trick: int | None = None,
                  betl_bias: float = 0.0, durch_bias: float = 0.0,
                  warm: bool = True) -> None:
         if bidding not in ("simulate", "table", "network"):
@@ -164,7 +185,6 @@ class NNPIMCRobot(PIMCRobot):
         self.leaf = leaf
         self.from_trick = int(from_trick)
         self.nt_from_trick = self.from_trick if nt_from_trick is None else int(nt_from_trick)
-        self.inference = bool(inference)
         super().__init__(worlds=worlds, time_limit=time_limit, seed=seed, game=game,
                          bidding="table" if bidding == "network" else bidding, warm=False)
         self.network_bidding = bidding == "network"
@@ -180,7 +200,16 @@ class NNPIMCRobot(PIMCRobot):
             raise ValueError(f"floor must be in (0, 0.1], got {floor}")
         from .onnx_robot import OnnxRobot
 
-        self.net = OnnxRobot(model, threads=threads, game="voleny")
+        self.net = OnnxRobot(model, threads=threads)  # the game is the model's
+        self.games = self.net.games
+        if self.net.game.name not in type(self).games:
+            raise ValueError(f"robot 'nnpimc' plays {' and '.join(type(self).games)}; "
+                             f"{model} is a robot of {self.net.game.name}")
+        if inference is None:  # the inference replays volený's card play only
+            inference = self.net.game.name == VOLENY_GAME
+        self.inference = bool(inference)
+        if self.net.game.name != VOLENY_GAME:
+            self._refuse_voleny_only(self.inference, leaf, betl_bias, durch_bias)
         self.score_unit = 0.0
         if self.betl_bias or self.durch_bias:
             if not self.network_bidding:
@@ -195,11 +224,32 @@ class NNPIMCRobot(PIMCRobot):
         if warm:  # after every argument was checked
             self.warm_up()
 
-    @staticmethod
-    def _check_rules(rules: Rules) -> None:
-        if rules.rules != "voleny" or rules.players != 3:
-            raise ValueError(f"robot 'nnpimc' plays volený mariáš with three players only, "
-                             f"got rules={rules.rules!r}, players={rules.players}")
+    def _refuse_voleny_only(self, inference: bool, leaf: str, betl_bias: float,
+                            durch_bias: float) -> None:
+        """ValueError naming the settings of :data:`VOLENY_ONLY` asked for with another
+        game's network (module docstring)."""
+        asked = [name for name, on in zip(VOLENY_ONLY, (inference, leaf == "network",
+                                                        betl_bias, durch_bias)) if on]
+        if asked:
+            game = self.net.game.title or self.net.game.name
+            raise ValueError(
+                f"robot 'nnpimc' with a network of {game} ({self.net.path}) cannot use "
+                f"{', '.join(asked)}: they are volený's (inference over worlds, network "
+                "playouts, the betl / durch biases); use inference=False, leaf='solver' "
+                "and no bias")
+
+    def warm_up(self) -> float:
+        """As :meth:`PIMCRobot.warm_up`, for the network's game only."""
+        from ..compile import warmup
+
+        return warmup(self.games, network=self._warm_network)
+
+    def _check_rules(self, rules: Rules) -> None:
+        if kind_of(rules).name not in self.games or rules.players not in self.seat_counts:
+            raise ValueError(f"robot 'nnpimc' with {self.net.path} plays "
+                             f"{self.net.game.title or self.net.game.name} with three "
+                             f"players only, got rules={rules.rules!r}, "
+                             f"players={rules.players}")
 
     def act_view(self, view: SeatView) -> int:
         self._check_rules(view.rules)
@@ -289,3 +339,16 @@ class NNPIMCRobot(PIMCRobot):
         counts = np.bincount(drawn, minlength=len(pool))
         order = list(dict.fromkeys(drawn.tolist()))  # distinct, in the order drawn
         return super().search(view, cands, fallback, pool[order], counts[order], t0)
+
+
+def make_nnpimc(kind: GameKind, players: int, **kw: Any) -> NNPIMCRobot:
+    """Robot ``"nnpimc"`` of the registry in the game of ``kind``: without ``model``, the
+    shipped :data:`DEFAULT_MODEL` in volený and the game's own network (its kind's
+    ``net``, a shipped ``onnx:models/FILE``) in another game."""
+    if "model" not in kw and kind.name != VOLENY_GAME:
+        base, _, path = kind.net.partition(":")
+        if base != "onnx" or not path.startswith("models/"):
+            raise ValueError(f"robot 'nnpimc' has no network of {kind.title or kind.name} "
+                             f"to default to (GameKind.net = {kind.net!r}): give model=PATH")
+        kw["model"] = shipped_model(path[len("models/"):])
+    return NNPIMCRobot(**kw)

@@ -1,4 +1,6 @@
-"""Licitovaný mariáš (LICITOVANY.md) as the registry sees it."""
+"""Licitovaný mariáš (LICITOVANY.md) as the registry sees it: its robots ``net`` (the
+shipped licitovaný network) and ``strong`` (nnpimc: that network before the fifth trick,
+PIMC with the solver after; issue #35, docs/nnpimc.md)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,10 @@ KIND = GameKind(
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
     units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold
     net="onnx:models/robot_licitovany.onnx",
+    # issue #35's strong cheap robot (nnpimc, docs/nnpimc.md): the licitovaný network's
+    # auction, announcements and first tricks, exact PIMC on uniform worlds after
+    strong="nnpimc(model='models/robot_licitovany.onnx', bidding='network', "
+           "from_trick=4, nt_from_trick=0, inference=False, worlds=6)",
     # LICITOVANY.md §12's phase names in the environment's rich infos
     phase_groups=(("bid", "auction"), ("hold", "auction"), ("lone_bid", "auction"),
                   ("game", "announce"), ("trumps", "announce"), ("helping", "announce"),
