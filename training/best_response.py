@@ -91,7 +91,7 @@ def exploiter_config(s: Any, init: Path | None) -> Config:
         "run": {"max_decisions": s.decisions, "time_budget_s": s.minutes * 60.0,
                 "checkpoint_every": 100, "keep_checkpoints": 0, "threads": 1,
                 "tensorboard": False, "plot": True, "progress": True},
-        "dmc": {**dmc, **_DMC},
+        "dmc": {**dmc, **_DMC, **({"lr": s.lr} if getattr(s, "lr", 0.0) else {})},
     }, "the best response's config")
 
 

@@ -187,6 +187,7 @@ class Settings:
     seed: int = 0
     jobs: int = 1
     exploiter: str = ""  # a robot spec to measure instead of training one
+    lr: float = 0.0  # the exploiter's learning rate (0: training.best_response's default)
 
 
 def _train_module():
@@ -382,6 +383,8 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                     help="duplicate deals of the measurement (default 500)")
     ap.add_argument("--seed", type=nonnegative(int), default=0, help="decks and training seed")
     ap.add_argument("--jobs", type=positive(int), default=1, help="processes of the matches")
+    ap.add_argument("--lr", type=positive(float), default=None,
+                    help="the exploiter's learning rate (default 3e-4)")
     ap.add_argument("--exploiter", default="", help="measure this robot spec as the exploiter "
                     "instead of training one (no torch needed)")
     ap.add_argument("--out", default="", help="the run's folder (default runs/best_response/"
@@ -408,7 +411,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
         return Settings(robot=robot, rules=rules, seats=args.seats, init=args.init,
                         decisions=args.decisions, minutes=args.minutes,
                         num_envs=args.num_envs, deals=deals, seed=args.seed, jobs=args.jobs,
-                        exploiter=args.exploiter)
+                        exploiter=args.exploiter, lr=args.lr or 0.0)
 
     def body() -> int:
         if args.table:
