@@ -33,8 +33,11 @@ from .trainer import Trainer
 # The DMC options of a best response that do not come from the warm start: no search
 # labels (the exploiter learns from its games only), little exploration (a strong start).
 # Every decision is used ``epochs`` times: the frozen robot's moves are the expensive part
-# of a rollout, so a sample is worth more gradient steps than in self-play.
-_DMC = {"lr": 3e-4, "epochs": 4.0, "batch_size": 512, "eps_start": 0.05, "eps_end": 0.02,
+# of a rollout, so a sample is worth more gradient steps than in self-play.  A small
+# learning rate: the warm start is a network trained for hours (lízaný against its table
+# robot, 3 M decisions: lr 3e-4 fell from the warm start's +0.26 to +0.03, lr 3e-5 rose to
+# +0.36); a poor warm start (an endgame) learns faster with --lr 3e-4.
+_DMC = {"lr": 3e-5, "epochs": 4.0, "batch_size": 512, "eps_start": 0.05, "eps_end": 0.02,
         "eps_decay_decisions": 500_000,
         "label_data": "", "bid_label_data": "", "more_label_data": [], "demo_margin": 0.0}
 _KEEP = ("optimizer", "grad_clip", "weight_decay", "reward_transform",

@@ -384,7 +384,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
     ap.add_argument("--seed", type=nonnegative(int), default=0, help="decks and training seed")
     ap.add_argument("--jobs", type=positive(int), default=1, help="processes of the matches")
     ap.add_argument("--lr", type=positive(float), default=None,
-                    help="the exploiter's learning rate (default 3e-4)")
+                    help="the exploiter's learning rate (default 3e-5: a fine-tuning)")
     ap.add_argument("--exploiter", default="", help="measure this robot spec as the exploiter "
                     "instead of training one (no torch needed)")
     ap.add_argument("--out", default="", help="the run's folder (default runs/best_response/"
