@@ -83,12 +83,14 @@ def test_walk_over_the_cards_played():
 def test_python_twins_are_the_core_rules():
     """One definition each (issue #11): the robots' and the world sampler's pure-Python
     helpers are core/tricks.py's, and the compiled and Python forms share one rule."""
-    from mariash_env.robots import pimc, table
+    from mariash_env.games.voleny import candidates
+    from mariash_env.robots import table
     from mariash_env.search import worlds
 
     assert F.popcount is T.popcount_py and F.strength is T.strength_py
     assert F.beats is T.beats_py and F.winning_index is T.winning_index_py
-    assert table.winning_index is T.winning_index_py and pimc.strength is T.strength_py
+    # PIMC's trump-choice narrowing is volený's (games/voleny/candidates.py, issue #30)
+    assert table.winning_index is T.winning_index_py and candidates.strength is T.strength_py
     assert worlds.popcount_py is T.popcount_py
     assert T._beats.py_func is T._beats_rule and T._strength.py_func is T._strength_rule
     for c in range(32):
