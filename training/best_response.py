@@ -129,30 +129,6 @@ def train_exploiter(s: Any, out: Path, progress: bool = True, log: Any = print
 # --- the check against an exact best response ----------------------------------------------
 
 
-def endgame_value(endgame: Any, robots: list[Any], seat: int) -> float:
-    """The exact expected payment (groše) of ``seat`` in ``endgame`` with ``robots[s]``
-    in seat ``s``: every deal of its cards played out on the batched engine."""
-    from mariash_env.vector import VectorEnv
-
-    states = endgame.splits()
-    m = len(states)
-    env = VectorEnv(m, seed=0, deals=1)
-    env.restore_states(states)
-    st = env.current()
-    total = np.zeros(m)
-    done = np.zeros(m, bool)
-    while not done.all():
-        a = st.mask.argmax(1).astype(np.int64)  # the rows already done: any legal action
-        for s, robot in enumerate(robots):
-            rows = np.flatnonzero((st.player == s) & ~done)
-            if rows.size:
-                a[rows] = robot.act_batch(st.obs[rows], st.mask[rows])
-        st = env.step(a)
-        total[~done] += st.rewards[~done, seat]
-        done |= st.deal_done
-    return float(total.mean())
-
-
 def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
                   decisions: int = 400_000, minutes: float = 10.0, init: str = "",
                   progress: bool = True, log: Any = print) -> dict[str, Any]:
@@ -179,7 +155,7 @@ def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
     if known.is_file():
         own, exact = json.loads(known.read_text())
     else:
-        own = [eg.robot_value(frozen, s) for s in range(3)]
+        own = [float(v) for v in eg.robot_values(frozen)]
         exact = [exact_best_response(eg, frozen, s) - own[s] for s in range(3)]
         out.mkdir(parents=True, exist_ok=True)
         with atomic_open(known, "w") as f:
@@ -199,12 +175,12 @@ def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
     approx = []
     for seat in range(3):
         robots = [mine if k == seat else frozen for k in range(3)]
-        approx.append(endgame_value(eg, robots, seat) - own[seat])
+        approx.append(float(eg.robot_values(robots)[seat]) - own[seat])
     start = [None] * 3
     w = init_model("voleny", init)
     if w is not None:
         warm = make_robot(f"onnx:{w}")
-        start = [endgame_value(eg, [warm if k == seat else frozen for k in range(3)], seat)
+        start = [float(eg.robot_values([warm if k == seat else frozen for k in range(3)])[seat])
                  - own[seat] for seat in range(3)]
     res = {"robot": robot, "seed": seed, "tricks": tricks, "deals": len(eg.splits()),
            "exact_gain": exact, "approx_gain": approx, "warm_start_gain": start,

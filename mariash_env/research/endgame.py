@@ -241,8 +241,10 @@ class Endgame:
     # -- values --------------------------------------------------------------------------
     def robot_values(self, robot: Any) -> np.ndarray:
         """Exact expected payoffs (groše, float64[3]) of the three seats when ``robot``
-        plays all of them, every deal enumerated (the batched engine; a uniform robot's
-        every action weighted)."""
+        plays all of them -- or, given a list of three robots, ``robot[s]`` seat ``s`` --
+        every deal enumerated (the batched engine; a uniform robot's every action
+        weighted)."""
+        robots = list(robot) if isinstance(robot, (list, tuple)) else [robot] * 3
         splits = self.splits()
         total = np.zeros(3)
         w0 = 1.0 / splits.shape[0]
@@ -253,7 +255,11 @@ class Endgame:
                 venv = self.venv(states.shape[0])
                 venv.restore_states(states)
                 step = venv.current()
-                probs = robot_probabilities(robot, step.obs, step.mask)
+                probs = np.zeros(step.mask.shape)
+                for s, r in enumerate(robots):
+                    at = np.flatnonzero(step.player == s)
+                    if at.size:
+                        probs[at] = robot_probabilities(r, step.obs[at], step.mask[at])
                 rows, acts = np.nonzero(probs > 0)
                 w = w[rows] * probs[rows, acts]
                 venv = self.venv(rows.size)
