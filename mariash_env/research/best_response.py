@@ -137,6 +137,9 @@ def gain_per_deal(match: Any, baseline: Any, seats: int, exploiter: int = 0
     return gain, split, roles
 
 
+_BASELINES: dict[tuple, Any] = {}  # the frozen robot's own matches, by decks (exploiter_gain)
+
+
 def exploiter_gain(exploiter: str, frozen: str, rules: str = "voleny", seats: int = 1,
                    deals: int = 500, seed: int = 0, jobs: int = 1, batch: int = 50,
                    n_boot: int = 2000, progress: bool = True,
@@ -155,8 +158,14 @@ def exploiter_gain(exploiter: str, frozen: str, rules: str = "voleny", seats: in
     match = duplicate_match({"exploiter": exploiter, "frozen": frozen}, deals=deals,
                             seed=seed, jobs=jobs, rules=rdict, progress=progress,
                             batch=batch, n_boot=n_boot)
-    baseline = duplicate_match({"frozen": frozen}, deals=deals, seed=seed, jobs=jobs,
-                               rules=rdict, progress=progress, batch=batch, n_boot=n_boot)
+    # the robot alone on these decks: the same for every exploiter measured against it
+    # (a match depends on its decks, rules and batch, never on jobs), so played once
+    key = (frozen, tuple(sorted(rdict.items())), deals, seed, batch)
+    baseline = _BASELINES.get(key)
+    if baseline is None:
+        baseline = _BASELINES[key] = duplicate_match(
+            {"frozen": frozen}, deals=deals, seed=seed, jobs=jobs, rules=rdict,
+            progress=progress, batch=batch, n_boot=n_boot)
     gain, split, roles = gain_per_deal(match, baseline, seats)
     lo, hi = bootstrap_ci(gain, n_boot) if deals > 1 else (np.nan, np.nan)
     rlo, rhi = bootstrap_ci(split, n_boot) if deals > 1 else (
