@@ -19,8 +19,8 @@ import numpy as np
 
 from .cards import CARD_CODES, parse_deck
 from .core import state as S
-from .core.deal import deal_deck, deck_of, shuffled_deck, start_partie
-from .core.engine import advance_partie, apply_action, legal_actions
+from .core.deal import deck_of, shuffled_deck
+from .core.engine import advance_partie, apply_action, deal_deck, legal_actions, start_partie
 from .games.voleny import actions as A
 from .games.voleny.four import CORE_DEALER, mirror_scores, player_of, seat_of
 from .games.voleny.record import LEVEL_NAMES, level_name  # noqa: F401 - public here too

@@ -46,8 +46,7 @@ import numpy as np
 
 from .cards import CARD_CODES, CardError, card_index
 from .core import state as S
-from .core.deal import start_partie
-from .core.engine import apply_action, legal_actions
+from .core.engine import apply_action, legal_actions, start_partie
 from .core.tables import POS_SEAT
 from .games.registry import game_kind, games
 from .games.voleny import actions as A

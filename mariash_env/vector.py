@@ -213,7 +213,7 @@ from .core.engine import (
 )
 from .core.flow import play_turn
 from .core.jit import borrow, borrow_row, popcount64
-from .core.play import can_lay_down, legal_cards, play_card
+from .core.play import legal_cards, play_card
 from .core.semantic import (
     SEMANTIC,
     V_BET_LEVEL,
@@ -250,6 +250,7 @@ from .games.registry import games
 from .games.voleny import phases as VP
 from .games.voleny.actions import N_ACTIONS
 from .games.voleny.four import payment4, player_of
+from .games.voleny.laydown import can_lay_down
 from .games.voleny.observe import OBS_SIZE, STATE_OBS_SIZE
 from .kinds import kind_of
 from .rules import R_MAX_FLEK, R_NDEALS, R_PLAYERS, is_int, make_rules

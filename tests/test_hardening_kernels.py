@@ -11,8 +11,7 @@ import pytest
 from mariash_env import Game, make_rules
 from mariash_env.actions import N_ACTIONS
 from mariash_env.core import state as S
-from mariash_env.core.deal import deal_deck
-from mariash_env.core.engine import apply_action, legal_actions
+from mariash_env.core.engine import apply_action, deal_deck, legal_actions
 from mariash_env.core.licit_observe import LOBS_SIZE, encode_licit
 from mariash_env.core.observe import O_PLAYED_BY, O_PLAYED_IN, OBS_SIZE, encode
 from mariash_env.core.observe4 import OBS4_SIZE, encode4

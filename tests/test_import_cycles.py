@@ -179,3 +179,40 @@ def test_every_table_robot_imports_first():
         r = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT,
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, f"import {module}: {r.stderr[-800:]}"
+
+
+def _alias(path: Path) -> bool:
+    """An old module path kept as a one-line alias of the moved module (docs/design.md)."""
+    return "sys.modules[__name__] = _moved" in path.read_text()
+
+
+def test_shared_layers_import_no_game():
+    """docs/design.md, "Who may import whom": the shared compiled layers (``core/*``) and
+    the card and rule vocabulary import no game's package; only the compiled dispatch
+    (``core/engine``) and the old paths' aliases do (issue #30)."""
+    modules = module_files()
+    graph = import_graph()
+    shared = [m for m in modules if m.startswith("mariash_env.core.")
+              or m in ("mariash_env.cards", "mariash_env.rules")]
+    assert "mariash_env.core.deal" in shared and "mariash_env.core.play" in shared
+    bad = {m: sorted(d for d in graph[m] if d.startswith("mariash_env.games.")
+                     and d != "mariash_env.games.base")  # GameKind's type: names no game
+           for m in shared if m != "mariash_env.core.engine" and not _alias(modules[m])}
+    bad = {m: d for m, d in bad.items() if d}
+    assert not bad, f"shared layers importing a game: {bad}"
+
+
+def test_layer_check_sees_a_game_import(tmp_path):
+    """The layer check above reads a shared module's import of a game (not vacuous)."""
+    core = tmp_path / "mariash_env" / "core"
+    games = tmp_path / "mariash_env" / "games" / "voleny"
+    core.mkdir(parents=True)
+    games.mkdir(parents=True)
+    for d in (tmp_path / "mariash_env", core, games.parent, games):
+        (d / "__init__.py").write_text("")
+    (games / "four.py").write_text("")
+    (core / "flow.py").write_text("from ..games.voleny.four import book4\n")
+    for p in ("training", "scripts"):
+        (tmp_path / p).mkdir()
+    graph = import_graph(tmp_path)
+    assert graph["mariash_env.core.flow"] == {"mariash_env.games.voleny.four"}

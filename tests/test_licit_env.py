@@ -16,8 +16,8 @@ import pytest
 import mariash_env
 from mariash_env import licit_actions as LA
 from mariash_env.core import state as S
-from mariash_env.core.deal import shuffled_deck, start_partie
-from mariash_env.core.engine import apply_action, legal_actions
+from mariash_env.core.deal import shuffled_deck
+from mariash_env.core.engine import apply_action, legal_actions, start_partie
 from mariash_env.core.licit_observe import LOBS_SIZE, LSTATE_OBS_SIZE, encode_licit
 from mariash_env.game import Game, IllegalActionError
 from mariash_env.records import read_records, replay_record, save_records

@@ -15,8 +15,8 @@ import numpy as np
 from numba import njit  # not the core's cached njit: a cache here would miss core edits
 
 from mariash_env.core import state as S
-from mariash_env.core.deal import shuffled_deck, start_partie
-from mariash_env.core.engine import advance_partie, apply_action, legal_actions
+from mariash_env.core.deal import shuffled_deck
+from mariash_env.core.engine import advance_partie, apply_action, legal_actions, start_partie
 from mariash_env.core.licit_games import COMPONENTS
 from mariash_env.core.licit_observe import LOBS_SIZE, LSTATE_OBS_SIZE, encode_licit
 from mariash_env.core.play import follow_cards

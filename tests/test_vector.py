@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from mariash_env.core import state as S
-from mariash_env.core.deal import shuffled_deck, start_partie
-from mariash_env.core.engine import advance_partie, apply_action, legal_actions
+from mariash_env.core.deal import shuffled_deck
+from mariash_env.core.engine import advance_partie, apply_action, legal_actions, start_partie
 from mariash_env.core.observe import OBS_SIZE, STATE_OBS_SIZE, encode
 from mariash_env.rules import RulesError, make_rules
 from mariash_env.vector import (

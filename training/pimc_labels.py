@@ -421,7 +421,7 @@ class LabelSet:
     can start while the generator still runs).
 
     ``augment``: card-play rows are drawn under a random suit relabelling that keeps the
-    trumps (:mod:`mariash_env.core.symmetry`), the observation encoded from the relabelled
+    trumps (:mod:`mariash_env.games.voleny.symmetry`), the observation encoded from the relabelled
     state at each draw and the labels moved with the cards -- up to 6 (suit game) or 24
     (betl, durch) distinct states per label.  The set then keeps the state records, not
     the observations."""
@@ -468,7 +468,7 @@ class LabelSet:
         idx = np.sort(rng.integers(len(legal), size=n))
         if not self.augment:
             return first[idx], legal[idx], value[idx]
-        from mariash_env.core import symmetry as Y
+        from mariash_env.games.voleny import symmetry as Y
 
         rows = first[idx]
         states, seats = rows[:, :-1], rows[:, -1]

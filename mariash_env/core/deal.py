@@ -1,11 +1,16 @@
-"""Dealing, gathering and cutting (RULES.md §2): the cards of one deal shape the next."""
+"""Dealing, gathering and cutting (RULES.md §2): the cards of one deal shape the next.
+
+The layer every game shares: the deck's check, a cleared deal, the partie's reset, the
+shuffle, and the gathering and cut that make the next deck.  Each game deals in its own
+pattern (``games/<game>/deal.py``); the compiled dispatch (:mod:`.engine`) picks it:
+``deal_deck``, ``start_partie`` and ``next_deal`` are there.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..games.voleny.four import CORE_DEALER, mirror_scores, start4
-from ..rules import G_LICIT, R_PLAYERS, R_SHUFFLE_EVERY
+from ..rules import R_SHUFFLE_EVERY
 from .jit import lowest_bit, njit, njit_inline
 from .state import (
     ACTOR,
@@ -17,7 +22,6 @@ from .state import (
     CLAIM_HANDS,
     CLAIMER,
     CONTRACT,
-    CUT,
     DEAL_NO,
     DEALER,
     DISC,
@@ -36,9 +40,6 @@ from .state import (
     MARR_SEAT,
     P4_DEALER,
     PARTIE_DONE,
-    PH_BID,
-    PH_TRUMP,
-    PHASE,
     POS,
     SCORE,
     SEVEN_SEAT,
@@ -47,44 +48,36 @@ from .state import (
     TALON,
     TALON_OWNER,
     TLEAD,
-    TO_MOVE,
     TRICKS,
     TRUMP_CARD,
     TWIN,
     getm,
     rng_below,
-    setm,
 )
-from .tables import ALL, POS_SEAT, POS_SEAT_LICIT
+from .tables import ALL
 
 _DECK_MSG = (f"deal: expected an int32[{STATE_SIZE}] state, a deck holding each card "
              "0..31 once and a dealer seat 0..2 (a player 0..3 at four)")
 
 
 @njit
-def deal_deck(st, deck, dealer, game=0):
-    """Start a deal: ``deck`` (32 card indices from the top) dealt in blocks by ``dealer``:
-    volený 7-5-5-5-5-5 (RULES.md §2), licitovaný (``game`` = G_LICIT) 5-5-5-2-5-5-5 with
-    the auction next (LICITOVANY.md §2, §4).  The cards index the state: ValueError
-    unless ``deck`` is a permutation of 0..31 (and ``st`` a whole record)."""
+def check_deck(st, deck, dealer, players=3):
+    """ValueError unless ``deck`` is a permutation of the card indices 0..31, ``dealer`` one
+    of the ``players`` (a seat 0..2; at four a player 0..3) and ``st`` a whole record."""
     seen = np.int64(0)
     if deck.shape[0] == 32:
         for p in range(32):
             c = deck[p]
             if 0 <= c < 32:
                 seen |= np.int64(1) << c
-    if st.shape[0] < STATE_SIZE or seen != ALL or not 0 <= dealer <= 2:
+    if st.shape[0] < STATE_SIZE or seen != ALL or not 0 <= dealer < players:
         raise ValueError(_DECK_MSG)
-    if game == G_LICIT:
-        _deal_licit(st, deck, dealer)
-    else:
-        _deal_voleny(st, deck, dealer)
 
 
 @njit
-def _clear_deal(st, dealer):
+def clear_deal(st, dealer):
     """Every deal field (DEALER up to the four-player partie fields) to its start value;
-    forehand from ``dealer``."""
+    forehand from ``dealer``, returned."""
     for i in range(DEALER, P4_DEALER):
         st[i] = 0
     for off in (TRUMP_CARD, ACTOR, CHOOSER, TALON_OWNER, BAD_SEAT, DURCH_SEAT, BETL_SEAT,
@@ -111,46 +104,12 @@ def _clear_deal(st, dealer):
 
 
 @njit
-def _deal_voleny(st, deck, dealer):
-    f = _clear_deal(st, dealer)
-    h0 = np.int64(0)  # three scalars rather than an array: no allocation per deal
-    h1 = np.int64(0)
-    h2 = np.int64(0)
-    for p in range(32):
-        c = deck[p]
-        st[POS + c] = p
-        s = (f + POS_SEAT[p]) % 3
-        bit = np.int64(1) << c
-        if s == 0:
-            h0 |= bit
-        elif s == 1:
-            h1 |= bit
-        else:
-            h2 |= bit
-    setm(st, HAND, h0)
-    setm(st, HAND + 1, h1)
-    setm(st, HAND + 2, h2)
-    st[PHASE] = PH_TRUMP
-    st[TO_MOVE] = f
-
-
-@njit
-def _deal_licit(st, deck, dealer):
-    """LICITOVANY.md §2: forhond 0-4 and 17-21, zadák 5-9 and 22-26, the dealer 10-14 and
-    27-31, the talon 15-16 face down; §4: zadák challenges forhond, who holds."""
-    f = _clear_deal(st, dealer)
-    hands = np.zeros(4, dtype=np.int64)
-    for p in range(32):
-        c = deck[p]
-        st[POS + c] = p
-        hands[POS_SEAT_LICIT[p]] |= np.int64(1) << c
-    for k in range(3):
-        setm(st, HAND + (f + k) % 3, hands[k])
-    setm(st, TALON, hands[3])  # nobody's until the auction's winner takes it
-    st[LIC_HOLDER] = f
-    st[LIC_CHALLENGER] = (f + 1) % 3
-    st[PHASE] = PH_BID
-    st[TO_MOVE] = (f + 1) % 3
+def reset_partie(st):
+    """A new partie's counters: no deal dealt yet, no score."""
+    st[DEAL_NO] = 0
+    st[PARTIE_DONE] = 0
+    for i in range(6):  # three int64 scores
+        st[SCORE + i] = 0
 
 
 @njit
@@ -163,20 +122,6 @@ def shuffled_deck(st):
         deck[i] = deck[j]
         deck[j] = t
     return deck
-
-
-@njit
-def start_partie(st, deck, dealer, game=0, players=3):
-    """Reset the partie (scores, deal counter) and deal ``deck`` by ``dealer``; at four
-    (RULES.md §11.3) ``dealer`` is a player 0..3 who sits out, the core's dealer seat 2."""
-    if st.shape[0] < STATE_SIZE or not 0 <= dealer < (4 if players == 4 else 3):
-        raise ValueError(_DECK_MSG)
-    st[DEAL_NO] = 0
-    st[PARTIE_DONE] = 0
-    for i in range(6):  # three int64 scores
-        st[SCORE + i] = 0
-    start4(st, dealer if players == 4 else 0)
-    deal_deck(st, deck, CORE_DEALER if players == 4 else dealer, game)
 
 
 @njit
@@ -225,8 +170,8 @@ def gathered_deck(st):
     Piles bottom to top, per seat: the actor's final talon (discard order), its tricks in
     the order taken (cards in play order), after a lay-down the claimed hands, then the
     cards left in hand in dealt order.  Piles are stacked forehand, middlehand, dealer
-    (RULES.md §2, §12); the deck from the top is the stack reversed.  A licitovaný talon
-    nobody took lies under them all, position 15 below 16 (LICITOVANY.md §2).
+    (RULES.md §2, §12); the deck from the top is the stack reversed.  A talon nobody
+    took (an auction's, dealt face down) lies under them all, in dealt order.
     """
     # One allocation, indexed (no slices: a view costs reference counting); every write
     # stays inside it whatever the state holds: an unchecked illegal action may spoil the
@@ -234,7 +179,7 @@ def gathered_deck(st):
     buf = np.empty(_DECK + 32, dtype=np.int64)
     _dealt_into(st, buf)
     n = _STACK
-    if st[TALON_OWNER] < 0:  # only an untaken licitovaný talon is nobody's and not empty
+    if st[TALON_OWNER] < 0:  # only a talon dealt for an auction and untaken is nobody's
         n = _append_hand(buf, st, getm(st, TALON), n)
     f = st[FOREHAND]
     actor = st[ACTOR]
@@ -286,17 +231,10 @@ def cut_deck(deck, k):
 
 
 @njit
-def next_deal(st, rules, k, game):
-    """Gather, cut (``k`` cards; ``k < 0`` draws 2..30 uniformly) and deal the next deal
-    in the pattern of ``game`` (the rules vector's game, read by the core's dispatch,
-    ``engine.advance_partie``).
-
-    The new dealer is the old forehand.  Returns the cut used (0 when shuffled).  At four
-    (§11.3) the deal passes to the left too: the next player deals and sits out, and the
-    core seats keep their roles (forehand 0, the dealer's role 2).
-    """
-    four = rules[R_PLAYERS] == 4
-    new_dealer = CORE_DEALER if four else st[FOREHAND]
+def next_deck(st, rules, k):
+    """The finished deal's cards as the next deck: gathered and cut ``k`` cards (``k < 0``
+    draws 2..30 uniformly), or shuffled when the rules say so (cut 0).  Returns the deck
+    and the cut; counts the deal."""
     if rules[R_SHUFFLE_EVERY]:
         deck = shuffled_deck(st)
         k = 0
@@ -306,13 +244,8 @@ def next_deal(st, rules, k, game):
             k = 2 + rng_below(st, 29)
         deck = cut_deck(deck, k)
     st[DEAL_NO] += 1
-    deal_deck(st, deck, new_dealer, game)
-    st[CUT] = k
-    if four:
-        st[P4_DEALER] = (st[P4_DEALER] + 1) % 4
-        mirror_scores(st)
-    return k
+    return deck, k
 
 
-__all__ = ["deal_deck", "shuffled_deck", "start_partie", "gathered_deck", "cut_deck",
-           "next_deal", "deck_of"]
+__all__ = ["check_deck", "clear_deal", "reset_partie", "shuffled_deck", "gathered_deck",
+           "cut_deck", "next_deck", "deck_of"]

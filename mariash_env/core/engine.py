@@ -8,8 +8,9 @@ once, used by ``Game``, the environments, ``VectorEnv``, OpenSpiel and the searc
   seat to move; ``apply_action(st, rules, a)`` applies one action that the caller has
   checked is legal (both check the buffers' sizes first);
 * ``encode_game(st, rules, me, out, omniscient)``: the game's observation of ``me``;
-* ``start_partie_of(st, deck, dealer, rules)`` deals a partie's first deal and
-  ``advance_partie(st, rules, k)`` the next one, in the game's dealing pattern;
+* ``deal_deck(st, deck, dealer, game)`` deals one deal in the game's pattern
+  (``games/<game>/deal.py``), ``start_partie``/``start_partie_of`` a partie's first deal
+  and ``next_deal``/``advance_partie(st, rules, k)`` the next one;
 * ``n_actions_of(rules)``: the game's action count;
 * ``phase_of_game(rules, ph)``, ``flek_rounds_of(rules)`` and ``phase_check(st, rules)``:
   the game's part of the check of restored states (``games/<game>/validate.py``, the
@@ -25,18 +26,21 @@ from __future__ import annotations
 
 from ..games.licitovany import validate as licit_validate
 from ..games.licitovany.actions import N_ACTIONS as LN_ACTIONS
+from ..games.licitovany.deal import deal_licit
 from ..games.licitovany.observe import encode_licit
 from ..games.licitovany.phases import apply_licit, legal_licit
 from ..games.voleny import validate as voleny_validate
 from ..games.voleny.actions import N_ACTIONS
+from ..games.voleny.deal import deal_voleny
+from ..games.voleny.four import CORE_DEALER, mirror_scores, start4
 from ..games.voleny.observe import encode
 from ..games.voleny.observe4 import encode4
 from ..games.voleny.phases import apply_voleny, legal_voleny
 from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_PLAYERS
-from .deal import next_deal, start_partie
+from .deal import check_deck, next_deck, reset_partie
 from .flow import check_state
 from .jit import njit
-from .state import PARTIE_DONE
+from .state import CUT, FOREHAND, P4_DEALER, PARTIE_DONE
 
 
 @njit
@@ -80,6 +84,47 @@ def apply_action(st, rules, a):
 
 
 @njit
+def deal_deck(st, deck, dealer, game=0):
+    """Start a deal: ``deck`` (32 card indices from the top) dealt by ``dealer`` in the
+    pattern of ``game`` (``rules[R_GAME]``): volený 7-5-5-5-5-5 (RULES.md §2), licitovaný
+    5-5-5-2-5-5-5 with the auction next (LICITOVANY.md §2, §4).  ValueError unless
+    ``deck`` is a permutation of 0..31 (and ``st`` a whole record)."""
+    check_deck(st, deck, dealer)
+    if game == G_LICIT:
+        deal_licit(st, deck, dealer)
+    else:
+        deal_voleny(st, deck, dealer)
+
+
+@njit
+def start_partie(st, deck, dealer, game=0, players=3):
+    """Reset the partie (scores, deal counter) and deal ``deck`` by ``dealer``; at four
+    (RULES.md §11.3) ``dealer`` is a player 0..3 who sits out, the core's dealer seat 2."""
+    check_deck(st, deck, dealer, 4 if players == 4 else 3)  # before anything is written
+    reset_partie(st)
+    start4(st, dealer if players == 4 else 0)
+    deal_deck(st, deck, CORE_DEALER if players == 4 else dealer, game)
+
+
+@njit
+def next_deal(st, rules, k, game):
+    """Gather, cut (``k`` cards; ``k < 0`` draws 2..30 uniformly) and deal the next deal
+    in the pattern of ``game``.  The new dealer is the old forehand.  Returns the cut used
+    (0 when shuffled).  At four (§11.3) the deal passes to the left too: the next player
+    deals and sits out, and the core seats keep their roles (forehand 0, the dealer's
+    role 2)."""
+    four = rules[R_PLAYERS] == 4
+    new_dealer = CORE_DEALER if four else st[FOREHAND]
+    deck, k = next_deck(st, rules, k)
+    deal_deck(st, deck, new_dealer, game)
+    st[CUT] = k
+    if four:
+        st[P4_DEALER] = (st[P4_DEALER] + 1) % 4
+        mirror_scores(st)
+    return k
+
+
+@njit
 def advance_partie(st, rules, k):
     """After a finished deal: deal the next one (cut ``k``, -1 = draw), in the game's
     dealing pattern.  Returns False at the end of the partie."""
@@ -93,7 +138,7 @@ def advance_partie(st, rules, k):
 @njit
 def start_partie_of(st, deck, dealer, rules):
     """A new partie's first deal of ``deck`` (``dealer`` deals) for the game and seat
-    count ``rules`` names (``deal.start_partie``)."""
+    count ``rules`` names (``start_partie``)."""
     start_partie(st, deck, dealer, rules[R_GAME], rules[R_PLAYERS])
 
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games.voleny.four import book4
-from ..rules import R_NDEALS, R_PLAYERS, R_SIZE
+from ..rules import R_NDEALS, R_SIZE
 from .jit import njit, njit_inline
 from .play import play_card, trick_end
 from .state import (
@@ -89,13 +88,17 @@ def end_deal(st, end):
 
 @njit
 def book_deal(st, rules):
-    """Book the settled deal's payments into the partie's scores; the partie ends with
-    its last deal."""
-    if rules[R_PLAYERS] == 4:  # §11.3: the sitting-out dealer pays with the defence
-        book4(st)
-    else:
-        for s in range(3):
-            set64(st, SCORE + 2 * s, get64(st, SCORE + 2 * s) + get64(st, PAY + 2 * s))
+    """Book the settled deal's payments into the three seats' scores; the partie ends with
+    its last deal (:func:`count_deal`).  A table that books otherwise (volený at four:
+    ``games/voleny/four.book4``) calls :func:`count_deal` itself."""
+    for s in range(3):
+        set64(st, SCORE + 2 * s, get64(st, SCORE + 2 * s) + get64(st, PAY + 2 * s))
+    count_deal(st, rules)
+
+
+@njit
+def count_deal(st, rules):
+    """The partie ends with its last deal (``rules[R_NDEALS]``)."""
     if st[DEAL_NO] + 1 >= rules[R_NDEALS]:
         st[PARTIE_DONE] = 1
 

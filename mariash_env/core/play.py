@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..games.voleny.settle import settle, side_marriages  # noqa: F401 (side_marriages: re-exported)
 from ..rules import R_QUEEN_FIRST
 from .jit import njit, njit_inline
 from .state import (
     ACTOR,
-    AN_STO,
-    AN_STO_SEDMA,
-    ANNOUNCE,
-    B_HUNDRED_AG,
     B_SEVEN,
     B_SEVEN_AG,
     BET_EXISTS,
@@ -22,9 +17,7 @@ from .state import (
     CLAIM_HANDS,
     CLAIMER,
     CONTRACT,
-    END,
     END_BROKEN,
-    END_LAID,
     END_NONE,
     END_PLAYED,
     HAND,
@@ -33,7 +26,6 @@ from .state import (
     MARR_SEAT,
     NMARR,
     NTRICKS,
-    PAY,
     PLAYED,
     PTS,
     SEVEN_SEAT,
@@ -46,12 +38,11 @@ from .state import (
     TRICKS,
     TRUMP_CARD,
     TWIN,
-    get64,
     getm,
     setm,
 )
-from .tables import ABOVE_PLAIN, ABOVE_TRUMP, ALL, BELOW_PLAIN, CARD_POINTS, SUIT_MASK
-from .tricks import announces_marriage, follow, popcount, trick_best, trump_suit
+from .tables import ABOVE_PLAIN, ABOVE_TRUMP, ALL, CARD_POINTS, SUIT_MASK
+from .tricks import announces_marriage, follow, trick_best, trump_suit
 
 
 @njit
@@ -173,88 +164,6 @@ def outstanding(st, seat):
 
 
 @njit
-def _hundred_withheld(st, rules, claimer):
-    """RULES.md §8, §12: withhold a lay-down while an announced hundred's side has
-    announced no marriage yet and taking each marriage that side still holds as its
-    first gives different payments -- after ``payment_cap``, which can make the order
-    harmless.  Each candidate is laid down and settled on a copy by the core itself."""
-    an = st[ANNOUNCE]
-    if an == AN_STO or an == AN_STO_SEDMA:
-        hside = 0
-    elif st[BET_EXISTS + B_HUNDRED_AG]:
-        hside = 1
-    else:
-        return False
-    for s in range(4):
-        ms = st[MARR_SEAT + s]
-        if ms >= 0 and side_of(st, ms) == hside:
-            return False  # its first marriage is already fixed
-    n = 0
-    for seat in range(3):
-        if side_of(st, seat) == hside:
-            n += popcount(held_marriages(getm(st, HAND + seat)))
-    if n < 2:
-        return False
-    sc = np.empty_like(st)
-    pay0 = np.int64(0)
-    k = 0
-    for seat in range(3):
-        if side_of(st, seat) != hside:
-            continue
-        hm = held_marriages(getm(st, HAND + seat))
-        for su in range(4):
-            if (hm >> su) & 1:
-                sc[:] = st
-                announce_marriage(sc, seat, su)  # this one first, then lay_down's order
-                lay_down(sc, claimer)
-                sc[END] = END_LAID
-                settle(sc, rules)
-                pay = get64(sc, PAY + 2 * sc[ACTOR])
-                if k > 0 and pay != pay0:
-                    return True
-                pay0 = pay
-                k += 1
-    return False
-
-
-@njit
-def can_lay_down(st, rules, seat):
-    """RULES.md §8: may ``seat``, on lead at the start of a trick, lay its cards down?"""
-    if st[TRICK_N] != 0 or st[LEADER] != seat:
-        return False
-    hand = getm(st, HAND + seat)
-    if hand == 0:
-        return False
-    o = outstanding(st, seat)
-    con = st[CONTRACT]
-    if con == C_SUIT:
-        trump = st[TRUMP_CARD] >> 3
-        if o & SUIT_MASK[trump]:
-            return False
-        for c in range(32):
-            if (hand >> c) & 1 and o & ABOVE_TRUMP[c]:
-                return False
-        return not _hundred_withheld(st, rules, seat)
-    if seat != st[ACTOR]:
-        return False
-    if con == C_DURCH:
-        for c in range(32):
-            if (hand >> c) & 1 and o & ABOVE_PLAIN[c]:
-                return False
-        return True
-    if con == C_BETL:
-        any_open = False
-        for c in range(32):
-            if (hand >> c) & 1:
-                if o & BELOW_PLAIN[c]:
-                    return False
-                if o & SUIT_MASK[c >> 3]:
-                    any_open = True
-        return any_open
-    return False
-
-
-@njit
 def lay_down(st, seat):
     """Settle the rest of the card play as laid down by ``seat`` (RULES.md §8).
 
@@ -289,3 +198,27 @@ def lay_down(st, seat):
     st[NTRICKS + seat] += 10 - st[TRICK_NO]
     for s in range(3):
         setm(st, HAND + s, 0)
+
+
+@njit
+def side_marriages(st):
+    """Marriages per side in one pass: (actor's points, defence's points, suit of the
+    actor's first marriage, suit of the defence's first), -1 for no marriage."""
+    actor = st[ACTOR]
+    trump = st[TRUMP_CARD] >> 3
+    ma, md, oa, od, fa, fd = 0, 0, 99, 99, -1, -1
+    for su in range(4):
+        ms = st[MARR_SEAT + su]
+        if ms < 0:
+            continue
+        v = 40 if su == trump else 20
+        o = st[MARR_ORD + su]
+        if ms == actor:
+            ma += v
+            if o < oa:
+                oa, fa = o, su
+        else:
+            md += v
+            if o < od:
+                od, fd = o, su
+    return ma, md, fa, fd

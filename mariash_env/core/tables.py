@@ -35,7 +35,3 @@ BELOW_PLAIN = _rel_mask(PLAIN_STRENGTH, False)
 # Dealing in blocks (RULES.md §2): the seat offset from forehand (0 f, 1 m, 2 d) of deck position p.
 POS_SEAT = np.array([0] * 7 + [1] * 5 + [2] * 5 + [0] * 5 + [1] * 5 + [2] * 5, dtype=np.int64)
 BLIND_POS = 17
-
-# Licitovaný deals 5-5-5-2-5-5-5 (LICITOVANY.md §2): 0 forhond, 1 zadák, 2 dealer, 3 talon.
-POS_SEAT_LICIT = np.array([0] * 5 + [1] * 5 + [2] * 5 + [3] * 2 + [0] * 5 + [1] * 5 + [2] * 5,
-                          dtype=np.int64)

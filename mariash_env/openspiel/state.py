@@ -15,8 +15,7 @@ import pyspiel
 
 from ..cards import CARD_CODES, cards_of
 from ..core import state as S
-from ..core.deal import deal_deck
-from ..core.engine import advance_partie, apply_action, legal_actions
+from ..core.engine import advance_partie, apply_action, deal_deck, legal_actions
 from ..game import Game
 from ..games.registry import game_kind
 from ..games.voleny.four import payment4, player_of, seat_of

@@ -62,7 +62,7 @@ import numpy as np
 from ..cards import CARD_CODES
 from ..core.engine import apply_action, legal_actions, n_actions_of
 from ..core.jit import njit
-from ..core.play import can_lay_down, side_marriages
+from ..core.play import side_marriages
 from ..core.state import (
     ACTOR,
     AMT,
@@ -208,6 +208,14 @@ def _set_ending_fate(sc, ctx, i):
         licit_game.set_ending_fate(sc, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1], i)
     else:
         voleny_game.set_ending_fate(sc, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1], i)
+
+
+@_inline
+def _can_claim(st, rules, ctx):
+    """May the seat to move claim the rest (``X_LAYDOWN``): the game's rule (R§8)."""
+    if ctx[X_GAME] == G_LICIT:
+        return False  # licitovaný has no lay-down action (its X_LAYDOWN is -1)
+    return voleny_game.can_claim(st, rules, st[TO_MOVE])
 
 
 _GAMES = {G_VOLENY: voleny_game, G_LICIT: licit_game}
@@ -787,7 +795,7 @@ def _ending_value(sv, st):
                 break
         sv.stats[S_LEAVES] += 1
         return True, get64(sc, PAY + 2 * actor) // 2
-    if sv.ctx[X_LAYDOWN] >= 0 and can_lay_down(st, rules, st[TO_MOVE]):
+    if sv.ctx[X_LAYDOWN] >= 0 and _can_claim(st, rules, sv.ctx):
         sc = sv.stk[MAXD]
         _copy(sc, st)
         apply_action(sc, rules, sv.ctx[X_LAYDOWN])

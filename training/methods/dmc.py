@@ -15,7 +15,7 @@ values of the bidding decisions (trump, contract, flek...), and ``more_label_dat
 further card-play sets with a batch of their own (labels of the current model's own
 states beside older ones: DAgger's aggregation).  ``label_augment`` draws the card-play
 labels under random suit relabellings that keep the trumps (the game's symmetry,
-:mod:`mariash_env.core.symmetry`).
+:mod:`mariash_env.games.voleny.symmetry`).
 
 With ``demo_margin > 0`` the decisions of *guided* deals (``selfplay.guide_share``: the
 learner's seats played the table robot's actions) are also demonstrations, as in DQfD

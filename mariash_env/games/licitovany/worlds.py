@@ -28,10 +28,11 @@ import numpy as np
 from ...cards import cards_of
 from ...core import state as S
 from ...core.play import play_card
-from ...core.tables import POS_SEAT_LICIT, SHARP_MASK, SUIT_MASK
+from ...core.tables import SHARP_MASK, SUIT_MASK
 from ...core.tricks import cards_played, played_card
 from ...rules import R_GAME, Rules, make_rules
 from ..voleny.worlds import count_table
+from .deal import POS_SEAT_LICIT
 from .games import G_DVE, G_LEPSI_DVE, KIND
 from .phases import licit_cards, needs_met, reserved_sevens, trumps_ok
 
@@ -305,8 +306,8 @@ def random_licit_position(seed: int, game: int | None = None, plays: int = 0,
     the auction avoids bids above it and the actor announces it when it is legal; other
     deals are dealt again.  Fleks, trumps, helping suit, discards and cards are random.
     """
-    from ...core.deal import shuffled_deck, start_partie
-    from ...core.engine import apply_action, legal_actions
+    from ...core.deal import shuffled_deck
+    from ...core.engine import apply_action, legal_actions, start_partie
     from . import actions as LA
 
     if game is not None and not 1 <= int(game) <= 12:

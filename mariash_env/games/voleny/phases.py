@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.flow import book_deal, check_state, discard_card, end_deal, play_turn, take_talon
+from ...core.flow import (
+    book_deal,
+    check_state,
+    count_deal,
+    discard_card,
+    end_deal,
+    play_turn,
+    take_talon,
+)
 from ...core.jit import njit, njit_inline, store_bits32
-from ...core.play import can_lay_down, held_marriages, lay_down, legal_cards
+from ...core.play import held_marriages, lay_down, legal_cards
 from ...core.state import (
     ACTOR,
     AN_HRA,
@@ -76,9 +84,11 @@ from ...core.state import (
     setm,
 )
 from ...core.tables import BLIND_POS, SHARP_MASK
-from ...rules import R_MAX_FLEK, R_OPEN
+from ...rules import R_MAX_FLEK, R_OPEN, R_PLAYERS
 from . import actions as A
 from .actions import N_ACTIONS
+from .four import book4
+from .laydown import can_lay_down
 from .settle import settle
 
 
@@ -316,7 +326,11 @@ def finish(st, rules, end):
     """End a volený deal: settle it (RULES.md §9–§10) and book it into the partie."""
     end_deal(st, end)
     settle(st, rules)
-    book_deal(st, rules)
+    if rules[R_PLAYERS] == 4:  # §11.3: the sitting-out dealer pays with the defence
+        book4(st)
+        count_deal(st, rules)
+    else:
+        book_deal(st, rules)
 
 
 @njit_inline

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.jit import njit
+from ...core.play import side_marriages  # noqa: F401 - shared; licitovaný imports it here too
 from ...core.state import (
     ACTOR,
     AMT,
@@ -55,7 +56,6 @@ from ...core.state import (
     L_SEVEN,
     L_SEVEN_AG,
     L_SILENT_SEVEN,
-    MARR_ORD,
     MARR_SEAT,
     OVERCALLS,
     PAY,
@@ -84,30 +84,6 @@ from ...rules import (
     R_SEDMA,
     R_STO,
 )
-
-
-@njit
-def side_marriages(st):
-    """Marriages per side in one pass: (actor's points, defence's points, suit of the
-    actor's first marriage, suit of the defence's first), -1 for no marriage."""
-    actor = st[ACTOR]
-    trump = st[TRUMP_CARD] >> 3
-    ma, md, oa, od, fa, fd = 0, 0, 99, 99, -1, -1
-    for su in range(4):
-        ms = st[MARR_SEAT + su]
-        if ms < 0:
-            continue
-        v = 40 if su == trump else 20
-        o = st[MARR_ORD + su]
-        if ms == actor:
-            ma += v
-            if o < oa:
-                oa, fa = o, su
-        else:
-            md += v
-            if o < od:
-                od, fd = o, su
-    return ma, md, fa, fd
 
 
 @njit

@@ -15,6 +15,7 @@ from ...core.jit import njit_inline
 from ...core.play import legal_cards
 from ...core.state import AN_STO, AN_STO_SEDMA, ANNOUNCE, B_HUNDRED_AG, BET_EXISTS
 from . import actions as A
+from .laydown import can_lay_down as can_claim  # noqa: F401 - the solver reads it here
 from .settle import settle
 
 PLAY0 = A.PLAY0

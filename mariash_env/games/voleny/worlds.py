@@ -1164,7 +1164,8 @@ def random_position(seed: int, rules=None, phase: int = PH_PLAY, plays: int = 0,
     have been played) and retries new deals until one gets there (and, if ``contract``
     is given, with that contract).
     """
-    from ...core.deal import shuffled_deck, start_partie
+    from ...core.deal import shuffled_deck
+    from ...core.engine import start_partie
     from ...core.state import new_state, seed_rng
 
     rv = _rules_vector(rules)
