@@ -12,6 +12,10 @@ once, used by ``Game``, the environments, ``VectorEnv``, OpenSpiel and the searc
   (``games/<game>/deal.py``), ``start_partie``/``start_partie_of`` a partie's first deal
   and ``next_deal``/``advance_partie(st, rules, k)`` the next one;
 * ``n_actions_of(rules)``: the game's action count;
+* ``solve_legal``, ``solve_settle_end``, ``solve_ending_fates``, ``solve_set_ending_fate``
+  and ``solve_can_claim``: the game's parts of the double-dummy solver
+  (``games/<game>/solve.py``), compiled into the search; ``solver_parts(game)`` the
+  module itself, for the solver's set-up outside the compiled search;
 * ``phase_of_game(rules, ph)``, ``flek_rounds_of(rules)`` and ``phase_check(st, rules)``:
   the game's part of the check of restored states (``games/<game>/validate.py``, the
   codes of :mod:`.semantic`).
@@ -24,11 +28,13 @@ Lízaný has a core of its own (:mod:`mariash_env.games.lizany.core`).
 
 from __future__ import annotations
 
+from ..games.licitovany import solve as licit_solve
 from ..games.licitovany import validate as licit_validate
 from ..games.licitovany.actions import N_ACTIONS as LN_ACTIONS
 from ..games.licitovany.deal import deal_licit
 from ..games.licitovany.observe import encode_licit
 from ..games.licitovany.phases import apply_licit, legal_licit
+from ..games.voleny import solve as voleny_solve
 from ..games.voleny import validate as voleny_validate
 from ..games.voleny.actions import N_ACTIONS
 from ..games.voleny.deal import deal_voleny
@@ -39,8 +45,8 @@ from ..games.voleny.phases import apply_voleny, legal_voleny
 from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_PLAYERS
 from .deal import check_deck, next_deck, reset_partie
 from .flow import check_state
-from .jit import njit
-from .state import CUT, FOREHAND, P4_DEALER, PARTIE_DONE
+from .jit import njit, njit_inline
+from .state import CUT, FOREHAND, P4_DEALER, PARTIE_DONE, TO_MOVE
 
 
 @njit
@@ -178,3 +184,54 @@ def phase_check(st, rules):
     if rules[R_GAME] == G_LICIT:
         return licit_validate.phase_code(st, rules)
     return voleny_validate.phase_code(st, rules)
+
+
+# --- the double-dummy solver's parts (search/solver.py), inlined into its search --------
+
+
+@njit_inline
+def solve_legal(st, seat, game):
+    """The seat's legal cards by the game's rules."""
+    if game == G_LICIT:
+        return licit_solve.legal(st, seat)
+    return voleny_solve.legal(st, seat)
+
+
+@njit_inline
+def solve_settle_end(sc, rules, game):
+    """Settle the ending in ``sc`` (its ``PAY`` lines) by the game's settlement."""
+    if game == G_LICIT:
+        licit_solve.settle_end(sc, rules)
+    else:
+        voleny_solve.settle_end(sc, rules)
+
+
+@njit_inline
+def solve_ending_fates(st, game, actor, trump, g0, g1):
+    """How many endings the game tells apart at this trick start beyond the trump seven's
+    and the marriages' (0: none, else 1..3)."""
+    if game == G_LICIT:
+        return licit_solve.ending_fates(st, actor, trump, g0, g1)
+    return voleny_solve.ending_fates(st, actor, trump, g0, g1)
+
+
+@njit_inline
+def solve_set_ending_fate(sc, game, actor, trump, g0, g1, i):
+    """Write the game's ending ``i`` (of ``solve_ending_fates``) into the ending ``sc``."""
+    if game == G_LICIT:
+        licit_solve.set_ending_fate(sc, actor, trump, g0, g1, i)
+    else:
+        voleny_solve.set_ending_fate(sc, actor, trump, g0, g1, i)
+
+
+@njit_inline
+def solve_can_claim(st, rules, game):
+    """May the seat to move claim the rest of the deal (volený's lay-down, R§8)?"""
+    if game == G_LICIT:
+        return False  # licitovaný has no lay-down action
+    return voleny_solve.can_claim(st, rules, st[TO_MOVE])
+
+
+def solver_parts(game: int):
+    """The module of the game's solver parts (``games/<game>/solve.py``)."""
+    return licit_solve if game == G_LICIT else voleny_solve

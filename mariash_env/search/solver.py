@@ -60,7 +60,17 @@ import numba
 import numpy as np
 
 from ..cards import CARD_CODES
-from ..core.engine import apply_action, legal_actions, n_actions_of
+from ..core.engine import (
+    apply_action,
+    legal_actions,
+    n_actions_of,
+    solve_can_claim,
+    solve_ending_fates,
+    solve_legal,
+    solve_set_ending_fate,
+    solve_settle_end,
+    solver_parts,
+)
 from ..core.jit import njit
 from ..core.play import side_marriages
 from ..core.state import (
@@ -100,9 +110,7 @@ from ..core.state import (
 from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
 from ..core.tricks import TRUMP_ORDER as ORDER_TRUMP  # ranks from the weakest, trumps
 from ..core.tricks import TRUMP_STRENGTH, beats, lowest, popcount, trick_best, trump_suit
-from ..games.licitovany import solve as licit_game
-from ..games.voleny import solve as voleny_game
-from ..rules import G_LICIT, G_VOLENY, R_GAME, R_ORDER_FREE, R_QUEEN_FIRST
+from ..rules import R_GAME, R_ORDER_FREE, R_QUEEN_FIRST
 from ..rules import rules_vector as _rules_vector
 
 # Node entry and exit and the core's apply_action are compiled into the search loop: a
@@ -170,60 +178,47 @@ def _bit(c):
 
 
 # --------------------------------------------------------------------------------------
-# Games: the one place the search reads which game it solves (``ctx[X_GAME]``); each
-# part is the game's own, from ``games/<game>/solve.py``
+# Games: each part is the game's own (``games/<game>/solve.py``), picked by the compiled
+# dispatch (``core/engine.py``) from ``ctx[X_GAME]``
 # --------------------------------------------------------------------------------------
 
 
 @_inline
 def _legal(st, seat, ctx):
     """The seat's legal cards, by the game's rules (R§6; licitovaný's LICITOVANY.md §7)."""
-    if ctx[X_GAME] == G_LICIT:
-        return licit_game.legal(st, seat)
-    return voleny_game.legal(st, seat)
+    return solve_legal(st, seat, ctx[X_GAME])
 
 
 @_inline
 def _settle_end(sc, rules, ctx):
     """Settle the ending in ``sc`` (its ``PAY`` lines) by the game's settlement."""
-    if ctx[X_GAME] == G_LICIT:
-        licit_game.settle_end(sc, rules)
-    else:
-        voleny_game.settle_end(sc, rules)
+    solve_settle_end(sc, rules, ctx[X_GAME])
 
 
 @_inline
 def _ending_fates(st, ctx):
     """How many endings the game tells apart at this trick start beyond the trump seven's
     and the marriages' (0: none, else 1..3, each written by ``_set_ending_fate``)."""
-    if ctx[X_GAME] == G_LICIT:
-        return licit_game.ending_fates(st, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1])
-    return voleny_game.ending_fates(st, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1])
+    return solve_ending_fates(st, ctx[X_GAME], ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0],
+                              ctx[X_G1])
 
 
 @_inline
 def _set_ending_fate(sc, ctx, i):
     """Write the game's ending ``i`` (of ``_ending_fates``) into the ending ``sc``."""
-    if ctx[X_GAME] == G_LICIT:
-        licit_game.set_ending_fate(sc, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1], i)
-    else:
-        voleny_game.set_ending_fate(sc, ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1], i)
+    solve_set_ending_fate(sc, ctx[X_GAME], ctx[X_ACTOR], ctx[X_TRUMP], ctx[X_G0], ctx[X_G1],
+                          i)
 
 
 @_inline
 def _can_claim(st, rules, ctx):
     """May the seat to move claim the rest (``X_LAYDOWN``): the game's rule (R§8)."""
-    if ctx[X_GAME] == G_LICIT:
-        return False  # licitovaný has no lay-down action (its X_LAYDOWN is -1)
-    return voleny_game.can_claim(st, rules, st[TO_MOVE])
-
-
-_GAMES = {G_VOLENY: voleny_game, G_LICIT: licit_game}
+    return solve_can_claim(st, rules, ctx[X_GAME])
 
 
 def _game(rv: np.ndarray):
     """The game's solver parts (``games/<game>/solve.py``), outside the compiled search."""
-    return _GAMES.get(int(rv[R_GAME]), voleny_game)
+    return solver_parts(int(rv[R_GAME]))
 
 
 @_no_refcount

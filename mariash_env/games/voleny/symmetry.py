@@ -19,8 +19,8 @@ from itertools import permutations
 
 import numpy as np
 
-from . import actions as A
 from ...core import state as S
+from . import actions as A
 
 # Where a state record holds cards, from the schema: card values (-1 = none), card masks,
 # and the fields indexed by card or by suit ("[card]" / "[suit]" in their meaning).
