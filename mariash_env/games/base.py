@@ -188,6 +188,11 @@ class GameKind:
     # yet.  A shipped model is named "models/FILE" (found in a checkout or a wheel).
     net: str = ""
     strong: str = ""
+    # The robots the research tools take by default in this game: the rating ladder's
+    # roster (``research/ladder.py``) and the robots whose best response the shipped table
+    # measures (``research/best_response.py --table``).
+    ladder_robots: tuple[str, ...] = ()
+    probe_robots: tuple[str, ...] = ()
     # whether nnpimc's network replays the other seats' decisions in its worlds here
     # (``inference=True``: :func:`mariash_env.search.inference.other_decisions`), so that
     # :func:`mariash_env.compile.warmup` with ``network`` compiles that too

@@ -53,7 +53,7 @@ import numpy as np
 from ..arena import bootstrap_ci, duplicate_match
 from ..atomic import atomic_open
 from ..cli import ArgumentParser, fail, nonnegative, positive
-from ..games.registry import game_kind
+from ..games.registry import game_kind, games
 from . import parse_page_args, run_command
 
 ROLES = ("actor", "defender", "no game")
@@ -61,12 +61,9 @@ SELECT_SEED = 7_000_003  # the decks that choose between the trained exploiter a
 SEAT_ROLES = ("leader", "second")  # lízaný: no actor (the seat leading the first trick)
 
 # The robots of the shipped table per game (``--table`` without ``--game``): every kind of
-# robot a user is handed.  PIMC at a tenth of its default time, so that a match fits.
-TABLE_ROBOTS: dict[str, list[str]] = {
-    "voleny": ["random", "table", "net", "strong", "pimc(worlds=8, time_limit=0.05)"],
-    "licitovany": ["table", "net"],
-    "lizany": ["table", "net"],
-}
+# robot a user is handed (each game's ``GameKind.probe_robots``).
+TABLE_ROBOTS: dict[str, list[str]] = {k.name: list(k.probe_robots) for k in games()
+                                       if k.probe_robots}
 
 
 class BestResponseError(ValueError):

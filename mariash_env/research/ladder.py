@@ -49,21 +49,16 @@ import numpy as np
 from ..arena import _split, build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
 from ..cli import ArgumentParser, add_ray_arguments, positive
-from ..games.registry import game_kind
+from ..games.registry import game_kind, games
 from . import PartialRunError, parse_page_args, run_command
 
 MAX_JOBS = 256
 ELO = 400.0 / math.log(10.0)  # natural-log strengths to Elo points
 
-ROSTER: dict[str, list[str]] = {
-    "voleny": ["random", "table", "onnx:models/robot.onnx", "onnx:models/robot_distilled.onnx",
-               "onnx:models/robot_distilled_bid.onnx",
-               "onnx:models/robot_distilled_dagger.onnx",
-               "onnx:models/robot_distilled_dagger2.onnx", "strong"],
-    "licitovany": ["random", "table", "onnx:models/robot_licitovany.onnx"],
-    "lizany": ["random", "table"],
-}
-"""The robots a ladder rates by default: every shipped robot of every game but ``pimc``
+ROSTER: dict[str, list[str]] = {k.name: list(k.ladder_robots) for k in games()
+                                 if k.ladder_robots}
+"""The robots a ladder rates by default (each game's ``GameKind.ladder_robots``): every
+shipped robot of every game but ``pimc``
 (about half a second per decision; add it with ``--game``).  ``strong`` searches, one game
 at a time: its pairs play ``--slow-deals``."""
 

@@ -23,6 +23,8 @@ KIND = GameKind(
     deal_bounds="mariash_env.games.licitovany.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
     units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold
+    ladder_robots=("random", "table", "onnx:models/robot_licitovany.onnx"),
+    probe_robots=("table", "net"),
     net="onnx:models/robot_licitovany.onnx",
     # issue #35's strong cheap robot (nnpimc, docs/nnpimc.md): the licitovaný network's
     # auction, announcements and first tricks, exact PIMC on uniform worlds after

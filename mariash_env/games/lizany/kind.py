@@ -21,6 +21,8 @@ KIND = GameKind(
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
     openspiel_game="mariash_env.openspiel.lizany:MariashLizanyGame",
     record_format=Z.FORMAT, record_replay="mariash_env.games.lizany.record:replay_result",
+    ladder_robots=("random", "table"),
+    probe_robots=("table", "net"),
     net="onnx:models/robot_lizany.onnx",
     vector="mariash_env.games.lizany.vector:LizanyVectorEnv",
     aec="mariash_env.games.lizany.game:raw_env",

@@ -29,6 +29,12 @@ KIND = GameKind(
     replay="mariash_env.records:replay_record", title="volený mariáš", units="groše",
     seat_layouts=(SeatLayout(4, Q.OBS4_SIZE, Q.STATE4_OBS_SIZE, Q.OBS4_LAYOUT, Q.encode4,
                              Q.observe_into4),),
+    ladder_robots=("random", "table", "onnx:models/robot.onnx",
+                   "onnx:models/robot_distilled.onnx", "onnx:models/robot_distilled_bid.onnx",
+                   "onnx:models/robot_distilled_dagger.onnx",
+                   "onnx:models/robot_distilled_dagger2.onnx", "strong"),
+    # PIMC at a tenth of its default time, so that a best-response match fits
+    probe_robots=("random", "table", "net", "strong", "pimc(worlds=8, time_limit=0.05)"),
     net="onnx:models/robot_distilled_dagger2.onnx",
     # issue #16's strong cheap robot, measured in docs/nnpimc.md: the distilled network's
     # bidding and first three tricks of suit games, exact PIMC on uniform worlds after
