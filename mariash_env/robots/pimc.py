@@ -64,10 +64,12 @@ from ..core import state as S
 from ..core.engine import apply_action, legal_actions
 from ..games.base import GameKind
 from ..games.voleny.candidates import lowest_per_suit, trump_candidates
+from ..games.voleny.table_play import VIEW_SIZE, choose_card
 from ..kinds import kind_of
 from ..rules import Rules
 from .base import Robot
 from .registry import ANY_GAME, FLAG, SEED, TIME_LIMIT, int_at_least, one_of, register_robot
+from .table_playout import play_out
 from .view import SearchUnavailableError, SeatView, _search_module
 
 __all__ = ["PIMCRobot", "SeatView", "SearchUnavailableError", "solver_available", "beaten",
@@ -135,6 +137,26 @@ def decided(values: np.ndarray, alive: np.ndarray) -> bool:
     return bool(len(v) >= SAME_WORLDS and (v == v[:, :1]).all() and np.ptp(v[:, 0]) > 0)
 
 
+_PLAYOUTS_WARM: set[str] = set()
+
+
+def warm_playouts(games: tuple[str, ...]) -> None:
+    """Compile (or load) the simulations' compiled card play (:func:`play_out`) and the
+    table robots' card choice once per process and game, on a card play of the game's
+    table robot."""
+    from ..compile import decision_positions
+
+    for g in games:
+        if g in _PLAYOUTS_WARM:
+            continue
+        _, play, rules = decision_positions(g)
+        roll = _Rollout(rules, None)
+        if roll.compiled_play:
+            roll.value(play.copy(), 0)
+            choose_card(roll.view)  # the table robots' own card play, called from Python
+        _PLAYOUTS_WARM.add(g)
+
+
 class _Rollout:
     """Plays a world to the end of the deal with the table robot of the rules' game at every
     seat (bidding and card play), or -- with ``solver`` -- with the table robot up to
@@ -151,6 +173,11 @@ class _Rollout:
         self.obs = np.zeros(self.kind.obs_size, dtype=np.float32)
         self.solve = solver
         self.from_trick = from_trick  # the solver values the card play from this trick on
+        # The card play in one compiled call (robots/table_playout.py), for the three-seat
+        # games whose table robot plays volený's cards; the engine's encoder is theirs.
+        self.compiled_play = self.kind.name in ("voleny", "licitovany") and rules.players == 3
+        self.view = np.zeros(VIEW_SIZE, np.int64)
+        self.claim = np.array(self.kind.claim_actions, dtype=np.int64)
 
     @property
     def licit_table(self) -> Robot:
@@ -173,10 +200,14 @@ class _Rollout:
     def value(self, w: np.ndarray, seat: int) -> float:
         """The seat's groše at the end of the deal from world ``w`` (modified in place)."""
         while w[S.PHASE] != S.PH_DONE:
-            if (w[S.PHASE] == S.PH_PLAY and self.solve is not None
-                    and w[S.TRICK_NO] >= self.from_trick):
-                amount = float(self.solve(w, self.rules, pv=False).value)
-                return seat_share(w, seat) * amount
+            if w[S.PHASE] == S.PH_PLAY:
+                if self.solve is not None and w[S.TRICK_NO] >= self.from_trick:
+                    amount = float(self.solve(w, self.rules, pv=False).value)
+                    return seat_share(w, seat) * amount
+                if self.compiled_play:  # the table robot's moves up to the solver's trick
+                    play_out(w, self.rv, self.obs, self.mask, self.view,
+                             self.from_trick if self.solve is not None else 99, self.claim)
+                    continue
             apply_action(w, self.rv, self.table_action(w))
         return _payoff(w, seat)
 
@@ -244,7 +275,10 @@ class PIMCRobot(Robot):
         once per process (:func:`mariash_env.compile.warmup`); the seconds it took."""
         from ..compile import warmup
 
-        return warmup(type(self).games, network=self._warm_network)
+        t0 = time.perf_counter()
+        warmup(type(self).games, network=self._warm_network)
+        warm_playouts(type(self).games)
+        return time.perf_counter() - t0
 
     def reset(self) -> None:
         for t in self._tables.values():

@@ -15,7 +15,8 @@ observation alone.
   :class:`~mariash_env.robots.card_view.CardPlayView` this module builds from the
   licitovaný observation itself (:func:`card_play_view`): the game and hundred are flekked
   as volený's game bet, the seven and two sevens as its seven, and the reserved sevens
-  are already held back by the action mask.
+  are already held back by the action mask.  With ``check`` off (a search's playouts) the
+  card play reads the observation compiled (:func:`~mariash_env.games.licitovany.table_play.decode_licit`).
 """
 
 from __future__ import annotations
@@ -25,10 +26,6 @@ from typing import Any
 import numpy as np
 
 from ...core.state import (
-    AN_HRA,
-    AN_SEDMA,
-    AN_STO,
-    AN_STO_SEDMA,
     B_GAME,
     B_SEVEN,
     C_BETL,
@@ -50,6 +47,7 @@ from ...robots.features import (
     popcount,
 )
 from ..voleny import actions as A
+from ..voleny.table_play import VIEW_SIZE, choose_card
 from ..voleny.table_robot import (
     STO_MIN_ESTIMATE,
     TableRobot,
@@ -69,6 +67,7 @@ from .games import (
 )
 from .observe import LOBS_LAYOUT, LOBS_SIZE, LSTATE_OBS_SIZE
 from .phases import needs_met, trumps_ok
+from .table_play import announcement, decode_licit
 
 _L = {name: (off, n) for name, off, n, _ in LOBS_LAYOUT if off < LOBS_SIZE}
 _PHASE_SLOTS = ("bid", "hold", "lone_bid", "game", "trumps", "helping", "discard", "lead",
@@ -149,14 +148,7 @@ def card_play_view(observation: np.ndarray, mask: np.ndarray, check: bool = True
     contract = int(KIND[g]) if g > 0 else 0
     ts = one("trump_suit")
     trump = ts if contract in (0, C_SUIT) else -1
-    comp = int(COMPONENTS[g]) if g > 0 else 0
-    announce = 0
-    if contract == C_SUIT:
-        seven = comp & ((1 << K_SEVEN) | (1 << K_TWO_SEVENS))
-        if comp & (1 << K_HUNDRED):
-            announce = AN_STO_SEDMA if seven else AN_STO
-        else:
-            announce = AN_SEDMA if seven else AN_HRA
+    announce = announcement(contract, int(COMPONENTS[g]) if g > 0 else 0)
     exists = F("comp_exists")
     levels = F("comp_level")
     bet_exists = [False] * 4
@@ -253,6 +245,7 @@ class LicitTableRobot(Robot):
 
     def __init__(self) -> None:
         self._voleny = TableRobot()
+        self._view = np.zeros(VIEW_SIZE, np.int64)  # the compiled card play's view array
         # False only where the observations come straight from the encoder (a search's
         # playouts): their canonical check is most of a card's time there.
         self.check = True
@@ -354,7 +347,12 @@ class LicitTableRobot(Robot):
         return LA.GOOD
 
     def _play(self, obs, mask, hand, high):
-        return LA.PLAY0 + self._voleny.play_card(card_play_view(obs, mask, self.check))
+        if self.check:
+            return LA.PLAY0 + self._voleny.play_card(card_play_view(obs, mask, True))
+        # The encoder's own observation (a search's playouts): the compiled view and card.
+        decode_licit(obs, mask, self._view)
+        c = int(choose_card(self._view))
+        return LA.PLAY0 + c if c >= 0 else int(np.flatnonzero(mask)[0])
 
     def _done(self, obs, mask, hand, high):  # pragma: no cover - never asked
         return int(np.flatnonzero(mask)[0])

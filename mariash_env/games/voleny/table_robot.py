@@ -16,7 +16,9 @@ gives the same action, on every seat.  Its parts:
 * **card play** -- plain suit-game technique (cash aces, catch tens with aces, draw
   trumps with the boss trump, keep the trump seven for the last trick, smear points
   to a winning partner, play high behind the actor), betl and durch attack, and the
-  defence priorities of the program's notes;
+  defence priorities of the program's notes: compiled, in
+  :mod:`mariash_env.games.voleny.table_play` (its one copy), read from the
+  :class:`CardPlayView` packed as an array;
 * it lays the cards down whenever that is offered.
 """
 
@@ -25,6 +27,8 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import combinations
 from typing import Any
+
+import numpy as np
 
 from ...core.state import (
     AN_HRA,
@@ -52,30 +56,25 @@ from ...robots.card_view import CardPlayView
 from ...robots.features import (
     ACES,
     RA,
-    RK,
     RQ,
     RT,
     SEVENS,
     SHARP,
-    SUIT_MASKS,
     ObsInfo,
-    beats,
     betl_holes,
     betl_risk,
     cards,
     decode,
     decode_dict,
     durch_hole_suits,
-    higher_in_suit,
     in_suit,
-    lower_in_suit,
     marriages,
-    points,
     popcount,
     strength,
-    winning_index,
+    winning_index,  # noqa: F401 (its old name here, for callers)
 )
 from . import actions as A
+from .table_play import VIEW_SIZE, choose_card, view_array
 
 # --- tunable thresholds (documented where used) ------------------------------------------
 # Trump choice: per-card value by rank (7 8 9 T J Q K A) plus a length bonus per card.
@@ -199,6 +198,7 @@ class TableRobot(Robot):
         # False only where the observations come straight from the encoder (a search's
         # playouts): the canonical check is most of a decode's time.
         self.check = True
+        self._view = np.zeros(VIEW_SIZE, np.int64)  # the card play's view array, reused
 
     # --- entry points ---------------------------------------------------------------
     def act(self, observation: dict[str, Any]) -> int:
@@ -462,303 +462,11 @@ class TableRobot(Robot):
 
     def play_card(self, o: CardPlayView) -> int:
         """The card to play, from the game's :class:`CardPlayView` alone (any game whose
-        card play is volený's: suit games, betl and durch)."""
-        legal = o.legal
-        if o.contract == C_BETL:
-            c = self._play_betl(o, legal)
-        elif o.contract == C_DURCH:
-            c = self._play_durch(o, legal)
-        else:
-            c = self._play_suit(o, legal)
+        card play is volený's: suit games, betl and durch): the compiled card play of
+        :func:`~mariash_env.games.voleny.table_play.choose_card` on the view packed as its
+        array."""
+        c = int(choose_card(view_array(o, self._view)))
+        if c < 0:
+            raise ValueError("the card-play view has no legal card (legal is 0): is this "
+                             "seat to play a card?")
         return c
-
-    # Helpers on the decoded observation.
-    @staticmethod
-    def _side(o: CardPlayView, rel: int) -> int:
-        return 0 if rel == o.actor else 1
-
-    @staticmethod
-    def _may_trump(o: CardPlayView, rel: int, led: int, out: int) -> bool:
-        t = o.trump
-        if led == t or t < 0:
-            return False
-        v = o.voids[rel]
-        return bool((v >> led) & 1 and not (v >> t) & 1 and in_suit(out, t))
-
-    def _safe_winner(self, o: CardPlayView, c: int, rel_after: list[int], out: int) -> bool:
-        """Does ``c``, once winning, stay winning against the seats still to play?"""
-        t = o.trump
-        led = o.cur.cards[0] >> 3 if o.cur and o.cur.cards else c >> 3
-        for rel in rel_after:
-            v = o.voids[rel]
-            if c >> 3 == t:
-                if higher_in_suit(c, out, t) and not (v >> t) & 1:
-                    return False
-            else:
-                if self._may_trump(o, rel, led, out):
-                    return False
-                if not (v >> (c >> 3)) & 1 and higher_in_suit(c, out, t):
-                    return False
-        return True
-
-    # Suit games.
-    def _play_suit(self, o: CardPlayView, legal: int) -> int:
-        t = o.trump
-        seven = 1 << (8 * t) if t >= 0 else 0
-        if o.trick_no < 9 and legal & ~seven:
-            legal &= ~seven  # keep the trump seven for the last trick
-        if popcount(legal) == 1:
-            return cards(legal)[0]
-        if not o.cur or not o.cur.cards:
-            return self._lead_suit(o, legal)
-        return self._follow_suit(o, legal)
-
-    def _lead_suit(self, o: CardPlayView, legal: int) -> int:
-        t = o.trump
-        out = o.unknown()
-        h = o.hand
-        tr_out = in_suit(out, t)
-        my_tr = in_suit(legal, t)
-        actor = o.actor == 0
-        opps = [1, 2] if actor else [o.actor]
-        sto = actor and o.announce in (AN_STO, AN_STO_SEDMA)
-        # Sto: the trump marriage first, then any marriage (only the first one counts).
-        if sto and o.first_marriage[0] < 0:
-            for s in ([t] if t in marriages(h) else []) + marriages(h):
-                for r in (RQ, RK):
-                    c = 8 * s + r
-                    if (legal >> c) & 1:
-                        return c
-        if actor and tr_out and my_tr:
-            top = max(cards(my_tr), key=lambda c: strength(c, t))
-            if not higher_in_suit(top, tr_out, t):
-                return top  # the boss trump draws the defence's trumps
-            if trumps_in(h, t) >= 3 and popcount(tr_out) <= trumps_in(h, t):
-                cheap = [c for c in cards(my_tr) if not points(c)]
-                if cheap:
-                    return min(cheap, key=lambda c: strength(c, t))
-        # Cash boss side cards where no opponent can trump.
-        bosses = []
-        for c in cards(legal & ~SUIT_MASKS[t] if t >= 0 else legal):
-            s = c >> 3
-            if higher_in_suit(c, out, t) or not in_suit(out, s):
-                continue
-            if any(self._may_trump(o, r, s, out) for r in opps):
-                continue
-            if not actor and tr_out and o.actor >= 0 and (o.voids[o.actor] >> s) & 1:
-                continue
-            bosses.append(c)
-        if bosses:
-            return max(bosses, key=lambda c: (points(c), c & 7, -popcount(in_suit(h, c >> 3))))
-        # Otherwise a low card: from the shortest side suit without a ten to protect.
-        side = legal & ~SUIT_MASKS[t] if t >= 0 else legal
-        cand = [c for c in cards(side) if not points(c)]
-        if cand:
-            def key(c: int):
-                s = c >> 3
-                m = in_suit(h, s)
-                unguarded_ten = (m >> (8 * s + RT)) & 1 and not (m >> (8 * s + RA)) & 1
-                in_marriage = s in marriages(h) and (c & 7) in (RQ, RK)
-                if not actor and o.actor == 1:
-                    # lead through the actor: a suit the partner (behind it) may win
-                    partner_void = (o.voids[2] >> s) & 1
-                    return (in_marriage, unguarded_ten, partner_void, -popcount(m),
-                            strength(c, t))
-                return (in_marriage, unguarded_ten, popcount(m), strength(c, t))
-            return min(cand, key=key)
-        if side:
-            return min(cards(side), key=lambda c: (points(c), strength(c, t)))
-        return min(cards(legal), key=lambda c: (points(c), strength(c, t)))
-
-    def _follow_suit(self, o: CardPlayView, legal: int) -> int:
-        t = o.trump
-        out = o.unknown()
-        tr = o.cur
-        pos = len(tr.cards)
-        bi = winning_index(tr.cards, t)
-        wcard = tr.cards[bi]
-        my_side = self._side(o, 0)
-        partner_wins = self._side(o, tr.by[bi]) == my_side
-        win = [c for c in cards(legal) if beats(c, wcard, t)]
-        lose = [c for c in cards(legal) if not beats(c, wcard, t)]
-
-        def cheapest(cs: list[int]) -> int:
-            return min(cs, key=lambda c: (points(c), c >> 3 == t, strength(c, t)))
-
-        def smear(cs: list[int]) -> int:
-            # the most points, a ten before an ace, no trump if possible
-            return max(cs, key=lambda c: (points(c), c >> 3 != t, (c & 7) == RT, -strength(c, t)))
-
-        if pos == 2:
-            if partner_wins:
-                return smear(lose) if lose else cheapest(win)
-            if win:
-                led = tr.cards[0] >> 3
-                sharp_win = [c for c in win if points(c) and c >> 3 == led]
-                if sharp_win:
-                    return max(sharp_win, key=lambda c: strength(c, t))
-                return min(win, key=lambda c: (c >> 3 == t, points(c), strength(c, t)))
-            return cheapest(lose)
-        # Second to play.
-        third = (tr.leader + 2) % 3
-        if self._side(o, third) == my_side:
-            # Our side plays last: whatever I win stays ours.
-            if win:
-                return max(win, key=lambda c: (points(c), c >> 3 != t, -strength(c, t)))
-            return cheapest(lose)
-        safe = [c for c in win if self._safe_winner(o, c, [third], out)]
-        if partner_wins:
-            # The partner led; the actor plays last.
-            if self._safe_winner(o, wcard, [third], out):
-                return smear(lose) if lose else smear(
-                    [c for c in win if self._safe_winner(o, c, [third], out)] or win)
-            if safe:
-                return max(safe, key=lambda c: (points(c), -strength(c, t)))
-            return cheapest(lose) if lose else cheapest(win)
-        # I am the actor behind a defender's lead (the other defender plays last).
-        if safe:
-            return max(safe, key=lambda c: (points(c), -strength(c, t)))
-        return cheapest(lose) if lose else cheapest(win)
-
-    # Betl.
-    def _play_betl(self, o: CardPlayView, legal: int) -> int:
-        out = o.unknown()
-        tr = o.cur
-        if o.actor == 0:
-            if not tr.cards:
-                return self._lead_betl(o, legal, out)
-            bi = winning_index(tr.cards, -1)
-            w = tr.cards[bi]
-            under = [c for c in cards(legal) if not beats(c, w, -1)]
-            if under:
-                # Dump the most dangerous card that stays under: the highest, most holes.
-                return max(under, key=lambda c: (
-                    c >> 3 == w >> 3, popcount(lower_in_suit(c, out, -1)), c & 7))
-            return min(cards(legal), key=lambda c: c & 7)
-        return self._defend_betl(o, legal, out)
-
-    def _lead_betl(self, o: CardPlayView, legal: int, out: int) -> int:
-        def key(c: int):
-            s = c >> 3
-            above = higher_in_suit(c, out, -1)
-            both_void = all((o.voids[r] >> s) & 1 for r in (1, 2))
-            covered = bool(above) and not both_void
-            danger = popcount(lower_in_suit(c, out, -1))
-            return (covered, danger > 0 and popcount(above) >= 1, danger, popcount(above), -(c & 7))
-        return max(cards(legal), key=key)
-
-    def _defend_betl(self, o: CardPlayView, legal: int, out: int) -> int:
-        tr = o.cur
-        actor = o.actor
-        partner = 3 - actor
-        if not tr.cards:
-            # Attack (the program's notes): lead from the bottom where the actor may be forced over.
-            best = None
-            best_key = None
-            for s in range(4):
-                m = in_suit(legal, s)
-                if not m or (o.voids[actor] >> s) & 1:
-                    continue
-                c = min(cards(m), key=lambda x: x & 7)
-                above = higher_in_suit(c, out, -1)
-                key = ((o.voids[partner] >> s) & 1, popcount(above) > 0, popcount(above),
-                       -(c & 7))
-                if best_key is None or key > best_key:
-                    best, best_key = c, key
-            if best is not None:
-                return best
-            return min(cards(legal), key=lambda c: c & 7)
-        bi = winning_index(tr.cards, -1)
-        w = tr.cards[bi]
-        actor_winning = tr.by[bi] == actor
-        actor_played = actor in tr.by
-        led = tr.cards[0] >> 3
-        follow = in_suit(legal, led)
-        if not follow:
-            # Void: throw the highest card, from a suit the actor no longer holds first.
-            return max(cards(legal), key=lambda c: ((o.voids[actor] >> (c >> 3)) & 1, c & 7))
-        if actor_played:
-            under = [c for c in cards(legal) if not beats(c, w, -1)]
-            if actor_winning and under:
-                return max(under, key=lambda c: c & 7)  # let the actor keep the trick
-            return max(cards(legal), key=lambda c: c & 7)  # shed high cards, keep low ones
-        # The actor plays after me: keep the winning card as low as the rules allow.
-        return min(cards(legal), key=lambda c: c & 7)
-
-    # Durch.
-    def _play_durch(self, o: CardPlayView, legal: int) -> int:
-        out = o.unknown()
-        tr = o.cur
-        if o.actor == 0:
-            if not tr.cards:
-                def key(c: int):
-                    boss = not higher_in_suit(c, out, -1)
-                    n_out = popcount(in_suit(out, c >> 3))
-                    return (boss, n_out if boss else -popcount(higher_in_suit(c, out, -1)), c & 7)
-                return max(cards(legal), key=key)
-            return max(cards(legal), key=lambda c: c & 7)
-        return self._defend_durch(o, legal, out)
-
-    def _partner_signals(self, o: CardPlayView) -> int:
-        """Suits where the partner threw off the highest unplayed card (the program's notes)."""
-        partner = 3 - o.actor
-        seen = 0
-        sig = 0
-        for tr in [*o.tricks, o.cur]:
-            if tr is None:
-                continue
-            led = tr.cards[0] >> 3 if tr.cards else -1
-            for c, by in zip(tr.cards, tr.by):
-                if by == partner and c >> 3 != led and not higher_in_suit(
-                        c, 0xFFFFFFFF & ~seen & ~(1 << c), -1):
-                    sig |= 1 << (c >> 3)
-                seen |= 1 << c
-        return sig
-
-    def _defend_durch(self, o: CardPlayView, legal: int, out: int) -> int:
-        tr = o.cur
-        led = tr.cards[0] >> 3 if tr.cards else -1
-        if led >= 0 and in_suit(legal, led):
-            return min(cards(legal), key=lambda c: c & 7)  # keep the guards
-        actor = o.actor
-        partner = 3 - actor
-        unplayed = 0xFFFFFFFF & ~o.played
-        signals = self._partner_signals(o)
-        actor_led = 0
-        for t in o.tricks:
-            if t.leader == actor and t.cards:
-                actor_led |= 1 << (t.cards[0] >> 3)
-        best = None
-        best_key = None
-        for s in range(4):
-            m = in_suit(legal, s)
-            if not m:
-                continue
-            mine = cards(m)
-            top = max(mine, key=lambda c: c & 7)
-            others = in_suit(unplayed & ~o.hand, s)
-            above = higher_in_suit(top, others, -1)
-            # 1. I hold the two highest unplayed cards: throw the highest (a signal).
-            second = max((c for c in mine if c != top), key=lambda c: c & 7, default=-1)
-            top2 = second >= 0 and not above and not higher_in_suit(second, others, -1)
-            guard = popcount(m) >= 1 + popcount(above)
-            catchable = bool(in_suit(out, s)) and not (o.voids[actor] >> s) & 1
-            if top2:
-                pri, card = 6, top
-            elif (signals >> s) & 1:
-                pri, card = 5, top  # 2. follow the partner's signal: throw from the top
-            elif not catchable:
-                pri, card = 4, min(mine, key=lambda c: c & 7)  # 4. nothing to catch here
-            elif not guard:
-                pri, card = 3, min(mine, key=lambda c: c & 7)
-            elif (o.voids[partner] >> s) & 1:
-                pri, card = 0, min(mine, key=lambda c: c & 7)  # 3. the partner's gap: keep
-            else:
-                # 5./6. keep promising guards; tear a suit the actor led or the partner threw
-                pri, card = 1, min(mine, key=lambda c: c & 7)
-                if (actor_led >> s) & 1:
-                    pri = 2
-            key = (pri, -popcount(above), -len(mine))
-            if best_key is None or key > best_key:
-                best, best_key = card, key
-        return best if best is not None else min(cards(legal), key=lambda c: c & 7)
