@@ -5,7 +5,10 @@ contract -- suit game, betl, durch, RULES.md §5 / LICITOVANY.md §3 -- half of 
 actor's) with the card the Python table robot chose there, recorded by the code before
 the heuristics were compiled (commit 7bdff6b): the observation's 0/1 slots and the action
 mask as packed bits, the card.  The compiled decoders and card choice, the robots' own
-entries and a search's compiled playouts must give the same cards.
+entries and a search's compiled playouts must give the same cards.  Its ``discards``
+rows are 2000 random hands (10 to 12 cards, a talon, a contract and trumps) with what the
+Python discard rules gave there (the best pair, the betl and durch hands of the contract
+choice, the second discard, the hole counts and the suit-game value, RULES.md §4).
 """
 
 from __future__ import annotations
@@ -115,6 +118,24 @@ def test_compiled_playouts_play_the_table_robots_moves(game):
         if played == 12:
             break
     assert played == 12
+
+
+def test_compiled_discards_are_the_recorded_python_robots():
+    from mariash_env.games.voleny.table_robot import _best_pair, _discard_cost, suit_keep_value
+    from mariash_env.robots.features import betl_holes, betl_risk, cards, durch_hole_suits
+
+    rows = np.load(DATA)["discards"]
+    assert len(rows) == 2000
+    for r in rows:
+        hand, allowed, contract, trump, talon = (int(x) for x in r[:5])
+        bh = TableRobot.betl_hand(hand, talon)
+        dh = TableRobot.durch_hand_12(hand, talon)
+        cost = _discard_cost(contract, trump, talon)
+        second = min(cards(allowed), key=lambda c: (cost(hand & ~(1 << c), 1 << c), -(c & 7)))
+        got = [*_best_pair(hand, allowed, contract, trump, talon), bh[0], *bh[1], dh[0],
+               *dh[1], second, betl_holes(hand, talon), betl_risk(hand, talon),
+               durch_hole_suits(hand, talon), int(suit_keep_value(hand, trump) * 100)]
+        assert got == [int(x) for x in r[5:]], r[:5]
 
 
 def test_a_view_with_no_legal_card_is_refused():

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..games.voleny import actions as A
+from ..games.voleny import table_play as P
 from .features import ALL_CARDS, ObsInfo, Trick
 
 __all__ = ["CardPlayView"]
@@ -68,3 +69,27 @@ class CardPlayView:
                    voids=(o.voids[0], o.voids[1], o.voids[2]), legal=legal,
                    bet_exists=o.bet_exists, bet_level=o.bet_level, raisable=o.raisable,
                    flek_round=o.flek_round)
+
+    @classmethod
+    def of_array(cls, v, **stake) -> CardPlayView:
+        """The view the compiled decoders wrote as a view array ``v`` (layout
+        :mod:`mariash_env.games.voleny.table_play`); ``stake``: the flek fields."""
+        x = v.tolist()  # Python ints, read fastest
+
+        def trick(k: int) -> Trick:
+            base = P.V_TRICKS + P.TRICK_SLOTS * k
+            n = x[base + P.T_N]
+            return Trick(x[base + P.T_LEADER], x[base + P.T_CARDS:base + P.T_CARDS + n],
+                         x[base + P.T_BY:base + P.T_BY + n])
+
+        return cls(hand=x[P.V_HAND], talon=x[P.V_TALON],
+                   played_by=tuple(x[P.V_PLAYED_BY:P.V_PLAYED_BY + 3]),  # type: ignore[arg-type]
+                   played=x[P.V_PLAYED],
+                   tricks=tuple(trick(k) for k in range(x[P.V_NTRICKS])),
+                   cur=trick(P.CUR_TRICK) if x[P.V_HAS_CUR] else None,
+                   trick_no=x[P.V_TRICK_NO], contract=x[P.V_CONTRACT], trump=x[P.V_TRUMP],
+                   announce=x[P.V_ANNOUNCE], actor=x[P.V_ACTOR],
+                   first_marriage=tuple(  # type: ignore[arg-type]
+                       x[P.V_FIRST_MARRIAGE:P.V_FIRST_MARRIAGE + 2]),
+                   voids=tuple(x[P.V_VOIDS:P.V_VOIDS + 3]),  # type: ignore[arg-type]
+                   legal=x[P.V_LEGAL], **stake)

@@ -19,11 +19,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cards import cards_of as cards  # the robots' name for it
+from ..core.jit import njit
 from ..core.state import C_BETL, C_DURCH, C_SUIT, PH_PLAY
 from ..core.tables import SHARP_MASK
 
 # the core's card vocabulary in its pure-Python form (re-exported for the robots)
 from ..core.tricks import beats_py as beats  # noqa: F401
+from ..core.tricks import popcount as _popcount
 from ..core.tricks import popcount_py as popcount
 from ..core.tricks import strength_py as strength
 from ..core.tricks import winning_index_py as winning_index  # noqa: F401
@@ -91,27 +93,39 @@ def marriages(hand: int) -> list[int]:
     return [s for s in range(4) if (hand >> (8 * s + RQ)) & 3 == 3]
 
 
-def betl_holes(hand: int, known_out: int = 0) -> int:
+@njit
+def _top_bit(h):
+    """Index of the highest set bit of ``h`` (> 0): ``h.bit_length() - 1``."""
+    r = 0
+    while h >> (r + 1):
+        r += 1
+    return r
+
+
+@njit
+def betl_holes_jit(hand, known_out):
     """The program's holes of a betl hand: cards missing from the run upward from the seven.
 
     Per suit held: every card below the hand's highest card of that suit that is neither
     in the hand nor in ``known_out`` (cards known to be out of play for the opponents,
     e.g. one's own talon) is a hole, i.e. a card the defence can lead to force the
-    actor above it.  A hand with no hole is a *ložený betl*.
+    actor above it.  A hand with no hole is a *ložený betl*.  Compiled: the table
+    robots' discards ask it for every pair (games/voleny/table_discards.py).
     """
     holes = 0
     for s in range(4):
         h = (hand >> (8 * s)) & 0xFF
         if not h:
             continue
-        top = h.bit_length() - 1
+        top = _top_bit(h)
         gone = (known_out >> (8 * s)) & 0xFF
         below = (1 << top) - 1
-        holes += popcount(below & ~h & ~gone)
+        holes += _popcount(below & ~h & ~gone)
     return holes
 
 
-def durch_hole_suits(hand: int, known_out: int = 0) -> int:
+@njit
+def durch_hole_suits_jit(hand, known_out):
     """The program's holed suits of a durch hand (the number of them).
 
     A suit is holed when the hand holds a card lower than some card the opponents may
@@ -128,15 +142,14 @@ def durch_hole_suits(hand: int, known_out: int = 0) -> int:
         opp = 0xFF & ~h & ~((known_out >> (8 * s)) & 0xFF)
         if not opp:
             continue
-        low = h & -h
-        if opp.bit_length() - 1 < low.bit_length() - 1:
+        if _top_bit(opp) < _top_bit(h & -h):
             continue  # every opponents' card is below the hand's lowest: no hole
         run = 0
         r = 7
         while r >= 0 and (h >> r) & 1:
             run += 1
             r -= 1
-        if run < popcount(opp):
+        if run < _popcount(opp):
             n += 1
     return n
 
@@ -541,20 +554,37 @@ def decode_dict(observation: dict) -> ObsInfo:
     return decode(observation["observation"], observation["action_mask"])
 
 
-def betl_risk(hand: int, known_out: int = 0) -> int:
+@njit
+def betl_risk_jit(hand, known_out):
     """Betl holes left after the actor's one free lead (its only sure lead in a betl).
 
     The actor leads the first trick and, as long as it wins none, never leads again; so it
     can shed exactly one card by leading.  This is :func:`betl_holes` less the largest
     drop that removing one suit's top card gives.
     """
-    total = betl_holes(hand, known_out)
+    total = betl_holes_jit(hand, known_out)
     best = 0
     for s in range(4):
         h = (hand >> (8 * s)) & 0xFF
         if not h:
             continue
-        top = 1 << (h.bit_length() - 1)
+        top = 1 << _top_bit(h)
         sub = hand & ~(top << (8 * s))
-        best = max(best, total - betl_holes(sub, known_out))
+        best = max(best, total - betl_holes_jit(sub, known_out))
     return total - best
+
+
+# The Python callers' entries: one compiled signature (two int64), ints back.
+def betl_holes(hand: int, known_out: int = 0) -> int:
+    """:func:`betl_holes_jit`: the program's holes of a betl hand."""
+    return int(betl_holes_jit(hand, known_out))
+
+
+def durch_hole_suits(hand: int, known_out: int = 0) -> int:
+    """:func:`durch_hole_suits_jit`: the program's holed suits of a durch hand."""
+    return int(durch_hole_suits_jit(hand, known_out))
+
+
+def betl_risk(hand: int, known_out: int = 0) -> int:
+    """:func:`betl_risk_jit`: betl holes left after the actor's one free lead."""
+    return int(betl_risk_jit(hand, known_out))

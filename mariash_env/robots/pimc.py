@@ -32,7 +32,10 @@ game, trumps, helping suit, face-down lead, flek and show) are simulated with th
 breaks ties and makes the discards.  The table robots of a simulation read the
 encoder's own observations, so they skip the input check of
 :func:`~mariash_env.robots.features.decode` (the same moves, in licitovaný 2.6x less
-time).  ``race=k`` prunes the candidates every ``k`` worlds (:func:`beaten`) and stops
+time), and their card play is compiled: once a simulation reaches it, the rest of the
+deal (up to the solver's trick) is one call of
+:func:`~mariash_env.robots.table_playout.play_out` (the same moves, issue #35).
+``race=k`` prunes the candidates every ``k`` worlds (:func:`beaten`) and stops
 once the race is :func:`decided`; ``endgame=t`` values a simulation's card play from
 trick ``t`` on with the solver.  Both are off by default: measured in issue #35 (see
 :data:`RACE`, :data:`ENDGAME`).
@@ -64,6 +67,7 @@ from ..core import state as S
 from ..core.engine import apply_action, legal_actions
 from ..games.base import GameKind
 from ..games.voleny.candidates import lowest_per_suit, trump_candidates
+from ..games.voleny.table_discards import warm as warm_discards
 from ..games.voleny.table_play import VIEW_SIZE, choose_card
 from ..kinds import kind_of
 from ..rules import Rules
@@ -141,11 +145,12 @@ _PLAYOUTS_WARM: set[str] = set()
 
 
 def warm_playouts(games: tuple[str, ...]) -> None:
-    """Compile (or load) the simulations' compiled card play (:func:`play_out`) and the
-    table robots' card choice once per process and game, on a card play of the game's
-    table robot."""
+    """Compile (or load) the simulations' compiled card play (:func:`play_out`), the
+    table robots' card choice and their discards once per process and game, on a card
+    play of the game's table robot."""
     from ..compile import decision_positions
 
+    warm_discards()
     for g in games:
         if g in _PLAYOUTS_WARM:
             continue
@@ -153,7 +158,8 @@ def warm_playouts(games: tuple[str, ...]) -> None:
         roll = _Rollout(rules, None)
         if roll.compiled_play:
             roll.value(play.copy(), 0)
-            choose_card(roll.view)  # the table robots' own card play, called from Python
+            roll.table_action(play)  # the table robot's own card play, called from Python
+            choose_card(roll.view)
         _PLAYOUTS_WARM.add(g)
 
 

@@ -29,7 +29,6 @@ from ...core.state import (
     B_GAME,
     B_SEVEN,
     C_BETL,
-    C_SUIT,
     K_GAME,
     K_HUNDRED,
     K_SEVEN,
@@ -38,16 +37,14 @@ from ...core.state import (
 from ...robots.base import Robot
 from ...robots.card_view import CardPlayView
 from ...robots.features import (
-    ALL_CARDS,
     ObservationError,
     cards,
     check_tricks,
     in_suit,
-    play_history,
     popcount,
 )
 from ..voleny import actions as A
-from ..voleny.table_play import VIEW_SIZE, choose_card
+from ..voleny.table_play import VIEW_SIZE, bits32, choose_card, first_set
 from ..voleny.table_robot import (
     STO_MIN_ESTIMATE,
     TableRobot,
@@ -65,9 +62,17 @@ from .games import (
     HEARTS,
     KIND,
 )
-from .observe import LOBS_LAYOUT, LOBS_SIZE, LSTATE_OBS_SIZE
+from .observe import (
+    LO_COMP_EXISTS,
+    LO_COMP_LEVEL,
+    LO_HAND,
+    LO_TALON,
+    LOBS_LAYOUT,
+    LOBS_SIZE,
+    LSTATE_OBS_SIZE,
+)
 from .phases import needs_met, trumps_ok
-from .table_play import announcement, decode_licit
+from .table_play import decode_licit
 
 _L = {name: (off, n) for name, off, n, _ in LOBS_LAYOUT if off < LOBS_SIZE}
 _PHASE_SLOTS = ("bid", "hold", "lone_bid", "game", "trumps", "helping", "discard", "lead",
@@ -87,9 +92,9 @@ def _block(v: np.ndarray, name: str) -> np.ndarray:
 
 
 def _one(v: np.ndarray, name: str) -> int:
-    """Index of the set entry of a one-hot block, -1 if none."""
-    nz = np.flatnonzero(_block(v, name) > 0.5)
-    return int(nz[0]) if nz.size else -1
+    """Index of the set entry of a one-hot block, -1 if none (``v``: float32, contiguous)."""
+    off, n = _L[name]
+    return int(first_set(v, off, n))
 
 
 def _check_view(v: np.ndarray, mask: np.ndarray) -> None:
@@ -133,24 +138,15 @@ def card_play_view(observation: np.ndarray, mask: np.ndarray, check: bool = True
                                f"floats: {e}") from e
     if check:
         _check_view(v, mask)
-    big = int.from_bytes(np.packbits(v[:LOBS_SIZE] > 0.5, bitorder="little").tobytes(),
-                         "little")
-
-    def F(name: str) -> int:  # the block as a bit mask
-        off, n = _L[name]
-        return (big >> off) & ((1 << n) - 1)
-
-    def one(name: str) -> int:
-        m = F(name)
-        return (m & -m).bit_length() - 1
-
-    g = one("game") + 1
-    contract = int(KIND[g]) if g > 0 else 0
-    ts = one("trump_suit")
-    trump = ts if contract in (0, C_SUIT) else -1
-    announce = announcement(contract, int(COMPONENTS[g]) if g > 0 else 0)
-    exists = F("comp_exists")
-    levels = F("comp_level")
+    m = np.ascontiguousarray(mask, dtype=np.int8)
+    if v.ndim != 1 or v.shape[0] < LOBS_SIZE or m.shape != (LA.N_ACTIONS,):
+        raise ObservationError(f"a licitovaný observation is {LOBS_SIZE} floats and its mask "
+                               f"{LA.N_ACTIONS} values, got shapes {v.shape} and {m.shape}")
+    v = np.ascontiguousarray(v)
+    arr = np.zeros(VIEW_SIZE, np.int64)
+    decode_licit(v, m, arr)  # the compiled decoder: one copy of the reading
+    exists = int(bits32(v, LO_COMP_EXISTS))
+    levels = int(bits32(v, LO_COMP_LEVEL))
     bet_exists = [False] * 4
     bet_level = [0] * 4
     for k, b in _BET_OF:
@@ -158,27 +154,9 @@ def card_play_view(observation: np.ndarray, mask: np.ndarray, check: bool = True
             bet_exists[b] = True
             row = (levels >> (8 * k)) & 0xFF
             bet_level[b] = row.bit_length() - 1 if row else 0
-    pbm = F("played_by")
-    pb = ((pbm & ALL_CARDS), (pbm >> 32) & ALL_CARDS, (pbm >> 64) & ALL_CARDS)
-    phase = one("phase")
-    tricks, cur, trick_no, voids = play_history(
-        list(pb), F("played_in"), F("trick_leader"), F("cur_trick"),
-        phase == _PHASE_SLOTS.index("play"), trump)
-    fm = F("first_marriage")
-    first = [-1, -1]
-    for k in cards(fm):
-        first[k >> 2] = k & 3
-    legal = 0
-    for c in np.flatnonzero(np.asarray(mask)[LA.PLAY0:LA.PLAY0 + 32]):
-        legal |= 1 << int(c)
-    return CardPlayView(
-        hand=F("hand"), talon=F("talon"), played_by=pb, played=pb[0] | pb[1] | pb[2],
-        tricks=tuple(tricks), cur=cur, trick_no=trick_no, contract=contract, trump=trump,
-        announce=announce, actor=one("actor"), first_marriage=(first[0], first[1]),
-        voids=(voids[0], voids[1], voids[2]), legal=legal,
-        bet_exists=tuple(bet_exists),  # type: ignore[arg-type]
-        bet_level=tuple(bet_level),  # type: ignore[arg-type]
-        raisable=raisable, flek_round=flek_round)
+    return CardPlayView.of_array(arr, bet_exists=tuple(bet_exists),
+                                 bet_level=tuple(bet_level), raisable=raisable,
+                                 flek_round=flek_round)
 
 
 def _best_trump(hand: int, g: int) -> int:
@@ -251,15 +229,13 @@ class LicitTableRobot(Robot):
         self.check = True
 
     def act(self, observation: dict[str, Any]) -> int:
-        obs = np.asarray(observation["observation"], dtype=np.float32)
+        obs = np.ascontiguousarray(observation["observation"], dtype=np.float32)
         mask = np.asarray(observation["action_mask"])
         legal = [int(a) for a in np.flatnonzero(mask)]
         if len(legal) == 1:
             return legal[0]
         phase = _PHASE_SLOTS[_one(obs, "phase")]
-        hand = 0
-        for c in np.flatnonzero(_block(obs, "hand") > 0.5):
-            hand |= 1 << int(c)
+        hand = int(bits32(obs, LO_HAND))
         high = _one(obs, "high")
         a = getattr(self, f"_{phase}")(obs, mask, hand, high)
         return a if mask[a] else legal[0]
@@ -305,9 +281,7 @@ class LicitTableRobot(Robot):
         g = _one(obs, "game") + 1
         trump = _one(obs, "trump_suit")
         kind = int(KIND[g])
-        talon = 0
-        for c in np.flatnonzero(_block(obs, "talon") > 0.5):
-            talon |= 1 << int(c)
+        talon = int(bits32(obs, LO_TALON))
         if popcount(allowed) < 2:
             return LA.DISCARD0 + cards(allowed)[0]
         a, b = _best_pair(hand, allowed, kind, trump, talon)

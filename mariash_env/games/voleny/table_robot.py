@@ -25,7 +25,6 @@ gives the same action, on every seat.  Its parts:
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -61,7 +60,6 @@ from ...robots.features import (
     SEVENS,
     SHARP,
     ObsInfo,
-    betl_holes,
     betl_risk,
     cards,
     decode,
@@ -74,6 +72,7 @@ from ...robots.features import (
     winning_index,  # noqa: F401 (its old name here, for callers)
 )
 from . import actions as A
+from .table_discards import best_pair, discard_cost, suit_keep_value  # noqa: F401
 from .table_play import VIEW_SIZE, choose_card, view_array
 
 # --- tunable thresholds (documented where used) ------------------------------------------
@@ -127,64 +126,17 @@ def estimate_points(hand: int, trump: int) -> int:
     return est
 
 
-def suit_keep_value(hand: int, trump: int) -> float:
-    """How good a 10-card hand is for a suit game (to choose the discards)."""
-    v = 0.0
-    for s in range(4):
-        m = in_suit(hand, s)
-        n = popcount(m)
-        if s == trump:
-            v += 12 * n
-            continue
-        if n == 0:
-            v += 6  # a void: the suit can be trumped
-            continue
-        for c in cards(m):
-            r = c & 7
-            v += (0, 0.2, 0.4, 5, 1, 2, 2.5, 6)[r]
-        if (hand >> (8 * s + RQ)) & 3 == 3:
-            v += 10
-        if (m >> (8 * s + RT)) & 1 and not (m >> (8 * s + RA)) & 1:
-            v += 1.0 * (n - 1)  # guards of an unprotected ten
-        if n == 1 and not m & SHARP:
-            v -= 1.5  # a low singleton: better discarded to a void
-    return v
-
-
-def best_discards(hand: int, allowed: int, cost) -> tuple[int, int]:
-    """The pair of ``allowed`` cards whose removal minimizes ``cost(rest, pair_mask)``."""
-    best = None
-    best_pair = (-1, -1)
-    for a, b in combinations(cards(allowed), 2):
-        pm = (1 << a) | (1 << b)
-        k = cost(hand & ~pm, pm)
-        if best is None or k < best:
-            best = k
-            best_pair = (b, a) if (b & 7) > (a & 7) else (a, b)
-    return best_pair
-
-
-def betl_cost(rest: int, out: int) -> tuple[int, int, int, int]:
-    voids = sum(1 for s in range(4) if not in_suit(rest, s))
-    return (betl_risk(rest, out), betl_holes(rest, out), -voids, sum(c & 7 for c in cards(rest)))
-
-
-def durch_cost(rest: int, out: int) -> tuple[int, int, int]:
-    voids = sum(1 for s in range(4) if not in_suit(rest, s))
-    return (durch_hole_suits(rest, out), -voids, -sum(c & 7 for c in cards(rest)))
-
-
 def _discard_cost(contract: int, trump: int, talon: int):
-    if contract == C_SUIT:
-        return lambda rest, _pm: -suit_keep_value(rest, trump)
-    if contract == C_BETL:
-        return lambda rest, pm: betl_cost(rest, pm | talon)
-    return lambda rest, pm: durch_cost(rest, pm | talon)
+    """The cost (lower is better) of keeping ``rest`` after laying the pair ``pm``
+    (:func:`~mariash_env.games.voleny.table_discards.discard_cost`)."""
+    return lambda rest, pm: discard_cost(rest, pm | talon, contract, trump)
 
 
 @lru_cache(maxsize=4096)
 def _best_pair(hand: int, allowed: int, contract: int, trump: int, talon: int) -> tuple[int, int]:
-    return best_discards(hand, allowed, _discard_cost(contract, trump, talon))
+    """The two cards of ``allowed`` to lay (:func:`~mariash_env.games.voleny.table_discards.best_pair`)."""
+    a, b = best_pair(hand, allowed, contract, trump, talon)
+    return int(a), int(b)
 
 
 class TableRobot(Robot):
@@ -265,16 +217,16 @@ class TableRobot(Robot):
     def betl_hand(hand12: int, out: int = 0) -> tuple[int, tuple[int, int]]:
         """Least betl risk (:func:`~mariash_env.robots.features.betl_risk`) over the 66
         discard pairs of a 12-card hand, and that pair."""
-        pair = best_discards(hand12, hand12, lambda r, p: betl_cost(r, out | p))
+        pair = _best_pair(hand12, hand12, C_BETL, -1, out)
         pm = (1 << pair[0]) | (1 << pair[1])
-        return betl_risk(hand12 & ~pm, out | pm), pair
+        return int(betl_risk(hand12 & ~pm, out | pm)), pair
 
     @staticmethod
     @lru_cache(maxsize=4096)
     def durch_hand_12(hand12: int, out: int = 0) -> tuple[int, tuple[int, int]]:
-        pair = best_discards(hand12, hand12, lambda r, p: durch_cost(r, out | p))
+        pair = _best_pair(hand12, hand12, C_DURCH, -1, out)
         pm = (1 << pair[0]) | (1 << pair[1])
-        return durch_hole_suits(hand12 & ~pm, out | pm), pair
+        return int(durch_hole_suits(hand12 & ~pm, out | pm)), pair
 
     @staticmethod
     def durch_hand(hand10: int) -> bool:
