@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	test -x $(VPY) || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install --upgrade pip
 	$(VPY) -m pip install -e '.[dev,examples,ray,rllib,play]'
-	$(VPY) -m mariash_env.compile  # the search kernels into numba's cache (issue #35)
+	$(VPY) -m mariash_env.compile  # search and engine kernels into numba's cache, two processes (#35)
 	touch $(STAMP)
 
 lint: venv

@@ -11,7 +11,13 @@ game, so that the compiling happens here instead: the searching robots call it w
 are constructed (the arena's workers, the play table and the robot service build their
 robots at start), ``make venv`` runs ``python -m mariash_env.compile`` after installing,
 and anyone can call ``mariash_env.warmup()``.  Once per process and game; with the disk
-cache warm it only loads the cached code (about a second).  When it compiles and takes
+cache warm it only loads the cached code (about a second).
+
+``python -m mariash_env.compile`` also compiles the engine's kernels that every front end
+calls (:func:`warm_engine`: the AEC env's and ``VectorEnv``'s of every game), in a second
+process beside the search's, so that an install on two cores spends the time of the
+longer of the two instead of their sum, and a fresh checkout's first env or batched
+engine does not compile either.  When it compiles and takes
 longer than a second it says so on stderr (a terminal), so that a long first start is not
 mistaken for a hang.
 """
@@ -19,6 +25,7 @@ mistaken for a hang.
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import threading
 import time
@@ -29,7 +36,7 @@ import numpy as np
 
 from .games.registry import game_kind, games
 
-__all__ = ["warmup", "main", "GAMES", "decision_positions"]
+__all__ = ["warmup", "warm_engine", "main", "GAMES", "decision_positions"]
 
 GAMES = tuple(k.name for k in games() if k.game is not None)
 """The games with searching robots: those on the shared compiled core (a rules vector),
@@ -163,6 +170,37 @@ def warmup(games: Iterable[str] = GAMES, network: bool = False,
         return dt
 
 
+def warm_engine() -> float:
+    """Compile (or load) the kernels of the AEC env and of ``VectorEnv`` of every registered
+    game at every seat count: a few random decisions of each.  Returns the seconds."""
+    from .env import env as make_env
+    from .vector import VectorEnv, random_legal_actions
+
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(0)
+    for kind in games():
+        for players in kind.players:
+            opts: dict = {"rules": kind.name}
+            if len(kind.players) > 1:
+                opts["players"] = players
+            if "aec" in kind.front_ends:
+                e = make_env(**opts)
+                e.reset(seed=0)
+                for _ in range(40):
+                    if not e.agents:
+                        break
+                    obs, _, term, trunc, _ = e.last()
+                    a = None if term or trunc else int(rng.choice(np.flatnonzero(
+                        obs["action_mask"])))
+                    e.step(a)
+            if "vector" in kind.front_ends:
+                v = VectorEnv(4, seed=0, **opts)
+                step = v.reset(seed=0)
+                for _ in range(20):
+                    step = v.step(random_legal_actions(step.mask, rng))
+    return time.perf_counter() - t0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m mariash_env.compile",
@@ -171,13 +209,27 @@ def main(argv: list[str] | None = None) -> int:
                     "compiles them.")
     p.add_argument("--games", default=",".join(GAMES),
                    help=f"comma-separated games (default {','.join(GAMES)})")
+    p.add_argument("--part", choices=("all", "search", "engine"), default="all",
+                   help="the search kernels, the engine's (envs, VectorEnv) or both, "
+                        "the engine's in a second process (default all)")
     a = p.parse_args(argv)
     games = [g for g in a.games.split(",") if g]
-    try:
+    for g in games:
+        if g not in GAMES:
+            p.error(f"unknown game {g!r}; searching robots play {', '.join(GAMES)}")
+    other = None
+    if a.part == "all":  # this process has dropped a stale cache (core.jit) before it starts
+        other = subprocess.Popen([sys.executable, "-m", "mariash_env.compile", "--part",
+                                  "engine"])
+    if a.part in ("all", "search"):
         dt = warmup(games, network=True, quiet=True)
-    except ValueError as e:
-        p.error(str(e))
-    print(f"search kernels of {', '.join(games)} compiled or loaded in {dt:.1f} s")
+        print(f"search kernels of {', '.join(games)} compiled or loaded in {dt:.1f} s")
+    if a.part == "engine":
+        print(f"engine kernels of every game compiled or loaded in {warm_engine():.1f} s")
+    if other is not None and other.wait() != 0:
+        print(f"python -m mariash_env.compile --part engine failed ({other.returncode})",
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,0 +1,78 @@
+"""``python -m mariash_env.compile`` (issue #35, and the install's time): the search kernels
+and, in a second process beside them, the engine's kernels of every game's AEC env and
+``VectorEnv`` (:func:`mariash_env.compile.warm_engine`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mariash_env.compile", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+
+
+def test_bad_arguments_are_one_error_line():
+    r = _cli("--games", "voleny,lizany")
+    assert r.returncode == 2 and "unknown game 'lizany'" in r.stderr
+    r = _cli("--part", "everything")
+    assert r.returncode == 2 and "invalid choice: 'everything'" in r.stderr
+
+
+def test_after_warm_engine_the_envs_of_every_game_compile_nothing():
+    """In a fresh process: ``warm_engine()``, then other decisions of every game's AEC env
+    and ``VectorEnv`` (other seeds, more steps, another batch size) add no compiled
+    signature to any kernel: what the engine part compiles is what the front ends call."""
+    code = textwrap.dedent("""
+        import json, sys
+        import numba
+        import numpy as np
+        from mariash_env.compile import warm_engine
+        from mariash_env.env import env
+        from mariash_env.games.registry import games
+        from mariash_env.vector import VectorEnv, random_legal_actions
+
+        def compiled():
+            out = {}
+            for name, mod in list(sys.modules.items()):
+                if name.startswith("mariash_env"):
+                    for k, f in list(vars(mod).items()):
+                        if isinstance(f, numba.core.dispatcher.Dispatcher):
+                            out[name + "." + k] = len(f.overloads)
+            return out
+
+        warm_engine()
+        before = compiled()
+        rng = np.random.default_rng(7)
+        runs = 0
+        for kind in games():
+            for players in kind.players:
+                opts = {"rules": kind.name}
+                if len(kind.players) > 1:
+                    opts["players"] = players
+                e = env(**opts)
+                e.reset(seed=11)
+                for agent in e.agent_iter(300):
+                    obs, _, term, trunc, _ = e.last()
+                    e.step(None if term or trunc else
+                           int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                if "vector" in kind.front_ends:
+                    v = VectorEnv(16, seed=3, **opts)
+                    s = v.reset()
+                    for _ in range(200):
+                        s = v.step(random_legal_actions(s.mask, rng))
+                runs += 1
+        after = compiled()
+        print(json.dumps([runs, {k: (before.get(k, 0), n) for k, n in after.items()
+                                 if n != before.get(k, 0)}]))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=900, check=True)
+    runs, grown = json.loads(out.stdout.strip().splitlines()[-1])
+    assert runs == 4 and grown == {}  # volený at 3 and 4, licitovaný, lízaný
