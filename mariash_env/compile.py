@@ -36,7 +36,8 @@ import numpy as np
 
 from .games.registry import game_kind, games
 
-__all__ = ["warmup", "warm_engine", "main", "GAMES", "decision_positions"]
+__all__ = ["warmup", "warm_engine", "main", "GAMES", "decision_positions",
+           "compiled_signatures"]
 
 GAMES = tuple(k.name for k in games() if k.game is not None)
 """The games with searching robots: those on the shared compiled core (a rules vector),
@@ -168,6 +169,21 @@ def warmup(games: Iterable[str] = GAMES, network: bool = False,
         if not quiet and dt > _NOTICE_AFTER:
             print(f"mariash: search kernels ready ({dt:.0f} s)", file=sys.stderr, flush=True)
         return dt
+
+
+def compiled_signatures() -> dict[str, int]:
+    """How many compiled signatures each loaded numba kernel of the package holds now
+    (``"module.name"`` -> count): taken before and after some work, it shows what that
+    work compiled (or loaded from the disk cache)."""
+    import numba
+
+    out = {}
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("mariash_env"):
+            for k, f in list(vars(mod).items()):
+                if isinstance(f, numba.core.dispatcher.Dispatcher):
+                    out[f"{name}.{k}"] = len(f.overloads)
+    return out
 
 
 def warm_engine() -> float:

@@ -30,22 +30,12 @@ def test_after_warm_engine_the_envs_of_every_game_compile_nothing():
     and ``VectorEnv`` (other seeds, more steps, another batch size) add no compiled
     signature to any kernel: what the engine part compiles is what the front ends call."""
     code = textwrap.dedent("""
-        import json, sys
-        import numba
+        import json
         import numpy as np
-        from mariash_env.compile import warm_engine
+        from mariash_env.compile import compiled_signatures as compiled, warm_engine
         from mariash_env.env import env
         from mariash_env.games.registry import games
         from mariash_env.vector import VectorEnv, random_legal_actions
-
-        def compiled():
-            out = {}
-            for name, mod in list(sys.modules.items()):
-                if name.startswith("mariash_env"):
-                    for k, f in list(vars(mod).items()):
-                        if isinstance(f, numba.core.dispatcher.Dispatcher):
-                            out[name + "." + k] = len(f.overloads)
-            return out
 
         warm_engine()
         before = compiled()

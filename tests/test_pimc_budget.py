@@ -141,22 +141,12 @@ def test_decisions_after_construction_compile_nothing():
     card-play decisions of both games with pimc, and nnpimc's weighted card play; no numba
     kernel gains a compiled signature."""
     code = textwrap.dedent("""
-        import json, sys
-        import numba
-        from mariash_env.compile import decision_positions
+        import json
+        from mariash_env.compile import compiled_signatures as compiled, decision_positions
         from mariash_env.core import state as S
         from mariash_env.robots import make_robot
         from mariash_env.robots.pimc import PIMCRobot
         from mariash_env.robots.view import SeatView
-
-        def compiled():
-            out = {}
-            for name, mod in list(sys.modules.items()):
-                if name.startswith("mariash_env"):
-                    for k, f in list(vars(mod).items()):
-                        if isinstance(f, numba.core.dispatcher.Dispatcher):
-                            out[name + "." + k] = len(f.overloads)
-            return out
 
         robot = PIMCRobot(worlds=3, seed=1)
         nn = make_robot("nnpimc(worlds=2, candidates=4, seed=1)")
