@@ -8,7 +8,10 @@ mask as packed bits, the card.  The compiled decoders and card choice, the robot
 entries and a search's compiled playouts must give the same cards.  Its ``discards``
 rows are 2000 random hands (10 to 12 cards, a talon, a contract and trumps) with what the
 Python discard rules gave there (the best pair, the betl and durch hands of the contract
-choice, the second discard, the hole counts and the suit-game value, RULES.md §4).
+choice, the second discard, the hole counts and the suit-game value, RULES.md §4).  Its
+``decisions_*`` are 2767 licitovaný decisions before the card play (auction, game,
+trumps, helping suit, discards, face-down lead and flek: LICITOVANY.md §4-§6), up to 350
+of each phase, with the Python robot's action.
 """
 
 from __future__ import annotations
@@ -92,7 +95,7 @@ def test_compiled_playouts_play_the_table_robots_moves(game):
     bids and cards on the way there, for betl, durch and every trick) at any trick."""
     g0 = Game(game, records=False)
     fast, slow = _Rollout(g0.rules, None), _Rollout(g0.rules, None)
-    slow.compiled_play = False
+    slow.compiled_play = slow.compiled_all = False
     rng = np.random.default_rng(35)
     played = 0
     for d in range(40):
@@ -136,6 +139,24 @@ def test_compiled_discards_are_the_recorded_python_robots():
                *dh[1], second, betl_holes(hand, talon), betl_risk(hand, talon),
                durch_hole_suits(hand, talon), int(suit_keep_value(hand, trump) * 100)]
         assert got == [int(x) for x in r[5:]], r[:5]
+
+
+def test_compiled_licitovany_decisions_are_the_recorded_python_robots():
+    """The licitovaný robot in every phase before the card play (compiled in
+    games/licitovany/table_decide.py), with and without its input check."""
+    z = np.load(DATA)
+    n = int(z["decisions_size"])
+    obs = np.unpackbits(z["decisions_bits"], axis=1, bitorder="little")[:, :n]
+    obs = obs.astype(np.float32)
+    mask = np.unpackbits(z["decisions_mask"], axis=1, bitorder="little")[:, :LA.N_ACTIONS]
+    mask = mask.astype(np.int8)
+    act = z["decisions_act"].astype(np.int64)
+    assert len(act) == 2767
+    robot, fast = LicitTableRobot(), LicitTableRobot()
+    fast.check = False
+    for o, m, a in zip(obs, mask, act):
+        d = {"observation": o, "action_mask": m}
+        assert robot.act(d) == fast.act(d) == a
 
 
 def test_a_view_with_no_legal_card_is_refused():

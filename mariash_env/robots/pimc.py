@@ -68,6 +68,7 @@ from ..core.engine import apply_action, legal_actions
 from ..games.base import GameKind
 from ..games.voleny.candidates import lowest_per_suit, trump_candidates
 from ..games.voleny.table_discards import warm as warm_discards
+from ..games.voleny.table_hand import warm as warm_hand
 from ..games.voleny.table_play import VIEW_SIZE, choose_card
 from ..kinds import kind_of
 from ..rules import Rules
@@ -151,6 +152,7 @@ def warm_playouts(games: tuple[str, ...]) -> None:
     from ..compile import decision_positions
 
     warm_discards()
+    warm_hand()
     for g in games:
         if g in _PLAYOUTS_WARM:
             continue
@@ -182,6 +184,7 @@ class _Rollout:
         # The card play in one compiled call (robots/table_playout.py), for the three-seat
         # games whose table robot plays volený's cards; the engine's encoder is theirs.
         self.compiled_play = self.kind.name in ("voleny", "licitovany") and rules.players == 3
+        self.compiled_all = self.compiled_play and self.kind.name == "licitovany"  # all phases
         self.view = np.zeros(VIEW_SIZE, np.int64)
         self.claim = np.array(self.kind.claim_actions, dtype=np.int64)
 
@@ -206,14 +209,15 @@ class _Rollout:
     def value(self, w: np.ndarray, seat: int) -> float:
         """The seat's groše at the end of the deal from world ``w`` (modified in place)."""
         while w[S.PHASE] != S.PH_DONE:
-            if w[S.PHASE] == S.PH_PLAY:
-                if self.solve is not None and w[S.TRICK_NO] >= self.from_trick:
-                    amount = float(self.solve(w, self.rules, pv=False).value)
-                    return seat_share(w, seat) * amount
-                if self.compiled_play:  # the table robot's moves up to the solver's trick
-                    play_out(w, self.rv, self.obs, self.mask, self.view,
-                             self.from_trick if self.solve is not None else 99, self.claim)
-                    continue
+            if (w[S.PHASE] == S.PH_PLAY and self.solve is not None
+                    and w[S.TRICK_NO] >= self.from_trick):
+                amount = float(self.solve(w, self.rules, pv=False).value)
+                return seat_share(w, seat) * amount
+            if self.compiled_all or (self.compiled_play and w[S.PHASE] == S.PH_PLAY):
+                # the table robot's moves, compiled, up to the end or the solver's trick
+                play_out(w, self.rv, self.obs, self.mask, self.view,
+                         self.from_trick if self.solve is not None else 99, self.claim)
+                continue
             apply_action(w, self.rv, self.table_action(w))
         return _payoff(w, seat)
 

@@ -41,7 +41,8 @@ from .actions import PLAY0
 from .games import COMPONENTS, KIND
 
 
-def announcement(contract: int, comp: int) -> int:
+@njit
+def _announcement(contract, comp):
     """The volený announcement (``AN_*``) a licitovaný game's components ``comp`` make in
     a suit game (the hundred as sto, a seven or two sevens as sedma), 0 otherwise."""
     if contract != C_SUIT:
@@ -51,8 +52,6 @@ def announcement(contract: int, comp: int) -> int:
         return AN_STO_SEDMA if seven else AN_STO
     return AN_SEDMA if seven else AN_HRA
 
-
-_announcement = njit(announcement)  # the same rule, compiled into the decoder
 
 _PLAY_SLOT = 9  # the phase block's "play" slot (table_robot._PHASE_SLOTS)
 

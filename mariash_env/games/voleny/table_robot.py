@@ -30,17 +30,8 @@ from typing import Any
 import numpy as np
 
 from ...core.state import (
-    AN_HRA,
-    AN_SEDMA,
-    AN_STO,
-    AN_STO_SEDMA,
-    B_GAME,
-    B_HUNDRED_AG,
-    B_SEVEN,
-    B_SEVEN_AG,
     C_BETL,
     C_DURCH,
-    C_SUIT,
     PH_ANNOUNCE,
     PH_BARVA,
     PH_BETL_ANSWER,
@@ -53,12 +44,6 @@ from ...core.state import (
 from ...robots.base import Robot
 from ...robots.card_view import CardPlayView
 from ...robots.features import (
-    ACES,
-    RA,
-    RQ,
-    RT,
-    SEVENS,
-    SHARP,
     ObsInfo,
     betl_risk,
     cards,
@@ -66,64 +51,29 @@ from ...robots.features import (
     decode_dict,
     durch_hole_suits,
     in_suit,
-    marriages,
     popcount,
     strength,
     winning_index,  # noqa: F401 (its old name here, for callers)
 )
 from . import actions as A
 from .table_discards import best_pair, discard_cost, suit_keep_value  # noqa: F401
+from .table_hand import (  # noqa: F401 (the robots' names for them)
+    STO_MIN_ESTIMATE,
+    TRUMP_CARD_VALUE,
+    TRUMP_LENGTH_BONUS,
+    TRUMP_MARRIAGE_BONUS,
+    estimate_points,
+    flek_wanted,
+    sharps_in,
+    suit_score,
+    trumps_in,
+)
 from .table_play import VIEW_SIZE, choose_card, view_array
 
 # --- tunable thresholds (documented where used) ------------------------------------------
-# Trump choice: per-card value by rank (7 8 9 T J Q K A) plus a length bonus per card.
-TRUMP_CARD_VALUE = (2, 1, 1, 4, 2, 3, 3, 5)
-TRUMP_LENGTH_BONUS = 2
-TRUMP_MARRIAGE_BONUS = 2
 TRUMP_MIN_GAP = 10  # strongest minus weakest suit score needed to choose a suit
 BETL_MAX_RISK = 2  # a betl is played with at most this many holes after the first lead
 DURCH_MAX_HOLED = 0  # a durch only with no holed suit
-STO_MIN_ESTIMATE = 100
-
-
-def trumps_in(hand: int, trump: int) -> int:
-    return popcount(in_suit(hand, trump)) if trump >= 0 else 0
-
-
-def sharps_in(hand: int) -> int:
-    return popcount(hand & SHARP)
-
-
-def suit_score(hand: int, s: int) -> int:
-    """The program's point score of a suit for the trump choice."""
-    m = in_suit(hand, s)
-    sc = sum(TRUMP_CARD_VALUE[c & 7] + TRUMP_LENGTH_BONUS for c in cards(m))
-    if (hand >> (8 * s + RQ)) & 3 == 3:
-        sc += TRUMP_MARRIAGE_BONUS
-    return sc
-
-
-def estimate_points(hand: int, trump: int) -> int:
-    """A rough count of the points a 10-card suit hand takes as actor (for sto).
-
-    Aces 10 each; tens 10 when their ace is held too, or in trumps with four trumps;
-    the first marriage (40 in trumps, else 20); the last trick with five trumps; and
-    10 for every trump beyond four (long trumps catch the defence's aces and tens).
-    """
-    ntr = trumps_in(hand, trump)
-    est = 10 * popcount(hand & ACES)
-    for s in range(4):
-        if (hand >> (8 * s + RT)) & 1 and ((hand >> (8 * s + RA)) & 1 or (s == trump and ntr >= 4)):
-            est += 10
-    ms = marriages(hand)
-    if trump in ms:
-        est += 40
-    elif ms:
-        est += 20
-    if ntr >= 5:
-        est += 10
-    est += 10 * max(0, ntr - 4)
-    return est
 
 
 def _discard_cost(contract: int, trump: int, talon: int):
@@ -299,110 +249,32 @@ class TableRobot(Robot):
         """The raises and announcements the robot wants in this flek turn (it then says
         *dobrá*).  *Roboti flekují podle jednoho pevného pravidla — na každém sedadle stejně
         a nikdy náhodně.*  Read from the game's :class:`CardPlayView` (a decoded volený
-        observation is viewed first)."""
+        observation is viewed first); the rule is compiled
+        (:func:`~mariash_env.games.voleny.table_hand.flek_wanted`):
+
+        * the defence's first answer -- *Hru (i hru v sedmě) flekují s hláškou (král a filek
+          jedné barvy), se třemi trumfy nebo se třemi esy a desítkami v ruce* (the game bet
+          of hra or sedma: a marriage, or three trumps, or three aces and tens); *sto se
+          čtyřmi trumfy nebo čtyřmi esy a desítkami*; *sedmu se třemi trumfy*; *betl se
+          dvěma sedmami, durch se dvěma esy*; *Sedmu proti ohlásí s trumfovou sedmou a pěti
+          trumfy, sto proti jen s hláškou v trumfech a pěti esy a desítkami — tedy
+          výjimečně.*
+        * after the actor's *re* -- *Flekují jen jednou; tutti řeknou jen výjimečně — na hru,
+          na kterou forhont dal re, když drží hlášku v trumfech nebo dvě hlášky.*  *Boty
+          nehrají.*
+        * the actor -- *Když robot hraje sám, odpoví na flek re jen s velmi silnou kartou: na
+          hru se šesti trumfy (nebo pěti s trumfovým esem a desítkou a čtyřmi esy a desítkami
+          celkem), na sedmu se šesti trumfy včetně sedmy, na betl se třemi sedmami a ničím nad
+          devítku.*  (No re on sto or durch.)  *Hru proti mu ohlášenou zaflekuje — sedmu proti
+          se čtyřmi trumfy, sto proti se třemi esy a desítkami*; *flekují jen jednou*.
+        """
         if isinstance(o, ObsInfo):
             o = CardPlayView.of_info(o)
-        if o.actor == 0:
-            return self.actor_raises(o)
-        if o.flek_round == 1:
-            return self.defence_first_round(o)
-        return self.defence_later_round(o)
-
-    def defence_first_round(self, o: CardPlayView) -> list[int]:
-        """The defence's first answer to the stake.
-
-        * *Hru (i hru v sedmě) flekují s hláškou (král a filek jedné barvy), se třemi trumfy
-          nebo se třemi esy a desítkami v ruce* -- the game bet of hra or sedma: flek with a
-          marriage (K+Q of one suit), or at least three trumps, or at least three aces and
-          tens together.
-        * *sto se čtyřmi trumfy nebo čtyřmi esy a desítkami* -- sto (also in sto a sedma):
-          four trumps or four aces-and-tens.
-        * *sedmu se třemi trumfy* -- the seven bet: three trumps.
-        * *betl se dvěma sedmami, durch se dvěma esy* -- betl: two sevens; durch: two aces.
-        * *Sedmu proti ohlásí s trumfovou sedmou a pěti trumfy, sto proti jen s hláškou v
-          trumfech a pěti esy a desítkami — tedy výjimečně.* -- seven against: the trump seven
-          and five trumps; hundred against: the trump marriage and five aces-and-tens.
-        """
-        h = o.hand
-        out: list[int] = []
-        if o.contract == C_SUIT:
-            t = o.trump
-            ntr = trumps_in(h, t)
-            sharp = sharps_in(h)
-            if (h >> (8 * t)) & 1 and ntr >= 5:
-                out.append(A.AGAINST_SEVEN)
-            if t in marriages(h) and sharp >= 5:
-                out.append(A.AGAINST_HUNDRED)
-            if o.announce in (AN_STO, AN_STO_SEDMA):
-                if ntr >= 4 or sharp >= 4:
-                    out.append(A.FLEK0 + B_GAME)
-            elif marriages(h) or ntr >= 3 or sharp >= 3:
-                out.append(A.FLEK0 + B_GAME)
-            if o.bet_exists[B_SEVEN] and ntr >= 3:
-                out.append(A.FLEK0 + B_SEVEN)
-        elif o.contract == C_BETL:
-            if popcount(h & SEVENS) >= 2:
-                out.append(A.FLEK0 + B_GAME)
-        elif o.contract == C_DURCH:
-            if popcount(h & ACES) >= 2:
-                out.append(A.FLEK0 + B_GAME)
-        return out
-
-    def defence_later_round(self, o: CardPlayView) -> list[int]:
-        """After the actor's *re*.
-
-        * *Flekují jen jednou; tutti řeknou jen výjimečně — na hru, na kterou forhont dal re,
-          když drží hlášku v trumfech nebo dvě hlášky.* -- they flek only once; *tutti* only
-          on a game (hra, also in a sedma) that forehand re'd, holding the trump marriage or
-          two marriages.
-        * *Boty nehrají.* and *na re k ní obrana od robotů nepřijde* -- nothing else: no re
-          on an against-bet the actor flekked, no further levels.
-        """
-        h = o.hand
-        if (o.contract == C_SUIT and o.announce in (AN_HRA, AN_SEDMA)
-                and o.bet_level[B_GAME] == 2 and (o.raisable >> B_GAME) & 1):
-            ms = marriages(h)
-            if o.trump in ms or len(ms) >= 2:
-                return [A.FLEK0 + B_GAME]
-        return []
-
-    def actor_raises(self, o: CardPlayView) -> list[int]:
-        """The actor's answers.
-
-        * *Když robot hraje sám, odpoví na flek re jen s velmi silnou kartou: na hru se šesti
-          trumfy (nebo pěti s trumfovým esem a desítkou a čtyřmi esy a desítkami celkem), na
-          sedmu se šesti trumfy včetně sedmy, na betl se třemi sedmami a ničím nad devítku.*
-          -- re on the game (hra, also in a sedma) with six trumps, or five including the
-          trump ace and ten with four aces-and-tens in all; on the seven with six trumps
-          including the seven; on a betl with three sevens and no card above the nine.  The
-          sentence names no re on sto or durch, so there is none.
-        * *Hru proti mu ohlášenou zaflekuje — sedmu proti se čtyřmi trumfy, sto proti se třemi
-          esy a desítkami* -- it flekks seven against with four trumps, hundred against with
-          three aces-and-tens.
-        * *Boty nehrají*, *flekují jen jednou* -- no boty, no second flek on an against-bet.
-        """
-        h = o.hand
-        out: list[int] = []
-        t = o.trump
-        ntr = trumps_in(h, t)
-        sharp = sharps_in(h)
+        ex = sum(1 << b for b in range(4) if o.bet_exists[b])
         lv = o.bet_level
-        if lv[B_GAME] == 1:
-            if o.contract == C_SUIT and o.announce in (AN_HRA, AN_SEDMA):
-                if ntr >= 6 or (ntr == 5 and (h >> (8 * t + RA)) & 1 and (h >> (8 * t + RT)) & 1
-                                and sharp >= 4):
-                    out.append(A.FLEK0 + B_GAME)
-            elif o.contract == C_BETL:
-                high = h & ~sum(0x7 << (8 * s) for s in range(4))  # cards above the nine
-                if popcount(h & SEVENS) >= 3 and not high:
-                    out.append(A.FLEK0 + B_GAME)
-        if o.bet_exists[B_SEVEN] and lv[B_SEVEN] == 1 and ntr >= 6 and (h >> (8 * t)) & 1:
-            out.append(A.FLEK0 + B_SEVEN)
-        if o.bet_exists[B_SEVEN_AG] and lv[B_SEVEN_AG] == 0 and ntr >= 4:
-            out.append(A.FLEK0 + B_SEVEN_AG)
-        if o.bet_exists[B_HUNDRED_AG] and lv[B_HUNDRED_AG] == 0 and sharp >= 3:
-            out.append(A.FLEK0 + B_HUNDRED_AG)
-        return out
+        bits = int(flek_wanted(o.hand, o.trump, o.contract, o.announce, o.actor, o.flek_round,
+                               ex, lv[0], lv[1], lv[2], lv[3], o.raisable))
+        return [A.AGAINST_SEVEN + i for i in range(6) if (bits >> i) & 1]
 
     # --- card play ---------------------------------------------------------------------------
     def choose_card(self, o: CardPlayView | ObsInfo) -> int:
