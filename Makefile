@@ -19,9 +19,11 @@ $(STAMP): pyproject.toml
 lint: venv
 	$(VENV)/bin/ruff check .
 
+# Two workers (a 2-core CI machine); each test module runs whole on one (tests/conftest.py).
+TEST_WORKERS ?= 2
 test: venv
 	$(VENV)/bin/ruff check .
-	$(VPY) -m pytest -q
+	$(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 # Trains an agent from scratch for ~5 minutes, evaluates, exports and plays a deal.
 demo: venv

@@ -170,7 +170,11 @@ def test_asynchronous_sampling_bounds_the_lag_and_reports_each_worker(local_ray)
         actors.start_collect({"epsilon": 0.1}, net.state_dict())
         batch, stats = actors.finish_collect()
         assert actors.dropped == 2 and stats["lag_mean"] == 0 and stats["decisions"] > 0
-        assert len(actors.throughput()) == 2 and min(actors.throughput()) > 0
+        # every worker that delivered a batch has a rate (under load one worker can
+        # deliver all six: the oldest ready batch is taken, whoever sampled it)
+        rates = actors.throughput()
+        assert len(rates) == 2 and max(rates) > 0
+        assert all(r > 0 for r, d in zip(rates, actors.decisions) if d > 0)
     finally:
         actors.close()
     assert "asynchronous sampling (max lag 1): 6 batches taken" in lines[-1]
