@@ -2,16 +2,20 @@
 
 ``python -m training.pimc_labels --out runs/labels --states 100000 --jobs 2``
 ``python -m training.pimc_labels --out runs/bid_labels --phase bidding --worlds 12 ...``
+``python -m training.pimc_labels --rules licitovany --out runs/licit_labels ...``
 
-Plays volený parties (12-deal parties of the rules of the shipped robot) with a
-behaviour policy -- at each seat, per deal, the exported robot (``--behaviour``) or the
-table robot, with a small share of uniformly random actions so that the states do not
+Plays parties of a game (``--rules``: volený by default, or licitovaný; 12-deal parties)
+with a behaviour policy -- at each seat, per deal, the behaviour robot (``--behaviour``: an
+exported ONNX file or a robot spec; default volený's ``models/robot.onnx``, any other
+game's shipped network, the registry's ``net``) or the game's table robot, with a small share of uniformly random actions so that the states do not
 all lie on one policy's path -- and at every card-play decision with a choice labels
 the state with PIMC's per-action values: ``worlds`` worlds drawn from the seat's own
 knowledge (:func:`mariash_env.search.sample_worlds`, exact and uniform), each solved
 with every legal card (:func:`mariash_env.search.solve`, ``all_moves=True``), the seat's
-groše averaged over the worlds (actor ``2A``, defender ``-A``; lay-down, when legal,
-gets the best card's value: laying down never changes an exact result).  Those values
+groše (licitovaný: desetníky) averaged over the worlds (actor ``2A``, defender ``-A``;
+volený's lay-down, when legal, gets the best card's value: laying down never changes an
+exact result).  Everything per game -- actions, observations, worlds, table robot -- is
+read from the registry (:func:`mariash_env.kinds.kind_of`).  Those values
 are what :class:`~mariash_env.robots.PIMCRobot` maximises, so a network regressed on
 them (``[dmc] label_data``) learns PIMC's card play in the limit of many worlds, at
 the cost of one forward pass.
@@ -20,9 +24,10 @@ the cost of one forward pass.
 a card-play set to the decisions where the robot is weakest: the deals are played as
 always, only the other decisions go unlabelled, so the labelling time all goes to them.
 
-``--phase bidding`` labels the other decisions with a choice instead (trump, contract,
-Barva?, betl answers, announcement, flek; not the discards, which PIMC leaves to the
-table robot): each candidate's mean groše over the worlds with the deal played out by the
+``--phase bidding`` labels the other decisions with a choice instead (volený: trump,
+contract, Barva?, betl answers, announcement, flek; licitovaný: bid/hold/pass, lone bid,
+game, trumps, helping suit, face-down lead, flek; not the discards, which PIMC leaves to
+the table robot): each candidate's mean groše over the worlds with the deal played out by the
 table robot at every seat -- :meth:`PIMCRobot.candidate_values`, the very values PIMC's
 bidding maximises.  At the trump choice PIMC simulates one card per suit (and *z lidu*);
 every legal card of a suit gets its suit's value.  Many states regressed on few-world
@@ -32,14 +37,15 @@ decision.
 Output: shards ``RUN/shard_NNNNN.npz`` of ``--shard-size`` rows, each written
 atomically, with ``state`` int32[n, STATE_SIZE] (the real state: observations are
 encoded from it when the rows are loaded, so a label set outlives an observation
-layout change), ``seat`` int8[n], ``mask`` int8[n, 115] and ``value`` float32[n, 115]
-(groše for the seat; NaN where illegal), plus ``RUN/labels.json`` (settings).  Shard
+layout change), ``seat`` int8[n], ``mask`` int8[n, A] and ``value`` float32[n, A] (A the
+game's actions: volený 115, licitovaný 136; the seat's groše or desetníky, NaN where
+illegal), plus ``RUN/labels.json`` (settings, the game among them).  Shard
 ``i`` is a pure function of (``seed``, ``i``) and the settings: a run stopped anywhere
 is resumed by running the same command again (existing shards are kept, missing ones
 made), and ``--states`` can be raised later to add shards.
 
-:func:`load_labels` reads a directory back as observations (encoded now), masks and
-values for training.
+:func:`load_labels` reads a directory back as observations (encoded now by the set's
+game), masks and values for training; given the caller's game it refuses a set of another.
 """
 
 from __future__ import annotations
@@ -55,27 +61,35 @@ from typing import Any
 
 import numpy as np
 
-from mariash_env import actions as A
 from mariash_env.atomic import atomic_open
 from mariash_env.cli import add_ray_arguments
 from mariash_env.core import state as S
 from mariash_env.game import Game
-from mariash_env.kinds import VOLENY
-from mariash_env.rules import make_rules
+from mariash_env.games.base import GameError, GameKind
+from mariash_env.games.voleny import actions as VA
+from mariash_env.kinds import KINDS, VOLENY, kind_of
+from mariash_env.rules import Rules, RulesError, make_rules
 
 FORMAT = "mariash-pimc-labels-v1"
 SETTINGS = ("worlds", "shard_size", "seed", "behaviour", "robot_share", "epsilon", "rules",
-            "phase", "roles", "contracts")
+            "game", "phase", "roles", "contracts")
 PHASES = ("play", "bidding")
 ROLES = ("all", "actor", "defender")
 # the contracts a card-play label set can be kept to (CONTRACT_NAMES without "none")
 CONTRACTS = tuple(S.CONTRACT_NAMES[1:])
 # settings added after label sets were made: what the older sets hold
-DEFAULTS = {"phase": "play", "roles": "all", "contracts": CONTRACTS}
+# (sets made before ``game`` existed are volený's)
+DEFAULTS = {"phase": "play", "roles": "all", "contracts": CONTRACTS, "game": VOLENY.name}
+# The behaviour robot of a game's label sets when ``--behaviour`` is not given: volený keeps
+# the network its label sets were always made with; every other game plays its shipped
+# network (the kind's ``net`` spec).
+LEGACY_BEHAVIOUR = {VOLENY.name: "models/robot.onnx"}
 # a focused set whose decisions never come (a focus the rules or the behaviour never
 # reach) stops with an error after this many deals without a label, instead of looping
 MAX_DEALS_WITHOUT_LABEL = 20_000
-PLAY = slice(A.PLAY0, A.PLAY0 + 32)
+# volený's card plays (its callers' name; every game's are :func:`_cards`)
+PLAY = slice(VA.PLAY0, VA.PLAY0 + 32)
+_VOLENY_SAMPLER = VOLENY.load("hidden_info").sample_worlds
 
 
 class LabelError(ValueError):
@@ -98,9 +112,25 @@ def read_settings(out: Path) -> dict[str, Any]:
     return {**DEFAULTS, "contracts": list(CONTRACTS), **old}
 
 
+def game_of(rules: dict[str, Any]) -> GameKind:
+    """The game (registry kind) a label set's rule options play (LabelError if invalid)."""
+    try:
+        return kind_of(make_rules(**rules))
+    except (RulesError, GameError, TypeError) as e:
+        raise LabelError(f"invalid rule options {rules!r}: {e}") from None
+
+
 def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
     d = vars(args) if isinstance(args, argparse.Namespace) else dict(args)
+    asked = d.get("game")
     d = {**DEFAULTS, **{k: v for k, v in d.items() if v is not None}}
+    # the default game is no option: volený's sets keep ``"rules": {}``
+    d["rules"] = {k: v for k, v in dict(d.get("rules") or {}).items()
+                  if not (k == "rules" and v == Rules.rules)}
+    d["game"] = game_of(d["rules"]).name
+    if asked is not None and asked != d["game"]:
+        raise LabelError(f"game {asked!r} conflicts with the rule options {d['rules']!r}, "
+                         f"which play {d['game']!r}")
     bad = [c for c in d["contracts"] if c not in CONTRACTS]
     if bad or not d["contracts"] or d["roles"] not in ROLES:
         raise LabelError(f"a label set keeps roles of {ROLES} and contracts of {CONTRACTS}; "
@@ -115,69 +145,103 @@ def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
 
 def label_state(st: np.ndarray, seat: int, rules: Any, worlds: int,
                 rng: np.random.Generator) -> np.ndarray:
-    """PIMC's per-action values (groše for ``seat``; NaN where illegal) of a card-play
-    state: the mean over ``worlds`` sampled worlds of the exact value of each legal card."""
+    """PIMC's per-action values (the game's unit for ``seat``: groše, desetníky; NaN where
+    illegal) of a card-play state: the mean over ``worlds`` worlds sampled by the game's
+    sampler of the exact value of each legal card.  A claim (volený's lay-down), when
+    legal, gets the best card's value."""
+    from mariash_env.core.engine import legal_actions
     from mariash_env.robots.pimc import seat_share
-    from mariash_env.search import sample_worlds, solve
+    from mariash_env.search import solve
 
-    ws = sample_worlds(st, seat, worlds, rng, rules=rules)
-    total = np.zeros(A.N_ACTIONS)
+    kind = kind_of(rules)
+    ws = _sampler(kind)(st, seat, worlds, rng, rules=rules)
+    total = np.zeros(kind.n_actions)
     for w in ws:
         sign = seat_share(w, seat)
         for a, v in solve(w, rules, pv=False, all_moves=True).move_values.items():
             total[a] += sign * v
-    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-    from mariash_env.core.engine import legal_actions
-
+    mask = np.zeros(kind.n_actions, dtype=np.int8)
     legal_actions(st, rules.vector(), mask)
-    value = np.full(A.N_ACTIONS, np.nan, dtype=np.float32)
-    play = np.flatnonzero(mask[PLAY]) + A.PLAY0
+    value = np.full(kind.n_actions, np.nan, dtype=np.float32)
+    play = _cards(mask, kind)
     value[play] = total[play] / len(ws)
-    if mask[A.LAY_DOWN]:
-        value[A.LAY_DOWN] = value[play].max()
+    for a in kind.claim_actions:
+        if mask[a]:
+            value[a] = value[play].max()
     return value
+
+
+def _sampler(kind: GameKind) -> Any:
+    """The game's world sampler (``hidden_info.sample_worlds``); volený's looked up by its
+    public name :func:`mariash_env.search.sample_worlds` at each call, where tests stand
+    the real deal in for the worlds."""
+    import mariash_env.search as search
+
+    sample = kind.load("hidden_info").sample_worlds
+    return search.sample_worlds if sample is _VOLENY_SAMPLER else sample
+
+
+def _cards(mask: np.ndarray, kind: GameKind) -> np.ndarray:
+    """The legal card plays of a card-play mask: every legal action but the claims."""
+    legal = mask.astype(bool)
+    legal[list(kind.claim_actions)] = False
+    return np.flatnonzero(legal)
 
 
 def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
                   rng: np.random.Generator, pimc: Any = None) -> np.ndarray:
-    """PIMC's per-action values (groše for ``seat``; NaN where illegal) of a decision before
-    the card play: :meth:`PIMCRobot.candidate_values` over ``worlds`` sampled worlds (the
-    deal played out by the table robot), every legal trump card valued as its suit's
-    candidate."""
+    """PIMC's per-action values (the game's unit for ``seat``; NaN where illegal) of a
+    decision before the card play: :meth:`PIMCRobot.candidate_values` over ``worlds``
+    sampled worlds (the deal played out by the game's table robot).  Where the game narrows
+    the candidates (the kind's ``search_candidates``: volený's trump choice, one card per
+    suit), every other legal trump card is valued as its suit's candidate."""
     from mariash_env.core.engine import legal_actions
     from mariash_env.robots.pimc import PIMCRobot
     from mariash_env.robots.view import SeatView
 
+    kind = kind_of(rules)
     pimc = pimc if pimc is not None else PIMCRobot(worlds=worlds)
     view = SeatView(st, seat, rules)
-    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    mask = np.zeros(kind.n_actions, dtype=np.int8)
     legal_actions(st, rules.vector(), mask)
     legal = [int(a) for a in np.flatnonzero(mask)]
-    trump = int(st[S.PHASE]) == S.PH_TRUMP
-    # PIMC's candidates: the lowest card of each suit and z lidu, plus its "fallback" --
-    # here the first legal card, simulated on its own (the label sets made so far did so)
-    cands = pimc._trump_candidates(legal, legal[0]) if trump else legal
+    cands = legal
+    if kind.search_candidates:
+        # PIMC's candidates, with its "fallback" the first legal action, simulated on its
+        # own (the label sets made so far did so)
+        cands = kind.load("search_candidates")(int(st[S.PHASE]), legal, legal[0])
     means, _ = pimc.candidate_values(view, cands, view.sample_worlds(worlds, rng))
-    value = np.full(A.N_ACTIONS, np.nan, dtype=np.float32)
+    value = np.full(kind.n_actions, np.nan, dtype=np.float32)
     value[cands] = means
-    if trump:
-        low = pimc._lowest_per_suit(legal)
-        for a in legal:
-            if np.isnan(value[a]):  # another card of a simulated suit: the suit's value
-                value[a] = value[low[(a - A.TRUMP0) >> 3]]
+    rest = [a for a in legal if np.isnan(value[a])]
+    if rest:
+        value[rest] = _suit_values(value, legal, rest, int(st[S.PHASE]), kind)
     return value
 
 
+def _suit_values(value: np.ndarray, legal: list[int], rest: list[int], phase: int,
+                 kind: GameKind) -> np.ndarray:
+    """The values of the trump cards volený's narrowing left out: their suit's candidate
+    (RULES.md §3: which card of a suit becomes the trump card matters little)."""
+    from mariash_env.games.voleny.candidates import lowest_per_suit
+
+    if kind.name != VOLENY.name or phase != S.PH_TRUMP:
+        raise LabelError(f"{kind.name}: the search candidates of phase {phase} leave actions "
+                         f"{rest} unvalued; only volený's trump choice is narrowed")
+    low = lowest_per_suit(legal)
+    return np.array([value[low[(a - VA.TRUMP0) >> 3]] for a in rest], dtype=np.float32)
+
+
 def wants_label(phase: str, st: np.ndarray, seat: int, mask: np.ndarray,
-                roles: str = "all", contracts: tuple[str, ...] | list[str] = CONTRACTS
-                ) -> bool:
+                roles: str = "all", contracts: tuple[str, ...] | list[str] = CONTRACTS,
+                kind: GameKind = VOLENY) -> bool:
     """Whether a decision is one a label set labels: one with a choice, of ``phase``, and in
     card play by a seat of ``roles`` in one of ``contracts`` (a set focused on the play
     where the robot is weakest -- the actor's, betl's -- for the same labelling time)."""
     st_phase = int(st[S.PHASE])
     if phase != "play":
         return st_phase not in (S.PH_PLAY, S.PH_DISCARD) and int(np.count_nonzero(mask)) > 1
-    if st_phase != S.PH_PLAY or int(mask[PLAY].sum()) <= 1:
+    if st_phase != S.PH_PLAY or len(_cards(mask, kind)) <= 1:
         return False
     if roles != "all" and (seat == int(st[S.ACTOR])) != (roles == "actor"):
         return False
@@ -185,17 +249,13 @@ def wants_label(phase: str, st: np.ndarray, seat: int, mask: np.ndarray,
 
 
 class _Behaviour:
-    """The behaviour policy of one worker: robot or table per seat and deal, epsilon
-    random actions everywhere."""
+    """The behaviour policy of one worker: robot or the game's table robot per seat and
+    deal, epsilon random actions everywhere."""
 
-    def __init__(self, path: str, robot_share: float, epsilon: float) -> None:
-        from mariash_env.robots import TableRobot
-        from mariash_env.robots.features import decode
-        from mariash_env.robots.onnx_robot import OnnxRobot
-
-        self.robot = OnnxRobot(path, game="voleny") if robot_share > 0 else None
-        self.table = TableRobot()
-        self.decode = decode
+    def __init__(self, spec: str, robot_share: float, epsilon: float, rules: Rules) -> None:
+        kind = kind_of(rules)
+        self.robot = behaviour_robot(spec, rules) if robot_share > 0 else None
+        self.table = kind.load("table_robot")()
         self.robot_share = robot_share
         self.epsilon = epsilon
         self.uses_robot = [True, True, True]
@@ -210,19 +270,43 @@ class _Behaviour:
             return int(rng.choice(legal))
         if self.uses_robot[seat] and self.robot is not None:
             return self.robot.act({"observation": obs, "action_mask": mask})
-        return int(self.table.decide(self.decode(obs, mask)))
+        return int(self.table.act({"observation": obs, "action_mask": mask}))
+
+
+def behaviour_robot(spec: str, rules: Rules) -> Any:
+    """The behaviour robot ``spec`` of the game of ``rules``: an ONNX file's path (the
+    exported network), or a robot spec of :func:`mariash_env.robots.make_robot` deciding
+    from observations (``"onnx:models/robot_licitovany.onnx"``, ``"table"``, ...)."""
+    from mariash_env.robots import make_robot
+    from mariash_env.robots.onnx_robot import OnnxRobot
+
+    kind = kind_of(rules)
+    if spec.endswith(".onnx") and ":" not in spec and not Path(spec).is_file():
+        raise LabelError(f"no behaviour robot at {spec}")  # a file, not a spec "onnx:FILE"
+    try:
+        if Path(spec).is_file():
+            return OnnxRobot(spec, game=kind.name)
+        robot = make_robot(spec, rules=rules)
+    except (ValueError, OSError) as e:
+        raise LabelError(f"behaviour robot {spec!r} for {kind.name}: {e}") from None
+    if getattr(robot, "wants_view", False):
+        raise LabelError(f"behaviour robot {spec!r} decides from the game view; the "
+                         "behaviour policy needs one that decides from observations")
+    return robot
 
 
 def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     """The rows of shard ``index`` (a pure function of the settings and the index)."""
     rules = make_rules(**settings["rules"])
     rng = np.random.default_rng([int(settings["seed"]), int(index), 0x1AB])
-    beh = _Behaviour(settings["behaviour"], settings["robot_share"], settings["epsilon"])
+    kind = kind_of(rules)
+    beh = _Behaviour(settings["behaviour"], settings["robot_share"], settings["epsilon"],
+                     rules)
     n = int(settings["shard_size"])
     states = np.zeros((n, S.STATE_SIZE), np.int32)
     seats = np.zeros(n, np.int8)
-    masks = np.zeros((n, A.N_ACTIONS), np.int8)
-    values = np.zeros((n, A.N_ACTIONS), np.float32)
+    masks = np.zeros((n, kind.n_actions), np.int8)
+    values = np.zeros((n, kind.n_actions), np.float32)
     phase = phase_of(settings)
     roles = settings.get("roles", DEFAULTS["roles"])
     contracts = settings.get("contracts", DEFAULTS["contracts"])
@@ -250,7 +334,7 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
             continue
         seat = g.to_move
         obs, mask = g.observe(seat)
-        if wants_label(phase, g.st, seat, mask, roles, contracts):
+        if wants_label(phase, g.st, seat, mask, roles, contracts, kind):
             states[k] = g.st
             seats[k] = seat
             masks[k] = mask
@@ -372,19 +456,40 @@ def shard_files(path: str | Path) -> list[Path]:
     return sorted(path.glob("shard_*.npz"))
 
 
+def label_game(path: str | Path, game: str | None = None) -> GameKind:
+    """The game of the label set ``path`` (``labels.json``); with ``game``, the game the
+    caller trains, a set of another game is refused (LabelError naming both)."""
+    shard_files(path)  # LabelError if it is not a label directory
+    have = read_settings(Path(path))["game"]
+    if have not in KINDS:
+        raise LabelError(f"{path} holds labels of game {have!r}, which the engine does not "
+                         f"play (expected one of {sorted(KINDS)})")
+    if game is not None and game != have:
+        raise LabelError(f"{path} holds {have} labels, not {game}: label sets of different "
+                         "games cannot be mixed (make a set with --rules "
+                         f"{game})")
+    return KINDS[have]
+
+
 def load_labels(path: str | Path, limit: int | None = None,
-                files: list[Path] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(obs float32[n, 900], mask int8[n, 115], value float32[n, 115])`` of every shard in
-    ``path`` (or of ``files`` only), observations encoded from the stored states now."""
+                files: list[Path] | None = None, game: str | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(obs float32[n, obs_size], mask int8[n, n_actions], value float32[n, n_actions])``
+    of every shard in ``path`` (or of ``files`` only), observations encoded from the stored
+    states now by the set's game (volený: 900 and 115, licitovaný: 1016 and 136).
+    ``game``: the game the caller trains (a set of another game: LabelError)."""
+    kind = label_game(path, game)
     rows = read_shards(path, shard_files(path) if files is None else files, limit)
-    return encode_states(rows["state"], rows["seat"]), rows["mask"], rows["value"]
+    return encode_states(rows["state"], rows["seat"], kind.name), rows["mask"], rows["value"]
 
 
-def encode_states(states: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """The observations (float32[n, 900]) of each state's seat."""
-    obs = np.zeros((len(states), VOLENY.obs_size), np.float32)
+def encode_states(states: np.ndarray, seats: np.ndarray, game: str = VOLENY.name
+                  ) -> np.ndarray:
+    """The observations (float32[n, obs_size]) of each state's seat in ``game``."""
+    kind = kind_of(game)
+    obs = np.zeros((len(states), kind.obs_size), np.float32)
     for i in range(len(states)):
-        VOLENY.encode(states[i], int(seats[i]), obs[i], False)
+        kind.encode(states[i], int(seats[i]), obs[i], False)
     return obs
 
 
@@ -393,6 +498,7 @@ def read_shards(path: str | Path, files: list[Path], limit: int | None = None
     """The rows (``state``, ``seat``, ``mask``, ``value``) of ``files``, checked."""
     if not files:
         raise LabelError(f"{path} holds no shards (shard_*.npz)")
+    n_actions = label_game(path).n_actions
     parts: dict[str, list[np.ndarray]] = {"state": [], "seat": [], "mask": [], "value": []}
     total = 0
     for f in files:
@@ -402,10 +508,10 @@ def read_shards(path: str | Path, files: list[Path], limit: int | None = None
         except Exception as e:  # zipfile / ValueError / KeyError on a damaged file
             raise LabelError(f"{f} is corrupt ({type(e).__name__}: {e}); delete it and rerun "
                              "the generator to remake it") from None
-        if rows["state"].shape[1:] != (S.STATE_SIZE,) or rows["mask"].shape[1:] != (A.N_ACTIONS,):
+        if rows["state"].shape[1:] != (S.STATE_SIZE,) or rows["mask"].shape[1:] != (n_actions,):
             raise LabelError(f"{f} has rows of shape {rows['state'].shape[1:]} / "
                              f"{rows['mask'].shape[1:]}, expected ({S.STATE_SIZE},) / "
-                             f"({A.N_ACTIONS},)")
+                             f"({n_actions},)")
         for k in parts:
             parts[k].append(rows[k])
         total += len(rows["seat"])
@@ -424,9 +530,13 @@ class LabelSet:
     trumps (:mod:`mariash_env.games.voleny.symmetry`), the observation encoded from the relabelled
     state at each draw and the labels moved with the cards -- up to 6 (suit game) or 24
     (betl, durch) distinct states per label.  The set then keeps the state records, not
-    the observations."""
+    the observations.  Volený's only: its symmetry is volený's action table.
 
-    def __init__(self, path: str | Path, reload_every: int = 0, augment: bool = False) -> None:
+    ``game``: the game the caller trains (a set of another game: LabelError naming both);
+    :attr:`game` is the set's, whose encoder makes the observations."""
+
+    def __init__(self, path: str | Path, reload_every: int = 0, augment: bool = False,
+                 game: str | None = None) -> None:
         self.path = Path(path)
         self.reload_every = int(reload_every)
         self.augment = bool(augment)
@@ -435,6 +545,10 @@ class LabelSet:
         self._calls = 0
         shard_files(self.path)  # LabelError now if it is not a label directory
         self.phase: str = read_settings(self.path)["phase"]
+        self.game: str = label_game(self.path, game).name
+        if self.augment and self.game != VOLENY.name:
+            raise LabelError(f"{self.path} holds {self.game} labels: the suit-symmetry "
+                             "augmentation is volený's (games/voleny/symmetry)")
         if self.augment and self.phase != "play":
             raise LabelError(f"{self.path} holds {self.phase} labels: only card-play labels "
                              "can be augmented by suit symmetry")
@@ -473,7 +587,7 @@ class LabelSet:
         rows = first[idx]
         states, seats = rows[:, :-1], rows[:, -1]
         perm = Y.random_symmetries(states, rng)
-        obs = encode_states(Y.permute_suits(states, perm), seats)
+        obs = encode_states(Y.permute_suits(states, perm), seats, self.game)
         return (obs, Y.permute_actions(legal[idx], perm),
                 Y.permute_actions(value[idx], perm))
 
@@ -501,8 +615,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="card play: label only these contracts, comma-separated, of "
                          f"{','.join(CONTRACTS)} (default all)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--behaviour", default="models/robot.onnx",
-                    help="exported robot of the behaviour policy")
+    ap.add_argument("--rules", dest="game", choices=sorted(KINDS), default=None,
+                    help="the game labelled (default volený); everything else per game -- "
+                         "actions, observations, worlds, table robot -- is the registry's")
+    ap.add_argument("--behaviour", default=None,
+                    help="robot of the behaviour policy: an exported ONNX file or a robot "
+                         "spec (default: volený models/robot.onnx, any other game its "
+                         "shipped network, the registry's 'net')")
     ap.add_argument("--robot-share", dest="robot_share", type=float, default=0.7,
                     help="share of seats (per deal) played by the robot, the rest by the "
                          "table robot")
@@ -521,9 +640,16 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.robot_share <= 1 or not 0 <= args.epsilon <= 1:
         print("error: --robot-share and --epsilon must lie in [0, 1]", file=sys.stderr)
         return 2
-    if args.robot_share > 0 and not Path(args.behaviour).is_file():
-        print(f"error: no behaviour robot at {args.behaviour}", file=sys.stderr)
-        return 2
+    args.rules = {} if args.game is None else {"rules": args.game}
+    kind = kind_of(args.game or VOLENY.name)
+    if args.behaviour is None:
+        args.behaviour = LEGACY_BEHAVIOUR.get(kind.name, kind.net)
+    if args.robot_share > 0:
+        try:  # a missing file or a robot of another game fails now, not in a worker
+            behaviour_robot(args.behaviour, make_rules(**args.rules))
+        except LabelError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     if args.address is not None and args.backend != "ray":
         print("error: --address needs --backend ray", file=sys.stderr)
         return 2
@@ -535,7 +661,6 @@ def main(argv: list[str] | None = None) -> int:
         except (RayClusterError, ValueError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-    args.rules = {}
     shards = -(-args.states // args.shard_size)
     try:
         settings = _settings(args)

@@ -1,0 +1,152 @@
+"""Licitovaný PIMC labels (issue #35): ``python -m training.pimc_labels --rules licitovany``
+for the card play and, with ``--phase bidding``, the decisions before it.
+
+Rules cited from docs/games/licitovany.md (§4 auction, §5 talon and announcement, §6 flek,
+§7 tricks, §12 the 136-action table).  Each label set is made once per module (a few
+seconds: the search kernels' cache is warm) and checked against the engine's masks and
+against :class:`~mariash_env.robots.PIMCRobot`'s own choice on the same worlds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mariash_env.core import state as S
+from mariash_env.core.engine import legal_actions
+from mariash_env.kinds import LICITOVANY, VOLENY
+from mariash_env.robots.pimc import PIMCRobot
+from mariash_env.rules import make_rules
+from training import pimc_labels as pl
+
+RULES = make_rules(rules="licitovany")
+# §4 auction, §5 game / trumps / helping suit / face-down lead, §6 flek: what PIMC simulates
+BEFORE_PLAY = {S.PH_BID, S.PH_HOLD, S.PH_LONE, S.PH_GAME, S.PH_TRUMPS, S.PH_HELPING,
+               S.PH_LEAD, S.PH_FLEK}
+AUCTION = {S.PH_BID, S.PH_HOLD, S.PH_LONE}
+
+
+def _make(out: Path, phase: str, states: int = 12) -> Path:
+    argv = ["--rules", "licitovany", "--out", str(out), "--phase", phase, "--states",
+            str(states), "--shard-size", "6", "--worlds", "3", "--seed", "5", "--no-progress"]
+    assert pl.main(argv) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def play_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _make(tmp_path_factory.mktemp("licit") / "play", "play")
+
+
+@pytest.fixture(scope="module")
+def bid_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _make(tmp_path_factory.mktemp("licit") / "bid", "bidding", states=24)
+
+
+def _rows(out: Path) -> dict[str, np.ndarray]:
+    return pl.read_shards(out, pl.shard_files(out))
+
+
+def _check_masks_and_values(rows: dict[str, np.ndarray]) -> None:
+    """Masks are the engine's licitovaný masks (§12: 136 actions), values finite exactly
+    on the legal actions, every labelled decision a choice."""
+    assert rows["mask"].shape[1] == rows["value"].shape[1] == LICITOVANY.n_actions == 136
+    rv = RULES.vector()
+    for st, mask, value in zip(rows["state"], rows["mask"], rows["value"]):
+        want = np.zeros(LICITOVANY.n_actions, np.int8)
+        legal_actions(st, rv, want)
+        assert np.array_equal(mask, want)
+        assert np.array_equal(np.isfinite(value), mask.astype(bool))
+        assert mask.sum() > 1
+
+
+def _pimc_picks_max(rows: dict[str, np.ndarray], label: object, k: int) -> None:
+    """On the same worlds (the same generator) PIMC chooses an action of the largest label."""
+    for i in range(k):
+        st, seat = rows["state"][i].copy(), int(rows["seat"][i])
+        value = label(st.copy(), seat, RULES, 3, np.random.default_rng(100 + i))
+        pick = PIMCRobot(worlds=3, seed=100 + i).act_state(st.copy(), seat, RULES)
+        assert value[pick] == np.nanmax(value), (i, pick, value[np.isfinite(value)])
+
+
+def test_card_play_labels(play_set: Path) -> None:
+    """§7 tricks: every labelled state is a card-play decision with a choice, valued by the
+    solver per legal card (desetníky, the seat's share: actor 2A, defender -A)."""
+    meta = json.loads((play_set / "labels.json").read_text())
+    assert meta["game"] == "licitovany" and meta["rules"] == {"rules": "licitovany"}
+    assert meta["behaviour"] == LICITOVANY.net  # the game's shipped network
+    rows = _rows(play_set)
+    assert len(rows["seat"]) == 12
+    assert all(int(st[S.PHASE]) == S.PH_PLAY for st in rows["state"])
+    _check_masks_and_values(rows)
+    _pimc_picks_max(rows, pl.label_state, 4)
+
+
+def test_bidding_labels(bid_set: Path) -> None:
+    """§4-§6: the bidding set labels only decisions before the card play that PIMC
+    simulates (never the discards, §5), auction decisions among them."""
+    rows = _rows(bid_set)
+    phases = {int(st[S.PHASE]) for st in rows["state"]}
+    assert phases <= BEFORE_PLAY and phases & AUCTION, phases
+    _check_masks_and_values(rows)
+    _pimc_picks_max(rows, pl.label_bidding, 4)
+
+
+def test_resume_remakes_the_same_shard(play_set: Path) -> None:
+    """A deleted shard is remade identical (a pure function of seed, index, settings)."""
+    before = dict(np.load(pl.shard_path(play_set, 1)))
+    pl.shard_path(play_set, 1).unlink()
+    _make(play_set, "play")
+    after = dict(np.load(pl.shard_path(play_set, 1)))
+    assert before.keys() == after.keys()
+    for k in before:
+        assert np.array_equal(before[k], after[k], equal_nan=True), k
+
+
+def test_load_labels_encodes_licitovany(play_set: Path) -> None:
+    obs, mask, value = pl.load_labels(play_set, game="licitovany")
+    assert obs.shape == (12, LICITOVANY.obs_size) and mask.shape == (12, 136)
+    rows = _rows(play_set)
+    want = np.zeros(LICITOVANY.obs_size, np.float32)
+    LICITOVANY.encode(rows["state"][0], int(rows["seat"][0]), want, False)
+    assert np.array_equal(obs[0], want)
+    ls = pl.LabelSet(play_set)
+    assert ls.game == "licitovany" and ls.sample(5, np.random.default_rng(0))[0].shape == (
+        5, LICITOVANY.obs_size)
+
+
+def test_mixing_games_refused(play_set: Path, tmp_path: Path) -> None:
+    """A licitovaný set is refused where volený labels are wanted (both games named), a
+    volený run is refused in a licitovaný directory, and suit-symmetry augmentation
+    (volený's action table) is refused for licitovaný labels."""
+    with pytest.raises(pl.LabelError, match="licitovany labels, not voleny"):
+        pl.load_labels(play_set, game="voleny")
+    with pytest.raises(pl.LabelError, match="licitovany labels, not voleny"):
+        pl.LabelSet(play_set, game="voleny")
+    with pytest.raises(pl.LabelError, match="augmentation is volený's"):
+        pl.LabelSet(play_set, augment=True)
+    voleny = dict(json.loads((play_set / "labels.json").read_text()), rules={},
+                  behaviour="models/robot.onnx")
+    voleny.pop("game")
+    with pytest.raises(pl.LabelError, match="game: 'licitovany' there, 'voleny' now"):
+        pl.check_settings(play_set, pl._settings(voleny))
+    with pytest.raises(pl.LabelError, match="conflicts with the rule options"):
+        pl._settings({**voleny, "game": "licitovany"})
+
+
+def test_voleny_settings_unchanged(tmp_path: Path) -> None:
+    """Volený sets keep ``"rules": {}`` (``--rules voleny`` is the default, not an option),
+    and a set made before ``game`` existed reads as volený."""
+    base = {"worlds": 2, "shard_size": 3, "seed": 0, "behaviour": "models/robot.onnx",
+            "robot_share": 0.0, "epsilon": 0.0, "rules": {}}
+    plain = pl._settings(base)
+    assert plain == pl._settings({**base, "rules": {"rules": "voleny"}})
+    assert plain["game"] == VOLENY.name and plain["rules"] == {}
+    old = {k: v for k, v in plain.items() if k != "game"}
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "labels.json").write_text(json.dumps(old))
+    assert pl.read_settings(tmp_path)["game"] == VOLENY.name
+    pl.check_settings(tmp_path, plain)  # resumable: no difference
