@@ -434,7 +434,7 @@ def test_label_config_errors(tmp_path, labels):
     d["env"]["rules"] = {"rules": "licitovany"}
     d.pop("init")
     d["network"] = {"hidden": [32]}
-    with pytest.raises(ConfigError, match="PIMC labels are volený"):
+    with pytest.raises(ConfigError, match="holds voleny labels, not licitovany"):
         Trainer(Config.from_dict(d, "test"), tmp_path / "b", log=lambda *a: None)
 
 

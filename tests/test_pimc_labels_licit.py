@@ -150,3 +150,37 @@ def test_voleny_settings_unchanged(tmp_path: Path) -> None:
     (tmp_path / "labels.json").write_text(json.dumps(old))
     assert pl.read_settings(tmp_path)["game"] == VOLENY.name
     pl.check_settings(tmp_path, plain)  # resumable: no difference
+
+
+def test_a_licitovany_student_trains_on_licitovany_labels(play_set: Path, bid_set: Path,
+                                                          tmp_path: Path) -> None:
+    """Issue #35, licitovaný expert iteration: a licitovaný DMC run regresses its network
+    (136 actions) on both label sets every step (the label loss is logged and positive);
+    a volený run is refused a licitovaný set by name."""
+    pytest.importorskip("torch")
+    from training.config import Config, ConfigError
+    from training.trainer import Trainer
+
+    def cfg(rules: dict) -> Config:
+        return Config.from_dict({
+            "seed": 3, "env": {"num_envs": 16, "rollout_steps": 30, "rules": rules},
+            "network": {"hidden": [32]},
+            "eval": {"every": 0, "deals": 4, "num_envs": 8, "bootstrap": 20,
+                     "opponents": [], "final_opponents": []},
+            "run": {"max_iterations": 2, "checkpoint_every": 1, "keep_checkpoints": 1,
+                    "threads": 1, "progress": False, "tensorboard": False, "plot": False},
+            "dmc": {"batch_size": 32, "label_data": str(play_set), "label_batch": 8,
+                    "bid_label_data": str(bid_set), "bid_label_batch": 4},
+        }, "test")
+
+    out = tmp_path / "run"
+    tr = Trainer(cfg({"rules": "licitovany"}), out, log=lambda *a: None)
+    assert [ls.game for ls, _ in tr.method._label_sets] == ["licitovany", "licitovany"]
+    tr.train()
+    rows = (out / "metrics.csv").read_text().splitlines()
+    head = rows[0].split(",")
+    col, upd = head.index("label_loss"), head.index("updates")
+    trained = [r.split(",") for r in rows[1:] if float(r.split(",")[upd]) > 0]
+    assert trained and all(float(r[col]) > 0 for r in trained)
+    with pytest.raises(ConfigError, match="holds licitovany labels, not voleny"):
+        Trainer(cfg({}), tmp_path / "other", log=lambda *a: None)

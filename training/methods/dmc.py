@@ -79,12 +79,12 @@ class DMCConfig:
     label_data: str = opt("", "search distillation: a directory of PIMC card-play labels "
                               "(python -m training.pimc_labels); every gradient step also "
                               "regresses Q(s, a) of label_batch labelled states on PIMC's "
-                              "value of every legal card ('' = off; volený)")
+                              "value of every legal card ('' = off; a set of the run's game)")
     label_weight: float = opt(1.0, "weight of the label loss against the DMC loss", ge=0)
     label_batch: int = opt(512, "labelled states per gradient step", ge=1)
     bid_label_data: str = opt("", "a directory of PIMC bidding labels (python -m "
                                   "training.pimc_labels --phase bidding): trump, contract, "
-                                  "flek... regressed like label_data ('' = off; volený)")
+                                  "flek... regressed like label_data ('' = off)")
     bid_label_batch: int = opt(128, "bidding-labelled states per gradient step", ge=1)
     more_label_data: list = opt(None, "further card-play label directories, each regressed "
                                       "like label_data with more_label_batch states per "
@@ -161,9 +161,6 @@ class DMC(Method):
         for name, path, batch, phase in sets:
             if not path:
                 continue
-            if game_of(cfg.env.rules).name != "voleny":
-                raise ConfigError(f"dmc.{name}: PIMC labels are volený decisions; this run "
-                                  f"plays {game_of(cfg.env.rules).name}")
             if not Path(path).is_dir():
                 raise ConfigError(f"dmc.{name} = {path!r} is not a directory: make the "
                                   "labels first (python -m training.pimc_labels --out DIR)")
@@ -171,7 +168,8 @@ class DMC(Method):
 
             try:
                 ls = LabelSet(path, a.label_reload_every,
-                              augment=a.label_augment and phase == "play")
+                              augment=a.label_augment and phase == "play",
+                              game=game_of(cfg.env.rules).name)  # a set of this game
             except LabelError as e:
                 raise ConfigError(f"dmc.{name}: {e}") from None
             if ls.phase != phase:
