@@ -95,7 +95,7 @@ def test_compiled_playouts_play_the_table_robots_moves(game):
     bids and cards on the way there, for betl, durch and every trick) at any trick."""
     g0 = Game(game, records=False)
     fast, slow = _Rollout(g0.rules, None), _Rollout(g0.rules, None)
-    slow.compiled_play = slow.compiled_all = False
+    slow.play_out = None
     rng = np.random.default_rng(35)
     played = 0
     for d in range(40):

@@ -156,6 +156,10 @@ class GameKind:
     front_ends: frozenset[str] = frozenset(FRONT_ENDS)
     options: tuple[str, ...] = ("rules",)  # the rule options it accepts
     table_robot: str = ""  # "module:Class" of its rule-based robot
+    # "module:function" of the table robot's compiled playout (a search's simulations):
+    # ``f(w, rules, obs, mask, view, stop_trick, claim)`` plays on in place and returns
+    # how many actions it applied (0: none here, the Python robot moves); "" = none
+    table_playout: str = ""
     replay: str = ""  # "module:function" replaying one of its records
     # a game whose records are a format of their own (not the engine's deal records): that
     # format, and "module:function" replaying one such record (checked) to its result
@@ -254,7 +258,8 @@ class GameKind:
     def load(self, what: str) -> Any:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
         ``aec``, ``arena``, ``render``, ``table_session``, ``table_view``, ``settlement``,
-        ``search_candidates``, ``hidden_info``, ``deal_bounds``) names."""
+        ``search_candidates``, ``hidden_info``, ``deal_bounds``, ``table_playout``)
+        names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

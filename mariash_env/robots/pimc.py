@@ -33,8 +33,8 @@ breaks ties and makes the discards.  The table robots of a simulation read the
 encoder's own observations, so they skip the input check of
 :func:`~mariash_env.robots.features.decode` (the same moves, in licitovaný 2.6x less
 time), and their card play is compiled: once a simulation reaches it, the rest of the
-deal (up to the solver's trick) is one call of
-:func:`~mariash_env.robots.table_playout.play_out` (the same moves, issue #35).
+deal (up to the solver's trick) is one call of the game's ``GameKind.table_playout``
+(:mod:`mariash_env.robots.table_playout`; the same moves, issue #35).
 ``race=k`` prunes the candidates every ``k`` worlds (:func:`beaten`) and stops
 once the race is :func:`decided`; ``endgame=t`` values a simulation's card play from
 trick ``t`` on with the solver.  Both are off by default: measured in issue #35 (see
@@ -74,7 +74,6 @@ from ..kinds import kind_of
 from ..rules import Rules
 from .base import Robot
 from .registry import ANY_GAME, FLAG, SEED, TIME_LIMIT, int_at_least, one_of, register_robot
-from .table_playout import play_out
 from .view import SearchUnavailableError, SeatView, _search_module
 
 __all__ = ["PIMCRobot", "SeatView", "SearchUnavailableError", "solver_available", "beaten",
@@ -146,8 +145,8 @@ _PLAYOUTS_WARM: set[str] = set()
 
 
 def warm_playouts(games: tuple[str, ...]) -> None:
-    """Compile (or load) the simulations' compiled card play (:func:`play_out`), the
-    table robots' card choice and their discards once per process and game, on a card
+    """Compile (or load) the simulations' compiled playouts (``GameKind.table_playout``),
+    the table robots' card choice and their discards once per process and game, on a card
     play of the game's table robot."""
     from ..compile import decision_positions
 
@@ -158,7 +157,7 @@ def warm_playouts(games: tuple[str, ...]) -> None:
             continue
         _, play, rules = decision_positions(g)
         roll = _Rollout(rules, None)
-        if roll.compiled_play:
+        if roll.play_out is not None:
             roll.value(play.copy(), 0)
             roll.table_action(play)  # the table robot's own card play, called from Python
             choose_card(roll.view)
@@ -181,10 +180,8 @@ class _Rollout:
         self.obs = np.zeros(self.kind.obs_size, dtype=np.float32)
         self.solve = solver
         self.from_trick = from_trick  # the solver values the card play from this trick on
-        # The card play in one compiled call (robots/table_playout.py), for the three-seat
-        # games whose table robot plays volený's cards; the engine's encoder is theirs.
-        self.compiled_play = self.kind.name in ("voleny", "licitovany") and rules.players == 3
-        self.compiled_all = self.compiled_play and self.kind.name == "licitovany"  # all phases
+        # the game's compiled playout (robots/table_playout.py), None: Python moves only
+        self.play_out = self.kind.load("table_playout") if self.kind.table_playout else None
         self.view = np.zeros(VIEW_SIZE, np.int64)
         self.claim = np.array(self.kind.claim_actions, dtype=np.int64)
 
@@ -213,10 +210,10 @@ class _Rollout:
                     and w[S.TRICK_NO] >= self.from_trick):
                 amount = float(self.solve(w, self.rules, pv=False).value)
                 return seat_share(w, seat) * amount
-            if self.compiled_all or (self.compiled_play and w[S.PHASE] == S.PH_PLAY):
-                # the table robot's moves, compiled, up to the end or the solver's trick
-                play_out(w, self.rv, self.obs, self.mask, self.view,
-                         self.from_trick if self.solve is not None else 99, self.claim)
+            # the table robot's moves, compiled, up to the end or the solver's trick
+            if self.play_out is not None and self.play_out(
+                    w, self.rv, self.obs, self.mask, self.view,
+                    self.from_trick if self.solve is not None else 99, self.claim):
                 continue
             apply_action(w, self.rv, self.table_action(w))
         return _payoff(w, seat)

@@ -1,11 +1,13 @@
 """A search's playouts with the table robot at every seat, compiled.
 
-:func:`play_out` plays a deal on to its end (or to the trick where a solver takes over)
-in one compiled call: the engine's legal actions, the game's observation of the seat to
-move and the table robot's compiled decision -- licitovaný's in every phase
-(:mod:`mariash_env.games.licitovany.table_decide`), volený's in the card play
-(:mod:`mariash_env.games.voleny.table_play`) --, applied by the engine: the moves
+Each game's playout (its ``GameKind.table_playout``) plays a deal on in one compiled call:
+the engine's legal actions, the game's observation of the seat to move and the table
+robot's compiled decision, applied by the engine -- the moves
 :meth:`~mariash_env.robots.pimc._Rollout.table_action` makes one Python call at a time.
+:func:`play_out_licit` plays licitovaný's every phase
+(:mod:`mariash_env.games.licitovany.table_decide`), :func:`play_out_cards` volený's card
+play (:mod:`mariash_env.games.voleny.table_play`).  Both stop at the card play's trick
+``stop_trick`` (where a solver takes over) and return how many actions they applied.
 """
 
 from __future__ import annotations
@@ -16,40 +18,65 @@ from ..core.state import PH_DONE, PH_PLAY, PHASE, TO_MOVE, TRICK_NO
 from ..games.licitovany.table_decide import decide
 from ..games.voleny.actions import PLAY0
 from ..games.voleny.table_play import choose_card, decode_voleny
-from ..rules import G_LICIT, R_GAME
+from ..rules import R_PLAYERS
 
 
 @njit
-def play_out(w, rules, obs, mask, view, stop_trick, claim):
-    """Play world ``w`` (in place) with the table robot at every seat -- licitovaný: on to
-    the end of the deal, volený: while in the card play -- stopping at the card play's
-    trick ``stop_trick``.  ``obs``, ``mask`` and ``view`` are the game's observation,
-    action mask and view-array buffers; ``claim`` the game's claim actions (volený's
-    lay-down), taken whenever legal, as a single legal action is."""
-    licit = rules[R_GAME] == G_LICIT
-    while w[PHASE] != PH_DONE and (licit or w[PHASE] == PH_PLAY) and not (
-            w[PHASE] == PH_PLAY and w[TRICK_NO] >= stop_trick):
-        mask[:] = 0
-        legal_actions(w, rules, mask)
-        a = -1
-        for i in range(claim.shape[0]):
-            if mask[claim[i]]:
-                a = claim[i]
-                break
-        if a < 0:
-            n = 0
-            for i in range(mask.shape[0]):
-                if mask[i]:
-                    n += 1
-                    if a < 0:
-                        a = i
-            if n > 1:
-                encode_game(w, rules, w[TO_MOVE], obs, False)
-                if licit:  # the licitovaný robot decides every phase compiled
-                    a = decide(obs, mask, view)
-                else:
-                    decode_voleny(obs, mask, view)
-                    c = choose_card(view)
-                    if c >= 0 and mask[PLAY0 + c]:  # the robots' safety net: never illegal
-                        a = PLAY0 + c
+def _forced(w, rules, mask, claim):
+    """``(action, legal count)`` of the seat to move: a claim action (volený's lay-down)
+    whenever legal, else the first legal action (the robots' own fallback), with the number
+    of legal actions (1: no choice, the robot is not asked)."""
+    mask[:] = 0
+    legal_actions(w, rules, mask)
+    for i in range(claim.shape[0]):
+        if mask[claim[i]]:
+            return claim[i], 1
+    a = -1
+    n = 0
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            n += 1
+            if a < 0:
+                a = i
+    return a, n
+
+
+@njit
+def _stopped(w, stop_trick):
+    return w[PHASE] == PH_DONE or (w[PHASE] == PH_PLAY and w[TRICK_NO] >= stop_trick)
+
+
+@njit
+def play_out_licit(w, rules, obs, mask, view, stop_trick, claim):
+    """Licitovaný: every phase by the compiled table robot, until the deal ends or the
+    card play reaches ``stop_trick``."""
+    n_applied = 0
+    while not _stopped(w, stop_trick):
+        a, n = _forced(w, rules, mask, claim)
+        if n > 1:
+            encode_game(w, rules, w[TO_MOVE], obs, False)
+            a = decide(obs, mask, view)
         apply_action(w, rules, a)
+        n_applied += 1
+    return n_applied
+
+
+@njit
+def play_out_cards(w, rules, obs, mask, view, stop_trick, claim):
+    """Volený: the card play by the table robot's compiled card choice, while in the card
+    play and before ``stop_trick``; nothing at four players, whose observation is not the
+    three-seat one the decoder reads."""
+    n_applied = 0
+    if rules[R_PLAYERS] != 3:
+        return 0
+    while w[PHASE] == PH_PLAY and not _stopped(w, stop_trick):
+        a, n = _forced(w, rules, mask, claim)
+        if n > 1:
+            encode_game(w, rules, w[TO_MOVE], obs, False)
+            decode_voleny(obs, mask, view)
+            c = choose_card(view)
+            if c >= 0 and mask[PLAY0 + c]:  # the robots' safety net: never illegal
+                a = PLAY0 + c
+        apply_action(w, rules, a)
+        n_applied += 1
+    return n_applied

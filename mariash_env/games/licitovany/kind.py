@@ -16,6 +16,7 @@ KIND = GameKind(
     front_ends=frozenset(FRONT_ENDS) - {"seat_record"},  # seat records are volený's
     options=LICIT_OPTIONS, rule_defaults=tuple(LICIT_DEFAULTS.items()),
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
+    table_playout="mariash_env.robots.table_playout:play_out_licit",
     render="mariash_env.games.licitovany.render:TEXT",
     settlement="mariash_env.games.licitovany.record:settlement",
     table_view="mariash_env.games.licitovany.play:VIEW",

@@ -8,7 +8,7 @@ face-down lead of the actor, the flek by the volený robot's rule
 (:func:`~mariash_env.games.voleny.table_hand.flek_wanted`, the game and hundred flekked as
 its game bet, the seven and two sevens as its seven) and the card play
 (:func:`~mariash_env.games.voleny.table_play.choose_card`).  A search's simulations
-(:func:`~mariash_env.robots.table_playout.play_out`) call it without leaving compiled
+(:func:`~mariash_env.robots.table_playout.play_out_licit`) call it without leaving compiled
 code; the Python robot calls it too.
 """
 

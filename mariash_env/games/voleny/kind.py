@@ -19,6 +19,7 @@ KIND = GameKind(
     players=(3, 4), front_ends=frozenset(FRONT_ENDS),
     options=tuple(f.name for f in fields(Rules)),
     table_robot="mariash_env.games.voleny.table_robot:TableRobot",
+    table_playout="mariash_env.robots.table_playout:play_out_cards",
     render="mariash_env.games.voleny.render:TEXT",
     settlement="mariash_env.games.voleny.record:settlement",
     search_candidates="mariash_env.games.voleny.candidates:candidates",
