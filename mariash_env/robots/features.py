@@ -70,12 +70,6 @@ def higher_in_suit(c: int, m: int, trump: int) -> int:
     return out
 
 
-def lower_in_suit(c: int, m: int, trump: int) -> int:
-    """The cards of ``m`` of ``c``'s suit that rank below ``c`` (ranks in a suit are
-    distinct: everything of the suit but ``c`` and the higher ones)."""
-    return in_suit(m, c >> 3) & ~higher_in_suit(c, m, trump) & ~(1 << c)
-
-
 def strongest(m: int, trump: int) -> int:
     """The strongest card of a (non-empty) set by (is trump, rank strength); not
     :func:`mariash_env.core.tricks.highest`, the highest card code."""
