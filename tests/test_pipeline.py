@@ -178,7 +178,8 @@ def test_dry_run_prints_the_plan(capsys: pytest.CaptureFixture,
     assert "[5/6] gate (gate, to run)" in out
 
 
-@pytest.mark.parametrize("recipe", ["voleny_net", "licitovany_net", "lizany_net"])
+@pytest.mark.parametrize("recipe", ["voleny_net", "licitovany_net", "lizany_net",
+                                    "licitovany_distill"])
 def test_shipped_recipes_are_valid(recipe: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     r = load_recipe(ROOT / "training" / "recipes" / f"{recipe}.toml")
@@ -225,9 +226,10 @@ def test_bad_recipes_are_refused_by_stage_and_key(tmp_path: Path, body: str, wor
 def test_labels_in_a_game_without_them_and_games_not_trained(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    msg = _bad(tmp_path, HEAD.replace("voleny", "licitovany")
+    msg = _bad(tmp_path, HEAD.replace("voleny", "lizany")
                + '[[stage]]\nname = "l"\nkind = "labels"\nstates = 4\nrobot_share = 0.0\n')
-    assert "stage 'l' kind" in msg and "game is licitovany" in msg
+    assert "stage 'l' kind" in msg and "game is lizany" in msg
+    assert "licitovany, voleny" in msg
     assert "[recipe] game = 'skat'" in _bad(tmp_path, HEAD.replace("voleny", "skat") + TRAIN)
     # a registered game whose kind the training front end does not drive
     from mariash_env.games import registry
@@ -266,3 +268,37 @@ def test_every_shipped_card_names_its_recipe_command(card: str,
     else:
         assert recipe.stages[-1].kind == "export"
         assert Path(recipe.stages[-1].outputs["card"]).name == card
+
+
+LICIT = ('[recipe]\nname = "licit"\ngame = "licitovany"\nseed = 3\n'
+         '[[stage]]\nname = "play"\nkind = "labels"\nstates = 3\nshard_size = 3\n'
+         'worlds = 1\n'
+         '[[stage]]\nname = "bid"\nkind = "labels"\nphase = "bidding"\nstates = 2\n'
+         'shard_size = 2\nworlds = 1\nrobot_share = 0.0\n')
+
+
+def test_a_licitovany_recipe_labels_its_own_game(
+        capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """#35: label stages label the recipe's game (real PIMC labels, one world), by
+    default with that game's shipped network as the behaviour robot."""
+    from training.pimc_labels import load_labels
+
+    monkeypatch.chdir(ROOT)
+    recipe, run = tmp_path / "licit.toml", tmp_path / "r"
+    recipe.write_text(LICIT)
+    rc, out, _ = _main(capsys, recipe, "--out", run, "--dry-run")
+    assert rc == 0
+    assert (f"$ python -m training.pimc_labels --rules licitovany --out {run}/play "
+            "--states 3") in out
+    assert "--behaviour onnx:models/robot_licitovany.onnx --robot-share 0.7" in out
+    rc, out, err = _main(capsys, recipe, "--out", run)
+    assert rc == 0, err
+    for stage, phase, n in (("play", "play", 3), ("bid", "bidding", 2)):
+        meta = json.loads((run / stage / "labels.json").read_text())
+        assert (meta["game"], meta["phase"], meta["rules"]) == ("licitovany", phase,
+                                                                {"rules": "licitovany"})
+        assert _state(run)["stages"][stage]["result"]["states"] == n
+        obs, mask, value = load_labels(run / stage, game="licitovany")
+        assert obs.shape == (n, 1016) and value.shape == (n, 136)  # licitovaný's layout
+    assert json.loads((run / "play" / "labels.json").read_text())["behaviour"] == \
+        "onnx:models/robot_licitovany.onnx"

@@ -12,7 +12,8 @@ ordered list of ``[[stage]]`` tables, each with a ``name``, a ``kind`` and that 
 keys (:data:`KEYS`):
 
 - ``labels``: PIMC teacher labels (:func:`training.pimc_labels.generate`, ``jobs``
-  worker processes or Ray actors, a labels/s bar); volený decisions only.
+  worker processes or Ray actors, a labels/s bar) of the recipe's game (volený or
+  licitovaný); ``behaviour`` defaults to the generator's robot of that game.
 - ``train``: a run of :class:`training.trainer.Trainer` from an existing config file
   (``config``), with ``init``, ``seed`` and dotted ``set`` overrides; the last
   checkpoint is also exported as ``model.onnx`` so later stages can play it.
@@ -282,8 +283,10 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
     where = f"{recipe.path}: stage {stage.name!r}"
     a = stage.resolved
     if stage.kind in ("labels", "dagger"):
-        _need(recipe.game == "voleny", f"{where} kind", f"PIMC teacher labels are volený "
-              f"decisions; this recipe's game is {recipe.game}")
+        from .pimc_labels import KINDS as LABELLED
+
+        _need(recipe.game in LABELLED, f"{where} kind", f"PIMC teacher labels are made for "
+              f"{', '.join(sorted(LABELLED))}; this recipe's game is {recipe.game}")
         _label_settings(recipe, stage, "(student)")  # raises on bad label options
         for key in ("states", "shard_size", "worlds", "jobs"):
             _need(a.get(key, 1) >= 1, f"{where} key {key!r}", f"expected >= 1, got {a.get(key)}")
@@ -292,7 +295,9 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
         _need("address" not in a or a.get("backend") == "ray", f"{where} key 'address'",
               "a Ray cluster's address needs backend = 'ray'")
     if stage.kind == "labels" and a.get("robot_share", 0.7) > 0:
-        _need_file(recipe, stage, "behaviour", a.get("behaviour", "models/robot.onnx"))
+        behaviour = a.get("behaviour") or default_behaviour(recipe)
+        if behaviour.endswith(".onnx"):  # a file or "onnx:FILE"; a spec ("table") is no file
+            _need_file(recipe, stage, "behaviour", behaviour.removeprefix("onnx:"))
     if stage.kind in ("train", "dagger"):
         cfg = stage_config(recipe, stage)
         from .networks import game_of
@@ -338,6 +343,24 @@ def _need_file(recipe: Recipe, stage: Stage, key: str, path: str) -> None:
                             "not exist (give a file, or '@stage.output' of an earlier stage)")
 
 
+def _label_rules(recipe: Recipe) -> dict[str, str]:
+    """The rule options of the recipe's game as :mod:`training.pimc_labels` records them
+    (volený, the default game, as none: its label sets keep ``"rules": {}``)."""
+    return {} if recipe.game == "voleny" else {"rules": recipe.game}
+
+
+def default_behaviour(recipe: Recipe) -> str:
+    """The behaviour robot of a label stage that names none: the generator's default for
+    the recipe's game (volený ``models/robot.onnx``, any other game its shipped network's
+    robot spec, e.g. ``onnx:models/robot_licitovany.onnx``)."""
+    from mariash_env.kinds import kind_of
+
+    from .pimc_labels import LEGACY_BEHAVIOUR
+
+    kind = kind_of(recipe.game)
+    return LEGACY_BEHAVIOUR.get(kind.name, kind.net)
+
+
 def _label_settings(recipe: Recipe, stage: Stage, behaviour: str) -> dict[str, Any]:
     """The settings of :mod:`training.pimc_labels` for a labels or dagger stage."""
     from .pimc_labels import CONTRACTS, LabelError, _settings
@@ -346,7 +369,7 @@ def _label_settings(recipe: Recipe, stage: Stage, behaviour: str) -> dict[str, A
     opts = {"worlds": a.get("worlds", 6), "shard_size": a.get("shard_size", 1000),
             "seed": a.get("seed", recipe.seed), "behaviour": behaviour,
             "robot_share": float(a.get("robot_share", 0.7)),
-            "epsilon": float(a.get("epsilon", 0.03)), "rules": {},
+            "epsilon": float(a.get("epsilon", 0.03)), "rules": _label_rules(recipe),
             "phase": a.get("phase", "play"), "roles": a.get("roles", "all"),
             "contracts": a.get("contracts", list(CONTRACTS))}
     where = f"{recipe.path}: stage {stage.name!r}"
@@ -429,7 +452,7 @@ def _label_command(recipe: Recipe, stage: Stage, out: str, behaviour: str) -> st
     s = _label_settings(recipe, stage, behaviour)
     a = stage.resolved
     return "python -m training.pimc_labels " + _flags([
-        ("--out", out), ("--states", a["states"]), ("--shard-size", s["shard_size"]),
+        ("--rules", s["rules"].get("rules")), ("--out", out), ("--states", a["states"]), ("--shard-size", s["shard_size"]),
         ("--worlds", s["worlds"]), ("--phase", s["phase"]), ("--roles", s["roles"]),
         ("--contracts", s["contracts"]), ("--seed", s["seed"]), ("--behaviour", behaviour),
         ("--robot-share", s["robot_share"]), ("--epsilon", s["epsilon"]),
@@ -462,7 +485,7 @@ def commands(recipe: Recipe, stage: Stage) -> list[str]:
     a, o = stage.resolved, stage.outputs
     if stage.kind == "labels":
         return [_label_command(recipe, stage, o["dir"],
-                               a.get("behaviour", "models/robot.onnx"))]
+                               a.get("behaviour", default_behaviour(recipe)))]
     if stage.kind == "train":
         return _train_commands(recipe, stage, o["dir"], o["checkpoint"], o["model"])
     if stage.kind == "dagger":
@@ -640,7 +663,7 @@ def _student_onnx(stage: Stage) -> str:
 def run_labels(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
     """A ``labels`` stage: the missing shards of its label directory."""
     return _run_labels(recipe, stage, stage.outputs["dir"],
-                       stage.resolved.get("behaviour", "models/robot.onnx"), progress, log)
+                       stage.resolved.get("behaviour", default_behaviour(recipe)), progress, log)
 
 
 def run_train(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
