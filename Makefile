@@ -23,7 +23,7 @@ lint: venv
 TEST_WORKERS ?= 2
 test: venv
 	$(VENV)/bin/ruff check .
-	$(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=15
+	$(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
 # Trains an agent from scratch for ~5 minutes, evaluates, exports and plays a deal.
 demo: venv

@@ -3,22 +3,45 @@
 Each test module runs whole on one worker (its module fixtures are built once, as in a
 plain run), and the modules that start Ray share one worker, one after the other: two Ray
 runtimes at once on a two-core machine starve each other's health checks and timeouts.
-That group, the longest, is handed out first, so that the other worker is not left idle
-at the end while it runs.  Without xdist (a bare ``pytest``) nothing changes.
+That group, the longest, is handed out first (``make test`` passes
+``--no-loadscope-reorder``, so the units go out in collection order, Ray's first), so
+that the other worker is not left idle at the end while it runs.  Without xdist (a bare
+``pytest``) nothing changes.
+
+The units are made by a scheduler of our own (:class:`ModuleScheduling`), not by
+``xdist_group`` marks: pytest-xdist 3.8 carries a mark's group in the test's id, which
+pytest 9 no longer reads back, so under ``--dist loadgroup`` the marks split nothing
+(pytest-dev/pytest-xdist#1386) and the Ray modules ran on both workers at once.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
 RAY_MODULES = frozenset({"test_ray_backend.py", "test_ray_cluster.py", "test_rllib.py"})
 
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:  # pragma: no cover - xdist is a dev dependency; plain pytest runs
+    LoadScopeScheduling = None
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (``--dist loadgroup``)
+if LoadScopeScheduling is not None:
+
+    class ModuleScheduling(LoadScopeScheduling):
+        """One work unit per test module; the Ray modules together are one unit."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "ray" if module.rsplit("/", 1)[-1] in RAY_MODULES else module
+
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") == "loadgroup":
+            return ModuleScheduling(config, log)
+        return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not hasattr(config, "workerinput"):
-        return
-    items.sort(key=lambda item: item.path.name not in RAY_MODULES)  # stable: Ray first
-    for item in items:
-        name = item.path.name
-        item.add_marker(pytest.mark.xdist_group("ray" if name in RAY_MODULES else name))
+    if hasattr(config, "workerinput"):  # stable sort: the Ray unit first in collection order
+        items.sort(key=lambda item: item.path.name not in RAY_MODULES)
