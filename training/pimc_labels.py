@@ -84,6 +84,12 @@ DEFAULTS = {"phase": "play", "roles": "all", "contracts": CONTRACTS, "game": VOL
 # the network its label sets were always made with; every other game plays its shipped
 # network (the kind's ``net`` spec).
 LEGACY_BEHAVIOUR = {VOLENY.name: "models/robot.onnx"}
+
+
+def default_behaviour(game: str) -> str:
+    """The behaviour robot of ``game``'s label sets when none is named (above)."""
+    kind = kind_of(game)
+    return LEGACY_BEHAVIOUR.get(kind.name, kind.net)
 # a focused set whose decisions never come (a focus the rules or the behaviour never
 # reach) stops with an error after this many deals without a label, instead of looping
 MAX_DEALS_WITHOUT_LABEL = 20_000
@@ -643,7 +649,7 @@ def main(argv: list[str] | None = None) -> int:
     args.rules = {} if args.game is None else {"rules": args.game}
     kind = kind_of(args.game or VOLENY.name)
     if args.behaviour is None:
-        args.behaviour = LEGACY_BEHAVIOUR.get(kind.name, kind.net)
+        args.behaviour = default_behaviour(kind.name)
     if args.robot_share > 0:
         try:  # a missing file or a robot of another game fails now, not in a worker
             behaviour_robot(args.behaviour, make_rules(**args.rules))

@@ -295,7 +295,7 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
         _need("address" not in a or a.get("backend") == "ray", f"{where} key 'address'",
               "a Ray cluster's address needs backend = 'ray'")
     if stage.kind == "labels" and a.get("robot_share", 0.7) > 0:
-        behaviour = a.get("behaviour") or default_behaviour(recipe)
+        behaviour = _behaviour(recipe, stage)
         if behaviour.endswith(".onnx"):  # a file or "onnx:FILE"; a spec ("table") is no file
             _need_file(recipe, stage, "behaviour", behaviour.removeprefix("onnx:"))
     if stage.kind in ("train", "dagger"):
@@ -343,22 +343,13 @@ def _need_file(recipe: Recipe, stage: Stage, key: str, path: str) -> None:
                             "not exist (give a file, or '@stage.output' of an earlier stage)")
 
 
-def _label_rules(recipe: Recipe) -> dict[str, str]:
-    """The rule options of the recipe's game as :mod:`training.pimc_labels` records them
-    (volený, the default game, as none: its label sets keep ``"rules": {}``)."""
-    return {} if recipe.game == "voleny" else {"rules": recipe.game}
-
-
-def default_behaviour(recipe: Recipe) -> str:
-    """The behaviour robot of a label stage that names none: the generator's default for
+def _behaviour(recipe: Recipe, stage: Stage) -> str:
+    """A label stage's behaviour robot: its ``behaviour``, else the generator's default for
     the recipe's game (volený ``models/robot.onnx``, any other game its shipped network's
     robot spec, e.g. ``onnx:models/robot_licitovany.onnx``)."""
-    from mariash_env.kinds import kind_of
+    from .pimc_labels import default_behaviour
 
-    from .pimc_labels import LEGACY_BEHAVIOUR
-
-    kind = kind_of(recipe.game)
-    return LEGACY_BEHAVIOUR.get(kind.name, kind.net)
+    return stage.resolved.get("behaviour") or default_behaviour(recipe.game)
 
 
 def _label_settings(recipe: Recipe, stage: Stage, behaviour: str) -> dict[str, Any]:
@@ -369,7 +360,8 @@ def _label_settings(recipe: Recipe, stage: Stage, behaviour: str) -> dict[str, A
     opts = {"worlds": a.get("worlds", 6), "shard_size": a.get("shard_size", 1000),
             "seed": a.get("seed", recipe.seed), "behaviour": behaviour,
             "robot_share": float(a.get("robot_share", 0.7)),
-            "epsilon": float(a.get("epsilon", 0.03)), "rules": _label_rules(recipe),
+            "epsilon": float(a.get("epsilon", 0.03)),
+            "rules": {"rules": recipe.game},  # volený's, the default, is recorded as {}
             "phase": a.get("phase", "play"), "roles": a.get("roles", "all"),
             "contracts": a.get("contracts", list(CONTRACTS))}
     where = f"{recipe.path}: stage {stage.name!r}"
@@ -452,8 +444,8 @@ def _label_command(recipe: Recipe, stage: Stage, out: str, behaviour: str) -> st
     s = _label_settings(recipe, stage, behaviour)
     a = stage.resolved
     return "python -m training.pimc_labels " + _flags([
-        ("--rules", s["rules"].get("rules")), ("--out", out), ("--states", a["states"]), ("--shard-size", s["shard_size"]),
-        ("--worlds", s["worlds"]), ("--phase", s["phase"]), ("--roles", s["roles"]),
+        ("--rules", s["rules"].get("rules")), ("--out", out), ("--states", a["states"]),
+        ("--shard-size", s["shard_size"]), ("--worlds", s["worlds"]), ("--phase", s["phase"]), ("--roles", s["roles"]),
         ("--contracts", s["contracts"]), ("--seed", s["seed"]), ("--behaviour", behaviour),
         ("--robot-share", s["robot_share"]), ("--epsilon", s["epsilon"]),
         ("--jobs", a.get("jobs", 1)), ("--backend", a.get("backend", "process")),
@@ -484,8 +476,7 @@ def commands(recipe: Recipe, stage: Stage) -> list[str]:
     """The single commands a stage stands for (what ``--dry-run`` prints)."""
     a, o = stage.resolved, stage.outputs
     if stage.kind == "labels":
-        return [_label_command(recipe, stage, o["dir"],
-                               a.get("behaviour", default_behaviour(recipe)))]
+        return [_label_command(recipe, stage, o["dir"], _behaviour(recipe, stage))]
     if stage.kind == "train":
         return _train_commands(recipe, stage, o["dir"], o["checkpoint"], o["model"])
     if stage.kind == "dagger":
@@ -662,8 +653,8 @@ def _student_onnx(stage: Stage) -> str:
 
 def run_labels(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
     """A ``labels`` stage: the missing shards of its label directory."""
-    return _run_labels(recipe, stage, stage.outputs["dir"],
-                       stage.resolved.get("behaviour", default_behaviour(recipe)), progress, log)
+    return _run_labels(recipe, stage, stage.outputs["dir"], _behaviour(recipe, stage),
+                       progress, log)
 
 
 def run_train(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
