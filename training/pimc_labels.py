@@ -7,8 +7,8 @@
 Plays parties of a game (``--rules``: volený by default, or licitovaný; 12-deal parties)
 with a behaviour policy -- at each seat, per deal, the behaviour robot (``--behaviour``: an
 exported ONNX file or a robot spec; default volený's ``models/robot.onnx``, any other
-game's shipped network, the registry's ``net``) or the game's table robot, with a small share of uniformly random actions so that the states do not
-all lie on one policy's path -- and at every card-play decision with a choice labels
+game's shipped network, the registry's ``net``) or the game's table robot, with a small
+share of uniformly random actions so that the states do not all lie on one policy's path -- and at every card-play decision with a choice labels
 the state with PIMC's per-action values: ``worlds`` worlds drawn from the seat's own
 knowledge (:func:`mariash_env.search.sample_worlds`, exact and uniform), each solved
 with every legal card (:func:`mariash_env.search.solve`, ``all_moves=True``), the seat's
@@ -84,18 +84,19 @@ DEFAULTS = {"phase": "play", "roles": "all", "contracts": CONTRACTS, "game": VOL
 # the network its label sets were always made with; every other game plays its shipped
 # network (the kind's ``net`` spec).
 LEGACY_BEHAVIOUR = {VOLENY.name: "models/robot.onnx"}
-
-
-def default_behaviour(game: str) -> str:
-    """The behaviour robot of ``game``'s label sets when none is named (above)."""
-    kind = kind_of(game)
-    return LEGACY_BEHAVIOUR.get(kind.name, kind.net)
 # a focused set whose decisions never come (a focus the rules or the behaviour never
 # reach) stops with an error after this many deals without a label, instead of looping
 MAX_DEALS_WITHOUT_LABEL = 20_000
 # volený's card plays (its callers' name; every game's are :func:`_cards`)
 PLAY = slice(VA.PLAY0, VA.PLAY0 + 32)
 _VOLENY_SAMPLER = VOLENY.load("hidden_info").sample_worlds
+
+
+def default_behaviour(game: str) -> str:
+    """The behaviour robot of ``game``'s label sets when none is named
+    (:data:`LEGACY_BEHAVIOUR`, else the game's ``net``)."""
+    kind = kind_of(game)
+    return LEGACY_BEHAVIOUR.get(kind.name, kind.net)
 
 
 class LabelError(ValueError):
