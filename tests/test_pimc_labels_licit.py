@@ -184,3 +184,59 @@ def test_a_licitovany_student_trains_on_licitovany_labels(play_set: Path, bid_se
     assert trained and all(float(r[col]) > 0 for r in trained)
     with pytest.raises(ConfigError, match="holds licitovany labels, not voleny"):
         Trainer(cfg({}), tmp_path / "other", log=lambda *a: None)
+
+
+def _deal_set(out: Path, phase: str) -> dict[str, np.ndarray]:
+    argv = ["--rules", "licitovany", "--out", str(out), "--phase", phase, "--states", "16",
+            "--shard-size", "8", "--worlds", "1", "--worlds-from", "deal", "--seed", "9",
+            "--epsilon", "0.1", "--no-progress"]
+    assert pl.main(argv) == 0
+    assert json.loads((out / "labels.json").read_text())["worlds_from"] == "deal"
+    return _rows(out)
+
+
+def test_deal_labels_value_the_real_deal(tmp_path: Path) -> None:
+    """#35, ``--worlds-from deal``: every label is valued in the one real deal of its row,
+    not in worlds of the seat's knowledge.  §7 card play: the solver's value of each legal
+    card in that deal (the seat's share); §4-§6: each legal action applied to that deal,
+    played out by the table robot at every seat (PIMC's simulation)."""
+    from mariash_env.core.engine import apply_action
+    from mariash_env.robots.pimc import seat_share
+    from mariash_env.search import solve
+
+    rows = _deal_set(tmp_path / "play", "play")
+    _check_masks_and_values(rows)
+    for st, seat, mask, value in zip(rows["state"], rows["seat"], rows["mask"],
+                                     rows["value"]):
+        exact = solve(st.copy(), RULES, pv=False, all_moves=True).move_values
+        for a in np.flatnonzero(mask):
+            assert value[a] == pytest.approx(seat_share(st, int(seat)) * exact[a], abs=1e-4)
+    rows = _deal_set(tmp_path / "bid", "bidding")
+    _check_masks_and_values(rows)
+    assert {int(st[S.PHASE]) for st in rows["state"]} <= BEFORE_PLAY
+    roll = PIMCRobot(worlds=1, warm=False)._rollout(RULES, None, 10)
+    for st, seat, mask, value in zip(rows["state"], rows["seat"], rows["mask"],
+                                     rows["value"]):
+        for a in np.flatnonzero(mask):
+            w = st.copy()
+            apply_action(w, RULES.vector(), int(a))
+            assert value[a] == pytest.approx(roll.value(w, int(seat)), abs=1e-4)
+
+
+def test_deal_labels_settings(tmp_path: Path) -> None:
+    """The real deal is one world (more is refused, naming what is expected); an unknown
+    source is refused; a set made before the option existed reads as ``sampled`` and is
+    resumed, and a deal set is not mixed into a sampled directory."""
+    base = {"worlds": 1, "shard_size": 3, "seed": 0, "behaviour": "table",
+            "robot_share": 0.0, "epsilon": 0.0, "rules": {"rules": "licitovany"}}
+    with pytest.raises(pl.LabelError, match="expected worlds 1, got 3"):
+        pl._settings({**base, "worlds": 3, "worlds_from": "deal"})
+    with pytest.raises(pl.LabelError, match="worlds_from must be one of"):
+        pl._settings({**base, "worlds_from": "oracle"})
+    sampled = pl._settings(base)
+    assert sampled["worlds_from"] == "sampled"
+    (tmp_path / "labels.json").write_text(json.dumps(
+        {k: v for k, v in sampled.items() if k != "worlds_from"}))
+    pl.check_settings(tmp_path, sampled)
+    with pytest.raises(pl.LabelError, match="worlds_from: 'sampled' there, 'deal' now"):
+        pl.check_settings(tmp_path, pl._settings({**base, "worlds_from": "deal"}))

@@ -179,7 +179,7 @@ def test_dry_run_prints_the_plan(capsys: pytest.CaptureFixture,
 
 
 @pytest.mark.parametrize("recipe", ["voleny_net", "licitovany_net", "lizany_net",
-                                    "licitovany_distill"])
+                                    "licitovany_distill", "voleny_deal"])
 def test_shipped_recipes_are_valid(recipe: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     r = load_recipe(ROOT / "training" / "recipes" / f"{recipe}.toml")
@@ -263,18 +263,19 @@ def test_every_shipped_card_names_its_recipe_command(card: str,
                   r"(?: --until (\w+))?$", (ROOT / "models" / card).read_text(), re.M)
     assert m, f"models/{card} has no Reproduce command"
     recipe = load_recipe(m[1], m[2])
-    if m[3]:
-        assert recipe.stage(m[3]).kind in ("train", "dagger")
+    last = recipe.stage(m[3]) if m[3] else recipe.stages[-1]
+    if last.kind == "export":  # the card's own stage, the recipe's last or --until it
+        assert Path(last.outputs["card"]).name == card
+        assert recipe.command(until=last.name) == m[0]
     else:
-        assert recipe.stages[-1].kind == "export"
-        assert Path(recipe.stages[-1].outputs["card"]).name == card
+        assert m[3] and last.kind in ("train", "dagger")
 
 
 LICIT = ('[recipe]\nname = "licit"\ngame = "licitovany"\nseed = 3\n'
          '[[stage]]\nname = "play"\nkind = "labels"\nstates = 3\nshard_size = 3\n'
          'worlds = 1\n'
          '[[stage]]\nname = "bid"\nkind = "labels"\nphase = "bidding"\nstates = 2\n'
-         'shard_size = 2\nworlds = 1\nrobot_share = 0.0\n')
+         'shard_size = 2\nworlds = 1\nrobot_share = 0.0\nworlds_from = "deal"\n')
 
 
 def test_a_licitovany_recipe_labels_its_own_game(
@@ -291,6 +292,10 @@ def test_a_licitovany_recipe_labels_its_own_game(
     assert (f"$ python -m training.pimc_labels --rules licitovany --out {run}/play "
             "--states 3") in out
     assert "--behaviour onnx:models/robot_licitovany.onnx --robot-share 0.7" in out
+    # the real deal as the one world (a bidding stage's worlds_from), the default unprinted
+    assert f"--out {run}/bid --states 2 --shard-size 2 --worlds 1 --worlds-from deal " \
+        "--phase bidding" in out
+    assert out.count("--worlds-from") == 1
     rc, out, err = _main(capsys, recipe, "--out", run)
     assert rc == 0, err
     for stage, phase, n in (("play", "play", 3), ("bid", "bidding", 2)):
@@ -302,3 +307,19 @@ def test_a_licitovany_recipe_labels_its_own_game(
         assert obs.shape == (n, 1016) and value.shape == (n, 136)  # licitovaný's layout
     assert json.loads((run / "play" / "labels.json").read_text())["behaviour"] == \
         "onnx:models/robot_licitovany.onnx"
+    assert [json.loads((run / s / "labels.json").read_text())["worlds_from"]
+            for s in ("play", "bid")] == ["sampled", "deal"]
+
+
+def test_an_export_before_later_stages_reproduces_with_until(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model exported before the recipe goes on names ``--until`` its export stage in
+    its card, so its command stops there; the last stage's card names the plain command
+    (licitovany_distill.toml: the distilled network, then the real-deal bidding round)."""
+    monkeypatch.chdir(ROOT)
+    r = load_recipe("training/recipes/licitovany_distill.toml", "runs/licit")
+    exports = [s.name for s in r.stages if s.kind == "export"]
+    assert exports == ["export", "export_deal"]
+    head = "python -m training.pipeline training/recipes/licitovany_distill.toml --out runs/licit"
+    assert r.command(until="export") == head + " --until export"
+    assert r.command(until="export_deal") == r.command() == head

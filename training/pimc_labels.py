@@ -34,6 +34,15 @@ every legal card of a suit gets its suit's value.  Many states regressed on few-
 values teach the network the expectation PIMC estimates with a handful of worlds per
 decision.
 
+``--worlds-from deal`` (with ``--worlds 1``) values each label in the one real deal
+instead of worlds drawn from the seat's knowledge.  The network sees only the
+observation, so over many rows it learns the mean over the deals that really reach it
+under the behaviour policy: the posterior that PIMC's uniform worlds miss.  A defender
+of licitovaný facing a flek knows the actor chose his game for a strong hand; uniform
+worlds give the actor a typical one, and their values made every flek look good (issue
+#35: a defender's ``good`` valued +23 desetníky in uniform worlds, -1 in the real deals).
+One world a row is noisier: such a set wants more rows, which cost a twelfth as much.
+
 Output: shards ``RUN/shard_NNNNN.npz`` of ``--shard-size`` rows, each written
 atomically, with ``state`` int32[n, STATE_SIZE] (the real state: observations are
 encoded from it when the rows are loaded, so a label set outlives an observation
@@ -72,14 +81,18 @@ from mariash_env.rules import Rules, RulesError, make_rules
 
 FORMAT = "mariash-pimc-labels-v1"
 SETTINGS = ("worlds", "shard_size", "seed", "behaviour", "robot_share", "epsilon", "rules",
-            "game", "phase", "roles", "contracts")
+            "game", "phase", "roles", "contracts", "worlds_from")
 PHASES = ("play", "bidding")
+# where a label's worlds come from: the seat's knowledge (PIMC's uniform worlds) or the
+# real deal (one world: the behaviour's own deals give the posterior; module docstring)
+WORLDS_FROM = ("sampled", "deal")
 ROLES = ("all", "actor", "defender")
 # the contracts a card-play label set can be kept to (CONTRACT_NAMES without "none")
 CONTRACTS = tuple(S.CONTRACT_NAMES[1:])
 # settings added after label sets were made: what the older sets hold
 # (sets made before ``game`` existed are volený's)
-DEFAULTS = {"phase": "play", "roles": "all", "contracts": CONTRACTS, "game": VOLENY.name}
+DEFAULTS = {"phase": "play", "roles": "all", "contracts": CONTRACTS, "game": VOLENY.name,
+            "worlds_from": "sampled"}
 # The behaviour robot of a game's label sets when ``--behaviour`` is not given: volený keeps
 # the network its label sets were always made with; every other game plays its shipped
 # network (the kind's ``net`` spec).
@@ -143,6 +156,11 @@ def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
         raise LabelError(f"a label set keeps roles of {ROLES} and contracts of {CONTRACTS}; "
                          f"got roles {d['roles']!r}, contracts {list(d['contracts'])!r}")
     d["contracts"] = sorted(set(d["contracts"]), key=CONTRACTS.index)  # one spelling per set
+    if d["worlds_from"] not in WORLDS_FROM:
+        raise LabelError(f"worlds_from must be one of {WORLDS_FROM}, got {d['worlds_from']!r}")
+    if d["worlds_from"] == "deal" and d["worlds"] != 1:
+        raise LabelError(f"worlds_from 'deal' values every label in its one real deal: "
+                         f"expected worlds 1, got {d['worlds']!r}")
     if d["phase"] != "play" and (d["roles"] != "all" or len(d["contracts"]) < len(CONTRACTS)):
         raise LabelError("--roles and --contracts keep card-play label sets only, got "
                          f"phase {d['phase']!r} with roles {d['roles']!r}, contracts "
@@ -151,17 +169,17 @@ def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
 
 
 def label_state(st: np.ndarray, seat: int, rules: Any, worlds: int,
-                rng: np.random.Generator) -> np.ndarray:
+                rng: np.random.Generator, deal: bool = False) -> np.ndarray:
     """PIMC's per-action values (the game's unit for ``seat``: groše, desetníky; NaN where
     illegal) of a card-play state: the mean over ``worlds`` worlds sampled by the game's
-    sampler of the exact value of each legal card.  A claim (volený's lay-down), when
-    legal, gets the best card's value."""
+    sampler of the exact value of each legal card (``deal``: over the one real deal
+    ``st``).  A claim (volený's lay-down), when legal, gets the best card's value."""
     from mariash_env.core.engine import legal_actions
     from mariash_env.robots.pimc import seat_share
     from mariash_env.search import solve
 
     kind = kind_of(rules)
-    ws = _sampler(kind)(st, seat, worlds, rng, rules=rules)
+    ws = st[None].copy() if deal else _sampler(kind)(st, seat, worlds, rng, rules=rules)
     total = np.zeros(kind.n_actions)
     for w in ws:
         sign = seat_share(w, seat)
@@ -196,12 +214,14 @@ def _cards(mask: np.ndarray, kind: GameKind) -> np.ndarray:
 
 
 def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
-                  rng: np.random.Generator, pimc: Any = None) -> np.ndarray:
+                  rng: np.random.Generator, pimc: Any = None, deal: bool = False
+                  ) -> np.ndarray:
     """PIMC's per-action values (the game's unit for ``seat``; NaN where illegal) of a
     decision before the card play: :meth:`PIMCRobot.candidate_values` over ``worlds``
-    sampled worlds (the deal played out by the game's table robot).  Where the game narrows
-    the candidates (the kind's ``search_candidates``: volený's trump choice, one card per
-    suit), every other legal trump card is valued as its suit's candidate."""
+    sampled worlds (``deal``: over the one real deal ``st``), the deal played out by the
+    game's table robot.  Where the game narrows the candidates (the kind's
+    ``search_candidates``: volený's trump choice, one card per suit), every other legal
+    trump card is valued as its suit's candidate."""
     from mariash_env.core.engine import legal_actions
     from mariash_env.robots.pimc import PIMCRobot
     from mariash_env.robots.view import SeatView
@@ -217,7 +237,8 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
         # PIMC's candidates, with its "fallback" the first legal action, simulated on its
         # own (the label sets made so far did so)
         cands = kind.load("search_candidates")(int(st[S.PHASE]), legal, legal[0])
-    means, _ = pimc.candidate_values(view, cands, view.sample_worlds(worlds, rng))
+    ws = st[None].copy() if deal else view.sample_worlds(worlds, rng)
+    means, _ = pimc.candidate_values(view, cands, ws)
     value = np.full(kind.n_actions, np.nan, dtype=np.float32)
     value[cands] = means
     rest = [a for a in legal if np.isnan(value[a])]
@@ -317,6 +338,9 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     phase = phase_of(settings)
     roles = settings.get("roles", DEFAULTS["roles"])
     contracts = settings.get("contracts", DEFAULTS["contracts"])
+    # the real deal as the one world; passed only when asked, so a stand-in labeller with
+    # the older signature (tests) keeps working
+    real = {"deal": True} if settings.get("worlds_from", "sampled") == "deal" else {}
     pimc = None
     if phase == "bidding":
         from mariash_env.robots.pimc import PIMCRobot
@@ -346,10 +370,11 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
             seats[k] = seat
             masks[k] = mask
             if phase == "play":
-                values[k] = label_state(g.st, seat, rules, int(settings["worlds"]), rng)
+                values[k] = label_state(g.st, seat, rules, int(settings["worlds"]), rng,
+                                        **real)
             else:
                 values[k] = label_bidding(g.st, seat, rules, int(settings["worlds"]), rng,
-                                          pimc)
+                                          pimc, **real)
             k += 1
             dry = 0
         g.step(beh.act(seat, obs, mask, rng))
@@ -616,6 +641,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phase", choices=PHASES, default="play",
                     help="the decisions labelled: card play (solver values) or the bidding "
                          "before it (table-robot playouts)")
+    ap.add_argument("--worlds-from", dest="worlds_from", choices=WORLDS_FROM,
+                    default="sampled",
+                    help="'sampled': each label over --worlds worlds of the seat's knowledge "
+                         "(PIMC's uniform worlds); 'deal': over the one real deal (--worlds "
+                         "1), so the set averages over the behaviour's own deals")
     ap.add_argument("--roles", choices=ROLES, default="all",
                     help="card play: label only the actor's or only the defenders' decisions")
     ap.add_argument("--contracts", type=lambda t: t.split(","), default=list(CONTRACTS),

@@ -25,7 +25,8 @@ keys (:data:`KEYS`):
   a robot's figure falls short.  Rows go to ``RUN/gates.csv``; ``RUN/curve.png`` plots
   every gate's score by stage (the learning curve).
 - ``export``: the ONNX robot and its model card (:mod:`training.export`), whose
-  "Reproduce" section names this pipeline's command.
+  "Reproduce" section names this pipeline's command (with ``--until`` that stage when
+  later stages follow: a recipe may export a model and train on from it).
 
 A value ``"@stage.output"`` is an earlier stage's output (:data:`OUTPUTS`: a label
 ``dir``, a ``checkpoint``, a ``model``...), e.g. ``init = "@ship.checkpoint"`` or
@@ -65,9 +66,10 @@ STATE = "pipeline.json"
 GATES = "gates.csv"
 CURVE = "curve.png"
 RECIPE_KEYS = {"name": str, "game": str, "seed": int, "description": str}
-LABEL_KEYS = {"states": int, "shard_size": int, "worlds": int, "phase": str, "roles": str,
-              "contracts": list, "seed": int, "robot_share": float, "epsilon": float,
-              "jobs": int, "backend": str, "address": str}
+LABEL_KEYS = {"states": int, "shard_size": int, "worlds": int, "worlds_from": str,
+              "phase": str, "roles": str, "contracts": list, "seed": int,
+              "robot_share": float, "epsilon": float, "jobs": int, "backend": str,
+              "address": str}
 TRAIN_KEYS = {"config": str, "init": str, "seed": int, "set": dict}
 KEYS: dict[str, dict[str, type]] = {
     "labels": {**LABEL_KEYS, "behaviour": str},
@@ -140,9 +142,13 @@ class Recipe:
         raise PipelineError(f"{self.path}: no stage {name!r}: expected one of "
                             f"{[s.name for s in self.stages]}")
 
-    def command(self) -> str:
-        """The one command that runs this recipe (the model cards' "Reproduce")."""
-        return f"python -m training.pipeline {self.path.as_posix()} --out {self.out.as_posix()}"
+    def command(self, until: str | None = None) -> str:
+        """The one command that runs this recipe (the model cards' "Reproduce"), up to the
+        stage ``until`` when that is not the last (an export before later stages)."""
+        cmd = f"python -m training.pipeline {self.path.as_posix()} --out {self.out.as_posix()}"
+        if until is not None and until != self.stages[-1].name:
+            cmd += f" --until {until}"
+        return cmd
 
 
 # -- reading and checking a recipe -------------------------------------------------------
@@ -363,7 +369,8 @@ def _label_settings(recipe: Recipe, stage: Stage, behaviour: str) -> dict[str, A
             "epsilon": float(a.get("epsilon", 0.03)),
             "rules": {"rules": recipe.game},  # volený's, the default, is recorded as {}
             "phase": a.get("phase", "play"), "roles": a.get("roles", "all"),
-            "contracts": a.get("contracts", list(CONTRACTS))}
+            "contracts": a.get("contracts", list(CONTRACTS)),
+            "worlds_from": a.get("worlds_from", "sampled")}
     where = f"{recipe.path}: stage {stage.name!r}"
     _need(opts["phase"] in ("play", "bidding"), f"{where} key 'phase'",
           f"expected 'play' or 'bidding', got {opts['phase']!r}")
@@ -445,7 +452,10 @@ def _label_command(recipe: Recipe, stage: Stage, out: str, behaviour: str) -> st
     a = stage.resolved
     return "python -m training.pimc_labels " + _flags([
         ("--rules", s["rules"].get("rules")), ("--out", out), ("--states", a["states"]),
-        ("--shard-size", s["shard_size"]), ("--worlds", s["worlds"]), ("--phase", s["phase"]), ("--roles", s["roles"]),
+        ("--shard-size", s["shard_size"]), ("--worlds", s["worlds"]),
+        # the default is left out: the plans of the recipes made before it stay as they were
+        ("--worlds-from", None if s["worlds_from"] == "sampled" else s["worlds_from"]),
+        ("--phase", s["phase"]), ("--roles", s["roles"]),
         ("--contracts", s["contracts"]), ("--seed", s["seed"]), ("--behaviour", behaviour),
         ("--robot-share", s["robot_share"]), ("--epsilon", s["epsilon"]),
         ("--jobs", a.get("jobs", 1)), ("--backend", a.get("backend", "process")),
@@ -735,13 +745,13 @@ def read_gates(out: str | Path) -> list[dict[str, Any]]:
 
 def run_export(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
     """An ``export`` stage: the ONNX robot and its card, whose "Reproduce" section names
-    this recipe's command."""
+    this recipe's command (``--until`` this stage when later stages follow it)."""
     from .export import export, write_card
 
     a, o = stage.resolved, stage.outputs
     report = export(a["model"], o["model"], check=int(a.get("check", 4096)))
     write_card(o["model"], o["card"], int(a.get("card_deals", 2000)),
-               reproduce=recipe.command())
+               reproduce=recipe.command(until=stage.name))
     log(f"[pipeline] {stage.name}: {o['model']} and its card {o['card']}")
     return {"model": o["model"], "card": o["card"],
             **{k: report[k] for k in ("parity", "size_bytes") if k in report}}

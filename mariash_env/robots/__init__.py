@@ -24,8 +24,9 @@ and :func:`robots_of` read the registry):
   (``nnpimc`` with the settings of :data:`STRONG`: the distilled network's bidding and
   first three tricks of suit games, exact PIMC on uniform worlds from the fourth trick on
   and in every trick of betl and durch); licitovaný: ``net`` is
-  ``models/robot_licitovany.onnx``, ``strong`` ``nnpimc`` with that network's bidding
-  and first four tricks and uniform PIMC after (issue #35, its kind's ``strong``).  A
+  ``models/robot_licitovany.onnx``, ``strong`` ``nnpimc`` with the bidding and first
+  four tricks of ``models/robot_licitovany_deal.onnx`` (trained on bidding labels valued
+  in the real deals) and uniform PIMC after (issue #35, its kind's ``strong``).  A
   game that names none refuses them with :class:`RobotGameError` naming the robots it
   has.  Arguments override the kind's
   (``"strong(from_trick=4, worlds=8)"``);

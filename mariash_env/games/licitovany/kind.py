@@ -1,6 +1,7 @@
 """Licitovaný mariáš (LICITOVANY.md) as the registry sees it: its robots ``net`` (the
-shipped licitovaný network) and ``strong`` (nnpimc: that network before the fifth trick,
-PIMC with the solver after; issue #35, docs/nnpimc.md)."""
+shipped licitovaný network) and ``strong`` (nnpimc: the network trained on real-deal
+bidding labels before the fifth trick, PIMC with the solver after; issue #35,
+docs/nnpimc.md)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,11 @@ KIND = GameKind(
     ladder_robots=("random", "table", "onnx:models/robot_licitovany.onnx"),
     probe_robots=("table", "net"),
     net="onnx:models/robot_licitovany.onnx",
-    # issue #35's strong cheap robot (nnpimc, docs/nnpimc.md): the licitovaný network's
-    # auction, announcements and first tricks, exact PIMC on uniform worlds after
-    strong="nnpimc(model='models/robot_licitovany.onnx', bidding='network', "
+    # issue #35's strong cheap robot (nnpimc, docs/nnpimc.md): the auction, announcements,
+    # flek and first tricks of the network trained on bidding labels valued in the real
+    # deals (robot_licitovany_deal.onnx: level with PIMC where the shipped network's lost,
+    # docs/research/distillation.md), exact PIMC on uniform worlds after
+    strong="nnpimc(model='models/robot_licitovany_deal.onnx', bidding='network', "
            "from_trick=4, nt_from_trick=0, inference=False, worlds=6)",
     # LICITOVANY.md §12's phase names in the environment's rich infos
     phase_groups=(("bid", "auction"), ("hold", "auction"), ("lone_bid", "auction"),
