@@ -240,3 +240,26 @@ def test_deal_labels_settings(tmp_path: Path) -> None:
     pl.check_settings(tmp_path, sampled)
     with pytest.raises(pl.LabelError, match="worlds_from: 'sampled' there, 'deal' now"):
         pl.check_settings(tmp_path, pl._settings({**base, "worlds_from": "deal"}))
+
+
+def test_label_bias_finds_no_gap_in_a_deal_set(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture) -> None:
+    """``scripts/label_bias.py`` values a set's flek rows (§6) in their real deals: on a
+    set labelled in those very deals the label and real-deal columns agree; a card-play
+    set is refused by name."""
+    from scripts import label_bias
+
+    argv = ["--rules", "licitovany", "--out", str(tmp_path / "bid"), "--phase", "bidding",
+            "--states", "60", "--shard-size", "60", "--worlds", "1", "--worlds-from", "deal",
+            "--seed", "3", "--epsilon", "0.1", "--no-progress"]
+    assert pl.main(argv) == 0
+    capsys.readouterr()
+    assert label_bias.main([str(tmp_path / "bid")]) == 0
+    groups = [line.split() for line in capsys.readouterr().out.splitlines()
+              if line.startswith(("actor", "defender"))]
+    assert groups
+    for g in groups:  # side level rows | good label real | flek label real | share
+        assert g[4] == g[5] and g[7] == g[8], g
+    _deal_set(tmp_path / "play", "play")
+    assert label_bias.main([str(tmp_path / "play")]) == 2
+    assert "expected a bidding set" in capsys.readouterr().err
