@@ -181,3 +181,43 @@ def test_unchecked_playouts_play_the_checked_moves():
             r._rollout(rules, None, 10).licit_table.check = check
             picks.append(r.act_view(SeatView(st, int(st[S.TO_MOVE]), rules)))
         assert picks[0] == picks[1]
+
+
+def test_a_decision_without_worlds_takes_the_table_robots_choice(monkeypatch):
+    """Licitovaný's sampler draws worlds by rejection and gives up after its tries
+    (``LicitWorldError``; once in a 600-deal match of issue #35, which it stopped). A
+    searching robot then takes the table robot's choice, counts it, and plays on; the
+    inference path of nnpimc too."""
+    from mariash_env.games.licitovany.worlds import LicitWorldError
+    from mariash_env.robots import make_robot
+
+    assert SeatView(random_licit_position(3), 0, RULES).world_errors == (LicitWorldError,)
+
+    def no_worlds(self, n, rng=None):  # the game's own error: LicitWorldError, WorldError
+        raise self.world_errors[0](f"seat {self.seat}: only 0 of {n} consistent worlds")
+
+    for seed in range(11, 60):  # a card-play decision with a choice
+        st = random_licit_position(seed, plays=6)
+        view = SeatView(st, int(st[S.TO_MOVE]), RULES)
+        if np.count_nonzero(view.action_mask()) > 1 and view.phase == S.PH_PLAY:
+            break
+    assert np.count_nonzero(view.action_mask()) > 1 and view.phase == S.PH_PLAY
+    want = LicitTableRobot().act(view.observation_dict())
+    pimc = PIMCRobot(worlds=4, seed=0)  # built (and warmed up) before the sampler fails
+    strong = make_robot("strong(from_trick=0, nt_from_trick=0, seed=1)", rules=RULES)
+    # volený's nnpimc draws its worlds in its own inference step
+    voleny = make_rules()
+    g = Game(voleny)
+    g.new_partie(seed=4)
+    table = make_robot("table", rules=voleny)
+    while not (g.st[S.PHASE] == S.PH_PLAY and np.count_nonzero(g.legal_mask(g.to_move)) > 1):
+        obs, mask = g.observe(g.to_move)
+        g.step(table.act({"observation": obs, "action_mask": mask}))
+    vview = SeatView.from_game(g)
+    vwant = table.act(vview.observation_dict())
+    inferring = make_robot("strong(from_trick=0, nt_from_trick=0, inference=True, seed=1)")
+    monkeypatch.setattr(SeatView, "sample_worlds", no_worlds)
+    assert pimc.act_view(view) == want
+    assert pimc.stats["no_worlds"] == 1
+    assert strong.act_view(view) == want and strong.stats["no_worlds"] == 1
+    assert inferring.act_view(vview) == vwant and inferring.stats["no_worlds"] == 1

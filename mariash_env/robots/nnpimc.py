@@ -327,7 +327,9 @@ class NNPIMCRobot(PIMCRobot):
                 or not solver_available() or not self.inference:
             return super().search(view, cands, fallback, worlds, weights, t0)
         t0 = self.clock() if t0 is None else t0
-        pool = view.sample_worlds(self.candidates, self.rng)
+        pool = self.draw_worlds(view, self.candidates)
+        if pool is None:
+            return fallback
         logw = self.log_weights(pool, view.seat, view.rules)
         p = np.exp(logw - logw.max())
         p /= p.sum()

@@ -47,7 +47,9 @@ when it is one solver call), and a simulated world is dropped when the budget ru
 while its candidates are played out -- with no world complete the table robot's choice
 is taken.  A decision thus overruns its ``time_limit`` by at most one solver call or one
 playout.  The robot lays the cards down whenever that is offered, and a single legal
-action is taken at once.
+action is taken at once.  Where the game's sampler draws no world (licitovaný's rejection
+sampler gives up after its tries in rare positions) the table robot's choice is taken
+too, counted in ``stats["no_worlds"]``: a match never stops on it.
 
 Construction compiles the search kernels (:func:`mariash_env.compile.warmup`, once per
 process; a progress line on stderr when that takes more than a second), so that no
@@ -272,7 +274,8 @@ class PIMCRobot(Robot):
         self.simulate_discards = simulate_discards
         self._tables: dict[str, Robot] = {}  # per game, its table robot (the fallback)
         self._rollouts: dict[tuple[Rules, bool], _Rollout] = {}
-        self.stats = {"decisions": 0, "searched": 0, "seconds": 0.0, "worlds": 0}
+        self.stats = {"decisions": 0, "searched": 0, "seconds": 0.0, "worlds": 0,
+                      "no_worlds": 0}
         self.clock: Callable[[], float] = time.perf_counter  # the budget's clock
         if warm:
             self.warm_up()
@@ -379,7 +382,9 @@ class PIMCRobot(Robot):
         from which ``time_limit`` counts."""
         t0 = self.clock() if t0 is None else t0
         if worlds is None:
-            worlds = view.sample_worlds(self.worlds, self.rng)
+            worlds = self.draw_worlds(view, self.worlds)
+            if worlds is None:
+                return fallback
         race = self.race if weights is None else 0
         means, n = self.candidate_values(view, cands, worlds, weights, t0, race)
         self.stats["searched"] += 1
@@ -390,6 +395,17 @@ class PIMCRobot(Robot):
         best = float(means.max())
         ties = [a for a, m in zip(cands, means) if m >= best - 1e-9]
         return fallback if fallback in ties else ties[0]
+
+    def draw_worlds(self, view: SeatView, n: int) -> np.ndarray | None:
+        """``n`` worlds of the view, or None (counted in ``stats["no_worlds"]``) when the
+        game's sampler draws none: licitovaný's rejection sampler gives up after its tries
+        in rare positions (issue #35: once in a 600-deal match), and the decision then
+        takes the robot's fallback instead of stopping the match."""
+        try:
+            return view.sample_worlds(n, self.rng)
+        except view.world_errors:
+            self.stats["no_worlds"] += 1
+            return None
 
     def candidate_values(self, view: SeatView, cands: list[int], worlds: np.ndarray,
                          weights: np.ndarray | None = None,

@@ -91,6 +91,12 @@ class SeatView:
     def observation_dict(self) -> dict[str, np.ndarray]:
         return {"observation": self.observation(), "action_mask": self.action_mask()}
 
+    @property
+    def world_errors(self) -> tuple[type[Exception], ...]:
+        """What the game's sampler raises when it draws no world (``hidden_info``):
+        licitovaný's rejection sampler after its tries, for one."""
+        return self.kind.load("hidden_info").world_errors
+
     def sample_worlds(self, n: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
         """``n`` full states consistent with what the seat knows (``int32[n, STATE_SIZE]``):
         the game's sampler (``hidden_info.sample_worlds``: volený's
