@@ -42,7 +42,7 @@ def _state(run: Path) -> dict:
 
 
 def _teacher(st: np.ndarray, seat: int, rules: Rules, worlds: int,
-             rng: np.random.Generator) -> np.ndarray:
+             rng: np.random.Generator, deal: bool = False) -> np.ndarray:
     """Labels of PIMC's shape (groše per legal card, NaN elsewhere) without the solver."""
     from mariash_env.core.engine import legal_actions
 

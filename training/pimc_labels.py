@@ -40,7 +40,8 @@ observation, so over many rows it learns the mean over the deals that really rea
 under the behaviour policy: the posterior that PIMC's uniform worlds miss.  A defender
 of licitovaný facing a flek knows the actor chose his game for a strong hand; uniform
 worlds give the actor a typical one, and their values made every flek look good (issue
-#35: a defender's ``good`` valued +23 desetníky in uniform worlds, -1 in the real deals).
+#35, ``scripts/label_bias.py``: a defender's ``good`` before any flek valued +26.8
+desetníky in uniform worlds, +7.7 in the real deals).
 One world a row is noisier: such a set wants more rows, which cost a twelfth as much.
 
 Output: shards ``RUN/shard_NNNNN.npz`` of ``--shard-size`` rows, each written
@@ -338,9 +339,7 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     phase = phase_of(settings)
     roles = settings.get("roles", DEFAULTS["roles"])
     contracts = settings.get("contracts", DEFAULTS["contracts"])
-    # the real deal as the one world; passed only when asked, so a stand-in labeller with
-    # the older signature (tests) keeps working
-    real = {"deal": True} if settings.get("worlds_from", "sampled") == "deal" else {}
+    deal = settings.get("worlds_from", DEFAULTS["worlds_from"]) == "deal"
     pimc = None
     if phase == "bidding":
         from mariash_env.robots.pimc import PIMCRobot
@@ -371,10 +370,10 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
             masks[k] = mask
             if phase == "play":
                 values[k] = label_state(g.st, seat, rules, int(settings["worlds"]), rng,
-                                        **real)
+                                        deal)
             else:
                 values[k] = label_bidding(g.st, seat, rules, int(settings["worlds"]), rng,
-                                          pimc, **real)
+                                          pimc, deal)
             k += 1
             dry = 0
         g.step(beh.act(seat, obs, mask, rng))
