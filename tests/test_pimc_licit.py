@@ -221,3 +221,37 @@ def test_a_decision_without_worlds_takes_the_table_robots_choice(monkeypatch):
     assert pimc.stats["no_worlds"] == 1
     assert strong.act_view(view) == want and strong.stats["no_worlds"] == 1
     assert inferring.act_view(vview) == vwant and inferring.stats["no_worlds"] == 1
+
+
+def test_a_sampler_that_gives_up_hands_over_the_worlds_it_found(monkeypatch):
+    """LicitWorldError carries the worlds found before the tries ran out (the first ones
+    of the same draw); a searching robot searches those, counted in ``few_worlds``, and
+    decides as the same search given those worlds would."""
+    from mariash_env.games.licitovany.worlds import LicitWorldError, sample_licit_worlds
+
+    for seed in range(11, 60):  # a card-play decision with a choice
+        st = random_licit_position(seed, plays=6)
+        view = SeatView(st, int(st[S.TO_MOVE]), RULES)
+        if np.count_nonzero(view.action_mask()) > 1 and view.phase == S.PH_PLAY:
+            break
+    with pytest.raises(LicitWorldError, match="of 50 consistent worlds in 3 tries") as e:
+        sample_licit_worlds(st, view.seat, 50, rng=5, rules=RULES, max_tries=3)
+    found = e.value.worlds
+    assert found.dtype == np.int32 and 1 <= len(found) <= 3
+    assert np.array_equal(found, sample_licit_worlds(st, view.seat, len(found), rng=5,
+                                                     rules=RULES))
+    with pytest.raises(LicitWorldError) as e:  # none found: an empty array, not None
+        sample_licit_worlds(st, view.seat, 5, rng=5, rules=RULES, max_tries=0)
+    assert e.value.worlds.shape == (0, S.STATE_SIZE)
+
+    def few(self, n, rng=None):
+        raise LicitWorldError(f"seat {self.seat}: only 2 of {n}", found[:2])
+
+    cands = [int(a) for a in np.flatnonzero(view.action_mask())]
+    fallback = LicitTableRobot().act(view.observation_dict())
+    want = PIMCRobot(worlds=4, seed=0).search(view, cands, fallback, worlds=found[:2])
+    pimc = PIMCRobot(worlds=4, seed=0)
+    monkeypatch.setattr(SeatView, "sample_worlds", few)
+    assert pimc.act_view(view) == want
+    assert (pimc.stats["few_worlds"], pimc.stats["no_worlds"], pimc.stats["worlds"]) == \
+        (1, 0, 2)

@@ -47,9 +47,10 @@ when it is one solver call), and a simulated world is dropped when the budget ru
 while its candidates are played out -- with no world complete the table robot's choice
 is taken.  A decision thus overruns its ``time_limit`` by at most one solver call or one
 playout.  The robot lays the cards down whenever that is offered, and a single legal
-action is taken at once.  Where the game's sampler draws no world (licitovaný's rejection
-sampler gives up after its tries in rare positions) the table robot's choice is taken
-too, counted in ``stats["no_worlds"]``: a match never stops on it.
+action is taken at once.  Where the game's sampler gives up after its tries (licitovaný's
+rejection sampler, in rare positions) the worlds it found are searched, counted in
+``stats["few_worlds"]``; with none found the table robot's choice is taken, counted in
+``stats["no_worlds"]``: a match never stops on it.
 
 Construction compiles the search kernels (:func:`mariash_env.compile.warmup`, once per
 process; a progress line on stderr when that takes more than a second), so that no
@@ -275,7 +276,7 @@ class PIMCRobot(Robot):
         self._tables: dict[str, Robot] = {}  # per game, its table robot (the fallback)
         self._rollouts: dict[tuple[Rules, bool], _Rollout] = {}
         self.stats = {"decisions": 0, "searched": 0, "seconds": 0.0, "worlds": 0,
-                      "no_worlds": 0}
+                      "few_worlds": 0, "no_worlds": 0}
         self.clock: Callable[[], float] = time.perf_counter  # the budget's clock
         if warm:
             self.warm_up()
@@ -397,13 +398,18 @@ class PIMCRobot(Robot):
         return fallback if fallback in ties else ties[0]
 
     def draw_worlds(self, view: SeatView, n: int) -> np.ndarray | None:
-        """``n`` worlds of the view, or None (counted in ``stats["no_worlds"]``) when the
-        game's sampler draws none: licitovaný's rejection sampler gives up after its tries
-        in rare positions (issue #35: once in a 600-deal match), and the decision then
-        takes the robot's fallback instead of stopping the match."""
+        """``n`` worlds of the view; fewer when the game's sampler gives up after finding
+        some (licitovaný's rejection sampler, in rare positions: issue #35, once in a
+        600-deal match), counted in ``stats["few_worlds"]``; None when it found none
+        (``stats["no_worlds"]``), and the decision then takes the robot's fallback instead
+        of stopping the match."""
         try:
             return view.sample_worlds(n, self.rng)
-        except view.world_errors:
+        except view.world_errors as e:
+            found = getattr(e, "worlds", None)
+            if found is not None and len(found):
+                self.stats["few_worlds"] += 1
+                return found
             self.stats["no_worlds"] += 1
             return None
 

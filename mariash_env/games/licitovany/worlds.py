@@ -42,7 +42,13 @@ ALL = 0xFFFFFFFF
 
 
 class LicitWorldError(RuntimeError):
-    """No consistent world could be found (the state contradicts itself)."""
+    """Fewer consistent worlds than asked for were found in the sampler's tries (none: the
+    state contradicts itself).  ``worlds`` holds those it did find (``int32[k,
+    STATE_SIZE]``, ``k`` < the number asked for): a searching robot can search them."""
+
+    def __init__(self, message: str, worlds: np.ndarray | None = None) -> None:
+        super().__init__(message)
+        self.worlds = worlds if worlds is not None else np.empty((0, S.STATE_SIZE), np.int32)
 
 
 def _plays(st: np.ndarray) -> list[tuple[int, int, int]]:
@@ -236,7 +242,7 @@ def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
         tries += 1
         if tries > limit:
             raise LicitWorldError(f"seat {me}: only {got} of {n} consistent worlds in "
-                                  f"{tries - 1} tries")
+                                  f"{tries - 1} tries", out[:got].copy())
         where = _assign(allow, counts, W, rng)
         h = [hands[s] if s == me else 0 for s in range(3)]
         third = 0
