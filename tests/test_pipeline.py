@@ -88,7 +88,7 @@ def test_tiny_recipe_runs_every_stage_kind(tiny_run: dict) -> None:
         ("gate_train", "train", "random"), ("gate", "dagger", "random")]
     assert (run / "curve.png").stat().st_size > 0
     card = (run / "ROBOT_TINY.md").read_text()
-    assert "## Reproduce" in card
+    assert "## Reproduce" in card and "\nFrom scratch, every stage resumable" in card
     assert f"python -m training.pipeline {TINY} --out {run}" in card
     from mariash_env.robots import OnnxRobot
 
@@ -267,6 +267,13 @@ def test_every_shipped_card_names_its_recipe_command(card: str,
     if last.kind == "export":  # the card's own stage, the recipe's last or --until it
         assert Path(last.outputs["card"]).name == card
         assert recipe.command(until=last.name) == m[0]
+        # where the recipe starts: from scratch, or from committed models with their cards
+        starts = recipe.warm_starts(until=last.name)
+        text = (ROOT / "models" / card).read_text()
+        assert ("\nFrom scratch" in text) == (not starts)
+        assert "\nFrom the committed " + ", ".join(f"`{s}`" for s in starts) in text \
+            or not starts
+        assert all((ROOT / s).is_file() for s in starts)
     else:
         assert m[3] and last.kind in ("train", "dagger")
 

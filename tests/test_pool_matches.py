@@ -62,3 +62,25 @@ def test_other_robots_or_a_bad_file_are_refused_by_name(matches, tmp_path, capsy
         read_deals(bad)
     assert main([str(tmp_path / "missing")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_committed_match_parts_are_arena_deals_that_pool():
+    """docs/matches/: the per-deal results behind the issue goals' PIMC figures, kept so
+    that later sessions pool new parts with them (runs/ does not outlive a machine)."""
+    from pathlib import Path
+
+    import numpy as np
+
+    files = sorted((Path(__file__).resolve().parents[1] / "docs" / "matches").glob("*.csv"))
+    assert len(files) >= 3
+    for f in files:
+        names, seeds, vals = read_deals(f)
+        assert len(names) == 2 and "pimc" in names[1] and len(seeds) >= 400, f.name
+        assert len(np.unique(seeds)) == len(seeds)
+        assert np.abs(vals.sum(axis=1)).max() < 1e-3, f.name  # each deal zero-sum
+    by_robots: dict[tuple[str, ...], list[Path]] = {}
+    for f in files:
+        by_robots.setdefault(tuple(read_deals(f)[0]), []).append(f)
+    for parts in by_robots.values():  # the parts of one match pool: no deal twice
+        got, rows = pool(parts)
+        assert rows.shape[0] == sum(len(read_deals(p)[1]) for p in parts)

@@ -24,6 +24,7 @@ import json
 import os
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -199,12 +200,13 @@ def export(checkpoint: str | Path, out: str | Path, check: int = 4096) -> dict[s
 
 
 def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2000,
-               seed: int = 777, reproduce: str | None = None) -> str:
+               seed: int = 777, reproduce: str | None = None,
+               start_from: Sequence[str] = ()) -> str:
     """A model card (markdown) for an exported robot, with a fresh duplicate evaluation of
     the ONNX file itself against RandomRobot and TableRobot (the arena's duplicate
     match, :func:`training.evaluate.evaluate_all`).  ``reproduce``: the one command that
-    makes the model from scratch (a recipe of :mod:`training.pipeline`), in a section of
-    its own."""
+    makes the model (a recipe of :mod:`training.pipeline`), in a section of its own, from
+    scratch or from the committed models ``start_from`` (its warm starts)."""
     from mariash_env.robots.onnx_robot import OnnxRobot
 
     from .evaluate import evaluate_all, format_table
@@ -283,7 +285,10 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
          else "(not run)"),
         "```",
         "",
-        *(["## Reproduce", "", "From scratch, every stage resumable (rerun the same command):",
+        *(["## Reproduce", "", (f"From the committed {', '.join(f'`{m}`' for m in start_from)}"
+                                " (each card says how it is made)" if start_from
+                                else "From scratch") + ", every stage resumable (rerun the "
+           "same command):",
            "", "```bash", reproduce, "```", ""] if reproduce else []),
         "## Limits",
         "",

@@ -77,7 +77,7 @@ from mariash_env.core import state as S
 from mariash_env.game import Game
 from mariash_env.games.base import GameError, GameKind
 from mariash_env.games.voleny import actions as VA
-from mariash_env.kinds import KINDS, VOLENY, kind_of
+from mariash_env.kinds import KINDS, LICITOVANY, VOLENY, kind_of
 from mariash_env.rules import Rules, RulesError, make_rules
 
 FORMAT = "mariash-pimc-labels-v1"
@@ -94,10 +94,12 @@ CONTRACTS = tuple(S.CONTRACT_NAMES[1:])
 # (sets made before ``game`` existed are volený's)
 DEFAULTS = {"phase": "play", "roles": "all", "contracts": CONTRACTS, "game": VOLENY.name,
             "worlds_from": "sampled"}
-# The behaviour robot of a game's label sets when ``--behaviour`` is not given: volený keeps
-# the network its label sets were always made with; every other game plays its shipped
-# network (the kind's ``net`` spec).
-LEGACY_BEHAVIOUR = {VOLENY.name: "models/robot.onnx"}
+# The behaviour robot of a game's label sets when ``--behaviour`` is not given: volený and
+# licitovaný keep the network their recipes' label sets were made with (licitovaný's was
+# its ``net`` until issue #35 trained a better one), so that those recipes reproduce; every
+# other game plays its shipped network (the kind's ``net`` spec).
+LEGACY_BEHAVIOUR = {VOLENY.name: "models/robot.onnx",
+                    LICITOVANY.name: "onnx:models/robot_licitovany.onnx"}
 # a focused set whose decisions never come (a focus the rules or the behaviour never
 # reach) stops with an error after this many deals without a label, instead of looping
 MAX_DEALS_WITHOUT_LABEL = 20_000

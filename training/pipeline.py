@@ -150,6 +150,20 @@ class Recipe:
             cmd += f" --until {until}"
         return cmd
 
+    def warm_starts(self, until: str | None = None) -> list[str]:
+        """The committed models (``models/...``) that the recipe's training stages start
+        from, up to the stage ``until``: the recipe reproduces its models from those (each
+        with its own card), not from scratch."""
+        out: list[str] = []
+        for s in self.stages:
+            if s.kind == "train":
+                init = str(s.resolved.get("init") or stage_config(self, s).init or "")
+                if init.startswith("models/") and init not in out:
+                    out.append(init)
+            if s.name == until:
+                break
+        return out
+
 
 # -- reading and checking a recipe -------------------------------------------------------
 
@@ -751,7 +765,8 @@ def run_export(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[s
     a, o = stage.resolved, stage.outputs
     report = export(a["model"], o["model"], check=int(a.get("check", 4096)))
     write_card(o["model"], o["card"], int(a.get("card_deals", 2000)),
-               reproduce=recipe.command(until=stage.name))
+               reproduce=recipe.command(until=stage.name),
+               start_from=recipe.warm_starts(until=stage.name))
     log(f"[pipeline] {stage.name}: {o['model']} and its card {o['card']}")
     return {"model": o["model"], "card": o["card"],
             **{k: report[k] for k in ("parity", "size_bytes") if k in report}}

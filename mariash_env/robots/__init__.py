@@ -20,12 +20,12 @@ and :func:`robots_of` read the registry):
 * ``"net"`` and ``"strong"`` -- per game, the robot spec its kind names
   (``GameKind.net``: the best shipped network alone, no search; ``GameKind.strong``: the
   strongest robot at about a millisecond a decision).  Volený: ``net`` is
-  ``models/robot_distilled_dagger2.onnx``, ``strong`` the strong cheap robot of issue #16
+  ``models/robot_voleny_deal2.onnx``, ``strong`` the strong cheap robot of issue #16
   (``nnpimc`` with the settings of :data:`STRONG`: the bidding and first three tricks of
   suit games of ``models/robot_voleny_deal.onnx``, trained on labels valued in the real
   deals, exact PIMC on uniform worlds from the fourth trick on
   and in every trick of betl and durch); licitovaný: ``net`` is
-  ``models/robot_licitovany.onnx``, ``strong`` ``nnpimc`` with the bidding and first
+  ``models/robot_licitovany_deal2.onnx``, ``strong`` ``nnpimc`` with the bidding and first
   four tricks of ``models/robot_licitovany_deal.onnx`` (trained on bidding labels valued
   in the real deals) and uniform PIMC after (issue #35, its kind's ``strong``).  A
   game that names none refuses them with :class:`RobotGameError` naming the robots it

@@ -1,5 +1,5 @@
 """Licitovaný mariáš (LICITOVANY.md) as the registry sees it: its robots ``net`` (the
-shipped licitovaný network) and ``strong`` (nnpimc: the network trained on real-deal
+best licitovaný network alone) and ``strong`` (nnpimc: the network trained on real-deal
 bidding labels before the fifth trick, PIMC with the solver after; issue #35,
 docs/nnpimc.md)."""
 
@@ -27,7 +27,10 @@ KIND = GameKind(
     units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold
     ladder_robots=("random", "table", "onnx:models/robot_licitovany.onnx"),
     probe_robots=("table", "net"),
-    net="onnx:models/robot_licitovany.onnx",
+    # the best network alone (issue #35): trained on labels valued in the real deals, in
+    # the auction, flek and card play (models/ROBOT_LICITOVANY_DEAL2.md); the first
+    # shipped network, robot_licitovany.onnx, stays in the ladder and the label recipes
+    net="onnx:models/robot_licitovany_deal2.onnx",
     # issue #35's strong cheap robot (nnpimc, docs/nnpimc.md): the auction, announcements,
     # flek and first tricks of the network trained on bidding labels valued in the real
     # deals (robot_licitovany_deal.onnx: level with PIMC where the shipped network's lost,
