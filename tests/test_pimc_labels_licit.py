@@ -77,7 +77,10 @@ def test_card_play_labels(play_set: Path) -> None:
     solver per legal card (desetníky, the seat's share: actor 2A, defender -A)."""
     meta = json.loads((play_set / "labels.json").read_text())
     assert meta["game"] == "licitovany" and meta["rules"] == {"rules": "licitovany"}
-    assert meta["behaviour"] == LICITOVANY.net  # the game's shipped network
+    # the network licitovaný's label sets were always made with (LEGACY_BEHAVIOUR), the
+    # game's net before issue #35's networks
+    assert meta["behaviour"] == pl.default_behaviour("licitovany") \
+        == "onnx:models/robot_licitovany.onnx"
     rows = _rows(play_set)
     assert len(rows["seat"]) == 12
     assert all(int(st[S.PHASE]) == S.PH_PLAY for st in rows["state"])
