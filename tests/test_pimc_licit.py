@@ -183,6 +183,17 @@ def test_unchecked_playouts_play_the_checked_moves():
         assert picks[0] == picks[1]
 
 
+def _card_play_choice() -> tuple[np.ndarray, SeatView]:
+    """A licitovaný card-play decision with a choice, and the view of the seat to move."""
+    for seed in range(11, 60):
+        st = random_licit_position(seed, plays=6)
+        view = SeatView(st, int(st[S.TO_MOVE]), RULES)
+        if np.count_nonzero(view.action_mask()) > 1 and view.phase == S.PH_PLAY:
+            break
+    assert np.count_nonzero(view.action_mask()) > 1 and view.phase == S.PH_PLAY
+    return st, view
+
+
 def test_a_decision_without_worlds_takes_the_table_robots_choice(monkeypatch):
     """Licitovaný's sampler draws worlds by rejection and gives up after its tries
     (``LicitWorldError``; once in a 600-deal match of issue #35, which it stopped). A
@@ -196,12 +207,7 @@ def test_a_decision_without_worlds_takes_the_table_robots_choice(monkeypatch):
     def no_worlds(self, n, rng=None):  # the game's own error: LicitWorldError, WorldError
         raise self.world_errors[0](f"seat {self.seat}: only 0 of {n} consistent worlds")
 
-    for seed in range(11, 60):  # a card-play decision with a choice
-        st = random_licit_position(seed, plays=6)
-        view = SeatView(st, int(st[S.TO_MOVE]), RULES)
-        if np.count_nonzero(view.action_mask()) > 1 and view.phase == S.PH_PLAY:
-            break
-    assert np.count_nonzero(view.action_mask()) > 1 and view.phase == S.PH_PLAY
+    st, view = _card_play_choice()
     want = LicitTableRobot().act(view.observation_dict())
     pimc = PIMCRobot(worlds=4, seed=0)  # built (and warmed up) before the sampler fails
     strong = make_robot("strong(from_trick=0, nt_from_trick=0, seed=1)", rules=RULES)
@@ -229,11 +235,7 @@ def test_a_sampler_that_gives_up_hands_over_the_worlds_it_found(monkeypatch):
     decides as the same search given those worlds would."""
     from mariash_env.games.licitovany.worlds import LicitWorldError, sample_licit_worlds
 
-    for seed in range(11, 60):  # a card-play decision with a choice
-        st = random_licit_position(seed, plays=6)
-        view = SeatView(st, int(st[S.TO_MOVE]), RULES)
-        if np.count_nonzero(view.action_mask()) > 1 and view.phase == S.PH_PLAY:
-            break
+    st, view = _card_play_choice()
     with pytest.raises(LicitWorldError, match="of 50 consistent worlds in 3 tries") as e:
         sample_licit_worlds(st, view.seat, 50, rng=5, rules=RULES, max_tries=3)
     found = e.value.worlds

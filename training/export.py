@@ -239,6 +239,8 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
                     *training,
                     f"- in all: {sum(int(st.get('decisions') or 0) for st in stages):,} engine "
                     f"decisions, {sum(float(st.get('train_s') or 0) for st in stages) / 3600:.2f} h"]
+    start = (f"From the committed {', '.join(f'`{m}`' for m in start_from)} (each card says "
+             "how it is made)" if start_from else "From scratch")
     lines = [
         "# mariash robot" + (f" ({word})" if other else ""),
         "",
@@ -285,10 +287,7 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
          else "(not run)"),
         "```",
         "",
-        *(["## Reproduce", "", (f"From the committed {', '.join(f'`{m}`' for m in start_from)}"
-                                " (each card says how it is made)" if start_from
-                                else "From scratch") + ", every stage resumable (rerun the "
-           "same command):",
+        *(["## Reproduce", "", f"{start}, every stage resumable (rerun the same command):",
            "", "```bash", reproduce, "```", ""] if reproduce else []),
         "## Limits",
         "",
