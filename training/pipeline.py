@@ -156,10 +156,9 @@ class Recipe:
         with its own card), not from scratch."""
         out: list[str] = []
         for s in self.stages:
-            if s.kind == "train":
-                init = str(s.resolved.get("init") or stage_config(self, s).init or "")
-                if init.startswith("models/") and init not in out:
-                    out.append(init)
+            init = str(train_start(self, s)[1] or "")
+            if init.startswith("models/") and init not in out:
+                out.append(init)
             if s.name == until:
                 break
         return out
@@ -325,10 +324,9 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
         got = game_of(cfg.env.rules).name
         _need(got == recipe.game, f"{where} key 'config'", f"{a['config']} trains {got}, "
               f"the recipe's game is {recipe.game}")
-        if a.get("init"):
-            _need_file(recipe, stage, "init", a["init"])
-        elif cfg.init and stage.kind == "train":  # a dagger stage starts from its student
-            _need_file(recipe, stage, "init (from the config)", cfg.init)
+        key, init = train_start(recipe, stage, cfg)
+        if init:
+            _need_file(recipe, stage, key, init)
     if stage.kind == "dagger":
         _need_file(recipe, stage, "student", a["student"])
     if stage.kind == "gate":
@@ -420,6 +418,20 @@ def _dagger_into(d: dict[str, Any], stage: Stage) -> tuple[str, Any]:
     if isinstance(have, list) or (have is None and opt == "more_label_data"):
         return into, [*(have or []), labels]
     return into, labels
+
+
+def train_start(recipe: Recipe, stage: Stage, cfg: Any = None) -> tuple[str, str | None]:
+    """``(key, path)``: what a train or dagger stage's weights start from -- its ``init``,
+    else (a train stage) its config's; a dagger stage otherwise starts from its student --
+    or ``(key, None)`` for a fresh start or another kind."""
+    if stage.kind not in ("train", "dagger"):
+        return "init", None
+    if stage.resolved.get("init"):
+        return "init", stage.resolved["init"]
+    if stage.kind == "dagger":
+        return "init", None
+    cfg = cfg if cfg is not None else stage_config(recipe, stage)
+    return "init (from the config)", cfg.init or None
 
 
 def stage_config(recipe: Recipe, stage: Stage) -> Any:
