@@ -365,15 +365,21 @@ def test_label_loss_is_the_huber_over_legal_cards(labels, tmp_path):
     assert got == pytest.approx(want, rel=1e-5)
 
 
-def test_label_advantage_loss_adds_the_huber_of_centred_values(labels, tmp_path):
+@pytest.mark.parametrize("label_delta", [0.0, 0.3, 4.0])
+def test_label_advantage_loss_adds_the_huber_of_centred_values(labels, tmp_path,
+                                                               label_delta):
     """``label_advantage_weight``: a second Huber term on each state's labelled Q-values
-    and targets minus their means over its labelled actions (the ranking, not the level)."""
+    and targets minus their means over its labelled actions (the ranking, not the level).
+    ``label_huber_delta`` is the delta of both label terms (0: the DMC's ``huber_delta``),
+    so that labels of one real deal can be regressed to their mean, not their median."""
+    delta = label_delta or 1.0
+
     def huber(d):
         d = np.abs(d)
-        return np.where(d < 1.0, 0.5 * d ** 2, d - 0.5).mean()
+        return np.where(d < delta, 0.5 * d ** 2, delta * (d - 0.5 * delta)).mean()
 
-    tr = Trainer(_cfg(labels, loss="huber", label_advantage_weight=3.0), tmp_path / "run",
-                 log=lambda *a: None)
+    tr = Trainer(_cfg(labels, loss="huber", label_advantage_weight=3.0,
+                      label_huber_delta=label_delta), tmp_path / "run", log=lambda *a: None)
     m = tr.method
     obs, legal, raw = m._label_sets[0][0].arrays()
     tgt = transform_returns(raw, m.algo)

@@ -65,6 +65,11 @@ class DMCConfig:
                               gt=0)
     loss: str = opt("mse", "'mse' (DouZero) or 'huber'", choices=("mse", "huber"))
     huber_delta: float = opt(1.0, "delta of the Huber loss, in transformed units", gt=0)
+    label_huber_delta: float = opt(0.0, "delta of the Huber loss of the label terms (with "
+                                        "loss = 'huber'; 0 = huber_delta): labels valued in "
+                                        "one real deal are single draws of a wide "
+                                        "distribution, and a delta far below their spread "
+                                        "regresses their median, not their mean", ge=0)
     eps_start: float = opt(0.10, "exploration: chance of a uniformly random legal action at "
                                  "the start", ge=0, le=1)
     eps_end: float = opt(0.02, "exploration after eps_decay_decisions", ge=0, le=1)
@@ -153,6 +158,8 @@ class DMC(Method):
                                            eps=1e-5, weight_decay=a.weight_decay)
         self._loss = (nn.MSELoss() if a.loss == "mse"
                       else nn.HuberLoss(delta=a.huber_delta))
+        self._lab_loss = (self._loss if a.loss == "mse" or not a.label_huber_delta
+                          else nn.HuberLoss(delta=a.label_huber_delta))
         self._label_sets: list[tuple[Any, int]] = []
         sets = [("label_data", a.label_data, a.label_batch, "play"),
                 ("bid_label_data", a.bid_label_data, a.bid_label_batch, "bidding")]
@@ -189,7 +196,7 @@ class DMC(Method):
         q = self._net.scores(torch.from_numpy(obs).to(dev))
         lg = torch.from_numpy(legal).to(dev)
         t = torch.from_numpy(tgt).to(dev)
-        loss = self._loss(q[lg], t[lg])
+        loss = self._lab_loss(q[lg], t[lg])
         if self.algo.label_advantage_weight > 0:
             # The ranking of a state's actions, apart from its level: each labelled Q and
             # target minus their state's mean over the labelled actions.
@@ -197,7 +204,7 @@ class DMC(Method):
             n = w.sum(1, keepdim=True).clamp(min=1)
             qa = q - (q * w).sum(1, keepdim=True) / n
             ta = t - (t * w).sum(1, keepdim=True) / n
-            loss = loss + self.algo.label_advantage_weight * self._loss(qa[lg], ta[lg])
+            loss = loss + self.algo.label_advantage_weight * self._lab_loss(qa[lg], ta[lg])
         return loss
 
     @property
