@@ -81,14 +81,15 @@ def pool(paths: list[str | Path], rename: bool = False) -> tuple[list[str], np.n
     return names, np.concatenate(all_vals)
 
 
-def table(names: list[str], vals: np.ndarray) -> list[str]:
+def table(names: list[str], vals: np.ndarray, units: str = "groše") -> list[str]:
     """Per-robot means and pairwise differences (a - b) with 95% bootstrap CIs (those of
-    one match are the arena's own, up to the rounding of deals.csv)."""
+    one match are the arena's own, up to the rounding of deals.csv), in the game's
+    ``units`` (deals.csv does not name them)."""
     lines = [f"pooled: {len(vals)} deals"]
     lo, hi = bootstrap_ci(vals)
     for i, name in enumerate(names):
         lines.append(f"  {name:<36}{vals[:, i].mean():>+9.3f}  [{lo[i]:+.3f}, {hi[i]:+.3f}]")
-    lines.append("pairwise differences (a - b, groše per deal):")
+    lines.append(f"pairwise differences (a - b, {units} per deal):")
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
             d = vals[:, i] - vals[:, j]
@@ -104,13 +105,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("matches", nargs="+", help="arena --out directories (or deals.csv files)")
     ap.add_argument("--rename", action="store_true",
                     help="pool robots by position under the first match's names")
+    ap.add_argument("--units", default="groše",
+                    help="the game's units, for the printout (licitovaný: desetníky)")
     args = ap.parse_args(argv)
     try:
         names, vals = pool(args.matches, args.rename)
     except PoolError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print("\n".join(table(names, vals)))
+    print("\n".join(table(names, vals, args.units)))
     return 0
 
 

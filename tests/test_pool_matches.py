@@ -30,6 +30,9 @@ def test_one_match_pools_to_the_arena_s_own_figures(matches, capsys):
     text = capsys.readouterr().out
     p = res.pairwise()[0]
     assert f"{p['diff']:+.3f} [{p['ci_low']:+.3f}, {p['ci_high']:+.3f}]" in text
+    assert "(a - b, groše per deal)" in text
+    assert main([str(d), "--units", "desetníky"]) == 0  # licitovaný's, named by hand
+    assert "(a - b, desetníky per deal)" in capsys.readouterr().out
 
 
 def test_two_matches_pool_every_deal_once(matches):
