@@ -266,3 +266,34 @@ def test_label_bias_finds_no_gap_in_a_deal_set(tmp_path: Path,
     _deal_set(tmp_path / "play", "play")
     assert label_bias.main([str(tmp_path / "play")]) == 2
     assert "expected a bidding set" in capsys.readouterr().err
+
+
+def test_a_sampler_that_gives_up_still_labels(play_set: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """#35: licitovaný's rejection sampler gives up in rare positions (a betl and durch set
+    of 100,000 labels met one).  The label is then valued over the worlds it did find, as
+    PIMC searches them, and with none found over the real deal: the set never stops."""
+    from mariash_env.games.licitovany.worlds import LicitWorldError
+    from mariash_env.robots.pimc import seat_share
+    from mariash_env.search import solve
+
+    rows = _rows(play_set)
+    st, seat = rows["state"][0].copy(), int(rows["seat"][0])
+    found = pl._sampler(LICITOVANY)(st.copy(), seat, 2, np.random.default_rng(1), rules=RULES)
+
+    def gives_up(worlds):
+        def sample(*a, **k):
+            raise LicitWorldError("only some worlds", worlds)
+        return sample
+
+    def exact(ws):
+        vals = [solve(w.copy(), RULES, pv=False, all_moves=True).move_values for w in ws]
+        return {a: np.mean([seat_share(w, seat) * v[a] for w, v in zip(ws, vals)])
+                for a in np.flatnonzero(rows["mask"][0])}
+
+    for worlds, used in ((found, found), (None, st[None])):
+        monkeypatch.setattr(pl, "_sampler", lambda kind, w=worlds: gives_up(w))
+        value = pl.label_state(st.copy(), seat, RULES, 8, np.random.default_rng(2))
+        assert np.isfinite(value).sum() == rows["mask"][0].sum()
+        for a, v in exact(used).items():
+            assert value[a] == pytest.approx(v, abs=1e-4)

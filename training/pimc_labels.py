@@ -182,7 +182,7 @@ def label_state(st: np.ndarray, seat: int, rules: Any, worlds: int,
     from mariash_env.search import solve
 
     kind = kind_of(rules)
-    ws = st[None].copy() if deal else _sampler(kind)(st, seat, worlds, rng, rules=rules)
+    ws = st[None].copy() if deal else _draw_worlds(kind, st, seat, worlds, rng, rules)
     total = np.zeros(kind.n_actions)
     for w in ws:
         sign = seat_share(w, seat)
@@ -197,6 +197,19 @@ def label_state(st: np.ndarray, seat: int, rules: Any, worlds: int,
         if mask[a]:
             value[a] = value[play].max()
     return value
+
+
+def _draw_worlds(kind: GameKind, st: np.ndarray, seat: int, worlds: int,
+                 rng: np.random.Generator, rules: Any) -> np.ndarray:
+    """``worlds`` worlds of what ``seat`` knows; where the game's sampler gives up after its
+    tries (licitovaný's rejection sampler, in rare positions) the worlds it found, as
+    :class:`~mariash_env.robots.PIMCRobot` searches them, and with none found the real
+    deal: a label is never lost to the sampler, and the set's run does not stop on it."""
+    try:
+        return _sampler(kind)(st, seat, worlds, rng, rules=rules)
+    except kind.load("hidden_info").world_errors as e:
+        found = getattr(e, "worlds", None)
+        return found if found is not None and len(found) else st[None].copy()
 
 
 def _sampler(kind: GameKind) -> Any:

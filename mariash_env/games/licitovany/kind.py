@@ -27,11 +27,12 @@ KIND = GameKind(
     units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold
     ladder_robots=("random", "table", "onnx:models/robot_licitovany.onnx"),
     probe_robots=("table", "net"),
-    # the best network alone (issue #35): two rounds of labels valued in the real deals, in
-    # the auction, flek and card play of its own parties (models/ROBOT_LICITOVANY_DEAL3.md);
+    # the best network alone (issue #35): three rounds of labels valued in the real deals,
+    # in the auction, flek and card play of its own parties, the third with PIMC's labels
+    # of its betl and durch card play (models/ROBOT_LICITOVANY_DEAL4.md);
     # the first shipped network, robot_licitovany.onnx, stays in the ladder and the label
     # recipes
-    net="onnx:models/robot_licitovany_deal3.onnx",
+    net="onnx:models/robot_licitovany_deal4.onnx",
     # issue #35's strong cheap robot (nnpimc, docs/nnpimc.md): the auction, announcements,
     # flek and first tricks of the network trained on bidding labels valued in the real
     # deals (robot_licitovany_deal.onnx: level with PIMC where the shipped network's lost,
