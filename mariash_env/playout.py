@@ -34,6 +34,33 @@ def deal_states(seeds: np.ndarray, dealers: np.ndarray, rules: Rules) -> np.ndar
     return out
 
 
+def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int],
+                   rules: Rules) -> np.ndarray:
+    """``values[k, i]``: ``seat``'s payment (the game's unit) when action ``cands[i]`` is
+    taken in world ``worlds[k]`` (states with that seat's decision to make) and the deal is
+    then played out by ``robot`` at every seat, all of them in one :func:`play_games`.
+    A world of a later deal of a partie is played as a single deal (``DEAL_NO`` 0): a
+    deal's payments do not depend on its number."""
+    from .core.engine import apply_action
+
+    rv = rules.vector()
+    n = len(cands)
+    states = np.repeat(np.asarray(worlds, dtype=np.int32), n, axis=0)
+    states[:, S.DEAL_NO] = 0
+    for j in range(len(states)):
+        apply_action(states[j], rv, cands[j % n])
+    done = states[:, S.PHASE] == S.PH_DONE
+    values = np.zeros(len(states))
+    for j in np.flatnonzero(done):  # the candidate ended the deal (the last card, a fold)
+        values[j] = float(S.get64(states[j], S.PAY + 2 * seat))
+    rest = np.flatnonzero(~done)
+    if rest.size:
+        outs = play_games([robot], states[rest],
+                          np.zeros((rest.size, rules.players), np.int64), rules)
+        values[rest] = [o["payments"][seat] for o in outs]
+    return values.reshape(len(worlds), n)
+
+
 def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
                rules: Rules, one_by_one: bool = False) -> list[dict[str, Any]]:
     """Play every game (row of ``states``, a dealt single deal) to its end, robot

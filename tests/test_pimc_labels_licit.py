@@ -236,13 +236,19 @@ def test_deal_labels_settings(tmp_path: Path) -> None:
         pl._settings({**base, "worlds": 3, "worlds_from": "deal"})
     with pytest.raises(pl.LabelError, match="worlds_from must be one of"):
         pl._settings({**base, "worlds_from": "oracle"})
-    sampled = pl._settings(base)
-    assert sampled["worlds_from"] == "sampled"
+    _check_added_later(tmp_path, base, "worlds_from", "sampled", "deal")
+
+
+def _check_added_later(tmp_path: Path, base: dict, key: str, old: str, new: str) -> None:
+    """A set made before setting ``key`` existed reads as its default ``old`` and is
+    resumed; a set of ``new`` is not mixed into its directory."""
+    settings = pl._settings(base)
+    assert settings[key] == old
     (tmp_path / "labels.json").write_text(json.dumps(
-        {k: v for k, v in sampled.items() if k != "worlds_from"}))
-    pl.check_settings(tmp_path, sampled)
-    with pytest.raises(pl.LabelError, match="worlds_from: 'sampled' there, 'deal' now"):
-        pl.check_settings(tmp_path, pl._settings({**base, "worlds_from": "deal"}))
+        {k: v for k, v in settings.items() if k != key}))
+    pl.check_settings(tmp_path, settings)
+    with pytest.raises(pl.LabelError, match=f"{key}: '{old}' there, '{new}' now"):
+        pl.check_settings(tmp_path, pl._settings({**base, key: new}))
 
 
 def test_label_bias_finds_no_gap_in_a_deal_set(tmp_path: Path,
@@ -297,3 +303,77 @@ def test_a_sampler_that_gives_up_still_labels(play_set: Path,
         assert np.isfinite(value).sum() == rows["mask"][0].sum()
         for a, v in exact(used).items():
             assert value[a] == pytest.approx(v, abs=1e-4)
+
+
+def _playout_set(out: Path, behaviour: str, playout: str, states: int = 16
+                 ) -> dict[str, np.ndarray]:
+    argv = ["--rules", "licitovany", "--out", str(out), "--phase", "bidding", "--states",
+            str(states), "--shard-size", str(states), "--worlds", "1", "--worlds-from",
+            "deal", "--playout", playout, "--behaviour", behaviour, "--robot-share", "1",
+            "--seed", "9", "--epsilon", "0.1", "--no-progress"]
+    assert pl.main(argv) == 0
+    assert json.loads((out / "labels.json").read_text())["playout"] == playout
+    return _rows(out)
+
+
+def test_behaviour_playouts_are_the_table_robots_when_it_behaves(tmp_path: Path) -> None:
+    """#35, ``--playout behaviour``: each candidate's deal is played out by the behaviour
+    robot at every seat, batched (:func:`mariash_env.playout.playout_values`).  With the
+    table robot as the behaviour that is PIMC's own simulation, so the set is the default
+    one bit for bit -- later deals of the partie included (§4-§6 decisions of deal 2 on,
+    played out as a single deal)."""
+    table = _playout_set(tmp_path / "t", "table", "table")
+    played = _playout_set(tmp_path / "b", "table", "behaviour")
+    _check_masks_and_values(played)
+    assert (table["state"][:, S.DEAL_NO] > 0).any()
+    for key in ("state", "seat", "mask"):
+        np.testing.assert_array_equal(played[key], table[key])
+    np.testing.assert_array_equal(played["value"], table["value"])
+
+
+def test_behaviour_playouts_play_the_network_at_every_seat(tmp_path: Path) -> None:
+    """A network behaviour: every legal action's label is the seat's payment after it, the
+    deal then played one decision at a time by that network at every seat (§4-§9), and the
+    set differs from the table robot's playouts."""
+    from mariash_env.core.engine import apply_action
+    from mariash_env.robots.onnx_robot import OnnxRobot
+
+    model = "models/robot_licitovany_deal4.onnx"
+    rows = _playout_set(tmp_path / "n", model, "behaviour", states=8)
+    _check_masks_and_values(rows)
+    net = OnnxRobot(model, game="licitovany")
+    rv = RULES.vector()
+    obs = np.zeros(LICITOVANY.obs_size, np.float32)
+    mask = np.zeros(LICITOVANY.n_actions, np.int8)
+    roll = PIMCRobot(worlds=1, warm=False)._rollout(RULES, None, 10)
+    differs = False
+    for st, seat, legal, value in zip(rows["state"], rows["seat"], rows["mask"],
+                                      rows["value"]):
+        for a in np.flatnonzero(legal):
+            w = st.copy()
+            apply_action(w, rv, int(a))
+            while w[S.PHASE] != S.PH_DONE:
+                to = int(w[S.TO_MOVE])
+                mask[:] = 0
+                legal_actions(w, rv, mask)
+                LICITOVANY.encode(w, to, obs, False)
+                apply_action(w, rv, net.act({"observation": obs, "action_mask": mask}))
+            assert value[a] == pytest.approx(S.get64(w, S.PAY + 2 * int(seat)), abs=1e-4)
+            w = st.copy()
+            apply_action(w, rv, int(a))
+            differs |= value[a] != pytest.approx(roll.value(w, int(seat)), abs=1e-4)
+    assert differs
+
+
+def test_playout_settings(tmp_path: Path) -> None:
+    """Card play is valued by the solver, so a playout other than the table robot's is a
+    bidding option (refused elsewhere, naming what is expected); an unknown one is refused;
+    a set made before the option existed reads as the table robot's and is resumed."""
+    base = {"worlds": 1, "shard_size": 3, "seed": 0, "behaviour": "table",
+            "robot_share": 0.0, "epsilon": 0.0, "rules": {"rules": "licitovany"},
+            "phase": "bidding"}
+    with pytest.raises(pl.LabelError, match="expected phase 'bidding', got 'play'"):
+        pl._settings({**base, "phase": "play", "playout": "behaviour"})
+    with pytest.raises(pl.LabelError, match="playout must be one of"):
+        pl._settings({**base, "playout": "solver"})
+    _check_added_later(tmp_path, base, "playout", "table", "behaviour")

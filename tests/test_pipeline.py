@@ -282,7 +282,8 @@ LICIT = ('[recipe]\nname = "licit"\ngame = "licitovany"\nseed = 3\n'
          '[[stage]]\nname = "play"\nkind = "labels"\nstates = 3\nshard_size = 3\n'
          'worlds = 1\n'
          '[[stage]]\nname = "bid"\nkind = "labels"\nphase = "bidding"\nstates = 2\n'
-         'shard_size = 2\nworlds = 1\nrobot_share = 0.0\nworlds_from = "deal"\n')
+         'shard_size = 2\nworlds = 1\nrobot_share = 0.0\nworlds_from = "deal"\n'
+         'playout = "behaviour"\n')
 
 
 def test_a_licitovany_recipe_labels_its_own_game(
@@ -301,8 +302,10 @@ def test_a_licitovany_recipe_labels_its_own_game(
     assert "--behaviour onnx:models/robot_licitovany.onnx --robot-share 0.7" in out
     # the real deal as the one world (a bidding stage's worlds_from), the default unprinted
     assert f"--out {run}/bid --states 2 --shard-size 2 --worlds 1 --worlds-from deal " \
-        "--phase bidding" in out
+        "--playout behaviour --phase bidding" in out
     assert out.count("--worlds-from") == 1
+    # its candidates played out by the behaviour network (#35), the default unprinted
+    assert out.count("--playout") == 1
     rc, out, err = _main(capsys, recipe, "--out", run)
     assert rc == 0, err
     for stage, phase, n in (("play", "play", 3), ("bid", "bidding", 2)):
@@ -316,6 +319,8 @@ def test_a_licitovany_recipe_labels_its_own_game(
         "onnx:models/robot_licitovany.onnx"
     assert [json.loads((run / s / "labels.json").read_text())["worlds_from"]
             for s in ("play", "bid")] == ["sampled", "deal"]
+    assert [json.loads((run / s / "labels.json").read_text())["playout"]
+            for s in ("play", "bid")] == ["table", "behaviour"]
 
 
 def test_an_export_before_later_stages_reproduces_with_until(

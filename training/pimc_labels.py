@@ -82,18 +82,21 @@ from mariash_env.rules import Rules, RulesError, make_rules
 
 FORMAT = "mariash-pimc-labels-v1"
 SETTINGS = ("worlds", "shard_size", "seed", "behaviour", "robot_share", "epsilon", "rules",
-            "game", "phase", "roles", "contracts", "worlds_from")
+            "game", "phase", "roles", "contracts", "worlds_from", "playout")
 PHASES = ("play", "bidding")
 # where a label's worlds come from: the seat's knowledge (PIMC's uniform worlds) or the
 # real deal (one world: the behaviour's own deals give the posterior; module docstring)
 WORLDS_FROM = ("sampled", "deal")
 ROLES = ("all", "actor", "defender")
+# who plays a bidding label's deal out after each candidate: the game's table robot (PIMC's
+# own playouts) or the behaviour robot at every seat (module docstring)
+PLAYOUTS = ("table", "behaviour")
 # the contracts a card-play label set can be kept to (CONTRACT_NAMES without "none")
 CONTRACTS = tuple(S.CONTRACT_NAMES[1:])
 # settings added after label sets were made: what the older sets hold
 # (sets made before ``game`` existed are volený's)
 DEFAULTS = {"phase": "play", "roles": "all", "contracts": CONTRACTS, "game": VOLENY.name,
-            "worlds_from": "sampled"}
+            "worlds_from": "sampled", "playout": "table"}
 # The behaviour robot of a game's label sets when ``--behaviour`` is not given: volený and
 # licitovaný keep the network their recipes' label sets were made with (licitovaný's was
 # its ``net`` until issue #35 trained a better one), so that those recipes reproduce; every
@@ -164,6 +167,12 @@ def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
     if d["worlds_from"] == "deal" and d["worlds"] != 1:
         raise LabelError(f"worlds_from 'deal' values every label in its one real deal: "
                          f"expected worlds 1, got {d['worlds']!r}")
+    if d["playout"] not in PLAYOUTS:
+        raise LabelError(f"playout must be one of {PLAYOUTS}, got {d['playout']!r}")
+    if d["playout"] != "table" and d["phase"] != "bidding":
+        raise LabelError(f"playout {d['playout']!r} plays out the bidding labels' deals; card "
+                         "play is valued by the solver: expected phase 'bidding', got "
+                         f"{d['phase']!r}")
     if d["phase"] != "play" and (d["roles"] != "all" or len(d["contracts"]) < len(CONTRACTS)):
         raise LabelError("--roles and --contracts keep card-play label sets only, got "
                          f"phase {d['phase']!r} with roles {d['roles']!r}, contracts "
@@ -230,12 +239,13 @@ def _cards(mask: np.ndarray, kind: GameKind) -> np.ndarray:
 
 
 def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
-                  rng: np.random.Generator, pimc: Any = None, deal: bool = False
-                  ) -> np.ndarray:
+                  rng: np.random.Generator, pimc: Any = None, deal: bool = False,
+                  playout: Any = None) -> np.ndarray:
     """PIMC's per-action values (the game's unit for ``seat``; NaN where illegal) of a
     decision before the card play: :meth:`PIMCRobot.candidate_values` over ``worlds``
     sampled worlds (``deal``: over the one real deal ``st``), the deal played out by the
-    game's table robot.  Where the game narrows the candidates (the kind's
+    game's table robot -- or, given a ``playout`` robot, by that robot at every seat
+    (:func:`mariash_env.playout.playout_values`).  Where the game narrows the candidates (the kind's
     ``search_candidates``: volený's trump choice, one card per suit), every other legal
     trump card is valued as its suit's candidate."""
     from mariash_env.core.engine import legal_actions
@@ -254,7 +264,12 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
         # own (the label sets made so far did so)
         cands = kind.load("search_candidates")(int(st[S.PHASE]), legal, legal[0])
     ws = st[None].copy() if deal else view.sample_worlds(worlds, rng)
-    means, _ = pimc.candidate_values(view, cands, ws)
+    if playout is not None:
+        from mariash_env.playout import playout_values
+
+        means = playout_values(playout, ws, seat, cands, rules).mean(axis=0)
+    else:
+        means, _ = pimc.candidate_values(view, cands, ws)
     value = np.full(kind.n_actions, np.nan, dtype=np.float32)
     value[cands] = means
     rest = [a for a in legal if np.isnan(value[a])]
@@ -355,11 +370,13 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     roles = settings.get("roles", DEFAULTS["roles"])
     contracts = settings.get("contracts", DEFAULTS["contracts"])
     deal = settings.get("worlds_from", DEFAULTS["worlds_from"]) == "deal"
-    pimc = None
+    pimc = playout = None
     if phase == "bidding":
         from mariash_env.robots.pimc import PIMCRobot
 
         pimc = PIMCRobot(worlds=int(settings["worlds"]))
+        if settings.get("playout", DEFAULTS["playout"]) == "behaviour":
+            playout = behaviour_robot(settings["behaviour"], rules)
     g = Game(rules, records=False)
     g.new_partie(seed=int(rng.integers(2**62)), dealer=int(rng.integers(3)))
     beh.new_deal(rng)
@@ -388,7 +405,7 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
                                         deal)
             else:
                 values[k] = label_bidding(g.st, seat, rules, int(settings["worlds"]), rng,
-                                          pimc, deal)
+                                          pimc, deal, playout)
             k += 1
             dry = 0
         g.step(beh.act(seat, obs, mask, rng))
@@ -660,6 +677,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="'sampled': each label over --worlds worlds of the seat's knowledge "
                          "(PIMC's uniform worlds); 'deal': over the one real deal (--worlds "
                          "1), so the set averages over the behaviour's own deals")
+    ap.add_argument("--playout", choices=PLAYOUTS, default="table",
+                    help="bidding: who plays each candidate's deal out, the game's table "
+                         "robot (PIMC's playouts) or the behaviour robot at every seat")
     ap.add_argument("--roles", choices=ROLES, default="all",
                     help="card play: label only the actor's or only the defenders' decisions")
     ap.add_argument("--contracts", type=lambda t: t.split(","), default=list(CONTRACTS),

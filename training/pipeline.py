@@ -67,6 +67,7 @@ GATES = "gates.csv"
 CURVE = "curve.png"
 RECIPE_KEYS = {"name": str, "game": str, "seed": int, "description": str}
 LABEL_KEYS = {"states": int, "shard_size": int, "worlds": int, "worlds_from": str,
+              "playout": str,
               "phase": str, "roles": str, "contracts": list, "seed": int,
               "robot_share": float, "epsilon": float, "jobs": int, "backend": str,
               "address": str}
@@ -382,7 +383,8 @@ def _label_settings(recipe: Recipe, stage: Stage, behaviour: str) -> dict[str, A
             "rules": {"rules": recipe.game},  # volený's, the default, is recorded as {}
             "phase": a.get("phase", "play"), "roles": a.get("roles", "all"),
             "contracts": a.get("contracts", list(CONTRACTS)),
-            "worlds_from": a.get("worlds_from", "sampled")}
+            "worlds_from": a.get("worlds_from", "sampled"),
+            "playout": a.get("playout", "table")}
     where = f"{recipe.path}: stage {stage.name!r}"
     _need(opts["phase"] in ("play", "bidding"), f"{where} key 'phase'",
           f"expected 'play' or 'bidding', got {opts['phase']!r}")
@@ -481,6 +483,7 @@ def _label_command(recipe: Recipe, stage: Stage, out: str, behaviour: str) -> st
         ("--shard-size", s["shard_size"]), ("--worlds", s["worlds"]),
         # the default is left out: the plans of the recipes made before it stay as they were
         ("--worlds-from", None if s["worlds_from"] == "sampled" else s["worlds_from"]),
+        ("--playout", None if s["playout"] == "table" else s["playout"]),
         ("--phase", s["phase"]), ("--roles", s["roles"]),
         ("--contracts", s["contracts"]), ("--seed", s["seed"]), ("--behaviour", behaviour),
         ("--robot-share", s["robot_share"]), ("--epsilon", s["epsilon"]),

@@ -85,7 +85,7 @@ from ..games.voleny import actions as A
 from ..kinds import kind_of
 from ..rules import Rules
 from ..shipped import shipped_model
-from .pimc import PIMCRobot, _payoff, solver_available
+from .pimc import PIMCRobot, solver_available
 from .view import SeatView
 
 __all__ = ["NNPIMCRobot", "make_nnpimc", "world_log_weights", "DEFAULT_MODEL",
@@ -292,24 +292,9 @@ class NNPIMCRobot(PIMCRobot):
                        rules: Rules) -> np.ndarray:
         """``values[k, i]``: the seat's groše when card ``cands[i]`` is played in world
         ``k`` and the deal is then played out by the network at every seat."""
-        from ..core.engine import apply_action
-        from ..playout import play_games
+        from ..playout import playout_values
 
-        rv = rules.vector()
-        n = len(cands)
-        states = np.repeat(np.asarray(worlds, dtype=np.int32), n, axis=0)
-        for j in range(len(states)):
-            apply_action(states[j], rv, cands[j % n])
-        done = states[:, S.PHASE] == S.PH_DONE
-        values = np.zeros(len(states))
-        for j in np.flatnonzero(done):  # the deal's last card
-            values[j] = _payoff(states[j], seat)
-        rest = np.flatnonzero(~done)
-        if rest.size:
-            outs = play_games([self.net], states[rest], np.zeros((rest.size, 3), np.int64),
-                              rules)
-            values[rest] = [o["payments"][seat] for o in outs]
-        return values.reshape(len(worlds), n)
+        return playout_values(self.net, worlds, seat, cands, rules)
 
     def candidate_values(self, view: SeatView, cands: list[int], worlds: np.ndarray,
                          weights: np.ndarray | None = None, t0: float | None = None,

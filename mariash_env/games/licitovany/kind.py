@@ -29,10 +29,11 @@ KIND = GameKind(
     probe_robots=("table", "net"),
     # the best network alone (issue #35): three rounds of labels valued in the real deals,
     # in the auction, flek and card play of its own parties, the third with PIMC's labels
-    # of its betl and durch card play (models/ROBOT_LICITOVANY_DEAL4.md);
-    # the first shipped network, robot_licitovany.onnx, stays in the ladder and the label
-    # recipes
-    net="onnx:models/robot_licitovany_deal4.onnx",
+    # of its betl and durch card play (robot_licitovany_deal4.onnx), then a round whose
+    # auction and flek labels are played out by the network itself instead of the table
+    # robot (models/ROBOT_LICITOVANY_ROLLOUT.md); the first shipped network,
+    # robot_licitovany.onnx, stays in the ladder and the label recipes
+    net="onnx:models/robot_licitovany_rollout.onnx",
     # issue #35's strong cheap robot (nnpimc, docs/nnpimc.md): the auction, announcements,
     # flek and first tricks of the network trained on bidding labels valued in the real
     # deals (robot_licitovany_deal.onnx: level with PIMC where the shipped network's lost,
