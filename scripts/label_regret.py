@@ -4,7 +4,9 @@ For every labelled card-play state of a PIMC label directory (``python -m
 training.pimc_labels``; best a set the model was *not* trained on) each robot picks a card,
 and the script prints, by role (actor, defender) and contract, how often that card is
 PIMC's best one (the label's argmax) and its *regret*: the label value of PIMC's best card
-minus the label value of the robot's card, in groše for the seat.  A network that
+minus the label value of the robot's card, for the seat in the game's unit (volený
+groše, licitovaný desetníky: the set's game, :func:`training.pimc_labels.label_game`, which
+also picks the table robot and the networks' observations).  A network that
 regresses the labels well has a regret near zero; the table robot and a uniformly random
 card are printed as yardsticks, and with ``--pimc W`` PIMC itself: the best card of a
 fresh label of W worlds, the card ``pimc(worlds=W)`` plays (the labels' own noise puts
@@ -13,6 +15,8 @@ figures measure agreement with PIMC's estimate, not with the truth.
 
     .venv/bin/python scripts/label_regret.py runs/labels_b --states 8000 \\
         models/robot_distilled_bid.onnx models/robot_distilled.onnx
+    .venv/bin/python scripts/label_regret.py runs/licit_nt --pimc 6 \\
+        models/robot_licitovany_deal3.onnx models/robot_licitovany_deal4.onnx
 """
 
 from __future__ import annotations
@@ -36,12 +40,12 @@ from mariash_env.cli import (  # noqa: E402
     positive,
 )
 from mariash_env.core import state as S  # noqa: E402
-from mariash_env.robots import TableRobot  # noqa: E402
-from mariash_env.robots.features import decode  # noqa: E402
+from mariash_env.games.base import GameKind  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
 from mariash_env.rules import make_rules  # noqa: E402
 from training.pimc_labels import (  # noqa: E402
     encode_states,
+    label_game,
     label_state,
     phase_of,
     read_settings,
@@ -62,8 +66,8 @@ def load_rows(path: str, states: int, skip: int = 0) -> dict[str, np.ndarray]:
 
 
 def choices(name: str, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
-            rows: dict[str, np.ndarray], rules: Any) -> np.ndarray:
-    """The action each robot takes in each row."""
+            rows: dict[str, np.ndarray], rules: Any, kind: GameKind) -> np.ndarray:
+    """The action each robot takes in each row (``kind``: the label set's game)."""
     if name.startswith("pimc"):  # PIMC's own choice: a fresh label's best card
         w = int(name[4:])
         out = np.zeros(len(mask), np.int64)
@@ -73,15 +77,15 @@ def choices(name: str, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generat
         return out
     if name == "random":
         return np.array([rng.choice(np.flatnonzero(m)) for m in mask])
-    if name == "table":
-        t = TableRobot()
-        return np.array([t.decide(decode(o, m)) for o, m in zip(obs, mask)])
-    return OnnxRobot(name, game="voleny").act_batch(obs, mask)
+    if name == "table":  # the game's table robot
+        t = kind.load("table_robot")()
+        return np.array([t.act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask)])
+    return OnnxRobot(name, game=kind.name).act_batch(obs, mask)
 
 
 def regret_of(value: np.ndarray, mask: np.ndarray, actions: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the best labelled value minus the chosen action's (groše, >= 0) and whether
+    """Per row: the best labelled value minus the chosen action's (>= 0) and whether
     the chosen action is a best one."""
     v = np.where(mask.astype(bool) & ~np.isnan(value), value, -np.inf)
     best = v.max(1)
@@ -111,15 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     try:  # every input and output before the (long) labelling
         if args.plot:
             check_writable(args.plot)
+        kind = label_game(args.labels)
         for m in args.models:
-            OnnxRobot(m, game="voleny")
+            OnnxRobot(m, game=kind.name)
         rows = load_rows(args.labels, args.states, args.skip)
     except (UnwritableError, ValueError) as e:  # also LabelError and OnnxRobotError
         fail(e)
     except OSError as e:  # a path the system refuses (e.g. a name too long)
         fail(path_error(e, "read"))
     n = len(rows["seat"])
-    obs = encode_states(rows["state"], rows["seat"])
+    obs = encode_states(rows["state"], rows["seat"], kind.name)
     mask = rows["mask"]
     actor = rows["state"][:, S.ACTOR] == rows["seat"]
     contract = np.array([S.contract_name(st) for st in rows["state"]])
@@ -146,11 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     regret, agree = {}, {}
     for name in names:
         regret[name], agree[name] = regret_of(rows["value"], mask,
-                                              choices(name, obs, mask, rng, rows, rules))
+                                              choices(name, obs, mask, rng, rows, rules,
+                                                      kind))
     print(f"{n} labelled card-play states of {args.labels} (rows {args.skip}..)\n")
     stems = [Path(m).stem for m in names]  # whole: models often differ only at the end
     wide = [max(24, len(s) + 2) for s in stems]
-    print(f"{'regret, groše (agree %)':24s}{'states':>8s}"
+    head = f"regret, {kind.units} (agree %)"
+    print(f"{head:24s}{'states':>8s}"
           + "".join(f"{s:>{w}s}" for s, w in zip(stems, wide)))
     for label, g in groups:
         cells = "".join(f"{regret[m][g].mean():>{w - 9}.3f} ({100 * agree[m][g].mean():4.1f}%)"
@@ -158,13 +165,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:24s}{int(g.sum()):8d}{cells}")
     if args.plot:
         plot(args.plot, groups, regret, names, f"{n} held-out card-play states of "
-             f"{Path(args.labels).name}")
+             f"{Path(args.labels).name}", kind.units)
     return 0
 
 
 def plot(path: str, groups: list[tuple[str, np.ndarray]], regret: dict[str, np.ndarray],
-         names: list[str], title: str) -> None:
-    """Grouped bars: mean regret (groše a card decision) per group and robot, with the
+         names: list[str], title: str, units: str = "groše") -> None:
+    """Grouped bars: mean regret (``units`` a card decision) per group and robot, with the
     95% normal interval of the mean."""
     import matplotlib
 
@@ -184,7 +191,7 @@ def plot(path: str, groups: list[tuple[str, np.ndarray]], regret: dict[str, np.n
                 sub.plot([t for t, _ in rows], [regret[m][g].mean() for _, g in rows],
                          marker="o", label=Path(m).stem)
             sub.set_xlabel(f"trick (0-9), {role}")
-            sub.set_ylabel("regret, groše")
+            sub.set_ylabel(f"regret, {units}")
             sub.grid(alpha=0.3)
     else:
         fig, ax = plt.subplots(figsize=(max(7.0, 1.1 * len(groups) * len(names) / 3), 4.2))
@@ -196,7 +203,7 @@ def plot(path: str, groups: list[tuple[str, np.ndarray]], regret: dict[str, np.n
         ax.bar(x + (k - (len(names) - 1) / 2) * width, mean, width, yerr=half, capsize=2,
                label=Path(m).stem)
     ax.set_xticks(x, [f"{lab}\n({int(g.sum())})" for lab, g in groups], fontsize=8)
-    ax.set_ylabel("regret against PIMC's labels, groše")
+    ax.set_ylabel(f"regret against PIMC's labels, {units}")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)

@@ -377,3 +377,22 @@ def test_playout_settings(tmp_path: Path) -> None:
     with pytest.raises(pl.LabelError, match="playout must be one of"):
         pl._settings({**base, "playout": "solver"})
     _check_added_later(tmp_path, base, "playout", "table", "behaviour")
+
+
+def test_label_regret_reads_a_licitovany_set(play_set: Path, capsys: pytest.CaptureFixture,
+                                             tmp_path: Path) -> None:
+    """``scripts/label_regret.py`` on a licitovaný card-play set (§7): the networks see
+    licitovaný's observations, the table robot is licitovaný's, the figures are in
+    desetníky; a volený network is refused, naming the game."""
+    from scripts import label_regret as lr
+
+    png = tmp_path / "regret.png"
+    assert lr.main([str(play_set), "models/robot_licitovany_deal4.onnx", "--states", "12",
+                    "--pimc", "2", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "12 labelled card-play states" in out and "regret, desetníky" in out
+    assert "robot_licitovany_deal4" in out and "table" in out and "pimc2" in out
+    assert png.stat().st_size > 1000
+    with pytest.raises(SystemExit):
+        lr.main([str(play_set), "models/robot.onnx", "--states", "12"])
+    assert "licitovany" in capsys.readouterr().err

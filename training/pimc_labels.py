@@ -47,10 +47,10 @@ One world a row is noisier: such a set wants more rows, which cost a twelfth as 
 ``--playout behaviour`` (bidding sets) plays each candidate's deal out with the behaviour
 robot at every seat instead of the table robot (:func:`mariash_env.playout.playout_values`,
 batched), so a label is the value of the decision under the network's own later play.
-The table robot plays the actor's game, betl above all, worse than licitovaný's network:
-its playouts valued betl 6.4 desetníky under pass where PIMC's values named it and the
-network's 0.6, and made a defender's flek look 2-36 desetníky better than the network's
-playouts do (issue #35, ``docs/research/distillation.md``).  About a ninth as fast.
+In licitovaný the table robot's playouts valued betl 6.4 desetníky under pass where PIMC's
+values named it, the network's 0.6, and made a defender's flek look 2-36 desetníky better
+than the network's playouts do (issue #35, ``docs/research/distillation.md``).  About a
+ninth as fast.
 
 Output: shards ``RUN/shard_NNNNN.npz`` of ``--shard-size`` rows, each written
 atomically, with ``state`` int32[n, STATE_SIZE] (the real state: observations are
