@@ -261,7 +261,6 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
     from mariash_env.robots.view import SeatView
 
     kind = kind_of(rules)
-    pimc = pimc if pimc is not None else PIMCRobot(worlds=worlds)
     view = SeatView(st, seat, rules)
     mask = np.zeros(kind.n_actions, dtype=np.int8)
     legal_actions(st, rules.vector(), mask)
@@ -277,6 +276,7 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
 
         means = playout_values(playout, ws, seat, cands, rules).mean(axis=0)
     else:
+        pimc = pimc if pimc is not None else PIMCRobot(worlds=worlds)
         means, _ = pimc.candidate_values(view, cands, ws)
     value = np.full(kind.n_actions, np.nan, dtype=np.float32)
     value[cands] = means
@@ -382,9 +382,10 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     if phase == "bidding":
         from mariash_env.robots.pimc import PIMCRobot
 
-        pimc = PIMCRobot(worlds=int(settings["worlds"]))
         if settings.get("playout", DEFAULTS["playout"]) == "behaviour":
             playout = behaviour_robot(settings["behaviour"], rules)
+        else:  # the table robot's playouts: PIMC's own simulation
+            pimc = PIMCRobot(worlds=int(settings["worlds"]))
     g = Game(rules, records=False)
     g.new_partie(seed=int(rng.integers(2**62)), dealer=int(rng.integers(3)))
     beh.new_deal(rng)
