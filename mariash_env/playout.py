@@ -42,7 +42,6 @@ def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int]
     A world of a later deal of a partie is played as a single deal (``DEAL_NO`` 0): a
     deal's payments do not depend on its number."""
     from .core.engine import apply_action
-    from .robots.pimc import _payoff
 
     rv = rules.vector()
     n = len(cands)
@@ -53,7 +52,7 @@ def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int]
     done = states[:, S.PHASE] == S.PH_DONE
     values = np.zeros(len(states))
     for j in np.flatnonzero(done):  # the candidate ended the deal (the last card, a fold)
-        values[j] = _payoff(states[j], seat)
+        values[j] = float(S.get64(states[j], S.PAY + 2 * seat))
     rest = np.flatnonzero(~done)
     if rest.size:
         outs = play_games([robot], states[rest],
