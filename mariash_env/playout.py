@@ -35,12 +35,14 @@ def deal_states(seeds: np.ndarray, dealers: np.ndarray, rules: Rules) -> np.ndar
 
 
 def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int],
-                   rules: Rules) -> np.ndarray:
+                   rules: Rules, others: Robot | None = None) -> np.ndarray:
     """``values[k, i]``: ``seat``'s payment (the game's unit) when action ``cands[i]`` is
     taken in world ``worlds[k]`` (states with that seat's decision to make) and the deal is
-    then played out by ``robot`` at every seat, all of them in one :func:`play_games`.
-    A world of a later deal of a partie is played as a single deal (``DEAL_NO`` 0): a
-    deal's payments do not depend on its number."""
+    then played out by ``robot`` at every seat -- or, given ``others``, by ``robot`` at
+    ``seat`` and ``others`` at the other seats (the value of the decision against that
+    opponent) -- all of them in one :func:`play_games`.  A world of a later deal of a
+    partie is played as a single deal (``DEAL_NO`` 0): a deal's payments do not depend on
+    its number."""
     from .core.engine import apply_action
 
     rv = rules.vector()
@@ -55,8 +57,12 @@ def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int]
         values[j] = float(S.get64(states[j], S.PAY + 2 * seat))
     rest = np.flatnonzero(~done)
     if rest.size:
-        outs = play_games([robot], states[rest],
-                          np.zeros((rest.size, rules.players), np.int64), rules)
+        who = np.zeros((rest.size, rules.players), np.int64)
+        if others is not None:
+            who[:] = 1
+            who[:, seat] = 0
+        outs = play_games([robot] if others is None else [robot, others], states[rest],
+                          who, rules)
         values[rest] = [o["payments"][seat] for o in outs]
     return values.reshape(len(worlds), n)
 

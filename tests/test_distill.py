@@ -203,6 +203,43 @@ def test_bidding_shards_hold_the_decisions_before_play(tmp_path):
         pl.generate(out, {**BID, "phase": "play"}, 1, jobs=1, progress=False)
 
 
+def test_bidding_sets_keep_a_side():
+    """``--roles`` on a bidding set (#35): the actor's decisions are the contract maker's,
+    and before a contract the trump choice (§3) and the naming of a contract (§4, after a
+    "bad" the defender who said it); the defenders' set holds the others."""
+    from mariash_env.game import Game
+
+    actor = pl.make_shard({**BID, "shard_size": 40, "roles": "actor"}, 0)
+    phases = set()
+    for st, seat in zip(actor["state"], actor["seat"]):
+        who = int(st[S.ACTOR])
+        ph = int(st[S.PHASE])
+        if who < 0:
+            who = int(st[S.FOREHAND] if ph == S.PH_TRUMP else st[S.CHOOSER])
+            assert ph in (S.PH_TRUMP, S.PH_CONTRACT)
+        assert seat == who
+        phases.add(ph)
+    assert {S.PH_TRUMP, S.PH_CONTRACT, S.PH_FLEK} <= phases
+    defend = pl.make_shard({**BID, "shard_size": 20, "roles": "defender"}, 0)
+    for st, seat in zip(defend["state"], defend["seat"]):
+        assert pl.side_of(st, int(seat)) == "defender" and seat != st[S.ACTOR]
+    # after a defender's "bad" the contract is named by that defender: the actor's side
+    rng = np.random.default_rng(0)
+    mask = np.zeros(A.N_ACTIONS, np.int8)
+    for seed in range(400):
+        g = Game(make_rules(), records=False)
+        g.new_partie(seed=seed, dealer=0)
+        while g.st[S.PHASE] not in (S.PH_PLAY, S.PH_DONE):
+            if g.st[S.PHASE] == S.PH_CONTRACT and g.st[S.CHOOSER] != g.st[S.FOREHAND]:
+                chooser = int(g.st[S.CHOOSER])
+                assert pl.side_of(g.st, chooser) == "actor"
+                assert pl.side_of(g.st, int(g.st[S.FOREHAND])) == "defender"
+                return
+            _, mask = g.observe(g.to_move)
+            g.step(int(rng.choice(np.flatnonzero(mask))))
+    pytest.fail("no deal of 400 had a defender's 'bad'")
+
+
 def test_label_directories_made_before_phase_existed_still_resume(tmp_path):
     import json
 
@@ -236,10 +273,12 @@ def test_focused_label_sets_hold_only_their_roles_and_contracts(tmp_path):
         pl._settings({**focus, "contracts": ["betl", "sto"]})
     with pytest.raises(pl.LabelError, match="card-play label sets only"):
         pl._settings({**focus, "phase": "bidding"})
+    assert pl._settings({**focus, "phase": "bidding", "contracts": pl.CONTRACTS})["roles"] \
+        == "actor"  # a bidding set keeps a side (tests/test_pimc_labels.py)
     assert pl._settings({**focus, "contracts": ["durch", "betl", "durch"]})["contracts"] == \
         ["betl", "durch"]
     for bad, msg in ((["--contracts", "betl,sto"], "got roles 'all', contracts ['betl', 'sto']"),
-                     (["--phase", "bidding", "--roles", "actor"], "card-play label sets only")):
+                     (["--phase", "bidding", "--contracts", "betl"], "card-play label sets only")):
         r = subprocess.run([sys.executable, "-m", "training.pimc_labels", "--out",
                             str(tmp_path / "x"), *bad], cwd=ROOT, capture_output=True, text=True)
         assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr
@@ -295,6 +334,17 @@ def test_more_label_sets_each_add_their_batch(labels, tmp_path):
     with pytest.raises(ConfigError, match=r"dmc.more_label_data\[1\] = .* holds bidding "
                                           "labels, expected play labels"):
         Trainer(_cfg(labels, more_label_data=[str(second), str(bid)]), tmp_path / "b",
+                log=lambda *a: None)
+    # more_bid_label_data: further bidding sets (#35: the actor's decisions valued against
+    # the table robot beside the defenders'), each its own batch; a card-play set refused
+    tr = Trainer(_cfg(labels, more_bid_label_data=[str(bid)], more_bid_label_batch=5),
+                 tmp_path / "c", log=lambda *a: None)
+    sets = tr.method._label_sets
+    assert [n for _, n in sets] == [8, 5] and sets[1][0].phase == "bidding"
+    assert np.isfinite(float(tr.method._label_loss(np.random.default_rng(1)).detach()))
+    with pytest.raises(ConfigError, match=r"dmc.more_bid_label_data\[0\] = .* holds play "
+                                          "labels, expected bidding labels"):
+        Trainer(_cfg(labels, more_bid_label_data=[str(second)]), tmp_path / "d",
                 log=lambda *a: None)
 
 

@@ -323,25 +323,28 @@ def test_behaviour_playouts_are_the_table_robots_when_it_behaves(tmp_path: Path)
     one bit for bit -- later deals of the partie included (§4-§6 decisions of deal 2 on,
     played out as a single deal)."""
     table = _playout_set(tmp_path / "t", "table", "table")
-    played = _playout_set(tmp_path / "b", "table", "behaviour")
-    _check_masks_and_values(played)
     assert (table["state"][:, S.DEAL_NO] > 0).any()
-    for key in ("state", "seat", "mask"):
-        np.testing.assert_array_equal(played[key], table[key])
-    np.testing.assert_array_equal(played["value"], table["value"])
+    for playout in ("behaviour", "against_table"):  # the table robot at every seat both
+        played = _playout_set(tmp_path / playout, "table", playout)
+        _check_masks_and_values(played)
+        for key in ("state", "seat", "mask", "value"):
+            np.testing.assert_array_equal(played[key], table[key])
 
 
-def test_behaviour_playouts_play_the_network_at_every_seat(tmp_path: Path) -> None:
+@pytest.mark.parametrize("playout", ["behaviour", "against_table"])
+def test_behaviour_playouts_play_the_network(tmp_path: Path, playout: str) -> None:
     """A network behaviour: every legal action's label is the seat's payment after it, the
-    deal then played one decision at a time by that network at every seat (§4-§9), and the
-    set differs from the table robot's playouts."""
+    deal then played one decision at a time by that network at every seat (§4-§9) --
+    ``against_table``: by the network at the labelled seat and the table robot at the
+    others -- and the set differs from the table robot's playouts."""
     from mariash_env.core.engine import apply_action
     from mariash_env.robots.onnx_robot import OnnxRobot
 
     model = "models/robot_licitovany_deal4.onnx"
-    rows = _playout_set(tmp_path / "n", model, "behaviour", states=8)
+    rows = _playout_set(tmp_path / "n", model, playout, states=8)
     _check_masks_and_values(rows)
     net = OnnxRobot(model, game="licitovany")
+    table = LICITOVANY.load("table_robot")()
     rv = RULES.vector()
     obs = np.zeros(LICITOVANY.obs_size, np.float32)
     mask = np.zeros(LICITOVANY.n_actions, np.int8)
@@ -357,12 +360,29 @@ def test_behaviour_playouts_play_the_network_at_every_seat(tmp_path: Path) -> No
                 mask[:] = 0
                 legal_actions(w, rv, mask)
                 LICITOVANY.encode(w, to, obs, False)
-                apply_action(w, rv, net.act({"observation": obs, "action_mask": mask}))
+                who = net if playout == "behaviour" or to == int(seat) else table
+                apply_action(w, rv, who.act({"observation": obs, "action_mask": mask}))
             assert value[a] == pytest.approx(S.get64(w, S.PAY + 2 * int(seat)), abs=1e-4)
             w = st.copy()
             apply_action(w, rv, int(a))
             differs |= value[a] != pytest.approx(roll.value(w, int(seat)), abs=1e-4)
     assert differs
+
+
+def test_a_bidding_set_of_one_side_leaves_the_auction_out() -> None:
+    """``--roles actor`` on a licitovaný bidding set: the auction (§3), before anybody is
+    the actor, is neither side's; the actor's rows are the game, trumps, lead and his
+    fleks (§5-§6), the defenders' their fleks."""
+    base = {"worlds": 1, "shard_size": 12, "seed": 4, "behaviour": "table",
+            "robot_share": 0.0, "epsilon": 0.2, "rules": {"rules": "licitovany"},
+            "phase": "bidding", "worlds_from": "deal"}
+    auction = (S.PH_BID, S.PH_HOLD, S.PH_LONE)
+    for side in ("actor", "defender"):
+        rows = pl.make_shard(base | {"roles": side}, 0)
+        st, seat = rows["state"], rows["seat"]
+        assert not np.isin(st[:, S.PHASE], auction).any()
+        assert ((seat == st[:, S.ACTOR]) == (side == "actor")).all()
+    assert np.isin(pl.make_shard(base, 0)["state"][:, S.PHASE], auction).any()
 
 
 def test_playout_settings(tmp_path: Path) -> None:
@@ -376,6 +396,8 @@ def test_playout_settings(tmp_path: Path) -> None:
         pl._settings({**base, "phase": "play", "playout": "behaviour"})
     with pytest.raises(pl.LabelError, match="playout must be one of"):
         pl._settings({**base, "playout": "solver"})
+    with pytest.raises(pl.LabelError, match="expected phase 'bidding', got 'play'"):
+        pl._settings({**base, "phase": "play", "playout": "against_table"})
     _check_added_later(tmp_path, base, "playout", "table", "behaviour")
 
 

@@ -39,7 +39,8 @@ from .trainer import Trainer
 # +0.36); a poor warm start (an endgame) learns faster with --lr 3e-4.
 _DMC = {"lr": 3e-5, "epochs": 4.0, "batch_size": 512, "eps_start": 0.05, "eps_end": 0.02,
         "eps_decay_decisions": 500_000,
-        "label_data": "", "bid_label_data": "", "more_label_data": [], "demo_margin": 0.0}
+        "label_data": "", "bid_label_data": "", "more_label_data": [],
+        "more_bid_label_data": [], "demo_margin": 0.0}
 _KEEP = ("optimizer", "grad_clip", "weight_decay", "reward_transform",
          "reward_scale", "loss", "huber_delta")
 

@@ -23,6 +23,9 @@ the cost of one forward pass.
 ``--roles actor|defender`` and ``--contracts betl,durch`` (any of suit, betl, durch) keep
 a card-play set to the decisions where the robot is weakest: the deals are played as
 always, only the other decisions go unlabelled, so the labelling time all goes to them.
+``--roles`` keeps a bidding set too: the actor's decisions are those of the seat that made
+the contract, and before any contract volený's trump choice and contract naming (the
+would-be actor's); licitovaný's auction, before anybody is the actor, is neither side's.
 
 ``--phase bidding`` labels the other decisions with a choice instead (volený: trump,
 contract, Barva?, betl answers, announcement, flek; licitovaný: bid/hold/pass, lone bid,
@@ -50,7 +53,9 @@ batched), so a label is the value of the decision under the network's own later 
 In licitovaný the table robot's playouts valued betl 6.4 desetníky under pass where PIMC's
 values named it, the network's 0.6, and made a defender's flek look 2-36 desetníky better
 than the network's playouts do (issue #35, ``docs/research/distillation.md``).  About a
-ninth as fast.
+ninth as fast.  ``--playout against_table`` plays the labelled seat with the behaviour
+robot and the other seats with the game's table robot: the value of the decision against
+that opponent (a best response to it, for a network meant to beat it).
 
 Output: shards ``RUN/shard_NNNNN.npz`` of ``--shard-size`` rows, each written
 atomically, with ``state`` int32[n, STATE_SIZE] (the real state: observations are
@@ -97,8 +102,9 @@ PHASES = ("play", "bidding")
 WORLDS_FROM = ("sampled", "deal")
 ROLES = ("all", "actor", "defender")
 # who plays a bidding label's deal out after each candidate: the game's table robot (PIMC's
-# own playouts) or the behaviour robot at every seat (module docstring)
-PLAYOUTS = ("table", "behaviour")
+# own playouts), the behaviour robot at every seat, or the behaviour robot at the labelled
+# seat against the table robot at the others (module docstring)
+PLAYOUTS = ("table", "behaviour", "against_table")
 # the contracts a card-play label set can be kept to (CONTRACT_NAMES without "none")
 CONTRACTS = tuple(S.CONTRACT_NAMES[1:])
 # settings added after label sets were made: what the older sets hold
@@ -181,10 +187,9 @@ def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
         raise LabelError(f"playout {d['playout']!r} plays out the bidding labels' deals; card "
                          "play is valued by the solver: expected phase 'bidding', got "
                          f"{d['phase']!r}")
-    if d["phase"] != "play" and (d["roles"] != "all" or len(d["contracts"]) < len(CONTRACTS)):
-        raise LabelError("--roles and --contracts keep card-play label sets only, got "
-                         f"phase {d['phase']!r} with roles {d['roles']!r}, contracts "
-                         f"{d['contracts']}")
+    if d["phase"] != "play" and len(d["contracts"]) < len(CONTRACTS):
+        raise LabelError("--contracts keeps card-play label sets only, got phase "
+                         f"{d['phase']!r} with contracts {d['contracts']}")
     return {"format": FORMAT, **{k: d[k] for k in SETTINGS}}
 
 
@@ -248,11 +253,12 @@ def _cards(mask: np.ndarray, kind: GameKind) -> np.ndarray:
 
 def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
                   rng: np.random.Generator, pimc: Any = None, deal: bool = False,
-                  playout: Any = None) -> np.ndarray:
+                  playout: Any = None, others: Any = None) -> np.ndarray:
     """PIMC's per-action values (the game's unit for ``seat``; NaN where illegal) of a
     decision before the card play: :meth:`PIMCRobot.candidate_values` over ``worlds``
     sampled worlds (``deal``: over the one real deal ``st``), the deal played out by the
-    game's table robot -- or, given a ``playout`` robot, by that robot at every seat
+    game's table robot -- or, given a ``playout`` robot, by that robot at every seat, or
+    at ``seat`` with ``others`` at the other seats
     (:func:`mariash_env.playout.playout_values`).  Where the game narrows the candidates (the kind's
     ``search_candidates``: volený's trump choice, one card per suit), every other legal
     trump card is valued as its suit's candidate."""
@@ -274,7 +280,7 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
     if playout is not None:
         from mariash_env.playout import playout_values
 
-        means = playout_values(playout, ws, seat, cands, rules).mean(axis=0)
+        means = playout_values(playout, ws, seat, cands, rules, others).mean(axis=0)
     else:
         pimc = pimc if pimc is not None else PIMCRobot(worlds=worlds)
         means, _ = pimc.candidate_values(view, cands, ws)
@@ -307,12 +313,29 @@ def wants_label(phase: str, st: np.ndarray, seat: int, mask: np.ndarray,
     where the robot is weakest -- the actor's, betl's -- for the same labelling time)."""
     st_phase = int(st[S.PHASE])
     if phase != "play":
-        return st_phase not in (S.PH_PLAY, S.PH_DISCARD) and int(np.count_nonzero(mask)) > 1
+        if st_phase in (S.PH_PLAY, S.PH_DISCARD) or int(np.count_nonzero(mask)) <= 1:
+            return False
+        return roles == "all" or side_of(st, seat) == roles
     if st_phase != S.PH_PLAY or len(_cards(mask, kind)) <= 1:
         return False
     if roles != "all" and (seat == int(st[S.ACTOR])) != (roles == "actor"):
         return False
     return S.CONTRACT_NAMES[int(st[S.CONTRACT])] in contracts
+
+
+def side_of(st: np.ndarray, seat: int) -> str | None:
+    """``"actor"`` or ``"defender"``: the side of ``seat``'s decision in ``st`` -- the
+    actor is the seat that made the contract; before any contract, volený's forehand
+    choosing trumps and the seat naming a contract are (the would-be actor, RULES.md
+    §3-§4: after a "bad" the defender who said it), and licitovaný's auction is nobody's
+    side (None)."""
+    actor = int(st[S.ACTOR])
+    if actor < 0:
+        phase = int(st[S.PHASE])
+        if phase not in (S.PH_TRUMP, S.PH_CONTRACT):
+            return None
+        actor = int(st[S.FOREHAND if phase == S.PH_TRUMP else S.CHOOSER])
+    return "actor" if seat == actor else "defender"
 
 
 class _Behaviour:
@@ -378,12 +401,14 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     roles = settings.get("roles", DEFAULTS["roles"])
     contracts = settings.get("contracts", DEFAULTS["contracts"])
     deal = settings.get("worlds_from", DEFAULTS["worlds_from"]) == "deal"
-    pimc = playout = None
+    pimc = playout = others = None
     if phase == "bidding":
         from mariash_env.robots.pimc import PIMCRobot
 
-        if settings.get("playout", DEFAULTS["playout"]) == "behaviour":
+        how = settings.get("playout", DEFAULTS["playout"])
+        if how != "table":
             playout = behaviour_robot(settings["behaviour"], rules)
+            others = kind.load("table_robot")() if how == "against_table" else None
         else:  # the table robot's playouts: PIMC's own simulation
             pimc = PIMCRobot(worlds=int(settings["worlds"]))
     g = Game(rules, records=False)
@@ -414,7 +439,7 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
                                         deal)
             else:
                 values[k] = label_bidding(g.st, seat, rules, int(settings["worlds"]), rng,
-                                          pimc, deal, playout)
+                                          pimc, deal, playout, others)
             k += 1
             dry = 0
         g.step(beh.act(seat, obs, mask, rng))
@@ -688,9 +713,11 @@ def main(argv: list[str] | None = None) -> int:
                          "1), so the set averages over the behaviour's own deals")
     ap.add_argument("--playout", choices=PLAYOUTS, default="table",
                     help="bidding: who plays each candidate's deal out, the game's table "
-                         "robot (PIMC's playouts) or the behaviour robot at every seat")
+                         "robot (PIMC's playouts), the behaviour robot at every seat, or "
+                         "the behaviour robot at the labelled seat against the table robot")
     ap.add_argument("--roles", choices=ROLES, default="all",
-                    help="card play: label only the actor's or only the defenders' decisions")
+                    help="label only the actor's or only the defenders' decisions (bidding: "
+                         "volený's forehand's trump and contract choice are the actor's)")
     ap.add_argument("--contracts", type=lambda t: t.split(","), default=list(CONTRACTS),
                     help="card play: label only these contracts, comma-separated, of "
                          f"{','.join(CONTRACTS)} (default all)")

@@ -97,6 +97,13 @@ class DMCConfig:
                                       "(DAgger) beside the first set", factory=list, item=str)
     more_label_batch: int = opt(256, "states per gradient step from each of more_label_data",
                                 ge=1)
+    more_bid_label_data: list = opt(None, "further bidding label directories, each "
+                                          "regressed like bid_label_data with "
+                                          "more_bid_label_batch states per step: e.g. the "
+                                          "actor's decisions valued against the table robot "
+                                          "beside the defenders'", factory=list, item=str)
+    more_bid_label_batch: int = opt(64, "states per gradient step from each of "
+                                        "more_bid_label_data", ge=1)
     label_advantage_weight: float = opt(0.0, "weight of a second label loss on the "
                                              "differences between a state's labelled "
                                              "actions (each Q and target minus its state's "
@@ -165,6 +172,8 @@ class DMC(Method):
                 ("bid_label_data", a.bid_label_data, a.bid_label_batch, "bidding")]
         sets += [(f"more_label_data[{i}]", p, a.more_label_batch, "play")
                  for i, p in enumerate(a.more_label_data)]
+        sets += [(f"more_bid_label_data[{i}]", p, a.more_bid_label_batch, "bidding")
+                 for i, p in enumerate(a.more_bid_label_data)]
         for name, path, batch, phase in sets:
             if not path:
                 continue
