@@ -274,7 +274,7 @@ def test_focused_label_sets_hold_only_their_roles_and_contracts(tmp_path):
     with pytest.raises(pl.LabelError, match="card-play label sets only"):
         pl._settings({**focus, "phase": "bidding"})
     assert pl._settings({**focus, "phase": "bidding", "contracts": pl.CONTRACTS})["roles"] \
-        == "actor"  # a bidding set keeps a side (tests/test_pimc_labels.py)
+        == "actor"  # a bidding set keeps a side (test_bidding_sets_keep_a_side)
     assert pl._settings({**focus, "contracts": ["durch", "betl", "durch"]})["contracts"] == \
         ["betl", "durch"]
     for bad, msg in ((["--contracts", "betl,sto"], "got roles 'all', contracts ['betl', 'sto']"),

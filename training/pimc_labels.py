@@ -308,19 +308,18 @@ def _suit_values(value: np.ndarray, legal: list[int], rest: list[int], phase: in
 def wants_label(phase: str, st: np.ndarray, seat: int, mask: np.ndarray,
                 roles: str = "all", contracts: tuple[str, ...] | list[str] = CONTRACTS,
                 kind: GameKind = VOLENY) -> bool:
-    """Whether a decision is one a label set labels: one with a choice, of ``phase``, and in
-    card play by a seat of ``roles`` in one of ``contracts`` (a set focused on the play
-    where the robot is weakest -- the actor's, betl's -- for the same labelling time)."""
+    """Whether a decision is one a label set labels: one with a choice, of ``phase``, by a
+    seat of ``roles`` (:func:`side_of`) and in card play in one of ``contracts`` (a set
+    focused on the play where the robot is weakest -- the actor's, betl's -- for the same
+    labelling time)."""
     st_phase = int(st[S.PHASE])
     if phase != "play":
         if st_phase in (S.PH_PLAY, S.PH_DISCARD) or int(np.count_nonzero(mask)) <= 1:
             return False
-        return roles == "all" or side_of(st, seat) == roles
-    if st_phase != S.PH_PLAY or len(_cards(mask, kind)) <= 1:
+    elif (st_phase != S.PH_PLAY or len(_cards(mask, kind)) <= 1
+          or S.CONTRACT_NAMES[int(st[S.CONTRACT])] not in contracts):
         return False
-    if roles != "all" and (seat == int(st[S.ACTOR])) != (roles == "actor"):
-        return False
-    return S.CONTRACT_NAMES[int(st[S.CONTRACT])] in contracts
+    return roles == "all" or side_of(st, seat) == roles
 
 
 def side_of(st: np.ndarray, seat: int) -> str | None:
