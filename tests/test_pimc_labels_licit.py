@@ -383,6 +383,20 @@ def test_a_bidding_set_of_one_side_leaves_the_auction_out() -> None:
         assert not np.isin(st[:, S.PHASE], auction).any()
         assert ((seat == st[:, S.ACTOR]) == (side == "actor")).all()
     assert np.isin(pl.make_shard(base, 0)["state"][:, S.PHASE], auction).any()
+    # the auction is a side of its own, and sides combine (comma-separated): a run's two
+    # bidding sets split the decisions without overlap
+    only = pl.make_shard(base | {"roles": "auction"}, 0)["state"]
+    assert np.isin(only[:, S.PHASE], auction).all() and (only[:, S.ACTOR] < 0).all()
+    rows = pl.make_shard(base | {"roles": "auction,actor", "shard_size": 40}, 0)
+    st, seat = rows["state"], rows["seat"]
+    in_auction = np.isin(st[:, S.PHASE], auction)
+    assert in_auction.any() and (~in_auction).any()
+    assert (seat[~in_auction] == st[~in_auction, S.ACTOR]).all()
+    assert pl._settings(base | {"roles": "auction,actor"})["roles"] == "actor,auction"
+    assert pl._settings(base | {"roles": "defender,auction,actor"})["roles"] == "all"
+    for bad in ("actor,flek", "", "actor,"):
+        with pytest.raises(pl.LabelError, match="comma-separated sides of"):
+            pl._settings(base | {"roles": bad})
 
 
 def test_playout_settings(tmp_path: Path) -> None:

@@ -25,7 +25,9 @@ a card-play set to the decisions where the robot is weakest: the deals are playe
 always, only the other decisions go unlabelled, so the labelling time all goes to them.
 ``--roles`` keeps a bidding set too: the actor's decisions are those of the seat that made
 the contract, and before any contract volený's trump choice and contract naming (the
-would-be actor's); licitovaný's auction, before anybody is the actor, is neither side's.
+would-be actor's); licitovaný's auction, before anybody is the actor, is neither side's:
+its own side, ``auction``.  Sides are comma-separated (``--roles actor,auction``), so that
+two sets of one run can split a game's decisions between them without overlap.
 
 ``--phase bidding`` labels the other decisions with a choice instead (volený: trump,
 contract, Barva?, betl answers, announcement, flek; licitovaný: bid/hold/pass, lone bid,
@@ -100,7 +102,10 @@ PHASES = ("play", "bidding")
 # where a label's worlds come from: the seat's knowledge (PIMC's uniform worlds) or the
 # real deal (one world: the behaviour's own deals give the posterior; module docstring)
 WORLDS_FROM = ("sampled", "deal")
-ROLES = ("all", "actor", "defender")
+# the sides a set's ``roles`` keeps, comma-separated ("all": every decision): the actor's,
+# the defenders', and licitovaný's auction, before anybody is either (:func:`side_of`)
+SIDES = ("actor", "defender", "auction")
+ROLES = ("all", *SIDES)
 # who plays a bidding label's deal out after each candidate: the game's table robot (PIMC's
 # own playouts), the behaviour robot at every seat, or the behaviour robot at the labelled
 # seat against the table robot at the others (module docstring)
@@ -172,9 +177,13 @@ def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
         raise LabelError(f"game {asked!r} conflicts with the rule options {d['rules']!r}, "
                          f"which play {d['game']!r}")
     bad = [c for c in d["contracts"] if c not in CONTRACTS]
-    if bad or not d["contracts"] or d["roles"] not in ROLES:
-        raise LabelError(f"a label set keeps roles of {ROLES} and contracts of {CONTRACTS}; "
-                         f"got roles {d['roles']!r}, contracts {list(d['contracts'])!r}")
+    sides = sides_of(d["roles"])
+    if bad or not d["contracts"] or sides is None:
+        raise LabelError(f"a label set keeps roles 'all' or comma-separated sides of {SIDES}, "
+                         f"and contracts of {CONTRACTS}; got roles {d['roles']!r}, contracts "
+                         f"{list(d['contracts'])!r}")
+    # one spelling per set, so that a resumed set compares equal
+    d["roles"] = "all" if len(sides) == len(SIDES) else ",".join(sides)
     d["contracts"] = sorted(set(d["contracts"]), key=CONTRACTS.index)  # one spelling per set
     if d["worlds_from"] not in WORLDS_FROM:
         raise LabelError(f"worlds_from must be one of {WORLDS_FROM}, got {d['worlds_from']!r}")
@@ -319,7 +328,20 @@ def wants_label(phase: str, st: np.ndarray, seat: int, mask: np.ndarray,
     elif (st_phase != S.PH_PLAY or len(_cards(mask, kind)) <= 1
           or S.CONTRACT_NAMES[int(st[S.CONTRACT])] not in contracts):
         return False
-    return roles == "all" or side_of(st, seat) == roles
+    return roles == "all" or (side_of(st, seat) or "auction") in roles.split(",")
+
+
+def sides_of(roles: str) -> tuple[str, ...] | None:
+    """The sides of :data:`SIDES` that ``roles`` keeps, in that order ("all": every one),
+    or None when it names something else."""
+    if not isinstance(roles, str):
+        return None
+    if roles == "all":
+        return SIDES
+    named = [r.strip() for r in roles.split(",")]
+    if not named or any(r not in SIDES for r in named):
+        return None
+    return tuple(r for r in SIDES if r in named)
 
 
 def side_of(st: np.ndarray, seat: int) -> str | None:
@@ -714,9 +736,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="bidding: who plays each candidate's deal out, the game's table "
                          "robot (PIMC's playouts), the behaviour robot at every seat, or "
                          "the behaviour robot at the labelled seat against the table robot")
-    ap.add_argument("--roles", choices=ROLES, default="all",
-                    help="label only the actor's or only the defenders' decisions (bidding: "
-                         "volený's forehand's trump and contract choice are the actor's)")
+    ap.add_argument("--roles", default="all",
+                    help="label only these sides' decisions, comma-separated of "
+                         f"{','.join(SIDES)} (bidding: volený's forehand's trump and contract "
+                         "choice are the actor's; licitovaný's auction is 'auction')")
     ap.add_argument("--contracts", type=lambda t: t.split(","), default=list(CONTRACTS),
                     help="card play: label only these contracts, comma-separated, of "
                          f"{','.join(CONTRACTS)} (default all)")
