@@ -33,9 +33,14 @@ mix of each robot as actor (suit games played / conceded / sedma not played, bet
 durch), and its win rates as actor and in defence.  ``--by-contract`` splits each pair's
 difference over the games by who was actor and what was played (``actor pimc, betl:
 -1.2``; the rows add up to the difference, each with a paired CI), which tells where a
-robot loses.  ``--out`` receives ``summary.csv``, ``pairwise.csv``, ``deals.csv`` (per
-deal and robot), ``contracts.csv`` (that split) and ``groše.png`` (bar chart with error
-bars).
+robot loses.  ``--by-company`` splits a two-robot match's difference by the seatings
+where the first robot sits alone against two copies of the second and where two of its
+copies sit against one: every seating counts in the difference, so a robot that gains
+only beside its own copy (a defender's flek raising the stakes of a game his copy is the
+favourite of) scores there, and this split shows it.  ``--out`` receives
+``summary.csv``, ``pairwise.csv``, ``deals.csv`` (per deal and robot), ``contracts.csv``
+(the contract split), ``company.csv`` (two robots: the company split) and ``groše.png``
+(bar chart with error bars).
 
 As a library::
 
@@ -357,6 +362,67 @@ class MatchResult:
                          f"{row['diff']:>+9.3f}{ci:>20} {mark}")
         return "\n".join(lines)
 
+    def company(self) -> list[dict[str, Any]]:
+        """A two-robot match's difference ``a - b`` split by the company each robot keeps:
+        the seatings grouped by how many seats ``a`` fills (three seats: ``a`` alone
+        against two copies of ``b``, or two copies of ``a`` against one ``b``).  Each row:
+        the group's part of the difference (the rows add up to it: an exact split), with a
+        paired bootstrap CI, and ``a_takes`` / ``b_takes``, what each robot's seats win in
+        a game of the group (``a`` alone: its own score; two copies: their sum, what the
+        lone ``b`` lost).  A robot that gains only beside its own copy -- a defender's flek
+        that raises the stakes of a game his copy is the favourite of -- shows here.
+        Computed once, then kept."""
+        if len(self.names) != 2:
+            raise ValueError(f"the split by company is of a two-robot match; this one has "
+                             f"{len(self.names)} robots ({', '.join(self.names)})")
+        if "company" in self._ci:
+            return self._ci["company"]
+        seats = len(self.seatings[0])
+        slots = np.array([sum(1 for r in s if r == k) for s in self.seatings
+                          for k in (0, 1)]).reshape(-1, 2).sum(axis=0)  # seats per deal
+        groups = sorted({sum(1 for r in s if r == 0) for s in self.seatings})
+        part = np.zeros((self.deals, len(groups)))
+        takes = np.zeros((self.deals, len(groups), 2))
+        per_deal = np.array([sum(1 for s in self.seatings if sum(1 for r in s if r == 0) == k)
+                             for k in groups])  # the group's seatings of one deal
+        for i, deal in enumerate(self.outcomes):
+            for seating, o in zip(self.seatings, deal):
+                g = groups.index(sum(1 for r in seating if r == 0))
+                won = np.zeros(2)
+                for s, r in enumerate(seating):
+                    won[r] += o["payments"][s]
+                part[i, g] += won[0] / slots[0] - won[1] / slots[1]
+                takes[i, g] += won
+        rows = []
+        for g, k in enumerate(groups):
+            lo, hi = bootstrap_ci(part[:, g], self.n_boot, seed=pair_seed(0, 1) + 991 * k)
+            rows.append({
+                "robot_a": self.names[0], "robot_b": self.names[1], "seats_a": k,
+                "seats_b": seats - k, "games": int(per_deal[g]) * self.deals,
+                "a_takes": float(takes[:, g, 0].mean() / per_deal[g]),
+                "b_takes": float(takes[:, g, 1].mean() / per_deal[g]),
+                "diff": float(part[:, g].mean()), "ci_low": float(lo), "ci_high": float(hi),
+            })
+        self._ci["company"] = rows
+        return rows
+
+    def company_table(self) -> str:
+        """:meth:`company` as text."""
+        a, b = self.names
+        lines = [f"{a} - {b} by company ({self.unit} per deal; the rows add up to the "
+                 "difference):",
+                 f"  {'seats (a/b)':<13}{'games':>6}{'a takes':>10}{'b takes':>10}"
+                 f"{'part of a - b':>15}{'95% CI':>20}"]
+        for row in self.company():
+            ci = f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
+            mark = "*" if row["ci_low"] > 0 or row["ci_high"] < 0 else " "
+            lines.append(f"  {str(row['seats_a']) + '/' + str(row['seats_b']):<13}"
+                         f"{row['games']:>6}{row['a_takes']:>+10.3f}{row['b_takes']:>+10.3f}"
+                         f"{row['diff']:>+15.3f}{ci:>20} {mark}")
+        lines.append("  (a takes / b takes: what each robot's seats win in a game of the "
+                     "seating, per game)")
+        return "\n".join(lines)
+
     @property
     def has_contracts(self) -> bool:
         """Whether the game has actors and contracts (:meth:`contributions`): a game of
@@ -463,6 +529,14 @@ class MatchResult:
         if self.has_contracts and len(self.names) > 1:
             p = d / "contracts.csv"
             rows = self.breakdown()
+            with atomic_open(p, newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(rows[0]))
+                w.writeheader()
+                w.writerows(rows)
+            paths.append(p)
+        if len(self.names) == 2 and self.outcomes:
+            p = d / "company.csv"
+            rows = self.company()
             with atomic_open(p, newline="") as f:
                 w = csv.DictWriter(f, fieldnames=list(rows[0]))
                 w.writeheader()
@@ -831,6 +905,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--by-contract", action="store_true",
                     help="print each pair's difference split by the actor's robot and the "
                          "contract played (always saved in contracts.csv)")
+    ap.add_argument("--by-company", action="store_true",
+                    help="two robots: print their difference split by the seatings where "
+                         "the first sits alone and where it sits beside its own copy "
+                         "(always saved in company.csv)")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
@@ -897,6 +975,8 @@ def main(argv: list[str] | None = None) -> int:
         print(res.table())
         if args.by_contract and res.has_contracts and len(res.names) > 1:
             print(res.breakdown_table())
+        if args.by_company and len(res.names) == 2:
+            print(res.company_table())
         paths = res.save(out, plot=not args.no_plot)
     except Exception as e:  # a robot or the disk failing mid-match: one line, keep the rows
         print(f"error: the match failed ({type(e).__name__}: {e}); the deals finished so far "

@@ -15,6 +15,17 @@ A robot spec of :func:`mariash_env.robots.make_robot` works too (volený), a sea
 ``--parts`` keeps the rows whose names contain one of the given words:
 
     .venv/bin/python scripts/ablate_phases.py strong --deals 1000 --parts "card play"
+
+``--with SPEC`` swaps in another robot's decisions instead of the table robot's (any robot
+spec of the model's game, a searching one included), and ``--by-company`` adds to each
+row what the robot's seats take a game alone against two table robots and beside its own
+copy (the arena's ``--by-company``): a part that pays only beside the copy shows there.
+Issue #35 found that way that volený PIMC's margin over the table robot is mostly its
+defenders' fleks, which lose alone and pay beside a copy that is the actor:
+
+    .venv/bin/python scripts/ablate_phases.py models/robot_voleny_deal3.onnx --deals 300 \
+        --seed 11 --by-company --parts flek --with "nnpimc(model='models/robot_voleny_deal3.onnx', \
+        worlds=8, bidding='simulate', from_trick=9, nt_from_trick=9)"
 """
 
 from __future__ import annotations
@@ -63,8 +74,13 @@ SPLITS = {
         "card play as actor, betl and durch": (("play",), True, ("betl", "durch")),
         "card play as defender, suit games": (("play",), False, ("suit",)),
         "card play as defender, betl and durch": (("play",), False, ("betl", "durch")),
+        "flek as actor (re, supre)": (("flek",), True, None),
+        "flek in defence": (("flek",), False, None),
     },
-    "licitovany": {},
+    "licitovany": {
+        "flek as actor (re, supre)": (("flek",), True, None),
+        "flek in defence": (("flek",), False, None),
+    },
 }
 CONTRACTS = CONTRACT_NAMES[1:]  # the observation's contract slots, in order (not "none")
 
@@ -108,8 +124,9 @@ def swapped(robot, table, game: GameKind, phases: tuple[str, ...], as_actor: boo
 
 
 class SwappedView(Robot):
-    """A searching robot (``wants_view``) with the table robot deciding where ``select``
-    says (:func:`selector`), one decision at a time."""
+    """A robot with another (the table robot, or ``--with``'s) deciding where ``select``
+    says (:func:`selector`), one decision at a time: for either of them searching
+    (``wants_view``)."""
 
     wants_view = True
 
@@ -123,6 +140,8 @@ class SwappedView(Robot):
     def act_view(self, view) -> int:
         obs, mask = view.observation()[None], view.action_mask()[None]
         if self.select is not None and self.select(obs)[0]:
+            if self.table.wants_view:
+                return int(self.table.act_view(view))
             return int(self.table.act_batch(obs, mask)[0])
         return self.robot.act_view(view)
 
@@ -136,6 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", nargs="*", default=None, metavar="WORD",
                     help="keep only the swaps whose names contain one of these words")
     ap.add_argument("--jobs", type=positive(int), default=1, help=f"processes (1..{MAX_JOBS})")
+    ap.add_argument("--with", dest="other", default="table", metavar="SPEC",
+                    help="the robot whose decisions are swapped in (a robot spec of the "
+                         "model's game; default the table robot)")
+    ap.add_argument("--by-company", action="store_true",
+                    help="also what the robot's seats take a game alone against two table "
+                         "robots and beside its own copy")
     args = ap.parse_args(argv)
     try:  # every argument before the first (long) match
         check_match_args(args.deals, args.jobs, args.seed)
@@ -150,7 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # a model path the system refuses (e.g. a name too long)
         fail(path_error(e, "read"))
     table = make_robot("table", rules=rules)
-    who = type(table).__name__
+    try:
+        other = table if args.other == "table" else make_robot(args.other, rules=rules)
+    except ValueError as e:  # an unknown robot or argument, one for another game
+        fail(e)
+    who = type(table).__name__ if other is table else args.other
     spec = {**PARTS[game.name], **SPLITS[game.name]}
     if args.parts:
         kept = {k: v for k, v in spec.items() if any(w in k for w in args.parts)}
@@ -158,18 +187,19 @@ def main(argv: list[str] | None = None) -> int:
             fail(f"--parts {' '.join(args.parts)} names no swap; the swaps are: "
                  f"{'; '.join(spec)}")
         spec = kept
-    if robot.wants_view:
-        rows = [("the robot's own decisions", lambda: SwappedView(robot, table))]
+    if robot.wants_view or other.wants_view:
+        rows = [("the robot's own decisions", lambda: SwappedView(robot, other))]
         rows += [(f"{who}'s {part}",
-                  lambda sp=sp: SwappedView(robot, table, selector(game, *sp)))
+                  lambda sp=sp: SwappedView(robot, other, selector(game, *sp)))
                  for part, sp in spec.items()]
     else:
         rows = [("the robot's own decisions", lambda: as_robot(robot.act_batch))]
         rows += [(f"{who}'s {part}",
-                  lambda sp=sp: as_robot(swapped(robot, table, game, *sp)))
+                  lambda sp=sp: as_robot(swapped(robot, other, game, *sp)))
                  for part, sp in spec.items()]
     unit = "desetníky" if game is LICITOVANY else "groše"
-    print(f"{args.model} vs {who}, {args.deals} duplicate deals (seed {args.seed}), "
+    print(f"{args.model} vs {type(table).__name__}, {args.deals} duplicate deals (seed "
+          f"{args.seed}), swapping in {who}; "
           f"{unit} per deal and 95% CI; the swap's change on the same deals (paired)")
     rules.pop("deals", None)
     own = None
@@ -185,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         else:  # the same deals and seatings: the difference is far less noisy than either
             dlo, dhi = bootstrap_ci(x - own)
             line += f"   change {(x - own).mean():+.3f}  [{dlo:+.3f}, {dhi:+.3f}]"
+        if args.by_company:
+            alone, beside = res.company()
+            line += (f"   a game alone {alone['a_takes']:+.3f}, beside its copy "
+                     f"{beside['a_takes']:+.3f}")
         print(line, flush=True)
     return 0
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import csv
 from collections import Counter
+from functools import partial
 
 import numpy as np
 import pytest
 
 from mariash_env import arena
 from mariash_env.arena import bootstrap_ci, duplicate_match, seatings
-from mariash_env.robots import RandomRobot, TableRobot
+from mariash_env.robots import RandomRobot, TableRobot, make_robot
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
@@ -169,3 +170,38 @@ def test_contract_breakdown_of_lizany_is_refused():
                           progress=False, n_boot=50, rules={"rules": "lizany"})
     with pytest.raises(ValueError, match="lízaný has no actor"):
         res.contributions()
+
+
+@pytest.mark.parametrize("rules", [None, {"rules": "licitovany"}])
+def test_company_split_adds_up_to_the_difference(tmp_path, capsys, rules):
+    """company(): a two-robot match's difference split by the seatings where the first
+    robot sits alone and beside its copy adds up to the pair's difference, deal by deal
+    the same as a hand count over the outcomes; what each side takes is zero-sum within a
+    seating; the CLI prints it with --by-company and saves company.csv."""
+    robots = {"table": partial(make_robot, "table", rules=rules),
+              "random": partial(make_robot, "random", rules=rules, seed=3)}
+    res = duplicate_match(robots, deals=10, seed=4, progress=False, n_boot=200, batch=10,
+                          rules=rules)
+    rows = res.company()
+    assert [(r["seats_a"], r["seats_b"]) for r in rows] == [(1, 2), (2, 1)]
+    assert sum(r["diff"] for r in rows) == pytest.approx(res.means()[0] - res.means()[1])
+    for r in rows:
+        assert r["games"] == 30 and r["a_takes"] == pytest.approx(-r["b_takes"])
+        assert r["ci_low"] <= r["diff"] + 1e-9 and r["diff"] <= r["ci_high"] + 1e-9
+    alone = [o["payments"][seating.index(0)] for deal in res.outcomes
+             for seating, o in zip(res.seatings, deal) if seating.count(0) == 1]
+    assert rows[0]["a_takes"] == pytest.approx(np.mean(alone))
+    # the table robot beats random both alone and in pairs
+    assert all(r["diff"] > 0 for r in rows)
+    paths = res.save(tmp_path, plot=False)
+    assert tmp_path / "company.csv" in paths
+    assert len(list(csv.DictReader((tmp_path / "company.csv").open()))) == 2
+    three = duplicate_match({**robots, "again": partial(make_robot, "table", rules=rules)},
+                            deals=1, seed=4, progress=False, n_boot=50, rules=rules)
+    with pytest.raises(ValueError, match="two-robot match; this one has 3 robots"):
+        three.company()
+    argv = ["--robots", "table,random", "--deals", "2", "--out", str(tmp_path / "cli"),
+            "--quiet", "--no-plot", "--by-company"]
+    assert arena.main(argv + (["--rules", "licitovany"] if rules else [])) == 0
+    out = capsys.readouterr().out
+    assert "table - random by company" in out and "1/2" in out and "2/1" in out

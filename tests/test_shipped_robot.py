@@ -55,7 +55,7 @@ def test_phase_ablation_swaps_exactly_the_named_parts():
         env = VectorEnv(200, seed=8)
         step = env.reset()
         halves = [swapped(robot, table, VOLENY, *spec) for spec in SPLITS["voleny"].values()
-                  if spec[1] is side]
+                  if spec[1] is side and spec[0] == ("play",)]
         assert len(halves) == 2
         whole = swapped(robot, table, VOLENY, ("play",), side)
         seen = set()
@@ -95,8 +95,16 @@ def test_phase_ablation_of_a_searching_robot_swaps_per_decision(capsys):
                         progress=False)
     assert (a.per_deal == b.per_deal).all() and a.per_deal.any()
     assert main([spec, "--deals", "2", "--parts", "as defender"]) == 0
+    # another robot's decisions swapped in (a searching one: per decision), by company
+    capsys.readouterr()
+    assert main([str(MODEL), "--deals", "2", "--parts", "in defence", "--by-company",
+                 "--with", spec]) == 0
+    out = capsys.readouterr().out
+    assert f"swapping in {spec}" in out and "flek in defence" in out
+    assert out.count("beside its copy") == 2
     for argv, why in (([spec, "--parts", "dessert"], "names no swap"),
-                      (["oracle", "--deals", "2"], "unknown robot")):
+                      (["oracle", "--deals", "2"], "unknown robot"),
+                      ([spec, "--with", "oracle"], "unknown robot")):
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 2
