@@ -114,6 +114,13 @@ def test_rerun_skips_finished_stages(tiny_run: dict, tmp_path: Path,
     (run / "curve.png").unlink()
     rc, out, _ = _main(capsys, TINY, "--out", run, "--plot")
     assert rc == 0 and (run / "curve.png").stat().st_size > 0
+    # a stage an earlier version of the recipe had stays in pipeline.json, uncounted
+    st = _state(run)
+    st["stages"]["dropped"] = {**st["stages"]["labels"], "seconds": 1e6}
+    (run / "pipeline.json").write_text(json.dumps(st))
+    rc, out, _ = _main(capsys, TINY, "--out", run)
+    total = sum(float(s.get("seconds", 0)) for n, s in st["stages"].items() if n != "dropped")
+    assert rc == 0 and f"6/6 stages done ({total:.0f} s)" in out
 
 
 def test_interrupted_stages_resume(tmp_path: Path,

@@ -910,9 +910,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
-    done = [n for n, s in st["stages"].items() if s.get("done")]
+    # the recipe's stages only: a run dir may hold stages of an earlier version of it
+    names = {s.name for s in recipe.stages}
+    ours = {n: s for n, s in st["stages"].items() if n in names}
+    done = [n for n, s in ours.items() if s.get("done")]
     print(f"[pipeline] {recipe.name}: {len(done)}/{len(recipe.stages)} stages done "
-          f"({math.fsum(float(s.get('seconds', 0)) for s in st['stages'].values()):.0f} s)"
+          f"({math.fsum(float(s.get('seconds', 0)) for s in ours.values()):.0f} s)"
           + (f", curve {path}" if path else ""))
     return 0
 
