@@ -378,16 +378,16 @@ class MatchResult:
         if "company" in self._ci:
             return self._ci["company"]
         seats = len(self.seatings[0])
-        slots = np.array([sum(1 for r in s if r == k) for s in self.seatings
-                          for k in (0, 1)]).reshape(-1, 2).sum(axis=0)  # seats per deal
-        groups = sorted({sum(1 for r in s if r == 0) for s in self.seatings})
+        # the seats each robot fills on one deal, and each seating's group: a's seats in it
+        slots = np.array([sum(s.count(r) for s in self.seatings) for r in (0, 1)])
+        of = [s.count(0) for s in self.seatings]
+        groups = sorted(set(of))
+        per_deal = np.array([of.count(k) for k in groups])  # the group's seatings a deal
         part = np.zeros((self.deals, len(groups)))
         takes = np.zeros((self.deals, len(groups), 2))
-        per_deal = np.array([sum(1 for s in self.seatings if sum(1 for r in s if r == 0) == k)
-                             for k in groups])  # the group's seatings of one deal
         for i, deal in enumerate(self.outcomes):
             for seating, o in zip(self.seatings, deal):
-                g = groups.index(sum(1 for r in seating if r == 0))
+                g = groups.index(seating.count(0))
                 won = np.zeros(2)
                 for s, r in enumerate(seating):
                     won[r] += o["payments"][s]
