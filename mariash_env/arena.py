@@ -511,34 +511,17 @@ class MatchResult:
             for i in range(self.deals):
                 w.writerow([i, int(self.seeds[i]), *(f"{x:.4f}" for x in self.per_deal[i])])
         paths.append(p)
-        rows = self.summary()
-        p = d / "summary.csv"
-        with atomic_open(p, newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-        paths.append(p)
-        p = d / "pairwise.csv"
-        pw = self.pairwise()
-        with atomic_open(p, newline="") as f:
-            w = csv.DictWriter(f, fieldnames=["robot_a", "robot_b", "diff", "ci_low", "ci_high",
-                                              "significant"])
-            w.writeheader()
-            w.writerows(pw)
-        paths.append(p)
+        tables = [("summary.csv", self.summary(), None),
+                  ("pairwise.csv", self.pairwise(),
+                   ["robot_a", "robot_b", "diff", "ci_low", "ci_high", "significant"])]
         if self.has_contracts and len(self.names) > 1:
-            p = d / "contracts.csv"
-            rows = self.breakdown()
-            with atomic_open(p, newline="") as f:
-                w = csv.DictWriter(f, fieldnames=list(rows[0]))
-                w.writeheader()
-                w.writerows(rows)
-            paths.append(p)
+            tables.append(("contracts.csv", self.breakdown(), None))
         if len(self.names) == 2 and self.outcomes:
-            p = d / "company.csv"
-            rows = self.company()
+            tables.append(("company.csv", self.company(), None))
+        for name, rows, fields in tables:
+            p = d / name
             with atomic_open(p, newline="") as f:
-                w = csv.DictWriter(f, fieldnames=list(rows[0]))
+                w = csv.DictWriter(f, fieldnames=fields or list(rows[0]))
                 w.writeheader()
                 w.writerows(rows)
             paths.append(p)

@@ -105,7 +105,6 @@ WORLDS_FROM = ("sampled", "deal")
 # the sides a set's ``roles`` keeps, comma-separated ("all": every decision): the actor's,
 # the defenders', and licitovaný's auction, before anybody is either (:func:`side_of`)
 SIDES = ("actor", "defender", "auction")
-ROLES = ("all", *SIDES)
 # who plays a bidding label's deal out after each candidate: the game's table robot (PIMC's
 # own playouts), the behaviour robot at every seat, or the behaviour robot at the labelled
 # seat against the table robot at the others (module docstring)
@@ -339,7 +338,7 @@ def sides_of(roles: str) -> tuple[str, ...] | None:
     if roles == "all":
         return SIDES
     named = [r.strip() for r in roles.split(",")]
-    if not named or any(r not in SIDES for r in named):
+    if any(r not in SIDES for r in named):
         return None
     return tuple(r for r in SIDES if r in named)
 
