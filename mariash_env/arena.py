@@ -769,11 +769,9 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
                 for i, outcome in _play_batch(t):
                     done(i, outcome)
         else:
-            import multiprocessing as mp
+            from .pools import worker_pool
 
-            ctx = mp.get_context("fork")
-            with ctx.Pool(jobs, initializer=_init_worker,
-                          initargs=(factories, rules_obj)) as pool:
+            with worker_pool(jobs, "fork", _init_worker, (factories, rules_obj)) as pool:
                 n_tasks = -(-deals // batch)
                 chunk = max(1, min(8, n_tasks // (4 * jobs)))
                 for res in pool.imap_unordered(_play_batch, tasks, chunksize=chunk):
@@ -965,6 +963,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: the match failed ({type(e).__name__}: {e}); the deals finished so far "
               f"are in {Path(out) / 'deals.csv'}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the workers are gone, the rows kept
+        print(f"error: interrupted; the deals finished so far are in {Path(out) / 'deals.csv'}",
+              file=sys.stderr)
+        return 130
     print("saved: " + ", ".join(str(p) for p in paths))
     return 0
 

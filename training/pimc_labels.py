@@ -80,7 +80,7 @@ import io
 import json
 import sys
 import time
-from multiprocessing import get_context
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,7 @@ from mariash_env.game import Game
 from mariash_env.games.base import GameError, GameKind
 from mariash_env.games.voleny import actions as VA
 from mariash_env.kinds import KINDS, LICITOVANY, VOLENY, kind_of
+from mariash_env.pools import worker_pool
 from mariash_env.rules import Rules, RulesError, make_rules
 
 FORMAT = "mariash-pimc-labels-v1"
@@ -539,27 +540,24 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
                    dynamic_ncols=True)
     done = 0
     jobs_list = [(str(out), settings, i) for i in todo]
-    pool = None
-    if backend == "ray":
-        from mariash_env.ray_pool import ray_imap_unordered
+    with ExitStack() as stack:
+        if bar is not None:
+            stack.callback(bar.close)
+        if backend == "ray":
+            from mariash_env.ray_pool import ray_imap_unordered
 
-        results = _written(out, ray_imap_unordered(
-            _remote_shard, [(settings, i) for i in todo], jobs, _no_init, address=address))
-    elif jobs <= 1:
-        results = map(_work, jobs_list)
-    else:
-        pool = get_context("spawn").Pool(jobs)
-        results = pool.imap_unordered(_work, jobs_list)
-    try:
+            results = _written(out, ray_imap_unordered(
+                _remote_shard, [(settings, i) for i in todo], jobs, _no_init,
+                address=address))
+        elif jobs <= 1:
+            results = map(_work, jobs_list)
+        else:
+            results = stack.enter_context(worker_pool(jobs, "spawn")).imap_unordered(
+                _work, jobs_list)
         for _, n in results:
             done += n
             if bar is not None:
                 bar.update(n)
-    finally:
-        if pool is not None:
-            pool.terminate()
-        if bar is not None:
-            bar.close()
     return {"made": len(todo), "kept": shards - len(todo), "states": done,
             "seconds": time.perf_counter() - t0}
 
@@ -797,6 +795,9 @@ def main(argv: list[str] | None = None) -> int:
     except LabelError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the shards written are kept
+        print("error: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
     print(f"[labels] {r['made']} shards made, {r['kept']} kept, {r['states']} states in "
           f"{r['seconds']:.0f} s -> {args.out}")
     return 0

@@ -22,7 +22,8 @@ def run_command(body: Callable[[], int], kept: str) -> int:
     """``body()``, its errors as the command line reports them: bad input (ValueError) and
     unwritable paths (OSError) one ``error:`` line and exit status 2; a
     :class:`PartialRunError` one line saying where the finished part is (``kept``),
-    status 1."""
+    status 1; Ctrl-C or SIGTERM (the workers stopped, :mod:`mariash_env.pools`) the same
+    line, status 130."""
     try:
         return body()
     except ValueError as e:
@@ -32,6 +33,9 @@ def run_command(body: Callable[[], int], kept: str) -> int:
     except PartialRunError as e:
         print(f"error: {e}; {kept}: the same command resumes", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"error: interrupted; {kept}: the same command resumes", file=sys.stderr)
+        return 130
 
 
 def parse_page_args(ap: argparse.ArgumentParser, argv: Sequence[str] | None, prog: str,

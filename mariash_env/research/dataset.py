@@ -547,13 +547,13 @@ def generate(out: str | os.PathLike, settings: dict[str, Any], jobs: int = 1,
             for i in todo:
                 done(*_work((str(out), i)))
         else:
-            import multiprocessing as mp
+            from ..pools import worker_pool
 
             # one deal here first: the workers fork with the engine compiled (else each
             # compiles it on its own when numba's cache is cold)
             play_shard({**settings, "deals": 1, "shard_deals": 1}, 0)
-            with mp.get_context("fork").Pool(min(jobs, len(todo)), initializer=_init_worker,
-                                             initargs=(settings,)) as pool:
+            with worker_pool(min(jobs, len(todo)), "fork", _init_worker,
+                             (settings,)) as pool:
                 for i, r in pool.imap_unordered(_work, [(str(out), i) for i in todo]):
                     done(i, r)
     finally:

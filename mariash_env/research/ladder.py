@@ -309,11 +309,11 @@ def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
                 if bar is not None:
                     bar.update(1)
         else:
-            import multiprocessing as mp
+            from ..pools import worker_pool
 
             # the slowest first, so that the last process does not start a long pair late
             todo.sort(key=lambda p: -p.deals * (100 if p.batch == 1 else 1))
-            with mp.get_context("fork").Pool(min(jobs, len(todo))) as pool:
+            with worker_pool(min(jobs, len(todo))) as pool:
                 for p, r in pool.imap_unordered(_play, [(p, str(m)) for p in todo]):
                     out[p] = r
                     if bar is not None:

@@ -1,0 +1,53 @@
+"""Worker pools that end with the process that started them.
+
+A process killed with SIGTERM (a job scheduler, ``kill``, a supervisor's stop) skips its
+``finally`` blocks, so a :mod:`multiprocessing` pool's workers were left running their
+task -- a label shard, a batch of deals -- at full CPU.  :func:`worker_pool` turns SIGTERM
+into :class:`KeyboardInterrupt` while the pool is in use, so the caller's ``finally`` runs
+and the workers are terminated; what the caller wrote atomically stays, and the command
+resumes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from multiprocessing.pool import Pool
+from typing import Any
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises :class:`KeyboardInterrupt` inside the block (main thread only: a
+    signal handler can be set nowhere else); the previous handler is restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+@contextmanager
+def worker_pool(jobs: int, method: str = "fork", initializer: Callable[..., Any] | None = None,
+                initargs: tuple[Any, ...] = ()) -> Iterator[Pool]:
+    """A pool of ``jobs`` processes (start ``method``: ``fork`` or ``spawn``), terminated
+    and joined when the block ends -- normally, on an error, on Ctrl-C or on SIGTERM."""
+    # made before the handler is set: forked workers keep the default SIGTERM, so that
+    # Pool.terminate() ends them without a traceback
+    pool = mp.get_context(method).Pool(jobs, initializer, initargs)
+    try:
+        with sigterm_interrupts():
+            yield pool
+    finally:
+        pool.terminate()
+        pool.join()
