@@ -128,8 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     mask = rows["mask"]
     actor = rows["state"][:, S.ACTOR] == rows["seat"]
     contract = np.array([S.contract_name(st) for st in rows["state"]])
-    groups: list[tuple[str, np.ndarray]] = [("all", np.ones(n, bool)),
-                                            ("actor", actor), ("defender", ~actor)]
+    # a role the set holds no state of (a set of one side, --roles actor) gets no row
+    groups: list[tuple[str, np.ndarray]] = [("all", np.ones(n, bool))] + [
+        (role, sel) for role, sel in (("actor", actor), ("defender", ~actor)) if sel.any()]
     for c in sorted(set(contract)):
         for role, sel in (("actor", actor), ("defender", ~actor)):
             g = (contract == c) & sel

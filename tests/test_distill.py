@@ -252,7 +252,7 @@ def test_label_directories_made_before_phase_existed_still_resume(tmp_path):
     assert (r["made"], r["kept"]) == (1, 1)
 
 
-def test_focused_label_sets_hold_only_their_roles_and_contracts(tmp_path):
+def test_focused_label_sets_hold_only_their_roles_and_contracts(tmp_path, capsys):
     """``--roles actor --contracts betl,durch``: every row is the actor's card play in a
     betl or durch, and the focus is part of the settings a directory is resumed with."""
     focus = {**SETTINGS, "shard_size": 3, "roles": "actor", "contracts": ["durch", "betl"]}
@@ -267,6 +267,16 @@ def test_focused_label_sets_hold_only_their_roles_and_contracts(tmp_path):
     out = tmp_path / "betl"
     pl.generate(out, pl._settings(focus), 1, jobs=1, progress=False)
     assert pl.read_settings(out)["contracts"] == ["betl", "durch"]  # canonical order
+    import warnings
+
+    from scripts import label_regret as lr  # a set of one side: no row of the other
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no mean of an empty group
+        assert lr.main([str(out), str(ROBOT), "--states", "3"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert any(r.startswith("actor ") for r in rows)
+    assert not any(r.startswith("defender") for r in rows)
     with pytest.raises(pl.LabelError, match="roles: 'actor' there, 'all' now"):
         pl.generate(out, pl._settings({**focus, "roles": "all"}), 1, jobs=1, progress=False)
     with pytest.raises(pl.LabelError, match="contracts of"):
@@ -537,6 +547,38 @@ def test_label_regret_measures_against_the_labels_best_card(labels, capsys, tmp_
     rows = [ln.split() for ln in out.splitlines() if ", trick " in ln]
     n = int(out.split(" labelled card-play states")[0].split()[-1])
     assert rows and sum(int(r[3]) for r in rows) == n > 0
+
+
+# --- scripts/label_fit.py ------------------------------------------------------------------
+
+def test_label_fit_memorises_a_small_set_and_compares_widths(labels, capsys, tmp_path):
+    """A fresh network fitted long enough on a few labels plays their best cards (training
+    regret 0); the command prints a row per width, label count and epoch, and the plot."""
+    from scripts import label_fit as lf
+
+    obs, mask, value, game = lf.load([str(labels)], 12)
+    assert game == "voleny" and obs.shape == (12, VOLENY.obs_size) and mask.dtype == bool
+    first = lf.load([str(labels)], 5)[0]
+    np.testing.assert_array_equal(first, obs[:5])  # the first rows, in order
+    worst = np.nanargmin(np.where(mask, value, np.nan), axis=1)
+    assert lf.regret_of(value, mask, worst)[0].mean() > 0.5  # the cards differ in value
+    curve = lf.fit(obs, mask, value, [64], 150, [(obs, mask, value)], lr=3e-3)
+    assert len(curve) == 150 and curve[-1][0][0] == 0.0
+    png = tmp_path / "fit.png"
+    assert lf.main([str(labels), "--heldout", str(labels), "--hidden", "8", "16,8",
+                    "--sizes", "6", "12", "--epochs", "2", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert len([ln for ln in out.splitlines() if ln.startswith("hidden")]) == 2 * 2 * 2
+    assert "hidden           16,8: 6: " in out and " ± " in out and "table robot's regret there" in out
+    assert png.stat().st_size > 1000
+    for bad in (["--hidden", "0,8"], ["--hidden", "a"], ["--epochs", "0"]):
+        with pytest.raises(SystemExit) as e:
+            lf.main([str(labels), "--heldout", str(labels), *bad])
+        assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        lf.main([str(labels), "--heldout", str(tmp_path)])  # not a label directory
+    assert e.value.code == 2
+    assert "is not a label directory" in capsys.readouterr().err
 
 
 def test_augmented_label_rows_are_relabelled_states(labels, tmp_path):
