@@ -32,10 +32,11 @@ KIND = GameKind(
     # of its betl and durch card play (robot_licitovany_deal4.onnx), then a round whose
     # auction and flek labels are played out by the network itself instead of the table
     # robot (robot_licitovany_rollout.onnx), then one whose actor's decisions are valued
-    # against the table robot as well (models/ROBOT_LICITOVANY_ACTOR.md: +7.11 against
-    # PIMC over 2000 deals, +2.04 over the table robot); the first shipped network,
-    # robot_licitovany.onnx, stays in the ladder and the label recipes
-    net="onnx:models/robot_licitovany_actor.onnx",
+    # against the table robot as well (robot_licitovany_actor.onnx), then one with PIMC's
+    # labels of the actor's suit-game card play (models/ROBOT_LICITOVANY_ACTOR_PLAY.md:
+    # +5.99 against PIMC over 2000 deals, +2.56 over the table robot); the first shipped
+    # network, robot_licitovany.onnx, stays in the ladder and the label recipes
+    net="onnx:models/robot_licitovany_actor_play.onnx",
     # issue #35's strong cheap robot (nnpimc, docs/nnpimc.md): the auction, announcements,
     # flek and first tricks of the network trained on bidding labels valued in the real
     # deals (robot_licitovany_deal.onnx: level with PIMC where the shipped network's lost,
