@@ -91,6 +91,7 @@ def fit(obs: np.ndarray, mask: np.ndarray, value: np.ndarray, hidden: list[int],
     import torch
     from torch import nn
 
+    from training.methods.dmc import label_loss
     from training.networks import MLP
 
     torch.manual_seed(seed)
@@ -106,16 +107,9 @@ def fit(obs: np.ndarray, mask: np.ndarray, value: np.ndarray, hidden: list[int],
         order = rng.permutation(len(obs))
         for i in range(0, len(order) - batch + 1, batch):
             j = order[i:i + batch]
-            q = net.scores(torch.from_numpy(obs[j]))
-            lg = torch.from_numpy(mask[j])
-            t = torch.from_numpy(target[j])
-            loss = huber(q[lg], t[lg])
-            if advantage > 0:  # the ranking of a state's cards, apart from its level
-                w = lg.to(q.dtype)
-                n = w.sum(1, keepdim=True).clamp(min=1)
-                qa = q - (q * w).sum(1, keepdim=True) / n
-                ta = t - (t * w).sum(1, keepdim=True) / n
-                loss = loss + advantage * huber(qa[lg], ta[lg])
+            loss = label_loss(net.scores(torch.from_numpy(obs[j])),
+                              torch.from_numpy(mask[j]), torch.from_numpy(target[j]), huber,
+                              advantage)
             opt.zero_grad()
             loss.backward()
             opt.step()

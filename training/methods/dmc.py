@@ -124,6 +124,22 @@ class DMCConfig:
                                  factory=list, item=str)
 
 
+def label_loss(q: torch.Tensor, legal: torch.Tensor, target: torch.Tensor, loss: nn.Module,
+               advantage_weight: float = 0.0) -> torch.Tensor:
+    """The label loss of search distillation: ``loss`` over the labelled legal actions of
+    the scores ``q`` and the (transformed) ``target``, plus ``advantage_weight`` times
+    ``loss`` of the same values centred on their state's mean over those actions -- the
+    ranking of a state's actions, apart from its level (``label_advantage_weight``)."""
+    out = loss(q[legal], target[legal])
+    if advantage_weight > 0:
+        w = legal.to(q.dtype)
+        n = w.sum(1, keepdim=True).clamp(min=1)
+        qa = q - (q * w).sum(1, keepdim=True) / n
+        ta = target - (target * w).sum(1, keepdim=True) / n
+        out = out + advantage_weight * loss(qa[legal], ta[legal])
+    return out
+
+
 def transform_returns(g: np.ndarray, cfg: DMCConfig) -> np.ndarray:
     if cfg.reward_transform == "symlog":
         return np.sign(g) * np.log1p(np.abs(g))
@@ -203,18 +219,8 @@ class DMC(Method):
         tgt = transform_returns(value, self.algo).astype(np.float32)
         dev = self.device
         q = self._net.scores(torch.from_numpy(obs).to(dev))
-        lg = torch.from_numpy(legal).to(dev)
-        t = torch.from_numpy(tgt).to(dev)
-        loss = self._lab_loss(q[lg], t[lg])
-        if self.algo.label_advantage_weight > 0:
-            # The ranking of a state's actions, apart from its level: each labelled Q and
-            # target minus their state's mean over the labelled actions.
-            w = lg.to(q.dtype)
-            n = w.sum(1, keepdim=True).clamp(min=1)
-            qa = q - (q * w).sum(1, keepdim=True) / n
-            ta = t - (t * w).sum(1, keepdim=True) / n
-            loss = loss + self.algo.label_advantage_weight * self._lab_loss(qa[lg], ta[lg])
-        return loss
+        return label_loss(q, torch.from_numpy(legal).to(dev), torch.from_numpy(tgt).to(dev),
+                          self._lab_loss, self.algo.label_advantage_weight)
 
     @property
     def net(self) -> PolicyNet:
