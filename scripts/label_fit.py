@@ -14,7 +14,10 @@ held-out states (a few states where one card costs tens of units make it wide). 
 regret that falls with more labels asks for more labels; training regret far below
 held-out regret, for more labels or less width; both high, for more width.  ``--plot``
 draws the held-out regret of each width (the mean of the last half of the epochs) against
-the label count, beside the table robot's on the same set.
+the label count, beside the table robot's on the same set.  ``--augment`` fits every
+width and count a second time with each batch drawn under random suit symmetries of the
+game (``dmc.label_augment``: the relabelled states' observations, the labels moved with
+the cards), so the plot shows what the symmetry is worth in labels.
 
     .venv/bin/python scripts/label_fit.py runs/licit_auction/labels_actor_play \\
         runs/licit_auction/labels_actor_play2 --heldout runs/heldout_actor_play \\
@@ -60,10 +63,11 @@ def widths(text: str) -> list[int]:
 
 
 def load(dirs: list[str], states: int, game: str | None = None
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, np.ndarray, np.ndarray]:
     """The first ``states`` card-play rows of ``dirs`` in turn: observations, legal mask
-    (bool), values (NaN outside the labelled actions) and the sets' game (all one game)."""
-    obs, mask, value = [], [], []
+    (bool), values (NaN outside the labelled actions), the sets' game (all one game), and
+    the state records and seats the observations were encoded from."""
+    obs, mask, value, recs, seats = [], [], [], [], []
     left = states
     for d in dirs:
         g = label_game(d, game).name
@@ -75,19 +79,26 @@ def load(dirs: list[str], states: int, game: str | None = None
         obs.append(encode_states(rows["state"], rows["seat"], g))
         mask.append(rows["mask"].astype(bool))
         value.append(rows["value"])
+        recs.append(rows["state"])
+        seats.append(rows["seat"])
         left -= len(rows["seat"])
     assert game is not None
-    return np.concatenate(obs), np.concatenate(mask), np.concatenate(value), game
+    return (np.concatenate(obs), np.concatenate(mask), np.concatenate(value), game,
+            np.concatenate(recs), np.concatenate(seats))
 
 
 def fit(obs: np.ndarray, mask: np.ndarray, value: np.ndarray, hidden: list[int],
         epochs: int, checks: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
         lr: float = 1e-3, batch: int = 512, advantage: float = 4.0, scale: float = 0.1,
-        seed: int = 0) -> list[list[tuple[float, float]]]:
+        seed: int = 0, augment: tuple[np.ndarray, np.ndarray, str] | None = None
+        ) -> list[list[tuple[float, float]]]:
     """Fit a fresh MLP of ``hidden`` widths for ``epochs`` on the rows; after each epoch,
     the mean regret on every ``(obs, mask, value)`` of ``checks`` and its standard error
     over the rows.  Targets are the values times ``scale`` (the DMC's transformed units),
-    the Huber delta 1 as in training."""
+    the Huber delta 1 as in training.  ``augment``: the rows' ``(state records, seats,
+    game)``, each batch then drawn under random suit symmetries of the game
+    (``dmc.label_augment``): the observations encoded from the relabelled records, the
+    mask and targets moved with the cards."""
     import torch
     from torch import nn
 
@@ -107,9 +118,11 @@ def fit(obs: np.ndarray, mask: np.ndarray, value: np.ndarray, hidden: list[int],
         order = rng.permutation(len(obs))
         for i in range(0, len(order) - batch + 1, batch):
             j = order[i:i + batch]
-            loss = label_loss(net.scores(torch.from_numpy(obs[j])),
-                              torch.from_numpy(mask[j]), torch.from_numpy(target[j]), huber,
-                              advantage)
+            o, m, t = obs[j], mask[j], target[j]
+            if augment is not None:
+                o, m, t = _relabelled(augment, j, m, t, rng)
+            loss = label_loss(net.scores(torch.from_numpy(o)), torch.from_numpy(m),
+                              torch.from_numpy(t), huber, advantage)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -123,6 +136,20 @@ def fit(obs: np.ndarray, mask: np.ndarray, value: np.ndarray, hidden: list[int],
             row.append((float(r.mean()), float(r.std() / np.sqrt(len(r)))))
         curve.append(row)
     return curve
+
+
+def _relabelled(augment: tuple[np.ndarray, np.ndarray, str], j: np.ndarray, mask: np.ndarray,
+                target: np.ndarray, rng: np.random.Generator
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows ``j`` under a random suit symmetry each, as :class:`training.pimc_labels.
+    LabelSet` draws them with ``augment``."""
+    from mariash_env.kinds import kind_of
+
+    states, seats, game = augment
+    sym = kind_of(game).load("symmetry")
+    perm = sym.random_symmetries(states[j], rng)
+    obs = encode_states(sym.permute_suits(states[j], perm), seats[j], game)
+    return obs, sym.permute_actions(mask, perm), sym.permute_actions(target, perm)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--advantage", type=nonnegative(float), default=4.0,
                     help="weight of the centred-values term (dmc.label_advantage_weight)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--augment", action="store_true",
+                    help="fit every width and count a second time with the labels drawn "
+                         "under random suit symmetries of the game (dmc.label_augment)")
     ap.add_argument("--plot", metavar="PNG", help="best held-out regret by label count")
     args = ap.parse_args(argv)
     if args.plot:
@@ -151,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
             fail(f"--plot: {e}")
     try:
         sizes = sorted(set(args.sizes or [10**12]))
-        obs, mask, value, game = load(args.labels, max(sizes))
-        ho, hm, hv, _ = load([args.heldout], args.heldout_states, game)
+        obs, mask, value, game, recs, seats = load(args.labels, max(sizes))
+        ho, hm, hv, *_ = load([args.heldout], args.heldout_states, game)
     except (LabelError, ValueError) as e:
         fail(e)
     except OSError as e:
@@ -162,22 +192,27 @@ def main(argv: list[str] | None = None) -> int:
     from mariash_env.rules import make_rules
 
     kind = KINDS[game]
+    if args.augment and not kind.symmetry:
+        fail(f"--augment: {kind.title} has no suit symmetry")
     table = regret_of(hv, hm, choices("table", ho, hm.astype(np.int8), np.random.default_rng(0),
                                       {}, make_rules(rules=game), kind))[0].mean()
     print(f"{len(obs)} {game} labels of {', '.join(args.labels)}; held out: {len(ho)} of "
           f"{args.heldout} (the table robot's regret there: {table:.3f})")
     late = max(1, args.epochs // 2)  # one epoch's figure swings: the mean of the last ones
     best: dict[str, list[tuple[float, float]]] = {}
-    for hidden in args.hidden:
-        name = ",".join(map(str, hidden))
+    runs = [(h, aug) for h in args.hidden for aug in ([False, True] if args.augment
+                                                        else [False])]
+    for hidden, aug in runs:
+        name = ",".join(map(str, hidden)) + (" augmented" if aug else "")
         for n in sizes:
             tc = np.random.default_rng(args.seed).choice(n, min(args.train_check, n),
                                                          replace=False)
             curve = fit(obs[:n], mask[:n], value[:n], hidden, args.epochs,
                         [(obs[tc], mask[tc], value[tc]), (ho, hm, hv)], args.lr,
-                        advantage=args.advantage, seed=args.seed)
+                        advantage=args.advantage, seed=args.seed,
+                        augment=(recs[:n], seats[:n], game) if aug else None)
             for ep, ((tr, _), (he, se)) in enumerate(curve, 1):
-                print(f"hidden {name:>14}  labels {n:>8}  epoch {ep:>2}  regret: training "
+                print(f"hidden {name:>24}  labels {n:>8}  epoch {ep:>2}  regret: training "
                       f"{tr:.3f}  held out {he:.3f} ± {se:.3f}", flush=True)
             tail = curve[-late:]
             best.setdefault(name, []).append((float(np.mean([c[1][0] for c in tail])),
@@ -185,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"held-out regret by label count (the mean of the last {late} epochs; ± one "
           "standard error over the held-out states):")
     for name, row in best.items():
-        print(f"  hidden {name:>14}: " + "  ".join(f"{n}: {r:.3f} ± {e:.3f}"
+        print(f"  hidden {name:>24}: " + "  ".join(f"{n}: {r:.3f} ± {e:.3f}"
                                                    for n, (r, e) in zip(sizes, row)))
     if args.plot:
         import matplotlib

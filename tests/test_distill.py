@@ -556,8 +556,9 @@ def test_label_fit_memorises_a_small_set_and_compares_widths(labels, capsys, tmp
     regret 0); the command prints a row per width, label count and epoch, and the plot."""
     from scripts import label_fit as lf
 
-    obs, mask, value, game = lf.load([str(labels)], 12)
+    obs, mask, value, game, recs, seats = lf.load([str(labels)], 12)
     assert game == "voleny" and obs.shape == (12, VOLENY.obs_size) and mask.dtype == bool
+    assert recs.shape == (12, S.STATE_SIZE) and seats.shape == (12,)
     first = lf.load([str(labels)], 5)[0]
     np.testing.assert_array_equal(first, obs[:5])  # the first rows, in order
     worst = np.nanargmin(np.where(mask, value, np.nan), axis=1)
@@ -569,8 +570,23 @@ def test_label_fit_memorises_a_small_set_and_compares_widths(labels, capsys, tmp
                     "--sizes", "6", "12", "--epochs", "2", "--plot", str(png)]) == 0
     out = capsys.readouterr().out
     assert len([ln for ln in out.splitlines() if ln.startswith("hidden")]) == 2 * 2 * 2
-    assert "hidden           16,8: 6: " in out and " ± " in out and "table robot's regret there" in out
+    assert f"hidden {'16,8':>24}: 6: " in out and " ± " in out and "table robot's regret there" in out
     assert png.stat().st_size > 1000
+    # --augment: each fit again on rows drawn under the game's suit symmetries
+    assert lf.main([str(labels), "--heldout", str(labels), "--hidden", "8", "--sizes", "12",
+                    "--epochs", "2", "--augment"]) == 0
+    out = capsys.readouterr().out
+    assert len([ln for ln in out.splitlines() if ln.startswith("hidden")]) == 2 * 2
+    assert f"hidden {'8 augmented':>24}: 12: " in out
+    sym = VOLENY.load("symmetry")
+    o, m, t = lf._relabelled((recs, seats, game), np.arange(12), mask, value,
+                             np.random.default_rng(0))
+    for i in range(12):
+        hits = [p for p in sym.symmetries(recs[i])
+                if np.array_equal(o[i], pl.encode_states(sym.permute_suits(recs[i:i + 1], p),
+                                                      seats[i:i + 1], game)[0])
+                and np.array_equal(m[i], sym.permute_actions(mask[i], p))]
+        assert hits, "a relabelled row is no symmetry of its labelled state"
     for bad in (["--hidden", "0,8"], ["--hidden", "a"], ["--epochs", "0"]):
         with pytest.raises(SystemExit) as e:
             lf.main([str(labels), "--heldout", str(labels), *bad])

@@ -17,6 +17,7 @@ import pytest
 
 from mariash_env.core import state as S
 from mariash_env.core.engine import legal_actions
+from mariash_env.games.licitovany import actions as LA
 from mariash_env.kinds import LICITOVANY, VOLENY
 from mariash_env.robots.pimc import PIMCRobot
 from mariash_env.rules import make_rules
@@ -121,16 +122,40 @@ def test_load_labels_encodes_licitovany(play_set: Path) -> None:
         5, LICITOVANY.obs_size)
 
 
+def test_augmented_rows_are_relabelled_labelled_states(play_set: Path) -> None:
+    """``augment``: each drawn row is one stored row under one of licitovaný's suit
+    symmetries (hearts kept): its observation encoded from the relabelled state, its
+    legal cards and values moved with the cards; every symmetry is drawn."""
+    from mariash_env.games.licitovany import symmetry as Y
+
+    rows = _rows(play_set)
+    ls = pl.LabelSet(play_set, augment=True)
+    obs, legal, value = ls.sample(300, np.random.default_rng(3))
+    seen = set()
+    cands = []
+    for st, seat, m, v in zip(rows["state"], rows["seat"], rows["mask"], rows["value"]):
+        ok = m.astype(bool) & ~np.isnan(v)
+        for k, p in enumerate(Y.PERMS):
+            o = np.zeros(LICITOVANY.obs_size, np.float32)
+            LICITOVANY.encode(Y.permute_suits(st, p), int(seat), o, False)
+            cands.append((o, Y.permute_actions(ok, p),
+                          Y.permute_actions(np.where(ok, np.nan_to_num(v), 0), p), k))
+    for o, lg, val in zip(obs, legal, value):
+        hit = [k for c, cl, cv, k in cands
+               if np.array_equal(c, o) and np.array_equal(cl, lg) and np.allclose(cv, val)]
+        assert hit, "a drawn row is no relabelled stored row"
+        seen.update(hit)
+    assert seen == set(range(6))
+    assert (legal[:, LA.PLAY0:LA.PLAY0 + 32].sum(1) > 0).all()
+
+
 def test_mixing_games_refused(play_set: Path, tmp_path: Path) -> None:
-    """A licitovaný set is refused where volený labels are wanted (both games named), a
-    volený run is refused in a licitovaný directory, and suit-symmetry augmentation
-    (volený's action table) is refused for licitovaný labels."""
+    """A licitovaný set is refused where volený labels are wanted (both games named), and
+    a volený run is refused in a licitovaný directory."""
     with pytest.raises(pl.LabelError, match="licitovany labels, not voleny"):
         pl.load_labels(play_set, game="voleny")
     with pytest.raises(pl.LabelError, match="licitovany labels, not voleny"):
         pl.LabelSet(play_set, game="voleny")
-    with pytest.raises(pl.LabelError, match="augmentation is volený's"):
-        pl.LabelSet(play_set, augment=True)
     voleny = dict(json.loads((play_set / "labels.json").read_text()), rules={},
                   behaviour="models/robot.onnx")
     voleny.pop("game")

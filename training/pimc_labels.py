@@ -641,11 +641,12 @@ class LabelSet:
     ``reload_every`` calls of :meth:`arrays`, extended by shards written since (so training
     can start while the generator still runs).
 
-    ``augment``: card-play rows are drawn under a random suit relabelling that keeps the
-    trumps (:mod:`mariash_env.games.voleny.symmetry`), the observation encoded from the relabelled
-    state at each draw and the labels moved with the cards -- up to 6 (suit game) or 24
-    (betl, durch) distinct states per label.  The set then keeps the state records, not
-    the observations.  Volený's only: its symmetry is volený's action table.
+    ``augment``: card-play rows are drawn under a random suit relabelling of the game's
+    symmetry (its ``GameKind.symmetry``: volený's keeps the trumps, up to 6 states a
+    label in a suit game and 24 in betl and durch; licitovaný's keeps hearts, 6), the
+    observation encoded from the relabelled state at each draw and the labels moved with
+    the cards.  The set then keeps the state records, not the observations.  A game
+    without a symmetry is refused.
 
     ``game``: the game the caller trains (a set of another game: LabelError naming both);
     :attr:`game` is the set's, whose encoder makes the observations."""
@@ -661,9 +662,14 @@ class LabelSet:
         shard_files(self.path)  # LabelError now if it is not a label directory
         self.phase: str = read_settings(self.path)["phase"]
         self.game: str = label_game(self.path, game).name
-        if self.augment and self.game != VOLENY.name:
-            raise LabelError(f"{self.path} holds {self.game} labels: the suit-symmetry "
-                             "augmentation is volený's (games/voleny/symmetry)")
+        self._symmetry = None
+        if self.augment:
+            kind = kind_of(self.game)
+            if not kind.symmetry:
+                have = ", ".join(k.name for k in KINDS.values() if k.symmetry)
+                raise LabelError(f"{self.path} holds {self.game} labels: {kind.title} has no "
+                                 f"suit symmetry to augment by (the games with one: {have})")
+            self._symmetry = kind.load("symmetry")
         if self.augment and self.phase != "play":
             raise LabelError(f"{self.path} holds {self.phase} labels: only card-play labels "
                              "can be augmented by suit symmetry")
@@ -697,8 +703,7 @@ class LabelSet:
         idx = np.sort(rng.integers(len(legal), size=n))
         if not self.augment:
             return first[idx], legal[idx], value[idx]
-        from mariash_env.games.voleny import symmetry as Y
-
+        Y = self._symmetry
         rows = first[idx]
         states, seats = rows[:, :-1], rows[:, -1]
         perm = Y.random_symmetries(states, rng)

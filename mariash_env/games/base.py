@@ -127,6 +127,19 @@ class HiddenInfo:
 
 
 @dataclass(frozen=True)
+class SuitSymmetry:
+    """The suit relabellings that map a game's deals onto equivalent ones (a GameKind's
+    ``symmetry``): training draws labelled states under them (``dmc.label_augment``).
+    A permutation is ``int64[4]`` (``[n, 4]`` for ``n`` records), suit ``s`` becoming
+    ``perm[s]``."""
+
+    symmetries: Callable[[Any], Any]  # state record -> int64[k, 4]: its permutations
+    random_symmetries: Callable[..., Any]  # (records [n, S], rng) -> int64[n, 4], uniform
+    permute_suits: Callable[..., Any]  # (records, perm) -> the relabelled records
+    permute_actions: Callable[..., Any]  # (per-action rows [n, A], perm) -> moved with them
+
+
+@dataclass(frozen=True)
 class GameKind:
     """One game's public tables and compiled encoders, and what front ends need of it.
 
@@ -213,6 +226,8 @@ class GameKind:
     # OpenSpiel's GameInfo bounds
     hidden_info: str = ""
     deal_bounds: str = ""
+    # "module:name" of its SuitSymmetry ("": none; label augmentation refuses the game)
+    symmetry: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.front_ends) - set(FRONT_ENDS)
@@ -258,8 +273,8 @@ class GameKind:
     def load(self, what: str) -> Any:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
         ``aec``, ``arena``, ``render``, ``table_session``, ``table_view``, ``settlement``,
-        ``search_candidates``, ``hidden_info``, ``deal_bounds``, ``table_playout``)
-        names."""
+        ``search_candidates``, ``hidden_info``, ``deal_bounds``, ``table_playout``,
+        ``symmetry``) names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

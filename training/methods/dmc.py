@@ -14,8 +14,8 @@ search distilled into the network; ``bid_label_data`` does the same with PIMC's 
 values of the bidding decisions (trump, contract, flek...), and ``more_label_data`` adds
 further card-play sets with a batch of their own (labels of the current model's own
 states beside older ones: DAgger's aggregation).  ``label_augment`` draws the card-play
-labels under random suit relabellings that keep the trumps (the game's symmetry,
-:mod:`mariash_env.games.voleny.symmetry`).
+labels under random suit relabellings that map each deal onto an equivalent one (the
+game's ``GameKind.symmetry``: volený's keep the trumps, licitovaný's keep hearts).
 
 With ``demo_margin > 0`` the decisions of *guided* deals (``selfplay.guide_share``: the
 learner's seats played the table robot's actions) are also demonstrations, as in DQfD
@@ -110,9 +110,10 @@ class DMCConfig:
                                              "mean): the ranking learned apart from the "
                                              "level (0 = off)", ge=0)
     label_augment: bool = opt(False, "draw the card-play labels under a random suit "
-                                      "relabelling that keeps the trumps (mariash_env.core."
-                                      "symmetry): up to 6 (suit game) or 24 (betl, durch) "
-                                      "states per label; observations encoded at each draw")
+                                      "relabelling of the game's symmetry (volený: keeping "
+                                      "the trumps, up to 6 states a label in a suit game, "
+                                      "24 in betl and durch; licitovaný: keeping hearts, "
+                                      "6); observations encoded at each draw")
     label_reload_every: int = opt(0, "updates between looks for new shards in the label "
                                      "directories, "
                                      "while the generator still runs (0 = read once; a run "

@@ -22,6 +22,7 @@ KIND = GameKind(
     settlement="mariash_env.games.licitovany.record:settlement",
     table_view="mariash_env.games.licitovany.play:VIEW",
     hidden_info="mariash_env.games.licitovany.hidden:HIDDEN",
+    symmetry="mariash_env.games.licitovany.symmetry:SYMMETRY",
     deal_bounds="mariash_env.games.licitovany.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
     units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold

@@ -26,6 +26,7 @@ KIND = GameKind(
     table_view="mariash_env.games.voleny.play:VIEW", world_inference=True,
     claim_actions=(A.LAY_DOWN,),
     hidden_info="mariash_env.games.voleny.hidden:HIDDEN",
+    symmetry="mariash_env.games.voleny.symmetry:SYMMETRY",
     deal_bounds="mariash_env.games.voleny.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="volený mariáš", units="groše",
     seat_layouts=(SeatLayout(4, Q.OBS4_SIZE, Q.STATE4_OBS_SIZE, Q.OBS4_LAYOUT, Q.encode4,

@@ -20,6 +20,7 @@ from itertools import permutations
 import numpy as np
 
 from ...core import state as S
+from ..base import SuitSymmetry
 from . import actions as A
 
 # Where a state record holds cards, from the schema: card values (-1 = none), card masks,
@@ -111,3 +112,7 @@ def permute_actions(values: np.ndarray, perm: np.ndarray) -> np.ndarray:
     for base, n in _CARD_ACTIONS:
         out[rows, base + cmap] = v[:, base:base + n]
     return out[0] if one else out
+
+
+SYMMETRY = SuitSymmetry(symmetries, random_symmetries, permute_suits, permute_actions)
+"""Volený's suit symmetry, as the registry's ``GameKind.symmetry`` names it."""
