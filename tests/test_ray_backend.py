@@ -216,6 +216,22 @@ def _stopped_by_sigterm(out: Path, lines: list[str]) -> int:
 ENDLESS = {"run.max_iterations": 10**6, "run.checkpoint_every": 10**6}
 
 
+def test_a_failed_start_of_asynchronous_workers_raises_its_own_error(local_ray,
+                                                                    monkeypatch) -> None:
+    """A worker that does not start in time: the asynchronous actors close what they
+    started and raise the RayClusterError that says so (close() once read counters the
+    failed start had not yet set, and an AttributeError hid the reason)."""
+    from mariash_env.ray_pool import RayClusterError
+    from training.ray_actors import AsyncRayActors
+
+    def never_ready(self, w, worker, when):
+        raise RayClusterError(f"rollout worker {w} did not start (test) {when}")
+
+    monkeypatch.setattr(RayActors, "_wait_ready", never_ready)
+    with pytest.raises(RayClusterError, match="rollout worker 0 did not start"):
+        AsyncRayActors(small(**{"env.max_lag": 1}), log=lambda line: None)
+
+
 def test_sigterm_stops_an_asynchronous_run_on_ray_with_a_checkpoint(local_ray,
                                                                      tmp_path: Path) -> None:
     """#36: the first SIGTERM to a run on Ray (whose ``ray.init`` set a handler that exits

@@ -301,17 +301,19 @@ class AsyncRayActors(RayActors):
         self.max_lag = int(cfg.env.max_lag)
         if self.max_lag < 1:
             raise ValueError(f"AsyncRayActors needs env.max_lag >= 1, got {self.max_lag}")
+        # What close() reads, set before the workers start: a start that fails closes them
+        # and must raise its own error, not an AttributeError from close().
+        self._latest: tuple[dict[str, Any], Any, int] | None = None  # params, weights, version
+        self._queued: list[tuple[Any, int, int]] = []  # (batch ref, worker, version), FIFO
+        self._pool_ref: Any = None
+        self.taken = 0
+        self._reported = 0  # batches taken at the last report line
         super().__init__(cfg, address, log)
         n = len(self.workers)
         self._version = 0  # learner weight versions sent (one per start_collect)
-        self._latest: tuple[dict[str, Any], Any, int] | None = None  # params, weights, version
-        self._queued: list[tuple[Any, int, int]] = []  # (batch ref, worker, version), FIFO
         self._waiting = False  # start_collect() called, finish_collect() not yet
         self._segment: int | None = None
-        self._pool_ref: Any = None
         self._fails = [0] * n  # consecutive losses per worker
-        self.taken = 0
-        self._reported = 0  # batches taken at the last report line
         self.dropped = 0
         self.lag_sum = 0
         self.decisions = [0.0] * n
