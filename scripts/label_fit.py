@@ -47,7 +47,13 @@ from mariash_env.cli import (  # noqa: E402
     positive,
 )
 from scripts.label_regret import choices, load_rows, regret_of  # noqa: E402
-from training.pimc_labels import LabelError, encode_states, label_game  # noqa: E402
+from training.pimc_labels import (  # noqa: E402
+    LabelError,
+    encode_states,
+    game_symmetry,
+    label_game,
+    relabelled,
+)
 
 
 def widths(text: str) -> list[int]:
@@ -111,6 +117,10 @@ def fit(obs: np.ndarray, mask: np.ndarray, value: np.ndarray, hidden: list[int],
     huber = nn.HuberLoss(delta=1.0)
     target = np.nan_to_num(value * scale).astype(np.float32)
     rng = np.random.default_rng(seed)
+    sym = None
+    if augment is not None:
+        states, seats, game = augment
+        sym = game_symmetry(game, "--augment")
     batch = min(batch, len(obs))
     curve = []
     for _ in range(epochs):
@@ -119,8 +129,8 @@ def fit(obs: np.ndarray, mask: np.ndarray, value: np.ndarray, hidden: list[int],
         for i in range(0, len(order) - batch + 1, batch):
             j = order[i:i + batch]
             o, m, t = obs[j], mask[j], target[j]
-            if augment is not None:
-                o, m, t = _relabelled(augment, j, m, t, rng)
+            if sym is not None:
+                o, m, t = relabelled(sym, game, states[j], seats[j], m, t, rng)
             loss = label_loss(net.scores(torch.from_numpy(o)), torch.from_numpy(m),
                               torch.from_numpy(t), huber, advantage)
             opt.zero_grad()
@@ -136,20 +146,6 @@ def fit(obs: np.ndarray, mask: np.ndarray, value: np.ndarray, hidden: list[int],
             row.append((float(r.mean()), float(r.std() / np.sqrt(len(r)))))
         curve.append(row)
     return curve
-
-
-def _relabelled(augment: tuple[np.ndarray, np.ndarray, str], j: np.ndarray, mask: np.ndarray,
-                target: np.ndarray, rng: np.random.Generator
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows ``j`` under a random suit symmetry each, as :class:`training.pimc_labels.
-    LabelSet` draws them with ``augment``."""
-    from mariash_env.kinds import kind_of
-
-    states, seats, game = augment
-    sym = kind_of(game).load("symmetry")
-    perm = sym.random_symmetries(states[j], rng)
-    obs = encode_states(sym.permute_suits(states[j], perm), seats[j], game)
-    return obs, sym.permute_actions(mask, perm), sym.permute_actions(target, perm)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,8 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     from mariash_env.rules import make_rules
 
     kind = KINDS[game]
-    if args.augment and not kind.symmetry:
-        fail(f"--augment: {kind.title} has no suit symmetry")
+    if args.augment:
+        try:
+            game_symmetry(game, "--augment")
+        except LabelError as e:
+            fail(e)
     table = regret_of(hv, hm, choices("table", ho, hm.astype(np.int8), np.random.default_rng(0),
                                       {}, make_rules(rules=game), kind))[0].mean()
     print(f"{len(obs)} {game} labels of {', '.join(args.labels)}; held out: {len(ho)} of "

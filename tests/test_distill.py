@@ -579,8 +579,7 @@ def test_label_fit_memorises_a_small_set_and_compares_widths(labels, capsys, tmp
     assert len([ln for ln in out.splitlines() if ln.startswith("hidden")]) == 2 * 2
     assert f"hidden {'8 augmented':>24}: 12: " in out
     sym = VOLENY.load("symmetry")
-    o, m, t = lf._relabelled((recs, seats, game), np.arange(12), mask, value,
-                             np.random.default_rng(0))
+    o, m, t = pl.relabelled(sym, game, recs, seats, mask, value, np.random.default_rng(0))
     for i in range(12):
         hits = [p for p in sym.symmetries(recs[i])
                 if np.array_equal(o[i], pl.encode_states(sym.permute_suits(recs[i:i + 1], p),

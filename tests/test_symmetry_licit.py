@@ -23,6 +23,7 @@ from mariash_env.games.licitovany.games import G_LEPSI_SEDMA, G_SEDMA
 from mariash_env.games.licitovany.observe import LSTATE_OBS_SIZE, encode_licit
 from mariash_env.games.licitovany.phases import needs_met
 from mariash_env.games.licitovany.worlds import random_licit_position
+from mariash_env.games.voleny.symmetry import card_map
 from mariash_env.kinds import LICITOVANY, VOLENY
 from mariash_env.rules import make_rules
 from mariash_env.search import solve
@@ -103,7 +104,7 @@ def test_a_relabelled_deal_is_the_same_deal_from_the_shuffle(seed, k):
     ps = st.copy()
     dealer = seed % 3
     start_partie(st, deck, dealer, LICITOVANY.game)
-    start_partie(ps, Y.card_map(p)[deck], dealer, LICITOVANY.game)
+    start_partie(ps, card_map(p)[deck], dealer, LICITOVANY.game)
     rng = np.random.default_rng(seed)
     steps = 0
     while True:

@@ -662,14 +662,8 @@ class LabelSet:
         shard_files(self.path)  # LabelError now if it is not a label directory
         self.phase: str = read_settings(self.path)["phase"]
         self.game: str = label_game(self.path, game).name
-        self._symmetry = None
-        if self.augment:
-            kind = kind_of(self.game)
-            if not kind.symmetry:
-                have = ", ".join(k.name for k in KINDS.values() if k.symmetry)
-                raise LabelError(f"{self.path} holds {self.game} labels: {kind.title} has no "
-                                 f"suit symmetry to augment by (the games with one: {have})")
-            self._symmetry = kind.load("symmetry")
+        self._symmetry = (game_symmetry(self.game, f"{self.path} holds {self.game} labels")
+                          if self.augment else None)
         if self.augment and self.phase != "play":
             raise LabelError(f"{self.path} holds {self.phase} labels: only card-play labels "
                              "can be augmented by suit symmetry")
@@ -703,13 +697,31 @@ class LabelSet:
         idx = np.sort(rng.integers(len(legal), size=n))
         if not self.augment:
             return first[idx], legal[idx], value[idx]
-        Y = self._symmetry
         rows = first[idx]
-        states, seats = rows[:, :-1], rows[:, -1]
-        perm = Y.random_symmetries(states, rng)
-        obs = encode_states(Y.permute_suits(states, perm), seats, self.game)
-        return (obs, Y.permute_actions(legal[idx], perm),
-                Y.permute_actions(value[idx], perm))
+        return relabelled(self._symmetry, self.game, rows[:, :-1], rows[:, -1], legal[idx],
+                          value[idx], rng)
+
+
+def game_symmetry(game: str, what: str) -> Any:
+    """The :class:`~mariash_env.games.base.SuitSymmetry` of ``game``; LabelError starting
+    with ``what`` when the game has none."""
+    kind = kind_of(game)
+    if not kind.symmetry:
+        have = ", ".join(k.name for k in KINDS.values() if k.symmetry)
+        raise LabelError(f"{what}: {kind.title} has no suit symmetry to augment by (the "
+                         f"games with one: {have})")
+    return kind.load("symmetry")
+
+
+def relabelled(symmetry: Any, game: str, states: np.ndarray, seats: np.ndarray,
+               legal: np.ndarray, value: np.ndarray, rng: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Labelled rows under a random suit relabelling each (``augment``): the observations
+    encoded from the relabelled state records, the legal mask and the values moved with
+    the cards."""
+    perm = symmetry.random_symmetries(states, rng)
+    obs = encode_states(symmetry.permute_suits(states, perm), seats, game)
+    return obs, symmetry.permute_actions(legal, perm), symmetry.permute_actions(value, perm)
 
 
 def _load_states(path: Path, files: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

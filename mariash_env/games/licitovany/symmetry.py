@@ -25,7 +25,7 @@ from itertools import permutations
 import numpy as np
 
 from ..base import SuitSymmetry
-from ..voleny.symmetry import card_map, permute_suits
+from ..voleny.symmetry import move_actions, permute_suits
 from . import actions as LA
 
 __all__ = ["PERMS", "symmetries", "random_symmetries", "permute_actions", "permute_suits",
@@ -33,7 +33,7 @@ __all__ = ["PERMS", "symmetries", "random_symmetries", "permute_actions", "permu
 
 PERMS = np.array([(0, *p) for p in permutations(range(1, 4))], np.int64)  # 6, identity first
 _CARD_ACTIONS = (LA.DISCARD0, LA.LEAD0, LA.PLAY0)  # 32 actions each, one per card
-# suit actions: (first index, first suit): trump:b..a are suits 1..3, helping:h..a 0..3
+# suit actions (first index, first suit, count): trump:b..a are suits 1..3, helping:h..a 0..3
 _SUIT_ACTIONS = ((LA.TRUMP0, 1, 3), (LA.HELP0, 0, 4))
 
 
@@ -58,18 +58,7 @@ def permute_actions(values: np.ndarray, perm: np.ndarray) -> np.ndarray:
     perm = np.asarray(perm, np.int64)
     if not (perm[..., 0] == 0).all():
         raise ValueError(f"a licitovaný suit permutation keeps hearts (suit 0): got {perm}")
-    one = values.ndim == 1
-    v = np.atleast_2d(values)
-    perm = np.broadcast_to(perm, (len(v), 4))
-    cmap = card_map(perm)
-    rows = np.arange(len(v))[:, None]
-    out = v.copy()
-    for base in _CARD_ACTIONS:
-        out[rows, base + cmap] = v[:, base:base + 32]
-    for base, first, n in _SUIT_ACTIONS:
-        suits = np.arange(first, first + n)
-        out[rows, base + perm[:, suits] - first] = v[:, base:base + n]
-    return out[0] if one else out
+    return move_actions(values, perm, _CARD_ACTIONS, _SUIT_ACTIONS)
 
 
 SYMMETRY = SuitSymmetry(symmetries, random_symmetries, permute_suits, permute_actions)

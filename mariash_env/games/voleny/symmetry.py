@@ -32,7 +32,7 @@ _MASK_SLOTS = np.array([S.OFFSETS[f.name] + i for f in S.STATE_SCHEMA if f.kind 
 BY_CARD = tuple(f.name for f in S.STATE_SCHEMA if f.meaning.startswith("[card]"))
 BY_SUIT = tuple(f.name for f in S.STATE_SCHEMA if f.meaning.startswith("[suit]"))
 SUIT_VALUED = ("LIC_HELP",)  # a suit number (-1 = none)
-_CARD_ACTIONS = ((A.TRUMP0, 32), (A.DISCARD0, 32), (A.PLAY0, 32))
+_CARD_ACTIONS = (A.TRUMP0, A.DISCARD0, A.PLAY0)  # 32 actions each, one per card
 
 ALL_PERMS = np.array(list(permutations(range(4))), np.int64)  # 24, identity first
 _KEEP_TRUMP = np.stack([ALL_PERMS[ALL_PERMS[:, t] == t] for t in range(4)])  # [4, 6, 4]
@@ -99,19 +99,30 @@ def permute_suits(states: np.ndarray, perm: np.ndarray) -> np.ndarray:
     return out[0] if one else out
 
 
-def permute_actions(values: np.ndarray, perm: np.ndarray) -> np.ndarray:
-    """Per-action rows (``[A]`` or ``[n, A]``: a mask, labels, Q-values) moved with the
-    cards: the value of ``play:c`` becomes that of ``play:cmap[c]`` (likewise trump and
-    discard cards); the other actions keep theirs."""
+def move_actions(values: np.ndarray, perm: np.ndarray, card_blocks: tuple[int, ...],
+                 suit_blocks: tuple[tuple[int, int, int], ...] = ()) -> np.ndarray:
+    """Per-action rows (``[A]`` or ``[n, A]``) moved with the suits, for any game's action
+    table: each block of 32 card actions starting at a ``card_blocks`` index by the card
+    map, each ``(first index, first suit, count)`` of ``suit_blocks`` (an action per suit)
+    by ``perm``; the other actions keep theirs."""
     one = values.ndim == 1
     v = np.atleast_2d(values)
     perm = np.broadcast_to(np.asarray(perm, np.int64), (len(v), 4))
     cmap = card_map(perm)
     rows = np.arange(len(v))[:, None]
     out = v.copy()
-    for base, n in _CARD_ACTIONS:
-        out[rows, base + cmap] = v[:, base:base + n]
+    for base in card_blocks:
+        out[rows, base + cmap] = v[:, base:base + 32]
+    for base, first, n in suit_blocks:
+        out[rows, base + perm[:, first:first + n] - first] = v[:, base:base + n]
     return out[0] if one else out
+
+
+def permute_actions(values: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """Per-action rows (``[A]`` or ``[n, A]``: a mask, labels, Q-values) moved with the
+    cards: the value of ``play:c`` becomes that of ``play:cmap[c]`` (likewise trump and
+    discard cards); the other actions keep theirs."""
+    return move_actions(values, perm, _CARD_ACTIONS)
 
 
 SYMMETRY = SuitSymmetry(symmetries, random_symmetries, permute_suits, permute_actions)
