@@ -10,6 +10,10 @@ model's game (volený or licitovaný) picks the table robot and the parts.
     .venv/bin/python scripts/ablate_phases.py models/robot.onnx --deals 1000
     .venv/bin/python scripts/ablate_phases.py models/robot_licitovany.onnx --deals 1000
 
+Each side's card play is also split by volený's contract kinds or by licitovaný's
+announced games (sedma, sto, dvě sedmy, betl and durch): issue #35 found that way that
+licitovaný's network plays every suit game as actor worse than the table robot does.
+
 A robot spec of :func:`mariash_env.robots.make_robot` works too (volený), a searching one
 (``wants_view``) included, whose games are then played one decision at a time;
 ``--parts`` keeps the rows whose names contain one of the given words:
@@ -40,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mariash_env.arena import MAX_JOBS, check_match_args, duplicate_match  # noqa: E402
 from mariash_env.cli import ArgumentParser, fail, nonnegative, path_error, positive  # noqa: E402
 from mariash_env.core.state import CONTRACT_NAMES  # noqa: E402
+from mariash_env.games.licitovany.games import GAME_IDS  # noqa: E402
 from mariash_env.kinds import LICITOVANY, VOLENY, GameKind  # noqa: E402
 from mariash_env.robots import Robot, make_robot  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
@@ -78,6 +83,16 @@ SPLITS = {
         "flek in defence": (("flek",), False, None),
     },
     "licitovany": {
+        "card play as actor, sedma games": (("play",), True, ("sedma", "lepsi_sedma")),
+        "card play as actor, sto games": (("play",), True, (
+            "sto", "sto_sedma", "lepsi_sto", "lepsi_sto_sedma")),
+        "card play as actor, dve sedmy games": (("play",), True, (
+            "dve_sedmy", "dve_sedmy_sto", "lepsi_dve_sedmy", "lepsi_dve_sedmy_sto")),
+        "card play as actor, betl and durch": (("play",), True, ("betl", "durch")),
+        "card play as defender, suit games": (("play",), False, (
+            "sedma", "lepsi_sedma", "sto", "sto_sedma", "lepsi_sto", "lepsi_sto_sedma",
+            "dve_sedmy", "dve_sedmy_sto", "lepsi_dve_sedmy", "lepsi_dve_sedmy_sto")),
+        "card play as defender, betl and durch": (("play",), False, ("betl", "durch")),
         "flek as actor (re, supre)": (("flek",), True, None),
         "flek in defence": (("flek",), False, None),
     },
@@ -88,12 +103,13 @@ CONTRACTS = CONTRACT_NAMES[1:]  # the observation's contract slots, in order (no
 def selector(game: GameKind, phases: tuple[str, ...], as_actor: bool | None,
              contracts: tuple[str, ...] | None = None):
     """``obs[B, n] -> bool[B]``: the decisions in ``phases`` (for that side; in
-    ``contracts`` only, when given)."""
+    ``contracts`` only, when given: volený's contract kinds, licitovaný's game ids)."""
     a0 = next(off for name, off, _, _ in game.obs_layout if name == "actor")
     codes = [game.phase_names.index(p) for p in phases]
     if contracts is not None:
-        c0 = next(off for name, off, _, _ in game.obs_layout if name == "contract")
-        slots = [c0 + CONTRACTS.index(c) for c in contracts]
+        field, names = ("game", GAME_IDS) if game is LICITOVANY else ("contract", CONTRACTS)
+        c0 = next(off for name, off, _, _ in game.obs_layout if name == field)
+        slots = [c0 + names.index(c) for c in contracts]
 
     def select(obs: np.ndarray) -> np.ndarray:
         sel = np.isin(game.phase_of(obs), codes)

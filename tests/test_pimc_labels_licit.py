@@ -330,9 +330,9 @@ def test_a_sampler_that_gives_up_still_labels(play_set: Path,
             assert value[a] == pytest.approx(v, abs=1e-4)
 
 
-def _playout_set(out: Path, behaviour: str, playout: str, states: int = 16
-                 ) -> dict[str, np.ndarray]:
-    argv = ["--rules", "licitovany", "--out", str(out), "--phase", "bidding", "--states",
+def _playout_set(out: Path, behaviour: str, playout: str, states: int = 16,
+                 phase: str = "bidding") -> dict[str, np.ndarray]:
+    argv = ["--rules", "licitovany", "--out", str(out), "--phase", phase, "--states",
             str(states), "--shard-size", str(states), "--worlds", "1", "--worlds-from",
             "deal", "--playout", playout, "--behaviour", behaviour, "--robot-share", "1",
             "--seed", "9", "--epsilon", "0.1", "--no-progress"]
@@ -356,18 +356,22 @@ def test_behaviour_playouts_are_the_table_robots_when_it_behaves(tmp_path: Path)
             np.testing.assert_array_equal(played[key], table[key])
 
 
+@pytest.mark.parametrize("phase", ["bidding", "play"])
 @pytest.mark.parametrize("playout", ["behaviour", "against_table"])
-def test_behaviour_playouts_play_the_network(tmp_path: Path, playout: str) -> None:
+def test_behaviour_playouts_play_the_network(tmp_path: Path, playout: str, phase: str
+                                             ) -> None:
     """A network behaviour: every legal action's label is the seat's payment after it, the
     deal then played one decision at a time by that network at every seat (§4-§9) --
     ``against_table``: by the network at the labelled seat and the table robot at the
-    others -- and the set differs from the table robot's playouts."""
+    others -- and the set differs from the table robot's playouts.  Card play too (#35:
+    the value of a card against the table robot's defence, not the solver's)."""
     from mariash_env.core.engine import apply_action
     from mariash_env.robots.onnx_robot import OnnxRobot
 
     model = "models/robot_licitovany_deal4.onnx"
-    rows = _playout_set(tmp_path / "n", model, playout, states=8)
+    rows = _playout_set(tmp_path / "n", model, playout, states=8, phase=phase)
     _check_masks_and_values(rows)
+    assert ((rows["state"][:, S.PHASE] == S.PH_PLAY) == (phase == "play")).all()
     net = OnnxRobot(model, game="licitovany")
     table = LICITOVANY.load("table_robot")()
     rv = RULES.vector()
@@ -425,18 +429,18 @@ def test_a_bidding_set_of_one_side_leaves_the_auction_out() -> None:
 
 
 def test_playout_settings(tmp_path: Path) -> None:
-    """Card play is valued by the solver, so a playout other than the table robot's is a
-    bidding option (refused elsewhere, naming what is expected); an unknown one is refused;
-    a set made before the option existed reads as the table robot's and is resumed."""
+    """Either phase takes a playout (card play's default, ``table``, is the solver); an
+    unknown one is refused, naming the choices; a set made before the option existed reads
+    as the table robot's and is resumed."""
     base = {"worlds": 1, "shard_size": 3, "seed": 0, "behaviour": "table",
             "robot_share": 0.0, "epsilon": 0.0, "rules": {"rules": "licitovany"},
             "phase": "bidding"}
-    with pytest.raises(pl.LabelError, match="expected phase 'bidding', got 'play'"):
-        pl._settings({**base, "phase": "play", "playout": "behaviour"})
+    for playout in pl.PLAYOUTS:
+        assert pl._settings({**base, "phase": "play", "playout": playout})["playout"] == playout
     with pytest.raises(pl.LabelError, match="playout must be one of"):
         pl._settings({**base, "playout": "solver"})
-    with pytest.raises(pl.LabelError, match="expected phase 'bidding', got 'play'"):
-        pl._settings({**base, "phase": "play", "playout": "against_table"})
+    with pytest.raises(pl.LabelError, match="playout must be one of"):
+        pl._settings({**base, "phase": "play", "playout": "solver"})
     _check_added_later(tmp_path, base, "playout", "table", "behaviour")
 
 

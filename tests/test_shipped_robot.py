@@ -132,6 +132,41 @@ def test_phase_ablation_of_the_licitovany_robot():
         set(LICITOVANY.phase_names) - {"done"}
 
 
+def test_phase_ablation_splits_licitovany_card_play_by_game():
+    """scripts/ablate_phases.py's licitovaný splits (#35): each side's card play split by
+    the announced game (LICITOVANY.md §3), the parts of a side naming every one of the
+    twelve games once and swapping disjoint decisions whose union is the side's whole."""
+    from mariash_env.games.licitovany.games import GAME_IDS
+    from mariash_env.kinds import LICITOVANY
+    from scripts.ablate_phases import SPLITS, swapped
+
+    robot = make_robot(f"onnx:{LICIT_MODEL}", rules="licitovany")
+    table = make_robot("table", rules="licitovany")
+    g0 = next(off for name, off, _, _ in LICITOVANY.obs_layout if name == "game")
+    for side in (True, False):
+        specs = [sp for sp in SPLITS["licitovany"].values()
+                 if sp[1] is side and sp[0] == ("play",)]
+        games = [g for sp in specs for g in sp[2]]
+        assert sorted(games) == sorted(GAME_IDS)  # every game, in one part only
+        halves = [swapped(robot, table, LICITOVANY, *sp) for sp in specs]
+        whole = swapped(robot, table, LICITOVANY, ("play",), side)
+        env = VectorEnv(200, seed=8, rules="licitovany")
+        step = env.reset()
+        seen = set()
+        for _ in range(80):
+            obs, mask = step.obs, step.mask
+            own, tab = robot.act_batch(obs, mask), table.act_batch(obs, mask)
+            parts = [h(obs, mask) for h in halves]
+            full = whole(obs, mask)
+            for i in np.flatnonzero(own != tab):
+                took = [bool(p[i] == tab[i]) for p in parts]
+                assert sum(took) == int(full[i] == tab[i])  # exactly the whole's swaps
+                if full[i] == tab[i]:
+                    seen.add(int(obs[i, g0:g0 + 12].argmax()))
+            step = env.step(full)
+        assert len(seen) >= 2  # decisions of several games were met and swapped
+
+
 def test_shipped_licitovany_robot_plays_legal_actions():
     """models/robot_licitovany.onnx: a licitovaný model (LICITOVANY.md), loaded without
     torch for that game only, legal in every phase of its games."""

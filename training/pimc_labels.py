@@ -49,7 +49,7 @@ worlds give the actor a typical one, and their values made every flek look good 
 desetníky in uniform worlds, +7.7 in the real deals).
 One world a row is noisier: such a set wants more rows, which cost a twelfth as much.
 
-``--playout behaviour`` (bidding sets) plays each candidate's deal out with the behaviour
+``--playout behaviour`` plays each candidate's deal out with the behaviour
 robot at every seat instead of the table robot (:func:`mariash_env.playout.playout_values`,
 batched), so a label is the value of the decision under the network's own later play.
 In licitovaný the table robot's playouts valued betl 6.4 desetníky under pass where PIMC's
@@ -57,7 +57,11 @@ values named it, the network's 0.6, and made a defender's flek look 2-36 desetn�
 than the network's playouts do (issue #35, ``docs/research/distillation.md``).  About a
 ninth as fast.  ``--playout against_table`` plays the labelled seat with the behaviour
 robot and the other seats with the game's table robot: the value of the decision against
-that opponent (a best response to it, for a network meant to beat it).
+that opponent (a best response to it, for a network meant to beat it).  Both work on
+card-play sets too, whose default (``table``) is the solver's exact values: there each
+legal card is played and the deal played out the same way, a step of policy iteration
+against that opponent (issue #35: licitovaný's network played its suit games as actor
+worse than the table robot did, while agreeing with PIMC's cards more often).
 
 Output: shards ``RUN/shard_NNNNN.npz`` of ``--shard-size`` rows, each written
 atomically, with ``state`` int32[n, STATE_SIZE] (the real state: observations are
@@ -106,9 +110,10 @@ WORLDS_FROM = ("sampled", "deal")
 # the sides a set's ``roles`` keeps, comma-separated ("all": every decision): the actor's,
 # the defenders', and licitovaný's auction, before anybody is either (:func:`side_of`)
 SIDES = ("actor", "defender", "auction")
-# who plays a bidding label's deal out after each candidate: the game's table robot (PIMC's
-# own playouts), the behaviour robot at every seat, or the behaviour robot at the labelled
-# seat against the table robot at the others (module docstring)
+# who plays a label's deal out after each candidate: the game's table robot (bidding:
+# PIMC's own playouts; card play: nobody, the solver's exact values), the behaviour robot
+# at every seat, or the behaviour robot at the labelled seat against the table robot at the
+# others (module docstring)
 PLAYOUTS = ("table", "behaviour", "against_table")
 # the contracts a card-play label set can be kept to (CONTRACT_NAMES without "none")
 CONTRACTS = tuple(S.CONTRACT_NAMES[1:])
@@ -192,10 +197,6 @@ def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
                          f"expected worlds 1, got {d['worlds']!r}")
     if d["playout"] not in PLAYOUTS:
         raise LabelError(f"playout must be one of {PLAYOUTS}, got {d['playout']!r}")
-    if d["playout"] != "table" and d["phase"] != "bidding":
-        raise LabelError(f"playout {d['playout']!r} plays out the bidding labels' deals; card "
-                         "play is valued by the solver: expected phase 'bidding', got "
-                         f"{d['phase']!r}")
     if d["phase"] != "play" and len(d["contracts"]) < len(CONTRACTS):
         raise LabelError("--contracts keeps card-play label sets only, got phase "
                          f"{d['phase']!r} with contracts {d['contracts']}")
@@ -270,7 +271,8 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
     at ``seat`` with ``others`` at the other seats
     (:func:`mariash_env.playout.playout_values`).  Where the game narrows the candidates (the kind's
     ``search_candidates``: volený's trump choice, one card per suit), every other legal
-    trump card is valued as its suit's candidate."""
+    trump card is valued as its suit's candidate.  Given a ``playout`` robot it values a
+    card-play decision too: every legal card, each deal played out after it."""
     from mariash_env.core.engine import legal_actions
     from mariash_env.robots.pimc import PIMCRobot
     from mariash_env.robots.view import SeatView
@@ -423,15 +425,14 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     contracts = settings.get("contracts", DEFAULTS["contracts"])
     deal = settings.get("worlds_from", DEFAULTS["worlds_from"]) == "deal"
     pimc = playout = others = None
-    if phase == "bidding":
+    how = settings.get("playout", DEFAULTS["playout"])
+    if how != "table":  # either phase: the behaviour robot plays each candidate out
+        playout = behaviour_robot(settings["behaviour"], rules)
+        others = kind.load("table_robot")() if how == "against_table" else None
+    elif phase == "bidding":  # the table robot's playouts: PIMC's own simulation
         from mariash_env.robots.pimc import PIMCRobot
 
-        how = settings.get("playout", DEFAULTS["playout"])
-        if how != "table":
-            playout = behaviour_robot(settings["behaviour"], rules)
-            others = kind.load("table_robot")() if how == "against_table" else None
-        else:  # the table robot's playouts: PIMC's own simulation
-            pimc = PIMCRobot(worlds=int(settings["worlds"]))
+        pimc = PIMCRobot(worlds=int(settings["worlds"]))
     g = Game(rules, records=False)
     g.new_partie(seed=int(rng.integers(2**62)), dealer=int(rng.integers(3)))
     beh.new_deal(rng)
@@ -455,7 +456,7 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
             states[k] = g.st
             seats[k] = seat
             masks[k] = mask
-            if phase == "play":
+            if phase == "play" and playout is None:
                 values[k] = label_state(g.st, seat, rules, int(settings["worlds"]), rng,
                                         deal)
             else:
@@ -747,9 +748,11 @@ def main(argv: list[str] | None = None) -> int:
                          "(PIMC's uniform worlds); 'deal': over the one real deal (--worlds "
                          "1), so the set averages over the behaviour's own deals")
     ap.add_argument("--playout", choices=PLAYOUTS, default="table",
-                    help="bidding: who plays each candidate's deal out, the game's table "
-                         "robot (PIMC's playouts), the behaviour robot at every seat, or "
-                         "the behaviour robot at the labelled seat against the table robot")
+                    help="who plays each candidate's deal out: bidding, the game's table "
+                         "robot (PIMC's playouts); card play, nobody: the solver's exact "
+                         "values (both the default 'table'); either phase, the behaviour "
+                         "robot at every seat, or the behaviour robot at the labelled seat "
+                         "against the table robot")
     ap.add_argument("--roles", default="all",
                     help="label only these sides' decisions, comma-separated of "
                          f"{','.join(SIDES)} (bidding: volený's forehand's trump and contract "
