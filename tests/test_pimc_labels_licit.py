@@ -461,3 +461,29 @@ def test_label_regret_reads_a_licitovany_set(play_set: Path, capsys: pytest.Capt
     with pytest.raises(SystemExit):
         lr.main([str(play_set), "models/robot.onnx", "--states", "12"])
     assert "licitovany" in capsys.readouterr().err
+
+
+def test_voleny_card_play_playouts_are_the_table_robots_playouts() -> None:
+    """Volený card play takes a playout as well (#35): with the table robot as the
+    behaviour, every legal card's label is the seat's payment when the table robot plays
+    the deal out after it (RULES.md §8), each illegal action NaN; and the set is not the
+    solver's exact values, its default."""
+    from mariash_env.playout import playout_values
+
+    rules = make_rules()
+    base = {"worlds": 1, "shard_size": 6, "seed": 3, "behaviour": "table",
+            "robot_share": 1.0, "epsilon": 0.1, "rules": {}, "phase": "play",
+            "worlds_from": "deal"}
+    rows = pl.make_shard(pl._settings(base | {"playout": "behaviour"}), 0)
+    exact = pl.make_shard(pl._settings(base), 0)
+    np.testing.assert_array_equal(rows["state"], exact["state"])  # the same states
+    table = VOLENY.load("table_robot")()
+    for st, seat, mask, value in zip(rows["state"], rows["seat"], rows["mask"],
+                                     rows["value"]):
+        assert st[S.PHASE] == S.PH_PLAY
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        assert np.isfinite(value[legal]).all()
+        assert np.isnan(np.delete(value, legal)).all()
+        want = playout_values(table, st[None], int(seat), legal, rules)[0]
+        np.testing.assert_allclose(value[legal], want, atol=1e-4)
+    assert not np.allclose(rows["value"], exact["value"], equal_nan=True)
