@@ -43,13 +43,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mariash_env.arena import MAX_JOBS, check_match_args, duplicate_match  # noqa: E402
 from mariash_env.cli import ArgumentParser, fail, nonnegative, path_error, positive  # noqa: E402
-from mariash_env.core.state import CONTRACT_NAMES  # noqa: E402
-from mariash_env.games.licitovany.games import GAME_IDS  # noqa: E402
+from mariash_env.core.state import C_SUIT, CONTRACT_NAMES  # noqa: E402
+from mariash_env.games.licitovany.games import GAME_IDS, KIND  # noqa: E402
 from mariash_env.kinds import LICITOVANY, VOLENY, GameKind  # noqa: E402
 from mariash_env.robots import Robot, make_robot  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
 from mariash_env.rules import make_rules  # noqa: E402
 from training.evaluate import as_robot, bootstrap_ci  # noqa: E402
+
+# licitovaný's suit games (not betl, durch), by their ids
+LICIT_SUIT_GAMES = tuple(g for g, k in zip(GAME_IDS, KIND[1:]) if k == C_SUIT)
 
 # part of the game -> (phases, whose decisions: None = any seat, True = actor, False = defence)
 PARTS = {
@@ -89,9 +92,7 @@ SPLITS = {
         "card play as actor, dve sedmy games": (("play",), True, (
             "dve_sedmy", "dve_sedmy_sto", "lepsi_dve_sedmy", "lepsi_dve_sedmy_sto")),
         "card play as actor, betl and durch": (("play",), True, ("betl", "durch")),
-        "card play as defender, suit games": (("play",), False, (
-            "sedma", "lepsi_sedma", "sto", "sto_sedma", "lepsi_sto", "lepsi_sto_sedma",
-            "dve_sedmy", "dve_sedmy_sto", "lepsi_dve_sedmy", "lepsi_dve_sedmy_sto")),
+        "card play as defender, suit games": (("play",), False, LICIT_SUIT_GAMES),
         "card play as defender, betl and durch": (("play",), False, ("betl", "durch")),
         "flek as actor (re, supre)": (("flek",), True, None),
         "flek in defence": (("flek",), False, None),

@@ -49,28 +49,40 @@ def test_phase_ablation_swaps_exactly_the_named_parts():
     # decisions whose union is the side's whole (a decision is the robot's in one half only)
     from scripts.ablate_phases import SPLITS
 
-    c0 = next(off for name, off, _, _ in VOLENY.obs_layout if name == "contract")
-    mine, theirs = robot.act_batch, table.act_batch
     for side in (True, False):
-        env = VectorEnv(200, seed=8)
-        step = env.reset()
-        halves = [swapped(robot, table, VOLENY, *spec) for spec in SPLITS["voleny"].values()
-                  if spec[1] is side and spec[0] == ("play",)]
-        assert len(halves) == 2
-        whole = swapped(robot, table, VOLENY, ("play",), side)
-        seen = set()
-        for _ in range(60):
-            obs, mask = step.obs, step.mask
-            own, tab = mine(obs, mask), theirs(obs, mask)
-            both = [h(obs, mask) for h in halves]
-            full = whole(obs, mask)
-            for i in np.flatnonzero(own != tab):
-                took = [bool(b[i] == tab[i]) for b in both]
-                assert sum(took) == int(full[i] == tab[i])  # at most one half swaps it
-                if full[i] == tab[i]:
-                    seen.add(int(obs[i, c0:c0 + 3].argmax()))
-            step = env.step(full)
+        specs = [sp for sp in SPLITS["voleny"].values() if sp[1] is side and sp[0] == ("play",)]
+        assert len(specs) == 2
+        seen = _split_swaps(robot, table, VOLENY, specs, side, "contract", 3, 60)
         assert 0 in seen  # suit games' decisions of the side were met and swapped by one half
+
+
+def _split_swaps(robot, table, game, specs, side: bool, field: str, width: int,
+                 steps: int) -> set[int]:
+    """Plays ``steps`` batches of the game with the side's whole card play swapped; at
+    every decision where the robot and the table robot differ, exactly the parts ``specs``
+    of the split that the whole swaps swap it -- one part, or none.  Returns the slots of
+    the observation's ``field`` (``width`` slots: the contract or the game) that were met
+    and swapped."""
+    from scripts.ablate_phases import swapped
+
+    f0 = next(off for name, off, _, _ in game.obs_layout if name == field)
+    parts = [swapped(robot, table, game, *sp) for sp in specs]
+    whole = swapped(robot, table, game, ("play",), side)
+    env = VectorEnv(200, seed=8, rules=game.name)
+    step = env.reset()
+    seen = set()
+    for _ in range(steps):
+        obs, mask = step.obs, step.mask
+        own, tab = robot.act_batch(obs, mask), table.act_batch(obs, mask)
+        took_all = [p(obs, mask) for p in parts]
+        full = whole(obs, mask)
+        for i in np.flatnonzero(own != tab):
+            took = [bool(t[i] == tab[i]) for t in took_all]
+            assert sum(took) == int(full[i] == tab[i])  # at most one part swaps it
+            if full[i] == tab[i]:
+                seen.add(int(obs[i, f0:f0 + width].argmax()))
+        step = env.step(full)
+    return seen
 
 
 def test_phase_ablation_of_a_searching_robot_swaps_per_decision(capsys):
@@ -138,32 +150,16 @@ def test_phase_ablation_splits_licitovany_card_play_by_game():
     twelve games once and swapping disjoint decisions whose union is the side's whole."""
     from mariash_env.games.licitovany.games import GAME_IDS
     from mariash_env.kinds import LICITOVANY
-    from scripts.ablate_phases import SPLITS, swapped
+    from scripts.ablate_phases import SPLITS
 
     robot = make_robot(f"onnx:{LICIT_MODEL}", rules="licitovany")
     table = make_robot("table", rules="licitovany")
-    g0 = next(off for name, off, _, _ in LICITOVANY.obs_layout if name == "game")
     for side in (True, False):
         specs = [sp for sp in SPLITS["licitovany"].values()
                  if sp[1] is side and sp[0] == ("play",)]
         games = [g for sp in specs for g in sp[2]]
         assert sorted(games) == sorted(GAME_IDS)  # every game, in one part only
-        halves = [swapped(robot, table, LICITOVANY, *sp) for sp in specs]
-        whole = swapped(robot, table, LICITOVANY, ("play",), side)
-        env = VectorEnv(200, seed=8, rules="licitovany")
-        step = env.reset()
-        seen = set()
-        for _ in range(80):
-            obs, mask = step.obs, step.mask
-            own, tab = robot.act_batch(obs, mask), table.act_batch(obs, mask)
-            parts = [h(obs, mask) for h in halves]
-            full = whole(obs, mask)
-            for i in np.flatnonzero(own != tab):
-                took = [bool(p[i] == tab[i]) for p in parts]
-                assert sum(took) == int(full[i] == tab[i])  # exactly the whole's swaps
-                if full[i] == tab[i]:
-                    seen.add(int(obs[i, g0:g0 + 12].argmax()))
-            step = env.step(full)
+        seen = _split_swaps(robot, table, LICITOVANY, specs, side, "game", 12, 80)
         assert len(seen) >= 2  # decisions of several games were met and swapped
 
 
