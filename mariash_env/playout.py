@@ -10,6 +10,7 @@ both names.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -35,12 +36,14 @@ def deal_states(seeds: np.ndarray, dealers: np.ndarray, rules: Rules) -> np.ndar
 
 
 def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int],
-                   rules: Rules, others: Robot | None = None) -> np.ndarray:
+                   rules: Rules, others: Robot | None = None,
+                   seating: Sequence[int] | None = None) -> np.ndarray:
     """``values[k, i]``: ``seat``'s payment (the game's unit) when action ``cands[i]`` is
     taken in world ``worlds[k]`` (states with that seat's decision to make) and the deal is
     then played out by ``robot`` at every seat -- or, given ``others``, by ``robot`` at
     ``seat`` and ``others`` at the other seats (the value of the decision against that
-    opponent) -- all of them in one :func:`play_games`.  A world of a later deal of a
+    opponent) -- or, given ``others`` and ``seating`` (each seat's robot: 0 ``robot``, 1
+    ``others``), as seated there -- all of them in one :func:`play_games`.  A world of a later deal of a
     partie is played as a single deal (``DEAL_NO`` 0): a deal's payments do not depend on
     its number."""
     from .core.engine import apply_action
@@ -58,7 +61,12 @@ def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int]
     rest = np.flatnonzero(~done)
     if rest.size:
         who = np.zeros((rest.size, rules.players), np.int64)
-        if others is not None:
+        if seating is not None:
+            if others is None or len(seating) != rules.players or set(seating) - {0, 1}:
+                raise ValueError(f"seating {list(seating)!r}: expected 0 (robot) or 1 "
+                                 f"(others) for each of {rules.players} seats, with others")
+            who[:] = seating
+        elif others is not None:
             who[:] = 1
             who[:, seat] = 0
         outs = play_games([robot] if others is None else [robot, others], states[rest],

@@ -1,5 +1,5 @@
 """One chart of several head-to-head arena matches: the paired difference (robot a − robot b,
-groše per deal, 95% bootstrap interval) of each match.
+the game's units per deal, 95% bootstrap interval) of each match.
 
 ``python scripts/plot_matches.py -o docs/robot_matches.png runs/m1 runs/m2 ...`` where each
 directory is the ``--out`` of a ``python -m mariash_env.arena --robots A,B`` match (its first
@@ -8,7 +8,9 @@ pair is plotted; ``--label DIR=TEXT`` names a bar).
 ``--csv docs/robot_matches.csv`` keeps the matches in a committed table, since ``runs/``
 does not outlive a machine: the directories given are added to it (a row with the same
 label is replaced) and the chart shows every row of the table.  Also prints the rows as a
-markdown table for the docs (docs/robots.md, docs/research/distillation.md).
+markdown table for the docs (docs/robots.md, docs/research/distillation.md).  ``--units``
+names the game's units (volený's groše by default; licitovaný's table is
+``docs/licitovany_matches.csv``, in desetníky).
 
     python scripts/plot_matches.py --csv docs/robot_matches.csv -o docs/robot_matches.png \\
         runs/m_new --label "runs/m_new=robot_x − table" --seed runs/m_new=11
@@ -95,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", action="append", default=[], metavar="DIR=SEED",
                     help="the arena seed of a match, kept in the table")
     ap.add_argument("--title", default="head to head, duplicate deals (95% CI)")
+    ap.add_argument("--units", default="groše",
+                    help="the game's units, for the axis and the table (licitovaný: desetníky)")
     args = ap.parse_args(argv)
     odd = [x for x in args.label + args.seed if "=" not in x]
     if odd:
@@ -139,13 +143,13 @@ def main(argv: list[str] | None = None) -> int:
             capsize=4, alpha=0.8)
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(y, names)
-    ax.set_xlabel("groše per deal (robot a − robot b)")
+    ax.set_xlabel(f"{args.units} per deal (robot a − robot b)")
     ax.set_title(args.title)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=110)
-    print("| match | deals | groše per deal (a − b) | 95% CI |")
+    print(f"| match | deals | {args.units} per deal (a − b) | 95% CI |")
     print("| --- | ---: | ---: | --- |")
     for r in rows:
         print(f"| {r['label']} | {r['deals']} | {float(r['diff']):+.2f} | "

@@ -487,3 +487,50 @@ def test_voleny_card_play_playouts_are_the_table_robots_playouts() -> None:
         want = playout_values(table, st[None], int(seat), legal, rules)[0]
         np.testing.assert_allclose(value[legal], want, atol=1e-4)
     assert not np.allclose(rows["value"], exact["value"], equal_nan=True)
+
+
+def test_as_seated_playouts_play_each_seat_as_seated_in_the_party() -> None:
+    """``--playout as_seated`` (#35): the labelled seat is played out by the behaviour
+    network, every other seat by whoever sits there in the labelled party -- the network
+    where it plays the deal (``robot_share``), the table robot elsewhere -- so the labels
+    value a decision over the arena's seatings against the table robot (RULES.md §5: a
+    defender's flek pays beside a copy, loses beside the table robot).  With the network
+    at every seat that is ``behaviour``, with it at none ``against_table``, bit for bit;
+    in between each label is one of the party's seatings, not always the same."""
+    from mariash_env.playout import playout_values
+    from mariash_env.robots.onnx_robot import OnnxRobot
+
+    model = "models/robot_voleny_deal3.onnx"
+    base = {"worlds": 1, "shard_size": 8, "seed": 5, "behaviour": model, "epsilon": 0.1,
+            "rules": {}, "phase": "bidding", "worlds_from": "deal", "roles": "defender"}
+    for share, same in ((1.0, "behaviour"), (0.0, "against_table")):
+        rows = pl.make_shard(pl._settings(base | {"robot_share": share,
+                                                  "playout": "as_seated"}), 0)
+        want = pl.make_shard(pl._settings(base | {"robot_share": share,
+                                                  "playout": same}), 0)
+        for key in ("state", "seat", "mask", "value"):
+            np.testing.assert_array_equal(rows[key], want[key])
+    rules = make_rules()
+    net = OnnxRobot(model, game="voleny")
+    table = VOLENY.load("table_robot")()
+    rows = pl.make_shard(pl._settings(base | {"robot_share": 0.5, "playout": "as_seated",
+                                              "shard_size": 12}), 0)
+    found = set()
+    for st, seat, mask, value in zip(rows["state"], rows["seat"], rows["mask"],
+                                     rows["value"]):
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        seat = int(seat)
+        others = [s for s in range(3) if s != seat]
+        matches = []
+        for a, b in ((0, 0), (0, 1), (1, 0), (1, 1)):
+            seating = [0, 0, 0]
+            seating[others[0]], seating[others[1]] = a, b
+            got = playout_values(net, st[None], seat, legal, rules, table, seating)[0]
+            if np.allclose(value[legal], got, atol=1e-4):
+                matches.append((a, b))
+        assert matches, "a label matches none of the party's seatings"
+        found.update(matches if len(matches) == 1 else [])
+    assert len(found) >= 2  # the parties' seatings vary from deal to deal
+    with pytest.raises(ValueError, match="expected 0 .robot. or 1 .others."):
+        playout_values(net, rows["state"][:1], int(rows["seat"][0]),
+                       [int(np.flatnonzero(rows["mask"][0])[0])], rules, table, [0, 2, 1])

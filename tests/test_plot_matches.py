@@ -43,7 +43,10 @@ def test_matches_are_added_to_the_table_and_replaced_by_label(match_dir, tmp_pat
     assert [r["label"] for r in P.read_table(table)] == [
         "random vs table, seed 2", f"{pair['robot_a']} − {pair['robot_b']}"]
     assert P.main(["--csv", str(table), "-o", str(png)]) == 0
-    assert "| random vs table, seed 2 | 6 |" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| random vs table, seed 2 | 6 |" in out and "groše per deal (a − b)" in out
+    assert P.main(["--csv", str(table), "-o", str(png), "--units", "desetníky"]) == 0
+    assert "| desetníky per deal (a − b) |" in capsys.readouterr().out
 
 
 def test_a_malformed_table_or_directory_is_refused(match_dir, tmp_path, capsys):
@@ -62,7 +65,8 @@ def test_a_malformed_table_or_directory_is_refused(match_dir, tmp_path, capsys):
     assert not (tmp_path / "x.png").exists()
 
 
-def test_the_committed_match_table_is_well_formed():
-    rows = P.read_table(ROOT / "docs" / "robot_matches.csv")
-    assert len({r["label"] for r in rows}) == len(rows) >= 10
+@pytest.mark.parametrize("table", ["robot_matches.csv", "licitovany_matches.csv"])
+def test_the_committed_match_table_is_well_formed(table: str):
+    rows = P.read_table(ROOT / "docs" / table)
+    assert len({r["label"] for r in rows}) == len(rows) >= 5
     assert all(int(r["deals"]) >= 500 for r in rows)

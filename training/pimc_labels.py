@@ -62,6 +62,12 @@ card-play sets too, whose default (``table``) is the solver's exact values: ther
 legal card is played and the deal played out the same way, a step of policy iteration
 against that opponent (issue #35: licitovaný's network played its suit games as actor
 worse than the table robot did, while agreeing with PIMC's cards more often).
+``--playout as_seated`` plays every seat as it is seated in the labelled party: the
+behaviour robot at the labelled seat and at the other seats the behaviour robot plays
+this deal (``--robot-share``), the table robot at the rest.  With a robot share of one
+half the labels are the decision's value over the arena's seatings against the table
+robot -- alone against two of it and beside its own copy -- in about the arena's
+proportions (issue #35: volený's defenders' flek pays beside a copy and loses alone).
 
 Output: shards ``RUN/shard_NNNNN.npz`` of ``--shard-size`` rows, each written
 atomically, with ``state`` int32[n, STATE_SIZE] (the real state: observations are
@@ -113,8 +119,9 @@ SIDES = ("actor", "defender", "auction")
 # who plays a label's deal out after each candidate: the game's table robot (bidding:
 # PIMC's own playouts; card play: nobody, the solver's exact values), the behaviour robot
 # at every seat, or the behaviour robot at the labelled seat against the table robot at the
-# others (module docstring)
-PLAYOUTS = ("table", "behaviour", "against_table")
+# others, or the behaviour robot at the labelled seat and every seat as seated in the
+# labelled party (module docstring)
+PLAYOUTS = ("table", "behaviour", "against_table", "as_seated")
 # the contracts a card-play label set can be kept to (CONTRACT_NAMES without "none")
 CONTRACTS = tuple(S.CONTRACT_NAMES[1:])
 # settings added after label sets were made: what the older sets hold
@@ -263,13 +270,14 @@ def _cards(mask: np.ndarray, kind: GameKind) -> np.ndarray:
 
 def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
                   rng: np.random.Generator, pimc: Any = None, deal: bool = False,
-                  playout: Any = None, others: Any = None) -> np.ndarray:
+                  playout: Any = None, others: Any = None,
+                  seating: list[int] | None = None) -> np.ndarray:
     """PIMC's per-action values (the game's unit for ``seat``; NaN where illegal) of a
     decision before the card play: :meth:`PIMCRobot.candidate_values` over ``worlds``
     sampled worlds (``deal``: over the one real deal ``st``), the deal played out by the
     game's table robot -- or, given a ``playout`` robot, by that robot at every seat, or
-    at ``seat`` with ``others`` at the other seats
-    (:func:`mariash_env.playout.playout_values`).  Where the game narrows the candidates (the kind's
+    at ``seat`` with ``others`` at the other seats -- or at the seats ``seating`` names
+    (0 ``playout``, 1 ``others``; :func:`mariash_env.playout.playout_values`).  Where the game narrows the candidates (the kind's
     ``search_candidates``: volený's trump choice, one card per suit), every other legal
     trump card is valued as its suit's candidate.  Given a ``playout`` robot it values a
     card-play decision too: every legal card, each deal played out after it."""
@@ -291,7 +299,8 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
     if playout is not None:
         from mariash_env.playout import playout_values
 
-        means = playout_values(playout, ws, seat, cands, rules, others).mean(axis=0)
+        means = playout_values(playout, ws, seat, cands, rules, others,
+                               seating).mean(axis=0)
     else:
         pimc = pimc if pimc is not None else PIMCRobot(worlds=worlds)
         means, _ = pimc.candidate_values(view, cands, ws)
@@ -428,7 +437,7 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     how = settings.get("playout", DEFAULTS["playout"])
     if how != "table":  # either phase: the behaviour robot plays each candidate out
         playout = behaviour_robot(settings["behaviour"], rules)
-        others = kind.load("table_robot")() if how == "against_table" else None
+        others = kind.load("table_robot")() if how != "behaviour" else None
     elif phase == "bidding":  # the table robot's playouts: PIMC's own simulation
         from mariash_env.robots.pimc import PIMCRobot
 
@@ -460,8 +469,12 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
                 values[k] = label_state(g.st, seat, rules, int(settings["worlds"]), rng,
                                         deal)
             else:
+                seating = None
+                if how == "as_seated":  # the party's seats; the labelled one the robot's
+                    seating = [0 if s == seat or beh.uses_robot[s] else 1
+                               for s in range(rules.players)]
                 values[k] = label_bidding(g.st, seat, rules, int(settings["worlds"]), rng,
-                                          pimc, deal, playout, others)
+                                          pimc, deal, playout, others, seating)
             k += 1
             dry = 0
         g.step(beh.act(seat, obs, mask, rng))
@@ -751,8 +764,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="who plays each candidate's deal out: bidding, the game's table "
                          "robot (PIMC's playouts); card play, nobody: the solver's exact "
                          "values (both the default 'table'); either phase, the behaviour "
-                         "robot at every seat, or the behaviour robot at the labelled seat "
-                         "against the table robot")
+                         "robot at every seat, the behaviour robot at the labelled seat "
+                         "against the table robot ('against_table'), or at the labelled "
+                         "seat and the seats it plays in the party, the table robot at the "
+                         "rest ('as_seated')")
     ap.add_argument("--roles", default="all",
                     help="label only these sides' decisions, comma-separated of "
                          f"{','.join(SIDES)} (bidding: volený's forehand's trump and contract "

@@ -34,10 +34,13 @@ KIND = GameKind(
     # auction and flek labels are played out by the network itself instead of the table
     # robot (robot_licitovany_rollout.onnx), then one whose actor's decisions are valued
     # against the table robot as well (robot_licitovany_actor.onnx), then one with PIMC's
-    # labels of the actor's suit-game card play (models/ROBOT_LICITOVANY_ACTOR_PLAY.md:
-    # +5.99 against PIMC over 2000 deals, +2.56 over the table robot); the first shipped
-    # network, robot_licitovany.onnx, stays in the ladder and the label recipes
-    net="onnx:models/robot_licitovany_actor_play.onnx",
+    # labels of the actor's suit-game card play (robot_licitovany_actor_play.onnx), then
+    # three steps of policy iteration against the table robot, the actor's card play and
+    # the auction valued by playing each choice out against it in the real deal
+    # (models/ROBOT_LICITOVANY_ACTOR_TABLE3.md: +3.31 over the table robot, +3.45 against
+    # PIMC over 2000 deals); the first shipped network, robot_licitovany.onnx, stays in
+    # the ladder and the label recipes
+    net="onnx:models/robot_licitovany_actor_table3.onnx",
     # issue #35's strong cheap robot (nnpimc, docs/nnpimc.md): the auction, announcements,
     # flek and first tricks of the network trained on bidding labels valued in the real
     # deals (robot_licitovany_deal.onnx: level with PIMC where the shipped network's lost,
