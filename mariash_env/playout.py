@@ -43,9 +43,9 @@ def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int]
     then played out by ``robot`` at every seat -- or, given ``others``, by ``robot`` at
     ``seat`` and ``others`` at the other seats (the value of the decision against that
     opponent) -- or, given ``others`` and ``seating`` (each seat's robot: 0 ``robot``, 1
-    ``others``), as seated there -- all of them in one :func:`play_games`.  A world of a later deal of a
-    partie is played as a single deal (``DEAL_NO`` 0): a deal's payments do not depend on
-    its number."""
+    ``others``), as seated there -- all of them in one :func:`play_games`.  A world of a
+    later deal of a partie is played as a single deal (``DEAL_NO`` 0): a deal's payments
+    do not depend on its number."""
     from .core.engine import apply_action
 
     rv = rules.vector()

@@ -67,7 +67,8 @@ behaviour robot at the labelled seat and at the other seats the behaviour robot 
 this deal (``--robot-share``), the table robot at the rest.  With a robot share of one
 half the labels are the decision's value over the arena's seatings against the table
 robot -- alone against two of it and beside its own copy -- in about the arena's
-proportions (issue #35: volený's defenders' flek pays beside a copy and loses alone).
+proportions (issue #35: PIMC's defenders' fleks, swapped into a network, paid beside its
+copy and lost alone).
 
 Output: shards ``RUN/shard_NNNNN.npz`` of ``--shard-size`` rows, each written
 atomically, with ``state`` int32[n, STATE_SIZE] (the real state: observations are
