@@ -61,14 +61,13 @@ def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int]
     rest = np.flatnonzero(~done)
     if rest.size:
         who = np.zeros((rest.size, rules.players), np.int64)
+        if others is not None and seating is None:  # against others: robot at seat only
+            seating = [int(s != seat) for s in range(rules.players)]
         if seating is not None:
             if others is None or len(seating) != rules.players or set(seating) - {0, 1}:
                 raise ValueError(f"seating {list(seating)!r}: expected 0 (robot) or 1 "
                                  f"(others) for each of {rules.players} seats, with others")
             who[:] = seating
-        elif others is not None:
-            who[:] = 1
-            who[:, seat] = 0
         outs = play_games([robot] if others is None else [robot, others], states[rest],
                           who, rules)
         values[rest] = [o["payments"][seat] for o in outs]

@@ -493,10 +493,11 @@ def test_as_seated_playouts_play_each_seat_as_seated_in_the_party() -> None:
     """``--playout as_seated`` (#35): the labelled seat is played out by the behaviour
     network, every other seat by whoever sits there in the labelled party -- the network
     where it plays the deal (``robot_share``), the table robot elsewhere -- so the labels
-    value a decision over the arena's seatings against the table robot (RULES.md §5: a
-    defender's flek pays beside a copy, loses beside the table robot).  With the network
-    at every seat that is ``behaviour``, with it at none ``against_table``, bit for bit;
-    in between each label is one of the party's seatings, not always the same."""
+    value a decision over the arena's seatings against the table robot, alone against two
+    of it and beside its own copy (the defenders' RULES.md §5 decisions, the deal then
+    played out, §6-§9).  With the network at every seat that is ``behaviour``, with it at
+    none ``against_table``, bit for bit; in between each label is one of the party's
+    seatings, not always the same."""
     from mariash_env.playout import playout_values
     from mariash_env.robots.onnx_robot import OnnxRobot
 

@@ -278,9 +278,9 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
     sampled worlds (``deal``: over the one real deal ``st``), the deal played out by the
     game's table robot -- or, given a ``playout`` robot, by that robot at every seat, or
     at ``seat`` with ``others`` at the other seats -- or at the seats ``seating`` names
-    (0 ``playout``, 1 ``others``; :func:`mariash_env.playout.playout_values`).  Where the game narrows the candidates (the kind's
-    ``search_candidates``: volený's trump choice, one card per suit), every other legal
-    trump card is valued as its suit's candidate.  Given a ``playout`` robot it values a
+    (0 ``playout``, 1 ``others``; :func:`mariash_env.playout.playout_values`).  Where the
+    game narrows the candidates (the kind's ``search_candidates``: volený's trump choice,
+    one card per suit), every other legal trump card is valued as its suit's candidate.  Given a ``playout`` robot it values a
     card-play decision too: every legal card, each deal played out after it."""
     from mariash_env.core.engine import legal_actions
     from mariash_env.robots.pimc import PIMCRobot
