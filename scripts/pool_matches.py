@@ -7,6 +7,11 @@ robot, averaged over its seatings, so the parts pool exactly: the pooled figure 
 one a single match over all their deals would print.
 
     .venv/bin/python scripts/pool_matches.py runs/m_strong_pimc41 runs/m_strong_pimc3
+    .venv/bin/python scripts/pool_matches.py runs/m_a runs/m_b --out runs/m_pooled
+
+``--out DIR`` also writes the pooled match as an arena directory would hold it
+(``deals.csv``, ``summary.csv``, ``pairwise.csv``), so ``scripts/plot_matches.py`` draws
+the pooled match as one bar.
 
 The matches must have the same robots in the same order (``--rename`` pools them by
 position under the first match's names, for one robot written two ways) and no deal in
@@ -24,7 +29,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mariash_env.arena import bootstrap_ci, pair_seed  # noqa: E402
-from mariash_env.cli import ArgumentParser  # noqa: E402
+from mariash_env.atomic import atomic_open  # noqa: E402
+from mariash_env.cli import ArgumentParser, UnwritableError, check_writable  # noqa: E402
 
 
 class PoolError(ValueError):
@@ -60,8 +66,9 @@ def read_deals(path: str | Path) -> tuple[list[str], np.ndarray, np.ndarray]:
     return names, np.array(seeds, np.int64), np.array(vals, np.float64)
 
 
-def pool(paths: list[str | Path], rename: bool = False) -> tuple[list[str], np.ndarray]:
-    """The first match's robot names and every match's per-deal rows stacked."""
+def pool(paths: list[str | Path], rename: bool = False, with_seeds: bool = False):
+    """The first match's robot names and every match's per-deal rows stacked (and, with
+    ``with_seeds``, their deal seeds as a third item)."""
     if not paths:
         raise PoolError("no match to pool")
     names, seeds, vals = read_deals(paths[0])
@@ -78,7 +85,47 @@ def pool(paths: list[str | Path], rename: bool = False) -> tuple[list[str], np.n
     if (counts > 1).any():
         raise PoolError(f"{int((counts > 1).sum())} deal seed(s) appear in more than one "
                         f"match (e.g. {int(uniq[counts > 1][0])}): each deal may count once")
+    if with_seeds:
+        return names, np.concatenate(all_vals), seeds
     return names, np.concatenate(all_vals)
+
+
+def pairs(names: list[str], vals: np.ndarray) -> list[dict]:
+    """Every pair's difference (a - b) with the arena's 95% bootstrap CI."""
+    out = []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            d = vals[:, i] - vals[:, j]
+            dl, dh = bootstrap_ci(d, seed=pair_seed(i, j))  # the arena's resamples
+            out.append({"robot_a": names[i], "robot_b": names[j], "diff": float(d.mean()),
+                        "ci_low": float(dl), "ci_high": float(dh),
+                        "significant": bool(dl > 0 or dh < 0)})
+    return out
+
+
+def write_dir(out: str | Path, names: list[str], vals: np.ndarray, seeds: np.ndarray,
+              units: str = "groše") -> None:
+    """The pooled match as an arena ``--out`` directory: ``deals.csv`` (deals numbered
+    anew in pooled order), ``summary.csv`` (each robot's mean and CI; the arena's per-seat
+    statistics are not in deals.csv and are left out) and ``pairwise.csv``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_open(out / "deals.csv", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["deal", "seed", *names])
+        for k, (s, row) in enumerate(zip(seeds, vals)):
+            w.writerow([k, int(s), *(f"{x:.4f}" for x in row)])
+    lo, hi = bootstrap_ci(vals)
+    with atomic_open(out / "summary.csv", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["robot", "deals", f"{units}_per_deal", "ci_low", "ci_high"])
+        for i, name in enumerate(names):
+            w.writerow([name, len(vals), float(vals[:, i].mean()), float(lo[i]), float(hi[i])])
+    with atomic_open(out / "pairwise.csv", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["robot_a", "robot_b", "diff", "ci_low", "ci_high",
+                                          "significant"])
+        w.writeheader()
+        w.writerows(pairs(names, vals))
 
 
 def table(names: list[str], vals: np.ndarray, units: str = "groše") -> list[str]:
@@ -90,13 +137,10 @@ def table(names: list[str], vals: np.ndarray, units: str = "groše") -> list[str
     for i, name in enumerate(names):
         lines.append(f"  {name:<36}{vals[:, i].mean():>+9.3f}  [{lo[i]:+.3f}, {hi[i]:+.3f}]")
     lines.append(f"pairwise differences (a - b, {units} per deal):")
-    for i in range(len(names)):
-        for j in range(i + 1, len(names)):
-            d = vals[:, i] - vals[:, j]
-            dl, dh = bootstrap_ci(d, seed=pair_seed(i, j))  # the arena's resamples
-            star = " *" if dl > 0 or dh < 0 else ""
-            lines.append(f"  {names[i]} - {names[j]}: {d.mean():+.3f} [{dl:+.3f}, {dh:+.3f}]"
-                         f"{star}")
+    for p in pairs(names, vals):
+        star = " *" if p["significant"] else ""
+        lines.append(f"  {p['robot_a']} - {p['robot_b']}: {p['diff']:+.3f} "
+                     f"[{p['ci_low']:+.3f}, {p['ci_high']:+.3f}]{star}")
     return lines
 
 
@@ -107,13 +151,22 @@ def main(argv: list[str] | None = None) -> int:
                     help="pool robots by position under the first match's names")
     ap.add_argument("--units", default="groše",
                     help="the game's units, for the printout (licitovaný: desetníky)")
+    ap.add_argument("--out", type=Path, metavar="DIR",
+                    help="also write the pooled match there as an arena directory")
     args = ap.parse_args(argv)
     try:
-        names, vals = pool(args.matches, args.rename)
-    except PoolError as e:
+        if args.out is not None:  # the output before the inputs are read
+            if args.out.exists() and not args.out.is_dir():
+                raise UnwritableError(f"cannot write into {args.out}: not a directory")
+            check_writable(args.out / "pairwise.csv")
+        names, vals, seeds = pool(args.matches, args.rename, with_seeds=True)
+    except (PoolError, UnwritableError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print("\n".join(table(names, vals, args.units)))
+    if args.out is not None:
+        write_dir(args.out, names, vals, seeds, args.units)
+        print(f"saved: {args.out}")
     return 0
 
 

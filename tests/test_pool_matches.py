@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 
+import numpy as np
 import pytest
 
 from mariash_env.arena import duplicate_match
@@ -65,6 +66,38 @@ def test_other_robots_or_a_bad_file_are_refused_by_name(matches, tmp_path, capsy
         read_deals(bad)
     assert main([str(tmp_path / "missing")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_out_writes_the_pooled_match_as_an_arena_directory(matches, tmp_path, capsys):
+    """``--out``: the pooled match is written as the arena writes one (deals.csv,
+    summary.csv, pairwise.csv), so it pools again to itself and plot_matches draws it
+    as one bar with the pooled figures; a path that is a file is refused before work."""
+    from scripts.plot_matches import read_pair
+
+    (d1, r1), (d2, _) = matches[1], matches[2]
+    out = tmp_path / "pooled"
+    assert main([str(d1), str(d2), "--out", str(out), "--units", "desetníky"]) == 0
+    names, vals, seeds = pool([d1, d2], with_seeds=True)
+    n2, v2, s2 = pool([out], with_seeds=True)
+    assert n2 == names and (s2 == seeds).all() and np.allclose(v2, vals, atol=1e-4)
+    row = read_pair(out)
+    d = vals[:, 0] - vals[:, 1]
+    assert row["robot_a"] == names[0] and row["deals"] == "24"
+    assert float(row["diff"]) == pytest.approx(d.mean())
+    assert float(row["ci_low"]) <= d.mean() <= float(row["ci_high"])
+    with open(out / "summary.csv", newline="") as f:
+        summ = list(csv.DictReader(f))
+    assert [r["robot"] for r in summ] == names and "desetníky_per_deal" in summ[0]
+    one = tmp_path / "one"  # one match pooled: the arena's own pair, up to the rounding
+    assert main([str(d1), "--out", str(one)]) == 0
+    p = r1.pairwise()[0]
+    assert float(read_pair(one)["diff"]) == pytest.approx(p["diff"], abs=1e-3)
+    capsys.readouterr()
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main([str(d1), "--out", str(afile)]) == 2
+    assert "not a directory" in capsys.readouterr().err
+    assert afile.read_text() == "x"
 
 
 def test_the_committed_match_parts_are_arena_deals_that_pool():
