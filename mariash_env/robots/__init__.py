@@ -20,7 +20,7 @@ and :func:`robots_of` read the registry):
 * ``"net"`` and ``"strong"`` -- per game, the robot spec its kind names
   (``GameKind.net``: the best shipped network alone, no search; ``GameKind.strong``: the
   strongest robot at about a millisecond a decision).  Volený: ``net`` is
-  ``models/robot_voleny_deal3.onnx``, ``strong`` the strong cheap robot of issue #16
+  ``models/robot_voleny_seated3.onnx``, ``strong`` the strong cheap robot of issue #16
   (``nnpimc`` with the settings of :data:`STRONG`: the bidding and first three tricks of
   suit games of ``models/robot_voleny_deal.onnx``, trained on labels valued in the real
   deals, exact PIMC on uniform worlds from the fourth trick on

@@ -37,10 +37,11 @@ KIND = GameKind(
                    "onnx:models/robot_distilled_dagger2.onnx", "strong"),
     # PIMC at a tenth of its default time, so that a best-response match fits
     probe_robots=("random", "table", "net", "strong", "pimc(worlds=8, time_limit=0.05)"),
-    # the best network alone (issue #35): three rounds of labels valued in the real deals
-    # (models/ROBOT_VOLENY_DEAL3.md), level with PIMC; robot_distilled_dagger2.onnx stays
-    # in the ladder
-    net="onnx:models/robot_voleny_deal3.onnx",
+    # the best network alone (issue #35): robot_voleny_deal3.onnx after labels valued over
+    # the arena's seatings and two policy-iteration steps on the actor's card play
+    # (models/ROBOT_VOLENY_SEATED3.md), level with PIMC, ahead of it against the table
+    # robot and head to head; robot_distilled_dagger2.onnx stays in the ladder
+    net="onnx:models/robot_voleny_seated3.onnx",
     # issue #16's strong cheap robot, measured in docs/nnpimc.md: the network's bidding
     # and first three tricks of suit games, exact PIMC on uniform worlds after; the network
     # trained on labels valued in the real deals (issue #35: +3.95 [+2.05, +5.86] against
