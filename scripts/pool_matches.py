@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -66,9 +67,16 @@ def read_deals(path: str | Path) -> tuple[list[str], np.ndarray, np.ndarray]:
     return names, np.array(seeds, np.int64), np.array(vals, np.float64)
 
 
-def pool(paths: list[str | Path], rename: bool = False, with_seeds: bool = False):
-    """The first match's robot names and every match's per-deal rows stacked (and, with
-    ``with_seeds``, their deal seeds as a third item)."""
+def pool(paths: list[str | Path], rename: bool = False) -> tuple[list[str], np.ndarray]:
+    """The first match's robot names and every match's per-deal rows stacked."""
+    names, _, vals = pool_deals(paths, rename)
+    return names, vals
+
+
+def pool_deals(paths: list[str | Path],
+               rename: bool = False) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(robot names, deal seeds, per-deal rows)`` of every match stacked, as
+    :func:`read_deals` gives them for one."""
     if not paths:
         raise PoolError("no match to pool")
     names, seeds, vals = read_deals(paths[0])
@@ -85,12 +93,10 @@ def pool(paths: list[str | Path], rename: bool = False, with_seeds: bool = False
     if (counts > 1).any():
         raise PoolError(f"{int((counts > 1).sum())} deal seed(s) appear in more than one "
                         f"match (e.g. {int(uniq[counts > 1][0])}): each deal may count once")
-    if with_seeds:
-        return names, np.concatenate(all_vals), seeds
-    return names, np.concatenate(all_vals)
+    return names, seeds, np.concatenate(all_vals)
 
 
-def pairs(names: list[str], vals: np.ndarray) -> list[dict]:
+def pairs(names: list[str], vals: np.ndarray) -> list[dict[str, Any]]:
     """Every pair's difference (a - b) with the arena's 95% bootstrap CI."""
     out = []
     for i in range(len(names)):
@@ -101,6 +107,25 @@ def pairs(names: list[str], vals: np.ndarray) -> list[dict]:
                         "ci_low": float(dl), "ci_high": float(dh),
                         "significant": bool(dl > 0 or dh < 0)})
     return out
+
+
+POOLED = ("deals.csv", "summary.csv", "pairwise.csv")
+
+
+def check_out(out: Path, matches: list[str | Path]) -> None:
+    """Refuse an ``--out`` that would overwrite an input or sit beside files of another
+    match (an arena directory's company.csv, contracts.csv, ...), before any work."""
+    def where(p: Path) -> Path:
+        return (p if p.is_dir() or p.suffix != ".csv" else p.parent).resolve()
+    if out.exists() and not out.is_dir():
+        raise UnwritableError(f"cannot write into {out}: not a directory")
+    if out.resolve() in {where(Path(m)) for m in matches}:
+        raise UnwritableError(f"--out {out} is one of the matches pooled: give a new directory")
+    other = sorted(p.name for p in out.iterdir() if p.name not in POOLED) if out.is_dir() else []
+    if other:
+        raise UnwritableError(f"--out {out} holds other files ({', '.join(other[:4])}): give "
+                              "an empty or new directory")
+    check_writable(out / "pairwise.csv")
 
 
 def write_dir(out: str | Path, names: list[str], vals: np.ndarray, seeds: np.ndarray,
@@ -156,10 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.out is not None:  # the output before the inputs are read
-            if args.out.exists() and not args.out.is_dir():
-                raise UnwritableError(f"cannot write into {args.out}: not a directory")
-            check_writable(args.out / "pairwise.csv")
-        names, vals, seeds = pool(args.matches, args.rename, with_seeds=True)
+            check_out(args.out, args.matches)
+        names, seeds, vals = pool_deals(args.matches, args.rename)
     except (PoolError, UnwritableError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mariash_env.arena import duplicate_match
-from scripts.pool_matches import PoolError, main, pool, read_deals
+from scripts.pool_matches import PoolError, main, pool, pool_deals, read_deals
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +77,8 @@ def test_out_writes_the_pooled_match_as_an_arena_directory(matches, tmp_path, ca
     (d1, r1), (d2, _) = matches[1], matches[2]
     out = tmp_path / "pooled"
     assert main([str(d1), str(d2), "--out", str(out), "--units", "desetníky"]) == 0
-    names, vals, seeds = pool([d1, d2], with_seeds=True)
-    n2, v2, s2 = pool([out], with_seeds=True)
+    names, seeds, vals = pool_deals([d1, d2])
+    n2, s2, v2 = pool_deals([out])
     assert n2 == names and (s2 == seeds).all() and np.allclose(v2, vals, atol=1e-4)
     row = read_pair(out)
     d = vals[:, 0] - vals[:, 1]
@@ -98,6 +98,13 @@ def test_out_writes_the_pooled_match_as_an_arena_directory(matches, tmp_path, ca
     assert main([str(d1), "--out", str(afile)]) == 2
     assert "not a directory" in capsys.readouterr().err
     assert afile.read_text() == "x"
+    before = (d1 / "deals.csv").read_bytes()  # an input, or a directory of another match
+    for target in (d1, d1 / "deals.csv", d2):
+        args = [str(d1)] if target == d2 else [str(target)]
+        assert main([*args, "--out", str(d2 if target == d2 else d1)]) == 2
+        err = capsys.readouterr().err
+        assert "one of the matches pooled" in err or "holds other files" in err
+    assert (d1 / "deals.csv").read_bytes() == before
 
 
 def test_the_committed_match_parts_are_arena_deals_that_pool():
