@@ -22,8 +22,7 @@ and :func:`robots_of` read the registry):
   strongest robot at about a millisecond a decision).  Volený: ``net`` is
   ``models/robot_voleny_seated3.onnx``, ``strong`` the strong cheap robot of issue #16
   (``nnpimc`` with the settings of :data:`STRONG`: the bidding and first three tricks of
-  suit games of ``models/robot_voleny_deal.onnx``, trained on labels valued in the real
-  deals, exact PIMC on uniform worlds from the fourth trick on
+  suit games of ``models/robot_voleny_seated3.onnx``, volený's ``net``, exact PIMC on uniform worlds from the fourth trick on
   and in every trick of betl and durch); licitovaný: ``net`` is
   ``models/robot_licitovany_actor_table3.onnx``, ``strong`` ``nnpimc`` with the bidding and first
   four tricks of ``models/robot_licitovany_deal.onnx`` (trained on bidding labels valued
