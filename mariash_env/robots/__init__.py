@@ -25,8 +25,8 @@ and :func:`robots_of` read the registry):
   suit games of ``models/robot_voleny_seated3.onnx``, volený's ``net``, exact PIMC on uniform worlds from the fourth trick on
   and in every trick of betl and durch); licitovaný: ``net`` is
   ``models/robot_licitovany_actor_table3.onnx``, ``strong`` ``nnpimc`` with the bidding and first
-  four tricks of ``models/robot_licitovany_deal.onnx`` (trained on bidding labels valued
-  in the real deals) and uniform PIMC after (issue #35, its kind's ``strong``).  A
+  four tricks of ``models/robot_licitovany_actor_table3.onnx`` (licitovaný's ``net``) and
+  uniform PIMC after (issue #35, its kind's ``strong``).  A
   game that names none refuses them with :class:`RobotGameError` naming the robots it
   has.  Arguments override the kind's
   (``"strong(from_trick=4, worlds=8)"``);
