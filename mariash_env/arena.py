@@ -514,7 +514,7 @@ class MatchResult:
         tables = [("summary.csv", self.summary(), None),
                   ("pairwise.csv", self.pairwise(),
                    ["robot_a", "robot_b", "diff", "ci_low", "ci_high", "significant"])]
-        if self.has_contracts and len(self.names) > 1:
+        if self.has_contracts and len(self.names) > 1 and self.outcomes:
             tables.append(("contracts.csv", self.breakdown(), None))
         if len(self.names) == 2 and self.outcomes:
             tables.append(("company.csv", self.company(), None))

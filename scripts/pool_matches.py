@@ -9,9 +9,9 @@ one a single match over all their deals would print.
     .venv/bin/python scripts/pool_matches.py runs/m_strong_pimc41 runs/m_strong_pimc3
     .venv/bin/python scripts/pool_matches.py runs/m_a runs/m_b --out runs/m_pooled
 
-``--out DIR`` also writes the pooled match as an arena directory would hold it
-(``deals.csv``, ``summary.csv``, ``pairwise.csv``), so ``scripts/plot_matches.py`` draws
-the pooled match as one bar.
+``--out DIR`` also writes the pooled match as the arena writes one
+(:meth:`mariash_env.arena.MatchResult.save`: ``deals.csv``, ``summary.csv``,
+``pairwise.csv``), so ``scripts/plot_matches.py`` draws the pooled match as one bar.
 
 The matches must have the same robots in the same order (``--rename`` pools them by
 position under the first match's names, for one robot written two ways) and no deal in
@@ -23,15 +23,14 @@ from __future__ import annotations
 import csv
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mariash_env.arena import bootstrap_ci, pair_seed  # noqa: E402
-from mariash_env.atomic import atomic_open  # noqa: E402
+from mariash_env.arena import MatchResult  # noqa: E402
 from mariash_env.cli import ArgumentParser, UnwritableError, check_writable  # noqa: E402
+from mariash_env.games.registry import games  # noqa: E402
 
 
 class PoolError(ValueError):
@@ -96,25 +95,32 @@ def pool_deals(paths: list[str | Path],
     return names, seeds, np.concatenate(all_vals)
 
 
-def pairs(names: list[str], vals: np.ndarray) -> list[dict[str, Any]]:
-    """Every pair's difference (a - b) with the arena's 95% bootstrap CI."""
-    out = []
-    for i in range(len(names)):
-        for j in range(i + 1, len(names)):
-            d = vals[:, i] - vals[:, j]
-            dl, dh = bootstrap_ci(d, seed=pair_seed(i, j))  # the arena's resamples
-            out.append({"robot_a": names[i], "robot_b": names[j], "diff": float(d.mean()),
-                        "ci_low": float(dl), "ci_high": float(dh),
-                        "significant": bool(dl > 0 or dh < 0)})
-    return out
+def game_of_units(units: str) -> str | None:
+    """The registered game whose scores are counted in ``units`` (None: no game's)."""
+    return next((k.name for k in games() if k.units == units), None)
+
+
+def pooled_result(names: list[str], seeds: np.ndarray, vals: np.ndarray,
+                  rules: str = "voleny") -> MatchResult:
+    """The pooled deals as the arena's :class:`MatchResult` of the game ``rules``, so that
+    its means, CIs and pairs are the arena's own (the same bootstrap resamples) and it
+    saves as an arena directory.  The per-game outcomes are not in deals.csv, so it has
+    no per-seat statistics, contracts or company split."""
+    return MatchResult(names=names, seatings=[], per_deal=vals, seeds=seeds,
+                       stats=[{} for _ in names], rules=rules)
 
 
 POOLED = ("deals.csv", "summary.csv", "pairwise.csv")
 
 
-def check_out(out: Path, matches: list[str | Path]) -> None:
+def check_out(out: Path, matches: list[str | Path], units: str) -> None:
     """Refuse an ``--out`` that would overwrite an input or sit beside files of another
-    match (an arena directory's company.csv, contracts.csv, ...), before any work."""
+    match (an arena directory's company.csv, contracts.csv, ...), or ``units`` that are
+    no game's (summary.csv's column names them), before any work."""
+    if game_of_units(units) is None:
+        raise PoolError(f"--out needs a game's units, one of "
+                        f"{sorted({k.units for k in games()})}; got {units!r}")
+
     def where(p: Path) -> Path:
         return (p if p.is_dir() or p.suffix != ".csv" else p.parent).resolve()
     if out.exists() and not out.is_dir():
@@ -128,41 +134,16 @@ def check_out(out: Path, matches: list[str | Path]) -> None:
     check_writable(out / "pairwise.csv")
 
 
-def write_dir(out: str | Path, names: list[str], vals: np.ndarray, seeds: np.ndarray,
-              units: str = "groše") -> None:
-    """The pooled match as an arena ``--out`` directory: ``deals.csv`` (deals numbered
-    anew in pooled order), ``summary.csv`` (each robot's mean and CI; the arena's per-seat
-    statistics are not in deals.csv and are left out) and ``pairwise.csv``."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_open(out / "deals.csv", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["deal", "seed", *names])
-        for k, (s, row) in enumerate(zip(seeds, vals)):
-            w.writerow([k, int(s), *(f"{x:.4f}" for x in row)])
-    lo, hi = bootstrap_ci(vals)
-    with atomic_open(out / "summary.csv", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["robot", "deals", f"{units}_per_deal", "ci_low", "ci_high"])
-        for i, name in enumerate(names):
-            w.writerow([name, len(vals), float(vals[:, i].mean()), float(lo[i]), float(hi[i])])
-    with atomic_open(out / "pairwise.csv", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["robot_a", "robot_b", "diff", "ci_low", "ci_high",
-                                          "significant"])
-        w.writeheader()
-        w.writerows(pairs(names, vals))
-
-
-def table(names: list[str], vals: np.ndarray, units: str = "groše") -> list[str]:
+def table(res: MatchResult, units: str = "groše") -> list[str]:
     """Per-robot means and pairwise differences (a - b) with 95% bootstrap CIs (those of
     one match are the arena's own, up to the rounding of deals.csv), in the game's
     ``units`` (deals.csv does not name them)."""
-    lines = [f"pooled: {len(vals)} deals"]
-    lo, hi = bootstrap_ci(vals)
-    for i, name in enumerate(names):
-        lines.append(f"  {name:<36}{vals[:, i].mean():>+9.3f}  [{lo[i]:+.3f}, {hi[i]:+.3f}]")
+    lines = [f"pooled: {res.deals} deals"]
+    lo, hi = res.ci()
+    for i, (name, mean) in enumerate(zip(res.names, res.means())):
+        lines.append(f"  {name:<36}{mean:>+9.3f}  [{lo[i]:+.3f}, {hi[i]:+.3f}]")
     lines.append(f"pairwise differences (a - b, {units} per deal):")
-    for p in pairs(names, vals):
+    for p in res.pairwise():
         star = " *" if p["significant"] else ""
         lines.append(f"  {p['robot_a']} - {p['robot_b']}: {p['diff']:+.3f} "
                      f"[{p['ci_low']:+.3f}, {p['ci_high']:+.3f}]{star}")
@@ -181,14 +162,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.out is not None:  # the output before the inputs are read
-            check_out(args.out, args.matches)
+            check_out(args.out, args.matches, args.units)
         names, seeds, vals = pool_deals(args.matches, args.rename)
     except (PoolError, UnwritableError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print("\n".join(table(names, vals, args.units)))
+    res = pooled_result(names, seeds, vals, game_of_units(args.units) or "voleny")
+    print("\n".join(table(res, args.units)))
     if args.out is not None:
-        write_dir(args.out, names, vals, seeds, args.units)
+        res.save(args.out, plot=False)
         print(f"saved: {args.out}")
     return 0
 

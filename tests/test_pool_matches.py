@@ -71,7 +71,8 @@ def test_other_robots_or_a_bad_file_are_refused_by_name(matches, tmp_path, capsy
 def test_out_writes_the_pooled_match_as_an_arena_directory(matches, tmp_path, capsys):
     """``--out``: the pooled match is written as the arena writes one (deals.csv,
     summary.csv, pairwise.csv), so it pools again to itself and plot_matches draws it
-    as one bar with the pooled figures; a path that is a file is refused before work."""
+    as one bar with the pooled figures; a file, an input's directory, another match's
+    directory or units that are no game's are refused before any work."""
     from scripts.plot_matches import read_pair
 
     (d1, r1), (d2, _) = matches[1], matches[2]
@@ -98,13 +99,16 @@ def test_out_writes_the_pooled_match_as_an_arena_directory(matches, tmp_path, ca
     assert main([str(d1), "--out", str(afile)]) == 2
     assert "not a directory" in capsys.readouterr().err
     assert afile.read_text() == "x"
-    before = (d1 / "deals.csv").read_bytes()  # an input, or a directory of another match
-    for target in (d1, d1 / "deals.csv", d2):
-        args = [str(d1)] if target == d2 else [str(target)]
-        assert main([*args, "--out", str(d2 if target == d2 else d1)]) == 2
-        err = capsys.readouterr().err
-        assert "one of the matches pooled" in err or "holds other files" in err
-    assert (d1 / "deals.csv").read_bytes() == before
+    before = (d1 / "deals.csv").read_bytes()
+    refused = [([d1], d1, "one of the matches pooled"),  # an input's own directory
+               ([d1 / "deals.csv"], d1, "one of the matches pooled"),
+               ([d1], d2, "holds other files"),  # another match's directory
+               ([d1, "--units", "points"], tmp_path / "new", "--out needs a game's units")]
+    for args, target, message in refused:
+        assert main([*map(str, args), "--out", str(target)]) == 2
+        assert message in capsys.readouterr().err
+    assert (d1 / "deals.csv").read_bytes() == before and not (tmp_path / "new").exists()
+    assert main([str(d1), "--units", "points"]) == 0  # the printout takes any units
 
 
 def test_the_committed_match_parts_are_arena_deals_that_pool():

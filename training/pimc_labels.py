@@ -280,8 +280,9 @@ def label_bidding(st: np.ndarray, seat: int, rules: Any, worlds: int,
     at ``seat`` with ``others`` at the other seats -- or at the seats ``seating`` names
     (0 ``playout``, 1 ``others``; :func:`mariash_env.playout.playout_values`).  Where the
     game narrows the candidates (the kind's ``search_candidates``: volený's trump choice,
-    one card per suit), every other legal trump card is valued as its suit's candidate.  Given a ``playout`` robot it values a
-    card-play decision too: every legal card, each deal played out after it."""
+    one card per suit), every other legal trump card is valued as its suit's candidate.
+    Given a ``playout`` robot it values a card-play decision too: every legal card, each
+    deal played out after it."""
     from mariash_env.core.engine import legal_actions
     from mariash_env.robots.pimc import PIMCRobot
     from mariash_env.robots.view import SeatView

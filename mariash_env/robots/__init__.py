@@ -22,13 +22,12 @@ and :func:`robots_of` read the registry):
   strongest robot at about a millisecond a decision).  Volený: ``net`` is
   ``models/robot_voleny_seated3.onnx``, ``strong`` the strong cheap robot of issue #16
   (``nnpimc`` with the settings of :data:`STRONG`: the bidding and first three tricks of
-  suit games of ``models/robot_voleny_seated3.onnx``, volený's ``net``, exact PIMC on uniform worlds from the fourth trick on
-  and in every trick of betl and durch); licitovaný: ``net`` is
-  ``models/robot_licitovany_actor_table3.onnx``, ``strong`` ``nnpimc`` with the bidding and first
-  four tricks of ``models/robot_licitovany_actor_table3.onnx`` (licitovaný's ``net``) and
-  uniform PIMC after (issue #35, its kind's ``strong``).  A
-  game that names none refuses them with :class:`RobotGameError` naming the robots it
-  has.  Arguments override the kind's
+  suit games of ``models/robot_voleny_seated3.onnx``, volený's ``net``, exact PIMC on
+  uniform worlds from the fourth trick on and in every trick of betl and durch);
+  licitovaný: ``net`` is ``models/robot_licitovany_actor_table3.onnx``, ``strong``
+  ``nnpimc`` with the bidding and first four tricks of that network and uniform PIMC
+  after (issue #35, its kind's ``strong``).  A game that names none refuses them with
+  :class:`RobotGameError` naming the robots it has.  Arguments override the kind's
   (``"strong(from_trick=4, worlds=8)"``);
 * ``"onnx:PATH"`` -- :class:`OnnxRobot` playing an exported policy of the game;
 * ``"os_random"`` / ``"os_ismcts"`` -- OpenSpiel's ``UniformRandomBot`` / ``ISMCTSBot``
