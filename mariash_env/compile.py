@@ -50,9 +50,12 @@ _NOTICE_AFTER = 1.0  # seconds of warm-up before it is announced
 
 def decision_positions(game: str) -> tuple[np.ndarray, np.ndarray, object]:
     """``(bidding, play)``: a decision before the card play and one in the card play, each
-    with a choice, from a deal played by the game's table robot at every seat."""
+    with a choice, from a deal played by the game's table robot at every seat.  The card
+    play's is in a later trick (a trick and a card played), so that the worlds sampled
+    there replay the cards played: licitovaný's sampler calls those kernels from Python."""
     from .core import state as S
     from .core.engine import apply_action, legal_actions
+    from .core.tricks import cards_played
     from .kinds import kind_of
     from .playout import deal_states
     from .rules import make_rules
@@ -71,7 +74,8 @@ def decision_positions(game: str) -> tuple[np.ndarray, np.ndarray, object]:
             legal_actions(st, rv, mask)
             if mask.sum() > 1 and st[S.PHASE] != S.PH_PLAY and bid is None:
                 bid = st.copy()
-            if mask.sum() > 2 and st[S.PHASE] == S.PH_PLAY and bid is not None:
+            if (mask.sum() > 1 and st[S.PHASE] == S.PH_PLAY and bid is not None
+                    and cards_played(st) >= 4):
                 return bid, st.copy(), rules
             kind.encode(st, int(st[S.TO_MOVE]), obs, False)
             apply_action(st, rv, int(robot.act({"observation": obs, "action_mask": mask})))

@@ -137,30 +137,60 @@ def test_warmup_refuses_an_unknown_game():
 
 
 def test_decisions_after_construction_compile_nothing():
-    """In a fresh process: construct the robots (the warm-up), then take bidding and
-    card-play decisions of both games with pimc, and nnpimc's weighted card play; no numba
-    kernel gains a compiled signature."""
+    """In a fresh process: construct the robots (the warm-up), then play whole deals of
+    both games with pimc and with `strong` (nnpimc: the network's decisions, then its
+    search), and take nnpimc's weighted card play; no decision gives a numba kernel a
+    compiled signature.  Whole deals, not the warm-up's own positions: the warm-up must
+    cover what a decision later in a deal calls (licitovaný's sampler replays the cards
+    played from Python)."""
     code = textwrap.dedent("""
         import json
+        import numpy as np
         from mariash_env.compile import compiled_signatures as compiled, decision_positions
         from mariash_env.core import state as S
+        from mariash_env.playout import deal_states, play_games
         from mariash_env.robots import make_robot
         from mariash_env.robots.pimc import PIMCRobot
         from mariash_env.robots.view import SeatView
+        from mariash_env.rules import make_rules
 
-        robot = PIMCRobot(worlds=3, seed=1)
-        nn = make_robot("nnpimc(worlds=2, candidates=4, seed=1)")
-        pos = {g: decision_positions(g) for g in ("voleny", "licitovany")}
-        before = compiled()
-        for bid, play, rules in pos.values():
-            for st in (bid, play):
-                robot.act_view(SeatView(st, int(st[S.TO_MOVE]), rules))
-        play = pos["voleny"][1]
-        nn.act_view(SeatView(play, int(play[S.TO_MOVE]), pos["voleny"][2]))
-        after = compiled()
-        print(json.dumps({k: (before.get(k, 0), n) for k, n in after.items()
-                          if n != before.get(k, 0)}))
+        grew, later = {}, {}
+
+        def watched(robot, name):
+            inner = robot.act_view
+
+            def act_view(view):
+                before = compiled()
+                out = inner(view)
+                if view.phase == S.PH_PLAY and view.trick >= 1:
+                    later[name] = later.get(name, 0) + 1
+                for k, n in compiled().items():
+                    if n != before.get(k, 0):
+                        grew[k] = grew.get(k, 0) + n - before.get(k, 0)
+                return out
+
+            robot.act_view = act_view
+            return robot
+
+        for game in ("voleny", "licitovany"):
+            rules = make_rules(rules=game)
+            table = make_robot("table", rules=rules)
+            for robot in (watched(PIMCRobot(worlds=3, seed=1), game + " pimc"),
+                          watched(make_robot("strong", rules=rules), game + " strong")):
+                for seed in range(4):
+                    for r in (robot, table):
+                        r.begin_deal(seed)
+                    st = deal_states(np.array([seed]), np.array([seed % 3]), rules)
+                    play_games([robot, table], st, np.array([[0, 1, 1]]), rules, True)
+        nn = watched(make_robot("nnpimc(worlds=2, candidates=4, seed=1)"), "nnpimc")
+        _, play, rules = decision_positions("voleny")
+        nn.act_view(SeatView(play, int(play[S.TO_MOVE]), rules))
+        print(json.dumps([grew, later]))
     """)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, timeout=600, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == {}
+    grew, later = json.loads(out.stdout.strip().splitlines()[-1])
+    assert grew == {}
+    # each robot took card-play decisions after a trick and a card, where worlds replay them
+    assert sorted(later) == ["licitovany pimc", "licitovany strong", "nnpimc",
+                             "voleny pimc", "voleny strong"]
