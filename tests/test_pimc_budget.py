@@ -191,6 +191,7 @@ def test_decisions_after_construction_compile_nothing():
                          text=True, timeout=600, check=True)
     grew, later = json.loads(out.stdout.strip().splitlines()[-1])
     assert grew == {}
-    # each robot took card-play decisions after a trick and a card, where worlds replay them
+    # each robot took card-play decisions after the first trick, where worlds replay the
+    # cards played
     assert sorted(later) == ["licitovany pimc", "licitovany strong", "nnpimc",
                              "voleny pimc", "voleny strong"]
