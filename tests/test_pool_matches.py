@@ -132,3 +132,43 @@ def test_the_committed_match_parts_are_arena_deals_that_pool():
     for parts in by_robots.values():  # the parts of one match pool: no deal twice
         _, rows = pool(parts)
         assert rows.shape[0] == sum(deals[p] for p in parts)
+
+
+def test_paired_compares_two_matches_deal_by_deal(matches, tmp_path, capsys):
+    """``--paired``: (a - b) - (a2 - b2) per deal over the deals both matches played, with
+    the arena's bootstrap; a match shifted by one groše a deal is one groše behind with no
+    spread, and matches with no deal in common or other robot counts are refused."""
+    from scripts.pool_matches import paired
+
+    (d1, _), (d2, _) = matches[1], matches[2]
+    names, seeds, vals = read_deals(d1)
+    with open(d1 / "deals.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    shifted = tmp_path / "shifted"
+    shifted.mkdir()
+    rows[0][2] = "table2"  # another robot's name at the first position
+    keep = rows[:1] + rows[1:10]  # 9 of the 12 deals
+    for r in keep[1:]:
+        r[2] = repr(float(r[2]) + 1.0)
+    with open(shifted / "deals.csv", "w", newline="") as f:
+        csv.writer(f).writerows(keep)
+    got, counts = paired((names, seeds, vals), read_deals(shifted))
+    assert counts == {"deals": 9, "only_first": 3, "only_second": 0}
+    (row,) = got
+    assert (row["a"], row["a2"]) == ("table", "table2")
+    assert row["diff"] == pytest.approx(-1.0) and row["significant"]
+    assert row["ci_low"] == pytest.approx(-1.0) and row["ci_high"] == pytest.approx(-1.0)
+    same, _ = paired((names, seeds, vals), (names, seeds, vals))
+    assert same[0]["diff"] == 0.0 and not same[0]["significant"]
+    assert main([str(d1), "--paired", str(shifted)]) == 0
+    assert "(table - random) - (table2 - random): -1.000 [-1.000, -1.000] *" in \
+        capsys.readouterr().out
+    assert main([str(d1), "--paired", str(d2)]) == 2
+    assert "no deal seed in common" in capsys.readouterr().err
+    three = tmp_path / "three.csv"
+    three.write_text("deal,seed,a,b,c\n0,5,1.0,2.0,-3.0\n")
+    with pytest.raises(PoolError, match="as many robots"):
+        paired((names, seeds, vals), read_deals(three))
+    with pytest.raises(SystemExit):
+        main([str(d1), "--paired", str(shifted), "--out", str(tmp_path / "o")])
+    assert "give one of them" in capsys.readouterr().err

@@ -256,6 +256,66 @@ def test_warm_start_from_another_run(trained: Path, tmp_path: Path) -> None:
         Trainer(tiny(**{"init": str(tmp_path / "missing.pt")}), tmp_path / "ft3")
 
 
+def test_widen_mlp_keeps_the_function_and_breaks_the_copies() -> None:
+    """Net2net widening: each unit copied k times (LayerNorm's mean and variance kept),
+    its outgoing weight split in shares summing to one, so the wide network's scores are
+    the narrow one's; the shares differ, so one gradient step pulls the copies apart."""
+    from training.networks import MLP, mlp_of_shapes, widen_mlp
+
+    x = torch.randn(64, 20, generator=torch.Generator().manual_seed(1))
+    for ln in (True, False):
+        narrow = MLP([8, 6], layer_norm=ln, obs_size=20, num_actions=5)
+        for p in narrow.parameters():  # LayerNorm's are 1 and 0 at init: make them count
+            torch.nn.init.normal_(p, generator=torch.Generator().manual_seed(p.numel()))
+        wide = MLP([16, 18], layer_norm=ln, obs_size=20, num_actions=5)
+        widen_mlp(narrow, wide, seed=3)
+        assert torch.allclose(wide.scores(x), narrow.scores(x), atol=1e-4, rtol=1e-4), ln
+        # copies 0 and 8 of the first unit: same incoming weights, other outgoing shares
+        w0, w1 = wide.body[0].weight, wide.body[3 if ln else 2].weight
+        assert torch.equal(w0[0], w0[8]) and not torch.equal(w1[:, 0], w1[:, 8])
+        wide.scores(x).pow(2).mean().backward()
+        with torch.no_grad():
+            w0 -= 0.1 * w0.grad
+        assert not torch.allclose(w0[0], w0[8])
+        assert mlp_of_shapes(narrow.state_dict()).signature() == narrow.signature()
+    bad = [(MLP([8, 6], obs_size=20, num_actions=5), MLP([12, 12], obs_size=20, num_actions=5),
+            "whole multiple"),
+           (MLP([8, 6], obs_size=20, num_actions=5), MLP([16], obs_size=20, num_actions=5),
+            "same depth"),
+           (MLP([8], obs_size=20, num_actions=5), MLP([16], obs_size=21, num_actions=5),
+            "sizes differ"),
+           (MLP([8], obs_size=20, num_actions=5),
+            MLP([16], layer_norm=False, obs_size=20, num_actions=5), "LayerNorm")]
+    for a, b, msg in bad:
+        with pytest.raises(ValueError, match=msg):
+            widen_mlp(a, b)
+
+
+def test_warm_start_widened(trained: Path, exported: Path, tmp_path: Path) -> None:
+    """``network.widen_init``: a run of a wider network starts from a checkpoint's or an
+    exported robot's weights and plays what they played, then trains and exports."""
+    ck = trained / "checkpoint.pt"
+    narrow, _ = load_policy(ck)
+    obs, mask = sample_observations(500, seed=4)
+    o, m = torch.from_numpy(obs), torch.from_numpy(mask)
+    for init in (ck, exported):
+        cfg = tiny(**{"init": str(init), "network.hidden": [96], "network.widen_init": True})
+        t = Trainer(cfg, tmp_path / f"wide_{init.suffix[1:]}")
+        net = t.method.net
+        assert net.body[0].out_features == 96
+        with torch.inference_mode():
+            assert torch.allclose(net.scores(o), narrow.scores(o), atol=1e-4, rtol=1e-4)
+            assert torch.equal(net(o, m)[1], narrow(o, m)[1])
+        assert t.lineage and t.lineage[-1]["checkpoint"] == str(init)
+    t.train()
+    export(tmp_path / "wide_onnx" / "checkpoint.pt", tmp_path / "wide.onnx", check=64)
+    with pytest.raises(CheckpointError, match="whole multiple"):
+        Trainer(tiny(**{"init": str(ck), "network.hidden": [100], "network.widen_init": True}),
+                tmp_path / "bad")
+    with pytest.raises(CheckpointError, match="network of another shape"):
+        Trainer(tiny(**{"init": str(ck), "network.hidden": [96]}), tmp_path / "bad2")
+
+
 # -- export and the ONNX robot -------------------------------------------------------------
 
 

@@ -257,6 +257,18 @@ def lineage_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
     return lineage_after(read_checkpoint(path), path)
 
 
+def onnx_weight_shapes(path: str | Path) -> dict[str, list[int]]:
+    """The shapes of an exported robot's weights, by torch name (to build its network)."""
+    import onnx
+
+    try:
+        graph = onnx.load(str(path), load_external_data=False).graph
+    except Exception as e:  # noqa: BLE001 - onnx raises many kinds on a damaged file
+        raise CheckpointError(f"{path} is not a readable ONNX model "
+                              f"({type(e).__name__}: {e})") from None
+    return {i.name: list(i.dims) for i in graph.initializer}
+
+
 def read_onnx_policy(path: str | Path, net: PolicyNet) -> dict[str, Any]:
     """The weights of an exported robot (``python -m training.export``) as ``net``'s state
     dict, its game and the lineage of a run warm-started from it: the export keeps every

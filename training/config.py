@@ -79,6 +79,10 @@ class NetworkConfig:
     hidden: list = opt(None, "hidden layer widths of the MLP", factory=lambda: [512, 256],
                        item=int, ge=1, nonempty=True)
     layer_norm: bool = opt(True, "LayerNorm after every hidden Linear (before the ReLU)")
+    widen_init: bool = opt(False, "warm start (init) from a narrower MLP of the same depth, "
+                                  "each hidden width a whole multiple of the init's: its "
+                                  "units copied, computing the same scores "
+                                  "(training.networks.widen_mlp)")
 
 
 @dataclass

@@ -93,6 +93,84 @@ class MLP(PolicyNet):
 NETWORKS: dict[str, type[PolicyNet]] = {"mlp": MLP}
 
 
+def mlp_of_shapes(params: dict[str, Any]) -> MLP:
+    """The :class:`MLP` whose parameters have the shapes ``params`` (name -> shape, as in
+    :meth:`PolicyNet.signature` or a state dict): its hidden widths, LayerNorm or not,
+    observation size and action count read from them."""
+    shape = {k: list(getattr(v, "shape", v)) for k, v in params.items()}
+    linear = sorted((int(k.split(".")[1]) for k, s in shape.items()
+                     if k.startswith("body.") and k.endswith(".weight") and len(s) == 2))
+    if "head.weight" not in shape or not linear:
+        raise ValueError(f"not an MLP's parameters (no head or no hidden Linear): "
+                         f"{sorted(shape)[:6]}")
+    # a LayerNorm is the 1-D weight right after its Linear
+    layer_norm = f"body.{linear[0] + 1}.weight" in shape
+    return MLP(hidden=[shape[f"body.{i}.weight"][0] for i in linear], layer_norm=layer_norm,
+               obs_size=shape[f"body.{linear[0]}.weight"][1],
+               num_actions=shape["head.weight"][0])
+
+
+def widen_mlp(narrow: MLP, wide: MLP, seed: int = 0, spread: float = 0.1) -> None:
+    """Load into ``wide`` the function of ``narrow`` (net2net widening): every hidden unit
+    of ``narrow`` is copied ``k`` times, ``k`` its layer's width in ``wide`` over that in
+    ``narrow`` (a whole number, the same depth, LayerNorm alike), and each copy takes a
+    share of the unit's outgoing weights.  Equal copies keep a layer's mean and variance,
+    so its LayerNorm computes what it did; the shares of one weight sum to one, so the next
+    layer does too, and ``wide`` computes ``narrow``'s scores exactly (to float rounding).
+    The shares are ``1/k`` each plus noise of relative size ``spread`` (summing to zero
+    over the copies; drawn from ``seed``): copies with equal shares would get equal
+    gradients and stay copies for ever."""
+    hn, hw = hidden_widths(narrow), hidden_widths(wide)
+    where = f"widening hidden {hn} to {hw}"
+    if (narrow.obs_size, narrow.num_actions) != (wide.obs_size, wide.num_actions):
+        raise ValueError(f"{where}: sizes differ (observation {narrow.obs_size} -> "
+                         f"{wide.obs_size}, actions {narrow.num_actions} -> "
+                         f"{wide.num_actions})")
+    if len(hn) != len(hw) or any(w % n or w < n for n, w in zip(hn, hw)):
+        raise ValueError(f"{where}: each layer's new width must be a whole multiple of its "
+                         f"old one, at the same depth")
+    ln_n = any(isinstance(m, nn.LayerNorm) for m in narrow.body)
+    ln_w = any(isinstance(m, nn.LayerNorm) for m in wide.body)
+    if ln_n != ln_w:
+        raise ValueError(f"{where}: LayerNorm {ln_n} -> {ln_w}: both or neither")
+    gen = torch.Generator().manual_seed(int(seed))
+    old = {k: v.detach().to("cpu", torch.float64) for k, v in narrow.state_dict().items()}
+    new: dict[str, torch.Tensor] = {}
+    lin = [i for i, m in enumerate(wide.body) if isinstance(m, nn.Linear)]
+    src = None  # new input unit -> old input unit of the layer being filled
+    for layer, (i, n, w) in enumerate(zip(lin, hn, hw)):
+        units = torch.arange(w) % n  # copy c of old unit j is new unit c * n + j
+        weight, bias = old[f"body.{i}.weight"][units], old[f"body.{i}.bias"][units]
+        if layer:
+            weight = weight[:, src] * _shares(weight.shape[0], src, hn[layer - 1], gen, spread)
+        new[f"body.{i}.weight"], new[f"body.{i}.bias"] = weight, bias
+        if ln_w:
+            for part in ("weight", "bias"):
+                new[f"body.{i + 1}.{part}"] = old[f"body.{i + 1}.{part}"][units]
+        src = units
+    new["head.weight"] = (old["head.weight"][:, src]
+                          * _shares(wide.num_actions, src, hn[-1], gen, spread))
+    new["head.bias"] = old["head.bias"]
+    dtype = next(wide.parameters()).dtype
+    wide.load_state_dict({k: v.to(dtype) for k, v in new.items()})
+
+
+def hidden_widths(net: MLP) -> list[int]:
+    """An MLP's hidden widths, from its Linear layers."""
+    return [m.out_features for m in net.body if isinstance(m, nn.Linear)]
+
+
+def _shares(rows: int, src: torch.Tensor, n: int, gen: torch.Generator,
+            spread: float) -> torch.Tensor:
+    """``float64[rows, len(src)]``: for each row, the share of old input unit ``j``'s
+    weight that each of its copies (``src == j``) takes; they sum to one over the copies."""
+    k = len(src) // n
+    noise = torch.randn(rows, len(src), generator=gen, dtype=torch.float64) * spread / k
+    # centre the noise over each unit's copies, so the shares still sum to one
+    mean = torch.zeros(rows, n, dtype=torch.float64).index_add_(1, src, noise) / k
+    return 1.0 / k + noise - mean[:, src]
+
+
 def game_of(rules: dict[str, Any] | None) -> GameKind:
     """The game (:class:`~mariash_env.kinds.GameKind`) of a config's ``[env] rules`` table:
     ``rules = "licitovany"`` (or another game the registry trains) picks it, no ``rules``

@@ -37,6 +37,7 @@ from .checkpoint import (
     check_writable,
     lineage_after,
     lineage_of,
+    onnx_weight_shapes,
     read_checkpoint,
     read_onnx_policy,
     remove_stale_temp_files,
@@ -46,7 +47,7 @@ from .config import Config, ConfigError
 from .evaluate import EvalResult, evaluate_all
 from .logs import EVAL_FIELDS, CsvLog, TensorBoard, metric_fields, plot_run
 from .methods import get_method
-from .networks import count_parameters, game_of
+from .networks import count_parameters, game_of, hidden_widths, mlp_of_shapes, widen_mlp
 
 CHECKPOINT = "checkpoint.pt"
 
@@ -131,6 +132,14 @@ def _numpy_global_state() -> dict[str, Any]:
 def _set_numpy_global_state(s: dict[str, Any]) -> None:
     np.random.set_state((s["name"], np.array(s["keys"], np.uint32), s["pos"], s["has_gauss"],
                          s["cached"]))
+
+
+def _narrow(params: dict[str, Any], path: str) -> Any:
+    """The MLP of an init's parameter shapes (``network.widen_init``)."""
+    try:
+        return mlp_of_shapes(params)
+    except ValueError as e:
+        raise CheckpointError(f"{path}: {e}") from None
 
 
 class Trainer:
@@ -231,25 +240,36 @@ class Trainer:
 
     def _warm_start(self, path: str) -> None:
         """Start from the policy weights of another run's checkpoint (``config.init``), or
-        of an exported robot (a ``.onnx`` path)."""
+        of an exported robot (a ``.onnx`` path); with ``network.widen_init`` from a
+        narrower network's, widened to the config's (:func:`widen_mlp`)."""
+        net = self.method.net
+        widen = self.cfg.network.widen_init
         if str(path).endswith(".onnx"):
-            got = read_onnx_policy(path, self.method.net)
+            into = _narrow(onnx_weight_shapes(path), path) if widen else net
+            got = read_onnx_policy(path, into)
             check_game({"game": got["game"]}, game_of(self.cfg.env.rules).name, path)
-            self.method.net.load_state_dict(got["state_dict"])
+            into.load_state_dict(got["state_dict"])
             self.lineage = got["lineage"]
-            self.log(f"[train] warm start from the exported robot {path}")
-            return
-        init = read_checkpoint(path)
-        check_game(init, game_of(self.cfg.env.rules).name, path)
-        check_network(init, self.method.net.signature(), path)
-        try:
-            self.method.net.load_state_dict(init["policy"])
-        except (KeyError, RuntimeError) as e:
-            raise CheckpointError(f"{path}: its policy weights cannot be loaded "
-                                  f"({type(e).__name__}: {e})") from None
-        self.lineage = lineage_after(init, path)
-        self.log(f"[train] warm start from {path} (iteration "
-                 f"{init['counters'].get('iteration')} of that run)")
+            what = f"the exported robot {path}"
+        else:
+            init = read_checkpoint(path)
+            check_game(init, game_of(self.cfg.env.rules).name, path)
+            into = _narrow(init["network"].get("params", {}), path) if widen else net
+            check_network(init, into.signature(), path)
+            try:
+                into.load_state_dict(init["policy"])
+            except (KeyError, RuntimeError) as e:
+                raise CheckpointError(f"{path}: its policy weights cannot be loaded "
+                                      f"({type(e).__name__}: {e})") from None
+            self.lineage = lineage_after(init, path)
+            what = f"{path} (iteration {init['counters'].get('iteration')} of that run)"
+        if widen:
+            try:
+                widen_mlp(into, net, seed=self.cfg.seed)
+            except ValueError as e:
+                raise CheckpointError(f"{path}: {e}") from None
+            what += f", widened from hidden {hidden_widths(into)} to {hidden_widths(net)}"
+        self.log(f"[train] warm start from {what}")
 
     def payload(self) -> dict[str, Any]:
         rng = {
