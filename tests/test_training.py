@@ -314,6 +314,8 @@ def test_warm_start_widened(trained: Path, exported: Path, tmp_path: Path) -> No
                 tmp_path / "bad")
     with pytest.raises(CheckpointError, match="network of another shape"):
         Trainer(tiny(**{"init": str(ck), "network.hidden": [96]}), tmp_path / "bad2")
+    with pytest.raises(ConfigError, match="widen_init .* needs an init"):
+        tiny(**{"network.hidden": [96], "network.widen_init": True})
 
 
 # -- export and the ONNX robot -------------------------------------------------------------

@@ -249,6 +249,9 @@ class Config:
 
         need(self.network.kind in NETWORKS, f"network.kind = {self.network.kind!r}: expected "
              f"one of {sorted(NETWORKS)}")
+        need(not self.network.widen_init or (self.init and self.network.kind == "mlp"),
+             "network.widen_init widens the network of init: it needs an init and an mlp, "
+             f"got init = {self.init!r} and network.kind = {self.network.kind!r}")
         sp = self.selfplay
         total = sp.pool_share + sp.table_robot_share + sp.random_share + sp.frozen_share
         need(total <= 1.0 + 1e-9, f"selfplay shares (pool + table_robot + random + frozen) "
