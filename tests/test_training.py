@@ -314,6 +314,14 @@ def test_warm_start_widened(trained: Path, exported: Path, tmp_path: Path) -> No
                 tmp_path / "bad")
     with pytest.raises(CheckpointError, match="network of another shape"):
         Trainer(tiny(**{"init": str(ck), "network.hidden": [96]}), tmp_path / "bad2")
+    with pytest.raises(CheckpointError, match="no exported model"):
+        Trainer(tiny(**{"init": str(tmp_path / "gone.onnx"), "network.hidden": [96],
+                        "network.widen_init": True}), tmp_path / "bad3")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a model")
+    with pytest.raises(CheckpointError, match="not a readable ONNX model"):
+        Trainer(tiny(**{"init": str(broken), "network.hidden": [96],
+                        "network.widen_init": True}), tmp_path / "bad4")
     with pytest.raises(ConfigError, match="widen_init .* needs an init"):
         tiny(**{"network.hidden": [96], "network.widen_init": True})
 

@@ -261,6 +261,8 @@ def onnx_weight_shapes(path: str | Path) -> dict[str, list[int]]:
     """The shapes of an exported robot's weights, by torch name (to build its network)."""
     import onnx
 
+    if not Path(path).is_file():
+        raise CheckpointError(f"no exported model at {path}")
     try:
         graph = onnx.load(str(path), load_external_data=False).graph
     except Exception as e:  # noqa: BLE001 - onnx raises many kinds on a damaged file

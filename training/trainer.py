@@ -47,7 +47,7 @@ from .config import Config, ConfigError
 from .evaluate import EvalResult, evaluate_all
 from .logs import EVAL_FIELDS, CsvLog, TensorBoard, metric_fields, plot_run
 from .methods import get_method
-from .networks import count_parameters, game_of, hidden_widths, mlp_of_shapes, widen_mlp
+from .networks import MLP, count_parameters, game_of, hidden_widths, mlp_of_shapes, widen_mlp
 
 CHECKPOINT = "checkpoint.pt"
 
@@ -134,7 +134,7 @@ def _set_numpy_global_state(s: dict[str, Any]) -> None:
                          s["cached"]))
 
 
-def _narrow(params: dict[str, Any], path: str) -> Any:
+def _narrow(params: dict[str, Any], path: str) -> MLP:
     """The MLP of an init's parameter shapes (``network.widen_init``)."""
     try:
         return mlp_of_shapes(params)
