@@ -29,7 +29,6 @@ so the CI is much narrower than that of the two figures apart.
 from __future__ import annotations
 
 import csv
-import itertools
 import sys
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mariash_env.arena import MatchResult, bootstrap_ci, pair_seed  # noqa: E402
+from mariash_env.arena import MatchResult  # noqa: E402
 from mariash_env.cli import ArgumentParser, UnwritableError, check_writable  # noqa: E402
 from mariash_env.games.registry import games  # noqa: E402
 
@@ -145,14 +144,16 @@ def check_out(out: Path, matches: list[str | Path], units: str) -> None:
 
 
 def paired(first: tuple[list[str], np.ndarray, np.ndarray],
-           second: tuple[list[str], np.ndarray, np.ndarray],
-           n_boot: int = 2000) -> tuple[list[dict[str, Any]], dict[str, int]]:
+           second: tuple[list[str], np.ndarray, np.ndarray]
+           ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Each pair of positions' difference between two matches on their common deals:
     rows ``{"a", "b", "a2", "b2", "diff", "ci_low", "ci_high", "significant"}`` with
     ``diff`` the mean over the deals of ``(a - b) - (a2 - b2)`` (``a``, ``b`` the first
-    match's robots, ``a2``, ``b2`` the second's at the same positions), its CI the
-    arena's :func:`~mariash_env.arena.bootstrap_ci` with the arena's seed for the pair;
-    and the counts ``{"deals", "only_first", "only_second"}``."""
+    match's robots, ``a2``, ``b2`` the second's at the same positions); and the counts
+    ``{"deals", "only_first", "only_second"}``.  The pairs are the arena's own
+    (:meth:`~mariash_env.arena.MatchResult.pairwise`, its bootstrap and seeds) over the
+    per-deal differences robot by robot, ``a - a2``: their pair ``a, b`` is
+    ``(a - a2) - (b - b2)``, the same figure."""
     (na, sa, va), (nb, sb, vb) = first, second
     if len(na) != len(nb):
         raise PoolError(f"--paired: the first match has {len(na)} robots ({na}), the "
@@ -161,13 +162,12 @@ def paired(first: tuple[list[str], np.ndarray, np.ndarray],
     if not len(common):
         raise PoolError("--paired: the two matches have no deal seed in common: play both "
                         "on the same deals (the same --seed and --deals)")
-    rows = []
-    for a, b in itertools.combinations(range(len(na)), 2):
-        d = (va[ia, a] - va[ia, b]) - (vb[ib, a] - vb[ib, b])
-        lo, hi = bootstrap_ci(d, n_boot, seed=pair_seed(a, b))
-        rows.append({"a": na[a], "b": na[b], "a2": nb[a], "b2": nb[b], "diff": float(d.mean()),
-                     "ci_low": float(lo), "ci_high": float(hi),
-                     "significant": bool(lo > 0 or hi < 0)})
+    res = pooled_result(list(na), common, va[ia] - vb[ib])
+    second_name = dict(zip(na, nb))
+    rows = [{"a": p["robot_a"], "b": p["robot_b"], "a2": second_name[p["robot_a"]],
+             "b2": second_name[p["robot_b"]],
+             **{k: p[k] for k in ("diff", "ci_low", "ci_high", "significant")}}
+            for p in res.pairwise()]
     return rows, {"deals": len(common), "only_first": len(sa) - len(common),
                   "only_second": len(sb) - len(common)}
 
