@@ -319,7 +319,7 @@ def test_warm_start_widened(trained: Path, exported: Path, tmp_path: Path) -> No
                         "network.widen_init": True}), tmp_path / "bad3")
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
-    with pytest.raises(CheckpointError, match="not a readable ONNX model"):
+    with pytest.raises(CheckpointError, match="not a loadable ONNX model"):
         Trainer(tiny(**{"init": str(broken), "network.hidden": [96],
                         "network.widen_init": True}), tmp_path / "bad4")
     with pytest.raises(ConfigError, match="widen_init .* needs an init"):

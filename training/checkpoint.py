@@ -33,7 +33,7 @@ from mariash_env.cli import check_writable as check_writable
 from mariash_env.games.registry import games
 
 from .config import Config
-from .networks import PolicyNet, build_network, game_of
+from .networks import MLP, PolicyNet, build_network, game_of, mlp_of_shapes
 
 MAGIC = b"MARIASH-CKPT-v1\n"
 FORMAT = 1
@@ -257,27 +257,26 @@ def lineage_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
     return lineage_after(read_checkpoint(path), path)
 
 
-def onnx_weight_shapes(path: str | Path) -> dict[str, list[int]]:
-    """The shapes of an exported robot's weights, by torch name (to build its network)."""
-    import onnx
-
-    if not Path(path).is_file():
-        raise CheckpointError(f"no exported model at {path}")
+def mlp_of_stored_shapes(params: dict[str, Any], where: str | Path) -> MLP:
+    """The MLP of a stored network's parameter shapes (a checkpoint's ``network.params``, an
+    export's weights): the narrower network of a widened warm start
+    (``network.widen_init``).  Refused with :class:`CheckpointError` when they are not an
+    MLP's."""
     try:
-        graph = onnx.load(str(path), load_external_data=False).graph
-    except Exception as e:  # noqa: BLE001 - onnx raises many kinds on a damaged file
-        raise CheckpointError(f"{path} is not a readable ONNX model "
-                              f"({type(e).__name__}: {e})") from None
-    return {i.name: list(i.dims) for i in graph.initializer}
+        return mlp_of_shapes(params)
+    except ValueError as e:
+        raise CheckpointError(f"{where}: {e}") from None
 
 
-def read_onnx_policy(path: str | Path, net: PolicyNet) -> dict[str, Any]:
+def read_onnx_policy(path: str | Path, net: PolicyNet | None) -> dict[str, Any]:
     """The weights of an exported robot (``python -m training.export``) as ``net``'s state
     dict, its game and the lineage of a run warm-started from it: the export keeps every
     parameter under its torch name, so a shipped model can start a run
-    (``init = "models/robot.onnx"``) when its own checkpoint is gone.  Refused with
-    :class:`CheckpointError`: not a robot, another observation layout (the checks of
-    :class:`~mariash_env.robots.onnx_robot.OnnxRobot`), another network shape."""
+    (``init = "models/robot.onnx"``) when its own checkpoint is gone.  ``net=None``: the
+    MLP of the export's own weight shapes (:func:`mlp_of_stored_shapes`), returned as
+    ``"net"``.  Refused with :class:`CheckpointError`: not a robot, another observation
+    layout (the checks of :class:`~mariash_env.robots.onnx_robot.OnnxRobot`), another
+    network shape."""
     import onnx
     from onnx import numpy_helper
 
@@ -292,6 +291,8 @@ def read_onnx_policy(path: str | Path, net: PolicyNet) -> dict[str, Any]:
         raise CheckpointError(str(e)) from None
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
                for i in onnx.load(str(path)).graph.initializer}
+    if net is None:
+        net = mlp_of_stored_shapes(weights, path)
     want = net.state_dict()
     diffs = [f"{k}: model {list(weights[k].shape) if k in weights else None}, config "
              f"{list(v.shape)}" for k, v in want.items()
@@ -304,7 +305,7 @@ def read_onnx_policy(path: str | Path, net: PolicyNet) -> dict[str, Any]:
         _stage(path, (t.get("config") or {}).get("seed"),
                {**t, "train_s": t.get("train_seconds")}, t.get("written"))]
     return {"game": robot.game.name, "state_dict": {k: weights[k] for k in want},
-            "training": t, "lineage": lineage}
+            "training": t, "lineage": lineage, "net": net}
 
 
 def load_policy(checkpoint: str | Path) -> tuple[PolicyNet, dict[str, Any]]:

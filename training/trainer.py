@@ -37,7 +37,7 @@ from .checkpoint import (
     check_writable,
     lineage_after,
     lineage_of,
-    onnx_weight_shapes,
+    mlp_of_stored_shapes,
     read_checkpoint,
     read_onnx_policy,
     remove_stale_temp_files,
@@ -47,7 +47,7 @@ from .config import Config, ConfigError
 from .evaluate import EvalResult, evaluate_all
 from .logs import EVAL_FIELDS, CsvLog, TensorBoard, metric_fields, plot_run
 from .methods import get_method
-from .networks import MLP, count_parameters, game_of, hidden_widths, mlp_of_shapes, widen_mlp
+from .networks import count_parameters, game_of, hidden_widths, widen_mlp
 
 CHECKPOINT = "checkpoint.pt"
 
@@ -132,14 +132,6 @@ def _numpy_global_state() -> dict[str, Any]:
 def _set_numpy_global_state(s: dict[str, Any]) -> None:
     np.random.set_state((s["name"], np.array(s["keys"], np.uint32), s["pos"], s["has_gauss"],
                          s["cached"]))
-
-
-def _narrow(params: dict[str, Any], path: str) -> MLP:
-    """The MLP of an init's parameter shapes (``network.widen_init``)."""
-    try:
-        return mlp_of_shapes(params)
-    except ValueError as e:
-        raise CheckpointError(f"{path}: {e}") from None
 
 
 class Trainer:
@@ -245,8 +237,8 @@ class Trainer:
         net = self.method.net
         widen = self.cfg.network.widen_init
         if str(path).endswith(".onnx"):
-            into = _narrow(onnx_weight_shapes(path), path) if widen else net
-            got = read_onnx_policy(path, into)
+            got = read_onnx_policy(path, None if widen else net)
+            into = got["net"]
             check_game({"game": got["game"]}, game_of(self.cfg.env.rules).name, path)
             into.load_state_dict(got["state_dict"])
             self.lineage = got["lineage"]
@@ -254,7 +246,7 @@ class Trainer:
         else:
             init = read_checkpoint(path)
             check_game(init, game_of(self.cfg.env.rules).name, path)
-            into = _narrow(init["network"].get("params", {}), path) if widen else net
+            into = mlp_of_stored_shapes(init["network"].get("params", {}), path) if widen else net
             check_network(init, into.signature(), path)
             try:
                 into.load_state_dict(init["policy"])
