@@ -9,8 +9,8 @@ The game is ``pyspiel.load_game("mariash")`` (:mod:`mariash_env.openspiel`); the
 read its observation tensor (``ObservationType.OBSERVATION``), which is the project's
 observation, so the trained network plays in the duplicate arena as an ordinary batch
 robot (greedy over the legal actions) against the random and the table robot.  (The
-information-state tensor is the whole partie's history, ``deals x 964`` floats.)  Rewards are groše (the deal's
-settlement), used unscaled; gradients are clipped.
+information-state tensor is the whole partie's history, ``deals x 964`` floats.)  Rewards are groše
+(the deal's settlement), used unscaled; gradients are clipped.
 
 Measured on the project's 2-core machine (shared with other jobs), torch on one thread:
 ``python examples/openspiel_policy_gradient.py --seconds 30 --eval 100``: after 30 s of

@@ -20,7 +20,8 @@ from .rules import Rules, RulesError, make_rules
 from .torchrl_env import torchrl_env
 
 __all__ = [
-    "env", "raw_env", "parallel_env", "AGENTS", "AGENTS4", "PHASE_NAMES", "Game", "IllegalActionError", "OptionError", "Rules",
+    "env", "raw_env", "parallel_env", "AGENTS", "AGENTS4", "PHASE_NAMES", "Game",
+    "IllegalActionError", "OptionError", "Rules",
     "RulesError", "make_rules", "ACTION_LABELS", "N_ACTIONS", "action_index", "action_label",
     "CARD_CODES", "CardError", "ActionError", "lizany", "SingleAgentEnv", "torchrl_env",
 ]

@@ -491,9 +491,10 @@ class MatchResult:
         ]
         for row in self.summary():
             mix = "/".join(f"{100 * row[k]:.0f}" for k in CONTRACT_KEYS)
+            ci = f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
             lines.append(
                 f"{row['robot']:<28}{row[self.unit + '_per_deal']:>+11.3f}"
-                f"{'[' + format(row['ci_low'], '+.3f') + ', ' + format(row['ci_high'], '+.3f') + ']':>20}"
+                f"{ci:>20}"
                 f"{100 * row['actor_share']:>7.1f}%{100 * row['actor_win_rate']:>12.1f}%"
                 f"{100 * row['defence_win_rate']:>11.1f}%  {mix}"
             )

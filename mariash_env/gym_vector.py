@@ -1,4 +1,5 @@
-"""A Gymnasium ``VectorEnv`` over the compiled batched engine (:class:`~mariash_env.vector.VectorEnv`).
+"""A Gymnasium ``VectorEnv`` over the compiled batched engine
+(:class:`~mariash_env.vector.VectorEnv`).
 
 ::
 

@@ -5,7 +5,7 @@ every game of the registry (``games("single_agent")``).
 |---|---|
 | Import | `mariash_env.SingleAgentEnv(...)` or `gymnasium.make("mariash/SingleAgent-v0", ...)` |
 | Actions | Discrete(n_actions) of the game, the labels of its AEC environment |
-| Observation | float32[obs_size] of the game and seat count (the learner's seat), or a Dict with `obs_keys` |
+| Observation | float32[obs_size] of the game and seat count (the learner's seat), or a Dict |
 | Mask | `env.action_masks()` (bool[n_actions]) for sb3-contrib's `MaskablePPO` |
 | Reward | the learner's payment of each deal in the game's unit, credited on its next decision |
 

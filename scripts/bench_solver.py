@@ -5,8 +5,8 @@ starts (``mariash_env.search.random_position``), split between suit games, betl 
 durch; each is solved from its first card with ``solve`` (value, best move and
 principal variation).  Prints mean / median / max time per deal and nodes per
 second, overall and per contract (CPU time of this process, which is what the
-solver costs; wall time is also shown: on a busy machine it is larger).  The first solve (numba compilation or cache
-load) is not timed.
+solver costs; wall time is also shown: on a busy machine it is larger).  The first solve (numba
+compilation or cache load) is not timed.
 
 Then licitovaný mariáš (``--licit N``, default 10 deals of each of its twelve games,
 ``0`` skips it): deals drawn by ``random_licit_position`` (random auction below the

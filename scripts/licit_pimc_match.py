@@ -10,8 +10,8 @@ card of a simulation decoded with the observation check.  The check changes no m
 (the new robot skips it because the observations are the encoder's own), so to save the
 shared machine's time ``old`` decodes with it only in the first ``--timed`` deals, whose
 seconds are its seconds per deal; its moves are the same in every deal.  ``new`` is
-``pimc(race=R)`` (``--race``, default 4: the race measured in issue #35).  ``--out`` receives the arena's
-``deals.csv`` as deals finish and ``times.json`` after every deal, so a run cut short
+``pimc(race=R)`` (``--race``, default 4: the race measured in issue #35).  ``--out`` receives the
+arena's ``deals.csv`` as deals finish and ``times.json`` after every deal, so a run cut short
 still counts.
 """
 

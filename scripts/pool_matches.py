@@ -23,7 +23,8 @@ each pair of positions, the difference (a - b in the first) - (a - b in the seco
 deal, matched by deal seed, with the arena's bootstrap CI.  The deals' own luck cancels,
 so the CI is much narrower than that of the two figures apart.
 
-    .venv/bin/python scripts/pool_matches.py runs/arena/new_table_11 --paired runs/arena/old_table_11
+    .venv/bin/python scripts/pool_matches.py runs/arena/new_table_11 \\
+        --paired runs/arena/old_table_11
 """
 
 from __future__ import annotations

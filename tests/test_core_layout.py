@@ -130,7 +130,8 @@ def test_docs_tables_match_the_layouts(section, make):
     """The docs/layouts.md tables are the declared layouts (python scripts/layout_tables.py)."""
     part = LAYOUTS[LAYOUTS.index(section + "\n"):]
     table = "\n".join(ln for ln in part.split("\n## ")[0].splitlines() if ln.startswith("|"))
-    assert table == T.page_table(make()), f"docs/layouts.md {section!r} is stale: run scripts/layout_tables.py"
+    assert table == T.page_table(make()), (
+        f"docs/layouts.md {section!r} is stale: run scripts/layout_tables.py")
 
 
 def test_docs_action_tables_match_the_action_labels():

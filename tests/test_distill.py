@@ -570,7 +570,8 @@ def test_label_fit_memorises_a_small_set_and_compares_widths(labels, capsys, tmp
                     "--sizes", "6", "12", "--epochs", "2", "--plot", str(png)]) == 0
     out = capsys.readouterr().out
     assert len([ln for ln in out.splitlines() if ln.startswith("hidden")]) == 2 * 2 * 2
-    assert f"hidden {'16,8':>24}: 6: " in out and " ± " in out and "table robot's regret there" in out
+    assert (f"hidden {'16,8':>24}: 6: " in out and " ± " in out
+            and "table robot's regret there" in out)
     assert png.stat().st_size > 1000
     # --augment: each fit again on rows drawn under the game's suit symmetries
     assert lf.main([str(labels), "--heldout", str(labels), "--hidden", "8", "--sizes", "12",

@@ -53,7 +53,8 @@ def test_tianshou_dqn_runs():
 
 @pytest.mark.parametrize(
     ("script", "args"),
-    [("sb3_maskable_ppo.py", ["--seconds", "0"]), ("torchrl_ppo.py", ["--frames", "3"]), ("tianshou_dqn.py", ["--eval", "0"]),
+    [("sb3_maskable_ppo.py", ["--seconds", "0"]), ("torchrl_ppo.py", ["--frames", "3"]),
+     ("tianshou_dqn.py", ["--eval", "0"]),
      ("tianshou_dqn.py", ["--opponents", "nope"]), ("sb3_maskable_ppo.py", ["--opponents", "x"]),
      ("rllib_ppo.py", ["--iterations", "0"])],
 )

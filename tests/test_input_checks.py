@@ -225,8 +225,8 @@ def _training_cases(tmp_path):
 
 def test_training_clis_name_a_path_the_system_refuses(capsys, tmp_path):
     """Issue #29 item 9: ``training.export`` / ``training.evaluate`` (and train --resume,
-    demo --out) gave an OSError traceback or an ``[Errno …]`` line on a 300-character file name; now one line naming the path,
-    exit status 2."""
+    demo --out) gave an OSError traceback or an ``[Errno …]`` line on a 300-character file name; now
+    one line naming the path, exit status 2."""
     for main, argv, what in _training_cases(tmp_path):
         err = one_line_error(capsys, run_main(main, argv))
         assert what in err and LONG in err and "File name too long" in err, (argv, err)

@@ -195,7 +195,8 @@ def test_solver_values_order_free_hundreds():
     rng = np.random.default_rng(11)
     found = 0
     for _ in range(400):
-        st = random_position(int(rng.integers(1 << 40)), rules=FREE, plays=int(rng.integers(18, 24)))
+        st = random_position(int(rng.integers(1 << 40)), rules=FREE,
+                             plays=int(rng.integers(18, 24)))
         hundred = st[S.ANNOUNCE] in (S.AN_STO, S.AN_STO_SEDMA) or st[S.BET_EXISTS + S.B_HUNDRED_AG]
         if not hundred:
             continue

@@ -183,7 +183,8 @@ LAYOUT = """(desktop) => {
     if (!r.width || !r.height) continue;
     const scrolls = e.closest("aside, #events, .panel, select");
     if (r.left < -1 || r.right > W + 1 || desktop && !scrolls && r.bottom > H + 1)
-      bad.push(`${e.tagName}#${e.id}.${e.className} ${Math.round(r.left)}..${Math.round(r.right)} ` +
+      bad.push(`${e.tagName}#${e.id}.${e.className} ` +
+               `${Math.round(r.left)}..${Math.round(r.right)} ` +
                `x ${Math.round(r.top)}..${Math.round(r.bottom)}`);
   }
   const d = document.documentElement;

@@ -24,8 +24,8 @@ from training.trainer import Trainer  # noqa: E402
 DMC_COLUMNS = [
     "iteration", "decisions", "samples", "updates", "deals", "train_s", "dec_per_s",
     "samples_per_s", "upd_per_s", "loss", "q_mean", "grad_norm", "target_mean", "epsilon",
-    "demo_loss", "label_loss", "rollout_s", "policy_s", "update_s", "carried", "pool_size", "ret_vs_pool",
-    "ret_vs_random", "ret_vs_table",
+    "demo_loss", "label_loss", "rollout_s", "policy_s", "update_s", "carried", "pool_size",
+    "ret_vs_pool", "ret_vs_random", "ret_vs_table",
 ]
 
 

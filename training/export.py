@@ -238,7 +238,8 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
         training = ["Warm-started (`init`) from the earlier runs listed first:", "",
                     *training,
                     f"- in all: {sum(int(st.get('decisions') or 0) for st in stages):,} engine "
-                    f"decisions, {sum(float(st.get('train_s') or 0) for st in stages) / 3600:.2f} h"]
+                    "decisions, "
+                    f"{sum(float(st.get('train_s') or 0) for st in stages) / 3600:.2f} h"]
     start = (f"From the committed {', '.join(f'`{m}`' for m in start_from)} (each card says "
              "how it is made)" if start_from else "From scratch")
     lines = [
@@ -246,7 +247,8 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
         "",
         f"`{Path(onnx_path).name}`: a {word} mariáš player "
         "trained by self-play with "
-        f"{info.get('method', '?').upper()} (`training/`), exported by `python -m training.export`.",
+        f"{info.get('method', '?').upper()} (`training/`), "
+        "exported by `python -m training.export`.",
         "",
         "```python",
         "from mariash_env.robots import OnnxRobot   # numpy + onnxruntime, no torch",

@@ -2,9 +2,9 @@
 
 Every network here maps an observation ``float32[B, obs_size]`` to raw scores
 ``float32[B, num_actions]``, both sizes those of the game's :class:`~mariash_env.kinds.GameKind`
-(volený 900 and 115, licitovaný 1016 and 136; :func:`game_of`) (:meth:`PolicyNet.scores`: Q-values for DMC, logits for a
-policy-gradient method) and, given the legal-action mask, to the masked scores and the
-greedy action (:meth:`PolicyNet.forward`, the graph that is exported to ONNX): illegal
+(volený 900 and 115, licitovaný 1016 and 136; :func:`game_of`) (:meth:`PolicyNet.scores`: Q-values
+for DMC, logits for a policy-gradient method) and, given the legal-action mask, to the masked scores
+and the greedy action (:meth:`PolicyNet.forward`, the graph that is exported to ONNX): illegal
 actions get :data:`MASKED_VALUE`, so the argmax is always legal when any action is.
 """
 

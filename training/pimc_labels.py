@@ -8,7 +8,8 @@ Plays parties of a game (``--rules``: volený by default, or licitovaný; 12-dea
 with a behaviour policy -- at each seat, per deal, the behaviour robot (``--behaviour``: an
 exported ONNX file or a robot spec; default volený's ``models/robot.onnx``, any other
 game's shipped network, the registry's ``net``) or the game's table robot, with a small
-share of uniformly random actions so that the states do not all lie on one policy's path -- and at every card-play decision with a choice labels
+share of uniformly random actions so that the states do not all lie on one policy's path --
+and at every card-play decision with a choice labels
 the state with PIMC's per-action values: ``worlds`` worlds drawn from the seat's own
 knowledge (:func:`mariash_env.search.sample_worlds`, exact and uniform), each solved
 with every legal card (:func:`mariash_env.search.solve`, ``all_moves=True``), the seat's

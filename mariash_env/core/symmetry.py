@@ -1,4 +1,5 @@
-"""Moved to :mod:`mariash_env.games.voleny.symmetry` (issue #30): this old name is that module itself."""
+"""Moved to :mod:`mariash_env.games.voleny.symmetry` (issue #30):
+this old name is that module itself."""
 
 import sys
 

@@ -1,6 +1,6 @@
 """The card vocabulary of trick play, once (RULES.md §1, §6): rank strength with and
-without trumps, beating, the trick winner, the walk over the tricks played, and popcount / lowest / highest of a card
-set (a 32-bit mask, bit ``c`` = card ``suit * 8 + rank``).
+without trumps, beating, the trick winner, the walk over the tricks played, and popcount / lowest /
+highest of a card set (a 32-bit mask, bit ``c`` = card ``suit * 8 + rank``).
 
 Compiled functions for the core, the search and the vector kernels, and their pure-Python
 twins for the robots and the world sampling (``popcount_py``, ``strength_py``,

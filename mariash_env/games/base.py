@@ -146,9 +146,9 @@ class GameKind:
     ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
     is driven only by the front ends it lists in ``front_ends``).  ``table_robot``,
     ``replay``, ``vector``, ``aec``, ``arena``, ``render``, ``table_session``,
-    ``table_view``, ``settlement`` and ``search_candidates`` are ``"module:name"`` paths, loaded by :meth:`load` when asked for,
-    so that the registry imports no front end.  ``net`` and ``strong`` are the robot
-    specs that ``make_robot("net")`` and ``make_robot("strong")`` play in this game.
+    ``table_view``, ``settlement`` and ``search_candidates`` are ``"module:name"`` paths, loaded by
+    :meth:`load` when asked for, so that the registry imports no front end.  ``net`` and ``strong``
+    are the robot specs that ``make_robot("net")`` and ``make_robot("strong")`` play in this game.
     """
 
     name: str

@@ -42,10 +42,10 @@ rule.  The game's tables come from the registry
   ``shuffle="partie"`` the gathered, cut deck carries information from one deal to the
   next, so the seat recalls every deal dealt so far, not just the current one.  The
   tensor (``info_state_size(rules)`` = ``deals * info_block(rules)`` floats: volený
-  ``900 + 64``, licitovaný ``1016 + 32``, at four ``924 + 64``) has one block per deal of the partie: the
-  seat's encoding of that deal (at its end for the deals played, now for the current one,
-  zeros for deals not yet dealt), the deal's cut ``k`` one-hot in 32 slots (none for the
-  first or a reshuffled deal) and, in volený when the seat was forehand, the first seven
+  ``900 + 64``, licitovaný ``1016 + 32``, at four ``924 + 64``) has one block per deal of the
+  partie: the seat's encoding of that deal (at its end for the deals played, now for the
+  current one, zeros for deals not yet dealt), the deal's cut ``k`` one-hot in 32 slots (none for
+  the first or a reshuffled deal) and, in volený when the seat was forehand, the first seven
   cards it chose trumps from (32 slots).  The string is ``p<seat>``, then per deal
   ``| deal d cut k [first7:<card>...]: <decisions> / <encoding>``: every decision of the
   deal as ``player:label``, another seat's hidden one as ``trump:?`` / ``discard:?`` /

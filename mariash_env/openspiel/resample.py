@@ -8,8 +8,8 @@ Deal by deal it uses the game's exact world sampler (its
 :class:`~mariash_env.games.base.HiddenInfo`, the kind's ``hidden_info``: uniform over the
 worlds consistent with the seat's knowledge of the deal): the world's deck as the deal's
 32 chance draws, then the deal's decisions, the other seats' hidden ones (trump card,
-discards, lead card) taken from the world (its ``fill_hidden``).  An ended deal is sampled before its last
-decision (the cards the end shows, an open contract's hand, placed) and kept only if it
+discards, lead card) taken from the world (its ``fill_hidden``).  An ended deal is sampled before
+its last decision (the cards the end shows, an open contract's hand, placed) and kept only if it
 ends as the seat saw it.  At four (RULES.md §11.3) the player is mapped to its seat of
 each deal; the dealer sitting out sees only what is public (:func:`_public_world`).
 

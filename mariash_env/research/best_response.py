@@ -328,7 +328,8 @@ def plot_table(rows: list[dict[str, Any]], path: Path) -> None:
         g = sorted((r for r in rows if r["game"] == game), key=lambda r: r["gain"])
         y = np.arange(len(g))
         gain = np.array([r["gain"] for r in g])
-        err = np.array([[r["gain"] - r["ci_low"] for r in g], [r["ci_high"] - r["gain"] for r in g]])
+        err = np.array([[r["gain"] - r["ci_low"] for r in g],
+                        [r["ci_high"] - r["gain"] for r in g]])
         ax.barh(y, gain, xerr=err, color="#b03a2e", alpha=0.85, label="best response")
         ax.scatter([r["before"] for r in g], y, color="k", marker="|", s=160, zorder=3,
                    label="warm start")

@@ -585,7 +585,8 @@ def shard_files(path: str | os.PathLike) -> list[Path]:
     missing = [f.name for f in files if not f.is_file()]
     if missing or not man.get("complete"):
         raise DatasetError(f"{path} is incomplete: {len(missing)} of {len(files)} shards "
-                           f"missing ({', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}); "
+                           f"missing ({', '.join(missing[:3])}"
+                           f"{' ...' if len(missing) > 3 else ''}); "
                            f"resume it with: {man.get('command')}")
     return files
 

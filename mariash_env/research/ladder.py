@@ -13,8 +13,8 @@ deals can be resampled together.  On each deal the robot with the higher mean sc
 its seats beats the other (equal: half a win each); a Bradley–Terry model,
 ``P(i beats j) = 1 / (1 + 10 ** ((R_j - R_i) / 400))``, is fitted to those wins by maximum
 likelihood (:func:`fit_bradley_terry`; Elo's scale, ``--anchor`` -- the table robot by
-default -- at 0, ``mean``: each game's mean at 0).  95 % confidence intervals: the fit repeated on deals resampled
-with replacement (the same deal indices in every pair; :func:`bootstrap_ratings`).
+default -- at 0, ``mean``: each game's mean at 0).  95 % confidence intervals: the fit repeated on
+deals resampled with replacement (the same deal indices in every pair; :func:`bootstrap_ratings`).
 
 Robots that search (``wants_view``: ``pimc``, ``nnpimc``, ``strong``) take seconds per
 game, so their pairs play ``--slow-deals`` deals, and only against ``--slow-opponents``

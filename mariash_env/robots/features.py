@@ -1,6 +1,7 @@
 """Decoding an observation vector into what a rule-based robot reasons about.
 
-:func:`decode` turns ``float32[OBS_SIZE]`` (layout :data:`mariash_env.games.voleny.observe.OBS_LAYOUT`)
+:func:`decode` turns ``float32[OBS_SIZE]`` (layout
+:data:`mariash_env.games.voleny.observe.OBS_LAYOUT`)
 plus its action mask into an :class:`ObsInfo`: card sets as 32-bit ``int`` masks
 (bit ``c`` = card index ``c``, see :mod:`mariash_env.cards`), seats *relative* to the
 observer (0 = me, 1 = the next seat clockwise, 2 = the one after; -1 = none), the

@@ -137,10 +137,11 @@ class NNPIMCRobot(PIMCRobot):
 
     ``model``: path of an exported robot (ONNX; default the shipped volený
     ``models/robot.onnx``, :mod:`mariash_env.shipped`), whose game (its metadata) the
-    robot plays (module docstring: licitovaný refuses :data:`VOLENY_ONLY`); ``worlds``: worlds solved per
-    decision; ``candidates``: worlds sampled and weighted per card-play decision (default
+    robot plays (module docstring: licitovaný refuses :data:`VOLENY_ONLY`); ``worlds``: worlds
+    solved per decision; ``candidates``: worlds sampled and weighted per card-play decision (default
     ``4 * worlds``); ``temperature``: of the softmax over the network's Q-values (groše x
-    0.1; default 0.3, the best of 0.1-1.0 in small matches, docs/nnpimc.md); ``floor``: least relative likelihood of one card (0 < floor <= 0.1);
+    0.1; default 0.3, the best of 0.1-1.0 in small matches, docs/nnpimc.md); ``floor``: least
+    relative likelihood of one card (0 < floor <= 0.1);
     ``bidding``: ``"simulate"`` or ``"table"`` as :class:`PIMCRobot`, or ``"network"``
     (the model's greedy action before the card play); ``leaf``: ``"solver"`` (the
     double-dummy value of each card, default) or ``"network"`` (the mean of network

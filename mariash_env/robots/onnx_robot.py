@@ -131,7 +131,8 @@ class OnnxRobot(Robot):
 
     # -- inference ---------------------------------------------------------------------------
 
-    def scores_and_actions(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def scores_and_actions(self, obs: np.ndarray,
+                           mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(masked scores float32[N, A], actions int64[N])`` for a batch."""
         obs = np.ascontiguousarray(obs, dtype=np.float32)
         mask = np.ascontiguousarray(mask, dtype=np.int8)

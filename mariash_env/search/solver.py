@@ -724,7 +724,8 @@ TT_W = 1 + 2 * TT_CA
 def _bound_row(st, rules, sc, ctx, fr):
     """Row of ``fr`` holding, for this node's scenario signature (who holds the trump
     seven or how it fared, pending and announced marriages and each side's first one,
-    last trick or not, the game's own endings), the max and min of ``A`` for every final actor point total."""
+    last trick or not, the game's own endings), the max and min of ``A`` for every final
+    actor point total."""
     h0 = getm(st, HAND)
     h1 = getm(st, HAND + 1)
     h2 = getm(st, HAND + 2)
@@ -1184,7 +1185,8 @@ def _plain(stk, rules, actor, counter, limit, prune, play0, n_actions):
 def brute_force_value(st: np.ndarray, rules=None, max_nodes: int = 50_000_000,
                       prune: bool = False) -> tuple[int, int]:
     """Plain minimax (no table, ordering, equivalences, bounds or laying down) over every
-    card the engine's ``legal_actions`` offers (either game): ``(A, moves tried)``; ``prune`` adds plain alpha-beta cut-offs.
+    card the engine's ``legal_actions`` offers (either game): ``(A, moves tried)``; ``prune`` adds
+    plain alpha-beta cut-offs.
     Exponential: for endgames and tests.  Raises RuntimeError past ``max_nodes`` moves."""
     rv = _rules_vector(rules)
     st = np.ascontiguousarray(st, dtype=np.int32)

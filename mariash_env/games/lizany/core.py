@@ -29,8 +29,8 @@ from ...core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SUIT_MASK
 from ...core.tricks import announces_marriage, beats, follow
 from .actions import OBS, OBS_SIZE, STATE_SIZE
 
-__all__ = ["LZ_STATE_SIZE", "LZ_LAYOUT", "LZ_OFFSETS", "LZ_SLOTS", "new_deal", "deal_shuffled", "legal_cards",
-           "legal_cards_of", "play_card", "encode", "observe_into", "stock_left"]
+__all__ = ["LZ_STATE_SIZE", "LZ_LAYOUT", "LZ_OFFSETS", "LZ_SLOTS", "new_deal", "deal_shuffled",
+           "legal_cards", "legal_cards_of", "play_card", "encode", "observe_into", "stock_left"]
 
 HAND_SIZE = 8
 N_TRICKS = NCARDS // 2

@@ -84,7 +84,8 @@ def _discard_cost(contract: int, trump: int, talon: int):
 
 @lru_cache(maxsize=4096)
 def _best_pair(hand: int, allowed: int, contract: int, trump: int, talon: int) -> tuple[int, int]:
-    """The two cards of ``allowed`` to lay (:func:`~mariash_env.games.voleny.table_discards.best_pair`)."""
+    """The two cards of ``allowed`` to lay
+    (:func:`~mariash_env.games.voleny.table_discards.best_pair`)."""
     a, b = best_pair(hand, allowed, contract, trump, talon)
     return int(a), int(b)
 
@@ -112,7 +113,8 @@ class TableRobot(Robot):
     def decide(self, o: ObsInfo) -> int:
         legal = o.legal
         if not legal:
-            raise ValueError("the observation's action_mask has no legal action: is this seat to move?")
+            raise ValueError("the observation's action_mask has no legal action: "
+                             "is this seat to move?")
         if o.mask[A.LAY_DOWN]:
             return A.LAY_DOWN
         if len(legal) == 1:
