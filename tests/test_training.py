@@ -326,6 +326,32 @@ def test_warm_start_widened(trained: Path, exported: Path, tmp_path: Path) -> No
         tiny(**{"network.hidden": [96], "network.widen_init": True})
 
 
+def test_warm_start_with_knowledge(trained: Path, exported: Path, tmp_path: Path) -> None:
+    """``network.features = ['knowledge']`` (training.features): a run starts from a network
+    without the derived inputs (checkpoint or export) and plays what it played, trains,
+    exports a robot that takes the plain observation, and warm-starts a run of its own
+    kind; with ``widen_init`` or an unknown feature it is refused."""
+    ck = trained / "checkpoint.pt"
+    plain, _ = load_policy(ck)
+    o = torch.from_numpy(sample_observations(500, seed=4)[0])
+    know = {"network.features": ["knowledge"]}
+    for init in (ck, exported):
+        t = Trainer(tiny(**{"init": str(init), **know}), tmp_path / f"k_{init.suffix[1:]}")
+        with torch.inference_mode():
+            assert torch.allclose(t.method.net.scores(o), plain.scores(o), atol=1e-5)
+    t.train()
+    export(tmp_path / "k_onnx" / "checkpoint.pt", tmp_path / "k.onnx", check=64)
+    again = Trainer(tiny(**{"init": str(tmp_path / "k.onnx"), **know}), tmp_path / "k2")
+    trained_net, _ = load_policy(tmp_path / "k_onnx" / "checkpoint.pt")
+    with torch.inference_mode():
+        assert torch.allclose(again.method.net.scores(o), trained_net.scores(o), atol=1e-4)
+    assert "features" not in tiny().to_dict()["network"]  # stored runs resume unchanged
+    with pytest.raises(ConfigError, match="widen first"):
+        tiny(**{"init": str(ck), "network.hidden": [96], "network.widen_init": True, **know})
+    with pytest.raises(ConfigError, match="from \\['knowledge'\\]"):
+        tiny(**{"network.features": ["voids"]})
+
+
 # -- export and the ONNX robot -------------------------------------------------------------
 
 

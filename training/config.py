@@ -79,6 +79,10 @@ class NetworkConfig:
     hidden: list = opt(None, "hidden layer widths of the MLP", factory=lambda: [512, 256],
                        item=int, ge=1, nonempty=True)
     layer_norm: bool = opt(True, "LayerNorm after every hidden Linear (before the ReLU)")
+    features: list = opt(None, "derived inputs appended to the observation inside the network "
+                               "(training.features): 'knowledge', the other seats' hands as "
+                               "the rules of following bound them (volený)",
+                         factory=list, item=str, choices=("knowledge",))
     widen_init: bool = opt(False, "warm start (init) from a narrower MLP of the same depth, "
                                   "each hidden width a whole multiple of the init's: its "
                                   "units copied, computing the same scores "
@@ -205,6 +209,8 @@ class Config:
             d["init"] = self.init
         for name in ("env", "network", "selfplay", "eval", "run"):
             d[name] = dataclasses.asdict(getattr(self, name))
+        if not d["network"]["features"]:  # only when set: stored runs resume unchanged
+            del d["network"]["features"]
         d[self.method] = dataclasses.asdict(self.algo)
         return d
 
@@ -249,6 +255,9 @@ class Config:
 
         need(self.network.kind in NETWORKS, f"network.kind = {self.network.kind!r}: expected "
              f"one of {sorted(NETWORKS)}")
+        need(not (self.network.widen_init and self.network.features),
+             "network.widen_init and network.features: widen first, then add the derived "
+             "inputs in a run of its own")
         need(not self.network.widen_init or (self.init and self.network.kind == "mlp"),
              "network.widen_init widens the network of init: it needs an init and an mlp, "
              f"got init = {self.init!r} and network.kind = {self.network.kind!r}")

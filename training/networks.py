@@ -21,6 +21,8 @@ from mariash_env.core.observe import OBS_SIZE
 from mariash_env.games.registry import game_kind, games
 from mariash_env.kinds import VOLENY, GameKind
 
+from .features import FEATURES, N_KNOWLEDGE, CardKnowledge
+
 MASKED_VALUE = -1e9
 """Score of an illegal action (finite, so no NaN ever appears in a masked softmax)."""
 
@@ -68,12 +70,15 @@ class MLP(PolicyNet):
     kind = "mlp"
 
     def __init__(self, hidden: list[int] | tuple[int, ...] = (512, 256), layer_norm: bool = True,
-                 obs_size: int = OBS_SIZE, num_actions: int = N_ACTIONS) -> None:
+                 obs_size: int = OBS_SIZE, num_actions: int = N_ACTIONS,
+                 knowledge: nn.Module | None = None) -> None:
         super().__init__()
         self.obs_size = obs_size
         self.num_actions = num_actions
+        # derived inputs appended to the observation (training.features), or none
+        self.knowledge = knowledge
         layers: list[nn.Module] = []
-        width = obs_size
+        width = obs_size + (N_KNOWLEDGE if knowledge is not None else 0)
         for h in hidden:
             layers.append(nn.Linear(width, int(h)))
             if layer_norm:
@@ -87,6 +92,8 @@ class MLP(PolicyNet):
         nn.init.uniform_(self.head.weight, -1e-3, 1e-3)
 
     def scores(self, obs: torch.Tensor) -> torch.Tensor:
+        if self.knowledge is not None:
+            obs = torch.cat([obs, self.knowledge(obs)], dim=1)
         return self.head(self.body(obs))
 
 
@@ -155,6 +162,33 @@ def widen_mlp(narrow: MLP, wide: MLP, seed: int = 0, spread: float = 0.1) -> Non
     wide.load_state_dict({k: v.to(dtype) for k, v in new.items()})
 
 
+def add_inputs(plain: MLP, net: MLP) -> int:
+    """Load into ``net`` the function of ``plain``, an MLP of the same hidden widths whose
+    first layer takes fewer inputs: the observation without ``net``'s derived inputs
+    (``network.features``).  The weights of the added inputs start at zero, so ``net``
+    computes ``plain``'s scores; returns how many inputs were added (0: the same shapes,
+    a plain copy).  ValueError when the shapes do not allow it."""
+    want = net.state_dict()
+    have = plain.state_dict()
+    first = "body.0.weight"
+    wrong = [k for k in want if k not in have
+             or (k != first and have[k].shape != want[k].shape)]
+    rows, cols = want[first].shape
+    if wrong or have[first].shape[0] != rows or have[first].shape[1] > cols:
+        raise ValueError(f"adding derived inputs: the init's network {hidden_widths(plain)} "
+                         f"(observation {plain.obs_size}) does not fit the config's "
+                         f"{hidden_widths(net)} (observation {net.obs_size})")
+    added = cols - have[first].shape[1]
+    if added and have[first].shape[1] != net.obs_size:
+        raise ValueError(f"adding derived inputs: the init's first layer takes "
+                         f"{have[first].shape[1]} inputs, expected the observation's "
+                         f"{net.obs_size} or {cols}")
+    new = dict(have)
+    new[first] = torch.cat([have[first], torch.zeros(rows, added, dtype=have[first].dtype)], 1)
+    net.load_state_dict(new)
+    return added
+
+
 def hidden_widths(net: MLP) -> list[int]:
     """An MLP's hidden widths, from its Linear layers."""
     return [m.out_features for m in net.body if isinstance(m, nn.Linear)]
@@ -192,9 +226,15 @@ def build_network(net_cfg: Any, game: GameKind | str = VOLENY) -> PolicyNet:
     if kind not in NETWORKS:
         raise ValueError(f"unknown network kind {kind!r}: expected one of {sorted(NETWORKS)}")
     if kind == "mlp":
+        feats = list(d.get("features") or [])
+        unknown = [f for f in feats if f not in FEATURES]
+        if unknown:
+            raise ValueError(f"network.features: unknown {unknown}: expected some of "
+                             f"{list(FEATURES)}")
         return MLP(hidden=list(d.get("hidden", [512, 256])),
                    layer_norm=bool(d.get("layer_norm", True)),
-                   obs_size=g.obs_size, num_actions=g.n_actions)
+                   obs_size=g.obs_size, num_actions=g.n_actions,
+                   knowledge=CardKnowledge(g) if "knowledge" in feats else None)
     return NETWORKS[kind]()  # pragma: no cover
 
 

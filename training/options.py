@@ -93,12 +93,15 @@ def check_value(value: Any, f: dataclasses.Field, key: str, source: str = "confi
         expected = f"one of {list(choices)}" if choices else "a string"
     elif isinstance(default, list):
         kind = {int: "integers", str: "strings", float: "finite numbers"}.get(item, "values")
-        good = {int: _is_int, str: lambda v: isinstance(v, str),
+        choices = meta.get("choices")
+        good = {int: _is_int,
+                str: lambda v: isinstance(v, str) and (choices is None or v in choices),
                 float: _is_finite}.get(item, lambda v: True)
         ok = (isinstance(value, list) and (len(value) > 0 or not meta.get("nonempty"))
               and all(good(v) and (item is str or _in_bounds(v, meta)) for v in value))
         expected = (f"a {'non-empty ' if meta.get('nonempty') else ''}list of "
-                    f"{_accepted(kind, meta) if item is not str else kind}")
+                    f"{_accepted(kind, meta) if item is not str else kind}"
+                    f"{f' from {list(choices)}' if item is str and choices else ''}")
     elif isinstance(default, dict):
         ok, expected = isinstance(value, dict), "a table"
     else:  # pragma: no cover - every option has a typed default

@@ -47,7 +47,7 @@ from .config import Config, ConfigError
 from .evaluate import EvalResult, evaluate_all
 from .logs import EVAL_FIELDS, CsvLog, TensorBoard, metric_fields, plot_run
 from .methods import get_method
-from .networks import count_parameters, game_of, hidden_widths, widen_mlp
+from .networks import add_inputs, count_parameters, game_of, hidden_widths, widen_mlp
 
 CHECKPOINT = "checkpoint.pt"
 
@@ -236,8 +236,10 @@ class Trainer:
         narrower network's, widened to the config's (:func:`widen_mlp`)."""
         net = self.method.net
         widen = self.cfg.network.widen_init
+        # a network with derived inputs starts from one without: the same, new inputs at 0
+        grow = getattr(net, "knowledge", None) is not None
         if str(path).endswith(".onnx"):
-            got = read_onnx_policy(path, None if widen else net)
+            got = read_onnx_policy(path, None if widen or grow else net)
             into = got["net"]
             check_game({"game": got["game"]}, game_of(self.cfg.env.rules).name, path)
             into.load_state_dict(got["state_dict"])
@@ -246,7 +248,8 @@ class Trainer:
         else:
             init = read_checkpoint(path)
             check_game(init, game_of(self.cfg.env.rules).name, path)
-            into = mlp_of_stored_shapes(init["network"].get("params", {}), path) if widen else net
+            stored = init["network"].get("params", {})
+            into = mlp_of_stored_shapes(stored, path) if widen or grow else net
             check_network(init, into.signature(), path)
             try:
                 into.load_state_dict(init["policy"])
@@ -261,6 +264,13 @@ class Trainer:
             except ValueError as e:
                 raise CheckpointError(f"{path}: {e}") from None
             what += f", widened from hidden {hidden_widths(into)} to {hidden_widths(net)}"
+        elif grow:
+            try:
+                added = add_inputs(into, net)
+            except ValueError as e:
+                raise CheckpointError(f"{path}: {e}") from None
+            if added:
+                what += f", its {added} derived inputs (network.features) added at weight 0"
         self.log(f"[train] warm start from {what}")
 
     def payload(self) -> dict[str, Any]:
