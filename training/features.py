@@ -26,6 +26,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from mariash_env.cards import PLAIN_STRENGTH, TRUMP_STRENGTH
 from mariash_env.kinds import GameKind
 
 FEATURES = ("knowledge",)
@@ -34,9 +35,6 @@ FEATURES = ("knowledge",)
 N_KNOWLEDGE = 192
 """Features :class:`CardKnowledge` appends: [cannot, may, only][seat 1, 2][card]."""
 
-# Card strength in a suit game (RULES.md §1): 7 8 9 spodek svršek král 10 eso; card c is
-# rank c & 7 of suit c >> 3, ranks in the order 7 8 9 10 J Q K A.
-_SUIT_GAME_STRENGTH = (0, 1, 2, 6, 3, 4, 5, 7)
 _NEEDED = ("hand", "talon", "trump_suit", "played_by", "played_in", "trick_leader", "contract")
 
 
@@ -55,10 +53,11 @@ class CardKnowledge(nn.Module):
         suit = torch.zeros(32, 4)
         suit[torch.arange(32), torch.arange(32) // 8] = 1.0
         self.register_buffer("suit", suit, persistent=False)
-        strength = [_SUIT_GAME_STRENGTH[c & 7] for c in range(32)]
-        self.register_buffer("strength_suit", torch.tensor(strength, dtype=torch.float32),
-                             persistent=False)
-        self.register_buffer("strength_nt", (torch.arange(32) % 8).float(), persistent=False)
+        # the engine's rank strengths (card c is rank c & 7 of suit c >> 3): a suit game's
+        # (the ten above the king), betl's and durch's
+        for name, table in (("strength_suit", TRUMP_STRENGTH), ("strength_nt", PLAIN_STRENGTH)):
+            self.register_buffer(name, torch.tensor([float(table[c & 7]) for c in range(32)]),
+                                 persistent=False)
 
     def _block(self, obs: torch.Tensor, name: str, size: int) -> torch.Tensor:
         o = self.off[name]
@@ -90,18 +89,15 @@ class CardKnowledge(nn.Module):
         led = suits[0]
         led_cards = led @ self.suit.t()  # [B, 10, 32]: the led suit's cards
         led_trump = is_trump[0]
+        follows = [(s * led).sum(-1) for s in suits]
         # key: what a card is worth in the trick (0 = cannot win it)
-        key = []
-        for j in range(3):
-            follows = (suits[j] * led).sum(-1)
-            key.append(is_trump[j] * (16.0 + value[j])
-                       + (1.0 - is_trump[j]) * follows * (8.0 + value[j]))
+        key = [is_trump[j] * (16.0 + value[j]) + (1.0 - is_trump[j]) * follows[j] * (8.0 + value[j])
+               for j in range(3)]
         cannot = torch.zeros(b, 3, 32, dtype=obs.dtype, device=obs.device)
         best = key[0]
         for j in (1, 2):
             present = suits[j].sum(-1)
-            follows = (suits[j] * led).sum(-1)
-            not_follow = present * (1.0 - follows)
+            not_follow = present * (1.0 - follows[j])
             under = (key[j] < best).to(obs.dtype) * present
             trumped = (best >= 16.0).to(obs.dtype)
             # the strength the card had to beat, within its suit
@@ -110,7 +106,7 @@ class CardKnowledge(nn.Module):
             m = not_follow.unsqueeze(2) * led_cards
             m = m + (not_follow * (1.0 - is_trump[j])).unsqueeze(2) * trump_cards.unsqueeze(1)
             # followed a trick not yet trumped (or a trump lead) without beating it
-            beat_led = follows * under * torch.maximum(1.0 - trumped, led_trump)
+            beat_led = follows[j] * under * torch.maximum(1.0 - trumped, led_trump)
             m = m + beat_led.unsqueeze(2) * led_cards * above_led.to(obs.dtype)
             # trumped below the trick's highest trump
             beat_trump = not_follow * is_trump[j] * under * trumped
