@@ -147,8 +147,11 @@ def _vector_game(name: Any) -> Any:
             f"(mariash_env.env, VectorEnv, ...); accepted here: {list(_rules_choices())}"
         )
     if kind is None:
+        own = [n for n, k in REGISTERED.items() if k.game is None]
+        also = (f" (and, in the front ends that take a game by name, {own}: games with an "
+                "engine of their own)") if own else ""
         raise RulesError(f"invalid value {name!r} for rule option 'rules': expected a str, "
-                         f"one of {list(_rules_choices())}")
+                         f"one of {list(_rules_choices())}{also}")
     return kind
 
 

@@ -16,6 +16,7 @@ from mariash_env import IllegalActionError
 from mariash_env.actions import N_ACTIONS
 from mariash_env.cards import CARD_CODES
 from mariash_env.records import RecordError, load_records, replay_record, save_records
+from mariash_env.vector import VectorEnv
 
 
 def random_episode(e, seed: int = 0):
@@ -160,6 +161,12 @@ def test_unknown_rules_are_refused():
         mariash_env.env(tariff="cheap")
     with pytest.raises(mariash_env.RulesError, match="'players'"):
         mariash_env.env(players=5)
+    # an unknown game names every game the front end takes, lízaný (own engine) too
+    for make in (lambda: mariash_env.env(rules="lizanyy"),
+                 lambda: VectorEnv(2, rules="lizanyy")):
+        with pytest.raises(mariash_env.RulesError,
+                           match=r"'lizanyy'.*\['voleny', 'licitovany'\].*\['lizany'\]"):
+            make()
 
 
 def test_records_replay_and_first_bad_action(tmp_path):
