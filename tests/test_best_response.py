@@ -120,6 +120,17 @@ def test_a_frozen_robot_needs_its_share():
         _cfg(frozen="nobody")
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["--robot", "strong", "--game", "lizany=net"], "--game 'lizany=net' picks the robots"),
+    (["--table", "--robot", "table"], "--table measures the robots that --game names"),
+    (["--table", "--endgame", "3"], "--table measures the robots that --game names"),
+])
+def test_options_of_the_other_mode_are_refused_not_ignored(argv, says, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2 and says in capsys.readouterr().err
+
+
 def test_the_command_trains_measures_and_resumes(tmp_path, capsys):
     """``mariash best-response`` on lízaný: a short training warm-started from the shipped
     network, the exploiter exported, the gain written; a rerun reads the result back."""

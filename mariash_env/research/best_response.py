@@ -420,6 +420,14 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                         num_envs=args.num_envs, deals=deals, seed=args.seed, jobs=args.jobs,
                         exploiter=args.exploiter, lr=args.lr or 0.0)
 
+    # options of the other mode are refused, not ignored
+    if args.table and (args.robot or args.endgame):
+        fail("--table measures the robots that --game names; give --robot or --endgame "
+             "without --table (one robot's run)")
+    if not args.table and args.game:
+        fail(f"--game {args.game[0]!r} picks the robots of --table; one robot's run takes "
+             "--robot ROBOT and --rules GAME")
+
     def body() -> int:
         if args.table:
             from ..robots import make_robot
