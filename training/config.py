@@ -27,6 +27,10 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backpor
 
 from .options import ConfigError, check_fields, check_value, convert_value, opt
 
+FEATURES = ("knowledge",)
+"""The derived inputs a network may take (``network.features``; built by
+:mod:`training.features`, which imports torch, so the list lives here)."""
+
 SEED_MAX = 2**63 - 1  # the largest TOML integer; numpy and torch accept every seed up to it
 
 
@@ -82,7 +86,7 @@ class NetworkConfig:
     features: list = opt(None, "derived inputs appended to the observation inside the network "
                                "(training.features): 'knowledge', the other seats' hands as "
                                "the rules of following bound them (volený)",
-                         factory=list, item=str, choices=("knowledge",))
+                         factory=list, item=str, choices=FEATURES)
     widen_init: bool = opt(False, "warm start (init) from a narrower MLP of the same depth, "
                                   "each hidden width a whole multiple of the init's: its "
                                   "units copied, computing the same scores "

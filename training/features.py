@@ -29,9 +29,6 @@ from torch import nn
 from mariash_env.cards import PLAIN_STRENGTH, TRUMP_STRENGTH
 from mariash_env.kinds import GameKind
 
-FEATURES = ("knowledge",)
-"""The derived inputs a network may take (``network.features``)."""
-
 N_KNOWLEDGE = 192
 """Features :class:`CardKnowledge` appends: [cannot, may, only][seat 1, 2][card]."""
 
