@@ -26,7 +26,17 @@ KIND = GameKind(
     deal_bounds="mariash_env.games.licitovany.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
     units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold
-    ladder_robots=("random", "table", "onnx:models/robot_licitovany.onnx"),
+    # every shipped model of the game, oldest first (..._actor_table3.onnx is `net`)
+    ladder_robots=("random", "table", "onnx:models/robot_licitovany.onnx",
+                   "onnx:models/robot_licitovany_distilled.onnx",
+                   "onnx:models/robot_licitovany_deal.onnx",
+                   "onnx:models/robot_licitovany_deal2.onnx",
+                   "onnx:models/robot_licitovany_deal3.onnx",
+                   "onnx:models/robot_licitovany_deal4.onnx",
+                   "onnx:models/robot_licitovany_rollout.onnx",
+                   "onnx:models/robot_licitovany_actor.onnx",
+                   "onnx:models/robot_licitovany_actor_play.onnx",
+                   "onnx:models/robot_licitovany_actor_table3.onnx", "strong"),
     probe_robots=("table", "net"),
     # the best network alone (issue #35): three rounds of labels valued in the real deals,
     # in the auction, flek and card play of its own parties, the third with PIMC's labels

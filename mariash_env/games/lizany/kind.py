@@ -21,7 +21,7 @@ KIND = GameKind(
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
     openspiel_game="mariash_env.openspiel.lizany:MariashLizanyGame",
     record_format=Z.FORMAT, record_replay="mariash_env.games.lizany.record:replay_result",
-    ladder_robots=("random", "table"),
+    ladder_robots=("random", "table", "onnx:models/robot_lizany.onnx"),
     probe_robots=("table", "net"),
     net="onnx:models/robot_lizany.onnx",
     vector="mariash_env.games.lizany.vector:LizanyVectorEnv",

@@ -31,10 +31,14 @@ KIND = GameKind(
     replay="mariash_env.records:replay_record", title="volený mariáš", units="groše",
     seat_layouts=(SeatLayout(4, Q.OBS4_SIZE, Q.STATE4_OBS_SIZE, Q.OBS4_LAYOUT, Q.encode4,
                              Q.observe_into4),),
+    # every shipped model of the game, oldest first (robot_voleny_seated3.onnx is `net`)
     ladder_robots=("random", "table", "onnx:models/robot.onnx",
                    "onnx:models/robot_distilled.onnx", "onnx:models/robot_distilled_bid.onnx",
                    "onnx:models/robot_distilled_dagger.onnx",
-                   "onnx:models/robot_distilled_dagger2.onnx", "strong"),
+                   "onnx:models/robot_distilled_dagger2.onnx",
+                   "onnx:models/robot_voleny_deal.onnx", "onnx:models/robot_voleny_deal2.onnx",
+                   "onnx:models/robot_voleny_deal3.onnx",
+                   "onnx:models/robot_voleny_seated3.onnx", "strong"),
     # PIMC at a tenth of its default time, so that a best-response match fits
     probe_robots=("random", "table", "net", "strong", "pimc(worlds=8, time_limit=0.05)"),
     # the best network alone (issue #35): robot_voleny_deal3.onnx after labels valued over
