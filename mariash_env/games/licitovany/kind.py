@@ -37,7 +37,7 @@ KIND = GameKind(
                    "onnx:models/robot_licitovany_actor.onnx",
                    "onnx:models/robot_licitovany_actor_play.onnx",
                    "onnx:models/robot_licitovany_actor_table3.onnx", "strong"),
-    probe_robots=("table", "net"),
+    probe_robots=("table", "net", "strong"),
     # the best network alone (issue #35): three rounds of labels valued in the real deals,
     # in the auction, flek and card play of its own parties, the third with PIMC's labels
     # of its betl and durch card play (robot_licitovany_deal4.onnx), then a round whose
