@@ -25,11 +25,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backpor
     import tomli as tomllib
 
 
-from .options import ConfigError, check_fields, check_value, convert_value, opt
-
-FEATURES = ("knowledge",)
-"""The derived inputs a network may take (``network.features``; built by
-:mod:`training.features`, which imports torch, so the list lives here)."""
+from .options import FEATURES, ConfigError, check_fields, check_value, convert_value, opt
 
 SEED_MAX = 2**63 - 1  # the largest TOML integer; numpy and torch accept every seed up to it
 

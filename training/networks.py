@@ -21,8 +21,8 @@ from mariash_env.core.observe import OBS_SIZE
 from mariash_env.games.registry import game_kind, games
 from mariash_env.kinds import VOLENY, GameKind
 
-from .config import FEATURES
 from .features import N_KNOWLEDGE, CardKnowledge
+from .options import FEATURES
 
 MASKED_VALUE = -1e9
 """Score of an illegal action (finite, so no NaN ever appears in a masked softmax)."""

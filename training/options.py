@@ -13,7 +13,12 @@ import math
 from dataclasses import field, fields
 from typing import Any
 
-__all__ = ["ConfigError", "opt", "check_value", "check_fields", "convert_value"]
+FEATURES = ("knowledge",)
+"""The derived inputs a network may take (``network.features``); built by
+:mod:`training.features`, which imports torch, so the list lives in this leaf module, read
+by the torch-free :mod:`training.config` and by :mod:`training.networks` (no import cycle)."""
+
+__all__ = ["FEATURES", "ConfigError", "opt", "check_value", "check_fields", "convert_value"]
 
 
 class ConfigError(ValueError):
