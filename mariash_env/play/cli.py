@@ -39,11 +39,12 @@ def _port(text: str) -> int:
 
 def _play_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--robots", default="table,table",
-                    help="two robots: random, table, pimc, strong (the strongest, volený), "
-                         "onnx:PATH (default table,table)")
+                    help="two robots: table, random, net (the best network), strong (the "
+                         "strongest: network and search), pimc, onnx:PATH; lízaný takes "
+                         "no search robot (default table,table)")
     ap.add_argument("--rules", default="voleny",
-                    help="voleny (the default), licitovany (robots: table, random) or lizany "
-                         "(two players: you and the first robot)")
+                    help="voleny (the default), licitovany or lizany (two players: you and "
+                         "the first robot)")
     ui = ap.add_mutually_exclusive_group()
     ui.add_argument("--web", action="store_true", help="the browser table (the default)")
     ui.add_argument("--terminal", action="store_true", help="the terminal table")
@@ -133,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     _play_args(p)
     r = sub.add_parser("serve-robot",
                        help="answer seat records or observation+mask requests with a robot")
-    r.add_argument("robot", help="random, table, pimc or onnx:PATH")
+    r.add_argument("robot", help="a robot of --rules: table, random, net, strong, pimc "
+                                 "(not lízaný's) or onnx:PATH")
     r.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     r.add_argument("--port", type=_port, default=8765, help="port (default 8765)")
     r.add_argument("--rules", default="voleny", choices=[k.name for k in games("service")],
