@@ -208,6 +208,13 @@ def test_the_pages_new_endpoints(tmp_path):
         setup = c.get("/api/setup").json()
         assert setup["robots"]["voleny"][0] == "random" and "table" in \
             setup["robots"]["licitovany"]
+        # the form offers each game's trained network, weakest robot first, each named in
+        # both languages
+        assert setup["robots"]["voleny"] == ["random", "table", "net", "pimc", "strong"]
+        assert setup["robots"]["licitovany"] == ["random", "table", "net", "pimc", "strong"]
+        assert setup["robots"]["lizany"] == ["random", "table", "net"]
+        for robots in setup["robots"].values():
+            assert all(cat[lang][f"robot.{r}"] for r in robots for lang in ("cz", "en"))
         svg = c.get("/cards/Qa-en.svg")
         assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg")
         assert c.get("/cards/Zz.svg").status_code == 404

@@ -191,6 +191,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "speed.fast": ("rychle", "fast"),
     "robot.random": ("náhodný", "random"),
     "robot.table": ("stolní", "table"),
+    "robot.net": ("naučená síť", "trained network"),
     "robot.pimc": ("hledající (PIMC)", "searching (PIMC)"),
     "robot.strong": ("nejsilnější", "strongest"),
     "rules.title": ("Pravidla", "Rules"),
