@@ -305,7 +305,7 @@ def create_app(new_session: Callable[..., PlaySession], *, lease: float = 10.0,
 
 
 SETUP_KEYS = ("rules", "robots", "seat", "options")
-TABLE_ROBOTS = ("random", "table", "net", "pimc", "strong")  # weakest to strongest
+TABLE_ROBOTS = ("random", "table", "net", "pimc", "strong")  # weakest first (net, pimc: level)
 FORM_OPTIONS = ("tariff", "max_flek")  # the rule options the new-partie form offers
 
 
