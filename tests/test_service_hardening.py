@@ -83,6 +83,10 @@ def test_item1_every_game_mismatch_is_named(voleny, licit):
     assert r.status_code == 422
     assert "the record is for voleny, this service plays licitovany" in r.json()["error"]
     assert voleny.post("/act", json={"record": README}).status_code == 200
+    # a body whose 'record' is no object names no game it is not for
+    r = licit.post("/act", json={"record": 1})
+    assert r.status_code == 422 and "the record is for" not in r.json()["error"]
+    assert r.json()["error"].startswith("this service plays licitovany")
 
 
 @pytest.mark.parametrize("value", [1e39, -1e39, 10**400, 2.0**200],

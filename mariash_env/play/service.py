@@ -255,8 +255,8 @@ def create_service_app(spec: str, rules: str = "voleny",
         try:
             data = parse_json(await read_body(request, max_body))
             if isinstance(data, dict) and "record" in data and not records:
-                game = record_game(data["record"]) or "voleny"
-                other = f"the record is for {game}, " if game != kind.name else ""
+                game = record_game(data["record"])  # None: no seat record at all
+                other = f"the record is for {game}, " if game not in (None, kind.name) else ""
                 raise RequestError(f"{other}this service plays {kind.name}: seat records "
                                    f"({RECORD_FORMAT}) are {readers}'s, a "
                                    f"{kind.title or kind.name} robot answers 'observation' "
