@@ -68,7 +68,6 @@ def test_a_lizany_partie_at_the_table(tmp_path):
         open_table("table,table", rules="lizany", save_dir=tmp_path, options={"tariff": 1})
 
 
-
 def test_the_lizany_table_seats_the_network_and_names_it(tmp_path):
     """The page's form offers lízaný's trained network (web.TABLE_ROBOTS); the table names
     every robot it has a word for in the player's language, the network too."""
@@ -78,6 +77,7 @@ def test_the_lizany_table_seats_the_network_and_names_it(tmp_path):
     assert s.shown_names["en"][1] == "robot trained network"
     _play(s, random.Random(1))
     assert s.state()["waiting"] == "partie_over" and sum(s.scores) == 0
+
 
 def _comparable(st):
     """The state as JSON, less what no card decides: the series (the save folder), undo

@@ -283,6 +283,12 @@ def t(key: str, lang: str = "cz", **fields: Any) -> str:
     return text.format(**fields) if fields else text
 
 
+def robot_word(spec: str, lang: str = "cz") -> str:
+    """A robot spec as the table names it in ``lang``: its word (``robot.SPEC``) where the
+    catalogue has one, the spec itself otherwise (``onnx:PATH``, ``nnpimc(...)``)."""
+    return t(f"robot.{spec}", lang) if f"robot.{spec}" in MESSAGES else spec
+
+
 def both(key: str, **fields: Any) -> dict[str, str]:
     """``{"cz", "en"}``: the message in both languages (a field may itself be such a
     pair, then each language takes its own)."""

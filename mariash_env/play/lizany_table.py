@@ -30,7 +30,7 @@ from ..records import save_records
 from ..robots import make_robot
 from ..robots.base import Robot
 from ..rules import is_int
-from .i18n import LANGS, MESSAGES, SUIT_CZ, SUIT_EN, both, card_name, t
+from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, card_name, robot_word, t
 from .labels import card_info
 from .series import series_tables
 from .session import (
@@ -96,8 +96,7 @@ class LizanySession(TableSession):
         self.names = {s: name if s == human_seat else robot_name for s in range(2)}
         self.shown_names = {k: {s: (t("you", k) if name == "you" else name)
                                 if s == human_seat else robot_name.replace(
-                                    self.spec, t(f"robot.{self.spec}", k)
-                                    if f"robot.{self.spec}" in MESSAGES else self.spec)
+                                    self.spec, robot_word(self.spec, k))
                                 for s in range(2)} for k in LANGS}
         self.started = self.clock().isoformat()
         self._reset()

@@ -33,7 +33,7 @@ from ..records import save_records
 from ..robots import SeatView, make_robot
 from ..robots.base import Robot
 from ..rules import is_int, make_rules
-from .i18n import LANGS, MESSAGES, SUIT_CZ, SUIT_EN, both, t
+from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, robot_word, t
 from .labels import card_info
 from .series import series_tables
 
@@ -396,8 +396,7 @@ class PlaySession(TableSession):
         if seat == self.human:
             return t("you", lang) if self.name == "you" else name
         spec = self._spec_name(self.specs, seat)
-        word = t(f"robot.{spec}", lang) if f"robot.{spec}" in MESSAGES else spec
-        return name.replace(f"robot {spec}", f"robot {word}", 1)
+        return name.replace(f"robot {spec}", f"robot {robot_word(spec, lang)}", 1)
 
     def _spec_name(self, specs: list[str], seat: int) -> str:
         i = [s for s in range(3) if s != self.human].index(seat)
