@@ -51,6 +51,7 @@ def test_table_robot_answers_as_itself():
     client = TestClient(create_service_app("table"))
     info = client.get("/info").json()
     assert info["robot"] == "table" and info["n_actions"] == mariash_env.N_ACTIONS
+    assert info["record_format"] == "mariash-seat/1"
     local = make_robot("table")
     for obs, mask in _observations():
         r = client.post("/act", json={"observation": obs, "action_mask": mask})
@@ -230,7 +231,7 @@ def test_licitovany_service_answers_observations_of_its_game():
     client = TestClient(create_service_app("table", rules="licitovany"))
     info = client.get("/info").json()
     assert (info["rules"], info["obs_size"], info["n_actions"]) == ("licitovany", 1016, 136)
-    assert info["accepts"] == ["observation"]
+    assert info["accepts"] == ["observation"] and info["record_format"] is None
     e = mariash_env.env(rules="licitovany")
     e.reset(seed=3)
     o = e.observe(e.agent_selection)
@@ -254,7 +255,7 @@ def test_lizany_service_answers_both_seats_of_the_two_player_game():
     client = TestClient(create_service_app("table", rules="lizany"))
     info = client.get("/info").json()
     assert (info["rules"], info["obs_size"], info["n_actions"]) == ("lizany", 221, 32)
-    assert info["accepts"] == ["observation"]
+    assert info["accepts"] == ["observation"] and info["record_format"] is None
     e = mariash_env.env(rules="lizany")
     e.reset(seed=5)
     robot, seats = LizanyRuleRobot(), set()

@@ -4,7 +4,8 @@ needs, nothing is kept between requests.  Binds 127.0.0.1 unless told otherwise.
 
 ``GET /info`` ->
 ``{"robot": SPEC, "rules": GAME, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS,
-"accepts": [...], "record_format": "mariash-seat/1"}``
+"accepts": [...], "record_format": "mariash-seat/1"}`` (``record_format`` is null on a
+service that answers observations only)
 
 ``mariash serve-robot SPEC --rules GAME`` serves a robot of any game whose kind lists the
 ``service`` front end (``games("service")``): the observation and mask of that game (its
@@ -216,7 +217,7 @@ def create_service_app(spec: str, rules: str = "voleny",
     async def info(request: Request) -> JSONResponse:
         return ErrorSafeJSON({"robot": spec, "rules": kind.name, "obs_size": kind.obs_size,
                              "n_actions": kind.n_actions, "accepts": accepts,
-                             "record_format": RECORD_FORMAT})
+                             "record_format": RECORD_FORMAT if records else None})
 
     def decide(obs: np.ndarray, mask: np.ndarray) -> int:
         # The robot's own state (a random robot's generator) is reset per request.
