@@ -4,7 +4,9 @@ The exported robots and their model cards live in ``models/`` of the repository 
 (``models/robot.onnx`` in docs, configs and commands). The wheel installs the same files
 as the package data ``mariash_env/models`` (``pyproject.toml``), so no top-level
 ``models`` package is installed. :func:`shipped_model` finds a file in whichever of the
-two this package was imported from.
+two this package was imported from, and :func:`locate` lets a path written
+``models/FILE`` (the docs' commands, the ladder's roster) name the shipped file from any
+working directory.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["ShippedModelError", "models_dir", "shipped_model", "shipped_models"]
+__all__ = ["ShippedModelError", "locate", "models_dir", "shipped_model", "shipped_models",
+           "shipped_hint"]
 
 
 class ShippedModelError(FileNotFoundError):
@@ -51,3 +54,32 @@ def shipped_model(name: str) -> Path:
         raise ShippedModelError(f"no shipped model {name!r} in {path.parent}: expected one "
                                 f"of {', '.join(shipped_models())}")
     return path
+
+
+def locate(path: str | Path) -> Path:
+    """``path`` where it is a file; else, for a relative ``models/FILE`` whose ``FILE`` is
+    shipped, the shipped file (so ``onnx:models/robot.onnx`` plays outside a checkout);
+    else ``path`` unchanged, for the caller to report missing."""
+    p = Path(path)
+    if p.is_file() or not _names_shipped(p):
+        return p
+    try:
+        return shipped_model(p.name)
+    except ShippedModelError:
+        return p
+
+
+def shipped_hint(path: str | Path) -> str:
+    """For an error about a missing ``models/FILE``: the shipped ONNX models, else ""."""
+    if not _names_shipped(Path(path)):
+        return ""
+    try:
+        names = [n for n in shipped_models() if n.endswith(".onnx")]
+    except ShippedModelError as e:
+        return f" ({e})"
+    return f", nor a shipped model of that name (shipped: {', '.join(names)})"
+
+
+def _names_shipped(p: Path) -> bool:
+    """``p`` is written ``models/FILE``, as the docs name a shipped model."""
+    return not p.is_absolute() and len(p.parts) == 2 and p.parts[0] == "models"

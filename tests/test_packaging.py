@@ -140,6 +140,8 @@ CHECK = textwrap.dedent('''
     assert Path(strong.net.path).parent == pkg.parent / "models"
     assert Path(make_robot("nnpimc").net.path).name == "robot.onnx"
     net = make_robot(f"onnx:{shipped_model('robot_distilled.onnx')}")
+    # written as in the docs' commands: the shipped file from outside the checkout too
+    assert make_robot("onnx:models/robot.onnx").path == pkg.parent / "models" / "robot.onnx"
     make_robot(f"onnx:{shipped_model('robot_licitovany.onnx')}", rules="licitovany")
     out = play_deal([strong, net, make_robot("table")], (0, 1, 2), 7, 0, make_rules())
     assert min(out["decisions"]) > 0 and sum(out["payments"]) == 0, out
@@ -193,6 +195,25 @@ def test_shipped_model_in_the_checkout() -> None:
             shipped_model(bad)  # type: ignore[arg-type]
     strong = make_robot("strong")
     assert Path(strong.net.path) == ROOT / STRONG["model"]
+
+
+def test_models_paths_name_the_shipped_files_from_any_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A robot written ``onnx:models/FILE`` (the docs' commands, the ladder's roster) plays
+    the shipped file outside the checkout's folder; a file of that name in the working
+    directory comes first; a name that is not shipped is refused listing the shipped."""
+    monkeypatch.chdir(tmp_path)
+    assert make_robot("onnx:models/robot.onnx").path == ROOT / "models" / "robot.onnx"
+    nn = make_robot("nnpimc(model='models/robot_voleny_seated3.onnx')")
+    assert nn.net.path == ROOT / "models" / "robot_voleny_seated3.onnx"
+    (tmp_path / "models").mkdir()
+    own = tmp_path / "models" / "robot.onnx"
+    own.write_bytes((ROOT / "models" / "robot_distilled.onnx").read_bytes())
+    assert make_robot("onnx:models/robot.onnx").path.resolve() == own
+    with pytest.raises(ValueError, match=r"models/nope\.onnx, nor a shipped.*robot\.onnx"):
+        make_robot("onnx:models/nope.onnx")
+    with pytest.raises(ValueError, match=r"no ONNX model at nope\.onnx$"):
+        make_robot("onnx:nope.onnx")
 
 
 def test_default_model_paths_use_the_locator() -> None:

@@ -15,7 +15,7 @@ and :func:`robots_of` read the registry):
   licitovaný);
 * ``"nnpimc"`` -- :class:`~mariash_env.robots.nnpimc.NNPIMCRobot`, PIMC whose card-play
   worlds are weighted by how likely an exported network finds the other seats' recorded
-  cards (``"nnpimc(model=models/robot.onnx, worlds=8)"``; volený, three players, or
+  cards (``"nnpimc(model='models/robot.onnx', worlds=8)"``; volený, three players, or
   licitovaný with a licitovaný model and uniform worlds; imported when built);
 * ``"net"`` and ``"strong"`` -- per game, the robot spec its kind names
   (``GameKind.net``: the best shipped network alone, no search; ``GameKind.strong``: the
@@ -109,7 +109,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name, _, args = spec[:-1].partition("(")
     kw: dict[str, Any] = {}
     if args.strip():
-        bad = ValueError(f"bad robot spec {spec!r}: arguments must be key=literal pairs")
+        bad = ValueError(f"bad robot spec {spec!r}: arguments must be key=literal pairs, "
+                         "strings quoted (e.g. nnpimc(model='models/robot.onnx', worlds=8))")
         try:
             call = ast.parse(f"f({args})", mode="eval").body
             if not isinstance(call, ast.Call) or call.args or any(

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..games.registry import games
 from ..kinds import GameKind
+from ..shipped import locate, shipped_hint
 from .base import Robot
 from .registry import int_at_least, register_robot
 
@@ -59,9 +60,9 @@ class OnnxRobot(Robot):
             import onnxruntime as ort
         except ImportError as e:  # pragma: no cover
             raise OnnxRobotError("OnnxRobot needs the onnxruntime package") from e
-        self.path = Path(path)
+        self.path = locate(path)  # models/FILE: the shipped file from any directory
         if not self.path.is_file():
-            raise OnnxRobotError(f"no ONNX model at {self.path}")
+            raise OnnxRobotError(f"no ONNX model at {self.path}{shipped_hint(self.path)}")
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, int(threads))
         opts.inter_op_num_threads = 1
