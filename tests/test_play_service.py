@@ -275,3 +275,29 @@ def test_lizany_service_answers_both_seats_of_the_two_player_game():
     rec = client.post("/act", json={"record": {"dealer": 0}})
     assert rec.status_code == 422
     assert "for voleny, this service plays lizany" in rec.json()["error"]
+
+
+def test_an_address_that_cannot_be_bound_is_one_error(tmp_path, capsys):
+    """``serve-robot`` and ``play`` on a port in use or an unknown host: one ``error:``
+    line naming the address, exit status 2, and no URL announced before it."""
+    from mariash_env.play.cli import main
+    from mariash_env.play.listen import listen
+
+    busy = listen("127.0.0.1", _free_port())
+    busy.listen()
+    port = busy.getsockname()[1]
+    try:
+        with pytest.raises(OSError, match=f"cannot listen on 127.0.0.1:{port}: .*in use"):
+            listen("127.0.0.1", port)
+        for argv in (["serve-robot", "table", "--port", str(port)],
+                     ["play", "--no-browser", "--port", str(port),
+                      "--save-dir", str(tmp_path)]):
+            with pytest.raises(SystemExit) as e:
+                main(argv)
+            out = capsys.readouterr()
+            assert e.value.code == 2 and "http://" not in out.out, out
+            assert out.err.startswith(f"error: cannot listen on 127.0.0.1:{port}"), out
+    finally:
+        busy.close()
+    with pytest.raises(OSError, match="cannot listen on no such host:8799: unknown host"):
+        listen("no such host", 8799)

@@ -97,9 +97,12 @@ def play(args: argparse.Namespace) -> int:
     from .web import serve
 
     sessions = iter([first])
-    serve(lambda setup=None: (next(sessions, None) if setup is None else None)
-          or new_session(setup), args.host, args.port,
-          open_browser=not args.no_browser)
+    try:
+        serve(lambda setup=None: (next(sessions, None) if setup is None else None)
+              or new_session(setup), args.host, args.port,
+              open_browser=not args.no_browser)
+    except OSError as e:  # the address: a port in use, an unknown host
+        fail(e)
     return 0
 
 

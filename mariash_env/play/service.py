@@ -296,9 +296,10 @@ def create_service_app(spec: str, rules: str = "voleny",
 
 def serve_robot(spec: str, host: str = "127.0.0.1", port: int = 8765,
                 rules: str = "voleny", max_body: int = MAX_BODY) -> int:
-    import uvicorn
+    from . import listen
 
     app = create_service_app(spec, rules, max_body)  # a bad spec fails here, before binding
-    print(f"robot {spec} answers POST http://{host}:{port}/act (Ctrl+C to stop)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    sock = listen.listen(host, port)  # OSError naming the address: in use, unknown host
+    print(f"robot {spec} answers POST {listen.url(host, port, '/act')} (Ctrl+C to stop)")
+    listen.run(app, sock)
     return 0

@@ -340,14 +340,16 @@ def check_setup(setup: Any) -> dict[str, Any]:
 
 def serve(new_session: Callable[[], PlaySession], host: str = "127.0.0.1",
           port: int = 8000, open_browser: bool = True) -> None:
-    """Run the table on ``host:port`` until interrupted (uvicorn)."""
-    import uvicorn
+    """Run the table on ``host:port`` until interrupted (uvicorn); OSError naming the
+    address when it cannot be bound, before anything is printed."""
+    from . import listen
 
     app = create_app(new_session)
-    url = f"http://{host}:{port}/"
+    sock = listen.listen(host, port)  # OSError naming the address: in use, unknown host
+    url = listen.url(host, port)
     print(f"the table is at {url} (Ctrl+C to leave)")
     if open_browser:
         import webbrowser
 
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    listen.run(app, sock)
