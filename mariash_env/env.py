@@ -183,7 +183,7 @@ from .games.registry import games
 from .kinds import LICITOVANY
 from .render import render_for
 from .rules import RulesError, make_rules
-from .spaces import LegalDiscrete
+from .spaces import AgentSpaces, LegalDiscrete
 
 AGENTS = ("player_0", "player_1", "player_2")
 AGENTS4 = (*AGENTS, "player_3")
@@ -380,8 +380,8 @@ class FlatObs(MaskInInfo):
             high = np.minimum(inner.high, self._clip).astype(np.float32)
             box = spaces.Box(low, high, inner.shape, np.float32)
         self._box = box
-        self._act_spaces = {a: LegalDiscrete(self._n, self._legal_of(a))
-                            for a in env.possible_agents}
+        self._act_spaces = AgentSpaces({a: LegalDiscrete(self._n, self._legal_of(a))
+                                        for a in env.possible_agents})
 
     def _legal_of(self, agent: str) -> Any:
         def legal() -> np.ndarray | None:
@@ -392,6 +392,7 @@ class FlatObs(MaskInInfo):
         return legal
 
     def observation_space(self, agent: str) -> gymnasium.Space:
+        self._act_spaces[agent]  # an unknown agent: KeyError naming the agents
         return self._box
 
     def action_space(self, agent: str) -> gymnasium.Space:
@@ -532,8 +533,8 @@ class raw_env(AECEnv):
             }
         )
         act_space = spaces.Discrete(kind.n_actions)
-        self.observation_spaces = {a: obs_space for a in agents}
-        self.action_spaces = {a: act_space for a in agents}
+        self.observation_spaces = AgentSpaces({a: obs_space for a in agents})
+        self.action_spaces = AgentSpaces({a: act_space for a in agents})
         self.state_space = spaces.Box(-np.inf, np.inf, (game.state_obs_size,), np.float32)
         self._started = False
         self._seeds = EpisodeSeeds()

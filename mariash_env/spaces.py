@@ -1,4 +1,4 @@
-"""An action space whose ``sample()`` draws a legal action.
+"""An action space whose ``sample()`` draws a legal action, and the agents' map of spaces.
 
 Generic tools (Gymnasium's ``check_env``, RLlib's env checker and random
 exploration) call ``action_space.sample()`` without a mask; on mariáš almost
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-__all__ = ["LegalDiscrete"]
+__all__ = ["AgentSpaces", "LegalDiscrete"]
 
 
 class LegalDiscrete(spaces.Discrete):
@@ -40,3 +40,11 @@ class LegalDiscrete(spaces.Discrete):
         # A copy sent elsewhere (pickle, deepcopy) is a plain Discrete: the callback
         # would drag the whole environment along.
         return (spaces.Discrete, (int(self.n), None, int(self.start)))
+
+
+class AgentSpaces(dict):
+    """An agent's space by name (``observation_spaces``, ``action_spaces``): a dict whose
+    unknown agent is a KeyError naming the agents, as ``observe`` names them."""
+
+    def __missing__(self, agent: Any) -> Any:
+        raise KeyError(f"unknown agent {agent!r}: expected one of {list(self)}")

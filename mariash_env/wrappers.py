@@ -32,7 +32,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from .env import FlatObs, MaskInInfo, parallel_env
 from .env import env as make_env
-from .spaces import LegalDiscrete
+from .spaces import AgentSpaces, LegalDiscrete
 
 __all__ = ["ObsKeys", "rllib_env", "rllib_seat_returns", "MaskInInfo", "FlatObs",
            "parallel_env"]
@@ -60,8 +60,9 @@ class ObsKeys(BaseWrapper):
             observation: inner["observation"],
             action_mask: spaces.Box(0, 1, (n,), dtype),
         })
-        self._obs_spaces = {a: space for a in env.possible_agents}
-        self._act_spaces = {a: LegalDiscrete(n, self._legal_of(a)) for a in env.possible_agents}
+        self._obs_spaces = AgentSpaces({a: space for a in env.possible_agents})
+        self._act_spaces = AgentSpaces({a: LegalDiscrete(n, self._legal_of(a))
+                                        for a in env.possible_agents})
         #: each seat's payments since the last reset (all seats, including one that
         #: never moves: the four-player dealer sitting out)
         self.returns: dict[str, float] = dict.fromkeys(env.possible_agents, 0.0)

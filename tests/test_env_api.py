@@ -169,6 +169,27 @@ def test_unknown_rules_are_refused():
             make()
 
 
+def test_unknown_agent_is_named_by_every_front_end():
+    """``observe``, ``observation_space`` and ``action_space`` of an agent the game has not:
+    a KeyError naming the agents (PettingZoo's classic envs give a bare KeyError)."""
+    import pickle
+
+    envs = [mariash_env.env(), mariash_env.env(rules="licitovany"),
+            mariash_env.env(rules="lizany"), mariash_env.parallel_env(),
+            mariash_env.raw_env()]
+    for e in envs:
+        for method in ("observation_space", "action_space"):
+            with pytest.raises(KeyError, match=r"unknown agent 'player_9': expected one of "
+                                               r"\['player_0', 'player_1'"):
+                getattr(e, method)("player_9")
+        space = e.action_space(e.possible_agents[-1])
+        assert pickle.loads(pickle.dumps(space)) == space
+    e = envs[0]
+    e.reset(seed=1)
+    with pytest.raises(KeyError, match="unknown agent 'player_9'"):
+        e.observe("player_9")
+
+
 def test_records_replay_and_first_bad_action(tmp_path):
     e = mariash_env.env(deals=12)
     e.reset(seed=11)

@@ -96,6 +96,7 @@ from ...cards import CARD_CODES, NCARDS, SUIT_NAMES_CZ, cards_of, parse_deck, pr
 from ...core.state import MASK32
 from ...game import EpisodeSeeds, IllegalActionError, check_seed, reset_options
 from ...rules import is_int
+from ...spaces import AgentSpaces
 from . import core as C
 from .actions import (  # noqa: F401 (re-exported: mariash_env.lizany's names)
     ACTION_LABELS,
@@ -454,8 +455,8 @@ class raw_env(AECEnv):
             "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
         })
-        self.observation_spaces = {a: obs_space for a in AGENTS}
-        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
+        self.observation_spaces = AgentSpaces({a: obs_space for a in AGENTS})
+        self.action_spaces = AgentSpaces({a: spaces.Discrete(N_ACTIONS) for a in AGENTS})
         self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), np.float32)
         self.game: LizanyGame | None = None
         self._seeds = EpisodeSeeds()
