@@ -53,10 +53,17 @@ def save_records(path: str | os.PathLike, records: Iterable[dict[str, Any]]) -> 
 
 def read_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any] | RecordError]]:
     """``(line number, record)`` per non-blank line of a ``.jsonl`` file; a line that is not
-    a JSON object gives ``(line, RecordError)`` and reading goes on.  OSError and
-    UnicodeDecodeError (a file that cannot be read as text) propagate."""
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
+    a JSON object (or not UTF-8 text) gives ``(line, RecordError)`` and reading goes on, so
+    one damaged line does not hide the records after it.  OSError propagates."""
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            try:
+                # utf-8-sig: a byte-order mark that an editor put first is not an error
+                line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+            except UnicodeDecodeError as e:
+                bad = raw[e.start:e.start + 1]
+                yield n, RecordError(f"not UTF-8 text (byte {e.start} of the line: {bad!r})")
+                continue
             if not line.strip():
                 continue
             try:

@@ -98,8 +98,8 @@ def check_file(path: str, parties: bool = True) -> tuple[int, int]:
             except RecordError as e:
                 print(f"{path}:{line}: record {n}: {e}")
                 bad += 1
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+    except OSError as e:
+        reason = e.strerror or str(e)
         print(f"{path}: error: cannot read the file ({reason})")
         return n, bad + 1
     if n == 0:

@@ -163,7 +163,8 @@ def test_replay_cli_checks_every_file_and_names_file_line_and_field(partie, tmp_
     for name in shapes:
         mine = [ln for ln in lines if ln.startswith(f"{tmp_path / name}:")]
         assert mine and ("error" in mine[0] or "not a JSON" in mine[0]
-                         or "must be a JSON object" in mine[0]), (name, mine)
+                         or "must be a JSON object" in mine[0]
+                         or "not UTF-8 text" in mine[0]), (name, mine)
     assert f"{tmp_path / 'empty.jsonl'}: error: no records (an empty file)" in lines
     assert any(ln.startswith(f"{tmp_path / 'missing.jsonl'}: error: cannot read")
                for ln in lines)

@@ -153,6 +153,27 @@ def test_item8_cli_names_the_record_and_exits_1(partie, tmp_path):
     assert out.stdout.strip().endswith("11 record(s) checked, 1 bad")
 
 
+def test_a_damaged_line_hides_no_other_record(partie, tmp_path):
+    """A line that is not UTF-8 text (one flipped byte) is reported by line and the
+    records after it are still checked; a byte-order mark before the first record is
+    read as text, not as an error."""
+    from mariash_env.records import read_records
+
+    path = tmp_path / "damaged.jsonl"
+    save_records(path, partie)
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[2] = lines[2][:10] + b"\xff" + lines[2][11:]
+    path.write_bytes(b"\xef\xbb\xbf" + b"".join(lines))
+    read = list(read_records(path))
+    assert [n for n, r in read if isinstance(r, RecordError)] == [3]
+    assert str(read[2][1]) == "not UTF-8 text (byte 10 of the line: b'\\xff')"
+    assert [r for _, r in read if not isinstance(r, RecordError)] == partie[:2] + partie[3:]
+    out = run_replay("--separate", str(path))
+    assert out.returncode == 1
+    assert f"{path}:3: record 3: not UTF-8 text" in out.stdout
+    assert out.stdout.strip().endswith(f"{len(partie)} record(s) checked, 1 bad")
+
+
 def test_item8_separate_checks_unrelated_deals_alone(tmp_path):
     """Issue #29 item 8: the stored file of unrelated deals (every variant) is not a
     partie; ``--separate`` checks each deal alone."""
