@@ -395,6 +395,37 @@ def test_clone_is_independent_and_history_bounded():
         assert decisions <= game.max_game_length() == max_game_length(make_rules(deals=2))
 
 
+@pytest.mark.parametrize("params", [{}, {"rules": "licitovany"}, {"rules": "lizany"},
+                                    {"players": 4}, {"shuffle": "partie", "deals": 2}])
+def test_an_illegal_action_or_outcome_is_refused_and_nothing_applied(params):
+    """``apply_action`` of a drawn card, an outcome out of range, an action out of the
+    table or one not legal now: an IllegalActionError naming it and the legal ones, the
+    history and the state as before; ``action_to_string`` of an index out of the table
+    (a negative one too) names the range."""
+    from mariash_env import IllegalActionError
+
+    game = pyspiel.load_game("mariash", params)
+    state = game.new_initial_state()
+    state.apply_action(5)
+    for bad in (5, 99):  # -1 is kInvalidAction: pyspiel refuses it itself
+        with pytest.raises(IllegalActionError, match=r"for chance: legal are \['deal:7h'"):
+            state.apply_action(bad)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    player, n = state.current_player(), game.num_distinct_actions()
+    illegal = next(a for a in range(n) if a not in state.legal_actions())
+    before = str(state), state.history()
+    for bad in (illegal, n, 10**6):
+        with pytest.raises(IllegalActionError, match=rf"for player.{player}.*legal are \["):
+            state.apply_action(bad)
+        assert (str(state), state.history()) == before
+    for bad in (n, -1):
+        with pytest.raises(ValueError, match=rf"action {bad} is outside 0..{n - 1}"):
+            state.action_to_string(player, bad)
+    state.apply_action(state.legal_actions()[0])  # the state goes on as if nothing happened
+    assert len(state.history()) == len(before[1]) + 1
+
+
 def test_state_from_record_refuses_a_bad_record():
     game = pyspiel.load_game("mariash")
     with pytest.raises(ValueError, match="state record"):

@@ -44,6 +44,7 @@ from ..rules import RulesError
 from .game import encoding_string, game_type, perfect_recall
 from .params import _DEFAULTS
 from .resample import ResampleError, seed_of
+from .state import action_name, illegal
 
 RULES_NAME = "lizany"
 HAND = 8  # cards dealt to each seat
@@ -173,11 +174,16 @@ class MariashLizanyState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         action = int(action)
         if self.g is None:
+            outcomes = [c for c, _ in self.chance_outcomes()]
+            if action not in outcomes:
+                raise illegal(self, action, outcomes)
             self.drawn.append(action)
             if len(self.drawn) == NCARDS:
                 self.g = LizanyGame(deck=self.drawn)
             return
         g = self.g
+        if not 0 <= action < N_ACTIONS:
+            raise illegal(self, action, self.legal_actions())
         seat, suit = int(g.to_move), action >> 3
         before = int(g.marriage_by[suit])
         g.play(action)  # IllegalActionError naming the legal cards
@@ -187,8 +193,8 @@ class MariashLizanyState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"deal:{CARD_CODES[action]}"
-        return ACTION_LABELS[action]
+            return f"deal:{action_name(CARD_CODES, action, 'card')}"
+        return action_name(ACTION_LABELS, action)
 
     def returns(self) -> list[float]:
         if self.g is None or not self.g.over:

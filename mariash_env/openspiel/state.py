@@ -16,7 +16,7 @@ import pyspiel
 from ..cards import CARD_CODES, cards_of
 from ..core import state as S
 from ..core.engine import advance_partie, apply_action, deal_deck, legal_actions
-from ..game import Game
+from ..game import Game, IllegalActionError
 from ..games.registry import game_kind
 from ..games.voleny.four import payment4, player_of, seat_of
 from ..games.voleny.observe4 import encode4
@@ -29,6 +29,29 @@ if TYPE_CHECKING:
 
 
 _CONTEXTS: dict[Rules, _Context] = {}
+
+
+def illegal(state: pyspiel.State, action: int, legal: list[int]) -> IllegalActionError:
+    """The error of ``action`` applied where only ``legal`` are (a decision's actions or a
+    chance node's outcomes), naming them; raised before anything is applied."""
+    player = state.current_player()
+    if player == pyspiel.PlayerId.TERMINAL:
+        return IllegalActionError(f"action {action}: the game is over")
+    names = [state.action_to_string(player, a) for a in legal]
+    who = "chance" if player == pyspiel.PlayerId.CHANCE else f"player {player}"
+    try:
+        what = f"{state.action_to_string(player, action)!r} (index {action})"
+    except ValueError:
+        what = str(action)
+    return IllegalActionError(f"illegal action {what} for {who}: legal are {names}")
+
+
+def action_name(labels: Any, action: int, what: str = "action") -> str:
+    """``labels[action]``; ValueError naming the range for an index outside it (a negative
+    one too, which Python would count from the end)."""
+    if not 0 <= action < len(labels):
+        raise ValueError(f"{what} {action} is outside 0..{len(labels) - 1}")
+    return labels[action]
 
 
 def _context_of(rules: Rules) -> _Context:
@@ -212,8 +235,15 @@ class MariashState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         action = int(action)
         if self.is_chance_node():
+            outcomes = [c for c, _ in self.chance_outcomes()]
+            if action not in outcomes:
+                raise illegal(self, action, outcomes)
             self._apply_chance(action)  # the deal's rewards stay until the next decision
             return
+        mask = self._g.mask
+        legal_actions(self.st, self._g.rv, mask)  # the engine applies legal actions only
+        if not (0 <= action < len(mask) and mask[action]):
+            raise illegal(self, action, np.flatnonzero(mask).tolist())
         self.deal_actions[-1].append((int(self.st[S.TO_MOVE]), action))
         before = self.st.copy()
         if apply_action(self.st, self._g.rv, action):  # the deal ended and is settled
@@ -244,9 +274,11 @@ class MariashState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             if self._g.rules.shuffle == "partie" and self._between_deals():
+                if not CUT_MIN <= action <= CUT_MAX:
+                    raise ValueError(f"cut {action} is outside {CUT_MIN}..{CUT_MAX}")
                 return f"cut:{action}"
-            return f"deal:{CARD_CODES[action]}"
-        return self._g.kind.labels[action]
+            return f"deal:{action_name(CARD_CODES, action, 'card')}"
+        return action_name(self._g.kind.labels, action)
 
     def rewards(self) -> list[float]:
         """The groše of the deal the last action settled (zero for any other action)."""
