@@ -424,6 +424,9 @@ def test_an_illegal_action_or_outcome_is_refused_and_nothing_applied(params):
             state.action_to_string(player, bad)
     state.apply_action(state.legal_actions()[0])  # the state goes on as if nothing happened
     assert len(state.history()) == len(before[1]) + 1
+    for bad in (-1, game.num_players(), True, 0.0):
+        with pytest.raises(ValueError, match=rf"player_id {bad!r}: expected a player 0\.\."):
+            state.resample_from_infostate(bad, pyspiel.UniformProbabilitySampler(0.0, 1.0))
 
 
 def test_state_from_record_refuses_a_bad_record():

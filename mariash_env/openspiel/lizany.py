@@ -43,7 +43,7 @@ from ..games.registry import game_kind
 from ..rules import RulesError
 from .game import encoding_string, game_type, perfect_recall
 from .params import _DEFAULTS
-from .resample import ResampleError, seed_of
+from .resample import ResampleError, check_player, seed_of
 from .state import action_name, illegal
 
 RULES_NAME = "lizany"
@@ -238,6 +238,7 @@ class MariashLizanyState(pyspiel.State):
                                 probability_sampler: Any) -> MariashLizanyState:
         """A state drawn uniformly from ``player_id``'s information set, with a history
         that replays to it (module docstring)."""
+        player_id = check_player(self, player_id)
         rng = np.random.default_rng(seed_of(probability_sampler))
         game = self.get_game()
         out = game.new_initial_state()

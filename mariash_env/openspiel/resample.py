@@ -69,6 +69,7 @@ class ResampleError(RuntimeError):
 def resample(state: MariashState, player_id: int, probability_sampler: Any) -> MariashState:
     """A state drawn from ``player_id``'s information set, with a history that replays
     to it (module docstring)."""
+    player_id = check_player(state, player_id)
     rng = np.random.default_rng(seed_of(probability_sampler))
     game = state.get_game()
     if state.from_record:
@@ -749,6 +750,16 @@ def _trace(state: MariashState, records: list[np.ndarray], m: int, p: int,
         p = int(end[S.POS + c])
         m -= 1
     return None  # pragma: no cover - m >= 1
+
+
+def check_player(state: Any, player_id: Any) -> int:
+    """``player_id`` as an int if it is one of the game's players; else ValueError naming
+    the range (a negative id would count from the end, a large one search in vain)."""
+    n = state.num_players()
+    if isinstance(player_id, bool) or not isinstance(player_id, (int, np.integer)) \
+            or not 0 <= player_id < n:
+        raise ValueError(f"player_id {player_id!r}: expected a player 0..{n - 1}")
+    return int(player_id)
 
 
 def seed_of(sampler: Any) -> int | None:
