@@ -157,3 +157,31 @@ def test_removed_build_order_leftovers():
     assert isinstance(evaluate.make_opponent("table", 0), TableRobot)
     assert not hasattr(rollout, "load_table_robot_class")
     assert PIMCRobot.wants_view
+
+
+@pytest.mark.parametrize("rules", ["voleny", "licitovany", "lizany"])
+def test_robots_name_an_observation_that_is_not_one(rules):
+    """``act`` of what is not the AEC observation dict (a bare vector, a dict without the
+    mask), of a vector of the wrong size or one with a NaN: ObservationError naming it,
+    from the table robot and the network of every game (random needs only the mask)."""
+    import mariash_env
+    from mariash_env.robots import ObservationError
+
+    e = mariash_env.env(rules=rules)
+    e.reset(seed=2)
+    o = e.observe(e.agent_selection)
+    nan = o["observation"].copy()
+    nan[3] = np.nan
+    for spec in ("table", "net", "random"):
+        robot = make_robot(spec, rules=rules)
+        assert o["action_mask"][robot.act(o)] == 1
+        for bad in (o["observation"], {"observation": o["observation"]}):
+            with pytest.raises(ObservationError, match="expected a dict with 'observation' "
+                                                       "and 'action_mask'"):
+                robot.act(bad)
+        if spec == "random":
+            continue
+        with pytest.raises(ObservationError, match="not finite"):
+            robot.act({"observation": nan, "action_mask": o["action_mask"]})
+        with pytest.raises(ValueError, match=r"\(10,\)|\(1, 10\)"):
+            robot.act({"observation": o["observation"][:10], "action_mask": o["action_mask"]})

@@ -57,6 +57,7 @@ from ..games.voleny.table_robot import TableRobot
 from ..rules import is_int
 from ..shipped import shipped_model
 from .base import (
+    ObservationError,
     PolicyRobot,
     RandomRobot,
     Robot,
@@ -89,7 +90,7 @@ __all__ = [
     "Robot", "RandomRobot", "TableRobot", "PIMCRobot", "SeatView", "OnnxRobot",
     "OnnxRobotError", "PolicyRobot", "as_robot", "make_robot", "parse_spec", "ROBOT_NAMES",
     "check_robot_args", "game_name", "RobotGameError", "check_plays", "register_robot",
-    "robots_of", "robot_args",
+    "robots_of", "robot_args", "ObservationError",
 ]
 
 

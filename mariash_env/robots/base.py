@@ -41,8 +41,13 @@ from .registry import SEED, RobotGameError, register_robot
 if TYPE_CHECKING:  # pragma: no cover
     from .view import SeatView
 
-__all__ = ["Robot", "RandomRobot", "PolicyRobot", "RobotGameError", "as_robot", "check_plays",
-           "legal_of"]
+__all__ = ["Robot", "RandomRobot", "PolicyRobot", "RobotGameError", "ObservationError",
+           "as_robot", "check_plays", "legal_of", "observation_arrays"]
+
+
+class ObservationError(ValueError):
+    """An observation vector (or its mask) that no seat's observation can be: the check
+    names the block at fault and what a canonical observation holds there."""
 
 
 class Robot:
@@ -83,8 +88,22 @@ class Robot:
         self.reset()
 
 
+def observation_arrays(observation: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(observation, action_mask)`` arrays of the AEC observation dict a robot's
+    ``act`` takes; ObservationError when it is not one (so no robot fails on a bare
+    vector with an IndexError or on a missing mask with a KeyError)."""
+    if not isinstance(observation, dict) or not {"observation", "action_mask"} <= set(
+            observation):
+        raise ObservationError("expected a dict with 'observation' and 'action_mask', got "
+                               f"{type(observation).__name__}"
+                               + (f" with keys {sorted(map(str, observation))}"
+                                  if isinstance(observation, dict) else ""))
+    return np.asarray(observation["observation"]), np.asarray(observation["action_mask"])
+
+
 def legal_of(observation: dict[str, Any]) -> np.ndarray:
-    legal = np.flatnonzero(np.asarray(observation["action_mask"]))
+    """The legal action indices of an observation dict (ObservationError: not one)."""
+    legal = np.flatnonzero(observation_arrays(observation)[1])
     if legal.size == 0:
         raise ValueError("the observation's action_mask has no legal action: is this seat to move?")
     return legal
@@ -143,9 +162,8 @@ class PolicyRobot(Robot):
         self.name = name
 
     def act(self, observation: dict[str, Any]) -> int:
-        o = np.asarray(observation["observation"])[None]
-        m = np.asarray(observation["action_mask"])[None]
-        return int(np.asarray(self.fn(o, m))[0])
+        o, m = observation_arrays(observation)
+        return int(np.asarray(self.fn(o[None], m[None]))[0])
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.asarray(self.fn(obs, mask), dtype=np.int64)
@@ -164,8 +182,8 @@ class _Duck(Robot):
     def act(self, observation: dict[str, Any]) -> int:
         if hasattr(self.obj, "act"):
             return int(self.obj.act(observation))
-        return int(self.act_batch(np.asarray(observation["observation"])[None],
-                                  np.asarray(observation["action_mask"])[None])[0])
+        o, m = observation_arrays(observation)
+        return int(self.act_batch(o[None], m[None])[0])
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if hasattr(self.obj, "act_batch"):

@@ -33,6 +33,7 @@ from ..core.tricks import winning_index_py as winning_index  # noqa: F401
 from ..games.voleny import observe as O
 from ..games.voleny.actions import N_ACTIONS
 from ..games.voleny.observe4 import OBS4_SIZE
+from .base import ObservationError, observation_arrays
 
 # --- card helpers ------------------------------------------------------------------------
 
@@ -244,11 +245,6 @@ class ObsInfo:
 
 
 _LAYOUT = {name: (off, n) for name, off, n, _doc in O.OBS_LAYOUT if off < O.OBS_SIZE}
-
-
-class ObservationError(ValueError):
-    """An observation vector (or its mask) that no seat's observation can be: the check
-    names the block at fault and what a canonical observation holds there."""
 
 
 # Lengths decode accepts: the observation, and the four-player one whose first block it is.
@@ -540,13 +536,7 @@ def play_history(played_by: list[int], played_in: int, trick_leader: int, cur_tr
 def decode_dict(observation: dict) -> ObsInfo:
     """Decode the AEC observation dict ``{"observation", "action_mask"}``
     (ObservationError when it is not one)."""
-    if not isinstance(observation, dict) or not {"observation", "action_mask"} <= set(
-            observation):
-        raise ObservationError("expected a dict with 'observation' and 'action_mask', got "
-                               f"{type(observation).__name__}"
-                               + (f" with keys {sorted(map(str, observation))}"
-                                  if isinstance(observation, dict) else ""))
-    return decode(observation["observation"], observation["action_mask"])
+    return decode(*observation_arrays(observation))
 
 
 @njit

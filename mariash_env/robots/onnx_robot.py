@@ -29,7 +29,7 @@ import numpy as np
 from ..games.registry import games
 from ..kinds import GameKind
 from ..shipped import locate, shipped_hint
-from .base import Robot
+from .base import ObservationError, Robot, observation_arrays
 from .registry import int_at_least, register_robot
 
 ROBOT_FORMAT = "mariash-robot-v1"
@@ -145,13 +145,16 @@ class OnnxRobot(Robot):
                              f"got {obs.shape} and {mask.shape}")
         if not mask.any(axis=1).all():
             raise ValueError("an action_mask has no legal action: is this seat to move?")
+        if not np.isfinite(obs).all():  # the network would pick an action from NaN scores
+            row, slot = np.argwhere(~np.isfinite(obs))[0].tolist()
+            raise ObservationError(f"observation {row}, slot {slot}, is not finite: expected "
+                                   "finite floats")
         scores, actions = self.session.run(["scores", "action"],
                                            {"observation": obs, "action_mask": mask})
         return scores, actions.astype(np.int64)
 
     def act(self, observation: dict[str, Any]) -> int:
-        _, a = self.scores_and_actions(np.asarray(observation["observation"]),
-                                       np.asarray(observation["action_mask"]))
+        _, a = self.scores_and_actions(*observation_arrays(observation))
         return int(a[0])
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

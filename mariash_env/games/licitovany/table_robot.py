@@ -37,7 +37,7 @@ from ...core.state import (
     K_SEVEN,
     K_TWO_SEVENS,
 )
-from ...robots.base import Robot
+from ...robots.base import Robot, observation_arrays
 from ...robots.card_view import CardPlayView
 from ...robots.features import (
     ObservationError,
@@ -158,14 +158,16 @@ class LicitTableRobot(Robot):
         self.check = True
 
     def act(self, observation: dict[str, Any]) -> int:
-        obs = np.ascontiguousarray(observation["observation"], dtype=np.float32)
-        mask = np.asarray(observation["action_mask"])
+        obs, mask = observation_arrays(observation)
+        obs = np.ascontiguousarray(obs, dtype=np.float32)
         if mask.dtype != np.int8 or not mask.flags.c_contiguous:
             mask = np.ascontiguousarray(mask != 0, dtype=np.int8)
         if obs.ndim != 1 or obs.shape[0] < LOBS_SIZE or mask.shape != (LA.N_ACTIONS,):
             raise ObservationError(f"a licitovaný observation is {LOBS_SIZE} floats and its "
                                    f"mask {LA.N_ACTIONS} values, got shapes {obs.shape} and "
                                    f"{mask.shape}")
+        if self.check and not np.isfinite(obs).all():
+            raise ObservationError("a licitovaný observation holds a value that is not finite")
         if self.check and _one(obs, "phase") in _VIEWED:
             _check_view(obs, observation["action_mask"])  # the blocks the view reads
         # The rules, compiled (table_decide.py): one copy for this robot and the searches.

@@ -25,7 +25,8 @@ import numpy as np
 from ...cards import NCARDS, cards_of
 from ...core.tables import CARD_POINTS
 from ...core.tricks import announces_marriage_py, beats_py, follow_py, strength_py
-from ...robots.base import Robot, legal_of
+from ...robots.base import ObservationError, Robot, legal_of, observation_arrays
+from .actions import N_ACTIONS, OBS_SIZE
 from .game import OBS, SC_EMPTY, mask_from
 
 _PTS = tuple(int(x) for x in CARD_POINTS)
@@ -39,7 +40,12 @@ class LizanyRuleRobot(Robot):
     games = ("lizany",)
 
     def act(self, observation: dict[str, Any]) -> int:
-        o = np.asarray(observation["observation"])
+        o, mask = observation_arrays(observation)
+        if o.shape != (OBS_SIZE,) or mask.shape != (N_ACTIONS,):
+            raise ObservationError(f"a lízaný observation is {OBS_SIZE} floats and its mask "
+                                   f"{N_ACTIONS} values, got shapes {o.shape} and {mask.shape}")
+        if not np.isfinite(o).all():
+            raise ObservationError("a lízaný observation holds a value that is not finite")
         legal = int(_BITS[legal_of(observation)].sum())
         trump = int(np.argmax(o[OBS["trump_suit"][0]:OBS["trump_suit"][0] + 4]))
         hand = mask_from(o[OBS["hand"][0]:])
