@@ -4,6 +4,7 @@ a tiny ladder of real duplicate matches (resumed, written)."""
 from __future__ import annotations
 
 import csv
+import re
 
 import numpy as np
 import pytest
@@ -85,6 +86,35 @@ def test_tiny_ladder_resumes_and_writes(tmp_path, monkeypatch):
     assert "mariash ladder --deals 3" in page and "## lízaný mariáš" in page
     assert "`random` at 0" in page
     assert L.plot(rows, tmp_path / "ladder.png").stat().st_size > 0
+
+
+def test_a_damaged_pair_file_is_played_again_with_a_warning(tmp_path, capsys):
+    """A ``pair.json`` that is not what ``play_pair`` writes (cut short, another JSON,
+    a field of the wrong kind or size) is not read as a result: a warning names the file
+    and the pair is played again; an intact one is read back silently."""
+    import json
+
+    pair = L.plan({"voleny": ["random", "table"]}, deals=3, seed=5, batch=3)[0]
+    first = L.run([pair], tmp_path, progress=False)[pair]
+    path = pair.folder(tmp_path) / L.PAIR_FILE
+    good = json.loads(path.read_text())
+    assert np.allclose(L.load_pair(pair, tmp_path)["per_deal"], first["per_deal"])
+    assert capsys.readouterr().err == ""
+    for damage, why in [("{cut", "JSONDecodeError"), ("[]", "a JSON list"),
+                        ({"per_deal": good["per_deal"][:2]}, r"'per_deal' of shape \(2, 2\)"),
+                        ({"per_deal": [["x", 1]] * 3}, "could not convert"),
+                        ({"seats": [27]}, "'seats' = \\[27\\]: expected two numbers"),
+                        ({"means": None}, "'means' = None"),
+                        ({"seconds": -1}, "'seconds' = -1")]:
+        text = damage if isinstance(damage, str) else json.dumps({**good, **damage})
+        path.write_text(text)
+        assert L.load_pair(pair, tmp_path) is None
+        err = capsys.readouterr().err
+        assert f"warning: {path} is damaged" in err and "played again" in err, err
+        assert re.search(why, err), (why, err)
+    again = L.run([pair], tmp_path, progress=False)[pair]  # played again, the same deals
+    assert np.allclose(again["per_deal"], first["per_deal"])
+    assert json.loads(path.read_text())["per_deal"] == good["per_deal"]
 
 
 @pytest.mark.parametrize("games,match", [

@@ -182,16 +182,41 @@ class Pair:
 
 
 def load_pair(pair: Pair, matches: Path) -> dict[str, Any] | None:
-    """The saved result of ``pair`` (None when it was not played with these settings)."""
+    """The saved result of ``pair`` (None when it was not played with these settings, or
+    when its file is damaged: then a warning says the pair is played again)."""
     p = pair.folder(matches) / PAIR_FILE
+    if not p.exists():
+        return None
     try:
         saved = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        if not isinstance(saved, dict):
+            raise ValueError(f"a JSON {type(saved).__name__}, not an object")
+        if saved.get("settings") != pair.settings():
+            return None  # another match's (other deals, seed or batch): played again
+        saved["per_deal"] = _checked_pair(saved, pair.deals)
+    except (OSError, ValueError, TypeError, KeyError) as e:
+        print(f"warning: {p} is damaged ({type(e).__name__}: {e}): the pair is played "
+              "again", file=sys.stderr)
         return None
-    if saved.get("settings") != pair.settings():
-        return None
-    saved["per_deal"] = np.asarray(saved["per_deal"], dtype=np.float64).reshape(-1, 2)
     return saved
+
+
+def _checked_pair(saved: dict[str, Any], deals: int) -> np.ndarray:
+    """The per-deal results of a saved pair as float64[deals, 2]; ValueError naming the
+    field that is not what :func:`play_pair` writes."""
+    per_deal = np.asarray(saved["per_deal"], dtype=np.float64)
+    if per_deal.shape != (deals, 2) or not np.isfinite(per_deal).all():
+        raise ValueError(f"'per_deal' of shape {per_deal.shape}: expected ({deals}, 2) "
+                         "finite numbers")
+    for key in ("seconds_per_decision", "seats", "means"):
+        v = saved[key]
+        if not (isinstance(v, list) and len(v) == 2 and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                for x in v)):
+            raise ValueError(f"{key!r} = {v!r}: expected two numbers")
+    if not isinstance(saved["seconds"], (int, float)) or not saved["seconds"] >= 0:
+        raise ValueError(f"'seconds' = {saved['seconds']!r}: expected a number >= 0")
+    return per_deal
 
 
 def play_pair(pair: Pair, matches: Path, jobs: int = 1, backend: str = "process",
