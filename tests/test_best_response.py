@@ -152,3 +152,33 @@ def test_the_command_trains_measures_and_resumes(tmp_path, capsys):
     capsys.readouterr()
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out)["mean"] == res["gain"]["mean"]
+
+
+def test_a_finished_run_of_other_settings_is_refused_a_damaged_one_redone(tmp_path, capsys):
+    """The run folder's ``result.json`` answers a rerun of the same settings (another
+    ``--jobs`` too); other settings are refused naming what differs (its answer is not
+    theirs); a damaged file is measured again with a warning naming it."""
+    def _answer(stdout: str) -> dict:
+        got = json.loads(stdout[stdout.index("\n{") + 1:] if not stdout.startswith("{")
+                         else stdout)  # a measured run prints its line first
+        got.pop("seconds")
+        return got
+
+    out = tmp_path / "br"
+    argv = ["--robot", "random", "--exploiter", "table", "--rules", "lizany", "--deals", "6",
+            "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    first = _answer(capsys.readouterr().out)
+    assert main([*argv, "--jobs", "2"]) == 0
+    assert _answer(capsys.readouterr().out) == first
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--deals", "8"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "holds a finished run of other settings: deals 6 (this run " \
+        "8)" in err, err
+    for damage in ("{cut", "[]", json.dumps({"settings": {}})):
+        (out / "result.json").write_text(damage)
+        assert main(argv) == 0
+        got = capsys.readouterr()
+        assert f"warning: {out / 'result.json'} is damaged" in got.err, got.err
+        assert _answer(got.out) == first

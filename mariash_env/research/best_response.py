@@ -209,13 +209,41 @@ def _train_module():
     return best_response
 
 
+# Settings that do not change the answer: a run may resume with other ones.
+_NOT_THE_RESULTS = ("jobs",)
+
+
+def _saved_result(path: Path, s: Settings) -> dict[str, Any] | None:
+    """The finished run at ``path`` when it is one of settings ``s``; None (with a warning:
+    it is measured again) when the file is damaged; BestResponseError naming the settings
+    that differ when it is another run's (its answer is not this one's)."""
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(saved, dict) or not isinstance(saved.get("settings"), dict) \
+                or not isinstance(saved.get("gain"), dict):
+            raise ValueError("expected an object with 'settings' and 'gain'")
+    except (OSError, ValueError) as e:
+        print(f"warning: {path} is damaged ({type(e).__name__}: {e}): the run is "
+              "finished again", file=sys.stderr)
+        return None
+    want = asdict(s)
+    differ = [f"{k} {saved['settings'].get(k)!r} (this run {v!r})" for k, v in want.items()
+              if k not in _NOT_THE_RESULTS and saved["settings"].get(k) != v]
+    if differ:
+        raise BestResponseError(f"{path.parent} holds a finished run of other settings: "
+                                f"{', '.join(differ)}; use another --out (or remove it)")
+    return saved
+
+
 def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> dict[str, Any]:
     """Train (unless ``s.exploiter``) and measure one best response in ``out``; resumable:
     a finished stage is read back (``out/result.json`` is the whole answer)."""
     out.mkdir(parents=True, exist_ok=True)
     done = out / "result.json"
     if done.is_file():
-        return json.loads(done.read_text())
+        saved = _saved_result(done, s)
+        if saved is not None:
+            return saved
     result: dict[str, Any] = {"settings": asdict(s)}
     if s.exploiter:
         exploiter, before = s.exploiter, None
