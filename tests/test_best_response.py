@@ -157,7 +157,9 @@ def test_the_command_trains_measures_and_resumes(tmp_path, capsys):
 def test_a_finished_run_of_other_settings_is_refused_a_damaged_one_redone(tmp_path, capsys):
     """The run folder's ``result.json`` answers a rerun of the same settings (another
     ``--jobs`` too); other settings are refused naming what differs (its answer is not
-    theirs); a damaged file is measured again with a warning naming it."""
+    theirs), and so are they in a folder of a run cut short (``settings.json``: its
+    training would go on with the old ones); a damaged result is measured again with a
+    warning naming it."""
     def _answer(stdout: str) -> dict:
         got = json.loads(stdout[stdout.index("\n{") + 1:] if not stdout.startswith("{")
                          else stdout)  # a measured run prints its line first
@@ -176,6 +178,14 @@ def test_a_finished_run_of_other_settings_is_refused_a_damaged_one_redone(tmp_pa
     err = capsys.readouterr().err
     assert e.value.code == 2 and "holds a finished run of other settings: deals 6 (this run " \
         "8)" in err, err
+    kept = (out / "result.json").read_bytes()
+    (out / "result.json").unlink()  # a run cut short: its training would resume
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--robot", "table"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "holds a run of other settings: robot 'random' (this run " \
+        "'table')" in err, err
+    (out / "result.json").write_bytes(kept)
     for damage in ("{cut", "[]", json.dumps({"settings": {}})):
         (out / "result.json").write_text(damage)
         assert main(argv) == 0

@@ -226,13 +226,35 @@ def _saved_result(path: Path, s: Settings) -> dict[str, Any] | None:
         print(f"warning: {path} is damaged ({type(e).__name__}: {e}): the run is "
               "finished again", file=sys.stderr)
         return None
-    want = asdict(s)
-    differ = [f"{k} {saved['settings'].get(k)!r} (this run {v!r})" for k, v in want.items()
-              if k not in _NOT_THE_RESULTS and saved["settings"].get(k) != v]
-    if differ:
-        raise BestResponseError(f"{path.parent} holds a finished run of other settings: "
-                                f"{', '.join(differ)}; use another --out (or remove it)")
+    _same_settings(saved["settings"], s, path.parent, "a finished run")
     return saved
+
+
+def _same_settings(saved: dict[str, Any], s: Settings, out: Path, what: str) -> None:
+    """BestResponseError naming the settings in which ``saved`` (a run's in ``out``)
+    differs from ``s``; ``what``: the run, as the message names it."""
+    differ = [f"{k} {saved.get(k)!r} (this run {v!r})" for k, v in asdict(s).items()
+              if k not in _NOT_THE_RESULTS and saved.get(k) != v]
+    if differ:
+        raise BestResponseError(f"{out} holds {what} of other settings: {', '.join(differ)}; "
+                                "use another --out (or remove it)")
+
+
+def _claim(out: Path, s: Settings) -> None:
+    """Mark ``out`` as the folder of a run of settings ``s`` (``settings.json``), refusing
+    one that holds another run's training or result (a resumed training would go on with
+    the old settings, a finished one answer them)."""
+    mark = out / "settings.json"
+    try:
+        saved = json.loads(mark.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        saved = None
+    except (OSError, ValueError):
+        saved = None  # damaged: written again below
+    if isinstance(saved, dict):
+        _same_settings(saved, s, out, "a run")
+    with atomic_open(mark, "w") as f:
+        json.dump(asdict(s), f, indent=1)
 
 
 def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> dict[str, Any]:
@@ -244,6 +266,7 @@ def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> 
         saved = _saved_result(done, s)
         if saved is not None:
             return saved
+    _claim(out, s)
     result: dict[str, Any] = {"settings": asdict(s)}
     if s.exploiter:
         exploiter, before = s.exploiter, None
