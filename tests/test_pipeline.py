@@ -262,6 +262,25 @@ def test_a_failing_stage_is_named(tmp_path: Path, capsys: pytest.CaptureFixture,
     assert not _state(run)["stages"]["labels"]["done"]
 
 
+@pytest.mark.parametrize("state, says", [
+    (b"{cut", "is unreadable (Expecting"), (b"\xff\xfe", "is unreadable ('utf-8' codec"),
+    (b"[]", "is no pipeline state (expected a JSON object with 'stages')"),
+    (b'{"format": 1}', "is no pipeline state"),
+])
+def test_a_damaged_pipeline_state_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                              monkeypatch: pytest.MonkeyPatch, state: bytes,
+                                              says: str) -> None:
+    """``RUN/pipeline.json`` that is not the pipeline's state: one line naming the file and
+    what to do (exit status 2), no traceback, the file left as it was."""
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "tiny"
+    run.mkdir()
+    (run / "pipeline.json").write_bytes(state)
+    rc, _, err = _main(capsys, TINY, "--out", run)
+    assert rc == 2 and f"error: {run / 'pipeline.json'} {says}" in err, err
+    assert "Traceback" not in err and (run / "pipeline.json").read_bytes() == state
+
+
 @pytest.mark.parametrize("card", sorted(p.name for p in (ROOT / "models").glob("*.md")))
 def test_every_shipped_card_names_its_recipe_command(card: str,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:

@@ -568,9 +568,13 @@ def _read_state(recipe: Recipe) -> dict[str, Any]:
                 "stages": {}}
     try:
         st = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
+    except (OSError, ValueError) as e:  # not JSON, not UTF-8 text
         raise PipelineError(f"{p} is unreadable ({e}): remove it to start the pipeline "
                             "over, or use another --out") from None
+    if not isinstance(st, dict) or not isinstance(st.get("stages"), dict):
+        raise PipelineError(f"{p} is no pipeline state (expected a JSON object with "
+                            "'stages'): remove it to start the pipeline over, or use "
+                            "another --out")
     if st.get("format") != FORMAT or st.get("recipe") != recipe.name:
         raise PipelineError(f"{p} belongs to recipe {st.get('recipe')!r}, not "
                             f"{recipe.name!r}: use another --out")
