@@ -74,6 +74,11 @@ def test_same_command_same_rows_any_jobs_and_resume(small, tmp_path):
     # another data set's folder is refused, naming what differs
     with pytest.raises(D.DatasetError, match="seed"):
         D.generate(other, {**settings, "seed": 4}, progress=False)
+    # a damaged manifest is named, not read as settings (another JSON, not UTF-8 text)
+    for damage in (b'{"settings": [1]}', b"\xff", b"[]"):
+        (other / "manifest.json").write_bytes(damage)
+        with pytest.raises(D.DatasetError, match=r"manifest.json is unreadable \("):
+            D.generate(other, settings, progress=False)
 
 
 def test_incomplete_set_is_refused(small, tmp_path):

@@ -126,6 +126,10 @@ def test_label_directory_errors(tmp_path):
         pl.load_labels(out)
     with pytest.raises(pl.LabelError, match="not a label directory"):
         pl.load_labels(tmp_path)
+    for damage in (b"\xff", b"[]", b"{cut"):  # not UTF-8, another JSON, not JSON
+        (out / "labels.json").write_bytes(damage)
+        with pytest.raises(pl.LabelError, match=r"labels.json is unreadable \("):
+            pl.read_settings(out)
     r = subprocess.run([sys.executable, "-m", "training.pimc_labels", "--out", str(out),
                         "--worlds", "0"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("error: --worlds must be >= 1")

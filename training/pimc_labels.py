@@ -165,7 +165,9 @@ def read_settings(out: Path) -> dict[str, Any]:
     meta = out / "labels.json"
     try:
         old = json.loads(meta.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
+        if not isinstance(old, dict):
+            raise ValueError(f"a JSON {type(old).__name__}, expected an object")
+    except (OSError, ValueError, RecursionError) as e:  # not JSON, not UTF-8, not an object
         raise LabelError(f"{meta} is unreadable ({e}); remove it or use another --out") \
             from None
     return {**DEFAULTS, "contracts": list(CONTRACTS), **old}

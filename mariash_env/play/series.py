@@ -170,7 +170,8 @@ def party_stats(save_dir: str | Path) -> dict[str, Any]:
             else:
                 settlements = [r["settlement"] for r in records]
                 pays = [int(s["payments"][seat]) for s in settlements]
-        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError,
+                RecursionError) as e:
             skipped.append({"file": p.name, "error": f"{type(e).__name__}: {e}"[:120]})
             continue
         g = games.setdefault(rules, {"parties": 0, "deals": 0, "total": 0, "contracts": {},

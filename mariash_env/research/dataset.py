@@ -455,7 +455,9 @@ def _check_existing(out: Path, settings: dict[str, Any]) -> None:
         return
     try:
         old = json.loads(path.read_text(encoding="utf-8"))["settings"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
+        if not isinstance(old, dict):
+            raise TypeError(f"'settings' is a {type(old).__name__}, expected an object")
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
         raise DatasetError(f"{path} is unreadable ({e}); remove it or use another --out") \
             from None
     if old != settings:
