@@ -185,6 +185,9 @@ def test_a_finished_run_of_other_settings_is_refused_a_damaged_one_redone(tmp_pa
     err = capsys.readouterr().err
     assert e.value.code == 2 and "holds a run of other settings: robot 'random' (this run " \
         "'table')" in err, err
+    with pytest.raises(SystemExit) as e:  # the endgame check's settings are others too
+        main(["--endgame", "2", "--robot", "random", "--out", str(out), "--quiet"])
+    assert e.value.code == 2 and "endgame None (this run 2)" in capsys.readouterr().err
     (out / "result.json").write_bytes(kept)
     for damage in ("{cut", "[]", json.dumps({"settings": {}})):
         (out / "result.json").write_text(damage)

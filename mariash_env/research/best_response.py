@@ -226,24 +226,25 @@ def _saved_result(path: Path, s: Settings) -> dict[str, Any] | None:
         print(f"warning: {path} is damaged ({type(e).__name__}: {e}): the run is "
               "finished again", file=sys.stderr)
         return None
-    _same_settings(saved["settings"], s, path.parent, "a finished run")
+    _same_settings(saved["settings"], asdict(s), path.parent, "a finished run")
     return saved
 
 
-def _same_settings(saved: dict[str, Any], s: Settings, out: Path, what: str) -> None:
+def _same_settings(saved: dict[str, Any], want: dict[str, Any], out: Path, what: str) -> None:
     """BestResponseError naming the settings in which ``saved`` (a run's in ``out``)
-    differs from ``s``; ``what``: the run, as the message names it."""
-    differ = [f"{k} {saved.get(k)!r} (this run {v!r})" for k, v in asdict(s).items()
-              if k not in _NOT_THE_RESULTS and saved.get(k) != v]
+    differs from ``want``; ``what``: the run, as the message names it."""
+    differ = [f"{k} {saved.get(k)!r} (this run {want.get(k)!r})"
+              for k in dict.fromkeys([*want, *saved])
+              if k not in _NOT_THE_RESULTS and saved.get(k) != want.get(k)]
     if differ:
         raise BestResponseError(f"{out} holds {what} of other settings: {', '.join(differ)}; "
                                 "use another --out (or remove it)")
 
 
-def _claim(out: Path, s: Settings) -> None:
-    """Mark ``out`` as the folder of a run of settings ``s`` (``settings.json``), refusing
-    one that holds another run's training or result (a resumed training would go on with
-    the old settings, a finished one answer them)."""
+def _claim(out: Path, want: dict[str, Any]) -> None:
+    """Mark ``out`` as the folder of a run of settings ``want`` (``settings.json``),
+    refusing one that holds another run's training or result (a resumed training would go
+    on with the old settings, a finished one answer them)."""
     mark = out / "settings.json"
     try:
         saved = json.loads(mark.read_text(encoding="utf-8"))
@@ -252,9 +253,10 @@ def _claim(out: Path, s: Settings) -> None:
     except (OSError, ValueError):
         saved = None  # damaged: written again below
     if isinstance(saved, dict):
-        _same_settings(saved, s, out, "a run")
+        _same_settings(saved, want, out, "a run")
+    out.mkdir(parents=True, exist_ok=True)
     with atomic_open(mark, "w") as f:
-        json.dump(asdict(s), f, indent=1)
+        json.dump(want, f, indent=1)
 
 
 def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> dict[str, Any]:
@@ -266,7 +268,7 @@ def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> 
         saved = _saved_result(done, s)
         if saved is not None:
             return saved
-    _claim(out, s)
+    _claim(out, asdict(s))
     result: dict[str, Any] = {"settings": asdict(s)}
     if s.exploiter:
         exploiter, before = s.exploiter, None
@@ -502,6 +504,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
         if args.endgame:
             out = Path(args.out or Path(args.runs) / f"endgame{args.endgame}-{args.seed}" /
                        _slug(args.robot))
+            _claim(out, {"endgame": args.endgame, "robot": args.robot, "seed": args.seed,
+                         "decisions": args.decisions, "minutes": args.minutes,
+                         "init": args.init})
             res = _train_module().endgame_check(
                 args.robot, out, seed=args.seed, tricks=args.endgame, decisions=args.decisions,
                 minutes=args.minutes, init=args.init, progress=progress)
