@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 __all__ = ["ShippedModelError", "locate", "models_dir", "shipped_model", "shipped_models",
-           "shipped_hint"]
+           "shipped_hint", "shipped_of"]
 
 
 class ShippedModelError(FileNotFoundError):
@@ -56,15 +56,23 @@ def shipped_model(name: str) -> Path:
     return path
 
 
+def shipped_of(path: str | Path) -> Path | None:
+    """The shipped file a path written ``models/FILE`` names (ShippedModelError when
+    ``FILE`` is not shipped); None for any other path.  A game kind's ``net`` and
+    ``strong`` name their networks so."""
+    p = Path(path)
+    return shipped_model(p.name) if _names_shipped(p) else None
+
+
 def locate(path: str | Path) -> Path:
     """``path`` where it is a file; else, for a relative ``models/FILE`` whose ``FILE`` is
     shipped, the shipped file (so ``onnx:models/robot.onnx`` plays outside a checkout);
     else ``path`` unchanged, for the caller to report missing."""
     p = Path(path)
-    if p.is_file() or not _names_shipped(p):
+    if p.is_file():
         return p
     try:
-        return shipped_model(p.name)
+        return shipped_of(p) or p
     except ShippedModelError:
         return p
 

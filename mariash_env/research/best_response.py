@@ -248,10 +248,8 @@ def _claim(out: Path, want: dict[str, Any]) -> None:
     mark = out / "settings.json"
     try:
         saved = json.loads(mark.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (OSError, ValueError):  # none yet, or damaged: written below
         saved = None
-    except (OSError, ValueError):
-        saved = None  # damaged: written again below
     if isinstance(saved, dict):
         _same_settings(saved, want, out, "a run")
     out.mkdir(parents=True, exist_ok=True)

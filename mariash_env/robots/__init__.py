@@ -55,7 +55,7 @@ from ..games.base import GameKind
 from ..games.registry import game_kind
 from ..games.voleny.table_robot import TableRobot
 from ..rules import is_int
-from ..shipped import shipped_model
+from ..shipped import shipped_of
 from .base import (
     ObservationError,
     PolicyRobot,
@@ -185,11 +185,11 @@ def _per_game(entry: RobotEntry, kind: Any, name: str) -> tuple[RobotEntry, str 
             f"{entry.name!r} robot yet (GameKind.{entry.per_game} is empty); it is played by "
             f"{', '.join(robots_of(kind))}")
     base, kw = parse_spec(spec)
-    shipped = "models/"
-    if base.startswith("onnx:" + shipped):
-        base = "onnx:" + str(shipped_model(base[len("onnx:" + shipped):]))
-    if str(kw.get("model", "")).startswith(shipped):
-        kw["model"] = str(shipped_model(kw["model"][len(shipped):]))
+    # the kind names shipped networks (models/FILE): the shipped file, whatever the folder
+    if base.startswith("onnx:") and (net := shipped_of(base[len("onnx:"):])) is not None:
+        base = f"onnx:{net}"
+    if isinstance(kw.get("model"), str) and (net := shipped_of(kw["model"])) is not None:
+        kw["model"] = str(net)
     real_entry, path = robot_entry(base)
     if real_entry.per_game:
         raise ValueError(f"{kind.name}'s {entry.per_game} = {spec!r} names another per-game "

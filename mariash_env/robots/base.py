@@ -31,7 +31,7 @@ game) and :attr:`Robot.seat_counts`; :func:`check_plays` refuses it for another 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -92,12 +92,12 @@ def observation_arrays(observation: Any) -> tuple[np.ndarray, np.ndarray]:
     """The ``(observation, action_mask)`` arrays of the AEC observation dict a robot's
     ``act`` takes; ObservationError when it is not one (so no robot fails on a bare
     vector with an IndexError or on a missing mask with a KeyError)."""
-    if not isinstance(observation, dict) or not {"observation", "action_mask"} <= set(
+    if not isinstance(observation, Mapping) or not {"observation", "action_mask"} <= set(
             observation):
         raise ObservationError("expected a dict with 'observation' and 'action_mask', got "
                                f"{type(observation).__name__}"
                                + (f" with keys {sorted(map(str, observation))}"
-                                  if isinstance(observation, dict) else ""))
+                                  if isinstance(observation, Mapping) else ""))
     return np.asarray(observation["observation"]), np.asarray(observation["action_mask"])
 
 

@@ -84,7 +84,7 @@ from ..games.base import GameKind
 from ..games.voleny import actions as A
 from ..kinds import kind_of
 from ..rules import Rules
-from ..shipped import shipped_model
+from ..shipped import shipped_model, shipped_of
 from .pimc import PIMCRobot, solver_available
 from .view import SeatView
 
@@ -335,8 +335,9 @@ def make_nnpimc(kind: GameKind, players: int, **kw: Any) -> NNPIMCRobot:
     ``net``, a shipped ``onnx:models/FILE``) in another game."""
     if "model" not in kw and kind.name != VOLENY_GAME:
         base, _, path = kind.net.partition(":")
-        if base != "onnx" or not path.startswith("models/"):
+        net = shipped_of(path) if base == "onnx" else None
+        if net is None:
             raise ValueError(f"robot 'nnpimc' has no network of {kind.title or kind.name} "
                              f"to default to (GameKind.net = {kind.net!r}): give model=PATH")
-        kw["model"] = shipped_model(path[len("models/"):])
+        kw["model"] = net
     return NNPIMCRobot(**kw)
