@@ -174,9 +174,8 @@ class MariashLizanyState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         action = int(action)
         if self.g is None:
-            outcomes = [c for c, _ in self.chance_outcomes()]
-            if action not in outcomes:
-                raise illegal(self, action, outcomes)
+            if not (0 <= action < NCARDS and action not in self.drawn):
+                raise illegal(self, action, [c for c, _ in self.chance_outcomes()])
             self.drawn.append(action)
             if len(self.drawn) == NCARDS:
                 self.g = LizanyGame(deck=self.drawn)

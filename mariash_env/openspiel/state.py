@@ -235,9 +235,8 @@ class MariashState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         action = int(action)
         if self.is_chance_node():
-            outcomes = [c for c, _ in self.chance_outcomes()]
-            if action not in outcomes:
-                raise illegal(self, action, outcomes)
+            if not self._is_outcome(action):
+                raise illegal(self, action, [c for c, _ in self.chance_outcomes()])
             self._apply_chance(action)  # the deal's rewards stay until the next decision
             return
         mask = self._g.mask
@@ -251,6 +250,12 @@ class MariashState(pyspiel.State):
             self._rewards = self._payments()
         else:
             self._rewards = [0.0] * self._g.players
+
+    def _is_outcome(self, a: int) -> bool:
+        """``a`` is one of :meth:`chance_outcomes` (without building the list)."""
+        if self._g.rules.shuffle == "partie" and self._between_deals():
+            return CUT_MIN <= a <= CUT_MAX
+        return 0 <= a < NCARDS and a not in self.drawn
 
     def _apply_chance(self, outcome: int) -> None:
         g = self._g
