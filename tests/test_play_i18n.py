@@ -234,4 +234,8 @@ def test_the_pages_new_endpoints(tmp_path):
         bad = c.post("/api/new", json={"session": new["session"], "move": new["move"],
                                        "setup": {"rules": "voleny", "colour": 1}})
         assert bad.status_code == 400 and "unknown setup field 'colour'" in bad.json()["error"]
+        assert bad.json()["code"] == "invalid"  # a setup error has its code too
+        seat = c.post("/api/new", json={"session": new["session"], "move": new["move"],
+                                        "setup": {"rules": "voleny", "seat": 5}}).json()
+        assert "invalid human seat 5" in seat["error"] and seat["code"] == "invalid"
         assert c.get("/api/stats").json() == {"games": {}, "skipped": []}

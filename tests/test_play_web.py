@@ -95,6 +95,8 @@ def test_bad_requests_get_4xx_json_and_change_nothing(client):
     for r, status, words in cases:
         assert r.status_code == status, r.text
         assert words in r.json()["error"]
+        code = r.json()["code"]  # every error has a machine-readable code
+        assert isinstance(code, str) and code, r.text
         assert client.get("/api/state").json() == st
 
 

@@ -72,7 +72,13 @@ class TableJSON(JSONResponse):
                               separators=(",", ":")).encode("ascii")
 
 
+# The code of an error raised without its own (a bad setup, a bad robot): the status's.
+_STATUS_CODES = {400: "invalid", 404: "not_found", 409: "conflict", 413: "too_large",
+                 422: "illegal"}
+
+
 def _error(message: str, status: int, code: str | None = None) -> TableJSON:
+    code = code or _STATUS_CODES.get(status, "error")
     return TableJSON({"error": message, "code": code}, status_code=status)
 
 
