@@ -249,12 +249,17 @@ class Game:
         return self.st.item(S.P4_DEALER) if self.four else None
 
     def core_seat(self, player: int) -> int:
-        """The seat of the core's three-seat deal ``player`` holds (-1: sits out)."""
-        return int(seat_of(self.st, player)) if self.four else player
+        """The seat of the core's three-seat deal ``player`` holds (-1: sits out);
+        ValueError for a player the game has not (it would read another field)."""
+        if not is_int(player) or not 0 <= player < self.players:
+            raise ValueError(f"invalid player {player!r}: expected 0..{self.players - 1}")
+        return int(seat_of(self.st, player)) if self.four else int(player)
 
     def player(self, seat: int) -> int:
         """The player holding seat ``seat`` (0..2) of the core's deal; -1 stays -1."""
-        return int(player_of(self.st, seat)) if self.four and seat >= 0 else seat
+        if not is_int(seat) or not -1 <= seat < 3:
+            raise ValueError(f"invalid seat {seat!r}: expected a seat of the deal 0..2 or -1")
+        return int(player_of(self.st, seat)) if self.four and seat >= 0 else int(seat)
 
     @property
     def phase(self) -> int:

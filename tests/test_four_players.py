@@ -428,3 +428,23 @@ def test_s11_3_seat_view_from_game_is_the_players_seat_in_the_deal():
     robot = make_robot("pimc(worlds=2)", rules=g.rules)
     robot.begin_deal(0)
     assert robot.act_view(view) in g.legal_actions()
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_player_or_seat_the_game_has_not_is_refused(players):
+    """``hand``, ``core_seat`` and ``player`` of a player (seat) the game has not: a
+    ValueError naming the range, not a read of another field of the state (``hand(7)``
+    read the slot seven past the first hand)."""
+    g = Game(players=players)
+    g.new_partie(seed=1)
+    for bad in (-1, players, 7, 1.0, True):
+        for query in (g.hand, g.core_seat):
+            with pytest.raises(ValueError, match=rf"invalid player {bad!r}: expected 0\.\."):
+                query(bad)
+    for bad in (-2, 3, 0.0):
+        with pytest.raises(ValueError, match=rf"invalid seat {bad!r}"):
+            g.player(bad)
+    seats = [g.core_seat(p) for p in range(players)]
+    assert sorted(seats) == ([-1] if players == 4 else []) + [0, 1, 2]
+    assert [g.player(s) for s in seats if s >= 0] == [p for p, s in enumerate(seats) if s >= 0]
+    assert g.player(-1) == -1
