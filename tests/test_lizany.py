@@ -454,3 +454,37 @@ def test_arena_command_line_lizany(tmp_path):
     p = subprocess.run(bad, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and p.stderr.strip().startswith("error:")
     assert "cannot play lízaný" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_seat_buffer_or_field_out_of_range_is_refused_not_read():
+    """Memory safety: the compiled core checks no bounds, so ``observe`` of a seat the
+    deal has not (``observe(10**7)`` crashed the interpreter) or into a short buffer, a
+    field set to an index the core would read past its tables, a stock card out of the
+    deck or twice: a ValueError naming it, and the record as it was."""
+    g = LizanyGame(seed=1)
+    before = g.st.copy()
+    for bad in (2, -1, 10**7):
+        with pytest.raises(ValueError, match="the observing seat must be 0 or 1"):
+            g.observe(bad)
+    with pytest.raises(ValueError, match="out is shorter than the observation"):
+        g.observe(0, np.zeros(5, np.float32))
+    from mariash_env.games.lizany import core as C
+
+    with pytest.raises(ValueError, match="mask is shorter"):
+        C.observe_into(g.st, np.zeros(1, np.int32), 0, np.zeros(OBS_SIZE, np.float32),
+                       np.zeros(3, np.int8))
+    for field, bad in (("to_move", 2), ("table", 32), ("trump_card", -1), ("trick_no", 17),
+                       ("last_winner", 5), ("over", 2)):
+        with pytest.raises(ValueError, match=rf"{field} = {bad}: expected"):
+            setattr(g, field, bad)
+    with pytest.raises(ValueError, match="marriage_by = 7"):
+        g.marriage_by[2] = 7
+    with pytest.raises(ValueError, match="marriage_by = 3"):
+        g.marriage_by = [-1, -1, -1, 3]
+    with pytest.raises(ValueError, match="hand = 4294967296: expected a set of the 32 cards"):
+        g.hands[0] = 1 << 32
+    for stock in ([40], [3, 3], list(range(17))):
+        with pytest.raises(ValueError, match="stock"):
+            g.stock = stock
+    assert np.array_equal(g.st, before)
+    assert g.observe(1).shape == (OBS_SIZE,)

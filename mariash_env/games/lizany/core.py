@@ -217,6 +217,14 @@ def encode(st, me, out, omniscient):
     ``omniscient`` the perfect-information state (``STATE_SIZE``): ``player_0``'s view
     (``me`` = 0), ``player_1``'s hand and each stock card's place ``(k + 1)/16``."""
     n = STATE_SIZE if omniscient else OBS_SIZE
+    # numba checks no bounds, and every line below indexes with st, me and out
+    if st.shape[0] < LZ_STATE_SIZE:
+        raise ValueError("encode: the state must be a whole lízaný record (LZ_STATE_SIZE)")
+    if me < 0 or me > 1:
+        raise ValueError("encode: the observing seat must be 0 or 1")
+    if out.shape[0] < n:
+        raise ValueError("encode: out is shorter than the observation (OBS_SIZE, or "
+                         "STATE_SIZE when omniscient)")
     for j in range(n):
         out[j] = 0.0
     opp = 1 - me
@@ -267,6 +275,8 @@ def observe_into(st, rules, me, out, mask):
     """The registry's observation protocol: ``me``'s observation into ``out`` and its
     legal cards into ``mask`` (int8[32], all zero unless ``me`` is to move).  Lízaný has
     no rule options: ``rules`` is not read."""
+    if mask.shape[0] < NCARDS:
+        raise ValueError("observe_into: mask is shorter than the 32 actions")
     encode(st, me, out, False)
     legal = legal_cards_of(st, me)
     for c in range(NCARDS):

@@ -147,9 +147,16 @@ def mask_from(vec: np.ndarray) -> int:
     return int(_BITS[np.asarray(vec[:NCARDS]) > 0.5].sum())
 
 
-def _slot(value: int, card_set: bool) -> int:
-    """``value`` as an int32 slot holds it (a card set's bit 31 as the sign)."""
+def _slot(value: int, card_set: bool, bounds: tuple[int, int] | None = None,
+          name: str = "") -> int:
+    """``value`` as an int32 slot holds it (a card set's bit 31 as the sign); ValueError
+    for a card set beyond 32 bits or an index field outside ``bounds`` (the compiled core
+    indexes with them and checks no bounds)."""
     v = int(value)
+    if card_set and not 0 <= v < 1 << 32:
+        raise ValueError(f"{name} = {value!r}: expected a set of the 32 cards (0..2**32-1)")
+    if bounds is not None and not bounds[0] <= v <= bounds[1]:
+        raise ValueError(f"{name} = {value!r}: expected {bounds[0]}..{bounds[1]}")
     return v - (1 << 32) if card_set and v >= 1 << 31 else v
 
 
@@ -157,10 +164,12 @@ class _Slots:
     """Consecutive slots of a game's state (the two hands, points, ...) as the list they
     were: indexing, item assignment (``g.hands[1] |= bit``), iteration, ``==`` a list."""
 
-    __slots__ = ("_st", "_off", "_n", "_set")
+    __slots__ = ("_st", "_off", "_n", "_set", "_field")
 
-    def __init__(self, st: np.ndarray, off: int, n: int, card_set: bool) -> None:
+    def __init__(self, st: np.ndarray, off: int, n: int, card_set: bool,
+                 field: _Field) -> None:
         self._st, self._off, self._n, self._set = st, off, n, card_set
+        self._field = field
 
     def __len__(self) -> int:
         return self._n
@@ -172,7 +181,8 @@ class _Slots:
         return v & MASK32 if self._set else v
 
     def __setitem__(self, i: int, value: int) -> None:
-        self._st[self._off + range(self._n)[i]] = _slot(value, self._set)
+        f = self._field
+        self._st[self._off + range(self._n)[i]] = _slot(value, self._set, f.bounds, f.name)
 
     def __iter__(self) -> Any:
         return (self[i] for i in range(self._n))
@@ -190,27 +200,28 @@ class _Field:
     """A field of :data:`core.LZ_LAYOUT` as an attribute of :class:`LizanyGame`: an int
     (a bool for ``over``), or a :class:`_Slots` list view; assignable as before."""
 
-    def __init__(self, name: str, card_set: bool = False, kind: type = int) -> None:
+    def __init__(self, name: str, card_set: bool = False, kind: type = int,
+                 bounds: tuple[int, int] | None = None) -> None:
+        self.name = name
         self.off = C.LZ_OFFSETS[name]
         self.n = C.LZ_SLOTS[name]
-        self.card_set, self.kind = card_set, kind
+        self.card_set, self.kind, self.bounds = card_set, kind, bounds
 
     def __get__(self, g: Any, owner: type) -> Any:
         if g is None:
             return self
         if self.n == 1:
             return self.kind(g.st[self.off])
-        return _Slots(g.st, self.off, self.n, self.card_set)
+        return _Slots(g.st, self.off, self.n, self.card_set, self)
 
     def __set__(self, g: Any, value: Any) -> None:
         if self.n == 1:
-            g.st[self.off] = int(value)
+            g.st[self.off] = _slot(value, False, self.bounds, self.name)
             return
-        values = list(value)
+        values = [_slot(v, self.card_set, self.bounds, self.name) for v in value]
         if len(values) != self.n:
-            raise ValueError(f"expected {self.n} values, got {values!r}")
-        for k, v in enumerate(values):
-            g.st[self.off + k] = _slot(v, self.card_set)
+            raise ValueError(f"{self.name}: expected {self.n} values, got {values!r}")
+        g.st[self.off:self.off + self.n] = values  # all checked: nothing half-written
 
 
 def seeded_deck(seed: int | None) -> np.ndarray:
@@ -229,14 +240,14 @@ class LizanyGame:
     known = _Field("known", card_set=True)  # cards of a hand its opponent knows
     points = _Field("points")  # card points, the last trick included
     marriages = _Field("marriages")
-    marriage_by = _Field("marriage_by")  # per suit: who announced it, -1 none
+    marriage_by = _Field("marriage_by", bounds=(-1, 1))  # per suit: who announced it, -1 none
     tricks = _Field("tricks")
-    to_move = _Field("to_move")
-    table = _Field("table")  # card led to the current trick, -1 none
-    trump_card = _Field("trump_card")
-    trick_no = _Field("trick_no")
-    last_winner = _Field("last_winner")
-    over = _Field("over", kind=bool)
+    to_move = _Field("to_move", bounds=(0, 1))
+    table = _Field("table", bounds=(-1, NCARDS - 1))  # card led to the current trick, -1 none
+    trump_card = _Field("trump_card", bounds=(0, NCARDS - 1))
+    trick_no = _Field("trick_no", bounds=(0, 16))
+    last_winner = _Field("last_winner", bounds=(-1, 1))
+    over = _Field("over", kind=bool, bounds=(0, 1))
 
     def __init__(self, deck: Any = None, seed: int | None = None) -> None:
         d = seeded_deck(seed) if deck is None else parse_deck(deck)
@@ -260,9 +271,9 @@ class LizanyGame:
 
     @stock.setter
     def stock(self, cards: list[int]) -> None:
-        cards = [int(c) for c in cards]
-        if len(cards) > STOCK:
-            raise ValueError(f"a stock holds at most {STOCK} cards, got {len(cards)}")
+        cards = [_slot(c, False, (0, NCARDS - 1), "a stock card") for c in cards]
+        if len(cards) > STOCK or len(set(cards)) != len(cards):
+            raise ValueError(f"a stock holds at most {STOCK} different cards, got {cards}")
         pos = STOCK - len(cards)
         self.st[C.STOCK_POS] = pos
         self.st[C.STOCK + pos:C.STOCK + STOCK] = cards
