@@ -459,7 +459,8 @@ def test_arena_command_line_lizany(tmp_path):
 def test_a_seat_buffer_or_field_out_of_range_is_refused_not_read():
     """Memory safety: the compiled core checks no bounds, so ``observe`` of a seat the
     deal has not (``observe(10**7)`` crashed the interpreter) or into a short buffer, a
-    field set to an index the core would read past its tables, a stock card out of the
+    card out of the deck played, a short record or a deck that is no permutation dealt,
+    a field set to an index the core would read past its tables, a stock card out of the
     deck or twice: a ValueError naming it, and the record as it was."""
     g = LizanyGame(seed=1)
     before = g.st.copy()
@@ -473,6 +474,20 @@ def test_a_seat_buffer_or_field_out_of_range_is_refused_not_read():
     with pytest.raises(ValueError, match="mask is shorter"):
         C.observe_into(g.st, np.zeros(1, np.int32), 0, np.zeros(OBS_SIZE, np.float32),
                        np.zeros(3, np.int8))
+    # the compiled core's own entry points (the batched engine's)
+    for bad in (32, -1, 10**7):
+        with pytest.raises(ValueError, match="play_card: the card must be 0..31"):
+            C.play_card(g.st, bad)
+    short = np.zeros(3, np.int32)
+    for call in (lambda: C.legal_cards(short), lambda: C.play_card(short, 0),
+                 lambda: C.new_deal(short, np.arange(32))):
+        with pytest.raises(ValueError, match="whole lízaný record"):
+            call()
+    for deck, says in ((np.arange(3), "holds the 32 cards"),
+                       (np.full(32, 10**6), "not a card 0..31"),
+                       (np.zeros(32, np.int64), "a card twice")):
+        with pytest.raises(ValueError, match=says):
+            C.new_deal(g.st, deck)
     for field, bad in (("to_move", 2), ("table", 32), ("trump_card", -1), ("trick_no", 17),
                        ("last_winner", 5), ("over", 2)):
         with pytest.raises(ValueError, match=rf"{field} = {bad}: expected"):

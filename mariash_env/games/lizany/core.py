@@ -89,10 +89,29 @@ def stock_left(st):
 
 
 @njit
+def _check_record(st):
+    """ValueError unless ``st`` is a whole record: numba checks no bounds, and every
+    entry point below indexes it with its own fields."""
+    if st.shape[0] < LZ_STATE_SIZE:
+        raise ValueError("the state must be a whole lízaný record (int32[LZ_STATE_SIZE])")
+
+
+@njit
 def new_deal(st, deck):
     """Deal ``deck`` (32 card codes from the top, a permutation) into ``st``: 0-7 to
     ``player_0``, 8-15 to ``player_1``, 16 turned up as the trump card and drawn last, 17-31
-    the stock; ``player_0`` leads.  The generator words are kept."""
+    the stock; ``player_0`` leads.  The generator words are kept.  ValueError for a short
+    record or a deck that is not a permutation of the 32 cards (nothing written)."""
+    _check_record(st)
+    if deck.shape[0] != NCARDS:
+        raise ValueError("new_deal: a deck holds the 32 cards")
+    seen = np.int64(0)
+    for p in range(NCARDS):
+        if deck[p] < 0 or deck[p] >= NCARDS:
+            raise ValueError("new_deal: a card of the deck is not a card 0..31")
+        seen |= np.int64(1) << deck[p]
+    if seen != (np.int64(1) << NCARDS) - 1:
+        raise ValueError("new_deal: the deck holds a card twice")
     for name_off in (HAND, PLAYED, KNOWN, POINTS, MARRIAGES, TRICKS, REWARDS):
         st[name_off] = 0
         st[name_off + 1] = 0
@@ -131,6 +150,7 @@ def deal_shuffled(st):
 def legal_cards(st):
     """The cards the seat to move may play (a mask; 0 once the deal is over): a lead, or
     any card while the stock lasts; once it is gone, RULES.md §6's follow-and-beat rule."""
+    _check_record(st)
     if st[OVER]:
         return np.int64(0)
     hand = getm(st, HAND + st[TO_MOVE])
@@ -163,7 +183,11 @@ def play_card(st, c):
     """The seat to move plays card ``c`` (legal: the caller checked it); True when that
     ended the deal.  A K or Q played while holding the other of its suit credits the
     marriage (RULES.md §7); a second card resolves the trick (§6), the winner draws first
-    while the stock lasts, the 16th trick adds 10 and settles the rewards."""
+    while the stock lasts, the 16th trick adds 10 and settles the rewards.  ValueError
+    for a short record or a card outside 0..31 (numba checks no bounds)."""
+    _check_record(st)
+    if c < 0 or c >= NCARDS:
+        raise ValueError("play_card: the card must be 0..31")
     seat = st[TO_MOVE]
     hand = getm(st, HAND + seat)
     bit = np.int64(1) << c
@@ -218,8 +242,7 @@ def encode(st, me, out, omniscient):
     (``me`` = 0), ``player_1``'s hand and each stock card's place ``(k + 1)/16``."""
     n = STATE_SIZE if omniscient else OBS_SIZE
     # numba checks no bounds, and every line below indexes with st, me and out
-    if st.shape[0] < LZ_STATE_SIZE:
-        raise ValueError("encode: the state must be a whole lízaný record (LZ_STATE_SIZE)")
+    _check_record(st)
     if me < 0 or me > 1:
         raise ValueError("encode: the observing seat must be 0 or 1")
     if out.shape[0] < n:
