@@ -201,8 +201,6 @@ from llvmlite import ir
 from numba.core import types as nbtypes
 from numba.core.extending import intrinsic
 
-from .core import engine as E
-from .core import state as S
 from .core.deal import shuffled_deck
 from .core.engine import (
     advance_partie,
@@ -214,25 +212,6 @@ from .core.engine import (
 from .core.flow import play_turn
 from .core.jit import borrow, borrow_row, popcount64
 from .core.play import legal_cards, play_card
-from .core.semantic import (
-    SEMANTIC,
-    V_BET_LEVEL,
-    V_DEAL_NO,
-    V_DEALER,
-    V_FLEK_ROUND,
-    V_FOREHAND,
-    V_HAND,
-    V_LEADER,
-    V_NO_LEGAL,
-    V_PARTIE_DONE,
-    V_PHASE,
-    V_TALON,
-    V_TO_MOVE,
-    V_TRICK_NO,
-    V_TRICKS,
-    V_TRUMP_PUBLIC,
-    popc,
-)
 from .core.state import (
     CUT,
     DEAL_NO,
@@ -244,6 +223,7 @@ from .core.state import (
     seed_words,
     setm,
 )
+from .core.validate import check_states
 from .game import check_seed
 from .games.licitovany import phases as LI
 from .games.registry import games
@@ -253,7 +233,7 @@ from .games.voleny.four import payment4, player_of
 from .games.voleny.laydown import can_lay_down
 from .games.voleny.observe import OBS_SIZE, STATE_OBS_SIZE
 from .kinds import kind_of
-from .rules import R_MAX_FLEK, R_NDEALS, R_PLAYERS, is_int, make_rules
+from .rules import R_PLAYERS, is_int, make_rules
 
 __all__ = ["VectorEnv", "Step", "random_legal_actions", "game_seed_words", "STATE_BYTES",
            "VectorMemoryWarning", "OutBufferError", "available_memory"]
@@ -900,7 +880,7 @@ class VectorEnv:
 
     def _validate_states(self, states: np.ndarray) -> None:
         """ValueError naming the field and the games unless every row can be restored."""
-        _validate(states, self.rules_vector)
+        check_states(states, self.rules_vector)
 
     def restore_states(self, states: np.ndarray) -> None:
         """Put every game back to ``states`` (as returned by :meth:`copy_states`)."""
@@ -915,132 +895,3 @@ class VectorEnv:
         np.copyto(self._states, states)
         self._ready = True
         self.current()
-
-
-# Every field the compiled code reads as an index, a seat, a card, a counter or a flag, with
-# its accepted range, from the state schema: (name, first slot, slots, lowest, highest).
-_FIELDS = tuple((f.name.lower(), S.OFFSETS[f.name], f.slots, f.range[0], f.range[1])
-                for f in S.STATE_SCHEMA if f.range is not None)
-
-
-def _validate(states: np.ndarray, rules: np.ndarray) -> None:
-    """Check every field the compiled code indexes with, the deck positions and the cards
-    (vectorised), then what each game's phase needs (:func:`_semantic_row`), all before
-    anything is restored: a restored row can then never make the engine read or write
-    outside its buffers, overflow a counter, or stand at a decision with no legal move."""
-    def fail(what: str, rows: np.ndarray) -> None:
-        raise ValueError(f"states: {what} in games {rows[:10].tolist()}"
-                         f"{' and more' if rows.size > 10 else ''}; nothing was restored")
-
-    for name, off, n, lo, hi in _FIELDS:
-        block = states[:, off:off + n]
-        bad = (block < lo) | (block > hi)
-        rows = np.flatnonzero(bad.any(axis=1))
-        if rows.size:
-            k = int(np.flatnonzero(bad[rows[0]])[0])
-            slot = f"{name}[{k}]" if n > 1 else name
-            fail(f"field {slot} (slot {off + k}) = {int(block[rows[0], k])} is out of "
-                 f"range [{lo}, {hi}]", rows)
-    pos = states[:, S.POS:S.POS + 32]
-    rows = np.flatnonzero(((pos < 0) | (pos > 31)).any(axis=1)
-                          | (np.sort(pos, axis=1) != np.arange(32)).any(axis=1))
-    if rows.size:
-        fail("deck positions (slots POS..POS+31) are not a permutation of 0..31", rows)
-    # Each card in exactly one place: a hand, the talon, played, or claimed (lay-down).
-    cards = states.astype(np.int64) & 0xFFFFFFFF
-    places = np.concatenate([cards[:, S.HAND:S.HAND + 3], cards[:, S.TALON:S.TALON + 1],
-                             cards[:, S.PLAYED:S.PLAYED + 1],
-                             cards[:, S.CLAIM_HANDS:S.CLAIM_HANDS + 3]], axis=1)
-    union = np.bitwise_or.reduce(places, axis=1)
-    count = np.unpackbits(places.astype("<u4").view(np.uint8), axis=1).sum(axis=1)
-    rows = np.flatnonzero((union != 0xFFFFFFFF) | (count != 32))
-    if rows.size:
-        fail("the hands, talon, played and claimed cards do not hold each of the 32 "
-             "cards exactly once", rows)
-    codes = np.zeros(states.shape[0], dtype=np.int64)
-    _semantic_kernel(np.ascontiguousarray(states), rules, codes)
-    rows = np.flatnonzero(codes)
-    if rows.size:
-        st = states[rows[0]]
-        code = int(codes[rows[0]])
-        rows = rows[codes[rows] == code]
-        field, what = _SEMANTIC[code - 1]
-        value = (f" = {int(st[S.OFFSETS[field.upper()]])}" if field.upper() in S.OFFSETS
-                 and S.STATE_SCHEMA[list(S.OFFSETS).index(field.upper())].slots == 1 else "")
-        phase = S.PHASE_NAMES[int(st[S.PHASE])]
-        fail(f"field {field}{value} in phase {phase}: expected {what}", rows)
-
-
-# What each game's phase needs of a state (``_semantic_row``'s codes, 1-based): the field
-# at fault and what it must be (:mod:`.core.semantic`).
-_SEMANTIC = SEMANTIC
-_NO_LEGAL = V_NO_LEGAL
-
-
-@_jit
-def _semantic_row(st, rules, mask):
-    """0, or the code (``_SEMANTIC``) of the first thing ``st`` lacks for its phase; the
-    fields are in range already (``_FIELDS``), so nothing here indexes outside a table.
-    What the phases of the rules' game need is the game's (``engine.phase_check``)."""
-    mf = rules[R_MAX_FLEK]
-    ph = st[S.PHASE]
-    tm = st[TO_MOVE]
-    if st[DEAL_NO] >= rules[R_NDEALS]:
-        return V_DEAL_NO
-    if st[S.PARTIE_DONE] and ph != S.PH_DONE:
-        return V_PARTIE_DONE
-    if not E.phase_of_game(rules, ph):
-        return V_PHASE
-    if st[S.FOREHAND] != (st[S.DEALER] + 1) % 3:
-        return V_FOREHAND
-    if (st[S.DEALER] != 2 if rules[R_PLAYERS] == 4 else st[S.P4_DEALER] != 0):
-        return V_DEALER
-    for b in range(4):
-        lvl = st[S.BET_LEVEL + b]
-        if lvl > mf or (st[S.BET_EXISTS + b] == 0 and lvl != 0):
-            return V_BET_LEVEL
-    if st[S.FLEK_ROUND] > E.flek_rounds_of(rules):
-        return V_FLEK_ROUND
-    if st[S.TRUMP_PUBLIC] and st[S.TRUMP_CARD] < 0:
-        return V_TRUMP_PUBLIC
-    if ph == S.PH_DONE or tm < 0:
-        return 0 if ph == S.PH_DONE and tm < 0 else V_TO_MOVE
-    if ph == S.PH_PLAY:
-        t = st[S.TRICK_NO]
-        n = st[S.TRICK_N]
-        lead = st[S.LEADER]
-        if t > 9:
-            return V_TRICK_NO
-        if lead < 0:
-            return V_LEADER
-        if tm != (lead + n) % 3:
-            return V_TO_MOVE
-        for j in range(n):
-            if st[S.TRICKS + 3 * t + j] < 0:
-                return V_TRICKS
-        for s in range(3):
-            if popc(st, S.HAND + s) != 10 - t - ((s - lead) % 3 < n):
-                return V_HAND
-        if popc(st, S.TALON) != 2:
-            return V_TALON
-    code = E.phase_check(st, rules)
-    if code:
-        return code
-    return _any_legal(st, rules, mask)
-
-
-@_jit
-def _any_legal(st, rules, mask):
-    """0 when the seat to move has a legal action, else the "no legal action" code."""
-    legal_actions(st, rules, mask)
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            return 0
-    return _NO_LEGAL
-
-
-@_jit
-def _semantic_kernel(states, rules, codes):
-    mask = np.zeros(E.n_actions_of(rules), dtype=np.int8)
-    for i in range(states.shape[0]):
-        codes[i] = _semantic_row(states[i], rules, mask)

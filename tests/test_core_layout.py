@@ -12,13 +12,13 @@ import pytest
 
 from mariash_env import actions as A
 from mariash_env import cards
-from mariash_env import vector as V
 from mariash_env.core import engine as E
 from mariash_env.core import licit as LI
 from mariash_env.core import licit_observe as LO
 from mariash_env.core import observe as O
 from mariash_env.core import observe4 as Q
 from mariash_env.core import state as S
+from mariash_env.core.validate import FIELDS
 from mariash_env.game import Game
 from mariash_env.games.voleny import phases as VP
 from scripts import layout_tables as T
@@ -89,7 +89,7 @@ def test_state_schema_gives_the_offsets():
     for f in S.STATE_SCHEMA:
         if f.kind == "card" or f.names is not None:
             assert f.range is not None, f.name
-    assert {n for n, *_ in V._FIELDS} == {f.name.lower() for f in S.STATE_SCHEMA if f.range}
+    assert {n for n, *_ in FIELDS} == {f.name.lower() for f in S.STATE_SCHEMA if f.range}
 
 
 def test_state_constants_are_checked_against_the_schema(monkeypatch):

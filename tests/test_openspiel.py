@@ -433,6 +433,14 @@ def test_state_from_record_refuses_a_bad_record():
     game = pyspiel.load_game("mariash")
     with pytest.raises(ValueError, match="state record"):
         state_from_record(game, np.zeros(5, dtype=np.int32))
+    g = Game()
+    g.new_partie(seed=3)
+    st = g.st.copy()
+    st[S.TO_MOVE] = 7  # the engine would index past its tables with it
+    with pytest.raises(ValueError, match=r"state_from_record: the record: field to_move "
+                                         r"\(slot \d+\) = 7 is out of range"):
+        state_from_record(game, st)
+    assert state_from_record(game, g.st).current_player() == g.to_move
 
 
 def test_record_states_resample_within_their_deal():

@@ -12,6 +12,7 @@ principal variation reaches the value it reports.
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -513,6 +514,38 @@ def test_solve_rejects_positions_outside_the_play():
     st = random_position(1, phase=S.PH_FLEK)
     with pytest.raises(ValueError):
         solve(st, RV)
+
+
+def test_solve_refuses_a_record_the_engine_would_read_past():
+    """Memory safety: a record from outside the engine (``to_move = 7`` wrote past the
+    solver's tables and crashed the interpreter on exit) is checked first, as restored
+    states are (core/validate.py): every indexed field out of its range, a card held
+    twice, a phase fault; a table too large to allocate; nothing solved."""
+    from mariash_env.core.validate import FIELDS
+
+    good = random_position(1)
+    want = solve(good, RV, pv=False).value
+    for name, off, n, _lo, hi in FIELDS:
+        if hi + 1 >= 2**31:
+            continue  # the int32 slot cannot hold it
+        st = good.copy()
+        st[off + n - 1] = hi + 1
+        slot = f"{name}[{n - 1}]" if n > 1 else name
+        with pytest.raises(ValueError, match=rf"solve\(\): the state record: field "
+                                             rf"{re.escape(slot)} .*out of range"):
+            solve(st, RV)
+    st = good.copy()
+    st[S.HAND + 1] |= st[S.HAND]  # the first hand's cards held twice
+    with pytest.raises(ValueError, match="each of the 32 cards exactly once"):
+        solve(st, RV)
+    st = good.copy()
+    st[S.TO_MOVE] = (st[S.TO_MOVE] + 1) % 3  # in range, not the seat whose turn it is
+    with pytest.raises(ValueError, match="field to_move = .* in phase play"):
+        solve(st, RV)
+    for bits in (0, 31, -1, 60):
+        with pytest.raises(ValueError, match="tt_bits"):
+            solve(good, RV, tt_bits=bits)
+    assert solve(good, RV, pv=False).value == want
 
 
 @pytest.mark.parametrize("options", [{"marriage_order": "queen_first"},

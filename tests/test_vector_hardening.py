@@ -18,6 +18,7 @@ from mariash_env import vector as V
 from mariash_env.core import state as S
 from mariash_env.core.deal import gathered_deck
 from mariash_env.core.engine import apply_action, legal_actions
+from mariash_env.core.validate import FIELDS
 from mariash_env.vector import VectorEnv, VectorMemoryWarning, random_legal_actions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +33,7 @@ def played_env(n: int = 8, steps: int = 40, seed: int = 4) -> tuple[VectorEnv, o
     return venv, step
 
 
-@pytest.mark.parametrize("name,off,n,lo,hi", V._FIELDS, ids=[f[0] for f in V._FIELDS])
+@pytest.mark.parametrize("name,off,n,lo,hi", FIELDS, ids=[f[0] for f in FIELDS])
 def test_restore_rejects_each_field_out_of_range(name, off, n, lo, hi):
     venv, _ = played_env(4, 10)
     good = venv.copy_states()

@@ -229,7 +229,8 @@ def label_state(st: np.ndarray, seat: int, rules: Any, worlds: int,
     total = np.zeros(kind.n_actions)
     for w in ws:
         sign = seat_share(w, seat)
-        for a, v in solve(w, rules, pv=False, all_moves=True).move_values.items():
+        for a, v in solve(w, rules, pv=False, all_moves=True,
+                              check=False).move_values.items():
             total[a] += sign * v
     mask = np.zeros(kind.n_actions, dtype=np.int8)
     legal_actions(st, rules.vector(), mask)

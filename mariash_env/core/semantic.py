@@ -1,7 +1,7 @@
-"""What a restored state must hold in its phase (``VectorEnv.restore_states``, issue #30).
+"""What a state record from outside the engine must hold in its phase (issue #30).
 
 The codes of the compiled semantic check, shared by the generic part (in
-:mod:`mariash_env.vector`) and each game's part (``games/<game>/validate.py``, chosen by
+:mod:`mariash_env.core.validate`) and each game's part (``games/<game>/validate.py``, chosen by
 the dispatch of :mod:`.engine`): code ``k`` (1-based) names the field at fault and what
 it must be, ``SEMANTIC[k - 1]``; 0 is a state its phase accepts.  Also the card counts
 both games' parts test.

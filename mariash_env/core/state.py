@@ -63,8 +63,9 @@ END_NAMES = ("none", "played", "conceded", "sedma_not_played", "decided_early", 
 # The state record, declared once: ``(name, slots, meaning)`` plus how to read a field
 # (``kind``: int, card (a card code or -1), mask (a card set), i64 (2 slots a value),
 # word) and, for every field the compiled code indexes with, its accepted ``(lo, hi)``
-# range (checked by ``VectorEnv.restore_states``).  Offsets, STATE_SIZE, the validator
-# data, :func:`describe` and the README table are derived from it.  Everything before
+# range (checked by :mod:`.validate`: restored states, a search's root).  Offsets,
+# STATE_SIZE, the validator data, :func:`describe` and the README table are derived from
+# it.  Everything before
 # DEALER lasts the whole partie, so do the P4_* fields at the end; a new deal clears the
 # rest.  With max_flek=None one deal
 # can pay more than an int32 holds, so amounts are exact 64-bit (see core/settle.py).

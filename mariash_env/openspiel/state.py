@@ -16,6 +16,7 @@ import pyspiel
 from ..cards import CARD_CODES, cards_of
 from ..core import state as S
 from ..core.engine import advance_partie, apply_action, deal_deck, legal_actions
+from ..core.validate import check_record
 from ..game import Game, IllegalActionError
 from ..games.registry import game_kind
 from ..games.voleny.four import payment4, player_of, seat_of
@@ -375,4 +376,5 @@ def state_from_record(game: MariashGame, st: np.ndarray) -> MariashState:
     ``history()`` is empty (a search state: it resamples within its deal only)."""
     if st.shape != (S.STATE_SIZE,):
         raise ValueError(f"expected a state record of shape ({S.STATE_SIZE},), got {st.shape}")
+    check_record(st, game.ctx.rv, "state_from_record: the record")  # not the engine's own
     return game.new_initial_state().from_world(st)

@@ -211,7 +211,7 @@ class _Rollout:
         while w[S.PHASE] != S.PH_DONE:
             if (w[S.PHASE] == S.PH_PLAY and self.solve is not None
                     and w[S.TRICK_NO] >= self.from_trick):
-                amount = float(self.solve(w, self.rules, pv=False).value)
+                amount = float(self.solve(w, self.rules, pv=False, check=False).value)
                 return seat_share(w, seat) * amount
             # the table robot's moves, compiled, up to the end or the solver's trick
             if self.play_out is not None and self.play_out(
@@ -448,7 +448,7 @@ class PIMCRobot(Robot):
                 break
             wt = 1.0 if weights is None else float(weights[k])
             if play and solve is not None:  # one solver call: never cut
-                mv = solve(w0, view.rules, pv=False, all_moves=True).move_values
+                mv = solve(w0, view.rules, pv=False, all_moves=True, check=False).move_values
                 share = wt * seat_share(w0, seat)
                 for i, a in enumerate(cands):
                     row[i] = share * mv[a]

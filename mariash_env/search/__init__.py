@@ -60,7 +60,10 @@ PV's final settled state: card points of each side, marriages, last trick and it
 winner, the trump seven's fate, whether the contract line was won, the settlement
 lines ``AMT``), ``move_values`` with ``all_moves=True`` (exact ``A`` of every legal
 card, e.g. for PIMC), and search statistics.  Laying down is not searched (it never
-changes an exact result); the core's lay-down test is used as a cut-off.
+changes an exact result); the core's lay-down test is used as a cut-off.  A record from
+outside the engine is checked first (:mod:`mariash_env.core.validate`, as
+``VectorEnv.restore_states`` checks one): a field the solver would index past its tables
+with is a ValueError naming it; the searches pass ``check=False`` for their own worlds.
 
 Licitovaný mariáš: ``solve(st, make_rules(rules="licitovany"))`` solves every one of its
 twelve contracts the same way (``A`` in desetníky after the cap, play actions of the
