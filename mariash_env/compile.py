@@ -96,9 +96,9 @@ def _warm_game(game: str, network: bool) -> None:
     rng = np.random.default_rng(0)
     for st in (bid, play):
         worlds = SeatView(st, int(st[S.TO_MOVE]), rules).sample_worlds(2, rng)
-    for w in worlds:
-        solve(w, rules, pv=False, all_moves=True)
-        solve(w, rules)
+    for w in worlds:  # as the searches call it: on worlds the engine made, unchecked
+        solve(w, rules, pv=False, all_moves=True, check=False)
+        solve(w, rules, check=False)
     S.get64(play, S.PAY)  # a simulation's payment, read from Python
     if _network(game, network):
         from .search.inference import other_decisions
