@@ -205,6 +205,15 @@ def test_samplers_honour_a_location_restriction():
         for w in sample(st, me, 40, np.random.default_rng(1), rules, restrict=restrict):
             assert S.getm(w, S.HAND + nxt) >> hidden[0] & 1
             assert S.getm(w, S.HAND + prv) >> hidden[-1] & 1
+        # both samplers check their record, seat and arguments first (memory safety)
+        bad = st.copy()
+        bad[S.ACTOR] = 99
+        with pytest.raises(ValueError, match="field actor .* = 99 is out of range"):
+            sample(bad, me, 2, np.random.default_rng(1), rules)
+        with pytest.raises(ValueError, match="seat 5: expected a seat"):
+            sample(st, 5, 2, np.random.default_rng(1), rules)
+        with pytest.raises(ValueError, match="32 location masks"):
+            sample(st, me, 2, np.random.default_rng(1), rules, restrict=restrict[:4])
 
 
 def test_openspiel_robots_play_licitovany_in_the_arena(tmp_path, capsys):

@@ -111,9 +111,25 @@ def test_sample_worlds_api():
     assert b.shape == a.shape
     assert sample_worlds(st, 1, 0).shape == (0, S.STATE_SIZE)
     done = st.copy()
-    done[S.PHASE] = S.PH_DONE
+    done[S.PHASE], done[S.TO_MOVE] = S.PH_DONE, -1  # as a finished deal stands
     with pytest.raises(WorldError):
         knowledge(done, 0)
+    # a record the samplers would index past their tables with, checked first (memory
+    # safety: trick_no = 50 read past the record), and the arguments
+    bad = st.copy()
+    bad[S.TRICK_NO] = 50
+    for call in (lambda: knowledge(bad, 0), lambda: sample_worlds(bad, 0, 2, rng=1)):
+        with pytest.raises(ValueError, match=r"the state record: field trick_no .* = 50 is "
+                                             r"out of range"):
+            call()
+    for seat in (3, -1, True):
+        with pytest.raises(ValueError, match=rf"seat {seat!r}: expected a seat"):
+            sample_worlds(st, seat, 2, rng=1)
+    for n in (-1, 10**12):
+        with pytest.raises(ValueError, match="number of worlds"):
+            sample_worlds(st, 1, n, rng=1)
+    with pytest.raises(ValueError, match="32 location masks"):
+        sample_worlds(st, 1, 2, rng=1, restrict=np.zeros(3, np.int64))
     k = knowledge(random_position(5, phase=S.PH_TRUMP), 0)
     f = int(random_position(5, phase=S.PH_TRUMP)[S.FOREHAND])
     assert int(k.counts.sum()) == (25 if f == 0 else 22)

@@ -45,7 +45,8 @@ from .semantic import (
     popc,
 )
 
-__all__ = ["FIELDS", "check_record", "check_states"]
+__all__ = ["FIELDS", "MAX_WORLDS", "check_record", "check_seat_view", "check_states",
+           "check_world_count"]
 
 # Every field the compiled code reads as an index, a seat, a card, a counter or a flag, with
 # its accepted range, from the state schema: (name, first slot, slots, lowest, highest).
@@ -209,3 +210,28 @@ def check_record(st: np.ndarray, rules: np.ndarray, who: str = "the state record
     _faults(np.ascontiguousarray(st, dtype=np.int32)[None], rules, _TABLE, _PLACE_SLOTS, out)
     if out[0, 0]:
         raise ValueError(f"{who}: {_fault_text(int(out[0, 0]), int(out[0, 1]), st)}")
+
+
+def check_seat_view(st: np.ndarray, seat: object, rules: np.ndarray, who: str) -> int:
+    """``seat`` as an int after :func:`check_record` of ``st`` and a check that ``seat`` is
+    one of its three seats: what a sampler of a seat's worlds reads first (ValueError
+    naming ``who``, the caller)."""
+    check_record(st, rules, f"{who}: the state record")
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
+            or not 0 <= seat <= 2:
+        raise ValueError(f"{who}: seat {seat!r}: expected a seat of the deal 0..2")
+    return int(seat)
+
+
+MAX_WORLDS = 100_000  # worlds a sampler draws in one call (115 MB of records)
+
+
+def check_world_count(n: object, restrict: object) -> int:
+    """A sampler's ``n`` as an int 0..:data:`MAX_WORLDS`, and ``restrict`` None or 32
+    location masks (ValueError naming the one that is not)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= MAX_WORLDS:
+        raise ValueError(f"n={n!r}: expected a number of worlds 0..{MAX_WORLDS}")
+    if restrict is not None and np.shape(restrict) != (32,):
+        raise ValueError(f"restrict of shape {np.shape(restrict)}: expected 32 location "
+                         "masks, one per card")
+    return int(n)

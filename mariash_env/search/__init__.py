@@ -64,6 +64,8 @@ changes an exact result); the core's lay-down test is used as a cut-off.  A reco
 outside the engine is checked first (:mod:`mariash_env.core.validate`, as
 ``VectorEnv.restore_states`` checks one): a field the solver would index past its tables
 with is a ValueError naming it; the searches pass ``check=False`` for their own worlds.
+:func:`knowledge` and :func:`sample_worlds` (and licitovaný's sampler) check their record
+and seat the same way, once a call; ``n`` is at most ``core.validate.MAX_WORLDS``.
 
 Licitovaný mariáš: ``solve(st, make_rules(rules="licitovany"))`` solves every one of its
 twelve contracts the same way (``A`` in desetníky after the cap, play actions of the

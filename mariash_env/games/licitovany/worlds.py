@@ -30,6 +30,7 @@ from ...core import state as S
 from ...core.play import play_card
 from ...core.tables import SHARP_MASK, SUIT_MASK
 from ...core.tricks import cards_played, played_card
+from ...core.validate import check_seat_view, check_world_count
 from ...rules import R_GAME, Rules, make_rules
 from ..voleny.worlds import count_table
 from .deal import POS_SEAT_LICIT
@@ -198,8 +199,9 @@ def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
     rules = rules if rules is not None else make_rules(rules="licitovany")
     rv = rules.vector()
     st = np.ascontiguousarray(st, dtype=np.int32)
+    me = check_seat_view(st, seat, rv, "sample_licit_worlds")
+    n = check_world_count(n, restrict)
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    me = int(seat)
     actor = int(st[S.ACTOR])
     hands = [int(S.getm(st, S.HAND + s)) for s in range(3)]
     plays = _plays(st)

@@ -106,6 +106,7 @@ from ...core.tricks import (
     popcount_py,
     trump_suit,
 )
+from ...core.validate import check_seat_view, check_world_count
 from ...rules import rules_vector as _rules_vector
 from . import actions as A
 
@@ -1069,7 +1070,7 @@ def knowledge(st: np.ndarray, seat: int, rules=None) -> Knowledge:
     """
     rv = _rules_vector(rules)
     st = np.ascontiguousarray(st, dtype=np.int32)
-    seat = int(seat)
+    seat = check_seat_view(st, seat, rv, "knowledge")  # the core indexes with both
     status, hidden, allow, counts, must, nmust, atmost, natmost = knowledge_core(st, seat, rv)
     if status != K_OK:
         raise WorldError(f"seat {seat}: {_K_MESSAGES[status]}")
@@ -1122,8 +1123,8 @@ def sample_worlds(st: np.ndarray, seat: int, n: int, rng=None, rules=None,
     """
     rv = _rules_vector(rules)
     st = np.ascontiguousarray(st, dtype=np.int32)
-    seat = int(seat)
-    n = int(n)
+    seat = check_seat_view(st, seat, rv, "sample_worlds")  # the core indexes with both
+    n = check_world_count(n, restrict)
     status, hidden, allow, counts, must, nmust, atmost, natmost = knowledge_core(st, seat, rv)
     if status != K_OK:
         raise WorldError(f"seat {seat}: {_K_MESSAGES[status]}")
