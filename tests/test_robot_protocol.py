@@ -185,3 +185,21 @@ def test_robots_name_an_observation_that_is_not_one(rules):
             robot.act({"observation": nan, "action_mask": o["action_mask"]})
         with pytest.raises(ValueError, match=r"\(10,\)|\(1, 10\)"):
             robot.act({"observation": o["observation"][:10], "action_mask": o["action_mask"]})
+
+
+def test_a_seat_view_of_a_crafted_record_is_refused():
+    """SeatView hands its record to compiled code (observation, legal actions, worlds):
+    a record the engine would index past its tables with, or a seat the deal has not, is
+    refused at construction, naming the field."""
+    from mariash_env.core import state as S
+    from mariash_env.robots.view import SeatView
+
+    g = Game()
+    g.new_partie(seed=5)
+    st = g.st.copy()
+    st[S.LEADER] = 9
+    with pytest.raises(ValueError, match=r"SeatView: the state record: field leader"):
+        SeatView(st, 0)
+    with pytest.raises(ValueError, match="SeatView: seat 3: expected a seat"):
+        SeatView(g.st, 3)
+    assert SeatView(g.st, g.to_move).to_move

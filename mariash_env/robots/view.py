@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import state as S
 from ..core.engine import legal_actions
+from ..core.validate import check_seat_view
 from ..kinds import kind_of
 from ..rules import Rules, make_rules
 
@@ -43,9 +44,10 @@ class SeatView:
 
     def __init__(self, st: np.ndarray, seat: int, rules: Rules | None = None) -> None:
         self._st = np.array(st, dtype=np.int32, copy=True)
-        self.seat = int(seat)
         self.rules = rules if rules is not None else make_rules()
         self.rules_vector = self.rules.vector()
+        # every method hands the record to compiled code: a crafted one is refused here
+        self.seat = check_seat_view(self._st, seat, self.rules_vector, "SeatView")
         self.kind = kind_of(self.rules)
         self._obs: np.ndarray | None = None
 
