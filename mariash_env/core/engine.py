@@ -17,8 +17,13 @@ once, used by ``Game``, the environments, ``VectorEnv``, OpenSpiel and the searc
   (``games/<game>/solve.py``), compiled into the search; ``solver_parts(game)`` the
   module itself, for the solver's set-up outside the compiled search;
 * ``phase_of_game(rules, ph)``, ``flek_rounds_of(rules)`` and ``phase_check(st, rules)``:
-  the game's part of the check of restored states (``games/<game>/validate.py``, the
-  codes of :mod:`.semantic`).
+  the game's part of the check of records from outside the engine (:mod:`.validate`;
+  ``games/<game>/validate.py``, the codes of :mod:`.semantic`).
+
+The entries take records the engine made (a deal, a step, a restored and checked state):
+they check the buffers' sizes, not the record's fields, which they index with.  A record
+from anywhere else goes through :func:`mariash_env.core.validate.check_record` first, as
+``VectorEnv.restore_states``, ``search.solve`` and the samplers do.
 
 Each game's phase machine is in its package (:mod:`mariash_env.games.voleny.phases`,
 :mod:`mariash_env.games.licitovany.phases`; volený's is compiled inline here); both
