@@ -333,6 +333,10 @@ def test_command_lines_answer_bad_input_with_one_error_line(small_run: Path, tmp
         (("training.train", "--config", str(tmp_path / "missing.toml"), "--out", "x"),
          "cannot read config"),
         (("training.train", "--out", str(tmp_path / "t7"), "--resume"), "no checkpoint at"),
+        # a typo in the worker count would start a process per worker
+        (("training.train", "--out", str(tmp_path / "t8"), "--set", "env.workers=100000"),
+         "env.workers = 100000 rollout processes of env.actor_threads = 1 want 100000 "
+         "threads"),
         (("training.export", ck, "-o", str(tmp_path)), "it is a directory"),
         (("training.export", ck, "-o", str(onnx_out), "--card", str(a_file / "c.md")),
          "is not a directory"),
@@ -356,7 +360,7 @@ def test_command_lines_answer_bad_input_with_one_error_line(small_run: Path, tmp
         rc = main(args)
         _one_error_line(subprocess.CompletedProcess(args, rc, "", capsys.readouterr().err), 2,
                         needle)
-    assert not onnx_out.exists()
+    assert not onnx_out.exists() and not (tmp_path / "t8").exists()
     assert (keep / "notes.txt").read_text() == "mine"
     assert not any((tmp_path / f"t{i}" / "checkpoint.pt").exists() for i in range(1, 8))
 

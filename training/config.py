@@ -43,7 +43,8 @@ class EnvConfig:
                           "games; the learner waits for all of them, so runs stay "
                           "deterministic). 1 = rollouts in the learner process, the right "
                           "choice on a 2-core machine; on a many-core box use "
-                          "about cores-2 workers and a smaller num_envs each", ge=1)
+                          "about cores-2 workers and a smaller num_envs each (the process "
+                          "backend refuses more than 8 threads a core)", ge=1)
     pipeline: bool = opt(False, "collect the next iteration in worker process(es) while the "
                                 "learner trains on this one (policy lag of one iteration; "
                                 "deterministic). Uses a worker process even with workers = 1: "

@@ -12,6 +12,7 @@ passes), then the method learns from the learner's finished decisions.  Every
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import threading
@@ -134,6 +135,26 @@ def _set_numpy_global_state(s: dict[str, Any]) -> None:
                          s["cached"]))
 
 
+# Rollout threads a core the process backend accepts: a many-core config (long.toml's 12
+# workers) runs on a small machine, slowly; a typo (1000 for 10) is not a thousand processes.
+THREADS_PER_CORE = 8
+
+
+def check_processes(cfg: Config, backend: str) -> None:
+    """ConfigError when the process backend would start far more rollout threads than the
+    machine has cores (the Ray backend checks its cluster's CPUs itself)."""
+    if backend != "process":
+        return
+    cores = os.cpu_count() or 1
+    want = cfg.env.workers * cfg.env.actor_threads
+    if want > THREADS_PER_CORE * cores:
+        raise ConfigError(
+            f"env.workers = {cfg.env.workers} rollout processes of env.actor_threads = "
+            f"{cfg.env.actor_threads} want {want} threads; this machine has {cores} cores "
+            f"(at most {THREADS_PER_CORE} threads a core): use fewer workers, or the Ray "
+            "backend on a cluster (--backend ray)")
+
+
 class Trainer:
     """A training run in directory ``out`` (fresh, or ``resume=True`` from its checkpoint)."""
 
@@ -175,6 +196,7 @@ class Trainer:
                               "--backend ray and env.pipeline = false (it overlaps "
                               "sampling and learning itself)")
         check_robots(cfg)
+        check_processes(cfg, backend)
         check_writable(self.out / CHECKPOINT)  # creates the run directory, before any work
         self.cfg = cfg
         self.device = pick_device(cfg.run.device)
