@@ -333,6 +333,8 @@ def test_command_lines_answer_bad_input_with_one_error_line(small_run: Path, tmp
         (("training.train", "--config", str(tmp_path / "missing.toml"), "--out", "x"),
          "cannot read config"),
         (("training.train", "--out", str(tmp_path / "t7"), "--resume"), "no checkpoint at"),
+        (("training.pimc_labels", "--out", str(tmp_path / "l1"), "--jobs", "100000"),
+         "--jobs must be at most 256"),
         # a typo in the worker count would start a process per worker
         (("training.train", "--out", str(tmp_path / "t8"), "--set", "env.workers=100000"),
          "env.workers = 100000 rollout processes of env.actor_threads = 1 want 100000 "
@@ -502,3 +504,23 @@ def test_kill_at_random_points_and_resume_loses_nothing(tmp_path: Path) -> None:
         assert cut(out / "metrics.csv", cols) == cut(ref / "metrics.csv", cols)
     assert cut(out / "eval.csv", slice(0, 11)) == cut(ref / "eval.csv", slice(0, 11))
     assert not list(out.glob(".*.tmp-*")) and not list((out / "checkpoints").glob(".*"))
+
+
+@pytest.mark.parametrize("pipeline", ["false", "true"])
+def test_games_that_do_not_fit_in_memory_are_one_error_line(tmp_path: Path, pipeline: str,
+                                                            capsys) -> None:
+    """A num_envs whose buffers cannot be allocated (10 PiB), in the learner's process or
+    in a rollout worker (pipeline): exit status 1 and one line saying it is out of memory
+    and what to lower, not a traceback (nor a worker's traceback in a RuntimeError)."""
+    import warnings
+
+    from training.train import main
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # VectorEnv's own warning of the size
+        rc = main(["--config", str(ROOT / "training/configs/demo.toml"),
+                   "--out", str(tmp_path / "r"), "--set", "env.num_envs=10000000000000",
+                   "--set", f"env.pipeline={pipeline}"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "error: out of memory (" in err and "use fewer env.num_envs" in err
+    assert "Traceback" not in err

@@ -113,6 +113,11 @@ def _worker_main(conn: Any, cfg_dict: dict[str, Any], worker: int, threads: int)
                 conn.send(("error", f"unknown command {cmd!r}"))
     except (EOFError, KeyboardInterrupt):  # pragma: no cover - parent went away
         pass
+    except MemoryError as e:  # its games do not fit: the parent names it as a setting
+        try:
+            conn.send(("memory", str(e)))
+        except Exception:
+            pass
     except Exception:  # pragma: no cover - reported to the parent
         try:
             conn.send(("error", traceback.format_exc()))
@@ -153,6 +158,8 @@ class ProcessActors:
                 status, value = c.recv()
             except EOFError:
                 raise RuntimeError(f"rollout worker {w} died") from None
+            if status == "memory":
+                raise MemoryError(f"rollout worker {w}: {value}")
             if status != "ok":
                 raise RuntimeError(f"rollout worker {w} failed:\n{value}")
             out.append(value)

@@ -98,6 +98,7 @@ from typing import Any
 
 import numpy as np
 
+from mariash_env.arena import MAX_JOBS
 from mariash_env.atomic import atomic_open
 from mariash_env.cli import add_ray_arguments
 from mariash_env.core import state as S
@@ -804,6 +805,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --{name.replace('_', '-')} must be >= {lo}, got "
                   f"{getattr(args, name)}", file=sys.stderr)
             return 2
+    if args.jobs > MAX_JOBS:  # as the arena and the data sets: a typo is not a process each
+        print(f"error: --jobs must be at most {MAX_JOBS}, got {args.jobs}", file=sys.stderr)
+        return 2
     if not 0 <= args.robot_share <= 1 or not 0 <= args.epsilon <= 1:
         print("error: --robot-share and --epsilon must lie in [0, 1]", file=sys.stderr)
         return 2

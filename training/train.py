@@ -94,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     except (EvaluationError, OSError) as e:  # e.g. a disk filled up: the last checkpoint stays
         print(f"error: {e}", file=sys.stderr)
         return 1
+    except MemoryError as e:  # the games or the network do not fit: a setting, not a bug
+        print(f"error: out of memory ({e}): use fewer env.num_envs or env.workers, or a "
+              "smaller network; the last checkpoint stays", file=sys.stderr)
+        return 1
     except RuntimeError as e:
         if type(e).__name__ != "RayClusterError":  # the ray extra is optional: by name
             raise
