@@ -126,6 +126,7 @@ def test_other_games(rules, players):
     ({"deals": 0}, "deals=0"),
     ({"seed": -1}, "seed=-1"),
     ({"shard_deals": 0}, "shard_deals=0"),
+    ({"shard_deals": 10_001}, r"shard_deals=10001: expected an int 1\.\.10000 \(a shard's rows"),
     ({"rules": {"rules": "nope"}}, "nope"),
     ({"rules": {"deals": 12}}, "deals=12"),
 ])

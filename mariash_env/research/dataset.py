@@ -69,6 +69,9 @@ from . import PartialRunError, run_command
 FORMAT = "mariash-dataset-v1"
 MANIFEST = "manifest.json"
 MAX_DEALS = 10_000_000
+# A shard's rows are built in memory before they are written: about 120 kB a volený deal
+# with its observations, so 1.2 GB at this bound (the default 250: 30 MB).
+MAX_SHARD_DEALS = 10_000
 MAX_JOBS = 256
 
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -121,9 +124,9 @@ def make_settings(robots: Sequence[str], deals: int, seed: int = 0,
         raise DatasetError(f"invalid deals={deals!r}: expected an int 1..{MAX_DEALS}")
     if not is_int(seed) or seed < 0:
         raise DatasetError(f"invalid seed={seed!r}: expected an int >= 0")
-    if not is_int(shard_deals) or not 1 <= shard_deals <= MAX_DEALS:
+    if not is_int(shard_deals) or not 1 <= shard_deals <= MAX_SHARD_DEALS:
         raise DatasetError(f"invalid shard_deals={shard_deals!r}: expected an int "
-                           f"1..{MAX_DEALS}")
+                           f"1..{MAX_SHARD_DEALS} (a shard's rows are built in memory)")
     opts = dict(rules or {})
     try:
         single_deal_rules(opts, "rule option deals")
@@ -658,7 +661,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash dataset") -> int:
     ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                     help="a rule option, repeatable (e.g. --rule players=4)")
     ap.add_argument("--shard-deals", type=positive(int), default=250,
-                    help="deals per shard (default 250)")
+                    help=f"deals per shard, at most {MAX_SHARD_DEALS} (default 250)")
     ap.add_argument("--jobs", type=positive(int), default=1, help="processes (default 1)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
