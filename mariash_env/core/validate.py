@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rules import R_MAX_FLEK, R_NDEALS, R_PLAYERS
+from ..rules import R_MAX_FLEK, R_NDEALS, R_PLAYERS, is_int
 from . import engine as E
 from . import state as S
 from .engine import legal_actions
@@ -217,8 +217,7 @@ def check_seat_view(st: np.ndarray, seat: object, rules: np.ndarray, who: str) -
     one of its three seats: what a sampler of a seat's worlds reads first (ValueError
     naming ``who``, the caller)."""
     check_record(st, rules, f"{who}: the state record")
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
-            or not 0 <= seat <= 2:
+    if not is_int(seat) or not 0 <= seat <= 2:
         raise ValueError(f"{who}: seat {seat!r}: expected a seat of the deal 0..2")
     return int(seat)
 
@@ -229,7 +228,7 @@ MAX_WORLDS = 100_000  # worlds a sampler draws in one call (115 MB of records)
 def check_world_count(n: object, restrict: object) -> int:
     """A sampler's ``n`` as an int 0..:data:`MAX_WORLDS`, and ``restrict`` None or 32
     location masks (ValueError naming the one that is not)."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= MAX_WORLDS:
+    if not is_int(n) or not 0 <= n <= MAX_WORLDS:
         raise ValueError(f"n={n!r}: expected a number of worlds 0..{MAX_WORLDS}")
     if restrict is not None and np.shape(restrict) != (32,):
         raise ValueError(f"restrict of shape {np.shape(restrict)}: expected 32 location "

@@ -48,6 +48,7 @@ from ..core import state as S
 from ..core.deal import deck_of, gathered_deck
 from ..core.engine import legal_actions
 from ..games.voleny.worlds import played_by
+from ..rules import is_int
 from .params import NCARDS, NUM_PLAYERS
 
 if TYPE_CHECKING:
@@ -756,8 +757,7 @@ def check_player(state: Any, player_id: Any) -> int:
     """``player_id`` as an int if it is one of the game's players; else ValueError naming
     the range (a negative id would count from the end, a large one search in vain)."""
     n = state.num_players()
-    if isinstance(player_id, bool) or not isinstance(player_id, (int, np.integer)) \
-            or not 0 <= player_id < n:
+    if not is_int(player_id) or not 0 <= player_id < n:
         raise ValueError(f"player_id {player_id!r}: expected a player 0..{n - 1}")
     return int(player_id)
 

@@ -111,7 +111,7 @@ from ..core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SHARP_MASK
 from ..core.tricks import TRUMP_ORDER as ORDER_TRUMP  # ranks from the weakest, trumps
 from ..core.tricks import TRUMP_STRENGTH, beats, lowest, popcount, trick_best, trump_suit
 from ..core.validate import check_record
-from ..rules import R_GAME, R_ORDER_FREE, R_QUEEN_FIRST
+from ..rules import R_GAME, R_ORDER_FREE, R_QUEEN_FIRST, is_int
 from ..rules import rules_vector as _rules_vector
 
 # Node entry and exit and the core's apply_action are compiled into the search loop: a
@@ -1336,8 +1336,7 @@ def solve(st: np.ndarray, rules=None, *, pv: bool = True, all_moves: bool = Fals
     if check:
         check_record(st, rv, "solve(): the state record")
     _check_root(st)
-    if isinstance(tt_bits, bool) or not isinstance(tt_bits, (int, np.integer)) \
-            or not 1 <= tt_bits <= 30:
+    if not is_int(tt_bits) or not 1 <= tt_bits <= 30:
         raise ValueError(f"tt_bits={tt_bits!r}: expected an int 1..30 (a table of "
                          "2**tt_bits entries)")
     tab = _buffers(int(tt_bits))
