@@ -300,6 +300,10 @@ def test_numpy_cuts_and_seeds_work():
         ("pimc(worlds=0)", {}, "worlds"),
         ("pimc(worlds=2.5)", {}, "worlds"),
         ("pimc(worlds=True)", {}, "worlds"),
+        # the samplers' bound, refused when the robot is built, not at its first decision
+        ("pimc(worlds=1000000000)", {}, r"invalid worlds=1000000000 .*expected an int 1\.\.100000"),
+        ("pimc(seed=-3)", {}, r"invalid seed=-3 for robot 'pimc': expected an int >= 0"),
+        ("random(seed=-1)", {}, r"invalid seed=-1 for robot 'random'"),
         ("pimc(wordls=3)", {}, r"unknown argument 'wordls' for robot 'pimc'"),
         ("pimc(seed=1.5)", {}, "seed"),
         ("pimc(use_solver=1)", {}, "use_solver"),

@@ -387,6 +387,8 @@ def test_a_bias_needs_network_bidding_and_a_linear_score_scale():
 @pytest.mark.parametrize("spec, kw, what", [
     ("nnpimc(worlds=0)", {}, "worlds"),
     ("nnpimc(worlds=4, candidates=2)", {}, "candidates"),
+    ("nnpimc(worlds=100001)", {}, "worlds"),
+    ("nnpimc(candidates=100001)", {}, "candidates"),
     ("nnpimc(temperature=0)", {}, "temperature"),
     ("nnpimc(temperature=True)", {}, "temperature"),
     ("nnpimc(floor=0.5)", {}, "floor"),
@@ -419,6 +421,12 @@ def test_bad_specs_are_refused_by_name(spec, kw, what):
 def test_a_missing_model_is_the_onnx_robots_error(tmp_path):
     with pytest.raises(OnnxRobotError, match="no ONNX model"):
         make_robot(f"nnpimc(model={str(tmp_path / 'none.onnx')!r})")
+
+
+def test_default_candidates_stay_within_the_samplers_bound():
+    # 4 x worlds, capped at the samplers' 100,000 (else the first decision would fail)
+    assert make_robot("nnpimc(worlds=100000)").candidates == 100_000
+    assert make_robot("nnpimc(worlds=7)").candidates == 28
 
 
 def test_arena_worlds_and_time_limit_reach_only_the_search_robots():

@@ -51,6 +51,7 @@ import ast
 import math
 from typing import Any
 
+from ..core.validate import MAX_WORLDS
 from ..games.base import GameKind
 from ..games.registry import game_kind
 from ..games.voleny.table_robot import TableRobot
@@ -73,6 +74,7 @@ from .registry import (
     SEED,
     TIME_LIMIT,
     VIEW_FRONT_END,
+    WORLDS,
     RobotEntry,
     check_args,
     int_at_least,
@@ -139,9 +141,9 @@ register_robot("lizany_table", "mariash_env.games.lizany.table_robot:LizanyRuleR
                games=("lizany",))
 NNPIMC_ARGS = {
     "model": (lambda v: isinstance(v, str) and bool(v), "the path of an exported .onnx model"),
-    "worlds": int_at_least(1),
-    "candidates": (lambda v: v is None or (is_int(v) and v >= 1),
-                   "an int >= worlds or None (4 x worlds)"),
+    "worlds": WORLDS,
+    "candidates": (lambda v: v is None or (is_int(v) and 1 <= v <= MAX_WORLDS),
+                   f"an int >= worlds, at most {MAX_WORLDS}, or None (4 x worlds)"),
     "temperature": positive_number(),
     "floor": (lambda v: real(v) and 0 < v <= 0.1, "a number in (0, 0.1]"),
     "time_limit": TIME_LIMIT, "seed": SEED, "game": ANY_GAME,

@@ -80,6 +80,7 @@ from typing import Any
 import numpy as np
 
 from ..core import state as S
+from ..core.validate import MAX_WORLDS
 from ..games.base import GameKind
 from ..games.voleny import actions as A
 from ..kinds import kind_of
@@ -138,10 +139,10 @@ class NNPIMCRobot(PIMCRobot):
     ``model``: path of an exported robot (ONNX; default the shipped volený
     ``models/robot.onnx``, :mod:`mariash_env.shipped`), whose game (its metadata) the
     robot plays (module docstring: licitovaný refuses :data:`VOLENY_ONLY`); ``worlds``: worlds
-    solved per decision; ``candidates``: worlds sampled and weighted per card-play decision (default
-    ``4 * worlds``); ``temperature``: of the softmax over the network's Q-values (groše x
-    0.1; default 0.3, the best of 0.1-1.0 in small matches, docs/nnpimc.md); ``floor``: least
-    relative likelihood of one card (0 < floor <= 0.1);
+    solved per decision; ``candidates``: worlds sampled and weighted per card-play decision
+    (default ``4 * worlds``, at most 100,000); ``temperature``: of the softmax over the
+    network's Q-values (groše x 0.1; default 0.3, the best of 0.1-1.0 in small matches,
+    docs/nnpimc.md); ``floor``: least relative likelihood of one card (0 < floor <= 0.1);
     ``bidding``: ``"simulate"`` or ``"table"`` as :class:`PIMCRobot`, or ``"network"``
     (the model's greedy action before the card play); ``leaf``: ``"solver"`` (the
     double-dummy value of each card, default) or ``"network"`` (the mean of network
@@ -190,9 +191,10 @@ class NNPIMCRobot(PIMCRobot):
                          bidding="table" if bidding == "network" else bidding, warm=False)
         self.network_bidding = bidding == "network"
         if candidates is None:
-            candidates = 4 * self.worlds
-        if candidates < self.worlds:
-            raise ValueError(f"candidates must be >= worlds ({self.worlds}), got {candidates}")
+            candidates = min(4 * self.worlds, MAX_WORLDS)
+        if not self.worlds <= candidates <= MAX_WORLDS:
+            raise ValueError(f"candidates must be >= worlds ({self.worlds}) and at most "
+                             f"{MAX_WORLDS} (a sampler's bound), got {candidates}")
         if not 0 < temperature < math.inf:
             raise ValueError(f"temperature must be a number > 0, got {temperature}")
         # floor <= 0.1 keeps a uniformly random card (relative likelihood 1/L >= 0.1 for

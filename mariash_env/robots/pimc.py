@@ -76,7 +76,7 @@ from ..games.voleny.table_play import VIEW_SIZE, choose_card
 from ..kinds import kind_of
 from ..rules import Rules
 from .base import Robot
-from .registry import ANY_GAME, FLAG, SEED, TIME_LIMIT, int_at_least, one_of, register_robot
+from .registry import ANY_GAME, FLAG, SEED, TIME_LIMIT, WORLDS, int_at_least, one_of, register_robot
 from .view import SearchUnavailableError, SeatView, _search_module
 
 __all__ = ["PIMCRobot", "SeatView", "SearchUnavailableError", "solver_available", "beaten",
@@ -252,8 +252,8 @@ class PIMCRobot(Robot):
                  bidding: str = "simulate", solve_bidding: bool = False,
                  simulate_discards: bool = False, race: int = 0,
                  endgame: int | None = None, warm: bool = True) -> None:
-        if worlds < 1:
-            raise ValueError(f"worlds must be >= 1, got {worlds}")
+        if not WORLDS[0](worlds):
+            raise ValueError(f"worlds must be {WORLDS[1]}, got {worlds!r}")
         if bidding not in ("simulate", "table"):
             raise ValueError(f"bidding must be 'simulate' or 'table', got {bidding!r}")
         if isinstance(race, bool) or not (isinstance(race, (int, np.integer)) and race >= 0):
@@ -483,7 +483,7 @@ class PIMCRobot(Robot):
 
 
 register_robot("pimc", PIMCRobot, games=PIMCRobot.games, needs_view=True, args={
-    "worlds": int_at_least(1), "time_limit": TIME_LIMIT, "seed": SEED, "game": ANY_GAME,
+    "worlds": WORLDS, "time_limit": TIME_LIMIT, "seed": SEED, "game": ANY_GAME,
     "use_solver": FLAG, "bidding": one_of("simulate", "table"), "solve_bidding": FLAG,
     "simulate_discards": FLAG,
     "race": int_at_least(0),

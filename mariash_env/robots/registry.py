@@ -45,10 +45,11 @@ from typing import Any
 
 import numpy as np
 
+from ..core.validate import MAX_WORLDS
 from ..rules import is_int
 
 __all__ = ["ArgCheck", "RobotEntry", "RobotGameError", "register_robot", "robot_entry",
-           "robot_entries", "robot_names", "check_args", "SEED", "FLAG", "TIME_LIMIT",
+           "robot_entries", "robot_names", "check_args", "SEED", "WORLDS", "FLAG", "TIME_LIMIT",
            "ANY_GAME", "int_at_least", "positive_number", "one_of"]
 
 VIEW_FRONT_END = "game"
@@ -80,7 +81,10 @@ def one_of(*values: str) -> ArgCheck:
     return (lambda v: isinstance(v, str) and v in values, what)
 
 
-SEED: ArgCheck = (lambda v: v is None or is_int(v), "an int or None")
+# Worlds a searching robot samples in one decision: the samplers' bound, checked when the
+# robot is built rather than at its first decision.
+WORLDS: ArgCheck = (lambda v: is_int(v) and 1 <= v <= MAX_WORLDS, f"an int 1..{MAX_WORLDS}")
+SEED: ArgCheck = (lambda v: v is None or (is_int(v) and v >= 0), "an int >= 0 or None")
 FLAG: ArgCheck = (lambda v: isinstance(v, bool), "True or False")
 TIME_LIMIT: ArgCheck = (lambda v: v is None or (real(v) and 0 < v < math.inf),
                         "a number > 0 (seconds per decision) or None")
