@@ -835,7 +835,8 @@ class VectorEnv:
                                  deal_no, self.observations, mask, mask is not self._mask)
         if nbad:
             idx = self._bad[:nbad]
-            shown = ", ".join(f"game {int(i)}: action {int(a[i])}" for i in idx[:10])
+            given = np.asarray(actions)  # as given: a uint64 beyond int64 wrapped in ``a``
+            shown = ", ".join(f"game {int(i)}: action {int(given[i])}" for i in idx[:10])
             more = f" and {nbad - 10} more" if nbad > 10 else ""
             raise ValueError(
                 f"illegal action in {nbad} game(s) ({shown}{more}); "

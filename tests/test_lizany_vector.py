@@ -141,6 +141,10 @@ def test_illegal_input_is_refused_and_nothing_applied():
                                          rf"{bad[2]}, game 3: action 32\)"):
         venv.step(bad)
     assert np.array_equal(venv.copy_states(), before)
+    huge = legal.astype(np.uint64)
+    huge[1] = 2**64 - 1  # named as given, not as the int64 it wraps to
+    with pytest.raises(ValueError, match=r"game 1: action 18446744073709551615\)"):
+        venv.step(huge)
     with pytest.raises(ValueError, match="shape"):
         venv.step(legal[:3])
     with pytest.raises(ValueError, match="integers"):
@@ -170,6 +174,9 @@ def test_restore_states_checks_every_row():
     obs = step.obs.copy()
     venv.step(random_legal_actions(step.mask, rng))
     venv.restore_states(snap)
+    assert np.array_equal(venv.current().obs, obs)
+    venv.step(random_legal_actions(step.mask, rng))
+    venv.restore_states(np.asfortranarray(snap))  # any memory order (was a numpy error)
     assert np.array_equal(venv.current().obs, obs)
     for field, value, match in (
             (C.TO_MOVE, 2, "to_move is out of range"),

@@ -244,7 +244,8 @@ def check_states(states: np.ndarray) -> None:
     deck = _fields(states, "deck")
     fail("field deck is not a permutation of the 32 cards",
          (np.sort(deck, axis=1) != np.arange(NCARDS)).any(axis=1))
-    masks = states.astype(np.int64) & 0xFFFFFFFF
+    # C order: the bit counts view the masks as bytes (a Fortran-ordered copy cannot).
+    masks = np.ascontiguousarray(states, dtype=np.int64) & 0xFFFFFFFF
     pos = _fields(states, "stock_pos")[:, 0]
     stock = _fields(states, "stock")
     left = (np.arange(C.STOCK_SIZE) >= pos[:, None])
