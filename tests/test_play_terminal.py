@@ -49,7 +49,7 @@ def test_a_deal_with_a_misclick_undone(tmp_path):
     assert t.run() == 0
     text = out.getvalue()
     plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
-    assert "chyba: '9' není tah: čekám 1..8 nebo q" in plain  # 7 cards + z lidu
+    assert "chyba: '9' není tah: čekám 1..8, h, ? nebo q" in plain  # 7 cards + z lidu
     assert "chyba: 'x' není tah" in plain
     assert "vzato zpět" in plain
     assert "u = zpět" in prompts[3] and "u = zpět" not in prompts[0]
@@ -72,6 +72,22 @@ def test_quit_at_once_and_a_numbered_move_list(tmp_path):
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
     assert "  1. trumf: " in plain and "  8. z lidu" in plain
     assert s.move == 0
+
+
+@pytest.mark.parametrize("lang,words", [("cz", ("h = poradit", "robot by hrál: ")),
+                                          ("en", ("h = hint", "a robot would: "))])
+def test_help_and_a_hint_change_nothing(tmp_path, lang, words):
+    # "?" lists the commands, "h" names the hint robot's move from the human's seat (the
+    # session's own hint, as the browser's button), and neither makes a move
+    t, s, out, prompts = _table(tmp_path, iter(["?", "h", "q"]))
+    t.lang = lang
+    hint = s.hint(s.id, s.move)[lang]
+    assert t.run() == 0
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
+    help_word, hint_word = words
+    assert help_word in plain and "1..8" in plain
+    assert hint_word + hint in plain
+    assert s.move == 0 and len(prompts) == 3 and "?" in prompts[0]
 
 
 def test_the_terminal_in_english(tmp_path):

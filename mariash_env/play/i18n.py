@@ -259,12 +259,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "term.role": ("role", "role"),
     "term.hand": ("ruka: ", "hand: "),
     "term.last": ("poslední štych: ", "last trick: "),
-    "term.prompt": ("tah 1-{n}{undo} · q = konec > ", "move 1-{n}{undo} · q = quit > "),
+    "term.prompt": ("tah 1-{n}{undo} · ? = nápověda · q = konec > ",
+                    "move 1-{n}{undo} · ? = help · q = quit > "),
     "term.undo": (" · u = zpět", " · u = undo"),
     "term.error": ("chyba: ", "error: "),
     "term.undone": ("vzato zpět", "undone"),
-    "term.bad": ("'{answer}' není tah: čekám 1..{n}{undo} nebo q",
-                 "'{answer}' is not a move: expected 1..{n}{undo} or q"),
+    "term.bad": ("'{answer}' není tah: čekám 1..{n}{undo}, h, ? nebo q",
+                 "'{answer}' is not a move: expected 1..{n}{undo}, h, ? or q"),
+    "term.help": ("1..{n} = zahrát tah s tím číslem · h = poradit (co by hrál robot, jen "
+                  "z vašich karet) · u = vzít zpět poslední tah, dokud nehraje robot · "
+                  "q = konec (odehraná rozdání jsou uložena) · ? = tato nápověda",
+                  "1..{n} = make the move of that number · h = hint (what a robot would "
+                  "do, from your cards only) · u = take back your last move before a "
+                  "robot acts · q = quit (finished deals are saved) · ? = this help"),
     "term.next": ("Enter = další rozdání · q = konec > ", "Enter = next deal · q = quit > "),
     "term.over": ("konec partie", "the partie is over"),
     "term.week": ("týden {key}: {place}. {name} {total}", "week {key}: {place}. {name} {total}"),

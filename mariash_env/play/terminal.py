@@ -1,6 +1,7 @@
 """The terminal table (``mariash play --terminal``): the same session as the browser
 table, drawn with rich — cards in colour, the legal moves numbered, ``u`` to take back
-a misclick before the next robot acts, ``q`` to leave (finished deals are saved).  Its
+a misclick before the next robot acts, ``h`` for a hint (the table robot's move from the
+human's cards only), ``?`` for this list, ``q`` to leave (finished deals are saved).  Its
 words come from the table's catalogue (:mod:`.i18n`) in one language, Czech unless
 ``lang="en"``."""
 
@@ -112,7 +113,14 @@ class TerminalTable:
             answer = self.read(t("term.prompt", lang, n=len(moves), undo=extra)).strip()
             if answer == "q":
                 return None
+            if answer in ("?", "help"):
+                self.console.print(Text(t("term.help", lang, n=len(moves)), style="dim"))
+                continue
             try:
+                if answer == "h":
+                    what = self.s.hint(self.s.id, st["move"])[lang]
+                    self.console.print(Text(t("hint", lang, what=what), style="italic"))
+                    continue
                 if answer == "u":
                     return self.s.undo(self.s.id, st["move"])
                 n = int(answer)
