@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mariash_env.play.cli import main as cli_main
-from mariash_env.play.session import RULES, PlayError, PlaySession
+from mariash_env.play.session import RULES, TABLE_GAMES, PlayError, PlaySession
 from scripts.fuzz_table import fuzz_requests
 
 pytest.importorskip("starlette")
@@ -372,7 +372,7 @@ def test_play_resume_subprocess_one_line(tmp_path):
 
 
 # --- the fuzzer, small -----------------------------------------------------------------------
-@pytest.mark.parametrize("rules", RULES)
+@pytest.mark.parametrize("rules", TABLE_GAMES)
 def test_fuzz_table_small(rules):
     """Issue #29 item 6: scripts/fuzz_table.py's request fuzzer, small: no 5xx, no
     exception, every 4xx a JSON error; the oversize and malformed cases were sent."""
