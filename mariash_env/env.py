@@ -160,6 +160,7 @@ raise :class:`AttributeError` ("must be reset").
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -167,7 +168,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterable,
@@ -480,7 +481,30 @@ def parallel_env(render_mode: str | None = None, **kwargs: Any) -> ParallelEnv:
     :func:`env` (same keywords) through ``turn_based_aec_to_parallel``.  Each step takes
     one action per live agent and applies that of the agent to move (the others' are
     ignored; their masks are all zero); ``infos[agent]["active_agent"]`` names the next."""
-    return turn_based_aec_to_parallel(env(render_mode=render_mode, **kwargs))
+    return _TurnBasedParallel(env(render_mode=render_mode, **kwargs))
+
+
+class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's turn-based conversion, whose ``step`` reads the mover's action from a
+    dict: anything else, or a dict without it, was a bare KeyError/TypeError; here it is
+    an :class:`IllegalActionError` naming the agent to move (nothing applied)."""
+
+    def step(self, actions: Any) -> tuple:
+        if self.agents:
+            mover = self.aec_env.agent_selection
+            if not isinstance(actions, Mapping):
+                raise IllegalActionError(
+                    f"actions must be a dict of agent -> action (the parallel API), got "
+                    f"{type(actions).__name__}; {mover} is to move")
+            unknown = sorted(str(a) for a in actions if a not in self.possible_agents)
+            if unknown:
+                raise IllegalActionError(f"actions: unknown agent(s) {unknown}: expected "
+                                         f"among {self.possible_agents}")
+            if mover not in actions:
+                raise IllegalActionError(
+                    f"actions has no action for {mover}, the agent to move (the others' "
+                    f"are ignored); got actions for {sorted(map(str, actions))}")
+        return super().step(actions)
 
 
 class raw_env(AECEnv):

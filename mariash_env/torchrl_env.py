@@ -93,6 +93,11 @@ def _make_class() -> type:
             if "observations" in rules:
                 raise TypeError("torchrl_env always encodes observations: "
                                 "drop the 'observations' option")
+            dev = torch.device(device)
+            if dev.type == "cuda" and (not torch.cuda.is_available()
+                                       or (dev.index or 0) >= torch.cuda.device_count()):
+                raise ValueError(f"device {str(device)!r} is not available: torch sees "
+                                 f"{torch.cuda.device_count()} CUDA device(s)")
             self._venv = VectorEnv(num_envs, seed=seed, **rules)
             self._rules = rules
             n = self._venv.num_envs
@@ -159,6 +164,10 @@ def _make_class() -> type:
 
         def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
             action = tensordict.get("action")
+            if action.dtype.is_floating_point or action.dtype.is_complex or \
+                    action.dtype == torch.bool:  # a cast would truncate it to some index
+                raise ValueError(f"action must be an integer tensor of action indices, got "
+                                 f"{action.dtype}")
             a = action.detach().reshape(-1).to("cpu", torch.int64).numpy()
             rows = tensordict.get("_step", None)
             # The engine writes this step's observation, mask, seat and done flags

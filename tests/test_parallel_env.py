@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import mariash_env
+from mariash_env.game import IllegalActionError
 from mariash_env.games.registry import games
 from mariash_env.rules import RulesError
 
@@ -73,3 +74,19 @@ def test_parallel_env_takes_the_env_options() -> None:
     with pytest.raises(RulesError, match="deals"):
         mariash_env.parallel_env(rules="lizany", deals=2)
     assert "parallel_env" in mariash_env.__all__
+
+
+@pytest.mark.parametrize("kw", CASES, ids=_ids)
+def test_actions_without_the_movers_action_are_refused(kw: dict) -> None:
+    """PettingZoo's conversion read ``actions[mover]``: an empty dict was a bare KeyError,
+    None or a list a TypeError; each is an IllegalActionError naming the agent to move, and
+    nothing is applied."""
+    p = mariash_env.parallel_env(**kw)
+    p.reset(seed=3)
+    mover = p.aec_env.agent_selection
+    before = p.aec_env.unwrapped.state().copy()
+    for actions, words in (({}, f"no action for {mover}"), (None, "must be a dict"),
+                           ([0], "must be a dict"), ({"player_9": 0}, "unknown agent")):
+        with pytest.raises(IllegalActionError, match=words):
+            p.step(actions)
+    assert np.array_equal(p.aec_env.unwrapped.state(), before)

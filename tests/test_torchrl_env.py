@@ -193,6 +193,20 @@ def test_partial_step_and_illegal_action():
     np.testing.assert_array_equal(env.vector_env.copy_states(), snap)
 
 
+def test_float_actions_and_missing_devices_are_refused():
+    """A float action tensor was cast to int64 (0.5 played action 0); a CUDA device torch
+    does not see was torch's AssertionError: each a ValueError naming it."""
+    with pytest.raises(ValueError, match="device 'cuda:7' is not available"):
+        torchrl_env(2, device="cuda:7")
+    env = torchrl_env(2, seed=1)
+    td = env.reset()
+    snap = env.vector_env.copy_states()
+    td["action"] = td["action_mask"].float().argmax(-1).float()
+    with pytest.raises(ValueError, match="integer tensor of action indices, got torch.float32"):
+        env.step(td)
+    np.testing.assert_array_equal(env.vector_env.copy_states(), snap)
+
+
 def test_torchrl_imported_lazily():
     """Issue #31 (INTERFACE.md): importing the module does not import torchrl."""
     code = ("import sys, mariash_env.torchrl_env, mariash_env.gym_vector; "
