@@ -107,10 +107,11 @@ def _game_of(rules: dict[str, Any]) -> tuple[GameKind, Any]:
     kind = game_kind(rules.get("rules", "voleny"), front_end="single_agent")
     if kind.supports("game"):
         return kind, Game(make_rules(**rules), records=False)
-    unknown = sorted(set(rules) - set(kind.options))
+    unknown = kind.foreign_options(rules)
     if unknown:
         raise RulesError(f"unknown rule option(s) {unknown} for {kind.title}: it accepts "
-                         f"only {list(kind.options)}")
+                         f"only {list(kind.options)} (and {dict(kind.fixed_options)}, "
+                         "what it plays)")
     return kind, _OwnGame(kind)
 
 

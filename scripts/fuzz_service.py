@@ -1,7 +1,7 @@
 """A bounded in-process fuzzer of the robot service (issue #29 items 1, 6, 9):
 ``python -m scripts.fuzz_service [--count N] [--seconds S] [--specs table,random]``.
 
-For each robot spec and each served game (volený, licitovaný) a batch of requests goes
+For each robot spec and each served game (volený, licitovaný, lízaný) a batch of requests goes
 to :func:`mariash_env.play.service.create_service_app` through Starlette's TestClient
 (no network): real observations and masks from the environment and real seat records
 (each must get a 200 with a legal action), the README's record with another game's
@@ -32,7 +32,15 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-GAMES = ("voleny", "licitovany")
+def _games(front_end: str) -> tuple[str, ...]:
+    sys.path.insert(0, str(ROOT))
+    from mariash_env.games.registry import games
+
+    return tuple(k.name for k in games(front_end))
+
+
+GAMES = _games("service")  # every game a robot service serves
+RECORD_GAMES = _games("seat_record")  # those whose service reads seat records (volený)
 README_RECORD = {
     "dealer": 2, "seat": 0,
     "hand": ["Kh", "Ah", "9b", "Jb", "Qb", "Ab", "Ja", "Th", "Tb", "8l", "Tl", "Aa"],
@@ -190,7 +198,7 @@ def bodies(rng: random.Random, game: str, pos: list[dict], recs: list[dict],
     def post(content: Any, **kw: Any) -> dict[str, Any]:
         return {"method": "POST", "url": "/act", "content": content, **kw}
 
-    record_ok = "ok" if game == "voleny" else "bad"  # a licitovaný service takes none
+    record_ok = "ok" if game in RECORD_GAMES else "bad"  # the others' services take none
     yield "readme_record", record_ok, post(_dumps({"record": README_RECORD}))
     for rules in MISMATCHES:
         yield "rules_mismatch", "mismatch" if rules.get("rules") != game else "bad", post(
@@ -272,14 +280,14 @@ def run_batch(spec: str, game: str, count: int, seed: int = 0,
     warnings.filterwarnings("ignore")  # TestClient's httpx deprecation notice
     from starlette.testclient import TestClient
 
-    from mariash_env.kinds import kind_of
+    from mariash_env.games.registry import game_kind
     from mariash_env.play.service import create_service_app
 
     rng = random.Random(seed)
     pos = positions(game, 24, seed)
     recs = seat_records(16, seed)
     client = TestClient(create_service_app(spec, game), raise_server_exceptions=False)
-    n_actions = kind_of(game).n_actions
+    n_actions = game_kind(game).n_actions
     statuses: Counter = Counter()
     failures: list[str] = []
     sent = 0

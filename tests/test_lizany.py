@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import mariash_env
 from mariash_env import ActionError, CardError, IllegalActionError, lizany
 from mariash_env.arena import duplicate_match
 from mariash_env.cards import CARD_CODES, card_index, cards_of, mask_of
@@ -19,6 +20,8 @@ from mariash_env.lizany import OBS, OBS_SIZE, STATE_SIZE, LizanyGame, replay
 from mariash_env.records import RecordError
 from mariash_env.robots import RandomRobot, make_robot
 from mariash_env.robots.lizany_table import LizanyRuleRobot
+from mariash_env.rules import RulesError
+from mariash_env.vector import VectorEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 TRUMP_RANKS = "789JQKTA"  # RULES.md §1: rank order with trumps, lowest first
@@ -503,3 +506,25 @@ def test_a_seat_buffer_or_field_out_of_range_is_refused_not_read():
             g.stock = stock
     assert np.array_equal(g.st, before)
     assert g.observe(1).shape == (OBS_SIZE,)
+
+
+# Every front end takes lízaný with the options it plays anyway (deals=1, players=2), as
+# OpenSpiel's parameters always did; any other value is a RulesError naming the option.
+_FRONT_ENDS = {
+    "env": lambda **kw: mariash_env.env(rules="lizany", **kw),
+    "parallel_env": lambda **kw: mariash_env.parallel_env(rules="lizany", **kw),
+    "SingleAgentEnv": lambda **kw: mariash_env.SingleAgentEnv(rules="lizany", **kw),
+    "VectorEnv": lambda **kw: VectorEnv(2, rules="lizany", **kw),
+    "arena": lambda **kw: duplicate_match({"a": "random", "b": "random"}, deals=1,
+                                          rules={"rules": "lizany", **kw}),
+}
+
+
+@pytest.mark.parametrize("front_end", list(_FRONT_ENDS))
+def test_every_front_end_takes_what_lizany_plays(front_end):
+    make = _FRONT_ENDS[front_end]
+    make(players=2)
+    make(deals=np.int64(1), players=2)
+    for bad in ({"deals": 2}, {"players": 3}, {"players": True}, {"tariff": "csm"}):
+        with pytest.raises((RulesError, ValueError), match=next(iter(bad))):
+            make(**bad)

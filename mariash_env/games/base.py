@@ -5,9 +5,11 @@ names a game declares it supports.  Names no game; the games are listed only in
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 # Every front end a game can be driven by.  A front end refuses a game by asking
 # ``kind.supports(front_end)`` (GameError naming what it does support), never by its name.
@@ -168,6 +170,9 @@ class GameKind:
     players: tuple[int, ...] = (3,)  # the seat counts it is played with
     front_ends: frozenset[str] = frozenset(FRONT_ENDS)
     options: tuple[str, ...] = ("rules",)  # the rule options it accepts
+    # options it takes no choice in but accepts at the value it plays (lízaný: deals=1,
+    # players=2), so that code written for every game may pass them
+    fixed_options: tuple[tuple[str, Any], ...] = ()
     table_robot: str = ""  # "module:Class" of its rule-based robot
     # "module:function" of the table robot's compiled playout (a search's simulations):
     # ``f(w, rules, obs, mask, view, stop_trick, claim)`` plays on in place and returns
@@ -244,6 +249,14 @@ class GameKind:
         """Index into :attr:`phase_names` of each observation row (``obs``: float[B, obs])."""
         off = next(o for name, o, _, _ in self.obs_layout if name == "phase")
         return obs[:, off:off + len(self.phase_names)].argmax(1)
+
+    def foreign_options(self, rules: Mapping[str, Any]) -> list[str]:
+        """The keys of ``rules`` this game does not take: neither among :attr:`options`
+        nor one of :attr:`fixed_options` at its value (an int, not a bool), sorted."""
+        fixed = dict(self.fixed_options)
+        return sorted(k for k, v in rules.items() if k not in self.options and not (
+            k in fixed and isinstance(v, (int, np.integer))
+            and not isinstance(v, (bool, np.bool_)) and v == fixed[k]))
 
     def supports(self, front_end: str) -> bool:
         """Whether ``front_end`` (one of :data:`FRONT_ENDS`) drives this game."""

@@ -21,14 +21,16 @@ import numpy as np
 from ...robots.base import Robot
 from ..base import GameArena
 from .game import RULES, LizanyGame
+from .kind import KIND
 
 LIZANY = RULES["rules"]
 
 
 def lizany_rules(options: Mapping[str, Any]) -> dict[str, Any]:
     """The rules of a lízaný match from rule options; lízaný has none besides the game
-    (``deals=1`` is what a match plays anyway): ValueError naming any other."""
-    other = sorted(k for k, v in options.items() if k != "rules" and (k, v) != ("deals", 1))
+    (``deals=1``, ``players=2`` are what a match plays anyway): ValueError naming any
+    other."""
+    other = KIND.foreign_options(options)
     if other:
         raise ValueError(f"rule option(s) {other} do not apply to rules='lizany': lízaný has "
                          "no rule options")

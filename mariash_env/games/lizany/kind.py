@@ -16,7 +16,7 @@ KIND = GameKind(
     players=(2,),
     front_ends=frozenset({"aec", "parallel", "vector", "records", "single_agent", "arena",
                           "training", "export", "openspiel", "service"}),
-    options=("rules",),
+    options=("rules",), fixed_options=(("deals", 1), ("players", 2)),
     table_robot="mariash_env.games.lizany.table_robot:LizanyRuleRobot",
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
     openspiel_game="mariash_env.openspiel.lizany:MariashLizanyGame",

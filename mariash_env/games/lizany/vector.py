@@ -44,6 +44,7 @@ from ..registry import game_kind
 from . import core as C
 from .actions import N_ACTIONS, OBS_SIZE, RULES, STATE_SIZE
 from .game import seeded_deck
+from .kind import KIND
 
 __all__ = ["LizanyVectorEnv"]
 
@@ -155,9 +156,11 @@ class LizanyVectorEnv(VectorEnv):
             raise RulesError(f"LizanyVectorEnv plays rules='lizany', got rules={rules!r}")
         if deals is not None and deals != 1:
             raise RulesError(f"deals={deals!r}: a lízaný episode is one deal (deals=None or 1)")
-        if options:
-            raise RulesError(f"rule option(s) {sorted(options)} do not apply to "
-                             "rules='lizany' (two-player lízaný takes no rule options)")
+        foreign = KIND.foreign_options(options)
+        if foreign:
+            raise RulesError(f"rule option(s) {foreign} do not apply to "
+                             "rules='lizany' (two-player lízaný takes no rule options; "
+                             "players=2 is what it plays)")
         self.rules = dict(RULES)
         self.kind = game_kind(self.rules, front_end="vector")
         self.players = 2
