@@ -8,7 +8,7 @@ on a phone.  The browser table gets them from ``GET /cards/<code>[-en].svg``.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from ..cards import CARD_CODES, card_index
 from .i18n import INDEX, LANGS, card_name
@@ -86,7 +86,7 @@ def _index(suit: str, rank: int, lang: str) -> str:
     return corner + f'<g transform="rotate(180 50 80)">{corner}</g>'
 
 
-@cache
+@lru_cache(maxsize=128)  # 32 cards x 2 languages, whatever spellings of a code are asked
 def card_svg(code: str, lang: str = "cz") -> str:
     """The SVG image of card ``code`` (``"9h"``) with the index in ``lang``."""
     if lang not in LANGS:

@@ -1,0 +1,294 @@
+"""Leak check: memory held after many episodes, requests and refused inputs, per front end.
+
+Each case runs a unit of work (one deal through the AEC env, one batched step, one robot
+deal, one robot-service request, one OpenSpiel deal, a round of refused inputs) ``--warm``
+times, then ``--count`` times more in each of ``--windows`` windows, and reports per
+window what stayed allocated: Python's own allocations (``tracemalloc``, bytes a unit,
+exact) and the process's resident memory (``/proc/self/statm``, which also sees numpy
+buffers and compiled code but moves in pages and with the allocator's caches).  A unit
+that keeps something (a record per deal, a frame per exception, a cache without a bound)
+grows in every window; a bounded cache (``lru_cache`` with a ``maxsize``) is emptied at
+each window's edges, so what it holds does not count.
+
+    python scripts/leak_check.py [--count 400] [--windows 3] [--warm 50] [--cases aec,...]
+
+Cases: ``aec``, ``single_agent``, ``vector``, ``refused``, ``openspiel``, ``service``,
+``robots`` (every game each, the robots ``table`` and ``net``), ``search`` (``strong`` and
+PIMC, volený and licitovaný; slow: ``--count 100``).  Prints one line a case; exit
+status 1 when a case keeps more than ``--limit`` bytes a unit (default 256) of Python
+allocations in each window after the first (a one-off allocation spread over a window
+can pass one, a leak passes none).  ``tests/test_no_leaks.py`` runs it small.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import tracemalloc
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+GAMES = ({}, {"rules": "licitovany"}, {"rules": "lizany"}, {"players": 4})
+CASES = ("aec", "single_agent", "vector", "refused", "openspiel", "service", "robots",
+         "search")
+
+
+def rss_mb() -> float:
+    """Resident memory of this process in MiB (Linux; 0.0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return 0.0
+
+
+@dataclass
+class Growth:
+    """What a case kept: per window, Python bytes a unit and resident MiB in all."""
+
+    name: str
+    traced: list[float] = field(default_factory=list)  # bytes a unit, per window
+    rss: list[float] = field(default_factory=list)  # MiB gained, per window
+
+    def kept(self) -> float:
+        """Bytes a unit kept in every window after the first (their least): a leak's
+        size; the first window may still fill what the warm-up did not reach."""
+        return min(self.traced[1:] or self.traced)
+
+    def line(self) -> str:
+        win = ", ".join(f"{t:+.1f} B ({r:+.2f} MiB)" for t, r in zip(self.traced, self.rss))
+        return f"{self.name:38s} {win}"
+
+
+def bounded_caches() -> list[Any]:
+    """Every ``lru_cache`` with a ``maxsize`` in the loaded ``mariash_env`` modules and
+    their classes (the table robot's hand caches): they fill up to their bound, which is
+    no leak, so :func:`measure` empties them at each window's edges."""
+    out: list[Any] = []
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not name.startswith("mariash_env"):
+            continue
+        for obj in list(vars(mod).values()):
+            for f in [obj, *(vars(obj).values() if isinstance(obj, type) else ())]:
+                f = getattr(f, "__func__", f)  # a cached staticmethod
+                params = getattr(f, "cache_parameters", None)
+                if callable(params) and params()["maxsize"] is not None and f not in out:
+                    out.append(f)
+    return out
+
+
+def measure(name: str, unit: Callable[[], None], count: int, windows: int,
+            warm: int) -> Growth:
+    """Run ``unit`` ``warm`` times, then ``count`` times in each of ``windows`` windows,
+    noting what each window left allocated (module docstring); bounded caches are
+    emptied at each window's edges (:func:`bounded_caches`)."""
+    for _ in range(warm):
+        unit()
+    out = Growth(name)
+    caches = bounded_caches()
+    started = tracemalloc.is_tracing()
+    if not started:
+        tracemalloc.start()
+    try:
+        for _ in range(windows):
+            for f in caches:
+                f.cache_clear()
+            gc.collect()
+            before, r0 = tracemalloc.get_traced_memory()[0], rss_mb()
+            for _ in range(count):
+                unit()
+            for f in caches:
+                f.cache_clear()
+            gc.collect()
+            out.traced.append((tracemalloc.get_traced_memory()[0] - before) / count)
+            out.rss.append(rss_mb() - r0)
+    finally:
+        if not started:
+            tracemalloc.stop()
+    return out
+
+
+def _label(rules: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in rules.items()) or "voleny"
+
+
+def _random_deal(env, rng: np.random.Generator) -> Callable[[], None]:
+    def unit() -> None:
+        env.reset(seed=int(rng.integers(1 << 30)))
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else
+                     int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return unit
+
+
+def _robot_deal(env, robot, rng: np.random.Generator) -> Callable[[], None]:
+    """One deal of ``env`` with ``robot`` in every seat, through the robot protocol."""
+    from mariash_env.robots.view import SeatView
+
+    def unit() -> None:
+        env.reset(seed=int(rng.integers(1 << 30)))
+        robot.begin_deal(int(rng.integers(1 << 30)))
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+            elif getattr(robot, "wants_view", False):
+                env.step(int(robot.act_view(SeatView.from_game(env.game, env.game.to_move))))
+            else:
+                env.step(int(robot.act(obs)))
+    return unit
+
+
+def units(case: str) -> Iterator[tuple[str, Callable[[], None]]]:
+    """The ``(name, unit)`` pairs of ``case``, one per game (and robot)."""
+    import mariash_env
+
+    rng = np.random.default_rng(0)
+    if case == "aec":  # one deal, its record kept by the env as INTERFACE.md says
+        for rules in GAMES:
+            one = {} if rules.get("rules") == "lizany" else {"deals": 1}
+            yield f"aec deal {_label(rules)}", _random_deal(mariash_env.env(**one, **rules), rng)
+    elif case == "single_agent":  # one deal against the table robots, Gymnasium's API
+        for rules in GAMES:
+            one = {} if rules.get("rules") == "lizany" else {"deals": 1}
+            env = mariash_env.SingleAgentEnv(**one, **rules)
+
+            def episode(env=env) -> None:
+                env.reset(seed=int(rng.integers(1 << 30)))
+                done = False
+                while not done:
+                    legal = np.flatnonzero(env.action_masks())
+                    _, _, term, trunc, _ = env.step(int(rng.choice(legal)))
+                    done = term or trunc
+            yield f"single_agent deal {_label(rules)}", episode
+    elif case == "vector":
+        from mariash_env.vector import VectorEnv, random_legal_actions
+
+        for rules in GAMES:
+            venv = VectorEnv(64, seed=0, **rules)
+            venv.reset()
+
+            def step(venv=venv) -> None:
+                venv.step(random_legal_actions(venv.current().mask, rng))
+            yield f"vector step {_label(rules)}", step
+    elif case == "refused":  # every refusal raises, and nothing of it may stay
+        from mariash_env.vector import VectorEnv
+
+        for rules in GAMES:
+            env = mariash_env.env(**rules)
+            env.reset(seed=1)
+            venv = VectorEnv(8, seed=1, **rules)
+            venv.reset()
+            bad_rows = np.full(8, -1)
+
+            def refuse(env=env, venv=venv, bad_rows=bad_rows) -> None:
+                for action in (-1, 10**9, 1.5, "nope"):
+                    try:
+                        env.step(action)
+                    except ValueError:
+                        pass
+                for call in (lambda: venv.step(bad_rows),
+                             lambda: venv.restore_states(np.zeros((8, 3), np.int32))):
+                    try:
+                        call()
+                    except ValueError:
+                        pass
+            yield f"refused inputs {_label(rules)}", refuse
+    elif case == "openspiel":
+        import pyspiel
+
+        import mariash_env.openspiel  # noqa: F401  (registers the game)
+
+        for rules in GAMES[:3]:
+            game = pyspiel.load_game("mariash", {"deals": 1, **rules})
+
+            def deal(game=game) -> None:
+                st = game.new_initial_state()
+                while not st.is_terminal():
+                    if st.is_chance_node():
+                        outcomes = st.chance_outcomes()
+                        st.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+                    else:
+                        st.information_state_tensor()
+                        st.apply_action(int(rng.choice(st.legal_actions())))
+            yield f"openspiel deal {_label(rules)}", deal
+    elif case == "service":
+        with warnings.catch_warnings():  # TestClient's httpx notice
+            warnings.simplefilter("ignore")
+            from starlette.testclient import TestClient
+        from mariash_env.play.service import create_service_app
+
+        for rules in GAMES[:3]:
+            game = rules.get("rules", "voleny")
+            env = mariash_env.env(**({} if game == "lizany" else {"deals": 1}), **rules)
+            env.reset(seed=1)
+            obs = env.observe(env.agent_selection)
+            body = {"observation": obs["observation"].tolist(),
+                    "action_mask": obs["action_mask"].tolist()}
+            client = TestClient(create_service_app("table", game))
+
+            def request(client=client, body=body) -> None:
+                assert client.post("/act", json=body).status_code == 200
+                client.post("/act", content=b"{not json")
+                client.post("/act", json={"record": {"seat": 9}})
+            yield f"service request {game}", request
+    elif case in ("robots", "search"):  # search: worlds, transposition tables, ONNX
+        from mariash_env.robots import make_robot
+
+        pairs = ([(rules, spec) for rules in GAMES[:3] for spec in ("table", "net")]
+                 if case == "robots" else
+                 [(rules, spec) for rules in GAMES[:2] for spec in ("strong", "pimc(worlds=4)")])
+        for rules, spec in pairs:
+            game = rules.get("rules", "voleny")
+            env = mariash_env.raw_env(**({} if game == "lizany" else {"deals": 1}), **rules)
+            yield f"robot {spec} {game}", _robot_deal(env, make_robot(spec, rules=game), rng)
+    else:
+        raise ValueError(f"unknown case {case!r}: expected one of {', '.join(CASES)}")
+
+
+def run(cases: list[str], count: int, windows: int, warm: int,
+        show: Callable[[str], None] = print) -> list[Growth]:
+    out = []
+    for case in cases:
+        for name, unit in units(case):
+            g = measure(name, unit, count, windows, warm)
+            show(g.line())
+            out.append(g)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=400, help="units a window")
+    ap.add_argument("--windows", type=int, default=3)
+    ap.add_argument("--warm", type=int, default=50, help="units before the first window")
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--limit", type=float, default=256.0,
+                    help="bytes a unit a window after the first may keep (default 256)")
+    args = ap.parse_args(argv)
+    cases = [c for c in args.cases.split(",") if c]
+    bad = [c for c in cases if c not in CASES]
+    if bad:
+        ap.error(f"unknown case {bad[0]!r}: expected some of {', '.join(CASES)}")
+    print(f"Python bytes a unit kept (resident MiB gained), per window of {args.count}")
+    growth = run(cases, args.count, args.windows, args.warm)
+    leaks = [g for g in growth if g.kept() > args.limit]
+    for g in leaks:
+        print(f"LEAK? {g.name}: {g.kept():.0f} bytes a unit in every window after the first")
+    return 1 if leaks else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
