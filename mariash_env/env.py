@@ -427,16 +427,8 @@ def _own_raw(kind: GameKind, render_mode: str | None, rules: dict[str, Any], rec
     if records is not True or rich_infos:
         raise RulesError(f"records= and rich_infos= do not apply to rules={kind.name!r} (one "
                          "deal: its record is env.unwrapped.record)")
-    extra = kind.foreign_options(rules)
-    if extra:
-        raise RulesError(f"rule option(s) {extra} do not apply to rules={kind.name!r} "
-                         f"({kind.title} takes {_taken(kind)} only)")
+    kind.check_options(rules)
     return kind.load("aec")(render_mode=render_mode)
-
-
-def _taken(kind: GameKind) -> str:
-    """What a game without the compiled core takes, for messages: ``rules, deals=1, …``."""
-    return ", ".join([*kind.options, *(f"{k}={v!r}" for k, v in kind.fixed_options)])
 
 
 def env(

@@ -77,7 +77,7 @@ from .render import render_for
 from .robots import Robot, make_robot
 from .robots.base import RobotGameError, as_robot, check_plays
 from .robots.view import SeatView
-from .rules import RulesError, is_int, make_rules
+from .rules import is_int, make_rules
 from .spaces import LegalDiscrete
 
 __all__ = ["SingleAgentEnv", "IllegalActionError"]
@@ -107,11 +107,7 @@ def _game_of(rules: dict[str, Any]) -> tuple[GameKind, Any]:
     kind = game_kind(rules.get("rules", "voleny"), front_end="single_agent")
     if kind.supports("game"):
         return kind, Game(make_rules(**rules), records=False)
-    unknown = kind.foreign_options(rules)
-    if unknown:
-        raise RulesError(f"unknown rule option(s) {unknown} for {kind.title}: it accepts "
-                         f"only {list(kind.options)} (and {dict(kind.fixed_options)}, "
-                         "what it plays)")
+    kind.check_options(rules)
     return kind, _OwnGame(kind)
 
 

@@ -28,12 +28,9 @@ LIZANY = RULES["rules"]
 
 def lizany_rules(options: Mapping[str, Any]) -> dict[str, Any]:
     """The rules of a lízaný match from rule options; lízaný has none besides the game
-    (``deals=1``, ``players=2`` are what a match plays anyway): ValueError naming any
+    (``deals=1``, ``players=2`` are what a match plays anyway): RulesError naming any
     other."""
-    other = KIND.foreign_options(options)
-    if other:
-        raise ValueError(f"rule option(s) {other} do not apply to rules='lizany': lízaný has "
-                         "no rule options")
+    KIND.check_options(options)
     return dict(RULES)
 
 

@@ -156,11 +156,7 @@ class LizanyVectorEnv(VectorEnv):
             raise RulesError(f"LizanyVectorEnv plays rules='lizany', got rules={rules!r}")
         if deals is not None and deals != 1:
             raise RulesError(f"deals={deals!r}: a lízaný episode is one deal (deals=None or 1)")
-        foreign = KIND.foreign_options(options)
-        if foreign:
-            raise RulesError(f"rule option(s) {foreign} do not apply to "
-                             "rules='lizany' (two-player lízaný takes no rule options; "
-                             "players=2 is what it plays)")
+        KIND.check_options(options)
         self.rules = dict(RULES)
         self.kind = game_kind(self.rules, front_end="vector")
         self.players = 2
