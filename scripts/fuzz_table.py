@@ -10,8 +10,8 @@ and a hidden-card check of the state the table sends.
 * **Hidden cards**: parties are played (random human moves, robots); at each deal the
   hidden cards (what the human seat cannot know) are permuted, the same action labels
   are replayed on the permuted deal, and wherever the human seat's observation is still
-  the same, the table's state JSON must be the same too (volený and licitovaný; lízaný's
-  own session has its hidden-card test in ``tests/test_play_lizany.py``).
+  the same, the table's state JSON must be the same too (every table game: lízaný's own
+  session too, its face-up trump card counted as seen).
 
     python scripts/fuzz_table.py [--requests 3000] [--seconds 120] [--seed 0]
                                  [--parties 6] [--deals 2]
@@ -42,15 +42,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mariash_env.cards import CARD_CODES  # noqa: E402
+from mariash_env.cards import CARD_CODES, cards_of  # noqa: E402
 from mariash_env.game import IllegalActionError  # noqa: E402
-from mariash_env.play.session import TABLE_GAMES, PlaySession  # noqa: E402
+from mariash_env.games.lizany.game import LizanyGame  # noqa: E402
+from mariash_env.games.registry import game_kind  # noqa: E402
+from mariash_env.play.lizany_table import LizanySession  # noqa: E402
+from mariash_env.play.session import TABLE_GAMES  # noqa: E402
 from mariash_env.play.tables import open_table  # noqa: E402
 
 ROBOTS = "table,random"
-# The games whose hidden-card check replays permuted deals through PlaySession; lízaný's
-# own session is checked by tests/test_play_lizany.py (its requests are fuzzed here).
-HIDDEN_GAMES = ("voleny", "licitovany")
 SUITS = "hbla"
 
 
@@ -74,17 +74,52 @@ class HiddenReport:
         self.leaks += other.leaks
 
 
-def _fork(s: PlaySession) -> PlaySession:
+def _fork(s: Any) -> Any:
     """A copy of session ``s`` that replays labels without saving anything (its robots
     are shared and never asked)."""
     t = copy.copy(s)
-    g = copy.copy(s.game)
-    g.st, g._mask, g._legal_cache = s.game.st.copy(), s.game._mask.copy(), None
-    g.records, g.history = copy.copy(s.game.records), list(s.game.history)
-    t.game = g
+    if isinstance(s, LizanySession):  # a small Python deal: copied whole
+        t.game, t.records = copy.deepcopy(s.game), list(s.records)
+    else:
+        g = copy.copy(s.game)
+        g.st, g._mask, g._legal_cache = s.game.st.copy(), s.game._mask.copy(), None
+        g.records, g.history = copy.copy(s.game.records), list(s.game.history)
+        t.game = g
     t.log, t.events, t.deals = list(s.log), [dict(e) for e in s.events], list(s.deals)
     t._saving = False
     return t
+
+
+# What differs between the games' sessions, for the permuted replays: the deck as dealt
+# (codes), dealing another deck, the human seat's observation, what it sees at once.
+def _deck(s: Any) -> list[str]:
+    if isinstance(s, LizanySession):
+        return [CARD_CODES[c] for c in s.game.deck]
+    return s.game.deck()
+
+
+def _redeal(s: Any, deck: list[str]) -> None:
+    if isinstance(s, LizanySession):  # as its _new_deal, without the robot's new seed
+        s.game = LizanyGame(deck=deck)
+        s._dealt = [[CARD_CODES[c] for c in cards_of(s.game.hands[s._player(seat)])]
+                    for seat in range(2)]
+        s._stock = [CARD_CODES[c] for c in s.game.stock]
+    else:
+        s.game.deal_deck(deck, s.game.dealer)
+
+
+def _human_obs(s: Any) -> bytes:
+    if isinstance(s, LizanySession):
+        return s.game.observe(s._player(s.human)).tobytes()
+    return s.game.observation(s.human).tobytes()
+
+
+def _seen_at_once(s: Any) -> set[str]:
+    """The human's cards, and lízaný's trump card face up under the stock."""
+    seen = {c["code"] for c in s.state()["hand"]}
+    if isinstance(s, LizanySession):
+        seen.add(CARD_CODES[s.game.trump_card])
+    return seen
 
 
 def _card_of(label: str) -> str | None:
@@ -133,14 +168,14 @@ def _sigma(pool: list[str], rng: random.Random) -> dict[str, str]:
     return {a: b for a, b in out.items() if a != b}
 
 
-def _check_deal(start: PlaySession, entries: list[tuple[str, Any, int]], steps: list[_Step],
+def _check_deal(start: Any, entries: list[tuple[str, Any, int]], steps: list[_Step],
                 human_seen: set[str], variants: int, rng: random.Random, where: str
                 ) -> HiddenReport:
     """``variants`` permuted replays of one deal: ``start`` is the session at the deal's
     first state, ``entries`` its log entries, ``steps[i]`` what the human had and was sent
     after ``i`` of them."""
     rep = HiddenReport(states=len(steps))
-    deck, dealer = start.game.deck(), start.game.dealer
+    deck = _deck(start)
     for _ in range(variants):
         k = rng.randrange(len(entries) + 1)  # the cards played up to step k stay
         seen = human_seen | {c for _, lab, _ in entries[:k] if lab and lab.startswith("play:")
@@ -150,7 +185,7 @@ def _check_deal(start: PlaySession, entries: list[tuple[str, Any, int]], steps: 
             continue
         rep.variants += 1
         alt = _fork(start)
-        alt.game.deal_deck([sigma.get(c, c) for c in deck], dealer)
+        _redeal(alt, [sigma.get(c, c) for c in deck])
         for i, step in enumerate(steps):
             if i:
                 kind, label, move = entries[i - 1]
@@ -160,7 +195,7 @@ def _check_deal(start: PlaySession, entries: list[tuple[str, Any, int]], steps: 
                 except IllegalActionError:
                     rep.cut_short += 1
                     break
-            if alt.game.observation(alt.human).tobytes() != step.obs:
+            if _human_obs(alt) != step.obs:
                 rep.cut_short += 1
                 break  # the human could tell the deals apart from here on
             alt._undo_ok = step.undo_ok
@@ -186,11 +221,10 @@ def check_hidden(rules: str, seed: int, human_seat: int, *, deals: int = 2,
         s = open_table(robots, save_dir=tmp, human_seat=human_seat, seed=seed, rules=rules)
         for deal in range(deals):
             start, first = _fork(s), len(s.log)
-            seen = {c for c in _hand(s)}
+            seen = _seen_at_once(s)
 
             def step() -> _Step:
-                return _Step(s.game.observation(s.human).tobytes(), s._undo_ok,
-                             _comparable(s.state()))
+                return _Step(_human_obs(s), s._undo_ok, _comparable(s.state()))
 
             steps = [step()]
             while s.waiting in ("human", "robot"):
@@ -206,9 +240,6 @@ def check_hidden(rules: str, seed: int, human_seat: int, *, deals: int = 2,
             s.next_deal(s.id, s.move)
     return rep
 
-
-def _hand(s: PlaySession) -> list[str]:
-    return [c["code"] for c in s.state()["hand"]]
 
 
 # --- requests ----------------------------------------------------------------------------
@@ -379,14 +410,14 @@ def _problem(res: Any, path: str) -> str | None:
 # --- main --------------------------------------------------------------------------------
 def run_hidden(parties: int, deals: int, seed: int, rules: list[str], variants: int = 4,
                deadline: Callable[[], bool] = lambda: False) -> HiddenReport:
-    """:func:`check_hidden` over ``parties`` parties per game of :data:`HIDDEN_GAMES`, the
-    human seat in turn."""
+    """:func:`check_hidden` over ``parties`` parties per game, the human seat in turn."""
     rep = HiddenReport()
     for r in rules:
-        for p in range(parties if r in HIDDEN_GAMES else 0):
+        for p in range(parties):
             if deadline():
                 return rep
-            rep.add(check_hidden(r, seed + p, p % 3, deals=deals, variants=variants,
+            seats = min(game_kind(r).players)  # lízaný seats two
+            rep.add(check_hidden(r, seed + p, p % seats, deals=deals, variants=variants,
                                  rng=random.Random(seed * 7919 + p)))
     return rep
 

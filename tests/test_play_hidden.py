@@ -78,3 +78,21 @@ def test_the_new_fields_are_compared_and_a_leak_in_them_is_found(monkeypatch, tm
             break
     assert leaks and "events" in leaks[0]
 
+
+
+def test_the_check_finds_a_leak_at_the_lizany_table(monkeypatch):
+    """The permutation check drives lízaný's own session too: its state showing the
+    opponent's hand is found (the face-up trump card counts as seen)."""
+    from mariash_env.play.lizany_table import LizanySession
+
+    original = LizanySession.state
+
+    def leaky(self):
+        st = original(self)
+        other = self.game.hands[1 - self._player(self.human)]
+        st["peek"] = [CARD_CODES[c] for c in cards_of(other)]
+        return st
+
+    monkeypatch.setattr(LizanySession, "state", leaky)
+    rep = check_hidden("lizany", 3, 0, deals=1, variants=6, rng=random.Random(3))
+    assert rep.leaks and "peek" in rep.leaks[0]
