@@ -128,11 +128,14 @@ def test_malformed_records_refused_by_name():
     ]
     for body, field, words in cases:
         with pytest.raises(SeatRecordError, match=re.escape(words)) as e:
-            seat_view(body)
+            seat_view(body, rng=0)
         assert e.value.field == field
 
 
 def test_a_history_that_contradicts_the_seats_cards_is_refused():
+    # Seeded (rng=0) like every rebuild here: once, unseeded, on a fresh clone, the second
+    # refusal named action #3 (a discard no redealt world allowed) instead of #10; not
+    # reproduced in 6,500 unseeded and 300 seeded tries.
     rec = _record_at(40, lambda r: _late(r) and any(
         w != r["seat"] and lab.startswith("play:") for w, lab in r["actions"]))
     seat = rec["seat"]
@@ -144,7 +147,7 @@ def test_a_history_that_contradicts_the_seats_cards_is_refused():
     bad["actions"][i][1] = f"play:{mine}"
     bad["actions"] = bad["actions"][: i + 1]
     with pytest.raises(SeatRecordError, match=f"action #{i} .*{mine} is in seat {seat}'s hand"):
-        seat_view(bad)
+        seat_view(bad, rng=0)
     # The seat's own action must be legal for its cards.
     j = next(j for j, x in enumerate(rec["actions"]) if x[0] == seat and x[1].startswith(
         "play:"))
@@ -152,14 +155,15 @@ def test_a_history_that_contradicts_the_seats_cards_is_refused():
     bad = copy.deepcopy(rec)
     bad["actions"][j][1] = f"play:{other}"
     with pytest.raises(SeatRecordError, match=f"action #{j} .*illegal for seat {seat}"):
-        seat_view(bad)
+        seat_view(bad, rng=0)
 
 
 def test_marriages_must_match_the_seats_cards():
     rec = _record_at(200, lambda r: any(w == r["seat"] for w, _ in r["marriages"]), seed=6)
     w, card = next(m for m in rec["marriages"] if m[0] == rec["seat"])
     with pytest.raises(SeatRecordError, match="announce a marriage") as e:
-        seat_view({**rec, "marriages": [m for m in rec["marriages"] if m != [w, card]]})
+        seat_view({**rec, "marriages": [m for m in rec["marriages"] if m != [w, card]]},
+                  rng=0)
     assert e.value.field == "actions"
 
 
@@ -172,7 +176,7 @@ def test_what_the_seat_saw_must_be_given():
     bad = copy.deepcopy(rec)
     bad["actions"][j][1] = "discard:?"
     with pytest.raises(SeatRecordError, match="own actions are given in full"):
-        seat_view(bad)
+        seat_view(bad, rng=0)
     shown = _record_at(60, lambda r: any(w != r["seat"] and lab.startswith("trump:")
                                          and lab != "trump:blind" and lab != "trump:?"
                                          for w, lab in r["actions"]), seed=5)
@@ -180,7 +184,7 @@ def test_what_the_seat_saw_must_be_given():
     k = next(k for k, (w, lab) in enumerate(bad["actions"]) if lab.startswith("trump:"))
     bad["actions"][k][1] = "trump:?"
     with pytest.raises(SeatRecordError, match="trump card is shown"):
-        seat_view(bad)
+        seat_view(bad, rng=0)
 
 
 def test_a_finished_deal_or_another_seats_turn_is_refused():
@@ -189,10 +193,10 @@ def test_a_finished_deal_or_another_seats_turn_is_refused():
     who = rec["actions"][-1][0]
     with pytest.raises(SeatRecordError, match=f"seat {who} is to move, not seat "
                        f"{rec['seat']}"):
-        seat_view({**rec, "actions": rec["actions"][:-1]})
+        seat_view({**rec, "actions": rec["actions"][:-1]}, rng=0)
     _, done = random_positions(1, 2, at_end=True)[0]
     with pytest.raises(SeatRecordError, match="the deal is over"):
-        seat_view(done)
+        seat_view(done, rng=0)
 
 
 def test_corrupted_records_only_raise_seat_record_errors():
