@@ -183,7 +183,7 @@ from .games.base import GameKind
 from .games.registry import games
 from .kinds import LICITOVANY
 from .render import render_for
-from .rules import RulesError, make_rules
+from .rules import RulesError, check_game_options, make_rules
 from .spaces import AgentSpaces, LegalDiscrete
 
 AGENTS = ("player_0", "player_1", "player_2")
@@ -427,7 +427,7 @@ def _own_raw(kind: GameKind, render_mode: str | None, rules: dict[str, Any], rec
     if records is not True or rich_infos:
         raise RulesError(f"records= and rich_infos= do not apply to rules={kind.name!r} (one "
                          "deal: its record is env.unwrapped.record)")
-    kind.check_options(rules)
+    check_game_options(kind, rules)
     return kind.load("aec")(render_mode=render_mode)
 
 

@@ -6,6 +6,7 @@ compiled core reads; every variant is a switch there, never a fork of the code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -227,6 +228,17 @@ def make_rules(**options: Any) -> Rules:
             "open_contracts=False"
         )
     return Rules(**{k: _plain(v) for k, v in options.items()})
+
+
+def check_game_options(kind: Any, rules: Mapping[str, Any]) -> None:
+    """RulesError naming the options of ``rules`` that game ``kind`` does not take
+    (:meth:`~mariash_env.games.base.GameKind.foreign_options`) and what it takes: the one
+    check of every front end that drives a game without the rule vector (lízaný)."""
+    foreign = kind.foreign_options(rules)
+    if foreign:
+        takes = ", ".join([*kind.options, *(f"{k}={v!r}" for k, v in kind.fixed_options)])
+        raise RulesError(f"unknown rule option(s) {foreign}: they do not apply to "
+                         f"rules={kind.name!r} ({kind.title or kind.name} takes {takes} only)")
 
 
 def require_three(rules: Rules, where: str) -> None:

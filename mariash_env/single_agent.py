@@ -77,7 +77,7 @@ from .render import render_for
 from .robots import Robot, make_robot
 from .robots.base import RobotGameError, as_robot, check_plays
 from .robots.view import SeatView
-from .rules import is_int, make_rules
+from .rules import check_game_options, is_int, make_rules
 from .spaces import LegalDiscrete
 
 __all__ = ["SingleAgentEnv", "IllegalActionError"]
@@ -107,7 +107,7 @@ def _game_of(rules: dict[str, Any]) -> tuple[GameKind, Any]:
     kind = game_kind(rules.get("rules", "voleny"), front_end="single_agent")
     if kind.supports("game"):
         return kind, Game(make_rules(**rules), records=False)
-    kind.check_options(rules)
+    check_game_options(kind, rules)
     return kind, _OwnGame(kind)
 
 

@@ -258,18 +258,6 @@ class GameKind:
             k in fixed and isinstance(v, (int, np.integer))
             and not isinstance(v, (bool, np.bool_)) and v == fixed[k]))
 
-    def check_options(self, rules: Mapping[str, Any]) -> None:
-        """RulesError naming the options of ``rules`` this game does not take
-        (:meth:`foreign_options`) and what it takes; the one check of every front end
-        that drives a game without the compiled core's rule vector (lízaný)."""
-        foreign = self.foreign_options(rules)
-        if foreign:
-            from ..rules import RulesError  # rules imports this module
-
-            takes = ", ".join([*self.options, *(f"{k}={v!r}" for k, v in self.fixed_options)])
-            raise RulesError(f"rule option(s) {foreign} do not apply to rules={self.name!r} "
-                             f"({self.title or self.name} takes {takes} only)")
-
     def supports(self, front_end: str) -> bool:
         """Whether ``front_end`` (one of :data:`FRONT_ENDS`) drives this game."""
         if front_end not in FRONT_ENDS:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...robots.base import Robot
+from ...rules import check_game_options
 from ..base import GameArena
 from .game import RULES, LizanyGame
 from .kind import KIND
@@ -30,7 +31,7 @@ def lizany_rules(options: Mapping[str, Any]) -> dict[str, Any]:
     """The rules of a lízaný match from rule options; lízaný has none besides the game
     (``deals=1``, ``players=2`` are what a match plays anyway): RulesError naming any
     other."""
-    KIND.check_options(options)
+    check_game_options(KIND, options)
     return dict(RULES)
 
 

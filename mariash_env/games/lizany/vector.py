@@ -38,7 +38,7 @@ from ...cards import NCARDS
 from ...core.jit import borrow_row, njit, store_bits32
 from ...core.state import seed_words, setm
 from ...game import check_seed
-from ...rules import RulesError
+from ...rules import RulesError, check_game_options
 from ...vector import Step, VectorEnv, _check
 from ..registry import game_kind
 from . import core as C
@@ -156,7 +156,7 @@ class LizanyVectorEnv(VectorEnv):
             raise RulesError(f"LizanyVectorEnv plays rules='lizany', got rules={rules!r}")
         if deals is not None and deals != 1:
             raise RulesError(f"deals={deals!r}: a lízaný episode is one deal (deals=None or 1)")
-        KIND.check_options(options)
+        check_game_options(KIND, options)
         self.rules = dict(RULES)
         self.kind = game_kind(self.rules, front_end="vector")
         self.players = 2
