@@ -32,8 +32,11 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-def _games(front_end: str) -> tuple[str, ...]:
+if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+def _games(front_end: str) -> tuple[str, ...]:
     from mariash_env.games.registry import games
 
     return tuple(k.name for k in games(front_end))

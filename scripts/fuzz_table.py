@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mariash_env.cards import CARD_CODES, cards_of  # noqa: E402
+from mariash_env.cards import CARD_CODES  # noqa: E402
 from mariash_env.game import IllegalActionError  # noqa: E402
 from mariash_env.games.lizany.game import LizanyGame  # noqa: E402
 from mariash_env.games.registry import game_kind  # noqa: E402
@@ -100,10 +100,7 @@ def _deck(s: Any) -> list[str]:
 
 def _redeal(s: Any, deck: list[str]) -> None:
     if isinstance(s, LizanySession):  # as its _new_deal, without the robot's new seed
-        s.game = LizanyGame(deck=deck)
-        s._dealt = [[CARD_CODES[c] for c in cards_of(s.game.hands[s._player(seat)])]
-                    for seat in range(2)]
-        s._stock = [CARD_CODES[c] for c in s.game.stock]
+        s._set_game(LizanyGame(deck=deck))
     else:
         s.game.deal_deck(deck, s.game.dealer)
 

@@ -113,11 +113,15 @@ class LizanySession(TableSession):
         self._new_deal()
 
     def _new_deal(self) -> None:
-        self.game = LizanyGame(seed=(self.seed * 1_000_003 + self.deal) % 2**31)
-        self._dealt = [[CARD_CODES[c] for c in cards_of(self.game.hands[self._player(s)])]
-                       for s in range(2)]
-        self._stock = [CARD_CODES[c] for c in self.game.stock]
+        self._set_game(LizanyGame(seed=(self.seed * 1_000_003 + self.deal) % 2**31))
         self.robot.begin_deal((self.seed * 1_000_003 + 97 * self.deal) % 2**63)
+
+    def _set_game(self, game: LizanyGame) -> None:
+        """``game`` as the deal at the table, with the hands and stock its review shows."""
+        self.game = game
+        self._dealt = [[CARD_CODES[c] for c in cards_of(game.hands[self._player(s)])]
+                       for s in range(2)]
+        self._stock = [CARD_CODES[c] for c in game.stock]
 
     # the game's player_0 leads: seat deal % 2
     def _player(self, seat: int) -> int:
