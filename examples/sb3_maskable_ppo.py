@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.logger import Logger
     except ImportError as e:  # a missing package, or one of an incompatible version
         print(f"error: {e} (pip install -e '.[examples]')", file=sys.stderr)
         return 2
@@ -62,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
 
     model = MaskablePPO("MlpPolicy", env, n_steps=256, batch_size=64, n_epochs=2,
                         seed=args.seed, device="cpu", verbose=0)
+    # A logger without outputs: SB3's default at verbose=0 makes an empty SB3-<time> folder
+    # in the temporary directory on every run and never removes it.
+    model.set_logger(Logger(folder=None, output_formats=[]))
     t0 = time.monotonic()
     model.learn(total_timesteps=args.steps, callback=Deadline(args.seconds))
     print(f"trained {model.num_timesteps} decisions in {time.monotonic() - t0:.1f} s")

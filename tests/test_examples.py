@@ -6,6 +6,7 @@ wrappers are tested in test_wrappers.py."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,11 +16,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(script: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def _run(script: str, *args: str, timeout: float = 300,
+         tmp: Path | None = None) -> subprocess.CompletedProcess:
+    """Run an example; with ``tmp``, as the process's temporary directory (TMPDIR)."""
+    env = None if tmp is None else {**os.environ, "TMPDIR": str(tmp)}
     return subprocess.run(
         [sys.executable, "-W", "ignore", f"examples/{script}", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+        cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env,
     )
+
+
+def _left_in(tmp: Path) -> list[str]:
+    """What a run left in its temporary directory, but torch's per-user compile cache
+    (``torchinductor_<user>``, made at import and meant to last)."""
+    return sorted(p.name for p in tmp.iterdir() if not p.name.startswith("torchinductor_"))
 
 
 def _need(*modules: str) -> None:
@@ -28,26 +38,31 @@ def _need(*modules: str) -> None:
             pytest.skip(f"{m} is not installed (pip install -e '.[examples]')")
 
 
-def test_sb3_maskable_ppo_runs():
+def test_sb3_maskable_ppo_runs(tmp_path):
     _need("sb3_contrib", "stable_baselines3")
-    p = _run("sb3_maskable_ppo.py", "--seconds", "2", "--eval", "2")
+    p = _run("sb3_maskable_ppo.py", "--seconds", "2", "--eval", "2", tmp=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "trained " in p.stdout and "groše per deal over 2 deals" in p.stdout
+    # SB3's default logger left an empty SB3-<time> folder in the temporary directory
+    assert _left_in(tmp_path) == []
 
 
-def test_torchrl_ppo_runs():
+def test_torchrl_ppo_runs(tmp_path):
     _need("torchrl", "tensordict")
     # bounded by --iterations, not by the clock: the count is the same on any machine
-    p = _run("torchrl_ppo.py", "--seconds", "300", "--iterations", "2", "--frames", "64")
+    p = _run("torchrl_ppo.py", "--seconds", "300", "--iterations", "2", "--frames", "64",
+             tmp=tmp_path)
     assert p.returncode == 0, p.stderr
+    assert _left_in(tmp_path) == []
     assert "iteration 2: 64 steps" in p.stdout and "trained 2 PPO iterations" in p.stdout
 
 
-def test_tianshou_dqn_runs():
+def test_tianshou_dqn_runs(tmp_path):
     # Any unmasked action would raise IllegalActionError in the env and fail the run.
     _need("tianshou")
-    p = _run("tianshou_dqn.py", "--seconds", "1", "--steps", "64", "--eval", "2")
+    p = _run("tianshou_dqn.py", "--seconds", "1", "--steps", "64", "--eval", "2", tmp=tmp_path)
     assert p.returncode == 0, p.stderr
+    assert _left_in(tmp_path) == []
     assert "decisions in the replay buffer" in p.stdout and "over 2 deals" in p.stdout
 
 
