@@ -192,6 +192,78 @@ def test_worlds_when_one_seat_takes_two_talons():
             assert len({int(S.getm(w, S.HAND + 2)) for w in ws}) > 1
 
 
+def _replays(w: np.ndarray, g: Game, me: int) -> bool:
+    """The world ``w`` of seat ``me`` is a deal that could have happened: dealt from its
+    own deck, the game's decisions (the hidden ones taken from ``w``, ``fill_hidden``)
+    are legal and give ``w`` back exactly."""
+    from mariash_env.core.deal import deck_of
+    from mariash_env.core.engine import apply_action, legal_actions, start_partie
+    from mariash_env.games.voleny.hidden import fill_hidden
+
+    r = S.new_state()
+    start_partie(r, deck_of(w), int(w[S.DEALER]))
+    r[S.CUT], r[S.DEAL_NO] = w[S.CUT], w[S.DEAL_NO]
+    r[S.RNG:S.RNG + 4] = w[S.RNG:S.RNG + 4]  # the partie's generator, not the deal
+    mask = np.zeros(g.kind.n_actions, dtype=np.int8)
+    for a in fill_hidden(g.history, w, me):
+        legal_actions(r, g.rv, mask)
+        if not mask[a]:
+            return False
+        apply_action(r, g.rv, a)
+    return bool(np.array_equal(r, w))
+
+
+def _two_talon_positions(n: int, seed: int):
+    """``n`` random positions (``Game`` copies) of open-contract deals in which a seat has
+    laid or taken two talons (RULES.md §11.1: the answering starts again from each new
+    contract's player)."""
+    from mariash_env.games.voleny.worlds import _repeats, talon_chain
+
+    rng = np.random.default_rng(seed)
+    out: list[Game] = []
+    while len(out) < n:
+        g = Game(deals=1, open_contracts=True)
+        g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
+        while not g.deal_over and len(out) < n:
+            layer, taker, k, _, _ = talon_chain(g.st)
+            if _repeats(layer, taker, k) and rng.random() < 0.5:
+                c = Game(deals=1, open_contracts=True)
+                c.st, c.history = g.st.copy(), list(g.history)
+                out.append(c)
+            g.step(int(rng.choice(g.legal_actions())))
+    return out
+
+
+def test_knowledge_keeps_the_real_deal_when_a_seat_takes_two_talons():
+    """What each seat knows (``knowledge``) always allows where every hidden card really
+    is; before, it let a card laid to a talon go on only through its taker's next talon
+    (one talon a seat, as without open contracts): about one seat's knowledge in twenty
+    of these positions excluded the real deal or found none, and the searching robots
+    fell back to the table robot there."""
+    from mariash_env.search import knowledge
+
+    for g in _two_talon_positions(150, seed=1):
+        for me in range(3):
+            k = knowledge(g.st, me, g.rules)
+            for c in range(32):
+                if k.hidden >> c & 1:
+                    at = next((i for i, s in enumerate(k.locations[:2])
+                               if g.hand(s) >> c & 1), 2)
+                    assert k.allowed[c] >> at & 1, (g.history, me, c)
+
+
+def test_worlds_replay_when_a_seat_takes_two_talons():
+    """Every sampled world of these positions is a deal that could have happened: it
+    replays from its own deck (``check_world`` now also undoes the talons one by one, so a
+    card passed on through two talons is where they put it)."""
+    for i, g in enumerate(_two_talon_positions(60, seed=2)):
+        for me in range(3):
+            for w in sample_worlds(g.st, me, 4, rng=i, rules=g.rules):
+                assert _replays(w, g, me), (g.history, me)
+        # The real deal is a world of every seat (fill_hidden reads talon by talon).
+        assert all(_replays(g.st, g, me) for me in range(3))
+
+
 def _finish_first_legal(g: Game) -> None:
     while not g.deal_over:
         g.step(g.legal_actions()[0])

@@ -26,25 +26,18 @@ def hidden(a: int) -> bool:
 
 def fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, me: int) -> list[int]:
     """A deal's decisions with the other seats' hidden ones taken from the world ``w``:
-    the trump card; the discards of the talon still lying in discard order, those of a
-    talon taken since from what its taker took (each seat takes at most one talon, and
-    the taker lays the next one, RULES.md §4); what the seat did or saw is kept."""
+    the trump card; the discards of each talon taken from what its taker took (``TAKEN``,
+    talon by talon: with open contracts one seat may take two, RULES.md §11.1), those of
+    the talon still lying in discard order; what the seat did itself is kept."""
     n_lying = int(w[S.DISC] >= 0) + int(w[S.DISC + 1] >= 0)
     discards = [i for i, (_, a) in enumerate(actions) if A.DISCARD0 <= a < A.DISCARD0 + NCARDS]
-    lying = discards[len(discards) - n_lying:] if n_lying else []
-    pairs = [discards[j:j + 2] for j in range(0, len(discards) - n_lying, 2)]
-    layers = [actions[p[0]][0] for p in pairs] + [actions[i][0] for i in lying[:1]]
+    n_taken = (len(discards) - n_lying) // 2  # each talon is two discards (RULES.md §4)
     cards: dict[int, int] = {}  # action position -> card
-    for j, pair in enumerate(pairs):
-        if j + 1 < len(layers):
-            taker = layers[j + 1]
-        else:  # taken, and its taker has not laid the next talon yet
-            taker = next(t for t in range(3)
-                         if S.getm(w, S.TOOK + t) and t not in layers[1:])
-        took = S.getm(w, S.TOOK + taker)
-        for i, c in zip(pair, (c for c in range(NCARDS) if took >> c & 1)):
+    for j in range(n_taken):
+        taken = S.getm(w, S.TAKEN + j)
+        for i, c in zip(discards[2 * j:2 * j + 2], (c for c in range(NCARDS) if taken >> c & 1)):
             cards[i] = c
-    for j, i in enumerate(lying):
+    for j, i in enumerate(discards[2 * n_taken:]):
         cards[i] = int(w[S.DISC + j])
     out = []
     for i, (seat, a) in enumerate(actions):

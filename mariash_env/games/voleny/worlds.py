@@ -370,6 +370,53 @@ def _allow_by_play(st, me, rules, hidden, allow, locbit):
 
 
 @njit_inline
+def _repeats(layer, taker, n):
+    """A seat laid or took two of the ``n`` talons (open contracts, RULES.md §11.1: the
+    answering starts again from each new contract's player)."""
+    laid = 0
+    took = 0
+    for k in range(n):
+        if (laid >> layer[k]) & 1:
+            return True
+        laid |= 1 << layer[k]
+        if taker[k] >= 0:
+            if (took >> taker[k]) & 1:
+                return True
+            took |= 1 << taker[k]
+    return False
+
+
+@njit_inline
+def _allow_by_talon_chain(st, me, allow, locbit, layer, taker, n, mine):
+    """Where the cards ``mine`` (hidden, laid by seat ``me``) may be when a seat laid or
+    took two talons: from the last talon ``me`` laid with the card, to its taker, and on
+    through each later talon laid by a seat that may hold it (to that talon's taker, or
+    the table while it lies) - except the talons ``me`` laid or took, which it saw
+    without the card."""
+    for c in range(32):
+        if not (mine >> c) & 1:
+            continue
+        last = -1
+        for k in range(n):
+            if layer[k] == me and taker[k] >= 0 and (getm(st, TAKEN + k) >> c) & 1:
+                last = k
+        if last < 0:
+            continue
+        holders = np.int64(1) << taker[last]  # seats 0..2; bit 3: the table
+        for j in range(last + 1, n):
+            if layer[j] == me or taker[j] == me or not (holders >> layer[j]) & 1:
+                continue
+            holders |= np.int64(1) << (taker[j] if taker[j] >= 0 else 3)
+        bits = np.int64(0)
+        for s in range(3):
+            if s != me and (holders >> s) & 1:
+                bits |= locbit[s]
+        if (holders >> 3) & 1:
+            bits |= 1 << LOC_REST
+        allow[c] &= bits
+
+
+@njit_inline
 def _allow_by_talons(st, me, rules, hidden, allow, locbit, atmost, pb, layer, taker, n,
                      f_suit):
     """Knowledge step 3, the talons (RULES.md §4): forehand's suit-game talon on the table
@@ -384,8 +431,11 @@ def _allow_by_talons(st, me, rules, hidden, allow, locbit, atmost, pb, layer, ta
                 allow[c] &= ~np.int64(1 << LOC_REST)
     # A talon this seat laid and another took: its cards went to the taker, and on
     # only through the taker's own talon.
-    natmost = 0
     mine = getm(st, LAID + me) & hidden
+    if mine and _repeats(layer, taker, n):
+        _allow_by_talon_chain(st, me, allow, locbit, layer, taker, n, mine)
+        return 0
+    natmost = 0
     for k in range(n):
         if layer[k] != me or taker[k] < 0 or mine == 0:
             continue
@@ -656,17 +706,31 @@ def _talons_of(w):
 @njit
 def dealt_sets(w):
     """The cards each seat was dealt, reconstructed from a (complete) world."""
+    return _undo_talons(w)[0]
+
+
+@njit
+def _undo_talons(w):
+    """:func:`dealt_sets` and whether the talons are explained: going back talon by talon,
+    each taker held the whole talon just after taking it and its layer none of it just
+    after laying it (with a seat laying or taking two talons, §11.1, cards can pass
+    through several)."""
     layer, taker, n, cur, f_suit = talon_chain(w)
     T = _talons_of(w)
     pb = played_by(w)
     D = np.zeros(3, dtype=np.int64)
     for s in range(3):
         D[s] = getm(w, HAND + s) | pb[s]
+    ok = True
     for k in range(n - 1, -1, -1):
         if taker[k] >= 0:
+            if T[k] & ~D[taker[k]]:
+                ok = False
             D[taker[k]] &= ~T[k]
+        if T[k] & D[layer[k]]:
+            ok = False
         D[layer[k]] |= T[k]
-    return D
+    return D, ok
 
 
 @njit
@@ -728,6 +792,7 @@ def complete_world(w, st, me, rules, locm, rs):
         barred = _barred_discards(st, rules, f, -1 if tc_hidden else st[TRUMP_CARD])
     # Talons, newest first: known ones stay, hidden ones are drawn.
     T = np.zeros(MAX_TALONS, dtype=np.int64)
+    repeats = _repeats(layer, taker, n)
     for k in range(n - 1, -1, -1):
         p = layer[k]
         q = taker[k]
@@ -737,11 +802,16 @@ def complete_world(w, st, me, rules, locm, rs):
             T[k] = getm(st, TAKEN + k)
         else:
             aq = getm(w, HAND + q) | pb[q]
-            if k + 1 < n and layer[k + 1] == q:
-                aq |= T[k + 1]
             forced = np.int64(0)
-            if k >= 1 and (layer[k - 1] == me or taker[k - 1] == me):
-                forced = getm(st, TAKEN + k - 1) & aq
+            if repeats:  # what the taker holds, played or laid in any later talon
+                for j in range(k + 1, n):
+                    if layer[j] == q:
+                        aq |= T[j]
+            else:
+                if k + 1 < n and layer[k + 1] == q:
+                    aq |= T[k + 1]
+                if k >= 1 and (layer[k - 1] == me or taker[k - 1] == me):
+                    forced = getm(st, TAKEN + k - 1) & aq
             need = 2 - popcount(forced)
             cand = aq & ~forced
             if k == 0 and f_suit:
@@ -946,8 +1016,9 @@ def _deal_consistent(w, rules, D, mask):
 def check_world(w, rules):
     """Is the full state ``w`` explained by its own public history?  Checked with the
     core, in named steps: the hand sizes, the tricks replayed (:func:`_tricks_replay`),
-    the announcements (:func:`_announcements_legal`), the deal, talon, trump card and
-    deck positions (:func:`_deal_consistent`)."""
+    the announcements (:func:`_announcements_legal`), the talons passed on
+    (:func:`_undo_talons`), the deal, talon, trump card and deck positions
+    (:func:`_deal_consistent`)."""
     size = hand_sizes(w)
     for s in range(3):
         if popcount(getm(w, HAND + s)) != size[s]:
@@ -958,7 +1029,8 @@ def check_world(w, rules):
         return False
     if not _announcements_legal(w, rules, pb, mask):
         return False
-    return _deal_consistent(w, rules, dealt_sets(w), mask)
+    D, explained = _undo_talons(w)
+    return explained and _deal_consistent(w, rules, D, mask)
 
 
 @njit
