@@ -209,41 +209,17 @@ def fuzz_states(name: str, n: int, rng: np.random.Generator, counts: dict, seed:
 
 
 def seat_record(rng: np.random.Generator) -> dict:
-    """A seat record of a random volený deal at a random decision of the seat to move."""
+    """A seat record of a random volený deal (open contracts one time in three) at a random
+    decision of the seat to move (seat 0's at the end of a finished deal)."""
     from mariash_env import Game, make_rules
-    from mariash_env import actions as A
-    from mariash_env.cards import CARD_CODES
-    from mariash_env.core import state as S
-    from mariash_env.core.deal import deck_of
-    from mariash_env.core.tables import POS_SEAT
-    g = Game(make_rules(deals=1))
+    from mariash_env.seat_record import seat_record_of
+
+    g = Game(make_rules(deals=1, open_contracts=bool(rng.integers(3) == 0)))
     g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
-    deck = deck_of(g.st).tolist()
-    forehand = int(g.st[S.FOREHAND])
-    history: list = []
-    marriages: list = []
     stop = int(rng.integers(0, 40))
-    while not g.deal_over and len(history) < stop:
-        a = int(rng.choice(g.legal_actions()))
-        seat, n_marr = g.to_move, int(g.st[S.NMARR])
-        g.step(a)
-        history.append((seat, a))
-        if A.PLAY0 <= a < A.PLAY0 + 32 and g.st[S.NMARR] > n_marr:
-            marriages.append([seat, CARD_CODES[a - A.PLAY0]])
-    seat = g.to_move if not g.deal_over else 0
-    took = S.getm(g.st, S.TOOK + seat)
-    actions = []
-    for who, a in history:
-        label = A.ACTION_LABELS[a]
-        if who != seat and A.TRUMP0 <= a < A.TRUMP_BLIND and not g.st[S.TRUMP_PUBLIC]:
-            label = "trump:?"
-        elif who != seat and A.DISCARD0 <= a < A.DISCARD0 + 32 and not took >> (
-                a - A.DISCARD0) & 1:
-            label = "discard:?"
-        actions.append([who, label])
-    hand = [CARD_CODES[deck[p]] for p in range(32) if (forehand + POS_SEAT[p]) % 3 == seat]
-    return {"format": "mariash-seat/1", "rules": {"deals": 1}, "dealer": int(g.st[S.DEALER]),
-            "seat": seat, "hand": hand, "actions": actions, "marriages": marriages}
+    while not g.deal_over and len(g.history) < stop:
+        g.step(int(rng.choice(g.legal_actions())))
+    return seat_record_of(g, None if not g.deal_over else 0)
 
 
 _RULES = ({"rules": "licitovany"}, {"rules": "licitovany", "deals": 1}, {"players": 4},

@@ -75,59 +75,22 @@ def positions(rules: str, n: int, seed: int) -> list[dict[str, list]]:
 
 
 def seat_records(n: int, seed: int) -> list[dict[str, Any]]:
-    """``n`` volený seat records (``mariash-seat/1``) at random decisions of random deals:
-    what the seat to move saw, the others' unseen trump card and discards as ``?``."""
+    """``n`` volený seat records (``mariash-seat/1``) at random decisions of random deals,
+    a third of them with open contracts: what the seat to move saw, as
+    ``seat_record_of`` writes it."""
     from mariash_env import Game, make_rules
-    from mariash_env import actions as A
-    from mariash_env.cards import CARD_CODES
-    from mariash_env.core import state as S
-    from mariash_env.core.deal import deck_of
-    from mariash_env.core.tables import POS_SEAT
+    from mariash_env.seat_record import seat_record_of
 
     rng = np.random.default_rng(seed)
     out: list[dict[str, Any]] = []
     while len(out) < n:
-        g = Game(make_rules(deals=1))
+        g = Game(make_rules(deals=1, open_contracts=len(out) % 3 == 2))
         g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
-        deck = deck_of(g.st).tolist()
-        history: list[tuple[int, int, set[int] | None]] = []  # who, action, seen discards by
-        pending: list[set[int]] = []
-        marriages: list[list] = []
         stop = int(rng.integers(0, 45))
-        while not g.deal_over and len(history) < stop:
-            who, a = g.to_move, int(rng.choice(g.legal_actions()))
-            took = [S.getm(g.st, S.TOOK + s) for s in range(3)]
-            n_marr = int(g.st[S.NMARR])
-            g.step(a)
-            seen: set[int] | None = None
-            if A.DISCARD0 <= a < A.DISCARD0 + 32:
-                seen = set()
-                pending.append(seen)
-            history.append((who, a, seen))
-            if A.PLAY0 <= a < A.PLAY0 + 32 and g.st[S.NMARR] > n_marr:
-                marriages.append([who, CARD_CODES[a - A.PLAY0]])
-            for s in range(3):
-                if S.getm(g.st, S.TOOK + s) != took[s]:  # s took the talon lying
-                    for x in pending:
-                        x.add(s)
-                    pending = []
-        if g.deal_over:
-            continue
-        seat = g.to_move
-        forehand = int(g.st[S.FOREHAND])
-        actions = []
-        for who, a, seen in history:
-            label = A.ACTION_LABELS[a]
-            if who != seat and A.TRUMP0 <= a < A.TRUMP_BLIND and not g.st[S.TRUMP_PUBLIC]:
-                label = "trump:?"
-            elif who != seat and seen is not None and seat not in seen:
-                label = "discard:?"
-            actions.append([who, label])
-        out.append({"format": "mariash-seat/1", "rules": {"deals": 1}, "deal": 0,
-                    "scores": [0, 0, 0], "dealer": int(g.st[S.DEALER]), "seat": seat,
-                    "hand": [CARD_CODES[deck[p]] for p in range(32)
-                             if (forehand + POS_SEAT[p]) % 3 == seat],
-                    "actions": actions, "marriages": marriages})
+        while not g.deal_over and len(g.history) < stop:
+            g.step(int(rng.choice(g.legal_actions())))
+        if not g.deal_over:
+            out.append(seat_record_of(g))
     return out
 
 
