@@ -49,7 +49,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from .vector import VectorEnv
+from .vector import VectorEnv, illegal_actions
 
 __all__ = ["GymVectorEnv", "ResetOptionError"]
 
@@ -102,19 +102,19 @@ class GymVectorEnv(gym.vector.VectorEnv):
                                           dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or a.dtype.kind not in "iu":
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,) or given.dtype.kind not in "iu":
             raise ValueError(f"actions must be {self.num_envs} integers (one per game), got "
-                             f"shape {a.shape} of {a.dtype}")
-        a = a.astype(np.int64)
+                             f"shape {given.shape} of {given.dtype}")
+        a = given.astype(np.int64)
         restarted = self._autoreset.copy()
         if restarted.any():
             # Those games were restarted by the engine in the step that ended them: their
             # action is ignored (-1: the unchecked step applies nothing there).
-            self._check(a, ~restarted)
+            self._check(a, ~restarted, given)
             step = self._venv.step_unchecked(np.where(restarted, -1, a))
         else:
-            step = self._venv.step(a)
+            step = self._venv.step(given)
         self._last = step
         per_seat = step.rewards.copy()
         reward = per_seat[self._rows, self._seat]
@@ -127,19 +127,16 @@ class GymVectorEnv(gym.vector.VectorEnv):
                  "rewards": per_seat, "deal_done": step.deal_done.copy()}
         return obs, reward, terminated, np.zeros(self.num_envs, dtype=np.bool_), infos
 
-    def _check(self, a: np.ndarray, rows: np.ndarray) -> None:
-        """The engine's all-or-nothing legality check, on ``rows`` only."""
+    def _check(self, a: np.ndarray, rows: np.ndarray, given: np.ndarray) -> None:
+        """The engine's all-or-nothing legality check, on ``rows`` only (``a``: the actions
+        ``given`` as int64)."""
         mask = self._last.mask  # the engine's current masks
         idx = np.flatnonzero(rows)
         act = a[idx]
         ok = (act >= 0) & (act < mask.shape[1])
         ok[ok] = mask[idx[ok], act[ok]] == 1
         if not ok.all():
-            bad = idx[~ok]
-            shown = ", ".join(f"game {int(i)}: action {int(a[i])}" for i in bad[:10])
-            more = f" and {bad.size - 10} more" if bad.size > 10 else ""
-            raise ValueError(f"illegal action in {bad.size} game(s) ({shown}{more}); "
-                             "nothing was applied to any game")
+            raise illegal_actions(idx[~ok], given)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the engine holds only numpy arrays."""

@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from .vector import VectorEnv, random_legal_actions
+from .vector import VectorEnv, illegal_actions, random_legal_actions
 
 __all__ = ["torchrl_env", "ResetRowsError"]
 
@@ -168,7 +168,8 @@ def _make_class() -> type:
                     action.dtype == torch.bool:  # a cast would truncate it to some index
                 raise ValueError(f"action must be an integer tensor of action indices, got "
                                  f"{action.dtype}")
-            a = action.detach().reshape(-1).to("cpu", torch.int64).numpy()
+            given = action.detach().reshape(-1).cpu().numpy()  # named as given when illegal
+            a = given.astype(np.int64)
             rows = tensordict.get("_step", None)
             # The engine writes this step's observation, mask, seat and done flags
             # straight into fresh tensors (VectorEnv.step's out): no copy of them.
@@ -180,11 +181,11 @@ def _make_class() -> type:
             out = {"obs": obs.numpy(), "mask": mask.numpy(), "player": seat.numpy(),
                    "partie_done": done.numpy().reshape(n)}
             if rows is None:
-                step = self._venv.step(a, out=out)
+                step = self._venv.step(given, out=out)
                 np.copyto(self._fresh, step.partie_done)
             else:
                 rows = rows.reshape(-1).cpu().numpy().astype(np.bool_)
-                step = self._step_rows(a, rows, out)
+                step = self._step_rows(a, given, rows, out)
             reward = self._t_rew.to(torch.float32, copy=True)
             if not self._cpu:
                 obs, mask, seat, done, reward = (
@@ -194,7 +195,8 @@ def _make_class() -> type:
                                "reward": reward, "done": done, "terminated": done.clone()},
                               batch_size=self.batch_size, device=self.device)
 
-        def _step_rows(self, a: np.ndarray, rows: np.ndarray, out: dict[str, Any]) -> Any:
+        def _step_rows(self, a: np.ndarray, given: np.ndarray, rows: np.ndarray,
+                       out: dict[str, Any]) -> Any:
             """Step only ``rows``: the others get the action -1, which the unchecked step
             leaves unapplied (their outputs are those of their unchanged state), after
             the same all-or-nothing legality check."""
@@ -204,11 +206,7 @@ def _make_class() -> type:
             ok = (act >= 0) & (act < self.n_actions)
             ok[ok] = mask[idx[ok], act[ok]]
             if not ok.all():
-                bad = idx[~ok][:10]
-                raise ValueError(
-                    f"illegal action in {int((~ok).sum())} game(s) ("
-                    + ", ".join(f"game {int(i)}: action {int(a[i])}" for i in bad)
-                    + "); nothing was applied to any game")
+                raise illegal_actions(idx[~ok], given)
             step = self._venv.step_unchecked(np.where(rows, a, -1), out=out)
             self._fresh[idx] = step.partie_done[idx]
             return step

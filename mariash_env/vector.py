@@ -598,6 +598,17 @@ def _uniform_legal_bits(flat, n, na, u, out):
             out[i] = _select_bit(hi, k - c0 - c1) + top - 64
 
 
+def illegal_actions(games: np.ndarray, given: np.ndarray) -> ValueError:
+    """The all-or-nothing step's error for the illegal actions of ``games`` (their indices),
+    each named as ``given`` holds it (a uint64 beyond int64 as given, not its int64 wrap).
+    Shared by the vector front ends (``GymVectorEnv``, ``torchrl_env``)."""
+    given = np.asarray(given).reshape(-1)
+    shown = ", ".join(f"game {int(i)}: action {int(given[i])}" for i in games[:10])
+    more = f" and {len(games) - 10} more" if len(games) > 10 else ""
+    return ValueError(f"illegal action in {len(games)} game(s) ({shown}{more}); "
+                      "nothing was applied to any game")
+
+
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
                          out: np.ndarray | None = None) -> np.ndarray:
     """One uniformly random legal action per row of ``mask`` (int8[N, A]), compiled.
@@ -834,14 +845,7 @@ class VectorEnv:
                                  self._mask, obs, player, rewards, deal_done, partie_done,
                                  deal_no, self.observations, mask, mask is not self._mask)
         if nbad:
-            idx = self._bad[:nbad]
-            given = np.asarray(actions)  # as given: a uint64 beyond int64 wrapped in ``a``
-            shown = ", ".join(f"game {int(i)}: action {int(given[i])}" for i in idx[:10])
-            more = f" and {nbad - 10} more" if nbad > 10 else ""
-            raise ValueError(
-                f"illegal action in {nbad} game(s) ({shown}{more}); "
-                "nothing was applied to any game"
-            )
+            raise illegal_actions(self._bad[:nbad], actions)
         self.decisions += self.num_envs
         return result
 

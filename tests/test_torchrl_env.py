@@ -207,6 +207,28 @@ def test_float_actions_and_missing_devices_are_refused():
     np.testing.assert_array_equal(env.vector_env.copy_states(), snap)
 
 
+def test_a_uint64_action_is_named_as_given():
+    """An illegal uint64 action beyond int64 is named as given (2**63), not as the int64 it
+    wraps to, by both vector front ends, whole-batch and partial steps alike."""
+    env = GymVectorEnv(2)
+    _, info = env.reset(seed=0)
+    legal = int(np.flatnonzero(info["action_mask"][1])[0])
+    for v in (2**63, 2**64 - 1):
+        with pytest.raises(ValueError, match=rf"\(game 0: action {v}\); nothing was applied"):
+            env.step(np.array([v, legal], dtype=np.uint64))
+    tenv = torchrl_env(2, seed=0)
+    td = tenv.reset()
+    td["action"] = torch.tensor([2**63, int(td["action_mask"][1].int().argmax())],
+                                dtype=torch.uint64)
+    snap = tenv.vector_env.copy_states()
+    with pytest.raises(ValueError, match=r"\(game 0: action 9223372036854775808\)"):
+        tenv.step(td)
+    td["_step"] = torch.tensor([True, False])
+    with pytest.raises(ValueError, match=r"\(game 0: action 9223372036854775808\)"):
+        tenv.step(td)
+    np.testing.assert_array_equal(tenv.vector_env.copy_states(), snap)
+
+
 def test_torchrl_imported_lazily():
     """Issue #31 (INTERFACE.md): importing the module does not import torchrl."""
     code = ("import sys, mariash_env.torchrl_env, mariash_env.gym_vector; "
