@@ -447,6 +447,14 @@ def _apply_helping(st, rules, seat, a):
     st[PHASE] = PH_DISCARD
 
 
+@njit_inline
+def must_show(game, helping, hand):
+    """§6: a defender of dvě sedmy or lepší dvě sedmy holding ``hand`` (his 10 cards) with
+    4 or more of the helping suit must show."""
+    return ((game == G_DVE or game == G_LEPSI_DVE) and helping >= 0
+            and popcount(hand & SUIT_MASK[helping]) >= 4)
+
+
 @njit
 def _start_flek(st, rules):
     """§6: flek turns from ``L``; a defender with 4 cards of the helping suit of a plain
@@ -456,13 +464,10 @@ def _start_flek(st, rules):
     st[FLEK_ROUND] = 0
     st[LIC_QUIET] = 0
     st[RAISED_RND] = 0
-    g = st[LIC_GAME]
-    if g == G_DVE or g == G_LEPSI_DVE:
-        hs = SUIT_MASK[st[LIC_HELP]]
-        for k in (1, 2):
-            d = (actor + k) % 3
-            if popcount(getm(st, HAND + d) & hs) >= 4:
-                st[LIC_SHOW_SEAT] = d
+    for k in (1, 2):
+        d = (actor + k) % 3
+        if must_show(st[LIC_GAME], st[LIC_HELP], getm(st, HAND + d)):
+            st[LIC_SHOW_SEAT] = d
     st[TO_MOVE] = (actor + 1) % 3
 
 

@@ -35,7 +35,7 @@ from ...rules import R_GAME, Rules, make_rules
 from ..voleny.worlds import count_table
 from .deal import POS_SEAT_LICIT
 from .games import G_DVE, G_LEPSI_DVE, KIND
-from .phases import licit_cards, needs_met, reserved_sevens, trumps_ok
+from .phases import licit_cards, must_show, needs_met, reserved_sevens, trumps_ok
 
 __all__ = ["sample_licit_worlds", "LicitWorldError", "random_licit_position"]
 
@@ -125,7 +125,8 @@ def _needs_ok(st: np.ndarray, dealt: list[int], twelve: int) -> bool:
 
 
 def _show_ok(st: np.ndarray, dealt: list[int]) -> bool:
-    """§6: a defender past his first flek turn without showing held < 4 helping cards."""
+    """§6: a defender who had his first flek turn (or raised on it) without showing held
+    < 4 helping cards."""
     g = int(st[S.LIC_GAME])
     if g not in (G_DVE, G_LEPSI_DVE) or st[S.LIC_HELP] < 0:
         return True
@@ -137,12 +138,28 @@ def _show_ok(st: np.ndarray, dealt: list[int]) -> bool:
     if ph == S.PH_DONE and st[S.END] == S.END_SHOW:
         return True  # the show itself is public: the world keeps the real cards' count
     actor = int(st[S.ACTOR])
-    hs = int(SUIT_MASK[int(st[S.LIC_HELP])])
     left, right = (actor + 1) % 3, (actor + 2) % 3
-    if turn >= 1 and bin(dealt[left] & hs).count("1") >= 4:
+    # A raise is recorded with its turn + 1: a defender who raised on his first turn (a
+    # turn with several raises may still be going on) did not have to show on it.
+    raised = {int(st[S.LIC_RAISE_TURN + i]) for i in range(28)}
+    l_raised, r_raised = 1 in raised, 2 in raised
+    if (turn >= 1 or l_raised) and _shows(st, dealt[left]):
         return False
-    l_raised = any(int(st[S.LIC_RAISE_TURN + i]) == 1 for i in range(28))
-    return not (turn >= 2 and not l_raised and bin(dealt[right] & hs).count("1") >= 4)
+    return not ((turn >= 2 or r_raised) and not l_raised and _shows(st, dealt[right]))
+
+
+def _shows(st: np.ndarray, hand: int) -> bool:
+    return bool(must_show(int(st[S.LIC_GAME]), int(st[S.LIC_HELP]), np.int64(hand)))
+
+
+def _show_seat(st: np.ndarray, dealt: list[int]) -> int:
+    """The world's ``LIC_SHOW_SEAT``: set when flekking starts from the defenders' dealt
+    cards (§6), -1 before; a show made is public and stays."""
+    if st[S.PHASE] not in (S.PH_FLEK, S.PH_PLAY, S.PH_DONE) or (
+            st[S.PHASE] == S.PH_DONE and st[S.END] == S.END_SHOW):
+        return int(st[S.LIC_SHOW_SEAT])
+    actor = int(st[S.ACTOR])
+    return next((d for d in ((actor + 1) % 3, (actor + 2) % 3) if _shows(st, dealt[d])), -1)
 
 
 def _replay_play(w: np.ndarray, st: np.ndarray, rules_v: np.ndarray, start: list[int],
@@ -299,6 +316,7 @@ def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
                 S.setm(w, S.LAID + actor, third)
             if lead_hidden:
                 w[S.LIC_LEAD] = int(rng.choice(cards_of(cur[actor])))
+        w[S.LIC_SHOW_SEAT] = _show_seat(st, dealt)  # not the real deal's
         _set_positions(w, st, me, dealt, deal_talon, rng)
         out[got] = w
         got += 1
