@@ -9,32 +9,13 @@ import numpy as np
 
 from mariash_env.cards import card_index
 from mariash_env.core import state as S
-from mariash_env.core.deal import deck_of
-from mariash_env.core.engine import apply_action, legal_actions, start_partie_of
 from mariash_env.game import Game
 from mariash_env.games.licitovany.worlds import sample_licit_worlds
 from mariash_env.rules import make_rules
-from tests.helpers import licit_game, play
+from tests.helpers import licit_game, play, world_replays
 from tests.test_licit_rules import ACTOR, SHOW_R, L, R, to_show
 
 RULES = make_rules(rules="licitovany", deals=1)
-
-
-def _replays(w: np.ndarray, g: Game, me: int) -> bool:
-    """``w`` replays from its own deck with ``g``'s decisions, ``me``'s hidden ones filled
-    from ``w`` (the partie's generator words are not the deal's)."""
-    fill = g.kind.load("hidden_info").fill_hidden
-    r = S.new_state()
-    start_partie_of(r, deck_of(w), int(w[S.DEALER]), g.rv)
-    r[S.CUT], r[S.DEAL_NO] = w[S.CUT], w[S.DEAL_NO]
-    r[S.RNG:S.RNG + 4] = w[S.RNG:S.RNG + 4]
-    mask = np.zeros(g.kind.n_actions, dtype=np.int8)
-    for a in fill(g.history, w, me):
-        legal_actions(r, g.rv, mask)
-        if not mask[a]:
-            return False
-        apply_action(r, g.rv, a)
-    return bool(np.array_equal(r, w))
 
 
 def test_worlds_replay_from_their_own_deck():
@@ -52,7 +33,7 @@ def test_worlds_replay_from_their_own_deck():
                 for me in range(3):
                     for w in sample_licit_worlds(g.st, me, 2, int(rng.integers(1 << 30)),
                                                  RULES):
-                        assert _replays(w, g, me), ([g.kind.labels[a] for _, a in g.history],
+                        assert world_replays(w, g, me), ([g.kind.labels[a] for _, a in g.history],
                                                     me)
                         checked += 1
             g.step(int(rng.choice(g.legal_actions())))
@@ -73,6 +54,6 @@ def test_a_defender_who_raised_on_his_first_turn_did_not_have_to_show():
     for me in (ACTOR, R):
         for w in sample_licit_worlds(g.st, me, 60, rng=me, rules=g.rules):
             assert bin(S.getm(w, S.HAND + L) & leaves).count("1") < 4
-            assert _replays(w, g, me)
+            assert world_replays(w, g, me)
             show_seats.add(int(w[S.LIC_SHOW_SEAT]))
     assert -1 in show_seats  # worlds where R holds fewer than four: nobody was due

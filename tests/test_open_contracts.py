@@ -19,7 +19,7 @@ from mariash_env.records import RecordChecker
 from mariash_env.rules import R_OPEN, RulesError, make_rules
 from mariash_env.search.worlds import check_world, sample_worlds
 from mariash_env.vector import VectorEnv, random_legal_actions
-from tests.helpers import deck_from_hands, play
+from tests.helpers import deck_from_hands, play, world_replays
 
 # Dealer 0: forehand is seat 1, then seat 2 and seat 0.  Forehand holds the two lowest
 # cards of every suit and more: whatever is played, it never wins a trick in a betl.
@@ -192,27 +192,6 @@ def test_worlds_when_one_seat_takes_two_talons():
             assert len({int(S.getm(w, S.HAND + 2)) for w in ws}) > 1
 
 
-def _replays(w: np.ndarray, g: Game, me: int) -> bool:
-    """The world ``w`` of seat ``me`` is a deal that could have happened: dealt from its
-    own deck, the game's decisions (the hidden ones taken from ``w``, ``fill_hidden``)
-    are legal and give ``w`` back exactly."""
-    from mariash_env.core.deal import deck_of
-    from mariash_env.core.engine import apply_action, legal_actions, start_partie
-    from mariash_env.games.voleny.hidden import fill_hidden
-
-    r = S.new_state()
-    start_partie(r, deck_of(w), int(w[S.DEALER]))
-    r[S.CUT], r[S.DEAL_NO] = w[S.CUT], w[S.DEAL_NO]
-    r[S.RNG:S.RNG + 4] = w[S.RNG:S.RNG + 4]  # the partie's generator, not the deal
-    mask = np.zeros(g.kind.n_actions, dtype=np.int8)
-    for a in fill_hidden(g.history, w, me):
-        legal_actions(r, g.rv, mask)
-        if not mask[a]:
-            return False
-        apply_action(r, g.rv, a)
-    return bool(np.array_equal(r, w))
-
-
 def _two_talon_positions(n: int, seed: int):
     """``n`` random positions (``Game`` copies) of open-contract deals in which a seat has
     laid or taken two talons (RULES.md §11.1: the answering starts again from each new
@@ -259,9 +238,9 @@ def test_worlds_replay_when_a_seat_takes_two_talons():
     for i, g in enumerate(_two_talon_positions(60, seed=2)):
         for me in range(3):
             for w in sample_worlds(g.st, me, 4, rng=i, rules=g.rules):
-                assert _replays(w, g, me), (g.history, me)
+                assert world_replays(w, g, me), (g.history, me)
         # The real deal is a world of every seat (fill_hidden reads talon by talon).
-        assert all(_replays(g.st, g, me) for me in range(3))
+        assert all(world_replays(g.st, g, me) for me in range(3))
 
 
 def _finish_first_legal(g: Game) -> None:
