@@ -1,0 +1,38 @@
+"""Volený worlds (``search.sample_worlds``) in every variant are deals that could have
+happened: at random decisions of random deals every seat's worlds replay exactly from
+their own deck, the hidden decisions taken from them (``fill_hidden``).  The open
+contracts' two-talon chains have their own tests (tests/test_open_contracts.py), the
+licitovaný sampler its own (tests/test_licit_worlds.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mariash_env import Game, make_rules
+from mariash_env.core import state as S
+from mariash_env.search import sample_worlds
+from tests.helpers import world_replays
+
+VARIANTS = [{}, {"marriage_order": "queen_first"},
+            {"open_contracts": True, "hundred_counting": "order_free"},
+            {"tariff": "csm", "max_flek": 1}, {"players": 4}]
+
+
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: ",".join(o) or "standard")
+def test_every_world_replays_from_its_own_deck(opts):
+    rules = make_rules(deals=1, **opts)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(25):
+        g = Game(rules)
+        g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(rules.players)))
+        while not g.deal_over:
+            if g.st[S.PHASE] >= S.PH_TRUMP and rng.random() < 0.3:
+                for me in range(3):
+                    for w in sample_worlds(g.st, me, 2, int(rng.integers(1 << 30)), rules):
+                        assert world_replays(w, g, me), (
+                            [g.kind.labels[a] for _, a in g.history], me)
+                        checked += 1
+            g.step(int(rng.choice(g.legal_actions())))
+    assert checked > 200
