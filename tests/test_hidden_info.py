@@ -71,11 +71,11 @@ def test_hidden_decisions_are_filled_from_the_world_and_masked(rules):
     for game, s in _states(rules, 25, 3):
         acts = s.deal_actions[-1]
         for me in range(3):
-            blank = [(seat, info.hidden_choice(a, s.st, me)[0]
+            blank = [(seat, info.hidden_choice(a, s.st, me, 0)[0]
                       if seat != me and info.hidden(a) else a) for seat, a in acts]
             filled = info.fill_hidden(blank, s.st, me)
             real = [a for _, a in acts]
-            discard = [seat != me and info.hidden(a) and info.hidden_choice(a, s.st, me)[2]
+            discard = [seat != me and info.hidden(a) and info.hidden_choice(a, s.st, me, 0)[2]
                        for seat, a in acts]
             assert [f for f, d in zip(filled, discard) if not d] == [
                 a for a, d in zip(real, discard) if not d]
@@ -93,3 +93,43 @@ def test_hidden_decisions_are_filled_from_the_world_and_masked(rules):
         assert info_block(game.ctx.rules) == kind.obs_size + extra
     assert hidden_seen > 0
     assert O.OpenSpielRobot.games == tuple(CORE_GAMES)
+
+
+@pytest.mark.parametrize("opts", [{}, {"open_contracts": True}])
+def test_a_discard_is_known_only_to_the_seat_that_took_its_talon(opts):
+    """Volený's ``hidden_choice``: another seat's discard is known to ``me`` exactly when
+    ``me`` took the talon it went to (RULES.md §4).  It asked whether ``me`` took the
+    card, and a card can be discarded twice (forehand lays it, the seat that takes the
+    talon lays it again, a third seat takes that one): the OpenSpiel resampler then kept
+    forehand's real discard, which that seat never saw."""
+    from mariash_env import Game, make_rules
+    from mariash_env.core import state as S
+    from mariash_env.games.voleny import actions as A
+
+    info = game_kind("voleny").load("hidden_info")
+    rng = np.random.default_rng(0)
+    twice = 0
+    for _ in range(400):
+        g = Game(make_rules(deals=1, **opts))
+        g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
+        taken_by: dict[int, int] = {}  # a discard's position -> the seat taking its talon
+        lying: list[int] = []
+        while not g.deal_over:
+            took = [S.getm(g.st, S.TOOK + s) for s in range(3)]
+            a = int(rng.choice(g.legal_actions()))
+            g.step(a)
+            if A.DISCARD0 <= a < A.DISCARD0 + 32:
+                lying.append(len(g.history) - 1)
+            for s in range(3):
+                if S.getm(g.st, S.TOOK + s) != took[s]:
+                    taken_by.update((j, s) for j in lying)
+                    lying = []
+        discards = [(i, seat, a) for i, (seat, a) in enumerate(g.history)
+                    if A.DISCARD0 <= a < A.DISCARD0 + 32]
+        twice += len({a for _, _, a in discards}) < len(discards)
+        for n, (i, seat, a) in enumerate(discards):
+            for me in set(range(3)) - {seat}:
+                lo, known, discard = info.hidden_choice(a, g.st, me, n)
+                assert (lo, discard) == (A.DISCARD0, True)
+                assert known == (taken_by.get(i) == me), (g.history, i, me)
+    assert twice >= 5

@@ -115,8 +115,8 @@ class HiddenInfo:
     hidden: Callable[[int], bool]  # a decision the other seats do not see
     # (decisions, world, me) -> the decisions with the other seats' hidden ones the world's
     fill_hidden: Callable[..., list[int]]
-    # (a, record, me) -> another seat's hidden decision as ``me`` replays it: (its block's
-    # first index, whether ``me`` knows it, whether it is a discard)
+    # (a, record, me, discards before it in the deal) -> a hidden decision as ``me``
+    # replays it: (its block's first index, whether ``me`` knows it, whether a discard)
     hidden_choice: Callable[..., tuple[int, bool, bool]]
     # (record, decisions) -> a card bucket 3's holder showed from it (-1: none)
     shown_third: Callable[..., int]

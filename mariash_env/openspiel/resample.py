@@ -321,11 +321,13 @@ def _replay_deal(state: MariashState, actions: list[tuple[int, int]], player: in
     mask = ctx.mask
     plays = played_by(rec)
     me = ctx.seat(rec, player)
+    n_disc = 0  # the deal's discards so far: which talon a discard goes to
     for seat, a in actions:
-        if seat != me and ctx.hidden(a):
-            legal_actions(state.st, ctx.rv, mask)
-            lo, known, discard = ctx.info.hidden_choice(a, rec, me)
-            if not known:
+        if ctx.hidden(a):
+            lo, known, discard = ctx.info.hidden_choice(a, rec, me, n_disc)
+            n_disc += discard
+            if seat != me and not known:
+                legal_actions(state.st, ctx.rv, mask)
                 choices = np.flatnonzero(mask[lo:lo + NCARDS])
                 if discard:
                     choices = choices[(int(plays[seat]) >> choices) & 1 == 0]

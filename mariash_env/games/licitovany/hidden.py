@@ -40,10 +40,12 @@ def fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, me: int) -> list[
     return out
 
 
-def hidden_choice(a: int, rec: np.ndarray, me: int) -> tuple[int, bool, bool]:
+def hidden_choice(a: int, rec: np.ndarray, me: int,
+                  discards_before: int) -> tuple[int, bool, bool]:
     """Another seat's hidden decision ``a`` in the deal of ``rec`` as a seat replays it:
     its block's first index, whether the seat knows it (the lead card is public once
-    played, LICITOVANY.md §5) and whether it is a discard."""
+    played, LICITOVANY.md §5) and whether it is a discard (``discards_before``: the
+    deal's discards before it; one talon, always the actor's)."""
     lo = LA.LEAD0 if a >= LA.LEAD0 else LA.DISCARD0
     return lo, bool(lo == LA.LEAD0 and rec[S.TRICKS] >= 0), lo == LA.DISCARD0
 

@@ -16,7 +16,7 @@ from ...core import state as S
 from ...rules import TARIFFS, Rules
 from ..base import HiddenInfo
 from . import actions as A
-from .worlds import WorldError, knowledge, sample_worlds
+from .worlds import WorldError, knowledge, sample_worlds, talon_chain
 
 
 def hidden(a: int) -> bool:
@@ -47,14 +47,18 @@ def fill_hidden(actions: list[tuple[int, int]], w: np.ndarray, me: int) -> list[
     return out
 
 
-def hidden_choice(a: int, rec: np.ndarray, me: int) -> tuple[int, bool, bool]:
+def hidden_choice(a: int, rec: np.ndarray, me: int,
+                  discards_before: int) -> tuple[int, bool, bool]:
     """Another seat's hidden decision ``a`` in the deal of ``rec`` as core seat ``me``
-    replays it: its block's first index, whether ``me`` knows it (a trump card shown,
-    a discard of the talon ``me`` took since) and whether it is a discard."""
+    replays it (``discards_before``: the deal's discards before it): its block's first
+    index, whether ``me`` knows it (a trump card shown; a discard of a talon ``me`` took,
+    talon ``discards_before // 2``, RULES.md §4 - not merely a card ``me`` took, which
+    may have been discarded twice) and whether it is a discard."""
     lo = A.TRUMP0 if a < A.TRUMP_BLIND else A.DISCARD0
-    known = (lo == A.TRUMP0 and rec[S.TRUMP_PUBLIC]) or (
-        lo == A.DISCARD0 and me >= 0 and S.getm(rec, S.TOOK + me) >> (a - A.DISCARD0) & 1)
-    return lo, bool(known), lo == A.DISCARD0
+    if lo == A.TRUMP0:
+        return lo, bool(rec[S.TRUMP_PUBLIC]), False
+    taker = talon_chain(rec)[1]
+    return lo, bool(me >= 0 and taker[discards_before // 2] == me), True
 
 
 def shown_third(rec: np.ndarray, actions: list[tuple[int, int]]) -> int:
