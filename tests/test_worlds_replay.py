@@ -36,3 +36,22 @@ def test_every_world_replays_from_its_own_deck(opts):
                         checked += 1
             g.step(int(rng.choice(g.legal_actions())))
     assert checked > 200
+
+
+@pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: ",".join(o) or "standard")
+def test_what_a_seat_knows_admits_the_real_deal(opts):
+    """At every decision of random deals, each seat's ``knowledge`` (its per-card
+    locations, counts, must-hold and at-most rows) admits where the cards really are."""
+    from mariash_env.search import knowledge
+
+    rules = make_rules(deals=1, **opts)
+    rng = np.random.default_rng(8)
+    for _ in range(30):
+        g = Game(rules)
+        g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(rules.players)))
+        while not g.deal_over:
+            if g.st[S.PHASE] >= S.PH_TRUMP:
+                for me in range(3):
+                    assert knowledge(g.st, me, rules).admits(g.st), (
+                        [g.kind.labels[a] for _, a in g.history], me)
+            g.step(int(rng.choice(g.legal_actions())))
