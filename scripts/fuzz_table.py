@@ -208,14 +208,17 @@ def _check_deal(start: Any, entries: list[tuple[str, Any, int]], steps: list[_St
 
 
 def check_hidden(rules: str, seed: int, human_seat: int, *, deals: int = 2,
-                 variants: int = 4, robots: str = ROBOTS, rng: random.Random | None = None
-                 ) -> HiddenReport:
+                 variants: int = 4, robots: str = ROBOTS, rng: random.Random | None = None,
+                 options: dict[str, Any] | None = None) -> HiddenReport:
     """Play ``deals`` deals of a partie (random human moves) and check every deal by
-    :func:`_check_deal`: the state may depend on no card the human seat cannot know."""
+    :func:`_check_deal`: the state may depend on no card the human seat cannot know.
+    ``options``: the table's rule options (e.g. ``{"open_contracts": True}``)."""
     rng = rng or random.Random(seed)
     rep = HiddenReport()
     with tempfile.TemporaryDirectory() as tmp:
-        s = open_table(robots, save_dir=tmp, human_seat=human_seat, seed=seed, rules=rules)
+        kw = {} if options is None else {"options": options}
+        s = open_table(robots, save_dir=tmp, human_seat=human_seat, seed=seed, rules=rules,
+                       **kw)
         for deal in range(deals):
             start, first = _fork(s), len(s.log)
             seen = _seen_at_once(s)

@@ -96,3 +96,16 @@ def test_the_check_finds_a_leak_at_the_lizany_table(monkeypatch):
     monkeypatch.setattr(LizanySession, "state", leaky)
     rep = check_hidden("lizany", 3, 0, deals=1, variants=6, rng=random.Random(3))
     assert rep.leaks and "peek" in rep.leaks[0]
+
+
+def test_open_contracts_at_the_table_leak_nothing():
+    """With open contracts (RULES.md §11.1) the table shows the actor's cards only once the
+    first trick is complete: the permutation check over parties with open contracts
+    finds nothing the human cannot know (the face-up hand counts as seen from then on)."""
+    total = 0
+    for seed in range(12):
+        rep = check_hidden("voleny", seed, seed % 3, deals=2, variants=3,
+                           rng=random.Random(seed), options={"open_contracts": True})
+        assert not rep.leaks, rep.leaks[:1]
+        total += rep.compared
+    assert total > 500
