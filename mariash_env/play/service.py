@@ -23,7 +23,9 @@ only.
 
   in the format ``mariash-seat/1`` of :mod:`mariash_env.seat_record` (rules, deal,
   scores, the seat's cards as dealt, the decisions with the other seats' unseen trump
-  card and discards as ``?``, the plays that announced marriages).  The seat's view is
+  card and discards as ``?``, the plays that announced marriages, a shown card z lidu
+  and an open contract's face-up hand; ``seat_record_of(game, seat)`` writes one from a
+  :class:`~mariash_env.Game`).  The seat's view is
   rebuilt through the engine (the hidden cards filled by a world consistent with what
   the seat saw) and the robot decides on it; every robot, the searching ones (``pimc``,
   ``os_ismcts``) too, can answer a record;
