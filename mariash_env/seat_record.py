@@ -169,12 +169,11 @@ def _parse(record: Any) -> _Parsed:
     if "blind_trump" in record:
         blind = _card(record["blind_trump"], "blind_trump")
         forehand = (dealer + 1) % 3
-        if seat == forehand and blind != cards[_positions(dealer, seat).index(BLIND_POS)]:
+        at17 = cards[_positions(dealer, seat).index(BLIND_POS)] if seat == forehand else -1
+        if seat == forehand and blind != at17:
             raise SeatRecordError(
                 f"{record['blind_trump']!r}: forehand's card z lidu is its card at deck "
-                f"position {BLIND_POS} (its 8th as dealt), "
-                f"{CARD_CODES[cards[_positions(dealer, seat).index(BLIND_POS)]]}",
-                "blind_trump")
+                f"position {BLIND_POS} (its 8th as dealt), {CARD_CODES[at17]}", "blind_trump")
         if seat != forehand and blind in cards:
             raise SeatRecordError(f"{record['blind_trump']!r} is in seat {seat}'s hand, not "
                                   f"forehand's (seat {forehand})", "blind_trump")
@@ -312,7 +311,7 @@ def seat_view(record: Any, rng: np.random.Generator | int | None = None) -> Seat
                 keep = np.full(32, 7 & ~bit, dtype=np.int64)
                 shown = [c for c in range(32) if rec.open_hand >> c & 1]
                 keep[shown + ([a - A.PLAY0] if who == actor else [])] = bit
-            nxt = _redeal_until(st, seat, rules, rng,
+            nxt = _redeal_until(st, seat, rules, rv, rng,
                                 partial(attempt, who=who, a=a, hidden=hidden), who, a,
                                 keep, trump_shown)
         if nxt is None:
@@ -392,9 +391,9 @@ def _open_shown(st: np.ndarray) -> bool:
     return bool(st[S.OVERCALLS] & 1) and st[S.PHASE] >= S.PH_PLAY and st[S.TRICK_NO] >= 1
 
 
-def _redeal_until(st: np.ndarray, seat: int, rules: Rules, rng: np.random.Generator,
-                  attempt: Any, who: int, a: int, keep: np.ndarray | None,
-                  trump_shown: bool) -> np.ndarray | None:
+def _redeal_until(st: np.ndarray, seat: int, rules: Rules, rv: np.ndarray,
+                  rng: np.random.Generator, attempt: Any, who: int, a: int,
+                  keep: np.ndarray | None, trump_shown: bool) -> np.ndarray | None:
     """The first world (of ``seat``'s knowledge of ``st``) in which ``attempt`` (``who``'s
     action ``a``) succeeds.
 
@@ -414,7 +413,7 @@ def _redeal_until(st: np.ndarray, seat: int, rules: Rules, rng: np.random.Genera
         probe[S.TRUMP_PUBLIC] = 1  # the samplers keep a shown trump card with forehand
     tries = [keep]
     if A.PLAY0 <= a < A.PLAY0 + 32 and who != seat:
-        play = _playable(st, seat, rules.vector(), who, a - A.PLAY0)
+        play = _playable(st, seat, rv, who, a - A.PLAY0)
         tries.insert(0, play if keep is None else play & keep)
     for restrict in tries:
         for _ in range(WORLD_ROUNDS):
@@ -483,9 +482,9 @@ def seat_record_of(game: Game, seat: int | None = None) -> dict[str, Any]:
     blind = False
     shown_at = -1  # the actor's cards when they were laid face up (open contracts)
     for who, a in game.history:
-        took, n_marr, shown = S.getm(w, S.TOOK + seat), w[S.NMARR], _open_shown(w)
+        took, n_marr = S.getm(w, S.TOOK + seat), w[S.NMARR]
         apply_action(w, rv, a)
-        if _open_shown(w) and not shown:
+        if shown_at < 0 and _open_shown(w):
             shown_at = S.getm(w, S.HAND + int(w[S.ACTOR]))
         label = A.ACTION_LABELS[a]
         if who != seat and A.TRUMP0 <= a < A.TRUMP_BLIND and not st[S.TRUMP_PUBLIC]:

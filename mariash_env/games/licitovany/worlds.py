@@ -34,7 +34,7 @@ from ...core.validate import check_seat_view, check_world_count
 from ...rules import R_GAME, Rules, make_rules
 from ..voleny.worlds import count_table
 from .deal import POS_SEAT_LICIT
-from .games import G_DVE, G_LEPSI_DVE, KIND
+from .games import KIND
 from .phases import licit_cards, must_show, needs_met, reserved_sevens, trumps_ok
 
 __all__ = ["sample_licit_worlds", "LicitWorldError", "random_licit_position"]
@@ -127,9 +127,11 @@ def _needs_ok(st: np.ndarray, dealt: list[int], twelve: int) -> bool:
 def _show_ok(st: np.ndarray, dealt: list[int]) -> bool:
     """§6: a defender who had his first flek turn (or raised on it) without showing held
     < 4 helping cards."""
-    g = int(st[S.LIC_GAME])
-    if g not in (G_DVE, G_LEPSI_DVE) or st[S.LIC_HELP] < 0:
-        return True
+    actor = int(st[S.ACTOR])
+    left, right = (actor + 1) % 3, (actor + 2) % 3
+    l4, r4 = _shows(st, dealt[left]), _shows(st, dealt[right])
+    if not (l4 or r4):
+        return True  # nobody had to show
     ph = int(st[S.PHASE])
     # Flek turns taken: none before flekking (helping suit named, discards, lead card),
     # all after it.
@@ -137,15 +139,13 @@ def _show_ok(st: np.ndarray, dealt: list[int]) -> bool:
         99 if ph in (S.PH_PLAY, S.PH_DONE) else 0)
     if ph == S.PH_DONE and st[S.END] == S.END_SHOW:
         return True  # the show itself is public: the world keeps the real cards' count
-    actor = int(st[S.ACTOR])
-    left, right = (actor + 1) % 3, (actor + 2) % 3
     # A raise is recorded with its turn + 1: a defender who raised on his first turn (a
     # turn with several raises may still be going on) did not have to show on it.
     raised = {int(st[S.LIC_RAISE_TURN + i]) for i in range(28)}
     l_raised, r_raised = 1 in raised, 2 in raised
-    if (turn >= 1 or l_raised) and _shows(st, dealt[left]):
+    if (turn >= 1 or l_raised) and l4:
         return False
-    return not ((turn >= 2 or r_raised) and not l_raised and _shows(st, dealt[right]))
+    return not ((turn >= 2 or r_raised) and not l_raised and r4)
 
 
 def _shows(st: np.ndarray, hand: int) -> bool:
