@@ -233,7 +233,7 @@ def mutate_record(rec: dict, rng: np.random.Generator) -> Any:
     from mariash_env.cards import CARD_CODES
     rec = json.loads(json.dumps(rec))
     for _ in range(int(rng.integers(1, 4))):
-        k = int(rng.integers(10))
+        k = int(rng.integers(12))
         if k == 0:
             rec["rules"] = _RULES[int(rng.integers(len(_RULES)))]
         elif k == 1:
@@ -257,6 +257,13 @@ def mutate_record(rec: dict, rng: np.random.Generator) -> Any:
         elif k == 9 and rec["actions"]:
             i, j = rng.integers(len(rec["actions"]), size=2)
             rec["actions"][i], rec["actions"][j] = rec["actions"][j], rec["actions"][i]
+        elif k == 10:  # forehand's card z lidu: any card, junk, or gone
+            rec["blind_trump"] = [CARD_CODES[int(rng.integers(32))], "Xx", 7, None][
+                int(rng.integers(4))]
+        elif k == 11:  # an open contract's face-up hand: cards, one short or twice, junk
+            cards = [CARD_CODES[int(c)] for c in rng.choice(32, int(rng.integers(12)),
+                                                           replace=False)]
+            rec["open_hand"] = [cards, cards + cards[:1], "Qh", [None]][int(rng.integers(4))]
     return rec
 
 
