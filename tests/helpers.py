@@ -92,29 +92,3 @@ def until_human(s) -> dict[str, Any]:
     while s.waiting == "robot":
         s.advance(s.id, s.move)
     return s.state()
-
-
-def world_replays(w: Any, g: Game, me: int) -> bool:
-    """A sampled world ``w`` of core seat ``me`` is a deal that could have happened: dealt from
-    its own deck, ``g``'s decisions (the other seats' hidden ones taken from ``w`` by the
-    game's ``fill_hidden``) are legal and give ``w`` back exactly (the partie's generator
-    words are not the deal's)."""
-    import numpy as np
-
-    from mariash_env.core import state as S
-    from mariash_env.core.deal import deck_of
-    from mariash_env.core.engine import apply_action, legal_actions, start_partie_of
-
-    fill = g.kind.load("hidden_info").fill_hidden
-    r = S.new_state()
-    start_partie_of(r, deck_of(w), int(w[S.P4_DEALER] if g.four else w[S.DEALER]), g.rv)
-    r[S.CUT], r[S.DEAL_NO] = w[S.CUT], w[S.DEAL_NO]
-    r[S.RNG:S.RNG + 4] = w[S.RNG:S.RNG + 4]
-    mask = np.zeros(g.kind.n_actions, dtype=np.int8)
-    history = [(g.core_seat(p), a) for p, a in g.history]  # at four: players -> seats
-    for a in fill(history, w, me):
-        legal_actions(r, g.rv, mask)
-        if not mask[a]:
-            return False
-        apply_action(r, g.rv, a)
-    return bool(np.array_equal(r, w))

@@ -12,7 +12,8 @@ from mariash_env.core import state as S
 from mariash_env.game import Game
 from mariash_env.games.licitovany.worlds import sample_licit_worlds
 from mariash_env.rules import make_rules
-from tests.helpers import licit_game, play, world_replays
+from scripts.check_worlds import world_replays
+from tests.helpers import licit_game, play
 from tests.test_licit_rules import ACTOR, SHOW_R, L, R, to_show
 
 RULES = make_rules(rules="licitovany", deals=1)

@@ -19,7 +19,8 @@ from mariash_env.records import RecordChecker
 from mariash_env.rules import R_OPEN, RulesError, make_rules
 from mariash_env.search.worlds import check_world, sample_worlds
 from mariash_env.vector import VectorEnv, random_legal_actions
-from tests.helpers import deck_from_hands, play, world_replays
+from scripts.check_worlds import world_replays
+from tests.helpers import deck_from_hands, play
 
 # Dealer 0: forehand is seat 1, then seat 2 and seat 0.  Forehand holds the two lowest
 # cards of every suit and more: whatever is played, it never wins a trick in a betl.

@@ -12,7 +12,7 @@ import pytest
 from mariash_env import Game, make_rules
 from mariash_env.core import state as S
 from mariash_env.search import sample_worlds
-from tests.helpers import world_replays
+from scripts.check_worlds import world_replays
 
 VARIANTS = [{}, {"marriage_order": "queen_first"},
             {"open_contracts": True, "hundred_counting": "order_free"},
@@ -55,3 +55,18 @@ def test_what_a_seat_knows_admits_the_real_deal(opts):
                     assert knowledge(g.st, me, rules).admits(g.st), (
                         [g.kind.labels[a] for _, a in g.history], me)
             g.step(int(rng.choice(g.legal_actions())))
+
+
+def test_the_check_script_reports_and_refuses_bad_arguments(capsys):
+    """``python -m scripts.check_worlds`` (the same checks, larger): counts per variant,
+    exit 0; bad arguments exit 2."""
+    from scripts.check_worlds import main
+
+    assert main(["--deals", "2", "--games", "voleny"]) == 0
+    out = capsys.readouterr().out
+    assert "voleny standard: knowledge" in out and "failures: 0" in out
+    assert "worlds_bad 0" in out and "records_bad 0" in out
+    for bad in (["--deals", "0"], ["--games", "lizany"]):
+        with pytest.raises(SystemExit) as e:
+            main(bad)
+        assert e.value.code == 2
