@@ -6,7 +6,10 @@ random deals, for every seat:
   hidden decisions taken from it, ``fill_hidden``); the seat record of the seat to move
   (``seat_record_of``, three players) rebuilds, under two seeds, the seat's own
   observation and legal actions (``seat_view``);
-* licitovaný: every world ``sample_licit_worlds`` draws replays exactly.
+* licitovaný: every world ``sample_licit_worlds`` draws replays exactly;
+* both: the worlds drawn from another deal the seat cannot tell from the real one (the
+  engine's deal of one of its worlds) are the same, seed for seed: no hidden fact of the
+  real deal goes into them.
 
 ``python -m scripts.check_worlds [--deals 300] [--seed 0] [--games voleny,licitovany]``
 prints one line of counts per game and variant and exits 1 if any check failed.  The
@@ -33,11 +36,11 @@ VARIANTS = {"voleny": [{}, {"marriage_order": "queen_first"}, {"open_contracts":
             "licitovany": [{}]}
 
 
-def world_replays(w: Any, g: Any, me: int) -> bool:
-    """A sampled world ``w`` of core seat ``me`` is a deal that could have happened: dealt
-    from its own deck, ``g``'s decisions (the other seats' hidden ones taken from ``w`` by
-    the game's ``fill_hidden``) are legal and give ``w`` back exactly (the partie's
-    generator words are not the deal's)."""
+def replayed(w: Any, g: Any, me: int) -> Any:
+    """The deal the engine makes of the world ``w`` of core seat ``me``: dealt from its own
+    deck, ``g``'s decisions (the other seats' hidden ones taken from ``w`` by the game's
+    ``fill_hidden``) applied (the partie's generator words are not the deal's); None if
+    one of them is illegal there."""
     from mariash_env.core import state as S
     from mariash_env.core.deal import deck_of
     from mariash_env.core.engine import apply_action, legal_actions, start_partie_of
@@ -52,9 +55,16 @@ def world_replays(w: Any, g: Any, me: int) -> bool:
     for a in fill(history, w, me):
         legal_actions(r, g.rv, mask)
         if not mask[a]:
-            return False
+            return None
         apply_action(r, g.rv, a)
-    return bool(np.array_equal(r, w))
+    return r
+
+
+def world_replays(w: Any, g: Any, me: int) -> bool:
+    """A sampled world is a deal that could have happened: :func:`replayed` gives it back
+    exactly."""
+    r = replayed(w, g, me)
+    return r is not None and bool(np.array_equal(r, w))
 
 
 def check(game: str, opts: dict[str, Any], deals: int, seed: int) -> Counter:
@@ -86,6 +96,19 @@ def check(game: str, opts: dict[str, Any], deals: int, seed: int) -> Counter:
                 for w in worlds:
                     out["worlds"] += 1
                     out["worlds_bad"] += not world_replays(w, g, me)
+                # Another deal the seat cannot tell from the real one (the engine's deal of
+                # a world) gives the same worlds from the same seed: nothing the seat does
+                # not know goes into them.
+                other, again = replayed(worlds[0], g, me), int(rng.integers(1 << 30))
+                try:
+                    same = other is not None and np.array_equal(
+                        info.sample_worlds(g.st, me, 2, again, rules),
+                        info.sample_worlds(other, me, 2, again, rules))
+                except info.world_errors:
+                    out["gave_up"] += 1
+                    continue
+                out["unseen"] += 1
+                out["unseen_bad"] += not same
             if voleny and rules.players == 3 and rng.random() < 0.1:
                 rec, seat = seat_record_of(g), g.to_move
                 for r in range(2):

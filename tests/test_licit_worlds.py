@@ -12,7 +12,7 @@ from mariash_env.core import state as S
 from mariash_env.game import Game
 from mariash_env.games.licitovany.worlds import sample_licit_worlds
 from mariash_env.rules import make_rules
-from scripts.check_worlds import world_replays
+from scripts.check_worlds import replayed, world_replays
 from tests.helpers import licit_game, play
 from tests.test_licit_rules import ACTOR, SHOW_R, L, R, to_show
 
@@ -58,3 +58,17 @@ def test_a_defender_who_raised_on_his_first_turn_did_not_have_to_show():
             assert world_replays(w, g, me)
             show_seats.add(int(w[S.LIC_SHOW_SEAT]))
     assert -1 in show_seats  # worlds where R holds fewer than four: nobody was due
+
+
+def test_worlds_do_not_depend_on_what_the_seat_cannot_see():
+    """Two deals the seat cannot tell apart (the real one and one of its worlds) give the
+    same worlds from the same seed.  The real deal's ``LIC_SHOW_SEAT`` (R held four
+    helping cards) went into every world before."""
+    g = licit_game(SHOW_R, deals=1)
+    to_show(g)
+    play(g, ["flek:two_sevens", "good"])
+    for me in (ACTOR, L):
+        for w in sample_licit_worlds(g.st, me, 6, rng=me, rules=g.rules):
+            other = replayed(w, g, me)  # the engine's own deal of that world
+            assert np.array_equal(sample_licit_worlds(g.st, me, 3, rng=9, rules=g.rules),
+                                  sample_licit_worlds(other, me, 3, rng=9, rules=g.rules))

@@ -12,7 +12,7 @@ import pytest
 from mariash_env import Game, make_rules
 from mariash_env.core import state as S
 from mariash_env.search import sample_worlds
-from scripts.check_worlds import world_replays
+from scripts.check_worlds import replayed, world_replays
 
 VARIANTS = [{}, {"marriage_order": "queen_first"},
             {"open_contracts": True, "hundred_counting": "order_free"},
@@ -21,6 +21,8 @@ VARIANTS = [{}, {"marriage_order": "queen_first"},
 
 @pytest.mark.parametrize("opts", VARIANTS, ids=lambda o: ",".join(o) or "standard")
 def test_every_world_replays_from_its_own_deck(opts):
+    """... and a world of the seat, as the real deal, gives the same worlds seed for seed
+    (nothing the seat cannot see goes into them)."""
     rules = make_rules(deals=1, **opts)
     rng = np.random.default_rng(7)
     checked = 0
@@ -30,10 +32,14 @@ def test_every_world_replays_from_its_own_deck(opts):
         while not g.deal_over:
             if g.st[S.PHASE] >= S.PH_TRUMP and rng.random() < 0.3:
                 for me in range(3):
-                    for w in sample_worlds(g.st, me, 2, int(rng.integers(1 << 30)), rules):
+                    worlds = sample_worlds(g.st, me, 2, int(rng.integers(1 << 30)), rules)
+                    for w in worlds:
                         assert world_replays(w, g, me), (
                             [g.kind.labels[a] for _, a in g.history], me)
                         checked += 1
+                    # A deal the seat cannot tell from the real one: the same worlds.
+                    assert np.array_equal(sample_worlds(g.st, me, 2, 5, rules), sample_worlds(
+                        replayed(worlds[0], g, me), me, 2, 5, rules))
             g.step(int(rng.choice(g.legal_actions())))
     assert checked > 200
 
@@ -65,7 +71,7 @@ def test_the_check_script_reports_and_refuses_bad_arguments(capsys):
     assert main(["--deals", "2", "--games", "voleny"]) == 0
     out = capsys.readouterr().out
     assert "voleny standard: knowledge" in out and "failures: 0" in out
-    assert "worlds_bad 0" in out and "records_bad 0" in out
+    assert "worlds_bad 0" in out and "records_bad 0" in out and "unseen_bad 0" in out
     for bad in (["--deals", "0"], ["--games", "lizany"]):
         with pytest.raises(SystemExit) as e:
             main(bad)
