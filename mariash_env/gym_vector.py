@@ -49,7 +49,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from .vector import VectorEnv, illegal_actions
+from .vector import VectorEnv, check_rows
 
 __all__ = ["GymVectorEnv", "ResetOptionError"]
 
@@ -111,7 +111,7 @@ class GymVectorEnv(gym.vector.VectorEnv):
         if restarted.any():
             # Those games were restarted by the engine in the step that ended them: their
             # action is ignored (-1: the unchecked step applies nothing there).
-            self._check(a, ~restarted, given)
+            check_rows(self._last.mask, a, ~restarted, given)  # the engine's current masks
             step = self._venv.step_unchecked(np.where(restarted, -1, a))
         else:
             step = self._venv.step(given)
@@ -126,17 +126,6 @@ class GymVectorEnv(gym.vector.VectorEnv):
         infos = {"action_mask": step.mask.astype(np.bool_), "seat": step.player.copy(),
                  "rewards": per_seat, "deal_done": step.deal_done.copy()}
         return obs, reward, terminated, np.zeros(self.num_envs, dtype=np.bool_), infos
-
-    def _check(self, a: np.ndarray, rows: np.ndarray, given: np.ndarray) -> None:
-        """The engine's all-or-nothing legality check, on ``rows`` only (``a``: the actions
-        ``given`` as int64)."""
-        mask = self._last.mask  # the engine's current masks
-        idx = np.flatnonzero(rows)
-        act = a[idx]
-        ok = (act >= 0) & (act < mask.shape[1])
-        ok[ok] = mask[idx[ok], act[ok]] == 1
-        if not ok.all():
-            raise illegal_actions(idx[~ok], given)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the engine holds only numpy arrays."""

@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from .vector import VectorEnv, illegal_actions, random_legal_actions
+from .vector import VectorEnv, check_rows, random_legal_actions
 
 __all__ = ["torchrl_env", "ResetRowsError"]
 
@@ -200,13 +200,7 @@ def _make_class() -> type:
             """Step only ``rows``: the others get the action -1, which the unchecked step
             leaves unapplied (their outputs are those of their unchanged state), after
             the same all-or-nothing legality check."""
-            mask = self._current().mask
-            idx = np.flatnonzero(rows)
-            act = a[idx]
-            ok = (act >= 0) & (act < self.n_actions)
-            ok[ok] = mask[idx[ok], act[ok]]
-            if not ok.all():
-                raise illegal_actions(idx[~ok], given)
+            idx = check_rows(self._current().mask, a, rows, given)
             step = self._venv.step_unchecked(np.where(rows, a, -1), out=out)
             self._fresh[idx] = step.partie_done[idx]
             return step

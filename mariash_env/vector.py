@@ -601,12 +601,26 @@ def _uniform_legal_bits(flat, n, na, u, out):
 def illegal_actions(games: np.ndarray, given: np.ndarray) -> ValueError:
     """The all-or-nothing step's error for the illegal actions of ``games`` (their indices),
     each named as ``given`` holds it (a uint64 beyond int64 as given, not its int64 wrap).
-    Shared by the vector front ends (``GymVectorEnv``, ``torchrl_env``)."""
+    Shared by the vector front ends (``GymVectorEnv``, ``torchrl_env``, :func:`check_rows`)."""
     given = np.asarray(given).reshape(-1)
     shown = ", ".join(f"game {int(i)}: action {int(given[i])}" for i in games[:10])
     more = f" and {len(games) - 10} more" if len(games) > 10 else ""
     return ValueError(f"illegal action in {len(games)} game(s) ({shown}{more}); "
                       "nothing was applied to any game")
+
+
+def check_rows(mask: np.ndarray, a: np.ndarray, rows: np.ndarray,
+               given: np.ndarray) -> np.ndarray:
+    """The all-or-nothing legality check of the int64 actions ``a`` (``given`` as the caller
+    gave them) against ``mask``, on ``rows`` only: their indices, or the error of
+    :func:`illegal_actions`.  For the vector front ends that step some rows."""
+    idx = np.flatnonzero(rows)
+    act = a[idx]
+    ok = (act >= 0) & (act < mask.shape[1])
+    ok[ok] = mask[idx[ok], act[ok]] != 0
+    if not ok.all():
+        raise illegal_actions(idx[~ok], given)
+    return idx
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
