@@ -6,7 +6,9 @@ random deals, for every seat:
   hidden decisions taken from it, ``fill_hidden``); the seat record of the seat to move
   (``seat_record_of``, three players) rebuilds, under two seeds, the seat's own
   observation and legal actions (``seat_view``);
-* licitovaný: every world ``sample_licit_worlds`` draws replays exactly;
+* licitovaný: the places the seat's sampler allows each hidden card (``places_admit``)
+  admit where the cards really are; every world ``sample_licit_worlds`` draws replays
+  exactly;
 * both: the worlds drawn from another deal the seat cannot tell from the real one (the
   engine's deal of one of its worlds) are the same, seed for seed: no hidden fact of the
   real deal goes into them.
@@ -71,6 +73,7 @@ def check(game: str, opts: dict[str, Any], deals: int, seed: int) -> Counter:
     """The counts of one game and variant (keys ``*_bad`` count failures)."""
     from mariash_env import Game, make_rules
     from mariash_env.core import state as S
+    from mariash_env.games.licitovany.worlds import places_admit
     from mariash_env.search import knowledge
     from mariash_env.seat_record import SeatRecordError, seat_record_of, seat_view
 
@@ -85,9 +88,9 @@ def check(game: str, opts: dict[str, Any], deals: int, seed: int) -> Counter:
         while not g.deal_over:
             in_deal = not voleny or g.st[S.PHASE] >= S.PH_TRUMP
             for me in range(3) if in_deal and rng.random() < 0.3 else ():
-                if voleny:
-                    out["knowledge"] += 1
-                    out["knowledge_bad"] += not knowledge(g.st, me, rules).admits(g.st)
+                out["knowledge"] += 1
+                out["knowledge_bad"] += not (knowledge(g.st, me, rules).admits(g.st) if voleny
+                                             else places_admit(g.st, me, rules))
                 try:
                     worlds = info.sample_worlds(g.st, me, 2, int(rng.integers(1 << 30)), rules)
                 except info.world_errors:

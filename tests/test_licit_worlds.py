@@ -10,6 +10,7 @@ import numpy as np
 from mariash_env.cards import card_index
 from mariash_env.core import state as S
 from mariash_env.game import Game
+from mariash_env.games.licitovany import worlds as LW
 from mariash_env.games.licitovany.worlds import sample_licit_worlds
 from mariash_env.rules import make_rules
 from scripts.check_worlds import replayed, world_replays
@@ -72,3 +73,26 @@ def test_worlds_do_not_depend_on_what_the_seat_cannot_see():
             other = replayed(w, g, me)  # the engine's own deal of that world
             assert np.array_equal(sample_licit_worlds(g.st, me, 3, rng=9, rules=g.rules),
                                   sample_licit_worlds(other, me, 3, rng=9, rules=g.rules))
+
+
+def test_the_plays_place_the_hidden_cards_exactly(monkeypatch):
+    """L§7 (R§6–§7): the hidden cards' places follow from the other seats' plays — a card
+    that would have made a play illegal (a suit not followed, a trick not beaten or not
+    trumped, a reserved seven led early) was not in that hand, and a marriage recorded or
+    not places or excludes the partner.  The real deal always fits, and no world drawn is
+    left for the replay to refuse: before, 26,054 of 40,454 replays failed (seven draws a
+    world in late positions), only following suit was read from the plays."""
+    refused = []
+    replay = LW._replay_play
+    monkeypatch.setattr(LW, "_replay_play",
+                        lambda *a: replay(*a) or refused.append(1) or False)
+    rv = RULES.vector()
+    narrowed = 0
+    for seed in range(40):
+        st = LW.random_licit_position(seed, plays=(7 * seed) % 27 + 1, rules=RULES)
+        for me in range(3):
+            assert LW.places_admit(st, me, RULES), (seed, me)
+            places = LW._places(st, me, rv, LW._hidden(st, me)[2])
+            narrowed += sum(m & 3 != 3 for m in places.values())
+            sample_licit_worlds(st, me, 4, rng=seed, rules=RULES)
+    assert narrowed > 150 and not refused

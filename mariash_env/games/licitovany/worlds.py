@@ -6,9 +6,10 @@ talon cards and discards and his face-down lead card when the seat defends.
 
 Sampling is exact: the hidden cards are assigned to their locations (next seat, previous
 seat, the talon or the actor's discards) uniformly among all assignments with the right
-counts that respect the per-card masks (voids shown in play; a suit game's discards are
-no ten, ace or reserved seven), by sequential choice weighted with integer counts of
-completions; everything else is checked on the world and rejected when broken:
+counts that respect the per-card masks (a suit game's discards are no ten, ace or
+reserved seven; a card that the other seats' plays show they did not hold), by
+sequential choice weighted with integer counts of completions; everything else is checked
+on the world and rejected when broken:
 
 * the auction: every bid and hold met its needs on that seat's dealt 10 cards, the
   announced game, trumps and helping seven on the actor's 12 (§3–§5);
@@ -28,16 +29,16 @@ import numpy as np
 from ...cards import cards_of
 from ...core import state as S
 from ...core.play import play_card
-from ...core.tables import SHARP_MASK, SUIT_MASK
-from ...core.tricks import cards_played, played_card
+from ...core.tables import SHARP_MASK
+from ...core.tricks import announces_marriage_py, cards_played, played_card
 from ...core.validate import check_seat_view, check_world_count
-from ...rules import R_GAME, Rules, make_rules
+from ...rules import R_GAME, R_QUEEN_FIRST, Rules, make_rules
 from ..voleny.worlds import count_table
 from .deal import POS_SEAT_LICIT
 from .games import KIND
 from .phases import licit_cards, must_show, needs_met, reserved_sevens, trumps_ok
 
-__all__ = ["sample_licit_worlds", "LicitWorldError", "random_licit_position"]
+__all__ = ["sample_licit_worlds", "LicitWorldError", "random_licit_position", "places_admit"]
 
 ALL = 0xFFFFFFFF
 
@@ -61,20 +62,42 @@ def _plays(st: np.ndarray) -> list[tuple[int, int, int]]:
     return out
 
 
-def _voids(st: np.ndarray, plays: list[tuple[int, int, int]]) -> list[int]:
-    """Per seat, the suits (a card mask) it has shown it no longer holds (§7, R§6)."""
+def _allow_by_play(st: np.ndarray, me: int, rules_v: np.ndarray, hidden: int,
+                   allow: dict[int, int], locs: list[int]) -> None:
+    """Narrow ``allow`` (hidden card -> location bits, 1 and 2 the seats ``locs``) by what
+    the other seats' plays show of their hands (§7): a card that would have made a play
+    illegal (a suit not followed, a trick not beaten, a reserved seven led early) was not
+    in that hand, and a king or queen played with its partner in hand announces the
+    marriage, so a recorded marriage places the partner and an unrecorded one excludes it.
+
+    A card's place in R§6's order (follow and beat, follow, trump and beat, trump, any)
+    is its own, so a card that makes the play illegal beside it alone does in any hand: the
+    test is exact, and the worlds stay uniform (only deals the replay would refuse go).
+    The face-down lead of a game without trumps (§5 T5) was chosen before the play."""
+    bit = {s: 1 << i for i, s in enumerate(locs)}
     trump = int(st[S.TRUMP_CARD]) >> 3 if st[S.CONTRACT] == S.C_SUIT else -1
-    out = [0, 0, 0]
-    led = -1
-    for i, (t, p, c) in enumerate(plays):
-        if i == 0 or plays[i - 1][0] != t:
-            led = c >> 3
+    queen_first = int(rules_v[R_QUEEN_FIRST]) != 0
+    sc = st.copy()
+    kq_seen = [0, 0, 0]
+    for k in range(cards_played(st)):
+        t, j, p, c = (int(x) for x in played_card(st, k))
+        if p == me or (k == 0 and trump < 0):
             continue
-        if c >> 3 != led:
-            out[p] |= int(SUIT_MASK[led])
-            if trump >= 0 and c >> 3 != trump:
-                out[p] |= int(SUIT_MASK[trump])
-    return out
+        b = bit[p]
+        sc[S.TRICK_NO] = t
+        sc[S.TRICK_N] = j
+        for h in cards_of(hidden):
+            if allow[h] & b:
+                S.setm(sc, S.HAND + p, (1 << c) | (1 << h))
+                if not (int(licit_cards(sc, p)) >> c) & 1:
+                    allow[h] &= ~b
+        if trump >= 0 and c & 7 in (5, 6):
+            s, q = c >> 3, c + 1 if c & 7 == 5 else c - 1
+            first = not (kq_seen[p] >> s) & 1
+            kq_seen[p] |= 1 << s
+            if first and (hidden >> q) & 1 and announces_marriage_py((1 << c) | (1 << q), c,
+                                                                    queen_first):
+                allow[q] &= b if st[S.MARR_SEAT + s] == p else ~b
 
 
 def _assign(allow: list[int], counts: list[int], W: np.ndarray, rng) -> list[int]:
@@ -205,6 +228,48 @@ def _set_positions(w: np.ndarray, st: np.ndarray, me: int, dealt: list[int], tal
         w[S.POS + c] = p
 
 
+def _hidden(st: np.ndarray, me: int) -> tuple[int, int, int]:
+    """``(talon, took, hidden)``: the talon ``me`` holds as the actor (else 0), the cards the
+    actor took (``me``'s own or not) and the cards ``me`` has not seen."""
+    actor = int(st[S.ACTOR])
+    mine_talon = int(S.getm(st, S.TALON)) if st[S.TALON_OWNER] == me else 0
+    took = int(S.getm(st, S.TOOK + actor)) if actor >= 0 else 0
+    known = int(S.getm(st, S.HAND + me)) | int(S.getm(st, S.PLAYED)) | mine_talon
+    if me == actor:
+        known |= took
+    return mine_talon, took, ALL & ~known
+
+
+def _places(st: np.ndarray, me: int, rules_v: np.ndarray, hidden: int,
+            restrict: np.ndarray | None = None) -> dict[int, int]:
+    """Where each hidden card may lie as ``me`` sees it (card -> bits: 1 the next seat, 2
+    the previous one, 4 the third location — the untaken talon in the auction, else the
+    actor's discards in a defender's view, only legal discards, empty for the actor
+    himself), narrowed by ``restrict`` and by the other seats' plays."""
+    discard_ok = ALL
+    if st[S.ACTOR] >= 0 and st[S.CONTRACT] == S.C_SUIT:
+        discard_ok &= ~SHARP_MASK & ~int(reserved_sevens(st))
+    out = {}
+    for c in cards_of(hidden):
+        m = 3 | (4 if (discard_ok >> c) & 1 else 0)
+        out[c] = m if restrict is None else m & int(restrict[c])
+    if cards_played(st):
+        _allow_by_play(st, me, rules_v, hidden, out, [(me + 1) % 3, (me + 2) % 3])
+    return out
+
+
+def places_admit(st: np.ndarray, seat: int, rules: Rules | None = None) -> bool:
+    """Do the places ``seat``'s sampler allows each hidden card (:func:`_places`) admit
+    where the cards of ``st`` really are?  (The sampler's masks must never rule out the
+    real deal; ``scripts/check_worlds.py`` checks it at scale.)"""
+    rules = rules if rules is not None else make_rules(rules="licitovany")
+    st = np.ascontiguousarray(st, dtype=np.int32)
+    hidden = _hidden(st, seat)[2]
+    nxt, prev = (int(S.getm(st, S.HAND + (seat + k) % 3)) for k in (1, 2))
+    return all(m & (1 if nxt >> c & 1 else 2 if prev >> c & 1 else 4)
+               for c, m in _places(st, seat, rules.vector(), hidden).items())
+
+
 def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
                         rules: Rules | None = None, max_tries: int | None = None,
                         restrict: np.ndarray | None = None) -> np.ndarray:
@@ -225,31 +290,14 @@ def sample_licit_worlds(st: np.ndarray, seat: int, n: int, rng=None,
     played = [0, 0, 0]
     for _t, p, c in plays:
         played[p] |= 1 << c
-    talon = int(S.getm(st, S.TALON))
-    mine_talon = talon if st[S.TALON_OWNER] == me else 0
-    took = int(S.getm(st, S.TOOK + actor)) if actor >= 0 else 0
+    mine_talon, took, hidden = _hidden(st, me)
     lead_hidden = (st[S.LIC_LEAD] >= 0 and st[S.PHASE] == S.PH_FLEK and me != actor)
     locs = [(me + 1) % 3, (me + 2) % 3]
     counts = [bin(hands[s]).count("1") for s in locs]
-    known = hands[me] | played[0] | played[1] | played[2] | mine_talon
-    if me == actor:
-        known |= took
-    hidden = ALL & ~known
     counts.append(bin(hidden).count("1") - counts[0] - counts[1])
-    voids = _voids(st, plays)
-    discard_ok = ALL
-    if actor >= 0 and st[S.CONTRACT] == S.C_SUIT:
-        discard_ok &= ~SHARP_MASK & ~int(reserved_sevens(st))
     cards = cards_of(hidden)
-    allow = []
-    for c in cards:
-        # The third location: the untaken talon in the auction, else the actor's discards
-        # (a defender's view; only legal discards), empty for the actor himself.
-        m = 4 if (discard_ok >> c) & 1 else 0
-        for i, s in enumerate(locs):
-            if not (voids[s] >> c) & 1:
-                m |= 1 << i
-        allow.append(m if restrict is None else m & int(restrict[c]))
+    where_ok = _places(st, me, rv, hidden, restrict)
+    allow = [where_ok[c] for c in cards]
     W = count_table(np.array(allow, dtype=np.int64), counts[0], counts[1], counts[2])
     if W[0, counts[0], counts[1]] == 0:
         raise LicitWorldError(f"seat {me}: no assignment of the hidden cards fits the counts")
