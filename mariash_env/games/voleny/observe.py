@@ -1,8 +1,9 @@
 """Observation and state encodings: a fixed layout of float32 features.
 
-Every seat sees its own perfect-recall information state; ``state()`` adds the
-hidden cards.  Seats are relative: 0 = the observing seat, 1 = next (clockwise),
-2 = the one after.  ``OBS_LAYOUT`` documents each block; bump ``OBS_VERSION``
+Every seat sees its own perfect-recall information state (but for the talons of a seat
+that has been in more than one: ``laid`` and ``took`` are unions, docs/layouts.md);
+``state()`` adds the hidden cards.  Seats are relative: 0 = the observing seat, 1 =
+next (clockwise), 2 = the one after.  ``OBS_LAYOUT`` documents each block; bump ``OBS_VERSION``
 whenever the layout changes (exported robots check it).
 """
 
