@@ -72,7 +72,8 @@ __all__ = ["FORMAT", "SeatRecordError", "seat_record_of", "seat_view"]
 
 FORMAT = "mariash-seat/1"
 REQUIRED = ("dealer", "seat", "hand", "actions")
-OPTIONAL = ("format", "rules", "deal", "scores", "marriages", "blind_trump", "open_hand")
+OPTIONAL_SHARED = ("format", "rules", "deal", "scores", "marriages")
+OPTIONAL = OPTIONAL_SHARED + ("blind_trump", "open_hand")
 HIDDEN = {"trump:?": A.TRUMP0, "discard:?": A.DISCARD0}
 WORLD_ROUNDS = 24  # redeals tried for one action (16 worlds each) before giving up
 _KQ = {c for c in range(32) if CARD_CODES[c][0] in "KQ"}
@@ -107,17 +108,21 @@ class _Parsed(NamedTuple):
     open_hand: int  # the open contract's actor's cards shown after trick 1 (-1: not given)
 
 
-def _parse(record: Any) -> _Parsed:
+class Common(NamedTuple):
+    """The fields every game's seat record shares, checked."""
+    rules: Rules
+    deal: int
+    dealer: int
+    seat: int
+    scores: list[int]
+    marriages: set[tuple[int, int]]
+
+
+def record_kind(record: Any) -> Any:
+    """The registered game (``GameKind``) a seat record is of, after checking that it is
+    an object of the format whose rules take seat records."""
     if not isinstance(record, dict):
         raise SeatRecordError(f"a seat record must be an object, got {type(record).__name__}")
-    missing = [k for k in REQUIRED if k not in record]
-    if missing:
-        raise SeatRecordError(f"missing: expected {list(REQUIRED)} (and optionally "
-                              f"{list(OPTIONAL)})", missing[0])
-    extra = sorted(set(record) - set(REQUIRED) - set(OPTIONAL))
-    if extra:
-        raise SeatRecordError(f"unknown field: expected only {list(REQUIRED + OPTIONAL)}",
-                              extra[0])
     if record.get("format", FORMAT) != FORMAT:
         raise SeatRecordError(f"{record['format']!r} is not the format {FORMAT!r}", "format")
     opts = record.get("rules", {})
@@ -129,29 +134,36 @@ def _parse(record: Any) -> _Parsed:
     except (RulesError, TypeError) as e:
         raise SeatRecordError(str(e), "rules") from e
     kind = game_kind(rules)
-    if not kind.supports("seat_record"):  # the labels, the deal and the replay are volený's
+    if not kind.supports("seat_record"):
         have = [k.name for k in games("seat_record")]
         raise SeatRecordError(f"{opts.get('rules')!r}: seat records ({FORMAT}) are "
                               f"{' and '.join(have)}'s, not {kind.title or kind.name}'s: "
-                              f"expected rules of {' or '.join(map(repr, have))} (no 'rules' "
-                              "option for volený)", "rules")
+                              f"expected rules of {' or '.join(map(repr, have))}", "rules")
+    return kind
+
+
+def parse_common(record: Any, optional: tuple[str, ...]) -> Common:
+    """The shared fields of a seat record whose game takes the ``optional`` fields (beside
+    :data:`REQUIRED`): SeatRecordError naming the first that is wrong."""
+    record_kind(record)
+    missing = [k for k in REQUIRED if k not in record]
+    if missing:
+        raise SeatRecordError(f"missing: expected {list(REQUIRED)} (and optionally "
+                              f"{list(optional)})", missing[0])
+    extra = sorted(set(record) - set(REQUIRED) - set(optional))
+    if extra:
+        raise SeatRecordError(f"unknown field: expected only {list(REQUIRED + optional)}",
+                              extra[0])
+    rules = make_rules(**record.get("rules", {}))
     deal = record.get("deal", 0)
     if not is_int(deal) or not 0 <= deal < rules.deals:
         raise SeatRecordError(f"{deal!r}: expected an int 0..{rules.deals - 1}", "deal")
     scores = record.get("scores", [0, 0, 0])
     if (not isinstance(scores, list) or len(scores) != 3 or not all(map(is_int, scores))
             or sum(scores) != 0 or max(map(abs, scores)) >= 2**62):
-        raise SeatRecordError(f"{scores!r}: expected 3 ints summing to 0 (groše, |x| < 2^62)",
-                              "scores")
+        raise SeatRecordError(f"{scores!r}: expected 3 ints summing to 0 "
+                              f"({game_kind(rules).units}, |x| < 2^62)", "scores")
     dealer, seat = _seat(record["dealer"], "dealer"), _seat(record["seat"], "seat")
-    hand = record["hand"]
-    size = 12 if seat == (dealer + 1) % 3 else 10
-    if not isinstance(hand, list) or len(hand) != size:
-        raise SeatRecordError(f"expected the seat's {size} cards as dealt (seat {seat} with "
-                              f"dealer {dealer}), got {hand!r}", "hand")
-    cards = [_card(c, "hand") for c in hand]
-    if len(set(cards)) != size:
-        raise SeatRecordError(f"{hand!r} names a card twice", "hand")
     marr = record.get("marriages", [])
     if not isinstance(marr, list):
         raise SeatRecordError("must be a list of [seat, card] pairs", "marriages")
@@ -165,6 +177,31 @@ def _parse(record: Any) -> _Parsed:
         marriages.add((_seat(m[0], "marriages"), c))
     if not isinstance(record["actions"], list):
         raise SeatRecordError("must be a list of [seat, label] pairs", "actions")
+    return Common(rules, int(deal), dealer, seat, [int(x) for x in scores], marriages)
+
+
+def cards_field(record: dict[str, Any], field: str, size: int | None = None) -> list[int]:
+    """The card codes of list ``field`` as indices, none twice (``size`` of them if given)."""
+    value = record[field]
+    if not isinstance(value, list) or (size is not None and len(value) != size):
+        want = f"{size} card codes" if size is not None else "a list of card codes"
+        raise SeatRecordError(f"{value!r}: expected {want}", field)
+    cards = [_card(c, field) for c in value]
+    if len(set(cards)) != len(cards):
+        raise SeatRecordError(f"{value!r} names a card twice", field)
+    return cards
+
+
+def _parse(record: Any) -> _Parsed:
+    rules, deal, dealer, seat, scores, marriages = parse_common(record, OPTIONAL)
+    hand = record["hand"]
+    size = 12 if seat == (dealer + 1) % 3 else 10
+    if not isinstance(hand, list) or len(hand) != size:
+        raise SeatRecordError(f"expected the seat's {size} cards as dealt (seat {seat} with "
+                              f"dealer {dealer}), got {hand!r}", "hand")
+    cards = [_card(c, "hand") for c in hand]
+    if len(set(cards)) != size:
+        raise SeatRecordError(f"{hand!r} names a card twice", "hand")
     blind = -1
     if "blind_trump" in record:
         blind = _card(record["blind_trump"], "blind_trump")
@@ -179,15 +216,8 @@ def _parse(record: Any) -> _Parsed:
                                   f"forehand's (seat {forehand})", "blind_trump")
     open_hand = -1
     if "open_hand" in record:
-        shown = record["open_hand"]
-        if not isinstance(shown, list):
-            raise SeatRecordError(f"{shown!r}: expected a list of card codes", "open_hand")
-        codes = [_card(c, "open_hand") for c in shown]
-        if len(set(codes)) != len(codes):
-            raise SeatRecordError(f"{shown!r} names a card twice", "open_hand")
-        open_hand = sum(1 << c for c in codes)
-    return _Parsed(rules, deal, dealer, seat, cards, [int(x) for x in scores], marriages,
-                   blind, open_hand)
+        open_hand = sum(1 << c for c in cards_field(record, "open_hand"))
+    return _Parsed(rules, deal, dealer, seat, cards, scores, marriages, blind, open_hand)
 
 
 def _positions(dealer: int, seat: int) -> list[int]:
@@ -206,14 +236,15 @@ def _deal(rec: _Parsed, rng: np.random.Generator) -> np.ndarray:
     known = set(deck[deck >= 0].tolist())
     rest = np.array([c for c in range(32) if c not in known], dtype=np.int64)
     deck[deck < 0] = rng.permutation(rest)
-    return _start(rec.deal, rec.scores, rec.dealer, deck)
+    return start_deal(rec.deal, rec.scores, rec.dealer, deck)
 
 
-def _start(deal: int, scores: list[int], dealer: int, deck: np.ndarray) -> np.ndarray:
-    """The state at the start of a deal of ``deck`` (the card at each position); the
-    partie's deal number and scores as given."""
+def start_deal(deal: int, scores: list[int], dealer: int, deck: np.ndarray,
+               game: int = 0) -> np.ndarray:
+    """The state at the start of a deal of ``deck`` (the card at each position) of
+    ``game`` (the rules' ``R_GAME``); the partie's deal number and scores as given."""
     st = S.new_state()
-    start_partie(st, deck, dealer)
+    start_partie(st, deck, dealer, game)
     st[S.CUT] = -1
     st[S.DEAL_NO] = deal
     for i, v in enumerate(scores):
@@ -221,9 +252,45 @@ def _start(deal: int, scores: list[int], dealer: int, deck: np.ndarray) -> np.nd
     return st
 
 
+def scores_before(st: np.ndarray) -> list[int]:
+    """The partie's running scores before the deal of ``st``."""
+    scores = [int(x) for x in S.read64(st, S.SCORE, 3)]
+    if st[S.SETTLED]:
+        scores = [x - int(p) for x, p in zip(scores, S.read64(st, S.PAY, 3))]
+    return scores
+
+
+class SeatRecords(NamedTuple):
+    """A game's seat records (a GameKind's ``seat_records``): ``view(record, rng)`` the
+    seat's :class:`SeatView` rebuilt from a record, ``record_of(game, seat)`` the record
+    of a seat of a :class:`~mariash_env.Game`."""
+    view: Any
+    record_of: Any
+
+
 def seat_view(record: Any, rng: np.random.Generator | int | None = None) -> SeatView:
-    """The :class:`SeatView` of the record's seat (module docstring); SeatRecordError
-    naming what is wrong."""
+    """The :class:`SeatView` of the record's seat (module docstring; licitovaný's:
+    :mod:`mariash_env.games.licitovany.seat_record`); SeatRecordError naming what is
+    wrong."""
+    return record_kind(record).load("seat_records").view(record, rng)
+
+
+def seat_record_of(game: Game, seat: int | None = None) -> dict[str, Any]:
+    """The seat record (``mariash-seat/1``) of ``seat`` (default: the seat to move) in the
+    deal of a :class:`~mariash_env.Game` of a game that takes them (volený: below;
+    licitovaný: :mod:`mariash_env.games.licitovany.seat_record`): what that seat saw of
+    it.  What a game server built on :class:`~mariash_env.Game` sends the robot service;
+    :func:`seat_view` rebuilds the seat's view from it."""
+    kind = game.kind
+    if not kind.supports("seat_record") or game.players != 3:
+        have = " and ".join(k.title or k.name for k in games("seat_record"))
+        raise SeatRecordError(f"seat records ({FORMAT}) are of three-player {have}, not "
+                              f"{game.players}-player {kind.title or kind.name}", "rules")
+    return kind.load("seat_records").record_of(game, seat)
+
+
+def _voleny_view(record: Any, rng: np.random.Generator | int | None = None) -> SeatView:
+    """Volený's :func:`seat_view` (module docstring)."""
     rec = _parse(record)
     rules, seat, marriages = rec.rules, rec.seat, rec.marriages
     forehand = (rec.dealer + 1) % 3
@@ -252,20 +319,9 @@ def seat_view(record: Any, rng: np.random.Generator | int | None = None) -> Seat
         recorded."""
         if not keeps_talon(w):
             return None
-        legal_actions(w, rv, mask)
-        if hidden:
-            choices = np.flatnonzero(mask[a:a + 32])
-            if choices.size == 0:
-                return None
-            a += int(rng.choice(choices))
-        elif not mask[a]:
+        out = step(w, rv, mask, rng, who, a, hidden, marriages, A.PLAY0)
+        if out is None:
             return None
-        out = w.copy()
-        n_marr = out[S.NMARR]
-        apply_action(out, rv, a)
-        if A.PLAY0 <= a < A.PLAY0 + 32:
-            if (out[S.NMARR] > n_marr) != ((who, a - A.PLAY0) in marriages):
-                return None
         if (rec.open_hand >= 0 and out[S.ACTOR] != seat and _open_shown(out)
                 and not _open_shown(w)
                 and S.getm(out, S.HAND + int(out[S.ACTOR])) != rec.open_hand):
@@ -273,26 +329,7 @@ def seat_view(record: Any, rng: np.random.Generator | int | None = None) -> Seat
         return out
 
     for i, item in enumerate(record["actions"]):
-        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], str)):
-            raise SeatRecordError(f"action #{i} {item!r} is not a [seat, label] pair",
-                                  "actions")
-        who, label = item
-        where = f"action #{i} [{who!r}, {label!r}]"
-        if st[S.PHASE] == S.PH_DONE:
-            raise SeatRecordError(f"{where}: the deal was already over", "actions")
-        if not is_int(who) or who != st[S.TO_MOVE]:
-            raise SeatRecordError(f"{where}: seat {who!r} acted but seat "
-                                  f"{int(st[S.TO_MOVE])} was to move", "actions")
-        if label in HIDDEN:
-            if who == seat:
-                raise SeatRecordError(f"{where}: the seat's own actions are given in full",
-                                      "actions")
-            a = HIDDEN[label]
-        else:
-            try:
-                a = A.action_index(label)
-            except A.ActionError as e:
-                raise SeatRecordError(f"{where}: {e}", "actions") from e
+        who, label, where, a = turn(st, seat, i, item, HIDDEN, A.action_index)
         took, n_disc = S.getm(st, S.TOOK + seat), int(st[S.NDISC])
         hidden = label in HIDDEN
         nxt = attempt(st, who, a, hidden)
@@ -307,7 +344,7 @@ def seat_view(record: Any, rng: np.random.Generator | int | None = None) -> Seat
                 keep = np.full(32, 7, dtype=np.int64)
                 keep[list(seen_talon.values())] = 4
             if showing:  # this play shows the actor's cards: he holds them (and his play)
-                bit = _location_bit(seat, actor)
+                bit = location_bit(seat, actor)
                 keep = np.full(32, 7 & ~bit, dtype=np.int64)
                 shown = [c for c in range(32) if rec.open_hand >> c & 1]
                 keep[shown + ([a - A.PLAY0] if who == actor else [])] = bit
@@ -315,17 +352,7 @@ def seat_view(record: Any, rng: np.random.Generator | int | None = None) -> Seat
                                 partial(attempt, who=who, a=a, hidden=hidden), who, a,
                                 keep, trump_shown)
         if nxt is None:
-            legal_actions(st, rv, mask)
-            why = (f"illegal for seat {seat}; legal were "
-                   f"{[A.ACTION_LABELS[j] for j in np.flatnonzero(mask)]}" if who == seat
-                   else f"no deal consistent with seat {seat}'s cards and the actions "
-                   "before it allows it (or its marriage, per 'marriages')")
-            if who == seat and mask[a]:
-                why = ("the seat's cards make this play announce a marriage (RULES.md §7) "
-                       "exactly when 'marriages' does not list it")
-            if who != seat and A.PLAY0 <= a < A.PLAY0 + 32 and (
-                    S.getm(st, S.HAND + seat) >> (a - A.PLAY0) & 1):
-                why = f"{CARD_CODES[a - A.PLAY0]} is in seat {seat}'s hand"
+            why = refusal(st, rv, mask, seat, who, a, A.ACTION_LABELS, A.PLAY0, "RULES.md §7")
             if showing:
                 raise SeatRecordError(f"{where}: no deal consistent with seat {seat}'s cards "
                                       f"and the actions gives the actor (seat {actor}) the "
@@ -373,12 +400,79 @@ def seat_view(record: Any, rng: np.random.Generator | int | None = None) -> Seat
         raise SeatRecordError(f"{codes_of(rec.open_hand)}: the actor's cards lie face up only "
                               "once the first trick of an open betl or durch is complete "
                               "(RULES.md §11.1)", "open_hand")
+    return seat_to_move(st, seat, rules)
+
+
+def seat_to_move(st: np.ndarray, seat: int, rules: Rules) -> SeatView:
+    """The view of ``seat`` at the end of its record: the deal goes on, the seat to move."""
     if st[S.PHASE] == S.PH_DONE:
         raise SeatRecordError("the deal is over: there is nothing to decide", "actions")
     if st[S.TO_MOVE] != seat:
         raise SeatRecordError(f"seat {int(st[S.TO_MOVE])} is to move, not seat {seat}",
                               "actions")
     return SeatView(st, seat, rules)
+
+
+def step(w: np.ndarray, rv: np.ndarray, mask: np.ndarray, rng: np.random.Generator, who: int,
+         a: int, hidden: bool, marriages: set[tuple[int, int]], play0: int) -> np.ndarray | None:
+    """A copy of the world ``w`` after ``who``'s action ``a`` (``hidden``: one of the legal
+    ones of its block, ``a`` the block's first), or None when ``w`` does not allow it as
+    recorded (illegal, or a play announcing a marriage exactly when ``marriages`` does not
+    list it)."""
+    legal_actions(w, rv, mask)
+    if hidden:
+        choices = np.flatnonzero(mask[a:a + 32])
+        if choices.size == 0:
+            return None
+        a += int(rng.choice(choices))
+    elif not mask[a]:
+        return None
+    out = w.copy()
+    n_marr = out[S.NMARR]
+    apply_action(out, rv, a)
+    if play0 <= a < play0 + 32 and (out[S.NMARR] > n_marr) != ((who, a - play0) in marriages):
+        return None
+    return out
+
+
+def turn(st: np.ndarray, seat: int, i: int, item: Any, hidden: dict[str, int],
+         index: Any) -> tuple[int, str, str, int]:
+    """Action #``i`` of a record, ``[who, label]``, checked against the deal ``st`` so far:
+    ``(who, label, where, a)`` with ``a`` the action index (a ``hidden`` label's block
+    start), ``where`` naming it for errors."""
+    if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], str)):
+        raise SeatRecordError(f"action #{i} {item!r} is not a [seat, label] pair", "actions")
+    who, label = item
+    where = f"action #{i} [{who!r}, {label!r}]"
+    if st[S.PHASE] == S.PH_DONE:
+        raise SeatRecordError(f"{where}: the deal was already over", "actions")
+    if not is_int(who) or who != st[S.TO_MOVE]:
+        raise SeatRecordError(f"{where}: seat {who!r} acted but seat "
+                              f"{int(st[S.TO_MOVE])} was to move", "actions")
+    if label in hidden:
+        if who == seat:
+            raise SeatRecordError(f"{where}: the seat's own actions are given in full",
+                                  "actions")
+        return who, label, where, hidden[label]
+    try:
+        return who, label, where, index(label)
+    except ValueError as e:
+        raise SeatRecordError(f"{where}: {e}", "actions") from e
+
+
+def refusal(st: np.ndarray, rv: np.ndarray, mask: np.ndarray, seat: int, who: int, a: int,
+            labels: Any, play0: int, marriage_rule: str) -> str:
+    """Why ``who``'s action ``a`` cannot follow the deal ``st`` as ``seat`` saw it."""
+    legal_actions(st, rv, mask)
+    if who == seat:
+        if mask[a]:
+            return (f"the seat's cards make this play announce a marriage ({marriage_rule}) "
+                    "exactly when 'marriages' does not list it")
+        return f"illegal for seat {seat}; legal were {[labels[j] for j in np.flatnonzero(mask)]}"
+    if play0 <= a < play0 + 32 and S.getm(st, S.HAND + seat) >> (a - play0) & 1:
+        return f"{CARD_CODES[a - play0]} is in seat {seat}'s hand"
+    return (f"no deal consistent with seat {seat}'s cards and the actions before it allows "
+            "it (or its marriage, per 'marriages')")
 
 
 def _legal(st: np.ndarray, rv: np.ndarray, mask: np.ndarray, a: int) -> bool:
@@ -404,7 +498,7 @@ def _redeal_until(st: np.ndarray, seat: int, rules: Rules, rv: np.ndarray,
     ``trump_shown`` (the record shows the trump card later: until then it stays in
     forehand's hand, §5.1) as if the trump card were shown already; and first, for a
     play, with the card in its player's hand and none of the cards that would oblige him
-    to play another (:func:`_playable`); then, should that find none, without."""
+    to play another (:func:`playable`); then, should that find none, without."""
     probe = st
     tc, f = int(st[S.TRUMP_CARD]), int(st[S.FOREHAND])
     if (trump_shown and tc >= 0 and not st[S.TRUMP_PUBLIC] and seat != f
@@ -413,7 +507,7 @@ def _redeal_until(st: np.ndarray, seat: int, rules: Rules, rv: np.ndarray,
         probe[S.TRUMP_PUBLIC] = 1  # the samplers keep a shown trump card with forehand
     tries = [keep]
     if A.PLAY0 <= a < A.PLAY0 + 32 and who != seat:
-        play = _playable(st, seat, rv, who, a - A.PLAY0)
+        play = playable(st, seat, rv, who, a - A.PLAY0)
         tries.insert(0, play if keep is None else play & keep)
     for restrict in tries:
         for _ in range(WORLD_ROUNDS):
@@ -429,52 +523,47 @@ def _redeal_until(st: np.ndarray, seat: int, rules: Rules, rv: np.ndarray,
     return None
 
 
-def _location_bit(seat: int, other: int) -> int:
+def location_bit(seat: int, other: int) -> int:
     """The samplers' location bit of ``other``'s hand for ``seat``: 1 next, 2 previous."""
     return 1 if other == (seat + 1) % 3 else 2
 
 
-def _playable(st: np.ndarray, seat: int, rv: np.ndarray, who: int, card: int) -> np.ndarray:
+def playable(st: np.ndarray, seat: int, rv: np.ndarray, who: int, card: int,
+             play0: int = A.PLAY0, n_actions: int = A.N_ACTIONS) -> np.ndarray:
     """The samplers' ``restrict`` (for ``seat``) of the hands in which ``who`` may play
     ``card`` now: the card in his hand, and no card ``d`` for which the engine finds
     ``card`` illegal in the hand ``{card, d}`` (a card of the suit led, a higher one, a
     trump, §6: a card that obliges him otherwise in any hand that holds it)."""
-    bit = _location_bit(seat, who)
+    bit = location_bit(seat, who)
     restrict = np.full(32, 7, dtype=np.int64)
     restrict[card] = bit
     probe = st.copy()
-    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    mask = np.zeros(n_actions, dtype=np.int8)
     for d in range(32):
         if d != card:
             S.setm(probe, S.HAND + who, (1 << card) | (1 << d))
             legal_actions(probe, rv, mask)
-            if not mask[A.PLAY0 + card]:
+            if not mask[play0 + card]:
                 restrict[d] &= ~bit
     return restrict
 
 
-def seat_record_of(game: Game, seat: int | None = None) -> dict[str, Any]:
-    """The seat record (``mariash-seat/1``) of ``seat`` (default: the seat to move) in the
-    deal of a volený :class:`~mariash_env.Game`: what that seat saw of it — its cards as
+def _voleny_record_of(game: Game, seat: int | None = None) -> dict[str, Any]:
+    """The seat record of ``seat`` (default: the seat to move) in the deal of a volený
+    :class:`~mariash_env.Game`: what that seat saw of it — its cards as
     dealt, every decision so far with another seat's trump card and discards as ``?``
     unless the seat saw them (the trump card once shown, the talon it took), forehand's
     card z lidu once shown, the plays that announced marriages, an open contract's
     actor's cards laid face up after the first trick (§11.1).  What a game server built
     on :class:`~mariash_env.Game` sends the robot service; :func:`seat_view` rebuilds
     the seat's view from it."""
-    kind = game.kind
-    if not kind.supports("seat_record") or game.players != 3:
-        raise SeatRecordError(f"seat records ({FORMAT}) are of three-player volený, not "
-                              f"{game.players}-player {kind.title or kind.name}", "rules")
     st = game.st
     seat = game.to_move if seat is None else _seat(seat, "seat")
     dealer, forehand = int(st[S.DEALER]), int(st[S.FOREHAND])
-    scores = [int(x) for x in S.read64(st, S.SCORE, 3)]
-    if st[S.SETTLED]:  # the scores before this deal
-        scores = [x - int(p) for x, p in zip(scores, S.read64(st, S.PAY, 3))]
+    scores = scores_before(st)
     deck = deck_of(st)
     # Replayed from the deal's start to see which talon each seat took while it lay.
-    w = _start(game.deal_no, scores, dealer, deck)
+    w = start_deal(game.deal_no, scores, dealer, deck)
     rv = game.rv
     actions: list[list[Any]] = []
     marriages: list[list[Any]] = []
@@ -512,3 +601,6 @@ def seat_record_of(game: Game, seat: int | None = None) -> dict[str, Any]:
     if shown_at >= 0 and seat != st[S.ACTOR]:
         out["open_hand"] = codes_of(shown_at)
     return out
+
+
+VOLENY = SeatRecords(_voleny_view, _voleny_record_of)

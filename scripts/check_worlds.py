@@ -5,7 +5,7 @@ random deals, for every seat:
   every world ``sample_worlds`` draws replays exactly from its own deck (the other seats'
   hidden decisions taken from it, ``fill_hidden``); the seat record of the seat to move
   (``seat_record_of``, three players) rebuilds, under two seeds, the seat's own
-  observation and legal actions (``seat_view``);
+  observation and legal actions (``seat_view``; licitovaný's too);
 * licitovaný: the places the seat's sampler allows each hidden card (``places_admit``)
   admit where the cards really are; every world ``sample_licit_worlds`` draws replays
   exactly;
@@ -112,7 +112,7 @@ def check(game: str, opts: dict[str, Any], deals: int, seed: int) -> Counter:
                     continue
                 out["unseen"] += 1
                 out["unseen_bad"] += not same
-            if voleny and rules.players == 3 and rng.random() < 0.1:
+            if rules.players == 3 and rng.random() < 0.1:
                 rec, seat = seat_record_of(g), g.to_move
                 for r in range(2):
                     out["records"] += 1

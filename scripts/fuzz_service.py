@@ -43,7 +43,7 @@ def _games(front_end: str) -> tuple[str, ...]:
 
 
 GAMES = _games("service")  # every game a robot service serves
-RECORD_GAMES = _games("seat_record")  # those whose service reads seat records (volený)
+RECORD_GAMES = _games("seat_record")  # those whose service reads seat records
 README_RECORD = {
     "dealer": 2, "seat": 0,
     "hand": ["Kh", "Ah", "9b", "Jb", "Qb", "Ab", "Ja", "Th", "Tb", "8l", "Tl", "Aa"],
@@ -74,9 +74,9 @@ def positions(rules: str, n: int, seed: int) -> list[dict[str, list]]:
     return out
 
 
-def seat_records(n: int, seed: int) -> list[dict[str, Any]]:
-    """``n`` volený seat records (``mariash-seat/1``) at random decisions of random deals,
-    a third of them with open contracts: what the seat to move saw, as
+def seat_records(n: int, seed: int, game: str = "voleny") -> list[dict[str, Any]]:
+    """``n`` seat records (``mariash-seat/1``) of ``game`` at random decisions of random
+    deals, a third of volený's with open contracts: what the seat to move saw, as
     ``seat_record_of`` writes it."""
     from mariash_env import Game, make_rules
     from mariash_env.seat_record import seat_record_of
@@ -84,7 +84,8 @@ def seat_records(n: int, seed: int) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
     out: list[dict[str, Any]] = []
     while len(out) < n:
-        g = Game(make_rules(deals=1, open_contracts=len(out) % 3 == 2))
+        g = Game(make_rules(deals=1, open_contracts=len(out) % 3 == 2) if game == "voleny"
+                 else make_rules(rules=game, deals=1))
         g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
         stop = int(rng.integers(0, 45))
         while not g.deal_over and len(g.history) < stop:
@@ -165,7 +166,8 @@ def bodies(rng: random.Random, game: str, pos: list[dict], recs: list[dict],
         return {"method": "POST", "url": "/act", "content": content, **kw}
 
     record_ok = "ok" if game in RECORD_GAMES else "bad"  # the others' services take none
-    yield "readme_record", record_ok, post(_dumps({"record": README_RECORD}))
+    yield "readme_record", "ok" if game == "voleny" else "mismatch" if (
+        game in RECORD_GAMES) else "bad", post(_dumps({"record": README_RECORD}))
     for rules in MISMATCHES:
         yield "rules_mismatch", "mismatch" if rules.get("rules") != game else "bad", post(
             _dumps({"record": {**README_RECORD, "rules": rules}}))
@@ -251,7 +253,7 @@ def run_batch(spec: str, game: str, count: int, seed: int = 0,
 
     rng = random.Random(seed)
     pos = positions(game, 24, seed)
-    recs = seat_records(16, seed)
+    recs = seat_records(16, seed, game if game in RECORD_GAMES else "voleny")
     client = TestClient(create_service_app(spec, game), raise_server_exceptions=False)
     n_actions = game_kind(game).n_actions
     statuses: Counter = Counter()

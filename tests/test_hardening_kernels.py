@@ -50,13 +50,15 @@ def state_in(phase: int, seed: int = 0, **rules) -> tuple[VectorEnv, np.ndarray]
 # --- item 1: buffers ------------------------------------------------------------------
 
 
-def test_seat_view_refuses_licitovany_rules_by_name():
+def test_seat_view_reads_licitovany_rules_as_a_licitovany_record():
     """Issue #29 item 1: the README record with licitovaný rules made the seat view run
-    licitovaný's legality (136 slots) into a 115-slot mask."""
+    licitovaný's legality (136 slots) into a 115-slot mask.  Licitovaný rules now make it
+    a licitovaný record, refused by name (forehand's twelve volený cards are no
+    licitovaný hand), and volený's still works."""
     rec = {**README_RECORD, "rules": {"rules": "licitovany"}}
-    with pytest.raises(SeatRecordError, match="volený") as e:
+    with pytest.raises(SeatRecordError, match="expected 10 card codes") as e:
         seat_view(rec, rng=0)
-    assert e.value.field == "rules"
+    assert e.value.field == "hand"
     assert seat_view(README_RECORD, rng=0).action_mask().sum() > 0  # volený still works
 
 

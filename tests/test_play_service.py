@@ -224,14 +224,16 @@ def test_docs_record_example_is_answered():
 
 def test_licitovany_service_answers_observations_of_its_game():
     """``serve-robot --rules licitovany``: the game's sizes in /info, its labels in the
-    answer, the table robot's own choice; records (volený's format) are refused."""
+    answer, the table robot's own choice; a volený record is refused by name (licitovaný's
+    records: tests/test_licit_seat_record.py)."""
     import mariash_env
     from mariash_env.robots.licit_table import LicitTableRobot
 
     client = TestClient(create_service_app("table", rules="licitovany"))
     info = client.get("/info").json()
     assert (info["rules"], info["obs_size"], info["n_actions"]) == ("licitovany", 1016, 136)
-    assert info["accepts"] == ["observation"] and info["record_format"] is None
+    assert info["accepts"] == ["record", "observation"]
+    assert info["record_format"] == "mariash-seat/1"
     e = mariash_env.env(rules="licitovany")
     e.reset(seed=3)
     o = e.observe(e.agent_selection)
@@ -244,7 +246,8 @@ def test_licitovany_service_answers_observations_of_its_game():
     bad = client.post("/act", json={"observation": [0.0] * 900, "action_mask": [1] * 115})
     assert bad.status_code == 422 and "1016" in bad.json()["error"]
     rec = client.post("/act", json={"record": {"dealer": 0}})
-    assert rec.status_code == 422 and "volený" in rec.json()["error"]
+    assert rec.status_code == 422
+    assert "the record is for voleny, this service plays licitovany" in rec.json()["error"]
 
 
 def test_lizany_service_answers_both_seats_of_the_two_player_game():

@@ -156,11 +156,11 @@ def test_seat_record_of_writes_what_each_seat_saw():
             if seat == g.to_move:
                 view = seat_view(rec, rng=seat)
                 assert np.array_equal(view.observation(), g.observation(seat))
-    for opts in ({"rules": "licitovany"}, {"players": 4}):
-        other = Game(make_rules(**opts))
-        other.new_partie(seed=0)
-        with pytest.raises(SeatRecordError, match="seat records .* are of three-player volený"):
-            seat_record_of(other)
+    other = Game(make_rules(players=4))
+    other.new_partie(seed=0)
+    with pytest.raises(SeatRecordError, match="seat records .* are of three-player volený "
+                       "mariáš and licitovaný mariáš, not 4-player"):
+        seat_record_of(other)
 
 
 def _position_at(n: int, pred, seed=0, **rules):
@@ -301,10 +301,18 @@ def test_corrupted_records_only_raise_seat_record_errors():
 
 
 def test_a_game_without_seat_records_is_refused_by_the_registry():
-    """Seat records are a front end of the registry (``seat_record``): licitovaný does not
-    take them, and the error names the games that do."""
-    from mariash_env.seat_record import SeatRecordError, seat_view
+    """Seat records are a front end of the registry (``seat_record``) that goes with the
+    game's ``seat_records``; a game without them is refused naming the games that have
+    them."""
+    import dataclasses
 
-    rec = {"dealer": 0, "seat": 1, "hand": [], "actions": [], "rules": {"rules": "licitovany"}}
-    with pytest.raises(SeatRecordError, match=r"are voleny's, not licitovaný mariáš's"):
-        seat_view(rec)
+    from mariash_env.games.base import GameError
+    from mariash_env.games.registry import game_kind
+    from mariash_env.seat_record import SeatRecordError, record_kind
+
+    lic = game_kind("licitovany")
+    with pytest.raises(GameError, match="seat_record front end and its seat_records"):
+        dataclasses.replace(lic, seat_records="")
+    rec = {"dealer": 0, "seat": 1, "hand": [], "actions": [], "rules": {"rules": "lizany"}}
+    with pytest.raises(SeatRecordError, match="accepted here: .'voleny', 'licitovany'."):
+        record_kind(rec)

@@ -233,12 +233,19 @@ class GameKind:
     deal_bounds: str = ""
     # "module:name" of its SuitSymmetry ("": none; label augmentation refuses the game)
     symmetry: str = ""
+    # "module:name" of its seat records (mariash_env.seat_record.SeatRecords: the robot
+    # service's records rebuilt into the seat's view, and written from a Game); a game
+    # with one lists the ``seat_record`` front end
+    seat_records: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.front_ends) - set(FRONT_ENDS)
         if unknown:
             raise GameError(f"game {self.name!r}: unknown front ends {sorted(unknown)}: "
                             f"expected some of {', '.join(FRONT_ENDS)}")
+        if ("seat_record" in self.front_ends) != bool(self.seat_records):
+            raise GameError(f"game {self.name!r}: the seat_record front end and its "
+                            "seat_records go together")
         if not self.units:
             object.__setattr__(self, "units", self.unit)
         missing = set(self.players[1:]) - {s.players for s in self.seat_layouts}
@@ -287,7 +294,7 @@ class GameKind:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
         ``aec``, ``arena``, ``render``, ``table_session``, ``table_view``, ``settlement``,
         ``search_candidates``, ``hidden_info``, ``deal_bounds``, ``table_playout``,
-        ``symmetry``) names."""
+        ``symmetry``, ``seat_records``) names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

@@ -10,9 +10,9 @@ service that answers observations only)
 ``mariash serve-robot SPEC --rules GAME`` serves a robot of any game whose kind lists the
 ``service`` front end (``games("service")``): the observation and mask of that game (its
 sizes in ``/info``), its labels.  Seat records (``mariash-seat/1``) are read for the games
-that list the ``seat_record`` front end (volený); a service of another game (licitovaný,
-two-player lízaný, whose seat's view is its observation and mask) answers observations
-only.
+that list the ``seat_record`` front end (volený and licitovaný); a service of another
+game (two-player lízaný, whose seat's view is its observation and mask) answers
+observations only.
 
 ``POST /act`` takes one of two bodies:
 
@@ -24,8 +24,10 @@ only.
   in the format ``mariash-seat/1`` of :mod:`mariash_env.seat_record` (rules, deal,
   scores, the seat's cards as dealt, the decisions with the other seats' unseen trump
   card and discards as ``?``, the plays that announced marriages, a shown card z lidu
-  and an open contract's face-up hand; ``seat_record_of(game, seat)`` writes one from a
-  :class:`~mariash_env.Game`).  The seat's view is
+  and an open contract's face-up hand; licitovaný's, with the actor's discards and
+  face-down lead card as ``?`` and his talon:
+  :mod:`mariash_env.games.licitovany.seat_record`; ``seat_record_of(game, seat)``
+  writes one from a :class:`~mariash_env.Game`).  The seat's view is
   rebuilt through the engine (the hidden cards filled by a world consistent with what
   the seat saw) and the robot decides on it; every robot, the searching ones (``pimc``,
   ``os_ismcts``) too, can answer a record;

@@ -14,7 +14,7 @@ KIND = GameKind(
     "licitovany", G_LICIT, LA.N_ACTIONS, LA.ACTION_LABELS, LA.action_index, LA.action_label,
     LO.LOBS_SIZE, LO.LSTATE_OBS_SIZE, LO.LOBS_VERSION, LO.LOBS_LAYOUT, LO.encode_licit,
     LO.observe_licit, "desetník", LO.LOBS_PHASES,
-    front_ends=frozenset(FRONT_ENDS) - {"seat_record"},  # seat records are volený's
+    front_ends=frozenset(FRONT_ENDS),
     options=LICIT_OPTIONS, rule_defaults=tuple(LICIT_DEFAULTS.items()),
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
     table_playout="mariash_env.robots.table_playout:play_out_licit",
@@ -22,6 +22,7 @@ KIND = GameKind(
     settlement="mariash_env.games.licitovany.record:settlement",
     table_view="mariash_env.games.licitovany.play:VIEW",
     hidden_info="mariash_env.games.licitovany.hidden:HIDDEN",
+    seat_records="mariash_env.games.licitovany.seat_record:LICITOVANY",
     symmetry="mariash_env.games.licitovany.symmetry:SYMMETRY",
     deal_bounds="mariash_env.games.licitovany.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
