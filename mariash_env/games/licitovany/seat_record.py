@@ -46,6 +46,7 @@ from ...core.engine import apply_action
 from ...robots.view import SeatView
 from ...rules import G_LICIT
 from ...seat_record import (
+    FORMAT,
     OPTIONAL_SHARED,
     WORLD_ROUNDS,
     SeatRecordError,
@@ -226,7 +227,7 @@ def record_of(game: Game, seat: int | None = None) -> dict[str, Any]:
         if LA.PLAY0 <= a < LA.PLAY0 + NCARDS and w[S.NMARR] > n_marr:
             marriages.append([who, CARD_CODES[a - LA.PLAY0]])
     out: dict[str, Any] = {
-        "format": "mariash-seat/1", "rules": game.rules.to_dict(), "deal": game.deal_no,
+        "format": FORMAT, "rules": game.rules.to_dict(), "deal": game.deal_no,
         "scores": scores, "dealer": dealer, "seat": seat,
         "hand": [CARD_CODES[int(deck[p])] for p in _positions(dealer, seat)],
         "actions": actions, "marriages": marriages}

@@ -26,7 +26,7 @@ KIND = GameKind(
     table_view="mariash_env.games.voleny.play:VIEW", world_inference=True,
     claim_actions=(A.LAY_DOWN,),
     hidden_info="mariash_env.games.voleny.hidden:HIDDEN",
-    seat_records="mariash_env.seat_record:VOLENY",
+    seat_records="mariash_env.games.voleny.seat_record:VOLENY",
     symmetry="mariash_env.games.voleny.symmetry:SYMMETRY",
     deal_bounds="mariash_env.games.voleny.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="volený mariáš", units="groše",
