@@ -264,6 +264,7 @@ def places_admit(st: np.ndarray, seat: int, rules: Rules | None = None) -> bool:
     real deal; ``scripts/check_worlds.py`` checks it at scale.)"""
     rules = rules if rules is not None else make_rules(rules="licitovany")
     st = np.ascontiguousarray(st, dtype=np.int32)
+    seat = check_seat_view(st, seat, rules.vector(), "places_admit")
     hidden = _hidden(st, seat)[2]
     nxt, prev = (int(S.getm(st, S.HAND + (seat + k) % 3)) for k in (1, 2))
     return all(m & (1 if nxt >> c & 1 else 2 if prev >> c & 1 else 4)
