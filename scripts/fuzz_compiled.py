@@ -11,8 +11,9 @@ counted and reported with the batch's seed instead of killing the runner.  A bat
   is a rejection; an accepted state is encoded (``state()``) and stepped with random
   legal actions until its deal ends.  A crash, another exception, a rejection naming
   nothing, or an accepted state that runs out of legal actions (a dead end) fails.
-* **seat views**: seat records of random volený deals, mutated (other rules, licitovaný
-  among them, seats, cards, labels, actions cut or swapped), through
+* **seat views**: seat records of random volený and licitovaný deals, mutated (other
+  rules, the other game's among them, seats, cards, labels, actions cut or swapped, a
+  talon), through
   ``seat_record.seat_view`` and the view's mask and observation: ``SeatRecordError`` or
   a view, nothing else.
 * **observations**: every observation met in the real play above decodes
@@ -209,12 +210,15 @@ def fuzz_states(name: str, n: int, rng: np.random.Generator, counts: dict, seed:
 
 
 def seat_record(rng: np.random.Generator) -> dict:
-    """A seat record of a random volený deal (open contracts one time in three) at a random
-    decision of the seat to move (seat 0's at the end of a finished deal)."""
+    """A seat record of a random deal (volený, with open contracts one time in three, or
+    licitovaný one time in three) at a random decision of the seat to move (seat 0's at
+    the end of a finished deal)."""
     from mariash_env import Game, make_rules
     from mariash_env.seat_record import seat_record_of
 
-    g = Game(make_rules(deals=1, open_contracts=bool(rng.integers(3) == 0)))
+    k = int(rng.integers(3))
+    g = Game(make_rules(deals=1, open_contracts=k == 0) if k < 2
+             else make_rules(rules="licitovany", deals=1))
     g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
     stop = int(rng.integers(0, 40))
     while not g.deal_over and len(g.history) < stop:
@@ -230,10 +234,12 @@ _RULES = ({"rules": "licitovany"}, {"rules": "licitovany", "deals": 1}, {"player
 def mutate_record(rec: dict, rng: np.random.Generator) -> Any:
     """``rec`` with one to three random changes (item 1's other rules among them)."""
     from mariash_env import actions as A
+    from mariash_env import licit_actions as LA
     from mariash_env.cards import CARD_CODES
     rec = json.loads(json.dumps(rec))
+    labels = LA if rec.get("rules", {}).get("rules") == "licitovany" else A
     for _ in range(int(rng.integers(1, 4))):
-        k = int(rng.integers(12))
+        k = int(rng.integers(13))
         if k == 0:
             rec["rules"] = _RULES[int(rng.integers(len(_RULES)))]
         elif k == 1:
@@ -244,7 +250,7 @@ def mutate_record(rec: dict, rng: np.random.Generator) -> Any:
             rng.shuffle(rec["hand"])
         elif k == 4 and rec["actions"]:
             i = int(rng.integers(len(rec["actions"])))
-            rec["actions"][i][1] = A.ACTION_LABELS[int(rng.integers(A.N_ACTIONS))]
+            rec["actions"][i][1] = labels.ACTION_LABELS[int(rng.integers(labels.N_ACTIONS))]
         elif k == 5 and rec["actions"]:
             del rec["actions"][int(rng.integers(len(rec["actions"]))):]
         elif k == 6 and rec["actions"]:
@@ -264,6 +270,13 @@ def mutate_record(rec: dict, rng: np.random.Generator) -> Any:
             cards = [CARD_CODES[int(c)] for c in rng.choice(32, int(rng.integers(12)),
                                                            replace=False)]
             rec["open_hand"] = [cards, cards + cards[:1], "Qh", [None]][int(rng.integers(4))]
+        elif k == 12:  # licitovaný's talon: two cards (maybe the hand's), one, junk, gone
+            two = [CARD_CODES[int(c)] for c in rng.choice(32, 2, replace=False)]
+            pick = int(rng.integers(5))
+            if pick == 4:
+                rec.pop("talon", None)
+            else:
+                rec["talon"] = [two, two[:1], rec["hand"][:2], "Kl"][pick]
     return rec
 
 

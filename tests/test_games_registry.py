@@ -155,8 +155,10 @@ def test_front_ends_ask_the_registry():
     assert isinstance(make_robot("table", rules="lizany"), LizanyRuleRobot)
     assert type(make_robot("table", rules="licitovany")) is game_kind("licitovany").load(
         "table_robot")
-    with pytest.raises(ValueError, match="robot 'pimc' cannot play lízaný mariáš"):
-        make_robot("pimc", rules="lizany")
+    from mariash_env.games.lizany.pimc import LizanyPIMCRobot
+    assert isinstance(make_robot("pimc", rules="lizany"), LizanyPIMCRobot)  # its own
+    with pytest.raises(ValueError, match="robot 'pimc' of lízaný mariáš takes the arguments"):
+        make_robot("pimc(use_solver=False)", rules="lizany")
     with pytest.raises(ValueError, match="unknown game rules 'x'"):
         game_name("x")
     assert RULES == tuple(k.name for k in games("play")) == ("voleny", "licitovany")

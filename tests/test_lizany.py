@@ -411,7 +411,7 @@ def test_make_robot_for_lizany():
     assert isinstance(make_robot("table", rules="lizany"), LizanyRuleRobot)
     assert isinstance(make_robot("random", rules={"rules": "lizany"}), RandomRobot)
     with pytest.raises(ValueError, match="cannot play lízaný"):
-        make_robot("pimc", rules="lizany")
+        make_robot("nnpimc", rules="lizany")
     with pytest.raises(ValueError, match="only rules='lizany'"):
         make_robot("lizany_table", rules="voleny")
 
@@ -453,7 +453,7 @@ def test_arena_command_line_lizany(tmp_path):
     assert "lízaný duplicate match: 20 deals x 2 seatings" in p.stdout
     assert (tmp_path / "deals.csv").read_text().count("\n") == 21
     bad = [sys.executable, "-m", "mariash_env.arena", "--rules", "lizany", "--robots",
-           "pimc,random", "--deals", "2", "--quiet", "--out", str(tmp_path)]
+           "nnpimc,random", "--deals", "2", "--quiet", "--out", str(tmp_path)]
     p = subprocess.run(bad, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and p.stderr.strip().startswith("error:")
     assert "cannot play lízaný" in p.stderr and "Traceback" not in p.stderr

@@ -212,7 +212,7 @@ def test_the_pages_new_endpoints(tmp_path):
         # both languages
         assert setup["robots"]["voleny"] == ["random", "table", "net", "pimc", "strong"]
         assert setup["robots"]["licitovany"] == ["random", "table", "net", "pimc", "strong"]
-        assert setup["robots"]["lizany"] == ["random", "table", "net"]
+        assert setup["robots"]["lizany"] == ["random", "table", "net", "pimc", "strong"]
         for robots in setup["robots"].values():
             assert all(cat[lang][f"robot.{r}"] for r in robots for lang in ("cz", "en"))
         svg = c.get("/cards/Qa-en.svg")

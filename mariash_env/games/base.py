@@ -233,6 +233,9 @@ class GameKind:
     deal_bounds: str = ""
     # "module:name" of its SuitSymmetry ("": none; label augmentation refuses the game)
     symmetry: str = ""
+    # "module:name" of its own PIMC robot class (robot "pimc" where the shared one, on the
+    # game view and the solver, cannot play the game; its ``args`` the arguments it takes)
+    pimc: str = ""
     # "module:name" of its seat records (mariash_env.seat_record.SeatRecords: the robot
     # service's records rebuilt into the seat's view, and written from a Game); a game
     # with one lists the ``seat_record`` front end
@@ -294,7 +297,7 @@ class GameKind:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
         ``aec``, ``arena``, ``render``, ``table_session``, ``table_view``, ``settlement``,
         ``search_candidates``, ``hidden_info``, ``deal_bounds``, ``table_playout``,
-        ``symmetry``, ``seat_records``) names."""
+        ``symmetry``, ``seat_records``, ``pimc``) names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

@@ -281,7 +281,7 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
     check_args(entry, kw, base)
     if entry.front_end is not None:
         kind.require(entry.front_end)  # GameError naming the front ends that play the game
-    if entry.needs_view and not kind.supports(VIEW_FRONT_END):
+    if entry.views(kind) and not kind.supports(VIEW_FRONT_END):
         raise RobotGameError(
             f"robot {base!r} cannot play {kind.title or kind.name} (rules={kind.name!r}): it "
             f"decides from the game view (SeatView), which that game does not have; it is "

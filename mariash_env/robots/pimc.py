@@ -76,7 +76,17 @@ from ..games.voleny.table_play import VIEW_SIZE, choose_card
 from ..kinds import kind_of
 from ..rules import Rules
 from .base import Robot
-from .registry import ANY_GAME, FLAG, SEED, TIME_LIMIT, WORLDS, int_at_least, one_of, register_robot
+from .registry import (
+    ANY_GAME,
+    FLAG,
+    SEED,
+    TIME_LIMIT,
+    WORLDS,
+    RobotGameError,
+    int_at_least,
+    one_of,
+    register_robot,
+)
 from .view import SearchUnavailableError, SeatView, _search_module
 
 __all__ = ["PIMCRobot", "SeatView", "SearchUnavailableError", "solver_available", "beaten",
@@ -482,7 +492,24 @@ class PIMCRobot(Robot):
         return np.where(alive, totals / mass if n else totals, -np.inf), n
 
 
-register_robot("pimc", PIMCRobot, games=PIMCRobot.games, needs_view=True, args={
+def make_pimc(kind: Any, players: int, **kw: Any) -> Robot:
+    """Robot ``"pimc"``: :class:`PIMCRobot` (the game view and the solver) for the games it
+    plays, else the game's own PIMC robot (its kind's ``pimc``: lízaný's decides from the
+    observation, :mod:`mariash_env.games.lizany.pimc`) with the arguments it takes."""
+    if kind.name in PIMCRobot.games:
+        return PIMCRobot(**kw)
+    if not kind.pimc:
+        raise RobotGameError(f"robot 'pimc' cannot play {kind.title or kind.name}: the game "
+                             "has no view for it and no PIMC robot of its own (GameKind.pimc)")
+    cls = kind.load("pimc")
+    extra = sorted(set(kw) - set(cls.args))
+    if extra:
+        raise ValueError(f"robot 'pimc' of {kind.title or kind.name} takes the arguments "
+                         f"{sorted(cls.args)}, not {extra}")
+    return cls(**kw)
+
+
+register_robot("pimc", make_pimc, needs_view=PIMCRobot.games, args={
     "worlds": WORLDS, "time_limit": TIME_LIMIT, "seed": SEED, "game": ANY_GAME,
     "use_solver": FLAG, "bidding": one_of("simulate", "table"), "solve_bidding": FLAG,
     "simulate_discards": FLAG,

@@ -26,7 +26,8 @@ What an entry declares:
   factory always gets;
 * ``needs_view`` -- whether it decides from the
   :class:`~mariash_env.robots.view.SeatView` (a searching robot, ``wants_view``) rather
-  than from the observation alone;
+  than from the observation alone: True, False, or the games where it does (``pimc``:
+  volený and licitovaný; lízaný's own PIMC reads the observation);
 * ``per_game`` -- for ``"net"`` and ``"strong"``: the robot is whichever spec the game's
   kind names in that field (``GameKind.net``, ``GameKind.strong``); a game that names none
   has no such robot.
@@ -104,7 +105,7 @@ class RobotEntry:
     games: tuple[str, ...] | None = None
     seat_counts: tuple[int, ...] | None = None
     args: Mapping[str, ArgCheck] = field(default_factory=dict)
-    needs_view: bool = False
+    needs_view: bool | tuple[str, ...] = False  # or the games where it needs the view
     spec: str = ""  # how it is written: its name, or "onnx:PATH" for a path robot
     front_end: str | None = None
     defaults: Mapping[str, Any] = field(default_factory=dict)
@@ -122,13 +123,19 @@ class RobotEntry:
         module, _, name = self.factory.partition(":")
         return getattr(importlib.import_module(module), name)
 
+    def views(self, kind: Any) -> bool:
+        """Whether it decides from the game view in the game of ``kind``."""
+        if isinstance(self.needs_view, tuple):
+            return kind.name in self.needs_view
+        return self.needs_view
+
     def plays(self, kind: Any) -> bool:
         """Whether it plays the game of ``kind`` (a GameKind), seat counts aside."""
         if self.front_end is not None and not kind.supports(self.front_end):
             return False
         if self.per_game and not getattr(kind, self.per_game):
             return False
-        if self.needs_view and not kind.supports(VIEW_FRONT_END):
+        if self.views(kind) and not kind.supports(VIEW_FRONT_END):
             return False
         return self.games is None or kind.name in self.games
 
@@ -138,7 +145,8 @@ _ROBOTS: dict[str, RobotEntry] = {}
 
 def register_robot(name: str, factory: Any = None, *, games: tuple[str, ...] | None = None,
                    seat_counts: tuple[int, ...] | None = None,
-                   args: Mapping[str, ArgCheck] | None = None, needs_view: bool = False,
+                   args: Mapping[str, ArgCheck] | None = None,
+                   needs_view: bool | tuple[str, ...] = False,
                    spec: str = "", front_end: str | None = None,
                    defaults: Mapping[str, Any] | None = None, per_game: str = "") -> Any:
     """Register robot ``name`` (the module docstring); without ``factory``, a decorator
@@ -164,7 +172,9 @@ def register_robot(name: str, factory: Any = None, *, games: tuple[str, ...] | N
                          "'module:name'")
     entry = RobotEntry(name, factory, None if games is None else tuple(games),
                        None if seat_counts is None else tuple(seat_counts),
-                       dict(args or {}), bool(needs_view), spec or name, front_end,
+                       dict(args or {}),
+                       tuple(needs_view) if isinstance(needs_view, (tuple, list))
+                       else bool(needs_view), spec or name, front_end,
                        dict(defaults or {}), per_game)
     _ROBOTS[name] = entry
     return factory
