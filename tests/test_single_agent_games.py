@@ -203,8 +203,9 @@ def test_robots_that_do_not_play_the_game_are_refused_by_name():
         def act(self, observation: dict[str, Any]) -> int:
             return 0
 
-    with pytest.raises(RobotGameError, match="robot 'pimc' cannot play lízaný mariáš"):
-        SingleAgentEnv(rules="lizany", opponents="pimc")
+    with pytest.raises(RobotGameError, match="robot 'nnpimc' cannot play lízaný mariáš"):
+        SingleAgentEnv(rules="lizany", opponents="nnpimc")
+    assert SingleAgentEnv(rules="lizany", opponents="pimc(worlds=1)").robots  # lízaný's own
     with pytest.raises(RobotGameError, match="'lizany_table' cannot play volený"):
         SingleAgentEnv(opponents="lizany_table")
     with pytest.raises(RobotGameError, match="'licit_only' cannot play volený mariáš"):
