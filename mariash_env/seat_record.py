@@ -82,6 +82,11 @@ class Common(NamedTuple):
 def record_kind(record: Any) -> Any:
     """The registered game (``GameKind``) a seat record is of, after checking that it is
     an object of the format whose rules take seat records."""
+    return game_kind(record_rules(record))
+
+
+def record_rules(record: Any) -> Rules:
+    """The rules of a seat record (:func:`record_kind`'s checks)."""
     if not isinstance(record, dict):
         raise SeatRecordError(f"a seat record must be an object, got {type(record).__name__}")
     if record.get("format", FORMAT) != FORMAT:
@@ -100,13 +105,13 @@ def record_kind(record: Any) -> Any:
         raise SeatRecordError(f"{opts.get('rules')!r}: seat records ({FORMAT}) are "
                               f"{' and '.join(have)}'s, not {kind.title or kind.name}'s: "
                               f"expected rules of {' or '.join(map(repr, have))}", "rules")
-    return kind
+    return rules
 
 
 def parse_common(record: Any, optional: tuple[str, ...]) -> Common:
     """The shared fields of a seat record whose game takes the ``optional`` fields (beside
     :data:`REQUIRED`): SeatRecordError naming the first that is wrong."""
-    record_kind(record)
+    rules = record_rules(record)
     missing = [k for k in REQUIRED if k not in record]
     if missing:
         raise SeatRecordError(f"missing: expected {list(REQUIRED)} (and optionally "
@@ -115,7 +120,6 @@ def parse_common(record: Any, optional: tuple[str, ...]) -> Common:
     if extra:
         raise SeatRecordError(f"unknown field: expected only {list(REQUIRED + optional)}",
                               extra[0])
-    rules = make_rules(**record.get("rules", {}))
     deal = record.get("deal", 0)
     if not is_int(deal) or not 0 <= deal < rules.deals:
         raise SeatRecordError(f"{deal!r}: expected an int 0..{rules.deals - 1}", "deal")
