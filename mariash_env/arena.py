@@ -204,6 +204,20 @@ def _init_worker(factories: list[RobotFactory], rules: Rules) -> None:
     _WORKER["rules"] = rules
 
 
+def _init_own_worker(factories: list[RobotFactory], rules: dict[str, Any], game: str,
+                     seats: list[tuple[int, ...]]) -> None:
+    """A worker of a game with its own arena (lízaný): its robots, the game's arena."""
+    _WORKER["robots"] = [build_robot(f, rules) for f in factories]
+    _WORKER["own"] = own_arena(game)
+    _WORKER["seats"] = seats
+
+
+def _play_own(args: tuple[int, int]) -> tuple[int, list[dict[str, Any]]]:
+    """Deal ``i`` of seed ``sd`` in every seating, by the game's own arena."""
+    i, sd = args
+    return i, _WORKER["own"].play_seatings(_WORKER["robots"], _WORKER["seats"], sd)
+
+
 def _play_batch(args: tuple[list[int], list[int], list[int]]
                 ) -> list[tuple[int, list[dict[str, Any]]]]:
     """Play deals ``idx`` (seeds, dealers) under every seating.  When a robot wants a
@@ -714,8 +728,8 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     own = own_arena(rdict.get("rules", "voleny"))  # a game with its own engine
     if own:
         own_rules = own.rules(rdict)
-        if backend != "process":  # its deals take milliseconds: no pool, no Ray
-            raise ValueError(f"a {own.title} match plays in this process: expected backend "
+        if backend != "process":  # its own engine: this machine's processes, no Ray
+            raise ValueError(f"a {own.title} match plays on this machine: expected backend "
                              "'process'")
         players = game_kind(rdict["rules"]).players[0]
     else:
@@ -750,10 +764,20 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             bar.update(1)
 
     try:
-        if own:
+        if own and jobs <= 1:
             bots = [build_robot(f, own_rules) for f in factories]
             for i, sd in enumerate(seeds):
                 done(i, own.play_seatings(bots, seats, int(sd)))
+        elif own:  # every robot reseeded per deal and seating: the same match as one job
+            from .pools import worker_pool
+
+            with worker_pool(jobs, "fork", _init_own_worker,
+                             (factories, own_rules, rdict["rules"], seats)) as pool:
+                chunk = max(1, min(8, deals // (4 * jobs)))
+                for i, outcome in pool.imap_unordered(
+                        _play_own, [(i, int(sd)) for i, sd in enumerate(seeds)],
+                        chunksize=chunk):
+                    done(i, outcome)
         elif backend == "ray":
             from .ray_pool import ray_imap_unordered
 

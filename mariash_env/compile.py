@@ -36,12 +36,16 @@ import numpy as np
 
 from .games.registry import game_kind, games
 
-__all__ = ["warmup", "warm_engine", "main", "GAMES", "decision_positions",
+__all__ = ["warmup", "warm_engine", "main", "GAMES", "OWN_SEARCH", "decision_positions",
            "compiled_signatures"]
 
 GAMES = tuple(k.name for k in games() if k.game is not None)
 """The games with searching robots: those on the shared compiled core (a rules vector),
 whose world samplers and solver these kernels are; read from the registry."""
+
+OWN_SEARCH = tuple(k.name for k in games() if k.warm_search)
+"""The games whose own searching robots have kernels of their own (``GameKind.warm_search``:
+lízaný's solver); ``python -m mariash_env.compile`` compiles them too."""
 
 _DONE: set[tuple[str, bool]] = set()
 _LOCK = threading.Lock()
@@ -227,23 +231,30 @@ def main(argv: list[str] | None = None) -> int:
         description="Compile the search kernels of the searching robots (pimc, nnpimc, "
                     "strong) into numba's disk cache, so that no robot's first decision "
                     "compiles them.")
-    p.add_argument("--games", default=",".join(GAMES),
-                   help=f"comma-separated games (default {','.join(GAMES)})")
+    every = GAMES + OWN_SEARCH
+    p.add_argument("--games", default=",".join(every),
+                   help=f"comma-separated games (default {','.join(every)})")
     p.add_argument("--part", choices=("all", "search", "engine"), default="all",
                    help="the search kernels, the engine's (envs, VectorEnv) or both, "
                         "the engine's in a second process (default all)")
     a = p.parse_args(argv)
     games = [g for g in a.games.split(",") if g]
     for g in games:
-        if g not in GAMES:
-            p.error(f"unknown game {g!r}; searching robots play {', '.join(GAMES)}")
+        if g not in every:
+            p.error(f"unknown game {g!r}; searching robots play {', '.join(every)}")
     other = None
     if a.part == "all":  # this process has dropped a stale cache (core.jit) before it starts
         other = subprocess.Popen([sys.executable, "-m", "mariash_env.compile", "--part",
                                   "engine"])
     if a.part in ("all", "search"):
-        dt = warmup(games, network=True, quiet=True)
-        print(f"search kernels of {', '.join(games)} compiled or loaded in {dt:.1f} s")
+        shared = [g for g in games if g in GAMES]
+        if shared:
+            dt = warmup(shared, network=True, quiet=True)
+            print(f"search kernels of {', '.join(shared)} compiled or loaded in {dt:.1f} s")
+        for g in games:
+            if g in OWN_SEARCH:
+                print(f"search kernels of {g} compiled or loaded in "
+                      f"{game_kind(g).load('warm_search')():.1f} s")
     if a.part == "engine":
         print(f"engine kernels of every game compiled or loaded in {warm_engine():.1f} s")
     if other is not None and other.wait() != 0:

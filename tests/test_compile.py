@@ -19,8 +19,9 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_bad_arguments_are_one_error_line():
-    r = _cli("--games", "voleny,lizany")
-    assert r.returncode == 2 and "unknown game 'lizany'" in r.stderr
+    r = _cli("--games", "voleny,skat")
+    assert r.returncode == 2 and "unknown game 'skat'" in r.stderr
+    assert "play voleny, licitovany, lizany" in r.stderr
     r = _cli("--part", "everything")
     assert r.returncode == 2 and "invalid choice: 'everything'" in r.stderr
 

@@ -271,7 +271,8 @@ def test_the_table_depends_on_no_hidden_card(game: str) -> None:
 # Small settings of the searching robots: legality, not strength, is checked here.
 CHEAP = {"pimc": "pimc(worlds=2, bidding='table')", "nnpimc": "nnpimc(worlds=2, bidding='table')",
          "strong": "strong(worlds=2)", "os_ismcts": "os_ismcts(simulations=4)",
-         ("pimc", "lizany"): "pimc(worlds=2, time_limit=0.1)", ("strong", "lizany"): "strong"}
+         ("pimc", "lizany"): "pimc(worlds=2, time_limit=0.1)", ("strong", "lizany"): "strong",
+         ("nnpimc", "lizany"): "nnpimc(worlds=2, from_trick=6)"}
 
 
 def robot_cases() -> list[Any]:

@@ -411,7 +411,7 @@ def test_make_robot_for_lizany():
     assert isinstance(make_robot("table", rules="lizany"), LizanyRuleRobot)
     assert isinstance(make_robot("random", rules={"rules": "lizany"}), RandomRobot)
     with pytest.raises(ValueError, match="cannot play lízaný"):
-        make_robot("nnpimc", rules="lizany")
+        make_robot("os_random", rules="lizany")  # OpenSpiel's robots need the game view
     with pytest.raises(ValueError, match="only rules='lizany'"):
         make_robot("lizany_table", rules="voleny")
 
@@ -445,6 +445,21 @@ def test_rule_robot_beats_random_in_a_duplicate_match():
         duplicate_match({"a": "random"}, deals=1, rules={"rules": "lizany", "tariff": "csm"})
 
 
+def test_a_lizany_match_in_processes_is_the_same_match():
+    """``jobs=2`` plays lízaný's deals in two processes (its searching robots take
+    milliseconds a decision): every robot is reseeded per deal and seating, so the match
+    is the one ``jobs=1`` plays, deal by deal; Ray is refused by name."""
+    kw = {"deals": 12, "seed": 4, "rules": {"rules": "lizany"}, "progress": False,
+          "n_boot": 100}
+    robots = {"pimc": "pimc(worlds=2, time_limit=None)", "random": "random"}  # no clock
+    one = duplicate_match(robots, **kw)
+    two = duplicate_match(robots, jobs=2, **kw)
+    assert np.array_equal(one.per_deal, two.per_deal)
+    assert [o[0]["payments"] for o in one.outcomes] == [o[0]["payments"] for o in two.outcomes]
+    with pytest.raises(ValueError, match="plays on this machine: expected backend 'process'"):
+        duplicate_match(robots, backend="ray", **kw)
+
+
 def test_arena_command_line_lizany(tmp_path):
     cmd = [sys.executable, "-m", "mariash_env.arena", "--rules", "lizany", "--robots",
            "table,random", "--deals", "20", "--quiet", "--no-plot", "--out", str(tmp_path)]
@@ -453,7 +468,7 @@ def test_arena_command_line_lizany(tmp_path):
     assert "lízaný duplicate match: 20 deals x 2 seatings" in p.stdout
     assert (tmp_path / "deals.csv").read_text().count("\n") == 21
     bad = [sys.executable, "-m", "mariash_env.arena", "--rules", "lizany", "--robots",
-           "nnpimc,random", "--deals", "2", "--quiet", "--out", str(tmp_path)]
+           "os_ismcts,random", "--deals", "2", "--quiet", "--out", str(tmp_path)]
     p = subprocess.run(bad, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and p.stderr.strip().startswith("error:")
     assert "cannot play lízaný" in p.stderr and "Traceback" not in p.stderr

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mariash_env.games.lizany.game import LizanyGame
-from mariash_env.games.lizany.pimc import LizanyPIMCRobot, _position, _world
+from mariash_env.games.lizany.pimc import LizanyPIMCRobot, draw_world, read_position
 from mariash_env.robots import make_robot
 from mariash_env.robots.base import ObservationError
 
@@ -32,11 +32,11 @@ def test_worlds_are_what_the_seat_sees():
     for g in _positions(60):
         me = g.to_move
         o = g.observe(me)
-        p = _position(o)
+        p = read_position(o)
         assert p is not None
         hands = set()
         for _ in range(4):
-            w = _world(p, rng)
+            w = draw_world(p, rng)
             assert np.array_equal(w.observe(me), o)
             assert np.array_equal(w.legal_mask(me), g.legal_mask(me))
             hands.add(w.hands[1 - me])
@@ -87,5 +87,5 @@ def test_what_is_no_lizany_observation_is_refused_or_left_to_the_rule_robot():
     odd[hand[3:]] = 0.0
     mask = np.zeros_like(m)
     mask[hand[:3]] = 1
-    assert _position(odd) is None
+    assert read_position(odd) is None
     assert bot.act({"observation": odd, "action_mask": mask}) in hand[:3]

@@ -203,9 +203,10 @@ def test_robots_that_do_not_play_the_game_are_refused_by_name():
         def act(self, observation: dict[str, Any]) -> int:
             return 0
 
-    with pytest.raises(RobotGameError, match="robot 'nnpimc' cannot play lízaný mariáš"):
-        SingleAgentEnv(rules="lizany", opponents="nnpimc")
+    with pytest.raises(RobotGameError, match="robot 'os_random' cannot play lízaný mariáš"):
+        SingleAgentEnv(rules="lizany", opponents="os_random")
     assert SingleAgentEnv(rules="lizany", opponents="pimc(worlds=1)").robots  # lízaný's own
+    assert SingleAgentEnv(rules="lizany", opponents="nnpimc").robots
     with pytest.raises(RobotGameError, match="'lizany_table' cannot play volený"):
         SingleAgentEnv(opponents="lizany_table")
     with pytest.raises(RobotGameError, match="'licit_only' cannot play volený mariáš"):

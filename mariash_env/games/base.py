@@ -236,6 +236,12 @@ class GameKind:
     # "module:name" of its own PIMC robot class (robot "pimc" where the shared one, on the
     # game view and the solver, cannot play the game; its ``args`` the arguments it takes)
     pimc: str = ""
+    # "module:name" of its own nnpimc robot class (robot "nnpimc" where the shared one,
+    # on the game view, cannot play the game; its ``args`` the arguments it takes)
+    nnpimc: str = ""
+    # "module:function" compiling (or loading) the kernels of its own searching robots
+    # (``python -m mariash_env.compile`` calls it; lízaný's solver)
+    warm_search: str = ""
     # "module:name" of its seat records (mariash_env.seat_record.SeatRecords: the robot
     # service's records rebuilt into the seat's view, and written from a Game); a game
     # with one lists the ``seat_record`` front end
@@ -297,7 +303,7 @@ class GameKind:
         """The object a ``"module:name"`` field (``table_robot``, ``replay``, ``vector``,
         ``aec``, ``arena``, ``render``, ``table_session``, ``table_view``, ``settlement``,
         ``search_candidates``, ``hidden_info``, ``deal_bounds``, ``table_playout``,
-        ``symmetry``, ``seat_records``, ``pimc``) names."""
+        ``symmetry``, ``seat_records``, ``pimc``, ``nnpimc``, ``warm_search``) names."""
         path = getattr(self, what)
         if not path:
             raise GameError(f"game {self.name!r} has no {what}")

@@ -159,8 +159,8 @@ NNPIMC_ARGS = {
                    "a finite number of groše"),
 }
 register_robot("nnpimc", "mariash_env.robots.nnpimc:make_nnpimc",
-               games=("voleny", "licitovany"),  # the game of its model
-               seat_counts=(3,), needs_view=True, args=NNPIMC_ARGS)
+               seat_counts=(2, 3),  # volený's and licitovaný's three seats, lízaný's two
+               needs_view=("voleny", "licitovany"), args=NNPIMC_ARGS)
 register_robot("net", per_game="net")  # the game's kind names it (GameKind.net)
 register_robot("strong", per_game="strong")
 for _bot, _args in (("random", {"seed": SEED}),

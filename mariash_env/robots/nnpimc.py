@@ -86,7 +86,9 @@ from ..games.voleny import actions as A
 from ..kinds import kind_of
 from ..rules import Rules
 from ..shipped import shipped_model, shipped_of
+from .base import Robot
 from .pimc import PIMCRobot, solver_available
+from .registry import game_own_robot
 from .view import SeatView
 
 __all__ = ["NNPIMCRobot", "make_nnpimc", "world_log_weights", "DEFAULT_MODEL",
@@ -331,10 +333,14 @@ class NNPIMCRobot(PIMCRobot):
         return super().search(view, cands, fallback, pool[order], counts[order], t0)
 
 
-def make_nnpimc(kind: GameKind, players: int, **kw: Any) -> NNPIMCRobot:
+def make_nnpimc(kind: GameKind, players: int, **kw: Any) -> Robot:
     """Robot ``"nnpimc"`` of the registry in the game of ``kind``: without ``model``, the
     shipped :data:`DEFAULT_MODEL` in volený and the game's own network (its kind's
-    ``net``, a shipped ``onnx:models/FILE``) in another game."""
+    ``net``, a shipped ``onnx:models/FILE``) in another game; a game the game view does
+    not serve plays its own (its kind's ``nnpimc``: lízaný's,
+    :mod:`mariash_env.games.lizany.nnpimc`)."""
+    if kind.name not in NNPIMCRobot.games:
+        return game_own_robot(kind, "nnpimc", kw)
     if "model" not in kw and kind.name != VOLENY_GAME:
         base, _, path = kind.net.partition(":")
         net = shipped_of(path) if base == "onnx" else None

@@ -82,7 +82,7 @@ from .registry import (
     SEED,
     TIME_LIMIT,
     WORLDS,
-    RobotGameError,
+    game_own_robot,
     int_at_least,
     one_of,
     register_robot,
@@ -498,15 +498,7 @@ def make_pimc(kind: Any, players: int, **kw: Any) -> Robot:
     observation, :mod:`mariash_env.games.lizany.pimc`) with the arguments it takes."""
     if kind.name in PIMCRobot.games:
         return PIMCRobot(**kw)
-    if not kind.pimc:
-        raise RobotGameError(f"robot 'pimc' cannot play {kind.title or kind.name}: the game "
-                             "has no view for it and no PIMC robot of its own (GameKind.pimc)")
-    cls = kind.load("pimc")
-    extra = sorted(set(kw) - set(cls.args))
-    if extra:
-        raise ValueError(f"robot 'pimc' of {kind.title or kind.name} takes the arguments "
-                         f"{sorted(cls.args)}, not {extra}")
-    return cls(**kw)
+    return game_own_robot(kind, "pimc", kw)
 
 
 register_robot("pimc", make_pimc, needs_view=PIMCRobot.games, args={

@@ -51,7 +51,7 @@ from ..rules import is_int
 
 __all__ = ["ArgCheck", "RobotEntry", "RobotGameError", "register_robot", "robot_entry",
            "robot_entries", "robot_names", "check_args", "SEED", "WORLDS", "FLAG", "TIME_LIMIT",
-           "ANY_GAME", "int_at_least", "positive_number", "one_of"]
+           "ANY_GAME", "int_at_least", "positive_number", "one_of", "game_own_robot"]
 
 VIEW_FRONT_END = "game"
 """The game view (:class:`~mariash_env.robots.view.SeatView`) is of a
@@ -216,3 +216,21 @@ def check_args(entry: RobotEntry, kw: Mapping[str, Any], name: str | None = None
         ok, what = allowed[k]
         if not ok(v):
             raise ValueError(f"invalid {k}={v!r} for robot {name!r}: expected {what}")
+
+
+def game_own_robot(kind: Any, name: str, kw: Mapping[str, Any]) -> Any:
+    """Robot ``name`` (``"pimc"``, ``"nnpimc"``) of a game the shared one cannot play: the
+    class its kind names in the field of that name (lízaný's decide from the observation),
+    built with ``kw``.  RobotGameError when the game has none, ValueError for an argument
+    that class does not take or a value outside its own bounds."""
+    if not getattr(kind, name):
+        raise RobotGameError(f"robot {name!r} cannot play {kind.title or kind.name}: the game "
+                             f"has no view for it and no {name} robot of its own "
+                             f"(GameKind.{name})")
+    cls = kind.load(name)
+    extra = sorted(set(kw) - set(cls.args))
+    if extra:
+        raise ValueError(f"robot {name!r} of {kind.title or kind.name} takes the arguments "
+                         f"{sorted(cls.args)}, not {extra}")
+    check_args(RobotEntry(name, cls, args=cls.args), kw)  # its own bounds on the values
+    return cls(**kw)

@@ -19,16 +19,18 @@ KIND = GameKind(
     options=("rules",), fixed_options=(("deals", 1), ("players", 2)),
     table_robot="mariash_env.games.lizany.table_robot:LizanyRuleRobot",
     pimc="mariash_env.games.lizany.pimc:LizanyPIMCRobot",
+    nnpimc="mariash_env.games.lizany.nnpimc:LizanyNNPIMCRobot",
+    warm_search="mariash_env.games.lizany.solve:warm_up",
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
     openspiel_game="mariash_env.openspiel.lizany:MariashLizanyGame",
     record_format=Z.FORMAT, record_replay="mariash_env.games.lizany.record:replay_result",
     ladder_robots=("random", "table", "onnx:models/robot_lizany.onnx"),
     probe_robots=("table", "net"),
     net="onnx:models/robot_lizany.onnx",
-    # the strongest robot at about a millisecond a decision is the network itself: its PIMC
-    # (games/lizany/pimc.py) takes 7.5 ms with two worlds and is not clearly stronger
-    # (paired +0.05 [-0.14, +0.23] against it over 200 duplicate deals; 8 worlds: -0.04)
-    strong="onnx:models/robot_lizany.onnx",
+    # the strongest robot at about a millisecond a decision: the network while the stock
+    # lasts, PIMC on exact solves from trick 8 (two stock cards left) and the exact solve
+    # once the stock is gone (games/lizany/nnpimc.py; docs/robots.md has the matches)
+    strong="nnpimc(from_trick=7)",
     vector="mariash_env.games.lizany.vector:LizanyVectorEnv",
     aec="mariash_env.games.lizany.game:raw_env",
     arena="mariash_env.games.lizany.arena:ARENA",

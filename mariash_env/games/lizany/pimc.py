@@ -1,5 +1,5 @@
 """Lízaný's PIMC robot: ``make_robot("pimc", rules="lizany")`` (``pimc(worlds=8,
-time_limit=0.5, seed=None)``).
+time_limit=0.5, seed=None, endgame=8)``).
 
 Perfect-information Monte Carlo from the observation alone (lízaný has no game view):
 
@@ -7,17 +7,22 @@ Perfect-information Monte Carlo from the observation alone (lízaný has no game
   the table, the trump card (public, the stock's last card while the stock lasts) nor the
   opponent's cards known from play (the trump card it drew, a marriage partner it showed)
   — are dealt uniformly to the opponent's unknown places and to the stock in a random
-  drawing order.  Once the stock is empty every unseen card is the opponent's: the world
-  is the real deal.  (While the stock lasts a world does not read what the opponent's
-  unannounced K or Q says of its hand then: it may have drawn the partner later.)
+  drawing order (:func:`draw_world`).  Once the stock is empty every unseen card is the
+  opponent's: the world is the real deal.  (While the stock lasts a world does not read
+  what the opponent's unannounced K or Q says of its hand then: it may have drawn the
+  partner later.)
 * **Values.**  In each world every legal card is played and the deal finished by the
-  rule robot (``table``) for both seats, on the world's own observations; a card's value
-  is its mean reward over the worlds.  The best card is played, ties going to the rule
-  robot's own choice.  A decision stops drawing worlds at ``time_limit`` seconds (at
-  least one world is valued); a single legal card is played at once.
+  rule robot (``table``) for both seats while the stock lasts, then solved exactly
+  (:mod:`mariash_env.games.lizany.solve`); from trick ``endgame`` on (0-8) each world is
+  solved to its end instead.  A card's value is its mean reward over the worlds.  The
+  best card is played, ties going to the rule robot's own choice.  A decision stops
+  drawing worlds at ``time_limit`` seconds (at least one world is valued); a single legal
+  card is played at once.
+* **Once the stock is gone** the deal is open: the robot plays the card of the best
+  exact value (the rule robot's on a tie).
 
-The compiled core (:class:`~mariash_env.games.lizany.game.LizanyGame`) plays every world:
-no rule is written here.
+The compiled core (:class:`~mariash_env.games.lizany.game.LizanyGame`) plays every world
+and the solver searches on it: no rule is written here.
 """
 
 from __future__ import annotations
@@ -30,14 +35,17 @@ import numpy as np
 from ...cards import NCARDS, cards_of
 from ...robots.base import ObservationError, Robot, legal_of, observation_arrays
 from ...robots.registry import SEED, TIME_LIMIT, WORLDS
+from ...rules import is_int
 from .actions import N_ACTIONS, OBS_SIZE
-from .core import N_TRICKS, STOCK_SIZE
+from .core import N_TRICKS, STOCK_POS, STOCK_SIZE
 from .game import OBS, LizanyGame, mask_from
+from .solve import Solver, warm_up
 from .table_robot import LizanyRuleRobot
 
-__all__ = ["LizanyPIMCRobot", "ARGS"]
+__all__ = ["LizanyPIMCRobot", "ARGS", "read_position", "draw_world"]
 
-ARGS = {"worlds": WORLDS, "time_limit": TIME_LIMIT, "seed": SEED}
+ARGS = {"worlds": WORLDS, "time_limit": TIME_LIMIT, "seed": SEED,
+        "endgame": (lambda v: is_int(v) and 0 <= v <= N_TRICKS // 2, "a trick 0..8")}
 """The keyword arguments lízaný's ``pimc`` takes, each with its check."""
 
 _SC = OBS["scalars"][0]
@@ -50,56 +58,102 @@ class LizanyPIMCRobot(Robot):
     games = ("lizany",)
     args = ARGS
 
-    def __init__(self, worlds: int = 8, time_limit: float = 0.5,
-                 seed: int | None = None) -> None:
+    rollouts = True  # the worlds before ``endgame`` are valued by rule-robot play
+
+    def __init__(self, worlds: int = 8, time_limit: float | None = 0.5,
+                 seed: int | None = None, endgame: int = 8) -> None:
         self.worlds = int(worlds)
-        self.time_limit = float(time_limit)
+        self.time_limit = None if time_limit is None else float(time_limit)
+        self.endgame = int(endgame)
         self.rng = np.random.default_rng(seed)
         self.rule = LizanyRuleRobot()
-        self.stats = {"decisions": 0, "worlds": 0}
+        self.solver = Solver()
+        warm_up()  # no decision compiles the solver
+        self.stats = {"decisions": 0, "searched": 0, "worlds": 0, "solved": 0}
 
     def begin_deal(self, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def first_choice(self, observation: dict[str, Any]) -> int:
+        """The card played without a search, and on every tie: the rule robot's."""
+        return int(self.rule.act(observation))
+
     def act(self, observation: dict[str, Any]) -> int:
+        start = time.perf_counter()
         o, mask = observation_arrays(observation)
         if o.shape != (OBS_SIZE,) or mask.shape != (N_ACTIONS,):
             raise ObservationError(f"a lízaný observation is {OBS_SIZE} floats and its mask "
                                    f"{N_ACTIONS} values, got shapes {o.shape} and {mask.shape}")
+        first = self.first_choice(observation)  # checks the observation's values too
+        self.stats["decisions"] += 1
         legal = [int(a) for a in legal_of(observation)]
-        fallback = int(self.rule.act(observation))  # checks the observation's values too
         if len(legal) == 1:
             return legal[0]
-        start = time.perf_counter()
-        position = _position(o)
-        if position is None:  # not a position of the game: the rule robot's card
-            return fallback
-        me = position["me"]
-        total = dict.fromkeys(legal, 0.0)
+        position = read_position(o)
+        if position is None:  # not a position of the game: no search
+            return first
+        if position["stock"] and position["trick_no"] < self.endgame and not self.rollouts:
+            return first
+        means, n = self.candidate_values(position, legal, start)
+        if not n:  # out of time before one world was valued
+            return first
+        best = means.max()
+        return first if means[legal.index(first)] == best else legal[int(means.argmax())]
+
+    def candidate_values(self, position: dict[str, Any], cands: list[int],
+                         start: float) -> tuple[np.ndarray, int]:
+        """``(means, n)``: each of ``cands``' (the legal cards') mean reward for the seat
+        over the ``n`` worlds valued within the time limit counted from ``start`` -- the
+        values the robot maximises (``mariash_env.research.dataset`` records them).  Once
+        the stock is gone the one world is the real deal and the values are exact."""
+        solve = not position["stock"] or position["trick_no"] >= self.endgame
+        worlds = 1 if not position["stock"] else self.worlds
+        self.stats["solved" if worlds == 1 else "searched"] += 1
+        total = np.zeros(NCARDS)
         n = 0
-        while n < self.worlds and (n == 0 or time.perf_counter() - start < self.time_limit):
-            world = _world(position, self.rng)
-            for c in legal:
-                g = LizanyGame.__new__(LizanyGame)
-                g.st, g.history = world.st.copy(), []
-                g.play(c)
-                total[c] += self._finish(g)[me]
+        while n < worlds and (n == 0 or self._left(start) != 0.0):
+            world = draw_world(position, self.rng)
+            if solve:
+                values = self.solver.card_values(world.st, self._left(start))
+            else:
+                values = self._rollouts(world, cands, position["me"], start)
+            if values is None:  # out of time: the unfinished world is dropped
+                break
+            total += values
             n += 1
-        self.stats["decisions"] += 1
         self.stats["worlds"] += n
-        best = max(total.values())
-        ties = [c for c in legal if total[c] == best]
-        return fallback if fallback in ties else ties[0]
+        return total[cands] / max(n, 1), n
 
-    def _finish(self, g: LizanyGame) -> tuple[int, int]:
-        """The rewards of ``g`` played to its end by the rule robot for both seats."""
-        while not g.over:
-            s = g.to_move
-            g.play(self.rule.act({"observation": g.observe(s), "action_mask": g.legal_mask(s)}))
-        return g.rewards
+    def _left(self, start: float) -> float | None:
+        """Seconds left of the decision's time limit (None: no limit)."""
+        if self.time_limit is None:
+            return None
+        return max(0.0, self.time_limit - (time.perf_counter() - start))
+
+    def _rollouts(self, world: LizanyGame, legal: list[int], me: int,
+                  start: float) -> np.ndarray | None:
+        """Seat ``me``'s reward after each legal card in ``world``: the rule robot plays
+        both seats while the stock lasts, the rest is solved (None: out of time)."""
+        out = np.zeros(NCARDS)
+        for c in legal:
+            g = LizanyGame.__new__(LizanyGame)
+            g.st, g.history = world.st.copy(), []
+            g.play(c)
+            while not g.over and g.st[STOCK_POS] < STOCK_SIZE:
+                s = g.to_move
+                g.play(self.rule.act({"observation": g.observe(s),
+                                      "action_mask": g.legal_mask(s)}))
+            if g.over:
+                out[c] = g.rewards[me]
+                continue
+            v = self.solver.value(g.st, self._left(start))
+            if v is None:
+                return None
+            out[c] = v if g.to_move == me else -v
+        return out
 
 
-def _position(o: np.ndarray) -> dict[str, Any] | None:
+def read_position(o: np.ndarray) -> dict[str, Any] | None:
     """What the observation says of the deal (the seat to move is the observer), or None
     when its counts do not add up to a position of the game."""
     sc = o[_SC:_SC + 17]
@@ -142,7 +196,7 @@ def _position(o: np.ndarray) -> dict[str, Any] | None:
             "trick_no": scaled(11, N_TRICKS)}
 
 
-def _world(p: dict[str, Any], rng: np.random.Generator) -> LizanyGame:
+def draw_world(p: dict[str, Any], rng: np.random.Generator) -> LizanyGame:
     """A deal consistent with the position ``p``: the unseen cards dealt uniformly to the
     opponent's unknown places and the stock (module docstring), in the core's record."""
     me, opp = p["me"], 1 - p["me"]
