@@ -19,6 +19,12 @@ counted and reported with the batch's seed instead of killing the runner.  A bat
 * **observations**: every observation met in the real play above decodes
   (``robots.features.decode``; licitovaný's through ``licit_table.card_play_view``);
   perturbed and random vectors decode or raise ``ObservationError``, nothing else.
+* **lízaný's solver and searching robots**: records of random lízaný deals with one to
+  three slots set to random values (small ones, the int32 extremes) or a card moved
+  between the hands, the played cards and the stock, through ``solve_values`` with a node
+  budget: a ValueError naming the malformed record, or values that are rewards (±1, ±2)
+  for exactly the legal cards; and perturbed lízaný observations through ``strong`` and
+  ``pimc``: a legal card or ``ObservationError``.
 
     python -m scripts.fuzz_compiled [--seconds 60] [--states 400] [--seed 0] [--jobs 1]
 
@@ -50,7 +56,8 @@ GAMES: dict[str, dict[str, Any]] = {
 }
 COUNTERS = ("states_tried", "states_rejected", "states_accepted", "decisions",
             "seat_views_tried", "seat_views_built", "seat_views_rejected",
-            "observations_decoded", "observations_rejected")
+            "observations_decoded", "observations_rejected", "lizany_solves",
+            "lizany_solves_rejected", "lizany_decisions", "lizany_decisions_rejected")
 I32_MAX = 2**31 - 1
 
 
@@ -361,6 +368,98 @@ def fuzz_observations(n: int, real: list, rng: np.random.Generator, counts: dict
                   observation=j)
 
 
+# --------------------------------------------------------------------------- lízaný
+
+
+def _lizany_records(rng: np.random.Generator) -> list:
+    """Records and observations of random lízaný deals at random points of play."""
+    from mariash_env.games.lizany.game import LizanyGame
+    out = []
+    for _ in range(6):
+        g = LizanyGame(seed=int(rng.integers(1 << 30)))
+        while not g.over:
+            if rng.random() < 0.3:
+                s = g.to_move
+                out.append((g.st.copy(), g.observe(s), g.legal_mask(s)))
+            g.play(int(rng.choice(np.flatnonzero(g.legal_mask()))))
+    return out
+
+
+def _mutate_lizany(st: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    from mariash_env.core.state import setm
+    from mariash_env.games.lizany import core as C
+    out = st.copy()
+    for _ in range(int(rng.integers(1, 4))):
+        if rng.random() < 0.3:  # a card moved between the hands, the played and the stock
+            sets = [C.HAND, C.HAND + 1, C.PLAYED, C.PLAYED + 1]
+            src, dst = (int(x) for x in rng.choice(sets, 2, replace=False))
+            m = int(out[src]) & 0xFFFFFFFF
+            if m:
+                c = int(rng.choice([c for c in range(32) if m >> c & 1]))
+                setm(out, src, m & ~(1 << c))
+                setm(out, dst, (int(out[dst]) & 0xFFFFFFFF) | 1 << c)
+            elif rng.random() < 0.5:
+                out[C.STOCK + int(rng.integers(C.STOCK_SIZE))] = int(rng.integers(32))
+            continue
+        r = rng.random()
+        value = (I32_MAX if r < 0.1 else -I32_MAX - 1 if r < 0.2
+                 else int(rng.integers(-3, 41)))
+        out[int(rng.integers(C.LZ_STATE_SIZE))] = value
+    return out
+
+
+def fuzz_lizany(n: int, rng: np.random.Generator, counts: dict, seed: int) -> None:
+    """``n`` mutated lízaný records through the solver, ``n // 10`` perturbed lízaný
+    observations through its searching robots."""
+    from mariash_env.games.lizany.solve import NO_CARD, new_table, solve_values
+    from mariash_env.robots import make_robot
+    from mariash_env.robots.base import ObservationError
+    real = _lizany_records(rng)
+    tt, stats, out = new_table(10), np.zeros(1, np.int64), np.zeros(32, np.int64)
+    for j in range(n):
+        row = _mutate_lizany(real[int(rng.integers(len(real)))][0], rng)
+        counts["lizany_solves"] += 1
+        try:
+            legal = int(solve_values(row, out, tt, stats, int(stats[0]) + 20_000))
+        except ValueError as e:
+            counts["lizany_solves_rejected"] += 1
+            if "malformed record" not in str(e) and "deal is over" not in str(e):
+                _fail(counts, "lízaný solver rejection names nothing", str(e), seed,
+                      lizany_record=j)
+            continue
+        except Exception:  # noqa: BLE001
+            _fail(counts, "lízaný solver raised another exception", traceback.format_exc(),
+                  seed, lizany_record=j)
+            continue
+        if legal >= 0 and any(out[c] not in ((-2, -1, 1, 2) if legal >> c & 1 else (NO_CARD,))
+                              for c in range(32)):
+            _fail(counts, "lízaný solver value out of the rewards", str(out.tolist()), seed,
+                  lizany_record=j, row=row.tolist())
+    bots = [make_robot("strong(time_limit=0.05)", rules="lizany"),
+            make_robot("pimc(worlds=2, time_limit=0.05)", rules="lizany")]
+    for j in range(n // 10):
+        _, obs, mask = real[int(rng.integers(len(real)))]
+        v, m = obs.copy(), mask.copy()
+        for _ in range(int(rng.integers(1, 4))):
+            r = rng.random()
+            v[int(rng.integers(len(v)))] = (np.nan if r < 0.1 else np.inf if r < 0.15
+                                           else float(rng.integers(0, 2)) if r < 0.8
+                                           else float(rng.normal() * 10))
+        if rng.random() < 0.2:
+            m = (rng.random(32) < 0.2).astype(np.int8)
+        counts["lizany_decisions"] += 1
+        try:
+            a = bots[j % 2].act({"observation": v, "action_mask": m})
+            if not m[a]:
+                _fail(counts, "a lízaný robot played a card the mask refuses", str(a), seed,
+                      lizany_observation=j)
+        except ObservationError:
+            counts["lizany_decisions_rejected"] += 1
+        except Exception:  # noqa: BLE001
+            _fail(counts, "a lízaný robot raised another exception", traceback.format_exc(),
+                  seed, lizany_observation=j)
+
+
 # --------------------------------------------------------------------------- batches
 
 
@@ -374,6 +473,7 @@ def run_batch(seed: int, states: int, views: int, observations: int) -> dict:
         fuzz_states(name, states, rng, counts, seed, keep)
     fuzz_seat_views(views, rng, counts, seed)
     fuzz_observations(observations, keep, rng, counts, seed)
+    fuzz_lizany(states, rng, counts, seed)
     return counts
 
 

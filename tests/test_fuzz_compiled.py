@@ -1,5 +1,6 @@
 """Issue #29 (items 1, 2, 6): random in-range garbage through the compiled entry points
-(``restore_states`` and ``step`` of every game, seat views, observation decoding), each
+(``restore_states`` and ``step`` of every game, seat views, observation decoding, lízaný's
+solver and searching robots), each
 batch in a subprocess so that a crash is a failure of this test, not of pytest.  The
 fuzz logic is ``scripts/fuzz_compiled.py``'s; ``python -m scripts.fuzz_compiled`` runs
 the bigger campaign."""
@@ -18,9 +19,11 @@ def test_a_small_fuzz_batch_finds_nothing():
     total = F.campaign(0, states=60, views=25, observations=300, seed=2029, batches=1)
     assert total["failures"] == [], F.report(total)
     for c in ("states_rejected", "states_accepted", "decisions", "seat_views_built",
-              "seat_views_rejected", "observations_decoded", "observations_rejected"):
+              "seat_views_rejected", "observations_decoded", "observations_rejected",
+              "lizany_solves_rejected", "lizany_decisions"):
         assert total[c] > 0, (c, F.report(total))
     assert total["states_tried"] == 4 * 60
+    assert total["lizany_solves"] == 60 and total["lizany_solves_rejected"] < 60
 
 
 def test_a_crashing_batch_is_reported_with_its_seed(monkeypatch):

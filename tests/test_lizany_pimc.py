@@ -89,3 +89,16 @@ def test_what_is_no_lizany_observation_is_refused_or_left_to_the_rule_robot():
     mask[hand[:3]] = 1
     assert read_position(odd) is None
     assert bot.act({"observation": odd, "action_mask": mask}) in hand[:3]
+    # a mask that is not the position's legal cards (a card not in the hand): no search,
+    # whose worlds could not play it (scripts/fuzz_compiled.py found it)
+    g = LizanyGame(seed=5)
+    while g.trick_no < 9:  # the open deal: both robots would search
+        g.play(int(np.flatnonzero(g.legal_mask())[0]))
+    o, m = g.observe(g.to_move), g.legal_mask(g.to_move).copy()
+    m[int(np.flatnonzero(m == 0)[0])] = 1
+    assert read_position(o) is not None
+    for spec in ("pimc(worlds=2)", "strong"):
+        robot = make_robot(spec, rules="lizany")
+        before = dict(robot.stats)
+        assert m[robot.act({"observation": o, "action_mask": m})]
+        assert robot.stats["worlds"] == before["worlds"]  # nothing searched

@@ -40,8 +40,8 @@ def _port(text: str) -> int:
 def _play_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--robots", default="table,table",
                     help="two robots: table, random, net (the best network), strong (the "
-                         "strongest: network and search), pimc, onnx:PATH; lízaný takes "
-                         "no search robot (default table,table)")
+                         "strongest: network and search), pimc, onnx:PATH; every game has "
+                         "them (default table,table)")
     ap.add_argument("--rules", default="voleny",
                     help="voleny (the default), licitovany or lizany (two players: you and "
                          "the first robot)")

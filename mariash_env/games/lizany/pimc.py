@@ -37,7 +37,7 @@ from ...robots.base import ObservationError, Robot, legal_of, observation_arrays
 from ...robots.registry import SEED, TIME_LIMIT, WORLDS
 from ...rules import is_int
 from .actions import N_ACTIONS, OBS_SIZE
-from .core import N_TRICKS, STOCK_POS, STOCK_SIZE
+from .core import HAND_SIZE, N_TRICKS, STOCK_POS, STOCK_SIZE
 from .game import OBS, LizanyGame, mask_from
 from .solve import Solver, warm_up
 from .table_robot import LizanyRuleRobot
@@ -90,7 +90,7 @@ class LizanyPIMCRobot(Robot):
         if len(legal) == 1:
             return legal[0]
         position = read_position(o)
-        if position is None:  # not a position of the game: no search
+        if position is None or not _mask_fits(position, legal):  # no position of the game
             return first
         if position["stock"] and position["trick_no"] < self.endgame and not self.rollouts:
             return first
@@ -174,6 +174,16 @@ def read_position(o: np.ndarray) -> dict[str, Any] | None:
     if me not in (0, 1) or opp_unknown < 0 or bin(unseen).count("1") != (
             opp_unknown + stock_unknown) or (stock and (hand | known) >> trump_card & 1):
         return None
+    # the sets and counts of a real position: the world must be a record the core and
+    # the solver accept (a perturbed observation is none)
+    trick_no = int(round(float(sc[11]) * N_TRICKS))
+    size = bin(played[0]).count("1") + bin(played[1]).count("1")
+    if (bin(table).count("1") > 1 or table & ~played[1] or hand & (played[0] | played[1])
+            or played[0] & played[1] or known & (hand | played[0])
+            or not 0 <= trick_no < N_TRICKS or size != 2 * trick_no + (1 if table else 0)
+            or stock != max(0, STOCK_SIZE - 2 * trick_no)
+            or bin(hand).count("1") != (HAND_SIZE if stock else N_TRICKS - trick_no)):
+        return None
     marriages = o[OBS["marriages"][0]:OBS["marriages"][0] + 8]
     by = [-1 if max(marriages[2 * s], marriages[2 * s + 1]) < 0.5
           else (me if marriages[2 * s] > 0.5 else 1 - me) for s in range(4)]
@@ -193,7 +203,15 @@ def read_position(o: np.ndarray) -> dict[str, Any] | None:
             "points": (scaled(2, 90), scaled(3, 90)),
             "marriages": (scaled(4, 100), scaled(5, 100)),
             "tricks": (scaled(6, N_TRICKS), scaled(7, N_TRICKS)),
-            "trick_no": scaled(11, N_TRICKS)}
+            "trick_no": trick_no}
+
+
+def _mask_fits(p: dict[str, Any], legal: list[int]) -> bool:
+    """Whether ``legal`` (the mask's cards) are the position's legal cards: they do not
+    depend on the hidden cards, so any world tells (one drawn without the robot's
+    generator, whose draws stay as they were)."""
+    w = draw_world(p, np.random.default_rng(0))
+    return set(np.flatnonzero(w.legal_mask(p["me"])).tolist()) == set(legal)
 
 
 def draw_world(p: dict[str, Any], rng: np.random.Generator) -> LizanyGame:

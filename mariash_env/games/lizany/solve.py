@@ -332,12 +332,17 @@ def _check(st, tt, stats):
     n1 = popcount(h1)
     led = 1 if st[TABLE] >= 0 else 0
     mover = n0 if st[TO_MOVE] == 0 else n1
-    if (h0 & h1 or (led and ((h0 | h1 | stock) >> st[TABLE]) & 1)
+    played = (getm(st, PLAYED) | getm(st, PLAYED + 1)) & np.int64(0xFFFFFFFF)
+    if led:
+        played &= ~(np.int64(1) << st[TABLE])  # the trick's card is played and in play
+    if (h0 & h1 or (led and ((h0 | h1 | stock) >> st[TABLE]) & 1) or left % 2
+            or played & (h0 | h1 | stock)
             or st[TRICK_NO] < 0 or st[TRICK_NO] >= N_TRICKS
             or n0 + n1 + left != 2 * (N_TRICKS - st[TRICK_NO]) - led
             or n0 + n1 - mover != mover - led):
-        raise ValueError("a malformed record: the hands share a card, the trick's card is "
-                         "still held, or the hands and the stock do not hold the cards of "
+        raise ValueError("a malformed record: the hands share a card, a card is both played "
+                         "and held or in the stock, the trick's card is still held, the "
+                         "stock is odd, or the hands and the stock do not hold the cards of "
                          "the tricks left (each seat one a trick)")
     if tt.ndim != 2 or tt.shape[1] != 3 or tt.shape[0] < 2 or tt.shape[0] & (
             tt.shape[0] - 1):
