@@ -108,6 +108,25 @@ def test_a_world_with_the_stock_is_solved_too():
                 assert out[c] == _minimax(child, g.to_move), (seed, c)
 
 
+def test_a_reused_table_gives_every_world_its_own_values():
+    """One table serves many solves (the robots keep one): worlds of one position differ
+    in the stock's order, which the table's key leaves out, so an entry of an earlier solve
+    must never answer a later one -- the values equal those of a fresh table each time."""
+    from mariash_env.games.lizany.pimc import draw_world, read_position
+
+    shared, stats = new_table(4), np.zeros(1, np.int64)  # 16 rows: entries collide
+    rng = np.random.default_rng(0)
+    for seed in range(6):
+        g = _position(seed, 6, follower=seed % 2 == 1)
+        p = read_position(g.observe(g.to_move))
+        for _ in range(3):
+            w = draw_world(p, rng)
+            a, b = np.zeros(32, np.int64), np.zeros(32, np.int64)
+            solve_values(w.st, a, shared, stats, NO_LIMIT)
+            solve_values(w.st, b, new_table(), stats, NO_LIMIT)
+            assert np.array_equal(a, b)
+
+
 def test_ties_go_to_the_first_card_and_the_budget_stops_a_search():
     """``solve_best`` keeps the caller's card on a tie (the robots' network or rule robot
     card); a node budget stops a search with ABORTED and leaves the table usable; bad
@@ -133,7 +152,7 @@ def test_ties_go_to_the_first_card_and_the_budget_stops_a_search():
         solve_best(g.st, int(np.flatnonzero(~g.legal_mask().astype(bool))[0]), tt, stats,
                    NO_LIMIT)
     with pytest.raises(ValueError, match="new_table"):
-        solve_value(g.st, np.zeros((3, 3), np.int64), stats, NO_LIMIT)
+        solve_value(g.st, np.zeros((4, 3), np.int64), stats, NO_LIMIT)
     with pytest.raises(ValueError, match="whole lízaný record"):
         solve_value(g.st[:10], tt, stats, NO_LIMIT)
     while not g.over:

@@ -46,6 +46,7 @@ from ...core.tables import CARD_POINTS
 from ...core.tricks import announces_marriage, beats, lowest, popcount
 from .core import (
     HAND,
+    HAND_SIZE,
     LZ_STATE_SIZE,
     MARRIAGES,
     N_TRICKS,
@@ -82,18 +83,17 @@ TT_BITS = 16
 
 _WIN = 3  # above every reward: the search's open window is (-_WIN, _WIN)
 _DEPTH = 2 * N_TRICKS + 1
-_MAX_MOVES = 8  # a hand holds at most 8 cards
+_MAX_MOVES = NCARDS  # a checked record's hands hold 8 cards at most; no bound is trusted
 # Rank strength with trumps (lízaný always has trumps): 7 8 9 J Q K T A.
 _STRENGTH = np.array([TRUMP_STRENGTH[c & 7] for c in range(NCARDS)], dtype=np.int64)
-# The entry's third word: stamp << 8 | (lo + 4) << 4 | (hi + 4)
-_EMPTY = 0
 
 
 def new_table(bits: int = TT_BITS) -> np.ndarray:
-    """An empty transposition table for :func:`solve_values` / :func:`solve_best`: one is
-    reused across solves (its first row's third word is the stamp that tells the current
-    solve's entries from older ones)."""
-    return np.zeros((1 << bits, 3), dtype=np.int64)
+    """An empty transposition table for :func:`solve_values` / :func:`solve_best`, to reuse
+    across solves: row 0 holds the stamp of the current solve (a solve takes the next), rows
+    1.. the entries, each ``(hands, rest of the key, stamp << 8 | (lo + 4) << 4 | (hi + 4))``
+    -- an entry of another stamp is no entry (a world's stock is not in the key)."""
+    return np.zeros(((1 << bits) + 1, 3), dtype=np.int64)
 
 
 @njit
@@ -184,8 +184,9 @@ def _key(st):
 
 @njit
 def _slot(k1, k2, size):
+    """The entry's row: 1 + a hash of the key over the ``size - 1`` rows (a power of 2)."""
     h = (k1 * np.int64(-7046029254386353131)) ^ (k2 * np.int64(-4658895280553007687))
-    return (h >> 17) & (size - 1)
+    return 1 + ((h >> 17) & (size - 2))
 
 
 @njit
@@ -330,6 +331,8 @@ def _check(st, tt, stats):
         stock |= np.int64(1) << c
     n0 = popcount(h0)
     n1 = popcount(h1)
+    if n0 > HAND_SIZE or n1 > HAND_SIZE:
+        raise ValueError("a malformed record: a hand holds more than 8 cards")
     led = 1 if st[TABLE] >= 0 else 0
     mover = n0 if st[TO_MOVE] == 0 else n1
     played = (getm(st, PLAYED) | getm(st, PLAYED + 1)) & np.int64(0xFFFFFFFF)
@@ -344,9 +347,9 @@ def _check(st, tt, stats):
                          "and held or in the stock, the trick's card is still held, the "
                          "stock is odd, or the hands and the stock do not hold the cards of "
                          "the tricks left (each seat one a trick)")
-    if tt.ndim != 2 or tt.shape[1] != 3 or tt.shape[0] < 2 or tt.shape[0] & (
-            tt.shape[0] - 1):
-        raise ValueError("the table must be new_table()'s: int64[2**k, 3]")
+    if tt.ndim != 2 or tt.shape[1] != 3 or tt.shape[0] < 3 or (tt.shape[0] - 1) & (
+            tt.shape[0] - 2):
+        raise ValueError("the table must be new_table()'s: int64[2**k + 1, 3]")
     if stats.shape[0] < 1:
         raise ValueError("stats holds at least one counter")
 
