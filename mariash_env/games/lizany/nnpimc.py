@@ -53,7 +53,11 @@ class LizanyNNPIMCRobot(LizanyPIMCRobot):
                  seed: int | None = None) -> None:
         super().__init__(worlds=worlds, time_limit=time_limit, seed=seed, endgame=from_trick)
         self.net = OnnxRobot(model, threads=threads, game="lizany")
-        self.from_trick = self.endgame
+
+    @property
+    def from_trick(self) -> int:
+        """The first trick searched (0-based): PIMC's ``endgame``."""
+        return self.endgame
 
     def first_choice(self, observation: dict[str, Any]) -> int:
         """The network's card (checks the observation's shape and values too)."""

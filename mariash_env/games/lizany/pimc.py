@@ -15,9 +15,9 @@ Perfect-information Monte Carlo from the observation alone (lízaný has no game
   rule robot (``table``) for both seats while the stock lasts, then solved exactly
   (:mod:`mariash_env.games.lizany.solve`); from trick ``endgame`` on (0-8) each world is
   solved to its end instead.  A card's value is its mean reward over the worlds.  The
-  best card is played, ties going to the rule robot's own choice.  A decision stops
-  drawing worlds at ``time_limit`` seconds (at least one world is valued); a single legal
-  card is played at once.
+  best card is played, ties going to the rule robot's own choice.  A decision keeps to
+  ``time_limit`` seconds: a world the time ends inside is dropped, and with none valued
+  the rule robot's card is played; a single legal card is played at once.
 * **Once the stock is gone** the deal is open: the robot plays the card of the best
   exact value (the rule robot's on a tie).
 
@@ -90,7 +90,7 @@ class LizanyPIMCRobot(Robot):
         if len(legal) == 1:
             return legal[0]
         position = read_position(o)
-        if position is None or not _mask_fits(position, legal):  # no position of the game
+        if position is None:  # not a position of the game: no search
             return first
         if position["stock"] and position["trick_no"] < self.endgame and not self.rollouts:
             return first
@@ -107,12 +107,14 @@ class LizanyPIMCRobot(Robot):
         values the robot maximises (``mariash_env.research.dataset`` records them).  Once
         the stock is gone the one world is the real deal and the values are exact."""
         solve = not position["stock"] or position["trick_no"] >= self.endgame
-        worlds = 1 if not position["stock"] else self.worlds
-        self.stats["solved" if worlds == 1 else "searched"] += 1
+        worlds = self.worlds if position["stock"] else 1
+        self.stats["searched" if position["stock"] else "solved"] += 1
         total = np.zeros(NCARDS)
         n = 0
         while n < worlds and (n == 0 or self._left(start) != 0.0):
             world = draw_world(position, self.rng)
+            if not n and not _legal_in(world, position["me"], cands):
+                break  # the mask is not the position's: its cards cannot be played here
             if solve:
                 values = self.solver.card_values(world.st, self._left(start))
             else:
@@ -206,12 +208,10 @@ def read_position(o: np.ndarray) -> dict[str, Any] | None:
             "trick_no": trick_no}
 
 
-def _mask_fits(p: dict[str, Any], legal: list[int]) -> bool:
-    """Whether ``legal`` (the mask's cards) are the position's legal cards: they do not
-    depend on the hidden cards, so any world tells (one drawn without the robot's
-    generator, whose draws stay as they were)."""
-    w = draw_world(p, np.random.default_rng(0))
-    return set(np.flatnonzero(w.legal_mask(p["me"])).tolist()) == set(legal)
+def _legal_in(world: LizanyGame, me: int, cards: list[int]) -> bool:
+    """Whether ``cards`` (a mask's) are seat ``me``'s legal cards in ``world``: they are the
+    same in every world of a position (they depend on the seat's own hand only)."""
+    return set(np.flatnonzero(world.legal_mask(me)).tolist()) == set(cards)
 
 
 def draw_world(p: dict[str, Any], rng: np.random.Generator) -> LizanyGame:

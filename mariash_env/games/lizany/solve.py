@@ -458,13 +458,6 @@ class Solver:
         if nodes > 10_000 and spent > 0:  # long enough to time: follow the machine's speed
             self.rate = min(self.RATE, 0.5 * self.rate + 0.5 * nodes / spent)
 
-    def best(self, st: np.ndarray, first: int, seconds: float | None) -> int | None:
-        """:func:`solve_best`'s card (``first`` on a tie), or None."""
-        start, n0 = time.perf_counter(), int(self.count[0])
-        card, _ = solve_best(st, first, self.table, self.count, self._limit(seconds))
-        self._done(start, int(self.count[0]) - n0, card < 0)
-        return None if card < 0 else int(card)
-
     def card_values(self, st: np.ndarray, seconds: float | None) -> np.ndarray | None:
         """:func:`solve_values`' values (int64[32], ``NO_CARD`` for an illegal card; a
         view that the next call overwrites), or None."""
@@ -498,8 +491,8 @@ def warm_up() -> float:
     while g.stock_left:
         g.play(int(np.flatnonzero(g.legal_mask())[0]))
     s = Solver()
-    s.best(g.st, -1, None)
     s.card_values(g.st, 1.0)
     s.value(g.st, None)
+    solve_best(g.st, -1, s.table, s.count, NO_LIMIT)
     _WARM.append(True)
     return time.perf_counter() - start
