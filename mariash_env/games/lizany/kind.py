@@ -24,7 +24,7 @@ KIND = GameKind(
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
     openspiel_game="mariash_env.openspiel.lizany:MariashLizanyGame",
     record_format=Z.FORMAT, record_replay="mariash_env.games.lizany.record:replay_result",
-    ladder_robots=("random", "table", "onnx:models/robot_lizany.onnx"),
+    ladder_robots=("random", "table", "onnx:models/robot_lizany.onnx", "strong"),
     probe_robots=("table", "net"),
     net="onnx:models/robot_lizany.onnx",
     # the strongest robot at about a millisecond a decision: the network while the stock
