@@ -13,8 +13,8 @@ robot keeps to its ``time_limit`` as lízaný's PIMC does (a world unfinished in
 dropped; with none finished, the network's card).
 
 Measured (docs/robots.md): with ``from_trick=8`` +0.29 a deal over the network alone at
-0.4 ms a decision; with ``from_trick=7`` (``strong``) +0.39 at 3.5 ms, and +0.36 over
-lízaný's PIMC at a ninth of its time.
+0.4 ms a decision; with ``from_trick=7`` (``strong``) +0.39 at 1.2 ms, and +0.36 over
+lízaný's PIMC at a tenth of its time or less.
 """
 
 from __future__ import annotations

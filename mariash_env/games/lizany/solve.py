@@ -15,10 +15,13 @@ settles): no rule is written here.  What makes it fast, none of which changes a 
 * iterative alpha-beta (numba's cache cannot hold self-recursive functions) on a
   preallocated stack of records; with four possible values the window closes fast;
 * a transposition table probed at the start of each trick, keyed on what the rest of the
-  deal depends on: both hands, the seat to lead, the stock's position, the difference of
-  the two seats' points (card points and marriages) and whether each has taken a trick
-  (a loser without a trick pays double).  It holds bounds, so a null-window search reuses
-  a full one's results and the other way round;
+  deal depends on: both hands, the seat to lead, the stock's position, the trump suit,
+  the difference of the two seats' points (card points and marriages) and whether each
+  has taken a trick (a loser without a trick pays double).  It holds bounds, so a
+  null-window search reuses a full one's results and the other way round.  An open
+  position's entry (the stock gone) holds for good, so the worlds of one decision and
+  the decisions after it share their endings; one with a stock to draw holds for its
+  solve only (a stamp: the stock's order is not in the key);
 * equivalent cards: of two cards of one suit and one hand that are neighbours in the rank
   order among the cards still in play (the trick's card counts as in play), with the same
   card points, and neither a K or Q whose partner is in the hand (unless the two are that
@@ -28,9 +31,10 @@ settles): no rule is written here.  What makes it fast, none of which changes a 
   trick is worth points, else its cheapest card; the leader its marriages and its aces
   and tens first.
 
-An eight-trick ending (the stock just gone) takes about 2,500 positions and 0.8 ms for the
-best card, 5,800 positions and 2 ms for every card's value; a world with one stock trick
-left about seven times that (``python -m scripts.lizany_solve_stats``).
+With an empty table an eight-trick ending (the stock just gone) takes about 2,500
+positions and 0.8 ms for the best card, 5,800 positions and 1.8 ms for every card's value;
+a world with one stock trick left about six times that (``python -m
+scripts.lizany_solve_stats``).
 """
 
 from __future__ import annotations
@@ -92,7 +96,8 @@ def new_table(bits: int = TT_BITS) -> np.ndarray:
     """An empty transposition table for :func:`solve_values` / :func:`solve_best`, to reuse
     across solves: row 0 holds the stamp of the current solve (a solve takes the next), rows
     1.. the entries, each ``(hands, rest of the key, stamp << 8 | (lo + 4) << 4 | (hi + 4))``
-    -- an entry of another stamp is no entry (a world's stock is not in the key)."""
+    -- an entry of a position with a stock to draw and another stamp is no entry (a world's
+    stock is not in the key); an open position's has stamp 0 and holds in every solve."""
     return np.zeros(((1 << bits) + 1, 3), dtype=np.int64)
 
 
@@ -178,8 +183,16 @@ def _key(st):
     k1 = (getm(st, HAND) & np.int64(0xFFFFFFFF)) | (getm(st, HAND + 1) << 32)
     diff = st[POINTS] + st[MARRIAGES] - st[POINTS + 1] - st[MARRIAGES + 1]
     k2 = (st[TO_MOVE] | ((diff + 512) << 1) | (min(st[TRICKS], 1) << 12)
-          | (min(st[TRICKS + 1], 1) << 13) | (st[STOCK_POS] << 14))
+          | (min(st[TRICKS + 1], 1) << 13) | (st[STOCK_POS] << 14)
+          | ((st[TRUMP_CARD] >> 3) << 19))
     return k1, np.int64(k2)
+
+
+@njit
+def _stamp_of(st, stamp):
+    """An open position's entry holds for good (stamp 0): its key names everything its
+    value depends on; a position with a stock to draw holds for this solve's world only."""
+    return 0 if st[STOCK_POS] >= STOCK_SIZE else stamp
 
 
 @njit
@@ -195,7 +208,7 @@ def _probe(tt, st, root, stamp):
     k1, k2 = _key(st)
     i = _slot(k1, k2, tt.shape[0])
     w = tt[i, 2]
-    if tt[i, 0] != k1 or tt[i, 1] != k2 or (w >> 8) != stamp:
+    if tt[i, 0] != k1 or tt[i, 1] != k2 or (w >> 8) != _stamp_of(st, stamp):
         return -_WIN, _WIN
     lo = ((w >> 4) & 15) - 4
     hi = (w & 15) - 4
@@ -211,6 +224,7 @@ def _store(tt, st, root, stamp, lo, hi):
     k1, k2 = _key(st)
     i = _slot(k1, k2, tt.shape[0])
     w = tt[i, 2]
+    stamp = _stamp_of(st, stamp)
     if tt[i, 0] == k1 and tt[i, 1] == k2 and (w >> 8) == stamp:  # tighten what is known
         lo = max(lo, ((w >> 4) & 15) - 4)
         hi = min(hi, (w & 15) - 4)
