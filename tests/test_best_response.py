@@ -68,7 +68,7 @@ def test_random_play_loses_against_the_table_robot_and_the_split_is_exact():
 def test_parse_game():
     assert parse_game("voleny=table,pimc(worlds=4, time_limit=0.05)") == (
         "voleny", ["table", "pimc(worlds=4, time_limit=0.05)"])
-    assert parse_game("lizany")[1] == ["table", "net"]
+    assert parse_game("lizany")[1] == ["table", "net", "strong"]
 
 
 # --- training: the frozen tables of the rollouts ---------------------------------------------

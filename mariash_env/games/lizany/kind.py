@@ -25,7 +25,7 @@ KIND = GameKind(
     openspiel_game="mariash_env.openspiel.lizany:MariashLizanyGame",
     record_format=Z.FORMAT, record_replay="mariash_env.games.lizany.record:replay_result",
     ladder_robots=("random", "table", "onnx:models/robot_lizany.onnx", "strong"),
-    probe_robots=("table", "net"),
+    probe_robots=("table", "net", "strong"),
     net="onnx:models/robot_lizany.onnx",
     # the strongest robot at about a millisecond a decision: the network while the stock
     # lasts, PIMC on exact solves from trick 8 (two stock cards left) and the exact solve
