@@ -14,7 +14,7 @@ each window's edges, so what it holds does not count.
 
 Cases: ``aec``, ``single_agent``, ``vector``, ``refused``, ``openspiel``, ``service``,
 ``robots`` (every game each, the robots ``table`` and ``net``), ``search`` (``strong`` and
-PIMC, volený and licitovaný; slow: ``--count 100``).  Prints one line a case; exit
+PIMC, volený, licitovaný and lízaný; slow: ``--count 100``).  Prints one line a case; exit
 status 1 when a case keeps more than ``--limit`` bytes a unit (default 256) of Python
 allocations in each window after the first (a one-off allocation spread over a window
 can pass one, a leak passes none).  ``tests/test_no_leaks.py`` runs it small.
@@ -249,7 +249,7 @@ def units(case: str) -> Iterator[tuple[str, Callable[[], None]]]:
 
         pairs = ([(rules, spec) for rules in GAMES[:3] for spec in ("table", "net")]
                  if case == "robots" else
-                 [(rules, spec) for rules in GAMES[:2] for spec in ("strong", "pimc(worlds=4)")])
+                 [(rules, spec) for rules in GAMES[:3] for spec in ("strong", "pimc(worlds=4)")])
         for rules, spec in pairs:
             game = rules.get("rules", "voleny")
             env = mariash_env.raw_env(**({} if game == "lizany" else {"deals": 1}), **rules)
