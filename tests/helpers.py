@@ -92,3 +92,12 @@ def until_human(s) -> dict[str, Any]:
     while s.waiting == "robot":
         s.advance(s.id, s.move)
     return s.state()
+
+
+def label_loss_logged(run: Path) -> bool:
+    """Whether every iteration of a training run that updated the network logged a
+    positive label loss (``metrics.csv``), and one did: the run regressed its label sets."""
+    rows = [r.split(",") for r in (run / "metrics.csv").read_text().splitlines()]
+    col, upd = rows[0].index("label_loss"), rows[0].index("updates")
+    trained = [r for r in rows[1:] if float(r[upd]) > 0]
+    return bool(trained) and all(float(r[col]) > 0 for r in trained)

@@ -1,6 +1,9 @@
-"""The shipped lízaný robot (``models/robot_lizany.onnx``, card ``models/ROBOT_LIZANY.md``):
-an exported DMC policy of lízaný that loads without torch, reads lízaný's observation and
-plays legal cards in the lízaný arena (docs/games/lizany.md, *Its rules*)."""
+"""The shipped lízaný robots (``models/robot_lizany.onnx``, card ``models/ROBOT_LIZANY.md``,
+DMC self-play; ``models/robot_lizany_distilled.onnx``, card
+``models/ROBOT_LIZANY_DISTILLED.md``, that network distilled from lízaný's exact endgame
+search: the game's ``net``): exported policies of lízaný that load without torch, read
+lízaný's observation and play legal cards in the lízaný arena (docs/games/lizany.md, *Its
+rules*)."""
 
 from __future__ import annotations
 
@@ -15,10 +18,12 @@ from mariash_env import lizany  # noqa: E402
 from mariash_env.arena import duplicate_match  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot, OnnxRobotError  # noqa: E402
 
-MODEL = Path(__file__).resolve().parents[1] / "models" / "robot_lizany.onnx"
+MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-def test_shipped_lizany_robot_loads_and_plays_legally():
+@pytest.mark.parametrize("name", ["robot_lizany", "robot_lizany_distilled"])
+def test_shipped_lizany_robot_loads_and_plays_legally(name: str) -> None:
+    MODEL = MODELS / f"{name}.onnx"
     robot = OnnxRobot(MODEL)
     assert robot.game.name == "lizany" and robot.rules == {"rules": "lizany"}
     g = lizany.LizanyGame(seed=5)
@@ -30,3 +35,9 @@ def test_shipped_lizany_robot_loads_and_plays_legally():
     assert res.seatings == [(0, 1), (1, 0)] and np.isfinite(res.means()).all()
     with pytest.raises(OnnxRobotError, match="robot of lizany mariáš but the game here is"):
         OnnxRobot(MODEL, game="voleny")
+
+
+def test_the_distilled_network_is_the_games_net() -> None:
+    from mariash_env.games.registry import game_kind
+
+    assert game_kind("lizany").net == "onnx:models/robot_lizany_distilled.onnx"

@@ -21,6 +21,7 @@ from mariash_env.games.licitovany import actions as LA
 from mariash_env.kinds import LICITOVANY, VOLENY
 from mariash_env.robots.pimc import PIMCRobot
 from mariash_env.rules import make_rules
+from tests.helpers import label_loss_logged
 from training import pimc_labels as pl
 
 RULES = make_rules(rules="licitovany")
@@ -205,11 +206,7 @@ def test_a_licitovany_student_trains_on_licitovany_labels(play_set: Path, bid_se
     tr = Trainer(cfg({"rules": "licitovany"}), out, log=lambda *a: None)
     assert [ls.game for ls, _ in tr.method._label_sets] == ["licitovany", "licitovany"]
     tr.train()
-    rows = (out / "metrics.csv").read_text().splitlines()
-    head = rows[0].split(",")
-    col, upd = head.index("label_loss"), head.index("updates")
-    trained = [r.split(",") for r in rows[1:] if float(r.split(",")[upd]) > 0]
-    assert trained and all(float(r[col]) > 0 for r in trained)
+    assert label_loss_logged(out)
     with pytest.raises(ConfigError, match="holds licitovany labels, not voleny"):
         Trainer(cfg({}), tmp_path / "other", log=lambda *a: None)
 

@@ -3,6 +3,7 @@
 ``python -m training.pimc_labels --out runs/labels --states 100000 --jobs 2``
 ``python -m training.pimc_labels --out runs/bid_labels --phase bidding --worlds 12 ...``
 ``python -m training.pimc_labels --rules licitovany --out runs/licit_labels ...``
+``python -m training.pimc_labels --rules lizany --out runs/lizany_labels --from-trick 7 ...``
 
 Plays parties of a game (``--rules``: volený by default, or licitovaný; 12-deal parties)
 with a behaviour policy -- at each seat, per deal, the behaviour robot (``--behaviour``: an
@@ -20,6 +21,17 @@ read from the registry (:func:`mariash_env.kinds.kind_of`).  Those values
 are what :class:`~mariash_env.robots.PIMCRobot` maximises, so a network regressed on
 them (``[dmc] label_data``) learns PIMC's card play in the limit of many worlds, at
 the cost of one forward pass.
+
+Lízaný, which has an engine of its own (:data:`OWN`), is labelled by its own PIMC robot
+(:meth:`~mariash_env.games.lizany.pimc.LizanyPIMCRobot.action_values`) on its AEC env's
+observations: the deals are played by the behaviour policy as above (two seats, one deal
+each), and every decision with a choice from trick ``--from-trick`` on (default 7, where
+its ``strong`` starts to search) gets each legal card's mean reward over ``--worlds``
+worlds of the seat's knowledge, each solved exactly to its end -- once the stock is gone
+the one world is the real deal and the label exact.  A row stores the game's own record
+(``GameKind.record_size`` int32 values).  The volený and licitovaný focuses below
+(``--phase bidding``, ``--roles``, ``--contracts``, ``--worlds-from deal``, ``--playout``)
+are refused for it by name.
 
 ``--roles actor|defender`` and ``--contracts betl,durch`` (any of suit, betl, durch) keep
 a card-play set to the decisions where the robot is weakest: the deals are played as
@@ -104,6 +116,7 @@ from mariash_env.cli import add_ray_arguments
 from mariash_env.core import state as S
 from mariash_env.game import Game
 from mariash_env.games.base import GameError, GameKind
+from mariash_env.games.registry import game_kind, games
 from mariash_env.games.voleny import actions as VA
 from mariash_env.kinds import KINDS, LICITOVANY, VOLENY, kind_of
 from mariash_env.pools import worker_pool
@@ -143,13 +156,28 @@ MAX_DEALS_WITHOUT_LABEL = 20_000
 # volený's card plays (its callers' name; every game's are :func:`_cards`)
 PLAY = slice(VA.PLAY0, VA.PLAY0 + 32)
 _VOLENY_SAMPLER = VOLENY.load("hidden_info").sample_worlds
+# Games with an engine of their own (not Game's) are labelled by their own PIMC robot
+# (``GameKind.pimc``): its ``action_values`` on the observations of the game's AEC env, at
+# the decisions from ``from_trick`` on (lízaný: worlds solved exactly to their end, the
+# values its ``strong`` maximises), the record its ``record_size`` names stored.
+OWN: dict[str, GameKind] = {k.name: k for k in games()
+                            if k.name not in KINDS and k.pimc and k.record_size}
+LABELLED: dict[str, GameKind] = {**KINDS, **OWN}
+"""Every game a label set can hold, by name."""
+OWN_SETTINGS = ("worlds", "from_trick", "shard_size", "seed", "behaviour", "robot_share",
+                "epsilon", "rules", "game", "phase")
 
 
 def default_behaviour(game: str) -> str:
     """The behaviour robot of ``game``'s label sets when none is named
     (:data:`LEGACY_BEHAVIOUR`, else the game's ``net``)."""
-    kind = kind_of(game)
+    kind = game_kind(game)
     return LEGACY_BEHAVIOUR.get(kind.name, kind.net)
+
+
+def record_size(kind: GameKind) -> int:
+    """The length of the records a label set of ``kind``'s game stores."""
+    return kind.record_size or S.STATE_SIZE
 
 
 class LabelError(ValueError):
@@ -185,7 +213,14 @@ def game_of(rules: dict[str, Any]) -> GameKind:
 def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
     d = vars(args) if isinstance(args, argparse.Namespace) else dict(args)
     asked = d.get("game")
+    own = OWN.get(asked or dict(d.get("rules") or {}).get("rules"))
     d = {**DEFAULTS, **{k: v for k, v in d.items() if v is not None}}
+    if own is not None:
+        return _own_settings(d, own)
+    if d.get("from_trick") is not None:
+        raise LabelError(f"from_trick is for the games labelled by their own robot "
+                         f"({', '.join(OWN) or 'none'}); a {d.get('game') or VOLENY.name} set "
+                         "labels every decision of its phase")
     # the default game is no option: volený's sets keep ``"rules": {}``
     d["rules"] = {k: v for k, v in dict(d.get("rules") or {}).items()
                   if not (k == "rules" and v == Rules.rules)}
@@ -213,6 +248,34 @@ def _settings(args: argparse.Namespace | dict[str, Any]) -> dict[str, Any]:
         raise LabelError("--contracts keeps card-play label sets only, got phase "
                          f"{d['phase']!r} with contracts {d['contracts']}")
     return {"format": FORMAT, **{k: d[k] for k in SETTINGS}}
+
+
+def _own_settings(d: dict[str, Any], kind: GameKind) -> dict[str, Any]:
+    """The settings of a set of a game labelled by its own robot (:data:`OWN`): card play
+    from ``from_trick`` (default: where the game's ``strong`` starts to search), worlds
+    of the seat's knowledge; the engine games' other focuses are refused by name."""
+    from mariash_env.robots import parse_spec
+
+    rules = dict(d.get("rules") or {})
+    if set(rules) - {"rules"} or rules.get("rules", kind.name) != kind.name:
+        raise LabelError(f"{kind.title} label sets take no rule options but rules="
+                         f"{kind.name!r}, got {rules!r}")
+    for key, only in (("phase", "play"), ("roles", "all"), ("worlds_from", "sampled"),
+                      ("playout", "table")):
+        if d[key] != only:
+            raise LabelError(f"{kind.title} labels card play by its own PIMC robot: "
+                             f"{key} must be {only!r}, got {d[key]!r}")
+    if list(d["contracts"]) != list(CONTRACTS):
+        raise LabelError(f"{kind.title} has no contracts to keep a set to, got "
+                         f"{list(d['contracts'])!r}")
+    default = dict(parse_spec(kind.strong)[1]).get("from_trick", 0) if kind.strong else 0
+    d["from_trick"] = d.get("from_trick", default)
+    ok, what = kind.load("pimc").args["endgame"]
+    if not ok(d["from_trick"]):
+        raise LabelError(f"from_trick must be {what}, got {d['from_trick']!r}")
+    d["rules"] = {"rules": kind.name}
+    d["game"] = kind.name
+    return {"format": FORMAT, **{k: d[k] for k in OWN_SETTINGS}}
 
 
 def label_state(st: np.ndarray, seat: int, rules: Any, worlds: int,
@@ -381,16 +444,17 @@ class _Behaviour:
     """The behaviour policy of one worker: robot or the game's table robot per seat and
     deal, epsilon random actions everywhere."""
 
-    def __init__(self, spec: str, robot_share: float, epsilon: float, rules: Rules) -> None:
-        kind = kind_of(rules)
+    def __init__(self, spec: str, robot_share: float, epsilon: float, rules: Rules | str,
+                 seats: int = 3) -> None:
+        kind = game_kind(rules)
         self.robot = behaviour_robot(spec, rules) if robot_share > 0 else None
         self.table = kind.load("table_robot")()
         self.robot_share = robot_share
         self.epsilon = epsilon
-        self.uses_robot = [True, True, True]
+        self.uses_robot = [True] * seats
 
     def new_deal(self, rng: np.random.Generator) -> None:
-        self.uses_robot = [bool(rng.random() < self.robot_share) for _ in range(3)]
+        self.uses_robot = [bool(rng.random() < self.robot_share) for _ in self.uses_robot]
 
     def act(self, seat: int, obs: np.ndarray, mask: np.ndarray,
             rng: np.random.Generator) -> int:
@@ -402,14 +466,15 @@ class _Behaviour:
         return int(self.table.act({"observation": obs, "action_mask": mask}))
 
 
-def behaviour_robot(spec: str, rules: Rules) -> Any:
-    """The behaviour robot ``spec`` of the game of ``rules``: an ONNX file's path (the
-    exported network), or a robot spec of :func:`mariash_env.robots.make_robot` deciding
-    from observations (``"onnx:models/robot_licitovany.onnx"``, ``"table"``, ...)."""
+def behaviour_robot(spec: str, rules: Rules | str) -> Any:
+    """The behaviour robot ``spec`` of the game of ``rules`` (its Rules, or a game's name):
+    an ONNX file's path (the exported network), or a robot spec of
+    :func:`mariash_env.robots.make_robot` deciding from observations
+    (``"onnx:models/robot_licitovany.onnx"``, ``"table"``, ...)."""
     from mariash_env.robots import make_robot
     from mariash_env.robots.onnx_robot import OnnxRobot
 
-    kind = kind_of(rules)
+    kind = game_kind(rules)
     if spec.endswith(".onnx") and ":" not in spec and not Path(spec).is_file():
         raise LabelError(f"no behaviour robot at {spec}")  # a file, not a spec "onnx:FILE"
     try:
@@ -426,6 +491,8 @@ def behaviour_robot(spec: str, rules: Rules) -> Any:
 
 def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
     """The rows of shard ``index`` (a pure function of the settings and the index)."""
+    if settings.get("game") in OWN:
+        return _own_shard(settings, index)
     rules = make_rules(**settings["rules"])
     rng = np.random.default_rng([int(settings["seed"]), int(index), 0x1AB])
     kind = kind_of(rules)
@@ -486,6 +553,49 @@ def make_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
             dry = 0
         g.step(beh.act(seat, obs, mask, rng))
     return {"state": states, "seat": seats, "mask": masks, "value": values}
+
+
+def _own_shard(settings: dict[str, Any], index: int) -> dict[str, np.ndarray]:
+    """:func:`make_shard` of a game labelled by its own robot (:data:`OWN`): deals of its
+    AEC env played by the behaviour policy, each decision from ``from_trick`` with a choice
+    labelled by the game's PIMC robot's ``action_values``."""
+    kind = OWN[settings["game"]]
+    rng = np.random.default_rng([int(settings["seed"]), int(index), 0x1AB])
+    env = kind.load("aec")()
+    seats = len(env.possible_agents)
+    beh = _Behaviour(settings["behaviour"], settings["robot_share"], settings["epsilon"],
+                     kind.name, seats)
+    teacher = kind.load("pimc")(worlds=int(settings["worlds"]), time_limit=None,
+                                endgame=int(settings["from_trick"]))
+    teacher.rollouts = False  # only the decisions it solves whole worlds for are labelled
+    n = int(settings["shard_size"])
+    rows = {"state": np.zeros((n, record_size(kind)), np.int32), "seat": np.zeros(n, np.int8),
+            "mask": np.zeros((n, kind.n_actions), np.int8),
+            "value": np.zeros((n, kind.n_actions), np.float32)}
+    k = dry = 0
+    while k < n:
+        env.reset(seed=int(rng.integers(2**31)))
+        beh.new_deal(rng)
+        teacher.begin_deal(int(rng.integers(2**31)))
+        labelled = False
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(agent)
+            value = teacher.action_values(obs) if k < n else None
+            if value is not None:
+                rows["state"][k] = env.game.st
+                rows["seat"][k], rows["mask"][k], rows["value"][k] = seat, obs["action_mask"], value
+                k += 1
+                labelled = True
+            env.step(beh.act(seat, obs["observation"], obs["action_mask"], rng))
+        dry = 0 if labelled else dry + 1
+        if dry > MAX_DEALS_WITHOUT_LABEL:
+            raise LabelError(f"{MAX_DEALS_WITHOUT_LABEL} deals without a decision to label "
+                             f"(from_trick {settings['from_trick']})")
+    return rows
 
 
 def shard_path(out: Path, index: int) -> Path:
@@ -597,14 +707,14 @@ def label_game(path: str | Path, game: str | None = None) -> GameKind:
     caller trains, a set of another game is refused (LabelError naming both)."""
     shard_files(path)  # LabelError if it is not a label directory
     have = read_settings(Path(path))["game"]
-    if have not in KINDS:
-        raise LabelError(f"{path} holds labels of game {have!r}, which the engine does not "
-                         f"play (expected one of {sorted(KINDS)})")
+    if have not in LABELLED:
+        raise LabelError(f"{path} holds labels of game {have!r}, which has no label sets "
+                         f"(expected one of {sorted(LABELLED)})")
     if game is not None and game != have:
         raise LabelError(f"{path} holds {have} labels, not {game}: label sets of different "
                          "games cannot be mixed (make a set with --rules "
                          f"{game})")
-    return KINDS[have]
+    return LABELLED[have]
 
 
 def load_labels(path: str | Path, limit: int | None = None,
@@ -622,7 +732,7 @@ def load_labels(path: str | Path, limit: int | None = None,
 def encode_states(states: np.ndarray, seats: np.ndarray, game: str = VOLENY.name
                   ) -> np.ndarray:
     """The observations (float32[n, obs_size]) of each state's seat in ``game``."""
-    kind = kind_of(game)
+    kind = LABELLED[game_kind(game).name]
     obs = np.zeros((len(states), kind.obs_size), np.float32)
     for i in range(len(states)):
         kind.encode(states[i], int(seats[i]), obs[i], False)
@@ -634,7 +744,8 @@ def read_shards(path: str | Path, files: list[Path], limit: int | None = None
     """The rows (``state``, ``seat``, ``mask``, ``value``) of ``files``, checked."""
     if not files:
         raise LabelError(f"{path} holds no shards (shard_*.npz)")
-    n_actions = label_game(path).n_actions
+    kind = label_game(path)
+    n_actions, size = kind.n_actions, record_size(kind)
     parts: dict[str, list[np.ndarray]] = {"state": [], "seat": [], "mask": [], "value": []}
     total = 0
     for f in files:
@@ -644,9 +755,9 @@ def read_shards(path: str | Path, files: list[Path], limit: int | None = None
         except Exception as e:  # zipfile / ValueError / KeyError on a damaged file
             raise LabelError(f"{f} is corrupt ({type(e).__name__}: {e}); delete it and rerun "
                              "the generator to remake it") from None
-        if rows["state"].shape[1:] != (S.STATE_SIZE,) or rows["mask"].shape[1:] != (n_actions,):
+        if rows["state"].shape[1:] != (size,) or rows["mask"].shape[1:] != (n_actions,):
             raise LabelError(f"{f} has rows of shape {rows['state'].shape[1:]} / "
-                             f"{rows['mask'].shape[1:]}, expected ({S.STATE_SIZE},) / "
+                             f"{rows['mask'].shape[1:]}, expected ({size},) / "
                              f"({n_actions},)")
         for k in parts:
             parts[k].append(rows[k])
@@ -783,9 +894,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="card play: label only these contracts, comma-separated, of "
                          f"{','.join(CONTRACTS)} (default all)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--rules", dest="game", choices=sorted(KINDS), default=None,
+    ap.add_argument("--rules", dest="game", choices=sorted(LABELLED), default=None,
                     help="the game labelled (default volený); everything else per game -- "
                          "actions, observations, worlds, table robot -- is the registry's")
+    ap.add_argument("--from-trick", dest="from_trick", type=int, default=None,
+                    help="a game labelled by its own PIMC robot (" + ", ".join(OWN) + "): "
+                         "label the decisions from this trick (0-based) on, each world "
+                         "solved to its end (default: the trick its strong searches from)")
     ap.add_argument("--behaviour", default=None,
                     help="robot of the behaviour policy: an exported ONNX file or a robot "
                          "spec (default: volený models/robot.onnx, any other game its "
@@ -812,12 +927,13 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --robot-share and --epsilon must lie in [0, 1]", file=sys.stderr)
         return 2
     args.rules = {} if args.game is None else {"rules": args.game}
-    kind = kind_of(args.game or VOLENY.name)
+    kind = LABELLED[args.game or VOLENY.name]
     if args.behaviour is None:
         args.behaviour = default_behaviour(kind.name)
     if args.robot_share > 0:
         try:  # a missing file or a robot of another game fails now, not in a worker
-            behaviour_robot(args.behaviour, make_rules(**args.rules))
+            behaviour_robot(args.behaviour,
+                            kind.name if kind.name in OWN else make_rules(**args.rules))
         except LabelError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

@@ -70,7 +70,7 @@ LABEL_KEYS = {"states": int, "shard_size": int, "worlds": int, "worlds_from": st
               "playout": str,
               "phase": str, "roles": str, "contracts": list, "seed": int,
               "robot_share": float, "epsilon": float, "jobs": int, "backend": str,
-              "address": str}
+              "address": str, "from_trick": int}
 TRAIN_KEYS = {"config": str, "init": str, "seed": int, "set": dict}
 KEYS: dict[str, dict[str, type]] = {
     "labels": {**LABEL_KEYS, "behaviour": str},
@@ -303,7 +303,7 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
     where = f"{recipe.path}: stage {stage.name!r}"
     a = stage.resolved
     if stage.kind in ("labels", "dagger"):
-        from .pimc_labels import KINDS as LABELLED
+        from .pimc_labels import LABELLED
 
         _need(recipe.game in LABELLED, f"{where} kind", f"PIMC teacher labels are made for "
               f"{', '.join(sorted(LABELLED))}; this recipe's game is {recipe.game}")
@@ -384,7 +384,8 @@ def _label_settings(recipe: Recipe, stage: Stage, behaviour: str) -> dict[str, A
             "phase": a.get("phase", "play"), "roles": a.get("roles", "all"),
             "contracts": a.get("contracts", list(CONTRACTS)),
             "worlds_from": a.get("worlds_from", "sampled"),
-            "playout": a.get("playout", "table")}
+            "playout": a.get("playout", "table"),
+            "from_trick": a.get("from_trick")}  # a game labelled by its own robot (lízaný)
     where = f"{recipe.path}: stage {stage.name!r}"
     _need(opts["phase"] in ("play", "bidding"), f"{where} key 'phase'",
           f"expected 'play' or 'bidding', got {opts['phase']!r}")
@@ -482,10 +483,12 @@ def _label_command(recipe: Recipe, stage: Stage, out: str, behaviour: str) -> st
         ("--rules", s["rules"].get("rules")), ("--out", out), ("--states", a["states"]),
         ("--shard-size", s["shard_size"]), ("--worlds", s["worlds"]),
         # the default is left out: the plans of the recipes made before it stay as they were
-        ("--worlds-from", None if s["worlds_from"] == "sampled" else s["worlds_from"]),
-        ("--playout", None if s["playout"] == "table" else s["playout"]),
-        ("--phase", s["phase"]), ("--roles", s["roles"]),
-        ("--contracts", s["contracts"]), ("--seed", s["seed"]), ("--behaviour", behaviour),
+        ("--worlds-from", None if s.get("worlds_from", "sampled") == "sampled"
+         else s["worlds_from"]),
+        ("--playout", None if s.get("playout", "table") == "table" else s["playout"]),
+        ("--from-trick", s.get("from_trick")),  # only a game labelled by its own robot's
+        ("--phase", s["phase"]), ("--roles", s.get("roles")),
+        ("--contracts", s.get("contracts")), ("--seed", s["seed"]), ("--behaviour", behaviour),
         ("--robot-share", s["robot_share"]), ("--epsilon", s["epsilon"]),
         ("--jobs", a.get("jobs", 1)), ("--backend", a.get("backend", "process")),
         ("--address", a.get("address"))])

@@ -246,6 +246,9 @@ class GameKind:
     # service's records rebuilt into the seat's view, and written from a Game); a game
     # with one lists the ``seat_record`` front end
     seat_records: str = ""
+    # the length (int32 values) of the deal record of its own compiled engine, what
+    # ``encode`` reads (label sets store it); 0 = the shared core's record
+    record_size: int = 0
 
     def __post_init__(self) -> None:
         unknown = set(self.front_ends) - set(FRONT_ENDS)

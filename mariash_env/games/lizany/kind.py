@@ -24,9 +24,12 @@ KIND = GameKind(
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
     openspiel_game="mariash_env.openspiel.lizany:MariashLizanyGame",
     record_format=Z.FORMAT, record_replay="mariash_env.games.lizany.record:replay_result",
-    ladder_robots=("random", "table", "onnx:models/robot_lizany.onnx", "strong"),
+    ladder_robots=("random", "table", "onnx:models/robot_lizany.onnx",
+                   "onnx:models/robot_lizany_distilled.onnx", "strong"),
     probe_robots=("table", "net", "strong"),
-    net="onnx:models/robot_lizany.onnx",
+    record_size=C.LZ_STATE_SIZE,
+    # the DMC network distilled from the exact endgame search (lizany_distill.toml)
+    net="onnx:models/robot_lizany_distilled.onnx",
     # the strongest robot at about a millisecond a decision: the network while the stock
     # lasts, PIMC on exact solves from trick 8 (two stock cards left) and the exact solve
     # once the stock is gone (games/lizany/nnpimc.py; docs/robots.md has the matches)

@@ -12,9 +12,11 @@ the best exact value of the real deal is played.  The network's card wins every 
 robot keeps to its ``time_limit`` as lízaný's PIMC does (a world unfinished in time is
 dropped; with none finished, the network's card).
 
-Measured (docs/robots.md): with ``from_trick=8`` +0.29 a deal over the network alone at
-0.4 ms a decision; with ``from_trick=7`` (``strong``) +0.39 at 1.2 ms, and +0.36 over
-lízaný's PIMC at a tenth of its time or less.
+Measured (docs/robots.md): with the DMC network ``robot_lizany.onnx``, ``from_trick=8``
+gained +0.29 a deal over the network alone at 0.4 ms a decision and ``from_trick=7``
++0.39 at 1.2 ms; with the network distilled from this search (``net``,
+``robot_lizany_distilled.onnx``) ``strong`` gains +0.29 over it, +0.47 over lízaný's PIMC
+at a tenth of its time, and +0.11 over ``strong`` with the earlier network.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .pimc import LizanyPIMCRobot
 
 __all__ = ["LizanyNNPIMCRobot", "ARGS", "DEFAULT_MODEL"]
 
-DEFAULT_MODEL = "models/robot_lizany.onnx"
+DEFAULT_MODEL = "models/robot_lizany_distilled.onnx"
 """The shipped network (the game's ``net``)."""
 
 ARGS = {

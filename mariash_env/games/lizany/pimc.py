@@ -100,6 +100,25 @@ class LizanyPIMCRobot(Robot):
         best = means.max()
         return first if means[legal.index(first)] == best else legal[int(means.argmax())]
 
+    def action_values(self, observation: dict[str, Any]) -> np.ndarray | None:
+        """Each legal card's value as the search sees it (float32[N_ACTIONS], NaN for the
+        other actions): the mean reward over the worlds of :meth:`candidate_values`.  None
+        where the robot would not search: a single legal card, a position the observation
+        does not describe, a trick before ``endgame`` when ``rollouts`` is off, no world
+        valued in time.  The teacher of lízaný's label sets (``training.pimc_labels``)."""
+        o, _ = observation_arrays(observation)
+        legal = [int(a) for a in legal_of(observation)]
+        position = read_position(o) if o.shape == (OBS_SIZE,) else None
+        if len(legal) < 2 or position is None or (
+                position["stock"] and position["trick_no"] < self.endgame and not self.rollouts):
+            return None
+        means, n = self.candidate_values(position, legal, time.perf_counter())
+        if not n:
+            return None
+        out = np.full(N_ACTIONS, np.nan, np.float32)
+        out[legal] = means
+        return out
+
     def candidate_values(self, position: dict[str, Any], cands: list[int],
                          start: float) -> tuple[np.ndarray, int]:
         """``(means, n)``: each of ``cands``' (the legal cards') mean reward for the seat
