@@ -89,10 +89,8 @@ class LizanyPIMCRobot(Robot):
         legal = [int(a) for a in legal_of(observation)]
         if len(legal) == 1:
             return legal[0]
-        position = read_position(o)
-        if position is None:  # not a position of the game: no search
-            return first
-        if position["stock"] and position["trick_no"] < self.endgame and not self.rollouts:
+        position = self._searched(o, legal)
+        if position is None:
             return first
         means, n = self.candidate_values(position, legal, start)
         if not n:  # out of time before one world was valued
@@ -100,17 +98,25 @@ class LizanyPIMCRobot(Robot):
         best = means.max()
         return first if means[legal.index(first)] == best else legal[int(means.argmax())]
 
+    def _searched(self, o: np.ndarray, legal: list[int]) -> dict[str, Any] | None:
+        """The position of observation ``o`` if the robot searches it, else None: a single
+        legal card, counts that are no position of the game, a trick before ``endgame``
+        while the stock lasts when ``rollouts`` is off."""
+        position = read_position(o) if len(legal) > 1 and o.shape == (OBS_SIZE,) else None
+        if position is None or (position["stock"] and position["trick_no"] < self.endgame
+                                and not self.rollouts):
+            return None
+        return position
+
     def action_values(self, observation: dict[str, Any]) -> np.ndarray | None:
         """Each legal card's value as the search sees it (float32[N_ACTIONS], NaN for the
         other actions): the mean reward over the worlds of :meth:`candidate_values`.  None
-        where the robot would not search: a single legal card, a position the observation
-        does not describe, a trick before ``endgame`` when ``rollouts`` is off, no world
-        valued in time.  The teacher of lízaný's label sets (``training.pimc_labels``)."""
+        where the robot would not search (:meth:`_searched`) or no world was valued in
+        time.  The teacher of lízaný's label sets (``training.pimc_labels``)."""
         o, _ = observation_arrays(observation)
         legal = [int(a) for a in legal_of(observation)]
-        position = read_position(o) if o.shape == (OBS_SIZE,) else None
-        if len(legal) < 2 or position is None or (
-                position["stock"] and position["trick_no"] < self.endgame and not self.rollouts):
+        position = self._searched(o, legal)
+        if position is None:
             return None
         means, n = self.candidate_values(position, legal, time.perf_counter())
         if not n:
