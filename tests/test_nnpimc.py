@@ -411,7 +411,8 @@ def test_a_bias_needs_network_bidding_and_a_linear_score_scale():
     ("nnpimc(inference=False, bidding='network', durch_bias=1)", {"rules": "licitovany"},
      "cannot use durch_bias"),
     (f"nnpimc(model={str(MODEL)!r})", {"rules": "licitovany"}, "licitovany"),
-    ("nnpimc", {"rules": {"players": 4}}, "4 players"),
+    # at four the network reads the deal's three-player block; the inference is three's
+    ("nnpimc(inference=True)", {"rules": {"players": 4}}, "inference=True plays three"),
 ])
 def test_bad_specs_are_refused_by_name(spec, kw, what):
     with pytest.raises(ValueError, match=what):

@@ -211,8 +211,17 @@ def test_robots_that_do_not_play_the_game_are_refused_by_name():
         SingleAgentEnv(opponents="lizany_table")
     with pytest.raises(RobotGameError, match="'licit_only' cannot play volený mariáš"):
         SingleAgentEnv(opponents=[LicitOnly(), "table"])
-    with pytest.raises(ValueError, match="'strong' cannot play volený mariáš with 4"):
-        SingleAgentEnv(players=4, opponents="strong")
+    class ThreeOnly(Robot):
+        name = "three_only"
+        games = ("voleny",)
+        seat_counts = (3,)
+
+        def act(self, observation: dict[str, Any]) -> int:
+            return 0
+
+    with pytest.raises(ValueError, match="'three_only' cannot play volený mariáš with 4"):
+        SingleAgentEnv(players=4, opponents=[ThreeOnly(), "table", "table"])
+    assert SingleAgentEnv(players=4, opponents="strong").robots  # the deal's three seats
     assert SingleAgentEnv(rules="licitovany", opponents=[LicitOnly(), "random"]).robots[1]
     with pytest.raises(OptionError, match="one robot or a list of 3 robots"):
         SingleAgentEnv(players=4, opponents=["table", "table"])

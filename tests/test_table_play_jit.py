@@ -88,18 +88,22 @@ def test_robots_play_the_recorded_cards(game):
         assert np.array_equal(view_array(view), packed)  # the decoders build the same view
 
 
-@pytest.mark.parametrize("game", ["licitovany", "voleny"])
-def test_compiled_playouts_play_the_table_robots_moves(game):
+@pytest.mark.parametrize(("game", "players"), [("licitovany", 3), ("voleny", 3),
+                                               ("voleny", 4)])
+def test_compiled_playouts_play_the_table_robots_moves(game, players):
     """A search's rollout (robots/pimc.py) in one compiled call per card play ends in the
     state the table robot's decisions one at a time reach, from card plays (a few random
-    bids and cards on the way there, for betl, durch and every trick) at any trick."""
-    g0 = Game(game, records=False)
+    bids and cards on the way there, for betl, durch and every trick) at any trick; at
+    four players (RULES.md §11.3) too, where the deal's seats read its three-player
+    observation."""
+    four = {"players": 4} if players == 4 else {}
+    g0 = Game(game, records=False, **four)
     fast, slow = _Rollout(g0.rules, None), _Rollout(g0.rules, None)
     slow.play_out = None
     rng = np.random.default_rng(35)
     played = 0
     for d in range(40):
-        g = Game(game, records=False)
+        g = Game(game, records=False, **four)
         g.new_partie(seed=700 + d)
         w = g.st.copy()
         cards = int(rng.integers(0, 30))
@@ -117,6 +121,9 @@ def test_compiled_playouts_play_the_table_robots_moves(game):
         fast.value(a, 0)
         slow.value(b, 0)
         assert np.array_equal(a, b)
+        # the compiled playout itself played the deal out
+        assert fast.play_out(w.copy(), fast.rv, fast.obs, fast.mask, fast.view, 99,
+                             fast.claim) > 0
         played += 1
         if played == 12:
             break

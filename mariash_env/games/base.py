@@ -43,6 +43,9 @@ class SeatLayout:
     obs_layout: tuple[tuple[str, int, int, str], ...]
     encode: Any  # njit (st, me, out, omniscient)
     observe_into: Any  # njit (st, rules, me, out, mask)
+    # whether it opens with the default seat count's observation of the deal, byte for byte
+    # (volený at four: the three-player deal's), so that a network of the game reads it
+    opens_with_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,13 @@ class GameKind:
             have = ", ".join(f for f in FRONT_ENDS if f in self.front_ends)
             raise GameError(f"the {front_end} front end does not play {self.title or self.name} "
                             f"(rules={self.name!r}); it is played by: {have}")
+
+    @property
+    def model_seat_counts(self) -> tuple[int, ...]:
+        """The seat counts a network of this game plays: its own, and those whose
+        observation opens with it (:attr:`SeatLayout.opens_with_default`)."""
+        return (self.players[0],) + tuple(s.players for s in self.seat_layouts
+                                          if s.opens_with_default)
 
     def layout(self, players: int) -> SeatLayout:
         """The observation of this game with ``players`` seats (GameError if not played so)."""

@@ -159,7 +159,8 @@ NNPIMC_ARGS = {
                    "a finite number of groše"),
 }
 register_robot("nnpimc", "mariash_env.robots.nnpimc:make_nnpimc",
-               seat_counts=(2, 3),  # volený's and licitovaný's three seats, lízaný's two
+               # volený's and licitovaný's three seats, volený's four, lízaný's two
+               seat_counts=(2, 3, 4),
                needs_view=("voleny", "licitovany"), args=NNPIMC_ARGS)
 register_robot("net", per_game="net")  # the game's kind names it (GameKind.net)
 register_robot("strong", per_game="strong")

@@ -59,8 +59,11 @@ values for betl and durch played by its own card play, and with ``nt_from_trick`
 search plays them instead (measured in docs/nnpimc.md: no gain, default 0).
 
 The game is the network's (its metadata, :class:`OnnxRobot`): volený mariáš with three
-players (the four-player table is refused), or licitovaný mariáš (LICITOVANY.md) with a
-licitovaný network such as ``models/robot_licitovany.onnx``.  In licitovaný the robot
+players or four (RULES.md §11.3: the robot plays the three-player deal it sits in, as
+PIMC does, its network reading that deal's observation; the inference over worlds is
+three players' only, so ``inference`` defaults to False there and True is refused), or
+licitovaný mariáš (LICITOVANY.md) with a licitovaný network such as
+``models/robot_licitovany.onnx``.  In licitovaný the robot
 plays the settings of its ``strong`` robot: ``bidding="network"`` (every decision before
 the card play -- auction, game, trumps, helping suit, talon, face-down lead, flek and
 show -- is the network's greedy action; ``"simulate"`` and ``"table"`` are PIMC's), the
@@ -160,7 +163,7 @@ class NNPIMCRobot(PIMCRobot):
 
     name = "nnpimc"
     games = ("voleny", "licitovany")  # an instance plays its network's game only
-    seat_counts = (3,)
+    seat_counts = (3, 4)  # an instance: its network's (OnnxRobot.seat_counts)
     _warm_network = True
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, worlds: int = 8,
@@ -207,6 +210,7 @@ class NNPIMCRobot(PIMCRobot):
 
         self.net = OnnxRobot(model, threads=threads)  # the game is the model's
         self.games = self.net.games
+        self.seat_counts = self.net.seat_counts
         if self.net.game.name not in type(self).games:
             raise ValueError(f"robot 'nnpimc' plays {' and '.join(type(self).games)}; "
                              f"{model} is a robot of {self.net.game.name}")
@@ -252,9 +256,11 @@ class NNPIMCRobot(PIMCRobot):
     def _check_rules(self, rules: Rules) -> None:
         if kind_of(rules).name not in self.games or rules.players not in self.seat_counts:
             raise ValueError(f"robot 'nnpimc' with {self.net.path} plays "
-                             f"{self.net.game.title or self.net.game.name} with three "
-                             f"players only, got rules={rules.rules!r}, "
-                             f"players={rules.players}")
+                             f"{self.net.game.title or self.net.game.name} with "
+                             f"{' or '.join(map(str, self.seat_counts))} players, got "
+                             f"rules={rules.rules!r}, players={rules.players}")
+        if self.inference:
+            refuse_inference(rules.players)
 
     def act_view(self, view: SeatView) -> int:
         self._check_rules(view.rules)
@@ -333,6 +339,15 @@ class NNPIMCRobot(PIMCRobot):
         return super().search(view, cands, fallback, pool[order], counts[order], t0)
 
 
+def refuse_inference(players: int) -> None:
+    """ValueError unless ``players`` is 3: the inference over worlds replays the
+    three-player game's decisions (:func:`mariash_env.search.inference.other_decisions`)."""
+    if players != 3:
+        raise ValueError(f"robot 'nnpimc' with inference=True plays three players only (the "
+                         f"inference replays the three-player game's decisions), got "
+                         f"players={players}: use inference=False")
+
+
 def make_nnpimc(kind: GameKind, players: int, **kw: Any) -> Robot:
     """Robot ``"nnpimc"`` of the registry in the game of ``kind``: without ``model``, the
     shipped :data:`DEFAULT_MODEL` in volený and the game's own network (its kind's
@@ -341,6 +356,10 @@ def make_nnpimc(kind: GameKind, players: int, **kw: Any) -> Robot:
     :mod:`mariash_env.games.lizany.nnpimc`)."""
     if kind.name not in NNPIMCRobot.games:
         return game_own_robot(kind, "nnpimc", kw)
+    if players != 3:  # volený at four: the inference is three players' (module docstring)
+        if kw.get("inference"):
+            refuse_inference(players)
+        kw["inference"] = False
     if "model" not in kw and kind.name != VOLENY_GAME:
         base, _, path = kind.net.partition(":")
         net = shipped_of(path) if base == "onnx" else None

@@ -11,7 +11,10 @@ The model (written by ``python -m training.export``) maps ``observation``
 float32[B, obs_size] and ``action_mask`` int8[B, num_actions] to ``scores`` (masked
 Q-values or logits) and ``action`` (the argmax), the sizes of its game
 (``mariash_game`` in its metadata: ``voleny``, the default of models that do not name
-one, or ``licitovany``; :mod:`mariash_env.kinds`).  Its metadata must name the
+one, ``licitovany`` or ``lizany``; :mod:`mariash_env.kinds`).  A volený model plays the
+four-player table too (``players=4``, RULES.md §11.3): the four-player observation opens
+with the three-player observation of the deal, which is what the model reads
+(``GameKind.model_seat_counts``).  Its metadata must name the
 observation layout version and sizes of that game in this environment: a model trained
 on another layout would silently misread every observation, so it is refused with
 :class:`OnnxRobotError`, and so is a model of another game than ``game`` when one is
@@ -75,7 +78,10 @@ class OnnxRobot(Robot):
         self.metadata: dict[str, str] = dict(self.session.get_modelmeta().custom_metadata_map)
         self.game: GameKind = self._game(game)
         self.games = (self.game.name,)  # the model's own game, from its metadata
-        self.seat_counts = (self.game.players[0],)  # its observation is that seat count's
+        # its observation's seat count, and those whose observation opens with it (volený
+        # at four: the deal's three-player block, all a seat that plays it reads)
+        self.seat_counts = self.game.model_seat_counts
+        self._sizes = {self.game.layout(p).obs_size for p in self.seat_counts}
         self._check()
         self.rules: dict[str, Any] = json.loads(self.metadata.get("mariash_rules", "{}"))
         self.training: dict[str, Any] = json.loads(self.metadata.get("mariash_training", "{}"))
@@ -140,9 +146,12 @@ class OnnxRobot(Robot):
         if obs.ndim == 1:
             obs, mask = obs[None], mask[None]
         n_obs, n_act = self.game.obs_size, self.game.n_actions
-        if obs.shape[1] != n_obs or mask.shape[1] != n_act or len(obs) != len(mask):
-            raise ValueError(f"expected obs [N, {n_obs}] and mask [N, {n_act}] ({self.game.name}), "
-                             f"got {obs.shape} and {mask.shape}")
+        if obs.shape[1] not in self._sizes or mask.shape[1] != n_act or len(obs) != len(mask):
+            also = "".join(f" (or {n})" for n in sorted(self._sizes - {n_obs}))
+            raise ValueError(f"expected obs [N, {n_obs}{also}] and mask [N, {n_act}] "
+                             f"({self.game.name}), got {obs.shape} and {mask.shape}")
+        # another seat count's observation opens with the network's (volený's at four)
+        obs = np.ascontiguousarray(obs[:, :n_obs])
         if not mask.any(axis=1).all():
             raise ValueError("an action_mask has no legal action: is this seat to move?")
         if not np.isfinite(obs).all():  # the network would pick an action from NaN scores
@@ -166,9 +175,11 @@ class OnnxRobot(Robot):
         return f"OnnxRobot({str(self.path)!r})"
 
 
-# A model reads the observation of its game's own seat count (not volený's at four).
+# A model reads the observation of its game's own seat count, and of the seat counts whose
+# observation opens with that one (volený's at four).
 @register_robot("onnx", spec="onnx:PATH", games=OnnxRobot.games,
-                seat_counts=tuple(sorted({k.players[0] for k in _EXPORTED.values()})), args={
+                seat_counts=tuple(sorted({p for k in _EXPORTED.values()
+                                          for p in k.model_seat_counts})), args={
     "threads": int_at_least(1),
     "providers": (lambda v: v is None or (isinstance(v, (list, tuple))
                                           and all(isinstance(x, str) for x in v)),

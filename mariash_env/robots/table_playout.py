@@ -17,8 +17,8 @@ from ..core.jit import njit
 from ..core.state import PH_DONE, PH_PLAY, PHASE, TO_MOVE, TRICK_NO
 from ..games.licitovany.table_decide import decide
 from ..games.voleny.actions import PLAY0
+from ..games.voleny.observe import encode as encode_voleny
 from ..games.voleny.table_play import choose_card, decode_voleny
-from ..rules import R_PLAYERS
 
 
 @njit
@@ -64,15 +64,14 @@ def play_out_licit(w, rules, obs, mask, view, stop_trick, claim):
 @njit
 def play_out_cards(w, rules, obs, mask, view, stop_trick, claim):
     """Volený: the card play by the table robot's compiled card choice, while in the card
-    play and before ``stop_trick``; nothing at four players, whose observation is not the
-    three-seat one the decoder reads."""
+    play and before ``stop_trick``.  The seat's observation is the three-player deal's at
+    four players too (``w[TO_MOVE]`` is a seat of the deal; the four-player observation
+    opens with it, and it is what the table robot reads there)."""
     n_applied = 0
-    if rules[R_PLAYERS] != 3:
-        return 0
     while w[PHASE] == PH_PLAY and not _stopped(w, stop_trick):
         a, n = _forced(w, rules, mask, claim)
         if n > 1:
-            encode_game(w, rules, w[TO_MOVE], obs, False)
+            encode_voleny(w, w[TO_MOVE], obs, False)
             decode_voleny(obs, mask, view)
             c = choose_card(view)
             if c >= 0 and mask[PLAY0 + c]:  # the robots' safety net: never illegal

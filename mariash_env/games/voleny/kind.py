@@ -31,7 +31,7 @@ KIND = GameKind(
     deal_bounds="mariash_env.games.voleny.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="volený mariáš", units="groše",
     seat_layouts=(SeatLayout(4, Q.OBS4_SIZE, Q.STATE4_OBS_SIZE, Q.OBS4_LAYOUT, Q.encode4,
-                             Q.observe_into4),),
+                             Q.observe_into4, opens_with_default=True),),
     # every shipped model of the game, oldest first (robot_voleny_seated3.onnx is `net`)
     ladder_robots=("random", "table", "onnx:models/robot.onnx",
                    "onnx:models/robot_distilled.onnx", "onnx:models/robot_distilled_bid.onnx",
