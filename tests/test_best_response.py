@@ -140,7 +140,7 @@ def test_the_command_trains_measures_and_resumes(tmp_path, capsys):
     assert main(argv) == 0
     res = json.loads((out / "result.json").read_text())
     assert res["training"]["decisions"] >= 4096 and (out / "exploiter.onnx").is_file()
-    assert res["training"]["init"].endswith("robot_lizany_distilled.onnx")  # the net
+    assert res["training"]["init"].endswith("robot_lizany_endgame.onnx")  # the net
     assert res["trained"]["exploiter"].endswith("exploiter.onnx") and res["gain"]["deals"] == 20
     assert set(res["gain"]["roles"]) == {"leader", "second"}
     # the gain is the trained network's or its warm start's, whichever won on other deals

@@ -1,7 +1,9 @@
 """The shipped lízaný robots (``models/robot_lizany.onnx``, card ``models/ROBOT_LIZANY.md``,
 DMC self-play; ``models/robot_lizany_distilled.onnx``, card
 ``models/ROBOT_LIZANY_DISTILLED.md``, that network distilled from lízaný's exact endgame
-search: the game's ``net``): exported policies of lízaný that load without torch, read
+search: the network of its ``strong``; ``models/robot_lizany_endgame.onnx``, card
+``models/ROBOT_LIZANY_ENDGAME.md``, that one taught the open deal's exact values: the
+game's ``net``): exported policies of lízaný that load without torch, read
 lízaný's observation and play legal cards in the lízaný arena (docs/games/lizany.md, *Its
 rules*)."""
 
@@ -21,7 +23,8 @@ from mariash_env.robots.onnx_robot import OnnxRobot, OnnxRobotError  # noqa: E40
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-@pytest.mark.parametrize("name", ["robot_lizany", "robot_lizany_distilled"])
+@pytest.mark.parametrize("name", ["robot_lizany", "robot_lizany_distilled",
+                                  "robot_lizany_endgame"])
 def test_shipped_lizany_robot_loads_and_plays_legally(name: str) -> None:
     MODEL = MODELS / f"{name}.onnx"
     robot = OnnxRobot(MODEL)
@@ -37,7 +40,7 @@ def test_shipped_lizany_robot_loads_and_plays_legally(name: str) -> None:
         OnnxRobot(MODEL, game="voleny")
 
 
-def test_the_distilled_network_is_the_games_net() -> None:
+def test_the_endgame_network_is_the_games_net() -> None:
     from mariash_env.games.registry import game_kind
 
-    assert game_kind("lizany").net == "onnx:models/robot_lizany_distilled.onnx"
+    assert game_kind("lizany").net == "onnx:models/robot_lizany_endgame.onnx"

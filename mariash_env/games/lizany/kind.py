@@ -25,11 +25,13 @@ KIND = GameKind(
     openspiel_game="mariash_env.openspiel.lizany:MariashLizanyGame",
     record_format=Z.FORMAT, record_replay="mariash_env.games.lizany.record:replay_result",
     ladder_robots=("random", "table", "onnx:models/robot_lizany.onnx",
-                   "onnx:models/robot_lizany_distilled.onnx", "strong"),
+                   "onnx:models/robot_lizany_distilled.onnx",
+                   "onnx:models/robot_lizany_endgame.onnx", "strong"),
     probe_robots=("table", "net", "strong"),
     record_size=C.LZ_STATE_SIZE,
-    # the DMC network distilled from the exact endgame search (lizany_distill.toml)
-    net="onnx:models/robot_lizany_distilled.onnx",
+    # the DMC network distilled from the exact endgame search (lizany_distill.toml), then
+    # taught the open deal's exact values (lizany_endgame.toml)
+    net="onnx:models/robot_lizany_endgame.onnx",
     # the strongest robot at about a millisecond a decision: the network while the stock
     # lasts, PIMC on exact solves from trick 8 (two stock cards left) and the exact solve
     # once the stock is gone (games/lizany/nnpimc.py; docs/robots.md has the matches)

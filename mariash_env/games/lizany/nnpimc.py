@@ -14,9 +14,12 @@ dropped; with none finished, the network's card).
 
 Measured (docs/robots.md): with the DMC network ``robot_lizany.onnx``, ``from_trick=8``
 gained +0.29 a deal over the network alone at 0.4 ms a decision and ``from_trick=7``
-+0.39 at 1.2 ms; with the network distilled from this search (``net``,
-``robot_lizany_distilled.onnx``) ``strong`` gains +0.29 over it, +0.47 over lízaný's PIMC
-at a tenth of its time, and +0.11 over ``strong`` with the earlier network.
++0.39 at 1.2 ms; with the network distilled from this search
+(``robot_lizany_distilled.onnx``) ``strong`` gains +0.29 over it, +0.47 over lízaný's PIMC
+at a tenth of its time, and +0.11 over ``strong`` with the earlier network.  The game's
+``net`` since, ``robot_lizany_endgame.onnx`` (that network taught the open deal's exact
+values), plays this robot's searched tricks better but not its early ones: ``strong``
+with it is level (+0.03 [-0.03, +0.10]), so the default network stays.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from .pimc import LizanyPIMCRobot
 __all__ = ["LizanyNNPIMCRobot", "ARGS", "DEFAULT_MODEL"]
 
 DEFAULT_MODEL = "models/robot_lizany_distilled.onnx"
-"""The shipped network (the game's ``net``)."""
+"""The shipped network it searches with (``strong``'s; the game's ``net`` until
+``robot_lizany_endgame.onnx``, module docstring)."""
 
 ARGS = {
     "model": (lambda v: isinstance(v, str) and bool(v), "the path of an exported .onnx model"),
