@@ -4,6 +4,8 @@ core's own rules, and a robot's card is of the best value once the deal is open.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -18,7 +20,7 @@ from mariash_env.games.lizany.core import (
     play_card,
 )
 from mariash_env.games.lizany.game import LizanyGame
-from mariash_env.games.lizany.nnpimc import LizanyNNPIMCRobot
+from mariash_env.games.lizany.nnpimc import DEFAULT_MODEL, LizanyNNPIMCRobot
 from mariash_env.games.lizany.pimc import LizanyPIMCRobot
 from mariash_env.games.lizany.solve import (
     ABORTED,
@@ -30,6 +32,7 @@ from mariash_env.games.lizany.solve import (
     solve_value,
     solve_values,
 )
+from mariash_env.games.registry import game_kind
 from mariash_env.robots import make_robot
 
 
@@ -203,12 +206,15 @@ def test_robots_play_the_open_deal_perfectly(spec):
 
 
 def test_strong_is_the_network_then_the_search():
-    """``strong`` in lízaný is nnpimc with the shipped network: the network's card while
-    the stock lasts before ``from_trick``, a search from it on; its arguments are checked
-    against its own bounds."""
+    """``strong`` in lízaný is nnpimc with its shipped network (``DEFAULT_MODEL``, the
+    distilled one; ``net`` is the network taught the open deal after it): the network's
+    card while the stock lasts before ``from_trick``, a search from it on; its arguments
+    are checked against its own bounds."""
     bot = make_robot("strong", rules="lizany")
     assert isinstance(bot, LizanyNNPIMCRobot) and bot.from_trick == 7
-    net = make_robot("net", rules="lizany")
+    assert bot.net.path.name == Path(DEFAULT_MODEL).name != Path(
+        game_kind("lizany").net).name
+    net = make_robot(f"onnx:{DEFAULT_MODEL}", rules="lizany")
     rng = np.random.default_rng(3)
     searched = 0
     for seed in range(6):
