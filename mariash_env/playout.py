@@ -18,7 +18,7 @@ import numpy as np
 from .core import state as S
 from .core.engine import apply_action
 from .game import Game
-from .games.voleny.four import payment4, player_of
+from .games.voleny.four import payment4, player_of, seat_payment4
 from .games.voleny.observe import OBS_SIZE
 from .robots.base import Robot
 from .rules import Rules
@@ -43,13 +43,16 @@ def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int]
     then played out by ``robot`` at every seat -- or, given ``others``, by ``robot`` at
     ``seat`` and ``others`` at the other seats (the value of the decision against that
     opponent) -- or, given ``others`` and ``seating`` (each seat's robot: 0 ``robot``, 1
-    ``others``), as seated there -- all of them in one :func:`play_games`.  A world of a
+    ``others``), as seated there -- all of them in one :func:`play_games`.  ``seat`` and
+    ``seating`` are the deal's seats: at four (RULES.md §11.3) the three core seats, whose
+    players the worlds say, and the value is the four-player settlement's.  A world of a
     later deal of a partie is played as a single deal (``DEAL_NO`` 0): a deal's payments
     do not depend on its number."""
     from .core.engine import apply_action
 
     rv = rules.vector()
     n = len(cands)
+    four = rules.players == 4
     states = np.repeat(np.asarray(worlds, dtype=np.int32), n, axis=0)
     states[:, S.DEAL_NO] = 0
     for j in range(len(states)):
@@ -57,20 +60,26 @@ def playout_values(robot: Robot, worlds: np.ndarray, seat: int, cands: list[int]
     done = states[:, S.PHASE] == S.PH_DONE
     values = np.zeros(len(states))
     for j in np.flatnonzero(done):  # the candidate ended the deal (the last card, a fold)
-        values[j] = float(S.get64(states[j], S.PAY + 2 * seat))
+        values[j] = float(seat_payment4(states[j], seat) if four
+                          else S.get64(states[j], S.PAY + 2 * seat))
     rest = np.flatnonzero(~done)
     if rest.size:
-        who = np.zeros((rest.size, rules.players), np.int64)
         if others is not None and seating is None:  # against others: robot at seat only
-            seating = [int(s != seat) for s in range(rules.players)]
+            seating = [int(s != seat) for s in range(3)]
+        if seating is not None and (others is None or len(seating) != 3
+                                    or set(seating) - {0, 1}):
+            raise ValueError(f"seating {list(seating)!r}: expected 0 (robot) or 1 "
+                             "(others) for each of the deal's 3 seats, with others")
+        # each core seat's player (at three the seat itself); the dealer who sits out
+        # at four never moves
+        player = (np.array([[player_of(st, c) for c in range(3)] for st in states[rest]])
+                  if four else np.tile(np.arange(3), (rest.size, 1)))
+        who = np.zeros((rest.size, rules.players), np.int64)
         if seating is not None:
-            if others is None or len(seating) != rules.players or set(seating) - {0, 1}:
-                raise ValueError(f"seating {list(seating)!r}: expected 0 (robot) or 1 "
-                                 f"(others) for each of {rules.players} seats, with others")
-            who[:] = seating
+            np.put_along_axis(who, player, np.asarray(seating, np.int64)[None, :], axis=1)
         outs = play_games([robot] if others is None else [robot, others], states[rest],
                           who, rules)
-        values[rest] = [o["payments"][seat] for o in outs]
+        values[rest] = [o["payments"][p] for o, p in zip(outs, player[:, seat])]
     return values.reshape(len(worlds), n)
 
 

@@ -10,4 +10,5 @@ class RecordError(ValueError):
 
     def __init__(self, message: str, field: str | None = None) -> None:
         self.field = field
+        self.message = message  # without the field's name
         super().__init__(f"field {field!r}: {message}" if field else message)

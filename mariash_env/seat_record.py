@@ -38,7 +38,7 @@ from .core.engine import apply_action, legal_actions, start_partie
 from .games.registry import game_kind, games
 from .records import RecordError
 from .robots.view import SeatView
-from .rules import Rules, RulesError, is_int, make_rules, require_three
+from .rules import Rules, RulesError, is_int, make_rules
 
 if TYPE_CHECKING:
     from .game import Game
@@ -95,8 +95,7 @@ def record_rules(record: Any) -> Rules:
     if not isinstance(opts, dict):
         raise SeatRecordError("must be an object of rule options", "rules")
     try:
-        rules = make_rules(**opts)
-        require_three(rules, "seat records")
+        rules = make_rules(**opts)  # players=4: volený's four-player table only
     except (RulesError, TypeError) as e:
         raise SeatRecordError(str(e), "rules") from e
     kind = game_kind(rules)
@@ -198,10 +197,10 @@ def seat_record_of(game: Game, seat: int | None = None) -> dict[str, Any]:
     what that seat saw of it.  What a game server built on :class:`~mariash_env.Game`
     sends the robot service; :func:`seat_view` rebuilds the seat's view from it."""
     kind = game.kind
-    if not kind.supports("seat_record") or game.players != 3:
+    if not kind.supports("seat_record"):
         have = " and ".join(k.title or k.name for k in games("seat_record"))
-        raise SeatRecordError(f"seat records ({FORMAT}) are of three-player {have}, not "
-                              f"{game.players}-player {kind.title or kind.name}", "rules")
+        raise SeatRecordError(f"seat records ({FORMAT}) are of {have}, not "
+                              f"{kind.title or kind.name}", "rules")
     return kind.load("seat_records").record_of(game, seat)
 
 

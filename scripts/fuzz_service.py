@@ -76,17 +76,18 @@ def positions(rules: str, n: int, seed: int) -> list[dict[str, list]]:
 
 def seat_records(n: int, seed: int, game: str = "voleny") -> list[dict[str, Any]]:
     """``n`` seat records (``mariash-seat/1``) of ``game`` at random decisions of random
-    deals, a third of volený's with open contracts: what the seat to move saw, as
-    ``seat_record_of`` writes it."""
+    deals, a third of volený's with open contracts and a quarter at the four-player table:
+    what the seat to move saw, as ``seat_record_of`` writes it."""
     from mariash_env import Game, make_rules
     from mariash_env.seat_record import seat_record_of
 
     rng = np.random.default_rng(seed)
     out: list[dict[str, Any]] = []
     while len(out) < n:
-        g = Game(make_rules(deals=1, open_contracts=len(out) % 3 == 2) if game == "voleny"
-                 else make_rules(rules=game, deals=1))
-        g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
+        players = 4 if game == "voleny" and len(out) % 4 == 3 else 3
+        g = Game(make_rules(deals=1, open_contracts=len(out) % 3 == 2, players=players)
+                 if game == "voleny" else make_rules(rules=game, deals=1))
+        g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(players)))
         stop = int(rng.integers(0, 45))
         while not g.deal_over and len(g.history) < stop:
             g.step(int(rng.choice(g.legal_actions())))

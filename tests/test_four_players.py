@@ -402,14 +402,11 @@ def test_s11_3_arena_command_line(tmp_path):
 
 
 def test_s11_3_three_seat_front_ends_refuse_four_players():
-    """Seat records and training seat three: a SeatRecordError (a ConfigError in
-    training) naming the option, never a silently wrong table.  (The single-agent env
-    plays four players: tests/test_single_agent_games.py.)"""
-    from mariash_env.seat_record import SeatRecordError, seat_view
+    """Training seats three: a ConfigError naming the option, never a silently wrong
+    table.  (The single-agent env plays four players: tests/test_single_agent_games.py;
+    seat records take four: tests/test_seat_record.py.)"""
     from training.config import ConfigError, load_config
 
-    with pytest.raises(SeatRecordError, match="players=4 is not supported by seat records"):
-        seat_view({"rules": {"players": 4}, "dealer": 2, "seat": 0, "hand": [], "actions": []})
     with pytest.raises(ConfigError, match="players=4 is not supported by training"):
         load_config(None, ["env.rules={players = 4}"])
 

@@ -25,6 +25,7 @@ import mariash_env  # noqa: E402
 from mariash_env.play.service import create_service_app  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.view import SeatView  # noqa: E402
+from mariash_env.seat_record import seat_record_of  # noqa: E402
 from tests.test_seat_record import random_positions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,6 +143,38 @@ def test_searching_robot_served_from_records_only(spec):
     assert r.status_code == 422 and "needs the deal so far" in r.json()["error"]
 
 
+def test_four_player_records_get_the_robot_of_the_four_player_table():
+    """A volený service answers records of the four-player table (RULES.md §11.3) with
+    the robot built for four players: the network as it plays that table, `strong` with
+    its search (whose three-player inference over worlds is off at four); a robot that
+    cannot play four players is refused by name, and the service keeps serving."""
+    from tests.test_seat_record import four_player_positions
+
+    positions = four_player_positions(8, seed=14)
+    client = TestClient(create_service_app("net"))
+    local = make_robot("net", rules={"players": 4})
+    for g, p in positions:
+        r = client.post("/act", json={"record": seat_record_of(g, p)})
+        assert r.status_code == 200, r.text
+        assert r.json()["action"] == local.act({"observation": g.observation(p),
+                                                "action_mask": g.legal_mask(p)})
+    client = TestClient(create_service_app("strong(worlds=2)"))
+    for g, p in positions[:3]:
+        rec = seat_record_of(g, p)
+        r = client.post("/act", json={"record": rec})
+        assert r.status_code == 200, r.text
+        assert g.legal_mask(p)[r.json()["action"]] == 1
+        assert client.post("/act", json={"record": rec}).json() == r.json()
+    client = TestClient(create_service_app("nnpimc(worlds=2, inference=True)"))
+    g, p = positions[0]
+    r = client.post("/act", json={"record": seat_record_of(g, p)})
+    assert r.status_code == 422, r.text
+    assert "does not play 4 players" in r.json()["error"]
+    assert "inference=False" in r.json()["error"]
+    g3, rec3 = random_positions(1, seed=15)[0]
+    assert client.post("/act", json={"record": rec3}).status_code == 200
+
+
 def test_bad_records_get_4xx_naming_the_problem():
     client = TestClient(create_service_app("table"))
     g, rec = next((g, r) for g, r in random_positions(20, seed=14)
@@ -212,14 +245,20 @@ def test_onnx_robot_served_on_loopback():
         proc.wait(timeout=10)
 
 
-def test_docs_record_example_is_answered():
-    """The robot service page's example request (docs/service.md) is a valid seat record."""
+def test_docs_record_examples_are_answered():
+    """The robot service page's example requests (docs/service.md) are valid seat records,
+    answered as the page says by the robot it names."""
     text = (ROOT / "docs" / "service.md").read_text(encoding="utf-8")
-    body = text[text.index("curl -s localhost:8765/act -d '") + 31:]
-    body = json.loads(body[: body.index("'")])
-    r = TestClient(create_service_app("table")).post("/act", json=body)
-    assert r.status_code == 200, r.text
-    assert r.json()["label"].startswith("announce:")
+    start = "curl -s localhost:8765/act -d '"
+    examples = [e for e in text.split(start)[1:] if e.startswith('{"record"')]
+    assert len(examples) == 3
+    for example in examples:
+        body = json.loads(example[: example.index("'")])
+        said = json.loads(example[example.index("# {") + 2:].splitlines()[0])
+        game = body["record"].get("rules", {}).get("rules", "voleny")
+        r = TestClient(create_service_app(said["robot"], game)).post("/act", json=body)
+        assert r.status_code == 200, r.text
+        assert r.json() == said
 
 
 def test_licitovany_service_answers_observations_of_its_game():

@@ -146,7 +146,7 @@ def test_an_open_contracts_hand_must_be_given_once_shown():
 def test_seat_record_of_writes_what_each_seat_saw():
     """``seat_record_of`` (what a game server on ``Game`` sends): every seat's record of
     the same position rebuilds that seat's view; the others' unseen trump card and
-    discards are ``?``; other games and four players are refused by name."""
+    discards are ``?``."""
     for g, _ in random_positions(40, seed=9, open_contracts=True):
         for seat in range(3):
             rec = seat_record_of(g, seat)
@@ -156,11 +156,91 @@ def test_seat_record_of_writes_what_each_seat_saw():
             if seat == g.to_move:
                 view = seat_view(rec, rng=seat)
                 assert np.array_equal(view.observation(), g.observation(seat))
-    other = Game(make_rules(players=4))
-    other.new_partie(seed=0)
-    with pytest.raises(SeatRecordError, match="seat records .* are of three-player volený "
-                       "mariáš and licitovaný mariáš, not 4-player"):
-        seat_record_of(other)
+
+
+def four_player_positions(n: int, seed: int, **rules) -> list:
+    """``(game, player)`` at ``n`` random decision points of four-player parties (RULES.md
+    §11.3), some deals into the partie so that the totals are not zero."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        g = Game(make_rules(players=4, **rules))
+        g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(4)))
+        for _ in range(int(rng.integers(0, 3))):  # finished deals before this one
+            while not g.deal_over:
+                g.step(int(rng.choice(g.legal_actions())))
+            g.next_deal()
+        stop = int(rng.integers(0, 45))
+        while not g.deal_over and len(g.history) < stop:
+            g.step(int(rng.choice(g.legal_actions())))
+        if not g.deal_over:
+            out.append((g, g.to_move))
+    return out
+
+
+@pytest.mark.parametrize("rules", [{}, {"open_contracts": True}])
+def test_four_player_records_rebuild_the_players_view(rules):
+    """RULES.md §11.3: at four the record numbers the four players (the dealer sits out:
+    never a seat or an actor); the view rebuilt is the player's in the four-player state
+    (the three-seat observation of its deal, its legal actions, the dealer and the four
+    totals), so a searching robot answering it values the four-player settlement."""
+    import json
+
+    from mariash_env.core import observe as O
+
+    totals = 0
+    for i, (g, player) in enumerate(four_player_positions(60, seed=31 + len(rules),
+                                                          **rules)):
+        dealer = g.dealer
+        for p in range(4):
+            if p == dealer:
+                with pytest.raises(SeatRecordError, match="deals and sits out") as e:
+                    seat_record_of(g, p)
+                assert e.value.field == "seat"
+                continue
+            rec = json.loads(json.dumps(seat_record_of(g, p)))
+            assert rec["rules"]["players"] == 4 and rec["dealer"] == dealer
+            assert rec["seat"] == p and rec["scores"] == g.scores
+            assert all(w != dealer and 0 <= w < 4 for w, _ in rec["actions"])
+            assert [w for w, _ in rec["actions"]] == [w for w, _ in g.history]
+            assert len(rec["hand"]) == (12 if p == (dealer + 1) % 4 else 10)
+            if p != player:
+                continue
+            view = seat_view(rec, rng=i)
+            assert view.rules.players == 4 and view.seat == g.core_seat(p)
+            assert np.array_equal(view.observation(), g.observation(p)[:O.OBS_SIZE])
+            assert np.array_equal(view.action_mask(), g.legal_mask(p))
+            assert view._st[S.P4_DEALER] == dealer
+            assert list(S.read64(view._st, S.P4_SCORE, 4)) == g.scores
+            totals += any(g.scores)
+            assert view.sample_worlds(2, 1).shape == (2, S.STATE_SIZE)
+    assert totals >= 10
+
+
+def test_four_player_records_refused_by_name():
+    """The players' numbers of a four-player record are checked before its deal is
+    replayed; an error of the replay names the deal's seats and their players."""
+    g, player = four_player_positions(1, seed=5)[0]
+    rec = seat_record_of(g, player)
+    d = rec["dealer"]
+    other = next(p for p in range(4) if p not in (d, player))
+    cases = [
+        ({**rec, "seat": d}, "seat", "deals and sits out"),
+        ({**rec, "seat": 4}, "seat", "expected a player 0, 1, 2 or 3"),
+        ({**rec, "dealer": -1}, "dealer", "expected a player"),
+        ({**rec, "scores": [0, 0, 0]}, "scores", "the four players' totals"),
+        ({**rec, "actions": [[d, "trump:?"]]}, "actions", "deals and sits out"),
+        ({**rec, "actions": [["x", "good"]]}, "actions", "expected a player 0..3"),
+        ({**rec, "marriages": [[d, "Kh"]]}, "marriages", "deals and sits out"),
+        ({**rec, "actions": [[other, "trump:?"]] if other != (d + 1) % 4 else
+          [[(d + 2) % 4, "trump:?"]]}, "actions", "the deal's seats from forehand: 0 = "
+         f"player {(d + 1) % 4}"),
+        ({**rec, "rules": {"players": 4, "rules": "licitovany"}}, "rules", "conflict"),
+    ]
+    for body, field, words in cases:
+        with pytest.raises(SeatRecordError, match=re.escape(words)) as e:
+            seat_view(body, rng=0)
+        assert e.value.field == field, (body, e.value)
 
 
 def _position_at(n: int, pred, seed=0, **rules):

@@ -217,6 +217,19 @@ def create_service_app(spec: str, rules: str = "voleny",
     labels = kind.labels
     accepts = (["observation"] if not records else ["record"] if robot.wants_view
                else ["record", "observation"])
+    # a record of another seat count (volený's four-player table) gets the robot built
+    # for it, once: a searching robot values that table's settlement
+    by_players: dict[int, Robot] = {kind.players[0]: robot}  # make_robot's default
+
+    def robot_for(players: int) -> Robot:
+        if players not in by_players:
+            try:
+                by_players[players] = make_robot(spec, rules={"rules": kind.name,
+                                                              "players": players})
+            except ValueError as e:
+                raise RequestError(f"record: robot {spec!r} does not play {players} "
+                                   f"players: {e}", 422) from e
+        return by_players[players]
 
     async def info(request: Request) -> JSONResponse:
         return ErrorSafeJSON({"robot": spec, "rules": kind.name, "obs_size": kind.obs_size,
@@ -253,8 +266,9 @@ def create_service_app(spec: str, rules: str = "voleny",
         except SeatRecordError as e:
             structural = e.field is None or "missing" in str(e) or "unknown field" in str(e)
             raise RequestError(f"record: {e}", 400 if structural else 422) from e
-        robot.begin_deal(seed)
-        return int(robot.act_view(view)), view.action_mask()
+        bot = robot_for(view.rules.players)
+        bot.begin_deal(seed)
+        return int(bot.act_view(view)), view.action_mask()
 
     async def act(request: Request) -> JSONResponse:
         try:

@@ -24,6 +24,13 @@ Decisions:
   instead: exact, but about a hundred times slower); average the seat's settlement.
   The discards are the table robot's unless ``simulate_discards=True``.
 
+At volený's four-player table (``players=4``, RULES.md §11.3) the robot plays the
+three-seat deal its player sits in and values it in the four-player settlement: the dealer
+who sits out pays the actor too, so the actor's share of the solver's amount is 3 (2 at
+three) and a simulation ends in :func:`~mariash_env.games.voleny.four.seat_payment4`.
+Only the decisions that weigh the actor's seat against a defender's can differ (the card
+play scales every outcome of the seat alike).
+
 Licitovaný mariáš (``rules="licitovany"``) is played the same way: the worlds come from
 :func:`mariash_env.games.licitovany.worlds.sample_licit_worlds`, the card play is valued by
 the solver (every licitovaný contract, desetníky), and the other decisions (auction,
@@ -70,6 +77,7 @@ from ..core import state as S
 from ..core.engine import apply_action, legal_actions
 from ..games.base import GameKind
 from ..games.voleny.candidates import lowest_per_suit, trump_candidates
+from ..games.voleny.four import seat_payment4
 from ..games.voleny.table_discards import warm as warm_discards
 from ..games.voleny.table_hand import warm as warm_hand
 from ..games.voleny.table_play import VIEW_SIZE, choose_card
@@ -98,14 +106,18 @@ def solver_available() -> bool:
     return s is not None and hasattr(s, "solve")
 
 
-def _payoff(st: np.ndarray, seat: int) -> float:
+def _payoff(st: np.ndarray, seat: int, players: int = 3) -> float:
+    """The settled deal's groše for the core ``seat``, at the table of ``players``."""
+    if players == 4:
+        return float(seat_payment4(st, seat))
     return float(S.get64(st, S.PAY + 2 * seat))
 
 
-def seat_share(w: np.ndarray, seat: int) -> float:
-    """What ``seat`` gets per unit of the solver's amount ``A`` (each defender pays the
-    actor ``A``): 2 for the actor, -1 for a defender."""
-    return 2.0 if int(w[S.ACTOR]) == seat else -1.0
+def seat_share(w: np.ndarray, seat: int, players: int = 3) -> float:
+    """What ``seat`` gets per unit of the solver's amount ``A`` (every other player pays
+    the actor ``A``): 2 for the actor, 3 at the four-player table where the dealer who
+    sits out pays with the defence (RULES.md §11.3), -1 for a defender."""
+    return float(players - 1) if int(w[S.ACTOR]) == seat else -1.0
 
 
 RACE = 4
@@ -222,14 +234,14 @@ class _Rollout:
             if (w[S.PHASE] == S.PH_PLAY and self.solve is not None
                     and w[S.TRICK_NO] >= self.from_trick):
                 amount = float(self.solve(w, self.rules, pv=False, check=False).value)
-                return seat_share(w, seat) * amount
+                return seat_share(w, seat, self.rules.players) * amount
             # the table robot's moves, compiled, up to the end or the solver's trick
             if self.play_out is not None and self.play_out(
                     w, self.rv, self.obs, self.mask, self.view,
                     self.from_trick if self.solve is not None else 99, self.claim):
                 continue
             apply_action(w, self.rv, self.table_action(w))
-        return _payoff(w, seat)
+        return _payoff(w, seat, self.rules.players)
 
 
 class PIMCRobot(Robot):
@@ -459,7 +471,7 @@ class PIMCRobot(Robot):
             wt = 1.0 if weights is None else float(weights[k])
             if play and solve is not None:  # one solver call: never cut
                 mv = solve(w0, view.rules, pv=False, all_moves=True, check=False).move_values
-                share = wt * seat_share(w0, seat)
+                share = wt * seat_share(w0, seat, view.rules.players)
                 for i, a in enumerate(cands):
                     row[i] = share * mv[a]
             else:

@@ -35,16 +35,27 @@ def seat_of(st, p):
 
 
 @njit
-def payment4(st, p):
-    """Groše paid to player ``p`` by the settled deal: a seat's core payment, the actor's
-    raised by ``A`` for the sitting-out dealer, who pays ``-A`` with the defence."""
+def dealer_pays(st):
+    """``A``: what the sitting-out dealer pays the actor of the settled deal (0 without
+    an actor)."""
     actor = st[ACTOR]
-    a = get64(st, PAY + 2 * actor) // 2 if actor >= 0 else np.int64(0)  # PAY[actor] = 2A
-    c = seat_of(st, p)
-    if c < 0:
-        return -a
+    return get64(st, PAY + 2 * actor) // 2 if actor >= 0 else np.int64(0)  # PAY[actor] = 2A
+
+
+@njit
+def seat_payment4(st, c):
+    """Groše paid at four to the player in core seat ``c`` by the settled deal: its core
+    payment, the actor's raised by ``A`` for the sitting-out dealer."""
     pay = get64(st, PAY + 2 * c)
-    return pay + a if c == actor else pay
+    return pay + dealer_pays(st) if c == st[ACTOR] else pay
+
+
+@njit
+def payment4(st, p):
+    """Groše paid to player ``p`` by the settled deal (the dealer who sits out pays
+    ``-A`` with the defence)."""
+    c = seat_of(st, p)
+    return -dealer_pays(st) if c < 0 else seat_payment4(st, c)
 
 
 @njit
@@ -70,5 +81,5 @@ def start4(st, dealer):
         st[P4_SCORE + i] = 0
 
 
-__all__ = ["CORE_DEALER", "player_of", "seat_of", "payment4", "mirror_scores", "book4",
-           "start4"]
+__all__ = ["CORE_DEALER", "player_of", "seat_of", "dealer_pays", "seat_payment4", "payment4",
+           "mirror_scores", "book4", "start4"]

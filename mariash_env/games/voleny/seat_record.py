@@ -72,6 +72,7 @@ from ...seat_record import (
     parse_common,
     parse_seat,
     playable,
+    record_rules,
     refusal,
     scores_before,
     seat_to_move,
@@ -151,7 +152,16 @@ def _deal(rec: _Parsed, rng: np.random.Generator) -> np.ndarray:
 
 def view(record: Any, rng: np.random.Generator | int | None = None) -> SeatView:
     """The :class:`~mariash_env.robots.view.SeatView` of a volený record's seat (module
-    docstring)."""
+    docstring; a four-player record: :mod:`~mariash_env.games.voleny.seat_record4`)."""
+    if record_rules(record).players == 4:
+        from .seat_record4 import view as view4
+
+        return view4(record, rng)
+    return view3(record, rng)
+
+
+def view3(record: Any, rng: np.random.Generator | int | None = None) -> SeatView:
+    """:func:`view` of a three-seat record (a four-player one renumbered, too)."""
     rec = _parse(record)
     rules, seat, marriages = rec.rules, rec.seat, rec.marriages
     forehand = (rec.dealer + 1) % 3
@@ -322,7 +332,19 @@ def record_of(game: Game, seat: int | None = None) -> dict[str, Any]:
     card z lidu once shown, the plays that announced marriages, an open contract's
     actor's cards laid face up after the first trick (§11.1).  What a game server built
     on :class:`~mariash_env.Game` sends the robot service; :func:`seat_view` rebuilds
-    the seat's view from it."""
+    the seat's view from it.  At four, ``seat`` is a player
+    (:mod:`~mariash_env.games.voleny.seat_record4`)."""
+    if game.rules.players == 4:
+        from .seat_record4 import record_of as record_of4
+
+        return record_of4(game, seat)
+    return record_of3(game, seat)
+
+
+def record_of3(game: Any, seat: int | None = None) -> dict[str, Any]:
+    """:func:`record_of` of a three-seat deal: ``game`` needs ``st``, ``rv``, ``rules``,
+    ``deal_no``, ``history`` and ``to_move`` in the deal's seats (a four-player game's,
+    renumbered, too)."""
     st = game.st
     seat = game.to_move if seat is None else parse_seat(seat, "seat")
     dealer, forehand = int(st[S.DEALER]), int(st[S.FOREHAND])
