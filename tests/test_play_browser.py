@@ -32,7 +32,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _serve(tmp_path, rules: str, seed: int):
+def _serve(tmp_path, rules: str, seed: int, extra: tuple[str, ...] = ()):
     """``mariash play --rules RULES`` on a free port, with two parties of that game
     finished earlier this week, so the series table has rows to show."""
     now = dt.datetime.now(dt.timezone.utc).isoformat()
@@ -48,7 +48,7 @@ def _serve(tmp_path, rules: str, seed: int):
     proc = subprocess.Popen(
         [sys.executable, "-m", "mariash_env.play", "--robots", "table,table", "--seat", "1",
          "--seed", str(seed), "--port", str(port), "--no-browser", "--save-dir", str(tmp_path),
-         "--rules", rules],
+         "--rules", rules, *extra],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}/"
     for _ in range(600):  # the first import compiles the engine (numba): allow a minute
@@ -62,9 +62,9 @@ def _serve(tmp_path, rules: str, seed: int):
     return proc, url
 
 
-def _served(tmp_path, rules: str, seed: int):
+def _served(tmp_path, rules: str, seed: int, extra: tuple[str, ...] = ()):
     """The table's URL and save folder while a test uses it."""
-    proc, url = _serve(tmp_path, rules, seed)
+    proc, url = _serve(tmp_path, rules, seed, extra)
     yield url, tmp_path
     proc.terminate()
     proc.wait(timeout=10)
@@ -73,6 +73,12 @@ def _served(tmp_path, rules: str, seed: int):
 @pytest.fixture
 def server(tmp_path):
     yield from _served(tmp_path, "voleny", 11)
+
+
+@pytest.fixture
+def four_server(tmp_path):
+    yield from _served(tmp_path, "voleny", 6, ("--players", "4", "--robots",
+                                               "table,table,table", "--seat", "1"))
 
 
 @pytest.fixture
@@ -319,6 +325,48 @@ def test_whole_volený_deals_by_clicking_on_a_desktop_and_a_phone(chromium, serv
              "phone_settlement": "play_phone_settlement.png"}
     assert set(names) <= set(shots), set(names) - set(shots)
     _save_screenshots({name: shots[key] for key, name in names.items()})
+
+
+def test_the_four_player_table_by_clicking(chromium, four_server):
+    """Volený at four (RULES.md §11.3): four seat boxes (one across the table), the dealer's
+    marked as sitting out; the human plays its deals by clicking and watches the one it
+    deals, holding no cards; the layout fits a desktop and a phone; nothing hidden shown."""
+    url, save_dir = four_server
+    shots, states = {}, []
+    page = _open(chromium, url, DESKTOP, states)
+    for box in ("#seat-me", "#seat-left", "#seat-across", "#seat-right"):
+        assert page.locator(box).is_visible(), box
+    # the human (player 1) sits across from player 3; player 0, on its right, deals first
+    # and sits out; the human deals the second deal
+    assert "robot" in page.locator("#seat-across .name").text_content()
+    assert "sitting-out" in page.locator("#seat-right").get_attribute("class")
+    assert page.locator("#seat-right .role").text_content() == "rozdává, nehraje"
+    played = 0
+    for deal in range(4):
+        sits_out = page.evaluate("document.body.dataset.waiting") != "human" and \
+            "sitting-out" in page.locator("#seat-me").get_attribute("class")
+        if sits_out:  # the robots play the human's deal alone
+            assert page.locator("#hand .card").count() == 0
+            shots.setdefault("sitting_out", page.screenshot())
+            _layout_ok(page, DESKTOP)
+        played += _play_voleny_deal(page, DESKTOP, shots, f"d{deal}_")
+        assert page.evaluate("document.body.dataset.waiting") == "next_deal"
+        banner = page.locator("#banner-lines .line").all_text_contents()
+        assert banner[-1].startswith("platby: ") and banner[-1].count(",") == 3
+        page.locator("#banner-next").click()
+        page.wait_for_function("!['next_deal'].includes(document.body.dataset.waiting)")
+        if sits_out:
+            break
+    assert "sitting_out" in shots and played >= 5
+    page.set_viewport_size(PHONE)
+    page.reload()
+    page.wait_for_function("document.body.dataset.waiting !== ''")
+    _layout_ok(page, PHONE)
+    page.close()
+    assert _check_hidden(states) >= 20
+    trick = next(v for k, v in shots.items() if k.endswith("trick"))
+    _save_screenshots({"play_four_trick.png": trick,
+                       "play_four_sitting_out.png": shots["sitting_out"]})
 
 
 def _play_licit_deal(page, viewport, shots, prefix) -> list[str]:

@@ -176,7 +176,10 @@ def test_a_new_partie_with_options_and_statistics(tmp_path):
     assert resumed.options == {"deals": 1, "tariff": "csm"}
     with pytest.raises(PlayError, match="invalid options: unknown rule option 'speed'"):
         PlaySession("table,table", save_dir=tmp_path, options={"speed": 2})
-    with pytest.raises(PlayError, match="'players' is not an option of the table"):
+    with pytest.raises(PlayError, match="'rules' is not an option of the table"):
+        PlaySession("table,table", save_dir=tmp_path, options={"rules": "licitovany"})
+    # players=4 seats three robots (tests/test_play_four.py)
+    with pytest.raises(PlayError, match="expected three robots"):
         PlaySession("table,table", save_dir=tmp_path, options={"players": 4})
     stats = party_stats(tmp_path)
     g = stats["games"]["voleny"]

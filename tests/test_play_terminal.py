@@ -122,3 +122,24 @@ def test_licitovany_deal_in_the_terminal(tmp_path):
     assert "od každého obránce" in plain
     assert "robot stolní (0): pas" in plain or "robot stolní (0): licit:" in plain
     assert s.waiting == "next_deal" and len(s.game.records) == 1
+
+
+def test_the_four_player_table_in_the_terminal(tmp_path):
+    """RULES.md §11.3 at the terminal: four rows, the dealer's "deals, sits out", the
+    human's deal played and the settlement's four payments."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, color_system="truecolor", width=160)
+    s = PlaySession("table,table,random", save_dir=tmp_path, seed=3, human_seat=1,
+                    options={"players": 4, "deals": 1})
+    script = iter(["1"] * 300)
+
+    def read(prompt):
+        return "q" if s.waiting in ("next_deal", "partie_over") else next(script)
+
+    assert TerminalTable(s, console=console, read=read).run() == 0
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
+    assert "rozdává, nehraje" in plain and "forhont" in plain and "třetí" in plain
+    assert "robot náhodný" in plain and "Vyúčtování" in plain
+    payments = next(line for line in plain.splitlines() if "platby: " in line)
+    assert payments.count(",") == 3
+    assert s.waiting == "partie_over" and len(s.game.records) == 1

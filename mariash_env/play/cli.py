@@ -38,10 +38,13 @@ def _port(text: str) -> int:
 
 
 def _play_args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--robots", default="table,table",
-                    help="two robots: table, random, net (the best network), strong (the "
-                         "strongest: network and search), pimc, onnx:PATH; every game has "
-                         "them (default table,table)")
+    ap.add_argument("--robots", default=None,
+                    help="two robots (three with --players 4): table, random, net (the best "
+                         "network), strong (the strongest: network and search), pimc, "
+                         "onnx:PATH; every game has them (default table for each)")
+    ap.add_argument("--players", type=int, default=3, choices=(3, 4),
+                    help="4: volený's four-player table, the dealer sitting out each deal "
+                         "(you and three robots)")
     ap.add_argument("--rules", default="voleny",
                     help="voleny (the default), licitovany or lizany (two players: you and "
                          "the first robot)")
@@ -50,7 +53,8 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
     ui.add_argument("--terminal", action="store_true", help="the terminal table")
     ap.add_argument("--lang", choices=("cz", "en"), default="cz",
                     help="terminal: Czech (the default) or English (the page has a switch)")
-    ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
+    ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2, 3),
+                    help="your seat (3: at four players only)")
     ap.add_argument("--name", default="you", help="your name in the series table")
     ap.add_argument("--seed", type=nonnegative(int), default=None,
                     help="shuffle of the partie (an int >= 0)")
@@ -66,14 +70,17 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
 def play(args: argparse.Namespace) -> int:
     try:
         check_rules(args.rules, TABLE_GAMES)
-        robots = parse_robots(args.robots)
+        count = args.players - 1 if args.rules != "lizany" else 2
+        robots = parse_robots(args.robots or ",".join(["table"] * count), count)
+        first_options = {"players": 4} if args.players == 4 else None
 
         def new_session(setup: dict | None = None) -> PlaySession:
             """A partie as the command line set it up, or as the page's ``setup`` chose
             (rules, robots, seat, options; a fresh shuffle)."""
             if setup is None:
                 return open_table(robots, save_dir=args.save_dir, human_seat=args.seat,
-                                  name=args.name, seed=args.seed, rules=args.rules)
+                                  name=args.name, seed=args.seed, rules=args.rules,
+                                  options=first_options)
             return open_table(setup.get("robots", robots), save_dir=args.save_dir,
                               human_seat=setup.get("seat", args.seat), name=args.name,
                               rules=check_rules(setup.get("rules", args.rules), TABLE_GAMES),

@@ -86,6 +86,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "role.forhond": ("forhond", "forehand"),
     "role.middlehand": ("zadák", "middlehand"),
     "role.dealer": ("rozdávající", "dealer"),
+    "role.third": ("třetí", "third hand"),  # the dealer's seat of a four-player deal
+    "role.sitting_out": ("rozdává, nehraje", "deals, sits out"),
     "position.holder": ("drží", "holds the bid"),
     "position.challenger": ("licituje", "bids"),
     "trick": ("štych", "trick"),
@@ -182,6 +184,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "setup.game": ("hra", "game"),
     "setup.robot": ("robot {n}", "robot {n}"),
     "setup.seat": ("vaše místo", "your seat"),
+    "setup.players": ("hráčů", "players"),
     "setup.deals": ("počet rozdání", "deals"),
     "setup.tariff": ("sazebník", "tariff"),
     "setup.max_flek": ("nejvyšší flek", "highest flek"),
@@ -279,8 +282,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
-def t(key: str, lang: str = "cz", **fields: Any) -> str:
-    """The message ``key`` in ``lang`` with its ``{fields}`` filled in."""
+def t(key: str, lang: str = "cz", /, **fields: Any) -> str:
+    """The message ``key`` in ``lang`` with its ``{fields}`` filled in (positional, so
+    that a field may be named ``key``, as the terminal's week line's is)."""
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}: expected one of {LANGS}")
     try:
@@ -296,7 +300,7 @@ def robot_word(spec: str, lang: str = "cz") -> str:
     return t(f"robot.{spec}", lang) if f"robot.{spec}" in MESSAGES else spec
 
 
-def both(key: str, **fields: Any) -> dict[str, str]:
+def both(key: str, /, **fields: Any) -> dict[str, str]:
     """``{"cz", "en"}``: the message in both languages (a field may itself be such a
     pair, then each language takes its own)."""
     return {lang: t(key, lang, **{k: v[lang] if isinstance(v, dict) else v

@@ -43,6 +43,8 @@ def summary_problem(meta: Any) -> str | None:
         return f"complete is {meta['complete']!r:.40}: expected true or false"
     if not isinstance(meta.get("rules", "voleny"), str):
         return "rules: expected a string"
+    if meta.get("seats", 3) not in (2, 3, 4) or isinstance(meta.get("seats"), bool):
+        return f"seats is {meta['seats']!r:.40}: expected the number of players, 2, 3 or 4"
     if not meta.get("complete"):
         return None
     try:
@@ -128,13 +130,16 @@ def series_table(parties: Iterable[dict[str, Any]], period: str, key: str) -> li
 
 
 def series_tables(save_dir: str | Path, now: dt.datetime | None = None,
-                  rules: str | None = None) -> dict[str, Any]:
+                  rules: str | None = None, players: int | None = None) -> dict[str, Any]:
     """This week's and this month's tables over the parties saved in ``save_dir`` (with
-    ``rules``, that game's only: groše and desetníky do not add up), and ``skipped``: the
-    files left out as no partie summary (:func:`load_parties`)."""
+    ``rules``, that game's only: groše and desetníky do not add up; with ``players``, the
+    parties of that many players only, a summary's ``seats`` or 3: a four-player partie
+    pays the actor 3A), and ``skipped``: the files left out as no partie summary
+    (:func:`load_parties`)."""
     now = now or dt.datetime.now(dt.timezone.utc)
     skipped: list[dict[str, str]] = []
-    parties = load_parties(save_dir, rules, skipped)
+    parties = [m for m in load_parties(save_dir, rules, skipped)
+               if players is None or m.get("seats", 3) == players]
     out: dict[str, Any] = {}
     for period in ("week", "month"):
         key = period_of(now.isoformat(), period)

@@ -1,4 +1,5 @@
-"""One human and two robots at a table: a whole partie, without any user interface.
+"""One human and two robots at a table (three at volený's four-player table): a whole
+partie, without any user interface.
 
 :class:`PlaySession` holds a :class:`~mariash_env.Game` and the robots, applies the
 human's actions and the robots' moves one at a time (so a front end can show them one
@@ -198,11 +199,10 @@ def check_options(rules: str, options: Any) -> dict[str, Any]:
     if not isinstance(options, dict):
         raise PlayError(f"invalid options {shown(options)}: expected an object of rule "
                         "options such as {\"deals\": 12}")
-    for key in ("rules", "players"):  # the game is chosen apart; the table seats three
-        if key in options:
-            raise PlayError(f"invalid options: {key!r} is not an option of the table (the "
-                            "game is chosen by rules, and the table seats three players)")
-    try:
+    if "rules" in options:  # the game is chosen apart
+        raise PlayError("invalid options: 'rules' is not an option of the table (the game "
+                        "is chosen by rules)")
+    try:  # players=4: volený's four-player table (a RulesError for another game)
         make_rules(rules=rules, **options)
     except (ValueError, TypeError) as e:
         raise PlayError(f"invalid options: {e}") from e
@@ -215,12 +215,15 @@ def check_rules(rules: str, games: tuple[str, ...] = RULES) -> str:
     return rules
 
 
-def parse_robots(spec: str | Sequence[str]) -> list[str]:
-    """Two robot specs from ``"table,onnx:m.onnx"`` or a list; PlayError naming a bad one."""
+def parse_robots(spec: str | Sequence[str], count: int = 2) -> list[str]:
+    """``count`` robot specs (two; three at the four-player table) from
+    ``"table,onnx:m.onnx"`` or a list; PlayError naming a bad one."""
     items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else \
         list(spec) if isinstance(spec, (list, tuple)) else []
-    if len(items) != 2 or not all(isinstance(s, str) and s for s in items):
-        raise PlayError(f"expected two robots, e.g. 'table,random', got {shown(spec)}")
+    if len(items) != count or not all(isinstance(s, str) and s for s in items):
+        words = {2: "two", 3: "three"}.get(count, str(count))
+        raise PlayError(f"expected {words} robots, e.g. {','.join(['table'] * count)!r}, "
+                        f"got {shown(spec)}")
     return items
 
 
@@ -351,14 +354,16 @@ class PlaySession(TableSession):
     ) -> None:
         check_rules(rules)
         self.options = check_options(rules, options)
+        self.players = n = make_rules(rules=rules, **self.options).players
         if isinstance(human_seat, bool) or not isinstance(human_seat, int) or \
-                not 0 <= human_seat <= 2:
-            raise PlayError(f"invalid human seat {shown(human_seat)}: expected 0, 1 or 2")
+                not 0 <= human_seat < n:
+            raise PlayError(f"invalid human seat {shown(human_seat)}: expected "
+                            f"{', '.join(map(str, range(n - 1)))} or {n - 1}")
         if seed is not None and (not is_int(seed) or seed < 0):
             raise PlayError(f"invalid seed {shown(seed)}: expected an int >= 0 or None")
         if not isinstance(name, str) or not name:
             raise PlayError(f"invalid name {shown(name)}: expected a non-empty string")
-        specs = parse_robots(robots)
+        specs = parse_robots(robots, n - 1)
         self.specs, self.name = specs, name
         self.rules = rules
         # what the table shows of the game: the registry's per-game view
@@ -371,15 +376,16 @@ class PlaySession(TableSession):
         self.save_dir.mkdir(parents=True, exist_ok=True)
         for suffix in (".session.json", ".jsonl", ".json"):  # refused now, not mid-deal
             self._file(suffix)
-        robot_seats = [s for s in range(3) if s != human_seat]
-        self.robots: dict[int, Robot] = {s: _robot(sp, rules) for s, sp in zip(robot_seats, specs)}
+        robot_seats = [s for s in range(n) if s != human_seat]
+        self.robots: dict[int, Robot] = {s: _robot(sp, {"rules": rules, "players": n})
+                                         for s, sp in zip(robot_seats, specs)}
         self.names = {s: (name if s == human_seat else f"robot {self._spec_name(specs, s)}")
-                      for s in range(3)}
+                      for s in range(n)}
         self.names = {s: f"{n} ({s})" if list(self.names.values()).count(n) > 1 else n
                       for s, n in self.names.items()}
         # the names as each language shows them: "vy" for the default "you", the robots'
         # kinds in words (the saved summaries keep ``names``, the series matches on them)
-        self.shown_names = {k: {s: self._shown(s, k) for s in range(3)} for k in LANGS}
+        self.shown_names = {k: {s: self._shown(s, k) for s in range(n)} for k in LANGS}
         self.started = self.clock().isoformat()
         self.move = 0
         # every change with its move number, to rebuild the game (and the numbers of the
@@ -399,7 +405,7 @@ class PlaySession(TableSession):
         return name.replace(f"robot {spec}", f"robot {robot_word(spec, lang)}", 1)
 
     def _spec_name(self, specs: list[str], seat: int) -> str:
-        i = [s for s in range(3) if s != self.human].index(seat)
+        i = [s for s in range(self.players) if s != self.human].index(seat)
         return specs[i]
 
     def _new_game(self) -> None:
@@ -411,7 +417,7 @@ class PlaySession(TableSession):
         g = self.game
         # the hands as dealt (and licitovaný's talon), shown in the deal's review once it
         # is settled; never in the state before
-        self._dealt = [[CARD_CODES[c] for c in cards_of(g.hand(s))] for s in range(3)]
+        self._dealt = [[CARD_CODES[c] for c in cards_of(g.hand(s))] for s in range(self.players)]
         held = {c for h in self._dealt for c in h}
         self._talon = [c for c in CARD_CODES if c not in held]
         for s, r in self.robots.items():
@@ -499,7 +505,7 @@ class PlaySession(TableSession):
         only (the hint knows no card the human does not): ``{"label", "cz", "en"}``."""
         self._expect(session_id, move, "human", "no hint now")
         g = self.game
-        robot = _robot(HINT_ROBOT, self.rules)
+        robot = _robot(HINT_ROBOT, {"rules": self.rules, "players": self.players})
         robot.begin_deal((self.seed * 1_000_003 + 7919 * self.move) % 2**63)
         label = g.kind.action_label(g.check(int(robot.act_view(SeatView.from_game(
             g, self.human)))))
@@ -547,7 +553,7 @@ class PlaySession(TableSession):
         took = np.flatnonzero(_block(after, "ntricks", blocks) > _block(before, "ntricks",
                                                                         blocks))
         if took.size:
-            winner = int((took[0] + self.human) % 3)
+            winner = self.game.player(int((took[0] + self._viewer()) % 3))
             out["takes"] = winner
             for k in LANGS:
                 words[k] += " · " + (t("takes.you", k) if winner == self.human else
@@ -589,7 +595,7 @@ class PlaySession(TableSession):
     def save(self) -> None:
         """The records of the finished deals and the partie's summary, written atomically."""
         save_records(self.records_path, self.game.records)
-        wins = [0, 0, 0]
+        wins = [0] * self.players
         for rec in self.game.records:
             s = rec["settlement"]
             if self.view.actor_won(s):
@@ -598,14 +604,33 @@ class PlaySession(TableSession):
             "id": self.id, "rules": self.rules, "seed": self.seed, "started": self.started,
             "finished": self.clock().isoformat(), "deals": len(self.game.records),
             "complete": self.game.partie_over, "human_seat": self.human,
+            "seats": self.players,
             "players": [{"seat": s, "name": self.names[s], "score": self.game.scores[s],
-                         "actor_wins": wins[s]} for s in range(3)],
+                         "actor_wins": wins[s]} for s in range(self.players)],
         }
         _write_json(self._file(".json"), meta)
 
     # --- what the human sees ----------------------------------------------------------
     def _obs(self) -> np.ndarray:
-        return self.game.observation(self.human)
+        """The human's observation of the deal: at four its first block, the three-seat
+        observation of the deal from the human's seat in it (RULES.md §11.3)."""
+        return self.game.observation(self.human)[:self.game.kind.obs_size]
+
+    def _viewer(self) -> int:
+        """The seat of the deal :meth:`_obs` sees from: the human's (at four, forehand's
+        while the human deals and sits out: that observation's relative seats)."""
+        g = self.game
+        return 0 if g.sitting_out == self.human else g.core_seat(self.human)
+
+    def _role(self, roles: tuple[str, ...], k: int) -> str:
+        """The role of the seat ``k`` places from forehand; at four the third plays the
+        dealer's part while the dealer sits out (RULES.md §11.3): "third"."""
+        return "third" if self.players == 4 and k == 2 else roles[k]
+
+    def _deal_names(self) -> dict[str, dict[int, str]]:
+        """The shown names by seat of the deal (at three the players themselves)."""
+        return {k: {c: self.shown_names[k][self.game.player(c)] for c in range(3)}
+                for k in LANGS}
 
     def _describe(self, label: str) -> dict[str, str]:
         """The Czech and English words of ``label`` in the present state."""
@@ -617,31 +642,41 @@ class PlaySession(TableSession):
         obs = self._obs()
         legal = g.legal_labels() if self.waiting == "human" else []
         view = self.view
-        table = view.table(obs, self.human, self.shown_names, g.phase_name)
-        hand = view.hand(obs)
+        me = self._viewer()  # the table view reads the deal's seats from here
+        table = view.table(obs, me, self._deal_names(), g.phase_name)
+        if table["contract"].get("actor") is not None:
+            table["contract"]["actor"] = g.player(table["contract"]["actor"])
+        hand = view.hand(obs) if g.sitting_out != self.human else []
         points, tricks = view.counts(obs)
-        forehand = view.forehand(obs, self.human)
+        forehand = view.forehand(obs, me)
         heads, roles = view.card_heads, view.roles
-        positions = table.pop("positions", {})
+        positions = {g.player(c): p for c, p in table.pop("positions", {}).items()}
         card_legal = {lab.split(":")[1]: lab for lab in legal if _on_card(lab, heads)}
         choices = [self._describe(lab) for lab in legal if not _on_card(lab, heads)]
         seats = []
-        for s in range(3):
-            rel = (s - self.human) % 3
+        for s in range(self.players):
+            out = s == g.sitting_out  # the dealer at four: no cards, no turn
+            c = None if out else g.core_seat(s)
+            rel = 0 if out else (c - me) % 3
             seats.append({
                 "seat": s, "name": self.names[s], "human": s == self.human,
                 "names": {k: self.shown_names[k][s] for k in LANGS},
-                "role": roles[(s - forehand) % 3] if forehand is not None else "",
-                "position": positions.get(s, ""),
-                "score": g.scores[s], "points": int(points[rel]), "tricks": int(tricks[rel]),
+                "role": "sitting_out" if out else
+                        self._role(roles, (c - forehand) % 3) if forehand is not None else "",
+                "position": positions.get(s, ""), "sitting_out": out,
+                "score": g.scores[s], "points": 0 if out else int(points[rel]),
+                "tricks": 0 if out else int(tricks[rel]),
                 "to_move": not g.deal_over and g.to_move == s,
             })
-        cur, last = tricks_seen(obs, self.human, view.blocks)
+        cur, last = (
+            [[{**p, "seat": g.player(p["seat"])} for p in trick] for trick in
+             tricks_seen(obs, me, view.blocks)])
         return {
             "session": self.id, "move": self.move, "rules": self.rules,
             "unit": g.kind.units,
             "deal": g.deal_no, "deals": g.rules.deals, "phase": g.phase_name,
             "waiting": self.waiting, "human_seat": self.human, "seats": seats,
+            "players": self.players, "sitting_out": g.sitting_out,
             "to_move": None if g.deal_over else g.to_move,
             "hand": [{**card_info(c), "label": card_legal.get(c),
                       "why": None if c in card_legal else why_not(
@@ -657,7 +692,7 @@ class PlaySession(TableSession):
             "settlement": self.deals[-1] if g.deal_over and self.deals else None,
             "deal_results": list(self.deals), "scores": g.scores,  # a snapshot
             "records": str(self.records_path),
-            "series": series_tables(self.save_dir, self.clock(), self.rules),
+            "series": series_tables(self.save_dir, self.clock(), self.rules, self.players),
         }
 
 

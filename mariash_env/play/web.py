@@ -317,8 +317,9 @@ FORM_OPTIONS = ("tariff", "max_flek")  # the rule options the new-partie form of
 
 def setup_options() -> dict[str, Any]:
     """The choices of the page's new-partie form: the games the table plays, each with the
-    robots (of :data:`TABLE_ROBOTS`, weakest first) that play it, its seats and which of
-    the form's rule options it takes (the registry's), and the tariffs."""
+    robots (of :data:`TABLE_ROBOTS`, weakest first) that play it, its seats (and the seat
+    counts it is played with: volený's four-player table), which of the form's rule
+    options it takes (the registry's), and the tariffs."""
     from ..games.registry import game_kind
     from ..robots import robots_of
     from ..rules import TARIFFS
@@ -327,6 +328,7 @@ def setup_options() -> dict[str, Any]:
     return {"games": list(TABLE_GAMES),
             "robots": {g: [r for r in TABLE_ROBOTS if r in robots_of(g)] for g in TABLE_GAMES},
             "players": {g: k.players[0] for g, k in kinds.items()},
+            "seat_counts": {g: list(k.players) for g, k in kinds.items()},
             "options": {g: [o for o in FORM_OPTIONS if o in k.options] for g, k in kinds.items()},
             "tariffs": list(TARIFFS)}
 

@@ -122,8 +122,8 @@ function seatBox(s, said, unit) {
   const role = s.role ? T("role." + s.role) : "";
   box.append(el("div", "role", s.position ? `${role} · ${T("position." + s.position)}` : role));
   const nums = el("div", "nums");
-  nums.append(el("b", s.score >= 0 ? "pos" : "neg", `${signed(s.score)} ${T("unit." + unit)}`),
-    document.createTextNode(` · ${T("points", { points: s.points })} · ${T("tricks_taken", { tricks: s.tricks })}`));
+  nums.append(el("b", s.score >= 0 ? "pos" : "neg", `${signed(s.score)} ${T("unit." + unit)}`));
+  if (!s.sitting_out) nums.append(document.createTextNode(` · ${T("points", { points: s.points })} · ${T("tricks_taken", { tricks: s.tricks })}`));
   box.append(nums, el("div", "said", said || ""));
   return box;
 }
@@ -145,16 +145,20 @@ function draw(st) {
   $("deal-info").textContent = T("deal_info", { deal: st.deal + 1, deals: st.deals, move: st.move });
   const cont = $("contract"); cont.innerHTML = "";
   for (const t of st.contract.tags) cont.append(el("span", "tag", W(t)));
-  // seats: left is the next seat after the human, right the one before (lízaný: two)
+  // seats: left is the next seat after the human, right the one before (lízaný: two;
+  // four players: the one after left sits across)
   const n = st.seats.length, me = st.human_seat, left = (me + 1) % n, right = (me + n - 1) % n;
   const said = {};
   for (const e of st.events) said[e.seat] = W(e);
   $("seat-right").hidden = n === 2;
+  $("seat-across").hidden = n !== 4;
   const boxes = [["seat-me", me], ["seat-left", left]];
-  if (n === 3) boxes.push(["seat-right", right]);
+  if (n >= 3) boxes.push(["seat-right", right]);
+  if (n === 4) boxes.push(["seat-across", (me + 2) % n]);
   for (const [id, seat] of boxes) {
     const box = $(id); box.innerHTML = "";
     box.classList.toggle("to-move", st.seats[seat].to_move);
+    box.classList.toggle("sitting-out", !!st.seats[seat].sitting_out);
     box.append(seatBox(st.seats[seat], said[seat], st.unit));
   }
   drawFelt(st);
@@ -381,6 +385,7 @@ function showReview(d) {
   $("review-deal").textContent = `${d.deal + 1}`;
   body.append(el("h3", "", T("review.dealt")));
   r.hands.forEach((h, seat) => {
+    if (!h.length) return;  // the dealer sitting out at four
     const row = el("div", "review-hand");
     row.append(el("span", "who", nameOf(seat)));
     for (const code of h) row.append(cardEl({ code, suit: code[1] }, "mini"));
@@ -433,14 +438,24 @@ function fillSetup() {
   const robots = SETUP.robots[f.rules.value];
   fill(f.robot1, robots, (r) => T("robot." + r), f.robot1.value || "table");
   fill(f.robot2, robots, (r) => T("robot." + r), f.robot2.value || "table");
+  fill(f.robot3, robots, (r) => T("robot." + r), f.robot3.value || "table");
+  const counts = SETUP.seat_counts[f.rules.value].map(String);
+  fill(f.players, counts, (c) => c, f.players.value || String(state ? state.seats.length : counts[0]));
   fill(f.tariff, SETUP.tariffs, (x) => x);
   fill(f.speed, Object.keys(SPEEDS), (s) => T("speed." + s), speed);
   f.max_flek.max = 5;
   // the form shows the options the game takes and a second robot where there are three seats
   for (const e of f.querySelectorAll("[data-option]")) e.hidden = !SETUP.options[f.rules.value].includes(e.dataset.option);
   for (const e of f.querySelectorAll(".three-only")) e.hidden = SETUP.players[f.rules.value] < 3;
+  // volený's four-player table: a third robot and a fourth seat
+  for (const e of f.querySelectorAll(".many-counts")) e.hidden = counts.length < 2;
+  const four = Number(f.players.value) === 4;
+  for (const e of f.querySelectorAll(".four-only")) { e.hidden = !four; e.disabled = !four; }
+  if (!four && Number(f.seat.value) > 2) f.seat.value = "0";
+  f.deals.max = four ? 16 : 12;
 }
 $("setup-form").rules.addEventListener("change", fillSetup);
+$("setup-form").players.addEventListener("change", fillSetup);
 $("setup-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const f = ev.target;
@@ -448,10 +463,14 @@ $("setup-form").addEventListener("submit", async (ev) => {
   const options = { deals: Number(f.deals.value) };  // two players: one robot, seat 0 or 1
   if (takes.includes("max_flek")) options.max_flek = Number(f.max_flek.value);
   if (takes.includes("tariff")) options.tariff = f.tariff.value;
+  const four = SETUP.seat_counts[f.rules.value].length > 1 && Number(f.players.value) === 4;
+  if (four) options.players = 4;
   speed = f.speed.value; localStorage.setItem("mariash.speed", speed); $("speed").value = speed;
   $("setup").hidden = true;
-  const seat = two ? Math.min(Number(f.seat.value), 1) : Number(f.seat.value);
-  await call("/api/new", { setup: { rules: f.rules.value, seat, robots: [f.robot1.value, two ? f.robot1.value : f.robot2.value], options } });
+  const seat = two ? Math.min(Number(f.seat.value), 1) : four ? Number(f.seat.value) : Math.min(Number(f.seat.value), 2);
+  const robots = [f.robot1.value, two ? f.robot1.value : f.robot2.value];
+  if (four) robots.push(f.robot3.value);
+  await call("/api/new", { setup: { rules: f.rules.value, seat, robots, options } });
   loadStats();
 });
 
