@@ -87,6 +87,28 @@ def table_session(save_dir: Path, **kw: Any):
                        **kw)
 
 
+def page_client(save_dir: Path):
+    """A Starlette TestClient (a context manager) of the table's page whose sessions
+    (seed 3, ``table,random``, seat 1 unless the page's ``setup`` says otherwise) save into
+    ``save_dir``."""
+    import warnings
+
+    with warnings.catch_warnings():  # starlette asks for httpx2, which is not needed here
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    from mariash_env.play.session import PlaySession
+    from mariash_env.play.web import create_app
+
+    def new_session(setup=None):
+        setup = setup or {}
+        return PlaySession(setup.get("robots", "table,random"), save_dir=save_dir, seed=3,
+                           human_seat=setup.get("seat", 1), rules=setup.get("rules", "voleny"),
+                           options=setup.get("options"))
+
+    return TestClient(create_app(new_session))
+
+
 def until_human(s) -> dict[str, Any]:
     """Let the robots of session ``s`` act until the table waits for something else."""
     while s.waiting == "robot":

@@ -8,14 +8,13 @@ import json
 import random
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
 
 from mariash_env.play.session import PlayError, PlaySession
 from scripts.fuzz_table import check_hidden
-from tests.helpers import T0
+from tests.helpers import T0, page_client
 
 ROOT = Path(__file__).resolve().parents[1]
 FOUR = {"players": 4}
@@ -145,18 +144,7 @@ def test_the_check_at_four_finds_a_shown_hidden_card(monkeypatch):
 
 def test_the_page_offers_and_starts_the_four_player_table(tmp_path):
     pytest.importorskip("starlette")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
-    from mariash_env.play.web import create_app
-
-    def new_session(setup=None):
-        setup = setup or {}
-        return PlaySession(setup.get("robots", "table,random"), save_dir=tmp_path, seed=3,
-                           human_seat=setup.get("seat", 1), rules=setup.get("rules", "voleny"),
-                           options=setup.get("options"))
-
-    with TestClient(create_app(new_session)) as c:
+    with page_client(tmp_path) as c:
         setup = c.get("/api/setup").json()
         assert setup["seat_counts"] == {"voleny": [3, 4], "licitovany": [3], "lizany": [2]}
         st = c.get("/api/state").json()

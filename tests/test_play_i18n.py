@@ -190,21 +190,9 @@ def test_a_new_partie_with_options_and_statistics(tmp_path):
 
 
 def test_the_pages_new_endpoints(tmp_path):
-    import warnings
+    from tests.helpers import page_client
 
-    with warnings.catch_warnings():  # starlette asks for httpx2, which is not needed here
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
-
-    from mariash_env.play.web import create_app
-
-    def new_session(setup=None):
-        setup = setup or {}
-        return PlaySession(setup.get("robots", "table,random"), save_dir=tmp_path, seed=3,
-                           human_seat=setup.get("seat", 1), rules=setup.get("rules", "voleny"),
-                           options=setup.get("options"))
-
-    with TestClient(create_app(new_session)) as c:
+    with page_client(tmp_path) as c:
         cat = c.get("/api/messages").json()
         assert cat["cz"]["card.9h"] == "červená devítka" and cat["en"]["card.9h"] == \
             "nine of hearts"
