@@ -241,17 +241,6 @@ def check_game_options(kind: Any, rules: Mapping[str, Any]) -> None:
                          f"rules={kind.name!r} ({kind.title or kind.name} takes {takes} only)")
 
 
-def require_three(rules: Rules, where: str) -> None:
-    """RulesError when ``rules`` seat four players (RULES.md §11.3) at a front end that
-    plays three seats only (``where`` names it)."""
-    if rules.players != 3:
-        raise RulesError(
-            f"rule option players={rules.players} is not supported by {where}, which seats "
-            "three players; the four-player table runs in mariash_env.env, Game, "
-            "VectorEnv, the records and the arena"
-        )
-
-
 def rules_vector(rules: Rules | np.ndarray | None) -> np.ndarray:
     """The core's rules vector from a :class:`Rules`, an existing vector, or None (defaults)."""
     if rules is None:

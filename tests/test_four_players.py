@@ -401,14 +401,9 @@ def test_s11_3_arena_command_line(tmp_path):
     assert "players=4 and rules='licitovany'" in run.stderr and "Traceback" not in run.stderr
 
 
-def test_s11_3_three_seat_front_ends_refuse_four_players():
-    """Training seats three: a ConfigError naming the option, never a silently wrong
-    table.  (The single-agent env plays four players: tests/test_single_agent_games.py;
-    seat records take four: tests/test_seat_record.py.)"""
-    from training.config import ConfigError, load_config
-
-    with pytest.raises(ConfigError, match="players=4 is not supported by training"):
-        load_config(None, ["env.rules={players = 4}"])
+# Every front end takes four players: the single-agent env (tests/test_single_agent_games.py),
+# seat records and the robot service (tests/test_seat_record.py, test_play_service.py), the
+# play table (tests/test_play_four.py) and training (tests/test_training_four.py).
 
 
 def test_s11_3_seat_view_from_game_is_the_players_seat_in_the_deal():

@@ -290,17 +290,24 @@ class Config:
                  f"'pimc(...)', 'onnx:PATH' or another registered robot: "
                  f"{', '.join(ROBOT_NAMES)})")
         from mariash_env.games.registry import game_kind
-        from mariash_env.rules import RulesError, make_rules, require_three
+        from mariash_env.rules import RulesError, make_rules
         from mariash_env.vector import VectorEnv
 
+        players = 3
         try:
             game = game_kind(self.env.rules, front_end="training")
             if game.game is None:  # a game with its own batched engine (lízaný)
                 VectorEnv(1, deals=self.env.deals, observations=False, **self.env.rules)
-            else:
-                require_three(make_rules(deals=self.env.deals, **self.env.rules), "training")
+            else:  # players=4: volený's four-player table (another game: a RulesError)
+                players = make_rules(deals=self.env.deals, **self.env.rules).players
         except (RulesError, ValueError, TypeError, OverflowError) as e:
             raise ConfigError(f"{source}: [env] rules: {e}") from None
+        if players == 4:  # self-play at four (training/rollout.py); sets are three seats'
+            sets = [f"dmc.{k}" for k in ("label_data", "bid_label_data", "more_label_data")
+                    if getattr(self.algo, k, "")]
+            need(not sets, f"{sets[0] if sets else ''}: label sets value three-player deals "
+                 "(the actor's 2A) and the four-player table pays the actor 3A (RULES.md "
+                 "§11.3): train at players=4 by self-play, or at three with the labels")
         need(getattr(self.algo, "demo_margin", 0) == 0 or sp.guide_share > 0,
              f"[{self.method}] demo_margin = {getattr(self.algo, 'demo_margin', 0):g} learns "
              "from the guided deals: it needs selfplay.guide_share > 0")

@@ -81,23 +81,26 @@ def training_info(payload: dict[str, Any]) -> dict[str, Any]:
 
 def sample_observations(n: int = 4096, seed: int = 123, rules: dict | None = None,
                         policy: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` observations and masks from real play (random legal actions, or ``policy``)."""
+    """``n`` observations and masks from real play (random legal actions, or ``policy``);
+    at volený's four-player table the observations' first block, the deal's three-seat
+    observation that the networks read there (:mod:`training.rollout`)."""
     from mariash_env.vector import VectorEnv, random_legal_actions
 
     rules = dict(rules or {})
     deals = rules.pop("deals", 12)
     k = min(n, 512)
     env = VectorEnv(k, seed=seed, deals=deals, **rules)
+    cols = game_of(rules).obs_size
     step = env.reset()
     rng = np.random.default_rng(seed)
     obs, masks = [], []
     got = 0
     while got < n:
-        obs.append(step.obs.copy())
+        obs.append(step.obs[:, :cols].copy())
         masks.append(step.mask.copy())
         got += k
-        a = random_legal_actions(step.mask, rng) if policy is None else policy(step.obs,
-                                                                               step.mask)
+        a = random_legal_actions(step.mask, rng) if policy is None else policy(
+            step.obs[:, :cols], step.mask)
         step = env.step(a)
     return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
 

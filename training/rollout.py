@@ -90,8 +90,11 @@ class SelfPlayActor:
         self.n = cfg.env.num_envs
         self.env = VectorEnv(self.n, seed=0, deals=cfg.env.deals, **cfg.env.rules)
         self.game = game_of(cfg.env.rules)
-        if net is None:
+        if net is None:  # a standalone actor (workers get the learner's weights)
             with torch.random.fork_rng(devices=[]):
+                # seeded: its play does not depend on what the process drew before (a
+                # test's actor once finished no deal after another test's run)
+                torch.manual_seed(cfg.seed)
                 net = build_network(cfg.network, self.game).to(self.device)
         self.net = net
         self.net.eval()
@@ -104,7 +107,12 @@ class SelfPlayActor:
         self.mark_guided = cfg.selfplay.guide_share > 0
         self.step = None
         self.rng = np.random.default_rng(0)
-        self.rows = RowStore(self.env.obs_size, self.env.num_actions)
+        # What every network and robot here reads: the observation, or at volený's
+        # four-player table its first block, the three-seat observation of the deal the
+        # seat plays (the rest is who sits out and the partie's totals, which no decision
+        # of a deal depends on), so one network plays both tables (RULES.md §11.3).
+        self.obs_cols = self.game.obs_size
+        self.rows = RowStore(self.obs_cols, self.env.num_actions)
         self.endgame = None
         if cfg.env.endgame_tricks:  # every deal a fresh deal of one endgame's cards
             from mariash_env.research.endgame import Endgame
@@ -200,15 +208,17 @@ class SelfPlayActor:
         deals_done = 0
         all_idx = np.arange(n)
         act = self.method_cls.act
+        cols = self.obs_cols
         for _ in range(self.cfg.env.rollout_steps):
             st = self.step
+            obs = st.obs if st.obs.shape[1] == cols else st.obs[:, :cols]
             player = st.player
             kind = self.kind
             learner = (kind == T_SELF) | ((self.learner_seats >> player) & 1).astype(bool)
             tp = time.perf_counter()
             li = all_idx[learner]
             if li.size:
-                obs_l = rows.add_obs(st.obs, li)  # a view of the row store (no extra copy)
+                obs_l = rows.add_obs(obs, li)  # a view of the row store (no extra copy)
                 mask_l = st.mask[li]
                 a, extras = act(self.net, obs_l, mask_l, self.rng, params)
                 gl = self.guided[li]
@@ -226,17 +236,17 @@ class SelfPlayActor:
                 if pi.size:
                     for s in np.unique(self.snap[pi]):
                         sub = pi[self.snap[pi] == s]
-                        actions[sub] = self._greedy(self.pool[int(s)][1], st.obs[sub],
+                        actions[sub] = self._greedy(self.pool[int(s)][1], obs[sub],
                                                     st.mask[sub])
                 ri = all_idx[opp & (kind == T_RANDOM)]
                 if ri.size:
                     actions[ri] = random_legal_actions(st.mask[ri], self.rng)
                 ti = all_idx[opp & (kind == T_TABLE)]
                 if ti.size:
-                    actions[ti] = self.table_robot.act_batch(st.obs[ti], st.mask[ti])
+                    actions[ti] = self.table_robot.act_batch(obs[ti], st.mask[ti])
                 fi = all_idx[opp & (kind == T_FROZEN)]
                 if fi.size:
-                    actions[fi] = self._frozen_actions(fi, st)
+                    actions[fi] = self._frozen_actions(fi, st, obs)
             t_policy += time.perf_counter() - tp
             st = self.env.step(actions)
             decisions += n
@@ -280,10 +290,10 @@ class SelfPlayActor:
         self.env.restore_states(states)
         return self.env.current()
 
-    def _frozen_actions(self, rows: np.ndarray, st: Any) -> np.ndarray:
+    def _frozen_actions(self, rows: np.ndarray, st: Any, obs: np.ndarray) -> np.ndarray:
         robot = self.frozen_robot
         if not robot.wants_view:
-            return robot.act_batch(st.obs[rows], st.mask[rows])
+            return robot.act_batch(obs[rows], st.mask[rows])
         # a searching robot: one decision at a time, from the seat's view of the row's state
         from mariash_env.robots.view import SeatView
 

@@ -81,6 +81,7 @@ from ...seat_record import (
     turn,
 )
 from . import actions as A
+from . import seat_record4 as four
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -153,10 +154,10 @@ def _deal(rec: _Parsed, rng: np.random.Generator) -> np.ndarray:
 def view(record: Any, rng: np.random.Generator | int | None = None) -> SeatView:
     """The :class:`~mariash_env.robots.view.SeatView` of a volený record's seat (module
     docstring; a four-player record: :mod:`~mariash_env.games.voleny.seat_record4`)."""
-    if record_rules(record).players == 4:
-        from .seat_record4 import view as view4
-
-        return view4(record, rng)
+    rules = record_rules(record)
+    if rules.players == 4:
+        three, dealer, scores = four.renumbered(record, rules)
+        return four.lifted(view3, three, rng, dealer, scores, rules)
     return view3(record, rng)
 
 
@@ -335,9 +336,8 @@ def record_of(game: Game, seat: int | None = None) -> dict[str, Any]:
     the seat's view from it.  At four, ``seat`` is a player
     (:mod:`~mariash_env.games.voleny.seat_record4`)."""
     if game.rules.players == 4:
-        from .seat_record4 import record_of as record_of4
-
-        return record_of4(game, seat)
+        deal, core = four.deal_of(game, seat)
+        return four.by_player(record_of3(deal, core), game)
     return record_of3(game, seat)
 
 

@@ -13,12 +13,14 @@ of :mod:`mariash_env.games.voleny.seat_record` in the four players' numbers::
      "actions": [[0, "trump:?"], ...],      # [player, label]
      "marriages": [[1, "Kh"], ...], ...}    # [player, card]; the other fields as at three
 
-:func:`view` checks the players' numbers (0..3, never the dealer's), renumbers the deal's
-seats from forehand (deal seat ``(p - dealer - 1) % 4``) and replays the three-seat record
-through the engine as at three; the view it returns is of the four-player state (the
-dealer and the four totals set), so a searching robot values the four-player settlement.
-An error of the replay names the deal's seats and says which players hold them.
-:func:`record_of` writes a player's record of a four-player :class:`~mariash_env.Game`.
+:func:`renumbered` checks the players' numbers (0..3, never the dealer's) and renumbers
+the deal's seats from forehand (deal seat ``(p - dealer - 1) % 4``); volený's reader
+(:func:`mariash_env.games.voleny.seat_record.view`) replays that three-seat record through
+the engine as at three, and :func:`lifted` makes its view one of the four-player state
+(the dealer and the four totals set), so a searching robot values the four-player
+settlement; an error of the replay names the deal's seats and the players that hold them.
+:func:`deal_of` and :func:`by_player` let volený's writer write a player's record of a
+four-player :class:`~mariash_env.Game`.
 """
 
 from __future__ import annotations
@@ -26,12 +28,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ...core import state as S
 from ...robots.view import SeatView
 from ...rules import is_int
-from ...seat_record import SeatRecordError, record_rules, seat_to_move
+from ...seat_record import SeatRecordError, seat_to_move
 from .four import mirror_scores, payment4, player_of
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def _player(value: Any, field: str, dealer: int | None = None) -> int:
     return int(value)
 
 
-def _renumbered(record: dict[str, Any], rules: Any) -> tuple[dict[str, Any], int, list[int]]:
+def renumbered(record: dict[str, Any], rules: Any) -> tuple[dict[str, Any], int, list[int]]:
     """The three-seat record of a four-player one, the dealer and the four totals."""
     if "dealer" not in record or "seat" not in record:
         return record, 0, [0] * PLAYERS  # the three-seat parser names what is missing
@@ -89,15 +89,13 @@ def _renumbered(record: dict[str, Any], rules: Any) -> tuple[dict[str, Any], int
     return three, dealer, [int(x) for x in scores]
 
 
-def view(record: Any, rng: np.random.Generator | int | None = None) -> SeatView:
-    """The :class:`~mariash_env.robots.view.SeatView` of a four-player volený record's
-    player (module docstring)."""
-    from .seat_record import view3
-
-    rules = record_rules(record)
-    three, dealer, scores = _renumbered(record, rules)
+def lifted(view3: Any, record: Any, rng: Any, dealer: int, scores: list[int],
+           rules: Any) -> SeatView:
+    """The four-player view of a renumbered record: ``view3(three, rng)`` (the three-seat
+    replay) of the deal, the dealer and the four totals set; an error of the replay names
+    the deal's seats and the players that hold them."""
     try:
-        seen = view3(three, rng)
+        seen = view3(record, rng)
     except SeatRecordError as e:
         if "seat" not in e.message:
             raise
@@ -112,26 +110,30 @@ def view(record: Any, rng: np.random.Generator | int | None = None) -> SeatView:
     return seat_to_move(st, seen.seat, rules)
 
 
-def record_of(game: Game, seat: int | None = None) -> dict[str, Any]:
-    """The seat record of player ``seat`` (default: the player to move) in the deal of a
-    four-player volený :class:`~mariash_env.Game` (module docstring)."""
-    from .seat_record import record_of3
-
+def deal_of(game: Game, seat: int | None) -> tuple[Any, int]:
+    """The three-seat deal of a four-player game (what the three-seat record writer reads:
+    the game's seats renumbered from forehand) and the seat of player ``seat`` (default:
+    the player to move) in it."""
     st = game.st
-    dealer = int(st[S.P4_DEALER])
-    player = game.to_move if seat is None else _player(seat, "seat", dealer)
+    player = game.to_move if seat is None else _player(seat, "seat", int(st[S.P4_DEALER]))
     core = game.core_seat(player)
     deal = SimpleNamespace(st=st, to_move=core, deal_no=game.deal_no, rv=game.rv,
                            rules=game.rules,
                            history=[(game.core_seat(p), a) for p, a in game.history])
-    out = record_of3(deal, core)
+    return deal, core
+
+
+def by_player(out: dict[str, Any], game: Game) -> dict[str, Any]:
+    """A three-seat record of a four-player game's deal in the four players' numbers."""
+    st = game.st
     totals = [int(x) for x in S.read64(st, S.P4_SCORE, PLAYERS)]
     if st[S.SETTLED]:  # the totals before this deal
         totals = [x - int(payment4(st, p)) for p, x in enumerate(totals)]
-    out.update(rules=game.rules.to_dict(), scores=totals, dealer=dealer, seat=player,
+    out.update(rules=game.rules.to_dict(), scores=totals, dealer=int(st[S.P4_DEALER]),
+               seat=int(player_of(st, out["seat"])),
                actions=[[int(player_of(st, c)), label] for c, label in out["actions"]],
                marriages=[[int(player_of(st, c)), card] for c, card in out["marriages"]])
     return out
 
 
-__all__ = ["view", "record_of"]
+__all__ = ["renumbered", "lifted", "deal_of", "by_player"]
