@@ -410,15 +410,19 @@ def _problem(res: Any, path: str) -> str | None:
 # --- main --------------------------------------------------------------------------------
 def run_hidden(parties: int, deals: int, seed: int, rules: list[str], variants: int = 4,
                deadline: Callable[[], bool] = lambda: False) -> HiddenReport:
-    """:func:`check_hidden` over ``parties`` parties per game, the human seat in turn."""
+    """:func:`check_hidden` over ``parties`` parties per game and seat count it is played
+    with (lízaný two, volený three and four), the human seat in turn."""
     rep = HiddenReport()
     for r in rules:
-        for p in range(parties):
-            if deadline():
-                return rep
-            seats = min(game_kind(r).players)  # lízaný seats two
-            rep.add(check_hidden(r, seed + p, p % seats, deals=deals, variants=variants,
-                                 rng=random.Random(seed * 7919 + p)))
+        for seats in game_kind(r).players:
+            # the table's robots: one fewer than the seats (lízaný's session takes two)
+            four = {"options": {"players": 4}, "robots": ROBOTS + ",table"} \
+                if seats == 4 else {}
+            for p in range(parties):
+                if deadline():
+                    return rep
+                rep.add(check_hidden(r, seed + p, p % seats, deals=deals, variants=variants,
+                                     rng=random.Random(seed * 7919 + p), **four))
     return rep
 
 

@@ -258,7 +258,7 @@ def test_the_table_depends_on_no_hidden_card(game: str) -> None:
     """Issue #29 item 3: parties with the human in each seat, every deal's hidden cards
     permuted several ways: no state the table sends differs where the human could not
     tell (scripts/fuzz_table.py; tests/test_play_hidden.py shows the check finds a leak).
-    Every game the table plays, lízaný's own session too."""
+    Every game the table plays, lízaný's own session too, and volený's four-player table."""
     from scripts.fuzz_table import run_hidden
 
     rep = run_hidden(parties=6, deals=2, seed=11, rules=[game], variants=4)
