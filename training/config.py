@@ -302,12 +302,12 @@ class Config:
                 players = make_rules(deals=self.env.deals, **self.env.rules).players
         except (RulesError, ValueError, TypeError, OverflowError) as e:
             raise ConfigError(f"{source}: [env] rules: {e}") from None
-        if players == 4:  # self-play at four (training/rollout.py); sets are three seats'
-            sets = [f"dmc.{k}" for k in ("label_data", "bid_label_data", "more_label_data")
-                    if getattr(self.algo, k, "")]
-            need(not sets, f"{sets[0] if sets else ''}: label sets value three-player deals "
-                 "(the actor's 2A) and the four-player table pays the actor 3A (RULES.md "
-                 "§11.3): train at players=4 by self-play, or at three with the labels")
+        # self-play at four (training/rollout.py); the label sets are three seats' deals
+        sets = [f"dmc.{k}" for k in ("label_data", "bid_label_data", "more_label_data")
+                if getattr(self.algo, k, "")] if players == 4 else []
+        need(not sets, f"{', '.join(sets)}: label sets value three-player deals (the actor's 2A) "
+             "and the four-player table pays the actor 3A (RULES.md §11.3): train at "
+             "players=4 by self-play, or at three with the labels")
         need(getattr(self.algo, "demo_margin", 0) == 0 or sp.guide_share > 0,
              f"[{self.method}] demo_margin = {getattr(self.algo, 'demo_margin', 0):g} learns "
              "from the guided deals: it needs selfplay.guide_share > 0")

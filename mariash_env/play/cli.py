@@ -70,7 +70,7 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
 def play(args: argparse.Namespace) -> int:
     try:
         check_rules(args.rules, TABLE_GAMES)
-        count = args.players - 1 if args.rules != "lizany" else 2
+        count = 3 if args.players == 4 else 2  # lízaný's session takes two, plays one
         robots = parse_robots(args.robots or ",".join(["table"] * count), count)
         first_options = {"players": 4} if args.players == 4 else None
 

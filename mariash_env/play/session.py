@@ -646,7 +646,7 @@ class PlaySession(TableSession):
         table = view.table(obs, me, self._deal_names(), g.phase_name)
         if table["contract"].get("actor") is not None:
             table["contract"]["actor"] = g.player(table["contract"]["actor"])
-        hand = view.hand(obs) if g.sitting_out != self.human else []
+        hand = view.hand(obs)  # none while the human sits out (its observation has none)
         points, tricks = view.counts(obs)
         forehand = view.forehand(obs, me)
         heads, roles = view.card_heads, view.roles
