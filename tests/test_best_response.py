@@ -98,10 +98,10 @@ def test_frozen_tables_give_the_robot_every_seat_but_the_learners(k):
     asked = []
     inner = actor._frozen_actions
 
-    def spy(rows, st):
+    def spy(rows, st, obs):
         bits = actor.learner_seats[rows]
         asked.append(((bits >> st.player[rows]) & 1).sum())
-        return inner(rows, st)
+        return inner(rows, st, obs)
 
     actor._frozen_actions = spy
     batch, stats = actor.collect({"epsilon": 0.1})
