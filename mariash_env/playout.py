@@ -19,7 +19,6 @@ from .core import state as S
 from .core.engine import apply_action
 from .game import Game
 from .games.voleny.four import payment4, player_of, seat_payment4
-from .games.voleny.observe import OBS_SIZE
 from .robots.base import Robot
 from .rules import Rules
 
@@ -108,7 +107,8 @@ def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
     step = env.current()
     out: list[dict[str, Any] | None] = [None] * n
     nseat = rules.players
-    deal_obs = OBS_SIZE if nseat == 4 else env.obs_size  # the deal block at four
+    # what robots read: the game's observation (at four its first block, the deal's)
+    deal_obs = env.kind.obs_size
     decisions = np.zeros((n, nseat), np.int64)
     think = np.zeros((n, nseat))
     active = np.ones(n, bool)
