@@ -152,6 +152,9 @@ def test_four_player_records_get_the_robot_of_the_four_player_table():
 
     positions = four_player_positions(8, seed=14)
     client = TestClient(create_service_app("net"))
+    assert client.get("/info").json()["players"] == [3, 4]
+    lic = TestClient(create_service_app("table", "licitovany")).get("/info").json()
+    assert lic["players"] == [3]
     local = make_robot("net", rules={"players": 4})
     for g, p in positions:
         r = client.post("/act", json={"record": seat_record_of(g, p)})

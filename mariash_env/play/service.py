@@ -4,8 +4,10 @@ needs, nothing is kept between requests.  Binds 127.0.0.1 unless told otherwise.
 
 ``GET /info`` ->
 ``{"robot": SPEC, "rules": GAME, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS,
-"accepts": [...], "record_format": "mariash-seat/1"}`` (``record_format`` is null on a
-service that answers observations only)
+"accepts": [...], "record_format": "mariash-seat/1", "players": [3, 4]}``
+(``record_format`` is null on a service that answers observations only; ``players``: the
+seat counts whose records it answers, volený's four-player table too, or the one seat
+count of its observations)
 
 ``mariash serve-robot SPEC --rules GAME`` serves a robot of any game whose kind lists the
 ``service`` front end (``games("service")``): the observation and mask of that game (its
@@ -234,7 +236,8 @@ def create_service_app(spec: str, rules: str = "voleny",
     async def info(request: Request) -> JSONResponse:
         return ErrorSafeJSON({"robot": spec, "rules": kind.name, "obs_size": kind.obs_size,
                              "n_actions": kind.n_actions, "accepts": accepts,
-                             "record_format": RECORD_FORMAT if records else None})
+                             "record_format": RECORD_FORMAT if records else None,
+                             "players": list(kind.players) if records else [kind.players[0]]})
 
     def decide(obs: np.ndarray, mask: np.ndarray) -> int:
         # The robot's own state (a random robot's generator) is reset per request.
