@@ -14,17 +14,16 @@ import pytest
 
 from mariash_env.play.session import PlayError, PlaySession
 from scripts.fuzz_table import check_hidden
-from tests.helpers import T0, page_client
+from tests.helpers import T0, page_client, table_session
 
 ROOT = Path(__file__).resolve().parents[1]
 FOUR = {"players": 4}
 
 
 def four_session(tmp_path, **kw):
-    kw.setdefault("seed", 5)
+    """:func:`tests.helpers.table_session` at four: a third robot, a partie of 4 deals."""
     kw.setdefault("options", {**FOUR, "deals": 4})
-    return PlaySession(kw.pop("robots", "table,random,table"), save_dir=tmp_path,
-                       clock=lambda: T0, **kw)
+    return table_session(tmp_path, robots=kw.pop("robots", "table,random,table"), **kw)
 
 
 def _check_state(st, dealer):
