@@ -162,8 +162,9 @@ def test_removed_build_order_leftovers():
 @pytest.mark.parametrize("rules", ["voleny", "licitovany", "lizany"])
 def test_robots_name_an_observation_that_is_not_one(rules):
     """``act`` of what is not the AEC observation dict (a bare vector, a dict without the
-    mask), of a vector of the wrong size or one with a NaN: ObservationError naming it,
-    from the table robot and the network of every game (random needs only the mask)."""
+    mask), of a mask with no legal action (a seat not to move), of a vector of the wrong
+    size or one with a NaN: ObservationError naming it, from the table robot and the
+    network of every game (random needs only the mask)."""
     import mariash_env
     from mariash_env.robots import ObservationError
 
@@ -179,11 +180,14 @@ def test_robots_name_an_observation_that_is_not_one(rules):
             with pytest.raises(ObservationError, match="expected a dict with 'observation' "
                                                        "and 'action_mask'"):
                 robot.act(bad)
+        with pytest.raises(ObservationError, match="no legal action"):
+            robot.act({"observation": o["observation"],
+                       "action_mask": np.zeros_like(o["action_mask"])})
         if spec == "random":
             continue
         with pytest.raises(ObservationError, match="not finite"):
             robot.act({"observation": nan, "action_mask": o["action_mask"]})
-        with pytest.raises(ValueError, match=r"\(10,\)|\(1, 10\)"):
+        with pytest.raises(ObservationError, match=r"\(10,\)|\(1, 10\)"):
             robot.act({"observation": o["observation"][:10], "action_mask": o["action_mask"]})
 
 

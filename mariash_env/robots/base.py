@@ -105,7 +105,8 @@ def legal_of(observation: dict[str, Any]) -> np.ndarray:
     """The legal action indices of an observation dict (ObservationError: not one)."""
     legal = np.flatnonzero(observation_arrays(observation)[1])
     if legal.size == 0:
-        raise ValueError("the observation's action_mask has no legal action: is this seat to move?")
+        raise ObservationError("the observation's action_mask has no legal action: is this "
+                               "seat to move?")
     return legal
 
 

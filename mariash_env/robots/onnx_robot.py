@@ -148,12 +148,12 @@ class OnnxRobot(Robot):
         n_obs, n_act = self.game.obs_size, self.game.n_actions
         if obs.shape[1] not in self._sizes or mask.shape[1] != n_act or len(obs) != len(mask):
             also = "".join(f" (or {n})" for n in sorted(self._sizes - {n_obs}))
-            raise ValueError(f"expected obs [N, {n_obs}{also}] and mask [N, {n_act}] "
+            raise ObservationError(f"expected obs [N, {n_obs}{also}] and mask [N, {n_act}] "
                              f"({self.game.name}), got {obs.shape} and {mask.shape}")
         # another seat count's observation opens with the network's (volený's at four)
         obs = np.ascontiguousarray(obs[:, :n_obs])
         if not mask.any(axis=1).all():
-            raise ValueError("an action_mask has no legal action: is this seat to move?")
+            raise ObservationError("an action_mask has no legal action: is this seat to move?")
         if not np.isfinite(obs).all():  # the network would pick an action from NaN scores
             row, slot = np.argwhere(~np.isfinite(obs))[0].tolist()
             raise ObservationError(f"observation {row}, slot {slot}, is not finite: expected "

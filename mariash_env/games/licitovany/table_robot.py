@@ -168,6 +168,9 @@ class LicitTableRobot(Robot):
                                    f"{mask.shape}")
         if self.check and not np.isfinite(obs).all():
             raise ObservationError("a licitovaný observation holds a value that is not finite")
+        if self.check and not mask.any():  # the compiled rules would answer -1
+            raise ObservationError("the observation's action_mask has no legal action: is "
+                                   "this seat to move?")
         if self.check and _one(obs, "phase") in _VIEWED:
             _check_view(obs, observation["action_mask"])  # the blocks the view reads
         # The rules, compiled (table_decide.py): one copy for this robot and the searches.

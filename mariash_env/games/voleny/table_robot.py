@@ -41,7 +41,7 @@ from ...core.state import (
     PH_PLAY,
     PH_TRUMP,
 )
-from ...robots.base import Robot
+from ...robots.base import ObservationError, Robot
 from ...robots.card_view import CardPlayView
 from ...robots.features import (
     ObsInfo,
@@ -113,7 +113,7 @@ class TableRobot(Robot):
     def decide(self, o: ObsInfo) -> int:
         legal = o.legal
         if not legal:
-            raise ValueError("the observation's action_mask has no legal action: "
+            raise ObservationError("the observation's action_mask has no legal action: "
                              "is this seat to move?")
         if o.mask[A.LAY_DOWN]:
             return A.LAY_DOWN
