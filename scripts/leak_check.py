@@ -1,7 +1,8 @@
 """Leak check: memory held after many episodes, requests and refused inputs, per front end.
 
 Each case runs a unit of work (one deal through the AEC env, one batched step, one robot
-deal, one robot-service request, one OpenSpiel deal, a round of refused inputs) ``--warm``
+deal, one robot-service request, one partie at the play table, one OpenSpiel deal, a round
+of refused inputs) ``--warm``
 times, then ``--count`` times more in each of ``--windows`` windows, and reports per
 window what stayed allocated: Python's own allocations (``tracemalloc``, bytes a unit,
 exact) and the process's resident memory (``/proc/self/statm``, which also sees numpy
@@ -12,9 +13,11 @@ each window's edges, so what it holds does not count.
 
     python scripts/leak_check.py [--count 400] [--windows 3] [--warm 50] [--cases aec,...]
 
-Cases: ``aec``, ``single_agent``, ``vector``, ``refused``, ``openspiel``, ``service``,
-``robots`` (every game each, the robots ``table`` and ``net``), ``search`` (``strong`` and
-PIMC, volený, licitovaný and lízaný; slow: ``--count 100``).  Prints one line a case; exit
+Cases: ``aec``, ``single_agent``, ``vector``, ``refused``, ``openspiel``, ``service``
+(observations and seat records), ``table`` (a partie of one deal through the play table's
+JSON API, then the next), ``robots`` (every game each, the robots ``table`` and ``net``),
+``search`` (``strong`` and PIMC; slow: ``--count 100``); every game, volený at four
+players included.  Prints one line a case; exit
 status 1 when a case keeps more than ``--limit`` bytes a unit (default 256) of Python
 allocations in each window after the first (a one-off allocation spread over a window
 can pass one, a leak passes none).  ``tests/test_no_leaks.py`` runs it small.
@@ -40,8 +43,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 GAMES = ({}, {"rules": "licitovany"}, {"rules": "lizany"}, {"players": 4})
-CASES = ("aec", "single_agent", "vector", "refused", "openspiel", "service", "robots",
-         "search")
+CASES = ("aec", "single_agent", "vector", "refused", "openspiel", "service", "table",
+         "robots", "search")
 
 
 def rss_mb() -> float:
@@ -151,6 +154,69 @@ def _robot_deal(env, robot, rng: np.random.Generator) -> Callable[[], None]:
     return unit
 
 
+def _seat_record(rules: dict, rng: np.random.Generator) -> dict[str, Any]:
+    """A seat record (``mariash-seat/1``) of the seat to move some way into a deal of
+    ``rules`` (random legal play): what a game server sends the robot service."""
+    from mariash_env import Game
+    from mariash_env.rules import make_rules
+    from mariash_env.seat_record import seat_record_of
+
+    while True:
+        g = Game(make_rules(**rules))
+        g.new_partie(seed=int(rng.integers(1 << 30)))
+        stop = int(rng.integers(5, 30))
+        while not g.deal_over and len(g.history) < stop:
+            g.step(int(rng.choice(g.legal_actions())))
+        if not g.deal_over:
+            return seat_record_of(g, g.to_move)
+
+
+def _table_units(rng: np.random.Generator) -> Iterator[tuple[str, Callable[[], None]]]:
+    """Per game, a unit that plays a partie of one deal at the play table through its
+    JSON API (the human's moves drawn at random, the table robots in the other seats),
+    then starts the next partie, as a player at a long-running table does.  Its records
+    and summaries go to a temporary folder, which is the table's storage, not memory."""
+    import tempfile
+
+    with warnings.catch_warnings():  # TestClient's httpx notice
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from mariash_env.play.tables import open_table
+    from mariash_env.play.web import create_app
+
+    save = Path(tempfile.mkdtemp(prefix="leak_check_table_"))
+    for rules in GAMES:
+        game = rules.get("rules", "voleny")
+        options = {k: v for k, v in rules.items() if k != "rules"}
+        robots = ",".join(["table"] * (options.get("players", 3) - 1))
+        options["deals"] = 1
+        seeds = iter(range(1, 1 << 30))
+
+        def new_session(setup: Any = None, game=game, robots=robots, options=options,
+                        seeds=seeds) -> Any:
+            return open_table(robots, rules=game, save_dir=save / _label(options),
+                              seed=next(seeds), options=options)
+
+        client = TestClient(create_app(new_session))
+
+        def partie(client=client) -> None:
+            st = client.get("/api/state").json()
+            while st["waiting"] != "partie_over":
+                ids = {"session": st["session"], "move": st["move"]}
+                if st["waiting"] == "robot":
+                    r = client.post("/api/advance", json=ids)
+                elif st["waiting"] == "human":
+                    r = client.post("/api/act", json={**ids, "action": str(
+                        rng.choice(st["legal"]))})
+                else:
+                    r = client.post("/api/next", json=ids)
+                assert r.status_code == 200, r.text
+                st = r.json()
+            r = client.post("/api/new", json={"session": st["session"], "move": st["move"]})
+            assert r.status_code == 200, r.text
+        yield f"table partie {_label(rules)}", partie
+
+
 def units(case: str) -> Iterator[tuple[str, Callable[[], None]]]:
     """The ``(name, unit)`` pairs of ``case``, one per game (and robot)."""
     import mariash_env
@@ -211,7 +277,7 @@ def units(case: str) -> Iterator[tuple[str, Callable[[], None]]]:
 
         import mariash_env.openspiel  # noqa: F401  (registers the game)
 
-        for rules in GAMES[:3]:
+        for rules in GAMES:
             game = pyspiel.load_game("mariash", {"deals": 1, **rules})
 
             def deal(game=game) -> None:
@@ -237,23 +303,31 @@ def units(case: str) -> Iterator[tuple[str, Callable[[], None]]]:
             obs = env.observe(env.agent_selection)
             body = {"observation": obs["observation"].tolist(),
                     "action_mask": obs["action_mask"].tolist()}
+            # seat records (volený at three and four players, licitovaný): the service
+            # rebuilds the seat's view by replaying the record on every request
+            records = [_seat_record(r, rng) for r in GAMES
+                       if r.get("rules", "voleny") == game and game != "lizany"]
             client = TestClient(create_service_app("table", game))
 
-            def request(client=client, body=body) -> None:
+            def request(client=client, body=body, records=records) -> None:
                 assert client.post("/act", json=body).status_code == 200
+                for record in records:
+                    assert client.post("/act", json={"record": record}).status_code == 200
                 client.post("/act", content=b"{not json")
                 client.post("/act", json={"record": {"seat": 9}})
             yield f"service request {game}", request
+    elif case == "table":  # a partie of one deal through the play table's JSON API
+        yield from _table_units(rng)
     elif case in ("robots", "search"):  # search: worlds, transposition tables, ONNX
         from mariash_env.robots import make_robot
 
-        pairs = ([(rules, spec) for rules in GAMES[:3] for spec in ("table", "net")]
-                 if case == "robots" else
-                 [(rules, spec) for rules in GAMES[:3] for spec in ("strong", "pimc(worlds=4)")])
-        for rules, spec in pairs:
-            game = rules.get("rules", "voleny")
-            env = mariash_env.raw_env(**({} if game == "lizany" else {"deals": 1}), **rules)
-            yield f"robot {spec} {game}", _robot_deal(env, make_robot(spec, rules=game), rng)
+        specs = ("table", "net") if case == "robots" else ("strong", "pimc(worlds=4)")
+        for rules in GAMES:  # the four-player table's robots play its deals as at three
+            for spec in specs:
+                one = {} if rules.get("rules") == "lizany" else {"deals": 1}
+                env = mariash_env.raw_env(**one, **rules)
+                yield (f"robot {spec} {_label(rules)}",
+                       _robot_deal(env, make_robot(spec, rules=rules), rng))
     else:
         raise ValueError(f"unknown case {case!r}: expected one of {', '.join(CASES)}")
 

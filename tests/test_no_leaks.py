@@ -1,5 +1,6 @@
 """Nothing stays behind: the front ends keep no memory per deal, step, request or refused
-input (scripts/leak_check.py run small; the guide's "leak-free under any input").
+input (scripts/leak_check.py run small; the guide's "leak-free under any input"), nor the
+play table per partie.
 
 Python's own allocations are counted exactly (tracemalloc) over windows of units after
 a warm-up; a leak keeps bytes in every window, so the test asks that each case keep less
@@ -24,7 +25,11 @@ EXACT = {"vector": 32.0, "refused": 32.0}  # a step, a round of refusals
 # what a first use allocates (the HTTP client's pool, ONNX Runtime's buffers)
 SMALL = {"aec": (60, 30), "single_agent": (30, 30), "vector": (100, 50),
          "refused": (100, 50), "openspiel": (30, 30), "service": (20, 150),
-         "robots": (20, 60)}
+         "robots": (20, 60), "table": (8, 6)}
+# A partie at the table (a session, its robots, some forty requests) leaves a few kB of
+# what the warm-up made still being replaced in the first windows (falling to tens of
+# bytes over 60-partie windows: the script); a kept deal record or session is far more.
+LIMITS = {"table": 2048.0}
 
 
 @pytest.mark.parametrize("case", list(SMALL))
@@ -32,7 +37,7 @@ def test_nothing_stays_per_unit(case):
     count, warm = SMALL[case]
     for name, unit in units(case):
         g = measure(name, unit, count, windows=3, warm=warm)
-        assert g.kept() < EXACT.get(case, LIMIT), g.line()
+        assert g.kept() < EXACT.get(case, LIMITS.get(case, LIMIT)), g.line()
 
 
 def test_the_check_sees_a_leak():

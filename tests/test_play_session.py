@@ -3,6 +3,7 @@ table (mariash_env.play.series): no web, no terminal."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import random
 import subprocess
@@ -152,6 +153,46 @@ def test_series_tie_breaks_and_shared_places():
     parties = [_meta(w, (3, 3)), _meta(w, (3, 3)), _meta(w, (3, 3)), _meta(w, (-9, -9), (5, 0))]
     rows = series_table(parties, "week", key)
     assert [r["place"] for r in rows] == [1, 1]  # all equal: a shared place
+
+
+def test_the_table_reads_the_saved_summaries_once_a_partie(tmp_path, monkeypatch):
+    """The series travels with every state, and reading it parses every summary in the
+    folder (O(parties)): a session reads them when it starts, when it has written its own
+    summary (the finished deal, the finished partie, which the series must show at once)
+    and when the week or month turns, not on every request."""
+    from mariash_env.play import series
+
+    reads = []
+    real = series.load_parties
+    monkeypatch.setattr(series, "load_parties", lambda *a, **k: reads.append(1) or real(*a, **k))
+    (tmp_path / "old.json").write_text(json.dumps({
+        "complete": True, "finished": T0.isoformat(), "players": [
+            {"name": "someone", "score": 9, "actor_wins": 1}]}))
+    clock = [T0]
+    s = PlaySession("table,random", save_dir=tmp_path, seed=5, clock=lambda: clock[0],
+                    options={"deals": 2})
+    first = s.state()
+    assert [r["name"] for r in first["series"]["week"]["rows"]] == ["someone"]
+    first["series"]["week"]["rows"].clear()  # a state is a snapshot: no shared rows
+    requests = 0
+    rng = random.Random(2)
+    while s.waiting != "next_deal":
+        st = s.advance(s.id, s.move) if s.waiting == "robot" else \
+            s.act(s.id, s.move, rng.choice(s.state()["legal"]))
+        requests += 1
+    assert requests > 10 and len(reads) == 2  # the start, the deal's summary
+    assert [r["name"] for r in st["series"]["week"]["rows"]] == ["someone"]
+    clock[0] = T0 + dt.timedelta(days=40)  # another week and month: read again
+    assert s.state()["series"]["week"]["rows"] == [] and len(reads) == 3
+    st = _play_partie(s, rng)
+    names = {r["name"] for r in st["series"]["week"]["rows"]}
+    assert names == {"you", "robot table", "robot random"}  # the partie, at once
+    (tmp_path / "other.json").write_text(json.dumps({  # another table's, since
+        "complete": True, "finished": clock[0].isoformat(), "players": [
+            {"name": "elsewhere", "score": 1, "actor_wins": 0}]}))
+    assert "elsewhere" not in {r["name"] for r in s.state()["series"]["week"]["rows"]}
+    fresh = PlaySession("table,random", save_dir=tmp_path, seed=6, clock=lambda: clock[0])
+    assert "elsewhere" in {r["name"] for r in fresh.state()["series"]["week"]["rows"]}
 
 
 @pytest.mark.parametrize("args, words", [

@@ -32,7 +32,7 @@ from ..robots.base import Robot
 from ..rules import is_int
 from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, card_name, robot_word, t
 from .labels import card_info
-from .series import series_tables
+from .series import SeriesMemo
 from .session import (
     PlayError,
     TableSession,
@@ -89,6 +89,7 @@ class LizanySession(TableSession):
         self.id = secrets.token_hex(6) if session_id is None else check_id(session_id)
         self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
         self.save_dir = Path(save_dir)
+        self.series = SeriesMemo(self.save_dir, RULES_NAME)
         self.save_dir.mkdir(parents=True, exist_ok=True)
         for suffix in (".session.json", ".jsonl", ".json"):
             self._file(suffix)
@@ -265,6 +266,7 @@ class LizanySession(TableSession):
             "complete": self.partie_over, "human_seat": self.human,
             "players": [{"seat": s, "name": self.names[s], "score": self.scores[s],
                          "actor_wins": wins[s]} for s in range(2)]})
+        self.series.forget()
 
     def checkpoint(self) -> None:
         _write_json(self.session_path, {
@@ -341,7 +343,7 @@ class LizanySession(TableSession):
             "settlement": self.deals[-1] if g.over and self.deals else None,
             "deal_results": list(self.deals), "scores": list(self.scores),
             "records": str(self.records_path),
-            "series": series_tables(self.save_dir, self.clock(), RULES_NAME),
+            "series": self.series.tables(self.clock()),
         }
 
 

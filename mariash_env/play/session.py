@@ -36,7 +36,7 @@ from ..robots.base import Robot
 from ..rules import is_int, make_rules
 from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, robot_word, t
 from .labels import card_info
-from .series import series_tables
+from .series import SeriesMemo
 
 RULES = tuple(k.name for k in games("play"))  # the games the table plays
 HINT_ROBOT = "table"  # the hint's robot: quick, and it plays every game of the table
@@ -373,6 +373,7 @@ class PlaySession(TableSession):
         self.seed = int(seed) if seed is not None else secrets.randbelow(2**31)
         self.id = secrets.token_hex(6) if session_id is None else check_id(session_id)
         self.save_dir = Path(save_dir)
+        self.series = SeriesMemo(self.save_dir, rules, n)
         self.save_dir.mkdir(parents=True, exist_ok=True)
         for suffix in (".session.json", ".jsonl", ".json"):  # refused now, not mid-deal
             self._file(suffix)
@@ -609,6 +610,7 @@ class PlaySession(TableSession):
                          "actor_wins": wins[s]} for s in range(self.players)],
         }
         _write_json(self._file(".json"), meta)
+        self.series.forget()
 
     # --- what the human sees ----------------------------------------------------------
     def _obs(self) -> np.ndarray:
@@ -692,7 +694,7 @@ class PlaySession(TableSession):
             "settlement": self.deals[-1] if g.deal_over and self.deals else None,
             "deal_results": list(self.deals), "scores": g.scores,  # a snapshot
             "records": str(self.records_path),
-            "series": series_tables(self.save_dir, self.clock(), self.rules, self.players),
+            "series": self.series.tables(self.clock()),
         }
 
 
