@@ -253,7 +253,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     def _cumulative_rewards(self) -> dict[str, float]:
         return self._live()._cumulative_rewards
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             raise AttributeError("the environment must be reset before it is used")
         return self.env.last(observe)
@@ -310,7 +310,7 @@ class _TerminateIllegal(wrappers.BaseWrapper):
             raw._accumulate_rewards()
             raw._deads_step_first()
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         return self.env.last(observe)
 
 
@@ -349,7 +349,7 @@ class MaskInInfo(wrappers.BaseWrapper):
                            for a, info in self.env.infos.items()}
         return self._infos
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         obs, reward, term, trunc, info = self.env.last(observe)
         agent = self.agent_selection
         infos = self.infos
@@ -408,7 +408,7 @@ class FlatObs(MaskInInfo):
     def observe(self, agent: str) -> np.ndarray | None:
         return self._flat(self.env.observe(agent))
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         obs, reward, term, trunc, info = super().last(observe)
         return self._flat(obs), reward, term, trunc, info
 
@@ -651,7 +651,7 @@ class raw_env(AECEnv):
         self.truncations = dict(self.truncations)
         super()._was_dead_step(action)
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
         move; once every agent is done, the final ones of ``agent_selection`` (reward 0)."""
         self._check_reset()
