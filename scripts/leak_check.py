@@ -1,15 +1,15 @@
 """Leak check: memory held after many episodes, requests and refused inputs, per front end.
 
 Each case runs a unit of work (one deal through the AEC env, one batched step, one robot
-deal, one robot-service request, one partie at the play table, one OpenSpiel deal, a round
-of refused inputs) ``--warm``
-times, then ``--count`` times more in each of ``--windows`` windows, and reports per
-window what stayed allocated: Python's own allocations (``tracemalloc``, bytes a unit,
-exact) and the process's resident memory (``/proc/self/statm``, which also sees numpy
-buffers and compiled code but moves in pages and with the allocator's caches).  A unit
-that keeps something (a record per deal, a frame per exception, a cache without a bound)
-grows in every window; a bounded cache (``lru_cache`` with a ``maxsize``) is emptied at
-each window's edges, so what it holds does not count.
+deal, one robot-service request, one partie at the play table, one OpenSpiel deal, a
+round of refused inputs) ``--warm`` times, then ``--count`` times more in each of
+``--windows`` windows, and reports per window what stayed allocated: Python's own
+allocations (``tracemalloc``, bytes a unit, exact) and the process's resident memory
+(``/proc/self/statm``, which also sees numpy buffers and compiled code but moves in pages
+and with the allocator's caches). A unit that keeps something (a record per deal, a frame
+per exception, a cache without a bound) grows in every window; a bounded cache
+(``lru_cache`` with a ``maxsize``) is emptied at each window's edges, so what it holds
+does not count.
 
     python scripts/leak_check.py [--count 400] [--windows 3] [--warm 50] [--cases aec,...]
 
@@ -17,10 +17,10 @@ Cases: ``aec``, ``single_agent``, ``vector``, ``refused``, ``openspiel``, ``serv
 (observations and seat records), ``table`` (a partie of one deal through the play table's
 JSON API, then the next), ``robots`` (every game each, the robots ``table`` and ``net``),
 ``search`` (``strong`` and PIMC; slow: ``--count 100``); every game, volený at four
-players included.  Prints one line a case; exit
-status 1 when a case keeps more than ``--limit`` bytes a unit (default 256) of Python
-allocations in each window after the first (a one-off allocation spread over a window
-can pass one, a leak passes none).  ``tests/test_no_leaks.py`` runs it small.
+players included. Prints one line a case; exit status 1 when a case keeps more than
+``--limit`` bytes a unit (default 256) of Python allocations in each window after the
+first (a one-off allocation spread over a window can pass one, a leak passes none).
+``tests/test_no_leaks.py`` runs it small.
 """
 
 from __future__ import annotations
@@ -176,6 +176,8 @@ def _table_units(rng: np.random.Generator) -> Iterator[tuple[str, Callable[[], N
     JSON API (the human's moves drawn at random, the table robots in the other seats),
     then starts the next partie, as a player at a long-running table does.  Its records
     and summaries go to a temporary folder, which is the table's storage, not memory."""
+    import atexit
+    import shutil
     import tempfile
 
     with warnings.catch_warnings():  # TestClient's httpx notice
@@ -185,6 +187,7 @@ def _table_units(rng: np.random.Generator) -> Iterator[tuple[str, Callable[[], N
     from mariash_env.play.web import create_app
 
     save = Path(tempfile.mkdtemp(prefix="leak_check_table_"))
+    atexit.register(shutil.rmtree, save, True)
     for rules in GAMES:
         game = rules.get("rules", "voleny")
         options = {k: v for k, v in rules.items() if k != "rules"}
