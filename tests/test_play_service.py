@@ -107,6 +107,11 @@ def test_bad_specs_refused():
     out = subprocess.run([sys.executable, "-m", "mariash_env.play.cli", "serve-robot", "table",
                           "--port", "99999"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 2 and "invalid port 99999" in out.stderr
+    for bad in ("0", "two"):
+        out = subprocess.run([sys.executable, "-m", "mariash_env.play.cli", "serve-robot",
+                              "table", "--workers", bad], cwd=ROOT, capture_output=True,
+                             text=True)
+        assert out.returncode == 2 and "invalid workers" in out.stderr and bad in out.stderr
 
 
 def test_seat_records_answered_on_the_seats_view():
@@ -246,6 +251,84 @@ def test_onnx_robot_served_on_loopback():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def _workers_of(pid):
+    """The worker processes that process ``pid`` spawned (Linux's /proc)."""
+    out = []
+    for p in Path("/proc").iterdir():
+        try:
+            ppid = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            spawned = b"spawn_main" in (p / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid and spawned:
+            out.append(int(p.name))
+    return sorted(out)
+
+
+def _until(what, seconds=60.0):
+    """``what()`` once it is truthy, polled for at most ``seconds``; else the test fails."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        got = what()
+        if got:
+            return got
+        time.sleep(0.1)
+    pytest.fail(f"not within {seconds} s: {what}")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_workers_answer_side_by_side_and_a_dead_one_is_replaced():
+    """``serve-robot --workers 2``: two processes, each with its own robot, answer every
+    request (concurrent ones too) as one service does; a worker killed is replaced while
+    the other goes on answering; the parent's SIGTERM stops them all."""
+    import concurrent.futures
+    import os
+    import signal
+
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mariash_env.play.cli", "serve-robot",
+                             "table", "--workers", "2", "--port", str(port)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    bodies = [{"observation": o, "action_mask": m} for o, m in _observations(12, seed=4)]
+    bodies += [{"record": rec} for _, rec in random_positions(12, seed=8)]
+    local = TestClient(create_service_app("table"))
+    want = [local.post("/act", json=b).json() for b in bodies]
+
+    def post(body):
+        req = urllib.request.Request(url + "/act", method="POST",
+                                     data=json.dumps(body).encode())
+        return json.load(urllib.request.urlopen(req, timeout=30))
+
+    def answering():
+        if proc.poll() is not None:
+            pytest.fail(proc.stdout.read())
+        try:
+            return json.load(urllib.request.urlopen(url + "/info", timeout=1))
+        except OSError:
+            return None
+
+    workers = []
+    try:
+        assert _until(answering)["robot"] == "table"
+        workers = _until(lambda: len(_workers_of(proc.pid)) == 2 and _workers_of(proc.pid))
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            assert list(pool.map(post, bodies)) == want
+        os.kill(workers[0], signal.SIGKILL)
+        assert [post(b) for b in bodies[:6]] == want[:6]  # the other one answers
+        again = _until(lambda: len(w := _workers_of(proc.pid)) == 2 and workers[0] not in w
+                       and w)
+        assert workers[1] in again
+        workers = again
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            assert list(pool.map(post, bodies)) == want
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    _until(lambda: not any(Path(f"/proc/{w}").exists() for w in workers), 30)
+    assert "in 2 processes" in proc.stdout.read()
 
 
 def test_docs_record_examples_are_answered():

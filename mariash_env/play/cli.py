@@ -37,6 +37,17 @@ def _port(text: str) -> int:
     return p
 
 
+def _workers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid workers {text!r}: expected an int >= 1") \
+            from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"invalid workers {n}: expected an int >= 1")
+    return n
+
+
 def _play_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--robots", default=None,
                     help="two robots (three with --players 4): table, random, net (the best "
@@ -117,7 +128,8 @@ def serve_robot(args: argparse.Namespace) -> int:
     from .service import serve_robot as run
 
     try:
-        return run(args.robot, host=args.host, port=args.port, rules=args.rules)
+        return run(args.robot, host=args.host, port=args.port, rules=args.rules,
+                   workers=args.workers)
     except (ValueError, OSError) as e:
         fail(e)
 
@@ -150,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--port", type=_port, default=8765, help="port (default 8765)")
     r.add_argument("--rules", default="voleny", choices=[k.name for k in games("service")],
                    help="the game the robot plays (default voleny)")
+    r.add_argument("--workers", type=_workers, default=1,
+                   help="processes answering side by side, each with its own robot "
+                        "(default 1)")
     args = ap.parse_args(argv)
     return play(args) if args.command == "play" else serve_robot(args)
 

@@ -5,6 +5,7 @@ address), not a printed URL followed by the web server's own log line."""
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from typing import Any
 
 
@@ -41,5 +42,21 @@ def run(app: Any, sock: socket.socket) -> None:
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     try:
         server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def run_workers(factory: Callable[[], Any], sock: socket.socket, workers: int) -> None:
+    """Serve the app that ``factory()`` builds in ``workers`` processes on the bound
+    ``sock`` until interrupted: uvicorn's supervisor starts them (spawned, so each builds
+    its own app and robot), shares the socket among them and replaces one that dies.
+    ``factory`` is pickled into each process: a module-level function or a partial of
+    one."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    config = uvicorn.Config(factory, factory=True, workers=workers, log_level="warning")
+    try:
+        Multiprocess(config, sockets=[sock]).run()
     finally:
         sock.close()

@@ -1,6 +1,8 @@
 """A robot as an HTTP service (``mariash serve-robot SPEC --port 8765``): the piece a game
 server uses to seat a robot opponent.  Stateless: every request carries what the robot
-needs, nothing is kept between requests.  Binds 127.0.0.1 unless told otherwise.
+needs, nothing is kept between requests, so ``--workers N`` answers in N processes side
+by side, each with its own robot (one that dies is replaced).  Binds 127.0.0.1 unless
+told otherwise.
 
 ``GET /info`` ->
 ``{"robot": SPEC, "rules": GAME, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS,
@@ -53,6 +55,7 @@ served (its ``rules``) gets a 422 naming both games.
 
 from __future__ import annotations
 
+import functools
 import json
 import zlib
 from typing import Any
@@ -316,11 +319,22 @@ def create_service_app(spec: str, rules: str = "voleny",
 
 
 def serve_robot(spec: str, host: str = "127.0.0.1", port: int = 8765,
-                rules: str = "voleny", max_body: int = MAX_BODY) -> int:
+                rules: str = "voleny", max_body: int = MAX_BODY, workers: int = 1) -> int:
+    """Serve robot ``spec`` of game ``rules`` on ``host:port`` until interrupted, in
+    ``workers`` processes (each with its own robot; the service is stateless, so any of
+    them gives a request the same answer)."""
     from . import listen
 
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"invalid workers {workers!r}: expected an int >= 1")
     app = create_service_app(spec, rules, max_body)  # a bad spec fails here, before binding
     sock = listen.listen(host, port)  # OSError naming the address: in use, unknown host
-    print(f"robot {spec} answers POST {listen.url(host, port, '/act')} (Ctrl+C to stop)")
-    listen.run(app, sock)
+    many = f" in {workers} processes" if workers > 1 else ""
+    print(f"robot {spec} answers POST {listen.url(host, port, '/act')}{many} (Ctrl+C to stop)")
+    if workers == 1:
+        listen.run(app, sock)
+    else:
+        del app  # each worker builds its own
+        listen.run_workers(functools.partial(create_service_app, spec, rules, max_body), sock,
+                           workers)
     return 0
