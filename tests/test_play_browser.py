@@ -327,6 +327,64 @@ def test_whole_volený_deals_by_clicking_on_a_desktop_and_a_phone(chromium, serv
     _save_screenshots({name: shots[key] for key, name in names.items()})
 
 
+def _focus_first_legal(page) -> str:
+    """Move the keyboard focus along the hand with the arrow keys to its first legal card;
+    that card's action label."""
+    at = page.evaluate(FOCUS)
+    while at["focused"] != at["legal"]:
+        page.keyboard.press("ArrowRight" if at["focused"] < at["legal"] else "ArrowLeft")
+        at = page.evaluate(FOCUS)
+    return page.evaluate("document.activeElement.dataset.label")
+
+
+FOCUS = """() => {
+  const cards = [...document.querySelectorAll('#hand .card')];
+  return {focused: cards.indexOf(document.activeElement),
+          legal: cards.findIndex((e) => e.classList.contains('legal'))};
+}"""
+
+
+def test_a_deal_by_the_keyboard_alone(chromium, server):
+    """A volený deal without the mouse: the arrow keys move the focus along the hand (the
+    cards are buttons to the keyboard and to a screen reader, a greyed one named with why
+    it cannot be played), Enter plays the legal card in focus and Space on a greyed one
+    says why not, 1 presses the first choice; at the end Esc closes the banner and N deals
+    the next deal."""
+    url, _ = server
+    page = _open(chromium, url, DESKTOP, [])
+    cards = page.locator("#hand .card")
+    assert cards.first.get_attribute("role") == "button"
+    assert cards.first.get_attribute("tabindex") == "0"
+    keys, why = 0, False
+    while _wait_turn(page) == "human":
+        move = page.evaluate("document.body.dataset.move")
+        if page.locator("#hand .card.legal").count():
+            grey = page.locator("#hand .card:not(.legal)")
+            if grey.count() and not why:  # a greyed card in focus: Space says why
+                grey.first.focus()
+                page.keyboard.press(" ")
+                assert page.locator("#why").text_content().startswith(
+                    grey.first.get_attribute("aria-label").split(" — ")[0])
+                assert page.evaluate("document.body.dataset.move") == move
+                why = True
+            label = _focus_first_legal(page)
+            page.keyboard.press("Enter")
+        else:
+            label = page.locator("#choices button.choice").first.get_attribute("data-label")
+            page.keyboard.press("1")
+        page.wait_for_function(f"document.body.dataset.move !== '{move}'")
+        keys += 1
+        assert label
+    assert page.evaluate("document.body.dataset.waiting") == "next_deal" and keys >= 5 and why
+    assert page.locator("#banner").is_visible()
+    page.keyboard.press("Escape")
+    assert page.locator("#banner").is_hidden()
+    page.keyboard.press("n")
+    page.wait_for_function("document.body.dataset.waiting !== 'next_deal'")
+    assert page.locator("#deal-info").text_content().startswith(("rozdání 2", "deal 2"))
+    page.close()
+
+
 def test_the_four_player_table_by_clicking(chromium, four_server):
     """Volený at four (RULES.md §11.3): four seat boxes (one across the table), the dealer's
     marked as sitting out; the human plays its deals by clicking and watches the one it

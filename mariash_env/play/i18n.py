@@ -122,6 +122,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "btn.start": ("začít", "start"),
     "btn.cancel": ("zrušit", "cancel"),
     "hint": ("robot by hrál: {what}", "a robot would: {what}"),
+    "keys.title": ("Klávesnice", "Keyboard"),
+    "keys": ("←/→ karta, Enter nebo mezerník ji zahraje, 1–9 volby v pořadí, H poradit, "
+             "U zpět, S přeskočit roboty, N další rozdání, Esc zavřít okno",
+             "←/→ a card, Enter or Space plays it, 1–9 the choices in order, H hint, "
+             "U undo, S skip the robots, N next deal, Esc closes a window"),
     # the status line
     "status.trump": ("zvolte trumf", "choose the trump card"),
     "status.contract": ("zvolte hru", "choose the contract"),

@@ -193,12 +193,18 @@ function drawFelt(st) {
 }
 
 function drawHand(st) {
-  const hand = $("hand"); hand.innerHTML = "";
+  const hand = $("hand");
+  // a card in keyboard focus keeps it across the redraw (its neighbour once played)
+  const focused = [...hand.children].indexOf(document.activeElement);
+  const focusedCode = focused >= 0 ? document.activeElement.dataset.code : null;
+  hand.innerHTML = "";
   const c = st.contract;
   // grey the cards that may not be played only while a card is to be chosen
   hand.classList.toggle("choosing", st.hand.some((x) => x.label));
   for (const card of st.hand) {
     const e = cardEl(card);
+    e.tabIndex = 0;
+    e.setAttribute("role", "button");
     if (c.trump && card.suit === c.trump) e.classList.add("trump");
     if (card.label) {
       e.classList.add("legal");
@@ -208,10 +214,49 @@ function drawHand(st) {
       if (card.why) { e.title += " — " + W(card.why); e.dataset.why = card.why.cz; }
       e.addEventListener("click", () => { $("why").textContent = `${T("card." + card.code)}: ${card.why ? W(card.why) : ""}`; });
     }
+    e.setAttribute("aria-label", e.title);  // a greyed card: its name and why not
+    e.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); e.click(); }
+    });
     hand.append(e);
+  }
+  if (focused >= 0 && hand.children.length) {
+    const cards = [...hand.children];
+    (cards.find((x) => x.dataset.code === focusedCode) || cards[Math.min(focused, cards.length - 1)]).focus();
   }
   fitHand();
 }
+
+// Keyboard play: ←/→ move along the hand, Enter or Space plays the card in focus (a
+// greyed one says why not), 1–9 press the choices in their order, H asks for a hint, U
+// undoes, S skips the robots, N deals the next deal (or starts a new partie), Esc closes
+// the window on top.
+const KEYS = { h: "#choices button.hint", u: "#choices button.undo", s: "#choices button.skip",
+  n: "#choices button.next" };
+document.addEventListener("keydown", (ev) => {
+  if (ev.ctrlKey || ev.altKey || ev.metaKey) return;
+  const open = ["setup", "review", "banner"].find((id) => !$(id).hidden);
+  if (ev.key === "Escape" && open) {
+    if (open === "banner") $("banner-close").click(); else $(open).hidden = true;
+    return;
+  }
+  if (ev.target.closest("input, select, textarea") || (open && open !== "banner")) return;
+  const key = ev.key.toLowerCase();
+  if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") {
+    const cards = [...document.querySelectorAll("#hand .card")];
+    if (!cards.length) return;
+    ev.preventDefault();
+    const i = cards.indexOf(document.activeElement), step = ev.key === "ArrowRight" ? 1 : -1;
+    const j = i < 0 ? (step > 0 ? 0 : cards.length - 1) : Math.min(cards.length - 1, Math.max(0, i + step));
+    cards[j].focus();
+  } else if (/^[1-9]$/.test(key)) {
+    const b = document.querySelectorAll("#choices button.choice")[Number(key) - 1];
+    if (b) b.click();
+  } else if (KEYS[key] && !ev.repeat) {
+    const b = document.querySelector(KEYS[key]);
+    if (b) b.click();
+  }
+});
 
 // One row: the cards overlap as much as the width needs (12 cards on a phone too).
 function fitHand() {
