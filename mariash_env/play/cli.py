@@ -156,8 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     _play_args(p)
     r = sub.add_parser("serve-robot",
                        help="answer seat records or observation+mask requests with a robot")
-    r.add_argument("robot", help="a robot of --rules: table, random, net, strong, pimc "
-                                 "(not lízaný's) or onnx:PATH")
+    r.add_argument("robot", help="a robot of --rules: table, random, net, strong, pimc or "
+                                 "onnx:PATH (volený's and licitovaný's pimc and strong "
+                                 "answer seat records only; lízaný's play from the "
+                                 "observation)")
     r.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     r.add_argument("--port", type=_port, default=8765, help="port (default 8765)")
     r.add_argument("--rules", default="voleny", choices=[k.name for k in games("service")],
