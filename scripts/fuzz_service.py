@@ -54,13 +54,17 @@ MISMATCHES = ({"rules": "licitovany"}, {"rules": "lizany"}, {"rules": "voleny", 
 
 # --- real requests ----------------------------------------------------------------------
 def positions(rules: str, n: int, seed: int) -> list[dict[str, list]]:
-    """``n`` observation bodies of random positions of random deals of ``rules``."""
+    """``n`` observation bodies of random positions of random deals of ``rules`` (a
+    quarter of volený's at the four-player table, whose observations are longer)."""
     import mariash_env
 
     rng = np.random.default_rng(seed)
     out: list[dict[str, list]] = []
-    e = mariash_env.env(rules=rules, deals=1)
+    tables = [mariash_env.env(rules=rules, deals=1)]
+    if rules == "voleny":
+        tables.append(mariash_env.env(players=4, deals=1))
     while len(out) < n:
+        e = tables[-1] if len(tables) > 1 and rng.random() < 0.25 else tables[0]
         e.reset(seed=int(rng.integers(1 << 30)))
         for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()

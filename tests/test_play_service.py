@@ -73,7 +73,8 @@ def test_malformed_requests_get_4xx_naming_the_problem():
         ({"observation": obs, "action_mask": mask, "record": {}}, 400, "next to 'record'"),
         ({"observation": obs}, 400, "missing field 'action_mask'"),
         ({"observation": obs, "action_mask": mask, "x": 1}, 400, "unknown field 'x'"),
-        ({"observation": obs[:-1], "action_mask": mask}, 422, f"list of {n} numbers, got"),
+        ({"observation": obs[:-1], "action_mask": mask}, 422,
+         f"list of {n} numbers (924 at 4 players), got {n - 1} items"),
         ({"observation": [*obs[:-1], "a"], "action_mask": mask}, 422, f"[{n - 1}] = 'a'"),
         ({"observation": [*obs[:-1], float("nan")], "action_mask": mask}, 422, "finite"),
         ({"observation": obs, "action_mask": mask + [0]}, 422, f"list of {m} 0/1"),
@@ -157,15 +158,19 @@ def test_four_player_records_get_the_robot_of_the_four_player_table():
 
     positions = four_player_positions(8, seed=14)
     client = TestClient(create_service_app("net"))
-    assert client.get("/info").json()["players"] == [3, 4]
+    info = client.get("/info").json()
+    assert info["players"] == [3, 4] and info["obs_sizes"] == [900, 924]
     lic = TestClient(create_service_app("table", "licitovany")).get("/info").json()
-    assert lic["players"] == [3]
+    assert lic["players"] == [3] and lic["obs_sizes"] == [lic["obs_size"]]
     local = make_robot("net", rules={"players": 4})
     for g, p in positions:
         r = client.post("/act", json={"record": seat_record_of(g, p)})
         assert r.status_code == 200, r.text
-        assert r.json()["action"] == local.act({"observation": g.observation(p),
-                                                "action_mask": g.legal_mask(p)})
+        obs = {"observation": g.observation(p), "action_mask": g.legal_mask(p)}
+        assert r.json()["action"] == local.act(obs)
+        # the four-player observation itself (924 numbers), as env(players=4) hands it
+        r = client.post("/act", json={k: v.tolist() for k, v in obs.items()})
+        assert r.status_code == 200 and r.json()["action"] == local.act(obs), r.text
     client = TestClient(create_service_app("strong(worlds=2)"))
     for g, p in positions[:3]:
         rec = seat_record_of(g, p)

@@ -5,11 +5,11 @@ by side, each with its own robot (one that dies is replaced).  Binds 127.0.0.1 u
 told otherwise.
 
 ``GET /info`` ->
-``{"robot": SPEC, "rules": GAME, "obs_size": OBS_SIZE, "n_actions": N_ACTIONS,
-"accepts": [...], "record_format": "mariash-seat/1", "players": [3, 4]}``
-(``record_format`` is null on a service that answers observations only; ``players``: the
-seat counts whose records it answers, volený's four-player table too, or the one seat
-count of its observations)
+``{"robot": SPEC, "rules": GAME, "obs_size": OBS_SIZE, "obs_sizes": [900, 924],
+"n_actions": N_ACTIONS, "accepts": [...], "record_format": "mariash-seat/1",
+"players": [3, 4]}`` (``record_format`` is null on a service that answers observations
+only; ``players``: the seat counts whose records and observations it answers, volený's
+four-player table too, ``obs_sizes`` their observations' sizes in that order)
 
 ``mariash serve-robot SPEC --rules GAME`` serves a robot of any game whose kind lists the
 ``service`` front end (``games("service")``): the observation and mask of that game (its
@@ -40,7 +40,9 @@ observations only.
 
       {"observation": [OBS_SIZE numbers], "action_mask": [N_ACTIONS 0/1]}
 
-  (not for the searching robots: they need the record).
+  (not for the searching robots: they need the record); an observation of the
+  four-player table (``env(players=4)``, 924 numbers) is answered by the robot built for
+  four players.
 
 -> ``{"action": 84, "label": "play:9h", "robot": SPEC}``.  A malformed body, an unknown
 field, an illegal action in the record or a record that contradicts the seat's cards
@@ -170,11 +172,19 @@ def load_robot(spec: str, rules: str = "voleny") -> Robot:
     return make_robot(spec, rules=rules)
 
 
+def observation_sizes(kind: GameKind) -> dict[int, int]:
+    """``{observation size: seat count}`` of every seat count game ``kind`` is played with
+    (volený: 900 floats at three players, 924 at four)."""
+    return {kind.layout(p).obs_size: p for p in kind.players}
+
+
 def parse_request(data: Any, kind: GameKind | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(observation float32[OBS_SIZE], mask int8[N_ACTIONS])`` from a request body (the
-    sizes of the game ``kind``, volený's by default)."""
+    sizes of the game ``kind``, volený's by default; the observation of any seat count the
+    game is played with, :func:`observation_sizes` telling which from its size)."""
     kind = kind if kind is not None else game_kind("voleny")
     obs_size, n_actions = kind.obs_size, kind.n_actions
+    sizes = observation_sizes(kind)
     if not isinstance(data, dict):
         raise RequestError("the body must be a JSON object: {'record': {...}} or "
                            "'observation' and 'action_mask'")
@@ -186,10 +196,11 @@ def parse_request(data: Any, kind: GameKind | None = None) -> tuple[np.ndarray, 
     if extra:
         raise RequestError(f"unknown field {extra[0]!r}: expected only {', '.join(FIELDS)}")
     obs, mask = data["observation"], data["action_mask"]
-    if not isinstance(obs, list) or len(obs) != obs_size:
+    if not isinstance(obs, list) or len(obs) not in sizes:
         got = f"{len(obs)} items" if isinstance(obs, list) else type(obs).__name__
-        raise RequestError(f"'observation' must be a list of {obs_size} numbers, got {got}",
-                           422)
+        more = "".join(f" ({n} at {p} players)" for n, p in sizes.items() if n != obs_size)
+        raise RequestError(f"'observation' must be a list of {obs_size} numbers{more}, got "
+                           f"{got}", 422)
     bad = next((i for i, x in enumerate(obs) if not _is_f32(x)), None)
     if bad is not None:
         raise RequestError(f"'observation'[{bad}] = {_quote(obs[bad])}: expected a number "
@@ -222,31 +233,34 @@ def create_service_app(spec: str, rules: str = "voleny",
     labels = kind.labels
     accepts = (["observation"] if not records else ["record"] if robot.wants_view
                else ["record", "observation"])
-    # a record of another seat count (volený's four-player table) gets the robot built
-    # for it, once: a searching robot values that table's settlement
+    # a record or an observation of another seat count (volený's four-player table) gets
+    # the robot built for it, once: a searching robot values that table's settlement
     by_players: dict[int, Robot] = {kind.players[0]: robot}  # make_robot's default
+    sizes = observation_sizes(kind)
 
-    def robot_for(players: int) -> Robot:
+    def robot_for(players: int, what: str = "record") -> Robot:
         if players not in by_players:
             try:
                 by_players[players] = make_robot(spec, rules={"rules": kind.name,
                                                               "players": players})
             except ValueError as e:
-                raise RequestError(f"record: robot {spec!r} does not play {players} "
+                raise RequestError(f"{what}: robot {spec!r} does not play {players} "
                                    f"players: {e}", 422) from e
         return by_players[players]
 
     async def info(request: Request) -> JSONResponse:
         return ErrorSafeJSON({"robot": spec, "rules": kind.name, "obs_size": kind.obs_size,
-                             "n_actions": kind.n_actions, "accepts": accepts,
+                             "obs_sizes": list(sizes), "n_actions": kind.n_actions,
+                             "accepts": accepts,
                              "record_format": RECORD_FORMAT if records else None,
-                             "players": list(kind.players) if records else [kind.players[0]]})
+                             "players": list(kind.players)})
 
     def decide(obs: np.ndarray, mask: np.ndarray) -> int:
+        bot = robot_for(sizes[len(obs)], "observation")
         # The robot's own state (a random robot's generator) is reset per request.
-        robot.begin_deal(zlib.crc32(obs.tobytes()) ^ zlib.crc32(mask.tobytes()) << 32)
+        bot.begin_deal(zlib.crc32(obs.tobytes()) ^ zlib.crc32(mask.tobytes()) << 32)
         try:
-            a = int(robot.act({"observation": obs, "action_mask": mask}))
+            a = int(bot.act({"observation": obs, "action_mask": mask}))
         except (ValueError, LookupError) as e:
             # Any numbers of the right size pass parse_request.  Ones no seat sees fail in
             # the robot's decoding (robots.features.ObservationError, a ValueError), and a
