@@ -101,12 +101,18 @@ def observation_arrays(observation: Any) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(observation["observation"]), np.asarray(observation["action_mask"])
 
 
+def no_legal_action() -> ObservationError:
+    """What every robot raises for an action mask with no legal action: the observation
+    of a seat that is not to move."""
+    return ObservationError("the observation's action_mask has no legal action: is this "
+                            "seat to move?")
+
+
 def legal_of(observation: dict[str, Any]) -> np.ndarray:
     """The legal action indices of an observation dict (ObservationError: not one)."""
     legal = np.flatnonzero(observation_arrays(observation)[1])
     if legal.size == 0:
-        raise ObservationError("the observation's action_mask has no legal action: is this "
-                               "seat to move?")
+        raise no_legal_action()
     return legal
 
 

@@ -32,7 +32,7 @@ import numpy as np
 from ..games.registry import games
 from ..kinds import GameKind
 from ..shipped import locate, shipped_hint
-from .base import ObservationError, Robot, observation_arrays
+from .base import ObservationError, Robot, no_legal_action, observation_arrays
 from .registry import int_at_least, register_robot
 
 ROBOT_FORMAT = "mariash-robot-v1"
@@ -149,11 +149,11 @@ class OnnxRobot(Robot):
         if obs.shape[1] not in self._sizes or mask.shape[1] != n_act or len(obs) != len(mask):
             also = "".join(f" (or {n})" for n in sorted(self._sizes - {n_obs}))
             raise ObservationError(f"expected obs [N, {n_obs}{also}] and mask [N, {n_act}] "
-                             f"({self.game.name}), got {obs.shape} and {mask.shape}")
+                                   f"({self.game.name}), got {obs.shape} and {mask.shape}")
         # another seat count's observation opens with the network's (volený's at four)
         obs = np.ascontiguousarray(obs[:, :n_obs])
         if not mask.any(axis=1).all():
-            raise ObservationError("an action_mask has no legal action: is this seat to move?")
+            raise no_legal_action()
         if not np.isfinite(obs).all():  # the network would pick an action from NaN scores
             row, slot = np.argwhere(~np.isfinite(obs))[0].tolist()
             raise ObservationError(f"observation {row}, slot {slot}, is not finite: expected "

@@ -37,7 +37,7 @@ from ...core.state import (
     K_SEVEN,
     K_TWO_SEVENS,
 )
-from ...robots.base import Robot, observation_arrays
+from ...robots.base import Robot, no_legal_action, observation_arrays
 from ...robots.card_view import CardPlayView
 from ...robots.features import (
     ObservationError,
@@ -169,8 +169,7 @@ class LicitTableRobot(Robot):
         if self.check and not np.isfinite(obs).all():
             raise ObservationError("a licitovaný observation holds a value that is not finite")
         if self.check and not mask.any():  # the compiled rules would answer -1
-            raise ObservationError("the observation's action_mask has no legal action: is "
-                                   "this seat to move?")
+            raise no_legal_action()
         if self.check and _one(obs, "phase") in _VIEWED:
             _check_view(obs, observation["action_mask"])  # the blocks the view reads
         # The rules, compiled (table_decide.py): one copy for this robot and the searches.

@@ -41,7 +41,7 @@ from ...core.state import (
     PH_PLAY,
     PH_TRUMP,
 )
-from ...robots.base import ObservationError, Robot
+from ...robots.base import Robot, no_legal_action
 from ...robots.card_view import CardPlayView
 from ...robots.features import (
     ObsInfo,
@@ -113,8 +113,7 @@ class TableRobot(Robot):
     def decide(self, o: ObsInfo) -> int:
         legal = o.legal
         if not legal:
-            raise ObservationError("the observation's action_mask has no legal action: "
-                             "is this seat to move?")
+            raise no_legal_action()
         if o.mask[A.LAY_DOWN]:
             return A.LAY_DOWN
         if len(legal) == 1:
