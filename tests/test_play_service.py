@@ -225,39 +225,6 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def test_onnx_robot_served_on_loopback():
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "mariash_env.play.cli", "serve-robot",
-                             f"onnx:{MODEL}", "--port", str(port)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            if proc.poll() is not None:
-                pytest.fail(proc.stdout.read())
-            try:
-                info = json.load(urllib.request.urlopen(url + "/info", timeout=1))
-                break
-            except OSError:
-                time.sleep(0.1)
-        assert info["robot"] == f"onnx:{MODEL}"
-        local = make_robot(f"onnx:{MODEL}")
-        for obs, mask in _observations(15, seed=3):
-            req = urllib.request.Request(url + "/act", method="POST", data=json.dumps(
-                {"observation": obs, "action_mask": mask}).encode())
-            got = json.load(urllib.request.urlopen(req, timeout=10))
-            want = local.act({"observation": np.array(obs, np.float32),
-                              "action_mask": np.array(mask, np.int8)})
-            assert got["action"] == want
-        req = urllib.request.Request(url + "/act", method="POST", data=b"[]")
-        with pytest.raises(urllib.error.HTTPError) as e:
-            urllib.request.urlopen(req, timeout=10)
-        assert e.value.code == 400 and "JSON object" in json.load(e.value)["error"]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
 def _workers_of(pid):
     """The worker processes that process ``pid`` spawned (Linux's /proc)."""
     out = []
@@ -281,6 +248,44 @@ def _until(what, seconds=60.0):
             return got
         time.sleep(0.1)
     pytest.fail(f"not within {seconds} s: {what}")
+
+
+def _info_once_up(proc, url):
+    """The service's ``GET /info`` once it answers (the first import may compile the
+    engine); the test fails with the server's output if it exits first."""
+    def answering():
+        if proc.poll() is not None:
+            pytest.fail(proc.stdout.read())
+        try:
+            return json.load(urllib.request.urlopen(url + "/info", timeout=1))
+        except OSError:
+            return None
+    return _until(answering)
+
+
+def test_onnx_robot_served_on_loopback():
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mariash_env.play.cli", "serve-robot",
+                             f"onnx:{MODEL}", "--port", str(port)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        assert _info_once_up(proc, url)["robot"] == f"onnx:{MODEL}"
+        local = make_robot(f"onnx:{MODEL}")
+        for obs, mask in _observations(15, seed=3):
+            req = urllib.request.Request(url + "/act", method="POST", data=json.dumps(
+                {"observation": obs, "action_mask": mask}).encode())
+            got = json.load(urllib.request.urlopen(req, timeout=10))
+            want = local.act({"observation": np.array(obs, np.float32),
+                              "action_mask": np.array(mask, np.int8)})
+            assert got["action"] == want
+        req = urllib.request.Request(url + "/act", method="POST", data=b"[]")
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=10)
+        assert e.value.code == 400 and "JSON object" in json.load(e.value)["error"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
@@ -307,17 +312,9 @@ def test_workers_answer_side_by_side_and_a_dead_one_is_replaced():
                                      data=json.dumps(body).encode())
         return json.load(urllib.request.urlopen(req, timeout=30))
 
-    def answering():
-        if proc.poll() is not None:
-            pytest.fail(proc.stdout.read())
-        try:
-            return json.load(urllib.request.urlopen(url + "/info", timeout=1))
-        except OSError:
-            return None
-
     workers = []
     try:
-        assert _until(answering)["robot"] == "table"
+        assert _info_once_up(proc, url)["robot"] == "table"
         workers = _until(lambda: len(_workers_of(proc.pid)) == 2 and _workers_of(proc.pid))
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
             assert list(pool.map(post, bodies)) == want
