@@ -195,6 +195,43 @@ def test_the_table_reads_the_saved_summaries_once_a_partie(tmp_path, monkeypatch
     assert "elsewhere" in {r["name"] for r in fresh.state()["series"]["week"]["rows"]}
 
 
+def test_the_statistics_read_a_saved_partie_again_only_once_it_changed(tmp_path,
+                                                                      monkeypatch):
+    """``GET /api/stats`` runs at every deal's end over every saved partie; with the
+    table's cache a partie whose files did not change is not read again, and the figures
+    are those of a fresh read: a partie that grew, a new one, a deleted one, a bad file
+    (named in ``skipped`` each time)."""
+    from mariash_env.play import series
+
+    reads = []
+    real = series._partie_figures
+    monkeypatch.setattr(series, "_partie_figures",
+                        lambda p, k: reads.append(p.name) or real(p, k))
+    rng = random.Random(4)
+    first = PlaySession("table,random", save_dir=tmp_path, seed=5, options={"deals": 2})
+    while first.waiting != "next_deal":
+        first.advance(first.id, first.move) if first.waiting == "robot" else \
+            first.act(first.id, first.move, rng.choice(first.state()["legal"]))
+    second = PlaySession("table,random", save_dir=tmp_path, seed=6, options={"deals": 1})
+    _play_partie(second, rng)
+    (tmp_path / "bad.jsonl").write_text("{not json\n")
+    (tmp_path / "bad.json").write_text("{}")
+    cache: dict = {}
+    got = series.party_stats(tmp_path, cache)
+    assert got == series.party_stats(tmp_path) and got["games"]["voleny"]["parties"] == 2
+    assert [x["file"] for x in got["skipped"]] == ["bad.jsonl"]
+    reads.clear()
+    assert series.party_stats(tmp_path, cache) == got and reads == []  # nothing changed
+    _play_partie(first, rng)  # the first partie's second deal saved
+    grown = series.party_stats(tmp_path, cache)
+    assert reads == [first.records_path.name] and grown == series.party_stats(tmp_path)
+    assert grown["games"]["voleny"]["deals"] == got["games"]["voleny"]["deals"] + 1
+    second.records_path.unlink()
+    gone = series.party_stats(tmp_path, cache)
+    assert gone == series.party_stats(tmp_path) and gone["games"]["voleny"]["parties"] == 1
+    assert str(second.records_path) not in cache
+
+
 @pytest.mark.parametrize("args, words", [
     (["--rules", "bridge"], "unknown rules 'bridge'"),
     (["--rules", "licitovany", "--robots", "table,pimc(worlds=0)"],

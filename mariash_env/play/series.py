@@ -177,52 +177,82 @@ class SeriesMemo:
         self._keys = None
 
 
-def party_stats(save_dir: str | Path) -> dict[str, Any]:
+def _partie_figures(path: Path, kinds: dict[str, Any]) -> dict[str, Any]:
+    """One saved partie's part of :func:`party_stats`: its game, the human's payment in
+    each deal and the contracts the human played as actor with whether each was won.
+    Raises what a file that does not read raises (``party_stats`` names it)."""
+    meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    seat = meta["human_seat"]
+    rules = meta.get("rules", "voleny")
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    kind = kinds.get(rules)
+    if kind is not None and kind.results_by_player:  # the lead passing each deal
+        n = kind.players[0]
+        settlements = []
+        pays = [int(r["result"]["rewards"][(seat - k) % n]) for k, r in enumerate(records)]
+    else:
+        settlements = [r["settlement"] for r in records]
+        pays = [int(s["payments"][seat]) for s in settlements]
+    played = []
+    for s, pay in zip(settlements, pays):
+        if s.get("actor") != seat:
+            continue
+        # volený's suit games by their announcement (hra, sedma, sto, sto_sedma)
+        name = s.get("announcement") if s.get("contract") == "suit" else \
+            s.get("contract") or s.get("game") or s.get("bid")
+        if name is not None:
+            played.append((name, pay > 0))
+    return {"rules": rules, "unit": kind.units if kind is not None else "groše",
+            "pays": pays, "played": played}
+
+
+def party_stats(save_dir: str | Path, cache: dict[str, Any] | None = None) -> dict[str, Any]:
     """Statistics over every partie saved in ``save_dir`` (finished or not), per game:
     parties, deals, the human's payments in all and per deal (groše, desetníky; lízaný's
     ±1/±2), and the contracts the human played as actor with how many were won.  Reads each partie's
     summary (``<id>.json``: the game, the human's seat) and its records (``<id>.jsonl``);
-    a file that does not read is skipped and named in ``skipped``."""
+    a file that does not read is skipped and named in ``skipped``.  With ``cache`` (a
+    dict the caller keeps, the table's), a partie whose two files have not changed since
+    (size and modification time) is not read again: the table asks at every deal's end."""
     games: dict[str, dict[str, Any]] = {}
     skipped: list[dict[str, str]] = []
     kinds = {k.name: k for k in registered_games()}
+    seen = set()
     for p in sorted(Path(save_dir).glob("*.jsonl")):
-        meta_path = p.with_suffix(".json")
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            seat = meta["human_seat"]
-            rules = meta.get("rules", "voleny")
-            records = [json.loads(line) for line in p.read_text(encoding="utf-8").splitlines()
-                       if line.strip()]
-            kind = kinds.get(rules)
-            if kind is not None and kind.results_by_player:  # the lead passing each deal
-                n = kind.players[0]
-                settlements = []
-                pays = [int(r["result"]["rewards"][(seat - k) % n])
-                        for k, r in enumerate(records)]
-            else:
-                settlements = [r["settlement"] for r in records]
-                pays = [int(s["payments"][seat]) for s in settlements]
-        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError,
-                RecursionError) as e:
-            skipped.append({"file": p.name, "error": f"{type(e).__name__}: {e}"[:120]})
+            stamp = tuple((st.st_mtime_ns, st.st_size) for st in
+                          (p.stat(), p.with_suffix(".json").stat()))
+        except OSError:
+            stamp = None
+        key = str(p)
+        seen.add(key)
+        hit = cache.get(key) if cache is not None and stamp is not None else None
+        if hit is not None and hit[0] == stamp:
+            figures = hit[1]
+        else:
+            try:
+                figures = _partie_figures(p, kinds)
+            except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError,
+                    RecursionError) as e:
+                figures = {"error": f"{type(e).__name__}: {e}"[:120]}
+            if cache is not None and stamp is not None:
+                cache[key] = (stamp, figures)
+        if "error" in figures:
+            skipped.append({"file": p.name, "error": figures["error"]})
             continue
-        g = games.setdefault(rules, {"parties": 0, "deals": 0, "total": 0, "contracts": {},
-                                     "unit": kind.units if kind is not None else "groše"})
+        g = games.setdefault(figures["rules"], {"parties": 0, "deals": 0, "total": 0,
+                                                "contracts": {}, "unit": figures["unit"]})
         g["parties"] += 1
-        g["deals"] += len(pays)
-        g["total"] += sum(pays)
-        for s, pay in zip(settlements, pays):
-            if s.get("actor") != seat:
-                continue
-            # volený's suit games by their announcement (hra, sedma, sto, sto_sedma)
-            name = s.get("announcement") if s.get("contract") == "suit" else \
-                s.get("contract") or s.get("game") or s.get("bid")
-            if name is None:
-                continue
+        g["deals"] += len(figures["pays"])
+        g["total"] += sum(figures["pays"])
+        for name, won in figures["played"]:
             c = g["contracts"].setdefault(name, {"played": 0, "won": 0})
             c["played"] += 1
-            c["won"] += pay > 0
+            c["won"] += won
+    if cache is not None:  # the parties deleted since
+        for key in set(cache) - seen:
+            del cache[key]
     for g in games.values():
         g["per_deal"] = round(g["total"] / g["deals"], 2) if g["deals"] else 0.0
     return {"games": games, "skipped": skipped}

@@ -255,9 +255,11 @@ def create_app(new_session: Callable[..., PlaySession], *, lease: float = 10.0,
     async def setup_choices(request: Request) -> TableJSON:
         return TableJSON(setup_options())
 
+    figures: dict[str, Any] = {}  # the saved parties' stats, read again once changed
+
     async def stats(request: Request) -> TableJSON:
         save_dir = table["session"].save_dir
-        return TableJSON(await run_in_threadpool(party_stats, save_dir))
+        return TableJSON(await run_in_threadpool(party_stats, save_dir, figures))
 
     async def card(request: Request) -> Response:
         try:
