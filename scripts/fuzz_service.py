@@ -4,7 +4,8 @@
 For each robot spec and each served game (volený, licitovaný, lízaný) a batch of requests goes
 to :func:`mariash_env.play.service.create_service_app` through Starlette's TestClient
 (no network): real observations and masks from the environment and real seat records
-(each must get a 200 with a legal action), the README's record with another game's
+(each must get a 200 with a legal action; an observation sent to a searching robot, which
+answers records only, a 4xx asking for the record), the README's record with another game's
 rules (a 4xx naming both games), and malformed bodies (fields of random JSON, non-finite
 and float32-overflowing numbers, huge integers, wrong sizes and types, masks with no
 legal action, observations no seat sees, records cut or shuffled, invalid UTF-8, lone
@@ -163,10 +164,11 @@ def _dumps(body: Any) -> bytes:
 
 
 def bodies(rng: random.Random, game: str, pos: list[dict], recs: list[dict],
-           n: int) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """``(kind, expectation, request)``: ``ok`` must get 200, ``mismatch`` and ``bad`` a
-    4xx, ``any`` a 200 or a 4xx; a request is httpx keyword arguments (and ``method``,
-    ``url``)."""
+           n: int, observations: bool = True) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """``(kind, expectation, request)``: ``ok`` must get 200, ``mismatch``, ``records``
+    and ``bad`` a 4xx, ``any`` a 200 or a 4xx; a request is httpx keyword arguments (and
+    ``method``, ``url``).  ``observations``: whether the service answers observations (a
+    searching robot asks for the record instead, by name: ``records``)."""
     def post(content: Any, **kw: Any) -> dict[str, Any]:
         return {"method": "POST", "url": "/act", "content": content, **kw}
 
@@ -205,7 +207,7 @@ def bodies(rng: random.Random, game: str, pos: list[dict], recs: list[dict],
         r = rng.choice(recs)
         kind = rng.randrange(12)
         if kind == 0:
-            yield "real_observation", "ok", post(_dumps(p))
+            yield "real_observation", "ok" if observations else "records", post(_dumps(p))
         elif kind == 1:
             yield "real_record", record_ok, post(_dumps({"record": r}))
         elif kind == 2:
@@ -265,7 +267,8 @@ def run_batch(spec: str, game: str, count: int, seed: int = 0,
     failures: list[str] = []
     sent = 0
     deadline = time.monotonic() + seconds
-    for kind, expect, req in bodies(rng, game, pos, recs, count):
+    observations = "observation" in client.get("/info").json()["accepts"]
+    for kind, expect, req in bodies(rng, game, pos, recs, count, observations):
         if time.monotonic() > deadline:
             break
         sent += 1
@@ -287,12 +290,14 @@ def run_batch(spec: str, game: str, count: int, seed: int = 0,
             why = f"{status} {str(data)[:200]}"
         elif expect == "ok" and status != 200:
             why = f"a valid request got {status}: {data}"
-        elif expect in ("bad", "mismatch") and not 400 <= status < 500:
+        elif expect in ("bad", "mismatch", "records") and not 400 <= status < 500:
             why = f"expected a 4xx, got {status}: {data}"
         elif status >= 400 and not isinstance(data.get("error"), str):
             why = f"{status} without an error message: {data}"
         elif expect == "mismatch" and "is for" not in data["error"]:
             why = f"the rules mismatch is not named: {data['error']}"
+        elif expect == "records" and "send {'record'" not in data["error"]:
+            why = f"a robot that needs the record does not ask for it: {data['error']}"
         elif status == 200 and req["url"] == "/act":
             a = data.get("action")
             try:
