@@ -256,10 +256,15 @@ def create_app(new_session: Callable[..., PlaySession], *, lease: float = 10.0,
         return TableJSON(setup_options())
 
     figures: dict[str, Any] = {}  # the saved parties' stats, read again once changed
+    figures_lock = threading.Lock()  # two tabs asking at once share the cache in turn
+
+    def read_stats(save_dir: Path) -> dict[str, Any]:
+        with figures_lock:
+            return party_stats(save_dir, figures)
 
     async def stats(request: Request) -> TableJSON:
         save_dir = table["session"].save_dir
-        return TableJSON(await run_in_threadpool(party_stats, save_dir, figures))
+        return TableJSON(await run_in_threadpool(read_stats, save_dir))
 
     async def card(request: Request) -> Response:
         try:
