@@ -1,12 +1,12 @@
 """Bounded fuzzing of the play table (issue #29): malformed requests against the web app,
 and a hidden-card check of the state the table sends.
 
-* **Requests**: the Starlette app of :mod:`mariash_env.play.web`, in-process through
-  Starlette's TestClient (no socket), gets a bounded number of requests on every
-  endpoint: wrong types, huge numbers, deep nesting, odd unicode, missing and extra
-  fields, stale moves, oversize bodies, wrong methods and paths, mixed with valid moves
-  so the partie goes on.  A 5xx, an exception, or a 4xx that is not a JSON ``{"error"}``
-  is a failure.
+* **Requests**: the Starlette app of :mod:`mariash_env.play.web` (every game, volený's
+  four-player table too), in-process through Starlette's TestClient (no socket), gets a
+  bounded number of requests on every endpoint: wrong types, huge numbers, deep nesting,
+  odd unicode, missing and extra fields, stale moves, oversize bodies, wrong methods and
+  paths, mixed with valid moves so the partie goes on.  A 5xx, an exception, or a 4xx
+  that is not a JSON ``{"error"}`` is a failure.
 * **Hidden cards**: parties are played (random human moves, robots); at each deal the
   hidden cards (what the human seat cannot know) are permuted, the same action labels
   are replayed on the permuted deal, and wherever the human seat's observation is still
@@ -337,8 +337,10 @@ def _requests(st: dict[str, Any], rng: random.Random, clients: list[str], driver
 
 
 def fuzz_requests(count: int = 1000, seconds: float = 60.0, seed: int = 0,
-                  rules: str = "voleny", robots: str = ROBOTS) -> FuzzReport:
-    """``count`` requests (at most ``seconds``) against a fresh table app in-process."""
+                  rules: str = "voleny", robots: str = ROBOTS,
+                  options: dict[str, Any] | None = None) -> FuzzReport:
+    """``count`` requests (at most ``seconds``) against a fresh table app in-process
+    (``options``: the partie's rule options, ``{"players": 4}`` the four-player table)."""
     with warnings.catch_warnings():  # starlette's TestClient may ask for httpx extras
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
@@ -353,7 +355,7 @@ def fuzz_requests(count: int = 1000, seconds: float = 60.0, seed: int = 0,
     with tempfile.TemporaryDirectory() as tmp:
         seeds = iter(range(seed, seed + 10**6))
         app = create_app(lambda: open_table(robots, save_dir=tmp, rules=rules,
-                                            seed=next(seeds)))
+                                            seed=next(seeds), options=options))
         with TestClient(app) as c:
             st = c.get("/api/state").json()
             while rep.sent < count and time.monotonic() < end:
@@ -443,15 +445,19 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     end = t0 + args.seconds
     total = FuzzReport()
-    for r in rules:
-        left = max(1.0, (end - time.monotonic()) / 2 / len(rules))
-        rep = fuzz_requests(args.requests, left, args.seed, r)
+    # every game at every seat count it is played with (volený's four-player table too)
+    tables = [(r, seats) for r in rules for seats in game_kind(r).players]
+    for i, (r, seats) in enumerate(tables):
+        left = max(1.0, (end - time.monotonic()) / 2 / (len(tables) - i))
+        four = {"options": {"players": 4}, "robots": ROBOTS + ",table"} if seats == 4 else {}
+        rep = fuzz_requests(args.requests, left, args.seed, r, **four)
         total.sent += rep.sent
         total.by_status.update(rep.by_status)
         total.failures += rep.failures
     hidden = run_hidden(args.parties, args.deals, args.seed, rules, args.variants,
                         lambda: time.monotonic() > end)
-    print(f"requests sent: {total.sent} ({', '.join(rules)})")
+    names = [r if seats == game_kind(r).players[0] else f"{r} at {seats}" for r, seats in tables]
+    print(f"requests sent: {total.sent} ({', '.join(names)})")
     print("by status: " + ", ".join(f"{k}: {v}" for k, v in sorted(total.by_status.items())))
     print(f"request failures: {len(total.failures)}")
     for f in total.failures[:10]:

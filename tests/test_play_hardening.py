@@ -372,11 +372,14 @@ def test_play_resume_subprocess_one_line(tmp_path):
 
 
 # --- the fuzzer, small -----------------------------------------------------------------------
-@pytest.mark.parametrize("rules", TABLE_GAMES)
+@pytest.mark.parametrize("rules", [*TABLE_GAMES, "voleny at 4"])
 def test_fuzz_table_small(rules):
     """Issue #29 item 6: scripts/fuzz_table.py's request fuzzer, small: no 5xx, no
-    exception, every 4xx a JSON error; the oversize and malformed cases were sent."""
-    rep = fuzz_requests(count=300, seconds=60, seed=3, rules=rules)
+    exception, every 4xx a JSON error; the oversize and malformed cases were sent; the
+    four-player table too."""
+    four = {"options": {"players": 4}, "robots": "table,random,table"} \
+        if rules.endswith(" at 4") else {}
+    rep = fuzz_requests(count=300, seconds=60, seed=3, rules=rules.split()[0], **four)
     assert rep.failures == []
     assert rep.sent >= 100 and rep.by_status[200] > 0
     assert {400, 409, 413} <= set(rep.by_status)
