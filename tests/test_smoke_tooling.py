@@ -74,3 +74,20 @@ def test_bench_env_runs_and_rejects_bad_arguments(tmp_path):
     bad = subprocess.run([sys.executable, "scripts/bench_env.py", "--slice", "-1"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "error:" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_bench_service_runs_and_rejects_bad_arguments():
+    """scripts/bench_service.py: one short round of the one-process and the two-process
+    robot service (real servers on loopback), the same answers from both; its ratio is a
+    figure to print, never a bound here."""
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "scripts/bench_service.py", "--robot", "table", "--rounds", "1",
+           "--slice", "0.3", "--records", "6", "--clients", "2"]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 process:" in r.stdout and "2 processes:" in r.stdout and "ratio" in r.stdout
+    bad = subprocess.run([sys.executable, "scripts/bench_service.py", "--workers", "1"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "error:" in bad.stderr and "Traceback" not in bad.stderr
