@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
 import subprocess
 import sys
@@ -54,11 +53,6 @@ def records(n: int, seed: int) -> list[dict[str, Any]]:
     return out
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
     req = urllib.request.Request(url + "/act", method="POST", data=json.dumps(body).encode())
@@ -67,7 +61,9 @@ def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
 
 def serve(robot: str, workers: int) -> tuple[subprocess.Popen, str]:
     """A ``mariash serve-robot`` subprocess answering on a free port, once it answers."""
-    port = _free_port()
+    from mariash_env.play.listen import free_port
+
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "mariash_env.play.cli", "serve-robot",
                              robot, "--port", str(port), "--workers", str(workers)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

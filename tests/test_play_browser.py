@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,15 +20,11 @@ from pathlib import Path
 import pytest
 
 from mariash_env.play.i18n import LANGS, card_name
+from mariash_env.play.listen import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("MARIASH_CHROMIUM", "/usr/bin/chromium")
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _serve(tmp_path, rules: str, seed: int, extra: tuple[str, ...] = ()):
@@ -44,7 +39,7 @@ def _serve(tmp_path, rules: str, seed: int, extra: tuple[str, ...] = ()):
                    for s, (n, sc) in enumerate(zip(names, scores))]
         (tmp_path / f"earlier{i}.json").write_text(json.dumps(
             {"complete": True, "finished": now, "players": players, "rules": rules}))
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "mariash_env.play", "--robots", "table,table", "--seat", "1",
          "--seed", str(seed), "--port", str(port), "--no-browser", "--save-dir", str(tmp_path),

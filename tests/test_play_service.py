@@ -4,7 +4,6 @@ a real server on loopback answering like the robot itself."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ with warnings.catch_warnings():  # starlette asks for httpx2, which is not neede
     from starlette.testclient import TestClient
 
 import mariash_env  # noqa: E402
+from mariash_env.play.listen import free_port  # noqa: E402
 from mariash_env.play.service import create_service_app  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.view import SeatView  # noqa: E402
@@ -219,11 +219,6 @@ def test_bad_records_get_4xx_naming_the_problem():
     assert client.post("/act", json={"record": rec}).status_code == 200  # still serving
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def _workers_of(pid):
     """The worker processes that process ``pid`` spawned (Linux's /proc)."""
@@ -264,7 +259,7 @@ def _info_once_up(proc, url):
 
 
 def test_onnx_robot_served_on_loopback():
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "mariash_env.play.cli", "serve-robot",
                              f"onnx:{MODEL}", "--port", str(port)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -297,7 +292,7 @@ def test_workers_answer_side_by_side_and_a_dead_one_is_replaced():
     import os
     import signal
 
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "mariash_env.play.cli", "serve-robot",
                              "table", "--workers", "2", "--port", str(port)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -413,7 +408,7 @@ def test_an_address_that_cannot_be_bound_is_one_error(tmp_path, capsys):
     from mariash_env.play.cli import main
     from mariash_env.play.listen import listen
 
-    busy = listen("127.0.0.1", _free_port())
+    busy = listen("127.0.0.1", free_port())
     busy.listen()
     port = busy.getsockname()[1]
     try:

@@ -29,6 +29,14 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port free on ``host`` now (the system's choice; another process may take it
+    before it is bound again): for tests and benchmarks that start a server."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
 def url(host: str, port: int, path: str = "/") -> str:
     """``http://host:port/path``, an IPv6 host in brackets."""
     shown = f"[{host}]" if ":" in host else host
