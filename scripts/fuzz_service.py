@@ -56,16 +56,18 @@ MISMATCHES = ({"rules": "licitovany"}, {"rules": "lizany"}, {"rules": "voleny", 
 # --- real requests ----------------------------------------------------------------------
 def positions(rules: str, n: int, seed: int) -> list[dict[str, list]]:
     """``n`` observation bodies of random positions of random deals of ``rules`` (a
-    quarter of volený's at the four-player table, whose observations are longer)."""
+    quarter at the game's other seat counts, volený's four-player table, whose
+    observations are longer)."""
     import mariash_env
+    from mariash_env.games.registry import game_kind
 
     rng = np.random.default_rng(seed)
     out: list[dict[str, list]] = []
-    tables = [mariash_env.env(rules=rules, deals=1)]
-    if rules == "voleny":
-        tables.append(mariash_env.env(players=4, deals=1))
+    tables = [mariash_env.env(rules=rules, deals=1)] + [
+        mariash_env.env(rules=rules, deals=1, players=p) for p in game_kind(rules).players[1:]]
     while len(out) < n:
-        e = tables[-1] if len(tables) > 1 and rng.random() < 0.25 else tables[0]
+        e = tables[0] if len(tables) == 1 or rng.random() >= 0.25 else \
+            tables[int(rng.integers(1, len(tables)))]
         e.reset(seed=int(rng.integers(1 << 30)))
         for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()

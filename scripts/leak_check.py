@@ -297,6 +297,7 @@ def units(case: str) -> Iterator[tuple[str, Callable[[], None]]]:
         with warnings.catch_warnings():  # TestClient's httpx notice
             warnings.simplefilter("ignore")
             from starlette.testclient import TestClient
+        from mariash_env.games.registry import game_kind
         from mariash_env.play.service import create_service_app
 
         for rules in GAMES[:3]:
@@ -309,7 +310,8 @@ def units(case: str) -> Iterator[tuple[str, Callable[[], None]]]:
             # seat records (volený at three and four players, licitovaný): the service
             # rebuilds the seat's view by replaying the record on every request
             records = [_seat_record(r, rng) for r in GAMES
-                       if r.get("rules", "voleny") == game and game != "lizany"]
+                       if r.get("rules", "voleny") == game
+                       and game_kind(game).supports("seat_record")]
             client = TestClient(create_service_app("table", game))
 
             def request(client=client, body=body, records=records) -> None:
