@@ -1157,6 +1157,35 @@ def test_s9_laid_non_case_two_defenders_fleked():
     check_payments(s, 240, ACTOR)
 
 
+def _high_fleks(last_odd_by_r: bool) -> list[str]:
+    """L raises every odd level 1..15 and the actor every even one to 16; then the raise
+    to 17 by R (or by L), and three quiet turns ("good" ends a seat's turn)."""
+    turns = ["flek:game", "good", "good", "flek:game", "good"] * 8  # L, R, actor per round
+    last = ["good", "flek:game", "good"] if last_odd_by_r else ["flek:game", "good"]
+    return turns + last + ["good", "good", "good"]
+
+
+@pytest.mark.parametrize("last_odd_by_r", [True, False])
+def test_s9_laid_odd_fleks_above_level_15(last_odd_by_r):
+    """L§9 Laid (b) and §13 at any max_flek: the raise to 17 by R makes two defenders who
+    fleked (both pay, no transfer); by L, L made every odd flek and pays alone.  (The
+    engine keeps who raised each level up to 15; the odd ones above by another seat count
+    too.)"""
+    s = laid_durch(_high_fleks(last_odd_by_r), max_flek=None, payment_cap=None)
+    assert s["laid"] and s["components"][0]["level"] == 17
+    a = s["amount"]
+    want = [0, 0, 0]
+    if last_odd_by_r:
+        assert "laid_transfer" not in s
+        want[ACTOR], want[L], want[R] = 2 * a, -a, -a
+    else:
+        assert s["laid_transfer"] == {"payer": L, "amount": 2 * a}
+        want[ACTOR], want[L], want[R] = 2 * a, -2 * a, 0
+    assert s["payments"] == want and a == 30 * 2 ** 17
+    capped = laid_durch(_high_fleks(last_odd_by_r), max_flek=17)  # the default cap, 500
+    assert capped["payments"][L] == (-500 if last_odd_by_r else -1000)
+
+
 def test_s9_laid_non_case_no_tutti():
     """L§9 (b): L made every odd flek but nothing reached tutti: both pay."""
     s = laid_durch(["flek:game", "good", "good", "flek:game", "good", "good", "good",

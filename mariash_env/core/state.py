@@ -125,7 +125,9 @@ STATE_SCHEMA: tuple[Field, ...] = (
     F("BET_EXISTS", 4, "[bet]: the bet exists (§5.2)", range=_FLAG),
     F("BET_LEVEL", 4, "[bet]: flek level", range=(0, _I32_MAX)),
     F("BET_SEAT", 4, "[bet]: seat that announced a bet against", range=_SEAT),
-    F("RAISED_BY", 4, "[bet]: 2 bits a level: seat + 1 that raised it to that level", "word"),
+    F("RAISED_BY", 4, "[bet]: 2 bits a level 1..15: seat + 1 that raised it to that level "
+      "(licitovaný: bit 30 set by an odd raise above 15 from another seat than level 1's)",
+      "word"),
     F("FLEK_ROUND", 1, "flek round, 1 = the defence's first (§5.3)", range=(0, _I32_MAX)),
     F("FLEK_TURN", 1, "turn within a defence round", range=_FLAG),
     F("RAISABLE", 1, "bets (bits) the side to speak may raise", range=(0, 15)),

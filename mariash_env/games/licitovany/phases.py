@@ -516,6 +516,11 @@ def is_laid(st):
     return (d & SUIT_MASK[st[LIC_LEAD] >> 3]) != 0
 
 
+OTHER_HIGH_ODD = 1 << 30
+"""``RAISED_BY``'s bit 30: an odd level above 15 was raised by another seat than level 1
+(``max_flek`` above 15), so no one defender made every odd flek (§9 Laid (b))."""
+
+
 @njit
 def laid_payer(st):
     """§9 Laid (b): the defender who made every odd flek of the deal, with some component
@@ -526,6 +531,8 @@ def laid_payer(st):
     for k in range(4):
         lvl = st[BET_LEVEL + k]
         top = max(top, lvl)
+        if st[RAISED_BY + k] & OTHER_HIGH_ODD:
+            return -1
         for v in range(1, min(lvl, 15) + 1, 2):
             s = ((st[RAISED_BY + k] >> (2 * (v - 1))) & 3) - 1
             if s < 0 or s == actor:
@@ -575,6 +582,10 @@ def _apply_flek(st, rules, seat, a):
         st[RAISED_RND] |= 1 << k
         if lvl <= 15:
             st[RAISED_BY + k] |= (seat + 1) << (2 * (lvl - 1))
+        elif lvl % 2 == 1 and seat != (st[RAISED_BY + k] & 3) - 1:
+            # the word holds levels 1..15; bit 30 (level 16's, an even raise and never
+            # recorded) marks an odd raise above 15 by another seat than level 1's
+            st[RAISED_BY + k] |= OTHER_HIGH_ODD
         if lvl <= 7:
             st[LIC_RAISE_TURN + 7 * k + lvl - 1] = st[FLEK_ROUND] + 1
         return
