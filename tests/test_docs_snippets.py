@@ -1,0 +1,214 @@
+"""Every ```python block of the README and of docs/ runs as written, in a fresh process
+and an empty working directory (as a reader pasting it would): a renamed function, a
+changed return value or a snippet that needs a name it never defines fails here.
+
+A block that reads what a command of the same page writes gets that command run first
+(:data:`SETUP`, a small instance of it); a block that only shows a signature is marked
+in :data:`SKIP` with the reason.  Bash blocks are the CLIs' (their own tests run them)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+# page#block -> commands (argv after the interpreter) run in the working directory first
+SETUP: dict[str, list[list[str]]] = {
+    "docs/research/dataset.md#0": [
+        ["-m", "mariash_env.play.cli", "dataset", "--robots", "table", "--deals", "6",
+         "--out", "runs/data/table"]],
+}
+SKIP: dict[str, str] = {}
+
+
+def _blocks() -> list[tuple[str, str]]:
+    out = []
+    for page in PAGES:
+        rel = page.relative_to(ROOT).as_posix()
+        out += [(f"{rel}#{i}", m.group(1))
+                for i, m in enumerate(FENCE.finditer(page.read_text(encoding="utf-8")))]
+    return out
+
+
+BLOCKS = _blocks()
+
+
+def test_the_docs_have_snippets_and_every_marker_names_one():
+    names = {n for n, _ in BLOCKS}
+    assert len(names) >= 10, sorted(names)
+    assert set(SETUP) <= names and set(SKIP) <= names, (set(SETUP) | set(SKIP)) - names
+
+
+def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, *argv], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.parametrize("name,code", BLOCKS, ids=[n for n, _ in BLOCKS])
+def test_snippet_runs(name: str, code: str, tmp_path: Path):
+    if name in SKIP:
+        pytest.skip(SKIP[name])
+    for argv in SETUP.get(name, []):
+        r = _run(argv, tmp_path)
+        assert r.returncode == 0, f"setup {argv} of {name}:\n{r.stderr[-3000:]}"
+    script = tmp_path / "snippet.py"
+    script.write_text(code, encoding="utf-8")
+    r = _run([str(script)], tmp_path)
+    assert r.returncode == 0, f"{name} does not run as written:\n{r.stderr[-3000:]}"
+
+
+# -- the documented commands ---------------------------------------------------------------
+# Every command line of the README, docs/, the model cards and training/ (fenced and
+# indented code, inline code spans) that runs one of the project's programs: each --flag
+# must be one the program's --help lists, a training config must take its --set keys, and
+# every robot it names must be a registered robot with known arguments (a shipped model's
+# file must exist).  Nothing is run but --help: the commands take minutes to hours.
+
+CARDS = [*PAGES, *sorted((ROOT / "models").glob("*.md")), *sorted(ROOT.glob("training/*.md"))]
+PROGRAM = re.compile(r"(?:\.venv/bin/)?(python -m (?:mariash_env|training|scripts)[\w.]*"
+                     r"|python scripts/\w+\.py|mariash (?:dataset|ladder|best-response|play"
+                     r"|serve-robot))\b")
+SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _code_lines(text: str) -> list[str]:
+    """Lines of fenced blocks (but python), of indented blocks, and inline code spans;
+    a line ending in a backslash joined to the next."""
+    out, fenced, lang = [], False, ""
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced, lang = not fenced, line.strip()[3:]
+            continue
+        if fenced:
+            if lang != "python":
+                out.append(line)
+        elif line.startswith("    "):
+            out.append(line)
+        else:
+            out += SPAN.findall(line)
+    joined: list[str] = []
+    for line in out:
+        if joined and joined[-1].endswith("\\"):
+            joined[-1] = joined[-1][:-1] + " " + line
+        else:
+            joined.append(line)
+    return joined
+
+
+def _commands() -> list[tuple[str, str, list[str]]]:
+    """``(page, program, argv after the program)`` of every documented command."""
+    found = []
+    for page in CARDS:
+        rel = page.relative_to(ROOT).as_posix()
+        for line in _code_lines(page.read_text(encoding="utf-8")):
+            m = PROGRAM.match(line.strip().removeprefix("$ "))
+            if m is None:
+                continue
+            rest = line.strip().removeprefix("$ ")[m.end():]
+            try:
+                argv = shlex.split(rest, comments=True)
+            except ValueError:  # an unclosed quote: the line is prose, not a command
+                continue
+            found.append((rel, m.group(1).removeprefix(".venv/bin/"), argv))
+    return found
+
+
+COMMANDS = _commands()
+
+
+PLACEHOLDER = re.compile(r"[A-Z][A-Z0-9_]*|\$\w+|\.\.\.")  # OPPONENT, $spec, ...
+
+
+def _help_argv(program: str) -> list[str]:
+    words = program.split()
+    if words[0] == "mariash":
+        return ["-m", "mariash_env.play.cli", words[1], "--help"]
+    return [*words[1:], "--help"]
+
+
+@pytest.fixture(scope="module")
+def helps() -> dict[str, str]:
+    out = {}
+    for program in sorted({p for _, p, _ in COMMANDS}):
+        r = _run(_help_argv(program), ROOT)
+        assert r.returncode == 0, f"{program} --help fails:\n{r.stderr[-2000:]}"
+        out[program] = r.stdout
+    return out
+
+
+def _options(argv: list[str]) -> dict[str, list[str]]:
+    """Every --flag of ``argv`` with the values after it (until the next flag)."""
+    opts: dict[str, list[str]] = {}
+    flag = None
+    for a in argv:
+        if a.startswith("--"):
+            flag, _, value = a.partition("=")
+            opts.setdefault(flag, [])
+            if value:
+                opts[flag].append(value)
+        elif flag is not None:
+            opts[flag].append(a)
+    return opts
+
+
+def test_the_docs_name_commands():
+    programs = {p for _, p, _ in COMMANDS}
+    assert len(COMMANDS) >= 100 and {"python -m mariash_env.arena", "mariash play",
+                                     "python -m training.train"} <= programs, programs
+
+
+def test_every_documented_flag_is_the_programs(helps):
+    bad = [f"{page}: {program} {flag}" for page, program, argv in COMMANDS
+           for flag in _options(argv) if not re.search(rf"{re.escape(flag)}\b", helps[program])]
+    assert not bad, "flags the program does not take:\n" + "\n".join(bad)
+
+
+def test_every_documented_training_override_is_a_config_key():
+    from training.config import ConfigError, load_config
+
+    bad, seen = [], 0
+    for page, program, argv in COMMANDS:
+        opts = _options(argv)
+        if (program != "python -m training.train" or not opts.get("--config")
+                or PLACEHOLDER.fullmatch(opts["--config"][0])):
+            continue
+        seen += 1
+        try:
+            load_config(ROOT / opts["--config"][0], opts.get("--set", []))
+        except ConfigError as e:
+            bad.append(f"{page}: {e}")
+    assert seen >= 10 and not bad, "\n".join(bad) or seen
+
+
+def test_every_documented_robot_is_registered():
+    from mariash_env.arena import _split
+    from mariash_env.robots import check_robot_args, parse_spec
+
+    bad, seen = [], 0
+    for page, program, argv in COMMANDS:
+        opts = _options(argv)
+        rules = (opts.get("--rules") or ["voleny"])[0]
+        for spec in [s for v in opts.get("--robots", []) for s in _split(v)]:
+            if PLACEHOLDER.fullmatch(spec):
+                continue
+            seen += 1
+            try:
+                base, kw = parse_spec(spec)
+                check_robot_args(base, kw, rules)
+            except ValueError as e:
+                bad.append(f"{page}: {program} --robots {spec}: {e}")
+                continue
+            path = base.partition(":")[2]
+            if path.startswith("models/") and not (ROOT / path).is_file():
+                bad.append(f"{page}: {spec}: no such shipped model")
+    assert seen >= 50 and not bad, "\n".join(bad) or seen
