@@ -3,7 +3,8 @@
 2000 seeded single deals with the shipped ``models/robot.onnx`` in all three seats, and a
 smaller set with the table robot in all seats, are played on the batched engine; the
 sha256 of every deal's action sequence is compared with the value stored in
-``tests/data/robot_moves.json``, made from the code at commit 2925295.  Any change of a
+``tests/data/robot_moves.json``, made from the code at commit 2925295 (the ONNX case
+made again when the network robots began to always lay down, RULES.md §8).  Any change of a
 rule, of the observation a robot sees, of the deal or of a robot's decision shows here.
 
 Regenerate (only for an intended change of play, and say why in the commit):

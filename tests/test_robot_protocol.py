@@ -207,3 +207,43 @@ def test_a_seat_view_of_a_crafted_record_is_refused():
     with pytest.raises(ValueError, match="SeatView: seat 3: expected a seat"):
         SeatView(g.st, 3)
     assert SeatView(g.st, g.to_move).to_move
+
+
+def _lay_down_positions(n: int) -> list[dict]:
+    """Observations of ``n`` decisions where volený offers the lay-down (RULES.md §8),
+    reached by the table robot's play of random decks."""
+    from mariash_env.actions import LAY_DOWN
+    from mariash_env.cards import CARD_CODES
+
+    table, rng, found = make_robot("table"), np.random.default_rng(8), []
+    for i in range(400):
+        g = Game(deals=1)
+        g.new_partie(seed=i, deck=list(rng.permutation(CARD_CODES)), dealer=0)
+        while not g.deal_over and len(found) < n:
+            view = SeatView.from_game(g)
+            obs = view.observation_dict()
+            if obs["action_mask"][LAY_DOWN] and obs["action_mask"].sum() > 1:
+                found.append(obs)
+            g.step(int(table.act_view(view)))
+        if len(found) >= n:
+            return found
+    raise AssertionError(f"only {len(found)} lay-down positions in 400 deals")
+
+
+def test_network_robots_always_lay_down():
+    """RULES.md §8: the lay-down is never forced, and bundled robots always use it: the
+    shipped networks too, whatever their scores (one at a time and in a batch)."""
+    from mariash_env.actions import LAY_DOWN
+
+    positions = _lay_down_positions(60)
+    obs = np.stack([p["observation"] for p in positions])
+    mask = np.stack([p["action_mask"] for p in positions])
+    net = make_robot("net")
+    scores, _ = net.scores_and_actions(obs, mask)
+    own = np.argmax(np.where(mask > 0, scores, -np.inf), axis=1)  # the network's choice
+    assert (own != LAY_DOWN).sum() >= 3, "the positions test nothing"
+    assert all(net.act(p) == LAY_DOWN for p in positions)
+    assert (net.act_batch(obs, mask) == LAY_DOWN).all()
+    mask_off = mask.copy()
+    mask_off[:, LAY_DOWN] = 0  # a card is played where the claim is not offered
+    assert (net.act_batch(obs, mask_off) != LAY_DOWN).all()

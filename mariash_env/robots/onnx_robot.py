@@ -14,7 +14,9 @@ Q-values or logits) and ``action`` (the argmax), the sizes of its game
 one, ``licitovany`` or ``lizany``; :mod:`mariash_env.kinds`).  A volený model plays the
 four-player table too (``players=4``, RULES.md §11.3): the four-player observation opens
 with the three-player observation of the deal, which is what the model reads
-(``GameKind.model_seat_counts``).  Its metadata must name the
+(``GameKind.model_seat_counts``).  Where the game offers a claim (volený's lay-down,
+RULES.md §8) the robot takes it, as every bundled robot does, whatever the network's
+scores.  Its metadata must name the
 observation layout version and sizes of that game in this environment: a model trained
 on another layout would silently misread every observation, so it is refused with
 :class:`OnnxRobotError`, and so is a model of another game than ``game`` when one is
@@ -160,7 +162,10 @@ class OnnxRobot(Robot):
                                    "finite floats")
         scores, actions = self.session.run(["scores", "action"],
                                            {"observation": obs, "action_mask": mask})
-        return scores, actions.astype(np.int64)
+        actions = actions.astype(np.int64)
+        for a in self.game.claim_actions:  # volený's lay-down: bundled robots always use it
+            actions[mask[:, a] != 0] = a
+        return scores, actions
 
     def act(self, observation: dict[str, Any]) -> int:
         _, a = self.scores_and_actions(*observation_arrays(observation))
