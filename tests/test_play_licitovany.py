@@ -245,3 +245,49 @@ def test_series_keep_the_games_apart(tmp_path):
     week = series_tables(tmp_path, T0, "licitovany")["week"]["rows"]
     assert [r["total"] for r in week] == [500]
     assert series_tables(tmp_path, T0, "voleny")["week"]["rows"][0]["total"] == 37
+
+
+def test_the_face_down_lead_is_the_first_card_of_trick_one(tmp_path):
+    """LICITOVANY.md §6–§7: betl's and durch's face-down lead is played when flekking
+    ends, by no play action of its own; the felt, the tricks and the review show it as
+    trick 1's first card, the actor's (it vanished from all three before)."""
+    rng = random.Random(2)
+    s = _session(tmp_path, seed=11, human_seat=1)
+    found = 0
+    while found < 2 and s.waiting != "partie_over":
+        st = _step(s, rng)
+        rec = s.game.records[-1] if s.waiting == "next_deal" else None
+        if rec is None or rec["settlement"]["game"] not in ("betl", "durch"):
+            continue
+        tricks = st["tricks"]
+        actor = s.game.player(rec["settlement"]["actor"])
+        lead = next(lab[5:] for seat, lab in rec["actions"] if lab.startswith("lead:"))
+        if not tricks:  # a show ended it before the lead was turned up
+            continue
+        found += 1
+        assert tricks[0]["cards"][0] == {"seat": actor, "code": lead, "suit": lead[1]}
+        assert all(len(tr["cards"]) == 3 for tr in tricks)
+        assert st["settlement"]["review"]["tricks"] == tricks
+        played = [lab[5:] for _, lab in rec["actions"] if lab.startswith("play:")]
+        assert [c["code"] for tr in tricks for c in tr["cards"]] == [lead, *played]
+        shown = [e for e in st["events"] if e.get("card") == lead]
+        assert len(shown) == 1 and shown[0]["seat"] == actor
+    assert found == 2, "no betl or durch was played: the test saw nothing"
+
+
+def test_every_trick_of_the_review_holds_every_card(tmp_path):
+    """The review's tricks hold the record's card play, three cards a trick, in both
+    games (volený's lay-down and the early ends of betl and durch included)."""
+    rng = random.Random(4)
+    for rules in ("voleny", "licitovany"):
+        s = PlaySession("table,table", save_dir=tmp_path / rules, clock=lambda: T0,
+                        rules=rules, seed=5, human_seat=0, options={"deals": 6})
+        while s.waiting != "partie_over":
+            _step(s, rng)
+        for deal, rec in zip(s.deals, s.game.records):
+            tricks = deal["review"]["tricks"]
+            assert all(len(tr["cards"]) == 3 for tr in tricks), (rules, tricks)
+            played = [lab[5:] for _, lab in rec["actions"] if lab.startswith("play:")]
+            lead = [lab[5:] for _, lab in rec["actions"] if lab.startswith("lead:")]
+            cards = [c["code"] for tr in tricks for c in tr["cards"]]
+            assert cards == ((lead + played) if played else []), (rules, cards, played)

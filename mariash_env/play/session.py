@@ -532,8 +532,27 @@ class PlaySession(TableSession):
                 event[k] += news.pop(k)
             event.update(news)
         self.events.append(event)
+        if head != "play":
+            self._auto_played(before)
         if ended:
             self._finish_deal()
+
+    def _auto_played(self, before: np.ndarray) -> None:
+        """A card the rules played by themselves with that action (licitovaný's face-down
+        lead of betl and durch, turned up when flekking ends): its own play event, read
+        from the human's observation, so the felt, the tricks and the review hold it."""
+        after = self._obs()
+        was, now = (tricks_seen(o, self._viewer(), self.view.blocks)[0]
+                    for o in (before, after))
+        g = self.game
+        for p in now[len(was):]:
+            seat = g.player(p["seat"])
+            event = {"move": self.move, "deal": g.deal_no, "seat": seat,
+                     "name": self.names[seat], **self._describe(f"play:{p['code']}")}
+            news = self._play_news(before, after, p["code"])
+            for k in LANGS:
+                event[k] += news.pop(k)
+            self.events.append({**event, **news})
 
     def _play_news(self, before: np.ndarray, after: np.ndarray, card: str) -> dict[str, Any]:
         """What a played card made public, read from the human's observation before and
