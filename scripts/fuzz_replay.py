@@ -1,5 +1,5 @@
 """Tamper with real record files and require ``mariash_env.replay`` to report each one
-(issue #29 item 8, 9): ``python -m scripts.fuzz_replay [--count N] [--seconds S]``.
+(issue #29 item 8, 9): ``python -m scripts.fuzz_replay [--rounds N] [--seconds S]``.
 
 Real files first: parties of volený (partie shuffle and ``every_deal``), licitovaný and
 volený at four, lízaný deals, and a play-table session (records ``ID.jsonl`` with its
@@ -194,9 +194,11 @@ def check_text(text: str, where: Path, stem: str = "tampered",
     return bad, out.getvalue()
 
 
-def fuzz(seed: int = 0, n_types: int = 12, seconds: float = 150.0) -> dict[str, Any]:
-    """Tamper with real files (``n_types`` type changes per file) until done or
-    ``seconds`` pass; the figures, with every undetected tampering and crash."""
+def fuzz(seed: int = 0, n_types: int = 12, seconds: float = 150.0,
+         rounds: int = 1) -> dict[str, Any]:
+    """Tamper with real files (``n_types`` type changes per file), ``rounds`` times over
+    with fresh random tamperings, until done or ``seconds`` pass; the figures, with every
+    undetected tampering and crash."""
     rng = random.Random(seed)
     tried: Counter = Counter()
     detected: Counter = Counter()
@@ -229,10 +231,16 @@ def fuzz(seed: int = 0, n_types: int = 12, seconds: float = 150.0) -> dict[str, 
             bad, out = check_text(_text(recs_), where, stem, summary)
             if bad:
                 clean.append(f"{name}: the untampered file fails: {out.strip()[-300:]}")
-            for kind, bad_recs in tamperings(name, recs_, rng, n_types):
-                if time.monotonic() > deadline:
-                    break
-                attempt(name, kind, _text(bad_recs), stem, summary)
+        for _ in range(rounds):
+            if time.monotonic() > deadline:
+                break
+            for name, recs_ in [*files.items(), ("session", recs)]:
+                stem, summary = ((meta["id"], meta) if name == "session"
+                                 else ("tampered", None))
+                for kind, bad_recs in tamperings(name, recs_, rng, n_types):
+                    if time.monotonic() > deadline:
+                        break
+                    attempt(name, kind, _text(bad_recs), stem, summary)
         for kind, bad_meta in summary_tamperings(meta, rng):
             attempt("session", kind, _text(recs), meta["id"], bad_meta)
         for kind, bad_recs in (("session_delete_first", recs[1:]),
@@ -249,9 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--types", type=int, default=12, help="type changes per file")
     ap.add_argument("--seconds", type=float, default=150.0, help="time bound")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="passes over the files, each with fresh random tamperings")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
-    res = fuzz(args.seed, args.types, args.seconds)
+    res = fuzz(args.seed, args.types, args.seconds, args.rounds)
     print(f"tamperings tried {res['tried']}, detected {res['detected']}, "
           f"missed {len(res['missed'])}, crashed {len(res['crashed'])} "
           f"({time.monotonic() - t0:.1f} s)")

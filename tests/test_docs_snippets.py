@@ -8,6 +8,7 @@ in :data:`SKIP` with the reason.  Bash blocks are the CLIs' (their own tests run
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shlex
@@ -69,12 +70,15 @@ def test_snippet_runs(name: str, code: str, tmp_path: Path):
 
 # -- the documented commands ---------------------------------------------------------------
 # Every command line of the README, docs/, the model cards and training/ (fenced and
-# indented code, inline code spans) that runs one of the project's programs: each --flag
+# indented code, inline code spans) and of the modules' docstrings that runs one of the
+# project's programs: each --flag
 # must be one the program's --help lists, a training config must take its --set keys, and
 # every robot it names must be a registered robot with known arguments (a shipped model's
 # file must exist).  Nothing is run but --help: the commands take minutes to hours.
 
 CARDS = [*PAGES, *sorted((ROOT / "models").glob("*.md")), *sorted(ROOT.glob("training/*.md"))]
+SOURCES = sorted(p for d in ("mariash_env", "training", "scripts")
+                 for p in (ROOT / d).rglob("*.py"))  # their module docstrings' usage lines
 PROGRAM = re.compile(r"(?:\.venv/bin/)?(python -m (?:mariash_env|training|scripts)[\w.]*"
                      r"|python scripts/\w+\.py|mariash (?:dataset|ladder|best-response|play"
                      r"|serve-robot))\b")
@@ -105,12 +109,22 @@ def _code_lines(text: str) -> list[str]:
     return joined
 
 
+def _docstring_lines(path: Path) -> list[str]:
+    """The indented lines and the ````code```` spans of a module's docstring."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    out = []
+    for line in doc.splitlines():
+        out += [line] if line.startswith("    ") else re.findall(r"``([^`]+)``", line)
+    return out
+
+
 def _commands() -> list[tuple[str, str, list[str]]]:
     """``(page, program, argv after the program)`` of every documented command."""
     found = []
-    for page in CARDS:
+    pages = [(p, _code_lines(p.read_text(encoding="utf-8"))) for p in CARDS]
+    for page, lines in pages + [(p, _docstring_lines(p)) for p in SOURCES]:
         rel = page.relative_to(ROOT).as_posix()
-        for line in _code_lines(page.read_text(encoding="utf-8")):
+        for line in lines:
             m = PROGRAM.match(line.strip().removeprefix("$ "))
             if m is None:
                 continue
@@ -142,22 +156,32 @@ def helps() -> dict[str, str]:
     for program in sorted({p for _, p, _ in COMMANDS}):
         r = _run(_help_argv(program), ROOT)
         assert r.returncode == 0, f"{program} --help fails:\n{r.stderr[-2000:]}"
-        out[program] = r.stdout
+        out[program] = _option_part(r.stdout)
     return out
+
+
+def _option_part(text: str) -> str:
+    """argparse's usage paragraph and its argument sections, without the description
+    (which may quote the docstring's own usage lines)."""
+    usage, _, rest = text.partition("\n\n")
+    m = re.search(r"^(options|optional arguments|positional arguments):$", rest, re.M)
+    return usage + ("\n" + rest[m.start():] if m else "")
 
 
 def _options(argv: list[str]) -> dict[str, list[str]]:
     """Every --flag of ``argv`` with the values after it (until the next flag)."""
     opts: dict[str, list[str]] = {}
-    flag = None
+    flag, optional = None, False
     for a in argv:
+        if a.startswith("[--"):  # a usage line's optional flag: [--seconds S]
+            a, optional = a[1:], True
         if a.startswith("--"):
             flag, _, value = a.partition("=")
             opts.setdefault(flag, [])
             if value:
                 opts[flag].append(value)
         elif flag is not None:
-            opts[flag].append(a)
+            opts[flag].append(a.removesuffix("]") if optional else a)
     return opts
 
 
