@@ -557,3 +557,58 @@ def _save_screenshots(shots: dict[str, bytes]) -> None:
         assert png.startswith(b"\x89PNG"), name
         if os.environ.get("MARIASH_SCREENSHOTS") == "1":
             (ROOT / "docs" / name).write_bytes(png)
+
+
+def test_the_new_partie_form_and_the_partie_after_it(chromium, server):
+    """The form starts from each game's own partie (licitovaný's flek limit 5, sixteen
+    deals at four, lízaný's two seats), names the tariffs; a partie it sets up is played
+    once more by "new partie" (N), not the command line's; no request fails and the page
+    logs no error."""
+    url, _ = server
+    states, failed, errors = [], [], []
+    page = _open(chromium, url, DESKTOP, states)
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.reload()
+    page.wait_for_function("document.body.dataset.waiting !== ''")
+    page.locator("#btn-setup").click()
+    form = "#setup-form "
+    value = lambda name: page.locator(f"{form}[name={name}]").input_value()  # noqa: E731
+    assert (value("deals"), value("max_flek")) == ("12", "4")
+    page.select_option(f"{form}[name=rules]", "licitovany")
+    assert (value("deals"), value("max_flek")) == ("12", "5")
+    page.select_option(f"{form}[name=rules]", "voleny")
+    assert value("max_flek") == "4"
+    page.select_option(f"{form}[name=players]", "4")
+    assert value("deals") == "16"
+    page.select_option(f"{form}[name=players]", "3")
+    assert value("deals") == "12"
+    tariffs = page.locator(f"{form}[name=tariff] option").all_text_contents()
+    assert tariffs == ["domácí (betl 5, durch 10)", "ČSM (betl 15, durch 30)"]
+    page.select_option(f"{form}[name=rules]", "lizany")
+    seats = page.locator(f"{form}[name=seat] option")
+    offered = [seats.nth(i).get_attribute("value") or seats.nth(i).text_content()
+               for i in range(seats.count()) if not seats.nth(i).is_disabled()]
+    assert offered == ["0", "1"]
+    page.select_option(f"{form}[name=seat]", "0")
+    page.fill(f"{form}[name=deals]", "1")
+    page.select_option(f"{form}[name=robot1]", "random")
+    old = page.evaluate("state.session")
+    page.locator(f"{form}button[type=submit]").click()
+    page.wait_for_function(f"state.session !== '{old}' && document.body.dataset.rules === "
+                           "'lizany'")
+    _play_lizany_deal(page, DESKTOP, {}, "")
+    assert page.evaluate("document.body.dataset.waiting") == "partie_over"
+    session = states[-1]["session"]
+    page.locator("#banner-close").click()
+    page.keyboard.press("n")
+    page.wait_for_function(f"state.session !== '{session}'", timeout=5000)
+    assert page.locator("#title").text_content() == "Lízaný mariáš"
+    assert page.locator("#deal-info").text_content().startswith("rozdání 1/1")
+    setup = page.evaluate("state.setup")
+    assert {k: setup[k] for k in ("rules", "seat", "options")} == {
+        "rules": "lizany", "seat": 0, "options": {"deals": 1}}
+    assert setup["robots"][0] == "random"
+    assert not failed and not errors, (failed, errors)
+    page.close()

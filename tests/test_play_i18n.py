@@ -187,6 +187,13 @@ def test_a_new_partie_with_options_and_statistics(tmp_path):
     assert g["parties"] == 1 and g["deals"] == 1 and g["total"] == rec["payments"][2]
     played = sum(c["played"] for c in g["contracts"].values())
     assert played == (rec["actor"] == 2) and stats["skipped"] == []
+    # the statistics name each contract in both languages
+    from mariash_env.play.series import contract_words
+
+    assert contract_words("sto_sedma") == {"cz": "sto a sedma", "en": "hundred and seven"}
+    assert contract_words("betl") == {"cz": "betl", "en": "betl"}
+    assert contract_words("dve_sedmy") == {"cz": "dvě sedmy", "en": "two sevens"}
+    assert all(c["cz"] and c["en"] for c in g["contracts"].values())
 
 
 def test_the_pages_new_endpoints(tmp_path):
@@ -206,6 +213,11 @@ def test_the_pages_new_endpoints(tmp_path):
         assert setup["robots"]["lizany"] == ["random", "table", "net", "pimc", "strong"]
         for robots in setup["robots"].values():
             assert all(cat[lang][f"robot.{r}"] for r in robots for lang in ("cz", "en"))
+        # the form starts from each game's own partie (deals, flek limit), names tariffs
+        assert setup["defaults"] == {
+            "voleny": {"3": {"deals": 12, "max_flek": 4}, "4": {"deals": 16, "max_flek": 4}},
+            "licitovany": {"3": {"deals": 12, "max_flek": 5}}, "lizany": {"2": {"deals": 12}}}
+        assert all(cat[lang][f"tariff.{x}"] for x in setup["tariffs"] for lang in ("cz", "en"))
         svg = c.get("/cards/Qa-en.svg")
         assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg")
         assert c.get("/cards/Zz.svg").status_code == 404
@@ -222,6 +234,12 @@ def test_the_pages_new_endpoints(tmp_path):
             "options": {"deals": 2}}}
         new = c.post("/api/new", json=body).json()
         assert new["rules"] == "licitovany" and new["human_seat"] == 2 and new["deals"] == 2
+        # the state names its setup: what the page's "new partie" plays once more
+        assert new["setup"] == body["setup"]
+        again = c.post("/api/new", json={"session": new["session"], "move": new["move"],
+                                         "setup": new["setup"]}).json()
+        assert again["session"] != new["session"] and again["setup"] == body["setup"]
+        new = again
         bad = c.post("/api/new", json={"session": new["session"], "move": new["move"],
                                        "setup": {"rules": "voleny", "colour": 1}})
         assert bad.status_code == 400 and "unknown setup field 'colour'" in bad.json()["error"]

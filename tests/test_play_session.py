@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from mariash_env.play.i18n import card_name
 from mariash_env.play.series import period_of, series_table
 from mariash_env.play.session import PlayError, PlaySession, latest_unfinished
 from tests.helpers import T0, table_session, until_human
@@ -288,3 +289,29 @@ def test_resume_refuses_a_broken_file_and_keeps_it(tmp_path):
     assert json.loads(s.session_path.read_text()) == data  # nothing lost
     with pytest.raises(PlayError, match="cannot resume"):
         PlaySession.resume(tmp_path / "missing.session.json")
+
+
+def test_the_actor_sees_the_trump_card_until_the_announcement(tmp_path):
+    """RULES.md §3–§4: forhont's trump card is his from its choice to the announcement
+    (taking the talon, discarding, announcing): the contract line names it and the hand
+    marks its suit; once announced, the trumps are the contract's."""
+    s = PlaySession("table,table", save_dir=tmp_path, seed=3, human_seat=1, clock=lambda: T0)
+    rng, seen = random.Random(0), []
+    while s.waiting != "next_deal":
+        st = s.state()
+        if s.waiting == "human":
+            seen.append(st)
+            s.act(s.id, s.move, st["legal"][0] if st["phase"] != "play" else
+                  rng.choice(st["legal"]))
+        else:
+            s.advance(s.id, s.move)
+    before = [st for st in seen if st["phase"] in ("contract", "discard", "announce")]
+    assert {st["phase"] for st in before} == {"contract", "discard", "announce"}
+    code = before[0]["contract"]["trump_card"]
+    for st in before:
+        assert st["contract"]["trump"] == code[1]
+        assert {"cz": f"váš trumf: {card_name(code, 'cz')}",
+                "en": f"your trump card: {card_name(code, 'en')}"} in st["contract"]["tags"]
+    after = [st for st in seen if st["phase"] == "play"]
+    assert after and all(st["contract"]["trump"] == code[1] for st in after)
+    assert not any("trump card" in tg["en"] for tg in after[0]["contract"]["tags"])

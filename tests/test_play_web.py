@@ -4,6 +4,7 @@ a scripted partie, stale/illegal/malformed requests refused with nothing changed
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import warnings
@@ -39,6 +40,10 @@ def test_page_and_static_files(client):
     assert page.status_code == 200 and "/static/table.js" in page.text
     for f in ("table.js", "table.css"):
         assert client.get(f"/static/{f}").status_code == 200
+    # every page names its icon (a browser asks for /favicon.ico otherwise: a 404)
+    for path in ("/", "/rules/voleny", "/rules/licitovany", "/rules/lizany"):
+        icon = re.search(r'<link rel="icon"[^>]* href="([^"]+)"', client.get(path).text)
+        assert icon and client.get(icon.group(1)).status_code == 200, path
     r = client.get("/nope")
     assert r.status_code == 404 and "no such page" in r.json()["error"]
 

@@ -327,6 +327,8 @@ class LizanySession(TableSession):
         tricks = tricks_of([e for e in self.events if e["deal"] == self.deal])
         return {
             "session": self.id, "move": self.move, "rules": RULES_NAME, "unit": "výhry",
+            "setup": {"rules": RULES_NAME, "robots": list(self.specs), "seat": self.human,
+                      "options": dict(self.options)},
             "deal": self.deal, "deals": self.options["deals"], "phase": "play",
             "waiting": self.waiting, "human_seat": self.human, "seats": seats,
             "to_move": None if g.over else self._seat(g.to_move),

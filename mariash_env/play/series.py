@@ -177,6 +177,21 @@ class SeriesMemo:
         self._keys = None
 
 
+def contract_words(name: str) -> dict[str, str]:
+    """``{"cz", "en"}``: a contract of the statistics (volený's announcement or contract,
+    licitovaný's game id) in words."""
+    from .i18n import MESSAGES, both
+    from .labels import GAME_IDS, game_words
+
+    for key in (f"announce.{name}", f"contract.{name}"):
+        if key in MESSAGES:
+            return both(key)
+    if name in GAME_IDS:
+        cz, en = game_words(name)
+        return {"cz": cz, "en": en}
+    return {"cz": name, "en": name}
+
+
 def _partie_figures(path: Path, kinds: dict[str, Any]) -> dict[str, Any]:
     """One saved partie's part of :func:`party_stats`: its game, the human's payment in
     each deal and the contracts the human played as actor with whether each was won.
@@ -247,7 +262,8 @@ def party_stats(save_dir: str | Path, cache: dict[str, Any] | None = None) -> di
         g["deals"] += len(figures["pays"])
         g["total"] += sum(figures["pays"])
         for name, won in figures["played"]:
-            c = g["contracts"].setdefault(name, {"played": 0, "won": 0})
+            c = g["contracts"].setdefault(name, {"played": 0, "won": 0,
+                                                 **contract_words(name)})
             c["played"] += 1
             c["won"] += won
     if cache is not None:  # the parties deleted since

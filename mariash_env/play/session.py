@@ -694,6 +694,8 @@ class PlaySession(TableSession):
              tricks_seen(obs, me, view.blocks)])
         return {
             "session": self.id, "move": self.move, "rules": self.rules,
+            "setup": {"rules": self.rules, "robots": list(self.specs), "seat": self.human,
+                      "options": dict(self.options)},  # what a new partie plays again
             "unit": g.kind.units,
             "deal": g.deal_no, "deals": g.rules.deals, "phase": g.phase_name,
             "waiting": self.waiting, "human_seat": self.human, "seats": seats,

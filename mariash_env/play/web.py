@@ -333,11 +333,25 @@ def setup_options() -> dict[str, Any]:
 
     kinds = {g: game_kind(g) for g in TABLE_GAMES}
     return {"games": list(TABLE_GAMES),
+            "defaults": {g: {str(n): _form_defaults(g, n, k.players[0]) for n in k.players}
+                         for g, k in kinds.items()},
             "robots": {g: [r for r in TABLE_ROBOTS if r in robots_of(g)] for g in TABLE_GAMES},
             "players": {g: k.players[0] for g, k in kinds.items()},
             "seat_counts": {g: list(k.players) for g, k in kinds.items()},
             "options": {g: [o for o in FORM_OPTIONS if o in k.options] for g, k in kinds.items()},
             "tariffs": list(TARIFFS)}
+
+
+def _form_defaults(game: str, players: int, usual: int) -> dict[str, Any]:
+    """The form's starting values for ``game`` at ``players`` seats: the game's own
+    (deals, max_flek), so that a partie set up untouched is the game's default partie."""
+    from ..rules import RulesError, make_rules
+
+    try:
+        r = make_rules(rules=game, **({} if players == usual else {"players": players}))
+    except RulesError:  # a game with its own engine (lízaný): a partie of 12 deals
+        return {"deals": 12}
+    return {"deals": r.deals, "max_flek": r.max_flek}
 
 
 def check_setup(setup: Any) -> dict[str, Any]:

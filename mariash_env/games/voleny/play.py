@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ...cards import CARD_CODES, SUITS, cards_of
+from ...cards import CARD_CODES, SUITS, cards_of, suit_of
 from ...play.i18n import LANGS, SUIT_CZ, SUIT_EN, bet_why, both, card_names, t
 from ...play.labels import SUIT_NAMES_EN
 from ...play.labels import describe as describe_label
@@ -103,6 +103,9 @@ def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
         if trump.any():
             su = SUITS[int(np.argmax(trump))]
             tags.append(both("trumps", suit={"cz": SUIT_CZ[su], "en": SUIT_EN[su]}))
+        elif trump_card.size and kind == "suit":  # the actor's own card, not yet announced
+            tags.append(both("your_trump_card", card=card_names(CARD_CODES[int(trump_card[0])])))
+            trump = np.eye(4)[suit_of(int(trump_card[0]))]  # its suit marks the hand
         for b in bets:
             if b["level"]:
                 name = both(f"contract.{kind}") if b["bet"] == "game" and \
@@ -111,6 +114,7 @@ def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
     elif trump_card.size:
         code = CARD_CODES[int(trump_card[0])]
         tags.append(both("your_trump_card", card=card_names(code)))
+        trump = np.eye(4)[suit_of(int(trump_card[0]))]
     return {"contract": {
         "tags": tags,
         "actor": actor if actor >= 0 else None,

@@ -281,7 +281,7 @@ function drawChoices(st) {
   if (st.waiting === "human") button(T("btn.hint"), "hint small", askHint);
   if (st.waiting === "robot" && st.driver) button(T("btn.skip"), "skip small", () => { skipping = true; clearTimeout(timer); timerMove = null; scheduleAdvance(state); });
   if (st.waiting === "next_deal") button(T("btn.next"), "next", () => call("/api/next", {}));
-  if (st.waiting === "partie_over") button(T("btn.new"), "next", () => call("/api/new", {}));
+  if (st.waiting === "partie_over") button(T("btn.new"), "next", () => call("/api/new", { setup: st.setup }));
 }
 
 async function askHint() {
@@ -301,6 +301,8 @@ function drawStatus(st) {
     const own = "status." + st.phase + "." + st.rules;  // a game's own wording of a phase
     const key = MSG[lang][own] ? own : "status." + st.phase;
     status = MSG[lang][key] ? T(key) : T("status.your_turn");
+    // one legal button and no card: say what it is ("flek, or good" offers no flek)
+    if (st.legal.length === 1 && st.choices.length === 1) status = T("status.only", { action: W(st.choices[0]) });
   } else if (st.waiting === "robot") status = T("status.robot", { name: nameOf(st.to_move) });
   else status = T("status." + st.waiting);
   if (!st.driver) status += " · " + T("status.following");
@@ -383,6 +385,12 @@ function drawSeries(st) {
   for (const f of st.series.skipped || []) ser.append(el("div", "skipped", T("series.skipped", f)));
 }
 
+// The plural form of a count: Czech 1 / 2–4 / 5 and more (and 0), English 1 / other.
+function plural(n) {
+  if (n === 1) return "one";
+  return lang === "cz" && n >= 2 && n <= 4 ? "few" : "many";
+}
+
 async function loadStats() {
   try {
     const data = await (await fetch("/api/stats")).json();
@@ -391,13 +399,15 @@ async function loadStats() {
     if (!games.length) { box.textContent = T("stats.none"); return; }
     for (const [game, g] of games) {
       const unit = T("unit." + (g.unit || "groše"));
-      box.append(el("div", "stat-head", `${T("title." + game)}: ${g.parties} ${T("stats.parties")}, ${g.deals} ${T("stats.deals")}, ${T("stats.per_deal", { unit })} ${signed(g.per_deal)}`));
+      box.append(el("div", "stat-head", `${T("title." + game)}: ${g.parties} ${T("stats.parties." + plural(g.parties))}, ${g.deals} ${T("stats.deals." + plural(g.deals))}, ${T("stats.per_deal", { unit })} ${signed(g.per_deal)}`));
+      const contracts = Object.values(g.contracts);
+      if (!contracts.length) continue;  // no contract played as actor (lízaný has none)
       const table = el("table"), h = el("tr");
       for (const x of [T("stats.contract"), T("stats.played"), T("stats.won")]) h.append(el("th", "", x));
       table.append(h);
-      for (const [name, c] of Object.entries(g.contracts)) {
+      for (const c of contracts) {
         const tr = el("tr");
-        for (const x of [name.replaceAll("_", " "), c.played, c.won]) tr.append(el("td", "", x));
+        for (const x of [c[lang], c.played, c.won]) tr.append(el("td", "", x));
         table.append(tr);
       }
       box.append(table);
@@ -417,7 +427,8 @@ function drawBanner(st) {
   const btns = $("banner-buttons"); btns.innerHTML = "";
   const b = el("button", "next", T(st.waiting === "partie_over" ? "btn.new" : "btn.next"));
   b.id = "banner-next";
-  b.addEventListener("click", () => call(st.waiting === "partie_over" ? "/api/new" : "/api/next", {}));
+  // a new partie plays the one just finished once more (game, robots, seat, options)
+  b.addEventListener("click", () => st.waiting === "partie_over" ? call("/api/new", { setup: st.setup }) : call("/api/next", {}));
   btns.append(b);
   $("banner-review").onclick = () => showReview(st.settlement);
   banner.hidden = false;
@@ -469,7 +480,7 @@ $("setup-cancel").addEventListener("click", () => { $("setup").hidden = true; })
 $("banner-close").addEventListener("click", () => { $("banner").hidden = true; bannerMove = state.move; });
 
 // The new-partie form: game, seat, variant options, robots and their speed.
-function fillSetup() {
+function fillSetup(chosen = false) {
   if (!SETUP) return;
   applyWords();
   const f = $("setup-form");
@@ -486,7 +497,7 @@ function fillSetup() {
   fill(f.robot3, robots, (r) => T("robot." + r), f.robot3.value || "table");
   const counts = SETUP.seat_counts[f.rules.value].map(String);
   fill(f.players, counts, (c) => c, f.players.value || String(state ? state.seats.length : counts[0]));
-  fill(f.tariff, SETUP.tariffs, (x) => x);
+  fill(f.tariff, SETUP.tariffs, (x) => T("tariff." + x));
   fill(f.speed, Object.keys(SPEEDS), (s) => T("speed." + s), speed);
   f.max_flek.max = 5;
   // the form shows the options the game takes and a second robot where there are three seats
@@ -497,10 +508,23 @@ function fillSetup() {
   const four = Number(f.players.value) === 4;
   for (const e of f.querySelectorAll(".four-only")) { e.hidden = !four; e.disabled = !four; }
   if (!four && Number(f.seat.value) > 2) f.seat.value = "0";
+  // seats the game has: lízaný's two offer 0 and 1
+  const seats = four ? 4 : SETUP.players[f.rules.value];
+  for (const o of f.seat.options) { o.hidden = o.disabled = Number(o.value) >= seats; }
+  if (Number(f.seat.value) >= seats) f.seat.value = "0";
   f.deals.max = four ? 16 : 12;
+  // a game or seat count chosen (or the form's first opening): that game's own deals and
+  // flek limit, so that an untouched form sets up the game's default partie
+  const own = SETUP.defaults[f.rules.value][f.players.value] || {};
+  if (chosen || !setupFilled) {
+    if (own.deals) f.deals.value = own.deals;
+    if (own.max_flek) f.max_flek.value = own.max_flek;
+  }
+  setupFilled = true;
 }
-$("setup-form").rules.addEventListener("change", fillSetup);
-$("setup-form").players.addEventListener("change", fillSetup);
+let setupFilled = false;
+$("setup-form").rules.addEventListener("change", () => fillSetup(true));
+$("setup-form").players.addEventListener("change", () => fillSetup(true));
 $("setup-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const f = ev.target;
