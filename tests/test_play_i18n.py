@@ -248,3 +248,32 @@ def test_the_pages_new_endpoints(tmp_path):
                                         "setup": {"rules": "voleny", "seat": 5}}).json()
         assert "invalid human seat 5" in seat["error"] and seat["code"] == "invalid"
         assert c.get("/api/stats").json() == {"games": {}, "skipped": []}
+
+
+def test_the_settlement_says_why_hearts_pay_double():
+    """RULES.md §9 (H = 2 in hearts), LICITOVANY.md §9 (the lepší games): the banner's
+    first line says so, and only there."""
+    import numpy as np
+
+    import mariash_env
+    from mariash_env.games.licitovany.play import settlement_lines as licit_lines
+    from mariash_env.games.voleny.play import settlement_lines as voleny_lines
+
+    seen = {}
+    for rules, lines_of in (("voleny", voleny_lines), ("licitovany", licit_lines)):
+        for seed in range(60):
+            env = mariash_env.env(rules=rules, deals=1)
+            env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            for _ in env.agent_iter():
+                o, _r, te, tr, _i = env.last()
+                env.step(None if te or tr else
+                         int(rng.choice(np.flatnonzero(o["action_mask"]))))
+            s = env.unwrapped.records[-1]["settlement"]
+            head = lines_of(s, {0: "A", 1: "B", 2: "C"}, "en")[0]
+            hearts = (s.get("lepsi") if rules == "licitovany" else
+                      s["contract"] == "suit" and s["trump"] == "h") and bool(
+                s.get("components", s.get("bets")))
+            assert ("hearts: " in head and "doubled" in head) == hearts, (rules, head)
+            seen[rules, hearts] = True
+    assert len(seen) == 4, seen

@@ -173,6 +173,8 @@ def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz")
             extra.append(("helping suit: " if k else "pomocná barva: ") + _suit(s["helping"], lang))
         head = t("settle.head", lang, name=names[s["actor"]],
                  contract=game + (f" ({', '.join(extra)})" if extra else "")) + f" — {end}"
+        if s.get("lepsi") and s["components"]:  # §9: H = 2 in the lepší (hearts) games
+            head += f" · {t('settle.hearts.licitovany', lang)}"  # not the two sevens
     lines = [head]
     if "points" in s and s["game"] not in ("betl", "durch"):
         p = s["points"]

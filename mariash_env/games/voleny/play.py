@@ -138,6 +138,8 @@ def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz")
         head = f"{t('announce.' + s['announcement'], lang)}, {t('trumps', lang, suit=suit)}"
     lines = [t("settle.head", lang, name=names[s["actor"]], contract=head)
              + f" — {t('end.' + s['end'], lang)}"]
+    if con == "suit" and s["trump"] == "h" and s.get("bets"):  # §9: H = 2
+        lines[0] += f" · {t('settle.hearts', lang)}"
     if "points" in s:
         p = s["points"]
         lines.append(t("settle.points", lang, ac=p["actor_cards"], am=p["actor_marriages"],
