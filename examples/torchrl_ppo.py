@@ -2,7 +2,7 @@
 
     python examples/torchrl_ppo.py --seconds 60
 
-``PettingZooWrapper(mariash_env.env(deals=1), use_mask=True,
+``PettingZooWrapper(mariash_env.env(deals=1, stack_infos=True), use_mask=True,
 group_map=ALL_IN_ONE_GROUP)`` puts the three seats in one group "agents"
 (``("agents", "observation", "observation")`` float[3, 900],
 ``("agents", "action_mask")`` bool[3, 115], ``("agents", "mask")``: the seat to
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     env = PettingZooWrapper(
-        mariash_env.env(deals=1), use_mask=True,
+        mariash_env.env(deals=1, stack_infos=True), use_mask=True,
         group_map=MarlGroupMapType.ALL_IN_ONE_GROUP, categorical_actions=True, seed=args.seed,
     )
     obs_key = ("agents", "observation", "observation")

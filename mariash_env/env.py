@@ -30,18 +30,18 @@ single deals).  When a deal ends every agent is credited its payment in groše
 then starts at once with the next agent to move.
 
 ## Infos
-``infos[agent]`` has the same three int keys on every step, so that libraries
-which stack infos into tensors or buffers (TorchRL, Tianshou, RLlib) take them:
-``"phase"`` (an index into :data:`PHASE_NAMES`: ``trump``, ``contract``,
-``discard``, ``barva``, ``betl_answer``, ``announce``, ``flek``, ``play``,
-``done``), ``"deal"`` (0-based deal of the partie) and ``"settlement_deal"`` (the
-deal this step finished, ``-1`` on every other step).  The settlement of the
-deal that finished last (every bet with its level, outcome and amount, and the
-payments per seat) is ``env.unwrapped.last_settlement``; every finished deal's is
-also in its record (``env.unwrapped.records[-1]["settlement"]``).
-``env(rich_infos=True)`` gives the earlier infos instead: ``"phase"`` as its
-name, ``"deal"`` and, on the step a deal ends, ``"settlement"`` and
-``"settlement_deal"``.
+``infos[agent]`` holds three ints on every step: ``"phase"`` (an index into
+:data:`PHASE_NAMES`: ``trump``, ``contract``, ``discard``, ``barva``,
+``betl_answer``, ``announce``, ``flek``, ``play``, ``done``), ``"deal"`` (0-based
+deal of the partie) and ``"settlement_deal"`` (the deal this step finished, ``-1``
+on every other step); and, on the step a deal ends (INTERFACE.md),
+``"settlement"``: every bet with its level, outcome and amount, and the payments
+per seat.  Libraries that stack infos into tensors or buffers (Tianshou's, RLlib's)
+want one key set of ints on every step: ``env(stack_infos=True)`` leaves the
+settlement out, and it stays in ``env.unwrapped.last_settlement`` (the deal that
+finished last) and in the deal's record (``env.unwrapped.records[-1]["settlement"]``).
+``env(rich_infos=True)`` names the phase instead (``"phase": "play"``; licitovaný:
+LICITOVANY.md §12's phase names); its settlement is there as well.
 
 ## Actions
 `action_label(i)`, `action_index(label)`, `legal_labels(agent)`; the labels
@@ -421,14 +421,14 @@ def _own_env(rules: dict[str, Any]) -> GameKind | None:
 
 
 def _own_raw(kind: GameKind, render_mode: str | None, rules: dict[str, Any], records: Any,
-             rich_infos: bool) -> AECEnv:
+             rich_infos: bool, stack_infos: bool = False) -> AECEnv:
     """The game's own AEC env (``kind.aec``); RulesError naming an option it does not
     take."""
     if records is not True or rich_infos:
         raise RulesError(f"records= and rich_infos= do not apply to rules={kind.name!r} (one "
                          "deal: its record is env.unwrapped.record)")
     check_game_options(kind, rules)
-    return kind.load("aec")(render_mode=render_mode)
+    return kind.load("aec")(render_mode=render_mode, stack_infos=stack_infos)
 
 
 def env(
@@ -436,6 +436,7 @@ def env(
     illegal: str = "raise",
     records: bool | int = True,
     rich_infos: bool = False,
+    stack_infos: bool = False,
     mask_in_info: bool = False,
     flat_obs: bool = False,
     obs_clip: float | None = None,
@@ -444,7 +445,8 @@ def env(
     """The wrapped environment (order enforcing; ``illegal="terminate"`` adds the penalty).
 
     ``records``: keep every deal's record (True, the default), none (False) or the last
-    ``N`` (an int >= 1); ``rich_infos``: the settlement in ``infos`` (see the module
+    ``N`` (an int >= 1); ``stack_infos``: ``infos`` the same three ints on every step, the
+    settlement left out; ``rich_infos``: the phase by name (see the module
     documentation).  ``mask_in_info``: the mask in ``infos[agent]["action_mask"]`` too
     (:class:`MaskInInfo`); ``flat_obs``: the observation vector as a Box, the mask in
     ``infos`` (:class:`FlatObs`, ``obs_clip`` its bounds).  ``rules="lizany"`` is
@@ -461,9 +463,10 @@ def env(
     e: AECEnv
     own = _own_env(rules)
     if own is not None:
-        e = _own_raw(own, render_mode, rules, records, rich_infos)
+        e = _own_raw(own, render_mode, rules, records, rich_infos, stack_infos)
     else:
-        e = raw_env(render_mode=render_mode, records=records, rich_infos=rich_infos, **rules)
+        e = raw_env(render_mode=render_mode, records=records, rich_infos=rich_infos,
+                    stack_infos=stack_infos, **rules)
     if illegal == "terminate":
         e = _TerminateIllegal(e, illegal_reward=-1)
     if flat_obs:
@@ -515,11 +518,11 @@ class raw_env(AECEnv):
     }
 
     def __new__(cls, render_mode: str | None = None, records: bool | int = True,
-                rich_infos: bool = False, **rules: Any) -> AECEnv:
+                rich_infos: bool = False, stack_infos: bool = False, **rules: Any) -> AECEnv:
         # raw_env(rules="lizany") is lízaný's own env class (a game with no compiled core).
         own = _own_env(rules)
         if own is not None:
-            return _own_raw(own, render_mode, rules, records, rich_infos)
+            return _own_raw(own, render_mode, rules, records, rich_infos, stack_infos)
         return super().__new__(cls)
 
     def __init__(
@@ -527,6 +530,7 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
         records: bool | int = True,
         rich_infos: bool = False,
+        stack_infos: bool = False,
         **rules: Any,
     ) -> None:
         super().__init__()
@@ -535,9 +539,14 @@ class raw_env(AECEnv):
                 f"invalid render_mode {render_mode!r}: expected one of "
                 f"{self.metadata['render_modes']} or None"
             )
-        if not isinstance(rich_infos, (bool, np.bool_)):
-            raise OptionError(f"invalid rich_infos={rich_infos!r}: expected True or False")
-        self.rich_infos = bool(rich_infos)
+        for name, flag in (("rich_infos", rich_infos), ("stack_infos", stack_infos)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise OptionError(f"invalid {name}={flag!r}: expected True or False")
+        if rich_infos and stack_infos:
+            raise OptionError("rich_infos=True and stack_infos=True contradict each other: "
+                              "rich infos hold the settlement and the phase by name, stacked "
+                              "ones only ints")
+        self.rich_infos, self.stack_infos = bool(rich_infos), bool(stack_infos)
         self.render_mode = render_mode
         self.rules = make_rules(**rules)
         self.game = game = Game(self.rules, records=records)
@@ -619,9 +628,17 @@ class raw_env(AECEnv):
             # The same int keys on every step (libraries stack them); no nested dicts.
             st = self.game.st  # (Game.phase and Game.deal_no, inlined: the hot path)
             phase, deal_no = st.item(_PHASE), st.item(_DEAL_NO)
-            done = deal if settlement is not None else -1
+            if settlement is None or self.stack_infos:
+                done = deal if settlement is not None else -1
+                self.infos = {
+                    a: {"phase": phase, "deal": deal_no, "settlement_deal": done}
+                    for a in self._agents
+                }
+                return
+            # INTERFACE.md: the step a deal ends carries its settlement too
             self.infos = {
-                a: {"phase": phase, "deal": deal_no, "settlement_deal": done}
+                a: {"phase": phase, "deal": deal_no, "settlement_deal": deal,
+                    "settlement": settlement}
                 for a in self._agents
             }
             return

@@ -25,7 +25,7 @@ from .games.voleny import actions as A
 from .games.voleny.four import CORE_DEALER, mirror_scores, player_of, seat_of
 from .games.voleny.record import LEVEL_NAMES, level_name  # noqa: F401 - public here too
 from .kinds import KINDS, kind_of
-from .rules import Rules, is_int, make_rules
+from .rules import Rules, action_int, is_int, make_rules
 
 
 class IllegalActionError(ValueError):
@@ -363,13 +363,12 @@ class Game:
                     f"legal now: {self.legal_labels()}"
                 ) from None
         else:
-            if isinstance(action, (bool, np.bool_)) or not isinstance(
-                action, (int, np.integer)
-            ):
+            a = action_int(action)  # ints, numpy ints, 0-d integer arrays and tensors
+            if a is None:
                 raise IllegalActionError(
-                    f"an action must be an int index 0..{n - 1} or a label, got {action!r}"
+                    f"an action must be an int index 0..{n - 1} (an int, a numpy integer or a "
+                    f"0-d integer array) or a label, got {action!r}"
                 )
-            a = int(action)
             if not 0 <= a < n:
                 raise IllegalActionError(
                     f"action index {a} is out of range: expected 0..{n - 1}; "

@@ -6,6 +6,7 @@ compiled core reads; every variant is a switch there, never a fork of the code.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -120,6 +121,23 @@ MAX_PAYMENT_CAP = 2**31 - 1
 def is_int(value: Any) -> bool:
     """An int or numpy integer, not a bool (``isinstance(True, int)`` holds in Python)."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def action_int(action: Any) -> int | None:
+    """An action index as Gymnasium's ``Discrete`` takes it -- an int or a numpy integer
+    (not a bool), or a 0-d integer array, which a policy's ``predict`` returns -- or a 0-d
+    integer tensor; None for anything else (floats, bools, arrays of another shape)."""
+    if is_int(action):
+        return int(action)
+    dtype = getattr(action, "dtype", None)
+    if getattr(action, "ndim", None) != 0 or dtype is None or "bool" in str(dtype):
+        return None
+    if isinstance(action, np.ndarray):
+        return int(action) if np.issubdtype(action.dtype, np.integer) else None
+    try:  # a tensor: an integer one has __index__, a float one raises
+        return operator.index(action)
+    except TypeError:
+        return None
 
 
 def _plain(value: Any) -> Any:

@@ -227,9 +227,10 @@ class SingleAgentEnv(gymnasium.Env):
         if self.illegal == "terminate":
             try:
                 game.check(action)
-            except IllegalActionError:
+            except IllegalActionError:  # the penalty, and a payment still owed (reset)
                 self._over = True
-                return self._obs(), -1.0, True, False, self._info(-1)
+                reward, self._pending = self._pending - 1.0, 0.0
+                return self._obs(), reward, True, False, self._info(-1)
         reward = self._pending
         self._pending = 0.0
         ended, done = -1, False

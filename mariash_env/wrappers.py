@@ -101,7 +101,9 @@ class ObsKeys(BaseWrapper):
 
 
 def rllib_env(**kw: Any) -> ObsKeys:
-    """``mariash_env.env(**kw)`` in RLlib's action-masking layout (module docs)."""
+    """``mariash_env.env(**kw)`` in RLlib's action-masking layout (module docs), its infos
+    the same ints on every step (``stack_infos=True`` unless ``kw`` says otherwise)."""
+    kw.setdefault("stack_infos", True)
     return ObsKeys(make_env(**kw), "observations", "action_mask", mask_dtype=np.float32)
 
 

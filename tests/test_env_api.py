@@ -235,3 +235,68 @@ def test_render_ansi_shows_the_table():
     e.reset(seed=4)
     text = e.render()
     assert "forhont" in text and "groše" in text and "phase trump" in text
+
+
+@pytest.mark.parametrize("rules", ["voleny", "licitovany", "lizany"])
+def test_actions_as_gymnasium_takes_them(rules):
+    """An action Gymnasium's Discrete contains -- an int, a numpy integer, a 0-d integer
+    array (what a policy's predict returns) -- and a 0-d integer tensor are taken alike;
+    a float, a bool or an array of another shape is refused by name, nothing applied."""
+    torch = pytest.importorskip("torch")
+    e = mariash_env.env(rules=rules)
+    e.reset(seed=2)
+    raw = e.unwrapped
+    for wrap in (np.array, torch.tensor, np.int32, int):
+        obs = e.last()[0]
+        a = int(np.flatnonzero(obs["action_mask"])[0])
+        assert e.action_space(e.agent_selection).contains(np.array(a))
+        e.step(wrap(a))
+    obs = e.last()[0]
+    a = int(np.flatnonzero(obs["action_mask"])[0])
+    before = raw.state().copy()
+    for bad in (np.array([a]), np.float64(a), float(a), torch.tensor(float(a)),
+                np.array(True), torch.tensor(True), True):
+        with pytest.raises(mariash_env.IllegalActionError, match="an action must be an int"):
+            e.step(bad)
+    assert np.array_equal(raw.state(), before)
+
+
+def test_single_agent_env_takes_a_0d_array():
+    from mariash_env import SingleAgentEnv
+
+    env = SingleAgentEnv()
+    env.reset(seed=1)
+    _, _, _, _, info = env.step(np.array(int(np.flatnonzero(env.action_masks())[0])))
+    assert "settlement_deal" in info
+
+
+def test_lizany_infos_and_the_end_of_the_episode():
+    """Lízaný's env keeps INTERFACE.md's infos ("phase", "deal", "settlement" on the step
+    the deal ends) and, after the episode, answers last() and refuses step() by name."""
+    from mariash_env.lizany import PHASE_NAMES
+
+    e = mariash_env.env(rules="lizany")
+    e.reset(seed=4)
+    raw, rng, phases = e.unwrapped, np.random.default_rng(0), []
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, info = e.last()
+        phases.append(PHASE_NAMES[info["phase"]])
+        assert info["deal"] == 0
+        if term or trunc:
+            assert info["settlement_deal"] == 0 and info["settlement"] == raw.record["result"]
+            e.step(None)
+            continue
+        assert info["settlement_deal"] == -1 and "settlement" not in info
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert phases[0] == "stock" and "endgame" in phases and phases[-1] == "done"
+    obs, reward, term, trunc, info = e.last()
+    assert term and reward == 0.0 and info["settlement"] == raw.record["result"]
+    with pytest.raises(RuntimeError, match="the episode is over"):
+        raw.step(0)
+    stacked = mariash_env.env(rules="lizany", stack_infos=True)
+    stacked.reset(seed=4)
+    for _agent in stacked.agent_iter():
+        obs, _, term, trunc, info = stacked.last()
+        assert set(info) == {"phase", "deal", "settlement_deal"}
+        stacked.step(None if term or trunc else
+                     int(np.flatnonzero(obs["action_mask"])[0]))

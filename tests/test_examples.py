@@ -90,7 +90,7 @@ def test_tianshou_pettingzoo_env_buffers_whole_parties():
     import mariash_env
 
     def make() -> PettingZooEnv:
-        return PettingZooEnv(mariash_env.env(deals=2))
+        return PettingZooEnv(mariash_env.env(deals=2, stack_infos=True))
 
     probe = make()
     policy = MultiAgentPolicy({a: Rand(probe.action_space).policy for a in probe.agents})

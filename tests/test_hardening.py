@@ -72,9 +72,36 @@ def test_infos_keep_the_interface_keys():
     assert info["settlement"] == e.unwrapped.last_settlement
 
 
-def test_default_infos_are_the_same_ints_on_every_step():
+def test_default_infos_carry_the_settlement_when_a_deal_ends():
+    # INTERFACE.md: "phase", "deal" and, on the step a deal ends, "settlement" (the bets
+    # with their level, outcome and amount, and the payments per seat): by default.
+    for rules in ({}, {"rules": "licitovany"}, {"players": 4}):
+        e = mariash_env.env(deals=2, **rules)
+        e.reset(seed=5)
+        raw, rng, ended = e.unwrapped, np.random.default_rng(1), 0
+        for agent in e.agent_iter():
+            obs, _, term, trunc, info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            infos = raw.infos
+            assert {"phase", "deal", "settlement_deal"} <= set(infos[agent])
+            if infos[agent]["settlement_deal"] < 0:
+                assert all("settlement" not in i for i in infos.values())
+                continue
+            ended += 1
+            s = raw.records[-1]["settlement"]
+            assert all(i["settlement"] == s for i in infos.values())
+            assert s["payments"] and "components" in s or "bets" in s
+        assert ended == 2, rules
+    with pytest.raises(mariash_env.OptionError, match="contradict"):
+        mariash_env.env(rich_infos=True, stack_infos=True)
+
+
+def test_stacked_infos_are_the_same_ints_on_every_step():
     # Libraries stack infos into tensors/buffers: one key set, ints only, on every step.
-    e = mariash_env.env(deals=3)
+    e = mariash_env.env(deals=3, stack_infos=True)
     e.reset(seed=3)
     raw = e.unwrapped
     assert raw.last_settlement is None

@@ -80,6 +80,15 @@ checks every field (:class:`~mariash_env.records.RecordError`).  An illegal acti
 :class:`~mariash_env.game.IllegalActionError` naming the legal labels (nothing applied);
 an unknown label :class:`~mariash_env.actions.ActionError`.  ``render_mode="ansi"``:
 ``render()`` returns the table as text (``"human"`` prints it).
+
+## Infos
+``infos[agent]`` holds ``"phase"`` (an index into :data:`PHASE_NAMES`: ``stock`` while
+the stock lasts, ``endgame`` once it is gone, ``done``), ``"deal"`` (0: one deal an
+episode) and ``"settlement_deal"`` (0 on the step the deal ends, else -1), and on that
+step ``"settlement"``: the deal's result (points, marriages, tricks, rewards), as the
+record holds it; ``env(rules="lizany", stack_infos=True)`` leaves it out (the same three
+ints on every step).  After the episode ``last()`` answers each agent's final values and
+a further ``step`` raises ``RuntimeError``.
 """
 
 from __future__ import annotations
@@ -94,8 +103,8 @@ from pettingzoo.utils import wrappers
 
 from ...cards import CARD_CODES, NCARDS, SUIT_NAMES_CZ, cards_of, parse_deck, pretty
 from ...core.state import MASK32
-from ...game import EpisodeSeeds, IllegalActionError, check_seed, reset_options
-from ...rules import is_int
+from ...game import EpisodeSeeds, IllegalActionError, OptionError, check_seed, reset_options
+from ...rules import action_int, is_int
 from ...spaces import AgentSpaces
 from . import core as C
 from .actions import (  # noqa: F401 (re-exported: mariash_env.lizany's names)
@@ -305,11 +314,11 @@ class LizanyGame:
         if isinstance(action, str):
             a = action_index(action)  # ActionError for an unknown label
         else:
-            if not is_int(action):
+            a = action_int(action)  # ints, numpy ints, 0-d integer arrays and tensors
+            if a is None:
                 raise IllegalActionError(
                     f"an action must be an int index 0..{N_ACTIONS - 1} or a label "
                     f"'play:<card>', got {action!r}")
-            a = int(action)
             if not 0 <= a < N_ACTIONS:
                 raise IllegalActionError(
                     f"action index {a} is out of range: expected 0..{N_ACTIONS - 1}; "
@@ -442,9 +451,14 @@ def replay(record: Any) -> LizanyGame:
 
 
 # --- the AEC environment -------------------------------------------------------------------
-def env(render_mode: str | None = None) -> AECEnv:
+PHASE_NAMES = ("stock", "endgame", "done")
+"""``infos[agent]["phase"]`` of lízaný: the stock lasts, it is gone, the deal is over."""
+
+
+def env(render_mode: str | None = None, stack_infos: bool = False) -> AECEnv:
     """The wrapped environment (PettingZoo's order enforcing)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(render_mode=render_mode))
+    return wrappers.OrderEnforcingWrapper(raw_env(render_mode=render_mode,
+                                                  stack_infos=stack_infos))
 
 
 class raw_env(AECEnv):
@@ -453,11 +467,14 @@ class raw_env(AECEnv):
     metadata = {"name": "mariash_lizany_v0", "render_modes": ["ansi", "human"],
                 "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, render_mode: str | None = None) -> None:
+    def __init__(self, render_mode: str | None = None, stack_infos: bool = False) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"invalid render_mode {render_mode!r}: expected one of "
                              f"{self.metadata['render_modes']} or None")
+        if not isinstance(stack_infos, (bool, np.bool_)):
+            raise OptionError(f"invalid stack_infos={stack_infos!r}: expected True or False")
+        self.stack_infos = bool(stack_infos)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
@@ -512,8 +529,38 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: {} for a in AGENTS}
+        self._gone: dict[str, tuple[bool, bool, dict[str, Any]]] = {}
+        self._set_infos()
         self.agent_selection = AGENTS[self.game.to_move]
+
+    def _set_infos(self) -> None:
+        # Fresh dicts on every step: an info once returned never changes afterwards.
+        g = self._game()
+        phase = 2 if g.over else 0 if g.stock_left else 1
+        info = {"phase": phase, "deal": 0, "settlement_deal": 0 if g.over else -1}
+        if g.over and not self.stack_infos:
+            info["settlement"] = g.result()
+        self.infos = {a: dict(info) for a in AGENTS}
+
+    def _was_dead_step(self, action: Any) -> None:
+        # Keep what a removed agent last saw: last() after the episode answers its final
+        # values instead of a KeyError (as the three-seat env does).
+        agent = self.agent_selection
+        if agent in self.terminations:
+            self._gone[agent] = (self.terminations[agent], self.truncations[agent],
+                                 self.infos[agent])
+        self.infos, self.terminations = dict(self.infos), dict(self.terminations)
+        self.truncations = dict(self.truncations)
+        super()._was_dead_step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
+        move; once every agent is done, the final ones of ``agent_selection`` (reward 0)."""
+        agent = self.agent_selection
+        if agent in self.terminations:
+            return super().last(observe)
+        term, trunc, info = self._gone[agent]
+        return (self.observe(agent) if observe else None), 0.0, term, trunc, info
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat(agent)
@@ -525,6 +572,8 @@ class raw_env(AECEnv):
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
+        if agent not in self.terminations:
+            raise RuntimeError("the episode is over: call reset() to start a new one")
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -538,6 +587,7 @@ class raw_env(AECEnv):
         if ended:
             self.rewards = {a: float(r) for a, r in zip(AGENTS, g.rewards)}
             self.terminations = {a: True for a in AGENTS}
+        self._set_infos()
         self.agent_selection = AGENTS[g.to_move]
         self._accumulate_rewards()
 
