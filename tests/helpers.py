@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from mariash_env import Game
 from mariash_env.cards import CARD_CODES, mask_of
@@ -123,3 +125,15 @@ def label_loss_logged(run: Path) -> bool:
     col, upd = rows[0].index("label_loss"), rows[0].index("updates")
     trained = [r for r in rows[1:] if float(r[upd]) > 0]
     return bool(trained) and all(float(r[col]) > 0 for r in trained)
+
+
+def random_play(e, rng) -> Iterator[str]:
+    """Play the AEC env ``e`` to its end with uniformly random legal actions, yielding
+    each agent right after its action (the finished agents' ``None`` steps taken here)."""
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        yield agent

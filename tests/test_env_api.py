@@ -17,6 +17,7 @@ from mariash_env.actions import N_ACTIONS
 from mariash_env.cards import CARD_CODES
 from mariash_env.records import RecordError, load_records, replay_record, save_records
 from mariash_env.vector import VectorEnv
+from tests.helpers import random_play
 
 
 def random_episode(e, seed: int = 0):
@@ -87,13 +88,7 @@ def test_reset_infos_rewards_and_state():
     assert e.infos[agent]["deal"] == 0
     totals = dict.fromkeys(raw.possible_agents, 0.0)
     settlements = []
-    rng = np.random.default_rng(3)
-    for agent in e.agent_iter():
-        obs, _, term, trunc, info = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    for agent in random_play(e, np.random.default_rng(3)):
         if raw.infos[agent]["settlement_deal"] >= 0:
             settlements.append(raw.last_settlement)
             for a in raw.possible_agents:

@@ -18,6 +18,7 @@ from mariash_env.actions import N_ACTIONS, ActionError
 from mariash_env.records import replay_record
 from mariash_env.robots import make_robot
 from mariash_env.rules import MAX_DEALS
+from tests.helpers import random_play
 
 
 def play_random(e, seed: int = 0, keep_infos: list | None = None) -> int:
@@ -78,13 +79,8 @@ def test_default_infos_carry_the_settlement_when_a_deal_ends():
     for rules in ({}, {"rules": "licitovany"}, {"players": 4}):
         e = mariash_env.env(deals=2, **rules)
         e.reset(seed=5)
-        raw, rng, ended = e.unwrapped, np.random.default_rng(1), 0
-        for agent in e.agent_iter():
-            obs, _, term, trunc, info = e.last()
-            if term or trunc:
-                e.step(None)
-                continue
-            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        raw, ended = e.unwrapped, 0
+        for agent in random_play(e, np.random.default_rng(1)):
             infos = raw.infos
             assert {"phase", "deal", "settlement_deal"} <= set(infos[agent])
             if infos[agent]["settlement_deal"] < 0:

@@ -24,6 +24,7 @@ from mariash_env.records import read_records, replay_record, save_records
 from mariash_env.rules import G_LICIT, RulesError, make_rules
 from mariash_env.search.licit_worlds import sample_licit_worlds
 from mariash_env.vector import VectorEnv
+from tests.helpers import random_play
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = make_rules(rules="licitovany")
@@ -31,12 +32,8 @@ RV = RULES.vector()
 
 
 def _play_out(e, rng):
-    for _agent in e.agent_iter():
-        obs, _r, term, trunc, _info = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    for _ in random_play(e, rng):
+        pass
 
 
 def test_spaces_labels_and_render_show_the_auction():

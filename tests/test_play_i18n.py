@@ -258,17 +258,15 @@ def test_the_settlement_says_why_hearts_pay_double():
     import mariash_env
     from mariash_env.games.licitovany.play import settlement_lines as licit_lines
     from mariash_env.games.voleny.play import settlement_lines as voleny_lines
+    from tests.helpers import random_play
 
     seen = {}
     for rules, lines_of in (("voleny", voleny_lines), ("licitovany", licit_lines)):
         for seed in range(60):
             env = mariash_env.env(rules=rules, deals=1)
             env.reset(seed=seed)
-            rng = np.random.default_rng(seed)
-            for _ in env.agent_iter():
-                o, _r, te, tr, _i = env.last()
-                env.step(None if te or tr else
-                         int(rng.choice(np.flatnonzero(o["action_mask"]))))
+            for _ in random_play(env, np.random.default_rng(seed)):
+                pass
             s = env.unwrapped.records[-1]["settlement"]
             head = lines_of(s, {0: "A", 1: "B", 2: "C"}, "en")[0]
             hearts = (s.get("lepsi") if rules == "licitovany" else
