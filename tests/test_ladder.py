@@ -48,6 +48,17 @@ def test_per_deal_wins_ties_and_bootstrap():
     assert (lo[1:] < true[1:]).all() and (true[1:] < hi[1:]).all()
 
 
+def test_a_pair_of_few_deals_keeps_its_deals_in_every_resample():
+    """A searching robot's pair plays --slow-deals (3 here) of the others' 400: every
+    bootstrap resample draws within its own deals, so none leaves it out and the ladder
+    keeps one scale (drawn among 400 indices, a 3-deal pair had none in 1 of 20)."""
+    rng = np.random.default_rng(0)
+    win = lambda n: np.stack([rng.random(n) < 0.5] * 2, axis=1) * [1, -1]  # noqa: E731
+    per_deal = {(0, 1): win(400).astype(float), (0, 2): win(3).astype(float)}
+    s, lo, hi = L.bootstrap_ratings(per_deal, 3, n_boot=300, anchor=0)
+    assert np.isfinite([s, lo, hi]).all() and (lo <= s).all() and (s <= hi).all()
+
+
 def test_bradley_terry_bad_input():
     with pytest.raises(L.LadderError, match="square"):
         L.fit_bradley_terry(np.zeros((2, 3)))

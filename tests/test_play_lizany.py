@@ -66,6 +66,13 @@ def test_a_lizany_partie_at_the_table(tmp_path):
         open_table("table,table", rules="lizany", save_dir=tmp_path, human_seat=2)
     with pytest.raises(PlayError, match="lízaný takes only 'deals'"):
         open_table("table,table", rules="lizany", save_dir=tmp_path, options={"tariff": 1})
+    # one opponent: one robot named (the command line's --robots strong) or two (the
+    # three-seat tables' form: the first sits); a "new partie" keeps them
+    one = open_table("random", rules="lizany", save_dir=tmp_path, seed=1)
+    assert one.spec == "random" and one.state()["setup"]["robots"] == ["random"]
+    assert open_table(["net", "table"], rules="lizany", save_dir=tmp_path).spec == "net"
+    with pytest.raises(PlayError, match="expected two robots"):
+        open_table("net,table,table", rules="lizany", save_dir=tmp_path)
 
 
 def test_the_lizany_table_seats_the_network_and_names_it(tmp_path):

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ..cli import ArgumentParser, fail, nonnegative
-from ..games.registry import games
+from ..games.registry import game_kind, games
 from .session import (
     TABLE_GAMES,
     PlayError,
@@ -81,8 +81,10 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
 def play(args: argparse.Namespace) -> int:
     try:
         check_rules(args.rules, TABLE_GAMES)
-        count = 3 if args.players == 4 else 2  # lízaný's session takes two, plays one
-        robots = parse_robots(args.robots or ",".join(["table"] * count), count)
+        count = 3 if args.players == 4 else 2
+        robots = args.robots or ",".join(["table"] * count)
+        if not (game_kind(args.rules).players[0] == 2 and "," not in robots):
+            robots = parse_robots(robots, count)  # lízaný: one robot, or two (the first)
         first_options = {"players": 4} if args.players == 4 else None
 
         def new_session(setup: dict | None = None) -> PlaySession:

@@ -78,8 +78,10 @@ class LizanySession(TableSession):
         if isinstance(deals, bool) or not is_int(deals) or not 1 <= deals <= 12:
             raise PlayError(f"invalid options: deals {shown(deals)}: expected 1..12")
         self.options = {"deals": int(deals)}
-        self.specs = parse_robots(robots)
-        self.spec = self.specs[0]  # one opponent: the first robot named
+        # one opponent; two robots named (the three-seat tables' form) seat the first
+        one = robots if isinstance(robots, (list, tuple)) else str(robots).split(",")
+        self.specs = parse_robots(robots, 1 if len(one) == 1 else 2)
+        self.spec = self.specs[0]
         try:
             self.robot: Robot = make_robot(self.spec, rules=RULES_NAME)
         except Exception as e:  # a robot of another game, a missing file: name the spec

@@ -124,12 +124,16 @@ def fit_bradley_terry(wins: np.ndarray, prior: float = 0.5, iters: int = 2000,
 
 
 def wins_of(per_deal: Mapping[tuple[int, int], np.ndarray], k: int,
-            rows: np.ndarray | None = None) -> np.ndarray:
+            rows: Mapping[int, np.ndarray] | np.ndarray | None = None) -> np.ndarray:
     """The win matrix of pairs' per-deal scores: ``per_deal[(a, b)]`` float[deals, 2] (a's
-    and b's mean score per deal); ``rows``: the deals to count (resampled indices)."""
+    and b's mean score per deal); ``rows``: the deals to count (resampled indices), one
+    array for every pair (those beyond a pair's deals left out) or one per deal count."""
     w = np.zeros((k, k))
     for (a, b), x in per_deal.items():
-        x = x if rows is None else x[rows[rows < len(x)]]
+        if isinstance(rows, Mapping):
+            x = x[rows[len(x)]]
+        elif rows is not None:
+            x = x[rows[rows < len(x)]]
         d = x[:, 0] - x[:, 1]
         ties = float((d == 0).sum())
         w[a, b] += float((d > 0).sum()) + 0.5 * ties
@@ -142,14 +146,16 @@ def bootstrap_ratings(per_deal: Mapping[tuple[int, int], np.ndarray], k: int,
                       anchor: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Strengths (:func:`fit_bradley_terry`; ``anchor``: that robot's at 0, else the mean)
     and their percentile bootstrap CI: the deals resampled with replacement, the same deal
-    indices in every pair (a pair of fewer deals, whose decks are the first of the
-    others', keeps the drawn indices below its count)."""
+    indices in every pair of the same deal count (their decks are the same), each pair
+    within its own deals -- a pair of few deals (a searching robot's) drawn from the
+    others' indices could be left with none, and the ladder with no common scale."""
     s = fit_bradley_terry(wins_of(per_deal, k))
-    n = max(len(x) for x in per_deal.values())
+    counts = sorted({len(x) for x in per_deal.values()})
     rng = np.random.default_rng(seed)
     boot = np.empty((n_boot, k))
     for b in range(n_boot):
-        boot[b] = fit_bradley_terry(wins_of(per_deal, k, rng.integers(0, n, size=n)))
+        draws = {m: rng.integers(0, m, size=m) for m in counts}
+        boot[b] = fit_bradley_terry(wins_of(per_deal, k, draws))
     if anchor is not None:
         s = s - s[anchor]
         boot -= boot[:, anchor:anchor + 1]
@@ -520,8 +526,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                          "of each game's robots)")
     ap.add_argument("--matches", default="runs/ladder",
                     help="folder of each pair's match, saved as it finishes (resume)")
-    ap.add_argument("--out", default="docs",
-                    help="folder of ladder.csv, ladder.md and ladder.png (default docs)")
+    ap.add_argument("--out", default="runs/ladder",
+                    help="folder of ladder.csv, ladder.md and ladder.png (default "
+                         "runs/ladder; the committed ladder is --out docs)")
     args, command = parse_page_args(ap, argv, prog,
                                     "a paragraph for the page (e.g. what is left out)")
 
