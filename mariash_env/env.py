@@ -487,24 +487,48 @@ def parallel_env(render_mode: str | None = None, **kwargs: Any) -> ParallelEnv:
 class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
     """PettingZoo's turn-based conversion, whose ``step`` reads the mover's action from a
     dict: anything else, or a dict without it, was a bare KeyError/TypeError; here it is
-    an :class:`IllegalActionError` naming the agent to move (nothing applied)."""
+    an :class:`IllegalActionError` naming the agent to move (nothing applied).  Every info
+    names ``active_agent``, from ``reset`` on, in dicts of its own (PettingZoo's wrote it
+    into the AEC env's); a step after the episode raises ``RuntimeError`` (PettingZoo's
+    answered four empty dicts, not the API's five values)."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple:
+        observations, infos = super().reset(seed=seed, options=options)
+        return observations, self._named(infos)
+
+    def _named(self, infos: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        mover = self.aec_env.agent_selection
+        return {a: {**i, "active_agent": mover} for a, i in infos.items()}
 
     def step(self, actions: Any) -> tuple:
-        if self.agents:
-            mover = self.aec_env.agent_selection
-            if not isinstance(actions, Mapping):
-                raise IllegalActionError(
-                    f"actions must be a dict of agent -> action (the parallel API), got "
-                    f"{type(actions).__name__}; {mover} is to move")
-            unknown = sorted(str(a) for a in actions if a not in self.possible_agents)
-            if unknown:
-                raise IllegalActionError(f"actions: unknown agent(s) {unknown}: expected "
-                                         f"among {self.possible_agents}")
-            if mover not in actions:
-                raise IllegalActionError(
-                    f"actions has no action for {mover}, the agent to move (the others' "
-                    f"are ignored); got actions for {sorted(map(str, actions))}")
-        return super().step(actions)
+        if not self.agents:
+            raise RuntimeError("the episode is over: call reset() to start a new one")
+        aec = self.aec_env
+        mover = aec.agent_selection
+        if not isinstance(actions, Mapping):
+            raise IllegalActionError(
+                f"actions must be a dict of agent -> action (the parallel API), got "
+                f"{type(actions).__name__}; {mover} is to move")
+        unknown = sorted(str(a) for a in actions if a not in self.possible_agents)
+        if unknown:
+            raise IllegalActionError(f"actions: unknown agent(s) {unknown}: expected "
+                                     f"among {self.possible_agents}")
+        if mover not in actions:
+            raise IllegalActionError(
+                f"actions has no action for {mover}, the agent to move (the others' "
+                f"are ignored); got actions for {sorted(map(str, actions))}")
+        aec.step(actions[mover])
+        rewards, infos = {**aec.rewards}, {**aec.infos}
+        terminations, truncations = {**aec.terminations}, {**aec.truncations}
+        observations = {agent: aec.observe(agent) for agent in aec.agents}
+        while aec.agents and (aec.terminations[aec.agent_selection]
+                              or aec.truncations[aec.agent_selection]):
+            aec.step(None)  # the finished agents' turns (nothing else changes)
+        self.agents = aec.agents
+        mover = aec.agent_selection
+        infos = {a: ({**i, "active_agent": mover} if a in aec.agents else i)
+                 for a, i in infos.items()}
+        return observations, rewards, terminations, truncations, infos
 
 
 class raw_env(AECEnv):

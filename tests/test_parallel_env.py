@@ -41,6 +41,9 @@ def test_parallel_episode_carries_masks_and_rewards(kw: dict) -> None:
     while p.agents:
         movers = [a for a in p.agents if obs[a]["action_mask"].any()]
         assert len(movers) == 1, movers
+        # every info names the agent to move, from reset on, never in the AEC env's dicts
+        assert all(infos[a]["active_agent"] == movers[0] for a in p.agents)
+        assert all("active_agent" not in i for i in p.aec_env.unwrapped.infos.values())
         legal = np.flatnonzero(obs[movers[0]]["action_mask"])
         a = int(rng.choice(legal))
         chosen.append(a)
@@ -50,6 +53,8 @@ def test_parallel_episode_carries_masks_and_rewards(kw: dict) -> None:
         for ag, r in rew.items():
             totals[ag] += r
     assert abs(sum(totals.values())) < 1e-9
+    with pytest.raises(RuntimeError, match="the episode is over"):
+        p.step({a: 0 for a in p.possible_agents})
     # the same actions through the AEC env
     e = mariash_env.env(**kw, **extra)
     e.reset(seed=7)
