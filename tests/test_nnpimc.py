@@ -186,7 +186,7 @@ def test_weights_are_uniform_at_a_huge_temperature_and_floored_at_a_tiny_one():
     # At temperature -> 0 a decision counts log(L) for the network's favourite card and
     # log(floor) for any other: the weights are sums of exactly those terms.
     obs, mask, act, world = other_decisions(worlds, me, rules)
-    scores, best = cold.net.scores_and_actions(obs, mask)
+    scores, best = cold.net.scores_and_actions(obs, mask, claims=False)
     terms = np.where(best == act, np.log(mask.sum(axis=1)), math.log(0.05))
     assert np.allclose(lw, np.bincount(world, terms, minlength=len(worlds)))
     assert (best != act).any() and len(set(np.round(lw, 6))) > 1

@@ -63,7 +63,8 @@ def play_one_deal(robot_path: Path, seed: int = 7, robot_seat: int = 1) -> None:
         if seat == robot_seat:
             scores, _ = robot.scores_and_actions(obs["observation"], obs["action_mask"])
             extra = f"   (Q = {scores[0, a]:+.2f})"
-        print(f"  {agent:<9} {names[agent]:<10} {info.get('phase', ''):<12} "
+        phase = mariash_env.PHASE_NAMES[info["phase"]]  # infos hold its index
+        print(f"  {agent:<9} {names[agent]:<10} {phase:<12} "
               f"{env.unwrapped.action_label(a)}{extra}")
         env.step(a)
     print()

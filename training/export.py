@@ -157,7 +157,7 @@ def check_parity(net: PolicyNet, onnx_path: str | Path, obs: np.ndarray,
     robot = OnnxRobot(onnx_path)
     with torch.inference_mode():
         q_t, a_t = net(torch.from_numpy(obs), torch.from_numpy(np.require(mask, requirements="W")))
-    q_o, a_o = robot.scores_and_actions(obs, mask)
+    q_o, a_o = robot.scores_and_actions(obs, mask, claims=False)  # the graph's own argmax
     legal = mask.astype(bool)
     return {
         "n": float(len(obs)),

@@ -140,9 +140,11 @@ class OnnxRobot(Robot):
 
     # -- inference ---------------------------------------------------------------------------
 
-    def scores_and_actions(self, obs: np.ndarray,
-                           mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(masked scores float32[N, A], actions int64[N])`` for a batch."""
+    def scores_and_actions(self, obs: np.ndarray, mask: np.ndarray,
+                           claims: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """``(masked scores float32[N, A], actions int64[N])`` for a batch; the claims
+        taken where offered (module docstring), unless ``claims=False``: the network's own
+        argmax (export's parity check with the torch policy)."""
         obs = np.ascontiguousarray(obs, dtype=np.float32)
         mask = np.ascontiguousarray(mask, dtype=np.int8)
         if obs.ndim == 1:
@@ -163,8 +165,8 @@ class OnnxRobot(Robot):
         scores, actions = self.session.run(["scores", "action"],
                                            {"observation": obs, "action_mask": mask})
         actions = actions.astype(np.int64)
-        for a in self.game.claim_actions:  # volený's lay-down: bundled robots always use it
-            actions[mask[:, a] != 0] = a
+        for a in self.game.claim_actions if claims else ():  # volený's lay-down: bundled
+            actions[mask[:, a] != 0] = a                       # robots always use it
         return scores, actions
 
     def act(self, observation: dict[str, Any]) -> int:
