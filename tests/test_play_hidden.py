@@ -109,3 +109,44 @@ def test_open_contracts_at_the_table_leak_nothing():
         assert not rep.leaks, rep.leaks[:1]
         total += rep.compared
     assert total > 500
+
+
+@pytest.mark.parametrize("rules", ["voleny", "licitovany"])
+def test_a_settled_deals_review_opens_only_what_was_seen_until_the_partie_ends(tmp_path,
+                                                                               rules):
+    """RULES.md §2 / LICITOVANY.md §2: the next deal is dealt from the last one's cards,
+    gathered and cut, never shuffled; a review that opened every hand as dealt (a conceded
+    deal's, a fold's) told the human most of the next deal's hands.  While the partie goes
+    on a review holds the human's own hand, the cards each seat played, the talon and
+    discards only if the human was the actor; once it is over, every card."""
+    rng = random.Random(3)
+    s = PlaySession("table,table", save_dir=tmp_path, seed=8, human_seat=2, rules=rules,
+                    options={"deals": 4})
+    hidden_seen = 0
+    while s.waiting != "partie_over":
+        st = s.state()
+        for d in st["deal_results"]:
+            r = d["review"]
+            played = {}
+            for t in r["tricks"]:
+                for c in t["cards"]:
+                    played.setdefault(c["seat"], set()).add(c["code"])
+            full = next(x for x in s.deals if x["deal"] == d["deal"])["review"]
+            assert r["hands"][2] == full["hands"][2]
+            for seat in (0, 1):
+                assert set(r["hands"][seat]) == set(full["hands"][seat]) & played.get(seat,
+                                                                                     set())
+                hidden_seen += len(full["hands"][seat]) - len(r["hands"][seat])
+            if d["actor"] != 2:
+                assert r["talon"] == r["discards"] == []
+        if s.waiting == "robot":
+            s.advance(s.id, s.move)
+        elif s.waiting == "human":
+            s.act(s.id, s.move, rng.choice(st["legal"]))
+        else:
+            s.next_deal(s.id, s.move)
+    assert hidden_seen  # some deal left cards unseen: the check was not empty
+    end = s.state()
+    assert all(sum(map(len, d["review"]["hands"])) + len(d["review"]["talon"]) == 32
+               for d in end["deal_results"])
+    assert all(d["review"] == x["review"] for d, x in zip(end["deal_results"], s.deals))

@@ -158,6 +158,30 @@ def test_seat_record_of_writes_what_each_seat_saw():
                 assert np.array_equal(view.observation(), g.observation(seat))
 
 
+@pytest.mark.parametrize("players", [3, 4])
+def test_forehand_before_its_trump_choice_is_sent_its_first_7_cards(players):
+    """RULES.md §3: forehand chooses trumps having seen only its first 7 cards; its record
+    then holds those 7 (two decks that differ in its unseen cards give one record) and
+    rebuilds its view; after the choice it holds all 12 (a record of 12 is read too)."""
+    deck = list(np.random.default_rng(5).permutation(CARD_CODES))
+    other = deck.copy()
+    other[17], other[31] = other[31], other[17]  # forehand's 8th card, the dealer's last
+    records = []
+    for cards in (deck, other):
+        g = Game(make_rules(players=players))
+        g.new_partie(seed=3, dealer=0, deck=cards)
+        fore = g.to_move
+        rec = seat_record_of(g, fore)
+        assert rec["hand"] == cards[:7] and rec["actions"] == []
+        assert np.array_equal(seat_view(rec, rng=1).observation(), g.observation(fore)[:900])
+        records.append(rec)
+    assert records[0] == records[1]
+    twelve = {**records[1], "hand": other[:7] + other[17:22]}
+    assert np.array_equal(seat_view(twelve, rng=1).observation(), g.observation(fore)[:900])
+    g.step(g.legal_actions()[0])
+    assert seat_record_of(g, fore)["hand"] == other[:7] + other[17:22]
+
+
 def four_player_positions(n: int, seed: int, **rules) -> list:
     """``(game, player)`` at ``n`` random decision points of four-player parties (RULES.md
     §11.3), some deals into the partie so that the totals are not zero."""
@@ -203,7 +227,8 @@ def test_four_player_records_rebuild_the_players_view(rules):
             assert rec["seat"] == p and rec["scores"] == g.scores
             assert all(w != dealer and 0 <= w < 4 for w, _ in rec["actions"])
             assert [w for w, _ in rec["actions"]] == [w for w, _ in g.history]
-            assert len(rec["hand"]) == (12 if p == (dealer + 1) % 4 else 10)
+            fore = p == (dealer + 1) % 4  # its first 7 before its trump choice (§3)
+            assert len(rec["hand"]) == ((12 if g.history else 7) if fore else 10)
             if p != player:
                 continue
             view = seat_view(rec, rng=i)

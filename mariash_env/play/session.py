@@ -595,11 +595,30 @@ class PlaySession(TableSession):
         assert s is not None
         words = self.view.settlement_lines
         lines = {k: words(s, self.shown_names[k], k) for k in LANGS}
-        self.deals.append({"deal": self.game.deal_no, "lines": lines,
+        self.deals.append({"deal": self.game.deal_no, "lines": lines, "actor": s.get("actor"),
                            "payments": s["payments"], "scores": self.game.scores,
                            "review": self._review()})
         if self._saving:
             self.save()
+
+    def _public(self, deal: dict[str, Any]) -> dict[str, Any]:
+        """A settled deal as the page may show it.  The next deals are dealt from its
+        cards, gathered and cut, never shuffled (RULES.md §2, LICITOVANY.md §2): while the
+        partie goes on its review opens only what the human saw -- its own hand, the
+        cards each seat played, the talon and discards if it was the actor -- and every
+        other card once the partie is over."""
+        if self.game.partie_over:
+            return deal
+        r, me = deal["review"], self.human
+        played: dict[int, set[str]] = {}
+        for trick in r["tricks"]:
+            for c in trick["cards"]:
+                played.setdefault(c["seat"], set()).add(c["code"])
+        mine = deal.get("actor") == me
+        hands = [h if s == me else [c for c in h if c in played.get(s, ())]
+                 for s, h in enumerate(r["hands"])]
+        return {**deal, "review": {**r, "hands": hands, "talon": r["talon"] if mine else [],
+                                   "discards": r["discards"] if mine else []}}
 
     def _review(self) -> dict[str, Any]:
         """The settled deal laid open: every hand as dealt, the talon (licitovaný's dealt
@@ -712,8 +731,8 @@ class PlaySession(TableSession):
             **table,
             "trick": cur, "last_trick": last,
             "events": [e for e in self.events if e["deal"] == g.deal_no],
-            "settlement": self.deals[-1] if g.deal_over and self.deals else None,
-            "deal_results": list(self.deals), "scores": g.scores,  # a snapshot
+            "settlement": self._public(self.deals[-1]) if g.deal_over and self.deals else None,
+            "deal_results": [self._public(d) for d in self.deals], "scores": g.scores,
             "records": str(self.records_path),
             "series": self.series.tables(self.clock()),
         }

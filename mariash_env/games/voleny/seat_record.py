@@ -10,7 +10,8 @@ The record (a JSON object; ``?`` marks what the seat has not seen)::
      "dealer": 2,                         # the dealer's seat (forehand: seat 0)
      "seat": 1,                           # the seat the robot plays
      "hand": ["Qh", "7b", ...],           # the seat's cards as dealt, in dealt order:
-                                          # 12 for forehand (its first 7 first), else 10
+                                          # 12 for forehand (its first 7 first; only
+                                          # those 7 before its trump choice), else 10
      "actions": [[0, "trump:?"], [0, "contract:suit"], [0, "discard:?"],
                  [0, "discard:?"]],
      "marriages": [[1, "Kh"], ...],       # optional: the plays that announced a marriage
@@ -107,9 +108,15 @@ def _parse(record: Any) -> _Parsed:
     rules, deal, dealer, seat, scores, marriages = parse_common(record, OPTIONAL)
     hand = record["hand"]
     size = 12 if seat == (dealer + 1) % 3 else 10
-    if not isinstance(hand, list) or len(hand) != size:
-        raise SeatRecordError(f"expected the seat's {size} cards as dealt (seat {seat} with "
-                              f"dealer {dealer}), got {hand!r}", "hand")
+    # forehand before its trump choice has seen its first 7 cards only (RULES.md §3)
+    first = size == 12 and record["actions"] == [] and isinstance(hand, list) \
+        and len(hand) == 7
+    if not isinstance(hand, list) or (len(hand) != size and not first):
+        raise SeatRecordError(
+            f"expected the seat's {size} cards as dealt (seat {seat} with dealer {dealer}"
+            f"{'; or its first 7 before the trump choice' if size == 12 else ''}), got "
+            f"{hand!r}", "hand")
+    size = len(hand)
     cards = [parse_card(c, "hand") for c in hand]
     if len(set(cards)) != size:
         raise SeatRecordError(f"{hand!r} names a card twice", "hand")
@@ -141,7 +148,7 @@ def _deal(rec: _Parsed, rng: np.random.Generator) -> np.ndarray:
     """A record of the deal's start: the seat's cards where it was dealt them, forehand's
     card z lidu where it lies if the record names it, the others at random."""
     deck = np.full(32, -1, dtype=np.int64)
-    deck[_positions(rec.dealer, rec.seat)] = rec.hand
+    deck[_positions(rec.dealer, rec.seat)[:len(rec.hand)]] = rec.hand  # forehand: 7 or 12
     if rec.blind >= 0:
         deck[BLIND_POS] = rec.blind
     known = set(deck[deck >= 0].tolist())
@@ -380,6 +387,8 @@ def record_of3(game: Any, seat: int | None = None) -> dict[str, Any]:
         if A.PLAY0 <= a < A.PLAY0 + 32 and w[S.NMARR] > n_marr:
             marriages.append([who, CARD_CODES[a - A.PLAY0]])
     hand = [CARD_CODES[int(deck[p])] for p in _positions(dealer, seat)]
+    if seat == forehand and not game.history:
+        hand = hand[:7]  # RULES.md §3: it chooses trumps having seen its first 7 only
     out: dict[str, Any] = {
         "format": FORMAT, "rules": game.rules.to_dict(), "deal": game.deal_no,
         "scores": scores, "dealer": dealer, "seat": seat, "hand": hand,
