@@ -137,3 +137,14 @@ def random_play(e, rng) -> Iterator[str]:
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         yield agent
+
+
+def table_step(s, rng, st: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One move at the play table ``s`` of whoever it waits for: a robot, the human (a
+    random legal action of the state ``st``, default ``s.state()``) or the next deal."""
+    st = s.state() if st is None else st
+    if s.waiting == "robot":
+        return s.advance(s.id, s.move)
+    if s.waiting == "human":
+        return s.act(s.id, s.move, rng.choice(st["legal"]))
+    return s.next_deal(s.id, s.move)

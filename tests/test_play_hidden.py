@@ -16,6 +16,7 @@ import mariash_env.play.session as session
 from mariash_env.cards import CARD_CODES, cards_of
 from mariash_env.play.session import PlaySession
 from scripts.fuzz_table import check_hidden
+from tests.helpers import table_step
 
 
 def test_a_robots_trump_card_stays_face_down(tmp_path):
@@ -139,12 +140,7 @@ def test_a_settled_deals_review_opens_only_what_was_seen_until_the_partie_ends(t
                 hidden_seen += len(full["hands"][seat]) - len(r["hands"][seat])
             if d["actor"] != 2:
                 assert r["talon"] == r["discards"] == []
-        if s.waiting == "robot":
-            s.advance(s.id, s.move)
-        elif s.waiting == "human":
-            s.act(s.id, s.move, rng.choice(st["legal"]))
-        else:
-            s.next_deal(s.id, s.move)
+        table_step(s, rng, st)
     assert hidden_seen  # some deal left cards unseen: the check was not empty
     end = s.state()
     assert all(sum(map(len, d["review"]["hands"])) + len(d["review"]["talon"]) == 32

@@ -15,7 +15,7 @@ import pytest
 from mariash_env.play.i18n import card_name
 from mariash_env.play.series import period_of, series_table
 from mariash_env.play.session import PlayError, PlaySession, latest_unfinished
-from tests.helpers import T0, table_session, until_human
+from tests.helpers import T0, table_session, table_step, until_human
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -260,13 +260,7 @@ def test_resume_after_a_restart(tmp_path):
     rng = random.Random(2)
     s = table_session(tmp_path)
     for _ in range(60):  # into the second deal
-        st = s.state()
-        if s.waiting == "robot":
-            s.advance(s.id, s.move)
-        elif s.waiting == "human":
-            s.act(s.id, s.move, rng.choice(st["legal"]))
-        else:
-            s.next_deal(s.id, s.move)
+        table_step(s, rng)
     st = s.state()
     assert latest_unfinished(tmp_path) == s.session_path
     again = PlaySession.resume(s.session_path, clock=lambda: T0)
