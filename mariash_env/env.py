@@ -497,8 +497,10 @@ class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
         return observations, self._named(infos)
 
     def _named(self, infos: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        mover = self.aec_env.agent_selection
-        return {a: {**i, "active_agent": mover} for a, i in infos.items()}
+        """Each live agent's info, copied, with the agent to move."""
+        mover, live = self.aec_env.agent_selection, self.aec_env.agents
+        return {a: ({**i, "active_agent": mover} if a in live else i)
+                for a, i in infos.items()}
 
     def step(self, actions: Any) -> tuple:
         if not self.agents:
@@ -525,10 +527,7 @@ class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
                               or aec.truncations[aec.agent_selection]):
             aec.step(None)  # the finished agents' turns (nothing else changes)
         self.agents = aec.agents
-        mover = aec.agent_selection
-        infos = {a: ({**i, "active_agent": mover} if a in aec.agents else i)
-                 for a, i in infos.items()}
-        return observations, rewards, terminations, truncations, infos
+        return observations, rewards, terminations, truncations, self._named(infos)
 
 
 class raw_env(AECEnv):

@@ -71,7 +71,7 @@ def test_a_lizany_partie_at_the_table(tmp_path):
     one = open_table("random", rules="lizany", save_dir=tmp_path, seed=1)
     assert one.spec == "random" and one.state()["setup"]["robots"] == ["random"]
     assert open_table(["net", "table"], rules="lizany", save_dir=tmp_path).spec == "net"
-    with pytest.raises(PlayError, match="expected two robots"):
+    with pytest.raises(PlayError, match="expected one or two robots"):
         open_table("net,table,table", rules="lizany", save_dir=tmp_path)
 
 

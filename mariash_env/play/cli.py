@@ -82,9 +82,9 @@ def play(args: argparse.Namespace) -> int:
     try:
         check_rules(args.rules, TABLE_GAMES)
         count = 3 if args.players == 4 else 2
-        robots = args.robots or ",".join(["table"] * count)
-        if not (game_kind(args.rules).players[0] == 2 and "," not in robots):
-            robots = parse_robots(robots, count)  # lízaný: one robot, or two (the first)
+        # lízaný seats one robot: one named, or two (the first sits)
+        robots = parse_robots(args.robots or ",".join(["table"] * count),
+                              (1, 2) if game_kind(args.rules).players[0] == 2 else count)
         first_options = {"players": 4} if args.players == 4 else None
 
         def new_session(setup: dict | None = None) -> PlaySession:

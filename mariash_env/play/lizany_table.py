@@ -79,8 +79,7 @@ class LizanySession(TableSession):
             raise PlayError(f"invalid options: deals {shown(deals)}: expected 1..12")
         self.options = {"deals": int(deals)}
         # one opponent; two robots named (the three-seat tables' form) seat the first
-        one = robots if isinstance(robots, (list, tuple)) else str(robots).split(",")
-        self.specs = parse_robots(robots, 1 if len(one) == 1 else 2)
+        self.specs = parse_robots(robots, (1, 2))
         self.spec = self.specs[0]
         try:
             self.robot: Robot = make_robot(self.spec, rules=RULES_NAME)

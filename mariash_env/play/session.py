@@ -215,14 +215,15 @@ def check_rules(rules: str, games: tuple[str, ...] = RULES) -> str:
     return rules
 
 
-def parse_robots(spec: str | Sequence[str], count: int = 2) -> list[str]:
-    """``count`` robot specs (two; three at the four-player table) from
-    ``"table,onnx:m.onnx"`` or a list; PlayError naming a bad one."""
+def parse_robots(spec: str | Sequence[str], count: int | tuple[int, ...] = 2) -> list[str]:
+    """``count`` robot specs (two; three at the four-player table; ``(1, 2)``: one or two)
+    from ``"table,onnx:m.onnx"`` or a list; PlayError naming a bad one."""
+    counts = (count,) if isinstance(count, int) else count
     items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else \
         list(spec) if isinstance(spec, (list, tuple)) else []
-    if len(items) != count or not all(isinstance(s, str) and s for s in items):
-        words = {2: "two", 3: "three"}.get(count, str(count))
-        raise PlayError(f"expected {words} robots, e.g. {','.join(['table'] * count)!r}, "
+    if len(items) not in counts or not all(isinstance(s, str) and s for s in items):
+        words = " or ".join({1: "one", 2: "two", 3: "three"}.get(n, str(n)) for n in counts)
+        raise PlayError(f"expected {words} robots, e.g. {','.join(['table'] * counts[-1])!r}, "
                         f"got {shown(spec)}")
     return items
 

@@ -84,6 +84,8 @@ def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
     levels = bet_levels(obs)
     trump = _block(obs, "trump_suit")
     trump_card = np.flatnonzero(_block(obs, "trump_card"))
+    # the seat's own trump card not yet announced: its suit marks the hand (§3–§4)
+    own = np.eye(4)[suit_of(int(trump_card[0]))] if trump_card.size else trump
     actor = _seat(_block(obs, "actor"), me)
     bets = []
     if actor >= 0:
@@ -105,7 +107,7 @@ def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
             tags.append(both("trumps", suit={"cz": SUIT_CZ[su], "en": SUIT_EN[su]}))
         elif trump_card.size and kind == "suit":  # the actor's own card, not yet announced
             tags.append(both("your_trump_card", card=card_names(CARD_CODES[int(trump_card[0])])))
-            trump = np.eye(4)[suit_of(int(trump_card[0]))]  # its suit marks the hand
+            trump = own
         for b in bets:
             if b["level"]:
                 name = both(f"contract.{kind}") if b["bet"] == "game" and \
@@ -114,7 +116,7 @@ def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
     elif trump_card.size:
         code = CARD_CODES[int(trump_card[0])]
         tags.append(both("your_trump_card", card=card_names(code)))
-        trump = np.eye(4)[suit_of(int(trump_card[0]))]
+        trump = own
     return {"contract": {
         "tags": tags,
         "actor": actor if actor >= 0 else None,
