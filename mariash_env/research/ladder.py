@@ -124,16 +124,14 @@ def fit_bradley_terry(wins: np.ndarray, prior: float = 0.5, iters: int = 2000,
 
 
 def wins_of(per_deal: Mapping[tuple[int, int], np.ndarray], k: int,
-            rows: Mapping[int, np.ndarray] | np.ndarray | None = None) -> np.ndarray:
+            rows: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
     """The win matrix of pairs' per-deal scores: ``per_deal[(a, b)]`` float[deals, 2] (a's
     and b's mean score per deal); ``rows``: the deals to count (resampled indices), one
-    array for every pair (those beyond a pair's deals left out) or one per deal count."""
+    array per deal count, for the pairs of that many deals."""
     w = np.zeros((k, k))
     for (a, b), x in per_deal.items():
-        if isinstance(rows, Mapping):
+        if rows is not None:
             x = x[rows[len(x)]]
-        elif rows is not None:
-            x = x[rows[rows < len(x)]]
         d = x[:, 0] - x[:, 1]
         ties = float((d == 0).sum())
         w[a, b] += float((d > 0).sum()) + 0.5 * ties
