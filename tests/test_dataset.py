@@ -81,6 +81,28 @@ def test_same_command_same_rows_any_jobs_and_resume(small, tmp_path):
             D.generate(other, settings, progress=False)
 
 
+def test_a_shard_with_damaged_data_is_made_again(small, tmp_path):
+    """docs/research/dataset.md: "written shards are kept, missing or unreadable ones are
+    made": a shard whose footer reads but whose pages do not (bytes flipped inside) was
+    kept, the manifest said complete, and load() failed."""
+    out, settings = small
+    other = tmp_path / "damaged"
+    D.generate(other, settings, progress=False, command="test")
+    shard = other / "shard-00001.parquet"
+    data = bytearray(shard.read_bytes())
+    pages = len(data) - pq.read_metadata(shard).serialized_size  # the footer after them
+    for i in range(pages // 8, pages // 2, 7):
+        data[i] ^= 0xFF
+    shard.write_bytes(bytes(data))
+    pq.read_metadata(shard)  # the footer still reads: only the data is damaged
+    with pytest.raises((OSError, ValueError)):  # pyarrow: ZSTD decompression, thrift
+        pq.read_table(shard)
+    man = D.generate(other, settings, progress=False, command="test")
+    assert man["complete"] and pq.read_table(shard).equals(
+        pq.read_table(out / "shard-00001.parquet"))
+    assert len(D.load(other)["deal"]) == len(D.load(out)["deal"])
+
+
 def test_incomplete_set_is_refused(small, tmp_path):
     out, settings = small
     part = tmp_path / "part"

@@ -8,7 +8,8 @@
     mariash dataset --robots table --rule players=4 --deals 500 --out DIR
 
 Deal ``i`` is the arena's (:mod:`mariash_env.arena`): the deck shuffled from
-``deal_seed(seed, i)``, dealt by seat ``i % players``, played as a single deal.  The robots
+``deal_seed(seed, i)``, dealt by seat ``i % players`` (lízaný: seat 0 leads every deal,
+as its arena plays it), played as a single deal.  The robots
 (``make_robot`` specs, built for the game) sit as the arena seats them: with ``k`` robots
 deal ``i`` uses seating ``i % len(seatings(k, players))`` (:func:`~mariash_env.arena.
 seatings`), so each robot fills each seat equally often; one robot plays every seat.
@@ -403,7 +404,9 @@ def write_shard(out: str | os.PathLike, settings: dict[str, Any], index: int,
 
 def _shard_rows(path: Path, want: str) -> int | None:
     """The rows of a written shard of the settings with digest ``want``; None when it is
-    missing or unreadable (it is then written again); DatasetError if another run's."""
+    missing or unreadable (it is then written again); DatasetError if another run's.  The
+    whole shard is read: a sound footer over damaged data would pass on and fail in
+    :func:`load`."""
     if not path.is_file():
         return None
     import pyarrow.parquet as pq
@@ -416,7 +419,11 @@ def _shard_rows(path: Path, want: str) -> int | None:
     if got != want:
         raise DatasetError(f"{path} belongs to another data set (settings {got or 'none'}, "
                            f"this one's {want}); use another --out")
-    return int(meta.num_rows)
+    try:
+        rows = pq.read_table(path).num_rows
+    except Exception:  # noqa: BLE001 - damaged pages (a bad sector, a stray write): made again
+        return None
+    return int(rows) if rows == meta.num_rows else None
 
 
 _WORKER: dict[str, Any] = {}
@@ -485,8 +492,9 @@ def write_manifest(out: Path, settings: dict[str, Any], rows: dict[int, int],
         "players": players,
         "unit": kind.units,
         "seeds": {"seed": settings["seed"],
-                  "deal_seed": "deal i: mariash_env.arena.deal_seed(seed, i), dealt by seat "
-                               "i % players",
+                  "deal_seed": ("deal i: mariash_env.arena.deal_seed(seed, i), " + (
+                      "seat 0 leading (lízaný's own deal)" if kind.arena else
+                      "dealt by seat i % players")),
                   "robots": "per shard: robot j begins with arena.batch_seed(seed of the "
                             "shard's first deal, j) (lízaný: per deal)"},
         "obs_size": kind.layout(players).obs_size,
