@@ -40,6 +40,21 @@ RESET_OPTIONS = ("deck", "dealer", "cuts")
 """The keys of a game's ``reset(options=...)`` (INTERFACE.md)."""
 
 
+def batch_seeds(seed: Any, next_seed: int, n: int) -> list[int]:
+    """The seeds of a batch of ``n`` games: ``seed + i``, a list of ``n`` seeds one a game
+    (Gymnasium's ``VectorEnv.reset(seed=[...])``), or without one ``next_seed + i``;
+    OptionError naming a bad seed or a list of another length."""
+    if isinstance(seed, (list, tuple, np.ndarray)):
+        seeds = [check_seed(s) for s in seed]
+        if len(seeds) != n or None in seeds:
+            raise OptionError(f"invalid seed: a list of seeds must hold one int >= 0 for each "
+                              f"of the {n} games, got {len(seeds)}: {list(seed)[:8]!r}")
+        return seeds
+    seed = check_seed(seed)
+    base = next_seed if seed is None else seed
+    return [base + i for i in range(n)]
+
+
 def check_seed(seed: Any) -> int | None:
     """``seed`` as a Python int (None stays None), the one seed check of every environment:
     an int or numpy integer >= 0 (Gymnasium's seeding refuses negative seeds), never a

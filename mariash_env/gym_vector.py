@@ -86,8 +86,10 @@ class GymVectorEnv(gym.vector.VectorEnv):
         """The engine underneath (its buffers are overwritten by every step)."""
         return self._venv
 
-    def reset(self, *, seed: int | None = None,
+    def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Gymnasium's ``reset``: game ``i`` from ``seed + i``, or from ``seed[i]`` given a
+        list of one seed a game; without one, the seeds after the last reset's."""
         if options:  # no option applies to a whole batch of self-play games
             raise ResetOptionError(f"GymVectorEnv.reset takes no options, got {options!r}; "
                                    "expected None or {}")

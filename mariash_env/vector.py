@@ -192,7 +192,7 @@ from __future__ import annotations
 import os
 import types
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numba
@@ -224,7 +224,7 @@ from .core.state import (
     setm,
 )
 from .core.validate import check_states
-from .game import check_seed
+from .game import batch_seeds, check_seed
 from .games.licitovany import phases as LI
 from .games.registry import games
 from .games.voleny import phases as VP
@@ -778,16 +778,17 @@ class VectorEnv:
 
     # -- episode control -----------------------------------------------------
 
-    def reset(self, seed: int | None = None) -> Step:
-        """Start a new partie in every game; game ``i`` from ``seed_words(seed + i)``."""
-        seed = check_seed(seed)
-        base = self._next_seed if seed is None else seed
+    def reset(self, seed: int | Sequence[int] | None = None) -> Step:
+        """Start a new partie in every game; game ``i`` from ``seed_words(seed + i)`` (a list
+        of ``num_envs`` seeds: game ``i`` from ``seed[i]``; none: the seeds after the last
+        reset's)."""
+        seeds = batch_seeds(seed, self._next_seed, self.num_envs)
         n = self.num_envs
         words = np.empty((n, 4), dtype=np.int64)
         for i in range(n):
-            words[i] = seed_words(base + i)
-        self.seed = base
-        self._next_seed = base + n
+            words[i] = seed_words(seeds[i])
+        self.seed = seeds[0]
+        self._next_seed = max(seeds) + 1
         _reset_kernel(self._states, words, self.rules_vector, self._mask, self._obs,
                       self._player, self._rewards, self._deal_done, self._partie_done,
                       self._deal_no, self.observations)

@@ -321,6 +321,26 @@ def test_gym_vector_wrappers_seeding_and_checks():
         env.reset(options={"deck": []})
 
 
+@pytest.mark.parametrize("rules", ["voleny", "lizany"])
+def test_gym_vector_reset_takes_a_seed_per_game(rules):
+    """Gymnasium's VectorEnv.reset(seed=[...]): game i from seed[i], the same as game 0 of
+    reset(seed=seed[i]) (and seed + i for one int); a list of another length, a negative or
+    a missing seed is refused by name."""
+    from mariash_env import OptionError
+
+    env = GymVectorEnv(3, rules=rules)
+    obs, info = env.reset(seed=[11, 5, 40])
+    for i, s in enumerate((11, 5, 40)):
+        one, one_info = GymVectorEnv(1, rules=rules).reset(seed=s)
+        assert np.array_equal(obs[i], one[0])
+        assert np.array_equal(info["action_mask"][i], one_info["action_mask"][0])
+    again, _ = env.reset(seed=5)
+    assert np.array_equal(again[0], obs[1])
+    for bad in ([1, 2], [1, -2, 3], [1, None, 3], [1, 2.5, 3]):
+        with pytest.raises(OptionError, match="seed"):
+            env.reset(seed=bad)
+
+
 # ---------------------------------------------------------------- example and benchmark
 
 

@@ -29,6 +29,7 @@ same actions give the same run.  ``reset()`` without a seed continues with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numba
@@ -37,7 +38,7 @@ import numpy as np
 from ...cards import NCARDS
 from ...core.jit import borrow_row, njit, store_bits32
 from ...core.state import seed_words, setm
-from ...game import check_seed
+from ...game import batch_seeds
 from ...rules import RulesError, check_game_options
 from ...vector import Step, VectorEnv, _check
 from ..registry import game_kind
@@ -174,19 +175,19 @@ class LizanyVectorEnv(VectorEnv):
     def _game_bytes(self, observations: bool) -> int:
         return self.bytes_per_game(observations)
 
-    def reset(self, seed: int | None = None) -> Step:
+    def reset(self, seed: int | Sequence[int] | None = None) -> Step:
         """A new deal in every game: game ``i`` gets the deck of ``LizanyGame(seed=s + i)``
-        and its generator ``seed_words(s + i)`` (module documentation)."""
-        seed = check_seed(seed)
-        base = self._next_seed if seed is None else seed
+        and its generator ``seed_words(s + i)`` (module documentation; a list of seeds, one
+        a game, as :meth:`VectorEnv.reset`)."""
+        seeds = batch_seeds(seed, self._next_seed, self.num_envs)
         n = self.num_envs
         words = np.empty((n, 4), dtype=np.int64)
         decks = np.empty((n, NCARDS), dtype=np.int64)
         for i in range(n):
-            words[i] = seed_words(base + i)
-            decks[i] = seeded_deck(base + i)
-        self.seed = base
-        self._next_seed = base + n
+            words[i] = seed_words(seeds[i])
+            decks[i] = seeded_deck(seeds[i])
+        self.seed = seeds[0]
+        self._next_seed = max(seeds) + 1
         _reset_kernel(self._states, words, decks, self._mask, self._obs, self._player,
                       self._rewards, self._deal_done, self._partie_done, self._deal_no,
                       self.observations)
