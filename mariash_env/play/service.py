@@ -50,9 +50,11 @@ gets a 4xx ``{"error": "..."}`` naming the problem; the same request gets the sa
 answer (a robot that draws random numbers, and the world a record is rebuilt in, are
 seeded from the request).  Nothing compiled runs on a request before it is checked: a
 body over ``max_body`` bytes (default 1 MiB) is refused with 413 unread, JSON nested
-deeper than ``MAX_DEPTH`` gets a 400, a number that is not finite in float32 or an
-observation no game produces gets a 422, and a record for another game than the one
-served (its ``rules``) gets a 422 naming both games.
+deeper than ``MAX_DEPTH`` gets a 400, a number that is not finite in float32, an
+observation or mask of another size, or a mask with no legal action gets a 422, and a
+record for another game than the one served (its ``rules``) gets a 422 naming both games.
+A robot that reads the observation's blocks (the table robots) refuses a position no seat
+can have with a 422; a network robot cannot tell one and answers within the mask.
 """
 
 from __future__ import annotations
