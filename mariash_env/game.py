@@ -44,7 +44,7 @@ def batch_seeds(seed: Any, next_seed: int, n: int) -> list[int]:
     """The seeds of a batch of ``n`` games: ``seed + i``, a list of ``n`` seeds one a game
     (Gymnasium's ``VectorEnv.reset(seed=[...])``), or without one ``next_seed + i``;
     OptionError naming a bad seed or a list of another length."""
-    if isinstance(seed, (list, tuple, np.ndarray)):
+    if isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim == 1):
         seeds = [check_seed(s) for s in seed]
         if len(seeds) != n or None in seeds:
             raise OptionError(f"invalid seed: a list of seeds must hold one int >= 0 for each "
