@@ -281,7 +281,12 @@ function drawChoices(st) {
   if (st.waiting === "human") button(T("btn.hint"), "hint small", askHint);
   if (st.waiting === "robot" && st.driver) button(T("btn.skip"), "skip small", () => { skipping = true; clearTimeout(timer); timerMove = null; scheduleAdvance(state); });
   if (st.waiting === "next_deal") button(T("btn.next"), "next", () => call("/api/next", {}));
-  if (st.waiting === "partie_over") button(T("btn.new"), "next", () => call("/api/new", { setup: st.setup }));
+  if (st.waiting === "partie_over") button(T("btn.new"), "next", () => newPartie(st));
+}
+
+// A new partie plays the one just finished once more (game, robots, seat, options).
+function newPartie(st) {
+  return call("/api/new", { setup: st.setup });
 }
 
 async function askHint() {
@@ -427,8 +432,7 @@ function drawBanner(st) {
   const btns = $("banner-buttons"); btns.innerHTML = "";
   const b = el("button", "next", T(st.waiting === "partie_over" ? "btn.new" : "btn.next"));
   b.id = "banner-next";
-  // a new partie plays the one just finished once more (game, robots, seat, options)
-  b.addEventListener("click", () => st.waiting === "partie_over" ? call("/api/new", { setup: st.setup }) : call("/api/next", {}));
+  b.addEventListener("click", () => st.waiting === "partie_over" ? newPartie(st) : call("/api/next", {}));
   btns.append(b);
   $("banner-review").onclick = () => showReview(st.settlement);
   banner.hidden = false;
@@ -507,7 +511,6 @@ function fillSetup(chosen = false) {
   for (const e of f.querySelectorAll(".many-counts")) e.hidden = counts.length < 2;
   const four = Number(f.players.value) === 4;
   for (const e of f.querySelectorAll(".four-only")) { e.hidden = !four; e.disabled = !four; }
-  if (!four && Number(f.seat.value) > 2) f.seat.value = "0";
   // seats the game has: lízaný's two offer 0 and 1
   const seats = four ? 4 : SETUP.players[f.rules.value];
   for (const o of f.seat.options) { o.hidden = o.disabled = Number(o.value) >= seats; }
