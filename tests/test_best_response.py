@@ -138,6 +138,7 @@ def test_the_command_trains_measures_and_resumes(tmp_path, capsys):
     argv = ["--robot", "table", "--rules", "lizany", "--decisions", "4096", "--num-envs",
             "64", "--deals", "20", "--seed", "3", "--out", str(out), "--quiet"]
     assert main(argv) == 0
+    printed = capsys.readouterr().out
     res = json.loads((out / "result.json").read_text())
     assert res["training"]["decisions"] >= 4096 and (out / "exploiter.onnx").is_file()
     assert res["training"]["init"].endswith("robot_lizany_endgame.onnx")  # the net
@@ -149,9 +150,10 @@ def test_the_command_trains_measures_and_resumes(tmp_path, capsys):
     assert sel["chosen"] == ("trained" if best == "trained" else "warm start")
     assert res["gain"] == res[best] and sel["seed"] != res["gain"]["deals"]
     (out / "train" / "checkpoint.pt").unlink()  # the result is all a rerun reads
-    capsys.readouterr()
     assert main(argv) == 0
-    assert json.loads(capsys.readouterr().out)["mean"] == res["gain"]["mean"]
+    again = capsys.readouterr().out  # the measured lines and the gain, as the first run
+    assert again.startswith("onnx:") and " over table " in again and printed.endswith(again)
+    assert json.loads(printed[printed.index("\n{") + 1:])["mean"] == res["gain"]["mean"]
 
 
 def test_a_finished_run_of_other_settings_is_refused_a_damaged_one_redone(tmp_path, capsys):
@@ -161,8 +163,7 @@ def test_a_finished_run_of_other_settings_is_refused_a_damaged_one_redone(tmp_pa
     training would go on with the old ones); a damaged result is measured again with a
     warning naming it."""
     def _answer(stdout: str) -> dict:
-        got = json.loads(stdout[stdout.index("\n{") + 1:] if not stdout.startswith("{")
-                         else stdout)  # a measured run prints its line first
+        got = json.loads(stdout[stdout.index("\n{") + 1:])  # its line first, then the JSON
         got.pop("seconds")
         return got
 
@@ -170,9 +171,10 @@ def test_a_finished_run_of_other_settings_is_refused_a_damaged_one_redone(tmp_pa
     argv = ["--robot", "random", "--exploiter", "table", "--rules", "lizany", "--deals", "6",
             "--out", str(out), "--quiet"]
     assert main(argv) == 0
-    first = _answer(capsys.readouterr().out)
+    printed = capsys.readouterr().out
+    first = _answer(printed)
     assert main([*argv, "--jobs", "2"]) == 0
-    assert _answer(capsys.readouterr().out) == first
+    assert capsys.readouterr().out == printed  # the measured line too, not the JSON alone
     with pytest.raises(SystemExit) as e:
         main([*argv, "--deals", "8"])
     err = capsys.readouterr().err

@@ -265,6 +265,13 @@ def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> 
     if done.is_file():
         saved = _saved_result(done, s)
         if saved is not None:
+            # the same lines as the run that finished it, so a rerun reads alike
+            for key, prefix in (("trained", ""), ("before", "before training: ")):
+                if isinstance(saved.get(key), dict):
+                    try:
+                        log(prefix + Gain(**saved[key]).line())
+                    except TypeError:
+                        pass  # an older result's fields: its JSON below still says it
             return saved
     _claim(out, asdict(s))
     result: dict[str, Any] = {"settings": asdict(s)}
