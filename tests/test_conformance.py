@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
 import mariash_env
 from mariash_env.games.registry import game_kind, games
@@ -81,6 +81,15 @@ def test_pettingzoo_render_test(kw: dict[str, Any]) -> None:
 def test_parallel_api_test(kw: dict[str, Any]) -> None:
     """Issue #31 item 2 (#29): PettingZoo's parallel_api_test of ``parallel_env``."""
     parallel_api_test(mariash_env.parallel_env(**kw), num_cycles=400)
+
+
+@pytest.mark.parametrize("kw", cases("parallel"))
+def test_parallel_seed_test(kw: dict[str, Any]) -> None:
+    """PettingZoo's parallel_seed_test samples actions without their masks: with
+    ``illegal="terminate"`` (docs/pitfalls.md) its first illegal one ends the episode,
+    the same way in both of its runs."""
+    parallel_seed_test(lambda: mariash_env.parallel_env(illegal="terminate", **kw),
+                       num_cycles=100)
 
 
 @pytest.mark.parametrize("kw", cases("aec"))
