@@ -94,6 +94,32 @@ def test_game_type_and_info_are_true_to_the_game():
     assert unlimited.max_utility() == utility_bound(make_rules(max_flek=None)) > 1e10
 
 
+@pytest.mark.parametrize("params,model", [
+    ({}, "TERMINAL"), ({"rules": "licitovany"}, "TERMINAL"), ({"deals": 3}, "REWARDS"),
+    ({"players": 4}, "REWARDS"), ({"rules": "lizany"}, "TERMINAL")])
+def test_reward_model_and_chance_outcomes_are_true_to_the_node(params, model):
+    """A game of one deal pays only at its end and declares terminal rewards (OpenSpiel's
+    MCTSBot refuses any other); a partie pays each deal as it is settled.  Chance
+    outcomes are offered at chance nodes only: none at a decision or at the end."""
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game("mariash", params)
+    assert game.get_type().reward_model == getattr(pyspiel.GameType.RewardModel, model)
+    rng = np.random.default_rng(5)
+    s = game.new_initial_state()
+    while not s.is_terminal():
+        assert bool(s.chance_outcomes()) == s.is_chance_node(), s.history()
+        s.apply_action(_random_action(s, rng))
+    assert s.chance_outcomes() == []
+    if model == "TERMINAL":  # MCTS plays it (seeing the whole state: it is no IS search)
+        bot = mcts.MCTSBot(game, 2, 8, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)),
+                           random_state=np.random.RandomState(1))
+        s = game.new_initial_state()
+        while s.is_chance_node():
+            s.apply_action(_random_action(s, rng))
+        s.apply_action(bot.step(s))
+
+
 @pytest.mark.parametrize("params,fragment", [
     ({"rules": "lizany", "tariff": "csm"}, "invalid tariff='csm' for rules='lizany'"),
     ({"rules": "bridge"}, "invalid value 'bridge' for rule option 'rules'"),

@@ -28,9 +28,11 @@ rule.  The game's tables come from the registry
   seat (zero-sum); for ``deals=1`` zero until the deal is settled.  Rewards
   (``RewardModel.REWARDS``): the deal's payments from the action that settles it until
   the next decision (OpenSpiel reads rewards at decision nodes; the next deal's chance
-  nodes lie between), else zero.  Bounds: :func:`utility_bound`.  With ``max_flek=-1`` a
-  bet can reach level 24, so the bound is about 1e10 per deal: algorithms that normalise
-  by ``max_utility`` should use a ``payment_cap`` or a finite ``max_flek``.
+  nodes lie between), else zero; a game of one deal pays only at its end and says so
+  (``RewardModel.TERMINAL``, as OpenSpiel's ``MCTSBot`` and AlphaZero require).
+  Bounds: :func:`utility_bound`.  With ``max_flek=-1`` a bet can reach level 24, so the
+  bound is about 1e10 per deal: algorithms that normalise by ``max_utility`` should use a
+  ``payment_cap`` or a finite ``max_flek``.
 * **Observation** (string and tensor): the seat's view of the current deal, the game's
   encoding (volený 900 floats, :mod:`mariash_env.games.voleny.observe`; licitovaný 1016,
   :mod:`mariash_env.games.licitovany.observe`): its cards, what it laid and took, and the
@@ -51,7 +53,10 @@ rule.  The game's tables come from the registry
   deal as ``player:label``, another seat's hidden one as ``trump:?`` / ``discard:?`` /
   ``lead:?`` (licitovaný's face-down lead card), then the encoding's names.  The string
   is exactly the seat's action-observation history (it also keeps the order of the
-  seat's own discards, which the tensor does not).
+  seat's own discards, which the tensor does not).  The tensor counts flek levels as the
+  encoding does, up to 7 (``bet_level``, ``raised_by``; licitovaný's ``comp_level``): with
+  ``max_flek`` 8 or more (or ``-1``) two histories that differ only in raises beyond
+  level 7 share a tensor, and only the string tells them apart.
 """
 
 from __future__ import annotations
@@ -113,6 +118,10 @@ GAME_TYPE = game_type("Mariáš: volený, licitovaný or lízaný (mariash engin
                       MAX_PLAYERS, pyspiel.GameType.RewardModel.REWARDS)
 CORE_TYPE = game_type("Mariáš, volený or licitovaný (mariash engine)", NUM_PLAYERS,
                       MAX_PLAYERS, pyspiel.GameType.RewardModel.REWARDS)
+# One deal pays only at its end: terminal rewards, which OpenSpiel's MCTSBot and
+# AlphaZero require.
+CORE_TYPE_ONE_DEAL = game_type("Mariáš, volený or licitovaný (mariash engine)", NUM_PLAYERS,
+                               MAX_PLAYERS, pyspiel.GameType.RewardModel.TERMINAL)
 
 
 # --- the information-state string: one name per encoding slot -------------------------
@@ -181,7 +190,8 @@ class MariashGame(pyspiel.Game):
         )
         # The parameters as played (the game's defaults filled in): its string and
         # serialisation name the rules exactly.
-        super().__init__(CORE_TYPE, info, {**_DEFAULTS, **game_params(self.rules)})
+        super().__init__(CORE_TYPE_ONE_DEAL if self.rules.deals == 1 else CORE_TYPE, info,
+                         {**_DEFAULTS, **game_params(self.rules)})
         self.ctx = _Context(self.rules)
 
     def new_initial_state(self) -> MariashState:

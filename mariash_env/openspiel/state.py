@@ -227,6 +227,8 @@ class MariashState(pyspiel.State):
         return np.flatnonzero(mask).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        if not self.dealing and not self._between_deals():
+            return []  # a decision or the end: no chance outcomes (as lízaný's state)
         if self._g.rules.shuffle == "partie" and self._between_deals():
             n = CUT_MAX - CUT_MIN + 1
             return [(k, 1.0 / n) for k in range(CUT_MIN, CUT_MAX + 1)]
