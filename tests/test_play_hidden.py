@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -16,7 +17,7 @@ import mariash_env.play.session as session
 from mariash_env.cards import CARD_CODES, cards_of
 from mariash_env.play.session import PlaySession
 from scripts.fuzz_table import check_hidden
-from tests.helpers import table_step
+from tests.helpers import table_session, table_step
 
 
 def test_a_robots_trump_card_stays_face_down(tmp_path):
@@ -146,3 +147,51 @@ def test_a_settled_deals_review_opens_only_what_was_seen_until_the_partie_ends(t
     assert all(sum(map(len, d["review"]["hands"])) + len(d["review"]["talon"]) == 32
                for d in end["deal_results"])
     assert all(d["review"] == x["review"] for d, x in zip(end["deal_results"], s.deals))
+
+
+_CODE = re.compile(r"(?<![A-Za-z0-9])[789TJQKA][hbla](?![A-Za-z0-9])")
+
+
+def _codes(st: dict) -> set[str]:
+    """Every card code the table state names of the deal being played (hand, tricks,
+    its events, the trump card...; the settled deals' results list theirs)."""
+    now = {k: v for k, v in st.items() if k not in ("deal_results", "events", "series")}
+    now["events"] = [e for e in st["events"] if e.get("deal") == st["deal"]]
+    return set(_CODE.findall(json.dumps(now, ensure_ascii=False)))
+
+
+@pytest.mark.parametrize("game", ["voleny", "four", "licitovany", "lizany"])
+def test_no_undo_after_an_action_that_showed_a_hidden_card(tmp_path, game):
+    """An undo after an action that showed the human a card it had not seen (the other
+    five after its trump choice, the talon it takes, a face-down lead turned up, a card
+    drawn from lízaný's stock) would let it choose again knowing the card: the table
+    offers undo exactly when the human's action showed it no new card, read here from
+    the card codes of the state it is sent."""
+    from mariash_env.play.lizany_table import LizanySession
+
+    def session(**kw):
+        if game == "lizany":
+            return LizanySession("table", **kw)
+        if game == "four":
+            return table_session(robots="table,random,table", options={"players": 4}, **kw)
+        return table_session(rules=game, **kw)
+
+    rng = random.Random(2)
+    offered = {True: 0, False: 0}
+    for seed in range(4):
+        s = session(save_dir=tmp_path, seed=seed, human_seat=1)
+        st, acts = s.state(), 0
+        while s.waiting != "partie_over" and acts < 80:
+            if s.waiting != "human":
+                st = table_step(s, rng)
+                continue
+            after, acts = s.act(s.id, s.move, rng.choice(st["legal"])), acts + 1
+            if s.waiting not in ("next_deal", "partie_over"):
+                new = _codes(after) - _codes(st)
+                assert after["can_undo"] == (not new), (seed, s.log[-1], new)
+                offered[after["can_undo"]] += 1
+                if after["can_undo"] and rng.random() < 0.3:
+                    after = s.undo(s.id, s.move)
+            st = after
+    assert offered[True] > 20 and offered[False] >= 3, offered
+

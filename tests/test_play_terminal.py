@@ -29,20 +29,21 @@ def _table(tmp_path, answers):
 
 def test_a_deal_with_a_misclick_undone(tmp_path):
     # seat 1 is forehand: its first move is the trump choice; "9", "x" are refused, "1"
-    # picks a trump, "u" takes it back, then "1" everywhere until the deal ends, "q"
-    script = iter(["9", "x", "1", "u"] + ["1"] * 200)
+    # picks a trump (which shows the other five cards: no undo then), "1" names the
+    # contract, "u" takes that back, then "1" everywhere until the deal ends, "q"
+    script = iter(["9", "x", "1", "1", "u"] + ["1"] * 200)
     answers = iter(script)
     t, s, out, prompts = _table(tmp_path, answers)
-    first_trump = None
+    first_move = None
 
     def read(prompt):
-        nonlocal first_trump
+        nonlocal first_move
         prompts.append(prompt)
         if s.waiting == "next_deal":
             return "q"
         a = next(answers)
         if a == "u":
-            first_trump = s.state()["events"][-1]["label"]
+            first_move = s.state()["events"][-1]["label"]
         return a
 
     t.read = read
@@ -52,11 +53,11 @@ def test_a_deal_with_a_misclick_undone(tmp_path):
     assert "chyba: '9' není tah: čekám 1..8, h, ? nebo q" in plain  # 7 cards + z lidu
     assert "chyba: 'x' není tah" in plain
     assert "vzato zpět" in plain
-    assert "u = zpět" in prompts[3] and "u = zpět" not in prompts[0]
-    assert first_trump is not None and first_trump.startswith("trump:")
-    # the undo left the trump to choose again, and the same choice was made again
+    assert "u = zpět" in prompts[4] and "u = zpět" not in prompts[0] + prompts[3]
+    assert first_move == "contract:suit"
+    # the undo left the contract to name again, and the same choice was made again
     labels = [e["label"] for e in s.state()["events"]]
-    assert labels.count(first_trump) == 1
+    assert labels.count(first_move) == 1
     assert "Vyúčtování" in plain and "platby: " in plain
     assert s.waiting == "next_deal" and len(s.game.records) == 1
     assert "\x1b[" in text  # cards in colour, named in Czech (no English word on a line)
@@ -105,7 +106,7 @@ def test_licitovany_deal_in_the_terminal(tmp_path):
     out = io.StringIO()
     console = Console(file=out, force_terminal=True, color_system="truecolor", width=160)
     s = PlaySession("table,table", save_dir=tmp_path, seed=3, human_seat=1, rules="licitovany")
-    script = iter(["x", "1", "u"] + ["1"] * 300)
+    script = iter(["x", "1", "1", "u"] + ["1"] * 300)  # a bid takes the talon: undo a discard
 
     def read(prompt):
         if s.waiting == "next_deal":

@@ -154,8 +154,13 @@ class LizanySession(TableSession):
         if not isinstance(label, str) or label not in legal:
             raise PlayError(f"illegal action {shown(label)}: legal now are {legal}", 422,
                             "illegal")
+        seat = self.game.to_move
+        held = int(self.game.hands[seat])
         self._apply(label)
-        self._undo_ok = not self.game.over
+        # no undo after a draw from the stock: the human would play the trick again
+        # knowing the card it drew
+        drew = bool(int(self.game.hands[seat]) & ~held)
+        self._undo_ok = not self.game.over and not drew
         self.checkpoint()
         return self.state()
 

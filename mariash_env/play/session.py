@@ -447,9 +447,14 @@ class PlaySession(TableSession):
         if label not in self.game.legal_labels():
             raise PlayError(f"illegal action {shown(label)}: legal now are "
                             f"{self.game.legal_labels()}", 422, "illegal")
+        # no undo of an action that showed a hidden card (the rest of the hand after the
+        # trump choice, the talon, a face-down lead turned up): the human would choose
+        # again knowing it
+        shows = SeatView.from_game(self.game, self.human).shows_hidden(
+            self.game.check(label), rng=np.random.default_rng([self.seed, self.move]))
         self._apply(label)
         # undo ends at the settlement: a settled deal is saved and stays (issue #29 item 4)
-        self._undo_ok = not self.game.deal_over
+        self._undo_ok = not self.game.deal_over and not shows
         self.checkpoint()
         return self.state()
 

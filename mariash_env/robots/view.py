@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core import state as S
-from ..core.engine import legal_actions
+from ..core.engine import apply_action, legal_actions
 from ..core.validate import check_seat_view
 from ..kinds import kind_of
 from ..rules import Rules, make_rules
@@ -109,3 +109,27 @@ class SeatView:
             raise SearchUnavailableError("mariash_env.search.sample_worlds is not available")
         sample = self.kind.load("hidden_info").sample_worlds
         return sample(self._st, self.seat, n, rng, rules=self.rules)
+
+    def shows_hidden(self, action: int, worlds: int = 8,
+                     rng: np.random.Generator | int | None = None) -> bool:
+        """Whether playing ``action`` shows the seat something it has not seen: the rest of
+        its hand after a trump choice, a talon it takes, licitovaný's face-down lead turned
+        up, an open contract's hand (RULES.md §3, §5, §11.1).  Read from the engine, not a
+        list of cases: the seat's observation after ``action`` in ``worlds`` worlds drawn
+        from what it knows, against the real one; a world where they differ means the
+        action shows something hidden.  True as well when the sampler draws no world (the
+        safe answer for a table that offers undo only when nothing was shown)."""
+        try:
+            drawn = self.sample_worlds(worlds, rng)
+        except self.world_errors:
+            return True
+        real = self._observation_after(self._st, action)
+        return any(not np.array_equal(self._observation_after(w, action), real)
+                   for w in drawn)
+
+    def _observation_after(self, st: np.ndarray, action: int) -> np.ndarray:
+        st = np.array(st, dtype=np.int32, copy=True)
+        apply_action(st, self.rules_vector, int(action))
+        out = np.zeros(self.kind.obs_size, dtype=np.float32)
+        self.kind.encode(st, self.seat, out, False)
+        return out
