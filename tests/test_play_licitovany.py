@@ -295,3 +295,25 @@ def test_every_trick_of_the_review_holds_every_card(tmp_path):
             lead = [lab[5:] for _, lab in rec["actions"] if lab.startswith("lead:")]
             cards = [c["code"] for tr in tricks for c in tr["cards"]]
             assert cards == ((lead + played) if played else []), (rules, cards, played)
+
+
+def test_a_robots_trumps_are_named_and_two_sevens_lost_says_why(tmp_path):
+    """LICITOVANY.md §5: trumps are public, so a robot actor's ``trump:<suit>`` is named,
+    not shown as volený's face-down trump card; §8: two sevens are lost when the helping
+    seven misses trick 9 or the trump seven trick 10 (not "the trump seven" alone)."""
+    from mariash_env.play.i18n import bet_why
+
+    rng = random.Random(0)
+    named = 0
+    for seed in range(5):
+        s = _session(tmp_path, seed=seed, human_seat=0)
+        while s.waiting not in ("next_deal", "partie_over"):
+            _step(s, rng)
+        for e in s.state()["events"]:
+            if e["seat"] != 0 and e["label"].startswith("trump"):
+                assert e["label"] != "trump" and "face down" not in e["en"], e
+                named += 1
+    assert named
+    s = {"end": "played", "points": None}
+    assert "helping seven did not take trick 9" in bet_why("two_sevens", False, s, "en")
+    assert "pomocná sedma vzala 9. štych" in bet_why("two_sevens", True, s, "cz")

@@ -229,6 +229,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
                               "the defence's seven took the last trick"),
     "res.seven_against.lost": ("sedma obrany nevzala poslední štych",
                                "the defence's seven did not take the last trick"),
+    # LICITOVANY.md §8: the helping seven must take trick 9 and the trump seven trick 10
+    "res.two_sevens.won": ("pomocná sedma vzala 9. štych a trumfová sedma poslední",
+                           "the helping seven took trick 9 and the trump seven the last trick"),
+    "res.two_sevens.lost": ("pomocná sedma nevzala 9. štych nebo trumfová sedma poslední",
+                            "the helping seven did not take trick 9, or the trump seven the "
+                            "last trick"),
     "res.points": ("{a} : {d} bodů", "{a} : {d} points"),
     "won": ("vyhráno", "won"),
     "lost": ("prohráno", "lost"),
@@ -330,8 +336,8 @@ def bet_why(bet: str, won: bool, s: dict[str, Any], lang: str) -> str:
     if s["end"] not in ("played", "decided_early") or s["end"] == "decided_early" and \
             bet not in ("betl", "durch"):
         return " — " + t(f"end.{s['end']}", lang)
-    bet = {"two_sevens": "seven", "silent_seven": "seven"}.get(bet, bet)
-    if bet in ("betl", "durch", "seven", "seven_against"):
+    bet = {"silent_seven": "seven"}.get(bet, bet)  # its own side's: won = it took trick 10
+    if bet in ("betl", "durch", "seven", "seven_against", "two_sevens"):
         return " — " + t(f"res.{bet}.{'won' if won else 'lost'}", lang)
     p = s.get("points")
     if p:

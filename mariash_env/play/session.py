@@ -524,7 +524,9 @@ class PlaySession(TableSession):
         seat = g.to_move
         head, _, tail = label.partition(":")
         words = self._describe(label)
-        if seat != self.human and head in HIDDEN:  # another seat's talon, face-down lead
+        # another seat's talon card, face-down lead or trump card: a card action of the
+        # game's (licitovaný's trump:b names a suit, public, LICITOVANY.md §5)
+        if seat != self.human and head in HIDDEN and head in self.view.card_heads:
             words = {"label": head, **HIDDEN[head]}
         before = self._obs()
         ended = g.step(label)  # legal: checked by the caller or chosen from the mask
