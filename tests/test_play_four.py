@@ -164,8 +164,12 @@ def test_the_play_command_seats_four(tmp_path):
                           "table,table"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 2 and "expected three robots" in out.stderr, out.stderr
-    out = subprocess.run([sys.executable, "-m", "mariash_env.play", "--save-dir",
-                          str(tmp_path), "--no-browser", "--players", "4", "--rules",
-                          "licitovany"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 2 and "players=4 and rules='licitovany'" in out.stderr
+    # a game not played at four is named as such, before the robots are counted
+    for rules, robots, seats in (("licitovany", [], 3), ("licitovany", ["--robots", "a,b"], 3),
+                                 ("lizany", [], 2)):
+        out = subprocess.run([sys.executable, "-m", "mariash_env.play", "--save-dir",
+                              str(tmp_path), "--no-browser", "--players", "4", "--rules",
+                              rules, *robots], cwd=ROOT, capture_output=True, text=True,
+                             timeout=120)
+        assert out.returncode == 2 and f"four-player table: {rules} is played by {seats} " \
+            "players" in out.stderr, out.stderr

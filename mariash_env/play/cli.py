@@ -81,6 +81,10 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
 def play(args: argparse.Namespace) -> int:
     try:
         check_rules(args.rules, TABLE_GAMES)
+        seats = game_kind(args.rules).players
+        if args.players == 4 and 4 not in seats:  # before the robots, which it counts
+            raise PlayError(f"--players 4 is volený's four-player table: {args.rules} is "
+                            f"played by {' or '.join(map(str, seats))} players")
         count = 3 if args.players == 4 else 2
         # lízaný seats one robot: one named, or two (the first sits)
         robots = parse_robots(args.robots or ",".join(["table"] * count),
