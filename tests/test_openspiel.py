@@ -83,6 +83,8 @@ def test_game_type_and_info_are_true_to_the_game():
     assert game.utility_sum() == 0.0
     # home tariff, max_flek 4: A <= (2 * 144 + 2 * 4) * 2^4 + 4 = 4740, the actor 2A.
     assert game.max_utility() == 9480.0 == -game.min_utility()
+    # players=3 given is the default's game (its sentinel -1: lízaný refuses a given 3)
+    assert str(pyspiel.load_game("mariash", {"players": 3})) == str(game)
     assert game.information_state_tensor_shape() == [900 + 64]
     assert game.observation_tensor_shape() == [900]
     assert info_state_size(make_rules()) == 12 * 964

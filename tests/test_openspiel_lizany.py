@@ -64,6 +64,7 @@ def test_game_type_info_and_parameters():
 
 @pytest.mark.parametrize("params,fragment", [
     ({"players": 4}, "invalid players=4 for rules='lizany'"),
+    ({"players": 3}, "invalid players=3 for rules='lizany'"),  # was taken as "not given"
     ({"deals": 3}, "invalid deals=3"),
     ({"tariff": "csm"}, "invalid tariff='csm'"),
     ({"shuffle": "every_deal"}, "shuffle"),

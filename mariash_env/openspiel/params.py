@@ -4,7 +4,8 @@ the bounds OpenSpiel's ``GameInfo`` declares, the size of the information-state 
 No pyspiel here: scripts and tests read these without OpenSpiel's game objects.
 
 OpenSpiel parameters cannot be None and OpenSpiel fills in every default, hence the
-sentinels (``deals`` -1, ``max_flek`` -2, ``payment_cap`` -1: the game's own default).
+sentinels (``deals`` -1, ``max_flek`` -2, ``payment_cap`` -1, ``players`` -1: the game's
+own default).
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ CUT_MIN, CUT_MAX = 2, 30  # the cut between deals of a gathered partie (RULES.md
 # they differ from their defaults, so that licitovaný refuses them by name.
 GAME_DEFAULT_FLEK, GAME_DEFAULT_CAP = -2, -1
 GAME_DEFAULT_DEALS = -1  # one deal at three (one deal, one game); 16 at four (§11.3)
+# the game's own seats (three; lízaný two): a sentinel, so that an explicit players=3 is
+# told from none (lízaný refuses it by name)
+GAME_DEFAULT_PLAYERS = -1
 _DEFAULTS: dict[str, Any] = {
     "rules": game_kind().name,  # the registry's default game
     "deals": -1,
@@ -39,7 +43,7 @@ _DEFAULTS: dict[str, Any] = {
     "shuffle": "partie",
     "hundred_counting": "first_played",
     "open_contracts": False,
-    "players": 3,
+    "players": GAME_DEFAULT_PLAYERS,
 }
 
 
@@ -55,7 +59,7 @@ def rules_from_params(params: dict[str, Any]) -> Rules:
     opts: dict[str, Any] = {"rules": p["rules"]}
     if p["deals"] != GAME_DEFAULT_DEALS:
         opts["deals"] = p["deals"]
-    elif p["players"] == _DEFAULTS["players"]:
+    elif p["players"] in (GAME_DEFAULT_PLAYERS, NUM_PLAYERS):
         opts["deals"] = 1  # else make_rules' default: 16 at four
     mf, cap = p["max_flek"], p["payment_cap"]
     if isinstance(mf, int) and mf < GAME_DEFAULT_FLEK:
