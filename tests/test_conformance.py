@@ -11,6 +11,7 @@ counts are small: each check is deep in its own game's tests."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
@@ -363,3 +364,21 @@ def test_robot_game_errors_name_the_games_robots() -> None:
                     make_robot(field, rules=k.name)
     with pytest.raises(RobotGameError, match="robot 'os_random' cannot play lízaný.*played by"):
         make_robot("os_random", rules="lizany")
+
+
+@pytest.mark.parametrize("robot, rules, says", [
+    ("pimc", {"players": 7}, "invalid value 7 for rule option 'players'"),
+    ("table", {"tariff": "bogus"}, "invalid value 'bogus' for rule option 'tariff'"),
+    ("table", {"rules": "lizany", "players": 3}, "do not apply to rules='lizany'"),
+    ("net", {"players": 4, "bogus_opt": 1}, "unknown rule option 'bogus_opt'"),
+    ("net", {"players": "4"}, "invalid value '4' for rule option 'players'"),
+    ("random", {"deals": -5}, "invalid value -5 for rule option 'deals'"),
+    ("table", {"rules": "licitovany", "players": 4}, "players=4 and rules='licitovany'"),
+])
+def test_make_robot_checks_a_rules_dict_as_the_environments_do(robot, rules, says):
+    """INTERFACE.md: an option that does not apply to a game, or a bad value, is a
+    RulesError naming it, for make_robot's ``rules`` dict as for env(**rules)."""
+    with pytest.raises(mariash_env.RulesError, match=re.escape(says)):
+        make_robot(robot, rules=rules)
+    good = {k: v for k, v in rules.items() if k == "rules"}
+    assert make_robot(robot, rules=good) is not None

@@ -49,13 +49,14 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from ..core.validate import MAX_WORLDS
 from ..games.base import GameKind
 from ..games.registry import game_kind
 from ..games.voleny.table_robot import TableRobot
-from ..rules import is_int
+from ..rules import check_game_options, is_int, make_rules
 from ..shipped import shipped_of
 from .base import (
     ObservationError,
@@ -274,6 +275,12 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
     if rules is None and entry.games and "voleny" not in entry.games:
         rules = entry.games[0]  # a robot of one game plays that game by default
     kind = game_kind(rules)
+    if isinstance(rules, Mapping):  # checked as every environment checks them: RulesError
+        # naming a bad option (the robot plays whatever game it is then given)
+        if kind.game is None:
+            check_game_options(kind, rules)
+        else:
+            make_rules(**rules)
     players = _players(rules, kind)
     if entry.per_game:
         entry, path, own = _per_game(entry, kind, base)
