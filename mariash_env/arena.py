@@ -944,6 +944,15 @@ def main(argv: list[str] | None = None) -> int:
                 rules_obj = make_rules(**rule_opts)
         except (RulesError, TypeError, ValueError) as e:
             raise ValueError(f"--rules/--rule: {e}") from None
+        if own:  # what a game of its own engine cannot do, refused before Ray starts
+            if args.backend != "process":
+                raise ValueError(f"--backend {args.backend}: a {own.title} match plays on "
+                                 "this machine (its own engine): expected --backend process")
+            if args.by_contract:
+                raise ValueError(f"--by-contract: {own.title} has no contracts to split by")
+            if args.by_company:
+                raise ValueError(f"--by-company: {own.title} seats two, so no robot sits "
+                                 "beside its own copy")
         specs = _split(args.robots)
         if not all(specs):
             raise ValueError(f"invalid --robots {args.robots!r}: an empty robot name")

@@ -172,6 +172,22 @@ def test_contract_breakdown_of_lizany_is_refused():
         res.contributions()
 
 
+@pytest.mark.parametrize("flag, says", [
+    (["--by-contract"], "--by-contract: lízaný has no contracts"),
+    (["--by-company"], "--by-company: lízaný seats two"),
+    (["--backend", "ray"], "--backend ray: a lízaný match plays on this machine"),
+])
+def test_what_lizany_cannot_do_is_refused_before_the_match(tmp_path, capsys, flag, says):
+    """The arena's options a game of its own engine cannot take were ignored without a
+    word (--by-contract, --by-company) or refused only after Ray had started: one error
+    line, before any deal, nothing written."""
+    with pytest.raises(SystemExit) as e:
+        arena.main(["--rules", "lizany", "--robots", "table,random", "--deals", "2",
+                    "--out", str(tmp_path / "out"), "--quiet", *flag])
+    assert e.value.code == 2 and says in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("rules", [None, {"rules": "licitovany"}])
 def test_company_split_adds_up_to_the_difference(tmp_path, capsys, rules):
     """company(): a two-robot match's difference split by the seatings where the first
