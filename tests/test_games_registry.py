@@ -73,7 +73,7 @@ def test_unknown_or_unsupported_game_is_refused_by_the_registry():
         kind_of("lizany")  # no compiled core: not a game of the engine
     with pytest.raises(ValueError, match="it is played by: aec, parallel, vector, records, "
                                          "single_agent, arena"):
-        game_kind("lizany", front_end="play")
+        game_kind("lizany", front_end="seat_record")
     assert game_kind("lizany", front_end="arena").name == "lizany"
     with pytest.raises(GameError, match="unknown front end"):
         game_kind("voleny").supports("telnet")
@@ -149,7 +149,7 @@ def test_front_ends_ask_the_registry():
     come from the registry (lízaný's table robot by the name its kind gives)."""
     from mariash_env.arena import MatchResult
     from mariash_env.games.lizany.table_robot import LizanyRuleRobot
-    from mariash_env.play.session import RULES
+    from mariash_env.play.session import RULES, TABLE_GAMES
     from mariash_env.robots import game_name, make_robot
 
     assert isinstance(make_robot("table", rules="lizany"), LizanyRuleRobot)
@@ -161,7 +161,11 @@ def test_front_ends_ask_the_registry():
         make_robot("pimc(use_solver=False)", rules="lizany")
     with pytest.raises(ValueError, match="unknown game rules 'x'"):
         game_name("x")
-    assert RULES == tuple(k.name for k in games("play")) == ("voleny", "licitovany")
+    # the table plays every game of the "play" front end; PlaySession those without a
+    # session of their own (lízaný's is LizanySession)
+    assert TABLE_GAMES == tuple(k.name for k in games("play")) == (
+        "voleny", "licitovany", "lizany")
+    assert RULES == ("voleny", "licitovany") and game_kind("lizany").table_session
     units = {k.name: k.units for k in games()}
     assert units == {"voleny": "groše", "licitovany": "desetníky", "lizany": "reward"}
     for k in games("arena"):
@@ -222,7 +226,7 @@ def test_table_series_and_warmup_read_the_kind(monkeypatch, tmp_path):
     from mariash_env.play.session import PlaySession
 
     for k in games("play"):
-        assert isinstance(k.load("table_view"), base.TableView)
+        assert k.table_session or isinstance(k.load("table_view"), base.TableView)
     licit = game_kind("licitovany")
     view = dataclasses.replace(licit.load("table_view"), roles=("r0", "r1", "r2"))
     monkeypatch.setattr(licit_play, "TEST_VIEW", view, raising=False)

@@ -34,6 +34,9 @@ def test_a_lizany_partie_at_the_table(tmp_path):
     s = open_table("table,table", rules="lizany", save_dir=tmp_path, seed=5, human_seat=1,
                    options={"deals": 2})
     assert isinstance(s, LizanySession) and len(s.state()["seats"]) == 2
+    # every key of the other tables' state, so a client reads any table alike
+    other = open_table("table,table", save_dir=tmp_path, seed=5).state()
+    assert set(other) <= set(s.state()) and s.state()["players"] == 2
     rng = random.Random(3)
     _play(s, rng, stop=lambda s: s.state()["can_undo"])
     st = s.state()

@@ -337,6 +337,7 @@ class LizanySession(TableSession):
                       "options": dict(self.options)},
             "deal": self.deal, "deals": self.options["deals"], "phase": "play",
             "waiting": self.waiting, "human_seat": self.human, "seats": seats,
+            "players": 2, "sitting_out": None,  # as every table's state: nobody sits out
             "to_move": None if g.over else self._seat(g.to_move),
             "hand": [{**card_info(c), "label": f"play:{c}" if f"play:{c}" in legal else None,
                       "why": None if f"play:{c}" in legal or free and human_turn else why_not(

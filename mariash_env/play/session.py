@@ -38,7 +38,8 @@ from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, robot_word, t
 from .labels import card_info
 from .series import SeriesMemo
 
-RULES = tuple(k.name for k in games("play"))  # the games the table plays
+# the games PlaySession plays (the others of the table have a session of their own)
+RULES = tuple(k.name for k in games("play") if not k.table_session)
 HINT_ROBOT = "table"  # the hint's robot: quick, and it plays every game of the table
 # What the human sees of another seat's hidden action (its card stays hidden): a talon
 # card, licitovaný's face-down lead, volený's trump card chosen face down (RULES.md §3;
@@ -187,8 +188,9 @@ def tricks_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-# and the games with a session of their own (lízaný's two seats: lizany_table.py, tables.py)
-TABLE_GAMES = (*RULES, *(k.name for k in games() if k.table_session and k.name not in RULES))
+# every game the table plays: PlaySession's and those with a session of their own
+# (lízaný's two seats: lizany_table.py, tables.py)
+TABLE_GAMES = tuple(k.name for k in games("play"))
 
 
 def check_options(rules: str, options: Any) -> dict[str, Any]:

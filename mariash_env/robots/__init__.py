@@ -279,8 +279,9 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
         # naming a bad option (the robot plays whatever game it is then given)
         if kind.game is None:
             check_game_options(kind, rules)
-        else:
-            make_rules(**rules)
+        else:  # the game's own seat count is no option to refuse (licitovaný's three)
+            make_rules(**{k: v for k, v in rules.items() if not (
+                k == "players" and is_int(v) and v in kind.players)})
     players = _players(rules, kind)
     if entry.per_game:
         entry, path, own = _per_game(entry, kind, base)

@@ -15,7 +15,7 @@ KIND = GameKind(
     Z.OBS_SIZE, Z.STATE_SIZE, 1, Z.OBS_LAYOUT, C.encode, C.observe_into, "reward", ("play",),
     players=(2,),
     front_ends=frozenset({"aec", "parallel", "vector", "records", "single_agent", "arena",
-                          "training", "export", "openspiel", "service"}),
+                          "training", "export", "openspiel", "service", "play"}),
     options=("rules",), fixed_options=(("deals", 1), ("players", 2)),
     table_robot="mariash_env.games.lizany.table_robot:LizanyRuleRobot",
     pimc="mariash_env.games.lizany.pimc:LizanyPIMCRobot",
