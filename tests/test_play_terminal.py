@@ -144,3 +144,34 @@ def test_the_four_player_table_in_the_terminal(tmp_path):
     payments = next(line for line in plain.splitlines() if "platby: " in line)
     assert payments.count(",") == 3
     assert s.waiting == "partie_over" and len(s.game.records) == 1
+
+
+def test_eof_ends_the_line_and_says_where_the_partie_is(tmp_path):
+    """EOF or Ctrl-C at a prompt quits as "q" does: the prompt's line ended, the records'
+    path said (it was left on the prompt's line, without the path)."""
+    from mariash_env.play.terminal import run_terminal
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=120)
+    s = PlaySession("table,random", save_dir=tmp_path, seed=5, human_seat=1)
+
+    def read(prompt):
+        console.print(prompt, end="")
+        raise EOFError
+
+    assert run_terminal(s, console=console, read=read, robot_delay=0) == 0
+    assert out.getvalue().endswith(f"\nzáznam: {s.records_path}\n"), out.getvalue()[-200:]
+
+
+def test_the_week_table_names_the_players_in_the_tables_language(tmp_path):
+    """The partie's end lists the week's series with the names as the table words them
+    ("vy", "robot stolní"), not the saved English ones ("you", "robot table")."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=160)
+    s = PlaySession("table,random", save_dir=tmp_path, seed=5, human_seat=1,
+                    options={"deals": 1})
+    assert TerminalTable(s, console=console, read=lambda p: "1", robot_delay=0).run() == 0
+    week = [ln for ln in out.getvalue().splitlines() if "týden" in ln]
+    assert len(week) == 3, out.getvalue()[-600:]
+    assert any("vy" in ln for ln in week) and any("robot stolní" in ln for ln in week)
+    assert not any(w in ln for ln in week for w in ("you", "robot table"))

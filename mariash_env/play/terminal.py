@@ -161,9 +161,13 @@ class TerminalTable:
                     self.console.print(f"  {s['names'][self.lang]}: {s['score']:+d} "
                                        f"{t('unit.' + st['unit'], self.lang)}")
                 week = st["series"]["week"]
+                # the saved names ("you", "robot table") as this table words them (the page
+                # does the same)
+                shown = {s["name"]: s["names"][self.lang] for s in st["seats"]}
                 for r in week["rows"]:
                     self.console.print("  " + t("term.week", self.lang, key=week["key"],
-                                                place=r["place"], name=r["name"],
+                                                place=r["place"],
+                                                name=shown.get(r["name"], r["name"]),
                                                 total=f"{r['total']:+d}"))
                 break
             if self.read(t("term.next", self.lang)).strip() == "q":
@@ -174,7 +178,11 @@ class TerminalTable:
 
 
 def run_terminal(session: PlaySession, **kw: Any) -> int:
+    table = TerminalTable(session, robot_delay=kw.pop("robot_delay", 0.4), **kw)
     try:
-        return TerminalTable(session, robot_delay=kw.pop("robot_delay", 0.4), **kw).run()
+        return table.run()
     except (EOFError, KeyboardInterrupt):
+        # end the prompt's line and say where the partie is kept, as "q" does
+        table.console.print()
+        table.console.print(t("term.records", table.lang, path=session.records_path))
         return 0
