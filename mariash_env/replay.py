@@ -105,12 +105,13 @@ def check_file(path: str, parties: bool = True) -> tuple[int, int]:
     if n == 0:
         print(f"{path}: error: no records (an empty file)")
         return 0, 1
-    if not bad and parties:
-        for fault in check_summary(path, good):
-            print(f"{path}: summary {Path(path).with_suffix('.json').name}: {fault}")
-            bad += 1
-    print(f"{path}: {n} record(s) checked, {bad} bad")
-    return n, bad
+    faults = check_summary(path, good) if not bad and parties else []
+    for fault in faults:
+        print(f"{path}: summary {Path(path).with_suffix('.json').name}: {fault}")
+    # the summary's faults are its own, not bad records
+    print(f"{path}: {n} record(s) checked, {bad} bad" + (
+        f"; the summary has {len(faults)} fault(s)" if faults else ""))
+    return n, bad + len(faults)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -193,6 +193,8 @@ def test_item8_the_play_tables_summary_is_checked(files, tmp_path):
     bad["players"][1]["score"] += 2
     n, out = fuzz_replay.check_text(fuzz_replay._text(recs), tmp_path, stem, bad)
     assert n == 1 and f"summary {stem}.json: player 1's score" in out
+    # the records are sound: the fault is the summary's, not a bad record's
+    assert out.strip().endswith("12 record(s) checked, 0 bad; the summary has 1 fault(s)")
     n, out = fuzz_replay.check_text(fuzz_replay._text(recs[:-1]), tmp_path, stem, meta)
     assert n >= 1 and "'deals' is 12 but the file holds 11" in out
 
