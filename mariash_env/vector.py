@@ -65,7 +65,8 @@ API
     Snapshot and restore of the whole batch (see *Search*).
 ``random_legal_actions(mask, rng, out=None) -> int64[N]``
     Compiled helper: one uniformly random legal action per row of ``mask``, drawn
-    from the numpy ``Generator`` ``rng``.
+    from the numpy ``Generator`` ``rng``; ``out``, when given, must be a writeable
+    C-contiguous ``int64[N]`` (else :class:`OutBufferError`, before the kernel runs).
 ``game_seed_words(seed, i)``
     The four generator words game ``i`` starts from after ``reset(seed)``.
 
@@ -194,6 +195,7 @@ import types
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -623,18 +625,55 @@ def check_rows(mask: np.ndarray, a: np.ndarray, rows: np.ndarray,
     return idx
 
 
+def as_mask(mask: Any, num_actions: int | None = None, name: str = "mask") -> np.ndarray:
+    """``mask`` as a C-contiguous ``int8[N, A]`` action mask (nonzero = legal) for the
+    compiled kernels, or a ValueError naming what is wrong.  Bool and integer masks are
+    taken by value; a float mask only when every entry is 0 or 1 (anything else would be
+    truncated into a different mask); ``num_actions``: the width ``A`` required."""
+    m = np.asarray(mask)
+    width = "A" if num_actions is None else str(num_actions)
+    if m.ndim != 2 or (num_actions is not None and m.shape[1] != num_actions):
+        raise ValueError(f"{name} must have shape [N, {width}] (2-D), got shape {m.shape}")
+    if m.dtype in (np.int8, np.uint8, np.bool_):
+        return np.ascontiguousarray(m).view(np.int8)  # the kernels test != 0
+    if m.dtype.kind in "iu":
+        return np.ascontiguousarray(m != 0, dtype=np.int8)
+    if m.dtype.kind == "f":
+        bad = np.argwhere((m != 0) & (m != 1))
+        if bad.size:
+            i, j = bad[0].tolist()
+            raise ValueError(f"{name}[{i}, {j}] = {m[i, j].item()!r}: a float action mask must "
+                             "hold only 0 and 1")
+        return np.ascontiguousarray(m, dtype=np.int8)
+    raise ValueError(f"{name} must be bool, integer or 0/1 float, got dtype {m.dtype}")
+
+
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator,
                          out: np.ndarray | None = None) -> np.ndarray:
-    """One uniformly random legal action per row of ``mask`` (int8[N, A]), compiled.
+    """One uniformly random legal action per row of ``mask`` (``[N, A]``, bool, integer
+    or 0/1 float: :func:`as_mask`), compiled.
 
     Uses one ``rng.random()`` float per row; rows without a legal action get -1.
+    ``out``: a writeable, aligned, C-contiguous ``int64[N]`` to write them into (the
+    kernels write ``N`` entries unchecked, so anything else is refused before they run).
     """
-    mask = np.ascontiguousarray(mask, dtype=np.int8)
-    if mask.ndim != 2:
-        raise ValueError(f"mask must be 2-D [N, A], got shape {mask.shape}")
+    mask = as_mask(mask)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng), got "
+                        f"{type(rng).__name__}")
     n, na = mask.shape
     if out is None:
         out = np.empty(n, dtype=np.int64)
+    elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (n,):
+        got = (f"{out.dtype} of shape {out.shape}" if isinstance(out, np.ndarray)
+               else type(out).__name__)
+        raise OutBufferError(f"out must be an int64 numpy array of shape ({n},) (one "
+                             f"action per mask row), got {got}")
+    elif not (out.flags.c_contiguous and out.flags.writeable and out.flags.aligned):
+        raise OutBufferError("out must be a writeable, aligned, C-contiguous array")
+    elif np.may_share_memory(out, mask):
+        raise OutBufferError("out overlaps the mask: the kernel would overwrite rows it "
+                             "has yet to read")
     if 64 < na <= 192:
         _uniform_legal_bits(mask.reshape(-1), n, na, rng.random(n), out)
     else:

@@ -203,3 +203,40 @@ def test_aec_order_enforcing_kept(caplog):
     assert not e.agents
     e.step(None)  # after the end: PettingZoo's logged warning, nothing raised
     assert "step() called after all agents are terminated" in caplog.text
+
+
+@pytest.mark.parametrize("width", [20, 115, 136])
+def test_random_legal_actions_checks_its_out_and_mask(width):
+    """``random_legal_actions(mask, rng, out=...)`` wrote one action per mask row into
+    ``out`` unchecked: a short ``out`` had the kernel write past its end (a segfault with
+    115/136 actions, a hang with 20).  ``out`` must be a writeable C-contiguous int64[N]
+    and the mask 2-D bool/integer/0-1 float, else an error before the kernel runs.  (The
+    short ``out`` here is a view of a longer array, so the old code's overrun lands in
+    memory the test owns.)"""
+    rng = np.random.default_rng(0)
+    mask = np.ones((4, width), np.int8)
+    backing = np.full(8, -7, np.int64)
+    for out, what in ((backing[:1], r"shape \(4,\)"), (backing[:4].astype(np.int32), "int64"),
+                      (backing[::2], "C-contiguous"), ([0, 0, 0, 0], "numpy array")):
+        with pytest.raises(OutBufferError, match=what):
+            random_legal_actions(mask, rng, out=out)
+    assert (backing == -7).all()  # nothing written
+    ro = np.empty(4, np.int64)
+    ro.flags.writeable = False
+    with pytest.raises(OutBufferError, match="writeable"):
+        random_legal_actions(mask, rng, out=ro)
+    with pytest.raises(ValueError, match=r"mask must have shape \[N, A\] \(2-D\), got shape"):
+        random_legal_actions(mask[0], rng)
+    with pytest.raises(ValueError, match=r"mask\[0, 1\] = 0.5: a float action mask"):
+        random_legal_actions(np.where(np.arange(width) == 1, 0.5, 1.0)[None], rng)
+    with pytest.raises(ValueError, match="bool, integer or 0/1 float, got dtype <U1"):
+        random_legal_actions(np.full((1, width), "1"), rng)
+    with pytest.raises(TypeError, match="numpy Generator"):
+        random_legal_actions(mask, np.random.RandomState(0))
+    # what is accepted: bool, integer and 0/1 float masks read by value, a right out
+    legal = np.zeros((4, width), np.int8)
+    legal[np.arange(4), [0, 5, width - 1, 7]] = 1
+    out = np.empty(4, np.int64)
+    for m in (legal, legal.astype(bool), legal.astype(np.int64) * 3, legal.astype(np.float32)):
+        assert random_legal_actions(m, rng, out=out) is out
+        np.testing.assert_array_equal(out, [0, 5, width - 1, 7])
