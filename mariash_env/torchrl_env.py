@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from .vector import VectorEnv, check_rows, random_legal_actions
+from .vector import VectorEnv, as_mask, check_rows, random_legal_actions
 
 __all__ = ["torchrl_env", "ResetRowsError"]
 
@@ -273,12 +273,17 @@ def _make_class() -> type:
 
         def rand_action(self, tensordict: TensorDictBase | None = None) -> TensorDictBase:
             """A uniformly random *legal* action per game (the compiled sampler on the
-            tensordict's ``"action_mask"``; the action spec alone knows no mask)."""
+            tensordict's ``"action_mask"``: bool, integer or 0/1 float of shape
+            ``[N, n_actions]``, else ValueError; the action spec alone knows no mask)."""
             if tensordict is None:
                 mask = self._current().mask
                 tensordict = TensorDict({}, batch_size=self.batch_size, device=self.device)
             else:
-                mask = tensordict.get("action_mask").cpu().numpy().view(np.int8)
+                mask = tensordict.get("action_mask").detach().cpu()
+                if mask.dtype.is_floating_point:  # (half floats have no numpy twin)
+                    mask = mask.to(torch.float64)
+                # by value, never by viewing its bytes: a float mask's bytes are no mask
+                mask = as_mask(mask.numpy(), self.n_actions, "action_mask")
             a = random_legal_actions(mask, self._rng)
             tensordict.set("action", torch.from_numpy(a).to(self.device))
             return tensordict

@@ -207,6 +207,30 @@ def test_float_actions_and_missing_devices_are_refused():
     np.testing.assert_array_equal(env.vector_env.copy_states(), snap)
 
 
+def test_rand_action_reads_a_mask_by_value_and_refuses_a_wrong_one():
+    """A float32 ``action_mask`` had its bytes viewed as int8 (actions beyond 115 came out)
+    and a mask of the wrong width was sampled from: float 0/1, integer and bool masks now
+    give legal actions, a non-0/1 float or a wrong shape a ValueError naming it."""
+    from tensordict import TensorDict
+
+    env = torchrl_env(2, seed=0)
+    allowed = torch.zeros(2, 115)
+    allowed[0, [3, 50]] = 1
+    allowed[1, 114] = 1
+    for mask in (allowed, allowed.half(), allowed.to(torch.int64), allowed.bool()):
+        for _ in range(5):
+            a = env.rand_action(TensorDict({"action_mask": mask}, batch_size=[2]))["action"]
+            assert a[0].item() in (3, 50) and a[1].item() == 114
+    with pytest.raises(ValueError, match=r"action_mask\[0, 0\] = 0.5: a float action mask "
+                                         "must hold only 0 and 1"):
+        env.rand_action(TensorDict({"action_mask": torch.full((2, 115), 0.5)},
+                                   batch_size=[2]))
+    for shape in ((3, 4), (2, 116)):
+        with pytest.raises(ValueError, match=r"action_mask must have shape \[N, 115\]"):
+            env.rand_action(TensorDict({"action_mask": torch.ones(shape)},
+                                       batch_size=shape[:1]))
+
+
 def test_a_uint64_action_is_named_as_given():
     """An illegal uint64 action beyond int64 is named as given (2**63), not as the int64 it
     wraps to, by both vector front ends, whole-batch and partial steps alike."""
