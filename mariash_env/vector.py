@@ -927,6 +927,8 @@ class VectorEnv:
 
     def state(self) -> np.ndarray:
         """Perfect-information encodings ``float32[N, STATE_OBS_SIZE]`` (a fresh array)."""
+        if not self._ready:  # the states are all zeros: no game's position to encode
+            raise RuntimeError("call reset() first")
         out = np.empty((self.num_envs, self.state_obs_size), dtype=np.float32)
         _state_kernel(self._states, self.rules_vector, out)
         return out

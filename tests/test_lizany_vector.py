@@ -131,6 +131,8 @@ def test_illegal_input_is_refused_and_nothing_applied():
     venv = VectorEnv(4, seed=1, rules="lizany")
     with pytest.raises(RuntimeError, match="reset"):
         venv.step(np.zeros(4, np.int64))
+    with pytest.raises(RuntimeError, match="reset"):  # was an encoding of all-zero rows
+        venv.state()
     step = venv.reset()
     before = venv.copy_states()
     legal = random_legal_actions(step.mask, np.random.default_rng(0))

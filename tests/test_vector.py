@@ -109,7 +109,12 @@ def test_bad_construction_and_use():
     venv = VectorEnv(2, seed=0)
     with pytest.raises(RuntimeError):
         venv.step(np.zeros(2, dtype=np.int64))
+    # state() encoded the all-zero rows (no game) as if they were positions
+    for rules in ("voleny", "licitovany"):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+            VectorEnv(2, rules=rules).state()
     step = venv.reset()
+    assert venv.state().shape == (2, venv.state_obs_size)
     with pytest.raises(ValueError, match="shape"):
         venv.step(np.zeros(3, dtype=np.int64))
     with pytest.raises(ValueError, match="integers"):

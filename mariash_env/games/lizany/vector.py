@@ -204,6 +204,8 @@ class LizanyVectorEnv(VectorEnv):
 
     def state(self) -> np.ndarray:
         """Perfect-information encodings ``float32[N, 285]`` (a fresh array)."""
+        if not self._ready:  # the states are all zeros: no deal to encode
+            raise RuntimeError("call reset() first")
         out = np.empty((self.num_envs, STATE_SIZE), dtype=np.float32)
         _state_kernel(self._states, out)
         return out
