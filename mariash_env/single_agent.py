@@ -150,7 +150,8 @@ class SingleAgentEnv(gymnasium.Env):
         # a spec builds one instance per seat (each its own state); objects are used as given
         robots = [_robot(p, rule_set, self.kind, players) for p in others]
         if obs_keys is not None and (
-            isinstance(obs_keys, str) or len(obs_keys) != 2
+            isinstance(obs_keys, str) or not isinstance(obs_keys, Sequence)
+            or len(obs_keys) != 2
             or not all(isinstance(k, str) for k in obs_keys) or obs_keys[0] == obs_keys[1]
         ):
             raise OptionError(

@@ -127,6 +127,15 @@ def test_bad_options_name_what_was_wrong(kw, match):
         SingleAgentEnv(**kw)
 
 
+@pytest.mark.parametrize("obs_keys", [5, {"a", "b"}, ("a", 5), ("a", "a")])
+def test_obs_keys_that_are_no_pair_of_names_are_an_option_error(obs_keys):
+    """``obs_keys=5`` was a bare ``TypeError`` (``len()`` of an int), a set a TypeError
+    from indexing it: an OptionError naming the value, as for the other bad values."""
+    with pytest.raises(OptionError, match=r"invalid obs_keys .*expected None or two "
+                                          "different key names"):
+        SingleAgentEnv(obs_keys=obs_keys)
+
+
 def test_bad_reset_option_and_step_before_reset():
     env = SingleAgentEnv(deals=1)
     with pytest.raises(RuntimeError, match="reset"):
