@@ -337,6 +337,8 @@ def test_numpy_cuts_and_seeds_work():
         ("pimc(worlds=)", {}, "bad robot spec"),
         ("pimc(1)", {}, "bad robot spec"),
         ("pimc(worlds=8", {}, "bad robot spec"),
+        # Python's parser keeps both; the last used to win silently
+        ("pimc(worlds=8, worlds=9)", {}, "argument 'worlds' is given twice"),
         ("nosuch", {}, "unknown robot 'nosuch'"),
         ("onnx:", {}, "needs the path"),
         ("onnx:/nonexistent.onnx", {}, "no ONNX model"),

@@ -121,10 +121,13 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 k.arg is None for k in call.keywords
             ):
                 raise bad
-            for k in call.keywords:
-                kw[str(k.arg)] = ast.literal_eval(k.value)
+            values = [(str(k.arg), ast.literal_eval(k.value)) for k in call.keywords]
         except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as e:
             raise bad from e
+        for key, value in values:
+            if key in kw:  # Python's parser lets it through; a call would refuse it
+                raise ValueError(f"bad robot spec {spec!r}: argument {key!r} is given twice")
+            kw[key] = value
     return name.strip(), kw
 
 
