@@ -247,3 +247,91 @@ def test_network_robots_always_lay_down():
     mask_off = mask.copy()
     mask_off[:, LAY_DOWN] = 0  # a card is played where the claim is not offered
     assert (net.act_batch(obs, mask_off) != LAY_DOWN).all()
+
+
+def _first_observation(rules: str, seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    import mariash_env
+
+    e = mariash_env.env(rules=rules)
+    e.reset(seed=seed)
+    o = e.observe(e.agent_selection)
+    return o["observation"], o["action_mask"]
+
+
+@pytest.mark.parametrize("rules", ["voleny", "licitovany", "lizany"])
+def test_act_batch_checks_its_batch(rules):
+    """``act_batch`` of a batch no seat's decisions can be: random answered 0 for a mask row
+    with no legal action (``act`` raises), numpy's AxisError for a 1-D batch, and as many
+    actions as masks for 3 observations with 2 masks (so did the table robots, by zip);
+    now every robot refuses each with an ObservationError naming it (the row with no
+    legal action by its index)."""
+    from mariash_env.robots import ObservationError
+
+    o, m = _first_observation(rules)
+    obs, mask = np.stack([o, o, o]), np.stack([m, m, m])
+    for spec in ("random", "table", "net"):
+        robot = make_robot(spec, rules=rules)
+        assert (mask[0, robot.act_batch(obs, mask)] == 1).all()
+        empty = mask.copy()
+        empty[1] = 0
+        with pytest.raises(ObservationError, match="mask row 1 has no legal action"):
+            robot.act_batch(obs, empty)
+        with pytest.raises(ObservationError, match=r"\(2-D\), got shapes"):
+            robot.act_batch(o, m)
+        with pytest.raises(ObservationError, match="3 observations and 2 masks"):
+            robot.act_batch(obs, mask[:2])
+        with pytest.raises(ObservationError, match="expected 0 or 1"):
+            robot.act_batch(obs, mask * 7)
+        if spec != "random":  # random plays any game: any width
+            with pytest.raises(ObservationError, match=f"masks of {m.size} actions expected"):
+                robot.act_batch(obs, mask[:, :-1])
+    # the wrappers of outside policies check the same before calling them
+    called = []
+    for robot in (as_robot(lambda ob, ma: called.append(1) or ma.argmax(axis=1)),
+                  as_robot(type("Duck", (), {"act_batch": lambda self, ob, ma:
+                                             called.append(1) or ma.argmax(axis=1)})())):
+        with pytest.raises(ObservationError, match="mask row 1 has no legal action"):
+            robot.act_batch(obs, empty)
+    assert not called
+
+
+class _Session:
+    """An onnxruntime session stand-in answering fixed outputs (a broken model)."""
+
+    def __init__(self, scores: np.ndarray, action: np.ndarray) -> None:
+        self.out = (scores, action)
+
+    def run(self, names, feeds):
+        return self.out
+
+
+def test_a_network_robot_never_answers_an_illegal_action():
+    """``OnnxRobot`` returned the model's ``action`` unchecked: a model answering 999 gave
+    999, NaN scores gave action 0 although illegal.  Now each is an OnnxRobotError naming
+    the model and the action; and ``act`` of an observation with a batch axis (a bare
+    IndexError before, in every game) is an ObservationError naming the shapes."""
+    from mariash_env.robots import ObservationError
+    from mariash_env.robots.onnx_robot import OnnxRobot, OnnxRobotError
+
+    for rules in ("voleny", "licitovany", "lizany"):
+        o, m = _first_observation(rules)
+        with pytest.raises(ObservationError, match=rf"act takes one observation \[{o.size}\] "
+                                                   rf"and its action_mask \[{m.size}\]"):
+            make_robot("net", rules=rules).act({"observation": o[None], "action_mask": m})
+    o, m = _first_observation("voleny")
+    robot = OnnxRobot(MODEL)
+    illegal = int(np.flatnonzero(m == 0)[0])
+    scores = np.zeros((1, m.size), np.float32)
+    for action, match in ((999, "chose action 999 in row 0"),
+                          (-1, "chose action -1 in row 0"),
+                          (illegal, f"chose action {illegal} in row 0")):
+        robot.session = _Session(scores, np.array([action], np.int64))
+        with pytest.raises(OnnxRobotError, match=rf"robot\.onnx {match}, which its action mask"):
+            robot.act({"observation": o, "action_mask": m})
+    nan = np.full((1, m.size), np.nan, np.float32)
+    robot.session = _Session(nan, np.array([0], np.int64))  # argmax of NaN: action 0
+    with pytest.raises(OnnxRobotError, match="scored the legal action .* NaN"):
+        robot.act_batch(o[None], m[None])
+    robot.session = _Session(scores[:, :5], np.array([0], np.int64))
+    with pytest.raises(OnnxRobotError, match=r"scores of shape \(1, 5\)"):
+        robot.act({"observation": o, "action_mask": m})

@@ -31,7 +31,7 @@ game) and :attr:`Robot.seat_counts`; :func:`check_plays` refuses it for another 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .view import SeatView
 
 __all__ = ["Robot", "RandomRobot", "PolicyRobot", "RobotGameError", "ObservationError",
-           "as_robot", "check_plays", "legal_of", "observation_arrays"]
+           "as_robot", "check_batch", "check_plays", "legal_of", "observation_arrays"]
 
 
 class ObservationError(ValueError):
@@ -73,10 +73,22 @@ class Robot:
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Actions for a batch of observations ``[N, D]`` with masks ``[N, A]``."""
+        obs, mask = self.check_batch(obs, mask)
         return np.array(
             [self.act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask)],
             dtype=np.int64,
         )
+
+    def check_batch(self, obs: Any, mask: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(obs, mask)`` as arrays when they are a batch this robot can decide
+        (:func:`check_batch`; the mask as wide as its game's actions when it plays one
+        game): every ``act_batch`` asks it first."""
+        from ..games.registry import games  # here: the games import the robots
+
+        g = self.games
+        one = g[0] if isinstance(g, (tuple, list)) and len(g) == 1 else None
+        kind = next((k for k in games() if k.name == one), None)
+        return check_batch(obs, mask, n_actions=None if kind is None else kind.n_actions)
 
     def reset(self) -> None:
         """Forget anything remembered from an earlier deal (robots are mostly stateless)."""
@@ -106,6 +118,41 @@ def no_legal_action() -> ObservationError:
     of a seat that is not to move."""
     return ObservationError("the observation's action_mask has no legal action: is this "
                             "seat to move?")
+
+
+def check_batch(obs: Any, mask: Any, obs_sizes: Collection[int] | None = None,
+                n_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(obs, mask)`` as arrays when they are a batch of decisions: observations
+    ``[N, D]`` (``D`` in ``obs_sizes`` when given) and 0/1 masks ``[N, A]`` (``A`` =
+    ``n_actions`` when given) of the same ``N``, every row with a legal action; else
+    ObservationError naming what is wrong (a row with no legal action by its index), so
+    that no robot answers a batch it cannot have read."""
+    try:
+        o, m = np.asarray(obs), np.asarray(mask)
+    except (ValueError, TypeError) as e:  # ragged sequences
+        raise ObservationError(f"a batch is observations [N, D] and masks [N, A]: {e}") from e
+    if o.ndim != 2 or m.ndim != 2:
+        raise ObservationError(f"a batch is observations [N, D] and masks [N, A] (2-D), got "
+                               f"shapes {o.shape} and {m.shape}")
+    if len(o) != len(m):
+        raise ObservationError(f"a batch has one mask per observation, got {len(o)} "
+                               f"observations and {len(m)} masks")
+    if obs_sizes is not None and o.shape[1] not in obs_sizes:
+        raise ObservationError(f"observations of {' or '.join(map(str, sorted(obs_sizes)))} "
+                               f"floats expected, got shape {o.shape}")
+    if n_actions is not None and m.shape[1] != n_actions:
+        raise ObservationError(f"masks of {n_actions} actions expected, got shape {m.shape}")
+    if m.dtype == object or m.dtype.kind not in "biuf":
+        raise ObservationError(f"an action mask is numbers 0 or 1, got dtype {m.dtype}")
+    bad = np.argwhere((m != 0) & (m != 1))
+    if bad.size:
+        i, j = bad[0].tolist()
+        raise ObservationError(f"mask row {i}, action {j}: {m[i, j].item()!r}, expected 0 or 1")
+    empty = np.flatnonzero(~m.any(axis=1))
+    if empty.size:
+        raise ObservationError(f"mask row {int(empty[0])} has no legal action ({empty.size} "
+                               "such row(s)): is that seat to move?")
+    return o, m
 
 
 def legal_of(observation: dict[str, Any]) -> np.ndarray:
@@ -153,7 +200,9 @@ class RandomRobot(Robot):
         return int(self.rng.choice(legal_of(observation)))
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        u = self.rng.random(mask.shape) * (mask > 0)
+        _, mask = self.check_batch(obs, mask)
+        # 1 + u > 0: a draw of exactly 0 cannot tie with the illegal actions' zeros
+        u = (1.0 + self.rng.random(mask.shape)) * (mask != 0)
         return np.argmax(u, axis=1).astype(np.int64)
 
 
@@ -173,6 +222,7 @@ class PolicyRobot(Robot):
         return int(np.asarray(self.fn(o[None], m[None]))[0])
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        self.check_batch(obs, mask)  # (the policy gets the batch as it was given)
         return np.asarray(self.fn(obs, mask), dtype=np.int64)
 
 
@@ -194,6 +244,7 @@ class _Duck(Robot):
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if hasattr(self.obj, "act_batch"):
+            self.check_batch(obs, mask)
             return np.asarray(self.obj.act_batch(obs, mask), dtype=np.int64)
         return super().act_batch(obs, mask)
 

@@ -34,7 +34,7 @@ import numpy as np
 from ..games.registry import games
 from ..kinds import GameKind
 from ..shipped import locate, shipped_hint
-from .base import ObservationError, Robot, no_legal_action, observation_arrays
+from .base import ObservationError, Robot, check_batch, observation_arrays
 from .registry import int_at_least, register_robot
 
 ROBOT_FORMAT = "mariash-robot-v1"
@@ -42,7 +42,8 @@ _EXPORTED = {k.name: k for k in games("export")}  # the games whose models it re
 
 
 class OnnxRobotError(ValueError):
-    """The ONNX file is missing, unreadable, or made for another observation layout."""
+    """The ONNX file is missing, unreadable, or made for another observation layout; or
+    the model answered an action its mask does not allow (or NaN scores)."""
 
 
 class OnnxRobot(Robot):
@@ -145,35 +146,75 @@ class OnnxRobot(Robot):
         """``(masked scores float32[N, A], actions int64[N])`` for a batch; the claims
         taken where offered (module docstring), unless ``claims=False``: the network's own
         argmax (export's parity check with the torch policy)."""
-        obs = np.ascontiguousarray(obs, dtype=np.float32)
-        mask = np.ascontiguousarray(mask, dtype=np.int8)
-        if obs.ndim == 1:
+        obs, mask = np.asarray(obs), np.asarray(mask)
+        if obs.ndim == 1 and mask.ndim == 1:
             obs, mask = obs[None], mask[None]
         n_obs, n_act = self.game.obs_size, self.game.n_actions
-        if obs.shape[1] not in self._sizes or mask.shape[1] != n_act or len(obs) != len(mask):
-            also = "".join(f" (or {n})" for n in sorted(self._sizes - {n_obs}))
+        also = "".join(f" (or {n})" for n in sorted(self._sizes - {n_obs}))
+        if obs.ndim != 2 or mask.ndim != 2 or obs.shape[1] not in self._sizes or \
+                mask.shape[1] != n_act or len(obs) != len(mask):
             raise ObservationError(f"expected obs [N, {n_obs}{also}] and mask [N, {n_act}] "
-                                   f"({self.game.name}), got {obs.shape} and {mask.shape}")
+                                   f"({self.game.name}; or one observation [{n_obs}] and "
+                                   f"its mask [{n_act}]), got {obs.shape} and {mask.shape}")
+        obs, mask = check_batch(obs, mask)  # 0/1 masks, each with a legal action
+        if obs.dtype == object or obs.dtype.kind not in "biuf":
+            raise ObservationError(f"an observation is numbers, got dtype {obs.dtype}")
         # another seat count's observation opens with the network's (volený's at four)
-        obs = np.ascontiguousarray(obs[:, :n_obs])
-        if not mask.any(axis=1).all():
-            raise no_legal_action()
+        obs = np.ascontiguousarray(obs[:, :n_obs], dtype=np.float32)
+        mask = np.ascontiguousarray(mask, dtype=np.int8)
         if not np.isfinite(obs).all():  # the network would pick an action from NaN scores
             row, slot = np.argwhere(~np.isfinite(obs))[0].tolist()
             raise ObservationError(f"observation {row}, slot {slot}, is not finite: expected "
                                    "finite floats")
         scores, actions = self.session.run(["scores", "action"],
                                            {"observation": obs, "action_mask": mask})
-        actions = actions.astype(np.int64)
+        scores, actions = self._checked(scores, actions, mask)
         for a in self.game.claim_actions if claims else ():  # volený's lay-down: bundled
             actions[mask[:, a] != 0] = a                       # robots always use it
         return scores, actions
 
+    def _checked(self, scores: Any, actions: Any,
+                 mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The model's outputs when they are a legal action per row (and scores with no
+        NaN on a legal action), else OnnxRobotError naming the model and the row: a
+        broken or foreign model must not play an action the rules do not allow."""
+        n, n_act = mask.shape
+        scores, actions = np.asarray(scores), np.asarray(actions)
+        if scores.shape != (n, n_act) or actions.shape not in ((n,), (n, 1)):
+            raise OnnxRobotError(f"{self.path} answered scores of shape {scores.shape} and "
+                                 f"actions of shape {actions.shape}: expected ({n}, {n_act}) "
+                                 f"and ({n},)")
+        nan = np.argwhere(np.isnan(scores) & (mask != 0))
+        if nan.size:
+            row, a = nan[0].tolist()
+            raise OnnxRobotError(f"{self.path} scored the legal action {a} of row {row} NaN: "
+                                 "its greedy action would be meaningless")
+        if actions.dtype.kind not in "iu":
+            raise OnnxRobotError(f"{self.path} answered actions of dtype {actions.dtype}: "
+                                 "expected integer action indices")
+        actions = actions.reshape(n).astype(np.int64)
+        inside = (actions >= 0) & (actions < n_act)
+        legal = inside.copy()
+        legal[inside] = mask[np.flatnonzero(inside), actions[inside]] != 0
+        if not legal.all():
+            row = int(np.flatnonzero(~legal)[0])
+            raise OnnxRobotError(f"{self.path} chose action {int(actions[row])} in row {row}, "
+                                 f"which its action mask does not allow (legal: "
+                                 f"{np.flatnonzero(mask[row]).tolist()})")
+        return scores, actions
+
     def act(self, observation: dict[str, Any]) -> int:
-        _, a = self.scores_and_actions(*observation_arrays(observation))
+        obs, mask = observation_arrays(observation)
+        if obs.ndim != 1 or mask.ndim != 1:  # one decision: one observation, one mask
+            raise ObservationError(
+                f"act takes one observation [{self.game.obs_size}] and its action_mask "
+                f"[{self.game.n_actions}] ({self.game.name}), got shapes {obs.shape} and "
+                f"{mask.shape}; a batch goes to act_batch")
+        _, a = self.scores_and_actions(obs, mask)
         return int(a[0])
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        obs, mask = self.check_batch(obs, mask)
         if len(obs) == 0:
             return np.zeros(0, np.int64)
         return self.scores_and_actions(obs, mask)[1]
