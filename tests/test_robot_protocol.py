@@ -295,6 +295,15 @@ def test_act_batch_checks_its_batch(rules):
     assert not called
 
 
+def _obs_spec(rules: str):
+    """The game's canonical observation (``robots.features.ObsSpec``)."""
+    from mariash_env.games.lizany.table_robot import LIZANY_OBS
+    from mariash_env.robots.features import VOLENY_OBS
+    from mariash_env.robots.licit_table import LICIT_OBS
+
+    return {"voleny": VOLENY_OBS, "licitovany": LICIT_OBS, "lizany": LIZANY_OBS}[rules]
+
+
 class _Session:
     """An onnxruntime session stand-in answering fixed outputs (a broken model)."""
 
@@ -335,3 +344,62 @@ def test_a_network_robot_never_answers_an_illegal_action():
     robot.session = _Session(scores[:, :5], np.array([0], np.int64))
     with pytest.raises(OnnxRobotError, match=r"scores of shape \(1, 5\)"):
         robot.act({"observation": o, "action_mask": m})
+
+
+@pytest.mark.parametrize("rules", ["voleny", "licitovany", "lizany"])
+def test_table_robots_check_the_whole_observation(rules):
+    """Licitovaný's table robot took an observation of 5,000 floats, random floats and a
+    mask of 7s (it checked only the blocks its card play reads, and only then), lízaný's
+    random floats and an inf in its mask; volený's refused each.  Every game's table robot
+    now makes volený's check (``robots.features.check_observation`` with the game's
+    ``ObsSpec``)."""
+    from mariash_env.robots import ObservationError
+
+    o, m = _first_observation(rules)
+    robot = make_robot("table", rules=rules)
+    rng = np.random.default_rng(0)
+    onehot = {"voleny": "phase", "licitovany": "phase", "lizany": "trump_suit"}[rules]
+    off, n = _obs_spec(rules).layout[onehot]
+    two = o.copy()
+    two[off:off + n] = 0
+    two[off:off + 2] = 1
+    inf_mask = m.astype(np.float32)
+    inf_mask[np.flatnonzero(m)[0]] = np.inf
+    for obs, mask, match in (
+            (np.zeros(5000, np.float32), m, rf"vector of {o.size} floats.* got shape \(5000,\)"),
+            (rng.random(o.size).astype(np.float32), m, r"expected 0 or 1 outside"),
+            (np.where(np.arange(o.size) == 0, np.inf, o), m, r"observation\[0\] is not finite"),
+            (two, m, rf"block '{onehot}'"),
+            (o, m * 7, f"action mask is {m.size} values 0 or 1"),
+            (o, inf_mask, f"action mask is {m.size} values 0 or 1"),
+            (o.astype(str), m, "is numbers, got dtype")):
+        with pytest.raises(ObservationError, match=match):
+            robot.act({"observation": obs, "action_mask": mask})
+    assert m[robot.act({"observation": o, "action_mask": m})] == 1
+
+
+@pytest.mark.parametrize("rules", ["voleny", "licitovany", "lizany"])
+def test_every_observation_of_a_deal_passes_the_canonical_check(rules):
+    """What the encoder writes, for every seat at every decision of random deals (and its
+    mask for the seat to move), passes the check the table robots now make: it refuses
+    only what no seat can see."""
+    import mariash_env
+    from mariash_env.robots.features import check_observation
+
+    spec = _obs_spec(rules)
+    rng = np.random.default_rng(4)
+    decisions = 0
+    for seed in range(6):
+        e = mariash_env.env(rules=rules)
+        e.reset(seed=seed)
+        for _agent in e.agent_iter():
+            obs, _r, term, trunc, _info = e.last()
+            for seat in e.agents:
+                seen = e.observe(seat)
+                check_observation(seen["observation"], seen["action_mask"], spec)
+            if term or trunc:
+                e.step(None)
+                continue
+            decisions += 1
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert decisions > 100

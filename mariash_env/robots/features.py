@@ -15,7 +15,9 @@ orders, trick winners, hole counting for betl and durch after the computer progr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -247,17 +249,78 @@ class ObsInfo:
 _LAYOUT = {name: (off, n) for name, off, n, _doc in O.OBS_LAYOUT if off < O.OBS_SIZE}
 
 
-# Lengths decode accepts: the observation, and the four-player one whose first block it is.
-_LENGTHS = (O.OBS_SIZE, OBS4_SIZE)
-_SCALED = ("points", "ntricks", "score")  # numbers; every other slot is 0 or 1
-# One-hot groups, as (block, group size): at most one slot of each group is set ...
-_AT_MOST_ONE = (("trump_card", 32), ("trump_suit", 4), ("trick_leader", 3),
-                ("cur_trick", 32), ("contract", 3), ("announce", 4), ("actor", 3),
-                ("chooser", 3), ("bad", 3), ("durch", 3), ("bet_level", 8),
-                ("bet_seat", 3), ("flek_round", 8), ("marriage", 3),
-                ("first_marriage", 4))
-# ... and exactly one of these (the encoder always sets them).
-_EXACTLY_ONE = (("forehand", 3), ("dealer", 3), ("phase", 9), ("deal_no", 12))
+@dataclass(frozen=True)
+class ObsSpec:
+    """What a canonical observation of one game holds, for :func:`check_observation`
+    (one check for every game's rule robot, each game declaring its blocks here)."""
+
+    what: str  # how the messages name it: "an observation", "a licitovaný observation"
+    lengths: tuple[int, ...]  # accepted lengths: the observation's own, then longer ones
+    others: str  # those longer ones, for the message: " (or the four-player 924)"
+    layout: dict[str, tuple[int, int]]  # block -> (offset, size), within lengths[0]
+    numbers: tuple[int, ...]  # the slots holding numbers; every other slot is 0 or 1
+    numbers_text: str  # where the numbers are, for the message
+    at_most_one: tuple[tuple[str, int], ...]  # (block, group size): at most one set each
+    exactly_one: tuple[tuple[str, int], ...]  # (block, group size): exactly one set each
+    n_actions: int  # the action mask's length
+    extra: Callable[[np.ndarray], None] | None = None  # the game's own checks of the bits
+
+    @staticmethod
+    def slots(layout: dict[str, tuple[int, int]], *blocks: str) -> tuple[int, ...]:
+        """The slots of ``blocks`` (for :attr:`numbers`)."""
+        return tuple(i for b in blocks for i in range(layout[b][0], sum(layout[b])))
+
+
+def check_observation(v: Any, mask: Any, spec: ObsSpec) -> np.ndarray:
+    """``v`` as float32[spec.lengths[0]] when it is a canonical observation of ``spec``'s
+    game (and ``mask``, unless None, a 0/1 action mask of it), else ObservationError naming
+    what is wrong and what was expected: numbers, of an accepted length, finite, 0 or 1
+    outside the number slots, the one-hot groups one-hot, then the game's own checks."""
+    try:
+        v = np.asarray(v)
+    except (ValueError, TypeError) as e:  # ragged or odd sequences
+        raise ObservationError(f"{spec.what} is a vector of {spec.lengths[0]} floats: "
+                               f"{e}") from e
+    size = spec.lengths[0]
+    if v.dtype == object or v.dtype.kind not in "biuf":
+        raise ObservationError(f"{spec.what} is numbers, got dtype {v.dtype}")
+    if v.ndim != 1 or v.shape[0] not in spec.lengths:
+        raise ObservationError(f"{spec.what} is a vector of {size} floats{spec.others}, got "
+                               f"shape {v.shape}")
+    v = v[:size].astype(np.float64)
+    if not np.isfinite(v).all():
+        raise ObservationError(f"observation[{int(np.flatnonzero(~np.isfinite(v))[0])}] is "
+                               "not finite: expected finite floats")
+    binary = np.ones(size, dtype=bool)
+    binary[list(spec.numbers)] = False
+    bad = np.flatnonzero(binary & (v != 0) & (v != 1))
+    if bad.size:
+        i = int(bad[0])
+        block = next(name for name, (off, n) in spec.layout.items() if off <= i < off + n)
+        raise ObservationError(f"observation[{i}] = {v[i]!r} (block {block!r}): expected 0 "
+                               f"or 1 outside {spec.numbers_text}")
+    bits = v > 0.5
+    for groups, exact in ((spec.at_most_one, False), (spec.exactly_one, True)):
+        for name, gsize in groups:
+            off, n = spec.layout[name]
+            g = bits[off:off + n].reshape(-1, gsize).sum(axis=1)
+            if exact and (g != 1).any():
+                raise ObservationError(f"block {name!r} has {int(g[g != 1][0])} slots set: "
+                                       f"expected exactly one of {gsize}")
+            if not exact and (g > 1).any():
+                raise ObservationError(f"block {name!r} group {int(np.flatnonzero(g > 1)[0])} "
+                                       f"has {int(g.max())} slots set: expected a one-hot "
+                                       f"group of {gsize} (at most one set)")
+    if spec.extra is not None:
+        spec.extra(bits)
+    if mask is not None:
+        m = np.asarray(mask)
+        if m.shape != (spec.n_actions,) or m.dtype.kind not in "biuf" or (
+                (m != 0) & (m != 1)).any():
+            raise ObservationError(f"{spec.what.replace('observation', 'action mask')} is "
+                                   f"{spec.n_actions} values 0 or 1, got "
+                                   f"{m.dtype}{list(m.shape)}")
+    return v.astype(np.float32)
 
 
 def check_tricks(bits: np.ndarray, layout: dict[str, tuple[int, int]]) -> None:
@@ -299,67 +362,47 @@ def check_tricks(bits: np.ndarray, layout: dict[str, tuple[int, int]]) -> None:
                                    "different seats, with its leader once begun")
 
 
-def _check_canonical(v: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
-    """``v`` as float32[OBS_SIZE] when it is a canonical observation (and ``mask`` a 0/1
-    action mask), else ObservationError naming what is wrong and what was expected."""
-    if v.dtype == object or v.dtype.kind not in "biuf":
-        raise ObservationError(f"an observation is numbers, got dtype {v.dtype}")
-    if v.ndim != 1 or v.shape[0] not in _LENGTHS:
-        raise ObservationError(f"an observation is a vector of {O.OBS_SIZE} floats (or the "
-                               f"four-player {OBS4_SIZE}), got shape {v.shape}")
-    v = v[:O.OBS_SIZE].astype(np.float64)
-    if not np.isfinite(v).all():
-        raise ObservationError(f"observation[{int(np.flatnonzero(~np.isfinite(v))[0])}] is "
-                               "not finite: expected finite floats")
-    binary = np.ones(O.OBS_SIZE, dtype=bool)
-    for name in _SCALED:
-        off, n = _LAYOUT[name]
-        binary[off:off + n] = False
-    bad = np.flatnonzero(binary & (v != 0) & (v != 1))
-    if bad.size:
-        i = int(bad[0])
-        block = next(name for name, (off, n) in _LAYOUT.items() if off <= i < off + n)
-        raise ObservationError(f"observation[{i}] = {v[i]!r} (block {block!r}): expected 0 "
-                               "or 1 outside the points, ntricks and score blocks")
-    bits = v > 0.5
-
-    def groups(name: str, size: int) -> np.ndarray:
-        off, n = _LAYOUT[name]
-        return bits[off:off + n].reshape(-1, size).sum(axis=1)
-
-    for name, size in _AT_MOST_ONE:
-        g = groups(name, size)
-        if (g > 1).any():
-            raise ObservationError(f"block {name!r} group {int(np.flatnonzero(g > 1)[0])} has "
-                                   f"{int(g.max())} slots set: expected a one-hot group of "
-                                   f"{size} (at most one set)")
-    for name, size in _EXACTLY_ONE:
-        g = groups(name, size)
-        if (g != 1).any():
-            raise ObservationError(f"block {name!r} has {int(g[0])} slots set: expected "
-                                   f"exactly one of {size}")
+def _voleny_bits(bits: np.ndarray) -> None:
+    """Volený's own checks: a raise names one seat, a flek level exactly for each bet
+    that exists, one consistent history of tricks."""
     # raised_by: [bet][level] groups of 3, less the open contract's slots (core/observe.py).
-    rb = groups("raised_by", 3)
+    off, n = _LAYOUT["raised_by"]
+    rb = bits[off:off + n].reshape(-1, 3).sum(axis=1)
     if bits[O.O_OPEN]:
         rb = rb[:7]
     if (rb > 1).any():
         raise ObservationError("block 'raised_by' names two seats for one raise: expected at "
                                "most one per bet and level")
     ex = bits[O.O_BET_EXISTS:O.O_BET_EXISTS + 4]
-    lv = groups("bet_level", 8)
+    off, n = _LAYOUT["bet_level"]
+    lv = bits[off:off + n].reshape(-1, 8).sum(axis=1)
     if ((lv == 1) != ex).any():
         b = int(np.flatnonzero((lv == 1) != ex)[0])
         raise ObservationError(f"bet {b}: 'bet_level' has {int(lv[b])} slots set but "
                                f"'bet_exists' says {int(ex[b])}: expected a level exactly for "
                                "each bet that exists")
     check_tricks(bits, _LAYOUT)
-    if mask is not None:
-        m = np.asarray(mask)
-        if m.shape != (N_ACTIONS,) or m.dtype.kind not in "biuf" or (
-                (m != 0) & (m != 1)).any():
-            raise ObservationError(f"an action mask is {N_ACTIONS} values 0 or 1, got "
-                                   f"{m.dtype}{list(m.shape)}")
-    return v.astype(np.float32)
+
+
+VOLENY_OBS = ObsSpec(
+    what="an observation", lengths=(O.OBS_SIZE, OBS4_SIZE),  # and the four-player one,
+    others=f" (or the four-player {OBS4_SIZE})",               # whose first block it is
+    layout=_LAYOUT, numbers=ObsSpec.slots(_LAYOUT, "points", "ntricks", "score"),
+    numbers_text="the points, ntricks and score blocks",
+    at_most_one=(("trump_card", 32), ("trump_suit", 4), ("trick_leader", 3),
+                 ("cur_trick", 32), ("contract", 3), ("announce", 4), ("actor", 3),
+                 ("chooser", 3), ("bad", 3), ("durch", 3), ("bet_level", 8),
+                 ("bet_seat", 3), ("flek_round", 8), ("marriage", 3),
+                 ("first_marriage", 4)),
+    exactly_one=(("forehand", 3), ("dealer", 3), ("phase", 9), ("deal_no", 12)),
+    n_actions=N_ACTIONS, extra=_voleny_bits)
+"""Volený's canonical observation (the table robot's :func:`decode` checks it)."""
+
+
+def _check_canonical(v: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """``v`` as float32[OBS_SIZE] when it is a canonical volený observation (and ``mask``
+    a 0/1 action mask), else ObservationError (:func:`check_observation`)."""
+    return check_observation(v, mask, VOLENY_OBS)
 
 
 def _mask_of(idx: list[int]) -> int:

@@ -19,8 +19,8 @@ observation alone.
 
 The rules are compiled, in one copy (:func:`~mariash_env.games.licitovany.table_decide.decide`),
 which a search's simulations call without leaving compiled code; :meth:`LicitTableRobot.act`
-checks the blocks the card-play view reads first (unless ``check`` is off: the encoder's
-own observations).
+checks the whole observation first, as volený's robot does (:data:`LICIT_OBS`; unless
+``check`` is off: the encoder's own observations).
 """
 
 from __future__ import annotations
@@ -41,9 +41,11 @@ from ...robots.base import Robot, no_legal_action, observation_arrays
 from ...robots.card_view import CardPlayView
 from ...robots.features import (
     ObservationError,
+    ObsSpec,
+    check_observation,
     check_tricks,
 )
-from ..voleny.table_play import VIEW_SIZE, bits32, first_set
+from ..voleny.table_play import VIEW_SIZE, bits32
 from ..voleny.table_robot import (
     TableRobot,
 )
@@ -61,14 +63,38 @@ from .table_play import decode_licit
 _L = {name: (off, n) for name, off, n, _ in LOBS_LAYOUT if off < LOBS_SIZE}
 _PHASE_SLOTS = ("bid", "hold", "lone_bid", "game", "trumps", "helping", "discard", "lead",
                 "flek", "play", "done")
-_VIEWED = (_PHASE_SLOTS.index("flek"), _PHASE_SLOTS.index("play"))  # phases read as a view
-# The blocks the card-play view reads: 0/1 slots, at most one set per group of the size.
-_VIEW_ONE_HOT = (("trump_suit", 4), ("trick_leader", 3), ("cur_trick", 32), ("actor", 3),
-                 ("game", 12), ("first_marriage", 4), ("comp_level", 8), ("phase", 11))
-_VIEW_SETS = ("hand", "talon", "played_by", "played_in", "comp_exists")
 # The volený bet each component is flekked as: the game and hundred as the game bet, the
 # seven and two sevens as the seven (the later component's level wins, as one bet).
 _BET_OF = ((K_GAME, B_GAME), (K_HUNDRED, B_GAME), (K_SEVEN, B_SEVEN), (K_TWO_SEVENS, B_SEVEN))
+
+
+def _licit_bits(bits: np.ndarray) -> None:
+    """Licitovaný's own checks: a flek level exactly for each component that exists, one
+    consistent history of tricks."""
+    ex = _block(bits, "comp_exists")
+    lv = _block(bits, "comp_level").reshape(4, 8).sum(axis=1)
+    if ((lv == 1) != ex).any():
+        k = int(np.flatnonzero((lv == 1) != ex)[0])
+        raise ObservationError(f"component {k}: 'comp_level' has {int(lv[k])} slots set but "
+                               f"'comp_exists' says {int(ex[k])}: expected a level exactly "
+                               "for each component that exists")
+    check_tricks(bits, _L)
+
+
+LICIT_OBS = ObsSpec(
+    what="a licitovaný observation", lengths=(LOBS_SIZE, LSTATE_OBS_SIZE),
+    others=f" (or the omniscient {LSTATE_OBS_SIZE})", layout=_L,
+    numbers=ObsSpec.slots(_L, "raise_turn", "points", "ntricks", "score"),
+    numbers_text="the raise_turn, points, ntricks and score blocks",
+    at_most_one=(("lead", 32), ("trick_leader", 3), ("cur_trick", 32), ("bid_by", 3),
+                 ("hold_by", 3), ("passed", 13), ("holder", 3), ("challenger", 3),
+                 ("high_seat", 3), ("game", 12), ("actor", 3), ("trump_suit", 4),
+                 ("helping", 4), ("comp_level", 8), ("raised_by", 3), ("flek_turn", 8),
+                 ("quiet", 3), ("marriage", 3), ("first_marriage", 4)),
+    exactly_one=(("high", 13), ("forhond", 3), ("dealer", 3), ("phase", 11),
+                 ("deal_no", 12)),
+    n_actions=LA.N_ACTIONS, extra=_licit_bits)
+"""Licitovaný's canonical observation (the table robot checks it, as volený's does)."""
 
 
 def _block(v: np.ndarray, name: str) -> np.ndarray:
@@ -76,36 +102,10 @@ def _block(v: np.ndarray, name: str) -> np.ndarray:
     return v[off:off + n]
 
 
-def _one(v: np.ndarray, name: str) -> int:
-    """Index of the set entry of a one-hot block, -1 if none (``v``: float32, contiguous)."""
-    off, n = _L[name]
-    return int(first_set(v, off, n))
-
-
 def _check_view(v: np.ndarray, mask: np.ndarray) -> None:
-    """ObservationError unless the blocks the view reads are a seat's licitovaný
-    observation's and ``mask`` a licitovaný action mask."""
-    if v.ndim != 1 or v.shape[0] not in (LOBS_SIZE, LSTATE_OBS_SIZE):
-        raise ObservationError(f"a licitovaný observation is a vector of {LOBS_SIZE} floats "
-                               f"(or the omniscient {LSTATE_OBS_SIZE}), got shape {v.shape}")
-    for name in (*_VIEW_SETS, *(n for n, _ in _VIEW_ONE_HOT)):
-        b = _block(v, name)
-        bad = np.flatnonzero((b != 0) & (b != 1))
-        if bad.size:
-            raise ObservationError(f"observation block {name!r}[{int(bad[0])}] = "
-                                   f"{b[bad[0]]!r}: expected 0 or 1")
-    bits = v > 0.5
-    for name, size in _VIEW_ONE_HOT:
-        g = _block(bits, name).reshape(-1, size).sum(axis=1)
-        if (g > 1).any():
-            raise ObservationError(f"block {name!r} group {int(np.flatnonzero(g > 1)[0])} "
-                                   f"has {int(g.max())} slots set: expected a one-hot group "
-                                   f"of {size} (at most one set)")
-    check_tricks(bits, _L)
-    m = np.asarray(mask)
-    if m.shape != (LA.N_ACTIONS,) or m.dtype.kind not in "biuf" or ((m != 0) & (m != 1)).any():
-        raise ObservationError(f"a licitovaný action mask is {LA.N_ACTIONS} values 0 or 1, "
-                               f"got {m.dtype}{list(m.shape)}")
+    """ObservationError unless ``v`` is a seat's licitovaný observation and ``mask`` a
+    licitovaný action mask (:data:`LICIT_OBS`)."""
+    check_observation(v, mask, LICIT_OBS)
 
 
 def card_play_view(observation: np.ndarray, mask: np.ndarray, check: bool = True,
@@ -159,6 +159,8 @@ class LicitTableRobot(Robot):
 
     def act(self, observation: dict[str, Any]) -> int:
         obs, mask = observation_arrays(observation)
+        if self.check:  # the whole observation, as volený's robot checks its own
+            check_observation(obs, mask, LICIT_OBS)
         obs = np.ascontiguousarray(obs, dtype=np.float32)
         if mask.dtype != np.int8 or not mask.flags.c_contiguous:
             mask = np.ascontiguousarray(mask != 0, dtype=np.int8)
@@ -166,12 +168,8 @@ class LicitTableRobot(Robot):
             raise ObservationError(f"a licitovaný observation is {LOBS_SIZE} floats and its "
                                    f"mask {LA.N_ACTIONS} values, got shapes {obs.shape} and "
                                    f"{mask.shape}")
-        if self.check and not np.isfinite(obs).all():
-            raise ObservationError("a licitovaný observation holds a value that is not finite")
         if self.check and not mask.any():  # the compiled rules would answer -1
             raise no_legal_action()
-        if self.check and _one(obs, "phase") in _VIEWED:
-            _check_view(obs, observation["action_mask"])  # the blocks the view reads
         # The rules, compiled (table_decide.py): one copy for this robot and the searches.
         return int(decide(obs, mask, self._view))
 

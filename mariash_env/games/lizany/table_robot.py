@@ -26,11 +26,34 @@ from ...cards import NCARDS, cards_of
 from ...core.tables import CARD_POINTS
 from ...core.tricks import announces_marriage_py, beats_py, follow_py, strength_py
 from ...robots.base import ObservationError, Robot, legal_of, observation_arrays
+from ...robots.features import ObsSpec, check_observation
 from .actions import N_ACTIONS, OBS_SIZE
 from .game import OBS, SC_EMPTY, mask_from
 
 _PTS = tuple(int(x) for x in CARD_POINTS)
 _BITS = 1 << np.arange(NCARDS, dtype=np.int64)
+
+
+def _lizany_bits(bits: np.ndarray) -> None:
+    """Lízaný's own check: the trump suit is the turned-up card's."""
+    card = int(np.flatnonzero(bits[OBS["trump_card"][0]:][:NCARDS])[0])
+    suit = int(np.flatnonzero(bits[OBS["trump_suit"][0]:][:4])[0])
+    if card >> 3 != suit:
+        raise ObservationError(f"block 'trump_suit' says suit {suit} but the turned-up card "
+                               f"{card} is of suit {card >> 3}: expected the same suit")
+
+
+_SC = OBS["scalars"][0]
+LIZANY_OBS = ObsSpec(
+    what="a lízaný observation", lengths=(OBS_SIZE,), others="", layout=dict(OBS),
+    # the scalars that count (stock, points, marriages, tricks, trick, totals); the
+    # others are flags
+    numbers=tuple(_SC + i for i in (0, 2, 3, 4, 5, 6, 7, 11, 14, 15)),
+    numbers_text="the scalars block's counts",
+    at_most_one=(("table", 32), ("marriages", 2)),
+    exactly_one=(("trump_card", 32), ("trump_suit", 4)),
+    n_actions=N_ACTIONS, extra=_lizany_bits)
+"""Lízaný's canonical observation (its rule robot checks it, as volený's does)."""
 
 
 class LizanyRuleRobot(Robot):
@@ -41,11 +64,7 @@ class LizanyRuleRobot(Robot):
 
     def act(self, observation: dict[str, Any]) -> int:
         o, mask = observation_arrays(observation)
-        if o.shape != (OBS_SIZE,) or mask.shape != (N_ACTIONS,):
-            raise ObservationError(f"a lízaný observation is {OBS_SIZE} floats and its mask "
-                                   f"{N_ACTIONS} values, got shapes {o.shape} and {mask.shape}")
-        if not np.isfinite(o).all():
-            raise ObservationError("a lízaný observation holds a value that is not finite")
+        o = check_observation(o, mask, LIZANY_OBS)  # as volený's robot checks its own
         legal = int(_BITS[legal_of(observation)].sum())
         trump = int(np.argmax(o[OBS["trump_suit"][0]:OBS["trump_suit"][0] + 4]))
         hand = mask_from(o[OBS["hand"][0]:])
