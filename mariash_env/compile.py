@@ -24,7 +24,6 @@ mistaken for a hang.
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import threading
@@ -226,7 +225,9 @@ def warm_engine() -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
+    from .cli import ArgumentParser  # one error: line, exit 2
+
+    p = ArgumentParser(
         prog="python -m mariash_env.compile",
         description="Compile the search kernels of the searching robots (pimc, nnpimc, "
                     "strong) into numba's disk cache, so that no robot's first decision "

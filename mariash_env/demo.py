@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from . import env as make_env
-from .cli import ArgumentParser, fail
+from .cli import ArgumentParser, fail, nonnegative
 from .core.state import PHASE_NAMES
 from .robots import RandomRobot
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = ArgumentParser(prog="python -m mariash_env.demo", description=__doc__)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--deals", type=int, default=12)
+    # the env refuses a negative seed: parsed here, so that the error names --seed
+    ap.add_argument("--seed", type=nonnegative(int), default=0,
+                    help="shuffle of the partie, an int >= 0 (default 0)")
+    ap.add_argument("--deals", type=int, default=12, help="deals of the partie (default 12)")
     ap.add_argument("--quiet", action="store_true", help="only the settlement of each deal")
     args = ap.parse_args(argv)
     try:

@@ -21,7 +21,6 @@ give the same card.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -161,7 +160,10 @@ def compare_positions(old: Worker, deals: int, seed: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sys.path.insert(0, str(ROOT))  # this tree's package, as the comparison imports it
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--old", type=Path, required=True, help="the older tree to compare with")
     ap.add_argument("--deals", type=int, default=10)
     ap.add_argument("--seed", type=int, default=201, help="the first deal's seed")

@@ -16,7 +16,6 @@ process; the answers are checked to be the same.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -114,7 +113,9 @@ def rate(url: str, bodies: list[dict[str, Any]], clients: int, seconds: float,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    p = ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--robot", default="pimc(worlds=4, time_limit=None)",
                    help="robot spec; a searching robot answers records")
     p.add_argument("--workers", type=int, default=2)

@@ -24,14 +24,15 @@ observations a step) gave 0.42x and 0.48x in runs alternating with them.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--envs", type=int, default=4096)
     ap.add_argument("--slices", type=int, default=6)
     ap.add_argument("--steps", type=int, default=40, help="steps per slice")

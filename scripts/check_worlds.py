@@ -21,7 +21,6 @@ tests/test_seat_record.py).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections import Counter
@@ -129,7 +128,9 @@ def check(game: str, opts: dict[str, Any], deals: int, seed: int) -> Counter:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m scripts.check_worlds",
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(prog="python -m scripts.check_worlds",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=300, help="random deals per variant")
     ap.add_argument("--seed", type=int, default=0)

@@ -11,8 +11,6 @@ solver's amounts are valued in differs.
 
 from __future__ import annotations
 
-import argparse
-
 from mariash_env.arena import duplicate_match
 from mariash_env.core import state as S
 from mariash_env.robots.pimc import PIMCRobot
@@ -41,7 +39,9 @@ def three_valued() -> PIMCRobot:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=300)
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--jobs", type=int, default=2)

@@ -535,7 +535,9 @@ def report(total: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=60.0, help="run batches this long")
     ap.add_argument("--batches", type=int, default=None, help="exactly this many batches")
     ap.add_argument("--states", type=int, default=400, help="states per game per batch")

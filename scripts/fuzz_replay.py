@@ -252,7 +252,9 @@ def fuzz(seed: int = 0, n_types: int = 12, seconds: float = 150.0,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m scripts.fuzz_replay", description=__doc__,
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(prog="python -m scripts.fuzz_replay", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--types", type=int, default=12, help="type changes per file")

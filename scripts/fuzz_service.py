@@ -347,7 +347,9 @@ def main(argv: list[str] | None = None) -> int:
         res = run_batch(spec, game, int(count), int(seed), float(seconds))
         print(json.dumps(res))
         return 0
-    ap = argparse.ArgumentParser(prog="python -m scripts.fuzz_service", description=__doc__,
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(prog="python -m scripts.fuzz_service", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=250, help="random requests per batch")
     ap.add_argument("--seconds", type=float, default=40.0, help="time bound per batch")

@@ -22,7 +22,6 @@ Prints the figures; the exit status is 1 when anything failed.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import random
@@ -429,7 +428,9 @@ def run_hidden(parties: int, deals: int, seed: int, rules: list[str], variants: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=3000, help="requests per game")
     ap.add_argument("--seconds", type=float, default=120.0, help="time limit in all")
     ap.add_argument("--seed", type=int, default=0)

@@ -50,7 +50,9 @@ def flek_actions(kind_name: str) -> tuple[list[int], int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("labels", help="a bidding label directory")
     ap.add_argument("--rows", type=int, default=2000, help="flek rows looked at, at most")

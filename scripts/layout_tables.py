@@ -8,7 +8,6 @@ state record (``core.state.STATE_SCHEMA``) and both games' action tables.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -88,7 +87,9 @@ def updated(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="only check, write nothing")
     args = ap.parse_args(argv)
     text = PAGE.read_text(encoding="utf-8")

@@ -25,7 +25,6 @@ first (a one-off allocation spread over a window can pass one, a leak passes non
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
@@ -349,7 +348,9 @@ def run(cases: list[str], count: int, windows: int, warm: int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=400, help="units a window")
     ap.add_argument("--windows", type=int, default=3)
     ap.add_argument("--warm", type=int, default=50, help="units before the first window")

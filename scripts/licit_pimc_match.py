@@ -17,7 +17,6 @@ still counts.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -84,7 +83,9 @@ class NewPIMC(_Timed, PIMCRobot):
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    p = ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--deals", type=int, default=200)
     p.add_argument("--seed", type=int, default=35)
     p.add_argument("--out", type=Path, required=True)

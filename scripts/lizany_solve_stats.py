@@ -13,7 +13,6 @@ largest, and the largest against the robot's ``time_limit``.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
@@ -83,7 +82,9 @@ def robot_times(deals: int) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    p = ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--robot-deals", type=int, default=30)
     a = p.parse_args()

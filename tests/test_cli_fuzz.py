@@ -277,7 +277,8 @@ def test_arena_library_arguments_are_checked():
 
 @pytest.mark.parametrize(("args", "match"), [(["--deals", "0"], "'deals'"),
                                              (["--deals", str(10**12)], "'deals'"),
-                                             (["--seed", "1.5"], "--seed")])
+                                             (["--seed", "1.5"], "--seed"),
+                                             (["--seed", "-1"], "--seed")])
 def test_demo_bad_arguments_give_one_error_line(args, match):
     out = run("mariash_env.demo", *args, "--quiet")
     assert_clean(out)
@@ -320,3 +321,33 @@ def test_random_mutations_of_records_only_ever_give_record_errors(partie):
         except RecordError as e:
             kinds.add(e.field)
     assert {"rules", "deck", "actions", "deal", "dealer", "cut", "format"} <= kinds
+
+
+# Every command line parses with mariash_env.cli.ArgumentParser: argparse's own error is a
+# usage block and a "prog: error:" line; the guarantee is one "error: ..." line, exit 2.
+PARSER_ERRORS = [
+    ("mariash_env.compile", ["--part", "bogus"], "invalid choice: 'bogus'"),
+    ("mariash_env.compile", ["--games", "bogus"], "unknown game 'bogus'"),
+    ("training.pimc_labels", ["--out", "x", "--states", "x"], "--states"),
+    ("scripts.check_worlds", ["--deals", "x"], "--deals"),
+    ("scripts.fuzz_replay", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("scripts.leak_check", ["--count", "x"], "--count"),
+]
+
+
+@pytest.mark.parametrize(("module", "args", "match"), PARSER_ERRORS)
+def test_parser_errors_are_one_line(module, args, match):
+    out = run(module, *args)
+    assert_clean(out)
+    err = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(err) == 1 and err[0].startswith("error: ") \
+        and match in err[0], out.stderr
+
+
+def test_every_command_line_uses_the_shared_parser():
+    """No tool of the package, training or scripts builds argparse's own parser (the
+    examples are standalone integrations of other libraries)."""
+    own = [str(p.relative_to(ROOT)) for d in ("mariash_env", "training", "scripts")
+           for p in sorted((ROOT / d).rglob("*.py"))
+           if "argparse.ArgumentParser(" in p.read_text(encoding="utf-8")]
+    assert own == []

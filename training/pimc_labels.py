@@ -864,7 +864,9 @@ def _load_states(path: Path, files: list[Path]) -> tuple[np.ndarray, np.ndarray,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.pimc_labels", description=__doc__,
+    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
+
+    ap = ArgumentParser(prog="python -m training.pimc_labels", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="label directory (resumed if it exists)")
     ap.add_argument("--states", type=int, default=100_000, help="rows wanted in all")
