@@ -179,6 +179,12 @@ def test_torch_loader_and_behaviour_cloning(small, tmp_path):
     assert len(data) == len(D.load(out, ["action"])["action"])
     assert item["observation"].shape == (900,) and item["action_mask"][item["action"]]
     assert sum(1 for _ in ShardStream(out, shuffle=True)) == len(data)
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    with pytest.raises(SystemExit) as e:  # --out checked before the training, not after it
+        bc.main(["--data", str(out), "--out", str(a_file / "bc"), "--epochs", "1",
+                 "--hidden", "16", "--eval-deals", "0", "--threads", "1"])
+    assert e.value.code == 2 and a_file.read_text() == "x"
     assert bc.main(["--data", str(out), "--out", str(tmp_path / "bc"), "--epochs", "1",
                     "--hidden", "16", "--eval-deals", "0", "--threads", "1"]) == 0
     from mariash_env.robots import make_robot

@@ -335,6 +335,12 @@ def test_command_lines_answer_bad_input_with_one_error_line(small_run: Path, tmp
         (("training.train", "--out", str(tmp_path / "t7"), "--resume"), "no checkpoint at"),
         (("training.pimc_labels", "--out", str(tmp_path / "l1"), "--jobs", "100000"),
          "--jobs must be at most 256"),
+        # an --out that cannot be made: one line, not a NotADirectoryError's traceback
+        (("training.pimc_labels", "--out", str(a_file / "l2"), "--states", "2",
+          "--no-progress"), f"cannot write {a_file / 'l2' / 'labels.json'}: {a_file} is not "
+         "a directory"),
+        (("training.pipeline", str(ROOT / "training" / "recipes" / "tiny.toml"), "--out",
+          str(a_file / "p")), f"{a_file} is not a directory"),
         # a typo in the worker count would start a process per worker
         (("training.train", "--out", str(tmp_path / "t8"), "--set", "env.workers=100000"),
          "env.workers = 100000 rollout processes of env.actor_threads = 1 want 100000 "

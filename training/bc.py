@@ -34,7 +34,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from mariash_env.cli import ArgumentParser, fail, positive
+from mariash_env.atomic import atomic_open
+from mariash_env.cli import ArgumentParser, UnwritableError, check_writable, fail, positive
 from mariash_env.kinds import KINDS
 from mariash_env.research.dataset import DatasetError, read_manifest
 
@@ -158,8 +159,12 @@ def main(argv: list[str] | None = None) -> int:
         data = DecisionDataset(args.data, obs_size=KINDS[man["game"]].obs_size)
     except DatasetError as e:
         fail(e)
-    torch.set_num_threads(args.threads)
     out = Path(args.out)
+    try:  # before the training, not after it: a file in the way, a folder not to be made
+        check_writable(out / "bc.onnx")
+    except UnwritableError as e:
+        fail(f"--out {out}: {e}")
+    torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
     net, history = train(data, hidden, args.epochs, args.batch, args.lr, args.seed)
     info = {"method": "behaviour cloning", "data": str(args.data),
@@ -189,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         res.save(out / "eval", plot=False)
         info["match"] = {"deals": res.deals, "seed": 12345, "summary": res.summary(),
                          "pairwise": res.pairwise()}
-    with open(out / "bc.json", "w", encoding="utf-8") as f:
+    with atomic_open(out / "bc.json", "w") as f:
         json.dump(info, f, indent=1, default=str)
     return 0
 

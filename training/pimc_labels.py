@@ -112,7 +112,7 @@ import numpy as np
 
 from mariash_env.arena import MAX_JOBS
 from mariash_env.atomic import atomic_open
-from mariash_env.cli import add_ray_arguments
+from mariash_env.cli import ArgumentParser, UnwritableError, add_ray_arguments, check_writable
 from mariash_env.core import state as S
 from mariash_env.game import Game
 from mariash_env.games.base import GameError, GameKind
@@ -644,7 +644,10 @@ def check_settings(out: Path, settings: dict[str, Any]) -> None:
             raise LabelError(f"{out} holds labels made with other settings ({'; '.join(diff)}): "
                              "rerun with the same options, or use another --out")
         return
-    out.mkdir(parents=True, exist_ok=True)
+    try:  # a file in the way or a folder that cannot be made: one line, before any work
+        check_writable(meta)
+    except UnwritableError as e:
+        raise LabelError(f"--out {out}: {e}") from None
     with atomic_open(meta, "w") as f:
         json.dump(settings, f, indent=1)
 
@@ -864,10 +867,8 @@ def _load_states(path: Path, files: list[Path]) -> tuple[np.ndarray, np.ndarray,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from mariash_env.cli import ArgumentParser  # one error: line, exit 2
-
     ap = ArgumentParser(prog="python -m training.pimc_labels", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="label directory (resumed if it exists)")
     ap.add_argument("--states", type=int, default=100_000, help="rows wanted in all")
     ap.add_argument("--shard-size", dest="shard_size", type=int, default=1000)

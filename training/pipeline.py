@@ -60,6 +60,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backpor
     import tomli as tomllib
 
 from mariash_env.atomic import atomic_open
+from mariash_env.cli import UnwritableError, check_writable
 
 FORMAT = "mariash-pipeline-v1"
 STATE = "pipeline.json"
@@ -607,6 +608,10 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
         stages = [recipe.stage(only)]
     elif until is not None:
         stages = stages[:names.index(until) + 1]
+    try:  # a file in the way or a folder that cannot be made: one line, before any stage
+        check_writable(recipe.out / STATE)
+    except UnwritableError as e:
+        raise PipelineError(f"--out {recipe.out}: {e}") from None
     st = _read_state(recipe)
     for stage in stages:
         rec = st["stages"].get(stage.name)
