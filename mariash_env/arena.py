@@ -885,19 +885,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--robots", default="table,random",
                     help=f"comma-separated robots ({', '.join(ROBOT_NAMES)}) with their "
                          "arguments, e.g. pimc(worlds=8) (default: table,random)")
-    ap.add_argument("--deals", type=int, default=500, help=f"1..{MAX_DEALS}")
+    ap.add_argument("--deals", type=int, default=500, help=f"1..{MAX_DEALS} (default 500)")
     ap.add_argument("--jobs", type=int, default=1,
-                    help=f"processes (or Ray actors), 1..{MAX_JOBS}")
+                    help=f"processes (or Ray actors), 1..{MAX_JOBS} (default 1)")
     ap.add_argument("--backend", default="process",
                     help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
     add_ray_arguments(ap, "it goes on with fewer")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="the decks (default 0)")
     ap.add_argument("--batch", type=int, default=1,
                     help="deals played together in one batched engine (robots without a "
                          "view; faster for network robots; reseeded per batch)")
     ap.add_argument("--out", default=None,
                     help="directory for the CSVs and the plot (checked before playing; "
-                         "deals.csv is written as deals finish)")
+                         "deals.csv is written as deals finish; default "
+                         "runs/arena/YYYYmmdd-HHMMSS)")
     ap.add_argument("--worlds", type=int, default=None,
                     help="worlds per decision of pimc and nnpimc (overrides the spec's)")
     ap.add_argument("--time-limit", type=float, default=None,

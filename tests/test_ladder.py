@@ -157,3 +157,28 @@ def test_bad_plan_and_command_line(capsys, tmp_path, monkeypatch):
     with pytest.raises(SystemExit) as e:
         L.main(["--game", "voleny=random,tabel", "--deals", "2"])
     assert e.value.code == 2 and "tabel" in capsys.readouterr().err
+    # a negative seed: refused naming --seed before any pair is played (it was refused only
+    # by the bootstrap after every match, without naming the option)
+    with pytest.raises(SystemExit) as e:
+        L.main(["--game", "lizany=random,table", "--deals", "2", "--seed", "-1", "--quiet",
+                "--matches", str(tmp_path / "m2"), "--out", str(tmp_path / "o2")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err == "error: argument --seed: expected an int >= 0, " \
+        "got '-1'\n", err
+    assert not (tmp_path / "m2").exists() and not (tmp_path / "o2").exists()
+
+
+def test_help_shows_the_defaults(capsys):
+    """``--help`` of the ladder, the arena and the data set says each option's default."""
+    from mariash_env import arena
+    from mariash_env.research import dataset
+
+    for main, wanted in ((L.main, ["deals per pair (default 200)", "default 20)",
+                                   "(default 0)"]),
+                         (arena.main, ["(default 500)", "(default 1)", "the decks (default 0)",
+                                       "default runs/arena/"]),
+                         (dataset.main, ["(default table)", "default 0)"])):
+        with pytest.raises(SystemExit) as e:
+            main(["--help"])
+        text = " ".join(capsys.readouterr().out.split())  # argparse wraps the lines
+        assert e.value.code == 0 and all(w in text for w in wanted), (main, text)

@@ -61,7 +61,7 @@ from ..arena import (
     single_deal_rules,
 )
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, positive
+from ..cli import ArgumentParser, nonnegative, positive
 from ..games.base import GameKind
 from ..games.registry import game_kind
 from ..robots.base import Robot
@@ -661,10 +661,11 @@ def main(argv: list[str] | None = None, prog: str = "mariash dataset") -> int:
                         "decision as sharded Parquet (docs/research/dataset.md).")
     ap.add_argument("--robots", default="table",
                     help="comma-separated robot specs seated as in the arena (one: it plays "
-                         "every seat), e.g. table, pimc(worlds=8),table, onnx:PATH")
+                         "every seat), e.g. table, pimc(worlds=8),table, onnx:PATH (default table)")
     ap.add_argument("--deals", type=positive(int), required=True, help=f"1..{MAX_DEALS}")
     ap.add_argument("--out", required=True, help="directory of the shards and manifest.json")
-    ap.add_argument("--seed", type=int, default=0, help="the data set's seed (an int >= 0)")
+    ap.add_argument("--seed", type=nonnegative(int), default=0,
+                    help="the data set's seed (an int >= 0; default 0)")
     ap.add_argument("--rules", default=None, help="voleny (default), licitovany or lizany")
     ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                     help="a rule option, repeatable (e.g. --rule players=4)")

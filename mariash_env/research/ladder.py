@@ -48,7 +48,7 @@ import numpy as np
 
 from ..arena import _split, build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, add_ray_arguments, positive
+from ..cli import ArgumentParser, add_ray_arguments, nonnegative, positive
 from ..games.registry import game_kind, games
 from . import PartialRunError, parse_page_args, run_command
 
@@ -503,13 +503,17 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                     help="a game and its robots, repeatable (default: the fast robots of "
                          "every game: " + "; ".join(f"{g}={','.join(map(short_name, s))}"
                                                     for g, s in ROSTER.items()) + ")")
-    ap.add_argument("--deals", type=positive(int), default=200, help="deals per pair")
+    ap.add_argument("--deals", type=positive(int), default=200,
+                    help="deals per pair (default 200)")
     ap.add_argument("--slow-deals", type=positive(int), default=20,
-                    help="deals per pair of a searching robot (pimc, nnpimc, strong)")
+                    help="deals per pair of a searching robot (pimc, nnpimc, strong; "
+                         "default 20)")
     ap.add_argument("--slow-opponents", default=None,
                     help="comma-separated: the only opponents of a searching robot "
                          "(default: every robot)")
-    ap.add_argument("--seed", type=int, default=0, help="the decks of every pair")
+    # checked here: the bootstrap's generator refuses a negative seed, after every match
+    ap.add_argument("--seed", type=nonnegative(int), default=0,
+                    help="the decks of every pair, an int >= 0 (default 0)")
     ap.add_argument("--batch", type=positive(int), default=50,
                     help="deals per batched engine of the fast pairs (default 50)")
     ap.add_argument("--jobs", type=positive(int), default=1,
