@@ -253,6 +253,61 @@ def test_unreadable_checkpoint_names_the_newest_good_one(tmp_path: Path) -> None
         Trainer(None, out, resume=True)
 
 
+def _files(d: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(d)): f.read_bytes() for f in sorted(d.rglob("*")) if f.is_file()}
+
+
+# (what is changed in a valid payload, what the error says): rewritten with save_checkpoint,
+# so the file's SHA-256 is valid and only the payload's structure can tell
+TAMPERED = [
+    (lambda p: p["counters"].__setitem__("iteration", "two"),
+     "counters.iteration is 'two', expected an int >= 0"),
+    (lambda p: p.__setitem__("history", "zz"), "history is 'zz', expected a list"),
+    (lambda p: p["history"].insert(0, {"iteration": 1}), "history[0] is dict, expected an "
+                                                     "evaluation"),
+    (lambda p: p.__setitem__("config", "garbage"), "config is 'garbage', expected a dict"),
+    (lambda p: p["network"].__setitem__("params", 5), "network.params is 5, expected a dict"),
+    (lambda p: p["pool"].__setitem__("snapshots", [[0, 1]]), "pool.snapshots[0] is 1"),
+    (lambda p: p.__setitem__("policy", {"head.bias": [1.0]}), "policy is dict, expected a "
+                                                              "dict of named tensors"),
+]
+
+
+def test_tampered_checkpoints_are_refused_naming_the_field(small_run: Path, tmp_path: Path,
+                                                           capsys) -> None:
+    """A checkpoint rewritten with a payload of the wrong structure is refused on reading
+    (resume, load_policy, the command line: one error line, exit 2), naming the field and
+    what was expected, before anything in the run directory is rewritten."""
+    from training.checkpoint import load_policy, save_checkpoint
+    from training.train import main as train_main
+
+    run = tmp_path / "run"
+    for patch, says in TAMPERED:
+        shutil.rmtree(run, ignore_errors=True)
+        shutil.copytree(small_run, run)
+        payload = read_checkpoint(run / "checkpoint.pt")
+        patch(payload)
+        save_checkpoint(run / "checkpoint.pt", payload)
+        before = _files(run)
+        for load in (lambda: Trainer(None, run, resume=True),
+                     lambda: load_policy(run / "checkpoint.pt")):
+            with pytest.raises(CheckpointError, match=re.escape(says)):
+                load()
+        capsys.readouterr()
+        assert train_main(["--out", str(run), "--resume"]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith("error: ") and says in err[0], err
+        assert _files(run) == before  # config.json and the logs untouched
+    # weights that do not fit the network: a CheckpointError, not torch's RuntimeError
+    payload = read_checkpoint(small_run / "checkpoint.pt")
+    name = next(iter(payload["policy"]))
+    for change in ({name: torch.zeros(3)}, {}):
+        policy = {k: v for k, v in payload["policy"].items() if k != name}
+        save_checkpoint(run / "checkpoint.pt", {**payload, "policy": {**policy, **change}})
+        with pytest.raises(CheckpointError, match=f"its policy weights cannot be loaded.*{name}"):
+            load_policy(run / "checkpoint.pt")
+
+
 # -- export: nothing unchecked is written (item 8) ---------------------------------------
 
 

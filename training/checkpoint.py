@@ -23,7 +23,7 @@ import pickle
 import struct
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import torch
 
@@ -32,7 +32,7 @@ from mariash_env.cli import UnwritableError as UnwritableError  # one check for 
 from mariash_env.cli import check_writable as check_writable
 from mariash_env.games.registry import games
 
-from .config import Config
+from .config import Config, ConfigError
 from .networks import MLP, PolicyNet, build_network, game_of, mlp_of_shapes
 
 MAGIC = b"MARIASH-CKPT-v1\n"
@@ -165,6 +165,76 @@ def check_payload(payload: Any, where: str) -> None:
     for key in ("config", "method", "network", "counters", "rng", "pool"):
         if key not in payload:
             raise CheckpointError(f"{where} is incomplete: it has no {key!r} entry")
+    check_structure(payload, where)
+
+
+_COUNTERS = ("iteration", "decisions", "samples", "updates", "deals")
+
+
+def check_structure(payload: dict[str, Any], where: str) -> None:
+    """Refuse a payload whose entries are not of the types the trainer, the export and
+    :func:`load_policy` read (a file rewritten by hand keeps a valid SHA-256): a
+    :class:`CheckpointError` naming the field and what was expected, before any of them
+    uses it (a resume would otherwise fail half-way, its ``config.json`` rewritten)."""
+    def bad(field: str, expected: str, got: Any) -> NoReturn:
+        shown = repr(got) if not isinstance(got, (dict, list, torch.Tensor)) \
+            else type(got).__name__
+        raise CheckpointError(f"{where} is corrupt: {field} is {shown[:80]}, expected "
+                              f"{expected}")
+
+    def is_count(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    def tensors(field: str, d: Any) -> None:
+        if not isinstance(d, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                              for k, v in d.items()):
+            bad(field, "a dict of named tensors (a state dict)", d)
+
+    for key in ("config", "method", "rng", "counters", "network", "pool"):
+        if not isinstance(payload[key], dict):
+            bad(key, "a dict", payload[key])
+    net = payload["network"]
+    if not isinstance(net.get("kind"), str):
+        bad("network.kind", "a network kind (a string)", net.get("kind"))
+    params = net.get("params", {})
+    if not isinstance(params, dict) or not all(
+            isinstance(k, str) and isinstance(v, (list, tuple)) and all(map(is_count, v))
+            for k, v in params.items()):
+        bad("network.params", "a dict of parameter names to shapes (lists of ints)", params)
+    if "policy" in payload:
+        tensors("policy", payload["policy"])
+    if "net" in payload["method"]:
+        tensors("method.net", payload["method"]["net"])
+    c = payload["counters"]
+    for k in _COUNTERS:
+        if not is_count(c.get(k)):
+            bad(f"counters.{k}", "an int >= 0", c.get(k))
+    t = c.get("train_s")
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t < float("inf"):
+        bad("counters.train_s", "seconds >= 0", t)
+    pool = payload["pool"]
+    if not is_count(pool.get("next_id")):
+        bad("pool.next_id", "an int >= 0", pool.get("next_id"))
+    snaps = pool.get("snapshots")
+    if not isinstance(snaps, list) or not all(
+            isinstance(x, (list, tuple)) and len(x) == 2 and is_count(x[0]) for x in snaps):
+        bad("pool.snapshots", "a list of [id, state dict] pairs", snaps)
+    for i, (_, sd) in enumerate(snaps):
+        tensors(f"pool.snapshots[{i}]", sd)
+    hist = payload.get("history", [])
+    if not isinstance(hist, list):
+        bad("history", "a list of evaluations", hist)
+    for i, h in enumerate(hist):
+        if not isinstance(h, dict) or not is_count(h.get("iteration")) \
+                or not isinstance(h.get("opponent"), str):
+            bad(f"history[{i}]", "an evaluation (a dict with an int 'iteration' and a "
+                "string 'opponent')", h)
+        for k in ("mean", "ci_low", "ci_high"):
+            if isinstance(h.get(k), bool) or not isinstance(h.get(k), (int, float)):
+                bad(f"history[{i}].{k}", "a number", h.get(k))
+    for key, kind in (("lineage", list), ("info", dict)):
+        if key in payload and not isinstance(payload[key], kind):
+            bad(key, f"a {kind.__name__}", payload[key])
 
 
 def game_of_checkpoint(payload: dict[str, Any]) -> str:
@@ -311,13 +381,20 @@ def read_onnx_policy(path: str | Path, net: PolicyNet | None) -> dict[str, Any]:
 def load_policy(checkpoint: str | Path) -> tuple[PolicyNet, dict[str, Any]]:
     """The greedy policy network of a checkpoint (CPU, eval mode) and the payload."""
     payload = read_checkpoint(checkpoint)
-    cfg = Config.from_dict(payload["config"], f"the config stored in {checkpoint}")
+    try:
+        cfg = Config.from_dict(payload["config"], f"the config stored in {checkpoint}")
+    except ConfigError as e:  # the file's fault, not a config the user gave
+        raise CheckpointError(f"{checkpoint} is corrupt: {e}") from None
     check_game(payload, game_of(cfg.env.rules).name, str(checkpoint))
     net = build_network(cfg.network, game_of(cfg.env.rules))
     check_network(payload, net.signature(), str(checkpoint))
     state = payload.get("policy") or payload["method"].get("net")
     if state is None:
         raise CheckpointError(f"{checkpoint} holds no policy network")
-    net.load_state_dict(state)
+    try:  # a tensor missing or of another shape than network.params says
+        net.load_state_dict(state)
+    except RuntimeError as e:
+        raise CheckpointError(f"{checkpoint}: its policy weights cannot be loaded "
+                              f"({' '.join(str(e).split())})") from None
     net.eval()
     return net, payload
