@@ -197,3 +197,34 @@ def test_a_finished_run_of_other_settings_is_refused_a_damaged_one_redone(tmp_pa
         got = capsys.readouterr()
         assert f"warning: {out / 'result.json'} is damaged" in got.err, got.err
         assert _answer(got.out) == first
+
+
+def test_bad_settings_are_one_error_line_and_leave_no_folder(tmp_path, capsys):
+    """Seats, robot specs and the warm start (a truncated checkpoint, one of another network
+    width) are checked before the run's folder is claimed: one ``error:`` line, exit 2, no
+    traceback, no progress bar and nothing on disk, so that a later run of good settings
+    in the same folder is not refused as 'a run of other settings'."""
+    from training.checkpoint import MAGIC
+    from training.trainer import Trainer
+
+    trunc = tmp_path / "trunc.pt"
+    trunc.write_bytes(MAGIC + (1000).to_bytes(8, "little") + bytes(32) + b"cut")
+    narrow = tmp_path / "narrow"
+    Trainer(_cfg(), narrow).save()  # hidden [16]: the shipped network's width is another
+    out = tmp_path / "br"
+    base = ["--robot", "random", "--deals", "4", "--out", str(out)]
+    for extra, says in [(["--seats", "7"], "invalid --seats 7: the exploiter takes 1..2"),
+                        (["--init", str(trunc)], f"--init {trunc}: checkpoint {trunc} is "
+                                                 "truncated"),
+                        (["--init", str(narrow / "checkpoint.pt")], "network of another "
+                                                                    "shape"),
+                        (["--robot", "bogus"], "unknown robot 'bogus'"),
+                        (["--exploiter", "bogus"], "unknown robot 'bogus'"),
+                        (["--endgame", "2", "--init", str(trunc)], "is truncated")]:
+        with pytest.raises(SystemExit) as e:
+            main([*base, *extra])  # no --quiet: a match started would show its bar
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.startswith("error: ") and says in err, err
+        assert len(err.splitlines()) == 1 and not out.exists(), err
+    assert main([*base, "--exploiter", "table", "--quiet"]) == 0  # not refused
+    assert json.loads((out / "settings.json").read_text())["seats"] == 1

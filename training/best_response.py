@@ -26,9 +26,11 @@ from mariash_env.robots import make_robot
 from mariash_env.robots.onnx_robot import OnnxRobot
 from mariash_env.shipped import shipped_model
 
+from .checkpoint import CheckpointError
 from .config import Config
 from .export import export
-from .trainer import Trainer
+from .networks import build_network, game_of
+from .trainer import Trainer, warm_start
 
 # The DMC options of a best response that do not come from the warm start: no search
 # labels (the exploiter learns from its games only), little exploration (a strong start).
@@ -99,6 +101,30 @@ def exploiter_config(s: Any, init: Path | None) -> Config:
     }, "the best response's config")
 
 
+def check_exploiter(s: Any) -> Config:
+    """Everything the training of settings ``s`` needs, checked before its run folder is
+    claimed (a refused run leaves nothing there): the frozen robot and the config
+    (:func:`exploiter_config`, a ConfigError) and the warm start (a missing file, a
+    truncated or corrupt checkpoint, one of another game or network width: a ValueError
+    naming ``--init``).  Returns the config."""
+    init = init_model(s.rules, s.init)
+    cfg = exploiter_config(s, init)
+    if init is not None:
+        try:
+            warm_start(build_network(cfg.network, game_of(cfg.env.rules)), cfg, str(init))
+        except CheckpointError as e:  # a ValueError: one error line, exit 2
+            raise ValueError(f"--init {s.init or init}: {e}") from None
+    return cfg
+
+
+def endgame_settings(robot: str, seed: int, init: str, decisions: int,
+                     minutes: float) -> SimpleNamespace:
+    """The settings of :func:`endgame_check`'s exploiter (as :func:`check_exploiter` and
+    :func:`exploiter_config` read them)."""
+    return SimpleNamespace(robot=robot, rules="voleny", seats=1, init=init,
+                           decisions=decisions, minutes=minutes, num_envs=256, seed=seed)
+
+
 def train_exploiter(s: Any, out: Path, progress: bool = True, log: Any = print
                     ) -> dict[str, Any]:
     """Train (or resume) the exploiter of settings ``s`` in ``out/train`` and export it to
@@ -111,7 +137,10 @@ def train_exploiter(s: Any, out: Path, progress: bool = True, log: Any = print
         cfg = exploiter_config(s, init)
         cfg.run.progress = progress
         resume = (run / "checkpoint.pt").is_file()
-        trainer = Trainer(None if resume else cfg, run, resume=resume, log=log)
+        try:
+            trainer = Trainer(None if resume else cfg, run, resume=resume, log=log)
+        except CheckpointError as e:  # the run's own checkpoint damaged: one error line
+            raise ValueError(str(e)) from None
         trainer.train()
         if trainer._stop_requested:  # Ctrl-C / SIGTERM: the checkpoint is kept, resume
             from mariash_env.research import PartialRunError
@@ -161,9 +190,8 @@ def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
         out.mkdir(parents=True, exist_ok=True)
         with atomic_open(known, "w") as f:
             json.dump([own, exact], f)
-    s = SimpleNamespace(robot=robot, rules="voleny", seats=1, init=init, decisions=decisions,
-                        minutes=minutes, num_envs=256, seed=seed)
-    cfg = exploiter_config(s, init_model("voleny", init))
+    cfg = exploiter_config(endgame_settings(robot, seed, init, decisions, minutes),
+                           init_model("voleny", init))
     cfg.env.endgame_tricks, cfg.env.endgame_seed = tricks, seed
     cfg.eval.every, cfg.eval.opponents = 0, []
     cfg.run.progress = progress

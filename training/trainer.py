@@ -155,6 +155,51 @@ def check_processes(cfg: Config, backend: str) -> None:
             "backend on a cluster (--backend ray)")
 
 
+def warm_start(net: Any, cfg: Config, path: str) -> tuple[list[dict[str, Any]], str]:
+    """Load into ``net`` (the network of ``cfg``) the policy weights of another run's
+    checkpoint, or of an exported robot (a ``.onnx`` path); with ``network.widen_init``
+    from a narrower network's, widened to the config's (:func:`widen_mlp`).  Returns the
+    lineage of the run and what it started from; a :class:`CheckpointError` for a warm
+    start that cannot be used (also what a best response checks before it starts)."""
+    widen = cfg.network.widen_init
+    # a network with derived inputs starts from one without: the same, new inputs at 0
+    grow = getattr(net, "knowledge", None) is not None
+    if str(path).endswith(".onnx"):
+        got = read_onnx_policy(path, None if widen or grow else net)
+        into = got["net"]
+        check_game({"game": got["game"]}, game_of(cfg.env.rules).name, path)
+        into.load_state_dict(got["state_dict"])
+        lineage = got["lineage"]
+        what = f"the exported robot {path}"
+    else:
+        init = read_checkpoint(path)
+        check_game(init, game_of(cfg.env.rules).name, path)
+        stored = init["network"].get("params", {})
+        into = mlp_of_stored_shapes(stored, path) if widen or grow else net
+        check_network(init, into.signature(), path)
+        try:
+            into.load_state_dict(init["policy"])
+        except (KeyError, RuntimeError) as e:
+            raise CheckpointError(f"{path}: its policy weights cannot be loaded "
+                                  f"({type(e).__name__}: {e})") from None
+        lineage = lineage_after(init, path)
+        what = f"{path} (iteration {init['counters'].get('iteration')} of that run)"
+    if widen:
+        try:
+            widen_mlp(into, net, seed=cfg.seed)
+        except ValueError as e:
+            raise CheckpointError(f"{path}: {e}") from None
+        what += f", widened from hidden {hidden_widths(into)} to {hidden_widths(net)}"
+    elif grow:
+        try:
+            added = add_inputs(into, net)
+        except ValueError as e:
+            raise CheckpointError(f"{path}: {e}") from None
+        if added:
+            what += f", its {added} derived inputs (network.features) added at weight 0"
+    return lineage, what
+
+
 class Trainer:
     """A training run in directory ``out`` (fresh, or ``resume=True`` from its checkpoint)."""
 
@@ -253,46 +298,9 @@ class Trainer:
         self.resumed_from = int(self.counters["iteration"])
 
     def _warm_start(self, path: str) -> None:
-        """Start from the policy weights of another run's checkpoint (``config.init``), or
-        of an exported robot (a ``.onnx`` path); with ``network.widen_init`` from a
-        narrower network's, widened to the config's (:func:`widen_mlp`)."""
-        net = self.method.net
-        widen = self.cfg.network.widen_init
-        # a network with derived inputs starts from one without: the same, new inputs at 0
-        grow = getattr(net, "knowledge", None) is not None
-        if str(path).endswith(".onnx"):
-            got = read_onnx_policy(path, None if widen or grow else net)
-            into = got["net"]
-            check_game({"game": got["game"]}, game_of(self.cfg.env.rules).name, path)
-            into.load_state_dict(got["state_dict"])
-            self.lineage = got["lineage"]
-            what = f"the exported robot {path}"
-        else:
-            init = read_checkpoint(path)
-            check_game(init, game_of(self.cfg.env.rules).name, path)
-            stored = init["network"].get("params", {})
-            into = mlp_of_stored_shapes(stored, path) if widen or grow else net
-            check_network(init, into.signature(), path)
-            try:
-                into.load_state_dict(init["policy"])
-            except (KeyError, RuntimeError) as e:
-                raise CheckpointError(f"{path}: its policy weights cannot be loaded "
-                                      f"({type(e).__name__}: {e})") from None
-            self.lineage = lineage_after(init, path)
-            what = f"{path} (iteration {init['counters'].get('iteration')} of that run)"
-        if widen:
-            try:
-                widen_mlp(into, net, seed=self.cfg.seed)
-            except ValueError as e:
-                raise CheckpointError(f"{path}: {e}") from None
-            what += f", widened from hidden {hidden_widths(into)} to {hidden_widths(net)}"
-        elif grow:
-            try:
-                added = add_inputs(into, net)
-            except ValueError as e:
-                raise CheckpointError(f"{path}: {e}") from None
-            if added:
-                what += f", its {added} derived inputs (network.features) added at weight 0"
+        """Start from the policy weights of another run's checkpoint or exported robot
+        (``config.init``: :func:`warm_start`)."""
+        self.lineage, what = warm_start(self.method.net, self.cfg, path)
         self.log(f"[train] warm start from {what}")
 
     def payload(self) -> dict[str, Any]:

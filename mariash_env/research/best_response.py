@@ -241,6 +241,26 @@ def _same_settings(saved: dict[str, Any], want: dict[str, Any], out: Path, what:
                                 "use another --out (or remove it)")
 
 
+def check_settings(s: Settings) -> None:
+    """Every setting of a run checked before its folder is claimed (:func:`_claim`), so that
+    a refused run leaves nothing behind (a ``settings.json`` of settings never run would
+    refuse every later run of the good ones) and starts no match: the game, the seats, the
+    robot specs, and, when the exploiter is trained, its config and warm start
+    (:func:`training.best_response.check_exploiter`)."""
+    from ..robots import make_robot
+
+    kind = game_kind(s.rules, front_end="arena")
+    players = kind.players[0]
+    if not 1 <= s.seats < players:
+        raise BestResponseError(f"invalid --seats {s.seats}: the exploiter takes 1..{players - 1} "
+                                f"of the {players} seats of {kind.title or kind.name}")
+    for spec in (s.robot, s.exploiter):
+        if spec:
+            make_robot(spec, rules=kind.name)  # a ValueError naming a bad spec
+    if not s.exploiter:
+        _train_module().check_exploiter(s)
+
+
 def _claim(out: Path, want: dict[str, Any]) -> None:
     """Mark ``out`` as the folder of a run of settings ``want`` (``settings.json``),
     refusing one that holds another run's training or result (a resumed training would go
@@ -260,8 +280,7 @@ def _claim(out: Path, want: dict[str, Any]) -> None:
 def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> dict[str, Any]:
     """Train (unless ``s.exploiter``) and measure one best response in ``out``; resumable:
     a finished stage is read back (``out/result.json`` is the whole answer)."""
-    out.mkdir(parents=True, exist_ok=True)
-    done = out / "result.json"
+    done = out / "result.json"  # the folder is made by _claim, once the settings are good
     if done.is_file():
         saved = _saved_result(done, s)
         if saved is not None:
@@ -273,6 +292,7 @@ def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> 
                     except TypeError:
                         pass  # an older result's fields: its JSON below still says it
             return saved
+    check_settings(s)
     _claim(out, asdict(s))
     result: dict[str, Any] = {"settings": asdict(s)}
     if s.exploiter:
@@ -509,10 +529,16 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
         if args.endgame:
             out = Path(args.out or Path(args.runs) / f"endgame{args.endgame}-{args.seed}" /
                        _slug(args.robot))
+            from ..robots import make_robot
+
+            make_robot(args.robot)  # bad settings leave no folder (check_settings)
+            br = _train_module()
+            br.check_exploiter(br.endgame_settings(args.robot, args.seed, args.init,
+                                                   args.decisions, args.minutes))
             _claim(out, {"endgame": args.endgame, "robot": args.robot, "seed": args.seed,
                          "decisions": args.decisions, "minutes": args.minutes,
                          "init": args.init})
-            res = _train_module().endgame_check(
+            res = br.endgame_check(
                 args.robot, out, seed=args.seed, tricks=args.endgame, decisions=args.decisions,
                 minutes=args.minutes, init=args.init, progress=progress)
             for k in range(3):
