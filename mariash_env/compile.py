@@ -89,9 +89,11 @@ def _warm_game(game: str, network: bool) -> None:
     """Every kernel a searching robot's decisions call, on the types they call it with:
     worlds of a bidding and a card-play decision, the solver on them (PIMC's card play,
     and the solved endgames of its simulations), the simulations' engine calls (the deal
-    played by :func:`decision_positions`) and, with ``network``, nnpimc's replay of the
-    other seats' decisions."""
+    played by :func:`decision_positions`), the simulations' compiled playouts and the
+    table robot's card play (:func:`~mariash_env.robots.pimc.warm_playouts`) and, with
+    ``network``, nnpimc's replay of the other seats' decisions."""
     from .core import state as S
+    from .robots.pimc import warm_playouts
     from .robots.view import SeatView
     from .search import solve
 
@@ -103,6 +105,9 @@ def _warm_game(game: str, network: bool) -> None:
         solve(w, rules, pv=False, all_moves=True, check=False)
         solve(w, rules, check=False)
     S.get64(play, S.PAY)  # a simulation's payment, read from Python
+    # here, not only in PIMC's constructor: `python -m mariash_env.compile` then caches
+    # them too, and a new process's first pimc robot does not compile them (~10 s)
+    warm_playouts((game,))
     if _network(game, network):
         from .search.inference import other_decisions
 

@@ -67,3 +67,29 @@ def test_after_warm_engine_the_envs_of_every_game_compile_nothing():
                          text=True, timeout=900, check=True)
     runs, grown = json.loads(out.stdout.strip().splitlines()[-1])
     assert runs == 4 and grown == {}  # volený at 3 and 4, licitovaný, lízaný
+
+
+def test_after_warmup_a_pimc_robot_compiles_nothing():
+    """In a fresh process: what ``python -m mariash_env.compile`` runs for the search
+    (``warmup`` of every game with searching robots), then ``make_robot("pimc")`` of each
+    game adds no compiled signature: the simulations' playouts, the table robot's card play
+    and the encoders that PIMC's constructor warms are in the warm-up (they were not, and
+    a new process's first pimc robot compiled them, ~10 s on an empty cache)."""
+    code = textwrap.dedent("""
+        import json
+        from mariash_env.compile import GAMES, compiled_signatures as compiled, warmup
+        from mariash_env.robots import make_robot
+        from mariash_env.robots.pimc import warm_playouts
+
+        warmup(GAMES, network=True, quiet=True)
+        before = compiled()
+        warm_playouts(GAMES)  # what a PIMC robot's simulations call
+        for game in GAMES:
+            make_robot("pimc", rules=game)
+        after = compiled()
+        print(json.dumps({k: (before.get(k, 0), n) for k, n in after.items()
+                          if n != before.get(k, 0)}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=900, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {}

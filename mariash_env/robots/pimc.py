@@ -309,8 +309,7 @@ class PIMCRobot(Robot):
         from ..compile import warmup
 
         t0 = time.perf_counter()
-        warmup(type(self).games, network=self._warm_network)
-        warm_playouts(type(self).games)
+        warmup(type(self).games, network=self._warm_network)  # warm_playouts too
         return time.perf_counter() - t0
 
     def reset(self) -> None:
