@@ -6,7 +6,8 @@
 RLlib's recipe for a PettingZoo game with action masking: its ``PettingZooEnv`` wrapper
 over the AEC env and its ``ActionMaskingTorchRLModule``.  The ``rllib`` extra installs
 ``ray[rllib]``'s requirements except its gymnasium==1.2.2 pin (RLlib 2.60 runs on the
-project's gymnasium 1.x); ``tests/test_rllib.py`` trains this configuration.
+project's gymnasium 1.x), and torch for the RLModule; ``tests/test_rllib.py`` trains this
+configuration.
 
 Two things RLlib needs are shipped, and tested, in ``mariash_env.wrappers``:
 :func:`~mariash_env.wrappers.rllib_env` renames the observation keys to
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --single-agent plays three players (no --players 4)", file=sys.stderr)
         return 2
     try:
+        import torch
         from ray.rllib.algorithms.ppo import PPOConfig
         from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
         from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -59,9 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         from ray.tune.registry import register_env
     except ImportError as e:
-        print(f"error: {e} (RLlib: pip install -e '.[rllib]')", file=sys.stderr)
+        from mariash_env.extras import install_hint
+
+        print(f"error: {e} (RLlib: {install_hint('rllib')})", file=sys.stderr)
         return 2
-    import torch
 
     from mariash_env.single_agent import SingleAgentEnv
     from mariash_env.wrappers import rllib_env, rllib_seat_returns

@@ -6,7 +6,7 @@ Trains for about ``--seconds`` of wall time (or ``--steps`` learner decisions),
 then plays ``--eval`` single deals greedily against the same robots and prints
 the mean groše per deal of the learner (random play: about -25).  The masks come
 from :meth:`SingleAgentEnv.action_masks`, which MaskablePPO calls by itself.
-Needs ``pip install -e '.[examples]'``.
+Needs the ``examples`` extra (``pip install -e '.[examples]'``).
 
 Measured on the project's 2-core machine (shared with other jobs), torch on one thread:
 ``python examples/sb3_maskable_ppo.py --seconds 30 --eval 100`` trained 5,834 decisions
@@ -40,7 +40,9 @@ def main(argv: list[str] | None = None) -> int:
         from stable_baselines3.common.callbacks import BaseCallback
         from stable_baselines3.common.logger import Logger
     except ImportError as e:  # a missing package, or one of an incompatible version
-        print(f"error: {e} (pip install -e '.[examples]')", file=sys.stderr)
+        from mariash_env.extras import install_hint
+
+        print(f"error: {e} ({install_hint('examples')})", file=sys.stderr)
         return 2
     # One thread: on a few cores torch's default pool fights the environment's process and
     # makes small networks 6-8x slower (issue #31); raise it for big networks on big machines.

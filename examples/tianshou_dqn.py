@@ -7,7 +7,7 @@ The learner's view is :class:`mariash_env.single_agent.SingleAgentEnv` with
 network input and ``batch.obs.mask`` to mask both the greedy and the
 epsilon-random actions.  Each epoch collects ``--steps`` decisions into a
 replay buffer and tests on ``--eval`` single deals; training stops after about
-``--seconds``.  Needs ``pip install -e '.[examples]'``.
+``--seconds``.  Needs the ``examples`` extra (``pip install -e '.[examples]'``).
 
 Measured on the project's 2-core machine (shared with other jobs), torch on one thread:
 ``python examples/tianshou_dqn.py --seconds 30 --eval 20`` trained 35 s, 3,328 decisions in
@@ -45,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         from tianshou.trainer import OffPolicyTrainerParams
         from tianshou.utils.net.common import Net
     except ImportError as e:  # a missing package, or one of an incompatible version
-        print(f"error: {e} (pip install -e '.[examples]')", file=sys.stderr)
+        from mariash_env.extras import install_hint
+
+        print(f"error: {e} ({install_hint('examples')})", file=sys.stderr)
         return 2
     from mariash_env.single_agent import SingleAgentEnv
 

@@ -11,7 +11,7 @@ have an empty mask, and their action is ignored by the environment, so the
 example lets them "choose" action 0 and zeroes their advantage: only the seat
 that moved learns from a step.  Each iteration collects ``--frames`` steps,
 computes GAE per seat and runs a few epochs of clipped PPO.
-Needs ``pip install -e '.[examples]'``.
+Needs the ``examples`` extra (``pip install -e '.[examples]'``).
 
 Measured on the project's 2-core machine (shared with other jobs), torch on one thread:
 ``python examples/torchrl_ppo.py --seconds 30`` ran 7 PPO iterations of 512 steps in 33 s
@@ -47,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
         from torchrl.objectives import ClipPPOLoss
     except ImportError as e:  # a missing package, or one of an incompatible version
-        print(f"error: {e} (pip install -e '.[examples]')", file=sys.stderr)
+        from mariash_env.extras import install_hint
+
+        print(f"error: {e} ({install_hint('examples')})", file=sys.stderr)
         return 2
     import mariash_env
 

@@ -20,7 +20,7 @@ Figures reached on the project's 2-core machine (shared with other jobs), ``--se
 ``[+79.6, +90.8]``, over 400 duplicate deals x 6 seatings (the random robot plays betl or
 durch in 85 % of its contracts and loses them); 50 s of training (the test) already gives
 a CI well above zero.
-Needs ``pip install -e '.[examples]'``.
+Needs the ``examples`` extra (``pip install -e '.[examples]'``).
 """
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
         from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
         from torchrl.objectives import ClipPPOLoss
     except ImportError as e:  # a missing package, or one of an incompatible version
-        print(f"error: {e} (pip install -e '.[examples]')", file=sys.stderr)
+        from mariash_env.extras import install_hint
+
+        print(f"error: {e} ({install_hint('examples')})", file=sys.stderr)
         return 2
     import numpy as np
 

@@ -81,6 +81,7 @@ import numpy as np
 from .atomic import atomic_open
 from .cli import ArgumentParser, add_ray_arguments, fail, path_error
 from .core import state as S
+from .extras import MissingExtraError, have, install_hint, plot_note, pyplot
 from .games.base import GameArena, GameError
 from .games.registry import game_kind
 from .playout import deal_states, play_games
@@ -515,7 +516,9 @@ class MatchResult:
         return lines
 
     def save(self, out: str | os.PathLike, plot: bool = True) -> list[Path]:
-        """Write the CSVs (each atomically: a temporary file, then a rename) and the plot."""
+        """Write the CSVs (each atomically: a temporary file, then a rename) and the plot
+        (matplotlib; without it the CSVs are written, then :meth:`plot` raises
+        :class:`~mariash_env.extras.MissingExtraError`)."""
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
         paths = []
@@ -545,11 +548,9 @@ class MatchResult:
         return paths
 
     def plot(self, path: str | os.PathLike) -> Path:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        """The bar chart of every robot's mean with its CI (matplotlib: the ``research``
+        extra; :class:`~mariash_env.extras.MissingExtraError` without it)."""
+        plt = pyplot("the arena's plot")
         m = self.means()
         lo, hi = self.ci()
         fig, ax = plt.subplots(figsize=(1.6 + 1.4 * len(self.names), 4))
@@ -661,7 +662,7 @@ def check_backend(backend: Any, address: Any) -> None:
         import importlib.util
 
         if importlib.util.find_spec("ray") is None:
-            raise ValueError("backend 'ray' needs Ray: pip install -e '.[ray]'")
+            raise ValueError(f"backend 'ray' needs Ray: {install_hint('ray')}")
 
 
 class _DealWriter:
@@ -967,7 +968,7 @@ def main(argv: list[str] | None = None) -> int:
             robots[name] = _factory(spec, pimc_kw, rules_obj)
         for f in robots.values():
             f()  # fail early on a bad spec
-    except ValueError as e:
+    except (ValueError, MissingExtraError) as e:  # a robot of an extra not installed
         fail(e)
     except OSError as e:  # a robot's model file that cannot be read (name too long, …)
         fail(f"--robots: {path_error(e, 'read')}")
@@ -983,6 +984,10 @@ def main(argv: list[str] | None = None) -> int:
         check_out(out)
     except OSError as e:
         fail(f"cannot write the results to --out {out}: {e.strerror or e}")
+    plot = not args.no_plot
+    if plot and not have("matplotlib"):  # said before the match; the CSVs are written
+        print(plot_note("plot (groše.png)"), file=sys.stderr)
+        plot = False
     try:
         res = duplicate_match(robots, deals=args.deals, seed=args.seed, jobs=args.jobs,
                               rules=rules_obj, progress=not args.quiet, out=out,
@@ -993,7 +998,7 @@ def main(argv: list[str] | None = None) -> int:
             print(res.breakdown_table())
         if args.by_company and len(res.names) == 2:
             print(res.company_table())
-        paths = res.save(out, plot=not args.no_plot)
+        paths = res.save(out, plot=plot)
     except Exception as e:  # a robot or the disk failing mid-match: one line, keep the rows
         print(f"error: the match failed ({type(e).__name__}: {e}); the deals finished so far "
               f"are in {Path(out) / 'deals.csv'}", file=sys.stderr)

@@ -13,7 +13,7 @@ is replaced and its chunk played again, so every task yields exactly one result;
 replacement that no node can host within the timeout is given up, and the pool goes on
 with fewer actors.  The tasks must not depend on which actor runs them (the arena reseeds
 its robots per deal).  Ray is imported only here and only when used:
-``pip install -e '.[ray]'``.
+``pip install 'mariash[ray]'`` (in a checkout ``pip install -e '.[ray]'``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from .extras import install_hint
 
 MAX_RESTARTS = 3  # per chunk: a chunk that kills every actor it meets is an error
 DEFAULT_TIMEOUT_S = 60.0  # a replacement actor / the cluster check must start in this time
@@ -51,7 +53,7 @@ def _import_ray() -> Any:
     try:
         import ray
     except ImportError as e:
-        raise RuntimeError("the ray backend needs Ray: pip install -e '.[ray]'") from e
+        raise RuntimeError(f"the ray backend needs Ray: {install_hint('ray')}") from e
     return ray
 
 

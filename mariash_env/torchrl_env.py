@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from .extras import needs
 from .vector import VectorEnv, as_mask, check_rows, random_legal_actions
 
 __all__ = ["torchrl_env", "ResetRowsError"]
@@ -68,7 +69,8 @@ def torchrl_env(num_envs: int, device: Any = "cpu", seed: int | None = None,
                 **rules: Any) -> Any:
     """A TorchRL ``EnvBase`` of ``num_envs`` self-play games (module docstring); ``rules``:
     the keywords of :class:`~mariash_env.vector.VectorEnv` (rule options, ``deals``,
-    ``parallel``)."""
+    ``parallel``).  Needs torch, tensordict and torchrl (the ``examples`` extra; without
+    them :class:`~mariash_env.extras.MissingExtraError` names it)."""
     global _CLASS
     if _CLASS is None:
         _CLASS = _make_class()
@@ -80,10 +82,11 @@ class ResetRowsError(ValueError):
 
 
 def _make_class() -> type:
-    import torch
-    from tensordict import TensorDict, TensorDictBase
-    from torchrl.data import Bounded, Categorical, Composite, Unbounded
-    from torchrl.envs import EnvBase
+    with needs("examples", "torchrl_env", "torch", "tensordict", "torchrl"):
+        import torch
+        from tensordict import TensorDict, TensorDictBase
+        from torchrl.data import Bounded, Categorical, Composite, Unbounded
+        from torchrl.envs import EnvBase
 
     class MariashTorchRLEnv(EnvBase):
         """Self-play TorchRL env over :class:`VectorEnv` (:mod:`mariash_env.torchrl_env`)."""

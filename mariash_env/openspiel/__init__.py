@@ -5,7 +5,9 @@ on the compiled engine, and two-player lízaný on its own game object.
 Importing this package registers the Python game ``"mariash"`` with
 :func:`pyspiel.register_game`; OpenSpiel's algorithms (IS-MCTS, NFSP, policy gradient,
 its evaluation tools, ``pyspiel.random_sim_test``) then take it like any other game.
-``open_spiel`` is needed only here (the ``dev`` / ``openspiel`` extras).  Which game a
+``open_spiel`` is needed only here (the ``openspiel`` extra, also in ``dev``;
+without it importing this package raises
+:class:`~mariash_env.extras.MissingExtraError` naming the extra).  Which game a
 parameter set loads is the registry's answer (:func:`mariash_env.games.registry.game_kind`,
 front end ``"openspiel"``): a game that does not list that front end is refused by name.
 
@@ -46,11 +48,10 @@ import sys
 import types
 from typing import Any
 
-import pyspiel
-
 from ..games.registry import REGISTERED  # importing the registry registers the games
 from ..rules import make_rules  # noqa: F401 (read as mariash_env.openspiel.make_rules)
 from . import resample as _resample
+from ._pyspiel import pyspiel  # first: without open_spiel, the error naming its extra
 from .game import GAME_TYPE, MariashGame, load_game
 from .lizany import MariashLizanyGame, MariashLizanyState
 from .params import (

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..cli import ArgumentParser, fail, nonnegative
+from ..extras import MissingExtraError, require
 from ..games.registry import game_kind, games
 from .session import (
     TABLE_GAMES,
@@ -78,7 +79,20 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--no-browser", action="store_true", help="web: do not open a browser")
 
 
+def _play_extra(what: str, *modules: str) -> None:
+    """Before anything is set up: the ``play`` extra's ``modules`` for ``what``, or one
+    ``error:`` line naming the extra (exit status 2)."""
+    try:
+        require("play", what, *modules)
+    except MissingExtraError as e:
+        fail(e)
+
+
 def play(args: argparse.Namespace) -> int:
+    if args.terminal:
+        _play_extra("the terminal table", "rich")
+    else:
+        _play_extra("the browser table", "starlette", "uvicorn")
     try:
         check_rules(args.rules, TABLE_GAMES)
         seats = game_kind(args.rules).players
@@ -112,7 +126,7 @@ def play(args: argparse.Namespace) -> int:
             first = resume_table(path)
         else:
             first = new_session()  # bad robots or an unwritable folder fail here
-    except (PlayError, OSError) as e:
+    except (PlayError, OSError, MissingExtraError) as e:  # a robot of a missing extra
         fail(" ".join(str(e).split("\n")))  # one line, whatever a file held
     if args.terminal:
         from .terminal import run_terminal
@@ -131,12 +145,13 @@ def play(args: argparse.Namespace) -> int:
 
 
 def serve_robot(args: argparse.Namespace) -> int:
+    _play_extra("the robot service", "starlette", "uvicorn")
     from .service import serve_robot as run
 
     try:
         return run(args.robot, host=args.host, port=args.port, rules=args.rules,
                    workers=args.workers)
-    except (ValueError, OSError) as e:
+    except (ValueError, OSError, MissingExtraError) as e:
         fail(e)
 
 

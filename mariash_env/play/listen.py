@@ -8,6 +8,8 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
+from ..extras import needs
+
 
 def listen(host: str, port: int) -> socket.socket:
     """A TCP socket bound to ``host:port``; OSError naming the address and the cause."""
@@ -45,7 +47,8 @@ def url(host: str, port: int, path: str = "/") -> str:
 
 def run(app: Any, sock: socket.socket) -> None:
     """Serve ``app`` on the bound ``sock`` until interrupted (uvicorn)."""
-    import uvicorn
+    with needs("play", "serving the table or a robot", "uvicorn"):
+        import uvicorn
 
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     try:
@@ -60,8 +63,9 @@ def run_workers(factory: Callable[[], Any], sock: socket.socket, workers: int) -
     its own app and robot), shares the socket among them and replaces one that dies.
     ``factory`` is pickled into each process: a module-level function or a partial of
     one."""
-    import uvicorn
-    from uvicorn.supervisors import Multiprocess
+    with needs("play", "serving a robot", "uvicorn"):
+        import uvicorn
+        from uvicorn.supervisors import Multiprocess
 
     config = uvicorn.Config(factory, factory=True, workers=workers, log_level="warning")
     try:

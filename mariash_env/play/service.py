@@ -65,11 +65,8 @@ import zlib
 from typing import Any
 
 import numpy as np
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
 
+from ..extras import needs
 from ..games.base import GameKind
 from ..games.registry import game_kind, games
 from ..robots import make_robot
@@ -77,6 +74,12 @@ from ..robots.base import Robot
 from ..rules import is_int
 from ..seat_record import FORMAT as RECORD_FORMAT
 from ..seat_record import SeatRecordError, seat_view
+
+with needs("play", "the robot service", "starlette"):
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
 
 FIELDS = ("observation", "action_mask")
 MAX_BODY = 1 << 20  # bytes: a full record or 1016 floats as JSON text is ~30 KB

@@ -11,12 +11,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
+from ..extras import needs
 from .i18n import LANGS, card_name, t
 from .session import PlayError, PlaySession
+
+with needs("play", "the terminal table", "rich"):
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
 
 STYLE = {"h": "bold red", "b": "bold dark_orange", "l": "bold green", "a": "bold yellow4"}
 

@@ -43,17 +43,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-
+from ..extras import needs
 from .cards_svg import svg_for
 from .i18n import catalogue
 from .series import party_stats
 from .session import TABLE_GAMES, PlayError, PlaySession, check_id, shown
+
+with needs("play", "the browser table", "starlette"):
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import FileResponse, JSONResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # a request is a few ids and a label: refuse anything near this

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..cli import fail, path_error
+from ..extras import MissingExtraError, have, plot_note
 
 
 class PartialRunError(RuntimeError):
@@ -20,13 +21,15 @@ class PartialRunError(RuntimeError):
 
 def run_command(body: Callable[[], int], kept: str) -> int:
     """``body()``, its errors as the command line reports them: bad input (ValueError) and
-    unwritable paths (OSError) one ``error:`` line and exit status 2; a
+    unwritable paths (OSError) and a missing optional dependency
+    (:class:`~mariash_env.extras.MissingExtraError`, naming its extra) one ``error:`` line
+    and exit status 2; a
     :class:`PartialRunError` one line saying where the finished part is (``kept``),
     status 1; Ctrl-C or SIGTERM (the workers stopped, :mod:`mariash_env.pools`) the same
     line, status 130."""
     try:
         return body()
-    except ValueError as e:
+    except (ValueError, MissingExtraError) as e:
         fail(e)
     except OSError as e:
         fail(path_error(e, "write"))
@@ -50,3 +53,12 @@ def parse_page_args(ap: argparse.ArgumentParser, argv: Sequence[str] | None, pro
     args = ap.parse_args(argv)
     given = sys.argv[1:] if argv is None else argv
     return args, " ".join([prog, *map(shlex.quote, given)])
+
+
+def plot_or_note(args: argparse.Namespace, what: str) -> None:
+    """Before the work: without matplotlib, a page's plot ``what`` is skipped
+    (``args.no_plot`` set) with one note on stderr naming the extra that brings it; the
+    rest of the page is written."""
+    if not args.no_plot and not have("matplotlib"):
+        print(plot_note(what), file=sys.stderr)
+        args.no_plot = True

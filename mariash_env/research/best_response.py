@@ -53,8 +53,9 @@ import numpy as np
 from ..arena import bootstrap_ci, duplicate_match
 from ..atomic import atomic_open
 from ..cli import ArgumentParser, fail, nonnegative, positive
+from ..extras import pyplot
 from ..games.registry import game_kind, games
-from . import parse_page_args, run_command
+from . import parse_page_args, plot_or_note, run_command
 
 ROLES = ("actor", "defender", "no game")
 SELECT_SEED = 7_000_003  # the decks that choose between the trained exploiter and its start
@@ -395,10 +396,9 @@ def write_table(rows: list[dict[str, Any]], out: Path, command: str, note: str =
 
 
 def plot_table(rows: list[dict[str, Any]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Each robot's gain with its CI, a panel per game (matplotlib: the ``research``
+    extra)."""
+    plt = pyplot("the best-response plot")
 
     games = list(dict.fromkeys(r["game"] for r in rows))
     fig, axes = plt.subplots(1, len(games), figsize=(5.2 * len(games), 3.6), squeeze=False)
@@ -509,6 +509,8 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
     def body() -> int:
         if args.table:
             from ..robots import make_robot
+
+            plot_or_note(args, "plot (best_response.png)")
 
             plan = [parse_game(g) for g in args.game] or [
                 (g, list(r)) for g, r in TABLE_ROBOTS.items()]

@@ -62,6 +62,7 @@ from ..arena import (
 )
 from ..atomic import atomic_open
 from ..cli import ArgumentParser, nonnegative, positive
+from ..extras import install_hint
 from ..games.base import GameKind
 from ..games.registry import game_kind
 from ..robots.base import Robot
@@ -103,8 +104,8 @@ def _pa() -> Any:
     try:
         import pyarrow
         import pyarrow.parquet  # noqa: F401
-    except ImportError:  # pragma: no cover - pyarrow is a dependency of .[research]/.[dev]
-        raise DatasetError("data sets need pyarrow: pip install -e '.[research]'") from None
+    except ImportError:  # pyarrow comes with the research extra (and dev)
+        raise DatasetError(f"data sets need pyarrow: {install_hint('research')}") from None
     return pyarrow
 
 

@@ -56,17 +56,20 @@ import math
 from typing import Any
 
 import numpy as np
-import pyspiel
-from open_spiel.python import policy as os_policy
 
 from ..cards import CARD_CODES, cards_of
 from ..core import state as S
 from ..core.engine import apply_action, encode_game, legal_actions
+from ..extras import needs
 from ..games.voleny.actions import ACTION_LABELS, LAY_DOWN, N_ACTIONS, PLAY0
 from ..openspiel.params import utility_bound
 from ..robots.base import RandomRobot
 from ..rules import make_rules
 from ..vector import VectorEnv
+
+with needs("openspiel", "the exact best response (OpenSpiel)", "pyspiel", "open_spiel"):
+    import pyspiel
+    from open_spiel.python import policy as os_policy
 
 __all__ = ["Endgame", "EndgameGame", "EndgameState", "RobotPolicy", "exact_best_response",
            "robot_probabilities"]

@@ -49,8 +49,9 @@ import numpy as np
 from ..arena import _split, build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
 from ..cli import ArgumentParser, add_ray_arguments, nonnegative, positive
+from ..extras import pyplot
 from ..games.registry import game_kind, games
-from . import PartialRunError, parse_page_args, run_command
+from . import PartialRunError, parse_page_args, plot_or_note, run_command
 
 MAX_JOBS = 256
 ELO = 400.0 / math.log(10.0)  # natural-log strengths to Elo points
@@ -448,11 +449,9 @@ def markdown(rows: list[dict[str, Any]], command: str, seconds: float | None = N
 
 
 def plot(rows: list[dict[str, Any]], path: str | os.PathLike) -> Path:
-    """Ratings with their CIs, a panel per game, each robot's ms/decision beside it."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Ratings with their CIs, a panel per game, each robot's ms/decision beside it
+    (matplotlib: the ``research`` extra)."""
+    plt = pyplot("the ladder's plot")
 
     games = list(dict.fromkeys(r["game"] for r in rows))
     heights = [max(1.2, 0.45 * sum(r["game"] == g for r in rows)) for g in games]
@@ -537,6 +536,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
     def body() -> int:
         if args.jobs > MAX_JOBS:
             raise LadderError(f"invalid --jobs {args.jobs}: expected 1..{MAX_JOBS}")
+        plot_or_note(args, "plot (ladder.png)")
         roster = parse_games(args.game)
         opponents = _split(args.slow_opponents) if args.slow_opponents else None
         for game, specs in roster.items():
