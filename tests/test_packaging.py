@@ -110,6 +110,49 @@ def test_wheel_installs_only_mariash_env_with_the_models(wheel: Path) -> None:
         assert z.read("mariash_env/models/robot.onnx") == (ROOT / "models/robot.onnx").read_bytes()
 
 
+def _metadata(wheel: Path) -> str:
+    with zipfile.ZipFile(wheel) as z:
+        info = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        return z.read(info).decode()
+
+
+def test_wheel_metadata(wheel: Path) -> None:
+    """The long description is the README (markdown); the classifiers name the Python
+    versions from requires-python's on (3.10 to 3.13: each installs the wheel and plays a
+    deal), the OS and the topics; the license is the SPDX expression (PEP 639: no License
+    classifier beside it); every extra the error messages name exists, the play extra
+    without its tests' httpx and playwright (in dev), the rllib extra with torch."""
+    meta = _metadata(wheel)
+    head, _, body = meta.partition("\n\n")
+    fields = [tuple(line.split(": ", 1)) for line in head.splitlines()]
+    one = dict(fields)
+    assert one["Description-Content-Type"] == "text/markdown"
+    assert body.strip().startswith("# mariash") and "## Install" in body
+    assert one["Requires-Python"] == ">=3.10" and one["License-Expression"] == "MIT"
+    classifiers = [v for k, v in fields if k == "Classifier"]
+    versions = [c.rsplit(" ", 1)[1] for c in classifiers
+                if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
+    assert versions == ["3.10", "3.11", "3.12", "3.13"]
+    assert "Operating System :: OS Independent" in classifiers
+    assert not [c for c in classifiers if c.startswith("License ::")]
+    extras = {v for k, v in fields if k == "Provides-Extra"}
+    assert {"play", "research", "openspiel", "examples", "rllib", "ray", "train"} <= extras
+    reqs = [v for k, v in fields if k == "Requires-Dist"]
+
+    def extra(name: str) -> set[str]:
+        return {r.split(";")[0].strip() for r in reqs if f'extra == "{name}"' in r}
+
+    core = {r for r in reqs if "extra ==" not in r}
+    assert {"gymnasium>=1.1", "pettingzoo>=1.25"} <= core
+    assert extra("play") == {"starlette", "uvicorn", "rich"}
+    assert {"httpx", "playwright"} <= extra("dev")
+    assert "matplotlib" in extra("research") and "open_spiel" in extra("openspiel")
+    assert "torch==2.13.0" in extra("rllib") & extra("train") & extra("examples")
+    for name in ("train", "dev"):
+        assert [r for r in reqs if r.startswith("tomli>=1.1;")
+                and 'python_version < "3.11"' in r and f'extra == "{name}"' in r]
+
+
 CHECK = textwrap.dedent('''
     import importlib.util
     import sys
