@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import textwrap
 import zipfile
 from pathlib import Path
@@ -151,6 +152,33 @@ def test_wheel_metadata(wheel: Path) -> None:
     for name in ("train", "dev"):
         assert [r for r in reqs if r.startswith("tomli>=1.1;")
                 and 'python_version < "3.11"' in r and f'extra == "{name}"' in r]
+
+
+def test_sdist_is_the_tracked_tree(tmp_path: Path) -> None:
+    """The sdist holds every committed file (MANIFEST.in): the tests with their
+    conftest.py, helpers and data, and what they read (training/, scripts/, examples/,
+    docs/), so that a packager can run them; no cache or build output."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "site", "runs", "build", "dist", "*.egg-info", ".hypothesis",
+        ".ruff_cache", ".pytest_cache"))  # __pycache__ and numba's files stay: excluded
+    _run([sys.executable, "-c", "import sys; from setuptools import build_meta as b; "
+          "b.build_sdist(sys.argv[1])", str(tmp_path / "dist")], cwd=src)
+    (sdist,) = (tmp_path / "dist").glob("mariash-*.tar.gz")
+    with tarfile.open(sdist) as t:
+        names = {m.name.split("/", 1)[1] for m in t.getmembers() if m.isfile()}
+    names -= {"PKG-INFO", "setup.cfg"}
+    names = {n for n in names if not n.startswith("mariash.egg-info/")}
+    assert {"tests/conftest.py", "tests/helpers.py", "tests/oracle.py",
+            "tests/data/robot_moves.json", "MANIFEST.in", "models/robot.onnx"} <= names
+    assert not [n for n in names if "__pycache__" in n or n.endswith((".pyc", ".nbi", ".nbc"))]
+    try:
+        tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True,
+                                 text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: the tracked files are unknown")
+    # .gitignore: git's own; a new file not committed yet is in the copy, not in the list
+    assert set(tracked) - {".gitignore"} <= names
 
 
 CHECK = textwrap.dedent('''
