@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from .games.registry import game_kind, games
+from .playout import decision_positions
 
 __all__ = ["warmup", "warm_engine", "main", "GAMES", "OWN_SEARCH", "decision_positions",
            "compiled_signatures"]
@@ -51,49 +52,15 @@ _LOCK = threading.Lock()
 _NOTICE_AFTER = 1.0  # seconds of warm-up before it is announced
 
 
-def decision_positions(game: str) -> tuple[np.ndarray, np.ndarray, object]:
-    """``(bidding, play)``: a decision before the card play and one in the card play, each
-    with a choice, from a deal played by the game's table robot at every seat.  The card
-    play's is in a later trick (a trick and a card played), so that the worlds sampled
-    there replay the cards played: licitovaný's sampler calls those kernels from Python."""
-    from .core import state as S
-    from .core.engine import apply_action, legal_actions
-    from .core.tricks import cards_played
-    from .kinds import kind_of
-    from .playout import deal_states
-    from .rules import make_rules
-
-    rules = make_rules(rules=game)
-    kind = kind_of(rules)
-    robot = kind.load("table_robot")()
-    rv = rules.vector()
-    mask = np.zeros(kind.n_actions, dtype=np.int8)
-    obs = np.zeros(kind.obs_size, dtype=np.float32)
-    for seed in range(50):
-        st = deal_states(np.array([seed]), np.array([0]), rules)[0].copy()
-        bid = None
-        while st[S.PHASE] != S.PH_DONE:
-            mask[:] = 0
-            legal_actions(st, rv, mask)
-            if mask.sum() > 1 and st[S.PHASE] != S.PH_PLAY and bid is None:
-                bid = st.copy()
-            if (mask.sum() > 1 and st[S.PHASE] == S.PH_PLAY and bid is not None
-                    and cards_played(st) >= 4):
-                return bid, st.copy(), rules
-            kind.encode(st, int(st[S.TO_MOVE]), obs, False)
-            apply_action(st, rv, int(robot.act({"observation": obs, "action_mask": mask})))
-    raise RuntimeError(f"no {game} deal of the first 50 gave a bidding and a card-play choice")
-
-
 def _warm_game(game: str, network: bool) -> None:
     """Every kernel a searching robot's decisions call, on the types they call it with:
     worlds of a bidding and a card-play decision, the solver on them (PIMC's card play,
     and the solved endgames of its simulations), the simulations' engine calls (the deal
     played by :func:`decision_positions`), the simulations' compiled playouts and the
-    table robot's card play (:func:`~mariash_env.robots.pimc.warm_playouts`) and, with
+    table robot's card play (:func:`~mariash_env.robots.playouts.warm_playouts`) and, with
     ``network``, nnpimc's replay of the other seats' decisions."""
     from .core import state as S
-    from .robots.pimc import warm_playouts
+    from .robots.playouts import warm_playouts
     from .robots.view import SeatView
     from .search import solve
 

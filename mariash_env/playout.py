@@ -155,3 +155,35 @@ def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
             }
             active[i] = False
     return out  # type: ignore[return-value]
+
+
+def decision_positions(game: str) -> tuple[np.ndarray, np.ndarray, object]:
+    """``(bidding, play)``: a decision before the card play and one in the card play, each
+    with a choice, from a deal played by the game's table robot at every seat.  The card
+    play's is in a later trick (a trick and a card played), so that the worlds sampled
+    there replay the cards played: licitovaný's sampler calls those kernels from Python."""
+    from .core.engine import legal_actions
+    from .core.tricks import cards_played
+    from .kinds import kind_of
+    from .rules import make_rules
+
+    rules = make_rules(rules=game)
+    kind = kind_of(rules)
+    robot = kind.load("table_robot")()
+    rv = rules.vector()
+    mask = np.zeros(kind.n_actions, dtype=np.int8)
+    obs = np.zeros(kind.obs_size, dtype=np.float32)
+    for seed in range(50):
+        st = deal_states(np.array([seed]), np.array([0]), rules)[0].copy()
+        bid = None
+        while st[S.PHASE] != S.PH_DONE:
+            mask[:] = 0
+            legal_actions(st, rv, mask)
+            if mask.sum() > 1 and st[S.PHASE] != S.PH_PLAY and bid is None:
+                bid = st.copy()
+            if (mask.sum() > 1 and st[S.PHASE] == S.PH_PLAY and bid is not None
+                    and cards_played(st) >= 4):
+                return bid, st.copy(), rules
+            kind.encode(st, int(st[S.TO_MOVE]), obs, False)
+            apply_action(st, rv, int(robot.act({"observation": obs, "action_mask": mask})))
+    raise RuntimeError(f"no {game} deal of the first 50 gave a bidding and a card-play choice")

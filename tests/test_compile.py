@@ -79,7 +79,7 @@ def test_after_warmup_a_pimc_robot_compiles_nothing():
         import json
         from mariash_env.compile import GAMES, compiled_signatures as compiled, warmup
         from mariash_env.robots import make_robot
-        from mariash_env.robots.pimc import warm_playouts
+        from mariash_env.robots.playouts import warm_playouts
 
         warmup(GAMES, network=True, quiet=True)
         before = compiled()

@@ -20,7 +20,8 @@ from mariash_env.game import Game
 from mariash_env.games.voleny.four import dealer_pays, payment4, player_of, seat_payment4
 from mariash_env.playout import playout_values
 from mariash_env.robots import OnnxRobot, SeatView
-from mariash_env.robots.pimc import PIMCRobot, _payoff, _Rollout, seat_share
+from mariash_env.robots.pimc import PIMCRobot
+from mariash_env.robots.playouts import _payoff, _Rollout, seat_share
 from mariash_env.rules import make_rules
 
 FOUR = make_rules(players=4)

@@ -226,7 +226,7 @@ def test_deal_labels_value_the_real_deal(tmp_path: Path) -> None:
     card in that deal (the seat's share); §4-§6: each legal action applied to that deal,
     played out by the table robot at every seat (PIMC's simulation)."""
     from mariash_env.core.engine import apply_action
-    from mariash_env.robots.pimc import seat_share
+    from mariash_env.robots.playouts import seat_share
     from mariash_env.search import solve
 
     rows = _deal_set(tmp_path / "play", "play")
@@ -302,7 +302,7 @@ def test_a_sampler_that_gives_up_still_labels(play_set: Path,
     of 100,000 labels met one).  The label is then valued over the worlds it did find, as
     PIMC searches them, and with none found over the real deal: the set never stops."""
     from mariash_env.games.licitovany.worlds import LicitWorldError
-    from mariash_env.robots.pimc import seat_share
+    from mariash_env.robots.playouts import seat_share
     from mariash_env.search import solve
 
     rows = _rows(play_set)

@@ -285,7 +285,7 @@ def label_state(st: np.ndarray, seat: int, rules: Any, worlds: int,
     sampler of the exact value of each legal card (``deal``: over the one real deal
     ``st``).  A claim (volený's lay-down), when legal, gets the best card's value."""
     from mariash_env.core.engine import legal_actions
-    from mariash_env.robots.pimc import seat_share
+    from mariash_env.robots.playouts import seat_share
     from mariash_env.search import solve
 
     kind = kind_of(rules)

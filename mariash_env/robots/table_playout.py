@@ -3,7 +3,7 @@
 Each game's playout (its ``GameKind.table_playout``) plays a deal on in one compiled call:
 the engine's legal actions, the game's observation of the seat to move and the table
 robot's compiled decision, applied by the engine -- the moves
-:meth:`~mariash_env.robots.pimc._Rollout.table_action` makes one Python call at a time.
+:meth:`~mariash_env.robots.playouts._Rollout.table_action` makes one Python call at a time.
 :func:`play_out_licit` plays licitovaný's every phase
 (:mod:`mariash_env.games.licitovany.table_decide`), :func:`play_out_cards` volený's card
 play (:mod:`mariash_env.games.voleny.table_play`).  Both stop at the card play's trick
