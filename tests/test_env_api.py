@@ -278,14 +278,16 @@ def test_lizany_infos_and_the_end_of_the_episode():
         phases.append(PHASE_NAMES[info["phase"]])
         assert info["deal"] == 0
         if term or trunc:
-            assert info["settlement_deal"] == 0 and info["settlement"] == raw.record["result"]
+            # the record's result, with the payments per seat every game's settlement names
+            assert info["settlement_deal"] == 0 and info["settlement"] == {
+                **raw.record["result"], "payments": raw.record["result"]["rewards"]}
             e.step(None)
             continue
         assert info["settlement_deal"] == -1 and "settlement" not in info
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert phases[0] == "stock" and "endgame" in phases and phases[-1] == "done"
     obs, reward, term, trunc, info = e.last()
-    assert term and reward == 0.0 and info["settlement"] == raw.record["result"]
+    assert term and reward == 0.0 and info["settlement"]["payments"] == list(raw.game.rewards)
     with pytest.raises(RuntimeError, match="the episode is over"):
         raw.step(0)
     stacked = mariash_env.env(rules="lizany", stack_infos=True)
@@ -295,3 +297,19 @@ def test_lizany_infos_and_the_end_of_the_episode():
         assert set(info) == {"phase", "deal", "settlement_deal"}
         stacked.step(None if term or trunc else
                      int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+@pytest.mark.parametrize("options", [{"dealer": 1}, {"cuts": [5]}, {"deck": list(range(32)),
+                                                                    "dealer": 0}])
+def test_lizany_refuses_the_other_games_deal_options(options):
+    """INTERFACE.md's reset options `dealer` and `cuts` mean nothing in lízaný (one deal,
+    player_0 leads): refused by name, not dropped with a warning, and nothing reset."""
+    from mariash_env.game import OptionError
+
+    e = mariash_env.env(rules="lizany")
+    e.reset(seed=4)
+    before = e.unwrapped.state().copy()
+    with pytest.raises(OptionError, match="do not apply to lízaný"):
+        e.reset(seed=5, options=options)
+    assert (e.unwrapped.state() == before).all()
+

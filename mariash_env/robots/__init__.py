@@ -12,7 +12,8 @@ and :func:`robots_of` read the registry):
   :class:`~mariash_env.games.lizany.table_robot.LizanyRuleRobot`;
 * ``"lizany_table"`` -- lízaný's rule robot by its own name (lízaný by default);
 * ``"pimc"`` -- :class:`PIMCRobot` (sampled worlds + solver / rollouts; volený and
-  licitovaný);
+  licitovaný), lízaný's own PIMC
+  (:class:`~mariash_env.games.lizany.pimc.LizanyPIMCRobot`) with ``rules="lizany"``;
 * ``"nnpimc"`` -- :class:`~mariash_env.robots.nnpimc.NNPIMCRobot`, PIMC whose card-play
   worlds are weighted by how likely an exported network finds the other seats' recorded
   cards (``"nnpimc(model='models/robot.onnx', worlds=8)"``; volený, three players, or

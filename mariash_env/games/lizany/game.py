@@ -86,13 +86,15 @@ an unknown label :class:`~mariash_env.actions.ActionError`.  ``render_mode="ansi
 the stock lasts, ``endgame`` once it is gone, ``done``), ``"deal"`` (0: one deal an
 episode) and ``"settlement_deal"`` (0 on the step the deal ends, else -1), and on that
 step ``"settlement"``: the deal's result (points, marriages, tricks, rewards), as the
-record holds it; ``env(rules="lizany", stack_infos=True)`` leaves it out (the same three
+record holds it, with ``"payments"`` per seat (the rewards, as every game's settlement
+names them); ``env(rules="lizany", stack_infos=True)`` leaves it out (the same three
 ints on every step).  After the episode ``last()`` answers each agent's final values and
 a further ``step`` raises ``RuntimeError``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -520,6 +522,11 @@ class raw_env(AECEnv):
         return self._game().legal_labels(seat)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        # the other games' deal options, known but meaningless here: refused, not ignored
+        foreign = [k for k in ("dealer", "cuts") if isinstance(options, Mapping) and k in options]
+        if foreign:
+            raise OptionError(f"reset option(s) {foreign} do not apply to lízaný: one deal, "
+                              "player_0 leads and nobody deals or cuts (its deck: 'deck')")
         opts = reset_options(options, ("deck",))
         # reset(seed=s) deals seed s; later unseeded resets continue its generator.
         with self._seeds.drawn(seed) as deal_seed:
@@ -538,8 +545,8 @@ class raw_env(AECEnv):
         g = self._game()
         phase = 2 if g.over else 0 if g.stock_left else 1
         info = {"phase": phase, "deal": 0, "settlement_deal": 0 if g.over else -1}
-        if g.over and not self.stack_infos:
-            info["settlement"] = g.result()
+        if g.over and not self.stack_infos:  # INTERFACE.md: the payments per seat too
+            info["settlement"] = {**g.result(), "payments": list(g.rewards)}
         self.infos = {a: dict(info) for a in AGENTS}
 
     def _was_dead_step(self, action: Any) -> None:
