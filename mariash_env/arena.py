@@ -39,8 +39,9 @@ copies sit against one: every seating counts in the difference, so a robot that 
 only beside its own copy (a defender's flek raising the stakes of a game his copy is the
 favourite of) scores there, and this split shows it.  ``--out`` receives
 ``summary.csv``, ``pairwise.csv``, ``deals.csv`` (per deal and robot), ``contracts.csv``
-(the contract split), ``company.csv`` (two robots: the company split) and ``groše.png``
-(bar chart with error bars).
+(the contract split), ``company.csv`` (two robots: the company split) and the bar chart
+with error bars named for the game's unit: ``groše.png`` (volený), ``desetníky.png``
+(licitovaný), ``reward.png`` (lízaný).
 
 As a library::
 
@@ -544,7 +545,7 @@ class MatchResult:
                 w.writerows(rows)
             paths.append(p)
         if plot:
-            paths.append(self.plot(d / "groše.png"))
+            paths.append(self.plot(d / plot_name(self.unit)))
         return paths
 
     def plot(self, path: str | os.PathLike) -> Path:
@@ -859,18 +860,23 @@ def parse_rule_options(game: str | None, options: list[str]) -> dict[str, Any]:
     return out
 
 
-OUTPUTS = ("deals.csv", "summary.csv", "pairwise.csv", "contracts.csv", "groše.png")
+OUTPUTS = ("deals.csv", "summary.csv", "pairwise.csv", "contracts.csv", "company.csv")
 
 
-def check_out(out: str | os.PathLike) -> Path:
-    """Create ``out`` and make sure every output can be written there (OSError if not),
-    before any deal is played."""
+def plot_name(unit: str) -> str:
+    """The file of the arena's chart: named for what it shows (``groše.png``)."""
+    return f"{unit}.png"
+
+
+def check_out(out: str | os.PathLike, unit: str = "groše") -> Path:
+    """Create ``out`` and make sure every output (the chart of ``unit``'s game too) can be
+    written there (OSError if not), before any deal is played."""
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
     probe = d / f".write-test-{os.getpid()}"
     probe.write_bytes(b"")
     probe.unlink()
-    for name in OUTPUTS:
+    for name in (*OUTPUTS, plot_name(unit)):
         p = d / name
         if p.exists() and (not p.is_file() or not os.access(p, os.W_OK)):
             raise PermissionError(f"cannot write {p}: it exists and is not a writable file")
@@ -980,13 +986,14 @@ def main(argv: list[str] | None = None) -> int:
         except (RayClusterError, ValueError) as e:
             fail(e)
     out = args.out or os.path.join("runs", "arena", time.strftime("%Y%m%d-%H%M%S"))
+    unit = game_kind(rule_opts.get("rules", "voleny")).units
     try:
-        check_out(out)
+        check_out(out, unit)
     except OSError as e:
         fail(f"cannot write the results to --out {out}: {e.strerror or e}")
     plot = not args.no_plot
     if plot and not have("matplotlib"):  # said before the match; the CSVs are written
-        print(plot_note("plot (groše.png)"), file=sys.stderr)
+        print(plot_note(f"plot ({plot_name(unit)})"), file=sys.stderr)
         plot = False
     try:
         res = duplicate_match(robots, deals=args.deals, seed=args.seed, jobs=args.jobs,

@@ -221,3 +221,12 @@ def test_company_split_adds_up_to_the_difference(tmp_path, capsys, rules):
     assert arena.main(argv + (["--rules", "licitovany"] if rules else [])) == 0
     out = capsys.readouterr().out
     assert "table - random by company" in out and "1/2" in out and "2/1" in out
+
+
+def test_the_chart_is_named_for_the_games_unit(tmp_path, capsys):
+    """The arena's chart was groše.png whatever the game: it is named for the unit it
+    shows (volený's groše.png as before; lízaný's reward.png)."""
+    out = tmp_path / "liz"
+    assert arena.main(["--rules", "lizany", "--robots", "table,random", "--deals", "2",
+                       "--out", str(out), "--quiet"]) == 0
+    assert (out / "reward.png").is_file() and not (out / "groše.png").exists()
