@@ -89,6 +89,12 @@ from .playout import deal_states, play_games
 from .robots.base import Robot, as_robot
 from .rules import Rules, is_int, make_rules
 
+# The API (and the reference page); the seed, argument and output helpers below are the
+# CLI's and the research tools' own, importable by name.
+__all__ = ["duplicate_match", "MatchResult", "seatings", "deal_seed", "play_deal",
+           "build_robot", "bootstrap_ci", "parse_rule_options", "RobotFactory", "MAX_DEALS",
+           "ROLES", "ROLES4", "CONTRACT_KEYS"]
+
 RobotFactory = Callable[[], Any] | str
 """A robot class or any callable returning a robot (or what :func:`as_robot` accepts), or
 a robot spec of :func:`mariash_env.robots.make_robot` (built for the match's game)."""
@@ -103,6 +109,9 @@ ROLES4 = ("sitting_out", "forehand", "middlehand", "dealers_role")
 """At four (RULES.md §11.3): the dealer sits out, the next three play the deal."""
 
 CONTRACT_KEYS = ("suit_played", "suit_conceded", "sedma_not_played", "betl", "durch")
+"""The contracts as played that a match counts (:meth:`MatchResult.contributions`): a suit
+game played out or conceded (licitovaný: folded), a sedma announced without a trump game
+to play it in (void), betl, durch."""
 
 
 def seatings(k: int, seats: int = 3) -> list[tuple[int, ...]]:
@@ -117,6 +126,7 @@ def seatings(k: int, seats: int = 3) -> list[tuple[int, ...]]:
 
 
 def deal_seed(seed: int, i: int) -> int:
+    """The seed deal ``i`` of a match with seed ``seed`` shuffles its deck from."""
     return (int(seed) * 1_000_003 + int(i)) & ((1 << 62) - 1)
 
 

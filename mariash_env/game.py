@@ -27,6 +27,11 @@ from .games.voleny.record import LEVEL_NAMES, level_name  # noqa: F401 - public 
 from .kinds import KINDS, kind_of
 from .rules import Rules, action_int, is_int, make_rules
 
+# The API (and the reference page); the seeding and option helpers below are the front
+# ends' own, importable by name.
+__all__ = ["Game", "IllegalActionError", "OptionError", "RESET_OPTIONS", "LEVEL_NAMES",
+           "level_name"]
+
 
 class IllegalActionError(ValueError):
     """An action that is not legal for the seat to move; nothing was applied."""
