@@ -9,7 +9,8 @@ does not (the build does not fail on those).  The target is resolved as Sphinx w
 an absolute dotted path as is, a name in the scope of the object the docstring belongs
 to (its members, then its parents'), ``.name`` relative to its module or a parent
 package.  The title is the text, its last component with ``~``, ``Title <target>`` its
-own; ``!target`` is never linked.
+own; ``!target`` is never linked.  Option ``moved`` maps a module path that names another
+module at run time (``sys.modules`` aliasing, which griffe cannot see) to that module's.
 
     python scripts/griffe_sphinx_roles.py ":class:`~mariash_env.game.Game`"   # try it
 """
@@ -35,9 +36,12 @@ def _exists(collection: Any, path: str) -> bool:
     return True
 
 
-def resolve(obj: griffe.Object | None, name: str) -> str:
+def resolve(obj: griffe.Object | None, name: str, moved: dict[str, str] | None = None) -> str:
     """The dotted path a role's target ``name`` means in the docstring of ``obj``
     (``name`` itself when nothing matches: the reference then stays unlinked)."""
+    for old, new in (moved or {}).items():
+        if name == old or name.startswith(old + "."):
+            return new + name[len(old):]
     if obj is None:
         return name
     collection = obj.modules_collection
@@ -59,7 +63,8 @@ def resolve(obj: griffe.Object | None, name: str) -> str:
     return f"{base}.{more}" if more else base
 
 
-def markdown(text: str, obj: griffe.Object | None = None) -> str:
+def markdown(text: str, obj: griffe.Object | None = None,
+             moved: dict[str, str] | None = None) -> str:
     """One role's text (what is between the backquotes) as an autorefs reference."""
     text = text.strip()
     titled = TITLED.match(text)
@@ -74,13 +79,14 @@ def markdown(text: str, obj: griffe.Object | None = None) -> str:
     code = f"<code>{html.escape(title)}</code>"
     if not link:
         return code
-    identifier = html.escape(resolve(obj, target), quote=True)
+    identifier = html.escape(resolve(obj, target, moved), quote=True)
     return f'<autoref identifier="{identifier}" optional>{code}</autoref>'
 
 
-def rewrite(docstring: str, obj: griffe.Object | None = None) -> str:
+def rewrite(docstring: str, obj: griffe.Object | None = None,
+            moved: dict[str, str] | None = None) -> str:
     """``docstring`` with every Sphinx role replaced by :func:`markdown`."""
-    return ROLE.sub(lambda m: markdown(m.group(1), obj), docstring)
+    return ROLE.sub(lambda m: markdown(m.group(1), obj, moved), docstring)
 
 
 def _objects(obj: griffe.Object):
@@ -94,10 +100,14 @@ class SphinxRoles(griffe.Extension):
     """Rewrite the roles of every docstring of a package once it is loaded (its whole
     tree known, so that names resolve)."""
 
+    def __init__(self, moved: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.moved = dict(moved or {})
+
     def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
         for obj in _objects(pkg):
             if obj.docstring is not None and ":`" in obj.docstring.value:
-                obj.docstring.value = rewrite(obj.docstring.value, obj)
+                obj.docstring.value = rewrite(obj.docstring.value, obj, self.moved)
 
 
 if __name__ == "__main__":

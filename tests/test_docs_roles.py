@@ -38,3 +38,11 @@ def test_names_resolve_in_scope() -> None:
     vector_env = pkg["vector.VectorEnv"]
     assert rewrite(":meth:`restore_states`", vector_env["step"]) == ref(
         "mariash_env.vector.VectorEnv.restore_states", "restore_states")
+
+
+def test_moved_modules() -> None:
+    moved = {"mariash_env.lizany": "mariash_env.games.lizany.game"}
+    assert rewrite(":func:`mariash_env.lizany.replay`", None, moved) == ref(
+        "mariash_env.games.lizany.game.replay", "mariash_env.lizany.replay")
+    assert rewrite(":mod:`mariash_env.lizany_arena`", None, moved) == ref(
+        "mariash_env.lizany_arena", "mariash_env.lizany_arena")

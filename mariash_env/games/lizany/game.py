@@ -141,9 +141,9 @@ from .actions import (  # noqa: F401 (re-exported: mariash_env.lizany's names)
     action_label,
 )
 
-__all__ = ["env", "raw_env", "LizanyGame", "replay", "AGENTS", "ACTION_LABELS", "N_ACTIONS",
-           "OBS_LAYOUT", "OBS_SIZE", "STATE_SIZE", "RULES", "FORMAT", "action_index",
-           "action_label"]
+__all__ = ["env", "raw_env", "LizanyGame", "replay", "AGENTS", "PHASE_NAMES", "ACTION_LABELS",
+           "N_ACTIONS", "OBS_LAYOUT", "OBS_SIZE", "STATE_SIZE", "RULES", "FORMAT",
+           "action_index", "action_label"]
 
 HAND = C.HAND_SIZE
 TRUMP_POS = C.TRUMP_POS  # the turned-up card's deck position
