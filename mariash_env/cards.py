@@ -21,6 +21,8 @@ SUIT_SYMBOLS = ("♥", "♦", "♠", "♣")
 RANK_NAMES_CZ = ("sedma", "osma", "devítka", "desítka", "spodek", "svršek", "král", "eso")
 
 CARD_CODES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+"""The 32 card codes by card index: rank (``789TJQKA``) then suit (``hbla``: červené,
+kule, zelené, žaludy), suit by suit (``"7h"`` … ``"Aa"``)."""
 _CODE_TO_INDEX = {c: i for i, c in enumerate(CARD_CODES)}
 
 # Strength of a rank index in suit games (7 8 9 J Q K T A) and without trumps.

@@ -187,6 +187,7 @@ from .rules import RulesError, check_game_options, make_rules
 from .spaces import AgentSpaces, LegalDiscrete
 
 AGENTS = ("player_0", "player_1", "player_2")
+"""The agents at the three-player table, player ``i`` in seat ``i``."""
 AGENTS4 = (*AGENTS, "player_3")
 """The agents at the four-player table (``players=4``)."""
 

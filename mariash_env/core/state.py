@@ -37,6 +37,8 @@ PH_HELPING = 14  # T3: the actor names the helping suit of two sevens
 PH_LEAD = 15  # T5: the actor lays the face-down lead card of betl / durch
 PHASE_NAMES = ("trump", "contract", "discard", "barva", "betl_answer", "announce", "flek",
                "play", "done", "bid", "hold", "lone_bid", "game", "trumps", "helping", "lead")
+"""The name of each phase (``PH_*``), indexed by the ``"phase"`` of an environment's infos:
+volený's first nine, licitovaný's auction and the actor's choices after them."""
 
 # Contracts.
 C_NONE, C_SUIT, C_BETL, C_DURCH = 0, 1, 2, 3

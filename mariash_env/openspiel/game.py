@@ -116,6 +116,8 @@ def game_type(long_name: str, min_players: int, max_players: int,
 # is made (rewards), lízaný at two (lizany.py).
 GAME_TYPE = game_type("Mariáš: volený, licitovaný or lízaný (mariash engine)", 2,
                       MAX_PLAYERS, pyspiel.GameType.RewardModel.REWARDS)
+"""The ``pyspiel.GameType`` registered under ``"mariash"``: every game it loads, two to
+four players, rewards paid as each deal is settled (each game carries its own type)."""
 CORE_TYPE = game_type("Mariáš, volený or licitovaný (mariash engine)", NUM_PLAYERS,
                       MAX_PLAYERS, pyspiel.GameType.RewardModel.REWARDS)
 # One deal pays only at its end: terminal rewards, which OpenSpiel's MCTSBot and

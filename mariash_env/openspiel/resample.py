@@ -56,9 +56,13 @@ if TYPE_CHECKING:
 
 
 GIBBS_STEPS = 9  # sampler steps of a public-only world (a four-player deal's dealer)
-RESAMPLE_TRIES = 500  # first-deal worlds tried per resample of a later deal (partie)
-ARRANGE_TRIES = 6  # orders of one first-deal world's piles tried (partie)
-RELABEL_STEPS = 1500  # proposals of the relabelling chain when rejection finds no world
+RESAMPLE_TRIES = 500
+"""First-deal worlds tried per resample of a later deal of a partie (then the chain)."""
+ARRANGE_TRIES = 6
+"""Orders of one first-deal world's piles tried per world (a partie's later deal)."""
+RELABEL_STEPS = 1500
+"""Proposals of the relabelling chain (:func:`relabel_chain`) when rejection finds no
+world."""
 TUNING = ("GIBBS_STEPS", "RESAMPLE_TRIES", "ARRANGE_TRIES", "RELABEL_STEPS")
 
 

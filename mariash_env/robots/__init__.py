@@ -97,6 +97,11 @@ __all__ = [
     "robots_of", "robot_args", "ObservationError",
 ]
 
+ROBOT_NAMES: tuple[str, ...]  # served by __getattr__ below; declared for the API reference
+"""How each registered robot is written (``"random"``, ``"onnx:PATH"``, ``"pimc"``, ...),
+read from the registry at each access: a robot registered later is in it (per game:
+:func:`robots_of`)."""
+
 
 def __getattr__(name: str) -> Any:
     if name == "ROBOT_NAMES":  # read from the registry, so a robot registered later is in it

@@ -28,6 +28,8 @@ FLEK0 = 78  # flek:game, flek:seven, flek:seven_against, flek:hundred_against
 PLAY0 = 82  # play:<card>, 32
 LAY_DOWN = 114
 N_ACTIONS = 115
+"""The size of volený's action space, ``Discrete(N_ACTIONS)`` (licitovaný's own:
+:data:`mariash_env.licit_actions.N_ACTIONS`)."""
 
 BET_NAMES = ("game", "seven", "seven_against", "hundred_against")
 
@@ -88,6 +90,8 @@ class ActionTable:
 
 
 ACTION_LABELS: tuple[str, ...] = _labels()
+"""The label of every volený action index (``"trump:Qh"``, ``"contract:suit"``,
+``"play:Aa"``, ``"lay_down"``; docs/layouts.md tabulates them, and licitovaný's)."""
 assert len(ACTION_LABELS) == N_ACTIONS and ACTION_LABELS[PLAY0 + NCARDS - 1] == "play:Aa"
 TABLE = ActionTable(
     ACTION_LABELS, "", "'trump:Qh', 'contract:suit', 'discard:7b', 'good', 'bad', "
@@ -96,6 +100,7 @@ TABLE = ActionTable(
 
 
 def action_label(index: int) -> str:
+    """The label of an action index (:data:`ACTION_LABELS`; ActionError out of range)."""
     return TABLE.label(index)
 
 

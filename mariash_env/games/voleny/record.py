@@ -12,6 +12,7 @@ from ...core import state as S
 from .four import payment4
 
 LEVEL_NAMES = ("", "flek", "re", "tutti", "boty")
+"""The name of each doubling level of a bet (level 0: none; :func:`level_name`)."""
 
 
 def level_name(level: int) -> str:
