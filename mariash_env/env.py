@@ -532,7 +532,10 @@ class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
 
 
 class raw_env(AECEnv):
-    """Volený mariáš as a PettingZoo AEC environment (see the module documentation)."""
+    """Every game as a PettingZoo AEC environment, unwrapped (see the module documentation):
+    volený (the default, ``players=4`` at four), licitovaný (``rules="licitovany"``);
+    ``rules="lizany"`` returns lízaný's own environment class
+    (:class:`mariash_env.games.lizany.game.raw_env`)."""
 
     metadata = {
         "name": "mariash_v0",
