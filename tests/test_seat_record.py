@@ -176,6 +176,10 @@ def test_forehand_before_its_trump_choice_is_sent_its_first_7_cards(players):
         assert np.array_equal(seat_view(rec, rng=1).observation(), g.observation(fore)[:900])
         records.append(rec)
     assert records[0] == records[1]
+    # no trumps chosen yet: a card z lidu named in the 7-card record is refused by name
+    # (found by fuzz_compiled: an IndexError reading the 12-card position of 17)
+    with pytest.raises(SeatRecordError, match="has chosen no trumps yet"):
+        seat_view({**records[0], "blind_trump": other[17]}, rng=1)
     twelve = {**records[1], "hand": other[:7] + other[17:22]}
     assert np.array_equal(seat_view(twelve, rng=1).observation(), g.observation(fore)[:900])
     g.step(g.legal_actions()[0])

@@ -124,6 +124,9 @@ def _parse(record: Any) -> _Parsed:
     if "blind_trump" in record:
         blind = parse_card(record["blind_trump"], "blind_trump")
         forehand = (dealer + 1) % 3
+        if first:  # no trump chosen yet, blind or not: the card at 17 is still unseen
+            raise SeatRecordError(f"{record['blind_trump']!r}: forehand has chosen no trumps "
+                                  "yet (the record holds its first 7 cards)", "blind_trump")
         at17 = cards[_positions(dealer, seat).index(BLIND_POS)] if seat == forehand else -1
         if seat == forehand and blind != at17:
             raise SeatRecordError(
