@@ -372,3 +372,33 @@ def test_an_export_before_later_stages_reproduces_with_until(
     head = "python -m training.pipeline training/recipes/licitovany_distill.toml --out runs/licit"
     assert r.command(until="export") == head + " --until export"
     assert r.command(until="export_deal") == r.command() == head
+
+
+def test_a_redone_stage_redoes_the_stages_that_use_it(tiny_run: dict, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stage run again (its entry and folder removed, as a refusal advises) makes every
+    later stage that uses it stale: they run again, saying why, not "done, skipped"."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr("training.pimc_labels.label_state", _teacher)
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run["run"], run)
+    st = _state(run)
+    del st["stages"]["train"]
+    (run / "pipeline.json").write_text(json.dumps(st))
+    shutil.rmtree(run / "train")
+    rc, out, err = _main(capsys, TINY, "--out", run)
+    assert rc == 0, err
+    assert re.findall(r"===== \[\d/6\] (\w+)", out) == [
+        "train", "gate_train", "dagger", "gate", "export"]
+    assert "[3/6] gate_train (gate): redone, its outputs are stale: stage 'train' finished " \
+        "anew since" in out
+    after = _state(run)
+    fp = {n: s["fingerprint"] for n, s in after["stages"].items()}
+    assert after["stages"]["gate_train"]["inputs"]["stages"] == {"train": fp["train"]}
+    assert after["stages"]["export"]["inputs"]["stages"] == {"dagger": fp["dagger"]}
+    assert fp["train"] != st["stages"]["gate_train"]["inputs"]["stages"]["train"]
+    cfg = json.loads((run / "dagger" / "train" / "config.json").read_text())
+    assert cfg["init"] == str(run / "train" / "checkpoint.pt")
+    rc, out, _ = _main(capsys, TINY, "--out", run)  # and now all of it is done
+    assert rc == 0 and "=====" not in out and _state(run) == after

@@ -46,7 +46,9 @@ import io
 import json
 import math
 import re
+import secrets
 import shlex
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -592,6 +594,44 @@ def _write_state(recipe: Recipe, st: dict[str, Any]) -> None:
         f.write("\n")
 
 
+def _inputs(stage: Stage, st: dict[str, Any]) -> dict[str, Any]:
+    """What a stage is made from besides its arguments: the fingerprint of every earlier
+    stage it refers to (a new one each time that stage finishes; None before)."""
+    return {"stages": {t: st["stages"].get(t, {}).get("fingerprint")
+                       for t in dict.fromkeys(stage.refs.values())}}
+
+
+def _stale_inputs(stage: Stage, rec: dict[str, Any] | None, inputs: dict[str, Any]
+                  ) -> list[str]:
+    """The earlier stages that finished anew since ``rec`` (this stage's entry) was begun:
+    its outputs, whole or partial, are stale.  An entry of an older pipeline, without
+    inputs, is stale only when such a stage finished again since."""
+    if not rec:
+        return []
+    old = (rec.get("inputs") or {}).get("stages", {})
+    return [t for t, fp in inputs["stages"].items() if old.get(t) != fp]
+
+
+def _redo_advice(recipe: Recipe, stage: Stage) -> str:
+    """How to run a finished stage again (what a refusal of a changed stage says)."""
+    what = f"its entry from {recipe.out / STATE}"
+    if stage.kind in ("labels", "train", "dagger"):  # else its labels or checkpoint go on
+        what += f" and its folder {recipe.out / stage.name}"
+    return (f"remove {what} to run it again (the later stages that use it run again "
+            "then too), or use another --out")
+
+
+def _clear_outputs(recipe: Recipe, stage: Stage) -> None:
+    """Remove what a stage made (it is made again): its folder, a gate's rows, an export's
+    files."""
+    shutil.rmtree(recipe.out / stage.name, ignore_errors=True)
+    if stage.kind == "gate":
+        _write_gates(recipe, stage.name, [])
+    if stage.kind == "export":
+        for p in stage.outputs.values():
+            Path(p).unlink(missing_ok=True)
+
+
 def run(recipe: Recipe, until: str | None = None, only: str | None = None,
         progress: bool = True, log: Any = print) -> dict[str, Any]:
     """Run the recipe's stages in order (or ``only`` one, or up to ``until``), skipping
@@ -616,23 +656,31 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
     for stage in stages:
         rec = st["stages"].get(stage.name)
         banner = f"[{stage.index + 1}/{len(recipe.stages)}] {stage.name} ({stage.kind})"
+        inputs = _inputs(stage, st)
         if rec and rec.get("done"):
             if rec.get("args") != stage.args:
                 raise PipelineError(
                     f"stage {stage.name!r} finished with other arguments ({rec.get('args')}) "
-                    f"than {recipe.path} gives now: remove its entry from "
-                    f"{recipe.out / STATE} to run it again, or use another --out")
+                    f"than {recipe.path} gives now: {_redo_advice(recipe, stage)}")
+        stale = _stale_inputs(stage, rec, inputs)
+        if rec and rec.get("done") and not stale:
             log(f"[pipeline] {banner}: done {rec.get('finished')}, skipped")
             continue
         for key, target in stage.refs.items():
             if not st["stages"].get(target, {}).get("done"):
                 raise PipelineError(f"stage {stage.name!r} key {key!r} needs stage "
                                     f"{target!r}, which has not finished: run it first")
+        if stale:  # its outputs were made from other inputs: made again from scratch
+            log(f"[pipeline] {banner}: redone, its outputs are stale: "
+                + ", ".join(f"stage {t!r} finished anew since" for t in stale))
+            _clear_outputs(recipe, stage)
+            rec = None
         log(f"[pipeline] ===== {banner} " + ("resumed " if rec else "") + "=====")
         t0 = time.perf_counter()
         st["stages"][stage.name] = {"kind": stage.kind, "done": False,
                                     "started": (rec or {}).get("started", _now()),
-                                    "args": stage.args}  # as written: a run can move
+                                    "args": stage.args,  # as written: a run can move
+                                    "inputs": inputs}
         _write_state(recipe, st)
         try:
             result = RUNNERS[stage.kind](recipe, stage, progress, log)
@@ -647,7 +695,7 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
                              f"{type(e).__name__}: {e}") from e
         seconds = time.perf_counter() - t0 + float((rec or {}).get("seconds", 0))
         st["stages"][stage.name].update(done=True, finished=_now(), seconds=round(seconds, 1),
-                                        result=result)
+                                        result=result, fingerprint=secrets.token_hex(8))
         _write_state(recipe, st)
         log(f"[pipeline] {stage.name}: done in {seconds:.0f} s")
     return st
