@@ -402,3 +402,29 @@ def test_a_redone_stage_redoes_the_stages_that_use_it(tiny_run: dict, tmp_path: 
     assert cfg["init"] == str(run / "train" / "checkpoint.pt")
     rc, out, _ = _main(capsys, TINY, "--out", run)  # and now all of it is done
     assert rc == 0 and "=====" not in out and _state(run) == after
+
+
+def test_an_edited_config_file_refuses_its_finished_stage(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """A train stage's config file is part of its settings: edited after the stage
+    finished, the stage is refused as a changed recipe is (a comment does not count)."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr("training.pimc_labels.label_state", _teacher)
+    config = tmp_path / "demo.toml"
+    config.write_text((ROOT / "training" / "configs" / "demo.toml").read_text())
+    recipe = tmp_path / "tiny.toml"
+    recipe.write_text(TINY.read_text().replace('"training/configs/demo.toml"', f'"{config}"'))
+    run = tmp_path / "tiny"
+    assert _main(capsys, recipe, "--out", run, "--until", "train")[0] == 0
+    config.write_text(config.read_text() + "\n# a comment\n")
+    rc, out, _ = _main(capsys, recipe, "--out", run, "--until", "train")
+    assert rc == 0 and "train (train): done" in out
+    before = _state(run)
+    config.write_text(config.read_text().replace("lr = 1e-3", "lr = 2e-3", 1))
+    rc, _, err = _main(capsys, recipe, "--out", run, "--until", "train")
+    assert rc == 2 and f"stage 'train' finished with other settings in {config}" in err, err
+    assert f"and its folder {run / 'train'}" in err
+    assert _state(run) == before
+

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import io
 import json
 import math
@@ -597,8 +598,22 @@ def _write_state(recipe: Recipe, st: dict[str, Any]) -> None:
 def _inputs(stage: Stage, st: dict[str, Any]) -> dict[str, Any]:
     """What a stage is made from besides its arguments: the fingerprint of every earlier
     stage it refers to (a new one each time that stage finishes; None before)."""
+    files = {}
+    if stage.kind in ("train", "dagger"):  # its config file: an edit is a change of it
+        files[stage.resolved["config"]] = _config_hash(stage.resolved["config"])
     return {"stages": {t: st["stages"].get(t, {}).get("fingerprint")
-                       for t in dict.fromkeys(stage.refs.values())}}
+                       for t in dict.fromkeys(stage.refs.values())}, "files": files}
+
+
+def _config_hash(path: str) -> str | None:
+    """The SHA-256 of a config file's settings (its TOML as sorted JSON: comments and
+    layout do not count); None when it cannot be read (the recipe check says why)."""
+    try:
+        d = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    text = json.dumps(d, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _stale_inputs(stage: Stage, rec: dict[str, Any] | None, inputs: dict[str, Any]
@@ -662,6 +677,13 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
                 raise PipelineError(
                     f"stage {stage.name!r} finished with other arguments ({rec.get('args')}) "
                     f"than {recipe.path} gives now: {_redo_advice(recipe, stage)}")
+            old = (rec.get("inputs") or {}).get("files")  # None: recorded before files were
+            if old is not None and old != inputs["files"]:
+                changed = [f for f in inputs["files"] if old.get(f) != inputs["files"][f]]
+                raise PipelineError(
+                    f"stage {stage.name!r} finished with other settings in "
+                    f"{', '.join(changed) or ', '.join(old)} than the file holds now: "
+                    f"{_redo_advice(recipe, stage)}")
         stale = _stale_inputs(stage, rec, inputs)
         if rec and rec.get("done") and not stale:
             log(f"[pipeline] {banner}: done {rec.get('finished')}, skipped")
