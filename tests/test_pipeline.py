@@ -428,3 +428,16 @@ def test_an_edited_config_file_refuses_its_finished_stage(tmp_path: Path,
     assert f"and its folder {run / 'train'}" in err
     assert _state(run) == before
 
+
+def test_the_curve_has_every_training_stage_and_needs_no_gate(tiny_run: dict,
+                                                              tmp_path: Path) -> None:
+    """RUN/curve.png: a DAgger stage's training (RUN/<stage>/train/eval.csv) is on the
+    learning curve, and a recipe without a gate still has its curve."""
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run["run"], run)
+    curve = pipeline.training_curve(run)
+    assert list(dict.fromkeys(r["stage"] for r in curve)) == ["train", "dagger"]
+    (run / "gates.csv").unlink()
+    (run / "curve.png").unlink()
+    assert pipeline.plot_curve(run, "tiny", "groše") == run / "curve.png"
+    assert (run / "curve.png").stat().st_size > 0

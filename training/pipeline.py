@@ -883,8 +883,9 @@ def training_curve(out: str | Path) -> list[dict[str, Any]]:
     except (OSError, ValueError, KeyError):
         return []
     rows, offset = [], 0
-    for name in stages:
-        path = out / name / "eval.csv"
+    for name, rec in stages.items():
+        # a train stage's run is RUN/<stage>, a dagger stage's RUN/<stage>/train
+        path = out / name / ("train" if rec.get("kind") == "dagger" else "") / "eval.csv"
         if not path.is_file():
             continue
         with open(path, newline="") as f:
@@ -896,26 +897,30 @@ def training_curve(out: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-def plot_curve(out: str | Path, title: str | None = None) -> Path | None:
+def plot_curve(out: str | Path, title: str | None = None, unit: str | None = None
+               ) -> Path | None:
     """``RUN/curve.png``, the recipe's learning curve: on the left every training stage's
-    periodic evaluation against engine decisions (stages one after another), on the right
-    each gate's score (with its 95% CI) against each gate robot, by stage.  None when no
-    gate has run."""
+    periodic evaluation against engine decisions (stages one after another, DAgger rounds
+    included), on the right each gate's score (with its 95% CI) against each gate robot,
+    by stage; either alone when the other has nothing yet.  ``unit``: the score's unit
+    when no gate names it (the recipe's game's).  None when there is nothing to draw."""
     rows = read_gates(out)
-    if not rows:
+    curve = training_curve(out)
+    if not rows and not curve:
         return None
+    unit = rows[0]["unit"] if rows else (unit or "points")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    curve = training_curve(out)
     gates = list(dict.fromkeys(r["gate"] for r in rows))
     labels = [next(r["model_stage"] or r["gate"] for r in rows if r["gate"] == g)
               for g in gates]
-    width = max(5.0, 1.2 * len(gates) + 2)
-    fig, axes = plt.subplots(1, 2 if curve else 1, figsize=(width + (6 if curve else 0), 3.6),
-                             squeeze=False, width_ratios=[6, width] if curve else None)
+    width = max(5.0, 1.2 * len(gates) + 2) if rows else 0.0
+    both = bool(curve and rows)
+    fig, axes = plt.subplots(1, 2 if both else 1, figsize=(width + (6 if curve else 0), 3.6),
+                             squeeze=False, width_ratios=[6, width] if both else None)
     if curve:
         cx = axes[0][0]
         for robot in dict.fromkeys(r["opponent"] for r in curve):
@@ -930,23 +935,25 @@ def plot_curve(out: str | Path, title: str | None = None) -> Path | None:
                        ls=":", lw=0.8)
         cx.axhline(0, color="grey", lw=0.8)
         cx.set_xlabel("engine decisions (millions; dotted: a new stage)")
-        cx.set_ylabel(f"{rows[0]['unit']} per deal (95% CI)")
+        cx.set_ylabel(f"{unit} per deal (95% CI)")
         cx.set_title("training stages: periodic evaluation", fontsize=9)
         cx.legend(fontsize=8)
-    ax = axes[0][-1]
-    for robot in dict.fromkeys(r["robot"] for r in rows):
-        pts = [(gates.index(r["gate"]), float(r["mean"]), float(r["ci_low"]),
-                float(r["ci_high"])) for r in rows if r["robot"] == robot]
-        x, y, lo, hi = (list(v) for v in zip(*pts))
-        ax.errorbar(x, y, yerr=[[a - b for a, b in zip(y, lo)], [b - a for a, b in zip(y, hi)]],
-                    marker="o", capsize=3, label=f"vs {robot}")
-    ax.axhline(0, color="grey", lw=0.8)
-    ax.set_xticks(range(len(gates)), labels, rotation=20)
-    ax.set_xlabel("stage")
-    ax.set_ylabel(f"{rows[0]['unit']} per deal (95% CI)")
-    ax.set_title("gates" if curve else (title or f"{Path(out).name}: strength by stage"),
-                 fontsize=9 if curve else None)
-    ax.legend(fontsize=8)
+    if rows:
+        ax = axes[0][-1]
+        for robot in dict.fromkeys(r["robot"] for r in rows):
+            pts = [(gates.index(r["gate"]), float(r["mean"]), float(r["ci_low"]),
+                    float(r["ci_high"])) for r in rows if r["robot"] == robot]
+            x, y, lo, hi = (list(v) for v in zip(*pts))
+            ax.errorbar(x, y, yerr=[[a - b for a, b in zip(y, lo)],
+                                    [b - a for a, b in zip(y, hi)]],
+                        marker="o", capsize=3, label=f"vs {robot}")
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_xticks(range(len(gates)), labels, rotation=20)
+        ax.set_xlabel("stage")
+        ax.set_ylabel(f"{unit} per deal (95% CI)")
+        ax.set_title("gates" if curve else (title or f"{Path(out).name}: strength by stage"),
+                     fontsize=9 if curve else None)
+        ax.legend(fontsize=8)
     if curve:
         fig.suptitle(title or Path(out).name, fontsize=10)
     fig.tight_layout()
@@ -954,6 +961,13 @@ def plot_curve(out: str | Path, title: str | None = None) -> Path | None:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _unit(recipe: Recipe) -> str:
+    """The unit of the recipe's game's scores (groše, desetníky...)."""
+    from mariash_env.games.registry import game_kind
+
+    return game_kind(recipe.game).units
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -978,11 +992,11 @@ def main(argv: list[str] | None = None) -> int:
             print(plan(recipe))
             return 0
         if args.plot:
-            path = plot_curve(recipe.out, recipe.name)
-            print(f"[pipeline] {path or 'no gate has run yet: no curve'}")
+            path = plot_curve(recipe.out, recipe.name, _unit(recipe))
+            print(f"[pipeline] {path or 'no training stage or gate has run yet: no curve'}")
             return 0 if path else 1
         st = run(recipe, args.until, args.only, args.progress)
-        path = plot_curve(recipe.out, recipe.name)
+        path = plot_curve(recipe.out, recipe.name, _unit(recipe))
     except PipelineError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
