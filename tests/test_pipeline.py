@@ -441,3 +441,21 @@ def test_the_curve_has_every_training_stage_and_needs_no_gate(tiny_run: dict,
     (run / "curve.png").unlink()
     assert pipeline.plot_curve(run, "tiny", "groše") == run / "curve.png"
     assert (run / "curve.png").stat().st_size > 0
+
+
+def test_a_stage_stopped_by_a_signal_exits_130(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C in a train stage (its trainer stops gracefully, with a checkpoint) is an
+    interrupt: status 130 and one line, as in a labels stage; nothing is marked done."""
+    monkeypatch.chdir(ROOT)
+
+    def stopped(recipe, stage, progress, log):
+        raise pipeline.StageStopped(f"stage {stage.name!r} stopped at iteration 1")
+
+    monkeypatch.setitem(pipeline.RUNNERS, "labels", stopped)
+    run = tmp_path / "tiny"
+    rc, _, err = _main(capsys, TINY, "--out", run, "--only", "labels")
+    assert rc == 130
+    assert err.strip() == "error: stage 'labels' stopped at iteration 1; rerun the same " \
+        "command to resume"
+    assert not _state(run)["stages"]["labels"]["done"]

@@ -1000,9 +1000,12 @@ def main(argv: list[str] | None = None) -> int:
     except PipelineError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except (GateError, StageStopped, StageError) as e:
+    except (GateError, StageError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    except StageStopped as e:  # Ctrl-C or SIGTERM, the stage's work kept: as an interrupt
+        print(f"error: {e}; rerun the same command to resume", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         print("error: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
