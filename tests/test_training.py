@@ -485,3 +485,18 @@ def test_configs_load_and_validate(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown training method"):
         Config.from_dict({"method": "ppo9"})
     assert get_method("dmc").name == "dmc"
+
+
+def test_the_time_budget_counts_the_whole_run_across_resumes(tmp_path: Path) -> None:
+    """``run.time_budget_s`` is the run's training time (``counters.train_s``), a resume's
+    earlier processes included: a run resumed with its budget spent trains no more."""
+    out = tmp_path / "budget"
+    Trainer(tiny(**{"run.max_iterations": 2, "eval.final_opponents": ["random"],
+                    "eval.opponents": ["random"], "eval.deals": 2}), out).train()
+    spent = read_checkpoint(out / "checkpoint.pt")["counters"]["train_s"]
+    assert spent > 0
+    resumed = Trainer(tiny(**{"run.max_iterations": 0, "run.time_budget_s": spent / 2,
+                              "eval.final_opponents": ["random"],
+                              "eval.opponents": ["random"], "eval.deals": 2}),
+                      out, resume=True)
+    assert resumed.train()["iteration"] == 2  # the budget was spent before the resume

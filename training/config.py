@@ -157,8 +157,10 @@ class RunConfig:
 
     max_decisions: int = opt(0, "stop after this many engine decisions (0 = no limit)", ge=0)
     max_iterations: int = opt(0, "stop after this many iterations (0 = no limit)", ge=0)
-    time_budget_s: float = opt(0.0, "stop after this many seconds of training in this "
-                                    "process (0 = no limit); evaluation time is excluded",
+    time_budget_s: float = opt(0.0, "stop after this many seconds of training in the "
+                                    "run, a resumed run's earlier processes included "
+                                    "(counters.train_s, 0 = no limit); evaluation time is "
+                                    "excluded",
                                ge=0)
     checkpoint_every: int = opt(100, "iterations between checkpoints (one is also written "
                                      "before every evaluation and at the end). The engines "

@@ -358,16 +358,13 @@ class Trainer:
 
     # -- the loop ---------------------------------------------------------------------------
 
-    def _elapsed(self, t_start: float) -> float:
-        """Seconds of training in this process (evaluations and checkpoints excluded)."""
-        return time.perf_counter() - t_start - self._paused_s
-
     def _budget_done(self, t_start: float) -> bool:
         r = self.cfg.run
         c = self.counters
         return bool((r.max_iterations and c["iteration"] >= r.max_iterations)
                     or (r.max_decisions and c["decisions"] >= r.max_decisions)
-                    or (r.time_budget_s and self._elapsed(t_start) >= r.time_budget_s))
+                    # the run's training time, its earlier processes' (a resume) included
+                    or (r.time_budget_s and c["train_s"] >= r.time_budget_s))
 
     def _progress(self):
         if not self.cfg.run.progress:
@@ -377,7 +374,8 @@ class Trainer:
         r = self.cfg.run
         c = self.counters
         if r.time_budget_s:
-            return tqdm(total=round(r.time_budget_s), unit="s", desc="training", leave=True,
+            return tqdm(total=round(r.time_budget_s), initial=min(c["train_s"], r.time_budget_s),
+                        unit="s", desc="training", leave=True,
                         bar_format="{l_bar}{bar}| {n:.0f}/{total_fmt}s [{elapsed}<{remaining}"
                                    "{postfix}]")
         if r.max_decisions:
@@ -558,7 +556,7 @@ class Trainer:
     def _bar_update(self, bar: Any, row: dict[str, Any], t_start: float) -> None:
         r = self.cfg.run
         if r.time_budget_s:
-            bar.n = min(self._elapsed(t_start), r.time_budget_s)
+            bar.n = min(self.counters["train_s"], r.time_budget_s)
         elif r.max_decisions:
             bar.n = min(self.counters["decisions"], r.max_decisions)
         else:
