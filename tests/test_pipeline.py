@@ -459,3 +459,29 @@ def test_a_stage_stopped_by_a_signal_exits_130(tmp_path: Path, capsys: pytest.Ca
     assert err.strip() == "error: stage 'labels' stopped at iteration 1; rerun the same " \
         "command to resume"
     assert not _state(run)["stages"]["labels"]["done"]
+
+
+def test_a_label_set_with_missing_or_extra_shards_is_refused(tiny_run: dict,
+                                                             tmp_path: Path) -> None:
+    """A finished set declares its shards (labels.json): one deleted, or one more than
+    it declares, and the set is refused, naming it; a set remade with fewer states drops
+    the shards of the larger one."""
+    from training.pimc_labels import LabelError, generate, load_labels, shard_files
+
+    labels = tmp_path / "labels"
+    shutil.copytree(tiny_run["run"] / "labels", labels)
+    meta = json.loads((labels / "labels.json").read_text())
+    assert meta["shards"] == 2 and len(shard_files(labels)) == 2
+    (labels / "shard_00001.npz").rename(tmp_path / "kept.npz")
+    with pytest.raises(LabelError, match=f"label set {labels} is not whole: 1 of its 2 "
+                                         "shards missing \\(shard_00001.npz\\)"):
+        load_labels(labels)
+    shutil.copy(tmp_path / "kept.npz", labels / "shard_00001.npz")
+    shutil.copy(tmp_path / "kept.npz", labels / "shard_00002.npz")
+    with pytest.raises(LabelError, match="1 shard\\(s\\) more than its 2 \\(shard_00002.npz"):
+        shard_files(labels)
+    settings = {k: v for k, v in meta.items() if k != "shards"}
+    r = generate(labels, settings, 1, progress=False)  # states = 3 now: shard 0 alone
+    assert (r["made"], r["kept"]) == (0, 1)
+    assert [f.name for f in shard_files(labels)] == ["shard_00000.npz"]
+    assert json.loads((labels / "labels.json").read_text())["shards"] == 1

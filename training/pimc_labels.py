@@ -91,7 +91,9 @@ game's actions: volený 115, licitovaný 136; the seat's groše or desetníky, N
 illegal), plus ``RUN/labels.json`` (settings, the game among them).  Shard
 ``i`` is a pure function of (``seed``, ``i``) and the settings: a run stopped anywhere
 is resumed by running the same command again (existing shards are kept, missing ones
-made), and ``--states`` can be raised later to add shards.
+made), and ``--states`` can be raised later to add shards (or lowered: the shards
+beyond it are removed).  A finished set records its shard count in ``labels.json``
+(``shards``); a set missing one of them, or holding more, is refused when it is read.
 
 :func:`load_labels` reads a directory back as observations (encoded now by the set's
 game), masks and values for training; given the caller's game it refuses a set of another.
@@ -102,6 +104,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 import sys
 import time
 from contextlib import ExitStack
@@ -664,6 +667,11 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
         raise LabelError(f"address={address!r} needs backend 'ray'")
     out = Path(out)
     check_settings(out, settings)
+    if _declared(out) not in (None, shards):  # until every shard is there: no count
+        _declare(out, None)
+    for f in sorted(out.glob("shard_*.npz")):  # of a larger --states: not of this set
+        if _shard_index(f) is None or _shard_index(f) >= shards:
+            f.unlink()
     todo = [i for i in range(shards) if not shard_path(out, i).exists()]
     t0 = time.perf_counter()
     bar = None
@@ -692,8 +700,30 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
             done += n
             if bar is not None:
                 bar.update(n)
+    _declare(out, shards)
     return {"made": len(todo), "kept": shards - len(todo), "states": done,
             "seconds": time.perf_counter() - t0}
+
+
+def _shard_index(f: Path) -> int | None:
+    m = re.fullmatch(r"shard_(\d{5})\.npz", f.name)
+    return int(m[1]) if m else None
+
+
+def _declared(out: Path) -> int | None:
+    """The number of shards a finished set declares in ``labels.json`` (None while it is
+    being made, and in a set made before the count was recorded)."""
+    n = read_settings(out).get("shards")
+    return n if isinstance(n, int) and not isinstance(n, bool) else None
+
+
+def _declare(out: Path, shards: int | None) -> None:
+    meta = {k: v for k, v in json.loads((out / "labels.json").read_text(encoding="utf-8"))
+            .items() if k != "shards"}
+    if shards is not None:
+        meta["shards"] = shards
+    with atomic_open(out / "labels.json", "w") as f:
+        json.dump(meta, f, indent=1)
 
 
 def shard_files(path: str | Path) -> list[Path]:
@@ -702,7 +732,21 @@ def shard_files(path: str | Path) -> list[Path]:
     if not (path / "labels.json").is_file():
         raise LabelError(f"{path} is not a label directory (no labels.json): make one with "
                          "python -m training.pimc_labels --out DIR")
-    return sorted(path.glob("shard_*.npz"))
+    files = sorted(path.glob("shard_*.npz"))
+    n = _declared(path)
+    if n is not None:  # a finished set: exactly its shards 0 .. n-1
+        names = {f.name for f in files}
+        missing = [shard_path(path, i).name for i in range(n)
+                   if shard_path(path, i).name not in names]
+        extra = sorted(names - {shard_path(path, i).name for i in range(n)})
+        if missing or extra:
+            what = (f"{len(missing)} of its {n} shards missing ({', '.join(missing[:3])}"
+                    f"{', ...' if len(missing) > 3 else ''})" if missing else
+                    f"{len(extra)} shard(s) more than its {n} ({', '.join(extra[:3])})")
+            raise LabelError(f"the label set {path} is not whole: {what}; rerun the "
+                             "generator with its options to remake it (a pipeline's labels "
+                             "stage: remove its entry from RUN/pipeline.json)")
+    return files
 
 
 def label_game(path: str | Path, game: str | None = None) -> GameKind:
