@@ -225,6 +225,12 @@ TRAIN = '[[stage]]\nname = "t"\nkind = "train"\nconfig = "training/configs/demo.
                                                 "recipe's game is voleny"]),
     (TRAIN + '[[stage]]\nname = "e"\nkind = "export"\nmodel = "@t.model"\n',
      ["stage 'e' key 'model'", "needs a training checkpoint"]),
+    # a model of another game, found by the check (--dry-run), not when the stage runs
+    (TRAIN + '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "models/robot_licitovany.onnx"'
+     '\nrobots = ["random"]\n', ["stage 'g' key 'model'", "models/robot_licitovany.onnx is "
+                                "a model of licitovany, the recipe's game is voleny"]),
+    (TRAIN + 'init = "models/robot_licitovany.onnx"\n',
+     ["stage 't' key 'init'", "a model of licitovany, the recipe's game is voleny"]),
 ])
 def test_bad_recipes_are_refused_by_stage_and_key(tmp_path: Path, body: str, words: list,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:

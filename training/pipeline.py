@@ -360,10 +360,35 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
 
 
 def _need_file(recipe: Recipe, stage: Stage, key: str, path: str) -> None:
-    """A path not made by an earlier stage must exist already."""
-    if stage.refs.get(key.split()[0]) is None and not Path(path).exists():
+    """A path not made by an earlier stage must exist already, and a model there must be
+    of the recipe's game (an earlier stage's are: their configs are checked)."""
+    if stage.refs.get(key.split()[0]) is not None:
+        return
+    if not Path(path).exists():
         raise PipelineError(f"{recipe.path}: stage {stage.name!r} key {key!r}: {path} does "
                             "not exist (give a file, or '@stage.output' of an earlier stage)")
+    got = _model_game(path) if key.split()[0] in ("model", "init", "student",
+                                                  "behaviour") else None
+    if got is not None and got != recipe.game:
+        raise PipelineError(f"{recipe.path}: stage {stage.name!r} key {key!r}: {path} is a "
+                            f"model of {got}, the recipe's game is {recipe.game}")
+
+
+def _model_game(path: str) -> str | None:
+    """The game of a model file, an ONNX robot or a training checkpoint; None for another
+    file or one that cannot be read (the stage that uses it says why)."""
+    try:
+        if path.endswith(".onnx"):
+            from mariash_env.robots.onnx_robot import OnnxRobot
+
+            return OnnxRobot(path).game.name
+        if path.endswith(".pt"):
+            from .checkpoint import game_of_checkpoint, read_checkpoint
+
+            return game_of_checkpoint(read_checkpoint(path))
+    except Exception:  # noqa: BLE001 - any unreadable model: its stage reports it
+        return None
+    return None
 
 
 def _behaviour(recipe: Recipe, stage: Stage) -> str:
