@@ -187,6 +187,8 @@ def test_dry_run_prints_the_plan(capsys: pytest.CaptureFixture,
     assert f"$ python -m training.export {run}/dagger/train/checkpoint.pt -o " \
            f"{run}/robot_tiny.onnx" in out
     assert "[5/6] gate (gate, to run)" in out
+    rc, out, err = _main(capsys, TINY, "--out", run, "--dry-run", "--until", "bogus")
+    assert rc == 2 and not out and err.startswith("error: --until 'bogus': no such stage")
 
 
 @pytest.mark.parametrize("recipe", sorted(p.stem for p in (ROOT / "training" / "recipes")

@@ -33,7 +33,8 @@ A value ``"@stage.output"`` is an earlier stage's output (:data:`OUTPUTS`: a lab
 ``behaviour = "@distill.model"``.  The whole recipe is checked before anything runs.
 
 Every stage's outputs live in ``RUN/<stage>/``.  ``RUN/pipeline.json`` (written
-atomically) records the finished stages, which a rerun skips; an interrupted stage
+atomically) records the finished stages, which a rerun skips (each with the fingerprints
+of the stages it uses: one of those finished anew, it runs again); an interrupted stage
 resumes where it stood (label shards are kept, a training run continues from its
 checkpoint), so rerunning the same command after any stop goes on.
 """
@@ -672,17 +673,23 @@ def _clear_outputs(recipe: Recipe, stage: Stage) -> None:
             Path(p).unlink(missing_ok=True)
 
 
+def check_stage_flags(recipe: Recipe, until: str | None, only: str | None) -> list[str]:
+    """The stage names, ``--until`` and ``--only`` checked against them."""
+    names = [s.name for s in recipe.stages]
+    for flag, v in (("--until", until), ("--only", only)):
+        if v is not None and v not in names:
+            raise PipelineError(f"{flag} {v!r}: no such stage in {recipe.path}: expected "
+                                f"one of {names}")
+    return names
+
+
 def run(recipe: Recipe, until: str | None = None, only: str | None = None,
         progress: bool = True, log: Any = print) -> dict[str, Any]:
     """Run the recipe's stages in order (or ``only`` one, or up to ``until``), skipping
     the finished ones; returns the state of ``RUN/pipeline.json``."""
     from .checkpoint import CheckpointError
 
-    names = [s.name for s in recipe.stages]
-    for flag, v in (("--until", until), ("--only", only)):
-        if v is not None and v not in names:
-            raise PipelineError(f"{flag} {v!r}: no such stage in {recipe.path}: expected "
-                                f"one of {names}")
+    names = check_stage_flags(recipe, until, only)
     stages = recipe.stages
     if only is not None:
         stages = [recipe.stage(only)]
@@ -1014,6 +1021,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         recipe = load_recipe(args.recipe, args.out)
         if args.dry_run:
+            check_stage_flags(recipe, args.until, args.only)
             print(plan(recipe))
             return 0
         if args.plot:
