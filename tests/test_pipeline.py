@@ -130,25 +130,36 @@ def test_rerun_skips_finished_stages(tiny_run: dict, tmp_path: Path,
 def test_interrupted_stages_resume(tmp_path: Path,
                                    capsys: pytest.CaptureFixture,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """A label stage killed mid-way keeps its shards; a train stage resumes from its
-    checkpoint (here one already at its last iteration: it only finishes)."""
+    """A train stage resumes from its checkpoint (here one already at its last iteration:
+    it only finishes); a label stage killed mid-way keeps its shards, and the train stage
+    made from its labels before is then made again, not resumed."""
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr("training.pimc_labels.label_state", _teacher)
     run = tmp_path / "tiny"  # a run of its own: a checkpoint names its label paths
     assert _main(capsys, TINY, "--out", run, "--until", "train")[0] == 0
     st = _state(run)
-    st["stages"]["labels"]["done"] = st["stages"]["train"]["done"] = False
+    st["stages"]["train"]["done"] = False
     (run / "pipeline.json").write_text(json.dumps(st))
-    (run / "labels" / "shard_00001.npz").unlink()
     (run / "train" / "model.onnx").unlink()
     rc, out, err = _main(capsys, TINY, "--out", run, "--until", "train")
     assert rc == 0, err
-    assert "1 shards made, 1 kept" in out
     assert "resumed at iteration 2" in out
     assert (run / "train" / "model.onnx").exists()
     after = _state(run)
     assert [n for n, s in after["stages"].items() if s["done"]] == ["labels", "train"]
     assert after["stages"]["train"]["result"]["iteration"] == 2
+    after["stages"]["labels"]["done"] = False
+    (run / "pipeline.json").write_text(json.dumps(after))
+    (run / "labels" / "shard_00001.npz").unlink()
+    rc, out, err = _main(capsys, TINY, "--out", run, "--until", "train")
+    assert rc == 0, err
+    assert "1 shards made, 1 kept" in out
+    assert "train (train): redone, its outputs are stale: stage 'labels' finished anew" in out
+    assert "resumed at iteration" not in out
+    again = _state(run)
+    assert [n for n, s in again["stages"].items() if s["done"]] == ["labels", "train"]
+    assert again["stages"]["train"]["inputs"]["stages"] == {
+        "labels": again["stages"]["labels"]["fingerprint"]}
 
 
 def test_gate_below_its_threshold_stops_with_one_line(tiny_run: dict, tmp_path: Path,
