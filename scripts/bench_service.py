@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # the checkout this script is in, not an installed copy
+    sys.path.insert(0, str(ROOT))
 
 
 def records(n: int, seed: int) -> list[dict[str, Any]]:

@@ -16,17 +16,21 @@ same compiled sampler drawing a uniformly random legal action per game:
 The two run in interleaved slices of ``--steps`` steps (raw, TorchRL, raw, ...), so a
 machine shared with other processes slows both alike; the ratio is of the summed times.
 Torch runs on one thread (more threads only contend).
-Goal (issue #31): TorchRL >= 0.5x the raw rate.  Measured on the 2-core machine (shared),
-4096 games, 12 deals: 0.53x-0.66x in six runs (raw 1.16-1.50M, TorchRL 0.73-0.85M
-decisions/s), where copying the engine's buffers into each TensorDict (14.7 MB of
-observations a step) gave 0.42x and 0.48x in runs alternating with them.
+Goal (issue #31): TorchRL >= 0.5x the raw rate; docs/benchmarks.md has the figures
+measured last (0.44x-0.48x on the shared 2-core machine: the goal is not met).
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # the checkout this script is in, not an installed copy
+    sys.path.insert(0, str(ROOT))
 
 
 def main(argv: list[str] | None = None) -> int:
