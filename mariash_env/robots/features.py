@@ -323,6 +323,22 @@ def check_observation(v: Any, mask: Any, spec: ObsSpec) -> np.ndarray:
     return v.astype(np.float32)
 
 
+def check_levels(bits: np.ndarray, layout: dict[str, tuple[int, int]], exists: str,
+                 levels: str, thing: str) -> None:
+    """A flek level (one of 8 slots of block ``levels``) exactly for each ``thing`` that
+    block ``exists`` marks (volený's bets, licitovaný's components); ObservationError
+    naming the first that differs."""
+    off, n = layout[exists]
+    ex = bits[off:off + n]
+    off, n = layout[levels]
+    lv = bits[off:off + n].reshape(-1, 8).sum(axis=1)
+    if ((lv == 1) != ex).any():
+        k = int(np.flatnonzero((lv == 1) != ex)[0])
+        raise ObservationError(f"{thing} {k}: '{levels}' has {int(lv[k])} slots set but "
+                               f"'{exists}' says {int(ex[k])}: expected a level exactly for "
+                               f"each {thing} that exists")
+
+
 def check_tricks(bits: np.ndarray, layout: dict[str, tuple[int, int]]) -> None:
     """ObservationError unless the card-play blocks of an observation's set ``bits``
     (``played_by``, ``played_in``, ``trick_leader``, ``cur_trick``, at the offsets of
@@ -373,14 +389,7 @@ def _voleny_bits(bits: np.ndarray) -> None:
     if (rb > 1).any():
         raise ObservationError("block 'raised_by' names two seats for one raise: expected at "
                                "most one per bet and level")
-    ex = bits[O.O_BET_EXISTS:O.O_BET_EXISTS + 4]
-    off, n = _LAYOUT["bet_level"]
-    lv = bits[off:off + n].reshape(-1, 8).sum(axis=1)
-    if ((lv == 1) != ex).any():
-        b = int(np.flatnonzero((lv == 1) != ex)[0])
-        raise ObservationError(f"bet {b}: 'bet_level' has {int(lv[b])} slots set but "
-                               f"'bet_exists' says {int(ex[b])}: expected a level exactly for "
-                               "each bet that exists")
+    check_levels(bits, _LAYOUT, "bet_exists", "bet_level", "bet")
     check_tricks(bits, _LAYOUT)
 
 

@@ -42,6 +42,7 @@ from ...robots.card_view import CardPlayView
 from ...robots.features import (
     ObservationError,
     ObsSpec,
+    check_levels,
     check_observation,
     check_tricks,
 )
@@ -71,13 +72,7 @@ _BET_OF = ((K_GAME, B_GAME), (K_HUNDRED, B_GAME), (K_SEVEN, B_SEVEN), (K_TWO_SEV
 def _licit_bits(bits: np.ndarray) -> None:
     """Licitovaný's own checks: a flek level exactly for each component that exists, one
     consistent history of tricks."""
-    ex = _block(bits, "comp_exists")
-    lv = _block(bits, "comp_level").reshape(4, 8).sum(axis=1)
-    if ((lv == 1) != ex).any():
-        k = int(np.flatnonzero((lv == 1) != ex)[0])
-        raise ObservationError(f"component {k}: 'comp_level' has {int(lv[k])} slots set but "
-                               f"'comp_exists' says {int(ex[k])}: expected a level exactly "
-                               "for each component that exists")
+    check_levels(bits, _L, "comp_exists", "comp_level", "component")
     check_tricks(bits, _L)
 
 
