@@ -83,11 +83,11 @@ class Robot:
         """``(obs, mask)`` as arrays when they are a batch this robot can decide
         (:func:`check_batch`; the mask as wide as its game's actions when it plays one
         game): every ``act_batch`` asks it first."""
-        from ..games.registry import games  # here: the games import the robots
+        # here: the games import the robots; the registry fills REGISTERED
+        from ..games.registry import REGISTERED
 
         g = self.games
-        one = g[0] if isinstance(g, (tuple, list)) and len(g) == 1 else None
-        kind = next((k for k in games() if k.name == one), None)
+        kind = REGISTERED.get(g[0]) if isinstance(g, (tuple, list)) and len(g) == 1 else None
         return check_batch(obs, mask, n_actions=None if kind is None else kind.n_actions)
 
     def reset(self) -> None:
