@@ -504,3 +504,17 @@ def test_a_label_set_with_missing_or_extra_shards_is_refused(tiny_run: dict,
     assert (r["made"], r["kept"]) == (0, 1)
     assert [f.name for f in shard_files(labels)] == ["shard_00000.npz"]
     assert json.loads((labels / "labels.json").read_text())["shards"] == 1
+
+
+def test_gate_and_card_evaluations_show_progress_when_asked(capsys):
+    """A gate's or a card's evaluation (thousands of deals, minutes) showed no progress:
+    ``duplicate_eval(progress=True)`` (what the pipeline passes when it shows progress)
+    draws the arena's bar on stderr; without it, nothing."""
+    from mariash_env.robots import make_robot
+    from training.evaluate import duplicate_eval
+
+    agent = make_robot("random", seed=1)
+    duplicate_eval(agent, make_robot("table"), deals=4, seed=2, num_envs=12, progress=True)
+    assert "deals" in capsys.readouterr().err
+    duplicate_eval(agent, make_robot("table"), deals=4, seed=2, num_envs=12)
+    assert capsys.readouterr().err == ""

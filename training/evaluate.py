@@ -107,17 +107,19 @@ def make_opponent(name: str, seed: int, rules: dict[str, Any] | None = None) -> 
 
 def duplicate_eval(agent: Any, robot: Any, deals: int = 1000, seed: int = 20240,
                    rules: dict[str, Any] | None = None, num_envs: int = 3000,
-                   bootstrap: int = 2000, name: str | None = None) -> EvalResult:
+                   bootstrap: int = 2000, name: str | None = None,
+                   progress: bool = False) -> EvalResult:
     """The arena's duplicate match of ``agent`` against ``robot`` over ``deals`` deals
     (module docstring); ``num_envs`` games are played together (``num_envs // 6`` deals
-    of six seatings per batch)."""
+    of six seatings per batch); ``progress``: the arena's progress bar (a gate's or a
+    card's thousands of deals take minutes)."""
     t0 = time.perf_counter()
     me = as_robot(agent)
     other = as_robot(robot, name or getattr(robot, "name", type(robot).__name__))
     rules = dict(rules or {})
     rules.pop("deals", None)
     res = duplicate_match({"agent": lambda: me, "robot": lambda: other}, deals=deals,
-                          seed=seed, rules=rules, progress=False,
+                          seed=seed, rules=rules, progress=progress,
                           n_boot=max(bootstrap, 1), batch=max(1, num_envs // 6))
     per_deal = res.per_deal[:, 0]
     if deals > 1 and bootstrap > 0:
@@ -134,10 +136,11 @@ def duplicate_eval(agent: Any, robot: Any, deals: int = 1000, seed: int = 20240,
 
 def evaluate_all(agent: Any, opponents: list[str], deals: int, seed: int,
                  rules: dict[str, Any] | None = None, num_envs: int = 3000,
-                 bootstrap: int = 2000) -> list[EvalResult]:
+                 bootstrap: int = 2000, progress: bool = False) -> list[EvalResult]:
     """:func:`duplicate_eval` against each robot in ``opponents``."""
     return [duplicate_eval(agent, make_opponent(name, seed, rules), deals=deals, seed=seed,
-                           rules=rules, num_envs=num_envs, bootstrap=bootstrap, name=name)
+                           rules=rules, num_envs=num_envs, bootstrap=bootstrap, name=name,
+                           progress=progress)
             for name in opponents]
 
 
@@ -195,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {path_error(e, 'read')}", file=sys.stderr)
         return 2
     rows = []
-    for r in evaluate_all(agent, robots, args.deals, args.seed, rules, args.num_envs):
+    for r in evaluate_all(agent, robots, args.deals, args.seed, rules, args.num_envs,
+                          progress=sys.stderr.isatty()):
         rows.append((args.model.rsplit("/", 1)[-1], r))
     print(format_table(rows, game_kind(rules).units))
     return 0

@@ -204,7 +204,7 @@ def export(checkpoint: str | Path, out: str | Path, check: int = 4096) -> dict[s
 
 def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2000,
                seed: int = 777, reproduce: str | None = None,
-               start_from: Sequence[str] = ()) -> str:
+               start_from: Sequence[str] = (), progress: bool = False) -> str:
     """A model card (markdown) for an exported robot, with a fresh duplicate evaluation of
     the ONNX file itself against RandomRobot and TableRobot (the arena's duplicate
     match, :func:`training.evaluate.evaluate_all`).  ``reproduce``: the one command that
@@ -224,7 +224,7 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
     results = []
     if eval_deals > 0:
         results = evaluate_all(robot, ["random", "table"], eval_deals, seed, rules,
-                               num_envs=CARD_ENVS)
+                               num_envs=CARD_ENVS, progress=progress)
     net = info.get("network", {})
     cfg = info.get("config") or {}
     hidden = (cfg.get("network") or {}).get("hidden")
@@ -337,7 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(report, indent=2))
     if args.card:
         try:
-            print(write_card(args.out, args.card, args.card_deals))
+            # the card's evaluation takes minutes: its progress on a terminal
+            print(write_card(args.out, args.card, args.card_deals,
+                             progress=sys.stderr.isatty()))
         except OSError as e:
             print(f"error: cannot write the card {args.card}: {e}", file=sys.stderr)
             return 1

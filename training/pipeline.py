@@ -842,7 +842,8 @@ def run_gate(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str
     rows = []
     for name in a["robots"]:
         r = duplicate_eval(agent, make_opponent(name, seed, rules), deals=deals, seed=seed,
-                           rules=rules, num_envs=min(3000, 6 * deals), name=name)
+                           rules=rules, num_envs=min(3000, 6 * deals), name=name,
+                           progress=progress)
         log(f"[pipeline] {stage.name}: {stage.refs.get('model', a['model'])} vs {name}: "
             f"{r.mean:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] {unit}/deal, {deals} deals")
         rows.append({"gate": stage.name, "model_stage": stage.refs.get("model", ""),
@@ -895,7 +896,7 @@ def run_export(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[s
     report = export(a["model"], o["model"], check=int(a.get("check", 4096)))
     write_card(o["model"], o["card"], int(a.get("card_deals", 2000)),
                reproduce=recipe.command(until=stage.name),
-               start_from=recipe.warm_starts(until=stage.name))
+               start_from=recipe.warm_starts(until=stage.name), progress=progress)
     log(f"[pipeline] {stage.name}: {o['model']} and its card {o['card']}")
     return {"model": o["model"], "card": o["card"],
             **{k: report[k] for k in ("parity", "size_bytes") if k in report}}
