@@ -82,7 +82,7 @@ import numpy as np
 from .atomic import atomic_open
 from .cli import ArgumentParser, add_ray_arguments, fail, path_error
 from .core import state as S
-from .extras import MissingExtraError, have, install_hint, plot_note, pyplot
+from .extras import MissingExtraError, install_hint, plot_or_note, pyplot
 from .games.base import GameArena, GameError
 from .games.registry import game_kind
 from .playout import deal_states, play_games
@@ -1001,10 +1001,8 @@ def main(argv: list[str] | None = None) -> int:
         check_out(out, unit)
     except OSError as e:
         fail(f"cannot write the results to --out {out}: {e.strerror or e}")
+    plot_or_note(args, f"plot ({plot_name(unit)})")  # said before the match
     plot = not args.no_plot
-    if plot and not have("matplotlib"):  # said before the match; the CSVs are written
-        print(plot_note(f"plot ({plot_name(unit)})"), file=sys.stderr)
-        plot = False
     try:
         res = duplicate_match(robots, deals=args.deals, seed=args.seed, jobs=args.jobs,
                               rules=rules_obj, progress=not args.quiet, out=out,

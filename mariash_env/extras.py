@@ -20,7 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["MissingExtraError", "install_hint", "needs", "require", "have", "pyplot", "plot_note"]
+__all__ = ["MissingExtraError", "install_hint", "needs", "require", "have", "pyplot", "plot_note",
+           "plot_or_note"]
 
 
 # import names that are not their distribution's name
@@ -104,3 +105,12 @@ def plot_note(what: str) -> str:
     """The note of a command that skips its plot ``what`` for want of matplotlib."""
     return (f"note: no {what}, the rest is written: matplotlib is not installed; "
             f"{install_hint('research')}, or --no-plot")
+
+
+def plot_or_note(args: Any, what: str) -> None:
+    """Before the work: without matplotlib, a command's plot ``what`` is skipped
+    (``args.no_plot`` set) with one note on stderr naming the extra that brings it; the
+    rest of its results is written."""
+    if not args.no_plot and not have("matplotlib"):
+        print(plot_note(what), file=sys.stderr)
+        args.no_plot = True

@@ -102,7 +102,7 @@ def play(args: argparse.Namespace) -> int:
         count = 3 if args.players == 4 else 2
         # lízaný seats one robot: one named, or two (the first sits)
         robots = parse_robots(args.robots or ",".join(["table"] * count),
-                              (1, 2) if game_kind(args.rules).players[0] == 2 else count)
+                              (1, 2) if seats[0] == 2 else count)
         first_options = {"players": 4} if args.players == 4 else None
 
         def new_session(setup: dict | None = None) -> PlaySession:

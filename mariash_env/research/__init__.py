@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..cli import fail, path_error
-from ..extras import MissingExtraError, have, plot_note
+from ..extras import MissingExtraError
 
 
 class PartialRunError(RuntimeError):
@@ -54,11 +54,3 @@ def parse_page_args(ap: argparse.ArgumentParser, argv: Sequence[str] | None, pro
     given = sys.argv[1:] if argv is None else argv
     return args, " ".join([prog, *map(shlex.quote, given)])
 
-
-def plot_or_note(args: argparse.Namespace, what: str) -> None:
-    """Before the work: without matplotlib, a page's plot ``what`` is skipped
-    (``args.no_plot`` set) with one note on stderr naming the extra that brings it; the
-    rest of the page is written."""
-    if not args.no_plot and not have("matplotlib"):
-        print(plot_note(what), file=sys.stderr)
-        args.no_plot = True

@@ -53,9 +53,9 @@ import numpy as np
 from ..arena import bootstrap_ci, duplicate_match
 from ..atomic import atomic_open
 from ..cli import ArgumentParser, fail, nonnegative, positive
-from ..extras import pyplot
+from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
-from . import parse_page_args, plot_or_note, run_command
+from . import parse_page_args, run_command
 
 ROLES = ("actor", "defender", "no game")
 SELECT_SEED = 7_000_003  # the decks that choose between the trained exploiter and its start

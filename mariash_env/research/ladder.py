@@ -49,9 +49,9 @@ import numpy as np
 from ..arena import _split, build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
 from ..cli import ArgumentParser, add_ray_arguments, nonnegative, positive
-from ..extras import pyplot
+from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
-from . import PartialRunError, parse_page_args, plot_or_note, run_command
+from . import PartialRunError, parse_page_args, run_command
 
 MAX_JOBS = 256
 ELO = 400.0 / math.log(10.0)  # natural-log strengths to Elo points
