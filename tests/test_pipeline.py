@@ -135,7 +135,7 @@ def test_interrupted_stages_resume(tmp_path: Path,
     made from its labels before is then made again, not resumed."""
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr("training.pimc_labels.label_state", _teacher)
-    run = tmp_path / "tiny"  # a run of its own: a checkpoint names its label paths
+    run = tmp_path / "tiny"  # a run of its own: it changes its label set
     assert _main(capsys, TINY, "--out", run, "--until", "train")[0] == 0
     st = _state(run)
     st["stages"]["train"]["done"] = False
@@ -160,6 +160,65 @@ def test_interrupted_stages_resume(tmp_path: Path,
     assert [n for n, s in again["stages"].items() if s["done"]] == ["labels", "train"]
     assert again["stages"]["train"]["inputs"]["stages"] == {
         "labels": again["stages"]["labels"]["fingerprint"]}
+
+
+def test_a_moved_run_resumes_its_stages(tiny_run: dict, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run copied to another folder (another machine) resumes there: a train stage's
+    checkpoint names its label set and warm start by the old path, a DAgger label set its
+    student; both are read at the new place (training/relocate.py)."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr("training.pimc_labels.label_state", _teacher)
+    run = tmp_path / "elsewhere" / "tiny"
+    shutil.copytree(tiny_run["run"], run)
+    st = _state(run)
+    st["stages"]["dagger"]["done"] = False  # killed while training on its second shard
+    (run / "pipeline.json").write_text(json.dumps(st))
+    (run / "dagger" / "labels" / "shard_00001.npz").unlink()
+    (run / "dagger" / "train" / "model.onnx").unlink()
+    rc, out, err = _main(capsys, TINY, "--out", run, "--until", "dagger")
+    assert rc == 0, err
+    assert "dagger (dagger) resumed" in out and "1 shards made, 1 kept" in out
+    assert "resumed at iteration 2" in out
+    assert (run / "dagger" / "train" / "model.onnx").exists()
+    st = _state(run)
+    st["stages"]["train"]["done"] = False  # the first train stage, killed at its end
+    (run / "pipeline.json").write_text(json.dumps(st))
+    rc, out, err = _main(capsys, TINY, "--out", run, "--until", "train")
+    assert rc == 0, err
+    assert "resumed at iteration 2" in out
+    # the run by hand, from its stored config alone: its labels are read here too
+    from training import train
+
+    assert train.main(["--out", str(run / "train"), "--resume", "--show-config"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["dmc"]["label_data"] == str((run / "labels").resolve())
+    assert train.main(["--out", str(run / "train"), "--resume",
+                       "--set", "run.max_iterations=3", "--set", "run.progress=false"]) == 0
+    assert "resumed at iteration 2" in capsys.readouterr().out
+
+
+def test_relocate_reads_only_the_moved_tree_at_its_new_place(tmp_path: Path) -> None:
+    from training.relocate import moved_roots, relocate, same_after_move
+
+    assert moved_roots("/a/runs/x/train", "/a/runs/x/train") is None
+    assert moved_roots(None, tmp_path) is None  # a run written before it was recorded
+    roots = moved_roots("/a/runs/x/train", tmp_path / "x" / "train")
+    assert roots == (Path("/a/runs"), tmp_path)
+    saved = {"label_data": "/a/runs/x/labels", "behaviour": "onnx:/a/runs/x/s.onnx",
+             "more": ["/a/runs/x/d"], "other": "/data/labels", "game": "voleny"}
+    assert relocate(saved, roots) == {
+        "label_data": f"{tmp_path}/x/labels", "behaviour": f"onnx:{tmp_path}/x/s.onnx",
+        "more": [f"{tmp_path}/x/d"], "other": "/data/labels", "game": "voleny"}
+    # with existing=True only where the new path is there
+    (tmp_path / "x" / "labels").mkdir(parents=True)
+    assert relocate(saved, roots, existing=True)["more"] == ["/a/runs/x/d"]
+    assert relocate(saved, roots, existing=True)["label_data"] == f"{tmp_path}/x/labels"
+    # a path that differs otherwise is still another setting
+    assert same_after_move("/a/runs/x/labels", f"{tmp_path}/x/labels", roots)
+    assert not same_after_move("/a/runs/x/labels", f"{tmp_path}/x/labels2", roots)
+    assert not same_after_move("/a/runs/x/labels", f"{tmp_path}/x/labels", None)
 
 
 def test_gate_below_its_threshold_stops_with_one_line(tiny_run: dict, tmp_path: Path,

@@ -34,6 +34,7 @@ from mariash_env.games.registry import games
 
 from .config import Config, ConfigError
 from .networks import MLP, PolicyNet, build_network, game_of, mlp_of_shapes
+from .relocate import Roots, moved_roots, relocate, same_after_move
 
 MAGIC = b"MARIASH-CKPT-v1\n"
 FORMAT = 1
@@ -279,24 +280,39 @@ def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def config_differences(saved: dict[str, Any], now: dict[str, Any],
-                       allowed: tuple[str, ...] = RESUMABLE_CHANGES) -> list[str]:
-    """Config keys that differ (outside ``allowed`` prefixes), as readable lines."""
+                       allowed: tuple[str, ...] = RESUMABLE_CHANGES,
+                       moved: Roots | None = None) -> list[str]:
+    """Config keys that differ (outside ``allowed`` prefixes), as readable lines; with
+    ``moved``, a path of the run's own tree read at its new place is no difference."""
     a, b = _flatten(saved), _flatten(now)
     out = []
     for k in sorted(set(a) | set(b)):
         if k.startswith(allowed):
             continue
-        if a.get(k, "<missing>") != b.get(k, "<missing>"):
+        if not same_after_move(a.get(k, "<missing>"), b.get(k, "<missing>"), moved):
             out.append(f"{k}: checkpoint {a.get(k, '<missing>')!r}, now {b.get(k, '<missing>')!r}")
     return out
 
 
-def check_config(payload: dict[str, Any], config: dict[str, Any], where: str) -> None:
-    diffs = config_differences(payload["config"], config)
+def check_config(payload: dict[str, Any], config: dict[str, Any], where: str,
+                 moved: Roots | None = None) -> None:
+    diffs = config_differences(payload["config"], config, moved=moved)
     if diffs:
         raise CheckpointError(
             f"{where} was written by a run with another configuration; refusing to resume "
             f"with: {'; '.join(diffs)} (on --resume only [run] and [eval] options may change)")
+
+
+def run_moved(payload: dict[str, Any], out: str | Path) -> Roots | None:
+    """Where the run of ``payload``, now in folder ``out``, moved from and to (None: it did
+    not, or its checkpoint predates the record of its folder)."""
+    return moved_roots(payload.get("info", {}).get("out"), out)
+
+
+def stored_config(payload: dict[str, Any], out: str | Path) -> dict[str, Any]:
+    """The config a run's checkpoint stores, the paths of its moved tree read where they
+    are now (training/relocate.py)."""
+    return relocate(payload["config"], run_moved(payload, out), existing=True)
 
 
 def _stage(path: str | Path, seed: Any, counters: dict[str, Any], written: Any

@@ -125,7 +125,11 @@ from mariash_env.kinds import KINDS, LICITOVANY, VOLENY, kind_of
 from mariash_env.pools import worker_pool
 from mariash_env.rules import Rules, RulesError, make_rules
 
+from .relocate import moved_roots, same_after_move
+
 FORMAT = "mariash-pimc-labels-v1"
+# labels.json's record of the set's folder (resolved) when it was made: a set can move
+DIR_KEY = "dir"
 SETTINGS = ("worlds", "shard_size", "seed", "behaviour", "robot_share", "epsilon", "rules",
             "game", "phase", "roles", "contracts", "worlds_from", "playout")
 PHASES = ("play", "bidding")
@@ -641,8 +645,10 @@ def check_settings(out: Path, settings: dict[str, Any]) -> None:
     meta = out / "labels.json"
     if meta.exists():
         old = read_settings(out)
+        # a set copied elsewhere: paths of its run's tree (a DAgger student) moved along
+        moved = moved_roots(old.get(DIR_KEY), out)
         diff = [f"{k}: {old.get(k)!r} there, {settings.get(k)!r} now" for k in settings
-                if old.get(k) != settings.get(k)]
+                if not same_after_move(old.get(k), settings.get(k), moved)]
         if diff:
             raise LabelError(f"{out} holds labels made with other settings ({'; '.join(diff)}): "
                              "rerun with the same options, or use another --out")
@@ -652,7 +658,7 @@ def check_settings(out: Path, settings: dict[str, Any]) -> None:
     except UnwritableError as e:
         raise LabelError(f"--out {out}: {e}") from None
     with atomic_open(meta, "w") as f:
-        json.dump(settings, f, indent=1)
+        json.dump({**settings, DIR_KEY: str(out.resolve())}, f, indent=1)
 
 
 def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int = 1,

@@ -21,7 +21,7 @@ import sys
 from mariash_env.cli import ArgumentParser, add_ray_arguments
 
 from .backends import BACKENDS
-from .checkpoint import CheckpointError, UnwritableError
+from .checkpoint import CheckpointError, UnwritableError, stored_config
 from .config import ConfigError, describe_config, load_config, parse_override
 from .trainer import EvaluationError, Trainer, read_run_checkpoint
 
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             # The run's stored config, with the --set overrides applied.
             from .config import Config
 
-            stored = read_run_checkpoint(args.out)["config"]
+            stored = stored_config(read_run_checkpoint(args.out), args.out)  # moved: here
             cfg = Config.from_dict(stored, "stored config").replace(
                 **dict(parse_override(s) for s in args.set))
         else:

@@ -42,7 +42,9 @@ from .checkpoint import (
     read_checkpoint,
     read_onnx_policy,
     remove_stale_temp_files,
+    run_moved,
     save_checkpoint,
+    stored_config,
 )
 from .config import Config, ConfigError
 from .evaluate import EvalResult, evaluate_all
@@ -220,15 +222,18 @@ class Trainer:
         payload = None
         if resume:
             payload = read_run_checkpoint(self.out)
+            # a run copied elsewhere: the paths of its own tree are read at the new place
+            moved = run_moved(payload, self.out)
             saved = Config.from_dict(payload["config"], f"the config stored in {ckpt_path}")
             if cfg is None:
-                cfg = saved
+                cfg = Config.from_dict(stored_config(payload, self.out),
+                                       f"the config stored in {ckpt_path}")
             else:
                 # the game first: a clearer reason than the config difference it also is
                 check_game(payload, game_of(cfg.env.rules).name, str(ckpt_path))
                 # the stored config with today's defaults for options added since
                 check_config({**payload, "config": saved.to_dict()}, cfg.to_dict(),
-                             str(ckpt_path))
+                             str(ckpt_path), moved=moved)
         else:
             if ckpt_path.exists():
                 raise FileExistsError(
@@ -331,7 +336,8 @@ class Trainer:
             "history": list(self.history),
             "lineage": list(self.lineage),
             "info": {"torch": str(torch.__version__), "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                     "describe": self.method.describe()},
+                     "describe": self.method.describe(),
+                     "out": str(self.out.resolve())},  # where it was written: a run can move
         }
 
     def save(self) -> Path:
