@@ -77,6 +77,9 @@ def test_tiny_recipe_runs_every_stage_kind(tiny_run: dict) -> None:
     assert [n for n, s in full["stages"].items() if s["done"]] == STAGES
     assert full["stages"]["labels"]["result"]["states"] == 6
     assert full["stages"]["dagger"]["result"]["labels"]["states"] == 4
+    # both training stages take learning steps (deals end within their rollouts)
+    assert full["stages"]["train"]["result"]["updates"] > 0
+    assert full["stages"]["dagger"]["result"]["train"]["updates"] > 0
     # the dagger round's labels are the student's own states (it was their behaviour)
     labels = json.loads((run / "dagger" / "labels" / "labels.json").read_text())
     assert labels["behaviour"] == str(run / "dagger" / "student.onnx")
