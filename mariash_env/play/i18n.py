@@ -139,8 +139,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "status.trumps": ("zvolte trumfy", "name the trumps"),
     "status.helping": ("zvolte pomocnou barvu", "name the helping suit"),
     "status.lead": ("vyneste kartu lícem dolů", "lay the face-down lead"),
-    "status.flek": ("flek, nebo dobrá", "flek, or good"),
-    "status.flek.licitovany": ("flek, nebo dobrý", "flek, or good"),
     "status.barva": ("dobrá, nebo špatná", "good or bad"),
     "status.betl_answer": ("dobrá, nebo durch", "good or durch"),
     "status.announce": ("ohlaste hru", "announce your game"),
@@ -346,6 +344,35 @@ def bet_why(bet: str, won: bool, s: dict[str, Any], lang: str) -> str:
     return ""
 
 
+def one_of(words: list[str], lang: str = "cz") -> str:
+    """The alternatives in words: ``a, b, nebo c`` (Czech puts a comma before "nebo"),
+    ``a, b or c``."""
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])}{', nebo ' if lang == 'cz' else ' or '}{words[-1]}"
+
+
+def flek_prompt(choices: list[dict[str, str]]) -> dict[str, str]:
+    """``{"cz", "en"}``: a flek turn's prompt naming exactly the moves on offer (RULES.md
+    §5.3: a bet the partner raised this round cannot be raised again, so a turn may offer
+    no flek at all): the level words of the fleks offered ("flek", "re"), the
+    announcements, and the closing "dobrá" (licitovaný's "dobrý") last."""
+    out = {}
+    for lang in LANGS:
+        sep = " na " if lang == "cz" else " on "
+        words: list[str] = []
+        last = []
+        for c in choices:
+            w = c[lang].split(sep)[0] if c["label"].startswith("flek:") else c[lang]
+            w = w.split(" (")[0]  # licitovaný's "good (no more flek)": the word alone
+            if c["label"] == "good":
+                last.append(w)
+            elif w not in words:
+                words.append(w)
+        out[lang] = one_of(words + last, lang)
+    return out
+
+
 def catalogue() -> dict[str, dict[str, str]]:
     """``{"cz": {key: text}, "en": {key: text}}`` for the page, with the card names
     (``card.<code>``) and the suits (``suit.<s>``)."""
@@ -361,4 +388,5 @@ def catalogue() -> dict[str, dict[str, str]]:
     return out
 
 
-__all__ = ["LANGS", "MESSAGES", "card_name", "card_names", "t", "both", "bet_why", "catalogue"]
+__all__ = ["LANGS", "MESSAGES", "card_name", "card_names", "t", "both", "bet_why", "catalogue",
+           "one_of", "flek_prompt"]

@@ -343,7 +343,8 @@ class LizanySession(TableSession):
                       "why": None if f"play:{c}" in legal or free and human_turn else why_not(
                           c, hand, table_trick, trump, "play", human_turn, seven_rule=False)}
                      for c in hand],
-            "choices": [], "legal": legal, "can_undo": self._undo_ok and not g.over,
+            "choices": [], "legal": legal, "prompt": None,  # no flek turn in lízaný
+            "can_undo": self._undo_ok and not g.over,
             "contract": {"tags": tags, "trump": trump, "kind": None, "actor": None,
                          "bets": [], "trump_card": None},
             "trick": trick, "last_trick": tricks[-1]["cards"] if tricks else [],

@@ -34,7 +34,7 @@ from ..records import save_records
 from ..robots import SeatView, make_robot
 from ..robots.base import Robot
 from ..rules import is_int, make_rules
-from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, robot_word, t
+from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, flek_prompt, robot_word, t
 from .labels import card_info
 from .series import SeriesMemo
 
@@ -737,6 +737,8 @@ class PlaySession(TableSession):
                      for c in hand],
             "tricks": tricks_of([e for e in self.events if e["deal"] == g.deal_no]),
             "choices": choices, "legal": legal,
+            # the flek turn's prompt from its legal moves: a turn may offer no flek
+            "prompt": flek_prompt(choices) if choices and g.phase_name == "flek" else None,
             "can_undo": self._undo_ok and not g.deal_over,
             **table,
             "trick": cur, "last_trick": last,

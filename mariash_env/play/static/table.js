@@ -305,7 +305,8 @@ function drawStatus(st) {
   if (st.waiting === "human") {
     const own = "status." + st.phase + "." + st.rules;  // a game's own wording of a phase
     const key = MSG[lang][own] ? own : "status." + st.phase;
-    status = MSG[lang][key] ? T(key) : T("status.your_turn");
+    // a flek turn names the moves it offers (the server's, from the legal moves)
+    status = st.prompt ? W(st.prompt) : MSG[lang][key] ? T(key) : T("status.your_turn");
     // one legal button and no card: say what it is ("flek, or good" offers no flek)
     if (st.legal.length === 1 && st.choices.length === 1) status = T("status.only", { action: W(st.choices[0]) });
   } else if (st.waiting === "robot") status = T("status.robot", { name: nameOf(st.to_move) });
