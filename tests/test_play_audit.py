@@ -49,3 +49,40 @@ def test_the_flek_prompt_names_only_the_moves_on_offer(tmp_path):
                 assert all(w in st["prompt"]["cz"] for w in words)
                 seen += 1
         assert seen, rules
+
+
+# seed 7, robots table,table, the human in seat 0: its moves of deals 1-3 (None: the next
+# deal).  Deal 3: sto a sedma in hearts, re on the seven; the human's trump seven is
+# forced out in trick 9, then it lays the cards down.
+AUDIT_MOVES = [
+    "good", "good", "play:Ta", "play:Qa", "play:8b", "play:Ah", "play:9h", "play:Ja", "play:7a",
+    "play:8l", "play:Al", "play:7l", None, "contract:durch", "discard:7b", "discard:8b",
+    "play:Aa", "play:Ka", "play:Qa", "play:Ta", "play:8a", "play:Tl", None, "trump:Kh",
+    "contract:suit", "discard:8a", "discard:Ja", "announce:sto_sedma", "flek:seven", "good",
+    "play:Qh", "play:Kh", "play:Ah", "play:Aa", "play:Ab", "play:7b", "play:Kb", "play:8b",
+    "play:7h", "lay_down"]
+
+
+def _audit_game(tmp_path, moves=AUDIT_MOVES):
+    s = PlaySession("table,table", save_dir=tmp_path, seed=7, human_seat=0)
+    st = s.state()
+    for label in moves:
+        while s.waiting == "robot":
+            st = s.advance(s.id, s.move)
+        st = s.next_deal(s.id, s.move) if label is None else s.act(s.id, s.move, label)
+    while s.waiting == "robot":
+        st = s.advance(s.id, s.move)
+    return s, st
+
+
+def test_a_lay_down_is_the_reason_only_where_it_decided(tmp_path):
+    s, st = _audit_game(tmp_path)
+    assert st["deal"] == 2 and st["waiting"] == "next_deal"
+    cz, en = st["settlement"]["lines"]["cz"], st["settlement"]["lines"]["en"]
+    assert "karty položeny" in cz[0]  # how the deal ended: the head line says so
+    # the sto: the card points and the first marriage made the hundred (RULES.md §9)
+    assert "sto: vyhráno — aktér 60 + hláška 40 = 100 bodů +8" in cz
+    assert "hundred: won — the actor 60 + marriage 40 = 100 points +8" in en
+    # the seven was lost when it fell in trick 9, before the cards were laid down (§6)
+    assert "sedma re: prohráno — trumfová sedma zahrána před posledním štychem -16" in cz
+    assert not any("karty položeny" in line for line in cz[1:])

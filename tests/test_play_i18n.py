@@ -149,7 +149,8 @@ def test_a_deal_one_can_follow(tmp_path):
     for text in lines["cz"] + lines["en"]:
         assert not re.search(r"seven_against|laid_down|decided_early|hundred_against|_", text)
     assert lines["cz"][-1].startswith("platby: ") and lines["en"][-1].startswith("payments: ")
-    assert lines == {k: settlement_lines(rec["settlement"], s.shown_names[k], k)
+    facts = s.view.facts(s.game)  # what decided the deal beyond its settlement
+    assert lines == {k: settlement_lines(rec["settlement"], s.shown_names[k], k, facts)
                      for k in ("cz", "en")}
 
 

@@ -98,6 +98,9 @@ class TableView:
     settlement_lines: Callable[..., list[str]]  # (settlement, names, lang) -> its lines
     actor_won: Callable[[dict[str, Any]], bool]  # settlement -> the actor won (series' count)
     talon: bool = False  # a talon is dealt face down: the deal's review shows it
+    # Game -> what decided the finished deal beyond its settlement, for settlement_lines'
+    # ``facts`` (the trick the trump seven fell in, each side's first marriage); None: none
+    facts: Callable[[Any], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)

@@ -234,6 +234,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
                             "the helping seven did not take trick 9, or the trump seven the "
                             "last trick"),
     "res.points": ("{a} : {d} bodů", "{a} : {d} points"),
+    # RULES.md §6: a trump seven played before the last trick is lost, whatever follows
+    "res.seven.early": ("trumfová sedma zahrána před posledním štychem",
+                        "the trump seven was played before the last trick"),
+    # RULES.md §9: a hundred counts the card points and the side's first marriage only
+    "res.hundred": ("{side} {cards} + hláška {first} = {counted} bodů",
+                    "{side} {cards} + marriage {first} = {counted} points"),
     "won": ("vyhráno", "won"),
     "lost": ("prohráno", "lost"),
     "side.actor": ("aktér", "the actor"),
@@ -326,22 +332,46 @@ def both(key: str, /, **fields: Any) -> dict[str, str]:
                                   for k, v in fields.items()}) for lang in LANGS}
 
 
-def bet_why(bet: str, won: bool, s: dict[str, Any], lang: str) -> str:
+def bet_why(bet: str, won: bool, s: dict[str, Any], lang: str,
+            facts: dict[str, Any] | None = None) -> str:
     """`` — why`` a bet (or licitovaný component) ended as it did, from the settlement's
-    own figures: how the deal ended, the tricks that decide betl, durch and a seven
-    (RULES.md §6), else the points (§10)."""
+    own figures and the deal's ``facts`` (TableView.facts): the tricks that decide betl,
+    durch and a seven (RULES.md §6), a hundred's counted points, else the points (§10).
+    How the deal ended (laid down, conceded) is the reason only where it decided."""
     bet = bet.replace("open_", "")
-    if s["end"] not in ("played", "decided_early") or s["end"] == "decided_early" and \
-            bet not in ("betl", "durch"):
-        return " — " + t(f"end.{s['end']}", lang)
-    bet = {"silent_seven": "seven"}.get(bet, bet)  # its own side's: won = it took trick 10
-    if bet in ("betl", "durch", "seven", "seven_against", "two_sevens"):
-        return " — " + t(f"res.{bet}.{'won' if won else 'lost'}", lang)
+    end, facts = s["end"], facts or {}
+    seven = {"silent_seven": "seven"}.get(bet, bet)  # its own side's: won = it took trick 10
+    fell = facts.get("seven_trick", -1)
+    if seven in ("seven", "seven_against") and 0 <= fell < 9 and end in ("played",
+                                                                         "laid_down"):
+        return " — " + t("res.seven.early", lang)  # lost before any lay-down (§6)
     p = s.get("points")
-    if p:
-        return " — " + t("res.points", lang, a=p["actor_cards"] + p["actor_marriages"],
-                         d=p["defence_cards"] + p["defence_marriages"])
-    return ""
+    if end == "laid_down" and p and bet in ("game", "hundred_against"):
+        return _points_why(bet, s, lang, facts)  # the lay-down gave tricks, points decided
+    if end not in ("played", "decided_early") or end == "decided_early" and \
+            bet not in ("betl", "durch"):
+        return " — " + t(f"end.{end}", lang)
+    if seven in ("betl", "durch", "seven", "seven_against", "two_sevens"):
+        return " — " + t(f"res.{seven}.{'won' if won else 'lost'}", lang)
+    return _points_why(bet, s, lang, facts) if p else ""
+
+
+def _points_why(bet: str, s: dict[str, Any], lang: str, facts: dict[str, Any]) -> str:
+    """The points that decided a game or a hundred: an announced hundred (volený's sto,
+    sto proti) by its side's card points and first marriage (RULES.md §9), else both sides'
+    points with every marriage."""
+    p = s["points"]
+    side = "defence" if bet == "hundred_against" else "actor"
+    if bet == "hundred_against" or s.get("announcement") in ("sto", "sto_sedma"):
+        cards, marr = p[f"{side}_cards"], p[f"{side}_marriages"]
+        first = facts.get("first", {}).get(side)
+        if first is None and marr in (0, 20, 40):  # one marriage (or none): it is the first
+            first = marr
+        if first is not None:
+            return " — " + t("res.hundred", lang, side=t(f"side.{side}", lang), cards=cards,
+                             first=first, counted=cards + first)
+    return " — " + t("res.points", lang, a=p["actor_cards"] + p["actor_marriages"],
+                     d=p["defence_cards"] + p["defence_marriages"])
 
 
 def one_of(words: list[str], lang: str = "cz") -> str:

@@ -604,7 +604,8 @@ class PlaySession(TableSession):
         s = self.game.last_settlement
         assert s is not None
         words = self.view.settlement_lines
-        lines = {k: words(s, self.shown_names[k], k) for k in LANGS}
+        facts = self.view.facts(self.game) if self.view.facts else None  # the reasons
+        lines = {k: words(s, self.shown_names[k], k, facts) for k in LANGS}
         self.deals.append({"deal": self.game.deal_no, "lines": lines, "actor": s.get("actor"),
                            "payments": s["payments"], "scores": self.game.scores,
                            "review": self._review()})
@@ -810,10 +811,11 @@ def _count_records(path: Path) -> int:
         raise PlayError(f"cannot read {str(path)!r} ({e})") from e
 
 
-def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz") -> list[str]:
+def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz",
+                     facts: dict[str, Any] | None = None) -> list[str]:
     """A volený deal's settlement in words, line by line, in ``lang`` (volený's table view,
     :func:`mariash_env.games.voleny.play.settlement_lines`; this old name stays)."""
-    return game_kind("voleny").load("table_view").settlement_lines(s, names, lang)
+    return game_kind("voleny").load("table_view").settlement_lines(s, names, lang, facts)
 
 
 __all__ = ["PlaySession", "PlayError", "parse_robots", "check_rules", "check_id",

@@ -158,7 +158,8 @@ def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
                           if s is not None}}
 
 
-def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz") -> list[str]:
+def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz",
+                     facts: dict[str, Any] | None = None) -> list[str]:
     """A licitovaný deal's settlement in words, line by line, in ``lang`` (LICITOVANY.md
     §9): every component with its level, outcome, why and amount, the net per defender,
     the cap, a laid-game transfer and the payments, in desetníky."""
@@ -184,7 +185,7 @@ def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz")
         name = COMPONENT_WORDS[c["component"]][k] + (f" {c['level_name']}" if c["level_name"]
                                                     else "")
         why = bet_why(s["game"] if s["game"] in ("betl", "durch") else c["component"],
-                      c["won"], s, lang)
+                      c["won"], s, lang, facts)
         if c.get("silent_hundred"):
             why += t("settle.silent_hundred", lang, side=t(f"side.{c['silent_hundred']}", lang))
         if "owner" in c:  # the silent seven: whose seven won or lost (§9)
@@ -204,6 +205,14 @@ def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz")
     return lines
 
 
+def settlement_facts(game: Any) -> dict[str, Any]:
+    """The trick (0-9) the trump seven fell in, -1 never: a seven component lost before
+    the last trick says so (public once the deal is over)."""
+    from ...core import state as S
+
+    return {"seven_trick": int(game.st[S.SEVEN_TRICK])}
+
+
 def _suit(code: str, lang: str) -> str:
     return (SUIT_CZ if lang == "cz" else SUIT_EN)[code]
 
@@ -214,7 +223,7 @@ def actor_won(s: dict[str, Any]) -> bool:
 
 
 VIEW = TableView(BLOCKS, CARD_HEADS, ROLES, hand, counts, forhond, table, describe,
-                 settlement_lines, actor_won, talon=True)
+                 settlement_lines, actor_won, talon=True, facts=settlement_facts)
 """The kind's ``table_view``: the talon is dealt face down (LICITOVANY.md), shown in the
 deal's review."""
 

@@ -130,9 +130,23 @@ def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
     }}
 
 
-def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz") -> list[str]:
+def settlement_facts(game: Any) -> dict[str, Any]:
+    """What decided a finished deal of ``game`` beyond its settlement, all public once it
+    is over: the trick (0-9) the trump seven fell in (-1: never; a lay-down takes the
+    claimer's as played in the last), and each side's first marriage (0, 20, 40: what its
+    announced hundred counts, RULES.md §9, §11.2)."""
+    from ...core import state as S
+
+    st = game.st
+    return {"seven_trick": int(st[S.SEVEN_TRICK]),
+            "first": {"actor": int(st[S.SIDE_FIRST]), "defence": int(st[S.SIDE_FIRST + 1])}}
+
+
+def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz",
+                     facts: dict[str, Any] | None = None) -> list[str]:
     """A volený deal's settlement in words, line by line, in ``lang``: who played what and
-    how it ended, the points, each bet won or lost and why with its amount, the payments."""
+    how it ended, the points, each bet won or lost and why with its amount, the payments;
+    ``facts`` (:func:`settlement_facts`) give the reasons the settlement alone does not."""
     con = s["contract"]
     head = t(f"contract.{con}", lang)
     if con == "suit":
@@ -154,7 +168,7 @@ def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz")
         if b.get("level_name"):
             name += f" {b['level_name']}"
         why = bet_why(kind if kind in ("betl", "durch", "open_betl", "open_durch") else
-                      b["bet"], b["won"], s, lang)
+                      b["bet"], b["won"], s, lang, facts)
         if b.get("silent_hundred"):
             why += t("settle.silent_hundred", lang, side=t(f"side.{b['silent_hundred']}", lang))
         if b["bet"] == "silent_seven":
@@ -174,6 +188,6 @@ def actor_won(s: dict[str, Any]) -> bool:
 
 
 VIEW = TableView(BLOCKS, CARD_HEADS, ROLES, hand, counts, forehand, table, describe,
-                 settlement_lines, actor_won)
+                 settlement_lines, actor_won, facts=settlement_facts)
 
-__all__ = ["VIEW", "table", "settlement_lines", "actor_won"]
+__all__ = ["VIEW", "table", "settlement_lines", "settlement_facts", "actor_won"]
