@@ -86,3 +86,32 @@ def test_a_lay_down_is_the_reason_only_where_it_decided(tmp_path):
     # the seven was lost when it fell in trick 9, before the cards were laid down (§6)
     assert "sedma re: prohráno — trumfová sedma zahrána před posledním štychem -16" in cz
     assert not any("karty položeny" in line for line in cz[1:])
+
+
+def test_a_deal_not_played_says_what_happened():
+    from mariash_env.play.session import settlement_lines
+
+    # RULES.md §5.4: sedma, the defence flekked only the game: the lost game (flek) and the
+    # won seven cancel; no card was played, so no card points (seed 7, deal 5 of the audit)
+    s = {"contract": "suit", "actor": 2, "end": "sedma_not_played", "payments": [0, 0, 0],
+         "amount": 0, "trump": "b", "announcement": "sedma",
+         "points": {"actor_cards": 0, "defence_cards": 0, "actor_marriages": 0,
+                    "defence_marriages": 0},
+         "bets": [{"bet": "game", "won": False, "worth": 1, "amount": -2, "level": 1,
+                   "level_name": "flek", "owner": "actor", "kind": "hra"},
+                  {"bet": "seven", "won": True, "worth": 2, "amount": 2, "level": 0,
+                   "level_name": "", "owner": "actor"}]}
+    names = {0: "A", 1: "B", 2: "C"}
+    assert settlement_lines(s, names) == [
+        "C: sedma, trumfy: kule — nehrálo se: obrana flekovala jen hru, nikdo neplatí",
+        "hra flek: prohráno — prohraná hra a vyhraná sedma se ruší -2",
+        "sedma: vyhráno — prohraná hra a vyhraná sedma se ruší +2",
+        "platby: A +0, B +0, C +0"]
+    assert settlement_lines(s, names, "en")[1] == \
+        "game flek: lost — the lost game and the won seven cancel out -2"
+    # a conceded game: no card played either
+    conceded = {**s, "end": "conceded", "payments": [-1, -1, 2], "amount": 1,
+                "announcement": "hra",
+                "bets": [{**s["bets"][0], "won": True, "amount": 1, "level": 0,
+                          "level_name": ""}]}
+    assert not any(line.startswith("body") for line in settlement_lines(conceded, names))

@@ -207,7 +207,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # settlement words
     "end.played": ("dohráno", "played out"),
     "end.conceded": ("obrana hru vzdala", "the defence conceded"),
-    "end.sedma_not_played": ("nehrálo se, nikdo neplatí", "not played, nobody pays"),
+    # RULES.md §5.4: sedma, the defence flekked only the game, no re: lost flekked game
+    # and won seven cancel
+    "end.sedma_not_played": ("nehrálo se: obrana flekovala jen hru, nikdo neplatí",
+                             "not played: the defence flekked only the game, nobody pays"),
+    "res.sedma_not_played": ("prohraná hra a vyhraná sedma se ruší",
+                             "the lost game and the won seven cancel out"),
     "end.decided_early": ("rozhodnuto před posledním štychem",
                           "decided before the last trick"),
     "end.laid_down": ("karty položeny", "the cards were laid down"),
@@ -348,6 +353,8 @@ def bet_why(bet: str, won: bool, s: dict[str, Any], lang: str,
     p = s.get("points")
     if end == "laid_down" and p and bet in ("game", "hundred_against"):
         return _points_why(bet, s, lang, facts)  # the lay-down gave tricks, points decided
+    if end == "sedma_not_played":  # both bets settled, and they cancel (§5.4)
+        return " — " + t("res.sedma_not_played", lang)
     if end not in ("played", "decided_early") or end == "decided_early" and \
             bet not in ("betl", "durch"):
         return " — " + t(f"end.{end}", lang)

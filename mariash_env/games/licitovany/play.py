@@ -177,8 +177,9 @@ def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz",
         if s.get("lepsi") and s["components"]:  # §9: H = 2 in the lepší (hearts) games
             head += f" · {t('settle.hearts.licitovany', lang)}"  # not the two sevens
     lines = [head]
-    if "points" in s and s["game"] not in ("betl", "durch"):
-        p = s["points"]
+    p = s.get("points")
+    # no card points at all: no card was played (a folded or not-played deal), no line
+    if p and s["game"] not in ("betl", "durch") and p["actor_cards"] + p["defence_cards"]:
         lines.append(t("settle.points", lang, ac=p["actor_cards"], am=p["actor_marriages"],
                        dc=p["defence_cards"], dm=p["defence_marriages"]))
     for c in s["components"]:

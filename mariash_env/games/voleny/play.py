@@ -24,6 +24,7 @@ CARD_HEADS = ("trump", "discard", "play")
 BETS = ("game", "seven", "seven_against", "hundred_against")
 ANNOUNCE = ("hra", "sedma", "sto", "sto_sedma")
 BLOCKS = {name: (off, size) for name, off, size, _ in OBS_LAYOUT}
+NO_CARD_PLAY = ("conceded", "sedma_not_played")  # RULES.md §5.4: no card is played
 
 
 def _block(obs: np.ndarray, name: str) -> np.ndarray:
@@ -156,7 +157,7 @@ def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz",
              + f" — {t('end.' + s['end'], lang)}"]
     if con == "suit" and s["trump"] == "h" and s.get("bets"):  # §9: H = 2
         lines[0] += f" · {t('settle.hearts', lang)}"
-    if "points" in s:
+    if "points" in s and s["end"] not in NO_CARD_PLAY:
         p = s["points"]
         lines.append(t("settle.points", lang, ac=p["actor_cards"], am=p["actor_marriages"],
                        dc=p["defence_cards"], dm=p["defence_marriages"]))
