@@ -115,3 +115,10 @@ def test_a_deal_not_played_says_what_happened():
                 "bets": [{**s["bets"][0], "won": True, "amount": 1, "level": 0,
                           "level_name": ""}]}
     assert not any(line.startswith("body") for line in settlement_lines(conceded, names))
+
+
+def test_the_lay_down_reads_as_a_move(tmp_path):
+    s, st = _audit_game(tmp_path)
+    last = [e for e in st["events"] if e["seat"] == 0][-1]
+    assert (last["label"], last["cz"], last["en"]) == ("lay_down", "pokládá karty",
+                                                       "lays the cards down")

@@ -34,6 +34,19 @@ _FIXED: dict[str, tuple[str, str]] = {
 }
 
 
+# A move as the log and the seat box say it, where the button's word is no third-person
+# verb as the other moves are ("hraje …", "volí trumf …")
+_SAID: dict[str, tuple[str, str]] = {"lay_down": ("pokládá karty", "lays the cards down")}
+
+
+def said(words: dict[str, str]) -> dict[str, str]:
+    """``words`` (:func:`describe`'s) as the move's log entry says them."""
+    if words["label"] not in _SAID:
+        return words
+    cz, en = _SAID[words["label"]]
+    return {**words, "cz": cz, "en": en}
+
+
 def card_info(code: str) -> dict[str, str]:
     """A card for display: code, short form with its suit symbol, its Czech and English
     names (``červená devítka``, ``nine of hearts``), suit."""

@@ -35,7 +35,7 @@ from ..robots import SeatView, make_robot
 from ..robots.base import Robot
 from ..rules import is_int, make_rules
 from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, flek_prompt, robot_word, t
-from .labels import card_info
+from .labels import card_info, said
 from .series import SeriesMemo
 
 # the games PlaySession plays (the others of the table have a session of their own)
@@ -525,7 +525,7 @@ class PlaySession(TableSession):
         g = self.game
         seat = g.to_move
         head, _, tail = label.partition(":")
-        words = self._describe(label)
+        words = said(self._describe(label))  # "pokládá karty", not the button's word
         # another seat's talon card, face-down lead or trump card: a card action of the
         # game's (licitovaný's trump:b names a suit, public, LICITOVANY.md §5)
         if seat != self.human and head in HIDDEN and head in self.view.card_heads:
