@@ -122,3 +122,17 @@ def test_the_lay_down_reads_as_a_move(tmp_path):
     last = [e for e in st["events"] if e["seat"] == 0][-1]
     assert (last["label"], last["cz"], last["en"]) == ("lay_down", "pokládá karty",
                                                        "lays the cards down")
+
+
+def test_the_command_line_and_the_page_seat_you_alike():
+    import re
+
+    from mariash_env.cli import ArgumentParser
+    from mariash_env.play.cli import _play_args
+    from mariash_env.play.web import STATIC
+
+    ap = ArgumentParser(prog="t")
+    _play_args(ap)
+    form = (STATIC / "index.html").read_text(encoding="utf-8")
+    chosen = re.search(r'<select name="seat">.*?<option selected>(\d)</option>', form)
+    assert ap.parse_args([]).seat == int(chosen.group(1)) == 1  # the first deal's forehand

@@ -65,8 +65,11 @@ def _play_args(ap: argparse.ArgumentParser) -> None:
     ui.add_argument("--terminal", action="store_true", help="the terminal table")
     ap.add_argument("--lang", choices=("cz", "en"), default="cz",
                     help="terminal: Czech (the default) or English (the page has a switch)")
-    ap.add_argument("--seat", type=int, default=0, choices=(0, 1, 2, 3),
-                    help="your seat (3: at four players only)")
+    # seat 1 is the first deal's forehand (the first dealer is seat 0, RULES.md §2): you
+    # choose trumps first, as the page's new-partie form sets it up
+    ap.add_argument("--seat", type=int, default=1, choices=(0, 1, 2, 3),
+                    help="your seat: 1 (the default) is forehand in the first deal, 0 its "
+                         "dealer (3: at four players only)")
     ap.add_argument("--name", default="you", help="your name in the series table")
     ap.add_argument("--seed", type=nonnegative(int), default=None,
                     help="shuffle of the partie (an int >= 0)")
