@@ -136,3 +136,28 @@ def test_the_command_line_and_the_page_seat_you_alike():
     form = (STATIC / "index.html").read_text(encoding="utf-8")
     chosen = re.search(r'<select name="seat">.*?<option selected>(\d)</option>', form)
     assert ap.parse_args([]).seat == int(chosen.group(1)) == 1  # the first deal's forehand
+
+
+def test_amounts_agree_with_their_number():
+    from mariash_env.play.i18n import amount, count, number
+
+    # Czech: 1 groš, 2-4 groše, 0 and 5+ grošů, a fraction the genitive singular; by |n|
+    assert [amount(n, "groše") for n in (0, 1, -3, -22, 42, 15.6)] == [
+        "0 grošů", "+1 groš", "-3 groše", "-22 grošů", "+42 grošů", "+15,6 groše"]
+    assert [amount(n, "desetníky") for n in (0, 2, -512, -0.5)] == [
+        "0 desetníků", "+2 desetníky", "-512 desetníků", "-0,5 desetníku"]
+    assert [amount(n, "reward") for n in (0, 1, 5)] == ["0 výher", "+1 výhra", "+5 výher"]
+    assert [amount(n, "výhry", "en") for n in (1, -1, 2)] == ["+1 win", "-1 win", "+2 wins"]
+    assert number(-15.6) == "-15,6" and number(-15.6, "en") == "-15.6"
+    assert count(5, "stats.parties") == "5 partií" and count(1, "stats.deals", "en") == "1 deal"
+
+
+def test_the_table_words_scores_and_statistics_with_agreement(tmp_path):
+    from mariash_env.play.series import party_stats
+
+    s, st = _audit_game(tmp_path)
+    for seat in st["seats"]:
+        assert seat["score_text"]["cz"].endswith(("groš", "groše", "grošů"))
+    assert st["seats"][0]["score_text"] == {"cz": "-38 grošů", "en": "-38 groše"}
+    g = party_stats(tmp_path)["games"]["voleny"]
+    assert g["text"]["cz"].endswith(", 3 rozdání, -12,67 groše na rozdání")

@@ -482,7 +482,7 @@ def test_licitovany_deals_by_clicking_on_a_phone_and_a_desktop(chromium, licit_s
     lines = page.locator("#settlement .line").all_text_contents()
     assert lines[-1].startswith("platby: ") and lines[-1].endswith("(desetníky)")
     assert any(line.startswith("od každého obránce: ") for line in lines)
-    assert "desetníky" in page.locator("#seat-me .nums").text_content()
+    assert "desetník" in page.locator("#seat-me .nums").text_content()
     events = page.locator("#events li").all_text_contents()
     assert any(": licit: " in e for e in events) and any(": pas" in e for e in events)
     shots["settlement"] = page.screenshot()

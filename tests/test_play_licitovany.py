@@ -222,7 +222,7 @@ def test_settlement_lines_cap_and_laid_transfer():
                          "defence_marriages": 40, "actor_first_marriage": 20}}
     lines = licit.settlement_lines(capped, NAMES)
     assert "strop 50,-: -512 → -500" in lines
-    assert "od každého obránce: -512 desetníky" in lines
+    assert "od každého obránce: -512 desetníků" in lines
     assert "stovka tutti: prohráno — 60 : 90 bodů -512" in lines  # 40+20 against 50+40
     assert lines[0].startswith("robot table (2): lepší stovka (trumfy: červené")
     assert "cap: -512 → -500" in licit.settlement_lines(capped, NAMES, "en")

@@ -259,7 +259,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "settle.hearts": ("v červených vše dvojnásob", "hearts: every amount doubled"),
     "settle.hearts.licitovany": ("v červených hra, sedma a stovka dvojnásob",
                                  "hearts: the game, seven and hundred doubled"),
-    "settle.per_defender": ("od každého obránce: {net} {unit}", "per defender: {net} {unit}"),
+    "settle.per_defender": ("od každého obránce: {net}", "per defender: {net}"),
     "settle.cap": ("strop 50,-: {net} → {amount}", "cap: {net} → {amount}"),
     "settle.laid": ("položená hra: {name} platí za oba {amount}",
                     "laid game: {name} pays for both {amount}"),
@@ -267,7 +267,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "stats.deals.one": ("rozdání", "deal"),
     "stats.deals.few": ("rozdání", "deals"),
     "stats.deals.many": ("rozdání", "deals"),
-    "stats.per_deal": ("{unit} na rozdání", "{unit} per deal"),
+    "stats.per_deal": ("{amount} na rozdání", "{amount} per deal"),
+    "stats.head": ("{game}: {parties}, {deals}, {per_deal}", "{game}: {parties}, {deals}, "
+                   "{per_deal}"),
     "stats.played": ("hráno", "played"),
     "stats.won": ("vyhráno", "won"),
     "stats.parties.one": ("partie", "partie"),  # Czech: 1 partie, 2–4 partie, 5 partií
@@ -381,6 +383,51 @@ def _points_why(bet: str, s: dict[str, Any], lang: str, facts: dict[str, Any]) -
                      d=p["defence_cards"] + p["defence_marriages"])
 
 
+# A unit's forms by count (the table's one plural rule): Czech 1 / 2–4 / 0 and 5 or more
+# (genitive plural) / a fraction (genitive singular: "15,6 groše"), by the absolute value;
+# English 1 / any other.  GameKind.units names the unit (lízaný's registry says "reward").
+UNIT_FORMS = {
+    "groše": (("groš", "groše", "grošů", "groše"), ("groš", "groše", "groše", "groše")),
+    "desetníky": (("desetník", "desetníky", "desetníků", "desetníku"),
+                  ("desetník", "desetníky", "desetníky", "desetníky")),
+    "výhry": (("výhra", "výhry", "výher", "výhry"), ("win", "wins", "wins", "wins")),
+}
+UNIT_FORMS["reward"] = UNIT_FORMS["výhry"]
+FORMS = ("one", "few", "many", "frac")
+
+
+def plural(n: float, lang: str = "cz") -> str:
+    """The form a count ``n`` takes: ``one``, ``few`` (Czech 2–4), ``many`` (0, 5 and
+    more; English: every count but 1) or ``frac`` (a fraction)."""
+    a = abs(n)
+    if a != int(a):
+        return "frac" if lang == "cz" else "many"
+    if a == 1:
+        return "one"
+    return "few" if lang == "cz" and 2 <= a <= 4 else "many"
+
+
+def number(n: float, lang: str = "cz", sign: bool = True) -> str:
+    """``n`` as the table writes it: ``+42``, ``0``, ``-15,6`` (a Czech decimal comma),
+    at most two decimals."""
+    text = f"{n:+.2f}".rstrip("0").rstrip(".") if n != int(n) else f"{int(n):+d}"
+    text = "0" if n == 0 else text if sign else text.lstrip("+")
+    return text.replace(".", ",") if lang == "cz" else text
+
+
+def amount(n: float, unit: str, lang: str = "cz", sign: bool = True) -> str:
+    """``n`` of ``unit`` (GameKind.units) agreeing with it: ``+42 grošů``, ``-1 groš``,
+    ``+3 groše``, ``-15,6 groše``, ``+1 win``."""
+    word = UNIT_FORMS[unit][LANGS.index(lang)][FORMS.index(plural(n, lang))]
+    return f"{number(n, lang, sign)} {word}"
+
+
+def count(n: int, key: str, lang: str = "cz") -> str:
+    """``n`` and the catalogue's word ``key.one|few|many`` for it (``3 partie``)."""
+    form = plural(n, lang).replace("frac", "many")
+    return f"{n} {t(key + '.' + form, lang)}"
+
+
 def one_of(words: list[str], lang: str = "cz") -> str:
     """The alternatives in words: ``a, b, nebo c`` (Czech puts a comma before "nebo"),
     ``a, b or c``."""
@@ -426,4 +473,5 @@ def catalogue() -> dict[str, dict[str, str]]:
 
 
 __all__ = ["LANGS", "MESSAGES", "card_name", "card_names", "t", "both", "bet_why", "catalogue",
-           "one_of", "flek_prompt"]
+           "one_of", "flek_prompt",
+           "plural", "number", "amount", "count"]

@@ -30,7 +30,7 @@ from ..records import save_records
 from ..robots import make_robot
 from ..robots.base import Robot
 from ..rules import is_int
-from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, card_name, robot_word, t
+from .i18n import LANGS, SUIT_CZ, SUIT_EN, amount, both, card_name, robot_word, t
 from .labels import card_info
 from .series import SeriesMemo
 from .session import (
@@ -328,6 +328,7 @@ class LizanySession(TableSession):
                 "seat": s, "name": self.names[s], "human": s == self.human,
                 "names": {k: self.shown_names[k][s] for k in LANGS},
                 "role": ROLES[p], "position": "", "score": self.scores[s],
+                "score_text": {k: amount(self.scores[s], "výhry", k) for k in LANGS},
                 "points": int(g.totals()[p]), "tricks": int(g.tricks[p]),
                 "to_move": not g.over and g.to_move == p})
         tricks = tricks_of([e for e in self.events if e["deal"] == self.deal])

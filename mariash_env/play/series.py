@@ -222,6 +222,19 @@ def _partie_figures(path: Path, kinds: dict[str, Any]) -> dict[str, Any]:
             "pays": pays, "played": played}
 
 
+def stats_head(game: str, g: dict[str, Any]) -> dict[str, str]:
+    """``{"cz", "en"}``: a game's line of the statistics, every count agreeing with its
+    noun and the amount per deal with its unit (``2 partie, 24 rozdání, -15,6 groše na
+    rozdání``)."""
+    from .i18n import LANGS, amount, count, t
+
+    return {k: t("stats.head", k, game=t(f"title.{game}", k),
+                 parties=count(g["parties"], "stats.parties", k),
+                 deals=count(g["deals"], "stats.deals", k),
+                 per_deal=t("stats.per_deal", k, amount=amount(g["per_deal"], g["unit"], k)))
+            for k in LANGS}
+
+
 def party_stats(save_dir: str | Path, cache: dict[str, Any] | None = None) -> dict[str, Any]:
     """Statistics over every partie saved in ``save_dir`` (finished or not), per game:
     parties, deals, the human's payments in all and per deal (groše, desetníky; lízaný's
@@ -269,6 +282,7 @@ def party_stats(save_dir: str | Path, cache: dict[str, Any] | None = None) -> di
     if cache is not None:  # the parties deleted since
         for key in set(cache) - seen:
             del cache[key]
-    for g in games.values():
+    for name, g in games.items():
         g["per_deal"] = round(g["total"] / g["deals"], 2) if g["deals"] else 0.0
+        g["text"] = stats_head(name, g)
     return {"games": games, "skipped": skipped}

@@ -34,7 +34,7 @@ from ..records import save_records
 from ..robots import SeatView, make_robot
 from ..robots.base import Robot
 from ..rules import is_int, make_rules
-from .i18n import LANGS, SUIT_CZ, SUIT_EN, both, flek_prompt, robot_word, t
+from .i18n import LANGS, SUIT_CZ, SUIT_EN, amount, both, flek_prompt, robot_word, t
 from .labels import card_info, said
 from .series import SeriesMemo
 
@@ -716,6 +716,7 @@ class PlaySession(TableSession):
                         self._role(roles, (c - forehand) % 3) if forehand is not None else "",
                 "position": positions.get(s, ""), "sitting_out": out,
                 "score": g.scores[s], "points": 0 if out else int(points[rel]),
+                "score_text": {k: amount(g.scores[s], g.kind.units, k) for k in LANGS},
                 "tricks": 0 if out else int(tricks[rel]),
                 "to_move": not g.deal_over and g.to_move == s,
             })

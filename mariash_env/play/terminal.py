@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..extras import needs
-from .i18n import LANGS, card_name, t
+from .i18n import LANGS, amount, card_name, t
 from .session import PlayError, PlaySession
 
 with needs("play", "the terminal table", "rich"):
@@ -160,8 +160,8 @@ class TerminalTable:
             if st["waiting"] == "partie_over":
                 self.console.rule(t("term.over", self.lang))
                 for s in st["seats"]:
-                    self.console.print(f"  {s['names'][self.lang]}: {s['score']:+d} "
-                                       f"{t('unit.' + st['unit'], self.lang)}")
+                    self.console.print(f"  {s['names'][self.lang]}: "
+                                       f"{amount(s['score'], st['unit'], self.lang)}")
                 week = st["series"]["week"]
                 # the saved names ("you", "robot table") as this table words them (the page
                 # does the same)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...cards import CARD_CODES, SUITS, cards_of
 from ...core.state import COMPONENT_NAMES
-from ...play.i18n import LANGS, MESSAGES, SUIT_CZ, SUIT_EN, bet_why, card_name, t
+from ...play.i18n import LANGS, MESSAGES, SUIT_CZ, SUIT_EN, amount, bet_why, card_name, t
 from ...play.labels import SUIT_NAMES_EN, describe_licit, game_words
 from ..base import TableView
 from .games import GAME_IDS
@@ -195,7 +195,7 @@ def settlement_lines(s: dict[str, Any], names: dict[int, str], lang: str = "cz",
         lines.append(t("settle.bet", lang, bet=name, outcome=t("won" if c["won"] else "lost",
                                                                lang),
                        why=why, amount=f"{c['amount']:+d}"))
-    lines.append(t("settle.per_defender", lang, net=f"{s['net']:+d}", unit=UNIT))
+    lines.append(t("settle.per_defender", lang, net=amount(s["net"], UNIT, lang)))
     if s["capped"]:
         lines.append(t("settle.cap", lang, net=f"{s['net']:+d}", amount=f"{s['amount']:+d}"))
     if "laid_transfer" in s:

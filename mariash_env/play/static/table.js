@@ -115,14 +115,14 @@ function scheduleAdvance(st) {
   }
 }
 
-function seatBox(s, said, unit) {
+function seatBox(s, said) {
   const box = el("div");
   const head = el("div", "name", s.names[lang] + (s.human && s.names[lang] !== T("you") ? ` (${T("you")})` : ""));
   box.append(head);
   const role = s.role ? T("role." + s.role) : "";
   box.append(el("div", "role", s.position ? `${role} · ${T("position." + s.position)}` : role));
   const nums = el("div", "nums");
-  nums.append(el("b", s.score >= 0 ? "pos" : "neg", `${signed(s.score)} ${T("unit." + unit)}`));
+  nums.append(el("b", s.score >= 0 ? "pos" : "neg", W(s.score_text)));  // "+42 grošů"
   if (!s.sitting_out) nums.append(document.createTextNode(` · ${T("points", { points: s.points })} · ${T("tricks_taken", { tricks: s.tricks })}`));
   box.append(nums, el("div", "said", said || ""));
   return box;
@@ -159,7 +159,7 @@ function draw(st) {
     const box = $(id); box.innerHTML = "";
     box.classList.toggle("to-move", st.seats[seat].to_move);
     box.classList.toggle("sitting-out", !!st.seats[seat].sitting_out);
-    box.append(seatBox(st.seats[seat], said[seat], st.unit));
+    box.append(seatBox(st.seats[seat], said[seat]));
   }
   drawFelt(st);
   drawHand(st);
@@ -391,21 +391,14 @@ function drawSeries(st) {
   for (const f of st.series.skipped || []) ser.append(el("div", "skipped", T("series.skipped", f)));
 }
 
-// The plural form of a count: Czech 1 / 2–4 / 5 and more (and 0), English 1 / other.
-function plural(n) {
-  if (n === 1) return "one";
-  return lang === "cz" && n >= 2 && n <= 4 ? "few" : "many";
-}
-
 async function loadStats() {
   try {
     const data = await (await fetch("/api/stats")).json();
     const box = $("stats"); box.innerHTML = "";
     const games = Object.entries(data.games);
     if (!games.length) { box.textContent = T("stats.none"); return; }
-    for (const [game, g] of games) {
-      const unit = T("unit." + (g.unit || "groše"));
-      box.append(el("div", "stat-head", `${T("title." + game)}: ${g.parties} ${T("stats.parties." + plural(g.parties))}, ${g.deals} ${T("stats.deals." + plural(g.deals))}, ${T("stats.per_deal", { unit })} ${signed(g.per_deal)}`));
+    for (const [, g] of games) {
+      box.append(el("div", "stat-head", W(g.text)));  // worded by the server (i18n.amount)
       const contracts = Object.values(g.contracts);
       if (!contracts.length) continue;  // no contract played as actor (lízaný has none)
       const table = el("table"), h = el("tr");
