@@ -161,3 +161,25 @@ def test_the_table_words_scores_and_statistics_with_agreement(tmp_path):
     assert st["seats"][0]["score_text"] == {"cz": "-38 grošů", "en": "-38 groše"}
     g = party_stats(tmp_path)["games"]["voleny"]
     assert g["text"]["cz"].endswith(", 3 rozdání, -12,67 groše na rozdání")
+
+
+def test_statistics_count_finished_parties_and_four_players_apart(tmp_path):
+    from mariash_env.play.series import party_stats
+
+    _audit_game(tmp_path / "a")  # three deals of twelve: left unfinished
+    done = PlaySession("table,table", save_dir=tmp_path / "a", seed=1, human_seat=1,
+                       options={"deals": 1})
+    four = PlaySession("table,table,table", save_dir=tmp_path / "a", seed=1, human_seat=1,
+                       options={"deals": 1, "players": 4})
+    for s in (done, four):
+        st = s.state()
+        while s.waiting in ("human", "robot"):
+            st = s.advance(s.id, s.move) if s.waiting == "robot" else \
+                s.act(s.id, s.move, st["legal"][0])
+    games = party_stats(tmp_path / "a")["games"]
+    assert sorted(games) == ["voleny", "voleny:4"]
+    three = games["voleny"]
+    assert (three["parties"], three["unfinished"], three["deals"]) == (1, 1, 4)
+    assert three["text"]["cz"].startswith("Volený mariáš: 1 partie (+1 nedohraná), 4 rozdání")
+    assert games["voleny:4"]["parties"] == 1 and games["voleny:4"]["deals"] == 1
+    assert games["voleny:4"]["text"]["en"].startswith("Volený mariáš (four players): 1 partie")

@@ -275,6 +275,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "stats.parties.one": ("partie", "partie"),  # Czech: 1 partie, 2–4 partie, 5 partií
     "stats.parties.few": ("partie", "parties"),
     "stats.parties.many": ("partií", "parties"),
+    "stats.unfinished.one": ("nedohraná", "unfinished"),
+    "stats.unfinished.few": ("nedohrané", "unfinished"),
+    "stats.unfinished.many": ("nedohraných", "unfinished"),
+    "stats.four": ("4 hráči", "four players"),
     "stats.contract": ("hra", "contract"),
     "stats.none": ("zatím žádná uložená partie", "no saved partie yet"),
     # the series table

@@ -219,27 +219,38 @@ def _partie_figures(path: Path, kinds: dict[str, Any]) -> dict[str, Any]:
         if name is not None:
             played.append((name, pay > 0))
     return {"rules": rules, "unit": kind.units if kind is not None else "groše",
-            "pays": pays, "played": played}
+            "pays": pays, "played": played, "players": meta.get("seats", 3),
+            "complete": meta.get("complete") is True}
 
 
-def stats_head(game: str, g: dict[str, Any]) -> dict[str, str]:
-    """``{"cz", "en"}``: a game's line of the statistics, every count agreeing with its
-    noun and the amount per deal with its unit (``2 partie, 24 rozdání, -15,6 groše na
-    rozdání``)."""
+def stats_head(g: dict[str, Any]) -> dict[str, str]:
+    """``{"cz", "en"}``: a game's line of the statistics (at four players its own),
+    every count agreeing with its noun and the amount per deal with its unit (``2 partie
+    (+1 nedohraná), 24 rozdání, -15,6 groše na rozdání``)."""
     from .i18n import LANGS, amount, count, t
 
-    return {k: t("stats.head", k, game=t(f"title.{game}", k),
-                 parties=count(g["parties"], "stats.parties", k),
+    def game(k: str) -> str:
+        title = t(f"title.{g['rules']}", k)
+        return title if g["players"] == 3 else f"{title} ({t('stats.four', k)})"
+
+    def parties(k: str) -> str:
+        text = count(g["parties"], "stats.parties", k)
+        return text + (f" (+{count(g['unfinished'], 'stats.unfinished', k)})"
+                       if g["unfinished"] else "")
+
+    return {k: t("stats.head", k, game=game(k), parties=parties(k),
                  deals=count(g["deals"], "stats.deals", k),
                  per_deal=t("stats.per_deal", k, amount=amount(g["per_deal"], g["unit"], k)))
             for k in LANGS}
 
 
 def party_stats(save_dir: str | Path, cache: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Statistics over every partie saved in ``save_dir`` (finished or not), per game:
-    parties, deals, the human's payments in all and per deal (groše, desetníky; lízaný's
-    ±1/±2), and the contracts the human played as actor with how many were won.  Reads each partie's
-    summary (``<id>.json``: the game, the human's seat) and its records (``<id>.jsonl``);
+    """Statistics over every partie saved in ``save_dir``, per game (volený at four
+    players apart, ``voleny:4``): finished parties, unfinished ones apart, deals, the
+    human's payments in all and per deal (groše, desetníky; lízaný's ±1/±2), the
+    contracts the human played as actor with how many were won, and ``text``, the line
+    in words (:func:`stats_head`).  Reads each partie's summary (``<id>.json``: the
+    game, the human's seat) and its records (``<id>.jsonl``);
     a file that does not read is skipped and named in ``skipped``.  With ``cache`` (a
     dict the caller keeps, the table's), a partie whose two files have not changed since
     (size and modification time) is not read again: the table asks at every deal's end."""
@@ -269,9 +280,15 @@ def party_stats(save_dir: str | Path, cache: dict[str, Any] | None = None) -> di
         if "error" in figures:
             skipped.append({"file": p.name, "error": figures["error"]})
             continue
-        g = games.setdefault(figures["rules"], {"parties": 0, "deals": 0, "total": 0,
-                                                "contracts": {}, "unit": figures["unit"]})
-        g["parties"] += 1
+        # a four-player partie apart (the actor is paid by three, RULES.md §11.3)
+        key = figures["rules"] + ("" if figures.get("players", 3) == 3 else
+                                  f":{figures['players']}")
+        g = games.setdefault(key, {"rules": figures["rules"],
+                                   "players": figures.get("players", 3), "parties": 0,
+                                   "unfinished": 0, "deals": 0, "total": 0,
+                                   "contracts": {}, "unit": figures["unit"]})
+        # a partie left unfinished is no partie: its deals count, it is named apart
+        g["parties" if figures.get("complete", True) else "unfinished"] += 1
         g["deals"] += len(figures["pays"])
         g["total"] += sum(figures["pays"])
         for name, won in figures["played"]:
@@ -282,7 +299,7 @@ def party_stats(save_dir: str | Path, cache: dict[str, Any] | None = None) -> di
     if cache is not None:  # the parties deleted since
         for key in set(cache) - seen:
             del cache[key]
-    for name, g in games.items():
+    for g in games.values():
         g["per_deal"] = round(g["total"] / g["deals"], 2) if g["deals"] else 0.0
-        g["text"] = stats_head(name, g)
+        g["text"] = stats_head(g)
     return {"games": games, "skipped": skipped}
