@@ -275,6 +275,13 @@ def test_whole_volený_deals_by_clicking_on_a_desktop_and_a_phone(chromium, serv
     # the end-of-deal banner: the settlement in words, no raw ids
     banner = page.locator("#banner-lines .line").all_text_contents()
     assert banner[-1].startswith("platby: ") and not any("_" in b for b in banner)
+    # the deal's last trick stays on the felt and shows in the banner (was cleared at once)
+    last = page.locator("#tricks .trick-row").last.locator(".card")
+    codes = [last.nth(i).get_attribute("data-code") for i in range(last.count())]
+    assert len(codes) == 3
+    assert [page.locator("#trick .card").nth(i).get_attribute("data-code")
+            for i in range(3)] == codes
+    assert page.locator("#banner-lines .trick-row .card").count() == 3
     lines = page.locator("#settlement .line")
     assert lines.count() >= 2 and lines.last.text_content().startswith("platby: ")
     assert page.locator("#partie tr").count() == 2  # header and the first deal

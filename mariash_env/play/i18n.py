@@ -110,6 +110,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "review.close": ("zavřít", "close"),
     "banner.deal_over": ("Konec rozdání", "The deal is over"),
     "banner.partie_over": ("Konec partie", "The partie is over"),
+    "banner.last_trick": ("Poslední štych", "The last trick"),
     "none": ("—", "—"),
     # buttons
     "btn.undo": ("zpět", "undo"),

@@ -170,12 +170,13 @@ function draw(st) {
 }
 
 // The felt: the trick being played, each card with its player; between tricks the
-// finished one with who takes it; a marriage announced by the last card.
+// finished one with who takes it, the deal's last one too once it is over (under the
+// banner, which shows it as well); a marriage announced by the last card.
 function drawFelt(st) {
   const trick = $("trick"); trick.innerHTML = "";
   const note = $("trick-note"); note.textContent = "";
   let cards = st.trick, done = null;
-  if (!cards.length && st.tricks.length && st.waiting !== "next_deal" && st.waiting !== "partie_over") {
+  if (!cards.length && st.tricks.length) {
     done = st.tricks[st.tricks.length - 1]; cards = done.cards;
   }
   for (const p of cards) {
@@ -423,6 +424,12 @@ function drawBanner(st) {
   $("banner-title").textContent = T(st.waiting === "partie_over" ? "banner.partie_over" : "banner.deal_over");
   const lines = $("banner-lines"); lines.innerHTML = "";
   for (const l of st.settlement.lines[lang]) lines.append(el("div", "line", l));
+  // the deal's last trick stays in sight: the banner covers the felt
+  const last = st.tricks[st.tricks.length - 1];
+  if (last) {
+    lines.append(el("h3", "", T("banner.last_trick")));
+    lines.append(trickRow(last, st));
+  }
   const btns = $("banner-buttons"); btns.innerHTML = "";
   const b = el("button", "next", T(st.waiting === "partie_over" ? "btn.new" : "btn.next"));
   b.id = "banner-next";
