@@ -183,3 +183,32 @@ def test_statistics_count_finished_parties_and_four_players_apart(tmp_path):
     assert three["text"]["cz"].startswith("Volený mariáš: 1 partie (+1 nedohraná), 4 rozdání")
     assert games["voleny:4"]["parties"] == 1 and games["voleny:4"]["deals"] == 1
     assert games["voleny:4"]["text"]["en"].startswith("Volený mariáš (four players): 1 partie")
+
+
+def test_lizany_shows_the_stock_card_the_draw_and_who_leads(tmp_path):
+    from mariash_env.cards import CARD_CODES
+    from mariash_env.play.lizany_table import LizanySession
+
+    s = LizanySession("table", save_dir=tmp_path, seed=3, human_seat=0)
+    rng = random.Random(0)
+    st = s.state()
+    drew = 0
+    while s.waiting in ("human", "robot"):
+        hand = {c["code"] for c in st["hand"]}
+        stock = st["stock"]
+        if stock:  # the trump card turned up under the stock, drawn as a card
+            assert st["stock_card"]["code"] == CARD_CODES[s.game.trump_card]
+        else:
+            assert st["stock_card"] is None
+        # the seat leading the trick on the table "začíná", the other "odpovídá"
+        leader = st["trick"][0]["seat"] if st["trick"] else st["to_move"]
+        assert [x["role"] for x in st["seats"]] == \
+            ["leader" if x["seat"] == leader else "second" for x in st["seats"]]
+        st = s.advance(s.id, s.move) if s.waiting == "robot" else \
+            s.act(s.id, s.move, rng.choice(st["legal"]))
+        new = {c["code"] for c in st["hand"]} - hand
+        if new and st["stock"] < stock:  # the human drew: that card, its own
+            assert st["drawn"] == new.pop()
+            drew += 1
+        assert st["drawn"] is None or st["drawn"] in {c["code"] for c in st["hand"]}
+    assert drew >= 5

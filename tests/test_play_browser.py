@@ -527,6 +527,10 @@ def _play_lizany_deal(page, viewport, shots, prefix) -> int:
         _only_card_actions(cards, ("play",))
         _click(page, cards.first)
         clicks += 1
+        drawn = page.locator("#hand .card.drawn")  # the card just drawn, marked
+        if drawn.count():
+            assert "lízli jste: " in page.locator("#stock .drew").text_content()
+            shots.setdefault("drew", True)
 
 
 def test_lizany_deals_by_clicking_on_a_desktop_and_a_phone(chromium, lizany_server):
@@ -536,6 +540,8 @@ def test_lizany_deals_by_clicking_on_a_desktop_and_a_phone(chromium, lizany_serv
     page = _open(chromium, url, DESKTOP, states)
     assert page.locator("#title").text_content() == "Lízaný mariáš"
     assert page.locator("#seat-right").is_hidden()
+    # the trump card lies turned up under the stock, drawn as a card (was a text tag)
+    assert page.locator("#stock .card.stock-trump").count() == 1
     for viewport, prefix in ((DESKTOP, ""), (PHONE, "phone_")):
         if prefix:
             _next_deal_at(page, viewport)
@@ -555,7 +561,8 @@ def test_lizany_deals_by_clicking_on_a_desktop_and_a_phone(chromium, lizany_serv
     assert max(st["stock"] for st in states) == 16 and min(st["stock"] for st in states) == 0
     assert {st["deal"] for st in states} == {0, 1}
     assert len(next(save_dir.glob("*.jsonl")).read_text().splitlines()) == 2
-    assert {"trick", "settlement", "phone_trick", "phone_settlement"} <= set(shots), set(shots)
+    assert {"trick", "settlement", "phone_trick", "phone_settlement", "drew"} <= set(shots)
+    del shots["drew"]
     _save_screenshots({f"play_lizany_{name}.png": png for name, png in shots.items()})
 
 

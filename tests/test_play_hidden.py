@@ -155,7 +155,10 @@ _CODE = re.compile(r"(?<![A-Za-z0-9])[789TJQKA][hbla](?![A-Za-z0-9])")
 def _codes(st: dict) -> set[str]:
     """Every card code the table state names of the deal being played (hand, tricks,
     its events, the trump card...; the settled deals' results list theirs)."""
-    now = {k: v for k, v in st.items() if k not in ("deal_results", "events", "series")}
+    # lízaný's trump card under the stock is public, but drawing it (the stock's last card)
+    # tells the robot's whole hand: it counts as shown once it is in the hand
+    now = {k: v for k, v in st.items() if k not in ("deal_results", "events", "series",
+                                                     "stock_card")}
     now["events"] = [e for e in st["events"] if e.get("deal") == st["deal"]]
     return set(_CODE.findall(json.dumps(now, ensure_ascii=False)))
 

@@ -73,6 +73,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "role.second": ("odpovídá", "second"),
     "lizany.stock": ("v balíčku: {n}", "stock: {n}"),
     "lizany.trump_card": ("trumfová karta: {card}", "trump card: {card}"),
+    "lizany.drew": ("lízli jste: {card}", "you drew: {card}"),
     "lizany.points": ("{name}: {points} bodů (karty {cards} + hlášky {marriages}), štychů "
                       "{tricks}", "{name}: {points} points (cards {cards} + marriages "
                       "{marriages}), {tricks} tricks"),

@@ -121,6 +121,7 @@ class LizanySession(TableSession):
     def _set_game(self, game: LizanyGame) -> None:
         """``game`` as the deal at the table, with the hands and stock its review shows."""
         self.game = game
+        self._drawn: str | None = None  # the card the human drew last (its own)
         self._dealt = [[CARD_CODES[c] for c in cards_of(game.hands[self._player(s)])]
                        for s in range(2)]
         self._stock = [CARD_CODES[c] for c in game.stock]
@@ -199,7 +200,12 @@ class LizanySession(TableSession):
         g = self.game
         seat = self._seat(g.to_move)
         marr, tricks = list(g.marriage_by), list(g.tricks)
+        mine = self._player(self.human)
+        held = int(g.hands[mine])
         g.play(label)
+        drew = int(g.hands[mine]) & ~held  # the human's draw after the trick: its own card
+        if drew:
+            self._drawn = CARD_CODES[drew.bit_length() - 1]
         self.move += 1
         self.log.append(("act", label, self.move))
         event = {"move": self.move, "deal": self.deal, "seat": seat, "name": self.names[seat],
@@ -321,13 +327,16 @@ class LizanySession(TableSession):
         if g.stock_left:  # the trump card lies turned up under the stock
             tags.append(both("lizany.trump_card", card={k: card_name(CARD_CODES[g.trump_card],
                                                                      k) for k in LANGS}))
+        # who leads the trick on the table (or the next): the roles follow the lead
+        leader = None if g.over else 1 - g.to_move if g.table >= 0 else g.to_move
         seats = []
         for s in range(2):
             p = self._player(s)
             seats.append({
                 "seat": s, "name": self.names[s], "human": s == self.human,
                 "names": {k: self.shown_names[k][s] for k in LANGS},
-                "role": ROLES[p], "position": "", "score": self.scores[s],
+                "role": "" if leader is None else ROLES[int(p != leader)], "position": "",
+                "score": self.scores[s],
                 "score_text": {k: amount(self.scores[s], "výhry", k) for k in LANGS},
                 "points": int(g.totals()[p]), "tricks": int(g.tricks[p]),
                 "to_move": not g.over and g.to_move == p})
@@ -350,6 +359,10 @@ class LizanySession(TableSession):
                          "bets": [], "trump_card": None},
             "trick": trick, "last_trick": tricks[-1]["cards"] if tricks else [],
             "tricks": tricks, "stock": g.stock_left,
+            # the trump card turned up under the stock (public until drawn), and the card
+            # the human drew last while it is in its hand
+            "stock_card": card_info(CARD_CODES[g.trump_card]) if g.stock_left else None,
+            "drawn": self._drawn if self._drawn in hand else None,
             "events": [e for e in self.events if e["deal"] == self.deal],
             "settlement": self.deals[-1] if g.over and self.deals else None,
             "deal_results": list(self.deals), "scores": list(self.scores),

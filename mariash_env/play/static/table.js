@@ -191,6 +191,19 @@ function drawFelt(st) {
   if (last && last.marriage) parts.push(`${nameOf(last.seat)}: ${T("marriage.short", { points: last.marriage.points })} (${T("suit." + last.marriage.suit)})`);
   note.textContent = parts.join(" · ");
   note.classList.toggle("marriage", !!(last && last.marriage));
+  drawStock(st);
+}
+
+// Lízaný: the trump card turned up under the stock, the cards left, the card you drew.
+function drawStock(st) {
+  const box = $("stock"); box.innerHTML = "";
+  box.hidden = !st.stock_card && !st.drawn;
+  if (st.stock_card) {
+    const pile = el("div", "pile");
+    pile.append(cardEl(st.stock_card, "mini stock-trump"), el("span", "", T("lizany.stock", { n: st.stock })));
+    box.append(pile);
+  }
+  if (st.drawn) box.append(el("div", "drew", T("lizany.drew", { card: T("card." + st.drawn) })));
 }
 
 function drawHand(st) {
@@ -207,6 +220,7 @@ function drawHand(st) {
     e.tabIndex = 0;
     e.setAttribute("role", "button");
     if (c.trump && card.suit === c.trump) e.classList.add("trump");
+    if (card.code === st.drawn) e.classList.add("drawn");  // lízaný: just drawn
     if (card.label) {
       e.classList.add("legal");
       e.dataset.label = card.label;
