@@ -212,3 +212,16 @@ def test_lizany_shows_the_stock_card_the_draw_and_who_leads(tmp_path):
             drew += 1
         assert st["drawn"] is None or st["drawn"] in {c["code"] for c in st["hand"]}
     assert drew >= 5
+
+
+def test_the_review_names_what_it_shows(tmp_path):
+    # deal 2: a robot forehand discards, the human bids durch and takes that talon up
+    s, st = _audit_game(tmp_path, AUDIT_MOVES[:AUDIT_MOVES.index(None, 13)])
+    review = st["settlement"]["review"]
+    assert review["complete"] is False  # the partie goes on: the cards the human knows
+    forehand = [a for a in s.game.records[-1]["actions"] if a[1].startswith("discard:")]
+    assert review["taken"] == [{"seat": 0, "cards": [forehand[0][1][8:], forehand[1][1][8:]]}]
+    assert forehand[0][0] != 0 and {a[1] for a in forehand[2:]} == {"discard:7b", "discard:8b"}
+    import mariash_env.play.i18n as i18n
+
+    assert i18n.t("review.known").startswith("známé karty")

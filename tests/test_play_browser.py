@@ -296,6 +296,8 @@ def test_whole_volený_deals_by_clicking_on_a_desktop_and_a_phone(chromium, serv
     # the review: the hands as dealt and every trick
     page.locator("#banner-review").click()
     assert page.locator("#review .review-hand").count() >= 3
+    # the partie goes on: the review shows the cards you know and says so
+    assert page.locator("#review h3").first.text_content().startswith("známé karty")
     assert page.locator("#review .review-hand .card").count() >= 30
     _layout_ok(page, DESKTOP)
     shots["review"] = page.screenshot()

@@ -105,6 +105,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "stats": ("Statistika", "Statistics"),
     "review": ("Rozbor rozdání", "Review of the deal"),
     "review.dealt": ("karty, jak byly rozdány", "hands as dealt"),
+    # while the partie goes on the review opens only what the human saw (session._public)
+    "review.known": ("známé karty: vaše rozdané, zahrané a talon, který jste viděli",
+                     "known cards: yours as dealt, those played, a talon you saw"),
+    "review.taken": ("vzatý talon", "talon taken up"),
     "review.talon": ("talon", "talon"),
     "review.talon.lizany": ("balíček (pořadí lízání)", "stock (in drawing order)"),
     "review.show": ("rozbor", "review"),

@@ -245,7 +245,8 @@ class LizanySession(TableSession):
         self.deals.append({"deal": self.deal, "payments": pay, "scores": list(self.scores),
                            "lines": {k: self._lines(k) for k in LANGS},
                            "review": {"hands": self._dealt, "talon": self._stock,
-                                      "discards": [],
+                                      "discards": [], "taken": [],
+                                      "complete": True,  # each deal shuffled anew
                                       "tricks": tricks_of([e for e in self.events
                                                            if e["deal"] == self.deal])}})
         if self._saving:

@@ -619,7 +619,7 @@ class PlaySession(TableSession):
         cards each seat played, the talon and discards if it was the actor -- and every
         other card once the partie is over."""
         if self.game.partie_over:
-            return deal
+            return deal  # every card: the page heads it "as dealt"
         r, me = deal["review"], self.human
         played: dict[int, set[str]] = {}
         for trick in r["tricks"]:
@@ -628,17 +628,30 @@ class PlaySession(TableSession):
         mine = deal.get("actor") == me
         hands = [h if s == me else [c for c in h if c in played.get(s, ())]
                  for s, h in enumerate(r["hands"])]
+        # "complete": False -- the page says "known cards", not "as dealt"; a talon the
+        # human took up it saw
         return {**deal, "review": {**r, "hands": hands, "talon": r["talon"] if mine else [],
-                                   "discards": r["discards"] if mine else []}}
+                                   "discards": r["discards"] if mine else [],
+                                   "taken": [x for x in r["taken"] if x["seat"] == me],
+                                   "complete": False}}
 
     def _review(self) -> dict[str, Any]:
         """The settled deal laid open: every hand as dealt, the talon (licitovaný's dealt
         one), the actor's discards, and every trick with who took it."""
         deal = self.game.deal_no
-        discards = [lab[8:] for _, lab in self.game.records[-1]["actions"]
-                    if lab.startswith("discard:")] if self.game.records else []
+        actions = self.game.records[-1]["actions"] if self.game.records else []
+        discards = [lab[8:] for _, lab in actions if lab.startswith("discard:")]
+        # each pair of discards by one seat; a later pair's seat took the one before up
+        # (volený's betl or durch bid, RULES.md §4)
+        pairs: list[tuple[int, list[str]]] = []
+        for seat, lab in actions:
+            if lab.startswith("discard:"):
+                if not pairs or pairs[-1][0] != seat or len(pairs[-1][1]) == 2:
+                    pairs.append((seat, []))
+                pairs[-1][1].append(lab[8:])
         return {"hands": self._dealt, "talon": self._talon if self.view.talon else [],
                 "discards": discards[-2:],  # the final talon's two
+                "taken": [{"seat": b[0], "cards": a[1]} for a, b in zip(pairs, pairs[1:])],
                 "tricks": tricks_of([e for e in self.events if e["deal"] == deal])}
 
     # --- saving -----------------------------------------------------------------------

@@ -458,7 +458,9 @@ function drawBanner(st) {
 function showReview(d) {
   const r = d.review, body = $("review-body"); body.innerHTML = "";
   $("review-deal").textContent = `${d.deal + 1}`;
-  body.append(el("h3", "", T("review.dealt")));
+  // while the partie goes on it shows only the cards you know (the next deals are cut
+  // from these, never shuffled): say so
+  body.append(el("h3", "", T(r.complete === false ? "review.known" : "review.dealt")));
   r.hands.forEach((h, seat) => {
     if (!h.length) return;  // the dealer sitting out at four
     const row = el("div", "review-hand");
@@ -466,6 +468,12 @@ function showReview(d) {
     for (const code of h) row.append(cardEl({ code, suit: code[1] }, "mini"));
     body.append(row);
   });
+  for (const x of r.taken || []) {  // a talon taken up (volený's betl or durch bid)
+    const row = el("div", "review-hand");
+    row.append(el("span", "who", `${nameOf(x.seat)}: ${T("review.taken")}`));
+    for (const code of x.cards) row.append(cardEl({ code, suit: code[1] }, "mini"));
+    body.append(row);
+  }
   const talon = [...r.talon, ...r.discards];
   if (talon.length) {
     const row = el("div", "review-hand");
