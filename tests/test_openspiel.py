@@ -122,6 +122,48 @@ def test_reward_model_and_chance_outcomes_are_true_to_the_node(params, model):
         s.apply_action(bot.step(s))
 
 
+@pytest.mark.parametrize("params", [
+    {"deals": 2}, {"deals": 3}, {"deals": 2, "shuffle": "every_deal"},
+    {"rules": "licitovany", "deals": 2}, {"players": 4, "deals": 3}, {}])
+def test_rewards_sum_to_the_returns_over_decision_and_terminal_states(params):
+    """The rule of MariashState.rewards (docs/openspiel.md, docs/pitfalls.md): a deal's
+    payment is the reward of the decision that settles it and stays over the chance nodes
+    that follow (the next deal's cut or draws) until the next decision, where OpenSpiel
+    reads it (pyspiel.random_sim_test, rl_environment).  Summed at the decision and
+    terminal states, or right after each decision, the rewards are the returns; summed
+    after every transition they count a payment once more per chance node after it."""
+    game = pyspiel.load_game("mariash", params)
+    n = game.num_players()
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        s = game.new_initial_state()
+        after_decisions, every = np.zeros(n), np.zeros(n)
+        paid, extra = np.zeros(n), np.zeros(n)
+        while not s.is_terminal():
+            chance = s.is_chance_node()
+            s.apply_action(_random_action(s, rng))
+            r = np.array(s.rewards())
+            every += r
+            if chance:
+                assert np.array_equal(r, paid), "a chance node keeps the last payment"
+                extra += r
+                continue
+            after_decisions += r
+            paid = r
+        returns = np.array(s.returns())
+        assert np.array_equal(after_decisions, returns)
+        assert np.array_equal(every, returns + extra)
+        # OpenSpiel's reading: at each decision node (chance resolved) and the terminal
+        t = game.new_initial_state()
+        total = np.zeros(n)
+        for a in s.history():
+            if not t.is_chance_node() and t.history():
+                total += t.rewards()
+            t.apply_action(a)
+        total += t.rewards()
+        assert np.array_equal(total, returns)
+
+
 @pytest.mark.parametrize("params,fragment", [
     ({"rules": "lizany", "tariff": "csm"}, "invalid tariff='csm' for rules='lizany'"),
     ({"rules": "bridge"}, "invalid value 'bridge' for rule option 'rules'"),

@@ -26,10 +26,13 @@ rule.  The game's tables come from the registry
   :mod:`mariash_env.openspiel.resample`).
 * **Returns / rewards.**  Returns: running groše (licitovaný: desetníky) of the partie per
   seat (zero-sum); for ``deals=1`` zero until the deal is settled.  Rewards
-  (``RewardModel.REWARDS``): the deal's payments from the action that settles it until
-  the next decision (OpenSpiel reads rewards at decision nodes; the next deal's chance
-  nodes lie between), else zero; a game of one deal pays only at its end and says so
-  (``RewardModel.TERMINAL``, as OpenSpiel's ``MCTSBot`` and AlphaZero require).
+  (``RewardModel.REWARDS``): the deal's payments from the decision that settles it until
+  the next decision, else zero: the next deal's chance nodes in between keep them, as
+  OpenSpiel reads rewards at decision nodes (``MariashState.rewards``: summed over the
+  decision and terminal states they give the returns, summed over every transition
+  they count a payment once per chance node after it); a game of one deal pays only at
+  its end and says so (``RewardModel.TERMINAL``, as OpenSpiel's ``MCTSBot`` and
+  AlphaZero require).
   Bounds: :func:`utility_bound`.  With ``max_flek=-1`` a bet can reach level 24, so the
   bound is about 1e10 per deal: algorithms that normalise by ``max_utility`` should use a
   ``payment_cap`` or a finite ``max_flek``.

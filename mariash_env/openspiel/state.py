@@ -240,7 +240,7 @@ class MariashState(pyspiel.State):
         if self.is_chance_node():
             if not self._is_outcome(action):
                 raise illegal(self, action, [c for c, _ in self.chance_outcomes()])
-            self._apply_chance(action)  # the deal's rewards stay until the next decision
+            self._apply_chance(action)  # the deal's payment stays: rewards() docstring
             return
         mask = self._g.mask
         legal_actions(self.st, self._g.rv, mask)  # the engine applies legal actions only
@@ -289,7 +289,22 @@ class MariashState(pyspiel.State):
         return action_name(self._g.kind.labels, action)
 
     def rewards(self) -> list[float]:
-        """The groše of the deal the last action settled (zero for any other action)."""
+        """The groše paid since the last decision node: the payments of the deal the last
+        decision settled, zero after any other decision and before the first one.
+
+        A deal's end is followed by chance nodes (the next deal's cut, or its 32 draws
+        with ``shuffle="every_deal"``) that pay nothing and keep this value, so the
+        payment is still there at the next decision node.  That is where OpenSpiel reads
+        it: ``pyspiel.random_sim_test`` sums ``rewards()`` at every decision node and at
+        the terminal and checks the sum against ``returns()``, and ``rl_environment``
+        reads it after it has resolved the chance nodes (OpenSpiel's own ``2048`` keeps
+        a move's reward over the chance node that follows it, too).  The rule:
+        summing ``rewards()`` over the decision and terminal states a game passes
+        through (equally: right after each decision, before or after the chance
+        nodes that follow it) gives ``returns()``.  Summing it after *every* transition,
+        chance outcomes included, counts a deal's payment once more per chance node
+        that follows the deal.
+        """
         return list(self._rewards)
 
     def returns(self) -> list[float]:
