@@ -637,3 +637,45 @@ def test_resample_benchmark_runs():
     )
     assert p.returncode == 0, p.stderr
     assert "resamples succeed" in p.stdout and " of 6 " in p.stdout
+
+
+@pytest.mark.parametrize("params", [
+    {"deals": 3}, {"deals": 2, "shuffle": "every_deal"}, {"players": 4, "deals": 3},
+    {"rules": "licitovany", "deals": 2}, {}])
+def test_turn_reward_environment_credits_every_player_its_payments(params):
+    """OpenSpiel's agents read time_step.rewards[player_id] at their own turns and at the
+    last step.  The plain rl_environment shows a deal's payment only until the next
+    decision, so in a partie the other seats never see it; TurnRewardEnvironment credits
+    every player at its next turn or at the end: both what agents see and the sum over all
+    time steps are returns(), at three and four players and in licitovaný."""
+    from open_spiel.python import rl_environment
+
+    from mariash_env.openspiel import TurnRewardEnvironment
+
+    game = pyspiel.load_game("mariash", params)
+    n = game.num_players()
+    plain_seen, seen, summed, returns = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
+    for env_class, out in ((TurnRewardEnvironment, seen), (rl_environment.Environment,
+                                                           plain_seen)):
+        # (a game object ignores rl_environment's seed=: the sampler takes it)
+        env = env_class(game, chance_event_sampler=rl_environment.ChanceEventSampler(3))
+        rng = np.random.default_rng(3)
+        for _ in range(6):
+            ts = env.reset()
+            while not ts.last():
+                p = ts.observations["current_player"]
+                if ts.rewards is not None:
+                    out[p] += ts.rewards[p]
+                    if env_class is TurnRewardEnvironment:
+                        summed += ts.rewards
+                        assert all(r == 0 for q, r in enumerate(ts.rewards) if q != p)
+                ts = env.step([int(rng.choice(ts.observations["legal_actions"][p]))])
+            out += ts.rewards
+            if env_class is TurnRewardEnvironment:
+                summed += ts.rewards
+                returns += env.get_state.returns()
+    assert np.array_equal(seen, returns) and np.array_equal(summed, returns)
+    if params.get("deals", 1) > 1:  # the plain environment loses the other seats' pay
+        assert not np.array_equal(plain_seen, returns)
+    else:
+        assert np.array_equal(plain_seen, returns)

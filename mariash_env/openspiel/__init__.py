@@ -39,6 +39,8 @@ The package, split by what it holds:
 * :mod:`~mariash_env.openspiel.resample` -- ``resample_from_infostate`` for it, the
   gathered partie included;
 * :mod:`~mariash_env.openspiel.lizany` -- lízaný's game, state and resampling;
+* :mod:`~mariash_env.openspiel.rl` -- :class:`TurnRewardEnvironment`, OpenSpiel's
+  ``rl_environment`` crediting every player its payments at its own turn (parties);
 * :mod:`~mariash_env.openspiel.robot` -- :class:`OpenSpielRobot`, OpenSpiel bots as robots.
 """
 
@@ -63,14 +65,16 @@ from .params import (
     utility_bound,
 )
 from .resample import ARRANGE_TRIES, RELABEL_STEPS, RESAMPLE_TRIES, ResampleError
+from .rl import TurnRewardEnvironment
 from .robot import OpenSpielRobot
 from .state import MariashState, state_from_record
 
 __all__ = [
     "ARRANGE_TRIES", "GAME_TYPE", "RELABEL_STEPS", "RESAMPLE_TRIES", "MariashGame",
     "MariashLizanyGame", "MariashLizanyState", "MariashState", "OpenSpielRobot",
-    "ResampleError", "game_params", "info_block", "info_state_size", "load_game",
-    "max_game_length", "rules_from_params", "state_from_record", "utility_bound",
+    "ResampleError", "TurnRewardEnvironment", "game_params", "info_block",
+    "info_state_size", "load_game", "max_game_length", "rules_from_params",
+    "state_from_record", "utility_bound",
 ]
 
 
