@@ -4,6 +4,7 @@ same play and settlement as :class:`mariash_env.game.Game` (RULES.md §2 deals a
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -553,10 +554,74 @@ def test_policy_gradient_example_runs():
         [sys.executable, "-W", "ignore", "examples/openspiel_policy_gradient.py",
          "--seconds", "1", "--eval", "2", "--hidden", "16"],
         cwd=root, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(root)},  # this checkout's mariash_env
     )
     assert p.returncode == 0, p.stderr
-    assert "self-play deals in 1 s" in p.stdout
+    assert "trained " in p.stdout and "self-play deals in " in p.stdout
     assert "os_a2c" in p.stdout and "table" in p.stdout
+
+
+def test_policy_gradient_example_plays_each_role_with_the_agent_trained_in_it():
+    """In a one-deal game seat 0 deals, so agents[p] of the example learns only the role p
+    places after the dealer, and agents[0] never chose trumps or a contract: the arena
+    played its network in every seat (an RL audit: durch in 100% of its contracts, none
+    won).  role_policy reads each seat's role from the observation's dealer slots and
+    plays it with that role's agent; the role read is the OpenSpiel player at every
+    decision of one-deal games.  Training by games repeats exactly, and parties train
+    through TurnRewardEnvironment."""
+    pytest.importorskip("torch")
+    import importlib.util
+
+    import torch
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "openspiel_policy_gradient", root / "examples" / "openspiel_policy_gradient.py")
+    ex = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ex)
+
+    class Prefers(torch.nn.Module):  # a network whose greedy action is ``action``
+        def __init__(self, action: int) -> None:
+            super().__init__()
+            self.action = action
+
+        def forward(self, x):
+            out = torch.zeros(x.shape[0], 115)
+            out[:, self.action] = 1.0
+            return out
+
+    class Agent:
+        def __init__(self, action: int) -> None:
+            self.policy_logits_network = Prefers(action)
+
+    act = ex.role_policy([Agent(a) for a in (10, 20, 30)])
+    game = load_game(make_rules(deals=1))
+    rng = np.random.default_rng(2)
+    obs, players = [], []
+    for _ in range(3):
+        s = game.new_initial_state()
+        while not s.is_terminal():
+            if not s.is_chance_node():
+                p = s.current_player()
+                obs.append(s.observation_tensor(p))
+                players.append(p)
+            s.apply_action(_random_action(s, rng))
+    assert set(players) == {0, 1, 2}
+    chosen = act(np.array(obs), np.ones((len(obs), 115), dtype=np.int8))
+    assert chosen.tolist() == [(10, 20, 30)[p] for p in players]
+
+    threads = torch.get_num_threads()
+    try:
+        agents, played = ex.train(60.0, 0, 8, episodes=6)
+        again, _ = ex.train(60.0, 0, 8, episodes=6)
+        _, parties = ex.train(60.0, 0, 8, deals=2, episodes=2)
+    finally:
+        torch.set_num_threads(threads)
+    assert played == 6 and parties == 2
+    for a, b in zip(agents, again):
+        for x, y in zip(a.policy_logits_network.parameters(),
+                        b.policy_logits_network.parameters()):
+            assert torch.equal(x, y)
 
 
 def test_api_benchmark_runs():
