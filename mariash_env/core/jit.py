@@ -18,7 +18,7 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
-from numba.core.extending import intrinsic
+from numba.core.extending import intrinsic, overload
 
 _PKG = Path(__file__).resolve().parent.parent
 
@@ -173,6 +173,59 @@ def store_bits32(typingctx, out, off, bits):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+@intrinsic
+def _store_bits32_f32(typingctx, out, off, bits):
+    """``out[off + j] = float32((bits >> j) & 1)`` for ``j < 32``: one vector compare and
+    a 128-byte store into a C-contiguous float32 array (the caller keeps ``off + 32 <=
+    len(out)``).  The loop it replaces is not vectorised (an int64 shift by a variable),
+    and the observation encoders write several card sets per call."""
+    if not (isinstance(out, types.Array) and out.dtype == types.float32 and out.layout == "C"
+            and isinstance(off, types.Integer) and isinstance(bits, types.Integer)):
+        return None
+    sig = types.void(out, types.intp, types.int64)
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        i32 = ir.IntType(32)
+        lanes = ir.VectorType(i32, 32)
+        one = builder.insert_element(ir.Constant(lanes, ir.Undefined),
+                                     builder.trunc(args[2], i32), ir.Constant(i32, 0))
+        every = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined),
+                                       ir.Constant(lanes, [0] * 32))
+        bit = builder.and_(every, ir.Constant(lanes, [1 << j for j in range(32)]))
+        floats = ir.VectorType(ir.FloatType(), 32)
+        flags = builder.uitofp(builder.icmp_unsigned("!=", bit, ir.Constant(lanes, None)),
+                               floats)
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), floats.as_pointer())
+        builder.store(flags, ptr, align=4)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def put_bits32(out: np.ndarray, off: int, bits: int) -> None:
+    """``out[off + j] = (bits >> j) & 1`` for ``j < 32``: a card set as 32 observation
+    slots.  Compiled, a C-contiguous float32 ``out`` takes one vector store
+    (:func:`_store_bits32_f32`), any other array the plain loop."""
+    for j in range(32):
+        out[off + j] = (int(bits) >> j) & 1
+
+
+# Not ``inline="always"``: numba's IR-level inlining of it dropped stores that followed it in
+# ``encode`` (with ``out = borrow(out)``); LLVM inlines the tiny call anyway.
+@overload(put_bits32)
+def _put_bits32_impl(out, off, bits):
+    if isinstance(out, types.Array) and out.dtype == types.float32 and out.layout == "C":
+        def vector(out, off, bits):
+            _store_bits32_f32(out, off, bits)
+        return vector
+
+    def loop(out, off, bits):
+        for j in range(32):
+            out[off + j] = (bits >> j) & 1
+    return loop
 
 
 # NUMBA_DISABLE_JIT=1 runs the core as plain Python, where an intrinsic cannot run (it

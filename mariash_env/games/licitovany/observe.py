@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import borrow, njit
 from ...core.state import (
     ACTOR,
     BET_EXISTS,
@@ -180,6 +180,8 @@ def encode_licit(st, me, out, omniscient):
     ``omniscient`` also the hidden blocks of :data:`LSTATE_OBS_SIZE`."""
     n = LSTATE_OBS_SIZE if omniscient else LOBS_SIZE
     check_encode(st, me, 3, out, n)
+    st = borrow(st)  # the caller holds them: no reference counting below
+    out = borrow(out)
     for i in range(n):
         out[i] = 0.0
     ph = st[PHASE]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit, njit_inline
+from ...core.jit import borrow, lowest_bit, njit, njit_inline, put_bits32
 from ...core.state import (
     ACTOR,
     ANNOUNCE,
@@ -52,12 +52,13 @@ from ...core.state import (
     TO_MOVE,
     TOOK,
     TRICK_NO,
+    TRICKS,
     TRUMP_CARD,
     TRUMP_PUBLIC,
     get64,
     getm,
 )
-from ...core.tricks import cards_played, played_card
+from ...core.tricks import trick_cards, tricks_begun
 from .phases import legal_voleny
 from .settle import side_marriages
 
@@ -206,32 +207,43 @@ def layout_table() -> str:
     return layout_markdown(OBS_LAYOUT)
 
 
-@njit
+@njit_inline
 def _bits(out, off, m):
-    for c in range(32):
-        out[off + c] = np.float32((m >> c) & 1)  # branch-free: faster than a test
+    put_bits32(out, off, m)  # one vector store (the encoders' costliest lines before)
 
 
-@njit
+@njit_inline
+def _rel(seat, me):
+    """``(seat - me) % 3`` for seats 0..2: without the division and sign fix-up."""
+    d = seat - me
+    return d + 3 if d < 0 else d
+
+
+@njit_inline
 def _rel_onehot(out, off, seat, me):
     if seat >= 0:
-        out[off + (seat - me) % 3] = 1.0
+        out[off + _rel(seat, me)] = 1.0
 
 
 @njit_inline
 def encode_tricks(st, me, out, o_played_by, o_played_in, o_trick_leader, o_cur_trick):
     """Card play, in order: who led each trick and who played what (both games' blocks
-    ``played_by``, ``played_in``, ``trick_leader`` and ``cur_trick``)."""
+    ``played_by``, ``played_in``, ``trick_leader`` and ``cur_trick``): the cards of
+    ``played_card``'s walk, trick by trick (no division per card)."""
     ntr = st[TRICK_NO]
-    for k in range(cards_played(st)):
-        t, j, p, c = played_card(st, k)
-        if j == 0:
-            _rel_onehot(out, o_trick_leader + 3 * t, st[TLEAD + t], me)
-        r = (p - me) % 3
-        out[o_played_by + 32 * r + c] = 1.0
-        out[o_played_in + 10 * c + t] = 1.0
-        if t == ntr and j < 2:
-            out[o_cur_trick + 32 * j + c] = 1.0
+    for t in range(tricks_begun(st)):
+        n = trick_cards(st, t)
+        if n == 0:
+            break
+        lead = _rel(st[TLEAD + t], me)
+        out[o_trick_leader + 3 * t + lead] = 1.0
+        for j in range(n):
+            c = st[TRICKS + 3 * t + j]
+            r = lead + j
+            out[o_played_by + 32 * (r - 3 if r >= 3 else r) + c] = 1.0
+            out[o_played_in + 10 * c + t] = 1.0
+            if t == ntr and j < 2:
+                out[o_cur_trick + 32 * j + c] = 1.0
 
 
 _ENC_ST_MSG = f"encode: the state must be an int32[{STATE_SIZE}] record"
@@ -262,7 +274,9 @@ def encode(st, me, out, omniscient):
     """
     n = STATE_OBS_SIZE if omniscient else OBS_SIZE
     check_encode(st, me, 3, out, n)
-    for i in range(n):
+    st = borrow(st)  # the caller holds them: no reference counting below
+    out = borrow(out)
+    for i in range(O_TALON, n):  # hand, laid and took are written whole below
         out[i] = 0.0
     ph = st[PHASE]
     f = st[FOREHAND]
@@ -301,16 +315,16 @@ def encode(st, me, out, omniscient):
     _rel_onehot(out, O_DURCH, st[DURCH_SEAT], me)
     for s in range(3):
         if (st[GOOD_SEATS] >> s) & 1:
-            out[O_GOOD + (s - me) % 3] = 1.0
+            out[O_GOOD + _rel(s, me)] = 1.0
     for b in range(4):
         if st[BET_EXISTS + b]:
             out[O_BET_EXISTS + b] = 1.0
             out[O_BET_LEVEL + 8 * b + min(st[BET_LEVEL + b], 7)] = 1.0
-        rb = st[RAISED_BY + b]
-        for lvl in range(7):
-            s1 = (rb >> (2 * lvl)) & 3
-            if s1:
-                out[O_RAISED_BY + 21 * b + 3 * lvl + (s1 - 1 - me) % 3] = 1.0
+        rb = st[RAISED_BY + b] & 0x3FFF  # levels 1..7; most bets are never raised
+        while rb:
+            lvl = lowest_bit(rb) >> 1
+            out[O_RAISED_BY + 21 * b + 3 * lvl + _rel(((rb >> (2 * lvl)) & 3) - 1, me)] = 1.0
+            rb &= ~(3 << (2 * lvl))
     if st[OVERCALLS] & 1:  # §11.1: the open contract; its hand face up after trick 1
         out[O_OPEN] = 1.0
         if st[PHASE] >= PH_PLAY and st[TRICK_NO] >= 1:
@@ -320,17 +334,15 @@ def encode(st, me, out, omniscient):
     fr = st[FLEK_ROUND]
     if fr > 0:
         out[O_FLEK_ROUND + min(fr, 8) - 1] = 1.0
-    for b in range(4):
-        if (st[RAISABLE] >> b) & 1:
-            out[O_RAISABLE + b] = 1.0
-        if (st[RAISED_RND] >> b) & 1:
-            out[O_RAISED_RND + b] = 1.0
-        if (st[ANNOUNCED_RND] >> b) & 1:
-            out[O_ANNOUNCED_RND + b] = 1.0
+    raisable, raised, announced = st[RAISABLE], st[RAISED_RND], st[ANNOUNCED_RND]
+    for b in range(4):  # branch-free: 0.0 or 1.0 into slots zeroed above
+        out[O_RAISABLE + b] = (raisable >> b) & 1
+        out[O_RAISED_RND + b] = (raised >> b) & 1
+        out[O_ANNOUNCED_RND + b] = (announced >> b) & 1
     for su in range(4):
         ms = st[MARR_SEAT + su]
         if ms >= 0:
-            out[O_MARRIAGE + 3 * su + (ms - me) % 3] = 1.0
+            out[O_MARRIAGE + 3 * su + _rel(ms, me)] = 1.0
     _, _, first_a, first_d = side_marriages(st)
     if first_a >= 0:
         out[O_FIRST_MARRIAGE + first_a] = 1.0
@@ -340,7 +352,7 @@ def encode(st, me, out, omniscient):
     if ph == PH_DISCARD and st[NDISC] == 1:
         out[O_NDISC] = 1.0
     for s in range(3):
-        r = (s - me) % 3
+        r = _rel(s, me)
         out[O_POINTS + r] = st[PTS + s] / 100.0
         out[O_NTRICKS + r] = st[NTRICKS + s] / 10.0
         out[O_SCORE + r] = get64(st, SCORE + 2 * s) / 100.0  # exact int64 (state.py)
