@@ -33,6 +33,16 @@ __all__ = ["Game", "IllegalActionError", "OptionError", "RESET_OPTIONS", "LEVEL_
            "level_name"]
 
 
+# The action types the AEC loop hands over (a Python int, numpy's ints from flatnonzero
+# and random draws): Game.check takes them without action_int's isinstance chain.
+_PLAIN_INTS = frozenset({int, np.int64, np.int32, np.intp, np.int16, np.int8, np.uint8,
+                         np.uint16, np.uint32, np.uint64})
+# np.empty with positional dtype objects, TO_MOVE as a module constant: fewer lookups on
+# the hot path (observe and step run at every decision)
+_empty, _F32, _I8 = np.empty, np.dtype(np.float32), np.dtype(np.int8)
+_TO_MOVE = S.TO_MOVE
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal for the seat to move; nothing was applied."""
 
@@ -199,10 +209,12 @@ class Game:
         self.four = self.players == 4
         # the observation of this seat count (volený at four has its own, §11.3)
         self.layout = layout = self.kind.layout(self.players)
+        self._observe_into = layout.observe_into
         self.obs_size = layout.obs_size
         self.state_obs_size = layout.state_obs_size
         self.st = S.new_state()
-        self._mask = np.zeros(self.kind.n_actions, dtype=np.int8)
+        self._n_actions = self.kind.n_actions
+        self._mask = np.zeros(self._n_actions, dtype=np.int8)
         # observe()'s mask for check(): (state array, rules vector, state bytes, mask bytes)
         self._legal_cache: tuple[np.ndarray, np.ndarray, bytes, bytes] | None = None
         self._cuts: list[int] = []
@@ -339,13 +351,15 @@ class Game:
 
         The mask of the seat to move is remembered, with the state it was computed from,
         for :meth:`check` (the AEC loop observes, then steps)."""
-        out = np.empty(self.obs_size, dtype=np.float32)
-        mask = np.empty(self.kind.n_actions, dtype=np.int8)
-        st = self.st
-        self.layout.observe_into(st, self.rv, seat, out, mask)
-        c = st.item(S.TO_MOVE)  # self.to_move, inlined (the hot path)
-        if seat == (self.player(c) if self.four and c >= 0 else c):
-            self._legal_cache = (st, self.rv, st.tobytes(), mask.tobytes())
+        out = _empty(self.obs_size, _F32)
+        mask = _empty(self._n_actions, _I8)
+        st, rv = self.st, self.rv
+        self._observe_into(st, rv, seat, out, mask)
+        c = st.item(_TO_MOVE)  # self.to_move, inlined (the hot path)
+        if self.four and c >= 0:
+            c = self.player(c)
+        if seat == c:
+            self._legal_cache = (st, rv, st.tobytes(), mask.tobytes())
         return out, mask
 
     def _cached_legal(self) -> bytes | None:
@@ -369,6 +383,15 @@ class Game:
     # --- acting -----------------------------------------------------------------------
     def check(self, action: Any) -> int:
         """The index of ``action`` (index or label) if legal now; else a clear error."""
+        if type(action) in _PLAIN_INTS:  # the AEC loop's case: the observed mask, if valid
+            a = int(action)
+            cache = self._legal_cache
+            if cache is not None:
+                st, rv, snap, legal = cache
+                # a valid cache is the seat to move's: the deal is not over
+                if (0 <= a < self._n_actions and legal[a] and st is self.st and rv is self.rv
+                        and st.tobytes() == snap):
+                    return a
         kind = self.kind
         n = kind.n_actions
         if isinstance(action, str):
@@ -411,17 +434,26 @@ class Game:
 
     def step(self, action: Any) -> bool:
         """Apply an action of the seat to move; returns True when it ended the deal."""
-        a = self.check(action)
-        seat = self.to_move
-        if not self.history and self._keep != 0:
-            self._deal_start = (self.deck(), self.dealer, int(self.st[S.CUT]))
-        self.history.append((seat, a))
-        ended = bool(apply_action(self.st, self.rv, a))
-        if ended:
-            self.last_settlement = self.settlement()
-            if self._keep != 0:
-                self.records.append(self.record(self.last_settlement))
-        return ended
+        st = self.st
+        cache = self._legal_cache
+        # check()'s fast path, inlined (the AEC loop): an index the observed mask allows
+        if not (type(action) in _PLAIN_INTS and cache is not None and cache[0] is st
+                and cache[1] is self.rv and 0 <= (a := int(action)) < self._n_actions
+                and cache[3][a] and st.tobytes() == cache[2]):
+            a = self.check(action)
+        seat = st.item(_TO_MOVE)  # self.to_move, inlined (the hot path)
+        if self.four:
+            seat = self.player(seat)
+        history = self.history
+        if not history and self._keep != 0:
+            self._deal_start = (self.deck(), self.dealer, int(st[S.CUT]))
+        history.append((seat, a))
+        if not apply_action(st, self.rv, a):
+            return False
+        self.last_settlement = self.settlement()
+        if self._keep != 0:
+            self.records.append(self.record(self.last_settlement))
+        return True
 
     def next_deal(self) -> bool:
         """Gather, cut and deal the next deal of the partie; False when the partie is over."""

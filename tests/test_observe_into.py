@@ -148,3 +148,43 @@ def test_observed_mask_at_a_deal_end_and_after_next_deal():
     _agrees_with_fresh_mask(game)  # the deal is over: nothing is legal
     assert game.next_deal()
     _agrees_with_fresh_mask(game)
+
+
+# --- Game.step's own fast path: an int index against the observed mask ---
+
+
+def test_step_uses_the_observed_mask_without_recomputing(monkeypatch):
+    import mariash_env.game as G
+
+    calls = []
+    real = G.legal_actions
+    monkeypatch.setattr(G, "legal_actions", lambda *a: (calls.append(1), real(*a))[1])
+    for action_type in (int, np.int64, np.int32, np.uint8):
+        game = _played(5, 3)
+        _obs, mask = game.observe(game.to_move)
+        a = int(np.flatnonzero(mask)[0])
+        calls.clear()
+        game.step(action_type(a))
+        assert calls == [] and game.history[-1][1] == a
+
+
+@pytest.mark.parametrize("mutate", _mutations(), ids=lambda f: f.__name__)
+def test_step_refuses_what_the_changed_state_forbids(mutate):
+    # an action the observed mask allowed, illegal once the state changed (by any path),
+    # is refused by step as by check, and nothing is applied
+    game = _played(3, 20)
+    _obs, before = game.observe(game.to_move)
+    mutate(game)
+    after = game.legal_mask()
+    stale = [int(a) for a in np.flatnonzero(before) if not after[a]]
+    assert stale, "the change must forbid an action the observed mask allowed"
+    st, history = game.st.copy(), list(game.history)
+    for a in stale:
+        for action in (a, np.int64(a), np.int32(a)):
+            with pytest.raises(IllegalActionError):
+                game.step(action)
+    np.testing.assert_array_equal(game.st, st)
+    assert game.history == history
+    legal = int(np.flatnonzero(after)[0])
+    game.step(legal)  # and what it allows is applied
+    assert game.history[-1][1] == legal
