@@ -150,10 +150,11 @@ keeps the last ``N`` (a ``collections.deque``), for long parties; rewards and
 ``infos`` are the same either way.
 
 ## Infos and the end of an episode
-Every step stores fresh ``infos`` dicts, so an info returned by ``last()`` never
-changes afterwards.  Once every agent is done, ``last()`` answers the final
-observation, reward 0, the termination flags and the final info of
-``agent_selection``; ``observe()``, ``last()`` and ``state()`` before ``reset()``
+Every step gives each agent a fresh ``infos`` dict of its own (made when first read:
+``last()`` makes only the mover's), so an info returned by ``last()`` never changes
+afterwards and changing one agent's changes no other's.  Once every agent is done,
+``last()`` answers the final observation, reward 0, the termination flags and the final
+info of ``agent_selection``; ``observe()``, ``last()`` and ``state()`` before ``reset()``
 raise :class:`AttributeError` ("must be reset").
 """
 
@@ -178,6 +179,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 from .core.state import DEAL_NO as _DEAL_NO
 from .core.state import PHASE as _PHASE
 from .core.state import PHASE_NAMES
+from .core.state import TO_MOVE as _TO_MOVE
 from .game import RESET_OPTIONS, EpisodeSeeds, Game, IllegalActionError, OptionError, reset_options
 from .games.base import GameKind
 from .games.registry import games
@@ -594,6 +596,7 @@ class raw_env(AECEnv):
         self.action_spaces = AgentSpaces({a: act_space for a in agents})
         self.state_space = spaces.Box(-np.inf, np.inf, (game.state_obs_size,), np.float32)
         self._started = False
+        self._info_template: dict[str, Any] | None = None
         self._seeds = EpisodeSeeds()
 
     # --- spaces (cached) --------------------------------------------------------------
@@ -641,6 +644,7 @@ class raw_env(AECEnv):
         agents = self._agents
         self.agents = list(agents)
         self.rewards = {a: 0.0 for a in agents}
+        self._paid = False  # whether a reward is not 0 (step resets them only then)
         self._cumulative_rewards = {a: 0.0 for a in agents}
         self.terminations = {a: False for a in agents}
         self.truncations = {a: False for a in agents}
@@ -650,36 +654,51 @@ class raw_env(AECEnv):
         self._started = True
 
     def _set_infos(self, settlement: dict[str, Any] | None, deal: int = -1) -> None:
-        # Fresh dicts on every step: an info once returned never changes afterwards.
+        # One template a step; each agent's info is a fresh copy of it, made when first read
+        # (last() reads only the mover's): an info once returned never changes afterwards,
+        # and no agent's info is another's.
         if not self.rich_infos:
             # The same int keys on every step (libraries stack them); no nested dicts.
             st = self.game.st  # (Game.phase and Game.deal_no, inlined: the hot path)
             phase, deal_no = st.item(_PHASE), st.item(_DEAL_NO)
             if settlement is None or self.stack_infos:
                 done = deal if settlement is not None else -1
-                self.infos = {
-                    a: {"phase": phase, "deal": deal_no, "settlement_deal": done}
-                    for a in self._agents
-                }
-                return
-            # INTERFACE.md: the step a deal ends carries its settlement too
-            self.infos = {
-                a: {"phase": phase, "deal": deal_no, "settlement_deal": deal,
-                    "settlement": settlement}
-                for a in self._agents
-            }
-            return
-        phase, deal_no = self.game.phase_name, self.game.deal_no
-        if self._phase_groups:  # the game's public phase names (licitovaný: §12's)
-            phase = self._phase_groups.get(phase, phase)
-        if settlement is None:
-            self.infos = {a: {"phase": phase, "deal": deal_no} for a in self._agents}
-            return
-        self.infos = {
-            a: {"phase": phase, "deal": deal_no, "settlement": settlement,
-                "settlement_deal": deal}
-            for a in self._agents
-        }
+                template = {"phase": phase, "deal": deal_no, "settlement_deal": done}
+            else:  # INTERFACE.md: the step a deal ends carries its settlement too
+                template = {"phase": phase, "deal": deal_no, "settlement_deal": deal,
+                            "settlement": settlement}
+        else:
+            phase, deal_no = self.game.phase_name, self.game.deal_no
+            if self._phase_groups:  # the game's public phase names (licitovaný: §12's)
+                phase = self._phase_groups.get(phase, phase)
+            if settlement is None:
+                template = {"phase": phase, "deal": deal_no}
+            else:
+                template = {"phase": phase, "deal": deal_no, "settlement": settlement,
+                            "settlement_deal": deal}
+        self._infos = {}
+        self._info_template = template
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:
+        """Every agent's info of the last step (PettingZoo's ``infos``)."""
+        template = self._info_template
+        if template is not None:  # the infos last() has not built yet
+            infos = self.__dict__.get("_infos")
+            if infos is None:
+                raise AttributeError("the environment must be reset before it is used")
+            for a in self._agents:
+                if a not in infos:
+                    infos[a] = template.copy()
+            self._info_template = None
+        elif "_infos" not in self.__dict__:
+            raise AttributeError("the environment must be reset before it is used")
+        return self._infos
+
+    @infos.setter
+    def infos(self, value: dict[str, dict[str, Any]]) -> None:
+        self._infos = value
+        self._info_template = None
 
     def _was_dead_step(self, action: Any) -> None:
         # Keep what a removed agent last saw, so that last() after the episode answers
@@ -698,13 +717,24 @@ class raw_env(AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
         move; once every agent is done, the final ones of ``agent_selection`` (reward 0)."""
-        self._check_reset()
+        if not self._started:
+            raise AttributeError("the environment must be reset before it is used")
         agent = self.agent_selection
         term = self.terminations.get(agent)
-        if term is not None:  # AECEnv.last, inlined (the hot path)
-            return ((self.observe(agent) if observe else None),
-                    self._cumulative_rewards[agent], term, self.truncations[agent],
-                    self.infos[agent])
+        if term is not None:  # AECEnv.last and observe, inlined (the hot path)
+            if observe:
+                obs, mask = self.game.observe(self.agent_name_mapping[agent])
+                ob = {"observation": obs, "action_mask": mask}
+            else:
+                ob = None
+            info = self._infos.get(agent)
+            if info is None:  # built now, for the mover alone (see _set_infos)
+                template = self._info_template
+                if template is None:
+                    info = self.infos[agent]  # (a KeyError, as PettingZoo's)
+                else:
+                    info = self._infos[agent] = template.copy()
+            return ob, self._cumulative_rewards[agent], term, self.truncations[agent], info
         term, trunc, info = self._gone[agent]
         return (self.observe(agent) if observe else None), 0.0, term, trunc, info
 
@@ -735,23 +765,35 @@ class raw_env(AECEnv):
         agents = self._agents
         ended = game.step(action)  # raises before changing anything on a bad action
         self._cumulative_rewards[agent] = 0.0
-        rewards = self.rewards
-        for a in agents:
-            rewards[a] = 0.0
-        settlement = None
-        deal = -1
-        if ended:
-            deal = game.deal_no  # the deal that ended (before next_deal)
-            settlement = game.last_settlement
-            for a, p in zip(agents, settlement["payments"]):
-                self.rewards[a] = float(p)
-            if not game.next_deal():
-                self.terminations = {a: True for a in agents}
+        if self._paid:  # a deal ended at the last step: its rewards go back to 0
+            rewards = self.rewards
+            for a in agents:
+                rewards[a] = 0.0
+            self._paid = False
+        if not ended:
+            st = game.st
+            if self.rich_infos:
+                self._set_infos(None)
+            else:  # _set_infos(None), inlined (the hot path)
+                self._infos = {}
+                self._info_template = {"phase": st.item(_PHASE), "deal": st.item(_DEAL_NO),
+                                       "settlement_deal": -1}
+            c = st.item(_TO_MOVE)  # game.to_move, inlined
+            self.agent_selection = agents[game.player(c) if game.four else c]
+            if self.render_mode == "human":
+                self.render()
+            return
+        deal = game.deal_no  # the deal that ended (before next_deal)
+        settlement = game.last_settlement
+        for a, p in zip(agents, settlement["payments"]):
+            self.rewards[a] = float(p)
+        self._paid = True
+        if not game.next_deal():
+            self.terminations = {a: True for a in agents}
         self._set_infos(settlement, deal)
         if not game.deal_over:
             self.agent_selection = agents[game.to_move]
-        if ended:  # (otherwise every reward is 0.0: nothing to add)
-            self._accumulate_rewards()
+        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

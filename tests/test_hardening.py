@@ -57,6 +57,54 @@ def test_returned_infos_never_change_on_later_steps(rich):
     assert len({json.loads(s)["phase"] for _, s in kept}) > 3
 
 
+@pytest.mark.parametrize("rules", [{}, {"rich_infos": True}, {"players": 4},
+                                   {"rules": "licitovany"}])
+def test_each_agent_has_an_info_of_its_own(rules):
+    # last() builds the mover's info and env.infos the others' (from the same step): each
+    # agent's is a dict of its own and the same object both ways, so that a caller who
+    # changes one agent's info changes no other agent's, nor a later step's.
+    e = mariash_env.env(deals=2, **rules)
+    e.reset(seed=2)
+    rng = np.random.default_rng(3)
+    for n, agent in enumerate(e.agent_iter()):
+        if n % 2:  # every agent's infos first, then the mover's through last()
+            infos = e.infos
+            infos[agent]["mine"] = agent
+            obs, _, term, trunc, info = e.last()
+            assert info is infos[agent] and info["mine"] == agent
+        else:
+            obs, _, term, trunc, info = e.last()
+            info["mine"] = agent
+            infos = e.infos
+            assert infos[agent] is info
+        others = [i for a, i in infos.items() if a != agent]
+        assert all("mine" not in i for i in others)
+        assert len({id(i) for i in infos.values()}) == len(infos)
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert all("mine" not in i for i in e.infos.values())
+
+
+@pytest.mark.parametrize("rules", [{}, {"players": 4}, {"rules": "licitovany"}])
+def test_rewards_are_the_payments_on_the_step_a_deal_ends_and_zero_otherwise(rules):
+    # (the step resets the rewards only after a deal ended: check every step)
+    e = mariash_env.env(deals=3, **rules)
+    e.reset(seed=4)
+    raw = e.unwrapped
+    rng = np.random.default_rng(4)
+    ended = 0
+    while raw.agents and not any(raw.terminations.values()):
+        obs = e.observe(e.agent_selection)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        info = raw.infos[raw.agents[0]]
+        if info["settlement_deal"] >= 0:
+            ended += 1
+            payments = raw.records[-1]["settlement"]["payments"]
+            assert list(raw.rewards.values()) == [float(p) for p in payments]
+        else:
+            assert all(r == 0.0 for r in raw.rewards.values())
+    assert ended == 3
+
+
 def test_infos_keep_the_interface_keys():
     # INTERFACE.md's names: "phase", "deal" and "settlement" with rich_infos=True.
     e = mariash_env.env(deals=1, rich_infos=True)
