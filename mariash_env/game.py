@@ -218,6 +218,7 @@ class Game:
         # observe()'s mask for check(): (state array, rules vector, state bytes, mask bytes)
         self._legal_cache: tuple[np.ndarray, np.ndarray, bytes, bytes] | None = None
         self._cuts: list[int] = []
+        self._settle: Any = None  # the kind's settlement reader, loaded on first use
         self.records: list[dict[str, Any]] | deque[dict[str, Any]] = self._new_records()
         self.last_settlement: dict[str, Any] | None = None
         self.history: list[tuple[int, int]] = []
@@ -471,10 +472,11 @@ class Game:
         """The settlement of the finished deal: bets, levels, outcomes, amounts, payments
         (its game's ``settlement``: :mod:`mariash_env.games.voleny.record`,
         :mod:`mariash_env.games.licitovany.record`)."""
-        st = self.st
-        if not st[S.SETTLED]:
+        if not self.st.item(S.SETTLED):
             raise RuntimeError("the deal is not settled yet")
-        return self.kind.load("settlement")(self)
+        if self._settle is None:  # imported on first use (once a deal: keep it)
+            self._settle = self.kind.load("settlement")
+        return self._settle(self)
 
     def record(self, settlement: dict[str, Any] | None = None) -> dict[str, Any]:
         """The game record of the finished deal (INTERFACE.md): one JSON-able object."""

@@ -20,60 +20,73 @@ def level_name(level: int) -> str:
     return LEVEL_NAMES[level] if level < len(LEVEL_NAMES) else f"flek×{level}"
 
 
+def _i64(st: Any, off: int) -> int:
+    """``get64`` in Python (low word, then the signed high word): no compiled call."""
+    return (st.item(off + 1) << 32) | (st.item(off) & 0xFFFFFFFF)
+
+
 def settlement(game: Any) -> dict[str, Any]:
     """The settlement of the finished deal of ``game`` (a :class:`~mariash_env.game.Game`
     of volený: its seats mapped to players) in groše."""
+    # Every slot read by st.item (a Python int): numpy scalar indexing and compiled calls
+    # cost more than the rest of a deal's end (this runs once a deal).
     st = game.st
-    con = int(st[S.CONTRACT])
-    actor = int(st[S.ACTOR])
-    pl = game.player
+    get = st.item
+    con = get(S.CONTRACT)
+    actor = get(S.ACTOR)
+    pl = game.player if game.four else int
+    cname = S.contract_name(st)
     out: dict[str, Any] = {
-        "contract": S.contract_name(st),
+        "contract": cname,
         "actor": pl(actor),
-        "end": S.END_NAMES[int(st[S.END])],
-        "payments": [int(x) for x in S.read64(st, S.PAY, 3)],
-        "amount": int(S.get64(st, S.PAY + 2 * actor)) // 2,
+        "end": S.END_NAMES[get(S.END)],
+        "payments": [_i64(st, S.PAY + 2 * s) for s in range(3)],
+        "amount": _i64(st, S.PAY + 2 * actor) // 2,
     }
     if game.four:  # §11.3: the dealer sits out and pays with the defence
         out["payments"] = [int(payment4(st, p)) for p in range(4)]
         out["sitting_out"] = game.dealer
     bets = []
     if con == S.C_SUIT:
-        out["trump"] = SUITS[int(st[S.TRUMP_CARD]) >> 3]
-        out["announcement"] = S.ANNOUNCE_NAMES[int(st[S.ANNOUNCE])]
-        kind = "sto" if st[S.ANNOUNCE] in (S.AN_STO, S.AN_STO_SEDMA) else "hra"
+        announce = get(S.ANNOUNCE)
+        out["trump"] = SUITS[get(S.TRUMP_CARD) >> 3]
+        out["announcement"] = S.ANNOUNCE_NAMES[announce]
+        kind = "sto" if announce in (S.AN_STO, S.AN_STO_SEDMA) else "hra"
         out["points"] = {
-            "actor_cards": int(st[S.SIDE_PTS]), "defence_cards": int(st[S.SIDE_PTS + 1]),
-            "actor_marriages": int(st[S.SIDE_MARR]),
-            "defence_marriages": int(st[S.SIDE_MARR + 1]),
+            "actor_cards": get(S.SIDE_PTS), "defence_cards": get(S.SIDE_PTS + 1),
+            "actor_marriages": get(S.SIDE_MARR),
+            "defence_marriages": get(S.SIDE_MARR + 1),
         }
     else:
-        kind = S.contract_name(st)
+        kind = cname
     for line, name in enumerate(S.LINE_NAMES):
-        if line < 4 and not st[S.BET_EXISTS + line]:
+        if line < 4 and not get(S.BET_EXISTS + line):
             continue
-        if line == S.L_SILENT_SEVEN and st[S.WORTH + line] == 0:
+        worth = get(S.WORTH + line)
+        if line == S.L_SILENT_SEVEN and worth == 0:
             continue
         item: dict[str, Any] = {
             "bet": name,
-            "won": bool(st[S.WON + line]),
-            "worth": int(st[S.WORTH + line]),
-            "amount": int(S.get64(st, S.AMT + 2 * line)),
+            "won": bool(get(S.WON + line)),
+            "worth": worth,
+            "amount": _i64(st, S.AMT + 2 * line),
         }
         if line < 4:
-            lvl = int(st[S.BET_LEVEL + line])
+            lvl = get(S.BET_LEVEL + line)
             item["level"] = lvl
             item["level_name"] = level_name(lvl)
             item["owner"] = "actor" if line < 2 else "defence"
             if line >= 2:
-                item["seat"] = pl(int(st[S.BET_SEAT + line]))
+                item["seat"] = pl(get(S.BET_SEAT + line))
         else:
-            item["seat"] = pl(int(st[S.SEVEN_SEAT]))
-            item["owner"] = "actor" if st[S.SEVEN_SEAT] == actor else "defence"
+            seven_seat = get(S.SEVEN_SEAT)
+            item["seat"] = pl(seven_seat)
+            item["owner"] = "actor" if seven_seat == actor else "defence"
         if line == S.L_GAME:
             item["kind"] = kind
-            if st[S.SILENT100]:
-                item["silent_hundred"] = "actor" if st[S.SILENT100] == 1 else "defence"
+            silent = get(S.SILENT100)
+            if silent:
+                item["silent_hundred"] = "actor" if silent == 1 else "defence"
         bets.append(item)
     out["bets"] = bets
     return out
