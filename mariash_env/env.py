@@ -40,8 +40,10 @@ per seat.  Libraries that stack infos into tensors or buffers (Tianshou's, RLlib
 want one key set of ints on every step: ``env(stack_infos=True)`` leaves the
 settlement out, and it stays in ``env.unwrapped.last_settlement`` (the deal that
 finished last) and in the deal's record (``env.unwrapped.records[-1]["settlement"]``).
-``env(rich_infos=True)`` names the phase instead (``"phase": "play"``; licitovaný:
-LICITOVANY.md §12's phase names); its settlement is there as well.
+``env(rich_infos=True)`` names the phase instead (``"phase": "play"``); its
+settlement is there as well.  Licitovaný's infos name its phases by default, as
+LICITOVANY.md §12 does (``auction``, ``announce``, ``flek``, ``play``, and ``done``
+once the partie is over); ``stack_infos=True`` gives the engine's index there too.
 
 ## Actions
 `action_label(i)`, `action_index(label)`, `legal_labels(agent)`; the labels
@@ -585,6 +587,11 @@ class raw_env(AECEnv):
         self.agent_name_mapping = {a: i for i, a in enumerate(agents)}
         self.kind = kind = game.kind
         self._phase_groups = dict(kind.phase_groups)
+        # A game whose rules name the phases of its infos (LICITOVANY.md §12: "auction",
+        # "announce", "flek", "play") gives those names by default; stack_infos keeps the
+        # engine's index, one int key set for the libraries that stack infos.
+        self._phase_names = None if not self._phase_groups or stack_infos else tuple(
+            self._phase_groups.get(n, n) for n in PHASE_NAMES)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(-np.inf, np.inf, (game.obs_size,), np.float32),
@@ -661,6 +668,8 @@ class raw_env(AECEnv):
             # The same int keys on every step (libraries stack them); no nested dicts.
             st = self.game.st  # (Game.phase and Game.deal_no, inlined: the hot path)
             phase, deal_no = st.item(_PHASE), st.item(_DEAL_NO)
+            if self._phase_names is not None:  # licitovaný: LICITOVANY.md §12's names
+                phase = self._phase_names[phase]
             if settlement is None or self.stack_infos:
                 done = deal if settlement is not None else -1
                 template = {"phase": phase, "deal": deal_no, "settlement_deal": done}
@@ -776,8 +785,9 @@ class raw_env(AECEnv):
                 self._set_infos(None)
             else:  # _set_infos(None), inlined (the hot path)
                 self._infos = {}
-                self._info_template = {"phase": st.item(_PHASE), "deal": st.item(_DEAL_NO),
-                                       "settlement_deal": -1}
+                phase, names = st.item(_PHASE), self._phase_names
+                self._info_template = {"phase": phase if names is None else names[phase],
+                                       "deal": st.item(_DEAL_NO), "settlement_deal": -1}
             c = st.item(_TO_MOVE)  # game.to_move, inlined
             self.agent_selection = agents[game.player(c) if game.four else c]
             if self.render_mode == "human":

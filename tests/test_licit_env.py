@@ -176,6 +176,24 @@ def test_sampled_worlds_respect_the_auction_and_the_voids():
         assert int(S.getm(w, S.HAND + 2)) & sevens_but_hearts
 
 
+def test_default_infos_name_the_phases_of_the_spec():
+    """LICITOVANY.md §12: ``infos["phase"]`` is ``auction``, ``announce``, ``flek`` or
+    ``play``; ``stack_infos=True`` keeps the engine's index (one int key set)."""
+    seen: dict[bool, set] = {}
+    for stack in (False, True):
+        e = mariash_env.env(rules="licitovany", deals=2, stack_infos=stack)
+        e.reset(seed=8)
+        rng = np.random.default_rng(1)
+        phases = seen.setdefault(stack, set())
+        for _agent in e.agent_iter():
+            obs, _r, term, trunc, info = e.last()
+            phases.add(info["phase"])
+            e.step(None if term or trunc else
+                   int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert seen[False] == {"auction", "announce", "flek", "play", "done"}
+    assert all(isinstance(p, int) for p in seen[True]) and len(seen[True]) > 4
+
+
 def test_rich_infos_name_the_phases_of_the_spec_and_carry_the_settlement():
     e = mariash_env.env(rules="licitovany", rich_infos=True, deals=2)
     e.reset(seed=8)
