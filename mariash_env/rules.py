@@ -36,6 +36,8 @@ TARIFFS = {
     "csm": {"hra": 1, "sedma": 2, "sto": 4, "betl": 15, "durch": 30},
 }
 UNLIMITED_FLEK = 24  # max_flek=None: RULES.md §12 bounds every bet at level 24 (x 2^24)
+# The flek levels' names, for messages (0 base; licitovaný's default 5 is kalhoty).
+FLEK_LEVEL_NAMES = {1: "flek", 2: "re", 3: "tutti", 4: "boty", 5: "kalhoty"}
 
 # Licitovaný mariáš (LICITOVANY.md §11): only these options apply; the defaults differ.
 LICIT_OPTIONS = ("rules", "deals", "max_flek", "payment_cap", "marriage_order", "shuffle")
@@ -228,10 +230,11 @@ def make_rules(**options: Any) -> Rules:
         )
     mf = options.get("max_flek", 4)
     if mf is not None and (not is_int(mf) or not 0 <= mf <= 20):
+        default = dict(game.rule_defaults).get("max_flek", 4)  # licitovaný's is 5, kalhoty
         raise RulesError(
             f"invalid value {mf!r} for rule option 'max_flek': expected an int 0..20 "
-            f"(4 = boty) or None for unlimited (bounded at level {UNLIMITED_FLEK}, "
-            "RULES.md §12)"
+            f"(this game's default {default} = {FLEK_LEVEL_NAMES.get(default, default)}) "
+            f"or None for unlimited (bounded at level {UNLIMITED_FLEK}, RULES.md §12)"
         )
     cap = options.get("payment_cap")
     if cap is not None and (not is_int(cap) or not 1 <= cap <= MAX_PAYMENT_CAP):

@@ -241,3 +241,11 @@ def test_game_kind_reads_the_phase_of_an_observation(game):
             legal_actions(st, rules, m)
             apply_action(st, rules, int(rng.choice(np.flatnonzero(m))))
     assert {"flek", "play"} <= seen
+
+
+def test_a_bad_max_flek_names_this_games_default():
+    """The message gives licitovaný's own default (5, kalhoty), not volený's boty."""
+    with pytest.raises(mariash_env.RulesError, match="default 5 = kalhoty"):
+        mariash_env.env(rules="licitovany", max_flek=30)
+    with pytest.raises(mariash_env.RulesError, match="default 4 = boty"):
+        mariash_env.env(max_flek=30)
