@@ -20,7 +20,14 @@ Self-play: one policy acts for the seat to move in every game.  A TorchRL ``EnvB
     The seat to move (0..2; at ``players=4`` the player 0..3).
 ``"action"`` int64 index (``Categorical(n_actions)``, not one-hot)
     Checked against the mask: an illegal action raises ``ValueError`` and nothing is
-    applied (the engine's all-or-nothing step).
+    applied (the engine's all-or-nothing step).  The action spec is masked, as TorchRL
+    masks a discrete spec: the env sets its ``mask`` to the legal actions of every new
+    state (``spec.update_mask``), so ``env.action_spec.rand()``, ``rand_action``,
+    ``RandomPolicy``, a collector with ``policy=None``, TorchRL's ``ActionMask``
+    transform and ``check_env_specs`` draw legal actions.  A ``SerialEnv`` or
+    ``ParallelEnv`` of these envs copies the spec once, so wrap it:
+    ``TransformedEnv(ParallelEnv(2, partial(torchrl_env, 64)), action_mask())``
+    (:func:`action_mask`).
 ``"reward"`` float32[players]
     Each seat's payment (groše; licitovaný: desetníky) on the step its deal ends, else 0;
     zero-sum per game.
@@ -39,15 +46,17 @@ partie from the env's seed sequence, the other rows are untouched.  ``reset()`` 
 Seeding: ``seed=`` or ``set_seed(s)`` fixes the next full reset (game ``i`` gets the deals
 of ``VectorEnv.reset(seed=s)``, i.e. AEC seed ``s + i``); every later reset continues
 the sequence (``+ num_envs``, ``+ k`` for a partial reset of ``k`` games), and
-:meth:`rand_action` draws from a generator seeded by the same seed: the same seed and
-calls give the same rollout.  ``"_step"`` (TorchRL's partial steps) is honoured: the
+:meth:`rand_action` draws from the spec's mask with a generator seeded by the same seed:
+the same seed and calls give the same rollout (``spec.rand()`` and ``RandomPolicy`` use
+torch's generator).  ``"_step"`` (TorchRL's partial steps) is honoured: the
 rows not stepped stay as they are.
 
 Zero copy: each step allocates fresh tensors for the observation, mask, seat and done
 flag and the engine writes straight into them (``VectorEnv.step(actions, out=...)`` on
 their ``.numpy()`` views), so they go into the TensorDict as they are; only the small
-rewards are converted (float64 to float32).  A reset copies the engine's buffers once.
-``torchrl`` is imported only when :func:`torchrl_env` is called.
+rewards are converted (float64 to float32), and the mask is copied into the action
+spec's.  A reset copies the engine's buffers once.
+``torchrl`` is imported only when :func:`torchrl_env` or :func:`action_mask` is called.
 """
 
 from __future__ import annotations
@@ -58,11 +67,30 @@ from typing import Any
 import numpy as np
 
 from .extras import needs
-from .vector import VectorEnv, as_mask, check_rows, random_legal_actions
+from .vector import VectorEnv, check_rows, random_legal_actions
 
-__all__ = ["torchrl_env", "ResetRowsError"]
+__all__ = ["torchrl_env", "action_mask", "ResetRowsError"]
 
 _CLASS: Any = None
+_SPEC: Any = None  # LegalCategorical, made with the env class
+_MASK: Any = None  # the ActionMask of action_mask(), made with it
+
+
+def __getattr__(name: str) -> Any:
+    # LegalCategorical is made with torch's classes on first use; a pickled spec (a
+    # ParallelEnv's worker) finds it here before any env was made in its process.
+    if name == "LegalCategorical":
+        torchrl_env_class()
+        return _SPEC
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def torchrl_env_class() -> type:
+    """The env class (made on the first call: it imports torch and torchrl)."""
+    global _CLASS
+    if _CLASS is None:
+        _CLASS = _make_class()
+    return _CLASS
 
 
 def torchrl_env(num_envs: int, device: Any = "cpu", seed: int | None = None,
@@ -71,10 +99,41 @@ def torchrl_env(num_envs: int, device: Any = "cpu", seed: int | None = None,
     the keywords of :class:`~mariash_env.vector.VectorEnv` (rule options, ``deals``,
     ``parallel``).  Needs torch, tensordict and torchrl (the ``examples`` extra; without
     them :class:`~mariash_env.extras.MissingExtraError` names it)."""
-    global _CLASS
-    if _CLASS is None:
-        _CLASS = _make_class()
-    return _CLASS(num_envs, device=device, seed=seed, **rules)
+    return torchrl_env_class()(num_envs, device=device, seed=seed, **rules)
+
+
+def action_mask(action_key: Any = "action", mask_key: Any = "action_mask") -> Any:
+    """TorchRL's ``ActionMask`` transform for a batched env of these envs
+    (``TransformedEnv(SerialEnv(2, partial(torchrl_env, 64)), action_mask())``, or
+    ``ParallelEnv``): the batched env's action spec is a copy made once, whose mask no
+    worker updates; this transform sets it from every step's ``"action_mask"``, so its
+    ``rand_action``, ``check_env_specs`` and collectors without a policy draw legal
+    actions.  Unlike ``ActionMask`` itself, a partial reset (a game, or a worker, whose
+    partie ended) updates the mask of the reset games only: TorchRL's reset output holds
+    no current mask for the others (zeros, or a worker's stale one), and ``ActionMask``
+    took those.  (The bare env keeps its own spec's mask: it needs no transform.)"""
+    global _MASK
+    if _MASK is None:
+        with needs("examples", "torchrl_env", "torch", "tensordict", "torchrl"):
+            import torch
+            from torchrl.envs import ActionMask
+
+        class ResetAwareActionMask(ActionMask):
+            """``ActionMask`` that keeps the mask of the games a reset leaves alone."""
+
+            def _reset(self, tensordict: Any, tensordict_reset: Any) -> Any:
+                mask = tensordict_reset.get(self.in_keys[1])
+                spec = self.action_spec
+                reset = None if tensordict is None else tensordict.get("_reset", None)
+                if reset is not None and spec.mask is not None and not reset.all():
+                    rows = reset.reshape(*mask.shape[:-1], -1).any(-1)
+                    mask = torch.where(rows.unsqueeze(-1), mask.to(spec.device),
+                                       spec.mask)
+                spec.update_mask(mask.to(spec.device))
+                return tensordict_reset
+
+        _MASK = ResetAwareActionMask
+    return _MASK(action_key, mask_key)
 
 
 class ResetRowsError(ValueError):
@@ -87,6 +146,35 @@ def _make_class() -> type:
         from tensordict import TensorDict, TensorDictBase
         from torchrl.data import Bounded, Categorical, Composite, Unbounded
         from torchrl.envs import EnvBase
+
+    global _SPEC
+
+    class LegalCategorical(Categorical):
+        """TorchRL's masked ``Categorical`` whose mask is one tensor, updated in place,
+        that its clones share: TorchRL's ``RandomPolicy`` (a collector's ``policy=None``)
+        samples from a clone of the env's action spec, which would otherwise keep the
+        mask of the moment it was made.  A mask that cannot be written in place (another
+        shape, an expanded view) replaces it, as ``Categorical.update_mask`` does."""
+
+        def update_mask(self, mask: Any) -> None:
+            old = getattr(self, "mask", None)  # (None while __init__ sets it)
+            if (mask is not None and old is not None and isinstance(mask, torch.Tensor)
+                    and mask.shape == old.shape and mask.dtype == torch.bool
+                    and mask.device == old.device and old.is_contiguous()):
+                if mask.data_ptr() != old.data_ptr():
+                    old.copy_(mask)
+                return
+            super().update_mask(mask)
+            if self.mask is not None and not self.mask.is_contiguous():
+                self.mask = self.mask.contiguous()  # (an expanded view cannot be written)
+
+        def clone(self) -> LegalCategorical:
+            return self.__class__(n=self.space.n, shape=self.shape, device=self.device,
+                                  dtype=self.dtype, mask=self.mask)
+
+    LegalCategorical.__module__ = __name__
+    LegalCategorical.__qualname__ = "LegalCategorical"
+    _SPEC = LegalCategorical
 
     class MariashTorchRLEnv(EnvBase):
         """Self-play TorchRL env over :class:`VectorEnv` (:mod:`mariash_env.torchrl_env`)."""
@@ -118,8 +206,12 @@ def _make_class() -> type:
                 seat=Bounded(0, venv.players - 1, shape=(n,), dtype=torch.int64,
                              device=dev),
                 shape=(n,), device=dev)
-            self.action_spec = Categorical(venv.num_actions, shape=(n,), dtype=torch.int64,
-                                           device=dev)
+            # TorchRL's masked action spec: the env keeps its mask the legal actions of
+            # the current state (_set_mask), so spec.rand(), RandomPolicy and collectors
+            # without a policy draw legal actions.  All legal until the first reset.
+            self.action_spec = LegalCategorical(
+                venv.num_actions, shape=(n,), dtype=torch.int64, device=dev,
+                mask=torch.ones((n, venv.num_actions), dtype=torch.bool, device=dev))
             self.reward_spec = Unbounded(shape=(n, venv.players), dtype=torch.float32,
                                          device=dev)
             self.done_spec = Composite(
@@ -159,9 +251,16 @@ def _make_class() -> type:
 
         def _observation(self, out: dict[str, Any]) -> dict[str, Any]:
             out["observation"] = self._copy(self._t_obs)
-            out["action_mask"] = self._copy(self._t_mask)
+            out["action_mask"] = self._set_mask(self._copy(self._t_mask))
             out["seat"] = self._copy(self._t_seat)
             return out
+
+        def _set_mask(self, mask: torch.Tensor) -> torch.Tensor:
+            """The action spec's mask becomes ``mask`` (the new state's legal actions, the
+            tensor the step returns as ``"action_mask"``), copied into the spec's own mask
+            tensor, which its clones share (:class:`LegalCategorical`)."""
+            self.full_action_spec["action"].update_mask(mask)
+            return mask
 
         # -- EnvBase ---------------------------------------------------------
 
@@ -183,17 +282,26 @@ def _make_class() -> type:
             done = torch.empty((n, 1), dtype=torch.bool)
             out = {"obs": obs.numpy(), "mask": mask.numpy(), "player": seat.numpy(),
                    "partie_done": done.numpy().reshape(n)}
-            if rows is None:
-                step = self._venv.step(given, out=out)
-                np.copyto(self._fresh, step.partie_done)
-            else:
-                rows = rows.reshape(-1).cpu().numpy().astype(np.bool_)
-                step = self._step_rows(a, given, rows, out)
+            try:
+                if rows is None:
+                    step = self._venv.step(given, out=out)
+                    np.copyto(self._fresh, step.partie_done)
+                else:
+                    rows = rows.reshape(-1).cpu().numpy().astype(np.bool_)
+                    step = self._step_rows(a, given, rows, out)
+            except ValueError as e:
+                if not str(e).startswith("illegal action"):
+                    raise
+                raise ValueError(f"{e} (a random action of a SerialEnv or ParallelEnv? Their "
+                                 "action spec is a copy no worker updates: wrap them in "
+                                 "TransformedEnv(..., mariash_env.torchrl_env"
+                                 ".action_mask()))") from None
             reward = self._t_rew.to(torch.float32, copy=True)
             if not self._cpu:
                 obs, mask, seat, done, reward = (
                     t.to(self.device) for t in (obs, mask, seat, done, reward))
             self._last_out = obs
+            self._set_mask(mask)
             return TensorDict({"observation": obs, "action_mask": mask, "seat": seat,
                                "reward": reward, "done": done, "terminated": done.clone()},
                               batch_size=self.batch_size, device=self.device)
@@ -275,19 +383,18 @@ def _make_class() -> type:
             self._rng = np.random.default_rng(int(seed))
 
         def rand_action(self, tensordict: TensorDictBase | None = None) -> TensorDictBase:
-            """A uniformly random *legal* action per game (the compiled sampler on the
-            tensordict's ``"action_mask"``: bool, integer or 0/1 float of shape
-            ``[N, n_actions]``, else ValueError; the action spec alone knows no mask)."""
+            """A uniformly random action per game from the action spec, as TorchRL's
+            ``rand_action``: legal, as the spec's mask is the current legal actions (or
+            whatever mask was put there since); drawn by the compiled sampler from the
+            env's seeded generator, so the same seed gives the same actions.  Written into
+            ``tensordict`` (a new one if None)."""
             if tensordict is None:
-                mask = self._current().mask
                 tensordict = TensorDict({}, batch_size=self.batch_size, device=self.device)
+            mask = self.full_action_spec["action"].mask
+            if mask is None:  # (a mask taken off the spec: every action)
+                a = self._rng.integers(0, self.n_actions, self.batch_size[0])
             else:
-                mask = tensordict.get("action_mask").detach().cpu()
-                if mask.dtype.is_floating_point:  # (half floats have no numpy twin)
-                    mask = mask.to(torch.float64)
-                # by value, never by viewing its bytes: a float mask's bytes are no mask
-                mask = as_mask(mask.numpy(), self.n_actions, "action_mask")
-            a = random_legal_actions(mask, self._rng)
+                a = random_legal_actions(mask.detach().cpu().numpy(), self._rng)
             tensordict.set("action", torch.from_numpy(a).to(self.device))
             return tensordict
 

@@ -207,28 +207,111 @@ def test_float_actions_and_missing_devices_are_refused():
     np.testing.assert_array_equal(env.vector_env.copy_states(), snap)
 
 
-def test_rand_action_reads_a_mask_by_value_and_refuses_a_wrong_one():
-    """A float32 ``action_mask`` had its bytes viewed as int8 (actions beyond 115 came out)
-    and a mask of the wrong width was sampled from: float 0/1, integer and bool masks now
-    give legal actions, a non-0/1 float or a wrong shape a ValueError naming it."""
+ALL_GAMES = [*GAMES, pytest.param({"rules": "lizany"}, id="lizany")]
+
+
+def _assert_legal(td):
+    assert td["action_mask"].gather(-1, td["action"][..., None]).all()
+
+
+@pytest.mark.parametrize("rules", ALL_GAMES)
+def test_action_spec_masks_the_legal_actions(rules):
+    """The action spec carried no mask (an RL audit): spec.rand(), RandomPolicy and a
+    collector with policy=None drew illegal actions, and TorchRL's ActionMask transform
+    raised in rand_action and check_env_specs.  The spec's mask is now the legal actions
+    of every new state, and its clones (RandomPolicy's, a TransformedEnv's) follow it."""
+    from torchrl.collectors import Collector
+    from torchrl.envs import ActionMask, TransformedEnv
+    from torchrl.modules import RandomPolicy
+
+    env = torchrl_env(6, seed=3, deals=1, **rules)
+    policy = RandomPolicy(env.action_spec)  # a clone, made before the first reset
+    td = env.reset()
+    done = 0
+    for _ in range(60):
+        assert torch.equal(env.action_spec.mask, td["action_mask"])
+        td["action"] = env.action_spec.rand()
+        _assert_legal(td)
+        _assert_legal(policy(td.clone()))
+        data, td = env.step_and_maybe_reset(td)
+        done += int(data["next", "done"].sum())
+    assert done > 0
+    collector = Collector(torchrl_env(6, seed=3, deals=1, **rules), None,
+                          frames_per_batch=60, total_frames=120)
+    for batch in collector:
+        _assert_legal(batch)
+    collector.shutdown()
+    masked = TransformedEnv(torchrl_env(6, seed=3, deals=1, **rules), ActionMask())
+    check_env_specs(masked)
+    rollout = masked.rollout(40, break_when_any_done=False)
+    _assert_legal(rollout)
+    collector = Collector(masked, None, frames_per_batch=60, total_frames=60)
+    for batch in collector:
+        _assert_legal(batch)
+    collector.shutdown()
+
+
+def test_rand_action_samples_the_spec_mask():
+    """``rand_action`` is TorchRL's: a sample of the action spec (its mask, whatever put
+    it there), no longer of the tensordict's ``"action_mask"``, which check_env_specs
+    found stale (the last root state, not the env's); still seeded."""
     from tensordict import TensorDict
 
     env = torchrl_env(2, seed=0)
-    allowed = torch.zeros(2, 115)
-    allowed[0, [3, 50]] = 1
-    allowed[1, 114] = 1
-    for mask in (allowed, allowed.half(), allowed.to(torch.int64), allowed.bool()):
-        for _ in range(5):
-            a = env.rand_action(TensorDict({"action_mask": mask}, batch_size=[2]))["action"]
-            assert a[0].item() in (3, 50) and a[1].item() == 114
-    with pytest.raises(ValueError, match=r"action_mask\[0, 0\] = 0.5: a float action mask "
-                                         "must hold only 0 and 1"):
-        env.rand_action(TensorDict({"action_mask": torch.full((2, 115), 0.5)},
-                                   batch_size=[2]))
-    for shape in ((3, 4), (2, 116)):
-        with pytest.raises(ValueError, match=r"action_mask must have shape \[N, 115\]"):
-            env.rand_action(TensorDict({"action_mask": torch.ones(shape)},
-                                       batch_size=shape[:1]))
+    env.reset()
+    allowed = torch.zeros(2, 115, dtype=torch.bool)
+    allowed[0, [3, 50]] = True
+    allowed[1, 114] = True
+    env.action_spec.update_mask(allowed)
+    stale = TensorDict({"action_mask": torch.ones(2, 115, dtype=torch.bool)}, [2])
+    for _ in range(10):
+        a = env.rand_action(stale)["action"]
+        assert a[0].item() in (3, 50) and a[1].item() == 114
+    env.action_spec.update_mask(None)  # no mask: every action
+    assert env.rand_action()["action"].shape == (2,)
+
+
+@pytest.mark.parametrize("batched", ["SerialEnv", pytest.param("ParallelEnv",
+                                                                marks=pytest.mark.slow)])
+def test_batched_envs_draw_legal_actions_with_action_mask(batched):
+    """A SerialEnv or ParallelEnv copies the action spec once (no worker updates the
+    copy's mask): their random rollouts raised 'illegal action' (the audit), TorchRL's
+    ActionMask on top took a stale or zero mask at each partial reset.  Wrapped in
+    ``action_mask()``, check_env_specs, rollouts and collectors without a policy play
+    legal actions for every game; bare, the error says what to do.  (ParallelEnv: a
+    process per worker, about a minute on 2 cores: slow.)"""
+    from functools import partial
+
+    import torchrl.envs
+    from torchrl.collectors import Collector
+    from torchrl.envs import TransformedEnv
+
+    from mariash_env.torchrl_env import action_mask
+
+    cls = getattr(torchrl.envs, batched)
+    for param in ALL_GAMES:
+        rules = param.values[0]
+        env = TransformedEnv(cls(2, partial(torchrl_env, 3, deals=1, **rules)),
+                             action_mask())
+        try:
+            env.set_seed(1)
+            check_env_specs(env)
+            rollout = env.rollout(60, break_when_any_done=False)
+            assert rollout["next", "done"].any()
+            _assert_legal(rollout)
+            collector = Collector(env, None, frames_per_batch=60, total_frames=120)
+            for batch in collector:
+                _assert_legal(batch)
+            collector.shutdown()
+        finally:
+            if not env.is_closed:
+                env.close()
+    if batched == "SerialEnv":
+        bare = cls(2, partial(torchrl_env, 3, deals=1))
+        with pytest.raises(ValueError, match=r"illegal action .*TransformedEnv\(\.\.\., "
+                                             r"mariash_env\.torchrl_env\.action_mask\(\)\)"):
+            bare.rollout(60, break_when_any_done=False)
+        bare.close()
 
 
 def test_a_uint64_action_is_named_as_given():
