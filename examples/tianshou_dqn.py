@@ -4,8 +4,8 @@
 
 The learner's view is :class:`mariash_env.single_agent.SingleAgentEnv` with
 ``obs_keys=("obs", "mask")``: Tianshou's DQN reads ``batch.obs.obs`` as the
-network input and ``batch.obs.mask`` to mask both the greedy and the
-epsilon-random actions.  Each epoch collects ``--steps`` decisions into a
+network input and ``batch.obs.mask`` (bool, Tianshou's dtype) to mask both the greedy
+and the epsilon-random actions.  Each epoch collects ``--steps`` decisions into a
 replay buffer and tests on ``--eval`` single deals; training stops after about
 ``--seconds``.  Needs the ``examples`` extra (``pip install -e '.[examples]'``).
 

@@ -41,8 +41,12 @@ lets Gymnasium's ``check_env`` pass in full: it steps an action sampled in anoth
 ``action_space.sample()`` draws a legal action of the current state.
 
 ``obs_keys=("obs", "mask")`` answers ``{"obs": float32[obs_size], "mask":
-int8[n_actions]}`` instead of the bare vector (Tianshou's masked policies read
-``obs.mask``); ``("observations", "action_mask")`` is RLlib's action-masking layout.
+bool[n_actions]}`` instead of the bare vector: Tianshou's layout, and its dtype (its masked
+policies read ``obs.mask`` and mask with ``~mask``, which on int8 is no mask: ``~1 == -2``;
+its own ``PettingZooEnv`` builds bool masks).  ``("observations", "action_mask")`` is
+RLlib's action-masking layout, and other keys any library's: their mask is int8, as the
+AEC environment's.  ``mask_dtype=`` (``bool``, ``"int8"`` or ``"float32"``) sets the
+mask's dtype for any keys; the observation space's mask entry is a ``Box(0, 1)`` of it.
 ``info`` is ``{"deal": int, "settlement_deal": int}`` (the last deal that ended during the
 step, else -1); the settlement itself is :attr:`last_settlement`.  The rules core is the
 one :class:`~mariash_env.game.Game` every front end uses (lízaný, which has no compiled
@@ -101,6 +105,26 @@ def _robot(spec: Any, rules: Any, kind: GameKind, players: int) -> Robot:
     )
 
 
+TIANSHOU_KEYS = ("obs", "mask")
+_MASK_DTYPES = (np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.float32))
+
+
+def _mask_dtype(dtype: Any, obs_keys: Any) -> np.dtype:
+    """The mask's dtype: ``dtype`` (bool, int8 or float32), else bool for Tianshou's keys
+    (its convention: it masks with ``~mask``) and int8 (the AEC environment's) for others."""
+    if dtype is None:
+        keys = tuple(obs_keys) if obs_keys is not None else None
+        return np.dtype(np.bool_) if keys == TIANSHOU_KEYS else np.dtype(np.int8)
+    try:
+        found = np.dtype(dtype)
+    except (TypeError, ValueError):
+        found = None
+    if found not in _MASK_DTYPES:
+        raise OptionError(f"invalid mask_dtype {dtype!r}: expected None, bool, 'int8' or "
+                          "'float32'")
+    return found
+
+
 def _game_of(rules: dict[str, Any]) -> tuple[GameKind, Any]:
     """The game of the rule keywords and what plays it: a :class:`Game` on the compiled
     core, or for a game without one (lízaný) its own deal behind :class:`_OwnGame`."""
@@ -123,6 +147,7 @@ class SingleAgentEnv(gymnasium.Env):
         obs_keys: Sequence[str] | None = None,
         illegal: str = "raise",
         render_mode: str | None = None,
+        mask_dtype: Any = None,
         **rules: Any,
     ) -> None:
         if not isinstance(illegal, str) or illegal not in ("raise", "terminate"):
@@ -158,6 +183,7 @@ class SingleAgentEnv(gymnasium.Env):
                 f"invalid obs_keys {obs_keys!r}: expected None or two different key names "
                 "(observation, mask)"
             )
+        self._mask_dtype = _mask_dtype(mask_dtype, obs_keys)
         self.seat = int(seat)
         self.illegal = illegal
         self.render_mode = render_mode
@@ -180,7 +206,8 @@ class SingleAgentEnv(gymnasium.Env):
             self.observation_space = vec
         else:
             self.observation_space = spaces.Dict(
-                {self._keys[0]: vec, self._keys[1]: spaces.Box(0, 1, (n_actions,), np.int8)}
+                {self._keys[0]: vec,
+                 self._keys[1]: spaces.Box(0, 1, (n_actions,), self._mask_dtype)}
             )
         # sample() draws a legal action (check_env and random exploration call it).
         self.action_space = LegalDiscrete(n_actions, self._legal_or_none)
@@ -322,7 +349,7 @@ class SingleAgentEnv(gymnasium.Env):
         vec = self.game.observation(self.seat)
         if self._keys is None:
             return vec
-        mask = self.action_masks().astype(np.int8)
+        mask = self.action_masks().astype(self._mask_dtype)
         return {self._keys[0]: vec, self._keys[1]: mask}
 
     def _info(self, ended: int) -> dict[str, int]:

@@ -71,6 +71,61 @@ def test_dict_observation_layouts():
     assert (obs["action_mask"] == env.action_masks()).all()
 
 
+@pytest.mark.parametrize("rules", [{}, {"players": 4}, {"rules": "licitovany"},
+                                   {"rules": "lizany"}])
+def test_tianshou_keys_give_a_bool_mask(rules):
+    """Tianshou's ("obs", "mask") gave an int8 mask; Tianshou masks with ``~mask`` (on int8
+    ``~1 == -2``, ``~0 == -1``: the last two entries), so its masked random policy drew
+    illegal actions (an RL audit).  Its keys now give bool (its own PettingZooEnv's
+    dtype), other keys int8 as before, ``mask_dtype`` any of bool/int8/float32; the
+    observation space's mask entry has the same dtype."""
+    env = SingleAgentEnv(obs_keys=("obs", "mask"), deals=1, **rules)
+    obs, _ = env.reset(seed=3)
+    assert obs["mask"].dtype == np.bool_ and env.observation_space["mask"].dtype == np.bool_
+    assert obs in env.observation_space and (obs["mask"] == env.action_masks()).all()
+    for keys, dtype, want in [(("observations", "action_mask"), None, np.int8),
+                              (("o", "m"), "float32", np.float32),
+                              (("obs", "mask"), "int8", np.int8),
+                              (("o", "m"), bool, np.bool_)]:
+        other = SingleAgentEnv(obs_keys=keys, mask_dtype=dtype, deals=1, **rules)
+        obs, _ = other.reset(seed=3)
+        assert obs[keys[1]].dtype == want and other.observation_space[keys[1]].dtype == want
+        assert obs in other.observation_space
+
+
+@pytest.mark.parametrize("bad", ["int64", 5, "nope"])
+def test_a_bad_mask_dtype_is_an_option_error(bad):
+    with pytest.raises(OptionError, match=r"invalid mask_dtype .*expected None, bool, "
+                                          "'int8' or 'float32'"):
+        SingleAgentEnv(obs_keys=("obs", "mask"), mask_dtype=bad)
+
+
+def test_tianshou_masked_random_policy_plays_legal_actions():
+    """The audit's case: Tianshou's MARLRandomDiscreteMaskedOffPolicyAlgorithm on
+    SingleAgentEnv(obs_keys=("obs", "mask")) raised IllegalActionError within a few steps;
+    now every action it collects is legal."""
+    pytest.importorskip("tianshou")
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+
+    def make():
+        return SingleAgentEnv(obs_keys=("obs", "mask"), deals=1)
+
+    envs = DummyVectorEnv([make, make])
+    envs.seed(0)
+    algo = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=make().action_space)
+    buf = VectorReplayBuffer(1000, 2)
+    collector = Collector(algo, envs, buf)
+    collector.reset()
+    stats = collector.collect(n_step=200)
+    assert stats.n_collected_steps >= 200 and stats.n_collected_episodes > 0
+    idx = buf.sample_indices(0)  # every stored transition
+    assert len(idx) == len(buf) and buf.obs.mask.dtype == np.bool_
+    assert buf.obs.mask[idx, buf.act[idx]].all()
+    envs.close()
+
+
 def test_illegal_action_raises_and_changes_nothing():
     env = SingleAgentEnv(deals=1)
     env.reset(seed=4)
