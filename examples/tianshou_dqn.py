@@ -5,9 +5,14 @@
 The learner's view is :class:`mariash_env.single_agent.SingleAgentEnv` with
 ``obs_keys=("obs", "mask")``: Tianshou's DQN reads ``batch.obs.obs`` as the
 network input and ``batch.obs.mask`` (bool, Tianshou's dtype) to mask both the greedy
-and the epsilon-random actions.  Each epoch collects ``--steps`` decisions into a
-replay buffer and tests on ``--eval`` single deals; training stops after about
-``--seconds``.  Needs the ``examples`` extra (``pip install -e '.[examples]'``).
+and the epsilon-random actions.  The replay buffer is first filled with 256 random legal
+actions by Tianshou's masked random policy, which reads the same mask: not by
+``collect(random=True)``, which samples ``action_space.sample()``, legal only where the
+space is the env's own (``DummyVectorEnv``; a ``SubprocVectorEnv`` hands over a plain
+``Discrete`` copy).  Each epoch collects ``--steps`` decisions into the buffer and tests on
+``--eval`` single deals; training stops after about ``--seconds``.  ``--subproc`` runs
+the environments in worker processes (``SubprocVectorEnv``).  Needs the ``examples``
+extra (``pip install -e '.[examples]'``).
 
 Measured on the project's 2-core machine (shared with other jobs), torch on one thread:
 ``python examples/tianshou_dqn.py --seconds 30 --eval 20`` trained 35 s, 3,328 decisions in
@@ -30,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opponents", default="table", help="robot spec of both opponents")
     ap.add_argument("--eval", type=int, default=10, help="test deals after each epoch")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--subproc", action="store_true",
+                    help="environments in worker processes (SubprocVectorEnv)")
     args = ap.parse_args(argv)
     if args.seconds <= 0 or args.epochs < 1 or args.steps < 10 or args.eval < 1:
         print("error: --seconds must be > 0, --epochs >= 1, --steps >= 10, --eval >= 1",
@@ -40,8 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         from tianshou.algorithm import DQN
         from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
         from tianshou.algorithm.optim import AdamOptimizerFactory
+        from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
         from tianshou.data import Collector, VectorReplayBuffer
-        from tianshou.env import DummyVectorEnv
+        from tianshou.env import DummyVectorEnv, SubprocVectorEnv
         from tianshou.trainer import OffPolicyTrainerParams
         from tianshou.utils.net.common import Net
     except ImportError as e:  # a missing package, or one of an incompatible version
@@ -64,8 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     # makes small networks 6-8x slower (issue #31); raise it for big networks on big machines.
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
-    train_envs = DummyVectorEnv([make for _ in range(2)])
-    test_envs = DummyVectorEnv([make])
+    vector_env = SubprocVectorEnv if args.subproc else DummyVectorEnv
+    train_envs = vector_env([make for _ in range(2)])
+    test_envs = vector_env([make])
     train_envs.seed(args.seed)
     test_envs.seed(args.seed + 1000)
 
@@ -80,8 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     buffer = VectorReplayBuffer(20_000, len(train_envs))
     train_collector = Collector(algorithm, train_envs, buffer, exploration_noise=True)
     test_collector = Collector(algorithm, test_envs)
-    train_collector.reset()
-    train_collector.collect(n_step=256, random=True)  # random legal actions (the mask)
+    # Warm-up: random legal actions (the mask in obs.mask) into the same buffer.
+    warm_up = Collector(MARLRandomDiscreteMaskedOffPolicyAlgorithm(probe.action_space),
+                        train_envs, buffer)
+    warm_up.reset()
+    warm_up.collect(n_step=256)
+    train_collector.reset(reset_buffer=False)
 
     deadline = time.monotonic() + args.seconds
     t0 = time.monotonic()
@@ -100,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(buffer)} decisions in the replay buffer")
     print(f"learner vs {args.opponents}: {test.returns_stat.mean:+.2f} groše per deal over "
           f"{test.n_collected_episodes} deals")
+    train_envs.close()
+    test_envs.close()
     return 0
 
 

@@ -4,11 +4,13 @@ changed return value or a snippet that needs a name it never defines fails here.
 
 A block that reads what a command of the same page writes gets that command run first
 (:data:`SETUP`, a small instance of it); a block that only shows a signature is marked
-in :data:`SKIP` with the reason.  Bash blocks are the CLIs' (their own tests run them)."""
+in :data:`SKIP` with the reason; one that needs an extra's package, in :data:`NEEDS`, is
+skipped where that is not installed.  Bash blocks are the CLIs' (their own tests run them)."""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import re
 import shlex
@@ -29,6 +31,10 @@ SETUP: dict[str, list[list[str]]] = {
          "--out", "runs/data/table"]],
 }
 SKIP: dict[str, str] = {}
+# page#block -> the module it needs beyond the dev extra (skipped, named, without it)
+NEEDS: dict[str, str] = {
+    "docs/pitfalls.md#0": "tianshou",  # the examples extra
+}
 
 
 def _blocks() -> list[tuple[str, str]]:
@@ -46,7 +52,8 @@ BLOCKS = _blocks()
 def test_the_docs_have_snippets_and_every_marker_names_one():
     names = {n for n, _ in BLOCKS}
     assert len(names) >= 10, sorted(names)
-    assert set(SETUP) <= names and set(SKIP) <= names, (set(SETUP) | set(SKIP)) - names
+    marked = set(SETUP) | set(SKIP) | set(NEEDS)
+    assert marked <= names, marked - names
 
 
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -59,6 +66,8 @@ def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
 def test_snippet_runs(name: str, code: str, tmp_path: Path):
     if name in SKIP:
         pytest.skip(SKIP[name])
+    if name in NEEDS and importlib.util.find_spec(NEEDS[name]) is None:
+        pytest.skip(f"{NEEDS[name]} is not installed (pip install -e '.[examples]')")
     for argv in SETUP.get(name, []):
         r = _run(argv, tmp_path)
         assert r.returncode == 0, f"setup {argv} of {name}:\n{r.stderr[-3000:]}"
