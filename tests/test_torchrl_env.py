@@ -314,6 +314,32 @@ def test_batched_envs_draw_legal_actions_with_action_mask(batched):
         bare.close()
 
 
+def test_pitfalls_quote_the_pettingzoo_wrapper_error_without_stacked_infos():
+    """TorchRL's PettingZooWrapper over env() with its default infos fails at the first
+    deal's end; pitfalls.md advised stack_infos=True without the error's words, so a
+    user searching for the message did not find it (an RL audit).  The message TorchRL
+    raises is quoted there."""
+    from torchrl.envs import PettingZooWrapper
+    from torchrl.envs.utils import MarlGroupMapType
+
+    import mariash_env
+
+    env = PettingZooWrapper(mariash_env.env(deals=1), use_mask=True, categorical_actions=True,
+                            group_map=MarlGroupMapType.ALL_IN_ONE_GROUP)
+    env.set_seed(0)
+
+    def first_legal(td):
+        mask = td["agents", "action_mask"]
+        td["agents", "action"] = mask.int().argmax(-1)
+        return td
+
+    with pytest.raises(Exception) as failure:
+        env.rollout(200, policy=first_legal, break_when_any_done=False)
+    message = f"{type(failure.value).__name__}: {failure.value}"
+    assert message == "RuntimeError: Could not infer dtype of dict"
+    assert f"`{message}`" in (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
+
+
 def test_a_uint64_action_is_named_as_given():
     """An illegal uint64 action beyond int64 is named as given (2**63), not as the int64 it
     wraps to, by both vector front ends, whole-batch and partial steps alike."""
