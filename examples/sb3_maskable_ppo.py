@@ -9,9 +9,9 @@ from :meth:`SingleAgentEnv.action_masks`, which MaskablePPO calls by itself.
 Needs the ``examples`` extra (``pip install -e '.[examples]'``).
 
 Measured on the project's 2-core machine (shared with other jobs), torch on one thread:
-``python examples/sb3_maskable_ppo.py --seconds 30 --eval 100`` trained 5,834 decisions
-in 30 s (about 190 a second) and scored -1.33 groše per deal against the table robots over
-100 deals (50 s wall in all).
+``python examples/sb3_maskable_ppo.py --seconds 30 --eval 100`` trained 27,064 decisions
+in 30 s (about 900 a second; 690 a second in a run under heavier load) and scored -1.43
+groše per deal against the table robots over 100 deals (34 s wall in all).
 """
 
 from __future__ import annotations
