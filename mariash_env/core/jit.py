@@ -148,15 +148,11 @@ def lowest_bit(typingctx, x):
     return sig, codegen
 
 
-@intrinsic
-def store_bits32(typingctx, out, off, bits):
-    """``out[off + j] = (bits >> j) & 1`` for ``j < 32``: one 32-byte vector store into an
-    int8 array (the caller keeps ``off + 32 <= len(out)``): a card set as mask slots."""
-    if not (isinstance(out, types.Array) and out.dtype == types.int8 and out.layout == "C"
-            and isinstance(off, types.Integer) and isinstance(bits, types.Integer)):
-        return None
-    sig = types.void(out, types.intp, types.int64)
-
+def _bits32_codegen(lane: ir.Type, widen: str, align: int):
+    """The codegen of a 32-flag vector store (:func:`store_bits32`,
+    :func:`_store_bits32_f32`): ``bits`` broadcast to 32 lanes, each ANDed with its own
+    bit, compared with zero and widened (``widen``, an IRBuilder method: ``zext`` to int8,
+    ``uitofp`` to float32) into 32 ``lane`` values stored at ``out[off]``."""
     def codegen(context, builder, sig, args):
         ary = context.make_array(sig.args[0])(context, builder, args[0])
         i32 = ir.IntType(32)
@@ -166,13 +162,24 @@ def store_bits32(typingctx, out, off, bits):
         every = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined),
                                        ir.Constant(lanes, [0] * 32))
         bit = builder.and_(every, ir.Constant(lanes, [1 << j for j in range(32)]))
-        byte = ir.VectorType(ir.IntType(8), 32)
-        flags = builder.zext(builder.icmp_unsigned("!=", bit, ir.Constant(lanes, None)), byte)
-        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), byte.as_pointer())
-        builder.store(flags, ptr, align=1)
+        vec = ir.VectorType(lane, 32)
+        flags = getattr(builder, widen)(
+            builder.icmp_unsigned("!=", bit, ir.Constant(lanes, None)), vec)
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), vec.as_pointer())
+        builder.store(flags, ptr, align=align)
         return context.get_dummy_value()
 
-    return sig, codegen
+    return codegen
+
+
+@intrinsic
+def store_bits32(typingctx, out, off, bits):
+    """``out[off + j] = (bits >> j) & 1`` for ``j < 32``: one 32-byte vector store into an
+    int8 array (the caller keeps ``off + 32 <= len(out)``): a card set as mask slots."""
+    if not (isinstance(out, types.Array) and out.dtype == types.int8 and out.layout == "C"
+            and isinstance(off, types.Integer) and isinstance(bits, types.Integer)):
+        return None
+    return types.void(out, types.intp, types.int64), _bits32_codegen(ir.IntType(8), "zext", 1)
 
 
 @intrinsic
@@ -184,25 +191,8 @@ def _store_bits32_f32(typingctx, out, off, bits):
     if not (isinstance(out, types.Array) and out.dtype == types.float32 and out.layout == "C"
             and isinstance(off, types.Integer) and isinstance(bits, types.Integer)):
         return None
-    sig = types.void(out, types.intp, types.int64)
-
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, args[0])
-        i32 = ir.IntType(32)
-        lanes = ir.VectorType(i32, 32)
-        one = builder.insert_element(ir.Constant(lanes, ir.Undefined),
-                                     builder.trunc(args[2], i32), ir.Constant(i32, 0))
-        every = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined),
-                                       ir.Constant(lanes, [0] * 32))
-        bit = builder.and_(every, ir.Constant(lanes, [1 << j for j in range(32)]))
-        floats = ir.VectorType(ir.FloatType(), 32)
-        flags = builder.uitofp(builder.icmp_unsigned("!=", bit, ir.Constant(lanes, None)),
-                               floats)
-        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), floats.as_pointer())
-        builder.store(flags, ptr, align=4)
-        return context.get_dummy_value()
-
-    return sig, codegen
+    return (types.void(out, types.intp, types.int64),
+            _bits32_codegen(ir.FloatType(), "uitofp", 4))
 
 
 def put_bits32(out: np.ndarray, off: int, bits: int) -> None:
