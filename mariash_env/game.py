@@ -386,12 +386,9 @@ class Game:
         """The index of ``action`` (index or label) if legal now; else a clear error."""
         if type(action) in _PLAIN_INTS:  # the AEC loop's case: the observed mask, if valid
             a = int(action)
-            cache = self._legal_cache
-            if cache is not None:
-                st, rv, snap, legal = cache
-                # a valid cache is the seat to move's: the deal is not over
-                if (0 <= a < self._n_actions and legal[a] and st is self.st and rv is self.rv
-                        and st.tobytes() == snap):
+            if 0 <= a < self._n_actions:
+                legal = self._cached_legal()  # valid: the seat to move's, the deal not over
+                if legal is not None and legal[a]:
                     return a
         kind = self.kind
         n = kind.n_actions
