@@ -223,17 +223,17 @@ class Trainer:
         if resume:
             payload = read_run_checkpoint(self.out)
             # a run copied elsewhere: the paths of its own tree are read at the new place
-            moved = run_moved(payload, self.out)
-            saved = Config.from_dict(payload["config"], f"the config stored in {ckpt_path}")
             if cfg is None:
                 cfg = Config.from_dict(stored_config(payload, self.out),
                                        f"the config stored in {ckpt_path}")
             else:
+                saved = Config.from_dict(payload["config"],
+                                         f"the config stored in {ckpt_path}")
                 # the game first: a clearer reason than the config difference it also is
                 check_game(payload, game_of(cfg.env.rules).name, str(ckpt_path))
                 # the stored config with today's defaults for options added since
                 check_config({**payload, "config": saved.to_dict()}, cfg.to_dict(),
-                             str(ckpt_path), moved=moved)
+                             str(ckpt_path), moved=run_moved(payload, self.out))
         else:
             if ckpt_path.exists():
                 raise FileExistsError(
