@@ -586,12 +586,13 @@ class raw_env(AECEnv):
         self.agents = list(agents)
         self.agent_name_mapping = {a: i for i, a in enumerate(agents)}
         self.kind = kind = game.kind
-        self._phase_groups = dict(kind.phase_groups)
-        # A game whose rules name the phases of its infos (LICITOVANY.md §12: "auction",
-        # "announce", "flek", "play") gives those names by default; stack_infos keeps the
-        # engine's index, one int key set for the libraries that stack infos.
-        self._phase_names = None if not self._phase_groups or stack_infos else tuple(
-            self._phase_groups.get(n, n) for n in PHASE_NAMES)
+        # The infos' phase names by the engine's index, None: the index itself.  rich_infos
+        # names every phase; a game whose rules name the phases of its infos (LICITOVANY.md
+        # §12: "auction", "announce", "flek", "play") does so by default; stack_infos keeps
+        # the index, one int key set for the libraries that stack infos.
+        groups = dict(kind.phase_groups)
+        self._phase_names = None if stack_infos or not (groups or rich_infos) else tuple(
+            groups.get(n, n) for n in PHASE_NAMES)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(-np.inf, np.inf, (game.obs_size,), np.float32),
@@ -664,27 +665,23 @@ class raw_env(AECEnv):
         # One template a step; each agent's info is a fresh copy of it, made when first read
         # (last() reads only the mover's): an info once returned never changes afterwards,
         # and no agent's info is another's.
+        st = self.game.st  # (Game.phase and Game.deal_no, inlined: the hot path)
+        phase, deal_no = st.item(_PHASE), st.item(_DEAL_NO)
+        if self._phase_names is not None:  # named (licitovaný: LICITOVANY.md §12's names)
+            phase = self._phase_names[phase]
         if not self.rich_infos:
             # The same int keys on every step (libraries stack them); no nested dicts.
-            st = self.game.st  # (Game.phase and Game.deal_no, inlined: the hot path)
-            phase, deal_no = st.item(_PHASE), st.item(_DEAL_NO)
-            if self._phase_names is not None:  # licitovaný: LICITOVANY.md §12's names
-                phase = self._phase_names[phase]
             if settlement is None or self.stack_infos:
                 done = deal if settlement is not None else -1
                 template = {"phase": phase, "deal": deal_no, "settlement_deal": done}
             else:  # INTERFACE.md: the step a deal ends carries its settlement too
                 template = {"phase": phase, "deal": deal_no, "settlement_deal": deal,
                             "settlement": settlement}
+        elif settlement is None:  # rich_infos: the phase's name, no int key set
+            template = {"phase": phase, "deal": deal_no}
         else:
-            phase, deal_no = self.game.phase_name, self.game.deal_no
-            if self._phase_groups:  # the game's public phase names (licitovaný: §12's)
-                phase = self._phase_groups.get(phase, phase)
-            if settlement is None:
-                template = {"phase": phase, "deal": deal_no}
-            else:
-                template = {"phase": phase, "deal": deal_no, "settlement": settlement,
-                            "settlement_deal": deal}
+            template = {"phase": phase, "deal": deal_no, "settlement": settlement,
+                        "settlement_deal": deal}
         self._infos = {}
         self._info_template = template
 
