@@ -207,6 +207,8 @@ def test_relocate_reads_only_the_moved_tree_at_its_new_place(tmp_path: Path) -> 
 
     assert moved_roots("/a/runs/x/train", "/a/runs/x/train") is None
     assert moved_roots(None, tmp_path) is None  # a run written before it was recorded
+    # moved into a folder below its old place: the tree moved is /x, never "/"
+    assert moved_roots("/x/train", "/y/x/train") == (Path("/x"), Path("/y/x"))
     roots = moved_roots("/a/runs/x/train", tmp_path / "x" / "train")
     assert roots == (Path("/a/runs"), tmp_path)
     saved = {"label_data": "/a/runs/x/labels", "behaviour": "onnx:/a/runs/x/s.onnx",

@@ -28,7 +28,8 @@ def moved_roots(was: str | Path | None, now: str | Path) -> Roots | None:
     if a == b:
         return None
     k = 0  # the trailing folder names both share: the part of the tree that moved along
-    while k < min(len(a), len(b)) - 1 and a[-1 - k] == b[-1 - k]:
+    # (the old root keeps one folder below the filesystem's root: "/" is no run's tree)
+    while k < min(len(a) - 2, len(b) - 1) and a[-1 - k] == b[-1 - k]:
         k += 1
     return PurePath(*a[:len(a) - k]), PurePath(*b[:len(b) - k])
 
