@@ -84,17 +84,18 @@ def test_ray_run_gives_the_checkpoint_of_the_process_run(local_ray, tmp_path: Pa
     ca, cb = dict(a["counters"]), dict(b["counters"])
     ca.pop("train_s"), cb.pop("train_s")  # wall time
     assert ca == cb
-    # Byte for byte once the three wall-clock fields are blanked (docs/ray.md).
+    # Byte for byte once the three wall-clock fields and the run's folder are blanked.
     assert _without_wall_time(a) == _without_wall_time(b)
 
 
 def _without_wall_time(ckpt: dict) -> bytes:
     """The checkpoint's payload serialized as save_checkpoint does, with its wall-clock
-    fields (counters.train_s, info.time, each evaluation's seconds) set to 0."""
+    fields (counters.train_s, info.time, each evaluation's seconds) set to 0 and the
+    folder it was written in (info.out: the two runs have their own) blanked."""
     import io
 
     ckpt = dict(ckpt, counters={**ckpt["counters"], "train_s": 0.0},
-                info={**ckpt["info"], "time": ""},
+                info={**ckpt["info"], "time": "", "out": ""},
                 history=[{**h, "seconds": 0.0} for h in ckpt["history"]])
     buf = io.BytesIO()
     torch.save(ckpt, buf)
