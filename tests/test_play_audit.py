@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from mariash_env.play.session import PlaySession
 
 
@@ -182,7 +184,27 @@ def test_statistics_count_finished_parties_and_four_players_apart(tmp_path):
     assert (three["parties"], three["unfinished"], three["deals"]) == (1, 1, 4)
     assert three["text"]["cz"].startswith("Volený mariáš: 1 partie (+1 nedohraná), 4 rozdání")
     assert games["voleny:4"]["parties"] == 1 and games["voleny:4"]["deals"] == 1
-    assert games["voleny:4"]["text"]["en"].startswith("Volený mariáš (four players): 1 partie")
+    assert games["voleny:4"]["text"]["en"].startswith("Volený mariáš (4 players): 1 partie")
+    assert games["voleny:4"]["text"]["cz"].startswith("Volený mariáš (4 hráči): 1 partie")
+
+
+def test_statistics_word_the_count_of_players_as_it_is():
+    # not "(4 hráči)" for every count but three: Czech 2–4 hráči, 5 and more hráčů;
+    # a count that is no count of players is refused (found by a table audit)
+    from mariash_env.play.series import stats_head
+
+    def head(n):
+        return stats_head({"rules": "voleny", "players": n, "parties": 1, "unfinished": 0,
+                           "deals": 12, "per_deal": 1.5, "unit": "groše"})
+
+    assert head(3)["cz"].startswith("Volený mariáš: 1 partie")
+    for n, cz, en in ((2, "2 hráči", "2 players"), (4, "4 hráči", "4 players"),
+                      (5, "5 hráčů", "5 players"), (6, "6 hráčů", "6 players")):
+        assert head(n)["cz"].startswith(f"Volený mariáš ({cz}): 1 partie"), n
+        assert head(n)["en"].startswith(f"Volený mariáš ({en}): 1 partie"), n
+    for bad in (None, 0, 1, True, "4", 4.0):
+        with pytest.raises(ValueError, match="expected the number of players"):
+            head(bad)
 
 
 def test_lizany_shows_the_stock_card_the_draw_and_who_leads(tmp_path):

@@ -284,7 +284,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "stats.unfinished.one": ("nedohraná", "unfinished"),
     "stats.unfinished.few": ("nedohrané", "unfinished"),
     "stats.unfinished.many": ("nedohraných", "unfinished"),
-    "stats.four": ("4 hráči", "four players"),
+    "stats.players.one": ("hráč", "player"),  # Czech: 2–4 hráči, 5 hráčů
+    "stats.players.few": ("hráči", "players"),
+    "stats.players.many": ("hráčů", "players"),
     "stats.contract": ("hra", "contract"),
     "stats.none": ("zatím žádná uložená partie", "no saved partie yet"),
     # the series table

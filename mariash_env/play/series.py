@@ -224,14 +224,19 @@ def _partie_figures(path: Path, kinds: dict[str, Any]) -> dict[str, Any]:
 
 
 def stats_head(g: dict[str, Any]) -> dict[str, str]:
-    """``{"cz", "en"}``: a game's line of the statistics (at four players its own),
+    """``{"cz", "en"}``: a game's line of the statistics (another count of players than
+    three, volený's four, its own, the count worded: ``(4 hráči)``, ``(5 hráčů)``),
     every count agreeing with its noun and the amount per deal with its unit (``2 partie
     (+1 nedohraná), 24 rozdání, -15,6 groše na rozdání``)."""
     from .i18n import LANGS, amount, count, t
 
-    def game(k: str) -> str:
+    n = g["players"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        raise ValueError(f"players is {n!r:.40}: expected the number of players, an int >= 2")
+
+    def game(k: str) -> str:  # the count as it is: 2–4 hráči, 5 and more hráčů
         title = t(f"title.{g['rules']}", k)
-        return title if g["players"] == 3 else f"{title} ({t('stats.four', k)})"
+        return title if n == 3 else f"{title} ({count(n, 'stats.players', k)})"
 
     def parties(k: str) -> str:
         text = count(g["parties"], "stats.parties", k)
