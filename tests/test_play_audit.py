@@ -247,3 +247,36 @@ def test_the_review_names_what_it_shows(tmp_path):
     import mariash_env.play.i18n as i18n
 
     assert i18n.t("review.known").startswith("známé karty")
+
+
+@pytest.mark.parametrize("rules", ["voleny", "licitovany"])
+def test_the_hand_marks_the_talon_taken_up(tmp_path, rules):
+    # the two talon cards the human took up are marked until its discards (volený's bad
+    # or durch, licitovaný's talon), read from the human's observation (found by a table
+    # audit)
+    rng = random.Random(0)
+    s = PlaySession("table,table", save_dir=tmp_path, seed=0, rules=rules, human_seat=1,
+                    options={"deals": 3})
+    st, before, seen = s.state(), None, 0
+    while s.waiting != "partie_over":
+        if s.waiting == "robot":
+            st = s.advance(s.id, s.move)
+            continue
+        if s.waiting == "next_deal":
+            st, before = s.next_deal(s.id, s.move), None
+            continue
+        codes = [c["code"] for c in st["hand"]]
+        taken = {c["code"] for c in st["hand"] if c["taken"]}
+        if len(codes) == 12 and before is not None and len(before) == 10:
+            assert taken == set(codes) - set(before) and len(taken) == 2
+        if len(codes) <= 10:
+            assert not taken
+        if taken:
+            # the discard brings it back to ten: the cards still held stay marked
+            assert len(codes) > 10 and taken <= set(codes)
+        seen += bool(taken)
+        before = codes if len(codes) == 10 else before
+        prefer = [lab for lab in st["legal"] if lab.split(":")[0] in
+                  ("bad", "durch", "contract", "bid")]
+        st = s.act(s.id, s.move, rng.choice(prefer or st["legal"]))
+    assert seen

@@ -630,3 +630,30 @@ def test_the_new_partie_form_and_the_partie_after_it(chromium, server):
     assert setup["robots"][0] == "random"
     assert not failed and not errors, (failed, errors)
     page.close()
+
+
+def _marked_card(page, mark: str, fields: str) -> None:
+    """The page shown once more with the first card of the hand marked ``mark``: set in a
+    copy of the state the page holds (its move ahead, so that no poll redraws over it)."""
+    page.wait_for_function("state && state.hand.length > 0")
+    page.evaluate(f"""() => {{ const st = JSON.parse(JSON.stringify(state));
+        st.move += 1000; st.waiting = "human"; st.driver = false;
+        Object.assign(st.hand[0], {fields}); render(st, true); }}""")
+    assert page.locator(f"#hand .card.{mark}").count() == 1
+
+
+def test_the_hand_marks_a_card_in_words_in_both_languages(chromium, server):
+    """A talon card taken up has a badge and says so in its accessible name, in Czech and
+    in English (found by a table audit)."""
+    url, _ = server
+    page = _open(chromium, url, DESKTOP, [])
+    _marked_card(page, "taken", "{taken: true}")
+    card = page.locator("#hand .card.taken")
+    assert card.get_attribute("data-badge") == "z talonu"
+    assert " — vzata z talonu" in card.get_attribute("aria-label")
+    page.locator("#btn-lang").click()
+    card = page.locator("#hand .card.taken")
+    assert card.get_attribute("data-badge") == "from the talon"
+    assert " — taken from the talon" in card.get_attribute("aria-label")
+    assert page.locator("#hand .card.trump-card").count() == 0
+    page.close()

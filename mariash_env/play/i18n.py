@@ -71,6 +71,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "unit.reward": ("výhry", "wins"),  # lízaný's unit in the registry (GameKind.units)
     "role.leader": ("začíná", "leads"),
     "role.second": ("odpovídá", "second"),
+    # the hand's marks (a badge on the card, and in its accessible name)
+    "hand.taken": ("z talonu", "from the talon"),
+    "hand.taken.long": ("vzata z talonu", "taken from the talon"),
     "lizany.stock": ("v balíčku: {n}", "stock: {n}"),
     "lizany.trump_card": ("trumfová karta: {card}", "trump card: {card}"),
     "lizany.drew": ("lízli jste: {card}", "you drew: {card}"),

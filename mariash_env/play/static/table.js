@@ -221,6 +221,14 @@ function drawHand(st) {
     e.setAttribute("role", "button");
     if (c.trump && card.suit === c.trump) e.classList.add("trump");
     if (card.code === st.drawn) e.classList.add("drawn");  // lízaný: just drawn
+    // a talon card taken up (until the discard): a badge on the card and its words in
+    // the card's name
+    for (const [mark, cls] of [["taken", "taken"]]) {
+      if (!card[mark]) continue;
+      e.classList.add(cls);
+      e.dataset.badge = T("hand." + mark);
+      e.title += " — " + T("hand." + mark + ".long");
+    }
     if (card.label) {
       e.classList.add("legal");
       e.dataset.label = card.label;
