@@ -250,14 +250,14 @@ def test_the_review_names_what_it_shows(tmp_path):
 
 
 @pytest.mark.parametrize("rules", ["voleny", "licitovany"])
-def test_the_hand_marks_the_talon_taken_up(tmp_path, rules):
+def test_the_hand_marks_the_talon_taken_up_and_the_own_trump_card(tmp_path, rules):
     # the two talon cards the human took up are marked until its discards (volený's bad
-    # or durch, licitovaný's talon), read from the human's observation (found by a table
-    # audit)
+    # or durch, licitovaný's talon), and volený's own trump card while it lies aside face
+    # down; read from the human's observation (found by a table audit)
     rng = random.Random(0)
     s = PlaySession("table,table", save_dir=tmp_path, seed=0, rules=rules, human_seat=1,
                     options={"deals": 3})
-    st, before, seen = s.state(), None, 0
+    st, before, seen = s.state(), None, {"taken": 0, "trump_card": 0}
     while s.waiting != "partie_over":
         if s.waiting == "robot":
             st = s.advance(s.id, s.move)
@@ -267,6 +267,7 @@ def test_the_hand_marks_the_talon_taken_up(tmp_path, rules):
             continue
         codes = [c["code"] for c in st["hand"]]
         taken = {c["code"] for c in st["hand"] if c["taken"]}
+        aside = [c["code"] for c in st["hand"] if c["trump_card"]]
         if len(codes) == 12 and before is not None and len(before) == 10:
             assert taken == set(codes) - set(before) and len(taken) == 2
         if len(codes) <= 10:
@@ -274,9 +275,15 @@ def test_the_hand_marks_the_talon_taken_up(tmp_path, rules):
         if taken:
             # the discard brings it back to ten: the cards still held stay marked
             assert len(codes) > 10 and taken <= set(codes)
-        seen += bool(taken)
+        assert aside == ([st["contract"]["trump_aside"]] if st["contract"].get("trump_aside")
+                         else [])
+        if aside:
+            assert aside[0] == st["contract"]["trump_card"] and st["contract"]["trump"] is not None
+            assert not any(t["en"].startswith("trumps:") for t in st["contract"]["tags"])
+        seen["taken"] += bool(taken)
+        seen["trump_card"] += bool(aside)
         before = codes if len(codes) == 10 else before
         prefer = [lab for lab in st["legal"] if lab.split(":")[0] in
                   ("bad", "durch", "contract", "bid")]
         st = s.act(s.id, s.move, rng.choice(prefer or st["legal"]))
-    assert seen
+    assert seen["taken"] and (seen["trump_card"] or rules == "licitovany"), seen

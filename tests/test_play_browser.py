@@ -643,8 +643,8 @@ def _marked_card(page, mark: str, fields: str) -> None:
 
 
 def test_the_hand_marks_a_card_in_words_in_both_languages(chromium, server):
-    """A talon card taken up has a badge and says so in its accessible name, in Czech and
-    in English (found by a table audit)."""
+    """A talon card taken up, and the own trump card lying face down, have a badge and
+    say so in their accessible names, in Czech and in English (found by a table audit)."""
     url, _ = server
     page = _open(chromium, url, DESKTOP, [])
     _marked_card(page, "taken", "{taken: true}")
@@ -656,4 +656,12 @@ def test_the_hand_marks_a_card_in_words_in_both_languages(chromium, server):
     assert card.get_attribute("data-badge") == "from the talon"
     assert " — taken from the talon" in card.get_attribute("aria-label")
     assert page.locator("#hand .card.trump-card").count() == 0
+    _marked_card(page, "trump-card", "{trump_card: true}")
+    card = page.locator("#hand .card.trump-card")
+    assert card.get_attribute("data-badge") == "trump"
+    assert " — your trump card, lying face down" in card.get_attribute("aria-label")
+    page.locator("#btn-lang").click()
+    card = page.locator("#hand .card.trump-card")
+    assert card.get_attribute("data-badge") == "trumf"
+    assert " — vaše trumfová karta, leží lícem dolů" in card.get_attribute("aria-label")
     page.close()

@@ -74,6 +74,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # the hand's marks (a badge on the card, and in its accessible name)
     "hand.taken": ("z talonu", "from the talon"),
     "hand.taken.long": ("vzata z talonu", "taken from the talon"),
+    "hand.trump_card": ("trumf", "trump"),
+    "hand.trump_card.long": ("vaše trumfová karta, leží lícem dolů",
+                             "your trump card, lying face down"),
     "lizany.stock": ("v balíčku: {n}", "stock: {n}"),
     "lizany.trump_card": ("trumfová karta: {card}", "trump card: {card}"),
     "lizany.drew": ("lízli jste: {card}", "you drew: {card}"),

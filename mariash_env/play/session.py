@@ -718,9 +718,10 @@ class PlaySession(TableSession):
         card_legal = {lab.split(":")[1]: lab for lab in legal if _on_card(lab, heads)}
         # marked in the hand from the human's own observation only: the talon cards it
         # took up, until its discards bring the hand back to ten (volený's bad or durch,
-        # RULES.md §4; licitovaný's talon)
+        # RULES.md §4; licitovaný's talon); its own trump card lying aside face down (§3)
         taken = {CARD_CODES[int(c)] for c in np.flatnonzero(_block(obs, "took", view.blocks))} \
             if len(hand) > 10 and "took" in view.blocks else set()
+        aside = table["contract"].get("trump_aside")
         choices = [self._describe(lab) for lab in legal if not _on_card(lab, heads)]
         seats = []
         for s in range(self.players):
@@ -751,7 +752,7 @@ class PlaySession(TableSession):
             "players": self.players, "sitting_out": g.sitting_out,
             "to_move": None if g.deal_over else g.to_move,
             "hand": [{**card_info(c), "label": card_legal.get(c),
-                      "taken": c in taken,
+                      "taken": c in taken, "trump_card": c == aside,
                       "why": None if c in card_legal else why_not(
                           c, hand, cur, table["contract"]["trump"], g.phase_name,
                           self.waiting == "human", table["contract"].get("trump_card"))}

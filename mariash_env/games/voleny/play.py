@@ -96,6 +96,10 @@ def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
                 bets.append({"bet": name, "level": levels[b],
                              "level_name": level_name(levels[b])})
     announce = _block(obs, "announce")
+    # the seat's own trump card lying aside face down: chosen, the suit not yet public,
+    # the game a suit game (a betl or durch returns it to the hand, §4); the hand marks it
+    aside = CARD_CODES[int(trump_card[0])] if trump_card.size and not trump.any() and \
+        (actor < 0 or kind == "suit") else None
     tags: list[dict[str, str]] = []
     if actor >= 0:
         tags.append(both("actor", name={k: names[k][actor] for k in LANGS}))
@@ -125,6 +129,7 @@ def table(obs: np.ndarray, me: int, names: dict[str, dict[int, str]], phase: str
         "trump": SUITS[int(np.argmax(trump))] if trump.any() else None,
         "trump_en": SUIT_NAMES_EN[int(np.argmax(trump))] if trump.any() else None,
         "trump_card": CARD_CODES[int(trump_card[0])] if trump_card.size else None,
+        "trump_aside": aside,
         "announce": (ANNOUNCE[int(np.argmax(announce))].replace("_", " a ")
                      if announce.any() else None),
         "bets": bets,

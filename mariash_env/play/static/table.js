@@ -221,9 +221,9 @@ function drawHand(st) {
     e.setAttribute("role", "button");
     if (c.trump && card.suit === c.trump) e.classList.add("trump");
     if (card.code === st.drawn) e.classList.add("drawn");  // lízaný: just drawn
-    // a talon card taken up (until the discard): a badge on the card and its words in
-    // the card's name
-    for (const [mark, cls] of [["taken", "taken"]]) {
+    // a talon card taken up (until the discard), your own trump card lying face down:
+    // a badge on the card and its words in the card's name
+    for (const [mark, cls] of [["taken", "taken"], ["trump_card", "trump-card"]]) {
       if (!card[mark]) continue;
       e.classList.add(cls);
       e.dataset.badge = T("hand." + mark);
