@@ -287,3 +287,44 @@ def test_the_hand_marks_the_talon_taken_up_and_the_own_trump_card(tmp_path, rule
                   ("bad", "durch", "contract", "bid")]
         st = s.act(s.id, s.move, rng.choice(prefer or st["legal"]))
     assert seen["taken"] and (seen["trump_card"] or rules == "licitovany"), seen
+
+
+@pytest.mark.parametrize("rules, options", [("voleny", {}), ("voleny", {"players": 4}),
+                                            ("licitovany", {})])
+def test_a_flek_turn_is_one_entry(tmp_path, rules, options):
+    # "flek na hru" then "dobrá" by the same seat in one turn read as if it contradicted
+    # itself: the closing "dobrá" of a turn that raised is folded into the raise, in the
+    # log and the seat box alike; a "dobrá" alone (no raise) stays; undo of a folded
+    # "dobrá" gives the turn back (found by a table audit)
+    rng = random.Random(3)
+    robots = "table,table,table" if options else "table,table"
+    s = PlaySession(robots, save_dir=tmp_path, seed=3, rules=rules, human_seat=1,
+                    options={"deals": 3, **options})
+    st, undone, folded = s.state(), 0, set()
+    while s.waiting != "partie_over":
+        folded |= {(e["deal"], e["move"], e["seat"], e["label"]) for e in s.events
+                   if e.get("folded")}
+        shown = [(e["seat"], e["label"]) for e in st["events"] if "card" not in e]
+        for (a, x), (b, y) in zip(shown, shown[1:]):
+            assert not (a == b and x.startswith("flek:") and y == "good"), shown
+        if s.waiting == "robot":
+            st = s.advance(s.id, s.move)
+        elif s.waiting == "next_deal":
+            st = s.next_deal(s.id, s.move)
+        else:
+            raised = st["events"] and st["events"][-1].get("flek_raise") and \
+                st["events"][-1]["seat"] == 1
+            fleks = [lab for lab in st["legal"] if lab.startswith("flek:")]
+            label = rng.choice(fleks or st["legal"])
+            new = s.act(s.id, s.move, label)
+            if raised and label == "good" and not undone:  # the human's own turn folded
+                assert new["events"][:len(st["events"])] == st["events"]
+                assert all(e["label"] != "good" for e in new["events"][len(st["events"]):])
+                back = s.undo(s.id, new["move"])
+                assert back["events"] == st["events"] and "good" in back["legal"]
+                undone += 1
+                new = s.act(s.id, back["move"], "good")
+            st = new
+    assert folded and all(label == "good" for *_, label in folded)
+    assert any(seat != 1 for _, _, seat, _ in folded) or undone, folded  # a robot's turn
+    assert undone or options or rules != "voleny"  # the human's own fold: volený's deal 3

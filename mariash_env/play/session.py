@@ -531,11 +531,22 @@ class PlaySession(TableSession):
         if seat != self.human and head in HIDDEN and head in self.view.card_heads:
             words = {"label": head, **HIDDEN[head]}
         before = self._obs()
+        # a flek turn is one entry: its closing "dobrá" after a raise of that turn (the
+        # same seat's last move) is folded into it, the turn ending implicitly (RULES.md
+        # §5.3, LICITOVANY.md's flek turns; found by a table audit)
+        flek = g.phase_name == "flek"
+        last = self.events[-1] if self.events else None
+        folded = flek and head == "good" and last is not None and \
+            last.get("flek_raise") and last["seat"] == seat and last["deal"] == g.deal_no
         ended = g.step(label)  # legal: checked by the caller or chosen from the mask
         self.move += 1
         self.log.append(("act", label, self.move))
         event = {"move": self.move, "deal": g.deal_no, "seat": seat,
                  "name": self.names[seat], **words}
+        if flek and head != "good":
+            event["flek_raise"] = True
+        elif folded:
+            event["folded"] = True  # kept for undo, which drops the human's last event
         if head == "play":
             news = self._play_news(before, self._obs(), tail)
             for k in LANGS:
@@ -764,7 +775,8 @@ class PlaySession(TableSession):
             "can_undo": self._undo_ok and not g.deal_over,
             **table,
             "trick": cur, "last_trick": last,
-            "events": [e for e in self.events if e["deal"] == g.deal_no],
+            "events": [e for e in self.events if e["deal"] == g.deal_no
+                       and not e.get("folded")],
             "settlement": self._public(self.deals[-1]) if g.deal_over and self.deals else None,
             "deal_results": [self._public(d) for d in self.deals], "scores": g.scores,
             "records": str(self.records_path),
