@@ -613,9 +613,26 @@ def test_the_new_partie_form_and_the_partie_after_it(chromium, server):
     page.fill(f"{form}[name=deals]", "1")
     page.select_option(f"{form}[name=robot1]", "random")
     old = page.evaluate("state.session")
-    page.locator(f"{form}button[type=submit]").click()
+    # the partie in progress is not dropped without asking: a modal dialog, by the
+    # keyboard (focus on "keep playing", Esc keeps playing, Tab and Enter start anew;
+    # found by a table audit)
+    dialog, submit = page.locator("#confirm-new"), page.locator(f"{form}button[type=submit]")
+    focused = "document.activeElement && document.activeElement.id"
+    submit.click()
+    assert dialog.is_visible() and page.evaluate("$('confirm-new').open")
+    assert "rozdání 1/12" in page.locator("#confirm-new-text").text_content()
+    assert page.evaluate(focused) == "confirm-new-no"
+    page.keyboard.press("Escape")
+    assert not dialog.is_visible() and page.locator("#setup").is_visible()
+    assert page.evaluate("state.session") == old
+    submit.click()
+    assert page.evaluate(focused) == "confirm-new-no"
+    page.keyboard.press("Tab")
+    assert page.evaluate(focused) == "confirm-new-yes"
+    page.keyboard.press("Enter")
     page.wait_for_function(f"state.session !== '{old}' && document.body.dataset.rules === "
                            "'lizany'")
+    assert not dialog.is_visible()
     _play_lizany_deal(page, DESKTOP, {}, "")
     assert page.evaluate("document.body.dataset.waiting") == "partie_over"
     session = states[-1]["session"]
@@ -628,6 +645,14 @@ def test_the_new_partie_form_and_the_partie_after_it(chromium, server):
     assert {k: setup[k] for k in ("rules", "seat", "options")} == {
         "rules": "lizany", "seat": 0, "options": {"deals": 1}}
     assert setup["robots"][0] == "random"
+    # a partie that is over is left without a question
+    _play_lizany_deal(page, DESKTOP, {}, "")
+    session = page.evaluate("state.session")
+    page.locator("#banner-close").click()
+    page.locator("#btn-setup").click()
+    page.locator(f"{form}button[type=submit]").click()
+    page.wait_for_function(f"state.session !== '{session}'", timeout=5000)
+    assert not dialog.is_visible()
     assert not failed and not errors, (failed, errors)
     page.close()
 

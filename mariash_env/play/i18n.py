@@ -71,6 +71,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "unit.reward": ("výhry", "wins"),  # lízaný's unit in the registry (GameKind.units)
     "role.leader": ("začíná", "leads"),
     "role.second": ("odpovídá", "second"),
+    # a new partie while one is not over asks first
+    "confirm.new.title": ("Opustit rozehranou partii?", "Leave the partie in progress?"),
+    "confirm.new.text": ("Partie ještě neskončila (rozdání {deal}/{deals}). Nová partie ji "
+                         "opustí; odehraná rozdání zůstávají uložena.",
+                         "The partie is not over (deal {deal}/{deals}). A new partie leaves "
+                         "it; the deals played stay saved."),
+    "confirm.new.yes": ("Začít novou partii", "Start a new partie"),
+    "confirm.new.no": ("Hrát dál", "Keep playing"),
     # the hand's marks (a badge on the card, and in its accessible name)
     "hand.taken": ("z talonu", "from the talon"),
     "hand.taken.long": ("vzata z talonu", "taken from the talon"),

@@ -257,7 +257,7 @@ function drawHand(st) {
 const KEYS = { h: "#choices button.hint", u: "#choices button.undo", s: "#choices button.skip",
   n: "#choices button.next" };
 document.addEventListener("keydown", (ev) => {
-  if (ev.ctrlKey || ev.altKey || ev.metaKey) return;
+  if (ev.ctrlKey || ev.altKey || ev.metaKey || $("confirm-new").open) return;  // its own keys
   const open = ["setup", "review", "banner"].find((id) => !$(id).hidden);
   if (ev.key === "Escape" && open) {
     if (open === "banner") $("banner-close").click(); else $(open).hidden = true;
@@ -557,10 +557,28 @@ function fillSetup(chosen = false) {
   setupFilled = true;
 }
 let setupFilled = false;
+
+// A new partie while this one is not over asks first: a modal dialog (focus starts on
+// "keep playing"; Tab moves, Enter or Space presses, Esc keeps playing).  A partie that
+// is over is left without a question.
+function confirmLeave() {
+  const d = $("confirm-new");
+  if (!state || state.waiting === "partie_over") return Promise.resolve(true);
+  $("confirm-new-text").textContent = T("confirm.new.text", { deal: state.deal + 1, deals: state.deals });
+  return new Promise((resolve) => {
+    d.returnValue = "";
+    d.addEventListener("close", () => resolve(d.returnValue === "yes"), { once: true });
+    d.showModal();
+    $("confirm-new-no").focus();
+  });
+}
+$("confirm-new-yes").addEventListener("click", () => $("confirm-new").close("yes"));
+$("confirm-new-no").addEventListener("click", () => $("confirm-new").close("no"));
 $("setup-form").rules.addEventListener("change", () => fillSetup(true));
 $("setup-form").players.addEventListener("change", () => fillSetup(true));
 $("setup-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
+  if (!(await confirmLeave())) return;  // the partie in progress goes on
   const f = ev.target;
   const takes = SETUP.options[f.rules.value], two = SETUP.players[f.rules.value] === 2;
   const options = { deals: Number(f.deals.value) };  // two players: one robot, seat 0 or 1
