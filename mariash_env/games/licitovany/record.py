@@ -10,9 +10,13 @@ import numpy as np
 
 from ...cards import CARD_CODES, SUITS
 from ...core import state as S
+from ..voleny.record import _i64
 from .games import COMPONENTS, GAME_IDS, HEARTS
 
 LEVEL_NAMES = ("", "flek", "re", "tutti", "boty", "kalhoty")
+# The games' tables as Python ints: indexing the numpy arrays costs a scalar each time.
+_COMPONENTS: tuple[int, ...] = tuple(COMPONENTS.tolist())
+_HEARTS: tuple[int, ...] = tuple(HEARTS.tolist())
 
 
 def level_name(level: int) -> str:
@@ -28,12 +32,15 @@ def settlement(game: Any) -> dict[str, Any]:
 
 def licit_settlement(st: np.ndarray) -> dict[str, Any]:
     """The settlement of the finished licitovaný deal in ``st`` (amounts in desetníky)."""
-    actor = int(st[S.ACTOR])
-    g = int(st[S.LIC_GAME])
-    high = int(st[S.LIC_HIGH])
-    end = S.END_NAMES[int(st[S.END])]
-    pay = [int(x) for x in S.read64(st, S.PAY, 3)]
-    lines = [int(x) for x in S.read64(st, S.AMT, 5)]
+    # Every slot read by st.item (a Python int), as volený's reader does: numpy scalar
+    # indexing and read64's array operations cost more than the rest of a deal's end.
+    get = st.item
+    actor = get(S.ACTOR)
+    g = get(S.LIC_GAME)
+    high = get(S.LIC_HIGH)
+    end = S.END_NAMES[get(S.END)]
+    pay = [_i64(st, S.PAY + 2 * s) for s in range(3)]
+    lines = [_i64(st, S.AMT + 2 * k) for k in range(5)]
     out: dict[str, Any] = {
         "game": GAME_IDS[g - 1] if g else None,
         "bid": GAME_IDS[high - 1] if high else None,
@@ -42,47 +49,53 @@ def licit_settlement(st: np.ndarray) -> dict[str, Any]:
         "payments": pay,
         "amount": pay[actor] // 2 if actor >= 0 else 0,
     }
-    if g and st[S.TRUMP_PUBLIC]:
-        out["trump"] = SUITS[int(st[S.TRUMP_CARD]) >> 3]
-    if st[S.LIC_HELP] >= 0:
-        out["helping"] = SUITS[int(st[S.LIC_HELP])]
-    if st[S.LIC_LEAD] >= 0:
-        out["lead"] = CARD_CODES[int(st[S.LIC_LEAD])]
+    if g and get(S.TRUMP_PUBLIC):
+        out["trump"] = SUITS[get(S.TRUMP_CARD) >> 3]
+    helping = get(S.LIC_HELP)
+    if helping >= 0:
+        out["helping"] = SUITS[helping]
+    lead = get(S.LIC_LEAD)
+    if lead >= 0:
+        out["lead"] = CARD_CODES[lead]
     comps = []
     played = end in ("played", "decided_early")
     if g and (played or end == "bare_game_flek"):
+        flags = _COMPONENTS[g]
         for k, name in enumerate(S.COMPONENT_NAMES):
-            if not (int(COMPONENTS[g]) >> k) & 1:
+            if not (flags >> k) & 1:
                 continue
-            lvl = int(st[S.BET_LEVEL + k])
+            lvl = get(S.BET_LEVEL + k)
             item: dict[str, Any] = {
                 "component": name, "level": lvl, "level_name": level_name(lvl),
-                "won": bool(st[S.WON + k]), "worth": int(st[S.WORTH + k]),
+                "won": bool(get(S.WON + k)), "worth": get(S.WORTH + k),
                 "amount": lines[k],
             }
-            if k == S.K_GAME and st[S.SILENT100]:
-                item["silent_hundred"] = "actor" if st[S.SILENT100] == 1 else "defence"
+            if k == S.K_GAME:
+                silent = get(S.SILENT100)
+                if silent:
+                    item["silent_hundred"] = "actor" if silent == 1 else "defence"
             comps.append(item)
-        if st[S.WORTH + 4]:
-            seat = int(st[S.SEVEN_SEAT])
+        worth = get(S.WORTH + 4)
+        if worth:
+            seat = get(S.SEVEN_SEAT)
             comps.append({"component": "silent_seven", "level": 0, "level_name": "",
-                          "won": bool(st[S.WON + 4]), "worth": int(st[S.WORTH + 4]),
+                          "won": bool(get(S.WON + 4)), "worth": worth,
                           "amount": lines[4], "seat": seat,
                           "owner": "actor" if seat == actor else "defence"})
     out["components"] = comps
     if played:
         out["points"] = {
-            "actor_cards": int(st[S.SIDE_PTS]), "defence_cards": int(st[S.SIDE_PTS + 1]),
-            "actor_marriages": int(st[S.SIDE_MARR]),
-            "defence_marriages": int(st[S.SIDE_MARR + 1]),
-            "actor_first_marriage": int(st[S.SIDE_FIRST]),
+            "actor_cards": get(S.SIDE_PTS), "defence_cards": get(S.SIDE_PTS + 1),
+            "actor_marriages": get(S.SIDE_MARR),
+            "defence_marriages": get(S.SIDE_MARR + 1),
+            "actor_first_marriage": get(S.SIDE_FIRST),
         }
     net = sum(lines) if comps or end == "bare_game_flek" else out["amount"]
     out["net"] = net
     out["capped"] = out["amount"] != net
-    payer = int(st[S.LIC_LAID_PAYER])
-    out["laid"] = bool(st[S.LIC_LAID])
+    payer = get(S.LIC_LAID_PAYER)
+    out["laid"] = bool(get(S.LIC_LAID))
     if out["amount"] > 0 and out["laid"] and payer >= 0 and pay[payer] == -pay[actor]:
         out["laid_transfer"] = {"payer": payer, "amount": -pay[payer]}
-    out["lepsi"] = bool(g and HEARTS[g])
+    out["lepsi"] = bool(g and _HEARTS[g])
     return out
