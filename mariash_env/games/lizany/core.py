@@ -23,7 +23,7 @@ import numpy as np
 from ...cards import NCARDS
 from ...core import state as S
 from ...core.deal import shuffled_deck
-from ...core.jit import njit
+from ...core.jit import borrow, njit, put_bits32
 from ...core.state import getm, setm
 from ...core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SUIT_MASK
 from ...core.tricks import announces_marriage, beats, follow
@@ -80,6 +80,10 @@ _O_PLAYED_OPP, _O_TABLE = OBS["played_opp"][0], OBS["table"][0]
 _O_OPP_KNOWN, _O_MARR, _O_SC = OBS["opp_known"][0], OBS["marriages"][0], OBS["scalars"][0]
 _O_HAND1 = OBS_SIZE  # state(): player_1's hand, then each stock card's place
 _O_ORDER = OBS_SIZE + NCARDS
+# encode writes the card sets and the scalars whole and zeroes only the other blocks.
+_ZEROED = ("trump_card", "trump_suit", "table", "marriages")
+assert set(_ZEROED) | {"hand", "played_me", "played_opp", "opp_known", "scalars"} == set(OBS)
+_O_ZERO = tuple(OBS[name] for name in _ZEROED)  # (start, size)
 
 
 @njit
@@ -230,12 +234,6 @@ def play_card(st, c):
 
 
 @njit
-def _put_mask(out, off, m):
-    for c in range(NCARDS):
-        out[off + c] = (m >> c) & 1
-
-
-@njit
 def encode(st, me, out, omniscient):
     """Seat ``me``'s observation (``OBS_LAYOUT``) into ``out[:OBS_SIZE]``; with
     ``omniscient`` the perfect-information state (``STATE_SIZE``): ``player_0``'s view
@@ -248,21 +246,24 @@ def encode(st, me, out, omniscient):
     if out.shape[0] < n:
         raise ValueError("encode: out is shorter than the observation (OBS_SIZE, or "
                          "STATE_SIZE when omniscient)")
-    for j in range(n):
-        out[j] = 0.0
+    st = borrow(st)  # the caller holds them: no reference counting below
+    out = borrow(out)
+    for start, size in _O_ZERO:
+        for j in range(start, start + size):
+            out[j] = 0.0
     opp = 1 - me
     over = st[OVER] != 0
     tm = st[TO_MOVE]
     led = st[TABLE]
     trump_card = st[TRUMP_CARD]
-    _put_mask(out, _O_HAND, getm(st, HAND + me))
+    put_bits32(out, _O_HAND, getm(st, HAND + me))  # one vector store a card set
     out[_O_TRUMP_CARD + trump_card] = 1.0
     out[_O_TRUMP_SUIT + (trump_card >> 3)] = 1.0
-    _put_mask(out, _O_PLAYED_ME, getm(st, PLAYED + me))
-    _put_mask(out, _O_PLAYED_OPP, getm(st, PLAYED + opp))
+    put_bits32(out, _O_PLAYED_ME, getm(st, PLAYED + me))
+    put_bits32(out, _O_PLAYED_OPP, getm(st, PLAYED + opp))
     if led >= 0:
         out[_O_TABLE + led] = 1.0
-    _put_mask(out, _O_OPP_KNOWN, getm(st, KNOWN + opp))
+    put_bits32(out, _O_OPP_KNOWN, getm(st, KNOWN + opp))
     for s in range(4):
         by = st[MARRIAGE_BY + s]
         if by >= 0:
@@ -287,7 +288,9 @@ def encode(st, me, out, omniscient):
     out[sc + 15] = (st[POINTS + opp] + st[MARRIAGES + opp]) / 190
     out[sc + 16] = 1.0 if over and st[REWARDS + me] > 0 else 0.0
     if omniscient:
-        _put_mask(out, _O_HAND1, getm(st, HAND + 1))
+        put_bits32(out, _O_HAND1, getm(st, HAND + 1))
+        for j in range(_O_ORDER, _O_ORDER + NCARDS):
+            out[j] = 0.0
         pos = st[STOCK_POS]
         for k in range(pos, STOCK_SIZE):
             out[_O_ORDER + st[STOCK + k]] = (k - pos + 1) / STOCK_SIZE

@@ -73,7 +73,7 @@ def _refresh_row(st, i, mrow, obs, player, deal_no, observations, mask_out, copy
     player[i] = p
     deal_no[i] = 0
     if observations:
-        C.encode(st, p, obs[i], False)
+        C.encode(st, p, borrow_row(obs, i), False)  # no reference counting of the row
 
 
 def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards, deal_done,
