@@ -23,7 +23,7 @@ from mariash_env.vector import VectorEnv, random_legal_actions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = [pytest.param({}, id="voleny"), pytest.param({"rules": "licitovany"}, id="licitovany"),
-         pytest.param({"players": 4}, id="four")]
+         pytest.param({"players": 4}, id="four"), pytest.param({"rules": "lizany"}, id="lizany")]
 
 
 def _rollout(env, steps):
@@ -207,7 +207,7 @@ def test_float_actions_and_missing_devices_are_refused():
     np.testing.assert_array_equal(env.vector_env.copy_states(), snap)
 
 
-ALL_GAMES = [*GAMES, pytest.param({"rules": "lizany"}, id="lizany")]
+ALL_GAMES = GAMES
 
 
 def _assert_legal(td):
