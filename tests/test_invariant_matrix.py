@@ -22,9 +22,9 @@ checked for every invariant of the project's standard at every step of random pl
 Each check is small (one or two deals per case); the deep sweeps are elsewhere
 (tests/test_properties.py, test_licit_properties.py, test_conformance.py, the referees).
 The checks here run through each front end's own public API, so a front end that broke an
-invariant the core keeps is caught.  The TorchRL env's observations are the batched
-engine's (tests/test_torchrl_env.py::test_matches_vector_env), so its leak check is the
-batched engine's here.
+invariant the core keeps is caught.  The leak check's further cells (the env options and
+wrappers, seat records, the TorchRL env, and past lay-downs, shows and the deal's end
+into the next deal) are tests/test_leak_matrix.py's.
 """
 
 from __future__ import annotations
