@@ -230,3 +230,21 @@ def test_the_chart_is_named_for_the_games_unit(tmp_path, capsys):
     assert arena.main(["--rules", "lizany", "--robots", "table,random", "--deals", "2",
                        "--out", str(out), "--quiet"]) == 0
     assert (out / "reward.png").is_file() and not (out / "groše.png").exists()
+
+
+def test_the_pair_interval_of_two_copies_of_a_robot_covers_zero():
+    """The arena's unit of resampling is the deal (its games in every seating together):
+    two copies of the random robot differ by 0 in expectation, and the 95 % interval of
+    their difference holds 0 in about 95 % of matches on fresh deals; its width is the
+    one the spread of the per-deal differences implies (resampling the games of a deal
+    as if independent would narrow it)."""
+    hits, ratio = 0, []
+    for s in range(40):
+        res = duplicate_match({"a": RandomRobot, "b": RandomRobot}, deals=60, seed=500 + s,
+                              batch=60, progress=False, n_boot=400)
+        p = res.pairwise()[0]
+        hits += p["ci_low"] <= 0 <= p["ci_high"]
+        d = res.per_deal[:, 0] - res.per_deal[:, 1]
+        ratio.append((p["ci_high"] - p["ci_low"]) / (2 * 1.96 * d.std() / np.sqrt(len(d))))
+    assert 34 <= hits <= 40
+    assert 0.9 < float(np.mean(ratio)) < 1.1
