@@ -178,11 +178,21 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
+from .core.engine import SO_DEAL as _SO_DEAL
+from .core.engine import SO_NEXT as _SO_NEXT
+from .core.engine import SO_PHASE as _SO_PHASE
 from .core.state import DEAL_NO as _DEAL_NO
 from .core.state import PHASE as _PHASE
 from .core.state import PHASE_NAMES
-from .core.state import TO_MOVE as _TO_MOVE
-from .game import RESET_OPTIONS, EpisodeSeeds, Game, IllegalActionError, OptionError, reset_options
+from .game import (
+    _PLAIN_INTS,
+    RESET_OPTIONS,
+    EpisodeSeeds,
+    Game,
+    IllegalActionError,
+    OptionError,
+    reset_options,
+)
 from .games.base import GameKind
 from .games.registry import games
 from .kinds import LICITOVANY
@@ -197,6 +207,9 @@ AGENTS4 = (*AGENTS, "player_3")
 
 # Licitovaný's phases as LICITOVANY.md §12 names them in rich infos (its GameKind's).
 LICIT_PHASE_GROUPS = dict(LICITOVANY.phase_groups)
+
+_empty, _F32, _I8 = np.empty, np.dtype(np.float32), np.dtype(np.int8)
+_SO_LOW = (1 << _SO_DEAL) - 1  # step_observe's bits below the deal
 
 
 
@@ -605,6 +618,19 @@ class raw_env(AECEnv):
         self.state_space = spaces.Box(-np.inf, np.inf, (game.state_obs_size,), np.float32)
         self._started = False
         self._info_template: dict[str, Any] | None = None
+        self._n_actions, self._obs_size = kind.n_actions, game.obs_size
+        # step_observe's low bits (the player to move next, the phase) -> (agent, the
+        # infos' phase)
+        self._decoded = tuple(
+            (agents[n] if n < len(agents) else None,
+             p if self._phase_names is None else self._phase_names[p])
+            for c in range(_SO_LOW + 1)
+            for n, p in [((c >> _SO_NEXT) & 3, (c >> _SO_PHASE) & 15)])
+        # The observation step() wrote for the player to move next, handed out by the next
+        # last() while the state is the one it was made from: (agent, observation dict,
+        # state array, rules vector, state bytes) or None.
+        self._pending: tuple[str, dict[str, np.ndarray], np.ndarray, np.ndarray,
+                             bytes] | None = None
         self._seeds = EpisodeSeeds()
 
     # --- spaces (cached) --------------------------------------------------------------
@@ -659,6 +685,7 @@ class raw_env(AECEnv):
         self._set_infos(None)
         self._gone: dict[str, tuple[bool, bool, dict[str, Any]]] = {}
         self.agent_selection = agents[self.game.to_move]
+        self._pending = None
         self._started = True
 
     def _set_infos(self, settlement: dict[str, Any] | None, deal: int = -1) -> None:
@@ -723,26 +750,46 @@ class raw_env(AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
         move; once every agent is done, the final ones of ``agent_selection`` (reward 0)."""
+        pending = self._pending
+        if pending is not None and observe:
+            # step()'s observation of the agent it selected, while the state is the one it
+            # was made from (a change by any path drops it); handed out once, so that every
+            # call answers arrays of its own
+            agent, ob, st, rv, snap = pending
+            self._pending = None
+            game = self.game
+            if (agent is self.agent_selection and st is game.st and rv is game.rv
+                    and st.tobytes() == snap):
+                term = self.terminations.get(agent)
+                if term is not None:
+                    info = self._infos.get(agent)
+                    if info is None:
+                        info = self._mover_info(agent)
+                    return ob, self._cumulative_rewards[agent], term, self.truncations[agent], info
         if not self._started:
             raise AttributeError("the environment must be reset before it is used")
         agent = self.agent_selection
         term = self.terminations.get(agent)
-        if term is not None:  # AECEnv.last and observe, inlined (the hot path)
+        if term is not None:  # AECEnv.last and observe, inlined
             if observe:
                 obs, mask = self.game.observe(self.agent_name_mapping[agent])
                 ob = {"observation": obs, "action_mask": mask}
             else:
                 ob = None
             info = self._infos.get(agent)
-            if info is None:  # built now, for the mover alone (see _set_infos)
-                template = self._info_template
-                if template is None:
-                    info = self.infos[agent]  # (a KeyError, as PettingZoo's)
-                else:
-                    info = self._infos[agent] = template.copy()
+            if info is None:
+                info = self._mover_info(agent)
             return ob, self._cumulative_rewards[agent], term, self.truncations[agent], info
         term, trunc, info = self._gone[agent]
         return (self.observe(agent) if observe else None), 0.0, term, trunc, info
+
+    def _mover_info(self, agent: str) -> dict[str, Any]:
+        """The info of ``agent`` that last() builds, for it alone (see _set_infos)."""
+        template = self._info_template
+        if template is None:
+            return self.infos[agent]  # (a KeyError, as PettingZoo's)
+        info = self._infos[agent] = template.copy()
+        return info
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping.get(agent) if self._started else None
@@ -763,30 +810,46 @@ class raw_env(AECEnv):
         if term or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None:
+        game = self.game
+        if type(action) in _PLAIN_INTS and 0 <= (a := int(action)) < self._n_actions:
+            # The hot path (the AEC loop's index): check, apply and observe the player to
+            # move next in one compiled call, the observation kept for last(); the general
+            # path below does the same in separate steps.
+            out, mask = _empty(self._obs_size, _F32), _empty(self._n_actions, _I8)
+            code = game.step_observe(a, out, mask)
+            if code >= 0 and not code & 1:  # legal, and the deal goes on
+                self._cumulative_rewards[agent] = 0.0
+                if self._paid:
+                    self._unpay()
+                nxt, phase = self._decoded[code & _SO_LOW]
+                self._infos = {}  # _set_infos(None), inlined
+                self._info_template = (
+                    {"phase": phase, "deal": code >> _SO_DEAL} if self.rich_infos else
+                    {"phase": phase, "deal": code >> _SO_DEAL, "settlement_deal": -1})
+                self.agent_selection = nxt
+                st = game.st
+                self._pending = (nxt, {"observation": out, "action_mask": mask}, st, game.rv,
+                                 st.tobytes())
+                if self.render_mode == "human":
+                    self.render()
+                return
+            # the deal ended (settled); not legal: step raises the error naming the legal
+            # actions, before changing anything
+            ended = True if code >= 0 else game.step(action)
+        elif action is None:
             raise IllegalActionError(
                 f"{agent} is to move and must act: legal are {self.legal_labels(agent)}"
             )
-        game = self.game
+        else:
+            ended = game.step(action)  # raises before changing anything on a bad action
+        self._pending = None
         agents = self._agents
-        ended = game.step(action)  # raises before changing anything on a bad action
         self._cumulative_rewards[agent] = 0.0
-        if self._paid:  # a deal ended at the last step: its rewards go back to 0
-            rewards = self.rewards
-            for a in agents:
-                rewards[a] = 0.0
-            self._paid = False
+        if self._paid:
+            self._unpay()
         if not ended:
-            st = game.st
-            if self.rich_infos:
-                self._set_infos(None)
-            else:  # _set_infos(None), inlined (the hot path)
-                self._infos = {}
-                phase, names = st.item(_PHASE), self._phase_names
-                self._info_template = {"phase": phase if names is None else names[phase],
-                                       "deal": st.item(_DEAL_NO), "settlement_deal": -1}
-            c = st.item(_TO_MOVE)  # game.to_move, inlined
-            self.agent_selection = agents[game.player(c) if game.four else c]
+            self._set_infos(None)
+            self.agent_selection = agents[game.to_move]
             if self.render_mode == "human":
                 self.render()
             return
@@ -803,6 +866,13 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _unpay(self) -> None:
+        """A deal ended at the last step: its rewards go back to 0."""
+        rewards = self.rewards
+        for a in self._agents:
+            rewards[a] = 0.0
+        self._paid = False
 
     # --- results, records and rendering -----------------------------------------------
     @property

@@ -20,7 +20,14 @@ import numpy as np
 from .cards import CARD_CODES, parse_deck
 from .core import state as S
 from .core.deal import deck_of, shuffled_deck
-from .core.engine import advance_partie, apply_action, deal_deck, legal_actions, start_partie
+from .core.engine import (
+    advance_partie,
+    apply_action,
+    deal_deck,
+    legal_actions,
+    start_partie,
+    step_observe,
+)
 from .games.voleny import actions as A
 from .games.voleny.four import CORE_DEALER, mirror_scores, player_of, seat_of
 from .games.voleny.record import LEVEL_NAMES, level_name  # noqa: F401 - public here too
@@ -452,6 +459,27 @@ class Game:
         if self._keep != 0:
             self.records.append(self.record(self.last_settlement))
         return True
+
+    def step_observe(self, a: int, out: np.ndarray, mask: np.ndarray) -> int:
+        """:meth:`step` of the int index ``a`` and :meth:`observe` of the player to move
+        next, in one compiled call (the AEC env's decision; ``out`` and ``mask`` fresh
+        arrays of the observation's and the mask's size).  Returns
+        :func:`~mariash_env.core.engine.step_observe`'s code: -1 when ``a`` is not legal
+        now (nothing applied: :meth:`step` raises the error), else the player who acted,
+        whether the deal ended (``out`` and ``mask`` are then not written), the player to
+        move next, the phase and the deal."""
+        history = self.history
+        if not history and self._keep != 0:  # as step: the deal's start, for its record
+            self._deal_start = (self.deck(), self.dealer, self.st.item(S.CUT))
+        code = step_observe(self.st, self.rv, a, out, mask)
+        if code < 0:
+            return code
+        history.append(((code >> 1) & 3, a))  # (the player who acted, the action)
+        if code & 1:  # the deal ended: as step
+            self.last_settlement = self.settlement()
+            if self._keep != 0:
+                self.records.append(self.record(self.last_settlement))
+        return code
 
     def next_deal(self) -> bool:
         """Gather, cut and deal the next deal of the partie; False when the partie is over."""

@@ -11,6 +11,9 @@ once, used by ``Game``, the environments, ``VectorEnv``, OpenSpiel and the searc
 * ``deal_deck(st, deck, dealer, game)`` deals one deal in the game's pattern
   (``games/<game>/deal.py``), ``start_partie``/``start_partie_of`` a partie's first deal
   and ``next_deal``/``advance_partie(st, rules, k)`` the next one;
+* ``step_observe(st, rules, a, out, mask)``: the AEC env's decision in one call: check
+  ``a``, apply it and observe the next seat to move (``legal_actions``, ``apply_action``
+  and ``encode_game``);
 * ``n_actions_of(rules)``: the game's action count;
 * ``solve_legal``, ``solve_settle_end``, ``solve_ending_fates``, ``solve_set_ending_fate``
   and ``solve_can_claim``: the game's parts of the double-dummy solver
@@ -43,7 +46,7 @@ from ..games.voleny import solve as voleny_solve
 from ..games.voleny import validate as voleny_validate
 from ..games.voleny.actions import N_ACTIONS
 from ..games.voleny.deal import deal_voleny
-from ..games.voleny.four import CORE_DEALER, mirror_scores, start4
+from ..games.voleny.four import CORE_DEALER, mirror_scores, player_of, start4
 from ..games.voleny.observe import encode
 from ..games.voleny.observe4 import encode4
 from ..games.voleny.phases import apply_voleny, legal_voleny
@@ -51,7 +54,7 @@ from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_PLAYERS
 from .deal import check_deck, next_deck, reset_partie
 from .flow import check_state
 from .jit import njit, njit_inline
-from .state import CUT, FOREHAND, P4_DEALER, PARTIE_DONE, TO_MOVE
+from .state import CUT, DEAL_NO, FOREHAND, P4_DEALER, PARTIE_DONE, PH_DONE, PHASE, TO_MOVE
 
 
 @njit
@@ -92,6 +95,40 @@ def apply_action(st, rules, a):
     if rules[R_GAME] == G_LICIT:
         return apply_licit(st, rules, a)
     return apply_voleny(st, rules, a)
+
+
+# step_observe's answer: -1 = not legal (nothing applied), else these fields.
+SO_ENDED = 1  # bit 0: the action ended the deal (it is settled; out and mask unwritten)
+SO_MOVER = 1  # bits 1-2: the player who acted
+SO_NEXT = 3  # bits 3-4: the player to move next (when the deal goes on)
+SO_PHASE = 5  # bits 5-8: the phase now
+SO_DEAL = 9  # bits 9..: the deal of the partie (DEAL_NO)
+
+
+@njit
+def step_observe(st, rules, a, out, mask):
+    """The AEC env's decision in one compiled call (each call's argument unboxing costs
+    more than the rules): if ``a`` is legal for the seat to move, apply it and, unless
+    that ended the deal, write the observation and the legal actions of the player to
+    move next into ``out`` and ``mask`` (``encode_game`` and ``legal_actions``, as the
+    game's ``observe_into`` writes them).  Returns -1 when ``a`` is not legal (nothing
+    applied; ``mask`` scratch), else the fields ``SO_*`` packed into one int."""
+    check_state(st, rules)
+    if a < 0 or a >= mask.shape[0] or st[PHASE] == PH_DONE or st[TO_MOVE] < 0:
+        return -1
+    legal_actions(st, rules, mask)
+    if mask[a] == 0:
+        return -1
+    four = rules[R_PLAYERS] == 4
+    mover = player_of(st, st[TO_MOVE]) if four else st[TO_MOVE]
+    if apply_action(st, rules, a):
+        return (SO_ENDED | (mover << SO_MOVER) | (st[PHASE] << SO_PHASE)
+                | (st[DEAL_NO] << SO_DEAL))
+    nxt = player_of(st, st[TO_MOVE]) if four else st[TO_MOVE]
+    encode_game(st, rules, nxt, out, False)
+    legal_actions(st, rules, mask)
+    return ((mover << SO_MOVER) | (nxt << SO_NEXT) | (st[PHASE] << SO_PHASE)
+            | (st[DEAL_NO] << SO_DEAL))
 
 
 @njit

@@ -1,0 +1,127 @@
+"""The AEC env's decision in one compiled call (``core.engine.step_observe``): step checks,
+applies and observes the player to move next at once, and the next last() hands that
+observation out.  What the agents see must be exactly what the separate calls give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mariash_env
+from mariash_env.game import IllegalActionError
+
+RULE_SETS = [{}, {"players": 4}, {"rules": "licitovany"}, {"open_contracts": True},
+             {"max_flek": None, "tariff": "csm"}, {"rich_infos": True}]
+
+
+def _fresh(raw, agent):
+    seat = raw.agent_name_mapping[agent]
+    game = raw.game
+    return game.observation(seat), game.legal_mask(seat)
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: ",".join(map(str, r)) or "default")
+def test_last_answers_what_observe_and_legal_mask_give(rules):
+    e = mariash_env.env(deals=3, **rules)
+    raw = e.unwrapped
+    rng = np.random.default_rng(7)
+    decisions = 0
+    for seed in range(3):
+        e.reset(seed=seed)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, info = e.last()
+            if not (term or trunc):
+                want_obs, want_mask = _fresh(raw, agent)
+                np.testing.assert_array_equal(obs["observation"], want_obs)
+                np.testing.assert_array_equal(obs["action_mask"], want_mask)
+                again = e.last()  # fresh arrays every call, the same info
+                assert again[0]["observation"] is not obs["observation"]
+                assert again[0]["action_mask"] is not obs["action_mask"]
+                np.testing.assert_array_equal(again[0]["observation"], want_obs)
+                assert again[4] is info
+                decisions += 1
+            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(
+                obs["action_mask"]))))
+    assert decisions > 50
+
+
+def test_one_compiled_call_per_decision(monkeypatch):
+    import mariash_env.game as G
+
+    calls: list[str] = []
+    for name in ("step_observe", "apply_action", "legal_actions"):
+        real = getattr(G, name)
+        monkeypatch.setattr(G, name, lambda *a, _r=real, _n=name: (calls.append(_n), _r(*a))[1])
+    e = mariash_env.env(deals=1)
+    e.reset(seed=5)
+    raw = e.unwrapped
+    real_observe = raw.game._observe_into
+    raw.game._observe_into = lambda *a: (calls.append("observe"), real_observe(*a))[1]
+    obs, *_ = e.last()  # after reset: observed
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    calls.clear()
+    for _ in range(5):
+        obs, *_ = e.last()
+        e.step(np.int64(np.flatnonzero(obs["action_mask"])[-1]))
+    assert calls == ["step_observe"] * 5  # no separate observe, apply or mask
+
+
+def _mid_deal(seed: int, steps: int, **rules):
+    e = mariash_env.env(**rules)
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        obs, *_ = e.last()
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return e
+
+
+@pytest.mark.parametrize("how", ["in_place", "replaced", "rules_vector"])
+def test_a_state_changed_after_step_is_observed_afresh(how):
+    # step() keeps the next observation for last(); a change of the state in between (any
+    # path) drops it: last() answers the state's own observation
+    e = _mid_deal(3, 12)
+    other = _mid_deal(8, 25)
+    raw = e.unwrapped
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    agent = raw.agent_selection
+    if how == "in_place":
+        raw.game.st[:] = other.unwrapped.game.st
+    elif how == "replaced":
+        raw.game.st = other.unwrapped.game.st.copy()
+    else:
+        raw.game.rv = raw.game.rv.copy()
+    got, *_ = e.last()
+    want_obs, want_mask = _fresh(raw, agent)
+    np.testing.assert_array_equal(got["observation"], want_obs)
+    np.testing.assert_array_equal(got["action_mask"], want_mask)
+
+
+def test_illegal_index_applies_nothing_and_names_the_legal_actions():
+    e = _mid_deal(4, 10)
+    raw = e.unwrapped
+    obs, *_ = e.last()
+    st, history = raw.game.st.copy(), list(raw.game.history)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    for action in (bad, np.int64(bad), np.uint8(bad)):
+        with pytest.raises(IllegalActionError, match="legal are"):
+            e.step(action)
+    np.testing.assert_array_equal(raw.game.st, st)
+    assert raw.game.history == history
+    again, *_ = e.last()  # still the same decision, observed alike
+    np.testing.assert_array_equal(again["observation"], obs["observation"])
+    np.testing.assert_array_equal(again["action_mask"], obs["action_mask"])
+
+
+def test_last_without_observation_keeps_it_for_the_next_call():
+    e = _mid_deal(6, 8)
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    agent = e.agent_selection
+    none, *_ = e.last(observe=False)
+    assert none is None
+    got, *_ = e.last()
+    want_obs, want_mask = _fresh(e.unwrapped, agent)
+    np.testing.assert_array_equal(got["observation"], want_obs)
+    np.testing.assert_array_equal(got["action_mask"], want_mask)
