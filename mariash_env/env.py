@@ -163,7 +163,7 @@ raise :class:`AttributeError` ("must be reset").
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import gymnasium
@@ -212,17 +212,28 @@ _empty, _F32, _I8 = np.empty, np.dtype(np.float32), np.dtype(np.int8)
 _SO_LOW = (1 << _SO_DEAL) - 1  # step_observe's bits below the deal
 
 
+class _UpdateFlag:
+    """Where an order-enforcing wrapper keeps PettingZoo's ``_has_updated`` flag (whether
+    step() or reset() came since the agent iterator last moved on)."""
+
+    __slots__ = ("_has_updated",)
+
 
 class _OrderIterator(AECOrderEnforcingIterator):
     """PettingZoo's order-enforcing agent iterator, reading the wrapped env directly."""
 
+    def __init__(self, env: _OrderEnforcing, max_iter: int) -> None:
+        super().__init__(env, max_iter)
+        self._inner, self._flag = env.env, env._flag
+
     def __next__(self) -> str:
-        inner = self.env.env
+        inner = self._inner
         if not inner.agents or self.iters_til_term <= 0:
             raise StopIteration
         self.iters_til_term -= 1
-        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        self.env._has_updated = False
+        flag = self._flag
+        assert flag._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        flag._has_updated = False
         return inner.agent_selection
 
 
@@ -235,8 +246,32 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing, with the hot attributes forwarded directly.
 
     The stock wrapper reaches every attribute through two ``__getattr__`` hops,
-    which costs more than a whole step of the engine.
+    which costs more than a whole step of the engine.  Around :class:`raw_env` itself
+    (no other wrapper between) ``last`` and, once reset, ``step`` are the raw env's own,
+    one Python call less a decision: raw_env's ``_step_in_order`` keeps the
+    ``_has_updated`` flag and warns of a step after the episode as this wrapper's step
+    does.
     """
+
+    def __init__(self, env: AECEnv) -> None:
+        direct = type(env) is raw_env
+        self._flag = env if direct else _UpdateFlag()  # set before PettingZoo's __init__
+        super().__init__(env)
+        self._direct = direct
+
+    @property
+    def _has_updated(self) -> bool:  # type: ignore[override]
+        return self._flag._has_updated
+
+    @_has_updated.setter
+    def _has_updated(self, value: bool) -> None:
+        self._flag._has_updated = value
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        if self._direct:  # from now on the raw env's (see the class documentation)
+            env = self.env
+            self.last, self.step = env.last, env._step_in_order  # type: ignore[method-assign]
 
     def _live(self) -> AECEnv:
         if not self._has_reset:
@@ -548,6 +583,85 @@ class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
         return observations, rewards, terminations, truncations, self._named(infos)
 
 
+def _step_function(ordered: bool) -> Callable[[raw_env, Any], None]:
+    """raw_env's step; with ``ordered`` the order-enforcing wrapper's as well (its flag, and
+    its warning of a step after the episode where raw_env raises), which _OrderEnforcing
+    binds in place of its own: one function body, no Python call more on the hot path."""
+
+    def step(self: raw_env, action: Any) -> None:
+        """Apply ``action`` of the agent to move (PettingZoo's ``step``)."""
+        if ordered:  # as _OrderEnforcing.step: its flag; a warning after the episode
+            self._has_updated = True
+            if not self.agents:
+                EnvLogger.warn_step_after_terminated_truncated()
+                return
+        agent = self.agent_selection
+        term = self.terminations.get(agent)
+        if term is None:
+            raise RuntimeError("the episode is over: call reset() to start a new one")
+        if term or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        if type(action) in _PLAIN_INTS and 0 <= (a := int(action)) < self._n_actions:
+            # The hot path (the AEC loop's index): check, apply and observe the player to
+            # move next in one compiled call, the observation kept for last(); the general
+            # path below does the same in separate steps.
+            out, mask = _empty(self._obs_size, _F32), _empty(self._n_actions, _I8)
+            code = game.step_observe(a, out, mask)
+            if code >= 0 and not code & 1:  # legal, and the deal goes on
+                self._cumulative_rewards[agent] = 0.0
+                if self._paid:
+                    self._unpay()
+                nxt, phase = self._decoded[code & _SO_LOW]
+                self._infos = {}  # _set_infos(None), inlined
+                self._info_template = (
+                    {"phase": phase, "deal": code >> _SO_DEAL} if self.rich_infos else
+                    {"phase": phase, "deal": code >> _SO_DEAL, "settlement_deal": -1})
+                self.agent_selection = nxt
+                st = game.st
+                self._pending = (nxt, {"observation": out, "action_mask": mask}, st, game.rv,
+                                 st.tobytes())
+                if self.render_mode == "human":
+                    self.render()
+                return
+            # the deal ended (settled); not legal: step raises the error naming the legal
+            # actions, before changing anything
+            ended = True if code >= 0 else game.step(action)
+        elif action is None:
+            raise IllegalActionError(
+                f"{agent} is to move and must act: legal are {self.legal_labels(agent)}"
+            )
+        else:
+            ended = game.step(action)  # raises before changing anything on a bad action
+        self._pending = None
+        agents = self._agents
+        self._cumulative_rewards[agent] = 0.0
+        if self._paid:
+            self._unpay()
+        if not ended:
+            self._set_infos(None)
+            self.agent_selection = agents[game.to_move]
+            if self.render_mode == "human":
+                self.render()
+            return
+        deal = game.deal_no  # the deal that ended (before next_deal)
+        settlement = game.last_settlement
+        for a, p in zip(agents, settlement["payments"]):
+            self.rewards[a] = float(p)
+        self._paid = True
+        if not game.next_deal():
+            self.terminations = {a: True for a in agents}
+        self._set_infos(settlement, deal)
+        if not game.deal_over:
+            self.agent_selection = agents[game.to_move]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    return step
+
+
 class raw_env(AECEnv):
     """Every game as a PettingZoo AEC environment, unwrapped (see the module documentation):
     volený (the default, ``players=4`` at four), licitovaný (``rules="licitovany"``);
@@ -617,6 +731,7 @@ class raw_env(AECEnv):
         self.action_spaces = AgentSpaces({a: act_space for a in agents})
         self.state_space = spaces.Box(-np.inf, np.inf, (game.state_obs_size,), np.float32)
         self._started = False
+        self._has_updated = False  # the order-enforcing wrapper's flag (_OrderEnforcing)
         self._info_template: dict[str, Any] | None = None
         self._n_actions, self._obs_size = kind.n_actions, game.obs_size
         # step_observe's low bits (the player to move next, the phase) -> (agent, the
@@ -802,70 +917,9 @@ class raw_env(AECEnv):
         self._check_reset()
         return self.game.full_state()
 
-    def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        term = self.terminations.get(agent)
-        if term is None:
-            raise RuntimeError("the episode is over: call reset() to start a new one")
-        if term or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        game = self.game
-        if type(action) in _PLAIN_INTS and 0 <= (a := int(action)) < self._n_actions:
-            # The hot path (the AEC loop's index): check, apply and observe the player to
-            # move next in one compiled call, the observation kept for last(); the general
-            # path below does the same in separate steps.
-            out, mask = _empty(self._obs_size, _F32), _empty(self._n_actions, _I8)
-            code = game.step_observe(a, out, mask)
-            if code >= 0 and not code & 1:  # legal, and the deal goes on
-                self._cumulative_rewards[agent] = 0.0
-                if self._paid:
-                    self._unpay()
-                nxt, phase = self._decoded[code & _SO_LOW]
-                self._infos = {}  # _set_infos(None), inlined
-                self._info_template = (
-                    {"phase": phase, "deal": code >> _SO_DEAL} if self.rich_infos else
-                    {"phase": phase, "deal": code >> _SO_DEAL, "settlement_deal": -1})
-                self.agent_selection = nxt
-                st = game.st
-                self._pending = (nxt, {"observation": out, "action_mask": mask}, st, game.rv,
-                                 st.tobytes())
-                if self.render_mode == "human":
-                    self.render()
-                return
-            # the deal ended (settled); not legal: step raises the error naming the legal
-            # actions, before changing anything
-            ended = True if code >= 0 else game.step(action)
-        elif action is None:
-            raise IllegalActionError(
-                f"{agent} is to move and must act: legal are {self.legal_labels(agent)}"
-            )
-        else:
-            ended = game.step(action)  # raises before changing anything on a bad action
-        self._pending = None
-        agents = self._agents
-        self._cumulative_rewards[agent] = 0.0
-        if self._paid:
-            self._unpay()
-        if not ended:
-            self._set_infos(None)
-            self.agent_selection = agents[game.to_move]
-            if self.render_mode == "human":
-                self.render()
-            return
-        deal = game.deal_no  # the deal that ended (before next_deal)
-        settlement = game.last_settlement
-        for a, p in zip(agents, settlement["payments"]):
-            self.rewards[a] = float(p)
-        self._paid = True
-        if not game.next_deal():
-            self.terminations = {a: True for a in agents}
-        self._set_infos(settlement, deal)
-        if not game.deal_over:
-            self.agent_selection = agents[game.to_move]
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+    step = _step_function(ordered=False)
+    # the order-enforcing wrapper's step (_OrderEnforcing binds it once reset)
+    _step_in_order = _step_function(ordered=True)
 
     def _unpay(self) -> None:
         """A deal ended at the last step: its rewards go back to 0."""

@@ -125,3 +125,45 @@ def test_last_without_observation_keeps_it_for_the_next_call():
     want_obs, want_mask = _fresh(e.unwrapped, agent)
     np.testing.assert_array_equal(got["observation"], want_obs)
     np.testing.assert_array_equal(got["action_mask"], want_mask)
+
+
+@pytest.mark.parametrize("extra", [{}, {"mask_in_info": True}, {"illegal": "terminate"}],
+                         ids=["direct", "mask_in_info", "terminate"])
+def test_order_enforcing_is_kept_with_the_raw_step_bound(extra, caplog):
+    # Around raw_env itself the wrapper's step and last are the raw env's own once reset
+    # (one Python call less a decision); PettingZoo's order rules stay those of the wrapper
+    e = mariash_env.env(deals=1, **extra)
+    raw = e.unwrapped
+    with pytest.raises(AttributeError, match="reset"):
+        e.last()
+    with pytest.raises(AssertionError, match="reset"):
+        e.step(0)
+    e.reset(seed=2)
+    direct = not extra
+    assert (e.step == raw._step_in_order) is direct and (e.last == raw.last) is direct
+    it = iter(e.agent_iter())
+    next(it)
+    with pytest.raises(AssertionError, match="step"):
+        next(it)
+    obs, *_ = e.last()
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    if extra.get("illegal") != "terminate":
+        with pytest.raises(IllegalActionError):
+            e.step(bad)  # a refused step is a step for the iterator (PettingZoo's wrapper)
+    else:
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    for _agent in it:
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert not e.agents
+    e.step(None)  # after the end: PettingZoo's logged warning, nothing raised
+    assert "step() called after all agents are terminated" in caplog.text
+    with pytest.raises(RuntimeError, match="the episode is over"):
+        raw.step(None)  # the raw env itself still refuses it
+    e.reset(seed=3)  # and a new episode plays through the same loop
+    steps = 0
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
+        steps += 1
+    assert steps > 3 and not e.agents
