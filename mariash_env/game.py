@@ -107,26 +107,42 @@ class EpisodeSeeds:
     """
 
     def __init__(self) -> None:
-        self.np_random: np.random.Generator | None = None
+        self._rng: np.random.Generator | None = None
+        self._seed: int | None = None  # the seed of the generator, until it is made
+
+    # The generator of a seed is made when first drawn from: a seeded reset draws nothing,
+    # and making one costs as much as the rest of a reset.
+    @property
+    def np_random(self) -> np.random.Generator | None:
+        if self._seed is not None:
+            self._rng = np.random.default_rng(self._seed)  # = gymnasium's np_random(seed)
+            self._seed = None
+        return self._rng
+
+    @np_random.setter
+    def np_random(self, rng: np.random.Generator | None) -> None:
+        self._rng, self._seed = rng, None
 
     def seed_of(self, seed: Any) -> int | None:
         seed = check_seed(seed)
         if seed is not None:
-            self.np_random = np.random.default_rng(seed)  # = gymnasium's np_random(seed)
+            self._rng, self._seed = None, seed
             return seed
-        return None if self.np_random is None else continue_seed(self.np_random)
+        rng = self.np_random
+        return None if rng is None else continue_seed(rng)
 
     @contextmanager
     def drawn(self, seed: Any) -> Iterator[int | None]:
         """``seed_of(seed)`` for a reset that may still fail (a bad deck): if the body
         raises, the generator is as it was (nothing half-applied)."""
-        rng = self.np_random
-        saved = None if rng is None else rng.bit_generator.state
+        rng, pending = self._rng, self._seed
+        # only an unseeded reset draws from a generator made before
+        saved = None if rng is None or seed is not None else rng.bit_generator.state
         try:
             yield self.seed_of(seed)
         except BaseException:
-            self.np_random = rng
-            if rng is not None:
+            self._rng, self._seed = rng, pending
+            if saved is not None:
                 rng.bit_generator.state = saved
             raise
 

@@ -167,3 +167,27 @@ def test_order_enforcing_is_kept_with_the_raw_step_bound(extra, caplog):
         e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
         steps += 1
     assert steps > 3 and not e.agents
+
+
+def test_seeded_resets_make_no_generator(monkeypatch):
+    # reset(seed=s) plays seed s and seeds the generator later unseeded resets continue;
+    # that generator is made only when an unseeded reset first draws from it (making one
+    # cost as much as the rest of a reset).  The parties are those of test_seeding.
+    made: list[tuple] = []
+    real = np.random.default_rng
+    monkeypatch.setattr(np.random, "default_rng",
+                        lambda *a, **k: (made.append(a), real(*a, **k))[1])
+    e = mariash_env.env(deals=1)
+    for seed in range(5):
+        e.reset(seed=seed)
+    assert made == []
+    e.reset()
+    e.reset()
+    assert made == [(4,)]
+    want = mariash_env.env(deals=1)
+    want.reset(seed=4)
+    want.unwrapped._seeds.np_random  # noqa: B018 - made at once, drawn from alike
+    want.reset()
+    want.reset()
+    np.testing.assert_array_equal(e.unwrapped.state(), want.unwrapped.state())
+

@@ -421,8 +421,8 @@ def new_state() -> np.ndarray:
 
 def seed_rng(st: np.ndarray, seed: int | None) -> None:
     """Seed the state's generator from any integer seed (None: fresh entropy)."""
-    for i, w in enumerate(seed_words(seed)):
-        setm(st, RNG + i, int(w))
+    # setm of each word in one store (the same int32 bits; no compiled call a word)
+    st[RNG:RNG + 4] = seed_words(seed).astype(np.uint32).view(np.int32)
 
 
 # --- readable views of the record, derived from the schema ---
