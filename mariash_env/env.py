@@ -650,10 +650,18 @@ def _step_function(ordered: bool) -> Callable[[raw_env, Any], None]:
         for a, p in zip(agents, settlement["payments"]):
             self.rewards[a] = float(p)
         self._paid = True
-        if not game.next_deal():
+        # the next deal in one compiled call with its first observation, kept for last()
+        out, mask = _empty(self._obs_size, _F32), _empty(self._n_actions, _I8)
+        code = game.next_deal_observe(out, mask)
+        if code < 0:
             self.terminations = {a: True for a in agents}
         self._set_infos(settlement, deal)
-        if not game.deal_over:
+        if code >= 0 and not code & 1:
+            nxt = self.agent_selection = agents[(code >> _SO_NEXT) & 3]
+            st = game.st
+            self._pending = (nxt, {"observation": out, "action_mask": mask}, st, game.rv,
+                             st.tobytes())
+        elif not game.deal_over:
             self.agent_selection = agents[game.to_move]
         self._accumulate_rewards()
         if self.render_mode == "human":

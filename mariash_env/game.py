@@ -19,8 +19,9 @@ import numpy as np
 
 from .cards import CARD_CODES, parse_deck
 from .core import state as S
-from .core.deal import deck_of, shuffled_deck
+from .core.deal import deck_into, shuffled_deck
 from .core.engine import (
+    advance_observe,
     advance_partie,
     apply_action,
     deal_deck,
@@ -238,6 +239,7 @@ class Game:
         self.st = S.new_state()
         self._n_actions = self.kind.n_actions
         self._mask = np.zeros(self._n_actions, dtype=np.int8)
+        self._deck_buf = np.zeros(32, dtype=np.int64)  # deck()'s
         # observe()'s mask for check(): (state array, rules vector, state bytes, mask bytes)
         self._legal_cache: tuple[np.ndarray, np.ndarray, bytes, bytes] | None = None
         self._cuts: list[int] = []
@@ -363,7 +365,9 @@ class Game:
         return int(S.getm(self.st, S.HAND + c)) if c >= 0 else 0
 
     def deck(self) -> list[str]:
-        return [CARD_CODES[c] for c in deck_of(self.st).tolist()]  # Python ints: faster
+        buf = self._deck_buf
+        deck_into(self.st, buf)
+        return [CARD_CODES[c] for c in buf.tolist()]  # Python ints: faster
 
     def observation(self, seat: int) -> np.ndarray:
         out = np.empty(self.obs_size, dtype=np.float32)  # encode writes every entry
@@ -508,6 +512,20 @@ class Game:
             self.history = []
         return ok
 
+    def next_deal_observe(self, out: np.ndarray, mask: np.ndarray) -> int:
+        """:meth:`next_deal` and :meth:`observe` of the new deal's player to move, in one
+        compiled call (``out`` and ``mask`` as for :meth:`step_observe`).  Returns -1 when
+        the partie is over, else :func:`~mariash_env.core.engine.advance_observe`'s code
+        (the player to move, the phase, the deal)."""
+        if not self.deal_over:
+            raise RuntimeError("the current deal is not finished")
+        n = self.deal_no
+        k = self._cuts[n] if n < len(self._cuts) else -1
+        code = advance_observe(self.st, self.rv, k, out, mask)
+        if code >= 0:
+            self.history = []
+        return code
+
     # --- results ----------------------------------------------------------------------
     def settlement(self) -> dict[str, Any]:
         """The settlement of the finished deal: bets, levels, outcomes, amounts, payments
@@ -524,6 +542,7 @@ class Game:
         if self._keep == 0:
             raise RuntimeError("this game keeps no records (records=False)")
         deck, dealer, cut = self._deal_start
+        labels = self.kind.labels
         return {
             "format": "mariash-deal/1",
             "rules": self._rules_dict,
@@ -531,6 +550,6 @@ class Game:
             "dealer": dealer,
             "deck": deck,
             "cut": None if cut < 0 else cut,
-            "actions": [[s, self.kind.labels[a]] for s, a in self.history],
+            "actions": [[s, labels[a]] for s, a in self.history],
             "settlement": self.settlement() if settlement is None else settlement,
         }

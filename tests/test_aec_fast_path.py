@@ -191,3 +191,46 @@ def test_seeded_resets_make_no_generator(monkeypatch):
     want.reset()
     np.testing.assert_array_equal(e.unwrapped.state(), want.unwrapped.state())
 
+
+def test_a_deals_end_is_one_compiled_call_with_the_next_observation(monkeypatch):
+    import mariash_env.game as G
+
+    calls: list[str] = []
+    for name in ("step_observe", "advance_observe", "advance_partie"):
+        real = getattr(G, name)
+        monkeypatch.setattr(G, name, lambda *a, _r=real, _n=name: (calls.append(_n), _r(*a))[1])
+    e = mariash_env.env(deals=3)
+    e.reset(seed=1)
+    raw = e.unwrapped
+    real_observe = raw.game._observe_into
+    raw.game._observe_into = lambda *a: (calls.append("observe"), real_observe(*a))[1]
+    rng = np.random.default_rng(1)
+    ends = 0
+    for agent in e.agent_iter():
+        calls.clear()
+        obs, _, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        want_obs, want_mask = _fresh(raw, agent)  # (observes: after the check)
+        np.testing.assert_array_equal(obs["observation"], want_obs)
+        np.testing.assert_array_equal(obs["action_mask"], want_mask)
+        calls.clear()
+        deals = len(raw.records)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if len(raw.records) > deals and e.agents and not any(raw.terminations.values()):
+            assert calls == ["step_observe", "advance_observe"]
+            ends += 1
+        else:
+            assert calls in (["step_observe"], ["step_observe", "advance_observe"])
+    assert ends == 2
+
+
+def test_deck_is_the_deal_as_dealt():
+    from mariash_env.cards import CARD_CODES
+    from mariash_env.core.deal import deck_of
+
+    e = _mid_deal(9, 3)
+    game = e.unwrapped.game
+    assert game.deck() == [CARD_CODES[c] for c in deck_of(game.st)]
+    assert game.deck() == game.deck() and game.deck() is not game.deck()

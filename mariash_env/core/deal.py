@@ -132,6 +132,13 @@ def deck_of(st):
     return deck
 
 
+@njit
+def deck_into(st, buf):
+    """``deck_of`` into ``buf`` (int64[32]): no array made and handed back (what costs
+    most of a compiled call)."""
+    _dealt_into(st, buf)
+
+
 @njit_inline
 def _dealt_into(st, buf):
     """``buf[0:32]``: the card at each deck position of the current deal."""

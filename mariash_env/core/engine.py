@@ -14,6 +14,8 @@ once, used by ``Game``, the environments, ``VectorEnv``, OpenSpiel and the searc
 * ``step_observe(st, rules, a, out, mask)``: the AEC env's decision in one call: check
   ``a``, apply it and observe the next seat to move (``legal_actions``, ``apply_action``
   and ``encode_game``);
+* ``advance_observe(st, rules, k, out, mask)``: ``advance_partie`` and the observation of
+  the next deal's first player, in one call;
 * ``n_actions_of(rules)``: the game's action count;
 * ``solve_legal``, ``solve_settle_end``, ``solve_ending_fates``, ``solve_set_ending_fate``
   and ``solve_can_claim``: the game's parts of the double-dummy solver
@@ -181,6 +183,23 @@ def advance_partie(st, rules, k):
         return False
     next_deal(st, rules, k, rules[R_GAME])
     return True
+
+
+@njit
+def advance_observe(st, rules, k, out, mask):
+    """``advance_partie(st, rules, k)`` and, when a next deal starts, the observation and
+    the legal actions of its player to move in ``out`` and ``mask`` (as ``step_observe``
+    writes them).  Returns -1 at the end of the partie, else ``step_observe``'s fields of
+    the new deal (``SO_ENDED`` set, nothing written, if no player is to move)."""
+    if not advance_partie(st, rules, k):
+        return -1
+    code = (st[PHASE] << SO_PHASE) | (st[DEAL_NO] << SO_DEAL)
+    if st[TO_MOVE] < 0:
+        return code | SO_ENDED
+    nxt = player_of(st, st[TO_MOVE]) if rules[R_PLAYERS] == 4 else st[TO_MOVE]
+    encode_game(st, rules, nxt, out, False)
+    legal_actions(st, rules, mask)
+    return code | (nxt << SO_NEXT)
 
 
 @njit
