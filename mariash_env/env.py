@@ -181,6 +181,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 from .core.engine import SO_DEAL as _SO_DEAL
 from .core.engine import SO_NEXT as _SO_NEXT
 from .core.engine import SO_PHASE as _SO_PHASE
+from .core.engine import step_observe as _step_observe
 from .core.state import DEAL_NO as _DEAL_NO
 from .core.state import PHASE as _PHASE
 from .core.state import PHASE_NAMES
@@ -608,7 +609,14 @@ def _step_function(ordered: bool) -> Callable[[raw_env, Any], None]:
             # move next in one compiled call, the observation kept for last(); the general
             # path below does the same in separate steps.
             out, mask = _empty(self._obs_size, _F32), _empty(self._n_actions, _I8)
-            code = game.step_observe(a, out, mask)
+            history = game.history  # game.step_observe(a, out, mask), inlined
+            if not history:
+                game._deal_starts()
+            code = _step_observe(game.st, game.rv, a, out, mask)
+            if code >= 0:
+                history.append(((code >> 1) & 3, a))
+                if code & 1:
+                    game._deal_ended()
             if code >= 0 and not code & 1:  # legal, and the deal goes on
                 self._cumulative_rewards[agent] = 0.0
                 if self._paid:
@@ -886,8 +894,12 @@ class raw_env(AECEnv):
                 term = self.terminations.get(agent)
                 if term is not None:
                     info = self._infos.get(agent)
-                    if info is None:
-                        info = self._mover_info(agent)
+                    if info is None:  # _mover_info, inlined
+                        template = self._info_template
+                        if template is None:
+                            info = self.infos[agent]  # (a KeyError, as PettingZoo's)
+                        else:
+                            info = self._infos[agent] = template.copy()
                     return ob, self._cumulative_rewards[agent], term, self.truncations[agent], info
         if not self._started:
             raise AttributeError("the environment must be reset before it is used")

@@ -470,15 +470,24 @@ class Game:
         if self.four:
             seat = self.player(seat)
         history = self.history
-        if not history and self._keep != 0:
-            self._deal_start = (self.deck(), self.dealer, int(st[S.CUT]))
+        if not history:
+            self._deal_starts()
         history.append((seat, a))
         if not apply_action(st, self.rv, a):
             return False
+        self._deal_ended()
+        return True
+
+    def _deal_starts(self) -> None:
+        """Before a deal's first action: what its record keeps of its start."""
+        if self._keep != 0:
+            self._deal_start = (self.deck(), self.dealer, self.st.item(S.CUT))
+
+    def _deal_ended(self) -> None:
+        """After the action that ended the deal: its settlement and record."""
         self.last_settlement = self.settlement()
         if self._keep != 0:
             self.records.append(self.record(self.last_settlement))
-        return True
 
     def step_observe(self, a: int, out: np.ndarray, mask: np.ndarray) -> int:
         """:meth:`step` of the int index ``a`` and :meth:`observe` of the player to move
@@ -488,17 +497,15 @@ class Game:
         now (nothing applied: :meth:`step` raises the error), else the player who acted,
         whether the deal ended (``out`` and ``mask`` are then not written), the player to
         move next, the phase and the deal."""
+        # (raw_env.step has these lines inlined: the AEC loop's hot path)
         history = self.history
-        if not history and self._keep != 0:  # as step: the deal's start, for its record
-            self._deal_start = (self.deck(), self.dealer, self.st.item(S.CUT))
+        if not history:
+            self._deal_starts()
         code = step_observe(self.st, self.rv, a, out, mask)
-        if code < 0:
-            return code
-        history.append(((code >> 1) & 3, a))  # (the player who acted, the action)
-        if code & 1:  # the deal ended: as step
-            self.last_settlement = self.settlement()
-            if self._keep != 0:
-                self.records.append(self.record(self.last_settlement))
+        if code >= 0:
+            history.append(((code >> 1) & 3, a))  # (the player who acted, the action)
+            if code & 1:
+                self._deal_ended()
         return code
 
     def next_deal(self) -> bool:

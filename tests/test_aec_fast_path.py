@@ -45,13 +45,29 @@ def test_last_answers_what_observe_and_legal_mask_give(rules):
     assert decisions > 50
 
 
-def test_one_compiled_call_per_decision(monkeypatch):
+def _count(monkeypatch, calls: list[str], names: tuple[str, ...]) -> None:
+    """Each compiled entry ``names`` the game and the env call appends its name to calls."""
+    import importlib
+
     import mariash_env.game as G
 
-    calls: list[str] = []
-    for name in ("step_observe", "apply_action", "legal_actions"):
+    V = importlib.import_module("mariash_env.env")  # the module (the package's env is env())
+
+    for name in names:
         real = getattr(G, name)
-        monkeypatch.setattr(G, name, lambda *a, _r=real, _n=name: (calls.append(_n), _r(*a))[1])
+
+        def counted(*a, _r=real, _n=name):
+            calls.append(_n)
+            return _r(*a)
+
+        monkeypatch.setattr(G, name, counted)
+        if hasattr(V, "_" + name):  # the env's hot path calls it directly
+            monkeypatch.setattr(V, "_" + name, counted)
+
+
+def test_one_compiled_call_per_decision(monkeypatch):
+    calls: list[str] = []
+    _count(monkeypatch, calls, ("step_observe", "apply_action", "legal_actions"))
     e = mariash_env.env(deals=1)
     e.reset(seed=5)
     raw = e.unwrapped
@@ -193,12 +209,8 @@ def test_seeded_resets_make_no_generator(monkeypatch):
 
 
 def test_a_deals_end_is_one_compiled_call_with_the_next_observation(monkeypatch):
-    import mariash_env.game as G
-
     calls: list[str] = []
-    for name in ("step_observe", "advance_observe", "advance_partie"):
-        real = getattr(G, name)
-        monkeypatch.setattr(G, name, lambda *a, _r=real, _n=name: (calls.append(_n), _r(*a))[1])
+    _count(monkeypatch, calls, ("step_observe", "advance_observe", "advance_partie"))
     e = mariash_env.env(deals=3)
     e.reset(seed=1)
     raw = e.unwrapped
