@@ -369,6 +369,12 @@ def set64(st, off, v):
     st[off + 1] = v >> 32
 
 
+def item64(st: np.ndarray, off: int) -> int:
+    """:func:`get64` in plain Python (low word, then the signed high word), for the
+    readers that run once a deal: no compiled call, no numpy scalar."""
+    return (st.item(off + 1) << 32) | (st.item(off) & 0xFFFFFFFF)
+
+
 def read64(states: np.ndarray, off: int, n: int) -> np.ndarray:
     """``n`` consecutive 64-bit amounts at ``off`` of one state or a batch (``int64[..., n]``),
     e.g. ``read64(states, SCORE, 3)``; the numpy counterpart of :func:`get64`."""

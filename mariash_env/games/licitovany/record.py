@@ -10,7 +10,6 @@ import numpy as np
 
 from ...cards import CARD_CODES, SUITS
 from ...core import state as S
-from ..voleny.record import _i64
 from .games import COMPONENTS, GAME_IDS, HEARTS
 
 LEVEL_NAMES = ("", "flek", "re", "tutti", "boty", "kalhoty")
@@ -39,8 +38,8 @@ def licit_settlement(st: np.ndarray) -> dict[str, Any]:
     g = get(S.LIC_GAME)
     high = get(S.LIC_HIGH)
     end = S.END_NAMES[get(S.END)]
-    pay = [_i64(st, S.PAY + 2 * s) for s in range(3)]
-    lines = [_i64(st, S.AMT + 2 * k) for k in range(5)]
+    pay = [S.item64(st, S.PAY + 2 * s) for s in range(3)]
+    lines = [S.item64(st, S.AMT + 2 * k) for k in range(5)]
     out: dict[str, Any] = {
         "game": GAME_IDS[g - 1] if g else None,
         "bid": GAME_IDS[high - 1] if high else None,

@@ -20,11 +20,6 @@ def level_name(level: int) -> str:
     return LEVEL_NAMES[level] if level < len(LEVEL_NAMES) else f"flek×{level}"
 
 
-def _i64(st: Any, off: int) -> int:
-    """``get64`` in Python (low word, then the signed high word): no compiled call."""
-    return (st.item(off + 1) << 32) | (st.item(off) & 0xFFFFFFFF)
-
-
 def settlement(game: Any) -> dict[str, Any]:
     """The settlement of the finished deal of ``game`` (a :class:`~mariash_env.game.Game`
     of volený: its seats mapped to players) in groše."""
@@ -40,8 +35,8 @@ def settlement(game: Any) -> dict[str, Any]:
         "contract": cname,
         "actor": pl(actor),
         "end": S.END_NAMES[get(S.END)],
-        "payments": [_i64(st, S.PAY + 2 * s) for s in range(3)],
-        "amount": _i64(st, S.PAY + 2 * actor) // 2,
+        "payments": [S.item64(st, S.PAY + 2 * s) for s in range(3)],
+        "amount": S.item64(st, S.PAY + 2 * actor) // 2,
     }
     if game.four:  # §11.3: the dealer sits out and pays with the defence
         out["payments"] = [int(payment4(st, p)) for p in range(4)]
@@ -69,7 +64,7 @@ def settlement(game: Any) -> dict[str, Any]:
             "bet": name,
             "won": bool(get(S.WON + line)),
             "worth": worth,
-            "amount": _i64(st, S.AMT + 2 * line),
+            "amount": S.item64(st, S.AMT + 2 * line),
         }
         if line < 4:
             lvl = get(S.BET_LEVEL + line)
