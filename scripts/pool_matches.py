@@ -79,7 +79,8 @@ def read_deals(path: str | Path) -> tuple[list[str], np.ndarray, np.ndarray]:
 
 
 def pool(paths: list[str | Path], rename: bool = False) -> tuple[list[str], np.ndarray]:
-    """The first match's robot names and every match's per-deal rows stacked."""
+    """The first match's robot names and every match's per-deal rows stacked (sorted by
+    deal seed, as :func:`pool_deals`)."""
     names, _, vals = pool_deals(paths, rename)
     return names, vals
 
@@ -87,7 +88,8 @@ def pool(paths: list[str | Path], rename: bool = False) -> tuple[list[str], np.n
 def pool_deals(paths: list[str | Path],
                rename: bool = False) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(robot names, deal seeds, per-deal rows)`` of every match stacked, as
-    :func:`read_deals` gives them for one."""
+    :func:`read_deals` gives them for one, sorted by deal seed: the pooled figures do
+    not depend on the order of the matches (or of their rows)."""
     if not paths:
         raise PoolError("no match to pool")
     names, seeds, vals = read_deals(paths[0])
@@ -104,7 +106,12 @@ def pool_deals(paths: list[str | Path],
     if (counts > 1).any():
         raise PoolError(f"{int((counts > 1).sum())} deal seed(s) appear in more than one "
                         f"match (e.g. {int(uniq[counts > 1][0])}): each deal may count once")
-    return names, seeds, np.concatenate(all_vals)
+    # The rows by deal seed (unique here): the bootstrap resamples row indices, so rows in
+    # the order the files were given would make the CI depend on that order (a glob puts
+    # seed97 after seed126).  A match's own seeds grow with its deal index, so one match
+    # keeps the arena's order and figures.
+    order = np.argsort(seeds, kind="stable")
+    return names, seeds[order], np.concatenate(all_vals)[order]
 
 
 def game_of_units(units: str) -> str | None:

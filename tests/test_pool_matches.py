@@ -46,6 +46,37 @@ def test_two_matches_pool_every_deal_once(matches):
         pool([d1, d1])
 
 
+def test_the_pooled_figures_do_not_depend_on_the_order_of_the_inputs(matches, tmp_path,
+                                                                    capsys):
+    """The bootstrap resamples rows, so the rows are pooled in deal-seed order: the
+    matches given in another order (a glob puts seed97 after seed126), or a deals.csv
+    whose rows are shuffled (the arena writes them as deals finish), print the same."""
+    from pathlib import Path
+
+    (d1, _), (d2, _) = matches[1], matches[2]
+    with open(d2 / "deals.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    body = rows[1:]
+    np.random.default_rng(5).shuffle(body)
+    shuffled = tmp_path / "shuffled.csv"
+    with open(shuffled, "w", newline="") as f:
+        csv.writer(f).writerows([rows[0], *body])
+    printed = []
+    for args in ([d1, d2], [d2, d1], [shuffled, d1]):
+        assert main([*map(str, args)]) == 0
+        printed.append(capsys.readouterr().out)
+    assert printed[0] == printed[1] == printed[2]
+    a, b = pool_deals([d2, d1]), pool_deals([d1, shuffled])
+    assert (a[1] == np.sort(a[1])).all() and (a[1] == b[1]).all()
+    assert np.array_equal(a[2], b[2])
+    matches_dir = Path(__file__).resolve().parents[1] / "docs" / "matches"
+    parts = [matches_dir / f"licitovany_deal4_pimc_seed{s}.csv" for s in (97, 122, 124)]
+    for order in (parts, parts[::-1], parts[1:] + parts[:1]):  # the audit's case
+        assert main([*map(str, order), "--units", "desetníky"]) == 0
+        printed.append(capsys.readouterr().out)
+    assert printed[3] == printed[4] == printed[5]
+
+
 def test_other_robots_or_a_bad_file_are_refused_by_name(matches, tmp_path, capsys):
     d1, _ = matches[1]
     other = tmp_path / "other"
