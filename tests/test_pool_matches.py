@@ -203,3 +203,79 @@ def test_paired_compares_two_matches_deal_by_deal(matches, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([str(d1), "--paired", str(shifted), "--out", str(tmp_path / "o")])
     assert "give one of them" in capsys.readouterr().err
+
+
+# The figures the docs publish from docs/matches/ (the documented pool_matches commands):
+# (parts, parts of the second match for --paired or None, decimals, files that publish it).
+_LIC = "models/ROBOT_LICITOVANY_"
+_PUBLISHED = [
+    ("licitovany_actor_table3_pimc_seed*", None, 2,
+     ["README.md", "docs/robots.md", "docs/research/distillation.md", _LIC + "ACTOR_TABLE3.md"]),
+    ("licitovany_actor_play_pimc_seed*", None, 2,
+     ["docs/robots.md", "docs/research/distillation.md", _LIC + "ACTOR_PLAY.md"]),
+    ("licitovany_actor_pimc_seed*", None, 2,
+     ["docs/robots.md", "docs/research/distillation.md", _LIC + "ACTOR.md"]),
+    ("licitovany_rollout_pimc_seed*", None, 2,
+     ["docs/robots.md", "docs/research/distillation.md", _LIC + "ROLLOUT.md"]),
+    ("licitovany_deal4_pimc_seed*", None, 2, ["docs/research/distillation.md"]),
+    ("licitovany_deal4_pimc_seed{97,122,124}", None, 2, ["docs/research/distillation.md"]),
+    ("licitovany_deal4_pimc_seed{97,122,124}", None, 1,
+     ["docs/robots.md", "docs/research/distillation.md", _LIC + "DEAL4.md"]),
+    ("licitovany_deal3_pimc_seed*", None, 1,
+     ["docs/robots.md", "docs/research/distillation.md", _LIC + "DEAL3.md"]),
+    ("licitovany_strong_table3_pimc_seed*", None, 2,
+     ["docs/robots.md", "docs/nnpimc.md", _LIC + "ACTOR_TABLE3.md"]),
+    ("licitovany_strong_pimc_seed11*", None, 2, ["docs/robots.md", "docs/nnpimc.md"]),
+    ("voleny_seated3_pimc_seed*", None, 2, ["README.md", "docs/robots.md",
+                                            "models/ROBOT_VOLENY_SEATED3.md"]),
+    ("voleny_strong_seated3_pimc_seed*", None, 2, ["README.md", "docs/robots.md"]),
+    ("licitovany_deal4_pimc_seed{97,122,124}", "licitovany_deal3_pimc_seed*", 1,
+     ["docs/robots.md", "docs/research/distillation.md", _LIC + "DEAL4.md"]),
+    ("licitovany_actor_pimc_seed*", "licitovany_rollout_pimc_seed*", 2,
+     ["docs/robots.md", "docs/research/distillation.md", _LIC + "ACTOR.md"]),
+    ("licitovany_rollout_pimc_seed*", "licitovany_deal4_pimc_seed*", 2,
+     ["docs/robots.md", "docs/research/distillation.md", _LIC + "ROLLOUT.md"]),
+    ("licitovany_actor_play_pimc_seed*", "licitovany_actor_pimc_seed*", 2,
+     ["docs/robots.md", "docs/research/distillation.md", _LIC + "ACTOR_PLAY.md"]),
+    ("licitovany_actor_table3_pimc_seed*", "licitovany_actor_play_pimc_seed*", 2,
+     ["README.md", "docs/robots.md", "docs/research/distillation.md",
+      _LIC + "ACTOR_TABLE3.md"]),
+    ("licitovany_strong_table3_pimc_seed*", "licitovany_strong_pimc_seed11*", 2,
+     ["docs/robots.md", "docs/nnpimc.md", _LIC + "ACTOR_TABLE3.md"]),
+    ("voleny_seated3_pimc_seed*", "voleny_deal3_pimc_seed*", 2,
+     ["docs/research/distillation.md", "models/ROBOT_VOLENY_SEATED3.md", "docs/arena.md"]),
+]
+
+
+def _parts(pattern: str) -> list:
+    """The files of a documented shell pattern (``*`` or one ``{a,b,c}``)."""
+    from pathlib import Path
+
+    d = Path(__file__).resolve().parents[1] / "docs" / "matches"
+    if "{" in pattern:
+        head, rest = pattern.split("{")
+        alts, tail = rest.split("}")
+        return [d / f"{head}{a}{tail}.csv" for a in alts.split(",")]
+    return sorted(d.glob(pattern + ".csv"))
+
+
+@pytest.mark.parametrize("first,second,decimals,docs", _PUBLISHED)
+def test_the_published_pooled_figures_are_what_the_commands_print(first, second, decimals,
+                                                                   docs):
+    """Each figure the docs publish from the committed parts is what pool_matches prints
+    now (rounded as published, with the docs' minus sign): a figure pooled in another
+    order or by another bootstrap would not reproduce."""
+    from pathlib import Path
+
+    from scripts.pool_matches import paired, pooled_result
+
+    a = pool_deals(_parts(first))
+    row = (paired(a, pool_deals(_parts(second)))[0][0] if second
+           else pooled_result(*a).pairwise()[0])
+
+    def num(x: float) -> str:
+        return f"{x:+.{decimals}f}".replace("-", "−")
+    want = f"{num(row['diff'])} [{num(row['ci_low'])}, {num(row['ci_high'])}]"
+    root = Path(__file__).resolve().parents[1]
+    for doc in docs:
+        assert want in (root / doc).read_text().replace("**", ""), (doc, want)
