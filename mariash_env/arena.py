@@ -39,9 +39,9 @@ copies sit against one: every seating counts in the difference, so a robot that 
 only beside its own copy (a defender's flek raising the stakes of a game his copy is the
 favourite of) scores there, and this split shows it.  ``--out`` receives
 ``summary.csv``, ``pairwise.csv``, ``deals.csv`` (per deal and robot), ``contracts.csv``
-(the contract split), ``company.csv`` (two robots: the company split) and the bar chart
-with error bars named for the game's unit: ``groše.png`` (volený), ``desetníky.png``
-(licitovaný), ``reward.png`` (lízaný).
+(the contract split), ``company.csv`` (two robots in three or four seats: the company
+split) and the bar chart with error bars named for the game's unit: ``groše.png``
+(volený), ``desetníky.png`` (licitovaný), ``reward.png`` (lízaný).
 
 As a library::
 
@@ -401,6 +401,9 @@ class MatchResult:
         if len(self.names) != 2:
             raise ValueError(f"the split by company is of a two-robot match; this one has "
                              f"{len(self.names)} robots ({', '.join(self.names)})")
+        if not self.has_company:
+            raise ValueError("the split by company needs seatings where a robot sits "
+                             "beside its own copy; this match seats one against one")
         if "company" in self._ci:
             return self._ci["company"]
         seats = len(self.seatings[0])
@@ -448,6 +451,14 @@ class MatchResult:
         lines.append("  (a takes / b takes: what each robot's seats win in a game of the "
                      "seating, per game)")
         return "\n".join(lines)
+
+    @property
+    def has_company(self) -> bool:
+        """Whether :meth:`company` splits anything: two robots whose seatings put a robot
+        beside its own copy in some of them (three or four seats).  In a two-seat game
+        (lízaný) every seating is one against one: its one row would be the pair's
+        difference again."""
+        return len(self.names) == 2 and len({s.count(0) for s in self.seatings}) > 1
 
     @property
     def has_contracts(self) -> bool:
@@ -545,7 +556,7 @@ class MatchResult:
                    ["robot_a", "robot_b", "diff", "ci_low", "ci_high", "significant"])]
         if self.has_contracts and len(self.names) > 1 and self.outcomes:
             tables.append(("contracts.csv", self.breakdown(), None))
-        if len(self.names) == 2 and self.outcomes:
+        if self.has_company and self.outcomes:
             tables.append(("company.csv", self.company(), None))
         for name, rows, fields in tables:
             p = d / name
@@ -1011,7 +1022,7 @@ def main(argv: list[str] | None = None) -> int:
         print(res.table())
         if args.by_contract and res.has_contracts and len(res.names) > 1:
             print(res.breakdown_table())
-        if args.by_company and len(res.names) == 2:
+        if args.by_company and res.has_company:
             print(res.company_table())
         paths = res.save(out, plot=plot)
     except Exception as e:  # a robot or the disk failing mid-match: one line, keep the rows

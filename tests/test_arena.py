@@ -172,6 +172,24 @@ def test_contract_breakdown_of_lizany_is_refused():
         res.contributions()
 
 
+def test_a_lizany_match_saves_no_company_split(tmp_path):
+    """Lízaný seats two, one against one: the company split would be one row, the pair's
+    difference again (with another interval), so neither company() nor company.csv
+    gives it; a match at three seats still saves it."""
+    res = duplicate_match({"a": RandomRobot, "b": RandomRobot}, deals=2, seed=1,
+                          progress=False, n_boot=50, rules={"rules": "lizany"})
+    assert not res.has_company
+    with pytest.raises(ValueError, match="one against one"):
+        res.company()
+    paths = res.save(tmp_path / "liz", plot=False)
+    assert [p.name for p in paths] == ["deals.csv", "summary.csv", "pairwise.csv"]
+    assert not (tmp_path / "liz" / "company.csv").exists()
+    three = duplicate_match({"a": RandomRobot, "b": RandomRobot}, deals=1, seed=1,
+                            progress=False, n_boot=50)
+    assert three.has_company
+    assert tmp_path / "vol" / "company.csv" in three.save(tmp_path / "vol", plot=False)
+
+
 @pytest.mark.parametrize("flag, says", [
     (["--by-contract"], "--by-contract: lízaný has no contracts"),
     (["--by-company"], "--by-company: lízaný seats two"),
