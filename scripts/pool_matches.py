@@ -15,7 +15,11 @@ one a single match over all their deals would print.
 
 The matches must have the same robots in the same order (``--rename`` pools them by
 position under the first match's names, for one robot written two ways) and no deal in
-common (a deal seed seen twice would count twice).
+common (a deal seed seen twice would count twice).  A robot is known by its spec as the
+arena's ``--robots`` gave it, so ``strong`` or ``net`` alone names whatever network the
+game's preset had when the part was played: parts naming one pool with a note on
+stderr (play parts meant for pooling as ``strong(model='models/...onnx')`` or
+``onnx:models/...onnx``).
 
 ``--paired B...`` compares two pooled matches played on the same deals (the same
 ``--seed`` and count), e.g. two versions of a robot each against the table robot: for
@@ -43,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mariash_env.arena import MatchResult  # noqa: E402
 from mariash_env.cli import ArgumentParser, UnwritableError, check_writable  # noqa: E402
 from mariash_env.games.registry import games  # noqa: E402
+from mariash_env.robots import parse_spec  # noqa: E402
 
 
 class PoolError(ValueError):
@@ -112,6 +117,25 @@ def pool_deals(paths: list[str | Path],
     # keeps the arena's order and figures.
     order = np.argsort(seeds, kind="stable")
     return names, seeds[order], np.concatenate(all_vals)[order]
+
+
+PRESETS = ("net", "strong")
+"""Robots that stand for the network (and settings) their game names at the time: the
+same name is another robot after the game's preset changes (licitovaný's ``strong`` took
+``robot_licitovany_actor_table3.onnx`` on 2026-12-04)."""
+
+
+def bare_presets(names: list[str]) -> list[str]:
+    """The robot names of ``names`` that are a preset (:data:`PRESETS`) without a model."""
+    out = []
+    for n in names:
+        try:
+            base, kw = parse_spec(n)
+        except ValueError:  # not a spec (a name the arena numbered, ``table#2``): no preset
+            continue
+        if base in PRESETS and "model" not in kw:
+            out.append(n)
+    return out
 
 
 def game_of_units(units: str) -> str | None:
@@ -230,11 +254,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.out is not None:  # the output before the inputs are read
             check_out(args.out, args.matches, args.units)
         names, seeds, vals = pool_deals(args.matches, args.rename)
+        pooled = [(args.matches, names)]
         if args.paired:
-            rows, counts = paired((names, seeds, vals), pool_deals(args.paired, args.rename))
+            second = pool_deals(args.paired, args.rename)
+            pooled.append((args.paired, second[0]))
+            rows, counts = paired((names, seeds, vals), second)
     except (PoolError, UnwritableError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    for parts, ns in pooled:  # a warning, not a refusal: one session's parts pool fine
+        for n in bare_presets(ns) if len(parts) > 1 else []:
+            print(f"note: {n!r} is the game's preset as it was when each part was played, "
+                  "not one network: parts played before and after the preset changed would "
+                  f"pool as one robot (play parts as {n}(model='models/...onnx'))",
+                  file=sys.stderr)
     if args.paired:
         print("\n".join(paired_table(rows, counts, args.units)))
         return 0

@@ -165,6 +165,42 @@ def test_the_committed_match_parts_are_arena_deals_that_pool():
         assert rows.shape[0] == sum(deals[p] for p in parts)
 
 
+def test_a_robot_named_by_its_preset_alone_is_noted_and_the_committed_parts_name_models(
+        tmp_path, capsys):
+    """A part's robots are known by their specs: ``strong`` alone is whatever network the
+    game's preset had when it was played (licitovaný's changed on 2026-12-04), so parts
+    of it from two versions would pool as one robot.  The committed parts name the model
+    (the seed 115-117 parts were ``strong`` with robot_licitovany_deal.onnx), so a new
+    ``strong`` part is refused beside them, and pooling bare presets prints a note."""
+    from pathlib import Path
+
+    from scripts.pool_matches import bare_presets
+
+    files = sorted((Path(__file__).resolve().parents[1] / "docs" / "matches").glob("*.csv"))
+    named = {n for f in files for n in read_deals(f)[0]}
+    assert not bare_presets(sorted(named)), sorted(named)
+    assert "strong(model='models/robot_licitovany_deal.onnx')" in named
+    assert bare_presets(["strong", "net", "strong(worlds=4)", "strong(model='m.onnx')",
+                         "onnx:models/robot.onnx", "table#2", "pimc"]) == \
+        ["strong", "net", "strong(worlds=4)"]
+    old = Path(__file__).resolve().parents[1] / "docs" / "matches" / \
+        "licitovany_strong_pimc_seed115.csv"
+    rows = old.read_text().splitlines()
+    parts = []
+    for k in (1, 2):  # two parts of a bare `strong`, on deals of their own
+        p = tmp_path / f"s{k}.csv"
+        body = [r.split(",") for r in rows[1:6]]
+        p.write_text("deal,seed,strong,pimc\n" + "\n".join(
+            ",".join([b[0], str(int(b[1]) + k * 10**9), *b[2:]]) for b in body) + "\n")
+        parts.append(p)
+    assert main([*map(str, parts), "--units", "desetníky"]) == 0
+    assert "note: 'strong' is the game's preset" in capsys.readouterr().err
+    assert main([str(old), str(parts[0]), "--units", "desetníky"]) == 2
+    assert "same robots" in capsys.readouterr().err
+    assert main([str(old), "--units", "desetníky"]) == 0
+    assert "note" not in capsys.readouterr().err
+
+
 def test_paired_compares_two_matches_deal_by_deal(matches, tmp_path, capsys):
     """``--paired``: (a - b) - (a2 - b2) per deal over the deals both matches played, with
     the arena's bootstrap; a match shifted by one groše a deal is one groše behind with no
