@@ -11,7 +11,10 @@ regresses the labels well has a regret near zero; the table robot and a uniforml
 card are printed as yardsticks, and with ``--pimc W`` PIMC itself: the best card of a
 fresh label of W worlds, the card ``pimc(worlds=W)`` plays (the labels' own noise puts
 its regret above zero).  The labels are means over a few sampled worlds, so the
-figures measure agreement with PIMC's estimate, not with the truth.
+figures measure agreement with PIMC's estimate, not with the truth.  ``--plot``'s error
+bars are 95% percentile bootstraps over the deals (a label set holds several states of a
+deal, which are not independent: the states of a deal are resampled together; a deal is
+known by its dealt deck, the state's ``POS`` slots).
 
     .venv/bin/python scripts/label_regret.py runs/labels_b --states 8000 \\
         models/robot_distilled_bid.onnx models/robot_distilled.onnx
@@ -95,6 +98,33 @@ def regret_of(value: np.ndarray, mask: np.ndarray, actions: np.ndarray
     return best - got, got >= best - 1e-6
 
 
+def deal_ids(states: np.ndarray) -> np.ndarray:
+    """Per state record, the index of its deal: states dealt from the same deck (the
+    ``POS`` slots, set when the deal is dealt and kept to its end) share one."""
+    return np.unique(states[:, S.POS:S.POS + 32], axis=0, return_inverse=True)[1].ravel()
+
+
+def cluster_ci(values: np.ndarray, deals: np.ndarray, n_boot: int = 1000, seed: int = 0,
+               alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap CI of the mean of ``values`` (float[n] or [n, k], one column
+    per robot) with the deals resampled, each with all its states: the mean over the
+    states of the resampled deals, counted as often as their deal is drawn."""
+    v = np.asarray(values, np.float64)
+    v = v[:, None] if v.ndim == 1 else v
+    _, d = np.unique(deals, return_inverse=True)
+    d = d.ravel()
+    nd = int(d.max()) + 1
+    sums = np.zeros((nd, v.shape[1]))
+    np.add.at(sums, d, v)
+    counts = np.bincount(d, minlength=nd).astype(np.float64)
+    rng = np.random.default_rng(seed)
+    w = rng.multinomial(nd, np.full(nd, 1.0 / nd), size=n_boot).astype(np.float64)
+    means = (w @ sums) / (w @ counts)[:, None]
+    lo = np.quantile(means, alpha / 2, axis=0)
+    hi = np.quantile(means, 1 - alpha / 2, axis=0)
+    return lo, hi
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("labels", help="a card-play label directory")
@@ -166,14 +196,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:24s}{int(g.sum()):8d}{cells}")
     if args.plot:
         plot(args.plot, groups, regret, names, f"{n} held-out card-play states of "
-             f"{Path(args.labels).name}", kind.units)
+             f"{Path(args.labels).name}", kind.units, deal_ids(rows["state"]), args.seed)
     return 0
 
 
 def plot(path: str, groups: list[tuple[str, np.ndarray]], regret: dict[str, np.ndarray],
-         names: list[str], title: str, units: str = "groše") -> None:
+         names: list[str], title: str, units: str = "groše",
+         deals: np.ndarray | None = None, seed: int = 0) -> None:
     """Grouped bars: mean regret (``units`` a card decision) per group and robot, with the
-    95% normal interval of the mean."""
+    95% bootstrap interval of the mean over ``deals`` (each state's deal, :func:`deal_ids`;
+    None: every state its own deal)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -198,11 +230,16 @@ def plot(path: str, groups: list[tuple[str, np.ndarray]], regret: dict[str, np.n
         fig, ax = plt.subplots(figsize=(max(7.0, 1.1 * len(groups) * len(names) / 3), 4.2))
     width = 0.8 / len(names)
     x = np.arange(len(groups))
+    if deals is None:
+        deals = np.arange(len(regret[names[0]]))
+    table = np.stack([regret[m] for m in names], axis=1)
+    # the bars' ends, [group, robot]: one resampling of a group's deals for every robot
+    ends = [cluster_ci(table[g], deals[g], seed=seed) for _, g in groups]
     for k, m in enumerate(names):
-        mean = [regret[m][g].mean() for _, g in groups]
-        half = [1.96 * regret[m][g].std() / np.sqrt(max(1, g.sum())) for _, g in groups]
-        ax.bar(x + (k - (len(names) - 1) / 2) * width, mean, width, yerr=half, capsize=2,
-               label=Path(m).stem)
+        mean = np.array([regret[m][g].mean() for _, g in groups])
+        err = np.array([[mean[j] - lo[k], hi[k] - mean[j]] for j, (lo, hi) in enumerate(ends)])
+        ax.bar(x + (k - (len(names) - 1) / 2) * width, mean, width,
+               yerr=np.maximum(err.T, 0), capsize=2, label=Path(m).stem)
     ax.set_xticks(x, [f"{lab}\n({int(g.sum())})" for lab, g in groups], fontsize=8)
     ax.set_ylabel(f"regret against PIMC's labels, {units}")
     ax.set_title(title, fontsize=10)

@@ -553,6 +553,32 @@ def test_label_regret_measures_against_the_labels_best_card(labels, capsys, tmp_
     assert rows and sum(int(r[3]) for r in rows) == n > 0
 
 
+def test_label_regret_bars_resample_deals_not_states(labels):
+    """A label set holds several states of a deal, whose regrets go together: the plot's
+    bars resample the deals (known by the dealt deck, the POS slots), so a regret that is
+    the deal's alone gets the width of 20 deals, not of 1000 independent states; with one
+    state a deal they are the ordinary bootstrap's."""
+    from mariash_env.core import state as S
+    from scripts import label_regret as lr
+
+    states = pl.read_shards(labels, pl.shard_files(labels))["state"]
+    ids = lr.deal_ids(states)
+    assert len(ids) == len(states) and ids.max() + 1 < len(states)  # states share deals
+    deck = states[:, S.POS:S.POS + 32]
+    same = ids[:, None] == ids[None, :]
+    assert (same == (deck[:, None, :] == deck[None, :, :]).all(axis=2)).all()
+    rng = np.random.default_rng(0)
+    deals = np.repeat(np.arange(20), 50)
+    values = rng.normal(size=20)[deals] + 0.01 * rng.normal(size=1000)
+    naive = 1.96 * values.std() / np.sqrt(len(values))
+    lo, hi = lr.cluster_ci(values, deals)
+    assert lo[0] < values.mean() < hi[0] and (hi[0] - lo[0]) / 2 > 4 * naive
+    lo1, hi1 = lr.cluster_ci(values, np.arange(1000))  # each state its own deal
+    assert (hi1[0] - lo1[0]) / 2 == pytest.approx(naive, rel=0.2)
+    two = lr.cluster_ci(np.stack([values, 2 * values], axis=1), deals)  # a column a robot
+    np.testing.assert_allclose(two[0], [lo[0], 2 * lo[0]])
+
+
 # --- scripts/label_fit.py ------------------------------------------------------------------
 
 def test_label_fit_memorises_a_small_set_and_compares_widths(labels, capsys, tmp_path):
