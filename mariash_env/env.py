@@ -609,7 +609,10 @@ def _step_function(ordered: bool) -> Callable[[raw_env, Any], None]:
             # move next in one compiled call, the observation kept for last(); the general
             # path below does the same in separate steps.
             out, mask = _empty(self._obs_size, _F32), _empty(self._n_actions, _I8)
-            history = game.history  # game.step_observe(a, out, mask), inlined
+            # Game.step's bookkeeping (the deal's start, history, settlement and record)
+            # around the compiled call, kept here alone (its only caller); the code's fields
+            # as literals: bit 0 SO_ENDED, bits 1-2 the mover (SO_MOVER)
+            history = game.history
             if not history:
                 game._deal_starts()
             code = _step_observe(game.st, game.rv, a, out, mask)

@@ -27,7 +27,6 @@ from .core.engine import (
     deal_deck,
     legal_actions,
     start_partie,
-    step_observe,
 )
 from .games.voleny import actions as A
 from .games.voleny.four import CORE_DEALER, mirror_scores, player_of, seat_of
@@ -489,25 +488,6 @@ class Game:
         if self._keep != 0:
             self.records.append(self.record(self.last_settlement))
 
-    def step_observe(self, a: int, out: np.ndarray, mask: np.ndarray) -> int:
-        """:meth:`step` of the int index ``a`` and :meth:`observe` of the player to move
-        next, in one compiled call (the AEC env's decision; ``out`` and ``mask`` fresh
-        arrays of the observation's and the mask's size).  Returns
-        :func:`~mariash_env.core.engine.step_observe`'s code: -1 when ``a`` is not legal
-        now (nothing applied: :meth:`step` raises the error), else the player who acted,
-        whether the deal ended (``out`` and ``mask`` are then not written), the player to
-        move next, the phase and the deal."""
-        # (raw_env.step has these lines inlined: the AEC loop's hot path)
-        history = self.history
-        if not history:
-            self._deal_starts()
-        code = step_observe(self.st, self.rv, a, out, mask)
-        if code >= 0:
-            history.append(((code >> 1) & 3, a))  # (the player who acted, the action)
-            if code & 1:
-                self._deal_ended()
-        return code
-
     def next_deal(self) -> bool:
         """Gather, cut and deal the next deal of the partie; False when the partie is over."""
         if not self.deal_over:
@@ -521,9 +501,11 @@ class Game:
 
     def next_deal_observe(self, out: np.ndarray, mask: np.ndarray) -> int:
         """:meth:`next_deal` and :meth:`observe` of the new deal's player to move, in one
-        compiled call (``out`` and ``mask`` as for :meth:`step_observe`).  Returns -1 when
-        the partie is over, else :func:`~mariash_env.core.engine.advance_observe`'s code
-        (the player to move, the phase, the deal)."""
+        compiled call (``out`` and ``mask`` fresh arrays of the observation's and the mask's
+        size, written as :func:`~mariash_env.core.engine.step_observe` writes them).
+        Returns -1 when the partie is over, else
+        :func:`~mariash_env.core.engine.advance_observe`'s code (the player to move, the
+        phase, the deal)."""
         if not self.deal_over:
             raise RuntimeError("the current deal is not finished")
         n = self.deal_no
