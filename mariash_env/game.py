@@ -488,13 +488,17 @@ class Game:
         if self._keep != 0:
             self.records.append(self.record(self.last_settlement))
 
-    def next_deal(self) -> bool:
-        """Gather, cut and deal the next deal of the partie; False when the partie is over."""
+    def _next_cut(self) -> int:
+        """The cut of the next deal (the partie's given cuts, else -1: drawn), once the
+        current deal is finished."""
         if not self.deal_over:
             raise RuntimeError("the current deal is not finished")
         n = self.deal_no
-        k = self._cuts[n] if n < len(self._cuts) else -1
-        ok = bool(advance_partie(self.st, self.rv, k))
+        return self._cuts[n] if n < len(self._cuts) else -1
+
+    def next_deal(self) -> bool:
+        """Gather, cut and deal the next deal of the partie; False when the partie is over."""
+        ok = bool(advance_partie(self.st, self.rv, self._next_cut()))
         if ok:
             self.history = []
         return ok
@@ -506,11 +510,7 @@ class Game:
         Returns -1 when the partie is over, else
         :func:`~mariash_env.core.engine.advance_observe`'s code (the player to move, the
         phase, the deal)."""
-        if not self.deal_over:
-            raise RuntimeError("the current deal is not finished")
-        n = self.deal_no
-        k = self._cuts[n] if n < len(self._cuts) else -1
-        code = advance_observe(self.st, self.rv, k, out, mask)
+        code = advance_observe(self.st, self.rv, self._next_cut(), out, mask)
         if code >= 0:
             self.history = []
         return code
