@@ -247,3 +247,33 @@ def test_deck_is_the_deal_as_dealt():
     game = e.unwrapped.game
     assert game.deck() == [CARD_CODES[c] for c in deck_of(game.st)]
     assert game.deck() == game.deck() and game.deck() is not game.deck()
+
+
+@pytest.mark.parametrize("rules", [{}, {"players": 4}, {"rules": "licitovany"},
+                                   {"rich_infos": True}, {"stack_infos": True},
+                                   {"rules": "licitovany", "stack_infos": True}],
+                         ids=lambda r: ",".join(map(str, r.values())) or "default")
+def test_hot_step_infos_are_set_infos(rules):
+    # raw_env.step's hot path builds the infos' template inline (_set_infos(None) is a
+    # Python call more a decision): the copy must stay what _set_infos(None) builds
+    e = mariash_env.env(deals=2, **rules)
+    raw = e.unwrapped
+    rng = np.random.default_rng(11)
+    checked = 0
+    e.reset(seed=11)
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        deals = len(raw.records)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if len(raw.records) > deals or not e.agents:
+            continue  # a deal's end: the general path, its settlement in the infos
+        got = {a: dict(raw.infos[a]) for a in raw.agents}
+        raw._set_infos(None)
+        want = raw.infos
+        assert got == want
+        assert all(type(got[a][k]) is type(want[a][k]) for a in got for k in got[a])
+        checked += 1
+    assert checked > 20
