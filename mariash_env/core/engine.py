@@ -56,7 +56,17 @@ from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_PLAYERS
 from .deal import check_deck, next_deck, reset_partie
 from .flow import check_state
 from .jit import njit, njit_inline
-from .state import CUT, DEAL_NO, FOREHAND, P4_DEALER, PARTIE_DONE, PH_DONE, PHASE, TO_MOVE
+from .state import (
+    CUT,
+    DEAL_NO,
+    FOREHAND,
+    P4_DEALER,
+    PARTIE_DONE,
+    PH_DONE,
+    PHASE,
+    PHASE_NAMES,
+    TO_MOVE,
+)
 
 
 @njit
@@ -105,6 +115,8 @@ SO_MOVER = 1  # bits 1-2: the player who acted
 SO_NEXT = 3  # bits 3-4: the player to move next (when the deal goes on)
 SO_PHASE = 5  # bits 5-8: the phase now
 SO_DEAL = 9  # bits 9..: the deal of the partie (DEAL_NO)
+# A phase added past these 4 bits would spill into the deal's field unnoticed.
+assert len(PHASE_NAMES) <= 1 << (SO_DEAL - SO_PHASE), "step_observe's phase field is full"
 
 
 @njit
