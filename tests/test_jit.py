@@ -88,3 +88,37 @@ def test_the_cache_digest_covers_compiled_modules_and_constant_modules(tmp_path)
     assert d1 != d0
     (tmp_path / "core" / "engine.py").write_text("from .jit import njit  # changed\n")
     assert sources_digest(tmp_path) != d1
+
+
+def test_a_read_only_install_without_a_writable_home_caches_in_a_private_temp_folder(
+        tmp_path, monkeypatch):
+    """Issue #35 audit: numba raises at import ("no locator available") when neither the
+    package's __pycache__ nor ~/.cache/numba can be written (a read-only install run by a
+    service user); the package then caches in this user's private temporary folder, and
+    a folder there that another user could write is refused for a new one."""
+    import os
+    from pathlib import Path
+
+    from mariash_env.core import jit
+
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(tmp_path))
+    real = jit._writable
+    monkeypatch.setattr(jit, "_writable", lambda d: str(d).startswith(str(tmp_path)) and real(d))
+    jit._ensure_cache_dir()
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    want = tmp_path / f"mariash-numba-{uid}"
+    assert numba.config.CACHE_DIR == os.environ["NUMBA_CACHE_DIR"] == str(want)
+    assert want.is_dir() and not want.stat().st_mode & 0o077
+    # another user's (here: a group-writable) folder of that name is not used
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    want.chmod(0o775)
+    jit._ensure_cache_dir()
+    assert numba.config.CACHE_DIR not in ("", str(want))
+    assert Path(numba.config.CACHE_DIR).parent == tmp_path
+    # a writable package __pycache__ (a checkout) or NUMBA_CACHE_DIR: numba's own choice
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    monkeypatch.setattr(jit, "_writable", lambda d: True)
+    jit._ensure_cache_dir()
+    assert numba.config.CACHE_DIR == ""

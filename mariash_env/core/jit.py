@@ -10,8 +10,12 @@ once, then the cache holds).
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
+import stat
+import tempfile
 from pathlib import Path
 
 import numba
@@ -41,6 +45,53 @@ def sources_digest(pkg: Path) -> str:
     return h.hexdigest()
 
 
+def _writable(d: Path) -> bool:
+    """Whether numba can keep a cache in ``d`` (its own test: make it, write a file)."""
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=d).close()
+        return True
+    except OSError:
+        return False
+
+
+def _own_private_dir(d: Path) -> bool:
+    """``d`` made, or found, as a folder of this user's that nobody else can write: numba
+    loads pickled code from its cache, so a folder another user made is refused."""
+    try:
+        d.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(d)  # not a link planted in the shared temporary folder
+    except OSError:
+        return False
+    uid = os.getuid() if hasattr(os, "getuid") else st.st_uid  # Windows: per-user temp
+    return (stat.S_ISDIR(st.st_mode) and st.st_uid == uid and not st.st_mode & 0o022
+            and _writable(d))
+
+
+def _ensure_cache_dir() -> None:
+    """Give numba a cache folder when it has none: it raises at import (RuntimeError
+    "cannot cache function ...: no locator available") for a ``cache=True`` function whose
+    ``__pycache__`` it cannot write when it cannot write its user-wide cache
+    (``~/.cache/numba``) either -- a read-only install run by a service or container user
+    whose home is not writable.  Then the package caches in this user's private folder of
+    the temporary folder (``mariash-numba-UID``), or a new one for this process, set as
+    ``NUMBA_CACHE_DIR`` so that its worker processes share it."""
+    if numba.config.CACHE_DIR:  # NUMBA_CACHE_DIR: the user's choice
+        return
+    if _writable(_PKG / "core" / "__pycache__"):
+        return
+    from numba.misc.appdirs import AppDirs  # where numba's user-wide cache is
+
+    if _writable(Path(AppDirs(appname="numba", appauthor=False).user_cache_dir)):
+        return
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    d = Path(tempfile.gettempdir()) / f"mariash-numba-{uid}"
+    if not _own_private_dir(d):
+        d = Path(tempfile.mkdtemp(prefix="mariash-numba-"))
+        atexit.register(shutil.rmtree, d, ignore_errors=True)
+    os.environ["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR = str(d)
+
+
 def _refresh_cache() -> None:
     try:
         digest = sources_digest(_PKG)
@@ -54,9 +105,10 @@ def _refresh_cache() -> None:
         tmp.write_text(digest)
         os.replace(tmp, stamp)
     except OSError:
-        pass  # a read-only install: numba falls back to compiling in memory
+        pass  # a read-only install: numba caches elsewhere (_ensure_cache_dir)
 
 
+_ensure_cache_dir()
 _refresh_cache()
 
 njit = numba.njit(cache=True, nogil=True)
