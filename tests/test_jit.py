@@ -3,6 +3,8 @@ popcount64 and lowest_bit agree with plain Python on random words."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numba
 import numpy as np
 
@@ -97,7 +99,6 @@ def test_a_read_only_install_without_a_writable_home_caches_in_a_private_temp_fo
     service user); the package then caches in this user's private temporary folder, and
     a folder there that another user could write is refused for a new one."""
     import os
-    from pathlib import Path
 
     from mariash_env.core import jit
 
@@ -122,3 +123,46 @@ def test_a_read_only_install_without_a_writable_home_caches_in_a_private_temp_fo
     monkeypatch.setattr(jit, "_writable", lambda d: True)
     jit._ensure_cache_dir()
     assert numba.config.CACHE_DIR == ""
+
+
+def test_a_source_change_drops_the_cache_wherever_numba_keeps_it(tmp_path):
+    """Issue #35 audit: numba checks only a cached function's own file, so a change of a
+    callee or a constant module must drop the package's cached code -- under
+    NUMBA_CACHE_DIR or the user-wide cache (a read-only install) too, not only in the
+    source folders' __pycache__ (where the stamp was, while the stale code stayed)."""
+    import hashlib
+
+    from mariash_env.core.jit import _cache_folders, _refresh_cache
+
+    pkg = tmp_path / "pkg"
+    (pkg / "core").mkdir(parents=True)
+    (pkg / "search").mkdir()
+    (pkg / "rules.py").write_text("R_GAME = 11\n")
+    (pkg / "core" / "engine.py").write_text("from .jit import njit\n")
+    (pkg / "search" / "solver.py").write_text("from ..core.jit import njit\n")
+    for root in ("", str(tmp_path / "numba_cache")):
+        folders = _cache_folders(pkg, root)
+        if root:  # numba's name: the source folder's name and the SHA-1 of its path
+            d = pkg / "search"
+            assert Path(root) / f"search_{hashlib.sha1(str(d).encode()).hexdigest()}" \
+                in folders
+        assert folders[0].name.startswith(("__pycache__", "core_"))
+
+        def cached(folders: list[Path] = folders) -> list[Path]:
+            return sorted(p for f in folders for p in f.glob("*.nb[ic]"))
+
+        def compile_all(folders: list[Path] = folders) -> None:
+            for f in folders:
+                f.mkdir(parents=True, exist_ok=True)
+                (f / "x.nbi").write_text("")
+                (f / "x.1.nbc").write_text("")
+
+        compile_all()
+        _refresh_cache(pkg, root)  # no stamp yet: whatever is there may be stale
+        assert cached() == []
+        compile_all()
+        _refresh_cache(pkg, root)  # the same sources: the cache stays
+        assert len(cached()) == 2 * len(folders)
+        (pkg / "rules.py").write_text(f"R_GAME = {12 + len(root)}\n")
+        _refresh_cache(pkg, root)
+        assert cached() == []

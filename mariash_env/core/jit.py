@@ -25,6 +25,9 @@ from numba.core import cgutils, types
 from numba.core.extending import intrinsic, overload
 
 _PKG = Path(__file__).resolve().parent.parent
+# the package's folder as numba names it (the modules' __file__, links not resolved): its
+# cache folders under NUMBA_CACHE_DIR or the user-wide cache are named after it
+_PKG_AS_IMPORTED = Path(os.path.abspath(__file__)).parent.parent
 
 
 # Modules without compiled code whose constants the compiled code freezes in (the rules
@@ -92,20 +95,52 @@ def _ensure_cache_dir() -> None:
     os.environ["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR = str(d)
 
 
-def _refresh_cache() -> None:
+def _cache_root() -> str:
+    """Where numba keeps the package's compiled code: ``""`` for each module's
+    ``__pycache__``, else the folder it caches under (``NUMBA_CACHE_DIR``, or its user-wide
+    cache when the install is read-only); numba's own order of choice."""
+    if numba.config.CACHE_DIR and _writable(Path(numba.config.CACHE_DIR)):
+        return str(numba.config.CACHE_DIR)
+    if _writable(_PKG / "core" / "__pycache__"):
+        return ""
+    from numba.misc.appdirs import AppDirs
+
+    return str(AppDirs(appname="numba", appauthor=False).user_cache_dir)
+
+
+def _cache_folders(pkg: Path, root: str) -> list[Path]:
+    """The folders numba keeps the compiled code of ``pkg``'s modules in: each source
+    folder's ``__pycache__`` (``root`` empty), or under ``root`` the folder numba names
+    after the source folder (its locators' ``get_suitable_cache_subpath``: the folder's
+    name and the SHA-1 of its path); ``core``'s first."""
+    dirs = sorted({p.parent for p in pkg.rglob("*.py") if "__pycache__" not in p.parts},
+                  key=lambda d: (d != pkg / "core", str(d)))
+    if not root:
+        return [d / "__pycache__" for d in dirs]
+    return [Path(root) / f"{d.name}_{hashlib.sha1(str(d).encode()).hexdigest()}"
+            for d in dirs]
+
+
+def _refresh_cache(pkg: Path = _PKG_AS_IMPORTED, root: str | None = None) -> None:
+    """Drop every cached compilation of ``pkg`` when its sources changed
+    (:func:`sources_digest`), in the folders numba keeps them in (``root``: as
+    :func:`_cache_root`), the digest's stamp in ``core``'s: numba itself checks only the
+    cached function's own file."""
     try:
-        digest = sources_digest(_PKG)
-        stamp = _PKG / "core" / "__pycache__" / "sources.sha256"
+        folders = _cache_folders(pkg, _cache_root() if root is None else root)
+        digest = sources_digest(pkg)
+        stamp = folders[0] / "sources.sha256"
         if stamp.exists() and stamp.read_text() == digest:
             return
-        for f in list(_PKG.rglob("*.nbi")) + list(_PKG.rglob("*.nbc")):
-            f.unlink(missing_ok=True)
-        stamp.parent.mkdir(exist_ok=True)
+        for d in folders:
+            for f in [*d.glob("*.nbi"), *d.glob("*.nbc")]:
+                f.unlink(missing_ok=True)
+        stamp.parent.mkdir(parents=True, exist_ok=True)
         tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(digest)
         os.replace(tmp, stamp)
     except OSError:
-        pass  # a read-only install: numba caches elsewhere (_ensure_cache_dir)
+        pass  # no cache folder numba can write either: it compiles, its cache is empty
 
 
 _ensure_cache_dir()
