@@ -947,8 +947,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
+    from .compile import announce_anywhere
     from .robots import check_robot_args
     from .rules import RulesError
+
+    announce_anywhere()  # a log too: each worker compiles its robots' kernels on a cold cache
 
     # Every argument, robot and output is checked before the first deal.
     try:

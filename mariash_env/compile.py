@@ -24,11 +24,12 @@ mistaken for a hang.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +38,7 @@ from .games.registry import game_kind, games
 from .playout import decision_positions
 
 __all__ = ["warmup", "warm_engine", "main", "GAMES", "OWN_SEARCH", "decision_positions",
-           "compiled_signatures"]
+           "compiled_signatures", "announce_anywhere"]
 
 GAMES = tuple(k.name for k in games() if k.game is not None)
 """The games with searching robots: those on the shared compiled core (a rules vector),
@@ -50,6 +51,7 @@ lízaný's solver); ``python -m mariash_env.compile`` compiles them too."""
 _DONE: set[tuple[str, bool]] = set()
 _LOCK = threading.Lock()
 _NOTICE_AFTER = 1.0  # seconds of warm-up before it is announced
+_ANYWHERE: list[bool] = [False]  # announce_anywhere(): on stderr that is not a terminal too
 
 
 def _warm_game(game: str, network: bool) -> None:
@@ -94,15 +96,63 @@ def _isatty() -> bool:
         return False
 
 
+def announce_anywhere(on: bool = True) -> None:
+    """Announce a compiling warm-up on stderr even when it is not a terminal: the commands
+    that serve (``mariash serve-robot``, ``mariash play``) and the arena's, whose output
+    goes to a log or a service manager, where minutes of silence before their first line
+    (a robot built on an empty numba cache) look like a hang."""
+    _ANYWHERE[0] = bool(on)
+
+
+def _announced() -> bool:
+    """Whether a compiling warm-up is announced: stderr is a terminal, or the command
+    asked for it (:func:`announce_anywhere`)."""
+    return _ANYWHERE[0] or _isatty()
+
+
 def _solver_cached() -> bool:
     """Whether numba's disk cache holds the solver (its index file exists): then the
     warm-up only loads code and is not announced.  True when that cannot be told."""
     from .search import solver
 
+    return kernel_cached(solver._solve_root)
+
+
+def kernel_cached(kernel: object) -> bool:
+    """Whether numba's disk cache holds the compiled ``kernel`` (its index file exists).
+    True when that cannot be told."""
     try:
-        return Path(solver._solve_root._cache._cache_file._index_path).exists()
+        return Path(kernel._cache._cache_file._index_path).exists()  # type: ignore[attr-defined]
     except (AttributeError, TypeError):  # another numba's internals
         return True
+
+
+@contextlib.contextmanager
+def compiling_notice(names: str, quiet: bool = False,
+                     about: str = "about a minute") -> Iterator[None]:
+    """Around a warm-up that compiles ``names``' search kernels: unless ``quiet`` (the disk
+    cache holds them: loading them is not announced), when it lasts more than a second a
+    line on stderr says so, and another when it is done -- where a person reads it (a
+    terminal, or a command's log: :func:`announce_anywhere`); a pipe (a test, a log
+    parser) gets no extra line."""
+    quiet = quiet or not _announced()
+    notice = None
+    if not quiet:
+        notice = threading.Timer(_NOTICE_AFTER, lambda: print(
+            f"mariash: compiling the search kernels ({names}; first use with this "
+            f"numba cache, kept on disk afterwards, {about}) ...", file=sys.stderr,
+            flush=True))
+        notice.daemon = True
+        notice.start()
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        if notice is not None:
+            notice.cancel()
+    dt = time.perf_counter() - t0
+    if not quiet and dt > _NOTICE_AFTER:
+        print(f"mariash: search kernels ready ({dt:.0f} s)", file=sys.stderr, flush=True)
 
 
 def warmup(games: Iterable[str] = GAMES, network: bool = False,
@@ -112,7 +162,7 @@ def warmup(games: Iterable[str] = GAMES, network: bool = False,
     kind has ``world_inference``: volený).  Once
     per process and game; returns the seconds it took.  Unless ``quiet``, a warm-up that
     compiles (numba's disk cache does not hold the solver) and lasts more than a second is
-    announced on stderr when that is a terminal."""
+    announced on stderr (:func:`compiling_notice`)."""
     games = tuple(games)
     for g in games:
         if g not in GAMES:
@@ -124,30 +174,14 @@ def warmup(games: Iterable[str] = GAMES, network: bool = False,
                 if (g, _network(g, network)) not in _DONE]
         if not todo:
             return 0.0
-        notice = None
-        # for people at a terminal: a pipe (a test, a log parser) gets no extra line
-        quiet = quiet or not _isatty() or _solver_cached()
-        if not quiet:
-            names = ", ".join(g for g, _ in todo)
-            notice = threading.Timer(_NOTICE_AFTER, lambda: print(
-                f"mariash: compiling the search kernels ({names}; first use with this "
-                "numba cache, kept on disk afterwards, about a minute) ...",
-                file=sys.stderr, flush=True))
-            notice.daemon = True
-            notice.start()
-        try:
+        names = ", ".join(g for g, _ in todo)
+        with compiling_notice(names, quiet or _solver_cached()):
             for g, net in todo:
                 _warm_game(g, net)
                 _DONE.add((g, net))
                 if net:  # the search without the network is warm too
                     _DONE.add((g, False))
-        finally:
-            if notice is not None:
-                notice.cancel()
-        dt = time.perf_counter() - t0
-        if not quiet and dt > _NOTICE_AFTER:
-            print(f"mariash: search kernels ready ({dt:.0f} s)", file=sys.stderr, flush=True)
-        return dt
+        return time.perf_counter() - t0
 
 
 def compiled_signatures() -> dict[str, int]:

@@ -93,3 +93,54 @@ def test_after_warmup_a_pimc_robot_compiles_nothing():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, timeout=900, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {}
+
+
+def test_the_serving_commands_announce_a_compiling_warm_up_in_their_logs(capsys, monkeypatch):
+    """Issue #35 audit: on an empty numba cache `mariash serve-robot strong` was silent for
+    minutes before it listened when its output was a log (not a terminal).  The serving
+    commands ask for the notice anywhere; a library call into a pipe still gets none."""
+    import time
+
+    import mariash_env.compile as C
+    import mariash_env.play.service as service
+    from mariash_env.play.cli import main as play_main
+
+    monkeypatch.setattr(C, "_ANYWHERE", [False])
+    monkeypatch.setattr(C, "_NOTICE_AFTER", 0.0)
+    monkeypatch.setattr(C, "_solver_cached", lambda: False)
+    monkeypatch.setattr(C, "_warm_game", lambda g, net: time.sleep(0.3))
+
+    def warm() -> str:
+        monkeypatch.setattr(C, "_DONE", set())
+        C.warmup(["voleny"])
+        return capsys.readouterr().err
+
+    assert warm() == ""  # capsys: not a terminal
+    seen = []
+    monkeypatch.setattr(service, "serve_robot", lambda *a, **kw: seen.append(C._ANYWHERE[0]))
+    play_main(["serve-robot", "random"])
+    assert seen == [True]
+    err = warm()
+    assert "mariash: compiling the search kernels (voleny;" in err
+    assert "mariash: search kernels ready" in err
+
+
+def test_lizany_s_warm_up_is_announced_like_the_others(monkeypatch):
+    """Lízaný's solver warm-up (about ten seconds on an empty cache) goes through the same
+    notice as the shared games' (it was silent everywhere)."""
+    import contextlib
+
+    import mariash_env.compile as C
+    from mariash_env.games.lizany import solve
+
+    said = []
+
+    @contextlib.contextmanager
+    def notice(names, quiet=False, about=""):
+        said.append((names, about))
+        yield
+
+    monkeypatch.setattr(C, "compiling_notice", notice)
+    monkeypatch.setattr(solve, "_WARM", [])
+    solve.warm_up()
+    assert said == [("lízaný", "about ten seconds")]

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..cli import ArgumentParser, fail, nonnegative
+from ..compile import announce_anywhere
 from ..extras import MissingExtraError, require
 from ..games.registry import game_kind, games
 from .session import (
@@ -92,6 +93,7 @@ def _play_extra(what: str, *modules: str) -> None:
 
 
 def play(args: argparse.Namespace) -> int:
+    announce_anywhere()  # a robot's first build on an empty numba cache: minutes, said
     if args.terminal:
         _play_extra("the terminal table", "rich")
     else:
@@ -149,6 +151,7 @@ def play(args: argparse.Namespace) -> int:
 
 def serve_robot(args: argparse.Namespace) -> int:
     _play_extra("the robot service", "starlette", "uvicorn")
+    announce_anywhere()  # its log, not a terminal: minutes of compiling before it listens
     from .service import serve_robot as run
 
     try:

@@ -498,15 +498,17 @@ def warm_up() -> float:
     about ten seconds on an empty cache, a tenth of a second from it)."""
     if _WARM:
         return 0.0
+    from ...compile import compiling_notice, kernel_cached
     from .game import LizanyGame
 
     start = time.perf_counter()
-    g = LizanyGame(seed=0)
-    while g.stock_left:
-        g.play(int(np.flatnonzero(g.legal_mask())[0]))
-    s = Solver()
-    s.card_values(g.st, 1.0)
-    s.value(g.st, None)
-    solve_best(g.st, -1, s.table, s.count, NO_LIMIT)
+    with compiling_notice("lízaný", kernel_cached(solve_best), "about ten seconds"):
+        g = LizanyGame(seed=0)
+        while g.stock_left:
+            g.play(int(np.flatnonzero(g.legal_mask())[0]))
+        s = Solver()
+        s.card_values(g.st, 1.0)
+        s.value(g.st, None)
+        solve_best(g.st, -1, s.table, s.count, NO_LIMIT)
     _WARM.append(True)
     return time.perf_counter() - start
