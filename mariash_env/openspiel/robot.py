@@ -4,6 +4,8 @@ four) and licitovaný."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyspiel
 
@@ -96,3 +98,29 @@ class OpenSpielRobot(Robot):
         if not mask[a]:  # pragma: no cover - a bot is asked on the seat's own legal set
             raise RuntimeError(f"OpenSpiel bot chose illegal action {a}")
         return a
+
+    def warm_up(self, game: str) -> None:
+        """Take a bidding and a card-play decision of ``game`` (three seats) with at most two
+        simulations, so that the kernels its decisions call -- the world sampler, the
+        engine's calls of the OpenSpiel state and of its rollouts -- are compiled, or loaded
+        from numba's disk cache, here and not in its first decision (issue #35: 42 s on an
+        empty cache).  The robot's generator and settings are left as they were."""
+        from ..core import state as S
+        from ..playout import decision_positions
+
+        rng, sims = self.rng, self.simulations
+        self.rng, self.simulations = np.random.RandomState(0), min(sims, 2)
+        try:
+            bid, play, rules = decision_positions(game)
+            for st in (bid, play):
+                self.act_view(SeatView(st, int(st[S.TO_MOVE]), rules))
+        finally:
+            self.rng, self.simulations = rng, sims
+
+
+def make_openspiel_robot(game: Any, players: int, /, **kw: Any) -> OpenSpielRobot:
+    """``os_random`` / ``os_ismcts`` of the registry: the robot, warmed up for ``game`` (a
+    GameKind) before its first decision (:meth:`OpenSpielRobot.warm_up`)."""
+    robot = OpenSpielRobot(**kw)
+    robot.warm_up(game.name)
+    return robot

@@ -177,7 +177,8 @@ register_robot("strong", per_game="strong")
 for _bot, _args in (("random", {"seed": SEED}),
                     ("ismcts", {"simulations": int_at_least(1), "rollouts": int_at_least(1),
                                 "uct_c": positive_number(), "seed": SEED})):
-    register_robot(f"os_{_bot}", "mariash_env.openspiel:OpenSpielRobot", front_end="openspiel",
+    register_robot(f"os_{_bot}", "mariash_env.openspiel.robot:make_openspiel_robot",
+                   front_end="openspiel",
                    games=("voleny", "licitovany"),  # lízaný's OpenSpiel game has no robot
                    needs_view=True, args=_args, defaults={"kind": _bot})
 
