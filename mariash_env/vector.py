@@ -764,13 +764,10 @@ class VectorEnv:
         self._deal_no = np.zeros(n, dtype=np.int64)
         self._bad = np.zeros(n, dtype=np.int64)
         self._ready = False
-        # The mask is what every step checks its actions against: hand it out read-only.
-        mask_view = self._mask.view()
-        mask_view.flags.writeable = False
         self._result = Step(
             player=self._player,
             obs=self._obs if self.observations else None,
-            mask=mask_view,
+            mask=self._mask_view(),
             rewards=self._rewards,
             deal_done=self._deal_done,
             partie_done=self._partie_done,
@@ -789,6 +786,22 @@ class VectorEnv:
             "partie_done": ((np.dtype(np.bool_),), (n,)),
             "deal_no": ((np.dtype(np.int64),), (n,)),
         }
+
+    def _mask_view(self) -> np.ndarray:
+        # The mask is what every step checks its actions against: hand it out read-only.
+        view = self._mask.view()
+        view.flags.writeable = False
+        return view
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A copy (copy.deepcopy, pickle) copies the read-only view Step.mask as an array of
+        # its own, which the copy's steps would never update: point it at the copy's mask
+        # again, in the same Step object (a wrapper holding it, GymVectorEnv's ``_last``,
+        # holds the copy's Step too).
+        self.__dict__.update(state)
+        if "_result" in state:
+            self._result.mask = self._mask_view()
+            self._result_fields = tuple(getattr(self._result, f) for f in _OUT_FIELDS)
 
     @staticmethod
     def bytes_per_game(observations: bool = True, rules: str = "voleny",

@@ -1,0 +1,81 @@
+"""Copies of environments, engines and robots (``copy.deepcopy``, ``pickle``): a copy
+continues exactly as the original would, and stepping one never changes the other (the
+search and checkpointing users' contract, docs/environment.md "Copies")."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from mariash_env.gym_vector import GymVectorEnv
+from mariash_env.vector import VectorEnv, random_legal_actions
+
+GAMES = [pytest.param({}, id="voleny"), pytest.param({"players": 4}, id="four"),
+         pytest.param({"rules": "licitovany"}, id="licitovany"),
+         pytest.param({"rules": "lizany"}, id="lizany")]
+STEP_FIELDS = ("player", "obs", "mask", "rewards", "deal_done", "partie_done", "deal_no")
+
+
+def _pickled(obj):
+    return pickle.loads(pickle.dumps(obj))
+
+
+def _short(rules: dict) -> dict:
+    """``rules`` with parties of two deals (lízaný's partie is one deal)."""
+    return rules if rules.get("rules") == "lizany" else {**rules, "deals": 2}
+
+
+COPIES = [pytest.param(copy.deepcopy, id="deepcopy"), pytest.param(_pickled, id="pickle")]
+
+
+@pytest.mark.parametrize("copier", COPIES)
+@pytest.mark.parametrize("rules", GAMES)
+def test_vector_env_copy_continues(rules, copier):
+    """A copied VectorEnv's Step shows the copy's own, current mask (it was a frozen,
+    writeable array of its own: the copy's second step drew from a stale mask), read-only
+    as the original's; both continue alike through partie ends, and stepping the copy
+    leaves the original alone."""
+    venv = VectorEnv(4, seed=1, **_short(rules))
+    step = venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(15):
+        step = venv.step(random_legal_actions(step.mask, rng))
+    twin = copier(venv)
+    other = copier(venv)
+    assert not twin.current().mask.flags.writeable
+    a, b = venv.current(), twin.current()
+    ra, rb = np.random.default_rng(5), np.random.default_rng(5)
+    for _ in range(120):
+        a = venv.step(random_legal_actions(a.mask, ra))
+        b = twin.step(random_legal_actions(b.mask, rb))
+        for f in STEP_FIELDS:
+            if getattr(a, f) is not None:
+                np.testing.assert_array_equal(getattr(a, f), getattr(b, f), f)
+    # the untouched copy still stands where the original stood when it was copied
+    np.testing.assert_array_equal(other.states, copier(other).states)
+    assert not np.array_equal(other.states, venv.states)
+
+
+@pytest.mark.parametrize("copier", COPIES)
+def test_gym_vector_env_copy_autoresets(copier):
+    """GymVectorEnv's copy keeps checking actions against its current masks across an
+    autoreset (it used the stale mask of the copied Step: ``illegal action``)."""
+    env = GymVectorEnv(4, seed=1, deals=1)
+    _, info = env.reset(seed=3)
+    twin = copier(env)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(150):
+        a = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0
+                      for m in info["action_mask"]])
+        obs, rew, term, _, info = env.step(a)
+        obs2, rew2, term2, _, info2 = twin.step(a)
+        np.testing.assert_array_equal(obs, obs2)
+        np.testing.assert_array_equal(rew, rew2)
+        np.testing.assert_array_equal(term, term2)
+        np.testing.assert_array_equal(info["action_mask"], info2["action_mask"])
+        ended += int(term.sum())
+    assert ended > 0
