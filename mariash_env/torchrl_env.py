@@ -82,6 +82,8 @@ def __getattr__(name: str) -> Any:
     if name == "LegalCategorical":
         torchrl_env_class()
         return _SPEC
+    if name == "MariashTorchRLEnv":  # likewise a pickled env (pickle, ParallelEnv)
+        return torchrl_env_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -229,6 +231,26 @@ def _make_class() -> type:
             self._last: Any = None  # the engine's Step (the same buffers every call)
             self._last_out: Any = None  # the observation tensor the last _step returned
             self._cpu = self.device.type == "cpu"
+
+        # -- copies ----------------------------------------------------------
+
+        _VIEWS = ("_t_obs", "_t_mask", "_t_seat", "_t_rew", "_t_done")
+
+        def __getstate__(self) -> dict[str, Any]:
+            # The torch views of the engine's buffers would be copied as tensors of their
+            # own (deepcopy, pickle), which the copy's engine never writes: its rewards
+            # would stay 0 and its resets show the original's observation.  They are made
+            # again from the copy's engine (__setstate__).
+            state = self.__dict__.copy()
+            for name in self._VIEWS:
+                state.pop(name, None)
+            state["_src"] = None
+            return state
+
+        def __setstate__(self, state: dict[str, Any]) -> None:
+            self.__dict__.update(state)
+            if self._last is not None:
+                self._wrap(self._last)
 
         # -- buffers ---------------------------------------------------------
 
@@ -403,4 +425,6 @@ def _make_class() -> type:
             """The engine underneath (its buffers are overwritten by every step)."""
             return self._venv
 
+    MariashTorchRLEnv.__module__ = __name__  # pickled by name (module __getattr__)
+    MariashTorchRLEnv.__qualname__ = "MariashTorchRLEnv"
     return MariashTorchRLEnv

@@ -79,3 +79,32 @@ def test_gym_vector_env_copy_autoresets(copier):
         np.testing.assert_array_equal(info["action_mask"], info2["action_mask"])
         ended += int(term.sum())
     assert ended > 0
+
+
+@pytest.mark.parametrize("copier", COPIES)
+@pytest.mark.parametrize("rules", GAMES)
+def test_torchrl_env_copy_continues(rules, copier):
+    """A copied TorchRL env pays its own rewards and resets to its own observations (its
+    torch views were copied as tensors of their own: rewards 0 and a reset showing the
+    original's observation); pickling it worked not at all (a local class)."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torchrl")
+    from mariash_env.torchrl_env import torchrl_env
+
+    env = torchrl_env(4, seed=1, **_short(rules))
+    td = env.reset()
+    for _ in range(3):
+        td = env.rand_action(td)
+        _, td = env.step_and_maybe_reset(td)
+    twin = copier(env)
+    ta, tb = td.clone(), td.clone()
+    paid = 0.0
+    for _ in range(60):
+        ta, tb = env.rand_action(ta), twin.rand_action(tb)
+        a, ta = env.step_and_maybe_reset(ta)
+        b, tb = twin.step_and_maybe_reset(tb)
+        for key in ("observation", "action_mask", "seat", "reward", "done"):
+            assert torch.equal(a["next", key], b["next", key]), key
+        paid += float(b["next", "reward"].abs().sum())
+    assert paid > 0
+    assert torch.equal(env.reset()["observation"], twin.reset()["observation"])
