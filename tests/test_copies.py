@@ -108,3 +108,54 @@ def test_torchrl_env_copy_continues(rules, copier):
         paid += float(b["next", "reward"].abs().sum())
     assert paid > 0
     assert torch.equal(env.reset()["observation"], twin.reset()["observation"])
+
+
+def _decisions(robot, rules: dict, n: int = 40) -> list[int]:
+    """The robot's decisions for every seat to move along one seeded random deal."""
+    from mariash_env import Game
+    from mariash_env.robots import SeatView
+
+    game = Game(rules.get("rules", "voleny"), records=False,
+                **{k: v for k, v in rules.items() if k != "rules"})
+    game.new_partie(seed=3)
+    rng = np.random.default_rng(4)
+    robot.begin_deal(7)
+    out = []
+    while len(out) < n and not game.deal_over:
+        seat = game.to_move
+        out.append(int(robot.act_view(SeatView.from_game(game, seat)) if robot.wants_view
+                       else robot.act({"observation": game.observation(seat),
+                                       "action_mask": game.legal_mask(seat)})))
+        game.step(int(rng.choice(game.legal_actions())))
+    return out
+
+
+@pytest.mark.parametrize("copier", COPIES)
+@pytest.mark.parametrize("spec", ["net", "strong"])
+def test_network_robots_copy(spec, copier):
+    """Robots with a network ("net", "strong", any "onnx:PATH" or nnpimc) deep-copy and
+    pickle (both failed: onnxruntime's session cannot be pickled), and the copy decides as
+    the original: a pickled one from the model's bytes, needing no file."""
+    from mariash_env.robots import make_robot
+
+    robot = make_robot(spec, rules="voleny")
+    twin = copier(robot)
+    assert _decisions(twin, {}) == _decisions(robot, {})
+
+
+def test_onnx_robot_pickle_refuses_changed_file(tmp_path):
+    """A model file changed since the robot loaded it is not silently pickled as another
+    network: OnnxRobotError naming the file and what to do."""
+    from mariash_env.robots import OnnxRobot, OnnxRobotError
+    from mariash_env.shipped import locate
+
+    path = tmp_path / "robot.onnx"
+    path.write_bytes(locate("models/robot_lizany_endgame.onnx").read_bytes())
+    robot = OnnxRobot(path)
+    assert copy.deepcopy(robot).session is robot.session  # read-only: shared
+    path.write_bytes(path.read_bytes() + b"\0")
+    with pytest.raises(OnnxRobotError, match="changed since the robot was loaded"):
+        pickle.dumps(robot)
+    path.unlink()
+    with pytest.raises(OnnxRobotError, match="cannot be read"):
+        pickle.dumps(robot)

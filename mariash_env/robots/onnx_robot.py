@@ -25,6 +25,8 @@ asked for.  This module imports numpy and onnxruntime only.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -63,21 +65,19 @@ class OnnxRobot(Robot):
             raise OnnxRobotError(f"unknown game {game!r}: expected one of "
                                  f"{', '.join(_EXPORTED)}")
         try:
-            import onnxruntime as ort
+            import onnxruntime  # noqa: F401 - checked here, used by _session
         except ImportError as e:  # pragma: no cover
             raise OnnxRobotError("OnnxRobot needs the onnxruntime package") from e
         self.path = locate(path)  # models/FILE: the shipped file from any directory
         if not self.path.is_file():
             raise OnnxRobotError(f"no ONNX model at {self.path}{shipped_hint(self.path)}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = max(1, int(threads))
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
+        self._threads, self._providers = max(1, int(threads)), providers
         try:
-            self.session = ort.InferenceSession(str(self.path), sess_options=opts,
-                                                providers=providers or ["CPUExecutionProvider"])
+            self.session = self._session(str(self.path))
         except Exception as e:  # onnxruntime raises its own exception types
             raise OnnxRobotError(f"{self.path} is not a loadable ONNX model: {e}") from None
+        # the model a copy sent to another process must be (__getstate__)
+        self._sha256 = hashlib.sha256(self.path.read_bytes()).hexdigest()
         self.metadata: dict[str, str] = dict(self.session.get_modelmeta().custom_metadata_map)
         self.game: GameKind = self._game(game)
         self.games = (self.game.name,)  # the model's own game, from its metadata
@@ -88,6 +88,53 @@ class OnnxRobot(Robot):
         self._check()
         self.rules: dict[str, Any] = json.loads(self.metadata.get("mariash_rules", "{}"))
         self.training: dict[str, Any] = json.loads(self.metadata.get("mariash_training", "{}"))
+
+    def _session(self, model: str | bytes) -> Any:
+        """An onnxruntime session of ``model`` (a path or the model's bytes)."""
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self._threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        return ort.InferenceSession(model, sess_options=opts,
+                                    providers=self._providers or ["CPUExecutionProvider"])
+
+    # -- copies ------------------------------------------------------------------------------
+    # onnxruntime's session cannot be pickled.  A deep copy shares it (a session is
+    # read-only: its runs are independent and thread-safe); a pickled robot (a worker
+    # process, Ray) carries the model's bytes and makes its own session from them, so the
+    # other side needs no file.  The file is read again then: one changed since the robot
+    # was loaded is refused rather than silently sent as another network.
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> OnnxRobot:
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for name, value in self.__dict__.items():
+            new.__dict__[name] = value if name == "session" else copy.deepcopy(value, memo)
+        return new
+
+    def __getstate__(self) -> dict[str, Any]:
+        try:
+            model = self.path.read_bytes()
+        except OSError as e:
+            raise OnnxRobotError(f"cannot pickle {self!r}: its model file cannot be read "
+                                 f"({e}); build the robot in the other process from its "
+                                 "spec instead") from None
+        if hashlib.sha256(model).hexdigest() != self._sha256:
+            raise OnnxRobotError(f"cannot pickle {self!r}: {self.path} changed since the "
+                                 "robot was loaded, and a copy would play the new file; "
+                                 "load the robot again (or build it in the other process "
+                                 "from its spec)")
+        state = self.__dict__.copy()
+        del state["session"]
+        state["_model"] = model
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        model = state.pop("_model")
+        self.__dict__.update(state)
+        self.session = self._session(model)
 
     def _game(self, want: str | None) -> GameKind:
         """The model's game (its metadata), refused when it is not ``want``."""
