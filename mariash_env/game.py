@@ -248,6 +248,18 @@ class Game:
         self.history: list[tuple[int, int]] = []
         self.first_dealer = 0
 
+    # --- copies (copy.deepcopy, pickle) -----------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        # The compiled observe function is the layout's: not copied (a copied numba
+        # dispatcher costs ms, and an unpickled one compiles again in another process).
+        state = self.__dict__.copy()
+        state.pop("_observe_into", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._observe_into = self.layout.observe_into
+
     # --- set-up -----------------------------------------------------------------------
     def new_partie(
         self,

@@ -692,6 +692,7 @@ class VectorEnv:
     state_obs_size = STATE_OBS_SIZE
     num_actions = N_ACTIONS
     state_size = STATE_SIZE
+    _STEP_KERNELS = (_step_serial, _step_parallel)  # the step kernel: (serial, parallel)
 
     def __new__(cls, *args, **kwargs):
         """A game with a batched engine of its own (the registry's ``kind.vector``, e.g.
@@ -716,7 +717,7 @@ class VectorEnv:
         self.state_obs_size = layout.state_obs_size
         self.num_actions = kind.n_actions
         self.rules_vector = self.rules.vector()
-        self._step_kernel = _step_parallel if parallel else _step_serial
+        self._step_kernel = self._STEP_KERNELS[bool(parallel)]
         self._allocate(n, seed, observations, parallel, STATE_SIZE)
 
     @staticmethod
@@ -793,12 +794,20 @@ class VectorEnv:
         view.flags.writeable = False
         return view
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The step kernel is the class's (a copied numba dispatcher costs ms, and an
+        # unpickled one compiles again in another process).
+        state = self.__dict__.copy()
+        state["_step_kernel"] = None
+        return state
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         # A copy (copy.deepcopy, pickle) copies the read-only view Step.mask as an array of
         # its own, which the copy's steps would never update: point it at the copy's mask
         # again, in the same Step object (a wrapper holding it, GymVectorEnv's ``_last``,
         # holds the copy's Step too).
         self.__dict__.update(state)
+        self._step_kernel = self._STEP_KERNELS[self.parallel]
         if "_result" in state:
             self._result.mask = self._mask_view()
             self._result_fields = tuple(getattr(self._result, f) for f in _OUT_FIELDS)

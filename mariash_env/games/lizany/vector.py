@@ -148,6 +148,7 @@ class LizanyVectorEnv(VectorEnv):
     state_obs_size = STATE_SIZE
     num_actions = N_ACTIONS
     state_size = C.LZ_STATE_SIZE
+    _STEP_KERNELS = (_step_serial, _step_parallel)
 
     def __init__(self, num_envs: int, seed: int | None = None, observations: bool = True,
                  deals: int | None = None, parallel: bool = False, rules: str = "lizany",
@@ -162,7 +163,7 @@ class LizanyVectorEnv(VectorEnv):
         self.kind = game_kind(self.rules, front_end="vector")
         self.players = 2
         self.rules_vector = None  # lízaný has no rule options
-        self._step_kernel = _step_parallel if parallel else _step_serial
+        self._step_kernel = self._STEP_KERNELS[bool(parallel)]
         self._allocate(n, seed, observations, parallel, C.LZ_STATE_SIZE)
 
     @staticmethod
