@@ -446,6 +446,13 @@ class FlatObs(MaskInInfo):
                 return None
         return legal
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A copy (deepcopy, pickle) copied the action spaces as plain Discretes: they
+        # sample this copy's legal actions again.
+        self.__dict__.update(state)
+        self._act_spaces = AgentSpaces({a: LegalDiscrete.bound(s, self._legal_of(a))
+                                        for a, s in self._act_spaces.items()})
+
     def observation_space(self, agent: str) -> gymnasium.Space:
         self._act_spaces[agent]  # an unknown agent: KeyError naming the agents
         return self._box

@@ -213,6 +213,12 @@ class SingleAgentEnv(gymnasium.Env):
         self.action_space = LegalDiscrete(n_actions, self._legal_or_none)
         self._started = False
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A copy (copy.deepcopy, pickle): its action space was copied as a plain Discrete
+        # (LegalDiscrete's own copies are); it samples this copy's legal actions again.
+        self.__dict__.update(state)
+        self.action_space = LegalDiscrete.bound(self.action_space, self._legal_or_none)
+
     # --- Gymnasium API ----------------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

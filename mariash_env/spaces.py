@@ -37,9 +37,21 @@ class LegalDiscrete(spaces.Discrete):
         return super().sample(mask=mask, probability=probability)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # A copy sent elsewhere (pickle, deepcopy) is a plain Discrete: the callback
-        # would drag the whole environment along.
-        return (spaces.Discrete, (int(self.n), None, int(self.start)))
+        # A copy sent elsewhere (pickle, deepcopy) is a plain Discrete, with the same
+        # generator: the callback would drag the whole environment along.  An environment
+        # copied whole makes its copy's space sample legal actions again (:meth:`bound`).
+        return (spaces.Discrete, (int(self.n), None, int(self.start)),
+                {"start": self.start, "_np_random": self._np_random})
+
+    @classmethod
+    def bound(cls, space: spaces.Discrete, legal: Callable[[], np.ndarray | None]
+              ) -> LegalDiscrete:
+        """``space`` (the plain ``Discrete`` a copied LegalDiscrete is) sampling from
+        ``legal`` again, with its generator: what an environment's ``__setstate__`` makes
+        of its copied action space."""
+        out = cls(int(space.n), legal)
+        out._np_random = space._np_random
+        return out
 
 
 class AgentSpaces(dict):

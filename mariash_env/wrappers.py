@@ -75,6 +75,13 @@ class ObsKeys(BaseWrapper):
                 return None
         return legal
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A copy (deepcopy, pickle) copied the action spaces as plain Discretes: they
+        # sample this copy's legal actions again.
+        self.__dict__.update(state)
+        self._act_spaces = AgentSpaces({a: LegalDiscrete.bound(s, self._legal_of(a))
+                                        for a, s in self._act_spaces.items()})
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.env.reset(seed=seed, options=options)
         self.returns = dict.fromkeys(self.possible_agents, 0.0)

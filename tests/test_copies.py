@@ -209,3 +209,44 @@ def test_copies_share_the_compiled_game(rules):
     for name, obj in objects.items():
         assert _dispatchers_pickled(obj) == [], name
     assert _pickled(venv)._step_kernel is venv._step_kernel
+
+
+def _flat_env(**rules):
+    import mariash_env
+
+    return mariash_env.env(flat_obs=True, **rules)
+
+
+def _rllib_env(**rules):
+    from mariash_env.wrappers import rllib_env
+
+    return rllib_env(**rules)
+
+
+@pytest.mark.parametrize("copier", COPIES)
+@pytest.mark.parametrize("rules", GAMES)
+def test_copied_envs_sample_legal_actions(rules, copier):
+    """An env copied whole still has an action space whose ``sample()`` draws a legal
+    action, from the same generator as the original's (the copy's was a plain Discrete:
+    illegal samples); the space copied alone stays a plain Discrete (it must not drag its
+    env along)."""
+    import mariash_env
+    from mariash_env.spaces import LegalDiscrete
+
+    single = mariash_env.SingleAgentEnv(**rules)
+    single.reset(seed=2)
+    single.action_space.sample()  # its generator exists: the copy continues it
+    twin = copier(single)
+    assert isinstance(twin.action_space, LegalDiscrete)
+    got = [int(twin.action_space.sample()) for _ in range(12)]
+    assert got == [int(single.action_space.sample()) for _ in range(12)]
+    assert all(twin.action_masks()[a] for a in got)
+    assert type(copier(single.action_space)) is not LegalDiscrete
+    for make in (_flat_env, _rllib_env):
+        env = make(**rules)
+        env.reset(seed=2)
+        agent = env.agent_selection
+        twin = copier(env)
+        mask = env.unwrapped.observe(agent)["action_mask"]
+        got = [int(twin.action_space(agent).sample()) for _ in range(12)]
+        assert all(mask[a] for a in got), make.__name__
