@@ -178,6 +178,7 @@ from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterator,
 )
 
+from .copies import independent_copy
 from .core.engine import SO_DEAL as _SO_DEAL
 from .core.engine import SO_NEXT as _SO_NEXT
 from .core.engine import SO_PHASE as _SO_PHASE
@@ -253,6 +254,8 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     ``_has_updated`` flag and warns of a step after the episode as this wrapper's step
     does.
     """
+
+    __copy__ = independent_copy  # copy.copy too: not a second wrapper over the same env
 
     def __init__(self, env: AECEnv) -> None:
         direct = type(env) is raw_env
@@ -553,6 +556,8 @@ class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
     into the AEC env's); a step after the episode raises ``RuntimeError`` (PettingZoo's
     answered four empty dicts, not the API's five values)."""
 
+    __copy__ = independent_copy  # copy.copy too: not a second wrapper over the same env
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple:
         observations, infos = super().reset(seed=seed, options=options)
         return observations, self._named(infos)
@@ -700,6 +705,7 @@ class raw_env(AECEnv):
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    __copy__ = independent_copy  # copy.copy too: a shallow copy would share the Game
 
     def __new__(cls, render_mode: str | None = None, records: bool | int = True,
                 rich_infos: bool = False, stack_infos: bool = False, **rules: Any) -> AECEnv:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .cards import CARD_CODES, parse_deck
+from .copies import independent_copy
 from .core import state as S
 from .core.deal import deck_into, shuffled_deck
 from .core.engine import (
@@ -249,6 +250,7 @@ class Game:
         self.first_dealer = 0
 
     # --- copies (copy.deepcopy, pickle) -----------------------------------------------
+    __copy__ = independent_copy  # copy.copy too: a shallow copy would share ``st``
     def __getstate__(self) -> dict[str, Any]:
         # The compiled observe function is the layout's: not copied (a copied numba
         # dispatcher costs ms, and an unpickled one compiles again in another process).

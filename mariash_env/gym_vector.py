@@ -49,6 +49,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from .copies import independent_copy
 from .vector import VectorEnv, check_rows
 
 __all__ = ["GymVectorEnv", "ResetOptionError"]
@@ -62,6 +63,7 @@ class GymVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` self-play games in one Gymnasium vector env (module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+    __copy__ = independent_copy  # copy.copy too: a shallow copy would share the engine
 
     def __init__(self, num_envs: int, seed: int | None = None, **rules: Any) -> None:
         if "observations" in rules:

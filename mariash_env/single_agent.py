@@ -66,6 +66,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .copies import independent_copy
 from .game import (
     RESET_OPTIONS,
     Game,
@@ -139,6 +140,7 @@ class SingleAgentEnv(gymnasium.Env):
     """One learning seat, robots in the other seats (see the module documentation)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    __copy__ = independent_copy  # copy.copy too: a shallow copy would share the game
 
     def __init__(
         self,

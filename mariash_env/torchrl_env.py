@@ -66,6 +66,7 @@ from typing import Any
 
 import numpy as np
 
+from .copies import independent_copy
 from .extras import needs
 from .vector import VectorEnv, check_rows, random_legal_actions
 
@@ -235,6 +236,7 @@ def _make_class() -> type:
         # -- copies ----------------------------------------------------------
 
         _VIEWS = ("_t_obs", "_t_mask", "_t_seat", "_t_rew", "_t_done")
+        __copy__ = independent_copy  # copy.copy too: a shallow copy would share the engine
 
         def __getstate__(self) -> dict[str, Any]:
             # The torch views of the engine's buffers would be copied as tensors of their

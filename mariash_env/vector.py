@@ -203,6 +203,7 @@ from llvmlite import ir
 from numba.core import types as nbtypes
 from numba.core.extending import intrinsic
 
+from .copies import independent_copy
 from .core.deal import shuffled_deck
 from .core.engine import (
     advance_partie,
@@ -693,6 +694,7 @@ class VectorEnv:
     num_actions = N_ACTIONS
     state_size = STATE_SIZE
     _STEP_KERNELS = (_step_serial, _step_parallel)  # the step kernel: (serial, parallel)
+    __copy__ = independent_copy  # copy.copy too: a shallow copy would share the states
 
     def __new__(cls, *args, **kwargs):
         """A game with a batched engine of its own (the registry's ``kind.vector``, e.g.

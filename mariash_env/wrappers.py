@@ -30,6 +30,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from .copies import independent_copy
 from .env import FlatObs, MaskInInfo, parallel_env
 from .env import env as make_env
 from .spaces import AgentSpaces, LegalDiscrete
@@ -40,6 +41,8 @@ __all__ = ["ObsKeys", "rllib_env", "rllib_seat_returns", "MaskInInfo", "FlatObs"
 
 class ObsKeys(BaseWrapper):
     """Observation keys renamed, legal ``action_space(agent).sample()`` (module docs)."""
+
+    __copy__ = independent_copy  # copy.copy too: not a second wrapper over the same env
 
     def __init__(self, env: AECEnv, observation: str = "observations",
                  action_mask: str = "action_mask", mask_dtype: Any = np.int8) -> None:

@@ -29,6 +29,7 @@ def _short(rules: dict) -> dict:
 
 
 COPIES = [pytest.param(copy.deepcopy, id="deepcopy"), pytest.param(_pickled, id="pickle")]
+WITH_SHALLOW = [*COPIES, pytest.param(copy.copy, id="copy")]  # copy.copy: independent too
 
 
 @pytest.mark.parametrize("copier", COPIES)
@@ -81,7 +82,7 @@ def test_gym_vector_env_copy_autoresets(copier):
     assert ended > 0
 
 
-@pytest.mark.parametrize("copier", COPIES)
+@pytest.mark.parametrize("copier", WITH_SHALLOW)
 @pytest.mark.parametrize("rules", GAMES)
 def test_torchrl_env_copy_continues(rules, copier):
     """A copied TorchRL env pays its own rewards and resets to its own observations (its
@@ -250,3 +251,50 @@ def test_copied_envs_sample_legal_actions(rules, copier):
         mask = env.unwrapped.observe(agent)["action_mask"]
         got = [int(twin.action_space(agent).sample()) for _ in range(12)]
         assert all(mask[a] for a in got), make.__name__
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_shallow_copy_is_independent(rules):
+    """``copy.copy`` of an environment, a Game or an engine is an independent copy (as
+    OpenSpiel's states answer it): it was a second object over the same state record,
+    so stepping the "copy" played the move in the original's game behind its back."""
+    import mariash_env
+    from mariash_env.games.lizany.game import LizanyGame
+
+    def first_legal(env) -> int:
+        return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+
+    for make in (mariash_env.env, mariash_env.raw_env, _rllib_env):
+        env = make(**rules)
+        env.reset(seed=1)
+        before = env.observe(env.agent_selection)["action_mask"].copy()
+        twin = copy.copy(env)
+        twin.step(first_legal(twin))
+        assert np.array_equal(env.observe(env.agent_selection)["action_mask"], before)
+    par = mariash_env.parallel_env(**rules)
+    par.reset(seed=1)
+    twin = copy.copy(par)
+    mover = twin.aec_env.agent_selection
+    twin.step({mover: first_legal(twin.aec_env)})
+    assert par.aec_env.agent_selection == mover
+    single = mariash_env.SingleAgentEnv(**rules)
+    single.reset(seed=1)
+    before = single.action_masks().copy()
+    copy.copy(single).step(int(np.flatnonzero(before)[0]))
+    assert np.array_equal(single.action_masks(), before)
+    for venv in (VectorEnv(2, seed=1, **rules), GymVectorEnv(2, seed=1, **rules)):
+        venv.reset()
+        engine = getattr(venv, "vector_env", venv)
+        states = engine.copy_states()
+        twin = copy.copy(venv)
+        mask = getattr(twin, "vector_env", twin).current().mask
+        twin.step(random_legal_actions(mask, np.random.default_rng(0)))
+        assert np.array_equal(engine.states, states)
+    game = env.unwrapped.game
+    st = game.st.copy()
+    twin = copy.copy(game)
+    if isinstance(game, LizanyGame):
+        twin.play(int(np.flatnonzero(twin.legal_mask())[0]))
+    else:
+        twin.step(twin.legal_actions()[0])
+    assert np.array_equal(game.st, st)

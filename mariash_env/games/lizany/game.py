@@ -104,6 +104,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ...cards import CARD_CODES, NCARDS, SUIT_NAMES_CZ, cards_of, parse_deck, pretty
+from ...copies import independent_copy
 from ...core.state import MASK32
 from ...game import EpisodeSeeds, IllegalActionError, OptionError, check_seed, reset_options
 from ...rules import action_int, is_int
@@ -259,6 +260,7 @@ class LizanyGame:
     trick_no = _Field("trick_no", bounds=(0, 16))
     last_winner = _Field("last_winner", bounds=(-1, 1))
     over = _Field("over", kind=bool, bounds=(0, 1))
+    __copy__ = independent_copy  # copy.copy too: a shallow copy would share ``st``
 
     def __init__(self, deck: Any = None, seed: int | None = None) -> None:
         d = seeded_deck(seed) if deck is None else parse_deck(deck)
@@ -468,6 +470,7 @@ class raw_env(AECEnv):
 
     metadata = {"name": "mariash_lizany_v0", "render_modes": ["ansi", "human"],
                 "is_parallelizable": False, "render_fps": 1}
+    __copy__ = independent_copy  # copy.copy too: a shallow copy would share the deal
 
     def __init__(self, render_mode: str | None = None, stack_infos: bool = False) -> None:
         super().__init__()
