@@ -298,3 +298,48 @@ def test_shallow_copy_is_independent(rules):
     else:
         twin.step(twin.legal_actions()[0])
     assert np.array_equal(game.st, st)
+
+
+OPENSPIEL_GAMES = [*GAMES, pytest.param({"rules": "licitovany", "deals": 2}, id="partie")]
+
+
+@pytest.mark.parametrize("copier", WITH_SHALLOW)
+@pytest.mark.parametrize("params", OPENSPIEL_GAMES)
+def test_openspiel_game_copies(params, copier):
+    """A copied OpenSpiel game makes states and observers (pyspiel pickles a game as its
+    string, loaded again in C++: the copy had lost the Python game's own attributes and
+    failed at ``new_initial_state()`` with ``AttributeError: ... 'ctx'``); a copied state
+    clones and serialises as the original does."""
+    pyspiel = pytest.importorskip("pyspiel")
+    import mariash_env.openspiel  # noqa: F401 - registers "mariash"
+
+    game = pyspiel.load_game("mariash", params)
+    twin = copier(game)
+    assert twin == game and str(twin) == str(game)
+    twin.make_py_observer()
+    state, other = game.new_initial_state(), twin.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            action = int(rng.choice([a for a, _ in state.chance_outcomes()]))
+        else:
+            action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+        other.apply_action(action)
+    assert str(other) == str(state)
+    assert str(game.deserialize_state(copier(other).serialize())) == str(state)
+
+
+@pytest.mark.parametrize("copier", COPIES)
+def test_openspiel_robot_copies(copier):
+    """An OpenSpiel robot keeps its loaded games: a copy (deepcopy, pickle) decides as the
+    original would (it failed at its first decision: the copied game had no ``ctx``)."""
+    pytest.importorskip("pyspiel")
+    from mariash_env.robots import make_robot
+
+    robot = make_robot("os_random(seed=3)", rules="voleny")
+    _decisions(robot, {}, n=3)  # it has loaded its game
+    twin = copier(robot)
+    assert _decisions(twin, {}) == _decisions(robot, {})

@@ -202,9 +202,36 @@ class MariashGame(pyspiel.Game):
     def new_initial_state(self) -> MariashState:
         return MariashState(self)
 
+    # Copies: the game itself (immutable, shared by its states), pickled by its string
+    # (:func:`game_copies`).
+    def __copy__(self) -> MariashGame:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> MariashGame:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return game_copies(self)
+
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
         return _Observer(self.ctx, self.rules.deals if perfect_recall(iig_obs_type, params)
                          else 0)
+
+
+def game_copies(game: pyspiel.Game) -> tuple[Any, tuple[str]]:
+    """How a game of this package pickles: loaded again from its string, by this package
+    (which registers ``"mariash"`` when it is imported).  pyspiel pickles a game as its
+    string and loads it in C++, which kept none of the Python game's own attributes:
+    a copy (pickle, deepcopy, copy) of a ``"mariash"`` game failed at
+    ``new_initial_state()`` with ``AttributeError: ... 'ctx'``.  ``copy.copy`` and
+    ``copy.deepcopy`` answer the game itself: a game is immutable and its states share it,
+    as OpenSpiel's do."""
+    return loaded_game, (str(game),)
+
+
+def loaded_game(name: str) -> pyspiel.Game:
+    """``pyspiel.load_game(name)``, the game's string (unpickling a game)."""
+    return pyspiel.load_game(name)
 
 
 def perfect_recall(iig_obs_type: Any, params: Any) -> bool:

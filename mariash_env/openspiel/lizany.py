@@ -41,7 +41,7 @@ from ..games.lizany.actions import ACTION_LABELS, N_ACTIONS, OBS_SIZE
 from ..games.lizany.game import LizanyGame
 from ..games.registry import game_kind
 from ..rules import RulesError
-from .game import encoding_string, game_type, perfect_recall
+from .game import encoding_string, game_copies, game_type, perfect_recall
 from .params import _DEFAULTS
 from .resample import ResampleError, check_player, seed_of
 from .state import action_name, illegal
@@ -103,6 +103,17 @@ class MariashLizanyGame(pyspiel.Game):
 
     def new_initial_state(self) -> MariashLizanyState:
         return MariashLizanyState(self)
+
+    # Copies: the game itself (immutable, shared by its states), pickled by its string
+    # (:func:`game_copies`).
+    def __copy__(self) -> MariashLizanyGame:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> MariashLizanyGame:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return game_copies(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
         return _Observer(self.kind, perfect_recall(iig_obs_type, params))
