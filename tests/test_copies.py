@@ -343,3 +343,60 @@ def test_openspiel_robot_copies(copier):
     _decisions(robot, {}, n=3)  # it has loaded its game
     twin = copier(robot)
     assert _decisions(twin, {}) == _decisions(robot, {})
+
+
+def _random_step(env, rng) -> None:
+    """One random legal action of the agent to move (None for a finished agent)."""
+    obs, _, term, trunc, _ = env.last()
+    env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def _trace(env, seed: int, steps: int) -> list:
+    """What ``env`` shows along ``steps`` random actions, resetting (unseeded: the episode
+    generator) whenever the episode is over."""
+    rng, out = np.random.default_rng(seed), []
+    for _ in range(steps):
+        if not env.agents:
+            env.reset()
+        obs, reward, term, trunc, info = env.last()
+        out.append((env.agent_selection, obs["observation"].tobytes(),
+                    obs["action_mask"].tobytes(), reward, term, trunc, repr(info),
+                    repr(env.rewards)))
+        _random_step(env, rng)
+    return out
+
+
+AEC_POINTS = ["before_reset", "start", "early", "mid_deal", "deal_end", "partie_end", "closed"]
+
+
+@pytest.mark.parametrize("copier", WITH_SHALLOW)
+@pytest.mark.parametrize("point", AEC_POINTS)
+@pytest.mark.parametrize("rules", [*GAMES, pytest.param(
+    {"rules": "licitovany", "shuffle": "every_deal"}, id="every_deal")])
+def test_aec_env_copy_continues(rules, point, copier):
+    """A copy of the AEC env at any point (before reset, at the start, in licitovaný's
+    auction, mid-deal, on the step a deal ended, after the partie, after close) continues exactly
+    as the original: observations, masks, rewards and infos, the next deals (drawn from
+    the copied generators) included; stepping the copy leaves the original alone."""
+    import mariash_env
+
+    env = mariash_env.env(**_short(rules))
+    rng = np.random.default_rng(1)
+    if point != "before_reset":
+        env.reset(seed=4)
+        for _ in range({"early": 2, "mid_deal": 7}.get(point, 0)):  # early: licitovaný's
+            _random_step(env, rng)                                  # auction (seed 4)
+        while point == "deal_end" and not any(env.unwrapped.rewards.values()):
+            _random_step(env, rng)
+        while point == "partie_end" and env.agents:
+            _random_step(env, rng)
+        if point == "closed":
+            _random_step(env, rng)
+            env.close()
+    twin, spare = copier(env), copier(env)
+    if point == "before_reset":
+        for e in (env, twin, spare):
+            e.reset(seed=4)
+    want = _trace(spare, 9, 150)
+    assert _trace(twin, 9, 150) == want  # (stepping twin and spare left env alone)
+    assert _trace(env, 9, 150) == want
