@@ -273,9 +273,26 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         super().reset(seed=seed, options=options)
+        self._bind_raw()
+
+    def _bind_raw(self) -> None:
         if self._direct:  # from now on the raw env's (see the class documentation)
             env = self.env
             self.last, self.step = env.last, env._step_in_order  # type: ignore[method-assign]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The bound last/step are bound again on the copy's raw env (__setstate__): pickle
+        # would look the step up by its function's name, ``step`` -- raw_env's own, which
+        # keeps no _has_updated flag (agent_iter's assertion) and raises after the episode.
+        state = self.__dict__.copy()
+        state.pop("last", None)
+        state.pop("step", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._has_reset:
+            self._bind_raw()
 
     def _live(self) -> AECEnv:
         if not self._has_reset:

@@ -400,3 +400,24 @@ def test_aec_env_copy_continues(rules, point, copier):
     want = _trace(spare, 9, 150)
     assert _trace(twin, 9, 150) == want  # (stepping twin and spare left env alone)
     assert _trace(env, 9, 150) == want
+
+
+@pytest.mark.parametrize("copier", WITH_SHALLOW)
+def test_aec_env_copy_keeps_order_enforcing(copier, caplog):
+    """A copy of a reset AEC env steps as the order-enforcing wrapper does: ``agent_iter``
+    runs the partie to its end (a pickled env's step was raw_env's, which keeps no
+    ``_has_updated`` flag: the loop's assertion failed after one step), and a step after
+    the episode warns rather than raises."""
+    import mariash_env
+
+    env = mariash_env.env(deals=2)
+    env.reset(seed=4)
+    twin = copier(env)
+    assert twin.step.__func__ is type(twin.unwrapped)._step_in_order
+    assert twin.step.__self__ is twin.unwrapped and twin.last.__self__ is twin.unwrapped
+    rng = np.random.default_rng(1)
+    for _ in twin.agent_iter():
+        _random_step(twin, rng)
+    assert not twin.agents
+    twin.step(None)  # PettingZoo's warning, logged (raw_env's step raised RuntimeError)
+    assert "step() called after all agents" in caplog.text
