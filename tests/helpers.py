@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -148,3 +152,49 @@ def table_step(s, rng, st: dict[str, Any] | None = None) -> dict[str, Any]:
     if s.waiting == "human":
         return s.act(s.id, s.move, rng.choice(st["legal"]))
     return s.next_deal(s.id, s.move)
+
+
+_DECISION_COMPILES = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    from mariash_env.compile import compiled_signatures as compiled
+    from mariash_env.playout import deal_states, play_games
+    from mariash_env.robots import make_robot
+    from mariash_env.rules import make_rules
+
+    spec, partner, games, deals = json.loads(sys.argv[1])
+    grew = {}
+    for game in games:
+        rules = make_rules(rules=game)
+        robot, other = make_robot(spec, rules=rules), make_robot(partner, rules=rules)
+        inner = robot.act_view
+
+        def act_view(view, inner=inner):
+            before = compiled()
+            out = inner(view)
+            for k, n in compiled().items():
+                if n != before.get(k, 0):
+                    grew[k] = n - before.get(k, 0)
+            return out
+
+        robot.act_view = act_view
+        for seed in range(deals):
+            for r in (robot, other):
+                r.begin_deal(seed)
+            st = deal_states(np.array([seed]), np.array([seed % 3]), rules)
+            play_games([robot, other], st, np.array([[0, 1, 1]]), rules, True)
+    print(json.dumps(grew))
+""")
+
+
+def decision_compiles(robot: str, partner: str, games: Sequence[str],
+                      deals: int) -> dict[str, int]:
+    """The kernels that gained a signature (compiled, or loaded from numba's disk cache)
+    in ``robot``'s decisions, in a fresh process: for each game the robot and ``partner``
+    are built, then ``deals`` deals played, the robot in seat 0 -- empty when building the
+    robot warmed up everything its decisions call."""
+    args = json.dumps([robot, partner, list(games), deals])
+    out = subprocess.run([sys.executable, "-c", _DECISION_COMPILES, args],
+                         cwd=Path(__file__).resolve().parents[1], capture_output=True,
+                         text=True, timeout=600, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])

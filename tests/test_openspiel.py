@@ -4,11 +4,9 @@ same play and settlement as :class:`mariash_env.game.Game` (RULES.md §2 deals a
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +30,7 @@ from mariash_env.openspiel import (  # noqa: E402
 )
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.table import TableRobot  # noqa: E402
+from tests.helpers import decision_compiles  # noqa: E402
 
 # The default game of every registry game: tests/test_conformance.py.
 VARIANTS = [
@@ -753,39 +752,7 @@ def test_os_robots_decide_without_compiling_after_construction():
     engine's calls (42 s on an empty numba cache); it is warmed up when it is built, so in a
     fresh process no decision of a deal of either game gives a kernel a signature (compiled
     or loaded from the disk cache), and the warm-up leaves the robot's draws alone."""
-    code = textwrap.dedent("""
-        import json
-        import numpy as np
-        from mariash_env.compile import compiled_signatures as compiled
-        from mariash_env.playout import deal_states, play_games
-        from mariash_env.robots import make_robot
-        from mariash_env.rules import make_rules
-
-        grew = {}
-        for game in ("voleny", "licitovany"):
-            rules = make_rules(rules=game)
-            table = make_robot("table", rules=rules)
-            robot = make_robot("os_ismcts(simulations=3, seed=1)", rules=rules)
-            inner = robot.act_view
-
-            def act_view(view, inner=inner):
-                before = compiled()
-                out = inner(view)
-                for k, n in compiled().items():
-                    if n != before.get(k, 0):
-                        grew[k] = n - before.get(k, 0)
-                return out
-
-            robot.act_view = act_view
-            for seed in range(2):
-                for r in (robot, table):
-                    r.begin_deal(seed)
-                st = deal_states(np.array([seed]), np.array([seed % 3]), rules)
-                play_games([robot, table], st, np.array([[0, 1, 1]]), rules, True)
-        print(json.dumps(grew))
-    """)
-    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1],
-                         capture_output=True, text=True, timeout=600, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == {}
+    assert decision_compiles("os_ismcts(simulations=3, seed=1)", "table",
+                             ("voleny", "licitovany"), deals=2) == {}
     a, b = make_robot("os_ismcts(simulations=3, seed=4)"), OpenSpielRobot(simulations=3, seed=4)
     assert a.rng.randint(0, 2**31 - 1) == b.rng.randint(0, 2**31 - 1)

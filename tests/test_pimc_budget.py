@@ -23,6 +23,7 @@ from mariash_env.core import state as S
 from mariash_env.robots import pimc as P
 from mariash_env.robots.pimc import PIMCRobot
 from mariash_env.robots.view import SeatView
+from tests.helpers import decision_compiles
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLVE = 0.125  # fake seconds per solver call (binary fractions: exact sums)
@@ -202,36 +203,4 @@ def test_the_table_robot_decides_without_compiling_after_make_robot():
     in licitovaný, 22.8 s in volený at four on an empty numba cache); they are warmed when
     it is built, so in a fresh process no decision of whole deals (against random robots,
     which compile nothing) gives a kernel a signature."""
-    code = textwrap.dedent("""
-        import json
-        import numpy as np
-        from mariash_env.compile import compiled_signatures as compiled
-        from mariash_env.playout import deal_states, play_games
-        from mariash_env.robots import make_robot
-        from mariash_env.rules import make_rules
-
-        grew = {}
-        for game in ("licitovany", "voleny"):
-            rules = make_rules(rules=game)
-            robot, other = make_robot("table", rules=rules), make_robot("random", rules=rules)
-            inner = robot.act_view
-
-            def act_view(view, inner=inner):
-                before = compiled()
-                out = inner(view)
-                for k, n in compiled().items():
-                    if n != before.get(k, 0):
-                        grew[k] = n - before.get(k, 0)
-                return out
-
-            robot.act_view = act_view
-            for seed in range(6):
-                for r in (robot, other):
-                    r.begin_deal(seed)
-                st = deal_states(np.array([seed]), np.array([seed % 3]), rules)
-                play_games([robot, other], st, np.array([[0, 1, 1]]), rules, True)
-        print(json.dumps(grew))
-    """)
-    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1],
-                         capture_output=True, text=True, timeout=600, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == {}
+    assert decision_compiles("table", "random", ("licitovany", "voleny"), deals=6) == {}
