@@ -166,3 +166,32 @@ def test_a_source_change_drops_the_cache_wherever_numba_keeps_it(tmp_path):
         (pkg / "rules.py").write_text(f"R_GAME = {12 + len(root)}\n")
         _refresh_cache(pkg, root)
         assert cached() == []
+
+
+def test_a_source_change_drops_only_this_checkouts_cache(tmp_path):
+    """Under one NUMBA_CACHE_DIR two checkouts of the package (same folder names) and other
+    packages keep their cached code apart: numba names each cache folder after the source
+    folder's path (its locator's own name is asserted), and a source change of one
+    checkout drops that checkout's folders alone."""
+    from numba.core.caching import _CacheLocator
+
+    from mariash_env.core.jit import _cache_folders, _refresh_cache
+
+    root = tmp_path / "numba_cache"
+    pkgs = []
+    for side in ("a", "b"):
+        pkg = tmp_path / side / "mariash_env"
+        (pkg / "core").mkdir(parents=True)
+        (pkg / "core" / "engine.py").write_text(f"# njit, checkout {side}\n")
+        pkgs.append(pkg)
+        assert _cache_folders(pkg, str(root))[0].name == \
+            _CacheLocator.get_suitable_cache_subpath(str(pkg / "core" / "engine.py"))
+        for f in _cache_folders(pkg, str(root)):
+            f.mkdir(parents=True, exist_ok=True)
+            (f / "x.nbi").write_text("")
+    other = root / "core_0123456789abcdef"  # another package's "core" folder
+    other.mkdir()
+    (other / "y.nbi").write_text("")
+    _refresh_cache(pkgs[0], str(root))  # no stamp of checkout a: its cache is dropped
+    kept = {p.parent for p in root.rglob("*.nbi")}
+    assert kept == {other, *_cache_folders(pkgs[1], str(root))}
