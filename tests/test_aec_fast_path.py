@@ -66,14 +66,19 @@ def _count(monkeypatch, calls: list[str], names: tuple[str, ...]) -> None:
             monkeypatch.setattr(module, attr, counted)
 
 
+def _count_observe(game, calls: list[str]) -> None:
+    """The game's compiled observe appends "observe" to calls."""
+    real = game._observe_into
+    game._observe_into = lambda *a: (calls.append("observe"), real(*a))[1]
+
+
 def test_one_compiled_call_per_decision(monkeypatch):
     calls: list[str] = []
     _count(monkeypatch, calls, ("step_observe", "apply_action", "legal_actions"))
     e = mariash_env.env(deals=1)
     e.reset(seed=5)
     raw = e.unwrapped
-    real_observe = raw.game._observe_into
-    raw.game._observe_into = lambda *a: (calls.append("observe"), real_observe(*a))[1]
+    _count_observe(raw.game, calls)
     obs, *_ = e.last()  # after reset: observed
     e.step(int(np.flatnonzero(obs["action_mask"])[0]))
     calls.clear()
@@ -215,8 +220,7 @@ def test_a_deals_end_is_one_compiled_call_with_the_next_observation(monkeypatch)
     e = mariash_env.env(deals=3)
     e.reset(seed=1)
     raw = e.unwrapped
-    real_observe = raw.game._observe_into
-    raw.game._observe_into = lambda *a: (calls.append("observe"), real_observe(*a))[1]
+    _count_observe(raw.game, calls)
     rng = np.random.default_rng(1)
     ends = 0
     for agent in e.agent_iter():
