@@ -582,3 +582,13 @@ def test_gate_and_card_evaluations_show_progress_when_asked(capsys):
     assert "deals" in capsys.readouterr().err
     duplicate_eval(agent, make_robot("table"), deals=4, seed=2, num_envs=12)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("card", sorted(p.name for p in (ROOT / "models").glob("*.md")))
+def test_every_shipped_card_loads_a_shipped_model(card: str) -> None:
+    """The card's ``OnnxRobot("…")`` line names the committed model beside it (six cards
+    named the ``runs/`` file they were exported to, which a clone does not have)."""
+    paths = re.findall(r'OnnxRobot\("([^"]+)"\)', (ROOT / "models" / card).read_text())
+    assert paths, f"models/{card} shows no OnnxRobot line"
+    for p in paths:
+        assert p.startswith("models/") and (ROOT / p).is_file(), f"models/{card}: {p}"

@@ -246,7 +246,9 @@ def test_warm_start_from_another_run(trained: Path, tmp_path: Path) -> None:
     assert [(x["checkpoint"], x["iteration"]) for x in ft["lineage"]] == [(str(ck), 4)]
     # the exported robot's card lists both stages
     export(tmp_path / "ft" / "checkpoint.pt", tmp_path / "ft.onnx", check=0)
-    card = write_card(tmp_path / "ft.onnx", tmp_path / "FT.md", eval_deals=0)
+    card = write_card(tmp_path / "ft.onnx", tmp_path / "cards" / "FT.md", eval_deals=0)
+    # the card's snippet names the model beside the card, where both are shipped
+    assert f'OnnxRobot("{(tmp_path / "cards" / "ft.onnx").as_posix()}")' in card
     assert "Warm-started" in card and str(ck) in card and "in all: 2,304 engine decisions" in card
     png = plot_run(tmp_path / "ft", tmp_path / "stages.png", lineage=ft["lineage"])
     assert png.stat().st_size > 1000  # both stages' evaluations on one axis

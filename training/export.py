@@ -255,7 +255,8 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
         "",
         "```python",
         "from mariash_env.robots import OnnxRobot   # numpy + onnxruntime, no torch",
-        f'robot = OnnxRobot("{Path(onnx_path).as_posix()}")',
+        # the card sits beside its model where both are shipped (models/, a recipe's folder)
+        f'robot = OnnxRobot("{(Path(card_path).parent / Path(onnx_path).name).as_posix()}")',
         "action = robot.act(observation)          # AEC observation dict",
         "actions = robot.act_batch(obs, mask)     # VectorEnv batch",
         "```",
