@@ -45,7 +45,8 @@ MODES = ("random", "random", "marriages", "greedy", "sweep")
 # card points (90 with the last trick) and the marriages (20, 40) are tens whose total is
 # an odd number of tens, so equal points cannot happen and the rule for them never applies.
 FLOOR = {
-    "reward:1", "reward:2", "winner_lost_last_trick", "marriage:trump:lead",
+    "reward:1", "reward:2", "loser_tricks:0", "loser_tricks:1", "loser_tricks:2",
+    "winner_lost_last_trick", "marriage:trump:lead",
     "marriage:trump:follow", "marriage:plain:lead", "marriage:plain:follow",
     "trumped:stock", "trumped:endgame", "endgame_forced", "endgame_must_beat",
     "endgame_must_trump", "opp_known:trump_card", "opp_known:marriage",
@@ -74,17 +75,24 @@ def marriages_deck(rng: random.Random) -> list[str]:
     return hand0 + deck[:4] + hand1 + deck[4:8] + [up] + deck[8:]
 
 
-def sweep_deck(rng: random.Random) -> tuple[list[str], int]:
+def sweep_deck(rng: random.Random, give_one: bool) -> tuple[list[str], int, str | None]:
     """A deck in which the sweeper (seat 0 or 1), playing ``sweeper_card``, takes every
     trick: it holds seven trumps and one high card, draws the other high cards (the A, T,
     K of the three plain suits) as each trick's winner; the other seat holds the low plain
-    cards and draws the trump seven (the turned-up card) last."""
+    cards and draws the trump seven (the turned-up card) last.  With ``give_one`` the
+    other seat is dealt the five low cards of a plain suit (``void``, returned with the
+    deck and the sweeper), to play them while the stock lasts: void in it, it must trump
+    the sweeper's first lead after the stock with its seven, its one trick."""
     trump = rng.choice(SUITS)
     plain = [s for s in SUITS if s != trump]
+    void = rng.choice(plain) if give_one else None
     high = [r + s for s in plain for r in "ATK"]
     low = [r + s for s in plain for r in "QJ987"]
     rng.shuffle(high)
     rng.shuffle(low)
+    if void:
+        low.sort(key=lambda c: c[1] != void)  # stable: the void suit's five first
+        low[:8] = rng.sample(low[:8], 8)
     strong = [r + trump for r in "89JQKTA"] + high[:1]
     rng.shuffle(strong)
     weak = low[:8]
@@ -94,12 +102,19 @@ def sweep_deck(rng: random.Random) -> tuple[list[str], int]:
     for i in range(7):  # positions 17..30: the winner's card, then the loser's
         stock += [high[1 + i], low[8 + i]]
     stock.append(high[8])  # position 31, the winner's last draw
-    return hands + ["7" + trump] + stock, sweeper
+    return hands + ["7" + trump] + stock, sweeper, void
 
 
-def sweeper_card(ref: Referee, labels: list[str]) -> str:
-    """Take the trick with the trump ace kept for the first lead once the stock is gone."""
+def sweeper_card(ref: Referee, labels: list[str], void: str | None) -> str:
+    """Take every trick, keeping the trump ace for the first lead once the stock is gone;
+    with ``void`` keep that suit while the stock lasts and lead it first after it."""
     ace = "play:A" + ref.trump
+    if void and not ref.table:
+        mine = [lab for lab in labels if lab[6] == void]
+        if not ref.stock and len(labels) == 8 and mine:
+            return mine[0]
+        if ref.stock and len(mine) < len(labels):
+            labels = [lab for lab in labels if lab[6] != void]
     if not ref.stock and ace in labels:
         return ace
     rest = [lab for lab in labels if lab != ace] or labels
@@ -115,7 +130,11 @@ def choose(rng: random.Random, ref: Referee, labels: list[str], style: dict[str,
     if style.get("script"):
         return style["script"].pop(0)
     if style.get("sweeper") == seat:
-        return sweeper_card(ref, labels)
+        return sweeper_card(ref, labels, style.get("void"))
+    if style.get("void") and ref.stock:  # the other seat plays the void suit first
+        mine = [lab for lab in labels if lab[6] == style["void"]]
+        if mine:
+            return rng.choice(mine)
     if style["marry"] and rng.random() < style["marry"]:
         h = ref.hands[seat]
         kq = [lab for lab in labels if lab[5] in "KQ"
@@ -249,6 +268,7 @@ def check_deal(raw: Any, ref: Referee, rng: random.Random, style: dict[str, Any]
     st = raw.infos[agents[0]]["settlement"]
     assert all(raw.infos[a]["settlement"] == st for a in agents)
     assert all(lizany.PHASE_NAMES[raw.infos[a]["phase"]] == "done" for a in agents)
+    assert len(set(ref.settlement["points"])) == 2, "equal points (docs: never)"
     d = settlement_diffs(st, ref)
     assert not d, ("settlement", d, ref.history, ctx)
     assert [raw.rewards[a] for a in agents] == [float(x) for x in ref.settlement["rewards"]]
@@ -260,6 +280,8 @@ def check_deal(raw: Any, ref: Referee, rng: random.Random, style: dict[str, Any]
     for e in ref.events:
         cov[e] += 1
     cov["reward:" + str(max(ref.settlement["rewards"]))] += 1
+    loser = 1 - ref.settlement["winner"]
+    cov["loser_tricks:" + str(min(ref.settlement["tricks"][loser], 2))] += 1
     cov["deals"] += 1
 
 
@@ -285,7 +307,7 @@ def play_deal(rng: random.Random, mode: str, cov: collections.Counter) -> None:
     style: dict[str, Any] = {"marry": rng.choice([0, 0, 0.5, 0.9]),
                              "greedy": rng.choice([0, 0, 0.6, 1.0])}
     if mode == "sweep":
-        deck, style["sweeper"] = sweep_deck(rng)
+        deck, style["sweeper"], style["void"] = sweep_deck(rng, rng.random() < 0.5)
     elif mode == "marriages":
         deck = marriages_deck(rng)
         style["marry"] = rng.choice([0.3, 0.9])
@@ -299,12 +321,9 @@ def play_deal(rng: random.Random, mode: str, cov: collections.Counter) -> None:
     raw.reset(seed=rng.randrange(10**6),
               options={"deck": [CARDS.index(c) for c in deck] if as_index else deck})
     check_deal(raw, Referee(deck), rng, style, cov, {"deck": deck, "mode": mode})
-    if mode == "sweep":
-        assert ref_sweep_ok(raw), "the rigged sweep did not sweep"
-
-
-def ref_sweep_ok(raw: Any) -> bool:
-    return sorted(raw.record["result"]["tricks"]) == [0, 16]
+    if mode == "sweep":  # the rigged deal swept, or gave the seven its one trick
+        tricks = sorted(raw.record["result"]["tricks"])
+        assert tricks == ([1, 15] if style["void"] else [0, 16]), (tricks, style, deck)
 
 
 def run(seed: int, n: int) -> collections.Counter:
