@@ -55,7 +55,10 @@ after common table practice:
   player's points are its card points plus its marriages.
 * The player with more points wins: reward +1, the other −1; **+2/−2 when the loser took
   no trick**.  **Decision: equal points** — the winner of the last trick wins the deal
-  (it earned the last 10).  The rewards sum to zero.
+  (it earned the last 10); it never applies, as the points are never equal (every count
+  is tens, and the two together, 90 plus marriages of 20 and 40, an odd number of tens).
+  Marriages count without a trick: all four (100) beat the 90 of a seat that took every
+  trick.  The rewards sum to zero.
 
 ## Actions, observations, state
 ``play:<card>`` for the 32 cards (index = card index, ``ACTION_LABELS``); ``action_mask``
