@@ -154,7 +154,8 @@ keeps the last ``N`` (a ``collections.deque``), for long parties; rewards and
 ## Infos and the end of an episode
 Every step gives each agent a fresh ``infos`` dict of its own (made when first read:
 ``last()`` makes only the mover's), so an info returned by ``last()`` never changes
-afterwards and changing one agent's changes no other's.  Once every agent is done,
+afterwards and changing one agent's (its settlement too) changes no other's, nor the
+deal's record.  Once every agent is done,
 ``last()`` answers the final observation, reward 0, the termination flags and the final
 info of ``agent_selection``; ``observe()``, ``last()`` and ``state()`` before ``reset()``
 raise :class:`AttributeError` ("must be reset").
@@ -212,6 +213,38 @@ LICIT_PHASE_GROUPS = dict(LICITOVANY.phase_groups)
 
 _empty, _F32, _I8 = np.empty, np.dtype(np.float32), np.dtype(np.int8)
 _SO_LOW = (1 << _SO_DEAL) - 1  # step_observe's bits below the deal
+
+
+def _json_copy(d: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a JSON-like dict (dicts and lists of scalars) that shares no dict or list
+    with it; a tenth of ``copy.deepcopy``'s time (a settlement is copied once a deal)."""
+    out = d.copy()
+    for k, v in d.items():
+        t = type(v)
+        if t is dict:
+            out[k] = _json_copy(v)
+        elif t is list:
+            out[k] = _json_list_copy(v)
+    return out
+
+
+def _json_list_copy(v: list[Any]) -> list[Any]:
+    return [_json_copy(x) if type(x) is dict else _json_list_copy(x) if type(x) is list
+            else x for x in v]
+
+
+class _SettledInfo(dict):
+    """The infos' template on the step a deal ends: each agent's copy of it (``copy()``,
+    as the plain template of any other step is copied) holds a settlement of its own, so
+    that an edit of one agent's changes no other's, nor the deal's record or
+    ``last_settlement``.  Only an info read pays for its copy (last() reads the mover's)."""
+
+    __slots__ = ()
+
+    def copy(self) -> dict[str, Any]:  # type: ignore[override]
+        info = dict(self)
+        info["settlement"] = _json_copy(info["settlement"])
+        return info
 
 
 class _UpdateFlag:
@@ -866,13 +899,13 @@ class raw_env(AECEnv):
                 done = deal if settlement is not None else -1
                 template = {"phase": phase, "deal": deal_no, "settlement_deal": done}
             else:  # INTERFACE.md: the step a deal ends carries its settlement too
-                template = {"phase": phase, "deal": deal_no, "settlement_deal": deal,
-                            "settlement": settlement}
+                template = _SettledInfo(phase=phase, deal=deal_no, settlement_deal=deal,
+                                        settlement=settlement)
         elif settlement is None:  # rich_infos: the phase's name, no int key set
             template = {"phase": phase, "deal": deal_no}
         else:
-            template = {"phase": phase, "deal": deal_no, "settlement": settlement,
-                        "settlement_deal": deal}
+            template = _SettledInfo(phase=phase, deal=deal_no, settlement=settlement,
+                                    settlement_deal=deal)
         self._infos = {}
         self._info_template = template
 

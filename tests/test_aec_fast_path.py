@@ -281,3 +281,50 @@ def test_hot_step_infos_are_set_infos(rules):
         assert all(type(got[a][k]) is type(want[a][k]) for a in got for k in got[a])
         checked += 1
     assert checked > 20
+
+
+def _to_deal_end(e, seed: int) -> None:
+    """Random legal play until the step that ends the first deal (its infos settle it)."""
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    raw = e.unwrapped
+    while not raw.records:
+        obs = raw.observe(raw.agent_selection)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("rules", [{}, {"players": 4}, {"rules": "licitovany"},
+                                   {"rich_infos": True}, {"deals": 1}],
+                         ids=lambda r: ",".join(map(str, r.values())) or "default")
+@pytest.mark.parametrize("read", ["last", "last_no_obs", "infos"])
+def test_a_settlement_in_the_infos_is_each_agents_own(rules, read):
+    # The step a deal ends gives every agent the settlement: a user's edit of one agent's
+    # (payments normalised in place, a bet list cleared) changes no other agent's, nor the
+    # deal's record or last_settlement (a record that no longer replays)
+    import json
+
+    from mariash_env.records import RecordChecker
+
+    e = mariash_env.env(**{"deals": 2, **rules})
+    raw = e.unwrapped
+    _to_deal_end(e, 4)
+    record, last = json.dumps(raw.records[-1]), json.dumps(raw.last_settlement)
+    mover = raw.agent_selection
+    if read == "last":
+        info = e.last()[4]
+    elif read == "last_no_obs":
+        info = e.last(observe=False)[4]
+    else:
+        info = raw.infos[mover]
+    others = {a: json.dumps(raw.infos[a]) for a in raw.possible_agents if a != mover}
+    settlement = info["settlement"]
+    settlement["payments"][0] += 1000
+    for value in settlement.values():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            value[0].clear()
+    settlement["actor"] = -5
+    assert json.dumps(raw.records[-1]) == record
+    assert json.dumps(raw.last_settlement) == last
+    assert {a: json.dumps(raw.infos[a]) for a in others} == others
+    assert e.last()[4] is info  # the same info again within the step (as before)
+    RecordChecker().check(raw.records[-1])
