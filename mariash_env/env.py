@@ -305,7 +305,14 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         self._flag._has_updated = value
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        super().reset(seed=seed, options=options)
+        was_reset = self._has_reset
+        try:
+            super().reset(seed=seed, options=options)
+        except BaseException:
+            # the env is as it was (no partie if none before): PettingZoo's wrapper took it
+            # for reset, and step() and agent_selection failed on raw_env's missing fields
+            self._has_reset = was_reset
+            raise
         self._bind_raw()
 
     def _bind_raw(self) -> None:
@@ -658,7 +665,10 @@ def _step_function(ordered: bool) -> Callable[[raw_env, Any], None]:
             if not self.agents:
                 EnvLogger.warn_step_after_terminated_truncated()
                 return
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # never reset (a try costs nothing on the hot path)
+            raise AttributeError("the environment must be reset before it is used") from None
         term = self.terminations.get(agent)
         if term is None:
             raise RuntimeError("the episode is over: call reset() to start a new one")

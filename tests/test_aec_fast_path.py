@@ -328,3 +328,44 @@ def test_a_settlement_in_the_infos_is_each_agents_own(rules, read):
     assert {a: json.dumps(raw.infos[a]) for a in others} == others
     assert e.last()[4] is info  # the same info again within the step (as before)
     RecordChecker().check(raw.records[-1])
+
+
+@pytest.mark.parametrize("rules", [{}, {"players": 4}, {"rules": "licitovany"},
+                                   {"rules": "lizany"}],
+                         ids=lambda r: ",".join(map(str, r.values())) or "default")
+def test_an_env_whose_first_reset_failed_is_not_reset(rules):
+    # A reset that raises (a bad deck) leaves no partie: the wrapper answers as before any
+    # reset (PettingZoo's "reset() needs to be called" errors, AttributeError "must be
+    # reset") instead of bare AttributeErrors naming raw_env's attributes
+    from mariash_env.cards import CardError
+
+    e = mariash_env.env(**rules)
+    with pytest.raises(CardError):
+        e.reset(options={"deck": [0] * 32})
+    with pytest.raises(AssertionError, match="reset"):
+        e.step(0)
+    with pytest.raises(AssertionError, match="reset"):
+        e.agent_iter()
+    for call in (e.last, lambda: e.agent_selection, lambda: e.infos,
+                 lambda: e.observe("player_0"), e.state):
+        with pytest.raises(AttributeError, match="before reset|must be reset"):
+            call()
+    e.reset(seed=1)  # a good reset after it plays as usual
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    # a failed reset later keeps the partie it leaves in place playable
+    agent = e.agent_selection
+    with pytest.raises(CardError):
+        e.reset(options={"deck": [0] * 32})
+    assert e.agent_selection == agent
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+@pytest.mark.parametrize("rules", [{}, {"rules": "licitovany"}],
+                         ids=lambda r: ",".join(map(str, r.values())) or "default")
+def test_the_raw_env_steps_only_once_reset(rules):
+    raw = mariash_env.raw_env(**rules)
+    for action in (0, None, "good"):
+        with pytest.raises(AttributeError, match="must be reset"):
+            raw.step(action)
