@@ -369,3 +369,36 @@ def test_the_raw_env_steps_only_once_reset(rules):
     for action in (0, None, "good"):
         with pytest.raises(AttributeError, match="must be reset"):
             raw.step(action)
+
+
+@pytest.mark.parametrize("rules", [{}, {"players": 4}, {"rules": "licitovany"},
+                                   {"rules": "lizany"}],
+                         ids=lambda r: ",".join(map(str, r.values())) or "default")
+def test_a_users_edit_of_an_observation_leaks_nowhere(rules):
+    # last() hands step()'s observation out once; the arrays are the user's: an edit in
+    # place changes no later last()/observe(), no held observation and not the engine's
+    # check (the legality is the state's, never a mask handed out)
+    e = mariash_env.env(**rules)
+    raw = e.unwrapped
+    rng = np.random.default_rng(3)
+    e.reset(seed=3)
+    held = []
+    for _ in range(12):
+        obs, *_ = e.last()
+        want = {k: v.copy() for k, v in obs.items()}
+        for o in (obs, e.observe(e.agent_selection)):
+            o["observation"][:] = 7.0
+            o["action_mask"][:] = 1
+        for again in (e.last()[0], e.observe(e.agent_selection)):
+            for k in want:
+                np.testing.assert_array_equal(again[k], want[k])
+        for k, v in want.items():
+            held.append((e.observe(e.agent_selection)[k], v))
+        bad = np.flatnonzero(want["action_mask"] == 0)
+        if bad.size:
+            with pytest.raises(IllegalActionError):
+                e.step(int(bad[0]))
+        e.step(int(rng.choice(np.flatnonzero(want["action_mask"]))))
+        if not raw.agents or raw.terminations[raw.agent_selection]:
+            break
+    assert all(np.array_equal(a, b) for a, b in held)  # never changed by a later step
