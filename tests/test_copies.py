@@ -10,6 +10,7 @@ import pickle
 import numpy as np
 import pytest
 
+import mariash_env
 from mariash_env.gym_vector import GymVectorEnv
 from mariash_env.vector import VectorEnv, random_legal_actions
 
@@ -421,3 +422,20 @@ def test_aec_env_copy_keeps_order_enforcing(copier, caplog):
     assert not twin.agents
     twin.step(None)  # PettingZoo's warning, logged (raw_env's step raised RuntimeError)
     assert "step() called after all agents" in caplog.text
+
+
+def test_env_copies_share_the_decoding_table():
+    # the AEC env's table from the compiled step's code to (agent, phase) is immutable and
+    # shared: a deep copy that walked its 512 entries took 0.57 ms instead of 0.1
+    class Untouchable:
+        def __deepcopy__(self, memo):
+            raise AssertionError("the decoding table was copied")
+
+    e = mariash_env.env()
+    e.reset(seed=3)
+    raw = e.unwrapped
+    assert copy.deepcopy(e).unwrapped._decoded is raw._decoded
+    raw._decoded = (*raw._decoded, Untouchable())  # a walk through the table would raise
+    for c in (copy.deepcopy(e), copy.copy(e), copy.deepcopy(raw)):
+        assert c.unwrapped._decoded is raw._decoded
+        assert c.unwrapped.game is not raw.game
