@@ -402,3 +402,22 @@ def test_a_users_edit_of_an_observation_leaks_nowhere(rules):
         if not raw.agents or raw.terminations[raw.agent_selection]:
             break
     assert all(np.array_equal(a, b) for a, b in held)  # never changed by a later step
+
+
+def test_a_lizany_settlement_in_the_infos_is_each_agents_own():
+    # lízaný's env built one settlement dict for both agents' infos on the deal's last
+    # step: an edit of one agent's showed in the other's
+    e = mariash_env.env(rules="lizany")
+    e.reset(seed=5)
+    raw = e.unwrapped
+    rng = np.random.default_rng(5)
+    while not any(raw.terminations.values()):
+        mask = e.last()[0]["action_mask"]
+        e.step(int(rng.choice(np.flatnonzero(mask))))
+    a, b = raw.possible_agents
+    before = [list(p) for p in (raw.infos[a]["settlement"]["payments"],
+                                raw.infos[b]["settlement"]["payments"])]
+    raw.infos[a]["settlement"]["payments"][0] += 1000
+    raw.infos[a]["settlement"]["points"].clear()
+    assert raw.infos[b]["settlement"]["payments"] == before[1]
+    assert raw.infos[b]["settlement"]["points"]

@@ -551,9 +551,10 @@ class raw_env(AECEnv):
         g = self._game()
         phase = 2 if g.over else 0 if g.stock_left else 1
         info = {"phase": phase, "deal": 0, "settlement_deal": 0 if g.over else -1}
-        if g.over and not self.stack_infos:  # INTERFACE.md: the payments per seat too
-            info["settlement"] = {**g.result(), "payments": list(g.rewards)}
         self.infos = {a: dict(info) for a in AGENTS}
+        if g.over and not self.stack_infos:  # INTERFACE.md: the payments per seat too
+            for a in AGENTS:  # each its own: an edit of one changes neither the other's
+                self.infos[a]["settlement"] = {**g.result(), "payments": list(g.rewards)}
 
     def _was_dead_step(self, action: Any) -> None:
         # Keep what a removed agent last saw: last() after the episode answers its final
