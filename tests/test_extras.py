@@ -180,7 +180,7 @@ def test_the_ladder_and_best_response_without_matplotlib(
     assert ladder.main(["--game", "lizany=random,table", "--deals", "2", "--quiet", "--boot",
                         "20", "--matches", str(tmp_path / "m"), "--out", str(o)]) == 0
     assert PLOT_NOTE.format("ladder.png") in capsys.readouterr().err.splitlines()
-    assert {p.name for p in o.iterdir()} == {"ladder.csv", "ladder.md"}
+    assert {p.name for p in o.iterdir()} == {"ladder.csv", "ladder.md", ladder.DEALS_FILE}
     o = tmp_path / "br"
     assert best_response.main(["--table", "--game", "lizany=random", "--exploiter", "table",
                                "--deals", "2", "--quiet", "--runs", str(tmp_path / "runs"),

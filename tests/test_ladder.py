@@ -182,3 +182,57 @@ def test_help_shows_the_defaults(capsys):
             main(["--help"])
         text = " ".join(capsys.readouterr().out.split())  # argparse wraps the lines
         assert e.value.code == 0 and all(w in text for w in wanted), (main, text)
+
+
+def test_the_ladder_is_rebuilt_from_its_record_without_playing(tmp_path, monkeypatch):
+    """``OUT/ladder_deals.json.gz`` holds what the pages are made of: ``--from`` it writes
+    the same ladder.md and ladder.csv (the command that played the matches on both) and
+    plays nothing; the record is written again the same."""
+    played = tmp_path / "played"
+    assert L.main(["--game", "lizany=random,table", "--game", "voleny=random,table",
+                   "--deals", "3", "--batch", "3", "--boot", "30", "--quiet", "--no-plot",
+                   "--note", "a note", "--matches", str(tmp_path / "m"),
+                   "--out", str(played)]) == 0
+
+    def play(*a, **k):
+        raise AssertionError("a pair was played")
+
+    monkeypatch.setattr(L, "play_pair", play)
+    monkeypatch.setattr(L, "duplicate_match", play)
+    again = tmp_path / "again"
+    assert L.main(["--from", str(played / L.DEALS_FILE), "--out", str(again), "--quiet",
+                   "--no-plot"]) == 0
+    for name in ("ladder.md", "ladder.csv"):
+        assert (again / name).read_bytes() == (played / name).read_bytes(), name
+    assert L.read_record(again / L.DEALS_FILE) == L.read_record(played / L.DEALS_FILE)
+    page = (again / "ladder.md").read_text()
+    assert "--deals 3" in page and "a note" in page and "--from" not in page.split("```")[1]
+    rec = L.read_record(again / L.DEALS_FILE)
+    assert rec["boot"] == 30 and rec["anchor"] == "table"
+    assert [(q["game"], q["a"], q["b"], len(q["diff"])) for q in rec["pairs"]] == [
+        ("lizany", "random", "table", 3), ("voleny", "random", "table", 3)]
+    # a damaged record is refused, naming it
+    bad = tmp_path / "bad.json.gz"
+    bad.write_bytes(b"not gzip")
+    with pytest.raises(L.LadderError, match="cannot read the ladder's record"):
+        L.read_record(bad)
+    rec["pairs"][0]["diff"] = rec["pairs"][0]["diff"][:2]
+    L.write_record(rec, bad)
+    with pytest.raises(L.LadderError, match=r"'diff' of shape \(2,\), expected 3"):
+        L.read_record(bad)
+
+
+def test_the_committed_ladder_is_its_record_rebuilt(tmp_path):
+    """docs/ladder.md and docs/ladder.csv are what ``mariash ladder --from
+    docs/ladder_deals.json.gz --out docs`` writes: every rating, CI, mean diff and time
+    on the page follows from the committed per-deal record (runs/ does not outlive a
+    machine), and the page and its record stay in step."""
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    rec = docs / L.DEALS_FILE
+    assert rec.stat().st_size < 500_000  # compact: the differences per deal, 4 decimals
+    assert L.main(["--from", str(rec), "--out", str(tmp_path), "--quiet", "--no-plot"]) == 0
+    for name in ("ladder.md", "ladder.csv"):
+        assert (tmp_path / name).read_bytes() == (docs / name).read_bytes(), name
+    assert L.read_record(tmp_path / L.DEALS_FILE) == L.read_record(rec)

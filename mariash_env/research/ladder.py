@@ -5,6 +5,7 @@
     mariash ladder --deals 200 --jobs 2 --matches runs/ladder --out docs
     mariash ladder --game voleny=random,table,onnx:models/robot.onnx --game lizany=random,table
     mariash ladder --game voleny=random,table,strong --slow-deals 10 --slow-opponents table
+    mariash ladder --from docs/ladder_deals.json.gz --out docs   # again, without playing
 
 For every game, every pair of its robots plays a duplicate match of the arena
 (:func:`mariash_env.arena.duplicate_match`: the same decks in every seating, the luck of the
@@ -27,8 +28,11 @@ A]`` the pairs play one after another, each pair's deals spread over ``--jobs`` 
 actors of the cluster (the arena's Ray backend: the same match as in processes; a lízaný
 pair, whose match plays in the driver, stays there).  The ladder is written to
 ``OUT/ladder.csv``, ``OUT/ladder.md`` (a table per game, the command that made it) and
-``OUT/ladder.png`` (a chart), each rating with the robot's mean time per decision (as the
-arena measures it: in batches for robots that are handed batches).
+``OUT/ladder.png`` (a chart), each rating with the robot's mean wall-clock time per
+decision (as the arena measures it: in batches for robots that are handed batches), and
+``OUT/ladder_deals.json.gz``, the record they are made from (:func:`record`: per pair its
+settings, times and per-deal score differences); ``--from`` that record writes the same
+pages again without playing.
 """
 
 from __future__ import annotations
@@ -124,16 +128,24 @@ def fit_bradley_terry(wins: np.ndarray, prior: float = 0.5, iters: int = 2000,
     return s - s.mean()
 
 
+def _diffs(x: np.ndarray) -> np.ndarray:
+    """A pair's per-deal score differences, a's minus b's: ``x`` is float[deals, 2] (each
+    robot's mean score per deal) or already float[deals] (the differences)."""
+    x = np.asarray(x, dtype=np.float64)
+    return x[:, 0] - x[:, 1] if x.ndim == 2 else x
+
+
 def wins_of(per_deal: Mapping[tuple[int, int], np.ndarray], k: int,
             rows: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
     """The win matrix of pairs' per-deal scores: ``per_deal[(a, b)]`` float[deals, 2] (a's
-    and b's mean score per deal); ``rows``: the deals to count (resampled indices), one
-    array per deal count, for the pairs of that many deals."""
+    and b's mean score per deal) or float[deals] (a's minus b's); ``rows``: the deals to
+    count (resampled indices), one array per deal count, for the pairs of that many
+    deals."""
     w = np.zeros((k, k))
     for (a, b), x in per_deal.items():
+        d = _diffs(x)
         if rows is not None:
-            x = x[rows[len(x)]]
-        d = x[:, 0] - x[:, 1]
+            d = d[rows[len(d)]]
         ties = float((d == 0).sum())
         w[a, b] += float((d > 0).sum()) + 0.5 * ties
         w[b, a] += float((d < 0).sum()) + 0.5 * ties
@@ -351,7 +363,7 @@ def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
     finally:
         if bar is not None:
             bar.close()
-    return out
+    return {p: out[p] for p in pairs}  # in plan order, however they finished
 
 
 # --- the ladder -------------------------------------------------------------------------------
@@ -378,8 +390,8 @@ def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300, seed: int
             diffs, times, seats, deals = [], [], [], 0
             for p, r in mine:
                 j = 0 if p.a == spec else 1
-                x = r["per_deal"]
-                diffs.append((x[:, j] - x[:, 1 - j]).mean())
+                x = _diffs(r["per_deal"])
+                diffs.append((x if j == 0 else -x).mean())
                 times.append(r["seconds_per_decision"][j])
                 seats.append(r["seats"][j])
                 deals += len(x)
@@ -397,6 +409,82 @@ def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300, seed: int
     order = list(dict.fromkeys(r["game"] for r in rows))
     rows.sort(key=lambda r: (order.index(r["game"]), -r["rating"]))
     return rows
+
+
+# --- the per-deal record: the committed ladder rebuilt without playing ----------------------
+
+DEALS_FILE = "ladder_deals.json.gz"
+"""The ladder's per-deal record, written beside ``ladder.md`` (:func:`record`)."""
+
+RECORD_FORMAT = 1
+
+
+def record(results: Mapping[Pair, dict[str, Any]], command: str, note: str = "",
+           n_boot: int = 300, seed: int = 0, anchor: str | None = "table") -> dict[str, Any]:
+    """What the ladder's page is made of, to be saved (:func:`write_record`) and rebuilt
+    from (:func:`results_of`, ``mariash ladder --from``): the command and the fit's
+    settings, and per pair its settings, the seconds it took, each robot's seats and mean
+    seconds per decision, and its per-deal score differences (a's minus b's, 4 decimals;
+    deal ``i`` is the deck of :func:`mariash_env.arena.deal_seed` ``(seed, i)``)."""
+    pairs = []
+    for p, r in results.items():
+        d = np.round(_diffs(r["per_deal"]), 4) + 0.0  # + 0.0: no -0.0 written
+        pairs.append({**p.settings(), "seconds": float(r["seconds"]),
+                      "seats": [int(x) for x in r["seats"]],
+                      "seconds_per_decision": [float(x) for x in r["seconds_per_decision"]],
+                      "diff": d.tolist()})
+    return {"format": RECORD_FORMAT, "command": command, "note": note, "boot": int(n_boot),
+            "boot_seed": int(seed), "anchor": anchor, "pairs": pairs}
+
+
+def write_record(rec: Mapping[str, Any], path: str | os.PathLike) -> Path:
+    """``rec`` as gzipped JSON, the same bytes for the same record (no time stamp)."""
+    import gzip
+
+    p = Path(path)
+    data = json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    with atomic_open(p, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", mtime=0,
+                                                  filename="") as g:
+        g.write(data)
+    return p
+
+
+def read_record(path: str | os.PathLike) -> dict[str, Any]:
+    """A record written by :func:`write_record`; LadderError naming what is wrong."""
+    import gzip
+
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            rec = json.load(f)
+    except (OSError, EOFError, ValueError) as e:
+        raise LadderError(f"cannot read the ladder's record {path}: {e}") from None
+    if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
+        raise LadderError(f"{path} is not a ladder record of format {RECORD_FORMAT} "
+                          f"(written by mariash ladder as {DEALS_FILE})")
+    results_of(rec, str(path))  # checks every pair
+    return rec
+
+
+def results_of(rec: Mapping[str, Any], where: str = "the record") -> dict[Pair, dict[str, Any]]:
+    """The pairs' results of a record, as :func:`run` returns them (``per_deal``: the
+    per-deal differences) for :func:`ratings`."""
+    out: dict[Pair, dict[str, Any]] = {}
+    try:
+        for i, q in enumerate(rec["pairs"]):
+            pair = Pair(str(q["game"]), str(q["a"]), str(q["b"]), int(q["deals"]),
+                        int(q["seed"]), int(q["batch"]))
+            diff = np.asarray(q["diff"], dtype=np.float64)
+            if diff.shape != (pair.deals,) or not np.isfinite(diff).all():
+                raise ValueError(f"pair {i} ({pair.a} - {pair.b}): 'diff' of shape "
+                                 f"{diff.shape}, expected {pair.deals} finite numbers")
+            _checked_pair({**q, "per_deal": np.zeros((pair.deals, 2)), "means": [0, 0]},
+                          pair.deals)
+            out[pair] = {"per_deal": diff, "seconds": float(q["seconds"]),
+                         "seats": list(q["seats"]),
+                         "seconds_per_decision": list(q["seconds_per_decision"])}
+    except (KeyError, TypeError, ValueError) as e:
+        raise LadderError(f"{where}: {type(e).__name__}: {e}") from None
+    return out
 
 
 CSV_FIELDS = ("game", "robot", "spec", "rating", "ci_low", "ci_high", "pairs", "deals",
@@ -423,12 +511,19 @@ def markdown(rows: list[dict[str, Any]], command: str, seconds: float | None = N
              "fitted to the per-deal wins of duplicate matches between every pair; 95 % "
              "bootstrap CIs over the deals.  *Mean diff*: the robot's mean score per deal "
              "minus its opponent's, averaged over its pairs.  *ms/decision*: its mean "
-             "thinking time per decision in these matches.  How it is made: "
-             "[the ladder](research/ladder.md).", "",
+             "wall-clock time per decision (every decision it made) in these matches, on "
+             "the machine and load that played them: robots handed batches (volený's and "
+             "licitovaný's random, table and networks) timed per batch and divided among "
+             "its games, searching robots and every lízaný robot one decision at a time.  "
+             "How it is made: [the ladder](research/ladder.md).", "",
              "Made by:", "", "```", command, "```", ""]
     if seconds is not None:
         lines += [f"The matches took {seconds / 60:.1f} minutes (summed over the pairs, each "
                   "in one process).", ""]
+    lines += [f"The per-deal results behind these figures: [`{DEALS_FILE}`]({DEALS_FILE}) "
+              "beside this page (per pair: its settings, each robot's time per decision, "
+              f"every deal's score difference); `mariash ladder --from {DEALS_FILE}` "
+              "rebuilds the page, its CSV and chart from them without playing.", ""]
     if notes:
         lines += [notes, ""]
     lines.append("![ladder](ladder.png)")
@@ -521,15 +616,20 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
     ap.add_argument("--backend", choices=("process", "ray"), default="process",
                     help="where the matches play: local processes, or a Ray cluster")
     add_ray_arguments(ap, "the ladder stops, the pairs finished so far saved")
-    ap.add_argument("--boot", type=positive(int), default=300, help="bootstrap resamples")
-    ap.add_argument("--anchor", default="table",
+    ap.add_argument("--boot", type=positive(int), default=None,
+                    help="bootstrap resamples (default 300; with --from: the record's)")
+    ap.add_argument("--anchor", default=None,
                     help="the robot rated 0 in every game (default table; 'mean': the mean "
-                         "of each game's robots)")
+                         "of each game's robots; with --from: the record's)")
+    ap.add_argument("--from", dest="source", default=None, metavar="RECORD",
+                    help=f"rebuild the ladder from a saved record (OUT/{DEALS_FILE}) without "
+                         "playing: its pairs, command and note (the options that choose "
+                         "the matches are not used)")
     ap.add_argument("--matches", default="runs/ladder",
                     help="folder of each pair's match, saved as it finishes (resume)")
     ap.add_argument("--out", default="runs/ladder",
-                    help="folder of ladder.csv, ladder.md and ladder.png (default "
-                         "runs/ladder; the committed ladder is --out docs)")
+                    help=f"folder of ladder.csv, ladder.md, ladder.png and {DEALS_FILE} "
+                         "(default runs/ladder; the committed ladder is --out docs)")
     args, command = parse_page_args(ap, argv, prog,
                                     "a paragraph for the page (e.g. what is left out)")
 
@@ -537,33 +637,48 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
         if args.jobs > MAX_JOBS:
             raise LadderError(f"invalid --jobs {args.jobs}: expected 1..{MAX_JOBS}")
         plot_or_note(args, "plot (ladder.png)")
-        roster = parse_games(args.game)
-        opponents = _split(args.slow_opponents) if args.slow_opponents else None
-        for game, specs in roster.items():
-            for spec in specs:
-                build_robot(spec, {"rules": game})  # a bad spec fails before any match
-        check_backend(args.backend, args.address)
-        pairs = plan(roster, args.deals, args.seed, args.batch, args.slow_deals, opponents)
-        if args.backend == "ray":  # joined before any folder is made: fails in seconds
-            from ..ray_pool import RayClusterError, join
-
-            try:
-                join(args.address, args.ray_timeout)
-            except RayClusterError as e:
-                raise LadderError(str(e)) from None
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        results = run(pairs, args.matches, args.jobs, not args.quiet, args.backend,
-                      args.address)
-        anchor = None if args.anchor == "mean" else args.anchor
-        rows = ratings(results, args.boot, args.seed, anchor)
+        if args.source is not None:  # the pages again from the record: nothing is played
+            rec = read_record(args.source)
+            if args.note:
+                rec["note"] = args.note
+        else:
+            roster = parse_games(args.game)
+            opponents = _split(args.slow_opponents) if args.slow_opponents else None
+            for game, specs in roster.items():
+                for spec in specs:
+                    build_robot(spec, {"rules": game})  # a bad spec fails before any match
+            check_backend(args.backend, args.address)
+            pairs = plan(roster, args.deals, args.seed, args.batch, args.slow_deals,
+                         opponents)
+            if args.backend == "ray":  # joined before any folder is made: fails in seconds
+                from ..ray_pool import RayClusterError, join
+
+                try:
+                    join(args.address, args.ray_timeout)
+                except RayClusterError as e:
+                    raise LadderError(str(e)) from None
+            out.mkdir(parents=True, exist_ok=True)
+            results = run(pairs, args.matches, args.jobs, not args.quiet, args.backend,
+                          args.address)
+            rec = record(results, command, args.note, 300, args.seed, "table")
+        if args.boot is not None:
+            rec["boot"] = args.boot
+        if args.anchor is not None:
+            rec["anchor"] = None if args.anchor == "mean" else args.anchor
+        # the pages from the record as saved (4 decimals), whether played or read back:
+        # --from rebuilds them exactly
+        results = results_of(rec)
+        rows = ratings(results, rec["boot"], rec["boot_seed"], rec["anchor"])
         seconds = sum(r["seconds"] for r in results.values())
+        out.mkdir(parents=True, exist_ok=True)
         paths = [write_csv(rows, out / "ladder.csv")]
         with atomic_open(out / "ladder.md") as f:
-            f.write(markdown(rows, command, seconds, args.note, anchor))
+            f.write(markdown(rows, rec["command"], seconds, rec["note"], rec["anchor"]))
         paths.append(out / "ladder.md")
         if not args.no_plot:
             paths.append(plot(rows, out / "ladder.png"))
+        paths.append(write_record(rec, out / DEALS_FILE))
         for r in rows:
             print(f"{r['game']:<11}{r['robot']:<28}{r['rating']:>+7.0f} "
                   f"[{r['ci_low']:+.0f}, {r['ci_high']:+.0f}]  {r['ms_per_decision']:.3f} ms")
