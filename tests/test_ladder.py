@@ -236,3 +236,31 @@ def test_the_committed_ladder_is_its_record_rebuilt(tmp_path):
     for name in ("ladder.md", "ladder.csv"):
         assert (tmp_path / name).read_bytes() == (docs / name).read_bytes(), name
     assert L.read_record(tmp_path / L.DEALS_FILE) == L.read_record(rec)
+
+
+def test_a_deck_is_resampled_as_one_unit_in_every_pair_that_played_it(monkeypatch):
+    """The pairs of a searching robot play the first --slow-deals decks of the others'
+    (here 100 and 3 of 400): in every resample each deck is drawn as often in every pair
+    that played it (the pairs' results on one deck are not independent), and each pair
+    keeps its number of deals.  They were drawn apart, one set of indices per count."""
+    from collections import Counter
+
+    seen = []
+    wins_of = L.wins_of
+
+    def spy(per_deal, k, rows=None):
+        if rows is not None:
+            seen.append({m: np.array(r) for m, r in rows.items()})
+        return wins_of(per_deal, k, rows)
+
+    monkeypatch.setattr(L, "wins_of", spy)
+    rng = np.random.default_rng(0)
+    per_deal = {(0, 1): rng.normal(size=400), (0, 2): rng.normal(size=100),
+                (1, 2): rng.normal(size=3)}
+    L.bootstrap_ratings(per_deal, 3, n_boot=50, anchor=0)
+    assert len(seen) == 50
+    for rows in seen:
+        assert {m: len(r) for m, r in rows.items()} == {3: 3, 100: 100, 400: 400}
+        for m in (3, 100):
+            assert (rows[m] >= 0).all() and (rows[m] < m).all()
+            assert Counter(rows[m].tolist()) == Counter(rows[400][rows[400] < m].tolist())

@@ -14,8 +14,9 @@ deals can be resampled together.  On each deal the robot with the higher mean sc
 its seats beats the other (equal: half a win each); a Bradley–Terry model,
 ``P(i beats j) = 1 / (1 + 10 ** ((R_j - R_i) / 400))``, is fitted to those wins by maximum
 likelihood (:func:`fit_bradley_terry`; Elo's scale, ``--anchor`` -- the table robot by
-default -- at 0, ``mean``: each game's mean at 0).  95 % confidence intervals: the fit repeated on
-deals resampled with replacement (the same deal indices in every pair; :func:`bootstrap_ratings`).
+default -- at 0, ``mean``: each game's mean at 0).  95 % confidence intervals: the fit repeated
+on decks resampled with replacement, each deck as one unit in every pair that played it
+(:func:`bootstrap_ratings`, :func:`deck_draws`).
 
 Robots that search (``wants_view``: ``pimc``, ``nnpimc``, ``strong``) take seconds per
 game, so their pairs play ``--slow-deals`` deals, and only against ``--slow-opponents``
@@ -152,21 +153,37 @@ def wins_of(per_deal: Mapping[tuple[int, int], np.ndarray], k: int,
     return w
 
 
+def deck_draws(counts: Sequence[int], rng: np.random.Generator) -> dict[int, np.ndarray]:
+    """One bootstrap resample of the decks, for pairs of each deal count in ``counts``:
+    ``{m: int[m]}``, the deals a pair of ``m`` deals counts.  Every pair of a ladder plays
+    the same decks, deal ``i`` of each the same deck (a pair of fewer deals, a searching
+    robot's, the first of them), so a deck is the resampled unit: it is drawn as often in
+    every pair that played it.  The decks are drawn within the strata the counts cut
+    (``[0, m1)``, ``[m1, m2)``, ...), so that each pair keeps its number of deals (a pair
+    of few deals is never left with none, and the ladder keeps one scale)."""
+    out: dict[int, np.ndarray] = {}
+    parts: list[np.ndarray] = []
+    lo = 0
+    for m in sorted(set(counts)):
+        parts.append(rng.integers(lo, m, size=m - lo))
+        out[m] = np.concatenate(parts)
+        lo = m
+    return out
+
+
 def bootstrap_ratings(per_deal: Mapping[tuple[int, int], np.ndarray], k: int,
                       n_boot: int = 300, seed: int = 0, alpha: float = 0.05,
                       anchor: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Strengths (:func:`fit_bradley_terry`; ``anchor``: that robot's at 0, else the mean)
-    and their percentile bootstrap CI: the deals resampled with replacement, the same deal
-    indices in every pair of the same deal count (their decks are the same), each pair
-    within its own deals -- a pair of few deals (a searching robot's) drawn from the
-    others' indices could be left with none, and the ladder with no common scale."""
+    and their percentile bootstrap CI: the decks resampled with replacement, each deck as
+    one unit in every pair that played it (:func:`deck_draws`; the outcomes of the pairs on
+    one deck are not independent)."""
     s = fit_bradley_terry(wins_of(per_deal, k))
-    counts = sorted({len(x) for x in per_deal.values()})
+    counts = [len(x) for x in per_deal.values()]
     rng = np.random.default_rng(seed)
     boot = np.empty((n_boot, k))
     for b in range(n_boot):
-        draws = {m: rng.integers(0, m, size=m) for m in counts}
-        boot[b] = fit_bradley_terry(wins_of(per_deal, k, draws))
+        boot[b] = fit_bradley_terry(wins_of(per_deal, k, deck_draws(counts, rng)))
     if anchor is not None:
         s = s - s[anchor]
         boot -= boot[:, anchor:anchor + 1]
@@ -509,7 +526,8 @@ def markdown(rows: list[dict[str, Any]], command: str, seconds: float | None = N
              "",
              f"One Bradley–Terry rating per robot and game (Elo scale, {zero}), "
              "fitted to the per-deal wins of duplicate matches between every pair; 95 % "
-             "bootstrap CIs over the deals.  *Mean diff*: the robot's mean score per deal "
+             "bootstrap CIs over the decks (each deck resampled as one unit in every pair "
+             "that played it).  *Mean diff*: the robot's mean score per deal "
              "minus its opponent's, averaged over its pairs.  *ms/decision*: its mean "
              "wall-clock time per decision (every decision it made) in these matches, on "
              "the machine and load that played them: robots handed batches (volený's and "
