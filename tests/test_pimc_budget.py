@@ -204,3 +204,28 @@ def test_the_table_robot_decides_without_compiling_after_make_robot():
     it is built, so in a fresh process no decision of whole deals (against random robots,
     which compile nothing) gives a kernel a signature."""
     assert decision_compiles("table", "random", ("licitovany", "voleny"), deals=6) == {}
+
+
+def test_building_the_table_robot_compiles_only_what_its_decisions_call():
+    """make_robot("table") warms its own kernels, not a search's playouts nor the engine's
+    moves it never makes (they were ~40% of its cold build: playing deals to get positions):
+    in a fresh process no table playout, ``apply_action`` or deal kernel gains a
+    signature, while its decision kernels do."""
+    code = textwrap.dedent("""
+        import json
+        from mariash_env.compile import compiled_signatures as compiled
+        from mariash_env.robots import make_robot
+
+        before = compiled()
+        for game in ("voleny", "licitovany"):
+            make_robot("table", rules=game)
+        print(json.dumps(sorted(k for k, n in compiled().items() if n > before.get(k, 0))))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600, check=True)
+    grew = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert {"mariash_env.games.voleny.table_play.choose_card",
+            "mariash_env.games.licitovany.table_decide.decide",
+            "mariash_env.core.engine.legal_actions"} <= grew
+    assert not [k for k in grew if k.startswith("mariash_env.robots.table_playout.")
+                or k.endswith((".apply_action", ".deal_deck", ".start_partie"))], grew

@@ -153,6 +153,14 @@ njit_inline = numba.njit(cache=True, nogil=True, inline="always")
 dispatch over phases costs what one long chain of branches did."""
 
 
+def compile_for(kernel: object, *args: object) -> None:
+    """Compile ``kernel`` (or load it from numba's disk cache) for the types of ``args``,
+    without running it: a warm-up that needs no valid input (a state, an observation)
+    and so no other kernel to make one.  Nothing for a plain function (NUMBA_DISABLE_JIT)."""
+    if isinstance(kernel, numba.core.dispatcher.Dispatcher):
+        kernel.compile(tuple(numba.typeof(a) for a in args))
+
+
 # --- borrowed array views: no reference counting in hot loops ---
 #
 # Every array view numba makes (``states[i]``, an argument of an inlined function) holds a

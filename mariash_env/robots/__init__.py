@@ -137,18 +137,26 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), kw
 
 
+_TABLE_WARM: set[str] = set()
+
+
 def _table_robot(kind: Any, players: int, **kw: Any) -> Robot:
     """Robot ``"table"``: the game's own rule robot (its kind's ``table_robot``).  On the
-    compiled core its kernels are compiled (or loaded) here, once per process and game
-    (``warm_playouts``: its bidding, discards and card play), not in its first decision
-    (issue #35 audit: 22.8 s in volený at four, 33.5 s in licitovaný on an empty cache)."""
+    compiled core the kernels its decisions call are compiled (or loaded) here, once per
+    process and game -- its own (the class's ``warm_up``) and those of the seat's
+    observation and mask (:meth:`SeatView.warm_up`) -- not in its first decision (issue
+    #35 audit: 22.8 s in volený at four, 33.5 s in licitovaný on an empty cache), and
+    nothing else: no deal is played, no search's playout compiled."""
     cls = kind.load("table_robot")
     check_plays(cls, kind, players, "table")
     robot = cls(**kw)
-    if kind.game is not None:
-        from .playouts import warm_playouts
+    if kind.game is not None and kind.name not in _TABLE_WARM:
+        from ..rules import make_rules
+        from .view import SeatView
 
-        warm_playouts((kind.name,))
+        cls.warm_up()
+        SeatView.warm_up(make_rules(rules=kind.name))
+        _TABLE_WARM.add(kind.name)
     return robot
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import state as S
 from ..core.engine import apply_action, legal_actions
+from ..core.jit import compile_for
 from ..core.validate import check_seat_view
 from ..kinds import kind_of
 from ..rules import Rules, make_rules
@@ -50,6 +51,16 @@ class SeatView:
         self.seat = check_seat_view(self._st, seat, self.rules_vector, "SeatView")
         self.kind = kind_of(self.rules)
         self._obs: np.ndarray | None = None
+
+    @staticmethod
+    def warm_up(rules: Rules) -> None:
+        """Compile (or load) the kernels :meth:`observation_dict` calls in ``rules``' game
+        (the legal actions, the observation's encoder) for the types it calls them with,
+        without running them: a robot that reads observations warms them when built."""
+        kind = kind_of(rules)
+        st = np.zeros(S.STATE_SIZE, np.int32)
+        compile_for(legal_actions, st, rules.vector(), np.zeros(kind.n_actions, np.int8))
+        compile_for(kind.encode, st, 0, np.zeros(kind.obs_size, np.float32), False)
 
     @classmethod
     def from_game(cls, game: Any, seat: int | None = None) -> SeatView:

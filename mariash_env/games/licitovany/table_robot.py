@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.jit import compile_for
 from ...core.state import (
     B_GAME,
     B_SEVEN,
@@ -151,6 +152,13 @@ class LicitTableRobot(Robot):
         # False only where the observations come straight from the encoder (a search's
         # playouts): their canonical check is most of a card's time there.
         self.check = True
+
+    @staticmethod
+    def warm_up() -> None:
+        """Compile (or load) the one kernel its decisions call, :func:`decide`, on the
+        types :meth:`act` hands it (not run: no observation needed)."""
+        compile_for(decide, np.zeros(LOBS_SIZE, np.float32), np.zeros(LA.N_ACTIONS, np.int8),
+                    np.zeros(VIEW_SIZE, np.int64))
 
     def act(self, observation: dict[str, Any]) -> int:
         obs, mask = observation_arrays(observation)

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.jit import compile_for
 from ...core.state import (
     C_BETL,
     C_DURCH,
@@ -57,6 +58,7 @@ from ...robots.features import (
 )
 from . import actions as A
 from .table_discards import best_pair, discard_cost, suit_keep_value  # noqa: F401
+from .table_discards import warm as warm_discards
 from .table_hand import (  # noqa: F401 (the robots' names for them)
     STO_MIN_ESTIMATE,
     TRUMP_CARD_VALUE,
@@ -68,6 +70,7 @@ from .table_hand import (  # noqa: F401 (the robots' names for them)
     suit_score,
     trumps_in,
 )
+from .table_hand import warm as warm_hand
 from .table_play import VIEW_SIZE, choose_card, view_array
 
 # --- tunable thresholds (documented where used) ------------------------------------------
@@ -102,6 +105,14 @@ class TableRobot(Robot):
         # playouts): the canonical check is most of a decode's time.
         self.check = True
         self._view = np.zeros(VIEW_SIZE, np.int64)  # the card play's view array, reused
+
+    @staticmethod
+    def warm_up() -> None:
+        """Compile (or load) the kernels its decisions call from Python, on their types:
+        the hand's and the discards' values, the card play (not run: no view needed)."""
+        warm_discards()
+        warm_hand()
+        compile_for(choose_card, np.zeros(VIEW_SIZE, np.int64))
 
     # --- entry points ---------------------------------------------------------------
     def act(self, observation: dict[str, Any]) -> int:
