@@ -128,18 +128,18 @@ def kernel_cached(kernel: object) -> bool:
 
 
 @contextlib.contextmanager
-def compiling_notice(names: str, quiet: bool = False,
-                     about: str = "about a minute") -> Iterator[None]:
-    """Around a warm-up that compiles ``names``' search kernels: unless ``quiet`` (the disk
-    cache holds them: loading them is not announced), when it lasts more than a second a
-    line on stderr says so, and another when it is done -- where a person reads it (a
-    terminal, or a command's log: :func:`announce_anywhere`); a pipe (a test, a log
-    parser) gets no extra line."""
+def compiling_notice(names: str, quiet: bool = False, about: str = "about a minute",
+                     what: str = "search kernels") -> Iterator[None]:
+    """Around a warm-up that compiles ``names``' kernels (``what``: the search's, a
+    robot's): unless ``quiet`` (the disk cache holds them: loading them is not announced),
+    when it lasts more than a second a line on stderr says so, and another when it is done
+    -- where a person reads it (a terminal, or a command's log: :func:`announce_anywhere`);
+    a pipe (a test, a log parser) gets no extra line."""
     quiet = quiet or not _announced()
     notice = None
     if not quiet:
         notice = threading.Timer(_NOTICE_AFTER, lambda: print(
-            f"mariash: compiling the search kernels ({names}; first use with this "
+            f"mariash: compiling the {what} ({names}; first use with this "
             f"numba cache, kept on disk afterwards, {about}) ...", file=sys.stderr,
             flush=True))
         notice.daemon = True
@@ -152,7 +152,7 @@ def compiling_notice(names: str, quiet: bool = False,
             notice.cancel()
     dt = time.perf_counter() - t0
     if not quiet and dt > _NOTICE_AFTER:
-        print(f"mariash: search kernels ready ({dt:.0f} s)", file=sys.stderr, flush=True)
+        print(f"mariash: {what} ready ({dt:.0f} s)", file=sys.stderr, flush=True)
 
 
 def warmup(games: Iterable[str] = GAMES, network: bool = False,

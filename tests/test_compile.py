@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -144,3 +146,39 @@ def test_lizany_s_warm_up_is_announced_like_the_others(monkeypatch):
     monkeypatch.setattr(solve, "_WARM", [])
     solve.warm_up()
     assert said == [("lízaný", "about ten seconds")]
+
+
+def test_the_table_and_openspiel_robots_announce_a_compiling_warm_up(capsys, monkeypatch):
+    """make_robot("table"), "os_random" and "os_ismcts" compile when built, like the
+    searching robots, and say so in the same words (they were silent); loading from a
+    warm disk cache is not announced."""
+    import time
+
+    import mariash_env.compile as C
+    import mariash_env.robots as R
+    from mariash_env.games.licitovany.table_robot import LicitTableRobot
+
+    pytest.importorskip("pyspiel")
+    from mariash_env.openspiel.robot import OpenSpielRobot
+
+    monkeypatch.setattr(C, "_ANYWHERE", [True])
+    monkeypatch.setattr(C, "_NOTICE_AFTER", 0.0)
+    monkeypatch.setattr(LicitTableRobot, "warm_up", staticmethod(lambda: time.sleep(0.3)))
+    monkeypatch.setattr(OpenSpielRobot, "warm_up", lambda self, game: time.sleep(0.3))
+    for cached in (False, True):
+        monkeypatch.setattr(C, "kernel_cached", lambda kernel, cached=cached: cached)
+        monkeypatch.setattr(R, "_TABLE_WARM", set())
+        capsys.readouterr()
+        R.make_robot("table", rules="licitovany")
+        R.make_robot("os_random", rules="voleny")
+        R.make_robot("os_ismcts", rules="licitovany")
+        err = capsys.readouterr().err
+        if cached:
+            assert err == ""
+            continue
+        for what, game in (("table robot's kernels", "licitovany"),
+                           ("OpenSpiel robot's kernels", "voleny"),
+                           ("OpenSpiel robot's kernels", "licitovany")):
+            assert f"mariash: compiling the {what} ({game}; first use" in err
+        assert err.count("mariash: table robot's kernels ready") == 1
+        assert err.count("mariash: OpenSpiel robot's kernels ready") == 2

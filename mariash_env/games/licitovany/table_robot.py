@@ -153,6 +153,9 @@ class LicitTableRobot(Robot):
         # playouts): their canonical check is most of a card's time there.
         self.check = True
 
+    decision_kernel = staticmethod(decide)
+    """Its compiled rules: in numba's disk cache, its warm-up only loads."""
+
     @staticmethod
     def warm_up() -> None:
         """Compile (or load) the one kernel its decisions call, :func:`decide`, on the

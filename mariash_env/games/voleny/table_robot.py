@@ -106,6 +106,9 @@ class TableRobot(Robot):
         self.check = True
         self._view = np.zeros(VIEW_SIZE, np.int64)  # the card play's view array, reused
 
+    decision_kernel = staticmethod(choose_card)
+    """Its largest compiled kernel: in numba's disk cache, its warm-up only loads."""
+
     @staticmethod
     def warm_up() -> None:
         """Compile (or load) the kernels its decisions call from Python, on their types:
