@@ -84,7 +84,7 @@ from .cli import ArgumentParser, add_ray_arguments, fail, path_error
 from .core import state as S
 from .extras import MissingExtraError, install_hint, plot_or_note, pyplot
 from .games.base import GameArena, GameError
-from .games.registry import game_kind
+from .games.registry import game_kind, games
 from .playout import deal_states, play_games
 from .robots.base import Robot, as_robot
 from .rules import Rules, is_int, make_rules
@@ -540,7 +540,9 @@ class MatchResult:
     def save(self, out: str | os.PathLike, plot: bool = True) -> list[Path]:
         """Write the CSVs (each atomically: a temporary file, then a rename) and the plot
         (matplotlib; without it the CSVs are written, then :meth:`plot` raises
-        :class:`~mariash_env.extras.MissingExtraError`)."""
+        :class:`~mariash_env.extras.MissingExtraError`).  An output this match does not
+        write (:data:`OUTPUTS`, a chart) is removed from ``out``: left there by an earlier
+        match (its contract split, another game's chart), it would read as this one's."""
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
         paths = []
@@ -565,6 +567,10 @@ class MatchResult:
                 w.writeheader()
                 w.writerows(rows)
             paths.append(p)
+        written = {p.name for p in paths}
+        for name in (*OUTPUTS, *sorted({plot_name(k.units) for k in games()})):
+            if name not in written:  # this match's chart too: redrawn below, or not at all
+                (d / name).unlink(missing_ok=True)
         if plot:
             paths.append(self.plot(d / plot_name(self.unit)))
         return paths

@@ -190,6 +190,23 @@ def test_a_lizany_match_saves_no_company_split(tmp_path):
     assert tmp_path / "vol" / "company.csv" in three.save(tmp_path / "vol", plot=False)
 
 
+def test_saving_into_a_used_folder_leaves_only_this_match_s_results(tmp_path):
+    """An --out folder of an earlier match: a volený match there wrote contracts.csv and
+    company.csv (and a chart); a lízaný match saved into it after writes neither, and
+    removes them (they read as its own), and the earlier chart; other files are kept."""
+    three = duplicate_match({"a": RandomRobot, "b": RandomRobot}, deals=1, seed=1,
+                            progress=False, n_boot=50)
+    names = {p.name for p in three.save(tmp_path, plot=False)}
+    assert {"contracts.csv", "company.csv"} <= names
+    for name in ("groše.png", "desetníky.png", "notes.txt"):  # earlier charts, the user's
+        (tmp_path / name).write_text("x")
+    liz = duplicate_match({"a": RandomRobot, "b": RandomRobot}, deals=2, seed=1,
+                          progress=False, n_boot=50, rules={"rules": "lizany"})
+    liz.save(tmp_path, plot=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "deals.csv", "notes.txt", "pairwise.csv", "summary.csv"]
+
+
 @pytest.mark.parametrize("flag, says", [
     (["--by-contract"], "--by-contract: lízaný has no contracts"),
     (["--by-company"], "--by-company: lízaný seats two"),
