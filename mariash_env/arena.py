@@ -224,6 +224,32 @@ def _init_own_worker(factories: list[RobotFactory], rules: dict[str, Any], game:
     _WORKER["seats"] = seats
 
 
+def _warm_before_fork(factories: list[RobotFactory], rules: Any, seats: list[tuple[int, ...]],
+                      own: GameArena | None) -> None:
+    """Before the worker processes fork: build each robot once (its own warm-up, announced
+    once) and play one deal of random robots in every seating (the engine's kernels), so
+    that every worker inherits the compiled code instead of compiling it again, each in
+    silence (112 s of two workers on an empty cache)."""
+    from .compile import compiling_notice, kernel_cached
+    from .core.engine import apply_action
+    from .robots.base import RandomRobot
+    from .vector import _refresh_kernel
+
+    for f in factories:
+        build_robot(f, rules)
+    bots: list[Robot] = [RandomRobot(0) for _ in range(max(len(factories), len(seats[0])))]
+    game = rules.rules if isinstance(rules, Rules) else rules.get("rules", "voleny")
+    cached = own is not None or (kernel_cached(apply_action) and kernel_cached(_refresh_kernel))
+    with compiling_notice(game, cached, "about a minute", "engine's kernels"):
+        if own is not None:
+            own.play_seatings(bots, seats[:1], 0)
+            return
+        states = deal_states(np.array([0]), np.array([0]), rules)
+        seat = np.array([range(rules.players)])
+        for one_by_one in (False, True):  # the batched robots' path and the views'
+            play_games(bots, states, seat, rules, one_by_one)
+
+
 def _play_own(args: tuple[int, int]) -> tuple[int, list[dict[str, Any]]]:
     """Deal ``i`` of seed ``sd`` in every seating, by the game's own arena."""
     i, sd = args
@@ -800,6 +826,7 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         elif own:  # every robot reseeded per deal and seating: the same match as one job
             from .pools import worker_pool
 
+            _warm_before_fork(factories, own_rules, seats, own)
             with worker_pool(jobs, "fork", _init_own_worker,
                              (factories, own_rules, rdict["rules"], seats)) as pool:
                 chunk = max(1, min(8, deals // (4 * jobs)))
@@ -825,6 +852,7 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         else:
             from .pools import worker_pool
 
+            _warm_before_fork(factories, rules_obj, seats, None)
             with worker_pool(jobs, "fork", _init_worker, (factories, rules_obj)) as pool:
                 n_tasks = -(-deals // batch)
                 chunk = max(1, min(8, n_tasks // (4 * jobs)))
@@ -957,7 +985,7 @@ def main(argv: list[str] | None = None) -> int:
     from .robots import check_robot_args
     from .rules import RulesError
 
-    announce_anywhere()  # a log too: each worker compiles its robots' kernels on a cold cache
+    announce_anywhere()  # a log too: the robots' and engine's kernels compile on a cold cache
 
     # Every argument, robot and output is checked before the first deal.
     try:

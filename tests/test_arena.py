@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import csv
+import json
+import subprocess
+import sys
+import textwrap
 from collections import Counter
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -283,3 +288,31 @@ def test_the_pair_interval_of_two_copies_of_a_robot_covers_zero():
         ratio.append((p["ci_high"] - p["ci_low"]) / (2 * 1.96 * d.std() / np.sqrt(len(d))))
     assert 34 <= hits <= 40
     assert 0.9 < float(np.mean(ratio)) < 1.1
+
+
+def test_match_workers_inherit_the_parent_s_compiled_kernels():
+    """duplicate_match(jobs>1) warms up before its workers fork (each compiled the
+    engine's kernels again, silently: 112 s cold): in a fresh process, after the parent's
+    warm-up a worker's whole work -- building the robots, playing deals in every seating,
+    batched and seat by seat -- gives no kernel a signature."""
+    code = textwrap.dedent("""
+        import json
+        import numpy as np
+        from mariash_env import arena
+        from mariash_env.compile import compiled_signatures as compiled
+        from mariash_env.rules import make_rules
+
+        grew = {}
+        for game, robots in (("voleny", ["table", "random"]), ("licitovany", ["random"])):
+            rules = make_rules(rules=game)
+            seats = arena.seatings(len(robots), rules.players)
+            arena._warm_before_fork(robots, rules, seats, None)
+            before = compiled()
+            arena._init_worker(robots, rules)
+            arena._play_batch(([0, 1], [5, 6], [0, 1]))
+            grew.update({k: n for k, n in compiled().items() if n != before.get(k, 0)})
+        print(json.dumps(grew))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1],
+                         capture_output=True, text=True, timeout=600, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {}
