@@ -38,7 +38,7 @@ from .games.registry import game_kind, games
 from .playout import decision_positions
 
 __all__ = ["warmup", "warm_engine", "main", "GAMES", "OWN_SEARCH", "decision_positions",
-           "compiled_signatures", "announce_anywhere"]
+           "compiled_signatures", "announce_anywhere", "compiling_now"]
 
 GAMES = tuple(k.name for k in games() if k.game is not None)
 """The games with searching robots: those on the shared compiled core (a rules vector),
@@ -50,8 +50,10 @@ lízaný's solver); ``python -m mariash_env.compile`` compiles them too."""
 
 _DONE: set[tuple[str, bool]] = set()
 _LOCK = threading.Lock()
+_LOCK_NOW = threading.Lock()
 _NOTICE_AFTER = 1.0  # seconds of warm-up before it is announced
 _ANYWHERE: list[bool] = [False]  # announce_anywhere(): on stderr that is not a terminal too
+_NOW: list[str] = []  # the warm-ups compiling now (compiling_now), outermost first
 
 
 def _warm_game(game: str, network: bool) -> None:
@@ -134,8 +136,13 @@ def compiling_notice(names: str, quiet: bool = False, about: str = "about a minu
     robot's): unless ``quiet`` (the disk cache holds them: loading them is not announced),
     when it lasts more than a second a line on stderr says so, and another when it is done
     -- where a person reads it (a terminal, or a command's log: :func:`announce_anywhere`);
-    a pipe (a test, a log parser) gets no extra line."""
-    quiet = quiet or not _announced()
+    a pipe (a test, a log parser) gets no extra line.  Unless ``quiet``,
+    :func:`compiling_now` names it meanwhile, wherever stderr goes."""
+    now = f"{what} ({names})"
+    if not quiet:  # not in the disk cache: compiling, whoever reads stderr
+        with _LOCK_NOW:
+            _NOW.append(now)
+    cached, quiet = quiet, quiet or not _announced()
     notice = None
     if not quiet:
         notice = threading.Timer(_NOTICE_AFTER, lambda: print(
@@ -150,9 +157,21 @@ def compiling_notice(names: str, quiet: bool = False, about: str = "about a minu
     finally:
         if notice is not None:
             notice.cancel()
+        if not cached:
+            with _LOCK_NOW:
+                _NOW.remove(now)
     dt = time.perf_counter() - t0
     if not quiet and dt > _NOTICE_AFTER:
         print(f"mariash: {what} ready ({dt:.0f} s)", file=sys.stderr, flush=True)
+
+
+def compiling_now() -> str | None:
+    """What a warm-up of this process is compiling now (``"table robot's kernels
+    (licitovany)"``; the first of those under way), or None: a server answers it while a
+    request builds robots (the play table's new partie), so that the page says why it
+    waits.  Loading from numba's disk cache is not compiling."""
+    with _LOCK_NOW:
+        return _NOW[0] if _NOW else None
 
 
 def warmup(games: Iterable[str] = GAMES, network: bool = False,

@@ -111,3 +111,36 @@ def test_reload_and_second_tab_resume_the_game(client):
     with TestClient(client.app) as tab2:  # the same server, another client
         assert tab2.get("/api/state").json() == st
     assert client.get("/api/state").json() == st
+
+
+def test_a_new_partie_whose_robots_compile_says_so_meanwhile(tmp_path):
+    """A new partie with a robot not built yet compiles it inside POST /api/new (minutes on
+    an empty numba cache): meanwhile GET /api/compiling, which the page polls then, names
+    what compiles; before and after it answers null."""
+    import threading
+
+    from mariash_env.compile import compiling_notice
+
+    building, release = threading.Event(), threading.Event()
+
+    def new_session(setup=None):
+        if setup is not None:  # the robots' warm-up on an empty cache
+            with compiling_notice("licitovany", False, what="table robot's kernels"):
+                building.set()
+                release.wait(30)
+        return PlaySession("table,random", save_dir=tmp_path, seed=7)
+
+    with TestClient(create_app(new_session)) as c:
+        assert c.get("/api/compiling").json() == {"compiling": None}
+        st = c.get("/api/state").json()
+        answer = {}
+        post = threading.Thread(target=lambda: answer.update(r=_post(
+            c, "/api/new", st, setup={"rules": "voleny", "robots": ["table", "random"]})))
+        post.start()
+        assert building.wait(30)
+        assert c.get("/api/compiling").json() == {
+            "compiling": "table robot's kernels (licitovany)"}
+        release.set()
+        post.join(30)
+        assert answer["r"].status_code == 200, answer["r"].text
+        assert c.get("/api/compiling").json() == {"compiling": None}

@@ -13,6 +13,9 @@ one :class:`~mariash_env.play.session.PlaySession` (the game runs here, server-s
                    robots or those of ``setup`` (``{"rules", "robots", "seat",
                    "options"}``)
 ``POST /api/hint`` ``{"session", "move"}``: what a robot would do in your seat
+``GET /api/compiling`` ``{"compiling": WHAT or null}``: what the server is compiling
+                   now (a new partie's robots on an empty numba cache: minutes); it
+                   answers while ``/api/new`` builds them, so the page says why it waits
 ``POST /api/leave`` ``{"client"}``: the tab is closing (it drives no more)
 ``GET /api/messages`` the page's words in Czech and English (:mod:`.i18n`)
 ``GET /api/setup`` what the page's new-partie form offers: games, robots, tariffs
@@ -43,6 +46,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..compile import compiling_now
 from ..extras import needs
 from .cards_svg import svg_for
 from .i18n import catalogue
@@ -254,6 +258,10 @@ def create_app(new_session: Callable[..., PlaySession], *, lease: float = 10.0,
     async def messages(request: Request) -> TableJSON:
         return TableJSON(catalogue())
 
+    async def compiling(request: Request) -> TableJSON:
+        # not under the lock, which a new partie's robots hold while they compile
+        return TableJSON({"compiling": compiling_now()})
+
     async def setup_choices(request: Request) -> TableJSON:
         return TableJSON(setup_options())
 
@@ -309,6 +317,7 @@ def create_app(new_session: Callable[..., PlaySession], *, lease: float = 10.0,
         Route("/api/new", endpoint(ids, human(new), ("client", "setup")), methods=["POST"]),
         Route("/api/hint", endpoint(ids, hint), methods=["POST"]),
         Route("/api/messages", messages),
+        Route("/api/compiling", compiling),
         Route("/api/setup", setup_choices),
         Route("/api/stats", stats),
         Route("/cards/{name}.svg", card),

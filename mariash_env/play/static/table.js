@@ -309,7 +309,19 @@ function drawChoices(st) {
 
 // A new partie plays the one just finished once more (game, robots, seat, options).
 function newPartie(st) {
-  return call("/api/new", { setup: st.setup });
+  return starting({ setup: st.setup });
+}
+
+// POST /api/new, saying meanwhile when the server compiles the new robots' code (an
+// empty numba cache: minutes in which the page would look stuck).
+async function starting(extra) {
+  const timer = setInterval(async () => {
+    try {
+      const data = await (await fetch("/api/compiling")).json();
+      if (data.compiling) $("status").textContent = T("status.compiling");
+    } catch (err) { /* the answer of /api/new says what went wrong */ }
+  }, 1000);
+  try { await call("/api/new", extra); } finally { clearInterval(timer); }
 }
 
 async function askHint() {
@@ -591,7 +603,7 @@ $("setup-form").addEventListener("submit", async (ev) => {
   const seat = two ? Math.min(Number(f.seat.value), 1) : four ? Number(f.seat.value) : Math.min(Number(f.seat.value), 2);
   const robots = [f.robot1.value, two ? f.robot1.value : f.robot2.value];
   if (four) robots.push(f.robot3.value);
-  await call("/api/new", { setup: { rules: f.rules.value, seat, robots, options } });
+  await starting({ setup: { rules: f.rules.value, seat, robots, options } });
   loadStats();
 });
 
