@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from mariash_env.core.jit import sources_digest
+from mariash_env.core.jit import _cache_root, cache_folder, sources_digest
 from mariash_env.robots import STRONG, make_robot
 from mariash_env.shipped import ShippedModelError, models_dir, shipped_model, shipped_models
 
@@ -63,20 +63,25 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _seed_numba_cache(site: Path) -> int:
-    """Copy the checkout's numba cache files (``__pycache__/*.nbi``, ``*.nbc``) into the
-    installed package under ``site`` when its compiled sources are the checkout's
+    """Copy the checkout's numba cache files (``*.nbi``, ``*.nbc``: in each source folder's
+    ``__pycache__``, or under ``NUMBA_CACHE_DIR`` in the folders numba names after the
+    source folders, :func:`~mariash_env.core.jit.cache_folder`) to where the installed
+    package under ``site`` looks for them, when its compiled sources are the checkout's
     (``core.jit.sources_digest``, whose stamp the copy takes too: without it the
     installed package drops every cached kernel on import); returns how many files."""
-    stamp = Path("core", "__pycache__", "sources.sha256")
+    root = _cache_root()  # the venv's too: it runs with this environment
     ours, theirs = ROOT / "mariash_env", site / "mariash_env"
-    if not (ours / stamp).is_file() or sources_digest(theirs) != (ours / stamp).read_text():
+    stamp = cache_folder(ours / "core", root) / "sources.sha256"
+    if not stamp.is_file() or sources_digest(theirs) != stamp.read_text():
         return 0  # an edited checkout, not compiled since: its kernels are not the wheel's
     n = 0
-    for f in [*ours.rglob("__pycache__/*.nb[ic]"), ours / stamp]:
-        mirror = theirs / f.relative_to(ours)
-        mirror.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, mirror)
-        n += 1
+    for d in {p.parent.relative_to(ours) for p in ours.rglob("*.py")
+              if "__pycache__" not in p.parts}:
+        src, dst = cache_folder(ours / d, root), cache_folder(theirs / d, root)
+        for f in [*src.glob("*.nb[ic]"), *([stamp] if d == Path("core") else [])]:
+            dst.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, dst / f.name)
+            n += 1
     return n
 
 
@@ -218,6 +223,29 @@ CHECK = textwrap.dedent('''
     assert min(out["decisions"]) > 0 and sum(out["payments"]) == 0, out
     print("installed wheel ok")
 ''')
+
+
+def test_the_installed_package_s_numba_cache_is_seeded_under_numba_cache_dir(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With NUMBA_CACHE_DIR set, the checkout's kernels are not in its __pycache__ but
+    in folders numba names after each source folder's path: the seeding copies them to
+    the installed package's names there (it copied nothing, so the installed wheel's
+    check compiled every kernel again), the digest's stamp with them."""
+    import numba
+
+    root = tmp_path / "cache"
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(root))
+    ours, theirs = ROOT / "mariash_env", tmp_path / "site" / "mariash_env"
+    shutil.copytree(ours, theirs, ignore=shutil.ignore_patterns("__pycache__"))
+    for d, name in (("core", "sources.sha256"), ("robots", "k.nbi"),
+                    ("games/voleny", "k.nbc")):
+        folder = cache_folder(ours / d, str(root))
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(sources_digest(ours) if d == "core" else d)
+    assert _seed_numba_cache(tmp_path / "site") == 3
+    assert (cache_folder(theirs / "games/voleny", str(root)) / "k.nbc").read_text() == \
+        "games/voleny"
+    assert (cache_folder(theirs / "core", str(root)) / "sources.sha256").is_file()
 
 
 @pytest.mark.slow

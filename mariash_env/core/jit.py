@@ -115,10 +115,15 @@ def _cache_folders(pkg: Path, root: str) -> list[Path]:
     name and the SHA-1 of its path); ``core``'s first."""
     dirs = sorted({p.parent for p in pkg.rglob("*.py") if "__pycache__" not in p.parts},
                   key=lambda d: (d != pkg / "core", str(d)))
+    return [cache_folder(d, root) for d in dirs]
+
+
+def cache_folder(src: Path, root: str) -> Path:
+    """The folder numba keeps the compiled code of source folder ``src``'s modules in
+    (``root`` as :func:`_cache_folders`)."""
     if not root:
-        return [d / "__pycache__" for d in dirs]
-    return [Path(root) / f"{d.name}_{hashlib.sha1(str(d).encode()).hexdigest()}"
-            for d in dirs]
+        return src / "__pycache__"
+    return Path(root) / f"{src.name}_{hashlib.sha1(str(src).encode()).hexdigest()}"
 
 
 def _refresh_cache(pkg: Path = _PKG_AS_IMPORTED, root: str | None = None) -> None:
