@@ -139,24 +139,28 @@ def compiling_notice(names: str, quiet: bool = False, about: str = "about a minu
     a pipe (a test, a log parser) gets no extra line.  Unless ``quiet``,
     :func:`compiling_now` names it meanwhile, wherever stderr goes."""
     now = f"{what} ({names})"
-    if not quiet:  # not in the disk cache: compiling, whoever reads stderr
-        with _LOCK_NOW:
-            _NOW.append(now)
     cached, quiet = quiet, quiet or not _announced()
     notice = None
-    if not quiet:
-        notice = threading.Timer(_NOTICE_AFTER, lambda: print(
-            f"mariash: compiling the {what} ({names}; first use with this "
-            f"numba cache, kept on disk afterwards, {about}) ...", file=sys.stderr,
-            flush=True))
-        notice.daemon = True
-        notice.start()
+    if not cached:  # not in the disk cache: compiling, whoever reads stderr
+        with _LOCK_NOW:
+            _NOW.append(now)
     t0 = time.perf_counter()
     try:
+        if not quiet:
+            timer = threading.Timer(_NOTICE_AFTER, lambda: print(
+                f"mariash: compiling the {what} ({names}; first use with this "
+                f"numba cache, kept on disk afterwards, {about}) ...", file=sys.stderr,
+                flush=True))
+            timer.daemon = True
+            timer.start()
+            notice = timer
         yield
     finally:
         if notice is not None:
             notice.cancel()
+            # ended, not only told to: the arena forks its workers right after its
+            # warm-up, and a fork copies no thread but any lock one holds
+            notice.join()
         if not cached:
             with _LOCK_NOW:
                 _NOW.remove(now)

@@ -182,3 +182,30 @@ def test_the_table_and_openspiel_robots_announce_a_compiling_warm_up(capsys, mon
             assert f"mariash: compiling the {what} ({game}; first use" in err
         assert err.count("mariash: table robot's kernels ready") == 1
         assert err.count("mariash: OpenSpiel robot's kernels ready") == 2
+
+
+def test_a_compiling_notice_leaves_no_thread_and_no_stale_name(monkeypatch):
+    """The notice's timer thread has ended when the block does (the arena forks its
+    workers right after its warm-up: a fork keeps the locks a live thread holds), and
+    compiling_now() forgets the warm-up even when its timer could not start."""
+    import threading
+
+    import mariash_env.compile as C
+
+    monkeypatch.setattr(C, "_ANYWHERE", [True])
+    monkeypatch.setattr(C, "_NOTICE_AFTER", 60.0)
+    before = set(threading.enumerate())
+    for _ in range(20):
+        with C.compiling_notice("voleny", False, what="engine's kernels"):
+            assert C.compiling_now() == "engine's kernels (voleny)"
+        assert set(threading.enumerate()) <= before
+    assert C.compiling_now() is None
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Timer, "start", refuse)
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        with C.compiling_notice("voleny", False, what="engine's kernels"):
+            pass
+    assert C.compiling_now() is None
