@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from mariash_env.core.jit import _cache_root, cache_folder, sources_digest
+from mariash_env.core.jit import _cache_root, _source_folders, cache_folder, sources_digest
 from mariash_env.robots import STRONG, make_robot
 from mariash_env.shipped import ShippedModelError, models_dir, shipped_model, shipped_models
 
@@ -75,8 +75,7 @@ def _seed_numba_cache(site: Path) -> int:
     if not stamp.is_file() or sources_digest(theirs) != stamp.read_text():
         return 0  # an edited checkout, not compiled since: its kernels are not the wheel's
     n = 0
-    for d in {p.parent.relative_to(ours) for p in ours.rglob("*.py")
-              if "__pycache__" not in p.parts}:
+    for d in (s.relative_to(ours) for s in _source_folders(ours)):
         src, dst = cache_folder(ours / d, root), cache_folder(theirs / d, root)
         for f in [*src.glob("*.nb[ic]"), *([stamp] if d == Path("core") else [])]:
             dst.mkdir(parents=True, exist_ok=True)

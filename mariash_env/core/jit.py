@@ -108,14 +108,18 @@ def _cache_root() -> str:
     return str(AppDirs(appname="numba", appauthor=False).user_cache_dir)
 
 
+def _source_folders(pkg: Path) -> list[Path]:
+    """The folders of ``pkg`` that hold its modules (``*.py``), ``core`` first."""
+    return sorted({p.parent for p in pkg.rglob("*.py") if "__pycache__" not in p.parts},
+                  key=lambda d: (d != pkg / "core", str(d)))
+
+
 def _cache_folders(pkg: Path, root: str) -> list[Path]:
     """The folders numba keeps the compiled code of ``pkg``'s modules in: each source
     folder's ``__pycache__`` (``root`` empty), or under ``root`` the folder numba names
     after the source folder (its locators' ``get_suitable_cache_subpath``: the folder's
     name and the SHA-1 of its path); ``core``'s first."""
-    dirs = sorted({p.parent for p in pkg.rglob("*.py") if "__pycache__" not in p.parts},
-                  key=lambda d: (d != pkg / "core", str(d)))
-    return [cache_folder(d, root) for d in dirs]
+    return [cache_folder(d, root) for d in _source_folders(pkg)]
 
 
 def cache_folder(src: Path, root: str) -> Path:
