@@ -315,13 +315,14 @@ function newPartie(st) {
 // POST /api/new, saying meanwhile when the server compiles the new robots' code (an
 // empty numba cache: minutes in which the page would look stuck).
 async function starting(extra) {
+  let waiting = true;  // a poll answered after /api/new must not cover the new partie's status
   const timer = setInterval(async () => {
     try {
       const data = await (await fetch("/api/compiling")).json();
-      if (data.compiling) $("status").textContent = T("status.compiling");
+      if (waiting && data.compiling) $("status").textContent = T("status.compiling");
     } catch (err) { /* the answer of /api/new says what went wrong */ }
   }, 1000);
-  try { await call("/api/new", extra); } finally { clearInterval(timer); }
+  try { await call("/api/new", extra); } finally { waiting = false; clearInterval(timer); }
 }
 
 async function askHint() {
