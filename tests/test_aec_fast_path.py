@@ -362,13 +362,16 @@ def test_an_env_whose_first_reset_failed_is_not_reset(rules):
     e.step(int(np.flatnonzero(obs["action_mask"])[0]))
 
 
-@pytest.mark.parametrize("rules", [{}, {"rules": "licitovany"}],
+@pytest.mark.parametrize("rules", [{}, {"rules": "licitovany"}, {"rules": "lizany"}],
                          ids=lambda r: ",".join(map(str, r.values())) or "default")
 def test_the_raw_env_steps_only_once_reset(rules):
     raw = mariash_env.raw_env(**rules)
     for action in (0, None, "good"):
         with pytest.raises(AttributeError, match="must be reset"):
             raw.step(action)
+    for observe in (True, False):  # lízaný's raw env named its missing agent_selection
+        with pytest.raises(AttributeError, match="must be reset"):
+            raw.last(observe)
 
 
 @pytest.mark.parametrize("rules", [{}, {"players": 4}, {"rules": "licitovany"},

@@ -570,7 +570,10 @@ class raw_env(AECEnv):
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``(observation, cumulative reward, terminated, truncated, info)`` of the agent to
         move; once every agent is done, the final ones of ``agent_selection`` (reward 0)."""
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # never reset: as observe() says (a try costs nothing)
+            raise AttributeError("the environment must be reset before it is used") from None
         if agent in self.terminations:
             return super().last(observe)
         term, trunc, info = self._gone[agent]
@@ -585,7 +588,10 @@ class raw_env(AECEnv):
         return self._game().state()
 
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # never reset: as observe() says (a try costs nothing)
+            raise AttributeError("the environment must be reset before it is used") from None
         if agent not in self.terminations:
             raise RuntimeError("the episode is over: call reset() to start a new one")
         if self.terminations[agent] or self.truncations[agent]:
