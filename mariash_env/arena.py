@@ -227,9 +227,10 @@ def _init_own_worker(factories: list[RobotFactory], rules: dict[str, Any], game:
 def _warm_before_fork(factories: list[RobotFactory], rules: Any, seats: list[tuple[int, ...]],
                       own: GameArena | None) -> None:
     """Before the worker processes fork: build each robot once (its own warm-up, announced
-    once) and play one deal of random robots in every seating (the engine's kernels), so
-    that every worker inherits the compiled code instead of compiling it again, each in
-    silence (112 s of two workers on an empty cache)."""
+    once) and play one deal of random robots in one seating, batched and seat by seat, or
+    in the game's own arena (the engine's kernels: their types do not depend on the
+    seating), so that every worker inherits the compiled code instead of compiling it
+    again, each in silence (112 s of two workers on an empty cache)."""
     from .compile import compiling_notice, kernel_cached
     from .core.engine import apply_action
     from .robots.base import RandomRobot
