@@ -314,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", type=int, default=4096,
                     help="observations for the torch/ONNX parity check (0 = skip)")
     ap.add_argument("--card", help="also write a model card, e.g. models/ROBOT.md, with a "
-                                   "fresh duplicate evaluation of the exported file")
+                                   "fresh duplicate evaluation of the exported file; its "
+                                   "snippet names the model beside the card (ship the two "
+                                   "together)")
     ap.add_argument("--card-deals", type=int, default=2000,
                     help="duplicate deals per opponent for the card's evaluation")
     args = ap.parse_args(argv)

@@ -225,7 +225,8 @@ def play_card(st, c):
         st[OVER] = 1
         t0 = st[POINTS] + st[MARRIAGES]
         t1 = st[POINTS + 1] + st[MARRIAGES + 1]
-        # equal points (the last trick wins) cannot happen: t0 + t1 is an odd number of tens
+        # equal points (the last trick wins) cannot happen in a dealt game (t0 + t1 is an odd
+        # number of tens); kept for positions set by hand (restore_states)
         win = 0 if t0 > t1 else 1 if t1 > t0 else w
         r = 2 if st[TRICKS + 1 - win] == 0 else 1
         st[REWARDS + win] = r
