@@ -926,13 +926,14 @@ def plot_name(unit: str) -> str:
 
 def check_out(out: str | os.PathLike, unit: str = "groše") -> Path:
     """Create ``out`` and make sure every output (the chart of ``unit``'s game too) can be
-    written there (OSError if not), before any deal is played."""
+    written there, and every other game's chart that the save removes can be removed
+    (OSError if not), before any deal is played."""
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
     probe = d / f".write-test-{os.getpid()}"
     probe.write_bytes(b"")
     probe.unlink()
-    for name in (*OUTPUTS, plot_name(unit)):
+    for name in (*OUTPUTS, plot_name(unit), *sorted({plot_name(k.units) for k in games()})):
         p = d / name
         if p.exists() and (not p.is_file() or not os.access(p, os.W_OK)):
             raise PermissionError(f"cannot write {p}: it exists and is not a writable file")

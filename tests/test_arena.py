@@ -212,6 +212,15 @@ def test_saving_into_a_used_folder_leaves_only_this_match_s_results(tmp_path):
         "deals.csv", "notes.txt", "pairwise.csv", "summary.csv"]
 
 
+def test_an_out_folder_whose_other_chart_is_a_folder_is_refused_before_the_match(tmp_path):
+    """The save removes another game's chart left in --out; where that name is a folder
+    the save failed after every deal was played: check_out refuses it before."""
+    (tmp_path / arena.plot_name("desetníky")).mkdir()  # licitovaný's chart name
+    with pytest.raises(PermissionError, match="desetníky"):
+        arena.check_out(tmp_path, "groše")
+    arena.check_out(tmp_path / "clean", "groše")
+
+
 @pytest.mark.parametrize("flag, says", [
     (["--by-contract"], "--by-contract: lízaný has no contracts"),
     (["--by-company"], "--by-company: lízaný seats two"),
