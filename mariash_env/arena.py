@@ -595,7 +595,7 @@ class MatchResult:
                 w.writerows(rows)
             paths.append(p)
         written = {p.name for p in paths}
-        for name in (*OUTPUTS, *sorted({plot_name(k.units) for k in games()})):
+        for name in _output_names():
             if name not in written:  # this match's chart too: redrawn below, or not at all
                 (d / name).unlink(missing_ok=True)
         if plot:
@@ -924,6 +924,11 @@ def plot_name(unit: str) -> str:
     return f"{unit}.png"
 
 
+def _output_names() -> tuple[str, ...]:
+    """Every file a save writes into its folder or removes from it (every game's chart)."""
+    return (*OUTPUTS, *sorted({plot_name(k.units) for k in games()}))
+
+
 def check_out(out: str | os.PathLike, unit: str = "groše") -> Path:
     """Create ``out`` and make sure every output (the chart of ``unit``'s game too) can be
     written there, and every other game's chart that the save removes can be removed
@@ -933,7 +938,7 @@ def check_out(out: str | os.PathLike, unit: str = "groše") -> Path:
     probe = d / f".write-test-{os.getpid()}"
     probe.write_bytes(b"")
     probe.unlink()
-    for name in (*OUTPUTS, plot_name(unit), *sorted({plot_name(k.units) for k in games()})):
+    for name in (*_output_names(), plot_name(unit)):
         p = d / name
         if p.exists() and (not p.is_file() or not os.access(p, os.W_OK)):
             raise PermissionError(f"cannot write {p}: it exists and is not a writable file")
