@@ -267,10 +267,11 @@ class SingleAgentEnv(gymnasium.Env):
                 self._over = True
                 reward, self._pending = self._pending - 1.0, 0.0
                 return self._obs(), reward, True, False, self._info(-1)
-        reward = self._pending
-        self._pending = 0.0
         ended, done = -1, False
-        if game.step(action):  # raises before changing anything on a bad action
+        settled = game.step(action)  # raises before changing anything on a bad action
+        # the payment carried from reset is taken only now: an illegal action keeps it
+        reward, self._pending = self._pending, 0.0
+        if settled:
             reward += float(game.last_settlement["payments"][self.seat])
             ended = game.deal_no
             done = not self._next_deal()

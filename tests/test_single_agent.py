@@ -207,3 +207,20 @@ def test_render_modes():
     quiet.reset(seed=0)
     with pytest.warns(UserWarning, match="without a render_mode"):
         assert quiet.render() is None
+
+
+def test_an_illegal_action_keeps_the_payment_carried_from_reset():
+    # At four players the learner sits out the first deal (seat 0 deals it): the robots
+    # play it during reset and its payment comes with the first step.  An illegal first
+    # action changes nothing, so that payment still comes with the next legal step.
+    def first_reward(illegal_first: bool) -> float:
+        env = SingleAgentEnv(players=4, deals=2)
+        _, info = env.reset(seed=0)
+        assert info["settlement_deal"] == 0
+        if illegal_first:
+            with pytest.raises(IllegalActionError):
+                env.step(int(np.flatnonzero(~env.action_masks())[0]))
+        return env.step(int(np.flatnonzero(env.action_masks())[0]))[1]
+
+    carried = first_reward(False)
+    assert carried != 0.0 and first_reward(True) == carried
