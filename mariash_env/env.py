@@ -515,6 +515,16 @@ class FlatObs(MaskInInfo):
         self._act_spaces = AgentSpaces({a: LegalDiscrete.bound(s, self._legal_of(a))
                                         for a, s in self._act_spaces.items()})
 
+    # PettingZoo's dict attributes: the inner env's (the Dict observation, a plain
+    # Discrete) would otherwise show through BaseWrapper's attribute lookup.
+    @property
+    def observation_spaces(self) -> AgentSpaces:
+        return AgentSpaces(dict.fromkeys(self._act_spaces, self._box))
+
+    @property
+    def action_spaces(self) -> AgentSpaces:
+        return self._act_spaces
+
     def observation_space(self, agent: str) -> gymnasium.Space:
         self._act_spaces[agent]  # an unknown agent: KeyError naming the agents
         return self._box

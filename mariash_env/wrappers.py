@@ -98,6 +98,16 @@ class ObsKeys(BaseWrapper):
             for a, r in self.env.rewards.items():
                 returns[a] += r
 
+    # PettingZoo's dict attributes: the inner env's (other keys, int8 mask, plain
+    # Discrete) would otherwise show through BaseWrapper's attribute lookup.
+    @property
+    def observation_spaces(self) -> AgentSpaces:
+        return self._obs_spaces
+
+    @property
+    def action_spaces(self) -> AgentSpaces:
+        return self._act_spaces
+
     def observation_space(self, agent: str) -> gymnasium.Space:
         return self._obs_spaces[agent]
 

@@ -61,3 +61,19 @@ def test_legal_discrete_samples_the_mask_and_accepts_float_masks():
     assert int(space.sample(only3)) == 3  # an explicit (float) mask wins
     none = LegalDiscrete(10, lambda: None, seed=0)  # no state yet: any action
     assert len({int(none.sample()) for _ in range(100)}) > 5
+
+
+@pytest.mark.parametrize("make", [
+    pytest.param(lambda: rllib_env(deals=1), id="rllib_env"),
+    pytest.param(lambda: mariash_env.env(deals=1, flat_obs=True), id="flat_obs"),
+    pytest.param(lambda: mariash_env.env(rules="lizany", flat_obs=True), id="lizany_flat_obs"),
+])
+def test_the_spaces_dicts_are_the_wrappers_own(make):
+    # PettingZoo's observation_spaces / action_spaces attributes say what
+    # observation_space(agent) / action_space(agent) say, not the inner env's spaces.
+    e = make()
+    for agent in e.possible_agents:
+        assert e.observation_spaces[agent] == e.observation_space(agent)
+        assert e.action_spaces[agent] is e.action_space(agent)
+    with pytest.raises(KeyError, match="unknown agent"):
+        e.observation_spaces["player_9"]
