@@ -340,6 +340,15 @@ def test_pitfalls_quote_the_pettingzoo_wrapper_error_without_stacked_infos():
     assert f"`{message}`" in (ROOT / "docs" / "pitfalls.md").read_text(encoding="utf-8")
 
 
+def test_the_integrations_page_builds_the_pettingzoo_wrapper_with_stacked_infos():
+    """The integrations table showed ``PettingZooWrapper(mariash_env.env(), use_mask=True,
+    ...)``, which fails at the first deal's end (the test above): every call of it the
+    docs show as the way to do it passes ``stack_infos=True``, as the example does."""
+    text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    calls = re.findall(r"PettingZooWrapper\(mariash_env\.env\(([^)]*)\)", text)
+    assert calls and all("stack_infos=True" in c for c in calls), calls
+
+
 def test_a_uint64_action_is_named_as_given():
     """An illegal uint64 action beyond int64 is named as given (2**63), not as the int64 it
     wraps to, by both vector front ends, whole-batch and partial steps alike."""
