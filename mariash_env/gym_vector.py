@@ -12,7 +12,9 @@
 
 Self-play: in every game the seat to move (``infos["seat"]``) acts, all seats through one
 policy.  ``observation_space``: ``Box(float32[obs_size])`` per game (the seat to move's
-observation); ``action_space``: ``MultiDiscrete([n_actions] * num_envs)``.  Every call
+observation); ``action_space``: ``MultiDiscrete([n_actions] * num_envs)``, whose
+``sample()`` draws a legal action in every game (a copy of the space alone is a plain
+``MultiDiscrete``; ``single_action_space`` is a plain ``Discrete``).  Every call
 returns fresh arrays and ``infos`` with
 
 ``"action_mask"`` bool[N, n_actions]
@@ -50,6 +52,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .copies import independent_copy
+from .spaces import LegalMultiDiscrete
 from .vector import VectorEnv, check_rows
 
 __all__ = ["GymVectorEnv", "ResetOptionError"]
@@ -76,12 +79,22 @@ class GymVectorEnv(gym.vector.VectorEnv):
                                                    np.float32)
         self.single_action_space = spaces.Discrete(venv.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        # sample() draws one legal action per game (random exploration calls it unmasked)
+        self.action_space = LegalMultiDiscrete(venv.num_actions, self.num_envs, self._legal)
         self._seat = np.zeros(self.num_envs, dtype=np.int64)
         self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
         self._started = False
         self._last: Any = None  # the engine's Step (its buffers are updated in place)
         self._rows = np.arange(self.num_envs)
+
+    def _legal(self) -> np.ndarray | None:
+        return self._last.mask if self._started else None
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A copy (deepcopy, pickle) copied its action space as a plain MultiDiscrete: it
+        # samples this copy's legal actions again.
+        self.__dict__.update(state)
+        self.action_space = LegalMultiDiscrete.bound(self.action_space, self._legal)
 
     @property
     def vector_env(self) -> VectorEnv:

@@ -432,3 +432,31 @@ def test_parallel_matches_serial():
     bad[7] = 115
     with pytest.raises(ValueError, match="game 7"):
         b.step(bad)
+
+
+@pytest.mark.parametrize("rules", [{"deals": 1}, {"rules": "lizany"}])
+def test_gym_vector_action_space_samples_legal_actions(rules):
+    """GymVectorEnv's ``action_space.sample()`` (Gymnasium's random exploration, unmasked)
+    draws a legal action in every game, through partie ends and in a copy; the space still
+    equals Gymnasium's batched Discrete and is pickled as a plain MultiDiscrete."""
+    import copy
+    import pickle
+
+    from gymnasium import spaces
+    from gymnasium.vector.utils import batch_space
+
+    from mariash_env.gym_vector import GymVectorEnv
+
+    env = GymVectorEnv(5, seed=2, **rules)
+    assert env.action_space == batch_space(env.single_action_space, 5)
+    assert env.action_space.sample() in env.action_space  # before reset: any actions
+    env.reset(seed=2)
+    env.action_space.seed(0)
+    ended = 0
+    for _ in range(40):
+        _, _, terminated, _, _ = env.step(env.action_space.sample())  # legal, or it raises
+        ended += int(terminated.sum())
+    assert ended > 0
+    twin = copy.deepcopy(env)
+    twin.step(twin.action_space.sample())
+    assert type(pickle.loads(pickle.dumps(env.action_space))) is spaces.MultiDiscrete

@@ -7,7 +7,7 @@ import pytest
 from pettingzoo.test import api_test
 
 import mariash_env
-from mariash_env.spaces import LegalDiscrete
+from mariash_env.spaces import LegalDiscrete, LegalMultiDiscrete
 from mariash_env.wrappers import ObsKeys, rllib_env
 
 
@@ -77,3 +77,17 @@ def test_the_spaces_dicts_are_the_wrappers_own(make):
         assert e.action_spaces[agent] is e.action_space(agent)
     with pytest.raises(KeyError, match="unknown agent"):
         e.observation_spaces["player_9"]
+
+
+def test_legal_multi_discrete_samples_each_rows_legal_actions():
+    legal = np.zeros((3, 10), np.int8)
+    legal[0, [2, 7]] = 1
+    legal[1, 5] = 1  # row 2: nothing legal, the space's start (0) as MultiDiscrete's rule
+    space = LegalMultiDiscrete(10, 3, lambda: legal, seed=0)
+    drawn = np.array([space.sample() for _ in range(200)])
+    assert drawn.dtype == np.int64 and drawn.shape == (200, 3)
+    assert set(drawn[:, 0]) == {2, 7} and set(drawn[:, 1]) == {5} and set(drawn[:, 2]) == {0}
+    only = tuple(np.eye(10, dtype=np.int8)[[1, 2, 3]])
+    assert space.sample(mask=only).tolist() == [1, 2, 3]  # an explicit mask wins
+    none = LegalMultiDiscrete(10, 3, lambda: None, seed=0)  # no state yet: any actions
+    assert len({int(none.sample()[0]) for _ in range(100)}) > 5
