@@ -230,13 +230,23 @@ class SingleAgentEnv(gymnasium.Env):
         seed = check_seed(seed)
         opts = reset_options(options, self._reset_keys, strict=True)
         dealer = self._dealer(opts.get("dealer"))
+        # A reset the game refuses (a bad deck, dealer or cuts) leaves the seeding as it
+        # was, as the AEC env's does: the generator, and the state an unseeded reset draws.
+        rng, rng_seed = self._np_random, self._np_random_seed
+        saved = None if rng is None or seed is not None else rng.bit_generator.state
         super().reset(seed=seed)
-        # Without a seed the partie is still drawn from the env's seeded generator, so
-        # reset(seed=s) followed by resets without a seed is reproducible.
-        game_seed = seed if seed is not None else continue_seed(self.np_random)
-        self.game.new_partie(
-            seed=game_seed, deck=opts.get("deck"), dealer=dealer, cuts=opts.get("cuts"),
-        )
+        try:
+            # Without a seed the partie is still drawn from the env's seeded generator, so
+            # reset(seed=s) followed by resets without a seed is reproducible.
+            game_seed = seed if seed is not None else continue_seed(self.np_random)
+            self.game.new_partie(
+                seed=game_seed, deck=opts.get("deck"), dealer=dealer, cuts=opts.get("cuts"),
+            )
+        except BaseException:
+            self._np_random, self._np_random_seed = rng, rng_seed
+            if saved is not None:
+                rng.bit_generator.state = saved
+            raise
         self._seed = game_seed
         self._started = True
         self._over = False

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import mariash_env
-from mariash_env import OptionError
+from mariash_env import CardError, OptionError
 from mariash_env.games.base import GameError
 from mariash_env.games.registry import game_kind, games
 from mariash_env.robots import Robot, RobotGameError, make_robot
@@ -268,3 +268,22 @@ def test_four_players_the_learner_never_sits_out_its_only_deal():
             dealt.append(env.last_settlement["sitting_out"])
     # seat 2 dealt the third deal; its payment (with the defence) is in the rewards too
     assert 2 in dealt and total == env.game.scores[2] and sum(env.game.scores) == 0
+
+
+@pytest.mark.parametrize("game,players", [("voleny", 3), ("lizany", 2)])
+@pytest.mark.parametrize("seed", [None, 9])
+def test_a_refused_reset_leaves_the_seeding_and_the_episode_as_they_were(game, players,
+                                                                         seed):
+    # As the AEC env's reset: a deck the game refuses changes nothing, so the next
+    # unseeded reset deals what it would have dealt without the refused call, and the
+    # episode in progress goes on.
+    def next_deal(refused: bool) -> np.ndarray:
+        env = SingleAgentEnv(**_rules(game, players))
+        env.reset(seed=1)
+        if refused:
+            with pytest.raises(CardError):
+                env.reset(seed=seed, options={"deck": ["Qh"] * 32})
+            env.step(env.action_space.sample())
+        return env.reset()[0]
+
+    assert np.array_equal(next_deal(True), next_deal(False))
