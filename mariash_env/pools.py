@@ -34,7 +34,9 @@ def sigterm_interrupts() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old)
+        # None: a handler set outside Python (an embedding host), which Python cannot
+        # set back; the default one is the nearest (passing None is a TypeError)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if old is None else old)
 
 
 @contextmanager

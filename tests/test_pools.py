@@ -91,3 +91,26 @@ def test_a_killed_ladder_stops_its_workers(tmp_path):
         "--deals", "400", "--slow-deals", "400", "--jobs", "2", "--matches", str(tmp_path / "m"),
         "--out", str(tmp_path / "ladder.md"), "--quiet"])
     assert rc == 130 and "interrupted;" in err and "the same command resumes" in err
+
+
+def test_sigterm_interrupts_restores_a_handler_set_outside_python(monkeypatch):
+    """``signal.signal`` answers None for a handler that C code installed (an embedding
+    host); the block's end must not fail passing None back, and leaves the default."""
+    from mariash_env import pools
+
+    real = signal.signal
+    calls = []
+
+    def fake(signum, handler):
+        calls.append(handler)
+        old = real(signum, handler)
+        return None if len(calls) == 1 else old
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        monkeypatch.setattr(pools.signal, "signal", fake)
+        with pools.sigterm_interrupts():
+            pass
+        assert calls[-1] is signal.SIG_DFL
+    finally:
+        real(signal.SIGTERM, before)
