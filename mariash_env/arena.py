@@ -231,7 +231,7 @@ def _warm_before_fork(factories: list[RobotFactory], rules: Any, seats: list[tup
     in the game's own arena (the engine's kernels: their types do not depend on the
     seating), so that every worker inherits the compiled code instead of compiling it
     again, each in silence (112 s of two workers on an empty cache)."""
-    from .compile import compiling_notice, kernel_cached
+    from .compile import compiling_notice
     from .core.engine import apply_action
     from .robots.base import RandomRobot
     from .vector import _refresh_kernel
@@ -240,8 +240,9 @@ def _warm_before_fork(factories: list[RobotFactory], rules: Any, seats: list[tup
         build_robot(f, rules)
     bots: list[Robot] = [RandomRobot(0) for _ in range(max(len(factories), len(seats[0])))]
     game = rules.rules if isinstance(rules, Rules) else rules.get("rules", "voleny")
-    cached = own is not None or (kernel_cached(apply_action) and kernel_cached(_refresh_kernel))
-    with compiling_notice(game, cached, "about a minute", "engine's kernels"):
+    kernels = () if own is not None else (apply_action, _refresh_kernel)
+    with compiling_notice(game, about="about a minute", what="engine's kernels",
+                          kernels=kernels):
         if own is not None:
             own.play_seatings(bots, seats[:1], 0)
             return

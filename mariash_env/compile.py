@@ -112,14 +112,6 @@ def _announced() -> bool:
     return _ANYWHERE[0] or _isatty()
 
 
-def _solver_cached() -> bool:
-    """Whether numba's disk cache holds the solver (its index file exists): then the
-    warm-up only loads code and is not announced.  True when that cannot be told."""
-    from .search import solver
-
-    return kernel_cached(solver._solve_root)
-
-
 def kernel_cached(kernel: object) -> bool:
     """Whether numba's disk cache holds the compiled ``kernel`` (its index file exists).
     True when that cannot be told."""
@@ -131,13 +123,18 @@ def kernel_cached(kernel: object) -> bool:
 
 @contextlib.contextmanager
 def compiling_notice(names: str, quiet: bool = False, about: str = "about a minute",
-                     what: str = "search kernels") -> Iterator[None]:
+                     what: str = "search kernels",
+                     kernels: Iterable[object] | None = None) -> Iterator[None]:
     """Around a warm-up that compiles ``names``' kernels (``what``: the search's, a
     robot's): unless ``quiet`` (the disk cache holds them: loading them is not announced),
     when it lasts more than a second a line on stderr says so, and another when it is done
     -- where a person reads it (a terminal, or a command's log: :func:`announce_anywhere`);
     a pipe (a test, a log parser) gets no extra line.  Unless ``quiet``,
-    :func:`compiling_now` names it meanwhile, wherever stderr goes."""
+    :func:`compiling_now` names it meanwhile, wherever stderr goes.  ``kernels``: the
+    numba kernels the warm-up compiles, quiet too when the disk cache holds every one
+    (:func:`kernel_cached`; None: ``quiet`` alone says)."""
+    if kernels is not None and not quiet:
+        quiet = all(kernel_cached(k) for k in kernels)
     now = f"{what} ({names})"
     cached, quiet = quiet, quiet or not _announced()
     notice = None
@@ -197,8 +194,10 @@ def warmup(games: Iterable[str] = GAMES, network: bool = False,
                 if (g, _network(g, network)) not in _DONE]
         if not todo:
             return 0.0
+        from .search import solver
+
         names = ", ".join(g for g, _ in todo)
-        with compiling_notice(names, quiet or _solver_cached()):
+        with compiling_notice(names, quiet, kernels=(solver._solve_root,)):
             for g, net in todo:
                 _warm_game(g, net)
                 _DONE.add((g, net))

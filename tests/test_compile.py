@@ -109,7 +109,7 @@ def test_the_serving_commands_announce_a_compiling_warm_up_in_their_logs(capsys,
 
     monkeypatch.setattr(C, "_ANYWHERE", [False])
     monkeypatch.setattr(C, "_NOTICE_AFTER", 0.0)
-    monkeypatch.setattr(C, "_solver_cached", lambda: False)
+    monkeypatch.setattr(C, "kernel_cached", lambda kernel: False)  # the solver's: compiling
     monkeypatch.setattr(C, "_warm_game", lambda g, net: time.sleep(0.3))
 
     def warm() -> str:
@@ -138,14 +138,14 @@ def test_lizany_s_warm_up_is_announced_like_the_others(monkeypatch):
     said = []
 
     @contextlib.contextmanager
-    def notice(names, quiet=False, about=""):
-        said.append((names, about))
+    def notice(names, quiet=False, about="", what="", kernels=None):
+        said.append((names, quiet, about, tuple(kernels)))
         yield
 
     monkeypatch.setattr(C, "compiling_notice", notice)
     monkeypatch.setattr(solve, "_WARM", [])
     solve.warm_up()
-    assert said == [("lízaný", "about ten seconds")]
+    assert said == [("lízaný", False, "about ten seconds", (solve.solve_best,))]
 
 
 def test_the_table_and_openspiel_robots_announce_a_compiling_warm_up(capsys, monkeypatch):
@@ -182,6 +182,25 @@ def test_the_table_and_openspiel_robots_announce_a_compiling_warm_up(capsys, mon
             assert f"mariash: compiling the {what} ({game}; first use" in err
         assert err.count("mariash: table robot's kernels ready") == 1
         assert err.count("mariash: OpenSpiel robot's kernels ready") == 2
+
+
+def test_a_compiling_notice_told_the_kernels_is_quiet_when_the_cache_holds_them_all(
+        monkeypatch):
+    """compiling_notice(kernels=...) asks the disk cache itself (the callers repeated
+    kernel_cached): one kernel not cached is compiling, meanwhile compiling_now() names
+    it; all cached (or none to compile) is loading; quiet=True stays quiet."""
+    import mariash_env.compile as C
+
+    monkeypatch.setattr(C, "_NOTICE_AFTER", 60.0)
+    cached = {"a": True, "b": False}
+    monkeypatch.setattr(C, "kernel_cached", lambda kernel: cached[kernel])
+    for kernels, quiet, now in ((("a", "b"), False, "engine's kernels (voleny)"),
+                                (("a",), False, None), ((), False, None),
+                                (("b",), True, None), (iter("ab"), False,
+                                                       "engine's kernels (voleny)")):
+        with C.compiling_notice("voleny", quiet, what="engine's kernels", kernels=kernels):
+            assert C.compiling_now() == now, (kernels, quiet)
+        assert C.compiling_now() is None
 
 
 def test_a_compiling_notice_leaves_no_thread_and_no_stale_name(monkeypatch):

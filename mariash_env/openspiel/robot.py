@@ -121,14 +121,13 @@ class OpenSpielRobot(Robot):
 def make_openspiel_robot(game: Any, players: int, /, **kw: Any) -> OpenSpielRobot:
     """``os_random`` / ``os_ismcts`` of the registry: the robot, warmed up for ``game`` (a
     GameKind) before its first decision (:meth:`OpenSpielRobot.warm_up`)."""
-    from ..compile import compiling_notice, kernel_cached
+    from ..compile import compiling_notice
     from ..core.engine import apply_action
 
     robot = OpenSpielRobot(**kw)
     # announced as the searching robots' warm-ups are, unless the engine's kernels and the
     # table robot's (its positions' deals) are in the disk cache
-    cached = kernel_cached(apply_action) and kernel_cached(
-        game.load("table_robot").decision_kernel)
-    with compiling_notice(game.name, cached, "about a minute", "OpenSpiel robot's kernels"):
+    with compiling_notice(game.name, about="about a minute", what="OpenSpiel robot's kernels",
+                          kernels=(apply_action, game.load("table_robot").decision_kernel)):
         robot.warm_up(game.name)
     return robot

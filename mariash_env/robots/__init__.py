@@ -151,15 +151,14 @@ def _table_robot(kind: Any, players: int, **kw: Any) -> Robot:
     check_plays(cls, kind, players, "table")
     robot = cls(**kw)
     if kind.game is not None and kind.name not in _TABLE_WARM:
-        from ..compile import compiling_notice, kernel_cached
+        from ..compile import compiling_notice
         from ..core.engine import legal_actions
         from ..rules import make_rules
         from .view import SeatView
 
         # announced as the searching robots' warm-ups are, unless the cache holds them
-        cached = all(kernel_cached(k) for k in (cls.decision_kernel, legal_actions,
-                                                kind.encode))
-        with compiling_notice(kind.name, cached, "under a minute", "table robot's kernels"):
+        with compiling_notice(kind.name, about="under a minute", what="table robot's kernels",
+                              kernels=(cls.decision_kernel, legal_actions, kind.encode)):
             cls.warm_up()
             SeatView.warm_up(make_rules(rules=kind.name))
         _TABLE_WARM.add(kind.name)

@@ -498,11 +498,11 @@ def warm_up() -> float:
     about ten seconds on an empty cache, a tenth of a second from it)."""
     if _WARM:
         return 0.0
-    from ...compile import compiling_notice, kernel_cached
+    from ...compile import compiling_notice
     from .game import LizanyGame
 
     start = time.perf_counter()
-    with compiling_notice("lízaný", kernel_cached(solve_best), "about ten seconds"):
+    with compiling_notice("lízaný", about="about ten seconds", kernels=(solve_best,)):
         g = LizanyGame(seed=0)
         while g.stock_left:
             g.play(int(np.flatnonzero(g.legal_mask())[0]))
