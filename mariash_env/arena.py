@@ -230,7 +230,8 @@ def _warm_before_fork(factories: list[RobotFactory], rules: Any, seats: list[tup
     once) and play one deal of random robots in one seating, batched and seat by seat, or
     in the game's own arena (the engine's kernels: their types do not depend on the
     seating), so that every worker inherits the compiled code instead of compiling it
-    again, each in silence (112 s of two workers on an empty cache)."""
+    again, each in silence (112 s of two workers on an empty cache).  Announced when the
+    disk cache lacks one of those kernels (the game's own: its arena's ``kernels``)."""
     from .compile import compiling_notice
     from .core.engine import apply_action
     from .robots.base import RandomRobot
@@ -240,7 +241,7 @@ def _warm_before_fork(factories: list[RobotFactory], rules: Any, seats: list[tup
         build_robot(f, rules)
     bots: list[Robot] = [RandomRobot(0) for _ in range(max(len(factories), len(seats[0])))]
     game = rules.rules if isinstance(rules, Rules) else rules.get("rules", "voleny")
-    kernels = () if own is not None else (apply_action, _refresh_kernel)
+    kernels = own.kernels if own is not None else (apply_action, _refresh_kernel)
     with compiling_notice(game, about="about a minute", what="engine's kernels",
                           kernels=kernels):
         if own is not None:

@@ -299,6 +299,53 @@ def test_the_pair_interval_of_two_copies_of_a_robot_covers_zero():
     assert 0.9 < float(np.mean(ratio)) < 1.1
 
 
+def test_a_lizany_match_s_warm_up_before_the_fork_is_announced_when_it_compiles(monkeypatch):
+    """duplicate_match(rules lizany, jobs>1) compiles lízaný's engine before its workers
+    fork; on an empty cache that warm-up was never announced (compiling_now() named
+    nothing), as if the game's own kernels were always cached.  Now its arena names
+    them: not cached, compiling_now() names the warm-up while it plays; cached, nothing."""
+    import dataclasses
+
+    import mariash_env.compile as C
+    from mariash_env.games.lizany.arena import ARENA, lizany_rules
+
+    seen = []
+
+    def play(robots, seats, seed):
+        seen.append(C.compiling_now())
+        return ARENA.play_seatings(robots, seats, seed)
+
+    own = dataclasses.replace(ARENA, play_seatings=play)
+    seats = arena.seatings(2, 2)
+    for cached in (False, True):
+        monkeypatch.setattr(C, "kernel_cached", lambda kernel, cached=cached: cached)
+        arena._warm_before_fork([RandomRobot, "random"], lizany_rules({}), seats, own)
+    assert seen == ["engine's kernels (lizany)", None]
+    assert C.compiling_now() is None
+
+
+def test_lizany_s_arena_names_every_kernel_its_deals_call(monkeypatch):
+    """The kernels a lízaný deal calls from Python (LizanyGame's calls into its compiled
+    core) are the ones its arena names for the warm-up's notice, none left out."""
+    import numba
+
+    from mariash_env.games.lizany import core, game
+    from mariash_env.games.lizany.arena import ARENA
+
+    called = set()
+
+    class Calls:  # the core module, noting each kernel fetched from it
+        def __getattr__(self, name):
+            v = getattr(core, name)
+            if isinstance(v, numba.core.dispatcher.Dispatcher):
+                called.add(v)
+            return v
+
+    monkeypatch.setattr(game, "C", Calls())
+    ARENA.play_seatings([RandomRobot(0), RandomRobot(1)], [(0, 1), (1, 0)], 3)
+    assert called and called <= set(ARENA.kernels)
+
+
 def test_match_workers_inherit_the_parent_s_compiled_kernels():
     """duplicate_match(jobs>1) warms up before its workers fork (each compiled the
     engine's kernels again, silently: 112 s cold): in a fresh process, after the parent's

@@ -21,6 +21,7 @@ import numpy as np
 from ...robots.base import Robot
 from ...rules import check_game_options
 from ..base import GameArena
+from . import core as C
 from .game import RULES, LizanyGame
 from .kind import KIND
 
@@ -117,6 +118,8 @@ def table(res: Any) -> str:
 
 
 ARENA = GameArena(title="lízaný", rules=lizany_rules, play_seatings=play_seatings,
-                  stats=stats, table=table, roles=("leader", "second"), deal=new_deal)
+                  stats=stats, table=table, roles=("leader", "second"), deal=new_deal,
+                  kernels=(C.new_deal, C.legal_cards, C.legal_cards_of, C.play_card, C.encode))
 """The kind's ``arena``: every deal in the calling process (a deal takes a millisecond);
-``by_role`` by seat: ``player_0`` leads the first trick."""
+``by_role`` by seat: ``player_0`` leads the first trick; its kernels: those
+:class:`LizanyGame` calls in a deal."""
