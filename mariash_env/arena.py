@@ -762,7 +762,11 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
 
     ``robots``: display name -> factory (a class or any callable returning a robot); each
     worker process builds its own robots.  ``rules``: a :class:`Rules` or rule keywords
-    (``deals`` is forced to 1).  ``jobs > 1`` plays deals in that many processes.
+    (``deals`` is forced to 1).  ``jobs > 1`` plays deals in that many processes.  It calls
+    each factory once more, in this process before the workers fork (the robots' warm-up),
+    so a factory whose product depends on how often it was called gives the workers its
+    second robot where ``jobs=1`` plays its first: only what ``begin_deal`` does not reseed
+    or reset (a policy picked by a call counter; not a fresh seed per call) can differ.
     ``out``: a directory that receives ``deals.csv`` row by row as deals finish.
     ``batch``: deals whose games (all seatings) are played together in one batched engine
     when no robot wants a view; robots are reseeded per batch, so a match depends on
