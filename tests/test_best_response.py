@@ -228,3 +228,39 @@ def test_bad_settings_are_one_error_line_and_leave_no_folder(tmp_path, capsys):
         assert len(err.splitlines()) == 1 and not out.exists(), err
     assert main([*base, "--exploiter", "table", "--quiet"]) == 0  # not refused
     assert json.loads((out / "settings.json").read_text())["seats"] == 1
+
+
+def _fake_endgame_check(monkeypatch, exact_mean: float = 0.2) -> dict:
+    """``training.best_response.endgame_check`` replaced by one that records its keyword
+    arguments and answers at once (the real one trains for minutes)."""
+    import training.best_response as tbr
+
+    seen: dict = {}
+
+    def fake(robot, out, **kw):
+        seen.update(kw)
+        return {"exact_gain": [exact_mean] * 3, "approx_gain": [0.0] * 3,
+                "exact_mean": exact_mean, "approx_mean": 0.0}
+
+    monkeypatch.setattr(tbr, "endgame_check", fake)
+    return seen
+
+
+def test_the_endgame_check_trains_at_the_given_lr(tmp_path, monkeypatch, capsys):
+    """``--endgame`` with ``--lr`` (the docs' exact check: ``--lr 3e-4``) trains at that
+    rate, and a folder of another rate is refused: the option was dropped, so the check
+    trained at the default 3e-5 whatever it said."""
+    import training.best_response as tbr
+
+    seen = _fake_endgame_check(monkeypatch)
+    out = tmp_path / "eg"
+    argv = ["--robot", "table", "--endgame", "2", "--out", str(out), "--quiet"]
+    assert main([*argv, "--lr", "3e-4"]) == 0
+    assert seen["lr"] == 3e-4
+    assert json.loads((out / "settings.json").read_text())["lr"] == 3e-4
+    cfg = tbr.exploiter_config(tbr.endgame_settings("table", 0, "", 100, 1.0, 3e-4), None)
+    assert cfg.algo.lr == 3e-4
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--lr", "1e-4"])
+    assert e.value.code == 2 and "lr 0.0003 (this run 0.0001)" in capsys.readouterr().err

@@ -118,11 +118,12 @@ def check_exploiter(s: Any) -> Config:
 
 
 def endgame_settings(robot: str, seed: int, init: str, decisions: int,
-                     minutes: float) -> SimpleNamespace:
+                     minutes: float, lr: float = 0.0) -> SimpleNamespace:
     """The settings of :func:`endgame_check`'s exploiter (as :func:`check_exploiter` and
-    :func:`exploiter_config` read them)."""
+    :func:`exploiter_config` read them; ``lr`` 0: the default learning rate)."""
     return SimpleNamespace(robot=robot, rules="voleny", seats=1, init=init,
-                           decisions=decisions, minutes=minutes, num_envs=256, seed=seed)
+                           decisions=decisions, minutes=minutes, num_envs=256, seed=seed,
+                           lr=lr)
 
 
 def train_exploiter(s: Any, out: Path, progress: bool = True, log: Any = print
@@ -161,14 +162,16 @@ def train_exploiter(s: Any, out: Path, progress: bool = True, log: Any = print
 
 def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
                   decisions: int = 400_000, minutes: float = 10.0, init: str = "",
-                  progress: bool = True, log: Any = print) -> dict[str, Any]:
+                  progress: bool = True, log: Any = print, lr: float = 0.0
+                  ) -> dict[str, Any]:
     """The approximate best response against ``robot`` on a small game whose exact best
     response OpenSpiel computes: the last ``tricks`` tricks of one volený deal
     (:class:`mariash_env.research.endgame.Endgame`), its cards dealt anew each time.  The
     exploiter is trained exactly as :func:`train_exploiter` trains it, with
     ``env.endgame_tricks``; the gains (best response minus the robot's own value, per
     seat) are both exact expectations over every deal of the endgame's cards, so what
-    separates them is only what the training missed.  Resumable (``out/check.json``)."""
+    separates them is only what the training missed.  ``lr``: the exploiter's learning
+    rate (0: the default).  Resumable (``out/check.json``)."""
     import json
 
     from mariash_env.research.endgame import Endgame, exact_best_response
@@ -190,7 +193,7 @@ def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
         out.mkdir(parents=True, exist_ok=True)
         with atomic_open(known, "w") as f:
             json.dump([own, exact], f)
-    cfg = exploiter_config(endgame_settings(robot, seed, init, decisions, minutes),
+    cfg = exploiter_config(endgame_settings(robot, seed, init, decisions, minutes, lr),
                            init_model("voleny", init))
     cfg.env.endgame_tricks, cfg.env.endgame_seed = tricks, seed
     cfg.eval.every, cfg.eval.opponents = 0, []

@@ -535,14 +535,16 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
 
             make_robot(args.robot)  # bad settings leave no folder (check_settings)
             br = _train_module()
+            lr = args.lr or 0.0
             br.check_exploiter(br.endgame_settings(args.robot, args.seed, args.init,
-                                                   args.decisions, args.minutes))
+                                                   args.decisions, args.minutes, lr))
+            # lr only when given: a folder of a run at the default resumes as before
             _claim(out, {"endgame": args.endgame, "robot": args.robot, "seed": args.seed,
                          "decisions": args.decisions, "minutes": args.minutes,
-                         "init": args.init})
+                         "init": args.init, **({"lr": lr} if lr else {})})
             res = br.endgame_check(
                 args.robot, out, seed=args.seed, tricks=args.endgame, decisions=args.decisions,
-                minutes=args.minutes, init=args.init, progress=progress)
+                minutes=args.minutes, init=args.init, progress=progress, lr=lr)
             for k in range(3):
                 print(f"seat {k}: exact best response gains {res['exact_gain'][k]:+.4f}, the "
                       f"trained exploiter {res['approx_gain'][k]:+.4f} groše/deal")
