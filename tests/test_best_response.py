@@ -264,3 +264,12 @@ def test_the_endgame_check_trains_at_the_given_lr(tmp_path, monkeypatch, capsys)
     with pytest.raises(SystemExit) as e:
         main([*argv, "--lr", "1e-4"])
     assert e.value.code == 2 and "lr 0.0003 (this run 0.0001)" in capsys.readouterr().err
+
+
+def test_the_endgame_check_where_nothing_is_to_gain(tmp_path, monkeypatch, capsys):
+    """One trick (every card forced): the exact best response gains 0, and the command
+    says so where it divided by it (a ZeroDivisionError traceback)."""
+    _fake_endgame_check(monkeypatch, exact_mean=0.0)
+    assert main(["--robot", "table", "--endgame", "1", "--out", str(tmp_path / "eg"),
+                 "--quiet"]) == 0
+    assert "the robot is a best response here" in capsys.readouterr().out

@@ -548,8 +548,12 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
             for k in range(3):
                 print(f"seat {k}: exact best response gains {res['exact_gain'][k]:+.4f}, the "
                       f"trained exploiter {res['approx_gain'][k]:+.4f} groše/deal")
+            # the share is undefined where the exact best response gains nothing (one
+            # trick: every card is forced)
+            share = (f"{res['approx_mean'] / res['exact_mean']:.0%} of it"
+                     if res["exact_mean"] else "the robot is a best response here")
             print(f"mean: exact {res['exact_mean']:+.4f}, trained {res['approx_mean']:+.4f} "
-                  f"({res['approx_mean'] / res['exact_mean']:.0%} of it)")
+                  f"({share})")
             return 0
         game = game_kind(args.rules).name
         out = Path(args.out) if args.out else Path(args.runs) / game / _slug(args.robot)
