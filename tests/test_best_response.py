@@ -124,6 +124,8 @@ def test_a_frozen_robot_needs_its_share():
     (["--robot", "strong", "--game", "lizany=net"], "--game 'lizany=net' picks the robots"),
     (["--table", "--robot", "table"], "--table measures the robots that --game names"),
     (["--table", "--endgame", "3"], "--table measures the robots that --game names"),
+    (["--robot", "table", "--endgame", "2", "--rules", "lizany"], "are not its options"),
+    (["--robot", "table", "--endgame", "2", "--exploiter", "random"], "are not its options"),
 ])
 def test_options_of_the_other_mode_are_refused_not_ignored(argv, says, capsys):
     with pytest.raises(SystemExit) as e:
@@ -220,7 +222,9 @@ def test_bad_settings_are_one_error_line_and_leave_no_folder(tmp_path, capsys):
                                                                     "shape"),
                         (["--robot", "bogus"], "unknown robot 'bogus'"),
                         (["--exploiter", "bogus"], "unknown robot 'bogus'"),
-                        (["--endgame", "2", "--init", str(trunc)], "is truncated")]:
+                        (["--endgame", "2", "--init", str(trunc)], "is truncated"),
+                        (["--endgame", "5"], "invalid --endgame 5: expected 1..4 tricks"),
+                        (["--endgame", "2", "--robot", "strong"], "searches the game view")]:
         with pytest.raises(SystemExit) as e:
             main([*base, *extra])  # no --quiet: a match started would show its bar
         err = capsys.readouterr().err

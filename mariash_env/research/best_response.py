@@ -505,6 +505,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
     if not args.table and args.game:
         fail(f"--game {args.game[0]!r} picks the robots of --table; one robot's run takes "
              "--robot ROBOT and --rules GAME")
+    if args.endgame and (args.rules != "voleny" or args.seats != 1 or args.exploiter):
+        fail("--endgame trains one exploiter seat against --robot on a volený endgame; "
+             "--rules, --seats and --exploiter are not its options")
 
     def body() -> int:
         if args.table:
@@ -532,8 +535,17 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
             out = Path(args.out or Path(args.runs) / f"endgame{args.endgame}-{args.seed}" /
                        _slug(args.robot))
             from ..robots import make_robot
+            from .endgame import MAX_TRICKS
 
-            make_robot(args.robot)  # bad settings leave no folder (check_settings)
+            # bad settings leave no folder (check_settings)
+            if not 1 <= args.endgame <= MAX_TRICKS:
+                raise BestResponseError(f"invalid --endgame {args.endgame}: expected "
+                                        f"1..{MAX_TRICKS} tricks")
+            if make_robot(args.robot).wants_view:
+                raise BestResponseError(
+                    f"--endgame: robot {args.robot!r} searches the game view; the exact "
+                    "best response needs a robot that acts on observations (random, table, "
+                    "net, onnx:PATH)")
             br = _train_module()
             lr = args.lr or 0.0
             br.check_exploiter(br.endgame_settings(args.robot, args.seed, args.init,
