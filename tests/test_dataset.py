@@ -115,6 +115,42 @@ def test_incomplete_set_is_refused(small, tmp_path):
         D.load(tmp_path)
 
 
+def test_a_foreign_shard_or_a_damaged_manifest_is_named_when_read(small, tmp_path):
+    """Reading checks each shard against the manifest: a shard of another data set (a
+    copy, another seed) was read as this one's, or failed in pyarrow's concat (another
+    game); one of another row count is named too.  A manifest whose 'shards' is not what
+    the writer writes is a DatasetError, not a KeyError or TypeError."""
+    import shutil
+
+    pytest.importorskip("torch")
+    from training.decisions import ShardStream
+
+    out, settings = small
+    mixed = tmp_path / "mixed"
+    shutil.copytree(out, mixed)
+    other = D.make_settings(["random"], settings["deals"], seed=9, shard_deals=2)
+    D.write_shard(tmp_path, other, 1)
+    shutil.copy(tmp_path / "shard-00001.parquet", mixed / "shard-00001.parquet")
+    for read in (D.load, D.read_table, lambda p: list(D.shards(p)),
+                 lambda p: D.read_shard(p, 1), lambda p: list(ShardStream(p))):
+        with pytest.raises(D.DatasetError, match="shard-00001.parquet belongs to another "
+                                                  "data set.*make it again with: test"):
+            read(mixed)
+    man = json.loads((out / D.MANIFEST).read_text())
+    shutil.copy(out / "shard-00001.parquet", mixed / "shard-00001.parquet")
+    man["shards"][1]["rows"] += 1
+    (mixed / D.MANIFEST).write_text(json.dumps(man))
+    with pytest.raises(D.DatasetError, match=r"shard-00001.parquet has \d+ rows, the manifest"):
+        D.load(mixed)
+    for shards in (None, 5, [{"rows": 1}], [{"file": "../x.parquet", "rows": 1}]):
+        (mixed / D.MANIFEST).write_text(json.dumps({**man, "shards": shards}))
+        with pytest.raises(D.DatasetError, match="'shards' is not a list"):
+            D.load(mixed)
+    (mixed / D.MANIFEST).write_text(json.dumps({**man, "digest": None}))
+    with pytest.raises(D.DatasetError, match="'digest' = None"):
+        D.load(mixed)
+
+
 def test_search_values_recorded():
     settings = D.make_settings(["pimc(worlds=2)", "table"], 1, seed=0)
     rows = D.to_numpy(D.to_table(D.play_shard(settings, 0), game_kind("voleny"), 3))

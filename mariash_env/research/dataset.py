@@ -581,7 +581,10 @@ def generate(out: str | os.PathLike, settings: dict[str, Any], jobs: int = 1,
 
 
 def read_manifest(path: str | os.PathLike) -> dict[str, Any]:
-    """The manifest of a data set directory (DatasetError if missing or unreadable)."""
+    """The manifest of a data set directory (DatasetError if missing or unreadable, or if
+    a field the readers use is not what :func:`write_manifest` writes)."""
+    from ..rules import is_int
+
     p = Path(path) / MANIFEST
     try:
         man = json.loads(p.read_text(encoding="utf-8"))
@@ -589,35 +592,75 @@ def read_manifest(path: str | os.PathLike) -> dict[str, Any]:
         raise DatasetError(f"{path} is no data set: cannot read {p} ({e})") from None
     if not isinstance(man, dict) or man.get("format") != FORMAT:
         raise DatasetError(f"{p} is not a manifest of format {FORMAT!r}")
+    shards = man.get("shards")
+    if not isinstance(man.get("digest"), str):
+        raise DatasetError(f"{p}: 'digest' = {man.get('digest')!r}, expected a string")
+    if not isinstance(shards, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("file"), str)
+            and Path(s["file"]).name == s["file"]
+            and (s.get("rows") is None or is_int(s["rows"])) for s in shards):
+        raise DatasetError(f"{p}: 'shards' is not a list of {{'file': NAME, 'rows': N}} "
+                           "objects (a shard's file name, without a folder)")
     return man
 
 
 def shard_files(path: str | os.PathLike) -> list[Path]:
     """The shard files of a complete data set, in order (DatasetError naming what lacks)."""
+    return [f for f, _ in _checked_shards(path)[1]]
+
+
+def _checked_shards(path: str | os.PathLike
+                    ) -> tuple[dict[str, Any], list[tuple[Path, int | None]]]:
+    """The manifest and each shard's file and rows, of a complete data set."""
     man = read_manifest(path)
-    files = [Path(path) / s["file"] for s in man["shards"]]
-    missing = [f.name for f in files if not f.is_file()]
+    files = [(Path(path) / s["file"], s.get("rows")) for s in man["shards"]]
+    missing = [f.name for f, _ in files if not f.is_file()]
     if missing or not man.get("complete"):
         raise DatasetError(f"{path} is incomplete: {len(missing)} of {len(files)} shards "
                            f"missing ({', '.join(missing[:3])}"
                            f"{' ...' if len(missing) > 3 else ''}); "
                            f"resume it with: {man.get('command')}")
-    return files
+    return man, files
 
 
-def _read(f: Path, columns: Sequence[str] | None) -> Any:
+def _read(f: Path, columns: Sequence[str] | None, man: dict[str, Any] | None = None,
+          rows: int | None = None) -> Any:
+    """Shard ``f`` as a Table; with the manifest ``man``, DatasetError unless it is that
+    data set's (its digest) with the ``rows`` the manifest counted (a shard copied from
+    another data set, or one older than the manifest, would be read as this one's)."""
     import pyarrow.parquet as pq
 
     try:
-        return pq.read_table(f, columns=list(columns) if columns else None)
+        table = pq.read_table(f, columns=list(columns) if columns else None)
     except Exception as e:  # noqa: BLE001 - pyarrow's own error types
         raise DatasetError(f"cannot read shard {f}: {e}") from None
+    if man is not None:
+        got = (table.schema.metadata or {}).get(b"mariash_dataset", b"").decode()
+        if got != man["digest"]:
+            raise DatasetError(f"shard {f} belongs to another data set (settings "
+                               f"{got or 'none'}, the manifest's {man['digest']}); remove it "
+                               f"and make it again with: {man.get('command')}")
+        if rows is not None and table.num_rows != rows:
+            raise DatasetError(f"shard {f} has {table.num_rows} rows, the manifest "
+                               f"{rows}; remove it and make it again with: "
+                               f"{man.get('command')}")
+    return table
+
+
+def read_shard(path: str | os.PathLike, index: int,
+               columns: Sequence[str] | None = None) -> Any:
+    """Shard ``index`` of the complete data set at ``path`` as a pyarrow Table, checked
+    against the manifest (DatasetError naming what is wrong)."""
+    man, files = _checked_shards(path)
+    f, rows = files[index]
+    return _read(f, columns, man, rows)
 
 
 def read_table(path: str | os.PathLike, columns: Sequence[str] | None = None) -> Any:
     """The whole data set as one pyarrow Table (``columns``: only those)."""
     pa = _pa()
-    return pa.concat_tables([_read(f, columns) for f in shard_files(path)])
+    man, files = _checked_shards(path)
+    return pa.concat_tables([_read(f, columns, man, rows) for f, rows in files])
 
 
 def to_numpy(table: Any) -> dict[str, np.ndarray]:
@@ -644,8 +687,9 @@ def to_numpy(table: Any) -> dict[str, np.ndarray]:
 def shards(path: str | os.PathLike,
            columns: Sequence[str] | None = None) -> Iterator[dict[str, np.ndarray]]:
     """The data set one shard at a time (:func:`to_numpy` of each)."""
-    for f in shard_files(path):
-        yield to_numpy(_read(f, columns))
+    man, files = _checked_shards(path)
+    for f, rows in files:
+        yield to_numpy(_read(f, columns, man, rows))
 
 
 def load(path: str | os.PathLike, columns: Sequence[str] | None = None
