@@ -264,3 +264,24 @@ def test_a_deck_is_resampled_as_one_unit_in_every_pair_that_played_it(monkeypatc
         for m in (3, 100):
             assert (rows[m] >= 0).all() and (rows[m] < m).all()
             assert Counter(rows[m].tolist()) == Counter(rows[400][rows[400] < m].tolist())
+
+
+def test_an_anchor_that_a_game_lacks_is_refused(tmp_path, capsys):
+    """``--anchor`` names the robot rated 0 in every game: one that a game lacks was taken
+    as the mean while the page said "`nobody` at 0"; it is refused (before any match when
+    the ladder plays), and the page's short name of a robot is accepted."""
+    diff = np.array([1.0, -1.0, 2.0, 0.0, 3.0])
+    results = {L.Pair("voleny", "random", "onnx:models/robot.onnx", 5, 0, 5): {
+        "per_deal": diff, "seconds": 1.0, "seats": [45, 45],
+        "seconds_per_decision": [1e-5, 1e-5]}}
+    with pytest.raises(L.LadderError, match="--anchor nobody: game voleny has no such "
+                                            "robot.*random, onnx:robot"):
+        L.ratings(results, n_boot=5, anchor="nobody")
+    rows = L.ratings(results, n_boot=5, anchor="onnx:robot")
+    assert [r["rating"] for r in rows if r["robot"] == "onnx:robot"] == [0.0]
+    with pytest.raises(SystemExit) as e:
+        L.main(["--game", "voleny=random,onnx:models/robot.onnx", "--deals", "2", "--quiet",
+                "--no-plot", "--matches", str(tmp_path / "m"), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "--anchor table: game voleny has no such robot" in err, err
+    assert not (tmp_path / "m").exists()

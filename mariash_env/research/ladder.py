@@ -386,10 +386,27 @@ def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
 # --- the ladder -------------------------------------------------------------------------------
 
 
+def anchor_index(anchor: str | None, game: str, specs: Sequence[str]) -> int | None:
+    """The index in ``specs`` of the robot rated 0 (``anchor``: its spec or its short name,
+    as the page shows it); None for ``anchor`` None (the mean at 0).  LadderError when
+    ``game`` has no such robot: its ratings would be the mean's while the page said the
+    anchor's."""
+    if anchor is None:
+        return None
+    for name in (anchor, short_name(anchor)):
+        for i, spec in enumerate(specs):
+            if name in (spec, short_name(spec)):
+                return i
+    raise LadderError(f"--anchor {anchor}: game {game} has no such robot to rate at 0 "
+                      f"(its robots: {', '.join(map(short_name, specs))}); name one of them, "
+                      "or --anchor mean")
+
+
 def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300, seed: int = 0,
             anchor: str | None = "table") -> list[dict[str, Any]]:
     """One row per game and robot: Elo-scale rating with its 95 % CI (``anchor``: the
-    robot spec rated 0 in each game, and in each resample; absent or None: the mean of the
+    robot rated 0 in each game, and in each resample, its spec or short name -- LadderError
+    for a game without it (:func:`anchor_index`); None: the mean of the
     game's robots is 0), the pairs and deals
     it played, its mean score difference against the others (paired per deal), its mean
     seconds per decision; sorted by game, then rating."""
@@ -401,7 +418,7 @@ def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300, seed: int
         ix = {s: i for i, s in enumerate(specs)}
         per_deal = {(ix[p.a], ix[p.b]): r["per_deal"] for p, r in pairs.items()}
         s, lo, hi = bootstrap_ratings(per_deal, k, n_boot, seed,
-                                      anchor=None if anchor is None else ix.get(anchor))
+                                      anchor=anchor_index(anchor, game, specs))
         for i, spec in enumerate(specs):
             mine = [(p, r) for p, r in pairs.items() if spec in (p.a, p.b)]
             diffs, times, seats, deals = [], [], [], 0
@@ -662,6 +679,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                 rec["note"] = args.note
         else:
             roster = parse_games(args.game)
+            anchor = args.anchor or "table"
+            for game, specs in roster.items():  # before any match, not after them all
+                anchor_index(None if anchor == "mean" else anchor, game, specs)
             opponents = _split(args.slow_opponents) if args.slow_opponents else None
             for game, specs in roster.items():
                 for spec in specs:
