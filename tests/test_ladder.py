@@ -285,3 +285,35 @@ def test_an_anchor_that_a_game_lacks_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert e.value.code == 2 and "--anchor table: game voleny has no such robot" in err, err
     assert not (tmp_path / "m").exists()
+
+
+def test_time_per_decision_is_weighted_by_decisions():
+    """A robot's ms/decision is its time over all its decisions: pairs of 100 decisions at
+    1 ms and 300 at 3 ms give 2.5 ms (weighted by seats, 10 each, it was 2 ms); a record
+    without decisions (the committed one) still weights by seats.  The decisions are
+    saved with each pair and in the record."""
+    def result(spd, dec):
+        r = {"per_deal": np.array([1.0, -1.0]), "seconds": 1.0, "seats": [10, 10],
+             "seconds_per_decision": [spd, 1e-3]}
+        return {**r, "decisions": [dec, 50]} if dec else r
+
+    def ms(results):
+        return {r["robot"]: r["ms_per_decision"] for r in L.ratings(results, n_boot=5)}
+
+    pairs = [L.Pair("voleny", "x", "table", 2, 0, 2), L.Pair("voleny", "x", "random", 2, 0, 2)]
+    both = {pairs[0]: result(1e-3, 100), pairs[1]: result(3e-3, 300)}
+    assert ms(both)["x"] == 2.5
+    old = {pairs[0]: result(1e-3, 0), pairs[1]: result(3e-3, 0)}
+    assert ms(old)["x"] == 2.0
+    rec = L.record(both, "cmd")
+    assert [q["decisions"] for q in rec["pairs"]] == [[100, 50], [300, 50]]
+    assert ms(L.results_of(rec))["x"] == 2.5
+    assert "decisions" not in L.record(old, "cmd")["pairs"][0]
+
+
+def test_a_played_pair_saves_each_robots_decisions(tmp_path):
+    pair = L.plan({"lizany": ["random", "table"]}, deals=2, seed=1)[0]
+    res = L.run([pair], tmp_path, progress=False)[pair]
+    again = L.load_pair(pair, tmp_path)
+    assert again["decisions"] == res["decisions"]
+    assert all(isinstance(n, int) and n > 0 for n in res["decisions"])

@@ -250,7 +250,22 @@ def _checked_pair(saved: dict[str, Any], deals: int) -> np.ndarray:
             raise ValueError(f"{key!r} = {v!r}: expected two numbers")
     if not isinstance(saved["seconds"], (int, float)) or not saved["seconds"] >= 0:
         raise ValueError(f"'seconds' = {saved['seconds']!r}: expected a number >= 0")
+    dec = saved.get("decisions")  # absent from pairs saved before it was
+    if dec is not None and not (isinstance(dec, list) and len(dec) == 2 and all(
+            isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in dec)):
+        raise ValueError(f"'decisions' = {dec!r}: expected two ints >= 0")
     return per_deal
+
+
+def decisions_of(res: Any) -> list[int]:
+    """Each robot's decisions in a match (a :class:`~mariash_env.arena.MatchResult` of two
+    robots): what its time per decision is averaged over."""
+    n = [0, 0]
+    for deal in res.outcomes:
+        for seating, o in zip(res.seatings, deal):
+            for s, r in enumerate(seating):
+                n[r] += int(o["decisions"][s])
+    return n
 
 
 def play_pair(pair: Pair, matches: Path, jobs: int = 1, backend: str = "process",
@@ -271,6 +286,7 @@ def play_pair(pair: Pair, matches: Path, jobs: int = 1, backend: str = "process"
     saved = {"settings": pair.settings(), "seconds": res.seconds,
              "seconds_per_decision": [spd[pair.a], spd[pair.b]],
              "seats": [res.stats[r]["seats_played"] for r in range(2)],
+             "decisions": decisions_of(res),
              "means": [float(m) for m in res.means()],
              "per_deal": res.per_deal.round(6).tolist()}
     with atomic_open(d / PAIR_FILE) as f:
@@ -421,13 +437,16 @@ def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300, seed: int
                                       anchor=anchor_index(anchor, game, specs))
         for i, spec in enumerate(specs):
             mine = [(p, r) for p, r in pairs.items() if spec in (p.a, p.b)]
-            diffs, times, seats, deals = [], [], [], 0
+            diffs, times, weights, deals = [], [], [], 0
+            # its total time over its decisions: each pair's time per decision weighted
+            # by the decisions it made there (a record without them: by its seats)
+            by = "decisions" if all(r.get("decisions") for _, r in mine) else "seats"
             for p, r in mine:
                 j = 0 if p.a == spec else 1
                 x = _diffs(r["per_deal"])
                 diffs.append((x if j == 0 else -x).mean())
                 times.append(r["seconds_per_decision"][j])
-                seats.append(r["seats"][j])
+                weights.append(r[by][j])
                 deals += len(x)
             rows.append({
                 "game": game, "robot": short_name(spec), "spec": spec,
@@ -437,7 +456,7 @@ def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300, seed: int
                 "pairs": len(mine), "deals": deals,
                 "mean_diff": round(float(np.mean(diffs)), 3),
                 "unit": game_kind(game).units,
-                "ms_per_decision": round(1000 * float(np.average(times, weights=seats)),
+                "ms_per_decision": round(1000 * float(np.average(times, weights=weights)),
                                          3),
             })
     order = list(dict.fromkeys(r["game"] for r in rows))
@@ -457,14 +476,16 @@ def record(results: Mapping[Pair, dict[str, Any]], command: str, note: str = "",
            n_boot: int = 300, seed: int = 0, anchor: str | None = "table") -> dict[str, Any]:
     """What the ladder's page is made of, to be saved (:func:`write_record`) and rebuilt
     from (:func:`results_of`, ``mariash ladder --from``): the command and the fit's
-    settings, and per pair its settings, the seconds it took, each robot's seats and mean
-    seconds per decision, and its per-deal score differences (a's minus b's, 4 decimals;
+    settings, and per pair its settings, the seconds it took, each robot's seats, decisions
+    and mean seconds per decision, and its per-deal score differences (a's minus b's, 4 decimals;
     deal ``i`` is the deck of :func:`mariash_env.arena.deal_seed` ``(seed, i)``)."""
     pairs = []
     for p, r in results.items():
         d = np.round(_diffs(r["per_deal"]), 4) + 0.0  # + 0.0: no -0.0 written
         pairs.append({**p.settings(), "seconds": float(r["seconds"]),
                       "seats": [int(x) for x in r["seats"]],
+                      **({"decisions": [int(x) for x in r["decisions"]]}
+                         if r.get("decisions") else {}),
                       "seconds_per_decision": [float(x) for x in r["seconds_per_decision"]],
                       "diff": d.tolist()})
     return {"format": RECORD_FORMAT, "command": command, "note": note, "boot": int(n_boot),
@@ -516,6 +537,8 @@ def results_of(rec: Mapping[str, Any], where: str = "the record") -> dict[Pair, 
             out[pair] = {"per_deal": diff, "seconds": float(q["seconds"]),
                          "seats": list(q["seats"]),
                          "seconds_per_decision": list(q["seconds_per_decision"])}
+            if q.get("decisions") is not None:  # records before it have none
+                out[pair]["decisions"] = list(q["decisions"])
     except (KeyError, TypeError, ValueError) as e:
         raise LadderError(f"{where}: {type(e).__name__}: {e}") from None
     return out
