@@ -237,10 +237,23 @@ def loaded_game(name: str) -> pyspiel.Game:
 def perfect_recall(iig_obs_type: Any, params: Any) -> bool:
     """Whether OpenSpiel asks an observer for the information state (perfect recall)
     rather than the observation (``iig_obs_type`` None: the observation); the mariash
-    observers take no ``params`` (ValueError naming them)."""
+    observers take no ``params`` (ValueError naming them).
+
+    They give one view: a seat's own (the public part and the seat's private cards,
+    ``public_info=True``, ``private_info=SINGLE_PLAYER``).  Any other type is a ValueError
+    naming it, not that view in its place: a public-only observer would show the seat's
+    hand to whoever asked for what every seat sees."""
     if params:
         raise ValueError(f"mariash observers take no parameters, got {params!r}")
-    return iig_obs_type is not None and bool(iig_obs_type.perfect_recall)
+    if iig_obs_type is None:
+        return False
+    if not iig_obs_type.public_info or \
+            iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+        raise ValueError(
+            "mariash observers give a seat's own view only (public_info=True, "
+            f"private_info=SINGLE_PLAYER), got public_info={iig_obs_type.public_info}, "
+            f"private_info={iig_obs_type.private_info}")
+    return bool(iig_obs_type.perfect_recall)
 
 
 def _first_seven(ctx: _Context, st: np.ndarray, player: int) -> list[int]:
