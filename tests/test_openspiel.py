@@ -325,6 +325,29 @@ def test_observers_refuse_a_view_they_do_not_give(params):
                                          else s.observation_string(0))
 
 
+@pytest.mark.parametrize("params", [{}, {"players": 4, "deals": 1}])
+def test_information_state_tensor_recalls_the_open_contracts_overcalled(params):
+    """With open contracts (RULES.md §11.1) the no-trump contracts named before the last
+    overcall are public history: betl, durch or open betl, each overcalled by open durch,
+    are three information states for every player, in the tensor as in the string (the
+    tensor kept only the contract standing: the three shared one)."""
+    game = pyspiel.load_game("mariash", {"open_contracts": True, **params})
+    ends = []
+    for first in ("contract:betl", "contract:durch", "contract:open_betl"):
+        s = _play(game, range(32))
+        for step in ("trump:", first, "discard:", "discard:", "contract:open_durch",
+                     "discard:", "discard:"):
+            legal = [A.ACTION_LABELS[a] for a in s.legal_actions()]
+            s.apply_action(A.action_index(next(x for x in legal if x.startswith(step))))
+        ends.append(s)
+    assert ends[0].legal_actions() == [A.action_index("good"), A.action_index("flek:game")]
+    for p in range(game.num_players()):
+        assert len({s.information_state_string(p) for s in ends}) == 3
+        assert len({np.asarray(s.information_state_tensor(p)).tobytes() for s in ends}) == 3
+        assert all(len(s.information_state_tensor(p)) == info_state_size(game.rules)
+                   for s in ends)
+
+
 def test_dealing_information_state_shows_no_card():
     game = pyspiel.load_game("mariash")
     s = game.new_initial_state()

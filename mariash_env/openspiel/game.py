@@ -50,8 +50,10 @@ rule.  The game's tables come from the registry
   ``900 + 64``, licitovaný ``1016 + 32``, at four ``924 + 64``) has one block per deal of the
   partie: the seat's encoding of that deal (at its end for the deals played, now for the
   current one, zeros for deals not yet dealt), the deal's cut ``k`` one-hot in 32 slots (none for
-  the first or a reshuffled deal) and, in volený when the seat was forehand, the first seven
-  cards it chose trumps from (32 slots).  The string is ``p<seat>``, then per deal
+  the first or a reshuffled deal), in volený when the seat was forehand, the first seven
+  cards it chose trumps from (32 slots) and, with ``open_contracts``, who named each
+  no-trump contract of the deal (``params.CALLED`` by relative player: the overcalls,
+  RULES.md §11.1, which the encoding does not keep).  The string is ``p<seat>``, then per deal
   ``| deal d cut k [first7:<card>...]: <decisions> / <encoding>``: every decision of the
   deal as ``player:label``, another seat's hidden one as ``trump:?`` / ``discard:?`` /
   ``lead:?`` (licitovaný's face-down lead card), then the encoding's names.  The string
@@ -289,7 +291,7 @@ class _Observer:
         t.fill(0.0)
         ctx = self.ctx
         n = ctx.obs_size
-        for d, st in self._deals(state):
+        for i, (d, st) in enumerate(self._deals(state)):
             off = d * ctx.block
             ctx.encode(st, player, t[off:off + n])
             k = int(st[S.CUT])
@@ -297,6 +299,12 @@ class _Observer:
                 t[off + n + k] = 1.0
             for c in _first_seven(ctx, st, player):
                 t[off + n + CUT_SLOTS + c] = 1.0
+            if ctx.call_slots and i < len(state.deal_actions):  # open contracts' calls
+                calls = off + ctx.block - ctx.call_slots
+                for seat, a in state.deal_actions[i]:
+                    if a in ctx.called:
+                        rel = (ctx.player_at(st, seat) - player) % ctx.players
+                        t[calls + ctx.called[a] * ctx.players + rel] = 1.0
 
     def string_from(self, state: MariashState, player: int) -> str:
         if not self.deals:

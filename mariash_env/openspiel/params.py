@@ -135,14 +135,27 @@ def max_game_length(rules: Rules) -> int:
 CUT_SLOTS = 32
 FIRST7_SLOTS = 32
 INFO_BLOCK = OBS_SIZE + CUT_SLOTS + FIRST7_SLOTS  # volený's
+# With open contracts (volený, RULES.md §11.1), last: who named each no-trump contract of
+# the deal, [contract][relative player].  Each is named at most once (an overcall is
+# higher), so the block is the overcalls in order; the encoding keeps only the contract
+# that stands, and histories differing in what was overcalled shared a tensor.
+CALLED = ("contract:betl", "contract:durch", "contract:open_betl", "contract:open_durch")
+
+
+def call_slots(rules: Rules) -> int:
+    """Floats per deal of the called contracts' block: ``len(CALLED)`` per player with
+    ``open_contracts``, else none (plain volený's ``durch`` slots tell its one overcall)."""
+    return len(CALLED) * rules.players if rules.open_contracts else 0
 
 
 def info_block(rules: Rules) -> int:
     """Floats per deal in the information-state tensor: the game's observation (at four
-    the four-player one), the cut and (volený) forehand's first seven cards."""
+    the four-player one), the cut, (volený) forehand's first seven cards and (open
+    contracts) who named each no-trump contract."""
     kind = game_kind(rules, front_end="openspiel")
     obs = kind.layout(rules.players).obs_size
-    return obs + CUT_SLOTS + (FIRST7_SLOTS if kind.load("hidden_info").first_seen else 0)
+    return obs + CUT_SLOTS + (FIRST7_SLOTS if kind.load("hidden_info").first_seen else 0) \
+        + call_slots(rules)
 
 
 def info_state_size(rules: Rules) -> int:

@@ -22,7 +22,7 @@ from ..games.registry import game_kind
 from ..games.voleny.four import payment4, player_of, seat_of
 from ..games.voleny.observe4 import encode4
 from ..rules import Rules
-from .params import CUT_MAX, CUT_MIN, NCARDS, NUM_PLAYERS, info_block
+from .params import CALLED, CUT_MAX, CUT_MIN, NCARDS, NUM_PLAYERS, call_slots, info_block
 from .resample import relabel_chain, resample
 
 if TYPE_CHECKING:
@@ -77,6 +77,10 @@ class _Context:
         self.four = rules.players == 4
         self.obs_size = self.kind.layout(rules.players).obs_size
         self.block = info_block(rules)
+        # open contracts: the block of who named each no-trump contract, per action index
+        self.call_slots = call_slots(rules)
+        self.called = {self.kind.labels.index(x): i for i, x in enumerate(CALLED)} \
+            if self.call_slots else {}
         self._dealer_game = Game(rules, records=False)
         self.mask = np.zeros(self.kind.n_actions, dtype=np.int8)  # scratch for legal_actions
         self._card_of: np.ndarray | None = None
