@@ -58,7 +58,8 @@ rule.  The game's tables come from the registry
   deal as ``player:label``, another seat's hidden one as ``trump:?`` / ``discard:?`` /
   ``lead:?`` (licitovaný's face-down lead card), then the encoding's names.  The string
   is exactly the seat's action-observation history (it also keeps the order of the
-  seat's own discards, which the tensor does not).  The tensor counts flek levels as the
+  actions within one turn, the seat's own two discards or the raises and announcements
+  of one flek turn, which the tensor does not).  The tensor counts flek levels as the
   encoding does, up to 7 (``bet_level``, ``raised_by``; licitovaný's ``comp_level``): with
   ``max_flek`` 8 or more (or ``-1``) two histories that differ only in raises beyond
   level 7 share a tensor, and only the string tells them apart.
