@@ -406,9 +406,11 @@ class EndgameGame(pyspiel.Game):
         return EndgameState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
-        if params:
-            raise ValueError(f"mariash_endgame observers take no parameters, got {params!r}")
-        return _Observer(iig_obs_type is not None and bool(iig_obs_type.perfect_recall))
+        from ..openspiel.game import perfect_recall
+
+        # the seat's own view only, as the "mariash" game's observers (a public-only
+        # observer must not get the seat's hand)
+        return _Observer(perfect_recall(iig_obs_type, params))
 
 
 class EndgameState(pyspiel.State):
