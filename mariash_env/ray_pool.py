@@ -11,9 +11,11 @@ actors each run ``init(*init_args)`` once, then ``fn(task)`` on chunks of tasks;
 results come back as they finish.  An actor that dies (a lost node, a killed process)
 is replaced and its chunk played again, so every task yields exactly one result; a
 replacement that no node can host within the timeout is given up, and the pool goes on
-with fewer actors.  The tasks must not depend on which actor runs them (the arena reseeds
-its robots per deal).  Ray is imported only here and only when used:
-``pip install 'mariash[ray]'`` (in a checkout ``pip install -e '.[ray]'``).
+with fewer actors.  An ``init`` that raises (a robot that cannot be built on a node) is no
+lost actor: :class:`ActorInitError` names it, the node and its error, at once.  The
+tasks must not depend on which actor runs them (the arena reseeds its robots per deal).
+Ray is imported only here and only when used: ``pip install 'mariash[ray]'``
+(in a checkout ``pip install -e '.[ray]'``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ DEFAULT_TIMEOUT_S = 60.0  # a replacement actor / the cluster check must start i
 PROBE_S = 5.0  # at most this long to reach the address before ray.init tries for minutes
 
 __all__ = ["ray_imap_unordered", "join", "timeout_s", "fingerprint", "RayClusterError",
-           "MAX_RESTARTS", "DEFAULT_TIMEOUT_S"]
+           "ActorInitError", "MAX_RESTARTS", "DEFAULT_TIMEOUT_S"]
 
 _SESSION: dict[str, float] = {"timeout": DEFAULT_TIMEOUT_S}
 
@@ -42,6 +44,11 @@ _SESSION: dict[str, float] = {"timeout": DEFAULT_TIMEOUT_S}
 class RayClusterError(RuntimeError):
     """The Ray cluster failed the run (unreachable, refused, shrunk, other code): one line
     naming what was wrong and what to do."""
+
+
+class ActorInitError(RuntimeError):
+    """A pool actor's ``init`` raised (:func:`ray_imap_unordered`): the message names the
+    init, the node and the error, which is the same on a replacement, so none is tried."""
 
 
 def log(message: str) -> None:
@@ -207,12 +214,24 @@ def _importable(fn: Any) -> Any:
 
 class _Runner:
     def __init__(self, init: Callable[..., None], init_args: tuple) -> None:
-        init(*init_args)
+        # ``init`` runs with the first chunk, not here: an init that raised in the
+        # constructor killed the actor, which looked like a lost node (replaced, then
+        # ActorDiedError's traceback); and ``ready`` answers once the actor has its process.
+        self._init: tuple[Callable[..., None], tuple] | None = (init, init_args)
 
     def ready(self) -> bool:
         return True
 
     def run(self, fn: Callable[[Any], Any], chunk: list[Any]) -> list[Any]:
+        if self._init is not None:
+            init, args = self._init
+            try:
+                init(*args)
+            except Exception as e:
+                name = getattr(init, "__qualname__", repr(init))
+                raise ActorInitError(f"the Ray actors' init {name} failed on node "
+                                     f"{socket.gethostname()}: {type(e).__name__}: {e}") from e
+            self._init = None
         return [fn(t) for t in chunk]
 
 
@@ -258,12 +277,14 @@ def ray_imap_unordered(
         actors[a] = remote.remote(init, init_args)
         try:
             ray.get(actors[a].ready.remote(), timeout=timeout)
-        except ray.exceptions.GetTimeoutError:
+        except (ray.exceptions.GetTimeoutError, ray.exceptions.RayActorError) as e:
             ray.kill(actors[a], no_restart=True)
             actors[a] = None
             live = sum(x is not None for x in actors)
-            log(f"actor {a} lost ({cause}); no node could host a replacement within "
-                f"{timeout:g} s (--ray-timeout): going on with {live} actors")
+            why = (f"no node could host a replacement within {timeout:g} s (--ray-timeout)"
+                   if isinstance(e, ray.exceptions.GetTimeoutError)
+                   else f"its replacement died at the start ({_first_line(e)})")
+            log(f"actor {a} lost ({cause}); {why}: going on with {live} actors")
             return False
         log(f"actor {a} lost ({cause}); replaced")
         return True

@@ -350,3 +350,18 @@ def test_arena_backend_arguments_are_checked() -> None:
         with pytest.raises(SystemExit) as e:
             main(["--deals", "3", "--quiet", *args])
         assert e.value.code == 2, match
+
+
+def test_ray_pool_names_an_init_that_raises_without_replacing_it(local_ray, capsys) -> None:
+    """An actor's init that raises (a robot that cannot be built on a node) is the caller's
+    error, named at once with the node: not a lost actor replaced and then Ray's
+    ActorDiedError with a traceback for a message."""
+    from mariash_env.ray_pool import ActorInitError, ray_imap_unordered
+
+    def _no_robot() -> None:
+        raise FileNotFoundError("models/missing.onnx")
+
+    with pytest.raises(ActorInitError, match=r"init .*_no_robot failed on node .+: "
+                                             r"FileNotFoundError: models/missing.onnx"):
+        list(ray_imap_unordered(abs, range(4), 2, _no_robot))
+    assert "[ray] actor" not in capsys.readouterr().err  # nothing was replaced
