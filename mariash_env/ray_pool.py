@@ -290,7 +290,23 @@ def ray_imap_unordered(
         return True
 
     try:
+        # Each must be placed within the timeout, as a replacement: a cluster whose CPUs are
+        # all held (another job's actors) left the pool waiting forever without a word.
+        ready_refs = {actors[a].ready.remote(): a for a in range(jobs)}
+        up, _ = ray.wait(list(ready_refs), num_returns=jobs, timeout=timeout)
+        started = sorted(ready_refs[r] for r in up)
         for a in range(jobs):
+            if a not in started:
+                ray.kill(actors[a], no_restart=True)
+                actors[a] = None
+        if not started:
+            raise RayClusterError(
+                f"none of the {jobs} Ray actors started within {timeout:g} s "
+                "(--ray-timeout): the cluster's CPUs are held by other work (`ray status`)")
+        if len(started) < jobs:
+            log(f"{jobs - len(started)} of {jobs} actors did not start within {timeout:g} s "
+                f"(--ray-timeout): going on with {len(started)}")
+        for a in started:
             submit(a, *next_chunk())
         while pending:
             [ref], _ = ray.wait(list(pending), num_returns=1)

@@ -365,3 +365,29 @@ def test_ray_pool_names_an_init_that_raises_without_replacing_it(local_ray, caps
                                              r"FileNotFoundError: models/missing.onnx"):
         list(ray_imap_unordered(abs, range(4), 2, _no_robot))
     assert "[ray] actor" not in capsys.readouterr().err  # nothing was replaced
+
+
+def test_ray_pool_whose_actors_cannot_start_fails_within_the_timeout(local_ray,
+                                                                    monkeypatch) -> None:
+    """Every CPU of the cluster held by other work (here an actor of both): the pool's
+    actors are refused after the --ray-timeout with one line, as a replacement is (the
+    pool waited forever)."""
+    from mariash_env import ray_pool
+
+    @ray.remote(num_cpus=2)
+    class Hog:
+        def ping(self) -> int:
+            return 1
+
+    def _no_init() -> None:
+        pass
+
+    hog = Hog.remote()
+    ray.get(hog.ping.remote())
+    monkeypatch.setitem(ray_pool._SESSION, "timeout", 2.0)
+    try:
+        with pytest.raises(ray_pool.RayClusterError,
+                           match=r"none of the 2 Ray actors started within 2 s"):
+            list(ray_pool.ray_imap_unordered(abs, range(4), 2, _no_init))
+    finally:
+        ray.kill(hog)
