@@ -73,6 +73,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -845,12 +846,14 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             from .ray_pool import ray_imap_unordered
 
             chunk = max(1, min(8, -(-deals // batch) // (4 * jobs)))
-            for res in ray_imap_unordered(
+            # closed here: an interrupt (SIGTERM too, ray_pool) kills the actors at once
+            with closing(ray_imap_unordered(
                 _play_batch, tasks, jobs, _init_worker, (factories, rules_obj),
                 chunksize=chunk, address=address,
-            ):
-                for i, outcome in res:
-                    done(i, outcome)
+            )) as pool:
+                for res in pool:
+                    for i, outcome in res:
+                        done(i, outcome)
         elif jobs <= 1:
             _init_worker(factories, rules_obj)
             for t in tasks:

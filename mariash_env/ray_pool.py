@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .extras import install_hint
+from .pools import sigterm_interrupts
 
 MAX_RESTARTS = 3  # per chunk: a chunk that kills every actor it meets is an error
 DEFAULT_TIMEOUT_S = 60.0  # a replacement actor / the cluster check must start in this time
@@ -245,6 +246,15 @@ def ray_imap_unordered(
     one (shut down at the end)."""
     ray = _import_ray()
     owns = join(address, timeout_s())
+    # SIGTERM as with worker processes (mariash_env.pools): KeyboardInterrupt, so that the
+    # caller says what was kept; set after join, whose ray.init sets a handler that exits
+    # at once (status 1, no word)
+    with sigterm_interrupts():
+        yield from _imap(ray, owns, fn, tasks, jobs, init, init_args, chunksize)
+
+
+def _imap(ray: Any, owns: bool, fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
+          init: Callable[..., None], init_args: tuple, chunksize: int) -> Iterator[Any]:
     timeout = timeout_s()
     fn, init = _importable(fn), _importable(init)
     # An actor holds its CPU until the end: more actors than CPUs would never run.

@@ -391,3 +391,71 @@ def test_ray_pool_whose_actors_cannot_start_fails_within_the_timeout(local_ray,
             list(ray_pool.ray_imap_unordered(abs, range(4), 2, _no_init))
     finally:
         ray.kill(hog)
+
+
+def _sigterm_once(path: Path, lines: int = 1) -> threading.Thread:
+    """A thread that sends this process SIGTERM once ``path`` exists with ``lines`` lines."""
+
+    def run() -> None:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            if path.exists() and len(path.read_bytes().splitlines()) >= lines:
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+            time.sleep(0.05)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+def _no_actor_left() -> bool:
+    """The pool's actors were killed: both CPUs of the module's Ray free again (a killed
+    actor's CPU comes back within moments; bounded wait, no timing asserted)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if ray.available_resources().get("CPU", 0) == 2:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_sigterm_stops_label_generation_and_a_match_on_ray_as_on_processes(
+        local_ray, tmp_path: Path, monkeypatch) -> None:
+    """SIGTERM to a label run or an arena match on Ray is a KeyboardInterrupt, as with
+    worker processes (the front ends then say what was kept and exit 130), and the pool's
+    actors are gone; the handler of a ray.init made by the pool itself (as in a pipeline's
+    labels stage) ended the process with status 1 and no word."""
+    from mariash_env import ray_pool
+    from mariash_env.arena import duplicate_match
+    from mariash_env.robots import RandomRobot, TableRobot
+    from training.pimc_labels import _settings, generate
+
+    def join_as_ray_init_does(*args, **kw) -> bool:  # Ray is the module's: set its handler
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(signum))
+        return real_join(*args, **kw)
+
+    real_join = ray_pool.join
+    monkeypatch.setattr(ray_pool, "join", join_as_ray_init_does)
+    before = signal.getsignal(signal.SIGTERM)
+    out = tmp_path / "labels"
+    settings = _settings({"shard_size": 1, "worlds": 1, "seed": 0, "robot_share": 0.0,
+                          "behaviour": "table", "epsilon": 0.0, "rules": {}})
+    try:
+        t = _sigterm_once(out / "shard_00000.npz")
+        with pytest.raises(KeyboardInterrupt):
+            generate(out, settings, 200, jobs=2, progress=False, backend="ray")
+        t.join()
+        assert _no_actor_left()
+        assert 1 <= len(list(out.glob("shard_*.npz"))) < 200
+
+        robots = {"table": TableRobot, "random": RandomRobot}
+        (tmp_path / "match").mkdir()
+        t = _sigterm_once(tmp_path / "match" / "deals.csv", lines=2)
+        with pytest.raises(KeyboardInterrupt):
+            duplicate_match(robots, deals=5000, jobs=2, progress=False, backend="ray",
+                            out=tmp_path / "match")
+        t.join()
+        assert _no_actor_left()
+    finally:
+        signal.signal(signal.SIGTERM, before)

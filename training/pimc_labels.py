@@ -107,7 +107,7 @@ import json
 import re
 import sys
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any
 
@@ -694,9 +694,10 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
         if backend == "ray":
             from mariash_env.ray_pool import ray_imap_unordered
 
-            results = _written(out, ray_imap_unordered(
+            # closed here, not when the frame goes: an interrupt kills the actors at once
+            results = stack.enter_context(closing(_written(out, ray_imap_unordered(
                 _remote_shard, [(settings, i) for i in todo], jobs, _no_init,
-                address=address))
+                address=address))))
         elif jobs <= 1:
             results = map(_work, jobs_list)
         else:
