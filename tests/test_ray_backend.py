@@ -459,3 +459,23 @@ def test_sigterm_stops_label_generation_and_a_match_on_ray_as_on_processes(
         assert _no_actor_left()
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def test_games_that_do_not_fit_in_a_ray_workers_memory_are_one_error_line(
+        local_ray, tmp_path: Path, capsys) -> None:
+    """As with worker processes (tests/test_training_faults.py): buffers a Ray worker cannot
+    allocate are one line saying it is out of memory and what to lower, not the worker's
+    traceback in a RuntimeError."""
+    import warnings
+
+    from training.train import main
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # VectorEnv's own warning of the size
+        rc = main(["--config", str(Path(__file__).resolve().parents[1]
+                                   / "training/configs/demo.toml"),
+                   "--out", str(tmp_path / "r"), "--backend", "ray",
+                   "--set", "env.num_envs=10000000000000", "--set", "env.pipeline=false"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "error: out of memory (rollout worker 0: " in err
+    assert "use fewer env.num_envs" in err and "Traceback" not in err

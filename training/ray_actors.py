@@ -27,7 +27,8 @@ and no spare), it is started without reserving a CPU, sharing one with another w
 (slower, the same batches); when even that cannot start, :class:`RayClusterError`
 stops the run with one line, and the trainer writes a checkpoint of its last whole
 iteration first.  An exception raised by the
-rollout code itself is a bug, not a lost worker: it is raised at once.
+rollout code itself is a bug, not a lost worker: it is raised at once (a MemoryError,
+games that do not fit, as a MemoryError naming the worker, as worker processes do).
 
 Each actor reserves ``num_cpus = env.actor_threads``; a cluster with fewer than
 ``workers x actor_threads`` CPUs in all is refused at the start (its actors would
@@ -106,6 +107,16 @@ class _Worker:
         t0 = time.perf_counter()
         batch, stats = worker_collect(self.actor, params, _writable(weights))
         return batch, {**stats, "worker_s": time.perf_counter() - t0}  # its own busy time
+
+
+def _failed(w: int, e: Any) -> Exception:
+    """The error of worker ``w``'s own code (a ``RayTaskError``), as worker processes raise
+    it: a MemoryError (its games do not fit: a setting the trainer names in one line) as
+    one, anything else a bug with the worker's traceback."""
+    cause = getattr(e, "cause", None)
+    if isinstance(cause, MemoryError):
+        return MemoryError(f"rollout worker {w}: {cause}")
+    return RuntimeError(f"rollout worker {w} failed:\n{e}")
 
 
 def _writable(sd: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -210,7 +221,7 @@ class RayActors:
             try:
                 return ray.get(ref)
             except ray.exceptions.RayTaskError as e:  # the rollout code raised: a bug
-                raise RuntimeError(f"rollout worker {w} failed:\n{e}") from None
+                raise _failed(w, e) from None
             except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError) as e:
                 text = str(e).strip()
                 last = text.splitlines()[0] if text else type(e).__name__
@@ -393,7 +404,7 @@ class AsyncRayActors(RayActors):
                 try:
                     batch, stats = ray.get(ready)
                 except ray.exceptions.RayTaskError as e:  # the rollout code raised: a bug
-                    raise RuntimeError(f"rollout worker {w} failed:\n{e}") from None
+                    raise _failed(w, e) from None
                 except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError) as e:
                     self._lost(w, e)
                     continue
