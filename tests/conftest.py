@@ -1,12 +1,12 @@
 """How the suite splits over pytest-xdist's workers (``make test`` runs two).
 
 Each test module runs whole on one worker (its module fixtures are built once, as in a
-plain run), and the modules that start Ray share one worker, one after the other: two Ray
-runtimes at once on a two-core machine starve each other's health checks and timeouts.
-That group, the longest, is handed out first (``make test`` passes
-``--no-loadscope-reorder``, so the units go out in collection order, Ray's first), so
-that the other worker is not left idle at the end while it runs.  Without xdist (a bare
-``pytest``) nothing changes.
+plain run) -- but for the long leak checks, whose tests go out one by one -- and the
+modules that start Ray share one worker, one after the other: two Ray runtimes at once
+on a two-core machine starve each other's health checks and timeouts. That group, the
+longest, is handed out first (``make test`` passes ``--no-loadscope-reorder``, so the
+units go out in collection order, Ray's first), so that the other worker is not left
+idle at the end while it runs. Without xdist (a bare ``pytest``) nothing changes.
 
 The units are made by a scheduler of our own (:class:`ModuleScheduling`), not by
 ``xdist_group`` marks: pytest-xdist 3.8 carries a mark's group in the test's id, which
@@ -21,6 +21,10 @@ from typing import Any
 import pytest
 
 RAY_MODULES = frozenset({"test_ray_backend.py", "test_ray_cluster.py", "test_rllib.py"})
+# Modules whose tests share no module fixture and are long together (the leak checks:
+# ~10 min of one CI worker): each test is a unit of its own, so that the two workers
+# share them instead of one running them all, perhaps last and alone.
+SPLIT_MODULES = frozenset({"test_no_leaks.py"})
 
 try:
     from xdist.scheduler import LoadScopeScheduling
@@ -30,11 +34,15 @@ except ImportError:  # pragma: no cover - xdist is a dev dependency; plain pytes
 if LoadScopeScheduling is not None:
 
     class ModuleScheduling(LoadScopeScheduling):
-        """One work unit per test module; the Ray modules together are one unit."""
+        """One work unit per test module; the Ray modules together are one unit; each
+        test of ``SPLIT_MODULES`` is one."""
 
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
-            return "ray" if module.rsplit("/", 1)[-1] in RAY_MODULES else module
+            name = module.rsplit("/", 1)[-1]
+            if name in SPLIT_MODULES:
+                return nodeid
+            return "ray" if name in RAY_MODULES else module
 
     def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         if config.getvalue("dist") == "loadgroup":
