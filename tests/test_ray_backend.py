@@ -188,15 +188,13 @@ def test_asynchronous_sampling_bounds_the_lag_and_reports_each_worker(local_ray)
     assert "2 dropped as too old; decisions/s per worker 0: " in lines[-1]
 
 
-def _sigterm_once_iterating(out: Path) -> threading.Thread:
-    """A thread that sends this process SIGTERM once ``out/metrics.csv`` has a row (the
-    run is then in its loop, its handler installed)."""
+def _sigterm_once(path: Path, lines: int = 1) -> threading.Thread:
+    """A thread that sends this process SIGTERM once ``path`` exists with ``lines`` lines."""
 
     def run() -> None:
-        metrics = out / "metrics.csv"
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
-            if metrics.exists() and len(metrics.read_text().splitlines()) >= 2:
+            if path.exists() and len(path.read_bytes().splitlines()) >= lines:
                 os.kill(os.getpid(), signal.SIGTERM)
                 return
             time.sleep(0.05)
@@ -242,7 +240,7 @@ def test_sigterm_stops_an_asynchronous_run_on_ray_with_a_checkpoint(local_ray,
     out = tmp_path / "t"
     lines: list[str] = []
     cfg = small(**ENDLESS, **{"env.max_lag": 2})
-    t = _sigterm_once_iterating(out)
+    t = _sigterm_once(out / "metrics.csv", lines=2)  # a row: its handler is set
     Trainer(cfg, out, backend="ray", log=lines.append).train()
     t.join()
     _stopped_by_sigterm(out, lines)
@@ -264,7 +262,7 @@ def test_the_learner_runs_on_the_clusters_gpu_when_it_has_one(local_ray, tmp_pat
 
     out = tmp_path / "g"
     lines: list[str] = []
-    t = _sigterm_once_iterating(out)
+    t = _sigterm_once(out / "metrics.csv", lines=2)  # a row: its handler is set
     summary = train_on_gpu_node(small(**ENDLESS), str(out), log=lines.append)
     t.join()
     assert summary["iteration"] == _stopped_by_sigterm(out, lines)
@@ -391,22 +389,6 @@ def test_ray_pool_whose_actors_cannot_start_fails_within_the_timeout(local_ray,
             list(ray_pool.ray_imap_unordered(abs, range(4), 2, _no_init))
     finally:
         ray.kill(hog)
-
-
-def _sigterm_once(path: Path, lines: int = 1) -> threading.Thread:
-    """A thread that sends this process SIGTERM once ``path`` exists with ``lines`` lines."""
-
-    def run() -> None:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            if path.exists() and len(path.read_bytes().splitlines()) >= lines:
-                os.kill(os.getpid(), signal.SIGTERM)
-                return
-            time.sleep(0.05)
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    return t
 
 
 def _no_actor_left() -> bool:
