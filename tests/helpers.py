@@ -198,3 +198,29 @@ def decision_compiles(robot: str, partner: str, games: Sequence[str],
                          cwd=Path(__file__).resolve().parents[1], capture_output=True,
                          text=True, timeout=600, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def observers_give_the_own_view_only(game: Any, state: Any, player: int) -> None:
+    """Assert that ``game``'s OpenSpiel observers (``make_py_observer``) give a seat's own
+    view only: a public-only, an all-players or a public-less observer is refused by name
+    (a ValueError saying "own view"), with or without perfect recall, and so are
+    parameters; the seat's own is the state's observation / information state string of
+    ``player``."""
+    import pyspiel
+    import pytest
+    from open_spiel.python.observation import make_observation
+
+    priv = pyspiel.PrivateInfoType
+    for recall in (False, True):
+        for public, private in ((True, priv.NONE), (True, priv.ALL_PLAYERS),
+                                (False, priv.SINGLE_PLAYER)):
+            kind = pyspiel.IIGObservationType(perfect_recall=recall, public_info=public,
+                                              private_info=private)
+            with pytest.raises(ValueError, match="own view"):
+                make_observation(game, kind)
+        own = make_observation(game, pyspiel.IIGObservationType(perfect_recall=recall))
+        assert own.string_from(state, player) == (
+            state.information_state_string(player) if recall
+            else state.observation_string(player))
+    with pytest.raises(ValueError, match="no parameters"):
+        game.make_py_observer(None, {"x": 1})

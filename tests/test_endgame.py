@@ -259,21 +259,7 @@ def test_endgame_observers_refuse_a_view_they_do_not_give(eg: Endgame) -> None:
     """As the "mariash" game's: the observers give a seat's own view only; a public-only,
     all-players or public-less observer is refused by name (it got the seat's own view,
     so a public observer showed that seat's hand)."""
-    from open_spiel.python.observation import make_observation
+    from tests.helpers import observers_give_the_own_view_only
 
-    game = eg.game()
     s = next(_tree(eg, every=45))
-    priv = pyspiel.PrivateInfoType
-    for recall in (False, True):
-        for public, private in ((True, priv.NONE), (True, priv.ALL_PLAYERS),
-                                (False, priv.SINGLE_PLAYER)):
-            kind = pyspiel.IIGObservationType(perfect_recall=recall, public_info=public,
-                                              private_info=private)
-            with pytest.raises(ValueError, match="own view"):
-                make_observation(game, kind)
-        own = make_observation(game, pyspiel.IIGObservationType(perfect_recall=recall))
-        p = s.current_player()
-        assert own.string_from(s, p) == (s.information_state_string(p) if recall
-                                         else s.observation_string(p))
-    with pytest.raises(ValueError, match="no parameters"):
-        game.make_py_observer(None, {"x": 1})
+    observers_give_the_own_view_only(eg.game(), s, s.current_player())

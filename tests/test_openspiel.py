@@ -303,26 +303,16 @@ def test_strings_identify_the_tensors():
     assert len(obs) > 60
 
 
-@pytest.mark.parametrize("params", [{}, {"rules": "licitovany"}, {"rules": "lizany"}])
+@pytest.mark.parametrize("params", [{}, {"rules": "licitovany"}, {"rules": "lizany"},
+                                    {"players": 4, "deals": 1}])
 def test_observers_refuse_a_view_they_do_not_give(params):
     """The observers give a seat's own view (the public part and its private cards): a
     public-only or an all-players observer, or one without the public part, is refused by
     name.  (It answered the seat's own view, so a public observer leaked its hand.)"""
-    from open_spiel.python.observation import make_observation
+    from tests.helpers import observers_give_the_own_view_only
 
     game = pyspiel.load_game("mariash", params)
-    s = _play(game, range(32))
-    priv = pyspiel.PrivateInfoType
-    for recall in (False, True):
-        for public, private in ((True, priv.NONE), (True, priv.ALL_PLAYERS),
-                                (False, priv.SINGLE_PLAYER)):
-            kind = pyspiel.IIGObservationType(perfect_recall=recall, public_info=public,
-                                              private_info=private)
-            with pytest.raises(ValueError, match="own view"):
-                make_observation(game, kind)
-        own = make_observation(game, pyspiel.IIGObservationType(perfect_recall=recall))
-        assert own.string_from(s, 0) == (s.information_state_string(0) if recall
-                                         else s.observation_string(0))
+    observers_give_the_own_view_only(game, _play(game, range(32)), 0)
 
 
 @pytest.mark.parametrize("params", [{}, {"players": 4, "deals": 1}])
