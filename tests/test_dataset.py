@@ -151,6 +151,26 @@ def test_a_foreign_shard_or_a_damaged_manifest_is_named_when_read(small, tmp_pat
         D.load(mixed)
 
 
+def test_a_shard_stream_reads_the_manifest_once_per_pass(small, monkeypatch):
+    """ShardStream checks every shard against the manifest, reading (and checking every
+    shard file's presence) once per pass, not once a shard: a pass over n shards did it
+    n times, n x n file checks.  ``shards(which=...)`` reads only the shards asked for."""
+    pytest.importorskip("torch")
+    from training.decisions import ShardStream
+
+    out, _ = small
+    stream = ShardStream(out)
+    assert len(stream.files) > 1
+    reads = []
+    real = D.read_manifest
+    monkeypatch.setattr(D, "read_manifest", lambda p: reads.append(p) or real(p))
+    assert sum(1 for _ in stream) == len(D.load(out, ["action"])["action"])
+    assert len(reads) == 2  # the pass, and load above
+    last = len(stream.files) - 1
+    assert [len(x["action"]) for x in D.shards(out, ["action"], [last])] == \
+        [len(D.read_shard(out, last, ["action"]))]
+
+
 def test_search_values_recorded():
     settings = D.make_settings(["pimc(worlds=2)", "table"], 1, seed=0)
     rows = D.to_numpy(D.to_table(D.play_shard(settings, 0), game_kind("voleny"), 3))

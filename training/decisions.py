@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset, IterableDataset, get_worker_info
 
-from mariash_env.research.dataset import load, read_manifest, read_shard, shard_files, to_numpy
+from mariash_env.research.dataset import load, read_manifest, shard_files, shards
 
 COLUMNS = ("observation", "action_mask", "action", "final_return", "action_values", "deal",
            "seat")
@@ -86,9 +86,10 @@ class ShardStream(IterableDataset):
         info = get_worker_info()
         mine = range(len(self.files)) if info is None else range(
             info.id, len(self.files), info.num_workers)
-        for j in mine:
-            # checked against the manifest: a damaged or foreign shard names itself
-            rows = tensors(to_numpy(read_shard(self.path, j, COLUMNS)), self.obs_size)
+        # checked against the manifest (a damaged or foreign shard names itself), which is
+        # read once here, not once a shard
+        for j, part in zip(mine, shards(self.path, COLUMNS, mine)):
+            rows = tensors(part, self.obs_size)
             n = int(rows["action"].shape[0])
             order = (np.random.default_rng([self.seed, j]).permutation(n) if self.shuffle
                      else np.arange(n))

@@ -45,7 +45,7 @@ import os
 import platform
 import shlex
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -684,11 +684,14 @@ def to_numpy(table: Any) -> dict[str, np.ndarray]:
     return out
 
 
-def shards(path: str | os.PathLike,
-           columns: Sequence[str] | None = None) -> Iterator[dict[str, np.ndarray]]:
-    """The data set one shard at a time (:func:`to_numpy` of each)."""
+def shards(path: str | os.PathLike, columns: Sequence[str] | None = None,
+           which: Iterable[int] | None = None) -> Iterator[dict[str, np.ndarray]]:
+    """The data set one shard at a time (:func:`to_numpy` of each; ``which``: only the
+    shards of those indices, in that order), each checked against the manifest, which is
+    read once (not once a shard, as :func:`read_shard` would)."""
     man, files = _checked_shards(path)
-    for f, rows in files:
+    for j in range(len(files)) if which is None else which:
+        f, rows = files[j]
         yield to_numpy(_read(f, columns, man, rows))
 
 
