@@ -505,9 +505,14 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
     if not args.table and args.game:
         fail(f"--game {args.game[0]!r} picks the robots of --table; one robot's run takes "
              "--robot ROBOT and --rules GAME")
-    if args.endgame and (args.rules != "voleny" or args.seats != 1 or args.exploiter):
-        fail("--endgame trains one exploiter seat against --robot on a volený endgame; "
-             "--rules, --seats and --exploiter are not its options")
+    # an endgame run trains its own settings (endgame_settings: 256 games) and plays no match
+    endgame_not = {"--rules": "rules", "--seats": "seats", "--exploiter": "exploiter",
+                   "--num-envs": "num_envs", "--deals": "deals", "--jobs": "jobs"}
+    if args.endgame and any(getattr(args, k) != ap.get_default(k)
+                            for k in endgame_not.values()):
+        fail("--endgame trains one exploiter seat against --robot on a volený endgame "
+             f"and plays no match; {', '.join(list(endgame_not)[:-1])} and "
+             f"{list(endgame_not)[-1]} are not its options")
 
     def body() -> int:
         if args.table:
