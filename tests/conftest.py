@@ -16,6 +16,7 @@ pytest 9 no longer reads back, so under ``--dist loadgroup`` the marks split not
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -53,3 +54,27 @@ if LoadScopeScheduling is not None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if hasattr(config, "workerinput"):  # stable sort: the Ray unit first in collection order
         items.sort(key=lambda item: item.path.name not in RAY_MODULES)
+
+
+def _numba_environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k.startswith("NUMBA_")}
+
+
+@pytest.fixture(autouse=True)
+def _numba_environment_kept():
+    """No test may leave numba's environment changed: the processes every later test of
+    the worker starts inherit it.  (test_jit's private-cache test left NUMBA_CACHE_DIR set
+    to an empty folder of its own, so every later subprocess of that worker compiled every
+    kernel again: the OpenSpiel example and bench_apis took a minute each instead of
+    seconds.)  What was changed is put back, and the test fails, naming it."""
+    before = _numba_environment()
+    yield
+    after = _numba_environment()
+    if after != before:
+        for k in before.keys() | after.keys():
+            if k in before:
+                os.environ[k] = before[k]
+            else:
+                del os.environ[k]
+        pytest.fail(f"the test left numba's environment changed: {before} -> {after}",
+                    pytrace=False)

@@ -103,7 +103,11 @@ def test_a_read_only_install_without_a_writable_home_caches_in_a_private_temp_fo
     from mariash_env.core import jit
 
     monkeypatch.setattr(numba.config, "CACHE_DIR", "")
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    # _ensure_cache_dir sets NUMBA_CACHE_DIR itself: setenv first, so that monkeypatch
+    # restores it (delenv of an unset variable records nothing, and the folder stayed
+    # every later subprocess's empty cache: they compiled every kernel again)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "")
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
     monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(tmp_path))
     real = jit._writable
     monkeypatch.setattr(jit, "_writable", lambda d: str(d).startswith(str(tmp_path)) and real(d))
