@@ -76,7 +76,7 @@ def test_tianshou_dqn_runs(tmp_path, vector):
     [("sb3_maskable_ppo.py", ["--seconds", "0"]), ("torchrl_ppo.py", ["--frames", "3"]),
      ("tianshou_dqn.py", ["--eval", "0"]),
      ("tianshou_dqn.py", ["--opponents", "nope"]), ("sb3_maskable_ppo.py", ["--opponents", "x"]),
-     ("rllib_ppo.py", ["--iterations", "0"])],
+     ("rllib_ppo.py", ["--iterations", "0"]), ("torchrl_vector_ppo.py", ["--iterations", "-1"])],
 )
 def test_example_bad_arguments_give_one_error_line(script, args):
     p = _run(script, *args)
