@@ -583,17 +583,20 @@ def test_openspiel_robot_arguments_are_checked():
 
 
 def test_policy_gradient_example_runs():
-    """examples/openspiel_policy_gradient.py trains for a second and plays in the arena."""
+    """examples/openspiel_policy_gradient.py trains and plays in the arena: four deals
+    (each seat's agent makes an A2C update on them: its batch is 16 decisions), by
+    --episodes, not the clock (--seconds 1 trained one deal, no update, on the 2-core
+    machine)."""
     pytest.importorskip("torch")
     root = Path(__file__).resolve().parents[1]
     p = subprocess.run(
         [sys.executable, "-W", "ignore", "examples/openspiel_policy_gradient.py",
-         "--seconds", "1", "--eval", "2", "--hidden", "16"],
+         "--episodes", "4", "--eval", "2", "--hidden", "16"],
         cwd=root, capture_output=True, text=True, timeout=300,
         env={**os.environ, "PYTHONPATH": str(root)},  # this checkout's mariash_env
     )
     assert p.returncode == 0, p.stderr
-    assert "trained " in p.stdout and "self-play deals in " in p.stdout
+    assert "trained 4 self-play deals in " in p.stdout
     assert "os_a2c" in p.stdout and "table" in p.stdout
 
 
