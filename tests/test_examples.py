@@ -6,6 +6,7 @@ wrappers are tested in test_wrappers.py."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -57,18 +58,105 @@ def test_torchrl_ppo_runs(tmp_path):
     assert "iteration 2: 64 steps" in p.stdout and "trained 2 PPO iterations" in p.stdout
 
 
+# Runs examples in children forked from one interpreter that imported Tianshou and built
+# a replay buffer and an algorithm once: Tianshou compiles its numba kernels (uncached)
+# in every process that builds them, 6-10 s of each run of tianshou_dqn.py, and imports
+# in 4 s.  Each line on stdin is [script, argv, TMPDIR]; the child runs the script as
+# ``python -W ignore`` would (run_path as __main__, its stdout and stderr to files, a
+# temporary folder of its own; a worker process it leaves fails it), and the answer is
+# one line [status, stdout, stderr] (JSON).
+RUNNER = r"""
+import json, os, runpy, signal, sys, tempfile
+from gymnasium.spaces import Discrete
+from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+from tianshou.data import VectorReplayBuffer
+import mariash_env.single_agent  # noqa: F401
+
+VectorReplayBuffer(2, 2)  # compiles the buffers' kernels
+MARLRandomDiscreteMaskedOffPolicyAlgorithm(Discrete(2))  # and the algorithms'
+out = sys.stdout
+for line in sys.stdin:
+    script, argv, tmp = json.loads(line)
+    files = [tempfile.TemporaryFile() for _ in range(2)]
+    out.flush(); sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(300)  # the timeout of a run: SIGALRM ends the child
+        os.dup2(files[0].fileno(), 1); os.dup2(files[1].fileno(), 2)
+        os.environ["TMPDIR"], tempfile.tempdir = tmp, None
+        sys.argv, code = [script, *argv], 0
+        sys.path[0] = os.path.dirname(os.path.abspath(script))
+        try:
+            runpy.run_path(script, run_name="__main__")
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (e.code is not None)
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+            code = 1
+        import multiprocessing
+        if multiprocessing.active_children():  # a python of its own would wait for them
+            print(f"worker processes left: {multiprocessing.active_children()}",
+                  file=sys.stderr)
+            code = code or 1
+        sys.stdout.flush(); sys.stderr.flush()
+        os._exit(code)
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    texts = []
+    for f in files:
+        f.seek(0)
+        texts.append(f.read().decode("utf-8", "replace"))
+        f.close()
+    print(json.dumps([status, *texts]), file=out, flush=True)
+os._exit(0)  # without the second it takes to tear torch down
+"""
+
+
+@pytest.fixture(scope="module")
+def forked(tmp_path_factory):
+    """``run(script, *args, tmp=...)`` as :func:`_run`, in a child of :data:`RUNNER`
+    (its own temporary folder must stay empty too)."""
+    _need("tianshou")
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows: a process per run
+        yield lambda script, *args, tmp: _run(script, *args, tmp=tmp)
+        return
+    own = tmp_path_factory.mktemp("runner")
+    runner = subprocess.Popen([sys.executable, "-W", "ignore", "-c", RUNNER], cwd=ROOT,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "TMPDIR": str(own)})
+
+    def run(script: str, *args: str, tmp: Path) -> subprocess.CompletedProcess:
+        runner.stdin.write(json.dumps([f"examples/{script}", list(args), str(tmp)]) + "\n")
+        runner.stdin.flush()
+        line = runner.stdout.readline()
+        assert line, f"the runner died: status {runner.wait()}"
+        status, out, err = json.loads(line)
+        return subprocess.CompletedProcess([script, *args], status, out, err)
+
+    try:
+        yield run
+    finally:
+        runner.stdin.close()
+        try:
+            runner.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            runner.kill()
+            runner.wait()
+    assert runner.returncode == 0 and _left_in(own) == []  # nothing of the runner's own
+
+
 @pytest.mark.parametrize("vector", [[], ["--subproc"]], ids=["dummy", "subproc"])
-def test_tianshou_dqn_runs(tmp_path, vector):
+def test_tianshou_dqn_runs(tmp_path, vector, forked):
     # Any unmasked action would raise IllegalActionError in the env and fail the run.
     # SubprocVectorEnv: the warm-up was collect(random=True), action_space.sample() of a
     # plain Discrete copy of the space, illegal in the workers (an RL audit); it is
-    # Tianshou's masked random policy now.
-    _need("tianshou")
-    p = _run("tianshou_dqn.py", "--seconds", "1", "--steps", "64", "--eval", "2", *vector,
-             tmp=tmp_path)
+    # Tianshou's masked random policy now.  One epoch (--epochs, not the clock): the 256
+    # warm-up decisions and 64 of training in the buffer.
+    p = forked("tianshou_dqn.py", "--epochs", "1", "--steps", "64", "--eval", "2", *vector,
+               tmp=tmp_path)
     assert p.returncode == 0, p.stderr
     assert _left_in(tmp_path) == []
-    assert "decisions in the replay buffer" in p.stdout and "over 2 deals" in p.stdout
+    assert "320 decisions in the replay buffer" in p.stdout and "over 2 deals" in p.stdout
 
 
 @pytest.mark.parametrize(
