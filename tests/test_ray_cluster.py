@@ -176,13 +176,11 @@ def test_a_lost_node_without_a_spare_cpu_is_reported_and_the_run_goes_on(cluster
     init = {k: v.clone() for k, v in method.net.state_dict().items()}
     reference = _collect3(ProcessActors(cfg, method), cfg, method.net)
     method.net.load_state_dict(init)
-    # The timeout also bounds the first start, which a loaded 2-core machine can stretch
-    # past 20 s (it failed so at load 5): a long one for the start, then the 20 s that the
-    # lost worker's replacement waits for a CPU before it shares one.
+    # The timeout also bounds the starts, which a loaded 2-core machine can stretch past
+    # 20 s (the first failed so at load 5): a long one, but for the wait for a CPU below.
     join(cluster.address, 120.0)
     lines: list[str] = []
     actors = RayActors(cfg, log=lines.append)
-    actors._timeout = 20.0
     counts = ray._private.worker.global_worker.core_worker.get_all_reference_counts
 
     def lose_a_node(acts: RayActors) -> None:
@@ -190,6 +188,19 @@ def test_a_lost_node_without_a_spare_cpu_is_reported_and_the_run_goes_on(cluster
         where = ray._private.state.actors(acts.workers[1]._actor_id.hex())["Address"]
         [node] = [n for n in cluster.nodes_ if n.node_id == where["NodeID"]]
         cluster.remove_node(node)
+        # The replacement first waits the timeout for a CPU of its own, which never comes
+        # (none is spare: the node left holds worker 0): 2 s of that wait test what 20 s
+        # did.  The CPU-less replacement it then starts gets the long timeout (a start).
+        cpu_wait, real = iter([True]), acts._wait_ready
+
+        def wait_ready(w: int, worker, when: str) -> bool:
+            acts._timeout = 2.0 if next(cpu_wait, False) else 120.0
+            try:
+                return real(w, worker, when)
+            finally:
+                acts._timeout = 2.0  # the restart's line names the wait for a CPU
+
+        acts._wait_ready = wait_ready
 
     try:
         killed = _collect3(actors, cfg, method.net, lose_a_node)
@@ -199,6 +210,7 @@ def test_a_lost_node_without_a_spare_cpu_is_reported_and_the_run_goes_on(cluster
         ray.shutdown()
         cluster.add_node(num_cpus=1)
     assert len(lines) == 1 and "rollout worker 1 lost" in lines[0] and "shares a CPU" in lines[0]
+    assert "no free CPU within 2 s" in lines[0]
     for (o1, a1, r1, d1), (o2, a2, r2, d2) in zip(reference, killed):
         assert np.array_equal(o1, o2) and np.array_equal(a1, a2) and np.array_equal(r1, r2)
         assert d1 == d2
