@@ -434,8 +434,9 @@ def test_command_lines_answer_bad_input_with_one_error_line(small_run: Path, tmp
 FAULT_CFG = {
     **TINY, "seed": 5,
     "selfplay": {"pool_size": 2, "pool_every": 2, "pool_share": 0.3, "random_share": 0.2},
-    # an evaluation every 4 iterations and a slow final one (TableRobot) to be killed in
-    "eval": {"every": 4, "deals": 150, "num_envs": 150, "bootstrap": 50,
+    # an evaluation every 4 iterations and a final one against TableRobot too (each slowed
+    # to be killed in, see below): few deals, their results only compared
+    "eval": {"every": 4, "deals": 30, "num_envs": 30, "bootstrap": 50,
              "opponents": ["random"], "final_opponents": ["random", "table"]},
     # 10 iterations: the final evaluation is not a periodic one (its checkpoint is its own)
     "run": {**TINY["run"], "max_iterations": 10, "checkpoint_every": 100,
@@ -445,7 +446,7 @@ FAULT_CFG = {
 
 # ``python -m training.train`` whose every evaluation first sleeps: a kill timed after the
 # "evaluating" line then lands inside the evaluation however fast the machine or the
-# batched arena is (the batched harness evaluates 150 deals in well under 0.1 s).
+# batched arena is (the batched harness evaluates its 30 deals in well under 0.1 s).
 _SLOW_EVAL_TRAIN = """
 import sys, time
 from training import trainer
@@ -460,10 +461,12 @@ sys.exit(main(sys.argv[1:]))
 
 
 class _Proc:
-    """A training process (evaluations slowed, see above) whose output a thread reads."""
+    """A training process (evaluations slowed, see above, unless not ``slow``) whose output
+    a thread reads."""
 
-    def __init__(self, *args: str) -> None:
-        self.p = subprocess.Popen([sys.executable, "-c", _SLOW_EVAL_TRAIN, *args], cwd=ROOT,
+    def __init__(self, *args: str, slow: bool = True) -> None:
+        run = ["-c", _SLOW_EVAL_TRAIN] if slow else ["-m", "training.train"]
+        self.p = subprocess.Popen([sys.executable, *run, *args], cwd=ROOT,
                                   env=PY_ENV, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
@@ -525,7 +528,7 @@ def test_kill_at_random_points_and_resume_loses_nothing(tmp_path: Path) -> None:
         time.sleep(0.01)
     assert p.kill() == -signal.SIGKILL, p.wait_for("never")
 
-    # 3. Inside the final evaluation (against TableRobot, the slow one): the training is
+    # 3. Inside the final evaluation (against random and TableRobot): the training is
     #    already in the checkpoint, only the evaluation is missing.
     p = _Proc("--out", str(out), "--resume")
     assert p.wait_for(rf"evaluating iteration {last} against .*table")
@@ -534,8 +537,9 @@ def test_kill_at_random_points_and_resume_loses_nothing(tmp_path: Path) -> None:
     assert _iteration(ck) == last
     assert not any(h["opponent"] == "table" for h in read_checkpoint(ck)["history"])
 
-    # 4. Resume to the end: exit 0, no training after the last iteration.
-    p = _Proc("--out", str(out), "--resume")
+    # 4. Resume to the end: exit 0, no training after the last iteration (not killed: its
+    #    evaluation is not slowed).
+    p = _Proc("--out", str(out), "--resume", slow=False)
     assert p.wait_for(rf"evaluating iteration {last} against .*table")
     assert p.p.wait(timeout=300) == 0, "".join(p.log)
 
