@@ -87,16 +87,21 @@ def test_records_replay_through_the_cli(tmp_path):
     path = tmp_path / "licit.jsonl"
     save_records(path, recs)
     assert [r["settlement"] for _, r in read_records(path)] == [r["settlement"] for r in recs]
-    out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(path)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
     bad = dict(recs[0])
     bad["actions"] = [list(a) for a in recs[0]["actions"]]
     bad["actions"][0][1] = "trump:Qh"
-    save_records(path, [bad])
-    out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(path)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode != 0 and "action #0" in out.stdout + out.stderr
+    bad_path = tmp_path / "bad.jsonl"
+    save_records(bad_path, [bad])
+    # both files in one command (a start less): each is checked and summed up on its own
+    out = subprocess.run([sys.executable, "-m", "mariash_env.replay", str(path), str(bad_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    assert [ln for ln in lines if ln.startswith(f"{path}:")] == [
+        f"{path}: 4 record(s) checked, 0 bad"], out.stdout
+    bad_lines = [ln for ln in lines if ln.startswith(f"{bad_path}:")]
+    assert len(bad_lines) == 2 and "action #0" in bad_lines[0], out.stdout
+    assert bad_lines[1] == f"{bad_path}: 1 record(s) checked, 1 bad", out.stdout
 
 
 def test_vector_env_sizes_and_state():
