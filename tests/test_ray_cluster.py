@@ -24,7 +24,9 @@ from mariash_env.ray_pool import RayClusterError, join  # noqa: E402
 from training.checkpoint import read_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-TRAIN_SET = ["seed=5", "env.num_envs=8", "env.rollout_steps=4", "env.workers=2",
+# rollout_steps: enough for deals to end in the two iterations (with 4 none did: no sample,
+# no update, the weights compared were the first ones)
+TRAIN_SET = ["seed=5", "env.num_envs=8", "env.rollout_steps=24", "env.workers=2",
              "network.hidden=[16]", "eval.every=0", "eval.deals=4", "eval.num_envs=4",
              "eval.opponents=['random']", "run.max_iterations=2", "run.checkpoint_every=1",
              "run.progress=false", "run.tensorboard=false", "run.plot=false",
@@ -101,7 +103,7 @@ def test_training_runs_from_the_command_line_on_the_cluster(cluster, tmp_path):
 
     assert main([*sets, "--out", str(tmp_path / "tp")]) == 0
     r, s = (read_checkpoint(tmp_path / k / "checkpoint.pt") for k in ("tr", "tp"))
-    assert r["counters"]["iteration"] == 2
+    assert r["counters"]["iteration"] == 2 and r["counters"]["updates"] > 0
     for key in ("policy", "method", "pool", "rng"):
         assert _same(r[key], s[key]), key
 
