@@ -21,6 +21,11 @@ from typing import Any
 
 import pytest
 
+# Its import gives numba a cache folder (NUMBA_CACHE_DIR) where the checkout cannot be
+# written: done here, before any test, so that _numba_environment_kept below sees that as
+# the environment the tests start in.
+import mariash_env.core.jit  # noqa: F401
+
 RAY_MODULES = frozenset({"test_ray_backend.py", "test_ray_cluster.py", "test_rllib.py"})
 # Modules whose tests share no module fixture and are long together (the leak checks:
 # ~10 min of one CI worker): each test is a unit of its own, so that the two workers
