@@ -161,45 +161,13 @@ def _help_argv(program: str) -> list[str]:
 
 # Runs each program's --help in a child forked from one interpreter that imported
 # mariash_env once: a fresh ``python`` per program spent most of its second importing
-# numpy, numba and the package again (44 programs).  The child runs the program as
-# ``python`` would (``-m``: runpy.run_module, a script: run_path with its folder first on
-# sys.path) and exits with its status; its stdout and stderr go to files.
+# numpy, numba and the package again (44 programs): tests/forking.py.
 HELP_RUNNER = r"""
-import json, os, runpy, sys, tempfile, traceback
+import json, sys
 import mariash_env  # noqa: F401  (what the programs share, imported before the forks)
+from tests.forking import run_forked
 
-out = {}
-for program, argv in json.loads(sys.argv[1]):
-    files = [tempfile.TemporaryFile() for _ in range(2)]
-    sys.stdout.flush(); sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        os.dup2(files[0].fileno(), 1); os.dup2(files[1].fileno(), 2)
-        code = 0
-        try:
-            if argv[0] == "-m":
-                sys.argv = [argv[1], *argv[2:]]
-                runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
-            else:
-                sys.argv = list(argv)
-                sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
-                runpy.run_path(argv[0], run_name="__main__")
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (e.code is not None)
-            if isinstance(e.code, str):
-                print(e.code, file=sys.stderr)
-        except BaseException:
-            traceback.print_exc()
-            code = 1
-        sys.stdout.flush(); sys.stderr.flush()
-        os._exit(code)
-    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    texts = []
-    for f in files:
-        f.seek(0)
-        texts.append(f.read().decode("utf-8", "replace"))
-        f.close()
-    out[program] = [status, *texts]
+out = {program: run_forked(argv) for program, argv in json.loads(sys.argv[1])}
 print(json.dumps(out))
 """
 

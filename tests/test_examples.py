@@ -62,52 +62,40 @@ def test_torchrl_ppo_runs(tmp_path):
 # a replay buffer and an algorithm once: Tianshou compiles its numba kernels (uncached)
 # in every process that builds them, 6-10 s of each run of tianshou_dqn.py, and imports
 # in 4 s.  Each line on stdin is [script, argv, TMPDIR]; the child runs the script as
-# ``python -W ignore`` would (run_path as __main__, its stdout and stderr to files, a
-# temporary folder of its own; a worker process it leaves fails it), and the answer is
-# one line [status, stdout, stderr] (JSON).
+# ``python -W ignore`` would (tests/forking.py: its stdout and stderr to files; here also a
+# temporary folder of its own, and a worker process it leaves fails it), and the answer
+# is one line [status, stdout, stderr] (JSON).
 RUNNER = r"""
-import json, os, runpy, signal, sys, tempfile
+import json, multiprocessing, os, signal, sys, tempfile
 from gymnasium.spaces import Discrete
 from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
 from tianshou.data import VectorReplayBuffer
 import mariash_env.single_agent  # noqa: F401
+from tests.forking import run_forked
 
 VectorReplayBuffer(2, 2)  # compiles the buffers' kernels
 MARLRandomDiscreteMaskedOffPolicyAlgorithm(Discrete(2))  # and the algorithms'
-out = sys.stdout
+
+
+def own_tmp(tmp):
+    def before():
+        signal.alarm(300)  # the timeout of a run: SIGALRM ends the child
+        os.environ["TMPDIR"], tempfile.tempdir = tmp, None
+    return before
+
+
+def no_workers_left(code):
+    if multiprocessing.active_children():  # a python of its own would wait for them
+        print(f"worker processes left: {multiprocessing.active_children()}",
+              file=sys.stderr)
+        return code or 1
+    return code
+
+
 for line in sys.stdin:
     script, argv, tmp = json.loads(line)
-    files = [tempfile.TemporaryFile() for _ in range(2)]
-    out.flush(); sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        signal.alarm(300)  # the timeout of a run: SIGALRM ends the child
-        os.dup2(files[0].fileno(), 1); os.dup2(files[1].fileno(), 2)
-        os.environ["TMPDIR"], tempfile.tempdir = tmp, None
-        sys.argv, code = [script, *argv], 0
-        sys.path[0] = os.path.dirname(os.path.abspath(script))
-        try:
-            runpy.run_path(script, run_name="__main__")
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (e.code is not None)
-        except BaseException:
-            import traceback
-            traceback.print_exc()
-            code = 1
-        import multiprocessing
-        if multiprocessing.active_children():  # a python of its own would wait for them
-            print(f"worker processes left: {multiprocessing.active_children()}",
-                  file=sys.stderr)
-            code = code or 1
-        sys.stdout.flush(); sys.stderr.flush()
-        os._exit(code)
-    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    texts = []
-    for f in files:
-        f.seek(0)
-        texts.append(f.read().decode("utf-8", "replace"))
-        f.close()
-    print(json.dumps([status, *texts]), file=out, flush=True)
+    answer = run_forked([script, *argv], own_tmp(tmp), no_workers_left)
+    print(json.dumps(answer), flush=True)
 os._exit(0)  # without the second it takes to tear torch down
 """
 
