@@ -488,7 +488,7 @@ def test_gym_vector_reset_takes_a_seed_per_game(rules):
 
 def test_ppo_example_beats_random():
     """Issue #31, the TorchRL PPO example: a short training run (10 iterations of 32 games x
-    64 steps, about 5 s) beats the random robot in a duplicate match, the 95 % CI of the
+    64 steps, about 6 s) beats the random robot in a duplicate match, the 95 % CI of the
     difference above zero.  Bounded by --iterations, not by the clock: the same run on any
     machine.  Seed 11's untrained policy (--iterations 0) loses to random, -39.2
     [-50.0, -28.3]: the margin is learnt (+74.1 [+67.6, +80.8] here; seeds 0-11 gave
