@@ -65,14 +65,16 @@ RESET_OPTIONS = ("deck", "dealer", "cuts")
 
 def batch_seeds(seed: Any, next_seed: int, n: int) -> list[int]:
     """The seeds of a batch of ``n`` games: ``seed + i``, a list of ``n`` seeds one a game
-    (Gymnasium's ``VectorEnv.reset(seed=[...])``), or without one ``next_seed + i``;
-    OptionError naming a bad seed or a list of another length."""
+    (Gymnasium's ``VectorEnv.reset(seed=[...])``; a None entry, as Gymnasium allows, is
+    that game unseeded: the seed ``next_seed + i`` an unseeded reset gives it), or without
+    one ``next_seed + i``; OptionError naming a bad seed or a list of another length."""
     if isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim == 1):
         seeds = [check_seed(s) for s in seed]
-        if len(seeds) != n or None in seeds:
-            raise OptionError(f"invalid seed: a list of seeds must hold one int >= 0 for each "
-                              f"of the {n} games, got {len(seeds)}: {list(seed)[:8]!r}")
-        return seeds
+        if len(seeds) != n:
+            raise OptionError(f"invalid seed: a list of seeds must hold one int >= 0 or None "
+                              f"for each of the {n} games, got {len(seeds)}: "
+                              f"{list(seed)[:8]!r}")
+        return [next_seed + i if s is None else s for i, s in enumerate(seeds)]
     seed = check_seed(seed)
     base = next_seed if seed is None else seed
     return [base + i for i in range(n)]

@@ -38,7 +38,10 @@ of the new partie, so a masked sampler never meets an empty mask.  No truncation
 
 Seeding follows Gymnasium: ``reset(seed=s)`` gives game ``i`` the deals of AEC seed
 ``s + i``; a later ``reset()`` continues the sequence (``+ num_envs``); the constructor's
-``seed`` stands for the first reset without one.
+``seed`` stands for the first reset without one.  ``reset(seed=[...])`` takes one seed a
+game; a None entry leaves that game unseeded: it gets the seed a ``reset()`` without one
+would give it (so ``seed=[None] * num_envs`` is ``reset()``), and the sequence goes on
+after the largest seed used.
 """
 
 from __future__ import annotations
@@ -101,10 +104,11 @@ class GymVectorEnv(gym.vector.VectorEnv):
         """The engine underneath (its buffers are overwritten by every step)."""
         return self._venv
 
-    def reset(self, *, seed: int | list[int] | None = None,
+    def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Gymnasium's ``reset``: game ``i`` from ``seed + i``, or from ``seed[i]`` given a
-        list of one seed a game; without one, the seeds after the last reset's."""
+        list of one seed a game (None: that game unseeded); without one, the seeds after
+        the last reset's."""
         if options:  # no option applies to a whole batch of self-play games
             raise ResetOptionError(f"GymVectorEnv.reset takes no options, got {options!r}; "
                                    "expected None or {}")

@@ -841,10 +841,10 @@ class VectorEnv:
 
     # -- episode control -----------------------------------------------------
 
-    def reset(self, seed: int | Sequence[int] | None = None) -> Step:
+    def reset(self, seed: int | Sequence[int | None] | None = None) -> Step:
         """Start a new partie in every game; game ``i`` from ``seed_words(seed + i)`` (a list
-        of ``num_envs`` seeds: game ``i`` from ``seed[i]``; none: the seeds after the last
-        reset's)."""
+        of ``num_envs`` seeds: game ``i`` from ``seed[i]``, a None entry that game's seed of
+        an unseeded reset; none: the seeds after the last reset's)."""
         seeds = batch_seeds(seed, self._next_seed, self.num_envs)
         n = self.num_envs
         words = np.empty((n, 4), dtype=np.int64)

@@ -176,7 +176,7 @@ class LizanyVectorEnv(VectorEnv):
     def _game_bytes(self, observations: bool) -> int:
         return self.bytes_per_game(observations)
 
-    def reset(self, seed: int | Sequence[int] | None = None) -> Step:
+    def reset(self, seed: int | Sequence[int | None] | None = None) -> Step:
         """A new deal in every game: game ``i`` gets the deck of ``LizanyGame(seed=s + i)``
         and its generator ``seed_words(s + i)`` (module documentation; a list of seeds, one
         a game, as :meth:`VectorEnv.reset`)."""
