@@ -41,7 +41,12 @@ Seeding follows Gymnasium: ``reset(seed=s)`` gives game ``i`` the deals of AEC s
 ``seed`` stands for the first reset without one.  ``reset(seed=[...])`` takes one seed a
 game; a None entry leaves that game unseeded: it gets the seed a ``reset()`` without one
 would give it (so ``seed=[None] * num_envs`` is ``reset()``), and the sequence goes on
-after the largest seed used.
+after the largest seed used.  As Gymnasium's ``VectorEnv.reset``, ``reset(seed=s)`` (and
+the first reset, with the constructor's ``seed``) seeds ``np_random`` and sets
+``np_random_seed`` to ``s``; a list holding a seed sets ``np_random_seed`` to -1
+(Gymnasium's "unknown": no one int) and ``np_random`` to a generator of the games' seeds;
+a reset without a seed leaves both.  Nothing in the env draws from ``np_random``: it is
+the user's.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .copies import independent_copy
+from .game import batch_seeds, check_seed
 from .spaces import LegalMultiDiscrete
 from .vector import VectorEnv, check_rows
 
@@ -75,7 +81,13 @@ class GymVectorEnv(gym.vector.VectorEnv):
         if "observations" in rules:
             raise TypeError("GymVectorEnv always encodes observations: "
                             "drop the 'observations' option")
-        self._venv = venv = VectorEnv(num_envs, seed=seed, **rules)
+        self._venv = venv = VectorEnv(num_envs, seed=seed, **rules)  # (checks the seed)
+        # The seed sequence: the seeds of the next reset without one start here (the
+        # engine gets each reset's seeds as a list).  The constructor's seed stands for
+        # the first reset's.
+        self._first_seed = check_seed(seed)
+        self._next_seed = (int(np.random.SeedSequence().entropy) if seed is None
+                           else int(seed))
         self.num_envs = venv.num_envs
         self.num_players = venv.players
         self.single_observation_space = spaces.Box(-np.inf, np.inf, (venv.obs_size,),
@@ -112,12 +124,30 @@ class GymVectorEnv(gym.vector.VectorEnv):
         if options:  # no option applies to a whole batch of self-play games
             raise ResetOptionError(f"GymVectorEnv.reset takes no options, got {options!r}; "
                                    "expected None or {}")
-        step = self._last = self._venv.reset(seed=seed)
+        if seed is None and not self._started:
+            seed = self._first_seed
+        seeds = batch_seeds(seed, self._next_seed, self.num_envs)  # checked first
+        step = self._last = self._venv.reset(seed=seeds)
+        self._next_seed = max(seeds) + 1
+        self._seed_np_random(seed, seeds)
         self._autoreset[:] = False
         self._started = True
         np.copyto(self._seat, step.player)
         return step.obs.copy(), {"action_mask": step.mask.astype(np.bool_),
                                  "seat": step.player.copy()}
+
+    def _seed_np_random(self, seed: Any, seeds: list[int]) -> None:
+        """``np_random`` and ``np_random_seed`` as Gymnasium's ``VectorEnv.reset`` sets
+        them: seeded by an int seed; by a list holding a seed, a generator of the games'
+        seeds and ``np_random_seed`` -1 (Gymnasium's "unknown": no one int); left alone
+        by a reset without a seed (or a list of None only, which is that reset)."""
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            if any(s is not None for s in seed):
+                self._np_random = np.random.Generator(
+                    np.random.PCG64(np.random.SeedSequence(seeds)))
+                self._np_random_seed = -1
+        elif seed is not None:
+            super().reset(seed=check_seed(seed))  # a Python int: Gymnasium takes no other
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:

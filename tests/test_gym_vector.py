@@ -39,3 +39,37 @@ def test_a_seed_list_may_hold_none(rules):
     step = venv.reset(seed=np.array([None, 3], dtype=object))
     assert np.array_equal(step.obs[0], _first(rules, 40)[0])
     assert np.array_equal(step.obs[1], _first(rules, 3)[0])
+
+
+def test_a_seeded_reset_sets_np_random_seed():
+    """Gymnasium's ``VectorEnv.reset(seed=s)`` seeds ``np_random`` and sets
+    ``np_random_seed`` to ``s``: ours left both alone (``np_random_seed`` was a fresh
+    random int).  An unseeded reset keeps them; the constructor's seed counts as the
+    first reset's; a seed list (no one int) gives -1, Gymnasium's "seed unknown", and a
+    generator drawn from the games' seeds (the same list, the same generator)."""
+    from gymnasium.utils import seeding
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    def draw(env):
+        return env.np_random.integers(2**62, size=4).tolist()
+
+    env = GymVectorEnv(2)
+    env.reset(seed=5)
+    assert env.np_random_seed == 5
+    assert draw(env) == seeding.np_random(5)[0].integers(2**62, size=4).tolist()
+    env.reset()
+    assert env.np_random_seed == 5
+    env.reset(seed=np.int64(6))
+    assert env.np_random_seed == 6 and type(env.np_random_seed) is int
+    env.reset(seed=[1, None])
+    assert env.np_random_seed == -1
+    twin = GymVectorEnv(2)
+    twin.reset(seed=6)
+    twin.reset(seed=[1, None])
+    assert draw(env) == draw(twin)
+    first = GymVectorEnv(2, seed=9)
+    first.reset()
+    assert first.np_random_seed == 9
+    wrapped = RecordEpisodeStatistics(GymVectorEnv(2))
+    wrapped.reset(seed=3)
+    assert wrapped.np_random_seed == 3
