@@ -36,6 +36,21 @@ a finished deal); the next ``step`` ignores that game's action and returns the f
 decision of its new partie with reward 0.  The mask of a terminated game already is that
 of the new partie, so a masked sampler never meets an empty mask.  No truncation.
 
+Partial reset: ``reset(options={"reset_mask": mask})``, ``mask`` a numpy bool array of
+one entry a game (Gymnasium 1.x's form, checked as ``SyncVectorEnv`` checks it), starts a
+new partie in the games where ``mask`` is True only; the others keep their state and
+return what the last call returned for them, as ``SyncVectorEnv`` does: their current
+observation, and for a game the last step ended (the NEXT_STEP autoreset still pending)
+the zero terminal observation again, its next ``step`` still its autoreset (action
+ignored, reward 0).  ``SyncVectorEnv`` takes the mask in every autoreset mode, NEXT_STEP
+included, and so does this env: a restarted game's pending autoreset is dropped, so its
+next step plays the action given.  ``infos`` has the mask and seat of every game (the
+kept games' the same as before).  Game ``i`` of the mask gets the seed a whole reset with
+the same ``seed`` would give it (``seed + i``, ``seed[i]``, or without one the sequence's
+``next + i``), and the sequence goes on after the largest seed used.  A mask of all True
+is a whole reset; before the first reset only that is accepted (``RuntimeError``
+otherwise: there is no game to keep).  The options dict is read, not changed.
+
 Seeding follows Gymnasium: ``reset(seed=s)`` gives game ``i`` the deals of AEC seed
 ``s + i``; a later ``reset()`` continues the sequence (``+ num_envs``); the constructor's
 ``seed`` stands for the first reset without one.  ``reset(seed=[...])`` takes one seed a
@@ -51,6 +66,7 @@ the user's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
@@ -68,7 +84,9 @@ __all__ = ["GymVectorEnv", "ResetOptionError"]
 
 
 class ResetOptionError(ValueError):
-    """``reset(options=...)`` got something other than None or an empty dict."""
+    """``reset(options=...)`` got an option other than ``"reset_mask"``, or a
+    ``reset_mask`` of another shape or without a True entry (its type and dtype are
+    checked with ``TypeError``, as Gymnasium's ``SyncVectorEnv`` checks them)."""
 
 
 class GymVectorEnv(gym.vector.VectorEnv):
@@ -82,6 +100,7 @@ class GymVectorEnv(gym.vector.VectorEnv):
             raise TypeError("GymVectorEnv always encodes observations: "
                             "drop the 'observations' option")
         self._venv = venv = VectorEnv(num_envs, seed=seed, **rules)  # (checks the seed)
+        self._rules = rules  # for the games a partial reset restarts
         # The seed sequence: the seeds of the next reset without one start here (the
         # engine gets each reset's seeds as a list).  The constructor's seed stands for
         # the first reset's.
@@ -120,13 +139,14 @@ class GymVectorEnv(gym.vector.VectorEnv):
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Gymnasium's ``reset``: game ``i`` from ``seed + i``, or from ``seed[i]`` given a
         list of one seed a game (None: that game unseeded); without one, the seeds after
-        the last reset's."""
-        if options:  # no option applies to a whole batch of self-play games
-            raise ResetOptionError(f"GymVectorEnv.reset takes no options, got {options!r}; "
-                                   "expected None or {}")
+        the last reset's.  ``options={"reset_mask": bool[num_envs]}`` restarts only those
+        games (module docstring, *Partial reset*); no other option applies."""
+        rows = self._reset_rows(options)
         if seed is None and not self._started:
             seed = self._first_seed
         seeds = batch_seeds(seed, self._next_seed, self.num_envs)  # checked first
+        if rows is not None:
+            return self._partial_reset(rows, seed, seeds)
         step = self._last = self._venv.reset(seed=seeds)
         self._next_seed = max(seeds) + 1
         self._seed_np_random(seed, seeds)
@@ -135,6 +155,67 @@ class GymVectorEnv(gym.vector.VectorEnv):
         np.copyto(self._seat, step.player)
         return step.obs.copy(), {"action_mask": step.mask.astype(np.bool_),
                                  "seat": step.player.copy()}
+
+    def _reset_rows(self, options: dict[str, Any] | None) -> np.ndarray | None:
+        """The games a partial reset restarts (``options["reset_mask"]``, checked as
+        Gymnasium's ``SyncVectorEnv`` checks it), or None for a reset of every game (no
+        options, ``{}``, or a mask of all True).  The options are read, not changed:
+        ``SyncVectorEnv`` pops ``"reset_mask"`` from the caller's dict, which hides it
+        from a wrapper that reads it after the inner reset (``RecordEpisodeStatistics``)."""
+        if not options:
+            return None
+        if not isinstance(options, Mapping):
+            raise ResetOptionError(f"GymVectorEnv.reset: options must be None or a dict, got "
+                                   f"{options!r}")
+        other = sorted(set(options) - {"reset_mask"}, key=repr)
+        if other:
+            raise ResetOptionError(
+                f"GymVectorEnv.reset takes no option but 'reset_mask', got {other} in "
+                f"{options!r}; expected None, {{}} or {{'reset_mask': bool[{self.num_envs}]}}"
+                " (no other option applies to a batch of self-play games)")
+        mask = options["reset_mask"]
+        n = self.num_envs
+        if not isinstance(mask, np.ndarray):
+            raise TypeError(f"options['reset_mask'] must be a numpy array of {n} bools, got "
+                            f"{type(mask).__name__}")
+        if mask.shape != (n,):
+            raise ResetOptionError(f"options['reset_mask'] must have shape ({n},), one bool "
+                                   f"a game, got {mask.shape}")
+        if mask.dtype != np.bool_:
+            raise TypeError(f"options['reset_mask'] must have dtype bool, got {mask.dtype}")
+        if not mask.any():
+            raise ResetOptionError("options['reset_mask'] must hold at least one True (the "
+                                   f"games to restart), got {mask!r}")
+        if mask.all():
+            return None
+        if not self._started:
+            raise RuntimeError("a partial reset (reset_mask) keeps the other games as they "
+                               "are, and there are none before the first reset: call "
+                               "reset() first")
+        return mask.copy()
+
+    def _partial_reset(self, rows: np.ndarray, seed: Any,
+                       seeds: list[int]) -> tuple[np.ndarray, dict[str, Any]]:
+        """New parties in games ``rows`` only, game ``i`` from ``seeds[i]``; the others
+        keep their state and show what the last call returned for them."""
+        idx = np.flatnonzero(rows)
+        used = [seeds[i] for i in idx]
+        fresh = VectorEnv(idx.size, observations=False, **self._rules)
+        fresh.reset(seed=used)
+        states = self._venv.copy_states()
+        states[idx] = fresh.copy_states()
+        self._venv.restore_states(states)
+        step = self._last = self._venv.current()
+        self._next_seed = max(used) + 1
+        listed = isinstance(seed, (list, tuple, np.ndarray))
+        self._seed_np_random([seed[i] for i in idx] if listed else seed, used)
+        self._autoreset[rows] = False
+        np.copyto(self._seat, step.player)
+        obs = step.obs.copy()
+        # A game the last step ended and this reset leaves alone still shows its terminal
+        # observation; its next step is its autoreset, as before.
+        obs[self._autoreset] = 0.0
+        return obs, {"action_mask": step.mask.astype(np.bool_), "seat": step.player.copy()}
 
     def _seed_np_random(self, seed: Any, seeds: list[int]) -> None:
         """``np_random`` and ``np_random_seed`` as Gymnasium's ``VectorEnv.reset`` sets

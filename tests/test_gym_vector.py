@@ -8,14 +8,32 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mariash_env.gym_vector import GymVectorEnv
-from mariash_env.vector import VectorEnv
+from mariash_env.gym_vector import GymVectorEnv, ResetOptionError
+from mariash_env.vector import VectorEnv, random_legal_actions
+
+GAMES = [pytest.param({}, id="voleny"), pytest.param({"rules": "licitovany"}, id="licitovany"),
+         pytest.param({"players": 4}, id="four"), pytest.param({"rules": "lizany"}, id="lizany")]
 
 
-def _first(rules: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _first(rules: str, seed: int, **kw) -> tuple[np.ndarray, np.ndarray]:
     """Game 0's first observation and mask after ``reset(seed=seed)``."""
-    obs, info = GymVectorEnv(1, rules=rules).reset(seed=seed)
+    obs, info = GymVectorEnv(1, rules=rules, **kw).reset(seed=seed)
     return obs[0], info["action_mask"][0]
+
+
+def _play_until_some_end(env, info, rng, steps=400):
+    """Random legal steps until the last step ended some games but not all; its outputs.
+    (Game 0 restarts after two steps: lízaný's deals, all as long, would end together.)"""
+    for k in range(steps):
+        if k == 2:
+            mask = np.zeros(env.num_envs, dtype=bool)
+            mask[0] = True
+            _, info = env.reset(options={"reset_mask": mask})
+        out = env.step(random_legal_actions(info["action_mask"].view(np.int8), rng))
+        info = out[-1]
+        if out[2].any() and not out[2].all():
+            return out
+    raise AssertionError("no step ended some games but not all")
 
 
 @pytest.mark.parametrize("rules", ["voleny", "lizany"])
@@ -73,3 +91,90 @@ def test_a_seeded_reset_sets_np_random_seed():
     wrapped = RecordEpisodeStatistics(GymVectorEnv(2))
     wrapped.reset(seed=3)
     assert wrapped.np_random_seed == 3
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_a_partial_reset_restarts_the_masked_games_only(rules):
+    """Gymnasium 1.x's ``reset(options={"reset_mask": mask})`` was refused.  As
+    SyncVectorEnv in NEXT_STEP mode: the masked games start a new partie (game i from the
+    seed a whole reset gives it), the others keep their state and show what the last step
+    returned, a game ended by that step its zero terminal observation, and its next step
+    is still its autoreset (action ignored, reward 0); a restarted game plays its action."""
+    n = 6
+    rules = {"rules": "voleny", **rules}
+    env = GymVectorEnv(n, seed=3, deals=1, **rules)
+    _, info = env.reset()
+    rng = np.random.default_rng(0)
+    obs, _, term, _, info = _play_until_some_end(env, info, rng)
+    # Restart all but one of the games in play and all but one of those the step ended.
+    mask = np.ones(n, dtype=bool)
+    mask[np.flatnonzero(~term)[0]] = mask[np.flatnonzero(term)[0]] = False
+    waiting = term & ~mask  # its autoreset still pending
+    before = env.vector_env.copy_states()
+    options = {"reset_mask": mask}
+    new, new_info = env.reset(seed=50, options=options)
+    assert options == {"reset_mask": mask}  # read, not popped
+    after = env.vector_env.copy_states()
+    np.testing.assert_array_equal(after[~mask], before[~mask])
+    for i in np.flatnonzero(mask):
+        one, one_mask = _first(rules["rules"], 50 + int(i), deals=1,
+                               **{k: v for k, v in rules.items() if k != "rules"})
+        np.testing.assert_array_equal(new[i], one)
+        np.testing.assert_array_equal(new_info["action_mask"][i], one_mask)
+    np.testing.assert_array_equal(new[~mask], obs[~mask])  # kept: as the last step showed
+    assert (new[waiting] == 0).all()
+    np.testing.assert_array_equal(new_info["action_mask"][~mask], info["action_mask"][~mask])
+    np.testing.assert_array_equal(new_info["seat"][~mask], info["seat"][~mask])
+    a = random_legal_actions(new_info["action_mask"].view(np.int8), rng)
+    a[waiting] = 10**6  # ignored: its autoreset
+    _, reward, term2, _, _ = env.step(a)
+    assert (reward[waiting] == 0).all() and not term2[waiting].any()
+    now = env.vector_env.copy_states()
+    np.testing.assert_array_equal(now[waiting], after[waiting])
+    assert (now[~waiting] != after[~waiting]).any(axis=1).all()  # restarted ones played
+
+
+def test_a_partial_reset_continues_the_sequence_and_checks_its_mask():
+    """Without a seed the masked game i gets the sequence's next + i, and the sequence
+    goes on after it; a mask of all True is the whole reset; a bad mask or another option
+    is refused as SyncVectorEnv refuses it, before anything changes; before the first
+    reset only a whole reset is accepted."""
+    env = GymVectorEnv(3, seed=100, deals=1)
+    env.reset()  # seeds 100, 101, 102: the next reset starts at 103
+    obs, _ = env.reset(options={"reset_mask": np.array([False, True, False])})
+    np.testing.assert_array_equal(obs[1], _first("voleny", 104, deals=1)[0])
+    obs, _ = env.reset()  # after the largest seed used: 105
+    np.testing.assert_array_equal(obs[0], _first("voleny", 105, deals=1)[0])
+    whole, _ = env.reset(seed=7, options={"reset_mask": np.ones(3, dtype=bool)})
+    np.testing.assert_array_equal(whole, GymVectorEnv(3, deals=1).reset(seed=7)[0])
+    snap = env.vector_env.copy_states()
+    for options, error in (({"reset_mask": [True, False, True]}, TypeError),
+                           ({"reset_mask": np.array([1, 0, 1])}, TypeError),
+                           ({"reset_mask": np.ones(2, dtype=bool)}, ResetOptionError),
+                           ({"reset_mask": np.zeros(3, dtype=bool)}, ResetOptionError),
+                           ({"reset_mask": np.ones(3, dtype=bool), "deck": []},
+                            ResetOptionError),
+                           ({"deck": []}, ResetOptionError)):
+        with pytest.raises(error, match="reset_mask"):
+            env.reset(seed=1, options=options)
+    np.testing.assert_array_equal(env.vector_env.copy_states(), snap)
+    fresh = GymVectorEnv(3)
+    with pytest.raises(RuntimeError, match="call reset"):
+        fresh.reset(options={"reset_mask": np.array([True, False, False])})
+    fresh.reset(seed=7, options={"reset_mask": np.ones(3, dtype=bool)})
+
+
+def test_episode_statistics_see_a_partial_reset():
+    """Gymnasium's RecordEpisodeStatistics reads ``reset_mask`` after the inner reset:
+    over this env (which does not pop it, unlike SyncVectorEnv) a partial reset clears
+    the restarted games' returns and lengths only."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    env = RecordEpisodeStatistics(GymVectorEnv(3, seed=1))
+    _, info = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        *_, info = env.step(random_legal_actions(info["action_mask"].view(np.int8), rng))
+    assert (env.episode_lengths == 5).all()
+    env.reset(options={"reset_mask": np.array([True, False, False])})
+    assert env.episode_lengths.tolist() == [0, 5, 5]
