@@ -51,6 +51,18 @@ the same ``seed`` would give it (``seed + i``, ``seed[i]``, or without one the s
 is a whole reset; before the first reset only that is accepted (``RuntimeError``
 otherwise: there is no game to keep).  The options dict is read, not changed.
 
+Per-game attributes: Gymnasium's ``call``, ``get_attr`` and ``set_attr`` reach each
+game, a row of the engine rather than an env object, and answer a tuple of one value a
+game.  ``get_attr`` knows the rule options (``get_attr("deals")``, ``"tariff"``,
+``"rules"``, ...: those of the game, the same in every game), ``"seat"`` (the seat to
+move, as ``infos["seat"]``) and ``"deal_no"`` (the deal being played, 0-based within its
+partie); ``call("action_masks")`` gives each game's legal actions (``bool[n_actions]``).
+``set_attr(name, values)`` keeps values of a name of the caller's own, one a game (a list
+or tuple of ``num_envs``) or one for all, which ``get_attr`` gives back; nothing in the
+engine reads them.  A rule option (fixed when the engine is built), a name read from the
+state, and the env's own attributes (one for the batch) cannot be set; an unknown name
+is an ``AttributeError`` listing the known ones.
+
 Seeding follows Gymnasium: ``reset(seed=s)`` gives game ``i`` the deals of AEC seed
 ``s + i``; a later ``reset()`` continues the sequence (``+ num_envs``); the constructor's
 ``seed`` stands for the first reset without one.  ``reset(seed=[...])`` takes one seed a
@@ -120,6 +132,7 @@ class GymVectorEnv(gym.vector.VectorEnv):
         self._started = False
         self._last: Any = None  # the engine's Step (its buffers are updated in place)
         self._rows = np.arange(self.num_envs)
+        self._game_attrs: dict[str, tuple[Any, ...]] = {}  # set_attr's values, per game
 
     def _legal(self) -> np.ndarray | None:
         return self._last.mask if self._started else None
@@ -258,6 +271,93 @@ class GymVectorEnv(gym.vector.VectorEnv):
         infos = {"action_mask": step.mask.astype(np.bool_), "seat": step.player.copy(),
                  "rewards": per_seat, "deal_done": step.deal_done.copy()}
         return obs, reward, terminated, np.zeros(self.num_envs, dtype=np.bool_), infos
+
+    # --- Gymnasium's per-sub-env access: call, get_attr, set_attr ----------------------
+    # Every game is one row of one engine, not an env object: what these reach is each
+    # game's rule options (the same in every game), what its state says, and values of
+    # the caller's own kept per game (module docstring, *Per-game attributes*).
+
+    _STATE_NAMES = ("seat", "deal_no")
+    _METHOD_NAMES = ("action_masks",)
+
+    def _rule_options(self) -> dict[str, Any]:
+        rules = self._venv.rules
+        return rules.to_dict() if hasattr(rules, "to_dict") else dict(rules)
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Gymnasium's ``VectorEnv.call``: ``name``'s value in every game, a tuple of one
+        a game: ``"action_masks"`` (a method: the legal actions, ``bool[n_actions]``, of
+        the seat to move), or an attribute's value as :meth:`get_attr` (which takes no
+        arguments); ``AttributeError`` naming what there is otherwise."""
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {name!r}")
+        if name == "action_masks":
+            if args or kwargs:
+                raise TypeError("action_masks() takes no arguments")
+            mask = self._current("action_masks").mask.astype(np.bool_)
+            return tuple(mask)
+        values = self._attr(name)
+        if args or kwargs:
+            raise TypeError(f"{name!r} is an attribute of each game, not a method: it takes "
+                            "no arguments (get_attr)")
+        return values
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """Gymnasium's ``VectorEnv.get_attr``: ``name``'s value in every game, a tuple of
+        one a game: a rule option (``"deals"``, ``"tariff"``, ...: the same in every game),
+        ``"seat"`` (the seat to move, as ``infos["seat"]``), ``"deal_no"`` (the deal being
+        played, 0-based within its partie), a name :meth:`set_attr` gave values, or
+        ``"action_masks"`` called (as ``SyncVectorEnv.get_attr`` calls a method);
+        ``AttributeError`` naming what there is otherwise."""
+        return self.call(name)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Gymnasium's ``VectorEnv.set_attr``: ``values`` (a list or tuple of one a game,
+        or one value for every game) kept as ``name``'s per-game value, which
+        :meth:`get_attr` and :meth:`call` give back: a name of the caller's own, as
+        Gymnasium's sub-envs take any new attribute.  Nothing in the engine reads it: a
+        rule option is fixed when the engine is built, ``seat`` / ``deal_no`` /
+        ``action_masks`` come from each game's state, and the env's own attributes are
+        one for the whole batch; each is an ``AttributeError`` saying so, and a list of
+        another length a ``ValueError`` (SyncVectorEnv's), before anything is kept."""
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {name!r}")
+        if name in self._rule_options():
+            raise AttributeError(
+                f"{name!r} is a rule option of every game, fixed when the engine is built: "
+                f"make a new GymVectorEnv(..., {name}=...)")
+        if name in self._STATE_NAMES or name in self._METHOD_NAMES:
+            raise AttributeError(f"{name!r} comes from each game's state: it cannot be set")
+        if name not in self._game_attrs and (  # (no getattr: a property would run)
+                name in self.__dict__ or any(name in vars(k) for k in type(self).__mro__)):
+            raise AttributeError(
+                f"{name!r} is an attribute of the GymVectorEnv itself, one for the whole "
+                f"batch, not per game: set it on the env")
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise ValueError(f"values must be one value or a list or tuple of one value a "
+                             f"game ({self.num_envs}), got {len(values)} values")
+        self._game_attrs[name] = tuple(values)
+
+    def _attr(self, name: str) -> tuple[Any, ...]:
+        """The per-game value of an attribute name (see :meth:`get_attr`)."""
+        options = self._rule_options()
+        if name in options:
+            return (options[name],) * self.num_envs
+        if name in self._STATE_NAMES:
+            step = self._current(name)
+            return tuple((step.player if name == "seat" else step.deal_no).tolist())
+        if name in self._game_attrs:
+            return self._game_attrs[name]
+        known = [*options, *self._STATE_NAMES, *self._METHOD_NAMES, *self._game_attrs]
+        raise AttributeError(f"no per-game attribute {name!r}: the games have {known} "
+                             "(rule options, state, set_attr's names)")
+
+    def _current(self, name: str) -> Any:
+        if not self._started:
+            raise RuntimeError(f"{name!r} reads each game's state: call reset() first")
+        return self._last
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the engine holds only numpy arrays."""

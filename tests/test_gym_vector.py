@@ -178,3 +178,50 @@ def test_episode_statistics_see_a_partial_reset():
     assert (env.episode_lengths == 5).all()
     env.reset(options={"reset_mask": np.array([True, False, False])})
     assert env.episode_lengths.tolist() == [0, 5, 5]
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_call_get_attr_and_set_attr_reach_every_game(rules):
+    """Gymnasium's ``call`` / ``get_attr`` / ``set_attr`` (SyncVectorEnv's) were missing
+    (AttributeError: the base class has none).  Each answers a tuple of one value a game: a
+    rule option (the same in every game), the state's seat and deal, the legal actions;
+    set_attr keeps a name of the caller's own per game; what cannot be set, and unknown
+    names, are refused by name before anything changes."""
+    n = 3
+    env = GymVectorEnv(n, seed=2, **rules)
+    venv = VectorEnv(1, **rules)
+    options = venv.rules.to_dict() if hasattr(venv.rules, "to_dict") else venv.rules
+    for name, value in options.items():
+        assert env.get_attr(name) == (value,) * n
+        assert env.call(name) == (value,) * n
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.get_attr("seat")
+    _, info = env.reset()
+    _, _, _, _, info = env.step(random_legal_actions(info["action_mask"].view(np.int8),
+                                                     np.random.default_rng(0)))
+    assert env.get_attr("seat") == tuple(info["seat"].tolist())
+    assert all(type(s) is int for s in env.get_attr("seat"))
+    assert env.get_attr("deal_no") == tuple(env.vector_env.current().deal_no.tolist())
+    masks = env.call("action_masks")
+    assert len(masks) == n
+    np.testing.assert_array_equal(np.stack(masks), info["action_mask"])
+    np.testing.assert_array_equal(np.stack(env.get_attr("action_masks")), info["action_mask"])
+    env.set_attr("level", [1, 2, 3])
+    assert env.get_attr("level") == (1, 2, 3) and env.call("level") == (1, 2, 3)
+    env.set_attr("level", "easy")
+    assert env.get_attr("level") == ("easy",) * n
+    for name, match in (("rules", "rule option"), ("seat", "state"),
+                        ("action_masks", "state"), ("num_envs", "GymVectorEnv itself"),
+                        ("np_random", "GymVectorEnv itself")):
+        with pytest.raises(AttributeError, match=match):
+            env.set_attr(name, 1)
+    with pytest.raises(ValueError, match="one value a game"):
+        env.set_attr("level", [1, 2])
+    assert env.get_attr("level") == ("easy",) * n
+    with pytest.raises(AttributeError, match=r"no per-game attribute 'nope'.*'seat'"):
+        env.get_attr("nope")
+    with pytest.raises(AttributeError, match="nope"):
+        env.call("nope")
+    with pytest.raises(TypeError, match="not a method"):
+        env.call("seat", 1)
+    assert env.num_envs == n
