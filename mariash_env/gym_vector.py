@@ -31,10 +31,16 @@ returns fresh arrays and ``infos`` with
 
 Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.NEXT_STEP`` (the mode
 Gymnasium's vector wrappers accept): a step that ends a partie returns
-``terminated=True`` with the terminal observation (all zeros, the engine's observation of
-a finished deal); the next ``step`` ignores that game's action and returns the first
-decision of its new partie with reward 0.  The mask of a terminated game already is that
-of the new partie, so a masked sampler never meets an empty mask.  No truncation.
+``terminated=True`` with the terminal observation, and the next ``step`` ignores that
+game's action and returns the first decision of its new partie with reward 0.  The
+terminal observation is all zeros, a placeholder this env writes, not an observation of
+the finished deal: the engine restarts a game inside the step that ends its partie, so
+no state of the finished partie is left to observe (the engine's ``Step.obs`` row of
+that step already is the new partie's first decision, which the next ``step`` returns),
+and the AEC environment's last observation of a deal, the seat's view of the played-out
+cards, is not zero.  The payments of the finished deal are in that step's
+``infos["rewards"]``.  The mask of a terminated game already is that of the new
+partie, so a masked sampler never meets an empty mask.  No truncation.
 
 Partial reset: ``reset(options={"reset_mask": mask})``, ``mask`` a numpy bool array of
 one entry a game (Gymnasium 1.x's form, checked as ``SyncVectorEnv`` checks it), starts a
@@ -265,7 +271,7 @@ class GymVectorEnv(gym.vector.VectorEnv):
         reward = per_seat[self._rows, self._seat]
         terminated = step.partie_done.copy()
         obs = step.obs.copy()
-        obs[terminated] = 0.0  # the engine's observation of a finished deal
+        obs[terminated] = 0.0  # the terminal placeholder: the engine already restarted them
         np.copyto(self._autoreset, terminated)
         np.copyto(self._seat, step.player)
         infos = {"action_mask": step.mask.astype(np.bool_), "seat": step.player.copy(),

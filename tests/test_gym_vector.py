@@ -225,3 +225,21 @@ def test_call_get_attr_and_set_attr_reach_every_game(rules):
     with pytest.raises(TypeError, match="not a method"):
         env.call("seat", 1)
     assert env.num_envs == n
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_the_terminal_observation_is_a_zero_placeholder(rules):
+    """The docstring called the zero terminal observation "the engine's observation of a
+    finished deal"; the engine has none: it restarts the game inside the step that ends
+    its partie, and its Step.obs row of that step (not zero) is the new partie's first
+    decision, which the next step returns.  (A wording fix: this test passed before.)"""
+    env = GymVectorEnv(6, seed=4, deals=1, **rules)
+    _, info = env.reset()
+    rng = np.random.default_rng(1)
+    obs, _, term, _, info = _play_until_some_end(env, info, rng)
+    engine = env.vector_env.current().obs[term].copy()
+    assert (obs[term] == 0).all() and (engine != 0).any(axis=1).all()
+    nxt, reward, _, _, _ = env.step(random_legal_actions(info["action_mask"].view(np.int8),
+                                                         rng))
+    np.testing.assert_array_equal(nxt[term], engine)
+    assert (reward[term] == 0).all()
