@@ -39,6 +39,9 @@ options (``deck``, ``dealer``, ``cuts``; lízaný ``deck``).  An illegal action 
 instead ends the episode with reward -1 (as the AEC environment's option), which is what
 lets Gymnasium's ``check_env`` pass in full: it steps an action sampled in another state.
 ``action_space.sample()`` draws a legal action of the current state.
+``render_mode="ansi"`` makes ``render()`` return the table as text; ``"human"`` prints it
+in ``reset`` and every ``step`` (Gymnasium's convention), the one ``illegal="terminate"``
+ends included.
 
 ``obs_keys=("obs", "mask")`` answers ``{"obs": float32[obs_size], "mask":
 bool[n_actions]}`` instead of the bare vector: Tianshou's layout, and its dtype (its masked
@@ -262,6 +265,7 @@ class SingleAgentEnv(gymnasium.Env):
         # The robots alone may finish a deal before the learner's first decision; its
         # payment is carried into the first step rather than lost.
         self._pending = reward
+        self._render_human()
         return self._obs(), self._info(ended)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, int]]:
@@ -276,6 +280,7 @@ class SingleAgentEnv(gymnasium.Env):
             except IllegalActionError:  # the penalty, and a payment still owed (reset)
                 self._over = True
                 reward, self._pending = self._pending - 1.0, 0.0
+                self._render_human()
                 return self._obs(), reward, True, False, self._info(-1)
         ended, done = -1, False
         settled = game.step(action)  # raises before changing anything on a bad action
@@ -289,8 +294,7 @@ class SingleAgentEnv(gymnasium.Env):
             r, e, done = self._advance()
             reward += r
             ended = e if e >= 0 else ended
-        if self.render_mode == "human":
-            self.render()
+        self._render_human()
         return self._obs(), reward, done, False, self._info(ended)
 
     def action_masks(self) -> np.ndarray:
@@ -320,6 +324,11 @@ class SingleAgentEnv(gymnasium.Env):
         return render_for(self.game, self.render_mode)
 
     # --- internals --------------------------------------------------------------------
+    def _render_human(self) -> None:
+        """Gymnasium's convention: ``"human"`` renders in ``reset`` and every ``step``."""
+        if self.render_mode == "human":
+            self.render()
+
     def _dealer(self, dealer: Any) -> Any:
         """The partie's first dealer: the option, else 0.  At four players (RULES.md §11.3)
         the dealer sits out; in a one-deal partie the learner must not, so the default is

@@ -209,6 +209,22 @@ def test_render_modes():
         assert quiet.render() is None
 
 
+@pytest.mark.parametrize("rules", [{}, {"rules": "lizany"}])
+def test_human_rendering_prints_in_reset_and_every_step(rules, capsys):
+    """Gymnasium's convention: with render_mode="human" the env renders in ``reset`` and
+    ``step``; ``reset`` printed nothing, nor did a step ``illegal="terminate"`` ended."""
+    env = SingleAgentEnv(render_mode="human", illegal="terminate", **rules)
+    env.reset(seed=0)
+    shown = capsys.readouterr().out
+    ansi = SingleAgentEnv(render_mode="ansi", illegal="terminate", **rules)
+    ansi.reset(seed=0)
+    assert shown == ansi.render() + "\n"
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert capsys.readouterr().out.strip()
+    env.step(int(np.flatnonzero(~env.action_masks())[0]))  # illegal: the episode ends
+    assert capsys.readouterr().out.strip()
+
+
 def test_an_illegal_action_keeps_the_payment_carried_from_reset():
     # At four players the learner sits out the first deal (seat 0 deals it): the robots
     # play it during reset and its payment comes with the first step.  An illegal first
