@@ -20,12 +20,14 @@ Self-play: one policy acts for the seat to move in every game.  A TorchRL ``EnvB
     The seat to move (0..2; at ``players=4`` the player 0..3).
 ``"action"`` int64 index (``Categorical(n_actions)``, not one-hot)
     Checked against the mask: an illegal action raises ``ValueError`` and nothing is
-    applied (the engine's all-or-nothing step).  The action spec is masked, as TorchRL
-    masks a discrete spec: the env sets its ``mask`` to the legal actions of every new
-    state (``spec.update_mask``), so ``env.action_spec.rand()``, ``rand_action``,
-    ``RandomPolicy``, a collector with ``policy=None``, TorchRL's ``ActionMask``
-    transform and ``check_env_specs`` draw legal actions.  A ``SerialEnv`` or
-    ``ParallelEnv`` of these envs copies the spec once, so wrap it:
+    applied (the engine's all-or-nothing step); the message says what fits where the env
+    runs: alone, choose among ``"action_mask"``; as a worker of a ``SerialEnv`` or
+    ``ParallelEnv``, wrap that env in :func:`action_mask` as below.  The action spec is
+    masked, as TorchRL masks a discrete spec: the env sets its ``mask`` to the legal
+    actions of every new state (``spec.update_mask``), so ``env.action_spec.rand()``,
+    ``rand_action``, ``RandomPolicy``, a collector with ``policy=None``, TorchRL's
+    ``ActionMask`` transform and ``check_env_specs`` draw legal actions.  A ``SerialEnv``
+    or ``ParallelEnv`` of these envs copies the spec once, so wrap it:
     ``TransformedEnv(ParallelEnv(2, partial(torchrl_env, 64)), action_mask())``
     (:func:`action_mask`).
 ``"reward"`` float32[players]
@@ -61,6 +63,7 @@ spec's.  A reset copies the engine's buffers once.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
@@ -141,6 +144,24 @@ def action_mask(action_key: Any = "action", mask_key: Any = "action_mask") -> An
 
 class ResetRowsError(ValueError):
     """A ``"_reset"`` entry that is not one boolean per game."""
+
+
+def _batched_env_running(env: Any) -> str | None:
+    """The name of the TorchRL batched env that is stepping ``env`` as a worker (a
+    ``SerialEnv`` steps its workers from its own methods, a ``ParallelEnv``'s worker
+    process from its loop, both in ``torchrl.envs.batched_envs``), read off the call
+    stack; None when ``env`` runs alone (a collector, a TransformedEnv, a user's loop).
+    Only an error's message reads it."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "torchrl.envs.batched_envs":
+            owner = frame.f_locals.get("self")
+            if owner is not None and owner is not env:
+                return type(owner).__name__
+            if frame.f_code.co_name.startswith("_run_worker"):
+                return "ParallelEnv"
+        frame = frame.f_back
+    return None
 
 
 def _make_class() -> type:
@@ -316,10 +337,7 @@ def _make_class() -> type:
             except ValueError as e:
                 if not str(e).startswith("illegal action"):
                     raise
-                raise ValueError(f"{e} (a random action of a SerialEnv or ParallelEnv? Their "
-                                 "action spec is a copy no worker updates: wrap them in "
-                                 "TransformedEnv(..., mariash_env.torchrl_env"
-                                 ".action_mask()))") from None
+                raise ValueError(f"{e} ({self._illegal_hint()})") from None
             reward = self._t_rew.to(torch.float32, copy=True)
             if not self._cpu:
                 obs, mask, seat, done, reward = (
@@ -329,6 +347,24 @@ def _make_class() -> type:
             return TensorDict({"observation": obs, "action_mask": mask, "seat": seat,
                                "reward": reward, "done": done, "terminated": done.clone()},
                               batch_size=self.batch_size, device=self.device)
+
+        def _illegal_hint(self) -> str:
+            """What an illegal action's error advises, for where this env runs: alone,
+            its action spec's mask is the legal actions (the action was not drawn from
+            it); as a worker of a SerialEnv or ParallelEnv, the batched env's spec is a
+            copy whose mask no worker updates (:func:`action_mask`)."""
+            batched = _batched_env_running(self)
+            if batched is None:
+                return ("this env keeps its action spec's mask the legal actions, so "
+                        "rand_action, spec.rand() and RandomPolicy draw legal ones: a "
+                        "policy must choose among the tensordict's 'action_mask', e.g. "
+                        "with TorchRL's MaskedCategorical")
+            return (f"this env is a worker of a {batched}: a random action of the "
+                    f"{batched} (its rand_action, RandomPolicy, a collector without a "
+                    "policy) comes from its action spec, a copy made once whose mask no "
+                    "worker updates: wrap it in TransformedEnv(..., "
+                    "mariash_env.torchrl_env.action_mask()); a policy must choose among "
+                    "the tensordict's 'action_mask'")
 
         def _step_rows(self, a: np.ndarray, given: np.ndarray, rows: np.ndarray,
                        out: dict[str, Any]) -> Any:

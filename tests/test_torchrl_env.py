@@ -314,6 +314,43 @@ def test_batched_envs_draw_legal_actions_with_action_mask(batched):
         bare.close()
 
 
+@pytest.mark.parametrize("batched", [None, "SerialEnv",
+                                     pytest.param("ParallelEnv", marks=pytest.mark.slow)])
+def test_the_illegal_action_message_fits_where_the_env_runs(batched, capfd):
+    """An illegal action's error told a bare env of SerialEnv and ParallelEnv ("a random
+    action of a SerialEnv or ParallelEnv?"), which it is not in: a bare env keeps its
+    spec's mask the legal actions, so the cause there is an action not drawn from the
+    mask.  A worker of a SerialEnv / ParallelEnv names that env and the action_mask()
+    wrapper; the bare env names the mask only.  (A ParallelEnv raises "At least one
+    process failed": the worker's error is in its stderr.)"""
+    from functools import partial
+
+    import torchrl.envs
+
+    env = (torchrl_env(3, seed=0, deals=1) if batched is None else
+           getattr(torchrl.envs, batched)(2, partial(torchrl_env, 3, seed=0, deals=1)))
+    try:
+        td = env.reset()
+        td["action"] = (~td["action_mask"]).int().argmax(-1)
+        with pytest.raises((ValueError, RuntimeError)) as err:
+            env.step(td)
+        msg = str(err.value) + (capfd.readouterr().err if batched == "ParallelEnv" else "")
+        assert "illegal action" in msg, msg
+        assert "'action_mask'" in msg
+        if batched is None:
+            assert "SerialEnv" not in msg and "ParallelEnv" not in msg, msg
+            assert "action_mask()" not in msg, msg
+        else:
+            assert f"a worker of a {batched}" in msg, msg
+            assert "TransformedEnv(..., mariash_env.torchrl_env.action_mask())" in msg, msg
+    finally:
+        if batched is not None and not env.is_closed:
+            try:
+                env.close()
+            except RuntimeError:  # a ParallelEnv whose worker failed says so again
+                pass
+
+
 def test_pitfalls_quote_the_pettingzoo_wrapper_error_without_stacked_infos():
     """TorchRL's PettingZooWrapper over env() with its default infos fails at the first
     deal's end; pitfalls.md advised stack_infos=True without the error's words, so a
