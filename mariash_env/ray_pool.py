@@ -136,13 +136,17 @@ def join(address: str | None = None, timeout: float = DEFAULT_TIMEOUT_S,
     """Connect to the cluster at ``address`` (None: start a local one) unless connected;
     returns whether this call connected (the caller then shuts it down).  Checked within
     about ``timeout`` seconds: RayClusterError naming an unreachable address, a refused
-    token, or a node whose sources differ from this one's.  Python's ``random`` is left
+    token, or a node whose sources differ from this one's.  Already connected, it goes on
+    with that cluster when ``address`` is None or names it, and raises RayClusterError
+    naming both addresses when ``address`` names another.  Python's ``random`` is left
     as it was (``ray.init`` draws from it; a learner's run must not depend on that)."""
     if not timeout > 0:
         raise ValueError(f"invalid timeout={timeout!r}: expected seconds > 0")
     ray = _import_ray()
     _SESSION["timeout"] = float(timeout)
     if ray.is_initialized():
+        if address is not None:
+            _check_connected_to(ray, address)
         return False
     if address is not None:
         _probe(address, timeout)
@@ -162,6 +166,57 @@ def join(address: str | None = None, timeout: float = DEFAULT_TIMEOUT_S,
         ray.shutdown()
         raise
     return True
+
+
+def _canonical(address: str) -> str:
+    """``address`` as ``IP:PORT`` (``ray://IP:PORT`` for the Ray client; ``auto`` the
+    cluster it finds), a local name as the node's IP, as Ray reports a connected cluster's
+    address; the address itself where it cannot be resolved."""
+    from ray._private.services import canonicalize_bootstrap_address, get_node_ip_address
+
+    scheme = "ray://" if address.startswith("ray://") else ""
+    if address == "auto":
+        try:
+            address = canonicalize_bootstrap_address("auto") or address
+        except Exception:
+            return address
+    host, sep, port = address[len(scheme):].rpartition(":")
+    if not sep or not port.isdigit():
+        return address
+    try:
+        ip = socket.gethostbyname(host.strip("[]"))
+    except OSError:
+        return address
+    if ip.startswith("127.") or ip == "::1":  # Ray reports the node's IP, not loopback
+        ip = get_node_ip_address()
+    return f"{scheme}{ip}:{int(port)}"
+
+
+def _connected_address(ray: Any) -> str | None:
+    """The address of the cluster this process is connected to, as :func:`_canonical`
+    writes it; None where Ray does not say."""
+    try:
+        from ray.util.client import ray as client
+
+        if client.is_connected():  # the Ray client: the server it connected to
+            return _canonical("ray://" + client.client_worker._conn_str)
+        return _canonical(ray.get_runtime_context().gcs_address)
+    except Exception:
+        return None
+
+
+def _check_connected_to(ray: Any, address: str) -> None:
+    """Raise RayClusterError, naming both addresses, unless the cluster this process is
+    connected to is the one at ``address``."""
+    asked, connected = _canonical(address), _connected_address(ray)
+    if connected is not None and asked == connected:
+        return
+    resolved = f" ({asked})" if asked != address else ""
+    raise RayClusterError(
+        f"this process is already connected to the Ray cluster at "
+        f"{connected or 'an address Ray does not report'}, not to the one at --address "
+        f"{address}{resolved}: one process joins one cluster (leave --address out, give "
+        "the connected cluster's address, or call ray.shutdown() first)")
 
 
 def _check_nodes(ray: Any, address: str | None, timeout: float) -> None:

@@ -165,6 +165,25 @@ def test_join_refuses_a_bad_address_and_timeout():
         join(None, 0)
 
 
+def test_join_when_connected_goes_on_with_that_cluster_and_refuses_another(cluster):
+    """Already connected, :func:`join` goes on with the cluster when ``address`` is None or
+    names it (as its host:port, by ``localhost`` or ``auto``), and refuses an address of
+    another cluster, naming both (it returned False, the run going on with the cluster
+    it was connected to)."""
+    assert join(cluster.address, 20.0)
+    try:
+        port = cluster.address.rpartition(":")[2]
+        for same in (None, cluster.address, f"localhost:{port}", "auto"):
+            assert join(same, 20.0) is False, same
+        other = "127.0.0.1:1"  # nothing listens there: refused before any probe
+        with pytest.raises(RayClusterError) as e:
+            join(other, 20.0)
+        assert cluster.address in str(e.value) and f"--address {other}" in str(e.value)
+        assert ray.is_initialized()  # the connection it had is kept
+    finally:
+        ray.shutdown()
+
+
 def test_a_lost_node_without_a_spare_cpu_is_reported_and_the_run_goes_on(cluster):
     """#29 items 2 and 5 (#36): the node of worker 1 is removed and no free CPU is left:
     within the timeout its replacement starts without a CPU of its own, the restart and
