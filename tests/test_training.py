@@ -505,3 +505,14 @@ def test_the_time_budget_counts_the_whole_run_across_resumes(tmp_path: Path) -> 
                               "eval.opponents": ["random"], "eval.deals": 2}),
                       out, resume=True)
     assert resumed.train()["iteration"] == 2  # the budget was spent before the resume
+
+
+def test_a_run_without_opponents_evaluates_nothing_and_says_nothing_of_it(tmp_path: Path) -> None:
+    """No ``eval.opponents`` nor ``eval.final_opponents`` (a best response's ``--endgame``
+    check, a searching robot's exploiter): no evaluation and no line about one (the final
+    one printed "[train] evaluating iteration 1 against " with nothing after it)."""
+    lines: list[str] = []
+    res = Trainer(tiny(**{"run.max_iterations": 1, "eval.opponents": [],
+                          "eval.final_opponents": []}), tmp_path / "r",
+                  log=lines.append).train()
+    assert res["eval"] == {} and not any("evaluating" in line for line in lines), lines

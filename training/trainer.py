@@ -583,6 +583,8 @@ class Trainer:
                   opponents: list[str] | None = None) -> list[EvalResult]:
         c = self.counters
         names = opponents or self.cfg.eval.opponents
+        if not names:  # no opponent (a best response's endgame check): nothing to evaluate
+            return []
         self.log(f"[train] evaluating iteration {c['iteration']} against {', '.join(names)}")
         try:
             results = self.evaluate(opponents)
