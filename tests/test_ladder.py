@@ -351,6 +351,22 @@ def test_time_per_decision_is_weighted_by_decisions():
     assert "decisions" not in L.record(old, "cmd")["pairs"][0]
 
 
+def test_the_rows_hold_plain_python_numbers():
+    """Every value of a ladder row is a str, int or float, not a numpy scalar (the ratings
+    and their CI were np.float64: ``np.float64(88.7)`` in a row's repr)."""
+    r = {"per_deal": np.array([1.0, -1.0, 2.0]), "seconds": 1.0, "seats": [10, 10],
+         "seconds_per_decision": [1e-3, 1e-3], "decisions": [40, 50]}
+    pairs = [L.Pair("voleny", "x", "table", 3, 0, 3), L.Pair("voleny", "x", "random", 3, 0, 3)]
+    rows = L.ratings({p: r for p in pairs}, n_boot=5)
+    assert len(rows) == 3
+    for row in rows:
+        assert {k: type(v) for k, v in row.items()} == {
+            "game": str, "robot": str, "spec": str, "rating": float, "ci_low": float,
+            "ci_high": float, "pairs": int, "deals": int, "mean_diff": float, "unit": str,
+            "ms_per_decision": float}, row
+        assert "np." not in repr(row)
+
+
 def test_a_played_pair_saves_each_robots_decisions(tmp_path):
     pair = L.plan({"lizany": ["random", "table"]}, deals=2, seed=1)[0]
     res = L.run([pair], tmp_path, progress=False)[pair]

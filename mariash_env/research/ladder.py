@@ -450,9 +450,10 @@ def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300, seed: int
                 deals += len(x)
             rows.append({
                 "game": game, "robot": short_name(spec), "spec": spec,
-                "rating": round(ELO * s[i], 1),
-                "ci_low": round(ELO * lo[i], 1),
-                "ci_high": round(ELO * hi[i], 1),
+                # plain floats (numpy's leaked into the rows' repr and their users)
+                "rating": round(ELO * float(s[i]), 1),
+                "ci_low": round(ELO * float(lo[i]), 1),
+                "ci_high": round(ELO * float(hi[i]), 1),
                 "pairs": len(mine), "deals": deals,
                 "mean_diff": round(float(np.mean(diffs)), 3),
                 "unit": game_kind(game).units,
