@@ -194,8 +194,16 @@ def test_other_games(rules, players):
     assert rows["observation"].shape == (n, kind.layout(players).obs_size)
     assert (rows["action_mask"][np.arange(n), rows["action"]] == 1).all()
     assert set(rows["players"]) == {players} and set(rows["game"]) == {kind.name}
-    if players < 4:  # at four the dealer sits out and pays without a decision
+    if players < 4:
         assert set(_zero_sum_per_deal(rows).values()) == {0.0}
+    else:  # the dealer (seat deal % 4) sits out, no row, and pays -A with the defence
+        for d in set(rows["deal"]):
+            mine = rows["deal"] == d
+            paid = {int(s): float(r) for s, r in zip(rows["seat"][mine],
+                                                      rows["final_return"][mine])}
+            assert set(paid) == set(range(4)) - {int(d) % 4}
+            actor, a, b = sorted(paid.values(), key=lambda r: -abs(r))  # +3A, -A, -A
+            assert a == b == -actor / 3 and sum(paid.values()) == -a
 
 
 @pytest.mark.parametrize("kw,match", [

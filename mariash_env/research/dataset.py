@@ -14,7 +14,9 @@ as its arena plays it), played as a single deal.  The robots
 deal ``i`` uses seating ``i % len(seatings(k, players))`` (:func:`~mariash_env.arena.
 seatings`), so each robot fills each seat equally often; one robot plays every seat.
 Every game of the registry that the batched engine or the arena plays is played: volený
-(three or four players, ``--rule players=4``), licitovaný and two-player lízaný.
+(three or four players, ``--rule players=4``), licitovaný and two-player lízaný.  At four
+the dealer sits out and has no rows but pays with the defence, so the three playing
+seats' returns of a deal sum to the dealer's payment negated, not to zero.
 
 Each decision is a row (:data:`COLUMNS`): the game, the deal's index and seed, the seat
 to move, the robot there, the decision's number in the deal, the phase, the seat's
