@@ -163,6 +163,42 @@ def test_onnx_robot_pickle_refuses_changed_file(tmp_path):
         pickle.dumps(robot)
 
 
+def test_onnx_robot_reads_its_model_file_once(tmp_path, monkeypatch):
+    """OnnxRobot reads its file once: the session is built from the bytes it hashes (it
+    gave onnxruntime the path, then read the file again to hash it).  Reads counted:
+    ``Path.read_bytes`` of the file and onnxruntime sessions given its path."""
+    import hashlib
+    from pathlib import Path
+
+    import onnxruntime
+
+    from mariash_env.robots import OnnxRobot
+    from mariash_env.shipped import locate
+
+    path = tmp_path / "robot.onnx"
+    model = locate("models/robot_lizany_endgame.onnx").read_bytes()
+    path.write_bytes(model)
+    reads: list[str] = []
+    read_bytes, session = Path.read_bytes, onnxruntime.InferenceSession
+
+    def counted_read(self: Path) -> bytes:
+        if self == path:
+            reads.append("read_bytes")
+        return read_bytes(self)
+
+    def counted_session(m, *args, **kw):
+        if not isinstance(m, bytes) and Path(m) == path:
+            reads.append("onnxruntime")
+        return session(m, *args, **kw)
+
+    monkeypatch.setattr(Path, "read_bytes", counted_read)
+    monkeypatch.setattr(onnxruntime, "InferenceSession", counted_session)
+    robot = OnnxRobot(path)
+    assert len(reads) == 1, reads
+    assert robot._sha256 == hashlib.sha256(model).hexdigest()  # the hash as before
+    assert pickle.loads(pickle.dumps(robot)).game.name == robot.game.name
+
+
 def _dispatchers_pickled(obj) -> list[str]:
     """The numba dispatchers a pickle of ``obj`` would carry by value (each one, unpickled
     in another process, is a new function compiled again at its first call)."""

@@ -72,12 +72,16 @@ class OnnxRobot(Robot):
         if not self.path.is_file():
             raise OnnxRobotError(f"no ONNX model at {self.path}{shipped_hint(self.path)}")
         self._threads, self._providers = max(1, int(threads)), providers
+        try:  # read once: the session and the hash are of the same bytes
+            model = self.path.read_bytes()
+        except OSError as e:
+            raise OnnxRobotError(f"cannot read the ONNX model {self.path}: {e}") from None
         try:
-            self.session = self._session(str(self.path))
+            self.session = self._session(model)
         except Exception as e:  # onnxruntime raises its own exception types
             raise OnnxRobotError(f"{self.path} is not a loadable ONNX model: {e}") from None
         # the model a copy sent to another process must be (__getstate__)
-        self._sha256 = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        self._sha256 = hashlib.sha256(model).hexdigest()
         self.metadata: dict[str, str] = dict(self.session.get_modelmeta().custom_metadata_map)
         self.game: GameKind = self._game(game)
         self.games = (self.game.name,)  # the model's own game, from its metadata
