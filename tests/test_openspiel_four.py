@@ -67,8 +67,11 @@ def test_four_player_game_info():
     assert game.observation_tensor_shape() == [OBS4_SIZE] == [924]
     assert game.information_state_tensor_shape() == [16 * (924 + 64)] == [
         info_state_size(rules)]
-    # home tariff, max_flek 4: A <= 4740 per deal (test_openspiel), the actor 3A.
-    assert game.max_utility() == 3 * 4740 * 16 == utility_bound(rules) == -game.min_utility()
+    # home tariff, max_flek 4 (tests/test_openspiel_bounds.py): each player is forehand in
+    # 4 deals (3 * 2,624 won, 3 * 2,112 lost) and a defender or sitting out in 12 (2,112
+    # won, 2,624 lost)
+    assert game.max_utility() == 4 * 3 * 2624 + 12 * 2112 == utility_bound(rules)
+    assert -game.min_utility() == 4 * 3 * 2112 + 12 * 2624
     assert pyspiel.load_game("mariash", {**FOUR, "deals": 1}).ctx.rules.deals == 1
     assert pyspiel.load_game("mariash").ctx.rules.deals == 1  # three: a deal is a game
     assert pyspiel.load_game("mariash", {"players": 3}).num_players() == 3

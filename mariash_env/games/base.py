@@ -122,6 +122,18 @@ class TableView:
 
 
 @dataclass(frozen=True)
+class DealBounds:
+    """A game's bounds on one deal (a GameKind's ``deal_bounds``), OpenSpiel's
+    ``GameInfo``: ``gain[r]`` and ``loss[r]`` are the most the seat ``r`` places after
+    the deal's dealer (0 the dealer; at four the one sitting out) can win and lose in one
+    deal, the ``payment_cap`` applied; ``decisions`` bounds the deal's player decisions."""
+
+    gain: tuple[int, ...]
+    loss: tuple[int, ...]
+    decisions: int
+
+
+@dataclass(frozen=True)
 class HiddenInfo:
     """What a seat of a compiled-core game knows of a deal and which of the deal's decisions
     the other seats do not see (a GameKind's ``hidden_info``): read by the OpenSpiel
@@ -251,7 +263,7 @@ class GameKind:
     rule_defaults: tuple[tuple[str, Any], ...] = ()
     # "module:name" of its HiddenInfo (what a seat knows of a deal: OpenSpiel's information
     # state and resampling, SeatView's worlds); "module:function" (rules, highest flek
-    # level) -> (the most a defender pays in a deal before the cap, decisions in a deal),
+    # level) -> DealBounds (what each seat can win and lose in a deal, its decisions),
     # OpenSpiel's GameInfo bounds
     hidden_info: str = ""
     deal_bounds: str = ""

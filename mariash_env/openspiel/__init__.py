@@ -63,6 +63,7 @@ from .params import (
     max_game_length,
     rules_from_params,
     utility_bound,
+    utility_range,
 )
 from .resample import ARRANGE_TRIES, RELABEL_STEPS, RESAMPLE_TRIES, ResampleError
 from .rl import TurnRewardEnvironment
@@ -74,7 +75,7 @@ __all__ = [
     "MariashLizanyGame", "MariashLizanyState", "MariashState", "OpenSpielRobot",
     "ResampleError", "TurnRewardEnvironment", "game_params", "info_block",
     "info_state_size", "load_game", "max_game_length", "rules_from_params",
-    "state_from_record", "utility_bound",
+    "state_from_record", "utility_bound", "utility_range",
 ]
 
 

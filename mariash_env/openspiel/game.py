@@ -33,9 +33,11 @@ rule.  The game's tables come from the registry
   they count a payment once per chance node after it); a game of one deal pays only at
   its end and says so (``RewardModel.TERMINAL``, as OpenSpiel's ``MCTSBot`` and
   AlphaZero require).
-  Bounds: :func:`utility_bound`.  With ``max_flek=-1`` a bet can reach level 24, so the
-  bound is about 1e10 per deal: algorithms that normalise by ``max_utility`` should use a
-  ``payment_cap`` or a finite ``max_flek``.
+  Bounds: :func:`utility_range` (what each seat can lose and win, deal by deal, of the
+  bets that can stand together: -4,224 and 5,248 groše a deal with the volený defaults).
+  With ``max_flek=-1`` a bet can reach level 24, so the range is about 5.5e9 per deal:
+  algorithms that normalise by ``max_utility`` should use a ``payment_cap`` or a finite
+  ``max_flek``.
 * **Observation** (string and tensor): the seat's view of the current deal, the game's
   encoding (volený 900 floats, :mod:`mariash_env.games.voleny.observe`; licitovaný 1016,
   :mod:`mariash_env.games.licitovany.observe`): its cards, what it laid and took, and the
@@ -89,7 +91,7 @@ from .params import (
     game_params,
     max_game_length,
     rules_from_params,
-    utility_bound,
+    utility_range,
 )
 from .state import MariashState, _Context
 
@@ -186,13 +188,13 @@ class MariashGame(pyspiel.Game):
         params = dict(params or {})
         self.rules = rules_from_params(params)
         self.rv = self.rules.vector()
-        bound = utility_bound(self.rules)
+        low, high = utility_range(self.rules)
         info = pyspiel.GameInfo(
             num_distinct_actions=game_kind(self.rules, front_end="openspiel").n_actions,
             max_chance_outcomes=NCARDS,
             num_players=self.rules.players,
-            min_utility=-bound,
-            max_utility=bound,
+            min_utility=low,
+            max_utility=high,
             utility_sum=0.0,
             max_game_length=max_game_length(self.rules),
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..games.base import DealBounds
 from ..games.registry import game_kind
 from ..games.voleny.observe import OBS_SIZE
 from ..rules import UNLIMITED_FLEK, Rules, RulesError, make_rules
@@ -102,30 +103,47 @@ def _level(rules: Rules) -> int:
     return UNLIMITED_FLEK if rules.max_flek is None else rules.max_flek
 
 
-def _deal_bounds(rules: Rules) -> tuple[int, int]:
-    """The game's per-deal bounds (its kind's ``deal_bounds``, derived there): the most a
-    defender pays or is paid before the cap, and the deal's player decisions."""
+def _deal_bounds(rules: Rules) -> DealBounds:
+    """The game's bounds on one deal (its kind's ``deal_bounds``, derived there): what
+    each seat, by its place after the dealer, can win and lose, and the deal's player
+    decisions."""
     return game_kind(rules, front_end="openspiel").load("deal_bounds")(rules, _level(rules))
 
 
-def utility_bound(rules: Rules) -> float:
-    """Largest |groše| (licitovaný: desetníky) one seat can win or lose in a partie.
+def utility_range(rules: Rules) -> tuple[float, float]:
+    """``(min, max)``: the least and the most one seat can end a partie with, groše
+    (licitovaný: desetníky); OpenSpiel's ``min_utility`` and ``max_utility``.
 
-    Per deal the amount ``A`` per defender is at most the sum of the settlement lines'
-    maxima at the highest flek level (the game's ``deal_bounds``), or ``payment_cap``;
-    the actor gets ``2A`` (at four ``3A``, RULES.md §11.3; a licitovaný laid-game payer
-    pays at most ``2A``).
-    """
-    a = _deal_bounds(rules)[0]
-    if rules.payment_cap is not None:
-        a = min(a, rules.payment_cap)
-    return float((rules.players - 1) * a * rules.deals)  # the actor: 2A, at four 3A
+    Each deal adds at most what the seat can win in its place after that deal's dealer
+    (seat 0 deals first, then the deal passes to the left) and takes at most what it
+    can lose there (the game's ``deal_bounds``: the bets that can stand together at the
+    highest flek level, the ``payment_cap``); the range is the widest seat's.  A deal
+    reaches each end (tests/test_openspiel_bounds.py: volený's defaults, order-free
+    hundreds, the killed seven at 3, four players; licitovaný's loss uncapped; its win
+    uncapped is an upper bound within a factor 1.3 of a deal's), so the range of one
+    deal, or of a partie whose deals are each shuffled, is the game's; a partie of
+    gathered decks may not reach it."""
+    b = _deal_bounds(rules)
+    n = rules.players
+
+    def widest(per_place: tuple[int, ...]) -> int:
+        return max(sum(per_place[(seat - deal) % n] for deal in range(rules.deals))
+                   for seat in range(n))
+
+    return -float(widest(b.loss)), float(widest(b.gain))
+
+
+def utility_bound(rules: Rules) -> float:
+    """Largest |groše| (licitovaný: desetníky) one seat can win or lose in a partie: the
+    wider end of :func:`utility_range`."""
+    low, high = utility_range(rules)
+    return max(-low, high)
 
 
 def max_game_length(rules: Rules) -> int:
     """A bound on the player decisions of a partie: the deals times the game's bound per
     deal at the highest flek level (its ``deal_bounds``, derived there)."""
-    return rules.deals * _deal_bounds(rules)[1]
+    return rules.deals * _deal_bounds(rules).decisions
 
 
 # Per deal, after the encoding in the information state: the cut k (2..30) one-hot, then
