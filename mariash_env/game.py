@@ -63,21 +63,25 @@ RESET_OPTIONS = ("deck", "dealer", "cuts")
 """The keys of a game's ``reset(options=...)`` (INTERFACE.md)."""
 
 
-def batch_seeds(seed: Any, next_seed: int, n: int) -> list[int]:
+def batch_seeds(seed: Any, next_seed: int, n: int,
+                rows: Sequence[int] | None = None) -> list[int]:
     """The seeds of a batch of ``n`` games: ``seed + i``, a list of ``n`` seeds one a game
     (Gymnasium's ``VectorEnv.reset(seed=[...])``; a None entry, as Gymnasium allows, is
     that game unseeded: the seed ``next_seed + i`` an unseeded reset gives it), or without
-    one ``next_seed + i``; OptionError naming a bad seed or a list of another length."""
+    one ``next_seed + i``; OptionError naming a bad seed or a list of another length.
+    ``rows`` (game indices): the seeds of those games only, each the one it has in the
+    whole batch (by position)."""
+    idx = range(n) if rows is None else [int(i) for i in rows]
     if isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim == 1):
         seeds = [check_seed(s) for s in seed]
         if len(seeds) != n:
             raise OptionError(f"invalid seed: a list of seeds must hold one int >= 0 or None "
                               f"for each of the {n} games, got {len(seeds)}: "
                               f"{list(seed)[:8]!r}")
-        return [next_seed + i if s is None else s for i, s in enumerate(seeds)]
+        return [next_seed + i if seeds[i] is None else seeds[i] for i in idx]
     seed = check_seed(seed)
     base = next_seed if seed is None else seed
-    return [base + i for i in range(n)]
+    return [base + i for i in idx]
 
 
 def check_seed(seed: Any) -> int | None:

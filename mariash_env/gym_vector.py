@@ -51,11 +51,14 @@ the zero terminal observation again, its next ``step`` still its autoreset (acti
 ignored, reward 0).  ``SyncVectorEnv`` takes the mask in every autoreset mode, NEXT_STEP
 included, and so does this env: a restarted game's pending autoreset is dropped, so its
 next step plays the action given.  ``infos`` has the mask and seat of every game (the
-kept games' the same as before).  Game ``i`` of the mask gets the seed a whole reset with
-the same ``seed`` would give it (``seed + i``, ``seed[i]``, or without one the sequence's
-``next + i``), and the sequence goes on after the largest seed used.  A mask of all True
-is a whole reset; before the first reset only that is accepted (``RuntimeError``
-otherwise: there is no game to keep).  The options dict is read, not changed.
+kept games' the same as before).  Seeding is by position: game ``i`` of the mask gets
+the seed a whole reset with the same ``seed`` would give it (``seed + i``, ``seed[i]``, or
+without one the sequence's ``next + i``), so a game's seed does not depend on which
+other games restart, and the sequence goes on after the largest seed used.  The engine
+restarts those games itself (``VectorEnv.reset_rows``, whose rule this is), at a cost
+of the restarted games only.  A mask of all True is a whole reset; before the first
+reset only that is accepted (``RuntimeError`` otherwise: there is no game to keep).  The
+options dict is read, not changed.
 
 Per-game attributes: Gymnasium's ``call``, ``get_attr`` and ``set_attr`` reach each
 game, a row of the engine rather than an env object, and answer a tuple of one value a
@@ -118,7 +121,6 @@ class GymVectorEnv(gym.vector.VectorEnv):
             raise TypeError("GymVectorEnv always encodes observations: "
                             "drop the 'observations' option")
         self._venv = venv = VectorEnv(num_envs, seed=seed, **rules)  # (checks the seed)
-        self._rules = rules  # for the games a partial reset restarts
         # The seed sequence: the seeds of the next reset without one start here (the
         # engine gets each reset's seeds as a list).  The constructor's seed stands for
         # the first reset's.
@@ -219,12 +221,9 @@ class GymVectorEnv(gym.vector.VectorEnv):
         keep their state and show what the last call returned for them."""
         idx = np.flatnonzero(rows)
         used = [seeds[i] for i in idx]
-        fresh = VectorEnv(idx.size, observations=False, **self._rules)
-        fresh.reset(seed=used)
-        states = self._venv.copy_states()
-        states[idx] = fresh.copy_states()
-        self._venv.restore_states(states)
-        step = self._last = self._venv.current()
+        # The engine's own partial reset, by position as here: game i from seeds[i].  It
+        # leaves the kept rows' outputs as the last step wrote them: what they show.
+        step = self._last = self._venv.reset_rows(idx, seeds)
         self._next_seed = max(used) + 1
         listed = isinstance(seed, (list, tuple, np.ndarray))
         self._seed_np_random([seed[i] for i in idx] if listed else seed, used)

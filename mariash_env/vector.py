@@ -47,6 +47,16 @@ API
     the last reset) and ``decisions`` (actions applied since construction).
 ``reset(seed=None) -> Step``
     Starts a fresh partie in every game (see *Seeding*).
+``reset_rows(rows, seed=None) -> Step``
+    Starts a fresh partie in the games ``rows`` only (a bool mask of ``num_envs`` games,
+    or their indices; before the first ``reset`` only every game); the others keep their
+    state, generator included.  Each restarted game gets the seed a whole ``reset(seed)``
+    would give it (see *Seeding*).  The Step's rows of the restarted games are their
+    first decision, with zero rewards and flags; the other rows are left as the last call
+    wrote them (a step that wrote into ``out`` buffers left the engine's own behind:
+    ``current()`` recomputes every row).  It costs O(restarted games): 10 of 4,096 games
+    restart in about 0.1 ms, against tens of ms for a whole reset.  ``GymVectorEnv``'s
+    ``reset_mask`` restarts its games with it.
 ``step(actions, out=None) -> Step``
     ``actions``: one integer per game, the action of the seat to move there
     (``Step.player``).  All actions are checked against the current masks first; if any
@@ -138,8 +148,14 @@ game ``i`` the words ``seed_words(seed + i)`` (:func:`game_seed_words`), then de
 ``s + i`` under the same actions.  ``reset()`` without a seed continues the seed
 sequence: it uses ``previous_seed + num_envs`` (the constructor's ``seed`` for the
 first reset; a random one when that is ``None``), so a run is reproducible from the
-constructor seed.  Same seed and same actions give identical trajectories; the
-engine itself draws no other randomness.
+constructor seed.  ``reset(seed=[...])`` takes one seed a game (a None entry: that game's
+seed of a reset without one), and the sequence goes on after the largest seed used.
+``reset_rows(rows, seed)`` seeds by position: game ``i`` gets the seed a whole
+``reset(seed)`` would give it (``seed + i``, ``seed[i]``, or the sequence's next + i), so a
+game's seed does not depend on which other games restart; the sequence goes on after the
+largest seed used, and ``seed`` (the attribute: the base seed of the last whole reset)
+stays.  Same seed and same actions give identical trajectories; the engine itself
+draws no other randomness.
 
 Memory
 ------
@@ -465,14 +481,16 @@ _step_parallel = _jit_par(_step_body)
 
 
 @_jit
-def _reset_kernel(states, words, rules, masks, obs, player, rewards, deal_done,
+def _reset_kernel(states, rows, words, rules, masks, obs, player, rewards, deal_done,
                   partie_done, deal_no, observations):
-    for i in range(states.shape[0]):
+    """A new partie in games ``rows`` (game ``rows[j]`` from the generator words
+    ``words[j]``) and their outputs; the other rows are not touched."""
+    for j in range(rows.shape[0]):
+        i = rows[j]
         st = states[i]
-        for j in range(STATE_SIZE):
-            st[j] = 0
-        for j in range(4):
-            setm(st, RNG + j, words[i, j])
+        st[:] = 0
+        for k in range(4):
+            setm(st, RNG + k, words[j, k])
         _new_partie(st, rules)
         for s in range(rewards.shape[1]):
             rewards[i, s] = 0.0
@@ -846,17 +864,60 @@ class VectorEnv:
         of ``num_envs`` seeds: game ``i`` from ``seed[i]``, a None entry that game's seed of
         an unseeded reset; none: the seeds after the last reset's)."""
         seeds = batch_seeds(seed, self._next_seed, self.num_envs)
-        n = self.num_envs
-        words = np.empty((n, 4), dtype=np.int64)
-        for i in range(n):
-            words[i] = seed_words(seeds[i])
+        self._start(np.arange(self.num_envs, dtype=np.int64), seeds)
         self.seed = seeds[0]
-        self._next_seed = max(seeds) + 1
-        _reset_kernel(self._states, words, self.rules_vector, self._mask, self._obs,
+        return self._result
+
+    def reset_rows(self, rows, seed: int | Sequence[int | None] | None = None) -> Step:
+        """Start a new partie in games ``rows`` only (a bool mask of ``num_envs`` games, or
+        their indices); the others keep their state.  Game ``i`` gets the seed a whole
+        :meth:`reset` with the same ``seed`` would give it (``seed + i``, ``seed[i]``, or
+        the sequence's next + i), whichever other games restart; the sequence goes on
+        after the largest seed used.  The Step's rows of the restarted games are their
+        first decision (rewards and flags zero); the other rows are left as the last call
+        wrote them (:meth:`current` recomputes every row).  Costs O(restarted games)."""
+        idx = self._row_indices(rows)
+        seeds = batch_seeds(seed, self._next_seed, self.num_envs, idx)  # checked first
+        if idx.size == self.num_envs:
+            return self.reset(seed)
+        if not self._ready:
+            raise RuntimeError("reset_rows keeps the other games as they are, and there "
+                               "are none before the first reset: call reset() first (or "
+                               "restart every game)")
+        if idx.size:
+            self._start(idx, seeds)
+        return self._result
+
+    def _row_indices(self, rows) -> np.ndarray:
+        """``rows`` (a bool mask of one entry a game, or game indices) as sorted unique
+        int64 indices; ValueError naming what is wrong."""
+        n = self.num_envs
+        r = np.asarray(rows)
+        if r.dtype == np.bool_:
+            if r.shape != (n,):
+                raise ValueError(f"rows: a bool mask must have shape ({n},), one entry a "
+                                 f"game, got shape {r.shape}")
+            return np.flatnonzero(r).astype(np.int64)
+        if r.ndim != 1 or (r.size and r.dtype.kind not in "iu"):
+            raise ValueError(f"rows must be a bool mask of {n} games or a 1-D array of game "
+                             f"indices, got shape {r.shape} of {r.dtype}")
+        bad = (r < 0) | (r >= n)
+        if bad.any():
+            raise ValueError(f"rows: game indices must be in [0, {n}), got "
+                             f"{r[bad][:10].tolist()}")
+        return np.unique(r.astype(np.int64))
+
+    def _start(self, rows: np.ndarray, seeds: Sequence[int]) -> None:
+        """A new partie in games ``rows`` (int64 indices), game ``rows[j]`` from
+        ``seeds[j]``, and their outputs; the sequence goes on after the largest seed."""
+        words = np.empty((rows.size, 4), dtype=np.int64)
+        for j, s in enumerate(seeds):
+            words[j] = seed_words(s)
+        _reset_kernel(self._states, rows, words, self.rules_vector, self._mask, self._obs,
                       self._player, self._rewards, self._deal_done, self._partie_done,
                       self._deal_no, self.observations)
+        self._next_seed = max(seeds) + 1
         self._ready = True
-        return self._result
 
     def _actions(self, actions) -> np.ndarray:
         if not self._ready:

@@ -2,9 +2,9 @@
 
 ``mariash_env.vector.VectorEnv(num_envs, rules="lizany")`` returns a
 :class:`LizanyVectorEnv` (the registry names it: ``KIND.vector``), with the API of the
-other games' engine (:mod:`mariash_env.vector`: ``reset``, ``step(actions, out=...)``,
-``step_unchecked``, ``current``, ``state``, ``copy_states`` / ``restore_states``,
-``Step``, seeding).  Each row is one deal as lízaný's compact record
+other games' engine (:mod:`mariash_env.vector`: ``reset``, ``reset_rows``,
+``step(actions, out=...)``, ``step_unchecked``, ``current``, ``state``, ``copy_states`` /
+``restore_states``, ``Step``, seeding).  Each row is one deal as lízaný's compact record
 (``int32[LZ_STATE_SIZE]``, :mod:`mariash_env.games.lizany.core`), advanced by the same
 compiled functions the Python game and the AEC environment call: a deal in the batch is
 card for card the deal ``mariash_env.lizany.env()`` plays.
@@ -24,7 +24,8 @@ reset(seed=s + i)`` (``LizanyGame(seed=s + i)``), and seeds the game's own gener
 (xorshift128 in its record) with ``seed_words(s + i)``: every later deal of that row is
 shuffled from it (:func:`mariash_env.core.deal.shuffled_deck`), so the same seed and the
 same actions give the same run.  ``reset()`` without a seed continues with
-``previous seed + num_envs``, as the main engine does.
+``previous seed + num_envs``, as the main engine does, and ``reset_rows(rows, seed)``
+deals each restarted game ``i`` what ``reset(seed)`` would (by position: ``s + i``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ import numpy as np
 from ...cards import NCARDS
 from ...core.jit import borrow_row, njit, store_bits32
 from ...core.state import seed_words, setm
-from ...game import batch_seeds
 from ...rules import RulesError, check_game_options
 from ...vector import Step, VectorEnv, _check
 from ..registry import game_kind
@@ -111,16 +111,22 @@ _step_parallel = numba.njit(cache=True, nogil=True, parallel=True)(_step_body)
 
 
 @njit
-def _reset_kernel(states, words, decks, masks, obs, player, rewards, deal_done, partie_done,
-                  deal_no, observations):
-    for i in range(states.shape[0]):
+def _reset_kernel(states, rows, words, decks, masks, obs, player, rewards, deal_done,
+                  partie_done, deal_no, observations):
+    """A new deal in games ``rows`` (game ``rows[j]`` dealt ``decks[j]``, its generator
+    ``words[j]``) and their outputs; the other rows are not touched."""
+    for j in range(rows.shape[0]):
+        i = rows[j]
         st = states[i]
         st[:] = 0
-        for j in range(4):
-            setm(st, C.RNG + j, words[i, j])
-        C.new_deal(st, decks[i])
-    _refresh_kernel(states, masks, obs, player, rewards, deal_done, partie_done, deal_no,
-                    observations)
+        for k in range(4):
+            setm(st, C.RNG + k, words[j, k])
+        C.new_deal(st, decks[j])
+        rewards[i, 0] = 0.0
+        rewards[i, 1] = 0.0
+        deal_done[i] = False
+        partie_done[i] = False
+        _refresh_row(st, i, masks[i], obs, player, deal_no, observations, masks, False)
 
 
 @njit
@@ -176,24 +182,20 @@ class LizanyVectorEnv(VectorEnv):
     def _game_bytes(self, observations: bool) -> int:
         return self.bytes_per_game(observations)
 
-    def reset(self, seed: int | Sequence[int | None] | None = None) -> Step:
-        """A new deal in every game: game ``i`` gets the deck of ``LizanyGame(seed=s + i)``
-        and its generator ``seed_words(s + i)`` (module documentation; a list of seeds, one
-        a game, as :meth:`VectorEnv.reset`)."""
-        seeds = batch_seeds(seed, self._next_seed, self.num_envs)
-        n = self.num_envs
-        words = np.empty((n, 4), dtype=np.int64)
-        decks = np.empty((n, NCARDS), dtype=np.int64)
-        for i in range(n):
-            words[i] = seed_words(seeds[i])
-            decks[i] = seeded_deck(seeds[i])
-        self.seed = seeds[0]
-        self._next_seed = max(seeds) + 1
-        _reset_kernel(self._states, words, decks, self._mask, self._obs, self._player,
+    def _start(self, rows: np.ndarray, seeds: Sequence[int]) -> None:
+        """A new deal in games ``rows``: game ``rows[j]`` gets the deck of
+        ``LizanyGame(seed=seeds[j])`` and its generator ``seed_words(seeds[j])`` (module
+        documentation); the sequence goes on after the largest seed."""
+        words = np.empty((rows.size, 4), dtype=np.int64)
+        decks = np.empty((rows.size, NCARDS), dtype=np.int64)
+        for j, s in enumerate(seeds):
+            words[j] = seed_words(s)
+            decks[j] = seeded_deck(s)
+        _reset_kernel(self._states, rows, words, decks, self._mask, self._obs, self._player,
                       self._rewards, self._deal_done, self._partie_done, self._deal_no,
                       self.observations)
+        self._next_seed = max(seeds) + 1
         self._ready = True
-        return self._result
 
     def current(self) -> Step:
         """The current player/mask/obs (recomputed), with zero rewards and flags."""
