@@ -55,10 +55,10 @@ kept games' the same as before).  Seeding is by position: game ``i`` of the mask
 the seed a whole reset with the same ``seed`` would give it (``seed + i``, ``seed[i]``, or
 without one the sequence's ``next + i``), so a game's seed does not depend on which
 other games restart, and the sequence goes on after the largest seed used.  The engine
-restarts those games itself (``VectorEnv.reset_rows``, whose rule this is), at a cost
-of the restarted games only.  A mask of all True is a whole reset; before the first
-reset only that is accepted (``RuntimeError`` otherwise: there is no game to keep).  The
-options dict is read, not changed.
+restarts those games itself (``VectorEnv.reset_rows``, whose rule this is, and the
+TorchRL env's), at a cost of the restarted games only.  A mask of all True is a whole
+reset; before the first reset only that is accepted (``RuntimeError`` otherwise: there
+is no game to keep).  The options dict is read, not changed.
 
 Per-game attributes: Gymnasium's ``call``, ``get_attr`` and ``set_attr`` reach each
 game, a row of the engine rather than an env object, and answer a tuple of one value a

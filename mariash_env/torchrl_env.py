@@ -42,13 +42,18 @@ Auto-reset: the engine restarts a finished game inside the step that ends it, so
 partie (it is not used by value targets: the step is terminated).  The reset that
 ``step_and_maybe_reset`` then asks for (``"_reset"`` = done) keeps those games as they
 are; a ``"_reset"`` row that is *not* fresh (an explicit partial reset) gets a new
-partie from the env's seed sequence, the other rows are untouched.  ``reset()`` without
-``"_reset"`` restarts every game.
+partie from the env's seed sequence (by position, see *Seeding*), the other rows are
+untouched.  ``reset()`` without ``"_reset"`` restarts every game.
 
 Seeding: ``seed=`` or ``set_seed(s)`` fixes the next full reset (game ``i`` gets the deals
 of ``VectorEnv.reset(seed=s)``, i.e. AEC seed ``s + i``); every later reset continues
-the sequence (``+ num_envs``, ``+ k`` for a partial reset of ``k`` games), and
-:meth:`rand_action` draws from the spec's mask with a generator seeded by the same seed:
+the sequence.  A full reset from ``next`` seeds game ``i`` with ``next + i`` and the
+sequence goes on at ``next + num_envs``; a partial reset seeds by position too, as
+``GymVectorEnv``'s ``reset_mask`` does (both are the engine's ``VectorEnv.reset_rows``):
+restarted game ``i`` gets ``next + i``, the seed a full reset would give it, whichever
+other games restart, and the sequence goes on after the largest seed used
+(``next + i + 1``, ``i`` the highest index restarted).  :meth:`rand_action` draws from
+the spec's mask with a generator seeded by the same seed:
 the same seed and calls give the same rollout (``spec.rand()`` and ``RandomPolicy`` use
 torch's generator).  ``"_step"`` (TorchRL's partial steps) is honoured: the
 rows not stepped stay as they are.
@@ -214,7 +219,6 @@ def _make_class() -> type:
                 raise ValueError(f"device {str(device)!r} is not available: torch sees "
                                  f"{torch.cuda.device_count()} CUDA device(s)")
             self._venv = VectorEnv(num_envs, seed=seed, **rules)
-            self._rules = rules
             n = self._venv.num_envs
             super().__init__(device=device, batch_size=torch.Size([n]))
             venv = self._venv
@@ -426,14 +430,13 @@ def _make_class() -> type:
             return self._venv.current() if self._last is None else self._last
 
         def _restart(self, idx: np.ndarray) -> Any:
-            """New parties in games ``idx`` only, from the next seeds of the sequence."""
-            k = int(idx.size)
-            fresh = VectorEnv(k, observations=False, **self._rules)
-            fresh.reset(seed=self._next_seed)
-            self._next_seed += k
-            states = self._venv.copy_states()
-            states[idx] = fresh.copy_states()
-            self._venv.restore_states(states)
+            """New parties in games ``idx`` only, by position: game ``i`` from the
+            sequence's next seed + ``i`` (the engine's ``reset_rows``); the sequence goes
+            on after the largest seed used."""
+            self._venv.reset_rows(idx, seed=self._next_seed)
+            self._next_seed += int(idx.max()) + 1
+            # (the steps wrote the other games' outputs into their own tensors, not the
+            # engine's buffers: current() refreshes those)
             return self._venv.current()
 
         def _set_seed(self, seed: int | None) -> None:

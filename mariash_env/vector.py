@@ -55,8 +55,9 @@ API
     first decision, with zero rewards and flags; the other rows are left as the last call
     wrote them (a step that wrote into ``out`` buffers left the engine's own behind:
     ``current()`` recomputes every row).  It costs O(restarted games): 10 of 4,096 games
-    restart in about 0.1 ms, against tens of ms for a whole reset.  ``GymVectorEnv``'s
-    ``reset_mask`` restarts its games with it.
+    restart in about 0.1 ms, against tens of ms for a whole reset.  The vector front ends
+    (``GymVectorEnv``'s ``reset_mask``, the TorchRL env's ``"_reset"``) restart their games
+    with it.
 ``step(actions, out=None) -> Step``
     ``actions``: one integer per game, the action of the seat to move there
     (``Step.player``).  All actions are checked against the current masks first; if any

@@ -114,7 +114,8 @@ def test_seeded_reset_is_aec_seed():
 @pytest.mark.parametrize("rules", GAMES)
 def test_partial_reset(rules):
     """Issue #31, partial reset: an explicit ``"_reset"`` restarts only those games (a new
-    partie from the next seeds of the sequence); the others keep their position."""
+    partie from the sequence's seeds, by position: game i the seed a full reset would
+    give it); the others keep their position."""
     n = 6
     env = torchrl_env(n, seed=20, **rules)
     td = env.reset()
@@ -129,11 +130,43 @@ def test_partial_reset(rules):
     after = env.vector_env.copy_states()
     keep = ~rows.numpy()
     np.testing.assert_array_equal(after[keep], before[keep])
-    fresh = VectorEnv(2, **rules)
-    fresh.reset(seed=20 + n)  # the sequence after the first full reset
-    np.testing.assert_array_equal(after[rows.numpy()], fresh.copy_states())
+    whole = VectorEnv(n, **rules)
+    whole.reset(seed=20 + n)  # the sequence after the first full reset
+    np.testing.assert_array_equal(after[rows.numpy()], whole.copy_states()[rows.numpy()])
     np.testing.assert_array_equal(out["observation"].numpy(), env.vector_env.current().obs)
     assert not out["done"].any()
+
+
+def test_a_partial_reset_seeds_by_position():
+    """A partial reset numbered the restarted games consecutively (the k-th restarted game
+    got next + k), so a game's deals depended on which other games restarted with it, and
+    GymVectorEnv's reset_mask (by position) dealt the same call otherwise.  Both now seed
+    as the engine's ``reset_rows``: game i gets next + i, the sequence going on after the
+    largest seed used."""
+    from tensordict import TensorDict
+
+    n = 6
+
+    def restart(rows):
+        env = torchrl_env(n, seed=20)
+        env.step(env.rand_action(env.reset()))  # 20..25: next 26; no game fresh now
+        mask = torch.zeros(n, 1, dtype=torch.bool)
+        mask[rows] = True
+        env.reset(TensorDict({"_reset": mask}, batch_size=[n]))
+        return env
+
+    whole = VectorEnv(n)
+    whole.reset(seed=26)
+    alone, together = restart([3]), restart([0, 3])
+    for env in (alone, together):
+        np.testing.assert_array_equal(env.vector_env.copy_states()[3], whole.copy_states()[3])
+    gym = GymVectorEnv(n, seed=20)
+    gym.reset()
+    gym.reset(options={"reset_mask": np.isin(np.arange(n), [0, 3])})
+    np.testing.assert_array_equal(gym.vector_env.copy_states()[[0, 3]],
+                                  together.vector_env.copy_states()[[0, 3]])
+    nxt = together.reset()  # after the largest seed used, 29
+    np.testing.assert_array_equal(nxt["observation"].numpy(), VectorEnv(n).reset(seed=30).obs)
 
 
 def test_partial_reset_before_the_first_reset():
