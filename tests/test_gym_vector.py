@@ -1,7 +1,8 @@
 """``mariash_env.gym_vector.GymVectorEnv`` against Gymnasium 1.x's vector conventions
 (``gymnasium.vector.SyncVectorEnv`` is the model): seeding, partial resets and the
-per-game ``call`` / ``get_attr`` / ``set_attr``.  (Its autoreset, wrappers and one seed a
-game are in test_torchrl_env.py, beside the TorchRL env over the same engine.)"""
+per-game ``call`` / ``get_attr`` / ``set_attr``, its NEXT_STEP autoreset, Gymnasium's
+vector wrappers over it and one seed a game (those three tests were in
+test_torchrl_env.py, which is skipped without torch: this env needs none)."""
 
 from __future__ import annotations
 
@@ -243,3 +244,108 @@ def test_the_terminal_observation_is_a_zero_placeholder(rules):
                                                          rng))
     np.testing.assert_array_equal(nxt[term], engine)
     assert (reward[term] == 0).all()
+
+
+# ------------------------------------------------ autoreset, wrappers, one seed a game
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_gym_vector_next_step_autoreset(rules):
+    """Issue #31, Gymnasium VectorEnv: NEXT_STEP autoreset (terminal observation zeros,
+    then the new partie with reward 0 and the action ignored), the mover's reward as the
+    scalar, per-seat rewards zero-sum in info, masks and seats equal to VectorEnv's."""
+    from gymnasium.vector import AutoresetMode
+
+    n = 8
+    env = GymVectorEnv(n, deals=1, **rules)
+    assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    venv = VectorEnv(n, deals=1, **rules)
+    obs, info = env.reset(seed=4)
+    step = venv.reset(seed=4)
+    rng = np.random.default_rng(1)
+    restarting = np.zeros(n, dtype=bool)
+    ends = 0
+    for _ in range(150):
+        assert env.observation_space.contains(obs)
+        mover = info["seat"].copy()
+        np.testing.assert_array_equal(info["seat"], step.player)
+        np.testing.assert_array_equal(info["action_mask"], step.mask.astype(bool))
+        np.testing.assert_array_equal(obs[~restarting], step.obs[~restarting])
+        a = random_legal_actions(info["action_mask"].view(np.int8), rng)
+        obs, reward, term, trunc, info = env.step(a)
+        step = venv.step_unchecked(np.where(restarting, -1, a))
+        assert not trunc.any()
+        np.testing.assert_array_equal(term, step.partie_done)
+        np.testing.assert_array_equal(info["rewards"], step.rewards)
+        np.testing.assert_allclose(info["rewards"].sum(1), 0)
+        np.testing.assert_array_equal(reward, step.rewards[np.arange(n), mover])
+        assert (reward[restarting] == 0).all() and not term[restarting].any()
+        assert (obs[term] == 0).all()
+        ends += int(term.sum())
+        restarting = term
+    assert ends > 0
+
+
+def test_gym_vector_wrappers_seeding_and_checks():
+    """Issue #31, Gymnasium VectorEnv: Gymnasium's vector wrappers (observation wrappers
+    accept NEXT_STEP only) run on it, the same seed gives the same data, returned arrays
+    are never shared between calls, bad actions and options are refused."""
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import data_equivalence
+    from gymnasium.utils.passive_env_checker import check_action_space, check_observation_space
+    from gymnasium.wrappers.vector import NormalizeObservation, RecordEpisodeStatistics
+
+    def run(seed):
+        env = RecordEpisodeStatistics(NormalizeObservation(GymVectorEnv(4, deals=1)))
+        obs, info = env.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        got, episodes = [(obs, info)], 0
+        for _ in range(80):
+            a = random_legal_actions(info["action_mask"].view(np.int8), rng)
+            *out, info = env.step(a)
+            episodes += int(info.pop("_episode", np.zeros(1)).sum())
+            info.pop("episode", None)  # its wall times differ from run to run
+            got.append((*out, info))
+        assert episodes > 0
+        return got
+
+    a, b = run(9), run(9)
+    assert data_equivalence(a, b, exact=True)
+    assert not data_equivalence(a, run(10))
+    env = GymVectorEnv(3)
+    check_observation_space(env.single_observation_space)
+    check_action_space(env.single_action_space)
+    assert isinstance(env.action_space, gym.spaces.MultiDiscrete)
+    o1, i1 = env.reset(seed=1)
+    o2, _, _, _, i2 = env.step(random_legal_actions(i1["action_mask"].view(np.int8),
+                                                    np.random.default_rng(0)))
+    assert not np.shares_memory(o1, o2)
+    assert not np.shares_memory(i1["action_mask"], i2["action_mask"])
+    o3, _ = env.reset(seed=1)
+    assert np.array_equal(o1, o3) and not np.shares_memory(o1, o3)
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step((~i2["action_mask"]).argmax(1))
+    with pytest.raises(ValueError, match="3 integers"):
+        env.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(ResetOptionError):
+        env.reset(options={"deck": []})
+
+
+@pytest.mark.parametrize("rules", ["voleny", "lizany"])
+def test_gym_vector_reset_takes_a_seed_per_game(rules):
+    """Gymnasium's VectorEnv.reset(seed=[...]): game i from seed[i], the same as game 0 of
+    reset(seed=seed[i]) (and seed + i for one int); a list of another length, a negative or
+    a non-integer seed is refused by name (None entries: test_a_seed_list_may_hold_none)."""
+    from mariash_env import OptionError
+
+    env = GymVectorEnv(3, rules=rules)
+    obs, info = env.reset(seed=[11, 5, 40])
+    for i, s in enumerate((11, 5, 40)):
+        one, one_info = GymVectorEnv(1, rules=rules).reset(seed=s)
+        assert np.array_equal(obs[i], one[0])
+        assert np.array_equal(info["action_mask"][i], one_info["action_mask"][0])
+    again, _ = env.reset(seed=5)
+    assert np.array_equal(again[0], obs[1])
+    for bad in ([1, 2], [1, -2, 3], [1, 2.5, 3]):
+        with pytest.raises(OptionError, match="seed"):
+            env.reset(seed=bad)
