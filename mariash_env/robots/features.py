@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from ..cards import cards_of as cards  # the robots' name for it
-from ..core.jit import njit
+from ..core.jit import compile_for, njit
 from ..core.state import C_BETL, C_DURCH, C_SUIT, PH_PLAY
 from ..core.tables import SHARP_MASK
 
@@ -249,6 +250,30 @@ class ObsInfo:
 _LAYOUT = {name: (off, n) for name, off, n, _doc in O.OBS_LAYOUT if off < O.OBS_SIZE}
 
 
+@njit
+def plain_ok(v, numbers, groups, mask):
+    """The checks of :func:`check_observation` that every game shares, compiled, as a
+    test: True when ``v`` (float32, at least the spec's length) is finite, 0 or 1 outside
+    the number slots (``numbers[i]`` 1), each one-hot group has at most one slot set
+    (exactly one where its block's row says so; ``groups``: rows ``offset, groups, group
+    size, exactly one`` a block) and every value of ``mask`` (int8; empty: no mask) is 0
+    or 1.  Branch-free, so that the slots' pass is vectorised."""
+    bad = False
+    for i in range(numbers.size):
+        x = v[i]
+        bad |= (not abs(x) < np.inf) | ((numbers[i] == 0) & (x != 0.0) & (x != 1.0))
+    for b in range(groups.shape[0]):
+        off, n, size, exact = groups[b, 0], groups[b, 1], groups[b, 2], groups[b, 3]
+        for g in range(off, off + n * size, size):
+            set_ = np.float32(0.0)  # the slots are 0 or 1 here (else ``bad`` already)
+            for i in range(g, g + size):
+                set_ += v[i]
+            bad |= (set_ > 1.5) | ((exact != 0) & (set_ < 0.5))
+    for i in range(mask.size):
+        bad |= (mask[i] != 0) & (mask[i] != 1)
+    return not bad
+
+
 @dataclass(frozen=True)
 class ObsSpec:
     """What a canonical observation of one game holds, for :func:`check_observation`
@@ -264,18 +289,118 @@ class ObsSpec:
     exactly_one: tuple[tuple[str, int], ...]  # (block, group size): exactly one set each
     n_actions: int  # the action mask's length
     extra: Callable[[np.ndarray], None] | None = None  # the game's own checks of the bits
+    # The whole check compiled, as a test: ``compiled(v, *tables, mask)`` is True exactly
+    # when check_observation passes on a float32 ``v`` and an int8 ``mask``: the game's
+    # kernel is ``plain_ok(v, numbers, groups, mask) and`` its own checks of ``extra``.
+    # None: plain_ok, then ``extra`` in Python.
+    compiled: Callable[..., bool] | None = None
 
     @staticmethod
     def slots(layout: dict[str, tuple[int, int]], *blocks: str) -> tuple[int, ...]:
         """The slots of ``blocks`` (for :attr:`numbers`)."""
         return tuple(i for b in blocks for i in range(layout[b][0], sum(layout[b])))
 
+    @cached_property
+    def tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """The spec as :func:`plain_ok` reads it (made once): ``numbers``, a flag a slot
+        (1: a number slot), and ``groups``, a row ``offset, groups, group size, exactly
+        one`` a one-hot block."""
+        numbers = np.zeros(self.lengths[0], np.uint8)
+        numbers[list(self.numbers)] = 1
+        rows = []
+        for blocks, exact in ((self.at_most_one, 0), (self.exactly_one, 1)):
+            for name, size in blocks:
+                off, n = self.layout[name]
+                if n % size or numbers[off:off + n].any():
+                    raise ValueError(f"block {name!r} ({n} slots from {off}) is no one-hot "
+                                     f"groups of {size}: a number slot, or a rest")
+                rows.append((off, n // size, size, exact))
+        return numbers, np.array(rows, np.int64).reshape(-1, 4)
+
+
+# The dtypes whose every value float32 holds exactly (float64's do not): the compiled
+# check sees in them the values the full check's float64 copy holds.
+_FLOAT32 = np.dtype(np.float32)
+_EXACT_IN_FLOAT32 = frozenset(np.dtype(t) for t in (np.float32, np.float16, np.bool_, np.int8,
+                                                   np.uint8, np.int16, np.uint16))
+_INT8 = np.dtype(np.int8)
+_NO_MASK = np.zeros(0, _INT8)
+
+
+def is_canonical(v: Any, mask: Any, spec: ObsSpec) -> bool:
+    """True when the compiled check (:attr:`ObsSpec.compiled`) finds ``v`` a canonical
+    observation of ``spec``'s game (and ``mask``, unless None, a 0/1 action mask of it):
+    the common case, a float32 vector and an int8 mask, in about a microsecond.  False when
+    it is not, or the compiled check cannot tell (a list, another dtype): then
+    :func:`check_observation` names the fault.  Never True for an observation that
+    :func:`check_observation` refuses, nor False for a float32 one it takes with an int8
+    mask or none (``tests/test_obs_check.py``)."""
+    if type(v) is not np.ndarray or v.ndim != 1 or v.shape[0] not in spec.lengths:
+        return False
+    if v.dtype is not _FLOAT32 or not v.flags.carray:  # not float32, or not a plain array
+        if v.dtype not in _EXACT_IN_FLOAT32:
+            return False
+        v = v.astype(np.float32)
+    m = _NO_MASK
+    if mask is not None:
+        if type(mask) is not np.ndarray:
+            return False
+        if mask.dtype is _INT8 and mask.shape == (spec.n_actions,):
+            m = mask if mask.flags.carray else mask.copy()
+    numbers, groups = spec.tables
+    if spec.compiled is not None:
+        if not spec.compiled(v, numbers, groups, m):
+            return False
+    elif not plain_ok(v, numbers, groups, m):
+        return False
+    elif spec.extra is not None:
+        try:
+            spec.extra(v[:spec.lengths[0]] > 0.5)
+        except ObservationError:
+            return False
+    # a mask of another dtype or shape: tested in numpy
+    return mask is None or m is not _NO_MASK or _mask_ok(mask, spec)
+
+
+def warm_check(spec: ObsSpec) -> None:
+    """Compile (or load) the kernel :func:`is_canonical` calls for ``spec``, on the types
+    it calls it with (not run): a table robot's warm-up, so that no decision compiles."""
+    compile_for(plain_ok if spec.compiled is None else spec.compiled,
+                np.zeros(spec.lengths[0], np.float32), *spec.tables, _NO_MASK)
+
 
 def check_observation(v: Any, mask: Any, spec: ObsSpec) -> np.ndarray:
     """``v`` as float32[spec.lengths[0]] when it is a canonical observation of ``spec``'s
     game (and ``mask``, unless None, a 0/1 action mask of it), else ObservationError naming
     what is wrong and what was expected: numbers, of an accepted length, finite, 0 or 1
-    outside the number slots, the one-hot groups one-hot, then the game's own checks."""
+    outside the number slots, the one-hot groups one-hot, then the game's own checks.
+
+    The common case is compiled (:func:`is_canonical`); what it does not pass, the full
+    check in numpy takes, naming the first fault (:func:`_check_in_full`)."""
+    if is_canonical(v, mask, spec):
+        return v[:spec.lengths[0]].astype(np.float32)
+    return _check_in_full(v, mask, spec)
+
+
+def _mask_ok(mask: Any, spec: ObsSpec) -> bool:
+    """Whether ``mask`` is ``spec.n_actions`` values 0 or 1."""
+    m = np.asarray(mask)
+    return not (m.shape != (spec.n_actions,) or m.dtype.kind not in "biuf" or (
+        (m != 0) & (m != 1)).any())
+
+
+def _check_mask(mask: Any, spec: ObsSpec) -> None:
+    """ObservationError unless ``mask`` is ``spec.n_actions`` values 0 or 1."""
+    if not _mask_ok(mask, spec):
+        m = np.asarray(mask)
+        raise ObservationError(f"{spec.what.replace('observation', 'action mask')} is "
+                               f"{spec.n_actions} values 0 or 1, got "
+                               f"{m.dtype}{list(m.shape)}")
+
+
+def _check_in_full(v: Any, mask: Any, spec: ObsSpec) -> np.ndarray:
+    """:func:`check_observation` in numpy, every check in turn: ObservationError naming
+    the first fault."""
     try:
         v = np.asarray(v)
     except (ValueError, TypeError) as e:  # ragged or odd sequences
@@ -314,12 +439,7 @@ def check_observation(v: Any, mask: Any, spec: ObsSpec) -> np.ndarray:
     if spec.extra is not None:
         spec.extra(bits)
     if mask is not None:
-        m = np.asarray(mask)
-        if m.shape != (spec.n_actions,) or m.dtype.kind not in "biuf" or (
-                (m != 0) & (m != 1)).any():
-            raise ObservationError(f"{spec.what.replace('observation', 'action mask')} is "
-                                   f"{spec.n_actions} values 0 or 1, got "
-                                   f"{m.dtype}{list(m.shape)}")
+        _check_mask(mask, spec)
     return v.astype(np.float32)
 
 
@@ -378,6 +498,75 @@ def check_tricks(bits: np.ndarray, layout: dict[str, tuple[int, int]]) -> None:
                                    "different seats, with its leader once begun")
 
 
+@njit
+def levels_ok(v, exists, levels, n):
+    """:func:`check_levels` compiled, as a test of ``v`` (its slots 0 or 1): True when
+    each of the ``n`` slots at offset ``exists`` is set exactly where its row of 8 slots at
+    offset ``levels`` has one set."""
+    for k in range(n):
+        set_ = 0
+        for j in range(levels + 8 * k, levels + 8 * k + 8):
+            if v[j] > 0.5:
+                set_ += 1
+        if (set_ == 1) != (v[exists + k] > 0.5):
+            return False
+    return True
+
+
+@njit
+def tricks_ok(v, played_by, played_in, cur_trick, trick_leader):
+    """:func:`check_tricks` compiled, as a test of ``v`` (its slots 0 or 1): True when the
+    card-play blocks at those offsets tell one consistent history of tricks."""
+    per_trick = np.zeros(10, np.int64)  # cards in each trick
+    seats = np.zeros(10, np.int64)  # the bits of the seats that played to each trick
+    nplayed = 0
+    for c in range(32):
+        owner = -1
+        for r in range(3):
+            if v[played_by + 32 * r + c] > 0.5:
+                if owner >= 0:
+                    return False  # a card of two players
+                owner = r
+        trick = -1
+        for k in range(10):
+            if v[played_in + 10 * c + k] > 0.5:
+                if trick >= 0:
+                    return False  # a card in two tricks
+                trick = k
+        if (trick >= 0) != (owner >= 0):
+            return False  # played_in and played_by disagree
+        if owner >= 0:
+            nplayed += 1
+            per_trick[trick] += 1
+            seats[trick] |= 1 << owner
+    first = second = False
+    for c in range(32):
+        first |= v[cur_trick + c] > 0.5
+        second |= v[cur_trick + 32 + c] > 0.5
+    ncur = int(first) + int(second)
+    if (second and not first) or nplayed < ncur or (nplayed - ncur) % 3:
+        return False
+    t = (nplayed - ncur) // 3
+    if t > 10:
+        return False
+    if ncur:
+        if t >= 10 or per_trick[t] != ncur:
+            return False
+        for c in range(32):
+            if (v[cur_trick + c] > 0.5 or v[cur_trick + 32 + c] > 0.5) and not (
+                    v[played_in + 10 * c + t] > 0.5):
+                return False  # a card on the table not played in trick t
+    for k in range(10):
+        n = per_trick[k]
+        full = 3 if k < t else ncur if k == t else 0
+        led = False
+        for j in range(3):
+            led |= v[trick_leader + 3 * k + j] > 0.5
+        if n != full or _popcount(seats[k]) != n or led != (n > 0):
+            return False
+    return True
+
+
 def _voleny_bits(bits: np.ndarray) -> None:
     """Volený's own checks: a raise names one seat, a flek level exactly for each bet
     that exists, one consistent history of tricks."""
@@ -393,6 +582,34 @@ def _voleny_bits(bits: np.ndarray) -> None:
     check_tricks(bits, _LAYOUT)
 
 
+_RAISED_BY, _N_RAISED_BY = _LAYOUT["raised_by"]
+_BET_EXISTS, _N_BETS = _LAYOUT["bet_exists"]
+_BET_LEVEL = _LAYOUT["bet_level"][0]  # 8 slots a bet
+_O_OPEN = O.O_OPEN
+_PLAYED_BY, _PLAYED_IN = _LAYOUT["played_by"][0], _LAYOUT["played_in"][0]
+_CUR_TRICK, _TRICK_LEADER = _LAYOUT["cur_trick"][0], _LAYOUT["trick_leader"][0]
+
+
+@njit
+def _voleny_ok(v, numbers, groups, mask):
+    """Volený's whole check compiled, as a test (:attr:`ObsSpec.compiled`): the shared
+    checks, then :func:`_voleny_bits`'s."""
+    if not plain_ok(v, numbers, groups, mask):
+        return False
+    rows = _N_RAISED_BY // 3
+    if v[_O_OPEN] > 0.5:
+        rows = min(rows, 7)
+    for r in range(rows):
+        n = 0
+        for j in range(_RAISED_BY + 3 * r, _RAISED_BY + 3 * r + 3):
+            if v[j] > 0.5:
+                n += 1
+        if n > 1:
+            return False
+    return levels_ok(v, _BET_EXISTS, _BET_LEVEL, _N_BETS) and tricks_ok(
+        v, _PLAYED_BY, _PLAYED_IN, _CUR_TRICK, _TRICK_LEADER)
+
+
 VOLENY_OBS = ObsSpec(
     what="an observation", lengths=(O.OBS_SIZE, OBS4_SIZE),  # and the four-player one,
     others=f" (or the four-player {OBS4_SIZE})",               # whose first block it is
@@ -404,7 +621,7 @@ VOLENY_OBS = ObsSpec(
                  ("bet_seat", 3), ("flek_round", 8), ("marriage", 3),
                  ("first_marriage", 4)),
     exactly_one=(("forehand", 3), ("dealer", 3), ("phase", 9), ("deal_no", 12)),
-    n_actions=N_ACTIONS, extra=_voleny_bits)
+    n_actions=N_ACTIONS, extra=_voleny_bits, compiled=_voleny_ok)
 """Volený's canonical observation (the table robot's :func:`decode` checks it)."""
 
 
@@ -425,8 +642,8 @@ def decode(observation: np.ndarray, mask: np.ndarray | None = None, *,
            check: bool = True) -> ObsInfo:
     """Decode one observation vector (and optionally its action mask); ObservationError
     for anything that is not a canonical observation (see :func:`_check_canonical`).
-    ``check=False`` skips that check (two thirds of the time), for an observation the
-    caller's own encoder has just written, as in a search's playouts."""
+    ``check=False`` skips that check (compiled: a few microseconds), for an observation
+    the caller's own encoder has just written, as in a search's playouts."""
     try:
         v = np.asarray(observation)
     except (ValueError, TypeError) as e:  # ragged or odd sequences

@@ -44,7 +44,8 @@ _PLAYOUTS_WARM: set[str] = set()
 def warm_playouts(games: tuple[str, ...]) -> None:
     """Compile (or load) the simulations' compiled playouts (``GameKind.table_playout``),
     the table robots' card choice and their discards once per process and game, on a card
-    play of the game's table robot."""
+    play of the game's table robot, and the table robot's own kernels (its ``warm_up``:
+    PIMC's fallback decision checks its observation)."""
     from ..playout import decision_positions
 
     warm_discards()
@@ -54,6 +55,7 @@ def warm_playouts(games: tuple[str, ...]) -> None:
             continue
         _, play, rules = decision_positions(g)
         roll = _Rollout(rules, None)
+        type(roll.robot).warm_up()
         if roll.play_out is not None:
             roll.value(play.copy(), 0)
             roll.table_action(play)  # the table robot's own card play, called from Python

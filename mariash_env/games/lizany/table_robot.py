@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 
 from ...cards import NCARDS, cards_of
+from ...core.jit import njit
 from ...core.tables import CARD_POINTS
 from ...core.tricks import announces_marriage_py, beats_py, follow_py, strength_py
 from ...robots.base import ObservationError, Robot, legal_of, observation_arrays
-from ...robots.features import ObsSpec, check_observation
+from ...robots.features import ObsSpec, check_observation, plain_ok, warm_check
 from .actions import N_ACTIONS, OBS_SIZE
 from .game import OBS, SC_EMPTY, mask_from
 
@@ -43,6 +44,27 @@ def _lizany_bits(bits: np.ndarray) -> None:
                                f"{card} is of suit {card >> 3}: expected the same suit")
 
 
+_TRUMP_CARD, _TRUMP_SUIT = OBS["trump_card"][0], OBS["trump_suit"][0]
+
+
+@njit
+def _lizany_ok(v, numbers, groups, mask):
+    """Lízaný's whole check compiled, as a test (``ObsSpec.compiled``): the shared checks,
+    then :func:`_lizany_bits`'s."""
+    if not plain_ok(v, numbers, groups, mask):
+        return False
+    card = suit = -1
+    for c in range(NCARDS):
+        if v[_TRUMP_CARD + c] > 0.5:
+            card = c
+            break
+    for s in range(4):
+        if v[_TRUMP_SUIT + s] > 0.5:
+            suit = s
+            break
+    return card >= 0 and card >> 3 == suit
+
+
 _SC = OBS["scalars"][0]
 LIZANY_OBS = ObsSpec(
     what="a lízaný observation", lengths=(OBS_SIZE,), others="", layout=dict(OBS),
@@ -52,7 +74,7 @@ LIZANY_OBS = ObsSpec(
     numbers_text="the scalars block's counts",
     at_most_one=(("table", 32), ("marriages", 2)),
     exactly_one=(("trump_card", 32), ("trump_suit", 4)),
-    n_actions=N_ACTIONS, extra=_lizany_bits)
+    n_actions=N_ACTIONS, extra=_lizany_bits, compiled=_lizany_ok)
 """Lízaný's canonical observation (its rule robot checks it, as volený's does)."""
 
 
@@ -61,6 +83,9 @@ class LizanyRuleRobot(Robot):
 
     name = "lizany_table"
     games = ("lizany",)
+
+    def __init__(self) -> None:
+        warm_check(LIZANY_OBS)  # compiled (or loaded) now, not in the first decision
 
     def act(self, observation: dict[str, Any]) -> int:
         o, mask = observation_arrays(observation)

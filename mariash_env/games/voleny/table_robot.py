@@ -45,6 +45,7 @@ from ...core.state import (
 from ...robots.base import Robot, no_legal_action
 from ...robots.card_view import CardPlayView
 from ...robots.features import (
+    VOLENY_OBS,
     ObsInfo,
     betl_risk,
     cards,
@@ -54,6 +55,7 @@ from ...robots.features import (
     in_suit,
     popcount,
     strength,
+    warm_check,
     winning_index,  # noqa: F401 (its old name here, for callers)
 )
 from . import actions as A
@@ -102,7 +104,7 @@ class TableRobot(Robot):
     def __init__(self) -> None:
         self.fallbacks = 0  # decisions where the rules above picked an illegal action
         # False only where the observations come straight from the encoder (a search's
-        # playouts): the canonical check is most of a decode's time.
+        # playouts): they need no canonical check.
         self.check = True
         self._view = np.zeros(VIEW_SIZE, np.int64)  # the card play's view array, reused
 
@@ -112,10 +114,12 @@ class TableRobot(Robot):
     @staticmethod
     def warm_up() -> None:
         """Compile (or load) the kernels its decisions call from Python, on their types:
-        the hand's and the discards' values, the card play (not run: no view needed)."""
+        the hand's and the discards' values, the card play, the observation's check (not
+        run: no view needed)."""
         warm_discards()
         warm_hand()
         compile_for(choose_card, np.zeros(VIEW_SIZE, np.int64))
+        warm_check(VOLENY_OBS)
 
     # --- entry points ---------------------------------------------------------------
     def act(self, observation: dict[str, Any]) -> int:
