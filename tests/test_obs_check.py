@@ -13,7 +13,6 @@ ObservationError message, or the same float32 array.
 from __future__ import annotations
 
 import dataclasses
-import timeit
 from functools import cache
 from typing import Any
 
@@ -257,8 +256,8 @@ def test_tampered_observations_get_the_reference_answer(rules):
 @pytest.mark.parametrize("rules", GAMES)
 def test_the_table_robots_check_canonical_observations_compiled(rules, monkeypatch):
     """A table robot's canonical observations never reach the numpy check (its calls
-    counted over whole deals), and the check costs a small part of what it did: at most
-    a fifth of the reference's time on the same observation (measured: about 1/60)."""
+    counted over whole deals): they take the compiled test, measured at about 1/60 of
+    the numpy check's time (no timing is asserted)."""
     calls = []
     full = F._check_in_full
     monkeypatch.setattr(F, "_check_in_full", lambda *a: calls.append(1) or full(*a))
@@ -276,13 +275,6 @@ def test_the_table_robots_check_canonical_observations_compiled(rules, monkeypat
             decisions += 1
             e.step(robots[e.agents.index(agent)].act(obs))
     assert decisions > 20 and not calls
-    spec = SPECS[rules]
-    v, m = _observations(rules)[len(_observations(rules)) // 2]
-
-    def best(f):
-        return min(timeit.repeat(lambda: f(v, m, spec), number=100, repeat=5))
-
-    assert best(F.check_observation) < best(_reference) / 5
 
 
 def test_a_one_hot_block_over_a_number_slot_is_a_spec_error():
