@@ -165,16 +165,22 @@ def test_join_refuses_a_bad_address_and_timeout():
         join(None, 0)
 
 
-def test_join_when_connected_goes_on_with_that_cluster_and_refuses_another(cluster):
+def test_join_when_connected_goes_on_with_that_cluster_and_refuses_another(cluster,
+                                                                          monkeypatch):
     """Already connected, :func:`join` goes on with the cluster when ``address`` is None or
     names it (as its host:port, by ``localhost`` or ``auto``), and refuses an address of
     another cluster, naming both (it returned False, the run going on with the cluster
-    it was connected to)."""
+    it was connected to).  ``auto`` is Ray's lookup: RAY_ADDRESS, else the machine's
+    latest cluster (/tmp/ray/ray_current_cluster), which is another run's when two run at
+    once, so RAY_ADDRESS names this one."""
     assert join(cluster.address, 20.0)
     try:
         port = cluster.address.rpartition(":")[2]
-        for same in (None, cluster.address, f"localhost:{port}", "auto"):
+        for same in (None, cluster.address, f"localhost:{port}"):
             assert join(same, 20.0) is False, same
+        with monkeypatch.context() as m:
+            m.setenv("RAY_ADDRESS", cluster.address)
+            assert join("auto", 20.0) is False
         other = "127.0.0.1:1"  # nothing listens there: refused before any probe
         with pytest.raises(RayClusterError) as e:
             join(other, 20.0)
