@@ -13,15 +13,14 @@ import importlib
 import json
 import math
 import os
-import queue
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -231,7 +230,7 @@ def test_stale_temp_files_of_killed_saves_removed(tmp_path: Path) -> None:
     assert sum("left by a process killed while writing it" in s for s in logs) == 2
 
 
-def test_unreadable_checkpoint_names_the_newest_good_one(tmp_path: Path) -> None:
+def test_unreadable_checkpoint_names_the_newest_good_one(tmp_path: Path, forker) -> None:
     out = tmp_path / "run"
     Trainer(tiny(**{"run.checkpoint_every": 1, "run.keep_checkpoints": 3}), out).train()
     numbered = sorted((out / "checkpoints").glob("it*.pt"))
@@ -243,7 +242,7 @@ def test_unreadable_checkpoint_names_the_newest_good_one(tmp_path: Path) -> None
     with pytest.raises(CheckpointError, match=rf"truncated.*newest good checkpoint is "
                                               rf"{re.escape(str(good))} \(iteration 3\)"):
         Trainer(None, out, resume=True)
-    res = _run("training.train", "--out", str(out), "--resume")
+    res = _run(forker, "training.train", "--out", str(out), "--resume")
     _one_error_line(res, 2, f"cp {good} {ck}")
     shutil.copyfile(good, ck)  # what the message says
     t = Trainer(None, out, resume=True)
@@ -337,9 +336,44 @@ def test_export_writes_only_a_checked_model(small_run: Path, tmp_path: Path,
 # -- the command lines (items 8 and 9) ---------------------------------------------------
 
 
-def _run(module: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, env=PY_ENV,
-                          capture_output=True, text=True, timeout=300)
+# What every training process does first, done once in the forker (below): torch.optim's
+# first optimizer imports torch._dynamo, and the engine's, the encoders' and the arena's
+# kernels are loaded from numba's cache on their first call (~1.7 s of CPU a process).
+_WARM = """
+import numpy as np
+from mariash_env.arena import duplicate_match
+from mariash_env.robots import RandomRobot, TableRobot
+from mariash_env.vector import VectorEnv, random_legal_actions
+
+rng = np.random.default_rng(0)
+v = VectorEnv(4, seed=0)
+step = v.reset(seed=0)
+for _ in range(20):
+    step = v.step(random_legal_actions(step.mask, rng))
+duplicate_match({"table": TableRobot, "random": RandomRobot}, deals=2, seed=0, jobs=1,
+                progress=False)
+"""
+
+
+@pytest.fixture(scope="module")
+def forker(tmp_path_factory):
+    """The module's command lines, each run as ``python -m`` would run it, in a child forked
+    from one process that imported torch and the programs and loaded the kernels once
+    (tests/forking.py): a fresh ``python`` costs ~2.5 s of CPU to import them and ~1.7 s
+    more for the first training iteration, most of these runs well under one.  That
+    process writes nothing to stderr (its imports warn of nothing, as a fresh process's
+    would not)."""
+    from tests.forking import Forker
+
+    f = Forker(["torch", "torch._dynamo", "onnx", "onnxruntime", "training.train",
+                "training.export", "training.evaluate", "training.demo"], ROOT, PY_ENV,
+               tmp_path_factory.mktemp("forker"), warm=_WARM)
+    yield f
+    assert f.close() == (0, "")
+
+
+def _run(forker, module: str, *args: str) -> subprocess.CompletedProcess:
+    return forker.run(["-m", module, *args])
 
 
 def _one_error_line(res: subprocess.CompletedProcess, rc: int, needle: str) -> None:
@@ -350,7 +384,7 @@ def _one_error_line(res: subprocess.CompletedProcess, rc: int, needle: str) -> N
 
 
 def test_command_lines_answer_bad_input_with_one_error_line(small_run: Path, tmp_path: Path,
-                                                            capsys) -> None:
+                                                            capsys, forker) -> None:
     a_file = tmp_path / "a_file"
     a_file.write_text("not a directory")
     keep = tmp_path / "precious"
@@ -360,8 +394,8 @@ def test_command_lines_answer_bad_input_with_one_error_line(small_run: Path, tmp
     onnx_out = tmp_path / "r.onnx"
     quick = ["--set", "run.max_iterations=1", "--set", "run.progress=false"]
     # (module, arguments, what the error line says); the first of each tool and the
-    # issue's examples run as real command lines, the others through the same main()
-    # in this process (a Python start with torch costs ~2 s of CPU on the CI machine).
+    # issue's examples run as command lines (forked, see ``forker``: their exit status and
+    # all they write to stderr), the others through the same main() in this process.
     real = [
         (("training.train", "--out", str(tmp_path / "t1"), "--set", "network.hidden=[1.5]"),
          "network.hidden = [1.5] is not accepted"),
@@ -413,10 +447,9 @@ def test_command_lines_answer_bad_input_with_one_error_line(small_run: Path, tmp
         (("training.demo", "--out", str(tmp_path / "d"), "--config", str(a_file)),
          "not valid TOML"),
     ]
-    with ThreadPoolExecutor(3) as pool:  # the imports dominate: overlap them
-        results = list(pool.map(lambda c: _run(*c[0]), real))
-    for (_, needle), res in zip(real, results):
-        _one_error_line(res, 2, needle)
+    for args, needle in real:
+        _one_error_line(_run(forker, *args), 2, needle)
+    assert forker.stderr() == ""  # nor did their imports, done once in the forker
     for (module, *args), needle in in_process:
         main = importlib.import_module(module).main
         capsys.readouterr()
@@ -444,64 +477,102 @@ FAULT_CFG = {
 }
 
 
-# ``python -m training.train`` whose every evaluation first sleeps: a kill timed after the
-# "evaluating" line then lands inside the evaluation however fast the machine or the
-# batched arena is (the batched harness evaluates its 30 deals in well under 0.1 s).
-_SLOW_EVAL_TRAIN = """
-import sys, time
+# What a training process runs first (its prelude, see ``forker``): every evaluation sleeps,
+# so that a kill timed after the "evaluating" line lands inside the evaluation however fast
+# the machine or the batched arena is (the batched harness evaluates its 30 deals in well
+# under 0.1 s).
+_SLOW_EVAL = """
+import time
 from training import trainer
 _evaluate = trainer.Trainer.evaluate
 def _slow(self, *a, **k):
     time.sleep(1.5)
     return _evaluate(self, *a, **k)
 trainer.Trainer.evaluate = _slow
-from training.train import main
-sys.exit(main(sys.argv[1:]))
 """
 
 
 class _Proc:
-    """A training process (evaluations slowed, see above, unless not ``slow``) whose output
-    a thread reads."""
+    """``python -m training.train *args`` (its evaluations slowed, see above, unless not
+    ``slow``) forked by ``forker``, its output (stdout and stderr: one file) read as it
+    grows."""
 
-    def __init__(self, *args: str, slow: bool = True) -> None:
-        run = ["-c", _SLOW_EVAL_TRAIN] if slow else ["-m", "training.train"]
-        self.p = subprocess.Popen([sys.executable, *run, *args], cwd=ROOT,
-                                  env=PY_ENV, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True)
-        self.lines: queue.Queue[str] = queue.Queue()
+    def __init__(self, forker, *args: str, slow: bool = True) -> None:
+        fd, path = tempfile.mkstemp(".log", "train-", forker.scratch)
+        os.close(fd)
+        self.path, self._read = Path(path), 0  # bytes of it read
+        self.pid = forker.start(["-m", "training.train", *args], self.path,
+                                prelude=_SLOW_EVAL if slow else "")
+        self.status: int | None = None
+        self._ended = threading.Event()
         self.log: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._wait, args=(forker,), daemon=True).start()
 
-    def _read(self) -> None:
-        for line in self.p.stdout:
-            self.lines.put(line)
+    def _wait(self, forker) -> None:
+        self.status = forker.wait()
+        self._ended.set()
+
+    def poll(self) -> int | None:
+        return self.status
+
+    def _lines(self) -> list[str]:
+        """The lines written whole since the last call."""
+        new = self.path.read_bytes()[self._read:]
+        new = new[:new.rfind(b"\n") + 1]
+        self._read += len(new)
+        return new.decode().splitlines(keepends=True)
 
     def wait_for(self, pattern: str, timeout: float = 120) -> bool:
         """True when a line matches; False when the process ended first."""
         deadline = time.time() + timeout
         while time.time() < deadline:
-            try:
-                line = self.lines.get(timeout=0.05)
-            except queue.Empty:
-                if self.p.poll() is not None and self.lines.empty():
+            ended = self._ended.is_set()  # before reading: all it wrote is in the file
+            lines = self._lines()
+            for line in lines:
+                self.log.append(line)
+                if re.search(pattern, line):
+                    return True
+            if not lines:
+                if ended:
                     return False
-                continue
-            self.log.append(line)
-            if re.search(pattern, line):
-                return True
+                time.sleep(0.05)
         raise AssertionError(f"no {pattern!r} within {timeout} s: {''.join(self.log)}")
 
+    def wait(self, timeout: float) -> int:
+        assert self._ended.wait(timeout), f"still running after {timeout} s"
+        return self.status
+
     def kill(self) -> int:
-        self.p.send_signal(signal.SIGKILL)
-        return self.p.wait(timeout=60)
+        """SIGKILL (unless it has ended); its exit status."""
+        if not self._ended.is_set():
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:  # it ended (and was reaped) just now
+                pass
+        return self.wait(60)
+
+
+@pytest.fixture
+def train(forker):
+    """``train(*args, slow=True)``: a :class:`_Proc`; one still running when the test ends
+    (it failed) is killed, so that the forker is free for the next."""
+    started: list[_Proc] = []
+
+    def start(*args: str, slow: bool = True) -> _Proc:
+        started.append(_Proc(forker, *args, slow=slow))
+        return started[-1]
+
+    yield start
+    for p in started:
+        if p.poll() is None:
+            p.kill()
 
 
 def _iteration(ck: Path) -> int:
     return read_checkpoint(ck)["counters"]["iteration"] if ck.exists() else 0
 
 
-def test_kill_at_random_points_and_resume_loses_nothing(tmp_path: Path) -> None:
+def test_kill_at_random_points_and_resume_loses_nothing(tmp_path: Path, train) -> None:
     rng = np.random.default_rng(9)
     cfg_path = tmp_path / "fault.json"
     cfg_path.write_text(json.dumps(FAULT_CFG))
@@ -510,18 +581,18 @@ def test_kill_at_random_points_and_resume_loses_nothing(tmp_path: Path) -> None:
     last = FAULT_CFG["run"]["max_iterations"]
 
     # 1. Inside the periodic evaluation of iteration 4 (random delay): saved before it.
-    p = _Proc("--config", str(cfg_path), "--out", str(out))
+    p = train("--config", str(cfg_path), "--out", str(out))
     assert p.wait_for(r"evaluating iteration 4 against random")
     time.sleep(rng.uniform(0.0, 0.5))
     assert p.kill() == -signal.SIGKILL
     assert _iteration(ck) >= 4
 
     # 2. At a random iteration of the resumed run (watching its metrics rows).
-    p = _Proc("--out", str(out), "--resume")
+    p = train("--out", str(out), "--resume")
     first = _iteration(ck) + 1
     stop_at = int(rng.integers(first, max(first + 1, last - 1)))
     deadline = time.time() + 120
-    while time.time() < deadline and p.p.poll() is None:
+    while time.time() < deadline and p.poll() is None:
         rows = (out / "metrics.csv").read_text().strip().splitlines()[1:]
         if rows and int(rows[-1].split(",")[0]) >= stop_at:
             break
@@ -530,7 +601,7 @@ def test_kill_at_random_points_and_resume_loses_nothing(tmp_path: Path) -> None:
 
     # 3. Inside the final evaluation (against random and TableRobot): the training is
     #    already in the checkpoint, only the evaluation is missing.
-    p = _Proc("--out", str(out), "--resume")
+    p = train("--out", str(out), "--resume")
     assert p.wait_for(rf"evaluating iteration {last} against .*table")
     time.sleep(rng.uniform(0.05, 0.5))
     assert p.kill() == -signal.SIGKILL, "the final evaluation ended before the kill"
@@ -539,9 +610,9 @@ def test_kill_at_random_points_and_resume_loses_nothing(tmp_path: Path) -> None:
 
     # 4. Resume to the end: exit 0, no training after the last iteration (not killed: its
     #    evaluation is not slowed).
-    p = _Proc("--out", str(out), "--resume", slow=False)
+    p = train("--out", str(out), "--resume", slow=False)
     assert p.wait_for(rf"evaluating iteration {last} against .*table")
-    assert p.p.wait(timeout=300) == 0, "".join(p.log)
+    assert p.wait(300) == 0, "".join(p.log)
 
     ref = tmp_path / "ref"
     Trainer(Config.from_dict(FAULT_CFG), ref).train()
