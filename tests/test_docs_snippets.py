@@ -5,7 +5,8 @@ changed return value or a snippet that needs a name it never defines fails here.
 A block that reads what a command of the same page writes gets that command run first
 (:data:`SETUP`, a small instance of it); a block that only shows a signature is marked
 in :data:`SKIP` with the reason; one that needs an extra's package, in :data:`NEEDS`, is
-skipped where that is not installed.  Bash blocks are the CLIs' (their own tests run them)."""
+skipped where that is not installed (Tianshou's blocks run in tests/test_examples.py, see
+:data:`IN_TIANSHOU_RUNNER`).  Bash blocks are the CLIs' (their own tests run them)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,11 @@ SKIP: dict[str, str] = {}
 NEEDS: dict[str, str] = {
     "docs/pitfalls.md#0": "tianshou",  # the examples extra
 }
+# Blocks that need Tianshou run in tests/test_examples.py (test_tianshou_snippets_run), in
+# an empty folder too, but forked from its runner, which imported Tianshou and compiled
+# its numba kernels once: a fresh process spent ~12 s of CPU on those for a block that
+# then runs in one.
+IN_TIANSHOU_RUNNER = frozenset(n for n, m in NEEDS.items() if m == "tianshou")
 
 
 def _blocks() -> list[tuple[str, str]]:
@@ -62,7 +68,10 @@ def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
-@pytest.mark.parametrize("name,code", BLOCKS, ids=[n for n, _ in BLOCKS])
+HERE = [(n, c) for n, c in BLOCKS if n not in IN_TIANSHOU_RUNNER]
+
+
+@pytest.mark.parametrize("name,code", HERE, ids=[n for n, _ in HERE])
 def test_snippet_runs(name: str, code: str, tmp_path: Path):
     if name in SKIP:
         pytest.skip(SKIP[name])

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_docs_snippets import BLOCKS, IN_TIANSHOU_RUNNER
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,13 +59,14 @@ def test_torchrl_ppo_runs(tmp_path):
     assert "iteration 2: 64 steps" in p.stdout and "trained 2 PPO iterations" in p.stdout
 
 
-# Runs examples in children forked from one interpreter that imported Tianshou and built
-# a replay buffer and an algorithm once: Tianshou compiles its numba kernels (uncached)
-# in every process that builds them, 6-10 s of each run of tianshou_dqn.py, and imports
-# in 4 s.  Each line on stdin is [script, argv, TMPDIR]; the child runs the script as
-# ``python -W ignore`` would (tests/forking.py: its stdout and stderr to files; here also a
-# temporary folder of its own, and a worker process it leaves fails it), and the answer
-# is one line [status, stdout, stderr] (JSON).
+# Runs examples (and the docs' Tianshou blocks, test_docs_snippets.IN_TIANSHOU_RUNNER) in
+# children forked from one interpreter that imported Tianshou and built a replay buffer
+# and an algorithm once: Tianshou compiles its numba kernels (uncached) in every process
+# that builds them, 6-10 s of each run of tianshou_dqn.py, and imports in 4 s.  Each line
+# on stdin is [script, argv, TMPDIR, working directory or null]; the child runs the
+# script as ``python -W ignore`` would (tests/forking.py: its stdout and stderr to files;
+# here also a temporary folder of its own, and a worker process it leaves fails it), and
+# the answer is one line [status, stdout, stderr] (JSON).
 RUNNER = r"""
 import json, multiprocessing, os, signal, sys, tempfile
 from gymnasium.spaces import Discrete
@@ -77,10 +79,12 @@ VectorReplayBuffer(2, 2)  # compiles the buffers' kernels
 MARLRandomDiscreteMaskedOffPolicyAlgorithm(Discrete(2))  # and the algorithms'
 
 
-def own_tmp(tmp):
+def own_tmp(tmp, cwd):
     def before():
         signal.alarm(300)  # the timeout of a run: SIGALRM ends the child
         os.environ["TMPDIR"], tempfile.tempdir = tmp, None
+        if cwd is not None:
+            os.chdir(cwd)
     return before
 
 
@@ -93,8 +97,8 @@ def no_workers_left(code):
 
 
 for line in sys.stdin:
-    script, argv, tmp = json.loads(line)
-    answer = run_forked([script, *argv], own_tmp(tmp), no_workers_left)
+    script, argv, tmp, cwd = json.loads(line)
+    answer = run_forked([script, *argv], own_tmp(tmp, cwd), no_workers_left)
     print(json.dumps(answer), flush=True)
 os._exit(0)  # without the second it takes to tear torch down
 """
@@ -103,18 +107,29 @@ os._exit(0)  # without the second it takes to tear torch down
 @pytest.fixture(scope="module")
 def forked(tmp_path_factory):
     """``run(script, *args, tmp=...)`` as :func:`_run`, in a child of :data:`RUNNER`
-    (its own temporary folder must stay empty too)."""
+    (its own temporary folder must stay empty too); ``cwd=``: a script (an absolute path)
+    run in that working directory instead of an example."""
     _need("tianshou")
     if not hasattr(os, "fork"):  # pragma: no cover - Windows: a process per run
-        yield lambda script, *args, tmp: _run(script, *args, tmp=tmp)
+        def fresh(script: str, *args: str, tmp: Path, cwd: Path | None = None):
+            if cwd is None:
+                return _run(script, *args, tmp=tmp)
+            return subprocess.run([sys.executable, script, *args], cwd=cwd,
+                                  capture_output=True, text=True, timeout=300,
+                                  env={**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT)})
+
+        yield fresh
         return
     own = tmp_path_factory.mktemp("runner")
     runner = subprocess.Popen([sys.executable, "-W", "ignore", "-c", RUNNER], cwd=ROOT,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "TMPDIR": str(own)})
 
-    def run(script: str, *args: str, tmp: Path) -> subprocess.CompletedProcess:
-        runner.stdin.write(json.dumps([f"examples/{script}", list(args), str(tmp)]) + "\n")
+    def run(script: str, *args: str, tmp: Path,
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
+        path = f"examples/{script}" if cwd is None else script
+        runner.stdin.write(json.dumps([path, list(args), str(tmp),
+                                       None if cwd is None else str(cwd)]) + "\n")
         runner.stdin.flush()
         line = runner.stdout.readline()
         assert line, f"the runner died: status {runner.wait()}"
@@ -145,6 +160,21 @@ def test_tianshou_dqn_runs(tmp_path, vector, forked):
     assert p.returncode == 0, p.stderr
     assert _left_in(tmp_path) == []
     assert "320 decisions in the replay buffer" in p.stdout and "over 2 deals" in p.stdout
+
+
+@pytest.mark.parametrize("name", sorted(IN_TIANSHOU_RUNNER))
+def test_tianshou_snippets_run(name, tmp_path, forked):
+    """The docs' Tianshou blocks run as written (test_docs_snippets, whose fresh process
+    per block they would pay Tianshou's import and kernels in): in an empty working
+    directory, and leaving no worker process or temporary file."""
+    code = dict(BLOCKS)[name]
+    (tmp_path / "cwd").mkdir()
+    (tmp_path / "tmp").mkdir()
+    script = tmp_path / "snippet.py"
+    script.write_text(code, encoding="utf-8")
+    p = forked(str(script), tmp=tmp_path / "tmp", cwd=tmp_path / "cwd")
+    assert p.returncode == 0, f"{name} does not run as written:\n{p.stderr[-3000:]}"
+    assert _left_in(tmp_path / "tmp") == []
 
 
 @pytest.mark.parametrize(
