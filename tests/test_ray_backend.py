@@ -7,6 +7,7 @@ its end."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -124,30 +125,45 @@ def _collect3(actors, cfg: Config, net, kill=None) -> list:
     return out
 
 
-def test_a_killed_actor_is_replaced_and_redoes_its_segment(local_ray) -> None:
-    cfg = small()
-    # The network is seeded as the Trainer seeds it.  Unseeded, it drew its weights from
-    # whatever torch RNG state the tests before it in this process left (under xdist, a
-    # matter of which tests that worker happened to run), and with some weights no deal
-    # of the three collections ends: the third comes back empty (1 in 20 seeds).
+def seeded_method(cfg: Config):
+    """The method of ``cfg`` with its network seeded as the Trainer seeds it.  Unseeded, it
+    drew its weights from whatever torch RNG state the tests before it in this process
+    left (under xdist, a matter of which tests that worker happened to run), and with some
+    weights no deal of the three collections ends: the third comes back empty (1 in 20
+    seeds)."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
-        method = get_method(cfg.method)(cfg, torch.device("cpu"))
-    init = {k: v.clone() for k, v in method.net.state_dict().items()}
+        return get_method(cfg.method)(cfg, torch.device("cpu"))
 
-    def run(kind: str, kill=None) -> list:
-        method.net.load_state_dict(init)
-        actors = RayActors(cfg) if kind == "ray" else ProcessActors(cfg, method)
-        try:
-            return _collect3(actors, cfg, method.net, kill), getattr(actors, "restarts", 0)
-        finally:
-            actors.close()
+
+@functools.cache
+def process_collections() -> list:
+    """:func:`_collect3` of SMALL's worker processes from the seeded network: what the Ray
+    actors must give, a lost one replaced or not (here and in test_ray_cluster, which
+    imports this module as pytest does, so that the two, run on one worker, start the
+    processes once: two Python starts with torch)."""
+    cfg = small()
+    method = seeded_method(cfg)
+    actors = ProcessActors(cfg, method)
+    try:
+        return _collect3(actors, cfg, method.net)
+    finally:
+        actors.close()
+
+
+def test_a_killed_actor_is_replaced_and_redoes_its_segment(local_ray) -> None:
+    cfg = small()
+    method = seeded_method(cfg)
 
     def kill_worker_1(actors: RayActors) -> None:
         ray.kill(actors.workers[1], no_restart=True)
 
-    reference, _ = run("process")
-    killed, restarts = run("ray", kill_worker_1)
+    reference = process_collections()
+    actors = RayActors(cfg)
+    try:
+        killed, restarts = _collect3(actors, cfg, method.net, kill_worker_1), actors.restarts
+    finally:
+        actors.close()
     assert restarts == 1
     assert ray.is_initialized()  # RayActors did not own the module's Ray: it stays up
     assert len(reference) == len(killed) == 3

@@ -195,16 +195,15 @@ def test_a_lost_node_without_a_spare_cpu_is_reported_and_the_run_goes_on(cluster
     within the timeout its replacement starts without a CPU of its own, the restart and
     its cause are logged, and the batches are those of worker processes; no weights of
     past collections stay referenced in the object store.  (It hung forever.)"""
-    from tests.test_ray_backend import _collect3, small
-    from training.actors import ProcessActors
-    from training.methods import get_method
+    # test_ray_backend as pytest imports it (not tests.test_ray_backend): the worker
+    # processes' collections it computed for its own test are taken, not made again
+    from test_ray_backend import _collect3, process_collections, seeded_method, small
+
     from training.ray_actors import RayActors
 
     cfg = small()
-    method = get_method(cfg.method)(cfg, torch.device("cpu"))
-    init = {k: v.clone() for k, v in method.net.state_dict().items()}
-    reference = _collect3(ProcessActors(cfg, method), cfg, method.net)
-    method.net.load_state_dict(init)
+    method = seeded_method(cfg)
+    reference = process_collections()
     # The timeout also bounds the starts, which a loaded 2-core machine can stretch past
     # 20 s (the first failed so at load 5): a long one, but for the wait for a CPU below.
     join(cluster.address, 120.0)
