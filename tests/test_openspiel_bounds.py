@@ -26,6 +26,14 @@ from mariash_env.rules import make_rules
 
 
 @njit(cache=False)
+def _reset(st, base):
+    """``st[:] = base``, whose compiling (numba's shape-mismatch error of a slice
+    assignment) cost ~3 s of CPU, more than all the enumerations' runs."""
+    for i in range(base.size):
+        st[i] = base[i]
+
+
+@njit(cache=False)
 def _marriages(st, code, fa, fd):
     """Suit ``su``'s marriage by base-3 digit of ``code``: 0 none, 1 the actor (seat 0), 2
     a defender (seat 1); ``fa`` / ``fd`` the side's first (its marriage order 0)."""
@@ -77,7 +85,7 @@ def _voleny_extremes(base, rules, level, open_contracts):
         for opened in range(2 if open_contracts else 1):
             for lv in (0, level):
                 for end in (S.END_PLAYED, S.END_BROKEN):
-                    st[:] = base
+                    _reset(st, base)
                     st[S.CONTRACT], st[S.OVERCALLS], st[S.END] = con, opened, end
                     st[S.BET_LEVEL + S.B_GAME] = lv
                     settle(st, rules)
@@ -100,7 +108,7 @@ def _voleny_extremes(base, rules, level, open_contracts):
                                             if not _firsts_ok(code, fa, fd):
                                                 continue
                                             for sv in range(5):
-                                                st[:] = base
+                                                _reset(st, base)
                                                 na, nd = _marriages(st, code, fa, fd)
                                                 if (sto and na == 0) or (ha and nd == 0):
                                                     continue
@@ -140,7 +148,7 @@ def _licit_extremes(base, rules, level):
         trump = 0 if HEARTS[g] else 1
         comp = COMPONENTS[g]
         for end in (S.END_FOLD, S.END_SHOW, S.END_BARE_FLEK, S.END_NO_BID):
-            st[:] = base
+            _reset(st, base)
             st[S.LIC_GAME], st[S.END], st[S.TRUMP_CARD] = g, end, 8 * trump
             if end == S.END_NO_BID:
                 st[S.ACTOR] = -1
@@ -158,7 +166,7 @@ def _licit_extremes(base, rules, level):
                                 continue
                             for sv in range(5):
                                 for both in range(2):
-                                    st[:] = base
+                                    _reset(st, base)
                                     _marriages(st, code, fa, fd)
                                     _sevens(st, sv)
                                     st[S.LIC_GAME], st[S.END] = g, S.END_PLAYED
