@@ -83,3 +83,22 @@ def _numba_environment_kept():
                 del os.environ[k]
         pytest.fail(f"the test left numba's environment changed: {before} -> {after}",
                     pytrace=False)
+
+
+@pytest.fixture
+def forkserver_workers(monkeypatch):
+    """training's rollout worker processes (``ProcessActors``: ``spawn``, a fresh Python
+    each, ~2.5 s of CPU importing torch and the package) started instead by
+    multiprocessing's forkserver, which imported ``training.actors`` once for the whole
+    test process: for tests of what the workers compute, not of how they start (the
+    others spawn theirs: test_ray_backend's process runs, the pipelined run of
+    test_training_faults that does not fit in memory...).  The forkserver is a fresh
+    process of its own that runs no torch operation (see tests/forking.py)."""
+    import multiprocessing as mp
+    from types import SimpleNamespace
+
+    import training.actors
+
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["training.actors"])
+    monkeypatch.setattr(training.actors, "mp", SimpleNamespace(get_context=lambda _: ctx))

@@ -106,8 +106,10 @@ def _same_params(a: Path, b: Path) -> None:
 
 
 @pytest.mark.parametrize("pipeline", [False, True], ids=["in-process", "pipelined-worker"])
-def test_resume_equals_uninterrupted_run(tmp_path: Path, pipeline: bool) -> None:
-    """Exact: same weights, optimizer state, counters and losses as the uninterrupted run."""
+def test_resume_equals_uninterrupted_run(tmp_path: Path, pipeline: bool,
+                                        forkserver_workers) -> None:
+    """Exact: same weights, optimizer state, counters and losses as the uninterrupted run
+    (pipelined: its three runs' worker processes forked, tests/conftest.py)."""
     # The evaluation at each run's end against random alone: TINY's also against the table
     # robot was two thirds of the test, and this one compares no evaluation (the
     # evaluations of a resumed run: test_kill_at_random_points_and_resume_loses_nothing).
