@@ -91,9 +91,10 @@ def forkserver_workers(monkeypatch):
     each, ~2.5 s of CPU importing torch and the package) started instead by
     multiprocessing's forkserver, which imported ``training.actors`` once for the whole
     test process: for tests of what the workers compute, not of how they start (the
-    others spawn theirs: test_ray_backend's process runs, the pipelined run of
-    test_training_faults that does not fit in memory...).  The forkserver is a fresh
-    process of its own that runs no torch operation (see tests/forking.py)."""
+    others spawn theirs: test_ray_cluster's command-line training run with two workers,
+    the pipelined run of test_training_faults that does not fit in memory...).  The
+    forkserver is a fresh process of its own that runs no torch operation (see
+    tests/forking.py)."""
     import multiprocessing as mp
     from types import SimpleNamespace
 

@@ -72,7 +72,10 @@ def _equal(a, b, where: str = "") -> None:
         assert a == b or (a != a and b != b), where  # NaN == NaN here
 
 
-def test_ray_run_gives_the_checkpoint_of_the_process_run(local_ray, tmp_path: Path) -> None:
+def test_ray_run_gives_the_checkpoint_of_the_process_run(local_ray, tmp_path: Path,
+                                                        forkserver_workers) -> None:
+    """Its process run's workers forked (tests/conftest.py: the same batches, the start
+    of two Pythons less; test_ray_cluster's command-line run spawns its own)."""
     # rollout_steps: enough for deals to end in the three iterations (with SMALL's 4 none
     # did: no sample, no update, and the weights compared were the first ones)
     for backend in ("process", "ray"):
@@ -141,7 +144,7 @@ def process_collections() -> list:
     """:func:`_collect3` of SMALL's worker processes from the seeded network: what the Ray
     actors must give, a lost one replaced or not (here and in test_ray_cluster, which
     imports this module as pytest does, so that the two, run on one worker, start the
-    processes once: two Python starts with torch)."""
+    processes once; their callers fork them, tests/conftest.py forkserver_workers)."""
     cfg = small()
     method = seeded_method(cfg)
     actors = ProcessActors(cfg, method)
@@ -151,7 +154,8 @@ def process_collections() -> list:
         actors.close()
 
 
-def test_a_killed_actor_is_replaced_and_redoes_its_segment(local_ray) -> None:
+def test_a_killed_actor_is_replaced_and_redoes_its_segment(local_ray,
+                                                          forkserver_workers) -> None:
     cfg = small()
     method = seeded_method(cfg)
 

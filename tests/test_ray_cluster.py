@@ -190,7 +190,8 @@ def test_join_when_connected_goes_on_with_that_cluster_and_refuses_another(clust
         ray.shutdown()
 
 
-def test_a_lost_node_without_a_spare_cpu_is_reported_and_the_run_goes_on(cluster):
+def test_a_lost_node_without_a_spare_cpu_is_reported_and_the_run_goes_on(cluster,
+                                                                        forkserver_workers):
     """#29 items 2 and 5 (#36): the node of worker 1 is removed and no free CPU is left:
     within the timeout its replacement starts without a CPU of its own, the restart and
     its cause are logged, and the batches are those of worker processes; no weights of
