@@ -247,6 +247,54 @@ def test_gate_below_its_threshold_stops_with_one_line(tiny_run: dict, tmp_path: 
     assert not _state(run)["stages"]["gate"]["done"]
 
 
+def test_a_finished_labels_stage_whose_jobs_or_backend_changed_is_kept(
+        tiny_run: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``jobs``, ``backend`` and ``address`` say how a labels (or dagger) stage spreads its
+    shards, not what they are (each is a function of the settings and its index: the next
+    test): a finished stage whose recipe changed only those stays finished, saying so; a
+    change of what the labels are, with or without them, is refused as before."""
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run["run"], run)
+    before = _state(run)
+    text = TINY.read_text()
+    recipe = tmp_path / "tiny.toml"
+    recipe.write_text(text.replace("robot_share = 0.0", 'robot_share = 0.0\njobs = 2\n'
+                                   'backend = "ray"', 1)
+                      .replace("robot_share = 1.0", "robot_share = 1.0\njobs = 3", 1))
+    rc, out, err = _main(capsys, recipe, "--out", run)
+    assert rc == 0, err
+    assert "=====" not in out  # nothing ran again
+    assert ('[1/6] labels (labels): done ' in out and ', skipped; jobs 1 then, 2 now, backend '
+            '"process" then, "ray" now: how its labels were made, not what they are' in out)
+    assert "[4/6] dagger (dagger): done " in out and ", skipped; jobs 1 then, 3 now: how" in out
+    assert _state(run) == before  # the entries as they were: the later stages not stale
+    for change in ("worlds = 2", "worlds = 2\njobs = 2"):
+        recipe.write_text(text.replace("worlds = 1", change, 1))
+        rc, _, err = _main(capsys, recipe, "--out", run)
+        assert rc == 2 and "error: stage 'labels' finished with other arguments" in err, err
+        assert _state(run) == before
+
+
+def test_labels_do_not_depend_on_jobs(tmp_path: Path) -> None:
+    """What the previous test relies on: one label set made by one process and by two
+    worker processes holds the same shards (the Ray backend's: tests/test_ray_backend.py)."""
+    from training.pimc_labels import _settings, generate
+
+    settings = _settings({"shard_size": 3, "worlds": 1, "seed": 4, "robot_share": 0.0,
+                          "behaviour": "table", "epsilon": 0.1, "rules": {}})
+    for jobs in (1, 2):
+        r = generate(tmp_path / f"jobs{jobs}", settings, 3, jobs=jobs, progress=False)
+        assert (r["made"], r["states"]) == (3, 9)
+    for i in range(3):
+        with np.load(tmp_path / "jobs1" / f"shard_{i:05d}.npz") as x, \
+                np.load(tmp_path / "jobs2" / f"shard_{i:05d}.npz") as y:
+            assert x.files == y.files
+            for k in x.files:  # a value is NaN for an illegal action
+                assert np.array_equal(x[k], y[k], equal_nan=x[k].dtype.kind == "f"), k
+
+
 def test_dry_run_prints_the_plan(capsys: pytest.CaptureFixture,
                                  monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(ROOT)

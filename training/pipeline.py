@@ -34,8 +34,10 @@ A value ``"@stage.output"`` is an earlier stage's output (:data:`OUTPUTS`: a lab
 
 Every stage's outputs live in ``RUN/<stage>/``.  ``RUN/pipeline.json`` (written
 atomically) records the finished stages, which a rerun skips (each with the fingerprints
-of the stages it uses: one of those finished anew, it runs again); an interrupted stage
-resumes where it stood (label shards are kept, a training run continues from its
+of the stages it uses: one of those finished anew, it runs again; a finished stage whose
+recipe arguments changed is refused, but for a labels or dagger stage's ``jobs``,
+``backend`` and ``address``: how its shards are spread, not what they are); an
+interrupted stage resumes where it stood (label shards are kept, a training run continues from its
 checkpoint), so rerunning the same command after any stop goes on.
 """
 
@@ -85,6 +87,11 @@ KEYS: dict[str, dict[str, type]] = {
              "min_ci_low": float},
     "export": {"model": str, "out": str, "card": str, "card_deals": int, "check": int},
 }
+# The keys that say how a stage's work is spread (worker processes or Ray actors, and
+# where), not what it makes: a label shard is a function of the settings and its index
+# alone (training.pimc_labels), so a finished labels or dagger stage whose recipe changed
+# only these is kept, saying so.
+HOW_KEYS = {"labels": ("jobs", "backend", "address"), "dagger": ("jobs", "backend", "address")}
 REQUIRED = {"labels": ("states",), "train": ("config",),
             "dagger": ("student", "states", "config"), "gate": ("model", "robots"),
             "export": ("model",)}
@@ -653,6 +660,25 @@ def _stale_inputs(stage: Stage, rec: dict[str, Any] | None, inputs: dict[str, An
     return [t for t, fp in inputs["stages"].items() if old.get(t) != fp]
 
 
+def _how_changed(stage: Stage, old: Any) -> str:
+    """What a finished stage's recipe changed among the keys that say only how its work is
+    spread (:data:`HOW_KEYS`) -- e.g. ``"jobs 2 then, 8 now, not what it made"`` -- when
+    every change is one of those; else ``""`` (no change, or one that alters its output)."""
+    if not isinstance(old, dict) or old == stage.args:
+        return ""
+    keys = [k for k in dict.fromkeys([*old, *stage.args]) if old.get(k) != stage.args.get(k)]
+    if not set(keys) <= set(HOW_KEYS.get(stage.kind, ())):
+        return ""
+    default = {"jobs": 1, "backend": "process", "address": None}
+
+    def shown(args: dict[str, Any], k: str) -> str:
+        v = args.get(k, default[k])
+        return "none" if v is None else json.dumps(v)
+
+    what = ", ".join(f"{k} {shown(old, k)} then, {shown(stage.args, k)} now" for k in keys)
+    return f"{what}: how its labels were made, not what they are"
+
+
 def _redo_advice(recipe: Recipe, stage: Stage) -> str:
     """How to run a finished stage again (what a refusal of a changed stage says)."""
     what = f"its entry from {recipe.out / STATE}"
@@ -704,8 +730,10 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
         rec = st["stages"].get(stage.name)
         banner = f"[{stage.index + 1}/{len(recipe.stages)}] {stage.name} ({stage.kind})"
         inputs = _inputs(stage, st)
+        how = ""  # the keys of HOW_KEYS changed since the stage finished
         if rec and rec.get("done"):
-            if rec.get("args") != stage.args:
+            how = _how_changed(stage, rec.get("args"))
+            if rec.get("args") != stage.args and not how:
                 raise PipelineError(
                     f"stage {stage.name!r} finished with other arguments ({rec.get('args')}) "
                     f"than {recipe.path} gives now: {_redo_advice(recipe, stage)}")
@@ -718,7 +746,8 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
                     f"{_redo_advice(recipe, stage)}")
         stale = _stale_inputs(stage, rec, inputs)
         if rec and rec.get("done") and not stale:
-            log(f"[pipeline] {banner}: done {rec.get('finished')}, skipped")
+            log(f"[pipeline] {banner}: done {rec.get('finished')}, skipped"
+                + (f"; {how}" if how else ""))
             continue
         for key, target in stage.refs.items():
             if not st["stages"].get(target, {}).get("done"):
