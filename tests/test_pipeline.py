@@ -252,8 +252,9 @@ def test_a_finished_labels_stage_whose_jobs_or_backend_changed_is_kept(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """``jobs``, ``backend`` and ``address`` say how a labels (or dagger) stage spreads its
     shards, not what they are (each is a function of the settings and its index: the next
-    test): a finished stage whose recipe changed only those stays finished, saying so; a
-    change of what the labels are, with or without them, is refused as before."""
+    test), and a train stage's backend where its workers run: a finished stage whose recipe
+    changed only those stays finished, saying so; a change of what the labels are, with or
+    without them, is refused as before."""
     monkeypatch.chdir(ROOT)
     run = tmp_path / "tiny"
     shutil.copytree(tiny_run["run"], run)
@@ -262,13 +263,18 @@ def test_a_finished_labels_stage_whose_jobs_or_backend_changed_is_kept(
     recipe = tmp_path / "tiny.toml"
     recipe.write_text(text.replace("robot_share = 0.0", 'robot_share = 0.0\njobs = 2\n'
                                    'backend = "ray"', 1)
-                      .replace("robot_share = 1.0", "robot_share = 1.0\njobs = 3", 1))
+                      .replace("robot_share = 1.0", "robot_share = 1.0\njobs = 3", 1)
+                      .replace('demo.toml"', 'demo.toml"\nbackend = "ray"', 1))
     rc, out, err = _main(capsys, recipe, "--out", run)
     assert rc == 0, err
     assert "=====" not in out  # nothing ran again
     assert ('[1/6] labels (labels): done ' in out and ', skipped; jobs 1 then, 2 now, backend '
             '"process" then, "ray" now: how its labels were made, not what they are' in out)
-    assert "[4/6] dagger (dagger): done " in out and ", skipped; jobs 1 then, 3 now: how" in out
+    # a train stage's backend likewise: a synchronous run's checkpoint is the same on Ray
+    assert ('[2/6] train (train): done ' in out and ', skipped; backend "process" then, "ray" '
+            'now: how it ran, not what it made' in out)
+    assert ("[4/6] dagger (dagger): done " in out
+            and ", skipped; jobs 1 then, 3 now: how it ran, not what it made" in out)
     assert _state(run) == before  # the entries as they were: the later stages not stale
     for change in ("worlds = 2", "worlds = 2\njobs = 2"):
         recipe.write_text(text.replace("worlds = 1", change, 1))
@@ -356,6 +362,15 @@ TRAIN = '[[stage]]\nname = "t"\nkind = "train"\nconfig = "training/configs/demo.
                                 "a model of licitovany, the recipe's game is voleny"]),
     (TRAIN + 'init = "models/robot_licitovany.onnx"\n',
      ["stage 't' key 'init'", "a model of licitovany, the recipe's game is voleny"]),
+    # where a train stage's rollout workers run: as a labels stage's backend
+    (TRAIN + 'backend = "dask"\n', ["stage 't' key 'backend'", "expected one of 'process', "
+                                    "'ray', got 'dask'"]),
+    (TRAIN + 'address = "auto"\n', ["stage 't' key 'address'", "needs backend = 'ray'"]),
+    (TRAIN + '[stage.set]\n"env.max_lag" = 2\n"env.pipeline" = false\n',
+     ["stage 't' key 'backend'", "env.max_lag = 2 (asynchronous sampling) needs backend = "
+      "'ray'"]),
+    (TRAIN + 'jobs = 2\n', ["stage 't'", "unknown key 'jobs' for a train stage", "'backend'",
+                            "'set'"]),
 ])
 def test_bad_recipes_are_refused_by_stage_and_key(tmp_path: Path, body: str, words: list,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
@@ -363,6 +378,37 @@ def test_bad_recipes_are_refused_by_stage_and_key(tmp_path: Path, body: str, wor
     msg = _bad(tmp_path, HEAD + body)
     for w in words:
         assert w in msg, msg
+
+
+def test_a_train_stage_runs_its_workers_on_its_backend(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """A train stage's ``backend`` and ``address`` are ``python -m training.train``'s
+    ``--backend`` and ``--address``: where its rollout workers run (Ray actors give the
+    process run's checkpoint, tests/test_ray_backend.py); the plan names them."""
+    monkeypatch.chdir(ROOT)
+    p = tmp_path / "ray.toml"
+    p.write_text(HEAD + TRAIN + 'backend = "ray"\naddress = "head:6379"\n')
+    recipe = load_recipe(p, tmp_path / "run")
+    assert "--backend ray --address head:6379   # --resume" in pipeline.plan(recipe)
+    seen = {}
+
+    class Trainer:  # what the stage builds, then stopped before any work
+        def __init__(self, cfg, out, **kw) -> None:
+            seen.update(kw)
+            raise training.config.ConfigError("not here")
+
+    import training.config
+
+    monkeypatch.setattr("training.trainer.Trainer", Trainer)
+    with pytest.raises(pipeline.StageError, match="not here"):
+        pipeline.run_train(recipe, recipe.stages[0], False, lambda *_: None)
+    assert (seen["backend"], seen["address"]) == ("ray", "head:6379")
+    p.write_text(HEAD + TRAIN)
+    recipe = load_recipe(p, tmp_path / "run")
+    with pytest.raises(pipeline.StageError):
+        pipeline.run_train(recipe, recipe.stages[0], False, lambda *_: None)
+    assert (seen["backend"], seen["address"]) == ("process", None)
 
 
 def test_labels_in_a_game_without_them_and_games_not_trained(

@@ -16,10 +16,13 @@ keys (:data:`KEYS`):
   licitovaný); ``behaviour`` defaults to the generator's robot of that game.
 - ``train``: a run of :class:`training.trainer.Trainer` from an existing config file
   (``config``), with ``init``, ``seed`` and dotted ``set`` overrides; the last
-  checkpoint is also exported as ``model.onnx`` so later stages can play it.
+  checkpoint is also exported as ``model.onnx`` so later stages can play it.  Its
+  ``backend`` (``"process"`` or ``"ray"``, with ``address``) is where its rollout
+  workers run, as ``python -m training.train --backend``: the same checkpoint.
 - ``dagger``: one DAgger round: labels of the states the ``student`` reaches itself
   (it is the behaviour robot), then a ``train`` stage with those labels put ``into``
-  a label option of the config (``dmc.more_label_data`` by default).
+  a label option of the config (``dmc.more_label_data`` by default); its ``backend``
+  and ``address`` are both parts'.
 - ``gate``: the arena's duplicate match of ``model`` against each of ``robots``; with
   ``min_gain`` (mean) or ``min_ci_low`` (the 95% CI's lower end) the pipeline stops when
   a robot's figure falls short.  Rows go to ``RUN/gates.csv``; ``RUN/curve.png`` plots
@@ -78,7 +81,9 @@ LABEL_KEYS = {"states": int, "shard_size": int, "worlds": int, "worlds_from": st
               "phase": str, "roles": str, "contracts": list, "seed": int,
               "robot_share": float, "epsilon": float, "jobs": int, "backend": str,
               "address": str, "from_trick": int}
-TRAIN_KEYS = {"config": str, "init": str, "seed": int, "set": dict}
+# a train stage's backend: where its rollout workers run (as python -m training.train)
+TRAIN_KEYS = {"config": str, "init": str, "seed": int, "set": dict, "backend": str,
+              "address": str}
 KEYS: dict[str, dict[str, type]] = {
     "labels": {**LABEL_KEYS, "behaviour": str},
     "train": TRAIN_KEYS,
@@ -87,11 +92,14 @@ KEYS: dict[str, dict[str, type]] = {
              "min_ci_low": float},
     "export": {"model": str, "out": str, "card": str, "card_deals": int, "check": int},
 }
+BACKENDS = ("process", "ray")  # a labels, train or dagger stage's ``backend``
 # The keys that say how a stage's work is spread (worker processes or Ray actors, and
 # where), not what it makes: a label shard is a function of the settings and its index
-# alone (training.pimc_labels), so a finished labels or dagger stage whose recipe changed
-# only these is kept, saying so.
-HOW_KEYS = {"labels": ("jobs", "backend", "address"), "dagger": ("jobs", "backend", "address")}
+# alone (training.pimc_labels), and a synchronous training run writes the same checkpoint
+# on either backend (docs/ray.md), so a finished stage whose recipe changed only these is
+# kept, saying so.
+HOW_KEYS = {"labels": ("jobs", "backend", "address"), "train": ("backend", "address"),
+            "dagger": ("jobs", "backend", "address")}
 REQUIRED = {"labels": ("states",), "train": ("config",),
             "dagger": ("student", "states", "config"), "gate": ("model", "robots"),
             "export": ("model",)}
@@ -322,8 +330,9 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
         _label_settings(recipe, stage, "(student)")  # raises on bad label options
         for key in ("states", "shard_size", "worlds", "jobs"):
             _need(a.get(key, 1) >= 1, f"{where} key {key!r}", f"expected >= 1, got {a.get(key)}")
-        _need(a.get("backend", "process") in ("process", "ray"), f"{where} key 'backend'",
-              f"expected 'process' or 'ray', got {a.get('backend')!r}")
+    if stage.kind in ("labels", "train", "dagger"):
+        _need(a.get("backend", "process") in BACKENDS, f"{where} key 'backend'",
+              f"expected one of {', '.join(map(repr, BACKENDS))}, got {a.get('backend')!r}")
         _need("address" not in a or a.get("backend") == "ray", f"{where} key 'address'",
               "a Ray cluster's address needs backend = 'ray'")
     if stage.kind == "labels" and a.get("robot_share", 0.7) > 0:
@@ -340,6 +349,9 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
         key, init = train_start(recipe, stage, cfg)
         if init:
             _need_file(recipe, stage, key, init)
+        _need(cfg.env.max_lag == 0 or (a.get("backend") == "ray" and not cfg.env.pipeline),
+              f"{where} key 'backend'", f"env.max_lag = {cfg.env.max_lag} (asynchronous "
+              "sampling) needs backend = 'ray' and env.pipeline = false")
     if stage.kind == "dagger":
         _need_file(recipe, stage, "student", a["student"])
     if stage.kind == "gate":
@@ -545,8 +557,11 @@ def _train_commands(recipe: Recipe, stage: Stage, out: str, ckpt: str, model: st
     sets = []
     for k, v in overrides.items():
         sets += ["--set", f"{k}={json.dumps(v) if not isinstance(v, str) else v}"]
-    return [shlex.join(["python", "-m", "training.train", "--config", stage.resolved["config"],
-                        "--out", out, *sets]) + "   # --resume after a stop",
+    a = stage.resolved
+    backend = ["--backend", "ray"] if a.get("backend") == "ray" else []
+    address = ["--address", a["address"]] if a.get("address") else []
+    return [shlex.join(["python", "-m", "training.train", "--config", a["config"],
+                        "--out", out, *sets, *backend, *address]) + "   # --resume after a stop",
             shlex.join(["python", "-m", "training.export", ckpt, "-o", model, "--check",
                         str(PARITY_CHECK)])]
 
@@ -676,7 +691,8 @@ def _how_changed(stage: Stage, old: Any) -> str:
         return "none" if v is None else json.dumps(v)
 
     what = ", ".join(f"{k} {shown(old, k)} then, {shown(stage.args, k)} now" for k in keys)
-    return f"{what}: how its labels were made, not what they are"
+    return f"{what}: " + ("how its labels were made, not what they are"
+                          if stage.kind == "labels" else "how it ran, not what it made")
 
 
 def _redo_advice(recipe: Recipe, stage: Stage) -> str:
@@ -810,8 +826,10 @@ def _run_train(recipe: Recipe, stage: Stage, out: Path, progress: bool, log: Any
     if not progress:
         cfg = cfg.replace(**{"run.progress": False})
     resume = (out / "checkpoint.pt").exists()
-    try:
-        trainer = Trainer(cfg, out, resume=resume, log=log)
+    a = stage.resolved
+    try:  # the rollout workers: processes of this machine, or Ray actors (docs/ray.md)
+        trainer = Trainer(cfg, out, resume=resume, log=log, backend=a.get("backend", "process"),
+                          address=a.get("address"))
         summary = trainer.train()
     except (ConfigError, CheckpointError) as e:
         raise StageError(f"stage {stage.name!r}: {e}") from None
