@@ -293,6 +293,9 @@ def test_labels_do_not_depend_on_jobs(tmp_path: Path) -> None:
     for jobs in (1, 2):
         r = generate(tmp_path / f"jobs{jobs}", settings, 3, jobs=jobs, progress=False)
         assert (r["made"], r["states"]) == (3, 9)
+        # the rate from the first shard's start (the workers' start-up apart)
+        assert r["label_s"] + r["startup_s"] == pytest.approx(r["seconds"])
+        assert r["labels_per_s"] == round(9 / r["label_s"], 1)
     for i in range(3):
         with np.load(tmp_path / "jobs1" / f"shard_{i:05d}.npz") as x, \
                 np.load(tmp_path / "jobs2" / f"shard_{i:05d}.npz") as y:

@@ -466,6 +466,37 @@ def test_sigterm_stops_label_generation_and_a_match_on_ray_as_on_processes(
         signal.signal(signal.SIGTERM, before)
 
 
+def test_labels_on_ray_are_the_process_runs_and_their_rate_leaves_out_the_start(
+        local_ray, tmp_path: Path, monkeypatch) -> None:
+    """Ray actors make the shards one process makes (a pipeline's labels stage keeps its
+    labels when only its backend changes), and ``labels_per_s`` counts from the first
+    shard's start: the time before it (Ray joined or started, its actors placed; here a
+    join made 1.5 s slower, as a local ``ray.init`` is) is ``startup_s``, not in the
+    rate, which included it."""
+    from mariash_env import ray_pool
+    from training.pimc_labels import _settings, generate
+
+    def slow_join(*args, **kw) -> bool:
+        time.sleep(1.5)
+        return real_join(*args, **kw)
+
+    real_join = ray_pool.join
+    monkeypatch.setattr(ray_pool, "join", slow_join)
+    settings = _settings({"shard_size": 2, "worlds": 1, "seed": 6, "robot_share": 0.0,
+                          "behaviour": "table", "epsilon": 0.1, "rules": {}})
+    r = generate(tmp_path / "ray", settings, 2, jobs=2, progress=False, backend="ray")
+    assert (r["made"], r["states"]) == (2, 4)
+    assert r["startup_s"] > 1.4 and r["label_s"] + r["startup_s"] == pytest.approx(r["seconds"])
+    assert r["labels_per_s"] == round(4 / r["label_s"], 1)
+    generate(tmp_path / "process", settings, 2, jobs=1, progress=False)
+    for i in range(2):
+        with np.load(tmp_path / "ray" / f"shard_{i:05d}.npz") as x, \
+                np.load(tmp_path / "process" / f"shard_{i:05d}.npz") as y:
+            assert x.files == y.files
+            for k in x.files:  # a value is NaN for an illegal action
+                assert np.array_equal(x[k], y[k], equal_nan=x[k].dtype.kind == "f"), k
+
+
 def test_games_that_do_not_fit_in_a_ray_workers_memory_are_one_error_line(
         local_ray, tmp_path: Path, capsys) -> None:
     """As with worker processes (tests/test_training_faults.py): buffers a Ray worker cannot

@@ -104,6 +104,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import re
 import sys
 import time
@@ -616,18 +617,23 @@ def _write_shard(out: Path, index: int, rows: dict[str, np.ndarray]) -> None:
         f.write(buf.getvalue())
 
 
-def _work(job: tuple[str, dict[str, Any], int]) -> tuple[int, int]:
+def _work(job: tuple[str, dict[str, Any], int]) -> tuple[int, int, float]:
+    """A worker's task: shard ``index`` made and written; its row count and the time
+    (``time.time()``) the task started, from which :func:`generate` measures its rate."""
+    started = time.time()
     out, settings, index = job
     rows = make_shard(settings, index)
     _write_shard(Path(out), index, rows)
-    return index, len(rows["seat"])
+    return index, len(rows["seat"]), started
 
 
-def _remote_shard(job: tuple[dict[str, Any], int]) -> tuple[int, dict[str, np.ndarray]]:
+def _remote_shard(job: tuple[dict[str, Any], int]
+                  ) -> tuple[int, dict[str, np.ndarray], float]:
     """A Ray actor's task: the shard's rows, written by the driver (the label directory
-    is on its machine, not the node's)."""
+    is on its machine, not the node's), and the time the task started (as :func:`_work`)."""
+    started = time.time()
     settings, index = job
-    return index, make_shard(settings, index)
+    return index, make_shard(settings, index), started
 
 
 def _no_init() -> None:
@@ -635,9 +641,9 @@ def _no_init() -> None:
 
 
 def _written(out: Path, shards: Any) -> Any:
-    for index, rows in shards:
+    for index, rows, started in shards:
         _write_shard(out, index, rows)
-        yield index, len(rows["seat"])
+        yield index, len(rows["seat"]), started
 
 
 def check_settings(out: Path, settings: dict[str, Any]) -> None:
@@ -664,7 +670,13 @@ def check_settings(out: Path, settings: dict[str, Any]) -> None:
 def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int = 1,
              progress: bool = True, backend: str = "process",
              address: str | None = None) -> dict[str, Any]:
-    """Make the missing shards ``0 .. shards-1`` in ``out`` (resumable); returns counts.
+    """Make the missing shards ``0 .. shards-1`` in ``out`` (resumable); returns counts
+    and times: ``seconds`` the whole call, ``label_s`` from the start of the first shard's
+    task to the end (``startup_s`` the rest: starting the worker processes, or joining or
+    starting Ray and placing its actors) and ``labels_per_s`` the labels made over
+    ``label_s``, the rate of the labelling itself (0 when every shard was kept).  A task's
+    start is read from the clock of the machine it runs on (a Ray node's: clocks that
+    disagree are bounded by the call's own span).
     ``backend="ray"``: ``jobs`` Ray actors (:mod:`mariash_env.ray_pool`) on the cluster at
     ``address`` make them (the same shards); this process writes them."""
     if backend not in ("process", "ray"):
@@ -679,7 +691,8 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
         if _shard_index(f) is None or _shard_index(f) >= shards:
             f.unlink()
     todo = [i for i in range(shards) if not shard_path(out, i).exists()]
-    t0 = time.perf_counter()
+    t0, wall0 = time.perf_counter(), time.time()
+    first = math.inf  # the start of the first shard's task (time.time())
     bar = None
     if progress:
         from tqdm import tqdm
@@ -703,13 +716,24 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
         else:
             results = stack.enter_context(worker_pool(jobs, "spawn")).imap_unordered(
                 _work, jobs_list)
-        for _, n in results:
+        for _, n, started in results:
             done += n
+            first = min(first, started)
             if bar is not None:
                 bar.update(n)
+    seconds = time.perf_counter() - t0
+    label_s = min(seconds, max(0.0, time.time() - max(first, wall0))) if todo else 0.0
     _declare(out, shards)
     return {"made": len(todo), "kept": shards - len(todo), "states": done,
-            "seconds": time.perf_counter() - t0}
+            "seconds": seconds, "label_s": label_s, "startup_s": seconds - label_s,
+            "labels_per_s": round(done / label_s, 1) if label_s > 0 else 0.0}
+
+
+def rate(r: dict[str, Any]) -> str:
+    """A :func:`generate` result's rate for a log line: the labels a second from the first
+    shard's start, and the start-up before it."""
+    return (f"{r['labels_per_s']:.1f} labels/s from the first shard's start, after "
+            f"{r['startup_s']:.1f} s of start-up")
 
 
 def _shard_index(f: Path) -> int | None:
@@ -1014,7 +1038,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
     print(f"[labels] {r['made']} shards made, {r['kept']} kept, {r['states']} states in "
-          f"{r['seconds']:.0f} s -> {args.out}")
+          f"{r['seconds']:.0f} s ({rate(r)}) -> {args.out}")
     return 0
 
 

@@ -802,16 +802,15 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
 
 def _run_labels(recipe: Recipe, stage: Stage, out: str, behaviour: str, progress: bool,
                 log: Any) -> dict[str, Any]:
-    from .pimc_labels import generate
+    from .pimc_labels import generate, rate
 
     a = stage.resolved
     settings = _label_settings(recipe, stage, behaviour)
     shards = -(-int(a["states"]) // int(settings["shard_size"]))
     r = generate(out, settings, shards, int(a.get("jobs", 1)), progress,
                  backend=a.get("backend", "process"), address=a.get("address"))
-    r["labels_per_s"] = round(r["states"] / max(r["seconds"], 1e-9), 1)
     log(f"[pipeline] labels: {r['made']} shards made, {r['kept']} kept, {r['states']} "
-        f"labels in {r['seconds']:.0f} s ({r['labels_per_s']:.1f}/s) -> {out}")
+        f"labels in {r['seconds']:.0f} s ({rate(r)}) -> {out}")
     return r
 
 
