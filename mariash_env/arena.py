@@ -845,11 +845,14 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         elif backend == "ray":
             from .ray_pool import ray_imap_unordered
 
-            chunk = max(1, min(8, -(-deals // batch) // (4 * jobs)))
-            # closed here: an interrupt (SIGTERM too, ray_pool) kills the actors at once
+            n_tasks = -(-deals // batch)
+            # closed here: an interrupt (SIGTERM too, ray_pool) kills the actors at once;
+            # the chunks sized for the actors the pool runs (jobs capped at the cluster's
+            # CPUs), as the processes' below: about four chunks an actor, at most 8 tasks
             with closing(ray_imap_unordered(
                 _play_batch, tasks, jobs, _init_worker, (factories, rules_obj),
-                chunksize=chunk, address=address,
+                chunksize=lambda actors: max(1, min(8, n_tasks // (4 * actors))),
+                address=address,
             )) as pool:
                 for res in pool:
                     for i, outcome in res:

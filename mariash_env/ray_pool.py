@@ -293,27 +293,37 @@ class _Runner:
 
 def ray_imap_unordered(
     fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
-    init: Callable[..., None], init_args: tuple = (), chunksize: int = 1,
-    address: str | None = None,
+    init: Callable[..., None], init_args: tuple = (),
+    chunksize: int | Callable[[int], int] = 1, address: str | None = None,
 ) -> Iterator[Any]:
     """``fn(task)`` for every task on ``jobs`` Ray actors (at most one per CPU of the
     cluster; module documentation); joins the cluster at ``address`` or starts a local
-    one (shut down at the end)."""
+    one (shut down at the end).  ``chunksize``: tasks an actor is handed at a time, or a
+    function of the number of actors the pool runs (``jobs`` capped at the cluster's
+    CPUs), so that a caller sizes its chunks for the actors there are."""
     ray = _import_ray()
     owns = join(address, timeout_s())
+    try:
+        # An actor holds its CPU until the end: more actors than CPUs would never run.
+        jobs = max(1, min(jobs, int(ray.cluster_resources().get("CPU", 1))))
+        chunk = chunksize(jobs) if callable(chunksize) else chunksize
+    except BaseException:
+        if owns and ray.is_initialized():
+            ray.shutdown()
+        raise
     # SIGTERM as with worker processes (mariash_env.pools): KeyboardInterrupt, so that the
     # caller says what was kept; set after join, whose ray.init sets a handler that exits
     # at once (status 1, no word)
     with sigterm_interrupts():
-        yield from _imap(ray, owns, fn, tasks, jobs, init, init_args, chunksize)
+        yield from _imap(ray, owns, fn, tasks, jobs, init, init_args, max(1, int(chunk)))
 
 
 def _imap(ray: Any, owns: bool, fn: Callable[[Any], Any], tasks: Iterable[Any], jobs: int,
           init: Callable[..., None], init_args: tuple, chunksize: int) -> Iterator[Any]:
+    """:func:`ray_imap_unordered` on ``jobs`` actors (already capped at the cluster's
+    CPUs), each handed ``chunksize`` tasks at a time."""
     timeout = timeout_s()
     fn, init = _importable(fn), _importable(init)
-    # An actor holds its CPU until the end: more actors than CPUs would never run.
-    jobs = max(1, min(jobs, int(ray.cluster_resources().get("CPU", 1))))
     remote = ray.remote(num_cpus=1, max_restarts=0)(_Runner)
     actors: list[Any] = [remote.remote(init, init_args) for _ in range(jobs)]
     it = iter(tasks)

@@ -337,6 +337,30 @@ def test_arena_ray_backend_plays_the_same_match(local_ray) -> None:
             == [{k: v for k, v in r.items() if k != timing} for r in b.stats])
 
 
+def test_arena_sizes_its_ray_chunks_for_the_actors_the_cluster_holds(local_ray,
+                                                                      monkeypatch) -> None:
+    """``jobs = 8`` on the module's 2-CPU Ray: the pool runs 2 actors, and the arena's
+    chunks are sized for those (96 deals: 8 a chunk, about four chunks an actor), not for
+    the 8 asked (3 a chunk, 32 chunks for 2 actors); the match is one process's."""
+    from mariash_env import ray_pool
+    from mariash_env.arena import duplicate_match
+    from mariash_env.robots import RandomRobot
+
+    seen = []
+    real = ray_pool._imap
+
+    def spy(ray_, owns, fn, tasks, jobs, init, init_args, chunksize):
+        seen.append((jobs, chunksize))
+        return real(ray_, owns, fn, tasks, jobs, init, init_args, chunksize)
+
+    monkeypatch.setattr(ray_pool, "_imap", spy)
+    robots = {"a": RandomRobot, "b": RandomRobot}
+    b = duplicate_match(robots, deals=96, seed=2, jobs=8, progress=False, backend="ray")
+    assert seen == [(2, 8)]
+    a = duplicate_match(robots, deals=96, seed=2, jobs=1, progress=False)
+    assert np.array_equal(a.per_deal, b.per_deal)
+
+
 def test_ray_pool_replaces_a_dead_actor_and_loses_no_task(local_ray, tmp_path: Path) -> None:
     from mariash_env.ray_pool import ray_imap_unordered
 
