@@ -228,3 +228,22 @@ def test_a_compiling_notice_leaves_no_thread_and_no_stale_name(monkeypatch):
         with C.compiling_notice("voleny", False, what="engine's kernels"):
             pass
     assert C.compiling_now() is None
+
+
+def test_a_table_robot_without_warm_up_is_warmed_and_an_own_engine_skipped(monkeypatch):
+    """warm_playouts (and robot "table") call the table robot's warm_up where it has one: a
+    robot without it, one with no compiled code of its own as lízaný's rule robot, is
+    fine (it was an AttributeError); and lízaný, whose own engine none of these playouts
+    plays, is skipped (it was a RulesError before that line was reached)."""
+    from mariash_env import robots
+    from mariash_env.games.voleny.table_robot import TableRobot
+    from mariash_env.robots import make_robot, playouts
+
+    monkeypatch.setattr(playouts, "_PLAYOUTS_WARM", set())
+    monkeypatch.setattr(robots, "_TABLE_WARM", set())
+    monkeypatch.delattr(TableRobot, "warm_up")
+    monkeypatch.delattr(TableRobot, "decision_kernel")
+    playouts.warm_playouts(("voleny", "lizany"))
+    assert playouts._PLAYOUTS_WARM == {"voleny", "lizany"}
+    assert isinstance(make_robot("table", rules="voleny"), TableRobot)
+    assert robots._TABLE_WARM == {"voleny"}

@@ -154,12 +154,14 @@ def _table_robot(kind: Any, players: int, **kw: Any) -> Robot:
         from ..compile import compiling_notice
         from ..core.engine import legal_actions
         from ..rules import make_rules
+        from .playouts import warm_table_robot
         from .view import SeatView
 
         # announced as the searching robots' warm-ups are, unless the cache holds them
         with compiling_notice(kind.name, about="under a minute", what="table robot's kernels",
-                              kernels=(cls.decision_kernel, legal_actions, kind.encode)):
-            cls.warm_up()
+                              kernels=(getattr(cls, "decision_kernel", None), legal_actions,
+                                       kind.encode)):
+            warm_table_robot(cls)  # its own kernels, where it has a warm_up
             SeatView.warm_up(make_rules(rules=kind.name))
         _TABLE_WARM.add(kind.name)
     return robot

@@ -21,7 +21,7 @@ from ..kinds import kind_of
 from ..rules import Rules
 from .base import Robot
 
-__all__ = ["seat_share", "warm_playouts"]
+__all__ = ["seat_share", "warm_playouts", "warm_table_robot"]
 
 
 def _payoff(st: np.ndarray, seat: int, players: int = 3) -> float:
@@ -41,11 +41,24 @@ def seat_share(w: np.ndarray, seat: int, players: int = 3) -> float:
 _PLAYOUTS_WARM: set[str] = set()
 
 
+def warm_table_robot(cls: type) -> None:
+    """A table robot class's ``warm_up`` (a static method compiling, or loading, the
+    kernels its decisions call), where it has one: a rule robot in plain Python (lízaný's)
+    has nothing to compile."""
+    warm = getattr(cls, "warm_up", None)
+    if warm is not None:
+        warm()
+
+
 def warm_playouts(games: tuple[str, ...]) -> None:
     """Compile (or load) the simulations' compiled playouts (``GameKind.table_playout``),
     the table robots' card choice and their discards once per process and game, on a card
     play of the game's table robot, and the table robot's own kernels (its ``warm_up``:
-    PIMC's fallback decision checks its observation)."""
+    PIMC's fallback decision checks its observation; a table robot without one, which has
+    no compiled code of its own, is fine).  A game with an engine of its own (lízaný: no
+    rules vector) has none of these playouts: it is skipped (its own search's kernels are
+    its ``GameKind.warm_search``)."""
+    from ..games.registry import game_kind
     from ..playout import decision_positions
 
     warm_discards()
@@ -53,9 +66,12 @@ def warm_playouts(games: tuple[str, ...]) -> None:
     for g in games:
         if g in _PLAYOUTS_WARM:
             continue
+        if game_kind(g).game is None:  # its own engine: nothing here plays it
+            _PLAYOUTS_WARM.add(g)
+            continue
         _, play, rules = decision_positions(g)
         roll = _Rollout(rules, None)
-        type(roll.robot).warm_up()
+        warm_table_robot(type(roll.robot))
         if roll.play_out is not None:
             roll.value(play.copy(), 0)
             roll.table_action(play)  # the table robot's own card play, called from Python
