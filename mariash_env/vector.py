@@ -55,7 +55,7 @@ API
     first decision, with zero rewards and flags; the other rows are left as the last call
     wrote them (a step that wrote into ``out`` buffers left the engine's own behind:
     ``current()`` recomputes every row).  It costs O(restarted games): 10 of 4,096 games
-    restart in about 0.1 ms, against tens of ms for a whole reset.  The vector front ends
+    restart in about 0.04 ms, against about 3 ms for a whole reset.  The vector front ends
     (``GymVectorEnv``'s ``reset_mask``, the TorchRL env's ``"_reset"``) restart their games
     with it.
 ``step(actions, out=None) -> Step``
@@ -180,9 +180,11 @@ cost more than most rules); with observations, encoding them is the larger part 
 step.  ``random_legal_actions`` reads each mask row with two 64-byte vector compares and
 picks the k-th legal action branch-free.  ``parallel=True`` pays off only on idle cores.
 The first use in a fresh clone compiles the core and the kernels; numba caches the
-machine code in ``__pycache__`` and later processes start in about a second.  ``reset``
-derives each game's seed in Python and ``step`` has a fixed Python overhead per call, so
-batch at least a few hundred games.  The measured figures, and how they were measured
+machine code in ``__pycache__`` and later processes start in about a second.  A reset
+makes the generator words of all its games in one compiled call, bit for bit numpy's
+``SeedSequence`` (:mod:`mariash_env.core.seeding`; 4,096 games reset in about 3 ms, of
+which the seeds take 0.4), and ``step`` has a fixed Python overhead per call, so batch at
+least a few hundred games.  The measured figures, and how they were measured
 (``scripts/bench_env.py``), are in ``docs/benchmarks.md``.
 
 Search: copy and restore
@@ -232,6 +234,7 @@ from .core.engine import (
 from .core.flow import play_turn
 from .core.jit import borrow, borrow_row, popcount64
 from .core.play import legal_cards, play_card
+from .core.seeding import seed_batch
 from .core.state import (
     CUT,
     DEAL_NO,
@@ -911,9 +914,7 @@ class VectorEnv:
     def _start(self, rows: np.ndarray, seeds: Sequence[int]) -> None:
         """A new partie in games ``rows`` (int64 indices), game ``rows[j]`` from
         ``seeds[j]``, and their outputs; the sequence goes on after the largest seed."""
-        words = np.empty((rows.size, 4), dtype=np.int64)
-        for j, s in enumerate(seeds):
-            words[j] = seed_words(s)
+        words, _ = seed_batch(seeds)  # every seed's generator words in one compiled call
         _reset_kernel(self._states, rows, words, self.rules_vector, self._mask, self._obs,
                       self._player, self._rewards, self._deal_done, self._partie_done,
                       self._deal_no, self.observations)

@@ -26,6 +26,9 @@ shuffled from it (:func:`mariash_env.core.deal.shuffled_deck`), so the same seed
 same actions give the same run.  ``reset()`` without a seed continues with
 ``previous seed + num_envs``, as the main engine does, and ``reset_rows(rows, seed)``
 deals each restarted game ``i`` what ``reset(seed)`` would (by position: ``s + i``).
+The decks and words of a reset's games are made in one compiled call, bit for bit
+numpy's (:mod:`mariash_env.core.seeding`): 4,096 games reset in about 2 ms (80-107 ms
+when each deck was a numpy ``Generator`` made in Python).
 """
 
 from __future__ import annotations
@@ -38,13 +41,13 @@ import numpy as np
 
 from ...cards import NCARDS
 from ...core.jit import borrow_row, njit, store_bits32
-from ...core.state import seed_words, setm
+from ...core.seeding import seed_batch
+from ...core.state import setm
 from ...rules import RulesError, check_game_options
 from ...vector import Step, VectorEnv, _check
 from ..registry import game_kind
 from . import core as C
 from .actions import N_ACTIONS, OBS_SIZE, RULES, STATE_SIZE
-from .game import seeded_deck
 from .kind import KIND
 
 __all__ = ["LizanyVectorEnv"]
@@ -185,12 +188,11 @@ class LizanyVectorEnv(VectorEnv):
     def _start(self, rows: np.ndarray, seeds: Sequence[int]) -> None:
         """A new deal in games ``rows``: game ``rows[j]`` gets the deck of
         ``LizanyGame(seed=seeds[j])`` and its generator ``seed_words(seeds[j])`` (module
-        documentation); the sequence goes on after the largest seed."""
-        words = np.empty((rows.size, 4), dtype=np.int64)
-        decks = np.empty((rows.size, NCARDS), dtype=np.int64)
-        for j, s in enumerate(seeds):
-            words[j] = seed_words(s)
-            decks[j] = seeded_deck(s)
+        documentation); the sequence goes on after the largest seed.  The deck
+        (:func:`~mariash_env.games.lizany.game.seeded_deck`: numpy's
+        ``default_rng(seed).permutation(32)``) and the words of every seed are made in one
+        compiled call, bit for bit numpy's (:func:`~mariash_env.core.seeding.seed_batch`)."""
+        words, decks = seed_batch(seeds, NCARDS)
         _reset_kernel(self._states, rows, words, decks, self._mask, self._obs, self._player,
                       self._rewards, self._deal_done, self._partie_done, self._deal_no,
                       self.observations)
