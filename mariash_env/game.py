@@ -98,6 +98,12 @@ def check_seed(seed: Any) -> int | None:
     return int(seed)
 
 
+def fresh_seed() -> int:
+    """A seed from fresh entropy (``SeedSequence().entropy``, 128 bits): where the seed
+    sequence of a batched engine made without a seed starts."""
+    return int(np.random.SeedSequence().entropy)
+
+
 def continue_seed(np_random: np.random.Generator) -> int:
     """The partie seed an unseeded ``reset()`` draws from its environment's generator
     (every environment draws it alike, so one seed gives the same parties everywhere)."""

@@ -82,7 +82,8 @@ the first reset, with the constructor's ``seed``) seeds ``np_random`` and sets
 ``np_random_seed`` to ``s``; a list holding a seed sets ``np_random_seed`` to -1
 (Gymnasium's "unknown": no one int) and ``np_random`` to a generator of the games' seeds;
 a reset without a seed leaves both.  Nothing in the env draws from ``np_random``: it is
-the user's.
+the user's.  The seed sequence is the engine's, the batch's only one
+(``vector_env.next_seed``): a reset of the engine itself moves it too.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .copies import independent_copy
-from .game import batch_seeds, check_seed
+from .game import check_seed
 from .spaces import LegalMultiDiscrete
 from .vector import VectorEnv, check_rows
 
@@ -120,13 +121,10 @@ class GymVectorEnv(gym.vector.VectorEnv):
         if "observations" in rules:
             raise TypeError("GymVectorEnv always encodes observations: "
                             "drop the 'observations' option")
-        self._venv = venv = VectorEnv(num_envs, seed=seed, **rules)  # (checks the seed)
-        # The seed sequence: the seeds of the next reset without one start here (the
-        # engine gets each reset's seeds as a list).  The constructor's seed stands for
-        # the first reset's.
-        self._first_seed = check_seed(seed)
-        self._next_seed = (int(np.random.SeedSequence().entropy) if seed is None
-                           else int(seed))
+        # (checks the seed) The engine keeps the seed sequence, the only one: every reset
+        # passes its seed on, and the constructor's seed (the engine's first_seed) stands
+        # for the first reset's.
+        self._venv = venv = VectorEnv(num_envs, seed=seed, **rules)
         self.num_envs = venv.num_envs
         self.num_players = venv.players
         self.single_observation_space = spaces.Box(-np.inf, np.inf, (venv.obs_size,),
@@ -164,12 +162,11 @@ class GymVectorEnv(gym.vector.VectorEnv):
         games (module docstring, *Partial reset*); no other option applies."""
         rows = self._reset_rows(options)
         if seed is None and not self._started:
-            seed = self._first_seed
-        seeds = batch_seeds(seed, self._next_seed, self.num_envs)  # checked first
+            seed = self._venv.first_seed
         if rows is not None:
-            return self._partial_reset(rows, seed, seeds)
-        step = self._last = self._venv.reset(seed=seeds)
-        self._next_seed = max(seeds) + 1
+            return self._partial_reset(rows, seed)
+        seeds = self._listed_seeds(seed, None)  # (checked first)
+        step = self._last = self._venv.reset(seed=seed)
         self._seed_np_random(seed, seeds)
         self._autoreset[:] = False
         self._started = True
@@ -215,16 +212,15 @@ class GymVectorEnv(gym.vector.VectorEnv):
                                "reset() first")
         return mask.copy()
 
-    def _partial_reset(self, rows: np.ndarray, seed: Any,
-                       seeds: list[int]) -> tuple[np.ndarray, dict[str, Any]]:
-        """New parties in games ``rows`` only, game ``i`` from ``seeds[i]``; the others
-        keep their state and show what the last call returned for them."""
+    def _partial_reset(self, rows: np.ndarray, seed: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        """New parties in games ``rows`` only, game ``i`` with the seed a whole reset with
+        ``seed`` would give it; the others keep their state and show what the last call
+        returned for them."""
         idx = np.flatnonzero(rows)
-        used = [seeds[i] for i in idx]
-        # The engine's own partial reset, by position as here: game i from seeds[i].  It
-        # leaves the kept rows' outputs as the last step wrote them: what they show.
-        step = self._last = self._venv.reset_rows(idx, seeds)
-        self._next_seed = max(used) + 1
+        used = self._listed_seeds(seed, idx)  # (checked first)
+        # The engine's own partial reset, by position as here.  It leaves the kept rows'
+        # outputs as the last step wrote them: what they show.
+        step = self._last = self._venv.reset_rows(idx, seed)
         listed = isinstance(seed, (list, tuple, np.ndarray))
         self._seed_np_random([seed[i] for i in idx] if listed else seed, used)
         self._autoreset[rows] = False
@@ -235,7 +231,16 @@ class GymVectorEnv(gym.vector.VectorEnv):
         obs[self._autoreset] = 0.0
         return obs, {"action_mask": step.mask.astype(np.bool_), "seat": step.player.copy()}
 
-    def _seed_np_random(self, seed: Any, seeds: list[int]) -> None:
+    def _listed_seeds(self, seed: Any, rows: np.ndarray | None) -> list[int] | None:
+        """The seeds of the games a reset with the list ``seed`` starts (``rows``: those
+        games; None: every game), which seed ``np_random`` (:meth:`_seed_np_random`), from
+        the engine's sequence before the reset; None for an int seed or none (the engine
+        checks those).  An OptionError names a bad seed before anything changes."""
+        if isinstance(seed, (list, tuple, np.ndarray)):
+            return self._venv.seeds_of(seed, rows)
+        return None
+
+    def _seed_np_random(self, seed: Any, seeds: list[int] | None) -> None:
         """``np_random`` and ``np_random_seed`` as Gymnasium's ``VectorEnv.reset`` sets
         them: seeded by an int seed; by a list holding a seed, a generator of the games'
         seeds and ``np_random_seed`` -1 (Gymnasium's "unknown": no one int); left alone

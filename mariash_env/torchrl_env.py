@@ -52,11 +52,12 @@ sequence goes on at ``next + num_envs``; a partial reset seeds by position too, 
 ``GymVectorEnv``'s ``reset_mask`` does (both are the engine's ``VectorEnv.reset_rows``):
 restarted game ``i`` gets ``next + i``, the seed a full reset would give it, whichever
 other games restart, and the sequence goes on after the largest seed used
-(``next + i + 1``, ``i`` the highest index restarted).  :meth:`rand_action` draws from
-the spec's mask with a generator seeded by the same seed:
+(``next + i + 1``, ``i`` the highest index restarted).  The sequence is the engine's,
+the batch's only one (``vector_env.next_seed``; ``set_seed`` sets it there).
+:meth:`rand_action` draws from the spec's mask with a generator seeded by the same seed:
 the same seed and calls give the same rollout (``spec.rand()`` and ``RandomPolicy`` use
-torch's generator).  ``"_step"`` (TorchRL's partial steps) is honoured: the
-rows not stepped stay as they are.
+torch's generator).  ``"_step"`` (TorchRL's partial steps) is honoured: the rows not
+stepped stay as they are.
 
 Zero copy: each step allocates fresh tensors for the observation, mask, seat and done
 flag and the engine writes straight into them (``VectorEnv.step(actions, out=...)`` on
@@ -246,11 +247,9 @@ def _make_class() -> type:
                 done=Categorical(2, shape=(n, 1), dtype=torch.bool, device=dev),
                 terminated=Categorical(2, shape=(n, 1), dtype=torch.bool, device=dev),
                 shape=(n,), device=dev)
-            # The seed of the next reset: VectorEnv's own sequence, kept here so that a
-            # partial reset can continue it.
-            self._next_seed = (int(np.random.SeedSequence().entropy) if seed is None
-                               else int(seed))
-            self._rng = np.random.default_rng(self._next_seed)
+            # The seed sequence is the engine's (VectorEnv.next_seed), the only one; the
+            # generator of rand_action is seeded from its start.
+            self._rng = np.random.default_rng(self._venv.next_seed)
             # Games that stand at the first decision of a partie never stepped since.
             self._fresh = np.zeros(n, dtype=np.bool_)
             self._src: Any = None
@@ -385,8 +384,7 @@ def _make_class() -> type:
             n = self.batch_size[0]
             rows = None if tensordict is None else tensordict.get("_reset", None)
             if rows is None or self._last is None:  # (nothing to keep before the first)
-                step = self._venv.reset(seed=self._next_seed)
-                self._next_seed += n
+                step = self._venv.reset()  # from the engine's next seed
                 self._fresh[:] = True
             else:
                 rows = rows.detach().cpu().numpy()
@@ -431,19 +429,18 @@ def _make_class() -> type:
 
         def _restart(self, idx: np.ndarray) -> Any:
             """New parties in games ``idx`` only, by position: game ``i`` from the
-            sequence's next seed + ``i`` (the engine's ``reset_rows``); the sequence goes
-            on after the largest seed used."""
-            self._venv.reset_rows(idx, seed=self._next_seed)
-            self._next_seed += int(idx.max()) + 1
+            sequence's next seed + ``i`` (the engine's ``reset_rows``, without a seed); the
+            sequence goes on after the largest seed used."""
+            self._venv.reset_rows(idx)
             # (the steps wrote the other games' outputs into their own tensors, not the
             # engine's buffers: current() refreshes those)
             return self._venv.current()
 
         def _set_seed(self, seed: int | None) -> None:
-            if seed is None:
-                seed = int(np.random.SeedSequence().entropy)
-            self._next_seed = int(seed)
-            self._rng = np.random.default_rng(int(seed))
+            """The engine's sequence goes on from ``seed`` (None: a random one), and
+            ``rand_action``'s generator is seeded with it."""
+            self._venv.next_seed = seed
+            self._rng = np.random.default_rng(self._venv.next_seed)
 
         def rand_action(self, tensordict: TensorDictBase | None = None) -> TensorDictBase:
             """A uniformly random action per game from the action spec, as TorchRL's

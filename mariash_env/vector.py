@@ -58,6 +58,12 @@ API
     restart in about 0.04 ms, against about 3 ms for a whole reset.  The vector front ends
     (``GymVectorEnv``'s ``reset_mask``, the TorchRL env's ``"_reset"``) restart their games
     with it.
+``next_seed``, ``first_seed``, ``seeds_of(seed=None, rows=None)``
+    The batch's seed sequence (see *Seeding*), the only one: the vector front ends read
+    and set it here.  ``next_seed``: the base seed of the next reset without one (settable:
+    an int >= 0, None for a random one); ``first_seed``: the constructor's ``seed``;
+    ``seeds_of``: the seed each game (of ``rows``) would get from ``reset(seed)``
+    (``reset_rows(rows, seed)``) now, checked, changing nothing.
 ``step(actions, out=None) -> Step``
     ``actions``: one integer per game, the action of the seat to move there
     (``Step.player``).  All actions are checked against the current masks first; if any
@@ -149,8 +155,9 @@ game ``i`` the words ``seed_words(seed + i)`` (:func:`game_seed_words`), then de
 ``s + i`` under the same actions.  ``reset()`` without a seed continues the seed
 sequence: it uses ``previous_seed + num_envs`` (the constructor's ``seed`` for the
 first reset; a random one when that is ``None``), so a run is reproducible from the
-constructor seed.  ``reset(seed=[...])`` takes one seed a game (a None entry: that game's
-seed of a reset without one), and the sequence goes on after the largest seed used.
+constructor seed; ``next_seed`` is where it goes on, and setting it moves it.
+``reset(seed=[...])`` takes one seed a game (a None entry: that game's seed of a reset
+without one), and the sequence goes on after the largest seed used.
 ``reset_rows(rows, seed)`` seeds by position: game ``i`` gets the seed a whole
 ``reset(seed)`` would give it (``seed + i``, ``seed[i]``, or the sequence's next + i), so a
 game's seed does not depend on which other games restart; the sequence goes on after the
@@ -247,7 +254,7 @@ from .core.state import (
     setm,
 )
 from .core.validate import check_states
-from .game import batch_seeds, check_seed
+from .game import batch_seeds, check_seed, fresh_seed
 from .games.licitovany import phases as LI
 from .games.registry import games
 from .games.voleny import phases as VP
@@ -773,8 +780,11 @@ class VectorEnv:
         players = self.players
         self.observations = bool(observations)
         self.parallel = bool(parallel)
-        self._next_seed = (int(np.random.SeedSequence().entropy) if seed is None
-                           else int(seed))
+        # The batch's seed sequence, the only one (the front ends read it: next_seed,
+        # first_seed, seeds_of): the constructor's seed, and the base seed of the next
+        # reset without one.
+        self._first_seed = seed
+        self._next_seed = fresh_seed() if seed is None else seed
         self.seed: int | None = None
         self.decisions = 0
         self._states = np.zeros((n, state_size), dtype=np.int32)
@@ -867,8 +877,8 @@ class VectorEnv:
         """Start a new partie in every game; game ``i`` from ``seed_words(seed + i)`` (a list
         of ``num_envs`` seeds: game ``i`` from ``seed[i]``, a None entry that game's seed of
         an unseeded reset; none: the seeds after the last reset's)."""
-        seeds = batch_seeds(seed, self._next_seed, self.num_envs)
-        self._start(np.arange(self.num_envs, dtype=np.int64), seeds)
+        seeds = self.seeds_of(seed)
+        self._new_games(np.arange(self.num_envs, dtype=np.int64), seeds)
         self.seed = seeds[0]
         return self._result
 
@@ -881,7 +891,7 @@ class VectorEnv:
         first decision (rewards and flags zero); the other rows are left as the last call
         wrote them (:meth:`current` recomputes every row).  Costs O(restarted games)."""
         idx = self._row_indices(rows)
-        seeds = batch_seeds(seed, self._next_seed, self.num_envs, idx)  # checked first
+        seeds = self.seeds_of(seed, idx)  # checked first
         if idx.size == self.num_envs:
             return self.reset(seed)
         if not self._ready:
@@ -889,8 +899,38 @@ class VectorEnv:
                                "are none before the first reset: call reset() first (or "
                                "restart every game)")
         if idx.size:
-            self._start(idx, seeds)
+            self._new_games(idx, seeds)
         return self._result
+
+    # -- the seed sequence (module docstring, *Seeding and determinism*) ---------------
+
+    @property
+    def next_seed(self) -> int:
+        """The base seed of the next reset without a seed: game ``i`` gets ``next_seed + i``
+        (the constructor's ``seed`` until the first reset, a random one when that is None;
+        after a reset, the one after the largest seed it used).  Setting it (an int >= 0, or
+        None for a random one) fixes the next reset without a seed, as a constructor's
+        ``seed`` does.  The engine's sequence is the batch's only one: the vector front ends
+        (``GymVectorEnv``, the TorchRL env) read and set it here."""
+        return self._next_seed
+
+    @next_seed.setter
+    def next_seed(self, seed: int | None) -> None:
+        seed = check_seed(seed)
+        self._next_seed = fresh_seed() if seed is None else seed
+
+    @property
+    def first_seed(self) -> int | None:
+        """The constructor's ``seed`` (None when none was given)."""
+        return self._first_seed
+
+    def seeds_of(self, seed: int | Sequence[int | None] | None = None,
+                 rows=None) -> list[int]:
+        """The seed each game gets from ``reset(seed)`` now (``rows``, sorted game indices:
+        those games' seeds, by position, as ``reset_rows(rows, seed)`` gives them), checked
+        as :meth:`reset` checks ``seed`` (an OptionError naming a bad one); nothing
+        changes."""
+        return batch_seeds(seed, self._next_seed, self.num_envs, rows)
 
     def _row_indices(self, rows) -> np.ndarray:
         """``rows`` (a bool mask of one entry a game, or game indices) as sorted unique
@@ -911,15 +951,20 @@ class VectorEnv:
                              f"{r[bad][:10].tolist()}")
         return np.unique(r.astype(np.int64))
 
+    def _new_games(self, rows: np.ndarray, seeds: Sequence[int]) -> None:
+        """Games ``rows`` (int64 indices) started, game ``rows[j]`` from ``seeds[j]``
+        (:meth:`_start`, each engine's own); the sequence goes on after the largest seed."""
+        self._start(rows, seeds)
+        self._next_seed = max(seeds) + 1
+        self._ready = True
+
     def _start(self, rows: np.ndarray, seeds: Sequence[int]) -> None:
         """A new partie in games ``rows`` (int64 indices), game ``rows[j]`` from
-        ``seeds[j]``, and their outputs; the sequence goes on after the largest seed."""
+        ``seeds[j]``, and their outputs."""
         words, _ = seed_batch(seeds)  # every seed's generator words in one compiled call
         _reset_kernel(self._states, rows, words, self.rules_vector, self._mask, self._obs,
                       self._player, self._rewards, self._deal_done, self._partie_done,
                       self._deal_no, self.observations)
-        self._next_seed = max(seeds) + 1
-        self._ready = True
 
     def _actions(self, actions) -> np.ndarray:
         if not self._ready:

@@ -1,8 +1,10 @@
-"""The batched engines' seeding of a reset, compiled (``mariash_env.core.seeding``): every
-game's generator words (``seed_words``) and lízaný's first deck (``LizanyGame(seed=s)``'s:
-numpy's ``default_rng(s).permutation(32)``) made for the whole batch in one compiled call,
-bit for bit what numpy's own calls make (docs: ``VectorEnv`` *Seeding and determinism*;
-lízaný's *Batched engine*: game ``i`` of ``reset(seed=s)`` is the AEC deal of ``s + i``)."""
+"""The batched engines' seeding: one seed sequence a batch, the engine's, which the vector
+front ends read and set (``VectorEnv.next_seed``), and a reset's seeds compiled
+(``mariash_env.core.seeding``): every game's generator words (``seed_words``) and
+lízaný's first deck (``LizanyGame(seed=s)``'s: numpy's ``default_rng(s).permutation(32)``)
+made for the whole batch in one compiled call, bit for bit what numpy's own calls make
+(docs: ``VectorEnv`` *Seeding and determinism*; lízaný's *Batched engine*: game ``i`` of
+``reset(seed=s)`` is the AEC deal of ``s + i``)."""
 
 from __future__ import annotations
 
@@ -112,3 +114,128 @@ def test_a_reset_makes_no_generator_a_game(monkeypatch, rules):
     want.append(ref.copy_states())
     for g, w in zip(got, want):
         assert np.array_equal(g, w)
+
+
+# --- one seed sequence a batch: the engine's -----------------------------------------------
+
+
+class _Front:
+    """One front end over the engine, driven alike: whole resets (unseeded or from a seed),
+    partial resets (by position; a seed list where the front end takes one) and steps."""
+
+    def __init__(self, kind: str, n: int, seed: int | None, rules: dict) -> None:
+        self.kind, self.n, self.rng = kind, n, np.random.default_rng(0)
+        if kind == "engine":
+            self.env = VectorEnv(n, seed=seed, **rules)
+        elif kind == "gym":
+            from mariash_env.gym_vector import GymVectorEnv
+
+            self.env = GymVectorEnv(n, seed=seed, **rules)
+        else:
+            pytest.importorskip("torchrl")
+            from mariash_env.torchrl_env import torchrl_env
+
+            self.env = torchrl_env(n, seed=seed, **rules)
+        self.engine = self.env if kind == "engine" else self.env.vector_env
+
+    def reset(self, seed=None) -> None:
+        if self.kind == "torchrl":  # TorchRL seeds the next reset: set_seed
+            if seed is not None:
+                self.env.set_seed(seed)
+            self.td = self.env.reset()
+        else:
+            self.env.reset(seed=seed)
+
+    def partial(self, rows, seed=None) -> None:
+        mask = np.isin(np.arange(self.n), rows)
+        if self.kind == "engine":
+            self.env.reset_rows(mask, seed)
+        elif self.kind == "gym":
+            self.env.reset(seed=seed, options={"reset_mask": mask})
+        else:
+            import torch
+            from tensordict import TensorDict
+
+            assert seed is None  # (TorchRL's reset takes no seed)
+            self.env.reset(TensorDict({"_reset": torch.from_numpy(mask)[:, None]},
+                                      batch_size=[self.n]))
+
+    def step(self) -> None:
+        """One legal action in every game (a TorchRL game then stands where a "_reset"
+        restarts it: not at the first decision of its partie)."""
+        mask = self.engine.current().mask
+        from mariash_env.vector import random_legal_actions
+
+        a = random_legal_actions(mask, self.rng)
+        if self.kind == "engine":
+            self.env.step(a)
+        elif self.kind == "gym":
+            self.env.step(a)
+        else:
+            import torch
+
+            self.env.step(self.td.set("action", torch.from_numpy(a)))
+            self.engine.current()
+
+
+@pytest.mark.parametrize("kind", ["engine", "gym", "torchrl"])
+@pytest.mark.parametrize("rules", [pytest.param({}, id="voleny"),
+                                   pytest.param({"rules": "lizany"}, id="lizany")])
+def test_one_seed_sequence_through_every_front_end(kind, rules):
+    """GymVectorEnv and the TorchRL env kept seed counters of their own (``_next_seed``,
+    ``_first_seed``) beside the engine's, each advanced by its own copy of the rule: a
+    reset of the engine itself (``vector_env.reset()``) moved the engine's only, and the
+    front end's next reset dealt those games again; made without a seed, a front end drew
+    entropy of its own.  Now the engine's sequence is the only one (``next_seed``): after
+    whole, partial, seeded and unseeded resets through the front end and the engine, in
+    any mix, every game holds the deal of the seed the documented rule gives it (game i of
+    a reset from s: s + i; a partial reset by position; the sequence on after the largest
+    seed used) and the sequence stands where that rule says."""
+    n = 6
+    ref = {}
+
+    def dealt(seed):
+        if seed not in ref:  # game 0 of a reset from seed: the deal of that seed
+            v = VectorEnv(1, **rules)
+            v.reset(seed=seed)
+            ref[seed] = v.copy_states()[0]
+        return ref[seed]
+
+    def check(front, seeds, nxt):
+        states = front.engine.copy_states()
+        for i, s in enumerate(seeds):
+            if s is not None:
+                assert np.array_equal(states[i], dealt(s)), (kind, i, s)
+        assert front.engine.next_seed == nxt
+        if front.env is not front.engine:
+            assert not {"_next_seed", "_first_seed"} & set(vars(front.env)), "a 2nd counter"
+
+    f = _Front(kind, n, 100, rules)
+    assert f.engine.next_seed == 100 and f.engine.first_seed == 100
+    f.reset()
+    check(f, range(100, 106), 106)
+    f.step()
+    f.partial([1, 4])  # by position: next + 1, next + 4
+    check(f, [None, 107, None, None, 110, None], 111)
+    f.engine.reset()  # the engine itself: 111..116
+    check(f, range(111, 117), 117)
+    f.reset()  # goes on after the engine's reset, does not deal 111.. again
+    check(f, range(117, 123), 123)
+    f.reset(seed=50)
+    check(f, range(50, 56), 56)
+    f.step()
+    f.partial([0, 5])
+    check(f, [56, None, None, None, None, 61], 62)
+    if kind != "torchrl":  # a seed list, None where the game is unseeded
+        f.step()
+        f.partial([1, 2, 5], seed=[None, 7, None, None, None, 3])
+        check(f, [None, 7, 64, None, None, 3], 65)
+    f.reset()
+    nxt = f.engine.next_seed
+    check(f, range(nxt - n, nxt), nxt)
+
+    g = _Front(kind, n, None, rules)  # no seed: the engine's entropy, the only one
+    start = g.engine.next_seed
+    assert g.engine.first_seed is None and start >= 2**64
+    g.reset()
+    check(g, range(start, start + n), start + n)

@@ -188,7 +188,7 @@ class LizanyVectorEnv(VectorEnv):
     def _start(self, rows: np.ndarray, seeds: Sequence[int]) -> None:
         """A new deal in games ``rows``: game ``rows[j]`` gets the deck of
         ``LizanyGame(seed=seeds[j])`` and its generator ``seed_words(seeds[j])`` (module
-        documentation); the sequence goes on after the largest seed.  The deck
+        documentation).  The deck
         (:func:`~mariash_env.games.lizany.game.seeded_deck`: numpy's
         ``default_rng(seed).permutation(32)``) and the words of every seed are made in one
         compiled call, bit for bit numpy's (:func:`~mariash_env.core.seeding.seed_batch`)."""
@@ -196,8 +196,6 @@ class LizanyVectorEnv(VectorEnv):
         _reset_kernel(self._states, rows, words, decks, self._mask, self._obs, self._player,
                       self._rewards, self._deal_done, self._partie_done, self._deal_no,
                       self.observations)
-        self._next_seed = max(seeds) + 1
-        self._ready = True
 
     def current(self) -> Step:
         """The current player/mask/obs (recomputed), with zero rewards and flags."""
