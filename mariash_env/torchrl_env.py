@@ -43,7 +43,11 @@ partie (it is not used by value targets: the step is terminated).  The reset tha
 ``step_and_maybe_reset`` then asks for (``"_reset"`` = done) keeps those games as they
 are; a ``"_reset"`` row that is *not* fresh (an explicit partial reset) gets a new
 partie from the env's seed sequence (by position, see *Seeding*), the other rows are
-untouched.  ``reset()`` without ``"_reset"`` restarts every game.
+untouched.  ``reset()`` without ``"_reset"`` restarts every game.  A partial reset costs
+the engine the restarted games only (``VectorEnv.reset_rows``): its output shows, for the
+games it keeps, what the last step or reset returned for them (TorchRL's own reset then
+takes their rows from the tensordict it was given), or, should the engine have been
+changed through ``vector_env`` since, every game's outputs recomputed.
 
 Seeding: ``seed=`` or ``set_seed(s)`` fixes the next full reset (game ``i`` gets the deals
 of ``VectorEnv.reset(seed=s)``, i.e. AEC seed ``s + i``); every later reset continues
@@ -63,7 +67,8 @@ Zero copy: each step allocates fresh tensors for the observation, mask, seat and
 flag and the engine writes straight into them (``VectorEnv.step(actions, out=...)`` on
 their ``.numpy()`` views), so they go into the TensorDict as they are; only the small
 rewards are converted (float64 to float32), and the mask is copied into the action
-spec's.  A reset copies the engine's buffers once.
+spec's.  A whole reset copies the engine's buffers once; a partial one copies what the
+last step or reset returned, with the restarted games' rows from the engine.
 ``torchrl`` is imported only when :func:`torchrl_env` or :func:`action_mask` is called.
 """
 
@@ -255,6 +260,11 @@ def _make_class() -> type:
             self._src: Any = None
             self._last: Any = None  # the engine's Step (the same buffers every call)
             self._last_out: Any = None  # the observation tensor the last _step returned
+            # What the last step or reset returned (observation, mask, seat): every game's
+            # current outputs, which a partial reset shows for the games it keeps, while
+            # the engine is as this env left it (_synced).
+            self._shown: Any = None
+            self._left: Any = None  # the engine's (decisions, rewrites) then
             self._cpu = self.device.type == "cpu"
 
         # -- copies ----------------------------------------------------------
@@ -296,12 +306,6 @@ def _make_class() -> type:
 
         def _copy(self, t: torch.Tensor) -> torch.Tensor:
             return t.clone() if self._cpu else t.to(self.device)
-
-        def _observation(self, out: dict[str, Any]) -> dict[str, Any]:
-            out["observation"] = self._copy(self._t_obs)
-            out["action_mask"] = self._set_mask(self._copy(self._t_mask))
-            out["seat"] = self._copy(self._t_seat)
-            return out
 
         def _set_mask(self, mask: torch.Tensor) -> torch.Tensor:
             """The action spec's mask becomes ``mask`` (the new state's legal actions, the
@@ -346,6 +350,8 @@ def _make_class() -> type:
                 obs, mask, seat, done, reward = (
                     t.to(self.device) for t in (obs, mask, seat, done, reward))
             self._last_out = obs
+            self._shown = (obs, mask, seat)
+            self._left = self._engine_changes()
             self._set_mask(mask)
             return TensorDict({"observation": obs, "action_mask": mask, "seat": seat,
                                "reward": reward, "done": done, "terminated": done.clone()},
@@ -384,24 +390,61 @@ def _make_class() -> type:
             n = self.batch_size[0]
             rows = None if tensordict is None else tensordict.get("_reset", None)
             if rows is None or self._last is None:  # (nothing to keep before the first)
-                step = self._venv.reset()  # from the engine's next seed
+                self._wrap(self._venv.reset())  # from the engine's next seed
                 self._fresh[:] = True
+                shown = tuple(self._copy(t) for t in (self._t_obs, self._t_mask,
+                                                      self._t_seat))
             else:
                 rows = rows.detach().cpu().numpy()
                 if rows.size != n or rows.dtype != np.bool_:
                     raise ResetRowsError(f"'_reset' must be {n} booleans (one per game), "
                                          f"got shape {tuple(rows.shape)} of {rows.dtype}")
                 rows = rows.reshape(n)
-                restart = np.flatnonzero(rows & ~self._fresh)
-                # (the steps wrote their outputs into their own tensors, not the
-                # engine's buffers: current() refreshes those)
-                step = self._restart(restart) if restart.size else self._venv.current()
+                shown = self._partial_reset(np.flatnonzero(rows & ~self._fresh))
                 self._fresh |= rows
-            self._wrap(step)
+            self._shown = shown
+            self._left = self._engine_changes()
             self._last_out = None
+            obs, mask, seat = shown
             zero = torch.zeros((n, 1), dtype=torch.bool, device=self.device)
-            out = self._observation({"done": zero, "terminated": zero.clone()})
-            return TensorDict(out, batch_size=self.batch_size, device=self.device)
+            return TensorDict({"observation": obs, "action_mask": self._set_mask(mask),
+                               "seat": seat, "done": zero, "terminated": zero.clone()},
+                              batch_size=self.batch_size, device=self.device)
+
+        def _partial_reset(self, restart: np.ndarray) -> tuple[Any, Any, Any]:
+            """New parties in games ``restart`` only (:meth:`_restart`); the observation,
+            mask and seat of every game: a copy of what the last step or reset returned,
+            with the restarted games' rows from the engine, which wrote those rows only.
+            The engine computes nothing for the other games: O(restarted games), but for
+            the copy (TorchRL's reset returns whole tensors, and the last ones are the
+            caller's).  Should the engine have changed since this env's last call (through
+            ``vector_env``: a reset, a step, ``restore_states``), what it returned is not
+            current: every game's outputs are recomputed (``VectorEnv.current``)."""
+            if not self._synced():
+                if restart.size:
+                    self._restart(restart)
+                self._wrap(self._venv.current())
+                return tuple(self._copy(t) for t in (self._t_obs, self._t_mask,
+                                                     self._t_seat))
+            obs, mask, seat = (t.clone() for t in self._shown)
+            if restart.size:
+                self._restart(restart)
+                at = torch.from_numpy(restart).to(self.device)
+                rows = torch.from_numpy(restart)
+                for dst, src in ((obs, self._t_obs), (mask, self._t_mask),
+                                 (seat, self._t_seat)):
+                    dst[at] = src[rows].to(self.device)
+            return obs, mask, seat
+
+        def _engine_changes(self) -> tuple[int, int]:
+            """What changes with every call that changes the engine's games: its
+            decisions (steps) and its rewrites (resets, restores)."""
+            return self._venv.decisions, self._venv._rewrites
+
+        def _synced(self) -> bool:
+            """Whether the engine is as this env's last step or reset left it (so what that
+            call returned is every game's current outputs)."""
+            return self._shown is not None and self._left == self._engine_changes()
 
         def maybe_reset(self, tensordict: TensorDictBase) -> TensorDictBase:
             """``step_and_maybe_reset``'s reset of the finished games.  When
@@ -427,14 +470,13 @@ def _make_class() -> type:
             into the step's tensors)."""
             return self._venv.current() if self._last is None else self._last
 
-        def _restart(self, idx: np.ndarray) -> Any:
+        def _restart(self, idx: np.ndarray) -> None:
             """New parties in games ``idx`` only, by position: game ``i`` from the
             sequence's next seed + ``i`` (the engine's ``reset_rows``, without a seed); the
-            sequence goes on after the largest seed used."""
-            self._venv.reset_rows(idx)
-            # (the steps wrote the other games' outputs into their own tensors, not the
-            # engine's buffers: current() refreshes those)
-            return self._venv.current()
+            sequence goes on after the largest seed used.  The engine writes the outputs
+            of those games' rows only (the steps wrote the others' into their own
+            tensors)."""
+            self._wrap(self._venv.reset_rows(idx))
 
         def _set_seed(self, seed: int | None) -> None:
             """The engine's sequence goes on from ``seed`` (None: a random one), and

@@ -787,6 +787,10 @@ class VectorEnv:
         self._next_seed = fresh_seed() if seed is None else seed
         self.seed: int | None = None
         self.decisions = 0
+        # Calls that rewrote states other than by a step (reset, reset_rows,
+        # restore_states): with ``decisions``, what tells a front end that keeps the
+        # outputs of its own last call whether the engine changed since (the TorchRL env).
+        self._rewrites = 0
         self._states = np.zeros((n, state_size), dtype=np.int32)
         self._mask = np.zeros((n, self.num_actions), dtype=np.int8)
         # Without observations the kernels still need an array of the right type.
@@ -957,6 +961,7 @@ class VectorEnv:
         self._start(rows, seeds)
         self._next_seed = max(seeds) + 1
         self._ready = True
+        self._rewrites += 1
 
     def _start(self, rows: np.ndarray, seeds: Sequence[int]) -> None:
         """A new partie in games ``rows`` (int64 indices), game ``rows[j]`` from
@@ -1087,4 +1092,5 @@ class VectorEnv:
         self._validate_states(states)
         np.copyto(self._states, states)
         self._ready = True
+        self._rewrites += 1
         self.current()

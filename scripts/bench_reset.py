@@ -12,8 +12,10 @@ and, over volený, the front ends' partial resets of ``--restart`` games after a
 ``GymVectorEnv.reset(options={"reset_mask": mask})`` and the TorchRL env's
 ``reset(TensorDict({"_reset": mask}))`` (games its last step did not restart), and the
 TorchRL reset of games its last step restarted (a ``TransformedEnv``'s
-``step_and_maybe_reset``, whose ``"_reset"`` names the finished games).  Only the reset is
-timed (the steps between two resets are not).  A shared machine makes single figures
+``step_and_maybe_reset``, whose ``"_reset"`` names the finished games): TorchRL's
+``reset`` (most of it TorchRL's merge of the output into the tensordict given, a
+``torch.where`` over every game) and the env's own part of it (its ``_reset``).  Only the
+reset is timed (the steps between two resets are not).  A shared machine makes single figures
 noisy: compare medians of runs made side by side.
 """
 
@@ -125,15 +127,23 @@ def main(argv: list[str] | None = None) -> int:
         nonlocal td
         td = env.reset(state["td"])
 
+    def trl_own() -> None:  # the env's own part: its _reset, without TorchRL's merge
+        env._reset(state["td"])
+
     trl_step(False)
     trl_reset()
-    t = _median_ms(trl_reset, reps, before=lambda: trl_step(False))
-    done = []
-    t_fin = _median_ms(trl_reset, reps,
-                       before=lambda: (trl_step(True), done.append(
-                           int(state["td"]["_reset"].sum()))))
-    print(f"  torchrl_env(voleny, deals=1): reset('_reset': {k} games) {t:.3f}; of the "
-          f"games its step finished (median {statistics.median(done):.0f}) {t_fin:.3f}")
+    done: list[int] = []
+
+    def finished() -> None:
+        trl_step(True)
+        done.append(int(state["td"]["_reset"].sum()))
+
+    for name, run in (("reset", trl_reset), ("its _reset", trl_own)):
+        t = _median_ms(run, reps, before=lambda: trl_step(False))
+        t_fin = _median_ms(run, reps, before=finished)
+        print(f"  torchrl_env(voleny, deals=1), {name}: '_reset' of {k} games {t:.3f}; of "
+              f"the games its step finished (median {statistics.median(done):.0f}) "
+              f"{t_fin:.3f}")
     return 0
 
 

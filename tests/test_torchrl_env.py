@@ -170,6 +170,78 @@ def test_a_partial_reset_seeds_by_position():
     np.testing.assert_array_equal(nxt["observation"].numpy(), VectorEnv(n).reset(seed=30).obs)
 
 
+@pytest.mark.parametrize("rules", GAMES)
+def test_a_partial_reset_computes_the_restarted_games_only(rules, monkeypatch):
+    """A partial reset recomputed every game: after the engine's ``reset_rows`` it called
+    ``VectorEnv.current()`` (each game's mask and observation encoded again: the steps
+    write their outputs into their own tensors, not the engine's buffers), and so did a
+    ``"_reset"`` of games the step had already restarted (a TransformedEnv's
+    ``step_and_maybe_reset``).  Now the engine starts the restarted games and computes
+    nothing else; the output is every game's current observation, mask and seat (what the
+    last step returned, with the restarted games' rows from the engine)."""
+    from tensordict import TensorDict
+    from torchrl.envs.utils import step_mdp
+
+    import mariash_env.games.lizany.vector as lizany_vector
+    import mariash_env.vector as vector
+
+    n = 48
+    env = torchrl_env(n, seed=5, deals=1, **rules)
+    td = env.reset()
+    for t in range(300):  # until a step ends some games (the engine restarts them)
+        out = env.step(env.rand_action(td))
+        td = step_mdp(out)
+        done = out["next", "done"].reshape(-1)
+        if done.any():
+            break
+        if t == 2:  # games out of step (lízaný's deals are all 32 cards long)
+            half = (torch.arange(n) % 2 == 0)[:, None]
+            td.update(env.reset(TensorDict({"_reset": half}, batch_size=[n])))
+    assert done.any() and not done.all()
+    started, refreshed = [], []
+    for mod in (vector, lizany_vector):  # what the engine computes, row by row
+        real_start, real_refresh = mod._reset_kernel, mod._refresh_kernel
+        monkeypatch.setattr(mod, "_reset_kernel", lambda states, rows, *a, _k=real_start: (
+            started.append(rows.tolist()), _k(states, rows, *a))[1])
+        monkeypatch.setattr(mod, "_refresh_kernel", lambda *a, _k=real_refresh: (
+            refreshed.append(len(a[0])), _k(*a))[1])
+    before = env.vector_env.copy_states()
+    finished = env._reset(TensorDict({"_reset": done[:, None]}, batch_size=[n]))
+    assert started == [] and refreshed == []  # the step restarted them already
+    explicit = [i for i in (2, 17, 30) if not done[i]]
+    rows = done.clone()
+    rows[explicit] = True
+    nxt = env.vector_env.next_seed
+    out = env._reset(TensorDict({"_reset": rows[:, None]}, batch_size=[n]))
+    assert started == [explicit] and refreshed == []  # those games only
+    monkeypatch.undo()
+    after = env.vector_env.copy_states()
+    keep = np.ones(n, dtype=bool)
+    keep[explicit] = False
+    np.testing.assert_array_equal(after[keep], before[keep])
+    now = env.vector_env.current()  # every game recomputed: the reference
+    for got in (finished, out):
+        if got is finished:  # (the explicit rows were restarted after it)
+            got = got[torch.from_numpy(keep)]
+            ref = [a[keep] for a in (now.obs, now.mask, now.player)]
+        else:
+            ref = [now.obs, now.mask, now.player]
+        np.testing.assert_array_equal(got["observation"].numpy(), ref[0])
+        np.testing.assert_array_equal(got["action_mask"].numpy(), ref[1].astype(bool))
+        np.testing.assert_array_equal(got["seat"].numpy(), ref[2])
+    np.testing.assert_array_equal(env.action_spec.mask.numpy(), now.mask.astype(bool))
+    whole = VectorEnv(n, **rules)  # by position, from the sequence's next seed
+    whole.reset(seed=nxt)
+    np.testing.assert_array_equal(after[explicit], whole.copy_states()[explicit])
+    # The engine changed behind the env's back (vector_env): what the env last returned
+    # is not current, so a reset that restarts nothing shows every game recomputed.
+    env.vector_env.restore_states(before)
+    shown = env._reset(TensorDict({"_reset": rows[:, None]}, batch_size=[n]))
+    np.testing.assert_array_equal(shown["observation"].numpy(), env.vector_env.current().obs)
+    np.testing.assert_array_equal(env.action_spec.mask.numpy(),
+                                  env.vector_env.current().mask.astype(bool))
+
+
 def test_partial_reset_before_the_first_reset():
     """Issue #31, partial reset: a ``"_reset"`` before any reset starts every game (there
     is no position to keep); a malformed one is refused."""
