@@ -104,6 +104,9 @@ def observation_arrays(observation: Any) -> tuple[np.ndarray, np.ndarray]:
     """The ``(observation, action_mask)`` arrays of the AEC observation dict a robot's
     ``act`` takes; ObservationError when it is not one (so no robot fails on a bare
     vector with an IndexError or on a missing mask with a KeyError)."""
+    if type(observation) is dict and "observation" in observation and (
+            "action_mask" in observation):  # the envs' own dicts: no Mapping check
+        return np.asarray(observation["observation"]), np.asarray(observation["action_mask"])
     if not isinstance(observation, Mapping) or not {"observation", "action_mask"} <= set(
             observation):
         raise ObservationError("expected a dict with 'observation' and 'action_mask', got "

@@ -20,7 +20,9 @@ observation alone.
 The rules are compiled, in one copy (:func:`~mariash_env.games.licitovany.table_decide.decide`),
 which a search's simulations call without leaving compiled code; :meth:`LicitTableRobot.act`
 checks the whole observation first, as volený's robot does (:data:`LICIT_OBS`; unless
-``check`` is off: the encoder's own observations).
+``check`` is off: the encoder's own observations).  A float32 observation with an int8
+mask is checked and decided in one compiled call (:func:`checked_decide`); only one it
+refuses, or another form, goes through the numpy check, which names the fault.
 """
 
 from __future__ import annotations
@@ -112,6 +114,20 @@ LICIT_OBS = ObsSpec(
     n_actions=LA.N_ACTIONS, extra=_licit_bits, compiled=_licit_ok)
 """Licitovaný's canonical observation (the table robot checks it, as volený's does)."""
 
+REFUSED = -2
+"""What :func:`checked_decide` answers for an observation :data:`LICIT_OBS` refuses."""
+
+
+@njit
+def checked_decide(obs, mask, view, numbers, groups):
+    """:func:`~mariash_env.games.licitovany.table_decide.decide` after the compiled check
+    of :data:`LICIT_OBS` (``numbers, groups``: its tables), in one call: the action, -1
+    for a mask with no legal action, :data:`REFUSED` for an observation or mask the check
+    refuses (the numpy check then names the fault)."""
+    if not _licit_ok(obs, numbers, groups, mask):
+        return REFUSED
+    return decide(obs, mask, view)
+
 
 def _block(v: np.ndarray, name: str) -> np.ndarray:
     off, n = _L[name]
@@ -161,6 +177,10 @@ def card_play_view(observation: np.ndarray, mask: np.ndarray, check: bool = True
                                  flek_round=flek_round)
 
 
+_FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)
+_MASK_SHAPE = (LA.N_ACTIONS,)
+
+
 class LicitTableRobot(Robot):
     """The deterministic rule-based robot of licitovaný mariáš (module docstring)."""
 
@@ -179,15 +199,27 @@ class LicitTableRobot(Robot):
 
     @staticmethod
     def warm_up() -> None:
-        """Compile (or load) the kernels its decisions call, :func:`decide` and its
-        observation check's, on the types :meth:`act` hands them (not run: no observation
-        needed)."""
-        compile_for(decide, np.zeros(LOBS_SIZE, np.float32), np.zeros(LA.N_ACTIONS, np.int8),
-                    np.zeros(VIEW_SIZE, np.int64))
-        warm_check(LICIT_OBS)
+        """Compile (or load) the kernels its decisions call, :func:`decide`, its
+        observation check's and the one call of both (:func:`checked_decide`), on the
+        types :meth:`act` hands them (not run: no observation needed)."""
+        obs, mask = np.zeros(LOBS_SIZE, np.float32), np.zeros(LA.N_ACTIONS, np.int8)
+        view = np.zeros(VIEW_SIZE, np.int64)
+        compile_for(decide, obs, mask, view)
+        warm_check(LICIT_OBS)  # then the one call of both reuses their compiled code
+        compile_for(checked_decide, obs, mask, view, *LICIT_OBS.tables)
 
     def act(self, observation: dict[str, Any]) -> int:
         obs, mask = observation_arrays(observation)
+        if (self.check and obs.dtype is _FLOAT32 and mask.dtype is _INT8 and obs.ndim == 1
+                and obs.shape[0] in LICIT_OBS.lengths and mask.shape == _MASK_SHAPE
+                and obs.flags.carray and mask.flags.carray):
+            # The common case: checked and decided in one compiled call.
+            a = checked_decide(obs, mask, self._view, *LICIT_OBS.tables)
+            if a >= 0:
+                return a
+            if a == -1:  # decide's answer to a mask with no legal action
+                raise no_legal_action()
+            # refused: the numpy check below names the fault
         if self.check:  # the whole observation, as volený's robot checks its own
             _check_view(obs, mask)
         obs = np.ascontiguousarray(obs, dtype=np.float32)
