@@ -1,11 +1,14 @@
 """The table robots decide a canonical observation in one compiled call, with the actions
 and the errors they had.
 
-Licitovaný's float32 observation with an int8 mask is checked and decided by one compiled
-kernel (:func:`~mariash_env.games.licitovany.table_robot.checked_decide`), with no second
-call for the check; anything else, and what the check refuses, goes the numpy way, which
-names the fault: every tampered observation gets the same ObservationError message as the
-numpy check gives, and any other form the action of the float32 observation it holds.
+A float32 observation with an int8 mask is checked and decided by one compiled kernel a
+game -- volený's :func:`~mariash_env.games.voleny.table_decide.checked_decide`,
+licitovaný's :func:`~mariash_env.games.licitovany.table_robot.checked_decide` -- with no
+decoding in Python and no second call for the check; anything else, and what the check
+refuses, goes the numpy way, which names the fault.  The reference below is volený's
+rules as they were in Python before (its phases before the card play): on positions of
+random and robot play they take the same actions, and every tampered observation gets
+the same ObservationError message as the numpy check gives.
 """
 
 from __future__ import annotations
@@ -16,12 +19,30 @@ import numpy as np
 import pytest
 
 import mariash_env
+from mariash_env.cards import cards_of
+from mariash_env.core.state import (
+    C_BETL,
+    C_DURCH,
+    PH_ANNOUNCE,
+    PH_BARVA,
+    PH_BETL_ANSWER,
+    PH_CONTRACT,
+    PH_DISCARD,
+    PH_FLEK,
+    PH_PLAY,
+    PH_TRUMP,
+)
+from mariash_env.core.tricks import strength_py
 from mariash_env.games.licitovany import table_robot as licit_robot
+from mariash_env.games.voleny import actions as A
+from mariash_env.games.voleny import table_robot as voleny_robot
 from mariash_env.robots import ObservationError, make_robot
 from mariash_env.robots import features as F
+from mariash_env.robots.card_view import CardPlayView
 
-SPECS = {"licitovany": licit_robot.LICIT_OBS}
-VARIANTS = {"licitovany": {"rules": "licitovany"}}
+SPECS = {"voleny": F.VOLENY_OBS, "licitovany": licit_robot.LICIT_OBS}
+VARIANTS = {"voleny": {}, "voleny4": {"players": 4}, "voleny_open": {"open_contracts": True},
+            "licitovany": {"rules": "licitovany"}}
 
 
 @cache
@@ -50,25 +71,114 @@ def _positions(variant: str, deals: int = 40) -> tuple[tuple[np.ndarray, np.ndar
     return tuple(out)
 
 
+# --- the rules as they were in Python ------------------------------------------------------
+def _voleny_reference(robot, o: F.ObsInfo) -> int:
+    """Volený's ``TableRobot.decide`` before its phases were compiled (the card play and
+    the flek rule were compiled already: the robot's own ``play_card`` and
+    ``flek_actions``)."""
+    legal = o.legal
+    if o.mask[A.LAY_DOWN]:
+        return A.LAY_DOWN
+    if len(legal) == 1:
+        return legal[0]
+    ph, hand, trump = o.phase, o.hand, o.trump
+    if ph == PH_TRUMP:
+        scores = [voleny_robot.suit_score(hand, s) for s in range(4)]
+        best = max(range(4), key=lambda s: (scores[s], F.popcount(F.in_suit(hand, s)), -s))
+        if scores[best] - min(scores) < voleny_robot.TRUMP_MIN_GAP:
+            a = A.TRUMP_BLIND
+        else:
+            a = A.TRUMP0 + min(cards_of(F.in_suit(hand, best)),
+                               key=lambda c: strength_py(c, best))
+    elif ph == PH_CONTRACT:
+        dh, _ = voleny_robot.TableRobot.durch_hand_12(hand, o.talon)
+        bh, _ = voleny_robot.TableRobot.betl_hand(hand, o.talon)
+        if dh <= 0 and o.mask[A.CONTRACT_DURCH]:
+            a = A.CONTRACT_DURCH
+        elif bh <= 2 and o.mask[A.CONTRACT_BETL]:
+            a = A.CONTRACT_BETL
+        elif o.mask[A.CONTRACT_SUIT]:
+            a = A.CONTRACT_SUIT
+        else:
+            a = A.CONTRACT_DURCH if dh == 0 or 2 * dh < bh else A.CONTRACT_BETL
+    elif ph == PH_DISCARD:
+        allowed = sum(1 << (x - A.DISCARD0) for x in legal if A.DISCARD0 <= x < A.DISCARD0 + 32)
+        if o.ndisc == 0:
+            a = A.DISCARD0 + voleny_robot._best_pair(hand, allowed, o.contract, trump,
+                                                     o.talon)[0]
+        else:
+            cost = voleny_robot._discard_cost(o.contract, trump, o.talon)
+            a = A.DISCARD0 + min(cards_of(allowed), key=lambda c: (
+                cost(hand & ~(1 << c), 1 << c), -(c & 7)))
+    elif ph == PH_BARVA:
+        bad = F.durch_hole_suits(hand) <= 0 or F.betl_risk(hand) <= 2
+        a = A.BAD if bad else A.GOOD
+    elif ph == PH_BETL_ANSWER:
+        durch = o.mask[A.CONTRACT_DURCH] and F.durch_hole_suits(hand) <= 0
+        a = A.CONTRACT_DURCH if durch else A.GOOD
+    elif ph == PH_ANNOUNCE:
+        sedma = bool(o.mask[A.ANNOUNCE_SEDMA]) and voleny_robot.trumps_in(hand, trump) >= 4
+        sto = bool(o.mask[A.ANNOUNCE_STO]) and voleny_robot.estimate_points(
+            hand, trump) >= voleny_robot.STO_MIN_ESTIMATE
+        a = (A.ANNOUNCE_STO_SEDMA if sedma and sto and o.mask[A.ANNOUNCE_STO_SEDMA] else
+             A.ANNOUNCE_STO if sto else A.ANNOUNCE_SEDMA if sedma else A.ANNOUNCE_HRA)
+    elif ph == PH_FLEK:
+        a = next((x for x in robot.flek_actions(CardPlayView.of_info(o)) if o.mask[x]),
+                 A.GOOD)
+    elif ph == PH_PLAY:
+        a = A.PLAY0 + robot.play_card(CardPlayView.of_info(o))
+    else:
+        a = legal[0]
+    return int(a if o.mask[a] else legal[0])
+
+
 # --- the tests ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("rules", ["licitovany"])
+@pytest.mark.parametrize("variant", ["voleny", "voleny4", "voleny_open"])
+def test_voleny_decides_as_its_python_rules_did(variant):
+    """Every phase (the trump card, the contract, both discards in suit games, betl and
+    durch, Barva?, the betl answer, the announcement, the flek, the card play) at three
+    and four players and with open contracts: the compiled decision is the Python
+    rules' (:func:`_voleny_reference`), with the check and without, and so is
+    ``TableRobot.decide`` on the decoded observation."""
+    robot, fast = make_robot("table"), make_robot("table")
+    fast.check = False
+    phases = set()
+    for o, m in _positions(variant):
+        info = F.decode(o, m)
+        want = _voleny_reference(robot, info)
+        d = {"observation": o, "action_mask": m}
+        assert robot.act(d) == fast.act(d) == robot.decide(info) == want, info.phase
+        phases.add(info.phase)
+    assert robot.fallbacks == fast.fallbacks == 0
+    assert {PH_TRUMP, PH_CONTRACT, PH_DISCARD, PH_BARVA, PH_ANNOUNCE, PH_FLEK,
+            PH_PLAY} <= phases
+
+
+def test_voleny_discards_of_betl_and_durch_are_reached():
+    """The positions above hold betl and durch discards (their own cost functions)."""
+    contracts = {F.decode(o, m).contract for o, m in _positions("voleny")
+                 if F.decode(o, m).phase == PH_DISCARD}
+    assert {C_BETL, C_DURCH} <= contracts
+
+
+@pytest.mark.parametrize("rules", ["voleny", "licitovany"])
 def test_a_canonical_observation_is_one_compiled_call(rules, monkeypatch):
     """No numpy check, no separate compiled check and no Python decoding for the
     environment's own observations: the robot's ``act`` calls its game's one kernel."""
 
     robot = make_robot("table", rules=rules)
-    pos = _positions(rules)[:300]
+    pos = _positions(rules)[:300] + (_positions("voleny4")[:300] if rules == "voleny" else ())
 
     def refused(*_a, **_k):
         raise AssertionError("a canonical observation left the compiled call")
 
     for name in ("check_observation", "is_canonical", "decode", "_check_in_full"):
         monkeypatch.setattr(F, name, refused)
-    for module in (licit_robot,):
+    for module in (voleny_robot, licit_robot):
         for name in ("check_observation", "is_canonical", "decode", "_check_view"):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, refused)
-    for o, m in pos:
+    for o, m in pos:  # volený's at four players too (924 slots)
         robot.act({"observation": o, "action_mask": m})
 
 
@@ -108,7 +218,7 @@ def _forms(v: np.ndarray, m: np.ndarray, rng: np.random.Generator) -> tuple:
     return v, m
 
 
-@pytest.mark.parametrize("rules", ["licitovany"])
+@pytest.mark.parametrize("rules", ["voleny", "licitovany"])
 def test_tampered_observations_get_the_checks_message_or_the_same_action(rules):
     """What the numpy check refuses, ``act`` refuses with its message; a mask with no
     legal action gets the robots' message; any other form is decided as the float32

@@ -20,6 +20,13 @@ gives the same action, on every seat.  Its parts:
   :mod:`mariash_env.games.voleny.table_play` (its one copy), read from the
   :class:`CardPlayView` packed as an array;
 * it lays the cards down whenever that is offered.
+
+Every rule is compiled, in one copy (:mod:`mariash_env.games.voleny.table_decide`):
+:meth:`TableRobot.act` checks and decides a canonical observation (float32, an int8 mask)
+in one compiled call (:func:`~mariash_env.games.voleny.table_decide.checked_decide`);
+another form, or one the check refuses, is decoded in Python
+(:func:`~mariash_env.robots.features.decode`, which names the fault) and decided by
+:meth:`TableRobot.decide`, whose per-phase methods call the same compiled functions.
 """
 
 from __future__ import annotations
@@ -42,23 +49,36 @@ from ...core.state import (
     PH_PLAY,
     PH_TRUMP,
 )
-from ...robots.base import Robot, no_legal_action
+from ...robots.base import Robot, no_legal_action, observation_arrays
 from ...robots.card_view import CardPlayView
 from ...robots.features import (
     VOLENY_OBS,
     ObsInfo,
     betl_risk,
-    cards,
     decode,
-    decode_dict,
     durch_hole_suits,
-    in_suit,
-    popcount,
-    strength,
     warm_check,
     winning_index,  # noqa: F401 (its old name here, for callers)
 )
 from . import actions as A
+
+# the tunable thresholds (documented where used) and the compiled rules
+from .table_decide import (  # noqa: F401 (the thresholds' names here, for callers)
+    BETL_MAX_RISK,
+    DURCH_MAX_HOLED,
+    FELL_BACK,
+    NO_LEGAL,
+    REFUSED,
+    TRUMP_MIN_GAP,
+    announcement,
+    checked_decide,
+    contract_choice,
+    discard_choice,
+    trump_choice,
+    wants_bad,
+)
+from .table_decide import betl_hand_10 as _betl_hand_10
+from .table_decide import durch_hand as _durch_hand
 from .table_discards import best_pair, discard_cost, suit_keep_value  # noqa: F401
 from .table_discards import warm as warm_discards
 from .table_hand import (  # noqa: F401 (the robots' names for them)
@@ -75,10 +95,10 @@ from .table_hand import (  # noqa: F401 (the robots' names for them)
 from .table_hand import warm as warm_hand
 from .table_play import VIEW_SIZE, choose_card, view_array
 
-# --- tunable thresholds (documented where used) ------------------------------------------
-TRUMP_MIN_GAP = 10  # strongest minus weakest suit score needed to choose a suit
-BETL_MAX_RISK = 2  # a betl is played with at most this many holes after the first lead
-DURCH_MAX_HOLED = 0  # a durch only with no holed suit
+_FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)
+_MASK_SHAPE = (A.N_ACTIONS,)
+_NO_CARD = ("the card-play view has no legal card (legal is 0): is this seat to play a "
+            "card?")
 
 
 def _discard_cost(contract: int, trump: int, talon: int):
@@ -108,25 +128,47 @@ class TableRobot(Robot):
         self.check = True
         self._view = np.zeros(VIEW_SIZE, np.int64)  # the card play's view array, reused
 
-    decision_kernel = staticmethod(choose_card)
-    """Its largest compiled kernel: in numba's disk cache, its warm-up only loads."""
+    decision_kernel = staticmethod(checked_decide)
+    """Its compiled rules: in numba's disk cache, its warm-up only loads."""
 
     @staticmethod
     def warm_up() -> None:
         """Compile (or load) the kernels its decisions call from Python, on their types:
-        the hand's and the discards' values, the card play, the observation's check (not
-        run: no view needed)."""
+        the whole decision with its check, and for :meth:`decide` the hand's and the
+        discards' values, the card play, the observation's check (not run: no view
+        needed)."""
         warm_discards()
         warm_hand()
-        compile_for(choose_card, np.zeros(VIEW_SIZE, np.int64))
-        warm_check(VOLENY_OBS)
+        view = np.zeros(VIEW_SIZE, np.int64)
+        compile_for(choose_card, view)
+        warm_check(VOLENY_OBS)  # then the one call of both reuses their compiled code
+        compile_for(checked_decide, np.zeros(VOLENY_OBS.lengths[0], np.float32),
+                    np.zeros(A.N_ACTIONS, np.int8), view, True, *VOLENY_OBS.tables)
+        flags = (False,) * 3  # :meth:`decide`'s own calls, on their types
+        for f, args in ((trump_choice, (0,)), (wants_bad, (0,)), (_durch_hand, (0,)),
+                        (_betl_hand_10, (0,)), (contract_choice, (0, 0, *flags)),
+                        (announcement, (0, 0, *flags)), (discard_choice, (0,) * 6)):
+            compile_for(f, *args)
 
     # --- entry points ---------------------------------------------------------------
     def act(self, observation: dict[str, Any]) -> int:
-        if not self.check:
-            return self.decide(decode(observation["observation"], observation["action_mask"],
-                                      check=False))
-        return self.decide(decode_dict(observation))
+        obs, mask = observation_arrays(observation)
+        if (obs.dtype is _FLOAT32 and mask.dtype is _INT8 and obs.ndim == 1
+                and obs.shape[0] in VOLENY_OBS.lengths and mask.shape == _MASK_SHAPE
+                and obs.flags.carray and mask.flags.carray):
+            # The common case: checked and decided in one compiled call.
+            a = checked_decide(obs, mask, self._view, self.check, *VOLENY_OBS.tables)
+            if a >= FELL_BACK:
+                self.fallbacks += 1
+                return a - FELL_BACK
+            if a >= 0:
+                return a
+            if a == NO_LEGAL:
+                raise no_legal_action()
+            if a != REFUSED:
+                raise ValueError(_NO_CARD)
+            # refused: decode's numpy check below names the fault
+        return self.decide(decode(obs, mask, check=self.check))
 
     def decide(self, o: ObsInfo) -> int:
         legal = o.legal
@@ -171,15 +213,10 @@ class TableRobot(Robot):
         Each suit of the first seven cards scores ``TRUMP_CARD_VALUE`` per card plus a length
         bonus (and a bonus for a marriage); when the strongest suit beats the weakest by at
         least ``TRUMP_MIN_GAP`` its lowest card (trump order) is the trump card, otherwise
-        ``trump:blind``.  Ties go to the suit with more cards, then to hearts first.
+        ``trump:blind``.  Ties go to the suit with more cards, then to hearts first
+        (compiled: :func:`~mariash_env.games.voleny.table_decide.trump_choice`).
         """
-        scores = [suit_score(o.hand, s) for s in range(4)]
-        best = max(range(4), key=lambda s: (scores[s], popcount(in_suit(o.hand, s)), -s))
-        if scores[best] - min(scores) < TRUMP_MIN_GAP:
-            return A.TRUMP_BLIND
-        m = in_suit(o.hand, best)
-        low = min(cards(m), key=lambda c: strength(c, best))
-        return A.TRUMP0 + low
+        return int(trump_choice(o.hand))
 
     @staticmethod
     @lru_cache(maxsize=4096)
@@ -201,26 +238,22 @@ class TableRobot(Robot):
     def durch_hand(hand10: int) -> bool:
         """A durch-worthy 10-card hand: no holed suit (the program's notes).  Taking a talon and
         discarding two can only keep or improve it."""
-        return durch_hole_suits(hand10) <= DURCH_MAX_HOLED
+        return bool(_durch_hand(hand10))
 
     @staticmethod
     def betl_hand_10(hand10: int) -> bool:
         """A betl-worthy 10-card hand: at most ``BETL_MAX_RISK`` holes after the first lead."""
-        return betl_risk(hand10) <= BETL_MAX_RISK
+        return bool(_betl_hand_10(hand10))
 
     def choose_contract(self, o: ObsInfo) -> int:
         """Durch with no holed suit, else betl with at most ``BETL_MAX_RISK`` holes (best
         discards of the 12 cards), else the suit game; a bad-sayer, who has no suit game,
-        takes whichever of betl and durch is closer to safe."""
-        dh, _ = self.durch_hand_12(o.hand, o.talon)
-        if dh <= DURCH_MAX_HOLED and o.mask[A.CONTRACT_DURCH]:
-            return A.CONTRACT_DURCH
-        bh, _ = self.betl_hand(o.hand, o.talon)
-        if bh <= BETL_MAX_RISK and o.mask[A.CONTRACT_BETL]:
-            return A.CONTRACT_BETL
-        if o.mask[A.CONTRACT_SUIT]:
-            return A.CONTRACT_SUIT
-        return A.CONTRACT_DURCH if dh == 0 or 2 * dh < bh else A.CONTRACT_BETL
+        takes whichever of betl and durch is closer to safe (compiled:
+        :func:`~mariash_env.games.voleny.table_decide.contract_choice`; the values are
+        :meth:`durch_hand_12`'s and :meth:`betl_hand`'s)."""
+        m = o.mask
+        return int(contract_choice(o.hand, o.talon, bool(m[A.CONTRACT_DURCH]),
+                                   bool(m[A.CONTRACT_BETL]), bool(m[A.CONTRACT_SUIT])))
 
     def choose_discard(self, o: ObsInfo) -> int:
         """Suit game: drop cards that keep the hand strongest (short low side suits into
@@ -230,32 +263,23 @@ class TableRobot(Robot):
         for a in o.legal:
             if A.DISCARD0 <= a < A.DISCARD0 + 32:
                 allowed |= 1 << (a - A.DISCARD0)
-        if o.ndisc == 0:
-            return A.DISCARD0 + _best_pair(o.hand, allowed, o.contract, o.trump, o.talon)[0]
-        # The second card: the best partner of the first (the observation shows the first
-        # discard in ``talon``), which is the second card of the best pair.
-        cost = _discard_cost(o.contract, o.trump, o.talon)
-        best = min(cards(allowed), key=lambda c: (cost(o.hand & ~(1 << c), 1 << c), -(c & 7)))
-        return A.DISCARD0 + best
+        # The first card of the best pair; the second: the best partner of the first (the
+        # observation shows the first discard in ``talon``), which is the second card of
+        # the best pair (compiled: :func:`~mariash_env.games.voleny.table_decide.discard_choice`).
+        return int(discard_choice(o.hand, allowed, o.ndisc, o.contract, o.trump, o.talon))
 
     def wants_bad(self, o: ObsInfo) -> bool:
         """Barva? -- *špatná* only with a betl or durch already in the own ten cards (the
         talon taken after *špatná* can only improve them)."""
-        return self.durch_hand(o.hand) or self.betl_hand_10(o.hand)
+        return bool(wants_bad(o.hand))
 
     def choose_announcement(self, o: ObsInfo) -> int:
         """Sedma with the trump seven and at least four trumps; sto with a marriage and an
-        estimated hundred (:func:`estimate_points`); sto a sedma with both; else hra."""
-        t = o.trump
-        sedma = bool(o.mask[A.ANNOUNCE_SEDMA]) and trumps_in(o.hand, t) >= 4
-        sto = bool(o.mask[A.ANNOUNCE_STO]) and estimate_points(o.hand, t) >= STO_MIN_ESTIMATE
-        if sedma and sto and o.mask[A.ANNOUNCE_STO_SEDMA]:
-            return A.ANNOUNCE_STO_SEDMA
-        if sto:
-            return A.ANNOUNCE_STO
-        if sedma:
-            return A.ANNOUNCE_SEDMA
-        return A.ANNOUNCE_HRA
+        estimated hundred (:func:`estimate_points`); sto a sedma with both; else hra
+        (compiled: :func:`~mariash_env.games.voleny.table_decide.announcement`)."""
+        m = o.mask
+        return int(announcement(o.hand, o.trump, bool(m[A.ANNOUNCE_SEDMA]),
+                                bool(m[A.ANNOUNCE_STO]), bool(m[A.ANNOUNCE_STO_SEDMA])))
 
     # --- flek (the online table's rules, last paragraph) ------------------------------------
     def choose_flek(self, o: ObsInfo) -> int:
@@ -310,6 +334,5 @@ class TableRobot(Robot):
         array."""
         c = int(choose_card(view_array(o, self._view)))
         if c < 0:
-            raise ValueError("the card-play view has no legal card (legal is 0): is this "
-                             "seat to play a card?")
+            raise ValueError(_NO_CARD)
         return c
