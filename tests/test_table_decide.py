@@ -3,12 +3,13 @@ and the errors they had.
 
 A float32 observation with an int8 mask is checked and decided by one compiled kernel a
 game -- volený's :func:`~mariash_env.games.voleny.table_decide.checked_decide`,
-licitovaný's :func:`~mariash_env.games.licitovany.table_robot.checked_decide` -- with no
-decoding in Python and no second call for the check; anything else, and what the check
-refuses, goes the numpy way, which names the fault.  The reference below is volený's
-rules as they were in Python before (its phases before the card play): on positions of
-random and robot play they take the same actions, and every tampered observation gets
-the same ObservationError message as the numpy check gives.
+licitovaný's :func:`~mariash_env.games.licitovany.table_robot.checked_decide`, lízaný's
+:func:`~mariash_env.games.lizany.table_robot.checked_decide` -- with no decoding in Python
+and no second call for the check; anything else, and what the check refuses, goes the
+numpy way, which names the fault.  The references below are the robots' rules as they
+were in Python before (volený's phases before the card play, lízaný's whole rule): on
+positions of random and robot play of every game they take the same actions, and every
+tampered observation gets the same ObservationError message as the numpy check gives.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 
 import mariash_env
-from mariash_env.cards import cards_of
+from mariash_env.cards import NCARDS, cards_of
 from mariash_env.core.state import (
     C_BETL,
     C_DURCH,
@@ -32,17 +33,21 @@ from mariash_env.core.state import (
     PH_PLAY,
     PH_TRUMP,
 )
-from mariash_env.core.tricks import strength_py
+from mariash_env.core.tables import CARD_POINTS
+from mariash_env.core.tricks import announces_marriage_py, beats_py, follow_py, strength_py
 from mariash_env.games.licitovany import table_robot as licit_robot
+from mariash_env.games.lizany import table_robot as lizany_robot
+from mariash_env.games.lizany.game import OBS, SC_EMPTY, mask_from
 from mariash_env.games.voleny import actions as A
 from mariash_env.games.voleny import table_robot as voleny_robot
 from mariash_env.robots import ObservationError, make_robot
 from mariash_env.robots import features as F
 from mariash_env.robots.card_view import CardPlayView
 
-SPECS = {"voleny": F.VOLENY_OBS, "licitovany": licit_robot.LICIT_OBS}
+SPECS = {"voleny": F.VOLENY_OBS, "licitovany": licit_robot.LICIT_OBS,
+         "lizany": lizany_robot.LIZANY_OBS}
 VARIANTS = {"voleny": {}, "voleny4": {"players": 4}, "voleny_open": {"open_contracts": True},
-            "licitovany": {"rules": "licitovany"}}
+            "licitovany": {"rules": "licitovany"}, "lizany": {"rules": "lizany"}}
 
 
 @cache
@@ -132,6 +137,52 @@ def _voleny_reference(robot, o: F.ObsInfo) -> int:
     return int(a if o.mask[a] else legal[0])
 
 
+_PTS = tuple(int(x) for x in CARD_POINTS)
+
+
+def _lizany_reference(o: np.ndarray, mask: np.ndarray) -> int:
+    """Lízaný's rule robot before it was compiled."""
+    legal = sum(1 << int(c) for c in np.flatnonzero(mask))
+    trump = int(np.argmax(o[OBS["trump_suit"][0]:OBS["trump_suit"][0] + 4]))
+    hand = mask_from(o[OBS["hand"][0]:])
+    table = mask_from(o[OBS["table"][0]:])
+    empty = o[OBS["scalars"][0] + SC_EMPTY] > 0.5
+    cards = cards_of(legal)
+
+    def cost(c: int) -> tuple[int, bool, int]:
+        return (_PTS[c], (c >> 3) == trump, strength_py(c, trump))
+
+    def rich(c: int) -> tuple[int, int]:
+        return (_PTS[c], -strength_py(c, trump))
+
+    pairs = [c for c in cards if announces_marriage_py(hand, c, False)]
+    if pairs:
+        return min(pairs, key=lambda c: ((c >> 3) != trump, c & 7 == 6))
+    if not table:
+        if empty:
+            seen = hand | mask_from(o[OBS["played_me"][0]:]) | mask_from(
+                o[OBS["played_opp"][0]:])
+            opp = ((1 << NCARDS) - 1) & ~seen
+            safe = [c for c in cards if not any(beats_py(r, c, trump) for r in cards_of(
+                follow_py(opp, c, c, trump)))]
+            if safe:
+                return max(safe, key=rich)
+        return min(cards, key=cost)
+    x = int(table).bit_length() - 1
+    wins = [c for c in cards if beats_py(c, x, trump)]
+    if empty:
+        return max(wins, key=rich) if wins else min(cards, key=cost)
+    if _PTS[x]:
+        cheap = [c for c in wins if (c >> 3) != trump or not _PTS[c]]
+        if cheap:
+            return min(cheap, key=lambda c: ((c >> 3) == trump, _PTS[c],
+                                             strength_py(c, trump)))
+    banks = [c for c in wins if (c >> 3) != trump and _PTS[c]]
+    if banks:
+        return min(banks, key=lambda c: strength_py(c, trump))
+    return min(cards, key=cost)
+
+
 # --- the tests ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("variant", ["voleny", "voleny4", "voleny_open"])
 def test_voleny_decides_as_its_python_rules_did(variant):
@@ -161,7 +212,13 @@ def test_voleny_discards_of_betl_and_durch_are_reached():
     assert {C_BETL, C_DURCH} <= contracts
 
 
-@pytest.mark.parametrize("rules", ["voleny", "licitovany"])
+def test_lizany_decides_as_its_python_rule_did():
+    robot = make_robot("table", rules="lizany")
+    for o, m in _positions("lizany", 80):
+        assert robot.act({"observation": o, "action_mask": m}) == _lizany_reference(o, m)
+
+
+@pytest.mark.parametrize("rules", ["voleny", "licitovany", "lizany"])
 def test_a_canonical_observation_is_one_compiled_call(rules, monkeypatch):
     """No numpy check, no separate compiled check and no Python decoding for the
     environment's own observations: the robot's ``act`` calls its game's one kernel."""
@@ -174,7 +231,7 @@ def test_a_canonical_observation_is_one_compiled_call(rules, monkeypatch):
 
     for name in ("check_observation", "is_canonical", "decode", "_check_in_full"):
         monkeypatch.setattr(F, name, refused)
-    for module in (voleny_robot, licit_robot):
+    for module in (voleny_robot, lizany_robot, licit_robot):
         for name in ("check_observation", "is_canonical", "decode", "_check_view"):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, refused)
@@ -218,7 +275,7 @@ def _forms(v: np.ndarray, m: np.ndarray, rng: np.random.Generator) -> tuple:
     return v, m
 
 
-@pytest.mark.parametrize("rules", ["voleny", "licitovany"])
+@pytest.mark.parametrize("rules", ["voleny", "licitovany", "lizany"])
 def test_tampered_observations_get_the_checks_message_or_the_same_action(rules):
     """What the numpy check refuses, ``act`` refuses with its message; a mask with no
     legal action gets the robots' message; any other form is decided as the float32

@@ -14,6 +14,10 @@ is played, RULES.md §7):
   card the opponent cannot beat under the follow-and-beat rule (the richest first), else
   the cheapest card; following, the winner that banks most (lowest rank among equals),
   else the cheapest legal card.
+
+The rules are compiled (:func:`decide`) and checked in the same call
+(:func:`checked_decide`: a float32 observation with an int8 mask); another form, or an
+observation the check refuses, goes through the numpy check, which names the fault.
 """
 
 from __future__ import annotations
@@ -22,17 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from ...cards import NCARDS, cards_of
-from ...core.jit import njit
-from ...core.tables import CARD_POINTS
-from ...core.tricks import announces_marriage_py, beats_py, follow_py, strength_py
-from ...robots.base import ObservationError, Robot, legal_of, observation_arrays
+from ...cards import NCARDS
+from ...core.jit import compile_for, njit
+from ...core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SUIT_MASK
+from ...core.tricks import announces_marriage, beats, follow, strength
+from ...robots.base import ObservationError, Robot, no_legal_action, observation_arrays
 from ...robots.features import ObsSpec, check_observation, plain_ok, warm_check
-from .actions import N_ACTIONS, OBS_SIZE
-from .game import OBS, SC_EMPTY, mask_from
-
-_PTS = tuple(int(x) for x in CARD_POINTS)
-_BITS = 1 << np.arange(NCARDS, dtype=np.int64)
+from .actions import N_ACTIONS, OBS_SIZE, SC_EMPTY
+from .game import OBS
 
 
 def _lizany_bits(bits: np.ndarray) -> None:
@@ -78,6 +79,136 @@ LIZANY_OBS = ObsSpec(
 """Lízaný's canonical observation (its rule robot checks it, as volený's does)."""
 
 
+NO_LEGAL = -1
+"""What :func:`decide` answers for a mask with no legal action."""
+REFUSED = -2
+"""What :func:`checked_decide` answers for an observation the check refuses."""
+_HAND, _TABLE = OBS["hand"][0], OBS["table"][0]
+_PLAYED_ME, _PLAYED_OPP = OBS["played_me"][0], OBS["played_opp"][0]
+_EMPTY = _SC + SC_EMPTY
+
+
+@njit
+def _cards(obs, off):
+    """The card set of the 32 slots from ``off`` (> 0.5: set)."""
+    m = 0
+    for c in range(NCARDS):
+        if obs[off + c] > 0.5:
+            m |= 1 << c
+    return m
+
+
+@njit
+def _cheapest(cards, trump):
+    """The card that gives away least: fewest points, no trump, the lowest rank (ties:
+    the lowest card)."""
+    best, best_k = -1, 0
+    for c in range(NCARDS):
+        if (cards >> c) & 1:
+            k = (CARD_POINTS[c] * 2 + ((c >> 3) == trump)) * 8 + strength(c, trump)
+            if best < 0 or k < best_k:
+                best, best_k = c, k
+    return best
+
+
+@njit
+def _richest(cards, trump):
+    """The card that banks most: most points, then the lowest rank (ties: the lowest
+    card)."""
+    best, best_k = -1, 0
+    for c in range(NCARDS):
+        if (cards >> c) & 1:
+            k = CARD_POINTS[c] * 8 - strength(c, trump)
+            if best < 0 or k > best_k:
+                best, best_k = c, k
+    return best
+
+
+@njit
+def decide(obs, mask):
+    """The rule robot's card (module docstring) from a lízaný observation (float32) and
+    action mask (int8); :data:`NO_LEGAL` for a mask with no legal card."""
+    legal = 0
+    for c in range(NCARDS):
+        if mask[c]:
+            legal |= 1 << c
+    if not legal:
+        return NO_LEGAL
+    trump = 0  # the first largest slot of the trump suit's block (numpy's argmax)
+    for s in range(1, 4):
+        if obs[_TRUMP_SUIT + s] > obs[_TRUMP_SUIT + trump]:
+            trump = s
+    hand = _cards(obs, _HAND)
+    table = _cards(obs, _TABLE)
+    empty = obs[_EMPTY] > 0.5
+    # A marriage first, the trump marriage before the others, a queen before a king.
+    best, best_k = -1, 0
+    for c in range(NCARDS):
+        if (legal >> c) & 1 and announces_marriage(hand, c, False):
+            k = 2 * ((c >> 3) != trump) + ((c & 7) == 6)
+            if best < 0 or k < best_k:
+                best, best_k = c, k
+    if best >= 0:
+        return best
+    if not table:  # on lead: the table's card would be the opponent's
+        if empty:
+            opp = ((1 << NCARDS) - 1) & ~(hand | _cards(obs, _PLAYED_ME)
+                                          | _cards(obs, _PLAYED_OPP))
+            safe = 0
+            for c in range(NCARDS):
+                if (legal >> c) & 1:
+                    f = follow(opp, c, c, trump, SUIT_MASK, ABOVE_TRUMP, ABOVE_PLAIN)
+                    beaten = False
+                    for r in range(NCARDS):
+                        if (f >> r) & 1 and beats(r, c, trump):
+                            beaten = True
+                            break
+                    if not beaten:
+                        safe |= 1 << c
+            if safe:
+                return _richest(safe, trump)
+        return _cheapest(legal, trump)
+    x = 0
+    while table >> (x + 1):
+        x += 1
+    wins = 0
+    for c in range(NCARDS):
+        if (legal >> c) & 1 and beats(c, x, trump):
+            wins |= 1 << c
+    if empty:
+        return _richest(wins, trump) if wins else _cheapest(legal, trump)
+    if CARD_POINTS[x]:  # an ace or ten led: the cheapest winner, never a trump ace or ten
+        best, best_k = -1, 0
+        for c in range(NCARDS):
+            if (wins >> c) & 1 and ((c >> 3) != trump or not CARD_POINTS[c]):
+                k = (((c >> 3) == trump) * 1000 + CARD_POINTS[c] * 10) + strength(c, trump)
+                if best < 0 or k < best_k:
+                    best, best_k = c, k
+        if best >= 0:
+            return best
+    best = -1  # a plain card taken with its suit's ace or ten: the lowest of them
+    for c in range(NCARDS):
+        if (wins >> c) & 1 and (c >> 3) != trump and CARD_POINTS[c]:
+            if best < 0 or strength(c, trump) < strength(best, trump):
+                best = c
+    if best >= 0:
+        return best
+    return _cheapest(legal, trump)
+
+
+@njit
+def checked_decide(obs, mask, numbers, groups):
+    """:func:`decide` after the compiled check of :data:`LIZANY_OBS` (``numbers, groups``:
+    its tables), in one call: :data:`REFUSED` for an observation or mask it refuses."""
+    if not _lizany_ok(obs, numbers, groups, mask):
+        return REFUSED
+    return decide(obs, mask)
+
+
+_FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)
+_OBS_SHAPE, _MASK_SHAPE = (OBS_SIZE,), (N_ACTIONS,)
+
+
 class LizanyRuleRobot(Robot):
     """Deterministic rule robot of lízaný (module documentation)."""
 
@@ -85,50 +216,25 @@ class LizanyRuleRobot(Robot):
     games = ("lizany",)
 
     def __init__(self) -> None:
-        warm_check(LIZANY_OBS)  # compiled (or loaded) now, not in the first decision
+        # compiled (or loaded) now, not in the first decision; the one call of the check
+        # and the rules then reuses their compiled code
+        warm_check(LIZANY_OBS)
+        obs, mask = np.zeros(OBS_SIZE, np.float32), np.zeros(N_ACTIONS, np.int8)
+        compile_for(decide, obs, mask)
+        compile_for(checked_decide, obs, mask, *LIZANY_OBS.tables)
 
     def act(self, observation: dict[str, Any]) -> int:
         o, mask = observation_arrays(observation)
+        if (o.dtype is _FLOAT32 and mask.dtype is _INT8 and o.shape == _OBS_SHAPE
+                and mask.shape == _MASK_SHAPE and o.flags.carray and mask.flags.carray):
+            # The common case: checked and decided in one compiled call.
+            a = checked_decide(o, mask, *LIZANY_OBS.tables)
+            if a >= 0:
+                return a
+            if a == NO_LEGAL:
+                raise no_legal_action()
+            # refused: the numpy check below names the fault
         o = check_observation(o, mask, LIZANY_OBS)  # as volený's robot checks its own
-        legal = int(_BITS[legal_of(observation)].sum())
-        trump = int(np.argmax(o[OBS["trump_suit"][0]:OBS["trump_suit"][0] + 4]))
-        hand = mask_from(o[OBS["hand"][0]:])
-        table = mask_from(o[OBS["table"][0]:])
-        lead = not table  # the robot is to move: a card on the table is the opponent's
-        empty = o[OBS["scalars"][0] + SC_EMPTY] > 0.5
-        cards = cards_of(legal)
-
-        def cost(c: int) -> tuple[int, int, int]:
-            # what a card gives away: points, being a trump, its rank
-            return (_PTS[c], (c >> 3) == trump, strength_py(c, trump))
-
-        pairs = [c for c in cards if announces_marriage_py(hand, c, False)]
-        if pairs:
-            return min(pairs, key=lambda c: ((c >> 3) != trump, c & 7 == 6))
-        if lead:
-            if empty:
-                seen = hand | mask_from(o[OBS["played_me"][0]:]) | mask_from(
-                    o[OBS["played_opp"][0]:])
-                opp = ((1 << NCARDS) - 1) & ~seen
-                safe = [c for c in cards
-                        if not any(beats_py(r, c, trump) for r in cards_of(
-                            follow_py(opp, c, c, trump)))]
-                if safe:
-                    return max(safe, key=lambda c: (_PTS[c], -strength_py(c, trump)))
-            return min(cards, key=cost)
-        x = int(table).bit_length() - 1
-        wins = [c for c in cards if beats_py(c, x, trump)]
-        if empty:
-            if wins:
-                return max(wins, key=lambda c: (_PTS[c], -strength_py(c, trump)))
-            return min(cards, key=cost)
-        if _PTS[x]:
-            cheap = [c for c in wins if (c >> 3) != trump or not _PTS[c]]
-            if cheap:
-                return min(cheap, key=lambda c: ((c >> 3) == trump, _PTS[c],
-                                                 strength_py(c, trump)))
-        banks = [c for c in wins if (c >> 3) != trump and _PTS[c]]
-        if banks:
-            return min(banks, key=lambda c: strength_py(c, trump))
-        return min(cards, key=cost)
-
+        if not np.count_nonzero(mask):
+            raise no_legal_action()
+        return int(decide(o, np.ascontiguousarray(mask != 0, dtype=np.int8)))
