@@ -772,8 +772,12 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     ``batch``: deals whose games (all seatings) are played together in one batched engine
     when no robot wants a view; robots are reseeded per batch, so a match depends on
     ``batch`` (through the random robots' draws) but never on ``jobs``.
+    ``jobs`` above the cores this process may use (:func:`mariash_env.pools.usable_cores`:
+    its affinity mask) run that many processes, one a core (one core: no pool, this
+    process plays), the chunks of deals sized for them; the result is the same.
     ``backend="ray"``: the ``jobs`` workers are Ray actors (:mod:`mariash_env.ray_pool`)
-    on the cluster at ``address`` (None: a local one); the result is the same.
+    on the cluster at ``address`` (None: a local one), likewise at most one per CPU of the
+    cluster; the result is the same.
     """
     check_match_args(deals, jobs, seed)
     if not is_int(batch) or not 1 <= batch <= MAX_DEALS:
@@ -826,6 +830,12 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
         if bar is not None:
             bar.update(1)
 
+    if backend == "process":
+        from .pools import usable_cores
+
+        # a process a core: more only share them (as the Ray actors, at most one per CPU
+        # of the cluster), and the chunks below are sized for the processes that run
+        jobs = min(jobs, usable_cores())
     try:
         if own and jobs <= 1:
             bots = [build_robot(f, own_rules) for f in factories]
@@ -848,7 +858,8 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             n_tasks = -(-deals // batch)
             # closed here: an interrupt (SIGTERM too, ray_pool) kills the actors at once;
             # the chunks sized for the actors the pool runs (jobs capped at the cluster's
-            # CPUs), as the processes' below: about four chunks an actor, at most 8 tasks
+            # CPUs), as the processes' below (capped at the cores above): about four chunks
+            # an actor, at most 8 tasks
             with closing(ray_imap_unordered(
                 _play_batch, tasks, jobs, _init_worker, (factories, rules_obj),
                 chunksize=lambda actors: max(1, min(8, n_tasks // (4 * actors))),
@@ -968,7 +979,9 @@ def main(argv: list[str] | None = None) -> int:
                          "arguments, e.g. pimc(worlds=8) (default: table,random)")
     ap.add_argument("--deals", type=int, default=500, help=f"1..{MAX_DEALS} (default 500)")
     ap.add_argument("--jobs", type=int, default=1,
-                    help=f"processes (or Ray actors), 1..{MAX_JOBS} (default 1)")
+                    help=f"processes (or Ray actors), 1..{MAX_JOBS} (default 1); more than "
+                         "the cores this process may use (its affinity mask; Ray: the "
+                         "cluster's CPUs) run one a core, the same match")
     ap.add_argument("--backend", default="process",
                     help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
     add_ray_arguments(ap, "it goes on with fewer")

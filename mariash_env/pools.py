@@ -11,6 +11,7 @@ resumes.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -37,6 +38,16 @@ def sigterm_interrupts() -> Iterator[None]:
         # None: a handler set outside Python (an embedding host), which Python cannot
         # set back; the default one is the nearest (passing None is a TypeError)
         signal.signal(signal.SIGTERM, signal.SIG_DFL if old is None else old)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its affinity mask (``os.sched_getaffinity``: what
+    ``taskset`` or a container's cpuset leaves it, which may be fewer than the machine's),
+    else ``os.cpu_count()``.  A pool of more worker processes than this only shares them."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # macOS, Windows: no affinity mask to read
+        return max(1, os.cpu_count() or 1)
 
 
 @contextmanager

@@ -126,6 +126,64 @@ def test_jobs_do_not_change_the_result():
     np.testing.assert_array_equal(a.per_deal, b.per_deal)
 
 
+@pytest.mark.parametrize("game, deals", [("voleny", 64), ("lizany", 16)])
+def test_process_jobs_are_capped_at_the_cores_before_the_chunks_are_sized(monkeypatch, game,
+                                                                          deals):
+    """``jobs = 8`` on 2 usable cores: the match runs 2 worker processes with chunks sized
+    for those (64 deals: 8 a chunk, about four an actor; lízaný's 16 deals: 2), not 8
+    processes with chunks for 8 (2 and 1 a chunk); on one core it plays in this process,
+    no pool.  The match is one process's (as the Ray path, capped at the cluster's CPUs:
+    tests/test_ray_backend.py)."""
+    from contextlib import contextmanager
+
+    from mariash_env import pools
+
+    seen = []
+    real = pools.worker_pool
+
+    @contextmanager
+    def spy(jobs, *args, **kw):
+        with real(jobs, *args, **kw) as pool:
+            imap = pool.imap_unordered
+
+            def imap_unordered(fn, tasks, chunksize=1):
+                seen.append((jobs, chunksize))
+                return imap(fn, tasks, chunksize=chunksize)
+
+            pool.imap_unordered = imap_unordered
+            yield pool
+
+    monkeypatch.setattr(pools, "worker_pool", spy)
+    robots = {"a": RandomRobot, "b": RandomRobot}
+    rules = {"rules": game}
+    one = duplicate_match(robots, deals=deals, seed=5, jobs=1, rules=rules, progress=False,
+                          n_boot=10)
+    assert seen == []
+    monkeypatch.setattr(pools, "usable_cores", lambda: 2, raising=False)
+    two = duplicate_match(robots, deals=deals, seed=5, jobs=8, rules=rules, progress=False,
+                          n_boot=10)
+    assert seen == [(2, 8 if game == "voleny" else 2)]
+    np.testing.assert_array_equal(one.per_deal, two.per_deal)
+    monkeypatch.setattr(pools, "usable_cores", lambda: 1)
+    alone = duplicate_match(robots, deals=deals, seed=5, jobs=8, rules=rules, progress=False,
+                            n_boot=10)
+    assert seen == [(2, 8 if game == "voleny" else 2)]  # no pool: this process played
+    np.testing.assert_array_equal(one.per_deal, alone.per_deal)
+
+
+def test_usable_cores_are_the_affinity_mask_s():
+    """The cores a pool may use: this process's affinity mask (taskset, a container's
+    cpuset), which may be fewer than the machine's; os.cpu_count() where there is none."""
+    import os
+
+    from mariash_env.pools import usable_cores
+
+    if hasattr(os, "sched_getaffinity"):
+        assert usable_cores() == len(os.sched_getaffinity(0))
+    else:  # pragma: no cover - macOS, Windows
+        assert usable_cores() == (os.cpu_count() or 1)
+
+
 def test_cli(tmp_path, capsys):
     assert arena.main(["--robots", "table,random,table", "--deals", "2", "--out",
                        str(tmp_path), "--quiet", "--no-plot"]) == 0

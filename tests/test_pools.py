@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from mariash_env.pools import usable_cores
+
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(),
@@ -78,6 +80,12 @@ def test_a_killed_label_run_stops_its_workers_and_writes_no_shard(tmp_path):
     assert not list(out.glob("shard_*.npz"))  # a shard is written whole or not at all
 
 
+# the arena's --jobs is capped at the cores (mariash_env.pools.usable_cores): on one core
+# the match plays in its own process, with no workers to take along
+TWO_CORES = pytest.mark.skipif(usable_cores() < 2, reason="one core: no worker processes")
+
+
+@TWO_CORES
 def test_a_killed_arena_match_stops_its_workers(tmp_path):
     rc, err, _ = _kill_while_working([
         sys.executable, "-m", "mariash_env.arena", "--robots", "pimc,table", "--deals", "400",
