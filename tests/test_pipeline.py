@@ -14,6 +14,7 @@ import json
 import math
 import re
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -283,6 +284,120 @@ def test_a_finished_labels_stage_whose_jobs_or_backend_changed_is_kept(
         assert _state(run) == before
 
 
+@contextmanager
+def _pools_seen(monkeypatch: pytest.MonkeyPatch, cores: int = 2):
+    """The arena's worker pools, each as (processes, chunk size, tasks), on ``cores``
+    usable cores (the arena caps its jobs there)."""
+    from mariash_env import pools
+
+    seen = []
+    real = pools.worker_pool
+
+    @contextmanager
+    def spy(jobs, *args, **kw):
+        with real(jobs, *args, **kw) as pool:
+            imap = pool.imap_unordered
+
+            def imap_unordered(fn, tasks, chunksize=1):
+                tasks = list(tasks)
+                seen.append((jobs, chunksize, len(tasks)))
+                return imap(fn, tasks, chunksize=chunksize)
+
+            pool.imap_unordered = imap_unordered
+            yield pool
+
+    monkeypatch.setattr(pools, "worker_pool", spy)
+    monkeypatch.setattr(pools, "usable_cores", lambda: cores)
+    yield seen
+
+
+def test_a_gate_plays_in_jobs_processes_with_the_same_result(
+        tiny_run: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gate stage takes ``jobs``, ``backend`` and ``address`` as a labels stage does
+    (it played in one process): its deals play in that many worker processes (here a deal
+    a batch, 4 batches for 2 processes) and its rows are one process's; a finished gate
+    whose recipe changed only those is kept, saying so; the plan's command says them."""
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run["run"], run)
+    before = _state(run)
+    text = TINY.read_text()
+    recipe = tmp_path / "tiny.toml"
+
+    def with_jobs(jobs: int) -> None:
+        recipe.write_text(text.replace("min_gain = -1000.0", f"min_gain = -1000.0\njobs = {jobs}"))
+
+    with_jobs(2)
+    rc, out, err = _main(capsys, recipe, "--out", run)
+    assert rc == 0, err
+    assert "=====" not in out  # nothing ran again
+    assert ("[5/6] gate (gate): done " in out
+            and ", skipped; jobs 1 then, 2 now: how it ran, not what it made" in out), out
+    assert _state(run) == before
+    rc, out, _ = _main(capsys, recipe, "--out", run, "--dry-run")
+    assert rc == 0 and "--robot random --deals 4 --seed 3 --jobs 2\n" in out, out
+    rows = {}
+    with _pools_seen(monkeypatch) as seen:
+        monkeypatch.setattr(pipeline, "GATE_GAMES", 6)  # a deal a batch: 4 of them
+        for jobs in (1, 2):
+            with_jobs(jobs)
+            st = _state(run)
+            del st["stages"]["gate"]
+            (run / "pipeline.json").write_text(json.dumps(st))
+            rc, out, err = _main(capsys, recipe, "--out", run, "--only", "gate")
+            assert rc == 0, err
+            rows[jobs] = [r for r in pipeline.read_gates(run) if r["gate"] == "gate"]
+        assert seen == [(2, 1, 4)]
+    assert len(rows[1]) == 1 and rows[1] == rows[2]
+
+
+def test_the_evaluate_command_takes_jobs_and_backend(tiny_run: dict,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    """What a gate's plan prints, ``python -m training.evaluate ... --jobs N --backend B``,
+    runs: the same table with 1 and 2 processes; an unknown backend is refused."""
+    from training import evaluate
+
+    model = str(tiny_run["run"] / "dagger" / "train" / "model.onnx")
+    argv = [model, "--robot", "random", "--deals", "2", "--num-envs", "6"]
+    tables = []
+    for jobs in ("1", "2"):
+        assert evaluate.main([*argv, "--jobs", jobs]) == 0
+        tables.append(capsys.readouterr().out)
+    assert tables[0] == tables[1] and "random" in tables[0]
+    assert evaluate.main([*argv, "--backend", "dask"]) == 2
+    assert "invalid backend='dask': expected one of process, ray" in capsys.readouterr().err
+    assert evaluate.main([*argv, "--jobs", "0"]) == 2
+    assert "--jobs 0: expected an integer >= 1" in capsys.readouterr().err
+
+
+def test_a_robot_that_plays_from_a_view_spreads_its_deals_over_the_jobs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Against a robot that plays from a view (PIMC: every game alone, each robot
+    reseeded by its deal and seating) the batch changes nothing, so duplicate_eval hands
+    the jobs a deal a task (a gate of 400 deals against PIMC was one task, one worker
+    busy): the score of one process, and of one batch of every deal."""
+    from mariash_env.arena import duplicate_match
+    from mariash_env.robots import RandomRobot, make_robot
+    from training.evaluate import duplicate_eval
+
+    class ViewRandom(RandomRobot):
+        name = "view_random"
+        wants_view = True
+
+    agent = make_robot("table")
+    with _pools_seen(monkeypatch) as seen:
+        one = duplicate_eval(agent, ViewRandom(), deals=6, seed=2, bootstrap=50)
+        two = duplicate_eval(agent, ViewRandom(), deals=6, seed=2, bootstrap=50, jobs=2)
+        assert seen == [(2, 1, 6)]
+    whole = duplicate_match({"agent": lambda: agent, "robot": ViewRandom}, deals=6, seed=2,
+                            progress=False, n_boot=50, batch=6)
+    for r in (one, two):
+        assert (r.mean, r.ci_low, r.ci_high) == (one.mean, one.ci_low, one.ci_high)
+        assert r.mean == pytest.approx(float(whole.means()[0]), abs=0)
+        assert r.by_role == whole.by_role(0)
+
+
 def test_labels_do_not_depend_on_jobs(tmp_path: Path) -> None:
     """What the previous test relies on: one label set made by one process and by two
     worker processes holds the same shards (the Ray backend's: tests/test_ray_backend.py)."""
@@ -342,6 +457,7 @@ def _bad(tmp_path: Path, text: str) -> str:
 
 HEAD = '[recipe]\nname = "bad"\ngame = "voleny"\n'
 TRAIN = '[[stage]]\nname = "t"\nkind = "train"\nconfig = "training/configs/demo.toml"\n'
+GATE = TRAIN + '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "@t.model"\nrobots = ["random"]\n'
 
 
 @pytest.mark.parametrize("body, words", [
@@ -374,6 +490,17 @@ TRAIN = '[[stage]]\nname = "t"\nkind = "train"\nconfig = "training/configs/demo.
       "'ray'"]),
     (TRAIN + 'jobs = 2\n', ["stage 't'", "unknown key 'jobs' for a train stage", "'backend'",
                             "'set'"]),
+    # a gate's deals: in jobs processes or Ray actors, checked as a labels stage's
+    (GATE + 'backend = "dask"\n', ["stage 'g' key 'backend'", "expected one of 'process', "
+                                   "'ray', got 'dask'"]),
+    (GATE + 'address = "auto"\n', ["stage 'g' key 'address'", "needs backend = 'ray'"]),
+    (GATE + 'jobs = 0\n', ["stage 'g' key 'jobs'", "expected >= 1, got 0"]),
+    (GATE + 'jobs = 1000\n', ["stage 'g' key 'jobs'", "expected at most 256 (processes or "
+                              "Ray actors), got 1000"]),
+    ('[[stage]]\nname = "l"\nkind = "labels"\nstates = 4\nrobot_share = 0.0\njobs = 0\n',
+     ["stage 'l' key 'jobs'", "expected >= 1, got 0"]),
+    ('[[stage]]\nname = "l"\nkind = "labels"\nstates = 4\nrobot_share = 0.0\njobs = 1000\n',
+     ["stage 'l' key 'jobs'", "expected at most 256"]),
 ])
 def test_bad_recipes_are_refused_by_stage_and_key(tmp_path: Path, body: str, words: list,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:

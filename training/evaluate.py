@@ -10,8 +10,10 @@ deal's score is the agent's mean groše over its seats; the mean over deals come
 the arena's 95% bootstrap confidence interval.  So a matchup has one figure, whether it
 comes from training, the model card or ``python -m mariash_env.arena``.
 
-``python -m training.evaluate CHECKPOINT_OR_ONNX [--robot random|table] [--deals N]``
-evaluates a checkpoint (greedy policy) or an exported ONNX robot.
+``python -m training.evaluate CHECKPOINT_OR_ONNX [--robot random|table] [--deals N]
+[--jobs N] [--backend ray [--address A]]`` evaluates a checkpoint (greedy policy) or an
+exported ONNX robot; ``--jobs`` and ``--backend`` are the arena's (worker processes, or
+Ray actors): where the deals play, not what they score.
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from mariash_env.arena import ROLES, duplicate_match
+from mariash_env.arena import MAX_JOBS, ROLES, check_backend, duplicate_match
 from mariash_env.arena import bootstrap_ci as arena_bootstrap_ci
-from mariash_env.cli import ArgumentParser, path_error
+from mariash_env.cli import ArgumentParser, add_ray_arguments, path_error
 from mariash_env.games.registry import game_kind
 from mariash_env.robots import PolicyRobot, RandomRobot, Robot, make_robot
 from mariash_env.robots import as_robot as robot_of
@@ -108,19 +110,27 @@ def make_opponent(name: str, seed: int, rules: dict[str, Any] | None = None) -> 
 def duplicate_eval(agent: Any, robot: Any, deals: int = 1000, seed: int = 20240,
                    rules: dict[str, Any] | None = None, num_envs: int = 3000,
                    bootstrap: int = 2000, name: str | None = None,
-                   progress: bool = False) -> EvalResult:
+                   progress: bool = False, jobs: int = 1, backend: str = "process",
+                   address: str | None = None) -> EvalResult:
     """The arena's duplicate match of ``agent`` against ``robot`` over ``deals`` deals
     (module docstring); ``num_envs`` games are played together (``num_envs // 6`` deals
     of six seatings per batch); ``progress``: the arena's progress bar (a gate's or a
-    card's thousands of deals take minutes)."""
+    card's thousands of deals take minutes).  ``jobs``, ``backend`` and ``address``: the
+    arena's worker processes or Ray actors, each handed batches of deals; the result is
+    the same.  When a robot plays from a view (``wants_view``: PIMC), every game is
+    played alone and each robot reseeded by its deal and seating, so the batch changes
+    nothing: there a batch is one deal, and the deals spread over the jobs (a gate of 400
+    deals against PIMC was one batch of 400, for one worker)."""
     t0 = time.perf_counter()
     me = as_robot(agent)
     other = as_robot(robot, name or getattr(robot, "name", type(robot).__name__))
     rules = dict(rules or {})
     rules.pop("deals", None)
+    batch = 1 if me.wants_view or other.wants_view else max(1, num_envs // 6)
     res = duplicate_match({"agent": lambda: me, "robot": lambda: other}, deals=deals,
                           seed=seed, rules=rules, progress=progress,
-                          n_boot=max(bootstrap, 1), batch=max(1, num_envs // 6))
+                          n_boot=max(bootstrap, 1), batch=batch, jobs=jobs,
+                          backend=backend, address=address)
     per_deal = res.per_deal[:, 0]
     if deals > 1 and bootstrap > 0:
         lo, hi = (float(v[0]) for v in res.ci())
@@ -136,11 +146,13 @@ def duplicate_eval(agent: Any, robot: Any, deals: int = 1000, seed: int = 20240,
 
 def evaluate_all(agent: Any, opponents: list[str], deals: int, seed: int,
                  rules: dict[str, Any] | None = None, num_envs: int = 3000,
-                 bootstrap: int = 2000, progress: bool = False) -> list[EvalResult]:
+                 bootstrap: int = 2000, progress: bool = False, jobs: int = 1,
+                 backend: str = "process", address: str | None = None
+                 ) -> list[EvalResult]:
     """:func:`duplicate_eval` against each robot in ``opponents``."""
     return [duplicate_eval(agent, make_opponent(name, seed, rules), deals=deals, seed=seed,
                            rules=rules, num_envs=num_envs, bootstrap=bootstrap, name=name,
-                           progress=progress)
+                           progress=progress, jobs=jobs, backend=backend, address=address)
             for name in opponents]
 
 
@@ -173,13 +185,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=20240)
     ap.add_argument("--num-envs", type=int, default=3000)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (checkpoints)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help=f"the arena's worker processes (or Ray actors), 1..{MAX_JOBS}, at "
+                         "most one a core (default 1); the same result")
+    ap.add_argument("--backend", default="process",
+                    help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
+    add_ray_arguments(ap, "it goes on with fewer")
     args = ap.parse_args(argv)
     robots = args.robot or ["random", "table"]
     try:
         for opt, v, least in (("--deals", args.deals, 1), ("--seed", args.seed, 0),
-                              ("--num-envs", args.num_envs, 3), ("--threads", args.threads, 1)):
+                              ("--num-envs", args.num_envs, 3), ("--threads", args.threads, 1),
+                              ("--jobs", args.jobs, 1)):
             if v < least:
                 raise ValueError(f"{opt} {v}: expected an integer >= {least}")
+        if args.jobs > MAX_JOBS:
+            raise ValueError(f"--jobs {args.jobs}: expected an integer <= {MAX_JOBS}")
+        check_backend(args.backend, args.address)
         for name in robots:  # every robot before the first (long) evaluation
             try:
                 make_opponent(name, args.seed)
@@ -197,9 +219,18 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # the model's path refused by the system (e.g. a name too long)
         print(f"error: {path_error(e, 'read')}", file=sys.stderr)
         return 2
+    if args.backend == "ray":  # joined before the first deal: a bad cluster fails in seconds
+        from mariash_env.ray_pool import RayClusterError, join
+
+        try:
+            join(args.address, args.ray_timeout)
+        except (RayClusterError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     rows = []
     for r in evaluate_all(agent, robots, args.deals, args.seed, rules, args.num_envs,
-                          progress=sys.stderr.isatty()):
+                          progress=sys.stderr.isatty(), jobs=args.jobs,
+                          backend=args.backend, address=args.address):
         rows.append((args.model.rsplit("/", 1)[-1], r))
     print(format_table(rows, game_kind(rules).units))
     return 0

@@ -26,7 +26,8 @@ keys (:data:`KEYS`):
 - ``gate``: the arena's duplicate match of ``model`` against each of ``robots``; with
   ``min_gain`` (mean) or ``min_ci_low`` (the 95% CI's lower end) the pipeline stops when
   a robot's figure falls short.  Rows go to ``RUN/gates.csv``; ``RUN/curve.png`` plots
-  every gate's score by stage (the learning curve).
+  every gate's score by stage (the learning curve).  Its deals play in ``jobs`` worker
+  processes or, with ``backend = "ray"`` (and ``address``), Ray actors: the same scores.
 - ``export``: the ONNX robot and its model card (:mod:`training.export`), whose
   "Reproduce" section names this pipeline's command (with ``--until`` that stage when
   later stages follow: a recipe may export a model and train on from it).
@@ -38,8 +39,9 @@ A value ``"@stage.output"`` is an earlier stage's output (:data:`OUTPUTS`: a lab
 Every stage's outputs live in ``RUN/<stage>/``.  ``RUN/pipeline.json`` (written
 atomically) records the finished stages, which a rerun skips (each with the fingerprints
 of the stages it uses: one of those finished anew, it runs again; a finished stage whose
-recipe arguments changed is refused, but for a labels or dagger stage's ``jobs``,
-``backend`` and ``address``: how its shards are spread, not what they are); an
+recipe arguments changed is refused, but for a labels, dagger or gate stage's ``jobs``,
+``backend`` and ``address`` and a train stage's ``backend`` and ``address``: how its
+work is spread, not what it makes); an
 interrupted stage resumes where it stood (label shards are kept, a training run continues from its
 checkpoint), so rerunning the same command after any stop goes on.
 """
@@ -89,17 +91,18 @@ KEYS: dict[str, dict[str, type]] = {
     "train": TRAIN_KEYS,
     "dagger": {**LABEL_KEYS, **TRAIN_KEYS, "student": str, "into": str},
     "gate": {"model": str, "robots": list, "deals": int, "seed": int, "min_gain": float,
-             "min_ci_low": float},
+             "min_ci_low": float, "jobs": int, "backend": str, "address": str},
     "export": {"model": str, "out": str, "card": str, "card_deals": int, "check": int},
 }
-BACKENDS = ("process", "ray")  # a labels, train or dagger stage's ``backend``
+BACKENDS = ("process", "ray")  # a labels, train, dagger or gate stage's ``backend``
 # The keys that say how a stage's work is spread (worker processes or Ray actors, and
 # where), not what it makes: a label shard is a function of the settings and its index
-# alone (training.pimc_labels), and a synchronous training run writes the same checkpoint
-# on either backend (docs/ray.md), so a finished stage whose recipe changed only these is
-# kept, saying so.
+# alone (training.pimc_labels), a synchronous training run writes the same checkpoint
+# on either backend (docs/ray.md), and a gate's match does not depend on where its deals
+# play (the arena's), so a finished stage whose recipe changed only these is kept, saying
+# so.
 HOW_KEYS = {"labels": ("jobs", "backend", "address"), "train": ("backend", "address"),
-            "dagger": ("jobs", "backend", "address")}
+            "dagger": ("jobs", "backend", "address"), "gate": ("jobs", "backend", "address")}
 REQUIRED = {"labels": ("states",), "train": ("config",),
             "dagger": ("student", "states", "config"), "gate": ("model", "robots"),
             "export": ("model",)}
@@ -112,6 +115,9 @@ REF = re.compile(r"@([A-Za-z][A-Za-z0-9_]*)\.([a-z]+)\Z")
 GATE_FIELDS = ("gate", "model_stage", "model", "robot", "deals", "seed", "mean", "ci_low",
                "ci_high", "unit")
 PARITY_CHECK = 512  # observations of the torch/ONNX check of a stage's model.onnx
+# games a gate plays together (duplicate_eval's num_envs): 500 deals of six seatings a
+# batch, a batch a task of its jobs (one deal a task against a robot that plays from a view)
+GATE_GAMES = 3000
 
 
 class PipelineError(ValueError):
@@ -330,7 +336,14 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
         _label_settings(recipe, stage, "(student)")  # raises on bad label options
         for key in ("states", "shard_size", "worlds", "jobs"):
             _need(a.get(key, 1) >= 1, f"{where} key {key!r}", f"expected >= 1, got {a.get(key)}")
-    if stage.kind in ("labels", "train", "dagger"):
+    if stage.kind == "gate":  # as a labels stage's
+        _need(a.get("jobs", 1) >= 1, f"{where} key 'jobs'", f"expected >= 1, got {a.get('jobs')}")
+    if "jobs" in a:  # a typo is not a process each (the arena's and pimc_labels' bound)
+        from mariash_env.arena import MAX_JOBS
+
+        _need(a["jobs"] <= MAX_JOBS, f"{where} key 'jobs'",
+              f"expected at most {MAX_JOBS} (processes or Ray actors), got {a['jobs']}")
+    if stage.kind in ("labels", "train", "dagger", "gate"):
         _need(a.get("backend", "process") in BACKENDS, f"{where} key 'backend'",
               f"expected one of {', '.join(map(repr, BACKENDS))}, got {a.get('backend')!r}")
         _need("address" not in a or a.get("backend") == "ray", f"{where} key 'address'",
@@ -584,9 +597,11 @@ def commands(recipe: Recipe, stage: Stage) -> list[str]:
                                       o["checkpoint"], o["model"])
     if stage.kind == "gate":
         robots = [x for r in a["robots"] for x in ("--robot", r)]
+        # where its deals play, when the recipe says (the plans of the others as they were)
+        how = [x for k in HOW_KEYS["gate"] if k in a for x in (f"--{k}", str(a[k]))]
         return [shlex.join(["python", "-m", "training.evaluate", a["model"], *robots,
                             "--deals", str(a.get("deals", 1000)), "--seed",
-                            str(a.get("seed", recipe.seed))])]
+                            str(a.get("seed", recipe.seed)), *how])]
     return [shlex.join(["python", "-m", "training.export", a["model"], "-o", o["model"],
                         "--check", str(a.get("check", 4096)), "--card", o["card"],
                         "--card-deals", str(a.get("card_deals", 2000))])]
@@ -886,10 +901,11 @@ def run_gate(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str
     deals, seed = int(a.get("deals", 1000)), int(a.get("seed", recipe.seed))
     unit = game_kind(rules).units
     rows = []
-    for name in a["robots"]:
+    for name in a["robots"]:  # its deals in jobs processes or Ray actors: the same scores
         r = duplicate_eval(agent, make_opponent(name, seed, rules), deals=deals, seed=seed,
-                           rules=rules, num_envs=min(3000, 6 * deals), name=name,
-                           progress=progress)
+                           rules=rules, num_envs=min(GATE_GAMES, 6 * deals), name=name,
+                           progress=progress, jobs=int(a.get("jobs", 1)),
+                           backend=a.get("backend", "process"), address=a.get("address"))
         log(f"[pipeline] {stage.name}: {stage.refs.get('model', a['model'])} vs {name}: "
             f"{r.mean:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] {unit}/deal, {deals} deals")
         rows.append({"gate": stage.name, "model_stage": stage.refs.get("model", ""),
