@@ -541,6 +541,33 @@ def test_a_train_stage_runs_its_workers_on_its_backend(tmp_path: Path,
     assert (seen["backend"], seen["address"]) == ("process", None)
 
 
+@pytest.mark.parametrize("stage", [
+    TRAIN, '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "models/robot.onnx"\n'
+           'robots = ["random"]\n'], ids=["train", "gate"])
+def test_a_stage_on_an_unreachable_ray_cluster_fails_at_its_start(
+        stage: str, tmp_path: Path, capsys: pytest.CaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A train stage on Ray whose cluster cannot be reached failed only once its rollout
+    workers started (a gate's once its pool did): its trainer built first, its run folder
+    written (config.json, the logs), and the line named ``--address``, a flag of another
+    command.  Now the stage checks its cluster at its start, as ``python -m training.train
+    --backend ray`` does (the same ray_pool.join): one line naming the stage and its
+    address, nothing made, the stage not recorded as begun."""
+    pytest.importorskip("ray")
+    monkeypatch.chdir(ROOT)
+    p = tmp_path / "ray.toml"
+    p.write_text(HEAD + stage + 'backend = "ray"\naddress = "127.0.0.1:1"\n')  # refused
+    run = tmp_path / "run"
+    rc, _, err = _main(capsys, p, "--out", run)
+    name, kind = ("t", "train") if "train" in stage else ("g", "gate")
+    assert rc == 1 and len(err.strip().splitlines()) == 1, err
+    assert err.startswith(f"error: stage {name!r} ({kind}) cannot start on its Ray cluster "
+                          '(address = "127.0.0.1:1"): cannot reach the Ray cluster at '
+                          "--address 127.0.0.1:1: Connection refused"), err
+    assert not (run / name).exists()
+    assert name not in (_state(run)["stages"] if (run / "pipeline.json").exists() else {})
+
+
 def test_labels_in_a_game_without_them_and_games_not_trained(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)

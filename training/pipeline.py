@@ -18,7 +18,8 @@ keys (:data:`KEYS`):
   (``config``), with ``init``, ``seed`` and dotted ``set`` overrides; the last
   checkpoint is also exported as ``model.onnx`` so later stages can play it.  Its
   ``backend`` (``"process"`` or ``"ray"``, with ``address``) is where its rollout
-  workers run, as ``python -m training.train --backend``: the same checkpoint.
+  workers run, as ``python -m training.train --backend``: the same checkpoint.  A stage
+  on Ray (any kind) joins and checks its cluster at its start, as that command does.
 - ``dagger``: one DAgger round: labels of the states the ``student`` reaches itself
   (it is the behaviour robot), then a ``train`` stage with those labels put ``into``
   a label option of the config (``dmc.more_label_data`` by default); its ``backend``
@@ -730,6 +731,38 @@ def _clear_outputs(recipe: Recipe, stage: Stage) -> None:
             Path(p).unlink(missing_ok=True)
 
 
+def _join_ray(stage: Stage) -> bool:
+    """A stage on Ray (``backend = "ray"``) joins its cluster (a local one without
+    ``address``) at its start and checks it as ``python -m training.train --backend ray``
+    does (:func:`mariash_env.ray_pool.join`): an unreachable address, a refused token or a
+    node of other code fails within seconds with one line naming the stage and its
+    address, before the stage makes anything (a train stage's failed once its rollout
+    workers started: its trainer built, its run folder written).  Its workers then run on
+    this connection.  Returns whether this call connected (:func:`_leave_ray` at the
+    stage's end)."""
+    a = stage.resolved
+    if a.get("backend") != "ray":
+        return False
+    from mariash_env.ray_pool import join, timeout_s
+
+    try:
+        return join(a.get("address"), timeout_s())
+    except RuntimeError as e:  # RayClusterError; Ray not installed
+        where = (f"address = {json.dumps(a['address'])}" if a.get("address")
+                 else "no address: a local one")
+        raise StageError(f"stage {stage.name!r} ({stage.kind}) cannot start on its Ray "
+                         f"cluster ({where}): {e}") from None
+
+
+def _leave_ray() -> None:
+    """The end of a stage that joined Ray (:func:`_join_ray`): its connection closed, as
+    its pool's or its trainer's own was."""
+    import ray
+
+    if ray.is_initialized():
+        ray.shutdown()
+
+
 def check_stage_flags(recipe: Recipe, until: str | None, only: str | None) -> list[str]:
     """The stage names, ``--until`` and ``--only`` checked against them."""
     names = [s.name for s in recipe.stages]
@@ -790,6 +823,7 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
             _clear_outputs(recipe, stage)
             rec = None
         log(f"[pipeline] ===== {banner} " + ("resumed " if rec else "") + "=====")
+        owns_ray = _join_ray(stage)  # a bad cluster fails here, before the stage makes anything
         t0 = time.perf_counter()
         st["stages"][stage.name] = {"kind": stage.kind, "done": False,
                                     "started": (rec or {}).get("started", _now()),
@@ -807,6 +841,9 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
         except (ValueError, OSError, RuntimeError, CheckpointError) as e:  # LabelError...
             raise StageError(f"stage {stage.name!r} ({stage.kind}) failed: "
                              f"{type(e).__name__}: {e}") from e
+        finally:
+            if owns_ray:
+                _leave_ray()
         seconds = time.perf_counter() - t0 + float((rec or {}).get("seconds", 0))
         st["stages"][stage.name].update(done=True, finished=_now(), seconds=round(seconds, 1),
                                         result=result, fingerprint=secrets.token_hex(8))
