@@ -269,19 +269,23 @@ def _importable(fn: Any) -> Any:
 
 
 class _Runner:
-    def __init__(self, init: Callable[..., None], init_args: tuple) -> None:
+    def __init__(self, init: bytes) -> None:
         # ``init`` runs with the first chunk, not here: an init that raised in the
         # constructor killed the actor, which looked like a lost node (replaced, then
         # ActorDiedError's traceback); and ``ready`` answers once the actor has its process.
-        self._init: tuple[Callable[..., None], tuple] | None = (init, init_args)
+        # It comes pickled with its arguments (:func:`_pickled_init`).
+        self._init: bytes | None = init
 
     def ready(self) -> bool:
         return True
 
     def run(self, fn: Callable[[Any], Any], chunk: list[Any]) -> list[Any]:
         if self._init is not None:
-            init, args = self._init
+            from ray import cloudpickle
+
+            init: Any = "(its pickle)"
             try:
+                init, args = cloudpickle.loads(self._init)
                 init(*args)
             except Exception as e:
                 name = getattr(init, "__qualname__", repr(init))
@@ -289,6 +293,16 @@ class _Runner:
                                      f"{socket.gethostname()}: {type(e).__name__}: {e}") from e
             self._init = None
         return [fn(t) for t in chunk]
+
+
+def _pickled_init(init: Callable[..., None], init_args: tuple) -> bytes:
+    """An actor's ``init`` and its arguments as one pickle, unpickled in the actor as a
+    worker process would have them: sent as Ray objects, their numpy arrays arrived as
+    read-only views of the object store, and a robot object that writes into a buffer of
+    its own (the table robot's view array, a factory ``lambda: robot``) failed there."""
+    from ray import cloudpickle
+
+    return cloudpickle.dumps((init, init_args))
 
 
 def ray_imap_unordered(
@@ -325,7 +339,8 @@ def _imap(ray: Any, owns: bool, fn: Callable[[Any], Any], tasks: Iterable[Any], 
     timeout = timeout_s()
     fn, init = _importable(fn), _importable(init)
     remote = ray.remote(num_cpus=1, max_restarts=0)(_Runner)
-    actors: list[Any] = [remote.remote(init, init_args) for _ in range(jobs)]
+    init_ref = ray.put(_pickled_init(init, init_args))  # once for every actor
+    actors: list[Any] = [remote.remote(init_ref) for _ in range(jobs)]
     it = iter(tasks)
     fn_ref = ray.put(fn)
     again: list[tuple[list[Any], int]] = []  # chunks of given-up actors: (chunk, tries)
@@ -349,7 +364,7 @@ def _imap(ray: Any, owns: bool, fn: Callable[[Any], Any], tasks: Iterable[Any], 
     def replace(a: int, cause: str) -> bool:
         """A new actor ``a``, or None there when no node can host one in time."""
         ray.kill(actors[a], no_restart=True)
-        actors[a] = remote.remote(init, init_args)
+        actors[a] = remote.remote(init_ref)
         try:
             ray.get(actors[a].ready.remote(), timeout=timeout)
         except (ray.exceptions.GetTimeoutError, ray.exceptions.RayActorError) as e:

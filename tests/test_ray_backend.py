@@ -337,6 +337,43 @@ def test_arena_ray_backend_plays_the_same_match(local_ray) -> None:
             == [{k: v for k, v in r.items() if k != timing} for r in b.stats])
 
 
+def test_robot_objects_handed_to_ray_actors_play_there(local_ray) -> None:
+    """A factory that returns a robot object (duplicate_eval's and so a gate's,
+    ``lambda: robot``) reached the actors through Ray's own deserialization, whose numpy
+    arrays are read-only views of its object store: the table robot's reused view array
+    raised "assignment destination is read-only" at its first card.  The actors' init and
+    its arguments now come as one pickled copy, as a worker process has them: the match is
+    one process's."""
+    from mariash_env.arena import duplicate_match
+    from mariash_env.robots import RandomRobot, TableRobot
+
+    table, rnd = TableRobot(), RandomRobot(3)
+    robots = {"table": lambda: table, "random": lambda: rnd}
+    a = duplicate_match(robots, deals=12, seed=4, jobs=1, progress=False)
+    b = duplicate_match(robots, deals=12, seed=4, jobs=2, progress=False, backend="ray")
+    assert np.array_equal(a.per_deal, b.per_deal) and a.per_deal.any()
+
+
+def test_a_pipeline_gate_on_ray_gives_the_rows_of_its_process_run(local_ray, tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """A gate stage's ``backend = "ray"``: its deals on the module's Ray actors (a deal a
+    batch here: 4 tasks), its rows those of one process."""
+    from training import pipeline
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    monkeypatch.setattr(pipeline, "GATE_GAMES", 6)
+    rows = {}
+    for how in ("", 'backend = "ray"\njobs = 2\n'):
+        recipe = tmp_path / "gate.toml"
+        recipe.write_text('[recipe]\nname = "g"\ngame = "voleny"\n[[stage]]\nname = "g"\n'
+                          'kind = "gate"\nmodel = "models/robot.onnx"\nrobots = ["table", '
+                          '"random"]\ndeals = 4\n' + how)
+        run = tmp_path / f"run{len(rows)}"
+        assert pipeline.main([str(recipe), "--out", str(run), "--no-progress"]) == 0
+        rows[how] = [{k: v for k, v in r.items()} for r in pipeline.read_gates(run)]
+    assert len(rows[""]) == 2 and rows[""] == rows['backend = "ray"\njobs = 2\n']
+
+
 def test_arena_sizes_its_ray_chunks_for_the_actors_the_cluster_holds(local_ray,
                                                                       monkeypatch) -> None:
     """``jobs = 8`` on the module's 2-CPU Ray: the pool runs 2 actors, and the arena's
