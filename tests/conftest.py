@@ -85,21 +85,50 @@ def _numba_environment_kept():
                     pytrace=False)
 
 
+# What the test process's forkserver imports once, at its start: multiprocessing starts one
+# forkserver a process, on first use, and its list is fixed then, so every test that forks
+# its workers from it (forkserver_context) gives the same list, whichever of them comes
+# first.  A module that is not installed is left out by the forkserver itself.
+FORKSERVER_PRELOAD = [
+    "training.actors",  # training's rollout workers (forkserver_workers)
+    "torchrl.envs", "mariash_env.torchrl_env",  # TorchRL's ParallelEnv workers (test_torchrl_env)
+]
+
+
+def forkserver_context() -> Any:
+    """multiprocessing's forkserver context with :data:`FORKSERVER_PRELOAD`: its workers
+    are forked from a fresh process of its own that imported those modules once for the
+    whole test process (no fresh Python importing torch and the package for each) and runs
+    no torch operation (see tests/forking.py), for tests of what the workers compute, not
+    of how they start."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(FORKSERVER_PRELOAD)
+    return ctx
+
+
+@pytest.fixture
+def forkserver_start() -> str:
+    """``"forkserver"`` as the ``mp_start_method`` of a library that takes one (TorchRL's
+    ``ParallelEnv``, whose default spawns a fresh Python a worker), its forkserver's
+    preload set first (:func:`forkserver_context`)."""
+    forkserver_context()
+    return "forkserver"
+
+
 @pytest.fixture
 def forkserver_workers(monkeypatch):
     """training's rollout worker processes (``ProcessActors``: ``spawn``, a fresh Python
     each, ~2.5 s of CPU importing torch and the package) started instead by
-    multiprocessing's forkserver, which imported ``training.actors`` once for the whole
-    test process: for tests of what the workers compute, not of how they start (the
-    others spawn theirs: test_ray_cluster's command-line training run with two workers,
-    the pipelined run of test_training_faults that does not fit in memory...).  The
-    forkserver is a fresh process of its own that runs no torch operation (see
-    tests/forking.py)."""
-    import multiprocessing as mp
+    multiprocessing's forkserver (:func:`forkserver_context`), which imported
+    ``training.actors`` once for the whole test process: for tests of what the workers
+    compute, not of how they start (the others spawn theirs: test_ray_cluster's
+    command-line training run with two workers, the pipelined run of test_training_faults
+    that does not fit in memory...)."""
     from types import SimpleNamespace
 
     import training.actors
 
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["training.actors"])
+    ctx = forkserver_context()
     monkeypatch.setattr(training.actors, "mp", SimpleNamespace(get_context=lambda _: ctx))

@@ -20,6 +20,7 @@ import tempfile
 import traceback
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def _program(argv: list[str], before: Callable[[], None] | None,
@@ -187,3 +188,14 @@ class Forker:
         err = self.stderr()
         self._err.close()
         return code, err
+
+
+def stderr_to(path: str, make: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+    """``make(*args, **kw)`` once this process's stderr (fd 2) appends to ``path``: a
+    worker forked by a forkserver writes to the forkserver's stderr (whatever it was when
+    the forkserver started), not to the test's, so a test that reads a worker's error
+    hands it a file of its own (an env factory of TorchRL's ParallelEnv, say)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.dup2(fd, 2)
+    os.close(fd)
+    return make(*args, **kw)

@@ -316,6 +316,20 @@ def test_float_actions_and_missing_devices_are_refused():
 ALL_GAMES = GAMES
 
 
+def _batched(name: str, n: int, make, request):
+    """A TorchRL ``SerialEnv`` or ``ParallelEnv`` of ``n`` envs made by ``make``.  A
+    ParallelEnv's workers are forked by the test process's forkserver (tests/conftest.py
+    forkserver_start: torch, TorchRL and the env imported there once), not spawned each as
+    a fresh Python importing them (TorchRL's default, ~6 s of CPU a worker on 2 cores):
+    these tests are of what the env does in a worker, not of how workers start."""
+    import torchrl.envs
+
+    if name == "ParallelEnv":
+        return torchrl.envs.ParallelEnv(
+            n, make, mp_start_method=request.getfixturevalue("forkserver_start"))
+    return getattr(torchrl.envs, name)(n, make)
+
+
 def _assert_legal(td):
     assert td["action_mask"].gather(-1, td["action"][..., None]).all()
 
@@ -379,26 +393,24 @@ def test_rand_action_samples_the_spec_mask():
 
 @pytest.mark.parametrize("batched", ["SerialEnv", pytest.param("ParallelEnv",
                                                                 marks=pytest.mark.slow)])
-def test_batched_envs_draw_legal_actions_with_action_mask(batched):
+def test_batched_envs_draw_legal_actions_with_action_mask(batched, request):
     """A SerialEnv or ParallelEnv copies the action spec once (no worker updates the
     copy's mask): their random rollouts raised 'illegal action' (the audit), TorchRL's
     ActionMask on top took a stale or zero mask at each partial reset.  Wrapped in
     ``action_mask()``, check_env_specs, rollouts and collectors without a policy play
     legal actions for every game; bare, the error says what to do.  (ParallelEnv: a
-    process per worker, about 15 s a game on 2 cores: volený alone, the same code path.)"""
+    process per worker, forked by the forkserver: volený alone, the same code path.)"""
     from functools import partial
 
-    import torchrl.envs
     from torchrl.collectors import Collector
     from torchrl.envs import TransformedEnv
 
     from mariash_env.torchrl_env import action_mask
 
-    cls = getattr(torchrl.envs, batched)
     for param in ALL_GAMES if batched == "SerialEnv" else ALL_GAMES[:1]:
         rules = param.values[0]
-        env = TransformedEnv(cls(2, partial(torchrl_env, 3, deals=1, **rules)),
-                             action_mask())
+        env = TransformedEnv(_batched(batched, 2, partial(torchrl_env, 3, deals=1, **rules),
+                                      request), action_mask())
         try:
             env.set_seed(1)
             check_env_specs(env)
@@ -413,7 +425,7 @@ def test_batched_envs_draw_legal_actions_with_action_mask(batched):
             if not env.is_closed:
                 env.close()
     if batched == "SerialEnv":
-        bare = cls(2, partial(torchrl_env, 3, deals=1))
+        bare = _batched(batched, 2, partial(torchrl_env, 3, deals=1), request)
         with pytest.raises(ValueError, match=r"illegal action .*TransformedEnv\(\.\.\., "
                                              r"mariash_env\.torchrl_env\.action_mask\(\)\)"):
             bare.rollout(60, break_when_any_done=False)
@@ -422,39 +434,41 @@ def test_batched_envs_draw_legal_actions_with_action_mask(batched):
 
 @pytest.mark.parametrize("batched", [None, "SerialEnv",
                                      pytest.param("ParallelEnv", marks=pytest.mark.slow)])
-def test_the_illegal_action_message_fits_where_the_env_runs(batched, capfd):
+def test_the_illegal_action_message_fits_where_the_env_runs(batched, request, tmp_path):
     """An illegal action's error told a bare env of SerialEnv and ParallelEnv ("a random
     action of a SerialEnv or ParallelEnv?"), which it is not in: a bare env keeps its
     spec's mask the legal actions, so the cause there is an action not drawn from the
     mask.  A worker of a SerialEnv / ParallelEnv names that env and the action_mask()
     wrapper; the bare env names the mask only.  (A ParallelEnv raises "At least one
-    process failed": the worker's error is in its stderr.)"""
+    process failed": the worker's error is in its stderr, here a file of the test's.)"""
     from functools import partial
 
-    import torchrl.envs
+    from tests.forking import stderr_to
 
-    env = (torchrl_env(3, seed=0, deals=1) if batched is None else
-           getattr(torchrl.envs, batched)(2, partial(torchrl_env, 3, seed=0, deals=1)))
+    worker_err = tmp_path / "worker.err"
+    make = (partial(stderr_to, str(worker_err), torchrl_env, 3, seed=0, deals=1)
+            if batched == "ParallelEnv" else partial(torchrl_env, 3, seed=0, deals=1))
+    env = make() if batched is None else _batched(batched, 2, make, request)
     try:
         td = env.reset()
         td["action"] = (~td["action_mask"]).int().argmax(-1)
         with pytest.raises((ValueError, RuntimeError)) as err:
             env.step(td)
-        msg = str(err.value) + (capfd.readouterr().err if batched == "ParallelEnv" else "")
-        assert "illegal action" in msg, msg
-        assert "'action_mask'" in msg
-        if batched is None:
-            assert "SerialEnv" not in msg and "ParallelEnv" not in msg, msg
-            assert "action_mask()" not in msg, msg
-        else:
-            assert f"a worker of a {batched}" in msg, msg
-            assert "TransformedEnv(..., mariash_env.torchrl_env.action_mask())" in msg, msg
     finally:
         if batched is not None and not env.is_closed:
             try:
-                env.close()
+                env.close()  # its workers ended: what they wrote is there
             except RuntimeError:  # a ParallelEnv whose worker failed says so again
                 pass
+    msg = str(err.value) + (worker_err.read_text() if batched == "ParallelEnv" else "")
+    assert "illegal action" in msg, msg
+    assert "'action_mask'" in msg
+    if batched is None:
+        assert "SerialEnv" not in msg and "ParallelEnv" not in msg, msg
+        assert "action_mask()" not in msg, msg
+    else:
+        assert f"a worker of a {batched}" in msg, msg
+        assert "TransformedEnv(..., mariash_env.torchrl_env.action_mask())" in msg, msg
 
 
 def test_pitfalls_quote_the_pettingzoo_wrapper_error_without_stacked_infos():
