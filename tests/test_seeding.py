@@ -145,3 +145,57 @@ def test_failed_reset_leaves_the_generator_as_it_was() -> None:
     a.reset()
     b.reset()
     assert _deal(a) == _deal(b)
+
+
+def _numpy_words(seed) -> np.ndarray:
+    """The state generator's words as numpy's SeedSequence gives them (the definition)."""
+    w = np.random.SeedSequence(int(seed) & ((1 << 128) - 1)).generate_state(
+        4, dtype=np.uint32).astype(np.int64)
+    if not w.any():
+        w[0] = 0x9E3779B9
+    return w
+
+
+def test_seed_words_are_numpys_seed_sequence():
+    # seed_words and seed_rng compute SeedSequence's words in a compiled copy of its
+    # algorithm (numpy's Python object was half of a reset): every seed gives numpy's words
+    import random
+
+    from mariash_env.core import state as S
+
+    rng = random.Random(17)
+    seeds = [0, 1, 2, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 2**63, 2**64 - 1, 2**64,
+             2**96 - 1, 2**96, 2**127 + 5, 2**128 - 1, 2**128, 2**200 + 7, -1, -(2**40),
+             np.int64(7), np.uint64(2**63 + 3), np.int32(-9)]
+    seeds += [rng.getrandbits(rng.choice((8, 31, 32, 33, 63, 64, 65, 100, 128, 140)))
+              * rng.choice((1, 1, -1)) for _ in range(3000)]
+    for seed in seeds:
+        want = _numpy_words(seed)
+        got = S.seed_words(seed)
+        assert got.dtype == np.int64 and got.tolist() == want.tolist(), seed
+        st = S.new_state()
+        S.seed_rng(st, seed)
+        expected = S.new_state()
+        expected[S.RNG:S.RNG + 4] = want.astype(np.uint32).view(np.int32)
+        np.testing.assert_array_equal(st, expected)
+    assert S.seed_words(None).shape == (4,)  # fresh entropy: numpy's own
+
+
+def test_a_seeded_reset_makes_no_seed_sequence(monkeypatch):
+    # the partie's generator words come from the compiled SeedSequence: numpy's Python
+    # object is made only for fresh entropy; the deals are those numpy's words give
+    from mariash_env.core import state as S
+
+    def numpy_seed_rng(st: np.ndarray, seed: int) -> None:  # seed_rng by numpy's words
+        st[S.RNG:S.RNG + 4] = _numpy_words(seed).astype(np.uint32).view(np.int32)
+
+    want = [Game(deals=2) for _ in range(3)]
+    with monkeypatch.context() as m:
+        m.setattr(S, "seed_rng", numpy_seed_rng)
+        for k, g in enumerate(want):
+            g.new_partie(seed=k)
+    monkeypatch.setattr(np.random, "SeedSequence", None)
+    e = mariash_env.env(deals=2)
+    for k, g in enumerate(want):
+        e.reset(seed=k)
+        np.testing.assert_array_equal(e.unwrapped.game.st, g.st)
