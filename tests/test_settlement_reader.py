@@ -52,3 +52,51 @@ def test_settlement_values_are_plain_python(rules):
         else:
             for b in s["bets"]:
                 assert b["amount"] == amounts[S.LINE_NAMES.index(b["bet"])]
+
+
+def _refuse(*args: Any) -> Any:
+    raise AssertionError("the settlement reader called a compiled kernel")
+
+
+@pytest.mark.parametrize("rules", [
+    {},
+    {"players": 4},
+    {"players": 4, "tariff": "csm", "max_flek": None},
+    {"open_contracts": True, "hundred_counting": "order_free"},
+])
+def test_voleny_settlement_calls_no_compiled_kernel(rules, monkeypatch):
+    # Once a deal on the AEC env's hot path: the contract's name, the players of the seats
+    # and the four-player payments in Python (each compiled call cost more than its
+    # reading), the same as the compiled helpers give
+    import mariash_env.game as G
+    from mariash_env.games.voleny import four, record
+
+    g = Game(deals=1, **rules)
+    rng = random.Random(7)
+    for k in range(120):
+        g.new_partie(seed=k)
+        while not g.deal_over:
+            g.step(rng.choice(g.legal_actions()))
+        st = g.st
+        want_pay = ([int(four.payment4(st, p)) for p in range(4)] if g.four
+                    else S.read64(st, S.PAY, 3).tolist())
+        actor = g.player(int(st[S.ACTOR]))
+        seven_seat = g.player(int(st[S.SEVEN_SEAT]))
+        contract = S.contract_name(st)
+        with monkeypatch.context() as m:
+            for module, name in ((S, "nt_rank"), (S, "contract_name"), (S, "get64"),
+                                 (four, "payment4"), (four, "player_of"), (G, "player_of"),
+                                 (record, "payment4")):
+                m.setattr(module, name, _refuse, raising=False)
+            s = g.settlement()
+        assert s["payments"] == want_pay and sum(s["payments"]) == 0
+        assert s["contract"] == contract and s["actor"] == actor
+        if g.four:
+            assert s["sitting_out"] == g.dealer and s["sitting_out"] not in (
+                s["actor"], *(b["seat"] for b in s["bets"] if "seat" in b))
+        for b in s["bets"]:
+            if b["bet"] == "silent_seven":
+                assert b["seat"] == seven_seat
+            elif "seat" in b:
+                assert b["seat"] == g.player(int(st[S.BET_SEAT + S.LINE_NAMES.index(b["bet"])]))
+        assert {type(v) for v in _leaves(s)} <= {int, bool, str, type(None)}, s
