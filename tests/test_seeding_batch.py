@@ -239,3 +239,14 @@ def test_one_seed_sequence_through_every_front_end(kind, rules):
     assert g.engine.first_seed is None and start >= 2**64
     g.reset()
     check(g, range(start, start + n), start + n)
+
+
+def test_a_negative_seed_is_refused_not_a_hang():
+    """A negative seed looped forever in the compiled path (its 32-bit words, split by
+    shifting, never reached zero); it is a ValueError, as numpy's ``default_rng`` gives."""
+    for call in (lambda: seeding.seed_batch([-1]), lambda: seeding.seed_batch([5, -2**70], 32),
+                 lambda: seeding.seeded_permutation(-3, 32)):
+        with pytest.raises(ValueError, match=">= 0"):
+            call()
+    with pytest.raises(ValueError):
+        np.random.default_rng(-1)

@@ -267,6 +267,8 @@ def _compiled_batch(seeds: Sequence[int], deck_size: int) -> tuple[np.ndarray, n
     if n == 0:
         return words, decks
     base = min(seeds)
+    if base < 0:  # (its 32-bit words would never end: _split32)
+        raise ValueError(f"a seed must be an int >= 0, got {base!r}")
     try:  # one int64 offset a seed from the smallest (a reset's seeds are base + i)
         offsets = np.fromiter((s - base for s in seeds), dtype=np.int64, count=n)
     except OverflowError:  # seeds 2**63 apart and more: each from its own base
