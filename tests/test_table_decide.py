@@ -304,3 +304,20 @@ def test_tampered_observations_get_the_checks_message_or_the_same_action(rules):
         assert a == robot.act({"observation": want, "action_mask": mask})
         seen["decided"] += 1
     assert seen["refused"] > 300 and seen["decided"] > 100, seen
+
+
+@pytest.mark.parametrize("ndisc", [0, 1])
+def test_a_discard_observation_whose_mask_allows_no_discard_falls_back(ndisc):
+    """A discard observation with a mask of another phase (a caller mixing observations):
+    the discard rule answered ``discard0 - 1``, i.e. ``contract:open_durch``, which the
+    robot played where the mask allowed it (a contract, at a discard; and the second
+    discard raised a bare ValueError before it was compiled).  Now it plays the first legal
+    action and counts a fallback, in the compiled call and in ``decide``."""
+    o = next(o for o, m in _positions("voleny_open")
+             if F.decode(o, m).phase == PH_DISCARD and F.decode(o, m).ndisc == ndisc)
+    m = np.zeros(A.N_ACTIONS, np.int8)
+    m[[A.TRUMP0 + 3, A.CONTRACT_OPEN_DURCH, A.GOOD]] = 1
+    robot = make_robot("table")
+    assert robot.act({"observation": o, "action_mask": m}) == A.TRUMP0 + 3  # the first
+    assert robot.fallbacks == 1
+    assert robot.decide(F.decode(o, m)) == A.TRUMP0 + 3 and robot.fallbacks == 2

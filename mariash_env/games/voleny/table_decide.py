@@ -123,16 +123,18 @@ def discard_choice(hand, allowed, ndisc, contract, trump, talon):
     """The discard of the first card (``ndisc`` 0: the first card of the best pair,
     :func:`~mariash_env.games.voleny.table_discards.best_pair`) or the second (the best
     partner of the first, which the observation shows in ``talon``: the cheapest kept
-    hand, ties to the lower rank, then the lower card)."""
+    hand, ties to the lower rank, then the lower card); -1 when ``allowed`` has no such
+    card (a mask of another phase: the caller falls back, as for an illegal action)."""
     if ndisc == 0:
-        return A.DISCARD0 + best_pair(hand, allowed, contract, trump, talon)[0]
+        first = best_pair(hand, allowed, contract, trump, talon)[0]
+        return A.DISCARD0 + first if first >= 0 else -1
     best, best_k = -1, 0.0
     for c in range(32):
         if (allowed >> c) & 1:
             k = discard_cost(hand & ~(1 << c), (1 << c) | talon, contract, trump)
             if best < 0 or k < best_k or (k == best_k and (c & 7) > (best & 7)):
                 best, best_k = c, k
-    return A.DISCARD0 + best
+    return A.DISCARD0 + best if best >= 0 else -1
 
 
 @njit
@@ -250,7 +252,7 @@ def checked_decide(obs, mask, view, check, numbers, groups):
         if c < 0:
             return NO_CARD
         a = A.PLAY0 + c
-    if not mask[a]:  # a safety net: never return an illegal action
+    if a < 0 or not mask[a]:  # a safety net: never return an illegal action
         return first + FELL_BACK
     return a
 

@@ -199,7 +199,7 @@ class TableRobot(Robot):
             a = self.choose_card(o)
         else:
             a = legal[0]
-        if not o.mask[a]:  # a safety net: never return an illegal action (tests count them)
+        if a < 0 or not o.mask[a]:  # a safety net: never an illegal action (tests count them)
             self.fallbacks += 1
             a = legal[0]
         return int(a)
@@ -258,7 +258,8 @@ class TableRobot(Robot):
     def choose_discard(self, o: ObsInfo) -> int:
         """Suit game: drop cards that keep the hand strongest (short low side suits into
         voids; never aces, tens or the trump card, which the rules bar anyway; trumps and
-        marriage cards last).  Betl / durch: drop the cards that leave the fewest holes."""
+        marriage cards last).  Betl / durch: drop the cards that leave the fewest holes.
+        -1 when the mask allows no discard (:meth:`decide` then falls back)."""
         allowed = 0
         for a in o.legal:
             if A.DISCARD0 <= a < A.DISCARD0 + 32:
