@@ -32,6 +32,7 @@ from ...core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SUIT_MASK
 from ...core.tricks import announces_marriage, beats, follow, strength
 from ...robots.base import ObservationError, Robot, no_legal_action, observation_arrays
 from ...robots.features import ObsSpec, check_observation, plain_ok, warm_check
+from ..voleny.table_play import bits32  # the card set of 32 slots (> 0.5: set)
 from .actions import N_ACTIONS, OBS_SIZE, SC_EMPTY
 from .game import OBS
 
@@ -89,16 +90,6 @@ _EMPTY = _SC + SC_EMPTY
 
 
 @njit
-def _cards(obs, off):
-    """The card set of the 32 slots from ``off`` (> 0.5: set)."""
-    m = 0
-    for c in range(NCARDS):
-        if obs[off + c] > 0.5:
-            m |= 1 << c
-    return m
-
-
-@njit
 def _cheapest(cards, trump):
     """The card that gives away least: fewest points, no trump, the lowest rank (ties:
     the lowest card)."""
@@ -138,8 +129,8 @@ def decide(obs, mask):
     for s in range(1, 4):
         if obs[_TRUMP_SUIT + s] > obs[_TRUMP_SUIT + trump]:
             trump = s
-    hand = _cards(obs, _HAND)
-    table = _cards(obs, _TABLE)
+    hand = bits32(obs, _HAND)
+    table = bits32(obs, _TABLE)
     empty = obs[_EMPTY] > 0.5
     # A marriage first, the trump marriage before the others, a queen before a king.
     best, best_k = -1, 0
@@ -152,8 +143,8 @@ def decide(obs, mask):
         return best
     if not table:  # on lead: the table's card would be the opponent's
         if empty:
-            opp = ((1 << NCARDS) - 1) & ~(hand | _cards(obs, _PLAYED_ME)
-                                          | _cards(obs, _PLAYED_OPP))
+            opp = ((1 << NCARDS) - 1) & ~(hand | bits32(obs, _PLAYED_ME)
+                                          | bits32(obs, _PLAYED_OPP))
             safe = 0
             for c in range(NCARDS):
                 if (legal >> c) & 1:
