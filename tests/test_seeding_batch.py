@@ -79,6 +79,24 @@ def test_a_numpy_that_draws_otherwise_falls_back_to_numpys_calls(monkeypatch):
                               seed_words(3 + i).astype(np.uint32).view(np.int32))
 
 
+def test_the_state_words_fall_back_to_numpy_as_the_batches_do(monkeypatch):
+    """``seed_words`` (a game's, the AEC env's reset) uses the same compiled SeedSequence as
+    the batches, under the same once-a-process check: a compiled copy that differed from
+    numpy would give way to numpy's own words, with the warning."""
+    from mariash_env.core import state as S
+
+    real = seeding._compiled_words
+    monkeypatch.setattr(seeding, "_compiled_words", lambda n: real(n) + 1)
+    monkeypatch.setattr(seeding, "_WORDS_CHECKED", [])
+    with pytest.warns(RuntimeWarning, match="generator words are made by numpy's own calls"):
+        words = S.seed_words(12)
+    assert seeding._WORDS_CHECKED == [False]
+    want = np.random.SeedSequence(12).generate_state(4, dtype=np.uint32).astype(np.int64)
+    assert words.tolist() == want.tolist() == S.seed_words(12).tolist()
+    monkeypatch.undo()
+    assert seeding.words_of(12).tolist() == want.tolist()  # the compiled copy: numpy's
+
+
 @pytest.mark.parametrize("rules", GAMES)
 def test_a_reset_makes_no_generator_a_game(monkeypatch, rules):
     """A whole reset of 4,096 lízaný games took 80-107 ms, nearly all of it a numpy

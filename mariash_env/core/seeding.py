@@ -5,8 +5,10 @@ words :func:`~mariash_env.core.state.seed_words` (``SeedSequence(s).generate_sta
 uint32)``) and, for lízaný, its first deck ``np.random.default_rng(s).permutation(32)``
 (:func:`mariash_env.games.lizany.game.seeded_deck`, the deck of ``LizanyGame(seed=s)``).
 Made in Python, one ``SeedSequence`` and one ``Generator`` a game, those cost 7 and 10 µs a
-game: most of a whole reset of thousands of games.  :func:`seed_batch` computes them for
-every seed of a batch in one compiled call, by numpy's own algorithms:
+game (up to 22 µs between episodes, the object's code out of the caches): most of a whole
+reset of thousands of games, half of an AEC env's seeded reset.  :func:`seed_batch` computes
+them for every seed of a batch in one compiled call, :func:`words_of` one game's words
+(``seed_words`` itself), by numpy's own algorithms:
 
 * ``SeedSequence`` (NEP 19; numpy's ``bit_generator.pyx``): the seed's 32-bit words, least
   significant first, hashed into a pool of four words (``mix_entropy``), from which
@@ -20,24 +22,23 @@ every seed of a batch in one compiled call, by numpy's own algorithms:
 
 Those are numpy's stable streams (a ``Generator``'s ``permutation`` of a seed has not
 changed since numpy 1.17), but the reference stays numpy itself: :func:`matches_numpy`
-compares the compiled results with numpy's on a few seeds once a process, and
-:func:`seed_batch` falls back to numpy's own calls (with a :class:`RuntimeWarning`) if a
-numpy ever draws otherwise, so the deals of a seed are always those of the Python game.
+and :func:`words_of`'s own check compare the compiled results with numpy's on a few seeds
+once a process, and each falls back to numpy's own calls (with a :class:`RuntimeWarning`)
+if a numpy ever draws otherwise, so the deals of a seed are always numpy's.
 The tests compare them over many seeds.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
 
 from .jit import njit
-from .state import seed_words
 
-__all__ = ["seed_batch", "matches_numpy", "seeded_permutation"]
+__all__ = ["seed_batch", "words_of", "matches_numpy", "seeded_permutation"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _S16 = np.uint64(16)
@@ -62,6 +63,7 @@ _PCG_MUL_LO = np.uint64(4865540595714422341)
 # seed_words' replacement of an all-zero state
 _NONZERO = 0x9E3779B9
 _SEED_WORDS = 4  # words of entropy seed_words keeps (the seed modulo 2**128)
+_MASK128 = (1 << 128) - 1
 
 
 @njit
@@ -107,6 +109,31 @@ def _generate(pool, out):
         h = (h * _MULT_B) & _M32
         v = (v * h) & _M32
         out[i] = v ^ (v >> _S16)
+
+
+@njit
+def _state_words(pool, gen, out):
+    """``seed_words``' four words of ``pool`` into ``out`` (int64[4]; ``gen``: uint64
+    scratch of at least 4): ``generate_state(4, uint32)``, never all zero."""
+    _generate(pool, gen[:4])
+    zero = True
+    for k in range(4):
+        out[k] = np.int64(gen[k])
+        zero = zero and gen[k] == _ZERO
+    if zero:
+        out[0] = _NONZERO
+
+
+@njit
+def _words4(e0, e1, e2, e3, out):
+    """``seed_words`` of the entropy ``e0..e3`` (an integer below 2**128 as its 32-bit
+    words, least significant first) into ``out``: words above the entropy's are hashed as
+    zeros, as SeedSequence pads its pool, so four words give every such seed's pool."""
+    words = np.empty(_POOL, dtype=np.uint64)
+    words[0], words[1], words[2], words[3] = e0, e1, e2, e3
+    pool = np.empty(_POOL, dtype=np.uint64)
+    _pool(words, _POOL, pool)
+    _state_words(pool, np.empty(_POOL, dtype=np.uint64), out)
 
 
 @njit
@@ -225,13 +252,7 @@ def _seed_batch(base, nb, offsets, deck_size, words_out, decks_out):
         while kept > 1 and words[kept - 1] == _ZERO:
             kept -= 1
         _pool(words, kept, pool)
-        _generate(pool, gen[:4])
-        zero = True
-        for k in range(4):
-            words_out[j, k] = np.int64(gen[k])
-            zero = zero and gen[k] == _ZERO
-        if zero:
-            words_out[j, 0] = _NONZERO
+        _state_words(pool, gen, words_out[j])
         if deck_size:
             if kept != nw:
                 _pool(words, nw, pool)
@@ -249,12 +270,21 @@ def _split32(x: int) -> list[int]:
     return out
 
 
+def _numpy_words(seed: int) -> np.ndarray:
+    """``seed_words(seed)`` by numpy's own ``SeedSequence`` (the reference)."""
+    ss = np.random.SeedSequence(int(seed) & _MASK128)
+    w = ss.generate_state(4, dtype=np.uint32).astype(np.int64)
+    if not w.any():
+        w[0] = _NONZERO
+    return w
+
+
 def _numpy_batch(seeds: Sequence[int], deck_size: int) -> tuple[np.ndarray, np.ndarray]:
     """What :func:`seed_batch` computes, by numpy's calls one seed at a time."""
     words = np.empty((len(seeds), 4), dtype=np.int64)
     decks = np.empty((len(seeds), deck_size), dtype=np.int64)
     for j, s in enumerate(seeds):
-        words[j] = seed_words(s)
+        words[j] = _numpy_words(s)
         if deck_size:
             decks[j] = np.random.default_rng(s).permutation(deck_size)
     return words, decks
@@ -299,7 +329,50 @@ def matches_numpy(seeds: Sequence[int] = _PROBES, deck_size: int = 32) -> bool:
     return all(np.array_equal(g, w) for g, w in zip(got, want))
 
 
-_CHECKED: list[bool] = []  # [whether the compiled path matches numpy], once checked
+def _compiled_words(n: int) -> np.ndarray:
+    """:func:`words_of` of ``0 <= n < 2**128`` by the compiled ``SeedSequence``."""
+    out = np.empty(4, dtype=np.int64)
+    _words4(n & 0xFFFFFFFF, (n >> 32) & 0xFFFFFFFF, (n >> 64) & 0xFFFFFFFF, n >> 96, out)
+    return out
+
+
+def _words_match_numpy(seeds: Sequence[int] = _PROBES) -> bool:
+    """Whether the compiled :func:`words_of` gives numpy's ``SeedSequence`` words for
+    ``seeds``."""
+    return all(np.array_equal(_compiled_words(int(s) & _MASK128), _numpy_words(s))
+               for s in seeds)
+
+
+# [whether the compiled path matches numpy], once checked a process: the batches', the words'
+_CHECKED: list[bool] = []
+_WORDS_CHECKED: list[bool] = []
+
+
+def _compiled_ok(checked: list[bool], check: Callable[[], bool], what: str) -> bool:
+    """Whether the compiled path that ``checked`` stands for gives numpy's results: asked of
+    ``check`` the first time in a process; a numpy that ever draws otherwise gets a
+    RuntimeWarning, and ``what`` is made by numpy's own calls from then on."""
+    if not checked:  # (NUMBA_DISABLE_JIT: numpy's own calls are the faster Python)
+        checked.append(not numba.config.DISABLE_JIT and check())
+        if not checked[0] and not numba.config.DISABLE_JIT:
+            warnings.warn(
+                f"numpy {np.__version__} seeds a generator or permutes otherwise than the "
+                "compiled copy of its SeedSequence / PCG64 / permutation "
+                f"(mariash_env.core.seeding): {what} by numpy's own calls instead (the same "
+                "deals, slower)", RuntimeWarning, stacklevel=3)
+    return checked[0]
+
+
+def words_of(seed: int) -> np.ndarray:
+    """``seed_words(seed)`` of an int seed (taken modulo 2**128, as ``SeedSequence``'s
+    entropy): ``int64[4]``, by the compiled ``SeedSequence`` (numpy's object costs 10 to
+    20 µs, more than the rest of a game's reset); checked against numpy once a process."""
+    n = int(seed) & _MASK128
+    if not (_WORDS_CHECKED[0] if _WORDS_CHECKED else
+            _compiled_ok(_WORDS_CHECKED, _words_match_numpy,
+                         "the state's generator words are made")):
+        return _numpy_words(n)
+    return _compiled_words(n)
 
 
 def seed_batch(seeds: Sequence[int], deck_size: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -308,15 +381,7 @@ def seed_batch(seeds: Sequence[int], deck_size: int = 0) -> tuple[np.ndarray, np
     (``int64[n, deck_size]``; ``[n, 0]`` without), in one compiled call.  The first call
     of a process checks the compiled path against numpy (:func:`matches_numpy`); should
     they ever differ, numpy's own calls make them (RuntimeWarning)."""
-    if not _CHECKED:  # (NUMBA_DISABLE_JIT: numpy's own calls are the faster Python)
-        _CHECKED.append(not numba.config.DISABLE_JIT and matches_numpy())
-        if not _CHECKED[0] and not numba.config.DISABLE_JIT:
-            warnings.warn(
-                f"numpy {np.__version__} seeds a generator or permutes otherwise than the "
-                "compiled copy of its SeedSequence / PCG64 / permutation "
-                "(mariash_env.core.seeding): resets make each game's seed words and deck "
-                "by numpy's own calls instead (the same deals, slower)",
-                RuntimeWarning, stacklevel=2)
-    if _CHECKED[0]:
+    if _compiled_ok(_CHECKED, matches_numpy,
+                    "resets make each game's seed words and deck"):
         return _compiled_batch(seeds, deck_size)
     return _numpy_batch(seeds, deck_size)

@@ -14,7 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..cards import CARD_CODES
-from .jit import njit, njit_inline
+from .jit import njit
+from .seeding import words_of
 
 # Phases of the deal, in the order they happen (RULES.md §3–§6).
 PH_TRUMP = 0  # forehand picks the trump card (or z lidu)
@@ -412,85 +413,16 @@ def rng_below(st, n):
             return r % n
 
 
-# numpy's SeedSequence (numpy/random/bit_generator.pyx): its hash constants
-_SS_INIT_A, _SS_MULT_A = 0x43B0D7E5, 0x931E8875
-_SS_INIT_B, _SS_MULT_B = 0x8B51F9DD, 0x58F38DED
-_SS_MIX_L, _SS_MIX_R = 0xCA01F9DD, 0x4973F715
-
-
-@njit_inline
-def _mul32(a, b):
-    """``a * b mod 2**32`` for ``0 <= a, b < 2**32``, in int64 without an overflow."""
-    return (a * (b & 0xFFFF) + (((a * (b >> 16)) & 0xFFFF) << 16)) & MASK32
-
-
-@njit_inline
-def _seed_sequence4(e0, e1, e2, e3):
-    """``np.random.SeedSequence(n).generate_state(4)`` (the uint32 words as ints) for an
-    entropy ``0 <= n < 2**128`` given as its 32-bit words ``e0..e3``, low first: the
-    pool of four words (entropy words beyond ``n``'s hashed as 0, as SeedSequence pads
-    its pool), every word mixed into every other, then four words drawn; its uint32
-    arithmetic mod 2**32 in int64.  Never four zero words (seed_words)."""
-    pool = np.empty(4, np.int64)
-    pool[0], pool[1], pool[2], pool[3] = e0, e1, e2, e3
-    h = np.int64(_SS_INIT_A)
-    for i in range(4):  # hashmix of each entropy word
-        v = _mul32(pool[i] ^ h, _mul32(h, _SS_MULT_A))
-        h = _mul32(h, _SS_MULT_A)
-        pool[i] = v ^ (v >> 16)
-    for src in range(4):
-        for dst in range(4):
-            if src != dst:  # mix(pool[dst], hashmix(pool[src]))
-                h2 = _mul32(h, _SS_MULT_A)
-                v = _mul32(pool[src] ^ h, h2)
-                h = h2
-                v ^= v >> 16
-                r = (_mul32(_SS_MIX_L, pool[dst]) - _mul32(_SS_MIX_R, v)) & MASK32
-                pool[dst] = r ^ (r >> 16)
-    h = np.int64(_SS_INIT_B)
-    for i in range(4):  # generate_state(4)
-        h2 = _mul32(h, _SS_MULT_B)
-        v = _mul32(pool[i] ^ h, h2)
-        h = h2
-        pool[i] = v ^ (v >> 16)
-    if pool[0] == 0 and pool[1] == 0 and pool[2] == 0 and pool[3] == 0:
-        pool[0] = 0x9E3779B9
-    return pool
-
-
-@njit
-def _seed_words_into(out, e0, e1, e2, e3):
-    """seed_words of the entropy words ``e0..e3`` into ``out`` (int64[4])."""
-    out[:] = _seed_sequence4(e0, e1, e2, e3)
-
-
-@njit
-def _seed_rng_words(st, e0, e1, e2, e3):
-    """The generator's words of the entropy words ``e0..e3`` into ``st`` (setm each)."""
-    w = _seed_sequence4(e0, e1, e2, e3)
-    for i in range(4):
-        setm(st, RNG + i, w[i])
-
-
-def _entropy_words(seed: int) -> tuple[int, int, int, int]:
-    """The 32-bit words, low first, of ``seed`` taken mod 2**128 (SeedSequence's entropy)."""
-    n = int(seed) & ((1 << 128) - 1)
-    return n & MASK32, (n >> 32) & MASK32, (n >> 64) & MASK32, n >> 96
-
-
 def seed_words(seed: int | None) -> np.ndarray:
     """Four non-zero 32-bit words for the state's generator from any integer seed: the
     words of numpy's ``SeedSequence(seed mod 2**128).generate_state(4)`` (None: of fresh
-    entropy), computed by a compiled copy of its algorithm (the Python object costs 10 to
-    20 µs, more than the rest of a reset)."""
+    entropy), made by a compiled copy of its algorithm (:func:`.seeding.words_of`)."""
     if seed is None:
         w = np.random.SeedSequence(None).generate_state(4, dtype=np.uint32).astype(np.int64)
         if not w.any():
             w[0] = 0x9E3779B9
         return w
-    w = np.empty(4, dtype=np.int64)
-    _seed_words_into(w, *_entropy_words(seed))
-    return w
+    return words_of(seed)
 
 
 def new_state() -> np.ndarray:
@@ -499,10 +431,8 @@ def new_state() -> np.ndarray:
 
 def seed_rng(st: np.ndarray, seed: int | None) -> None:
     """Seed the state's generator from any integer seed (None: fresh entropy)."""
-    if seed is None:  # setm of each word in one store (the same int32 bits)
-        st[RNG:RNG + 4] = seed_words(seed).astype(np.uint32).view(np.int32)
-    else:
-        _seed_rng_words(st, *_entropy_words(seed))
+    # setm of each word in one store (the same int32 bits; no compiled call a word)
+    st[RNG:RNG + 4] = seed_words(seed).astype(np.uint32).view(np.int32)
 
 
 # --- readable views of the record, derived from the schema ---
