@@ -277,6 +277,13 @@ def test_a_finished_labels_stage_whose_jobs_or_backend_changed_is_kept(
     assert ("[4/6] dagger (dagger): done " in out
             and ", skipped; jobs 1 then, 3 now: how it ran, not what it made" in out)
     assert _state(run) == before  # the entries as they were: the later stages not stale
+    # a how key written out with its default value, or left out again: no change to name
+    recipe.write_text(text.replace("robot_share = 0.0", "robot_share = 0.0\njobs = 1", 1))
+    rc, out, err = _main(capsys, recipe, "--out", run)
+    assert rc == 0, err
+    assert "jobs 1 then, 1 now" not in out, out
+    assert ", skipped; jobs 1 as before (written out or left out)" in out, out
+    assert _state(run) == before
     for change in ("worlds = 2", "worlds = 2\njobs = 2"):
         recipe.write_text(text.replace("worlds = 1", change, 1))
         rc, _, err = _main(capsys, recipe, "--out", run)

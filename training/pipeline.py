@@ -706,7 +706,11 @@ def _how_changed(stage: Stage, old: Any) -> str:
         v = args.get(k, default[k])
         return "none" if v is None else json.dumps(v)
 
-    what = ", ".join(f"{k} {shown(old, k)} then, {shown(stage.args, k)} now" for k in keys)
+    changed = [k for k in keys if shown(old, k) != shown(stage.args, k)]
+    if not changed:  # a key written out with the value it had by default, or left out
+        return ", ".join(f"{k} {shown(stage.args, k)} as before (written out or left out)"
+                         for k in keys)
+    what = ", ".join(f"{k} {shown(old, k)} then, {shown(stage.args, k)} now" for k in changed)
     return f"{what}: " + ("how its labels were made, not what they are"
                           if stage.kind == "labels" else "how it ran, not what it made")
 
