@@ -548,6 +548,26 @@ def test_a_train_stage_runs_its_workers_on_its_backend(tmp_path: Path,
     assert (seen["backend"], seen["address"]) == ("process", None)
 
 
+def test_a_stage_error_is_said_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A train stage's refused config or checkpoint is a StageError of its runner, which
+    ``run`` wrapped again: "stage 't' (train) failed: StageError: stage 't': ...".  It
+    names the stage once, as every other failure of a stage does."""
+    import training.config
+
+    class Trainer:
+        def __init__(self, cfg, out, **kw) -> None:
+            raise training.config.ConfigError("not here")
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr("training.trainer.Trainer", Trainer)
+    p = tmp_path / "t.toml"
+    p.write_text(HEAD + TRAIN)
+    recipe = load_recipe(p, tmp_path / "run")
+    with pytest.raises(pipeline.StageError) as e:
+        pipeline.run(recipe, progress=False, log=lambda *_: None)
+    assert str(e.value) == "stage 't' (train) failed: ConfigError: not here"
+
+
 @pytest.mark.parametrize("stage", [
     TRAIN, '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "models/robot.onnx"\n'
            'robots = ["random"]\n'], ids=["train", "gate"])

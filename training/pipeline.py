@@ -840,7 +840,7 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
             st["stages"][stage.name]["result"] = e.args[1] if len(e.args) > 1 else None
             _write_state(recipe, st)
             raise GateError(e.args[0]) from None
-        except (PipelineError, StageStopped):
+        except (PipelineError, StageStopped, StageError):  # named the stage already
             raise
         except (ValueError, OSError, RuntimeError, CheckpointError) as e:  # LabelError...
             raise StageError(f"stage {stage.name!r} ({stage.kind}) failed: "
@@ -887,7 +887,8 @@ def _run_train(recipe: Recipe, stage: Stage, out: Path, progress: bool, log: Any
                           address=a.get("address"))
         summary = trainer.train()
     except (ConfigError, CheckpointError) as e:
-        raise StageError(f"stage {stage.name!r}: {e}") from None
+        raise StageError(f"stage {stage.name!r} ({stage.kind}) failed: "
+                         f"{type(e).__name__}: {e}") from None
     if trainer._stop_requested:
         raise StageStopped(f"stage {stage.name!r} stopped at iteration "
                            f"{summary['iteration']}; its checkpoint is {out / 'checkpoint.pt'}")
