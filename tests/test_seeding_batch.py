@@ -268,3 +268,14 @@ def test_a_negative_seed_is_refused_not_a_hang():
             call()
     with pytest.raises(ValueError):
         np.random.default_rng(-1)
+
+
+
+def test_the_numpy_fallback_refuses_a_negative_seed_as_the_compiled_path(monkeypatch):
+    """With numpy's own calls (the fallback), a negative seed without a deck was taken modulo
+    2**128 (seed_words' reading) where the compiled path refuses it: both refuse it."""
+    monkeypatch.setattr(seeding, "_CHECKED", [False])
+    for seeds, deck in (([-1], 0), ([5, -2**70], 0), ([-3], 32)):
+        with pytest.raises(ValueError, match=">= 0"):
+            seeding.seed_batch(seeds, deck)
+    assert seeding.seed_batch([3], 0)[0].tolist() == [seeding._numpy_words(3).tolist()]

@@ -284,6 +284,8 @@ def _numpy_batch(seeds: Sequence[int], deck_size: int) -> tuple[np.ndarray, np.n
     words = np.empty((len(seeds), 4), dtype=np.int64)
     decks = np.empty((len(seeds), deck_size), dtype=np.int64)
     for j, s in enumerate(seeds):
+        if s < 0:  # as the compiled path (seed_words alone would take it modulo 2**128)
+            raise ValueError(f"a seed must be an int >= 0, got {s!r}")
         words[j] = _numpy_words(s)
         if deck_size:
             decks[j] = np.random.default_rng(s).permutation(deck_size)
