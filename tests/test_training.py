@@ -518,3 +518,20 @@ def test_a_run_without_opponents_evaluates_nothing_and_says_nothing_of_it(tmp_pa
                           "eval.final_opponents": []}), tmp_path / "r",
                   log=lines.append).train()
     assert res["eval"] == {} and not any("evaluating" in line for line in lines), lines
+
+
+def test_rollout_threads_are_checked_against_the_cores_this_process_may_use(monkeypatch):
+    """The process backend's check of env.workers x env.actor_threads counted the machine's
+    cores (os.cpu_count()), where a container's cpuset or taskset leaves this process fewer:
+    it counts those (mariash_env.pools.usable_cores), as the arena caps its jobs."""
+    import training.trainer as T
+
+    cfg = load_config(ROOT / "training" / "configs" / "demo.toml").replace(
+        **{"env.workers": 4, "env.actor_threads": 4})
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(T, "usable_cores", lambda: 1)
+    with pytest.raises(ConfigError, match="want 16 threads; this process may use 1 cores"):
+        T.check_processes(cfg, "process")
+    T.check_processes(cfg, "ray")  # the cluster's CPUs: Ray's own check
+    monkeypatch.setattr(T, "usable_cores", lambda: 2)
+    T.check_processes(cfg, "process")  # 16 threads on 2 cores: at most 8 a core

@@ -12,7 +12,6 @@ passes), then the method learns from the learner's finished decisions.  Every
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import threading
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from mariash_env.pools import usable_cores
 from mariash_env.ray_pool import RayClusterError  # imports ray only when used
 
 from .actors import LocalActors
@@ -144,15 +144,16 @@ THREADS_PER_CORE = 8
 
 def check_processes(cfg: Config, backend: str) -> None:
     """ConfigError when the process backend would start far more rollout threads than the
-    machine has cores (the Ray backend checks its cluster's CPUs itself)."""
+    cores this process may use (:func:`mariash_env.pools.usable_cores`, as the arena caps
+    its jobs; the Ray backend checks its cluster's CPUs itself)."""
     if backend != "process":
         return
-    cores = os.cpu_count() or 1
+    cores = usable_cores()  # its affinity mask: a container's cpuset, not the host's cores
     want = cfg.env.workers * cfg.env.actor_threads
     if want > THREADS_PER_CORE * cores:
         raise ConfigError(
             f"env.workers = {cfg.env.workers} rollout processes of env.actor_threads = "
-            f"{cfg.env.actor_threads} want {want} threads; this machine has {cores} cores "
+            f"{cfg.env.actor_threads} want {want} threads; this process may use {cores} cores "
             f"(at most {THREADS_PER_CORE} threads a core): use fewer workers, or the Ray "
             "backend on a cluster (--backend ray)")
 
