@@ -134,41 +134,25 @@ def test_process_jobs_are_capped_at_the_cores_before_the_chunks_are_sized(monkey
     processes with chunks for 8 (2 and 1 a chunk); on one core it plays in this process,
     no pool.  The match is one process's (as the Ray path, capped at the cluster's CPUs:
     tests/test_ray_backend.py)."""
-    from contextlib import contextmanager
-
     from mariash_env import pools
+    from tests.pool_spy import pools_seen
 
-    seen = []
-    real = pools.worker_pool
-
-    @contextmanager
-    def spy(jobs, *args, **kw):
-        with real(jobs, *args, **kw) as pool:
-            imap = pool.imap_unordered
-
-            def imap_unordered(fn, tasks, chunksize=1):
-                seen.append((jobs, chunksize))
-                return imap(fn, tasks, chunksize=chunksize)
-
-            pool.imap_unordered = imap_unordered
-            yield pool
-
-    monkeypatch.setattr(pools, "worker_pool", spy)
-    robots = {"a": RandomRobot, "b": RandomRobot}
-    rules = {"rules": game}
-    one = duplicate_match(robots, deals=deals, seed=5, jobs=1, rules=rules, progress=False,
-                          n_boot=10)
-    assert seen == []
-    monkeypatch.setattr(pools, "usable_cores", lambda: 2, raising=False)
-    two = duplicate_match(robots, deals=deals, seed=5, jobs=8, rules=rules, progress=False,
-                          n_boot=10)
-    assert seen == [(2, 8 if game == "voleny" else 2)]
-    np.testing.assert_array_equal(one.per_deal, two.per_deal)
-    monkeypatch.setattr(pools, "usable_cores", lambda: 1)
-    alone = duplicate_match(robots, deals=deals, seed=5, jobs=8, rules=rules, progress=False,
-                            n_boot=10)
-    assert seen == [(2, 8 if game == "voleny" else 2)]  # no pool: this process played
-    np.testing.assert_array_equal(one.per_deal, alone.per_deal)
+    with pools_seen(monkeypatch) as spied:  # 2 usable cores
+        robots = {"a": RandomRobot, "b": RandomRobot}
+        rules = {"rules": game}
+        one = duplicate_match(robots, deals=deals, seed=5, jobs=1, rules=rules, progress=False,
+                              n_boot=10)
+        assert spied == []
+        two = duplicate_match(robots, deals=deals, seed=5, jobs=8, rules=rules, progress=False,
+                              n_boot=10)
+        assert [(j, c) for j, c, _ in spied] == [(2, 8 if game == "voleny" else 2)]
+        np.testing.assert_array_equal(one.per_deal, two.per_deal)
+        monkeypatch.setattr(pools, "usable_cores", lambda: 1)
+        alone = duplicate_match(robots, deals=deals, seed=5, jobs=8, rules=rules, progress=False,
+                                n_boot=10)
+        # no pool: this process played
+        assert [(j, c) for j, c, _ in spied] == [(2, 8 if game == "voleny" else 2)]
+        np.testing.assert_array_equal(one.per_deal, alone.per_deal)
 
 
 def test_usable_cores_are_the_affinity_mask_s():

@@ -14,7 +14,6 @@ import json
 import math
 import re
 import shutil
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,7 @@ pytest.importorskip("onnxruntime")
 
 from mariash_env import actions as A  # noqa: E402
 from mariash_env.rules import Rules  # noqa: E402
+from tests.pool_spy import pools_seen  # noqa: E402
 from training import pipeline  # noqa: E402
 from training.pipeline import PipelineError, load_recipe  # noqa: E402
 
@@ -291,33 +291,6 @@ def test_a_finished_labels_stage_whose_jobs_or_backend_changed_is_kept(
         assert _state(run) == before
 
 
-@contextmanager
-def _pools_seen(monkeypatch: pytest.MonkeyPatch, cores: int = 2):
-    """The arena's worker pools, each as (processes, chunk size, tasks), on ``cores``
-    usable cores (the arena caps its jobs there)."""
-    from mariash_env import pools
-
-    seen = []
-    real = pools.worker_pool
-
-    @contextmanager
-    def spy(jobs, *args, **kw):
-        with real(jobs, *args, **kw) as pool:
-            imap = pool.imap_unordered
-
-            def imap_unordered(fn, tasks, chunksize=1):
-                tasks = list(tasks)
-                seen.append((jobs, chunksize, len(tasks)))
-                return imap(fn, tasks, chunksize=chunksize)
-
-            pool.imap_unordered = imap_unordered
-            yield pool
-
-    monkeypatch.setattr(pools, "worker_pool", spy)
-    monkeypatch.setattr(pools, "usable_cores", lambda: cores)
-    yield seen
-
-
 def test_a_gate_plays_in_jobs_processes_with_the_same_result(
         tiny_run: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -345,7 +318,7 @@ def test_a_gate_plays_in_jobs_processes_with_the_same_result(
     rc, out, _ = _main(capsys, recipe, "--out", run, "--dry-run")
     assert rc == 0 and "--robot random --deals 4 --seed 3 --jobs 2\n" in out, out
     rows = {}
-    with _pools_seen(monkeypatch) as seen:
+    with pools_seen(monkeypatch) as seen:
         monkeypatch.setattr(pipeline, "GATE_GAMES", 6)  # a deal a batch: 4 of them
         for jobs in (1, 2):
             with_jobs(jobs)
@@ -393,7 +366,7 @@ def test_a_robot_that_plays_from_a_view_spreads_its_deals_over_the_jobs(
         wants_view = True
 
     agent = make_robot("table")
-    with _pools_seen(monkeypatch) as seen:
+    with pools_seen(monkeypatch) as seen:
         one = duplicate_eval(agent, ViewRandom(), deals=6, seed=2, bootstrap=50)
         two = duplicate_eval(agent, ViewRandom(), deals=6, seed=2, bootstrap=50, jobs=2)
         assert seen == [(2, 1, 6)]
