@@ -8,6 +8,7 @@ import json
 import random
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -310,3 +311,43 @@ def test_the_actor_sees_the_trump_card_until_the_announcement(tmp_path):
     after = [st for st in seen if st["phase"] == "play"]
     assert after and all(st["contract"]["trump"] == code[1] for st in after)
     assert not any("trump card" in tg["en"] for tg in after[0]["contract"]["tags"])
+
+
+def test_a_table_s_first_moves_compile_nothing_its_build_did_not():
+    """In a fresh process: once a table is built (its robots warmed, the notice said), the
+    human's moves compile nothing more -- the first act of a deal checks whether it shows a
+    hidden card by drawing worlds (SeatView.shows_hidden), whose sampler the table robots
+    never call: on an empty numba cache that first click froze the page for ~50 s after the
+    robots' ~60 s of announced compiling (a table audit).  Every game on the compiled core,
+    volený at four too: random human moves, the robots, hints and the next deal over two
+    deals add no compiled signature to any kernel."""
+    code = textwrap.dedent("""
+        import json, random, tempfile
+        from mariash_env.compile import compiled_signatures as compiled
+        from mariash_env.play.tables import open_table
+
+        grown = {}
+        for rules, options in (("voleny", None), ("voleny", {"players": 4}),
+                               ("licitovany", None), ("lizany", None)):
+            robots = ["table"] * (3 if options else 1 if rules == "lizany" else 2)
+            s = open_table(robots, save_dir=tempfile.mkdtemp(), human_seat=1, seed=78,
+                           rules=rules, options=options)
+            before, rng, deals = compiled(), random.Random(78), 0
+            while deals < 2:
+                st = s.state()
+                if st["waiting"] == "human":
+                    s.hint(s.id, s.move)
+                    s.act(s.id, s.move, rng.choice(st["legal"]))
+                elif st["waiting"] == "robot":
+                    s.advance(s.id, s.move)
+                else:
+                    deals += 1
+                    s.next_deal(s.id, s.move)
+            after = compiled()
+            grown.update({f"{rules} {k}": (before.get(k, 0), n) for k, n in after.items()
+                          if n != before.get(k, 0)})
+        print(json.dumps(grown))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=900, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {}

@@ -50,6 +50,33 @@ ROLES = ("leader", "second")  # the game's player_0 leads the deal's first trick
 HINT_ROBOT = "table"
 
 
+_WARM: list[bool] = [False]
+
+
+def warm_lizany() -> None:
+    """Compile (or load) the game's kernels the table calls (the legal cards, a card's
+    play, the observation), once per process, when a table is built: on an empty numba
+    cache the robot's first move compiled them (~1.3 s; a table audit).  A deal played by
+    its first legal cards, announced like the robots' warm-ups, quiet when numba's disk
+    cache holds them."""
+    if _WARM[0]:
+        return
+    from numba.core.dispatcher import Dispatcher
+
+    from ..compile import compiling_notice
+    from ..games.lizany import core
+
+    kernels = [f for f in vars(core).values() if isinstance(f, Dispatcher)]
+    with compiling_notice(RULES_NAME, about="a few seconds", what="table's kernels",
+                          kernels=kernels):
+        game = LizanyGame(seed=0)
+        while not game.over:
+            game.observe(game.to_move)
+            game.legal_cards(game.to_move)  # a seat's own, as the table reads the human's
+            game.play(game.legal_labels()[0])
+    _WARM[0] = True
+
+
 class LizanySession(TableSession):
     """A partie of lízaný with one human seat (module docstring)."""
 
@@ -85,6 +112,7 @@ class LizanySession(TableSession):
             self.robot: Robot = make_robot(self.spec, rules=RULES_NAME)
         except Exception as e:  # a robot of another game, a missing file: name the spec
             raise PlayError(f"cannot seat robot {self.spec!r}: {e}") from e
+        warm_lizany()
         self.human, self.name = human_seat, name
         self.seed = int(seed) if seed is not None else secrets.randbelow(2**31)
         self.id = secrets.token_hex(6) if session_id is None else check_id(session_id)

@@ -230,6 +230,45 @@ def parse_robots(spec: str | Sequence[str], count: int | tuple[int, ...] = 2) ->
     return items
 
 
+_TABLE_WARM: set[tuple[str, int]] = set()
+
+
+def warm_table(rules: str, options: dict[str, Any]) -> None:
+    """Compile (or load) what the table's own requests call in ``rules``' game, once per
+    process and game (and count of players), when a table is built -- not in the human's
+    first move: the engine's step, settlement and next deal (:class:`~mariash_env.Game`)
+    and the world sampler of :meth:`SeatView.shows_hidden` (undo's check of an action that
+    shows a hidden card), which no table robot calls.  On an empty numba cache they took
+    ~50 s inside the first click, after the robots' announced warm-up (a table audit).  A
+    deal of the game played by its first legal moves, each checked as an act checks it;
+    announced like the robots' warm-ups (:func:`~mariash_env.compile.compiling_notice`),
+    quiet when numba's disk cache holds the kernels."""
+    game = Game(rules, **options)
+    key = (rules, game.rules.players)
+    if key in _TABLE_WARM:
+        return
+    import sys
+
+    from numba.core.dispatcher import Dispatcher
+
+    from ..compile import compiling_notice
+    from ..core.engine import apply_action
+
+    sampler = sys.modules[game.kind.load("hidden_info").sample_worlds.__module__]
+    kernels = (apply_action, *(f for f in vars(sampler).values() if isinstance(f, Dispatcher)))
+    with compiling_notice(rules, about="under a minute", what="table's kernels",
+                          kernels=kernels):
+        game.new_partie(seed=0)
+        rng = np.random.default_rng(0)
+        while not game.deal_over:
+            label = game.legal_labels()[0]
+            SeatView.from_game(game).shows_hidden(game.check(label), rng=rng)
+            game.observation(game.to_move)  # the human's, read by every state
+            game.step(label)
+        game.next_deal()
+    _TABLE_WARM.add(key)
+
+
 def _robot(spec: str, rules: str = "voleny") -> Robot:
     try:
         return make_robot(spec, rules=rules)
@@ -383,6 +422,7 @@ class PlaySession(TableSession):
         robot_seats = [s for s in range(n) if s != human_seat]
         self.robots: dict[int, Robot] = {s: _robot(sp, {"rules": rules, "players": n})
                                          for s, sp in zip(robot_seats, specs)}
+        warm_table(rules, self.options)
         self.names = {s: (name if s == human_seat else f"robot {self._spec_name(specs, s)}")
                       for s in range(n)}
         self.names = {s: f"{n} ({s})" if list(self.names.values()).count(n) > 1 else n
