@@ -690,3 +690,18 @@ def test_the_hand_marks_a_card_in_words_in_both_languages(chromium, server):
     assert card.get_attribute("data-badge") == "trumf"
     assert " — vaše trumfová karta, leží lícem dolů" in card.get_attribute("aria-label")
     page.close()
+
+
+def test_the_page_s_own_words_follow_its_language(chromium, server):
+    """The speed select's accessible name and the tab's title are in the page's language,
+    as its visible words are (a screen reader said "speed" on the Czech page, and the tab
+    kept its Czech title in English; found by a table audit)."""
+    url, _ = server
+    page = _open(chromium, url, DESKTOP, [])
+    speed = page.locator("#speed")
+    assert speed.get_attribute("aria-label") == "rychlost robotů"
+    assert page.title() == "Volený mariáš — u stolu s roboty"
+    page.locator("#btn-lang").click()
+    assert speed.get_attribute("aria-label") == "robots' speed"
+    assert page.title() == "Volený mariáš — at the table with the robots"
+    page.close()

@@ -133,6 +133,9 @@ function applyWords() {
   document.body.dataset.lang = lang;
   for (const e of document.querySelectorAll("[data-msg]")) e.textContent = T(e.dataset.msg, { n: e.dataset.n });
   for (const o of $("speed").options) o.textContent = T("speed." + o.value);
+  // the words a screen reader and the tab's title say, in the page's language too
+  $("speed").setAttribute("aria-label", T("setup.speed"));
+  document.title = `${T("title." + (state ? state.rules : "voleny"))} — ${T("subtitle")}`;
 }
 
 function draw(st) {
