@@ -705,3 +705,26 @@ def test_the_page_s_own_words_follow_its_language(chromium, server):
     assert speed.get_attribute("aria-label") == "robots' speed"
     assert page.title() == "Volený mariáš — at the table with the robots"
     page.close()
+
+
+def test_a_past_deal_s_review_opens_by_the_keyboard(chromium, server):
+    """A deal of the partie table opens its review from the keyboard as by a click on its
+    row: its number is a button in the tab order, named in words (only the mouse reached
+    it; found by a table audit)."""
+    url, _ = server
+    page = _open(chromium, url, DESKTOP, [])
+    _play_voleny_deal(page, DESKTOP, {}, "")
+    page.keyboard.press("Escape")  # the banner
+    button = page.locator("#partie tr.deal-row button.deal-no")
+    assert button.count() == 1 and button.get_attribute("aria-label") == "Rozbor rozdání 1"
+    assert page.evaluate("document.querySelector('#partie button.deal-no').tabIndex") == 0
+    button.focus()
+    page.keyboard.press("Enter")
+    assert page.locator("#review").is_visible()
+    assert page.locator("#review-deal").text_content() == "1"
+    page.keyboard.press("Escape")
+    assert page.locator("#review").is_hidden()
+    button.focus()
+    page.keyboard.press(" ")
+    assert page.locator("#review").is_visible()
+    page.close()

@@ -386,7 +386,10 @@ function drawSide(st) {
   const tb = $("partie"); tb.innerHTML = "";
   const head = el("tr"); head.append(el("th", "", "#")); for (const s of st.seats) head.append(el("th", "", s.names[lang])); tb.append(head);
   for (const d of st.deal_results) {
-    const row = el("tr", "deal-row"); row.append(el("td", "", d.deal + 1));
+    // the deal's number opens its review by the keyboard too (Tab, then Enter or Space)
+    const row = el("tr", "deal-row"), no = el("td"), open = el("button", "small deal-no", d.deal + 1);
+    open.setAttribute("aria-label", `${T("review")} ${d.deal + 1}`);
+    no.append(open); row.append(no);
     d.payments.forEach((p, i) => row.append(el("td", p >= 0 ? "pos" : "neg", `${signed(p)} (${signed(d.scores[i])})`)));
     row.title = T("review.show");
     row.addEventListener("click", () => showReview(d));
