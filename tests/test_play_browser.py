@@ -728,3 +728,37 @@ def test_a_past_deal_s_review_opens_by_the_keyboard(chromium, server):
     page.keyboard.press(" ")
     assert page.locator("#review").is_visible()
     page.close()
+
+
+ACTIVE = "document.activeElement && (document.activeElement.id || document.activeElement.name)"
+UNDER = "!!document.activeElement.closest('header, main, #banner')"
+
+
+def test_a_window_on_top_takes_the_keyboard_and_gives_it_back(chromium, server):
+    """The new-partie form and a deal's review are dialogs: opened, the focus is in them
+    and Tab stays there (the page under them is inert); closed by Esc, the focus is back
+    on what opened them (it stayed behind the window, and Tab walked the hidden table
+    before reaching the form; found by a table audit)."""
+    url, _ = server
+    page = _open(chromium, url, DESKTOP, [])
+    page.locator("#btn-setup").focus()
+    page.keyboard.press("Enter")
+    assert page.locator("#setup").is_visible()
+    assert page.locator("#setup-form").get_attribute("role") == "dialog"
+    assert page.evaluate(ACTIVE) == "rules"
+    for _ in range(15):
+        page.keyboard.press("Tab")
+        assert not page.evaluate(UNDER), page.evaluate(ACTIVE)
+    page.keyboard.press("Escape")
+    assert page.locator("#setup").is_hidden() and page.evaluate(ACTIVE) == "btn-setup"
+    assert not page.evaluate("document.querySelector('main').inert")
+    _play_voleny_deal(page, DESKTOP, {}, "")
+    page.locator("#banner-review").focus()
+    page.keyboard.press("Enter")
+    assert page.locator("#review").is_visible() and page.evaluate(ACTIVE) == "review-close"
+    for _ in range(3):
+        page.keyboard.press("Tab")
+        assert not page.evaluate(UNDER), page.evaluate(ACTIVE)
+    page.keyboard.press("Escape")
+    assert page.locator("#review").is_hidden() and page.evaluate(ACTIVE) == "banner-review"
+    page.close()

@@ -263,7 +263,7 @@ document.addEventListener("keydown", (ev) => {
   if (ev.ctrlKey || ev.altKey || ev.metaKey || $("confirm-new").open) return;  // its own keys
   const open = ["setup", "review", "banner"].find((id) => !$(id).hidden);
   if (ev.key === "Escape" && open) {
-    if (open === "banner") $("banner-close").click(); else $(open).hidden = true;
+    if (open === "banner") $("banner-close").click(); else closeWindow(open);
     return;
   }
   if (ev.target.closest("input, select, textarea") || (open && open !== "banner")) return;
@@ -516,10 +516,29 @@ function showReview(d) {
   body.append(el("h3", "", T("tricks_of_deal")));
   for (const t of r.tricks) body.append(trickRow(t, state));
   for (const l of d.lines[lang]) body.append(el("div", "line", l));
-  $("review").hidden = false;
+  openWindow("review", $("review-close"));
 }
 
-$("review-close").addEventListener("click", () => { $("review").hidden = true; });
+// A window on top (the new-partie form, a deal's review) takes the keyboard focus and
+// gives it back to what opened it when it closes; meanwhile the page under it is inert,
+// so that Tab stays in the window.
+const UNDER = "header, main, #banner";
+let opener = null;
+function openWindow(id, first) {
+  if ($("setup").hidden && $("review").hidden) opener = document.activeElement;
+  $(id).hidden = false;
+  for (const e of document.querySelectorAll(UNDER)) e.inert = true;
+  first.focus();
+}
+function closeWindow(id) {
+  $(id).hidden = true;
+  if (!$("setup").hidden || !$("review").hidden) return;
+  for (const e of document.querySelectorAll(UNDER)) e.inert = false;
+  if (opener && opener.isConnected) opener.focus();
+  opener = null;
+}
+
+$("review-close").addEventListener("click", () => closeWindow("review"));
 $("btn-lang").addEventListener("click", () => {
   lang = lang === "cz" ? "en" : "cz";
   localStorage.setItem("mariash.lang", lang);
@@ -529,8 +548,8 @@ $("btn-lang").addEventListener("click", () => {
 });
 $("btn-rules").addEventListener("click", () => window.open(`/rules/${state ? state.rules : "voleny"}?lang=${lang}`, "_blank"));
 $("speed").addEventListener("change", (e) => { speed = e.target.value; localStorage.setItem("mariash.speed", speed); });
-$("btn-setup").addEventListener("click", () => { fillSetup(); $("setup").hidden = false; });
-$("setup-cancel").addEventListener("click", () => { $("setup").hidden = true; });
+$("btn-setup").addEventListener("click", () => { fillSetup(); openWindow("setup", $("setup-form").rules); });
+$("setup-cancel").addEventListener("click", () => closeWindow("setup"));
 $("banner-close").addEventListener("click", () => { $("banner").hidden = true; bannerMove = state.move; });
 
 // The new-partie form: game, seat, variant options, robots and their speed.
@@ -606,7 +625,7 @@ $("setup-form").addEventListener("submit", async (ev) => {
   const four = SETUP.seat_counts[f.rules.value].length > 1 && Number(f.players.value) === 4;
   if (four) options.players = 4;
   speed = f.speed.value; localStorage.setItem("mariash.speed", speed); $("speed").value = speed;
-  $("setup").hidden = true;
+  closeWindow("setup");
   const seat = two ? Math.min(Number(f.seat.value), 1) : four ? Number(f.seat.value) : Math.min(Number(f.seat.value), 2);
   const robots = [f.robot1.value, two ? f.robot1.value : f.robot2.value];
   if (four) robots.push(f.robot3.value);
