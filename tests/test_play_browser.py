@@ -762,3 +762,31 @@ def test_a_window_on_top_takes_the_keyboard_and_gives_it_back(chromium, server):
     page.keyboard.press("Escape")
     assert page.locator("#review").is_hidden() and page.evaluate(ACTIVE) == "banner-review"
     page.close()
+
+
+ANOTHER_TAB_NEW = """() => fetch('/api/new', {method: 'POST', headers: {'Content-Type':
+  'application/json'}, body: JSON.stringify({session: state.session, move: state.move,
+  client: 'another-tab'})}).then((r) => r.status)"""
+
+
+def test_a_move_of_a_partie_another_tab_replaced_says_so_in_words(chromium, server):
+    """Another tab starts a new partie; a move or a hint of this tab, still showing the old
+    one, is refused and the page says so in its language and shows the new partie (it
+    showed the server's English words with both session ids; found by a table audit)."""
+    url, _ = server
+    page = _open(chromium, url, DESKTOP, [])
+    for press in ("card", "hint"):
+        _wait_turn(page)
+        old = page.evaluate("state.session")
+        assert page.evaluate(ANOTHER_TAB_NEW) == 200
+        if press == "card":
+            page.locator("#hand .card.legal, #choices button.choice").first.click(
+                position={"x": 6, "y": 30})
+        else:
+            page.keyboard.press("h")
+        page.wait_for_function("!document.getElementById('error').hidden")
+        text = page.locator("#error").text_content()
+        assert text.startswith("mezitím začala nová partie") and old not in text, text
+        page.wait_for_function(f"state.session !== '{old}'")
+        page.evaluate("document.getElementById('error').hidden = true")
+    page.close()

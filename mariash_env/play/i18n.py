@@ -172,6 +172,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "status.next_deal": ("rozdání skončilo", "the deal is over"),
     "status.partie_over": ("partie skončila", "the partie is over"),
     "status.following": ("sledujete: hraje se v jiné kartě", "following: another tab plays"),
+    # a move of a partie that another tab replaced by a new one meanwhile
+    "error.new_partie": ("mezitím začala nová partie (v jiné kartě): tah neplatí, je "
+                         "zobrazena nová", "a new partie was started meanwhile (in another "
+                         "tab): the move does not count, the new one is shown"),
     # the contract line
     "actor": ("aktér: {name}", "actor: {name}"),
     "trumps": ("trumfy: {suit}", "trumps: {suit}"),

@@ -39,6 +39,10 @@ function cardEl(c, extra) {
   return e;
 }
 
+// What a refused request says on the page: the server's words, but in the page's language
+// where the player did nothing wrong (another tab started a new partie meanwhile)
+const refusal = (data, res) => (data.code === "unknown_session" ? T("error.new_partie") : data.error || res.statusText);
+
 function showError(msg) {
   const e = $("error"); e.textContent = msg; e.hidden = false;
   clearTimeout(showError.t); showError.t = setTimeout(() => { e.hidden = true; }, 5000);
@@ -56,7 +60,7 @@ async function call(path, extra) {
   try {
     const [res, data] = await post(path, extra);
     if (!res.ok) {
-      if (!QUIET.has(data.code)) showError(data.error || res.statusText);
+      if (!QUIET.has(data.code)) showError(refusal(data, res));
       busy = false; await load(); return;
     }
     render(data);
@@ -331,7 +335,7 @@ async function starting(extra) {
 async function askHint() {
   try {
     const [res, data] = await post("/api/hint", {});
-    if (!res.ok) { showError(data.error); return; }
+    if (!res.ok) { if (!QUIET.has(data.code)) showError(refusal(data, res)); await load(); return; }
     $("why").textContent = T("hint", { what: W(data.hint) });
     const code = data.hint.label.split(":")[1];
     for (const e of document.querySelectorAll("#hand .card")) e.classList.toggle("hinted", e.dataset.code === code);
