@@ -790,3 +790,15 @@ def test_a_move_of_a_partie_another_tab_replaced_says_so_in_words(chromium, serv
         page.wait_for_function(f"state.session !== '{old}'")
         page.evaluate("document.getElementById('error').hidden = true")
     page.close()
+
+
+def test_the_series_columns_are_worded_alike(chromium, server):
+    """The series tables' column heads are lowercase words in either language: the count
+    of parties borrowed the side panel's heading "Partie" (found by a table audit)."""
+    url, _ = server
+    page = _open(chromium, url, DESKTOP, [])
+    heads = page.locator("#series table").first.locator("th")
+    assert heads.all_text_contents() == ["#", "hráč", "součet", "partie", "výhry"]
+    page.locator("#btn-lang").click()
+    assert heads.all_text_contents() == ["#", "player", "total", "parties", "wins"]
+    page.close()

@@ -316,6 +316,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "series.month": ("měsíc {key}", "month {key}"),
     "series.player": ("hráč", "player"),
     "series.total": ("součet", "total"),
+    "series.parties": ("partie", "parties"),  # a column of counts, lowercase as its neighbours
     "series.wins": ("výhry", "wins"),
     "series.empty": ("žádná dohraná partie", "no finished partie"),
     "series.skipped": ("vynecháno {file}: {error}", "skipped {file}: {error}"),

@@ -422,7 +422,7 @@ function drawSeries(st) {
     const t = st.series[period];
     ser.append(el("div", "", T("series." + period, { key: t.key })));
     const table = el("table"); const h = el("tr");
-    for (const x of ["#", T("series.player"), T("series.total"), T("partie"), T("series.wins")]) h.append(el("th", "", x));
+    for (const x of ["#", T("series.player"), T("series.total"), T("series.parties"), T("series.wins")]) h.append(el("th", "", x));
     table.append(h);
     for (const r of t.rows) {
       const tr = el("tr"); for (const x of [r.place, shown[r.name] ?? r.name, signed(r.total), r.parties, r.wins]) tr.append(el("td", "", x));
