@@ -45,6 +45,21 @@ def test_the_32_czech_card_names():
         i18n.card_name("7h", "de")
 
 
+def test_the_table_s_card_words_are_the_glossary_s():
+    """Each rank and suit as the table's English names it is in the glossary's row of its
+    Czech word (the table's unter and ober were not: the glossary said under-knave and
+    over-knave only; found by a table audit)."""
+    from pathlib import Path
+
+    rows = [[c.strip() for c in line.split("|")[1:3]] for line in (Path(__file__).resolve(
+        ).parents[1] / "docs" / "glossary.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| ")]
+    pairs = [(cz, en) for (cz, _, _), en in zip(i18n._RANK_CZ, i18n._RANK_EN)]
+    pairs += [(i18n.SUIT_CZ[s].split()[0][:4], i18n.SUIT_EN[s]) for s in i18n.SUITS]
+    for cz, en in pairs:
+        assert any(cz in czech and en in english for czech, english in rows), (cz, en)
+
+
 def test_every_message_in_both_languages():
     cat = i18n.catalogue()
     assert set(cat) == {"cz", "en"} and set(cat["cz"]) == set(cat["en"])
