@@ -772,7 +772,7 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     ``batch``: deals whose games (all seatings) are played together in one batched engine
     when no robot wants a view; robots are reseeded per batch, so a match depends on
     ``batch`` (through the random robots' draws) but never on ``jobs``.
-    ``jobs`` above the cores this process may use (:func:`mariash_env.pools.usable_cores`:
+    ``jobs`` above the cores this process may use (:func:`mariash_env.pools.process_jobs`:
     its affinity mask) run that many processes, one a core (one core: no pool, this
     process plays), the chunks of deals sized for them; the result is the same.
     ``backend="ray"``: the ``jobs`` workers are Ray actors (:mod:`mariash_env.ray_pool`)
@@ -831,11 +831,11 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             bar.update(1)
 
     if backend == "process":
-        from .pools import usable_cores
+        from .pools import process_jobs
 
         # a process a core: more only share them (as the Ray actors, at most one per CPU
         # of the cluster), and the chunks below are sized for the processes that run
-        jobs = min(jobs, usable_cores())
+        jobs = process_jobs(jobs)
     try:
         if own and jobs <= 1:
             bots = [build_robot(f, own_rules) for f in factories]
@@ -972,6 +972,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(
         prog="python -m mariash_env.arena",
         description="Duplicate match of robots over the same deals in every seating.")
+    from .pools import jobs_above_cores
     from .robots import ROBOT_NAMES
 
     ap.add_argument("--robots", default="table,random",
@@ -979,9 +980,8 @@ def main(argv: list[str] | None = None) -> int:
                          "arguments, e.g. pimc(worlds=8) (default: table,random)")
     ap.add_argument("--deals", type=int, default=500, help=f"1..{MAX_DEALS} (default 500)")
     ap.add_argument("--jobs", type=int, default=1,
-                    help=f"processes (or Ray actors), 1..{MAX_JOBS} (default 1); more than "
-                         "the cores this process may use (its affinity mask; Ray: the "
-                         "cluster's CPUs) run one a core, the same match")
+                    help=f"processes (or Ray actors), 1..{MAX_JOBS} (default 1); "
+                         f"{jobs_above_cores()}, the same match")
     ap.add_argument("--backend", default="process",
                     help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
     add_ray_arguments(ap, "it goes on with fewer")

@@ -50,6 +50,24 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def jobs_above_cores(ray: bool = True) -> str:
+    """What ``--jobs`` above the cores does, in the same words in the help of every command
+    whose worker processes :func:`process_jobs` caps (the arena, evaluate, the label
+    generator, the ladder, the data sets); ``ray``: the command takes ``--backend ray`` too,
+    whose actors are at most one per CPU of the cluster."""
+    where = "its affinity mask; Ray: the cluster's CPUs" if ray else "its affinity mask"
+    return f"more than the cores this process may use ({where}) run one a core"
+
+
+def process_jobs(jobs: int) -> int:
+    """The worker processes a pool of ``jobs`` runs: at most one a core this process may
+    use (:func:`usable_cores`).  More would only share those cores, and the work's chunks
+    are sized for the processes that run; the result never depends on how many (the
+    arena's matches, the label generator's shards, the ladder's pairs).  1: no pool, the
+    calling process does the work."""
+    return max(1, min(int(jobs), usable_cores()))
+
+
 @contextmanager
 def worker_pool(jobs: int, method: str = "fork", initializer: Callable[..., Any] | None = None,
                 initargs: tuple[Any, ...] = ()) -> Iterator[Pool]:

@@ -1,4 +1,5 @@
-"""A spy on the arena's worker pools, for tests of how a match spreads its deals."""
+"""A spy on the worker pools (mariash_env.pools), for tests of how a match spreads its
+deals, the label generator its shards and the ladder its pairs."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 @contextmanager
 def pools_seen(monkeypatch: pytest.MonkeyPatch, cores: int = 2
                ) -> Iterator[list[tuple[int, int, int]]]:
-    """The arena's worker pools, each as (processes, chunk size, tasks), on ``cores``
-    usable cores (the arena caps its jobs there)."""
+    """The worker pools started, each as (processes, chunk size, tasks), on ``cores``
+    usable cores (where the arena, the label generator and the ladder cap their jobs)."""
     from mariash_env import pools
 
     seen = []

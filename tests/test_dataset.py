@@ -55,6 +55,28 @@ def test_schema_rows_and_consistency(small):
     assert np.isnan(rows["action_values"]).all()  # neither robot searches
 
 
+def test_process_jobs_are_capped_at_the_cores(tmp_path, monkeypatch):
+    """``jobs = 8`` on 2 usable cores writes the shards in 2 worker processes, not 8; on
+    one core in this process, no pool (mariash_env.pools.process_jobs, as the arena's);
+    the same rows."""
+    from mariash_env import pools
+    from tests.pool_spy import pools_seen
+
+    settings = D.make_settings(["table", "random"], 6, seed=3, shard_deals=2)  # 3 shards
+    with pools_seen(monkeypatch) as seen:  # 2 usable cores
+        D.generate(tmp_path / "one", settings, jobs=1, progress=False, command="test")
+        assert seen == []
+        D.generate(tmp_path / "eight", settings, jobs=8, progress=False, command="test")
+        assert seen == [(2, 1, 3)]
+        monkeypatch.setattr(pools, "usable_cores", lambda: 1)
+        D.generate(tmp_path / "alone", settings, jobs=8, progress=False, command="test")
+        assert seen == [(2, 1, 3)]  # no pool: this process played
+    for i in range(3):
+        for other in ("eight", "alone"):
+            assert pq.read_table(tmp_path / other / f"shard-0000{i}.parquet").equals(
+                pq.read_table(tmp_path / "one" / f"shard-0000{i}.parquet"))
+
+
 def test_same_command_same_rows_any_jobs_and_resume(small, tmp_path):
     out, settings = small
     other = tmp_path / "again"

@@ -99,6 +99,28 @@ def test_tiny_ladder_resumes_and_writes(tmp_path, monkeypatch):
     assert L.plot(rows, tmp_path / "ladder.png").stat().st_size > 0
 
 
+def test_process_jobs_are_capped_at_the_cores(tmp_path, monkeypatch):
+    """``jobs = 8`` on 2 usable cores plays the pairs in 2 worker processes, not 8; on one
+    core in this process, no pool (mariash_env.pools.process_jobs, as the arena's deals and
+    the label generator's shards); the same results."""
+    from mariash_env import pools
+    from tests.pool_spy import pools_seen
+
+    pairs = L.plan({g: ["random", "table"] for g in ("voleny", "licitovany", "lizany")},
+                   deals=3, seed=5, batch=3)  # more pairs than cores
+    with pools_seen(monkeypatch) as seen:  # 2 usable cores
+        one = L.run(pairs, tmp_path / "one", jobs=1, progress=False)
+        assert seen == []
+        eight = L.run(pairs, tmp_path / "eight", jobs=8, progress=False)
+        assert seen == [(2, 1, 3)]
+        monkeypatch.setattr(pools, "usable_cores", lambda: 1)
+        alone = L.run(pairs, tmp_path / "alone", jobs=8, progress=False)
+        assert seen == [(2, 1, 3)]  # no pool: this process played
+    for p in pairs:
+        np.testing.assert_array_equal(eight[p]["per_deal"], one[p]["per_deal"])
+        np.testing.assert_array_equal(alone[p]["per_deal"], one[p]["per_deal"])
+
+
 def test_a_damaged_pair_file_is_played_again_with_a_warning(tmp_path, capsys):
     """A ``pair.json`` that is not what ``play_pair`` writes (cut short, another JSON,
     a field of the wrong kind or size) is not read as a result: a warning names the file

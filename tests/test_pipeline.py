@@ -378,25 +378,33 @@ def test_a_robot_that_plays_from_a_view_spreads_its_deals_over_the_jobs(
         assert r.by_role == whole.by_role(0)
 
 
-def test_labels_do_not_depend_on_jobs(tmp_path: Path) -> None:
-    """What the previous test relies on: one label set made by one process and by two
-    worker processes holds the same shards (the Ray backend's: tests/test_ray_backend.py)."""
+def test_labels_do_not_depend_on_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the previous test relies on: one label set made by one process and by
+    worker processes holds the same shards (the Ray backend's: tests/test_ray_backend.py).
+    ``jobs`` are capped at the cores this process may use, as the arena's
+    (mariash_env.pools.process_jobs): ``jobs = 8`` on 2 usable cores is a pool of 2
+    processes, not 8; on one core no pool, this process makes them."""
+    from mariash_env import pools
     from training.pimc_labels import _settings, generate
 
     settings = _settings({"shard_size": 3, "worlds": 1, "seed": 4, "robot_share": 0.0,
                           "behaviour": "table", "epsilon": 0.1, "rules": {}})
-    for jobs in (1, 2):
-        r = generate(tmp_path / f"jobs{jobs}", settings, 3, jobs=jobs, progress=False)
-        assert (r["made"], r["states"]) == (3, 9)
-        # the rate from the first shard's start (the workers' start-up apart)
-        assert r["label_s"] + r["startup_s"] == pytest.approx(r["seconds"])
-        assert r["labels_per_s"] == round(9 / r["label_s"], 1)
+    with pools_seen(monkeypatch) as seen:  # 2 usable cores
+        for name, jobs, cores in (("one", 1, 2), ("eight", 8, 2), ("alone", 8, 1)):
+            monkeypatch.setattr(pools, "usable_cores", lambda cores=cores: cores)
+            r = generate(tmp_path / name, settings, 3, jobs=jobs, progress=False)
+            assert (r["made"], r["states"]) == (3, 9)
+            # the rate from the first shard's start (the workers' start-up apart)
+            assert r["label_s"] + r["startup_s"] == pytest.approx(r["seconds"])
+            assert r["labels_per_s"] == round(9 / r["label_s"], 1)
+    assert seen == [(2, 1, 3)]  # eight: 2 processes; one and alone: this process
     for i in range(3):
-        with np.load(tmp_path / "jobs1" / f"shard_{i:05d}.npz") as x, \
-                np.load(tmp_path / "jobs2" / f"shard_{i:05d}.npz") as y:
-            assert x.files == y.files
-            for k in x.files:  # a value is NaN for an illegal action
-                assert np.array_equal(x[k], y[k], equal_nan=x[k].dtype.kind == "f"), k
+        for other in ("eight", "alone"):
+            with np.load(tmp_path / "one" / f"shard_{i:05d}.npz") as x, \
+                    np.load(tmp_path / other / f"shard_{i:05d}.npz") as y:
+                assert x.files == y.files
+                for k in x.files:  # a value is NaN for an illegal action
+                    assert np.array_equal(x[k], y[k], equal_nan=x[k].dtype.kind == "f"), k
 
 
 def test_dry_run_prints_the_plan(capsys: pytest.CaptureFixture,

@@ -32,6 +32,7 @@ from mariash_env.arena import MAX_JOBS, ROLES, check_backend, duplicate_match
 from mariash_env.arena import bootstrap_ci as arena_bootstrap_ci
 from mariash_env.cli import ArgumentParser, add_ray_arguments, path_error
 from mariash_env.games.registry import game_kind
+from mariash_env.pools import jobs_above_cores
 from mariash_env.robots import PolicyRobot, RandomRobot, Robot, make_robot
 from mariash_env.robots import as_robot as robot_of
 
@@ -186,8 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--num-envs", type=int, default=3000)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (checkpoints)")
     ap.add_argument("--jobs", type=int, default=1,
-                    help=f"the arena's worker processes (or Ray actors), 1..{MAX_JOBS}, at "
-                         "most one a core (default 1); the same result")
+                    help=f"the arena's worker processes (or Ray actors), 1..{MAX_JOBS} "
+                         f"(default 1); {jobs_above_cores()}, the same result")
     ap.add_argument("--backend", default="process",
                     help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
     add_ray_arguments(ap, "it goes on with fewer")

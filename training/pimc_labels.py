@@ -123,7 +123,7 @@ from mariash_env.games.base import GameError, GameKind
 from mariash_env.games.registry import game_kind, games
 from mariash_env.games.voleny import actions as VA
 from mariash_env.kinds import KINDS, LICITOVANY, VOLENY, kind_of
-from mariash_env.pools import worker_pool
+from mariash_env.pools import jobs_above_cores
 from mariash_env.rules import Rules, RulesError, make_rules
 
 from .relocate import moved_roots, same_after_move
@@ -677,12 +677,20 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
     ``label_s``, the rate of the labelling itself (0 when every shard was kept).  A task's
     start is read from the clock of the machine it runs on (a Ray node's: clocks that
     disagree are bounded by the call's own span).
+    ``jobs`` worker processes make them, at most one a core this process may use
+    (:func:`mariash_env.pools.process_jobs`: its affinity mask; one core: no pool, this
+    process makes them), the same shards.
     ``backend="ray"``: ``jobs`` Ray actors (:mod:`mariash_env.ray_pool`) on the cluster at
-    ``address`` make them (the same shards); this process writes them."""
+    ``address`` make them (the same shards; at most one per CPU of the cluster); this
+    process writes them."""
     if backend not in ("process", "ray"):
         raise LabelError(f"invalid backend={backend!r}: expected 'process' or 'ray'")
     if address is not None and backend != "ray":
         raise LabelError(f"address={address!r} needs backend 'ray'")
+    from mariash_env.pools import process_jobs, worker_pool
+
+    if backend == "process":  # a process a core, as the arena's (the shards the same)
+        jobs = process_jobs(jobs)
     out = Path(out)
     check_settings(out, settings)
     if _declared(out) not in (None, shards):  # until every shard is there: no count
@@ -987,7 +995,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of seats (per deal) played by the robot, the rest by the "
                          "table robot")
     ap.add_argument("--epsilon", type=float, default=0.03, help="share of random actions")
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes (or Ray actors)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help=f"worker processes (or Ray actors), 1..{MAX_JOBS} (default 1); "
+                         f"{jobs_above_cores()}, the same labels")
     ap.add_argument("--backend", choices=("process", "ray"), default="process",
                     help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
     add_ray_arguments(ap, "it goes on with fewer")

@@ -67,6 +67,7 @@ from ..cli import ArgumentParser, nonnegative, positive
 from ..extras import install_hint
 from ..games.base import GameKind
 from ..games.registry import game_kind
+from ..pools import jobs_above_cores
 from ..robots.base import Robot
 from . import PartialRunError, run_command
 
@@ -523,11 +524,15 @@ def write_manifest(out: Path, settings: dict[str, Any], rows: dict[int, int],
 def generate(out: str | os.PathLike, settings: dict[str, Any], jobs: int = 1,
              progress: bool = True, command: str | None = None) -> dict[str, Any]:
     """Write the data set of ``settings`` (:func:`make_settings`) into ``out``: the missing
-    shards only (a rerun resumes), ``jobs`` processes; returns the manifest."""
+    shards only (a rerun resumes), ``jobs`` processes, at most one a core this process may
+    use (:func:`mariash_env.pools.process_jobs`, as the arena's; the same rows); returns
+    the manifest."""
+    from ..pools import process_jobs
     from ..rules import is_int
 
     if not is_int(jobs) or not 1 <= jobs <= MAX_JOBS:
         raise DatasetError(f"invalid jobs={jobs!r}: expected an int 1..{MAX_JOBS} (processes)")
+    jobs = process_jobs(jobs)
     _pa()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -721,7 +726,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash dataset") -> int:
                     help="a rule option, repeatable (e.g. --rule players=4)")
     ap.add_argument("--shard-deals", type=positive(int), default=250,
                     help=f"deals per shard, at most {MAX_SHARD_DEALS} (default 250)")
-    ap.add_argument("--jobs", type=positive(int), default=1, help="processes (default 1)")
+    ap.add_argument("--jobs", type=positive(int), default=1,
+                    help=f"processes, 1..{MAX_JOBS} (default 1); "
+                         f"{jobs_above_cores(ray=False)}, the same rows")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
 

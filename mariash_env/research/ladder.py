@@ -24,7 +24,8 @@ game, so their pairs play ``--slow-deals`` deals, and only against ``--slow-oppo
 
 Each pair's match is saved as it finishes (``MATCHES/GAME/A--B/``: the arena's CSVs and
 ``pair.json``); a rerun of the same command skips the pairs already played, so a stopped
-ladder resumes.  Pairs play in ``--jobs`` processes; with ``--backend ray [--address
+ladder resumes.  Pairs play in ``--jobs`` processes, at most one a core this process may
+use (:func:`mariash_env.pools.process_jobs`, as the arena's deals); with ``--backend ray [--address
 A]`` the pairs play one after another, each pair's deals spread over ``--jobs`` Ray
 actors of the cluster (the arena's Ray backend: the same match as in processes; a lízaný
 pair, whose match plays in the driver, stays there).  The ladder is written to
@@ -56,6 +57,7 @@ from ..atomic import atomic_open
 from ..cli import ArgumentParser, add_ray_arguments, nonnegative, positive
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
+from ..pools import jobs_above_cores
 from . import PartialRunError, parse_page_args, run_command
 
 MAX_JOBS = 256
@@ -346,11 +348,16 @@ def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
         progress: bool = True, backend: str = "process",
         address: str | None = None) -> dict[Pair, dict[str, Any]]:
     """Every pair's result: the saved ones read back, the others played (``jobs``
-    processes, or with ``backend="ray"`` each pair's deals on ``jobs`` Ray actors) and
-    saved as each finishes."""
+    processes, at most one a core this process may use, :func:`mariash_env.pools.process_jobs`;
+    or with ``backend="ray"`` each pair's deals on ``jobs`` Ray actors) and saved as each
+    finishes.  The results do not depend on ``jobs``."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise LadderError(f"invalid jobs={jobs!r}: expected an int 1..{MAX_JOBS}")
     check_backend(backend, address)
+    if backend == "process":  # a process a core, as the arena's (the same results)
+        from ..pools import process_jobs
+
+        jobs = process_jobs(jobs)
     m = Path(matches)
     m.mkdir(parents=True, exist_ok=True)
     out: dict[Pair, dict[str, Any]] = {}
@@ -670,8 +677,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
     ap.add_argument("--batch", type=positive(int), default=50,
                     help="deals per batched engine of the fast pairs (default 50)")
     ap.add_argument("--jobs", type=positive(int), default=1,
-                    help="pairs played at once (with --backend ray: each pair's deals on "
-                         "that many Ray actors)")
+                    help=f"pairs played at once, 1..{MAX_JOBS} (with --backend ray: each "
+                         f"pair's deals on that many Ray actors; default 1); "
+                         f"{jobs_above_cores()}, the same ladder")
     ap.add_argument("--backend", choices=("process", "ray"), default="process",
                     help="where the matches play: local processes, or a Ray cluster")
     add_ray_arguments(ap, "the ladder stops, the pairs finished so far saved")
