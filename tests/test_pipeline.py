@@ -263,14 +263,15 @@ def test_a_finished_labels_stage_whose_jobs_or_backend_changed_is_kept(
     text = TINY.read_text()
     recipe = tmp_path / "tiny.toml"
     recipe.write_text(text.replace("robot_share = 0.0", 'robot_share = 0.0\njobs = 2\n'
-                                   'backend = "ray"', 1)
+                                   'backend = "ray"\nray_timeout = 120', 1)
                       .replace("robot_share = 1.0", "robot_share = 1.0\njobs = 3", 1)
                       .replace('demo.toml"', 'demo.toml"\nbackend = "ray"', 1))
     rc, out, err = _main(capsys, recipe, "--out", run)
     assert rc == 0, err
     assert "=====" not in out  # nothing ran again
     assert ('[1/6] labels (labels): done ' in out and ', skipped; jobs 1 then, 2 now, backend '
-            '"process" then, "ray" now: how its labels were made, not what they are' in out)
+            '"process" then, "ray" now, ray_timeout 60 s then, 120 s now: how its labels were '
+            'made, not what they are' in out), out
     # a train stage's backend likewise: a synchronous run's checkpoint is the same on Ray
     assert ('[2/6] train (train): done ' in out and ', skipped; backend "process" then, "ray" '
             'now: how it ran, not what it made' in out)
@@ -483,6 +484,20 @@ GATE = TRAIN + '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "@t.model"\nrobots
                                    "'ray', got 'dask'"]),
     (GATE + 'address = "auto"\n', ["stage 'g' key 'address'", "needs backend = 'ray'"]),
     (GATE + 'jobs = 0\n', ["stage 'g' key 'jobs'", "expected >= 1, got 0"]),
+    # the commands' --ray-timeout, checked as the other Ray keys
+    (TRAIN + 'ray_timeout = 30\n', ["stage 't' key 'ray_timeout'",
+                                     "a Ray timeout needs backend = 'ray'"]),
+    (GATE + 'backend = "ray"\nray_timeout = 0\n',
+     ["stage 'g' key 'ray_timeout'", "expected seconds > 0 (finite), got 0"]),
+    (TRAIN + 'backend = "ray"\nray_timeout = inf\n',
+     ["stage 't' key 'ray_timeout'", "expected seconds > 0 (finite), got inf"]),
+    (TRAIN + 'backend = "ray"\nray_timeout = "1m"\n',
+     ["stage 't': ray_timeout: expected float, got str '1m'"]),
+    ('[[stage]]\nname = "l"\nkind = "labels"\nstates = 4\nrobot_share = 0.0\n'
+     'backend = "ray"\nray_timeout = -1.5\n',
+     ["stage 'l' key 'ray_timeout'", "expected seconds > 0 (finite), got -1.5"]),
+    (TRAIN + '[[stage]]\nname = "e"\nkind = "export"\nmodel = "@t.checkpoint"\n'
+     'ray_timeout = 30\n', ["stage 'e'", "unknown key 'ray_timeout' for a export stage"]),
     (GATE + 'jobs = 1000\n', ["stage 'g' key 'jobs'", "expected at most 256 (processes or "
                               "Ray actors), got 1000"]),
     ('[[stage]]\nname = "l"\nkind = "labels"\nstates = 4\nrobot_share = 0.0\njobs = 0\n',
@@ -527,6 +542,40 @@ def test_a_train_stage_runs_its_workers_on_its_backend(tmp_path: Path,
     with pytest.raises(pipeline.StageError):
         pipeline.run_train(recipe, recipe.stages[0], False, lambda *_: None)
     assert (seen["backend"], seen["address"]) == ("process", None)
+
+
+def test_a_stage_on_ray_takes_its_ray_timeout(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ray_timeout`` is the commands' ``--ray-timeout``: the plan's commands say it, and
+    the stage joins its cluster with it (mariash_env.ray_pool.join sets the session's
+    timeout, which its pool or its trainer then use); without it the default 60 s, not an
+    earlier stage's."""
+    monkeypatch.chdir(ROOT)
+    labels = ('[[stage]]\nname = "l"\nkind = "labels"\nstates = 4\nrobot_share = 0.0\n'
+              'backend = "ray"\nray_timeout = 120\n')
+    p = tmp_path / "ray.toml"
+    p.write_text(HEAD + labels + GATE.replace('robots = ["random"]\n', 'robots = ["random"]\n'
+                                              'backend = "ray"\nray_timeout = 7.5\n')
+                 + TRAIN.replace('"t"', '"u"') + 'backend = "ray"\n')
+    recipe = load_recipe(p, tmp_path / "run")
+    plan = pipeline.plan(recipe)
+    assert "--backend ray --ray-timeout 120\n" in plan, plan
+    assert "--backend ray --ray-timeout 7.5\n" in plan, plan  # the gate's evaluate
+    assert "--ray-timeout" not in plan.split("[4/4]")[1], plan  # the default: not written
+    from mariash_env import ray_pool
+
+    seen = []
+
+    def join(address, timeout):
+        seen.append(timeout)
+        raise ray_pool.RayClusterError("not here")
+
+    monkeypatch.setattr(ray_pool, "join", join)
+    for stage in recipe.stages:
+        if stage.resolved.get("backend") == "ray":
+            with pytest.raises(pipeline.StageError, match="cannot start on its Ray cluster"):
+                pipeline._join_ray(stage)
+    assert seen == [120.0, 7.5, ray_pool.DEFAULT_TIMEOUT_S]
 
 
 def test_a_stage_error_is_said_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

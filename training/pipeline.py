@@ -19,7 +19,9 @@ keys (:data:`KEYS`):
   checkpoint is also exported as ``model.onnx`` so later stages can play it.  Its
   ``backend`` (``"process"`` or ``"ray"``, with ``address``) is where its rollout
   workers run, as ``python -m training.train --backend``: the same checkpoint.  A stage
-  on Ray (any kind) joins and checks its cluster at its start, as that command does.
+  on Ray (any kind) joins and checks its cluster at its start, as that command does, and
+  takes ``ray_timeout`` (seconds, default 60: its ``--ray-timeout``, how long joining the
+  cluster and starting or replacing a worker may take).
 - ``dagger``: one DAgger round: labels of the states the ``student`` reaches itself
   (it is the behaviour robot), then a ``train`` stage with those labels put ``into``
   a label option of the config (``dmc.more_label_data`` by default); its ``backend``
@@ -41,8 +43,8 @@ Every stage's outputs live in ``RUN/<stage>/``.  ``RUN/pipeline.json`` (written
 atomically) records the finished stages, which a rerun skips (each with the fingerprints
 of the stages it uses: one of those finished anew, it runs again; a finished stage whose
 recipe arguments changed is refused, but for a labels, dagger or gate stage's ``jobs``,
-``backend`` and ``address`` and a train stage's ``backend`` and ``address``: how its
-work is spread, not what it makes); an
+``backend``, ``address`` and ``ray_timeout`` and a train stage's ``backend``, ``address``
+and ``ray_timeout``: how its work is spread, not what it makes); an
 interrupted stage resumes where it stood (label shards are kept, a training run continues from its
 checkpoint), so rerunning the same command after any stop goes on.
 """
@@ -83,16 +85,17 @@ LABEL_KEYS = {"states": int, "shard_size": int, "worlds": int, "worlds_from": st
               "playout": str,
               "phase": str, "roles": str, "contracts": list, "seed": int,
               "robot_share": float, "epsilon": float, "jobs": int, "backend": str,
-              "address": str, "from_trick": int}
+              "address": str, "ray_timeout": float, "from_trick": int}
 # a train stage's backend: where its rollout workers run (as python -m training.train)
 TRAIN_KEYS = {"config": str, "init": str, "seed": int, "set": dict, "backend": str,
-              "address": str}
+              "address": str, "ray_timeout": float}
 KEYS: dict[str, dict[str, type]] = {
     "labels": {**LABEL_KEYS, "behaviour": str},
     "train": TRAIN_KEYS,
     "dagger": {**LABEL_KEYS, **TRAIN_KEYS, "student": str, "into": str},
     "gate": {"model": str, "robots": list, "deals": int, "seed": int, "min_gain": float,
-             "min_ci_low": float, "jobs": int, "backend": str, "address": str},
+             "min_ci_low": float, "jobs": int, "backend": str, "address": str,
+             "ray_timeout": float},
     "export": {"model": str, "out": str, "card": str, "card_deals": int, "check": int},
 }
 BACKENDS = ("process", "ray")  # a labels, train, dagger or gate stage's ``backend``
@@ -101,9 +104,12 @@ BACKENDS = ("process", "ray")  # a labels, train, dagger or gate stage's ``backe
 # alone (training.pimc_labels), a synchronous training run writes the same checkpoint
 # on either backend (docs/ray.md), and a gate's match does not depend on where its deals
 # play (the arena's), so a finished stage whose recipe changed only these is kept, saying
-# so.
-HOW_KEYS = {"labels": ("jobs", "backend", "address"), "train": ("backend", "address"),
-            "dagger": ("jobs", "backend", "address"), "gate": ("jobs", "backend", "address")}
+# so.  ``ray_timeout`` is the commands' ``--ray-timeout`` (mariash_env.ray_pool.join): how
+# long joining the cluster and starting or replacing a worker may take.
+HOW_KEYS = {"labels": ("jobs", "backend", "address", "ray_timeout"),
+            "train": ("backend", "address", "ray_timeout"),
+            "dagger": ("jobs", "backend", "address", "ray_timeout"),
+            "gate": ("jobs", "backend", "address", "ray_timeout")}
 REQUIRED = {"labels": ("states",), "train": ("config",),
             "dagger": ("student", "states", "config"), "gate": ("model", "robots"),
             "export": ("model",)}
@@ -349,6 +355,11 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
               f"expected one of {', '.join(map(repr, BACKENDS))}, got {a.get('backend')!r}")
         _need("address" not in a or a.get("backend") == "ray", f"{where} key 'address'",
               "a Ray cluster's address needs backend = 'ray'")
+        if "ray_timeout" in a:  # as --ray-timeout: a number of seconds, with backend ray
+            _need(a.get("backend") == "ray", f"{where} key 'ray_timeout'",
+                  "a Ray timeout needs backend = 'ray'")
+            _need(0 < a["ray_timeout"] < math.inf, f"{where} key 'ray_timeout'",
+                  f"expected seconds > 0 (finite), got {a['ray_timeout']!r}")
     if stage.kind == "labels" and a.get("robot_share", 0.7) > 0:
         behaviour = _behaviour(recipe, stage)
         if behaviour.endswith(".onnx"):  # a file or "onnx:FILE"; a spec ("table") is no file
@@ -554,7 +565,7 @@ def _label_command(recipe: Recipe, stage: Stage, out: str, behaviour: str) -> st
         ("--contracts", s.get("contracts")), ("--seed", s["seed"]), ("--behaviour", behaviour),
         ("--robot-share", s["robot_share"]), ("--epsilon", s["epsilon"]),
         ("--jobs", a.get("jobs", 1)), ("--backend", a.get("backend", "process")),
-        ("--address", a.get("address"))])
+        ("--address", a.get("address")), ("--ray-timeout", a.get("ray_timeout"))])
 
 
 def _train_commands(recipe: Recipe, stage: Stage, out: str, ckpt: str, model: str
@@ -574,8 +585,10 @@ def _train_commands(recipe: Recipe, stage: Stage, out: str, ckpt: str, model: st
     a = stage.resolved
     backend = ["--backend", "ray"] if a.get("backend") == "ray" else []
     address = ["--address", a["address"]] if a.get("address") else []
+    timeout = ["--ray-timeout", str(a["ray_timeout"])] if "ray_timeout" in a else []
     return [shlex.join(["python", "-m", "training.train", "--config", a["config"],
-                        "--out", out, *sets, *backend, *address]) + "   # --resume after a stop",
+                        "--out", out, *sets, *backend, *address, *timeout])
+            + "   # --resume after a stop",
             shlex.join(["python", "-m", "training.export", ckpt, "-o", model, "--check",
                         str(PARITY_CHECK)])]
 
@@ -599,7 +612,8 @@ def commands(recipe: Recipe, stage: Stage) -> list[str]:
     if stage.kind == "gate":
         robots = [x for r in a["robots"] for x in ("--robot", r)]
         # where its deals play, when the recipe says (the plans of the others as they were)
-        how = [x for k in HOW_KEYS["gate"] if k in a for x in (f"--{k}", str(a[k]))]
+        how = [x for k in HOW_KEYS["gate"] if k in a
+               for x in (f"--{k.replace('_', '-')}", str(a[k]))]
         return [shlex.join(["python", "-m", "training.evaluate", a["model"], *robots,
                             "--deals", str(a.get("deals", 1000)), "--seed",
                             str(a.get("seed", recipe.seed)), *how])]
@@ -700,10 +714,15 @@ def _how_changed(stage: Stage, old: Any) -> str:
     keys = [k for k in dict.fromkeys([*old, *stage.args]) if old.get(k) != stage.args.get(k)]
     if not set(keys) <= set(HOW_KEYS.get(stage.kind, ())):
         return ""
-    default = {"jobs": 1, "backend": "process", "address": None}
+    from mariash_env.ray_pool import DEFAULT_TIMEOUT_S
+
+    default = {"jobs": 1, "backend": "process", "address": None,
+               "ray_timeout": DEFAULT_TIMEOUT_S}
 
     def shown(args: dict[str, Any], k: str) -> str:
         v = args.get(k, default[k])
+        if k == "ray_timeout":  # seconds: 60 and 60.0 are one value
+            return f"{float(v):g} s"
         return "none" if v is None else json.dumps(v)
 
     changed = [k for k in keys if shown(old, k) != shown(stage.args, k)]
@@ -742,15 +761,16 @@ def _join_ray(stage: Stage) -> bool:
     node of other code fails within seconds with one line naming the stage and its
     address, before the stage makes anything (a train stage's failed once its rollout
     workers started: its trainer built, its run folder written).  Its workers then run on
-    this connection.  Returns whether this call connected (:func:`_leave_ray` at the
-    stage's end)."""
+    this connection, under its ``ray_timeout`` (default
+    :data:`~mariash_env.ray_pool.DEFAULT_TIMEOUT_S`), as ``--ray-timeout``.  Returns
+    whether this call connected (:func:`_leave_ray` at the stage's end)."""
     a = stage.resolved
     if a.get("backend") != "ray":
         return False
-    from mariash_env.ray_pool import join, timeout_s
+    from mariash_env.ray_pool import DEFAULT_TIMEOUT_S, join
 
-    try:
-        return join(a.get("address"), timeout_s())
+    try:  # the stage's timeout for the whole stage: its pool's or its trainer's too
+        return join(a.get("address"), float(a.get("ray_timeout", DEFAULT_TIMEOUT_S)))
     except RuntimeError as e:  # RayClusterError; Ray not installed
         where = (f"address = {json.dumps(a['address'])}" if a.get("address")
                  else "no address: a local one")
