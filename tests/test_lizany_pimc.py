@@ -69,6 +69,46 @@ def test_pimc_plays_lizany_legally_and_reproducibly():
     assert bot.stats["decisions"] > 0 and bot.stats["worlds"] >= bot.stats["decisions"]
 
 
+def _deal(bot, seed: int) -> list[int]:
+    g = LizanyGame(seed=seed)
+    bot.begin_deal(seed)
+    out = []
+    while not g.over:
+        s = g.to_move
+        out.append(bot.act({"observation": g.observe(s), "action_mask": g.legal_mask(s)}))
+        g.play(out[-1])
+    return out
+
+
+@pytest.mark.parametrize("spec", ["pimc(worlds=3, time_limit=None)",
+                                  "nnpimc(worlds=3, time_limit=None, from_trick=6)"])
+def test_a_pickled_robot_is_small_and_plays_as_the_original(spec: str) -> None:
+    """A robot goes pickled to every worker of the arena's and the label generator's pools
+    (a factory holding it, the Ray actors' init): lízaný's PIMC robot carried its
+    solver's transposition table, 1.57 MB of a cache that an empty table gives again.  Now
+    the table is left out (the copy's is empty, as large): the pickle holds what the robot
+    must -- its settings, its generator, the solver's 32 values and statistics, and
+    ``nnpimc``'s network (the model's bytes) -- and the copy, made after the original has
+    filled its table, takes the same cards on seeded deals (no time limit: the same
+    worlds solved)."""
+    import pickle
+
+    from mariash_env.games.lizany.solve import new_table
+
+    bot = make_robot(spec, rules="lizany")
+    _deal(bot, 4)  # its table filled
+    assert bot.solver.table.any()
+    data = pickle.dumps(bot)
+    net = getattr(bot, "net", None)  # the model's bytes, its metadata read from them
+    model = len(net.path.read_bytes()) + 2 * len(pickle.dumps(net.metadata)) if net else 0
+    assert len(data) < model + 4096, (len(data), model)  # the table alone: 1.5 MiB
+    copy = pickle.loads(data)
+    assert copy.solver.table.shape == new_table().shape and not copy.solver.table.any()
+    assert bot.solver.table.any()  # the original keeps its own
+    for seed in (5, 6, 7):
+        assert _deal(copy, seed) == _deal(bot, seed), seed
+
+
 def test_what_is_no_lizany_observation_is_refused_or_left_to_the_rule_robot():
     """A wrong shape or a value that is not finite is an ObservationError; numbers whose
     counts fit no position (here: a hand of three cards with fifteen in the stock) get the

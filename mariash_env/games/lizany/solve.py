@@ -40,6 +40,7 @@ scripts.lizany_solve_stats``).
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -458,6 +459,18 @@ class Solver:
         self.values = np.zeros(NCARDS, np.int64)
         self.rate = self.RATE
         self.stats = {"solves": 0, "aborted": 0, "nodes": 0}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its table (1.5 MiB, :data:`TT_BITS`): a cache of exact values that
+        an empty one gives again, so a robot sent to a worker process or a Ray actor is a
+        few hundred bytes, not the table; the copy starts with an empty one."""
+        state = self.__dict__.copy()
+        state["table"] = len(self.table) - 1  # its entries: the copy's table is as large
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.table = new_table(int(state["table"]).bit_length() - 1)
 
     def _limit(self, seconds: float | None) -> int:
         if seconds is None:
