@@ -139,13 +139,15 @@ def pair_seed(a: int, b: int) -> int:
 
 def bootstrap_ci(x: np.ndarray, n_boot: int = 2000, alpha: float = 0.05,
                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap CI of the mean over the first axis (per column of ``x``)."""
+    """Percentile bootstrap CI of the mean over the first axis (per column of ``x``); NaN
+    for fewer than two rows: a resample of one row is that row, an interval of no width
+    that no number of deals could justify."""
     x = np.asarray(x, dtype=np.float64)
     one = x.ndim == 1
     if one:
         x = x[:, None]
     n = x.shape[0]
-    if n == 0:
+    if n < 2:
         nan = np.full(x.shape[1], np.nan)
         return (nan[0], nan[0]) if one else (nan, nan)  # type: ignore[return-value]
     rng = np.random.default_rng(seed)

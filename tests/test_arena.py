@@ -61,6 +61,27 @@ def test_bootstrap_ci_on_synthetic_data():
     assert 0.88 <= hits / 200 <= 0.99
 
 
+
+def test_one_deal_gives_no_interval_and_no_significance():
+    """A bootstrap of one deal resamples that deal only: its "interval" had no width and a
+    pair's difference on one deal was marked significant (table - random +50.667
+    [+50.667, +50.667] *).  One deal gives no interval (NaN) and nothing significant."""
+    lo, hi = bootstrap_ci(np.array([3.0]))
+    assert np.isnan(lo) and np.isnan(hi)
+    lo2, hi2 = bootstrap_ci(np.array([[3.0, -1.0]]))
+    assert np.isnan(lo2).all() and np.isnan(hi2).all()
+    res = duplicate_match({"table": TableRobot, "random": RandomRobot}, deals=1, seed=0,
+                          progress=False, n_boot=50)
+    (p,) = res.pairwise()
+    assert p["diff"] != 0 and np.isnan(p["ci_low"]) and not p["significant"]
+    assert all(np.isnan(r["ci_low"]) for r in res.summary())
+    assert all(np.isnan(r["ci_low"]) for r in res.breakdown() + res.company())
+    assert "[+nan, +nan]" in res.table() and " *" not in res.table()
+    # two deals: an interval again
+    two = duplicate_match({"table": TableRobot, "random": RandomRobot}, deals=2, seed=0,
+                          progress=False, n_boot=50)
+    assert np.isfinite(two.pairwise()[0]["ci_low"])
+
 class Spy(TableRobot):
     """A table robot that records the seats it played in each (deal, seating)."""
 
