@@ -59,6 +59,23 @@ def test_a_pair_of_few_deals_keeps_its_deals_in_every_resample():
     assert np.isfinite([s, lo, hi]).all() and (lo <= s).all() and (s <= hi).all()
 
 
+
+def test_a_robot_rated_on_one_deck_has_no_interval():
+    """Every resample of one deck is that deck: a robot whose pairs played one deal
+    (--slow-deals 1) had an interval of the other robots' spread only, and one of no
+    width when every pair played one ([+x, +x], as if it were known exactly).  Its
+    interval is NaN; the others' keep theirs, the anchor's is [0, 0]."""
+    rng = np.random.default_rng(0)
+    win = lambda n: np.stack([rng.random(n) < 0.5] * 2, axis=1) * [1, -1]  # noqa: E731
+    per_deal = {(0, 1): win(400).astype(float), (0, 2): win(1).astype(float),
+                (1, 2): win(1).astype(float)}
+    s, lo, hi = L.bootstrap_ratings(per_deal, 3, n_boot=100, anchor=0)
+    assert np.isfinite(s).all() and lo[0] == hi[0] == 0
+    assert lo[1] < s[1] < hi[1] and np.isnan([lo[2], hi[2]]).all()
+    only = {(0, 1): win(1).astype(float), (0, 2): win(1).astype(float)}
+    s, lo, hi = L.bootstrap_ratings(only, 3, n_boot=50, anchor=None)
+    assert np.isfinite(s).all() and np.isnan(lo).all() and np.isnan(hi).all()
+
 def test_bradley_terry_bad_input():
     with pytest.raises(L.LadderError, match="square"):
         L.fit_bradley_terry(np.zeros((2, 3)))

@@ -179,7 +179,9 @@ def bootstrap_ratings(per_deal: Mapping[tuple[int, int], np.ndarray], k: int,
     """Strengths (:func:`fit_bradley_terry`; ``anchor``: that robot's at 0, else the mean)
     and their percentile bootstrap CI: the decks resampled with replacement, each deck as
     one unit in every pair that played it (:func:`deck_draws`; the outcomes of the pairs on
-    one deck are not independent)."""
+    one deck are not independent).  A robot whose every pair played one deal has no
+    interval (NaN): each resample of one deck is that deck, so its own results never vary
+    (the anchor's is [0, 0] all the same)."""
     s = fit_bradley_terry(wins_of(per_deal, k))
     counts = [len(x) for x in per_deal.values()]
     rng = np.random.default_rng(seed)
@@ -189,7 +191,15 @@ def bootstrap_ratings(per_deal: Mapping[tuple[int, int], np.ndarray], k: int,
     if anchor is not None:
         s = s - s[anchor]
         boot -= boot[:, anchor:anchor + 1]
-    return s, np.quantile(boot, alpha / 2, axis=0), np.quantile(boot, 1 - alpha / 2, axis=0)
+    lo, hi = np.quantile(boot, alpha / 2, axis=0), np.quantile(boot, 1 - alpha / 2, axis=0)
+    most = np.zeros(k, int)  # the most deals of each robot's pairs
+    for (a, b), x in per_deal.items():
+        most[[a, b]] = np.maximum(most[[a, b]], len(x))
+    blind = most < 2
+    if anchor is not None:
+        blind[anchor] = False
+    lo[blind] = hi[blind] = np.nan
+    return s, lo, hi
 
 
 # --- playing the pairs ------------------------------------------------------------------------
