@@ -136,6 +136,19 @@ def test_options_of_the_other_mode_are_refused_not_ignored(argv, says, capsys):
     assert e.value.code == 2 and says in capsys.readouterr().err
 
 
+
+def test_help_names_where_each_mode_writes(capsys):
+    """--help said --out defaults to runs/best_response/GAME/ROBOT, while --table wrote
+    its page to docs (over the committed table) and --endgame its run to
+    RUNS/endgameT-SEED/ROBOT; and --runs was 'with --table' only, while a run without
+    --out goes there too.  The help names each default as the code takes it."""
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "with --table: the folder of best_response.{csv,md,png} (default docs)" in text
+    assert "RUNS/endgameTRICKS-SEED/ROBOT" in text and "default RUNS/GAME/ROBOT" in text
+    assert "one robot's run without --out" in text
+
 def test_the_command_trains_measures_and_resumes(tmp_path, capsys):
     """``mariash best-response`` on lízaný: a short training warm-started from the shipped
     network, the exploiter exported, the gain written; a rerun reads the result back."""

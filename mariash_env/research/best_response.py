@@ -472,8 +472,10 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                     help="the exploiter's learning rate (default 3e-5: a fine-tuning)")
     ap.add_argument("--exploiter", default="", help="measure this robot spec as the exploiter "
                     "instead of training one (no torch needed)")
-    ap.add_argument("--out", default="", help="the run's folder (default runs/best_response/"
-                    "GAME/ROBOT); a rerun resumes there")
+    ap.add_argument("--out", default="", help="one robot's run: its folder (default "
+                    "RUNS/GAME/ROBOT, with --endgame RUNS/endgameTRICKS-SEED/ROBOT), a rerun "
+                    "resumes there; with --table: the folder of best_response.{csv,md,png} "
+                    "(default docs)")
     ap.add_argument("--endgame", type=positive(int), default=0, metavar="TRICKS",
                     help="the check against an exact best response: train against --robot "
                          "on the last TRICKS tricks of one volený deal (--seed picks it; "
@@ -486,7 +488,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                          "with " + "; ".join(f"{g}={','.join(r)}" for g, r in
                                              TABLE_ROBOTS.items()) + ")")
     ap.add_argument("--runs", default="runs/best_response",
-                    help="with --table: the folder of every robot's run (resume)")
+                    help="RUNS, the folder of the runs (default runs/best_response): every "
+                         "robot's run of --table, and one robot's run without --out "
+                         "(resume)")
     ap.add_argument("--slow-deals", type=positive(int), default=60,
                     help="with --table: deals of the measurement of a searching robot")
     args, command = parse_page_args(ap, argv, prog, "with --table: a paragraph for the page")
