@@ -281,6 +281,32 @@ def test_torch_loader_and_behaviour_cloning(small, tmp_path):
     assert (data.data["action_mask"][:8].numpy()[np.arange(8), acts]).all()
 
 
+
+def test_behaviour_cloning_refuses_a_data_set_of_another_observation_layout(small, tmp_path,
+                                                                           capsys):
+    """A data set's manifest names the observation layout version its rows were made with;
+    behaviour cloning read one of another version as this one's and stamped the exported
+    robot with the current version, so a robot fitted to old observations loaded and
+    played from new ones.  It is refused, naming both versions and the command."""
+    import shutil
+
+    from training import bc
+
+    out, _ = small
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    man = json.loads((old / "manifest.json").read_text())
+    now = man["obs_version"]
+    man["obs_version"] = now - 1
+    (old / "manifest.json").write_text(json.dumps(man))
+    with pytest.raises(SystemExit) as e:
+        bc.main(["--data", str(old), "--out", str(tmp_path / "bc"), "--epochs", "1",
+                 "--hidden", "16", "--eval-deals", "0", "--threads", "1"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and f"observation layout version {now - 1}" in err, err
+    assert f"this checkout's is {now}" in err and "test" in err  # the data set's command
+    assert not (tmp_path / "bc").exists()
+
 def test_failed_shard_is_named_and_the_rest_kept(small, tmp_path, monkeypatch):
     out, settings = small
     real = D.write_shard

@@ -156,6 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         if man["game"] not in KINDS:
             raise DatasetError(f"{args.data} is a data set of {man['game']}: behaviour "
                                f"cloning exports robots of {', '.join(KINDS)} only")
+        now = KINDS[man["game"]].obs_version
+        if man.get("obs_version") != now:  # the robot is stamped with this checkout's
+            raise DatasetError(f"{args.data} was made with observation layout version "
+                               f"{man.get('obs_version')}; this checkout's is {now}, which "
+                               "the exported robot would be fed: make the data set again "
+                               f"with: {man.get('command')}")
         data = DecisionDataset(args.data, obs_size=KINDS[man["game"]].obs_size)
     except DatasetError as e:
         fail(e)
