@@ -484,6 +484,9 @@ GATE = TRAIN + '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "@t.model"\nrobots
                                    "'ray', got 'dask'"]),
     (GATE + 'address = "auto"\n', ["stage 'g' key 'address'", "needs backend = 'ray'"]),
     (GATE + 'jobs = 0\n', ["stage 'g' key 'jobs'", "expected >= 1, got 0"]),
+    # one deal gives no interval: a gate on its lower end could never be decided
+    (GATE + 'deals = 1\nmin_ci_low = 0.0\n', ["stage 'g' key 'deals'",
+                                              "min_ci_low needs >= 2 deals", "got 1"]),
     # the commands' --ray-timeout, checked as the other Ray keys
     (TRAIN + 'ray_timeout = 30\n', ["stage 't' key 'ray_timeout'",
                                      "a Ray timeout needs backend = 'ray'"]),

@@ -394,6 +394,9 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
         _need(a.get("deals", 1000) >= 1, f"{where} key 'deals'", "expected >= 1")
         _need(not ("min_gain" in a and "min_ci_low" in a), where,
               "give one threshold: min_gain (the mean) or min_ci_low (the CI's lower end)")
+        # one deal has no interval (the arena gives NaN): a CI threshold would be met by none
+        _need("min_ci_low" not in a or a.get("deals", 1000) >= 2, f"{where} key 'deals'",
+              f"min_ci_low needs >= 2 deals (one deal gives no interval), got {a.get('deals')}")
     if stage.kind == "export":
         _need(stage.outputs["model"].endswith(".onnx"), f"{where} key 'out'",
               f"expected a .onnx file name, got {a.get('out')!r}")
@@ -979,7 +982,7 @@ def run_gate(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str
     for row in rows:
         for key, figure, label in (("min_gain", "mean", "mean"),
                                    ("min_ci_low", "ci_low", "95% CI lower end")):
-            if key in a and row[figure] < a[key]:
+            if key in a and not row[figure] >= a[key]:  # NaN (no interval) is not met
                 raise GateError(
                     f"gate {stage.name!r}: {row['model_stage'] or row['model']} against "
                     f"{row['robot']}: {label} {row[figure]:+.3f} < {key} = {a[key]:+g} "
