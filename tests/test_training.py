@@ -465,6 +465,7 @@ def test_duplicate_eval_cancels_luck() -> None:
     assert r.ci_low <= r.mean <= r.ci_high and r.deals == 60
     lo, hi = bootstrap_ci(np.arange(100.0), 500, 0)
     assert lo < 49.5 < hi
+    assert np.isnan(bootstrap_ci(np.array([3.0]))).all()  # one value: no interval
 
 
 def test_configs_load_and_validate(tmp_path: Path) -> None:

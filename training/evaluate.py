@@ -65,11 +65,12 @@ class EvalResult:
 
 def bootstrap_ci(x: np.ndarray, resamples: int = 2000, seed: int = 0,
                  level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``x`` (the arena's estimator)."""
+    """Percentile bootstrap interval of the mean of ``x`` (the arena's estimator); NaN for
+    fewer than two values, as the arena's (one value is no spread)."""
     x = np.asarray(x, np.float64)
-    if x.size == 0:
+    if x.size < 2:
         return (math.nan, math.nan)
-    if x.size == 1 or resamples <= 0:
+    if resamples <= 0:
         return (float(x.mean()), float(x.mean()))
     lo, hi = arena_bootstrap_ci(x, n_boot=resamples, alpha=1 - level, seed=seed)
     return float(lo), float(hi)
