@@ -12,8 +12,8 @@ ordered list of ``[[stage]]`` tables, each with a ``name``, a ``kind`` and that 
 keys (:data:`KEYS`):
 
 - ``labels``: PIMC teacher labels (:func:`training.pimc_labels.generate`, ``jobs``
-  worker processes or Ray actors, a labels/s bar) of the recipe's game (volený or
-  licitovaný); ``behaviour`` defaults to the generator's robot of that game.
+  worker processes or Ray actors, a labels/s bar) of the recipe's game, any game;
+  ``behaviour`` defaults to the generator's robot of that game.
 - ``train``: a run of :class:`training.trainer.Trainer` from an existing config file
   (``config``), with ``init``, ``seed`` and dotted ``set`` overrides; the last
   checkpoint is also exported as ``model.onnx`` so later stages can play it.  Its
@@ -24,13 +24,14 @@ keys (:data:`KEYS`):
   cluster and starting or replacing a worker may take).
 - ``dagger``: one DAgger round: labels of the states the ``student`` reaches itself
   (it is the behaviour robot), then a ``train`` stage with those labels put ``into``
-  a label option of the config (``dmc.more_label_data`` by default); its ``backend``
-  and ``address`` are both parts'.
+  a label option of the config (``dmc.more_label_data`` by default); its ``backend``,
+  ``address`` and ``ray_timeout`` are both parts'.
 - ``gate``: the arena's duplicate match of ``model`` against each of ``robots``; with
   ``min_gain`` (mean) or ``min_ci_low`` (the 95% CI's lower end) the pipeline stops when
   a robot's figure falls short.  Rows go to ``RUN/gates.csv``; ``RUN/curve.png`` plots
   every gate's score by stage (the learning curve).  Its deals play in ``jobs`` worker
-  processes or, with ``backend = "ray"`` (and ``address``), Ray actors: the same scores.
+  processes or, with ``backend = "ray"`` (and ``address``, ``ray_timeout``), Ray actors:
+  the same scores.
 - ``export``: the ONNX robot and its model card (:mod:`training.export`), whose
   "Reproduce" section names this pipeline's command (with ``--until`` that stage when
   later stages follow: a recipe may export a model and train on from it).
