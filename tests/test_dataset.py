@@ -307,6 +307,55 @@ def test_behaviour_cloning_refuses_a_data_set_of_another_observation_layout(smal
     assert f"this checkout's is {now}" in err and "test" in err  # the data set's command
     assert not (tmp_path / "bc").exists()
 
+
+def _of_another_layout(small, tmp_path):
+    """A copy of the small data set whose manifest names the layout version before this
+    checkout's; returns its folder and this checkout's version."""
+    import shutil
+
+    out, _ = small
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    man = json.loads((old / D.MANIFEST).read_text())
+    now = man["obs_version"]
+    man["obs_version"] = now - 1
+    (old / D.MANIFEST).write_text(json.dumps(man))
+    return old, now
+
+
+def test_readers_refuse_a_data_set_of_another_observation_layout(small, tmp_path):
+    """Only behaviour cloning checked the manifest's obs_version: load, shards, read_table,
+    read_shard, shard_files and the PyTorch loaders read the rows of another layout
+    version as this checkout's observations without a word.  Each refuses, naming both
+    versions and the command that makes the data set again; allow_other_layout=True reads
+    the rows as they are (the actions, returns and masks keep their meaning)."""
+    pytest.importorskip("torch")
+    from training.decisions import DecisionDataset, ShardStream
+
+    old, now = _of_another_layout(small, tmp_path)
+    for read in (D.load, D.read_table, lambda p: list(D.shards(p)), D.shard_files,
+                 lambda p: D.read_shard(p, 0), DecisionDataset,
+                 lambda p: list(ShardStream(p))):
+        with pytest.raises(D.DatasetError) as e:
+            read(old)
+        msg = str(e.value)
+        assert f"observation layout version {now - 1}; this checkout's is {now}" in msg, msg
+        assert "make the data set again with: test" in msg and "allow_other_layout" in msg
+    rows = D.load(old, ["action", "final_return"], allow_other_layout=True)
+    assert len(rows["action"]) == len(D.load(small[0], ["action"])["action"])
+    assert D.read_table(old, allow_other_layout=True).num_rows == len(rows["action"])
+    assert len(D.read_shard(old, 0, allow_other_layout=True)) > 0
+    assert sum(len(x["action"]) for x in D.shards(old, ["action"],
+                                                  allow_other_layout=True)) == len(rows["action"])
+    assert len(D.shard_files(old, allow_other_layout=True)) == 2
+    man = json.loads((old / D.MANIFEST).read_text())
+    del man["obs_version"]
+    (old / D.MANIFEST).write_text(json.dumps(man))
+    with pytest.raises(D.DatasetError, match="names no observation layout version; this "
+                                             "checkout's is"):
+        D.load(old)
+
+
 def test_failed_shard_is_named_and_the_rest_kept(small, tmp_path, monkeypatch):
     out, settings = small
     real = D.write_shard

@@ -37,7 +37,7 @@ import torch.nn.functional as F
 from mariash_env.atomic import atomic_open
 from mariash_env.cli import ArgumentParser, UnwritableError, check_writable, fail, positive
 from mariash_env.kinds import KINDS
-from mariash_env.research.dataset import DatasetError, read_manifest
+from mariash_env.research.dataset import DatasetError, check_layout, read_manifest
 
 from .checkpoint import atomic_write_bytes
 from .decisions import DecisionDataset
@@ -156,12 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         if man["game"] not in KINDS:
             raise DatasetError(f"{args.data} is a data set of {man['game']}: behaviour "
                                f"cloning exports robots of {', '.join(KINDS)} only")
-        now = KINDS[man["game"]].obs_version
-        if man.get("obs_version") != now:  # the robot is stamped with this checkout's
-            raise DatasetError(f"{args.data} was made with observation layout version "
-                               f"{man.get('obs_version')}; this checkout's is {now}, which "
-                               "the exported robot would be fed: make the data set again "
-                               f"with: {man.get('command')}")
+        check_layout(man, args.data)  # the robot is stamped with this checkout's version
         data = DecisionDataset(args.data, obs_size=KINDS[man["game"]].obs_size)
     except DatasetError as e:
         fail(e)

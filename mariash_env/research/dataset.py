@@ -34,7 +34,9 @@ the same command again (shards already written are kept).  ``manifest.json`` hol
 settings, the schema, the command, the robots, the seeds, the shards and the versions.
 
 Reading: :func:`load` (all rows as numpy arrays), :func:`shards` (one shard at a time),
-:func:`read_table` (a pyarrow Table).  ``training.decisions`` wraps a data set as a PyTorch
+:func:`read_table` (a pyarrow Table); each refuses a data set of another observation
+layout version than this checkout's (:func:`check_layout`) unless given
+``allow_other_layout=True``.  ``training.decisions`` wraps a data set as a PyTorch
 ``Dataset``.
 """
 
@@ -611,15 +613,40 @@ def read_manifest(path: str | os.PathLike) -> dict[str, Any]:
     return man
 
 
-def shard_files(path: str | os.PathLike) -> list[Path]:
-    """The shard files of a complete data set, in order (DatasetError naming what lacks)."""
-    return [f for f, _ in _checked_shards(path)[1]]
+def check_layout(man: dict[str, Any], path: str | os.PathLike) -> None:
+    """DatasetError unless the data set's rows were made with this checkout's observation
+    layout version (the manifest's ``obs_version`` against its game's ``obs_version``,
+    :class:`~mariash_env.games.base.GameKind`): rows of another layout read as this one's
+    are wrong features, not an error.  The message names both versions and the command
+    that makes the data set again."""
+    try:
+        kind = game_kind(man.get("game"))
+    except ValueError as e:  # a game this checkout does not know
+        raise DatasetError(f"{path}: {e}") from None
+    got, now = man.get("obs_version"), kind.obs_version
+    if got != now:
+        made = ("names no observation layout version" if got is None else
+                f"was made with observation layout version {got}")
+        raise DatasetError(f"{path} {made}; this checkout's is {now} ({kind.name}), whose "
+                           f"observations differ: make the data set again with: "
+                           f"{man.get('command')} (or, in Python, read its rows as they are, "
+                           "old observations and all, with allow_other_layout=True)")
 
 
-def _checked_shards(path: str | os.PathLike
+def shard_files(path: str | os.PathLike, allow_other_layout: bool = False) -> list[Path]:
+    """The shard files of a complete data set, in order (DatasetError naming what lacks;
+    of another observation layout version unless ``allow_other_layout``,
+    :func:`check_layout`)."""
+    return [f for f, _ in _checked_shards(path, allow_other_layout)[1]]
+
+
+def _checked_shards(path: str | os.PathLike, allow_other_layout: bool = False
                     ) -> tuple[dict[str, Any], list[tuple[Path, int | None]]]:
-    """The manifest and each shard's file and rows, of a complete data set."""
+    """The manifest and each shard's file and rows, of a complete data set made with this
+    checkout's observation layout (any, with ``allow_other_layout``)."""
     man = read_manifest(path)
+    if not allow_other_layout:
+        check_layout(man, path)
     files = [(Path(path) / s["file"], s.get("rows")) for s in man["shards"]]
     missing = [f.name for f, _ in files if not f.is_file()]
     if missing or not man.get("complete"):
@@ -655,18 +682,21 @@ def _read(f: Path, columns: Sequence[str] | None, man: dict[str, Any] | None = N
 
 
 def read_shard(path: str | os.PathLike, index: int,
-               columns: Sequence[str] | None = None) -> Any:
+               columns: Sequence[str] | None = None, allow_other_layout: bool = False) -> Any:
     """Shard ``index`` of the complete data set at ``path`` as a pyarrow Table, checked
     against the manifest (DatasetError naming what is wrong)."""
-    man, files = _checked_shards(path)
+    man, files = _checked_shards(path, allow_other_layout)
     f, rows = files[index]
     return _read(f, columns, man, rows)
 
 
-def read_table(path: str | os.PathLike, columns: Sequence[str] | None = None) -> Any:
-    """The whole data set as one pyarrow Table (``columns``: only those)."""
+def read_table(path: str | os.PathLike, columns: Sequence[str] | None = None,
+               allow_other_layout: bool = False) -> Any:
+    """The whole data set as one pyarrow Table (``columns``: only those).  A data set of
+    another observation layout version is refused (:func:`check_layout`) unless
+    ``allow_other_layout``, as by every reader here."""
     pa = _pa()
-    man, files = _checked_shards(path)
+    man, files = _checked_shards(path, allow_other_layout)
     return pa.concat_tables([_read(f, columns, man, rows) for f, rows in files])
 
 
@@ -692,20 +722,23 @@ def to_numpy(table: Any) -> dict[str, np.ndarray]:
 
 
 def shards(path: str | os.PathLike, columns: Sequence[str] | None = None,
-           which: Iterable[int] | None = None) -> Iterator[dict[str, np.ndarray]]:
+           which: Iterable[int] | None = None, allow_other_layout: bool = False
+           ) -> Iterator[dict[str, np.ndarray]]:
     """The data set one shard at a time (:func:`to_numpy` of each; ``which``: only the
     shards of those indices, in that order), each checked against the manifest, which is
     read once (not once a shard, as :func:`read_shard` would)."""
-    man, files = _checked_shards(path)
+    man, files = _checked_shards(path, allow_other_layout)
     for j in range(len(files)) if which is None else which:
         f, rows = files[j]
         yield to_numpy(_read(f, columns, man, rows))
 
 
-def load(path: str | os.PathLike, columns: Sequence[str] | None = None
-         ) -> dict[str, np.ndarray]:
-    """Every row of the data set at ``path`` as numpy arrays (:func:`to_numpy`)."""
-    return to_numpy(read_table(path, columns))
+def load(path: str | os.PathLike, columns: Sequence[str] | None = None,
+         allow_other_layout: bool = False) -> dict[str, np.ndarray]:
+    """Every row of the data set at ``path`` as numpy arrays (:func:`to_numpy`); one of
+    another observation layout version only with ``allow_other_layout``
+    (:func:`check_layout`)."""
+    return to_numpy(read_table(path, columns, allow_other_layout))
 
 
 # --- command line -----------------------------------------------------------------------------
