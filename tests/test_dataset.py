@@ -356,6 +356,22 @@ def test_readers_refuse_a_data_set_of_another_observation_layout(small, tmp_path
         D.load(old)
 
 
+def test_resuming_refuses_a_folder_of_another_observation_layout(small, tmp_path):
+    """The same command run again over a data set of another layout version kept its
+    shards (the settings' digest does not hold the version), made the missing ones in this
+    layout and rewrote the manifest with this checkout's version: old and new rows mixed
+    under a manifest that the readers then took for this layout's.  It is refused, and the
+    folder left as it was."""
+    old, now = _of_another_layout(small, tmp_path)
+    before = (old / D.MANIFEST).read_text()
+    (old / "shard-00001.parquet").unlink()
+    with pytest.raises(D.DatasetError, match=f"observation layout version {now - 1}; this "
+                                             f"checkout's is {now}.*another --out"):
+        D.generate(old, small[1], progress=False, command="test")
+    assert (old / D.MANIFEST).read_text() == before
+    assert not (old / "shard-00001.parquet").exists()
+
+
 def test_failed_shard_is_named_and_the_rest_kept(small, tmp_path, monkeypatch):
     out, settings = small
     real = D.write_shard

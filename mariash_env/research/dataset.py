@@ -470,7 +470,8 @@ def _check_existing(out: Path, settings: dict[str, Any]) -> None:
     if not path.exists():
         return
     try:
-        old = json.loads(path.read_text(encoding="utf-8"))["settings"]
+        man = json.loads(path.read_text(encoding="utf-8"))
+        old = man["settings"]
         if not isinstance(old, dict):
             raise TypeError(f"'settings' is a {type(old).__name__}, expected an object")
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
@@ -481,6 +482,11 @@ def _check_existing(out: Path, settings: dict[str, Any]) -> None:
         raise DatasetError(f"{out} holds a data set of other settings ({', '.join(diff)} "
                            f"differ: {', '.join(f'{k}={old.get(k)!r}' for k in diff)}); "
                            "run its own command to resume it, or use another --out")
+    try:  # its shards would be kept beside new ones of this layout: rows of two layouts
+        check_layout(man, out)
+    except DatasetError as e:
+        raise DatasetError(f"{e}; to make it again here, remove {out} first, or use another "
+                           "--out") from None
 
 
 def write_manifest(out: Path, settings: dict[str, Any], rows: dict[int, int],
