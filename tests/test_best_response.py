@@ -295,3 +295,52 @@ def test_the_endgame_check_where_nothing_is_to_gain(tmp_path, monkeypatch, capsy
     assert main(["--robot", "table", "--endgame", "1", "--out", str(tmp_path / "eg"),
                  "--quiet"]) == 0
     assert "the robot is a best response here" in capsys.readouterr().out
+
+
+def _table_row(robot, gain, low, high):
+    return {"game": "voleny", "robot": robot, "seats": 1, "deals": 30, "unit": "groše",
+            "gain": gain, "ci_low": low, "ci_high": high, "exploiter": "trained",
+            "before": gain, "before_low": low, "before_high": high, "trained": gain,
+            "trained_low": low, "trained_high": high, "train_decisions": 1000,
+            "worst_role": "actor", "roles": f"actor {gain:+.2f}; defender +0.00; no game +0.00"}
+
+
+def test_the_table_bounds_the_exploitability_at_zero(tmp_path):
+    """docs/best_response.md listed negative gains (PIMC -3.01) under a text that called
+    them a lower bound on the robot's exploitability; the robot gains 0 in its own seat
+    (against itself), so the bound is max(0, gain).  The page keeps the gain and gives
+    the bound the 95% interval supports, max(0, its lower end), in a column of its own."""
+    from mariash_env.research.best_response import write_table
+
+    rows = [_table_row("pimc", -3.0111, -13.3894, 6.4683),
+            _table_row("table", 1.6567, 1.1427, 2.1695)]
+    write_table(rows, tmp_path, "the command", plot=False)
+    page = (tmp_path / "best_response.md").read_text()
+    assert "max(0, gain)" in page and "a lower bound on the robot's exploitability (" \
+        not in page
+    head, *table = [line for line in page.splitlines() if line.startswith("| ")]
+    cols = [c.strip() for c in head.strip("|").split("|")]
+    assert cols[:4] == ["robot", "gain (groše/deal)", "95% CI",
+                        "exploitability ≥ (groše/deal, 95%)"]
+    bound = {r.split("|")[1].strip(): r.split("|")[4].strip() for r in table[1:]}
+    assert bound == {"`pimc`": "0.00", "`table`": "1.14"}
+
+
+def test_the_committed_page_is_the_committed_csv_rendered():
+    """docs/best_response.md is what write_table makes of docs/best_response.csv (its
+    command and note as the page gives them): a renderer changed without the page, or
+    the page edited by hand, fails here."""
+    from pathlib import Path
+
+    from mariash_env.research.best_response import read_table_csv, table_page
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    page = (docs / "best_response.md").read_text(encoding="utf-8")
+    lines = page.split("\n")
+    made = next(i for i, line in enumerate(lines) if line.endswith("Made by"))
+    command = lines[made + 2].removeprefix("    ")
+    first = next(i for i, line in enumerate(lines) if line.startswith("## "))
+    note = "\n".join(lines[made + 4:first]).strip()
+    rows = read_table_csv(docs / "best_response.csv")
+    assert len(rows) == 11 and {r["game"] for r in rows} == {"voleny", "licitovany", "lizany"}
+    assert table_page(rows, command, note) == page

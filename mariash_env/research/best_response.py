@@ -11,8 +11,10 @@ in every seat but one, find the policy that wins the most in that seat, and comp
 its score with the robot's own in the same seat.  No exact best response is within
 reach in a game of 32 cards, so this trains one (Deep Monte-Carlo on the batched
 engine, warm-started from the game's shipped network: :mod:`training.best_response`)
-and measures what it gains: the figure is a **lower bound** on the robot's
-exploitability, as good as the exploiter the budget bought.
+and measures what it gains: max(0, gain) is a **lower bound** on the robot's
+exploitability, as good as the exploiter the budget bought (the robot gains 0 in its
+own seat, so a negative gain bounds nothing beyond 0; the table's *exploitability ≥*
+is max(0, the lower end of the gain's 95% interval): :func:`bound`).
 
 The gain is measured on duplicate deals (the arena's: the same decks in every
 seating).  On every deal the exploiter takes each seat in turn (``--seats 1``: alone
@@ -357,19 +359,25 @@ def table_rows(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def write_table(rows: list[dict[str, Any]], out: Path, command: str, note: str = "",
-                plot: bool = True) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_open(out / "best_response.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=TABLE_FIELDS)
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+def bound(row: dict[str, Any]) -> float:
+    """The lower bound on the robot's exploitability that a row's 95% interval supports:
+    max(0, its lower end).  The robot gains 0 in its own seat (against itself), so a
+    negative gain bounds nothing beyond 0: it says that this exploiter did not beat the
+    robot, not that the robot is less than unexploitable."""
+    return max(0.0, float(row["ci_low"]))
+
+
+def table_page(rows: list[dict[str, Any]], command: str, note: str = "") -> str:
+    """The page ``best_response.md`` of the rows (:func:`table_rows`, or
+    :func:`read_table_csv` of a written ``best_response.csv``)."""
     lines = ["# How exploitable are the robots", "",
              "What a best response gains over each robot in its own seats: the "
              "exploiter alone against two copies of the robot (lízaný: against one), "
-             "duplicate deals, 95% bootstrap CI; a lower bound on the robot's "
-             "exploitability (docs/research/best_response.md). The exploiter is the "
+             "duplicate deals, 95% bootstrap CI. The gain can be negative (this exploiter "
+             "did worse in the robot's seat than the robot); the robot gains 0 there "
+             "itself, so the lower bound on the robot's exploitability is max(0, gain), "
+             "and *exploitability ≥* gives the bound the 95% interval supports, max(0, "
+             "its lower end) (docs/research/best_response.md). The exploiter is the "
              "network trained against the robot or its warm start (the game's shipped "
              "network), whichever gained more on other deals; both are measured. *By "
              "role* splits the gain by the exploiter's role: where the robot loses. "
@@ -381,16 +389,49 @@ def write_table(rows: list[dict[str, Any]], out: Path, command: str, note: str =
         g = [r for r in rows if r["game"] == game]
         unit = g[0]["unit"]
         lines += [f"## {game_kind(game).title or game}", "",
-                  f"| robot | gain ({unit}/deal) | 95% CI | exploiter | warm start | trained "
-                  "| trained on (decisions) | by role |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+                  f"| robot | gain ({unit}/deal) | 95% CI | exploitability ≥ ({unit}/deal, "
+                  "95%) | exploiter | warm start | trained | trained on (decisions) "
+                  "| by role |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in sorted(g, key=lambda r: r["gain"]):
             lines.append(f"| `{r['robot']}` | {r['gain']:+.2f} | [{r['ci_low']:+.2f}, "
-                         f"{r['ci_high']:+.2f}] | {r['exploiter']} | {r['before']:+.2f} | "
-                         f"{r['trained']:+.2f} | {r['train_decisions']:,} | {r['roles']} |")
+                         f"{r['ci_high']:+.2f}] | {bound(r):.2f} | {r['exploiter']} | "
+                         f"{r['before']:+.2f} | {r['trained']:+.2f} | "
+                         f"{r['train_decisions']:,} | {r['roles']} |")
         lines.append("")
+    return "\n".join(lines)
+
+
+_INT_FIELDS = ("seats", "deals", "train_decisions")
+_FLOAT_FIELDS = ("gain", "ci_low", "ci_high", "before", "before_low", "before_high",
+                 "trained", "trained_low", "trained_high")
+
+
+def read_table_csv(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a ``best_response.csv`` that :func:`write_table` wrote (its numbers
+    as it rounded them), for :func:`table_page`: the page again without a run."""
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        for k in _INT_FIELDS:
+            r[k] = int(r[k])
+        for k in _FLOAT_FIELDS:
+            r[k] = float(r[k])
+    return rows
+
+
+def write_table(rows: list[dict[str, Any]], out: Path, command: str, note: str = "",
+                plot: bool = True) -> None:
+    """``best_response.csv``, ``best_response.md`` (:func:`table_page`) and, with
+    ``plot``, ``best_response.png`` of the rows, into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_open(out / "best_response.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=TABLE_FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
     with atomic_open(out / "best_response.md", "w") as f:
-        f.write("\n".join(lines))
+        f.write(table_page(rows, command, note))
     if plot:
         plot_table(rows, out / "best_response.png")
 
@@ -418,7 +459,8 @@ def plot_table(rows: list[dict[str, Any]], path: Path) -> None:
         ax.set_xlabel(f"gain over the robot ({g[0]['unit']}/deal)")
         ax.set_title(game_kind(game).title or game)
     axes[0][0].legend(fontsize=7, loc="lower right")
-    fig.suptitle("Approximate best response: what an exploiter gains (lower bound)", fontsize=10)
+    fig.suptitle("Approximate best response: what an exploiter gains (max(0, gain) bounds "
+                 "the exploitability from below)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -450,7 +492,8 @@ def _slug(spec: str) -> str:
 
 def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> int:
     ap = ArgumentParser(prog=prog, description="Train a best response to a frozen robot and "
-                        "measure what it gains (a lower bound on the robot's exploitability).")
+                        "measure what it gains (max(0, gain) is a lower bound on the robot's "
+                        "exploitability).")
     ap.add_argument("--robot", help="the frozen robot (a make_robot spec: random, table, net, "
                     "strong, pimc(...), onnx:PATH)")
     ap.add_argument("--rules", default="voleny", help="the game (default voleny)")
