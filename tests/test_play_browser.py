@@ -188,6 +188,31 @@ LAYOUT = """(desktop) => {
                `${Math.round(r.left)}..${Math.round(r.right)} ` +
                `x ${Math.round(r.top)}..${Math.round(r.bottom)}`);
   }
+  // the hand's badges (a talon card taken up, the own trump card): each on its own card,
+  // short of the next card's left edge (whose corner index it would cover) and clear of
+  // every other badge; the badge is the card's ::after, measured from its computed style
+  const hand = [...document.querySelectorAll("#hand .card")], boxes = [];
+  hand.forEach((e, i) => {
+    const cs = getComputedStyle(e, "::after");
+    if (cs.content === "none" || cs.display === "none") return;
+    const r = e.getBoundingClientRect(), px = (k) => parseFloat(cs[k]) || 0;
+    const m = cs.transform === "none" ? new DOMMatrix() : new DOMMatrix(cs.transform);
+    const width = px("width") + (cs.boxSizing === "border-box" ? 0 :
+      px("paddingLeft") + px("paddingRight") + px("borderLeftWidth") + px("borderRightWidth"));
+    const left = r.left + e.clientLeft + px("left") + m.e, top = r.top + e.clientTop + px("top");
+    const height = px("height") + (cs.boxSizing === "border-box" ? 0 :
+      px("paddingTop") + px("paddingBottom") + px("borderTopWidth") + px("borderBottomWidth"));
+    const box = {text: cs.content, left, right: left + width, top, bottom: top + height};
+    const next = hand[i + 1] && hand[i + 1].getBoundingClientRect();
+    if (next && box.right > next.left + 1)
+      bad.push(`badge ${box.text} of card ${i} reaches ${Math.round(box.right - next.left)}` +
+               ` px over the next card`);
+    for (const o of boxes)
+      if (box.left < o.right - 1 && o.left < box.right - 1 && box.top < o.bottom &&
+          o.top < box.bottom)
+        bad.push(`badges ${o.text} and ${box.text} overlap`);
+    boxes.push(box);
+  });
   const d = document.documentElement;
   return {width: d.scrollWidth, height: d.scrollHeight, bad: bad.slice(0, 5)};
 }"""
@@ -195,7 +220,8 @@ LAYOUT = """(desktop) => {
 
 def _layout_ok(page, viewport) -> None:
     """Nothing off-screen sideways, no page wider than the screen; on the desktop no
-    scrolling at all (the side panel scrolls inside itself)."""
+    scrolling at all (the side panel scrolls inside itself); the hand's badges legible,
+    each on its own card and clear of the others."""
     desktop = viewport["width"] > 760
     got = page.evaluate(LAYOUT, desktop)
     assert got["width"] <= viewport["width"] and got["bad"] == [], got
@@ -678,7 +704,7 @@ def test_the_hand_marks_a_card_in_words_in_both_languages(chromium, server):
     assert " — vzata z talonu" in card.get_attribute("aria-label")
     page.locator("#btn-lang").click()
     card = page.locator("#hand .card.taken")
-    assert card.get_attribute("data-badge") == "from the talon"
+    assert card.get_attribute("data-badge") == "talon"
     assert " — taken from the talon" in card.get_attribute("aria-label")
     assert page.locator("#hand .card.trump-card").count() == 0
     _marked_card(page, "trump-card", "{trump_card: true}")
@@ -690,6 +716,42 @@ def test_the_hand_marks_a_card_in_words_in_both_languages(chromium, server):
     assert card.get_attribute("data-badge") == "trumf"
     assert " — vaše trumfová karta, leží lícem dolů" in card.get_attribute("aria-label")
     page.close()
+
+
+NARROW_PHONE = {"width": 360, "height": 740}
+MARK = """(marks) => { const st = JSON.parse(JSON.stringify(state));
+  st.move += 1000; st.waiting = "human"; st.driver = false;
+  for (const [i, fields] of Object.entries(marks)) Object.assign(st.hand[i], fields);
+  render(st, true); }"""
+
+
+def test_the_hand_s_badges_stay_legible_where_the_cards_overlap(chromium, server):
+    """Three cards side by side with a badge (the own trump card lying face down, two talon
+    cards taken up) in the 12-card hand after the trump choice: each badge on its own card,
+    short of the next card and clear of the other badges, on a 360 px phone (the hand
+    overlaps) and a desktop, in both languages (the two talon badges were printed over
+    each other on a phone, "z ta|lonu", and in English on the desktop too)."""
+    url, _ = server
+    page = _open(chromium, url, DESKTOP, [])
+    while page.locator("#hand .card").count() != 12:  # seat 1 is forehand: trumps, talon
+        assert _wait_turn(page) == "human"
+        cards = page.locator("#hand .card.legal")
+        _click(page, cards.first if cards.count() else page.locator("button.choice").first)
+    marks = {0: {"trump_card": True}, 1: {"taken": True}, 2: {"taken": True}}
+    shots = {}
+    for viewport in (NARROW_PHONE, DESKTOP):
+        page.set_viewport_size(viewport)
+        page.evaluate("new Promise(done => requestAnimationFrame(() => done()))")
+        for lang in ("cz", "en"):
+            page.evaluate(MARK, marks)
+            assert page.locator("#hand .card[data-badge]").count() == 3
+            _layout_ok(page, viewport)
+            shots[f"{viewport['width']}_{lang}"] = page.screenshot()
+            page.locator("#btn-lang").click()
+    page.close()
+    if os.environ.get("MARIASH_BADGE_SHOTS"):  # to look at: a folder for the four shots
+        for name, png in shots.items():
+            (Path(os.environ["MARIASH_BADGE_SHOTS"]) / f"badges_{name}.png").write_bytes(png)
 
 
 def test_the_page_s_own_words_follow_its_language(chromium, server):

@@ -79,10 +79,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
                          "it; the deals played stay saved."),
     "confirm.new.yes": ("Začít novou partii", "Start a new partie"),
     "confirm.new.no": ("Hrát dál", "Keep playing"),
-    # the hand's marks (a badge on the card, and in its accessible name)
-    "hand.taken": ("z talonu", "from the talon"),
+    # the hand's marks (a badge on the card, and in its accessible name); the short mark
+    # where the badge's words are wider than the card's visible part (an overlapped hand)
+    "hand.taken": ("z talonu", "talon"),
+    "hand.taken.short": ("tal.", "tal."),
     "hand.taken.long": ("vzata z talonu", "taken from the talon"),
     "hand.trump_card": ("trumf", "trump"),
+    "hand.trump_card.short": ("tr.", "tr."),
     "hand.trump_card.long": ("vaše trumfová karta, leží lícem dolů",
                              "your trump card, lying face down"),
     "lizany.stock": ("v balíčku: {n}", "stock: {n}"),

@@ -234,6 +234,7 @@ function drawHand(st) {
       if (!card[mark]) continue;
       e.classList.add(cls);
       e.dataset.badge = T("hand." + mark);
+      e.dataset.badgeShort = T("hand." + mark + ".short");
       e.title += " — " + T("hand." + mark + ".long");
     }
     if (card.label) {
@@ -296,6 +297,15 @@ function fitHand() {
   const need = cards.length * w + (cards.length - 1) * gap;
   const step = need > room ? (room - w) / (cards.length - 1) : w + gap;
   cards.forEach((e, i) => { e.style.marginLeft = i ? `${step - w}px` : "0"; });
+  // a badge on the card's visible part: centred over a card shown whole, at the left of
+  // an overlapped one's strip; its words where they fit the step to the next card, else
+  // its short mark (two talon cards side by side printed their words over each other)
+  hand.classList.toggle("overlap", step < w);
+  for (const e of cards) {
+    if (!e.dataset.badge) continue;
+    e.classList.remove("short-badge");
+    if (parseFloat(getComputedStyle(e, "::after").width) > step - 2) e.classList.add("short-badge");
+  }
 }
 addEventListener("resize", fitHand);
 
