@@ -549,6 +549,7 @@ def _play_lizany_deal(page, viewport, shots, prefix) -> int:
             return clicks
         _layout_ok(page, viewport)
         assert page.locator("#hand .card").count() in range(1, 9)  # eight, then fewer
+        assert page.locator("#table").inner_text().count("v balíčku: ") <= 1
         if page.locator("#trick .card").count() == 1 and f"{prefix}trick" not in shots:
             shots[f"{prefix}trick"] = page.screenshot()
         cards = page.locator("#hand .card.legal")
@@ -570,6 +571,8 @@ def test_lizany_deals_by_clicking_on_a_desktop_and_a_phone(chromium, lizany_serv
     assert page.locator("#seat-right").is_hidden()
     # the trump card lies turned up under the stock, drawn as a card (was a text tag)
     assert page.locator("#stock .card.stock-trump").count() == 1
+    # the cards left in the stock said once, beside it (a contract tag said it too)
+    assert page.locator("#table").inner_text().count("v balíčku: ") == 1
     for viewport, prefix in ((DESKTOP, ""), (PHONE, "phone_")):
         if prefix:
             _next_deal_at(page, viewport)

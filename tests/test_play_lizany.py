@@ -78,6 +78,24 @@ def test_a_lizany_partie_at_the_table(tmp_path):
         open_table("net,table,table", rules="lizany", save_dir=tmp_path)
 
 
+def test_the_stock_s_size_is_the_state_s_own_field_not_a_tag_too(tmp_path):
+    """The cards left in the stock are the state's ``stock``, which the page shows beside
+    the stock on the felt (on a phone too) and the terminal prints; no contract tag says
+    it again ("v balíčku: 16" showed twice on the page)."""
+    s = open_table("table,table", rules="lizany", save_dir=tmp_path, seed=5, human_seat=1)
+    rng, seen = random.Random(3), set()
+    while s.waiting in ("human", "robot"):
+        st = s.state()
+        seen.add(st["stock"])
+        words = " ".join(tag[k] for tag in st["contract"]["tags"] for k in ("cz", "en"))
+        assert "balíčku" not in words and "stock" not in words, st["contract"]["tags"]
+        if s.waiting == "robot":
+            s.advance(s.id, s.move)
+        else:
+            s.act(s.id, s.move, rng.choice(st["legal"]))
+    assert max(seen) == 16 and min(seen) == 0
+
+
 def test_the_lizany_table_seats_the_network_and_names_it(tmp_path):
     """The page's form offers lízaný's trained network (web.TABLE_ROBOTS); the table names
     every robot it has a word for in the player's language, the network too."""

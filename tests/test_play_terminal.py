@@ -11,6 +11,7 @@ pytest.importorskip("rich")
 from rich.console import Console  # noqa: E402
 
 from mariash_env.play.session import PlaySession  # noqa: E402
+from mariash_env.play.tables import open_table  # noqa: E402
 from mariash_env.play.terminal import TerminalTable  # noqa: E402
 
 
@@ -175,3 +176,14 @@ def test_the_week_table_names_the_players_in_the_tables_language(tmp_path):
     assert len(week) == 3, out.getvalue()[-600:]
     assert any("vy" in ln for ln in week) and any("robot stolní" in ln for ln in week)
     assert not any(w in ln for ln in week for w in ("you", "robot table"))
+
+
+def test_the_lizany_terminal_says_the_cards_left_in_the_stock(tmp_path):
+    """Lízaný at the terminal: the cards left in the stock, and the trump card under it,
+    printed while the stock lasts (the page shows them on the felt)."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, color_system="truecolor", width=120)
+    s = open_table("table,table", rules="lizany", save_dir=tmp_path, seed=5, human_seat=1)
+    assert TerminalTable(s, console=console, read=lambda prompt: "q").run() == 0
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
+    assert plain.count("v balíčku: 16") == 1 and "trumfová karta: " in plain, plain

@@ -351,8 +351,8 @@ class LizanySession(TableSession):
         hand = [CARD_CODES[c] for c in cards_of(g.hands[me])]
         free = g.stock_left > 0  # while the stock lasts any card may be played
         table_trick = [{"suit": trick[0]["suit"]}] if trick else []
-        tags = [both("trumps", suit={"cz": SUIT_CZ[trump], "en": SUIT_EN[trump]}),
-                both("lizany.stock", n=g.stock_left)]
+        # the cards left in the stock are "stock", shown beside the stock (not a tag too)
+        tags = [both("trumps", suit={"cz": SUIT_CZ[trump], "en": SUIT_EN[trump]})]
         if g.stock_left:  # the trump card lies turned up under the stock
             tags.append(both("lizany.trump_card", card={k: card_name(CARD_CODES[g.trump_card],
                                                                      k) for k in LANGS}))

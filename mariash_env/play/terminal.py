@@ -68,8 +68,11 @@ class TerminalTable:
         c, lang = self.console, self.lang
         names = [s["names"][lang] for s in st["seats"]]
         c.rule(t("deal_info", lang, deal=st["deal"] + 1, deals=st["deals"], move=st["move"]))
-        if st["contract"]["tags"]:
-            c.print(" · ".join(tag[lang] for tag in st["contract"]["tags"]))
+        tags = [tag[lang] for tag in st["contract"]["tags"]]
+        if st.get("stock_card"):  # lízaný: the cards left in the stock (the page's felt)
+            tags.append(t("lizany.stock", lang, n=st["stock"]))
+        if tags:
+            c.print(" · ".join(tags))
         tb = Table(show_edge=False, box=None, padding=(0, 2))
         for col in (t("term.player", lang), t("term.role", lang), t(f"unit.{st['unit']}", lang),
                     t("points", lang, points="").strip(),
