@@ -101,6 +101,11 @@ def test_same_command_same_rows_any_jobs_and_resume(small, tmp_path):
         (other / "manifest.json").write_bytes(damage)
         with pytest.raises(D.DatasetError, match=r"manifest.json is unreadable \("):
             D.generate(other, settings, progress=False)
+    # in JSON's words, with the article they take (it said "'settings' is a int")
+    for damage, kind in (("[1]", "an array"), ("5", "a number"), ("null", "null")):
+        (other / "manifest.json").write_text(f'{{"settings": {damage}}}')
+        with pytest.raises(D.DatasetError, match=f"'settings' is {kind}, expected an object"):
+            D.generate(other, settings, progress=False)
 
 
 def test_a_shard_with_damaged_data_is_made_again(small, tmp_path):

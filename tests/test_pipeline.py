@@ -500,7 +500,14 @@ GATE = TRAIN + '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "@t.model"\nrobots
      'backend = "ray"\nray_timeout = -1.5\n',
      ["stage 'l' key 'ray_timeout'", "expected seconds > 0 (finite), got -1.5"]),
     (TRAIN + '[[stage]]\nname = "e"\nkind = "export"\nmodel = "@t.checkpoint"\n'
-     'ray_timeout = 30\n', ["stage 'e'", "unknown key 'ray_timeout' for a export stage"]),
+     'ray_timeout = 30\n', ["stage 'e'", "unknown key 'ray_timeout' for an export stage"]),
+    # the article follows the kind: an export stage (each message said "a export stage")
+    (TRAIN + '[[stage]]\nname = "e"\nkind = "export"\n', ["stage 'e'",
+                                                         "an export stage needs 'model'"]),
+    (TRAIN + '[[stage]]\nname = "e"\nkind = "export"\nmodel = "@t.checkpoint"\n'
+     '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "@e.dir"\nrobots = ["random"]\n',
+     ["stage 'g' key 'model'", "an export stage has the outputs ['model', 'card'], not "
+      "'dir'"]),
     (GATE + 'jobs = 1000\n', ["stage 'g' key 'jobs'", "expected at most 256 (processes or "
                               "Ray actors), got 1000"]),
     ('[[stage]]\nname = "l"\nkind = "labels"\nstates = 4\nrobot_share = 0.0\njobs = 0\n',

@@ -277,6 +277,11 @@ def load_recipe(path: str | Path, out: str | Path | None = None) -> Recipe:
     return recipe
 
 
+def _a(kind: str) -> str:
+    """A stage's kind with its article, as a message says it: "a train", "an export"."""
+    return ("an " if kind[:1] in "aeiou" else "a ") + kind
+
+
 def _read_stage(recipe: Recipe, index: int, table: dict[str, Any]) -> Stage:
     name = table.get("name")
     where = f"{recipe.path}: stage {index + 1}"
@@ -292,12 +297,12 @@ def _read_stage(recipe: Recipe, index: int, table: dict[str, Any]) -> Stage:
     args = {k: v for k, v in table.items() if k not in ("name", "kind")}
     for key in args:
         if key not in KEYS[kind]:
-            raise PipelineError(f"{where}: unknown key {key!r} for a {kind} stage: expected "
+            raise PipelineError(f"{where}: unknown key {key!r} for {_a(kind)} stage: expected "
                                 f"some of {sorted(KEYS[kind])}")
         _check_type(f"{where}: {key}", args[key], KEYS[kind][key])
     for key in REQUIRED[kind]:
         if key not in args:
-            raise PipelineError(f"{where}: a {kind} stage needs {key!r}")
+            raise PipelineError(f"{where}: {_a(kind)} stage needs {key!r}")
     stage = Stage(name, kind, index, args, {}, _outputs(kind, recipe.out, name, args))
     stage.resolved = {k: _resolve(recipe, stage, k, v) for k, v in args.items()}
     return stage
@@ -322,7 +327,7 @@ def _resolve(recipe: Recipe, stage: Stage, key: str, value: Any) -> Any:
                             f"stage (the stages before it: {list(earlier)})")
     t = earlier[target]
     if output not in OUTPUTS[t.kind]:
-        raise PipelineError(f"{where}: reference {value!r}: a {t.kind} stage has the "
+        raise PipelineError(f"{where}: reference {value!r}: {_a(t.kind)} stage has the "
                             f"outputs {list(OUTPUTS[t.kind])}, not {output!r}")
     stage.refs[key] = target
     return t.outputs[output]

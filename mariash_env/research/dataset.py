@@ -465,6 +465,10 @@ def _versions() -> dict[str, str]:
     return out
 
 
+# a JSON value's kind in JSON's words, as a message says it (int and float: a number)
+_JSON_KIND = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+
+
 def _check_existing(out: Path, settings: dict[str, Any]) -> None:
     path = out / MANIFEST
     if not path.exists():
@@ -473,7 +477,8 @@ def _check_existing(out: Path, settings: dict[str, Any]) -> None:
         man = json.loads(path.read_text(encoding="utf-8"))
         old = man["settings"]
         if not isinstance(old, dict):
-            raise TypeError(f"'settings' is a {type(old).__name__}, expected an object")
+            raise TypeError(f"'settings' is {_JSON_KIND.get(type(old), 'a number')}, "
+                            "expected an object")
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
         raise DatasetError(f"{path} is unreadable ({e}); remove it or use another --out") \
             from None
