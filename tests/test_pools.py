@@ -98,6 +98,12 @@ def test_a_run_that_ends_before_its_pool_fails_with_its_stderr():
         _kill_while_working([sys.executable, "-c", code])
 
 
+# the arena's, the label generator's and the ladder's --jobs are capped at the cores
+# (mariash_env.pools.process_jobs): on one core the run works in its own process, with no
+# workers to take along (its kill test would wait HUNG s for a pool that never starts)
+TWO_CORES = pytest.mark.skipif(usable_cores() < 2, reason="one core: no worker processes")
+
+
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_a_killed_pool_takes_its_workers_with_it(method):
     code = ("import time\nfrom mariash_env.pools import worker_pool\n"
@@ -107,6 +113,7 @@ def test_a_killed_pool_takes_its_workers_with_it(method):
     assert rc != 0 and "KeyboardInterrupt: signal SIGTERM" in err, err[-2000:]
 
 
+@TWO_CORES
 def test_a_killed_label_run_stops_its_workers_and_writes_no_shard(tmp_path):
     out = tmp_path / "labels"
     rc, err, _ = _kill_while_working([
@@ -114,11 +121,6 @@ def test_a_killed_label_run_stops_its_workers_and_writes_no_shard(tmp_path):
         "--shard-size", "100000", "--worlds", "2", "--jobs", "2", "--no-progress"])
     assert rc == 130 and "rerun the same command to resume" in err, err[-2000:]
     assert not list(out.glob("shard_*.npz"))  # a shard is written whole or not at all
-
-
-# the arena's --jobs is capped at the cores (mariash_env.pools.usable_cores): on one core
-# the match plays in its own process, with no workers to take along
-TWO_CORES = pytest.mark.skipif(usable_cores() < 2, reason="one core: no worker processes")
 
 
 @TWO_CORES
@@ -129,6 +131,7 @@ def test_a_killed_arena_match_stops_its_workers(tmp_path):
     assert rc == 130 and "interrupted; the deals finished so far are in" in err, err[-2000:]
 
 
+@TWO_CORES
 def test_a_killed_ladder_stops_its_workers(tmp_path):
     rc, err, _ = _kill_while_working([
         sys.executable, "-m", "mariash_env.research.ladder", "--game", "voleny=pimc,table,random",
