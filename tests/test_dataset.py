@@ -361,6 +361,21 @@ def test_readers_refuse_a_data_set_of_another_observation_layout(small, tmp_path
         D.load(old)
 
 
+def test_the_pytorch_loaders_read_another_layout_when_allowed(small, tmp_path):
+    """The PyTorch loaders refuse a data set of another layout version as every reader
+    does, and the message says ``allow_other_layout=True`` reads it; they did not take it
+    (a TypeError), so such a data set could not be read through them at all."""
+    pytest.importorskip("torch")
+    from training.decisions import DecisionDataset, ShardStream
+
+    old, _ = _of_another_layout(small, tmp_path)
+    n = len(D.load(small[0], ["action"])["action"])
+    assert len(DecisionDataset(old, allow_other_layout=True)) == n
+    assert len(list(ShardStream(old, allow_other_layout=True))) == n
+    with pytest.raises(D.DatasetError, match="allow_other_layout=True"):
+        ShardStream(old)
+
+
 def test_resuming_refuses_a_folder_of_another_observation_layout(small, tmp_path):
     """The same command run again over a data set of another layout version kept its
     shards (the settings' digest does not hold the version), made the missing ones in this

@@ -14,7 +14,9 @@ than memory; each DataLoader worker reads its share of the shards).  Items are d
 tensors: ``observation`` float32[obs_size] (cut to ``obs_size`` features when given, e.g.
 the 900 of the deal block of a four-player set), ``action_mask`` bool[A], ``action``
 int64, ``final_return`` float32, ``action_values`` float32[A] (NaN: not valued),
-``has_values`` bool, ``deal`` int64 and ``seat`` int64.
+``has_values`` bool, ``deal`` int64 and ``seat`` int64.  Both refuse a data set of
+another observation layout version than this checkout's, as every reader of
+:mod:`mariash_env.research.dataset` does, unless given ``allow_other_layout=True``.
 """
 
 from __future__ import annotations
@@ -58,10 +60,11 @@ def tensors(rows: dict[str, np.ndarray], obs_size: int | None = None) -> dict[st
 class DecisionDataset(Dataset):
     """Every decision of a data set directory in memory (module docstring)."""
 
-    def __init__(self, path: str | os.PathLike, obs_size: int | None = None) -> None:
+    def __init__(self, path: str | os.PathLike, obs_size: int | None = None,
+                 allow_other_layout: bool = False) -> None:
         self.path = path
         self.manifest = read_manifest(path)
-        self.data = tensors(load(path, COLUMNS), obs_size)
+        self.data = tensors(load(path, COLUMNS, allow_other_layout), obs_size)
 
     def __len__(self) -> int:
         return int(self.data["action"].shape[0])
@@ -75,9 +78,11 @@ class ShardStream(IterableDataset):
     each shard with a generator of ``seed`` and the shard's index."""
 
     def __init__(self, path: str | os.PathLike, obs_size: int | None = None,
-                 shuffle: bool = False, seed: int = 0) -> None:
+                 shuffle: bool = False, seed: int = 0,
+                 allow_other_layout: bool = False) -> None:
         self.path = path
-        self.files = shard_files(path)
+        self.allow_other_layout = allow_other_layout
+        self.files = shard_files(path, allow_other_layout)
         self.obs_size = obs_size
         self.shuffle = shuffle
         self.seed = seed
@@ -88,7 +93,7 @@ class ShardStream(IterableDataset):
             info.id, len(self.files), info.num_workers)
         # checked against the manifest (a damaged or foreign shard names itself), which is
         # read once here, not once a shard
-        for j, part in zip(mine, shards(self.path, COLUMNS, mine)):
+        for j, part in zip(mine, shards(self.path, COLUMNS, mine, self.allow_other_layout)):
             rows = tensors(part, self.obs_size)
             n = int(rows["action"].shape[0])
             order = (np.random.default_rng([self.seed, j]).permutation(n) if self.shuffle
