@@ -321,3 +321,21 @@ def test_a_discard_observation_whose_mask_allows_no_discard_falls_back(ndisc):
     assert robot.act({"observation": o, "action_mask": m}) == A.TRUMP0 + 3  # the first
     assert robot.fallbacks == 1
     assert robot.decide(F.decode(o, m)) == A.TRUMP0 + 3 and robot.fallbacks == 2
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_first_legal_is_the_lowest_legal_action_and_the_count(jit):
+    """The table robots' (and the compiled playouts') one loop over the mask:
+    :func:`~mariash_env.robots.legal.first_legal` gives the lowest legal action (-1 for
+    none) and how many there are, over the first ``n`` slots only."""
+    from mariash_env.robots.legal import first_legal
+
+    f = first_legal if jit else first_legal.py_func
+    m = np.zeros(A.N_ACTIONS, np.int8)
+    assert f(m, A.N_ACTIONS) == (-1, 0)  # an empty mask
+    m[A.GOOD] = 1
+    assert f(m, A.N_ACTIONS) == (A.GOOD, 1)  # one legal action
+    m[[A.PLAY0 + 3, A.PLAY0 + 30, A.TRUMP0]] = 1
+    assert f(m, A.N_ACTIONS) == (A.TRUMP0, 4)  # several: the lowest, all counted
+    assert f(m, A.PLAY0 + 4) == (A.TRUMP0, 3)  # only the first n slots
+    assert f(m, 0) == (-1, 0)

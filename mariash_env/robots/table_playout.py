@@ -19,6 +19,7 @@ from ..games.licitovany.table_decide import decide
 from ..games.voleny.actions import PLAY0
 from ..games.voleny.observe import encode as encode_voleny
 from ..games.voleny.table_play import choose_card, decode_voleny
+from .legal import first_legal
 
 
 @njit
@@ -31,14 +32,7 @@ def _forced(w, rules, mask, claim):
     for i in range(claim.shape[0]):
         if mask[claim[i]]:
             return claim[i], 1
-    a = -1
-    n = 0
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            n += 1
-            if a < 0:
-                a = i
-    return a, n
+    return first_legal(mask, mask.shape[0])
 
 
 @njit

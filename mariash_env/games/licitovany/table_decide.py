@@ -27,6 +27,7 @@ from ...core.state import (
 )
 from ...core.tricks import popcount
 from ...robots.features import betl_risk_jit, durch_hole_suits_jit
+from ...robots.legal import first_legal
 from ..voleny.table_discards import best_pair
 from ..voleny.table_hand import (
     STO_MIN_ESTIMATE,
@@ -231,13 +232,7 @@ def decide(obs, mask, view):
     """The table robot's action from a licitovaný observation (float32) and action mask
     (int8); ``view`` is a view-array buffer (games/voleny/table_play.py).  An action the
     rules picked that is not legal falls back to the first legal one."""
-    first = -1
-    n = 0
-    for i in range(LA.N_ACTIONS):
-        if mask[i]:
-            n += 1
-            if first < 0:
-                first = i
+    first, n = first_legal(mask, LA.N_ACTIONS)
     if n == 1:
         return first
     phase = first_set(obs, LO.LO_PHASE, 11)

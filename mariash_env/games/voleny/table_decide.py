@@ -35,6 +35,7 @@ from ...core.state import (
 )
 from ...core.tricks import popcount, strength
 from ...robots.features import VOLENY_OBS, betl_risk_jit, durch_hole_suits_jit
+from ...robots.legal import first_legal
 from . import actions as A
 from . import observe as O
 from .table_discards import best_pair, discard_cost
@@ -202,13 +203,7 @@ def checked_decide(obs, mask, view, check, numbers, groups):
     :data:`FELL_BACK` where the rules picked an illegal one."""
     if check and not _check(obs, numbers, groups, mask):
         return REFUSED
-    first = -1
-    n = 0
-    for i in range(A.N_ACTIONS):
-        if mask[i]:
-            n += 1
-            if first < 0:
-                first = i
+    first, n = first_legal(mask, A.N_ACTIONS)
     if n == 0:
         return NO_LEGAL
     if mask[A.LAY_DOWN]:
