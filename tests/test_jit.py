@@ -1,5 +1,6 @@
 """core.jit's intrinsics: borrowed views see and change the owner's memory; store_bits32,
-popcount64 and lowest_bit agree with plain Python on random words."""
+popcount64 and lowest_bit agree with plain Python on random words; njit_generic compiles a
+helper once for the constants compiled callers pass it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from mariash_env.core.jit import borrow, borrow_row, lowest_bit, popcount64, store_bits32
+from mariash_env.core.jit import (
+    borrow,
+    borrow_row,
+    lowest_bit,
+    njit_generic,
+    popcount64,
+    store_bits32,
+)
 
 
 @numba.njit
@@ -26,6 +34,31 @@ def _sum_borrowed(v):
     for x in b:
         s += x
     return s, b.shape[0]
+
+
+@numba.njit
+def _scaled_plain(x, k):
+    return x * k
+
+
+@njit_generic
+def _scaled(x, k):
+    return x * k
+
+
+@numba.njit
+def _two_constants(x):
+    return _scaled_plain(x, 3) + _scaled_plain(x, 4), _scaled(x, 3) + _scaled(x, 4)
+
+
+def test_njit_generic_compiles_once_for_the_constants_callers_pass():
+    """numba compiles a function once per literal argument a compiled caller passes (the
+    volený table robot's card play compiled its card picker 15 times); a helper of
+    ``njit_generic`` once per argument types, with the same results."""
+    assert _two_constants(5) == (35, 35)
+    assert len(_scaled_plain.signatures) == 2  # Literal[int](3), Literal[int](4)
+    assert [str(s) for s in _scaled.signatures] == ["(int64, int64)"]
+    assert _scaled(2, 5) == 10 and len(_scaled.signatures) == 1  # from Python: the same
 
 
 def test_borrowed_views_are_views_of_the_owner():

@@ -339,3 +339,39 @@ def test_first_legal_is_the_lowest_legal_action_and_the_count(jit):
     assert f(m, A.N_ACTIONS) == (A.TRUMP0, 4)  # several: the lowest, all counted
     assert f(m, A.PLAY0 + 4) == (A.TRUMP0, 3)  # only the first n slots
     assert f(m, 0) == (-1, 0)
+
+
+def test_the_table_robots_helpers_compile_once_for_every_constant():
+    """The table robots' compiled rules are ``njit_generic`` (or inlined): compiled once
+    per argument types, not once per constant a caller passes (a card order, a seat, an
+    observation offset; the volený robot compiled 136 functions, 69 of them distinct, on
+    an empty cache), the observation checks aside.  What the robots built here compiled
+    holds no literal type."""
+    import importlib
+
+    import numba
+    from numba.core import types
+
+    from mariash_env.core.jit import _GenericDispatcher
+
+    for rules in ("voleny", "licitovany", "lizany"):
+        make_robot("table", rules=rules)
+    # the observation checks: one caller's constant offsets each, which their loops want
+    checks = {"plain_ok", "levels_ok", "tricks_ok", "_voleny_ok", "_licit_ok", "_lizany_ok"}
+    modules = ["games.voleny.table_play", "games.voleny.table_decide",
+               "games.voleny.table_hand", "games.voleny.table_discards",
+               "games.licitovany.table_decide", "games.licitovany.table_play",
+               "games.licitovany.table_robot", "games.lizany.table_robot",
+               "robots.features", "robots.legal"]
+    seen = 0
+    for name in modules:
+        mod = importlib.import_module(f"mariash_env.{name}")
+        for fname, f in vars(mod).items():
+            if (not isinstance(f, numba.core.dispatcher.Dispatcher) or f.__module__ != mod.__name__
+                    or f.targetoptions.get("inline", "never") == "always" or fname in checks):
+                continue
+            assert isinstance(f, _GenericDispatcher), f"{name}.{fname} is a plain njit"
+            for sig in f.signatures:
+                assert not any(isinstance(t, types.Literal) for t in sig), (fname, sig)
+            seen += 1
+    assert seen > 60

@@ -23,6 +23,7 @@ import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.extending import intrinsic, overload
+from numba.core.registry import CPUDispatcher
 
 _PKG = Path(__file__).resolve().parent.parent
 # the package's folder as numba names it (the modules' __file__, links not resolved): its
@@ -156,6 +157,32 @@ _ensure_cache_dir()
 _refresh_cache()
 
 njit = numba.njit(cache=True, nogil=True)
+
+
+class _GenericDispatcher(CPUDispatcher):
+    """A dispatcher that compiled code calls with its arguments' types, not their values:
+    numba compiles a function once per *literal* argument a compiled caller passes
+    (``f(x, 3)`` and ``f(x, 4)`` are two compilations, and each is optimised again in every
+    caller: the volený table robot's card play compiled ``_pick`` 15 times).  LLVM still
+    inlines a small one into its caller and folds the constants there."""
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(types.unliteral(a) for a in args),
+                                         {k: types.unliteral(v) for k, v in kws.items()})
+
+
+def njit_generic(func):
+    """:data:`njit` for the helpers compiled code calls with constants (a card order, a
+    seat, a slot offset): compiled once per argument types (:class:`_GenericDispatcher`),
+    and without the C callback wrapper (``cfunc``), which only a first-class function
+    needs.  Python calls it as any compiled function."""
+    if numba.config.DISABLE_JIT:
+        return func
+    disp = _GenericDispatcher(py_func=func, locals={}, targetoptions={
+        "nopython": True, "nogil": True, "boundscheck": None, "no_cfunc_wrapper": True})
+    disp.enable_caching()
+    return disp
+
 
 njit_inline = numba.njit(cache=True, nogil=True, inline="always")
 """For the small per-phase functions: compiled into their caller's IR (no call), so a

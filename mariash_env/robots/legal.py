@@ -4,10 +4,10 @@ decisions, the search's compiled playouts)."""
 
 from __future__ import annotations
 
-from ..core.jit import njit
+from ..core.jit import njit_generic
 
 
-@njit
+@njit_generic
 def first_legal(mask, n):
     """``(first, count)`` over the first ``n`` slots of the action mask ``mask``: the
     lowest legal action (-1 if none) and the number of legal actions."""

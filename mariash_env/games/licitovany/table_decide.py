@@ -14,7 +14,7 @@ code; the Python robot calls it too.
 
 from __future__ import annotations
 
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.state import (
     B_GAME,
     B_SEVEN,
@@ -61,7 +61,7 @@ _VOLENY_FLEK_GAME = 2  # flek_wanted's bits of volený's flek:game and flek:seve
 _VOLENY_FLEK_SEVEN = 3
 
 
-@njit
+@njit_generic
 def best_trump(hand, g):
     """The trump suit the game ``g`` would take from ``hand`` (needs met), -1 if none:
     hearts in a lepší game, else the best of b, l, a by the suit score (ties: the later)."""
@@ -76,7 +76,7 @@ def best_trump(hand, g):
     return best
 
 
-@njit
+@njit_generic
 def helping_suit(hand, trump):
     """The helping suit: a non-trump 7 held, the suit it is longest in (ties: the later)."""
     best, best_n = -1, 0
@@ -88,7 +88,7 @@ def helping_suit(hand, trump):
     return best
 
 
-@njit
+@njit_generic
 def _hand_12(hand, contract):
     """The betl risk or durch holed suits of a 12-card hand after its best discards."""
     a, b = best_pair(hand, hand, contract, -1, 0)
@@ -98,7 +98,7 @@ def _hand_12(hand, contract):
     return durch_hole_suits_jit(hand & ~pm, pm)
 
 
-@njit
+@njit_generic
 def makeable(hand, g):
     """Does the robot value ``hand`` (10 cards in the auction, 12 at announcing) good
     enough to play game ``g``?  Its needs must be met; then by component: a seven wants
@@ -136,7 +136,7 @@ def makeable(hand, g):
     return True
 
 
-@njit
+@njit_generic
 def best_game(hand, lo=1):
     """The highest game at or above ``lo`` the robot can make with ``hand``; 0 if none."""
     for g in range(12, lo - 1, -1):
@@ -145,7 +145,7 @@ def best_game(hand, lo=1):
     return 0
 
 
-@njit
+@njit_generic
 def _bid(mask, hand, high):
     top = best_game(hand, 1)
     for g in range(max(high, 0) + 1, top + 1):
@@ -154,7 +154,7 @@ def _bid(mask, hand, high):
     return LA.PASS
 
 
-@njit
+@njit_generic
 def _game(mask, hand, high):
     g = best_game(hand, high)
     if g and mask[LA.GAME0 + g - 1]:
@@ -167,7 +167,7 @@ def _game(mask, hand, high):
     return LA.FOLD
 
 
-@njit
+@njit_generic
 def _lead(obs, hand):
     g = first_set(obs, LO.LO_GAME, 12) + 1
     best, best_n = -1, 0
@@ -184,7 +184,7 @@ def _lead(obs, hand):
     return -1
 
 
-@njit
+@njit_generic
 def _flek(obs, mask, hand, view):
     actor = first_set(obs, LO.LO_ACTOR, 3)
     turn = first_set(obs, LO.LO_FLEK_TURN, 8)
@@ -227,7 +227,7 @@ def _flek(obs, mask, hand, view):
     return LA.GOOD
 
 
-@njit
+@njit_generic
 def decide(obs, mask, view):
     """The table robot's action from a licitovaný observation (float32) and action mask
     (int8); ``view`` is a view-array buffer (games/voleny/table_play.py).  An action the

@@ -11,7 +11,7 @@ without leaving compiled code.
 
 from __future__ import annotations
 
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.state import (
     AN_HRA,
     AN_SEDMA,
@@ -41,7 +41,7 @@ from .actions import PLAY0
 from .games import COMPONENTS, KIND
 
 
-@njit
+@njit_generic
 def _announcement(contract, comp):
     """The volený announcement (``AN_*``) a licitovaný game's components ``comp`` make in
     a suit game (the hundred as sto, a seven or two sevens as sedma), 0 otherwise."""
@@ -56,7 +56,7 @@ def _announcement(contract, comp):
 _PLAY_SLOT = 9  # the phase block's "play" slot (table_robot._PHASE_SLOTS)
 
 
-@njit
+@njit_generic
 def decode_licit(obs, mask, v):
     """The view array of a licitovaný observation and action mask (module docstring)."""
     g = first_set(obs, LO.LO_GAME, 12) + 1

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.jit import compile_for, njit
+from ...core.jit import compile_for, njit, njit_generic
 from ...core.state import (
     B_GAME,
     B_SEVEN,
@@ -118,7 +118,7 @@ REFUSED = -2
 """What :func:`checked_decide` answers for an observation :data:`LICIT_OBS` refuses."""
 
 
-@njit
+@njit_generic
 def checked_decide(obs, mask, view, numbers, groups):
     """:func:`~mariash_env.games.licitovany.table_decide.decide` after the compiled check
     of :data:`LICIT_OBS` (``numbers, groups``: its tables), in one call: the action, -1

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...cards import NCARDS
-from ...core.jit import compile_for, njit
+from ...core.jit import compile_for, njit, njit_generic
 from ...core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SUIT_MASK
 from ...core.tricks import announces_marriage, beats, follow, strength
 from ...robots.base import ObservationError, Robot, no_legal_action, observation_arrays
@@ -89,7 +89,7 @@ _PLAYED_ME, _PLAYED_OPP = OBS["played_me"][0], OBS["played_opp"][0]
 _EMPTY = _SC + SC_EMPTY
 
 
-@njit
+@njit_generic
 def _cheapest(cards, trump):
     """The card that gives away least: fewest points, no trump, the lowest rank (ties:
     the lowest card)."""
@@ -102,7 +102,7 @@ def _cheapest(cards, trump):
     return best
 
 
-@njit
+@njit_generic
 def _richest(cards, trump):
     """The card that banks most: most points, then the lowest rank (ties: the lowest
     card)."""
@@ -115,7 +115,7 @@ def _richest(cards, trump):
     return best
 
 
-@njit
+@njit_generic
 def decide(obs, mask):
     """The rule robot's card (module docstring) from a lízaný observation (float32) and
     action mask (int8); :data:`NO_LEGAL` for a mask with no legal card."""
@@ -187,7 +187,7 @@ def decide(obs, mask):
     return _cheapest(legal, trump)
 
 
-@njit
+@njit_generic
 def checked_decide(obs, mask, numbers, groups):
     """:func:`decide` after the compiled check of :data:`LIZANY_OBS` (``numbers, groups``:
     its tables), in one call: :data:`REFUSED` for an observation or mask it refuses."""

@@ -19,7 +19,7 @@ action.
 
 from __future__ import annotations
 
-from ...core.jit import njit, njit_inline
+from ...core.jit import njit_generic, njit_inline
 from ...core.state import (
     C_BETL,
     C_DURCH,
@@ -56,7 +56,7 @@ REFUSED = -2  # the check refuses the observation or the mask
 _check = VOLENY_OBS.compiled  # the compiled check of a canonical observation
 
 
-@njit
+@njit_generic
 def trump_choice(hand):
     """The trump action of the program's notes
     (:meth:`~mariash_env.games.voleny.table_robot.TableRobot.choose_trump`): the lowest
@@ -80,13 +80,13 @@ def trump_choice(hand):
     return A.TRUMP0 + low
 
 
-@njit
+@njit_generic
 def durch_hand(hand10):
     """A durch-worthy 10-card hand: no holed suit (the program's notes)."""
     return durch_hole_suits_jit(hand10, 0) <= DURCH_MAX_HOLED
 
 
-@njit
+@njit_generic
 def betl_hand_10(hand10):
     """A betl-worthy 10-card hand: at most ``BETL_MAX_RISK`` holes after the first lead."""
     return betl_risk_jit(hand10, 0) <= BETL_MAX_RISK
@@ -103,7 +103,7 @@ def hand_12(hand12, out, contract):
     return durch_hole_suits_jit(hand12 & ~pm, out | pm)
 
 
-@njit
+@njit_generic
 def contract_choice(hand, talon, can_durch, can_betl, can_suit):
     """Durch with no holed suit, else betl with at most ``BETL_MAX_RISK`` holes (best
     discards of the 12 cards), else the suit game; a bad-sayer, who has no suit game,
@@ -119,7 +119,7 @@ def contract_choice(hand, talon, can_durch, can_betl, can_suit):
     return A.CONTRACT_DURCH if dh == 0 or 2 * dh < bh else A.CONTRACT_BETL
 
 
-@njit
+@njit_generic
 def discard_choice(hand, allowed, ndisc, contract, trump, talon):
     """The discard of the first card (``ndisc`` 0: the first card of the best pair,
     :func:`~mariash_env.games.voleny.table_discards.best_pair`) or the second (the best
@@ -138,13 +138,13 @@ def discard_choice(hand, allowed, ndisc, contract, trump, talon):
     return A.DISCARD0 + best if best >= 0 else -1
 
 
-@njit
+@njit_generic
 def wants_bad(hand):
     """Barva? -- *špatná* only with a betl or durch already in the own ten cards."""
     return durch_hand(hand) or betl_hand_10(hand)
 
 
-@njit
+@njit_generic
 def announcement(hand, trump, can_sedma, can_sto, can_sto_sedma):
     """Sedma with the trump seven and at least four trumps; sto with a marriage and an
     estimated hundred; sto a sedma with both; else hra."""
@@ -178,7 +178,7 @@ def _level(obs, bet):
     return lv
 
 
-@njit
+@njit_generic
 def _flek(obs, mask, hand, trump, contract):
     """The first raise or announcement the flek rule wants that the mask allows, else
     ``good``."""
@@ -192,7 +192,7 @@ def _flek(obs, mask, hand, trump, contract):
     return A.GOOD
 
 
-@njit
+@njit_generic
 def checked_decide(obs, mask, view, check, numbers, groups):
     """The table robot's action from a volený observation (float32) and action mask
     (int8), after the compiled check of :data:`~mariash_env.robots.features.VOLENY_OBS`

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.state import C_BETL, C_SUIT
 from ...core.tables import SHARP_MASK
 from ...core.tricks import popcount
@@ -24,7 +24,7 @@ RT, RQ, RA = 3, 5, 7
 KEEP_VALUE = np.array([0, 0.2, 0.4, 5, 1, 2, 2.5, 6])
 
 
-@njit
+@njit_generic
 def suit_keep_value(hand, trump):
     """How good a 10-card hand is for a suit game (to choose the discards)."""
     v = 0.0
@@ -49,7 +49,7 @@ def suit_keep_value(hand, trump):
     return v
 
 
-@njit
+@njit_generic
 def discard_cost(rest, out, contract, trump):
     """The cost of keeping ``rest`` with ``out`` out of play (the laid cards and the
     talon): lower is better.  Suit game: ``-suit_keep_value``; betl: (betl risk, holes,
@@ -72,7 +72,7 @@ def discard_cost(rest, out, contract, trump):
     return float((((k1 + 128) * 256 + k2 + 128) * 256 + k3 + 128) * 256 + k4 + 128)
 
 
-@njit
+@njit_generic
 def best_pair(hand, allowed, contract, trump, talon):
     """The pair of ``allowed`` cards whose laying (with ``talon`` out of play) leaves the
     cheapest hand by :func:`discard_cost` (the first such pair in card order), the

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.state import (
     AN_HRA,
     AN_SEDMA,
@@ -47,25 +47,25 @@ NINES_AND_BELOW = sum(0x7 << (8 * s) for s in range(4))
 _FLEK0 = FLEK0 - AGAINST_SEVEN  # flek:<bet> is bit _FLEK0 + bet of flek_wanted
 
 
-@njit
+@njit_generic
 def married(hand, s):
     """Does ``hand`` hold the king and queen of suit ``s``?"""
     return (hand >> (8 * s + RQ)) & 3 == 3
 
 
-@njit
+@njit_generic
 def trumps_in(hand, trump):
     """Trumps held (0 with no trump suit)."""
     return popcount(hand & (0xFF << (8 * trump))) if trump >= 0 else 0
 
 
-@njit
+@njit_generic
 def sharps_in(hand):
     """Aces and tens held."""
     return popcount(hand & SHARP_MASK)
 
 
-@njit
+@njit_generic
 def suit_score(hand, s):
     """The program's point score of a suit for the trump choice."""
     sc = 0
@@ -77,7 +77,7 @@ def suit_score(hand, s):
     return sc
 
 
-@njit
+@njit_generic
 def estimate_points(hand, trump):
     """A rough count of the points a 10-card suit hand takes as actor (for sto).
 
@@ -102,7 +102,7 @@ def estimate_points(hand, trump):
     return est
 
 
-@njit
+@njit_generic
 def flek_wanted(hand, trump, contract, announce, actor, flek_round, bet_exists, lv_game,
                 lv_seven, lv_seven_ag, lv_hundred_ag, raisable):
     """The raises and announcements the robot wants in this flek turn, as bits over the

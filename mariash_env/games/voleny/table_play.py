@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...cards import PLAIN_STRENGTH, TRUMP_STRENGTH
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.state import AN_STO, AN_STO_SEDMA, C_BETL, C_DURCH, C_SUIT, PH_PLAY
 from ...core.tables import SHARP_MASK
 from ...core.tricks import beats
@@ -59,24 +59,24 @@ _NONE = -1  # no card (empty legal set)
 
 
 # --- card helpers (those of robots/features.py) --------------------------------------------
-@njit
+@njit_generic
 def _in_suit(m, s):
     # Python's SUIT_MASKS[s]: suit -1 (an unknown trump) reads suit 3's mask, as the
     # robot's tuple index did.
     return m & (0xFF << (8 * (s & 3)))
 
 
-@njit
+@njit_generic
 def _strength(c, trump):
     return TRUMP_STRENGTH[c & 7] if trump >= 0 else PLAIN_STRENGTH[c & 7]
 
 
-@njit
+@njit_generic
 def _points(c):
     return 10 if (SHARP_MASK >> c) & 1 else 0
 
 
-@njit
+@njit_generic
 def _higher(c, m, trump):
     """The cards of ``m`` of ``c``'s suit that rank above ``c``."""
     out = 0
@@ -88,49 +88,57 @@ def _higher(c, m, trump):
     return out
 
 
-@njit
+@njit_generic
 def _lower(c, m, trump):
     return _in_suit(m, c >> 3) & ~_higher(c, m, trump) & ~(1 << c)
 
 
-@njit
+@njit_generic
 def _married(hand, s):
     return (hand >> (8 * s + RQ)) & 3 == 3
 
 
-@njit
+@njit_generic
 def _key(a, b, c, d, e):
     """A key tuple ``(a, b, c, d, e)`` (each in -32..31) as one int of the same order."""
     return ((((a + 32) * 64 + b + 32) * 64 + c + 32) * 64 + d + 32) * 64 + e + 32
 
 
-@njit
+@njit_generic
 def _void(v, rel):
     # a list index: seat -1 reads seat 2, as in Python
     return v[V_VOIDS + (rel if rel >= 0 else rel + 3)]
 
 
-@njit
+@njit_generic
 def _unknown(v):
     return ALL_CARDS & ~(v[V_HAND] | v[V_PLAYED] | v[V_TALON])
 
 
-@njit
+@njit_generic
 def _tcard(v, k, j):
     return v[V_TRICKS + TRICK_SLOTS * k + T_CARDS + j]
 
 
-@njit
+@njit_generic
 def _tby(v, k, j):
     return v[V_TRICKS + TRICK_SLOTS * k + T_BY + j]
 
 
-@njit
+@njit_generic
 def _tn(v, k):
     return v[V_TRICKS + TRICK_SLOTS * k + T_N]
 
 
-@njit
+@njit_generic
+def _beats(c, best, trump):
+    """:func:`~mariash_env.core.tricks.beats` (a plain ``njit``) called with the trump as a
+    value: betl's and durch's constant -1 would compile it, and its rank strength, once
+    more."""
+    return beats(c, best, trump)
+
+
+@njit_generic
 def _win_index(v, k, trump):
     bi = 0
     for j in range(1, _tn(v, k)):
@@ -150,7 +158,7 @@ BY_RICH_SIDE = 6  # (points, not trump, -strength)
 BY_WIN_CHEAP = 7  # (is trump, points, strength): the cheapest winner
 
 
-@njit
+@njit_generic
 def _card_key(c, t, order):
     p = _points(c) // 10
     st = _strength(c, t)
@@ -172,7 +180,7 @@ def _card_key(c, t, order):
     return _key(tr, p, st, 0, 0)
 
 
-@njit
+@njit_generic
 def _pick(m, t, order, biggest):
     """``max`` (``biggest``) or ``min`` of the cards of ``m`` by ``order``: the first best
     in ascending card order, as Python's max and min keep it; -1 for no card."""
@@ -186,18 +194,18 @@ def _pick(m, t, order, biggest):
     return best
 
 
-@njit
+@njit_generic
 def _lowest_rank(m):
     return _pick(m, -1, BY_RANK, False)
 
 
-@njit
+@njit_generic
 def _highest_rank(m):
     return _pick(m, -1, BY_RANK, True)
 
 
 # --- entry ----------------------------------------------------------------------------------
-@njit
+@njit_generic
 def choose_card(v):
     """The card the table robot plays from the view array ``v`` (-1: no legal card)."""
     legal = v[V_LEGAL]
@@ -206,10 +214,19 @@ def choose_card(v):
         return _play_betl(v, legal)
     if con == C_DURCH:
         return _play_durch(v, legal)
-    return _play_suit(v, legal)
+    # Suit games (one function with the entry: one compilation less of their card play).
+    t = v[V_TRUMP]
+    seven = 1 << (8 * t) if t >= 0 else 0
+    if v[V_TRICK_NO] < 9 and legal & ~seven:
+        legal &= ~seven  # keep the trump seven for the last trick
+    if _pc(legal) == 1:
+        return _highest_rank(legal)
+    if not v[V_HAS_CUR] or _tn(v, CUR_TRICK) == 0:
+        return _lead_suit(v, legal)
+    return _follow_suit(v, legal)
 
 
-@njit
+@njit_generic
 def _may_trump(v, rel, led, out):
     t = v[V_TRUMP]
     if led == t or t < 0:
@@ -218,7 +235,7 @@ def _may_trump(v, rel, led, out):
     return (vd >> led) & 1 == 1 and (vd >> t) & 1 == 0 and _in_suit(out, t) != 0
 
 
-@njit
+@njit_generic
 def _safe_winner(v, c, rel, out):
     """Does ``c``, once winning, stay winning against seat ``rel`` still to play?"""
     t = v[V_TRUMP]
@@ -238,20 +255,7 @@ def _safe_winner(v, c, rel, out):
 
 
 # Suit games.
-@njit
-def _play_suit(v, legal):
-    t = v[V_TRUMP]
-    seven = 1 << (8 * t) if t >= 0 else 0
-    if v[V_TRICK_NO] < 9 and legal & ~seven:
-        legal &= ~seven  # keep the trump seven for the last trick
-    if _pc(legal) == 1:
-        return _highest_rank(legal)
-    if not v[V_HAS_CUR] or _tn(v, CUR_TRICK) == 0:
-        return _lead_suit(v, legal)
-    return _follow_suit(v, legal)
-
-
-@njit
+@njit_generic
 def _lead_suit(v, legal):
     t = v[V_TRUMP]
     out = _unknown(v)
@@ -324,7 +328,7 @@ def _lead_suit(v, legal):
     return _pick(side if side else legal, t, BY_POINTS, False)
 
 
-@njit
+@njit_generic
 def _follow_suit(v, legal):
     t = v[V_TRUMP]
     out = _unknown(v)
@@ -373,7 +377,7 @@ def _follow_suit(v, legal):
 
 
 # Betl.
-@njit
+@njit_generic
 def _play_betl(v, legal):
     out = _unknown(v)
     k = CUR_TRICK
@@ -384,7 +388,7 @@ def _play_betl(v, legal):
         best = _NONE
         best_k = 0
         for c in range(32):
-            if (legal >> c) & 1 and not beats(c, w, -1):
+            if (legal >> c) & 1 and not _beats(c, w, -1):
                 # Dump the most dangerous card that stays under: the highest, most holes.
                 kk = _key(1 if c >> 3 == w >> 3 else 0, _pc(_lower(c, out, -1)), c & 7, 0, 0)
                 if best < 0 or kk > best_k:
@@ -395,7 +399,7 @@ def _play_betl(v, legal):
     return _defend_betl(v, legal, out)
 
 
-@njit
+@njit_generic
 def _lead_betl(v, legal, out):
     best = _NONE
     best_k = 0
@@ -414,7 +418,7 @@ def _lead_betl(v, legal, out):
     return best
 
 
-@njit
+@njit_generic
 def _defend_betl(v, legal, out):
     k = CUR_TRICK
     actor = v[V_ACTOR]
@@ -457,7 +461,7 @@ def _defend_betl(v, legal, out):
     if actor_played:
         under = 0
         for c in range(32):
-            if (legal >> c) & 1 and not beats(c, w, -1):
+            if (legal >> c) & 1 and not _beats(c, w, -1):
                 under |= 1 << c
         if actor_winning and under:
             return _highest_rank(under)  # let the actor keep the trick
@@ -467,7 +471,7 @@ def _defend_betl(v, legal, out):
 
 
 # Durch.
-@njit
+@njit_generic
 def _play_durch(v, legal):
     out = _unknown(v)
     if v[V_ACTOR] == 0:
@@ -488,7 +492,7 @@ def _play_durch(v, legal):
     return _defend_durch(v, legal, out)
 
 
-@njit
+@njit_generic
 def _partner_signals(v):
     """Suits where the partner threw off the highest unplayed card (the program's notes)."""
     partner = 3 - v[V_ACTOR]
@@ -510,7 +514,7 @@ def _partner_signals(v):
     return sig
 
 
-@njit
+@njit_generic
 def _defend_durch(v, legal, out):
     k = CUR_TRICK
     led = _tcard(v, k, 0) >> 3 if _tn(v, k) else -1
@@ -561,7 +565,7 @@ def _defend_durch(v, legal, out):
 
 
 # --- reading an observation's card play -----------------------------------------------------
-@njit
+@njit_generic
 def first_set(obs, off, n):
     """Index of the first slot > 0.5 of ``obs[off:off + n]``, -1 if none."""
     for i in range(n):
@@ -570,7 +574,7 @@ def first_set(obs, off, n):
     return -1
 
 
-@njit
+@njit_generic
 def bits32(obs, off):
     """The card set of the 32 slots ``obs[off:off + 32]`` (> 0.5: set)."""
     m = 0
@@ -580,7 +584,7 @@ def bits32(obs, off):
     return m
 
 
-@njit
+@njit_generic
 def _owner(v, c):
     for r in range(2, -1, -1):  # a card of two seats: the last one's, as in Python
         if (v[V_PLAYED_BY + r] >> c) & 1:
@@ -588,7 +592,7 @@ def _owner(v, c):
     return 2
 
 
-@njit
+@njit_generic
 def read_tricks(obs, played_by, played_in, trick_leader, cur_trick, in_play, trump, v):
     """The card play so far from the observation's blocks at these offsets (``played_by``
     [seat][card], ``played_in`` [card][trick], ``trick_leader`` [trick][seat],
@@ -603,11 +607,14 @@ def read_tricks(obs, played_by, played_in, trick_leader, cur_trick, in_play, tru
         played |= m
     v[V_PLAYED] = played
     ncur = 0
-    cur = np.empty(2, np.int64)
+    cur0 = cur1 = -1  # the trick on the table's cards so far
     for j in range(2):
         c = first_set(obs, cur_trick + 32 * j, 32)
         if c >= 0:
-            cur[ncur] = c
+            if ncur == 0:
+                cur0 = c
+            else:
+                cur1 = c
             ncur += 1
     trick_no = (_pc(played) - ncur) // 3
     v[V_TRICK_NO] = trick_no
@@ -649,7 +656,7 @@ def read_tricks(obs, played_by, played_in, trick_leader, cur_trick, in_play, tru
         v[base + T_LEADER] = lead
         v[base + T_N] = ncur
         for j in range(ncur):
-            v[base + T_CARDS + j] = cur[j]
+            v[base + T_CARDS + j] = cur0 if j == 0 else cur1
             v[base + T_BY + j] = (lead + j) % 3
     for r in range(3):
         v[V_VOIDS + r] = 0
@@ -671,7 +678,7 @@ def read_tricks(obs, played_by, played_in, trick_leader, cur_trick, in_play, tru
                     v[V_VOIDS + by] |= 1 << trump
 
 
-@njit
+@njit_generic
 def legal_cards(mask, play0):
     """The ``play:`` slots of an action mask as a card set."""
     m = 0
@@ -681,7 +688,7 @@ def legal_cards(mask, play0):
     return m
 
 
-@njit
+@njit_generic
 def decode_voleny(obs, mask, v):
     """The view array of a volený observation (its first ``OBS_SIZE`` slots) and action
     mask, as :func:`~mariash_env.robots.features.decode` then
@@ -704,7 +711,7 @@ def decode_voleny(obs, mask, v):
                 first_set(obs, O.O_PHASE, 9) == PH_PLAY, trump, v)
 
 
-@njit
+@njit_generic
 def first_marriage(obs, off, v):
     """The first-marriage block at ``off`` ([side][suit]) into ``v``."""
     v[V_FIRST_MARRIAGE] = -1
