@@ -230,11 +230,39 @@ def test_a_compiling_notice_leaves_no_thread_and_no_stale_name(monkeypatch):
     assert C.compiling_now() is None
 
 
+@pytest.mark.parametrize("spec", ["lizany_table", "table"])
+def test_lizany_s_table_robot_warms_up_announced_before_it_is_built(spec, monkeypatch):
+    """Lízaný's rule robot (``"lizany_table"``, or ``"table"`` in lízaný) is built as the
+    other table robots are: its kernels compiled (or loaded) by its warm_up under the same
+    notice, which compiling_now() names meanwhile (the play table's page says why it
+    waits), before the robot is built.  It compiled in its constructor, before any notice
+    (about 2 s of CPU on an empty cache)."""
+    import mariash_env.compile as C
+    import mariash_env.robots as R
+    from mariash_env.games.lizany import table_robot as LT
+
+    during = []
+    warm = LT.LizanyRuleRobot.warm_up
+
+    def spy():
+        during.append(C.compiling_now())
+        warm()
+
+    monkeypatch.setattr(LT.LizanyRuleRobot, "warm_up", staticmethod(spy))
+    monkeypatch.setattr(C, "kernel_cached", lambda kernel: False)  # as on an empty cache
+    monkeypatch.setattr(R, "_TABLE_WARM", set())
+    robot = R.make_robot(spec, rules="lizany")
+    assert isinstance(robot, LT.LizanyRuleRobot)
+    assert during[0] == "table robot's kernels (lizany)"
+    assert LT.checked_decide.signatures and LT.decide.signatures  # compiled or loaded
+    assert R._TABLE_WARM == {"lizany"}
+
+
 def test_a_table_robot_without_warm_up_is_warmed_and_an_own_engine_skipped(monkeypatch):
     """warm_playouts (and robot "table") call the table robot's warm_up where it has one: a
-    robot without it, one with no compiled code of its own as lízaný's rule robot, is
-    fine (it was an AttributeError); and lízaný, whose own engine none of these playouts
-    plays, is skipped (it was a RulesError before that line was reached)."""
+    robot without it is fine (it was an AttributeError); and lízaný, whose own engine none
+    of these playouts plays, is skipped (it was a RulesError before that line was
+    reached)."""
     from mariash_env import robots
     from mariash_env.games.voleny.table_robot import TableRobot
     from mariash_env.robots import make_robot, playouts

@@ -141,37 +141,39 @@ _TABLE_WARM: set[str] = set()
 
 
 def _table_robot(kind: Any, players: int, **kw: Any) -> Robot:
-    """Robot ``"table"``: the game's own rule robot (its kind's ``table_robot``).  On the
-    compiled core the kernels its decisions call are compiled (or loaded) here, once per
-    process and game -- its own (the class's ``warm_up``) and those of the seat's
-    observation and mask (:meth:`SeatView.warm_up`) -- not in its first decision (issue
-    #35 audit: 22.8 s in volený at four, 33.5 s in licitovaný on an empty cache), and
-    nothing else: no deal is played, no search's playout compiled."""
+    """Robot ``"table"`` (and lízaný's ``"lizany_table"``): the game's own rule robot (its
+    kind's ``table_robot``).  The kernels its decisions call are compiled (or loaded)
+    here, once per process and game, before it is built -- its own (the class's
+    ``warm_up``) and, in a game of the engine, those of the seat's observation and mask
+    (:meth:`SeatView.warm_up`) -- not in its first decision (issue #35 audit: 22.8 s in
+    volený at four, 33.5 s in licitovaný on an empty cache), and nothing else: no deal is
+    played, no search's playout compiled."""
     cls = kind.load("table_robot")
     check_plays(cls, kind, players, "table")
-    robot = cls(**kw)
-    if kind.game is not None and kind.name not in _TABLE_WARM:
+    if kind.name not in _TABLE_WARM:
         from ..compile import compiling_notice
         from ..core.engine import legal_actions
         from ..rules import make_rules
         from .playouts import warm_table_robot
         from .view import SeatView
 
+        kernels = [k for k in (getattr(cls, "decision_kernel", None),) if k is not None]
+        if kind.game is not None:
+            kernels += [legal_actions, kind.encode]
         # announced as the searching robots' warm-ups are, unless the cache holds them
         with compiling_notice(kind.name, about="under a minute", what="table robot's kernels",
-                              kernels=(getattr(cls, "decision_kernel", None), legal_actions,
-                                       kind.encode)):
+                              kernels=kernels):
             warm_table_robot(cls)  # its own kernels, where it has a warm_up
-            SeatView.warm_up(make_rules(rules=kind.name))
+            if kind.game is not None:
+                SeatView.warm_up(make_rules(rules=kind.name))
         _TABLE_WARM.add(kind.name)
-    return robot
+    return cls(**kw)
 
 
 # The robots defined elsewhere: each game's table robot, and those imported only when
 # built ("module:name"): nnpimc reads the shipped models, OpenSpiel's needs open_spiel.
 register_robot("table", _table_robot)
-register_robot("lizany_table", "mariash_env.games.lizany.table_robot:LizanyRuleRobot",
-               games=("lizany",))
+register_robot("lizany_table", _table_robot, games=("lizany",))  # lízaný's "table"
 NNPIMC_ARGS = {
     "model": (lambda v: isinstance(v, str) and bool(v), "the path of an exported .onnx model"),
     "worlds": WORLDS,

@@ -206,13 +206,22 @@ class LizanyRuleRobot(Robot):
     name = "lizany_table"
     games = ("lizany",)
 
-    def __init__(self) -> None:
-        # compiled (or loaded) now, not in the first decision; the one call of the check
-        # and the rules then reuses their compiled code
+    decision_kernel = staticmethod(checked_decide)
+    """Its compiled rules: in numba's disk cache, its warm-up only loads."""
+
+    @staticmethod
+    def warm_up() -> None:
+        """Compile (or load) the kernels its decisions call, on the types :meth:`act` hands
+        them (not run): the check, the rules and the one call of both, which then reuses
+        their compiled code.  ``make_robot`` runs it first, announced as the other table
+        robots' warm-ups are."""
         warm_check(LIZANY_OBS)
         obs, mask = np.zeros(OBS_SIZE, np.float32), np.zeros(N_ACTIONS, np.int8)
         compile_for(decide, obs, mask)
         compile_for(checked_decide, obs, mask, *LIZANY_OBS.tables)
+
+    def __init__(self) -> None:
+        self.warm_up()  # compiled (or loaded) now, not in the first decision
 
     def act(self, observation: dict[str, Any]) -> int:
         o, mask = observation_arrays(observation)
