@@ -61,6 +61,24 @@ def test_njit_generic_compiles_once_for_the_constants_callers_pass():
     assert _scaled(2, 5) == 10 and len(_scaled.signatures) == 1  # from Python: the same
 
 
+def test_njit_generic_falls_back_to_njit_where_numba_builds_dispatchers_otherwise(
+        monkeypatch):
+    """A numba whose dispatcher takes other arguments gets plain :data:`njit` (slower to
+    compile, the same code), not an import error of every table robot."""
+    from mariash_env.core import jit
+
+    def refuse(*args, **kwargs):
+        raise TypeError("unexpected keyword argument 'targetoptions'")
+
+    monkeypatch.setattr(jit, "_GenericDispatcher", refuse)
+
+    def tripled(x):
+        return 3 * x
+
+    f = jit.njit_generic(tripled)
+    assert f(4) == 12 and [str(s) for s in f.signatures] == ["(int64,)"]
+
+
 def test_borrowed_views_are_views_of_the_owner():
     for dtype in (np.int8, np.int32, np.float32):
         a = np.zeros((5, 7), dtype=dtype)

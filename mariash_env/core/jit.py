@@ -178,8 +178,11 @@ def njit_generic(func):
     needs.  Python calls it as any compiled function."""
     if numba.config.DISABLE_JIT:
         return func
-    disp = _GenericDispatcher(py_func=func, locals={}, targetoptions={
-        "nopython": True, "nogil": True, "boundscheck": None, "no_cfunc_wrapper": True})
+    try:
+        disp = _GenericDispatcher(py_func=func, locals={}, targetoptions={
+            "nopython": True, "nogil": True, "boundscheck": None, "no_cfunc_wrapper": True})
+    except (TypeError, KeyError):  # a numba whose dispatcher is built otherwise: plain njit
+        return njit(func)  # (slower to compile, the same code)
     disp.enable_caching()
     return disp
 
