@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import random
 import subprocess
 import sys
@@ -246,9 +247,12 @@ def test_the_statistics_read_a_saved_partie_again_only_once_it_changed(tmp_path,
     (["--resume"], "no unfinished partie in"),
 ])
 def test_play_command_refuses_bad_input(tmp_path, args, words):
+    """Refused before any robot is built: on an empty numba cache (as here) a robot's
+    warm-up would announce a compile of ~30 s before naming a bad second robot."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     out = subprocess.run([sys.executable, "-m", "mariash_env.play", "--save-dir",
                           str(tmp_path), "--no-browser", *args],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+                         cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 2, out.stderr
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: ") and words in \
         out.stderr

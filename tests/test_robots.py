@@ -3,6 +3,8 @@ every robot's actions over many deals, determinism, and the PIMC robot."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -574,3 +576,47 @@ def test_decode_dict_roundtrip():
 
 def popcount_ok(m: int) -> bool:
     return bin(m).count("1") == 7
+
+
+
+@pytest.mark.parametrize("spec, rules, error", [
+    ("bogus", None, "unknown robot 'bogus'"),
+    ("pimc(worlds=0)", "licitovany", "invalid worlds=0"),
+    ("onnx:none.onnx", None, "no ONNX model at none.onnx"),
+    ("strong", "lizany", None),
+    ("table", {"rules": "voleny", "players": 4}, None),
+    ("onnx:models/robot.onnx", "voleny", None),
+])
+def test_check_robot_refuses_what_make_robot_refuses_and_builds_nothing(spec, rules, error,
+                                                                        monkeypatch):
+    """check_robot: make_robot's checks (the same exception and words) without calling a
+    factory (no warm-up, no model read), so that a front end seating several robots names
+    a bad one before the others' warm-ups."""
+    from mariash_env.robots import check_robot, make_robot
+    from mariash_env.robots.registry import RobotEntry
+
+    if error is not None:
+        with pytest.raises(ValueError, match=re.escape(error)):
+            make_robot(spec, rules=rules)
+    built = []
+    real_load = RobotEntry.load
+
+    def load(self):
+        factory = real_load(self)
+
+        class Spy:  # the factory's attributes (check_path), a call recorded
+            def __getattr__(self, name):
+                return getattr(factory, name)
+
+            def __call__(self, *a, **kw):
+                built.append(a)
+
+        return Spy()
+
+    monkeypatch.setattr(RobotEntry, "load", load)
+    if error is not None:
+        with pytest.raises(ValueError, match=re.escape(error)):
+            check_robot(spec, rules=rules)
+    else:
+        assert check_robot(spec, rules=rules) is None
+    assert built == []

@@ -31,7 +31,7 @@ from ..games.base import TableView
 from ..games.registry import game_kind, games
 from ..games.voleny.observe import OBS_LAYOUT
 from ..records import save_records
-from ..robots import SeatView, make_robot
+from ..robots import SeatView, check_robot, make_robot
 from ..robots.base import Robot
 from ..rules import is_int, make_rules
 from .i18n import LANGS, SUIT_CZ, SUIT_EN, amount, both, flek_prompt, robot_word, t
@@ -269,9 +269,11 @@ def warm_table(rules: str, options: dict[str, Any]) -> None:
     _TABLE_WARM.add(key)
 
 
-def _robot(spec: str, rules: str = "voleny") -> Robot:
+def _robot(spec: str, rules: Any = "voleny", build: Any = make_robot) -> Robot:
+    """The robot of ``spec`` (``build=check_robot``: only checked, None); PlayError naming
+    the spec."""
     try:
-        return make_robot(spec, rules=rules)
+        return build(spec, rules=rules)
     except Exception as e:  # a missing ONNX file, a bad argument: name the spec
         raise PlayError(f"cannot seat robot {spec!r}: {e}") from e
 
@@ -420,6 +422,9 @@ class PlaySession(TableSession):
         for suffix in (".session.json", ".jsonl", ".json"):  # refused now, not mid-deal
             self._file(suffix)
         robot_seats = [s for s in range(n) if s != human_seat]
+        for sp in specs:  # all checked before any is built: a bad second robot is named
+            _robot(sp, {"rules": rules, "players": n}, check_robot)  # before the first's
+            # warm-up (a compile of ~30 s on an empty numba cache)
         self.robots: dict[int, Robot] = {s: _robot(sp, {"rules": rules, "players": n})
                                          for s, sp in zip(robot_seats, specs)}
         warm_table(rules, self.options)

@@ -94,7 +94,7 @@ __all__ = [
     "Robot", "RandomRobot", "TableRobot", "PIMCRobot", "SeatView", "OnnxRobot",
     "OnnxRobotError", "PolicyRobot", "as_robot", "make_robot", "parse_spec", "ROBOT_NAMES",
     "check_robot_args", "game_name", "RobotGameError", "check_plays", "register_robot",
-    "robots_of", "robot_args", "ObservationError",
+    "robots_of", "robot_args", "ObservationError", "check_robot",
 ]
 
 ROBOT_NAMES: tuple[str, ...]  # served by __getattr__ below; declared for the API reference
@@ -292,16 +292,22 @@ def _players(rules: Any, kind: Any) -> int:
     return kind.players[0]
 
 
-def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
-    """A robot from its registered name (module docstring) for the game of ``rules`` (a
-    Rules, a rules dict, a game name or None: volený, or the one game of a robot that
-    plays no other); ``kw`` go to its constructor.
+def check_robot(name: str, rules: Any = None, **kw: Any) -> None:
+    """What :func:`make_robot` checks before it builds the robot, without building it (no
+    compile, no model read): an unknown robot, argument or value, a robot the game lacks,
+    an ``onnx:PATH`` robot whose file is missing; the same exceptions.  A front end
+    that seats several robots checks them all first, so that a bad one is named at once,
+    not after the others' warm-ups."""
+    entry, path, _, _, _ = _checked(name, rules, kw)
+    check_path = getattr(entry.load(), "check_path", None) if path is not None else None
+    if check_path is not None:  # a NAME:PATH robot's file (onnx: OnnxRobotError)
+        check_path(path)
 
-    Every argument is checked first: an unknown robot, an unknown argument or a bad value
-    raises ValueError naming it and what is accepted; a robot that cannot play the game
-    (an ONNX model of another game, ``"strong"`` where the game has none)
-    :class:`RobotGameError` naming the game and the robots it has.
-    """
+
+def _checked(name: Any, rules: Any, kw: dict[str, Any]
+             ) -> tuple[RobotEntry, str | None, dict[str, Any], Any, int]:
+    """The checks of :func:`make_robot`: the robot's entry, its path, its arguments, the
+    game's kind and its seat count."""
     if not isinstance(name, str):
         raise ValueError(f"a robot spec must be a str, got {name!r}")
     base, extra = parse_spec(name)
@@ -335,6 +341,21 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
     except RobotGameError as e:
         raise RobotGameError(f"{e}; {kind.title or kind.name} with {players} players is "
                              f"played by {', '.join(robots_of(kind, players))}") from None
+    return entry, path, kw, kind, players
+
+
+def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
+    """A robot from its registered name (module docstring) for the game of ``rules`` (a
+    Rules, a rules dict, a game name or None: volený, or the one game of a robot that
+    plays no other); ``kw`` go to its constructor.
+
+    Every argument is checked first: an unknown robot, an unknown argument or a bad value
+    raises ValueError naming it and what is accepted; a robot that cannot play the game
+    (an ONNX model of another game, ``"strong"`` where the game has none)
+    :class:`RobotGameError` naming the game and the robots it has.
+    """
+    entry, path, kw, kind, players = _checked(name, rules, kw)
+    base = parse_spec(name)[0]
     factory = entry.load()
     args = () if path is None else (path,)
     kw = {**entry.defaults, **kw}

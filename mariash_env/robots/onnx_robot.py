@@ -68,9 +68,7 @@ class OnnxRobot(Robot):
             import onnxruntime  # noqa: F401 - checked here, used by _session
         except ImportError as e:  # pragma: no cover
             raise OnnxRobotError("OnnxRobot needs the onnxruntime package") from e
-        self.path = locate(path)  # models/FILE: the shipped file from any directory
-        if not self.path.is_file():
-            raise OnnxRobotError(f"no ONNX model at {self.path}{shipped_hint(self.path)}")
+        self.path = model_file(path)
         self._threads, self._providers = max(1, int(threads)), providers
         try:  # read once: the session and the hash are of the same bytes
             model = self.path.read_bytes()
@@ -274,6 +272,15 @@ class OnnxRobot(Robot):
         return f"OnnxRobot({str(self.path)!r})"
 
 
+def model_file(path: str | Path) -> Path:
+    """The model file ``path`` names (``models/FILE``: the shipped file from any
+    directory); OnnxRobotError when there is none."""
+    found = locate(path)
+    if not found.is_file():
+        raise OnnxRobotError(f"no ONNX model at {found}{shipped_hint(found)}")
+    return found
+
+
 # A model reads the observation of its game's own seat count, and of the seat counts whose
 # observation opens with that one (volený's at four).
 @register_robot("onnx", spec="onnx:PATH", games=OnnxRobot.games,
@@ -287,3 +294,6 @@ def onnx_robot(kind: GameKind, players: int, path: str, **kw: Any) -> OnnxRobot:
     """Robot ``"onnx:PATH"``: the exported policy at ``path``, refused unless it is a
     model of ``kind``'s game."""
     return OnnxRobot(path, game=kind.name, **kw)
+
+
+onnx_robot.check_path = model_file  # type: ignore[attr-defined] # check_robot's look, no load
