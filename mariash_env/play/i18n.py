@@ -168,10 +168,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "status.your_turn": ("jste na tahu", "your turn"),
     "status.only": ("jediná možnost: {action}", "your only choice: {action}"),
     "status.robot": ("hraje {name}…", "{name} to move…"),
-    "status.compiling": ("roboti se připravují: překládá se jejich kód (poprvé na tomto "
+    # the robots' warm-ups and the table's own kernels (session.warm_table) alike
+    "status.compiling": ("stůl se připravuje: překládá se kód robotů a hry (poprvé na tomto "
                          "počítači, pak zůstane na disku; až několik minut)…",
-                         "the robots are getting ready: compiling their code (first use on "
-                         "this machine, kept on disk afterwards; up to a few minutes)…"),
+                         "the table is getting ready: compiling the robots' and the game's "
+                         "code (first use on this machine, kept on disk afterwards; up to a "
+                         "few minutes)…"),
     "status.next_deal": ("rozdání skončilo", "the deal is over"),
     "status.partie_over": ("partie skončila", "the partie is over"),
     "status.following": ("sledujete: hraje se v jiné kartě", "following: another tab plays"),
