@@ -15,6 +15,7 @@ import math
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -406,6 +407,19 @@ def test_labels_do_not_depend_on_jobs(tmp_path: Path, monkeypatch: pytest.Monkey
                 assert x.files == y.files
                 for k in x.files:  # a value is NaN for an illegal action
                     assert np.array_equal(x[k], y[k], equal_nan=x[k].dtype.kind == "f"), k
+
+
+@pytest.mark.parametrize("jobs", [0, 2.7, True, "2"])
+def test_label_generation_refuses_a_bad_jobs(tmp_path: Path, jobs: Any) -> None:
+    """generate's ``jobs`` is checked as the command line's --jobs, not rounded (2.7 ran
+    2 workers, True one) on its way to the pool."""
+    from training.pimc_labels import LabelError, _settings, generate
+
+    settings = _settings({"shard_size": 3, "worlds": 1, "seed": 4, "robot_share": 0.0,
+                          "behaviour": "table", "epsilon": 0.1, "rules": {}})
+    with pytest.raises(LabelError, match=re.escape(f"invalid jobs={jobs!r}: expected an int")):
+        generate(tmp_path / "l", settings, 1, jobs=jobs, progress=False)
+    assert not (tmp_path / "l").exists()
 
 
 def test_dry_run_prints_the_plan(capsys: pytest.CaptureFixture,

@@ -687,6 +687,8 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
         raise LabelError(f"invalid backend={backend!r}: expected 'process' or 'ray'")
     if address is not None and backend != "ray":
         raise LabelError(f"address={address!r} needs backend 'ray'")
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
+        raise LabelError(f"invalid jobs={jobs!r}: expected an int >= 1")  # as the CLI's
     from mariash_env.pools import process_jobs, worker_pool
 
     if backend == "process":  # a process a core, as the arena's (the shards the same)
