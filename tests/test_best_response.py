@@ -305,6 +305,26 @@ def _table_row(robot, gain, low, high):
             "worst_role": "actor", "roles": f"actor {gain:+.2f}; defender +0.00; no game +0.00"}
 
 
+def test_the_worst_role_is_one_where_the_exploiter_gains():
+    """A robot's weak role is where the exploiter gains most over it, none where it gains
+    in no role (the committed table named "no game", gain 0, for volený's strong robot
+    whose exploiter lost in every role); the committed CSV says the same as its roles."""
+    import csv
+    from pathlib import Path
+
+    from mariash_env.research.best_response import worst_role
+
+    assert worst_role({"actor": 1.63, "defender": 0.03, "no game": 0.0}) == "actor"
+    assert worst_role({"actor": -0.18, "defender": -0.64, "no game": 0.0}) == ""
+    assert worst_role({"leader": -0.07, "second": -0.08}) == "" and worst_role({}) == ""
+    csv_path = Path(__file__).resolve().parent.parent / "docs" / "best_response.csv"
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            roles = {k: float(v) for k, _, v in (r.rpartition(" ")
+                                                 for r in row["roles"].split("; "))}
+            assert row["worst_role"] == worst_role(roles), row
+
+
 def test_the_table_bounds_the_exploitability_at_zero(tmp_path):
     """docs/best_response.md listed negative gains (PIMC -3.01) under a text that called
     them a lower bound on the robot's exploitability; the robot gains 0 in its own seat

@@ -339,6 +339,14 @@ TABLE_FIELDS = ("game", "robot", "seats", "deals", "unit", "gain", "ci_low", "ci
                 "trained_high", "train_decisions", "worst_role", "roles")
 
 
+def worst_role(roles: dict[str, float]) -> str:
+    """The role in which the exploiter gains most over the robot, "" where it gains in
+    none (every role's gain <= 0: no role is the robot's weak one; "no game", where nobody
+    plays and the gain is 0, was named for a robot the exploiter never beat)."""
+    role = max(roles, key=roles.get, default="")
+    return role if role and roles[role] > 0 else ""
+
+
 def table_rows(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for r in results:
@@ -353,7 +361,7 @@ def table_rows(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "trained": t.get("mean", float("nan")), "trained_low": t.get("ci_low", float("nan")),
             "trained_high": t.get("ci_high", float("nan")),
             "train_decisions": (r.get("training") or {}).get("decisions", 0),
-            "worst_role": max(roles, key=roles.get) if roles else "",
+            "worst_role": worst_role(roles),
             "roles": "; ".join(f"{k} {v:+.2f}" for k, v in roles.items()),
         })
     return rows
