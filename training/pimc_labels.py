@@ -124,7 +124,7 @@ from mariash_env.games.registry import game_kind, games
 from mariash_env.games.voleny import actions as VA
 from mariash_env.kinds import KINDS, LICITOVANY, VOLENY, kind_of
 from mariash_env.pools import jobs_above_cores
-from mariash_env.rules import Rules, RulesError, make_rules
+from mariash_env.rules import Rules, RulesError, is_int, make_rules
 
 from .relocate import moved_roots, same_after_move
 
@@ -687,7 +687,7 @@ def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int =
         raise LabelError(f"invalid backend={backend!r}: expected 'process' or 'ray'")
     if address is not None and backend != "ray":
         raise LabelError(f"address={address!r} needs backend 'ray'")
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
+    if not is_int(jobs) or jobs < 1:
         raise LabelError(f"invalid jobs={jobs!r}: expected an int >= 1")  # as the CLI's
     from mariash_env.pools import process_jobs, worker_pool
 

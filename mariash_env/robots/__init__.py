@@ -298,16 +298,16 @@ def check_robot(name: str, rules: Any = None, **kw: Any) -> None:
     an ``onnx:PATH`` robot whose file is missing; the same exceptions.  A front end
     that seats several robots checks them all first, so that a bad one is named at once,
     not after the others' warm-ups."""
-    entry, path, _, _, _ = _checked(name, rules, kw)
+    entry, path, *_ = _checked(name, rules, kw)
     check_path = getattr(entry.load(), "check_path", None) if path is not None else None
     if check_path is not None:  # a NAME:PATH robot's file (onnx: OnnxRobotError)
         check_path(path)
 
 
 def _checked(name: Any, rules: Any, kw: dict[str, Any]
-             ) -> tuple[RobotEntry, str | None, dict[str, Any], Any, int]:
+             ) -> tuple[RobotEntry, str | None, dict[str, Any], Any, int, str]:
     """The checks of :func:`make_robot`: the robot's entry, its path, its arguments, the
-    game's kind and its seat count."""
+    game's kind, its seat count and the spec's name (``base``)."""
     if not isinstance(name, str):
         raise ValueError(f"a robot spec must be a str, got {name!r}")
     base, extra = parse_spec(name)
@@ -341,7 +341,7 @@ def _checked(name: Any, rules: Any, kw: dict[str, Any]
     except RobotGameError as e:
         raise RobotGameError(f"{e}; {kind.title or kind.name} with {players} players is "
                              f"played by {', '.join(robots_of(kind, players))}") from None
-    return entry, path, kw, kind, players
+    return entry, path, kw, kind, players, base
 
 
 def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
@@ -354,8 +354,7 @@ def make_robot(name: str, rules: Any = None, **kw: Any) -> Robot:
     (an ONNX model of another game, ``"strong"`` where the game has none)
     :class:`RobotGameError` naming the game and the robots it has.
     """
-    entry, path, kw, kind, players = _checked(name, rules, kw)
-    base = parse_spec(name)[0]
+    entry, path, kw, kind, players, base = _checked(name, rules, kw)
     factory = entry.load()
     args = () if path is None else (path,)
     kw = {**entry.defaults, **kw}
