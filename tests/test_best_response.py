@@ -352,15 +352,108 @@ def test_the_committed_page_is_the_committed_csv_rendered():
     the page edited by hand, fails here."""
     from pathlib import Path
 
-    from mariash_env.research.best_response import read_table_csv, table_page
+    from mariash_env.research.best_response import page_source, read_table_csv, table_page
 
     docs = Path(__file__).resolve().parent.parent / "docs"
     page = (docs / "best_response.md").read_text(encoding="utf-8")
-    lines = page.split("\n")
-    made = next(i for i, line in enumerate(lines) if line.endswith("Made by"))
-    command = lines[made + 2].removeprefix("    ")
-    first = next(i for i, line in enumerate(lines) if line.startswith("## "))
-    note = "\n".join(lines[made + 4:first]).strip()
+    command, note = page_source(page)
+    assert command.startswith("mariash best-response --table") and note.startswith("Measured")
     rows = read_table_csv(docs / "best_response.csv")
     assert len(rows) == 11 and {r["game"] for r in rows} == {"voleny", "licitovany", "lizany"}
     assert table_page(rows, command, note) == page
+
+
+def _docs():
+    from pathlib import Path
+
+    return Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_the_command_writes_the_table_again_from_a_saved_csv(tmp_path, capsys):
+    """The page rendered from a saved CSV in Python only (read_table_csv, table_page).
+    ``--from CSV`` writes best_response.{csv,md,png} again without running anything,
+    with the command and note of the page beside the CSV (``--note`` replaces the
+    note), into the CSV's folder or ``--out``: the committed table comes back byte for
+    byte; a CSV alone gets a page naming this command, with a warning."""
+    import shutil
+
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    for name in ("best_response.csv", "best_response.md"):
+        shutil.copy(_docs() / name, saved / name)
+    assert main(["--from", str(saved / "best_response.csv"), "--no-plot"]) == 0
+    for name in ("best_response.csv", "best_response.md"):
+        assert (saved / name).read_bytes() == (_docs() / name).read_bytes(), name
+    assert f"wrote {saved / 'best_response.md'}" in capsys.readouterr().out
+    other = tmp_path / "other"
+    assert main(["--from", str(saved / "best_response.csv"), "--out", str(other),
+                 "--note", "Again.", "--no-plot", "--quiet"]) == 0
+    assert (other / "best_response.csv").read_bytes() == (_docs() / "best_response.csv"
+                                                          ).read_bytes()
+    page = (other / "best_response.md").read_text(encoding="utf-8")
+    assert "    mariash best-response --table --minutes 4" in page
+    assert "\n\nAgain.\n\n## volený mariáš" in page and "\n\nMeasured 2026" not in page
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    shutil.copy(_docs() / "best_response.csv", lone / "best_response.csv")
+    argv = ["--from", str(lone / "best_response.csv"), "--no-plot"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("warning: no page") and "names this one" in err
+    assert f"    mariash best-response --from {lone / 'best_response.csv'} --no-plot" in (
+        lone / "best_response.md").read_text(encoding="utf-8")
+
+
+_HEAD = ("game,robot,seats,deals,unit,gain,ci_low,ci_high,exploiter,before,before_low,"
+         "before_high,trained,trained_low,trained_high,train_decisions,worst_role,roles")
+_ROW = ("voleny,table,1,600,groše,1.6567,1.1427,2.1695,trained,1.6228,1.1083,2.1911,"
+        "1.6567,1.1427,2.1695,1490944,actor,actor +1.63; defender +0.03; no game +0.00")
+
+
+@pytest.mark.parametrize("text, says", [
+    (None, "cannot read {csv}: No such file or directory"),
+    ("", "{csv} is not a best_response.csv (written by mariash best-response --table): "
+         "its first line is not the header game,robot,seats,..."),
+    ("# a page\n", "its first line is not the header"),
+    (_HEAD.replace(",worst_role", "") + "\n", "no column worst_role"),
+    (_HEAD + ",extra\n", "unknown column 'extra'"),
+    (_HEAD + "\n", "{csv} has no rows"),
+    (_HEAD + "\n" + _ROW.replace(",600,", ",six hundred,") + "\n",
+     "{csv} line 2: deals 'six hundred' is not an int"),
+    (_HEAD + "\n" + _ROW + "\n" + _ROW.replace("1.6567", "x", 1) + "\n",
+     "{csv} line 3: gain 'x' is not a number"),
+    (_HEAD + "\n" + _ROW.rpartition(",")[0] + "\n", "{csv} line 2: 17 fields, expected 18"),
+    (_HEAD + "\n" + _ROW + ",9\n", "{csv} line 2: 19 fields, expected 18"),
+    (_HEAD + "\n" + _ROW.replace("voleny", "skat", 1) + "\n",
+     "{csv} line 2: unknown game rules 'skat'"),
+    (b"\x89PNG\r\n", "{csv} is not a best_response.csv"),
+])
+def test_the_table_from_a_missing_or_damaged_csv_is_one_error_line(text, says, tmp_path,
+                                                                    capsys):
+    """``--from`` with a CSV that is missing or not what write_table writes: one
+    ``error:`` line naming the file (the line and the column), exit status 2, nothing
+    written."""
+    csv = tmp_path / "best_response.csv"
+    if isinstance(text, bytes):
+        csv.write_bytes(text)
+    elif text is not None:
+        csv.write_text(text, encoding="utf-8")
+    with pytest.raises(SystemExit) as e:
+        main(["--from", str(csv), "--no-plot"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and err.startswith("error: "), err
+    assert says.format(csv=csv) in err, err
+    assert not (tmp_path / "best_response.md").exists()
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--robot", "table"], "--robot is not its option"),
+    (["--game", "voleny", "--deals", "3"], "--deals, --game are not its options"),
+    (["--endgame", "2", "--runs", "x"], "--endgame, --runs are not its options"),
+])
+def test_the_table_from_a_csv_refuses_the_options_of_a_run(argv, says, tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--from", str(_docs() / "best_response.csv"), "--out", str(tmp_path), *argv])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and says in err and "runs nothing" in err, err
+    assert not list(tmp_path.iterdir())

@@ -5,6 +5,7 @@
     mariash best-response --robot table --rules voleny --minutes 5 --out runs/br/table
     mariash best-response --robot net --rules licitovany --exploiter onnx:runs/x.onnx
     mariash best-response --table --game voleny=random,table,net --out docs
+    mariash best-response --from docs/best_response.csv
 
 A robot's *exploitability* is what a best response gains against it: freeze the robot
 in every seat but one, find the policy that wins the most in that seat, and compare
@@ -37,7 +38,8 @@ that the table shows what the training added.  :func:`exploiter_gain` measures a
 robot spec against any other (no torch needed); training needs the checkout's
 ``training`` package and torch.  ``--table`` runs every robot of ``--game`` (resumable:
 each robot's run and result stay in ``--runs``) and writes ``best_response.csv``,
-``best_response.md`` and ``best_response.png`` to ``--out``.
+``best_response.md`` and ``best_response.png`` to ``--out``; ``--from CSV`` writes them
+again from a saved ``best_response.csv`` (:func:`read_table_csv`) without running anything.
 """
 
 from __future__ import annotations
@@ -417,15 +419,61 @@ _FLOAT_FIELDS = ("gain", "ci_low", "ci_high", "before", "before_low", "before_hi
 
 def read_table_csv(path: str | Path) -> list[dict[str, Any]]:
     """The rows of a ``best_response.csv`` that :func:`write_table` wrote (its numbers
-    as it rounded them), for :func:`table_page`: the page again without a run."""
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    for r in rows:
-        for k in _INT_FIELDS:
-            r[k] = int(r[k])
-        for k in _FLOAT_FIELDS:
-            r[k] = float(r[k])
-    return rows
+    as it rounded them), for :func:`table_page`: the page again without a run
+    (``mariash best-response --from CSV``).  BestResponseError naming the file, and the
+    line and column where it is not what :func:`write_table` writes."""
+    what = "a best_response.csv (written by mariash best-response --table)"
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            head = reader.fieldnames or []
+            numbered = [(reader.line_num, r) for r in reader]  # a row's line: its last
+    except OSError as e:
+        raise BestResponseError(f"cannot read {path}: {e.strerror or e}") from None
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise BestResponseError(f"{path} is not {what}: {e}") from None
+    missing = [k for k in TABLE_FIELDS if k not in head]
+    extra = [k for k in head if k not in TABLE_FIELDS]
+    if len(missing) == len(TABLE_FIELDS):
+        raise BestResponseError(f"{path} is not {what}: its first line is not the header "
+                                f"{','.join(TABLE_FIELDS[:3])},...")
+    if missing or extra:
+        differ = "; ".join(part for part in (
+            "no column " + ", ".join(missing) if missing else "",
+            "unknown column " + ", ".join(map(repr, extra)) if extra else "") if part)
+        raise BestResponseError(f"{path} is not {what}: {differ}")
+    if not numbered:
+        raise BestResponseError(f"{path} has no rows (a table of no robot)")
+    for line, r in numbered:
+        if None in r or None in r.values():  # too many fields, or too few
+            got = sum(v is not None for k, v in r.items() if k is not None) + len(
+                r.get(None) or [])
+            raise BestResponseError(f"{path} line {line}: {got} fields, expected "
+                                    f"{len(head)}")
+        for k, kind, name in ([(k, int, "an int") for k in _INT_FIELDS]
+                              + [(k, float, "a number") for k in _FLOAT_FIELDS]):
+            try:
+                r[k] = kind(r[k])
+            except ValueError:
+                raise BestResponseError(f"{path} line {line}: {k} {r[k]!r} is not "
+                                        f"{name}") from None
+        try:
+            r["game"] = game_kind(r["game"]).name
+        except ValueError as e:
+            raise BestResponseError(f"{path} line {line}: {e}") from None
+    return [r for _, r in numbered]
+
+
+def page_source(page: str) -> tuple[str, str] | None:
+    """The command and note a page of :func:`table_page` names (None where ``page`` is
+    not one): what ``--from`` keeps when it renders the page again."""
+    lines = page.split("\n")
+    made = next((i for i, line in enumerate(lines[:3]) if line.endswith("Made by")), None)
+    first = next((i for i, line in enumerate(lines) if line.startswith("## ")), None)
+    if (made is None or first is None or len(lines) < made + 4
+            or not lines[made + 2].startswith("    ") or lines[made + 3]):
+        return None
+    return lines[made + 2].removeprefix("    "), "\n".join(lines[made + 4:first]).strip()
 
 
 def write_table(rows: list[dict[str, Any]], out: Path, command: str, note: str = "",
@@ -494,6 +542,10 @@ def parse_game(text: str) -> tuple[str, list[str]]:
     return game_kind(name).name, specs
 
 
+# what --from takes: it writes the table's files again and runs nothing
+_FROM_OPTIONS = ("source", "table", "out", "note", "no_plot", "quiet")
+
+
 def _slug(spec: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in spec).strip("_")
 
@@ -526,7 +578,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
     ap.add_argument("--out", default="", help="one robot's run: its folder (default "
                     "RUNS/GAME/ROBOT, with --endgame RUNS/endgameTRICKS-SEED/ROBOT), a rerun "
                     "resumes there; with --table: the folder of best_response.{csv,md,png} "
-                    "(default docs)")
+                    "(default docs); with --from: theirs (default the CSV's folder)")
     ap.add_argument("--endgame", type=positive(int), default=0, metavar="TRICKS",
                     help="the check against an exact best response: train against --robot "
                          "on the last TRICKS tricks of one volený deal (--seed picks it; "
@@ -544,7 +596,13 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                          "(resume)")
     ap.add_argument("--slow-deals", type=positive(int), default=60,
                     help="with --table: deals of the measurement of a searching robot")
-    args, command = parse_page_args(ap, argv, prog, "with --table: a paragraph for the page")
+    ap.add_argument("--from", dest="source", default=None, metavar="CSV",
+                    help="write the table's best_response.{csv,md,png} again from a saved "
+                         "best_response.csv without running anything: its rows, with the "
+                         "command and note of the page beside it (CSV's .md); into --out, "
+                         "by default CSV's own folder")
+    args, command = parse_page_args(ap, argv, prog, "with --table or --from: a paragraph for "
+                                    "the page (with --from: instead of the saved page's)")
     progress = not args.quiet
 
     def settings(robot: str, rules: str, deals: int) -> Settings:
@@ -554,6 +612,17 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                         exploiter=args.exploiter, lr=args.lr or 0.0)
 
     # options of the other mode are refused, not ignored
+    if args.source is not None:
+        def flag(k: str) -> str:
+            return "--" + k.replace("_", "-")
+
+        runs = [flag(k) for k in vars(args)
+                if k not in _FROM_OPTIONS and getattr(args, k) != ap.get_default(k)]
+        if runs:
+            verb = "is not its option" if len(runs) == 1 else "are not its options"
+            fail(f"--from writes the table again from a saved CSV and runs nothing; "
+                 f"{', '.join(runs)} {verb} (it takes "
+                 f"{', '.join(flag(k) for k in _FROM_OPTIONS[1:])})")
     if args.table and (args.robot or args.endgame):
         fail("--table measures the robots that --game names; give --robot or --endgame "
              "without --table (one robot's run)")
@@ -570,6 +639,24 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
              f"{list(endgame_not)[-1]} are not its options")
 
     def body() -> int:
+        if args.source is not None:
+            plot_or_note(args, "plot (best_response.png)")
+            source = Path(args.source)
+            rows = read_table_csv(source)
+            saved = None
+            try:
+                saved = page_source(source.with_suffix(".md").read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                pass
+            if saved is None:
+                print(f"warning: no page {source.with_suffix('.md')} names the command that "
+                      f"measured the rows of {source}: the page names this one",
+                      file=sys.stderr)
+                saved = (command, "")
+            out = Path(args.out) if args.out else source.parent
+            write_table(rows, out, saved[0], args.note or saved[1], plot=not args.no_plot)
+            print(f"wrote {out / 'best_response.md'}")
+            return 0
         if args.table:
             from ..robots import make_robot
 
