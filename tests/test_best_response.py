@@ -346,6 +346,23 @@ def test_the_table_bounds_the_exploitability_at_zero(tmp_path):
     assert bound == {"`pimc`": "0.00", "`table`": "1.14"}
 
 
+def test_a_row_of_one_deal_bounds_nothing(tmp_path):
+    """A one-deal run has no interval (NaN: the arena's bootstrap_ci); bound() gave
+    max(0, NaN) = 0.00, a bound nothing measured, beside the gain's [+nan, +nan].  It is
+    NaN, printed as the arena and the ladder print an interval of one deal."""
+    import math
+
+    from mariash_env.research.best_response import bound, write_table
+
+    one = _table_row("random", 43.3333, float("nan"), float("nan"))
+    assert math.isnan(bound(one)) and bound(_table_row("t", -1.0, -2.0, 0.5)) == 0.0
+    write_table([one], tmp_path, "the command", plot=False)
+    row = next(line for line in (tmp_path / "best_response.md").read_text().splitlines()
+               if line.startswith("| `random`"))
+    assert [c.strip() for c in row.strip("|").split("|")][1:4] == ["+43.33", "[+nan, +nan]",
+                                                                  "nan"]
+
+
 def test_the_committed_page_is_the_committed_csv_rendered():
     """docs/best_response.md is what write_table makes of docs/best_response.csv (its
     command and note as the page gives them): a renderer changed without the page, or

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -373,8 +374,11 @@ def bound(row: dict[str, Any]) -> float:
     """The lower bound on the robot's exploitability that a row's 95% interval supports:
     max(0, its lower end).  The robot gains 0 in its own seat (against itself), so a
     negative gain bounds nothing beyond 0: it says that this exploiter did not beat the
-    robot, not that the robot is less than unexploitable."""
-    return max(0.0, float(row["ci_low"]))
+    robot, not that the robot is less than unexploitable.  NaN where the row has no
+    interval (one deal: :func:`~mariash_env.arena.bootstrap_ci` gives none), as the
+    arena and the ladder print such an interval, not a bound of 0 that nothing measured."""
+    low = float(row["ci_low"])
+    return low if math.isnan(low) else max(0.0, low)
 
 
 def table_page(rows: list[dict[str, Any]], command: str, note: str = "") -> str:
