@@ -361,6 +361,35 @@ def test_readers_refuse_a_data_set_of_another_observation_layout(small, tmp_path
         D.load(old)
 
 
+@pytest.mark.parametrize("game, says", [
+    (..., "has no 'game'"), (None, "'game' is null"), (3, "'game' is a number"),
+    (["voleny"], "'game' is an array")])
+def test_a_manifest_that_names_no_game_is_refused_not_read_as_volenys(small, tmp_path, game,
+                                                                      says):
+    """check_layout read a manifest without 'game' as volený's (game_kind(None)), so its
+    rows passed as volený's and its layout was checked against volený's.  Every version of
+    the tool wrote 'game' (from the first, mariash-dataset-v1, which made data sets of
+    every game), so such a manifest is damaged or not this tool's: every reader, allowed
+    another layout or not, and the check itself refuse it naming the field."""
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(small[0], old)
+    man = json.loads((old / D.MANIFEST).read_text())
+    if game is ...:
+        del man["game"]
+    else:
+        man["game"] = game
+    (old / D.MANIFEST).write_text(json.dumps(man))
+    for read in (D.load, lambda p: D.load(p, allow_other_layout=True), D.read_manifest,
+                 lambda p: D.check_layout(man, p)):
+        with pytest.raises(D.DatasetError, match=f"{says}: expected the name of the data "
+                                                 "set's game .voleny, licitovany, lizany."):
+            read(old)
+    with pytest.raises(D.DatasetError, match=f"{says}.*remove .*old first"):
+        D.generate(old, small[1], progress=False, command="test")
+
+
 def test_the_pytorch_loaders_read_another_layout_when_allowed(small, tmp_path):
     """The PyTorch loaders refuse a data set of another layout version as every reader
     does, and the message says ``allow_other_layout=True`` reads it; they did not take it

@@ -68,7 +68,7 @@ from ..atomic import atomic_open
 from ..cli import ArgumentParser, nonnegative, positive
 from ..extras import install_hint
 from ..games.base import GameKind
-from ..games.registry import game_kind
+from ..games.registry import game_kind, games
 from ..pools import jobs_above_cores
 from ..robots.base import Robot
 from . import PartialRunError, run_command
@@ -615,6 +615,7 @@ def read_manifest(path: str | os.PathLike) -> dict[str, Any]:
     shards = man.get("shards")
     if not isinstance(man.get("digest"), str):
         raise DatasetError(f"{p}: 'digest' = {man.get('digest')!r}, expected a string")
+    _game_of(man, p)
     if not isinstance(shards, list) or not all(
             isinstance(s, dict) and isinstance(s.get("file"), str)
             and Path(s["file"]).name == s["file"]
@@ -624,14 +625,31 @@ def read_manifest(path: str | os.PathLike) -> dict[str, Any]:
     return man
 
 
+def _game_of(man: dict[str, Any], where: str | os.PathLike) -> str:
+    """The name of the game a manifest's rows are of (its ``game``); DatasetError where it
+    names none.  Every version of :func:`write_manifest` wrote it (from the first,
+    ``mariash-dataset-v1``, which played volený, licitovaný and lízaný alike), so a
+    manifest without it is damaged or not this tool's: its rows are not read as volený's."""
+    game = man.get("game")
+    if not isinstance(game, str):
+        has = ("has no 'game'" if "game" not in man else
+               f"'game' is {_JSON_KIND.get(type(game), 'a number')}")
+        raise DatasetError(f"{where} {has}: expected the name of the data set's game "
+                           f"({', '.join(k.name for k in games())}), which every manifest "
+                           "of mariash dataset holds")
+    return game
+
+
 def check_layout(man: dict[str, Any], path: str | os.PathLike) -> None:
     """DatasetError unless the data set's rows were made with this checkout's observation
     layout version (the manifest's ``obs_version`` against its game's ``obs_version``,
     :class:`~mariash_env.games.base.GameKind`): rows of another layout read as this one's
     are wrong features, not an error.  The message names both versions and the command
-    that makes the data set again."""
+    that makes the data set again.  A manifest that names no game is refused too, not
+    taken for volený's (every version of the tool wrote ``game``)."""
+    name = _game_of(man, path)
     try:
-        kind = game_kind(man.get("game"))
+        kind = game_kind(name)
     except ValueError as e:  # a game this checkout does not know
         raise DatasetError(f"{path}: {e}") from None
     got, now = man.get("obs_version"), kind.obs_version
