@@ -156,7 +156,10 @@ def main(argv: list[str] | None = None) -> int:
         if man["game"] not in KINDS:
             raise DatasetError(f"{args.data} is a data set of {man['game']}: behaviour "
                                f"cloning exports robots of {', '.join(KINDS)} only")
-        check_layout(man, args.data)  # the robot is stamped with this checkout's version
+        # the robot is stamped with this checkout's version: the Python readers' remedy
+        # (allow_other_layout) would export a robot fed other features than it learnt on
+        check_layout(man, args.data, as_is="behaviour cloning cannot read it as it is: "
+                     "the robot it exports is fed this checkout's observations")
         data = DecisionDataset(args.data, obs_size=KINDS[man["game"]].obs_size)
     except DatasetError as e:
         fail(e)

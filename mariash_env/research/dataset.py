@@ -488,7 +488,7 @@ def _check_existing(out: Path, settings: dict[str, Any]) -> None:
                            f"differ: {', '.join(f'{k}={old.get(k)!r}' for k in diff)}); "
                            "run its own command to resume it, or use another --out")
     try:  # its shards would be kept beside new ones of this layout: rows of two layouts
-        check_layout(man, out)
+        check_layout(man, out, as_is="")  # reading it as it is resumes nothing
     except DatasetError as e:
         raise DatasetError(f"{e}; to make it again here, remove {out} first, or use another "
                            "--out") from None
@@ -640,13 +640,22 @@ def _game_of(man: dict[str, Any], where: str | os.PathLike) -> str:
     return game
 
 
-def check_layout(man: dict[str, Any], path: str | os.PathLike) -> None:
+READ_AS_IS = ("or, in Python, read its rows as they are, old observations and all, with "
+              "allow_other_layout=True")
+"""How the readers of this module read a data set of another layout (:func:`check_layout`'s
+default ``as_is``)."""
+
+
+def check_layout(man: dict[str, Any], path: str | os.PathLike, *,
+                 as_is: str = READ_AS_IS) -> None:
     """DatasetError unless the data set's rows were made with this checkout's observation
     layout version (the manifest's ``obs_version`` against its game's ``obs_version``,
     :class:`~mariash_env.games.base.GameKind`): rows of another layout read as this one's
     are wrong features, not an error.  The message names both versions and the command
-    that makes the data set again.  A manifest that names no game is refused too, not
-    taken for volený's (every version of the tool wrote ``game``)."""
+    that makes the data set again, and ``as_is``, in parentheses where not empty: what
+    else the caller can do with it (default: the readers' ``allow_other_layout=True``; a
+    command line names its own remedy, or none).  A manifest that names no game is
+    refused too, not taken for volený's (every version of the tool wrote ``game``)."""
     name = _game_of(man, path)
     try:
         kind = game_kind(name)
@@ -658,8 +667,7 @@ def check_layout(man: dict[str, Any], path: str | os.PathLike) -> None:
                 f"was made with observation layout version {got}")
         raise DatasetError(f"{path} {made}; this checkout's is {now} ({kind.name}), whose "
                            f"observations differ: make the data set again with: "
-                           f"{man.get('command')} (or, in Python, read its rows as they are, "
-                           "old observations and all, with allow_other_layout=True)")
+                           f"{man.get('command')}{f' ({as_is})' if as_is else ''}")
 
 
 def shard_files(path: str | os.PathLike, allow_other_layout: bool = False) -> list[Path]:
