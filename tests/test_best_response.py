@@ -474,3 +474,23 @@ def test_the_table_from_a_csv_refuses_the_options_of_a_run(argv, says, tmp_path,
     err = capsys.readouterr().err
     assert e.value.code == 2 and says in err and "runs nothing" in err, err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("game, says", [
+    ("voleny=random", "--out {out}: cannot write"),
+    ("voleny=random,tabel", "unknown robot 'tabel'"),
+])
+def test_the_table_checks_its_robots_and_folder_before_the_first_run(game, says, tmp_path,
+                                                                     capsys):
+    """--table ran (trained against) each robot in turn and wrote its page at the end: a
+    --out that is a file, or a bad robot spec after good ones, failed only after the runs
+    before it (minutes of training each).  Both are one error line before any run."""
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    out = a_file if "cannot" in says else tmp_path / "page"
+    with pytest.raises(SystemExit) as e:
+        main(["--table", "--game", game, "--exploiter", "table", "--deals", "2",
+              "--runs", str(tmp_path / "runs"), "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and says.format(out=out) in err and err.count("\n") == 1, err
+    assert not (tmp_path / "runs").exists() and a_file.read_text() == "x"

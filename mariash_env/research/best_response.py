@@ -57,7 +57,14 @@ import numpy as np
 
 from ..arena import bootstrap_ci, duplicate_match
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, fail, nonnegative, positive
+from ..cli import (
+    ArgumentParser,
+    UnwritableError,
+    check_writable,
+    fail,
+    nonnegative,
+    positive,
+)
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
 from . import parse_page_args, run_command
@@ -668,17 +675,25 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
 
             plan = [parse_game(g) for g in args.game] or [
                 (g, list(r)) for g, r in TABLE_ROBOTS.items()]
-            results = []
+            # every robot and the page's folder checked before the first run, not after
+            # the runs before them (minutes of training each)
+            runs = []
             for game, robots in plan:
                 for robot in robots:
                     slow = make_robot(robot, rules=game).wants_view
-                    s = settings(robot, game, args.slow_deals if slow else args.deals)
-                    print(f"[best-response] {game}: {robot}", file=sys.stderr)
-                    results.append(run_one(s, Path(args.runs) / game / _slug(robot),
-                                           progress=progress))
-            write_table(table_rows(results), Path(args.out or "docs"), command, args.note,
-                        plot=not args.no_plot)
-            print(f"wrote {Path(args.out or 'docs') / 'best_response.md'}")
+                    runs.append(settings(robot, game, args.slow_deals if slow else args.deals))
+            out = Path(args.out or "docs")
+            try:
+                check_writable(out / "best_response.md")
+            except UnwritableError as e:
+                raise BestResponseError(f"--out {out}: {e}") from None
+            results = []
+            for s in runs:
+                print(f"[best-response] {s.rules}: {s.robot}", file=sys.stderr)
+                results.append(run_one(s, Path(args.runs) / s.rules / _slug(s.robot),
+                                       progress=progress))
+            write_table(table_rows(results), out, command, args.note, plot=not args.no_plot)
+            print(f"wrote {out / 'best_response.md'}")
             return 0
         if not args.robot:
             fail("--robot is required (or --table)")
