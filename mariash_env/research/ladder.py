@@ -721,13 +721,13 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                 rec["note"] = args.note
         else:
             roster = parse_games(args.game)
+            for game, specs in roster.items():
+                for spec in specs:
+                    build_robot(spec, {"rules": game})  # a bad spec fails before any match
             anchor = args.anchor or "table"
             for game, specs in roster.items():  # before any match, not after them all
                 anchor_index(None if anchor == "mean" else anchor, game, specs)
             opponents = _split(args.slow_opponents) if args.slow_opponents else None
-            for game, specs in roster.items():
-                for spec in specs:
-                    build_robot(spec, {"rules": game})  # a bad spec fails before any match
             check_backend(args.backend, args.address)
             pairs = plan(roster, args.deals, args.seed, args.batch, args.slow_deals,
                          opponents)
