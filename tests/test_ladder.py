@@ -227,7 +227,8 @@ def test_help_shows_the_defaults(capsys):
         assert e.value.code == 0 and all(w in text for w in wanted), (main, text)
 
 
-def test_the_ladder_is_rebuilt_from_its_record_without_playing(tmp_path, monkeypatch):
+def test_the_ladder_is_rebuilt_from_its_record_without_playing(tmp_path, monkeypatch,
+                                                              capsys):
     """``OUT/ladder_deals.json.gz`` holds what the pages are made of: ``--from`` it writes
     the same ladder.md and ladder.csv (the command that played the matches on both) and
     plays nothing; the record is written again the same."""
@@ -254,6 +255,15 @@ def test_the_ladder_is_rebuilt_from_its_record_without_playing(tmp_path, monkeyp
     assert rec["boot"] == 30 and rec["anchor"] == "table"
     assert [(q["game"], q["a"], q["b"], len(q["diff"])) for q in rec["pairs"]] == [
         ("lizany", "random", "table", 3), ("voleny", "random", "table", 3)]
+    # the options that choose the matches are refused, not ignored (they were, silently)
+    for extra, says in ((["--game", "voleny=random,strong"], "--game is not its option"),
+                        (["--deals", "9", "--seed", "2"], "--deals, --seed are not its "
+                                                          "options")):
+        with pytest.raises(SystemExit) as e:
+            L.main(["--from", str(played / L.DEALS_FILE), "--out", str(tmp_path / "x"),
+                    *extra])
+        assert e.value.code == 2 and says in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
     # a damaged record is refused, naming it
     bad = tmp_path / "bad.json.gz"
     bad.write_bytes(b"not gzip")

@@ -54,7 +54,7 @@ import numpy as np
 
 from ..arena import _split, build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, add_ray_arguments, nonnegative, positive
+from ..cli import ArgumentParser, add_ray_arguments, fail, nonnegative, positive
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
 from ..pools import jobs_above_cores
@@ -666,6 +666,10 @@ def parse_games(options: Sequence[str]) -> dict[str, list[str]]:
     return out
 
 
+# what --from takes: the fit and the pages, not the matches
+_FROM_OPTIONS = ("source", "boot", "anchor", "out", "note", "no_plot", "quiet")
+
+
 def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
     ap = ArgumentParser(prog=prog, description="Rate every robot of every game from duplicate "
                         "matches of every pair (docs/research/ladder.md).")
@@ -700,8 +704,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                          "of each game's robots; with --from: the record's)")
     ap.add_argument("--from", dest="source", default=None, metavar="RECORD",
                     help=f"rebuild the ladder from a saved record (OUT/{DEALS_FILE}) without "
-                         "playing: its pairs, command and note (the options that choose "
-                         "the matches are not used)")
+                         "playing: its pairs, command and note (it takes --boot, --anchor, "
+                         "--out, --note, --no-plot and --quiet; the options that choose "
+                         "the matches are refused)")
     ap.add_argument("--matches", default="runs/ladder",
                     help="folder of each pair's match, saved as it finishes (resume)")
     ap.add_argument("--out", default="runs/ladder",
@@ -709,6 +714,14 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                          "(default runs/ladder; the committed ladder is --out docs)")
     args, command = parse_page_args(ap, argv, prog,
                                     "a paragraph for the page (e.g. what is left out)")
+    if args.source is not None:  # refused, not ignored: the record's pairs are the ladder's
+        playing = ["--" + k.replace("_", "-") for k in vars(args)
+                   if k not in _FROM_OPTIONS and getattr(args, k) != ap.get_default(k)]
+        if playing:
+            fail(f"--from rebuilds the ladder from the record's pairs and plays nothing; "
+                 f"{', '.join(playing)} "
+                 f"{'is not its option' if len(playing) == 1 else 'are not its options'} "
+                 "(it takes --boot, --anchor, --out, --note, --no-plot and --quiet)")
 
     def body() -> int:
         if args.jobs > MAX_JOBS:
