@@ -148,6 +148,11 @@ def test_help_names_where_each_mode_writes(capsys):
     assert "with --table: the folder of best_response.{csv,md,png} (default docs)" in text
     assert "RUNS/endgameTRICKS-SEED/ROBOT" in text and "default RUNS/GAME/ROBOT" in text
     assert "one robot's run without --out" in text
+    # every option says its default, --no-plot what it leaves out (it said nothing)
+    assert all(f"{w} (default {d})" in text for w, d in (
+        ("decks and training seed", 0), ("processes of the matches", 1),
+        ("deals of the measurement of a searching robot", 60)))
+    assert "--no-plot write no chart" in text
 
 def test_the_command_trains_measures_and_resumes(tmp_path, capsys):
     """``mariash best-response`` on lízaný: a short training warm-started from the shipped

@@ -287,6 +287,26 @@ def test_torch_loader_and_behaviour_cloning(small, tmp_path):
 
 
 
+def test_behaviour_clonings_help_says_every_default(capsys):
+    """``python -m training.bc --help`` named no default of --epochs, --batch, --lr,
+    --seed, --threads, --eval-deals or --jobs; a negative --eval-deals is argparse's one
+    line as every count is."""
+    from training import bc
+
+    with pytest.raises(SystemExit):
+        bc.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for flag, default in (("--epochs", "6"), ("--batch", "512"), ("--lr", "1e-3"),
+                          ("--seed", "0"), ("--threads", "2"), ("--eval-deals", "300"),
+                          ("--jobs", "1"), ("--hidden", "512,256")):
+        part = text.split(f"{flag} {flag.lstrip('-').replace('-', '_').upper()} ", 1)[1]
+        assert f"(default {default}" in part.split(" --", 1)[0], (flag, part[:120])
+    with pytest.raises(SystemExit) as e:
+        bc.main(["--data", "x", "--out", "y", "--eval-deals", "-1"])
+    assert e.value.code == 2 and capsys.readouterr().err == (
+        "error: argument --eval-deals: expected an int >= 0, got '-1'\n")
+
+
 def test_behaviour_cloning_refuses_a_data_set_of_another_observation_layout(small, tmp_path,
                                                                            capsys):
     """A data set's manifest names the observation layout version its rows were made with;

@@ -217,7 +217,7 @@ def test_help_shows_the_defaults(capsys):
     from mariash_env.research import dataset
 
     for main, wanted in ((L.main, ["deals per pair (default 200)", "default 20)",
-                                   "(default 0)"]),
+                                   "(default 0)", "--no-plot write no chart"]),
                          (arena.main, ["(default 500)", "(default 1)", "the decks (default 0)",
                                        "default runs/arena/"]),
                          (dataset.main, ["(default table)", "default 0)"])):

@@ -35,7 +35,14 @@ import torch
 import torch.nn.functional as F
 
 from mariash_env.atomic import atomic_open
-from mariash_env.cli import ArgumentParser, UnwritableError, check_writable, fail, positive
+from mariash_env.cli import (
+    ArgumentParser,
+    UnwritableError,
+    check_writable,
+    fail,
+    nonnegative,
+    positive,
+)
 from mariash_env.kinds import KINDS
 from mariash_env.research.dataset import DatasetError, check_layout, read_manifest
 
@@ -133,15 +140,21 @@ def main(argv: list[str] | None = None) -> int:
                         description="Behaviour cloning on a mariash data set.")
     ap.add_argument("--data", required=True, help="a data set directory (mariash dataset)")
     ap.add_argument("--out", required=True, help="directory for bc.onnx, bc.json and eval/")
-    ap.add_argument("--epochs", type=positive(int), default=6)
+    ap.add_argument("--epochs", type=positive(int), default=6,
+                    help="passes over the data set (default 6)")
     ap.add_argument("--hidden", default="512,256", help="hidden layer widths (default 512,256)")
-    ap.add_argument("--batch", type=positive(int), default=512)
-    ap.add_argument("--lr", type=positive(float), default=1e-3)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=positive(int), default=2, help="torch threads")
-    ap.add_argument("--eval-deals", type=int, default=300,
-                    help="deals of the duplicate match bc/table/random (0: none)")
-    ap.add_argument("--jobs", type=positive(int), default=1, help="processes of the match")
+    ap.add_argument("--batch", type=positive(int), default=512,
+                    help="decisions a gradient step (default 512)")
+    ap.add_argument("--lr", type=positive(float), default=1e-3,
+                    help="Adam's learning rate (default 1e-3)")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="the initial weights' and the batches' seed (default 0)")
+    ap.add_argument("--threads", type=positive(int), default=2, help="torch threads (default 2)")
+    ap.add_argument("--eval-deals", type=nonnegative(int), default=300,
+                    help="deals of the duplicate match bc/table/random (default 300; 0: "
+                         "none)")
+    ap.add_argument("--jobs", type=positive(int), default=1,
+                    help="processes of the match (default 1)")
     args = ap.parse_args(argv)
     try:
         hidden = [int(h) for h in args.hidden.split(",")]
@@ -149,8 +162,6 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError
     except ValueError:
         fail(f"invalid --hidden {args.hidden!r}: expected widths >= 1, e.g. 512,256")
-    if args.eval_deals < 0:
-        fail(f"invalid --eval-deals {args.eval_deals}: expected an int >= 0")
     try:
         man = read_manifest(args.data)
         if man["game"] not in KINDS:

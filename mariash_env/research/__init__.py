@@ -48,7 +48,9 @@ def parse_page_args(ap: argparse.ArgumentParser, argv: Sequence[str] | None, pro
     ``--quiet``) added to ``ap``, the parsed arguments and the command line that made the
     page (written on it)."""
     ap.add_argument("--note", default="", help=note)
-    ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--no-plot", action="store_true",
+                    help="write no chart (the .png; without matplotlib it is left out with "
+                         "a note)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     given = sys.argv[1:] if argv is None else argv

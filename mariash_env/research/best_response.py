@@ -580,8 +580,10 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                     help="games stepped together in training (default 256)")
     ap.add_argument("--deals", type=positive(int), default=500,
                     help="duplicate deals of the measurement (default 500)")
-    ap.add_argument("--seed", type=nonnegative(int), default=0, help="decks and training seed")
-    ap.add_argument("--jobs", type=positive(int), default=1, help="processes of the matches")
+    ap.add_argument("--seed", type=nonnegative(int), default=0,
+                    help="decks and training seed (default 0)")
+    ap.add_argument("--jobs", type=positive(int), default=1,
+                    help="processes of the matches (default 1)")
     ap.add_argument("--lr", type=positive(float), default=None,
                     help="the exploiter's learning rate (default 3e-5: a fine-tuning)")
     ap.add_argument("--exploiter", default="", help="measure this robot spec as the exploiter "
@@ -606,7 +608,8 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                          "robot's run of --table, and one robot's run without --out "
                          "(resume)")
     ap.add_argument("--slow-deals", type=positive(int), default=60,
-                    help="with --table: deals of the measurement of a searching robot")
+                    help="with --table: deals of the measurement of a searching robot "
+                         "(default 60)")
     ap.add_argument("--from", dest="source", default=None, metavar="CSV",
                     help="write the table's best_response.{csv,md,png} again from a saved "
                          "best_response.csv without running anything: its rows, with the "
