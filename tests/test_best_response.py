@@ -499,3 +499,21 @@ def test_the_table_checks_its_robots_and_folder_before_the_first_run(game, says,
     err = capsys.readouterr().err
     assert e.value.code == 2 and says.format(out=out) in err and err.count("\n") == 1, err
     assert not (tmp_path / "runs").exists() and a_file.read_text() == "x"
+
+
+@pytest.mark.parametrize("games", [["voleny"], ["voleny", "licitovany", "lizany"]])
+def test_the_charts_title_fits_its_width(games):
+    """The chart's title was one line as wide as three games' panels: a table of one
+    game (5.2 inches) cut it at both ends.  It is wrapped to the figure's width."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from mariash_env.research.best_response import table_figure
+
+    fig = table_figure([{**_table_row("table", 1.66, 1.14, 2.17), "game": g} for g in games])
+    try:
+        fig.canvas.draw()
+        box = fig._suptitle.get_window_extent()
+        assert 0 <= box.x0 and box.x1 <= fig.bbox.x1, (box, fig.bbox)
+    finally:
+        plt.close(fig)

@@ -505,11 +505,21 @@ def write_table(rows: list[dict[str, Any]], out: Path, command: str, note: str =
 
 def plot_table(rows: list[dict[str, Any]], path: Path) -> None:
     """Each robot's gain with its CI, a panel per game (matplotlib: the ``research``
-    extra)."""
+    extra), written to ``path``."""
     plt = pyplot("the best-response plot")
+    fig = table_figure(rows)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
+
+def table_figure(rows: list[dict[str, Any]]) -> Any:
+    """The figure of :func:`plot_table` (a matplotlib Figure, not closed)."""
+    import textwrap
+
+    plt = pyplot("the best-response plot")
     games = list(dict.fromkeys(r["game"] for r in rows))
-    fig, axes = plt.subplots(1, len(games), figsize=(5.2 * len(games), 3.6), squeeze=False)
+    width = 5.2 * len(games)
+    fig, axes = plt.subplots(1, len(games), figsize=(width, 3.6), squeeze=False)
     for ax, game in zip(axes[0], games):
         g = sorted((r for r in rows if r["game"] == game), key=lambda r: r["gain"])
         y = np.arange(len(g))
@@ -526,11 +536,13 @@ def plot_table(rows: list[dict[str, Any]], path: Path) -> None:
         ax.set_xlabel(f"gain over the robot ({g[0]['unit']}/deal)")
         ax.set_title(game_kind(game).title or game)
     axes[0][0].legend(fontsize=7, loc="lower right")
-    fig.suptitle("Approximate best response: what an exploiter gains (max(0, gain) bounds "
-                 "the exploitability from below)", fontsize=10)
+    # wrapped to the figure's width (about 11 characters an inch at this size): one
+    # game's panel is narrower than the line, which was cut at both ends
+    fig.suptitle(textwrap.fill("Approximate best response: what an exploiter gains (max(0, "
+                               "gain) bounds the exploitability from below)",
+                               int(11 * width)), fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def parse_game(text: str) -> tuple[str, list[str]]:
