@@ -258,6 +258,27 @@ def test_command_line_errors(tmp_path, capsys):
     with pytest.raises(SystemExit):  # through the console script's subcommand
         mariash(["dataset", "--deals", "0", "--out", str(tmp_path / "x")])
     assert "--deals" in capsys.readouterr().err
+    # each named by its option, not by make_settings' keyword ('invalid shard_deals=20000',
+    # "invalid robots ['', '']: expected a list of robot specs (e.g. ['table'] ...)")
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for argv, says in (
+            (["--deals", "10000001"], "invalid --deals 10000001: expected 1..10000000"),
+            (["--deals", "2", "--shard-deals", "20000"],
+             "invalid --shard-deals 20000: expected 1..10000 (a shard's rows"),
+            (["--deals", "2", "--jobs", "300"], "invalid --jobs 300: expected 1..256"),
+            (["--deals", "2", "--robots", ","], "invalid --robots ',': expected "
+                                                "comma-separated robot specs"),
+            (["--deals", "2", "--robots", "table,,random"], "invalid --robots 'table,,random'"),
+            (["--deals", "2", "--out", str(a_file)], f"--out {a_file} is a file: expected "
+                                                     "the directory")):
+        out = [] if "--out" in argv else ["--out", str(tmp_path / "y")]
+        with pytest.raises(SystemExit) as e:
+            D.main([*argv, *out, "--quiet"])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.startswith(f"error: {says}"), err
+        assert err.count("\n") == 1
+    assert not (tmp_path / "y").exists() and a_file.read_text() == "x"
 
 
 def test_torch_loader_and_behaviour_cloning(small, tmp_path):

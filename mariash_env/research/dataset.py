@@ -803,7 +803,22 @@ def main(argv: list[str] | None = None, prog: str = "mariash dataset") -> int:
     args = ap.parse_args(argv)
 
     def body() -> int:
+        # the command line's bounds named by its options (make_settings and generate
+        # name their keywords: 'invalid shard_deals=20000')
+        for flag, value, most, why in (
+                ("--deals", args.deals, MAX_DEALS, ""),
+                ("--shard-deals", args.shard_deals, MAX_SHARD_DEALS,
+                 " (a shard's rows are built in memory)"),
+                ("--jobs", args.jobs, MAX_JOBS, "")):
+            if value > most:
+                raise DatasetError(f"invalid {flag} {value}: expected 1..{most}{why}")
         specs = _split(args.robots)
+        if not all(s.strip() for s in specs):
+            raise DatasetError(f"invalid --robots {args.robots!r}: expected comma-separated "
+                               "robot specs, e.g. table or pimc(worlds=8),table")
+        if Path(args.out).exists() and not Path(args.out).is_dir():
+            raise DatasetError(f"--out {args.out} is a file: expected the directory of the "
+                               "shards and manifest.json")
         settings = make_settings(specs, args.deals, args.seed,
                                  parse_rule_options(args.rules, args.rule), args.shard_deals)
         for spec in settings["robots"]:
