@@ -246,7 +246,11 @@ def test_bad_settings_are_one_error_line_and_leave_no_folder(tmp_path, capsys):
                         (["--exploiter", "bogus"], "unknown robot 'bogus'"),
                         (["--endgame", "2", "--init", str(trunc)], "is truncated"),
                         (["--endgame", "5"], "invalid --endgame 5: expected 1..4 tricks"),
-                        (["--endgame", "2", "--robot", "strong"], "searches the game view")]:
+                        (["--endgame", "2", "--robot", "strong"], "searches the game view"),
+                        # a missing .onnx: 'cannot write the file: no shipped model ...'
+                        (["--init", str(tmp_path / "nope.onnx")],
+                         f"--init {tmp_path / 'nope.onnx'}: no such file"),
+                        (["--init", "nope.onnx"], "--init nope.onnx: no such file")]:
         with pytest.raises(SystemExit) as e:
             # no --quiet: a match started would show its bar
             main([*(endgame if "--endgame" in extra else base), *extra])
@@ -255,6 +259,20 @@ def test_bad_settings_are_one_error_line_and_leave_no_folder(tmp_path, capsys):
         assert len(err.splitlines()) == 1 and not out.exists(), err
     assert main([*base, "--exploiter", "table", "--quiet"]) == 0  # not refused
     assert json.loads((out / "settings.json").read_text())["seats"] == 1
+
+
+def test_a_missing_warm_start_is_not_taken_for_a_shipped_model_of_its_name(tmp_path):
+    """--init of a missing file whose name a shipped model has (runs/x/robot.onnx
+    mistyped) warm-started from the shipped robot.onnx without a word; only a bare name
+    or models/NAME names a shipped model."""
+    from mariash_env.shipped import shipped_model
+    from training.best_response import init_model
+
+    with pytest.raises(ValueError, match="no such file"):
+        init_model("voleny", str(tmp_path / "robot.onnx"))
+    assert init_model("voleny", "robot.onnx") == shipped_model("robot.onnx")
+    assert init_model("voleny", "models/robot.onnx").resolve() == \
+        shipped_model("robot.onnx").resolve()
 
 
 def _fake_endgame_check(monkeypatch, exact_mean: float = 0.2) -> dict:

@@ -24,7 +24,7 @@ from mariash_env.atomic import atomic_open
 from mariash_env.games.registry import game_kind
 from mariash_env.robots import make_robot
 from mariash_env.robots.onnx_robot import OnnxRobot
-from mariash_env.shipped import shipped_model
+from mariash_env.shipped import ShippedModelError, shipped_model
 
 from .checkpoint import CheckpointError
 from .config import Config
@@ -59,11 +59,17 @@ def init_model(game: str, init: str) -> Path | None:
                              "PATH or --init none")
         init = net.partition(":")[2]
     path = Path(init)
-    if not path.is_file() and path.suffix == ".onnx":
-        path = shipped_model(path.name)
+    # a shipped model by its name or as models/NAME (the games' net, from any folder);
+    # not any missing path's file name: runs/x/robot.onnx mistyped was the shipped robot
+    if not path.is_file() and path.suffix == ".onnx" and path.parent in (
+            Path("."), Path("models")):
+        try:
+            path = shipped_model(path.name)
+        except ShippedModelError:  # a FileNotFoundError: "cannot write the file: ..."
+            pass
     if not path.is_file():
-        raise ValueError(f"--init {init}: no such file (expected an exported robot .onnx or a "
-                         "training checkpoint)")
+        raise ValueError(f"--init {init}: no such file (expected an exported robot .onnx, a "
+                         "shipped one by name such as robot.onnx, or a training checkpoint)")
     return path
 
 
