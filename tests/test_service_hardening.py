@@ -214,3 +214,17 @@ def test_fuzz_batches_find_no_5xx_for_any_game_and_robot():
             assert not any(k.startswith("5") for k in res["by_status"])
     res = fuzz_service.run_isolated("table", "voleny", 20, seed=4, seconds=60)
     assert res["failures"] == [] and res["requests"] > 20, res
+
+
+# --- HTTP as a client reads it (front-end audit svc79) ----------------------------------
+@pytest.mark.parametrize("method,path,allow", [
+    ("GET", "/act", "POST"), ("PUT", "/act", "POST"), ("OPTIONS", "/act", "POST"),
+    ("DELETE", "/info", "GET, HEAD"), ("POST", "/info", "GET, HEAD"),
+])
+def test_a_405_names_the_methods_allowed(voleny, method, path, allow):
+    """RFC 9110 §15.5.6: a 405 carries ``Allow``; the error names the method to use (it had
+    neither: 'method GET is not allowed on /act')."""
+    r = voleny.request(method, path)
+    assert r.status_code == 405
+    assert r.headers.get("allow") == allow
+    assert r.json()["error"] == f"method {method} is not allowed on {path}: use {allow}"

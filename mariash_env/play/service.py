@@ -53,6 +53,7 @@ body over ``max_body`` bytes (default 1 MiB) is refused with 413 unread, JSON ne
 deeper than ``MAX_DEPTH`` gets a 400, a number that is not finite in float32, an
 observation or mask of another size, or a mask with no legal action gets a 422, and a
 record for another game than the one served (its ``rules``) gets a 422 naming both games.
+A method a route does not take gets a 405 with ``Allow`` (``GET /act``: use POST).
 A robot that reads the observation's blocks (the table robots) refuses a position no seat
 can have with a 422; a network robot cannot tell one and answers within the mask.
 """
@@ -330,8 +331,14 @@ def create_service_app(spec: str, rules: str = "voleny",
                              "or GET /info"}, status_code=404)
 
     async def bad_method(request: Request, exc: Exception) -> JSONResponse:
+        # RFC 9110 §15.5.6: a 405 names the methods the route takes (Starlette's Allow
+        # header, from a set: sorted here so that it reads the same every time)
+        allow = ", ".join(sorted(m.strip() for m in (getattr(exc, "headers", None) or {})
+                                 .get("Allow", "").split(",") if m.strip()))
+        use = f": use {allow}" if allow else ""
         return ErrorSafeJSON({"error": f"method {request.method} is not allowed on "
-                             f"{request.url.path}"}, status_code=405)
+                             f"{request.url.path}{use}"}, status_code=405,
+                             headers={"Allow": allow})
 
     return Starlette(routes=[Route("/info", info), Route("/act", act, methods=["POST"])],
                      exception_handlers={404: not_found, 405: bad_method})
