@@ -228,3 +228,33 @@ def test_a_405_names_the_methods_allowed(voleny, method, path, allow):
     assert r.status_code == 405
     assert r.headers.get("allow") == allow
     assert r.json()["error"] == f"method {method} is not allowed on {path}: use {allow}"
+
+
+@pytest.mark.parametrize("headers", [
+    {"content-type": "application/xml"}, {"content-type": "multipart/form-data; boundary=x"},
+    {"content-type": "image/png"}, {"content-type": "text/html"},
+    {"content-encoding": "gzip"}, {"content-type": "application/json", "content-encoding": "br"},
+])
+def test_a_body_declared_as_something_else_than_json_gets_415(voleny, headers):
+    """A body labelled as another media type (or compressed) is refused with 415 naming
+    the header and what is read, before anything is parsed: a README record labelled
+    image/png or multipart/form-data was answered 200 as JSON, and a gzipped one got a
+    400 'not JSON (utf-8 codec...)'."""
+    body = json.dumps({"record": README}).encode()
+    r = voleny.post("/act", content=body, headers=headers)
+    assert r.status_code == 415, r.text
+    name = "Content-Encoding" if "content-encoding" in headers else "Content-Type"
+    assert r.json()["error"].startswith(name) and "application/json" in r.json()["error"]
+
+
+@pytest.mark.parametrize("ctype", [
+    None, "application/json", "application/json; charset=utf-8", "text/plain;charset=UTF-8",
+    "application/x-www-form-urlencoded", "application/vnd.mariash+json", "APPLICATION/JSON",
+])
+def test_json_bodies_are_read_as_clients_label_them(voleny, ctype):
+    """What clients send by default is read as JSON: no type (httpx, requests' ``data=``),
+    application/json (curl --json), text/plain (a browser's fetch of a string),
+    application/x-www-form-urlencoded (curl -d, Python's urllib: the docs' examples)."""
+    headers = {} if ctype is None else {"content-type": ctype}
+    r = voleny.post("/act", content=json.dumps({"record": README}).encode(), headers=headers)
+    assert r.status_code == 200, r.text

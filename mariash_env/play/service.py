@@ -54,6 +54,7 @@ deeper than ``MAX_DEPTH`` gets a 400, a number that is not finite in float32, an
 observation or mask of another size, or a mask with no legal action gets a 422, and a
 record for another game than the one served (its ``rules``) gets a 422 naming both games.
 A method a route does not take gets a 405 with ``Allow`` (``GET /act``: use POST).
+A body labelled as another media type than JSON's (:func:`check_media`), or compressed, gets a 415.
 A robot that reads the observation's blocks (the table robots) refuses a position no seat
 can have with a 422; a network robot cannot tell one and answers within the mask.
 """
@@ -86,6 +87,8 @@ FIELDS = ("observation", "action_mask")
 MAX_BODY = 1 << 20  # bytes: a full record or 1016 floats as JSON text is ~30 KB
 MAX_DEPTH = 32  # JSON nesting: a seat record is 4 deep
 F32_MAX = float(np.finfo(np.float32).max)  # an observation is float32: larger is inf
+# The Content-Types a body is read as JSON under (check_media; also none and */*+json)
+BODY_TYPES = ("application/json", "text/plain", "application/x-www-form-urlencoded")
 
 
 class RequestError(ValueError):
@@ -103,6 +106,24 @@ class ErrorSafeJSON(JSONResponse):
     def render(self, content: Any) -> bytes:
         return json.dumps(content, ensure_ascii=True, allow_nan=False,
                           separators=(",", ":")).encode("ascii")
+
+
+def check_media(headers: Any) -> None:
+    """RequestError 415 for a body declared as something the service does not read: a
+    ``Content-Type`` other than JSON's, or a ``Content-Encoding`` (compressed).  What
+    clients send a JSON text as by default is read: no type (httpx, requests' ``data=``),
+    ``application/json`` and ``*/*+json``, ``text/plain`` (a browser's ``fetch`` of a
+    string) and ``application/x-www-form-urlencoded`` (``curl -d``, Python's urllib)."""
+    ctype = headers.get("content-type")
+    media = (ctype or "").split(";", 1)[0].strip().lower()
+    if media and media not in BODY_TYPES and not media.endswith("+json"):
+        raise RequestError(f"Content-Type {ctype[:60]!r} is not read here: expected "
+                           "application/json (text/plain and curl -d's "
+                           "application/x-www-form-urlencoded are read as JSON too)", 415)
+    coding = headers.get("content-encoding")
+    if coding is not None and coding.strip().lower() not in ("", "identity"):
+        raise RequestError(f"Content-Encoding {coding[:40]!r} is not read here: expected "
+                           "the application/json body uncompressed", 415)
 
 
 async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
@@ -298,6 +319,7 @@ def create_service_app(spec: str, rules: str = "voleny",
 
     async def act(request: Request) -> JSONResponse:
         try:
+            check_media(request.headers)
             data = parse_json(await read_body(request, max_body))
             if isinstance(data, dict) and "record" in data and not records:
                 game = record_game(data["record"])  # None: no seat record at all
