@@ -258,3 +258,25 @@ def test_json_bodies_are_read_as_clients_label_them(voleny, ctype):
     headers = {} if ctype is None else {"content-type": ctype}
     r = voleny.post("/act", content=json.dumps({"record": README}).encode(), headers=headers)
     assert r.status_code == 200, r.text
+
+
+def test_a_record_naming_no_game_or_an_unknown_one_is_told_so(voleny, licit):
+    """The rules mismatch says what the record named: a game that does not exist was 'the
+    record is for bridge, this service plays voleny' (as if bridge were a game), and a
+    licitovaný record without its ``rules`` got 'the record is for voleny' with no word
+    that the record names no game nor how to name licitovaný."""
+    for client in (voleny, licit):
+        r = client.post("/act", json={"record": {**README, "rules": {"rules": "bridge"}}})
+        assert r.status_code == 422
+        assert r.json()["error"] == ("record: field 'rules': 'rules' = 'bridge' names no game: "
+                                     "expected one of voleny, licitovany, lizany")
+    r = licit.post("/act", json={"record": README})
+    assert r.status_code == 422
+    assert r.json()["error"] == (
+        "record: field 'rules': the record is for voleny, this service plays licitovany "
+        "(a record whose 'rules' name no game is volený's: send \"rules\": "
+        "{\"rules\": \"licitovany\"})")
+    # a record naming its game gets no such advice
+    r = licit.post("/act", json={"record": {**README, "rules": {"rules": "voleny"}}})
+    assert r.json()["error"] == ("record: field 'rules': the record is for voleny, this "
+                                 "service plays licitovany")

@@ -191,7 +191,20 @@ def record_game(record: Any) -> str | None:
     if not isinstance(game, str):
         raise RequestError(f"record: field 'rules': 'rules' = {game!r}: expected a game name",
                            422)
+    names = [k.name for k in games()]
+    if game not in names:
+        raise RequestError(f"record: field 'rules': 'rules' = {_quote(game)} names no game: "
+                           f"expected one of {', '.join(names)}", 422)
     return game
+
+
+def mismatch(record: dict[str, Any], game: str, served: str) -> str:
+    """The words of a record of ``game`` sent to a service of ``served``; a record whose
+    ``rules`` name no game (volený's by default) is told how to name the served one."""
+    named = isinstance(record.get("rules"), dict) and "rules" in record["rules"]
+    how = "" if named else (f" (a record whose 'rules' name no game is volený's: send "
+                            f"\"rules\": {{\"rules\": \"{served}\"}})")
+    return f"the record is for {game}, this service plays {served}{how}"
 
 
 def load_robot(spec: str, rules: str = "voleny") -> Robot:
@@ -305,8 +318,8 @@ def create_service_app(spec: str, rules: str = "voleny",
         """The robot's action on the seat's view rebuilt from ``record`` (and the mask)."""
         game = record_game(record)
         if game is not None and game != kind.name:  # before anything compiled reads it
-            raise RequestError(f"record: field 'rules': the record is for {game}, this "
-                               f"service plays {kind.name}", 422)
+            raise RequestError(f"record: field 'rules': {mismatch(record, game, kind.name)}",
+                               422)
         seed = zlib.crc32(json.dumps(record, sort_keys=True).encode())
         try:
             view = seat_view(record, rng=seed)
