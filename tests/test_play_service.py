@@ -344,6 +344,28 @@ def test_docs_record_examples_are_answered():
         assert r.json() == said
 
 
+def test_docs_page_serves_every_game_and_its_lizany_example_is_answered():
+    """The service page shows ``--rules NAME`` for every game the service serves
+    (``games("service")``: it had no word of lízaný), and its lízaný example (the first
+    observation of ``env(rules="lizany")`` after ``reset(seed=1)``) is answered as it says."""
+    from mariash_env.games.registry import games
+
+    text = (ROOT / "docs" / "service.md").read_text(encoding="utf-8")
+    for kind in games("service")[1:]:  # the first, volený, is the default
+        assert f"mariash serve-robot strong --rules {kind.name}" in text, kind.name
+    block = text[text.index("mariash serve-robot strong --rules lizany\npython"):]
+    said = json.loads(block[block.index("# {") + 2:].splitlines()[0])
+    e = mariash_env.env(rules="lizany")
+    e.reset(seed=1)
+    o = e.observe(e.agent_selection)
+    body = {k: o[k].tolist() for k in ("observation", "action_mask")}
+    client = TestClient(create_service_app(said["robot"], "lizany"))
+    assert client.post("/act", json=body).json() == said
+    info = client.get("/info").json()
+    assert (info["accepts"], info["record_format"], info["players"]) == (["observation"],
+                                                                         None, [2])
+
+
 def test_licitovany_service_answers_observations_of_its_game():
     """``serve-robot --rules licitovany``: the game's sizes in /info, its labels in the
     answer, the table robot's own choice; a volený record is refused by name (licitovaný's
