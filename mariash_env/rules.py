@@ -215,11 +215,12 @@ def make_rules(**options: Any) -> Rules:
             f"{game.title} is played by {' or '.join(map(str, game.players))} players (the "
             "four-player table, RULES.md §11.3, is a volený variant)"
         )
-    foreign = sorted(set(options) - set(game.options))
+    foreign = game.foreign_options(options)  # a fixed one (licitovaný's players=3) is taken
     if foreign:
+        fixed = "".join(f" and {k}={v!r}" for k, v in game.fixed_options)
         raise RulesError(
             f"rule option(s) {foreign} are volený options that do not apply to "
-            f"rules={game.name!r} ({game.title}); its options are {list(game.options)}"
+            f"rules={game.name!r} ({game.title}); its options are {list(game.options)}{fixed}"
         )
     options = {**dict(game.rule_defaults), **options}
     deals = options.get("deals", DEALS_PER_PARTIE[options.get("players", 3)])

@@ -75,6 +75,26 @@ def test_rule_options_and_foreign_labels_are_refused():
     assert np.array_equal(g.st, before)
 
 
+def test_licitovany_takes_players_at_its_own_three_seats():
+    """Licitovaný is played by three (LICITOVANY.md §1): ``players=3`` is taken as lízaný
+    takes ``players=2``, so code written for every game (an OpenSpiel parameter set, a seat
+    record's ``rules``, ``env(players=...)``) may pass it; it was refused as 'a volený
+    option that does not apply'.  Any other value keeps its error."""
+    base = make_rules(rules="licitovany")
+    assert make_rules(rules="licitovany", players=3) == base
+    assert make_rules(rules="licitovany", players=np.int64(3)) == base
+    assert make_rules(rules="licitovany", players=3).to_dict() == base.to_dict()
+    e = mariash_env.env(rules="licitovany", players=3)
+    e.reset(seed=1)
+    assert len(e.possible_agents) == 3
+    with pytest.raises(RulesError, match="players=4 and rules='licitovany' conflict"):
+        make_rules(rules="licitovany", players=4)
+    with pytest.raises(RulesError, match="'players'"):
+        make_rules(rules="licitovany", players=True)
+    with pytest.raises(RulesError, match=r"\['killed_seven'\] are volený options"):
+        make_rules(rules="licitovany", players=3, killed_seven=2)
+
+
 def test_records_replay_through_the_cli(tmp_path):
     e = mariash_env.env(rules="licitovany", deals=4)
     e.reset(seed=11)

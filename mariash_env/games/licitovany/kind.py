@@ -16,6 +16,8 @@ KIND = GameKind(
     LO.observe_licit, "desetník", LO.LOBS_PHASES,
     front_ends=frozenset(FRONT_ENDS),
     options=LICIT_OPTIONS, rule_defaults=tuple(LICIT_DEFAULTS.items()),
+    # played by three (LICITOVANY.md §1): players=3 taken, as lízaný takes players=2
+    fixed_options=(("players", 3),),
     table_robot="mariash_env.games.licitovany.table_robot:LicitTableRobot",
     table_playout="mariash_env.robots.table_playout:play_out_licit",
     render="mariash_env.games.licitovany.render:TEXT",
