@@ -86,6 +86,43 @@ def test_licitovany_game_info_is_its_own():
         load_game(rules="licitovany", killed_seven=3)
 
 
+@pytest.mark.parametrize("params,string", [
+    (LICIT, "mariash(deals=1,marriage_order=any,max_flek=5,payment_cap=500,players=3,"
+            "rules=licitovany,shuffle=partie)"),
+    ({**LICIT, "deals": 3, "max_flek": -1, "payment_cap": 0, "players": 3},
+     "mariash(deals=3,marriage_order=any,max_flek=-1,payment_cap=0,players=3,"
+     "rules=licitovany,shuffle=partie)"),
+    ({}, "mariash(deals=1,hundred_counting=first_played,killed_seven=2,marriage_order=any,"
+         "max_flek=4,open_contracts=False,payment_cap=0,players=3,rules=voleny,"
+         "shuffle=partie,tariff=home)"),
+    ({"players": 4}, "mariash(deals=16,hundred_counting=first_played,killed_seven=2,"
+                     "marriage_order=any,max_flek=4,open_contracts=False,payment_cap=0,"
+                     "players=4,rules=voleny,shuffle=partie,tariff=home)"),
+    ({"rules": "lizany"}, "mariash(deals=1,players=2,rules=lizany)"),
+])
+def test_every_game_string_names_only_what_applies_and_round_trips(params, string):
+    """A game's string (what serialisation and pickling store) names the rules as played
+    and only the options the game takes: licitovaný's showed volený's defaults
+    (``hundred_counting``, ``killed_seven``, ``open_contracts``, ``tariff``) and the
+    sentinel ``players=-1``.  ``load_game(str(game))`` is the same game, and so is a string
+    of earlier versions, sentinels and volený defaults included."""
+    game = pyspiel.load_game("mariash", params)
+    assert str(game) == string
+    again = pyspiel.load_game(str(game))
+    assert str(again) == string and again.get_parameters() == game.get_parameters()
+    assert again.num_players() == game.num_players()
+    assert (again.min_utility(), again.max_utility()) == (game.min_utility(),
+                                                          game.max_utility())
+    state = game.new_initial_state()
+    g2, s2 = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert str(g2) == string and str(s2) == str(state)
+    if params.get("rules") == "licitovany":
+        old = ("mariash(deals=1,hundred_counting=first_played,killed_seven=2,marriage_order="
+               "any,max_flek=5,open_contracts=False,payment_cap=500,players=-1,"
+               "rules=licitovany,shuffle=partie,tariff=home)")
+        assert pyspiel.load_game(old).ctx.rules == load_game(rules="licitovany").ctx.rules
+
+
 def test_licitovany_plays_and_settles_as_game():
     """The chance draws deal Game's deck (dealer 0), a cut is Game's cut (LICITOVANY.md §2),
     every decision has Game's legal actions and labels, the observation is Game's, the

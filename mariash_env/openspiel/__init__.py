@@ -29,7 +29,8 @@ be None and OpenSpiel fills in every default, hence the sentinels:
   ``-1`` (default) the game's default (volený none, licitovaný 500).
 
 The game's parameters (its string, what serialisation stores) are the rules as played,
-defaults filled in; :func:`game_params` gives them for a :class:`~mariash_env.rules.Rules`.
+defaults filled in, only the options the game takes (licitovaný: none of volený's, and
+``players=3``); :func:`game_params` gives them for a :class:`~mariash_env.rules.Rules`.
 
 The package, split by what it holds:
 

@@ -198,10 +198,11 @@ class MariashGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=max_game_length(self.rules),
         )
-        # The parameters as played (the game's defaults filled in): its string and
-        # serialisation name the rules exactly.
+        # The parameters as played (the game's defaults filled in), only those the game
+        # takes: its string and serialisation name the rules exactly, and licitovaný's
+        # none of volený's options nor a sentinel.
         super().__init__(CORE_TYPE_ONE_DEAL if self.rules.deals == 1 else CORE_TYPE, info,
-                         {**_DEFAULTS, **game_params(self.rules)})
+                         game_params(self.rules))
         self.ctx = _Context(self.rules)
 
     def new_initial_state(self) -> MariashState:

@@ -85,17 +85,19 @@ _OWN_OPTIONS = ("tariff", "killed_seven", "hundred_counting", "open_contracts", 
 
 
 def game_params(rules: Rules) -> dict[str, Any]:
-    """OpenSpiel parameters of ``rules`` (the inverse of :func:`rules_from_params`); for
-    licitovaný only the options that apply to it."""
+    """OpenSpiel parameters of ``rules`` (the inverse of :func:`rules_from_params`): the
+    rules as played, the game's defaults filled in, naming only the options the game takes
+    (licitovaný: none of volený's own, and ``players`` 3, its seats); the game's string."""
     out = {
         "rules": rules.rules, "deals": rules.deals,
         "max_flek": -1 if rules.max_flek is None else rules.max_flek,
         "payment_cap": 0 if rules.payment_cap is None else rules.payment_cap,
         "marriage_order": rules.marriage_order, "shuffle": rules.shuffle,
     }
-    # volený's own options (licitovaný has none of them)
-    accepted = game_kind(rules, front_end="openspiel").options
-    out.update({k: getattr(rules, k) for k in _OWN_OPTIONS if k in accepted})
+    # volený's own options (licitovaný has none of them, and plays at its fixed players=3)
+    kind = game_kind(rules, front_end="openspiel")
+    taken = set(kind.options) | {k for k, _ in kind.fixed_options}
+    out.update({k: getattr(rules, k) for k in _OWN_OPTIONS if k in taken})
     return out
 
 
