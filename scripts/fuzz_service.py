@@ -9,11 +9,13 @@ answers records only, a 4xx asking for the record), the README's record with ano
 rules (a 4xx naming both games), and malformed bodies (fields of random JSON, non-finite
 and float32-overflowing numbers, huge integers, wrong sizes and types, masks with no
 legal action, observations no seat sees, records cut or shuffled, invalid UTF-8, lone
-surrogates, truncated JSON, deep nesting, bodies over the size limit, chunked or not;
+surrogates, truncated JSON, deep nesting, bodies over the size limit, chunked or not,
+bodies labelled as another media type or compressed, a record naming no known game;
 each must get a 4xx JSON error, or a 200 where the mutation left a valid request).  A
-5xx, a response that is not JSON or an exception is a failure.  Each batch runs in a
-subprocess, so a crash of compiled code (the heap corruption of item 1) counts as a
-failure.  Prints the requests, the answers by status and the failures; exits 1 on any.
+5xx, a response that is not JSON, a 405 without ``Allow`` or an exception is a failure.
+Each batch runs in a subprocess, so a crash of compiled code (the heap corruption of item
+1) counts as a failure.  Prints the requests, the answers by status and the failures;
+exits 1 on any.
 """
 
 from __future__ import annotations
@@ -198,7 +200,16 @@ def bodies(rng: random.Random, game: str, pos: list[dict], recs: list[dict],
         ("over_limit_chunked", "bad", post(iter([b" " * 65536] * 17))),
         ("lying_length", "bad", post(b"{}", headers={"content-length": "9" * 30})),
         ("bad_length", "bad", post(b"{}", headers={"content-length": "-1"})),
+        ("content_type_xml", "bad", post(_dumps(pos[0]), headers={"content-type": "text/xml"})),
+        ("content_type_multipart", "bad", post(_dumps({"record": README_RECORD}), headers={
+            "content-type": "multipart/form-data; boundary=x"})),
+        ("content_encoding", "bad", post(_dumps(pos[0]), headers={"content-encoding": "gzip"})),
+        ("content_type_form", "any", post(_dumps(pos[0]), headers={
+            "content-type": "application/x-www-form-urlencoded"})),
+        ("unknown_game", "bad", post(_dumps({"record": {**README_RECORD,
+                                                        "rules": {"rules": "bridge"}}}))),
         ("get_act", "bad", {"method": "GET", "url": "/act"}),
+        ("options_act", "bad", {"method": "OPTIONS", "url": "/act"}),
         ("post_info", "bad", {"method": "POST", "url": "/info", "content": b"{}"}),
         ("nowhere", "bad", {"method": "GET", "url": "/nowhere"}),
         ("info", "ok", {"method": "GET", "url": "/info"}),
@@ -296,6 +307,8 @@ def run_batch(spec: str, game: str, count: int, seed: int = 0,
             why = f"expected a 4xx, got {status}: {data}"
         elif status >= 400 and not isinstance(data.get("error"), str):
             why = f"{status} without an error message: {data}"
+        elif status == 405 and not resp.headers.get("allow"):
+            why = f"405 without an Allow header: {data}"
         elif expect == "mismatch" and "is for" not in data["error"]:
             why = f"the rules mismatch is not named: {data['error']}"
         elif expect == "records" and "send {'record'" not in data["error"]:
