@@ -280,3 +280,20 @@ def test_a_record_naming_no_game_or_an_unknown_one_is_told_so(voleny, licit):
     r = licit.post("/act", json={"record": {**README, "rules": {"rules": "voleny"}}})
     assert r.json()["error"] == ("record: field 'rules': the record is for voleny, this "
                                  "service plays licitovany")
+
+
+@pytest.mark.parametrize("field,value,expected", [
+    ("scores", [0] * 100_000, "expected 3 ints summing to 0"),
+    ("hand", ["7h"] * 10_000, "expected the seat's 12 cards as dealt"),
+    ("open_hand", ["7h"] * 1000, "names a card twice"),
+])
+def test_an_error_quotes_a_long_value_cut_not_whole(voleny, field, value, expected):
+    """An error quoting the request's value is cut in the middle, keeping the field and
+    what is expected: 'scores' of 100,000 zeros (a 300 KB body) got a 300 KB error, the
+    list echoed whole."""
+    r = voleny.post("/act", json={"record": {**README, field: value}})
+    assert r.status_code == 422
+    error = r.json()["error"]
+    assert len(r.content) < 1200, len(r.content)
+    assert error.startswith(f"record: field '{field}': ") and expected in error
+    assert " ... " in error

@@ -91,11 +91,25 @@ F32_MAX = float(np.finfo(np.float32).max)  # an observation is float32: larger i
 BODY_TYPES = ("application/json", "text/plain", "application/x-www-form-urlencoded")
 
 
+MAX_ERROR = 600  # characters of an error message: one quoting a long value is cut
+
+
+def clip(message: str, limit: int = MAX_ERROR) -> str:
+    """``message`` cut in the middle to ``limit`` characters or so: an error that quotes a
+    value of the request (a seat record's 100,000 scores) keeps its field at the start
+    and what was expected at the end, without echoing the value whole."""
+    if len(message) <= limit:
+        return message
+    head = limit * 2 // 3
+    return f"{message[:head]} ... {message[-(limit - head):]}"
+
+
 class RequestError(ValueError):
-    """A request the service refuses; ``status`` is the HTTP status of the answer."""
+    """A request the service refuses; ``status`` is the HTTP status of the answer (the
+    message :func:`clip`-ped)."""
 
     def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
+        super().__init__(clip(message))
         self.status = status
 
 
