@@ -188,7 +188,21 @@ class SeatRecords(NamedTuple):
 def seat_view(record: Any, rng: np.random.Generator | int | None = None) -> SeatView:
     """The :class:`SeatView` of the record's seat (module docstring; the game's own module
     says how); SeatRecordError naming what is wrong."""
-    return record_kind(record).load("seat_records").view(record, rng)
+    view = record_kind(record).load("seat_records").view(record, rng)
+    marriages_played(record)
+    return view
+
+
+def marriages_played(record: dict[str, Any]) -> None:
+    """SeatRecordError unless every item of ``marriages`` names a play of ``actions``
+    (the replay checked that every play announcing a marriage is listed, and the items'
+    form; a record checked by the replay, in the record's numbering of seats or players)."""
+    plays = {(int(who), card_index(label[5:])) for who, label in record["actions"]
+             if label.startswith("play:")}
+    for m in record.get("marriages", []):
+        if (int(m[0]), card_index(m[1])) not in plays:
+            raise SeatRecordError(f"{m!r} names no play of 'actions': a marriage is "
+                                  "announced by a play of its king or queen", "marriages")
 
 
 def seat_record_of(game: Game, seat: int | None = None) -> dict[str, Any]:

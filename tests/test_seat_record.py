@@ -350,6 +350,36 @@ def test_marriages_must_match_the_seats_cards():
     assert e.value.field == "actions"
 
 
+def test_a_marriage_must_name_a_play_of_the_record():
+    """``marriages`` lists plays of ``actions`` that announced a marriage (volený §7): one
+    naming a play the record does not hold (a card nobody played, or another seat's play)
+    is refused, in both games and at four; it was ignored and the record answered."""
+    from scripts.fuzz_service import README_RECORD
+
+    with pytest.raises(SeatRecordError, match=re.escape(
+            "[1, 'Kh'] names no play of 'actions'")) as e:
+        seat_view({**README_RECORD, "marriages": [[1, "Kh"]]}, rng=0)
+    assert e.value.field == "marriages"
+    rec = _record_at(200, lambda r: len(r["marriages"]) > 0, seed=6)
+    w, card = rec["marriages"][0]
+    seat_view(rec, rng=0)  # as written
+    other = next(s for s in range(3) if s != w and [s, card] not in rec["marriages"])
+    with pytest.raises(SeatRecordError, match="names no play") as e:
+        seat_view({**rec, "marriages": [*rec["marriages"], [other, card]]}, rng=0)
+    assert e.value.field == "marriages"
+    g = Game(make_rules(rules="licitovany", deals=1))
+    g.new_partie(seed=2)
+    licit = seat_record_of(g)
+    with pytest.raises(SeatRecordError, match="names no play") as e:
+        seat_view({**licit, "marriages": [[licit["seat"], "Qa"]]}, rng=0)
+    assert e.value.field == "marriages"
+    g4, player = four_player_positions(1, seed=5)[0]
+    rec4 = seat_record_of(g4, player)
+    with pytest.raises(SeatRecordError, match="names no play") as e:
+        seat_view({**rec4, "marriages": [[player, "Kh"]]}, rng=0)
+    assert e.value.field == "marriages"
+
+
 def test_what_the_seat_saw_must_be_given():
     # The seat's own hidden actions, a shown trump card, a talon the seat took.
     rec = _record_at(40, lambda r: any(w == r["seat"] and lab.startswith("discard:")
