@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from . import jsonio
 from .atomic import atomic_open
 from .cards import CARD_CODES, CardError, parse_deck
 from .core import state as S
@@ -48,7 +49,7 @@ def save_records(path: str | os.PathLike, records: Iterable[dict[str, Any]]) -> 
     """Write records as JSON lines, atomically (write a temporary file, then rename)."""
     with atomic_open(path) as fh:
         for r in records:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+            fh.write(jsonio.dumps(r, ensure_ascii=False) + "\n")
 
 
 def read_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any] | RecordError]]:

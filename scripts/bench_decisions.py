@@ -12,7 +12,6 @@ seat; every decision it takes (forced ones included) is timed with ``perf_counte
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -85,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         "decisions": len(dt), "s_per_deal": round(t_play / a.deals, 2),
         "time_limit": getattr(robot, "time_limit", None),
     }
-    print(json.dumps(res) if a.json else "\n".join(f"{k}: {v}" for k, v in res.items()))
+    from mariash_env import jsonio  # after the timed import
+
+    print(jsonio.dumps(res) if a.json else "\n".join(f"{k}: {v}" for k, v in res.items()))
     if tmp is not None:
         tmp.cleanup()
     return 0

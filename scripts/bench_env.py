@@ -29,7 +29,6 @@ With ``--compile`` it also times a fresh process's first use (cold and warm numb
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import subprocess
@@ -46,6 +45,7 @@ if str(ROOT) not in sys.path:
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
+from mariash_env import jsonio  # noqa: E402
 from mariash_env.cli import (  # noqa: E402
     ArgumentParser,
     UnwritableError,
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
                         "platform": platform.platform()},
         }
         try:
-            Path(args.json).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+            Path(args.json).write_text(jsonio.dumps(data, indent=2) + "\n", encoding="utf-8")
         except OSError as e:  # e.g. the disk filled up during the benchmark
             print(f"error: --json: {path_error(e, 'write')}", file=sys.stderr)
             return 1

@@ -535,6 +535,7 @@ def report(total: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from mariash_env import jsonio
     from mariash_env.cli import ArgumentParser  # one error: line, exit 2
 
     ap = ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -550,10 +551,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
-        print(json.dumps(run_batch(a.seed, a.states, a.views, a.observations)))
+        print(jsonio.dumps(run_batch(a.seed, a.states, a.views, a.observations)))
         return 0
     total = campaign(a.seconds, a.states, a.views, a.observations, a.seed, a.batches, a.jobs)
-    print(json.dumps(total) if a.json else report(total))
+    print(jsonio.dumps(total) if a.json else report(total))
     return 1 if total["failures"] else 0
 
 

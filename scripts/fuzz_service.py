@@ -357,8 +357,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--worker"]:
         spec, game, count, seed, seconds = argv[1:6]
+        from mariash_env import jsonio
+
         res = run_batch(spec, game, int(count), int(seed), float(seconds))
-        print(json.dumps(res))
+        print(jsonio.dumps(res))
         return 0
     from mariash_env.cli import ArgumentParser  # one error: line, exit 2
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from mariash_env import jsonio
 from mariash_env.arena import bootstrap_ci, duplicate_match
 from mariash_env.robots.pimc import PIMCRobot
 from mariash_env.rules import make_rules
@@ -105,12 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     class Tick(NewPIMC):  # writes times.json as each deal ends (begin_deal of the next)
         def begin_deal(self, seed: int) -> None:
             super().begin_deal(seed)
-            (a.out / "times.json").write_text(json.dumps({"timed": TIMED[0], **TIMES}))
+            (a.out / "times.json").write_text(jsonio.dumps({"timed": TIMED[0], **TIMES}))
 
     res = duplicate_match({"new": factory(Tick), "old": factory(OldPIMC)}, deals=a.deals,
                           seed=a.seed, jobs=1, rules=make_rules(rules="licitovany"),
                           out=a.out, progress=False)
-    (a.out / "times.json").write_text(json.dumps({"timed": TIMED[0], **TIMES}))
+    (a.out / "times.json").write_text(jsonio.dumps({"timed": TIMED[0], **TIMES}))
     print(summary(a.out))
     del res
     return 0

@@ -224,3 +224,12 @@ def observers_give_the_own_view_only(game: Any, state: Any, player: int) -> None
             else state.observation_string(player))
     with pytest.raises(ValueError, match="no parameters"):
         game.make_py_observer(None, {"x": 1})
+
+
+def strict_loads(text: str | bytes) -> Any:
+    """``json.loads`` as a standard JSON reader: the NaN, Infinity and -Infinity that
+    Python's json writes for non-finite floats are refused (not JSON)."""
+    def refuse(token: str) -> Any:
+        raise ValueError(f"not JSON: {token}")
+
+    return json.loads(text, parse_constant=refuse)

@@ -222,6 +222,28 @@ def test_a_finished_run_of_other_settings_is_refused_a_damaged_one_redone(tmp_pa
         assert _answer(got.out) == first
 
 
+def test_a_one_deal_run_writes_standard_json_and_reads_it_back(tmp_path, capsys):
+    """A one-deal run has no interval (NaN): result.json and the printed gain said NaN,
+    which is not JSON (JavaScript's JSON.parse refused them, jq 1.6 read null).  Both
+    are standard JSON, the interval null; a rerun reads the result back as it was
+    measured (NaN) and prints the same lines and the same JSON."""
+    from tests.helpers import strict_loads
+
+    out = tmp_path / "br"
+    argv = ["--robot", "random", "--exploiter", "table", "--rules", "lizany", "--deals", "1",
+            "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    res = strict_loads((out / "result.json").read_text())
+    gain = strict_loads(printed[printed.index("\n{") + 1:])
+    assert gain == res["gain"] and gain["ci_low"] is None and gain["ci_high"] is None
+    assert gain["role_ci"] == {"leader": [None, None], "second": [None, None]}
+    assert "[+nan, +nan]" in printed.splitlines()[0]
+    assert strict_loads((out / "settings.json").read_text())["deals"] == 1
+    assert main(argv) == 0  # read back: the same lines, the same JSON
+    assert capsys.readouterr().out == printed
+
+
 def test_bad_settings_are_one_error_line_and_leave_no_folder(tmp_path, capsys):
     """Seats, robot specs and the warm start (a truncated checkpoint, one of another network
     width) are checked before the run's folder is claimed: one ``error:`` line, exit 2, no

@@ -308,6 +308,23 @@ def test_torch_loader_and_behaviour_cloning(small, tmp_path):
 
 
 
+def test_behaviour_cloning_writes_standard_json(small, tmp_path, capsys):
+    """A match of one deal has no interval (NaN): bc.json wrote NaN there, which is not
+    JSON; it is null, and so in the robot's training metadata."""
+    from mariash_env.robots.onnx_robot import OnnxRobot
+    from tests.helpers import strict_loads
+    from training import bc
+
+    out, _ = small
+    assert bc.main(["--data", str(out), "--out", str(tmp_path / "bc"), "--epochs", "1",
+                    "--hidden", "16", "--eval-deals", "1", "--threads", "1"]) == 0
+    info = strict_loads((tmp_path / "bc" / "bc.json").read_text())
+    assert info["match"]["deals"] == 1
+    assert {r["ci_low"] for r in info["match"]["summary"]} == {None}
+    meta = OnnxRobot(tmp_path / "bc" / "bc.onnx").metadata
+    assert strict_loads(meta["mariash_training"])["epochs"] == 1
+
+
 def test_behaviour_clonings_help_says_every_default(capsys):
     """``python -m training.bc --help`` named no default of --epochs, --batch, --lr,
     --seed, --threads, --eval-deals or --jobs; a negative --eval-deals is argparse's one

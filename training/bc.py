@@ -24,7 +24,6 @@ observations, as robots play at four) and licitovaný.
 from __future__ import annotations
 
 import copy
-import json
 import sys
 import time
 from pathlib import Path
@@ -34,6 +33,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from mariash_env import jsonio
 from mariash_env.atomic import atomic_open
 from mariash_env.cli import (
     ArgumentParser,
@@ -60,9 +60,9 @@ def robot_metadata(manifest: dict[str, Any], info: dict[str, Any]) -> dict[str, 
         "mariash_obs_version": str(game.obs_version),
         "mariash_obs_size": str(game.obs_size),
         "mariash_num_actions": str(game.n_actions),
-        "mariash_action_labels": json.dumps(list(game.labels)),
-        "mariash_rules": json.dumps(manifest["settings"]["rules"]),
-        "mariash_training": json.dumps(info, default=str),
+        "mariash_action_labels": jsonio.dumps(list(game.labels)),
+        "mariash_rules": jsonio.dumps(manifest["settings"]["rules"]),
+        "mariash_training": jsonio.dumps(info, default=str),
         "mariash_game": game.name,
     }
 
@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         info["match"] = {"deals": res.deals, "seed": 12345, "summary": res.summary(),
                          "pairwise": res.pairwise()}
     with atomic_open(out / "bc.json", "w") as f:
-        json.dump(info, f, indent=1, default=str)
+        jsonio.dump(info, f, indent=1, default=str)
     return 0
 
 

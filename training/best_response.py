@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from mariash_env import jsonio
 from mariash_env.atomic import atomic_open
 from mariash_env.games.registry import game_kind
 from mariash_env.robots import make_robot
@@ -198,7 +199,7 @@ def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
         exact = [exact_best_response(eg, frozen, s) - own[s] for s in range(3)]
         out.mkdir(parents=True, exist_ok=True)
         with atomic_open(known, "w") as f:
-            json.dump([own, exact], f)
+            jsonio.dump([own, exact], f)
     cfg = exploiter_config(endgame_settings(robot, seed, init, decisions, minutes, lr),
                            init_model("voleny", init))
     cfg.env.endgame_tricks, cfg.env.endgame_seed = tricks, seed
@@ -226,5 +227,5 @@ def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
            "exact_mean": float(np.mean(exact)), "approx_mean": float(np.mean(approx))}
     out.mkdir(parents=True, exist_ok=True)
     with atomic_open(done, "w") as f:
-        json.dump(res, f, indent=1)
+        jsonio.dump(res, f, indent=1)
     return res

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from mariash_env import jsonio
 from mariash_env.cli import ArgumentParser, path_error
 from mariash_env.games.registry import games
 from mariash_env.rules import make_rules
@@ -141,9 +142,9 @@ def robot_metadata(payload: dict[str, Any]) -> dict[str, str]:
         "mariash_obs_version": str(game.obs_version),
         "mariash_obs_size": str(game.obs_size),
         "mariash_num_actions": str(game.n_actions),
-        "mariash_action_labels": json.dumps(list(game.labels)),
-        "mariash_rules": json.dumps(rules),
-        "mariash_training": json.dumps(training_info(payload), default=str),
+        "mariash_action_labels": jsonio.dumps(list(game.labels)),
+        "mariash_rules": jsonio.dumps(rules),
+        "mariash_training": jsonio.dumps(training_info(payload), default=str),
         "mariash_game": game.name,
     }
     return meta
@@ -337,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     except ParityError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    print(json.dumps(report, indent=2))
+    print(jsonio.dumps(report, indent=2))
     if args.card:
         try:
             # the card's evaluation takes minutes: its progress on a terminal

@@ -114,6 +114,7 @@ from typing import Any
 
 import numpy as np
 
+from mariash_env import jsonio
 from mariash_env.arena import MAX_JOBS
 from mariash_env.atomic import atomic_open
 from mariash_env.cli import ArgumentParser, UnwritableError, add_ray_arguments, check_writable
@@ -664,7 +665,7 @@ def check_settings(out: Path, settings: dict[str, Any]) -> None:
     except UnwritableError as e:
         raise LabelError(f"--out {out}: {e}") from None
     with atomic_open(meta, "w") as f:
-        json.dump({**settings, DIR_KEY: str(out.resolve())}, f, indent=1)
+        jsonio.dump({**settings, DIR_KEY: str(out.resolve())}, f, indent=1)
 
 
 def generate(out: str | Path, settings: dict[str, Any], shards: int, jobs: int = 1,
@@ -764,7 +765,7 @@ def _declare(out: Path, shards: int | None) -> None:
     if shards is not None:
         meta["shards"] = shards
     with atomic_open(out / "labels.json", "w") as f:
-        json.dump(meta, f, indent=1)
+        jsonio.dump(meta, f, indent=1)
 
 
 def shard_files(path: str | Path) -> list[Path]:

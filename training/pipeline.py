@@ -74,6 +74,7 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backport
     import tomli as tomllib
 
+from mariash_env import jsonio
 from mariash_env.atomic import atomic_open
 from mariash_env.cli import UnwritableError, check_writable
 
@@ -678,7 +679,7 @@ def _read_state(recipe: Recipe) -> dict[str, Any]:
 def _write_state(recipe: Recipe, st: dict[str, Any]) -> None:
     recipe.out.mkdir(parents=True, exist_ok=True)
     with atomic_open(recipe.out / STATE, "w") as f:
-        json.dump(st, f, indent=1, default=str)
+        jsonio.dump(st, f, indent=1, default=str)
         f.write("\n")
 
 

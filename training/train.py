@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import sys
 
+from mariash_env import jsonio
 from mariash_env.cli import ArgumentParser, add_ray_arguments
 
 from .backends import BACKENDS
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             cfg = load_config(args.config, args.set)
         if args.show_config:
-            print(json.dumps(cfg.to_dict(), indent=2))
+            print(jsonio.dumps(cfg.to_dict(), indent=2))
             return 0
         if not args.out:
             ap.error("--out is required")
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # a second Ctrl-C / SIGTERM: the last checkpoint stays
         print(f"error: interrupted; the last checkpoint is in {args.out}", file=sys.stderr)
         return 130
-    print(json.dumps(summary, indent=2, default=str))
+    print(jsonio.dumps(summary, indent=2, default=str))
     return 0
 
 

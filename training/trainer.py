@@ -11,7 +11,6 @@ passes), then the method learns from the learner's finished decisions.  Every
 
 from __future__ import annotations
 
-import json
 import random
 import signal
 import threading
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from mariash_env import jsonio
 from mariash_env.pools import usable_cores
 from mariash_env.ray_pool import RayClusterError  # imports ray only when used
 
@@ -401,7 +401,7 @@ class Trainer:
             for p in remove_stale_temp_files(d):
                 self.log(f"[train] removed {p}, left by a process killed while writing it")
         atomic_write_bytes(self.out / "config.json",
-                           [(json.dumps(cfg.to_dict(), indent=2) + "\n").encode()])
+                           [(jsonio.dumps(cfg.to_dict(), indent=2) + "\n").encode()])
         c = self.counters
         keep = self.resumed_from
         # The logs hold exactly the iterations and evaluations of the checkpoint (none for

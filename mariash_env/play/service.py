@@ -68,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import jsonio
 from ..extras import needs
 from ..games.base import GameKind
 from ..games.registry import game_kind, games
@@ -114,12 +115,14 @@ class RequestError(ValueError):
 
 
 class ErrorSafeJSON(JSONResponse):
-    """JSON as ASCII: an error message may quote a lone surrogate from the request (valid
-    JSON, not encodable as UTF-8), which Starlette's UTF-8 rendering turns into a 500."""
+    """Standard JSON as ASCII: an error message may quote a lone surrogate from the
+    request (valid JSON, not encodable as UTF-8), and a non-finite number is written as
+    null (:mod:`mariash_env.jsonio`), both of which Starlette's rendering turns into a
+    500."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, ensure_ascii=True, allow_nan=False,
-                          separators=(",", ":")).encode("ascii")
+        return jsonio.dumps(content, ensure_ascii=True,
+                            separators=(",", ":")).encode("ascii")
 
 
 def check_media(headers: Any) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import jsonio
 from ..atomic import atomic_open
 from ..cards import CARD_CODES, SUITS, cards_of
 from ..game import Game, IllegalActionError
@@ -87,7 +88,7 @@ def check_id(value: Any, what: str = "session id") -> str:
 
 def _write_json(path: Path, obj: Any) -> None:
     with atomic_open(path) as f:
-        f.write(json.dumps(obj, ensure_ascii=False, indent=1))
+        f.write(jsonio.dumps(obj, ensure_ascii=False, indent=1))
 
 
 def latest_unfinished(save_dir: str | os.PathLike,

@@ -46,6 +46,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import jsonio
 from ..compile import compiling_now
 from ..extras import needs
 from .cards_svg import svg_for
@@ -67,15 +68,18 @@ ANONYMOUS = ""  # the client of requests that name none (scripts, older pages)
 
 
 class TableJSON(JSONResponse):
-    """JSON in UTF-8; a string the codec refuses (a lone surrogate from a request or a
-    saved file) is escaped instead of failing the response."""
+    """Standard JSON in UTF-8 (a non-finite number as null: :mod:`mariash_env.jsonio`,
+    where Starlette's rendering fails with a 500); a string the codec refuses (a lone
+    surrogate from a request or a saved file) is escaped instead of failing the
+    response."""
 
     def render(self, content: Any) -> bytes:
         try:
-            return super().render(content)
+            return jsonio.dumps(content, ensure_ascii=False,
+                                separators=(",", ":")).encode("utf-8")
         except UnicodeEncodeError:
-            return json.dumps(content, ensure_ascii=True, allow_nan=False,
-                              separators=(",", ":")).encode("ascii")
+            return jsonio.dumps(content, ensure_ascii=True,
+                                separators=(",", ":")).encode("ascii")
 
 
 # The code of an error raised without its own (a bad setup, a bad robot): the status's.

@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import jsonio
 from ..arena import bootstrap_ci, duplicate_match
 from ..atomic import atomic_open
 from ..cli import (
@@ -226,16 +227,35 @@ def _train_module():
 _NOT_THE_RESULTS = ("jobs",)
 
 
+def _gain_numbers(gain: dict[str, Any]) -> dict[str, Any]:
+    """A saved :class:`Gain`'s figures as it had them: a figure of no value (the interval
+    of one deal, NaN) is written as null (:mod:`mariash_env.jsonio`) and read back NaN."""
+    out = dict(gain)
+    for k in ("mean", "ci_low", "ci_high"):
+        if k in out:
+            out[k] = jsonio.number(out[k])
+    if isinstance(out.get("roles"), dict):
+        out["roles"] = {r: jsonio.number(v) for r, v in out["roles"].items()}
+    if isinstance(out.get("role_ci"), dict):
+        out["role_ci"] = {r: [jsonio.number(x) for x in v]
+                          for r, v in out["role_ci"].items()}
+    return out
+
+
 def _saved_result(path: Path, s: Settings) -> dict[str, Any] | None:
-    """The finished run at ``path`` when it is one of settings ``s``; None (with a warning:
-    it is measured again) when the file is damaged; BestResponseError naming the settings
-    that differ when it is another run's (its answer is not this one's)."""
+    """The finished run at ``path`` when it is one of settings ``s`` (its gains' figures
+    as measured: :func:`_gain_numbers`); None (with a warning: it is measured again) when
+    the file is damaged; BestResponseError naming the settings that differ when it is
+    another run's (its answer is not this one's)."""
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(saved, dict) or not isinstance(saved.get("settings"), dict) \
                 or not isinstance(saved.get("gain"), dict):
             raise ValueError("expected an object with 'settings' and 'gain'")
-    except (OSError, ValueError) as e:
+        for key in ("gain", "trained", "before"):
+            if isinstance(saved.get(key), dict):
+                saved[key] = _gain_numbers(saved[key])
+    except (OSError, ValueError, TypeError) as e:
         print(f"warning: {path} is damaged ({type(e).__name__}: {e}): the run is "
               "finished again", file=sys.stderr)
         return None
@@ -287,7 +307,7 @@ def _claim(out: Path, want: dict[str, Any]) -> None:
         _same_settings(saved, want, out, "a run")
     out.mkdir(parents=True, exist_ok=True)
     with atomic_open(mark, "w") as f:
-        json.dump(want, f, indent=1)
+        jsonio.dump(want, f, indent=1)
 
 
 def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> dict[str, Any]:
@@ -337,7 +357,7 @@ def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> 
         result["before"] = asdict(warm)
     result["gain"] = asdict(after if chosen == exploiter else warm)
     with atomic_open(done, "w") as f:
-        json.dump(result, f, indent=1)
+        jsonio.dump(result, f, indent=1)
     return result
 
 
@@ -751,7 +771,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
         game = game_kind(args.rules).name
         out = Path(args.out) if args.out else Path(args.runs) / game / _slug(args.robot)
         res = run_one(settings(args.robot, game, args.deals), out, progress=progress)
-        print(json.dumps(res["gain"], indent=1))
+        print(jsonio.dumps(res["gain"], indent=1))
         return 0
 
     return run_command(body, "the finished stages are kept in the run's folder")

@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import jsonio
 from ..arena import (
     _split,
     batch_seed,
@@ -529,7 +530,7 @@ def write_manifest(out: Path, settings: dict[str, Any], rows: dict[int, int],
         "versions": _versions(),
     }
     with atomic_open(out / MANIFEST) as f:
-        json.dump(man, f, indent=1, ensure_ascii=False)
+        jsonio.dump(man, f, indent=1, ensure_ascii=False)
         f.write("\n")
     return man
 

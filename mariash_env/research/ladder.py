@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import jsonio
 from ..arena import _split, build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
 from ..cli import ArgumentParser, add_ray_arguments, fail, nonnegative, positive
@@ -302,7 +303,7 @@ def play_pair(pair: Pair, matches: Path, jobs: int = 1, backend: str = "process"
              "means": [float(m) for m in res.means()],
              "per_deal": res.per_deal.round(6).tolist()}
     with atomic_open(d / PAIR_FILE) as f:
-        json.dump(saved, f)
+        jsonio.dump(saved, f)
     saved["per_deal"] = res.per_deal
     return saved
 
@@ -515,7 +516,7 @@ def write_record(rec: Mapping[str, Any], path: str | os.PathLike) -> Path:
     import gzip
 
     p = Path(path)
-    data = json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    data = jsonio.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     with atomic_open(p, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", mtime=0,
                                                   filename="") as g:
         g.write(data)
