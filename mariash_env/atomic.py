@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from .cli import doing
+
 
 def temp_name(path: Path, pid: int | None = None) -> Path:
     """The temporary file a write of ``path`` by process ``pid`` (default: this one) uses."""
@@ -47,11 +49,12 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iter
     path = Path(path)
     tmp = temp_name(path)
     try:
-        with open(tmp, mode, **kwargs) as f:
+        with doing("write"), open(tmp, mode, **kwargs) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        with doing("write"):
+            os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)

@@ -3,16 +3,19 @@
 Besides :class:`ArgumentParser` and :func:`fail`: argparse types for numeric options
 (:func:`positive`, :func:`nonnegative`), :func:`check_writable` for an output file checked
 before the work that produces it, and :func:`path_error` for the one line of an
-:class:`OSError` on a path given on the command line.
+:class:`OSError` on a path given on the command line (:func:`doing`: what the code that
+failed was doing with it).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NoReturn
 
@@ -59,8 +62,34 @@ def nonnegative(kind: type = int) -> Callable[[str], int | float]:
     return _number(kind, 0, strict=False)
 
 
-def path_error(e: OSError, what: str = "open") -> str:
-    """One line for an OSError on a path: ``cannot <what> PATH: <reason>``."""
+# errors that only a write, a rename or a folder made gives (a read never does)
+_WRITING_ERRNOS = frozenset({errno.EEXIST, errno.ENOSPC, errno.EROFS, errno.EDQUOT,
+                             errno.EFBIG, errno.ENOTEMPTY})
+
+
+@contextlib.contextmanager
+def doing(what: str) -> Iterator[None]:
+    """Say what the block does with its paths (``"read"``, ``"write"``): an OSError raised
+    in it carries the verb (the innermost block's) for :func:`path_error`, wherever it is
+    reported (``mariash_env.research.run_command`` catches every OSError of a command)."""
+    try:
+        yield
+    except OSError as e:
+        if getattr(e, "doing", None) is None:
+            e.doing = what  # type: ignore[attr-defined]
+        raise
+
+
+def path_error(e: OSError, what: str | None = None) -> str:
+    """One line for an OSError on a path: ``cannot <what> PATH: <reason>``.  ``what``: the
+    caller's verb, else the one :func:`doing` gave the error, else ``write`` for an error
+    only a write gives (a full disk, a file in the way), else ``open``.  An OSError of a
+    message of its own (no errno, no file: a missing shipped model,
+    :class:`UnwritableError`) is that message."""
+    if e.errno is None and e.filename is None and e.args:
+        return str(e)
+    what = what or getattr(e, "doing", None) or (
+        "write" if e.errno in _WRITING_ERRNOS else "open")
     name = e.filename if e.filename is not None else "the file"
     return f"cannot {what} {name}: {e.strerror or e}"
 

@@ -255,6 +255,59 @@ def test_script_clis_name_a_path_the_system_refuses(capsys, tmp_path):
         assert what in err and LONG in err and "File name too long" in err, (argv, err)
 
 
+def test_the_research_clis_name_what_they_were_doing_with_a_path(capsys, tmp_path):
+    """``mariash best-response``, ``ladder`` and ``dataset`` reported every OSError as
+    'cannot write PATH', a failed read of a finished run's result too, and an error of a
+    message of its own as 'cannot write the file: MESSAGE': the verb is what the code
+    that failed was doing (mariash_env.cli.doing), the message alone for the latter."""
+    from mariash_env.cli import doing
+    from mariash_env.research import run_command
+    from mariash_env.research.best_response import main as best_response
+    from mariash_env.research.dataset import main as dataset
+    from mariash_env.research.ladder import main as ladder
+    from mariash_env.shipped import ShippedModelError
+
+    run = tmp_path / LONG
+    try:  # where is_file() says False for any OSError (newer Pythons than 3.11's)
+        (run / "result.json").is_file()
+        says = f"cannot write {run}"  # the run's folder cannot be made
+    except OSError:  # looking for the finished result failed
+        says = f"cannot read {run / 'result.json'}"
+    err = one_line_error(capsys, run_main(best_response, [
+        "--robot", "random", "--exploiter", "table", "--rules", "lizany", "--deals", "1",
+        "--out", str(run), "--quiet"]))
+    assert err == f"error: {says}: File name too long", err
+    for main, argv in ((dataset, ["--deals", "1", "--out", str(run)]),
+                       (ladder, ["--game", "lizany=random,table", "--deals", "1",
+                                 "--matches", str(run), "--out", str(tmp_path / "o")])):
+        err = one_line_error(capsys, run_main(main, [*argv, "--quiet"]))
+        assert err == f"error: cannot write {run}: File name too long", err
+
+    def body(error, what=None):
+        def go():
+            if what is None:
+                raise error
+            with doing(what):
+                raise error
+        return lambda _argv: run_command(go, "kept")
+
+    for error, what, says in [
+            (FileNotFoundError(2, "No such file or directory", "x.csv"), "read",
+             "cannot read x.csv: No such file or directory"),
+            (ShippedModelError("no shipped model 'x.onnx' in models"), None,
+             "no shipped model 'x.onnx' in models"),
+            (OSError(28, "No space left on device", "out.csv"), None,
+             "cannot write out.csv: No space left on device")]:
+        err = one_line_error(capsys, run_main(body(error, what), []))
+        assert err == f"error: {says}", err
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    err = one_line_error(capsys, run_main(lambda _: run_command(
+        lambda: ladder(["--from", str(a_file / "r.json.gz")]), "kept"), []))
+    assert err == f"error: cannot read the ladder's record {a_file / 'r.json.gz'}: Not a " \
+        "directory", err
+
+
 NUMERIC = [
     ("bench_resample", ["--deals", "-1"], "--deals"),
     ("bench_resample", ["--states", "-4"], "--states"),

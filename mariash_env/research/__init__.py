@@ -20,8 +20,9 @@ class PartialRunError(RuntimeError):
 
 
 def run_command(body: Callable[[], int], kept: str) -> int:
-    """``body()``, its errors as the command line reports them: bad input (ValueError) and
-    unwritable paths (OSError) and a missing optional dependency
+    """``body()``, its errors as the command line reports them: bad input (ValueError), a
+    path that cannot be read or written (OSError: ``cannot read PATH: reason``, the verb
+    the failed code gave, :func:`~mariash_env.cli.doing`) and a missing optional dependency
     (:class:`~mariash_env.extras.MissingExtraError`, naming its extra) one ``error:`` line
     and exit status 2; a
     :class:`PartialRunError` one line saying where the finished part is (``kept``),
@@ -31,8 +32,8 @@ def run_command(body: Callable[[], int], kept: str) -> int:
         return body()
     except (ValueError, MissingExtraError) as e:
         fail(e)
-    except OSError as e:
-        fail(path_error(e, "write"))
+    except OSError as e:  # what failed on which path: path_error, cli.doing
+        fail(path_error(e))
     except PartialRunError as e:
         print(f"error: {e}; {kept}: the same command resumes", file=sys.stderr)
         return 1

@@ -62,6 +62,7 @@ from ..cli import (
     ArgumentParser,
     UnwritableError,
     check_writable,
+    doing,
     fail,
     nonnegative,
     positive,
@@ -305,7 +306,8 @@ def _claim(out: Path, want: dict[str, Any]) -> None:
         saved = None
     if isinstance(saved, dict):
         _same_settings(saved, want, out, "a run")
-    out.mkdir(parents=True, exist_ok=True)
+    with doing("write"):
+        out.mkdir(parents=True, exist_ok=True)
     with atomic_open(mark, "w") as f:
         jsonio.dump(want, f, indent=1)
 
@@ -314,7 +316,9 @@ def run_one(s: Settings, out: Path, progress: bool = True, log: Any = print) -> 
     """Train (unless ``s.exploiter``) and measure one best response in ``out``; resumable:
     a finished stage is read back (``out/result.json`` is the whole answer)."""
     done = out / "result.json"  # the folder is made by _claim, once the settings are good
-    if done.is_file():
+    with doing("read"):
+        finished = done.is_file()
+    if finished:
         saved = _saved_result(done, s)
         if saved is not None:
             # the same lines as the run that finished it, so a rerun reads alike
@@ -511,16 +515,18 @@ def write_table(rows: list[dict[str, Any]], out: Path, command: str, note: str =
                 plot: bool = True) -> None:
     """``best_response.csv``, ``best_response.md`` (:func:`table_page`) and, with
     ``plot``, ``best_response.png`` of the rows, into ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_open(out / "best_response.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=TABLE_FIELDS)
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
-    with atomic_open(out / "best_response.md", "w") as f:
-        f.write(table_page(rows, command, note))
-    if plot:
-        plot_table(rows, out / "best_response.png")
+    with doing("write"):
+        out.mkdir(parents=True, exist_ok=True)
+        with atomic_open(out / "best_response.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=TABLE_FIELDS)
+            w.writeheader()
+            for r in rows:
+                w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v)
+                            for k, v in r.items()})
+        with atomic_open(out / "best_response.md", "w") as f:
+            f.write(table_page(rows, command, note))
+        if plot:
+            plot_table(rows, out / "best_response.png")
 
 
 def plot_table(rows: list[dict[str, Any]], path: Path) -> None:

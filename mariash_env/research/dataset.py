@@ -66,7 +66,7 @@ from ..arena import (
     single_deal_rules,
 )
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, nonnegative, positive
+from ..cli import ArgumentParser, doing, nonnegative, positive
 from ..extras import install_hint
 from ..games.base import GameKind
 from ..games.registry import game_kind, games
@@ -414,8 +414,9 @@ def _shard_rows(path: Path, want: str) -> int | None:
     missing or unreadable (it is then written again); DatasetError if another run's.  The
     whole shard is read: a sound footer over damaged data would pass on and fail in
     :func:`load`."""
-    if not path.is_file():
-        return None
+    with doing("read"):
+        if not path.is_file():
+            return None
     import pyarrow.parquet as pq
 
     try:
@@ -472,8 +473,9 @@ _JSON_KIND = {list: "an array", str: "a string", bool: "a boolean", type(None): 
 
 def _check_existing(out: Path, settings: dict[str, Any]) -> None:
     path = out / MANIFEST
-    if not path.exists():
-        return
+    with doing("read"):
+        if not path.exists():
+            return
     try:
         man = json.loads(path.read_text(encoding="utf-8"))
         old = man["settings"]
@@ -549,7 +551,8 @@ def generate(out: str | os.PathLike, settings: dict[str, Any], jobs: int = 1,
     jobs = process_jobs(jobs)
     _pa()
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    with doing("write"):
+        out.mkdir(parents=True, exist_ok=True)
     _check_existing(out, settings)
     command = command or " ".join(["mariash dataset", *sys.argv[1:]])
     want = digest(settings)
@@ -817,7 +820,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash dataset") -> int:
         if not all(s.strip() for s in specs):
             raise DatasetError(f"invalid --robots {args.robots!r}: expected comma-separated "
                                "robot specs, e.g. table or pimc(worlds=8),table")
-        if Path(args.out).exists() and not Path(args.out).is_dir():
+        with doing("write"):  # the folder to write into: a name too long, ...
+            a_file = Path(args.out).exists() and not Path(args.out).is_dir()
+        if a_file:
             raise DatasetError(f"--out {args.out} is a file: expected the directory of the "
                                "shards and manifest.json")
         settings = make_settings(specs, args.deals, args.seed,

@@ -55,7 +55,7 @@ import numpy as np
 from .. import jsonio
 from ..arena import _split, build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, add_ray_arguments, fail, nonnegative, positive
+from ..cli import ArgumentParser, add_ray_arguments, doing, fail, nonnegative, positive
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
 from ..pools import jobs_above_cores
@@ -232,8 +232,9 @@ def load_pair(pair: Pair, matches: Path) -> dict[str, Any] | None:
     """The saved result of ``pair`` (None when it was not played with these settings, or
     when its file is damaged: then a warning says the pair is played again)."""
     p = pair.folder(matches) / PAIR_FILE
-    if not p.exists():
-        return None
+    with doing("read"):
+        if not p.exists():
+            return None
     try:
         saved = json.loads(p.read_text(encoding="utf-8"))
         if not isinstance(saved, dict):
@@ -294,7 +295,8 @@ def play_pair(pair: Pair, matches: Path, jobs: int = 1, backend: str = "process"
                           progress=False, batch=pair.batch, jobs=jobs, backend=backend,
                           address=address)
     d = pair.folder(matches)
-    res.save(d, plot=False)
+    with doing("write"):
+        res.save(d, plot=False)
     spd = {n: res.stats[r]["seconds_per_decision"] for r, n in enumerate(res.names)}
     saved = {"settings": pair.settings(), "seconds": res.seconds,
              "seconds_per_decision": [spd[pair.a], spd[pair.b]],
@@ -370,7 +372,8 @@ def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
 
         jobs = process_jobs(jobs)
     m = Path(matches)
-    m.mkdir(parents=True, exist_ok=True)
+    with doing("write"):
+        m.mkdir(parents=True, exist_ok=True)
     out: dict[Pair, dict[str, Any]] = {}
     todo = []
     for p in pairs:
@@ -530,8 +533,9 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
             rec = json.load(f)
-    except (OSError, EOFError, ValueError) as e:
-        raise LadderError(f"cannot read the ladder's record {path}: {e}") from None
+    except (OSError, EOFError, ValueError) as e:  # the reason, not the path again
+        raise LadderError(f"cannot read the ladder's record {path}: "
+                          f"{getattr(e, 'strerror', None) or e}") from None
     if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
         raise LadderError(f"{path} is not a ladder record of format {RECORD_FORMAT} "
                           f"(written by mariash ladder as {DEALS_FILE})")
@@ -752,7 +756,8 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                     join(args.address, args.ray_timeout)
                 except RayClusterError as e:
                     raise LadderError(str(e)) from None
-            out.mkdir(parents=True, exist_ok=True)
+            with doing("write"):
+                out.mkdir(parents=True, exist_ok=True)
             results = run(pairs, args.matches, args.jobs, not args.quiet, args.backend,
                           args.address)
             rec = record(results, command, args.note, 300, args.seed, "table")
@@ -765,14 +770,15 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
         results = results_of(rec)
         rows = ratings(results, rec["boot"], rec["boot_seed"], rec["anchor"])
         seconds = sum(r["seconds"] for r in results.values())
-        out.mkdir(parents=True, exist_ok=True)
-        paths = [write_csv(rows, out / "ladder.csv")]
-        with atomic_open(out / "ladder.md") as f:
-            f.write(markdown(rows, rec["command"], seconds, rec["note"], rec["anchor"]))
-        paths.append(out / "ladder.md")
-        if not args.no_plot:
-            paths.append(plot(rows, out / "ladder.png"))
-        paths.append(write_record(rec, out / DEALS_FILE))
+        with doing("write"):
+            out.mkdir(parents=True, exist_ok=True)
+            paths = [write_csv(rows, out / "ladder.csv")]
+            with atomic_open(out / "ladder.md") as f:
+                f.write(markdown(rows, rec["command"], seconds, rec["note"], rec["anchor"]))
+            paths.append(out / "ladder.md")
+            if not args.no_plot:
+                paths.append(plot(rows, out / "ladder.png"))
+            paths.append(write_record(rec, out / DEALS_FILE))
         for r in rows:
             print(f"{r['game']:<11}{r['robot']:<28}{r['rating']:>+7.0f} "
                   f"[{r['ci_low']:+.0f}, {r['ci_high']:+.0f}]  {r['ms_per_decision']:.3f} ms")
