@@ -211,6 +211,24 @@ def test_bad_plan_and_command_line(capsys, tmp_path, monkeypatch):
     assert not (tmp_path / "m2").exists() and not (tmp_path / "o2").exists()
 
 
+def test_an_unknown_slow_opponent_is_named_with_the_option_and_the_choices(capsys,
+                                                                         tmp_path):
+    """``--slow-opponents foo`` said "slow opponents ['foo'] play in no game of the
+    ladder: expected some of ['random', ...]" (Python lists): one error line naming the
+    option, the robot and the ladder's robots, before any folder is made."""
+    argv = ["--game", "voleny=random,table", "--game", "lizany=random,table", "--deals", "2",
+            "--matches", str(tmp_path / "m"), "--out", str(tmp_path / "o"), "--quiet"]
+    for given, says in [("tabel", "'tabel' is no robot"),
+                        ("table,rnd,x", "'rnd', 'x' are no robots")]:
+        with pytest.raises(SystemExit) as e:
+            L.main([*argv, "--slow-opponents", given])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err == (
+            f"error: invalid --slow-opponents {given}: {says} of the ladder's games "
+            "(expected some of: random, table)\n"), err
+    assert not (tmp_path / "m").exists() and not (tmp_path / "o").exists()
+
+
 def test_help_shows_the_defaults(capsys):
     """``--help`` of the ladder, the arena and the data set says each option's default."""
     from mariash_env import arena

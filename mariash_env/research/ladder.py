@@ -328,15 +328,24 @@ def slow(spec: str, game: str) -> bool:
     return bool(build_robot(spec, {"rules": game}).wants_view)
 
 
+def _robots(roster: Mapping[str, Sequence[str]]) -> set[str]:
+    return {s for specs in roster.values() for s in specs}
+
+
+def unknown_robots(roster: Mapping[str, Sequence[str]], specs: Sequence[str]) -> list[str]:
+    """The robots of ``specs`` that no game of ``roster`` plays, in their order."""
+    every = _robots(roster)
+    return [s for s in dict.fromkeys(specs) if s not in every]
+
+
 def plan(roster: Mapping[str, Sequence[str]], deals: int, seed: int, batch: int = 50,
          slow_deals: int = 20, slow_opponents: Sequence[str] | None = None) -> list[Pair]:
     """Every pair of every game's robots (``slow_opponents``: the only opponents of a
     searching robot; None: every robot)."""
-    every = {s for specs in roster.values() for s in specs}
-    unknown = sorted(set(slow_opponents or ()) - every)
+    unknown = unknown_robots(roster, slow_opponents or ())
     if unknown:
-        raise LadderError(f"slow opponents {unknown} play in no game of the ladder: expected "
-                          f"some of {sorted(every)}")
+        raise LadderError(f"invalid slow_opponents {unknown}: no game of the ladder has "
+                          f"them (its robots: {', '.join(sorted(_robots(roster)))})")
     pairs = []
     for game, specs in roster.items():
         if len(set(specs)) != len(specs) or len(specs) < 2:
@@ -746,6 +755,13 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
             for game, specs in roster.items():  # before any match, not after them all
                 anchor_index(None if anchor == "mean" else anchor, game, specs)
             opponents = _split(args.slow_opponents) if args.slow_opponents else None
+            unknown = unknown_robots(roster, opponents or ())
+            if unknown:  # the option and the choices named, not plan()'s keyword
+                raise LadderError(
+                    f"invalid --slow-opponents {args.slow_opponents}: "
+                    f"{', '.join(map(repr, unknown))} "
+                    f"{'is no robot' if len(unknown) == 1 else 'are no robots'} of the "
+                    f"ladder's games (expected some of: {', '.join(sorted(_robots(roster)))})")
             check_backend(args.backend, args.address)
             pairs = plan(roster, args.deals, args.seed, args.batch, args.slow_deals,
                          opponents)
