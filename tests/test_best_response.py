@@ -408,6 +408,51 @@ def test_a_row_of_one_deal_bounds_nothing(tmp_path):
                                                                   "nan"]
 
 
+def test_a_table_of_a_given_exploiter_says_what_was_measured(tmp_path, capsys):
+    """``--table --exploiter SPEC`` measures a given exploiter: nothing trained, no warm
+    start.  The page showed a warm start of +nan, the given exploiter's gain under
+    *trained* and 0 decisions of training, its *exploiter* 'given'; it names the given
+    exploiter and says — where nothing was measured, and the CSV (NaN there) writes the
+    page again byte for byte.  A rerun reads the one-deal results back (their intervals
+    null in result.json) to the same files."""
+    import math
+    import shutil
+
+    from mariash_env.research.best_response import read_table_csv, table_rows
+
+    page_dir = tmp_path / "page"
+    argv = ["--table", "--game", "lizany=random", "--exploiter", "table", "--deals", "1",
+            "--runs", str(tmp_path / "runs"), "--out", str(page_dir), "--no-plot", "--quiet"]
+    assert main(argv) == 0
+    [row] = read_table_csv(page_dir / "best_response.csv")
+    assert row["exploiter"] == "given table" and row["train_decisions"] == 0
+    assert all(math.isnan(row[k]) for k in ("before", "before_low", "before_high", "trained",
+                                            "trained_low", "trained_high", "ci_low"))
+    page = (page_dir / "best_response.md").read_text(encoding="utf-8")
+    cells = [c.strip() for c in next(line for line in page.splitlines()
+                                     if line.startswith("| `random`")).strip("|").split("|")]
+    assert cells[1:8] == ["+1.00", "[+nan, +nan]", "nan", "given `table`", "—", "—", "—"]
+    assert "A *given* exploiter (`--exploiter SPEC`) is measured as it is" in page
+    assert "whichever gained more" not in page  # the sentence of a trained exploiter
+    saved = {n: (page_dir / n).read_bytes() for n in ("best_response.csv", "best_response.md")}
+    assert main(argv) == 0  # the runs read back
+    assert {n: (page_dir / n).read_bytes() for n in saved} == saved
+    again = tmp_path / "again"
+    again.mkdir()
+    for name in saved:
+        shutil.copy(page_dir / name, again / name)
+    assert main(["--from", str(again / "best_response.csv"), "--no-plot", "--quiet"]) == 0
+    assert {n: (again / n).read_bytes() for n in saved} == saved
+    capsys.readouterr()
+    # a trained exploiter with no warm start (--init none) is 'trained', not 'given'
+    gain = {"game": "lizany", "frozen": "table", "seats": 1, "deals": 9, "unit": "reward",
+            "mean": 0.5, "ci_low": 0.1, "ci_high": 0.9, "exploiter": "onnx:x.onnx",
+            "roles": {"leader": 0.5, "second": 0.0}}
+    [scratch] = table_rows([{"gain": gain, "trained": gain, "training": {"decisions": 7}}])
+    assert scratch["exploiter"] == "trained" and scratch["trained"] == 0.5
+    assert math.isnan(scratch["before"]) and scratch["train_decisions"] == 7
+
+
 def test_the_committed_page_is_the_committed_csv_rendered():
     """docs/best_response.md is what write_table makes of docs/best_response.csv (its
     command and note as the page gives them): a renderer changed without the page, or

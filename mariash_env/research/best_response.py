@@ -381,19 +381,33 @@ def worst_role(roles: dict[str, float]) -> str:
     return role if role and roles[role] > 0 else ""
 
 
+GIVEN = "given "
+"""The *exploiter* of a row whose exploiter was given (``--exploiter SPEC``): ``given
+SPEC``, measured as it is; such a row has no warm start and nothing trained (NaN)."""
+
+
 def table_rows(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The table's rows of finished runs (:func:`run_one`): *exploiter* says which one
+    the gain is of (``trained`` or ``warm start``, whichever :func:`run_one` chose; a
+    trained one with no warm start, ``--init none``, ``trained``; a given one
+    :data:`GIVEN` and its spec), *before* and *trained* what the warm start and the
+    trained network gained, NaN where there is none (a given exploiter: neither)."""
+    nan = float("nan")
     rows = []
     for r in results:
-        g, b, t = r["gain"], r.get("before") or {}, r.get("trained") or {}
+        g, b = r["gain"], r.get("before") or {}
+        trained = bool(r.get("training"))  # a given exploiter's gain is under "trained" too
+        t = (r.get("trained") or {}) if trained else {}
         roles = g["roles"]
         rows.append({
             "game": g["game"], "robot": g["frozen"], "seats": g["seats"], "deals": g["deals"],
             "unit": g["unit"], "gain": g["mean"], "ci_low": g["ci_low"], "ci_high": g["ci_high"],
-            "exploiter": (r.get("selection") or {}).get("chosen", "given"),
-            "before": b.get("mean", float("nan")), "before_low": b.get("ci_low", float("nan")),
-            "before_high": b.get("ci_high", float("nan")),
-            "trained": t.get("mean", float("nan")), "trained_low": t.get("ci_low", float("nan")),
-            "trained_high": t.get("ci_high", float("nan")),
+            "exploiter": (r.get("selection") or {}).get(
+                "chosen", "trained" if trained else GIVEN + g["exploiter"]),
+            "before": b.get("mean", nan), "before_low": b.get("ci_low", nan),
+            "before_high": b.get("ci_high", nan),
+            "trained": t.get("mean", nan), "trained_low": t.get("ci_low", nan),
+            "trained_high": t.get("ci_high", nan),
             "train_decisions": (r.get("training") or {}).get("decisions", 0),
             "worst_role": worst_role(roles),
             "roles": "; ".join(f"{k} {v:+.2f}" for k, v in roles.items()),
@@ -412,9 +426,34 @@ def bound(row: dict[str, Any]) -> float:
     return low if math.isnan(low) else max(0.0, low)
 
 
+def _given(row: dict[str, Any]) -> bool:
+    return str(row["exploiter"]).startswith(GIVEN)
+
+
+def _cells(row: dict[str, Any]) -> tuple[str, str, str, str]:
+    """A row's *exploiter*, *warm start*, *trained* and *trained on* on the page: — where
+    nothing was measured (a given exploiter: no warm start, nothing trained; a training
+    with no warm start: none)."""
+    if _given(row):
+        return f"given `{row['exploiter'][len(GIVEN):]}`", "—", "—", "—"
+
+    def gain(v: float) -> str:
+        return "—" if math.isnan(v) else f"{v:+.2f}"
+
+    return row["exploiter"], gain(row["before"]), gain(row["trained"]), \
+        f"{row['train_decisions']:,}"
+
+
 def table_page(rows: list[dict[str, Any]], command: str, note: str = "") -> str:
     """The page ``best_response.md`` of the rows (:func:`table_rows`, or
     :func:`read_table_csv` of a written ``best_response.csv``)."""
+    given = [r for r in rows if _given(r)]
+    which = ("The exploiter is the network trained against the robot or its warm start "
+             "(the game's shipped network), whichever gained more on other deals; both "
+             "are measured. " if len(given) < len(rows) else "")
+    if given:
+        which += ("A *given* exploiter (`--exploiter SPEC`) is measured as it is: nothing "
+                  "is trained and it has no warm start (—). ")
     lines = ["# How exploitable are the robots", "",
              "What a best response gains over each robot in its own seats: the "
              "exploiter alone against two copies of the robot (lízaný: against one), "
@@ -422,9 +461,7 @@ def table_page(rows: list[dict[str, Any]], command: str, note: str = "") -> str:
              "did worse in the robot's seat than the robot); the robot gains 0 there "
              "itself, so the lower bound on the robot's exploitability is max(0, gain), "
              "and *exploitability ≥* gives the bound the 95% interval supports, max(0, "
-             "its lower end) (docs/research/best_response.md). The exploiter is the "
-             "network trained against the robot or its warm start (the game's shipped "
-             "network), whichever gained more on other deals; both are measured. *By "
+             "its lower end) (docs/research/best_response.md). " + which + "*By "
              "role* splits the gain by the exploiter's role: where the robot loses. "
              "Made by", "",
              f"    {command}", ""]
@@ -439,10 +476,10 @@ def table_page(rows: list[dict[str, Any]], command: str, note: str = "") -> str:
                   "| by role |",
                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in sorted(g, key=lambda r: r["gain"]):
+            exploiter, before, trained, decisions = _cells(r)
             lines.append(f"| `{r['robot']}` | {r['gain']:+.2f} | [{r['ci_low']:+.2f}, "
-                         f"{r['ci_high']:+.2f}] | {bound(r):.2f} | {r['exploiter']} | "
-                         f"{r['before']:+.2f} | {r['trained']:+.2f} | "
-                         f"{r['train_decisions']:,} | {r['roles']} |")
+                         f"{r['ci_high']:+.2f}] | {bound(r):.2f} | {exploiter} | "
+                         f"{before} | {trained} | {decisions} | {r['roles']} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -553,10 +590,14 @@ def table_figure(rows: list[dict[str, Any]]) -> Any:
         err = np.array([[r["gain"] - r["ci_low"] for r in g],
                         [r["ci_high"] - r["gain"] for r in g]])
         ax.barh(y, gain, xerr=err, color="#b03a2e", alpha=0.85, label="best response")
-        ax.scatter([r["before"] for r in g], y, color="k", marker="|", s=160, zorder=3,
-                   label="warm start")
-        ax.scatter([r["trained"] for r in g], y, color="#1f618d", marker="x", s=40, zorder=3,
-                   label="trained")
+        # the warm start and the trained network where they were measured (not for a
+        # given exploiter: no legend entry for marks that are not there)
+        if not all(math.isnan(r["before"]) for r in g):
+            ax.scatter([r["before"] for r in g], y, color="k", marker="|", s=160, zorder=3,
+                       label="warm start")
+        if not all(math.isnan(r["trained"]) for r in g):
+            ax.scatter([r["trained"] for r in g], y, color="#1f618d", marker="x", s=40,
+                       zorder=3, label="trained")
         ax.set_yticks(y, [r["robot"] for r in g], fontsize=8)
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_xlabel(f"gain over the robot ({g[0]['unit']}/deal)")
