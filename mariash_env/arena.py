@@ -760,7 +760,8 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
                     jobs: int = 1, rules: Rules | Mapping[str, Any] | None = None,
                     progress: bool = True, n_boot: int = 2000,
                     out: str | os.PathLike | None = None, batch: int = 1,
-                    backend: str = "process", address: str | None = None) -> MatchResult:
+                    backend: str = "process", address: str | None = None,
+                    on_deal: Callable[[], Any] | None = None) -> MatchResult:
     """Play a duplicate match (module docstring).
 
     ``robots``: display name -> factory (a class or any callable returning a robot); each
@@ -780,6 +781,8 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
     ``backend="ray"``: the ``jobs`` workers are Ray actors (:mod:`mariash_env.ray_pool`)
     on the cluster at ``address`` (None: a local one), likewise at most one per CPU of the
     cluster; the result is the same.
+    ``on_deal``: called in this process as each deal finishes (the progress of a caller
+    that plays many matches: the ladder's).
     """
     check_match_args(deals, jobs, seed)
     if not is_int(batch) or not 1 <= batch <= MAX_DEALS:
@@ -831,6 +834,8 @@ def duplicate_match(robots: Mapping[str, RobotFactory], deals: int = 1000, seed:
             writer.write(i, int(seeds[i]), per_deal[i])
         if bar is not None:
             bar.update(1)
+        if on_deal is not None:
+            on_deal()
 
     if backend == "process":
         from .pools import process_jobs

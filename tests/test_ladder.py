@@ -138,6 +138,51 @@ def test_process_jobs_are_capped_at_the_cores(tmp_path, monkeypatch):
         np.testing.assert_array_equal(alone[p]["per_deal"], one[p]["per_deal"])
 
 
+class _Bar:
+    """A stand-in for tqdm's bar that keeps what it was told."""
+
+    def __init__(self, total, initial=0, desc="", unit="", file=None):
+        self.total, self.n, self.desc, self.unit = total, initial, desc, unit
+        self.steps, self.postfix, self.closed = [], "", False
+        _Bar.made.append(self)
+
+    def update(self, n=1):
+        self.steps.append(n)
+        self.n += n
+
+    def set_postfix_str(self, s, refresh=True):
+        self.postfix = s
+
+    def close(self):
+        self.closed = True
+
+
+def test_the_progress_counts_deals_not_pairs(tmp_path, monkeypatch):
+    """The ladder's bar counted pairs: a pair of a searching robot (minutes) showed no
+    movement until it ended.  It counts deals, as the arena's does, one at a time in this
+    process, from the workers' shared count with jobs; the pairs read back count at once,
+    and the pairs done are beside it."""
+    import tqdm
+
+    from tests.pool_spy import pools_seen
+
+    monkeypatch.setattr(tqdm, "tqdm", _Bar)
+    _Bar.made = []
+    pairs = L.plan({"voleny": ["random", "table"], "lizany": ["random", "table"]}, deals=3,
+                   seed=5, batch=3) + L.plan({"lizany": ["table", "random"]}, deals=2, seed=5)
+    L.run(pairs, tmp_path / "one", jobs=1)
+    [bar] = _Bar.made
+    assert (bar.total, bar.desc, bar.unit) == (8, "deals", "deal") and bar.closed
+    assert bar.steps == [1] * 8 and bar.postfix == "3/3 pairs"
+    L.run(pairs, tmp_path / "one", jobs=1)  # every pair read back
+    assert (_Bar.made[-1].n, _Bar.made[-1].steps) == (8, [])
+    with pools_seen(monkeypatch) as seen:  # two worker processes
+        L.run(pairs, tmp_path / "two", jobs=2)
+        assert seen == [(2, 1, 3)]
+    bar = _Bar.made[-1]
+    assert bar.n == 8 and sum(bar.steps) == 8 and bar.postfix == "3/3 pairs", bar.steps
+
+
 def test_a_damaged_pair_file_is_played_again_with_a_warning(tmp_path, capsys):
     """A ``pair.json`` that is not what ``play_pair`` writes (cut short, another JSON,
     a field of the wrong kind or size) is not read as a result: a warning names the file
@@ -183,7 +228,7 @@ def test_bad_plan_and_command_line(capsys, tmp_path, monkeypatch):
     with pytest.raises(L.LadderError, match="tabel"):
         L.plan({"voleny": ["random", "table"]}, deals=2, seed=0, slow_opponents=["tabel"])
 
-    def broken(pair, matches):
+    def broken(pair, matches, **kw):
         raise OSError("disk full")
 
     monkeypatch.setattr(L, "play_pair", broken)

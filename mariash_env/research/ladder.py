@@ -45,7 +45,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -283,17 +283,18 @@ def decisions_of(res: Any) -> list[int]:
 
 
 def play_pair(pair: Pair, matches: Path, jobs: int = 1, backend: str = "process",
-              address: str | None = None) -> dict[str, Any]:
+              address: str | None = None, on_deal: Callable[[], Any] | None = None
+              ) -> dict[str, Any]:
     """Play ``pair``'s duplicate match and save it (the arena's CSVs, then ``pair.json``
     last: a pair counts as played only once that is written).  ``jobs``/``backend``/
     ``address``: where its deals play (:func:`~mariash_env.arena.duplicate_match`; the
-    result does not depend on them)."""
+    result does not depend on them); ``on_deal``: called as each deal finishes."""
     names = {pair.a: pair.a, pair.b: pair.b}
     if game_kind(pair.game).players == (2,):  # lízaný's match plays in the driver
         jobs, backend, address = 1, "process", None
     res = duplicate_match(names, deals=pair.deals, seed=pair.seed, rules={"rules": pair.game},
                           progress=False, batch=pair.batch, jobs=jobs, backend=backend,
-                          address=address)
+                          address=address, on_deal=on_deal)
     d = pair.folder(matches)
     with doing("write"):
         res.save(d, plot=False)
@@ -314,10 +315,26 @@ class PairError(PartialRunError):
     """A pair's match failed (a robot or the disk); the pairs finished before are saved."""
 
 
-def _play(job: tuple[Pair, str]) -> tuple[Pair, dict[str, Any]]:
+# a worker process's count of the deals it finished, shared with the ladder's progress
+_DEALS: dict[str, Any] = {}
+
+
+def _init_counter(counter: Any) -> None:
+    _DEALS["counter"] = counter
+
+
+def _count_deal() -> None:
+    counter = _DEALS.get("counter")
+    if counter is not None:
+        with counter.get_lock():
+            counter.value += 1
+
+
+def _play(job: tuple[Pair, str], on_deal: Callable[[], Any] | None = _count_deal
+          ) -> tuple[Pair, dict[str, Any]]:
     pair, matches = job
     try:
-        return pair, play_pair(pair, Path(matches))
+        return pair, play_pair(pair, Path(matches), on_deal=on_deal)
     except Exception as e:  # named by its pair: the traceback of a worker process is lost
         raise PairError(f"the match {pair.a} - {pair.b} of {pair.game} failed "
                         f"({type(e).__name__}: {e})") from e
@@ -391,38 +408,68 @@ def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
             todo.append(p)
         else:
             out[p] = got
+    # the progress counts deals, as the arena's does (a pair of a searching robot takes
+    # minutes): those of the pairs read back at once, the others as they finish
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(pairs), initial=len(out), desc="pairs", unit="pair",
-                   file=sys.stderr)
+        bar = tqdm(total=sum(p.deals for p in pairs), initial=sum(p.deals for p in out),
+                   desc="deals", unit="deal", file=sys.stderr)
+        bar.set_postfix_str(f"{len(out)}/{len(pairs)} pairs", refresh=False)
+
+    def deal() -> None:
+        if bar is not None:
+            bar.update(1)
+
+    def finished(p: Pair, r: dict[str, Any]) -> None:
+        out[p] = r
+        if bar is not None:
+            bar.set_postfix_str(f"{len(out)}/{len(pairs)} pairs")
+
     try:
         if backend == "ray":  # pairs in turn, each one's deals over the cluster
             for p in todo:
                 try:
-                    out[p] = play_pair(p, m, jobs, backend, address)
+                    r = play_pair(p, m, jobs, backend, address, on_deal=deal)
                 except Exception as e:
                     raise PairError(f"the match {p.a} - {p.b} of {p.game} failed "
                                     f"({type(e).__name__}: {e})") from e
-                if bar is not None:
-                    bar.update(1)
+                finished(p, r)
         elif jobs <= 1 or len(todo) <= 1:
-            results = map(_play, [(p, str(m)) for p in todo])
-            for p, r in results:
-                out[p] = r
-                if bar is not None:
-                    bar.update(1)
+            for p in todo:
+                finished(*_play((p, str(m)), on_deal=deal))
         else:
+            import multiprocessing as mp
+
             from ..pools import worker_pool
 
             # the slowest first, so that the last process does not start a long pair late
             todo.sort(key=lambda p: -p.deals * (100 if p.batch == 1 else 1))
-            with worker_pool(min(jobs, len(todo))) as pool:
-                for p, r in pool.imap_unordered(_play, [(p, str(m)) for p in todo]):
-                    out[p] = r
-                    if bar is not None:
-                        bar.update(1)
+            # the workers count their deals in shared memory; read while waiting on pairs
+            counter = mp.get_context("fork").Value("q", 0)
+            shown = 0
+
+            def catch_up() -> None:
+                nonlocal shown
+                if bar is not None and counter.value > shown:
+                    bar.update(counter.value - shown)
+                    shown = counter.value
+
+            with worker_pool(min(jobs, len(todo)), "fork", _init_counter,
+                             (counter,)) as pool:
+                pending = pool.imap_unordered(_play, [(p, str(m)) for p in todo])
+                while True:
+                    try:
+                        p, r = pending.next(timeout=0.5)
+                    except mp.TimeoutError:
+                        catch_up()
+                        continue
+                    except StopIteration:
+                        break
+                    catch_up()
+                    finished(p, r)
+            catch_up()
     finally:
         if bar is not None:
             bar.close()
