@@ -154,6 +154,25 @@ def test_item6_bad_masks_get_422(voleny, position, mask, words):
     assert r.status_code == 422 and words in r.json()["error"], r.text
 
 
+def test_a_mask_of_booleans_is_read_as_its_0_1(voleny, position):
+    """The TorchRL env's mask is bool, so ``mask.tolist()`` gives JSON true/false, which
+    were refused ("expected 0 or 1"): booleans are read as 1/0, the same answer as the
+    int mask's; a mask mixing both too; any other value is still refused."""
+    m = position["action_mask"]
+    want = voleny.post("/act", json=position).json()
+    flags = np.asarray(m, dtype=bool).tolist()  # what a bool tensor's .tolist() gives
+    assert all(isinstance(x, bool) for x in flags)
+    for mask in (flags, [*flags[:1], *m[1:]], [*m[:1], *flags[1:]]):
+        r = voleny.post("/act", json={**position, "action_mask": mask})
+        assert r.status_code == 200 and r.json() == want, r.text
+    for value in ("true", None, 0.5, 2, -1, [True], {"x": True}):
+        r = voleny.post("/act", json={**position, "action_mask": [value, *m[1:]]})
+        assert r.status_code == 422 and "'action_mask'[0]" in r.json()["error"] and \
+            "expected 0 or 1 (false or true)" in r.json()["error"], (value, r.text)
+    r = voleny.post("/act", json={**position, "action_mask": [False] * len(m)})
+    assert r.status_code == 422 and "no legal action" in r.json()["error"], r.text
+
+
 def test_item6_error_messages_quoting_a_lone_surrogate_render():
     """Issue #29 item 6: a lone surrogate is valid JSON but not UTF-8; Starlette's
     JSONResponse raised UnicodeEncodeError (a 500) on a message quoting one."""

@@ -40,9 +40,10 @@ observations only.
 
       {"observation": [OBS_SIZE numbers], "action_mask": [N_ACTIONS 0/1]}
 
-  (not for the searching robots: they need the record); an observation of the
-  four-player table (``env(players=4)``, 924 numbers) is answered by the robot built for
-  four players.
+  (the mask's entries 0/1 or false/true, :func:`is_mask_value`: the TorchRL env's bool
+  mask as ``mask.tolist()`` gives it; not for the searching robots: they need the
+  record); an observation of the four-player table (``env(players=4)``, 924 numbers) is
+  answered by the robot built for four players.
 
 -> ``{"action": 84, "label": "play:9h", "robot": SPEC}``.  A malformed body, an unknown
 field, an illegal action in the record or a record that contradicts the seat's cards
@@ -187,6 +188,12 @@ def _is_f32(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and -F32_MAX <= x <= F32_MAX
 
 
+def is_mask_value(x: Any) -> bool:
+    """An entry of a request's ``action_mask``: 0 or 1 (the AEC env's int8 mask as
+    ``tolist()`` gives it; 0.0 and 1.0 too) or false/true (the TorchRL env's bool mask)."""
+    return isinstance(x, bool) or _is_f32(x) and x in (0, 1)
+
+
 def _quote(x: Any) -> str:
     """A request's value as quoted in an error: short (not a 400-digit int, nor a list
     echoed back whole)."""
@@ -248,7 +255,8 @@ def parse_request(data: Any, kind: GameKind | None = None) -> tuple[np.ndarray, 
     missing = [f for f in FIELDS if f not in data]
     if missing:
         raise RequestError(f"missing field {missing[0]!r}: expected 'observation' "
-                           f"({obs_size} numbers) and 'action_mask' ({n_actions} 0/1)")
+                           f"({obs_size} numbers) and 'action_mask' ({n_actions} 0/1 or "
+                           "false/true)")
     extra = sorted(set(data) - set(FIELDS))
     if extra:
         raise RequestError(f"unknown field {extra[0]!r}: expected only {', '.join(FIELDS)}")
@@ -264,10 +272,12 @@ def parse_request(data: Any, kind: GameKind | None = None) -> tuple[np.ndarray, 
                            f"finite in float32 (|x| <= {F32_MAX:.4g})", 422)
     if not isinstance(mask, list) or len(mask) != n_actions:
         got = f"{len(mask)} items" if isinstance(mask, list) else type(mask).__name__
-        raise RequestError(f"'action_mask' must be a list of {n_actions} 0/1, got {got}", 422)
-    bad = next((i for i, x in enumerate(mask) if not _is_f32(x) or x not in (0, 1)), None)
+        raise RequestError(f"'action_mask' must be a list of {n_actions} 0/1 or false/true, "
+                           f"got {got}", 422)
+    bad = next((i for i, x in enumerate(mask) if not is_mask_value(x)), None)
     if bad is not None:
-        raise RequestError(f"'action_mask'[{bad}] = {_quote(mask[bad])}: expected 0 or 1", 422)
+        raise RequestError(f"'action_mask'[{bad}] = {_quote(mask[bad])}: expected 0 or 1 "
+                           "(false or true)", 422)
     if not any(mask):
         raise RequestError("'action_mask' has no legal action: the seat is not to move", 422)
     return np.asarray(obs, dtype=np.float32), np.asarray(mask, dtype=np.int8)
