@@ -54,6 +54,19 @@ def test_the_http_answers_are_standard_json():
         '{"label":"žaludy","x":null}'.encode()
 
 
+def test_loads_refuses_a_key_given_twice():
+    """``jsonio.loads`` is ``json.loads`` refusing an object that names a key twice (the
+    standard reader keeps the last value silently), at any depth, with the key."""
+    assert jsonio.loads('{"a": [1, {"b": 2}], "c": null}') == {"a": [1, {"b": 2}], "c": None}
+    assert jsonio.loads(b'[{"a": 1}, {"a": 2}]') == [{"a": 1}, {"a": 2}]
+    for text, key in [('{"a": 1, "a": 1}', "a"), ('[{"x": {"b": 1, "b": 2}}]', "b"),
+                      ('{"\\u00e9": 1, "\u00e9": 2}', "\u00e9")]:
+        with pytest.raises(jsonio.DuplicateKeyError) as e:
+            jsonio.loads(text)
+        assert e.value.key == key and isinstance(e.value, ValueError), text
+        assert str(e.value) == f"the key {key!r} is given twice in one object"
+
+
 # json.dumps calls whose text is not written anywhere: hashes and command-line text
 NOT_WRITTEN = {
     ("mariash_env/research/dataset.py", "digest"),  # the settings' hash

@@ -209,6 +209,25 @@ def test_malformed_bodies_get_4xx_json(client):
     assert _get(client, "tab-a")["move"] == st["move"]
 
 
+def test_a_key_given_twice_gets_400_naming_it(client):
+    """A body naming a key twice (``{"move": 3, "move": 4}``) was taken on the last value,
+    silently: it is a 400 naming the key, and nothing changes."""
+    st = _get(client, "tab-a")
+    for path, body, key in [
+            ("/api/advance", f'{{"session": "{st["session"]}", "move": {st["move"] - 1}, '
+             f'"move": {st["move"]}}}', "'move'"),
+            ("/api/act", f'{{"session": "{st["session"]}", "move": {st["move"]}, '
+             '"action": "x", "action": "y"}', "'action'"),
+            ("/api/leave", '{"client": "tab-a", "client": "tab-b"}', "'client'"),
+            ("/api/new", f'{{"session": "{st["session"]}", "move": {st["move"]}, '
+             '"setup": {"seat": 0, "seat": 1}}', "'seat'")]:
+        r = client.post(path, content=body)
+        assert r.status_code == 400 and r.json() == {
+            "error": f"the request body names the key {key} twice in one object: expected "
+                     "each key once", "code": "invalid"}, (path, r.text)
+    assert _get(client, "tab-a")["move"] == st["move"]
+
+
 def test_oversize_bodies_get_413_before_they_are_read(client):
     """Issue #29 item 6: a body over MAX_BODY is refused with 413, by its Content-Length
     or, streamed without one, once the count passes the limit."""

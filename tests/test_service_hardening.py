@@ -173,6 +173,27 @@ def test_a_mask_of_booleans_is_read_as_its_0_1(voleny, position):
     assert r.status_code == 422 and "no legal action" in r.json()["error"], r.text
 
 
+def test_a_key_given_twice_gets_400_naming_it(voleny, position):
+    """A body naming a key twice (``{"action_mask": [...], "action_mask": [...]}``) was
+    answered on the last value, silently: an ambiguous request is a 400 naming the key,
+    at any depth (a record's field too), before anything is decided."""
+    obs, mask = (json.dumps(position[k]) for k in ("observation", "action_mask"))
+    other = json.dumps([1] * len(position["action_mask"]))
+    for body, key in [
+            (f'{{"observation": {obs}, "action_mask": {other}, "action_mask": {mask}}}',
+             "'action_mask'"),
+            (f'{{"observation": {obs}, "observation": {obs}, "action_mask": {mask}}}',
+             "'observation'"),
+            ('{"record": {"dealer": 2, "seat": 0, "dealer": 1, "hand": [], "actions": []}}',
+             "'dealer'"),
+            ('{"record": {"rules": {"players": 4, "players": 3}, "dealer": 2, "seat": 0, '
+             '"hand": [], "actions": []}}', "'players'")]:
+        r = voleny.post("/act", content=body)
+        assert r.status_code == 400, r.text
+        assert r.json()["error"] == f"the body names the key {key} twice in one object: " \
+            "expected each key once", r.text
+
+
 def test_item6_error_messages_quoting_a_lone_surrogate_render():
     """Issue #29 item 6: a lone surrogate is valid JSON but not UTF-8; Starlette's
     JSONResponse raised UnicodeEncodeError (a 500) on a message quoting one."""
@@ -214,7 +235,7 @@ def test_item9_the_limit_is_configurable_and_fits_a_full_request(position):
 def test_item9_deep_nesting_gets_400(voleny, depth):
     """Issue #29 item 9: JSON nested deeper than MAX_DEPTH is a 400 naming the nesting
     (a record field 900 deep was echoed back in a 422, deeper bodies could recurse)."""
-    body = (b'{"record": {"dealer": 0, "seat": 0, "hand": [], "actions": [], "dealer": '
+    body = (b'{"record": {"seat": 0, "hand": [], "actions": [], "dealer": '
             + b"[" * depth + b"]" * depth + b"}}")
     r = voleny.post("/act", content=body)
     assert r.status_code == 400 and "nested deeper" in r.json()["error"], r.text[:200]

@@ -51,7 +51,8 @@ gets a 4xx ``{"error": "..."}`` naming the problem; the same request gets the sa
 answer (a robot that draws random numbers, and the world a record is rebuilt in, are
 seeded from the request).  Nothing compiled runs on a request before it is checked: a
 body over ``max_body`` bytes (default 1 MiB) is refused with 413 unread, JSON nested
-deeper than ``MAX_DEPTH`` gets a 400, a number that is not finite in float32, an
+deeper than ``MAX_DEPTH`` or an object naming a key twice (:func:`parse_json`) gets a
+400, a number that is not finite in float32, an
 observation or mask of another size, or a mask with no legal action gets a 422, and a
 record for another game than the one served (its ``rules``) gets a 422 naming both games.
 A method a route does not take gets a 405 with ``Allow`` (``GET /act``: use POST).
@@ -164,10 +165,15 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
 
 
 def parse_json(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """The JSON value of ``body`` (RequestError 400: not JSON, or nested deeper than
-    ``max_depth`` arrays/objects, which later checks and messages would recurse into)."""
+    """The JSON value of ``body`` (RequestError 400: not JSON, an object naming a key twice,
+    which a reader would take one value of silently (:func:`mariash_env.jsonio.loads`), or
+    nested deeper than ``max_depth`` arrays/objects, which later checks and messages would
+    recurse into)."""
     try:
-        data = json.loads(body or b"null")
+        data = jsonio.loads(body or b"null")
+    except jsonio.DuplicateKeyError as e:
+        raise RequestError(f"the body names the key {_quote(e.key)} twice in one object: "
+                           "expected each key once") from e
     except RecursionError as e:
         raise RequestError(f"the body is nested deeper than {max_depth} levels") from e
     except ValueError as e:  # UnicodeDecodeError and the int-digits limit are ValueErrors

@@ -25,7 +25,8 @@ one :class:`~mariash_env.play.session.PlaySession` (the game runs here, server-s
 =================  ==========================================================
 
 ``move`` is the state version the request answers: a stale one gets 409, an illegal
-action 422, a malformed body 400, a body over :data:`MAX_BODY` bytes 413, an unknown
+action 422, a malformed body 400 (an object naming a key twice too:
+:func:`mariash_env.jsonio.loads`), a body over :data:`MAX_BODY` bytes 413, an unknown
 session 404 — each a JSON ``{"error": "...", "code": "..."}`` — and nothing changes.
 
 One tab drives (issue #29 item 5): every POST may carry ``"client"`` (the tab's id; a
@@ -39,7 +40,6 @@ hands over to the next tab that asks, so a reload of the only tab drives again.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -157,7 +157,10 @@ async def body(request: Request, fields: tuple[str, ...],
     want = ", ".join(fields)
     raw = await read_body(request)
     try:
-        data = json.loads(raw or b"null")
+        data = jsonio.loads(raw or b"null")  # a key given twice refused, not the last taken
+    except jsonio.DuplicateKeyError as e:
+        raise PlayError(f"the request body names the key {shown(e.key)} twice in one "
+                        "object: expected each key once", 400, "invalid") from e
     except (ValueError, UnicodeDecodeError) as e:
         raise PlayError(f"the request body is not JSON ({shown(str(e), 120)}): expected an "
                         f"object with {want}", 400, "invalid") from e
