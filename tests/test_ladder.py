@@ -274,6 +274,40 @@ def test_an_unknown_slow_opponent_is_named_with_the_option_and_the_choices(capsy
     assert not (tmp_path / "m").exists() and not (tmp_path / "o").exists()
 
 
+def test_slow_opponents_are_named_as_the_anchor_is(capsys, monkeypatch, tmp_path):
+    """``--slow-opponents`` took exact specs only: ``onnx:robot``, the name the page shows
+    for ``onnx:models/robot.onnx`` and one that ``--anchor`` takes, was "no robot of the
+    ladder's games".  A slow opponent is resolved as the anchor is (its spec or its short
+    name, :func:`robot_index`), in every game that has it."""
+    net = "onnx:models/robot.onnx"
+    monkeypatch.setattr(L, "slow", lambda spec, game: spec == "random")  # "random" searches
+    roster = {"voleny": ["random", "table", net], "lizany": ["random", "table"]}
+    for names in (["onnx:robot"], [net]):
+        pairs = L.plan(roster, deals=2, seed=0, slow_opponents=names)
+        assert [(p.game, p.a, p.b) for p in pairs] == [("voleny", "random", net),
+                                                      ("voleny", "table", net)], names
+    assert L.robot_index("onnx:robot", roster["voleny"]) == 2
+    assert L.robot_index(net, roster["voleny"]) == 2
+    assert L.robot_index("onnx:robot", roster["lizany"]) is None
+    assert L.unknown_robots(roster, ["onnx:robot", "table", "onnx:other"]) == ["onnx:other"]
+
+    played = []
+
+    def run(pairs, *args, **kw):
+        played.extend(pairs)
+        raise L.LadderError("stopped before playing")
+
+    monkeypatch.setattr(L, "run", run)
+    with pytest.raises(SystemExit) as e:
+        L.main(["--game", f"voleny=random,table,{net}", "--slow-opponents", "table,onnx:robot",
+                "--deals", "2", "--quiet", "--no-plot", "--matches", str(tmp_path / "m"),
+                "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err == "error: stopped before playing\n", err
+    assert [(p.a, p.b, p.deals) for p in played] == [
+        ("random", "table", 20), ("random", net, 20), ("table", net, 2)]
+
+
 def test_help_shows_the_defaults(capsys):
     """``--help`` of the ladder, the arena and the data set says each option's default."""
     from mariash_env import arena

@@ -85,6 +85,18 @@ def short_name(spec: str) -> str:
     return spec
 
 
+def robot_index(name: str, specs: Sequence[str]) -> int | None:
+    """The index in ``specs`` of the robot ``name`` names: its spec or its short name, as
+    the page shows it (:func:`short_name`); ``name`` as given is looked for before its
+    short name.  None where ``specs`` has no such robot.  How ``--anchor`` and
+    ``--slow-opponents`` name a robot."""
+    for wanted in (name, short_name(name)):
+        for i, spec in enumerate(specs):
+            if wanted in (spec, short_name(spec)):
+                return i
+    return None
+
+
 # --- Bradley–Terry ----------------------------------------------------------------------------
 
 
@@ -350,15 +362,17 @@ def _robots(roster: Mapping[str, Sequence[str]]) -> set[str]:
 
 
 def unknown_robots(roster: Mapping[str, Sequence[str]], specs: Sequence[str]) -> list[str]:
-    """The robots of ``specs`` that no game of ``roster`` plays, in their order."""
-    every = _robots(roster)
-    return [s for s in dict.fromkeys(specs) if s not in every]
+    """The robots of ``specs`` (specs or short names, :func:`robot_index`) that no game of
+    ``roster`` plays, in their order."""
+    return [s for s in dict.fromkeys(specs)
+            if all(robot_index(s, robots) is None for robots in roster.values())]
 
 
 def plan(roster: Mapping[str, Sequence[str]], deals: int, seed: int, batch: int = 50,
          slow_deals: int = 20, slow_opponents: Sequence[str] | None = None) -> list[Pair]:
     """Every pair of every game's robots (``slow_opponents``: the only opponents of a
-    searching robot; None: every robot)."""
+    searching robot, each its spec or its short name (:func:`robot_index`), in every game
+    that has it; None: every robot)."""
     unknown = unknown_robots(roster, slow_opponents or ())
     if unknown:
         raise LadderError(f"invalid slow_opponents {unknown}: no game of the ladder has "
@@ -371,11 +385,12 @@ def plan(roster: Mapping[str, Sequence[str]], deals: int, seed: int, batch: int 
         kind = game_kind(game)
         kind.require("arena")
         is_slow = {s: slow(s, game) for s in specs}
+        found = (robot_index(name, specs) for name in slow_opponents or ())
+        chosen = {specs[i] for i in found if i is not None}
         for a, b in itertools.combinations(specs, 2):
             if is_slow[a] or is_slow[b]:
                 if slow_opponents is not None and not (
-                        (is_slow[a] and b in slow_opponents)
-                        or (is_slow[b] and a in slow_opponents)):
+                        (is_slow[a] and b in chosen) or (is_slow[b] and a in chosen)):
                     continue
                 pairs.append(Pair(game, a, b, slow_deals, seed, 1))
             else:
@@ -486,10 +501,9 @@ def anchor_index(anchor: str | None, game: str, specs: Sequence[str]) -> int | N
     anchor's."""
     if anchor is None:
         return None
-    for name in (anchor, short_name(anchor)):
-        for i, spec in enumerate(specs):
-            if name in (spec, short_name(spec)):
-                return i
+    i = robot_index(anchor, specs)
+    if i is not None:
+        return i
     raise LadderError(f"--anchor {anchor}: game {game} has no such robot to rate at 0 "
                       f"(its robots: {', '.join(map(short_name, specs))}); name one of them, "
                       "or --anchor mean")
@@ -744,8 +758,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                     help="deals per pair of a searching robot (pimc, nnpimc, strong; "
                          "default 20)")
     ap.add_argument("--slow-opponents", default=None,
-                    help="comma-separated: the only opponents of a searching robot "
-                         "(default: every robot)")
+                    help="comma-separated: the only opponents of a searching robot, each "
+                         "its spec or its name on the page, as --anchor (default: every "
+                         "robot)")
     # checked here: the bootstrap's generator refuses a negative seed, after every match
     ap.add_argument("--seed", type=nonnegative(int), default=0,
                     help="the decks of every pair, an int >= 0 (default 0)")
