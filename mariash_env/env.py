@@ -196,6 +196,7 @@ from .game import (
     Game,
     IllegalActionError,
     OptionError,
+    check_render_mode,
     reset_options,
 )
 from .games.base import GameKind
@@ -818,11 +819,7 @@ class raw_env(AECEnv):
         **rules: Any,
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"invalid render_mode {render_mode!r}: expected one of "
-                f"{self.metadata['render_modes']} or None"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         for name, flag in (("rich_infos", rich_infos), ("stack_infos", stack_infos)):
             if not isinstance(flag, (bool, np.bool_)):
                 raise OptionError(f"invalid {name}={flag!r}: expected True or False")

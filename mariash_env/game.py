@@ -37,8 +37,8 @@ from .rules import Rules, action_int, is_int, make_rules
 
 # The API (and the reference page); the seeding and option helpers below are the front
 # ends' own, importable by name.
-__all__ = ["Game", "IllegalActionError", "OptionError", "RESET_OPTIONS", "LEVEL_NAMES",
-           "level_name"]
+__all__ = ["Game", "IllegalActionError", "OptionError", "RenderModeError", "RESET_OPTIONS",
+           "LEVEL_NAMES", "level_name", "check_render_mode"]
 
 
 # The action types the AEC loop hands over (a Python int, numpy's ints from flatnonzero
@@ -57,6 +57,21 @@ class IllegalActionError(ValueError):
 
 class OptionError(ValueError):
     """A malformed reset option (seed, deck, dealer, cuts) or game option (records)."""
+
+
+class RenderModeError(OptionError, TypeError):
+    """A ``render_mode`` the environment does not have.  A TypeError too: what
+    Stable-Baselines3's ``make_vec_env(env_id)`` takes for "this env does not render that
+    way" (it passes ``render_mode="rgb_array"`` to every registered env and retries without
+    it on a TypeError only)."""
+
+
+def check_render_mode(render_mode: Any, modes: Sequence[str]) -> None:
+    """An environment's ``render_mode`` argument: one of ``modes`` or None, else a
+    :class:`RenderModeError` naming them."""
+    if render_mode is not None and render_mode not in modes:
+        raise RenderModeError(f"invalid render_mode {render_mode!r}: expected one of "
+                              f"{list(modes)} or None")
 
 
 RESET_OPTIONS = ("deck", "dealer", "cuts")

@@ -41,7 +41,10 @@ lets Gymnasium's ``check_env`` pass in full: it steps an action sampled in anoth
 ``action_space.sample()`` draws a legal action of the current state.
 ``render_mode="ansi"`` makes ``render()`` return the table as text; ``"human"`` prints it
 in ``reset`` and every ``step`` (Gymnasium's convention), the one ``illegal="terminate"``
-ends included.
+ends included.  Another mode is a :class:`~mariash_env.game.RenderModeError`, an
+``OptionError`` and a ``TypeError``: Stable-Baselines3's ``make_vec_env(
+"mariash/SingleAgent-v0", ...)`` asks for ``"rgb_array"`` and retries without a mode on a
+``TypeError``.
 
 ``obs_keys=("obs", "mask")`` answers ``{"obs": float32[obs_size], "mask":
 bool[n_actions]}`` instead of the bare vector: Tianshou's layout, and its dtype (its masked
@@ -75,6 +78,7 @@ from .game import (
     Game,
     IllegalActionError,
     OptionError,
+    check_render_mode,
     check_seed,
     continue_seed,
     reset_options,
@@ -162,11 +166,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.players = players = self.game.players
         if not is_int(seat) or not 0 <= seat < players:
             raise OptionError(f"invalid seat {seat!r}: expected a seat 0..{players - 1}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise OptionError(
-                f"invalid render_mode {render_mode!r}: expected one of "
-                f"{self.metadata['render_modes']} or None"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         n = players - 1
         others = opponents if isinstance(opponents, (list, tuple)) else [opponents] * n
         if len(others) != n:

@@ -192,6 +192,35 @@ def test_gymnasium_make_for_every_game(game, players):
     env.step(a)
 
 
+# Gymnasium's make warns of the render mode SB3 tries first (not the env's doing)
+@pytest.mark.filterwarnings("ignore:.*render_mode='rgb_array':UserWarning")
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_sb3_make_vec_env_builds_the_registered_env(game, players):
+    """Stable-Baselines3's ``make_vec_env(env_id)`` passes ``render_mode="rgb_array"`` to
+    every registered env and retries without it on a TypeError only: an unknown render
+    mode is an OptionError that is a TypeError too (it was a bare OptionError, and
+    ``make_vec_env("mariash/SingleAgent-v0")`` failed in every game), so the vector env
+    is built, without a render mode, and MaskablePPO's masks reach every game."""
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env("mariash/SingleAgent-v0", n_envs=2, seed=0,
+                        env_kwargs={"opponents": "random", **_rules(game, players)})
+    try:
+        assert venv.get_attr("render_mode") == [None, None]
+        venv.reset()
+        masks = np.stack(venv.env_method("action_masks"))
+        assert masks.shape == (2, game_kind(game).n_actions) and masks.any(axis=1).all()
+        venv.step(np.array([np.flatnonzero(m)[0] for m in masks]))
+    finally:
+        venv.close()
+    from mariash_env.game import RenderModeError
+
+    with pytest.raises(RenderModeError, match="render_mode 'rgb_array'") as caught:
+        SingleAgentEnv(render_mode="rgb_array", **_rules(game, players))
+    assert isinstance(caught.value, OptionError) and isinstance(caught.value, TypeError)
+
+
 def test_robots_that_do_not_play_the_game_are_refused_by_name():
     """Issue #30 (robots declare the games they play): a spec or a robot object of
     another game is refused by name, before any play."""

@@ -109,7 +109,14 @@ from pettingzoo.utils import wrappers
 from ...cards import CARD_CODES, NCARDS, SUIT_NAMES_CZ, cards_of, parse_deck, pretty
 from ...copies import independent_copy
 from ...core.state import MASK32
-from ...game import EpisodeSeeds, IllegalActionError, OptionError, check_seed, reset_options
+from ...game import (
+    EpisodeSeeds,
+    IllegalActionError,
+    OptionError,
+    check_render_mode,
+    check_seed,
+    reset_options,
+)
 from ...rules import action_int, is_int
 from ...spaces import AgentSpaces
 from . import core as C
@@ -477,9 +484,7 @@ class raw_env(AECEnv):
 
     def __init__(self, render_mode: str | None = None, stack_infos: bool = False) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"invalid render_mode {render_mode!r}: expected one of "
-                             f"{self.metadata['render_modes']} or None")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         if not isinstance(stack_infos, (bool, np.bool_)):
             raise OptionError(f"invalid stack_infos={stack_infos!r}: expected True or False")
         self.stack_infos = bool(stack_infos)
