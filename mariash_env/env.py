@@ -843,16 +843,17 @@ class raw_env(AECEnv):
         groups = dict(kind.phase_groups)
         self._phase_names = None if stack_infos or not (groups or rich_infos) else tuple(
             groups.get(n, n) for n in PHASE_NAMES)
+        low, high = kind.obs_bounds
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (game.obs_size,), np.float32),
+                "observation": spaces.Box(low, high, (game.obs_size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (kind.n_actions,), np.int8),
             }
         )
         act_space = spaces.Discrete(kind.n_actions)
         self.observation_spaces = AgentSpaces({a: obs_space for a in agents})
         self.action_spaces = AgentSpaces({a: act_space for a in agents})
-        self.state_space = spaces.Box(-np.inf, np.inf, (game.state_obs_size,), np.float32)
+        self.state_space = spaces.Box(low, high, (game.state_obs_size,), np.float32)
         self._started = False
         self._has_updated = False  # the order-enforcing wrapper's flag (_OrderEnforcing)
         self._info_template: dict[str, Any] | None = None

@@ -12,7 +12,8 @@
 
 Self-play: in every game the seat to move (``infos["seat"]``) acts, all seats through one
 policy.  ``observation_space``: ``Box(float32[obs_size])`` per game (the seat to move's
-observation); ``action_space``: ``MultiDiscrete([n_actions] * num_envs)``, whose
+observation; the game's bounds, as its AEC env's: lízaný's [0, 1], the others' none);
+``action_space``: ``MultiDiscrete([n_actions] * num_envs)``, whose
 ``sample()`` draws a legal action in every game (a copy of the space alone is a plain
 ``MultiDiscrete``; ``single_action_space`` is a plain ``Discrete``).  Every call
 returns fresh arrays and ``infos`` with
@@ -127,8 +128,8 @@ class GymVectorEnv(gym.vector.VectorEnv):
         self._venv = venv = VectorEnv(num_envs, seed=seed, **rules)
         self.num_envs = venv.num_envs
         self.num_players = venv.players
-        self.single_observation_space = spaces.Box(-np.inf, np.inf, (venv.obs_size,),
-                                                   np.float32)
+        low, high = venv.kind.obs_bounds  # the game's, as its AEC env declares them
+        self.single_observation_space = spaces.Box(low, high, (venv.obs_size,), np.float32)
         self.single_action_space = spaces.Discrete(venv.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         # sample() draws one legal action per game (random exploration calls it unmasked)

@@ -204,8 +204,8 @@ class SingleAgentEnv(gymnasium.Env):
             else RESET_OPTIONS
         self._keys = tuple(obs_keys) if obs_keys is not None else None
         layout = self.kind.layout(players)
-        low, high = (0.0, 1.0) if isinstance(self.game, _OwnGame) else (-np.inf, np.inf)
-        vec = spaces.Box(low, high, (layout.obs_size,), np.float32)  # as the AEC env's
+        low, high = self.kind.obs_bounds  # as the AEC env's
+        vec = spaces.Box(low, high, (layout.obs_size,), np.float32)
         n_actions = self.kind.n_actions
         if self._keys is None:
             self.observation_space = vec

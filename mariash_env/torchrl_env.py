@@ -13,7 +13,9 @@ Self-play: one policy acts for the seat to move in every game.  A TorchRL ``EnvB
 ``batch_size=(num_envs,)`` and these keys:
 
 ``"observation"`` float32[obs_size]
-    The observation of the seat to move (the engine's ``Step.obs``).
+    The observation of the seat to move (the engine's ``Step.obs``); its spec has the
+    game's bounds, those of its AEC env's ``Box`` (``GameKind.obs_bounds``): ``Unbounded``
+    (the running scores have none), lízaný's ``Bounded`` in [0, 1].
 ``"action_mask"`` bool[n_actions]
     Its legal actions.
 ``"seat"`` int64
@@ -232,9 +234,12 @@ def _make_class() -> type:
             self.n_actions = venv.num_actions
             self.obs_size = venv.obs_size
             dev = self.device
+            low, high = venv.kind.obs_bounds  # the game's, as its AEC env declares them
             self.observation_spec = Composite(
                 observation=Unbounded(shape=(n, venv.obs_size), dtype=torch.float32,
-                                      device=dev),
+                                      device=dev)
+                if np.isinf(low) and np.isinf(high) else
+                Bounded(low, high, shape=(n, venv.obs_size), dtype=torch.float32, device=dev),
                 action_mask=Categorical(2, shape=(n, venv.num_actions), dtype=torch.bool,
                                         device=dev),
                 seat=Bounded(0, venv.players - 1, shape=(n,), dtype=torch.int64,

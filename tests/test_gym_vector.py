@@ -286,6 +286,32 @@ def test_gym_vector_next_step_autoreset(rules):
     assert ends > 0
 
 
+@pytest.mark.parametrize("rules", GAMES)
+def test_the_observation_space_is_the_games_own(rules):
+    """The single observation space is the game's, as its AEC env and SingleAgentEnv
+    declare it (lízaný's Box(0, 1): it was Box(-inf, inf) here), and whole random
+    parties stay in it."""
+    import mariash_env
+    from mariash_env.single_agent import SingleAgentEnv
+
+    env = GymVectorEnv(4, deals=1, **rules) if rules.get("rules") != "lizany" \
+        else GymVectorEnv(4, **rules)
+    aec = mariash_env.env(**rules)
+    own = aec.observation_space(aec.possible_agents[0])["observation"]
+    assert env.single_observation_space == own
+    assert env.single_observation_space == SingleAgentEnv(opponents="random",
+                                                          **rules).observation_space
+    obs, info = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    ends = 0
+    for _ in range(120):
+        assert obs in env.observation_space
+        obs, _, term, _, info = env.step(random_legal_actions(
+            info["action_mask"].view(np.int8), rng))
+        ends += int(term.sum())
+    assert ends > 0
+
+
 def test_gym_vector_wrappers_seeding_and_checks():
     """Issue #31, Gymnasium VectorEnv: Gymnasium's vector wrappers (observation wrappers
     accept NEXT_STEP only) run on it, the same seed gives the same data, returned arrays

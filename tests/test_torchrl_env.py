@@ -58,6 +58,27 @@ def test_specs(rules):
 
 
 @pytest.mark.parametrize("rules", GAMES)
+def test_the_observation_spec_has_the_games_bounds(rules):
+    """The observation spec declares the bounds of the game's AEC env's Box: lízaný's
+    values lie in [0, 1], a Bounded spec (it was Unbounded), the running scores of the
+    other games have none; a rollout's observations are in the spec."""
+    import mariash_env
+
+    env = torchrl_env(4, seed=2, **rules)
+    aec = mariash_env.env(**rules)
+    box = aec.observation_space(aec.possible_agents[0])["observation"]
+    spec = env.observation_spec["observation"]
+    if np.isfinite(box.low).all():
+        assert np.array_equal(spec.space.low[0].numpy(), box.low)
+        assert np.array_equal(spec.space.high[0].numpy(), box.high)
+    else:
+        assert type(spec).__name__.startswith("Unbounded") and np.isinf(box.high).all()
+    data = env.rollout(60, break_when_any_done=False)
+    assert spec.is_in(data["next", "observation"][:, -1])
+    assert all(spec.is_in(data["observation"][:, t]) for t in range(60))
+
+
+@pytest.mark.parametrize("rules", GAMES)
 def test_matches_vector_env(rules):
     """Issue #31, TorchRL env: under the same seed and actions every step's observation,
     mask, seat, rewards and done are the raw VectorEnv's (masks included), the finished

@@ -285,6 +285,10 @@ class GameKind:
     # the length (int32 values) of the deal record of its own compiled engine, what
     # ``encode`` reads (label sets store it); 0 = the shared core's record
     record_size: int = 0
+    # the bounds of every value of its observations and states (each front end's Box, or
+    # TorchRL's Bounded, declares them): volený's and licitovaný's running scores have
+    # none; lízaný's values are flags and fractions in [0, 1]
+    obs_bounds: tuple[float, float] = (-np.inf, np.inf)
 
     def __post_init__(self) -> None:
         unknown = set(self.front_ends) - set(FRONT_ENDS)

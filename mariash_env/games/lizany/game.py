@@ -151,6 +151,7 @@ from .actions import (  # noqa: F401 (re-exported: mariash_env.lizany's names)
     action_index,
     action_label,
 )
+from .kind import KIND
 
 __all__ = ["env", "raw_env", "LizanyGame", "replay", "AGENTS", "PHASE_NAMES", "ACTION_LABELS",
            "N_ACTIONS", "OBS_LAYOUT", "OBS_SIZE", "STATE_SIZE", "RULES", "FORMAT",
@@ -493,12 +494,12 @@ class raw_env(AECEnv):
         self.agents = list(AGENTS)
         self.agent_name_mapping = {a: i for i, a in enumerate(AGENTS)}
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "observation": spaces.Box(*KIND.obs_bounds, (OBS_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
         })
         self.observation_spaces = AgentSpaces({a: obs_space for a in AGENTS})
         self.action_spaces = AgentSpaces({a: spaces.Discrete(N_ACTIONS) for a in AGENTS})
-        self.state_space = spaces.Box(0.0, 1.0, (STATE_SIZE,), np.float32)
+        self.state_space = spaces.Box(*KIND.obs_bounds, (STATE_SIZE,), np.float32)
         self.game: LizanyGame | None = None
         self._seeds = EpisodeSeeds()
 

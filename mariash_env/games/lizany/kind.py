@@ -28,7 +28,7 @@ KIND = GameKind(
                    "onnx:models/robot_lizany_distilled.onnx",
                    "onnx:models/robot_lizany_endgame.onnx", "strong"),
     probe_robots=("table", "net", "strong"),
-    record_size=C.LZ_STATE_SIZE,
+    record_size=C.LZ_STATE_SIZE, obs_bounds=(0.0, 1.0),
     # the DMC network distilled from the exact endgame search (lizany_distill.toml), then
     # taught the open deal's exact values (lizany_endgame.toml)
     net="onnx:models/robot_lizany_endgame.onnx",
