@@ -626,7 +626,8 @@ def parallel_env(render_mode: str | None = None, **kwargs: Any) -> ParallelEnv:
     """PettingZoo's parallel API over the turn-based game (INTERFACE.md), for every game:
     :func:`env` (same keywords) through ``turn_based_aec_to_parallel``.  Each step takes
     one action per live agent and applies that of the agent to move (the others' are
-    ignored; their masks are all zero); ``infos[agent]["active_agent"]`` names the next."""
+    ignored; their masks are all zero); ``infos[agent]["active_agent"]`` names the next
+    (``stack_infos=True``: its index in ``possible_agents``, an int as every value then)."""
     return _TurnBasedParallel(env(render_mode=render_mode, **kwargs))
 
 
@@ -635,8 +636,10 @@ class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
     dict: anything else, or a dict without it, was a bare KeyError/TypeError; here it is
     an :class:`IllegalActionError` naming the agent to move (nothing applied).  Every info
     names ``active_agent``, from ``reset`` on, in dicts of its own (PettingZoo's wrote it
-    into the AEC env's); a step after the episode raises ``RuntimeError`` (PettingZoo's
-    answered four empty dicts, not the API's five values)."""
+    into the AEC env's); with ``stack_infos=True`` it is the agent's index in
+    ``possible_agents``, so that every value is an int; a step after the episode raises
+    ``RuntimeError`` (PettingZoo's answered four empty dicts, not the API's five
+    values)."""
 
     __copy__ = independent_copy  # copy.copy too: not a second wrapper over the same env
 
@@ -645,9 +648,14 @@ class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
         return observations, self._named(infos)
 
     def _named(self, infos: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """Each live agent's info, copied, with the agent to move."""
+        """Each live agent's info, copied, with the agent to move: its name, or with
+        ``stack_infos=True`` its index in ``possible_agents`` (every value an int, as the
+        libraries that stack infos want them)."""
         mover, live = self.aec_env.agent_selection, self.aec_env.agents
-        return {a: ({**i, "active_agent": mover} if a in live else i)
+        active: str | int = mover
+        if self.aec_env.unwrapped.stack_infos:
+            active = self.possible_agents.index(mover)
+        return {a: ({**i, "active_agent": active} if a in live else i)
                 for a, i in infos.items()}
 
     def step(self, actions: Any) -> tuple:

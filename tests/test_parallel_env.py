@@ -69,6 +69,32 @@ def test_parallel_episode_carries_masks_and_rewards(kw: dict) -> None:
     assert any(totals.values())
 
 
+@pytest.mark.parametrize("kw", CASES, ids=_ids)
+def test_stacked_infos_are_ints_on_every_step(kw: dict) -> None:
+    """``stack_infos=True`` promises one key set of ints on every step (libraries stack
+    them into arrays and tensors): the parallel env's ``active_agent`` is the mover's
+    index in ``possible_agents`` there; it was its name, a str, and TorchRL's
+    ``PettingZooWrapper(parallel_env(stack_infos=True))`` failed building its specs
+    (``TypeError: new(): invalid data type 'str'``)."""
+    extra = {} if kw.get("rules") == "lizany" else {"deals": 2}
+    p = mariash_env.parallel_env(stack_infos=True, **kw, **extra)
+    obs, infos = p.reset(seed=5)
+    keys = None
+    rng = np.random.default_rng(5)
+    while p.agents:
+        mover = p.aec_env.agent_selection
+        for a in p.agents:
+            assert all(type(v) is int for v in infos[a].values()), infos[a]
+            assert keys in (None, set(infos[a])) and "active_agent" in infos[a]
+            keys = set(infos[a])
+            assert p.possible_agents[infos[a]["active_agent"]] == mover
+        act = int(rng.choice(np.flatnonzero(obs[mover]["action_mask"])))
+        obs, _, _, _, infos = p.step(dict.fromkeys(p.agents, act))
+    named = mariash_env.parallel_env(**kw)
+    _, infos = named.reset(seed=5)
+    assert {i["active_agent"] for i in infos.values()} == {named.aec_env.agent_selection}
+
+
 def test_parallel_env_takes_the_env_options() -> None:
     """Issue #31 item 2 (#29): env()'s keywords (mask_in_info, flat_obs) and rule options
     pass through; an option that does not apply to a game is a RulesError naming it."""
