@@ -81,3 +81,41 @@ def test_ppo_trains_with_rllibs_masking_module_and_reports_every_seat():
     assert set(rllib_agents) == {"player_1", "player_2", "player_3"}
     for agent, value in rllib_agents.items():
         assert value == pytest.approx(seats[agent])
+
+
+def test_the_parallel_api_is_no_way_around_for_rllib():
+    """docs/pitfalls.md, *The parallel API*: it said the parallel API was "a way around"
+    RLlib's missing sitting-out dealer; RLlib asks for an action of every agent that has
+    an observation, so over the turn-based parallel env most of its agent steps are the
+    ignored actions of agents with an all-zero mask (2 of 3, 3 of 4 at four players), and
+    the default parallel_env fails RLlib's environment check.  The page says so now."""
+    pytest.importorskip("ray.rllib", reason="RLlib is not installed (pip install -e '.[rllib]')")
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+    from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    import mariash_env
+
+    for kw, share in (({"deals": 1}, 2 / 3), ({"players": 4, "deals": 1}, 3 / 4)):
+        plain = mariash_env.parallel_env(**kw)
+        for a in plain.possible_agents:  # (RLlib's check samples them: the same draw)
+            plain.action_space(a).seed(0)
+        with pytest.raises(ValueError, match="step"):  # an illegal action of the mover
+            check_multiagent_environments(ParallelPettingZooEnv(plain))
+        env = ParallelPettingZooEnv(turn_based_aec_to_parallel(rllib_env(**kw)))
+        check_multiagent_environments(env)
+        seen = ignored = 0
+        obs, _ = env.reset(seed=1)
+        while True:
+            seen += len(obs)
+            ignored += sum(1 for o in obs.values() if not o["action_mask"].any())
+            obs, _, term, _, _ = env.step({a: env.get_action_space(a).sample() for a in obs})
+            if term["__all__"]:
+                break
+        assert ignored / seen == pytest.approx(share)
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "pitfalls.md").read_text()
+    section = page.split("## The parallel API")[1].split("\n## ")[0]
+    assert "way around the RLlib issue above." not in section
+    assert "2 of every 3 agent steps" in " ".join(section.split())
