@@ -48,6 +48,20 @@ class RulesError(ValueError):
     """An unknown rule option or an invalid value for one."""
 
 
+class UnknownOptionError(RulesError, TypeError):
+    """A keyword that is no rule option of any game: a TypeError too, as Python's own
+    "unexpected keyword argument" is, and its message says so.  TorchRL's
+    ``GymEnv(env_id)`` passes ``frameskip=`` to every env it makes and drops it on such a
+    TypeError only."""
+
+
+def _unknown_option(named: str, unexpected: str, rest: str) -> UnknownOptionError:
+    """The error for keywords that are no rule option: ``named`` says which options are
+    refused, ``unexpected`` is the first keyword no game has, ``rest`` what is taken."""
+    return UnknownOptionError(f"unknown rule {named} (unexpected keyword argument "
+                              f"{unexpected!r}): {rest}")
+
+
 @dataclass(frozen=True)
 class Rules:
     """The rule switches of RULES.md §11; the defaults are the seed-001 table
@@ -200,9 +214,7 @@ def make_rules(**options: Any) -> Rules:
     known = set(Rules.__dataclass_fields__)
     for key, value in options.items():
         if key not in known:
-            raise RulesError(
-                f"unknown rule option {key!r}: expected one of {sorted(known)}"
-            )
+            raise _unknown_option(f"option {key!r}", key, f"expected one of {sorted(known)}")
         if key == "rules":
             _vector_game(value)
         elif key in _CHOICES:
@@ -259,8 +271,12 @@ def check_game_options(kind: Any, rules: Mapping[str, Any]) -> None:
     foreign = kind.foreign_options(rules)
     if foreign:
         takes = ", ".join([*kind.options, *(f"{k}={v!r}" for k, v in kind.fixed_options)])
-        raise RulesError(f"unknown rule option(s) {foreign}: they do not apply to "
-                         f"rules={kind.name!r} ({kind.title or kind.name} takes {takes} only)")
+        rest = (f"they do not apply to rules={kind.name!r} ({kind.title or kind.name} takes "
+                f"{takes} only)")
+        unknown = [k for k in foreign if k not in Rules.__dataclass_fields__]
+        if unknown:
+            raise _unknown_option(f"option(s) {foreign}", unknown[0], rest)
+        raise RulesError(f"unknown rule option(s) {foreign}: {rest}")
 
 
 def rules_vector(rules: Rules | np.ndarray | None) -> np.ndarray:

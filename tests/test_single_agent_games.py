@@ -221,6 +221,34 @@ def test_sb3_make_vec_env_builds_the_registered_env(game, players):
     assert isinstance(caught.value, OptionError) and isinstance(caught.value, TypeError)
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("game", "players"), CASES, ids=IDS)
+def test_torchrl_gym_env_builds_the_registered_env(game, players):
+    """TorchRL's ``GymEnv(env_id)`` passes ``frameskip=`` to every env it makes and drops
+    it on a TypeError saying "unexpected keyword argument 'frameskip'" only: a keyword
+    that is no rule option is an UnknownOptionError, a RulesError and a TypeError saying
+    so (it was a bare RulesError, and ``GymEnv("mariash/SingleAgent-v0")`` failed in
+    every game); with the mask among its keys and TorchRL's ActionMask it plays legally."""
+    pytest.importorskip("torchrl")
+    from torchrl.envs import ActionMask, GymEnv, TransformedEnv
+    from torchrl.envs.utils import check_env_specs
+
+    env = TransformedEnv(GymEnv("mariash/SingleAgent-v0", obs_keys=("observation", "action_mask"),
+                                mask_dtype=bool, opponents="random",
+                                categorical_action_encoding=True, **_rules(game, players, 1)),
+                         ActionMask())
+    check_env_specs(env, seed=0)
+    data = env.rollout(40, break_when_any_done=False)
+    assert data["next", "done"].any()
+    from mariash_env.rules import RulesError, UnknownOptionError
+
+    for kw in ({"frameskip": 1}, {"rules": game, "frameskip": 1}):
+        with pytest.raises(UnknownOptionError,
+                           match="unexpected keyword argument 'frameskip'") as caught:
+            SingleAgentEnv(**kw)
+        assert isinstance(caught.value, RulesError) and isinstance(caught.value, TypeError)
+
+
 def test_robots_that_do_not_play_the_game_are_refused_by_name():
     """Issue #30 (robots declare the games they play): a spec or a robot object of
     another game is refused by name, before any play."""
