@@ -10,8 +10,11 @@ counts are small: each check is deep in its own game's tests."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -91,6 +94,26 @@ def test_parallel_seed_test(kw: dict[str, Any]) -> None:
     the same way in both of its runs."""
     parallel_seed_test(lambda: mariash_env.parallel_env(illegal="terminate", **kw),
                        num_cycles=100)
+
+
+@pytest.mark.parametrize("kw", cases("parallel"))
+def test_pettingzoo_state_test(kw: dict[str, Any]) -> None:
+    """PettingZoo's state_test (state_space, state() in it on every step, the parallel
+    env's state): it samples actions without the mask, as parallel_seed_test does, so it
+    runs on ``illegal="terminate"``."""
+    from pettingzoo.test import state_test
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        state_test(mariash_env.env(illegal="terminate", **kw),
+                   mariash_env.parallel_env(illegal="terminate", **kw), num_cycles=50)
+    # The one warning the project accepts: volený's and licitovaný's running scores are
+    # unbounded (GameKind.obs_bounds); lízaný's state has bounds and gets none.
+    said = {str(w.message).split(".")[0] for w in caught if issubclass(w.category, UserWarning)}
+    unbounded = np.isinf(game_kind(kw["rules"]).obs_bounds).all()
+    assert said == ({"Environment's minimum state space value is -infinity",
+                     "Environment's maximum state space value is infinity"}
+                    if unbounded else set())
 
 
 @pytest.mark.parametrize("kw", cases("aec"))
@@ -237,14 +260,28 @@ def test_openspiel_random_sim_test_with_resampling(kw: dict[str, Any]) -> None:
 # --- the single-agent env ---------------------------------------------------------------------
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("kw", cases("single_agent"))
 def test_single_agent_check_env_and_spaces(kw: dict[str, Any]) -> None:
-    """Issue #30/#31 item 2: Gymnasium's check_env passes and the spaces are the game's
-    own (before: licitovaný declared volený's Box(900)/Discrete(115))."""
+    """Issue #30/#31 item 2: Gymnasium's check_env passes, its render modes too (an env
+    made by gymnasium.make has the spec check_env needs for them), and the spaces are the
+    game's own (before: licitovaný declared volený's Box(900)/Discrete(115)).  Its one
+    warning is the infinite bounds of volený's and licitovaný's running scores."""
+    import gymnasium
+
     kind = game_kind(kw["rules"])
     players = kw.get("players", kind.players[0])
-    check_env(SingleAgentEnv(illegal="terminate", **kw), skip_render_check=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        made = gymnasium.make("mariash/SingleAgent-v0", illegal="terminate", **kw)
+        with contextlib.redirect_stdout(io.StringIO()):  # its "human" mode prints
+            check_env(made.unwrapped)
+    said = {str(w.message) for w in caught if issubclass(w.category, UserWarning)}
+    expected = set() if np.isfinite(kind.obs_bounds).all() else {
+        "\x1b[33mWARN: A Box observation space minimum value is -infinity. This is probably "
+        "too low.\x1b[0m",
+        "\x1b[33mWARN: A Box observation space maximum value is infinity. This is probably "
+        "too high.\x1b[0m"}
+    assert said == expected
     env = SingleAgentEnv(**kw)
     assert env.observation_space.shape == (kind.layout(players).obs_size,)
     assert env.action_space.n == kind.n_actions and env.players == players
@@ -258,6 +295,68 @@ def test_single_agent_check_env_and_spaces(kw: dict[str, Any]) -> None:
     assert obs in keyed.observation_space and obs["mask"].shape == (kind.n_actions,)
     assert keyed.legal_labels() == [kind.action_label(int(i))
                                     for i in np.flatnonzero(obs["mask"])]
+
+
+@pytest.mark.parametrize("kw", cases("single_agent"))
+def test_stable_baselines3_check_env(kw: dict[str, Any]) -> None:
+    """Stable-Baselines3's own check_env (its spaces, dtypes, reset and step) passes
+    without a warning, in the default illegal="raise" mode (it samples legal actions)."""
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sb3_check_env(SingleAgentEnv(opponents="random", **kw), warn=True)
+        sb3_check_env(SingleAgentEnv(obs_keys=("obs", "mask"), opponents="random", **kw),
+                      warn=True)
+    assert [str(w.message) for w in caught] == []
+
+
+@pytest.mark.parametrize("kw", cases("aec"))
+def test_rllib_multi_agent_env_check(kw: dict[str, Any]) -> None:
+    """RLlib's own check of a MultiAgentEnv (reset and step dicts per agent, rewards,
+    "__all__" terminateds and truncateds, infos; it samples get_action_space(agent)
+    without a mask) passes on its PettingZooEnv over ``wrappers.rllib_env``, repeatedly
+    (every reset a new deal)."""
+    pytest.importorskip("ray.rllib", reason="RLlib is not installed (pip install -e '.[rllib]')")
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    from mariash_env.wrappers import rllib_env
+
+    env = PettingZooEnv(rllib_env(**kw))
+    for _ in range(10):
+        check_multiagent_environments(env)
+    agent = env.possible_agents[0]
+    assert env.get_observation_space(agent)["observations"] == \
+        mariash_env.env(**kw).observation_space(agent)["observation"]
+
+
+@pytest.mark.parametrize("kw", cases("single_agent"))
+def test_gymnasium_make_vec(kw: dict[str, Any]) -> None:
+    """Gymnasium's make_vec of the registered env (SyncVectorEnv, NEXT_STEP autoreset)
+    plays whole episodes by the masks of ``call("action_masks")``: a game that has just
+    ended answers an all-False mask (its episode is over) and its next action is
+    ignored (the autoreset), as docs/pitfalls.md says."""
+    import gymnasium
+
+    envs = gymnasium.make_vec("mariash/SingleAgent-v0", num_envs=2, vectorization_mode="sync",
+                              opponents="random", **short(kw))
+    obs, _ = envs.reset(seed=[1, 2])
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        assert obs in envs.observation_space
+        masks = np.stack(envs.call("action_masks"))
+        masks[~masks.any(axis=1)] = True  # just ended: any action, it is ignored
+        obs, _, term, trunc, _ = envs.step(np.array([legal(m, rng) for m in masks]))
+        assert not trunc.any()
+        if term.any():
+            ended += int(term.sum())
+            assert not np.stack(envs.call("action_masks"))[term].any()
+    envs.close()
+    envs.close()
+    assert ended > 0
 
 
 # --- the play table ---------------------------------------------------------------------------
