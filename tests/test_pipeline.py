@@ -501,6 +501,12 @@ GATE = TRAIN + '[[stage]]\nname = "g"\nkind = "gate"\nmodel = "@t.model"\nrobots
     # one deal gives no interval: a gate on its lower end could never be decided
     (GATE + 'deals = 1\nmin_ci_low = 0.0\n', ["stage 'g' key 'deals'",
                                               "min_ci_low needs >= 2 deals", "got 1"]),
+    # a threshold that is not finite: the run's state (JSON) has no inf or nan, so a
+    # finished gate of one was "finished with other arguments" on every resume
+    (GATE + 'min_gain = -inf\n', ["stage 'g' key 'min_gain'",
+                                   "expected a finite number, got -inf"]),
+    (GATE + 'min_ci_low = nan\n', ["stage 'g' key 'min_ci_low'",
+                                    "expected a finite number, got nan"]),
     # the commands' --ray-timeout, checked as the other Ray keys
     (TRAIN + 'ray_timeout = 30\n', ["stage 't' key 'ray_timeout'",
                                      "a Ray timeout needs backend = 'ray'"]),

@@ -401,6 +401,13 @@ def _check_stage(recipe: Recipe, stage: Stage) -> None:
         _need(a.get("deals", 1000) >= 1, f"{where} key 'deals'", "expected >= 1")
         _need(not ("min_gain" in a and "min_ci_low" in a), where,
               "give one threshold: min_gain (the mean) or min_ci_low (the CI's lower end)")
+        # the run's state (JSON) writes inf and nan as null: a finished stage of such a
+        # threshold would not be its recipe's on resume (and -inf gates nothing, +inf and
+        # nan stop every time)
+        for key in ("min_gain", "min_ci_low"):
+            _need(key not in a or math.isfinite(a[key]), f"{where} key {key!r}",
+                  f"expected a finite number, got {a.get(key)!r} (no threshold: leave the "
+                  "key out)")
         # one deal has no interval (the arena gives NaN): a CI threshold would be met by none
         _need("min_ci_low" not in a or a.get("deals", 1000) >= 2, f"{where} key 'deals'",
               f"min_ci_low needs >= 2 deals (one deal gives no interval), got {a.get('deals')}")
