@@ -566,6 +566,23 @@ def test_the_table_from_a_csv_refuses_the_options_of_a_run(argv, says, tmp_path,
     assert not list(tmp_path.iterdir())
 
 
+def test_the_table_from_a_csv_takes_the_options_its_page_says(tmp_path, capsys):
+    """docs/research/best_response.md: ``--from`` takes --out, --note, --no-plot and
+    --quiet, and --table (the page said "only" the four; the error line names five)."""
+    csv = _docs() / "best_response.csv"
+    assert main(["--from", str(csv), "--table", "--out", str(tmp_path), "--note", "n",
+                 "--no-plot", "--quiet"]) == 0
+    assert (tmp_path / "best_response.csv").read_bytes() == csv.read_bytes()
+    with pytest.raises(SystemExit):
+        main(["--from", str(csv), "--out", str(tmp_path), "--seed", "1"])
+    err = capsys.readouterr().err
+    assert "(it takes --table, --out, --note, --no-plot, --quiet)" in err, err
+    page = " ".join((_docs() / "research" / "best_response.md").read_text(
+        encoding="utf-8").split())
+    assert ("It takes `--out`, `--note`, `--no-plot` and `--quiet` only (and `--table`, the "
+            "table it writes again)") in page
+
+
 @pytest.mark.parametrize("game, says", [
     ("voleny=random", "--out {out}: cannot write"),
     ("voleny=random,tabel", "unknown robot 'tabel'"),
