@@ -250,3 +250,51 @@ def test_a_source_change_drops_only_this_checkouts_cache(tmp_path):
     _refresh_cache(pkgs[0], str(root))  # no stamp of checkout a: its cache is dropped
     kept = {p.parent for p in root.rglob("*.nbi")}
     assert kept == {other, *_cache_folders(pkgs[1], str(root))}
+
+
+# The engine's modules whose compiled helpers are njit_generic (the rules core, each game's
+# phases, settlement, dealing and observation, lízaný's core and batched engine).
+_ENGINE_MODULES = (
+    "core.deal", "core.engine", "core.flow", "core.play", "core.seeding", "core.semantic",
+    "core.state", "core.tricks", "core.validate", "games.voleny.deal", "games.voleny.four",
+    "games.voleny.laydown", "games.voleny.observe", "games.voleny.observe4",
+    "games.voleny.phases", "games.voleny.settle", "games.voleny.validate",
+    "games.licitovany.deal", "games.licitovany.observe", "games.licitovany.phases",
+    "games.licitovany.settle", "games.licitovany.validate", "games.lizany.core",
+    "games.lizany.vector")
+# plain njit on purpose: the observation encoders keep their literal ``omniscient`` (the
+# batched engine's licitovaný observations are slower without it); lízaný's step kernels
+# are called from Python only, which passes no literal
+_ENGINE_PLAIN = {"encode", "encode4", "encode_licit", "encode_game", "_step_serial",
+                 "_step_parallel"}
+
+
+def test_the_engine_helpers_compile_once_for_every_constant():
+    """The engine's compiled helpers are ``njit_generic`` (or inlined): compiled once per
+    argument types, not once per constant a compiled caller passes (a settlement line's
+    number, a deal's end, a state offset: a fresh volený env compiled 201 functions on an
+    empty cache, settle's ``_line`` 14 times), the observation encoders aside.  After a
+    few decisions of every game's AEC env and batched engine none holds a literal type
+    (those compiled here: a kernel loaded from numba's disk cache compiles no helper)."""
+    import importlib
+
+    from numba.core import types
+
+    from mariash_env.compile import warm_engine
+    from mariash_env.core.jit import _GenericDispatcher
+
+    warm_engine()
+    seen = 0
+    for name in _ENGINE_MODULES:
+        mod = importlib.import_module(f"mariash_env.{name}")
+        for fname, f in vars(mod).items():
+            if (not isinstance(f, numba.core.dispatcher.Dispatcher)
+                    or f.__module__ != mod.__name__
+                    or f.targetoptions.get("inline", "never") == "always"
+                    or fname in _ENGINE_PLAIN):
+                continue
+            assert isinstance(f, _GenericDispatcher), f"{name}.{fname} is a plain njit"
+            for sig in f.signatures:
+                assert not any(isinstance(t, types.Literal) for t in sig), (fname, sig)
+            seen += 1
+    assert seen > 100

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import R_SHUFFLE_EVERY
-from .jit import lowest_bit, njit, njit_inline
+from .jit import lowest_bit, njit_generic, njit_inline
 from .state import (
     ACTOR,
     BAD_SEAT,
@@ -60,7 +60,7 @@ _DECK_MSG = (f"deal: expected an int32[{STATE_SIZE}] state, a deck holding each 
              "0..31 once and a dealer seat 0..2 (a player 0..3 at four)")
 
 
-@njit
+@njit_generic
 def check_deck(st, deck, dealer, players=3):
     """ValueError unless ``deck`` is a permutation of the card indices 0..31, ``dealer`` one
     of the ``players`` (a seat 0..2; at four a player 0..3) and ``st`` a whole record."""
@@ -74,7 +74,7 @@ def check_deck(st, deck, dealer, players=3):
         raise ValueError(_DECK_MSG)
 
 
-@njit
+@njit_generic
 def clear_deal(st, dealer):
     """Every deal field (DEALER up to the four-player partie fields) to its start value;
     forehand from ``dealer``, returned."""
@@ -103,7 +103,7 @@ def clear_deal(st, dealer):
     return f
 
 
-@njit
+@njit_generic
 def reset_partie(st):
     """A new partie's counters: no deal dealt yet, no score."""
     st[DEAL_NO] = 0
@@ -112,7 +112,7 @@ def reset_partie(st):
         st[SCORE + i] = 0
 
 
-@njit
+@njit_generic
 def shuffled_deck(st):
     """A uniformly shuffled deck drawn from the state's generator (Fisher–Yates)."""
     deck = np.arange(32, dtype=np.int64)
@@ -124,7 +124,7 @@ def shuffled_deck(st):
     return deck
 
 
-@njit
+@njit_generic
 def deck_of(st):
     """The current deal's deck as dealt (card at each position)."""
     deck = np.empty(32, dtype=np.int64)
@@ -132,7 +132,7 @@ def deck_of(st):
     return deck
 
 
-@njit
+@njit_generic
 def deck_into(st, buf):
     """``deck_of`` into ``buf`` (int64[32]): no array made and handed back (what costs
     most of a compiled call)."""
@@ -170,7 +170,7 @@ _STACK = 32
 _DECK = _STACK + 32 + 2 + 30 + 3 * 32 + 3 * 32 + 3
 
 
-@njit
+@njit_generic
 def gathered_deck(st):
     """The finished deal's cards gathered into the next deck, from the top, before the cut.
 
@@ -228,7 +228,7 @@ def gathered_deck(st):
     return buf[_DECK:]
 
 
-@njit
+@njit_generic
 def cut_deck(deck, k):
     """Take ``k`` cards from the top and put them under the rest: ``deck[k:] + deck[:k]``."""
     out = np.empty(32, dtype=np.int64)
@@ -237,7 +237,7 @@ def cut_deck(deck, k):
     return out
 
 
-@njit
+@njit_generic
 def next_deck(st, rules, k):
     """The finished deal's cards as the next deck: gathered and cut ``k`` cards (``k < 0``
     draws 2..30 uniformly), or shuffled when the rules say so (cut 0).  Returns the deck

@@ -55,7 +55,7 @@ from ..games.voleny.phases import apply_voleny, legal_voleny
 from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_PLAYERS
 from .deal import check_deck, next_deck, reset_partie
 from .flow import check_state
-from .jit import njit, njit_inline
+from .jit import njit, njit_generic, njit_inline
 from .state import (
     CUT,
     DEAL_NO,
@@ -69,13 +69,13 @@ from .state import (
 )
 
 
-@njit
+@njit_generic
 def n_actions_of(rules):
     """The action count of the game ``rules`` names (volený 115, licitovaný 136)."""
     return LN_ACTIONS if rules[R_GAME] == G_LICIT else N_ACTIONS
 
 
-@njit
+@njit_generic
 def legal_actions(st, rules, mask):
     """Fill ``mask`` (int8[n_actions] of the game ``rules`` names) with the legal actions
     of the seat to move: the game's phase machine.  Raises ValueError when ``st``,
@@ -87,7 +87,7 @@ def legal_actions(st, rules, mask):
         legal_voleny(st, rules, mask)
 
 
-@njit
+@njit_generic
 def is_legal(st, rules, a, scratch):
     if a < 0 or a >= scratch.shape[0]:
         return False
@@ -95,7 +95,7 @@ def is_legal(st, rules, a, scratch):
     return scratch[a] == 1
 
 
-@njit
+@njit_generic
 def apply_action(st, rules, a):
     """Apply the legal action ``a`` of the seat to move: the game's phase machine.
 
@@ -119,7 +119,7 @@ SO_DEAL = 9  # bits 9..: the deal of the partie (DEAL_NO)
 assert len(PHASE_NAMES) <= 1 << (SO_DEAL - SO_PHASE), "step_observe's phase field is full"
 
 
-@njit
+@njit_generic
 def step_observe(st, rules, a, out, mask):
     """The AEC env's decision in one compiled call (each call's argument unboxing costs
     more than the rules): if ``a`` is legal for the seat to move, apply it and, unless
@@ -145,20 +145,20 @@ def step_observe(st, rules, a, out, mask):
             | (st[DEAL_NO] << SO_DEAL))
 
 
-@njit
+@njit_generic
 def deal_deck(st, deck, dealer, game=0):
     """Start a deal: ``deck`` (32 card indices from the top) dealt by ``dealer`` in the
     pattern of ``game`` (``rules[R_GAME]``): volený 7-5-5-5-5-5 (RULES.md §2), licitovaný
     5-5-5-2-5-5-5 with the auction next (LICITOVANY.md §2, §4).  ValueError unless
     ``deck`` is a permutation of 0..31 (and ``st`` a whole record)."""
-    check_deck(st, deck, dealer)
+    check_deck(st, deck, dealer, 3)
     if game == G_LICIT:
         deal_licit(st, deck, dealer)
     else:
         deal_voleny(st, deck, dealer)
 
 
-@njit
+@njit_generic
 def start_partie(st, deck, dealer, game=0, players=3):
     """Reset the partie (scores, deal counter) and deal ``deck`` by ``dealer``; at four
     (RULES.md §11.3) ``dealer`` is a player 0..3 who sits out, the core's dealer seat 2."""
@@ -168,7 +168,7 @@ def start_partie(st, deck, dealer, game=0, players=3):
     deal_deck(st, deck, CORE_DEALER if players == 4 else dealer, game)
 
 
-@njit
+@njit_generic
 def next_deal(st, rules, k, game):
     """Gather, cut (``k`` cards; ``k < 0`` draws 2..30 uniformly) and deal the next deal
     in the pattern of ``game``.  The new dealer is the old forehand.  Returns the cut used
@@ -186,7 +186,7 @@ def next_deal(st, rules, k, game):
     return k
 
 
-@njit
+@njit_generic
 def advance_partie(st, rules, k):
     """After a finished deal: deal the next one (cut ``k``, -1 = draw), in the game's
     dealing pattern.  Returns False at the end of the partie."""
@@ -197,7 +197,7 @@ def advance_partie(st, rules, k):
     return True
 
 
-@njit
+@njit_generic
 def advance_observe(st, rules, k, out, mask):
     """``advance_partie(st, rules, k)`` and, when a next deal starts, the observation and
     the legal actions of its player to move in ``out`` and ``mask`` (as ``step_observe``
@@ -214,7 +214,7 @@ def advance_observe(st, rules, k, out, mask):
     return code | (nxt << SO_NEXT)
 
 
-@njit
+@njit_generic
 def start_partie_of(st, deck, dealer, rules):
     """A new partie's first deal of ``deck`` (``dealer`` deals) for the game and seat
     count ``rules`` names (``start_partie``)."""
@@ -234,7 +234,7 @@ def encode_game(st, rules, me, out, omniscient):
         encode(st, me, out, omniscient)
 
 
-@njit
+@njit_generic
 def phase_of_game(rules, ph):
     """Is ``ph`` a phase of the game ``rules`` names?"""
     if rules[R_GAME] == G_LICIT:
@@ -242,7 +242,7 @@ def phase_of_game(rules, ph):
     return voleny_validate.phase_known(ph)
 
 
-@njit
+@njit_generic
 def flek_rounds_of(rules):
     """The most flek rounds (licitovaný: turns) the rules' ``max_flek`` allows."""
     if rules[R_GAME] == G_LICIT:
@@ -250,7 +250,7 @@ def flek_rounds_of(rules):
     return voleny_validate.flek_rounds_max(rules[R_MAX_FLEK])
 
 
-@njit
+@njit_generic
 def phase_check(st, rules):
     """0, or the :mod:`.semantic` code of the first thing the game's phase of ``st``
     lacks (a deal in progress whose generic fields passed)."""

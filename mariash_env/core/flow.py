@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import R_NDEALS, R_SIZE
-from .jit import njit, njit_inline
+from .jit import njit_generic, njit_inline
 from .play import play_card, trick_end
 from .state import (
     DEAL_NO,
@@ -51,7 +51,7 @@ def check_state(st, rules):
         raise ValueError(_RULES_MSG)
 
 
-@njit
+@njit_generic
 def take_talon(st, seat):
     """The talon goes into ``seat``'s hand (RULES.md §4.2, LICITOVANY.md §5)."""
     t = getm(st, TALON)
@@ -63,7 +63,7 @@ def take_talon(st, seat):
     st[TALON_OWNER] = -1
 
 
-@njit
+@njit_generic
 def discard_card(st, seat, c):
     """One card from ``seat``'s hand to its talon; returns how many it has laid now.
     The talon grows card by card, so the discarding seat's view keeps its first discard."""
@@ -78,7 +78,7 @@ def discard_card(st, seat, c):
     return n + 1
 
 
-@njit
+@njit_generic
 def end_deal(st, end):
     """The deal ends (``end``: how): nobody moves any more; its game settles it next."""
     st[END] = end
@@ -86,7 +86,7 @@ def end_deal(st, end):
     st[TO_MOVE] = -1
 
 
-@njit
+@njit_generic
 def book_deal(st, rules):
     """Book the settled deal's payments into the three seats' scores; the partie ends with
     its last deal (:func:`count_deal`).  A table that books otherwise (volený at four:
@@ -96,7 +96,7 @@ def book_deal(st, rules):
     count_deal(st, rules)
 
 
-@njit
+@njit_generic
 def count_deal(st, rules):
     """The partie ends with its last deal (``rules[R_NDEALS]``)."""
     if st[DEAL_NO] + 1 >= rules[R_NDEALS]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import R_QUEEN_FIRST
-from .jit import njit, njit_inline
+from .jit import njit_generic, njit_inline
 from .state import (
     ACTOR,
     B_SEVEN,
@@ -45,12 +45,12 @@ from .tables import ABOVE_PLAIN, ABOVE_TRUMP, ALL, CARD_POINTS, SUIT_MASK
 from .tricks import announces_marriage, follow, trick_best, trump_suit
 
 
-@njit
+@njit_generic
 def seven_bet_open(st):
     return st[BET_EXISTS + B_SEVEN] != 0 or st[BET_EXISTS + B_SEVEN_AG] != 0
 
 
-@njit
+@njit_generic
 def legal_cards(st, seat):
     """Mask of the cards ``seat`` may play now (RULES.md §6, §12)."""
     legal = follow_cards(st, seat)
@@ -77,13 +77,13 @@ def follow_cards(st, seat):
                   ABOVE_PLAIN)
 
 
-@njit
+@njit_generic
 def side_of(st, seat):
     """0 for the actor's side, 1 for the defence."""
     return 0 if seat == st[ACTOR] else 1
 
 
-@njit
+@njit_generic
 def held_marriages(hand):
     """Bit s set when the hand holds K and Q of suit s."""
     out = 0
@@ -93,14 +93,14 @@ def held_marriages(hand):
     return out
 
 
-@njit
+@njit_generic
 def announce_marriage(st, seat, s):
     st[MARR_SEAT + s] = seat
     st[MARR_ORD + s] = st[NMARR]
     st[NMARR] += 1
 
 
-@njit
+@njit_generic
 def play_card(st, rules, seat, c):
     """Play ``c`` (legal) for ``seat``; returns the trick winner when the trick closes, else -1."""
     hand = getm(st, HAND + seat)
@@ -154,7 +154,7 @@ def trick_end(st):
     return END_NONE
 
 
-@njit
+@njit_generic
 def outstanding(st, seat):
     """Cards not in ``seat``'s hand, not played, and for the actor not in its talon."""
     o = ALL & ~getm(st, HAND + seat) & ~getm(st, PLAYED)
@@ -163,7 +163,7 @@ def outstanding(st, seat):
     return o
 
 
-@njit
+@njit_generic
 def lay_down(st, seat):
     """Settle the rest of the card play as laid down by ``seat`` (RULES.md §8).
 
@@ -200,7 +200,7 @@ def lay_down(st, seat):
         setm(st, HAND + s, 0)
 
 
-@njit
+@njit_generic
 def side_marriages(st):
     """Marriages per side in one pass: (actor's points, defence's points, suit of the
     actor's first marriage, suit of the defence's first), -1 for no marriage."""

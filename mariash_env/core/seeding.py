@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 import numba
 import numpy as np
 
-from .jit import njit
+from .jit import njit_generic
 
 __all__ = ["seed_batch", "words_of", "matches_numpy", "seeded_permutation"]
 
@@ -66,7 +66,7 @@ _SEED_WORDS = 4  # words of entropy seed_words keeps (the seed modulo 2**128)
 _MASK128 = (1 << 128) - 1
 
 
-@njit
+@njit_generic
 def _hashmix(value, hash_const):
     """SeedSequence's ``hashmix``: ``(hashed value, next hash constant)``, 32-bit words."""
     value = (value ^ hash_const) & _M32
@@ -75,13 +75,13 @@ def _hashmix(value, hash_const):
     return value ^ (value >> _S16), hash_const
 
 
-@njit
+@njit_generic
 def _mix(x, y):
     r = (_MIX_MULT_L * x - _MIX_MULT_R * y) & _M32
     return r ^ (r >> _S16)
 
 
-@njit
+@njit_generic
 def _pool(words, nw, pool):
     """SeedSequence's pool (``mix_entropy``) of the entropy ``words[:nw]`` (32-bit words,
     least significant first), into ``pool`` (uint64[4])."""
@@ -100,7 +100,7 @@ def _pool(words, nw, pool):
             pool[dst] = _mix(pool[dst], v)
 
 
-@njit
+@njit_generic
 def _generate(pool, out):
     """``SeedSequence.generate_state(len(out), uint32)`` of ``pool``, into ``out``."""
     h = _INIT_B
@@ -111,7 +111,7 @@ def _generate(pool, out):
         out[i] = v ^ (v >> _S16)
 
 
-@njit
+@njit_generic
 def _state_words(pool, gen, out):
     """``seed_words``' four words of ``pool`` into ``out`` (int64[4]; ``gen``: uint64
     scratch of at least 4): ``generate_state(4, uint32)``, never all zero."""
@@ -124,7 +124,7 @@ def _state_words(pool, gen, out):
         out[0] = _NONZERO
 
 
-@njit
+@njit_generic
 def _words4(e0, e1, e2, e3, out):
     """``seed_words`` of the entropy ``e0..e3`` (an integer below 2**128 as its 32-bit
     words, least significant first) into ``out``: words above the entropy's are hashed as
@@ -136,7 +136,7 @@ def _words4(e0, e1, e2, e3, out):
     _state_words(pool, np.empty(_POOL, dtype=np.uint64), out)
 
 
-@njit
+@njit_generic
 def _mulhi64(a, b):
     """The high 64 bits of the 128-bit product of two uint64."""
     a0, a1 = a & _M32, a >> _S32
@@ -147,7 +147,7 @@ def _mulhi64(a, b):
     return a1 * b1 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32)
 
 
-@njit
+@njit_generic
 def _pcg_step(st):
     """The LCG step ``state = state * MULT + inc`` (mod 2**128) of ``st`` = uint64[state hi,
     state lo, inc hi, inc lo]."""
@@ -159,7 +159,7 @@ def _pcg_step(st):
     st[1] = lo2
 
 
-@njit
+@njit_generic
 def _pcg_next64(st):
     _pcg_step(st)
     x = st[0] ^ st[1]
@@ -167,7 +167,7 @@ def _pcg_next64(st):
     return (x >> r) | (x << ((_S64 - r) & _S63))
 
 
-@njit
+@njit_generic
 def _pcg_seed(pool, st, tmp):
     """PCG64 seeded as ``PCG64(SeedSequence)``: ``generate_state(4, uint64)`` (``tmp``:
     uint64[8], its 32-bit words) as (state hi, state lo, inc hi, inc lo), then
@@ -188,7 +188,7 @@ def _pcg_seed(pool, st, tmp):
     _pcg_step(st)
 
 
-@njit
+@njit_generic
 def _permutation(st, out):
     """``Generator.permutation(len(out))`` from the PCG64 state ``st``: ``arange``, then
     ``_shuffle_raw`` with ``random_interval`` on 32-bit draws (the buffered half first)."""
@@ -220,7 +220,7 @@ def _permutation(st, out):
         out[j] = t
 
 
-@njit
+@njit_generic
 def _entropy(base, nb, off, words):
     """The 32-bit words of ``base + off`` (``base``: ``nb`` words, least significant first;
     ``off`` >= 0) into ``words``; their count (1 for zero, as numpy counts them)."""
@@ -236,7 +236,7 @@ def _entropy(base, nb, off, words):
     return max(n, 1)
 
 
-@njit
+@njit_generic
 def _seed_batch(base, nb, offsets, deck_size, words_out, decks_out):
     """Game ``j``'s seed ``base + offsets[j]``: its ``seed_words`` into ``words_out[j]`` and,
     with ``deck_size``, its ``default_rng(seed).permutation(deck_size)`` into

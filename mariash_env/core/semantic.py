@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit, popcount64
+from .jit import njit_generic, popcount64
 from .state import HAND, TALON
 
 SEMANTIC = (
@@ -61,13 +61,13 @@ SEMANTIC = (
  V_NO_LEGAL) = range(1, len(SEMANTIC) + 1)
 
 
-@njit
+@njit_generic
 def popc(st, off):
     """The number of cards in the card set at slot ``off``."""
     return popcount64(np.int64(st[off]) & 0xFFFFFFFF)
 
 
-@njit
+@njit_generic
 def hands_are(st, big, nbig, talon):
     """The three hands hold 10 cards but seat ``big`` (``nbig``) and the talon ``talon``."""
     for s in range(3):

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..cards import CARD_CODES
-from .jit import njit
+from .jit import njit_generic
 from .seeding import words_of
 
 # Phases of the deal, in the order they happen (RULES.md §3–§6).
@@ -199,7 +199,7 @@ STATE_SCHEMA: tuple[Field, ...] = (
 del F
 
 
-@njit
+@njit_generic
 def nt_rank(st):
     """Rank of the no-trump contract: 0 betl, 1 durch, 2 open betl, 3 open durch; -1 none."""
     con = st[CONTRACT]
@@ -341,13 +341,13 @@ LICIT_LINE_NAMES = ("game", "seven", "hundred", "two_sevens", "silent_seven")
 MASK32 = 0xFFFFFFFF
 
 
-@njit
+@njit_generic
 def getm(st, off):
     """Read a card mask stored in an int32 slot as a non-negative int64."""
     return np.int64(st[off]) & MASK32
 
 
-@njit
+@njit_generic
 def setm(st, off, m):
     """Store a card mask (0..2**32-1) in an int32 slot."""
     m = np.int64(m) & MASK32
@@ -356,13 +356,13 @@ def setm(st, off, m):
     st[off] = m
 
 
-@njit
+@njit_generic
 def get64(st, off):
     """Read the exact int64 amount kept in the slots ``off`` (low word) and ``off + 1``."""
     return (np.int64(st[off + 1]) << 32) | (np.int64(st[off]) & MASK32)
 
 
-@njit
+@njit_generic
 def set64(st, off, v):
     """Store an int64 amount in two int32 slots: the low 32 bits, then the signed rest."""
     v = np.int64(v)
@@ -386,7 +386,7 @@ def read64(states: np.ndarray, off: int, n: int) -> np.ndarray:
 # --- a small, exactly reproducible generator kept inside the state (xorshift128) ---
 
 
-@njit
+@njit_generic
 def rng_next(st):
     """Next 32-bit draw of the state's generator (Marsaglia xorshift128)."""
     x = getm(st, RNG)
@@ -403,7 +403,7 @@ def rng_next(st):
     return w
 
 
-@njit
+@njit_generic
 def rng_below(st, n):
     """Uniform integer in ``[0, n)`` by rejection (no modulo bias)."""
     limit = (0x100000000 // n) * n

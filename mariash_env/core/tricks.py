@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import PLAIN_STRENGTH, TRUMP_STRENGTH
-from .jit import njit, njit_inline
+from .jit import njit_generic, njit_inline
 from .state import C_SUIT, CONTRACT, TLEAD, TRICK_N, TRICK_NO, TRICKS, TRUMP_CARD
 from .tables import ABOVE_PLAIN, ABOVE_TRUMP, SUIT_MASK
 
@@ -38,7 +38,7 @@ _ABOVE_PLAIN_T = tuple(int(x) for x in ABOVE_PLAIN)
 _SUIT_MASK_T = tuple(int(x) for x in SUIT_MASK)
 
 
-@njit
+@njit_generic
 def popcount(m):
     """Number of cards in the set ``m``."""
     m = np.int64(m)
@@ -49,7 +49,7 @@ def popcount(m):
     return n
 
 
-@njit
+@njit_generic
 def lowest(m):
     """Index of the lowest set bit of ``m`` (m != 0): the lowest card code, not the
     weakest card."""
@@ -60,7 +60,7 @@ def lowest(m):
     return i
 
 
-@njit
+@njit_generic
 def highest(m):
     """Index of the highest set bit of ``m`` (m != 0): the highest card code."""
     i = 63
@@ -80,7 +80,7 @@ def _strength_rule(c, trump, trump_strength, plain_strength):
 _strength = njit_inline(_strength_rule)
 
 
-@njit
+@njit_generic
 def strength(c, trump):
     """§6: strength of ``c``'s rank within its suit (``_strength_rule``)."""
     return _strength(c, trump, TRUMP_STRENGTH, PLAIN_STRENGTH)
@@ -96,7 +96,7 @@ def popcount_py(m: int) -> int:
     return bin(m).count("1")
 
 
-@njit
+@njit_generic
 def trump_suit(st):
     """The trump suit in a suit game, else -1 (betl, durch, or no contract yet)."""
     if st[CONTRACT] == C_SUIT:
@@ -117,7 +117,7 @@ def _beats_rule(c, best, trump, above_trump, above_plain):
 _beats = njit_inline(_beats_rule)
 
 
-@njit
+@njit_generic
 def beats(c, best, trump):
     """§6: does card ``c`` beat the card ``best`` currently winning the trick?
     (``_beats_rule``)"""
@@ -174,7 +174,7 @@ announces_marriage_py = _marriage_rule
 """Both are :func:`_marriage_rule` (plain Python needs no tables)."""
 
 
-@njit
+@njit_generic
 def trick_best(st, n):
     """§6: index (0..n-1 in play order) of the card winning the current trick so far."""
     t = st[TRICK_NO]

@@ -24,7 +24,7 @@ from ..rules import R_MAX_FLEK, R_NDEALS, R_PLAYERS, is_int
 from . import engine as E
 from . import state as S
 from .engine import legal_actions
-from .jit import njit, popcount64
+from .jit import njit_generic, popcount64
 from .semantic import (
     SEMANTIC,
     V_BET_LEVEL,
@@ -62,7 +62,7 @@ _PLACE_SLOTS = np.array([S.HAND, S.HAND + 1, S.HAND + 2, S.TALON, S.PLAYED,
                          S.CLAIM_HANDS, S.CLAIM_HANDS + 1, S.CLAIM_HANDS + 2], dtype=np.int64)
 
 
-@njit
+@njit_generic
 def _record_fault(st, rules, table, places, mask, out):
     """``out[:] = (kind, detail)`` of the first fault of record ``st`` (module docstring;
     kind 0: none).  A field out of range: kind ``1 + i`` (``FIELDS[i]``), detail its slot."""
@@ -101,14 +101,14 @@ def _record_fault(st, rules, table, places, mask, out):
         out[1] = code
 
 
-@njit
+@njit_generic
 def _faults(states, rules, table, places, out):
     mask = np.zeros(E.n_actions_of(rules), dtype=np.int8)
     for i in range(states.shape[0]):
         _record_fault(states[i], rules, table, places, mask, out[i])
 
 
-@njit
+@njit_generic
 def _semantic_row(st, rules, mask):
     """0, or the code (:data:`.semantic.SEMANTIC`) of the first thing ``st`` lacks for its
     phase; the fields are in range already, so nothing here indexes outside a table.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.deal import clear_deal
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.state import (
     HAND,
     LIC_CHALLENGER,
@@ -25,7 +25,7 @@ POS_SEAT_LICIT = np.array([0] * 5 + [1] * 5 + [2] * 5 + [3] * 2 + [0] * 5 + [1] 
 """The receiver of deck position p: 0 forhond, 1 zadák, 2 the dealer, 3 the talon."""
 
 
-@njit
+@njit_generic
 def deal_licit(st, deck, dealer):
     """Deal the checked ``deck`` by ``dealer`` into a cleared deal: forhond positions 0-4
     and 17-21, zadák 5-9 and 22-26, the dealer 10-14 and 27-31, the talon 15-16."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import borrow, njit
+from ...core.jit import borrow, njit, njit_generic
 from ...core.state import (
     ACTOR,
     BET_EXISTS,
@@ -261,7 +261,7 @@ def encode_licit(st, me, out, omniscient):
         _rel_onehot(out, LO_X_TO_MOVE, st[TO_MOVE], me)
 
 
-@njit
+@njit_generic
 def observe_licit(st, rules, me, out, mask):
     """``encode_licit(st, me, out, False)`` and, when ``me`` is to move, its legal actions
     into ``mask`` (else all zero)."""

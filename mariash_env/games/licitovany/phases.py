@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.flow import book_deal, check_state, discard_card, end_deal, play_turn, take_talon
-from ...core.jit import njit, njit_inline
+from ...core.jit import njit_generic, njit_inline
 from ...core.play import follow_cards, held_marriages, play_card
 from ...core.state import (
     ACTOR,
@@ -99,7 +99,7 @@ def _has(m, c):
     return (m >> c) & 1 == 1
 
 
-@njit
+@njit_generic
 def trumps_ok(g, hand, t):
     """§3 needs, §5 T2: may game ``g`` be played with trumps ``t`` from ``hand``?  A seven
     needs the 7 of the trumps, two sevens also a 7 of another suit."""
@@ -113,7 +113,7 @@ def trumps_ok(g, hand, t):
     return True
 
 
-@njit
+@njit_generic
 def needs_met(g, hand):
     """§3 Needs: ``hand`` can play game ``g`` (lepší games: hearts trumps, else b, l or a;
     hundreds, betl and durch need nothing)."""
@@ -125,7 +125,7 @@ def needs_met(g, hand):
     return False
 
 
-@njit
+@njit_generic
 def reserved_sevens(st):
     """§7: the actor's reserved sevens (a card mask): the trump 7 in a game with a seven or
     two sevens, the helping 7 in two sevens."""
@@ -140,7 +140,7 @@ def reserved_sevens(st):
     return out
 
 
-@njit
+@njit_generic
 def licit_cards(st, seat):
     """§7: R§6's legal cards, less the actor's early reserved sevens unless nothing else
     is legal.  A reserved seven is early before its target trick (trump 7: 10, helping
@@ -285,7 +285,7 @@ def check_licit(st, rules, n, a):
         raise ValueError(_ACTION_MSG)
 
 
-@njit
+@njit_generic
 def legal_licit(st, rules, mask):
     """Fill ``mask`` (int8[N_ACTIONS] of the licitovaný table) with the legal actions of
     the seat to move: the dispatch to the phase's ``_legal_*`` function (ValueError for
@@ -322,7 +322,7 @@ def legal_licit(st, rules, mask):
 # --- effects ---
 
 
-@njit
+@njit_generic
 def finish(st, rules, end):
     """End a licitovaný deal: settle it (LICITOVANY.md §8–§9) and book it into the
     partie."""
@@ -331,7 +331,7 @@ def finish(st, rules, end):
     book_deal(st, rules)
 
 
-@njit
+@njit_generic
 def _win_auction(st, seat):
     """§4–§5: the auction's winner is the actor; the talon joins his hand (12 cards)."""
     st[ACTOR] = seat
@@ -340,7 +340,7 @@ def _win_auction(st, seat):
     st[TO_MOVE] = seat
 
 
-@njit
+@njit_generic
 def _drop(st, rules, seat, challenger):
     """§4 drop(x): the first drop-out's position goes to the dealer; the second ends the
     auction (A3 for forhond when nobody bid)."""
@@ -455,7 +455,7 @@ def must_show(game, helping, hand):
             and popcount(hand & SUIT_MASK[helping]) >= 4)
 
 
-@njit
+@njit_generic
 def _start_flek(st, rules):
     """§6: flek turns from ``L``; a defender with 4 cards of the helping suit of a plain
     or lepší two sevens (never with sto) must show."""
@@ -488,7 +488,7 @@ def _apply_lead(st, rules, seat, a):
     _start_flek(st, rules)
 
 
-@njit
+@njit_generic
 def is_laid(st):
     """§9 Laid (a), judged when flekking ends on the 10-card hands (the lead card still
     held): the deal's outcome is certain from the cards."""
@@ -521,7 +521,7 @@ OTHER_HIGH_ODD = 1 << 30
 (``max_flek`` above 15), so no one defender made every odd flek (§9 Laid (b))."""
 
 
-@njit
+@njit_generic
 def laid_payer(st):
     """§9 Laid (b): the defender who made every odd flek of the deal, with some component
     at tutti (3) or above; -1 if none."""
@@ -544,7 +544,7 @@ def laid_payer(st):
     return payer if top >= 3 else -1
 
 
-@njit
+@njit_generic
 def _end_flek(st, rules):
     """§6–§7: the bare game flek leaves (lepší) sedma unplayed; otherwise play starts,
     forhond leading a suit game, the actor's face-down card opening betl and durch."""
@@ -564,7 +564,7 @@ def _end_flek(st, rules):
         st[TO_MOVE] = st[FOREHAND]
     else:
         st[LEADER] = actor
-        play_card(st, rules, actor, st[LIC_LEAD])
+        play_card(st, rules, actor, np.int64(st[LIC_LEAD]))  # the type flow.play_turn passes
         st[TO_MOVE] = (actor + 1) % 3
 
 
@@ -607,7 +607,7 @@ def _apply_play(st, rules, seat, a):
         finish(st, rules, end)
 
 
-@njit
+@njit_generic
 def apply_licit(st, rules, a):
     """Apply the legal licitovaný action ``a`` of the seat to move: the dispatch to the
     phase's ``_apply_*`` function.  Returns 1 when the action ended the deal (ValueError

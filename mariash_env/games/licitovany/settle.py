@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.state import (
     ACTOR,
     BET_LEVEL,
@@ -56,7 +56,7 @@ BETL_PRICE, DURCH_PRICE = 15, 30
 TWO_SEVENS_PRICE, TWO_SEVENS_PRICE_LEPSI = 40, 60
 
 
-@njit
+@njit_generic
 def _takes_trick(st, t, c, seat):
     """Did ``seat`` play ``c`` to trick ``t`` (0-based) and win it with that card?"""
     if st[TWIN + t] != seat:
@@ -64,7 +64,7 @@ def _takes_trick(st, t, c, seat):
     return st[TRICKS + 3 * t + (seat - st[TLEAD + t]) % 3] == c
 
 
-@njit
+@njit_generic
 def _played_lines(st):
     """§8–§9: every component line of a played deal."""
     actor = st[ACTOR]
@@ -122,7 +122,7 @@ def _played_lines(st):
         _line(st, 4, st[SEVEN_WON] == 1, 1, sign, h)
 
 
-@njit
+@njit_generic
 def settle_licit(st, rules):
     """Compute every line and the payments of a finished licitovaný deal (§9)."""
     clear_lines(st)

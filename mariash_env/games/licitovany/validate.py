@@ -8,7 +8,7 @@ the dispatch of :mod:`mariash_env.core.engine` and returning codes of
 from __future__ import annotations
 
 from ...core import state as S
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.semantic import (
     V_ACTOR,
     V_HAND,
@@ -29,19 +29,19 @@ from .games import COMPONENTS, HEARTS, KIND
 from .phases import needs_met
 
 
-@njit
+@njit_generic
 def phase_known(ph):
     """Is ``ph`` a phase of licitovaný (``PH_DISCARD``, ``PH_FLEK`` and on)?"""
     return not (ph < S.PH_BID and ph != S.PH_DISCARD and ph < S.PH_FLEK)
 
 
-@njit
+@njit_generic
 def flek_rounds_max(mf):
     """The most flek turns ``max_flek = mf`` allows (§6): 3 * (4 * mf + 1)."""
     return 3 * (4 * mf + 1)
 
 
-@njit
+@njit_generic
 def phase_code(st, rules):
     """0, or the code of the first thing the licitovaný phase of ``st`` lacks (the
     generic checks, the card play's included, passed; the deal is not over)."""

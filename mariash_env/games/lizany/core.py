@@ -23,7 +23,7 @@ import numpy as np
 from ...cards import NCARDS
 from ...core import state as S
 from ...core.deal import shuffled_deck
-from ...core.jit import borrow, njit, put_bits32
+from ...core.jit import borrow, njit, njit_generic, put_bits32
 from ...core.state import getm, setm
 from ...core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SUIT_MASK
 from ...core.tricks import announces_marriage, beats, follow
@@ -86,13 +86,13 @@ assert set(_ZEROED) | {"hand", "played_me", "played_opp", "opp_known", "scalars"
 _O_ZERO = tuple(OBS[name] for name in _ZEROED)  # (start, size)
 
 
-@njit
+@njit_generic
 def stock_left(st):
     """Cards still to draw (the trump card included)."""
     return STOCK_SIZE - st[STOCK_POS]
 
 
-@njit
+@njit_generic
 def _check_record(st):
     """ValueError unless ``st`` is a whole record: numba checks no bounds, and every
     entry point below indexes it with its own fields."""
@@ -100,7 +100,7 @@ def _check_record(st):
         raise ValueError("the state must be a whole lízaný record (int32[LZ_STATE_SIZE])")
 
 
-@njit
+@njit_generic
 def new_deal(st, deck):
     """Deal ``deck`` (32 card codes from the top, a permutation) into ``st``: 0-7 to
     ``player_0``, 8-15 to ``player_1``, 16 turned up as the trump card and drawn last, 17-31
@@ -144,13 +144,13 @@ def new_deal(st, deck):
     st[OVER] = 0
 
 
-@njit
+@njit_generic
 def deal_shuffled(st):
     """A new deal from the state's own generator (the batched engine's next deal)."""
     new_deal(st, shuffled_deck(st))
 
 
-@njit
+@njit_generic
 def legal_cards(st):
     """The cards the seat to move may play (a mask; 0 once the deal is over): a lead, or
     any card while the stock lasts; once it is gone, RULES.md §6's follow-and-beat rule."""
@@ -164,7 +164,7 @@ def legal_cards(st):
     return follow(hand, led, led, st[TRUMP_CARD] >> 3, SUIT_MASK, ABOVE_TRUMP, ABOVE_PLAIN)
 
 
-@njit
+@njit_generic
 def legal_cards_of(st, seat):
     """:func:`legal_cards` for ``seat``: 0 unless it is to move."""
     if seat != st[TO_MOVE]:
@@ -172,7 +172,7 @@ def legal_cards_of(st, seat):
     return legal_cards(st)
 
 
-@njit
+@njit_generic
 def _draw(st, seat):
     c = st[STOCK + st[STOCK_POS]]
     st[STOCK_POS] += 1
@@ -182,7 +182,7 @@ def _draw(st, seat):
         setm(st, KNOWN + seat, getm(st, KNOWN + seat) | bit)
 
 
-@njit
+@njit_generic
 def play_card(st, c):
     """The seat to move plays card ``c`` (legal: the caller checked it); True when that
     ended the deal.  A K or Q played while holding the other of its suit credits the
@@ -298,7 +298,7 @@ def encode(st, me, out, omniscient):
             out[_O_ORDER + st[STOCK + k]] = (k - pos + 1) / STOCK_SIZE
 
 
-@njit
+@njit_generic
 def observe_into(st, rules, me, out, mask):
     """The registry's observation protocol: ``me``'s observation into ``out`` and its
     legal cards into ``mask`` (int8[32], all zero unless ``me`` is to move).  Lízaný has

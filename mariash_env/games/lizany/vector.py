@@ -40,7 +40,7 @@ import numba
 import numpy as np
 
 from ...cards import NCARDS
-from ...core.jit import borrow_row, njit, store_bits32
+from ...core.jit import borrow_row, njit, njit_generic, store_bits32
 from ...core.seeding import seed_batch
 from ...core.state import setm
 from ...rules import RulesError, check_game_options
@@ -64,7 +64,7 @@ if numba.config.DISABLE_JIT:  # the intrinsics need the compiler: plain views an
         out[off:off + NCARDS] = (int(bits) >> np.arange(NCARDS)) & 1
 
 
-@njit
+@njit_generic
 def _refresh_row(st, i, mrow, obs, player, deal_no, observations, mask_out, copy_mask):
     """The row's mask, player, deal number and (when on) observation after its state
     changed; a copy of the mask into ``mask_out`` with ``copy_mask``."""
@@ -76,7 +76,7 @@ def _refresh_row(st, i, mrow, obs, player, deal_no, observations, mask_out, copy
     player[i] = p
     deal_no[i] = 0
     if observations:
-        C.encode(st, p, borrow_row(obs, i), False)  # no reference counting of the row
+        C.encode(st, np.int64(p), borrow_row(obs, i), False)  # no reference counting of the row
 
 
 def _step_body(states, rules, actions, check, bad, masks, obs, player, rewards, deal_done,
@@ -113,7 +113,7 @@ _step_serial = njit(_step_body)
 _step_parallel = numba.njit(cache=True, nogil=True, parallel=True)(_step_body)
 
 
-@njit
+@njit_generic
 def _reset_kernel(states, rows, words, decks, masks, obs, player, rewards, deal_done,
                   partie_done, deal_no, observations):
     """A new deal in games ``rows`` (game ``rows[j]`` dealt ``decks[j]``, its generator
@@ -132,7 +132,7 @@ def _reset_kernel(states, rows, words, decks, masks, obs, player, rewards, deal_
         _refresh_row(st, i, masks[i], obs, player, deal_no, observations, masks, False)
 
 
-@njit
+@njit_generic
 def _refresh_kernel(states, masks, obs, player, rewards, deal_done, partie_done, deal_no,
                     observations):
     for i in range(states.shape[0]):
@@ -144,7 +144,7 @@ def _refresh_kernel(states, masks, obs, player, rewards, deal_done, partie_done,
                      False)
 
 
-@njit
+@njit_generic
 def _state_kernel(states, out):
     for i in range(states.shape[0]):
         C.encode(states[i], 0, out[i], True)

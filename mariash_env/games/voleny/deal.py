@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.deal import clear_deal
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.state import HAND, PH_TRUMP, PHASE, POS, TO_MOVE, setm
 from ...core.tables import POS_SEAT
 
 
-@njit
+@njit_generic
 def deal_voleny(st, deck, dealer):
     """Deal the checked ``deck`` by ``dealer`` into a cleared deal."""
     f = clear_deal(st, dealer)

@@ -14,27 +14,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.state import ACTOR, P4_DEALER, P4_SCORE, PAY, SCORE, get64, set64
 
 CORE_DEALER = 2
 """The core seat of the dealer's role at four: forehand is core seat 0."""
 
 
-@njit
+@njit_generic
 def player_of(st, c):
     """The player (0..3) in core seat ``c`` (0 forehand, 1 middlehand, 2 the dealer's role)."""
     return (st[P4_DEALER] + 1 + c) % 4
 
 
-@njit
+@njit_generic
 def seat_of(st, p):
     """The core seat of player ``p`` this deal, -1 for the dealer who sits out."""
     r = (p - st[P4_DEALER] - 1) % 4
     return r if r < 3 else -1
 
 
-@njit
+@njit_generic
 def dealer_pays(st):
     """``A``: what the sitting-out dealer pays the actor of the settled deal (0 without
     an actor)."""
@@ -42,7 +42,7 @@ def dealer_pays(st):
     return get64(st, PAY + 2 * actor) // 2 if actor >= 0 else np.int64(0)  # PAY[actor] = 2A
 
 
-@njit
+@njit_generic
 def seat_payment4(st, c):
     """Groše paid at four to the player in core seat ``c`` by the settled deal: its core
     payment, the actor's raised by ``A`` for the sitting-out dealer."""
@@ -50,7 +50,7 @@ def seat_payment4(st, c):
     return pay + dealer_pays(st) if c == st[ACTOR] else pay
 
 
-@njit
+@njit_generic
 def payment4(st, p):
     """Groše paid to player ``p`` by the settled deal (the dealer who sits out pays
     ``-A`` with the defence)."""
@@ -58,14 +58,14 @@ def payment4(st, p):
     return -dealer_pays(st) if c < 0 else seat_payment4(st, c)
 
 
-@njit
+@njit_generic
 def mirror_scores(st):
     """``SCORE`` of each core seat := the partie total of the player holding it."""
     for c in range(3):
         set64(st, SCORE + 2 * c, get64(st, P4_SCORE + 2 * player_of(st, c)))
 
 
-@njit
+@njit_generic
 def book4(st):
     """Book the settled deal's payments into the four players' totals."""
     for p in range(4):
@@ -73,7 +73,7 @@ def book4(st):
     mirror_scores(st)
 
 
-@njit
+@njit_generic
 def start4(st, dealer):
     """A new partie at four: totals zero, ``dealer`` (0..3) deals first."""
     st[P4_DEALER] = dealer

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.play import announce_marriage, held_marriages, lay_down, outstanding, side_of
 from ...core.state import (
     ACTOR,
@@ -38,7 +38,7 @@ from ...core.tricks import popcount
 from .settle import settle
 
 
-@njit
+@njit_generic
 def _hundred_withheld(st, rules, claimer):
     """RULES.md §8, §12: withhold a lay-down while an announced hundred's side has
     announced no marriage yet and taking each marriage that side still holds as its
@@ -70,7 +70,8 @@ def _hundred_withheld(st, rules, claimer):
         hm = held_marriages(getm(st, HAND + seat))
         for su in range(4):
             if (hm >> su) & 1:
-                sc[:] = st
+                for j in range(st.shape[0]):  # sc[:] = st, without compiling numba's
+                    sc[j] = st[j]  # shape-mismatch message (~2 s on an empty cache)
                 announce_marriage(sc, seat, su)  # this one first, then lay_down's order
                 lay_down(sc, claimer)
                 sc[END] = END_LAID
@@ -83,7 +84,7 @@ def _hundred_withheld(st, rules, claimer):
     return False
 
 
-@njit
+@njit_generic
 def can_lay_down(st, rules, seat):
     """RULES.md §8: may ``seat``, on lead at the start of a trick, lay its cards down?"""
     if st[TRICK_N] != 0 or st[LEADER] != seat:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import borrow, lowest_bit, njit, njit_inline, put_bits32
+from ...core.jit import borrow, lowest_bit, njit, njit_generic, njit_inline, put_bits32
 from ...core.state import (
     ACTOR,
     ANNOUNCE,
@@ -366,7 +366,7 @@ def encode(st, me, out, omniscient):
         _rel_onehot(out, O_X_TO_MOVE, st[TO_MOVE], me)
 
 
-@njit
+@njit_generic
 def observe_into(st, rules, me, out, mask):
     """``encode(st, me, out, False)`` and, when ``me`` is to move, its legal actions into
     ``mask`` (else all zero): what an agent sees, in one compiled call."""

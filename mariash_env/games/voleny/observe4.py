@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit, njit_generic
 from ...core.state import DEAL_NO, P4_DEALER, P4_SCORE, TO_MOVE, TRUMP_CARD, TRUMP_PUBLIC, get64
 from .four import player_of, seat_of
 from .observe import (
@@ -90,7 +90,7 @@ def encode4(st, p, out, omniscient):
     out[Q_DEAL_NO4 + min(st[DEAL_NO], 15)] = 1.0
 
 
-@njit
+@njit_generic
 def observe_into4(st, rules, p, out, mask):
     """``encode4(st, p, out, False)`` and, when player ``p`` is to move, its legal actions
     into ``mask`` (else all zero)."""

@@ -19,7 +19,7 @@ from ...core.flow import (
     play_turn,
     take_talon,
 )
-from ...core.jit import njit, njit_inline, store_bits32
+from ...core.jit import njit_generic, njit_inline, store_bits32
 from ...core.play import held_marriages, lay_down, legal_cards
 from ...core.state import (
     ACTOR,
@@ -92,12 +92,12 @@ from .laydown import can_lay_down
 from .settle import settle
 
 
-@njit
+@njit_generic
 def _has(hand, c):
     return (hand >> c) & 1 == 1
 
 
-@njit
+@njit_generic
 def _against_options(st, seat):
     """Bits 0/1: may ``seat`` announce seven against / hundred against now (RULES.md §12)?"""
     if st[CONTRACT] != C_SUIT or st[FLEK_ROUND] != 1:
@@ -253,7 +253,7 @@ def legal_voleny(st, rules, mask):
         _legal_announce(st, rules, seat, mask)
 
 
-@njit
+@njit_generic
 def _start_flek(st, rules):
     actor = st[ACTOR]
     st[BET_EXISTS + B_GAME] = 1
@@ -270,7 +270,7 @@ def _start_flek(st, rules):
     st[TO_MOVE] = (actor + 1) % 3
 
 
-@njit
+@njit_generic
 def _end_flek(st, rules):
     """After the last flek round: a deal that is not played (§5.4), or the first trick."""
     st[RAISABLE] = 0
@@ -293,7 +293,7 @@ def _end_flek(st, rules):
     st[TO_MOVE] = leader
 
 
-@njit
+@njit_generic
 def _flek_good(st, rules):
     """``good`` ends a flek turn; the round ends after the side's last turn."""
     actor = st[ACTOR]
@@ -321,7 +321,7 @@ def _flek_good(st, rules):
 # --- effects, one function per phase (the caller has checked the action is legal) ---
 
 
-@njit
+@njit_generic
 def finish(st, rules, end):
     """End a volený deal: settle it (RULES.md §9–§10) and book it into the partie."""
     end_deal(st, end)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.play import side_marriages  # noqa: F401 - shared; licitovaný imports it here too
 from ...core.state import (
     ACTOR,
@@ -86,7 +86,7 @@ from ...rules import (
 )
 
 
-@njit
+@njit_generic
 def clear_lines(st):
     """Every settlement line and the silent-hundred mark back to zero (both games)."""
     for i in range(5):
@@ -96,7 +96,7 @@ def clear_lines(st):
     st[SILENT100] = 0
 
 
-@njit
+@njit_generic
 def capped_net(st, rules, fixed):
     """The lines' sum plus ``fixed`` (a price outside the lines), ``A`` per defender,
     clamped to ``payment_cap`` when one is set."""
@@ -109,7 +109,7 @@ def capped_net(st, rules, fixed):
     return a
 
 
-@njit
+@njit_generic
 def _order_free_first(st, actor, trump, actor_side):
     """§11.2: the marriage a side's hundred counts before reaching 100 -- 40 when it
     announced the trump marriage, else 20 when it announced any, else 0."""
@@ -121,7 +121,7 @@ def _order_free_first(st, actor, trump, actor_side):
     return best
 
 
-@njit
+@njit_generic
 def _hundred_worth(sto, won, counted, p, q, q_marr, free):
     """Worth of a hundred (forehand's sto or the defence's hundred against) for the side
     with ``counted`` points toward 100 and ``p`` with all its marriages; ``q`` the other
@@ -137,7 +137,7 @@ def _hundred_worth(sto, won, counted, p, q, q_marr, free):
     return sto * (100 - counted) // 10 + sto * q_marr // 10
 
 
-@njit
+@njit_generic
 def _silent_worth(hra, p, free):
     """The silent hundred of the side winning the game with ``p >= 100``: §9
     ``2 + 2 per ten over 100``; §11.2 (order-free) ``2^(1 + tens over 100)``."""
@@ -146,7 +146,7 @@ def _silent_worth(hra, p, free):
     return 2 * hra + 2 * hra * (p - 100) // 10
 
 
-@njit
+@njit_generic
 def _line(st, line, won, worth, sign_won, mult):
     """Record a line: ``sign_won`` is +1 when winning it pays the actor, -1 for the defence's."""
     st[WON + line] = 1 if won else 0
@@ -154,7 +154,7 @@ def _line(st, line, won, worth, sign_won, mult):
     set64(st, AMT + 2 * line, np.int64(sign_won if won else -sign_won) * worth * mult)
 
 
-@njit
+@njit_generic
 def settle(st, rules):
     """Compute every line of the settlement and the payments of a finished deal."""
     clear_lines(st)

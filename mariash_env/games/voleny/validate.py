@@ -9,7 +9,7 @@ the codes are :mod:`mariash_env.core.semantic`'s.  Licitovaný's twin is
 from __future__ import annotations
 
 from ...core import state as S
-from ...core.jit import njit
+from ...core.jit import njit_generic
 from ...core.semantic import (
     V_ACTOR,
     V_ANSWERS,
@@ -26,19 +26,19 @@ from ...core.semantic import (
 from ...rules import R_MAX_FLEK
 
 
-@njit
+@njit_generic
 def phase_known(ph):
     """Is ``ph`` a phase of volený (``PH_TRUMP`` .. ``PH_DONE``)?"""
     return ph <= S.PH_DONE
 
 
-@njit
+@njit_generic
 def flek_rounds_max(mf):
     """The most flek rounds ``max_flek = mf`` allows (§5): 1 + 4 * mf + 2."""
     return 4 * mf + 3
 
 
-@njit
+@njit_generic
 def phase_code(st, rules):
     """0, or the code of the first thing the volený phase of ``st`` lacks (the generic
     checks, the card play's included, passed; the deal is not over)."""
