@@ -66,6 +66,18 @@ def _numba_environment() -> dict[str, str]:
 
 
 @pytest.fixture(autouse=True)
+def _compile_notices_quiet_again():
+    """A command's main (the arena's, ``mariash play``'s) turns on compile notices for the
+    whole process (``compile.announce_anywhere``): off again after each test, or a later
+    test of the worker that compiles on an empty cache finds the notice in the stderr it
+    checks (``test_script_clis_name_a_path_the_system_refuses`` did, after an arena test)."""
+    yield
+    from mariash_env.compile import announce_anywhere
+
+    announce_anywhere(False)
+
+
+@pytest.fixture(autouse=True)
 def _numba_environment_kept():
     """No test may leave numba's environment changed: the processes every later test of
     the worker starts inherit it.  (test_jit's private-cache test left NUMBA_CACHE_DIR set
