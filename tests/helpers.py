@@ -233,3 +233,30 @@ def strict_loads(text: str | bytes) -> Any:
         raise ValueError(f"not JSON: {token}")
 
     return json.loads(text, parse_constant=refuse)
+
+
+def check_generic_dispatchers(modules: Iterable[str], plain: set[str]) -> int:
+    """Every compiled function the ``mariash_env`` modules named define is ``njit_generic``
+    (compiled once per argument types) and holds no literal signature, its inlined ones
+    and those named in ``plain`` aside; the number of functions checked."""
+    import importlib
+
+    import numba
+    from numba.core import types
+
+    from mariash_env.core.jit import _GenericDispatcher
+
+    seen = 0
+    for name in modules:
+        mod = importlib.import_module(f"mariash_env.{name}")
+        for fname, f in vars(mod).items():
+            if (not isinstance(f, numba.core.dispatcher.Dispatcher)
+                    or f.__module__ != mod.__name__
+                    or f.targetoptions.get("inline", "never") == "always"
+                    or fname in plain):
+                continue
+            assert isinstance(f, _GenericDispatcher), f"{name}.{fname} is a plain njit"
+            for sig in f.signatures:
+                assert not any(isinstance(t, types.Literal) for t in sig), (fname, sig)
+            seen += 1
+    return seen

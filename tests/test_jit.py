@@ -17,6 +17,7 @@ from mariash_env.core.jit import (
     popcount64,
     store_bits32,
 )
+from tests.helpers import check_generic_dispatchers
 
 
 @numba.njit
@@ -276,25 +277,7 @@ def test_the_engine_helpers_compile_once_for_every_constant():
     empty cache, settle's ``_line`` 14 times), the observation encoders aside.  After a
     few decisions of every game's AEC env and batched engine none holds a literal type
     (those compiled here: a kernel loaded from numba's disk cache compiles no helper)."""
-    import importlib
-
-    from numba.core import types
-
     from mariash_env.compile import warm_engine
-    from mariash_env.core.jit import _GenericDispatcher
 
     warm_engine()
-    seen = 0
-    for name in _ENGINE_MODULES:
-        mod = importlib.import_module(f"mariash_env.{name}")
-        for fname, f in vars(mod).items():
-            if (not isinstance(f, numba.core.dispatcher.Dispatcher)
-                    or f.__module__ != mod.__name__
-                    or f.targetoptions.get("inline", "never") == "always"
-                    or fname in _ENGINE_PLAIN):
-                continue
-            assert isinstance(f, _GenericDispatcher), f"{name}.{fname} is a plain njit"
-            for sig in f.signatures:
-                assert not any(isinstance(t, types.Literal) for t in sig), (fname, sig)
-            seen += 1
-    assert seen > 100
+    assert check_generic_dispatchers(_ENGINE_MODULES, _ENGINE_PLAIN) > 100

@@ -43,6 +43,7 @@ from mariash_env.games.voleny import table_robot as voleny_robot
 from mariash_env.robots import ObservationError, make_robot
 from mariash_env.robots import features as F
 from mariash_env.robots.card_view import CardPlayView
+from tests.helpers import check_generic_dispatchers
 
 SPECS = {"voleny": F.VOLENY_OBS, "licitovany": licit_robot.LICIT_OBS,
          "lizany": lizany_robot.LIZANY_OBS}
@@ -347,13 +348,6 @@ def test_the_table_robots_helpers_compile_once_for_every_constant():
     observation offset; the volený robot compiled 136 functions, 69 of them distinct, on
     an empty cache), the observation checks aside.  What the robots built here compiled
     holds no literal type."""
-    import importlib
-
-    import numba
-    from numba.core import types
-
-    from mariash_env.core.jit import _GenericDispatcher
-
     for rules in ("voleny", "licitovany", "lizany"):
         make_robot("table", rules=rules)
     # the observation checks: one caller's constant offsets each, which their loops want
@@ -363,15 +357,4 @@ def test_the_table_robots_helpers_compile_once_for_every_constant():
                "games.licitovany.table_decide", "games.licitovany.table_play",
                "games.licitovany.table_robot", "games.lizany.table_robot",
                "robots.features", "robots.legal"]
-    seen = 0
-    for name in modules:
-        mod = importlib.import_module(f"mariash_env.{name}")
-        for fname, f in vars(mod).items():
-            if (not isinstance(f, numba.core.dispatcher.Dispatcher) or f.__module__ != mod.__name__
-                    or f.targetoptions.get("inline", "never") == "always" or fname in checks):
-                continue
-            assert isinstance(f, _GenericDispatcher), f"{name}.{fname} is a plain njit"
-            for sig in f.signatures:
-                assert not any(isinstance(t, types.Literal) for t in sig), (fname, sig)
-            seen += 1
-    assert seen > 60
+    assert check_generic_dispatchers(modules, checks) > 60
