@@ -66,12 +66,12 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iter
     tmp = temp_name(path)
     own = False  # the caller's block is done: an error naming no file is the write's
     try:
-        with doing("write"), open(tmp, mode, **kwargs) as f:
-            yield f
-            own = True
-            f.flush()
-            os.fsync(f.fileno())
         with doing("write"):
+            with open(tmp, mode, **kwargs) as f:
+                yield f
+                own = True
+                f.flush()
+                os.fsync(f.fileno())
             os.replace(tmp, path)
     except OSError as e:
         _name_target(e, tmp, target, own)
