@@ -30,6 +30,14 @@ returns fresh arrays and ``infos`` with
 
 ``reward`` is the payment of the seat that moved (``rewards[i, seat before the step]``).
 
+Beside each info array is Gymnasium's boolean mask ``"_<key>"`` (``"_action_mask"``,
+``"_seat"``, ``"_rewards"``, ``"_deal_done"``: bool[N]), True where that game has the info,
+as ``SyncVectorEnv`` writes them (``gymnasium.wrappers.vector.DictInfoToList`` reads
+them).  In NEXT_STEP mode a game's autoreset step returns its reset's info, not a step's:
+its ``"_rewards"`` and ``"_deal_done"`` are False (the arrays hold 0 and False there); every
+other entry is True, a partial reset's kept games' too (their mask and seat are given).
+There is no ``"final_obs"`` / ``"final_info"``: those are the SAME_STEP mode's.
+
 Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.NEXT_STEP`` (the mode
 Gymnasium's vector wrappers accept): a step that ends a partie returns
 ``terminated=True`` with the terminal observation, and the next ``step`` ignores that
@@ -172,8 +180,7 @@ class GymVectorEnv(gym.vector.VectorEnv):
         self._autoreset[:] = False
         self._started = True
         np.copyto(self._seat, step.player)
-        return step.obs.copy(), {"action_mask": step.mask.astype(np.bool_),
-                                 "seat": step.player.copy()}
+        return step.obs.copy(), self._reset_infos(step)
 
     def _reset_rows(self, options: dict[str, Any] | None) -> np.ndarray | None:
         """The games a partial reset restarts (``options["reset_mask"]``, checked as
@@ -230,7 +237,14 @@ class GymVectorEnv(gym.vector.VectorEnv):
         # A game the last step ended and this reset leaves alone still shows its terminal
         # observation; its next step is its autoreset, as before.
         obs[self._autoreset] = 0.0
-        return obs, {"action_mask": step.mask.astype(np.bool_), "seat": step.player.copy()}
+        return obs, self._reset_infos(step)
+
+    def _reset_infos(self, step: Any) -> dict[str, Any]:
+        """A reset's infos: every game's mask and seat, each with Gymnasium's ``_key``
+        mask (every game has them: the kept games of a partial reset show theirs)."""
+        every = np.ones(self.num_envs, dtype=np.bool_)
+        return {"action_mask": step.mask.astype(np.bool_), "_action_mask": every,
+                "seat": step.player.copy(), "_seat": every.copy()}
 
     def _listed_seeds(self, seed: Any, rows: np.ndarray | None) -> list[int] | None:
         """The seeds of the games a reset with the list ``seed`` starts (``rows``: those
@@ -279,8 +293,11 @@ class GymVectorEnv(gym.vector.VectorEnv):
         obs[terminated] = 0.0  # the terminal placeholder: the engine already restarted them
         np.copyto(self._autoreset, terminated)
         np.copyto(self._seat, step.player)
-        infos = {"action_mask": step.mask.astype(np.bool_), "seat": step.player.copy(),
-                 "rewards": per_seat, "deal_done": step.deal_done.copy()}
+        # Gymnasium's _key masks; a game autoreset in this step has its reset's info (the
+        # NEXT_STEP convention): no step's rewards nor deal_done.
+        infos = self._reset_infos(step)
+        infos.update(rewards=per_seat, _rewards=~restarted, deal_done=step.deal_done.copy(),
+                     _deal_done=~restarted)
         return obs, reward, terminated, np.zeros(self.num_envs, dtype=np.bool_), infos
 
     # --- Gymnasium's per-sub-env access: call, get_attr, set_attr ----------------------

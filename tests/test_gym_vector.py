@@ -375,3 +375,50 @@ def test_gym_vector_reset_takes_a_seed_per_game(rules):
     for bad in ([1, 2], [1, -2, 3], [1, 2.5, 3]):
         with pytest.raises(OptionError, match="seed"):
             env.reset(seed=bad)
+
+
+# ------------------------------------------------ Gymnasium's info masks, render
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_infos_carry_gymnasiums_key_masks(rules):
+    """Gymnasium's vector infos pair every array with a bool ``_<key>`` mask, True where
+    the game has that info (``SyncVectorEnv._add_info``): ours had none.  NEXT_STEP's
+    convention: a game's autoreset step returns its reset's info, so its ``_rewards`` and
+    ``_deal_done`` are False; a partial reset gives every game's mask and seat; no
+    ``final_obs`` / ``final_info`` (SAME_STEP's).  ``DictInfoToList`` reads the masks."""
+    from gymnasium.wrappers.vector import DictInfoToList
+
+    n = 6
+    env = GymVectorEnv(n, seed=2, deals=1, **rules)
+    _, info = env.reset()
+    assert set(info) == {"action_mask", "_action_mask", "seat", "_seat"}
+    assert info["_action_mask"].dtype == np.bool_ and info["_action_mask"].all()
+    assert info["_seat"].all() and info["_seat"] is not info["_action_mask"]
+    rng = np.random.default_rng(0)
+    _, _, term, _, info = _play_until_some_end(env, info, rng)
+    assert set(info) == {"action_mask", "_action_mask", "seat", "_seat", "rewards", "_rewards",
+                         "deal_done", "_deal_done"}
+    assert info["_rewards"].all() and info["_deal_done"].all()
+    *_, info = env.step(random_legal_actions(info["action_mask"].view(np.int8), rng))
+    np.testing.assert_array_equal(info["_rewards"], ~term)  # the autoreset games: reset info
+    np.testing.assert_array_equal(info["_deal_done"], ~term)
+    assert info["_action_mask"].all() and info["_seat"].all()
+    mask = np.zeros(n, dtype=bool)
+    mask[0] = True
+    _, info = env.reset(options={"reset_mask": mask})
+    assert info["_action_mask"].all() and info["_seat"].all()
+
+    listed = DictInfoToList(GymVectorEnv(n, seed=2, deals=1, **rules))
+    _, infos = listed.reset()
+    for _ in range(400):
+        acts = random_legal_actions(np.stack([i["action_mask"] for i in infos]).view(np.int8),
+                                    rng)
+        _, _, term, _, infos = listed.step(acts)
+        if term.any():
+            break
+    *_, infos = listed.step(random_legal_actions(
+        np.stack([i["action_mask"] for i in infos]).view(np.int8), rng))
+    for i, one in enumerate(infos):
+        keys = {"action_mask", "seat"} | (set() if term[i] else {"rewards", "deal_done"})
+        assert set(one) == keys
