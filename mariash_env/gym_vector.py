@@ -69,6 +69,14 @@ TorchRL env's), at a cost of the restarted games only.  A mask of all True is a 
 reset; before the first reset only that is accepted (``RuntimeError`` otherwise: there
 is no game to keep).  The options dict is read, not changed.
 
+Rendering: ``render_mode`` is the single env's, ``"ansi"`` or ``"human"`` (another is a
+:class:`~mariash_env.game.RenderModeError`, as in the AEC and single-agent envs).
+``render()`` answers a tuple of one frame a game, as ``SyncVectorEnv`` does: under
+``"ansi"`` each game's table as text, the string its AEC environment's ``render()`` gives;
+under ``"human"`` the tables are printed (``game i`` above each) in ``reset``, every
+``step`` and ``render()``, which answers one None a game.  A game whose partie the last
+step ended shows its new partie (the engine restarted it in that step).
+
 Per-game attributes: Gymnasium's ``call``, ``get_attr`` and ``set_attr`` reach each
 game, a row of the engine rather than an env object, and answer a tuple of one value a
 game.  ``get_attr`` knows the rule options (``get_attr("deals")``, ``"tariff"``,
@@ -107,7 +115,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .copies import independent_copy
-from .game import check_seed
+from .game import check_render_mode, check_seed
 from .spaces import LegalMultiDiscrete
 from .vector import VectorEnv, check_rows
 
@@ -123,13 +131,17 @@ class ResetOptionError(ValueError):
 class GymVectorEnv(gym.vector.VectorEnv):
     """``num_envs`` self-play games in one Gymnasium vector env (module docstring)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "human"],
+                "render_fps": 1}
     __copy__ = independent_copy  # copy.copy too: a shallow copy would share the engine
 
-    def __init__(self, num_envs: int, seed: int | None = None, **rules: Any) -> None:
+    def __init__(self, num_envs: int, seed: int | None = None,
+                 render_mode: str | None = None, **rules: Any) -> None:
         if "observations" in rules:
             raise TypeError("GymVectorEnv always encodes observations: "
                             "drop the 'observations' option")
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
         # (checks the seed) The engine keeps the seed sequence, the only one: every reset
         # passes its seed on, and the constructor's seed (the engine's first_seed) stands
         # for the first reset's.
@@ -180,6 +192,7 @@ class GymVectorEnv(gym.vector.VectorEnv):
         self._autoreset[:] = False
         self._started = True
         np.copyto(self._seat, step.player)
+        self._render_human()
         return step.obs.copy(), self._reset_infos(step)
 
     def _reset_rows(self, options: dict[str, Any] | None) -> np.ndarray | None:
@@ -237,6 +250,7 @@ class GymVectorEnv(gym.vector.VectorEnv):
         # A game the last step ended and this reset leaves alone still shows its terminal
         # observation; its next step is its autoreset, as before.
         obs[self._autoreset] = 0.0
+        self._render_human()
         return obs, self._reset_infos(step)
 
     def _reset_infos(self, step: Any) -> dict[str, Any]:
@@ -298,7 +312,31 @@ class GymVectorEnv(gym.vector.VectorEnv):
         infos = self._reset_infos(step)
         infos.update(rewards=per_seat, _rewards=~restarted, deal_done=step.deal_done.copy(),
                      _deal_done=~restarted)
+        self._render_human()
         return obs, reward, terminated, np.zeros(self.num_envs, dtype=np.bool_), infos
+
+    def render(self) -> tuple[str | None, ...] | None:
+        """Gymnasium's ``VectorEnv.render``: one frame a game, as ``SyncVectorEnv`` over the
+        single env returns them.  ``render_mode="ansi"``: each game's table as text (its
+        AEC env's ``render()``); ``"human"``: the tables printed, one ``None`` a game
+        (they are printed in ``reset`` and every ``step`` too); without a render mode a
+        warning and None."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode: nothing to render "
+                            "(GymVectorEnv(..., render_mode='ansi'))")
+            return None
+        if not self._started:
+            raise RuntimeError("call reset() before render()")
+        tables = self._venv.render_tables()
+        if self.render_mode == "human":
+            print("\n\n".join(f"game {i}\n{t}" for i, t in enumerate(tables)))
+            return (None,) * self.num_envs
+        return tuple(tables)
+
+    def _render_human(self) -> None:
+        """Gymnasium's convention: ``"human"`` renders in ``reset`` and every ``step``."""
+        if self.render_mode == "human":
+            self.render()
 
     # --- Gymnasium's per-sub-env access: call, get_attr, set_attr ----------------------
     # Every game is one row of one engine, not an env object: what these reach is each

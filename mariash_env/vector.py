@@ -78,6 +78,8 @@ API
 ``state() -> float32[N, STATE_OBS_SIZE]``
     Perfect-information encodings (``encode(st, 0, out, True)``: seat 0's point of
     view plus every hidden card), a fresh array.
+``render_tables() -> list[str]``
+    Every game's table as text, as the AEC environment's ``render_mode="ansi"`` writes it.
 ``copy_states() -> int32[N, STATE_SIZE]`` / ``restore_states(states)``
     Snapshot and restore of the whole batch (see *Search*).
 ``random_legal_actions(mask, rng, out=None) -> int64[N]``
@@ -254,7 +256,7 @@ from .core.state import (
     setm,
 )
 from .core.validate import check_states
-from .game import batch_seeds, check_seed, fresh_seed
+from .game import Game, batch_seeds, check_seed, fresh_seed
 from .games.licitovany import phases as LI
 from .games.registry import games
 from .games.voleny import phases as VP
@@ -1069,6 +1071,22 @@ class VectorEnv:
         out = np.empty((self.num_envs, self.state_obs_size), dtype=np.float32)
         _state_kernel(self._states, self.rules_vector, out)
         return out
+
+    def render_tables(self) -> list[str]:
+        """Every game's table as text, one string a game, as its AEC environment's
+        ``render_mode="ansi"`` writes it (the Gymnasium vector env's ``render``).  A game
+        whose partie ended in the last step shows its new partie (the engine restarted
+        it in that step)."""
+        if not self._ready:
+            raise RuntimeError("call reset() first")
+        from .render import render_table
+
+        game = Game(self.rules, records=False)  # one view, given each game's state in turn
+        tables = []
+        for row in self._states:
+            game.st = row.copy()
+            tables.append(render_table(game))
+        return tables
 
     # -- snapshots ---------------------------------------------------------------
 

@@ -422,3 +422,49 @@ def test_infos_carry_gymnasiums_key_masks(rules):
     for i, one in enumerate(infos):
         keys = {"action_mask", "seat"} | (set() if term[i] else {"rewards", "deal_done"})
         assert set(one) == keys
+
+
+@pytest.mark.parametrize("rules", GAMES)
+def test_render_gives_each_games_table(rules, capsys):
+    """Gymnasium's ``VectorEnv.render`` was not implemented (NotImplementedError) and
+    ``render_mode`` was a rule option (a RulesError).  Now the single env's modes:
+    ``"ansi"`` answers one text a game, the table its AEC env renders for the same seed
+    (game i of ``reset(seed=s)`` is that env's ``reset(seed=s + i)``); ``"human"`` prints
+    them in reset and every step, its render() one None a game, as SyncVectorEnv's;
+    another mode is the project's RenderModeError, and no mode warns and answers None."""
+    import gymnasium
+
+    import mariash_env
+    from mariash_env.game import RenderModeError
+
+    env = GymVectorEnv(2, render_mode="ansi", **rules)
+    assert env.render_mode == "ansi" and env.metadata["render_modes"] == ["ansi", "human"]
+    with pytest.raises(RuntimeError, match="reset"):
+        env.render()
+    _, info = env.reset(seed=7)
+    frames = env.render()
+    assert isinstance(frames, tuple) and len(frames) == 2
+    for i, frame in enumerate(frames):
+        aec = mariash_env.env(render_mode="ansi", **rules)
+        aec.reset(seed=7 + i)
+        assert frame == aec.render()
+    env.step(random_legal_actions(info["action_mask"].view(np.int8), np.random.default_rng(0)))
+    assert env.render() != frames
+
+    human = GymVectorEnv(2, render_mode="human", **rules)
+    _, info = human.reset(seed=7)
+    printed = capsys.readouterr().out
+    assert printed.startswith("game 0\n") and frames[1] in printed
+    human.step(random_legal_actions(info["action_mask"].view(np.int8),
+                                    np.random.default_rng(0)))
+    assert "game 1\n" in capsys.readouterr().out
+    assert human.render() == (None, None) and capsys.readouterr().out
+
+    with pytest.raises(RenderModeError, match="rgb_array"):
+        GymVectorEnv(2, render_mode="rgb_array", **rules)
+    quiet = GymVectorEnv(2, **rules)
+    assert quiet.render_mode is None
+    quiet.reset(seed=0)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert quiet.render() is None
+    assert isinstance(quiet, gymnasium.vector.VectorEnv)

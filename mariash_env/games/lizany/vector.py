@@ -48,6 +48,7 @@ from ...vector import Step, VectorEnv, _check
 from ..registry import game_kind
 from . import core as C
 from .actions import N_ACTIONS, OBS_SIZE, RULES, STATE_SIZE
+from .game import LizanyGame
 from .kind import KIND
 
 __all__ = ["LizanyVectorEnv"]
@@ -212,6 +213,19 @@ class LizanyVectorEnv(VectorEnv):
         out = np.empty((self.num_envs, STATE_SIZE), dtype=np.float32)
         _state_kernel(self._states, out)
         return out
+
+    def render_tables(self) -> list[str]:
+        """Every deal's table as text, one string a game, as ``env(rules="lizany",
+        render_mode="ansi")`` writes it; a deal that ended in the last step shows the
+        deal dealt anew in its place."""
+        if not self._ready:
+            raise RuntimeError("call reset() first")
+        tables = []
+        for row in self._states:
+            deal = LizanyGame.__new__(LizanyGame)  # a view of the row (render reads st only)
+            deal.st, deal.history = row.copy(), []
+            tables.append(deal.render())
+        return tables
 
     def _validate_states(self, states: np.ndarray) -> None:
         check_states(states)  # restore_states: each row checked, nothing restored if one is bad
