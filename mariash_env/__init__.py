@@ -5,7 +5,8 @@ four with the dealer sitting out), licitovaný mariáš (the auction game) and l
 ``mariash_env.env()`` / ``raw_env()`` give the PettingZoo AEC environment (``rules=``
 names the game); ``mariash_env.vector`` the batched engine, ``torchrl_env`` a TorchRL env
 over it and ``mariash_env.gym_vector`` a Gymnasium vector env; ``SingleAgentEnv`` (also
-``gymnasium.make("mariash/SingleAgent-v0")``) one learning seat against robots;
+``gymnasium.make("mariash/SingleAgent-v0")``) one learning seat against robots, and
+``gymnasium.make_vec("mariash/SelfPlay-v0", num_envs)`` the Gymnasium vector env;
 ``mariash_env.robots`` opponents; ``mariash_env.search`` hidden-hand sampling and a
 double-dummy solver.  The environment package never imports torch (``torchrl_env``
 imports torchrl only when called).
@@ -46,6 +47,11 @@ def _register_with_gymnasium() -> None:
     if "mariash/SingleAgent-v0" not in gymnasium.registry:
         gymnasium.register("mariash/SingleAgent-v0",
                            entry_point="mariash_env.single_agent:SingleAgentEnv")
+    # The compiled engine's self-play batch, a vector env only (no single env to make):
+    # gymnasium.make_vec("mariash/SelfPlay-v0", num_envs=N, **rules) is GymVectorEnv.
+    if "mariash/SelfPlay-v0" not in gymnasium.registry:
+        gymnasium.register("mariash/SelfPlay-v0",
+                           vector_entry_point="mariash_env.gym_vector:GymVectorEnv")
 
 
 _register_with_gymnasium()

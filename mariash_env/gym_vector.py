@@ -5,6 +5,8 @@
 
     from mariash_env.gym_vector import GymVectorEnv
     envs = GymVectorEnv(1024, deals=1)              # any rule option: rules="licitovany", players=4
+    # or, registered with Gymnasium on import mariash_env (a vector entry point only):
+    envs = gymnasium.make_vec("mariash/SelfPlay-v0", num_envs=1024, deals=1)
     obs, infos = envs.reset(seed=0)
     for _ in range(100):
         actions = my_policy(obs, infos["action_mask"])   # one legal action per game

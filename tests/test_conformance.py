@@ -360,6 +360,44 @@ def test_gymnasium_make_vec(kw: dict[str, Any]) -> None:
     assert ended > 0
 
 
+@pytest.mark.parametrize("kw", cases("vector"))
+def test_gymnasium_make_vec_of_the_self_play_batch(kw: dict[str, Any]) -> None:
+    """The Gymnasium vector env over the compiled engine had no registration:
+    ``gymnasium.make_vec`` could not build it.  ``"mariash/SelfPlay-v0"`` is registered
+    with a ``vector_entry_point`` only (it is a batch, no single env): make_vec builds a
+    GymVectorEnv from the rule keywords and ``render_mode``, sets its ``spec``, and its
+    episodes end; ``make`` and a ``sync`` make_vec refuse it (Gymnasium's errors), and
+    ``"mariash/SingleAgent-v0"`` still vectorises its own env (SyncVectorEnv)."""
+    import gymnasium
+
+    from mariash_env.gym_vector import GymVectorEnv
+
+    envs = gymnasium.make_vec("mariash/SelfPlay-v0", num_envs=3, render_mode="ansi",
+                              **short(kw))
+    assert type(envs) is GymVectorEnv and envs.num_envs == 3 and envs.render_mode == "ansi"
+    assert envs.spec.id == "mariash/SelfPlay-v0"
+    assert envs.spec.kwargs == {**short(kw), "render_mode": "ansi", "num_envs": 3,
+                                "vectorization_mode": "vector_entry_point"}
+    assert envs.get_attr("rules") == (kw["rules"],) * 3
+    _, info = envs.reset(seed=0)
+    assert len(envs.render()) == 3
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(200):
+        *_, term, _, info = envs.step(np.array([legal(m, rng) for m in info["action_mask"]]))
+        ended += int(term.sum())
+    assert ended > 0
+    envs.close()
+    with pytest.raises(gymnasium.error.Error, match="entry point"):
+        gymnasium.make_vec("mariash/SelfPlay-v0", num_envs=2, vectorization_mode="sync")
+    with pytest.raises(gymnasium.error.Error, match="entry_point"):
+        gymnasium.make("mariash/SelfPlay-v0")
+    single = gymnasium.make_vec("mariash/SingleAgent-v0", num_envs=2, opponents="random",
+                                **short(kw))
+    assert isinstance(single, gymnasium.vector.SyncVectorEnv)
+    single.close()
+
+
 # --- the play table ---------------------------------------------------------------------------
 
 
