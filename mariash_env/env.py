@@ -151,6 +151,12 @@ verifies a file.  ``env(records=False)`` keeps no records and ``env(records=N)``
 keeps the last ``N`` (a ``collections.deque``), for long parties; rewards and
 ``infos`` are the same either way.
 
+## Names
+``env.metadata["name"]`` (and ``str(env)``) is the game's PettingZoo name, its
+``GameKind.env_name``: ``mariash_v0`` for volený (at three and at four players),
+``mariash_licitovany_v0`` for licitovaný and ``mariash_lizany_v0`` for lízaný; the
+parallel env carries the same.
+
 ## Infos and the end of an episode
 Every step gives each agent a fresh ``infos`` dict of its own (made when first read:
 ``last()`` makes only the mover's), so an info returned by ``last()`` never changes
@@ -844,6 +850,9 @@ class raw_env(AECEnv):
         self.agents = list(agents)
         self.agent_name_mapping = {a: i for i, a in enumerate(agents)}
         self.kind = kind = game.kind
+        # PettingZoo's name of the env, the game's own (licitovaný's mariash_licitovany_v0;
+        # the class's mariash_v0 is volený's, at three and at four)
+        self.metadata = {**type(self).metadata, "name": kind.env_name}
         # The infos' phase names by the engine's index, None: the index itself.  rich_infos
         # names every phase; a game whose rules name the phases of its infos (LICITOVANY.md
         # §12: "auction", "announce", "flek", "play") does so by default; stack_infos keeps

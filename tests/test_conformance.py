@@ -70,6 +70,29 @@ def test_pettingzoo_api_and_seed_tests(kw: dict[str, Any]) -> None:
     seed_test(lambda: mariash_env.env(**kw), num_cycles=200)
 
 
+@pytest.mark.parametrize("kw", cases("aec"))
+def test_each_game_has_its_own_pettingzoo_name(kw: dict[str, Any]) -> None:
+    """PettingZoo's ``metadata["name"]`` is the env's id and version (``connect_four_v3``):
+    licitovaný's AEC env was ``mariash_v0``, volený's name.  Each game's is its
+    ``GameKind.env_name``, no other game's; volený keeps ``mariash_v0`` at three and at four
+    players (an option of the game); the parallel env, the raw env, every wrapper and
+    copies carry it."""
+    import copy
+
+    kind = game_kind(kw["rules"])
+    names = [k.env_name for k in games("aec")]
+    assert kind.env_name and names.count(kind.env_name) == 1
+    assert re.fullmatch(r"mariash(_[a-z]+)?_v\d+", kind.env_name)
+    if kind.name == "voleny":
+        assert kind.env_name == "mariash_v0"
+    for e in (mariash_env.env(**kw), mariash_env.raw_env(**kw),
+              mariash_env.env(flat_obs=True, illegal="terminate", **kw),
+              mariash_env.parallel_env(mask_in_info=True, **kw)):
+        assert e.metadata["name"] == kind.env_name
+        assert copy.deepcopy(e).metadata["name"] == kind.env_name
+        assert e.metadata["render_modes"] == ["ansi", "human"]
+
+
 def render_cases() -> list[Any]:
     """The AEC cases; PettingZoo's render_test opens render_mode="human" first."""
     return cases("aec")

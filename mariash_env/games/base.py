@@ -289,6 +289,10 @@ class GameKind:
     # TorchRL's Bounded, declares them): volený's and licitovaný's running scores have
     # none; lízaný's values are flags and fractions in [0, 1]
     obs_bounds: tuple[float, float] = (-np.inf, np.inf)
+    # PettingZoo's ``metadata["name"]`` of its AEC and parallel envs: the env's id and
+    # version, as ``connect_four_v3``, which ``str(env)``, logs, SuperSuit and RLlib's
+    # registrations name it by; one a game ("": the game has no AEC env)
+    env_name: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.front_ends) - set(FRONT_ENDS)

@@ -28,6 +28,7 @@ KIND = GameKind(
     symmetry="mariash_env.games.licitovany.symmetry:SYMMETRY",
     deal_bounds="mariash_env.games.licitovany.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="licitovaný mariáš",
+    env_name="mariash_licitovany_v0",
     units="desetníky", arena_contracts="suit/fold/-/betl/durch",  # LICITOVANY.md §5: fold
     # every shipped model of the game, oldest first (..._actor_table3.onnx is `net`)
     ladder_robots=("random", "table", "onnx:models/robot_licitovany.onnx",

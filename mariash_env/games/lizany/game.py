@@ -479,7 +479,7 @@ def env(render_mode: str | None = None, stack_infos: bool = False) -> AECEnv:
 class raw_env(AECEnv):
     """Lízaný mariáš as a PettingZoo AEC environment (see the module documentation)."""
 
-    metadata = {"name": "mariash_lizany_v0", "render_modes": ["ansi", "human"],
+    metadata = {"name": KIND.env_name, "render_modes": ["ansi", "human"],
                 "is_parallelizable": False, "render_fps": 1}
     __copy__ = independent_copy  # copy.copy too: a shallow copy would share the deal
 

@@ -22,6 +22,7 @@ KIND = GameKind(
     nnpimc="mariash_env.games.lizany.nnpimc:LizanyNNPIMCRobot",
     warm_search="mariash_env.games.lizany.solve:warm_up",
     replay="mariash_env.records:replay_record", title="lízaný mariáš",
+    env_name="mariash_lizany_v0",
     openspiel_game="mariash_env.openspiel.lizany:MariashLizanyGame",
     record_format=Z.FORMAT, record_replay="mariash_env.games.lizany.record:replay_result",
     ladder_robots=("random", "table", "onnx:models/robot_lizany.onnx",

@@ -30,6 +30,9 @@ KIND = GameKind(
     symmetry="mariash_env.games.voleny.symmetry:SYMMETRY",
     deal_bounds="mariash_env.games.voleny.hidden:deal_bounds",
     replay="mariash_env.records:replay_record", title="volený mariáš", units="groše",
+    # the first game's env kept its name (volený at four is an option of it, as PettingZoo
+    # keeps a game's name over its num_players)
+    env_name="mariash_v0",
     seat_layouts=(SeatLayout(4, Q.OBS4_SIZE, Q.STATE4_OBS_SIZE, Q.OBS4_LAYOUT, Q.encode4,
                              Q.observe_into4, opens_with_default=True),),
     # every shipped model of the game, oldest first (robot_voleny_seated3.onnx is `net`)
