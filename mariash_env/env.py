@@ -152,10 +152,14 @@ keeps the last ``N`` (a ``collections.deque``), for long parties; rewards and
 ``infos`` are the same either way.
 
 ## Names
-``env.metadata["name"]`` (and ``str(env)``) is the game's PettingZoo name, its
-``GameKind.env_name``: ``mariash_v0`` for volený (at three and at four players),
-``mariash_licitovany_v0`` for licitovaný and ``mariash_lizany_v0`` for lízaný; the
-parallel env carries the same.
+``env.metadata["name"]`` is the game's PettingZoo name, its ``GameKind.env_name``:
+``mariash_v0`` for volený (at three and at four players), ``mariash_licitovany_v0`` for
+licitovaný and ``mariash_lizany_v0`` for lízaný; the parallel env carries the same.
+``str(env())`` is that name, as PettingZoo's classic envs print theirs (before and after
+``reset``; ``illegal="terminate"`` too, as PettingZoo's own wrapper); the wrappers that
+change what the env answers show around it (``FlatObs<mariash_v0>``,
+``MaskInInfo<mariash_v0>``), as PettingZoo's and SuperSuit's wrappers do.  ``repr`` is
+Python's default, as PettingZoo's.
 
 ## Infos and the end of an episode
 Every step gives each agent a fresh ``infos`` dict of its own (made when first read:
@@ -324,6 +328,12 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise
         self._bind_raw()
 
+    def __str__(self) -> str:
+        # PettingZoo's own order enforcing prints the env it wraps (connect_four_v3.env()
+        # prints "connect_four_v3", before and after reset); a subclass printed its class
+        # name around it ("_OrderEnforcing<mariash_v0>").
+        return str(self.env)
+
     def _bind_raw(self) -> None:
         if self._direct:  # from now on the raw env's (see the class documentation)
             env = self.env
@@ -435,6 +445,9 @@ class _TerminateIllegal(wrappers.BaseWrapper):
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         return self.env.last(observe)
+
+    def __str__(self) -> str:
+        return str(self.env)  # as PettingZoo's TerminateIllegalWrapper: the env's name
 
 
 class MaskInInfo(wrappers.BaseWrapper):

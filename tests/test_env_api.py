@@ -313,3 +313,28 @@ def test_lizany_refuses_the_other_games_deal_options(options):
         e.reset(seed=5, options=options)
     assert (e.unwrapped.state() == before).all()
 
+
+
+@pytest.mark.parametrize("rules", [{}, {"rules": "licitovany"}, {"players": 4},
+                                   {"rules": "lizany"}])
+def test_str_is_the_envs_name_as_pettingzoos_classic_envs(rules):
+    """``str(pettingzoo.classic.connect_four_v3.env())`` is ``"connect_four_v3"`` before
+    and after reset (its order-enforcing and terminate-illegal wrappers print the env
+    they wrap); ours printed ``_OrderEnforcing<mariash_v0>``.  Now the name, illegal=
+    "terminate" too; the wrappers that change the answers show (``FlatObs<...>``, as
+    PettingZoo's BaseWrapper); the parallel env the same name; ``repr`` is Python's
+    default, as PettingZoo's."""
+    name = mariash_env.raw_env(**rules).metadata["name"]
+    e = mariash_env.env(**rules)
+    assert str(e) == name
+    e.reset(seed=0)
+    assert str(e) == name
+    assert str(mariash_env.env(illegal="terminate", **rules)) == name
+    assert str(mariash_env.env(flat_obs=True, **rules)) == f"FlatObs<{name}>"
+    assert str(mariash_env.env(mask_in_info=True, illegal="terminate", **rules)) == \
+        f"MaskInInfo<{name}>"
+    p = mariash_env.parallel_env(**rules)
+    assert str(p) == name
+    p.reset(seed=0)
+    assert str(p) == name
+    assert repr(e).startswith("<mariash_env.env._OrderEnforcing object at 0x")
