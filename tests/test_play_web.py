@@ -48,6 +48,25 @@ def test_page_and_static_files(client):
     assert r.status_code == 404 and "no such page" in r.json()["error"]
 
 
+def test_a_trailing_slash_is_a_404_naming_the_path(client):
+    """Every route with a slash after it (``GET /api/state/``, ``POST /api/act/``, ...)
+    answered Starlette's empty 307 redirect; now the table's 404 JSON error (``code``
+    ``not_found``) naming the path without the slash; ``/static`` without a file is a
+    plain 404."""
+    for method, path in [("GET", "/api/state/"), ("POST", "/api/act/"), ("POST", "/api/new/"),
+                         ("GET", "/api/messages/"), ("GET", "/cards/9h.svg/"),
+                         ("GET", "/rules/voleny/"), ("GET", "/api/setup//")]:
+        r = client.request(method, path, follow_redirects=False)
+        assert r.status_code == 404 and "location" not in r.headers, (method, path)
+        bare = path.rstrip("/")
+        assert r.json() == {"error": f"no such page '{path}': the path is '{bare}', without "
+                                     "the trailing slash", "code": "not_found"}
+    for path in ("/static", "/api/", "/nope/"):
+        r = client.get(path, follow_redirects=False)
+        assert r.status_code == 404 and r.json()["error"] == \
+            f"no such page '{path}': the API is under /api/"
+
+
 def test_scripted_partie_through_the_api(client, tmp_path):
     rng = random.Random(3)
     st = client.get("/api/state").json()

@@ -270,6 +270,20 @@ def test_a_405_names_the_methods_allowed(voleny, method, path, allow):
     assert r.json()["error"] == f"method {method} is not allowed on {path}: use {allow}"
 
 
+@pytest.mark.parametrize("method,path", [
+    ("POST", "/act/"), ("GET", "/info/"), ("POST", "/info/"), ("GET", "/act//"),
+    ("POST", "/act/extra"),
+])
+def test_a_trailing_slash_is_a_404_naming_the_routes(voleny, method, path):
+    """``POST /act/`` answered Starlette's 307 redirect to ``/act``, with an empty body:
+    curl without ``-L`` stopped there, a client that follows sends the body again.  As
+    docs/service.md says of a path the service has not: a 404 with the JSON error naming
+    the routes, for every route with a slash after it."""
+    r = voleny.request(method, path, content=b"{}", follow_redirects=False)
+    assert r.status_code == 404 and "location" not in r.headers
+    assert r.json() == {"error": f"no such endpoint {path!r}: use POST /act or GET /info"}
+
+
 @pytest.mark.parametrize("headers", [
     {"content-type": "application/xml"}, {"content-type": "multipart/form-data; boundary=x"},
     {"content-type": "image/png"}, {"content-type": "text/html"},

@@ -55,7 +55,9 @@ deeper than ``MAX_DEPTH`` or an object naming a key twice (:func:`parse_json`) g
 400, a number that is not finite in float32, an
 observation or mask of another size, or a mask with no legal action gets a 422, and a
 record for another game than the one served (its ``rules``) gets a 422 naming both games.
-A method a route does not take gets a 405 with ``Allow`` (``GET /act``: use POST).
+A method a route does not take gets a 405 with ``Allow`` (``GET /act``: use POST), and
+a path it has not a 404 naming the routes, a trailing slash too (``POST /act/``: no
+redirect).
 A body labelled as another media type than JSON's (:func:`check_media`), or compressed, gets a 415.
 A robot that reads the observation's blocks (the table robots) refuses a position no seat
 can have with a 422; a network robot cannot tell one and answers within the mask.
@@ -408,8 +410,13 @@ def create_service_app(spec: str, rules: str = "voleny",
                              f"{request.url.path}{use}"}, status_code=405,
                              headers={"Allow": allow})
 
-    return Starlette(routes=[Route("/info", info), Route("/act", act, methods=["POST"])],
-                     exception_handlers={404: not_found, 405: bad_method})
+    app = Starlette(routes=[Route("/info", info), Route("/act", act, methods=["POST"])],
+                    exception_handlers={404: not_found, 405: bad_method})
+    # A path with a trailing slash (POST /act/) is no path of the service: a 404 naming
+    # the routes, as any other, not Starlette's empty 307 to /act (which curl without -L
+    # stops at, and a client that follows sends the body twice).
+    app.router.redirect_slashes = False
+    return app
 
 
 def serve_robot(spec: str, host: str = "127.0.0.1", port: int = 8765,

@@ -27,7 +27,9 @@ one :class:`~mariash_env.play.session.PlaySession` (the game runs here, server-s
 ``move`` is the state version the request answers: a stale one gets 409, an illegal
 action 422, a malformed body 400 (an object naming a key twice too:
 :func:`mariash_env.jsonio.loads`), a body over :data:`MAX_BODY` bytes 413, an unknown
-session 404 — each a JSON ``{"error": "...", "code": "..."}`` — and nothing changes.
+session 404 — each a JSON ``{"error": "...", "code": "..."}`` — and nothing changes.  A
+path the table has not is a 404 of the same form, a route's path with a trailing slash
+too (``/api/state/``: the error names the path; no redirect).
 
 One tab drives (issue #29 item 5): every POST may carry ``"client"`` (the tab's id; a
 request without one speaks for the anonymous client, a script, which drives only while
@@ -59,7 +61,7 @@ with needs("play", "the browser table", "starlette"):
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse, Response
-    from starlette.routing import Mount, Route
+    from starlette.routing import Match, Mount, Route
     from starlette.staticfiles import StaticFiles
 
 STATIC = Path(__file__).parent / "static"
@@ -303,7 +305,14 @@ def create_app(new_session: Callable[..., PlaySession], *, lease: float = 10.0,
         return FileResponse(STATIC / "index.html")
 
     async def not_found(request: Request, exc: Exception) -> TableJSON:
-        return _error(f"no such page {shown(request.url.path)}: the API is under /api/", 404,
+        path = request.url.path
+        bare = path.rstrip("/")
+        if bare != path and bare and any(  # a route's path with a trailing slash
+                r.matches({**request.scope, "path": bare})[0] != Match.NONE
+                for r in app.router.routes):
+            return _error(f"no such page {shown(path)}: the path is {shown(bare)}, without "
+                          "the trailing slash", 404, "not_found")
+        return _error(f"no such page {shown(path)}: the API is under /api/", 404,
                       "not_found")
 
     async def bad_method(request: Request, exc: Exception) -> TableJSON:
@@ -332,7 +341,11 @@ def create_app(new_session: Callable[..., PlaySession], *, lease: float = 10.0,
         Route("/api/leave", leave_handle, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: bad_method})
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: bad_method})
+    # A trailing slash (/api/state/) is a 404 with the JSON error naming the path, not
+    # Starlette's empty 307 to the bare path, as every other path the table has not.
+    app.router.redirect_slashes = False
+    return app
 
 
 SETUP_KEYS = ("rules", "robots", "seat", "options")
