@@ -1094,6 +1094,8 @@ class raw_env(AECEnv):
         return self.game.records
 
     def render(self) -> str | None:
+        if self.render_mode is not None:
+            self._check_reset()  # (no partie yet: its empty state is no table to show)
         return render_for(self.game, self.render_mode)
 
     def close(self) -> None:

@@ -319,6 +319,8 @@ class SingleAgentEnv(gymnasium.Env):
         return [self.kind.action_label(int(i)) for i in np.flatnonzero(self.action_masks())]
 
     def render(self) -> str | None:
+        if self.render_mode is not None and not self._started:
+            raise RuntimeError("call reset() before render()")  # no deal to show yet
         if isinstance(self.game, _OwnGame):
             return self.game.render(self.render_mode)
         return render_for(self.game, self.render_mode)

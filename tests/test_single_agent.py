@@ -209,6 +209,33 @@ def test_render_modes():
         assert quiet.render() is None
 
 
+@pytest.mark.parametrize("rules", [{}, {"rules": "licitovany"}, {"players": 4},
+                                   {"rules": "lizany"}])
+def test_render_before_reset_is_refused_as_step_is(rules):
+    """Before ``reset`` there is no deal: ``render()`` drew a table of the empty state
+    (volený: forehand the dealer, no cards, every marriage announced by player_0) and
+    lízaný's failed on None.  Now the RuntimeError of ``step`` and ``action_masks``, in
+    both modes; the raw AEC env (which PettingZoo's order enforcing does not guard) raises
+    its AttributeError of ``observe`` and ``state`` before reset; without a render mode
+    both still warn and answer None."""
+    import mariash_env
+
+    for mode in ("ansi", "human"):
+        env = SingleAgentEnv(render_mode=mode, opponents="random", **rules)
+        with pytest.raises(RuntimeError, match=r"call reset\(\) before render\(\)"):
+            env.render()
+        raw = mariash_env.raw_env(render_mode=mode, **rules)
+        with pytest.raises(AttributeError, match="must be reset"):
+            raw.render()
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert SingleAgentEnv(opponents="random", **rules).render() is None
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert mariash_env.raw_env(**rules).render() is None
+    env = SingleAgentEnv(render_mode="ansi", opponents="random", **rules)
+    env.reset(seed=0)
+    assert env.render()
+
+
 @pytest.mark.parametrize("rules", [{}, {"rules": "lizany"}])
 def test_human_rendering_prints_in_reset_and_every_step(rules, capsys):
     """Gymnasium's convention: with render_mode="human" the env renders in ``reset`` and
