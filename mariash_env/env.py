@@ -662,6 +662,15 @@ class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
 
     __copy__ = independent_copy  # copy.copy too: not a second wrapper over the same env
 
+    def __getattr__(self, name: str) -> Any:
+        # Only a name not found otherwise: ``agents`` before the first reset (PettingZoo's
+        # wrapper sets it there), which was "object has no attribute 'agents'" from
+        # agents, num_agents (a property that reads it: its AttributeError comes here) and
+        # step; now the AEC env's words.
+        if name in ("agents", "num_agents"):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple:
         observations, infos = super().reset(seed=seed, options=options)
         return observations, self._named(infos)
@@ -678,6 +687,8 @@ class _TurnBasedParallel(turn_based_aec_to_parallel_wrapper):
                 for a, i in infos.items()}
 
     def step(self, actions: Any) -> tuple:
+        if "agents" not in self.__dict__:
+            raise RuntimeError("call reset() before step()")
         if not self.agents:
             raise RuntimeError("the episode is over: call reset() to start a new one")
         aec = self.aec_env

@@ -121,3 +121,40 @@ def test_actions_without_the_movers_action_are_refused(kw: dict) -> None:
         with pytest.raises(IllegalActionError, match=words):
             p.step(actions)
     assert np.array_equal(p.aec_env.unwrapped.state(), before)
+
+
+@pytest.mark.parametrize("kw", CASES, ids=_ids)
+def test_before_reset_the_parallel_env_says_so(kw: dict) -> None:
+    """Before the first reset ``agents``, ``num_agents`` and ``step`` failed with Python's
+    "'_TurnBasedParallel' object has no attribute 'agents'"; now the AEC env's words
+    (``agents cannot be accessed before reset``) and, for ``step``, the RuntimeError of the
+    single-agent env (``call reset() before step()``), also after a reset that was refused.
+    What needs no game answers (spaces, ``possible_agents``, ``render_mode``, ``metadata``,
+    ``close`` twice), copies work, and an unknown attribute is Python's usual error."""
+    import copy
+    import pickle
+
+    from mariash_env.game import OptionError
+
+    p = mariash_env.parallel_env(render_mode="ansi", **kw)
+    for read in (lambda: p.agents, lambda: p.num_agents):
+        with pytest.raises(AttributeError, match="agents cannot be accessed before reset"):
+            read()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+        p.step({"player_0": 0})
+    with pytest.raises(OptionError):
+        p.reset(seed=-1)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+        p.step({"player_0": 0})
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        p.nothing  # noqa: B018
+    assert p.render_mode == "ansi" and p.max_num_agents == len(p.possible_agents)
+    assert p.observation_space(p.possible_agents[0]) is not None
+    for twin in (copy.deepcopy(p), pickle.loads(pickle.dumps(p))):
+        twin.reset(seed=1)
+        assert twin.num_agents == len(twin.possible_agents)
+    p.reset(seed=1)
+    assert p.agents == p.possible_agents and p.num_agents == len(p.agents)
+    assert p.render()
+    p.close()
+    p.close()
