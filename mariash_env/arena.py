@@ -924,7 +924,8 @@ def parse_rule_options(game: str | None, options: list[str]) -> dict[str, Any]:
     """Rule keywords from ``--rules NAME`` and ``--rule KEY=VALUE`` options (VALUE a Python
     or JSON literal, else a string); ValueError naming a malformed one."""
     import ast
-    import json
+
+    from . import jsonio
 
     out: dict[str, Any] = {}
     if game is not None:
@@ -939,7 +940,9 @@ def parse_rule_options(game: str | None, options: list[str]) -> dict[str, Any]:
             value: Any = ast.literal_eval(text)
         except (ValueError, SyntaxError):
             try:
-                value = json.loads(text)
+                value = jsonio.loads(text)
+            except jsonio.DuplicateKeyError as e:  # not the last value, silently
+                raise ValueError(f"invalid --rule {opt!r}: {e}") from None
             except ValueError:
                 value = text
         out[key] = value

@@ -8,16 +8,22 @@ back.  Here such a value is written as ``null`` (a one-deal run's interval, a he
 loss of no held-out data: no value), and a reader that meant a number takes it back as
 NaN with :func:`number`.
 
-JSON in from a request: :func:`loads` refuses an object that names a key twice, which
-Python's ``json`` reads as the last value given, silently (RFC 8259 §4: the names "SHOULD
-be unique", and readers differ on which value they keep); the robot service and the play
-table read their request bodies with it.
+JSON in: :func:`loads` refuses an object that names a key twice, which Python's ``json``
+reads as the last value given, silently (RFC 8259 §4: the names "SHOULD be unique", and
+readers differ on which value they keep: a record naming ``actions`` twice is ambiguous,
+and may have been tampered with).  Every JSON the project reads goes through it: the
+robot service's and the play table's request bodies, and the project's own files (game
+records, the play table's sessions and summaries, data set manifests, label sets, ladder
+and best-response results, pipeline state, configs, a model's metadata) through
+:func:`load` and :func:`read`, whose :class:`DuplicateKeyError` names the line too.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+from json import decoder, scanner
 from typing import IO, Any
 
 
@@ -48,12 +54,15 @@ def dump(obj: Any, fp: IO[str], **kw: Any) -> None:
 
 
 class DuplicateKeyError(ValueError):
-    """A JSON object that names ``key`` twice (:func:`loads`)."""
+    """A JSON object that names ``key`` twice (:func:`loads`); ``line``: the line where it
+    is named the second time (1-based), where known (:func:`load`, :func:`read`)."""
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, line: int | None = None) -> None:
         shown = repr(key) if len(key) <= 40 else repr(key[:37]) + "..."
-        super().__init__(f"the key {shown} is given twice in one object")
+        at = f", the second time on line {line}" if line is not None else ""
+        super().__init__(f"the key {shown} is given twice in one object{at}")
         self.key = key
+        self.line = line
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -69,8 +78,79 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def loads(text: str | bytes, **kw: Any) -> Any:
     """``json.loads(text, **kw)`` refusing an object, at any depth, that names a key
-    twice: :class:`DuplicateKeyError` (a ValueError) naming the key."""
+    twice: :class:`DuplicateKeyError` (a ValueError) naming the key.  The line is not
+    looked for (a request's body: one line, and no second parse for a client to ask
+    for); :func:`load` and :func:`read` name it."""
     return json.loads(text, object_pairs_hook=_unique_keys, **kw)
+
+
+class _Found(Exception):
+    """The repeated key's place, found (:func:`_repeated_at`)."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__(at)
+        self.at = at
+
+
+def _repeated_at(text: str, **kw: Any) -> int | None:
+    """The index in ``text`` of the second value given to a key that an object of it
+    names twice (the first such object to close, the one :func:`loads` refused), found
+    by parsing ``text`` again with the standard library's Python scanner, whose objects
+    are parsed with their values' places kept; None where it is not found."""
+
+    def parse_object(s_and_end: tuple[str, int], strict: bool, scan_once: Any,
+                     object_hook: Any, pairs_hook: Any, memo: Any) -> tuple[Any, int]:
+        starts: list[int] = []  # where each value of this object begins
+
+        def scan(s: str, idx: int) -> tuple[Any, int]:
+            starts.append(idx)
+            return scan_once(s, idx)
+
+        def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+            seen: set[str] = set()
+            for (key, _), at in zip(items, starts):
+                if key in seen:
+                    raise _Found(at)
+                seen.add(key)
+            return {}
+
+        return decoder.JSONObject(s_and_end, strict, scan, object_hook, pairs, memo)
+
+    dec = json.JSONDecoder(**kw)
+    dec.parse_object = parse_object  # type: ignore[assignment]
+    dec.scan_once = scanner.py_make_scanner(dec)
+    try:
+        dec.decode(text)
+    except _Found as e:
+        return e.at
+    except (ValueError, RecursionError):  # the Python scanner nests deeper than the C one
+        return None
+    return None
+
+
+def load(fp: IO[str] | IO[bytes], **kw: Any) -> Any:
+    """``json.load(fp, **kw)`` refusing an object that names a key twice, as
+    :func:`loads`; its :class:`DuplicateKeyError` names the line where the key is named
+    the second time."""
+    text = fp.read()
+    try:
+        return loads(text, **kw)
+    except DuplicateKeyError as e:
+        if isinstance(text, (bytes, bytearray)):
+            text = text.decode(json.detect_encoding(text), "surrogatepass")
+        at = _repeated_at(text, **kw)
+        # the key's line: the end of what stands before its colon
+        line = None if at is None else \
+            text[:text.rindex(":", 0, at)].rstrip().count("\n") + 1
+        raise DuplicateKeyError(e.key, line) from None
+
+
+def read(path: str | os.PathLike, **kw: Any) -> Any:
+    """The JSON value of the UTF-8 file at ``path`` (:func:`load`): OSError where it
+    cannot be read, UnicodeDecodeError, ``json.JSONDecodeError`` and
+    :class:`DuplicateKeyError` (ValueErrors) where it is not JSON that says one thing."""
+    with open(path, encoding="utf-8") as f:
+        return load(f, **kw)
 
 
 def number(x: Any) -> float:

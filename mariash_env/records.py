@@ -68,7 +68,7 @@ def read_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any] 
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = jsonio.loads(line)  # a key given twice: which value is meant?
             except json.JSONDecodeError as e:
                 yield n, RecordError(f"not a JSON object ({e.msg})")
                 continue

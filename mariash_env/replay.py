@@ -20,11 +20,11 @@ any record or file failed, 2 on bad usage.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from . import jsonio
 from .cli import ArgumentParser
 from .game import Game
 from .records import RecordChecker, RecordError, read_records
@@ -41,7 +41,7 @@ def check_summary(path: str | Path, records: list[dict[str, Any]]) -> list[str]:
     if p.suffix != ".jsonl" or not side.is_file():
         return []
     try:
-        meta = json.loads(side.read_text(encoding="utf-8"))
+        meta = jsonio.read(side)
     except (OSError, ValueError, RecursionError) as e:
         return [f"cannot be read ({e})"]
     if not (isinstance(meta, dict) and meta.get("id") == p.stem and "players" in meta):

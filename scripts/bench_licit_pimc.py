@@ -119,10 +119,12 @@ class Worker:
         self.read()
 
     def read(self) -> dict:
+        from mariash_env import jsonio  # this tree's (the worker's may be older than jsonio)
+
         line = self.p.stdout.readline()
         if not line:
             raise RuntimeError("a worker died (its stderr above)")
-        return json.loads(line)
+        return jsonio.loads(line)
 
     def deal(self, seed: int) -> dict:
         self.p.stdin.write(f"{seed}\n")

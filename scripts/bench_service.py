@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the checkout this script is in, not an installed copy
     sys.path.insert(0, str(ROOT))
 
+from mariash_env import jsonio  # noqa: E402
+
 
 def records(n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` volený seat records of the seat to move in the first three tricks of random
@@ -57,7 +59,7 @@ def records(n: int, seed: int) -> list[dict[str, Any]]:
 
 def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
     req = urllib.request.Request(url + "/act", method="POST", data=json.dumps(body).encode())
-    return json.load(urllib.request.urlopen(req, timeout=120))
+    return jsonio.load(urllib.request.urlopen(req, timeout=120))
 
 
 def serve(robot: str, workers: int) -> tuple[subprocess.Popen, str]:

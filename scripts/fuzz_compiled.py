@@ -241,9 +241,10 @@ _RULES = ({"rules": "licitovany"}, {"rules": "licitovany", "deals": 1}, {"player
 def mutate_record(rec: dict, rng: np.random.Generator) -> Any:
     """``rec`` with one to three random changes (item 1's other rules among them)."""
     from mariash_env import actions as A
+    from mariash_env import jsonio
     from mariash_env import licit_actions as LA
     from mariash_env.cards import CARD_CODES
-    rec = json.loads(json.dumps(rec))
+    rec = jsonio.loads(json.dumps(rec))
     labels = LA if rec.get("rules", {}).get("rules") == "licitovany" else A
     for _ in range(int(rng.integers(1, 4))):
         k = int(rng.integers(13))
@@ -492,7 +493,9 @@ def run_batch_subprocess(seed: int, states: int, views: int, observations: int,
         return counts
     last = r.stdout.strip().splitlines()[-1:] if r.stdout.strip() else []
     if r.returncode == 0 and last:
-        return json.loads(last[0])
+        from mariash_env import jsonio
+
+        return jsonio.loads(last[0])
     counts = _new_counts()
     _fail(counts, f"crash: the batch process exited with {r.returncode}"
           + (f" (signal {-r.returncode})" if r.returncode < 0 else ""), r.stderr, seed,

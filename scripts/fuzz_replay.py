@@ -7,10 +7,11 @@ summary ``ID.json``).  Then tamperings, each written as a file and checked by
 :func:`mariash_env.replay.check_file`: a deal deleted, duplicated, swapped or moved; a
 JSON type changed at a random place (an int as a float or a bool, a bool as an int,
 null as 0 or false, a list as an object, a deck as an object or as card indices); a
-5,000-digit or a 400-digit integer; the summary's score, deal count, completeness or
-seed changed.  Every tampering must be reported (a bad count above 0) and no check may
-raise.  Prints the figures (tried, detected, by kind) and exits 1 when any tampering
-passed or crashed.
+5,000-digit or a 400-digit integer; a key given twice, in a record or in the summary
+(junk first, the key's own value last: a reader that keeps the last value reads the file
+as it was); the summary's score, deal count, completeness or seed changed.  Every
+tampering must be reported (a bad count above 0) and no check may raise.  Prints the
+figures (tried, detected, by kind) and exits 1 when any tampering passed or crashed.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ PLACEHOLDER = "__fuzz_huge__"
 
 def _env_partie(seed: int, **rules: Any) -> list[dict[str, Any]]:
     import mariash_env
+    from mariash_env import jsonio
 
     e = mariash_env.env(**rules)
     e.reset(seed=seed)
@@ -43,10 +45,11 @@ def _env_partie(seed: int, **rules: Any) -> list[dict[str, Any]]:
     for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return json.loads(json.dumps(list(e.unwrapped.records)))
+    return jsonio.loads(json.dumps(list(e.unwrapped.records)))
 
 
 def _lizany_deals(seed: int, n: int) -> list[dict[str, Any]]:
+    from mariash_env import jsonio
     from mariash_env.lizany import LizanyGame
 
     rng = random.Random(seed)
@@ -55,12 +58,13 @@ def _lizany_deals(seed: int, n: int) -> list[dict[str, Any]]:
         g = LizanyGame(seed=seed * 1000 + k)
         while not g.over:
             g.play(rng.choice(g.legal_labels()))
-        out.append(json.loads(json.dumps(g.record())))
+        out.append(jsonio.loads(json.dumps(g.record())))
     return out
 
 
 def _session_files(seed: int, where: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A play-table partie (robots and a random 'human'), as saved: records and summary."""
+    from mariash_env import jsonio
     from mariash_env.play.session import PlaySession
 
     s = PlaySession("random,random", save_dir=where, seed=seed)
@@ -73,8 +77,9 @@ def _session_files(seed: int, where: Path) -> tuple[list[dict[str, Any]], dict[s
             st = s.act(s.id, s.move, rng.choice(st["legal"]))
         else:
             st = s.next_deal(s.id, s.move)
-    recs = [json.loads(ln) for ln in s.records_path.read_text().splitlines() if ln.strip()]
-    return recs, json.loads((where / f"{s.id}.json").read_text())
+    recs = [jsonio.loads(ln) for ln in s.records_path.read_text(encoding="utf-8").splitlines()
+            if ln.strip()]
+    return recs, jsonio.read(where / f"{s.id}.json")
 
 
 def real_files(seed: int = 0, where: Path | None = None) -> dict[str, Any]:
@@ -123,6 +128,27 @@ def _retyped(value: Any, rng: random.Random) -> list[tuple[str, Any]]:
     if isinstance(value, list) and value:
         return [("list_as_object", {str(i): v for i, v in enumerate(value)})]
     return []
+
+
+def key_twice(text: str, rng: random.Random) -> Iterator[tuple[str, str]]:
+    """``(kind, tampered text)`` of a file's text (:func:`_text`): one record names one of
+    its keys twice, ``null`` first and its own value last (``key_twice``), or one of an
+    object's keys inside it (``key_twice_nested``: of its rules or its settlement)."""
+    from mariash_env import jsonio
+
+    lines = text.splitlines(keepends=True)
+    k = rng.randrange(len(lines))
+    rec = jsonio.loads(lines[k])
+    key = rng.choice(list(rec))
+    yield "key_twice", "".join([*lines[:k], f"{{{json.dumps(key)}: null, " + lines[k][1:],
+                                *lines[k + 1:]])
+    inner = [name for name, v in rec.items() if isinstance(v, dict) and v]
+    if inner:
+        name = rng.choice(inner)
+        opening = f"{json.dumps(name)}: {{"
+        twice = f"{opening}{json.dumps(rng.choice(list(rec[name])))}: null, "
+        yield "key_twice_nested", "".join([*lines[:k], lines[k].replace(opening, twice, 1),
+                                           *lines[k + 1:]])
 
 
 def tamperings(name: str, recs: list[dict[str, Any]], rng: random.Random,
@@ -176,16 +202,18 @@ def _text(recs: list[dict[str, Any]]) -> str:
 
 
 def check_text(text: str, where: Path, stem: str = "tampered",
-               summary: dict[str, Any] | None = None) -> tuple[int, str]:
+               summary: dict[str, Any] | str | None = None) -> tuple[int, str]:
     """``(bad count, printed lines)`` of :func:`mariash_env.replay.check_file` on ``text``
-    written as ``where/STEM.jsonl`` (with ``summary`` as ``STEM.json``)."""
+    written as ``where/STEM.jsonl`` (with ``summary`` as ``STEM.json``: a dict as JSON, a
+    string as it is)."""
     from mariash_env.replay import check_file
 
     path = where / f"{stem}.jsonl"
     path.write_text(text, encoding="utf-8")
     side = path.with_suffix(".json")
     if summary is not None:
-        side.write_text(json.dumps(summary), encoding="utf-8")
+        side.write_text(summary if isinstance(summary, str) else json.dumps(summary),
+                        encoding="utf-8")
     elif side.exists():
         side.unlink()
     out = io.StringIO()
@@ -213,7 +241,7 @@ def fuzz(seed: int = 0, n_types: int = 12, seconds: float = 150.0,
         session = files.pop("session")
 
         def attempt(name: str, kind: str, text: str, stem: str = "tampered",
-                    summary: dict[str, Any] | None = None) -> None:
+                    summary: dict[str, Any] | str | None = None) -> None:
             tried[kind] += 1
             try:
                 bad, out = check_text(text, where, stem, summary)
@@ -241,8 +269,13 @@ def fuzz(seed: int = 0, n_types: int = 12, seconds: float = 150.0,
                     if time.monotonic() > deadline:
                         break
                     attempt(name, kind, _text(bad_recs), stem, summary)
+                for kind, text in key_twice(_text(recs_), rng):
+                    attempt(name, kind, text, stem, summary)
         for kind, bad_meta in summary_tamperings(meta, rng):
             attempt("session", kind, _text(recs), meta["id"], bad_meta)
+        twice = rng.choice(list(meta))  # null first, the summary's own value last
+        attempt("session", "summary_key_twice", _text(recs), meta["id"],
+                f"{{{json.dumps(twice)}: null, " + json.dumps(meta)[1:])
         for kind, bad_recs in (("session_delete_first", recs[1:]),
                                ("session_delete_last", recs[:-1])):
             attempt("session", kind, _text(bad_recs), meta["id"], meta)

@@ -38,6 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from mariash_env import jsonio  # noqa: E402
+
 
 def _games(front_end: str) -> tuple[str, ...]:
     from mariash_env.games.registry import games
@@ -129,7 +131,7 @@ def junk(rng: random.Random, depth: int = 0) -> Any:
 
 def _mutate(value: Any, rng: random.Random) -> Any:
     """``value`` with one random place (a key, an item, the whole) changed to junk."""
-    v = json.loads(json.dumps(value))
+    v = jsonio.loads(json.dumps(value))
     spots: list[tuple[Any, Any]] = []
 
     def walk(x: Any) -> None:
@@ -316,7 +318,7 @@ def run_batch(spec: str, game: str, count: int, seed: int = 0,
         elif status == 200 and req["url"] == "/act":
             a = data.get("action")
             try:
-                mask = json.loads(req["content"]).get("action_mask")
+                mask = jsonio.loads(req["content"]).get("action_mask")
             except (ValueError, AttributeError):
                 mask = None
             if not (isinstance(a, int) and 0 <= a < n_actions):
@@ -344,7 +346,7 @@ def run_isolated(spec: str, game: str, count: int, seed: int = 0, seconds: float
                 "failures": [f"{spec}/{game}: the batch did not finish in time"]}
     lines = out.stdout.strip().splitlines()
     try:
-        res = json.loads(lines[-1])
+        res = jsonio.loads(lines[-1])
     except (IndexError, ValueError):
         res = {"spec": spec, "game": game, "requests": 0, "by_status": {}, "failures": []}
     if out.returncode != 0:
@@ -357,8 +359,6 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--worker"]:
         spec, game, count, seed, seconds = argv[1:6]
-        from mariash_env import jsonio
-
         res = run_batch(spec, game, int(count), int(seed), float(seconds))
         print(jsonio.dumps(res))
         return 0

@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from mariash_env import jsonio  # noqa: E402
 from mariash_env.cards import CARD_CODES  # noqa: E402
 from mariash_env.game import IllegalActionError  # noqa: E402
 from mariash_env.games.lizany.game import LizanyGame  # noqa: E402
@@ -198,7 +199,7 @@ def _check_deal(start: Any, entries: list[tuple[str, Any, int]], steps: list[_St
             got = _comparable(alt.state())
             rep.compared += 1
             if got != step.state:
-                a, b = json.loads(step.state), json.loads(got)
+                a, b = jsonio.loads(step.state), jsonio.loads(got)
                 diff = sorted(k for k in a if a[k] != b.get(k))
                 rep.leaks.append(f"{where} step {i}, cards {sigma}: state differs in {diff}: "
                                  f"{[(a[d], b.get(d)) for d in diff][:1]}"[:600])
@@ -388,7 +389,7 @@ def _sender(path: str, kw: dict[str, Any]) -> str | None:
     if "?" in path:
         return parse_qs(path.partition("?")[2]).get("client", [None])[0]
     try:
-        body = json.loads(kw.get("content") or b"null")
+        body = jsonio.loads(kw.get("content") or b"null")
     except (TypeError, ValueError, RecursionError):
         return None
     return body.get("client") if isinstance(body, dict) else None

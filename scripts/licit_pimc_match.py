@@ -17,7 +17,6 @@ still counts.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -125,7 +124,7 @@ def summary(out: Path) -> str:
     rows = list(csv.DictReader((out / "deals.csv").open()))
     d = np.array([float(r["new"]) - float(r["old"]) for r in rows])
     lo, hi = bootstrap_ci(d)
-    t = json.loads((out / "times.json").read_text())
+    t = jsonio.read(out / "times.json")
     done = [r["deal"] for r in rows]
     timed = [i for i in done if int(i) < t["timed"]]
     lines = [f"deals {len(rows)}: new - old {d.mean():+.2f} [{lo:+.2f}, {hi:+.2f}] "

@@ -178,6 +178,26 @@ def test_a_foreign_shard_or_a_damaged_manifest_is_named_when_read(small, tmp_pat
         D.load(mixed)
 
 
+def test_a_manifest_that_names_a_key_twice_is_refused(small, tmp_path):
+    """A manifest naming "digest" twice (another data set's first, its own last) was read
+    as its last value, silently; reading and resuming now refuse it, naming the file, the
+    key and its line."""
+    import shutil
+
+    out, settings = small
+    twice = tmp_path / "twice"
+    shutil.copytree(out, twice)
+    text = (out / D.MANIFEST).read_text(encoding="utf-8")
+    (twice / D.MANIFEST).write_text('{"digest": "0" ,\n' + text[1:], encoding="utf-8")
+    line = 1 + next(n for n, t in enumerate(text.splitlines(), 1) if '"digest"' in t)
+    says = f"the key 'digest' is given twice in one object, the second time on line {line}"
+    for read in (D.load, D.read_manifest, lambda p: D.read_shard(p, 0)):
+        with pytest.raises(D.DatasetError, match=f"cannot read {twice / D.MANIFEST} \\({says}"):
+            read(twice)
+    with pytest.raises(D.DatasetError, match=f"{twice / D.MANIFEST} is unreadable \\({says}"):
+        D.generate(twice, settings, progress=False, command="test")
+
+
 def test_a_shard_stream_reads_the_manifest_once_per_pass(small, monkeypatch):
     """ShardStream checks every shard against the manifest, reading (and checking every
     shard file's presence) once per pass, not once a shard: a pass over n shards did it

@@ -126,10 +126,16 @@ def test_label_directory_errors(tmp_path):
         pl.load_labels(out)
     with pytest.raises(pl.LabelError, match="not a label directory"):
         pl.load_labels(tmp_path)
-    for damage in (b"\xff", b"[]", b"{cut"):  # not UTF-8, another JSON, not JSON
+    good = (out / "labels.json").read_bytes()
+    # not UTF-8, another JSON, not JSON, a key given twice (read as its last value before)
+    for damage in (b"\xff", b"[]", b"{cut", b'{"worlds": 3, ' + good[1:]):
         (out / "labels.json").write_bytes(damage)
         with pytest.raises(pl.LabelError, match=r"labels.json is unreadable \("):
             pl.read_settings(out)
+    line = next(n for n, text in enumerate(good.decode().splitlines(), 1) if '"worlds"' in text)
+    with pytest.raises(pl.LabelError, match="the key 'worlds' is given twice in one object, "
+                                            f"the second time on line {line}"):
+        pl.generate(out, SETTINGS, 1, jobs=1, progress=False)
     r = subprocess.run([sys.executable, "-m", "training.pimc_labels", "--out", str(out),
                         "--worlds", "0"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("error: --worlds must be >= 1")

@@ -67,6 +67,37 @@ def test_loads_refuses_a_key_given_twice():
         assert str(e.value) == f"the key {key!r} is given twice in one object"
 
 
+def test_load_and_read_name_the_line_of_the_key_given_twice(tmp_path):
+    """``jsonio.load`` (a file object, text or bytes) and ``jsonio.read`` (a path) refuse
+    a key given twice as ``loads`` does, and name the line where it is named the second
+    time (found by a second parse, only when one is refused); the reader's own value where
+    every key is named once."""
+    text = '{"a": 1,\n "b": [{"c": 1,\n\n  "c"\n  : 2}],\n "a": 3}'
+    path = tmp_path / "twice.json"
+    path.write_text(text, encoding="utf-8")
+    for read in (lambda: jsonio.load(io.StringIO(text)),
+                 lambda: jsonio.load(io.BytesIO(text.encode("utf-16"))),
+                 lambda: jsonio.read(path)):
+        with pytest.raises(jsonio.DuplicateKeyError) as e:
+            read()
+        assert (e.value.key, e.value.line) == ("c", 4)  # the inner object closes first
+        assert str(e.value) == "the key 'c' is given twice in one object, the second time " \
+                               "on line 4"
+    with pytest.raises(jsonio.DuplicateKeyError) as e:
+        jsonio.loads(text)  # a request's body: the key, no second parse
+    assert e.value.line is None
+    good = '{"a": [1, {"c": NaN}],\n "b": "\u00e9"}'
+    path.write_text(good, encoding="utf-8")
+    assert jsonio.read(path) == json.loads(good) == jsonio.load(io.StringIO(good)) | {}
+    deep = '{"x": ' + "[" * 600 + "]" * 600 + ', "x": 1}'  # past the Python scanner's depth
+    with pytest.raises(jsonio.DuplicateKeyError) as e:
+        jsonio.load(io.StringIO(deep))
+    assert e.value.key == "x"
+    path.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(UnicodeDecodeError):
+        jsonio.read(path)
+
+
 # json.dumps calls whose text is not written anywhere: hashes and command-line text
 NOT_WRITTEN = {
     ("mariash_env/research/dataset.py", "digest"),  # the settings' hash
@@ -81,8 +112,10 @@ NOT_WRITTEN = {
 }
 
 
-def _json_writes(path: Path) -> list[tuple[str, int]]:
-    """``(enclosing function, line)`` of each ``json.dump``/``json.dumps`` call in ``path``."""
+def _json_calls(path: Path, names: tuple[str, ...] = ("dump", "dumps")
+                ) -> list[tuple[str, int]]:
+    """``(enclosing function, line)`` of each call of ``json.NAME`` for ``names`` in
+    ``path`` (the writers by default)."""
     found = []
 
     def walk(node: ast.AST, fn: str) -> None:
@@ -90,7 +123,7 @@ def _json_writes(path: Path) -> list[tuple[str, int]]:
             name = (child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
                     else fn)
             if (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
-                    and child.func.attr in ("dump", "dumps")
+                    and child.func.attr in names
                     and isinstance(child.func.value, ast.Name) and child.func.value.id == "json"):
                 found.append((fn, child.lineno))
             walk(child, name)
@@ -109,6 +142,75 @@ def test_every_writer_of_the_project_writes_standard_json():
             rel = f.relative_to(ROOT).as_posix()
             if rel == "mariash_env/jsonio.py":
                 continue
-            stray += [f"{rel}:{line} ({fn})" for fn, line in _json_writes(f)
+            stray += [f"{rel}:{line} ({fn})" for fn, line in _json_calls(f)
                       if (rel, fn) not in NOT_WRITTEN]
     assert stray == []
+
+
+# json.load/json.loads calls that read no file of the project, each with why
+NOT_READ = {
+    # the worker runs in the older tree the benchmark compares with, which may have no
+    # jsonio; its lines are the benchmark's own pipe
+    ("scripts/bench_licit_pimc.py", "_worker"),
+}
+
+
+def test_every_reader_of_the_project_refuses_a_key_given_twice():
+    """No json.load/json.loads in mariash_env, training or scripts but jsonio's own: a
+    game record, a session, a manifest, a pipeline state, a model's metadata or a script's
+    pipe that names a key twice is refused through jsonio (DuplicateKeyError), not read as
+    its last value, silently."""
+    stray = []
+    for pkg in ("mariash_env", "training", "scripts"):
+        for f in sorted((ROOT / pkg).rglob("*.py")):
+            rel = f.relative_to(ROOT).as_posix()
+            if rel == "mariash_env/jsonio.py":
+                continue
+            stray += [f"{rel}:{line} ({fn})" for fn, line in _json_calls(f, ("load", "loads"))
+                      if (rel, fn) not in NOT_READ]
+    assert stray == []
+
+
+def test_the_other_readers_refuse_a_key_given_twice(tmp_path):
+    """A JSON config, a model's metadata, a --rule value and a resumed endgame check that
+    name a key twice (junk first, the intended value last) were read as the last value,
+    silently; each is now the reader's own error naming the file (or option) and the key."""
+    from mariash_env.arena import parse_rule_options
+
+    with pytest.raises(ValueError, match=r"invalid --rule 'x=\{\"a\": true, \"a\": false\}': "
+                                         "the key 'a' is given twice in one object"):
+        parse_rule_options(None, ['x={"a": true, "a": false}'])
+    assert parse_rule_options(None, ['x={"a": true}', "y=text"]) == {"x": {"a": True},
+                                                                      "y": "text"}
+
+    pytest.importorskip("torch")
+    from training import best_response as tbr
+    from training.config import ConfigError, load_config
+
+    cfg = tmp_path / "c.json"
+    cfg.write_text('{"seed": 1,\n "seed": 2}')
+    with pytest.raises(ConfigError, match=f"{cfg}: the key 'seed' is given twice in one "
+                                          "object, the second time on line 2: expected each "
+                                          "key once"):
+        load_config(cfg)
+    cfg.write_text('{"seed": 2}')
+    assert load_config(cfg).seed == 2
+    check = tmp_path / "check.json"
+    check.write_text('{"exact_gain": null, "exact_gain": [0.1, 0.2, 0.3]}')
+    with pytest.raises(ValueError, match=f"{check} is damaged \\(the key 'exact_gain' is given "
+                                         "twice in one object, the second time on line 1\\): "
+                                         "remove it"):
+        tbr._saved(check)
+
+    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    from mariash_env.robots.onnx_robot import OnnxRobot, OnnxRobotError
+
+    model = onnx.load(str(ROOT / "models" / "robot.onnx"))
+    meta = {p.key: p for p in model.metadata_props}
+    meta["mariash_rules"].value = '{"deals": 1, ' + meta["mariash_rules"].value[1:]
+    path = tmp_path / "twice.onnx"
+    onnx.save(model, str(path))
+    with pytest.raises(OnnxRobotError, match=f"{path}: its metadata mariash_rules is not JSON "
+                                             "we read \\(the key 'deals' is given twice"):
+        OnnxRobot(path)

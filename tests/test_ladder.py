@@ -4,6 +4,7 @@ a tiny ladder of real duplicate matches (resumed, written)."""
 from __future__ import annotations
 
 import csv
+import gzip
 import re
 
 import numpy as np
@@ -200,7 +201,11 @@ def test_a_damaged_pair_file_is_played_again_with_a_warning(tmp_path, capsys):
                         ({"per_deal": [["x", 1]] * 3}, "could not convert"),
                         ({"seats": [27]}, "'seats' = \\[27\\]: expected two numbers"),
                         ({"means": None}, "'means' = None"),
-                        ({"seconds": -1}, "'seconds' = -1")]:
+                        ({"seconds": -1}, "'seconds' = -1"),
+                        # junk first, its own value last: it was read as the last, silently
+                        ('{"seats": [27],\n' + json.dumps(good)[1:],
+                         "DuplicateKeyError: the key 'seats' is given twice in one object, "
+                         "the second time on line 2")]:
         text = damage if isinstance(damage, str) else json.dumps({**good, **damage})
         path.write_text(text)
         assert L.load_pair(pair, tmp_path) is None
@@ -365,6 +370,14 @@ def test_the_ladder_is_rebuilt_from_its_record_without_playing(tmp_path, monkeyp
     bad = tmp_path / "bad.json.gz"
     bad.write_bytes(b"not gzip")
     with pytest.raises(L.LadderError, match="cannot read the ladder's record"):
+        L.read_record(bad)
+    L.write_record(rec, bad)  # a key given twice (it was read as its last value)
+    with gzip.open(bad, "rt", encoding="utf-8") as f:
+        text = f.read()
+    with gzip.open(bad, "wt", encoding="utf-8") as f:
+        f.write(text.replace('"pairs":', '"pairs": [],"pairs":', 1))
+    with pytest.raises(L.LadderError, match=f"cannot read the ladder's record {bad}: the key "
+                                            "'pairs' is given twice in one object"):
         L.read_record(bad)
     rec["pairs"][0]["diff"] = rec["pairs"][0]["diff"][:2]
     L.write_record(rec, bad)

@@ -698,6 +698,10 @@ def test_a_failing_stage_is_named(tmp_path: Path, capsys: pytest.CaptureFixture,
     (b"{cut", "is unreadable (Expecting"), (b"\xff\xfe", "is unreadable ('utf-8' codec"),
     (b"[]", "is no pipeline state (expected a JSON object with 'stages')"),
     (b'{"format": 1}', "is no pipeline state"),
+    # one value of the key, and another on the next line: which is meant?
+    (b'{"format": "mariash-pipeline-v1", "recipe": "tiny",\n"recipe": "other", "stages": {}}',
+     "is unreadable (the key 'recipe' is given twice in one object, the second time on "
+     "line 2)"),
 ])
 def test_a_damaged_pipeline_state_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture,
                                               monkeypatch: pytest.MonkeyPatch, state: bytes,

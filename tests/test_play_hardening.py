@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 import subprocess
 import sys
 import warnings
@@ -338,6 +339,61 @@ def test_resume_names_what_is_wrong(tmp_path, change, words, rules):
     with pytest.raises(PlayError, match=words) as e:
         PlaySession.resume(s.session_path)
     assert str(s.session_path) in str(e.value)
+
+
+def test_a_saved_file_naming_a_key_twice_is_refused_not_read_as_its_last_value(tmp_path):
+    """A session, a lízaný session, a partie's summary or its records that name a key
+    twice (junk first, the file's own value last) were read as the last value, silently:
+    resumed, listed, counted.  Each is now refused or passed over, naming the file, the key
+    and, for a session, its line."""
+    from mariash_env.play.lizany_table import LizanySession
+    from mariash_env.play.series import load_parties, party_stats
+    from mariash_env.play.session import latest_unfinished
+
+    def twice(path: Path, key: str, first: str = "null") -> None:
+        """``key`` named once more before the rest, on a line of its own."""
+        path.write_text(f'{{"{key}": {first},\n' + path.read_text(encoding="utf-8")[1:],
+                        encoding="utf-8")
+
+    s = table_session(tmp_path / "s")
+    until_human(s)
+    twice(s.session_path, "human_seat", "2")
+    with pytest.raises(PlayError, match="the key 'human_seat' is given twice in one object, "
+                                        r"the second time on line \d+: expected each key "
+                                        "once") as e:
+        PlaySession.resume(s.session_path)
+    assert str(s.session_path) in str(e.value)
+    unreadable: list[str] = []
+    assert latest_unfinished(s.session_path.parent, unreadable) is None
+    assert len(unreadable) == 1 and re.fullmatch(
+        rf"{s.session_path.name} \(\"the key 'human_seat' is given twice in one object, the "
+        r"second time on line \d+\"\)", unreadable[0]), unreadable
+    z = LizanySession("table", save_dir=tmp_path / "z", seed=3, human_seat=0)
+    z.checkpoint()
+    twice(z.session_path, "human_seat", "1")
+    with pytest.raises(PlayError, match=f"cannot resume '{z.session_path}': the key "
+                                        "'human_seat' is given twice"):
+        LizanySession.resume(z.session_path)
+    done = tmp_path / "done"
+    done.mkdir()
+    summary = {"id": "a", "complete": True, "finished": "2026-12-01T10:00:00+00:00",
+               "human_seat": 0, "rules": "lizany",
+               "players": [{"name": "x", "score": 2, "actor_wins": 1}] * 2}
+    (done / "a.json").write_text(json.dumps(summary))
+    (done / "a.jsonl").write_text(json.dumps({"result": {"rewards": [2, -2]}}) + "\n")
+    assert len(load_parties(done)) == 1 and party_stats(done)["games"]["lizany"]["total"] == 2
+    twice(done / "a.json", "complete", "false")
+    skipped: list[dict[str, str]] = []
+    assert load_parties(done, skipped=skipped) == []
+    assert skipped == [{"file": "a.json", "error": "the key 'complete' is given twice in one "
+                        "object, the second time on line 2: expected each key once"}]
+    assert party_stats(done)["skipped"] == [{"file": "a.jsonl", "error": "DuplicateKeyError: "
+                                             "the key 'complete' is given twice in one "
+                                             "object, the second time on line 2"}]
+    (done / "a.json").write_text(json.dumps(summary))
+    (done / "a.jsonl").write_text('{"result": null, "result": {"rewards": [2, -2]}}\n')
+    assert party_stats(done)["skipped"] == [{"file": "a.jsonl", "error": "DuplicateKeyError: "
+                                             "the key 'result' is given twice in one object"}]
 
 
 def test_resume_refuses_to_drop_saved_records(tmp_path):

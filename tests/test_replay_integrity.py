@@ -213,9 +213,31 @@ def test_item9_a_5000_digit_integer_is_a_named_error(partie, tmp_path):
     assert "4300" in out.stdout
 
 
+def test_a_key_given_twice_is_reported_not_read_as_its_last_value(partie, files, tmp_path):
+    """A record that names "actions" twice (junk first, its own actions last) replayed as
+    the last value, silently: "0 bad"; the line is now reported with the key and the rest
+    are checked.  So is a play-table summary that names a key twice (it was read as its
+    last value too)."""
+    path = tmp_path / "twice.jsonl"
+    lines = [json.dumps(r) for r in partie]
+    lines[2] = lines[2].replace('"actions": ', '"actions": [], "actions": ', 1)
+    path.write_text("\n".join(lines) + "\n")
+    out = run_replay("--separate", str(path))  # the records after it checked alone
+    assert out.returncode == 1 and "Traceback" not in out.stdout + out.stderr
+    assert f"{path}:3: record 3: not a JSON object we read (the key 'actions' is given " \
+           "twice in one object)" in out.stdout, out.stdout
+    assert out.stdout.strip().endswith(f"{len(partie)} record(s) checked, 1 bad")
+    recs, meta = files["session"]
+    twice = '{"deals": 0,\n' + json.dumps(meta)[1:]
+    n, out = fuzz_replay.check_text(fuzz_replay._text(recs), tmp_path, meta["id"], twice)
+    assert n == 1 and f"summary {meta['id']}.json: cannot be read (the key 'deals' is given " \
+        "twice in one object, the second time on line 2)" in out, out
+
+
 def test_fuzz_replay_reports_every_tampering():
     """Issue #29 items 8, 9: the replay fuzzer (small counts) misses no tampering and
     crashes on none, over every game's real files."""
     res = fuzz_replay.fuzz(seed=2, n_types=6, seconds=120)
     assert res["clean_failed"] == [] and res["missed"] == [] and res["crashed"] == [], res
+    assert {"key_twice", "key_twice_nested", "summary_key_twice"} <= set(res["by_kind"])
     assert res["tried"] >= 60 and res["detected"] == res["tried"]

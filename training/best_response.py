@@ -167,6 +167,15 @@ def train_exploiter(s: Any, out: Path, progress: bool = True, log: Any = print
 # --- the check against an exact best response ----------------------------------------------
 
 
+def _saved(path: Path) -> Any:
+    """What a resumed check wrote to ``path``; ValueError naming the file where it is not
+    JSON, or names a key twice (:func:`mariash_env.jsonio.read`)."""
+    try:
+        return jsonio.read(path)
+    except (OSError, ValueError, RecursionError) as e:
+        raise ValueError(f"{path} is damaged ({e}): remove it to compute it again") from None
+
+
 def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
                   decisions: int = 400_000, minutes: float = 10.0, init: str = "",
                   progress: bool = True, log: Any = print, lr: float = 0.0
@@ -179,8 +188,6 @@ def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
     seat) are both exact expectations over every deal of the endgame's cards, so what
     separates them is only what the training missed.  ``lr``: the exploiter's learning
     rate (0: the default).  Resumable (``out/check.json``)."""
-    import json
-
     from mariash_env.research.endgame import Endgame, exact_best_response
     from mariash_env.robots import as_robot
 
@@ -188,12 +195,12 @@ def endgame_check(robot: str, out: Path, seed: int = 0, tricks: int = 3,
 
     done = out / "check.json"
     if done.is_file():
-        return json.loads(done.read_text())
+        return _saved(done)
     eg = Endgame(seed=seed, tricks=tricks)
     frozen = make_robot(robot)
     known = out / "exact.json"  # minutes of OpenSpiel: kept for a resumed check
     if known.is_file():
-        own, exact = json.loads(known.read_text())
+        own, exact = _saved(known)
     else:
         own = [float(v) for v in eg.robot_values(frozen)]
         exact = [exact_best_response(eg, frozen, s) - own[s] for s in range(3)]

@@ -14,6 +14,7 @@ to a default.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -24,6 +25,7 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backport
     import tomli as tomllib
 
+from mariash_env import jsonio
 
 from .options import FEATURES, ConfigError, check_fields, check_value, convert_value, opt
 
@@ -388,7 +390,9 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         except OSError as e:
             raise ConfigError(f"cannot read config {p}: {e.strerror or e}") from None
         try:
-            d = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
+            d = jsonio.load(io.StringIO(text)) if p.suffix == ".json" else tomllib.loads(text)
+        except jsonio.DuplicateKeyError as e:  # not the last value taken, silently (TOML's
+            raise ConfigError(f"{p}: {e}: expected each key once") from None  # own error)
         except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
             raise ConfigError(f"{p}: not valid {'JSON' if p.suffix == '.json' else 'TOML'}: {e}") \
                 from None

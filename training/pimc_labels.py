@@ -103,7 +103,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import math
 import re
 import sys
@@ -198,17 +197,23 @@ def phase_of(settings: dict[str, Any]) -> str:
     return settings.get("phase", DEFAULTS["phase"])
 
 
-def read_settings(out: Path) -> dict[str, Any]:
-    """The settings a label directory was made with (``labels.json``), phase filled in."""
+def _labels_json(out: Path) -> dict[str, Any]:
+    """``labels.json`` of a label directory as written; LabelError naming it where it is
+    not a JSON object (or names a key twice: :func:`mariash_env.jsonio.read`)."""
     meta = out / "labels.json"
     try:
-        old = json.loads(meta.read_text(encoding="utf-8"))
+        old = jsonio.read(meta)
         if not isinstance(old, dict):
             raise ValueError(f"a JSON {type(old).__name__}, expected an object")
     except (OSError, ValueError, RecursionError) as e:  # not JSON, not UTF-8, not an object
         raise LabelError(f"{meta} is unreadable ({e}); remove it or use another --out") \
             from None
-    return {**DEFAULTS, "contracts": list(CONTRACTS), **old}
+    return old
+
+
+def read_settings(out: Path) -> dict[str, Any]:
+    """The settings a label directory was made with (``labels.json``), phase filled in."""
+    return {**DEFAULTS, "contracts": list(CONTRACTS), **_labels_json(out)}
 
 
 def game_of(rules: dict[str, Any]) -> GameKind:
@@ -760,8 +765,7 @@ def _declared(out: Path) -> int | None:
 
 
 def _declare(out: Path, shards: int | None) -> None:
-    meta = {k: v for k, v in json.loads((out / "labels.json").read_text(encoding="utf-8"))
-            .items() if k != "shards"}
+    meta = {k: v for k, v in _labels_json(out).items() if k != "shards"}
     if shards is not None:
         meta["shards"] = shards
     with atomic_open(out / "labels.json", "w") as f:

@@ -669,8 +669,8 @@ def _read_state(recipe: Recipe) -> dict[str, Any]:
         return {"format": FORMAT, "recipe": recipe.name, "path": str(recipe.path),
                 "stages": {}}
     try:
-        st = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:  # not JSON, not UTF-8 text
+        st = jsonio.read(p)
+    except (OSError, ValueError) as e:  # not JSON, not UTF-8 text, a key given twice
         raise PipelineError(f"{p} is unreadable ({e}): remove it to start the pipeline "
                             "over, or use another --out") from None
     if not isinstance(st, dict) or not isinstance(st.get("stages"), dict):
@@ -1053,8 +1053,8 @@ def training_curve(out: str | Path) -> list[dict[str, Any]]:
     first run (a stage continues where the one before it stopped) and ``stage``."""
     out = Path(out)
     try:
-        stages = json.loads((out / STATE).read_text())["stages"]
-    except (OSError, ValueError, KeyError):
+        stages = jsonio.read(out / STATE)["stages"]
+    except (OSError, ValueError, KeyError, TypeError):
         return []
     rows, offset = [], 0
     for name, rec in stages.items():

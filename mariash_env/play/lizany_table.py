@@ -17,13 +17,13 @@ is over and its review opens them.  Saved like the other games: the records as J
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import jsonio
 from ..cards import CARD_CODES, cards_of
 from ..games.lizany.game import LizanyGame
 from ..records import save_records
@@ -322,7 +322,7 @@ class LizanySession(TableSession):
         """The lízaný session saved at ``path``, at the move it was left."""
         path = Path(path)
         try:
-            d = json.loads(path.read_text(encoding="utf-8"))
+            d = jsonio.read(path)
             if not isinstance(d, dict) or d.get("format") != FORMAT:
                 raise PlayError(f"format {shown(d.get('format') if isinstance(d, dict) else d)}"
                                 f": expected {FORMAT!r}")

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import json
 import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .. import jsonio
 from ..games.registry import games as registered_games
 
 BEST = {"week": 3, "month": 5}
@@ -74,8 +74,10 @@ def load_parties(save_dir: str | Path, rules: str | None = None,
         if p.name.endswith(".session.json"):
             continue  # a session checkpoint (session.py), no summary
         try:
-            meta = json.loads(p.read_text(encoding="utf-8"))
+            meta = jsonio.read(p)
             problem = summary_problem(meta)
+        except jsonio.DuplicateKeyError as e:  # not the last value taken, silently
+            problem = f"{e}: expected each key once"
         except (OSError, ValueError) as e:
             problem = f"not JSON ({e})"
         except RecursionError:
@@ -196,10 +198,10 @@ def _partie_figures(path: Path, kinds: dict[str, Any]) -> dict[str, Any]:
     """One saved partie's part of :func:`party_stats`: its game, the human's payment in
     each deal and the contracts the human played as actor with whether each was won.
     Raises what a file that does not read raises (``party_stats`` names it)."""
-    meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    meta = jsonio.read(path.with_suffix(".json"))
     seat = meta["human_seat"]
     rules = meta.get("rules", "voleny")
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+    records = [jsonio.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
                if line.strip()]
     kind = kinds.get(rules)
     if kind is not None and kind.results_by_player:  # the lead passing each deal

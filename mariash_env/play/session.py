@@ -14,7 +14,6 @@ Each finished deal is saved at once: the partie's records as JSON lines
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import re
 import secrets
@@ -98,7 +97,7 @@ def latest_unfinished(save_dir: str | os.PathLike,
     found = []
     for p in Path(save_dir).glob("*.session.json"):
         try:
-            if not json.loads(p.read_text(encoding="utf-8")).get("over", True):
+            if not jsonio.read(p).get("over", True):
                 found.append((p.stat().st_mtime, p))
         except (OSError, ValueError, AttributeError, RecursionError) as e:
             if unreadable is not None:  # not a session file: nothing to resume there
@@ -839,9 +838,11 @@ def _session_file(path: Path) -> dict[str, Any]:
     ``log`` as ``(kind, value, move)`` entries (a /1 entry ``[kind, value]`` had no move
     number: the moves in order)."""
     try:
-        d = json.loads(path.read_text(encoding="utf-8"))
+        d = jsonio.read(path)
     except (OSError, UnicodeDecodeError) as e:
         raise PlayError(f"cannot read it ({e})") from e
+    except jsonio.DuplicateKeyError as e:  # not the last value taken, silently
+        raise PlayError(f"{e}: expected each key once") from None
     except ValueError as e:
         raise PlayError(f"not JSON ({e})") from e
     except RecursionError:

@@ -45,7 +45,6 @@ again from a saved ``best_response.csv`` (:func:`read_table_csv`) without runnin
 from __future__ import annotations
 
 import csv
-import json
 import math
 import sys
 from collections.abc import Sequence
@@ -249,7 +248,7 @@ def _saved_result(path: Path, s: Settings) -> dict[str, Any] | None:
     the file is damaged; BestResponseError naming the settings that differ when it is
     another run's (its answer is not this one's)."""
     try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
+        saved = jsonio.read(path)
         if not isinstance(saved, dict) or not isinstance(saved.get("settings"), dict) \
                 or not isinstance(saved.get("gain"), dict):
             raise ValueError("expected an object with 'settings' and 'gain'")
@@ -301,7 +300,7 @@ def _claim(out: Path, want: dict[str, Any]) -> None:
     on with the old settings, a finished one answer them)."""
     mark = out / "settings.json"
     try:
-        saved = json.loads(mark.read_text(encoding="utf-8"))
+        saved = jsonio.read(mark)
     except (OSError, ValueError):  # none yet, or damaged: written below
         saved = None
     if isinstance(saved, dict):

@@ -477,7 +477,7 @@ def _check_existing(out: Path, settings: dict[str, Any]) -> None:
         if not path.exists():
             return
     try:
-        man = json.loads(path.read_text(encoding="utf-8"))
+        man = jsonio.read(path)
         old = man["settings"]
         if not isinstance(old, dict):
             raise TypeError(f"'settings' is {_JSON_KIND.get(type(old), 'a number')}, "
@@ -611,7 +611,7 @@ def read_manifest(path: str | os.PathLike) -> dict[str, Any]:
 
     p = Path(path) / MANIFEST
     try:
-        man = json.loads(p.read_text(encoding="utf-8"))
+        man = jsonio.read(p)
     except (OSError, ValueError) as e:
         raise DatasetError(f"{path} is no data set: cannot read {p} ({e})") from None
     if not isinstance(man, dict) or man.get("format") != FORMAT:

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import csv
 import itertools
-import json
 import math
 import os
 import sys
@@ -248,7 +247,7 @@ def load_pair(pair: Pair, matches: Path) -> dict[str, Any] | None:
         if not p.exists():
             return None
     try:
-        saved = json.loads(p.read_text(encoding="utf-8"))
+        saved = jsonio.read(p)
         if not isinstance(saved, dict):
             raise ValueError(f"a JSON {type(saved).__name__}, not an object")
         if saved.get("settings") != pair.settings():
@@ -602,7 +601,7 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
 
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
-            rec = json.load(f)
+            rec = jsonio.load(f)
     except (OSError, EOFError, ValueError) as e:  # the reason, not the path again
         raise LadderError(f"cannot read the ladder's record {path}: "
                           f"{getattr(e, 'strerror', None) or e}") from None

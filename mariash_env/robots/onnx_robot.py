@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .. import jsonio
 from ..games.registry import games
 from ..kinds import GameKind
 from ..shipped import locate, shipped_hint
@@ -88,8 +88,19 @@ class OnnxRobot(Robot):
         self.seat_counts = self.game.model_seat_counts
         self._sizes = {self.game.layout(p).obs_size for p in self.seat_counts}
         self._check()
-        self.rules: dict[str, Any] = json.loads(self.metadata.get("mariash_rules", "{}"))
-        self.training: dict[str, Any] = json.loads(self.metadata.get("mariash_training", "{}"))
+        self.rules: dict[str, Any] = self._metadata_json("mariash_rules", "{}")
+        self.training: dict[str, Any] = self._metadata_json("mariash_training", "{}")
+
+    def _metadata_json(self, key: str, default: str) -> Any:
+        """The JSON value of the model's metadata ``key`` (``default`` where it has none);
+        OnnxRobotError naming the model and the key where it is not JSON, or names a key
+        twice (:func:`mariash_env.jsonio.loads`: not the last value, silently)."""
+        try:
+            return jsonio.loads(self.metadata.get(key, default))
+        except (ValueError, RecursionError) as e:
+            raise OnnxRobotError(f"{self.path}: its metadata {key} is not JSON we read "
+                                 f"({e}); re-export the model with python -m "
+                                 "training.export") from None
 
     def _session(self, model: str | bytes) -> Any:
         """An onnxruntime session of ``model`` (a path or the model's bytes)."""
@@ -174,7 +185,8 @@ class OnnxRobot(Robot):
                     "network would misread the observations; re-export it from a checkpoint "
                     "trained on this layout")
         labels = m.get("mariash_action_labels")
-        if labels is not None and json.loads(labels) != list(g.labels):
+        if labels is not None and self._metadata_json("mariash_action_labels",
+                                                      "") != list(g.labels):
             raise OnnxRobotError(f"{where} was exported with other action labels than this "
                                  "environment's")
         inputs = {i.name: i for i in self.session.get_inputs()}
