@@ -142,12 +142,13 @@ def compare_positions(old: Worker, deals: int, seed: int) -> None:
     import numpy as np
 
     sys.path.insert(0, str(ROOT))
+    from mariash_env import jsonio
     from mariash_env.games.licitovany.table_play import decode_licit
     from mariash_env.games.voleny.table_play import VIEW_SIZE, choose_card, decode_voleny
 
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "positions.npz")
-        old.p.stdin.write("positions\n" + json.dumps([path, deals, seed]) + "\n")
+        old.p.stdin.write("positions\n" + jsonio.dumps([path, deals, seed]) + "\n")
         old.p.stdin.flush()
         old.read()
         z = dict(np.load(path))

@@ -16,7 +16,6 @@ process; the answers are checked to be the same.
 
 from __future__ import annotations
 
-import json
 import statistics
 import subprocess
 import sys
@@ -58,7 +57,7 @@ def records(n: int, seed: int) -> list[dict[str, Any]]:
 
 
 def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(url + "/act", method="POST", data=json.dumps(body).encode())
+    req = urllib.request.Request(url + "/act", method="POST", data=jsonio.dumps(body).encode())
     return jsonio.load(urllib.request.urlopen(req, timeout=120))
 
 

@@ -34,7 +34,6 @@ prints the figures (JSON with ``--json``); exit status 1 when anything failed.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -244,7 +243,7 @@ def mutate_record(rec: dict, rng: np.random.Generator) -> Any:
     from mariash_env import jsonio
     from mariash_env import licit_actions as LA
     from mariash_env.cards import CARD_CODES
-    rec = jsonio.loads(json.dumps(rec))
+    rec = jsonio.loads(jsonio.dumps(rec))
     labels = LA if rec.get("rules", {}).get("rules") == "licitovany" else A
     for _ in range(int(rng.integers(1, 4))):
         k = int(rng.integers(13))
@@ -296,6 +295,7 @@ README_RECORD = {"dealer": 2, "seat": 0,
 
 def fuzz_seat_views(n: int, rng: np.random.Generator, counts: dict, seed: int) -> None:
     """``n`` real or mutated seat records through ``seat_view`` and the view."""
+    from mariash_env import jsonio
     from mariash_env.seat_record import SeatRecordError, seat_view
     for j in range(n):
         rec = README_RECORD if j == 0 else seat_record(rng)
@@ -313,7 +313,7 @@ def fuzz_seat_views(n: int, rng: np.random.Generator, counts: dict, seed: int) -
             counts["seat_views_rejected"] += 1
         except Exception:  # noqa: BLE001
             _fail(counts, "seat_view raised another exception",
-                  json.dumps(rec) + "\n" + traceback.format_exc(), seed, record=j)
+                  jsonio.dumps(rec) + "\n" + traceback.format_exc(), seed, record=j)
 
 
 # --------------------------------------------------------------------------- observations

@@ -20,7 +20,6 @@ import argparse
 import contextlib
 import copy
 import io
-import json
 import random
 import tempfile
 import time
@@ -31,13 +30,14 @@ from typing import Any
 
 import numpy as np
 
+from mariash_env import jsonio
+
 HUGE = "7" * 5000  # over Python's int-string conversion limit (4300 digits)
 PLACEHOLDER = "__fuzz_huge__"
 
 
 def _env_partie(seed: int, **rules: Any) -> list[dict[str, Any]]:
     import mariash_env
-    from mariash_env import jsonio
 
     e = mariash_env.env(**rules)
     e.reset(seed=seed)
@@ -45,11 +45,10 @@ def _env_partie(seed: int, **rules: Any) -> list[dict[str, Any]]:
     for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return jsonio.loads(json.dumps(list(e.unwrapped.records)))
+    return jsonio.loads(jsonio.dumps(list(e.unwrapped.records)))
 
 
 def _lizany_deals(seed: int, n: int) -> list[dict[str, Any]]:
-    from mariash_env import jsonio
     from mariash_env.lizany import LizanyGame
 
     rng = random.Random(seed)
@@ -58,13 +57,12 @@ def _lizany_deals(seed: int, n: int) -> list[dict[str, Any]]:
         g = LizanyGame(seed=seed * 1000 + k)
         while not g.over:
             g.play(rng.choice(g.legal_labels()))
-        out.append(jsonio.loads(json.dumps(g.record())))
+        out.append(jsonio.loads(jsonio.dumps(g.record())))
     return out
 
 
 def _session_files(seed: int, where: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A play-table partie (robots and a random 'human'), as saved: records and summary."""
-    from mariash_env import jsonio
     from mariash_env.play.session import PlaySession
 
     s = PlaySession("random,random", save_dir=where, seed=seed)
@@ -134,19 +132,18 @@ def key_twice(text: str, rng: random.Random) -> Iterator[tuple[str, str]]:
     """``(kind, tampered text)`` of a file's text (:func:`_text`): one record names one of
     its keys twice, ``null`` first and its own value last (``key_twice``), or one of an
     object's keys inside it (``key_twice_nested``: of its rules or its settlement)."""
-    from mariash_env import jsonio
 
     lines = text.splitlines(keepends=True)
     k = rng.randrange(len(lines))
     rec = jsonio.loads(lines[k])
     key = rng.choice(list(rec))
-    yield "key_twice", "".join([*lines[:k], f"{{{json.dumps(key)}: null, " + lines[k][1:],
+    yield "key_twice", "".join([*lines[:k], f"{{{jsonio.dumps(key)}: null, " + lines[k][1:],
                                 *lines[k + 1:]])
     inner = [name for name, v in rec.items() if isinstance(v, dict) and v]
     if inner:
         name = rng.choice(inner)
-        opening = f"{json.dumps(name)}: {{"
-        twice = f"{opening}{json.dumps(rng.choice(list(rec[name])))}: null, "
+        opening = f"{jsonio.dumps(name)}: {{"
+        twice = f"{opening}{jsonio.dumps(rng.choice(list(rec[name])))}: null, "
         yield "key_twice_nested", "".join([*lines[:k], lines[k].replace(opening, twice, 1),
                                            *lines[k + 1:]])
 
@@ -197,7 +194,7 @@ def summary_tamperings(meta: dict[str, Any], rng: random.Random
 
 
 def _text(recs: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False).replace(f'"{PLACEHOLDER}"', HUGE) + "\n"
+    return "".join(jsonio.dumps(r, ensure_ascii=False).replace(f'"{PLACEHOLDER}"', HUGE) + "\n"
                    for r in recs)
 
 
@@ -212,7 +209,7 @@ def check_text(text: str, where: Path, stem: str = "tampered",
     path.write_text(text, encoding="utf-8")
     side = path.with_suffix(".json")
     if summary is not None:
-        side.write_text(summary if isinstance(summary, str) else json.dumps(summary),
+        side.write_text(summary if isinstance(summary, str) else jsonio.dumps(summary),
                         encoding="utf-8")
     elif side.exists():
         side.unlink()
@@ -275,7 +272,7 @@ def fuzz(seed: int = 0, n_types: int = 12, seconds: float = 150.0,
             attempt("session", kind, _text(recs), meta["id"], bad_meta)
         twice = rng.choice(list(meta))  # null first, the summary's own value last
         attempt("session", "summary_key_twice", _text(recs), meta["id"],
-                f"{{{json.dumps(twice)}: null, " + json.dumps(meta)[1:])
+                f"{{{jsonio.dumps(twice)}: null, " + jsonio.dumps(meta)[1:])
         for kind, bad_recs in (("session_delete_first", recs[1:]),
                                ("session_delete_last", recs[:-1])):
             attempt("session", kind, _text(bad_recs), meta["id"], meta)

@@ -131,7 +131,7 @@ def junk(rng: random.Random, depth: int = 0) -> Any:
 
 def _mutate(value: Any, rng: random.Random) -> Any:
     """``value`` with one random place (a key, an item, the whole) changed to junk."""
-    v = jsonio.loads(json.dumps(value))
+    v = jsonio.loads(jsonio.dumps(value))
     spots: list[tuple[Any, Any]] = []
 
     def walk(x: Any) -> None:

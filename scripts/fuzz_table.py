@@ -135,7 +135,7 @@ def _comparable(st: dict[str, Any]) -> str:
     st = {k: v for k, v in st.items() if k != "series"}
     if st["waiting"] in ("next_deal", "partie_over"):
         st = {k: v for k, v in st.items() if k not in ("settlement", "deal_results")}
-    return json.dumps(st, sort_keys=True, ensure_ascii=True)
+    return jsonio.dumps(st, sort_keys=True, ensure_ascii=True)
 
 
 @dataclass
