@@ -6,11 +6,14 @@ from __future__ import annotations
 import csv
 import gzip
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mariash_env.research import ladder as L
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _games(strength: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -311,6 +314,55 @@ def test_slow_opponents_are_named_as_the_anchor_is(capsys, monkeypatch, tmp_path
     assert e.value.code == 2 and err == "error: stopped before playing\n", err
     assert [(p.a, p.b, p.deals) for p in played] == [
         ("random", "table", 20), ("random", net, 20), ("table", net, 2)]
+
+
+def test_a_short_name_of_two_robots_is_refused_naming_them(capsys, monkeypatch, tmp_path):
+    """``onnx:robot`` is the short name of ``onnx:a/robot.onnx`` and of
+    ``onnx:b/robot.onnx``: ``--anchor`` and ``--slow-opponents`` took the first of them,
+    silently.  Such a name is refused, listing the robots it names and saying to give the
+    full spec; a full spec still names its robot, and a unique short name its own."""
+    import shutil
+
+    nets = []
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        shutil.copy(ROOT / "models" / "robot.onnx", tmp_path / d / "robot.onnx")
+        nets.append(f"onnx:{tmp_path / d / 'robot.onnx'}")
+    specs = ["random", *nets]
+    says = f"'onnx:robot' names 2 robots: {nets[0]}, {nets[1]}; give the full spec of the " \
+           "one meant"
+    for name in ("onnx:robot", "onnx:elsewhere/robot.onnx"):
+        with pytest.raises(L.LadderError) as e:
+            L.robot_index(name, specs)
+        assert str(e.value) == says.replace("'onnx:robot'", repr(name)), e.value
+    assert [L.robot_index(s, specs) for s in [*nets, "random", "table"]] == [1, 2, 0, None]
+    assert L.robot_index("onnx:robot", ["table", nets[1]]) == 1  # one robot of that name
+
+    results = {L.Pair("voleny", "random", n, 3, 0, 3): {
+        "per_deal": np.array([1.0, -1.0, 2.0]), "seconds": 1.0, "seats": [9, 9],
+        "seconds_per_decision": [1e-5, 1e-5]} for n in nets}
+    with pytest.raises(L.LadderError) as e:
+        L.ratings(results, n_boot=5, anchor="onnx:robot")
+    assert str(e.value) == f"--anchor onnx:robot: game voleny: {says}"
+    rows = L.ratings(results, n_boot=5, anchor=nets[1])
+    assert [r["rating"] for r in rows if r["spec"] == nets[1]] == [0.0]
+    monkeypatch.setattr(L, "slow", lambda spec, game: spec == "random")  # "random" searches
+    with pytest.raises(L.LadderError, match=f"invalid slow_opponents: game voleny: {says}"):
+        L.plan({"voleny": specs}, deals=2, seed=0, slow_opponents=["onnx:robot"])
+    assert [(p.a, p.b) for p in L.plan({"voleny": specs}, deals=2, seed=0,
+                                       slow_opponents=[nets[1]])] == [("random", nets[1]),
+                                                                      (nets[0], nets[1])]
+
+    argv = ["--game", f"voleny={','.join(specs)}", "--deals", "2", "--quiet", "--no-plot",
+            "--matches", str(tmp_path / "m"), "--out", str(tmp_path / "o")]
+    for extra, option in ((["--anchor", "onnx:robot"], "--anchor onnx:robot: game voleny:"),
+                          (["--anchor", "random", "--slow-opponents", "onnx:robot"],
+                           "invalid --slow-opponents onnx:robot: game voleny:")):
+        with pytest.raises(SystemExit) as e:
+            L.main([*argv, *extra])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err == f"error: {option} {says}\n", err
+    assert not (tmp_path / "m").exists() and not (tmp_path / "o").exists()
 
 
 def test_help_shows_the_defaults(capsys):

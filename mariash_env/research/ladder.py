@@ -85,14 +85,22 @@ def short_name(spec: str) -> str:
 
 
 def robot_index(name: str, specs: Sequence[str]) -> int | None:
-    """The index in ``specs`` of the robot ``name`` names: its spec or its short name, as
-    the page shows it (:func:`short_name`); ``name`` as given is looked for before its
-    short name.  None where ``specs`` has no such robot.  How ``--anchor`` and
-    ``--slow-opponents`` name a robot."""
+    """The index in ``specs`` of the robot ``name`` names: its spec, else its short name,
+    as the page shows it (:func:`short_name`); ``name`` as given is looked for before its
+    short name.  None where ``specs`` has no such robot; LadderError, listing them, where
+    the name is that of two or more (``onnx:robot`` of ``onnx:a/robot.onnx`` and
+    ``onnx:b/robot.onnx``: the first was taken, silently), whose full specs each name one.
+    How ``--anchor`` and ``--slow-opponents`` name a robot."""
+    if name in specs:  # a full spec: that robot, whatever short names the others have
+        return list(specs).index(name)
     for wanted in (name, short_name(name)):
-        for i, spec in enumerate(specs):
-            if wanted in (spec, short_name(spec)):
-                return i
+        found = [i for i, spec in enumerate(specs) if wanted in (spec, short_name(spec))]
+        if len(found) > 1:
+            raise LadderError(f"{name!r} names {len(found)} robots: "
+                              f"{', '.join(specs[i] for i in found)}; give the full spec of "
+                              "the one meant")
+        if found:
+            return found[0]
     return None
 
 
@@ -362,9 +370,15 @@ def _robots(roster: Mapping[str, Sequence[str]]) -> set[str]:
 
 def unknown_robots(roster: Mapping[str, Sequence[str]], specs: Sequence[str]) -> list[str]:
     """The robots of ``specs`` (specs or short names, :func:`robot_index`) that no game of
-    ``roster`` plays, in their order."""
-    return [s for s in dict.fromkeys(specs)
-            if all(robot_index(s, robots) is None for robots in roster.values())]
+    ``roster`` plays, in their order; LadderError naming the game where a name is that of
+    two of its robots."""
+    def absent(name: str, game: str) -> bool:
+        try:
+            return robot_index(name, roster[game]) is None
+        except LadderError as e:
+            raise LadderError(f"game {game}: {e}") from None
+
+    return [s for s in dict.fromkeys(specs) if all(absent(s, game) for game in roster)]
 
 
 def plan(roster: Mapping[str, Sequence[str]], deals: int, seed: int, batch: int = 50,
@@ -372,7 +386,10 @@ def plan(roster: Mapping[str, Sequence[str]], deals: int, seed: int, batch: int 
     """Every pair of every game's robots (``slow_opponents``: the only opponents of a
     searching robot, each its spec or its short name (:func:`robot_index`), in every game
     that has it; None: every robot)."""
-    unknown = unknown_robots(roster, slow_opponents or ())
+    try:
+        unknown = unknown_robots(roster, slow_opponents or ())
+    except LadderError as e:
+        raise LadderError(f"invalid slow_opponents: {e}") from None
     if unknown:
         raise LadderError(f"invalid slow_opponents {unknown}: no game of the ladder has "
                           f"them (its robots: {', '.join(sorted(_robots(roster)))})")
@@ -497,10 +514,13 @@ def anchor_index(anchor: str | None, game: str, specs: Sequence[str]) -> int | N
     """The index in ``specs`` of the robot rated 0 (``anchor``: its spec or its short name,
     as the page shows it); None for ``anchor`` None (the mean at 0).  LadderError when
     ``game`` has no such robot: its ratings would be the mean's while the page said the
-    anchor's."""
+    anchor's; and when it names two of them (:func:`robot_index`)."""
     if anchor is None:
         return None
-    i = robot_index(anchor, specs)
+    try:
+        i = robot_index(anchor, specs)
+    except LadderError as e:
+        raise LadderError(f"--anchor {anchor}: game {game}: {e}") from None
     if i is not None:
         return i
     raise LadderError(f"--anchor {anchor}: game {game} has no such robot to rate at 0 "
@@ -816,7 +836,11 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
             for game, specs in roster.items():  # before any match, not after them all
                 anchor_index(None if anchor == "mean" else anchor, game, specs)
             opponents = _split(args.slow_opponents) if args.slow_opponents else None
-            unknown = unknown_robots(roster, opponents or ())
+            try:
+                unknown = unknown_robots(roster, opponents or ())
+            except LadderError as e:  # a name of two robots of a game
+                raise LadderError(f"invalid --slow-opponents {args.slow_opponents}: {e}") \
+                    from None
             if unknown:  # the option and the choices named, not plan()'s keyword
                 raise LadderError(
                     f"invalid --slow-opponents {args.slow_opponents}: "
