@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import gzip
 import re
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -423,6 +424,25 @@ def test_the_ladder_is_rebuilt_from_its_record_without_playing(tmp_path, monkeyp
     bad.write_bytes(b"not gzip")
     with pytest.raises(L.LadderError, match="cannot read the ladder's record"):
         L.read_record(bad)
+    L.write_record(rec, bad)  # truncated, or damaged inside its compressed data
+    data = bad.read_bytes()
+    damaged = []
+    for i in range(20, len(data) - 8):  # flips that zlib refuses (gzip's CRC the others)
+        flipped = data[:i] + bytes([data[i] ^ 0x10]) + data[i + 1:]
+        try:
+            gzip.decompress(flipped)
+        except zlib.error:
+            damaged.append(flipped)
+        except (OSError, EOFError):
+            pass
+    assert damaged
+    for broken, why in [(data[:len(data) // 2], "Compressed file ended"), (b"", "Expecting"),
+                        (damaged[0], "Error -3 while decompressing"),
+                        (b"\x1f\x8b\x08\x00" + data[4:-8] + b"\x00" * 8, "CRC check failed"),
+                        (gzip.compress(b"[" * 100_000), "nested too deeply")]:
+        bad.write_bytes(broken)
+        with pytest.raises(L.LadderError, match=f"cannot read the ladder's record {bad}: {why}"):
+            L.read_record(bad)
     L.write_record(rec, bad)  # a key given twice (it was read as its last value)
     with gzip.open(bad, "rt", encoding="utf-8") as f:
         text = f.read()

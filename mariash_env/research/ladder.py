@@ -616,15 +616,20 @@ def write_record(rec: Mapping[str, Any], path: str | os.PathLike) -> Path:
 
 
 def read_record(path: str | os.PathLike) -> dict[str, Any]:
-    """A record written by :func:`write_record`; LadderError naming what is wrong."""
+    """A record written by :func:`write_record`; LadderError naming what is wrong (a
+    truncated or damaged file too: gzip's EOFError, BadGzipFile and zlib.error)."""
     import gzip
+    import zlib
 
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
             rec = jsonio.load(f)
-    except (OSError, EOFError, ValueError) as e:  # the reason, not the path again
+    except (OSError, EOFError, ValueError, zlib.error) as e:  # the reason, not the path again
         raise LadderError(f"cannot read the ladder's record {path}: "
                           f"{getattr(e, 'strerror', None) or e}") from None
+    except RecursionError:
+        raise LadderError(f"cannot read the ladder's record {path}: nested too deeply") \
+            from None
     if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
         raise LadderError(f"{path} is not a ladder record of format {RECORD_FORMAT} "
                           f"(written by mariash ladder as {DEALS_FILE})")
