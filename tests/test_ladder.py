@@ -366,6 +366,64 @@ def test_a_short_name_of_two_robots_is_refused_naming_them(capsys, monkeypatch, 
     assert not (tmp_path / "m").exists() and not (tmp_path / "o").exists()
 
 
+def test_robots_of_one_short_name_have_their_own_rows_and_folders(tmp_path, monkeypatch):
+    """``onnx:a/robot.onnx`` and ``onnx:b/robot.onnx`` are both ``onnx:robot``: their pairs
+    with ``random`` shared the folder ``MATCHES/voleny/random--onnx_robot`` (a rerun read
+    one back as the other's, another match, and played it again each time; ``--jobs 2``
+    wrote both into it at once) and the page showed two rows of one name.  Each is named
+    by its spec there: its own row and folder; a robot of its own short name keeps it (a
+    ladder resumes in its folders, the committed one rebuilds as it was); names that still
+    share a folder are refused, naming the pairs, before any match."""
+    import shutil
+
+    nets = []
+    for d in ("a", "b", "a b", "a_b"):
+        (tmp_path / d).mkdir()
+        shutil.copy(ROOT / "models" / "robot.onnx", tmp_path / d / "robot.onnx")
+        nets.append(f"onnx:{tmp_path / d / 'robot.onnx'}")
+    specs = ["random", *nets[:2]]
+    assert L.page_names(specs) == specs
+    assert L.page_names(["random", nets[0]]) == ["random", "onnx:robot"]
+    assert [L.robot_index(n, specs) for n in L.page_names(specs)] == [0, 1, 2]
+    pairs = L.plan({"voleny": specs}, deals=2, seed=0, batch=2)
+    m = tmp_path / "m"
+    assert [p.folder(m).name for p in pairs] == [
+        f"random--onnx_{str(tmp_path).replace('/', '_')}_a_robot.onnx",
+        f"random--onnx_{str(tmp_path).replace('/', '_')}_b_robot.onnx",
+        f"onnx_{str(tmp_path).replace('/', '_')}_a_robot.onnx--"
+        f"onnx_{str(tmp_path).replace('/', '_')}_b_robot.onnx"]
+    first = L.run(pairs, m, progress=False)
+
+    def played(*a, **k):
+        raise AssertionError("a finished pair was played again")
+
+    monkeypatch.setattr(L, "play_pair", played)
+    again = L.run(pairs, m, progress=False)  # every pair read back, none played again
+    assert all(np.allclose(again[p]["per_deal"], first[p]["per_deal"], atol=1e-6)
+               for p in pairs)
+    rows = L.ratings(again, n_boot=5, anchor=nets[1])
+    assert sorted(r["robot"] for r in rows) == sorted(specs)
+    assert [r["spec"] for r in rows if r["robot"] == nets[1]] == [nets[1]]
+    assert f"`{nets[1]}` at 0" in L.markdown(rows, "cmd", anchor=nets[1])
+    assert "`onnx:robot` at 0" in L.markdown(
+        L.ratings({pairs[0]: again[pairs[0]]}, n_boot=5, anchor=nets[0]), "cmd",
+        anchor=nets[0])  # a name of one robot: as before
+
+    # the pairs made by hand, without their names on the page: refused, not played
+    by_hand = [L.Pair("voleny", "random", n, 2, 0, 2) for n in nets[:2]]
+    with pytest.raises(L.LadderError) as e:
+        L.run(by_hand, tmp_path / "m2", progress=False)
+    assert str(e.value) == (
+        f"game voleny: the pairs random - {nets[0]} and random - {nets[1]} would share the "
+        "match folder voleny/random--onnx_robot (a folder keeps the letters, digits and "
+        ". _ - of the robots' names on the page): give one of the robots another name, its "
+        "file's or its spec's")
+    # names that differ in a space and an underscore: one folder
+    with pytest.raises(L.LadderError, match="would share the match folder"):
+        L.plan({"voleny": ["random", *nets[2:]]}, deals=2, seed=0)
+    assert not (tmp_path / "m2").exists()
+
+
 def test_help_shows_the_defaults(capsys):
     """``--help`` of the ladder, the arena and the data set says each option's default."""
     from mariash_env import arena

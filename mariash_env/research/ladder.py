@@ -22,11 +22,12 @@ Robots that search (``wants_view``: ``pimc``, ``nnpimc``, ``strong``) take secon
 game, so their pairs play ``--slow-deals`` deals, and only against ``--slow-opponents``
 (default: every robot) -- the rating of such a robot then rests on fewer games (wider CI).
 
-Each pair's match is saved as it finishes (``MATCHES/GAME/A--B/``: the arena's CSVs and
-``pair.json``); a rerun of the same command skips the pairs already played, so a stopped
-ladder resumes.  Pairs play in ``--jobs`` processes, at most one a core this process may
-use (:func:`mariash_env.pools.process_jobs`, as the arena's deals); with ``--backend ray [--address
-A]`` the pairs play one after another, each pair's deals spread over ``--jobs`` Ray
+Each pair's match is saved as it finishes (``MATCHES/GAME/A--B/``, A and B the robots'
+names on the page, :func:`page_names`: the arena's CSVs and ``pair.json``); a rerun of
+the same command skips the pairs already played, so a stopped ladder resumes.  Pairs play
+in ``--jobs`` processes, at most one a core this process may use
+(:func:`mariash_env.pools.process_jobs`, as the arena's deals); with ``--backend ray
+[--address A]`` the pairs play one after another, each pair's deals spread over ``--jobs`` Ray
 actors of the cluster (the arena's Ray backend: the same match as in processes; a lízaný
 pair, whose match plays in the driver, stays there).  The ladder is written to
 ``OUT/ladder.csv``, ``OUT/ladder.md`` (a table per game, the command that made it) and
@@ -45,7 +46,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,19 @@ def short_name(spec: str) -> str:
     if spec.startswith("onnx:"):
         return "onnx:" + Path(spec[5:]).stem
     return spec
+
+
+def page_names(specs: Sequence[str]) -> list[str]:
+    """Each robot's name on the page (``ladder.md``, ``ladder.csv``'s ``robot``, the chart)
+    and in its pairs' match folders (:meth:`Pair.folder`), one robot of a game each: its
+    short name (:func:`short_name`), else its spec where another robot of ``specs`` has
+    that short name or that spec (``onnx:a/robot.onnx`` and ``onnx:b/robot.onnx``, both
+    ``onnx:robot``: two rows of one name, sharing one folder).  Distinct for distinct
+    specs; each names its robot in :func:`robot_index`."""
+    specs = list(specs)
+    short = [short_name(s) for s in specs]
+    return [n if short.count(n) == 1 and n not in specs[:i] + specs[i + 1:] else s
+            for i, (s, n) in enumerate(zip(specs, short))]
 
 
 def robot_index(name: str, specs: Sequence[str]) -> int | None:
@@ -235,16 +249,41 @@ class Pair:
     deals: int
     seed: int
     batch: int
+    # a's and b's names on the page among the robots of their game (page_names: what
+    # plan() gives), which name the match folder; None: their short names.  Not a setting
+    # of the match (not compared, not saved)
+    names: tuple[str, str] | None = field(default=None, compare=False)
 
     def settings(self) -> dict[str, Any]:
         return {"game": self.game, "a": self.a, "b": self.b, "deals": self.deals,
                 "seed": self.seed, "batch": self.batch}
 
     def folder(self, matches: Path) -> Path:
+        """``MATCHES/GAME/A--B``: A and B the robots' names (``names``), each character
+        but a letter, a digit and ``._-`` written ``_``."""
         def safe(s: str) -> str:
-            return "".join(c if c.isalnum() or c in "._-" else "_" for c in short_name(s))
+            return "".join(c if c.isalnum() or c in "._-" else "_" for c in s)
 
-        return matches / self.game / f"{safe(self.a)}--{safe(self.b)}"
+        a, b = self.names or (short_name(self.a), short_name(self.b))
+        return matches / self.game / f"{safe(a)}--{safe(b)}"
+
+
+def check_folders(pairs: Sequence[Pair]) -> None:
+    """LadderError naming the two pairs where two would play into one match folder
+    (:meth:`Pair.folder`): each would be read back as the other's, played again at every
+    rerun, or written over by it at once with ``--jobs``.  Robots of one name on the page
+    have their own (:func:`page_names`); this is what is left: names that differ only in
+    the characters a folder leaves out, or pairs made without ``names``."""
+    seen: dict[Path, Pair] = {}
+    for p in pairs:
+        d = p.folder(Path())
+        q = seen.setdefault(d, p)
+        if q is not p and q != p:
+            raise LadderError(
+                f"game {p.game}: the pairs {q.a} - {q.b} and {p.a} - {p.b} would share the "
+                f"match folder {d} (a folder keeps the letters, digits and . _ - of the "
+                "robots' names on the page): give one of the robots another name, its "
+                "file's or its spec's")
 
 
 def load_pair(pair: Pair, matches: Path) -> dict[str, Any] | None:
@@ -403,14 +442,16 @@ def plan(roster: Mapping[str, Sequence[str]], deals: int, seed: int, batch: int 
         is_slow = {s: slow(s, game) for s in specs}
         found = (robot_index(name, specs) for name in slow_opponents or ())
         chosen = {specs[i] for i in found if i is not None}
+        name = dict(zip(specs, page_names(specs)))
         for a, b in itertools.combinations(specs, 2):
             if is_slow[a] or is_slow[b]:
                 if slow_opponents is not None and not (
                         (is_slow[a] and b in chosen) or (is_slow[b] and a in chosen)):
                     continue
-                pairs.append(Pair(game, a, b, slow_deals, seed, 1))
+                pairs.append(Pair(game, a, b, slow_deals, seed, 1, (name[a], name[b])))
             else:
-                pairs.append(Pair(game, a, b, deals, seed, batch))
+                pairs.append(Pair(game, a, b, deals, seed, batch, (name[a], name[b])))
+    check_folders(pairs)
     return pairs
 
 
@@ -424,6 +465,7 @@ def run(pairs: list[Pair], matches: str | os.PathLike, jobs: int = 1,
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise LadderError(f"invalid jobs={jobs!r}: expected an int 1..{MAX_JOBS}")
     check_backend(backend, address)
+    check_folders(pairs)
     if backend == "process":  # a process a core, as the arena's (the same results)
         from ..pools import process_jobs
 
@@ -524,7 +566,7 @@ def anchor_index(anchor: str | None, game: str, specs: Sequence[str]) -> int | N
     if i is not None:
         return i
     raise LadderError(f"--anchor {anchor}: game {game} has no such robot to rate at 0 "
-                      f"(its robots: {', '.join(map(short_name, specs))}); name one of them, "
+                      f"(its robots: {', '.join(page_names(specs))}); name one of them, "
                       "or --anchor mean")
 
 
@@ -542,6 +584,7 @@ def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300, seed: int
         specs = list(dict.fromkeys(s for p in pairs for s in (p.a, p.b)))
         k = len(specs)
         ix = {s: i for i, s in enumerate(specs)}
+        names = page_names(specs)
         per_deal = {(ix[p.a], ix[p.b]): r["per_deal"] for p, r in pairs.items()}
         s, lo, hi = bootstrap_ratings(per_deal, k, n_boot, seed,
                                       anchor=anchor_index(anchor, game, specs))
@@ -559,7 +602,7 @@ def ratings(results: Mapping[Pair, dict[str, Any]], n_boot: int = 300, seed: int
                 weights.append(r[by][j])
                 deals += len(x)
             rows.append({
-                "game": game, "robot": short_name(spec), "spec": spec,
+                "game": game, "robot": names[i], "spec": spec,
                 # plain floats (numpy's leaked into the rows' repr and their users)
                 "rating": round(ELO * float(s[i]), 1),
                 "ci_low": round(ELO * float(lo[i]), 1),
@@ -677,7 +720,10 @@ def write_csv(rows: list[dict[str, Any]], path: str | os.PathLike) -> Path:
 def markdown(rows: list[dict[str, Any]], command: str, seconds: float | None = None,
              notes: str = "", anchor: str | None = "table") -> str:
     """The ladder as a markdown page: one table per game and the command that made it."""
-    zero = f"`{short_name(anchor)}` at 0" if anchor else "each game's mean at 0"
+    # the anchor as its rows name it (its spec where its short name is two robots')
+    names = {r["robot"] for r in rows if r["spec"] == anchor}
+    shown = names.pop() if len(names) == 1 else anchor if names else short_name(anchor or "")
+    zero = f"`{shown}` at 0" if anchor else "each game's mean at 0"
     lines = ["# Ladder", "",
              "<!-- written by `mariash ladder` (mariash_env/research/ladder.py); do not edit -->",
              "",
@@ -774,7 +820,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
                         "matches of every pair (docs/research/ladder.md).")
     ap.add_argument("--game", action="append", default=[], metavar="NAME=ROBOTS",
                     help="a game and its robots, repeatable (default: the fast robots of "
-                         "every game: " + "; ".join(f"{g}={','.join(map(short_name, s))}"
+                         "every game: " + "; ".join(f"{g}={','.join(page_names(s))}"
                                                     for g, s in ROSTER.items()) + ")")
     ap.add_argument("--deals", type=positive(int), default=200,
                     help="deals per pair (default 200)")
