@@ -455,6 +455,53 @@ def test_a_table_of_a_given_exploiter_says_what_was_measured(tmp_path, capsys):
     assert math.isnan(scratch["before"]) and scratch["train_decisions"] == 7
 
 
+def test_two_robots_never_share_a_run_folder(tmp_path, capsys):
+    """``onnx:DIR/a/b.onnx`` and ``onnx:DIR/a_b.onnx`` had one run folder (``RUNS/GAME/``
+    their slug): ``--table`` measured the first, then stopped at the second, "a finished
+    run of other settings" (after the first had trained: minutes each).  A spec that is no
+    folder name gets 8 hex digits of its SHA-256 after its slug; one that is keeps its
+    folder (``random``), and a run of that very robot kept in the bare slug's folder
+    resumes there."""
+    import hashlib
+    import shutil
+    from pathlib import Path
+
+    from mariash_env.research.best_response import _slug, read_table_csv, run_folder
+
+    model = Path(__file__).resolve().parents[1] / "models" / "robot_lizany_endgame.onnx"
+    (tmp_path / "a").mkdir()
+    shutil.copy(model, tmp_path / "a" / "b.onnx")
+    shutil.copy(model, tmp_path / "a_b.onnx")
+    specs = [f"onnx:{tmp_path / 'a' / 'b.onnx'}", f"onnx:{tmp_path / 'a_b.onnx'}"]
+    assert _slug(specs[0]) == _slug(specs[1])
+    own = [f"{_slug(s)}-{hashlib.sha256(s.encode()).hexdigest()[:8]}" for s in specs]
+    runs, page = tmp_path / "runs", tmp_path / "page"
+    assert run_folder(runs, "table") == runs / "table"
+    assert run_folder(runs, "pimc(worlds=8)").name.startswith("pimc_worlds_8-")
+    argv = ["--table", "--game", f"lizany=random,{','.join(specs)}", "--exploiter", "table",
+            "--deals", "1", "--runs", str(runs), "--out", str(page), "--no-plot", "--quiet"]
+    assert main(argv) == 0
+    assert sorted(p.name for p in (runs / "lizany").iterdir()) == sorted(["random", *own])
+    assert [r["robot"] for r in read_table_csv(page / "best_response.csv")] == \
+        ["random", *specs]
+    for o, s in zip(own, specs):
+        assert json.loads((runs / "lizany" / o / "settings.json").read_text())["robot"] == s
+    # a run of the first robot kept where it was before (the bare slug): resumed there
+    (runs / "lizany" / own[0]).rename(runs / "lizany" / _slug(specs[0]))
+    assert run_folder(runs / "lizany", specs[0]) == runs / "lizany" / _slug(specs[0])
+    assert run_folder(runs / "lizany", specs[1]) == runs / "lizany" / own[1]
+    saved = (page / "best_response.csv").read_bytes()
+    assert main(argv) == 0
+    assert not (runs / "lizany" / own[0]).exists()  # resumed there, no new folder
+    assert (page / "best_response.csv").read_bytes() == saved
+    # the robot of one spec alone: its own folder, as the table's run
+    assert main(["--robot", specs[1], "--rules", "lizany", "--exploiter", "table", "--deals",
+                 "1", "--runs", str(runs), "--quiet"]) == 0
+    assert sorted(p.name for p in (runs / "lizany").iterdir()) == \
+        sorted(["random", _slug(specs[0]), own[1]])
+    capsys.readouterr()
+
+
 def test_the_committed_page_is_the_committed_csv_rendered():
     """docs/best_response.md is what write_table makes of docs/best_response.csv (its
     command and note as the page gives them): a renderer changed without the page, or

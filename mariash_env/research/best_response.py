@@ -45,6 +45,7 @@ again from a saved ``best_response.csv`` (:func:`read_table_csv`) without runnin
 from __future__ import annotations
 
 import csv
+import hashlib
 import math
 import sys
 from collections.abc import Sequence
@@ -636,7 +637,34 @@ _FROM_OPTIONS = ("source", "table", "out", "note", "no_plot", "quiet")
 
 
 def _slug(spec: str) -> str:
+    """``spec`` as a folder name: its letters, digits and ``-_.``, ``_`` for the others
+    (none at either end).  Lossy: ``onnx:a/b.onnx`` and ``onnx:a_b.onnx`` have one
+    (:func:`run_folder` tells them apart)."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in spec).strip("_")
+
+
+def run_folder(parent: Path, spec: str) -> Path:
+    """The folder of the run against robot ``spec`` in ``parent`` (``RUNS/GAME``,
+    ``RUNS/endgameTRICKS-SEED``): ``spec`` itself where it is a folder name already
+    (``table``, ``net``: the folder it always had), else its :func:`_slug` and the first 8
+    hex digits of its SHA-256 (``onnx_runs_a_b.onnx-ba3dd1b9``), so that two robots never
+    share one (``onnx:runs/a/b.onnx`` and ``onnx:runs/a_b.onnx`` had one folder: the second
+    was refused as a run of other settings, after the first had trained).  A run kept in
+    the bare slug's folder before, of this very robot (its ``settings.json``), resumes
+    there."""
+    slug = _slug(spec)
+    if slug == spec:
+        return parent / spec
+    own = parent / f"{slug}-{hashlib.sha256(spec.encode('utf-8')).hexdigest()[:8]}"
+    old = parent / slug
+    with doing("read"):
+        if own.exists() or not (old / "settings.json").is_file():
+            return own
+    try:
+        saved = jsonio.read(old / "settings.json")
+    except (OSError, ValueError, RecursionError):  # not this robot's, as far as can be told
+        return own
+    return old if isinstance(saved, dict) and saved.get("robot") == spec else own
 
 
 def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> int:
@@ -771,7 +799,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
             results = []
             for s in runs:
                 print(f"[best-response] {s.rules}: {s.robot}", file=sys.stderr)
-                results.append(run_one(s, Path(args.runs) / s.rules / _slug(s.robot),
+                results.append(run_one(s, run_folder(Path(args.runs) / s.rules, s.robot),
                                        progress=progress))
             write_table(table_rows(results), out, command, args.note, plot=not args.no_plot)
             print(f"wrote {out / 'best_response.md'}")
@@ -779,8 +807,8 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
         if not args.robot:
             fail("--robot is required (or --table)")
         if args.endgame:
-            out = Path(args.out or Path(args.runs) / f"endgame{args.endgame}-{args.seed}" /
-                       _slug(args.robot))
+            out = Path(args.out or run_folder(
+                Path(args.runs) / f"endgame{args.endgame}-{args.seed}", args.robot))
             from ..robots import make_robot
             from .endgame import MAX_TRICKS
 
@@ -815,7 +843,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                   f"({share})")
             return 0
         game = game_kind(args.rules).name
-        out = Path(args.out) if args.out else Path(args.runs) / game / _slug(args.robot)
+        out = Path(args.out) if args.out else run_folder(Path(args.runs) / game, args.robot)
         res = run_one(settings(args.robot, game, args.deals), out, progress=progress)
         print(jsonio.dumps(res["gain"], indent=1))
         return 0
