@@ -20,11 +20,14 @@ and best-response results, pipeline state, configs, a model's metadata) through
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 from json import decoder, scanner
 from typing import IO, Any
+
+from .textfile import read_text
 
 
 def finite(obj: Any) -> Any:
@@ -147,10 +150,10 @@ def load(fp: IO[str] | IO[bytes], **kw: Any) -> Any:
 
 def read(path: str | os.PathLike, **kw: Any) -> Any:
     """The JSON value of the UTF-8 file at ``path`` (:func:`load`): OSError where it
-    cannot be read, UnicodeDecodeError, ``json.JSONDecodeError`` and
-    :class:`DuplicateKeyError` (ValueErrors) where it is not JSON that says one thing."""
-    with open(path, encoding="utf-8") as f:
-        return load(f, **kw)
+    cannot be read, :class:`~mariash_env.textfile.NotUtf8Error` (a UnicodeDecodeError
+    naming the line and the byte), ``json.JSONDecodeError`` and :class:`DuplicateKeyError`
+    (ValueErrors) where it is not JSON that says one thing."""
+    return load(io.StringIO(read_text(path)), **kw)
 
 
 def number(x: Any) -> float:

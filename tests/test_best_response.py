@@ -583,6 +583,11 @@ _ROW = ("voleny,table,1,600,groše,1.6567,1.1427,2.1695,trained,1.6228,1.1083,2.
     (_HEAD + "\n" + _ROW.replace("voleny", "skat", 1) + "\n",
      "{csv} line 2: unknown game rules 'skat'"),
     (b"\x89PNG\r\n", "{csv} is not a best_response.csv"),
+    # in another encoding: the line, the byte and the encoding expected, not the codec's
+    # position in a chunk
+    ((_HEAD + "\n" + _ROW + "\n").encode("cp1250"),
+     "{csv} is not a best_response.csv (written by mariash best-response --table): not "
+     "UTF-8 text (line 2, byte 23 of the line: b'\\x9a'): expected a file encoded in UTF-8"),
 ])
 def test_the_table_from_a_missing_or_damaged_csv_is_one_error_line(text, says, tmp_path,
                                                                     capsys):

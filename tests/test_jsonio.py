@@ -94,9 +94,11 @@ def test_load_and_read_name_the_line_of_the_key_given_twice(tmp_path):
     with pytest.raises(jsonio.DuplicateKeyError) as e:
         jsonio.load(io.StringIO(deep))
     assert e.value.key == "x"
-    path.write_bytes(b'{"a": "\xff"}')
-    with pytest.raises(UnicodeDecodeError):
+    path.write_bytes(b'{"a": 1,\n "b": "\xff"}')
+    with pytest.raises(UnicodeDecodeError) as e:  # the line and byte, not the codec's words
         jsonio.read(path)
+    assert str(e.value) == "not UTF-8 text (line 2, byte 8 of the line: b'\\xff'): " \
+                           "expected a file encoded in UTF-8"
 
 
 # json.dumps calls whose text is not written anywhere: hashes and command-line text

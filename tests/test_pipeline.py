@@ -543,6 +543,31 @@ def test_bad_recipes_are_refused_by_stage_and_key(tmp_path: Path, body: str, wor
         assert w in msg, msg
 
 
+def test_a_recipe_or_config_that_is_not_utf8_is_one_error(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """A recipe, or the config a stage names, saved in another encoding (Latin-1's é) was a
+    bare UnicodeDecodeError: a PipelineError naming the file (and the stage), the line, the
+    byte and the encoding expected."""
+    monkeypatch.chdir(ROOT)
+    p = tmp_path / "bad.toml"
+    p.write_bytes((HEAD + TRAIN + "# café\n").encode("latin-1"))
+    with pytest.raises(PipelineError) as e:
+        load_recipe(p, tmp_path / "run")
+    assert str(e.value) == f"{p}: not UTF-8 text (line 8, byte 6 of the line: b'\\xe9'): " \
+                           "expected a file encoded in UTF-8"
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_bytes((ROOT / "training" / "configs" / "demo.toml").read_bytes()
+                    + "# café\n".encode("latin-1"))
+    lines = cfg.read_bytes().count(b"\n")
+    p.write_text(HEAD + TRAIN.replace("training/configs/demo.toml", str(cfg)))
+    with pytest.raises(PipelineError) as e:
+        load_recipe(p, tmp_path / "run")
+    assert str(e.value) == f"{p}: stage 't' key 'config': {cfg}: not UTF-8 text (line " \
+                           f"{lines}, byte 6 of the line: b'\\xe9'): expected a file " \
+                           "encoded in UTF-8"
+
+
 def test_a_train_stage_runs_its_workers_on_its_backend(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
@@ -695,7 +720,9 @@ def test_a_failing_stage_is_named(tmp_path: Path, capsys: pytest.CaptureFixture,
 
 
 @pytest.mark.parametrize("state, says", [
-    (b"{cut", "is unreadable (Expecting"), (b"\xff\xfe", "is unreadable ('utf-8' codec"),
+    (b"{cut", "is unreadable (Expecting"),
+    (b"\xff\xfe", "is unreadable (not UTF-8 text (line 1, byte 1 of the line: b'\\xff'): "
+                  "expected a file encoded in UTF-8)"),
     (b"[]", "is no pipeline state (expected a JSON object with 'stages')"),
     (b'{"format": 1}', "is no pipeline state"),
     # one value of the key, and another on the next line: which is meant?

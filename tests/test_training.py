@@ -495,6 +495,26 @@ def test_configs_load_and_validate(tmp_path: Path) -> None:
     assert get_method("dmc").name == "dmc"
 
 
+def test_a_config_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
+    """A config saved in another encoding (Latin-1's é, UTF-16) was a bare
+    UnicodeDecodeError ("'utf-8' codec can't decode byte 0xe9 in position 19"): a
+    ConfigError naming the file, the line, the byte and the encoding expected."""
+    for name, data, where in (
+            ("latin1.toml", "[run]\n# café\nmax_iterations = 2\n".encode("latin-1"),
+             "line 2, byte 6 of the line: b'\\xe9'"),
+            ("utf16.json", '{"seed": 1}'.encode("utf-16"),
+             "line 1, byte 1 of the line: b'\\xff'")):
+        p = tmp_path / name
+        p.write_bytes(data)
+        with pytest.raises(ConfigError) as e:
+            load_config(p)
+        assert str(e.value) == f"{p}: not UTF-8 text ({where}): expected a file encoded in " \
+                               "UTF-8", e.value
+        p.write_bytes(data.decode("latin-1" if name.endswith("toml") else "utf-16")
+                      .encode("utf-8"))
+        load_config(p)
+
+
 def test_the_time_budget_counts_the_whole_run_across_resumes(tmp_path: Path) -> None:
     """``run.time_budget_s`` is the run's training time (``counters.train_s``), a resume's
     earlier processes included: a run resumed with its budget spent trains no more."""

@@ -26,6 +26,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backpor
     import tomli as tomllib
 
 from mariash_env import jsonio
+from mariash_env.textfile import NotUtf8Error, read_text
 
 from .options import FEATURES, ConfigError, check_fields, check_value, convert_value, opt
 
@@ -386,9 +387,11 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         p = Path(path)
         source = str(p)
         try:
-            text = p.read_text(encoding="utf-8")
+            text = read_text(p)
         except OSError as e:
             raise ConfigError(f"cannot read config {p}: {e.strerror or e}") from None
+        except NotUtf8Error as e:  # a bare UnicodeDecodeError before
+            raise ConfigError(f"{p}: {e}") from None
         try:
             d = jsonio.load(io.StringIO(text)) if p.suffix == ".json" else tomllib.loads(text)
         except jsonio.DuplicateKeyError as e:  # not the last value taken, silently (TOML's

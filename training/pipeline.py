@@ -77,6 +77,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backpor
 from mariash_env import jsonio
 from mariash_env.atomic import atomic_open
 from mariash_env.cli import UnwritableError, check_writable
+from mariash_env.textfile import NotUtf8Error, read_text
 
 FORMAT = "mariash-pipeline-v1"
 STATE = "pipeline.json"
@@ -238,9 +239,11 @@ def load_recipe(path: str | Path, out: str | Path | None = None) -> Recipe:
     ``out`` is the run directory (default ``runs/<recipe name>``)."""
     path = Path(path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(read_text(path))
     except OSError as e:
         raise PipelineError(f"cannot read the recipe {path}: {e.strerror or e}") from None
+    except NotUtf8Error as e:  # a bare UnicodeDecodeError before
+        raise PipelineError(f"{path}: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise PipelineError(f"{path}: not valid TOML: {e}") from None
     extra = sorted(set(raw) - {"recipe", "stage"})
@@ -537,10 +540,12 @@ def stage_config(recipe: Recipe, stage: Stage) -> Any:
     where = f"{recipe.path}: stage {stage.name!r}"
     p = Path(a["config"])
     try:
-        d = tomllib.loads(p.read_text(encoding="utf-8"))
+        d = tomllib.loads(read_text(p))
     except OSError as e:
         raise PipelineError(f"{where} key 'config': cannot read {p}: {e.strerror or e}") \
             from None
+    except NotUtf8Error as e:
+        raise PipelineError(f"{where} key 'config': {p}: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise PipelineError(f"{where} key 'config': {p} is not valid TOML: {e}") from None
     try:
@@ -591,7 +596,7 @@ def _train_commands(recipe: Recipe, stage: Stage, out: str, ckpt: str, model: st
 
     overrides = _overrides(recipe, stage)
     if stage.kind == "dagger":  # its labels join the option named by "into"
-        d = tomllib.loads(Path(stage.resolved["config"]).read_text(encoding="utf-8"))
+        d = tomllib.loads(read_text(stage.resolved["config"]))
         for k, v in overrides.items():
             apply_override(d, k, v)
         k, v = _dagger_into(d, stage)
@@ -704,8 +709,8 @@ def _config_hash(path: str) -> str | None:
     """The SHA-256 of a config file's settings (its TOML as sorted JSON: comments and
     layout do not count); None when it cannot be read (the recipe check says why)."""
     try:
-        d = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        d = tomllib.loads(read_text(path))
+    except (OSError, ValueError):  # NotUtf8Error too
         return None
     text = json.dumps(d, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()

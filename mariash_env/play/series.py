@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import jsonio
 from ..games.registry import games as registered_games
+from ..textfile import read_text
 
 BEST = {"week": 3, "month": 5}
 log = logging.getLogger(__name__)
@@ -201,8 +202,7 @@ def _partie_figures(path: Path, kinds: dict[str, Any]) -> dict[str, Any]:
     meta = jsonio.read(path.with_suffix(".json"))
     seat = meta["human_seat"]
     rules = meta.get("rules", "voleny")
-    records = [jsonio.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-               if line.strip()]
+    records = [jsonio.loads(line) for line in read_text(path).splitlines() if line.strip()]
     kind = kinds.get(rules)
     if kind is not None and kind.results_by_player:  # the lead passing each deal
         n = kind.players[0]

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import math
 import sys
 from collections.abc import Sequence
@@ -69,6 +70,7 @@ from ..cli import (
 )
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
+from ..textfile import read_text
 from . import parse_page_args, run_command
 
 ROLES = ("actor", "defender", "no game")
@@ -496,10 +498,9 @@ def read_table_csv(path: str | Path) -> list[dict[str, Any]]:
     line and column where it is not what :func:`write_table` writes."""
     what = "a best_response.csv (written by mariash best-response --table)"
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            head = reader.fieldnames or []
-            numbered = [(reader.line_num, r) for r in reader]  # a row's line: its last
+        reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+        head = reader.fieldnames or []
+        numbered = [(reader.line_num, r) for r in reader]  # a row's line: its last
     except OSError as e:
         raise BestResponseError(f"cannot read {path}: {e.strerror or e}") from None
     except (UnicodeDecodeError, csv.Error) as e:
@@ -765,7 +766,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
             rows = read_table_csv(source)
             saved = None
             try:
-                saved = page_source(source.with_suffix(".md").read_text(encoding="utf-8"))
+                saved = page_source(read_text(source.with_suffix(".md")))
             except (OSError, UnicodeDecodeError):
                 pass
             if saved is None:
