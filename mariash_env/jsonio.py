@@ -15,7 +15,10 @@ and may have been tampered with).  Every JSON the project reads goes through it:
 robot service's and the play table's request bodies, and the project's own files (game
 records, the play table's sessions and summaries, data set manifests, label sets, ladder
 and best-response results, pipeline state, configs, a model's metadata) through
-:func:`load` and :func:`read`, whose :class:`DuplicateKeyError` names the line too.
+:func:`load` and :func:`read`, whose :class:`DuplicateKeyError` names the line too.  JSON
+nested deeper than Python's reader goes is a :class:`NestingError`, a ValueError as the
+reader's other errors (``json`` raises a RecursionError), so that every reader's own error
+for a damaged file names it.
 """
 
 from __future__ import annotations
@@ -79,12 +82,27 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
+class NestingError(ValueError):
+    """JSON whose arrays and objects are nested deeper than Python's reader goes (its
+    recursion limit, some hundreds of levels): :func:`loads` raises it where ``json``
+    raised a RecursionError, which the readers that convert a ValueError (JSON that is not
+    what they read) into their own error let through as a traceback."""
+
+    def __init__(self) -> None:
+        super().__init__("nested too deeply (arrays and objects inside one another, past "
+                         "the depth the reader takes)")
+
+
 def loads(text: str | bytes, **kw: Any) -> Any:
     """``json.loads(text, **kw)`` refusing an object, at any depth, that names a key
     twice: :class:`DuplicateKeyError` (a ValueError) naming the key.  The line is not
     looked for (a request's body: one line, and no second parse for a client to ask
-    for); :func:`load` and :func:`read` name it."""
-    return json.loads(text, object_pairs_hook=_unique_keys, **kw)
+    for); :func:`load` and :func:`read` name it.  Nested too deeply:
+    :class:`NestingError` (a ValueError, not ``json``'s RecursionError)."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, **kw)
+    except RecursionError:
+        raise NestingError() from None
 
 
 class _Found(Exception):
@@ -134,7 +152,7 @@ def _repeated_at(text: str, **kw: Any) -> int | None:
 def load(fp: IO[str] | IO[bytes], **kw: Any) -> Any:
     """``json.load(fp, **kw)`` refusing an object that names a key twice, as
     :func:`loads`; its :class:`DuplicateKeyError` names the line where the key is named
-    the second time."""
+    the second time (and :class:`NestingError` where it is nested too deeply)."""
     text = fp.read()
     try:
         return loads(text, **kw)
@@ -151,8 +169,8 @@ def load(fp: IO[str] | IO[bytes], **kw: Any) -> Any:
 def read(path: str | os.PathLike, **kw: Any) -> Any:
     """The JSON value of the UTF-8 file at ``path`` (:func:`load`): OSError where it
     cannot be read, :class:`~mariash_env.textfile.NotUtf8Error` (a UnicodeDecodeError
-    naming the line and the byte), ``json.JSONDecodeError`` and :class:`DuplicateKeyError`
-    (ValueErrors) where it is not JSON that says one thing."""
+    naming the line and the byte), ``json.JSONDecodeError``, :class:`DuplicateKeyError`
+    and :class:`NestingError` (ValueErrors) where it is not JSON that says one thing."""
     return load(io.StringIO(read_text(path)), **kw)
 
 

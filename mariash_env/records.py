@@ -72,7 +72,7 @@ def read_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any] 
             except json.JSONDecodeError as e:
                 yield n, RecordError(f"not a JSON object ({e.msg})")
                 continue
-            except RecursionError:
+            except jsonio.NestingError:
                 yield n, RecordError("not a JSON object (nested too deeply)")
                 continue
             except ValueError as e:  # an int over Python's int-string conversion limit

@@ -390,7 +390,7 @@ def _sender(path: str, kw: dict[str, Any]) -> str | None:
         return parse_qs(path.partition("?")[2]).get("client", [None])[0]
     try:
         body = jsonio.loads(kw.get("content") or b"null")
-    except (TypeError, ValueError, RecursionError):
+    except (TypeError, ValueError):
         return None
     return body.get("client") if isinstance(body, dict) else None
 

@@ -198,6 +198,25 @@ def test_a_manifest_that_names_a_key_twice_is_refused(small, tmp_path):
         D.generate(twice, settings, progress=False, command="test")
 
 
+def test_a_manifest_nested_too_deeply_is_refused(small, tmp_path):
+    """A manifest of arrays nested past the JSON reader's depth was json's RecursionError,
+    a traceback out of read_manifest (which converted a ValueError only): the DatasetError
+    naming the file, as another damaged manifest."""
+    import shutil
+
+    out, settings = small
+    deep = tmp_path / "deep"
+    shutil.copytree(out, deep)
+    (deep / D.MANIFEST).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    for read in (D.load, D.read_manifest, lambda p: D.read_shard(p, 0)):
+        with pytest.raises(D.DatasetError, match=f"{deep} is no data set: cannot read "
+                                                 f"{deep / D.MANIFEST} \\(nested too deeply"):
+            read(deep)
+    with pytest.raises(D.DatasetError, match=f"{deep / D.MANIFEST} is unreadable \\(nested "
+                                             "too deeply"):
+        D.generate(deep, settings, progress=False, command="test")
+
+
 def test_a_shard_stream_reads_the_manifest_once_per_pass(small, monkeypatch):
     """ShardStream checks every shard against the manifest, reading (and checking every
     shard file's presence) once per pass, not once a shard: a pass over n shards did it

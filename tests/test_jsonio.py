@@ -101,6 +101,45 @@ def test_load_and_read_name_the_line_of_the_key_given_twice(tmp_path):
                            "expected a file encoded in UTF-8"
 
 
+def test_json_nested_too_deeply_is_each_readers_own_error(tmp_path, capsys):
+    """JSON nested past the reader's depth was json's RecursionError, which the readers
+    that convert a ValueError into their own error (a damaged file) let through as a
+    traceback: a data set's manifest, a pipeline's state, a JSON config, a ladder pair's
+    result, a best-response run.  jsonio raises NestingError, a ValueError, and each
+    reader its own error (or, for a result it can make again, its warning)."""
+    from mariash_env.research import best_response as B
+    from mariash_env.research import ladder as L
+
+    deep = "[" * 100_000 + "]" * 100_000
+    for text in (deep, '{"a":' * 100_000 + "1" + "}" * 100_000):
+        with pytest.raises(jsonio.NestingError, match="^nested too deeply"):
+            jsonio.loads(text)
+        with pytest.raises(ValueError, match="^nested too deeply"):
+            jsonio.load(io.StringIO(text))
+    path = tmp_path / "deep.json"
+    path.write_text(deep)
+    with pytest.raises(jsonio.NestingError):
+        jsonio.read(path)
+
+    pair = L.Pair("lizany", "random", "table", 2, 0, 2)
+    (pair.folder(tmp_path) / L.PAIR_FILE).parent.mkdir(parents=True)
+    (pair.folder(tmp_path) / L.PAIR_FILE).write_text(deep)
+    assert L.load_pair(pair, tmp_path) is None  # played again, with a warning
+    assert "is damaged (NestingError: nested too deeply" in capsys.readouterr().err
+    run = tmp_path / "br"
+    run.mkdir()
+    (run / "result.json").write_text(deep)
+    assert B._saved_result(run / "result.json", B.Settings(robot="table", rules="lizany")) \
+        is None
+    assert "is damaged (NestingError: nested too deeply" in capsys.readouterr().err
+
+    pytest.importorskip("torch")
+    from training.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError, match=f"^{path}: not valid JSON: nested too deeply"):
+        load_config(path)
+
+
 # json.dumps calls whose text is not written anywhere: hashes and command-line text
 NOT_WRITTEN = {
     ("mariash_env/research/dataset.py", "digest"),  # the settings' hash

@@ -724,6 +724,8 @@ def test_a_failing_stage_is_named(tmp_path: Path, capsys: pytest.CaptureFixture,
     (b"\xff\xfe", "is unreadable (not UTF-8 text (line 1, byte 1 of the line: b'\\xff'): "
                   "expected a file encoded in UTF-8)"),
     (b"[]", "is no pipeline state (expected a JSON object with 'stages')"),
+    # past the JSON reader's depth: json's RecursionError was a traceback
+    (b"[" * 100_000 + b"]" * 100_000, "is unreadable (nested too deeply"),
     (b'{"format": 1}', "is no pipeline state"),
     # one value of the key, and another on the next line: which is meant?
     (b'{"format": "mariash-pipeline-v1", "recipe": "tiny",\n"recipe": "other", "stages": {}}',

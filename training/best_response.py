@@ -172,7 +172,7 @@ def _saved(path: Path) -> Any:
     JSON, or names a key twice (:func:`mariash_env.jsonio.read`)."""
     try:
         return jsonio.read(path)
-    except (OSError, ValueError, RecursionError) as e:
+    except (OSError, ValueError) as e:
         raise ValueError(f"{path} is damaged ({e}): remove it to compute it again") from None
 
 

@@ -396,7 +396,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
             d = jsonio.load(io.StringIO(text)) if p.suffix == ".json" else tomllib.loads(text)
         except jsonio.DuplicateKeyError as e:  # not the last value taken, silently (TOML's
             raise ConfigError(f"{p}: {e}: expected each key once") from None  # own error)
-        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
+        except ValueError as e:  # JSON's or TOML's error, nested too deeply (NestingError)
             raise ConfigError(f"{p}: not valid {'JSON' if p.suffix == '.json' else 'TOML'}: {e}") \
                 from None
     for ov in overrides or []:

@@ -205,7 +205,7 @@ def _labels_json(out: Path) -> dict[str, Any]:
         old = jsonio.read(meta)
         if not isinstance(old, dict):
             raise ValueError(f"a JSON {type(old).__name__}, expected an object")
-    except (OSError, ValueError, RecursionError) as e:  # not JSON, not UTF-8, not an object
+    except (OSError, ValueError) as e:  # not JSON, not UTF-8, not an object, too deep
         raise LabelError(f"{meta} is unreadable ({e}); remove it or use another --out") \
             from None
     return old

@@ -79,10 +79,10 @@ def load_parties(save_dir: str | Path, rules: str | None = None,
             problem = summary_problem(meta)
         except jsonio.DuplicateKeyError as e:  # not the last value taken, silently
             problem = f"{e}: expected each key once"
+        except jsonio.NestingError:
+            problem = "not JSON (nested too deeply)"
         except (OSError, ValueError) as e:
             problem = f"not JSON ({e})"
-        except RecursionError:
-            problem = "not JSON (nested too deeply)"
         if problem is not None:
             _skip(p, problem, skipped)
         elif meta.get("complete") and rules in (None, meta.get("rules", "voleny")):
@@ -279,8 +279,8 @@ def party_stats(save_dir: str | Path, cache: dict[str, Any] | None = None) -> di
         else:
             try:
                 figures = _partie_figures(p, kinds)
-            except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError,
-                    RecursionError) as e:
+            except (OSError, ValueError, KeyError, TypeError, IndexError,
+                    AttributeError) as e:
                 figures = {"error": f"{type(e).__name__}: {e}"[:120]}
             if cache is not None and stamp is not None:
                 cache[key] = (stamp, figures)

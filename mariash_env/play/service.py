@@ -176,7 +176,7 @@ def parse_json(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
     except jsonio.DuplicateKeyError as e:
         raise RequestError(f"the body names the key {_quote(e.key)} twice in one object: "
                            "expected each key once") from e
-    except RecursionError as e:
+    except jsonio.NestingError as e:
         raise RequestError(f"the body is nested deeper than {max_depth} levels") from e
     except ValueError as e:  # UnicodeDecodeError and the int-digits limit are ValueErrors
         raise RequestError(f"the body is not JSON ({e})") from e

@@ -99,9 +99,9 @@ def latest_unfinished(save_dir: str | os.PathLike,
         try:
             if not jsonio.read(p).get("over", True):
                 found.append((p.stat().st_mtime, p))
-        except (OSError, ValueError, AttributeError, RecursionError) as e:
+        except (OSError, ValueError, AttributeError) as e:
             if unreadable is not None:  # not a session file: nothing to resume there
-                why = "nested too deeply" if isinstance(e, RecursionError) else \
+                why = "nested too deeply" if isinstance(e, jsonio.NestingError) else \
                     "not a JSON object" if isinstance(e, AttributeError) else str(e)
                 unreadable.append(f"{p.name} ({shown(why, 100)})")
     return max(found)[1] if found else None
@@ -843,10 +843,10 @@ def _session_file(path: Path) -> dict[str, Any]:
         raise PlayError(f"cannot read it ({e})") from e
     except jsonio.DuplicateKeyError as e:  # not the last value taken, silently
         raise PlayError(f"{e}: expected each key once") from None
+    except jsonio.NestingError:
+        raise PlayError("not JSON (nested too deeply)") from None
     except ValueError as e:
         raise PlayError(f"not JSON ({e})") from e
-    except RecursionError:
-        raise PlayError("not JSON (nested too deeply)") from None
     if not isinstance(d, dict):
         raise PlayError(f"expected a JSON object, got a JSON {type(d).__name__}")
     if d.get("format") not in (SESSION_FORMAT, *OLD_FORMATS):

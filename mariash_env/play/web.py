@@ -163,12 +163,12 @@ async def body(request: Request, fields: tuple[str, ...],
     except jsonio.DuplicateKeyError as e:
         raise PlayError(f"the request body names the key {shown(e.key)} twice in one "
                         "object: expected each key once", 400, "invalid") from e
+    except jsonio.NestingError:
+        raise PlayError(f"the request body is nested too deeply: expected an object with "
+                        f"{want}", 400, "invalid") from None
     except (ValueError, UnicodeDecodeError) as e:
         raise PlayError(f"the request body is not JSON ({shown(str(e), 120)}): expected an "
                         f"object with {want}", 400, "invalid") from e
-    except RecursionError:
-        raise PlayError(f"the request body is nested too deeply: expected an object with "
-                        f"{want}", 400, "invalid") from None
     if not isinstance(data, dict):
         raise PlayError(f"the request body must be a JSON object with {want}", 400, "invalid")
     missing = [f for f in fields if f not in data]

@@ -663,7 +663,7 @@ def run_folder(parent: Path, spec: str) -> Path:
             return own
     try:
         saved = jsonio.read(old / "settings.json")
-    except (OSError, ValueError, RecursionError):  # not this robot's, as far as can be told
+    except (OSError, ValueError):  # not this robot's, as far as can be told
         return own
     return old if isinstance(saved, dict) and saved.get("robot") == spec else own
 

@@ -482,7 +482,7 @@ def _check_existing(out: Path, settings: dict[str, Any]) -> None:
         if not isinstance(old, dict):
             raise TypeError(f"'settings' is {_JSON_KIND.get(type(old), 'a number')}, "
                             "expected an object")
-    except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
+    except (OSError, ValueError, KeyError, TypeError) as e:
         raise DatasetError(f"{path} is unreadable ({e}); remove it or use another --out") \
             from None
     if old != settings:

@@ -670,9 +670,6 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
     except (OSError, EOFError, ValueError, zlib.error) as e:  # the reason, not the path again
         raise LadderError(f"cannot read the ladder's record {path}: "
                           f"{getattr(e, 'strerror', None) or e}") from None
-    except RecursionError:
-        raise LadderError(f"cannot read the ladder's record {path}: nested too deeply") \
-            from None
     if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
         raise LadderError(f"{path} is not a ladder record of format {RECORD_FORMAT} "
                           f"(written by mariash ladder as {DEALS_FILE})")

@@ -97,7 +97,7 @@ class OnnxRobot(Robot):
         twice (:func:`mariash_env.jsonio.loads`: not the last value, silently)."""
         try:
             return jsonio.loads(self.metadata.get(key, default))
-        except (ValueError, RecursionError) as e:
+        except ValueError as e:  # not JSON, a key given twice, nested too deeply
             raise OnnxRobotError(f"{self.path}: its metadata {key} is not JSON we read "
                                  f"({e}); re-export the model with python -m "
                                  "training.export") from None
