@@ -60,11 +60,15 @@ def dump(obj: Any, fp: IO[str], **kw: Any) -> None:
 
 
 class DuplicateKeyError(ValueError):
-    """A JSON object that names ``key`` twice (:func:`loads`); ``line``: the line where it
-    is named the second time (1-based), where known (:func:`load`, :func:`read`)."""
+    """A JSON object that names ``key`` twice (:func:`loads`; a Python literal's dict, a
+    key of any type: ``mariash_env.arena``'s ``--rule``); ``line``: the line where it is
+    named the second time (1-based), where known (:func:`load`, :func:`read`)."""
 
-    def __init__(self, key: str, line: int | None = None) -> None:
-        shown = repr(key) if len(key) <= 40 else repr(key[:37]) + "..."
+    def __init__(self, key: Any, line: int | None = None) -> None:
+        if not isinstance(key, str):
+            shown = repr(key) if len(repr(key)) <= 42 else repr(key)[:39] + "..."
+        else:
+            shown = repr(key) if len(key) <= 40 else repr(key[:37]) + "..."
         at = f", the second time on line {line}" if line is not None else ""
         super().__init__(f"the key {shown} is given twice in one object{at}")
         self.key = key

@@ -199,6 +199,28 @@ def test_arena_rule_deals_one_and_other_keys_still_work(capsys, tmp_path):
     assert "killed_seven" in one_line_error(capsys, code)
 
 
+@pytest.mark.parametrize("value, key", [
+    ("{'a': 1, 'a': 2}", "'a'"),
+    ("{'a': {'b': 1, 'b': 1}}", "'b'"),  # at any depth, the same value too
+    ("{1: 'x', 1.0: 'y'}", "1.0"),  # one key of a dict: 1 == 1.0
+    ('{"a": true, "a": false}', "'a'"),  # JSON (true is no Python literal)
+])
+def test_arena_rule_refuses_a_key_given_twice(capsys, tmp_path, value, key):
+    """A Python-literal dict naming a key twice (``--rule x={'a': 1, 'a': 2}``) was read by
+    ast.literal_eval as its last value, silently, where the same in JSON was refused: both
+    are one error line naming the option and the key, in jsonio's words, before any deal."""
+    code = run_main(arena.main, ["--deals", "1", "--rule", f"x={value}", "--quiet",
+                                 "--out", str(tmp_path)])
+    err = one_line_error(capsys, code)
+    assert err == f"error: invalid --rule {f'x={value}'!r}: the key {key} is given twice in " \
+                  "one object", err
+    assert not (tmp_path / "deals.csv").exists()
+    assert arena.parse_rule_options(None, ["x={'a': 1, 'b': {'a': 2}}", "y=[{1, 1}]"]) == {
+        "x": {"a": 1, "b": {"a": 2}}, "y": [{1}]}  # a key in two dicts, a set: no dict's twice
+    deep = "-" * 100_000 + "1"  # past the parser's depth: a string, not its MemoryError
+    assert arena.parse_rule_options(None, [f"x={deep}"]) == {"x": deep}
+
+
 def test_arena_robot_file_name_too_long(capsys, tmp_path):
     """Issue #29 item 9: an onnx robot whose path the system refuses was a traceback."""
     code = run_main(arena.main, ["--deals", "1", "--robots", f"onnx:{tmp_path / LONG}.onnx",
