@@ -40,8 +40,9 @@ per seat.  Libraries that stack infos into tensors or buffers (Tianshou's, RLlib
 want one key set of ints on every step: ``env(stack_infos=True)`` leaves the
 settlement out, and it stays in ``env.unwrapped.last_settlement`` (the deal that
 finished last) and in the deal's record (``env.unwrapped.records[-1]["settlement"]``).
-``env(rich_infos=True)`` names the phase instead (``"phase": "play"``); its
-settlement is there as well.  Licitovaný's infos name its phases by default, as
+``env(rich_infos=True)`` names the phase instead (``"phase": "play"``) and holds only
+``"phase"`` and ``"deal"`` but on the step a deal ends, which carries
+``"settlement_deal"`` and the settlement as well.  Licitovaný's infos name its phases by default, as
 LICITOVANY.md §12 does (``auction``, ``announce``, ``flek``, ``play``, and ``done``
 once the partie is over); ``stack_infos=True`` gives the engine's index there too.
 
@@ -145,7 +146,8 @@ the net before the cap and any laid-game transfer.
 
 ## Game records
 ``env.unwrapped.records`` holds one JSON-able record per finished deal of the
-episode (about 3.3 KB each); ``mariash_env.records.save_records(path, records)``
+episode (about 1.1 KB each as a JSON line under random play, 1.5 KB between table
+robots: docs/environment.md); ``mariash_env.records.save_records(path, records)``
 writes them as JSON lines and ``python -m mariash_env.replay FILE.jsonl``
 verifies a file.  ``env(records=False)`` keeps no records and ``env(records=N)``
 keeps the last ``N`` (a ``collections.deque``), for long parties; rewards and
