@@ -9,8 +9,8 @@ fsynced: a crash leaves either the old or the new checkpoint, never a torn one.
 
 The payload holds the method's state (network, optimizer), the counters, the RNG states
 (python, numpy, torch, and the learner's numpy ``Generator``), the opponent pool, the
-evaluation history, the full config, the game (``voleny`` / ``licitovany``; absent in
-checkpoints from before licitovaný: volený) with its observation layout (version, size,
+evaluation history, the full config, the game (``voleny``, ``licitovany`` or ``lizany``;
+absent in checkpoints from before licitovaný: volený) with its observation layout (version, size,
 number of actions, :mod:`mariash_env.kinds`) and network signature it was trained with.
 """
 

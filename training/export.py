@@ -5,9 +5,9 @@
 The graph takes ``observation`` float32[B, obs_size] and ``action_mask`` int8[B, A]
 (1 = legal) and returns ``scores`` float32[B, A] (the masked Q-values or logits;
 illegal actions get -1e9) and ``action`` int64[B] (the argmax, computed in the graph);
-the sizes are the game's (volený 900 and 115, licitovaný 1016 and 136).
-Metadata (``metadata_props``): ``mariash_game`` (``voleny`` / ``licitovany``),
-``mariash_obs_version`` (the game's layout version), ``mariash_obs_size``,
+the sizes are the game's (volený 900 and 115, licitovaný 1016 and 136, lízaný 221 and
+32).  Metadata (``metadata_props``): ``mariash_game`` (``voleny``, ``licitovany`` or
+``lizany``), ``mariash_obs_version`` (the game's layout version), ``mariash_obs_size``,
 ``mariash_num_actions``, ``mariash_action_labels`` (JSON list), ``mariash_rules`` (JSON),
 ``mariash_training`` (JSON: method, scores, counters, last evaluation, config),
 ``mariash_format`` ("mariash-robot-v1").  :class:`mariash_env.robots.OnnxRobot` plays it
