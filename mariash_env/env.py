@@ -844,7 +844,7 @@ class raw_env(AECEnv):
 
     def __new__(cls, render_mode: str | None = None, records: bool | int = True,
                 rich_infos: bool = False, stack_infos: bool = False, **rules: Any) -> AECEnv:
-        # raw_env(rules="lizany") is lízaný's own env class (a game with no compiled core).
+        # raw_env(rules="lizany") is lízaný's own env class (its own core, not the shared engine).
         own = _own_env(rules)
         if own is not None:
             return _own_raw(own, render_mode, rules, records, rich_infos, stack_infos)

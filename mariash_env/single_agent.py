@@ -55,8 +55,9 @@ AEC environment's.  ``mask_dtype=`` (``bool``, ``"int8"`` or ``"float32"``) sets
 mask's dtype for any keys; the observation space's mask entry is a ``Box(0, 1)`` of it.
 ``info`` is ``{"deal": int, "settlement_deal": int}`` (the last deal that ended during the
 step, else -1); the settlement itself is :attr:`last_settlement`.  The rules core is the
-one :class:`~mariash_env.game.Game` every front end uses (lízaný, which has no compiled
-core yet, its own deal, :class:`~mariash_env.games.lizany.game.LizanyGame`).
+one :class:`~mariash_env.game.Game` every front end uses (lízaný, whose compiled core is
+its own, outside the shared engine, its own deal,
+:class:`~mariash_env.games.lizany.game.LizanyGame`).
 
 Registered with Gymnasium on ``import mariash_env``: ``gymnasium.make(
 "mariash/SingleAgent-v0", rules="licitovany", seat=1, opponents="random")`` passes every

@@ -181,8 +181,9 @@ class SuitSymmetry:
 class GameKind:
     """One game's public tables and compiled encoders, and what front ends need of it.
 
-    ``game`` is the rules vector's ``R_GAME`` (None: a game with no compiled core, which
-    is driven only by the front ends it lists in ``front_ends``).  ``table_robot``,
+    ``game`` is the rules vector's ``R_GAME`` (None: a game outside the shared compiled
+    engine, with a core of its own, as lízaný's, driven only by the front ends it lists in
+    ``front_ends``).  ``table_robot``,
     ``replay``, ``vector``, ``aec``, ``arena``, ``render``, ``table_session``,
     ``table_view``, ``settlement`` and ``search_candidates`` are ``"module:name"`` paths, loaded by
     :meth:`load` when asked for, so that the registry imports no front end.  ``net`` and ``strong``
