@@ -1,4 +1,6 @@
-"""Batched engine: ``N`` games of volený mariáš stepped together by one compiled loop.
+"""Batched engine: ``N`` games of mariáš stepped together by one compiled loop (volený at
+three or four players, licitovaný; ``VectorEnv(n, rules="lizany")`` is lízaný's own,
+:class:`~mariash_env.games.lizany.vector.LizanyVectorEnv`, with the same API).
 
 :class:`VectorEnv` keeps ``N`` independent games as rows of one ``int32[N, STATE_SIZE]``
 array (the compact state of :mod:`mariash_env.core.state`) and advances all of them

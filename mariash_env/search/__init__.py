@@ -1,4 +1,5 @@
-"""Search support for volený mariáš: worlds for one seat, and a double-dummy solver.
+"""Search support for volený and licitovaný mariáš: worlds for one seat, and a double-dummy
+solver (lízaný's own search is :mod:`mariash_env.games.lizany.solve`).
 
 Everything here runs on the core's compact ``int32`` state record and decides no rule
 itself: moves come from ``legal_cards`` / ``legal_actions``, are applied with
