@@ -586,6 +586,14 @@ def popcount_ok(m: int) -> bool:
     ("strong", "lizany", None),
     ("table", {"rules": "voleny", "players": 4}, None),
     ("onnx:models/robot.onnx", "voleny", None),
+    # the factory's own refusals before it builds: a game's own robot's arguments (lízaný's
+    # pimc and nnpimc, its strong's from_trick 0..8) and nnpimc's inference at four
+    ("pimc(race=4)", "lizany", "robot 'pimc' of lízaný mariáš takes the arguments"),
+    ("nnpimc(leaf='network')", "lizany", "robot 'nnpimc' of lízaný mariáš takes the"),
+    ("strong(from_trick=9)", "lizany", "invalid from_trick=9 for robot 'nnpimc': expected "
+                                       "a trick 0..8"),
+    ("nnpimc(inference=True)", {"players": 4}, "with inference=True plays three players"),
+    ("strong(inference=True)", {"players": 4}, "with inference=True plays three players"),
 ])
 def test_check_robot_refuses_what_make_robot_refuses_and_builds_nothing(spec, rules, error,
                                                                         monkeypatch):

@@ -79,6 +79,7 @@ from .registry import (
     WORLDS,
     RobotEntry,
     check_args,
+    game_own_class,
     int_at_least,
     one_of,
     positive_number,
@@ -193,10 +194,24 @@ NNPIMC_ARGS = {
     "durch_bias": (lambda v: real(v) and -math.inf < v < math.inf,
                    "a finite number of groše"),
 }
+_NNPIMC_VIEW_GAMES = ("voleny", "licitovany")  # the shared nnpimc's; another game: its own
+
+
+def _check_nnpimc(kind: Any, players: int, kw: Mapping[str, Any]) -> None:
+    """What ``make_nnpimc`` refuses before it reads a model: the arguments of a game's own
+    nnpimc (lízaný's), ``inference=True`` at four players."""
+    if kind.name not in _NNPIMC_VIEW_GAMES:
+        game_own_class(kind, "nnpimc", kw)
+    elif players != 3 and kw.get("inference"):
+        from .nnpimc import refuse_inference
+
+        refuse_inference(players)
+
+
 register_robot("nnpimc", "mariash_env.robots.nnpimc:make_nnpimc",
                # volený's and licitovaný's three seats, volený's four, lízaný's two
                seat_counts=(2, 3, 4),
-               needs_view=("voleny", "licitovany"), args=NNPIMC_ARGS)
+               needs_view=_NNPIMC_VIEW_GAMES, args=NNPIMC_ARGS, check=_check_nnpimc)
 register_robot("net", per_game="net")  # the game's kind names it (GameKind.net)
 register_robot("strong", per_game="strong")
 for _bot, _args in (("random", {"seed": SEED}),
@@ -341,6 +356,8 @@ def _checked(name: Any, rules: Any, kw: dict[str, Any]
     except RobotGameError as e:
         raise RobotGameError(f"{e}; {kind.title or kind.name} with {players} players is "
                              f"played by {', '.join(robots_of(kind, players))}") from None
+    if entry.check is not None:  # what the factory refuses before it builds
+        entry.check(kind, players, kw)
     return entry, path, kw, kind, players, base
 
 

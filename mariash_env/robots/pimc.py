@@ -86,6 +86,7 @@ from .registry import (
     SEED,
     TIME_LIMIT,
     WORLDS,
+    game_own_class,
     game_own_robot,
     int_at_least,
     one_of,
@@ -416,7 +417,13 @@ def make_pimc(kind: Any, players: int, **kw: Any) -> Robot:
     return game_own_robot(kind, "pimc", kw)
 
 
-register_robot("pimc", make_pimc, needs_view=PIMCRobot.games, args={
+def _check_pimc(kind: Any, players: int, kw: Any) -> None:
+    """What :func:`make_pimc` refuses before it builds: a game's own PIMC's arguments."""
+    if kind.name not in PIMCRobot.games:
+        game_own_class(kind, "pimc", kw)
+
+
+register_robot("pimc", make_pimc, needs_view=PIMCRobot.games, check=_check_pimc, args={
     "worlds": WORLDS, "time_limit": TIME_LIMIT, "seed": SEED, "game": ANY_GAME,
     "use_solver": FLAG, "bidding": one_of("simulate", "table"), "solve_bidding": FLAG,
     "simulate_discards": FLAG,

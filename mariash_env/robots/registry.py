@@ -30,7 +30,11 @@ What an entry declares:
   volený and licitovaný; lízaný's own PIMC reads the observation);
 * ``per_game`` -- for ``"net"`` and ``"strong"``: the robot is whichever spec the game's
   kind names in that field (``GameKind.net``, ``GameKind.strong``); a game that names none
-  has no such robot.
+  has no such robot;
+* ``check`` -- a function ``(kind, players, kw)`` raising what the factory refuses before
+  it builds, beyond ``args``: a game's own robot's arguments (lízaný's ``pimc``, whose
+  class takes fewer), ``nnpimc``'s ``inference=True`` at four players.  ``make_robot`` and
+  ``check_robot`` call it (``check_robot`` builds nothing, so it must not either).
 
 The argument checks several robots share (:data:`SEED`, :func:`int_at_least`, ...) are
 here too.  This module imports no robot: the robots' modules import it.
@@ -51,7 +55,8 @@ from ..rules import is_int
 
 __all__ = ["ArgCheck", "RobotEntry", "RobotGameError", "register_robot", "robot_entry",
            "robot_entries", "robot_names", "check_args", "SEED", "WORLDS", "FLAG", "TIME_LIMIT",
-           "ANY_GAME", "int_at_least", "positive_number", "one_of", "game_own_robot"]
+           "ANY_GAME", "int_at_least", "positive_number", "one_of", "game_own_robot",
+           "game_own_class"]
 
 VIEW_FRONT_END = "game"
 """The game view (:class:`~mariash_env.robots.view.SeatView`) is of a
@@ -110,6 +115,8 @@ class RobotEntry:
     front_end: str | None = None
     defaults: Mapping[str, Any] = field(default_factory=dict)
     per_game: str = ""  # the GameKind field naming the game's robot ("net", "strong")
+    check: Callable[[Any, int, Mapping[str, Any]], None] | None = None  # the factory's
+    # refusals made before it builds (module docstring), for check_robot too
 
     @property
     def takes_path(self) -> bool:
@@ -148,7 +155,8 @@ def register_robot(name: str, factory: Any = None, *, games: tuple[str, ...] | N
                    args: Mapping[str, ArgCheck] | None = None,
                    needs_view: bool | tuple[str, ...] = False,
                    spec: str = "", front_end: str | None = None,
-                   defaults: Mapping[str, Any] | None = None, per_game: str = "") -> Any:
+                   defaults: Mapping[str, Any] | None = None, per_game: str = "",
+                   check: Callable[[Any, int, Mapping[str, Any]], None] | None = None) -> Any:
     """Register robot ``name`` (the module docstring); without ``factory``, a decorator
     registering the function or class it decorates.  ValueError if the name is taken or
     malformed."""
@@ -156,7 +164,7 @@ def register_robot(name: str, factory: Any = None, *, games: tuple[str, ...] | N
         def decorate(obj: Any) -> Any:
             register_robot(name, obj, games=games, seat_counts=seat_counts, args=args,
                            needs_view=needs_view, spec=spec, front_end=front_end,
-                           defaults=defaults)
+                           defaults=defaults, check=check)
             return obj
 
         return decorate
@@ -175,7 +183,7 @@ def register_robot(name: str, factory: Any = None, *, games: tuple[str, ...] | N
                        dict(args or {}),
                        tuple(needs_view) if isinstance(needs_view, (tuple, list))
                        else bool(needs_view), spec or name, front_end,
-                       dict(defaults or {}), per_game)
+                       dict(defaults or {}), per_game, check)
     _ROBOTS[name] = entry
     return factory
 
@@ -221,8 +229,15 @@ def check_args(entry: RobotEntry, kw: Mapping[str, Any], name: str | None = None
 def game_own_robot(kind: Any, name: str, kw: Mapping[str, Any]) -> Any:
     """Robot ``name`` (``"pimc"``, ``"nnpimc"``) of a game the shared one cannot play: the
     class its kind names in the field of that name (lízaný's decide from the observation),
-    built with ``kw``.  RobotGameError when the game has none, ValueError for an argument
-    that class does not take or a value outside its own bounds."""
+    built with ``kw``, which :func:`game_own_class` checks first."""
+    return game_own_class(kind, name, kw)(**kw)
+
+
+def game_own_class(kind: Any, name: str, kw: Mapping[str, Any]) -> Any:
+    """The class of robot ``name`` of a game the shared one cannot play, once ``kw`` is
+    checked against it (nothing built: ``check_robot`` calls it too).  RobotGameError when
+    the game has none, ValueError for an argument that class does not take or a value
+    outside its own bounds."""
     if not getattr(kind, name):
         raise RobotGameError(f"robot {name!r} cannot play {kind.title or kind.name}: the game "
                              f"has no view for it and no {name} robot of its own "
@@ -233,4 +248,4 @@ def game_own_robot(kind: Any, name: str, kw: Mapping[str, Any]) -> Any:
         raise ValueError(f"robot {name!r} of {kind.title or kind.name} takes the arguments "
                          f"{sorted(cls.args)}, not {extra}")
     check_args(RobotEntry(name, cls, args=cls.args), kw)  # its own bounds on the values
-    return cls(**kw)
+    return cls
