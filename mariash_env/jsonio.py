@@ -90,11 +90,16 @@ class NestingError(ValueError):
     """JSON whose arrays and objects are nested deeper than Python's reader goes (its
     recursion limit, some hundreds of levels): :func:`loads` raises it where ``json``
     raised a RecursionError, which the readers that convert a ValueError (JSON that is not
-    what they read) into their own error let through as a traceback."""
+    what they read) into their own error let through as a traceback; TOML's arrays and
+    inline tables too (:mod:`mariash_env.tomlio`, ``what`` naming them)."""
 
-    def __init__(self) -> None:
-        super().__init__("nested too deeply (arrays and objects inside one another, past "
-                         "the depth the reader takes)")
+    def __init__(self, what: str = "arrays and objects") -> None:
+        super().__init__(f"nested too deeply ({what} inside one another, past the depth "
+                         "the reader takes)")
+        self.what = what
+
+    def __reduce__(self) -> tuple[Any, ...]:  # a pickled copy (a worker's) says the same
+        return type(self), (self.what,)
 
 
 def loads(text: str | bytes, **kw: Any) -> Any:

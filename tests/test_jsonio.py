@@ -10,6 +10,7 @@ import functools
 import io
 import json
 import math
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -272,3 +273,27 @@ def test_the_other_readers_refuse_a_key_given_twice(tmp_path):
     with pytest.raises(OnnxRobotError, match=f"{path}: its metadata mariash_rules is not JSON "
                                              "we read \\(the key 'deals' is given twice"):
         OnnxRobot(path)
+
+
+def test_every_toml_reader_goes_through_tomlio():
+    """No tomllib (or tomli) call in mariash_env, training or scripts but tomlio's own: a
+    config, a recipe or a stage's config nested past the reader's depth was tomllib's
+    RecursionError, a traceback out of readers that give their own error for TOML that is
+    not valid (tomlio: NestingError, a ValueError)."""
+    stray = []
+    for pkg in ("mariash_env", "training", "scripts"):
+        for f in sorted((ROOT / pkg).rglob("*.py")):
+            rel = f.relative_to(ROOT).as_posix()
+            if rel == "mariash_env/tomlio.py":
+                continue
+            stray += [f"{rel}:{node.lineno}" for node in ast.walk(_tree(f))
+                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                      and isinstance(node.func.value, ast.Name)
+                      and node.func.value.id in ("tomllib", "tomli")]
+    assert stray == []
+    from mariash_env import tomlio
+
+    with pytest.raises(jsonio.NestingError, match="^nested too deeply") as e:
+        tomlio.loads("a = " + "[" * 100_000 + "]" * 100_000)
+    assert str(pickle.loads(pickle.dumps(e.value))) == str(e.value)  # a worker's, sent back
+    assert tomlio.loads("a = [[1], {b = 2}]") == {"a": [[1], {"b": 2}]}

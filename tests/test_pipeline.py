@@ -568,6 +568,32 @@ def test_a_recipe_or_config_that_is_not_utf8_is_one_error(tmp_path: Path,
                            "encoded in UTF-8"
 
 
+def test_a_recipe_or_config_nested_too_deeply_is_one_error(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """A recipe, or the config a stage names, nested past the TOML reader's depth
+    (``seed = [[[...1...]]]``, 2,000 levels) was tomllib's bare RecursionError: the
+    PipelineError naming the file (and the stage); the config's hash is None (the recipe
+    check says why), as for any config that is not TOML."""
+    monkeypatch.chdir(ROOT)
+    deep = "nested too deeply (arrays and inline tables inside one another, past the " \
+           "depth the reader takes)"
+    value = "[" * 2_000 + "1" + "]" * 2_000
+    p = tmp_path / "deep.toml"
+    p.write_text(HEAD.replace('game = "voleny"', f'game = "voleny"\nseed = {value}') + TRAIN)
+    with pytest.raises(PipelineError) as e:
+        load_recipe(p, tmp_path / "run")
+    assert str(e.value) == f"{p}: not valid TOML: {deep}"
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text((ROOT / "training" / "configs" / "demo.toml").read_text(encoding="utf-8")
+                   .replace("seed =", f"seed = {value}\nold_seed =", 1))
+    p.write_text(HEAD + TRAIN.replace("training/configs/demo.toml", str(cfg)))
+    with pytest.raises(PipelineError) as e:
+        load_recipe(p, tmp_path / "run")
+    assert str(e.value) == f"{p}: stage 't' key 'config': {cfg} is not valid TOML: {deep}"
+    assert pipeline._config_hash(str(cfg)) is None
+
+
 def test_a_train_stage_runs_its_workers_on_its_backend(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:

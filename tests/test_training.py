@@ -25,7 +25,7 @@ from training.checkpoint import (  # noqa: E402
     read_checkpoint,
     save_checkpoint,
 )
-from training.config import Config, ConfigError, load_config  # noqa: E402
+from training.config import Config, ConfigError, load_config, parse_override  # noqa: E402
 from training.evaluate import bootstrap_ci, duplicate_eval  # noqa: E402
 from training.export import (  # noqa: E402
     export,
@@ -513,6 +513,26 @@ def test_a_config_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
         p.write_bytes(data.decode("latin-1" if name.endswith("toml") else "utf-16")
                       .encode("utf-8"))
         load_config(p)
+
+
+def test_a_config_nested_too_deeply_is_a_config_error(tmp_path: Path) -> None:
+    """TOML nested past the reader's depth (``seed = [[[...1...]]]``, 2,000 levels, or
+    inline tables in one another) was tomllib's bare RecursionError out of load_config and
+    of a ``--set`` override: the ConfigError naming the file (or the override)."""
+    deep = "nested too deeply (arrays and inline tables inside one another, past the " \
+           "depth the reader takes)"
+    for value in ("[" * 2_000 + "1" + "]" * 2_000, "{a = " * 2_000 + "1" + "}" * 2_000):
+        p = tmp_path / "deep.toml"
+        p.write_text(f"seed = {value}\n")
+        with pytest.raises(ConfigError) as e:
+            load_config(p)
+        assert str(e.value) == f"{p}: not valid TOML: {deep}", e.value
+        with pytest.raises(ConfigError) as e:
+            load_config(None, [f"seed={value}"])
+        assert str(e.value) == f"override 'seed': {deep}", e.value
+    p.write_text("seed = 3\n")
+    assert load_config(p).seed == 3
+    assert parse_override("x=[[1], {a = [2]}]") == ("x", [[1], {"a": [2]}])
 
 
 def test_the_time_budget_counts_the_whole_run_across_resumes(tmp_path: Path) -> None:

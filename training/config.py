@@ -14,19 +14,13 @@ to a default.
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backport
-    import tomli as tomllib
-
-from mariash_env import jsonio
-from mariash_env.textfile import NotUtf8Error, read_text
+from mariash_env import jsonio, tomlio
+from mariash_env.textfile import NotUtf8Error
 
 from .options import FEATURES, ConfigError, check_fields, check_value, convert_value, opt
 
@@ -373,8 +367,10 @@ def parse_override(text: str) -> tuple[str, Any]:
         raise ConfigError(f"override {text!r}: expected KEY=VALUE, e.g. run.max_iterations=10")
     key, _, raw = text.partition("=")
     try:
-        value = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
+        value = tomlio.loads(f"v = {raw}")["v"]
+    except jsonio.NestingError as e:  # TOML, nested past the reader's depth: no string
+        raise ConfigError(f"override {key.strip()!r}: {e}") from None
+    except tomlio.TOMLDecodeError:
         value = raw  # a bare string
     return key.strip(), value
 
@@ -387,13 +383,11 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         p = Path(path)
         source = str(p)
         try:
-            text = read_text(p)
+            d = jsonio.read(p) if p.suffix == ".json" else tomlio.read(p)
         except OSError as e:
             raise ConfigError(f"cannot read config {p}: {e.strerror or e}") from None
         except NotUtf8Error as e:  # a bare UnicodeDecodeError before
             raise ConfigError(f"{p}: {e}") from None
-        try:
-            d = jsonio.load(io.StringIO(text)) if p.suffix == ".json" else tomllib.loads(text)
         except jsonio.DuplicateKeyError as e:  # not the last value taken, silently (TOML's
             raise ConfigError(f"{p}: {e}: expected each key once") from None  # own error)
         except ValueError as e:  # JSON's or TOML's error, nested too deeply (NestingError)

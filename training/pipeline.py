@@ -69,15 +69,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10: the tomli backport
-    import tomli as tomllib
-
-from mariash_env import jsonio
+from mariash_env import jsonio, tomlio
 from mariash_env.atomic import atomic_open
 from mariash_env.cli import UnwritableError, check_writable
-from mariash_env.textfile import NotUtf8Error, read_text
+from mariash_env.textfile import NotUtf8Error
 
 FORMAT = "mariash-pipeline-v1"
 STATE = "pipeline.json"
@@ -239,12 +234,12 @@ def load_recipe(path: str | Path, out: str | Path | None = None) -> Recipe:
     ``out`` is the run directory (default ``runs/<recipe name>``)."""
     path = Path(path)
     try:
-        raw = tomllib.loads(read_text(path))
+        raw = tomlio.read(path)
     except OSError as e:
         raise PipelineError(f"cannot read the recipe {path}: {e.strerror or e}") from None
     except NotUtf8Error as e:  # a bare UnicodeDecodeError before
         raise PipelineError(f"{path}: {e}") from None
-    except tomllib.TOMLDecodeError as e:
+    except ValueError as e:  # TOMLDecodeError, NestingError (a RecursionError before)
         raise PipelineError(f"{path}: not valid TOML: {e}") from None
     extra = sorted(set(raw) - {"recipe", "stage"})
     if extra:
@@ -540,13 +535,13 @@ def stage_config(recipe: Recipe, stage: Stage) -> Any:
     where = f"{recipe.path}: stage {stage.name!r}"
     p = Path(a["config"])
     try:
-        d = tomllib.loads(read_text(p))
+        d = tomlio.read(p)
     except OSError as e:
         raise PipelineError(f"{where} key 'config': cannot read {p}: {e.strerror or e}") \
             from None
     except NotUtf8Error as e:
         raise PipelineError(f"{where} key 'config': {p}: {e}") from None
-    except tomllib.TOMLDecodeError as e:
+    except ValueError as e:  # TOMLDecodeError, NestingError (a RecursionError before)
         raise PipelineError(f"{where} key 'config': {p} is not valid TOML: {e}") from None
     try:
         for key, value in _overrides(recipe, stage).items():
@@ -596,7 +591,7 @@ def _train_commands(recipe: Recipe, stage: Stage, out: str, ckpt: str, model: st
 
     overrides = _overrides(recipe, stage)
     if stage.kind == "dagger":  # its labels join the option named by "into"
-        d = tomllib.loads(read_text(stage.resolved["config"]))
+        d = tomlio.read(stage.resolved["config"])
         for k, v in overrides.items():
             apply_override(d, k, v)
         k, v = _dagger_into(d, stage)
@@ -709,8 +704,8 @@ def _config_hash(path: str) -> str | None:
     """The SHA-256 of a config file's settings (its TOML as sorted JSON: comments and
     layout do not count); None when it cannot be read (the recipe check says why)."""
     try:
-        d = tomllib.loads(read_text(path))
-    except (OSError, ValueError):  # NotUtf8Error too
+        d = tomlio.read(path)
+    except (OSError, ValueError):  # NotUtf8Error, NestingError too
         return None
     text = json.dumps(d, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
