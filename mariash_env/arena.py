@@ -920,28 +920,6 @@ def _factory(spec: str, pimc_kw: dict[str, Any],
     return make
 
 
-def _literal(text: str) -> Any:
-    """``ast.literal_eval(text)`` refusing a dict that gives a key twice (``{'a': 1, 'a':
-    2}``, or ``1`` and ``1.0``: one key of a dict), which it reads as the last value,
-    silently: :class:`~mariash_env.jsonio.DuplicateKeyError` naming the key, as a JSON
-    object naming one twice is refused (:func:`mariash_env.jsonio.loads`)."""
-    import ast
-
-    from . import jsonio
-
-    tree = ast.parse(text.lstrip(" \t"), mode="eval")
-    value = ast.literal_eval(tree)  # a literal: every key of its dicts is one
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Dict):
-            seen: dict[Any, None] = {}
-            for k in node.keys:
-                key = ast.literal_eval(k)  # type: ignore[arg-type]
-                if key in seen:
-                    raise jsonio.DuplicateKeyError(key)
-                seen[key] = None
-    return value
-
-
 def parse_rule_options(game: str | None, options: list[str]) -> dict[str, Any]:
     """Rule keywords from ``--rules NAME`` and ``--rule KEY=VALUE`` options (VALUE a Python
     or JSON literal, else a string); ValueError naming a malformed one, and one whose dict
@@ -958,7 +936,7 @@ def parse_rule_options(game: str | None, options: list[str]) -> dict[str, Any]:
             raise ValueError(f"invalid --rule {opt!r}: expected KEY=VALUE (e.g. deals=1)")
         text = text.strip()
         try:
-            value: Any = _literal(text)
+            value: Any = jsonio.literal(text)
         except jsonio.DuplicateKeyError as e:  # not the last value, silently
             raise ValueError(f"invalid --rule {opt!r}: {e}") from None
         except (ValueError, SyntaxError, RecursionError, MemoryError):

@@ -19,10 +19,15 @@ and best-response results, pipeline state, configs, a model's metadata) through
 nested deeper than Python's reader goes is a :class:`NestingError`, a ValueError as the
 reader's other errors (``json`` raises a RecursionError), so that every reader's own error
 for a damaged file names it.
+
+Python literals in (the values of the arena's ``--rule`` and of a robot spec's
+arguments): :func:`literal`, ``ast.literal_eval`` refusing a dict that gives a key twice as
+:func:`loads` refuses such an object.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import math
@@ -61,8 +66,8 @@ def dump(obj: Any, fp: IO[str], **kw: Any) -> None:
 
 class DuplicateKeyError(ValueError):
     """A JSON object that names ``key`` twice (:func:`loads`; a Python literal's dict, a
-    key of any type: ``mariash_env.arena``'s ``--rule``); ``line``: the line where it is
-    named the second time (1-based), where known (:func:`load`, :func:`read`)."""
+    key of any type: :func:`literal`); ``line``: the line where it is named the second
+    time (1-based), where known (:func:`load`, :func:`read`)."""
 
     def __init__(self, key: Any, line: int | None = None) -> None:
         if not isinstance(key, str):
@@ -181,6 +186,26 @@ def read(path: str | os.PathLike, **kw: Any) -> Any:
     naming the line and the byte), ``json.JSONDecodeError``, :class:`DuplicateKeyError`
     and :class:`NestingError` (ValueErrors) where it is not JSON that says one thing."""
     return load(io.StringIO(read_text(path)), **kw)
+
+
+def literal(source: str | ast.AST) -> Any:
+    """``ast.literal_eval(source)`` (a string, or a parsed expression: a robot spec's
+    argument) refusing a dict that gives a key twice (``{'a': 1, 'a': 2}``, or ``1`` and
+    ``1.0``: one key of a dict), which it reads as the last value, silently:
+    :class:`DuplicateKeyError` naming the key, as :func:`loads` refuses a JSON object
+    naming one twice.  ``ast.literal_eval``'s own errors otherwise (ValueError,
+    SyntaxError, and RecursionError or MemoryError nested too deeply)."""
+    tree = ast.parse(source.lstrip(" \t"), mode="eval") if isinstance(source, str) else source
+    value = ast.literal_eval(tree)  # a literal: every key of its dicts is one
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            seen: dict[Any, None] = {}
+            for k in node.keys:
+                key = ast.literal_eval(k)  # type: ignore[arg-type]
+                if key in seen:
+                    raise DuplicateKeyError(key)
+                seen[key] = None
+    return value
 
 
 def number(x: Any) -> float:

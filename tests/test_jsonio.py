@@ -297,3 +297,24 @@ def test_every_toml_reader_goes_through_tomlio():
         tomlio.loads("a = " + "[" * 100_000 + "]" * 100_000)
     assert str(pickle.loads(pickle.dumps(e.value))) == str(e.value)  # a worker's, sent back
     assert tomlio.loads("a = [[1], {b = 2}]") == {"a": [[1], {"b": 2}]}
+
+
+def test_every_python_literal_goes_through_jsonio():
+    """No ast.literal_eval in mariash_env, training or scripts but jsonio's own
+    (:func:`mariash_env.jsonio.literal`): a robot spec's argument that is a dict giving a key
+    twice was read as its last value, silently, where the arena's --rule refused it."""
+    stray = []
+    for pkg in ("mariash_env", "training", "scripts"):
+        for f in sorted((ROOT / pkg).rglob("*.py")):
+            rel = f.relative_to(ROOT).as_posix()
+            if rel == "mariash_env/jsonio.py":
+                continue
+            stray += [f"{rel}:{node.lineno}" for node in ast.walk(_tree(f))
+                      if isinstance(node, ast.Attribute) and node.attr == "literal_eval"
+                      or isinstance(node, ast.alias) and node.name == "literal_eval"]
+    assert stray == []
+    with pytest.raises(jsonio.DuplicateKeyError, match="^the key 'a' is given twice"):
+        jsonio.literal("{'a': 1, 'a': 2}")
+    with pytest.raises(jsonio.DuplicateKeyError, match="^the key 1.0 is given twice"):
+        jsonio.literal(ast.parse("[{1: 2, 1.0: 3}]", mode="eval").body)  # a node too
+    assert jsonio.literal(" {'a': (1, 2.5), 'b': None}") == {"a": (1, 2.5), "b": None}

@@ -489,6 +489,29 @@ def test_a_robot_registered_where_it_is_defined_is_made_by_name(monkeypatch):
         registry.register_robot("other", "no_colon")
 
 
+@pytest.mark.parametrize("args, key", [
+    ("weights={'a': 1, 'a': 2}", "'a'"),
+    ("weights=[{'x': {'b': 1, 'b': 1}}]", "'b'"),  # at any depth, the same value too
+    ("weights={1: 'x', 1.0: 'y'}", "1.0"),  # one key of a dict: 1 == 1.0
+])
+def test_a_robot_spec_refuses_a_dict_argument_giving_a_key_twice(args, key):
+    """A spec's argument that is a dict giving a key twice (``mine(weights={'a': 1, 'a':
+    2})``) was read by ast.literal_eval as its last value, silently, where the arena's
+    --rule refuses it: the spec is refused naming the argument and the key, in jsonio's
+    words, for every robot (make_robot too, before its arguments are checked)."""
+    from mariash_env.robots import parse_spec
+
+    spec = f"mine({args})"
+    with pytest.raises(ValueError) as e:
+        parse_spec(spec)
+    assert str(e.value) == f"bad robot spec {spec!r}: argument 'weights': the key {key} is " \
+                           "given twice in one object", e.value
+    with pytest.raises(ValueError, match=f"argument 'worlds': the key {re.escape(key)} is "):
+        make_robot(f"pimc(worlds={args.partition('=')[2]})")
+    assert parse_spec("mine(weights={'a': 1, 'b': {'a': 2}}, s={1, 1})") == (
+        "mine", {"weights": {"a": 1, "b": {"a": 2}}, "s": {1}})  # a set: no dict's key twice
+
+
 def test_the_registry_keeps_optional_imports_lazy():
     """Issue #30: importing the robots (every one registered) imports neither onnxruntime
     nor open_spiel nor the robots registered by "module:name"."""

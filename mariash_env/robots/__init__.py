@@ -53,6 +53,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from .. import jsonio
 from ..core.validate import MAX_WORLDS
 from ..games.base import GameKind
 from ..games.registry import game_kind
@@ -111,7 +112,9 @@ def __getattr__(name: str) -> Any:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"pimc(worlds=8)"`` -> ``("pimc", {"worlds": 8})``; ``"onnx:m.onnx"`` unchanged."""
+    """``"pimc(worlds=8)"`` -> ``("pimc", {"worlds": 8})``; ``"onnx:m.onnx"`` unchanged.
+    ValueError naming a malformed spec, an argument given twice, and an argument whose
+    dict gives a key twice (:func:`mariash_env.jsonio.literal`: which is meant?)."""
     spec = spec.strip()
     if spec.startswith("onnx:") or "(" not in spec:
         return spec, {}
@@ -122,13 +125,19 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if args.strip():
         bad = ValueError(f"bad robot spec {spec!r}: arguments must be key=literal pairs, "
                          "strings quoted (e.g. nnpimc(model='models/robot.onnx', worlds=8))")
+        arg = None  # the argument read
         try:
             call = ast.parse(f"f({args})", mode="eval").body
             if not isinstance(call, ast.Call) or call.args or any(
                 k.arg is None for k in call.keywords
             ):
                 raise bad
-            values = [(str(k.arg), ast.literal_eval(k.value)) for k in call.keywords]
+            values = []
+            for k in call.keywords:
+                arg = k.arg
+                values.append((str(arg), jsonio.literal(k.value)))
+        except jsonio.DuplicateKeyError as e:  # a dict's key twice: not its last, silently
+            raise ValueError(f"bad robot spec {spec!r}: argument {arg!r}: {e}") from None
         except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as e:
             raise bad from e
         for key, value in values:
