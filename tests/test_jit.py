@@ -224,6 +224,28 @@ def test_a_source_change_drops_the_cache_wherever_numba_keeps_it(tmp_path):
         assert cached() == []
 
 
+def test_a_damaged_stamp_is_a_stale_one(tmp_path):
+    """The cache's stamp (the sources' digest) read back in the locale's encoding: a
+    damaged one (bytes that are not UTF-8) was a UnicodeDecodeError out of the package's
+    import; it is a stamp of other sources: the cache is dropped and the stamp written."""
+    from mariash_env.core.jit import _cache_folders, _refresh_cache, sources_digest
+
+    pkg = tmp_path / "pkg"
+    (pkg / "core").mkdir(parents=True)
+    (pkg / "core" / "engine.py").write_text("# njit\n")
+    root = tmp_path / "numba_cache"
+    folders = _cache_folders(pkg, str(root))
+    _refresh_cache(pkg, str(root))
+    stamp = folders[0] / "sources.sha256"
+    assert stamp.read_bytes() == sources_digest(pkg).encode()
+    stamp.write_bytes(b"\xff\xfe" + stamp.read_bytes()[2:])
+    for f in folders:
+        (f / "x.nbi").write_text("")
+    _refresh_cache(pkg, str(root))
+    assert list(root.rglob("*.nbi")) == []
+    assert stamp.read_bytes() == sources_digest(pkg).encode()
+
+
 def test_a_source_change_drops_only_this_checkouts_cache(tmp_path):
     """Under one NUMBA_CACHE_DIR two checkouts of the package (same folder names) and other
     packages keep their cached code apart: numba names each cache folder after the source

@@ -594,6 +594,47 @@ def test_a_recipe_or_config_nested_too_deeply_is_one_error(tmp_path: Path,
     assert pipeline._config_hash(str(cfg)) is None
 
 
+def test_a_gates_or_eval_csv_that_is_not_utf8_is_one_error(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """RUN/gates.csv and a training stage's eval.csv, read back for the curve and for a
+    gate's rows, not UTF-8 text (saved by a spreadsheet in cp1250: groše's š) were a bare
+    UnicodeDecodeError (eval.csv read in the locale's encoding): the PipelineError naming
+    the file, the line and the byte, one line of --plot, and a gate refuses it before
+    its games, not after them."""
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "run"
+    (run / "t").mkdir(parents=True)
+    (run / "pipeline.json").write_text('{"stages": {"t": {"kind": "train"}}}')
+    evals = run / "t" / "eval.csv"
+    evals.write_text("iteration,decisions,opponent,mean\n2,576,random,0.5\n")
+    assert [r["x"] for r in pipeline.training_curve(run)] == [576]
+    gates = run / "gates.csv"
+    gates.write_bytes((",".join(pipeline.GATE_FIELDS) + "\n"
+                       + "g,t,m.onnx,random,4,1,0.5,0.1,0.9,groše\n").encode("cp1250"))
+    says = f"{gates}: not UTF-8 text (line 2, byte 38 of the line: b'\\x9a'): expected a " \
+           "file encoded in UTF-8"
+    for read in (pipeline.read_gates, pipeline.plot_curve):
+        with pytest.raises(PipelineError) as e:
+            read(run)
+        assert str(e.value) == says
+    p = tmp_path / "gate.toml"
+    p.write_text(HEAD + GATE)
+    rc, _, err = _main(capsys, p, "--out", run, "--plot")
+    assert rc == 2 and err == f"error: {says}\n", err
+    recipe = load_recipe(p, run)
+    monkeypatch.setattr("training.evaluate.load_agent", lambda *a: pytest.fail("played"))
+    with pytest.raises(PipelineError, match=re.escape(says)):
+        pipeline.run_gate(recipe, recipe.stage("g"), False, print)
+    gates.unlink()
+    evals.write_bytes(b"iteration,decisions,opponent,mean\n2,576,n\xe1hodn\xfd,0.5\n")
+    with pytest.raises(PipelineError) as e:
+        pipeline.training_curve(run)
+    assert str(e.value) == f"{evals}: not UTF-8 text (line 2, byte 8 of the line: " \
+                           "b'\\xe1'): expected a file encoded in UTF-8"
+
+
 def test_a_train_stage_runs_its_workers_on_its_backend(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:

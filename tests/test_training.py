@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -533,6 +535,37 @@ def test_a_config_nested_too_deeply_is_a_config_error(tmp_path: Path) -> None:
     p.write_text("seed = 3\n")
     assert load_config(p).seed == 3
     assert parse_override("x=[[1], {a = [2]}]") == ("x", [[1], {"a": [2]}])
+
+
+def test_a_log_that_is_not_utf8_is_one_error(trained: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture) -> None:
+    """A run's metrics.csv read back on --resume, and an earlier stage's eval.csv read for
+    the curves, not UTF-8 text (one damaged byte) were a bare UnicodeDecodeError: the
+    LogError naming the file, the line and the byte, one line of training.train (status
+    2) before the run changes anything."""
+    from training import train
+    from training.logs import LogError, read_csv
+
+    run = tmp_path / "run"
+    shutil.copytree(trained, run)
+    metrics = run / "metrics.csv"
+    lines = metrics.read_bytes().splitlines(keepends=True)
+    metrics.write_bytes(b"".join(lines[:2] + [b"\xff" + lines[2][1:]] + lines[3:]))
+    says = f"{metrics}: not UTF-8 text (line 3, byte 1 of the line: b'\\xff'): expected a " \
+           "file encoded in UTF-8"
+    with pytest.raises(LogError) as e:
+        read_csv(metrics)
+    assert str(e.value) == says
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    capsys.readouterr()
+    assert train.main(["--out", str(run), "--resume"]) == 2
+    assert capsys.readouterr().err == f"error: {says}\n"
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+    evals = run / "eval.csv"
+    evals.write_bytes(evals.read_bytes().replace(b"random", b"n\xe1hodn\xfd", 1))
+    with pytest.raises(LogError, match=f"^{re.escape(str(evals))}: not UTF-8 text "):
+        plot_run(trained, tmp_path / "stages.png",
+                 lineage=[{"checkpoint": str(run / "checkpoint.pt"), "decisions": 1}])
 
 
 def test_the_time_budget_counts_the_whole_run_across_resumes(tmp_path: Path) -> None:

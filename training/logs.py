@@ -15,6 +15,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from mariash_env.textfile import NotUtf8Error, read_text
+
 # Columns of ``metrics.csv`` the trainer fills itself; a method's own metrics
 # (``Method.METRICS``) go between the counters and the timings (:func:`metric_fields`).
 COUNTER_FIELDS = ("iteration", "decisions", "samples", "updates", "deals", "train_s",
@@ -82,11 +84,23 @@ def _fmt(v: Any) -> Any:
     return v
 
 
+class LogError(ValueError):
+    """A run's CSV log that cannot be read as one: not UTF-8 text (:func:`read_csv`),
+    naming the file."""
+
+
 def read_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of the CSV file at ``path`` as dicts (none when there is no file): a
+    run's log, and the pipeline's ``gates.csv``.  LogError naming the file where it is not
+    UTF-8 text (:func:`mariash_env.textfile.read_text`), OSError where it cannot be
+    read."""
     if not path.exists():
         return []
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    try:
+        text = read_text(path)
+    except NotUtf8Error as e:  # a bare UnicodeDecodeError before
+        raise LogError(f"{path}: {e}") from None
+    return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
 def _num(x: str) -> float:

@@ -74,6 +74,8 @@ from mariash_env.atomic import atomic_open
 from mariash_env.cli import UnwritableError, check_writable
 from mariash_env.textfile import NotUtf8Error
 
+from .logs import LogError, read_csv
+
 FORMAT = "mariash-pipeline-v1"
 STATE = "pipeline.json"
 GATES = "gates.csv"
@@ -975,6 +977,9 @@ def run_gate(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str
 
     from .evaluate import duplicate_eval, load_agent, make_opponent
 
+    # the files its end reads back, before its games: a damaged one refused, no game lost
+    read_gates(recipe.out)
+    training_curve(recipe.out)
     a = stage.resolved
     agent, rules = load_agent(a["model"])
     deals, seed = int(a.get("deals", 1000)), int(a.get("seed", recipe.seed))
@@ -1019,13 +1024,19 @@ def _write_gates(recipe: Recipe, gate: str, rows: list[dict[str, Any]]) -> None:
         f.write(buf.getvalue())
 
 
+def _read_csv(path: Path) -> list[dict[str, Any]]:
+    """The rows of a CSV file of the run (none when there is none): PipelineError naming
+    it where it is not UTF-8 text."""
+    try:
+        return read_csv(path)
+    except LogError as e:  # a bare UnicodeDecodeError before
+        raise PipelineError(str(e)) from None
+
+
 def read_gates(out: str | Path) -> list[dict[str, Any]]:
-    """The rows of ``RUN/gates.csv`` (none when no gate has run)."""
-    path = Path(out) / GATES
-    if not path.exists():
-        return []
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    """The rows of ``RUN/gates.csv`` (none when no gate has run); PipelineError naming
+    the file where it is not UTF-8 text."""
+    return _read_csv(Path(out) / GATES)
 
 
 def run_export(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
@@ -1050,7 +1061,8 @@ RUNNERS = {"labels": run_labels, "train": run_train, "dagger": run_dagger, "gate
 def training_curve(out: str | Path) -> list[dict[str, Any]]:
     """The periodic evaluations of the recipe's training runs (each stage's ``eval.csv``,
     stages in the order they ran), with ``x`` the engine decisions since the recipe's
-    first run (a stage continues where the one before it stopped) and ``stage``."""
+    first run (a stage continues where the one before it stopped) and ``stage``;
+    PipelineError naming an ``eval.csv`` that is not UTF-8 text."""
     out = Path(out)
     try:
         stages = jsonio.read(out / STATE)["stages"]
@@ -1062,8 +1074,7 @@ def training_curve(out: str | Path) -> list[dict[str, Any]]:
         path = out / name / ("train" if rec.get("kind") == "dagger" else "") / "eval.csv"
         if not path.is_file():
             continue
-        with open(path, newline="") as f:
-            got = list(csv.DictReader(f))
+        got = _read_csv(path)  # in the locale's encoding before
         for r in got:
             rows.append({**r, "stage": name, "x": offset + int(float(r["decisions"]))})
         if got:

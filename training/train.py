@@ -23,6 +23,7 @@ from mariash_env.cli import ArgumentParser, add_ray_arguments
 from .backends import BACKENDS
 from .checkpoint import CheckpointError, UnwritableError, stored_config
 from .config import ConfigError, describe_config, load_config, parse_override
+from .logs import LogError
 from .trainer import EvaluationError, Trainer, read_run_checkpoint
 
 
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             trainer = Trainer(cfg, args.out, resume=args.resume, backend=args.backend,
                               address=args.address)
             summary = trainer.train()
-    except (ConfigError, CheckpointError, FileExistsError, UnwritableError) as e:
+    except (ConfigError, CheckpointError, FileExistsError, UnwritableError, LogError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except (EvaluationError, OSError) as e:  # e.g. a disk filled up: the last checkpoint stays

@@ -140,14 +140,15 @@ def _refresh_cache(pkg: Path = _PKG_AS_IMPORTED, root: str | None = None) -> Non
         folders = _cache_folders(pkg, _cache_root() if root is None else root)
         digest = sources_digest(pkg)
         stamp = folders[0] / "sources.sha256"
-        if stamp.exists() and stamp.read_text() == digest:
+        # its bytes: a damaged stamp (not UTF-8 text) is a stale one, not an error at import
+        if stamp.exists() and stamp.read_bytes() == digest.encode("ascii"):
             return
         for d in folders:
             for f in [*d.glob("*.nbi"), *d.glob("*.nbc")]:
                 f.unlink(missing_ok=True)
         stamp.parent.mkdir(parents=True, exist_ok=True)
         tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(digest)
+        tmp.write_bytes(digest.encode("ascii"))
         os.replace(tmp, stamp)
     except OSError:
         pass  # no cache folder numba can write either: it compiles, its cache is empty
