@@ -7,10 +7,18 @@ answers a file in another encoding (a config saved as Latin-1 or UTF-16) with a 
 decode byte 0xe9 in position 3"); :func:`read_text` names the line, the byte and the
 encoding expected, in :class:`NotUtf8Error`, still a ``UnicodeDecodeError`` (and a
 ``ValueError``) for the readers that catch those.
+
+A UTF-8 byte-order mark at the start of a file (what Windows editors save as "UTF-8 with
+BOM", and spreadsheets as "CSV UTF-8") is not part of its text: :func:`read_text` leaves
+it out, so that every reader (TOML, JSON, CSV) takes such a file as the same file without
+it, as a game record's reader does (``mariash_env.records``); before, the parsers refused
+it ("Invalid statement", "Unexpected UTF-8 BOM") or read it as part of a CSV's first
+column's name.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 
 
@@ -32,10 +40,14 @@ class NotUtf8Error(UnicodeDecodeError):
 
 def read_text(path: str | os.PathLike) -> str:
     """The text of the file at ``path``, decoded as UTF-8 with its line ends as
-    ``Path.read_text`` gives them (``\\r\\n`` and ``\\r`` as ``\\n``): OSError where it
-    cannot be read, :class:`NotUtf8Error` where it is not UTF-8."""
+    ``Path.read_text`` gives them (``\\r\\n`` and ``\\r`` as ``\\n``), without a
+    byte-order mark at its start: OSError where it cannot be read, :class:`NotUtf8Error`
+    where it is not UTF-8 (its byte counted on its line without the mark, as an editor
+    shows it)."""
     with open(path, "rb") as f:
         data = f.read()
+    if data.startswith(codecs.BOM_UTF8):  # "UTF-8 with BOM": the same text
+        data = data[len(codecs.BOM_UTF8):]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -318,3 +318,45 @@ def test_every_python_literal_goes_through_jsonio():
     with pytest.raises(jsonio.DuplicateKeyError, match="^the key 1.0 is given twice"):
         jsonio.literal(ast.parse("[{1: 2, 1.0: 3}]", mode="eval").body)  # a node too
     assert jsonio.literal(" {'a': (1, 2.5), 'b': None}") == {"a": (1, 2.5), "b": None}
+
+
+def test_a_byte_order_mark_is_read_as_the_file_without_it(tmp_path):
+    """A UTF-8 byte-order mark first (a Windows editor's "UTF-8 with BOM") was an error of
+    the parser in a config ("Invalid statement"), a recipe, a JSON file ("Unexpected UTF-8
+    BOM") and a CSV (its first column named '\\ufeffgame'), where a game record's reader
+    took it: read_text leaves it out, so every reader takes the file as the file without
+    it; a byte that is not UTF-8 is counted on its line as an editor shows it."""
+    from mariash_env import textfile, tomlio
+    from mariash_env.research import best_response as B
+
+    bom = b"\xef\xbb\xbf"
+    path = tmp_path / "f"
+    path.write_bytes(bom + b'{"a": [1, "\xc5\xa1"]}\r\n')
+    assert textfile.read_text(path) == '{"a": [1, "\u0161"]}\n'
+    assert jsonio.read(path) == {"a": [1, "\u0161"]}
+    path.write_bytes(bom + b'seed = 3\n[run]\nname = "\xc5\xa1"\n')
+    assert tomlio.read(path) == {"seed": 3, "run": {"name": "\u0161"}}
+    path.write_bytes(bom + b'{"a": "\xff"}')
+    with pytest.raises(textfile.NotUtf8Error, match=r"\(line 1, byte 8 of the line: b'\\xff'\)"):
+        textfile.read_text(path)
+    mid = tmp_path / "mid"
+    mid.write_bytes(b"a" + bom)
+    assert textfile.read_text(mid) == "a\ufeff"  # only a mark first is one
+    table = ROOT / "docs" / "best_response.csv"
+    csv = tmp_path / "best_response.csv"
+    csv.write_bytes(bom + table.read_bytes())
+    assert B.read_table_csv(csv) == B.read_table_csv(table)
+
+    pytest.importorskip("torch")
+    from training.config import load_config
+    from training.logs import read_csv
+
+    for name, text in (("c.toml", "seed = 5\n[run]\nmax_iterations = 2\n"),
+                       ("c.json", '{"seed": 5, "run": {"max_iterations": 2}}')):
+        cfg = tmp_path / name
+        cfg.write_bytes(bom + text.encode())
+        got = load_config(cfg)
+        assert (got.seed, got.run.max_iterations) == (5, 2), name
+    log = tmp_path / "eval.csv"
+    log.write_bytes(bom + b"iteration,opponent\r\n2,random\r\n")
+    assert read_csv(log) == [{"iteration": "2", "opponent": "random"}]

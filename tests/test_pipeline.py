@@ -635,6 +635,30 @@ def test_a_gates_or_eval_csv_that_is_not_utf8_is_one_error(tmp_path: Path,
                            "b'\\xe1'): expected a file encoded in UTF-8"
 
 
+def test_a_recipe_config_or_gates_csv_with_a_byte_order_mark_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recipe, the config a stage names and RUN/gates.csv saved "UTF-8 with BOM" (a
+    Windows editor's, a spreadsheet's) were refused ("not valid TOML: Invalid statement")
+    or read with a first column '\\ufeffgate': each is read as the file without it."""
+    monkeypatch.chdir(ROOT)
+    bom = b"\xef\xbb\xbf"
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_bytes(bom + (ROOT / "training" / "configs" / "demo.toml").read_bytes())
+    p = tmp_path / "gate.toml"
+    p.write_bytes(bom + (HEAD + GATE.replace("training/configs/demo.toml", str(cfg))).encode())
+    recipe = load_recipe(p, tmp_path / "run")
+    assert [s.name for s in recipe.stages] == ["t", "g"]
+    assert pipeline.stage_config(recipe, recipe.stage("t")).seed == 1  # demo.toml's
+    assert pipeline._config_hash(str(cfg)) == \
+        pipeline._config_hash("training/configs/demo.toml")  # the same settings
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "gates.csv").write_bytes(
+        bom + (",".join(pipeline.GATE_FIELDS) + "\r\ng,t,m.onnx,random,4,1,0.5,0.1,0.9,"
+               "groše\r\n").encode())
+    assert [(r["gate"], r["unit"]) for r in pipeline.read_gates(tmp_path / "run")] == \
+        [("g", "groše")]
+
+
 def test_a_train_stage_runs_its_workers_on_its_backend(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch
                                                         ) -> None:
