@@ -79,6 +79,9 @@ class DuplicateKeyError(ValueError):
         self.key = key
         self.line = line
 
+    def __reduce__(self) -> tuple[Any, ...]:  # a pickled copy (a worker's) says the same
+        return type(self), (self.key, self.line)
+
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """An object's ``(key, value)`` pairs as a dict; DuplicateKeyError for a key given

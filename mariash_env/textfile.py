@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import os
+from typing import Any
 
 
 class NotUtf8Error(UnicodeDecodeError):
@@ -31,6 +32,10 @@ class NotUtf8Error(UnicodeDecodeError):
         super().__init__(e.encoding, e.object, e.start, e.end, e.reason)
         self.line = line
         self.column = column
+
+    def __reduce__(self) -> tuple[Any, ...]:  # a pickled copy (a worker's) says the same
+        return type(self), (UnicodeDecodeError(self.encoding, self.object, self.start,
+                                               self.end, self.reason), self.line, self.column)
 
     def __str__(self) -> str:
         bad = bytes(self.object[self.start:self.start + 1])

@@ -360,3 +360,29 @@ def test_a_byte_order_mark_is_read_as_the_file_without_it(tmp_path):
     log = tmp_path / "eval.csv"
     log.write_bytes(bom + b"iteration,opponent\r\n2,random\r\n")
     assert read_csv(log) == [{"iteration": "2", "opponent": "random"}]
+
+
+def test_the_readers_errors_pickle_as_they_were(tmp_path):
+    """A reader's error sent back from a worker process (a pickled copy) says what it said:
+    DuplicateKeyError's copy was built from its message as the key ("the key "the key 'a'
+    is given twice ..."..." is given twice", its line lost) and NotUtf8Error's could not be
+    built at all (a TypeError unpickling it, which a process pool's result thread does not
+    survive); NestingError's already was."""
+    from mariash_env.textfile import NotUtf8Error, read_text
+
+    path = tmp_path / "twice.json"
+    path.write_text('{"a": 1,\n "a": 2}', encoding="utf-8")
+    path2 = tmp_path / "latin1.txt"
+    path2.write_bytes(b"ok\nd\xe9j\xe0\n")
+    for read, kind in ((lambda: jsonio.read(path), jsonio.DuplicateKeyError),
+                       (lambda: jsonio.loads('{"b": 1, "b": 1}'), jsonio.DuplicateKeyError),
+                       (lambda: read_text(path2), NotUtf8Error),
+                       (lambda: jsonio.loads("[" * 100_000), jsonio.NestingError)):
+        with pytest.raises(kind) as e:
+            read()
+        copy = pickle.loads(pickle.dumps(e.value))
+        assert type(copy) is kind and str(copy) == str(e.value)
+        assert {k: getattr(copy, k) for k in ("key", "line", "column", "start", "end")
+                if hasattr(e.value, k)} == \
+            {k: getattr(e.value, k) for k in ("key", "line", "column", "start", "end")
+             if hasattr(e.value, k)}
