@@ -190,19 +190,22 @@ def _tree(path: Path) -> ast.AST:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
+def _sources(but: str) -> list[tuple[str, Path]]:
+    """``(path from the root, path)`` of every Python file of mariash_env, training and
+    scripts but ``but`` (the helper module whose own calls the AST tests allow)."""
+    return [(f.relative_to(ROOT).as_posix(), f) for pkg in ("mariash_env", "training", "scripts")
+            for f in sorted((ROOT / pkg).rglob("*.py")) if f.relative_to(ROOT).as_posix() != but]
+
+
 def test_every_writer_of_the_project_writes_standard_json():
     """No json.dump/json.dumps in mariash_env, training or scripts but jsonio's own, the
     texts that are not written (:data:`NOT_WRITTEN`) and the fuzzers' non-standard bodies
     (:data:`NOT_STANDARD`): a file, an answer, a pipe or a print of JSON goes through
     jsonio (the scripts' were json.dumps: a summary, a benchmark's pipe and request)."""
     stray = []
-    for pkg in ("mariash_env", "training", "scripts"):
-        for f in sorted((ROOT / pkg).rglob("*.py")):
-            rel = f.relative_to(ROOT).as_posix()
-            if rel == "mariash_env/jsonio.py":
-                continue
-            stray += [f"{rel}:{line} ({fn})" for fn, line in _json_calls(f)
-                      if (rel, fn) not in NOT_WRITTEN | NOT_STANDARD]
+    for rel, f in _sources(but="mariash_env/jsonio.py"):
+        stray += [f"{rel}:{line} ({fn})" for fn, line in _json_calls(f)
+                  if (rel, fn) not in NOT_WRITTEN | NOT_STANDARD]
     assert stray == []
 
 
@@ -220,13 +223,9 @@ def test_every_reader_of_the_project_refuses_a_key_given_twice():
     pipe that names a key twice is refused through jsonio (DuplicateKeyError), not read as
     its last value, silently."""
     stray = []
-    for pkg in ("mariash_env", "training", "scripts"):
-        for f in sorted((ROOT / pkg).rglob("*.py")):
-            rel = f.relative_to(ROOT).as_posix()
-            if rel == "mariash_env/jsonio.py":
-                continue
-            stray += [f"{rel}:{line} ({fn})" for fn, line in _json_calls(f, ("load", "loads"))
-                      if (rel, fn) not in NOT_READ]
+    for rel, f in _sources(but="mariash_env/jsonio.py"):
+        stray += [f"{rel}:{line} ({fn})" for fn, line in _json_calls(f, ("load", "loads"))
+                  if (rel, fn) not in NOT_READ]
     assert stray == []
 
 
@@ -281,15 +280,11 @@ def test_every_toml_reader_goes_through_tomlio():
     RecursionError, a traceback out of readers that give their own error for TOML that is
     not valid (tomlio: NestingError, a ValueError)."""
     stray = []
-    for pkg in ("mariash_env", "training", "scripts"):
-        for f in sorted((ROOT / pkg).rglob("*.py")):
-            rel = f.relative_to(ROOT).as_posix()
-            if rel == "mariash_env/tomlio.py":
-                continue
-            stray += [f"{rel}:{node.lineno}" for node in ast.walk(_tree(f))
-                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                      and isinstance(node.func.value, ast.Name)
-                      and node.func.value.id in ("tomllib", "tomli")]
+    for rel, f in _sources(but="mariash_env/tomlio.py"):
+        stray += [f"{rel}:{node.lineno}" for node in ast.walk(_tree(f))
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and isinstance(node.func.value, ast.Name)
+                  and node.func.value.id in ("tomllib", "tomli")]
     assert stray == []
     from mariash_env import tomlio
 
@@ -304,14 +299,10 @@ def test_every_python_literal_goes_through_jsonio():
     (:func:`mariash_env.jsonio.literal`): a robot spec's argument that is a dict giving a key
     twice was read as its last value, silently, where the arena's --rule refused it."""
     stray = []
-    for pkg in ("mariash_env", "training", "scripts"):
-        for f in sorted((ROOT / pkg).rglob("*.py")):
-            rel = f.relative_to(ROOT).as_posix()
-            if rel == "mariash_env/jsonio.py":
-                continue
-            stray += [f"{rel}:{node.lineno}" for node in ast.walk(_tree(f))
-                      if isinstance(node, ast.Attribute) and node.attr == "literal_eval"
-                      or isinstance(node, ast.alias) and node.name == "literal_eval"]
+    for rel, f in _sources(but="mariash_env/jsonio.py"):
+        stray += [f"{rel}:{node.lineno}" for node in ast.walk(_tree(f))
+                  if isinstance(node, ast.Attribute) and node.attr == "literal_eval"
+                  or isinstance(node, ast.alias) and node.name == "literal_eval"]
     assert stray == []
     with pytest.raises(jsonio.DuplicateKeyError, match="^the key 'a' is given twice"):
         jsonio.literal("{'a': 1, 'a': 2}")
