@@ -94,7 +94,8 @@ def test_snippet_runs(name: str, code: str, tmp_path: Path):
 # --flag must be one the program's --help lists, a training config must take its --set
 # keys, and every robot it names (``--robots``, ``--robot``, ``--exploiter``,
 # ``--opponents``, ``--anchor``, ``--game NAME=ROBOTS``, ``mariash serve-robot SPEC``) must
-# be a registered robot with known arguments (a shipped model's file must exist).  Nothing
+# be one make_robot would build for the command's game and seats (check_robot: its
+# arguments, the registry entry's own check; a shipped model's file must exist).  Nothing
 # is run but --help: the commands take minutes to hours.
 
 CARDS = [*PAGES, *sorted((ROOT / "models").glob("*.md")), *sorted(ROOT.glob("training/*.md"))]
@@ -286,7 +287,11 @@ def _robot_specs(program: str, argv: list[str]) -> list[tuple[str, str, str]]:
     from mariash_env.arena import _split
 
     opts = _options(argv)
-    rules = (opts.get("--rules") or ["voleny"])[0]
+    rules: str | dict = (opts.get("--rules") or ["voleny"])[0]
+    players = [*opts.get("--players", []), *(v.partition("=")[2] for v in opts.get("--rule", [])
+                                             if v.startswith("players="))]
+    if players and players[-1].isdigit():  # the seat count the robots are built for
+        rules = {"rules": rules, "players": int(players[-1])}
     out = [(flag, rules, s) for flag in ROBOT_LISTS for v in opts.get(flag, [])
            for s in _split(v)]
     out += [(flag, rules, v) for flag in ROBOT_FLAGS for v in opts.get(flag, [])
@@ -329,21 +334,50 @@ def test_the_commands_are_found_after_a_prefix_and_their_robots_wherever_named()
     assert {"--robots", "--robot", "--exploiter", "--game", "serve-robot"} <= where, where
 
 
-def test_every_documented_robot_is_registered():
-    from mariash_env.robots import check_robot_args, parse_spec
+def _robot_problems(commands: list[tuple[str, str, list[str]]]) -> tuple[list[str], int]:
+    """What :func:`~mariash_env.robots.check_robot` (the checks of ``make_robot``, the
+    registry entries' ``check`` hooks included) refuses in the robots ``commands`` name,
+    and how many they name.  A ``NAME:PATH`` robot's file is the reader's to make, but a
+    shipped model's (``models/...``) must exist."""
+    from mariash_env.robots import check_robot, parse_spec
+    from mariash_env.robots.onnx_robot import OnnxRobotError
 
     bad, seen = [], 0
-    for page, program, argv in COMMANDS:
+    for page, program, argv in commands:
         for where, rules, spec in _robot_specs(program, argv):
             seen += 1
+            named = program if where == "serve-robot" else f"{program} {where}"
             try:
-                base, kw = parse_spec(spec)
-                check_robot_args(base, kw, rules)
+                check_robot(spec, rules)
+            except OnnxRobotError:  # only its file is missing (the last check made)
+                pass
             except ValueError as e:
-                named = program if where == "serve-robot" else f"{program} {where}"
                 bad.append(f"{page}: {named} {spec}: {e}")
                 continue
-            path = base.partition(":")[2]
+            path = parse_spec(spec)[0].partition(":")[2]
             if path.startswith("models/") and not (ROOT / path).is_file():
                 bad.append(f"{page}: {spec}: no such shipped model")
+    return bad, seen
+
+
+def test_a_robot_make_robot_refuses_is_a_documented_robot_problem():
+    """The check was ``check_robot_args``, the argument tables alone: it passed what a
+    registry entry's ``check`` refuses (lízaný's own pimc's arguments, nnpimc's inference
+    at four), which ``make_robot`` refuses."""
+    arena = "python -m mariash_env.arena"
+    bad, seen = _robot_problems([
+        ("x.md", arena, ["--rules", "lizany", "--robots", "pimc(race=4),strong"]),
+        ("y.md", arena, ["--rule", "players=4", "--robots", "nnpimc(inference=True)"]),
+        ("z.md", "mariash play", ["--players", "4", "--robots", "table,strong(inference=True)"]),
+        ("w.md", arena, ["--robots", "table,onnx:runs/mine.onnx,onnx:models/none.onnx"])])
+    assert seen == 8 and len(bad) == 4, bad
+    assert "x.md: python -m mariash_env.arena --robots pimc(race=4): robot 'pimc' of " \
+           "lízaný mariáš takes the arguments" in bad[0], bad
+    assert "y.md" in bad[1] and "with inference=True plays three players" in bad[1], bad
+    assert "z.md" in bad[2] and "with inference=True plays three players" in bad[2], bad
+    assert bad[3] == "w.md: onnx:models/none.onnx: no such shipped model", bad
+
+
+def test_every_documented_robot_is_registered():
+    bad, seen = _robot_problems(COMMANDS)
     assert seen >= 50 and not bad, "\n".join(bad) or seen

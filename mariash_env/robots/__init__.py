@@ -290,7 +290,9 @@ def robot_args(base: str, rules: Any = None) -> frozenset[str]:
 
 def check_robot_args(base: str, kw: dict[str, Any], rules: Any = None) -> None:
     """Raise ValueError naming a robot argument that is unknown or has a bad value (a
-    ``"net"`` / ``"strong"`` robot: of the robot it is in the game of ``rules``)."""
+    ``"net"`` / ``"strong"`` robot: of the robot it is in the game of ``rules``).  The
+    argument tables alone: :func:`check_robot` makes every check of :func:`make_robot`,
+    the game's seats and the entry's ``check`` included."""
     entry = {e.name: e for e in robot_entries()}.get(base.partition(":")[0])
     if entry is None:
         raise ValueError(f"unknown robot {base!r}: expected one of {', '.join(robot_names())}")
