@@ -571,6 +571,27 @@ def test_the_committed_ladder_is_its_record_rebuilt(tmp_path):
     assert L.read_record(tmp_path / L.DEALS_FILE) == L.read_record(rec)
 
 
+def test_the_pages_time_per_decision_of_the_networks_is_the_committed_ladders():
+    """docs/research/ladder.md's figures for the networks' time per decision (lízaný's, timed
+    one decision at a time, against the other games', timed per batch) are the committed
+    ladder.csv's ranges, rounded to 0.01 ms: it said 0.03 and 0.01 ms, an earlier run's,
+    while the committed table shows 0.14-0.19 ms against 0.02-0.03."""
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    with open(docs / "ladder.csv", newline="") as f:
+        nets = [r for r in csv.DictReader(f) if r["spec"].startswith("onnx:")]
+
+    def span(rows: list[dict]) -> str:
+        ms = sorted(float(r["ms_per_decision"]) for r in rows)
+        low, high = f"{ms[0]:.2f}", f"{ms[-1]:.2f}"
+        return low if low == high else f"{low}–{high}"
+
+    lizany = span([r for r in nets if r["game"] == "lizany"])
+    others = span([r for r in nets if r["game"] != "lizany"])
+    page = " ".join((docs / "research" / "ladder.md").read_text("utf-8").split())
+    assert f"{lizany} ms a decision there against {others} ms in the other games" in page, \
+        (lizany, others)
+
+
 def test_a_deck_is_resampled_as_one_unit_in_every_pair_that_played_it(monkeypatch):
     """The pairs of a searching robot play the first --slow-deals decks of the others'
     (here 100 and 3 of 400): in every resample each deck is drawn as often in every pair
