@@ -129,6 +129,13 @@ def test_a_frozen_robot_needs_its_share():
     (["--robot", "table", "--endgame", "2", "--num-envs", "64"], "are not its options"),
     (["--robot", "table", "--endgame", "2", "--deals", "50"], "are not its options"),
     (["--robot", "table", "--endgame", "2", "--jobs", "2"], "are not its options"),
+    # given at their default values: refused too, as the page says (they were ignored)
+    (["--robot", "table", "--endgame", "2", "--rules", "voleny"], "are not its options"),
+    (["--robot", "table", "--endgame", "2", "--seats", "1"], "are not its options"),
+    (["--robot", "table", "--endgame", "2", "--jobs", "1"], "are not its options"),
+    (["--robot", "table", "--endgame", "2", "--deals", "500"], "are not its options"),
+    (["--robot", "table", "--endgame", "2", "--num-envs", "256"], "are not its options"),
+    (["--robot", "table", "--endgame", "2", "--exploiter", ""], "are not its options"),
 ])
 def test_options_of_the_other_mode_are_refused_not_ignored(argv, says, capsys):
     with pytest.raises(SystemExit) as e:
@@ -611,6 +618,7 @@ def test_the_table_from_a_missing_or_damaged_csv_is_one_error_line(text, says, t
     (["--robot", "table"], "--robot is not its option"),
     (["--game", "voleny", "--deals", "3"], "--deals, --game are not its options"),
     (["--endgame", "2", "--runs", "x"], "--endgame, --runs are not its options"),
+    (["--rules", "voleny", "--jobs", "1"], "--rules, --jobs are not its options"),  # defaults
 ])
 def test_the_table_from_a_csv_refuses_the_options_of_a_run(argv, says, tmp_path, capsys):
     with pytest.raises(SystemExit) as e:

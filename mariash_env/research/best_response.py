@@ -635,6 +635,10 @@ def parse_game(text: str) -> tuple[str, list[str]]:
 
 # what --from takes: it writes the table's files again and runs nothing
 _FROM_OPTIONS = ("source", "table", "out", "note", "no_plot", "quiet")
+# the defaults of the options of a match, which --endgame and --from refuse whenever given
+# (their parser's default is None)
+_MATCH_DEFAULTS = {"rules": "voleny", "seats": 1, "exploiter": "", "num_envs": 256,
+                   "deals": 500, "jobs": 1}
 
 
 def _slug(spec: str) -> str:
@@ -674,8 +678,10 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                         "exploitability).")
     ap.add_argument("--robot", help="the frozen robot (a make_robot spec: random, table, net, "
                     "strong, pimc(...), onnx:PATH)")
-    ap.add_argument("--rules", default="voleny", help="the game (default voleny)")
-    ap.add_argument("--seats", type=positive(int), default=1,
+    # the options of a match (_MATCH_DEFAULTS) default to None: given at all, they are
+    # refused where no match is played (--endgame, --from), and filled in after
+    ap.add_argument("--rules", default=None, help="the game (default voleny)")
+    ap.add_argument("--seats", type=positive(int), default=None,
                     help="the exploiter's seats (default 1: alone against the robot)")
     ap.add_argument("--init", default="", help="warm start: an exported robot (.onnx) or a "
                     "checkpoint; default the game's shipped network, 'none' from scratch")
@@ -683,18 +689,18 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
                     help="training budget in engine decisions (default 2,000,000)")
     ap.add_argument("--minutes", type=positive(float), default=10.0,
                     help="training budget in minutes (whichever ends first; default 10)")
-    ap.add_argument("--num-envs", type=positive(int), default=256,
+    ap.add_argument("--num-envs", type=positive(int), default=None,
                     help="games stepped together in training (default 256)")
-    ap.add_argument("--deals", type=positive(int), default=500,
+    ap.add_argument("--deals", type=positive(int), default=None,
                     help="duplicate deals of the measurement (default 500)")
     ap.add_argument("--seed", type=nonnegative(int), default=0,
                     help="decks and training seed (default 0)")
-    ap.add_argument("--jobs", type=positive(int), default=1,
+    ap.add_argument("--jobs", type=positive(int), default=None,
                     help="processes of the matches (default 1)")
     ap.add_argument("--lr", type=positive(float), default=None,
                     help="the exploiter's learning rate (default 3e-5: a fine-tuning)")
-    ap.add_argument("--exploiter", default="", help="measure this robot spec as the exploiter "
-                    "instead of training one (no torch needed)")
+    ap.add_argument("--exploiter", default=None, help="measure this robot spec as the "
+                    "exploiter instead of training one (no torch needed)")
     ap.add_argument("--out", default="", help="one robot's run: its folder (default "
                     "RUNS/GAME/ROBOT, with --endgame RUNS/endgameTRICKS-SEED/ROBOT), a rerun "
                     "resumes there; with --table: the folder of best_response.{csv,md,png} "
@@ -751,13 +757,14 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
         fail(f"--game {args.game[0]!r} picks the robots of --table; one robot's run takes "
              "--robot ROBOT and --rules GAME")
     # an endgame run trains its own settings (endgame_settings: 256 games) and plays no match
-    endgame_not = {"--rules": "rules", "--seats": "seats", "--exploiter": "exploiter",
-                   "--num-envs": "num_envs", "--deals": "deals", "--jobs": "jobs"}
-    if args.endgame and any(getattr(args, k) != ap.get_default(k)
-                            for k in endgame_not.values()):
+    endgame_not = {"--" + k.replace("_", "-"): k for k in _MATCH_DEFAULTS}
+    if args.endgame and any(getattr(args, k) is not None for k in endgame_not.values()):
         fail("--endgame trains one exploiter seat against --robot on a volený endgame "
              f"and plays no match; {', '.join(list(endgame_not)[:-1])} and "
              f"{list(endgame_not)[-1]} are not its options")
+    for k, v in _MATCH_DEFAULTS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
 
     def body() -> int:
         if args.source is not None:
