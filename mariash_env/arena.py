@@ -1023,7 +1023,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="two robots: print their difference split by the seatings where "
                          "the first sits alone and where it sits beside its own copy "
                          "(always saved in company.csv)")
-    ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--no-plot", action="store_true",
+                    help="write no chart (the unit's .png, groše.png in volený; without "
+                         "matplotlib it is left out with a note)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     from .compile import announce_anywhere

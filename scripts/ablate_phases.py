@@ -167,8 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model", help="an exported robot (.onnx), or a robot spec of "
                                   "make_robot (volený)")
-    ap.add_argument("--deals", type=positive(int), default=1000)
-    ap.add_argument("--seed", type=nonnegative(int), default=777)
+    ap.add_argument("--deals", type=positive(int), default=1000,
+                    help="duplicate deals of each row's match (default 1000)")
+    ap.add_argument("--seed", type=nonnegative(int), default=777,
+                    help="the decks' seed, the same for every row (default 777)")
     ap.add_argument("--parts", nargs="*", default=None, metavar="WORD",
                     help="keep only the swaps whose names contain one of these words")
     ap.add_argument("--jobs", type=positive(int), default=1, help=f"processes (1..{MAX_JOBS})")

@@ -132,8 +132,10 @@ def solver(seconds: float) -> tuple[int, float]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = ArgumentParser(description="random playouts per second through each API")
-    ap.add_argument("--seconds", type=positive(float), default=5.0)
-    ap.add_argument("--num-envs", type=positive(int), default=1024)
+    ap.add_argument("--seconds", type=positive(float), default=5.0,
+                    help="seconds each API is timed after its warm-up (default 5)")
+    ap.add_argument("--num-envs", type=positive(int), default=1024,
+                    help="games of the VectorEnv run (default 1024)")
     args = ap.parse_args(argv)
     if args.seconds <= 0 or args.num_envs < 1:
         ap.error("--seconds must be > 0 and --num-envs >= 1")

@@ -34,9 +34,10 @@ def main(argv: list[str] | None = None) -> int:
 
     p = ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     p.add_argument("--robot", default="strong", help="robot spec (make_robot)")
-    p.add_argument("--rules", default="voleny")
-    p.add_argument("--deals", type=int, default=5)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rules", default="voleny", help="the game (default voleny)")
+    p.add_argument("--deals", type=int, default=5, help="whole deals played (default 5)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="the first deal's seed, the next deals' the ones after (default 0)")
     p.add_argument("--cold", action="store_true", help="empty numba cache")
     p.add_argument("--json", action="store_true", help="one JSON line")
     a = p.parse_args(argv)

@@ -168,7 +168,8 @@ def main() -> None:
 
     ap = ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--old", type=Path, required=True, help="the older tree to compare with")
-    ap.add_argument("--deals", type=int, default=10)
+    ap.add_argument("--deals", type=int, default=10,
+                    help="single deals each tree plays (default 10)")
     ap.add_argument("--seed", type=int, default=201, help="the first deal's seed")
     ap.add_argument("--positions", type=int, default=0,
                     help="deals per game of the card-choice comparison (0: none)")

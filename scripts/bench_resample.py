@@ -26,13 +26,21 @@ from mariash_env.cli import ArgumentParser, nonnegative, positive  # noqa: E402
 
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=positive(int), default=3)
-    ap.add_argument("--shuffle", choices=("partie", "every_deal"), default="partie")
-    ap.add_argument("--robot", choices=("random", "table"), default="table")
-    ap.add_argument("--states", type=positive(int), default=60)
-    ap.add_argument("--seed", type=nonnegative(int), default=11)
-    ap.add_argument("--rules", choices=("voleny", "licitovany"), default="voleny")
-    ap.add_argument("--players", type=int, choices=(3, 4), default=3)
+    ap.add_argument("--deals", type=positive(int), default=3,
+                    help="deals of the partie; above 1 only states from the second deal "
+                         "on are kept (default 3)")
+    ap.add_argument("--shuffle", choices=("partie", "every_deal"), default="partie",
+                    help="the game's shuffle rule (default partie)")
+    ap.add_argument("--robot", choices=("random", "table"), default="table",
+                    help="who plays the parties the states are taken from (default table)")
+    ap.add_argument("--states", type=positive(int), default=60,
+                    help="states resampled, each for every seat (default 60)")
+    ap.add_argument("--seed", type=nonnegative(int), default=11,
+                    help="seed of the play, the chance draws and the resamples (default 11)")
+    ap.add_argument("--rules", choices=("voleny", "licitovany"), default="voleny",
+                    help="the game (default voleny)")
+    ap.add_argument("--players", type=int, choices=(3, 4), default=3,
+                    help="seats (4: volený only; default 3)")
     args = ap.parse_args(argv)
 
     import pyspiel

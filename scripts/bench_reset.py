@@ -50,10 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     from mariash_env.cli import ArgumentParser, positive
 
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--envs", type=positive(int), default=4096)
+    ap.add_argument("--envs", type=positive(int), default=4096,
+                    help="games of each batched env (default 4096)")
     ap.add_argument("--restart", type=positive(int), default=10,
                     help="games a partial reset restarts")
-    ap.add_argument("--repeats", type=positive(int), default=7)
+    ap.add_argument("--repeats", type=positive(int), default=7,
+                    help="timings of each reset, of which the median is printed (default 7)")
     ap.add_argument("--no-torchrl", action="store_true", help="leave out the TorchRL env")
     args = ap.parse_args(argv)
     if args.restart > args.envs:

@@ -121,13 +121,15 @@ def main(argv: list[str] | None = None) -> int:
     p = ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--robot", default="pimc(worlds=4, time_limit=None)",
                    help="robot spec; a searching robot answers records")
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--workers", type=int, default=2,
+                   help="processes of the service compared with one (default 2, at least 2)")
     p.add_argument("--clients", type=int, default=4, help="threads posting at once")
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=3,
+                   help="rounds, each timing both services in turn (default 3)")
     p.add_argument("--slice", type=float, default=5.0, help="seconds each contender a round")
     p.add_argument("--records", type=int, default=3000,
                    help="distinct records, posted in turn (a repeated one may hit a cache)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the records' deals (default 0)")
     a = p.parse_args(argv)
     if a.workers < 2 or a.clients < 1 or a.rounds < 1 or a.slice <= 0:
         p.error("expected --workers >= 2, --clients >= 1, --rounds >= 1, --slice > 0")

@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=nonnegative(int), default=200,
                     help="number of deals (default 200, 0: none)")
-    ap.add_argument("--seed", type=nonnegative(int), default=1)
+    ap.add_argument("--seed", type=nonnegative(int), default=1,
+                    help="seed of the deals drawn (default 1)")
     ap.add_argument("--no-pv", action="store_true", help="value and best move only")
     ap.add_argument("--licit", type=nonnegative(int), default=10,
                     help="licitovaný deals per game (default 10, 0: none)")

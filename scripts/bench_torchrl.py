@@ -37,12 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     from mariash_env.cli import ArgumentParser  # one error: line, exit 2
 
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--envs", type=int, default=4096)
-    ap.add_argument("--slices", type=int, default=6)
+    ap.add_argument("--envs", type=int, default=4096, help="games of each env (default 4096)")
+    ap.add_argument("--slices", type=int, default=6,
+                    help="slices each harness runs, interleaved (default 6)")
     ap.add_argument("--steps", type=int, default=40, help="steps per slice")
     ap.add_argument("--deals", type=int, default=None, help="deals per partie (None: 12)")
-    ap.add_argument("--rules", default="voleny")
-    ap.add_argument("--players", type=int, default=3)
+    ap.add_argument("--rules", default="voleny", help="the game (default voleny)")
+    ap.add_argument("--players", type=int, default=3, help="seats (default 3)")
     args = ap.parse_args(argv)
     import torch
 

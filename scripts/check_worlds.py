@@ -133,8 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(prog="python -m scripts.check_worlds",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=300, help="random deals per variant")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--games", default="voleny,licitovany")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    ap.add_argument("--games", default="voleny,licitovany",
+                    help="comma-separated games to check (default voleny,licitovany)")
     args = ap.parse_args(argv)
     games = args.games.split(",")
     unknown = sorted(set(games) - set(VARIANTS))

@@ -42,9 +42,11 @@ def main(argv: list[str] | None = None) -> None:
     from mariash_env.cli import ArgumentParser  # one error: line, exit 2
 
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=21)
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--deals", type=int, default=300,
+                    help="duplicate deals of the match (default 300)")
+    ap.add_argument("--seed", type=int, default=21, help="the decks' seed (default 21)")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="processes playing the match (default 2)")
     ap.add_argument("--out", default=None, help="a folder for deals.csv")
     a = ap.parse_args(argv)
     r = duplicate_match({"pimc_four_valued": four_valued, "pimc_three_valued": three_valued},

@@ -286,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = ArgumentParser(prog="python -m scripts.fuzz_replay", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the files' parties and of the tamperings (default 0)")
     ap.add_argument("--types", type=int, default=12, help="type changes per file")
     ap.add_argument("--seconds", type=float, default=150.0, help="time bound")
     ap.add_argument("--rounds", type=int, default=1,

@@ -368,7 +368,8 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=250, help="random requests per batch")
     ap.add_argument("--seconds", type=float, default=40.0, help="time bound per batch")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the requests' deals and mutations (default 0)")
     ap.add_argument("--specs", default="table,random", help="robot specs, comma-separated")
     args = ap.parse_args(argv)
     total: Counter = Counter()

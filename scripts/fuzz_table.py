@@ -434,11 +434,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=3000, help="requests per game")
     ap.add_argument("--seconds", type=float, default=120.0, help="time limit in all")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the requests and of the parties (default 0)")
     ap.add_argument("--parties", type=int, default=6, help="parties per game (hidden cards)")
     ap.add_argument("--deals", type=int, default=2, help="deals per partie (hidden cards)")
     ap.add_argument("--variants", type=int, default=4, help="permuted deals per deal")
-    ap.add_argument("--rules", default=",".join(TABLE_GAMES))
+    ap.add_argument("--rules", default=",".join(TABLE_GAMES),
+                    help="comma-separated games of the table to fuzz (default "
+                         + ",".join(TABLE_GAMES) + ")")
     args = ap.parse_args(argv)
     rules = [r for r in args.rules.split(",") if r]
     bad = [r for r in rules if r not in TABLE_GAMES]

@@ -157,14 +157,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="network widths to compare, each comma-separated (default 256,256)")
     ap.add_argument("--sizes", nargs="+", type=positive(), default=None,
                     help="label counts to fit on, the first rows (default: all rows)")
-    ap.add_argument("--heldout-states", type=positive(), default=3000)
+    ap.add_argument("--heldout-states", type=positive(), default=3000,
+                    help="rows of --heldout the regret is measured on, the first (default "
+                         "3000)")
     ap.add_argument("--train-check", type=positive(), default=3000,
                     help="training rows whose regret is printed beside the held-out's")
-    ap.add_argument("--epochs", type=positive(), default=6)
-    ap.add_argument("--lr", type=positive(float), default=1e-3)
+    ap.add_argument("--epochs", type=positive(), default=6,
+                    help="passes over the labels of each fit (default 6)")
+    ap.add_argument("--lr", type=positive(float), default=1e-3,
+                    help="learning rate of each fit (default 1e-3)")
     ap.add_argument("--advantage", type=nonnegative(float), default=4.0,
                     help="weight of the centred-values term (dmc.label_advantage_weight)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the fits and of the training rows checked (default 0)")
     ap.add_argument("--augment", action="store_true",
                     help="fit every width and count a second time with the labels drawn "
                          "under random suit symmetries of the game (dmc.label_augment)")

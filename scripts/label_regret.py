@@ -129,9 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("labels", help="a card-play label directory")
     ap.add_argument("models", nargs="+", help="ONNX models (table and random are added)")
-    ap.add_argument("--states", type=positive(int), default=8000)
+    ap.add_argument("--states", type=positive(int), default=8000,
+                    help="labelled states read, after --skip (default 8000)")
     ap.add_argument("--skip", type=nonnegative(int), default=0, help="rows to pass over first")
-    ap.add_argument("--seed", type=nonnegative(int), default=0)
+    ap.add_argument("--seed", type=nonnegative(int), default=0,
+                    help="seed of the random robot, PIMC's worlds and the bootstrap "
+                         "(default 0)")
     ap.add_argument("--pimc", type=nonnegative(int), default=0, metavar="W",
                     help="also PIMC with W worlds (fresh worlds, not the label's): the "
                          "regret of search itself against the labels (0 = off; slow, "

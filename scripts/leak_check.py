@@ -404,9 +404,11 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=400, help="units a window")
-    ap.add_argument("--windows", type=int, default=3)
+    ap.add_argument("--windows", type=int, default=3,
+                    help="windows of --count units measured apart (default 3)")
     ap.add_argument("--warm", type=int, default=50, help="units before the first window")
-    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--cases", default=",".join(CASES),
+                    help="comma-separated cases to run (default all: " + ",".join(CASES) + ")")
     ap.add_argument("--limit", type=float, default=256.0,
                     help="bytes a unit a window after the first may keep (default 256)")
     args = ap.parse_args(argv)

@@ -86,9 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     from mariash_env.cli import ArgumentParser  # one error: line, exit 2
 
     p = ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--deals", type=int, default=200)
-    p.add_argument("--seed", type=int, default=35)
-    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--deals", type=int, default=200,
+                   help="duplicate deals of the match (default 200)")
+    p.add_argument("--seed", type=int, default=35, help="the decks' seed (default 35)")
+    p.add_argument("--out", type=Path, required=True,
+                   help="folder of the arena's deals.csv and of times.json")
     p.add_argument("--timed", type=int, default=10,
                    help="deals in which old runs as before (its seconds per deal)")
     p.add_argument("--race", type=int, default=4, help="new's race (pimc(race=...))")

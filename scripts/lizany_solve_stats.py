@@ -85,8 +85,11 @@ def main() -> None:
     from mariash_env.cli import ArgumentParser  # one error: line, exit 2
 
     p = ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--deals", type=int, default=100)
-    p.add_argument("--robot-deals", type=int, default=30)
+    p.add_argument("--deals", type=int, default=100,
+                   help="deals of the solver's part, each solved after tricks 8, 7 and 6 "
+                        "(default 100)")
+    p.add_argument("--robot-deals", type=int, default=30,
+                   help="deals of the robots' part, each robot in both seats (default 30)")
     a = p.parse_args()
     print(f"solver compiled or loaded in {warm_up():.1f} s")
     solver_table(a.deals)

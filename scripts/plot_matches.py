@@ -90,13 +90,16 @@ def merge(rows: list[dict[str, str]], new: list[dict[str, str]]) -> list[dict[st
 
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dirs", nargs="*", type=Path)
+    ap.add_argument("dirs", nargs="*", type=Path,
+                    help="the --out folders of arena matches to add (their first pair)")
     ap.add_argument("-o", "--out", type=Path, required=True, help="the PNG to write")
     ap.add_argument("--csv", type=Path, help="the match table to add to and to draw")
-    ap.add_argument("--label", action="append", default=[], metavar="DIR=TEXT")
+    ap.add_argument("--label", action="append", default=[], metavar="DIR=TEXT",
+                    help="the bar's name of the match in DIR (repeatable)")
     ap.add_argument("--seed", action="append", default=[], metavar="DIR=SEED",
                     help="the arena seed of a match, kept in the table")
-    ap.add_argument("--title", default="head to head, duplicate deals (95% CI)")
+    ap.add_argument("--title", default="head to head, duplicate deals (95% CI)",
+                    help="the chart's title")
     ap.add_argument("--units", default="groše",
                     help="the game's units, for the axis and the table (licitovaný: desetníky)")
     args = ap.parse_args(argv)

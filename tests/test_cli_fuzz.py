@@ -4,12 +4,16 @@ checks everything before playing and keeps the deals it finished."""
 
 from __future__ import annotations
 
+import argparse
 import copy
 import csv
+import importlib
+import inspect
 import json
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -351,3 +355,61 @@ def test_every_command_line_uses_the_shared_parser():
            for p in sorted((ROOT / d).rglob("*.py"))
            if "argparse.ArgumentParser(" in p.read_text(encoding="utf-8")]
     assert own == []
+
+
+# The command lines whose options --help lists: the mariash console script's commands
+# (mariash_env.play.cli dispatches dataset, ladder and best-response to their own parsers)
+# and every tool of the package, training and scripts that builds a parser.
+HELP_TOOLS = sorted(
+    ".".join(p.relative_to(ROOT).with_suffix("").parts)
+    for d in ("mariash_env", "training", "scripts") for p in (ROOT / d).rglob("*.py")
+    if p.name != "__main__.py" and p != ROOT / "mariash_env" / "cli.py"
+    and "ArgumentParser(" in p.read_text(encoding="utf-8"))
+CONSOLE_COMMANDS = ("dataset", "ladder", "best-response")  # each its module's own parser
+
+
+class _Built(Exception):
+    """Raised by the first ``parse_args`` of a tool's ``main``: the parser it built."""
+
+
+def _parser(module: str, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser ``module``'s ``main(argv)`` builds, caught at its parse: nothing runs."""
+    def caught(self, args=None, namespace=None):
+        raise _Built(self)
+
+    main = importlib.import_module(module).main
+    with mock.patch.object(argparse.ArgumentParser, "parse_args", caught), \
+            mock.patch.object(sys, "argv", [module, *argv]):
+        try:
+            main(argv) if inspect.signature(main).parameters else main()
+        except _Built as b:
+            return b.args[0]
+    raise AssertionError(f"{module}.main({argv}) returned without parsing its arguments")
+
+
+def _options_without_help(ap: argparse.ArgumentParser) -> list[str]:
+    """Every option and positional of ``ap`` and of its subcommands' parsers without a
+    help text, as ``--flag`` (or the positional's name, or ``COMMAND --flag``)."""
+    out = []
+    for action in ap._actions:
+        if action.help is None:
+            out.append("/".join(action.option_strings) or action.dest)
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                out += [f"{name} {o}" for o in _options_without_help(sub)]
+    return out
+
+
+def test_every_option_of_every_command_line_has_a_help_text():
+    """``--help`` explains every option: the arena's ``--no-plot`` (ladder's and
+    best-response's have one) and sixty options of the training and scripts
+    tools had no help text, so that ``--help`` listed them bare.  Each help is formatted
+    too (a bare ``%`` in a help text breaks ``--help``)."""
+    assert {"mariash_env.play.cli", "mariash_env.arena", "training.train",
+            "scripts.bench_env"} <= set(HELP_TOOLS) and len(HELP_TOOLS) >= 40, HELP_TOOLS
+    parsers = {m: _parser(m, []) for m in HELP_TOOLS}
+    parsers.update({f"mariash {c}": _parser("mariash_env.play.cli", [c])
+                    for c in CONSOLE_COMMANDS})
+    bare = {m: _options_without_help(ap) for m, ap in parsers.items()}
+    assert not {m: o for m, o in bare.items() if o}
+    assert all("--help" in ap.format_help() for ap in parsers.values())

@@ -96,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="runs/demo", help="run directory (replaced)")
     ap.add_argument("--seconds", type=float, default=None,
                     help="training time budget (default: demo.toml's)")
-    ap.add_argument("--config", default=str(CONFIG))
-    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--config", default=str(CONFIG),
+                    help="the training config (default training/configs/demo.toml)")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="the training's seed (default: the config's)")
     args = ap.parse_args(argv)
 
     from .checkpoint import CheckpointError

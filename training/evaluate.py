@@ -183,9 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--robot", action="append",
                     help="opponent robot: random, table, pimc(...), onnx:PATH (repeatable; "
                          "default: random and table)")
-    ap.add_argument("--deals", type=int, default=2000)
-    ap.add_argument("--seed", type=int, default=20240)
-    ap.add_argument("--num-envs", type=int, default=3000)
+    ap.add_argument("--deals", type=int, default=2000,
+                    help="duplicate deals against each robot (default 2000)")
+    ap.add_argument("--seed", type=int, default=20240, help="the decks' seed (default 20240)")
+    ap.add_argument("--num-envs", type=int, default=3000,
+                    help="games played together, num_envs // 6 deals a batch (default 3000)")
     ap.add_argument("--threads", type=int, default=1, help="torch threads (checkpoints)")
     ap.add_argument("--jobs", type=int, default=1,
                     help=f"the arena's worker processes (or Ray actors), 1..{MAX_JOBS} "

@@ -961,7 +961,8 @@ def main(argv: list[str] | None = None) -> int:
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="label directory (resumed if it exists)")
     ap.add_argument("--states", type=int, default=100_000, help="rows wanted in all")
-    ap.add_argument("--shard-size", dest="shard_size", type=int, default=1000)
+    ap.add_argument("--shard-size", dest="shard_size", type=int, default=1000,
+                    help="rows a shard file (default 1000)")
     ap.add_argument("--worlds", type=int, default=6, help="worlds per labelled state")
     ap.add_argument("--phase", choices=PHASES, default="play",
                     help="the decisions labelled: card play (solver values) or the bidding "
@@ -986,7 +987,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--contracts", type=lambda t: t.split(","), default=list(CONTRACTS),
                     help="card play: label only these contracts, comma-separated, of "
                          f"{','.join(CONTRACTS)} (default all)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the deals, the play and the worlds; each shard its own "
+                         "stream from it (default 0)")
     ap.add_argument("--rules", dest="game", choices=sorted(LABELLED), default=None,
                     help="the game labelled (default volený); everything else per game -- "
                          "actions, observations, worlds, table robot -- is the registry's")
@@ -1008,7 +1011,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", choices=("process", "ray"), default="process",
                     help="where the jobs run: 'process' (this machine) or 'ray' (Ray actors)")
     add_ray_arguments(ap, "it goes on with fewer")
-    ap.add_argument("--no-progress", dest="progress", action="store_false")
+    ap.add_argument("--no-progress", dest="progress", action="store_false",
+                    help="no progress bar")
     args = ap.parse_args(argv)
     for name, lo in (("states", 1), ("shard_size", 1), ("worlds", 1), ("jobs", 1)):
         if getattr(args, name) < lo:

@@ -1167,7 +1167,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dry-run", action="store_true",
                     help="print the plan: stages, resolved references, equivalent commands")
     ap.add_argument("--plot", action="store_true", help="only redraw RUN/curve.png")
-    ap.add_argument("--no-progress", dest="progress", action="store_false")
+    ap.add_argument("--no-progress", dest="progress", action="store_false",
+                    help="no progress bars")
     args = ap.parse_args(argv)
     if args.until and args.only:
         ap.error("give --until or --only, not both")

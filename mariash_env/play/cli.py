@@ -176,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         return mod.main(argv[1:], prog=f"mariash {argv[0]}")
     ap = ArgumentParser(prog="mariash", description=__doc__,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=ArgumentParser,
+                            help="the command (mariash COMMAND --help: its options)")
     for name, text in RESEARCH.items():
         sub.add_parser(name, help=text, add_help=False)
     p = sub.add_parser("play", help="sit at the table with two robots")
