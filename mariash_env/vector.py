@@ -8,7 +8,7 @@ with a single numba-compiled call per :meth:`~VectorEnv.step`, in the style of p
 Every rule is the rules core's (:func:`~mariash_env.core.engine.legal_actions`,
 :func:`~mariash_env.core.engine.apply_action`,
 :func:`~mariash_env.core.engine.advance_partie`,
-:func:`~mariash_env.core.observe.encode`, ...); nothing is reimplemented here, so a
+:func:`~mariash_env.core.engine.encode_game`, ...); nothing is reimplemented here, so a
 game in the batch is move for move the game the AEC environment plays.
 
 Quick start
@@ -36,8 +36,8 @@ API
     With ``players=4`` (RULES.md §11.3) every row is a four-player partie: ``player`` is
     the player 0..3 to move (never the dealer, who sits out), ``rewards`` is
     ``float64[N, 4]`` (actor ``+3A``, the other three ``-A``) and ``obs`` the four-player
-    observation (float32[924], :mod:`mariash_env.core.observe4`), exactly as the AEC
-    environment ``mariash_env.env(players=4)`` plays it.
+    observation (float32[924], :mod:`mariash_env.games.voleny.observe4`), exactly as the
+    AEC environment ``mariash_env.env(players=4)`` plays it.
     ``observations=False`` skips the observation encoding (``Step.obs`` is ``None``),
     for search, self-play statistics or benchmarks that only need masks.
     ``parallel=True`` steps the games with numba ``prange`` threads (the results are
@@ -78,8 +78,8 @@ API
     The current player/mask/obs again, with zero rewards and flags (e.g. after
     :meth:`restore_states`).
 ``state() -> float32[N, STATE_OBS_SIZE]``
-    Perfect-information encodings (``encode(st, 0, out, True)``: seat 0's point of
-    view plus every hidden card), a fresh array.
+    Perfect-information encodings (``encode_game(st, rules, 0, out, True)``: seat 0's
+    point of view plus every hidden card), a fresh array.
 ``render_tables() -> list[str]``
     Every game's table as text, as the AEC environment's ``render_mode="ansi"`` writes it.
 ``copy_states() -> int32[N, STATE_SIZE]`` / ``restore_states(states)``
@@ -96,14 +96,16 @@ The ``Step`` record
 ``player`` int64[N]
     Absolute seat (0, 1, 2; at four the player 0..3) to move now in each game.
 ``obs`` float32[N, OBS_SIZE] or ``None``
-    That seat's observation (``encode(st, player, out, False)``; layout
-    ``mariash_env.core.observe.OBS_LAYOUT``).
+    That seat's observation (``encode_game(st, rules, player, out, False)``; layout
+    ``mariash_env.games.voleny.observe.OBS_LAYOUT``, licitovaný's
+    ``mariash_env.games.licitovany.observe.LOBS_LAYOUT``).
 ``mask`` int8[N, 115]
     Legal actions of that seat (1 = legal); a read-only view, since every step checks
     its actions against it.
 ``rewards`` float64[N, 3] (``[N, 4]`` at four)
     Groše paid to each *absolute* seat by a deal that ended in this step, else 0.
-    Zero-sum per row; exact (a payment stays far below 2**53, see ``core/settle.py``).
+    Zero-sum per row; exact (a payment stays far below 2**53, see
+    ``games/voleny/settle.py``).
 ``deal_done`` bool[N]
     A deal ended in this step; the game has already been advanced to the next deal.
 ``partie_done`` bool[N]

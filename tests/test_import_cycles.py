@@ -11,6 +11,7 @@ component of more than one module is a cycle and fails the test.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,3 +217,25 @@ def test_layer_check_sees_a_game_import(tmp_path):
         (tmp_path / p).mkdir()
     graph = import_graph(tmp_path)
     assert graph["mariash_env.core.flow"] == {"mariash_env.games.voleny.four"}
+
+
+def test_docstrings_name_the_moved_modules_not_their_old_paths():
+    """A docstring of the package names the module that holds the code (under games/),
+    not an old path kept as an alias (``core.observe``, ``core/settle.py``): vector.py
+    cited ``core.observe.encode``, ``core.observe4`` and ``core/settle.py``, two others
+    ``core.licit_games`` and ``core/settle.py``."""
+    modules = module_files()
+    old = sorted(m.rpartition(".")[2] for m, p in modules.items()
+                 if m.startswith("mariash_env.core.") and _alias(p))
+    assert {"observe", "observe4", "settle", "licit_games"} <= set(old), old
+    cited = re.compile(r"\bcore[./](?:" + "|".join(old) + r")\b")
+    bad = []
+    for m, path in modules.items():
+        if not m.startswith("mariash_env.") or _alias(path):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                 ast.AsyncFunctionDef)):
+                bad += [f"{m}.{getattr(node, 'name', '')}: {hit}"
+                        for hit in cited.findall(ast.get_docstring(node) or "")]
+    assert not bad, bad

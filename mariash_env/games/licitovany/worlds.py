@@ -377,7 +377,7 @@ def random_licit_position(seed: int, game: int | None = None, plays: int = 0,
     """A licitovaný deal in its card play, ``plays`` cards in, reached by random legal
     actions from a shuffled deck (for tests and benchmarks).
 
-    With ``game`` (1..12, ``core.licit_games``) only deals announcing that game count:
+    With ``game`` (1..12, ``games.licitovany.games``) only deals announcing that game count:
     the auction avoids bids above it and the actor announces it when it is legal; other
     deals are dealt again.  Fleks, trumps, helping suit, discards and cards are random.
     """

@@ -112,9 +112,9 @@ def deal_bounds(rules: Rules, level: int) -> DealBounds:
     """What each seat can win and lose in one deal, ``level`` the highest flek level
     (``m = 2^level``), and a bound on the deal's player decisions.
 
-    Amounts are ``A`` per defender (core/settle.py; RULES.md §9), the actor ``(n-1)A``
-    (``n`` the players: the dealer at four pays with the defence, §11.3), each capped by
-    ``payment_cap``.  A side has at most 90 card points and the four marriages 100
+    Amounts are ``A`` per defender (games/voleny/settle.py; RULES.md §9), the actor
+    ``(n-1)A`` (``n`` the players: the dealer at four pays with the defence, §11.3),
+    each capped by ``payment_cap``.  A side has at most 90 card points and the four marriages 100
     (trumps 40).  Only forehand plays a suit game (§4); betl and durch anyone.  Every bet
     of a deal can reach ``level`` (§5.3: the defence fleks in its first round what it
     announces there in the next but one).
