@@ -471,6 +471,15 @@ def test_announced_seven_waits_for_the_last_trick():
     assert plays(g) == set() and g.deal_over  # the seven went to trick 10 legally
 
 
+def test_s6_announced_seven_waits_in_hearts_too():
+    """§6, §12: the announced seven's restriction binds whatever the trump suit, hearts
+    (suit 0) included: D004 with acorns and hearts exchanged."""
+    g = suit_game(**D004, announce="sedma", suits=HEARTS)
+    assert "7h" not in plays(g) and "Ah" in plays(g)  # leading
+    g = suit_game(**D004, suits=HEARTS)  # hra: no seven bet, no restriction
+    assert "7h" in plays(g)
+
+
 @pytest.mark.parametrize("killed, worth", [(2, 2), (3, 3)])
 def test_announced_seven_forced_early_is_lost(killed, worth):
     # F2: the actor's only trump is its seven; m wins trick 1 and leads a trump.
@@ -684,6 +693,19 @@ def test_defender_lay_down_effect():
     line(bets, "game", False, 1, -2)  # hra lost at flek; 90 < 100: no silent hundred
     line(bets, "silent_seven", True, 1, -1)
     assert bets["silent_seven"]["owner"] == "defence"
+
+
+def test_s8_lay_down_ends_the_deal_at_once_no_card_played():
+    """§8 Effect: the deal is settled at once: nobody is to move after a lay-down and no
+    card goes to the trick (trick 2 stays unled, the tricks taken are trick 1's)."""
+    g = suit_game(**N2)
+    play(g, N2_T1)
+    before = [int(g.st[S.TRICKS + i]) for i in range(30)]
+    g.step("lay_down")
+    assert g.deal_over and g.to_move == -1 and g.legal_labels() == []
+    assert int(g.st[S.TRICK_N]) == 0 and int(g.st[S.TLEAD + 1]) == -1
+    assert [int(g.st[S.TRICKS + i]) for i in range(30)] == before
+    assert int(g.st[S.CLAIMER]) == M
 
 
 def test_defender_lay_down_counts_held_marriages_silent_hundred():
