@@ -729,6 +729,7 @@ def test_every_legal_set_matches_the_state_machine():
                     follow = set(codes_of(follow_cards(g.st, seat)))
                     want = m.legal(seat, follow, int(g.st[S.TRICK_NO]) + 1)
                     assert set(g.legal_labels()) == want, (m.phase, seat, g.history)
+                    assert set(g.legal_mask().tolist()) <= {0, 1}  # INTERFACE: 1 = legal
                     labs = sorted(want)
                     lab = labs[rng.integers(len(labs))]
                     g.step(lab)

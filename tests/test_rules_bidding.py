@@ -1210,6 +1210,7 @@ def _check_random_deal(seed):
     lim = 99 if max_flek is None else max_flek
     while not g.deal_over:
         ph, seat, labs = g.phase_name, g.to_move, g.legal_labels()
+        assert set(g.legal_mask().tolist()) <= {0, 1}  # INTERFACE: int8, 1 = legal
         assert hand(g, seat) == hands[seat] or ph == "play"
         if ph == "trump":
             assert seat == f and set(labs) == {f"trump:{c}" for c in deck[:7]} | {"trump:blind"}
