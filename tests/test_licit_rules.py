@@ -665,6 +665,24 @@ def test_s6_show_left_defender_example_7():
     check_payments(s, -60, ACTOR)
 
 
+def test_s6_show_ends_the_deal_nothing_raised():
+    """L§6: ``show`` ends the deal unplayed: nobody moves, no component is raised by it
+    (the flek levels and this turn's raises stay as they were) and the record is whole."""
+    from mariash_env.core import state as S
+    from mariash_env.core.validate import check_record
+
+    g = licit_game(SHOW_R)
+    to_show(g)
+    play(g, ["good"])
+    before = g.st.copy()
+    play(g, ["show"])
+    assert g.deal_over and g.to_move == -1 and g.legal_labels() == []
+    for f in (S.BET_LEVEL, S.BET_SEAT, S.RAISED_BY):
+        assert list(g.st[f:f + 4]) == list(before[f:f + 4])
+    assert g.st[S.RAISED_RND] == before[S.RAISED_RND] == 0
+    check_record(g.st, g.rv)
+
+
 def test_s6_show_lepsi_costs_90():
     """L§6: lepší dvě sedmy shown: 90 per defender."""
     g = licit_game(SHOW_H)
@@ -1146,6 +1164,44 @@ def test_s9_laid_suit_game_hundred_transfer():
     assert points(s)[:2] == (90, 60) and amounts(s) == {"hundred": (3, True, 192)}
     assert s["laid"] and s["laid_transfer"] == {"payer": L, "amount": 384}
     assert s["payments"][ACTOR] == 384 and s["payments"][L] == -384 and s["payments"][R] == 0
+
+
+def test_s9_laid_non_case_a_defender_holds_a_trump():
+    """L§9 Laid (a), suit games: no defender may hold a trump, even one below all of the
+    actor's.  TOP with the dealer's Al and the actor's 7a exchanged: every card the actor
+    keeps is on top of its suit, but R holds 7a: not laid, so L's flek and tutti make no
+    transfer and both defenders pay."""
+    tr = {"7a": "Al", "Al": "7a"}
+    g = licit_game([tr.get(c, c) for c in TOP])
+    lone(g, "sto")
+    play(g, ["game:sto", "trump:a", "discard:8a", "discard:9a"])
+    assert "7a" in hand(g, R)
+    play(g, ["flek:hundred", "good", "good", "flek:hundred", "good", "flek:hundred", "good",
+             "good", "good", "good"])
+    s = play_out(g)
+    assert not s["laid"] and "laid_transfer" not in s
+    assert s["amount"] > 0 and s["payments"][L] == s["payments"][R] == -s["amount"]
+
+
+def test_s9_laid_non_case_a_hundred_without_a_marriage():
+    """L§9 Laid (a): "with a hundred he holds a K+Q of one suit".  The actor keeps every
+    trump but Qa, which he discards, and the top bells and leaves: no defender holds a
+    trump, each of his cards is on top of its suit, but without a marriage the stovka is
+    not laid (and is lost: 90 card points at most; the defence's marriages h, b, l are
+    60: 4·8·(10 + 60)/10 = 224)."""
+    g = licit_game(licit_deck(["7a", "8a", "9a", "Ta", "Ja", "Qa", "Ka", "Aa", "Ab", "Tb"],
+                              ["8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah", "7b", "8b", "9b"],
+                              ["Jb", "Qb", "Kb", "7l", "8l", "9l", "Tl", "Jl", "Ql", "Kl"],
+                              ["Al", "7h"]))
+    lone(g, "sto")
+    play(g, ["game:sto", "trump:a", "discard:Qa", "discard:7h"])
+    play(g, ["flek:hundred", "good", "good", "flek:hundred", "good", "flek:hundred", "good",
+             "good", "good", "good"])
+    s = play_out(g)
+    assert not s["laid"] and "laid_transfer" not in s
+    assert points(s)[:2] == (90, 0) and points(s)[4] == 60
+    assert amounts(s) == {"hundred": (3, False, -224)}
+    check_payments(s, -224, ACTOR)
 
 
 def test_s9_laid_non_case_two_defenders_fleked():
