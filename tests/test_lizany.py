@@ -235,6 +235,18 @@ def test_last_trick_10_and_reward_1():
     assert g.over and g.points == [30 + 10 + 10, 40] and g.rewards == (1, -1)
 
 
+def test_no_card_is_legal_once_the_deal_is_over():
+    """After the 16th trick nobody plays: no legal card for the seat the record names to
+    move (the last trick's winner) nor for the other."""
+    g = position("Ah", "7h", None)
+    g.to_move = 0
+    g.play("play:Ah")
+    g.play("play:7h")
+    assert g.over and g.to_move == 0
+    assert g.legal_cards() == g.legal_cards(0) == g.legal_cards(1) == 0
+    assert g.legal_labels() == [] and not g.legal_mask().any()
+
+
 def test_reward_2_when_the_loser_took_no_trick_and_marriages_count():
     g = position("Ah", "7h", None)
     g.to_move, g.points, g.tricks, g.marriages = 0, [80, 0], [15, 0], [0, 20]
@@ -503,6 +515,8 @@ def test_a_seat_buffer_or_field_out_of_range_is_refused_not_read():
             call()
     for deck, says in ((np.arange(3), "holds the 32 cards"),
                        (np.full(32, 10**6), "not a card 0..31"),
+                       (np.r_[32, 1:32], "not a card 0..31"),  # the bounds themselves
+                       (np.r_[-1, 1:32], "not a card 0..31"),
                        (np.zeros(32, np.int64), "a card twice")):
         with pytest.raises(ValueError, match=says):
             C.new_deal(g.st, deck)
