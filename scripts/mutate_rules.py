@@ -13,6 +13,15 @@ broken") is checked by the survivors being equivalent ones only.
     python -m scripts.mutate_rules --list --group core    # the mutants, nothing run
     python -m scripts.mutate_rules --rerun out.json --tests tests/test_properties.py
                                                           # the survivors of a run again
+    python -m scripts.mutate_rules --group licitovany --ids ID... --deselect NEW_TEST
+                                                          # do the old tests catch it?
+
+The audit as run (a group at a time; its mutants drawn in a random order, so that a run
+stopped by ``--max-seconds`` is a random sample; about two hours in all on two shared
+cores), then ``--ops int`` the same way for a few minutes a group::
+
+    python -m scripts.mutate_rules --group voleny --ops cmp,boolop,bool,guard,minmax,not \
+        --sample 100000 --seed 1 --max-seconds 1500 --timeout 150 --json voleny.json
 
 Mutation operators (``--ops``, the default all but ``arith`` and ``bitop``), written with
 the stdlib :mod:`ast` (the mutated node re-written with :func:`ast.unparse` in place of its
@@ -147,8 +156,83 @@ SKIP_FUNCTIONS = r"^(_?check_|_check_record$|encode$|observe_into$)"
 """Functions not mutated unless ``--all-functions``: the buffers' and records' checks
 (their tests are the hardening suites') and lízaný's observation encoder."""
 
-EQUIVALENT: dict[str, str] = {}
-"""Survivors judged equivalent (mutant id -> why the behaviour cannot change)."""
+_V, _L, _Z = ("mariash_env/games/voleny/", "mariash_env/games/licitovany/",
+              "mariash_env/games/lizany/")
+_EARLY_EXIT = "an early exit: the code after it returns the same"
+EQUIVALENT: dict[str, str] = {
+    # core
+    "mariash_env/core/tricks.py::_follow_rule::guard::0":
+        "already trumped: a led-suit card never beats the trump (ABOVE_* hold one suit), so "
+        "`follow & above` is 0 and the fall-through returns `follow` too",
+    "mariash_env/core/tricks.py::_follow_rule::cmp::1":
+        "as _follow_rule::guard::0: with hearts trumps the fall-through returns `follow` too",
+    "mariash_env/core/tricks.py::tricks_begun::minmax::0":
+        "the walk stops at the first trick not led (trick_cards 0) and reads trick 10 of a "
+        "finished deal as not begun (t == TRICK_NO, TRICK_N 0)",
+    "mariash_env/core/tricks.py::trick_cards::guard::0":
+        "the trick not yet led is the current one, whose TRICK_N is 0",
+    "mariash_env/core/tricks.py::cards_played::guard::0":
+        "tricks are led in order: after one not led every later one counts 0",
+    "mariash_env/core/play.py::play_card::boolop::0":
+        "SEVEN_TRICK is set only by a trump seven (trump >= 0): without trumps it is -1",
+    "mariash_env/core/play.py::legal_cards::cmp::1":
+        "in trick 10 every seat holds one card: the restriction cannot bite",
+    "mariash_env/core/play.py::side_marriages::cmp::3":
+        "marriage orders are distinct (NMARR counts them): < and <= agree",
+    "mariash_env/core/play.py::side_marriages::cmp::4": "as side_marriages::cmp::3",
+    "mariash_env/core/deal.py::gathered_deck::cmp::7":
+        "a card code of a state the rules made is 0..31, never 32 (a corrupted record's "
+        "branch)",
+    "mariash_env/core/deal.py::gathered_deck::cmp::10":
+        "only a corrupted record reaches the repair loop (its tests: the hardening suites)",
+    # volený
+    _V + "laydown.py::can_lay_down::bool::1":
+        "a seat on lead at a trick's start in play holds a card (the deal ends after trick "
+        "10)",
+    _V + "laydown.py::can_lay_down::guard::1": "as can_lay_down::bool::1",
+    _V + "laydown.py::can_lay_down::bool::7":
+        "a betl's actor leads only trick 1, holding 10 cards of two suits or more, which miss "
+        "6 cards or more, beyond his talon's 2: some suit always has an outstanding card",
+    _V + "laydown.py::can_lay_down::bool::10":
+        "play always has a contract (suit, betl or durch)",
+    _V + "laydown.py::can_lay_down::boolop::0":
+        "the seat asked is the seat to move: at a trick's start the leader, in a begun "
+        "trick never the leader",
+    _V + "laydown.py::_hundred_withheld::cmp::2":
+        _EARLY_EXIT + ": once the hundred side's first marriage is fixed every candidate "
+        "lay-down pays the same",
+    _V + "laydown.py::_hundred_withheld::guard::1": "as _hundred_withheld::cmp::2",
+    # licitovaný
+    _L + "phases.py::reserved_sevens::boolop::0":
+        "called in the discard and play phases only: a suit game has its trumps there, "
+        "betl and durch none (-1)",
+    _L + "phases.py::reserved_sevens::boolop::1":
+        "LIC_HELP is -1 outside two sevens and chosen before the discards in two sevens",
+    _L + "phases.py::laid_payer::boolop::0":
+        "every raise to a level 1..15 records its seat, and odd levels are the defenders' "
+        "(§6): s is never -1 nor the actor",
+    _L + "phases.py::laid_payer::guard::1": "as laid_payer::boolop::0",
+    _L + "phases.py::licit_cards::guard::1": _EARLY_EXIT + " (nothing early, legal itself)",
+    _L + "phases.py::legal_licit::boolop::0":
+        "a deal ends through end_deal: phase done and nobody to move together",
+    _L + "phases.py::legal_licit::guard::0": "no phase branch matches PH_DONE",
+    _L + "phases.py::legal_licit::int::7": "as legal_licit::boolop::0",
+    _L + "settle.py::_played_lines::cmp::9":
+        "Pa + Pd is an odd multiple of ten (§8): never a tie",
+    _L + "settle.py::_played_lines::cmp::7":
+        "the defence's first marriage (SIDE_FIRST + 1) is stored but nothing reads it in "
+        "licitovaný (no hundred against, §3; the record lists the actor's only)",
+    _L + "settle.py::_played_lines::cmp::8": "as _played_lines::cmp::7",
+    _L + "settle.py::settle_licit::int::33":
+        "with no actor (no bid) every amount is 0: the write before PAY puts 0 where 0 is",
+    # lízaný
+    _Z + "core.py::legal_cards::guard::0":
+        "a finished deal's hands are empty (32 cards in 16 tricks): the hand returned is 0",
+}
+"""Survivors judged equivalent (mutant id -> why the behaviour cannot change for a state
+the rules make): reported as ``equivalent``.  Mutants of the ``apply_*`` dispatch and the
+flek turns that make random play loop end as ``timeout``: the suite hangs, which a CI time
+limit catches."""
 
 _REPORT_PLUGIN = '''\
 """Written by scripts/mutate_rules.py: the failing tests' ids, one a line."""
@@ -522,6 +606,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--tests", nargs="+",
                    help="pytest selection to run per mutant (with --files: required; else "
                         "replaces the groups' own)")
+    p.add_argument("--deselect", nargs="+", default=[], metavar="NODEID",
+                   help="tests left out of every run (beside ALWAYS_DESELECT): e.g. a new "
+                        "test, to see whether the old ones catch a mutant")
     p.add_argument("--function", help="only mutants in functions whose name matches this "
                                       "regular expression")
     p.add_argument("--all-functions", action="store_true",
@@ -535,7 +622,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--sample", type=_positive(int), help="run N mutants drawn at random")
     p.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     p.add_argument("--max-seconds", type=_positive(float),
-                   help="start no mutant after this many seconds (the results so far stand)")
+                   help="start no mutant once the mutants' runs took this many seconds in "
+                        "all (the baselines not counted; the results so far stand)")
     p.add_argument("--timeout", type=_positive(float),
                    help="seconds a mutant's run may take (default 3x the baseline, >= 60)")
     p.add_argument("--nice", type=int, default=10, help="niceness of the runs (default 10)")
@@ -628,6 +716,7 @@ def main(argv: list[str] | None = None) -> int:
                                "groups": {}, "mutants": []}
     every: list[Mutant] = []
     t_start = time.monotonic()
+    spent = 0.0  # the mutants' runs (--max-seconds)
     with scratch_copy(ROOT) as copy:
         originals = {rel: (copy / rel).read_text(encoding="utf-8")
                      for spec in groups.values() for rel in spec["files"]}
@@ -635,7 +724,7 @@ def main(argv: list[str] | None = None) -> int:
             if not ms:
                 continue
             runner = Runner(copy, groups[g]["tests"], a.nice, a.jit,
-                            deselect=list(ALWAYS_DESELECT))
+                            deselect=[*ALWAYS_DESELECT, *a.deselect])
             runner.check_imports_copy()
             outcome, secs, failing = runner.run(first_failure=False, timeout=None)
             if outcome == "error":
@@ -652,12 +741,14 @@ def main(argv: list[str] | None = None) -> int:
                                     "deselected": list(runner.deselect),
                                     "mutants": len(ms)}
             for i, m in enumerate(ms, 1):
-                if a.max_seconds and time.monotonic() - t_start > a.max_seconds:
+                if a.max_seconds and spent > a.max_seconds:
                     print(f"[{g}] --max-seconds reached: {len(ms) - i + 1} mutants not run",
                           flush=True)
                     results["groups"][g]["not_run"] = len(ms) - i + 1
                     break
+                t0 = time.monotonic()
                 run_mutant(runner, copy, m, originals, timeout)
+                spent += time.monotonic() - t0
                 every.append(m)
                 if not a.quiet:
                     by = f" ({m.killed_by})" if m.status == "killed" else ""
