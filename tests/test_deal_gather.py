@@ -73,3 +73,13 @@ def test_gathered_deck_stays_a_permutation_of_a_corrupted_state():
         st[S.CLAIMER] = rng.integers(-1, 3)
         st[S.POS:S.POS + 32] = rng.integers(-5, 40, 32)
         assert sorted(gathered_deck(st).tolist()) == list(range(32))
+    # 32 cards gathered, one of them the code 32 in card 0's place: no card, so the deck is
+    # repaired (a 32 taken for card 0, 32 & 31, would pass as a whole deck)
+    st = base[0].copy()
+    seat = next(s for s in range(3) if S.getm(st, S.HAND + s) & 1)
+    hand = int(S.getm(st, S.HAND + seat))
+    a, b = [c for c in range(1, 32) if hand >> c & 1][:2]
+    S.setm(st, S.HAND + seat, hand & ~(1 | 1 << a | 1 << b))
+    st[S.TRICKS:S.TRICKS + 3] = [32, a, b]
+    st[S.TWIN] = seat
+    assert sorted(gathered_deck(st).tolist()) == list(range(32))
