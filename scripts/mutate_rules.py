@@ -20,8 +20,10 @@ The audit as run (a group at a time; its mutants drawn in a random order, so tha
 stopped by ``--max-seconds`` is a random sample; about two hours in all on two shared
 cores), then ``--ops int`` the same way for a few minutes a group::
 
-    python -m scripts.mutate_rules --group voleny --ops cmp,boolop,bool,guard,minmax,not \
+    python -m scripts.mutate_rules --group voleny --ops cmp,boolop,bool,guard,minmax,not \\
         --sample 100000 --seed 1 --max-seconds 1500 --timeout 150 --json voleny.json
+
+and the same with ``--skip-done voleny.json --json voleny2.json`` goes on where it stopped.
 
 Mutation operators (``--ops``, the default all but ``arith`` and ``bitop``), written with
 the stdlib :mod:`ast` (the mutated node re-written with :func:`ast.unparse` in place of its
@@ -612,6 +614,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--ids", nargs="+", help="only these mutant ids")
     p.add_argument("--rerun", type=Path, metavar="JSON",
                    help="only the survivors (and timeouts) of an earlier --json")
+    p.add_argument("--skip-done", nargs="+", type=Path, default=[], metavar="JSON",
+                   help="leave out the mutants these earlier --json files hold (go on with "
+                        "an audit stopped by --max-seconds)")
     p.add_argument("--ops", type=_ops, default=DEFAULT_OPS,
                    help=f"comma list of operators (default {','.join(DEFAULT_OPS)}; "
                         f"all: {','.join(ALL_OPS)})")
@@ -637,8 +642,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for f in (a.files or []) + (a.tests or []):
         if not (ROOT / f.split("::")[0]).exists():
             p.error(f"no such file in the repository: {f}")
-    if a.rerun is not None and not a.rerun.is_file():
-        p.error(f"--rerun: no such file: {a.rerun}")
+    for f in ([a.rerun] if a.rerun is not None else []) + a.skip_done:
+        if not f.is_file():
+            p.error(f"no such file: {f}")
     return a
 
 
@@ -666,8 +672,13 @@ def _select(a: argparse.Namespace, groups: dict[str, Any]) -> dict[str, list[Mut
         old = jsonio.loads(a.rerun.read_text(encoding="utf-8"))
         again = {m["id"] for m in old["mutants"] if m["status"] in ("survived", "timeout")}
         keep = again if keep is None else keep & again
+    done: set[str] = set()
+    for f in a.skip_done:
+        from mariash_env import jsonio
+
+        done |= {m["id"] for m in jsonio.loads(f.read_text(encoding="utf-8"))["mutants"]}
     for g in by_group:
-        ms = by_group[g]
+        ms = [m for m in by_group[g] if m.id not in done]
         if keep is not None:
             ms = [m for m in ms if m.id in keep]
         if a.function:
