@@ -124,6 +124,9 @@ def test_a_frozen_robot_needs_its_share():
     (["--robot", "strong", "--game", "lizany=net"], "--game 'lizany=net' picks the robots"),
     (["--table", "--robot", "table"], "--table measures the robots that --game names"),
     (["--table", "--endgame", "3"], "--table measures the robots that --game names"),
+    # --table plays the games of --game: a --rules was ignored, at any value
+    (["--table", "--rules", "lizany"], "--table plays the games that --game names"),
+    (["--table", "--rules", "voleny"], "--table plays the games that --game names"),
     (["--robot", "table", "--endgame", "2", "--rules", "lizany"], "are not its options"),
     (["--robot", "table", "--endgame", "2", "--exploiter", "random"], "are not its options"),
     (["--robot", "table", "--endgame", "2", "--num-envs", "64"], "are not its options"),

@@ -753,6 +753,9 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
     if args.table and (args.robot or args.endgame):
         fail("--table measures the robots that --game names; give --robot or --endgame "
              "without --table (one robot's run)")
+    if args.table and args.rules is not None:
+        fail(f"--rules {args.rules!r} picks the game of one robot's run; --table plays the "
+             "games that --game names (default every game)")
     if not args.table and args.game:
         fail(f"--game {args.game[0]!r} picks the robots of --table; one robot's run takes "
              "--robot ROBOT and --rules GAME")
