@@ -573,18 +573,6 @@ def run_mutant(runner: Runner, copy: Path, m: Mutant, originals: dict[str, str],
 # --- the command line ---------------------------------------------------------------------
 
 
-def _positive(kind: type) -> Any:
-    def parse(s: str) -> Any:
-        try:
-            v = kind(s)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {s!r}") from None
-        if v <= 0:
-            raise argparse.ArgumentTypeError(f"expected a number above 0, got {s!r}")
-        return v
-    return parse
-
-
 def _ops(s: str) -> tuple[str, ...]:
     ops = tuple(x.strip() for x in s.split(",") if x.strip())
     bad = [o for o in ops if o not in ALL_OPS]
@@ -595,7 +583,9 @@ def _ops(s: str) -> tuple[str, ...]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+    from mariash_env.cli import ArgumentParser, positive  # one error: line, exit 2
+
+    p = ArgumentParser(
         prog="python -m scripts.mutate_rules",
         description="Mutation audit of the rules core (see the module docstring).")
     p.add_argument("--group", action="append", choices=sorted(PLAN),
@@ -620,12 +610,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--ops", type=_ops, default=DEFAULT_OPS,
                    help=f"comma list of operators (default {','.join(DEFAULT_OPS)}; "
                         f"all: {','.join(ALL_OPS)})")
-    p.add_argument("--sample", type=_positive(int), help="run N mutants drawn at random")
+    p.add_argument("--sample", type=positive(int), help="run N mutants drawn at random")
     p.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
-    p.add_argument("--max-seconds", type=_positive(float),
+    p.add_argument("--max-seconds", type=positive(float),
                    help="start no mutant once the mutants' runs took this many seconds in "
                         "all (the baselines not counted; the results so far stand)")
-    p.add_argument("--timeout", type=_positive(float),
+    p.add_argument("--timeout", type=positive(float),
                    help="seconds a mutant's run may take (default 3x the baseline, >= 60)")
     p.add_argument("--nice", type=int, default=10, help="niceness of the runs (default 10)")
     p.add_argument("--jit", action="store_true",
