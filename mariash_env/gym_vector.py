@@ -374,9 +374,10 @@ class GymVectorEnv(gym.vector.VectorEnv):
         """Gymnasium's ``VectorEnv.get_attr``: ``name``'s value in every game, a tuple of
         one a game: a rule option (``"deals"``, ``"tariff"``, ...: the same in every game),
         ``"seat"`` (the seat to move, as ``infos["seat"]``), ``"deal_no"`` (the deal being
-        played, 0-based within its partie), a name :meth:`set_attr` gave values, or
-        ``"action_masks"`` called (as ``SyncVectorEnv.get_attr`` calls a method);
-        ``AttributeError`` naming what there is otherwise."""
+        played, 0-based within its partie), ``"render_mode"`` (the batch's), a name
+        :meth:`set_attr` gave values, or ``"action_masks"`` called (as
+        ``SyncVectorEnv.get_attr`` calls a method); ``AttributeError`` naming what there
+        is otherwise."""
         return self.call(name)
 
     def set_attr(self, name: str, values: Any) -> None:
@@ -418,7 +419,10 @@ class GymVectorEnv(gym.vector.VectorEnv):
             return tuple((step.player if name == "seat" else step.deal_no).tolist())
         if name in self._game_attrs:
             return self._game_attrs[name]
-        known = [*options, *self._STATE_NAMES, *self._METHOD_NAMES, *self._game_attrs]
+        if name == "render_mode":  # the batch's, each game's as SyncVectorEnv answers it
+            return (self.render_mode,) * self.num_envs
+        known = [*options, *self._STATE_NAMES, *self._METHOD_NAMES, "render_mode",
+                 *self._game_attrs]
         raise AttributeError(f"no per-game attribute {name!r}: the games have {known} "
                              "(rule options, state, set_attr's names)")
 

@@ -439,6 +439,9 @@ def test_render_gives_each_games_table(rules, capsys):
 
     env = GymVectorEnv(2, render_mode="ansi", **rules)
     assert env.render_mode == "ansi" and env.metadata["render_modes"] == ["ansi", "human"]
+    # each game's render mode, as SyncVectorEnv's get_attr answers it (it was refused)
+    assert env.get_attr("render_mode") == ("ansi", "ansi")
+    assert GymVectorEnv(2, **rules).get_attr("render_mode") == (None, None)
     with pytest.raises(RuntimeError, match="reset"):
         env.render()
     _, info = env.reset(seed=7)
