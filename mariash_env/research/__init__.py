@@ -14,6 +14,12 @@ from ..cli import fail, path_error
 from ..extras import MissingExtraError
 
 
+def folder_name(s: str) -> str:
+    """``s`` in a folder's name: its letters, digits and ``._-``, ``_`` for every other
+    character (a ladder pair's robots, a best-response run's robot)."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in s)
+
+
 class PartialRunError(RuntimeError):
     """A run stopped part-way (a robot or the disk failed): what finished is kept on disk,
     and the same command resumes from there."""

@@ -71,7 +71,7 @@ from ..cli import (
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
 from ..textfile import read_text
-from . import parse_page_args, run_command
+from . import folder_name, parse_page_args, run_command
 
 ROLES = ("actor", "defender", "no game")
 SELECT_SEED = 7_000_003  # the decks that choose between the trained exploiter and its start
@@ -645,7 +645,7 @@ def _slug(spec: str) -> str:
     """``spec`` as a folder name: its letters, digits and ``-_.``, ``_`` for the others
     (none at either end).  Lossy: ``onnx:a/b.onnx`` and ``onnx:a_b.onnx`` have one
     (:func:`run_folder` tells them apart)."""
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in spec).strip("_")
+    return folder_name(spec).strip("_")
 
 
 def run_folder(parent: Path, spec: str) -> Path:

@@ -59,7 +59,7 @@ from ..cli import ArgumentParser, add_ray_arguments, doing, fail, nonnegative, p
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
 from ..pools import jobs_above_cores
-from . import PartialRunError, parse_page_args, run_command
+from . import PartialRunError, folder_name, parse_page_args, run_command
 
 MAX_JOBS = 256
 ELO = 400.0 / math.log(10.0)  # natural-log strengths to Elo points
@@ -261,11 +261,8 @@ class Pair:
     def folder(self, matches: Path) -> Path:
         """``MATCHES/GAME/A--B``: A and B the robots' names (``names``), each character
         but a letter, a digit and ``._-`` written ``_``."""
-        def safe(s: str) -> str:
-            return "".join(c if c.isalnum() or c in "._-" else "_" for c in s)
-
         a, b = self.names or (short_name(self.a), short_name(self.b))
-        return matches / self.game / f"{safe(a)}--{safe(b)}"
+        return matches / self.game / f"{folder_name(a)}--{folder_name(b)}"
 
 
 def check_folders(pairs: Sequence[Pair]) -> None:
