@@ -43,12 +43,16 @@ class NotUtf8Error(UnicodeDecodeError):
                 f"{bad!r}): expected a file encoded in UTF-8")
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """The text of the file at ``path``, decoded as UTF-8 with its line ends as
-    ``Path.read_text`` gives them (``\\r\\n`` and ``\\r`` as ``\\n``), without a
-    byte-order mark at its start: OSError where it cannot be read, :class:`NotUtf8Error`
-    where it is not UTF-8 (its byte counted on its line without the mark, as an editor
-    shows it)."""
+def read_text(path: str | os.PathLike, newline: str | None = None) -> str:
+    """The text of the file at ``path``, decoded as UTF-8 without a byte-order mark at its
+    start: OSError where it cannot be read, :class:`NotUtf8Error` where it is not UTF-8
+    (its byte counted on its line without the mark, as an editor shows it).  ``newline``
+    as ``open``'s: None gives the line ends as ``Path.read_text`` does (``\\r\\n`` and
+    ``\\r`` as ``\\n``), ``""`` keeps them as written (what the ``csv`` module reads: a
+    quoted field's ``\\r\\n`` is the field's own)."""
+    if newline not in (None, ""):
+        raise ValueError(f"newline={newline!r}: expected None (line ends as \\n) or '' "
+                         "(as written)")
     with open(path, "rb") as f:
         data = f.read()
     if data.startswith(codecs.BOM_UTF8):  # "UTF-8 with BOM": the same text
@@ -59,4 +63,4 @@ def read_text(path: str | os.PathLike) -> str:
         start = data.rfind(b"\n", 0, e.start) + 1
         raise NotUtf8Error(e, data.count(b"\n", 0, e.start) + 1, e.start - start + 1) \
             from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return text if newline == "" else text.replace("\r\n", "\n").replace("\r", "\n")

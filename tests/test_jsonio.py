@@ -353,6 +353,43 @@ def test_a_byte_order_mark_is_read_as_the_file_without_it(tmp_path):
     assert read_csv(log) == [{"iteration": "2", "opponent": "random"}]
 
 
+def test_a_quoted_csv_field_is_read_back_as_written(tmp_path):
+    """A quoted field holding a line end (``\\r\\n``, ``\\r``, ``\\n``) written by the
+    project's CSV writers came back with ``\\r\\n`` and ``\\r`` as ``\\n``: the readers
+    read the file with read_text's line ends folded, where the ``csv`` module needs the
+    text as written (``newline=""``).  A run's log (CsvLog -> read_csv) and the
+    best-response table (write_table -> read_table_csv) round-trip such a field."""
+    from mariash_env import textfile
+    from mariash_env.research import best_response as B
+
+    path = tmp_path / "t.txt"
+    path.write_bytes(b"\xef\xbb\xbfa\r\nb\rc\n")
+    assert textfile.read_text(path) == "a\nb\nc\n"
+    assert textfile.read_text(path, newline="") == "a\r\nb\rc\n"
+    with pytest.raises(ValueError, match=r"newline='\\n': expected None"):
+        textfile.read_text(path, newline="\n")
+
+    rows = B.read_table_csv(ROOT / "docs" / "best_response.csv")
+    rows[0]["roles"] = "actor +1.00;\r\ndefender\r+0.50\nno game +0.00"
+    B.write_table(rows, tmp_path / "br", "mariash best-response --table", plot=False)
+    assert B.read_table_csv(tmp_path / "br" / "best_response.csv") == rows
+
+    pytest.importorskip("torch")
+    from training.logs import CsvLog, read_csv
+
+    log = tmp_path / "eval.csv"
+    fields = ["iteration", "opponent", "note"]
+    written = [{"iteration": "1", "opponent": "x\r\ny", "note": "p\rq"},
+               {"iteration": "2", "opponent": "1\n2", "note": 'a "quoted", text'}]
+    w = CsvLog(log, fields)
+    for row in written:
+        w.write(row)
+    w.close()
+    assert read_csv(log) == written
+    CsvLog(log, fields, keep_until=1).close()  # --resume's rewrite reads and writes it
+    assert read_csv(log) == written[:1]
+
+
 def test_the_readers_errors_pickle_as_they_were(tmp_path):
     """A reader's error sent back from a worker process (a pickled copy) says what it said:
     DuplicateKeyError's copy was built from its message as the key ("the key "the key 'a'

@@ -93,11 +93,12 @@ def read_csv(path: Path) -> list[dict[str, str]]:
     """The rows of the CSV file at ``path`` as dicts (none when there is no file): a
     run's log, and the pipeline's ``gates.csv``.  LogError naming the file where it is not
     UTF-8 text (:func:`mariash_env.textfile.read_text`), OSError where it cannot be
-    read."""
+    read.  A quoted field is kept as written (its ``\\r\\n`` or ``\\r`` too: the text is
+    read with ``newline=""``, as the ``csv`` module requires)."""
     if not path.exists():
         return []
     try:
-        text = read_text(path)
+        text = read_text(path, newline="")
     except NotUtf8Error as e:  # a bare UnicodeDecodeError before
         raise LogError(f"{path}: {e}") from None
     return list(csv.DictReader(io.StringIO(text, newline="")))

@@ -498,7 +498,7 @@ def read_table_csv(path: str | Path) -> list[dict[str, Any]]:
     line and column where it is not what :func:`write_table` writes."""
     what = "a best_response.csv (written by mariash best-response --table)"
     try:
-        reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+        reader = csv.DictReader(io.StringIO(read_text(path, newline=""), newline=""))
         head = reader.fieldnames or []
         numbered = [(reader.line_num, r) for r in reader]  # a row's line: its last
     except OSError as e:
