@@ -169,8 +169,14 @@ def _repeated_at(text: str, **kw: Any) -> int | None:
 def load(fp: IO[str] | IO[bytes], **kw: Any) -> Any:
     """``json.load(fp, **kw)`` refusing an object that names a key twice, as
     :func:`loads`; its :class:`DuplicateKeyError` names the line where the key is named
-    the second time (and :class:`NestingError` where it is nested too deeply)."""
+    the second time (and :class:`NestingError` where it is nested too deeply).  A
+    byte-order mark first is not part of the file's JSON, read from a text stream (a file
+    saved "UTF-8 with BOM" and opened with ``open(path)``: U+FEFF, which ``json`` refuses)
+    as from a binary one (which ``json`` reads without it), as :func:`read` and
+    :func:`mariash_env.textfile.read_text` leave it out."""
     text = fp.read()
+    if isinstance(text, str) and text.startswith("\ufeff"):
+        text = text[1:]
     try:
         return loads(text, **kw)
     except DuplicateKeyError as e:

@@ -659,14 +659,14 @@ def _select(a: argparse.Namespace, groups: dict[str, Any]) -> dict[str, list[Mut
     if a.rerun is not None:
         from mariash_env import jsonio
 
-        old = jsonio.loads(a.rerun.read_text(encoding="utf-8"))
+        old = jsonio.read(a.rerun)
         again = {m["id"] for m in old["mutants"] if m["status"] in ("survived", "timeout")}
         keep = again if keep is None else keep & again
     done: set[str] = set()
     for f in a.skip_done:
         from mariash_env import jsonio
 
-        done |= {m["id"] for m in jsonio.loads(f.read_text(encoding="utf-8"))["mutants"]}
+        done |= {m["id"] for m in jsonio.read(f)["mutants"]}
     for g in by_group:
         ms = [m for m in by_group[g] if m.id not in done]
         if keep is not None:

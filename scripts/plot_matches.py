@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import math
 import sys
 from pathlib import Path
@@ -28,8 +29,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mariash_env.atomic import atomic_open  # noqa: E402
 from mariash_env.cli import ArgumentParser, UnwritableError, check_writable, path_error  # noqa: E402
+from mariash_env.textfile import NotUtf8Error, read_text  # noqa: E402
 
 FIELDS = ("label", "robot_a", "robot_b", "deals", "seed", "diff", "ci_low", "ci_high")
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    """The rows of the CSV file at ``path`` (UTF-8, a byte-order mark first left out, a
+    quoted field as written: :func:`mariash_env.textfile.read_text`); ValueError naming
+    the file where it is not UTF-8 text."""
+    try:
+        return list(csv.DictReader(io.StringIO(read_text(path, newline=""), newline="")))
+    except NotUtf8Error as e:
+        raise ValueError(f"{path}: {e}") from None
 
 
 def read_pair(d: Path) -> dict[str, str]:
@@ -37,13 +49,14 @@ def read_pair(d: Path) -> dict[str, str]:
     p = d / "pairwise.csv"
     if not p.is_file():
         raise FileNotFoundError(f"{d} has no pairwise.csv: is it the --out of an arena match?")
-    with open(p, encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+    rows = _rows(p)
     if not rows:
         raise ValueError(f"{p} holds no pair")
     row = rows[0]
-    with open(d / "summary.csv", encoding="utf-8") as f:
-        row["deals"] = next(csv.DictReader(f))["deals"]
+    summary = _rows(d / "summary.csv")
+    if not summary:  # StopIteration out of main before
+        raise ValueError(f"{d / 'summary.csv'} holds no row")
+    row["deals"] = summary[0]["deals"]
     return row
 
 
@@ -51,8 +64,7 @@ def read_table(path: Path) -> list[dict[str, str]]:
     """The rows of a match table (``FIELDS``); ValueError naming a malformed row."""
     if not path.is_file():
         return []
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = _rows(path)
     for i, r in enumerate(rows, 2):
         missing = [k for k in FIELDS if k not in r]
         if missing:

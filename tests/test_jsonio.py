@@ -353,6 +353,55 @@ def test_a_byte_order_mark_is_read_as_the_file_without_it(tmp_path):
     assert read_csv(log) == [{"iteration": "2", "opponent": "random"}]
 
 
+def test_a_byte_order_mark_is_left_out_of_a_text_stream_too(tmp_path):
+    """``jsonio.load`` of a file opened as text (``open(path)``) whose text starts with
+    U+FEFF refused it ("Unexpected UTF-8 BOM"), where ``jsonio.read``, ``read_text``, the
+    record reader and ``load`` of the same file opened as binary leave the mark out: the
+    ladder's record (gzip opened as text) and the scripts' files (plot_matches' CSVs,
+    mutate_rules' results) are read without it too."""
+    import gzip
+
+    from mariash_env.research import ladder
+    from scripts import plot_matches
+
+    bom = b"\xef\xbb\xbf"
+    path = tmp_path / "f.json"
+    path.write_bytes(bom + b'{"a": [1, "\xc5\xa1"],\n "b": 2}')
+    text = {"r": {"encoding": "utf-8"}, "rb": {}}
+    for mode in text:
+        with open(path, mode, **text[mode]) as f:
+            assert jsonio.load(f) == {"a": [1, "\u0161"], "b": 2}, mode
+    assert jsonio.read(path) == {"a": [1, "\u0161"], "b": 2}
+    path.write_bytes(bom + b'{"a": 1,\n "a": 2}')
+    for mode in text:
+        with open(path, mode, **text[mode]) as f, pytest.raises(jsonio.DuplicateKeyError,
+                                                  match="the second time on line 2$"):
+            jsonio.load(f)
+    assert jsonio.load(io.StringIO("\ufeff[]")) == []
+    with pytest.raises(json.JSONDecodeError):  # a mark is left out only where it is first
+        jsonio.load(io.StringIO(" \ufeff[]"))
+
+    shipped = ROOT / "docs" / "ladder_deals.json.gz"
+    rec = tmp_path / "deals.json.gz"
+    rec.write_bytes(gzip.compress(bom + gzip.decompress(shipped.read_bytes())))
+    assert ladder.read_record(rec) == ladder.read_record(shipped)
+
+    table = tmp_path / "matches.csv"
+    table.write_bytes(bom + (ROOT / "docs" / "robot_matches.csv").read_bytes())
+    assert plot_matches.read_table(table) == \
+        plot_matches.read_table(ROOT / "docs" / "robot_matches.csv")
+    table.write_bytes((ROOT / "docs" / "robot_matches.csv").read_bytes() + b"\xff")
+    with pytest.raises(ValueError, match=f"^{table}: not UTF-8 text"):
+        plot_matches.read_table(table)
+
+    from scripts import mutate_rules
+
+    results = tmp_path / "mutants.json"
+    results.write_bytes(bom + b'{"mutants": [{"id": "none such", "status": "survived"}]}')
+    assert mutate_rules.main(["--group", "core", "--rerun", str(results), "--skip-done",
+                              str(results), "--list"]) == 0
+
+
 def test_a_quoted_csv_field_is_read_back_as_written(tmp_path):
     """A quoted field holding a line end (``\\r\\n``, ``\\r``, ``\\n``) written by the
     project's CSV writers came back with ``\\r\\n`` and ``\\r`` as ``\\n``: the readers
