@@ -35,7 +35,7 @@ import os
 from json import decoder, scanner
 from typing import IO, Any
 
-from .textfile import read_text
+from .textfile import NotUtf8Error, read_text
 
 
 def finite(obj: Any) -> Any:
@@ -115,11 +115,17 @@ def loads(text: str | bytes, **kw: Any) -> Any:
     twice: :class:`DuplicateKeyError` (a ValueError) naming the key.  The line is not
     looked for (a request's body: one line, and no second parse for a client to ask
     for); :func:`load` and :func:`read` name it.  Nested too deeply:
-    :class:`NestingError` (a ValueError, not ``json``'s RecursionError)."""
+    :class:`NestingError` (a ValueError, not ``json``'s RecursionError).  Bytes (a request's
+    body) that are not UTF-8: :class:`~mariash_env.textfile.NotUtf8Error` naming the line
+    and the byte (from 1), not the codec's position (from 0)."""
     try:
         return json.loads(text, object_pairs_hook=_unique_keys, **kw)
     except RecursionError:
         raise NestingError() from None
+    except UnicodeDecodeError as e:  # bytes that are not UTF-8: the codec's index from 0
+        if e.encoding != "utf-8":
+            raise
+        raise NotUtf8Error.at(e, "text") from None
 
 
 class _Found(Exception):

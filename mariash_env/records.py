@@ -62,8 +62,11 @@ def read_records(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any] 
                 # utf-8-sig: a byte-order mark that an editor put first is not an error
                 line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
             except UnicodeDecodeError as e:
-                bad = raw[e.start:e.start + 1]
-                yield n, RecordError(f"not UTF-8 text (byte {e.start} of the line: {bad!r})")
+                # the byte counted from 1 in the line decoded (the mark left out), as
+                # textfile.NotUtf8Error counts it, not the codec's index from 0
+                bad = bytes(e.object[e.start:e.start + 1])
+                yield n, RecordError(f"not UTF-8 text (byte {e.start + 1} of the line: "
+                                     f"{bad!r})")
                 continue
             if not line.strip():
                 continue

@@ -402,6 +402,49 @@ def test_a_byte_order_mark_is_left_out_of_a_text_stream_too(tmp_path):
                               str(results), "--list"]) == 0
 
 
+def test_every_position_in_a_readers_error_counts_from_1(tmp_path):
+    """One convention for the place an error names: the line and the byte in the line,
+    both from 1, as editors, compilers (file:line:column) and Python's json and tomllib
+    count them.  The game records' reader counted the byte from 0 (the codec's index) where
+    read_text counted it from 1, and on a first line that starts with a byte-order mark it
+    showed the mark's byte (b'\\xbf') for the bad one; the ladder's record and a request
+    body gave the codec's "in position N", from 0 in the bytes decoded."""
+    import gzip
+
+    from mariash_env import textfile
+    from mariash_env.records import read_records
+    from mariash_env.research import ladder
+
+    text = b'\xef\xbb\xbf{"a": 1}\n{"b": "\xff"}\n'  # the byte 0xff: line 2, byte 8
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(text)
+    with pytest.raises(textfile.NotUtf8Error) as e:
+        textfile.read_text(path)
+    assert (e.value.line, e.value.column) == (2, 8)
+    assert "(line 2, byte 8 of the line: b'\\xff')" in str(e.value)
+    assert [str(r) for _, r in read_records(path)] == \
+        ["{'a': 1}", "not UTF-8 text (byte 8 of the line: b'\\xff')"]
+    path.write_bytes(b'\xef\xbb\xbf{"b": "\xff"}\n')  # the first line, after the mark
+    assert [str(r) for _, r in read_records(path)] == \
+        ["not UTF-8 text (byte 8 of the line: b'\\xff')"]
+
+    with pytest.raises(textfile.NotUtf8Error) as e:  # a body: the same, as text
+        jsonio.loads(b'{"a": 1,\n "b": "\xff"}')
+    assert str(e.value) == "not UTF-8 text (line 2, byte 8 of the line: b'\\xff'): " \
+                           "expected text encoded in UTF-8"
+    assert isinstance(e.value, ValueError) and e.value.start == 16  # the codec's index
+    with pytest.raises(json.JSONDecodeError, match="line 2 column 6"):  # json's: from 1
+        jsonio.loads('{"a": 1,\n "b" 2}')
+    with pytest.raises(UnicodeDecodeError, match="utf-16"):  # another encoding: its own
+        jsonio.loads(b'\x00[\x00\x00\xd8')
+
+    rec = tmp_path / "deals.json.gz"
+    rec.write_bytes(gzip.compress(b'{"format":\n "\xe9"}'))
+    with pytest.raises(ladder.LadderError, match=r"not UTF-8 text \(line 2, byte 3 of the "
+                                                 r"line: b'\\xe9'\)"):
+        ladder.read_record(rec)
+
+
 def test_a_quoted_csv_field_is_read_back_as_written(tmp_path):
     """A quoted field holding a line end (``\\r\\n``, ``\\r``, ``\\n``) written by the
     project's CSV writers came back with ``\\r\\n`` and ``\\r`` as ``\\n``: the readers

@@ -166,7 +166,7 @@ def test_a_damaged_line_hides_no_other_record(partie, tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + b"".join(lines))
     read = list(read_records(path))
     assert [n for n, r in read if isinstance(r, RecordError)] == [3]
-    assert str(read[2][1]) == "not UTF-8 text (byte 10 of the line: b'\\xff')"
+    assert str(read[2][1]) == "not UTF-8 text (byte 11 of the line: b'\\xff')"  # from 1
     assert [r for _, r in read if not isinstance(r, RecordError)] == partie[:2] + partie[3:]
     out = run_replay("--separate", str(path))
     assert out.returncode == 1

@@ -41,6 +41,7 @@ pages again without playing.
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import math
 import os
@@ -59,6 +60,7 @@ from ..cli import ArgumentParser, add_ray_arguments, doing, fail, nonnegative, p
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
 from ..pools import jobs_above_cores
+from ..textfile import decode_text
 from . import PartialRunError, folder_name, parse_page_args, run_command
 
 MAX_JOBS = 256
@@ -662,8 +664,8 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
     import zlib
 
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            rec = jsonio.load(f)
+        with gzip.open(path, "rb") as f:  # not UTF-8: the line and the byte, from 1
+            rec = jsonio.load(io.StringIO(decode_text(f.read())))
     except (OSError, EOFError, ValueError, zlib.error) as e:  # the reason, not the path again
         raise LadderError(f"cannot read the ladder's record {path}: "
                           f"{getattr(e, 'strerror', None) or e}") from None
