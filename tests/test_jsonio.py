@@ -164,24 +164,77 @@ NOT_STANDARD = {
 }
 
 
-def _json_calls(path: Path, names: tuple[str, ...] = ("dump", "dumps")
-                ) -> list[tuple[str, int]]:
-    """``(enclosing function, line)`` of each call of ``json.NAME`` for ``names`` in
-    ``path`` (the writers by default)."""
+def _uses(path: Path, modules: tuple[str, ...], names: tuple[str, ...]
+          ) -> list[tuple[str, int]]:
+    """``(enclosing function, line)`` of each use in ``path`` of a name of ``names`` from a
+    module of ``modules``, in any import form: ``m.NAME`` after ``import m`` or ``import m as
+    x`` (``x.NAME``), called or not (``default=json.dumps``), and ``from m import NAME`` (``as
+    y``) or ``from m import *`` themselves, whatever the name is called by after."""
+    tree = _tree(path)
+    bound = set()  # the names a module of ``modules`` is bound to in the file
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname is None and a.name.split(".")[0] in modules:
+                    bound.add(a.name.split(".")[0])  # import json(.decoder): json
+                elif a.name in modules:
+                    bound.add(a.asname)
     found = []
 
     def walk(node: ast.AST, fn: str) -> None:
         for child in ast.iter_child_nodes(node):
             name = (child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
                     else fn)
-            if (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
-                    and child.func.attr in names
-                    and isinstance(child.func.value, ast.Name) and child.func.value.id == "json"):
+            if (isinstance(child, ast.Attribute) and child.attr in names
+                    and isinstance(child.value, ast.Name) and child.value.id in bound):
+                found.append((fn, child.lineno))
+            elif (isinstance(child, ast.ImportFrom) and child.level == 0
+                  and child.module in modules
+                  and any(a.name in names or a.name == "*" for a in child.names)):
                 found.append((fn, child.lineno))
             walk(child, name)
 
-    walk(_tree(path), "")
+    walk(tree, "")
     return found
+
+
+def _json_calls(path: Path, names: tuple[str, ...] = ("dump", "dumps")
+                ) -> list[tuple[str, int]]:
+    """``(enclosing function, line)`` of each use of ``json.NAME`` for ``names`` in
+    ``path`` (the writers by default), in any import form (:func:`_uses`)."""
+    return _uses(path, ("json",), names)
+
+
+def test_the_ast_checks_see_every_import_form(tmp_path):
+    """The checks that keep json.load(s)/dump(s), tomllib and ast.literal_eval inside
+    their helpers looked for ``json.NAME(...)`` and ``tomllib.NAME(...)`` calls only:
+    ``from json import loads``, ``from json import load as x``, ``import json as j`` (and
+    ``j.dumps``), ``from tomllib import loads``, ``import tomllib as t`` and a function
+    passed uncalled (``default=json.dumps``) went through unseen."""
+    src = tmp_path / "forms.py"
+    src.write_text(
+        "import json as j\n"                                  # 1
+        "import json.decoder\n"                               # 2
+        "from json import loads\n"                            # 3
+        "from json import load as x, JSONDecodeError\n"       # 4
+        "from json import *\n"                                # 5
+        "from json import JSONDecodeError as E\n"             # 6: no reader
+        "import tomllib as t, tomli\n"                        # 7
+        "from tomllib import loads as tl\n"                   # 8
+        "from ast import literal_eval as le\n"                # 9
+        "import ast as a\n"                                   # 10
+        "def f(s):\n"                                         # 11
+        "    j.loads(s); x(s); loads(s); json.load(s)\n"      # 12
+        "    return j.dumps(s), sorted(s, key=j.dumps)\n"     # 13
+        "def g(s):\n"                                         # 14
+        "    t.loads(s); tomli.load(s); a.literal_eval(s)\n"  # 15
+        "    json.dumps(s); j.JSONDecodeError\n",             # 16
+        encoding="utf-8")
+    assert _json_calls(src, ("load", "loads")) == \
+        [("", 3), ("", 4), ("", 5), ("f", 12), ("f", 12)]
+    assert _json_calls(src) == [("", 5), ("f", 13), ("f", 13), ("g", 16)]
+    assert _tomllib_uses(src) == [("", 8), ("g", 15), ("g", 15)]
+    assert _literal_evals(src) == [9, 15]
 
 
 @functools.cache
@@ -274,6 +327,21 @@ def test_the_other_readers_refuse_a_key_given_twice(tmp_path):
         OnnxRobot(path)
 
 
+def _tomllib_uses(path: Path) -> list[tuple[str, int]]:
+    """Each use of tomllib's (or tomli's) readers in ``path`` (:func:`_uses`)."""
+    return _uses(path, ("tomllib", "tomli"), ("load", "loads"))
+
+
+def _literal_evals(path: Path) -> list[int]:
+    """The lines of ``path`` that name ``literal_eval``: an attribute of anything
+    (``ast.literal_eval``, ``a.literal_eval`` after ``import ast as a``), an import of it
+    (``from ast import literal_eval as le``), or ``from ast import *``."""
+    return sorted({node.lineno for node in ast.walk(_tree(path))
+                   if isinstance(node, ast.Attribute) and node.attr == "literal_eval"
+                   or isinstance(node, ast.ImportFrom) and node.module == "ast"
+                   and any(a.name in ("literal_eval", "*") for a in node.names)})
+
+
 def test_every_toml_reader_goes_through_tomlio():
     """No tomllib (or tomli) call in mariash_env, training or scripts but tomlio's own: a
     config, a recipe or a stage's config nested past the reader's depth was tomllib's
@@ -281,10 +349,7 @@ def test_every_toml_reader_goes_through_tomlio():
     not valid (tomlio: NestingError, a ValueError)."""
     stray = []
     for rel, f in _sources(but="mariash_env/tomlio.py"):
-        stray += [f"{rel}:{node.lineno}" for node in ast.walk(_tree(f))
-                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                  and isinstance(node.func.value, ast.Name)
-                  and node.func.value.id in ("tomllib", "tomli")]
+        stray += [f"{rel}:{line}" for _, line in _tomllib_uses(f)]
     assert stray == []
     from mariash_env import tomlio
 
@@ -300,9 +365,7 @@ def test_every_python_literal_goes_through_jsonio():
     twice was read as its last value, silently, where the arena's --rule refused it."""
     stray = []
     for rel, f in _sources(but="mariash_env/jsonio.py"):
-        stray += [f"{rel}:{node.lineno}" for node in ast.walk(_tree(f))
-                  if isinstance(node, ast.Attribute) and node.attr == "literal_eval"
-                  or isinstance(node, ast.alias) and node.name == "literal_eval"]
+        stray += [f"{rel}:{line}" for line in _literal_evals(f)]
     assert stray == []
     with pytest.raises(jsonio.DuplicateKeyError, match="^the key 'a' is given twice"):
         jsonio.literal("{'a': 1, 'a': 2}")
