@@ -215,12 +215,8 @@ EQUIVALENT: dict[str, str] = {
         "a deal ends through end_deal: phase done and nobody to move together",
     _L + "phases.py::legal_licit::guard::0": "no phase branch matches PH_DONE",
     _L + "phases.py::legal_licit::int::7": "as legal_licit::boolop::0",
-    _L + "settle.py::_played_lines::cmp::9":
-        "Pa + Pd is an odd multiple of ten (§8): never a tie",
     _L + "settle.py::_played_lines::cmp::7":
-        "the defence's first marriage (SIDE_FIRST + 1) is stored but nothing reads it in "
-        "licitovaný (no hundred against, §3; the record lists the actor's only)",
-    _L + "settle.py::_played_lines::cmp::8": "as _played_lines::cmp::7",
+        "Pa + Pd is an odd multiple of ten (§8): never a tie",
     _L + "settle.py::settle_licit::int::33":
         "with no actor (no bid) every amount is 0: the write before PAY puts 0 where 0 is",
     # lízaný

@@ -1290,6 +1290,34 @@ def test_s8_two_sevens_no_points_no_game():
     assert abs(s["net"]) == 80
 
 
+@pytest.mark.parametrize("name, first", [
+    ("ex2", 0), ("ex4", 20),
+    ("ex8", 20),  # the defence's 40 in hearts, lepší's trumps
+    ("capnet", 40),  # the defence's two 20s: Md 40 is what the lost hundred counts
+])
+def test_s8_no_rule_reads_the_defences_first_marriage(name, first):
+    """L§3: no hundred against; L§8, §9: the lost hundred and the defence's silent hundred
+    count all the defence's marriages (Md).  Its first marriage was stored in the state
+    (SIDE_FIRST + 1, volený's for its hundred against, R§9) and read by nothing: not the
+    settlement, the record (the actor's first only), ``env.state()`` or an observation
+    (both find the first marriages from the marriages' order).  It stays 0 as the deal
+    cleared it, and nothing changes whatever it holds."""
+    from mariash_env.core import state as S
+
+    g, s = run_example(name)
+    assert s["points"]["defence_marriages"] > 0
+    assert (int(g.st[S.SIDE_FIRST]), int(g.st[S.SIDE_FIRST + 1])) == (first, 0)
+    assert s["points"]["actor_first_marriage"] == first
+
+    def seen():
+        return (g.settlement(), g.full_state().tolist(),
+                [[x.tolist() for x in g.observe(seat)] for seat in range(3)])
+
+    before = seen()
+    g.st[S.SIDE_FIRST + 1] = 40
+    assert seen() == before
+
+
 # --------------------------------------------------------------------------------------
 # §10 Renonc: illegal actions are refused, nothing applied
 # --------------------------------------------------------------------------------------

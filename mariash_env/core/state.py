@@ -162,7 +162,8 @@ STATE_SCHEMA: tuple[Field, ...] = (
     F("WORTH", 5, "[line]: base price of the line"),
     F("SIDE_PTS", 2, "[actor, defence]: points with marriages counted"),
     F("SIDE_MARR", 2, "[actor, defence]: marriage points"),
-    F("SIDE_FIRST", 2, "[actor, defence]: each side's first marriage"),
+    F("SIDE_FIRST", 2, "[actor, defence]: each side's first marriage (licitovaný: "
+                       "the actor's; the defence's 0, no rule counts it, LICITOVANY.md §3)"),
     F("SILENT100", 1, "silent hundred: 0 none, 1 actor, 2 defence", range=(0, 2)),
     F("PAY", 6, "[seat]: groše paid to each seat by this deal", "i64"),
     F("AMT", 10, "[line]: groše of each settlement line", "i64"),

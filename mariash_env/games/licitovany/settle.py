@@ -80,11 +80,13 @@ def _played_lines(st):
     ca = st[PTS + actor]
     cd = st[PTS + (actor + 1) % 3] + st[PTS + (actor + 2) % 3]
     trump = st[TRUMP_CARD] >> 3
-    ma, md, fa, fd = side_marriages(st)
+    ma, md, fa, _fd = side_marriages(st)
     if comp == (1 << K_TWO_SEVENS):  # two sevens without sto: points do not count (§8)
-        ma, md, fa, fd = 0, 0, -1, -1
+        ma, md, fa = 0, 0, -1
     first_a = 0 if fa < 0 else (40 if fa == trump else 20)
-    first_d = 0 if fd < 0 else (40 if fd == trump else 20)
+    # The defence's first marriage (_fd) counts in no rule: no hundred against (§3), and
+    # the lost hundred and the defence's silent hundred count all its marriages (Md, §8,
+    # §9); SIDE_FIRST + 1 stays 0 as the deal cleared it (volený's hundred against, R§9).
     pa = ca + ma
     pd = cd + md
     st[SIDE_PTS] = ca
@@ -92,7 +94,6 @@ def _played_lines(st):
     st[SIDE_MARR] = ma
     st[SIDE_MARR + 1] = md
     st[SIDE_FIRST] = first_a
-    st[SIDE_FIRST + 1] = first_d
     if comp & (1 << K_GAME):
         won = pa > pd
         worth = 1
