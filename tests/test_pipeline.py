@@ -608,7 +608,8 @@ def test_a_gates_or_eval_csv_that_is_not_utf8_is_one_error(tmp_path: Path,
     (run / "t").mkdir(parents=True)
     (run / "pipeline.json").write_text('{"stages": {"t": {"kind": "train"}}}')
     evals = run / "t" / "eval.csv"
-    evals.write_text("iteration,decisions,opponent,mean\n2,576,random,0.5\n")
+    evals.write_text("iteration,decisions,opponent,mean,ci_low,ci_high\n"
+                     "2,576,random,0.5,0.1,0.9\n")
     assert [r["x"] for r in pipeline.training_curve(run)] == [576]
     gates = run / "gates.csv"
     gates.write_bytes((",".join(pipeline.GATE_FIELDS) + "\n"
@@ -633,6 +634,61 @@ def test_a_gates_or_eval_csv_that_is_not_utf8_is_one_error(tmp_path: Path,
         pipeline.training_curve(run)
     assert str(e.value) == f"{evals}: not UTF-8 text (line 2, byte 8 of the line: " \
                            "b'\\xe1'): expected a file encoded in UTF-8"
+
+
+def test_an_eval_csv_row_with_a_bad_value_is_one_error(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture,
+                                                       monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    """A training stage's eval.csv read back for the curve whose rows decode as CSV but
+    lack a value the curve draws (a word or nothing where a number belongs, a row cut
+    short, a column missing) was a bare ValueError, TypeError or KeyError from
+    training_curve: the PipelineError naming the file, the line, the column and what was
+    expected, one line of --plot, and a gate refuses it before its games."""
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "run"
+    (run / "t").mkdir(parents=True)
+    (run / "u").mkdir(parents=True)
+    (run / "pipeline.json").write_text('{"stages": {"t": {"kind": "train"}, '
+                                       '"u": {"kind": "train"}}}')
+    head = "iteration,decisions,opponent,mean,ci_low,ci_high\n"
+    (run / "t" / "eval.csv").write_text(head + "2,576,random,0.5,nan,nan\n")
+    evals = run / "u" / "eval.csv"
+    good = head + "2,576,random,0.5,0.1,0.9\n4,1152,random,0.25,-0.5,1\n"
+    evals.write_text(good)
+    assert [r["x"] for r in pipeline.training_curve(run)] == [576, 1152, 1728]
+    p = tmp_path / "gate.toml"
+    p.write_text(HEAD + GATE)
+    recipe = load_recipe(p, run)
+    monkeypatch.setattr("training.evaluate.load_agent", lambda *a: pytest.fail("played"))
+    for bad, says in [
+        (good.replace("1152", "abc"), "line 3, column 'decisions': 'abc': expected a whole "
+         "number"),
+        (good.replace("1152", ""), "line 3, column 'decisions': empty: expected a whole "
+         "number"),
+        (good.replace("1152", "nan"), "line 3, column 'decisions': 'nan': expected a whole "
+         "number"),
+        (good.replace("0.25", "-"), "line 3, column 'mean': '-': expected a number (nan for "
+         "none)"),
+        (good.replace(",random,0.5", ", ,0.5"), "line 2, column 'opponent': empty: expected "
+         "a name"),
+        (good.replace("4,1152,random,0.25,-0.5,1", "4,1152"), "line 3, column 'opponent': "
+         "missing (the row has 2 of the header's 6 columns): expected a name"),
+        (good.replace("ci_low", "low"), "line 1 (the header): no column 'ci_low' (its "
+         "columns: iteration, decisions, opponent, mean, low, ci_high): expected a column "
+         "'ci_low' (a number (nan for none) in each row)"),
+    ]:
+        evals.write_text(bad)
+        for read in (pipeline.training_curve, pipeline.plot_curve):
+            with pytest.raises(PipelineError) as e:
+                read(run)
+            assert str(e.value) == f"{evals}: {says}"
+        rc, _, err = _main(capsys, p, "--out", run, "--plot")
+        assert rc == 2 and err == f"error: {evals}: {says}\n", err
+        with pytest.raises(PipelineError) as e:
+            pipeline.run_gate(recipe, recipe.stage("g"), False, print)
+        assert str(e.value) == f"{evals}: {says}"
+    assert not (run / "curve.png").exists()
 
 
 def test_a_recipe_config_or_gates_csv_with_a_byte_order_mark_is_read(

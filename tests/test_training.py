@@ -35,7 +35,7 @@ from training.export import (  # noqa: E402
     sample_observations,
     write_card,
 )
-from training.logs import plot_run  # noqa: E402
+from training.logs import CsvLog, plot_run  # noqa: E402
 from training.methods import get_method  # noqa: E402
 from training.trainer import Trainer  # noqa: E402
 
@@ -566,6 +566,53 @@ def test_a_log_that_is_not_utf8_is_one_error(trained: Path, tmp_path: Path,
     with pytest.raises(LogError, match=f"^{re.escape(str(evals))}: not UTF-8 text "):
         plot_run(trained, tmp_path / "stages.png",
                  lineage=[{"checkpoint": str(run / "checkpoint.pt"), "decisions": 1}])
+
+
+def test_a_log_row_with_a_bad_value_is_one_error(trained: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture) -> None:
+    """A run's metrics.csv read back on --resume (its rows after the checkpoint dropped)
+    whose rows decode as CSV but lack the iteration they are kept by (a word, nothing, a
+    row cut short, no such column) was a bare ValueError, TypeError or KeyError: the
+    LogError naming the file, the line, the column and what was expected, one line of
+    training.train (status 2), the run unchanged."""
+    from training import train
+    from training.logs import LogError
+
+    run = tmp_path / "run"
+    shutil.copytree(trained, run)
+    metrics = run / "metrics.csv"
+    good = metrics.read_text()
+    lines = good.splitlines(keepends=True)
+    header = lines[0].rstrip("\n").split(",")
+    rest = lines[2][lines[2].index(","):]
+    for bad, says in [
+        ("".join(lines[:2] + ["two" + rest] + lines[3:]), "line 3, column 'iteration': "
+         "'two': expected a whole number"),
+        ("".join(lines[:3] + ["" + rest] + lines[4:]), "line 4, column 'iteration': empty: "
+         "expected a whole number"),
+        ("".join(lines[:2] + ["2.5" + rest] + lines[3:]), "line 3, column 'iteration': "
+         "'2.5': expected a whole number"),
+        ("".join(lines[:4] + ["zero\n"] + lines[5:]), "line 5, column 'iteration': 'zero': "
+         "expected a whole number"),
+        ("decisions,iteration\n576\n", "line 2, column 'iteration': missing (the row has 1 "
+         "of the header's 2 columns): expected a whole number"),
+        ("".join([lines[0].replace("iteration", "it", 1)] + lines[1:]),
+         f"line 1 (the header): no column 'iteration' (its columns: it, "
+         f"{', '.join(header[1:])}): expected a column 'iteration' (a whole number in each "
+         "row)"),
+    ]:
+        metrics.write_text(bad)
+        before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+        with pytest.raises(LogError) as e:
+            CsvLog(metrics, header, keep_until=2)
+        assert str(e.value) == f"{metrics}: {says}"
+        capsys.readouterr()
+        assert train.main(["--out", str(run), "--resume"]) == 2
+        assert capsys.readouterr().err == f"error: {metrics}: {says}\n"
+        assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+    metrics.write_text(good)  # the rows after the checkpoint's iteration dropped, as before
+    CsvLog(metrics, header, keep_until=2).close()
+    assert metrics.read_text() == "".join(lines[:3])
 
 
 def test_the_time_budget_counts_the_whole_run_across_resumes(tmp_path: Path) -> None:

@@ -59,7 +59,8 @@ class CsvLog:
             self.f.flush()
 
     def _truncate(self, keep_until: int) -> None:
-        self._rewrite([r for r in read_csv(self.path) if int(float(r["iteration"])) <= keep_until])
+        rows = read_log(self.path, {"iteration": WHOLE})  # LogError: before it is rewritten
+        self._rewrite([r for r in rows if int(float(r["iteration"])) <= keep_until])
 
     def _rewrite(self, rows: list[dict[str, Any]]) -> None:
         from .checkpoint import atomic_write_bytes  # (torch) only when resuming
@@ -85,8 +86,30 @@ def _fmt(v: Any) -> Any:
 
 
 class LogError(ValueError):
-    """A run's CSV log that cannot be read as one: not UTF-8 text (:func:`read_csv`),
-    naming the file."""
+    """A run's CSV log that cannot be read as one, naming the file: not UTF-8 text
+    (:func:`read_csv`), or a row without the value a reader needs (:func:`read_log`:
+    the line, the column and what was expected)."""
+
+
+# What a column read by :func:`read_log` holds: the words of its error, and its check.
+WHOLE = "a whole number"
+NUMBER = "a number (nan for none)"
+NAME = "a name"
+
+# The columns of an ``eval.csv`` its readers use: the curves of a run and of its earlier
+# stages (:func:`plot_run`), a recipe's learning curve (``training.pipeline.training_curve``)
+EVAL_COLUMNS = {"decisions": WHOLE, "opponent": NAME, "mean": NUMBER, "ci_low": NUMBER,
+                "ci_high": NUMBER}
+
+
+def _holds(value: str, what: str) -> bool:
+    if what == NAME:
+        return bool(value.strip())
+    try:
+        x = float(value)
+    except ValueError:
+        return False
+    return what == NUMBER or (math.isfinite(x) and x.is_integer())
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
@@ -95,13 +118,46 @@ def read_csv(path: Path) -> list[dict[str, str]]:
     UTF-8 text (:func:`mariash_env.textfile.read_text`), OSError where it cannot be
     read.  A quoted field is kept as written (its ``\\r\\n`` or ``\\r`` too: the text is
     read with ``newline=""``, as the ``csv`` module requires)."""
+    return read_log(path, {})
+
+
+def read_log(path: Path, columns: dict[str, str]) -> list[dict[str, str]]:
+    """:func:`read_csv`'s rows, each holding what the reader needs: ``columns`` maps
+    each column it reads to what that column holds (:data:`WHOLE`, :data:`NUMBER`,
+    :data:`NAME`).  A header without one of them, or a row where one is missing, empty
+    or not what it holds (a word in a column of numbers, a row cut short) is a LogError
+    naming the file, the line, the column and what was expected; before, the reader
+    failed on it with a bare ValueError or KeyError."""
     if not path.exists():
         return []
     try:
         text = read_text(path, newline="")
     except NotUtf8Error as e:  # a bare UnicodeDecodeError before
         raise LogError(f"{path}: {e}") from None
-    return list(csv.DictReader(io.StringIO(text, newline="")))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames or []  # an empty file: no header, no rows
+    for col, what in columns.items():
+        if header and col not in header:
+            raise LogError(f"{path}: line 1 (the header): no column {col!r} (its columns: "
+                           f"{', '.join(header)}): expected a column {col!r} ({what} in "
+                           "each row)")
+    rows = []
+    for row in reader:
+        for col, what in columns.items():
+            value = row[col]
+            if value is None:  # DictReader's value of a column past the row's end
+                n = sum(v is not None for k, v in row.items() if k is not None)
+                problem = f"missing (the row has {n} of the header's {len(header)} columns)"
+            elif not value.strip():
+                problem = "empty"
+            elif not _holds(value, what):
+                problem = repr(value)
+            else:
+                continue
+            raise LogError(f"{path}: line {reader.line_num}, column {col!r}: {problem}: "
+                           f"expected {what}")
+        rows.append(row)
+    return rows
 
 
 def _num(x: str) -> float:

@@ -74,7 +74,7 @@ from mariash_env.atomic import atomic_open
 from mariash_env.cli import UnwritableError, check_writable
 from mariash_env.textfile import NotUtf8Error
 
-from .logs import LogError, read_csv
+from .logs import EVAL_COLUMNS, LogError, read_log
 
 FORMAT = "mariash-pipeline-v1"
 STATE = "pipeline.json"
@@ -1024,12 +1024,13 @@ def _write_gates(recipe: Recipe, gate: str, rows: list[dict[str, Any]]) -> None:
         f.write(buf.getvalue())
 
 
-def _read_csv(path: Path) -> list[dict[str, Any]]:
-    """The rows of a CSV file of the run (none when there is none): PipelineError naming
-    it where it is not UTF-8 text."""
+def _read_csv(path: Path, columns: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The rows of a CSV file of the run (none when there is none), with ``columns``
+    checked (:func:`training.logs.read_log`): PipelineError naming it where it is not
+    UTF-8 text, or naming the line and the column of a row without a value it needs."""
     try:
-        return read_csv(path)
-    except LogError as e:  # a bare UnicodeDecodeError before
+        return read_log(path, columns or {})
+    except LogError as e:  # a bare UnicodeDecodeError, ValueError or KeyError before
         raise PipelineError(str(e)) from None
 
 
@@ -1062,7 +1063,9 @@ def training_curve(out: str | Path) -> list[dict[str, Any]]:
     """The periodic evaluations of the recipe's training runs (each stage's ``eval.csv``,
     stages in the order they ran), with ``x`` the engine decisions since the recipe's
     first run (a stage continues where the one before it stopped) and ``stage``;
-    PipelineError naming an ``eval.csv`` that is not UTF-8 text."""
+    PipelineError naming an ``eval.csv`` that is not UTF-8 text, or its line and column
+    where a row lacks a value the curve draws (:data:`training.logs.EVAL_COLUMNS`: a
+    word or nothing where a number belongs, a column missing)."""
     out = Path(out)
     try:
         stages = jsonio.read(out / STATE)["stages"]
@@ -1074,7 +1077,7 @@ def training_curve(out: str | Path) -> list[dict[str, Any]]:
         path = out / name / ("train" if rec.get("kind") == "dagger" else "") / "eval.csv"
         if not path.is_file():
             continue
-        got = _read_csv(path)  # in the locale's encoding before
+        got = _read_csv(path, EVAL_COLUMNS)  # in the locale's encoding before
         for r in got:
             rows.append({**r, "stage": name, "x": offset + int(float(r["decisions"]))})
         if got:
