@@ -615,6 +615,56 @@ def test_a_log_row_with_a_bad_value_is_one_error(trained: Path, tmp_path: Path,
     assert metrics.read_text() == "".join(lines[:3])
 
 
+def test_a_damaged_earlier_stage_log_is_refused_before_training(trained: Path,
+                                                                tmp_path: Path) -> None:
+    """A run warm-started from another (``init``: a recipe's next stage) draws that run's
+    eval.csv before its own evaluations on its curves: damaged (not UTF-8, a word where a
+    number belongs), it stopped the run at its first evaluation's plot (a LogError after
+    iteration 2 of 4).  It is refused when the run is made, fresh or resumed, before any
+    training, naming the file; damaged while the run trains, the picture is left as it
+    was, with a warning, and the training goes on to its end."""
+    from training.logs import LogError
+
+    first = tmp_path / "first"
+    shutil.copytree(trained, first)
+    evals = first / "eval.csv"
+    good = evals.read_bytes()
+    head, row, *rest = good.splitlines(keepends=True)
+    cells = row.split(b",")
+    cells[3] = b"n/a"  # the mean
+    damaged = [
+        (b"".join([head, b",".join(cells), *rest]),
+         f"{evals}: line 2, column 'mean': 'n/a': expected a number (nan for none)"),
+        (good.replace(b"random", b"n\xe1hodn\xfd", 1),
+         f"{evals}: not UTF-8 text (line 2, byte 8 of the line: b'\\xe1'): expected a "
+         "file encoded in UTF-8"),
+    ]
+    cfg = tiny(**{"init": str(first / "checkpoint.pt"), "run.plot": True, "eval.every": 2,
+                  "eval.opponents": ["random"], "eval.deals": 4})
+    second = tmp_path / "second"
+    for bad, says in damaged:
+        evals.write_bytes(bad)
+        with pytest.raises(LogError) as e:
+            Trainer(cfg, second)
+        assert str(e.value) == says
+        assert not list(second.iterdir())  # no training, no log
+    evals.write_bytes(good)
+    logs: list[str] = []
+    t = Trainer(cfg, second, log=logs.append)
+    evals.write_bytes(damaged[0][0])  # while it trains
+    assert t.train()["iteration"] == 4
+    warned = [x for x in logs if "warning" in x]
+    assert warned == [f"[train] warning: {second / 'curves.png'} not redrawn: "
+                      f"{damaged[0][1]}"] * 3, logs  # iterations 2 and 4, and the end
+    assert [h["iteration"] for h in read_checkpoint(second / "checkpoint.pt")["history"]] \
+        == [2, 4]
+    with pytest.raises(LogError, match=re.escape(damaged[0][1])):
+        Trainer(cfg.replace(**{"run.max_iterations": 6}), second, resume=True)
+    evals.write_bytes(good)
+    Trainer(cfg.replace(**{"run.max_iterations": 6}), second, resume=True).train()
+    assert (second / "curves.png").stat().st_size > 1000
+
+
 def test_the_time_budget_counts_the_whole_run_across_resumes(tmp_path: Path) -> None:
     """``run.time_budget_s`` is the run's training time (``counters.train_s``), a resume's
     earlier processes included: a run resumed with its budget spent trains no more."""

@@ -167,6 +167,22 @@ def _num(x: str) -> float:
         return math.nan
 
 
+def lineage_evals(lineage: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, str]],
+                                                                float]]:
+    """The earlier stages of a run (its ``lineage``, oldest first) as its curves draw them
+    (:func:`plot_run`): each one's run directory name, the rows of its ``eval.csv``
+    (none where it is not at hand) and the engine decisions before it.  LogError naming
+    an ``eval.csv`` that is not UTF-8 text or lacks a value the curves draw
+    (:data:`EVAL_COLUMNS`): the trainer reads them at its start, so that a damaged one
+    is refused before any training, not at the first evaluation's plot."""
+    stages, offset = [], 0.0
+    for st in lineage:
+        run = Path(st["checkpoint"]).parent
+        stages.append((run.name, read_log(run / "eval.csv", EVAL_COLUMNS), offset))
+        offset += _num(st.get("decisions") or 0)
+    return stages
+
+
 def plot_run(run_dir: str | Path, out: str | Path | None = None,
              lineage: list[dict[str, Any]] | None = None) -> Path | None:
     """Draw ``curves.png`` of a run directory from its CSV logs (matplotlib, Agg).
@@ -174,7 +190,8 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None,
     One evaluation panel per opponent (each on its own scale), then the training loss
     and the throughput.  With ``lineage`` (the runs this one was warm-started from), the
     earlier stages' evaluations are drawn before it, on one decision axis, when their
-    run directories (beside their checkpoints) are at hand."""
+    run directories (beside their checkpoints) are at hand (:func:`lineage_evals`).
+    LogError naming a log that cannot be read as one."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -186,13 +203,8 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None,
     evals = read_csv(run_dir / "eval.csv")
     if not metrics and not evals:
         return None
-    # earlier stages: (label, their eval rows, decisions before them)
-    stages = []
-    offset = 0.0
-    for st in lineage or []:
-        rows = read_csv(Path(st["checkpoint"]).parent / "eval.csv")
-        stages.append((Path(st["checkpoint"]).parent.name, rows, offset))
-        offset += _num(st.get("decisions") or 0)
+    stages = lineage_evals(lineage or [])
+    offset = sum(_num(st.get("decisions") or 0) for st in lineage or [])
     opps = sorted({r["opponent"] for r in evals})
     fig, axes = plt.subplots(1, len(opps) + 2, figsize=(5 * (len(opps) + 2), 4.2),
                              squeeze=False)

@@ -48,7 +48,15 @@ from .checkpoint import (
 )
 from .config import Config, ConfigError
 from .evaluate import EvalResult, evaluate_all
-from .logs import EVAL_FIELDS, CsvLog, TensorBoard, metric_fields, plot_run
+from .logs import (
+    EVAL_FIELDS,
+    CsvLog,
+    LogError,
+    TensorBoard,
+    lineage_evals,
+    metric_fields,
+    plot_run,
+)
 from .methods import get_method
 from .networks import add_inputs, count_parameters, game_of, hidden_widths, widen_mlp
 
@@ -274,6 +282,10 @@ class Trainer:
             self._restore(payload, str(ckpt_path))
         elif cfg.init:
             self._warm_start(cfg.init)
+        if cfg.run.plot:
+            # the earlier stages' eval.csv its curves draw: a damaged one (a LogError
+            # naming it) refused now, before any training, not at the first evaluation
+            lineage_evals(self.lineage)
 
     # -- checkpoints ------------------------------------------------------------------------
 
@@ -509,8 +521,17 @@ class Trainer:
             eval_log.close()
             tb.close()
         if cfg.run.plot:
-            plot_run(self.out, lineage=self.lineage)
+            self._plot()
         return self.summary()
+
+    def _plot(self) -> None:
+        """``curves.png`` redrawn (:func:`plot_run`).  A log damaged since the start (an
+        earlier stage's eval.csv was read then) leaves the picture as it was, with a
+        warning: a plot stops no training."""
+        try:
+            plot_run(self.out, lineage=self.lineage)
+        except LogError as e:
+            self.log(f"[train] warning: {self.out / 'curves.png'} not redrawn: {e}")
 
     def _eval_due(self, iteration: int) -> bool:
         every = self.cfg.eval.every
@@ -609,7 +630,7 @@ class Trainer:
                                               "ci_high": r.ci_high, **r.by_role}, c["decisions"])
         tb.flush()
         if self.cfg.run.plot and results:
-            plot_run(self.out, lineage=self.lineage)
+            self._plot()
         return results
 
     def summary(self) -> dict[str, Any]:
