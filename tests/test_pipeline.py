@@ -691,6 +691,32 @@ def test_an_eval_csv_row_with_a_bad_value_is_one_error(tmp_path: Path,
     assert not (run / "curve.png").exists()
 
 
+def test_a_finished_stage_damaged_eval_csv_is_refused_before_any_stage(
+        tiny_run: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finished training stage's eval.csv, read back by every later gate and by the
+    curve at the end, damaged: the stages before them ran first (here the export), then
+    the recipe stopped at the curve.  Now it is refused at the start, naming the file,
+    before any stage; pipeline.json and the run are left as they were."""
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run["run"], run)
+    st = _state(run)
+    st["stages"]["export"]["done"] = False
+    (run / "pipeline.json").write_text(json.dumps(st))
+    robot = run / "robot_tiny.onnx"  # the export's model, made again when it runs
+    robot.unlink()
+    evals = run / "train" / "eval.csv"
+    evals.write_text(evals.read_text().replace(",random,", ",random,?", 1))
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    rc, out, err = _main(capsys, TINY, "--out", run)
+    assert rc == 2 and re.fullmatch(rf"error: {re.escape(str(evals))}: line 2, column "
+                                    r"'mean': '\?[-\d.e]+': expected a number \(nan for "
+                                    r"none\)\n", err), err
+    assert "=====" not in out and not robot.exists()
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
 def test_a_recipe_config_or_gates_csv_with_a_byte_order_mark_is_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A recipe, the config a stage names and RUN/gates.csv saved "UTF-8 with BOM" (a

@@ -833,6 +833,10 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
     except UnwritableError as e:
         raise PipelineError(f"--out {recipe.out}: {e}") from None
     st = _read_state(recipe)
+    # what the gates and the curve at the end read back of the finished stages: a damaged
+    # file refused now, before any stage, not after the hours of the stages before a gate
+    read_gates(recipe.out)
+    _stage_evals(recipe.out, st["stages"], finished=True)
     for stage in stages:
         rec = st["stages"].get(stage.name)
         banner = f"[{stage.index + 1}/{len(recipe.stages)}] {stage.name} ({stage.kind})"
@@ -1059,6 +1063,22 @@ RUNNERS = {"labels": run_labels, "train": run_train, "dagger": run_dagger, "gate
            "export": run_export}
 
 
+def _stage_evals(out: Path, stages: dict[str, Any], finished: bool = False
+                 ) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Each training stage of ``stages`` (``RUN/pipeline.json``'s; the ``finished`` ones
+    only) with the rows of its ``eval.csv`` where it has one, in their order:
+    PipelineError naming a damaged one (:func:`_read_csv`)."""
+    got = []
+    for name, rec in stages.items():
+        if not isinstance(rec, dict) or (finished and not rec.get("done")):
+            continue
+        # a train stage's run is RUN/<stage>, a dagger stage's RUN/<stage>/train
+        path = out / name / ("train" if rec.get("kind") == "dagger" else "") / "eval.csv"
+        if path.is_file():
+            got.append((name, _read_csv(path, EVAL_COLUMNS)))  # in the locale's encoding before
+    return got
+
+
 def training_curve(out: str | Path) -> list[dict[str, Any]]:
     """The periodic evaluations of the recipe's training runs (each stage's ``eval.csv``,
     stages in the order they ran), with ``x`` the engine decisions since the recipe's
@@ -1072,12 +1092,7 @@ def training_curve(out: str | Path) -> list[dict[str, Any]]:
     except (OSError, ValueError, KeyError, TypeError):
         return []
     rows, offset = [], 0
-    for name, rec in stages.items():
-        # a train stage's run is RUN/<stage>, a dagger stage's RUN/<stage>/train
-        path = out / name / ("train" if rec.get("kind") == "dagger" else "") / "eval.csv"
-        if not path.is_file():
-            continue
-        got = _read_csv(path, EVAL_COLUMNS)  # in the locale's encoding before
+    for name, got in _stage_evals(out, stages):
         for r in got:
             rows.append({**r, "stage": name, "x": offset + int(float(r["decisions"]))})
         if got:
