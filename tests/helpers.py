@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,10 +131,96 @@ def label_loss_logged(run: Path) -> bool:
     return bool(trained) and all(float(r[col]) > 0 for r in trained)
 
 
+# --- a bound on the loops that play a game to its end -------------------------------------
+
+def _rules_of(rules: Any) -> Any:
+    """A Rules from a Rules, a game's name, make_rules' options, an OpenSpiel game, or
+    what has one as ``.rules`` (lízaný, which has no Rules: its name and its deals)."""
+    from types import SimpleNamespace
+
+    from mariash_env.rules import Rules, make_rules
+
+    if isinstance(rules, (Rules, SimpleNamespace)):
+        return rules
+    if isinstance(rules, str):
+        rules = {"rules": rules}
+    if isinstance(rules, dict):
+        if rules.get("rules") == "lizany":
+            return SimpleNamespace(rules="lizany", deals=rules.get("deals", 1), max_flek=0)
+        return make_rules(**rules)
+    if hasattr(rules, "get_parameters") and rules.get_parameters()["rules"] == "lizany":
+        return _rules_of(rules.get_parameters())  # an OpenSpiel game of lízaný
+    return _rules_of(rules.rules)
+
+
+def deal_decisions(rules: Any = "voleny") -> int:
+    """The most player decisions one deal of ``rules``' game can take, from its rules
+    (``rules``: a Rules, a game's name, make_rules' options, or what has a Rules as
+    ``.rules``: a Game, an env, a VectorEnv, an OpenSpiel game), ``L`` the highest flek
+    level (RULES.md §12: 24 when unlimited):
+
+    * volený (RULES.md §3-§7; at four the dealer sits out, three play): trumps, contract,
+      discards, answers, a taken talon's discards, the announcement at most 15 (§3-§5.1;
+      with open contracts 15 more, §11.1: at most three overcalls of five); flek (§5.3)
+      at most 4 bets of L raises each and two announcements, every round but the last
+      raises one, so at most ``4L + 3`` rounds of two ``good``; play 10 tricks of three
+      and a lay-down, 31;
+    * licitovaný (LICITOVANY.md §4-§7): the auction at most 28 (12 games bid and held, 3
+      passes, a lone bid), the announcement 6, flek ``3(4L + 1)`` turns each closed by
+      ``good`` and ``4L`` raises, play 31;
+    * lízaný: one card a decision, 32.
+
+    The games' own bounds (``deal_bounds``, OpenSpiel's ``max_game_length``) say the
+    same; this one is written from the rules, apart from the code under test."""
+    from mariash_env.rules import UNLIMITED_FLEK
+
+    rules = _rules_of(rules)
+    level = UNLIMITED_FLEK if rules.max_flek is None else rules.max_flek
+    if rules.rules == "lizany":
+        return 32
+    if rules.rules == "licitovany":
+        return 28 + 6 + 3 * (4 * level + 1) + 4 * level + 31
+    return 15 + 15 * rules.open_contracts + (4 * level + 2) + 2 * (4 * level + 3) + 31
+
+
+def step_cap(rules: Any = "voleny", deals: int | None = 1,
+             chance: bool = False) -> Callable[[], None]:
+    """A counter for a test's loop that plays a game to its end (random legal actions,
+    the first legal one, robots): called once a step, it fails the test with an
+    AssertionError past twice the steps ``deals`` deals of ``rules`` can take
+    (:func:`deal_decisions`; ``deals`` None: a whole partie, the rules' ``deals``;
+    ``chance``: an OpenSpiel state's chance nodes too, 32 cards dealt and a cut a deal).
+    An action dispatch that does not move the game on (a mutant's) then fails the test
+    at once instead of looping until the time limit::
+
+        tick = step_cap(g)
+        while not g.deal_over:
+            tick()
+            g.step(...)
+    """
+    rules = _rules_of(rules)
+    n = rules.deals if deals is None else deals
+    limit = 2 * n * (deal_decisions(rules) + (33 if chance else 0))
+    taken = 0
+
+    def step() -> None:
+        nonlocal taken
+        taken += 1
+        assert taken <= limit, (
+            f"more than {limit} steps (twice the most {n} deal(s) of {rules.rules} can take) "
+            "in a loop that plays to the end: the game does not move on")
+
+    return step
+
+
 def random_play(e, rng) -> Iterator[str]:
     """Play the AEC env ``e`` to its end with uniformly random legal actions, yielding
-    each agent right after its action (the finished agents' ``None`` steps taken here)."""
+    each agent right after its action (the finished agents' ``None`` steps taken here;
+    :func:`step_cap` bounds the steps of its partie, lízaný's one deal)."""
+    raw = e.unwrapped
+    tick = step_cap(raw if hasattr(raw, "rules") else "lizany", deals=None)
     for agent in e.agent_iter():
+        tick()
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             e.step(None)

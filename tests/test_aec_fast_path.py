@@ -9,6 +9,7 @@ import pytest
 
 import mariash_env
 from mariash_env.game import IllegalActionError
+from tests.helpers import step_cap
 
 RULE_SETS = [{}, {"players": 4}, {"rules": "licitovany"}, {"open_contracts": True},
              {"max_flek": None, "tariff": "csm"}, {"rich_infos": True}]
@@ -288,7 +289,9 @@ def _to_deal_end(e, seed: int) -> None:
     e.reset(seed=seed)
     rng = np.random.default_rng(seed)
     raw = e.unwrapped
+    tick = step_cap(raw)
     while not raw.records:
+        tick()
         obs = raw.observe(raw.agent_selection)
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
@@ -414,7 +417,9 @@ def test_a_lizany_settlement_in_the_infos_is_each_agents_own():
     e.reset(seed=5)
     raw = e.unwrapped
     rng = np.random.default_rng(5)
+    tick = step_cap("lizany")
     while not any(raw.terminations.values()):
+        tick()
         mask = e.last()[0]["action_mask"]
         e.step(int(rng.choice(np.flatnonzero(mask))))
     a, b = raw.possible_agents

@@ -14,6 +14,7 @@ from mariash_env.robots.card_view import CardPlayView
 from mariash_env.robots.features import ObservationError, decode
 from mariash_env.robots.licit_table import LicitTableRobot, card_play_view
 from mariash_env.robots.table import TableRobot
+from tests.helpers import step_cap
 
 _L = {name: (off, n) for name, off, n, _ in LOBS_LAYOUT}
 
@@ -25,7 +26,9 @@ def _positions(rules: str, deals: int, phase: str) -> list[tuple[np.ndarray, np.
     for d in range(deals):
         g = Game(rules, records=False)
         g.new_partie(seed=d)
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             o, m = g.observe(g.to_move)
             if g.phase_name == phase and np.count_nonzero(m) > 1:
                 out.append((o.copy(), m.copy()))

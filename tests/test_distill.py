@@ -25,6 +25,7 @@ from mariash_env.kinds import VOLENY  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot  # noqa: E402
 from mariash_env.rules import make_rules  # noqa: E402
 from mariash_env.search import random_position, solve  # noqa: E402
+from tests.helpers import step_cap  # noqa: E402
 from training import pimc_labels as pl  # noqa: E402
 from training.checkpoint import CheckpointError, read_checkpoint, read_onnx_policy  # noqa: E402
 from training.config import Config  # noqa: E402
@@ -157,7 +158,9 @@ def _bidding_state(phase: int, seed: int = 0) -> tuple[np.ndarray, int]:
     for s in range(seed, seed + 400):
         g = Game(RULES, records=False)
         g.new_partie(seed=s, dealer=s % 3)
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             obs, mask = g.observe(g.to_move)
             if g.phase == phase and np.count_nonzero(mask) > 1:
                 return g.st.copy(), g.to_move

@@ -18,6 +18,7 @@ from mariash_env.games.lizany.actions import STATE_SIZE as LZ_STATE_OBS_SIZE
 from mariash_env.games.lizany.game import LizanyGame
 from mariash_env.games.voleny import observe as O
 from mariash_env.vector import VectorEnv, random_legal_actions
+from tests.helpers import step_cap
 
 
 def _cards(m: int) -> np.ndarray:
@@ -152,7 +153,9 @@ def test_lizany_encoding_matches_a_plain_reading():
     for seed in range(40):  # whole deals, the finished one included
         g = LizanyGame(seed=seed)
         over = False
+        tick = step_cap("lizany")
         while True:
+            tick()
             for me in (0, 1):
                 for omniscient in (False, True):
                     if omniscient and me:

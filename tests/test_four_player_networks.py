@@ -19,6 +19,7 @@ from mariash_env.games.registry import game_kind
 from mariash_env.robots import OnnxRobot, SeatView, make_robot, robots_of
 from mariash_env.robots.base import RobotGameError, check_plays
 from mariash_env.vector import VectorEnv, random_legal_actions
+from tests.helpers import step_cap
 
 NET = "models/robot_voleny_seated3.onnx"
 FOUR = {"players": 4}
@@ -97,7 +98,9 @@ def test_nnpimc_and_strong_play_the_four_player_deal_without_inference():
     strong = make_robot("strong(worlds=2)", rules=FOUR)
     g = mariash_env.Game(players=4, deals=1)
     g.new_partie(seed=11)
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         view = SeatView.from_game(g)
         a = strong.act_view(view)
         assert view.action_mask()[a]

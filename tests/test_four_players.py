@@ -25,7 +25,7 @@ from mariash_env.core import state as S
 from mariash_env.records import RecordError, replay_record, save_records
 from mariash_env.rules import make_rules
 from mariash_env.vector import VectorEnv
-from tests.helpers import play
+from tests.helpers import play, step_cap
 from tests.test_rules_bidding import D1, F5, F7, FULL_TRICKS, FULL_WINNERS, MID, next_deck
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +49,9 @@ def full_deal(g):
 
 
 def finish_first_legal(g):
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         g.step(g.legal_actions()[0])
 
 
@@ -72,7 +74,9 @@ def test_s11_3_dealer_sits_out_and_forehand_is_next(d):
     assert [g.player(c) for c in range(3)] == [f, m, r]
     assert not g.legal_mask(d).any()
     movers = set()
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         movers.add(g.to_move)
         assert not g.legal_mask(d).any() and g.legal_mask(g.to_move).any()
         g.step(g.legal_actions()[-1])
@@ -189,7 +193,9 @@ def test_s11_3_partie_is_16_deals_each_seat_deals_four_times(first):
     assert g.rules.deals == 16
     g.new_partie(seed=first, dealer=first)
     dealers = []
+    tick = step_cap(g, deals=None)
     while True:
+        tick()
         dealers.append(g.dealer)
         finish_first_legal(g)
         if not g.next_deal():
@@ -235,8 +241,11 @@ def _random_partie(seed, deals, visit):
     g = Game(players=4, deals=deals)
     g.new_partie(seed=seed, dealer=seed % 4)
     rng = np.random.default_rng(seed)
+    tick = step_cap(g, deals=None)
     while True:
+        tick()
         while not g.deal_over:
+            tick()
             visit(g)
             g.step(int(rng.choice(g.legal_actions())))
         visit(g)

@@ -18,7 +18,7 @@ from mariash_env.actions import N_ACTIONS, ActionError
 from mariash_env.records import replay_record
 from mariash_env.robots import make_robot
 from mariash_env.rules import MAX_DEALS
-from tests.helpers import random_play
+from tests.helpers import random_play, step_cap
 
 
 def play_random(e, seed: int = 0, keep_infos: list | None = None) -> int:
@@ -112,7 +112,9 @@ def test_infos_keep_the_interface_keys():
     assert set(e.infos["player_0"]) == {"phase", "deal"}
     assert e.infos["player_0"]["phase"] == "trump"
     rng = np.random.default_rng(0)
+    tick = step_cap(e.unwrapped, deals=None)
     while not any(e.terminations.values()):
+        tick()
         obs = e.observe(e.agent_selection)
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     info = e.infos["player_0"]

@@ -21,6 +21,7 @@ from mariash_env.robots.licit_table import card_play_view
 from mariash_env.seat_record import SeatRecordError, seat_view
 from mariash_env.vector import VectorEnv, random_legal_actions
 from scripts.fuzz_compiled import README_RECORD
+from tests.helpers import step_cap
 
 LICIT = make_rules(rules="licitovany").vector()
 VOLENY = make_rules().vector()
@@ -246,7 +247,9 @@ def test_every_real_state_is_accepted_and_a_finished_deal_shows_zeros(rules):
     st = one.copy_states()
     rv = one.rules_vector
     mask = np.zeros(one.num_actions, np.int8)
+    tick = step_cap(one)
     while True:
+        tick()
         legal_actions(st[0], rv, mask)
         if apply_action(st[0], rv, int(np.flatnonzero(mask)[0])):
             break
@@ -264,7 +267,9 @@ def _real_obs() -> tuple[np.ndarray, np.ndarray]:
         g = Game(make_rules(deals=1))
         g.new_partie(seed=seed)
         rng = np.random.default_rng(seed)
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             if bin(S.getm(g.st, S.PLAYED)).count("1") >= 4:
                 return g.observation(g.to_move), g.legal_mask()
             g.step(int(rng.choice(g.legal_actions())))

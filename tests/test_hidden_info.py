@@ -19,6 +19,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from mariash_env import openspiel as O  # noqa: E402
 from mariash_env.openspiel.params import CUT_SLOTS, info_block  # noqa: E402
+from tests.helpers import step_cap  # noqa: E402
 from tests.test_openspiel import _random_action  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1] / "mariash_env"
@@ -51,7 +52,9 @@ def _states(rules: str, n: int, seed: int):
     while n:
         s = game.new_initial_state()
         stop = int(rng.integers(40, 110))
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal() and len(s.history()) < stop:
+            tick()
             s.apply_action(_random_action(s, rng))
         if s.st is not None and not s.dealing:
             n -= 1
@@ -114,7 +117,9 @@ def test_a_discard_is_known_only_to_the_seat_that_took_its_talon(opts):
         g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
         taken_by: dict[int, int] = {}  # a discard's position -> the seat taking its talon
         lying: list[int] = []
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             took = [S.getm(g.st, S.TOOK + s) for s in range(3)]
             a = int(rng.choice(g.legal_actions()))
             g.step(a)

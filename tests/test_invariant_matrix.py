@@ -41,6 +41,7 @@ from mariash_env.cards import CARD_CODES
 from mariash_env.games.lizany import core as LZ
 from mariash_env.games.registry import game_kind
 from mariash_env.vector import VectorEnv, random_legal_actions
+from tests.helpers import step_cap
 from tests.test_vector import assert_cards_conserved
 
 # --- the games and options ---------------------------------------------------------------
@@ -410,7 +411,9 @@ def checked_run(drv, seed: int, refusals: bool = True, twins: int = 2) -> list[b
     decisions = 0
     twin_at = set(np.random.default_rng(seed + 2).choice(12, size=twins, replace=False)
                   .tolist()) if twins else set()
+    tick = step_cap(drv.kw, deals=None)
     while not drv.done:
+        tick()
         mask = np.asarray(drv.mask())
         legal = np.flatnonzero(mask)
         assert legal.size, "the seat to move has no legal action"
@@ -866,7 +869,9 @@ def test_no_hidden_card_reaches_the_single_agent_learner(case: str) -> None:
         try:
             oa, _ = envs[0].reset(seed=0, options=opts)
             ob, _ = envs[1].reset(seed=0, options={**opts, "deck": other})
+            tick = step_cap(envs[0].rules)
             while not script.revealed:
+                tick()
                 g = [e.game.deal if _is_lizany(kw) else e.game for e in envs]
                 if _hand(g[0], seat) != _hand(g[1], seat):
                     break

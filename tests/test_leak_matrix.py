@@ -50,6 +50,7 @@ from mariash_env.cards import CARD_CODES
 from mariash_env.core import state as S
 from mariash_env.games.registry import game_kind
 from mariash_env.seat_record import SeatRecordError, seat_record_of
+from tests.helpers import step_cap
 from tests.test_invariant_matrix import (
     ALL,
     _hand,
@@ -349,7 +350,9 @@ def planned_swaps(kw: dict[str, Any], rng: np.random.Generator, k: int,
         start = [g.hand(p) for p in range(players)]
         safe = _bits(set(range(32)) - ({deck[17]} if voleny else set()))
         script, labels = [], []
+        tick = step_cap(g)
         while True:
+            tick()
             mover = g.to_move
             a = choose(rng, g.legal_mask(), kind)
             label = kind.action_label(a)

@@ -22,6 +22,7 @@ from mariash_env.core.licit_observe import LOBS_SIZE, LSTATE_OBS_SIZE, encode_li
 from mariash_env.core.play import follow_cards
 from mariash_env.licit_actions import N_ACTIONS, PLAY0
 from mariash_env.rules import G_LICIT, make_rules
+from tests.helpers import step_cap
 
 ALL = np.int64(0xFFFFFFFF)
 SEVEN_BITS = (1 << S.K_SEVEN) | (1 << S.K_TWO_SEVENS)
@@ -234,7 +235,9 @@ def test_observation_hides_other_seats_cards():
     phases = set()
     for deal in range(60):
         g.new_partie(seed=deal)
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             for me in range(3):
                 st2 = _hidden_swap(g.st, me, rng)
                 if st2 is None:
@@ -489,9 +492,12 @@ def test_settlement_matches_oracle_on_random_deals():
     n = 0
     while n < 1500:
         g.new_partie(seed=n)
+        tick = step_cap(g, deals=None)
         while True:
+            tick()
             deck, dealer = g.deck(), int(g.st[S.DEALER])
             while not g.deal_over:
+                tick()
                 labs = g.legal_labels()
                 g.step(labs[rng.integers(len(labs))])
             s = g.settlement()
@@ -720,9 +726,12 @@ def test_every_legal_set_matches_the_state_machine():
         n = 0
         while n < 750:
             g.new_partie(seed=1000 * max_flek + n)
+            tick = step_cap(g, deals=None)
             while True:
+                tick()
                 m = _Machine(g.deck(), int(g.st[S.DEALER]), max_flek)
                 while not g.deal_over:
+                    tick()
                     seat = g.to_move
                     if m.phase != "P":
                         assert seat == m.to_move, (m.phase, g.history)

@@ -14,7 +14,7 @@ from mariash_env import IllegalActionError, RulesError
 from mariash_env import licit_actions as LA
 from mariash_env.actions import ActionError
 from mariash_env.cards import CARD_CODES, codes_of
-from tests.helpers import licit_deck, licit_game, play
+from tests.helpers import licit_deck, licit_game, play, step_cap
 
 DEALER, FORHOND, ZADAK = 0, 1, 2
 ACTOR, L, R = FORHOND, ZADAK, DEALER  # when forhond is the actor (L§1)
@@ -205,7 +205,9 @@ def test_s2_gather_after_betl_lead_card_opens_trick_one():
     g = licit_game(BASE, cuts=[3])
     lone(g, "betl")
     play(g, ["game:betl", "discard:Ah", "discard:Th", "lead:8a", "good", "good", "good"])
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         play(g, [g.legal_labels()[0]])
     plays = [(s, g.kind.labels[a][5:]) for s, a in g.history if g.kind.labels[a][:5] == "play:"]
     assert plays[0][0] == ZADAK and plays[1][0] == DEALER  # L then R follow the lead card
@@ -554,7 +556,9 @@ def test_s6_turn_order_parity_several_components_a_turn():
     play(g, ["good", "good", "good"])  # three raise-free turns: L, R, actor
     assert g.phase_name == "play"
     assert g.to_move == FORHOND  # §7: forhond leads a suit game
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         g.step(g.legal_labels()[0])
     s = settle(g)
     assert (comp(s, "game")["level"], comp(s, "seven")["level"]) == (1, 2)
@@ -615,7 +619,9 @@ def test_s6_max_flek_default_kalhoty():
     assert g.to_move == ACTOR and labels(g) == {"good"}  # game 0, seven at max
     play(g, ["good", "good"])
     assert g.phase_name == "play"
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         g.step(g.legal_labels()[0])
     s = settle(g)
     assert comp(s, "seven")["level"] == 5 and comp(s, "seven")["level_name"] == "kalhoty"
@@ -713,7 +719,9 @@ def test_s6_right_defender_never_shows_after_left_fleks_example_7():
     play(g, ["good", "good", "good"])
     assert g.phase_name == "play"
     # R (the dealer, holding 8l 9l Jl Kl) ruffs nothing: the first legal card each time.
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         g.step(g.legal_labels()[0])
     s = settle(g)
     c = comp(s, "two_sevens")
@@ -810,7 +818,9 @@ def test_s7_reserved_seven_legal_when_nothing_else_is_then_lost():
     play(g, ["play:Ab"])
     assert g.to_move == ZADAK and labels(g) == {"play:7b"}
     play(g, ["play:7b"])
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         g.step(g.legal_labels()[0])
     s = settle(g)
     assert not comp(s, "seven")["won"] and comp(s, "seven")["amount"] == -2
@@ -1027,7 +1037,9 @@ LOW = licit_deck(LOW_F, LOW_Z, LOW_D, ["8a", "9a"])
 
 
 def play_out(g):
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         g.step(g.legal_labels()[0])
     return settle(g)
 
@@ -1386,9 +1398,12 @@ def test_s11_partie_twelve_deals_each_seat_deals_four_times():
     g = licit_game(BASE)
     dealers, ends, total = [], [], [0, 0, 0]
     i = 0
+    tick = step_cap(g, deals=None)
     while True:
+        tick()
         dealers.append(int(g.st[mariash_env.core.state.DEALER]))
         while not g.deal_over:  # everybody passes every other deal: no-bid deals count
+            tick()
             labs = g.legal_labels()
             g.step("pass" if i % 2 and "pass" in labs else labs[0])
         s = g.settlement()

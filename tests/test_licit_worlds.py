@@ -14,7 +14,7 @@ from mariash_env.games.licitovany import worlds as LW
 from mariash_env.games.licitovany.worlds import sample_licit_worlds
 from mariash_env.rules import make_rules
 from scripts.check_worlds import replayed, world_replays
-from tests.helpers import licit_game, play
+from tests.helpers import licit_game, play, step_cap
 from tests.test_licit_rules import ACTOR, SHOW_R, L, R, to_show
 
 RULES = make_rules(rules="licitovany", deals=1)
@@ -30,7 +30,9 @@ def test_worlds_replay_from_their_own_deck():
     for _ in range(60):
         g = Game(RULES)
         g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             if rng.random() < 0.3:
                 for me in range(3):
                     for w in sample_licit_worlds(g.st, me, 2, int(rng.integers(1 << 30)),

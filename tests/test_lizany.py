@@ -22,6 +22,7 @@ from mariash_env.robots import RandomRobot, make_robot
 from mariash_env.robots.lizany_table import LizanyRuleRobot
 from mariash_env.rules import RulesError
 from mariash_env.vector import VectorEnv
+from tests.helpers import step_cap
 
 ROOT = Path(__file__).resolve().parent.parent
 TRUMP_RANKS = "789JQKTA"  # RULES.md §1: rank order with trumps, lowest first
@@ -44,7 +45,9 @@ def m(codes: str) -> int:
 
 
 def play_out(g: LizanyGame, rng: np.random.Generator) -> None:
+    tick = step_cap("lizany")
     while not g.over:
+        tick()
         g.play(int(rng.choice(cards_of(g.legal_cards()))))
 
 
@@ -278,7 +281,9 @@ def test_random_deals_properties():
     rng = np.random.default_rng(11)
     for k in range(300):
         g = LizanyGame(seed=k)
+        tick = step_cap("lizany")
         while not g.over:
+            tick()
             seen = g.hands[0] | g.hands[1] | g.played[0] | g.played[1] | mask_of(g.stock)
             assert seen == (1 << 32) - 1 and popcount(mask_of(g.stock)) == g.stock_left
             assert g.hands[0] & g.hands[1] == 0
@@ -436,7 +441,9 @@ def test_rule_robot_plays_legally_and_takes_its_marriages():
     rng = np.random.default_rng(1)
     for k in range(50):
         g = LizanyGame(seed=k)
+        tick = step_cap("lizany")
         while not g.over:
+            tick()
             s = g.to_move
             a = bot.act({"observation": g.observe(s), "action_mask": g.legal_mask(s)}) \
                 if s == k % 2 else int(rng.choice(cards_of(g.legal_cards())))

@@ -19,6 +19,7 @@ pytest.importorskip("onnxruntime")
 from mariash_env import lizany  # noqa: E402
 from mariash_env.arena import duplicate_match  # noqa: E402
 from mariash_env.robots.onnx_robot import OnnxRobot, OnnxRobotError  # noqa: E402
+from tests.helpers import step_cap  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -30,7 +31,9 @@ def test_shipped_lizany_robot_loads_and_plays_legally(name: str) -> None:
     robot = OnnxRobot(MODEL)
     assert robot.game.name == "lizany" and robot.rules == {"rules": "lizany"}
     g = lizany.LizanyGame(seed=5)
+    tick = step_cap("lizany")
     while not g.over:  # every decision legal
+        tick()
         s = g.to_move
         g.play(robot.act({"observation": g.observe(s), "action_mask": g.legal_mask(s)}))
     res = duplicate_match({"model": lambda: OnnxRobot(MODEL), "table": "table"}, deals=20,

@@ -11,13 +11,16 @@ from mariash_env.games.lizany.game import LizanyGame
 from mariash_env.games.lizany.pimc import LizanyPIMCRobot, draw_world, read_position
 from mariash_env.robots import make_robot
 from mariash_env.robots.base import ObservationError
+from tests.helpers import step_cap
 
 
 def _positions(deals: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     for d in range(deals):
         g = LizanyGame(seed=1000 * seed + d)
+        tick = step_cap("lizany")
         while not g.over:
+            tick()
             yield g
             g.play(int(rng.choice(np.flatnonzero(g.legal_mask()))))
 
@@ -58,7 +61,9 @@ def test_pimc_plays_lizany_legally_and_reproducibly():
         g = LizanyGame(seed=seed)
         bot.begin_deal(seed)
         out = []
+        tick = step_cap("lizany")
         while not g.over:
+            tick()
             s = g.to_move
             a = bot.act({"observation": g.observe(s), "action_mask": g.legal_mask(s)})
             g.play(a)  # IllegalActionError if it were not legal
@@ -73,7 +78,9 @@ def _deal(bot, seed: int) -> list[int]:
     g = LizanyGame(seed=seed)
     bot.begin_deal(seed)
     out = []
+    tick = step_cap("lizany")
     while not g.over:
+        tick()
         s = g.to_move
         out.append(bot.act({"observation": g.observe(s), "action_mask": g.legal_mask(s)}))
         g.play(out[-1])

@@ -34,6 +34,7 @@ from mariash_env.games.lizany.solve import (
 )
 from mariash_env.games.registry import game_kind
 from mariash_env.robots import make_robot
+from tests.helpers import step_cap
 
 
 def _minimax(st: np.ndarray, root: int, lo: int = -3, hi: int = 3) -> int:
@@ -158,7 +159,9 @@ def test_ties_go_to_the_first_card_and_the_budget_stops_a_search():
         solve_value(g.st, np.zeros((4, 3), np.int64), stats, NO_LIMIT)
     with pytest.raises(ValueError, match="whole lízaný record"):
         solve_value(g.st[:10], tt, stats, NO_LIMIT)
+    tick = step_cap("lizany")
     while not g.over:
+        tick()
         g.play(int(np.flatnonzero(g.legal_mask())[0]))
     with pytest.raises(ValueError, match="the deal is over"):
         solve_values(g.st, out, tt, stats, NO_LIMIT)
@@ -181,7 +184,9 @@ def _open_positions(deals: int):
     rule = make_robot("table", rules="lizany")
     for seed in range(deals):
         g = LizanyGame(seed=seed)
+        tick = step_cap("lizany")
         while not g.over:
+            tick()
             s = g.to_move
             obs = {"observation": g.observe(s), "action_mask": g.legal_mask(s)}
             if g.stock_left == 0 and g.legal_mask(s).sum() > 1:
@@ -220,7 +225,9 @@ def test_strong_is_the_network_then_the_search():
     for seed in range(6):
         g = LizanyGame(seed=seed)
         bot.begin_deal(seed)
+        tick = step_cap("lizany")
         while not g.over:
+            tick()
             s = g.to_move
             obs = {"observation": g.observe(s), "action_mask": g.legal_mask(s)}
             card = bot.act(obs)
@@ -246,7 +253,9 @@ def test_the_data_set_records_what_lizany_robots_searched():
     bot = tap_values(make_robot("strong", rules="lizany"))
     g = LizanyGame(seed=2)
     rows = []
+    tick = step_cap("lizany")
     while not g.over:
+        tick()
         s = g.to_move
         mask = g.legal_mask(s)
         a = bot.act({"observation": g.observe(s), "action_mask": mask})

@@ -30,6 +30,7 @@ from mariash_env.robots.view import SeatView
 from mariash_env.rules import make_rules
 from mariash_env.search.inference import other_decisions
 from mariash_env.search.worlds import play_start
+from tests.helpers import step_cap
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "robot.onnx"
@@ -121,9 +122,12 @@ def _first_lead_by_network(robot: NNPIMCRobot, seed: int) -> tuple[np.ndarray, i
     rules = make_rules()
     rv = rules.vector()
     rng = np.random.default_rng(seed)
+    tick = step_cap(rules, deals=None)
     while True:
+        tick()
         st = _deal(int(rng.integers(1 << 30)), rules)
         while st[S.PHASE] not in (S.PH_PLAY, S.PH_DONE):
+            tick()
             apply_action(st, rv, _random_action(st, rv, rng))
         if st[S.PHASE] == S.PH_PLAY:
             break
@@ -172,8 +176,10 @@ def test_weights_are_uniform_at_a_huge_temperature_and_floored_at_a_tiny_one():
     rv = rules.vector()
     rng = np.random.default_rng(5)
     st = _deal(11, rules)
+    tick = step_cap(rules, deals=None)
     while not (st[S.PHASE] == S.PH_PLAY and st[S.TRICK_NO] >= 4) \
             and st[S.PHASE] != S.PH_DONE:
+        tick()
         apply_action(st, rv, _random_action(st, rv, rng))
         if st[S.PHASE] == S.PH_DONE:
             st = _deal(int(rng.integers(1 << 30)), rules)
@@ -455,10 +461,13 @@ def _play_position(seed: int) -> np.ndarray:
     rules = make_rules()
     rv = rules.vector()
     rng = np.random.default_rng(seed)
+    tick = step_cap(rules, deals=None)
     while True:
+        tick()
         st = _deal(int(rng.integers(1 << 30)), rules)
         while st[S.PHASE] != S.PH_DONE and not (st[S.PHASE] == S.PH_PLAY
                                                  and st[S.TRICK_NO] >= 3):
+            tick()
             apply_action(st, rv, _random_action(st, rv, rng))
         if st[S.PHASE] == S.PH_PLAY and st[S.CONTRACT] == S.C_SUIT:
             return st

@@ -8,6 +8,7 @@ import pytest
 
 import mariash_env
 from mariash_env.game import Game, IllegalActionError
+from tests.helpers import step_cap
 
 
 def test_game_observe_equals_observation_and_legal_mask():
@@ -140,7 +141,9 @@ def test_observed_mask_is_dropped_after_every_state_change(mutate):
 def test_observed_mask_at_a_deal_end_and_after_next_deal():
     game = _played(4, 0)
     rng = np.random.default_rng(4)
+    tick = step_cap(game)
     while True:
+        tick()
         game.observe(game.to_move)
         legal = game.legal_actions()
         if game.step(legal[rng.integers(len(legal))]):

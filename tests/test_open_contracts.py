@@ -20,7 +20,7 @@ from mariash_env.rules import R_OPEN, RulesError, make_rules
 from mariash_env.search.worlds import check_world, sample_worlds
 from mariash_env.vector import VectorEnv, random_legal_actions
 from scripts.check_worlds import world_replays
-from tests.helpers import deck_from_hands, play
+from tests.helpers import deck_from_hands, play, step_cap
 
 # Dealer 0: forehand is seat 1, then seat 2 and seat 0.  Forehand holds the two lowest
 # cards of every suit and more: whatever is played, it never wins a trick in a betl.
@@ -204,7 +204,9 @@ def _two_talon_positions(n: int, seed: int):
     while len(out) < n:
         g = Game(deals=1, open_contracts=True)
         g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
+        tick = step_cap(g)
         while not g.deal_over and len(out) < n:
+            tick()
             layer, taker, k, _, _ = talon_chain(g.st)
             if _repeats(layer, taker, k) and rng.random() < 0.5:
                 c = Game(deals=1, open_contracts=True)
@@ -245,7 +247,9 @@ def test_worlds_replay_when_a_seat_takes_two_talons():
 
 
 def _finish_first_legal(g: Game) -> None:
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         g.step(g.legal_actions()[0])
 
 
@@ -327,7 +331,9 @@ def test_table_robot_answers_and_plays_open_contracts_legally():
     seen = set()
     for i in range(150):
         g.new_partie(seed=i)
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             seat = g.to_move
             labels = g.legal_labels()
             forced = [x for x in labels if x in ("contract:durch", "contract:open_betl",

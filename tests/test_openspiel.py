@@ -30,7 +30,7 @@ from mariash_env.openspiel import (  # noqa: E402
 )
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.table import TableRobot  # noqa: E402
-from tests.helpers import decision_compiles  # noqa: E402
+from tests.helpers import decision_compiles, step_cap  # noqa: E402
 
 # The default game of every registry game: tests/test_conformance.py.
 VARIANTS = [
@@ -54,7 +54,9 @@ def _random_states(game, n: int, seed: int):
     while len(out) < n:
         s = game.new_initial_state()
         stop = int(rng.integers(32, 80))
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal() and len(s.history()) < stop:
+            tick()
             s.apply_action(_random_action(s, rng))
         if not s.is_terminal() and not s.is_chance_node():
             out.append(s)
@@ -112,7 +114,9 @@ def test_reward_model_and_chance_outcomes_are_true_to_the_node(params, model):
     assert game.get_type().reward_model == getattr(pyspiel.GameType.RewardModel, model)
     rng = np.random.default_rng(5)
     s = game.new_initial_state()
+    tick = step_cap(game, deals=None, chance=True)
     while not s.is_terminal():
+        tick()
         assert bool(s.chance_outcomes()) == s.is_chance_node(), s.history()
         s.apply_action(_random_action(s, rng))
     assert s.chance_outcomes() == []
@@ -142,7 +146,9 @@ def test_rewards_sum_to_the_returns_over_decision_and_terminal_states(params):
         s = game.new_initial_state()
         after_decisions, every = np.zeros(n), np.zeros(n)
         paid, extra = np.zeros(n), np.zeros(n)
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal():
+            tick()
             chance = s.is_chance_node()
             s.apply_action(_random_action(s, rng))
             r = np.array(s.rewards())
@@ -231,7 +237,9 @@ def test_same_play_and_settlement_as_game(shuffle):
         decks: list[list[int]] = [[]]
         cuts: list[int] = []
         decisions = []
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal():
+            tick()
             a = _random_action(s, rng)
             if s.is_chance_node():
                 if shuffle == "partie" and s.st is not None:
@@ -267,7 +275,9 @@ def test_legal_actions_and_tensors_match_game_along_a_deal():
         s.apply_action(_random_action(s, rng))
     g = Game(make_rules(deals=1))
     g.new_partie(deck=[int(a) for a in s.history()], dealer=0)
+    tick = step_cap(game, deals=None, chance=True)
     while not s.is_terminal():
+        tick()
         p = s.current_player()
         assert s.legal_actions() == g.legal_actions()
         for seat in range(3):
@@ -363,7 +373,9 @@ def _conceded_first_deal(game, trump: int, rng) -> list[int]:
     h = list(range(32))
     s = _play(game, h)
     labels = []
+    tick = step_cap(game, chance=True)
     while not s.is_terminal() and s.st[S.PHASE] != S.PH_DONE:
+        tick()
         legal = [A.ACTION_LABELS[a] for a in s.legal_actions()]
         if s.st[S.PHASE] == S.PH_TRUMP:
             pick = A.ACTION_LABELS[trump]
@@ -437,7 +449,9 @@ def _check_resampled(game, s, r, p, rng):
     assert c.history() == r.history() and c.information_state_string(p) == \
         r.information_state_string(p)
     # random_sim_test-style consistency on the rest of the game.
+    tick = step_cap(game, deals=None, chance=True)
     while not r.is_terminal():
+        tick()
         if r.is_chance_node():
             assert abs(sum(pr for _, pr in r.chance_outcomes()) - 1.0) < 1e-9
         else:
@@ -466,7 +480,9 @@ def test_resampled_states_have_a_history_that_replays(params, games):
     while states < games:  # states at random depths of random parties, chance nodes too
         s = game.new_initial_state()
         stop = int(rng.integers(1, 40 + 80 * game.get_parameters()["deals"]))
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal() and len(s.history()) < stop:
+            tick()
             s.apply_action(_random_action(s, rng))
         if s.is_terminal():
             continue
@@ -492,7 +508,9 @@ def test_clone_is_independent_and_history_bounded():
     for _ in range(5):
         s = game.new_initial_state()
         decisions = 0
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal():
+            tick()
             if not s.is_chance_node():
                 decisions += 1
                 c = s.clone()
@@ -561,7 +579,9 @@ def test_record_states_resample_within_their_deal():
     p = r.current_player()
     w = r.resample_from_infostate(p, rng.random)
     assert w.from_record and np.array_equal(w.observation_tensor(p), s.observation_tensor(p))
+    tick = step_cap(game, chance=True)
     while not r.is_chance_node():
+        tick()
         r.apply_action(_random_action(r, rng))
     with pytest.raises(ResampleError, match="resamples only within a deal"):
         r.resample_from_infostate(0, rng.random)
@@ -640,7 +660,9 @@ def test_policy_gradient_example_plays_each_role_with_the_agent_trained_in_it():
     obs, players = [], []
     for _ in range(3):
         s = game.new_initial_state()
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal():
+            tick()
             if not s.is_chance_node():
                 p = s.current_player()
                 obs.append(s.observation_tensor(p))
@@ -713,7 +735,9 @@ def test_resample_after_a_laid_down_deal():
     found = 0
     for _ in range(40):
         s = game.new_initial_state()
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal() and (not s.finished or s.is_chance_node()):
+            tick()
             if s.is_chance_node():
                 s.apply_action(_random_action(s, rng))
                 continue
@@ -767,7 +791,9 @@ def test_turn_reward_environment_credits_every_player_its_payments(params):
         rng = np.random.default_rng(3)
         for _ in range(6):
             ts = env.reset()
+            tick = step_cap(game, deals=None, chance=True)
             while not ts.last():
+                tick()
                 p = ts.observations["current_player"]
                 if ts.rewards is not None:
                     out[p] += ts.rewards[p]

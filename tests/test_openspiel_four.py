@@ -29,6 +29,7 @@ from mariash_env.openspiel import (  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.table import TableRobot  # noqa: E402
 from mariash_env.robots.view import SeatView  # noqa: E402
+from tests.helpers import step_cap  # noqa: E402
 from tests.test_openspiel import _check_resampled, _random_action  # noqa: E402
 from tests.test_openspiel_licit import _resample_checker  # noqa: E402
 
@@ -39,7 +40,9 @@ FOUR = {"players": 4}
 def _play(game, rng: np.random.Generator, stop: int | None = None):
     """A random state of ``game`` (chance uniform), ``stop`` moves in or at the end."""
     s = game.new_initial_state()
+    tick = step_cap(game, deals=None, chance=True)
     while not s.is_terminal() and (stop is None or len(s.history()) < stop):
+        tick()
         s.apply_action(_random_action(s, rng))
     return s
 
@@ -233,7 +236,9 @@ def test_openspiel_robot_plays_a_four_player_partie():
     g = Game(players=4, deals=2)
     g.new_partie(seed=3)
     moves = 0
+    tick = step_cap(g, deals=None)
     while not g.partie_over:
+        tick()
         p = g.to_move
         assert p != g.sitting_out
         a = robots[int(rng.integers(2))].act_view(SeatView.from_game(g, p))
@@ -262,7 +267,9 @@ def test_ismcts_robot_searches_the_four_player_game():
     g = Game(players=4, deals=1)
     g.new_partie(seed=3, dealer=1)
     asked = []
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         p = g.to_move
         view = SeatView.from_game(g, p)
         n = len(made)

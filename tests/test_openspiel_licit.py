@@ -23,6 +23,7 @@ from mariash_env.openspiel import (  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.search import sample_worlds  # noqa: E402
 from mariash_env.search.licit_worlds import sample_licit_worlds  # noqa: E402
+from tests.helpers import step_cap  # noqa: E402
 from tests.test_openspiel import _check_resampled, _random_action  # noqa: E402
 
 LICIT = {"rules": "licitovany"}
@@ -133,7 +134,9 @@ def test_licitovany_plays_and_settles_as_game():
     for _ in range(4):
         s = game.new_initial_state()
         deck, cuts, decisions = [], [], []
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal():
+            tick()
             a = _random_action(s, rng)
             if s.is_chance_node():
                 (cuts if s.st is not None else deck).append(a)
@@ -169,7 +172,9 @@ def test_variant_parameters_reach_the_rules():
     labels = set()
     for _ in range(30):
         s = game.new_initial_state()
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal():
+            tick()
             if not s.is_chance_node():
                 labels.update(s.action_to_string(s.current_player(), a)
                               for a in s.legal_actions())
@@ -186,7 +191,9 @@ def _table_states(game, n: int, seed: int, first_deal: int = 1, robot: str = "ta
     while len(out) < n:
         s = game.new_initial_state()
         stop = int(rng.integers(1, 40 + 80 * game.get_parameters()["deals"]))
+        tick = step_cap(game, deals=None, chance=True)
         while not s.is_terminal() and len(s.history()) < stop:
+            tick()
             if s.is_chance_node() or robot == "random":
                 s.apply_action(_random_action(s, rng))
                 continue

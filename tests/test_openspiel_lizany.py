@@ -17,6 +17,7 @@ from mariash_env.games.lizany.actions import OBS_SIZE  # noqa: E402
 from mariash_env.games.lizany.game import LizanyGame  # noqa: E402
 from mariash_env.openspiel import MariashLizanyGame  # noqa: E402
 from mariash_env.openspiel.lizany import INFO_SIZE  # noqa: E402
+from tests.helpers import step_cap  # noqa: E402
 from tests.test_openspiel import _random_action, _same_view  # noqa: E402
 from tests.test_openspiel_licit import _resample_checker  # noqa: E402
 
@@ -30,7 +31,9 @@ def _game():
 def _play(game, rng: np.random.Generator, stop: int | None = None):
     """A random state (chance uniform), ``stop`` actions in or at the end."""
     s = game.new_initial_state()
+    tick = step_cap("lizany", chance=True)
     while not s.is_terminal() and (stop is None or len(s.history()) < stop):
+        tick()
         s.apply_action(_random_action(s, rng))
     return s
 
@@ -100,7 +103,9 @@ def test_same_deal_as_lizany_game():
             assert not any(s.observation_tensor(0)) and not any(s.information_state_tensor(1))
             s.apply_action(_random_action(s, rng))
         g = LizanyGame(deck=s.history())
+        tick = step_cap("lizany", chance=True)
         while not s.is_terminal():
+            tick()
             assert s.current_player() == g.to_move and s.returns() == [0.0, 0.0]
             assert s.legal_actions() == np.flatnonzero(g.legal_mask()).tolist()
             for p in range(2):
@@ -157,7 +162,9 @@ def _check_resampled(game, s, r, p, rng):
     assert r2.history() == r.history() and r2.information_state_string(p) == \
         s.information_state_string(p)
     c = r.clone()
+    tick = step_cap("lizany", chance=True)
     while not c.is_terminal():
+        tick()
         c.apply_action(_random_action(c, rng))
     assert sum(c.returns()) == 0
 
@@ -211,7 +218,9 @@ def test_ismcts_plays_a_deal_through_the_resampler():
                              random_state=rng) for _ in range(2)]
     s = game.new_initial_state()
     moves = 0
+    tick = step_cap("lizany", chance=True)
     while not s.is_terminal():
+        tick()
         if s.is_chance_node():
             s.apply_action(_random_action(s, np.random.default_rng(moves + len(s.history()))))
             continue

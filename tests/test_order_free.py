@@ -19,7 +19,7 @@ from mariash_env.core.settle import settle
 from mariash_env.rules import R_ORDER_FREE, RulesError, make_rules
 from mariash_env.search import brute_force_value, random_position, solve
 from mariash_env.vector import VectorEnv
-from tests.helpers import play
+from tests.helpers import play, step_cap
 from tests.test_rules_variants import CAP_BIDDING, CAP_DECK, CAP_TRICKS
 
 FREE = make_rules(hundred_counting="order_free").vector()
@@ -170,7 +170,9 @@ def test_random_played_deals_against_the_rule_text():
     checked = 0
     for i in range(400):
         g.new_partie(seed=i)
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             labels = g.legal_labels()
             sto = [x for x in labels if x in ("announce:sto", "announce:sto_sedma")]
             if sto:

@@ -17,6 +17,7 @@ from mariash_env.robots.pimc import PIMCRobot
 from mariash_env.robots.view import SeatView
 from mariash_env.rules import make_rules
 from mariash_env.search.licit_worlds import random_licit_position
+from tests.helpers import step_cap
 
 RULES = make_rules(rules="licitovany")
 
@@ -50,7 +51,9 @@ def _play_deal(seed: int, robots: list) -> Game:
     g.new_partie(seed=seed)
     for r in robots:
         r.begin_deal(seed)
+    tick = step_cap(g)
     while True:
+        tick()
         seat = g.to_move
         r = robots[seat]
         if isinstance(r, PIMCRobot):
@@ -216,7 +219,9 @@ def test_a_decision_without_worlds_takes_the_table_robots_choice(monkeypatch):
     g = Game(voleny)
     g.new_partie(seed=4)
     table = make_robot("table", rules=voleny)
+    tick = step_cap(g)
     while not (g.st[S.PHASE] == S.PH_PLAY and np.count_nonzero(g.legal_mask(g.to_move)) > 1):
+        tick()
         obs, mask = g.observe(g.to_move)
         g.step(table.act({"observation": obs, "action_mask": mask}))
     vview = SeatView.from_game(g)

@@ -19,6 +19,7 @@ from mariash_env.play import licit
 from mariash_env.play.labels import describe_licit
 from mariash_env.play.series import series_tables
 from mariash_env.play.session import PlayError, PlaySession
+from tests.helpers import step_cap
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
@@ -156,8 +157,11 @@ def test_refusals_change_nothing(tmp_path):
 def test_undo_and_resume(tmp_path):
     s = _session(tmp_path, human_seat=1)
     rng = random.Random(4)
+    tick = step_cap("licitovany", deals=None)
     while True:
+        tick()
         while s.waiting != "human":
+            tick()
             _step(s, rng)
         st = s.state()
         # not the pass that would settle the deal (undo ends at the settlement since

@@ -26,6 +26,7 @@ from mariash_env.play.service import create_service_app  # noqa: E402
 from mariash_env.robots import make_robot  # noqa: E402
 from mariash_env.robots.view import SeatView  # noqa: E402
 from mariash_env.seat_record import seat_record_of  # noqa: E402
+from tests.helpers import step_cap  # noqa: E402
 from tests.test_seat_record import random_positions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -406,7 +407,9 @@ def test_lizany_service_answers_both_seats_of_the_two_player_game():
     e = mariash_env.env(rules="lizany")
     e.reset(seed=5)
     robot, seats = LizanyRuleRobot(), set()
+    tick = step_cap("lizany")
     while not any(e.terminations.values()):
+        tick()
         agent = e.agent_selection
         o = e.observe(agent)
         r = client.post("/act", json={"observation": o["observation"].tolist(),

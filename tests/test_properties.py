@@ -17,6 +17,7 @@ from mariash_env import Game
 from mariash_env.core import state as S
 from mariash_env.core.observe import OBS_SIZE, encode
 from mariash_env.rules import UNLIMITED_FLEK
+from tests.helpers import step_cap
 
 ALL = (1 << 32) - 1
 SETTINGS = settings(max_examples=60, deadline=None,
@@ -83,10 +84,13 @@ def play_partie(seed: int, deals: int, check_leaks: bool = True, **rules) -> Gam
     obs = np.zeros(OBS_SIZE, np.float32)
     obs2 = np.zeros(OBS_SIZE, np.float32)
     max_flek = g.rules.max_flek if g.rules.max_flek is not None else UNLIMITED_FLEK  # §12
+    tick = step_cap(g, deals=None)
     while True:
+        tick()
         ref = RefDeal(g.deck(), int(g.st[S.DEALER]), max_flek=max_flek,
                       queen_first=g.rules.marriage_order == "queen_first")
         while not g.deal_over:
+            tick()
             assert_conserved(g.st)
             labels = set(g.legal_labels())
             assert labels == ref.legal(), (g.phase_name, sorted(labels ^ ref.legal()))

@@ -37,6 +37,7 @@ from hypothesis import strategies as hs
 import mariash_env
 from mariash_env import lizany
 from mariash_env.records import RecordError
+from tests.helpers import step_cap
 from tests.referee_lizany import CARDS, ORDER, SUITS, Referee, beats
 
 MODES = ("random", "random", "marriages", "greedy", "sweep")
@@ -236,7 +237,9 @@ def check_deal(raw: Any, ref: Referee, rng: random.Random, style: dict[str, Any]
                cov: collections.Counter, ctx: dict[str, Any]) -> None:
     """Play the env's current deal to its end beside ``ref``, comparing every step."""
     agents = raw.possible_agents
+    tick = step_cap("lizany")
     while True:
+        tick()
         ag = raw.agent_selection
         for s, a in enumerate(agents):
             d = obs_diffs(raw.observe(a)["observation"], ref, s)

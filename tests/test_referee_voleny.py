@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 import mariash_env
+from tests.helpers import step_cap
 from tests.referee_voleny import CARDS, RANKS, SUITS, Referee
 
 Rules = dict[str, Any]
@@ -358,7 +359,9 @@ def play_deal(rng: random.Random, rules: Rules, mode: str, cov: collections.Coun
     ref = Referee(deck, dealer, **rules)
     ctx = {"rules": rules, "deck": deck, "dealer": dealer, "mode": mode}
     predicted: list[str] | None = None
+    tick = step_cap(raw, deals=None)
     while True:
+        tick()
         ag = raw.agent_selection
         if raw.terminations[ag] or raw.truncations[ag]:
             break
@@ -452,7 +455,9 @@ def test_whole_parties(rules):
     for first_dealer in (0, players - 1):
         raw = mariash_env.raw_env(**rules)
         raw.reset(seed=rng.randrange(10**9), options={"dealer": first_dealer})
+        tick = step_cap(raw, deals=None)
         while True:
+            tick()
             ag = raw.agent_selection
             if raw.terminations[ag] or raw.truncations[ag]:
                 break

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from mariash_env.wrappers import rllib_env
+from tests.helpers import step_cap
 
 
 def test_returns_hold_every_seats_payments_the_sitting_out_dealers_too():
@@ -106,7 +107,9 @@ def test_the_parallel_api_is_no_way_around_for_rllib():
         check_multiagent_environments(env)
         seen = ignored = 0
         obs, _ = env.reset(seed=1)
+        tick = step_cap(kw, deals=None)
         while True:
+            tick()
             seen += len(obs)
             ignored += sum(1 for o in obs.values() if not o["action_mask"].any())
             obs, _, term, _, _ = env.step({a: env.get_action_space(a).sample() for a in obs})

@@ -23,6 +23,7 @@ from mariash_env.robots import (
 )
 from mariash_env.robots.pimc import SearchUnavailableError
 from mariash_env.rules import Rules, make_rules
+from tests.helpers import step_cap
 
 MODEL = Path(__file__).resolve().parent.parent / "models" / "robot.onnx"
 SPECS = ["random", "table", "pimc(worlds=2, bidding='table')", f"onnx:{MODEL}"]
@@ -219,7 +220,9 @@ def _lay_down_positions(n: int) -> list[dict]:
     for i in range(400):
         g = Game(deals=1)
         g.new_partie(seed=i, deck=list(rng.permutation(CARD_CODES)), dealer=0)
+        tick = step_cap(g)
         while not g.deal_over and len(found) < n:
+            tick()
             view = SeatView.from_game(g)
             obs = view.observation_dict()
             if obs["action_mask"][LAY_DOWN] and obs["action_mask"].sum() > 1:

@@ -28,7 +28,7 @@ from mariash_env.robots.features import (
     durch_hole_suits,
 )
 from mariash_env.robots.pimc import SearchUnavailableError, solver_available
-from tests.helpers import deck_from_hands, new_game, play
+from tests.helpers import deck_from_hands, new_game, play, step_cap
 
 # ----------------------------------------------------------------------------------------------
 # Scripted positions.  Dealer 0: forehand = seat 1 (the actor of suit games), middlehand =
@@ -375,7 +375,9 @@ def run_deals(robots: list[Robot], seeds, dealer_cycle=True) -> list[dict]:
     g = Game(deals=1)
     for i, seed in enumerate(seeds):
         g.new_partie(seed=seed, dealer=i % 3 if dealer_cycle else 0)
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             s = g.to_move
             mask = g.legal_mask()
             a = robots[s].act({"observation": g.observation(s), "action_mask": mask})
@@ -395,7 +397,9 @@ def test_table_robot_is_legal_in_every_phase():
     for i in range(300):
         g.new_partie(seed=10_000 + i, dealer=i % 3)
         table_seats = {0, 1, 2} if i % 2 else {i % 3}
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             s = g.to_move
             mask = g.legal_mask()
             obs = {"observation": g.observation(s), "action_mask": mask}
@@ -429,7 +433,9 @@ def test_decode_matches_the_game():
     robot = TableRobot()
     for seed in range(15):
         g.new_partie(seed=seed)
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             s = g.to_move
             o = decode(g.observation(s), g.legal_mask())
             assert o.hand == (g.hand(s) if g.phase != S.PH_TRUMP else o.hand)
@@ -568,7 +574,9 @@ def test_pimc_plays_legal_actions():
     g = Game(deals=1)
     for i in range(3):
         g.new_partie(seed=500 + i, dealer=i % 3)
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             s = g.to_move
             mask = g.legal_mask()
             if s == 1:

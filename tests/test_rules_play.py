@@ -20,7 +20,7 @@ import pytest
 
 from mariash_env.core import state as S
 from mariash_env.game import Game
-from tests.helpers import deck_from_hands
+from tests.helpers import deck_from_hands, step_cap
 
 F, M, D = 0, 1, 2  # dealer 2: forehand (the suit-game actor), middlehand, dealer
 WHO = {"f": F, "m": M, "d": D}
@@ -95,7 +95,9 @@ def can_lay_down(g: Game) -> bool:
 
 def finish(g: Game) -> None:
     """Play out the rest of the deal with the first legal card each time."""
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         g.step(next(lab for lab in g.legal_labels() if lab.startswith("play:")))
 
 
@@ -558,7 +560,9 @@ def test_betl_won_after_ten_tricks_without_trick_no_marriages_no_hearts_doubling
     # The trump card picked was a heart (7h): betl is not doubled (§9).
     g = betl_game(BETL_F, BETL_M, BETL_D, "betl")
     g.step("play:7h")
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         assert "lay_down" not in g.legal_labels()  # §8: only the actor, before trick 1
         g.step(next(lab for lab in g.legal_labels() if lab.startswith("play:")))
     assert [g.hand(s) for s in range(3)] == [0, 0, 0]  # all ten tricks were played
@@ -1127,8 +1131,11 @@ def test_partie_totals_are_the_sum_of_the_deals_and_zero_sum():
     rng = random.Random(20240601)
     g = Game()
     g.new_partie(seed=7)
+    tick = step_cap(g, deals=None)
     while True:
+        tick()
         while not g.deal_over:
+            tick()
             g.step(rng.choice(g.legal_labels()))
         if not g.next_deal():
             break

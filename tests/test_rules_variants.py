@@ -19,7 +19,7 @@ from mariash_env.core import state as S
 from mariash_env.core.observe import O_SCORE
 from mariash_env.rules import UNLIMITED_FLEK, RulesError, make_rules
 from mariash_env.vector import VectorEnv
-from tests.helpers import deck_from_hands, play
+from tests.helpers import deck_from_hands, play, step_cap
 
 # --------------------------------------------------------------------------------------
 # §8 / §12: lay-down under a payment cap (issue #17.1)
@@ -68,7 +68,9 @@ def amount_if_played(g: Game, first: str) -> int:
     counts first), the rest with the first legal card."""
     g = copy.deepcopy(g)
     g.step(f"play:{first}")
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         g.step(next(lab for lab in g.legal_labels() if lab.startswith("play:")))
     return g.settlement()["amount"]
 
@@ -207,7 +209,9 @@ BIG_A = 58 * BIG_M25  # 1,946,157,056 per defender; the actor gets 3,892,314,112
 
 
 def play_out(g: Game) -> None:
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         g.step(next(lab for lab in g.legal_labels() if lab.startswith("play:")))
 
 
@@ -252,7 +256,9 @@ def test_s10_partie_scores_beyond_int32_stay_exact_and_zero_sum():
     assert first[0] > 2**31
     assert g.next_deal()
     rng = np.random.default_rng(5)
+    tick = step_cap(g)
     while not g.deal_over:
+        tick()
         labels = g.legal_labels()
         g.step(labels[int(rng.integers(len(labels)))])
     pay = g.settlement()["payments"]
@@ -273,7 +279,9 @@ def test_s9_vector_env_rewards_beyond_int32_are_exact():
     venv.reset()
     venv.restore_states(g.st[None, :].copy())
     step = venv.current()
+    tick = step_cap(venv)
     while True:
+        tick()
         a = int(np.flatnonzero(step.mask[0])[0])  # the first legal card, as play_out
         step = venv.step(np.array([a]))
         if step.deal_done[0]:

@@ -17,6 +17,7 @@ from mariash_env import actions as A
 from mariash_env.cards import CARD_CODES
 from mariash_env.core import state as S
 from mariash_env.seat_record import SeatRecordError, seat_record_of, seat_view
+from tests.helpers import step_cap
 
 
 def random_positions(n: int, seed: int, at_end: bool = False, **rules) -> list:
@@ -33,7 +34,9 @@ def iter_positions(seed: int, at_end: bool = False, **rules):
         g = Game(make_rules(deals=1, **rules))
         g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(3)))
         stop = 999 if at_end else int(rng.integers(0, 45))
+        tick = step_cap(g)
         while not g.deal_over and len(g.history) < stop:
+            tick()
             g.step(int(rng.choice(g.legal_actions())))
         if not g.deal_over:
             yield g, seat_record_of(g)
@@ -195,11 +198,15 @@ def four_player_positions(n: int, seed: int, **rules) -> list:
         g = Game(make_rules(players=4, **rules))
         g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(4)))
         for _ in range(int(rng.integers(0, 3))):  # finished deals before this one
+            tick = step_cap(g)
             while not g.deal_over:
+                tick()
                 g.step(int(rng.choice(g.legal_actions())))
             g.next_deal()
         stop = int(rng.integers(0, 45))
+        tick = step_cap(g)
         while not g.deal_over and len(g.history) < stop:
+            tick()
             g.step(int(rng.choice(g.legal_actions())))
         if not g.deal_over:
             out.append((g, g.to_move))

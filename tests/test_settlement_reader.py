@@ -13,6 +13,7 @@ import pytest
 
 from mariash_env.core import state as S
 from mariash_env.game import Game
+from tests.helpers import step_cap
 
 
 def _leaves(x: Any) -> list[Any]:
@@ -37,7 +38,9 @@ def test_settlement_values_are_plain_python(rules):
     licit = rules.get("rules") == "licitovany"
     for k in range(150):
         g.new_partie(seed=k)
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             g.step(rng.choice(g.legal_actions()))
         s = g.settlement()
         assert {type(v) for v in _leaves(s)} <= {int, bool, str, type(None)}, s

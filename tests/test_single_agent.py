@@ -13,6 +13,7 @@ from gymnasium.utils.env_checker import check_env
 from mariash_env import IllegalActionError, OptionError
 from mariash_env.robots import RandomRobot
 from mariash_env.single_agent import SingleAgentEnv
+from tests.helpers import step_cap
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
@@ -26,7 +27,9 @@ def test_gymnasium_check_env_passes(obs_keys):
 def _play(env: SingleAgentEnv, seed: int, rng: np.random.Generator):
     obs, info = env.reset(seed=seed)
     trace, total, done = [], 0.0, False
+    tick = step_cap(env.rules, deals=None)
     while not done:
+        tick()
         g = env.game
         # The learner is asked only on its own turns, with its own legal mask.
         assert g.to_move == env.seat and not g.deal_over

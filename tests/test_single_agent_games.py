@@ -18,6 +18,7 @@ from mariash_env.games.base import GameError
 from mariash_env.games.registry import game_kind, games
 from mariash_env.robots import Robot, RobotGameError, make_robot
 from mariash_env.single_agent import SingleAgentEnv
+from tests.helpers import step_cap
 
 CASES = [(k.name, p) for k in games("single_agent") for p in k.players]
 IDS = [f"{g}-{p}" for g, p in CASES]
@@ -78,7 +79,9 @@ def test_masks_observations_and_payments_are_the_aec_envs(game, players, seat):
     obs, _ = env.reset(seed=7)
     learner: list[tuple[int, np.ndarray, np.ndarray]] = []  # (log position, obs, mask)
     total, done = 0.0, False
+    tick = step_cap(env.rules, deals=None)
     while not done:
+        tick()
         mask = env.action_masks()
         assert mask.dtype == bool and mask.shape == (env.kind.n_actions,) and mask.any()
         a = int(rng.choice(np.flatnonzero(mask)))
@@ -150,7 +153,9 @@ def test_table_opponents_are_the_games_table_robot(game, players):
             spies.append(spy)
     env.reset(seed=3)
     done, rng = False, np.random.default_rng(0)
+    tick = step_cap(env.rules, deals=None)
     while not done:
+        tick()
         _, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
     assert all(s.calls > 0 for s in spies)
 
@@ -167,7 +172,9 @@ def test_same_seed_same_episode(game, players):
             obs, _ = env.reset(seed=seed)
             trace.append(obs.tobytes())
             done, rng = False, np.random.default_rng(1)
+            tick = step_cap(env.rules, deals=None)
             while not done:
+                tick()
                 obs, r, done, _, _ = env.step(int(rng.choice(np.flatnonzero(
                     env.action_masks()))))
                 trace.append((obs.tobytes(), r))
@@ -318,7 +325,9 @@ def test_four_players_the_learner_never_sits_out_its_only_deal():
     env.reset(seed=4)
     done, total, rng = False, 0.0, np.random.default_rng(2)
     dealt = []
+    tick = step_cap(env.rules, deals=None)
     while not done:
+        tick()
         _, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
         total += r
         if info["settlement_deal"] >= 0:

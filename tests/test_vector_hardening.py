@@ -20,6 +20,7 @@ from mariash_env.core.deal import gathered_deck
 from mariash_env.core.engine import apply_action, legal_actions
 from mariash_env.core.validate import FIELDS
 from mariash_env.vector import VectorEnv, VectorMemoryWarning, random_legal_actions
+from tests.helpers import step_cap
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -94,7 +95,9 @@ def test_gathered_deck_is_a_permutation_even_from_a_corrupted_deal():
     st = venv.copy_states()[0]
     rv = venv.rules_vector
     mask = np.zeros(115, np.int8)
+    tick = step_cap(venv)
     while True:  # play the deal to its end with the lowest legal action
+        tick()
         legal_actions(st, rv, mask)
         if apply_action(st, rv, int(np.flatnonzero(mask)[0])):
             break

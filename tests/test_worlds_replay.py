@@ -13,6 +13,7 @@ from mariash_env import Game, make_rules
 from mariash_env.core import state as S
 from mariash_env.search import sample_worlds
 from scripts.check_worlds import replayed, world_replays
+from tests.helpers import step_cap
 
 VARIANTS = [{}, {"marriage_order": "queen_first"},
             {"open_contracts": True, "hundred_counting": "order_free"},
@@ -29,7 +30,9 @@ def test_every_world_replays_from_its_own_deck(opts):
     for _ in range(25):
         g = Game(rules)
         g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(rules.players)))
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             if g.st[S.PHASE] >= S.PH_TRUMP and rng.random() < 0.3:
                 for me in range(3):
                     worlds = sample_worlds(g.st, me, 2, int(rng.integers(1 << 30)), rules)
@@ -55,7 +58,9 @@ def test_what_a_seat_knows_admits_the_real_deal(opts):
     for _ in range(30):
         g = Game(rules)
         g.new_partie(seed=int(rng.integers(1 << 30)), dealer=int(rng.integers(rules.players)))
+        tick = step_cap(g)
         while not g.deal_over:
+            tick()
             if g.st[S.PHASE] >= S.PH_TRUMP:
                 for me in range(3):
                     assert knowledge(g.st, me, rules).admits(g.st), (
