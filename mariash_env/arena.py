@@ -1029,7 +1029,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     from .compile import announce_anywhere
-    from .robots import check_robot_args
+    from .robots import check_robot
     from .rules import RulesError
 
     announce_anywhere()  # a log too: the robots' and engine's kernels compile on a cold cache
@@ -1045,7 +1045,7 @@ def main(argv: list[str] | None = None) -> int:
             pimc_kw["worlds"] = args.worlds
         if args.time_limit is not None:
             pimc_kw["time_limit"] = args.time_limit
-        check_robot_args("pimc", pimc_kw)
+        check_robot("pimc", **pimc_kw)  # every check of make_robot, the entry's own too
         rule_opts = parse_rule_options(args.rules, args.rule)
         single_deal_rules(rule_opts, "--rule deals")
         rule_opts["deals"] = 1

@@ -3,6 +3,7 @@ every robot's actions over many deals, determinism, and the PIMC robot."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -608,6 +609,37 @@ def test_decode_dict_roundtrip():
 def popcount_ok(m: int) -> bool:
     return bin(m).count("1") == 7
 
+
+
+def test_check_robot_args_is_check_robot(monkeypatch, capsys):
+    """check_robot_args (public since the argument tables were its checks) and its one
+    caller, the arena's check of --worlds / --time-limit, skipped the registry entry's
+    ``check`` that make_robot and check_robot run: they passed lízaný's pimc(race=4) and
+    nnpimc(inference=True) at four.  Now both are check_robot: one place checks a spec."""
+    from mariash_env import arena
+    from mariash_env.robots import check_robot, check_robot_args, registry, robot_entry
+
+    for base, kw, rules, error in [
+            ("pimc", {"race": 4}, "lizany", "robot 'pimc' of lízaný mariáš takes the "
+                                            "arguments"),
+            ("nnpimc", {"inference": True}, {"players": 4},
+             "with inference=True plays three players"),
+            ("bogus", {}, None, "unknown robot 'bogus'"),
+            ("pimc", {"worlds": 0}, None, "invalid worlds=0")]:
+        with pytest.raises(ValueError, match=re.escape(error)):
+            check_robot_args(base, kw, rules)
+        with pytest.raises(ValueError, match=re.escape(error)):
+            check_robot(base, rules, **kw)
+    assert check_robot_args("pimc", {"worlds": 3}, "lizany") is None
+    def refuse(kind, players, kw):
+        raise ValueError(f"the entry's check saw {dict(kw)}")
+
+    # the arena checks --worlds with the entry's check too
+    monkeypatch.setitem(registry._ROBOTS, "pimc",
+                        dataclasses.replace(robot_entry("pimc")[0], check=refuse))
+    with pytest.raises(SystemExit):
+        arena.main(["--worlds", "3", "--robots", "", "--deals", "1"])
+    assert capsys.readouterr().err == "error: the entry's check saw {'worlds': 3}\n"
 
 
 @pytest.mark.parametrize("spec, rules, error", [
