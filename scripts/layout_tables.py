@@ -1,6 +1,7 @@
 """Regenerate (or check) the documentation's layout tables from their declarations:
-the observations (``core.observe.OBS_LAYOUT``, ``OBS4_LAYOUT``, ``LOBS_LAYOUT``), the
-state record (``core.state.STATE_SCHEMA``) and both games' action tables.
+the observations (``games.voleny.observe.OBS_LAYOUT``, ``games.voleny.observe4.OBS4_LAYOUT``,
+``games.licitovany.observe.LOBS_LAYOUT``), the state record (``core.state.STATE_SCHEMA``)
+and both games' action tables.
 
     python scripts/layout_tables.py          # rewrite docs/layouts.md in place
     python scripts/layout_tables.py --check  # exit 1 when docs/layouts.md is out of date
@@ -17,7 +18,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from mariash_env import actions, licit_actions  # noqa: E402
-from mariash_env.core import licit_observe, observe, observe4, state  # noqa: E402
+from mariash_env.core import state  # noqa: E402
+from mariash_env.games.licitovany import observe as licit_observe  # noqa: E402
+from mariash_env.games.voleny import observe, observe4  # noqa: E402
 
 PAGE = ROOT / "docs" / "layouts.md"
 

@@ -165,8 +165,8 @@ LOBS_PHASES = tuple(PHASE_NAMES[int(np.flatnonzero(_PHASE_SLOT == k)[0])]
 """The names of the ``phase`` block's slots, in order (read off :data:`_PHASE_SLOT`)."""
 
 
-check_layout(LOBS_LAYOUT, "LO_", "core/licit_observe.py", ("LOBS_SIZE", "LSTATE_OBS_SIZE"),
-             globals())
+check_layout(LOBS_LAYOUT, "LO_", "games/licitovany/observe.py",
+             ("LOBS_SIZE", "LSTATE_OBS_SIZE"), globals())
 
 
 def layout_table() -> str:

@@ -192,7 +192,8 @@ def check_layout(layout: tuple[tuple[str, int, int, str], ...], prefix: str, whe
         raise ImportError(f"{where}: offsets disagree with the layout: " + "; ".join(wrong))
 
 
-check_layout(OBS_LAYOUT, "O_", "core/observe.py", ("OBS_SIZE", "STATE_OBS_SIZE"), globals())
+check_layout(OBS_LAYOUT, "O_", "games/voleny/observe.py", ("OBS_SIZE", "STATE_OBS_SIZE"),
+             globals())
 
 
 def layout_markdown(layout: tuple[tuple[str, int, int, str], ...]) -> str:

@@ -52,8 +52,8 @@ Q_DEAL_NO4 = 908
 Q_X_DEAL = 924
 OBS4_SIZE = 924
 STATE4_OBS_SIZE = 1055
-check_layout(OBS4_LAYOUT, "Q_", "core/observe4.py", ("OBS4_SIZE", "STATE4_OBS_SIZE"),
-             globals())
+check_layout(OBS4_LAYOUT, "Q_", "games/voleny/observe4.py",
+             ("OBS4_SIZE", "STATE4_OBS_SIZE"), globals())
 
 
 def layout_table() -> str:
