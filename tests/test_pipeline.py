@@ -691,6 +691,64 @@ def test_an_eval_csv_row_with_a_bad_value_is_one_error(tmp_path: Path,
     assert not (run / "curve.png").exists()
 
 
+def test_a_gates_csv_row_with_a_bad_value_is_one_error(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture,
+                                                      monkeypatch: pytest.MonkeyPatch
+                                                      ) -> None:
+    """RUN/gates.csv whose rows decode as CSV but lack a value the curve draws (a word or
+    nothing where a number belongs, a row cut short, a column missing) was a bare
+    ValueError (or KeyError) from plot_curve after a gate's games: read with its columns
+    (GATE_COLUMNS), it is the PipelineError naming the file, the line, the column and
+    what was expected, one line of --plot, refused by a gate before its games and by the
+    recipe before any stage.  An empty model_stage (a gate of a model file) is read."""
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "run"
+    run.mkdir()
+    gates = run / "gates.csv"
+    head = ",".join(pipeline.GATE_FIELDS) + "\n"
+    good = head + "g,t,m.onnx,random,4,1,0.5,0.1,0.9,groše\nh,,m.onnx,table,4,1,-1,nan,nan,groše\n"
+    gates.write_text(good)
+    assert [(r["gate"], r["model_stage"]) for r in pipeline.read_gates(run)] == \
+        [("g", "t"), ("h", "")]
+    assert pipeline.plot_curve(run) == run / "curve.png"
+    (run / "curve.png").unlink()
+    p = tmp_path / "gate.toml"
+    p.write_text(HEAD + GATE)
+    recipe = load_recipe(p, run)
+    monkeypatch.setattr("training.evaluate.load_agent", lambda *a: pytest.fail("played"))
+    for bad, says in [
+        (good.replace("0.5,", "abc,"), "line 2, column 'mean': 'abc': expected a number (nan "
+         "for none)"),
+        (good.replace("-1,", ","), "line 3, column 'mean': empty: expected a number (nan for "
+         "none)"),
+        (good.replace(",0.9,", ",high,"), "line 2, column 'ci_high': 'high': expected a "
+         "number (nan for none)"),
+        (good.replace(",table,", ", ,"), "line 3, column 'robot': empty: expected a name"),
+        (good.replace("h,,m.onnx,table,4,1,-1,nan,nan,groše", "h,,m.onnx"), "line 3, column "
+         "'robot': missing (the row has 3 of the header's 10 columns): expected a name"),
+        (good.replace(",unit", ",units"), "line 1 (the header): no column 'unit' (its "
+         "columns: gate, model_stage, model, robot, deals, seed, mean, ci_low, ci_high, "
+         "units): expected a column 'unit' (a name in each row)"),
+        (good.replace(",model_stage,", ",stage,"), "line 1 (the header): no column "
+         "'model_stage' (its columns: gate, stage, model, robot, deals, seed, mean, ci_low, "
+         "ci_high, unit): expected a column 'model_stage' (a text (empty for none) in each "
+         "row)"),
+    ]:
+        gates.write_text(bad)
+        for read in (pipeline.read_gates, pipeline.plot_curve):
+            with pytest.raises(PipelineError) as e:
+                read(run)
+            assert str(e.value) == f"{gates}: {says}"
+        rc, _, err = _main(capsys, p, "--out", run, "--plot")
+        assert rc == 2 and err == f"error: {gates}: {says}\n", err
+        with pytest.raises(PipelineError) as e:
+            pipeline.run_gate(recipe, recipe.stage("g"), False, print)
+        assert str(e.value) == f"{gates}: {says}"
+        rc, out, err = _main(capsys, p, "--out", run)
+        assert rc == 2 and err == f"error: {gates}: {says}\n" and "=====" not in out, err
+    assert not (run / "curve.png").exists() and not (run / "t").exists()
+
+
 def test_a_finished_stage_damaged_eval_csv_is_refused_before_any_stage(
         tiny_run: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
         monkeypatch: pytest.MonkeyPatch) -> None:

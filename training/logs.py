@@ -95,6 +95,7 @@ class LogError(ValueError):
 WHOLE = "a whole number"
 NUMBER = "a number (nan for none)"
 NAME = "a name"
+TEXT = "a text (empty for none)"  # the column must be there; its value may be empty
 
 # The columns of an ``eval.csv`` its readers use: the curves of a run and of its earlier
 # stages (:func:`plot_run`), a recipe's learning curve (``training.pipeline.training_curve``)
@@ -113,21 +114,23 @@ def _holds(value: str, what: str) -> bool:
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
-    """The rows of the CSV file at ``path`` as dicts (none when there is no file): a
-    run's log, and the pipeline's ``gates.csv``.  LogError naming the file where it is not
-    UTF-8 text (:func:`mariash_env.textfile.read_text`), OSError where it cannot be
-    read.  A quoted field is kept as written (its ``\\r\\n`` or ``\\r`` too: the text is
-    read with ``newline=""``, as the ``csv`` module requires)."""
+    """The rows of the CSV file at ``path`` as dicts (none when there is no file), no
+    column checked (:func:`read_log` checks the columns a reader needs).  LogError
+    naming the file where it is not UTF-8 text (:func:`mariash_env.textfile.read_text`),
+    OSError where it cannot be read.  A quoted field is kept as written (its ``\\r\\n``
+    or ``\\r`` too: the text is read with ``newline=""``, as the ``csv`` module
+    requires)."""
     return read_log(path, {})
 
 
 def read_log(path: Path, columns: dict[str, str]) -> list[dict[str, str]]:
     """:func:`read_csv`'s rows, each holding what the reader needs: ``columns`` maps
     each column it reads to what that column holds (:data:`WHOLE`, :data:`NUMBER`,
-    :data:`NAME`).  A header without one of them, or a row where one is missing, empty
-    or not what it holds (a word in a column of numbers, a row cut short) is a LogError
-    naming the file, the line, the column and what was expected; before, the reader
-    failed on it with a bare ValueError or KeyError."""
+    :data:`NAME`, :data:`TEXT`).  A header without one of them, or a row where one is
+    missing, empty (but for :data:`TEXT`) or not what it holds (a word in a column of
+    numbers, a row cut short) is a LogError naming the file, the line, the column and
+    what was expected; before, the reader failed on it with a bare ValueError or
+    KeyError."""
     if not path.exists():
         return []
     try:
@@ -148,6 +151,8 @@ def read_log(path: Path, columns: dict[str, str]) -> list[dict[str, str]]:
             if value is None:  # DictReader's value of a column past the row's end
                 n = sum(v is not None for k, v in row.items() if k is not None)
                 problem = f"missing (the row has {n} of the header's {len(header)} columns)"
+            elif what == TEXT:
+                continue
             elif not value.strip():
                 problem = "empty"
             elif not _holds(value, what):

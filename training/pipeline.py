@@ -74,7 +74,8 @@ from mariash_env.atomic import atomic_open
 from mariash_env.cli import UnwritableError, check_writable
 from mariash_env.textfile import NotUtf8Error
 
-from .logs import EVAL_COLUMNS, LogError, read_log
+from .logs import EVAL_COLUMNS, NUMBER, TEXT, LogError, read_log
+from .logs import NAME as A_NAME
 
 FORMAT = "mariash-pipeline-v1"
 STATE = "pipeline.json"
@@ -121,6 +122,11 @@ NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 REF = re.compile(r"@([A-Za-z][A-Za-z0-9_]*)\.([a-z]+)\Z")
 GATE_FIELDS = ("gate", "model_stage", "model", "robot", "deals", "seed", "mean", "ci_low",
                "ci_high", "unit")
+# The columns of ``RUN/gates.csv`` its readers use (training.logs.read_log): a gate's
+# rows replaced (_write_gates), the curve's gate panel (plot_curve); model_stage is
+# empty where the gate's model is a file, not an earlier stage's
+GATE_COLUMNS = {"gate": A_NAME, "model_stage": TEXT, "robot": A_NAME, "mean": NUMBER,
+                "ci_low": NUMBER, "ci_high": NUMBER, "unit": A_NAME}
 PARITY_CHECK = 512  # observations of the torch/ONNX check of a stage's model.onnx
 # games a gate plays together (duplicate_eval's num_envs): 500 deals of six seatings a
 # batch, a batch a task of its jobs (one deal a task against a robot that plays from a view)
@@ -1039,9 +1045,11 @@ def _read_csv(path: Path, columns: dict[str, str] | None = None) -> list[dict[st
 
 
 def read_gates(out: str | Path) -> list[dict[str, Any]]:
-    """The rows of ``RUN/gates.csv`` (none when no gate has run); PipelineError naming
-    the file where it is not UTF-8 text."""
-    return _read_csv(Path(out) / GATES)
+    """The rows of ``RUN/gates.csv`` (none when no gate has run), each with the values
+    its readers use (:data:`GATE_COLUMNS`); PipelineError naming the file where it is not
+    UTF-8 text, or its line and column where a row lacks one (a word or nothing where a
+    number belongs, a row cut short, a column missing)."""
+    return _read_csv(Path(out) / GATES, GATE_COLUMNS)
 
 
 def run_export(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str, Any]:
