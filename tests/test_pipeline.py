@@ -775,6 +775,44 @@ def test_a_finished_stage_damaged_eval_csv_is_refused_before_any_stage(
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
 
 
+def test_a_log_damaged_while_the_recipe_runs_leaves_the_curve_with_a_warning(
+        tiny_run: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A training stage's eval.csv damaged while the recipe runs (here during a gate's
+    games; the recipe's start refused it before any stage, as it was then): the gate's
+    curve after its games and the curve at the end stopped the recipe with status 2 (the
+    gate's rows written, the stage not marked done).  Now each leaves RUN/curve.png as it
+    was with a warning naming the file, as the trainer's curves.png does: the gate
+    checks its threshold and is done, the recipe finishes with status 0."""
+    import training.evaluate
+
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run["run"], run)
+    st = _state(run)
+    st["stages"]["gate"]["done"] = False
+    (run / "pipeline.json").write_text(json.dumps(st))
+    evals = run / "train" / "eval.csv"
+    real = training.evaluate.duplicate_eval
+
+    def damaging(*a, **kw):  # the games of the gate, meanwhile a log damaged
+        evals.write_text(evals.read_text().replace(",random,", ",random,?", 1))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(training.evaluate, "duplicate_eval", damaging)
+    curve = (run / "curve.png").read_bytes()
+    rc, out, err = _main(capsys, TINY, "--out", run, "--only", "gate")
+    assert rc == 0 and err == "", err
+    warned = re.findall(rf"\[pipeline\] warning: {re.escape(str(run / 'curve.png'))} not "
+                        rf"redrawn: {re.escape(str(evals))}: line 2, column 'mean': "
+                        r"'\?[-\d.e]+': expected a number \(nan for none\)\n", out)
+    assert len(warned) == 2, out  # the gate's, then the end's
+    assert "[pipeline] gate: done in" in out and _state(run)["stages"]["gate"]["done"]
+    assert (run / "curve.png").read_bytes() == curve
+    assert [r["gate"] for r in pipeline.read_gates(run)] == ["gate_train", "gate"]
+    assert not list(run.glob(".curve*"))
+
+
 def test_a_recipe_config_or_gates_csv_with_a_byte_order_mark_is_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A recipe, the config a stage names and RUN/gates.csv saved "UTF-8 with BOM" (a

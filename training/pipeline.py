@@ -1007,7 +1007,7 @@ def run_gate(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str
                      "mean": round(r.mean, 4), "ci_low": round(r.ci_low, 4),
                      "ci_high": round(r.ci_high, 4), "unit": unit})
     _write_gates(recipe, stage.name, rows)
-    plot_curve(recipe.out, recipe.name)
+    redraw_curve(recipe.out, recipe.name, unit, log)
     for row in rows:
         for key, figure, label in (("min_gain", "mean", "mean"),
                                    ("min_ci_low", "ci_low", "95% CI lower end")):
@@ -1169,9 +1169,25 @@ def plot_curve(out: str | Path, title: str | None = None, unit: str | None = Non
         fig.suptitle(title or Path(out).name, fontsize=10)
     fig.tight_layout()
     path = Path(out) / CURVE
-    fig.savefig(path, dpi=110)
+    tmp = path.with_name(f".{path.name}.tmp.png")  # a kill leaves the old picture whole
+    fig.savefig(tmp, dpi=110)
     plt.close(fig)
+    tmp.replace(path)
     return path
+
+
+def redraw_curve(out: str | Path, title: str | None, unit: str | None, log: Any
+                 ) -> Path | None:
+    """:func:`plot_curve` while the recipe runs (after a gate's games, at its end): a log
+    it reads damaged since the recipe started (which refused a damaged one then) leaves
+    ``RUN/curve.png`` as it was, with a warning naming the file, as the trainer's
+    ``curves.png`` (a plot stops no recipe: the stages' work is kept either way; before,
+    the recipe stopped with status 2).  None when it was not drawn."""
+    try:
+        return plot_curve(out, title, unit)
+    except PipelineError as e:
+        log(f"[pipeline] warning: {Path(out) / CURVE} not redrawn: {e}")
+        return None
 
 
 def _unit(recipe: Recipe) -> str:
@@ -1209,7 +1225,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[pipeline] {path or 'no training stage or gate has run yet: no curve'}")
             return 0 if path else 1
         st = run(recipe, args.until, args.only, args.progress)
-        path = plot_curve(recipe.out, recipe.name, _unit(recipe))
+        path = redraw_curve(recipe.out, recipe.name, _unit(recipe), print)
     except PipelineError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
