@@ -130,6 +130,32 @@ def test_a_shard_with_damaged_data_is_made_again(small, tmp_path):
     assert len(D.load(other)["deal"]) == len(D.load(out)["deal"])
 
 
+def test_a_shard_with_metadata_that_is_not_utf8_is_named(small, tmp_path):
+    """A shard whose parquet metadata (the digest of its data set) is not UTF-8 text (a
+    damaged footer, another writer's) was a bare UnicodeDecodeError from resuming and
+    from every reader: the DatasetError naming the shard, the byte and what to do."""
+    import shutil
+
+    out, settings = small
+    other = tmp_path / "odd"
+    shutil.copytree(out, other)
+    shard = other / "shard-00001.parquet"
+    table = pq.read_table(shard)
+    pq.write_table(table.replace_schema_metadata({b"mariash_dataset": b"ab\xff\xfe",
+                                                  b"shard": b"1"}), shard)
+    says = (f"shard {shard}: its metadata's mariash_dataset is not UTF-8 text (line 1, byte "
+            "3 of the line: b'\\xff'): expected a data set digest encoded in UTF-8; ")
+    before = shard.read_bytes()
+    with pytest.raises(D.DatasetError) as e:
+        D.generate(other, settings, progress=False, command="test")
+    assert str(e.value) == says + "use another --out, or remove it to make it again"
+    for read in (D.load, D.read_table, lambda p: D.read_shard(p, 1)):
+        with pytest.raises(D.DatasetError) as e:
+            read(other)
+        assert str(e.value) == says + "remove it and make it again with: test"
+    assert shard.read_bytes() == before
+
+
 def test_incomplete_set_is_refused(small, tmp_path):
     out, settings = small
     part = tmp_path / "part"

@@ -72,6 +72,7 @@ from ..games.base import GameKind
 from ..games.registry import game_kind, games
 from ..pools import jobs_above_cores
 from ..robots.base import Robot
+from ..textfile import NotUtf8Error, decode_text
 from . import PartialRunError, run_command
 
 FORMAT = "mariash-dataset-v1"
@@ -409,6 +410,18 @@ def write_shard(out: str | os.PathLike, settings: dict[str, Any], index: int,
     return table.num_rows
 
 
+def _digest_of(metadata: dict[bytes, bytes] | None, path: Path, advice: str) -> str:
+    """The digest of the data set a shard at ``path`` belongs to, from its parquet
+    metadata ("" where it has none); DatasetError naming the shard where it is not UTF-8
+    text (damaged, or not written here: a bare UnicodeDecodeError before)."""
+    try:
+        return decode_text((metadata or {}).get(b"mariash_dataset", b""), newline="",
+                           what="a data set digest")
+    except NotUtf8Error as e:
+        raise DatasetError(f"shard {path}: its metadata's mariash_dataset is {e}; "
+                           f"{advice}") from None
+
+
 def _shard_rows(path: Path, want: str) -> int | None:
     """The rows of a written shard of the settings with digest ``want``; None when it is
     missing or unreadable (it is then written again); DatasetError if another run's.  The
@@ -423,7 +436,8 @@ def _shard_rows(path: Path, want: str) -> int | None:
         meta = pq.read_metadata(path)
     except Exception:  # noqa: BLE001 - a truncated or foreign file: made again
         return None
-    got = (meta.metadata or {}).get(b"mariash_dataset", b"").decode()
+    got = _digest_of(meta.metadata, path, "use another --out, or remove it to make it "
+                     "again")
     if got != want:
         raise DatasetError(f"{path} belongs to another data set (settings {got or 'none'}, "
                            f"this one's {want}); use another --out")
@@ -710,7 +724,8 @@ def _read(f: Path, columns: Sequence[str] | None, man: dict[str, Any] | None = N
     except Exception as e:  # noqa: BLE001 - pyarrow's own error types
         raise DatasetError(f"cannot read shard {f}: {e}") from None
     if man is not None:
-        got = (table.schema.metadata or {}).get(b"mariash_dataset", b"").decode()
+        got = _digest_of(table.schema.metadata, f, "remove it and make it again with: "
+                         f"{man.get('command')}")
         if got != man["digest"]:
             raise DatasetError(f"shard {f} belongs to another data set (settings "
                                f"{got or 'none'}, the manifest's {man['digest']}); remove it "
