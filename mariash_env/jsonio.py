@@ -125,7 +125,7 @@ def loads(text: str | bytes, **kw: Any) -> Any:
     except UnicodeDecodeError as e:  # bytes that are not UTF-8: the codec's index from 0
         if e.encoding != "utf-8":
             raise
-        raise NotUtf8Error.at(e, "text") from None
+        raise NotUtf8Error.at(e, "text", universal=False) from None  # json's own lines
 
 
 class _Found(Exception):

@@ -46,12 +46,23 @@ class NotUtf8Error(UnicodeDecodeError):
         self.what = what
 
     @classmethod
-    def at(cls, e: UnicodeDecodeError, what: str = "a file") -> NotUtf8Error:
+    def at(cls, e: UnicodeDecodeError, what: str = "a file",
+           universal: bool = True) -> NotUtf8Error:
         """``e`` (the codec's error, its place an index from 0 into ``e.object``) with its
-        first bad byte's line and byte in the line, counted from 1."""
-        data = e.object
-        start = data.rfind(b"\n", 0, e.start) + 1
-        return cls(e, data.count(b"\n", 0, e.start) + 1, e.start - start + 1, what)
+        first bad byte's line and byte in the line, counted from 1, the lines split as
+        the text's reader splits them: ``universal``, at each ``\\r\\n``, ``\\r`` and
+        ``\\n`` (the readers of :func:`read_text`'s text, either ``newline``: TOML, JSON,
+        the ``csv`` module); else at ``\\n`` only (``json``'s own count of the text it
+        decodes, :func:`mariash_env.jsonio.loads`).  A file with bare ``\\r`` line ends
+        was said to be bad on line 1."""
+        data, at = e.object, e.start
+        if not universal:
+            start = data.rfind(b"\n", 0, at) + 1
+            return cls(e, data.count(b"\n", 0, at) + 1, at - start + 1, what)
+        # (the bad byte is no \n: no \r\n spans it)
+        ends = data.count(b"\n", 0, at) + data.count(b"\r", 0, at) - data.count(b"\r\n", 0, at)
+        start = max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at)) + 1
+        return cls(e, ends + 1, at - start + 1, what)
 
     def __reduce__(self) -> tuple[Any, ...]:  # a pickled copy (a worker's) says the same
         return type(self), (UnicodeDecodeError(self.encoding, self.object, self.start,

@@ -508,6 +508,44 @@ def test_every_position_in_a_readers_error_counts_from_1(tmp_path):
         ladder.read_record(rec)
 
 
+def test_a_bad_byte_is_on_the_line_its_reader_counts(tmp_path):
+    """NotUtf8Error counted lines at ``\\n`` only: a file with bare ``\\r`` line ends (an
+    old Mac's, a spreadsheet's CSV) was bad on line 1 wherever the byte was.  Its line is
+    now the one its reader counts: read_text's readers split at ``\\r\\n``, ``\\r`` and
+    ``\\n`` (a TOML file's error line, the csv module's line_num), a request body's
+    ``json`` at ``\\n`` only."""
+    from mariash_env import textfile, tomlio
+    from training.logs import WHOLE, LogError, read_log
+
+    for end in (b"\r", b"\r\n", b"\n"):
+        path = tmp_path / "c.toml"
+        path.write_bytes(end.join([b"a = 1", b"b = 2", b"c = '\xff'", b""]))
+        with pytest.raises(textfile.NotUtf8Error) as e:
+            tomlio.read(path)
+        assert (e.value.line, e.value.column) == (3, 6), end
+        path.write_bytes(end.join([b"a = 1", b"b = 2", b"c = ?", b""]))
+        with pytest.raises(ValueError, match=r"at line 3, column 5"):  # tomllib's own count
+            tomlio.read(path)
+        log = tmp_path / "eval.csv"  # the csv module's line_num, the byte's line: the same
+        log.write_bytes(end.join([b"decisions,opponent", b"1,a", b"x,b", b""]))
+        with pytest.raises(LogError, match=r"eval.csv: line 3, column 'decisions': 'x'"):
+            read_log(log, {"decisions": WHOLE})
+        log.write_bytes(end.join([b"decisions,opponent", b"1,a", b"2,\xe9", b""]))
+        with pytest.raises(LogError, match=r"eval.csv: not UTF-8 text \(line 3, byte 3 of "):
+            read_log(log, {"decisions": WHOLE})
+    for data, line, column in ((b"x\r\ny\rz\n\r\n\xe9", 5, 1), (b"ab\rcd\xff", 2, 3),
+                               (b"\xef\xbb\xbfab\rcd\xff", 2, 3), (b"a\r\xff", 2, 1)):
+        for newline in (None, ""):
+            with pytest.raises(textfile.NotUtf8Error) as e:
+                textfile.decode_text(data, newline=newline)
+            assert (e.value.line, e.value.column) == (line, column), data
+    with pytest.raises(textfile.NotUtf8Error) as e:  # a body: json's own count, \n only
+        jsonio.loads(b'{"a": 1,\r "b": "\xff"}')
+    assert (e.value.line, e.value.column) == (1, 17)
+    with pytest.raises(json.JSONDecodeError, match="line 1 column 15"):
+        jsonio.loads('{"a": 1,\r "b" 2}')
+
+
 def test_a_quoted_csv_field_is_read_back_as_written(tmp_path):
     """A quoted field holding a line end (``\\r\\n``, ``\\r``, ``\\n``) written by the
     project's CSV writers came back with ``\\r\\n`` and ``\\r`` as ``\\n``: the readers
