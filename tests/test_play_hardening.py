@@ -27,7 +27,7 @@ with warnings.catch_warnings():  # starlette asks for httpx2, which is not neede
     from starlette.testclient import TestClient
 
 from mariash_env.play.web import MAX_BODY, create_app  # noqa: E402
-from tests.helpers import T0, table_session, until_human  # noqa: E402
+from tests.helpers import T0, table_session, table_step, until_human  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -392,8 +392,34 @@ def test_a_saved_file_naming_a_key_twice_is_refused_not_read_as_its_last_value(t
                                              "object, the second time on line 2"}]
     (done / "a.json").write_text(json.dumps(summary))
     (done / "a.jsonl").write_text('{"result": null, "result": {"rewards": [2, -2]}}\n')
-    assert party_stats(done)["skipped"] == [{"file": "a.jsonl", "error": "DuplicateKeyError: "
-                                             "the key 'result' is given twice in one object"}]
+    assert party_stats(done)["skipped"] == [{"file": "a.jsonl", "error": "RecordError: line 1: "
+                                             "not a JSON object we read (the key 'result' "
+                                             "is given twice in one object)"}]
+
+
+def test_the_statistics_read_a_record_holding_a_line_separator(tmp_path):
+    """The statistics split a partie's records with str.splitlines(), at U+2028, U+2029
+    and U+0085 too, which save_records (json.dumps, ensure_ascii=False) writes in a string
+    as they are: such a record (here a note added to it; the table's own records hold
+    no free text, a record edited or written by another tool can) was cut and the partie
+    skipped as not JSON, where replay reads the file.  They read it as the records'
+    reader does (read_records), lines ending at \\n only."""
+    from mariash_env.play.series import party_stats
+    from mariash_env.records import read_records, save_records
+
+    s = table_session(tmp_path, options={"deals": 1})
+    rng = random.Random(0)
+    st = s.state()
+    while s.waiting in ("robot", "human"):
+        st = table_step(s, rng, st)
+    want = party_stats(tmp_path)["games"]["voleny"]
+    recs = list(s.game.records)
+    for sep in ("\u2028", "\u2029", "\x85"):
+        save_records(s.records_path, [{**recs[0], "note": f"robot{sep}table"}])
+        assert sep.encode() in s.records_path.read_bytes()  # written as it is
+        assert [r["note"] for _, r in read_records(s.records_path)] == [f"robot{sep}table"]
+        got = party_stats(tmp_path)
+        assert got["skipped"] == [] and got["games"]["voleny"] == want, got
 
 
 def test_resume_refuses_to_drop_saved_records(tmp_path):

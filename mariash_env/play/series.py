@@ -18,7 +18,8 @@ from typing import Any
 
 from .. import jsonio
 from ..games.registry import games as registered_games
-from ..textfile import read_text
+from ..record_error import RecordError
+from ..records import read_records
 
 BEST = {"week": 3, "month": 5}
 log = logging.getLogger(__name__)
@@ -202,7 +203,14 @@ def _partie_figures(path: Path, kinds: dict[str, Any]) -> dict[str, Any]:
     meta = jsonio.read(path.with_suffix(".json"))
     seat = meta["human_seat"]
     rules = meta.get("rules", "voleny")
-    records = [jsonio.loads(line) for line in read_text(path).splitlines() if line.strip()]
+    records = []
+    # the records' own reader (replay's): lines end at \n only, so a string holding U+2028,
+    # U+2029 or U+0085 (save_records' json.dumps(ensure_ascii=False) writes them as they
+    # are) stays whole; str.splitlines() cut the record there
+    for n, rec in read_records(path):
+        if isinstance(rec, RecordError):
+            raise RecordError(f"line {n}: {rec}")
+        records.append(rec)
     kind = kinds.get(rules)
     if kind is not None and kind.results_by_player:  # the lead passing each deal
         n = kind.players[0]
