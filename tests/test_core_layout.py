@@ -157,6 +157,42 @@ def test_docs_action_tables_match_the_action_labels():
     assert T.main(["--check"]) == 0
 
 
+@pytest.mark.parametrize("rules", ["voleny", "licitovany"])
+def test_side_points_are_the_card_points_as_described(rules):
+    """SIDE_PTS holds each side's card points, marriages apart (SIDE_MARR): what the
+    record calls actor_cards and defence_cards.  Its description said "points with
+    marriages counted"."""
+    from mariash_env.rules import make_rules
+    from tests.helpers import step_cap
+
+    field = next(f for f in S.STATE_SCHEMA if f.name == "SIDE_PTS")
+    assert "card points" in field.meaning and "marriages counted" not in field.meaning
+    rng = np.random.default_rng(0)
+    seen = 0
+    for seed in range(6):
+        g = Game(make_rules(rules=rules))
+        g.new_partie(seed=seed)
+        tick = step_cap(g)
+        while not g.deal_over:  # random suit games, played out (no betl, durch or concede)
+            tick()
+            legal = g.legal_actions()
+            suit = [a for a in legal if not any(
+                w in g.kind.action_label(a) for w in ("betl", "durch", "bad", "concede"))]
+            g.step(int(rng.choice(suit or legal)))
+        points = g.records[-1]["settlement"].get("points")
+        if not points or not points["actor_cards"] + points["defence_cards"]:
+            continue  # no points counted: a betl or durch, a deal not played
+        actor = int(g.st[S.ACTOR])
+        cards_taken = [int(g.st[S.PTS + s]) for s in range(3)]
+        side = [cards_taken[actor], sum(cards_taken) - cards_taken[actor]]
+        assert g.st[S.SIDE_PTS:S.SIDE_PTS + 2].tolist() == side == \
+            [points["actor_cards"], points["defence_cards"]]
+        assert g.st[S.SIDE_MARR:S.SIDE_MARR + 2].tolist() == \
+            [points["actor_marriages"], points["defence_marriages"]]
+        seen += sum(side) == 90  # every card point taken: a deal played out
+    assert seen
+
+
 def test_describe_names_every_field():
     g = Game()
     g.new_partie(seed=3)

@@ -160,7 +160,8 @@ STATE_SCHEMA: tuple[Field, ...] = (
     F("SETTLED", 1, "the deal is settled (§9)", range=_FLAG),
     F("WON", 5, "[line]: the line was won (§9)"),
     F("WORTH", 5, "[line]: base price of the line"),
-    F("SIDE_PTS", 2, "[actor, defence]: points with marriages counted"),
+    F("SIDE_PTS", 2, "[actor, defence]: card points taken (the record's actor_cards, "
+                     "defence_cards; marriages apart, SIDE_MARR)"),
     F("SIDE_MARR", 2, "[actor, defence]: marriage points"),
     F("SIDE_FIRST", 2, "[actor, defence]: each side's first marriage (licitovaný: "
                        "the actor's; the defence's 0, no rule counts it, LICITOVANY.md §3)"),
