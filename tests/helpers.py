@@ -116,8 +116,11 @@ def page_client(save_dir: Path):
 
 
 def until_human(s) -> dict[str, Any]:
-    """Let the robots of session ``s`` act until the table waits for something else."""
+    """Let the robots of session ``s`` act until the table waits for something else (the
+    rest of one deal at most: :func:`table_cap`)."""
+    tick = table_cap(s, deals=1)
     while s.waiting == "robot":
+        tick()
         s.advance(s.id, s.move)
     return s.state()
 
@@ -211,6 +214,23 @@ def step_cap(rules: Any = "voleny", deals: int | None = 1,
             "in a loop that plays to the end: the game does not move on")
 
     return step
+
+
+def table_cap(s: Any, deals: int | None = None) -> Callable[[], None]:
+    """:func:`step_cap` for a loop over the moves of the play table ``s`` (a
+    ``PlaySession`` or a ``LizanySession``): a robot's move, the human's (an undo too),
+    the next deal each one step; ``deals`` deals of its game (None: its partie, its
+    rules' deals, lízaný's ``options["deals"]``)::
+
+        tick = table_cap(s)
+        while s.waiting != "partie_over":
+            tick()
+            table_step(s, rng)
+    """
+    rules = getattr(s.game, "rules", None)  # lízaný's game has none
+    if rules is None:
+        rules = {"rules": "lizany", "deals": s.options["deals"]}
+    return step_cap(rules, deals=deals)
 
 
 def random_play(e, rng) -> Iterator[str]:

@@ -29,6 +29,7 @@ from mariash_env.records import RecordChecker, RecordError, load_records, save_r
 from mariash_env.robots import SeatView, make_robot, robots_of
 from mariash_env.robots.registry import robot_entries, robot_entry
 from mariash_env.single_agent import SingleAgentEnv
+from tests.helpers import step_cap
 
 
 def cases(front_end: str) -> list[Any]:
@@ -238,7 +239,9 @@ def test_vector_env_is_the_aec_env_step_for_step(kw: dict[str, Any]) -> None:
     live = [True] * n
     rng = np.random.default_rng(seed)
     checked = 0
+    tick = step_cap(kw, deals=None)  # a batch step a step of each partie
     while any(live):
+        tick()
         state = venv.state()
         for i, e in enumerate(envs):
             if live[i]:

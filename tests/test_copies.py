@@ -13,6 +13,7 @@ import pytest
 import mariash_env
 from mariash_env.gym_vector import GymVectorEnv
 from mariash_env.vector import VectorEnv, random_legal_actions
+from tests.helpers import step_cap
 
 GAMES = [pytest.param({}, id="voleny"), pytest.param({"players": 4}, id="four"),
          pytest.param({"rules": "licitovany"}, id="licitovany"),
@@ -423,9 +424,12 @@ def test_aec_env_copy_continues(rules, point, copier):
         env.reset(seed=4)
         for _ in range({"early": 2, "mid_deal": 7}.get(point, 0)):  # early: licitovaný's
             _random_step(env, rng)                                  # auction (seed 4)
+        tick = step_cap(_short(rules), deals=None)  # the steps of its partie
         while point == "deal_end" and not any(env.unwrapped.rewards.values()):
+            tick()
             _random_step(env, rng)
         while point == "partie_end" and env.agents:
+            tick()
             _random_step(env, rng)
         if point == "closed":
             _random_step(env, rng)

@@ -242,7 +242,9 @@ def test_bidding_sets_keep_a_side():
     for seed in range(400):
         g = Game(make_rules(), records=False)
         g.new_partie(seed=seed, dealer=0)
+        tick = step_cap(g)
         while g.st[S.PHASE] not in (S.PH_PLAY, S.PH_DONE):
+            tick()
             if g.st[S.PHASE] == S.PH_CONTRACT and g.st[S.CHOOSER] != g.st[S.FOREHAND]:
                 chooser = int(g.st[S.CHOOSER])
                 assert pl.side_of(g.st, chooser) == "actor"

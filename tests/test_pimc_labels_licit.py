@@ -21,7 +21,7 @@ from mariash_env.games.licitovany import actions as LA
 from mariash_env.kinds import LICITOVANY, VOLENY
 from mariash_env.robots.pimc import PIMCRobot
 from mariash_env.rules import make_rules
-from tests.helpers import label_loss_logged
+from tests.helpers import label_loss_logged, step_cap
 from training import pimc_labels as pl
 
 RULES = make_rules(rules="licitovany")
@@ -381,7 +381,9 @@ def test_behaviour_playouts_play_the_network(tmp_path: Path, playout: str, phase
         for a in np.flatnonzero(legal):
             w = st.copy()
             apply_action(w, rv, int(a))
+            tick = step_cap(RULES)
             while w[S.PHASE] != S.PH_DONE:
+                tick()
                 to = int(w[S.TO_MOVE])
                 mask[:] = 0
                 legal_actions(w, rv, mask)

@@ -84,7 +84,9 @@ def _card_play(st: np.ndarray, pimc_seat: int, pimc: PIMCRobot | None) -> int:
     rv = RULES.vector()
     w = st.copy()
     table = LicitTableRobot()
+    tick = step_cap(RULES)
     while w[S.PHASE] != S.PH_DONE:
+        tick()
         seat = int(w[S.TO_MOVE])
         view = SeatView(w, seat, RULES)
         if pimc is not None and seat == pimc_seat:

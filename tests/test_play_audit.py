@@ -8,12 +8,15 @@ import random
 import pytest
 
 from mariash_env.play.session import PlaySession
+from tests.helpers import table_cap
 
 
 def _until_flek_turns(s: PlaySession, rng: random.Random, deals: int = 2):
     """Every state where the human is to answer a flek turn, playing ``deals`` deals."""
     st = s.state()
+    tick = table_cap(s)
     while s.waiting != "partie_over" and st["deal"] < deals:
+        tick()
         if s.waiting == "robot":
             st = s.advance(s.id, s.move)
         elif s.waiting == "human":
@@ -29,7 +32,9 @@ def test_the_flek_prompt_names_only_the_moves_on_offer(tmp_path):
     # human's turn offers "dobrá" and "sedma proti", no flek (RULES.md §5.3)
     s = PlaySession("table,table", save_dir=tmp_path, seed=7, human_seat=0)
     st = s.state()
+    tick = table_cap(s, deals=1)
     while st["phase"] != "flek" or s.waiting != "human":
+        tick()
         st = s.advance(s.id, s.move) if s.waiting == "robot" else \
             s.act(s.id, s.move, "good" if "good" in st["legal"] else st["legal"][0])
     assert sorted(st["legal"]) == ["against:seven", "good"]
@@ -68,11 +73,14 @@ AUDIT_MOVES = [
 def _audit_game(tmp_path, moves=AUDIT_MOVES):
     s = PlaySession("table,table", save_dir=tmp_path, seed=7, human_seat=0)
     st = s.state()
+    tick = table_cap(s)
     for label in moves:
         while s.waiting == "robot":
+            tick()
             st = s.advance(s.id, s.move)
         st = s.next_deal(s.id, s.move) if label is None else s.act(s.id, s.move, label)
     while s.waiting == "robot":
+        tick()
         st = s.advance(s.id, s.move)
     return s, st
 
@@ -175,7 +183,9 @@ def test_statistics_count_finished_parties_and_four_players_apart(tmp_path):
                        options={"deals": 1, "players": 4})
     for s in (done, four):
         st = s.state()
+        tick = table_cap(s)
         while s.waiting in ("human", "robot"):
+            tick()
             st = s.advance(s.id, s.move) if s.waiting == "robot" else \
                 s.act(s.id, s.move, st["legal"][0])
     games = party_stats(tmp_path / "a")["games"]
@@ -215,7 +225,9 @@ def test_lizany_shows_the_stock_card_the_draw_and_who_leads(tmp_path):
     rng = random.Random(0)
     st = s.state()
     drew = 0
+    tick = table_cap(s)
     while s.waiting in ("human", "robot"):
+        tick()
         hand = {c["code"] for c in st["hand"]}
         stock = st["stock"]
         if stock:  # the trump card turned up under the stock, drawn as a card
@@ -258,7 +270,9 @@ def test_the_hand_marks_the_talon_taken_up_and_the_own_trump_card(tmp_path, rule
     s = PlaySession("table,table", save_dir=tmp_path, seed=0, rules=rules, human_seat=1,
                     options={"deals": 3})
     st, before, seen = s.state(), None, {"taken": 0, "trump_card": 0}
+    tick = table_cap(s)
     while s.waiting != "partie_over":
+        tick()
         if s.waiting == "robot":
             st = s.advance(s.id, s.move)
             continue
@@ -301,7 +315,9 @@ def test_a_flek_turn_is_one_entry(tmp_path, rules, options):
     s = PlaySession(robots, save_dir=tmp_path, seed=3, rules=rules, human_seat=1,
                     options={"deals": 3, **options})
     st, undone, folded = s.state(), 0, set()
+    tick = table_cap(s)
     while s.waiting != "partie_over":
+        tick()
         folded |= {(e["deal"], e["move"], e["seat"], e["label"]) for e in s.events
                    if e.get("folded")}
         shown = [(e["seat"], e["label"]) for e in st["events"] if "card" not in e]

@@ -14,7 +14,7 @@ import pytest
 
 from mariash_env.play.session import PlayError, PlaySession
 from scripts.fuzz_table import check_hidden
-from tests.helpers import T0, page_client, table_session
+from tests.helpers import T0, page_client, table_cap, table_session
 
 ROOT = Path(__file__).resolve().parents[1]
 FOUR = {"players": 4}
@@ -58,7 +58,9 @@ def test_a_four_player_partie_at_the_table(tmp_path):
     rng = random.Random(4)
     st = s.state()
     dealers = []
+    tick = table_cap(s)
     while st["waiting"] != "partie_over":
+        tick()
         dealer = s.game.dealer
         _check_state(st, dealer)
         if st["waiting"] == "robot":
@@ -92,7 +94,9 @@ def test_the_four_player_table_resumes_and_separates_its_series(tmp_path):
     counts its own parties (its actor is paid 3A), not the three-player ones."""
     three = PlaySession("table,random", save_dir=tmp_path, seed=1, clock=lambda: T0,
                         name="solo", options={"deals": 1})
+    tick = table_cap(three)
     while three.waiting != "partie_over":
+        tick()
         three.run_robots() if three.waiting == "robot" else (
             three.act(three.id, three.move, three.state()["legal"][0])
             if three.waiting == "human" else three.next_deal(three.id, three.move))
@@ -101,7 +105,9 @@ def test_the_four_player_table_resumes_and_separates_its_series(tmp_path):
     st = s.state()
     moved = PlaySession.resume(s.session_path, clock=lambda: T0)
     assert moved.players == 4 and json.dumps(moved.state()) == json.dumps(st)
+    tick = table_cap(s)
     while s.waiting != "partie_over":
+        tick()
         s.run_robots() if s.waiting == "robot" else s.act(s.id, s.move, s.state()["legal"][0])
     names = {r["name"] for r in s.state()["series"]["week"]["rows"]}
     assert names == {"you", "robot table (1)", "robot random", "robot table (3)"}

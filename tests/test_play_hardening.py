@@ -27,7 +27,14 @@ with warnings.catch_warnings():  # starlette asks for httpx2, which is not neede
     from starlette.testclient import TestClient
 
 from mariash_env.play.web import MAX_BODY, create_app  # noqa: E402
-from tests.helpers import T0, table_session, table_step, until_human  # noqa: E402
+from tests.helpers import (  # noqa: E402
+    T0,
+    step_cap,
+    table_cap,
+    table_session,
+    table_step,
+    until_human,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,7 +44,9 @@ def _deal_ended_by_the_human(tmp_path):
     rng = random.Random(0)
     for seed in range(60):
         s = table_session(tmp_path / str(seed), seed=seed)
+        tick = table_cap(s, deals=1)
         while s.waiting in ("robot", "human"):
+            tick()
             if s.waiting == "robot":
                 s.advance(s.id, s.move)
             else:
@@ -45,6 +54,30 @@ def _deal_ended_by_the_human(tmp_path):
                 if s.game.deal_over:
                     return s, st
     pytest.fail("no deal settled by the human's action in 60 seeds")
+
+
+def test_a_table_loop_that_does_not_move_on_fails_in_steps(tmp_path):
+    """The tests' loops over a table's moves (until_human, ``while s.waiting ...``) count
+    them (helpers.table_cap): a move that changes nothing (a broken advance) fails the
+    test at once instead of looping until the time limit; the cap is the partie's (the
+    rules' deals, lízaný's option) unless the loop names its deals."""
+    from mariash_env.play.lizany_table import LizanySession
+
+    s = table_session(tmp_path / "v", human_seat=0)
+    z = LizanySession("table", save_dir=tmp_path / "z", seed=3, human_seat=1,
+                      options={"deals": 2})
+    assert s.waiting == z.waiting == "robot"
+    for t in (s, z):
+        t.advance = lambda *a, t=t: t.state()  # the robot's move does not happen
+    with pytest.raises(AssertionError, match=r"more than \d+ steps \(twice the most 1 deal"):
+        until_human(s)
+    for t, deals, rules in ((s, 12, "voleny"), (z, 2, "lizany")):
+        tick = table_cap(t)
+        with pytest.raises(AssertionError, match=rf"twice the most {deals} deal\(s\) of "
+                                                 rf"{rules} can take"):
+            while t.waiting == "robot":
+                tick()
+                t.advance(t.id, t.move)
 
 
 def _records(s):
@@ -124,7 +157,9 @@ def test_one_tab_drives_the_other_follows(tmp_path):
         assert "another tab drives" in r.json()["error"]
         assert _get(c, "tab-b")["move"] == b["move"]  # the follower changed nothing
         st = a
+        tick = step_cap("voleny")  # the robots' moves of its first deal
         while st["waiting"] == "robot":
+            tick()
             r = _post(c, "/api/advance", st, "tab-a")
             assert r.status_code == 200 and r.json()["driver"]
             st = r.json()
@@ -410,7 +445,9 @@ def test_the_statistics_read_a_record_holding_a_line_separator(tmp_path):
     s = table_session(tmp_path, options={"deals": 1})
     rng = random.Random(0)
     st = s.state()
+    tick = table_cap(s)
     while s.waiting in ("robot", "human"):
+        tick()
         st = table_step(s, rng, st)
     want = party_stats(tmp_path)["games"]["voleny"]
     recs = list(s.game.records)

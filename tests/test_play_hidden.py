@@ -17,7 +17,7 @@ import mariash_env.play.session as session
 from mariash_env.cards import CARD_CODES, cards_of
 from mariash_env.play.session import PlaySession
 from scripts.fuzz_table import check_hidden
-from tests.helpers import table_session, table_step
+from tests.helpers import table_cap, table_session, table_step
 
 
 def test_a_robots_trump_card_stays_face_down(tmp_path):
@@ -56,7 +56,9 @@ def test_the_new_fields_are_compared_and_a_leak_in_them_is_found(monkeypatch, tm
     s = PlaySession(["table", "random"], save_dir=tmp_path, human_seat=0, seed=2)
     rng = random.Random(0)
     whys = set()
+    tick = table_cap(s, deals=1)
     while s.waiting in ("human", "robot"):
+        tick()
         st = s.state()
         whys |= {c["why"]["en"] for c in st["hand"] if c["why"]}
         s.advance(s.id, s.move) if s.waiting == "robot" else \
@@ -125,7 +127,9 @@ def test_a_settled_deals_review_opens_only_what_was_seen_until_the_partie_ends(t
     s = PlaySession("table,table", save_dir=tmp_path, seed=8, human_seat=2, rules=rules,
                     options={"deals": 4})
     hidden_seen = 0
+    tick = table_cap(s)
     while s.waiting != "partie_over":
+        tick()
         st = s.state()
         for d in st["deal_results"]:
             r = d["review"]
@@ -184,7 +188,9 @@ def test_no_undo_after_an_action_that_showed_a_hidden_card(tmp_path, game):
     for seed in range(4):
         s = session(save_dir=tmp_path, seed=seed, human_seat=1)
         st, acts = s.state(), 0
+        tick = table_cap(s)  # acts counts the human's moves alone
         while s.waiting != "partie_over" and acts < 80:
+            tick()
             if s.waiting != "human":
                 st = table_step(s, rng)
                 continue

@@ -17,6 +17,7 @@ from mariash_env.play import i18n
 from mariash_env.play.cards_svg import COLOURS, card_svg, svg_for
 from mariash_env.play.series import party_stats
 from mariash_env.play.session import PlayError, PlaySession, settlement_lines, why_not
+from tests.helpers import table_cap
 
 # The 32 Czech card names, written out by hand: the suit adjective agrees with the rank
 # noun's gender (sedma, osma, devítka, desítka feminine; spodek, svršek, král masculine;
@@ -120,7 +121,9 @@ def test_why_a_card_is_not_legal():
 
 def _deal(s: PlaySession, rng: random.Random) -> dict:
     st = s.state()
+    tick = table_cap(s, deals=1)
     while s.waiting in ("human", "robot"):
+        tick()
         st = s.advance(s.id, s.move) if s.waiting == "robot" else \
             s.act(s.id, s.move, rng.choice(st["legal"]))
     return st
@@ -132,7 +135,9 @@ def test_a_deal_one_can_follow(tmp_path):
     st = s.state()
     dealt = [sorted(c["code"] for c in st["hand"])]
     hints = 0
+    tick = table_cap(s, deals=1)
     while s.waiting in ("human", "robot"):
+        tick()
         if s.waiting == "human" and hints < 2:  # a hint names a legal action, changes nothing
             move = s.move
             h = s.hint(s.id, s.move)

@@ -19,7 +19,7 @@ from mariash_env.play import licit
 from mariash_env.play.labels import describe_licit
 from mariash_env.play.series import series_tables
 from mariash_env.play.session import PlayError, PlaySession
-from tests.helpers import step_cap
+from tests.helpers import step_cap, table_cap
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.timezone.utc)
@@ -46,7 +46,9 @@ def _step(s, rng, seen=None):
 
 def _deals(s, rng, n, seen=None):
     """Play until ``n`` deals are finished (and shown)."""
+    tick = table_cap(s)
     while len(s.deals) < n or s.waiting in ("robot", "human"):
+        tick()
         _step(s, rng, seen)
     return s.state()
 
@@ -135,7 +137,9 @@ def test_other_seats_hidden_cards_stay_hidden(tmp_path):
 def test_refusals_change_nothing(tmp_path):
     s = _session(tmp_path, human_seat=1)  # seat 1 is forhond of deal 1: holder first
     rng = random.Random(2)
+    tick = table_cap(s, deals=1)
     while s.waiting != "human":
+        tick()
         _step(s, rng)
     st = s.state()
     legal = st["legal"]
@@ -262,7 +266,9 @@ def test_the_face_down_lead_is_the_first_card_of_trick_one(tmp_path):
     rng = random.Random(2)
     s = _session(tmp_path, seed=11, human_seat=1)
     found = 0
+    tick = table_cap(s)
     while found < 2 and s.waiting != "partie_over":
+        tick()
         st = _step(s, rng)
         rec = s.game.records[-1] if s.waiting == "next_deal" else None
         if rec is None or rec["settlement"]["game"] not in ("betl", "durch"):
@@ -290,7 +296,9 @@ def test_every_trick_of_the_review_holds_every_card(tmp_path):
     for rules in ("voleny", "licitovany"):
         s = PlaySession("table,table", save_dir=tmp_path / rules, clock=lambda: T0,
                         rules=rules, seed=5, human_seat=0, options={"deals": 6})
+        tick = table_cap(s)
         while s.waiting != "partie_over":
+            tick()
             _step(s, rng)
         for deal, rec in zip(s.deals, s.game.records):
             tricks = deal["review"]["tricks"]
@@ -311,7 +319,9 @@ def test_a_robots_trumps_are_named_and_two_sevens_lost_says_why(tmp_path):
     named = 0
     for seed in range(5):
         s = _session(tmp_path, seed=seed, human_seat=0)
+        tick = table_cap(s, deals=1)
         while s.waiting not in ("next_deal", "partie_over"):
+            tick()
             _step(s, rng)
         for e in s.state()["events"]:
             if e["seat"] != 0 and e["label"].startswith("trump"):

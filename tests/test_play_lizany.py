@@ -17,10 +17,13 @@ from mariash_env.play.lizany_table import LizanySession
 from mariash_env.play.series import party_stats
 from mariash_env.play.session import PlayError
 from mariash_env.play.tables import open_table, resume_table
+from tests.helpers import table_cap
 
 
 def _play(s, rng, stop=None):
+    tick = table_cap(s, deals=1)  # the rest of the deal
     while s.waiting in ("human", "robot"):
+        tick()
         st = s.state()
         if s.waiting == "robot":
             s.advance(s.id, s.move)
@@ -84,7 +87,9 @@ def test_the_stock_s_size_is_the_state_s_own_field_not_a_tag_too(tmp_path):
     it again ("v balíčku: 16" showed twice on the page)."""
     s = open_table("table,table", rules="lizany", save_dir=tmp_path, seed=5, human_seat=1)
     rng, seen = random.Random(3), set()
+    tick = table_cap(s, deals=1)
     while s.waiting in ("human", "robot"):
+        tick()
         st = s.state()
         seen.add(st["stock"])
         words = " ".join(tag[k] for tag in st["contract"]["tags"] for k in ("cz", "en"))
@@ -130,7 +135,9 @@ def test_the_state_shows_no_hidden_lizany_card(tmp_path, monkeypatch, seat, leak
     me = s._player(seat)
     steps = [(s.game.observe(me).tobytes(), _comparable(s.state()))]
     deck = s.game.deck
+    tick = table_cap(s, deals=1)
     while s.waiting in ("human", "robot"):
+        tick()
         if s.waiting == "robot":
             s.advance(s.id, s.move)
         else:

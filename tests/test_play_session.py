@@ -17,14 +17,16 @@ import pytest
 from mariash_env.play.i18n import card_name
 from mariash_env.play.series import period_of, series_table
 from mariash_env.play.session import PlayError, PlaySession, latest_unfinished
-from tests.helpers import T0, table_session, table_step, until_human
+from tests.helpers import T0, table_cap, table_session, table_step, until_human
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _play_partie(s, rng):
     st = s.state()
+    tick = table_cap(s)
     while s.waiting != "partie_over":
+        tick()
         if s.waiting == "robot":
             st = s.advance(s.id, s.move)
         elif s.waiting == "human":
@@ -179,7 +181,9 @@ def test_the_table_reads_the_saved_summaries_once_a_partie(tmp_path, monkeypatch
     first["series"]["week"]["rows"].clear()  # a state is a snapshot: no shared rows
     requests = 0
     rng = random.Random(2)
+    tick = table_cap(s, deals=1)
     while s.waiting != "next_deal":
+        tick()
         st = s.advance(s.id, s.move) if s.waiting == "robot" else \
             s.act(s.id, s.move, rng.choice(s.state()["legal"]))
         requests += 1
@@ -212,7 +216,9 @@ def test_the_statistics_read_a_saved_partie_again_only_once_it_changed(tmp_path,
                         lambda p, k: reads.append(p.name) or real(p, k))
     rng = random.Random(4)
     first = PlaySession("table,random", save_dir=tmp_path, seed=5, options={"deals": 2})
+    tick = table_cap(first, deals=1)
     while first.waiting != "next_deal":
+        tick()
         first.advance(first.id, first.move) if first.waiting == "robot" else \
             first.act(first.id, first.move, rng.choice(first.state()["legal"]))
     second = PlaySession("table,random", save_dir=tmp_path, seed=6, options={"deals": 1})
@@ -297,7 +303,9 @@ def test_the_actor_sees_the_trump_card_until_the_announcement(tmp_path):
     marks its suit; once announced, the trumps are the contract's."""
     s = PlaySession("table,table", save_dir=tmp_path, seed=3, human_seat=1, clock=lambda: T0)
     rng, seen = random.Random(0), []
+    tick = table_cap(s, deals=1)
     while s.waiting != "next_deal":
+        tick()
         st = s.state()
         if s.waiting == "human":
             seen.append(st)

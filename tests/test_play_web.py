@@ -19,6 +19,7 @@ with warnings.catch_warnings():  # starlette asks for httpx2, which is not neede
 
 from mariash_env.play.session import PlaySession  # noqa: E402
 from mariash_env.play.web import create_app  # noqa: E402
+from tests.helpers import step_cap  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -71,7 +72,9 @@ def test_scripted_partie_through_the_api(client, tmp_path):
     rng = random.Random(3)
     st = client.get("/api/state").json()
     seen_robot_steps = 0
+    tick = step_cap("voleny", deals=None)  # the page's partie: volený's 12 deals
     while st["waiting"] != "partie_over":
+        tick()
         if st["waiting"] == "robot":
             r = _post(client, "/api/advance", st)
             seen_robot_steps += 1
@@ -100,7 +103,9 @@ def test_scripted_partie_through_the_api(client, tmp_path):
 
 def test_bad_requests_get_4xx_json_and_change_nothing(client):
     st = client.get("/api/state").json()
+    tick = step_cap("voleny")  # the robots' moves of the first deal
     while st["waiting"] == "robot":
+        tick()
         st = _post(client, "/api/advance", st).json()
     legal = st["legal"][0]
     cases = [
