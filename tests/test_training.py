@@ -665,6 +665,45 @@ def test_a_damaged_earlier_stage_log_is_refused_before_training(trained: Path,
     assert (second / "curves.png").stat().st_size > 1000
 
 
+def test_a_runs_own_log_damaged_is_a_log_error_and_a_warning(tmp_path: Path) -> None:
+    """plot_run read the run's own metrics.csv and eval.csv without their columns: one
+    missing (a column renamed, a row cut short) was a bare KeyError, which the trainer's
+    redraw (a LogError: a warning, the picture left as it was) did not catch, so a log
+    damaged while the run trains stopped it.  Now each is the LogError naming the file,
+    as an earlier stage's eval.csv is."""
+    from training.logs import LogError
+
+    run = tmp_path / "run"
+    run.mkdir()
+    metrics, evals = run / "metrics.csv", run / "eval.csv"
+    good_m = "iteration,decisions,loss,dec_per_s\n1,10,0.5,100\n2,20,,\n"
+    good_e = "iteration,decisions,opponent,mean,ci_low,ci_high\n2,20,random,0.5,nan,nan\n"
+    metrics.write_text(good_m)
+    evals.write_text(good_e)
+    assert plot_run(run) == run / "curves.png"  # an empty loss drawn as none, as before
+    picture = (run / "curves.png").read_bytes()
+    for path, bad, says in [
+        (evals, good_e.replace("opponent", "opp"), "line 1 (the header): no column "
+         "'opponent'"),
+        (evals, good_e.replace(",nan,nan", ""), "line 2, column 'ci_low': missing"),
+        (evals, good_e.replace("0.5", "half"), "line 2, column 'mean': 'half'"),
+        (metrics, good_m.replace(",dec_per_s", ",rate"), "line 1 (the header): no column "
+         "'dec_per_s'"),
+        (metrics, good_m.replace("2,20,,", "2,20"), "line 3, column 'loss': missing"),
+    ]:
+        path.write_text(bad)
+        with pytest.raises(LogError, match=f"^{re.escape(f'{path}: {says}')}"):
+            plot_run(run)
+        t = Trainer.__new__(Trainer)  # its redraw alone
+        logs: list[str] = []
+        t.out, t.lineage, t.log = run, [], logs.append
+        t._plot()
+        assert len(logs) == 1 and logs[0].startswith(
+            f"[train] warning: {run / 'curves.png'} not redrawn: {path}: {says}"), logs
+        assert (run / "curves.png").read_bytes() == picture
+        path.write_text(good_m if path == metrics else good_e)
+
+
 def test_the_time_budget_counts_the_whole_run_across_resumes(tmp_path: Path) -> None:
     """``run.time_budget_s`` is the run's training time (``counters.train_s``), a resume's
     earlier processes included: a run resumed with its budget spent trains no more."""

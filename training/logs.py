@@ -101,6 +101,9 @@ TEXT = "a text (empty for none)"  # the column must be there; its value may be e
 # stages (:func:`plot_run`), a recipe's learning curve (``training.pipeline.training_curve``)
 EVAL_COLUMNS = {"decisions": WHOLE, "opponent": NAME, "mean": NUMBER, "ci_low": NUMBER,
                 "ci_high": NUMBER}
+# The columns of a ``metrics.csv`` the curves draw (:func:`plot_run`; a value that is not
+# a number is drawn as none)
+METRIC_COLUMNS = {"decisions": TEXT, "loss": TEXT, "dec_per_s": TEXT}
 
 
 def _holds(value: str, what: str) -> bool:
@@ -204,8 +207,11 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None,
 
     run_dir = Path(run_dir)
     out = Path(out) if out else run_dir / "curves.png"
-    metrics = read_csv(run_dir / "metrics.csv")
-    evals = read_csv(run_dir / "eval.csv")
+    # the columns it draws (its own logs as its earlier stages'): one missing, or a value
+    # that is not a number in eval.csv, is a LogError naming the file (a KeyError before,
+    # which the trainer's warning did not catch); metrics.csv's numbers may be empty
+    metrics = read_log(run_dir / "metrics.csv", METRIC_COLUMNS)
+    evals = read_log(run_dir / "eval.csv", EVAL_COLUMNS)
     if not metrics and not evals:
         return None
     stages = lineage_evals(lineage or [])
