@@ -572,7 +572,10 @@ def test_games_that_do_not_fit_in_a_ray_workers_memory_are_one_error_line(
         rc = main(["--config", str(Path(__file__).resolve().parents[1]
                                    / "training/configs/demo.toml"),
                    "--out", str(tmp_path / "r"), "--backend", "ray",
-                   "--set", "env.num_envs=10000000000000", "--set", "env.pipeline=false"])
+                   "--set", "env.num_envs=10000000000000", "--set", "env.pipeline=false",
+                   # the worker's start, not its timeout, is under test: 40-60 s on a loaded
+                   # 2-core machine (a fresh clone's make test: "did not start within 60 s")
+                   "--ray-timeout", "600"])
     err = capsys.readouterr().err
     assert rc == 1 and "error: out of memory (rollout worker 0: " in err
     assert "use fewer env.num_envs" in err and "Traceback" not in err
