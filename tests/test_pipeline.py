@@ -813,6 +813,63 @@ def test_a_log_damaged_while_the_recipe_runs_leaves_the_curve_with_a_warning(
     assert not list(run.glob(".curve*"))
 
 
+def test_gates_csv_damaged_during_a_gates_games_keeps_its_rows(
+        tiny_run: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """RUN/gates.csv damaged while a gate plays its games (read whole at the gate's
+    start): its end read the file again and stopped the recipe with status 2, the gate's
+    rows (minutes of games) left only in the printed log.  Now the damaged file is kept
+    byte for byte as gates.csv.damaged, gates.csv is written (atomically) from the rows
+    read at the gate's start and the gate's new ones, with a warning naming both files,
+    and the gate checks its threshold and is done, as a damaged eval.csv's curve."""
+    import training.evaluate
+
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run["run"], run)
+    st = _state(run)
+    st["stages"]["gate"]["done"] = False
+    (run / "pipeline.json").write_text(json.dumps(st))
+    gates = run / "gates.csv"
+    start = pipeline.read_gates(run)
+    lines = gates.read_text().splitlines(keepends=True)
+    cells = lines[1].split(",")  # gate_train's row, its mean a word
+    damaged = "".join([lines[0], ",".join(cells[:6] + ["?" + cells[6]] + cells[7:]),
+                       *lines[2:]])
+    real = training.evaluate.duplicate_eval
+
+    def damaging(*a, **kw):  # the games of the gate, meanwhile gates.csv damaged
+        gates.write_text(damaged)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(training.evaluate, "duplicate_eval", damaging)
+    rc, out, err = _main(capsys, TINY, "--out", run, "--only", "gate")
+    assert rc == 0 and err == "", err
+    aside = run / "gates.csv.damaged"
+    assert aside.read_text() == damaged
+    assert re.search(rf"\[pipeline\] warning: {re.escape(str(gates))}: line 2, column "
+                     rf"'mean': .*: kept as {re.escape(str(aside))}; .* the gate's start",
+                     out), out
+    assert "[pipeline] gate: done in" in out and _state(run)["stages"]["gate"]["done"]
+    got = pipeline.read_gates(run)
+    assert [r for r in got if r["gate"] == "gate_train"] == \
+        [r for r in start if r["gate"] == "gate_train"]
+    assert [r["gate"] for r in got] == ["gate_train", "gate"]
+    # a second damage keeps the first one's copy: the next name is taken
+    gates.write_text(damaged)
+    (run / "pipeline.json").write_text(json.dumps(st))
+    pipeline._write_gates(pipeline.load_recipe(TINY, out=run), "gate", [],
+                          before=start, log=print)
+    assert aside.read_text() == damaged
+    assert (run / "gates.csv.damaged.2").read_text() == damaged
+    assert [r["gate"] for r in pipeline.read_gates(run)] == ["gate_train"]
+    assert not list(run.glob(".gates*"))
+    # without the rows read at a start (a stage's outputs cleared) it is refused as before
+    gates.write_text(damaged)
+    with pytest.raises(PipelineError, match="line 2, column 'mean'"):
+        pipeline._write_gates(pipeline.load_recipe(TINY, out=run), "gate", [])
+
+
 def test_a_recipe_config_or_gates_csv_with_a_byte_order_mark_is_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A recipe, the config a stage names and RUN/gates.csv saved "UTF-8 with BOM" (a

@@ -988,7 +988,7 @@ def run_gate(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str
     from .evaluate import duplicate_eval, load_agent, make_opponent
 
     # the files its end reads back, before its games: a damaged one refused, no game lost
-    read_gates(recipe.out)
+    before = read_gates(recipe.out)
     training_curve(recipe.out)
     a = stage.resolved
     agent, rules = load_agent(a["model"])
@@ -1006,7 +1006,7 @@ def run_gate(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str
                      "model": a["model"], "robot": name, "deals": deals, "seed": seed,
                      "mean": round(r.mean, 4), "ci_low": round(r.ci_low, 4),
                      "ci_high": round(r.ci_high, 4), "unit": unit})
-    _write_gates(recipe, stage.name, rows)
+    _write_gates(recipe, stage.name, rows, before, log)
     redraw_curve(recipe.out, recipe.name, unit, log)
     for row in rows:
         for key, figure, label in (("min_gain", "mean", "mean"),
@@ -1020,11 +1020,32 @@ def run_gate(recipe: Recipe, stage: Stage, progress: bool, log: Any) -> dict[str
     return {"rows": rows}
 
 
-def _write_gates(recipe: Recipe, gate: str, rows: list[dict[str, Any]]) -> None:
+def _write_gates(recipe: Recipe, gate: str, rows: list[dict[str, Any]],
+                 before: list[dict[str, Any]] | None = None, log: Any = None) -> None:
     """``RUN/gates.csv`` with this gate's rows replacing its earlier ones (rewritten
-    atomically: a killed gate leaves the file as it was)."""
+    atomically: a killed gate leaves the file as it was).  ``before``: the file's rows
+    read at the gate's start (before its games).  Where the file was damaged since (a
+    PipelineError reading it again), it is kept byte for byte as ``gates.csv.damaged``
+    (``.2``, ``.3``... when taken) and written from ``before`` and the gate's rows, with
+    a warning naming both files (``log``): the gate's rows, minutes of games, are not
+    lost, nor is what the file held, and the recipe goes on (before, it stopped with
+    status 2, the rows only in the printed log).  Without ``before`` the PipelineError
+    is raised (a stage's outputs cleared before it runs: no game lost)."""
     path = recipe.out / GATES
-    old = read_gates(recipe.out)
+    try:
+        old = read_gates(recipe.out)
+    except PipelineError as e:
+        if before is None:
+            raise
+        aside = path.with_name(path.name + ".damaged")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = path.with_name(f"{path.name}.damaged.{n}")
+        shutil.copyfile(path, aside)  # then the file replaced: killed between, both kept
+        (log or print)(f"[pipeline] warning: {e}: kept as {aside}; {path} written from its "
+                       "rows read at the gate's start and the gate's rows")
+        old = before
     keep = [r for r in old if r["gate"] != gate] + rows
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=GATE_FIELDS)
