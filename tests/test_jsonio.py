@@ -530,6 +530,11 @@ def test_a_bad_byte_is_on_the_line_its_reader_counts(tmp_path):
         log.write_bytes(end.join([b"decisions,opponent", b"1,a", b"x,b", b""]))
         with pytest.raises(LogError, match=r"eval.csv: line 3, column 'decisions': 'x'"):
             read_log(log, {"decisions": WHOLE})
+        log.write_bytes(end.join([b"decisions,opponent", b"1,a", b"2,b,c", b""]))
+        for columns in ({"decisions": WHOLE}, {}):  # a cell too many: read_csv's too
+            with pytest.raises(LogError, match=r"eval.csv: line 3: 3 cells, the header has "
+                                               r"2 columns: expected at most 2$"):
+                read_log(log, columns)
         log.write_bytes(end.join([b"decisions,opponent", b"1,a", b"2,\xe9", b""]))
         with pytest.raises(LogError, match=r"eval.csv: not UTF-8 text \(line 3, byte 3 of "):
             read_log(log, {"decisions": WHOLE})

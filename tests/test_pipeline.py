@@ -700,7 +700,10 @@ def test_a_gates_csv_row_with_a_bad_value_is_one_error(tmp_path: Path,
     ValueError (or KeyError) from plot_curve after a gate's games: read with its columns
     (GATE_COLUMNS), it is the PipelineError naming the file, the line, the column and
     what was expected, one line of --plot, refused by a gate before its games and by the
-    recipe before any stage.  An empty model_stage (a gate of a model file) is read."""
+    recipe before any stage.  An empty model_stage (a gate of a model file) is read.  A
+    row with more cells than the header (DictReader's key None) passed the check, then
+    csv.DictWriter failed on it after the gate's games (a StageError wrapping
+    ValueError): it is refused too, naming the line and the counts."""
     monkeypatch.chdir(ROOT)
     run = tmp_path / "run"
     run.mkdir()
@@ -724,6 +727,8 @@ def test_a_gates_csv_row_with_a_bad_value_is_one_error(tmp_path: Path,
         (good.replace(",0.9,", ",high,"), "line 2, column 'ci_high': 'high': expected a "
          "number (nan for none)"),
         (good.replace(",table,", ", ,"), "line 3, column 'robot': empty: expected a name"),
+        (good.replace("0.9,groše", "0.9,groše,note,x"), "line 2: 12 cells, the header has 10 "
+         "columns: expected at most 10"),
         (good.replace("h,,m.onnx,table,4,1,-1,nan,nan,groše", "h,,m.onnx"), "line 3, column "
          "'robot': missing (the row has 3 of the header's 10 columns): expected a name"),
         (good.replace(",unit", ",units"), "line 1 (the header): no column 'unit' (its "

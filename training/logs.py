@@ -133,7 +133,9 @@ def read_log(path: Path, columns: dict[str, str]) -> list[dict[str, str]]:
     missing, empty (but for :data:`TEXT`) or not what it holds (a word in a column of
     numbers, a row cut short) is a LogError naming the file, the line, the column and
     what was expected; before, the reader failed on it with a bare ValueError or
-    KeyError."""
+    KeyError.  A row with more cells than the header has columns is a LogError naming
+    the file, the line and the counts (whatever it reads: before, it was read, and a
+    writer of the rows failed on it, a gate's after its games)."""
     if not path.exists():
         return []
     try:
@@ -149,6 +151,11 @@ def read_log(path: Path, columns: dict[str, str]) -> list[dict[str, str]]:
                            "each row)")
     rows = []
     for row in reader:
+        extra = row.get(None)  # DictReader's list of the cells past the header's columns
+        if extra:  # taken as read, then csv.DictWriter failed on it (a bare ValueError)
+            raise LogError(f"{path}: line {reader.line_num}: {len(header) + len(extra)} "
+                           f"cells, the header has {len(header)} columns: expected at most "
+                           f"{len(header)}")
         for col, what in columns.items():
             value = row[col]
             if value is None:  # DictReader's value of a column past the row's end
