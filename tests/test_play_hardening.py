@@ -469,6 +469,27 @@ def test_resume_refuses_to_drop_saved_records(tmp_path):
     assert len(_records(s)) == 1
 
 
+def test_resume_counts_the_saved_records_as_the_records_reader_does(tmp_path):
+    """The saved records that resume counts (a save would drop more than the log
+    rebuilds) were counted as text-mode lines, where a raw ``\\r`` ends a line too: a
+    record with ``\\r`` as whitespace between its JSON tokens (one record to
+    read_records, which splits at ``\\n`` only) counted as two, and resume refused the
+    session ("rebuilds 1 finished deal(s) but ... holds 2").  Now they are counted as
+    read_records reads them; one more than the log rebuilds is still refused."""
+    from mariash_env.records import read_records
+
+    s, _ = _deal_ended_by_the_human(tmp_path)
+    raw = s.records_path.read_bytes()
+    assert raw.count(b"\n") == 1 and raw.startswith(b"{") and b"\r" not in raw
+    s.records_path.write_bytes(b"{\r" + raw[1:].replace(b", ", b",\r ") + b" \r\n\r\n")
+    assert [n for n, r in read_records(s.records_path) if isinstance(r, dict)] == [1]
+    again = PlaySession.resume(s.session_path)
+    assert len(again.game.records) == 1
+    s.records_path.write_bytes(raw.replace(b", ", b",\r ") * 2)
+    with pytest.raises(PlayError, match="rebuilds 1 finished deal.* holds 2"):
+        PlaySession.resume(s.session_path)
+
+
 @pytest.mark.parametrize("change", [c for c, _ in CORRUPT[:5]])
 def test_play_resume_gives_one_line_and_status_2(tmp_path, capsys, change):
     """Issue #29 item 9: `mariash play --resume` on a corrupt session log: one error line

@@ -30,7 +30,7 @@ from ..game import Game, IllegalActionError
 from ..games.base import TableView
 from ..games.registry import game_kind, games
 from ..games.voleny.observe import OBS_LAYOUT
-from ..records import save_records
+from ..records import read_records, save_records
 from ..robots import SeatView, check_robot, make_robot
 from ..robots.base import Robot
 from ..rules import is_int, make_rules
@@ -881,10 +881,12 @@ def _session_file(path: Path) -> dict[str, Any]:
 
 
 def _count_records(path: Path) -> int:
-    """The records saved at ``path`` (0 when there is no file yet)."""
+    """The records saved at ``path`` (0 when there is no file yet), counted as
+    :func:`~mariash_env.records.read_records` reads them: its non-blank lines, split at
+    ``\\n`` only, a damaged one too (text-mode lines also ended at a raw ``\\r``: a
+    record with one between its JSON tokens counted as two)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return sum(1 for line in f if line.strip())
+        return sum(1 for _ in read_records(path))
     except FileNotFoundError:
         return 0
     except OSError as e:
