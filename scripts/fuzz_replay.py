@@ -64,6 +64,7 @@ def _lizany_deals(seed: int, n: int) -> list[dict[str, Any]]:
 def _session_files(seed: int, where: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A play-table partie (robots and a random 'human'), as saved: records and summary."""
     from mariash_env.play.session import PlaySession
+    from mariash_env.records import load_records
 
     s = PlaySession("random,random", save_dir=where, seed=seed)
     rng = random.Random(seed)
@@ -75,8 +76,7 @@ def _session_files(seed: int, where: Path) -> tuple[list[dict[str, Any]], dict[s
             st = s.act(s.id, s.move, rng.choice(st["legal"]))
         else:
             st = s.next_deal(s.id, s.move)
-    recs = [jsonio.loads(ln) for ln in s.records_path.read_text(encoding="utf-8").splitlines()
-            if ln.strip()]
+    recs = list(load_records(s.records_path))  # as the replay reads them
     return recs, jsonio.read(where / f"{s.id}.json")
 
 
@@ -128,12 +128,19 @@ def _retyped(value: Any, rng: random.Random) -> list[tuple[str, Any]]:
     return []
 
 
+def record_lines(text: str) -> list[str]:
+    """The lines of a records file's ``text`` as :func:`mariash_env.records.read_records`
+    splits them: at ``\\n`` only, each with its end (``str.splitlines`` also splits at
+    ``\\r``, ``\\x85``, ``\\u2028``..., which a record's strings hold as they are)."""
+    return [ln.decode("utf-8") for ln in io.BytesIO(text.encode("utf-8"))]
+
+
 def key_twice(text: str, rng: random.Random) -> Iterator[tuple[str, str]]:
     """``(kind, tampered text)`` of a file's text (:func:`_text`): one record names one of
     its keys twice, ``null`` first and its own value last (``key_twice``), or one of an
     object's keys inside it (``key_twice_nested``: of its rules or its settlement)."""
 
-    lines = text.splitlines(keepends=True)
+    lines = record_lines(text)
     k = rng.randrange(len(lines))
     rec = jsonio.loads(lines[k])
     key = rng.choice(list(rec))

@@ -234,6 +234,27 @@ def test_a_key_given_twice_is_reported_not_read_as_its_last_value(partie, files,
         "twice in one object, the second time on line 2)" in out, out
 
 
+def test_fuzz_replay_splits_a_file_as_the_records_reader_does(partie, tmp_path):
+    """The replay fuzzer split a file's text into records with ``str.splitlines``, which
+    also splits at ``\\x85``, ``\\u2028`` and ``\\u2029``: a record whose string holds
+    one (written as it is) came apart, and its key-twice tampering failed on the half
+    (a JSONDecodeError).  It splits as read_records does, at ``\\n`` only."""
+    import random
+
+    from mariash_env.records import read_records
+
+    for sep in ("\x85", "\u2028", "\u2029", "\x0c"):
+        text = fuzz_replay._text([{**r, "note": f"robot{sep}table"} for r in partie[:3]])
+        assert fuzz_replay.record_lines(text) == [ln + "\n" for ln in text.split("\n")[:-1]]
+        for k in range(4):
+            for kind, bad in fuzz_replay.key_twice(text, random.Random(k)):
+                path = tmp_path / "t.jsonl"
+                path.write_bytes(bad.encode("utf-8"))
+                got = [isinstance(r, RecordError) and "given twice" in str(r)
+                       for _, r in read_records(path)]
+                assert len(got) == 3 and sum(got) == 1, (kind, got)
+
+
 def test_fuzz_replay_reports_every_tampering():
     """Issue #29 items 8, 9: the replay fuzzer (small counts) misses no tampering and
     crashes on none, over every game's real files."""
