@@ -754,6 +754,33 @@ def test_a_gates_csv_row_with_a_bad_value_is_one_error(tmp_path: Path,
     assert not (run / "curve.png").exists() and not (run / "t").exists()
 
 
+def test_a_gates_csv_column_of_its_own_is_kept_when_a_gate_writes_its_rows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RUN/gates.csv with a column of its own (a note added by hand): read as it is, then
+    csv.DictWriter failed on it after the gate's games (ValueError: dict contains fields
+    not in fieldnames), the gate's rows lost.  The column is kept, after the gates'
+    columns, empty in the gate's new rows."""
+    monkeypatch.chdir(ROOT)
+    run = tmp_path / "run"
+    run.mkdir()
+    gates = run / "gates.csv"
+    gates.write_text("note," + ",".join(pipeline.GATE_FIELDS) + "\n"
+                     "first try,g,t,m.onnx,random,4,1,0.5,0.1,0.9,groše\n"
+                     '"a, b",h,,m.onnx,table,4,1,-1,nan,nan,groše\n')
+    p = tmp_path / "gate.toml"
+    p.write_text(HEAD + GATE)
+    recipe = load_recipe(p, run)
+    new = {"gate": "g", "model_stage": "t", "model": "n.onnx", "robot": "random",
+           "deals": 8, "seed": 1, "mean": 0.25, "ci_low": 0.0, "ci_high": 0.5,
+           "unit": "groše"}
+    pipeline._write_gates(recipe, "g", [new], before=pipeline.read_gates(run), log=print)
+    assert gates.read_text().splitlines() == [
+        ",".join(pipeline.GATE_FIELDS) + ",note",
+        'h,,m.onnx,table,4,1,-1,nan,nan,groše,"a, b"',
+        "g,t,n.onnx,random,8,1,0.25,0.0,0.5,groše,"]
+    assert [r["note"] for r in pipeline.read_gates(run)] == ["a, b", ""]
+
+
 def test_a_finished_stage_damaged_eval_csv_is_refused_before_any_stage(
         tiny_run: dict, tmp_path: Path, capsys: pytest.CaptureFixture,
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1030,7 +1030,8 @@ def _write_gates(recipe: Recipe, gate: str, rows: list[dict[str, Any]],
     a warning naming both files (``log``): the gate's rows, minutes of games, are not
     lost, nor is what the file held, and the recipe goes on (before, it stopped with
     status 2, the rows only in the printed log).  Without ``before`` the PipelineError
-    is raised (a stage's outputs cleared before it runs: no game lost)."""
+    is raised (a stage's outputs cleared before it runs: no game lost).  A column the
+    file has of its own (a note added by hand) is kept, empty in the gate's rows."""
     path = recipe.out / GATES
     try:
         old = read_gates(recipe.out)
@@ -1047,8 +1048,11 @@ def _write_gates(recipe: Recipe, gate: str, rows: list[dict[str, Any]],
                        "rows read at the gate's start and the gate's rows")
         old = before
     keep = [r for r in old if r["gate"] != gate] + rows
+    # a column of the file's own (a note added by hand) kept, after the gates' columns:
+    # csv.DictWriter failed on it (a ValueError after the gate's games, the rows lost)
+    fields = list(dict.fromkeys([*GATE_FIELDS, *(k for r in keep for k in r)]))
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=GATE_FIELDS)
+    w = csv.DictWriter(buf, fieldnames=fields)
     w.writeheader()
     w.writerows(keep)
     with atomic_open(path, "w", newline="") as f:
