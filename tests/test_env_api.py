@@ -17,7 +17,7 @@ from mariash_env.actions import N_ACTIONS
 from mariash_env.cards import CARD_CODES
 from mariash_env.records import RecordError, load_records, replay_record, save_records
 from mariash_env.vector import VectorEnv
-from tests.helpers import random_play
+from tests.helpers import random_play, step_cap
 
 
 def random_episode(e, seed: int = 0):
@@ -46,7 +46,9 @@ def test_parallel_play_with_the_masks_pays_the_scores():
     obs, infos = par.reset(seed=6)
     rng = np.random.default_rng(0)
     totals = dict.fromkeys(par.possible_agents, 0.0)
+    tick = step_cap(par.unwrapped, deals=None)
     while par.agents:
+        tick()
         movers = [a for a in par.agents if obs[a]["action_mask"].any()]
         assert len(movers) == 1
         acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) if a in movers

@@ -23,6 +23,7 @@ from mariash_env.robots import OnnxRobot, SeatView
 from mariash_env.robots.pimc import PIMCRobot
 from mariash_env.robots.playouts import _payoff, _Rollout, seat_share
 from mariash_env.rules import make_rules
+from tests.helpers import step_cap
 
 FOUR = make_rules(players=4)
 NET = "models/robot_voleny_seated3.onnx"
@@ -43,7 +44,9 @@ def _deal(seed: int, dealer: int) -> np.ndarray:
 def _until(st: np.ndarray, rng: np.random.Generator, stop) -> np.ndarray | None:
     """``st`` played on by random legal actions up to the first state ``stop`` accepts
     (None when the deal ends first)."""
+    tick = step_cap(FOUR)
     while st[S.PHASE] != S.PH_DONE:
+        tick()
         if stop(st):
             return st
         _random_step(st, rng)
@@ -55,7 +58,9 @@ def test_the_seat_payment_at_four_is_the_settlement_of_the_seats_player():
     rng = np.random.default_rng(0)
     for k in range(40):
         st = _deal(k, k % 4)
+        tick = step_cap(FOUR)
         while st[S.PHASE] != S.PH_DONE:
+            tick()
             _random_step(st, rng)
         actor = int(st[S.ACTOR])
         a = int(dealer_pays(st))
@@ -143,7 +148,9 @@ def test_network_playouts_are_valued_for_the_seats_player_at_four():
         for a, value in zip(cands, got):
             w = st.copy()
             apply_action(w, FOUR.vector(), a)
+            tick = step_cap(FOUR)
             while w[S.PHASE] != S.PH_DONE:  # the network at every seat, one by one
+                tick()
                 view = SeatView(w, int(w[S.TO_MOVE]), FOUR)
                 apply_action(w, FOUR.vector(), net.act(view.observation_dict()))
             assert value == payment4(w, player_of(w, seat))

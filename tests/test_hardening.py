@@ -92,7 +92,9 @@ def test_rewards_are_the_payments_on_the_step_a_deal_ends_and_zero_otherwise(rul
     raw = e.unwrapped
     rng = np.random.default_rng(4)
     ended = 0
+    tick = step_cap(raw, deals=None)
     while raw.agents and not any(raw.terminations.values()):
+        tick()
         obs = e.observe(e.agent_selection)
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         info = raw.infos[raw.agents[0]]

@@ -160,8 +160,10 @@ class AecDriver:
         self.e.step(action)
         self.actions.append(action)
         rewards = [self.e.rewards[a] for a in self.e.possible_agents]
+        tick = step_cap("lizany" if self.lizany else self.raw)
         while self.e.agents and (self.e.terminations[self.mover()]
                                  or self.e.truncations[self.mover()]):
+            tick()
             self.e.step(None)
         return rewards
 
@@ -328,7 +330,9 @@ class OpenSpielDriver:
 
     def _chance(self) -> None:
         s = self.s
+        tick = step_cap(self.game, chance=True)
         while s.is_chance_node():
+            tick()
             out = s.chance_outcomes()
             s.apply_action(out[int(self.rng.integers(len(out)))][0])
 
@@ -782,7 +786,9 @@ def compare_worlds(make, kw: dict[str, Any], seed: int, pairs: int) -> int:
     for deck, other, cards, blind in hidden_swaps(kw, rng, pairs):
         a_w, b_w = make(kw, deck), make(kw, other)
         blind = set(blind)
+        tick = step_cap(kw)
         while blind:
+            tick()
             for p in sorted(blind):
                 va, vb = a_w.view(p), b_w.view(p)
                 assert va == vb, (kind.name, p, sorted(CARD_CODES[c] for c in cards))

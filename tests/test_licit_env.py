@@ -24,7 +24,7 @@ from mariash_env.records import read_records, replay_record, save_records
 from mariash_env.rules import G_LICIT, RulesError, make_rules
 from mariash_env.search.licit_worlds import sample_licit_worlds
 from mariash_env.vector import VectorEnv
-from tests.helpers import random_play
+from tests.helpers import random_play, step_cap
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = make_rules(rules="licitovany")
@@ -140,7 +140,9 @@ def _random_positions(n, seed):
     m = np.zeros(LA.N_ACTIONS, np.int8)
     out = []
     k = 0
+    tick = step_cap("licitovany", deals=n)  # each deal's steps, and one for the deal
     while len(out) < n:
+        tick()
         st = S.new_state()
         S.seed_rng(st, seed * 1000 + k)
         start_partie(st, shuffled_deck(st), k % 3, G_LICIT)
@@ -149,6 +151,7 @@ def _random_positions(n, seed):
         for _ in range(stop):
             if st[S.PHASE] == S.PH_DONE:
                 break
+            tick()
             legal_actions(st, RV, m)
             apply_action(st, RV, int(rng.choice(np.flatnonzero(m))))
         if st[S.PHASE] != S.PH_DONE:
@@ -176,7 +179,9 @@ def test_sampled_worlds_keep_what_the_seat_knows_and_play_on():
             assert np.bitwise_or.reduce(places) == 0xFFFFFFFF
             assert sorted(w[S.POS:S.POS + 32]) == list(range(32))
             w = w.copy()
+            tick = step_cap("licitovany")
             while w[S.PHASE] != S.PH_DONE:
+                tick()
                 legal_actions(w, RV, m)
                 apply_action(w, RV, int(rng.choice(np.flatnonzero(m))))
             assert S.read64(w, S.PAY, 3).sum() == 0
@@ -258,7 +263,9 @@ def test_game_kind_reads_the_phase_of_an_observation(game):
         st = S.new_state()
         S.seed_rng(st, 500 + k)
         start_partie(st, shuffled_deck(st), k % 3, g)
+        tick = step_cap(game)
         while st[S.PHASE] != S.PH_DONE:
+            tick()
             kind.encode(st, int(st[S.TO_MOVE]), obs[0], False)
             name = kind.phase_names[int(kind.phase_of(obs)[0])]
             assert name == S.PHASE_NAMES[int(st[S.PHASE])]

@@ -63,7 +63,9 @@ def _position(seed: int, tricks: int, follower: bool) -> LizanyGame:
     ``follower`` (the second seat to move in a trick)."""
     rng = np.random.default_rng(seed)
     g = LizanyGame(seed=seed)
+    tick = step_cap("lizany")
     while g.st[TRICK_NO] < tricks or (follower and g.table < 0):
+        tick()
         g.play(int(rng.choice(np.flatnonzero(g.legal_mask()))))
     return g
 

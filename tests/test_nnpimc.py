@@ -71,7 +71,9 @@ def test_play_start_rebuilds_the_real_deal_exactly(options):
     for seed in range(40):
         st = _deal(seed, rules)
         start = None
+        tick = step_cap(rules)
         while st[S.PHASE] != S.PH_DONE:
+            tick()
             if st[S.PHASE] == S.PH_PLAY:
                 if start is None:
                     start = st.copy()
@@ -93,7 +95,9 @@ def test_other_decisions_are_the_real_games():
     for seed in range(25):
         st = _deal(seed, rules)
         rec: list[tuple[int, np.ndarray, np.ndarray, int]] = []
+        tick = step_cap(rules)
         while st[S.PHASE] != S.PH_DONE:
+            tick()
             a = _random_action(st, rv, rng)
             if st[S.PHASE] == S.PH_PLAY:
                 me = int(st[S.TO_MOVE])
@@ -226,7 +230,9 @@ def test_network_bidding_is_the_models_choice_and_card_play_is_searched():
     seen = set()
     for seed in range(4):
         st = _deal(seed, rules)
+        tick = step_cap(rules)
         while st[S.PHASE] != S.PH_DONE:
+            tick()
             view = SeatView(st.copy(), int(st[S.TO_MOVE]), rules)
             a = robot.act_view(view)
             if st[S.PHASE] != S.PH_PLAY:
@@ -255,7 +261,9 @@ def test_network_leaves_are_playouts_of_the_network_at_every_seat():
     checked = 0
     for seed in range(3):
         st = _deal(seed, rules)
+        tick = step_cap(rules)
         while st[S.PHASE] != S.PH_DONE:
+            tick()
             view = SeatView(st.copy(), int(st[S.TO_MOVE]), rules)
             legal = np.flatnonzero(view.action_mask())
             if view.phase == S.PH_PLAY and legal.size > 1 and A.LAY_DOWN not in legal:
@@ -266,7 +274,9 @@ def test_network_leaves_are_playouts_of_the_network_at_every_seat():
                     for i, a in enumerate(cands):
                         w = w0.copy()
                         apply_action(w, rv, a)
+                        tick_w = step_cap(rules)
                         while w[S.PHASE] != S.PH_DONE:
+                            tick_w()
                             mask[:] = 0
                             legal_actions(w, rv, mask)
                             VOLENY.encode(w, int(w[S.TO_MOVE]), obs, False)
@@ -295,7 +305,9 @@ def test_from_trick_leaves_the_early_tricks_to_the_network_and_searches_the_rest
     late = {S.C_SUIT: 0, S.C_BETL: 0, S.C_DURCH: 0}
     for seed in (*range(6), 33):  # the model bids betl in deal 33
         st = _deal(seed, rules)
+        tick = step_cap(rules)
         while st[S.PHASE] != S.PH_DONE:
+            tick()
             view = SeatView(st.copy(), int(st[S.TO_MOVE]), rules)
             assert view.trick == st[S.TRICK_NO] and view.contract == st[S.CONTRACT]
             first = 1 if st[S.CONTRACT] in (S.C_BETL, S.C_DURCH) else 6
@@ -319,7 +331,9 @@ def _walk_bidding(seeds, rules, choose) -> None:
     rv = rules.vector()
     for seed in seeds:
         st = _deal(seed, rules)
+        tick = step_cap(rules)
         while st[S.PHASE] not in (S.PH_PLAY, S.PH_DONE):
+            tick()
             apply_action(st, rv, choose(SeatView(st.copy(), int(st[S.TO_MOVE]), rules)))
 
 
@@ -576,7 +590,9 @@ def test_licitovany_strong_is_the_networks_bidding_and_early_tricks_then_pimc():
     phases, played = set(), 0
     for seed in range(12):
         st = _deal(seed, rules)
+        tick = step_cap(rules)
         while st[S.PHASE] != S.PH_DONE:
+            tick()
             view = SeatView(st.copy(), int(st[S.TO_MOVE]), rules)
             mask = view.action_mask()
             searched = robot.stats["searched"]

@@ -124,7 +124,9 @@ def test_reward_model_and_chance_outcomes_are_true_to_the_node(params, model):
         bot = mcts.MCTSBot(game, 2, 8, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)),
                            random_state=np.random.RandomState(1))
         s = game.new_initial_state()
+        tick = step_cap(game, chance=True)
         while s.is_chance_node():
+            tick()
             s.apply_action(_random_action(s, rng))
         s.apply_action(bot.step(s))
 
@@ -271,7 +273,9 @@ def test_legal_actions_and_tensors_match_game_along_a_deal():
     rng = np.random.default_rng(5)
     game = pyspiel.load_game("mariash")
     s = game.new_initial_state()
+    tick = step_cap(game, chance=True)
     while s.is_chance_node():
+        tick()
         s.apply_action(_random_action(s, rng))
     g = Game(make_rules(deals=1))
     g.new_partie(deck=[int(a) for a in s.history()], dealer=0)
@@ -536,7 +540,9 @@ def test_an_illegal_action_or_outcome_is_refused_and_nothing_applied(params):
     for bad in (5, 99):  # -1 is kInvalidAction: pyspiel refuses it itself
         with pytest.raises(IllegalActionError, match=r"for chance: legal are \['deal:7h'"):
             state.apply_action(bad)
+    tick = step_cap(game, chance=True)
     while state.is_chance_node():
+        tick()
         state.apply_action(state.chance_outcomes()[0][0])
     player, n = state.current_player(), game.num_distinct_actions()
     illegal = next(a for a in range(n) if a not in state.legal_actions())

@@ -187,7 +187,9 @@ def test_sitting_out_world_redraws_every_hand():
     game = pyspiel.load_game("mariash", {**FOUR, "deals": 1})
     rng = np.random.default_rng(4)
     s = game.new_initial_state()
+    tick = step_cap(game, chance=True)
     while s.is_chance_node():
+        tick()
         s.apply_action(_random_action(s, rng))
     from mariash_env.core import state as S
 
@@ -216,7 +218,9 @@ def test_ismcts_plays_the_four_player_game_for_every_player():
                              random_state=rng) for _ in range(4)]
     s = game.new_initial_state()
     movers = []
+    tick = step_cap(game, chance=True)
     while s.is_chance_node():
+        tick()
         s.apply_action(_random_action(s, np.random.default_rng(len(s.history()))))
     while len(set(movers)) < 3 and len(movers) < 40 and not s.is_terminal():
         p = s.current_player()

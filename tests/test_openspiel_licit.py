@@ -288,7 +288,9 @@ def test_licit_sampler_before_flekking_with_four_helping_cards():
     rng = np.random.default_rng(15)
     g = Game(rules)
     g.new_partie(seed=15)
+    tick = step_cap(rules)
     while g.phase != S.PH_DISCARD:  # into (lepší) dvě sedmy, its helping suit named
+        tick()
         labels = g.legal_labels()
         g.step(next((x for x in labels if "dve_sedmy" in x), None)
                or labels[int(rng.integers(len(labels)))])

@@ -99,7 +99,9 @@ def test_same_deal_as_lizany_game():
     results = set()
     for _ in range(12):
         s = game.new_initial_state()
+        tick = step_cap("lizany", chance=True)
         while s.is_chance_node():
+            tick()
             assert not any(s.observation_tensor(0)) and not any(s.information_state_tensor(1))
             s.apply_action(_random_action(s, rng))
         g = LizanyGame(deck=s.history())

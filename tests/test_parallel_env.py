@@ -12,6 +12,7 @@ import mariash_env
 from mariash_env.game import IllegalActionError
 from mariash_env.games.registry import games
 from mariash_env.rules import RulesError
+from tests.helpers import step_cap
 
 # Every registered game that has an AEC env, and volený at four.
 CASES = [{"rules": k.name} for k in games("aec")] + [{"players": 4}]
@@ -38,7 +39,10 @@ def test_parallel_episode_carries_masks_and_rewards(kw: dict) -> None:
     rng = np.random.default_rng(0)
     totals = dict.fromkeys(p.possible_agents, 0.0)
     chosen = []
+    tick = step_cap(p.aec_env.unwrapped if kw.get("rules") != "lizany" else "lizany",
+                    deals=None)
     while p.agents:
+        tick()
         movers = [a for a in p.agents if obs[a]["action_mask"].any()]
         assert len(movers) == 1, movers
         # every info names the agent to move, from reset on, never in the AEC env's dicts
@@ -81,7 +85,10 @@ def test_stacked_infos_are_ints_on_every_step(kw: dict) -> None:
     obs, infos = p.reset(seed=5)
     keys = None
     rng = np.random.default_rng(5)
+    tick = step_cap(p.aec_env.unwrapped if kw.get("rules") != "lizany" else "lizany",
+                    deals=None)
     while p.agents:
+        tick()
         mover = p.aec_env.agent_selection
         for a in p.agents:
             assert all(type(v) is int for v in infos[a].values()), infos[a]

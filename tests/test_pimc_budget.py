@@ -23,7 +23,7 @@ from mariash_env.core import state as S
 from mariash_env.robots import pimc as P
 from mariash_env.robots.pimc import PIMCRobot
 from mariash_env.robots.view import SeatView
-from tests.helpers import decision_compiles
+from tests.helpers import decision_compiles, step_cap
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLVE = 0.125  # fake seconds per solver call (binary fractions: exact sums)
@@ -114,7 +114,9 @@ def test_no_decision_of_a_deal_overruns_by_more_than_one_world(clock, game):
     r = _robot(clock, time_limit=limit)
     st = bid.copy()
     longest, searched = 0.0, 0
+    tick = step_cap(rules)
     while st[S.PHASE] != S.PH_DONE:
+        tick()
         t0, n0 = clock.t, r.stats["searched"]
         a = r.act_view(_view(st, rules))
         longest = max(longest, clock.t - t0)

@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 import mariash_env
+from tests.helpers import step_cap
 from tests.referee_licitovany import CARDS, GAMES, NOTRUMP, RANKS, SUITS, Referee
 
 Options = dict[str, Any]
@@ -381,8 +382,10 @@ def play_episode(rng: random.Random, opts: Options, mode: str, deals: int,
     log: list[tuple[int, frozenset, str]] = []
     prev: Referee | None = None
     done = 0
+    tick = step_cap(raw, deals=None)
     while env.agents and not all(env.terminations[a] or env.truncations[a]
                                  for a in env.agents):
+        tick()
         ag = env.agent_selection
         if env.terminations[ag] or env.truncations[ag]:
             env.step(None)
@@ -476,7 +479,9 @@ def test_whole_parties():
         log: list[tuple[int, frozenset, str]] = []
         prev: Referee | None = None
         totals = [0, 0, 0]
+        tick = step_cap(raw, deals=None)
         while raw.legal_labels():
+            tick()
             labels = raw.legal_labels()
             seat = int(env.agent_selection.split("_")[1])
             lab = rng.choice(labels)

@@ -394,7 +394,9 @@ def test_vector_first_deals():
     step = venv.reset()
     rng = random.Random(3)
     live = [True] * n
+    tick = step_cap("lizany")
     while any(live):
+        tick()
         acts = np.zeros(n, np.int64)
         for i, ref in enumerate(refs):
             mask = step.mask[i]

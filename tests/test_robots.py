@@ -317,7 +317,9 @@ def test_trump_choice_and_contract():
     g = deal([c for c in CARD_CODES if c not in fh][:10], fh=fh)
     play(g, ["trump:Ah"])
     labs = []
+    tick = step_cap(g)
     while g.phase in (S.PH_CONTRACT, S.PH_DISCARD):
+        tick()
         a = robot.act({"observation": g.observation(1), "action_mask": g.legal_mask()})
         labs.append(A.ACTION_LABELS[a])
         g.step(a)
@@ -334,7 +336,9 @@ def test_trump_choice_and_contract():
     g = deal([c for c in CARD_CODES if c not in fh][:10], fh=fh)
     play(g, ["trump:9l"])
     labs = []
+    tick = step_cap(g)
     while g.phase in (S.PH_CONTRACT, S.PH_DISCARD):
+        tick()
         a = robot.act({"observation": g.observation(1), "action_mask": g.legal_mask()})
         labs.append(A.ACTION_LABELS[a])
         g.step(a)
@@ -553,7 +557,9 @@ def test_seat_view_hides_the_cards():
     g = Game(deals=1)
     g.new_partie(seed=2)
     table = TableRobot()
+    tick = step_cap(g, deals=3)
     while g.phase != S.PH_PLAY or int(g.st[S.TRICK_NO]) < 2:
+        tick()
         if g.deal_over:
             g.new_partie(seed=int(g.st[S.CUT]) + 100 + g.deal_no)
         s = g.to_move

@@ -38,6 +38,7 @@ from mariash_env.robots.features import decode
 from mariash_env.robots.licit_table import LicitTableRobot, card_play_view
 from mariash_env.robots.pimc import _Rollout
 from mariash_env.robots.table import TableRobot
+from tests.helpers import step_cap
 
 DATA = Path(__file__).parent / "data" / "table_play_moves.npz"
 
@@ -107,7 +108,9 @@ def test_compiled_playouts_play_the_table_robots_moves(game, players):
         g.new_partie(seed=700 + d)
         w = g.st.copy()
         cards = int(rng.integers(0, 30))
+        tick = step_cap(g)
         while w[S.PHASE] != S.PH_DONE and (w[S.PHASE] != S.PH_PLAY or cards > 0):
+            tick()
             cards -= int(w[S.PHASE] == S.PH_PLAY)
             a = slow.table_action(w)
             if rng.random() < 0.3:
