@@ -679,16 +679,26 @@ def test_an_eval_csv_row_with_a_bad_value_is_one_error(tmp_path: Path,
          "'ci_low' (a number (nan for none) in each row)"),
     ]:
         evals.write_text(bad)
-        for read in (pipeline.training_curve, pipeline.plot_curve):
-            with pytest.raises(PipelineError) as e:
-                read(run)
-            assert str(e.value) == f"{evals}: {says}"
-        rc, _, err = _main(capsys, p, "--out", run, "--plot")
-        assert rc == 2 and err == f"error: {evals}: {says}\n", err
-        with pytest.raises(PipelineError) as e:
-            pipeline.run_gate(recipe, recipe.stage("g"), False, print)
-        assert str(e.value) == f"{evals}: {says}"
+        _refused_by_its_readers(capsys, p, recipe, run, f"{evals}: {says}",
+                                (pipeline.training_curve, pipeline.plot_curve))
     assert not (run / "curve.png").exists()
+
+
+def _refused_by_its_readers(capsys: pytest.CaptureFixture, p: Path,
+                            recipe: pipeline.Recipe, run: Path, error: str,
+                            readers: tuple) -> None:
+    """A damaged log of ``run`` is the one PipelineError ``error`` from each of
+    ``readers``, from ``--plot`` (status 2, one line) and from gate ``g`` before its
+    games."""
+    for read in readers:
+        with pytest.raises(PipelineError) as e:
+            read(run)
+        assert str(e.value) == error
+    rc, _, err = _main(capsys, p, "--out", run, "--plot")
+    assert rc == 2 and err == f"error: {error}\n", err
+    with pytest.raises(PipelineError) as e:
+        pipeline.run_gate(recipe, recipe.stage("g"), False, print)
+    assert str(e.value) == error
 
 
 def test_a_gates_csv_row_with_a_bad_value_is_one_error(tmp_path: Path,
@@ -740,15 +750,8 @@ def test_a_gates_csv_row_with_a_bad_value_is_one_error(tmp_path: Path,
          "row)"),
     ]:
         gates.write_text(bad)
-        for read in (pipeline.read_gates, pipeline.plot_curve):
-            with pytest.raises(PipelineError) as e:
-                read(run)
-            assert str(e.value) == f"{gates}: {says}"
-        rc, _, err = _main(capsys, p, "--out", run, "--plot")
-        assert rc == 2 and err == f"error: {gates}: {says}\n", err
-        with pytest.raises(PipelineError) as e:
-            pipeline.run_gate(recipe, recipe.stage("g"), False, print)
-        assert str(e.value) == f"{gates}: {says}"
+        _refused_by_its_readers(capsys, p, recipe, run, f"{gates}: {says}",
+                                (pipeline.read_gates, pipeline.plot_curve))
         rc, out, err = _main(capsys, p, "--out", run)
         assert rc == 2 and err == f"error: {gates}: {says}\n" and "=====" not in out, err
     assert not (run / "curve.png").exists() and not (run / "t").exists()
