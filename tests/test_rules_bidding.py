@@ -598,6 +598,11 @@ def test_s4_first_bad_takes_talon_then_betl_or_durch(who):
     assert g.to_move == bad and g.phase_name == "contract"
     assert hand(g, bad) == before | {"8b", "9l"} and len(hand(g, bad)) == 12
     assert g.st[S.TALON] == 0
+    # Nothing lies in the talon any more: forehand's discards are not recorded as lying
+    # there (DISC -1 -1, no owner) until the bad-sayer discards; the taken cards are his.
+    assert [int(x) for x in g.st[S.DISC:S.DISC + 2]] == [-1, -1]
+    assert int(g.st[S.TALON_OWNER]) == -1
+    assert set(codes_of(int(S.getm(g.st, S.TOOK + bad)))) == {"8b", "9l"}
     assert labels(g) == {"contract:betl", "contract:durch"}
     g.step("contract:betl")
     assert g.phase_name == "discard" and g.to_move == bad
