@@ -218,6 +218,7 @@ def test_s2_partie_has_12_deals_each_seat_deals_4_times():
     assert dealers == [(2 + i) % 3 for i in range(12)]
     assert all(dealers.count(s) == 4 for s in range(3))
     assert g.partie_over and len(g.records) == 12
+    assert int(g.st[S.PARTIE_DONE]) == 1  # the record's flag: 0 or 1 (a state restored)
     assert sum(g.scores) == 0
     assert g.next_deal() is False  # stays over
 
@@ -268,6 +269,32 @@ def test_s2_cut_drawn_uniformly_2_to_30():
     # 880 draws, 29 values: expected ~30.3 each; loose bounds against a gross bias.
     assert min(counts.values()) >= 8 and max(counts.values()) <= 60, counts
     assert abs(sum(k * v for k, v in counts.items()) / n - 16) < 1.0
+
+
+def test_s2_cut_is_drawn_whatever_was_played():
+    """§2: the cut is drawn at random from the partie's generator: the same seed gives the
+    same cuts however the deals were played and paid (the deals' booking never touches the
+    generator)."""
+
+    def cuts_and_payments(pick):
+        g = Game()
+        g.new_partie(seed=5)
+        cuts, pays = [], []
+        while True:
+            for _ in range(200):
+                if g.deal_over:
+                    break
+                g.step(g.legal_actions()[pick])
+            pays.append(g.records[-1]["settlement"]["payments"] if g.records else None)
+            if not g.next_deal():
+                break
+            cuts.append(int(g.st[S.CUT]))
+        return cuts, pays
+
+    (cuts_a, pays_a), (cuts_b, pays_b) = cuts_and_payments(0), cuts_and_payments(-1)
+    assert len(cuts_a) == len(cuts_b) == 11
+    assert pays_a != pays_b  # the deals went differently
+    assert cuts_a == cuts_b
 
 
 def test_s2_given_cuts_are_used_in_order():
