@@ -638,6 +638,19 @@ def test_s6_max_flek_none_unbounded():
     assert "flek:seven" in labels(g)  # L to 7
 
 
+def test_s6_s7_every_raise_to_level_7_keeps_its_turn():
+    """L§6, §7 (perfect recall): the flek turn of each raise is kept for levels 1..7 (the
+    observation's raise_turn block), the seventh too: raised by L in the seventh round."""
+    from mariash_env.core import state as S
+
+    g = to_flek(max_flek=None)
+    _raise_seven_to(g, 5)
+    play(g, ["good", "flek:seven", "good", "flek:seven", "good"])  # R; 6 actor; 7 L
+    assert int(g.st[S.BET_LEVEL + S.K_SEVEN]) == 7
+    turns = [int(g.st[S.LIC_RAISE_TURN + 7 * S.K_SEVEN + i]) for i in range(7)]
+    assert turns == [1, 3, 4, 6, 7, 9, 10]  # L, actor, L, ... (turn + 1; R's pass between)
+
+
 @pytest.mark.parametrize("game, trump, want", [
     ("sto", ["trump:b"], {"flek:hundred", "good"}),
     ("sto_sedma", ["trump:b"], {"flek:hundred", "flek:seven", "good"}),
