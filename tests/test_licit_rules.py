@@ -223,6 +223,16 @@ def test_s2_gather_after_betl_lead_card_opens_trick_one():
 # --------------------------------------------------------------------------------------
 
 
+def test_s3_game_ids_in_bidding_order():
+    """L§3: the twelve ids are the games 1..12 in bidding order (0 = none); anything else
+    is a ValueError naming the ids."""
+    from mariash_env.games.licitovany.games import game_id
+
+    assert [game_id(x) for x in GAMES] == list(range(1, 13))
+    with pytest.raises(ValueError, match="unknown licitovaný game 'hra'"):
+        game_id("hra")
+
+
 def test_s3_needs_at_bid_plain_vs_lepsi_and_two_sevens():
     """L§3 Needs: zadák holds only 7l: sedma and sto a sedm (leaves), no lepší seven game
     (needs 7h), no two sevens (needs a second 7); hundreds, betl, durch need nothing."""
@@ -1067,6 +1077,7 @@ def test_s9_example_6_betl_at_re():
     s = play_out(g)
     assert amounts(s) == {"game": (2, True, 60)}
     assert s["laid"] and "laid_transfer" not in s
+    assert not s["lepsi"]  # §3: lepší is hearts trumps; betl has none (no doubling)
     check_payments(s, 60, ACTOR)
 
 
@@ -1156,6 +1167,7 @@ def test_s9_example_12_laid_durch_transfer():
                     "good", "good", "good"])
     assert amounts(s) == {"game": (3, True, 240)}
     assert s["laid"] and s["laid_transfer"] == {"payer": L, "amount": 480}
+    assert not s["lepsi"]  # §3: durch has no trumps, so it is never lepší
     want = [0, 0, 0]
     want[ACTOR], want[L], want[R] = 480, -480, 0
     assert s["payments"] == want
