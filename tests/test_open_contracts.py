@@ -63,11 +63,13 @@ def test_contract_choices_with_and_without_the_option():
     play(g, ["trump:7h"])
     assert set(g.legal_labels()) == {"contract:suit", "contract:betl", "contract:durch",
                                 "contract:open_betl", "contract:open_durch"}
+    assert set(g.legal_mask().tolist()) == {0, 1}  # INTERFACE: int8, 1 = legal
     # §4.2 / §11.1: after "bad" any no-trump contract.
     play(g, ["contract:suit", "discard:9b", "discard:Jh", "bad"])
     assert g.to_move == 2
     assert set(g.legal_labels()) == {"contract:betl", "contract:durch", "contract:open_betl",
                                 "contract:open_durch"}
+    assert set(g.legal_mask().tolist()) == {0, 1}
 
 
 def test_overcall_chain():
