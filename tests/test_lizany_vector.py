@@ -101,6 +101,26 @@ def test_seeding_is_reproducible():
     assert not np.array_equal(run(c, 8)[0], ra[0])
 
 
+def test_later_deals_come_from_the_generator_alone():
+    """*Batched engine*: a row is dealt anew from its own generator alone, so the same
+    seed deals each row the same second deck however its first deal was played."""
+    def second_decks(play_seed):
+        venv = VectorEnv(4, seed=3, rules="lizany")
+        step = venv.reset()
+        rng = np.random.default_rng(play_seed)
+        second: list = [None] * 4
+        for _ in range(40):  # a deal is 32 plays
+            step = venv.step(random_legal_actions(step.mask, rng))
+            for i in np.flatnonzero(step.deal_done):
+                if second[i] is None:
+                    second[i] = deck_of(venv.states, i)
+        return second, venv.copy_states()
+
+    (a, st_a), (b, st_b) = second_decks(0), second_decks(1)
+    assert None not in a and not np.array_equal(st_a, st_b)  # played otherwise
+    assert a == b
+
+
 def test_zero_sum_and_32_cards_conserved():
     """*Points and reward*: each finished deal pays ±1 or ±2, zero-sum; *Deal*: the 32
     cards stay in the hands, the played cards and the stock, each exactly once."""
