@@ -1,9 +1,10 @@
 """core.jit's intrinsics: borrowed views see and change the owner's memory; store_bits32,
-popcount64 and lowest_bit agree with plain Python on random words; njit_generic compiles a
-helper once for the constants compiled callers pass it."""
+popcount64, lowest_bit and wrapping_mul agree with plain Python on random words;
+njit_generic compiles a helper once for the constants compiled callers pass it."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numba
@@ -16,6 +17,7 @@ from mariash_env.core.jit import (
     njit_generic,
     popcount64,
     store_bits32,
+    wrapping_mul,
 )
 from tests.helpers import check_generic_dispatchers
 
@@ -107,6 +109,34 @@ def test_popcount_and_lowest_bit():
     for x, (pc, lo) in zip(xs.tolist(), got.tolist()):
         assert pc == bin(x).count("1")
         assert lo == ((x & -x).bit_length() - 1 if x else -1)
+
+
+@numba.njit
+def _products(a, b):
+    out = np.empty(a.shape[0], np.int64)
+    for i in range(a.shape[0]):
+        out[i] = wrapping_mul(a[i], b[i])
+    return out
+
+
+def test_wrapping_mul_is_the_compiled_int64_product_in_plain_python_too():
+    """The solvers' multiplicative hashes: compiled, numba's int64 product (modulo 2**64);
+    the plain function (NUMBA_DISABLE_JIT, ``py_func``) gives the same bits, with no
+    numpy overflow warning and no OverflowError for a factor past 2**63."""
+    rng = np.random.default_rng(2)
+    a = rng.integers(-2**63, 2**63 - 1, 2000, dtype=np.int64, endpoint=True)
+    b = rng.integers(-2**63, 2**63 - 1, 2000, dtype=np.int64, endpoint=True)
+    a[:4] = (0, -1, -2**63, 2**63 - 1)
+    b[:4] = (-2**63, -2**63, -1, 2**63 - 1)
+    b[4:1000] = -7046029254386353131  # the bound cache's hash constant (0x9E3779B97F4A7C15)
+    got = _products(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for x, y, p in zip(a.tolist(), b.tolist(), got.tolist()):
+            want = (x * y + 2**63) % 2**64 - 2**63
+            plain = wrapping_mul(np.int64(x), np.int64(y))
+            assert p == want and plain == want and type(plain) is np.int64
+        assert wrapping_mul(3, 0x9E3779B97F4A7C15) == 3 * 0x9E3779B97F4A7C15 - 2**65
 
 
 @numba.njit

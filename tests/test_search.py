@@ -12,7 +12,12 @@ principal variation reaches the value it reports.
 from __future__ import annotations
 
 import itertools
+import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -524,6 +529,50 @@ def test_solver_whole_deals_options_agree():
         if con == S.C_SUIT:
             assert out.actor_points + out.defence_points == 90
             assert int(out.amounts.sum()) == r.value
+
+
+def _small_solves() -> dict:
+    """Small endgames of each game's solver: a volený suit game (every card's value) and a
+    licitovaný stovka, 4 tricks left (the bound cache in use), a lízaný ending of 6 tricks."""
+    from mariash_env.core.licit_games import G_STO
+    from mariash_env.games.lizany.core import TRICK_NO
+    from mariash_env.games.lizany.game import LizanyGame
+    from mariash_env.games.lizany.solve import NO_LIMIT, new_table, solve_values
+    from mariash_env.search.licit_worlds import random_licit_position
+
+    r = solve(random_position(3, plays=18, contract=S.C_SUIT), RV, all_moves=True)
+    out = {"voleny": [r.value, r.pv, sorted(r.move_values.items())]}
+    lr = make_rules(rules="licitovany")
+    r = solve(random_licit_position(5, game=G_STO, plays=18, rules=lr), lr)
+    out["licitovany"] = [r.value, r.pv]
+    g = LizanyGame(seed=1)
+    while g.st[TRICK_NO] < 11:
+        g.play(int(np.flatnonzero(g.legal_mask())[0]))
+    vals, nodes = np.zeros(32, np.int64), np.zeros(1, np.int64)
+    solve_values(g.st, vals, new_table(10), nodes, NO_LIMIT)
+    out["lizany"] = [vals.tolist(), int(nodes[0])]
+    return json.loads(json.dumps(out))
+
+
+def test_the_solvers_run_as_plain_python():
+    """NUMBA_DISABLE_JIT=1, the mutation audit's mode (scripts/mutate_rules.py): the
+    solvers' hashes are int64 products that wrap when compiled; as plain Python the
+    bound cache's row raised OverflowError and lízaný's table slot warned of the overflow.
+    Now the plain solvers give the compiled values, and the row is the same function."""
+    from mariash_env.search import solver as SV
+
+    plain = getattr(SV._bc_row, "py_func", SV._bc_row)  # itself under NUMBA_DISABLE_JIT
+    codes = np.random.default_rng(4).integers(1, 2**50, 5000, dtype=np.int64)
+    for code in codes.tolist():
+        row = SV._bc_row(np.int64(code))
+        assert row == plain(np.int64(code))
+        assert row == SV.BC_ROW0 + ((code * 0x9E3779B97F4A7C15 % 2**64) >> 40) % SV.BC_ROWS
+    code = "import json; from tests.test_search import _small_solves as f; print(json.dumps(f()))"
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+                         cwd=Path(__file__).resolve().parents[1], capture_output=True,
+                         text=True, timeout=300, env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.splitlines()[-1]) == _small_solves()
 
 
 def test_solve_rejects_positions_outside_the_play():

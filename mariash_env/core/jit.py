@@ -353,6 +353,28 @@ def _put_bits32_impl(out, off, bits):
     return loop
 
 
+_U64 = (1 << 64) - 1
+
+
+def wrapping_mul(a: int, b: int) -> np.int64:
+    """``a * b`` of two int64 modulo ``2**64``, as a (two's complement) int64: a
+    multiplicative hash.  Compiled, the machine's multiplication (numba's int64 ``*``
+    wraps); as plain Python (``NUMBA_DISABLE_JIT``, or a ``py_func`` run) the same bits
+    from Python's integers, where numpy's int64 would warn of the overflow and a
+    constant beyond int64 raise OverflowError."""
+    p = (int(a) * int(b)) & _U64
+    return np.int64(p - (1 << 64) if p >> 63 else p)
+
+
+@overload(wrapping_mul)
+def _wrapping_mul_impl(a, b):
+    if isinstance(a, types.Integer) and isinstance(b, types.Integer):
+        def mul(a, b):
+            return np.int64(a) * np.int64(b)
+        return mul
+    return None
+
+
 # NUMBA_DISABLE_JIT=1 runs the core as plain Python, where an intrinsic cannot run (it
 # emits compiler IR): the same results from plain views and operations.
 if numba.config.DISABLE_JIT:

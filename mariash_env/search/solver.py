@@ -71,7 +71,7 @@ from ..core.engine import (
     solve_settle_end,
     solver_parts,
 )
-from ..core.jit import njit
+from ..core.jit import njit, wrapping_mul
 from ..core.play import side_marriages
 from ..core.state import (
     ACTOR,
@@ -714,11 +714,19 @@ BC_SPAN = 11
 F_SIZE = 1 + 2 * BC_SPAN
 BC_ROW0 = MAXD + 1
 BC_ROWS = 1024
+BC_HASH = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 (2**64 / golden ratio) as an int64
 # transposition table row: key, lower bounds per actor points so far, upper bounds
 TT_KEY = 0
 TT_LO = 1
 TT_HI = 1 + TT_CA
 TT_W = 1 + 2 * TT_CA
+
+
+@_inline
+def _bc_row(code):
+    """The bound cache's row of a scenario signature ``code``: bits 40..49 of a
+    multiplicative (Fibonacci) hash, the same compiled and as plain Python."""
+    return BC_ROW0 + ((wrapping_mul(code, BC_HASH) >> 40) & (BC_ROWS - 1))
 
 
 @_no_refcount
@@ -764,7 +772,7 @@ def _bound_row(st, rules, sc, ctx, fr):
                     fd = s + 1
         code = (code << 6) | (fa << 3) | fd
     code += 1  # 0 marks an empty row
-    row = BC_ROW0 + (((code * 0x9E3779B97F4A7C15) >> 40) & (BC_ROWS - 1))
+    row = _bc_row(code)
     if fr[row, 0] != code:
         fr[row, 0] = code
         for k in range(BC_SPAN):

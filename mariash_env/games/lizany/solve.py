@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ...cards import NCARDS, TRUMP_STRENGTH
-from ...core.jit import njit
+from ...core.jit import njit, wrapping_mul
 from ...core.state import getm
 from ...core.tables import CARD_POINTS
 from ...core.tricks import announces_marriage, beats, lowest, popcount
@@ -196,10 +196,14 @@ def _stamp_of(st, stamp):
     return 0 if st[STOCK_POS] >= STOCK_SIZE else stamp
 
 
+_H1 = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as an int64
+_H2 = np.int64(-4658895280553007687)  # 0xBF58476D1CE4E5B9 as an int64
+
+
 @njit
 def _slot(k1, k2, size):
     """The entry's row: 1 + a hash of the key over the ``size - 1`` rows (a power of 2)."""
-    h = (k1 * np.int64(-7046029254386353131)) ^ (k2 * np.int64(-4658895280553007687))
+    h = wrapping_mul(k1, _H1) ^ wrapping_mul(k2, _H2)  # the same bits as plain Python
     return 1 + ((h >> 17) & (size - 2))
 
 
