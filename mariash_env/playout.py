@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from .core import state as S
-from .core.engine import apply_action
+from .core.engine import apply_action, deal_decisions
 from .game import Game
+from .games.base import step_bound
 from .games.voleny.four import payment4, player_of, seat_payment4
 from .robots.base import Robot
 from .rules import Rules
@@ -114,7 +115,9 @@ def play_games(robots: list[Robot], states: np.ndarray, seats: np.ndarray,
     active = np.ones(n, bool)
     actions = np.zeros(n, np.int64)
     rows_all = np.arange(n)
+    tick = step_bound("play_games' deals", int(deal_decisions(rv)))  # a decision a step
     while active.any():
+        tick()
         player = step.player.copy()
         who = seats[rows_all, player]
         before = env.copy_states()
@@ -176,7 +179,9 @@ def decision_positions(game: str) -> tuple[np.ndarray, np.ndarray, object]:
     for seed in range(50):
         st = deal_states(np.array([seed]), np.array([0]), rules)[0].copy()
         bid = None
+        tick = step_bound(f"decision_positions' {game} deal", int(deal_decisions(rv)))
         while st[S.PHASE] != S.PH_DONE:
+            tick()
             mask[:] = 0
             legal_actions(st, rv, mask)
             if mask.sum() > 1 and st[S.PHASE] != S.PH_PLAY and bid is None:

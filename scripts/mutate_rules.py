@@ -271,9 +271,11 @@ EQUIVALENT: dict[str, str] = {
 }
 """Survivors judged equivalent (mutant id -> why the behaviour cannot change for a state
 the rules make): reported as ``equivalent``.  Mutants of the ``apply_*`` dispatch and the
-flek turns that make random play loop end as ``timeout``: the suite hangs, which a CI time
-limit catches (volený's in ``test_tricks.py::test_walk_over_the_cards_played``, whose
-``random_position`` plays until the deal ends; a partie that never ends in
+flek turns that make random play loop are ``killed``: the engine's loops that play a deal
+forward (``random_position`` in ``test_tricks.py::test_walk_over_the_cards_played``, the
+play-outs) raise ``StuckGameError`` past the rules' decisions of a deal
+(``core.engine.deal_decisions``), the tests' own loops fail at ``tests/helpers.step_cap``
+(a partie that never ends in
 ``test_rules_play.py::test_partie_totals_are_the_sum_of_the_deals_and_zero_sum``)."""
 
 _REPORT_PLUGIN = '''\

@@ -16,7 +16,8 @@ once, used by ``Game``, the environments, ``VectorEnv``, OpenSpiel and the searc
   and ``encode_game``);
 * ``advance_observe(st, rules, k, out, mask)``: ``advance_partie`` and the observation of
   the next deal's first player, in one call;
-* ``n_actions_of(rules)``: the game's action count;
+* ``n_actions_of(rules)``: the game's action count; ``deal_decisions(rules)`` a bound on
+  a deal's player decisions;
 * ``solve_legal``, ``solve_settle_end``, ``solve_ending_fates``, ``solve_set_ending_fate``
   and ``solve_can_claim``: the game's parts of the double-dummy solver
   (``games/<game>/solve.py``), compiled into the search; ``solver_parts(game)`` the
@@ -44,6 +45,7 @@ from ..games.licitovany.actions import N_ACTIONS as LN_ACTIONS
 from ..games.licitovany.deal import deal_licit
 from ..games.licitovany.observe import encode_licit
 from ..games.licitovany.phases import apply_licit, legal_licit
+from ..games.licitovany.phases import deal_decisions as licit_decisions
 from ..games.voleny import solve as voleny_solve
 from ..games.voleny import validate as voleny_validate
 from ..games.voleny.actions import N_ACTIONS
@@ -52,7 +54,8 @@ from ..games.voleny.four import CORE_DEALER, mirror_scores, player_of, start4
 from ..games.voleny.observe import encode
 from ..games.voleny.observe4 import encode4
 from ..games.voleny.phases import apply_voleny, legal_voleny
-from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_PLAYERS
+from ..games.voleny.phases import deal_decisions as voleny_decisions
+from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_OPEN, R_PLAYERS
 from .deal import check_deck, next_deck, reset_partie
 from .flow import check_state
 from .jit import njit, njit_generic, njit_inline
@@ -73,6 +76,17 @@ from .state import (
 def n_actions_of(rules):
     """The action count of the game ``rules`` names (volený 115, licitovaný 136)."""
     return LN_ACTIONS if rules[R_GAME] == G_LICIT else N_ACTIONS
+
+
+@njit_generic
+def deal_decisions(rules):
+    """A bound on the player decisions of one deal of the game ``rules`` names, at its
+    highest flek level (each game's ``phases.deal_decisions``; OpenSpiel's
+    ``max_game_length`` per deal): what a loop that plays a deal forward can take before
+    it knows the engine does not move on (``games.base.StuckGameError``)."""
+    if rules[R_GAME] == G_LICIT:
+        return licit_decisions(rules[R_MAX_FLEK])
+    return voleny_decisions(rules[R_MAX_FLEK], rules[R_OPEN] != 0)
 
 
 @njit_generic

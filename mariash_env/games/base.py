@@ -33,6 +33,36 @@ class GameError(ValueError, KeyError):
     __str__ = ValueError.__str__  # the message itself, not KeyError's repr of it
 
 
+class StuckGameError(RuntimeError):
+    """A loop that plays a game forward (random play, a robot's play-out, a warm-up deal)
+    took more steps than the rules let it take: the engine does not move the game on (an
+    action that changes nothing, a broken action dispatch).  Raised at once instead of
+    looping for ever; the message names the loop and its bound."""
+
+
+def step_bound(what: str, limit: int) -> Callable[[], None]:
+    """A counter for a loop that plays ``what`` forward, at most ``limit`` steps by the
+    rules (a deal's decisions: ``core.engine.deal_decisions``): called once a step, it
+    raises :class:`StuckGameError` naming ``what`` and ``limit`` at step ``limit + 1``::
+
+        tick = step_bound("random play of a deal", deal_decisions(rv))
+        while not done:
+            tick()
+            done = apply_action(st, rv, a)
+    """
+    taken = 0
+
+    def step() -> None:
+        nonlocal taken
+        taken += 1
+        if taken > limit:
+            raise StuckGameError(
+                f"{what} took more than {limit} steps, the most the rules let it take: "
+                "the game does not move on")
+
+    return step
+
+
 @dataclass(frozen=True)
 class SeatLayout:
     """The observation of one seat count of a game (volený with four players has its own)."""

@@ -25,6 +25,8 @@ from typing import Any
 
 from .. import jsonio
 from ..cards import CARD_CODES, cards_of
+from ..games.base import step_bound
+from ..games.lizany.core import DEAL_DECISIONS
 from ..games.lizany.game import LizanyGame
 from ..records import save_records
 from ..robots import make_robot
@@ -70,7 +72,9 @@ def warm_lizany() -> None:
     with compiling_notice(RULES_NAME, about="a few seconds", what="table's kernels",
                           kernels=kernels):
         game = LizanyGame(seed=0)
+        tick = step_bound("the lízaný table's warm-up deal", DEAL_DECISIONS)
         while not game.over:
+            tick()
             game.observe(game.to_move)
             game.legal_cards(game.to_move)  # a seat's own, as the table reads the human's
             game.play(game.legal_labels()[0])

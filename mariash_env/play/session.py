@@ -27,7 +27,7 @@ from .. import jsonio
 from ..atomic import atomic_open
 from ..cards import CARD_CODES, SUITS, cards_of
 from ..game import Game, IllegalActionError
-from ..games.base import TableView
+from ..games.base import TableView, step_bound
 from ..games.registry import game_kind, games
 from ..games.voleny.observe import OBS_LAYOUT
 from ..records import read_records, save_records
@@ -252,7 +252,7 @@ def warm_table(rules: str, options: dict[str, Any]) -> None:
     from numba.core.dispatcher import Dispatcher
 
     from ..compile import compiling_notice
-    from ..core.engine import apply_action
+    from ..core.engine import apply_action, deal_decisions
 
     sampler = sys.modules[game.kind.load("hidden_info").sample_worlds.__module__]
     kernels = (apply_action, *(f for f in vars(sampler).values() if isinstance(f, Dispatcher)))
@@ -260,7 +260,10 @@ def warm_table(rules: str, options: dict[str, Any]) -> None:
                           kernels=kernels):
         game.new_partie(seed=0)
         rng = np.random.default_rng(0)
+        tick = step_bound(f"the {rules} table's warm-up deal",
+                          int(deal_decisions(game.rules.vector())))
         while not game.deal_over:
+            tick()
             label = game.legal_labels()[0]
             SeatView.from_game(game).shows_hidden(game.check(label), rng=rng)
             game.observation(game.to_move)  # the human's, read by every state

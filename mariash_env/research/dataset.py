@@ -68,7 +68,7 @@ from ..arena import (
 from ..atomic import atomic_open
 from ..cli import ArgumentParser, doing, nonnegative, positive
 from ..extras import install_hint
-from ..games.base import GameKind
+from ..games.base import GameKind, step_bound
 from ..games.registry import game_kind, games
 from ..pools import jobs_above_cores
 from ..robots.base import Robot
@@ -246,6 +246,7 @@ def _play_compiled(robots: list[Robot], seeds: np.ndarray, seating: np.ndarray,
     """The deals of a shard in one batched engine, robots asked as the arena asks them
     (:func:`mariash_env.playout.play_games`); every decision recorded."""
     from ..core import state as S
+    from ..core.engine import deal_decisions
     from ..games.voleny.observe import OBS_SIZE
     from ..playout import deal_states
     from ..robots.view import SeatView
@@ -266,7 +267,9 @@ def _play_compiled(robots: list[Robot], seeds: np.ndarray, seating: np.ndarray,
     decision = np.zeros(n, np.int64)
     rows_all = np.arange(n)
     parts: list[dict[str, Any]] = []
+    tick = step_bound("the data set's deals", int(deal_decisions(env.rules_vector)))
     while active.any():
+        tick()  # a decision of each active deal a step
         player = step.player.copy()
         who = seating[rows_all, player]
         obs, mask = step.obs.copy(), step.mask.copy()

@@ -59,8 +59,9 @@ import numpy as np
 
 from ..cards import CARD_CODES, cards_of
 from ..core import state as S
-from ..core.engine import apply_action, encode_game, legal_actions
+from ..core.engine import apply_action, deal_decisions, encode_game, legal_actions
 from ..extras import needs
+from ..games.base import step_bound
 from ..games.voleny.actions import ACTION_LABELS, LAY_DOWN, N_ACTIONS, PLAY0
 from ..openspiel.params import utility_bound
 from ..robots.base import RandomRobot
@@ -136,7 +137,9 @@ class Endgame:
         start: np.ndarray | None = None
         moves: list[tuple[int, int]] = []  # (seat, card) of the card play so far
         target = 10 - self.tricks
+        tick = step_bound("the endgame's prefix deal", int(deal_decisions(venv.rules_vector)))
         while True:
+            tick()
             st = venv.states[0]
             if st[S.PHASE] == S.PH_PLAY:
                 if start is None:

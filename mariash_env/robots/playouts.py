@@ -12,7 +12,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core import state as S
-from ..core.engine import apply_action, legal_actions
+from ..core.engine import apply_action, deal_decisions, legal_actions
+from ..games.base import step_bound
 from ..games.voleny.four import seat_payment4
 from ..games.voleny.table_discards import warm as warm_discards
 from ..games.voleny.table_hand import warm as warm_hand
@@ -88,6 +89,7 @@ class _Rollout:
     def __init__(self, rules: Rules, solver: Callable | None, from_trick: int = 0) -> None:
         self.rules = rules
         self.rv = rules.vector()
+        self.decisions = int(deal_decisions(self.rv))
         self.kind = kind_of(rules)
         self.robot = self.kind.load("table_robot")()  # the game's table robot
         self.robot.check = False  # the observations below are the encoder's own
@@ -120,7 +122,10 @@ class _Rollout:
 
     def value(self, w: np.ndarray, seat: int) -> float:
         """The seat's groše at the end of the deal from world ``w`` (modified in place)."""
+        # each turn a decision at least (the compiled play-out's or the robot's)
+        tick = step_bound("a rollout's play-out of a deal", self.decisions)
         while w[S.PHASE] != S.PH_DONE:
+            tick()
             if (w[S.PHASE] == S.PH_PLAY and self.solve is not None
                     and w[S.TRICK_NO] >= self.from_trick):
                 amount = float(self.solve(w, self.rules, pv=False, check=False).value)

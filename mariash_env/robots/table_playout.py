@@ -12,9 +12,10 @@ play (:mod:`mariash_env.games.voleny.table_play`).  Both stop at the card play's
 
 from __future__ import annotations
 
-from ..core.engine import apply_action, encode_game, legal_actions
+from ..core.engine import apply_action, deal_decisions, encode_game, legal_actions
 from ..core.jit import njit
 from ..core.state import PH_DONE, PH_PLAY, PHASE, TO_MOVE, TRICK_NO
+from ..games.base import StuckGameError
 from ..games.licitovany.table_decide import decide
 from ..games.voleny.actions import PLAY0
 from ..games.voleny.observe import encode as encode_voleny
@@ -43,9 +44,15 @@ def _stopped(w, stop_trick):
 @njit
 def play_out_licit(w, rules, obs, mask, view, stop_trick, claim):
     """Licitovaný: every phase by the compiled table robot, until the deal ends or the
-    card play reaches ``stop_trick``."""
+    card play reaches ``stop_trick``.  StuckGameError past a deal's decisions
+    (``deal_decisions``): the engine does not move on."""
     n_applied = 0
+    most = deal_decisions(rules)
     while not _stopped(w, stop_trick):
+        if n_applied >= most:
+            raise StuckGameError("play_out_licit's play-out took more than a deal's "
+                                 "decisions (core.engine.deal_decisions), the most the "
+                                 "rules let it take: the game does not move on")
         a, n = _forced(w, rules, mask, claim)
         if n > 1:
             encode_game(w, rules, w[TO_MOVE], obs, False)
@@ -60,9 +67,15 @@ def play_out_cards(w, rules, obs, mask, view, stop_trick, claim):
     """Volený: the card play by the table robot's compiled card choice, while in the card
     play and before ``stop_trick``.  The seat's observation is the three-player deal's at
     four players too (``w[TO_MOVE]`` is a seat of the deal; the four-player observation
-    opens with it, and it is what the table robot reads there)."""
+    opens with it, and it is what the table robot reads there).  StuckGameError past a
+    deal's decisions (``deal_decisions``): the engine does not move on."""
     n_applied = 0
+    most = deal_decisions(rules)
     while w[PHASE] == PH_PLAY and not _stopped(w, stop_trick):
+        if n_applied >= most:
+            raise StuckGameError("play_out_cards' play-out took more than a deal's "
+                                 "decisions (core.engine.deal_decisions), the most the "
+                                 "rules let it take: the game does not move on")
         a, n = _forced(w, rules, mask, claim)
         if n > 1:
             encode_voleny(w, w[TO_MOVE], obs, False)

@@ -19,6 +19,7 @@ from ...rules import Rules
 from ..base import DealBounds, HiddenInfo
 from . import actions as LA
 from .games import COMPONENTS, G_LEPSI_STO, G_STO, HEARTS, KIND, NGAMES
+from .phases import deal_decisions
 from .settle import (
     BETL_PRICE,
     DURCH_PRICE,
@@ -137,4 +138,4 @@ def deal_bounds(rules: Rules, level: int) -> DealBounds:
     gain = max(2 * cap(win), cap(loss))  # the actor's win, a defender's
     lose = max(2 * cap(loss), 2 * cap(win))  # the actor's loss, a laid game's payer's
     return DealBounds(gain=(gain,) * 3, loss=(lose,) * 3,
-                      decisions=28 + 6 + 16 * level + 3 + 30)
+                      decisions=int(deal_decisions(level)))

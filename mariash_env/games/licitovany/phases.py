@@ -94,6 +94,17 @@ SEVENS = np.int64(0x01010101)  # 7h 7b 7l 7a
 _HAS_SEVEN = (1 << K_SEVEN) | (1 << K_TWO_SEVENS)
 
 
+@njit_generic
+def deal_decisions(level):
+    """A bound on one deal's player decisions, ``level`` the highest flek level: the
+    auction at most 28 (12 bids, 12 holds, 3 passes, a lone bid; LICITOVANY.md §4), the
+    announcement 6 (game, trumps, helping, two discards, lead; §5); flek (§6) ``4L``
+    raises in at most ``4L`` raising turns, each after at most two raise-free turns and
+    three at the end, one ``good`` or ``show`` a turn: ``16L + 3``; play 30 (§7).
+    ``hidden.deal_bounds``' and the loops that play a deal forward."""
+    return 28 + 6 + 16 * level + 3 + 30
+
+
 @njit_inline
 def _has(m, c):
     return (m >> c) & 1 == 1

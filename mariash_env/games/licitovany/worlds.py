@@ -380,9 +380,12 @@ def random_licit_position(seed: int, game: int | None = None, plays: int = 0,
     With ``game`` (1..12, ``games.licitovany.games``) only deals announcing that game count:
     the auction avoids bids above it and the actor announces it when it is legal; other
     deals are dealt again.  Fleks, trumps, helping suit, discards and cards are random.
+    A deal that goes on past the most decisions the rules let it take
+    (``core.engine.deal_decisions``) raises StuckGameError.
     """
     from ...core.deal import shuffled_deck
-    from ...core.engine import apply_action, legal_actions, start_partie
+    from ...core.engine import apply_action, deal_decisions, legal_actions, start_partie
+    from ..base import step_bound
     from . import actions as LA
 
     if game is not None and not 1 <= int(game) <= 12:
@@ -392,12 +395,15 @@ def random_licit_position(seed: int, game: int | None = None, plays: int = 0,
     rng = np.random.default_rng(seed)
     mask = np.zeros(LA.N_ACTIONS, dtype=np.int8)
     auction = (S.PH_BID, S.PH_HOLD, S.PH_LONE)
+    most = int(deal_decisions(rv))
     for _ in range(max_attempts):
         st = S.new_state()
         S.seed_rng(st, int(rng.integers(0, 2**62)))
         start_partie(st, shuffled_deck(st), int(rng.integers(0, 3)), int(rv[R_GAME]))
         played = 0
+        tick = step_bound("random_licit_position's random play of a deal", most)
         while st[S.PHASE] != S.PH_DONE:
+            tick()
             ph = int(st[S.PHASE])
             if ph == S.PH_PLAY:
                 if game is not None and int(st[S.LIC_GAME]) != game:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...robots.base import Robot
 from ...rules import check_game_options
-from ..base import GameArena
+from ..base import GameArena, step_bound
 from . import core as C
 from .game import RULES, LizanyGame
 from .kind import KIND
@@ -59,7 +59,9 @@ def play_deal(robots: list[Robot], seating: tuple[int, ...], seed: int) -> dict[
     g = new_deal(seed)
     decisions = [0, 0]
     think = [0.0, 0.0]
+    tick = step_bound("lízaný's play_deal", C.DEAL_DECISIONS)
     while not g.over:
+        tick()
         s = g.to_move
         t0 = time.perf_counter()
         a = robots[seating[s]].act({"observation": g.observe(s), "action_mask": g.legal_mask(s)})

@@ -37,6 +37,7 @@ N_TRICKS = NCARDS // 2
 STOCK_SIZE = NCARDS - 2 * HAND_SIZE  # 15 face down + the trump card, drawn last
 TRUMP_POS = 2 * HAND_SIZE  # the turned-up card's deck position
 LAST_TRICK = 10
+DEAL_DECISIONS = NCARDS  # a deal's player decisions: a card each, 16 tricks of two
 
 # The record, field by field: (name, slots, what it holds).  RNG must sit at the main
 # core's offset (checked below) so that the core's dealing reads the same words.

@@ -36,8 +36,9 @@ from ...cards import NCARDS, cards_of
 from ...robots.base import ObservationError, Robot, legal_of, observation_arrays
 from ...robots.registry import SEED, TIME_LIMIT, WORLDS
 from ...rules import is_int
+from ..base import step_bound
 from .actions import N_ACTIONS, OBS_SIZE
-from .core import HAND_SIZE, N_TRICKS, STOCK_POS, STOCK_SIZE
+from .core import DEAL_DECISIONS, HAND_SIZE, N_TRICKS, STOCK_POS, STOCK_SIZE
 from .game import OBS, LizanyGame, mask_from
 from .solve import Solver, warm_up
 from .table_robot import LizanyRuleRobot
@@ -166,7 +167,9 @@ class LizanyPIMCRobot(Robot):
             g = LizanyGame.__new__(LizanyGame)
             g.st, g.history = world.st.copy(), []
             g.play(c)
+            tick = step_bound("a lízaný rollout's play while the stock lasts", DEAL_DECISIONS)
             while not g.over and g.st[STOCK_POS] < STOCK_SIZE:
+                tick()
                 s = g.to_move
                 g.play(self.rule.act({"observation": g.observe(s),
                                       "action_mask": g.legal_mask(s)}))

@@ -516,12 +516,16 @@ def warm_up() -> float:
     if _WARM:
         return 0.0
     from ...compile import compiling_notice
+    from ..base import step_bound
+    from .core import DEAL_DECISIONS
     from .game import LizanyGame
 
     start = time.perf_counter()
     with compiling_notice("lízaný", about="about ten seconds", kernels=(solve_best,)):
         g = LizanyGame(seed=0)
+        tick = step_bound("lízaný's solver warm-up deal", DEAL_DECISIONS)
         while g.stock_left:
+            tick()
             g.play(int(np.flatnonzero(g.legal_mask())[0]))
         s = Solver()
         s.card_values(g.st, 1.0)

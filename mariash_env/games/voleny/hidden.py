@@ -17,6 +17,7 @@ from ...core import state as S
 from ...rules import TARIFFS, Rules
 from ..base import DealBounds, HiddenInfo
 from . import actions as A
+from .phases import deal_decisions
 from .worlds import WorldError, knowledge, sample_worlds, talon_chain
 
 
@@ -167,6 +168,5 @@ def deal_bounds(rules: Rules, level: int) -> DealBounds:
              max(n1 * cap(contract), cap(max(suit_win, contract))))
     out = (cap(max(suit_loss, contract)), cap(max(suit_win, contract)))  # at four
     seats = [out if rules.players == 4 else other, forehand] + [other] * (rules.players - 2)
-    bidding = 15 + (15 if rules.open_contracts else 0)
     return DealBounds(gain=tuple(s[0] for s in seats), loss=tuple(s[1] for s in seats),
-                      decisions=bidding + (4 * level + 2) + 2 * (4 * level + 3) + 31)
+                      decisions=int(deal_decisions(level, rules.open_contracts)))

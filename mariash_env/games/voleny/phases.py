@@ -93,6 +93,19 @@ from .settle import settle
 
 
 @njit_generic
+def deal_decisions(level, open_contracts):
+    """A bound on one deal's player decisions, ``level`` the highest flek level (RULES.md
+    §12: 24 unlimited): bidding at most 15 (trump 1, contracts 3, discards 6, Barva? 2,
+    betl answers 2, announcement 1, §3-§5.1), with open contracts 15 more (§11.1: at
+    most three overcalls of five); flek (§5.3): every round but the last raises or
+    announces a bet, so at most ``4L + 2`` raises/announcements and ``4L + 3`` rounds of
+    at most two ``good``; play 31 (30 cards and a lay-down, §6, §8).  The same at four (the
+    dealer sits out).  ``hidden.deal_bounds``' and the loops that play a deal forward."""
+    return (15 + (15 if open_contracts else 0) + (4 * level + 2) + 2 * (4 * level + 3)
+            + 31)
+
+
+@njit_generic
 def _has(hand, c):
     return (hand >> c) & 1 == 1
 

@@ -1235,22 +1235,27 @@ def random_position(seed: int, rules=None, phase: int = PH_PLAY, plays: int = 0,
 
     It stops at the first state of ``phase`` (for ``PH_PLAY``: after ``plays`` cards
     have been played) and retries new deals until one gets there (and, if ``contract``
-    is given, with that contract).
+    is given, with that contract).  A deal that goes on past the most decisions the
+    rules let it take (``core.engine.deal_decisions``) raises StuckGameError.
     """
     from ...core.deal import shuffled_deck
-    from ...core.engine import start_partie
+    from ...core.engine import deal_decisions, start_partie
     from ...core.state import new_state, seed_rng
+    from ..base import step_bound
 
     rv = _rules_vector(rules)
     rng = np.random.default_rng(seed)
     mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    most = int(deal_decisions(rv))
     for _ in range(max_attempts):
         st = new_state()
         seed_rng(st, int(rng.integers(0, 2**62)))
         start_partie(st, shuffled_deck(st), int(rng.integers(0, 3)))
         played = 0
         done = False
+        tick = step_bound("random_position's random play of a deal", most)
         while not done:
+            tick()
             if st[PHASE] == phase and (contract is None or st[CONTRACT] == contract):
                 if phase != PH_PLAY or played >= plays:
                     return st

@@ -1,0 +1,143 @@
+"""The engine's loops that play a game forward stop at the rules' bound on a deal.
+
+Random play (``random_position``, ``random_licit_position``), the robots' play-outs, the
+batched play of ``play_games``, lízaný's arena and the tables' warm-up deals each take at
+most a deal's player decisions (``core.engine.deal_decisions``: each game's
+``phases.deal_decisions``, RULES.md §3-§8, LICITOVANY.md §4-§7; lízaný a card each).  An
+action dispatch that does not move the game on (the mutation audit's ``apply_*`` mutants)
+then raises :class:`StuckGameError` naming the loop and the bound at once, where it
+looped for ever (``random_position`` hung the audit's ``test_tricks.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mariash_env.core.engine as engine
+from mariash_env.games.base import StuckGameError, step_bound
+from mariash_env.rules import make_rules
+from tests.helpers import deal_decisions as rules_decisions
+
+_STUCK = r"took more than {n} steps, the most the rules let it take: the game does not move on"
+
+
+def _nothing(*_a):
+    """An action dispatch that changes nothing (and never ends the deal)."""
+    return 0
+
+
+@pytest.mark.parametrize("opts", [
+    {}, {"max_flek": None}, {"max_flek": 0}, {"open_contracts": True}, {"players": 4},
+    {"rules": "licitovany"}, {"rules": "licitovany", "max_flek": None},
+    {"rules": "licitovany", "max_flek": 1}])
+def test_deal_decisions_is_the_rules_bound(opts):
+    """The compiled bound is OpenSpiel's per deal and within the one tests/helpers writes
+    from the rules apart from the code (RULES.md §3-§8, §11.1, §11.3, §12; LICITOVANY.md
+    §4-§7; its licitovaný play counts 31 where the game has no lay-down, 30)."""
+    from mariash_env.openspiel.params import _deal_bounds
+
+    rules = make_rules(**opts)
+    n = int(engine.deal_decisions(rules.vector()))
+    assert n == _deal_bounds(rules).decisions
+    assert rules_decisions(rules) - 1 <= n <= rules_decisions(rules)
+
+
+def test_step_bound_raises_past_its_limit_only():
+    tick = step_bound("a test loop", 3)
+    for _ in range(3):
+        tick()
+    with pytest.raises(StuckGameError, match="^a test loop " + _STUCK.format(n=3)):
+        tick()
+    assert issubclass(StuckGameError, RuntimeError)
+
+
+def test_random_position_stops_when_the_dispatch_does_nothing(monkeypatch):
+    from mariash_env.games.voleny import worlds
+
+    n = int(engine.deal_decisions(make_rules().vector()))
+    monkeypatch.setattr(worlds, "apply_action", _nothing)
+    with pytest.raises(StuckGameError, match="random_position's random play of a deal "
+                                             + _STUCK.format(n=n)):
+        worlds.random_position(1)
+
+
+def test_random_licit_position_stops_when_the_dispatch_does_nothing(monkeypatch):
+    from mariash_env.games.licitovany.worlds import random_licit_position
+
+    rules = make_rules(rules="licitovany")
+    n = int(engine.deal_decisions(rules.vector()))
+    monkeypatch.setattr(engine, "apply_action", _nothing)
+    with pytest.raises(StuckGameError, match="random_licit_position's random play of a "
+                                             "deal " + _STUCK.format(n=n)):
+        random_licit_position(1, rules=rules)
+
+
+@pytest.mark.parametrize("game", ["voleny", "licitovany"])
+def test_a_rollout_stops_when_the_dispatch_does_nothing(monkeypatch, game):
+    """The table robot's play-out of a world (PIMC's rollouts): the Python loop, its
+    compiled play-out doing nothing too, and the compiled play-out's own loop (its
+    Python text, the dispatch it calls replaced)."""
+    from mariash_env.playout import decision_positions
+    from mariash_env.robots import playouts, table_playout
+    from mariash_env.robots.playouts import _Rollout
+
+    bid, play, rules = decision_positions(game)
+    roll = _Rollout(rules, None)
+    n = int(engine.deal_decisions(rules.vector()))
+    monkeypatch.setattr(playouts, "apply_action", _nothing)
+    roll.play_out = _nothing
+    with pytest.raises(StuckGameError, match="a rollout's play-out of a deal "
+                                             + _STUCK.format(n=n)):
+        roll.value(bid.copy(), 0)
+    monkeypatch.setattr(table_playout, "apply_action", _nothing)
+    name = "play_out_licit" if game == "licitovany" else "play_out_cards"
+    kernel = getattr(table_playout, name)
+    kernel = getattr(kernel, "py_func", kernel)  # plain Python under NUMBA_DISABLE_JIT
+    w = (bid if game == "licitovany" else play).copy()
+    with pytest.raises(StuckGameError, match=f"{name}'s? play-out took more than a deal's "
+                                             "decisions"):
+        kernel(w, roll.rv, roll.obs, roll.mask, roll.view, 99, roll.claim)
+
+
+def test_play_games_stops_when_the_engine_does_not_move_on(monkeypatch):
+    from mariash_env.playout import deal_states, play_games
+    from mariash_env.robots.base import RandomRobot
+    from mariash_env.vector import VectorEnv
+
+    rules = make_rules()
+    states = deal_states(np.array([1, 2]), np.array([0, 1]), rules)
+    n = int(engine.deal_decisions(rules.vector()))
+    monkeypatch.setattr(VectorEnv, "step", lambda self, actions: self.current())
+    with pytest.raises(StuckGameError, match="play_games' deals " + _STUCK.format(n=n)):
+        play_games([RandomRobot(seed=0)], states, np.zeros((2, 3), np.int64), rules)
+
+
+def test_lizany_loops_stop_when_a_card_play_does_nothing(monkeypatch):
+    """Lízaný's arena deal and the table's warm-up deal: 32 decisions, a card each."""
+    from mariash_env.games.lizany import arena
+    from mariash_env.games.lizany.game import LizanyGame
+    from mariash_env.play import lizany_table
+
+    class First:
+        def act(self, obs):
+            return int(np.flatnonzero(obs["action_mask"])[0])
+
+    monkeypatch.setattr(LizanyGame, "play", lambda self, a: False)
+    with pytest.raises(StuckGameError, match="lízaný's play_deal " + _STUCK.format(n=32)):
+        arena.play_deal([First(), First()], (0, 1), 3)
+    monkeypatch.setattr(lizany_table, "_WARM", [False])
+    with pytest.raises(StuckGameError, match="the lízaný table's warm-up deal "
+                                             + _STUCK.format(n=32)):
+        lizany_table.warm_lizany()
+
+
+def test_the_tables_warm_up_deal_stops_when_a_step_does_nothing(monkeypatch):
+    from mariash_env.game import Game
+    from mariash_env.play import session
+
+    n = int(engine.deal_decisions(make_rules().vector()))
+    monkeypatch.setattr(session, "_TABLE_WARM", set())
+    monkeypatch.setattr(Game, "step", lambda self, label: False)
+    with pytest.raises(StuckGameError, match="the voleny table's warm-up deal "
+                                             + _STUCK.format(n=n)):
+        session.warm_table("voleny", {})
