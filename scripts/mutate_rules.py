@@ -263,9 +263,6 @@ EQUIVALENT: dict[str, str] = {
     _L + "settle.py::settle_licit::int::33":
         "with no actor (no bid) every amount is 0: the write before PAY puts 0 where 0 is",
     # lízaný
-    _Z + "core.py::<module>::int::40":
-        "a spare slot after stock_pos: every field is read at its own offset (only the "
-        "record's size grows)",
     _Z + "core.py::legal_cards::guard::0":
         "a finished deal's hands are empty (32 cards in 16 tricks): the hand returned is 0",
 }

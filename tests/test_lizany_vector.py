@@ -41,6 +41,28 @@ def test_registry_gives_the_vector_front_end():
     assert np.array_equal(out, g.observe(0)) and np.array_equal(mask, g.legal_mask(0))
 
 
+def test_the_state_record_keeps_its_size():
+    """A deal's record is ``int32[77]``, 308 bytes, field by field as docs/games/lizany.md
+    lays it out (the two hands, played and known masks, the 16 cards of the stock (Deal:
+    32 - 2 * 8), the 32 of the deck), as volený's is pinned at 1152 bytes
+    (tests/test_vector.py): a field grown by a slot moves the offsets after it and the
+    bytes each batched game holds, and a spare slot after ``stock_pos`` went unnoticed
+    (the mutation audit: only the record's size grew)."""
+    slots = {"hand": 2, "played": 2, "known": 2, "to_move": 1, "table": 1, "rng": 4,
+             "points": 2, "marriages": 2, "tricks": 2, "marriage_by": 4, "trump_card": 1,
+             "trick_no": 1, "last_winner": 1, "over": 1, "rewards": 2, "stock_pos": 1,
+             "stock": 16, "deck": 32}
+    assert C.LZ_SLOTS == slots
+    assert C.LZ_STATE_SIZE == sum(slots.values()) == 77
+    assert lizany.LizanyGame(seed=SEED).st.shape == (77,)
+    venv = VectorEnv(3, seed=SEED, rules="lizany")
+    states = venv.copy_states()
+    assert states.shape == (3, 77) and states.dtype == np.int32 and states.nbytes == 3 * 308
+    # state, mask (32 int8), the small buffers (player, rewards, flags, deal_no, bad: 42)
+    assert LizanyVectorEnv.bytes_per_game(observations=False) == 308 + 32 + 42
+    assert LizanyVectorEnv.bytes_per_game(observations=True) == 308 + 32 + 42 + 221 * 4
+
+
 def test_vector_equals_the_aec_env_step_for_step():
     """Every deal of the batch is the AEC env's deal of the same deck, card for card:
     player, observation, mask, rewards and state (*Its rules*: Deal, While the stock
