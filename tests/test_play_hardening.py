@@ -518,6 +518,24 @@ def test_play_resume_names_an_unreadable_session(tmp_path, capsys, raw):
     assert f"unreadable: {s.session_path.name} (" in err
 
 
+@pytest.mark.parametrize("rules", TABLE_GAMES)
+@pytest.mark.parametrize("where", ["file", "under a file"])
+def test_play_names_a_save_dir_it_cannot_use(tmp_path, capsys, rules, where):
+    """``mariash play --save-dir`` naming a file (or a folder under one): one error line
+    naming the folder and what was expected; it was the bare OSError, ``[Errno 17] File
+    exists: '...'``, which named neither the option nor a folder."""
+    taken = tmp_path / "parties"
+    taken.write_text("not a folder")
+    save_dir = taken if where == "file" else taken / "more"
+    with pytest.raises(SystemExit) as e:
+        cli_main(["play", "--rules", rules, "--terminal", "--save-dir", str(save_dir)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"error: cannot save parties in {save_dir}: ") and \
+        "expected a folder it can write (--save-dir)" in err, err
+    assert taken.read_text() == "not a folder"
+
+
 def test_play_resume_subprocess_one_line(tmp_path):
     """Issue #29 item 9, as a user runs it: no traceback on stderr."""
     s = table_session(tmp_path)

@@ -40,6 +40,7 @@ from .session import (
     TableSession,
     _write_json,
     check_id,
+    make_save_dir,
     parse_robots,
     shown,
     tricks_of,
@@ -123,7 +124,7 @@ class LizanySession(TableSession):
         self.clock = clock or (lambda: dt.datetime.now(dt.timezone.utc))
         self.save_dir = Path(save_dir)
         self.series = SeriesMemo(self.save_dir, RULES_NAME)
-        self.save_dir.mkdir(parents=True, exist_ok=True)
+        make_save_dir(self.save_dir)
         for suffix in (".session.json", ".jsonl", ".json"):
             self._file(suffix)
         robot_name = f"robot {self.spec}"

@@ -67,6 +67,20 @@ class PlayError(ValueError):
         self.code = code
 
 
+def make_save_dir(save_dir: Path) -> None:
+    """Make the folder the parties are saved in, or a :class:`PlayError` naming it and
+    why it cannot be one (a file there or above it, no permission), not the bare
+    ``OSError``."""
+    try:
+        save_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        file = next((p for p in (save_dir, *save_dir.parents) if p.is_file()), None)
+        why = ("it is a file" if file == save_dir else f"{file} is a file" if file
+               else e.strerror or str(e))
+        raise PlayError(f"cannot save parties in {save_dir}: {why}; expected a folder it "
+                        "can write (--save-dir)") from None
+
+
 def shown(value: Any, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters: an error names a bad value without
     echoing a 64 KiB one."""
@@ -421,7 +435,7 @@ class PlaySession(TableSession):
         self.id = secrets.token_hex(6) if session_id is None else check_id(session_id)
         self.save_dir = Path(save_dir)
         self.series = SeriesMemo(self.save_dir, rules, n)
-        self.save_dir.mkdir(parents=True, exist_ok=True)
+        make_save_dir(self.save_dir)
         for suffix in (".session.json", ".jsonl", ".json"):  # refused now, not mid-deal
             self._file(suffix)
         robot_seats = [s for s in range(n) if s != human_seat]
