@@ -93,6 +93,23 @@ def test_malformed_requests_get_4xx_naming_the_problem():
     assert "no such endpoint" in client.get("/").json()["error"]
 
 
+@pytest.mark.parametrize("spec", ["random", "pimc(worlds=2)"])
+def test_a_body_of_neither_kind_is_named_with_the_bodies_the_robot_takes(spec):
+    """A body with no 'record', 'observation' or 'action_mask' (a misspelt 'record', an
+    empty object) gets a 400 naming the unknown field and the bodies this robot takes: it
+    was "missing field 'observation'", which sent a record's sender after observations,
+    and from a robot that answers records only (pimc, strong), one it cannot answer."""
+    client = TestClient(create_service_app(spec))
+    takes = ("expected {'record': {...}} (mariash-seat/1)" if spec.startswith("pimc") else
+             "expected {'record': {...}} (mariash-seat/1) or 'observation' and "
+             "'action_mask'")
+    for body, words in [({"recrod": {"dealer": 2}}, "unknown field 'recrod': "),
+                        ({}, "empty body: ")]:
+        r = client.post("/act", json=body)
+        assert r.status_code == 400, r.text
+        assert r.json()["error"] == words + takes, r.text
+
+
 def test_stateless_random_robot_same_request_same_answer():
     client = TestClient(create_service_app("random"))
     obs, mask = next((o, m) for o, m in _observations() if sum(m) > 3)

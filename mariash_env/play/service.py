@@ -383,6 +383,13 @@ def create_service_app(spec: str, rules: str = "voleny",
                                        "only 'record'")
                 a, mask = decide_record(data["record"])
             else:
+                if records and isinstance(data, dict) and not set(data) & set(FIELDS):
+                    # neither body (a misspelt 'record'): not "missing 'observation'"
+                    raise RequestError(
+                        (f"unknown field {sorted(data)[0]!r}: " if data else "empty body: ")
+                        + f"expected {{'record': {{...}}}} ({RECORD_FORMAT})"
+                        + (" or 'observation' and 'action_mask'"
+                           if "observation" in accepts else ""))
                 obs, mask = parse_request(data, kind)
                 if robot.wants_view:
                     raise RequestError(f"robot {spec!r} searches the hidden cards and needs the "
