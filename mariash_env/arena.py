@@ -1069,6 +1069,12 @@ def main(argv: list[str] | None = None) -> int:
         specs = _split(args.robots)
         if not all(specs):
             raise ValueError(f"invalid --robots {args.robots!r}: an empty robot name")
+        if args.by_company and len(specs) != 2:  # else the match played, nothing printed
+            raise ValueError(f"--by-company splits a match of two robots: got {len(specs)} "
+                             f"({args.robots})")
+        if args.by_contract and len(specs) < 2:
+            raise ValueError("--by-contract splits each pair's difference: expected two or "
+                             f"more robots, got 1 ({args.robots})")
         robots: dict[str, RobotFactory] = {}
         for spec in specs:
             name = spec

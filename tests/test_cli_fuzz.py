@@ -204,6 +204,12 @@ BAD_ARENA = [
     (["--robots", "random(seed=1.5)"], "seed=1.5"),
     (["--seed", "x"], "--seed"),
     (["--bogus"], "unrecognized"),
+    # a split the match has none of was printed as nothing, the match played (minutes)
+    (["--robots", "table,random,random", "--by-company"],
+     "--by-company splits a match of two robots: got 3 (table,random,random)"),
+    (["--robots", "table", "--by-company"], "--by-company splits a match of two robots: got 1"),
+    (["--robots", "table", "--by-contract"],
+     "--by-contract splits each pair's difference: expected two or more robots, got 1"),
 ]
 
 
