@@ -419,3 +419,15 @@ def test_every_option_of_every_command_line_has_a_help_text():
     bare = {m: _options_without_help(ap) for m, ap in parsers.items()}
     assert not {m: o for m, o in bare.items() if o}
     assert all("--help" in ap.format_help() for ap in parsers.values())
+
+
+def test_every_command_line_runs_as_a_module():
+    """Every tool that builds a parser runs as ``python -m MODULE`` too, as ``mariash
+    dataset`` and ``mariash ladder`` do: ``python -m mariash_env.research.best_response
+    --help`` printed nothing and exited 0 (its module had no ``__main__`` block)."""
+    silent = [m for m in HELP_TOOLS
+              if 'if __name__ == "__main__":' not in (
+                  ROOT / (m.replace(".", "/") + ".py")).read_text(encoding="utf-8")]
+    assert silent == []
+    out = run("mariash_env.research.best_response", "--help")
+    assert out.returncode == 0 and out.stdout.startswith("usage: "), out.stdout + out.stderr

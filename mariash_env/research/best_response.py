@@ -860,3 +860,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> 
         return 0
 
     return run_command(body, "the finished stages are kept in the run's folder")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
