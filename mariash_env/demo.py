@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from . import env as make_env
 from .cli import ArgumentParser, fail, nonnegative
-from .core.state import PHASE_NAMES
 from .robots import RandomRobot
 
 
@@ -29,11 +28,9 @@ def main(argv: list[str] | None = None) -> None:
         if term or trunc:
             e.step(None)
             continue
-        if not args.quiet and PHASE_NAMES[info["phase"]] == "play":
-            deal = info["deal"]
-            if deal != shown:
-                print(f"\n=== deal {deal + 1} ===")
-                shown = deal
+        if not args.quiet and info["deal"] != shown:  # before the deal's trump choice
+            shown = info["deal"]
+            print(f"{'' if shown == 0 else chr(10)}=== deal {shown + 1} ===")
         action = robots[agent].act(obs)
         if not args.quiet:
             print(f"{agent}: {raw.action_label(action)}")

@@ -190,6 +190,21 @@ def test_demo_reports_each_settlement_from_last_settlement(capsys):
     assert "=== deal 1 ===" in out and "=== deal 2 ===" in out  # the play phase was seen
 
 
+def test_demo_heads_each_deal_before_its_first_action(capsys):
+    """Each deal's ``=== deal N ===`` comes before its first action, the trump choice
+    (R§3): it came at the first card played, so a deal's bidding was printed under the
+    previous deal's settlement (the first deal's above any heading)."""
+    from mariash_env import demo
+
+    demo.main(["--deals", "2", "--seed", "1"])
+    out = capsys.readouterr().out.split("\nfinal table:")[0]
+    lines = [ln for ln in out.splitlines() if ln]
+    heads = [i for i, ln in enumerate(lines) if ln.startswith("=== deal ")]
+    assert [lines[i] for i in heads] == ["=== deal 1 ===", "=== deal 2 ==="], lines
+    assert heads[0] == 0 and lines[heads[1] - 1].startswith("    running groše: "), lines
+    assert all(":trump:" in lines[i + 1].replace(": ", ":") for i in heads), lines
+
+
 @pytest.mark.parametrize("bad", [1, "yes", None])
 def test_rich_infos_must_be_a_bool(bad):
     with pytest.raises(mariash_env.OptionError, match="rich_infos"):
