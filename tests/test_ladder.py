@@ -538,6 +538,20 @@ def _page_figures(md: str) -> tuple[list[str], list[list[float]]]:
     return lines, rows
 
 
+def test_the_page_shows_the_chart_only_where_there_is_one(tmp_path):
+    """``--no-plot`` (or no matplotlib) writes no ladder.png, and the page it writes into a
+    folder without one shows no chart: it linked ``![ladder](ladder.png)``, a broken image.
+    Rebuilt into a folder that holds the chart (``--from ... --out docs --no-plot``) it
+    keeps showing it."""
+    rec = Path(__file__).resolve().parents[1] / "docs" / L.DEALS_FILE
+    assert L.main(["--from", str(rec), "--out", str(tmp_path), "--quiet", "--no-plot"]) == 0
+    assert not (tmp_path / "ladder.png").exists()
+    assert "ladder.png" not in (tmp_path / "ladder.md").read_text("utf-8")
+    (tmp_path / "ladder.png").write_bytes(b"the chart beside the page")
+    assert L.main(["--from", str(rec), "--out", str(tmp_path), "--quiet", "--no-plot"]) == 0
+    assert "![ladder](ladder.png)" in (tmp_path / "ladder.md").read_text("utf-8")
+
+
 def test_the_committed_ladder_is_its_record_rebuilt(tmp_path):
     """docs/ladder.md and docs/ladder.csv are what ``mariash ladder --from
     docs/ladder_deals.json.gz --out docs`` writes: every rating, CI, mean diff and time
@@ -550,6 +564,7 @@ def test_the_committed_ladder_is_its_record_rebuilt(tmp_path):
     docs = Path(__file__).resolve().parents[1] / "docs"
     rec = docs / L.DEALS_FILE
     assert rec.stat().st_size < 500_000  # compact: the differences per deal, 4 decimals
+    (tmp_path / "ladder.png").write_bytes(b"")  # the chart beside the page, as in docs/
     assert L.main(["--from", str(rec), "--out", str(tmp_path), "--quiet", "--no-plot"]) == 0
     with open(tmp_path / "ladder.csv", newline="") as f, \
             open(docs / "ladder.csv", newline="") as g:

@@ -714,8 +714,9 @@ def write_csv(rows: list[dict[str, Any]], path: str | os.PathLike) -> Path:
 
 
 def markdown(rows: list[dict[str, Any]], command: str, seconds: float | None = None,
-             notes: str = "", anchor: str | None = "table") -> str:
-    """The ladder as a markdown page: one table per game and the command that made it."""
+             notes: str = "", anchor: str | None = "table", chart: bool = True) -> str:
+    """The ladder as a markdown page: one table per game and the command that made it;
+    with ``chart``, the chart ``ladder.png`` beside it too."""
     # the anchor as its rows name it (its spec where its short name is two robots')
     names = {r["robot"] for r in rows if r["spec"] == anchor}
     shown = names.pop() if len(names) == 1 else anchor if names else short_name(anchor or "")
@@ -743,8 +744,8 @@ def markdown(rows: list[dict[str, Any]], command: str, seconds: float | None = N
               "rebuilds the page, its CSV and chart from them without playing.", ""]
     if notes:
         lines += [notes, ""]
-    lines.append("![ladder](ladder.png)")
-    lines.append("")
+    if chart:
+        lines += ["![ladder](ladder.png)", ""]
     for game in dict.fromkeys(r["game"] for r in rows):
         mine = [r for r in rows if r["game"] == game]
         kind = game_kind(game)
@@ -922,7 +923,10 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
             out.mkdir(parents=True, exist_ok=True)
             paths = [write_csv(rows, out / "ladder.csv")]
             with atomic_open(out / "ladder.md") as f:
-                f.write(markdown(rows, rec["command"], seconds, rec["note"], rec["anchor"]))
+                # the chart written now or already beside the page (--out docs --no-plot)
+                chart = not args.no_plot or (out / "ladder.png").is_file()
+                f.write(markdown(rows, rec["command"], seconds, rec["note"], rec["anchor"],
+                                 chart))
             paths.append(out / "ladder.md")
             if not args.no_plot:
                 paths.append(plot(rows, out / "ladder.png"))
