@@ -517,6 +517,27 @@ def test_a_config_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
         load_config(p)
 
 
+def test_a_bad_key_of_an_override_is_named_as_the_overrides(tmp_path: Path) -> None:
+    """A ``--set`` override naming an unknown key, or a bad value, is named as the
+    override's: the error named the config file alone (``demo.toml: unknown key(s)
+    ['bogus']``), sending the reader to look for a key the file does not hold."""
+    p = tmp_path / "run.toml"
+    p.write_text("seed = 3\n[run]\nmax_iterations = 2\n")
+    with pytest.raises(ConfigError) as e:
+        load_config(p, ["run.max_iterations=4", "bogus.key=1"])
+    assert str(e.value).startswith(
+        f"{p} with the overrides of run.max_iterations, bogus.key: unknown key(s) ['bogus']"
+    ), e.value
+    with pytest.raises(ConfigError) as e:
+        load_config(None, ["run.bogus=1"])
+    assert str(e.value).startswith("defaults with the overrides of run.bogus: [run] unknown "
+                                   "key(s) ['bogus']"), e.value
+    p.write_text("bogus = 1\n")  # the file's own key: the file alone
+    with pytest.raises(ConfigError) as e:
+        load_config(p)
+    assert str(e.value).startswith(f"{p}: unknown key(s) ['bogus']"), e.value
+
+
 def test_a_config_nested_too_deeply_is_a_config_error(tmp_path: Path) -> None:
     """TOML nested past the reader's depth (``seed = [[[...1...]]]``, 2,000 levels, or
     inline tables in one another) was tomllib's bare RecursionError out of load_config and

@@ -393,9 +393,13 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         except ValueError as e:  # JSON's or TOML's error, nested too deeply (NestingError)
             raise ConfigError(f"{p}: not valid {'JSON' if p.suffix == '.json' else 'TOML'}: {e}") \
                 from None
+    keys = []
     for ov in overrides or []:
         k, v = parse_override(ov)
         apply_override(d, k, v)
+        keys.append(k)
+    if keys:  # an unknown key or a bad value may be an override's: not the file's alone
+        source += f" with the overrides of {', '.join(keys)}"
     return Config.from_dict(d, source)
 
 
