@@ -431,3 +431,15 @@ def test_every_command_line_runs_as_a_module():
     assert silent == []
     out = run("mariash_env.research.best_response", "--help")
     assert out.returncode == 0 and out.stdout.startswith("usage: "), out.stdout + out.stderr
+
+
+def test_the_mariash_help_says_what_play_seats_and_no_sphinx_markup():
+    """``mariash --help``: play seats two robots, lízaný one and the four-player table
+    three (it said "two robots" alone), and the description is no Sphinx source (it
+    showed ``:mod:`mariash_env.research```)."""
+    out = run("mariash_env.play.cli", "--help")
+    assert out.returncode == 0, out.stderr
+    assert ":mod:" not in out.stdout and ":func:" not in out.stdout, out.stdout
+    text = " ".join(out.stdout.split())
+    assert "play sit at the table with robots: two, one in lízaný, three with --players 4" \
+        in text, text

@@ -1,7 +1,7 @@
-"""``mariash play`` (sit at the table with two robots) and ``mariash serve-robot`` (a
-robot as an HTTP service).  Also ``python -m mariash_env.play [play options]``.
+"""``mariash play`` (sit at the table with robots) and ``mariash serve-robot`` (a robot
+as an HTTP service).  Also ``python -m mariash_env.play [play options]``.
 ``mariash dataset``, ``mariash ladder`` and ``mariash best-response`` are the research tools of
-:mod:`mariash_env.research` (each with its own ``--help``).
+``mariash_env.research`` (each with its own ``--help``).
 
 Bad input gets one ``error: …`` line and exit status 2.
 """
@@ -180,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
                             help="the command (mariash COMMAND --help: its options)")
     for name, text in RESEARCH.items():
         sub.add_parser(name, help=text, add_help=False)
-    p = sub.add_parser("play", help="sit at the table with two robots")
+    p = sub.add_parser("play", help="sit at the table with robots: two, one in lízaný, three "
+                                    "with --players 4")
     _play_args(p)
     r = sub.add_parser("serve-robot",
                        help="answer seat records or observation+mask requests with a robot")
