@@ -1,0 +1,312 @@
+"""The three double-dummy solvers on small endgames against an independent minimax.
+
+Fast enough as plain Python (``NUMBA_DISABLE_JIT=1``, well under a minute): the mutation
+audit's ``search`` group (``scripts/mutate_rules.py``) runs this module first.  The
+reference here is written in the test, apart from the solvers' own code: a recursive
+alpha-beta over the engine's ``legal_actions`` / ``apply_action`` (volený, licitovaný;
+every ``play:<card>`` action) and over lízaný's ``legal_cards`` / ``play_card``, the
+value read from what the engine settles (RULES.md §9, LICITOVANY.md §8–§9, lízaný's
+rewards).  No table, ordering, equivalent cards, bounds or lay-down.
+
+Positions: 1 to 4 tricks left (some in mid-trick) of random deals: volený suit games
+(hundreds, sevens, the trump seven in the last trick), betl and durch, under the default
+rules, queen-first marriages and order-free hundreds (R§7, §11.2); licitovaný's twelve
+games (L§3); lízaný's open endings and a world with its last stock cards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mariash_env.core import state as S
+from mariash_env.core.engine import apply_action, legal_actions, n_actions_of, solver_parts
+from mariash_env.core.licit_games import G_BETL, G_DURCH
+from mariash_env.rules import R_GAME, make_rules
+from mariash_env.search import random_position, solve
+from mariash_env.search.licit_worlds import random_licit_position
+
+INF = 1 << 40
+
+
+def _play0(rv: np.ndarray) -> int:
+    """The game's first play action (``play:<card>`` is ``PLAY0 + card``)."""
+    return int(solver_parts(int(rv[R_GAME])).PLAY0)
+
+
+def reference(st: np.ndarray, rv: np.ndarray, play0: int, alpha: int = -INF,
+              beta: int = INF) -> int:
+    """``A`` (what each defender pays the actor, RULES.md §9) of ``st`` with best play: the
+    actor maximising, the defence minimising, over every legal ``play:<card>``."""
+    actor = int(st[S.ACTOR])
+    mask = np.zeros(n_actions_of(rv), dtype=np.int8)
+    legal_actions(st, rv, mask)
+    maxi = int(st[S.TO_MOVE]) == actor
+    best = -INF if maxi else INF
+    for c in range(32):
+        if not mask[play0 + c]:
+            continue
+        ch = st.copy()
+        if apply_action(ch, rv, play0 + c):
+            v = int(S.get64(ch, S.PAY + 2 * actor)) // 2
+        else:
+            v = reference(ch, rv, play0, alpha, beta)
+        if maxi:
+            best = max(best, v)
+            alpha = max(alpha, v)
+        else:
+            best = min(best, v)
+            beta = min(beta, v)
+        if alpha >= beta:
+            break
+    return best
+
+
+def _exact(st: np.ndarray, rv: np.ndarray, play0: int) -> int:
+    """The reference's exact value (a full window)."""
+    return reference(st, rv, play0)
+
+
+def _check_solve(st: np.ndarray, rv: np.ndarray, play0: int, **kw) -> int:
+    """``solve`` of ``st`` against the reference: its value, every legal card's value and a
+    principal variation that replays, through legal cards, to a deal settled at it."""
+    want = _exact(st, rv, play0)
+    r = solve(st, rv, all_moves=True, **kw)
+    assert r.value == want
+    actor = int(st[S.ACTOR])
+    mask = np.zeros(n_actions_of(rv), dtype=np.int8)
+    legal_actions(st, rv, mask)
+    assert set(r.move_values) == {play0 + c for c in range(32) if mask[play0 + c]}
+    for a, v in r.move_values.items():
+        ch = st.copy()
+        if apply_action(ch, rv, a):
+            assert v == int(S.get64(ch, S.PAY + 2 * actor)) // 2, a
+        else:
+            assert v == _exact(ch, rv, play0), a
+    fin = st.copy()
+    for a in r.pv:
+        legal_actions(fin, rv, mask)
+        assert mask[a]
+        done = apply_action(fin, rv, a)
+    assert done and int(S.get64(fin, S.PAY + 2 * actor)) // 2 == want
+    assert np.array_equal(r.outcome.state, fin)
+    return want
+
+
+VOLENY_RULES = {
+    "default": make_rules(),
+    "queen_first": make_rules(marriage_order="queen_first"),
+    "order_free": make_rules(hundred_counting="order_free"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VOLENY_RULES))
+def test_voleny_endgames_equal_minimax(name):
+    """R§6 legality, R§7 marriages, R§9 amounts: volený suit games, betl and durch with 1
+    to 4 tricks left, some mid-trick, equal the reference; so do the solver's options."""
+    rules = VOLENY_RULES[name]
+    rv = rules.vector()
+    play0 = _play0(rv)
+    rng = np.random.default_rng(82)
+    seen = {S.C_SUIT: 0, S.C_BETL: 0, S.C_DURCH: 0}
+    for i in range(14):
+        con = (S.C_SUIT, S.C_SUIT, S.C_SUIT, S.C_BETL, S.C_SUIT, S.C_DURCH, S.C_SUIT)[i % 7]
+        plays = int(rng.integers(15 if con == S.C_SUIT else 9, 29))
+        try:
+            st = random_position(int(rng.integers(1 << 40)), rules=rv, plays=plays,
+                                 contract=con, max_attempts=60)
+        except RuntimeError:
+            continue
+        v = _check_solve(st, rv, play0, tt_bits=6 if i % 2 else 17)
+        for kw in ({"bounds": False}, {"laydown": False}, {"history": True}):
+            assert solve(st, rv, pv=False, **kw).value == v, kw
+        seen[con] += 1
+    assert seen[S.C_SUIT] >= 6 and seen[S.C_BETL] >= 1, seen
+
+
+LICIT_RULES = [make_rules(rules="licitovany"), make_rules(rules="licitovany", payment_cap=None)]
+
+
+@pytest.mark.parametrize("game", range(1, 13))
+def test_licitovany_endgames_equal_minimax(game):
+    """L§7 legality (reserved sevens), L§8 outcomes (two sevens, silent seven, hundreds),
+    L§9 amounts and the cap: two endgames of each game, 3 tricks and 2 2/3 left."""
+    for k in range(2):
+        rules = LICIT_RULES[k]
+        rv = rules.vector()
+        plays = (12 + 3 * k) if game in (G_BETL, G_DURCH) else 21 + k
+        st = random_licit_position(8200 + 13 * game + k, game=game, plays=plays, rules=rules)
+        _check_solve(st, rv, _play0(rv), tt_bits=6 if k else 17)
+
+
+# Deeper endgames (4 to 8 tricks left: the table and the bound cache at work), too slow for
+# the reference as plain Python: (game "v" volený / "l" licitovaný, rules or game id, seed,
+# cards played, contract or game id, each legal card's value found by ``reference`` when
+# recorded, the principal variation of the solver as it stood then).  The values must
+# hold; the line pins the solver's choice among equal cards (move ordering).
+DEEP = [
+    ('v', 'default', 1, 15, 1, {0: -2, 19: -2, 21: -2, 27: -2, 28: -2},
+     [101, 99, 100, 109, 111, 97, 103, 112, 104, 88, 90, 82, 93, 91, 110]),
+    ('v', 'default', 2, 12, 1, {2: -4, 8: -4, 21: -4, 25: -4, 28: -4, 30: -4},
+     [90, 100, 101, 105, 103, 98, 99, 107, 86, 102, 84, 111, 104, 110, 109, 108, 112, 113]),
+    ('v', 'default', 3, 15, 1, {0: 16, 1: 16, 8: 16, 26: 16, 30: 16},
+     [112, 111, 98, 108, 106, 91, 82, 84, 85, 95, 90, 94, 92, 83, 87]),
+    ('v', 'default', 4, 12, 1, {2: -8, 17: -8, 18: -8, 21: -8, 26: -8, 30: -8},
+     [99, 104, 106, 113, 107, 108, 88, 110, 84, 90, 96, 100, 93, 103, 92, 109, 112, 98]),
+    ('v', 'queen_first', 7, 15, 1, {9: 80, 10: 80, 11: 80, 28: 80},
+     [110, 106, 108, 91, 95, 96, 94, 93, 97, 82, 86, 92, 90, 99, 98]),
+    ('v', 'queen_first', 9, 15, 1, {4: 96, 10: 97, 13: 97, 24: 97, 25: 97},
+     [86, 85, 83, 87, 90, 92, 106, 112, 109, 93, 95, 94, 97, 107, 96]),
+    ('v', 'queen_first', 10, 12, 1, {2: -48, 6: -48, 8: -48, 10: -48, 25: -48, 30: -48},
+     [107, 109, 110, 86, 89, 84, 95, 90, 101, 99, 92, 98, 88, 111, 82, 112, 113, 103]),
+    ('v', 'queen_first', 12, 12, 1, {7: -74, 10: -74, 14: -74, 25: -74, 29: -74},
+     [89, 83, 86, 107, 87, 85, 99, 82, 88, 93, 94, 92, 97, 105, 96, 95, 103, 111]),
+    ('v', 'order_free', 7, 15, 1, {9: 16, 10: 16, 11: 16, 28: 16},
+     [110, 106, 108, 91, 95, 96, 94, 93, 97, 82, 86, 92, 90, 99, 98]),
+    ('v', 'order_free', 9, 15, 1, {4: 80, 10: 81, 13: 81, 24: 81, 25: 81},
+     [86, 85, 83, 87, 90, 92, 106, 112, 109, 93, 95, 94, 97, 107, 96]),
+    ('v', 'order_free', 10, 12, 1, {2: -64, 6: -64, 8: -64, 10: -64, 25: -64, 30: -64},
+     [107, 109, 110, 86, 89, 84, 95, 90, 101, 99, 92, 98, 88, 111, 82, 112, 113, 103]),
+    ('v', 'order_free', 12, 12, 1, {7: -266, 10: -266, 14: -266, 25: -266, 29: -266},
+     [89, 83, 86, 107, 87, 85, 99, 82, 88, 93, 94, 92, 97, 105, 96, 95, 103, 111]),
+    ('v', 'default', 0, 12, 2, {0: -5, 16: -5, 20: -5, 22: -5, 30: -5, 31: -5},
+     [82, 83, 85, 107, 112, 108, 104, 100, 103, 98, 101, 99]),
+    ('v', 'default', 3, 12, 2, {4: -40, 5: -40, 12: -40, 24: -40, 28: -40, 29: -40},
+     [106, 112, 107]),
+    ('v', 'default', 0, 6, 3,
+     {4: -20, 8: -20, 9: -20, 10: -20, 14: -20, 20: -20, 28: -20, 29: -20},
+     [96, 103, 94, 90, 112, 104, 110, 105, 107, 111, 88, 108, 102, 98, 99, 91, 84, 82, 92, 100,
+      85, 86, 101, 89]),
+    ('v', 'default', 1, 6, 3,
+     {4: -160, 8: -160, 10: -160, 11: -160, 18: -160, 22: -160, 24: -160, 25: -160},
+     [90, 95, 101]),
+    ('l', 1, 8300, 15, 1, {1: -8, 8: -8, 10: -8, 13: -8, 17: -8},
+     [112, 123, 128, 127, 129, 121, 122, 108, 105, 125, 107, 114, 130, 111, 117]),
+    ('l', 2, 8300, 15, 2, {2: -66, 5: -66, 7: -66, 25: -66, 29: -66},
+     [111, 105, 108, 106, 115, 104, 109, 112, 125, 129, 116, 134, 127, 133, 117]),
+    ('l', 3, 8300, 15, 3, {18: -44, 19: -44, 21: -44, 22: -44, 26: -44},
+     [123, 128, 121, 125, 106, 114, 122, 108, 116, 130, 133, 117, 111, 110, 126]),
+    ('l', 4, 8300, 15, 4, {1: -54, 8: -54, 10: -54, 13: -54, 17: -54},
+     [112, 123, 128, 127, 129, 121, 122, 108, 105, 125, 107, 114, 130, 111, 117]),
+    ('l', 5, 8301, 15, 5, {8: -98, 10: -98, 11: -98, 27: -96, 30: -112},
+     [131, 129, 132, 134, 104, 105, 113, 114, 118, 119, 117, 112, 108, 120, 115]),
+    ('l', 6, 8300, 15, 6, {3: -120, 5: -120, 16: -120, 24: -120, 25: -120},
+     [107, 121, 122, 128, 114, 125, 129, 116, 126, 120, 124, 123, 127, 109, 117]),
+    ('l', 7, 8300, 12, 7, {31: -15}, [135, 134]),
+    ('l', 8, 8300, 12, 8, {4: -60, 6: -60, 7: -60}, [108, 120]),
+    ('l', 9, 8300, 15, 9, {18: -160, 21: -160, 22: -160, 26: -160, 30: -160},
+     [125, 108, 124, 122, 118, 115, 126, 107, 114, 130, 128, 116, 134, 111, 117]),
+    ('l', 10, 8300, 15, 10, {0: -168, 22: -168, 26: -168, 28: -168, 30: -168},
+     [126, 106, 112, 104, 109, 110, 135, 130, 131, 105, 132, 107, 128, 114, 134]),
+    ('l', 11, 8300, 15, 11, {6: -240, 10: -240, 19: -240},
+     [123, 122, 124, 110, 106, 130, 114, 115, 132, 128, 134, 104, 120, 129, 125]),
+    ('l', 12, 8300, 15, 12, {5: -500, 9: -500, 19: -500},
+     [123, 122, 121, 113, 112, 107, 124, 120, 111, 106, 130, 109, 104, 135, 134])
+]
+
+
+@pytest.mark.parametrize("row", DEEP, ids=lambda r: f"{r[0]}-{r[1]}-{r[2]}-{r[3]}")
+def test_deeper_endgames_keep_the_recorded_values(row):
+    """R§6–§9, L§7–§9: every legal card's value as the reference found it; a small table
+    (entries overwritten) gives the same value; the principal variation as recorded."""
+    kind, name, seed, plays, con, moves, pv = row
+    if kind == "v":
+        rv = VOLENY_RULES[name].vector()
+        st = random_position(seed, rules=rv, plays=plays, contract=con, max_attempts=200)
+    else:
+        rules = make_rules(rules="licitovany")
+        rv = rules.vector()
+        st = random_licit_position(seed, game=name, plays=plays, rules=rules)
+    play0 = _play0(rv)
+    r = solve(st, rv, all_moves=True)
+    assert r.move_values == {play0 + c: v for c, v in moves.items()}
+    assert r.pv == pv
+    assert solve(st, rv, pv=False, tt_bits=5).value == r.value
+
+
+# --- lízaný -------------------------------------------------------------------------------
+
+
+def _lz_minimax(st: np.ndarray, root: int, lo: int = -3, hi: int = 3) -> int:
+    from mariash_env.games.lizany.core import OVER, REWARDS, TO_MOVE, legal_cards, play_card
+
+    if st[OVER]:
+        return int(st[REWARDS + root])
+    m = int(legal_cards(st))
+    best = -3 if st[TO_MOVE] == root else 3
+    for c in range(32):
+        if m >> c & 1:
+            child = st.copy()
+            play_card(child, c)
+            v = _lz_minimax(child, root, lo, hi)
+            if st[TO_MOVE] == root:
+                best, lo = max(best, v), max(lo, v)
+            else:
+                best, hi = min(best, v), min(hi, v)
+            if lo >= hi:
+                break
+    return best
+
+
+def _lz_position(seed: int, tricks: int, follower: bool):
+    from mariash_env.games.lizany.core import TRICK_NO
+    from mariash_env.games.lizany.game import LizanyGame
+
+    rng = np.random.default_rng(seed)
+    g = LizanyGame(seed=seed)
+    while g.st[TRICK_NO] < tricks or (follower and g.table < 0):
+        g.play(int(rng.choice(np.flatnonzero(g.legal_mask()))))
+    return g
+
+
+@pytest.mark.parametrize("tricks", [8, 11, 13])
+def test_lizany_endgames_equal_minimax(tricks):
+    """Lízaný's solver (every card's value, the best card, the value) equals the reference:
+    open endings (the stock gone) and a world with the last stock cards, one small table
+    reused across the deals (entries overwritten) and a fresh one."""
+    from mariash_env.games.lizany.core import legal_cards, play_card
+    from mariash_env.games.lizany.solve import (
+        NO_CARD,
+        NO_LIMIT,
+        new_table,
+        solve_best,
+        solve_value,
+        solve_values,
+    )
+
+    shared, stats, out = new_table(3), np.zeros(1, np.int64), np.zeros(32, np.int64)
+    for seed in range(4 if tricks > 8 else 2):
+        g = _lz_position(820 + seed, tricks, follower=seed % 2 == 1)
+        st, root = g.st, g.to_move
+        for tt in (shared, new_table(10)):
+            legal = int(solve_values(st, out, tt, stats, NO_LIMIT))
+            assert legal == int(legal_cards(st))
+            vals = {}
+            for c in range(32):
+                if legal >> c & 1:
+                    child = st.copy()
+                    play_card(child, c)
+                    vals[c] = _lz_minimax(child, root)
+                    assert out[c] == vals[c], (seed, c)
+                else:
+                    assert out[c] == NO_CARD
+            best = max(vals.values())
+            card, value = solve_best(st, -1, tt, stats, NO_LIMIT)
+            assert value == best and vals[card] == best
+            first = max(vals)  # the highest legal card first: ties go to it
+            card, value = solve_best(st, first, tt, stats, NO_LIMIT)
+            assert value == best and (card == first) == (vals[first] == best)
+            assert solve_value(st, tt, stats, NO_LIMIT) == best == _lz_minimax(st, root)
+
+
+def test_lizany_solver_counts_its_solves():
+    """The robot's solver keeps what it did: solves, searches stopped by the budget and
+    the positions searched, from zero."""
+    from mariash_env.games.lizany.solve import Solver
+
+    g = _lz_position(821, 12, follower=False)
+    s = Solver()
+    assert s.stats == {"solves": 0, "aborted": 0, "nodes": 0}
+    v = s.value(g.st, None)
+    assert v is not None
+    assert s.stats == {"solves": 1, "aborted": 0, "nodes": int(s.count[0])} and s.count[0] > 0
