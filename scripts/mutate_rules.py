@@ -102,6 +102,24 @@ _LICIT_TESTS = ("tests/test_licit_rules.py", "tests/test_referee_licitovany.py",
                 "tests/test_licit_properties.py")
 _LIZANY_TESTS = ("tests/test_lizany.py", "tests/test_referee_lizany.py",
                  "tests/test_lizany_vector.py")
+# The solvers as plain Python are slow (a whole deal takes minutes): the small endgames of
+# test_solver_endgames.py against its own minimax first, then the quick solver tests.
+_SEARCH_TESTS = ("tests/test_solver_endgames.py",
+                 "tests/test_search.py::test_table_key_ignores_cards_out_of_play",
+                 "tests/test_search.py::test_solver_principal_variations_replay",
+                 "tests/test_search.py::test_solver_rule_variants",
+                 "tests/test_search.py::test_solve_rejects_positions_outside_the_play",
+                 "tests/test_search.py::test_solve_refuses_a_record_the_engine_would_read_past",
+                 "tests/test_search.py::test_the_solvers_run_as_plain_python",
+                 "tests/test_solver_licit.py::test_licit_whole_late_deals_two_sevens_and_silent_seven",
+                 "tests/test_solver_licit.py::test_transposition_key_tells_the_helping_seven_apart",
+                 "tests/test_solver_licit.py::test_each_game_writes_its_own_solve_flags",
+                 "tests/test_symmetry.py::test_exact_values_move_with_the_cards",
+                 "tests/test_order_free.py::test_solver_values_order_free_hundreds",
+                 "tests/test_rules_variants.py::test_s12_solver_follows_the_capped_lay_down",
+                 "tests/test_lizany_solve.py::test_every_card_value_is_minimax",
+                 "tests/test_lizany_solve.py::"
+                 "test_ties_go_to_the_first_card_and_the_budget_stops_a_search")
 
 PLAN: dict[str, dict[str, tuple[str, ...]]] = {
     # the layers every game shares
@@ -133,6 +151,12 @@ PLAN: dict[str, dict[str, tuple[str, ...]]] = {
         "files": ("mariash_env/games/lizany/core.py",),
         "tests": _LIZANY_TESTS,
     },
+    # the double-dummy solvers: the generic search and each game's parts
+    "search": {
+        "files": ("mariash_env/search/solver.py", "mariash_env/games/voleny/solve.py",
+                  "mariash_env/games/licitovany/solve.py", "mariash_env/games/lizany/solve.py"),
+        "tests": _SEARCH_TESTS,
+    },
 }
 """The audit's default: per group, the rules files and the tests that should catch a
 broken rule in them."""
@@ -156,12 +180,16 @@ ALWAYS_DESELECT = (
     "tests/test_licit_properties.py::test_observation_hides_other_seats_cards",
 )
 
-SKIP_FUNCTIONS = r"^(_?check_|_check_record$|encode$|observe_into$)"
+SKIP_FUNCTIONS = r"^(_?check_|_check$|_check_record$|encode$|observe_into$)"
 """Functions not mutated unless ``--all-functions``: the buffers' and records' checks
-(their tests are the hardening suites') and lízaný's observation encoder."""
+(their tests are the hardening suites'; lízaný's solver's ``_check``) and lízaný's
+observation encoder."""
 
 _V, _L, _Z = ("mariash_env/games/voleny/", "mariash_env/games/licitovany/",
               "mariash_env/games/lizany/")
+_SV = "mariash_env/search/solver.py::"
+_ORDER_ONLY = ("move ordering only: lízaný's values are exact in any order, and solve_best "
+               "picks its card in card order, not the search's")
 _EARLY_EXIT = "an early exit: the code after it returns the same"
 EQUIVALENT: dict[str, str] = {
     # core
@@ -265,6 +293,28 @@ EQUIVALENT: dict[str, str] = {
     # lízaný
     _Z + "core.py::legal_cards::guard::0":
         "a finished deal's hands are empty (32 cards in 16 tricks): the hand returned is 0",
+    # the solvers (search)
+    _SV + "_tt_key::int::9":
+        "ZFIRST[4 * (fa + 1) + (fd + 1)]: the key also holds ZMARR[mcode], the seat of every "
+        "marriage, so two keys alike have fa < 0 alike and fd < 0 alike; then "
+        "4 * (fa - fa') = fd' - fd in -3..3 forces fa = fa', fd = fd': no two first-marriage "
+        "pairs share a slot (fa, fd -1..3, indices 0..20 of 25)",
+    _SV + "_announce_pending::int::20":
+        "a fifth suit reads pend's bits 16..19, always 0 (4 bits a suit): ps is -1, skipped",
+    _SV + "_settle_scenarios::int::29":
+        "npend > -1: with no pending marriage pend is 0 and _announce_pending writes nothing "
+        "(each suit reads -1)",
+    _SV + "_settled::cmp::1": "v <= best: an equal v folds in as best, the same value",
+    _SV + "_bound_test::guard::0":
+        "a cut-off only: without it the node is searched, to the same value",
+    _SV + "<module>::int::45":
+        "ZMARR's random keys drawn below 2**61 instead of 2**62: still random nonzero keys",
+    _Z + "solve.py::_order::int::17": _ORDER_ONLY,
+    _Z + "solve.py::_order::cmp::0": _ORDER_ONLY,
+    _Z + "solve.py::_store::int::8":
+        "w >> 9 == stamp never matches an entry of this solve with a stock (stamps only grow, "
+        "s // 2 == s for s = 0 only; open positions, stamp 0, share no key with a stock "
+        "position): the store keeps only the bounds just proved, true bounds all the same",
 }
 """Survivors judged equivalent (mutant id -> why the behaviour cannot change for a state
 the rules make): reported as ``equivalent``.  Mutants of the ``apply_*`` dispatch and the
