@@ -309,6 +309,12 @@ EQUIVALENT: dict[str, str] = {
         "a cut-off only: without it the node is searched, to the same value",
     _SV + "<module>::int::45":
         "ZMARR's random keys drawn below 2**61 instead of 2**62: still random nonzero keys",
+    _L + "solve.py::ending_fates::guard::0":
+        "without two sevens help_suit is -1: the ending count gets one fate more, and the "
+        "fate written (trick 9's winner, trick 9 and 10's cards) is read by settle_licit for "
+        "two sevens only; its shift by -8 reads card bit 56 (none) compiled, 0 as numpy.  "
+        "Unreachable unmutated: a two sevens game is a suit game (KIND) and a checked record "
+        "has its helping suit (validate V_LIC_HELP)",
     _Z + "solve.py::_order::int::17": _ORDER_ONLY,
     _Z + "solve.py::_order::cmp::0": _ORDER_ONLY,
     _Z + "solve.py::_store::int::8":
