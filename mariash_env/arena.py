@@ -1029,7 +1029,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     from .compile import announce_anywhere
-    from .robots import check_robot
+    from .robots import check_robot, robot_entry
     from .rules import RulesError
 
     announce_anywhere()  # a log too: the robots' and engine's kernels compile on a cold cache
@@ -1041,10 +1041,18 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"invalid --batch {args.batch}: expected an int 1..{MAX_DEALS}")
         check_backend(args.backend, args.address)
         pimc_kw: dict[str, Any] = {}
-        if args.worlds is not None:
-            pimc_kw["worlds"] = args.worlds
-        if args.time_limit is not None:
-            pimc_kw["time_limit"] = args.time_limit
+        pimc_args = robot_entry("pimc")[0].args
+        # pimc's checks, named as the options whichever robots play (not as the
+        # argument of a robot 'pimc' the match may not have)
+        for option, key, value, what, expected in (
+                ("--worlds", "worlds", args.worlds, "worlds", pimc_args["worlds"][1]),
+                ("--time-limit", "time_limit", args.time_limit, "seconds", "a number > 0")):
+            if value is None:
+                continue
+            if not pimc_args[key][0](value):
+                raise ValueError(f"invalid {option} {value} ({what} per decision of pimc "
+                                 f"and nnpimc): expected {expected}")
+            pimc_kw[key] = value
         check_robot("pimc", **pimc_kw)  # every check of make_robot, the entry's own too
         rule_opts = parse_rule_options(args.rules, args.rule)
         single_deal_rules(rule_opts, "--rule deals")

@@ -192,9 +192,13 @@ BAD_ARENA = [
     (["--deals", "0"], "deals=0"),
     (["--deals", str(10**12)], "deals=1000000000000"),
     (["--deals", "abc"], "--deals"),
-    (["--time-limit", "-1"], "time_limit=-1"),
-    (["--time-limit", "nan"], "time_limit=nan"),
-    (["--worlds", "0"], "worlds=0"),
+    # the option named, not the pimc robot's argument (a match of table and random too)
+    (["--time-limit", "-1"], "invalid --time-limit -1.0 (seconds per decision of pimc and "
+                             "nnpimc): expected a number > 0"),
+    (["--time-limit", "nan"], "invalid --time-limit nan (seconds per decision of pimc and "
+                              "nnpimc): expected a number > 0"),
+    (["--worlds", "0"], "invalid --worlds 0 (worlds per decision of pimc and nnpimc): "
+                        "expected an int 1..100000"),
     (["--robots", "pimc(time_limit=-1)"], "time_limit=-1"),
     (["--robots", "nosuch,table"], "unknown robot 'nosuch'"),
     (["--robots", "table,,random"], "empty robot name"),
