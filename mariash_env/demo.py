@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import env as make_env
 from .cli import ArgumentParser, fail, nonnegative
 from .robots import RandomRobot
+from .rules import MAX_DEALS
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -12,9 +13,12 @@ def main(argv: list[str] | None = None) -> None:
     # the env refuses a negative seed: parsed here, so that the error names --seed
     ap.add_argument("--seed", type=nonnegative(int), default=0,
                     help="shuffle of the partie, an int >= 0 (default 0)")
-    ap.add_argument("--deals", type=int, default=12, help="deals of the partie (default 12)")
+    ap.add_argument("--deals", type=int, default=12,
+                    help=f"deals of the partie, 1..{MAX_DEALS} (default 12)")
     ap.add_argument("--quiet", action="store_true", help="only the settlement of each deal")
     args = ap.parse_args(argv)
+    if not 1 <= args.deals <= MAX_DEALS:  # named as the option, not the env's rule option
+        fail(f"invalid --deals {args.deals}: expected an int 1..{MAX_DEALS}")
     try:
         e = make_env(render_mode="ansi", deals=args.deals, records=False)
     except ValueError as err:

@@ -289,10 +289,13 @@ def test_arena_library_arguments_are_checked():
         arena.duplicate_match({}, deals=1, progress=False)
 
 
-@pytest.mark.parametrize(("args", "match"), [(["--deals", "0"], "'deals'"),
-                                             (["--deals", str(10**12)], "'deals'"),
-                                             (["--seed", "1.5"], "--seed"),
-                                             (["--seed", "-1"], "--seed")])
+# the option named, not the rule option 'deals' (the env's words)
+@pytest.mark.parametrize(("args", "match"), [
+    (["--deals", "0"], "invalid --deals 0: expected an int 1..1000000"),
+    (["--deals", str(10**12)], f"invalid --deals {10**12}: expected an int 1..1000000"),
+    (["--deals", "x"], "--deals"),
+    (["--seed", "1.5"], "--seed"),
+    (["--seed", "-1"], "--seed")])
 def test_demo_bad_arguments_give_one_error_line(args, match):
     out = run("mariash_env.demo", *args, "--quiet")
     assert_clean(out)
