@@ -81,7 +81,14 @@ from typing import Any
 import numpy as np
 
 from .atomic import atomic_open
-from .cli import ArgumentParser, add_ray_arguments, fail, path_error
+from .cli import (
+    ArgumentParser,
+    add_ray_arguments,
+    closed_stdout,
+    fail,
+    path_error,
+    quiet_on_closed_pipe,
+)
 from .core import state as S
 from .extras import MissingExtraError, install_hint, plot_or_note, pyplot
 from .games.base import GameArena, GameError
@@ -981,6 +988,7 @@ def check_out(out: str | os.PathLike, unit: str = "groše") -> Path:
     return d
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(
         prog="python -m mariash_env.arena",
@@ -1117,13 +1125,17 @@ def main(argv: list[str] | None = None) -> int:
                               rules=rules_obj, progress=not args.quiet, out=out,
                               batch=args.batch,
                               backend=args.backend, address=args.address)
-        print(res.table())
-        if args.by_contract and res.has_contracts and len(res.names) > 1:
-            print(res.breakdown_table())
-        if args.by_company and res.has_company:
-            print(res.company_table())
-        paths = res.save(out, plot=plot)
+        try:
+            print(res.table())
+            if args.by_contract and res.has_contracts and len(res.names) > 1:
+                print(res.breakdown_table())
+            if args.by_company and res.has_company:
+                print(res.company_table())
+        finally:  # saved also when the tables' reader has gone (| head)
+            paths = res.save(out, plot=plot)
     except Exception as e:  # a robot or the disk failing mid-match: one line, keep the rows
+        if closed_stdout(e):
+            raise  # no failure: quiet_on_closed_pipe ends it, the results saved
         print(f"error: the match failed ({type(e).__name__}: {e}); the deals finished so far "
               f"are in {Path(out) / 'deals.csv'}", file=sys.stderr)
         return 1

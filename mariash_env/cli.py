@@ -2,9 +2,10 @@
 
 Besides :class:`ArgumentParser` and :func:`fail`: argparse types for numeric options
 (:func:`positive`, :func:`nonnegative`), :func:`check_writable` for an output file checked
-before the work that produces it, and :func:`path_error` for the one line of an
+before the work that produces it, :func:`path_error` for the one line of an
 :class:`OSError` on a path given on the command line (:func:`doing`: what the code that
-failed was doing with it).
+failed was doing with it), and :func:`quiet_on_closed_pipe`, the ``main`` of a command
+line whose reader may leave early (``| head``).
 """
 
 from __future__ import annotations
@@ -12,12 +13,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import functools
 import math
 import os
+import select
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, ParamSpec, TypeVar
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+# a shell's exit status of a command killed by SIGPIPE (128 + 13), as `yes | head` gives
+CLOSED_PIPE_STATUS = 141
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -31,6 +40,55 @@ def fail(message: object) -> NoReturn:
     """Print ``error: message`` on stderr and exit with status 2 (bad input)."""
     print(f"error: {message}", file=sys.stderr)
     raise SystemExit(2)
+
+
+def _stdout_gone() -> bool:
+    """Whether stdout is a pipe whose reader has gone (``poll`` reports an error on its
+    write end); False where it cannot tell (no ``poll``, no file descriptor)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), 0)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def closed_stdout(e: BaseException) -> bool:
+    """Whether ``e`` is stdout's reader gone (a ``BrokenPipeError`` while stdout's pipe is
+    closed): a command line's broad handler (``except OSError``, a match that failed)
+    raises it again for :func:`quiet_on_closed_pipe`, rather than reporting a failure."""
+    return isinstance(e, BrokenPipeError) and _stdout_gone()
+
+
+def quiet_on_closed_pipe(main: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``main`` of a command line that prints a lot, ending quietly when its reader leaves
+    early (``python -m mariash_env.demo | head -3``): exit status 141 (a command killed by
+    SIGPIPE), where it was a ``BrokenPipeError`` traceback (or, at the interpreter's last
+    flush, "Exception ignored ... BrokenPipeError").  Python's recipe (the ``signal``
+    module's notes on SIGPIPE): stdout pointed at ``os.devnull``, so that nothing writes
+    to the pipe again.  A ``BrokenPipeError`` of anything else (a socket, a worker's
+    pipe) is raised as it was."""
+
+    @functools.wraps(main)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            try:
+                result = main(*args, **kwargs)
+            except SystemExit:  # --help, an error line: what the buffer holds, first
+                sys.stdout.flush()
+                raise
+            sys.stdout.flush()  # here, not at the interpreter's exit
+            return result
+        except BrokenPipeError as e:
+            if not closed_stdout(e):
+                raise
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            raise SystemExit(CLOSED_PIPE_STATUS) from None
+
+    run.quiet_on_closed_pipe = True  # type: ignore[attr-defined]
+    return run
 
 
 def _number(kind: type, least: float, strict: bool) -> Callable[[str], int | float]:

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cli import ArgumentParser, quiet_on_closed_pipe  # one error: line, exit 2
 from .games.registry import game_kind, games
 from .playout import decision_positions
 
@@ -252,9 +253,8 @@ def warm_engine() -> float:
     return time.perf_counter() - t0
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
-    from .cli import ArgumentParser  # one error: line, exit 2
-
     p = ArgumentParser(
         prog="python -m mariash_env.compile",
         description="Compile the search kernels of the searching robots (pimc, nnpimc, "

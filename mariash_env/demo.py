@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from . import env as make_env
-from .cli import ArgumentParser, fail, nonnegative
+from .cli import ArgumentParser, fail, nonnegative, quiet_on_closed_pipe
 from .robots import RandomRobot
 from .rules import MAX_DEALS
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> None:
     ap = ArgumentParser(prog="python -m mariash_env.demo", description=__doc__)
     # the env refuses a negative seed: parsed here, so that the error names --seed

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonio
-from .cli import ArgumentParser
+from .cli import ArgumentParser, closed_stdout, quiet_on_closed_pipe
 from .game import Game
 from .records import RecordChecker, RecordError, read_records
 from .rules import is_int, make_rules
@@ -99,6 +99,8 @@ def check_file(path: str, parties: bool = True) -> tuple[int, int]:
                 print(f"{path}:{line}: record {n}: {e}")
                 bad += 1
     except OSError as e:
+        if closed_stdout(e):
+            raise  # stdout's reader gone (| head), not the file's
         reason = e.strerror or str(e)
         print(f"{path}: error: cannot read the file ({reason})")
         return n, bad + 1
@@ -114,6 +116,7 @@ def check_file(path: str, parties: bool = True) -> tuple[int, int]:
     return n, bad + len(faults)
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(prog="python -m mariash_env.replay", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -304,6 +304,69 @@ def test_demo_bad_arguments_give_one_error_line(args, match):
     assert len(err) == 1 and err[0].startswith("error: ") and match in err[0], out.stderr
 
 
+# A reader that leaves early (`python -m mariash_env.demo | head -3`) ends a command line
+# quietly, as a shell tool killed by SIGPIPE: exit status 141 and nothing on stderr.  It
+# was a BrokenPipeError traceback (the demo), "Exception ignored ... BrokenPipeError" and
+# status 120 (replay), "the match failed", status 1, and no results saved (the arena), or
+# "cannot open the file: Broken pipe", status 2 (mariash dataset, ladder, best-response).
+def _closed_pipe(module: str, *args: str) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # gone before the first line: every write to the pipe fails
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 141, err
+    assert err == ""
+
+
+def test_a_reader_that_leaves_ends_the_demo_quietly():
+    _closed_pipe("mariash_env.demo", "--deals", "2")
+
+
+def test_a_reader_that_leaves_ends_replay_quietly(partie, tmp_path):
+    path = tmp_path / "p.jsonl"
+    save_records(path, partie)
+    _closed_pipe("mariash_env.replay", str(path))
+
+
+def test_a_reader_that_leaves_ends_the_arena_quietly_its_results_saved(tmp_path):
+    _closed_pipe("mariash_env.arena", "--rules", "lizany", "--robots", "random,random",
+                 "--deals", "2", "--quiet", "--no-plot", "--out", str(tmp_path / "o"))
+    assert {"deals.csv", "summary.csv", "pairwise.csv"} <= {
+        p.name for p in (tmp_path / "o").iterdir()}
+
+
+def test_a_reader_that_leaves_ends_a_research_command_quietly(tmp_path):
+    """The mariash console script's dataset command (run_command's errors of a path)."""
+    pytest.importorskip("pyarrow")
+    _closed_pipe("mariash_env.play.cli", "dataset", "--robots", "random", "--deals", "2",
+                 "--quiet", "--out", str(tmp_path / "d"))
+    assert (tmp_path / "d" / "manifest.json").exists()
+
+
+def test_a_reader_that_leaves_after_three_lines(tmp_path):
+    """`| head -3` of a partie of 200 deals (far more than the pipe holds): the lines read
+    are the partie's first, then the status of a closed pipe."""
+    proc = subprocess.Popen([sys.executable, "-m", "mariash_env.demo", "--deals", "200"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    head = [proc.stdout.readline() for _ in range(3)]
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 141 and err == "", err
+    assert head[0] == b"=== deal 1 ===\n"
+
+
+def test_every_command_line_of_the_package_ends_quietly_on_a_closed_pipe():
+    """Each ``python -m mariash_env....`` tool's ``main`` (and so the mariash console
+    script's commands) is :func:`mariash_env.cli.quiet_on_closed_pipe`'s."""
+    tools = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts)
+                   for p in (ROOT / "mariash_env").rglob("*.py")
+                   if 'if __name__ == "__main__"' in p.read_text(encoding="utf-8"))
+    assert "mariash_env.demo" in tools and "mariash_env.play.cli" in tools
+    bare = [m for m in tools
+            if not getattr(importlib.import_module(m).main, "quiet_on_closed_pipe", False)]
+    assert bare == []
+
+
 JUNK = [None, True, -1, 0, 3, 31, 10**30, 1.5, float("nan"), "", "x", "play:Aa", [], {}, [[]],
         [0, "good"], {"a": 1}]
 

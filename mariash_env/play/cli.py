@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..cli import ArgumentParser, fail, nonnegative
+from ..cli import ArgumentParser, fail, nonnegative, quiet_on_closed_pipe
 from ..compile import announce_anywhere
 from ..extras import MissingExtraError, require
 from ..games.registry import game_kind, games
@@ -167,6 +167,7 @@ RESEARCH = {"dataset": "play deals with robots and write one row per decision (P
             "best-response": "train a best response to a robot: how exploitable it is"}
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in RESEARCH:

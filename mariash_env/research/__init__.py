@@ -10,7 +10,7 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 
-from ..cli import fail, path_error
+from ..cli import closed_stdout, fail, path_error
 from ..extras import MissingExtraError
 
 
@@ -39,6 +39,8 @@ def run_command(body: Callable[[], int], kept: str) -> int:
     except (ValueError, MissingExtraError) as e:
         fail(e)
     except OSError as e:  # what failed on which path: path_error, cli.doing
+        if closed_stdout(e):
+            raise  # stdout's reader gone (| head): quiet_on_closed_pipe's, not a path
         fail(path_error(e))
     except PartialRunError as e:
         print(f"error: {e}; {kept}: the same command resumes", file=sys.stderr)

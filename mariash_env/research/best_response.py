@@ -67,6 +67,7 @@ from ..cli import (
     fail,
     nonnegative,
     positive,
+    quiet_on_closed_pipe,
 )
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
@@ -672,6 +673,7 @@ def run_folder(parent: Path, spec: str) -> Path:
     return old if isinstance(saved, dict) and saved.get("robot") == spec else own
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None, prog: str = "mariash best-response") -> int:
     ap = ArgumentParser(prog=prog, description="Train a best response to a frozen robot and "
                         "measure what it gains (max(0, gain) is a lower bound on the robot's "

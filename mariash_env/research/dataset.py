@@ -66,7 +66,7 @@ from ..arena import (
     single_deal_rules,
 )
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, doing, nonnegative, positive
+from ..cli import ArgumentParser, doing, nonnegative, positive, quiet_on_closed_pipe
 from ..extras import install_hint
 from ..games.base import GameKind, step_bound
 from ..games.registry import game_kind, games
@@ -803,6 +803,7 @@ def load(path: str | os.PathLike, columns: Sequence[str] | None = None,
 # --- command line -----------------------------------------------------------------------------
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None, prog: str = "mariash dataset") -> int:
     ap = ArgumentParser(prog=prog, description="Play deals with robots and write one row per "
                         "decision as sharded Parquet (docs/research/dataset.md).")

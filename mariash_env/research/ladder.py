@@ -56,7 +56,15 @@ import numpy as np
 from .. import jsonio
 from ..arena import _split, build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
-from ..cli import ArgumentParser, add_ray_arguments, doing, fail, nonnegative, positive
+from ..cli import (
+    ArgumentParser,
+    add_ray_arguments,
+    doing,
+    fail,
+    nonnegative,
+    positive,
+    quiet_on_closed_pipe,
+)
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
 from ..pools import jobs_above_cores
@@ -812,6 +820,7 @@ def parse_games(options: Sequence[str]) -> dict[str, list[str]]:
 _FROM_OPTIONS = ("source", "boot", "anchor", "out", "note", "no_plot", "quiet")
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
     ap = ArgumentParser(prog=prog, description="Rate every robot of every game from duplicate "
                         "matches of every pair (docs/research/ladder.md).")
