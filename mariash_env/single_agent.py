@@ -114,6 +114,20 @@ def _robot(spec: Any, rules: Any, kind: GameKind, players: int) -> Robot:
     )
 
 
+def _comma_separated(opponents: Any, n: int, error: ValueError) -> None:
+    """An OptionError for ``"table,random"`` (the command lines' robot list) that is no
+    spec (``error``: make_robot's): ``opponents`` takes a list for robots that differ.  A
+    string that is one spec with a comma (a path) was built, never refused here."""
+    from .arena import _split  # the command lines' split (commas outside parentheses)
+
+    listed = _split(opponents) if isinstance(opponents, str) else []
+    if len(listed) > 1:
+        raise OptionError(
+            f"invalid opponents {opponents!r}: a string is one robot spec for every other "
+            f"seat; expected a list of specs, one per other seat ({n} here), e.g. "
+            f"{listed!r}") from error
+
+
 TIANSHOU_KEYS = ("obs", "mask")
 _MASK_DTYPES = (np.dtype(np.bool_), np.dtype(np.int8), np.dtype(np.float32))
 
@@ -179,7 +193,11 @@ class SingleAgentEnv(gymnasium.Env):
             )
         rule_set = self.game.rules if self.game.rules is not None else self.kind.name
         # a spec builds one instance per seat (each its own state); objects are used as given
-        robots = [_robot(p, rule_set, self.kind, players) for p in others]
+        try:
+            robots = [_robot(p, rule_set, self.kind, players) for p in others]
+        except ValueError as e:
+            _comma_separated(opponents, n, e)
+            raise
         if obs_keys is not None and (
             isinstance(obs_keys, str) or not isinstance(obs_keys, Sequence)
             or len(obs_keys) != 2

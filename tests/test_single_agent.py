@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -183,6 +184,21 @@ def test_action_space_samples_legal_actions_and_copies_as_discrete():
 def test_bad_options_name_what_was_wrong(kw, match):
     with pytest.raises(ValueError, match=match):
         SingleAgentEnv(**kw)
+
+
+@pytest.mark.parametrize(("opponents", "listed"), [
+    ("table,random", "['table', 'random']"),
+    ("pimc(worlds=2, time_limit=0.5), random", "['pimc(worlds=2, time_limit=0.5)', 'random']"),
+    ("table,random,random", "['table', 'random', 'random']")])
+def test_comma_separated_opponents_are_told_to_be_a_list(opponents, listed):
+    """The command lines take "table,random"; ``opponents`` (INTERFACE.md: a spec, e.g.
+    "table") takes one spec for every other seat or a list: the error says so, with the
+    list it may have meant (it said "unknown robot 'table,random'" alone)."""
+    with pytest.raises(OptionError, match=rf"invalid opponents {re.escape(repr(opponents))}: "
+                       r"a string is one robot spec for every other seat; expected a list "
+                       rf"of specs, one per other seat \(2 here\), e\.g\. "
+                       rf"{re.escape(listed)}"):
+        SingleAgentEnv(opponents=opponents)
 
 
 @pytest.mark.parametrize("obs_keys", [5, {"a", "b"}, ("a", 5), ("a", "a")])
