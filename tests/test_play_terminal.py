@@ -149,19 +149,55 @@ def test_the_four_player_table_in_the_terminal(tmp_path):
 
 def test_eof_ends_the_line_and_says_where_the_partie_is(tmp_path):
     """EOF or Ctrl-C at a prompt quits as "q" does: the prompt's line ended, the records'
-    path said (it was left on the prompt's line, without the path)."""
+    path said (it was left on the prompt's line, without the path) once a deal has
+    finished."""
     from mariash_env.play.terminal import run_terminal
 
     out = io.StringIO()
     console = Console(file=out, force_terminal=False, width=120)
-    s = PlaySession("table,random", save_dir=tmp_path, seed=5, human_seat=1)
+    s = PlaySession("table,random", save_dir=tmp_path, seed=5, human_seat=1,
+                    options={"deals": 2})
+    script = iter(["1"] * 300)
 
     def read(prompt):
         console.print(prompt, end="")
-        raise EOFError
+        if s.waiting == "next_deal":  # the first deal settled and saved
+            raise EOFError
+        return next(script)
 
     assert run_terminal(s, console=console, read=read, robot_delay=0) == 0
-    assert out.getvalue().endswith(f"\nzáznam: {s.records_path}\n"), out.getvalue()[-200:]
+    assert s.records_path.exists()
+    assert out.getvalue().endswith(f"> \nzáznam: {s.records_path}\n"), out.getvalue()[-200:]
+
+
+@pytest.mark.parametrize("quit_by", ["q", "eof"])
+@pytest.mark.parametrize(("moves", "said"), [
+    (0, "žádné rozdání nedohráno: nic neuloženo"),
+    (1, "žádné rozdání nedohráno, záznam nezapsán; rozehraná partie: {session} "
+        "(pokračovat: --resume)")])
+def test_before_any_deal_finished_no_records_file_is_named(tmp_path, quit_by, moves, said):
+    """Quitting (q, or the end of the input) before any deal has finished names no
+    records file, which was never written (it said "záznam: PATH"): the partie so far
+    (the session file, for --resume) once a move is made, else that nothing is saved."""
+    from mariash_env.play.terminal import run_terminal
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=300)
+    s = PlaySession("table,random", save_dir=tmp_path, seed=5, human_seat=1)
+    script = iter(["1"] * moves)  # seat 1 is forehand: its trump choice
+
+    def read(prompt):
+        answer = next(script, None)
+        if answer is None and quit_by == "eof":
+            raise EOFError
+        return answer or "q"
+
+    assert run_terminal(s, console=console, read=read, robot_delay=0) == 0
+    assert not s.records_path.exists()
+    text = out.getvalue()
+    assert "záznam:" not in text and str(s.records_path) not in text
+    assert text.endswith(said.format(session=s.session_path) + "\n"), text[-300:]
+    assert s.session_path.exists() == (moves > 0)
 
 
 def test_the_week_table_names_the_players_in_the_tables_language(tmp_path):

@@ -351,6 +351,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "term.over": ("konec partie", "the partie is over"),
     "term.week": ("týden {key}: {place}. {name} {total}", "week {key}: {place}. {name} {total}"),
     "term.records": ("záznam: {path}", "records: {path}"),
+    "term.unfinished": ("žádné rozdání nedohráno, záznam nezapsán; rozehraná partie: {path} "
+                        "(pokračovat: --resume)",
+                        "no deal finished, no records written; the partie so far: {path} "
+                        "(go on with --resume)"),
+    "term.nothing": ("žádné rozdání nedohráno: nic neuloženo", "no deal finished: nothing saved"),
 }
 
 

@@ -178,8 +178,20 @@ class TerminalTable:
             if self.read(t("term.next", self.lang)).strip() == "q":
                 break
             st = self.s.next_deal(self.s.id, st["move"])
-        self.console.print(t("term.records", self.lang, path=self.s.records_path))
+        self.say_where_kept()
         return 0
+
+    def say_where_kept(self) -> None:
+        """The partie's records file once a deal has finished (the first is saved at its
+        settlement); before that the session file to go on with (written at the first
+        move), else that nothing is saved: no path of a file never written."""
+        s, lang = self.s, self.lang
+        if s.records_path.exists():
+            self.console.print(t("term.records", lang, path=s.records_path))
+        elif s.session_path.exists():
+            self.console.print(t("term.unfinished", lang, path=s.session_path))
+        else:
+            self.console.print(t("term.nothing", lang))
 
 
 def run_terminal(session: PlaySession, **kw: Any) -> int:
@@ -189,5 +201,5 @@ def run_terminal(session: PlaySession, **kw: Any) -> int:
     except (EOFError, KeyboardInterrupt):
         # end the prompt's line and say where the partie is kept, as "q" does
         table.console.print()
-        table.console.print(t("term.records", table.lang, path=session.records_path))
+        table.say_where_kept()
         return 0
