@@ -536,6 +536,32 @@ def test_play_names_a_save_dir_it_cannot_use(tmp_path, capsys, rules, where):
     assert taken.read_text() == "not a folder"
 
 
+@pytest.mark.parametrize("where", ["file", "under a file"])
+def test_play_resume_names_a_save_dir_that_is_a_file(tmp_path, capsys, where):
+    """``mariash play --resume --save-dir FILE``: the error of --save-dir without --resume
+    (the folder, what is there, what was expected); it said "no unfinished partie in FILE
+    to resume", as of an empty folder.  Nothing is made."""
+    taken = tmp_path / "parties"
+    taken.write_text("not a folder")
+    save_dir = taken if where == "file" else taken / "more"
+    with pytest.raises(SystemExit) as e:
+        cli_main(["play", "--terminal", "--resume", "--save-dir", str(save_dir)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1, err
+    why = "it is a file" if where == "file" else f"{taken} is a file"
+    assert err == (f"error: cannot save parties in {save_dir}: {why}; expected a folder it "
+                   "can write (--save-dir)\n"), err
+    assert taken.read_text() == "not a folder"
+
+
+def test_play_resume_makes_no_folder(tmp_path, capsys):
+    """A --save-dir that does not exist has no partie to resume, and is not made."""
+    with pytest.raises(SystemExit) as e:
+        cli_main(["play", "--terminal", "--resume", "--save-dir", str(tmp_path / "none")])
+    assert e.value.code == 2 and "no unfinished partie in" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()
+
+
 def test_play_resume_subprocess_one_line(tmp_path):
     """Issue #29 item 9, as a user runs it: no traceback on stderr."""
     s = table_session(tmp_path)

@@ -21,6 +21,7 @@ from .session import (
     PlayError,
     PlaySession,
     check_rules,
+    check_save_dir,
     latest_unfinished,
     parse_robots,
 )
@@ -123,6 +124,7 @@ def play(args: argparse.Namespace) -> int:
                               options=setup.get("options"))
 
         if args.resume:
+            check_save_dir(args.save_dir)  # a file there: said as without --resume
             unreadable: list[str] = []
             path = latest_unfinished(args.save_dir, unreadable)
             if path is None:

@@ -74,9 +74,22 @@ def make_save_dir(save_dir: Path) -> None:
     try:
         save_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        file = next((p for p in (save_dir, *save_dir.parents) if p.is_file()), None)
-        why = ("it is a file" if file == save_dir else f"{file} is a file" if file
-               else e.strerror or str(e))
+        _save_dir_error(save_dir, e.strerror or str(e))
+
+
+def check_save_dir(save_dir: Path) -> None:
+    """:func:`make_save_dir`'s PlayError for a file where the folder is, or above it,
+    without making anything (``--resume``: a folder that is not there has nothing to
+    resume, and is not made)."""
+    _save_dir_error(save_dir, None)
+
+
+def _save_dir_error(save_dir: Path, reason: str | None) -> None:
+    """Raise the PlayError of a save folder that cannot be one: a file there or above
+    it, else ``reason`` (nothing raised without one)."""
+    file = next((p for p in (save_dir, *save_dir.parents) if p.is_file()), None)
+    why = "it is a file" if file == save_dir else f"{file} is a file" if file else reason
+    if why is not None:
         raise PlayError(f"cannot save parties in {save_dir}: {why}; expected a folder it "
                         "can write (--save-dir)") from None
 
