@@ -74,6 +74,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .copies import independent_copy
+from .core.engine import deal_decisions
 from .game import (
     RESET_OPTIONS,
     Game,
@@ -84,7 +85,7 @@ from .game import (
     continue_seed,
     reset_options,
 )
-from .games.base import GameKind
+from .games.base import GameKind, step_bound
 from .games.registry import game_kind
 from .render import render_for
 from .robots import Robot, make_robot
@@ -221,6 +222,10 @@ class SingleAgentEnv(gymnasium.Env):
         self._robot_obs = self.kind.obs_size
         self._reset_keys = _OwnGame.RESET_OPTIONS if isinstance(self.game, _OwnGame) \
             else RESET_OPTIONS
+        # the most robot moves between two of the learner's in one deal: the rules' bound
+        # on a deal's decisions (StuckGameError past it: the engine does not move on)
+        self._deal_decisions = self.game.deal_decisions if isinstance(self.game, _OwnGame) \
+            else int(deal_decisions(self.game.rules.vector()))
         self._keys = tuple(obs_keys) if obs_keys is not None else None
         layout = self.kind.layout(players)
         low, high = self.kind.obs_bounds  # as the AEC env's
@@ -379,7 +384,10 @@ class SingleAgentEnv(gymnasium.Env):
     def _advance(self) -> tuple[float, int, bool]:
         """Robots move until the learner is to move: (its payments, last ended deal, done)."""
         game, reward, ended = self.game, 0.0, -1
+        what = "SingleAgentEnv's robot moves in a deal"
+        tick = step_bound(what, self._deal_decisions)
         while game.to_move != self.seat:
+            tick()
             seat = game.to_move
             robot = self.robots[seat]
             if robot.wants_view:
@@ -392,6 +400,7 @@ class SingleAgentEnv(gymnasium.Env):
                 ended = game.deal_no
                 if not self._next_deal():
                     return reward, ended, True
+                tick = step_bound(what, self._deal_decisions)  # the next deal's
         return reward, ended, False
 
     def _obs(self) -> Any:
@@ -413,10 +422,12 @@ class _OwnGame:
     RESET_OPTIONS = ("deck",)
 
     def __init__(self, kind: GameKind) -> None:
+        from .games.lizany.core import DEAL_DECISIONS
         from .games.lizany.game import LizanyGame
 
         self.kind = kind
         self.players = kind.players[0]
+        self.deal_decisions = DEAL_DECISIONS  # a card each
         self.rules = None  # no Rules: the game is its name (kind.name)
         self._new = LizanyGame
         self.deal: Any = None

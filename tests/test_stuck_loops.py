@@ -141,3 +141,66 @@ def test_the_tables_warm_up_deal_stops_when_a_step_does_nothing(monkeypatch):
     with pytest.raises(StuckGameError, match="the voleny table's warm-up deal "
                                              + _STUCK.format(n=n)):
         session.warm_table("voleny", {})
+
+
+@pytest.mark.parametrize("game", ["voleny", "licitovany", "lizany"])
+def test_single_agent_robot_moves_stop_when_a_step_does_nothing(monkeypatch, game):
+    """SingleAgentEnv's robots between two of the learner's moves: at most a deal's
+    decisions (lízaný: 32), counted afresh each deal (at four players the learner sits a
+    deal out)."""
+    from mariash_env.game import Game
+    from mariash_env.games.lizany.game import LizanyGame
+    from mariash_env.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(seat=0, opponents="random", rules=game)  # seat 1 moves first
+    if game == "lizany":
+        n = 32
+        env.seat = 1  # lízaný's seat 0 leads: the learner moves second
+        env.robots = env.robots[::-1]
+        monkeypatch.setattr(LizanyGame, "play", lambda self, a: False)
+    else:
+        n = int(engine.deal_decisions(env.rules.vector()))
+        monkeypatch.setattr(Game, "step", lambda self, action: False)
+    with pytest.raises(StuckGameError, match="SingleAgentEnv's robot moves in a deal "
+                                             + _STUCK.format(n=n)):
+        env.reset(seed=1)
+
+
+@pytest.mark.parametrize("game", ["voleny", "licitovany", "lizany"])
+def test_the_tables_run_robots_stops_when_a_move_does_nothing(monkeypatch, tmp_path, game):
+    """TableSession.run_robots (the robots' moves until the human's turn): at most a
+    deal's decisions."""
+    from mariash_env.game import Game
+    from mariash_env.games.lizany.game import LizanyGame
+    from mariash_env.play.tables import open_table
+
+    # the robots move first: seat 0 deals (forehand is seat 1), lízaný's seat 0 leads
+    s = open_table("random,random", rules=game, save_dir=tmp_path, seed=2,
+                   human_seat=1 if game == "lizany" else 0)
+    assert s.waiting == "robot"
+    if game == "lizany":
+        n = 32
+        monkeypatch.setattr(LizanyGame, "play", lambda self, a: False)
+    else:
+        n = int(engine.deal_decisions(s.game.rules.vector()))
+        monkeypatch.setattr(Game, "step", lambda self, action: False)
+    with pytest.raises(StuckGameError, match=f"the {game} table's robot moves "
+                                             + _STUCK.format(n=n)):
+        s.run_robots()
+
+
+def test_the_data_sets_own_engine_deals_stop_when_a_card_play_does_nothing(monkeypatch):
+    """mariash dataset's deals of a game of its own engine (lízaný: its arena's
+    ``deal_decisions``, 32)."""
+    from mariash_env.games.lizany.game import LizanyGame
+    from mariash_env.games.registry import game_kind
+    from mariash_env.research import dataset
+    from mariash_env.robots.base import RandomRobot
+
+    kind = game_kind("lizany")
+    assert kind.load("arena").deal_decisions == 32
+    monkeypatch.setattr(LizanyGame, "play", lambda self, a: False)
+    with pytest.raises(StuckGameError, match="the data set's lizany deal "
+                                             + _STUCK.format(n=32)):
+        dataset._play_own([RandomRobot(seed=0)], np.array([1]), np.zeros((1, 2), np.int64),
+                          kind)

@@ -109,6 +109,9 @@ class GameArena:
     # seed -> one deal of its engine (``over``, ``to_move``, ``observe(seat)``,
     # ``legal_mask(seat)``, ``play(action)``, ``rewards``): the data set's rows
     deal: Callable[[int], Any] | None = None
+    # the most decisions one of those deals takes (lízaný: a card each, 32): the data set's
+    # loop over a deal stops there (StuckGameError) when the engine does not move on
+    deal_decisions: int | None = None
     # the numba kernels its deals call from Python: the arena's warm-up before its workers
     # fork is announced when the disk cache lacks one (compile.compiling_notice)
     kernels: tuple[Any, ...] = ()

@@ -198,6 +198,8 @@ class LizanySession(TableSession):
         self.checkpoint()
         return self.state()
 
+    deal_decisions = DEAL_DECISIONS  # a card each (run_robots' bound)
+
     def _obs(self, player: int) -> dict[str, Any]:
         return {"observation": self.game.observe(player),
                 "action_mask": self.game.legal_mask(player)}

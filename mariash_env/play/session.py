@@ -313,9 +313,11 @@ class TableSession:
     session id and move), undo of the human's last action, the files of the partie in the
     save folder.  A subclass has ``id``, ``move``, ``save_dir``, ``log``, ``events``,
     ``_undo_ok``, ``_saving``, ``game``, :attr:`waiting`, :attr:`_deal_over` and
-    ``_restart``, ``_apply``, ``_next``, ``advance``, ``checkpoint`` and ``state``."""
+    ``_restart``, ``_apply``, ``_next``, ``advance``, ``checkpoint``, ``state`` and
+    ``deal_decisions`` (the most decisions of one deal)."""
 
     id: str
+    rules: str
     move: int
     save_dir: Path
     log: list[tuple[str, Any, int]]
@@ -403,8 +405,12 @@ class TableSession:
         return self._file(".jsonl")
 
     def run_robots(self) -> dict[str, Any]:
-        """Let the robots move until the human is to act or the deal is over."""
+        """Let the robots move until the human is to act or the deal is over: at most
+        :attr:`deal_decisions` moves (StuckGameError past them: the engine does not move
+        on)."""
+        tick = step_bound(f"the {self.rules} table's robot moves", self.deal_decisions)
         while self.waiting == "robot":
+            tick()
             self.advance(self.id, self.move)
         return self.state()
 
@@ -475,6 +481,13 @@ class PlaySession(TableSession):
         self._undo_ok = False
         self._saving = True
         self._new_game()  # the session file is written at the first change (checkpoint)
+
+    @property
+    def deal_decisions(self) -> int:
+        """The most decisions of a deal of this game (``core.engine.deal_decisions``)."""
+        from ..core.engine import deal_decisions
+
+        return int(deal_decisions(self.game.rules.vector()))
 
     def _shown(self, seat: int, lang: str) -> str:
         name = self.names[seat]

@@ -310,16 +310,22 @@ def _play_own(robots: list[Robot], seeds: np.ndarray, seating: np.ndarray,
               kind: GameKind) -> dict[str, Any]:
     """The deals of a game of its own engine one by one (its arena's ``deal``, e.g.
     :mod:`mariash_env.games.lizany.arena`), every decision recorded; each robot gets
-    ``begin_deal`` before each deal."""
-    new_deal = kind.load("arena").deal
+    ``begin_deal`` before each deal.  A deal stops at the arena's ``deal_decisions``
+    (StuckGameError) where the engine does not move on."""
+    own = kind.load("arena")
     parts: list[dict[str, Any]] = []
     returns = np.zeros((len(seeds), kind.players[0]))
     for d, sd in enumerate(seeds):
         for j, r in enumerate(robots):
             r.begin_deal(batch_seed(int(sd), j))
-        g = new_deal(int(sd))
+        g = own.deal(int(sd))
         k = 0
+        # the game's bound on a deal where it gives one (lízaný: 32, a card each)
+        tick = step_bound(f"the data set's {kind.name} deal", own.deal_decisions) \
+            if own.deal_decisions is not None else None
         while not g.over:
+            if tick is not None:
+                tick()
             s = g.to_move
             obs, mask = g.observe(s).astype(np.float32), g.legal_mask(s).astype(np.int8)
             robot = robots[seating[d, s]]

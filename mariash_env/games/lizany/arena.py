@@ -121,6 +121,7 @@ def table(res: Any) -> str:
 
 ARENA = GameArena(title="lízaný", rules=lizany_rules, play_seatings=play_seatings,
                   stats=stats, table=table, roles=("leader", "second"), deal=new_deal,
+                  deal_decisions=C.DEAL_DECISIONS,
                   kernels=(C.new_deal, C.legal_cards, C.legal_cards_of, C.play_card, C.encode))
 """The kind's ``arena``: every deal in the calling process (a deal takes a millisecond);
 ``by_role`` by seat: ``player_0`` leads the first trick; its kernels: those
