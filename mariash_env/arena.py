@@ -1037,7 +1037,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     from .compile import announce_anywhere
-    from .robots import check_robot, robot_entry
+    from .robots import check_robot, robot_entry, split_robot_specs
     from .rules import RulesError
 
     announce_anywhere()  # a log too: the robots' and engine's kernels compile on a cold cache
@@ -1082,7 +1082,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.by_company:
                 raise ValueError(f"--by-company: {own.title} seats two, so no robot sits "
                                  "beside its own copy")
-        specs = _split(args.robots)
+        specs = split_robot_specs(args.robots)
         if not all(specs):
             raise ValueError(f"invalid --robots {args.robots!r}: an empty robot name")
         if args.by_company and len(specs) != 2:  # else the match played, nothing printed
@@ -1145,21 +1145,6 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     print("saved: " + ", ".join(str(p) for p in paths))
     return 0
-
-
-def _split(s: str) -> list[str]:
-    """Split a robot list on commas outside parentheses."""
-    out, depth, cur = [], 0, ""
-    for ch in s:
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-            continue
-        depth += ch == "("
-        depth -= ch == ")"
-        cur += ch
-    out.append(cur.strip())
-    return out
 
 
 if __name__ == "__main__":

@@ -88,7 +88,7 @@ from .game import (
 from .games.base import GameKind, step_bound
 from .games.registry import game_kind
 from .render import render_for
-from .robots import Robot, make_robot
+from .robots import Robot, make_robot, split_robot_specs
 from .robots.base import RobotGameError, as_robot, check_plays
 from .robots.view import SeatView
 from .rules import check_game_options, is_int, make_rules
@@ -119,9 +119,10 @@ def _comma_separated(opponents: Any, n: int, error: ValueError) -> None:
     """An OptionError for ``"table,random"`` (the command lines' robot list) that is no
     spec (``error``: make_robot's): ``opponents`` takes a list for robots that differ.  A
     string that is one spec with a comma (a path) was built, never refused here."""
-    from .arena import _split  # the command lines' split (commas outside parentheses)
-
-    listed = _split(opponents) if isinstance(opponents, str) else []
+    try:
+        listed = split_robot_specs(opponents) if isinstance(opponents, str) else []
+    except ValueError:  # no list either (an unbalanced parenthesis): make_robot's error
+        return
     if len(listed) > 1:
         raise OptionError(
             f"invalid opponents {opponents!r}: a string is one robot spec for every other "

@@ -284,7 +284,7 @@ def _robot_specs(program: str, argv: list[str]) -> list[tuple[str, str, str]]:
     """``(where, rules, spec)`` of every robot a command names: ``where`` the flag (or
     ``serve-robot``), ``rules`` the game it is built for (``--rules``, or ``--game``'s
     NAME)."""
-    from mariash_env.arena import _split
+    from mariash_env.robots import split_robot_specs
 
     opts = _options(argv)
     rules: str | dict = (opts.get("--rules") or ["voleny"])[0]
@@ -293,12 +293,12 @@ def _robot_specs(program: str, argv: list[str]) -> list[tuple[str, str, str]]:
     if players and players[-1].isdigit():  # the seat count the robots are built for
         rules = {"rules": rules, "players": int(players[-1])}
     out = [(flag, rules, s) for flag in ROBOT_LISTS for v in opts.get(flag, [])
-           for s in _split(v)]
+           for s in split_robot_specs(v)]
     out += [(flag, rules, v) for flag in ROBOT_FLAGS for v in opts.get(flag, [])
             if v != NOT_A_ROBOT.get(flag)]
     for v in opts.get("--game", []):  # NAME=ROBOT,ROBOT (NAME alone: the table's robots)
         name, eq, robots = v.partition("=")
-        out += [("--game", name, s) for s in _split(robots)] if eq else []
+        out += [("--game", name, s) for s in split_robot_specs(robots)] if eq else []
     if program == "mariash serve-robot" and argv and not argv[0].startswith("-"):
         out.append(("serve-robot", rules, argv[0]))
     return [(w, r, s) for w, r, s in out if s and not PLACEHOLDER.fullmatch(s)]

@@ -31,7 +31,7 @@ from ..games.base import TableView, step_bound
 from ..games.registry import game_kind, games
 from ..games.voleny.observe import OBS_LAYOUT
 from ..records import read_records, save_records
-from ..robots import SeatView, check_robot, make_robot
+from ..robots import SeatView, check_robot, make_robot, split_robot_specs
 from ..robots.base import Robot
 from ..rules import is_int, make_rules
 from .i18n import LANGS, SUIT_CZ, SUIT_EN, amount, both, flek_prompt, robot_word, t
@@ -246,10 +246,15 @@ def check_rules(rules: str, games: tuple[str, ...] = RULES) -> str:
 
 def parse_robots(spec: str | Sequence[str], count: int | tuple[int, ...] = 2) -> list[str]:
     """``count`` robot specs (two; three at the four-player table; ``(1, 2)``: one or two)
-    from ``"table,onnx:m.onnx"`` or a list; PlayError naming a bad one."""
+    from ``"table,onnx:m.onnx"`` (split as every command line splits a robot list:
+    :func:`~mariash_env.robots.split_robot_specs`, ``"pimc(worlds=8, time_limit=0.5),table"``
+    two robots) or a list; PlayError naming a bad one."""
     counts = (count,) if isinstance(count, int) else count
-    items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else \
-        list(spec) if isinstance(spec, (list, tuple)) else []
+    try:
+        items = split_robot_specs(spec) if isinstance(spec, str) else \
+            list(spec) if isinstance(spec, (list, tuple)) else []
+    except ValueError as e:  # an unbalanced parenthesis
+        raise PlayError(str(e)) from None
     if len(items) not in counts or not all(isinstance(s, str) and s for s in items):
         words = " or ".join({1: "one", 2: "two", 3: "three"}.get(n, str(n)) for n in counts)
         raise PlayError(f"expected {words} robots, e.g. {','.join(['table'] * counts[-1])!r}, "

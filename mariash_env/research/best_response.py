@@ -71,6 +71,7 @@ from ..cli import (
 )
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
+from ..robots import split_robot_specs
 from ..textfile import read_text
 from . import folder_name, parse_page_args, run_command
 
@@ -619,18 +620,13 @@ def parse_game(text: str) -> tuple[str, list[str]]:
     name, eq, robots = text.partition("=")
     if not eq:
         return game_kind(name).name, TABLE_ROBOTS.get(game_kind(name).name, [])
-    specs, depth, cur = [], 0, ""
-    for ch in robots:
-        depth += (ch == "(") - (ch == ")")
-        if ch == "," and depth == 0:
-            specs.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        specs.append(cur.strip())
-    if not specs:
-        raise BestResponseError(f"--game {text!r}: expected NAME=ROBOT[,ROBOT...]")
+    try:
+        specs = split_robot_specs(robots)
+    except ValueError as e:
+        raise BestResponseError(f"--game {text!r}: {e}") from None
+    if not all(specs):
+        raise BestResponseError(f"--game {text!r}: an empty robot spec; expected "
+                                "NAME=ROBOT[,ROBOT...]")
     return game_kind(name).name, specs
 
 

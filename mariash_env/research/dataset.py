@@ -57,7 +57,6 @@ import numpy as np
 
 from .. import jsonio
 from ..arena import (
-    _split,
     batch_seed,
     build_robot,
     deal_seed,
@@ -71,6 +70,7 @@ from ..extras import install_hint
 from ..games.base import GameKind, step_bound
 from ..games.registry import game_kind, games
 from ..pools import jobs_above_cores
+from ..robots import split_robot_specs
 from ..robots.base import Robot
 from ..textfile import NotUtf8Error, decode_text
 from . import PartialRunError, run_command
@@ -841,7 +841,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash dataset") -> int:
                 ("--jobs", args.jobs, MAX_JOBS, "")):
             if value > most:
                 raise DatasetError(f"invalid {flag} {value}: expected 1..{most}{why}")
-        specs = _split(args.robots)
+        specs = split_robot_specs(args.robots)
         if not all(s.strip() for s in specs):
             raise DatasetError(f"invalid --robots {args.robots!r}: expected comma-separated "
                                "robot specs, e.g. table or pimc(worlds=8),table")

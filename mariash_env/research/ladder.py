@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from .. import jsonio
-from ..arena import _split, build_robot, check_backend, duplicate_match
+from ..arena import build_robot, check_backend, duplicate_match
 from ..atomic import atomic_open
 from ..cli import (
     ArgumentParser,
@@ -68,6 +68,7 @@ from ..cli import (
 from ..extras import plot_or_note, pyplot
 from ..games.registry import game_kind, games
 from ..pools import jobs_above_cores
+from ..robots import split_robot_specs
 from ..textfile import decode_text
 from . import PartialRunError, folder_name, parse_page_args, run_command
 
@@ -810,7 +811,7 @@ def parse_games(options: Sequence[str]) -> dict[str, list[str]]:
         game_kind(name)  # GameError (a ValueError) naming the games
         if name in out:
             raise LadderError(f"--game {name} is given twice")
-        out[name] = [s for s in _split(specs)]
+        out[name] = split_robot_specs(specs)
         if not all(out[name]):
             raise LadderError(f"invalid --game {opt!r}: an empty robot spec")
     return out
@@ -892,7 +893,7 @@ def main(argv: list[str] | None = None, prog: str = "mariash ladder") -> int:
             anchor = args.anchor or "table"
             for game, specs in roster.items():  # before any match, not after them all
                 anchor_index(None if anchor == "mean" else anchor, game, specs)
-            opponents = _split(args.slow_opponents) if args.slow_opponents else None
+            opponents = split_robot_specs(args.slow_opponents) if args.slow_opponents else None
             try:
                 unknown = unknown_robots(roster, opponents or ())
             except LadderError as e:  # a name of two robots of a game

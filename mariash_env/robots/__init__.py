@@ -96,7 +96,7 @@ __all__ = [
     "Robot", "RandomRobot", "TableRobot", "PIMCRobot", "SeatView", "OnnxRobot",
     "OnnxRobotError", "PolicyRobot", "as_robot", "make_robot", "parse_spec", "ROBOT_NAMES",
     "check_robot_args", "game_name", "RobotGameError", "check_plays", "register_robot",
-    "robots_of", "robot_args", "ObservationError", "check_robot",
+    "robots_of", "robot_args", "ObservationError", "check_robot", "split_robot_specs",
 ]
 
 ROBOT_NAMES: tuple[str, ...]  # served by __getattr__ below; declared for the API reference
@@ -145,6 +145,45 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 raise ValueError(f"bad robot spec {spec!r}: argument {key!r} is given twice")
             kw[key] = value
     return name.strip(), kw
+
+
+def split_robot_specs(text: str) -> list[str]:
+    """A command line's robot list as its specs: ``"pimc(worlds=8, time_limit=0.5),table"``
+    -> ``["pimc(worlds=8, time_limit=0.5)", "table"]``.  Split on the commas outside
+    parentheses (and outside the quoted strings of a spec's arguments,
+    ``nnpimc(model='a,b).onnx')``), each spec stripped; an empty one is kept (``""`` ->
+    ``[""]``, ``"table,"`` -> ``["table", ""]``) for the caller to name with its option.
+    The one split of every command line and table that takes a robot list.  ValueError
+    naming the list and its unbalanced parenthesis (a ``(`` never closed, a ``)`` that
+    closes none): there no spec ends where it seems to, so none is guessed."""
+    specs: list[str] = []
+    depth, quote, cur = 0, "", []
+    for ch in text:
+        if quote:  # inside a quoted argument: nothing there splits or nests
+            quote = "" if ch == quote else quote
+        elif depth and ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            if not depth:
+                raise ValueError(f"bad robot list {text!r}: a ')' that closes no '('; "
+                                 "expected robot specs NAME or NAME(key=value, ...), "
+                                 "separated by commas")
+            depth -= 1
+        elif ch == "," and not depth:
+            specs.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    if depth or quote:
+        raise ValueError(f"bad robot list {text!r}: "
+                         + ("a quoted argument is not closed" if quote else
+                            "a '(' is not closed")
+                         + "; expected robot specs NAME or NAME(key=value, ...), "
+                           "separated by commas")
+    specs.append("".join(cur).strip())
+    return specs
 
 
 _TABLE_WARM: set[str] = set()
