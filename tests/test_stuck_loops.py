@@ -189,6 +189,41 @@ def test_the_tables_run_robots_stops_when_a_move_does_nothing(monkeypatch, tmp_p
         s.run_robots()
 
 
+@pytest.mark.parametrize("game", ["voleny", "licitovany", "lizany"])
+def test_the_terminal_tables_robot_moves_stop_when_a_move_does_nothing(monkeypatch, tmp_path,
+                                                                      game):
+    """The terminal table (``mariash play --terminal``) asks the robots one move at a time
+    (each printed as it happens), not by run_robots: at most a deal's decisions in a row
+    too, where it asked for ever."""
+    pytest.importorskip("rich")
+    import io
+
+    from rich.console import Console
+
+    from mariash_env.game import Game
+    from mariash_env.games.lizany.game import LizanyGame
+    from mariash_env.play.tables import open_table
+    from mariash_env.play.terminal import TerminalTable
+
+    s = open_table("random,random", rules=game, save_dir=tmp_path, seed=2,
+                   human_seat=1 if game == "lizany" else 0)
+    assert s.waiting == "robot"  # the robots move first (as above)
+    if game == "lizany":
+        n = 32
+        monkeypatch.setattr(LizanyGame, "play", lambda self, a: False)
+    else:
+        n = int(engine.deal_decisions(s.game.rules.vector()))
+        monkeypatch.setattr(Game, "step", lambda self, action: False)
+
+    def read(prompt):
+        raise AssertionError(f"the human was asked ({prompt!r}): no robot move is made")
+
+    table = TerminalTable(s, console=Console(file=io.StringIO()), read=read)
+    with pytest.raises(StuckGameError, match=f"the {game} terminal table's robot moves "
+                                             + _STUCK.format(n=n)):
+        table.run()
+
+
 def test_the_data_sets_own_engine_deals_stop_when_a_card_play_does_nothing(monkeypatch):
     """mariash dataset's deals of a game of its own engine (lízaný: its arena's
     ``deal_decisions``, 32)."""

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..extras import needs
+from ..games.base import step_bound
 from .i18n import LANGS, amount, card_name, t
 from .session import PlayError, PlaySession
 
@@ -140,13 +141,24 @@ class TerminalTable:
                 self.console.print(Text(t("term.error", lang) + msg, style="red"))
 
     def run(self) -> int:
+        """Play the partie until it is over or the human leaves.  The robots' moves come
+        one at a time (each printed as it happens), at most a deal's decisions in a row
+        (the session's ``deal_decisions``, as its ``run_robots``): past them
+        StuckGameError names the loop (the engine does not move the game on), where it
+        asked the robots for ever."""
         st = self.s.state()
+        tick = None  # the robots' moves since the table last waited for something else
         while True:
             if st["waiting"] == "robot":
+                if tick is None:
+                    tick = step_bound(f"the {self.s.rules} terminal table's robot moves",
+                                      self.s.deal_decisions)
+                tick()
                 time.sleep(self.delay)
                 st = self.s.advance(self.s.id, st["move"])
                 self.print_new_events(st)
                 continue
+            tick = None
             self.print_new_events(st)
             if st["waiting"] == "human":
                 self.draw(st)
