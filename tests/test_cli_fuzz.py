@@ -367,6 +367,33 @@ def test_every_command_line_of_the_package_ends_quietly_on_a_closed_pipe():
     assert bare == []
 
 
+def test_every_command_line_of_training_ends_quietly_on_a_closed_pipe():
+    """Each ``python -m training....`` command line's ``main`` (train, demo, evaluate,
+    export, pipeline, pimc_labels, bc) is :func:`mariash_env.cli.quiet_on_closed_pipe`'s
+    too: ``python -m training.train --describe-config | head`` said "error: [Errno 32]
+    Broken pipe" (status 1), the pipeline's --dry-run a BrokenPipeError traceback."""
+    pytest.importorskip("torch")
+    tools = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts)
+                   for p in (ROOT / "training").rglob("*.py")
+                   if 'if __name__ == "__main__"' in p.read_text(encoding="utf-8"))
+    assert {"training.train", "training.pipeline", "training.demo", "training.evaluate",
+            "training.export", "training.bc", "training.pimc_labels"} <= set(tools)
+    bare = [m for m in tools
+            if not getattr(importlib.import_module(m).main, "quiet_on_closed_pipe", False)]
+    assert bare == []
+
+
+@pytest.mark.parametrize("args", [
+    ("training.train", "--describe-config"),
+    ("training.train", "--config", "training/configs/demo.toml", "--show-config"),
+    ("training.pipeline", "training/recipes/tiny.toml", "--dry-run")])
+def test_a_reader_that_leaves_ends_a_training_command_line_quietly(args):
+    """The training command lines that print and end at once (no run started): status
+    141 and nothing on stderr, as the package's."""
+    pytest.importorskip("torch")
+    _closed_pipe(*args)
+
+
 JUNK = [None, True, -1, 0, 3, 31, 10**30, 1.5, float("nan"), "", "x", "play:Aa", [], {}, [[]],
         [0, "good"], {"a": 1}]
 

@@ -1270,6 +1270,33 @@ def test_a_stage_stopped_by_a_signal_exits_130(tmp_path: Path, capsys: pytest.Ca
     assert not _state(run)["stages"]["labels"]["done"]
 
 
+@pytest.mark.parametrize("stdout_gone", [True, False])
+def test_a_stage_whose_log_reader_left_is_no_stage_failure(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch,
+        stdout_gone: bool) -> None:
+    """A stage's log written to a pipe whose reader has gone (``| head``): its
+    BrokenPipeError goes on to :func:`mariash_env.cli.quiet_on_closed_pipe` (status 141,
+    nothing said), where it was 'stage 'labels' (labels) failed: BrokenPipeError', status
+    1; a broken pipe of anything else (a worker's) is the stage's failure, as before."""
+    monkeypatch.chdir(ROOT)
+
+    def broken(recipe, stage, progress, log):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setitem(pipeline.RUNNERS, "labels", broken)
+    monkeypatch.setattr(pipeline, "closed_stdout", lambda e: stdout_gone)
+    run = tmp_path / "tiny"
+    if stdout_gone:  # pytest's stdout is no closed pipe: the wrapper raises it again
+        with pytest.raises(BrokenPipeError):
+            _main(capsys, TINY, "--out", run, "--only", "labels")
+        assert capsys.readouterr().err == ""
+    else:
+        rc, _, err = _main(capsys, TINY, "--out", run, "--only", "labels")
+        assert rc == 1 and err.strip() == ("error: stage 'labels' (labels) failed: "
+                                           "BrokenPipeError: [Errno 32] Broken pipe")
+    assert not _state(run)["stages"]["labels"]["done"]
+
+
 def test_a_label_set_with_missing_or_extra_shards_is_refused(tiny_run: dict,
                                                              tmp_path: Path) -> None:
     """A finished set declares its shards (labels.json): one deleted, or one more than

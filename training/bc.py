@@ -42,6 +42,7 @@ from mariash_env.cli import (
     fail,
     nonnegative,
     positive,
+    quiet_on_closed_pipe,
 )
 from mariash_env.kinds import KINDS
 from mariash_env.research.dataset import DatasetError, check_layout, read_manifest
@@ -135,6 +136,7 @@ def by_phase(net: MLP, data: DecisionDataset, path: str) -> dict[str, float]:
     return {p: round(float(ok[ph == p].mean()), 4) for p in dict.fromkeys(ph)}
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(prog="python -m training.bc",
                         description="Behaviour cloning on a mariash data set.")

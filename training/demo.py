@@ -24,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from mariash_env.cli import ArgumentParser, UnwritableError, path_error
+from mariash_env.cli import (
+    ArgumentParser,
+    UnwritableError,
+    closed_stdout,
+    path_error,
+    quiet_on_closed_pipe,
+)
 
 CONFIG = Path(__file__).with_name("configs") / "demo.toml"
 
@@ -90,6 +96,7 @@ def _play_vector(robot, others, seed: int, robot_seat: int) -> None:  # pragma: 
             return
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(prog="python -m training.demo", description=__doc__,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -127,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:  # --out refused by the system (e.g. a name too long)
+        if closed_stdout(e):
+            raise  # stdout's reader gone (| head): quiet_on_closed_pipe's, not a path
         print(f"error: {path_error(e)}", file=sys.stderr)
         return 2
     return _demo(trainer, out)

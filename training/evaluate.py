@@ -30,7 +30,13 @@ import numpy as np
 
 from mariash_env.arena import MAX_JOBS, ROLES, check_backend, duplicate_match
 from mariash_env.arena import bootstrap_ci as arena_bootstrap_ci
-from mariash_env.cli import ArgumentParser, add_ray_arguments, path_error
+from mariash_env.cli import (
+    ArgumentParser,
+    add_ray_arguments,
+    closed_stdout,
+    path_error,
+    quiet_on_closed_pipe,
+)
 from mariash_env.games.registry import game_kind
 from mariash_env.pools import jobs_above_cores
 from mariash_env.robots import PolicyRobot, RandomRobot, Robot, make_robot
@@ -176,6 +182,7 @@ def format_table(rows: list[tuple[str, EvalResult]], unit: str = "groše") -> st
     return "\n".join(lines)
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(prog="python -m training.evaluate", description=__doc__,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -221,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:  # the model's path refused by the system (e.g. a name too long)
+        if closed_stdout(e):
+            raise  # stdout's reader gone (| head): quiet_on_closed_pipe's, not a path
         print(f"error: {path_error(e, 'read')}", file=sys.stderr)
         return 2
     if args.backend == "ray":  # joined before the first deal: a bad cluster fails in seconds

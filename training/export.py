@@ -32,7 +32,7 @@ import numpy as np
 import torch
 
 from mariash_env import jsonio
-from mariash_env.cli import ArgumentParser, path_error
+from mariash_env.cli import ArgumentParser, closed_stdout, path_error, quiet_on_closed_pipe
 from mariash_env.games.registry import games
 from mariash_env.rules import make_rules
 
@@ -307,6 +307,7 @@ def write_card(onnx_path: str | Path, card_path: str | Path, eval_deals: int = 2
     return text
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(prog="python -m training.export", description=__doc__,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -333,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:  # a path the system refuses (e.g. a file name too long)
+        if closed_stdout(e):
+            raise  # stdout's reader gone (| head): quiet_on_closed_pipe's, not a path
         print(f"error: {path_error(e)}", file=sys.stderr)
         return 2
     except ParityError as e:
@@ -345,6 +348,8 @@ def main(argv: list[str] | None = None) -> int:
             print(write_card(args.out, args.card, args.card_deals,
                              progress=sys.stderr.isatty()))
         except OSError as e:
+            if closed_stdout(e):
+                raise  # the card written, its text's reader gone: quiet_on_closed_pipe's
             print(f"error: cannot write the card {args.card}: {e}", file=sys.stderr)
             return 1
     return 0

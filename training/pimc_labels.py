@@ -116,7 +116,13 @@ import numpy as np
 from mariash_env import jsonio
 from mariash_env.arena import MAX_JOBS
 from mariash_env.atomic import atomic_open
-from mariash_env.cli import ArgumentParser, UnwritableError, add_ray_arguments, check_writable
+from mariash_env.cli import (
+    ArgumentParser,
+    UnwritableError,
+    add_ray_arguments,
+    check_writable,
+    quiet_on_closed_pipe,
+)
 from mariash_env.core import state as S
 from mariash_env.game import Game
 from mariash_env.games.base import GameError, GameKind
@@ -956,6 +962,7 @@ def _load_states(path: Path, files: list[Path]) -> tuple[np.ndarray, np.ndarray,
     return both, rows["mask"], rows["value"]
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(prog="python -m training.pimc_labels", description=__doc__,
                         formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -71,7 +71,7 @@ from typing import Any
 
 from mariash_env import jsonio, tomlio
 from mariash_env.atomic import atomic_open
-from mariash_env.cli import UnwritableError, check_writable
+from mariash_env.cli import UnwritableError, check_writable, closed_stdout, quiet_on_closed_pipe
 from mariash_env.textfile import NotUtf8Error
 
 from .logs import EVAL_COLUMNS, NUMBER, TEXT, LogError, read_log
@@ -892,6 +892,8 @@ def run(recipe: Recipe, until: str | None = None, only: str | None = None,
         except (PipelineError, StageStopped, StageError):  # named the stage already
             raise
         except (ValueError, OSError, RuntimeError, CheckpointError) as e:  # LabelError...
+            if closed_stdout(e):
+                raise  # the log's reader gone (| head): quiet_on_closed_pipe's, the work kept
             raise StageError(f"stage {stage.name!r} ({stage.kind}) failed: "
                              f"{type(e).__name__}: {e}") from e
         finally:
@@ -1222,6 +1224,7 @@ def _unit(recipe: Recipe) -> str:
     return game_kind(recipe.game).units
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     from mariash_env.cli import ArgumentParser
 

@@ -18,7 +18,12 @@ import importlib.util
 import sys
 
 from mariash_env import jsonio
-from mariash_env.cli import ArgumentParser, add_ray_arguments
+from mariash_env.cli import (
+    ArgumentParser,
+    add_ray_arguments,
+    closed_stdout,
+    quiet_on_closed_pipe,
+)
 
 from .backends import BACKENDS
 from .checkpoint import CheckpointError, UnwritableError, stored_config
@@ -27,6 +32,7 @@ from .logs import LogError
 from .trainer import EvaluationError, Trainer, read_run_checkpoint
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
     ap = ArgumentParser(prog="python -m training.train", description=__doc__,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -93,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except (EvaluationError, OSError) as e:  # e.g. a disk filled up: the last checkpoint stays
+        if closed_stdout(e):
+            raise  # no failure: quiet_on_closed_pipe ends it (| head), the checkpoint kept
         print(f"error: {e}", file=sys.stderr)
         return 1
     except MemoryError as e:  # the games or the network do not fit: a setting, not a bug
