@@ -224,6 +224,19 @@ def test_deeper_endgames_keep_the_recorded_values(row):
     assert solve(st, rv, pv=False, tt_bits=5).value == r.value
 
 
+def test_plain_minimax_gives_up_past_its_budget():
+    """The tests' plain minimax (``brute_force_value``) raises past ``max_nodes`` moves
+    instead of answering a value it did not finish; within them it counts its moves."""
+    from mariash_env.search.solver import brute_force_value
+
+    rv = VOLENY_RULES["default"].vector()
+    st = random_position(82, rules=rv, plays=24, contract=S.C_SUIT, max_attempts=60)
+    v, moves = brute_force_value(st, rv)
+    assert v == _exact(st, rv, _play0(rv)) and moves > 3
+    with pytest.raises(RuntimeError, match="gave up after 3 moves"):
+        brute_force_value(st, rv, max_nodes=3)
+
+
 # --- lízaný -------------------------------------------------------------------------------
 
 
@@ -312,43 +325,49 @@ def test_lizany_solver_counts_its_solves():
     assert s.stats == {"solves": 1, "aborted": 0, "nodes": int(s.count[0])} and s.count[0] > 0
 
 
-# Two open positions alike in all but who took the tricks: seat 0 took them all in one,
-# seat 1 the eighth (two sevens and nines, no points) in the other.  The same hands (seat 0
-# Ah Th Ab Tb, seat 1 Al Tl Aa Ta), seat 0 to lead, no points and no marriage on either
-# side: seat 0 takes the last four tricks, a double win only where seat 1 has no trick.
-_LZ_HANDS = ["Kl", "Ka", "Jb", "Jl", "Ja", "7h", "Kb", "8b",   # player_0
-             "Ql", "Qa", "9l", "Qb", "9a", "8a", "9b", "7b"]   # player_1
+# Two open positions alike in all but who took the tricks: one seat took them all in one,
+# the other seat the eighth (two sevens and nines, no points) in the other.  The same hands
+# (the takers' Ah Th Ab Tb, the other's Al Tl Aa Ta), the taker to lead, no points and no
+# marriage on either side: the taker takes the last four tricks, a double win only where
+# the other seat has no trick.  As dealt player_0 takes them; mirrored (the hands dealt the
+# other way round and the first trick's two cards swapped) player_1.
+_LZ_HANDS = ["Kl", "Ka", "Jb", "Jl", "Ja", "7h", "Kb", "8b",   # the taker
+             "Ql", "Qa", "9l", "Qb", "9a", "8a", "9b", "7b"]   # the other seat
 _LZ_STOCK = ["Ah", "Al", "Th", "Tl", "Ab", "Aa", "Tb", "Ta", "Kh", "7l", "Jh", "7a", "9h",
              "8l"]  # then the eighth trick's winner's card and the turned-up card
 _LZ_FIRST = ["Kl", "Ql", "Ka", "Qa", "Jb", "9l", "Jl", "Qb", "Ja", "9a", "7h", "8a"]
 _LZ_LINES = {
-    # seat 0 takes every trick; player_1 draws the turned-up Qh after the eighth
+    # the taker takes every trick; the other seat draws the turned-up Qh after the eighth
     "none": (["Qh"] + _LZ_STOCK + ["8h"],
              ["Kb", "9b", "8b", "7b", "Kh", "Qh", "Jh", "7l", "9h", "7a", "8h", "8l"]),
-    # player_1 takes the eighth (9b over 8b) and draws first: Qh, the turned-up 8h to
-    # player_0, who trumps player_1's lead back
+    # the other seat takes the eighth (9b over 8b) and draws first: Qh, the turned-up 8h
+    # to the taker, who trumps the other seat's lead back
     "one": (["8h"] + _LZ_STOCK + ["Qh"],
             ["Kb", "7b", "8b", "9b", "7l", "8h", "Kh", "Qh", "Jh", "7a", "9h", "8l"]),
 }
 
 
-def _lz_two_tricks_apart(name: str) -> np.ndarray:
+def _lz_two_tricks_apart(name: str, mirror: bool) -> np.ndarray:
     from mariash_env.games.lizany.game import LizanyGame
 
     turned, stock = _LZ_LINES[name][0][0], _LZ_LINES[name][0][1:]
-    g = LizanyGame(deck=_LZ_HANDS + [turned] + stock)
-    for card in _LZ_FIRST + _LZ_LINES[name][1]:
+    hands, first = _LZ_HANDS, _LZ_FIRST
+    if mirror:  # player_0 leads the first trick: the other seat's Ql under the taker's Kl
+        hands, first = hands[8:] + hands[:8], [first[1], first[0]] + first[2:]
+    g = LizanyGame(deck=hands + [turned] + stock)
+    for card in first + _LZ_LINES[name][1]:
         g.play("play:" + card)
     return g.st.copy()
 
 
-def test_lizany_table_tells_apart_a_loser_with_and_without_a_trick():
+@pytest.mark.parametrize("mirror", [False, True])
+def test_lizany_table_tells_apart_a_loser_with_and_without_a_trick(mirror):
     """Lízaný's reward is doubled when the loser took no trick (docs/games/lizany.md,
     "Points and reward"): two positions with the same hands, lead and point difference,
-    one where player_1 has no trick (+2 for player_0) and one where it has one (+1), solved
-    by one solver (one table), in either order, equal the reference.  Found by the
-    mutation audit: a key reading "player_0 has two tricks or more" where "player_1 has a
-    trick" is read shared one entry between them."""
+    one where the loser has no trick (+2 for the seat to move) and one where it has one
+    (+1), solved by one solver (one table), in either order, equal the reference.  Found
+    by the mutation audit: a key reading "player_0 has two tricks or more" where "player_1
+    has a trick" is read shared one entry between them."""
     from mariash_env.cards import mask_of
     from mariash_env.games.lizany.core import (
         HAND,
@@ -362,16 +381,17 @@ def test_lizany_table_tells_apart_a_loser_with_and_without_a_trick():
     )
     from mariash_env.games.lizany.solve import NO_CARD, Solver
 
-    none, one = _lz_two_tricks_apart("none"), _lz_two_tricks_apart("one")
+    taker = int(mirror)
+    none, one = _lz_two_tricks_apart("none", mirror), _lz_two_tricks_apart("one", mirror)
     for st, tricks in ((none, (12, 0)), (one, (11, 1))):
-        assert tuple(st[TRICKS:TRICKS + 2]) == tricks
-        assert st[TRICK_NO] == 12 and st[TO_MOVE] == 0 and st[STOCK_POS] == STOCK_SIZE
-        assert (int(st[HAND]) & 0xFFFFFFFF, int(st[HAND + 1]) & 0xFFFFFFFF) == (
+        assert (st[TRICKS + taker], st[TRICKS + 1 - taker]) == tricks
+        assert st[TRICK_NO] == 12 and st[TO_MOVE] == taker and st[STOCK_POS] == STOCK_SIZE
+        assert (int(st[HAND + taker]) & 0xFFFFFFFF, int(st[HAND + 1 - taker]) & 0xFFFFFFFF) == (
             mask_of(["Ah", "Th", "Ab", "Tb"]), mask_of(["Al", "Tl", "Aa", "Ta"]))
         assert st[POINTS:POINTS + 2].tolist() == [0, 0]
         assert st[MARRIAGES:MARRIAGES + 2].tolist() == [0, 0]
     want = {id(none): 2, id(one): 1}
-    assert [_lz_minimax(st, 0) for st in (none, one)] == [2, 1]
+    assert [_lz_minimax(st, taker) for st in (none, one)] == [2, 1]
     for order in ((none, one), (one, none)):
         s = Solver()
         for st in order:
