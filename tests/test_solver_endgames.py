@@ -67,9 +67,12 @@ def _exact(st: np.ndarray, rv: np.ndarray, play0: int) -> int:
     return reference(st, rv, play0)
 
 
-def _check_solve(st: np.ndarray, rv: np.ndarray, play0: int, **kw) -> int:
+def _check_solve(st: np.ndarray, rv: np.ndarray, play0: int, sevens: list[int] | None = None,
+                 **kw) -> int:
     """``solve`` of ``st`` against the reference: its value, every legal card's value and a
-    principal variation that replays, through legal cards, to a deal settled at it."""
+    principal variation that replays, through legal cards, to a deal settled at it, whose
+    outcome names who played the trump seven to the last trick (counted in ``sevens``:
+    lines without, with it)."""
     want = _exact(st, rv, play0)
     r = solve(st, rv, all_moves=True, **kw)
     assert r.value == want
@@ -84,12 +87,23 @@ def _check_solve(st: np.ndarray, rv: np.ndarray, play0: int, **kw) -> int:
         else:
             assert v == _exact(ch, rv, play0), a
     fin = st.copy()
+    seven = -1  # who played the trump seven to the last trick, as the line plays it
+    cards_only = True
     for a in r.pv:
         legal_actions(fin, rv, mask)
         assert mask[a]
+        cards_only &= play0 <= a < play0 + 32
+        if (fin[S.CONTRACT] == S.C_SUIT and a == play0 + 8 * (int(fin[S.TRUMP_CARD]) >> 3)
+                and fin[S.TRICK_NO] == 9):
+            seven = int(fin[S.TO_MOVE])
         done = apply_action(fin, rv, a)
     assert done and int(S.get64(fin, S.PAY + 2 * actor)) // 2 == want
     assert np.array_equal(r.outcome.state, fin)
+    if cards_only and fin[S.TRICK_NO] == 10:  # every trick played out (no lay-down)
+        assert r.outcome.seven_seat == seven
+        assert r.outcome.seven_won == (seven >= 0 and int(fin[S.TWIN + 9]) == seven)
+        if sevens is not None:
+            sevens[seven >= 0] += 1
     return want
 
 
@@ -103,12 +117,15 @@ VOLENY_RULES = {
 @pytest.mark.parametrize("name", sorted(VOLENY_RULES))
 def test_voleny_endgames_equal_minimax(name):
     """R§6 legality, R§7 marriages, R§9 amounts: volený suit games, betl and durch with 1
-    to 4 tricks left, some mid-trick, equal the reference; so do the solver's options."""
+    to 4 tricks left, some mid-trick, equal the reference; so do the solver's options.  The
+    outcome of a line played out names who played the trump seven to the last trick (R§9's
+    seven) and whether it won, as the line plays it."""
     rules = VOLENY_RULES[name]
     rv = rules.vector()
     play0 = _play0(rv)
     rng = np.random.default_rng(82)
     seen = {S.C_SUIT: 0, S.C_BETL: 0, S.C_DURCH: 0}
+    sevens = [0, 0]
     for i in range(14):
         con = (S.C_SUIT, S.C_SUIT, S.C_SUIT, S.C_BETL, S.C_SUIT, S.C_DURCH, S.C_SUIT)[i % 7]
         plays = int(rng.integers(15 if con == S.C_SUIT else 9, 29))
@@ -117,11 +134,12 @@ def test_voleny_endgames_equal_minimax(name):
                                  contract=con, max_attempts=60)
         except RuntimeError:
             continue
-        v = _check_solve(st, rv, play0, tt_bits=6 if i % 2 else 17)
+        v = _check_solve(st, rv, play0, sevens, tt_bits=6 if i % 2 else 17)
         for kw in ({"bounds": False}, {"laydown": False}, {"history": True}):
             assert solve(st, rv, pv=False, **kw).value == v, kw
         seen[con] += 1
     assert seen[S.C_SUIT] >= 6 and seen[S.C_BETL] >= 1, seen
+    assert min(sevens) >= 1, sevens  # the outcome's seven read both ways
 
 
 LICIT_RULES = [make_rules(rules="licitovany"), make_rules(rules="licitovany", payment_cap=None)]
