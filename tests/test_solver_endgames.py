@@ -417,3 +417,65 @@ def test_lizany_table_tells_apart_a_loser_with_and_without_a_trick(mirror):
             values = s.card_values(st, None)
             assert values is not None
             assert set(values.tolist()) == {NO_CARD, want[id(st)]}  # each card as good
+
+
+# Two open positions alike in all but the trump suit: player_0 took all twelve tricks (with
+# no points, no marriage) and holds Ah Th Al Tl, player_1 Ab Tb Aa Ta.  With hearts trumps
+# player_0 takes the last four tricks too (+2); with kule player_1 trumps its leads (-1).
+# The two decks differ in two cards: the turned-up card (Qh or Tb) and the stock card
+# player_1 draws in its place.
+_LZ_TRUMP_HANDS = ["Kb", "Ka", "Jb", "8b", "Ja", "8a", "8h", "8l",   # player_0
+                   "Qb", "Qa", "9b", "7b", "9a", "7a", "7h", "7l"]   # player_1
+_LZ_TRUMP_LINE = ["Kb", "Qb", "Ka", "Qa", "Jb", "9b", "8b", "7b", "Ja", "9a", "8a", "7a",
+                  "8h", "7h", "8l", "7l",  # the stock tricks, same-suit pairs
+                  "Kl", "Ql", "Jl", "9l", "Kh", "Qh", "Jh", "9h"]  # player_1 must follow
+
+
+def _lz_trumps(turned: str, other: str) -> np.ndarray:
+    from mariash_env.games.lizany.game import LizanyGame
+
+    stock = ["Ah", "Ab", "Th", "Aa", "Al", "Ta", "Tl", "Ql", "Kl", "9l", "Jl", "9h", "Kh",
+             other, "Jh"]
+    g = LizanyGame(deck=_LZ_TRUMP_HANDS + [turned] + stock)
+    for card in _LZ_TRUMP_LINE:
+        g.play("play:" + card)
+    return g.st.copy()
+
+
+def test_lizany_table_tells_the_trump_suits_apart():
+    """Lízaný's trumps (docs/games/lizany.md: the turned-up card names them; once the
+    stock is gone a seat void in the led suit must trump): two positions alike but for
+    hearts or kule trumps, solved by one solver (one table), in either order, equal the
+    reference.  Found by the mutation audit: keys whose trump suit lost a bit, or
+    overlapped the stock's position, went unnoticed."""
+    from mariash_env.cards import card_index, mask_of
+    from mariash_env.games.lizany.core import (
+        HAND,
+        MARRIAGES,
+        POINTS,
+        STOCK_POS,
+        STOCK_SIZE,
+        TO_MOVE,
+        TRICK_NO,
+        TRICKS,
+        TRUMP_CARD,
+    )
+    from mariash_env.games.lizany.solve import Solver
+
+    hearts, kule = _lz_trumps("Qh", "Tb"), _lz_trumps("Tb", "Qh")
+    assert (hearts[TRUMP_CARD], kule[TRUMP_CARD]) == (card_index("Qh"), card_index("Tb"))
+    for st in (hearts, kule):
+        assert st[TRICKS:TRICKS + 2].tolist() == [12, 0]
+        assert st[TRICK_NO] == 12 and st[TO_MOVE] == 0 and st[STOCK_POS] == STOCK_SIZE
+        assert (int(st[HAND]) & 0xFFFFFFFF, int(st[HAND + 1]) & 0xFFFFFFFF) == (
+            mask_of(["Ah", "Th", "Al", "Tl"]), mask_of(["Ab", "Tb", "Aa", "Ta"]))
+        assert st[POINTS:POINTS + 2].tolist() == [0, 0]
+        assert st[MARRIAGES:MARRIAGES + 2].tolist() == [0, 0]
+    want = {id(hearts): 2, id(kule): -1}
+    assert [_lz_minimax(st, 0) for st in (hearts, kule)] == [2, -1]
+    for order in ((hearts, kule), (kule, hearts)):
+        s = Solver()
+        for st in order:
+            assert s.value(st, None) == want[id(st)]
+            values = s.card_values(st, None)
+            assert values is not None and max(values) == want[id(st)]
