@@ -479,3 +479,66 @@ def test_lizany_table_tells_the_trump_suits_apart():
             assert s.value(st, None) == want[id(st)]
             values = s.card_values(st, None)
             assert values is not None and max(values) == want[id(st)]
+
+
+# Three open positions alike but for the marriages: player_1 took the twelfth trick and
+# leads, player_0 holds Ah Th Tb Tl, player_1 Ab Al Aa Ta, hearts trumps, no card points
+# taken.  player_0's 20 in zelené (Kl with Ql in hand, or Ql drawn after Kl went) and
+# player_1's 20 in žaludy (Ka with Qa in hand, or Qa drawn after) tip a 40 to 50 ending.
+_LZ_MARRIAGE_LINE = ["Kl", "7a", "Ql", "8a", "Kb", "Qb", "Jb", "9a", "8b", "Ja", "Jl", "Ka",
+                     "Kh", "Qh", "9l", "Qa",  # player_0 takes the stock tricks
+                     "Jh", "7h", "9h", "7l", "8h", "8l", "7b", "9b"]  # player_1 the last
+
+
+def _lz_marriages(first: bool, second: bool) -> np.ndarray:
+    """player_0 announced its 20 (``first``), player_1 its 20 (``second``)."""
+    from mariash_env.games.lizany.game import LizanyGame
+
+    p0 = ["Kl", "Ql" if first else "Tb", "Kh", "Kb", "Jb", "8b", "Jl", "9l"]
+    p1 = ["Ka", "Qa" if second else "Ab", "Qh", "Qb", "7a", "8a", "9a", "Ja"]
+    stock = ["Tb" if first else "Ql", "Al", "Ah", "Aa", "Th", "Ta", "Tl", "9b", "Jh", "7l",
+             "9h", "Ab" if second else "Qa", "8h", "8l", "7b"]
+    g = LizanyGame(deck=p0 + p1 + ["7h"] + stock)
+    for card in _LZ_MARRIAGE_LINE:
+        g.play("play:" + card)
+    return g.st.copy()
+
+
+def test_lizany_table_tells_the_marriages_apart():
+    """Lízaný's marriages count for their player whoever takes the trick
+    (docs/games/lizany.md, R§7): three positions with the same hands, lead, tricks and
+    card points, with 20 for player_0, for neither, or for both, solved by one solver (one
+    table), in every order, equal the reference.  Found by the mutation audit: keys that
+    dropped a seat's marriage points went unnoticed."""
+    import itertools
+
+    from mariash_env.cards import mask_of
+    from mariash_env.games.lizany.core import (
+        HAND,
+        MARRIAGES,
+        POINTS,
+        STOCK_POS,
+        STOCK_SIZE,
+        TO_MOVE,
+        TRICK_NO,
+        TRICKS,
+    )
+    from mariash_env.games.lizany.solve import Solver
+
+    sts = {(20, 0): _lz_marriages(True, False), (0, 0): _lz_marriages(False, False),
+           (20, 20): _lz_marriages(True, True)}
+    for marr, st in sts.items():
+        assert tuple(st[MARRIAGES:MARRIAGES + 2]) == marr
+        assert st[TRICKS:TRICKS + 2].tolist() == [11, 1]
+        assert st[TRICK_NO] == 12 and st[TO_MOVE] == 1 and st[STOCK_POS] == STOCK_SIZE
+        assert (int(st[HAND]) & 0xFFFFFFFF, int(st[HAND + 1]) & 0xFFFFFFFF) == (
+            mask_of(["Ah", "Th", "Tb", "Tl"]), mask_of(["Ab", "Al", "Aa", "Ta"]))
+        assert st[POINTS:POINTS + 2].tolist() == [0, 0]
+    want = {(20, 0): -1, (0, 0): 1, (20, 20): 1}  # for player_1, to move
+    assert {m: _lz_minimax(st, 1) for m, st in sts.items()} == want
+    for order in itertools.permutations(sts):
+        s = Solver()
+        for m in order:
+            assert s.value(sts[m], None) == want[m], order
+            values = s.card_values(sts[m], None)
+            assert values is not None and max(values) == want[m], order
