@@ -321,6 +321,97 @@ EQUIVALENT: dict[str, str] = {
         "w >> 9 == stamp never matches an entry of this solve with a stock (stamps only grow, "
         "s // 2 == s for s = 0 only; open positions, stamp 0, share no key with a stock "
         "position): the store keeps only the bounds just proved, true bounds all the same",
+    _Z + "solve.py::_order::int::25": _ORDER_ONLY,
+    _Z + "solve.py::_order::int::35":
+        _ORDER_ONLY + " (the keys go stale, out still gets each move once)",
+    _Z + "solve.py::<module>::int::20":
+        "a hash multiplier: an entry is read or tightened only when its whole key matches "
+        "(_probe, _store), so the slot decides which entries overwrite each other, no value",
+    _Z + "solve.py::Solver.card_values::int::4":
+        "legal is -1 (stopped) or the legal cards' mask, never 0 for a deal not over "
+        "(_check refuses a finished one; the seat to move holds a card): < 1 is < 0",
+    _Z + "solve.py::_key::int::1":
+        "card 0 of player_0's hand dropped from the key: probes and stores are at trick "
+        "starts, where both hands hold as many cards (_check: n0 == n1 at the root), so "
+        "the same player_1 hand fixes whether player_0's holds it",
+    _Z + "solve.py::_key::int::4":
+        "as _key::int::1: card 31 of player_1's hand falls off the int64, the same "
+        "player_0 hand and hand size fix it",
+    _Z + "solve.py::_key::int::5":
+        "player_1's card 0 on player_0's card 31's bit: with |h0| == |h1| at a trick start "
+        "(as _key::int::1) a - b is fixed by the other cards, a or b by the shared bit: "
+        "together they fix a and b",
+    _Z + "solve.py::_key::int::10":
+        "diff + 513: |diff| <= 190 (80 card points, 100 in marriages; the last trick's 10 "
+        "only once over), so (diff + 513) << 1 lies in bits 1..10, one-to-one",
+    _Z + "solve.py::_key::int::11": "as _key::int::10 (diff + 511 >= 321)",
+    _Z + "solve.py::_key::int::12":
+        "as _key::int::10: (diff + 512) << 2 <= 2808 stays below bit 12, one-to-one",
+    _Z + "solve.py::_key::int::13":
+        "diff is a sum of tens (card points, marriages), so diff + 512 is even and <= 702: "
+        "or-ed onto TO_MOVE's bit 0 it is still one-to-one",
+    _Z + "solve.py::_key::int::17":
+        "player_0's trick flag in bit 11: the point difference ends at bit 10 "
+        "((190 + 512) << 1 < 2048), as _key::int::10",
+    _Z + "solve.py::_key::int::20":
+        "player_1's tricks as 0, 1, 2+: 2 << 13 is bit 14, which STOCK_POS << 14 never "
+        "sets (the stock is drawn two cards a trick, _check: an even stock), so the key "
+        "only tells more positions apart (fewer hits, no value)",
+    _Z + "solve.py::_key::int::22":
+        "player_1's trick flag in bit 14: STOCK_POS is even (as _key::int::20), bit 14 "
+        "is free",
+    _Z + "solve.py::_key::int::25":
+        "STOCK_POS << 13: STOCK_POS is even (as _key::int::20), so it fills bits 14..17 "
+        "and leaves player_1's trick flag (bit 13) and the trump suit (bit 19) alone",
+    _Z + "solve.py::_key::int::27":
+        "TRUMP_CARD >> 2 is 2 * suit + a rank bit: the key tells more apart (as "
+        "_key::int::20)",
+    _Z + "solve.py::_key::int::28":
+        "the trump suit in bits 20..21: STOCK_POS << 14 ends at bit 18 (16 << 14), "
+        "one-to-one",
+    _SV + "<module>::int::46":
+        "ZLEAD gets a fourth key, never read (it is indexed by the leader, 0..2), and the "
+        "keys drawn after it shift by one draw: still random nonzero keys (as "
+        "<module>::int::45)",
+    _SV + "_split_card_points::int::14":
+        "the defence's card points on the other defender: both settlements read them "
+        "summed over the two (volený settle_voleny's cd, licitovaný's settle.py cd)",
+    _SV + "_settle_scenarios::int::14":
+        "at trick 10 (TRICK_NO 9) the third fate writes SEVEN_TRICK 9, SEVEN_WON 0: the "
+        "second fate again, the same min and max; TRICK_NO is never 10 with a card held",
+    _SV + "_score_moves::int::14":
+        "best (the trick's winning card) is read only when a card is on the trick (n > 0), "
+        "where it is set from the trick",
+    _SV + "_fold::cmp::1":
+        "F_BEST is set only here (and to -INF on entry): once it is b, F_ALPHA >= b, so an "
+        "equal v changes neither",
+    _SV + "_plain::int::8": "beta gets one slot more, never read (depths 0..MAXD)",
+    _SV + "_fold::cmp::4": "v == F_BETA writes the value F_BETA holds",
+    _SV + "<module>::int::31":
+        "ZSHAPE's random keys drawn below 2**61: still random nonzero keys (as "
+        "<module>::int::45)",
+    _SV + "<module>::int::32":
+        "ZSHAPE gets a fifth suit's keys, never read (index ((s * 8 + place) * 3 + own) * 5 "
+        "+ cls < 480), and the keys drawn after it shift: as <module>::int::46",
+    _SV + "<module>::int::84":
+        "the table gets a column more (22), never read: TT_KEY 0, TT_LO 1..10, TT_HI 11..20",
+    _SV + "solve::int::14":
+        "the slot mask loses its low bit: only even rows are used, and an entry is read "
+        "only when its whole key matches (TT_KEY), so fewer hits, no other value",
+    _Z + "solve.py::<module>::int::9":
+        "a table of 2**15 entries: an entry is read only on a whole-key match, so the size "
+        "decides which entries survive, not a value (as <module>::int::20)",
+    _Z + "solve.py::_search::minmax::1":
+        "the window widened (max) instead of narrowed by the stored upper bound: "
+        "alpha-beta is exact inside any window, and the store reads the window searched "
+        "(lo0, hi0), so values and stored bounds stay true; a cut-off lost only",
+    _SV + "_score_moves::int::64":
+        "o = 3 is the seat itself: ((seat + 3) % 3 == actor) != (seat == actor) is False, "
+        "the ruff test skips it",
+    _SV + "_first_marriage_choices::int::26":
+        "the actor's choices land in every other 4-bit field: each real choice is still "
+        "tried, the empty fields between read as -1 (as it comes): more endings in the "
+        "min and max of _settle_scenarios, which still bound the value (a superset)",
 }
 """Survivors judged equivalent (mutant id -> why the behaviour cannot change for a state
 the rules make): reported as ``equivalent``.  Mutants of the ``apply_*`` dispatch and the
