@@ -124,10 +124,13 @@ def _comma_separated(opponents: Any, n: int, error: ValueError) -> None:
     except ValueError:  # no list either (an unbalanced parenthesis): make_robot's error
         return
     if len(listed) > 1:
+        # the list it names, as an example only where it has a spec for each other seat
+        meant = f"e.g. {listed!r}" if len(listed) == n else \
+            f"where it lists {len(listed)}: {listed!r}"
         raise OptionError(
             f"invalid opponents {opponents!r}: a string is one robot spec for every other "
-            f"seat; expected a list of specs, one per other seat ({n} here), e.g. "
-            f"{listed!r}") from error
+            f"seat; expected a list of specs, one per other seat ({n} here), {meant}") \
+            from error
 
 
 TIANSHOU_KEYS = ("obs", "mask")

@@ -186,18 +186,19 @@ def test_bad_options_name_what_was_wrong(kw, match):
         SingleAgentEnv(**kw)
 
 
-@pytest.mark.parametrize(("opponents", "listed"), [
-    ("table,random", "['table', 'random']"),
-    ("pimc(worlds=2, time_limit=0.5), random", "['pimc(worlds=2, time_limit=0.5)', 'random']"),
-    ("table,random,random", "['table', 'random', 'random']")])
-def test_comma_separated_opponents_are_told_to_be_a_list(opponents, listed):
+@pytest.mark.parametrize(("opponents", "meant"), [
+    ("table,random", "e.g. ['table', 'random']"),
+    ("pimc(worlds=2, time_limit=0.5), random",
+     "e.g. ['pimc(worlds=2, time_limit=0.5)', 'random']"),
+    # three specs for two seats: no example a second error refuses (it gave this list as one)
+    ("table,random,random", "where it lists 3: ['table', 'random', 'random']")])
+def test_comma_separated_opponents_are_told_to_be_a_list(opponents, meant):
     """The command lines take "table,random"; ``opponents`` (INTERFACE.md: a spec, e.g.
     "table") takes one spec for every other seat or a list: the error says so, with the
     list it may have meant (it said "unknown robot 'table,random'" alone)."""
     with pytest.raises(OptionError, match=rf"invalid opponents {re.escape(repr(opponents))}: "
                        r"a string is one robot spec for every other seat; expected a list "
-                       rf"of specs, one per other seat \(2 here\), e\.g\. "
-                       rf"{re.escape(listed)}"):
+                       rf"of specs, one per other seat \(2 here\), {re.escape(meant)}$"):
         SingleAgentEnv(opponents=opponents)
 
 
