@@ -1054,7 +1054,8 @@ def main(argv: list[str] | None = None) -> int:
         # argument of a robot 'pimc' the match may not have)
         for option, key, value, what, expected in (
                 ("--worlds", "worlds", args.worlds, "worlds", pimc_args["worlds"][1]),
-                ("--time-limit", "time_limit", args.time_limit, "seconds", "a number > 0")):
+                ("--time-limit", "time_limit", args.time_limit, "seconds",
+                 "a finite number > 0")):
             if value is None:
                 continue
             if not pimc_args[key][0](value):
