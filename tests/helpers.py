@@ -366,3 +366,43 @@ def check_generic_dispatchers(modules: Iterable[str], plain: set[str]) -> int:
                 assert not any(isinstance(t, types.Literal) for t in sig), (fname, sig)
             seen += 1
     return seen
+
+
+def lizany_minimax(st: np.ndarray, root: int, lo: int = -3, hi: int = 3) -> int:
+    """Lízaný's value of ``st`` for seat ``root`` by plain alpha-beta on the core's own
+    ``legal_cards`` / ``play_card``: no table, no merged cards, every move in code order --
+    the reference the solver's shortcuts must agree with (its rewards: -3..3)."""
+    from mariash_env.games.lizany.core import OVER, REWARDS, TO_MOVE, legal_cards, play_card
+
+    if st[OVER]:
+        return int(st[REWARDS + root])
+    m = int(legal_cards(st))
+    best = -3 if st[TO_MOVE] == root else 3
+    for c in range(32):
+        if m >> c & 1:
+            child = st.copy()
+            play_card(child, c)
+            v = lizany_minimax(child, root, lo, hi)
+            if st[TO_MOVE] == root:
+                best, lo = max(best, v), max(lo, v)
+            else:
+                best, hi = min(best, v), min(hi, v)
+            if lo >= hi:
+                break
+    return best
+
+
+def lizany_position(seed: int, tricks: int, follower: bool) -> Any:
+    """A lízaný deal (``LizanyGame(seed=seed)``) played at random to ``tricks`` tricks,
+    then one card more when ``follower`` (the second seat to move in a trick); at most a
+    deal's steps (:func:`step_cap`)."""
+    from mariash_env.games.lizany.core import TRICK_NO
+    from mariash_env.games.lizany.game import LizanyGame
+
+    rng = np.random.default_rng(seed)
+    g = LizanyGame(seed=seed)
+    tick = step_cap("lizany")
+    while g.st[TRICK_NO] < tricks or (follower and g.table < 0):
+        tick()
+        g.play(int(rng.choice(np.flatnonzero(g.legal_mask()))))
+    return g

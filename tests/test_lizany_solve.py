@@ -10,11 +10,8 @@ import numpy as np
 import pytest
 
 from mariash_env.games.lizany.core import (
-    OVER,
-    REWARDS,
     STOCK_POS,
     STOCK_SIZE,
-    TO_MOVE,
     TRICK_NO,
     legal_cards,
     play_card,
@@ -34,40 +31,7 @@ from mariash_env.games.lizany.solve import (
 )
 from mariash_env.games.registry import game_kind
 from mariash_env.robots import make_robot
-from tests.helpers import step_cap
-
-
-def _minimax(st: np.ndarray, root: int, lo: int = -3, hi: int = 3) -> int:
-    """Plain alpha-beta on the core's functions: no table, no merged cards, every move in
-    code order -- the reference the solver's shortcuts must agree with."""
-    if st[OVER]:
-        return int(st[REWARDS + root])
-    m = int(legal_cards(st))
-    best = -3 if st[TO_MOVE] == root else 3
-    for c in range(32):
-        if m >> c & 1:
-            child = st.copy()
-            play_card(child, c)
-            v = _minimax(child, root, lo, hi)
-            if st[TO_MOVE] == root:
-                best, lo = max(best, v), max(lo, v)
-            else:
-                best, hi = min(best, v), min(hi, v)
-            if lo >= hi:
-                break
-    return best
-
-
-def _position(seed: int, tricks: int, follower: bool) -> LizanyGame:
-    """A random deal played at random to ``tricks`` tricks, then one card more when
-    ``follower`` (the second seat to move in a trick)."""
-    rng = np.random.default_rng(seed)
-    g = LizanyGame(seed=seed)
-    tick = step_cap("lizany")
-    while g.st[TRICK_NO] < tricks or (follower and g.table < 0):
-        tick()
-        g.play(int(rng.choice(np.flatnonzero(g.legal_mask()))))
-    return g
+from tests.helpers import lizany_minimax, lizany_position, step_cap
 
 
 @pytest.mark.parametrize("tricks", [11, 12])
@@ -79,7 +43,7 @@ def test_every_card_value_is_minimax(tricks):
     tt, stats, out = new_table(6), np.zeros(1, np.int64), np.zeros(32, np.int64)
     checked = {-2: 0, -1: 0, 1: 0, 2: 0}
     for seed in range(80):
-        g = _position(seed, tricks, follower=seed % 2 == 1)
+        g = lizany_position(seed, tricks, follower=seed % 2 == 1)
         st, root = g.st, g.to_move
         before = st.copy()
         legal = int(solve_values(st, out, tt, stats, NO_LIMIT))
@@ -88,7 +52,7 @@ def test_every_card_value_is_minimax(tricks):
             if legal >> c & 1:
                 child = st.copy()
                 play_card(child, c)
-                ref = _minimax(child, root)
+                ref = lizany_minimax(child, root)
                 assert out[c] == ref, (seed, c)
                 checked[ref] += 1
             else:
@@ -104,14 +68,14 @@ def test_a_world_with_the_stock_is_solved_too():
     draws first) the values are minimax too: the last tricks before the stock is gone."""
     tt, stats, out = new_table(10), np.zeros(1, np.int64), np.zeros(32, np.int64)
     for seed in range(3):
-        g = _position(seed, 7, follower=True)
+        g = lizany_position(seed, 7, follower=True)
         assert g.st[STOCK_POS] < STOCK_SIZE
         legal = int(solve_values(g.st, out, tt, stats, NO_LIMIT))
         for c in range(32):
             if legal >> c & 1:
                 child = g.st.copy()
                 play_card(child, c)
-                assert out[c] == _minimax(child, g.to_move), (seed, c)
+                assert out[c] == lizany_minimax(child, g.to_move), (seed, c)
 
 
 def test_a_reused_table_gives_every_world_its_own_values():
@@ -123,7 +87,7 @@ def test_a_reused_table_gives_every_world_its_own_values():
     shared, stats = new_table(4), np.zeros(1, np.int64)  # 16 rows: entries collide
     rng = np.random.default_rng(0)
     for seed in range(6):
-        g = _position(seed, 6, follower=seed % 2 == 1)
+        g = lizany_position(seed, 6, follower=seed % 2 == 1)
         p = read_position(g.observe(g.to_move))
         for _ in range(3):
             w = draw_world(p, rng)
@@ -140,7 +104,7 @@ def test_ties_go_to_the_first_card_and_the_budget_stops_a_search():
     tt, stats, out = new_table(), np.zeros(1, np.int64), np.zeros(32, np.int64)
     ties = 0
     for seed in range(40):
-        g = _position(seed, 9, follower=False)
+        g = lizany_position(seed, 9, follower=False)
         legal = int(solve_values(g.st, out, tt, stats, NO_LIMIT))
         best = max(out[c] for c in range(32) if legal >> c & 1)
         for c in range(32):
@@ -153,7 +117,7 @@ def test_ties_go_to_the_first_card_and_the_budget_stops_a_search():
         assert solve_value(g.st, tt, stats, stats[0] + 1) == ABORTED
         assert solve_best(g.st, -1, tt, stats, NO_LIMIT)[1] == best  # after the aborts
     assert ties > 40
-    g = _position(1, 9, follower=False)
+    g = lizany_position(1, 9, follower=False)
     with pytest.raises(ValueError, match="not legal"):
         solve_best(g.st, int(np.flatnonzero(~g.legal_mask().astype(bool))[0]), tt, stats,
                    NO_LIMIT)
@@ -173,7 +137,7 @@ def test_solver_time_budget():
     """``Solver`` turns seconds into a node budget: a tiny budget gives None (and counts
     an abort), no budget the exact answer."""
     s = Solver()
-    g = _position(5, 6, follower=False)  # two stock tricks left: thousands of positions
+    g = lizany_position(5, 6, follower=False)  # two stock tricks left: thousands of positions
     assert s.card_values(g.st, 1e-6) is None and s.stats["aborted"] == 1
     values = s.card_values(g.st, None)
     assert values is not None
@@ -276,7 +240,7 @@ def test_a_malformed_record_is_refused_before_any_search():
     bounds, so every field it reads is checked first -- a seat, a table card, a trump
     card, a stock position or a stock card out of range, hands that share a card or hold
     the wrong number of cards: ValueError naming it, the record untouched."""
-    g = _position(4, 5, follower=True)
+    g = lizany_position(4, 5, follower=True)
     tt, stats, out = new_table(8), np.zeros(1, np.int64), np.zeros(32, np.int64)
     from mariash_env.games.lizany import core as C
 

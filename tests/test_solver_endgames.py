@@ -4,7 +4,8 @@ Fast enough as plain Python (``NUMBA_DISABLE_JIT=1``, well under a minute): the 
 audit's ``search`` group (``scripts/mutate_rules.py``) runs this module first.  The
 reference here is written in the test, apart from the solvers' own code: a recursive
 alpha-beta over the engine's ``legal_actions`` / ``apply_action`` (volený, licitovaný;
-every ``play:<card>`` action) and over lízaný's ``legal_cards`` / ``play_card``, the
+every ``play:<card>`` action) and over lízaný's ``legal_cards`` / ``play_card``
+(``tests.helpers.lizany_minimax``, test_lizany_solve's reference too), the
 value read from what the engine settles (RULES.md §9, LICITOVANY.md §8–§9, lízaný's
 rewards).  No table, ordering, equivalent cards, bounds or lay-down.
 
@@ -25,6 +26,7 @@ from mariash_env.core.licit_games import G_BETL, G_DURCH
 from mariash_env.rules import R_GAME, make_rules
 from mariash_env.search import random_position, solve
 from mariash_env.search.licit_worlds import random_licit_position
+from tests.helpers import lizany_minimax, lizany_position
 
 INF = 1 << 40
 
@@ -262,38 +264,6 @@ def test_plain_minimax_gives_up_past_its_budget():
 # --- lízaný -------------------------------------------------------------------------------
 
 
-def _lz_minimax(st: np.ndarray, root: int, lo: int = -3, hi: int = 3) -> int:
-    from mariash_env.games.lizany.core import OVER, REWARDS, TO_MOVE, legal_cards, play_card
-
-    if st[OVER]:
-        return int(st[REWARDS + root])
-    m = int(legal_cards(st))
-    best = -3 if st[TO_MOVE] == root else 3
-    for c in range(32):
-        if m >> c & 1:
-            child = st.copy()
-            play_card(child, c)
-            v = _lz_minimax(child, root, lo, hi)
-            if st[TO_MOVE] == root:
-                best, lo = max(best, v), max(lo, v)
-            else:
-                best, hi = min(best, v), min(hi, v)
-            if lo >= hi:
-                break
-    return best
-
-
-def _lz_position(seed: int, tricks: int, follower: bool):
-    from mariash_env.games.lizany.core import TRICK_NO
-    from mariash_env.games.lizany.game import LizanyGame
-
-    rng = np.random.default_rng(seed)
-    g = LizanyGame(seed=seed)
-    while g.st[TRICK_NO] < tricks or (follower and g.table < 0):
-        g.play(int(rng.choice(np.flatnonzero(g.legal_mask()))))
-    return g
-
-
 @pytest.mark.parametrize("tricks", [8, 11, 13])
 def test_lizany_endgames_equal_minimax(tricks):
     """Lízaný's solver (every card's value, the best card, the value) equals the reference:
@@ -311,7 +281,7 @@ def test_lizany_endgames_equal_minimax(tricks):
 
     shared, stats, out = new_table(3), np.zeros(1, np.int64), np.zeros(32, np.int64)
     for seed in range(4 if tricks > 8 else 2):
-        g = _lz_position(820 + seed, tricks, follower=seed % 2 == 1)
+        g = lizany_position(820 + seed, tricks, follower=seed % 2 == 1)
         st, root = g.st, g.to_move
         for tt in (shared, new_table(10)):
             legal = int(solve_values(st, out, tt, stats, NO_LIMIT))
@@ -321,7 +291,7 @@ def test_lizany_endgames_equal_minimax(tricks):
                 if legal >> c & 1:
                     child = st.copy()
                     play_card(child, c)
-                    vals[c] = _lz_minimax(child, root)
+                    vals[c] = lizany_minimax(child, root)
                     assert out[c] == vals[c], (seed, c)
                 else:
                     assert out[c] == NO_CARD
@@ -331,7 +301,7 @@ def test_lizany_endgames_equal_minimax(tricks):
             first = max(vals)  # the highest legal card first: ties go to it
             card, value = solve_best(st, first, tt, stats, NO_LIMIT)
             assert value == best and (card == first) == (vals[first] == best)
-            assert solve_value(st, tt, stats, NO_LIMIT) == best == _lz_minimax(st, root)
+            assert solve_value(st, tt, stats, NO_LIMIT) == best == lizany_minimax(st, root)
 
 
 def test_lizany_solver_counts_its_solves():
@@ -339,7 +309,7 @@ def test_lizany_solver_counts_its_solves():
     the positions searched, from zero."""
     from mariash_env.games.lizany.solve import Solver
 
-    g = _lz_position(821, 12, follower=False)
+    g = lizany_position(821, 12, follower=False)
     s = Solver()
     assert s.stats == {"solves": 0, "aborted": 0, "nodes": 0}
     v = s.value(g.st, None)
