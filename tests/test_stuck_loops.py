@@ -166,10 +166,9 @@ def test_single_agent_robot_moves_stop_when_a_step_does_nothing(monkeypatch, gam
         env.reset(seed=1)
 
 
-@pytest.mark.parametrize("game", ["voleny", "licitovany", "lizany"])
-def test_the_tables_run_robots_stops_when_a_move_does_nothing(monkeypatch, tmp_path, game):
-    """TableSession.run_robots (the robots' moves until the human's turn): at most a
-    deal's decisions."""
+def _stuck_table(monkeypatch, tmp_path, game: str):
+    """A table of ``game`` whose robots move first, and a deal's decisions there
+    (lízaný: 32), with a move that changes nothing (``Game.step``, ``LizanyGame.play``)."""
     from mariash_env.game import Game
     from mariash_env.games.lizany.game import LizanyGame
     from mariash_env.play.tables import open_table
@@ -179,11 +178,17 @@ def test_the_tables_run_robots_stops_when_a_move_does_nothing(monkeypatch, tmp_p
                    human_seat=1 if game == "lizany" else 0)
     assert s.waiting == "robot"
     if game == "lizany":
-        n = 32
         monkeypatch.setattr(LizanyGame, "play", lambda self, a: False)
-    else:
-        n = int(engine.deal_decisions(s.game.rules.vector()))
-        monkeypatch.setattr(Game, "step", lambda self, action: False)
+        return s, 32
+    monkeypatch.setattr(Game, "step", lambda self, action: False)
+    return s, int(engine.deal_decisions(s.game.rules.vector()))
+
+
+@pytest.mark.parametrize("game", ["voleny", "licitovany", "lizany"])
+def test_the_tables_run_robots_stops_when_a_move_does_nothing(monkeypatch, tmp_path, game):
+    """TableSession.run_robots (the robots' moves until the human's turn): at most a
+    deal's decisions."""
+    s, n = _stuck_table(monkeypatch, tmp_path, game)
     with pytest.raises(StuckGameError, match=f"the {game} table's robot moves "
                                              + _STUCK.format(n=n)):
         s.run_robots()
@@ -200,20 +205,9 @@ def test_the_terminal_tables_robot_moves_stop_when_a_move_does_nothing(monkeypat
 
     from rich.console import Console
 
-    from mariash_env.game import Game
-    from mariash_env.games.lizany.game import LizanyGame
-    from mariash_env.play.tables import open_table
     from mariash_env.play.terminal import TerminalTable
 
-    s = open_table("random,random", rules=game, save_dir=tmp_path, seed=2,
-                   human_seat=1 if game == "lizany" else 0)
-    assert s.waiting == "robot"  # the robots move first (as above)
-    if game == "lizany":
-        n = 32
-        monkeypatch.setattr(LizanyGame, "play", lambda self, a: False)
-    else:
-        n = int(engine.deal_decisions(s.game.rules.vector()))
-        monkeypatch.setattr(Game, "step", lambda self, action: False)
+    s, n = _stuck_table(monkeypatch, tmp_path, game)
 
     def read(prompt):
         raise AssertionError(f"the human was asked ({prompt!r}): no robot move is made")
