@@ -383,7 +383,7 @@ def test_lizany_table_tells_apart_a_loser_with_and_without_a_trick(mirror):
         assert st[POINTS:POINTS + 2].tolist() == [0, 0]
         assert st[MARRIAGES:MARRIAGES + 2].tolist() == [0, 0]
     want = {id(none): 2, id(one): 1}
-    assert [_lz_minimax(st, taker) for st in (none, one)] == [2, 1]
+    assert [lizany_minimax(st, taker) for st in (none, one)] == [2, 1]
     for order in ((none, one), (one, none)):
         s = Solver()
         for st in order:
@@ -446,7 +446,7 @@ def test_lizany_table_tells_the_trump_suits_apart():
         assert st[POINTS:POINTS + 2].tolist() == [0, 0]
         assert st[MARRIAGES:MARRIAGES + 2].tolist() == [0, 0]
     want = {id(hearts): 2, id(kule): -1}
-    assert [_lz_minimax(st, 0) for st in (hearts, kule)] == [2, -1]
+    assert [lizany_minimax(st, 0) for st in (hearts, kule)] == [2, -1]
     for order in ((hearts, kule), (kule, hearts)):
         s = Solver()
         for st in order:
@@ -509,7 +509,7 @@ def test_lizany_table_tells_the_marriages_apart():
             mask_of(["Ah", "Th", "Tb", "Tl"]), mask_of(["Ab", "Al", "Aa", "Ta"]))
         assert st[POINTS:POINTS + 2].tolist() == [0, 0]
     want = {(20, 0): -1, (0, 0): 1, (20, 20): 1}  # for player_1, to move
-    assert {m: _lz_minimax(st, 1) for m, st in sts.items()} == want
+    assert {m: lizany_minimax(st, 1) for m, st in sts.items()} == want
     for order in itertools.permutations(sts):
         s = Solver()
         for m in order:
