@@ -406,3 +406,66 @@ def lizany_position(seed: int, tricks: int, follower: bool) -> Any:
         tick()
         g.play(int(rng.choice(np.flatnonzero(g.legal_mask()))))
     return g
+
+
+def typed_signatures() -> dict[str, list[str]]:
+    """Every signature the package's compiled functions are called with, as a cold numba
+    cache compiles them: ``"module.qualname"`` -> its signatures.  A kernel loaded from
+    numba's disk cache compiles none of the helpers it calls (their code is in its own),
+    so their signatures do not show; here each signature loaded or compiled in this
+    process is *typed* again (numba's pipeline up to its type inference, no code made),
+    which asks every compiled helper it calls for the types it is called with (loading
+    those from the disk cache too), until no new one turns up: a few seconds, where
+    compiling them takes minutes."""
+    import gc
+
+    from numba.core import compiler
+    from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
+    from numba.core.dispatcher import Dispatcher
+    from numba.core.typed_passes import NopythonTypeInference
+
+    @register_pass(mutates_CFG=False, analysis_only=True)
+    class _Typed(FunctionPass):
+        _name = "mariash_typed_only"
+
+        def __init__(self):
+            FunctionPass.__init__(self)
+
+        def run_pass(self, state):
+            state.cr = state.typemap  # the pipeline's result: it stops here
+            return False
+
+    class _TypeOnly(compiler.CompilerBase):
+        def define_pipelines(self):
+            full = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
+            pm = PassManager("typed only")
+            for p in full.passes:
+                pm.passes.append(p)
+                if p[0] is NopythonTypeInference:
+                    break
+            pm.add_pass(_Typed, "stop after typing")
+            pm.finalize()
+            return [pm]
+
+    def ours() -> list[Dispatcher]:
+        return [o for o in gc.get_objects() if isinstance(o, Dispatcher)
+                and getattr(o.py_func, "__module__", "").startswith("mariash_env")]
+
+    typed: set[tuple[int, Any]] = set()
+    while True:
+        todo = [(d, sig) for d in ours() for sig in list(d.signatures)
+                if (id(d), sig) not in typed]
+        if not todo:
+            break
+        for d, sig in todo:
+            typed.add((id(d), sig))
+            flags = compiler.Flags()
+            d.targetdescr.options.parse_as_flags(flags, d.targetoptions)
+            compiler.compile_extra(d.targetdescr.typing_context, d.targetdescr.target_context,
+                                   d.py_func, args=sig, return_type=None, flags=flags,
+                                   locals=d.locals, pipeline_class=_TypeOnly)
+    out: dict[str, set[str]] = {}
+    for d in ours():
+        name = f"{d.py_func.__module__}.{d.py_func.__qualname__}"
+        out.setdefault(name, set()).update(str(s) for s in d.signatures)
+    return {k: sorted(v) for k, v in out.items() if v}

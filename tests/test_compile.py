@@ -275,3 +275,45 @@ def test_a_table_robot_without_warm_up_is_warmed_and_an_own_engine_skipped(monke
     assert playouts._PLAYOUTS_WARM == {"voleny", "lizany"}
     assert isinstance(make_robot("table", rules="voleny"), TableRobot)
     assert robots._TABLE_WARM == {"voleny"}
+
+
+# The compiled functions that hold more than one signature on purpose: the observation
+# encoders, compiled once per constant ``omniscient`` a compiled caller passes (each flag's
+# branches folded away) and once for a flag from Python (a plain bool).
+_FLAGGED = {"mariash_env.games.voleny.observe.encode": 3,
+            "mariash_env.games.licitovany.observe.encode_licit": 2,
+            "mariash_env.games.lizany.core.encode": 2}
+
+
+@pytest.mark.slow
+def test_every_compiled_function_is_compiled_for_one_signature():
+    """In a fresh process: what ``python -m mariash_env.compile`` runs and a deal of the
+    table robot in every game, then every signature typed as a cold numba cache compiles
+    it (:func:`tests.helpers.typed_signatures`: from a warm cache too, in a fraction of
+    the time).  No compiled function is compiled for a second signature, the encoders'
+    flags aside: a seat read from a state (int32) and one computed (int64) compiled the
+    rules' helpers twice (``legal_cards``, ``play_card``, ``trick_best``, ``beats`` ...),
+    a constant offset per game the table robots' checks, a constant seat the volený
+    encoder a fourth time -- 24 extra compilations on an empty cache."""
+    code = textwrap.dedent("""
+        import json
+        import mariash_env.compile as C
+        from mariash_env.arena import duplicate_match
+        from mariash_env.games.registry import game_kind
+        from tests.helpers import typed_signatures
+
+        C.warmup(C.GAMES, network=True, quiet=True)
+        for g in C.OWN_SEARCH:
+            game_kind(g).load("warm_search")()
+        C.warm_engine()
+        for g in ("voleny", "licitovany", "lizany"):
+            duplicate_match({"table": "table", "random": "random"}, deals=1,
+                            rules={"rules": g}, progress=False, n_boot=10)
+        print(json.dumps(typed_signatures()))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=900, check=True)
+    sigs = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(sigs) > 250  # the engine's, the search's and the robots' kernels
+    assert {k: v for k, v in sigs.items() if len(v) > _FLAGGED.get(k, 1)} == {}
+    assert set(_FLAGGED) <= set(sigs)

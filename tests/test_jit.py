@@ -14,6 +14,7 @@ from mariash_env.core.jit import (
     borrow,
     borrow_row,
     lowest_bit,
+    njit_flags,
     njit_generic,
     popcount64,
     store_bits32,
@@ -62,6 +63,59 @@ def test_njit_generic_compiles_once_for_the_constants_callers_pass():
     assert len(_scaled_plain.signatures) == 2  # Literal[int](3), Literal[int](4)
     assert [str(s) for s in _scaled.signatures] == ["(int64, int64)"]
     assert _scaled(2, 5) == 10 and len(_scaled.signatures) == 1  # from Python: the same
+
+
+@njit_generic
+def _seat_plus(st, seat):
+    return st[0] + seat
+
+
+@njit_generic
+def _from_python(x):
+    return 2 * x
+
+
+@numba.njit
+def _int32_and_int64_seats(st):
+    seat32 = st[1]  # an int32 field of the state
+    seat64 = st[1] + 0  # computed: an int64
+    return _seat_plus(st, seat32) + _seat_plus(st, seat64)
+
+
+@njit_flags
+def _flagged(x, seat, on):
+    return x + seat if on else x - seat
+
+
+@numba.njit
+def _flag_callers(x, seat32):
+    return _flagged(x, seat32, True), _flagged(x, 1, True), _flagged(x, seat32 + 0, False)
+
+
+def test_njit_generic_compiles_once_for_int32_and_int64_arguments():
+    """A seat read from a state (int32) and one computed (int64) compiled each of the
+    rules' helpers twice (``legal_cards``, ``play_card``, ``trick_best`` ...); a helper of
+    ``njit_generic`` takes every signed integer as an int64, from compiled code and from
+    Python (a numpy int32 or int8), with the same values; a negative one stays negative."""
+    st = np.array([-5, 2_000_000_000], np.int32)
+    assert _int32_and_int64_seats(st) == 2 * (2_000_000_000 - 5)
+    assert [str(s) for s in _seat_plus.signatures] == [
+        "(Array(int32, 1, 'C', False, aligned=True), int64)"]
+    assert _seat_plus(st, np.int32(-7)) == -12 and _seat_plus(st, np.int8(3)) == -2
+    assert _seat_plus(st, 4) == -1 and len(_seat_plus.signatures) == 1
+    assert _from_python(np.int32(-7)) == -14  # its first call: compiled for an int64
+    assert _from_python(5) == 10
+    assert [str(s) for s in _from_python.signatures] == ["(int64,)"]
+
+
+def test_njit_flags_compiles_once_per_constant_flag_and_not_per_integer_type():
+    """The encoders' dispatcher: a constant flag a compiled caller passes stays a constant
+    (one compilation for each value, the other branch folded away), a constant or int32
+    seat is an int64; a flag from Python is a plain bool."""
+    assert _flag_callers(10, np.int32(3)) == (13, 11, 7)
+    assert sorted(str(s) for s in _flagged.signatures) == [
+        "(int64, int64, Literal[bool](False))", "(int64, int64, Literal[bool](True))"]
+    assert _flagged(10, np.int32(2), True) == 12 and len(_flagged.signatures) == 3
 
 
 def test_njit_generic_falls_back_to_njit_where_numba_builds_dispatchers_otherwise(

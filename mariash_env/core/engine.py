@@ -58,7 +58,7 @@ from ..games.voleny.phases import deal_decisions as voleny_decisions
 from ..rules import G_LICIT, R_GAME, R_MAX_FLEK, R_OPEN, R_PLAYERS
 from .deal import check_deck, next_deck, reset_partie
 from .flow import check_state
-from .jit import njit, njit_generic, njit_inline
+from .jit import njit_flags, njit_generic, njit_inline
 from .state import (
     CUT,
     DEAL_NO,
@@ -235,7 +235,7 @@ def start_partie_of(st, deck, dealer, rules):
     start_partie(st, deck, dealer, rules[R_GAME], rules[R_PLAYERS])
 
 
-@njit
+@njit_flags
 def encode_game(st, rules, me, out, omniscient):
     """The observation of seat ``me`` into ``out`` in the layout of the game ``rules``
     names: volený's ``encode`` (at four players, ``rules[R_PLAYERS]``, ``encode4`` of

@@ -160,32 +160,76 @@ _refresh_cache()
 njit = numba.njit(cache=True, nogil=True)
 
 
+def _widened(t: types.Type) -> types.Type:
+    """A signed integer type narrower than int64 (an int32 read from a state, an int8 of a
+    mask) as int64, any other type itself: the value is the same, and numba's arithmetic
+    computes in int64 either way."""
+    if isinstance(t, types.Integer) and t.signed and t.bitwidth < 64:
+        return types.int64
+    return t
+
+
 class _GenericDispatcher(CPUDispatcher):
     """A dispatcher that compiled code calls with its arguments' types, not their values:
     numba compiles a function once per *literal* argument a compiled caller passes
     (``f(x, 3)`` and ``f(x, 4)`` are two compilations, and each is optimised again in every
     caller: the volený table robot's card play compiled ``_pick`` 15 times).  LLVM still
-    inlines a small one into its caller and folds the constants there."""
+    inlines a small one into its caller and folds the constants there.
+
+    A signed integer narrower than int64 is passed as an int64 (:func:`_widened`), from
+    compiled code and from Python: a seat read from a state (int32) and one computed
+    (int64) compiled the rules' helpers twice (``legal_cards``, ``play_card``, ``beats``:
+    24 extra compilations in a cold ``python -m mariash_env.compile``).  Literal types of
+    ``_KEEP`` stay literal (:class:`_FlagDispatcher`)."""
+
+    _KEEP: tuple[type, ...] = ()
+
+    def _arg_type(self, t: types.Type) -> types.Type:
+        return _widened(t if isinstance(t, self._KEEP) else types.unliteral(t))
 
     def get_call_template(self, args, kws):
-        return super().get_call_template(tuple(types.unliteral(a) for a in args),
-                                         {k: types.unliteral(v) for k, v in kws.items()})
+        return super().get_call_template(tuple(self._arg_type(a) for a in args),
+                                         {k: self._arg_type(v) for k, v in kws.items()})
+
+    def typeof_pyval(self, val):
+        return _widened(super().typeof_pyval(val))
 
 
-def njit_generic(func):
-    """:data:`njit` for the helpers compiled code calls with constants (a card order, a
-    seat, a slot offset): compiled once per argument types (:class:`_GenericDispatcher`),
-    and without the C callback wrapper (``cfunc``), which only a first-class function
-    needs.  Python calls it as any compiled function."""
+class _FlagDispatcher(_GenericDispatcher):
+    """:class:`_GenericDispatcher` that keeps a constant flag (``True``/``False``) literal:
+    compiled once per flag value a compiled caller passes, with the flag's branches
+    folded away."""
+
+    _KEEP = (types.BooleanLiteral,)
+
+
+def _dispatcher(func, cls: type[_GenericDispatcher]):
     if numba.config.DISABLE_JIT:
         return func
     try:
-        disp = _GenericDispatcher(py_func=func, locals={}, targetoptions={
+        disp = cls(py_func=func, locals={}, targetoptions={
             "nopython": True, "nogil": True, "boundscheck": None, "no_cfunc_wrapper": True})
     except (TypeError, KeyError):  # a numba whose dispatcher is built otherwise: plain njit
         return njit(func)  # (slower to compile, the same code)
     disp.enable_caching()
     return disp
+
+
+def njit_generic(func):
+    """:data:`njit` for the helpers compiled code calls with constants (a card order, a
+    seat, a slot offset) or with a state's int32 fields: compiled once per argument types
+    (:class:`_GenericDispatcher`, every signed integer an int64), and without the C
+    callback wrapper (``cfunc``), which only a first-class function needs.  Python calls it
+    as any compiled function."""
+    return _dispatcher(func, _GenericDispatcher)
+
+
+def njit_flags(func):
+    """:func:`njit_generic` for a function with a flag (``omniscient``) whose constant value
+    a compiled caller passes picks its code: compiled once per flag value passed as a
+    constant (:class:`_FlagDispatcher`; a flag from Python is a third, plain ``bool``),
+    once for the other arguments' types (the observation encoders)."""
+    return _dispatcher(func, _FlagDispatcher)
 
 
 njit_inline = numba.njit(cache=True, nogil=True, inline="always")

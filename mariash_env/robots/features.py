@@ -502,7 +502,7 @@ def check_tricks(bits: np.ndarray, layout: dict[str, tuple[int, int]]) -> None:
                                    "different seats, with its leader once begun")
 
 
-@njit
+@njit_generic
 def levels_ok(v, exists, levels, n):
     """:func:`check_levels` compiled, as a test of ``v`` (its slots 0 or 1): True when
     each of the ``n`` slots at offset ``exists`` is set exactly where its row of 8 slots at
@@ -517,7 +517,7 @@ def levels_ok(v, exists, levels, n):
     return True
 
 
-@njit
+@njit_generic
 def tricks_ok(v, played_by, played_in, cur_trick, trick_leader):
     """:func:`check_tricks` compiled, as a test of ``v`` (its slots 0 or 1): True when the
     card-play blocks at those offsets tell one consistent history of tricks."""

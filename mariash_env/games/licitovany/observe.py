@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import borrow, njit, njit_generic
+from ...core.jit import borrow, njit_flags, njit_generic
 from ...core.state import (
     ACTOR,
     BET_EXISTS,
@@ -174,7 +174,7 @@ def layout_table() -> str:
     return layout_markdown(LOBS_LAYOUT)
 
 
-@njit
+@njit_flags
 def encode_licit(st, me, out, omniscient):
     """Write seat ``me``'s licitovaný observation into ``out`` (float32[LOBS_SIZE]); with
     ``omniscient`` also the hidden blocks of :data:`LSTATE_OBS_SIZE`."""

@@ -23,7 +23,7 @@ import numpy as np
 from ...cards import NCARDS
 from ...core import state as S
 from ...core.deal import shuffled_deck
-from ...core.jit import borrow, njit, njit_generic, put_bits32
+from ...core.jit import borrow, njit_flags, njit_generic, put_bits32
 from ...core.state import getm, setm
 from ...core.tables import ABOVE_PLAIN, ABOVE_TRUMP, CARD_POINTS, SUIT_MASK
 from ...core.tricks import announces_marriage, beats, follow
@@ -236,7 +236,7 @@ def play_card(st, c):
     return False
 
 
-@njit
+@njit_flags
 def encode(st, me, out, omniscient):
     """Seat ``me``'s observation (``OBS_LAYOUT``) into ``out[:OBS_SIZE]``; with
     ``omniscient`` the perfect-information state (``STATE_SIZE``): ``player_0``'s view

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ...cards import NCARDS, TRUMP_STRENGTH
-from ...core.jit import njit, wrapping_mul
+from ...core.jit import njit, njit_generic, wrapping_mul
 from ...core.state import getm
 from ...core.tables import CARD_POINTS
 from ...core.tricks import announces_marriage, beats, lowest, popcount
@@ -310,7 +310,7 @@ def _search(st, root, alpha0, beta0, tt, stamp, stats, max_nodes):
         _fold(states[d], root, v, best, lo, hi, d)
 
 
-@njit
+@njit_generic
 def _fold(s, root, v, best, lo, hi, d):
     """A child's value ``v`` into position ``d`` (``s``)."""
     if s[TO_MOVE] == root:

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import borrow, lowest_bit, njit, njit_generic, njit_inline, put_bits32
+from ...core.jit import (
+    borrow,
+    lowest_bit,
+    njit_flags,
+    njit_generic,
+    njit_inline,
+    put_bits32,
+)
 from ...core.state import (
     ACTOR,
     ANNOUNCE,
@@ -265,7 +272,7 @@ def check_encode(st, me, seats, out, n):
         raise ValueError(_ENC_OUT_MSG)
 
 
-@njit
+@njit_flags
 def encode(st, me, out, omniscient):
     """Write the observation of seat ``me`` into ``out`` (float32[OBS_SIZE]).
 

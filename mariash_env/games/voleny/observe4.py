@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit, njit_generic
+from ...core.jit import njit_flags, njit_generic
 from ...core.state import DEAL_NO, P4_DEALER, P4_SCORE, TO_MOVE, TRUMP_CARD, TRUMP_PUBLIC, get64
 from .four import player_of, seat_of
 from .observe import (
@@ -61,7 +61,7 @@ def layout_table() -> str:
     return layout_markdown(OBS4_LAYOUT)
 
 
-@njit
+@njit_flags
 def encode4(st, p, out, omniscient):
     """Write player ``p``'s observation (float32[OBS4_SIZE]) into ``out``; with
     ``omniscient`` the state encoding (float32[STATE4_OBS_SIZE]) from forehand's seat;

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.engine import apply_action, legal_actions
-from ...core.jit import njit, njit_inline
+from ...core.jit import njit, njit_generic, njit_inline
 from ...core.play import held_marriages, legal_cards, play_card
 from ...core.state import (
     ACTOR,
@@ -142,7 +142,7 @@ class WorldError(ValueError):
 # --------------------------------------------------------------------------------------
 
 
-@njit
+@njit_generic
 def _bit(c):
     return np.int64(1) << c
 
