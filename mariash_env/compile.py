@@ -222,6 +222,15 @@ def compiled_signatures() -> dict[str, int]:
     return out
 
 
+def _warm_own_table_robot(game: str) -> None:
+    """The kernels of the table robot of a game with its own engine (lízaný's rule robot):
+    the shared games' are in their search's warm-up (their playouts), this one's were
+    compiled in its first ``make_robot("table")``."""
+    from .robots.playouts import warm_table_robot
+
+    warm_table_robot(game_kind(game).load("table_robot"))
+
+
 def warm_engine() -> float:
     """Compile (or load) the kernels of the AEC env and of ``VectorEnv`` of every registered
     game at every seat count: a few random decisions of each.  Returns the seconds."""
@@ -248,6 +257,7 @@ def warm_engine() -> float:
             if "vector" in kind.front_ends:
                 v = VectorEnv(4, seed=0, **opts)
                 step = v.reset(seed=0)
+                v.restore_states(v.copy_states())  # its check and refresh: the arena's playouts
                 for _ in range(20):
                     step = v.step(random_legal_actions(step.mask, rng))
     return time.perf_counter() - t0
@@ -284,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             if g in OWN_SEARCH:
                 print(f"search kernels of {g} compiled or loaded in "
                       f"{game_kind(g).load('warm_search')():.1f} s")
+                _warm_own_table_robot(g)
     if a.part == "engine":
         print(f"engine kernels of every game compiled or loaded in {warm_engine():.1f} s")
     if other is not None and other.wait() != 0:

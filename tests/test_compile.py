@@ -30,8 +30,9 @@ def test_bad_arguments_are_one_error_line():
 
 def test_after_warm_engine_the_envs_of_every_game_compile_nothing():
     """In a fresh process: ``warm_engine()``, then other decisions of every game's AEC env
-    and ``VectorEnv`` (other seeds, more steps, another batch size) add no compiled
-    signature to any kernel: what the engine part compiles is what the front ends call."""
+    and ``VectorEnv`` (other seeds, more steps, another batch size, restored states) add
+    no compiled signature to any kernel: what the engine part compiles is what the front
+    ends call (restore_states' refresh was not: the arena's first deal compiled it)."""
     code = textwrap.dedent("""
         import json
         import numpy as np
@@ -60,6 +61,7 @@ def test_after_warm_engine_the_envs_of_every_game_compile_nothing():
                     s = v.reset()
                     for _ in range(200):
                         s = v.step(random_legal_actions(s.mask, rng))
+                    v.restore_states(v.copy_states())  # the arena's and PIMC's playouts
                 runs += 1
         after = compiled()
         print(json.dumps([runs, {k: (before.get(k, 0), n) for k, n in after.items()
@@ -89,6 +91,32 @@ def test_after_warmup_a_pimc_robot_compiles_nothing():
         for game in GAMES:
             make_robot("pimc", rules=game)
         after = compiled()
+        print(json.dumps({k: (before.get(k, 0), n) for k, n in after.items()
+                          if n != before.get(k, 0)}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=900, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {}
+
+
+def test_after_the_compile_command_a_table_robot_compiles_nothing():
+    """In a fresh process: what ``python -m mariash_env.compile`` runs (its search part
+    and its engine part), then ``make_robot("table")`` of every game adds no compiled
+    signature: lízaný's rule robot's kernels are in it too (they were not, and its first
+    robot compiled them)."""
+    code = textwrap.dedent("""
+        import contextlib, io, json
+        import mariash_env.compile as C
+        from mariash_env.games.registry import games
+        from mariash_env.robots import make_robot
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            C.main(["--part", "search"])
+        C.warm_engine()
+        before = C.compiled_signatures()
+        for kind in games():
+            make_robot("table", rules=kind.name)
+        after = C.compiled_signatures()
         print(json.dumps({k: (before.get(k, 0), n) for k, n in after.items()
                           if n != before.get(k, 0)}))
     """)
