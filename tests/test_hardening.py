@@ -384,7 +384,9 @@ def test_numpy_cuts_and_seeds_work():
 @pytest.mark.parametrize(
     ("spec", "kw", "match"),
     [
-        ("pimc(time_limit=-1)", {}, r"time_limit=-1 .*expected a number > 0"),
+        ("pimc(time_limit=-1)", {}, r"time_limit=-1 .*expected a finite number > 0"),
+        # inf is > 0 but no limit: the message says finite
+        ("pimc", {"time_limit": float("inf")}, r"time_limit=inf .*expected a finite number > 0"),
         ("pimc", {"time_limit": 0}, "time_limit"),
         ("pimc", {"time_limit": "1"}, "time_limit"),
         ("pimc(worlds=0)", {}, "worlds"),

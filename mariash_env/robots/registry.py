@@ -78,7 +78,7 @@ def int_at_least(low: int) -> ArgCheck:
 
 
 def positive_number() -> ArgCheck:
-    return (lambda v: real(v) and 0 < v < math.inf, "a number > 0")
+    return (lambda v: real(v) and 0 < v < math.inf, "a finite number > 0")
 
 
 def one_of(*values: str) -> ArgCheck:
@@ -93,7 +93,7 @@ WORLDS: ArgCheck = (lambda v: is_int(v) and 1 <= v <= MAX_WORLDS, f"an int 1..{M
 SEED: ArgCheck = (lambda v: v is None or (is_int(v) and v >= 0), "an int >= 0 or None")
 FLAG: ArgCheck = (lambda v: isinstance(v, bool), "True or False")
 TIME_LIMIT: ArgCheck = (lambda v: v is None or (real(v) and 0 < v < math.inf),
-                        "a number > 0 (seconds per decision) or None")
+                        "a finite number > 0 (seconds per decision) or None")
 ANY_GAME: ArgCheck = (lambda v: True, "a Game")
 
 
