@@ -1015,10 +1015,11 @@ def main(argv: list[str] | None = None) -> int:
                          "deals.csv is written as deals finish; default "
                          "runs/arena/YYYYmmdd-HHMMSS)")
     ap.add_argument("--worlds", type=int, default=None,
-                    help="worlds per decision of pimc and nnpimc (overrides the spec's)")
+                    help="worlds per decision of the searching robots, pimc, nnpimc and a "
+                         "game's strong (overrides the spec's)")
     ap.add_argument("--time-limit", type=float, default=None,
-                    help="seconds per decision of pimc and nnpimc (> 0; overrides the "
-                         "spec's)")
+                    help="seconds per decision of the searching robots, pimc, nnpimc and "
+                         "a game's strong (> 0; overrides the spec's)")
     ap.add_argument("--rules", default=None,
                     help="the game: voleny (default), licitovany or lizany (two players)")
     ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
@@ -1059,8 +1060,8 @@ def main(argv: list[str] | None = None) -> int:
             if value is None:
                 continue
             if not pimc_args[key][0](value):
-                raise ValueError(f"invalid {option} {value} ({what} per decision of pimc "
-                                 f"and nnpimc): expected {expected}")
+                raise ValueError(f"invalid {option} {value} ({what} per decision of "
+                                 f"pimc, nnpimc and strong): expected {expected}")
             pimc_kw[key] = value
         check_robot("pimc", **pimc_kw)  # every check of make_robot, the entry's own too
         rule_opts = parse_rule_options(args.rules, args.rule)

@@ -193,14 +193,15 @@ BAD_ARENA = [
     (["--deals", str(10**12)], "deals=1000000000000"),
     (["--deals", "abc"], "--deals"),
     # the option named, not the pimc robot's argument (a match of table and random too)
-    (["--time-limit", "-1"], "invalid --time-limit -1.0 (seconds per decision of pimc and "
-                             "nnpimc): expected a finite number > 0"),
-    (["--time-limit", "nan"], "invalid --time-limit nan (seconds per decision of pimc and "
-                              "nnpimc): expected a finite number > 0"),
+    (["--time-limit", "-1"], "invalid --time-limit -1.0 (seconds per decision of pimc, "
+                             "nnpimc and strong): expected a finite number > 0"),
+    (["--time-limit", "nan"], "invalid --time-limit nan (seconds per decision of pimc, "
+                              "nnpimc and strong): expected a finite number > 0"),
     # refused as no limit: "expected a number > 0" of inf, which is one
-    (["--time-limit", "inf"], "invalid --time-limit inf (seconds per decision of pimc and "
-                              "nnpimc): expected a finite number > 0"),
-    (["--worlds", "0"], "invalid --worlds 0 (worlds per decision of pimc and nnpimc): "
+    (["--time-limit", "inf"], "invalid --time-limit inf (seconds per decision of pimc, "
+                              "nnpimc and strong): expected a finite number > 0"),
+    (["--worlds", "0"], "invalid --worlds 0 (worlds per decision of pimc, nnpimc "
+                        "and strong): "
                         "expected an int 1..100000"),
     (["--robots", "pimc(time_limit=-1)"], "time_limit=-1"),
     (["--robots", "nosuch,table"], "unknown robot 'nosuch'"),
