@@ -44,6 +44,16 @@ def _state(run: Path) -> dict:
     return json.loads((run / "pipeline.json").read_text())
 
 
+def _undone_copy(tiny_run: dict, run: Path, stage: str) -> dict:
+    """The finished tiny run copied to ``run`` with ``stage`` marked not done (a run
+    stopped in it, or a stage to redo); its pipeline.json's state, as written."""
+    shutil.copytree(tiny_run["run"], run)
+    st = _state(run)
+    st["stages"][stage]["done"] = False
+    (run / "pipeline.json").write_text(json.dumps(st))
+    return st
+
+
 def _teacher(st: np.ndarray, seat: int, rules: Rules, worlds: int,
              rng: np.random.Generator, deal: bool = False) -> np.ndarray:
     """Labels of PIMC's shape (groše per legal card, NaN elsewhere) without the solver."""
@@ -176,10 +186,7 @@ def test_a_moved_run_resumes_its_stages(tiny_run: dict, tmp_path: Path,
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr("training.pimc_labels.label_state", _teacher)
     run = tmp_path / "elsewhere" / "tiny"
-    shutil.copytree(tiny_run["run"], run)
-    st = _state(run)
-    st["stages"]["dagger"]["done"] = False  # killed while training on its second shard
-    (run / "pipeline.json").write_text(json.dumps(st))
+    _undone_copy(tiny_run, run, "dagger")  # killed while training on its second shard
     (run / "dagger" / "labels" / "shard_00001.npz").unlink()
     (run / "dagger" / "train" / "model.onnx").unlink()
     rc, out, err = _main(capsys, TINY, "--out", run, "--until", "dagger")
@@ -787,10 +794,7 @@ def test_a_finished_stage_damaged_eval_csv_is_refused_before_any_stage(
     before any stage; pipeline.json and the run are left as they were."""
     monkeypatch.chdir(ROOT)
     run = tmp_path / "tiny"
-    shutil.copytree(tiny_run["run"], run)
-    st = _state(run)
-    st["stages"]["export"]["done"] = False
-    (run / "pipeline.json").write_text(json.dumps(st))
+    _undone_copy(tiny_run, run, "export")
     robot = run / "robot_tiny.onnx"  # the export's model, made again when it runs
     robot.unlink()
     evals = run / "train" / "eval.csv"
@@ -817,10 +821,7 @@ def test_a_log_damaged_while_the_recipe_runs_leaves_the_curve_with_a_warning(
 
     monkeypatch.chdir(ROOT)
     run = tmp_path / "tiny"
-    shutil.copytree(tiny_run["run"], run)
-    st = _state(run)
-    st["stages"]["gate"]["done"] = False
-    (run / "pipeline.json").write_text(json.dumps(st))
+    _undone_copy(tiny_run, run, "gate")
     evals = run / "train" / "eval.csv"
     real = training.evaluate.duplicate_eval
 
@@ -855,10 +856,7 @@ def test_gates_csv_damaged_during_a_gates_games_keeps_its_rows(
 
     monkeypatch.chdir(ROOT)
     run = tmp_path / "tiny"
-    shutil.copytree(tiny_run["run"], run)
-    st = _state(run)
-    st["stages"]["gate"]["done"] = False
-    (run / "pipeline.json").write_text(json.dumps(st))
+    st = _undone_copy(tiny_run, run, "gate")
     gates = run / "gates.csv"
     start = pipeline.read_gates(run)
     lines = gates.read_text().splitlines(keepends=True)
